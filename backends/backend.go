@@ -1,0 +1,123 @@
+// Package backends defines what every backend does for a step (observe
+// and plan, then apply) and the executor that walks the step graph.
+//
+// The executor knows backends only through Driver; cmd/site wires the
+// concrete ones in. Backends depend on the model and plan types, never
+// on CUE.
+package backends
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"sync"
+
+	"github.com/site-tools/site/compiler/graph"
+	"github.com/site-tools/site/compiler/model"
+	"github.com/site-tools/site/compiler/plan"
+)
+
+// Driver converges one kind of step.
+type Driver interface {
+	// Plan observes the live state that step converges, in as few calls
+	// as the API allows, and returns what would change. An error means the
+	// scope was not fully observed: the step plans nothing, deletes least
+	// of all.
+	Plan(ctx context.Context, step *graph.Step, run *Run) (*StepPlan, error)
+	// Apply carries out a plan that Plan returned in this process. Gates
+	// have been checked by the executor before any Apply is called.
+	Apply(ctx context.Context, sp *StepPlan, run *Run) (*StepResult, error)
+}
+
+// StepPlan is what one step would change.
+type StepPlan struct {
+	Step    *graph.Step
+	Changes []plan.Change
+	// Fingerprint is a hash of what was observed in the step's scope; a
+	// saved plan whose fingerprint differs from a fresh one is stale.
+	Fingerprint string
+	// Detail is the driver's own data for Apply (the batch to send, the
+	// XML to define, ...). It never leaves the process.
+	Detail any
+}
+
+// StepResult reports what an apply did beyond its planned changes.
+type StepResult struct {
+	// Problems are post-apply checks that failed, e.g. an authoritative
+	// server answering other data than was written. They fail the run.
+	Problems []string
+	// Notes are informative lines for the user.
+	Notes []string
+	// Requests counts the API calls the step made, for benchmarks.
+	Requests int
+}
+
+// GatedError is an observation failure the user may acknowledge with a
+// gate to defer the step (and its dependents) and go on with the rest.
+type GatedError struct {
+	Gate plan.Gate
+	Err  error
+}
+
+func (e *GatedError) Error() string { return e.Err.Error() }
+func (e *GatedError) Unwrap() error { return e.Err }
+
+// Run is what one site run shares between steps: options, acknowledged
+// gates, and the secrets that secret steps have read.
+type Run struct {
+	Acked map[plan.Gate]bool
+	// DeleteManyPercent and DeleteManyMin set when deletes in one zone
+	// need GATE-DNS-DELETE-MANY: more than Percent of our RRsets in a zone
+	// holding at least Min of them.
+	DeleteManyPercent int
+	DeleteManyMin     int
+	// Restart lists "tenant/vm" names the user asked to restart so that
+	// pending changes take effect.
+	Restart map[string]bool
+	// Getenv reads credentials named by {env: NAME}; os.Getenv by default.
+	Getenv func(string) string
+
+	mu      sync.Mutex
+	secrets map[string]string // secret step ID -> value
+}
+
+// NewRun returns a Run with the default thresholds.
+func NewRun() *Run {
+	return &Run{Acked: map[plan.Gate]bool{}, DeleteManyPercent: 30, DeleteManyMin: 10,
+		Restart: map[string]bool{}, Getenv: os.Getenv, secrets: map[string]string{}}
+}
+
+// SetSecret records a value read by a secret step.
+func (r *Run) SetSecret(stepID, value string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.secrets[stepID] = value
+}
+
+// ErrSecretNotRead means a credential's secret step has not produced a
+// value (it is blocked, deferred or out of scope).
+var ErrSecretNotRead = errors.New("secret not read")
+
+// Credential resolves a credential reference of a tenant to its value.
+// Values must never be printed, logged or written to a plan.
+func (r *Run) Credential(tenant string, c model.Credential) (string, error) {
+	switch {
+	case c.Env != "":
+		v := r.Getenv(c.Env)
+		if v == "" {
+			return "", fmt.Errorf("environment variable %s is empty or unset: export it with the credential's value", c.Env)
+		}
+		return v, nil
+	case c.Vault != nil:
+		id := graph.SecretStepID(tenant, *c.Vault)
+		r.mu.Lock()
+		v, ok := r.secrets[id]
+		r.mu.Unlock()
+		if !ok {
+			return "", fmt.Errorf("%w: %s (its secret step did not run or was deferred)", ErrSecretNotRead, id)
+		}
+		return v, nil
+	}
+	return "", errors.New("credential names neither env nor vault")
+}

@@ -1,0 +1,296 @@
+// Package graph compiles a model into ensure-steps: one step per thing
+// site converges (a secret read, a network, a VM, a DNS zone), with the
+// dependencies between them, in a stable topological order.
+//
+// A step says what to converge, never how: the backends know how.
+package graph
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/site-tools/site/compiler/model"
+	"github.com/site-tools/site/compiler/plan"
+)
+
+// Kind is the kind of resource a step converges.
+type Kind string
+
+// Step kinds.
+const (
+	KindSecret  Kind = "secret"
+	KindNetwork Kind = "network"
+	KindVM      Kind = "vm"
+	KindZone    Kind = "dns"
+)
+
+// Step is one ensure-step.
+type Step struct {
+	ID     string // stable and unique, e.g. "dns/sjc.example.net." or "vm/qemu:///system/keys"
+	Kind   Kind
+	Phase  plan.Phase
+	Tenant string
+	Deps   []string // IDs of steps that must succeed first
+
+	// Exactly one of these is set, matching Kind.
+	Secret  *Secret
+	Network *model.Network
+	VM      *model.VM
+	Zone    *model.Zone
+}
+
+// Secret is one credential read from a tenant's secret store.
+type Secret struct {
+	Tenant string
+	Store  *model.Vault
+	Ref    model.VaultRef
+}
+
+// SecretStepID names the step that reads ref from tenant's store.
+func SecretStepID(tenant string, ref model.VaultRef) string {
+	return "secret/" + tenant + "/" + ref.Path + "#" + ref.Key
+}
+
+// Graph is a set of steps in topological order.
+type Graph struct {
+	Steps []*Step
+	byID  map[string]*Step
+}
+
+// Step returns the step with the given ID, or nil.
+func (g *Graph) Step(id string) *Step { return g.byID[id] }
+
+// Build compiles a validated spec into a graph.
+func Build(spec *model.Spec) (*Graph, error) {
+	var steps []*Step
+	secretSteps := map[string]*Step{}
+	needSecret := func(t *model.Tenant, c model.Credential) (string, error) {
+		if c.Vault == nil {
+			return "", nil
+		}
+		if t.Secrets == nil {
+			return "", fmt.Errorf("tenant %s: a credential refers to vault path %q but the tenant declares no secrets.vault store", t.Name, c.Vault.Path)
+		}
+		id := SecretStepID(t.Name, *c.Vault)
+		if _, ok := secretSteps[id]; !ok {
+			s := &Step{ID: id, Kind: KindSecret, Phase: plan.PhaseSecrets, Tenant: t.Name,
+				Secret: &Secret{Tenant: t.Name, Store: t.Secrets, Ref: *c.Vault}}
+			secretSteps[id] = s
+			steps = append(steps, s)
+		}
+		return id, nil
+	}
+	for _, t := range spec.Tenants {
+		netIDs := map[string]string{}
+		for _, n := range t.Networks {
+			s := &Step{ID: NetworkStepID(n.Host, n.Name), Kind: KindNetwork, Phase: plan.PhaseNetwork, Tenant: t.Name, Network: n}
+			netIDs[n.Name] = s.ID
+			steps = append(steps, s)
+		}
+		publishers := map[string][]string{} // zone name -> VM step IDs
+		for _, vm := range t.VMs {
+			s := &Step{ID: VMStepID(vm.Host, vm.Name), Kind: KindVM, Phase: plan.PhaseVM, Tenant: t.Name, VM: vm}
+			for _, nic := range vm.NICs {
+				if id, ok := netIDs[nic.Network]; ok {
+					s.Deps = append(s.Deps, id)
+				}
+			}
+			if vm.Publish != nil {
+				publishers[vm.Publish.Zone] = append(publishers[vm.Publish.Zone], s.ID)
+			}
+			steps = append(steps, s)
+		}
+		for _, z := range t.Zones {
+			s := &Step{ID: ZoneStepID(z.Name), Kind: KindZone, Phase: plan.PhaseDNS, Tenant: t.Name, Zone: z}
+			var cred model.Credential
+			switch {
+			case z.Provider.PowerDNS != nil:
+				cred = z.Provider.PowerDNS.APIKey
+			case z.Provider.Cloudflare != nil:
+				cred = z.Provider.Cloudflare.Token
+			}
+			id, err := needSecret(t, cred)
+			if err != nil {
+				return nil, err
+			}
+			if id != "" {
+				s.Deps = append(s.Deps, id)
+			}
+			s.Deps = append(s.Deps, publishers[z.Name]...)
+			steps = append(steps, s)
+		}
+	}
+	return order(steps)
+}
+
+// NetworkStepID names the step converging a network.
+func NetworkStepID(host, name string) string { return "network/" + host + "/" + name }
+
+// VMStepID names the step converging a VM.
+func VMStepID(host, name string) string { return "vm/" + host + "/" + name }
+
+// ZoneStepID names the step converging a DNS zone.
+func ZoneStepID(zone string) string { return "dns/" + zone }
+
+// order sorts steps topologically, breaking ties by phase then ID so the
+// order is the same on every run.
+func order(steps []*Step) (*Graph, error) {
+	byID := map[string]*Step{}
+	for _, s := range steps {
+		if _, dup := byID[s.ID]; dup {
+			return nil, fmt.Errorf("two steps converge %s: declare it once", s.ID)
+		}
+		byID[s.ID] = s
+	}
+	rank := map[plan.Phase]int{}
+	for i, p := range plan.Phases {
+		rank[p] = i
+	}
+	less := func(a, b *Step) bool {
+		if rank[a.Phase] != rank[b.Phase] {
+			return rank[a.Phase] < rank[b.Phase]
+		}
+		return a.ID < b.ID
+	}
+	indeg := map[string]int{}
+	users := map[string][]*Step{}
+	for _, s := range steps {
+		sort.Strings(s.Deps)
+		for _, d := range s.Deps {
+			if byID[d] == nil {
+				return nil, fmt.Errorf("step %s depends on unknown step %s", s.ID, d)
+			}
+			indeg[s.ID]++
+			users[d] = append(users[d], s)
+		}
+	}
+	var ready, out []*Step
+	for _, s := range steps {
+		if indeg[s.ID] == 0 {
+			ready = append(ready, s)
+		}
+	}
+	for len(ready) > 0 {
+		sort.Slice(ready, func(i, j int) bool { return less(ready[i], ready[j]) })
+		s := ready[0]
+		ready = ready[1:]
+		out = append(out, s)
+		for _, u := range users[s.ID] {
+			indeg[u.ID]--
+			if indeg[u.ID] == 0 {
+				ready = append(ready, u)
+			}
+		}
+	}
+	if len(out) != len(steps) {
+		var stuck []string
+		for _, s := range steps {
+			if indeg[s.ID] > 0 {
+				stuck = append(stuck, s.ID)
+			}
+		}
+		return nil, fmt.Errorf("dependency cycle among steps: %s", strings.Join(stuck, ", "))
+	}
+	return &Graph{Steps: out, byID: byID}, nil
+}
+
+// Only keeps the steps of the given phases plus the steps they depend on
+// (so --only dns keeps the secret steps the DNS steps need). An empty list
+// keeps everything.
+func (g *Graph) Only(phases []plan.Phase) *Graph {
+	if len(phases) == 0 {
+		return g
+	}
+	want := map[plan.Phase]bool{}
+	for _, p := range phases {
+		want[p] = true
+	}
+	keep := map[string]bool{}
+	var mark func(id string)
+	mark = func(id string) {
+		if keep[id] {
+			return
+		}
+		keep[id] = true
+		for _, d := range g.byID[id].Deps {
+			// Dependencies outside the chosen phases are kept only when
+			// they are secrets: a VM that publishes into a zone is not
+			// converged by --only dns.
+			if g.byID[d].Kind == KindSecret {
+				mark(d)
+			}
+		}
+	}
+	for _, s := range g.Steps {
+		if want[s.Phase] {
+			mark(s.ID)
+		}
+	}
+	out := &Graph{byID: map[string]*Step{}}
+	for _, s := range g.Steps {
+		if keep[s.ID] {
+			cp := *s
+			cp.Deps = nil
+			for _, d := range s.Deps {
+				if keep[d] {
+					cp.Deps = append(cp.Deps, d)
+				}
+			}
+			out.Steps = append(out.Steps, &cp)
+			out.byID[cp.ID] = &cp
+		}
+	}
+	return out
+}
+
+// ParsePhases parses a comma-separated --only value.
+func ParsePhases(s string) ([]plan.Phase, error) {
+	if s == "" {
+		return nil, nil
+	}
+	var out []plan.Phase
+	for _, f := range strings.Split(s, ",") {
+		f = strings.TrimSpace(f)
+		ok := false
+		for _, p := range plan.Phases {
+			if string(p) == f {
+				out = append(out, p)
+				ok = true
+			}
+		}
+		if !ok {
+			return nil, fmt.Errorf("unknown phase %q: use one or more of secrets, network, vm, dns, separated by commas", f)
+		}
+	}
+	return out, nil
+}
+
+// DOT renders the graph in Graphviz DOT, steps clustered by phase.
+func (g *Graph) DOT() string {
+	var b strings.Builder
+	b.WriteString("digraph site {\n\trankdir=LR;\n\tnode [shape=box];\n")
+	for _, p := range plan.Phases {
+		var in []*Step
+		for _, s := range g.Steps {
+			if s.Phase == p {
+				in = append(in, s)
+			}
+		}
+		if len(in) == 0 {
+			continue
+		}
+		fmt.Fprintf(&b, "\tsubgraph \"cluster_%s\" {\n\t\tlabel=%q;\n", p, string(p))
+		for _, s := range in {
+			fmt.Fprintf(&b, "\t\t%q [label=%q];\n", s.ID, s.ID)
+		}
+		b.WriteString("\t}\n")
+	}
+	for _, s := range g.Steps {
+		for _, d := range s.Deps {
+			fmt.Fprintf(&b, "\t%q -> %q;\n", d, s.ID)
+		}
+	}
+	b.WriteString("}\n")
+	return b.String()
+}

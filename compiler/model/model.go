@@ -1,0 +1,187 @@
+// Package model holds the typed form of a loaded and validated set of
+// tenant specs. Every other package reads it; it imports nothing of ours.
+//
+// All DNS names in a model are canonical (absolute, lower case, trailing
+// dot, IDNA A-labels): the compiler canonicalises them once at load time,
+// so code that reads the model compares names with ==.
+package model
+
+// Pos is a position in a user's spec file, for error messages.
+type Pos struct {
+	File string `json:"file"`
+	Line int    `json:"line"`
+	Col  int    `json:"col"`
+}
+
+// IsValid reports whether p names a real position.
+func (p Pos) IsValid() bool { return p.File != "" }
+
+// Spec is everything loaded in one run: all tenants, sorted by name.
+type Spec struct {
+	Tenants []*Tenant
+}
+
+// Tenant is one customer site.
+type Tenant struct {
+	Name     string
+	Domain   string // canonical
+	Secrets  *Vault // nil when the tenant reads no secrets from a store
+	Zones    []*Zone
+	Networks []*Network
+	VMs      []*VM
+	Pos      Pos
+}
+
+// Credential is a reference to a secret, never the secret itself.
+// Exactly one of Env and Vault is set.
+type Credential struct {
+	Env   string    `json:"env,omitempty"`
+	Vault *VaultRef `json:"vault,omitempty"`
+}
+
+// VaultRef names one key of a KV v2 secret in the tenant's store.
+type VaultRef struct {
+	Path string `json:"path"`
+	Key  string `json:"key"`
+}
+
+// Vault says where a tenant's secrets live and how site authenticates.
+type Vault struct {
+	Addrs []string   // tried in order
+	Mount string     // KV v2 mount, "secret" by default
+	Token Credential // how site authenticates; env VAULT_TOKEN by default
+	// AppRole, when set, logs in with a role and secret id instead of Token.
+	AppRole *AppRole
+	Pos     Pos
+}
+
+// AppRole names the credentials of a Vault AppRole login.
+type AppRole struct {
+	RoleID   Credential
+	SecretID Credential
+	Mount    string // "approle" by default
+}
+
+// Zone is one DNS zone and every record site writes into it.
+type Zone struct {
+	Tenant   string
+	Name     string // canonical
+	Provider Provider
+	TTL      uint32 // zone default
+	RRsets   []*RRset
+	Pos      Pos
+}
+
+// Provider says which DNS service hosts a zone. Exactly one field is set.
+type Provider struct {
+	PowerDNS   *PowerDNS
+	Cloudflare *Cloudflare
+}
+
+// Kind names the provider ("powerdns" or "cloudflare").
+func (p Provider) Kind() string {
+	switch {
+	case p.PowerDNS != nil:
+		return "powerdns"
+	case p.Cloudflare != nil:
+		return "cloudflare"
+	}
+	return ""
+}
+
+// PowerDNS is a PowerDNS Authoritative server's HTTP API.
+type PowerDNS struct {
+	URL    string
+	Server string // server id, "localhost" by default
+	APIKey Credential
+}
+
+// Cloudflare is the Cloudflare v4 API.
+type Cloudflare struct {
+	Token  Credential
+	APIURL string // empty: Cloudflare's public API
+}
+
+// RRset is all records of one type at one name.
+type RRset struct {
+	Name string // canonical FQDN
+	Type string // upper case: A, AAAA, CNAME, TXT, MX, SRV, CAA, NS
+	TTL  uint32
+	// Values are the records' contents in canonical presentation form,
+	// sorted: "192.0.2.1", "10 mx.example.org.", "\"v=spf1 -all\"",
+	// "10 5 443 target.example.org.", "0 issue \"letsencrypt.org\"".
+	Values []string
+	Writer Writer
+}
+
+// Writer is the spec element that produces a record.
+type Writer struct {
+	Kind    WriterKind
+	Tenant  string
+	Element string // e.g. zones."sjc.example.net".records.keys or vms.keys.publish
+	Pos     Pos
+}
+
+// WriterKind tells zone records from other writers.
+type WriterKind string
+
+// Writer kinds.
+const (
+	WriterZoneRecords WriterKind = "zone-records"
+	WriterVMPublish   WriterKind = "vm-publish"
+)
+
+// Network is a libvirt virtual network.
+type Network struct {
+	Tenant    string
+	Name      string
+	Host      string // libvirt URI
+	CIDR      string
+	Autostart bool
+	Pos       Pos
+}
+
+// VM is a libvirt domain.
+type VM struct {
+	Tenant      string
+	Name        string
+	Host        string // libvirt URI
+	Autostart   bool
+	Running     bool
+	VCPUs       int
+	MemoryBytes uint64
+	Disks       []Disk
+	NICs        []NIC
+	CloudInit   *CloudInit
+	Publish     *Publish
+	Pos         Pos
+}
+
+// Disk is a volume in a libvirt storage pool.
+type Disk struct {
+	Pool      string
+	Name      string
+	SizeBytes uint64
+}
+
+// NIC attaches a VM to a network declared in the same tenant.
+type NIC struct {
+	Network string
+	Address string // optional static IPv4 address
+	MAC     string // optional
+}
+
+// CloudInit is the NoCloud seed of a VM.
+type CloudInit struct {
+	UserData      string
+	MetaData      string // optional extra meta-data; instance-id is derived
+	NetworkConfig string // optional
+}
+
+// Publish makes a VM a writer of address records in a zone.
+type Publish struct {
+	Zone    string   // canonical zone name
+	Names   []string // canonical FQDNs
+	Address string
+	Pos     Pos
+}

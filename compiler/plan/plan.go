@@ -1,0 +1,166 @@
+// Package plan holds what site would change: changes with their impact
+// and the gates that guard them, and the text and JSON forms a user reads.
+//
+// A Plan is built by observing live systems; it carries no state between
+// runs except an optional saved copy whose fingerprints let apply refuse
+// when what it observed has changed since.
+package plan
+
+import (
+	"sort"
+)
+
+// FormatVersion is the version of the JSON plan schema. Bump it on any
+// change a reader of the JSON could notice.
+const FormatVersion = 1
+
+// Phase groups steps by the kind of system they converge.
+type Phase string
+
+// Phases, in the order a cold start needs them.
+const (
+	PhaseSecrets Phase = "secrets"
+	PhaseNetwork Phase = "network"
+	PhaseVM      Phase = "vm"
+	PhaseDNS     Phase = "dns"
+)
+
+// Phases lists every phase in order.
+var Phases = []Phase{PhaseSecrets, PhaseNetwork, PhaseVM, PhaseDNS}
+
+// Action is what a change does to a resource.
+type Action string
+
+// Actions.
+const (
+	ActionCreate Action = "create"
+	ActionUpdate Action = "update"
+	ActionDelete Action = "delete"
+	// ActionAdopt marks identical foreign data as ours without changing
+	// what it serves.
+	ActionAdopt Action = "adopt"
+)
+
+// Impact says how disruptive a change is.
+type Impact string
+
+// Impact classes, least disruptive first.
+const (
+	ImpactNone      Impact = "none"      // no effect on service
+	ImpactLive      Impact = "live"      // applied live, no disruption
+	ImpactNextBoot  Impact = "next-boot" // persistent config only; pending until next shutdown
+	ImpactRestart   Impact = "restart"   // a guest stops: outage
+	ImpactDestroy   Impact = "destroy"   // data gone
+	ImpactOverwrite Impact = "overwrite" // foreign data replaced
+)
+
+// Gate names a change that needs an explicit acknowledgement (--ack).
+type Gate string
+
+// The gate catalogue. Names are stable: users write them in scripts.
+const (
+	GateDNSOverwrite      Gate = "GATE-DNS-OVERWRITE"
+	GateDNSDeleteMany     Gate = "GATE-DNS-DELETE-MANY"
+	GateVMRestart         Gate = "GATE-VM-RESTART"
+	GateVMStop            Gate = "GATE-VM-STOP"
+	GateVMDestroy         Gate = "GATE-VM-DESTROY"
+	GateNetDestroy        Gate = "GATE-NET-DESTROY"
+	GateSecretUnreachable Gate = "GATE-SECRET-UNREACHABLE"
+)
+
+// Change is one difference between a wanted and a live resource.
+type Change struct {
+	Key    string `json:"key"` // backend/scope/name, e.g. dns/example.org./www.example.org./A
+	Step   string `json:"step"`
+	Phase  Phase  `json:"phase"`
+	Tenant string `json:"tenant,omitempty"`
+	Action Action `json:"action"`
+	Impact Impact `json:"impact"`
+	Gates  []Gate `json:"gates,omitempty"`
+	// Reason explains the change in words, e.g. "foreign A record owned by
+	// nobody" or "pending since an earlier define".
+	Reason string `json:"reason,omitempty"`
+	// Before and After are the compared attributes; a nil map is "absent".
+	Before map[string]any `json:"before,omitempty"`
+	After  map[string]any `json:"after,omitempty"`
+}
+
+// Blocked is a step that could not be planned: its scope was not fully
+// observed, or a secret it needs is unreachable. A blocked step plans no
+// deletes (not knowing is not wanting).
+type Blocked struct {
+	Step   string `json:"step"`
+	Phase  Phase  `json:"phase"`
+	Tenant string `json:"tenant,omitempty"`
+	Reason string `json:"reason"`
+	// Gate, when set, lets the user defer this step and go on with the
+	// rest of the graph.
+	Gate Gate `json:"gate,omitempty"`
+	// Skipped is true when the step was not tried because a step it
+	// depends on is blocked.
+	Skipped bool `json:"skipped,omitempty"`
+}
+
+// Plan is the result of observing every step in scope.
+type Plan struct {
+	FormatVersion int       `json:"format_version"`
+	Only          []Phase   `json:"only,omitempty"`
+	Changes       []Change  `json:"changes"`
+	Blocked       []Blocked `json:"blocked,omitempty"`
+	// Fingerprints map each observed step to a hash of what was seen, so
+	// a saved plan can be checked for staleness before it is applied.
+	Fingerprints map[string]string `json:"fingerprints"`
+}
+
+// New returns an empty plan.
+func New() *Plan {
+	return &Plan{FormatVersion: FormatVersion, Changes: []Change{}, Fingerprints: map[string]string{}}
+}
+
+// HasChanges reports whether applying the plan would change anything.
+func (p *Plan) HasChanges() bool { return len(p.Changes) > 0 }
+
+// Gates returns every gate the plan needs, sorted, with the changes behind
+// each (blocked steps that offer a gate count too).
+func (p *Plan) Gates() map[Gate][]string {
+	out := map[Gate][]string{}
+	for _, c := range p.Changes {
+		for _, g := range c.Gates {
+			out[g] = append(out[g], c.Key)
+		}
+	}
+	for _, b := range p.Blocked {
+		if b.Gate != "" && !b.Skipped {
+			out[b.Gate] = append(out[b.Gate], b.Step)
+		}
+	}
+	return out
+}
+
+// Missing returns the gates the plan needs that acked does not hold, sorted.
+func (p *Plan) Missing(acked map[Gate]bool) []Gate {
+	var out []Gate
+	for g := range p.Gates() {
+		if !acked[g] {
+			out = append(out, g)
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i] < out[j] })
+	return out
+}
+
+// Sort orders changes by phase, then key, so output is stable.
+func (p *Plan) Sort() {
+	rank := map[Phase]int{}
+	for i, ph := range Phases {
+		rank[ph] = i
+	}
+	sort.SliceStable(p.Changes, func(i, j int) bool {
+		a, b := p.Changes[i], p.Changes[j]
+		if rank[a.Phase] != rank[b.Phase] {
+			return rank[a.Phase] < rank[b.Phase]
+		}
+		return a.Key < b.Key
+	})
+	sort.SliceStable(p.Blocked, func(i, j int) bool { return p.Blocked[i].Step < p.Blocked[j].Step })
+}
