@@ -1,0 +1,96 @@
+// Command site validates tenant specs written in CUE, shows what would
+// change on the live systems (PowerDNS, Cloudflare, libvirt, with
+// credentials from Vault/OpenBao) and converges them.
+//
+// The command holds no logic: it parses flags, calls the library, picks
+// the output format and the exit code. See README.md for the language
+// and the exit codes.
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/spf13/cobra"
+)
+
+// Exit codes, the contract scripts rely on.
+const (
+	exitOK      = 0 // valid / no changes / applied
+	exitError   = 1 // invalid spec, backend failure
+	exitChanges = 2 // diff --detailed-exitcode: changes present
+	exitGated   = 3 // blocked by gates that were not acknowledged
+)
+
+// exitErr carries an exit code out of a command. A nil err with a code
+// means the command already printed what the user needs.
+type exitErr struct {
+	code int
+	err  error
+}
+
+func (e *exitErr) Error() string {
+	if e.err == nil {
+		return fmt.Sprintf("exit %d", e.code)
+	}
+	return e.err.Error()
+}
+
+func (e *exitErr) Unwrap() error { return e.err }
+
+// withCode wraps err so that site exits with code.
+func withCode(code int, err error) error { return &exitErr{code: code, err: err} }
+
+// commands holds the constructors of every subcommand; each command's
+// file registers itself in init so that the root knows no command by name.
+var commands []func() *cobra.Command
+
+func register(newCmd func() *cobra.Command) { commands = append(commands, newCmd) }
+
+func newRootCmd(stdout, stderr io.Writer) *cobra.Command {
+	root := &cobra.Command{
+		Use:   "site",
+		Short: "Validate, diff and converge tenant specs: DNS, VMs, networks, secrets",
+		Long: `site compiles tenant specs written in CUE into an ordered graph of
+idempotent steps and converges PowerDNS, Cloudflare and libvirt to them,
+reading API tokens from Vault/OpenBao.
+
+  site vet ./tenants/...           validate (for PR checks)
+  site diff tenants/sjc.cue        what would change, and how disruptive
+  site apply tenants/sjc.cue       do it; gated changes need --ack GATE-ID
+
+Exit codes: 0 ok or no changes, 1 error, 2 changes present (diff
+--detailed-exitcode), 3 blocked by a gate that was not acknowledged.`,
+		SilenceUsage:  true,
+		SilenceErrors: true,
+	}
+	root.SetOut(stdout)
+	root.SetErr(stderr)
+	for _, c := range commands {
+		root.AddCommand(c())
+	}
+	return root
+}
+
+// run executes site with args and returns the process exit code.
+func run(args []string, stdout, stderr io.Writer) int {
+	root := newRootCmd(stdout, stderr)
+	root.SetArgs(args)
+	err := root.Execute()
+	if err == nil {
+		return exitOK
+	}
+	var ee *exitErr
+	if errors.As(err, &ee) {
+		if ee.err != nil {
+			fmt.Fprintln(stderr, "site:", ee.err)
+		}
+		return ee.code
+	}
+	fmt.Fprintln(stderr, "site:", err)
+	return exitError
+}
+
+func main() { os.Exit(run(os.Args[1:], os.Stdout, os.Stderr)) }

@@ -1,0 +1,42 @@
+package main
+
+import (
+	"fmt"
+	"runtime/debug"
+	"sort"
+
+	"github.com/spf13/cobra"
+)
+
+// version is set at build time with -ldflags "-X main.version=...".
+var version = "dev"
+
+func init() { register(newVersionCmd) }
+
+func newVersionCmd() *cobra.Command {
+	return &cobra.Command{
+		Use:   "version",
+		Short: "Print the version and which backends this binary has",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			out := cmd.OutOrStdout()
+			v := version
+			if info, ok := debug.ReadBuildInfo(); ok && v == "dev" && info.Main.Version != "" && info.Main.Version != "(devel)" {
+				v = info.Main.Version
+			}
+			fmt.Fprintf(out, "site %s\n", v)
+			names := make([]string, 0, len(backendNames))
+			for n := range backendNames {
+				names = append(names, n)
+			}
+			sort.Strings(names)
+			if len(names) == 0 {
+				fmt.Fprintln(out, "backends: none")
+			}
+			for _, n := range names {
+				fmt.Fprintf(out, "backend %s: %s\n", n, backendNames[n])
+			}
+			return nil
+		},
+	}
+}
