@@ -1,0 +1,200 @@
+// Package dnsname turns DNS names as users write them into the one canonical
+// spelling every other part of site compares, keys and writes: absolute,
+// lower case, with a trailing dot, internationalised labels as A-labels
+// ("xn--..."). See DESIGN.md principle 6 and INCIDENTS.md 2 ("Two spellings
+// of one name"): two spellings of one name must never reach a backend.
+//
+// Canonical is the only way in; IsSubdomain, Relative and IsWildcard work on
+// names that are already canonical and compare them with plain string
+// operations.
+package dnsname
+
+import (
+	"fmt"
+	"strings"
+
+	"golang.org/x/net/idna"
+)
+
+// Limits from RFC 1035 §2.3.4, in presentation form: 253 octets without the
+// final dot is 255 octets on the wire.
+const (
+	maxLabel = 63
+	maxName  = 253
+)
+
+// profile maps and validates internationalised names the way a resolver
+// would (UTS #46 non-transitional lookup, so "ß" stays "ß" and encodes as
+// xn--zca). STD3 rules are off because they forbid "_", which service and
+// policy labels (_dmarc, _sip._tcp) need; the character set is checked
+// after mapping instead. Hyphen position rules are off because real names
+// such as "r4---sn-abc.googlevideo.com." break them and DNS allows them.
+var profile = idna.New(
+	idna.MapForLookup(),
+	idna.Transitional(false),
+	idna.BidiRule(),
+	idna.StrictDomainName(false),
+	idna.CheckHyphens(false),
+)
+
+// Error says why a name is not a valid DNS name and what to write instead.
+type Error struct {
+	Name   string // the name as written
+	Reason string // what is wrong and what to do
+}
+
+func (e *Error) Error() string {
+	return fmt.Sprintf("invalid DNS name %q: %s", e.Name, e.Reason)
+}
+
+// Canonical returns the canonical form of name: absolute, lower case, with
+// a trailing dot and A-labels.
+//
+// "@" stands for origin. A name ending in "." is absolute; any other name
+// is relative and qualified by origin. origin must itself be canonical, or
+// "" when name has to be absolute. "*" is allowed only as the whole leftmost
+// label (a wildcard). Labels may hold letters, digits, "-" and "_" after
+// IDNA mapping; labels are at most 63 octets and the name at most 253.
+func Canonical(name, origin string) (string, error) {
+	fail := func(format string, args ...any) (string, error) {
+		return "", &Error{Name: name, Reason: fmt.Sprintf(format, args...)}
+	}
+	if name == "" {
+		return fail("the name is empty; write a label, \"@\" for the zone apex, or an absolute name with a trailing dot")
+	}
+	var full string
+	switch {
+	case name == "@":
+		if origin == "" {
+			return fail("\"@\" means the zone apex but there is no zone here; write the absolute name with a trailing dot")
+		}
+		return origin, nil
+	case name == ".":
+		return ".", nil
+	case strings.HasSuffix(name, "."):
+		full = name[:len(name)-1]
+	case origin == "":
+		return fail("a relative name needs a zone; write it absolute with a trailing dot: %q", name+".")
+	case origin == ".":
+		full = name
+	default:
+		full = name + "." + strings.TrimSuffix(origin, ".")
+	}
+
+	wildcard := full == "*" || strings.HasPrefix(full, "*.")
+	rest := full
+	if wildcard {
+		rest = strings.TrimPrefix(strings.TrimPrefix(full, "*"), ".")
+		if rest == "" && full != "*" {
+			return fail("empty label after \"*\"; remove the extra dot")
+		}
+	}
+	if err := checkEmptyLabels(rest); err != "" {
+		return fail("%s", err)
+	}
+
+	out, err := toASCII(rest)
+	if err != nil {
+		return fail("not a valid internationalised name (%v); check the spelling, or write its xn-- form", err)
+	}
+	// Mapping can turn other dot-like runes (U+3002 "。") into label
+	// separators, so empty labels are checked once more on the result.
+	if msg := checkEmptyLabels(out); msg != "" {
+		return fail("%s", msg)
+	}
+	if out != "" {
+		for label := range strings.SplitSeq(out, ".") {
+			if len(label) > maxLabel {
+				return fail("label %q is %d octets long, more than %d; shorten it", label, len(label), maxLabel)
+			}
+			for i := 0; i < len(label); i++ {
+				if !validByte(label[i]) {
+					if label[i] == '*' {
+						return fail("\"*\" is allowed only as the whole leftmost label (a wildcard such as \"*.apps\")")
+					}
+					return fail("label %q holds %q; use only letters, digits, \"-\" and \"_\"", label, rune(label[i]))
+				}
+			}
+		}
+	}
+	if wildcard {
+		if out == "" {
+			out = "*"
+		} else {
+			out = "*." + out
+		}
+	}
+	if len(out) > maxName {
+		return fail("the name is %d octets long, more than %d; shorten it", len(out), maxName)
+	}
+	return out + ".", nil
+}
+
+// checkEmptyLabels reports an empty label in s (a name without its trailing
+// dot), or "" when there is none.
+func checkEmptyLabels(s string) string {
+	switch {
+	case s == "":
+		return ""
+	case strings.HasPrefix(s, "."):
+		return "the name starts with a dot (an empty label); remove it"
+	case strings.Contains(s, ".."):
+		return "two dots in a row (an empty label); remove one"
+	case strings.HasSuffix(s, "."):
+		// Only reachable after IDNA mapping turned a trailing rune into a dot.
+		return "the name ends in an empty label; remove the extra dot"
+	}
+	return ""
+}
+
+// toASCII lower-cases plain ASCII names directly, which is what IDNA
+// mapping would do to them, and hands everything else (non-ASCII runes and
+// xn-- labels, which must be checked to decode) to the IDNA profile.
+func toASCII(s string) (string, error) {
+	plain := true
+	for i := 0; i < len(s); i++ {
+		if s[i] >= 0x80 {
+			plain = false
+			break
+		}
+	}
+	lower := strings.ToLower(s)
+	if plain && !strings.Contains(lower, "xn--") {
+		return lower, nil
+	}
+	return profile.ToASCII(s)
+}
+
+func validByte(c byte) bool {
+	return 'a' <= c && c <= 'z' || '0' <= c && c <= '9' || c == '-' || c == '_'
+}
+
+// IsSubdomain reports whether the canonical name is zone or lies below it.
+func IsSubdomain(name, zone string) bool {
+	if zone == "." {
+		return strings.HasSuffix(name, ".")
+	}
+	return name == zone || strings.HasSuffix(name, "."+zone)
+}
+
+// Relative returns the canonical name relative to the canonical zone, the
+// way a user writes it inside that zone: "@" for the apex, else the labels
+// left of the zone without a trailing dot. A name outside the zone is
+// returned unchanged (absolute), which is also a valid way to write it.
+func Relative(name, zone string) string {
+	switch {
+	case name == zone:
+		return "@"
+	case zone == "." && strings.HasSuffix(name, "."):
+		return strings.TrimSuffix(name, ".")
+	case strings.HasSuffix(name, "."+zone):
+		return strings.TrimSuffix(name, "."+zone)
+	}
+	return name
+}
+
+// IsWildcard reports whether the canonical name is a wildcard ("*" as its
+// leftmost label).
+func IsWildcard(name string) bool {
+	return name == "*." || strings.HasPrefix(name, "*.")
+}
