@@ -1,0 +1,401 @@
+// Package pdnstest starts a real PowerDNS Authoritative server
+// (pdns_server with the gsqlite3 backend) on free loopback ports for tests,
+// and puts a small counting proxy in front of its HTTP API so tests can
+// assert how many requests a run made per zone, or make the API fail.
+//
+// A test package shares one server: call Shared(t) from any test and wire
+// Main into TestMain so the server is stopped (by PID) when the tests end.
+//
+//	func TestMain(m *testing.M) { os.Exit(pdnstest.Main(m)) }
+//
+// Tests isolate themselves by using their own zone names. When
+// pdns_server is not installed the tests skip with a message, except in CI
+// (CI=true), where a missing server fails them: CI must never pass by
+// skipping what it exists to check.
+package pdnstest
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"net/http/httputil"
+	"net/url"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// SchemaPath is where Debian's pdns-backend-sqlite3 installs the schema.
+const SchemaPath = "/usr/share/pdns-backend-sqlite3/schema/schema.sqlite3.sql"
+
+// Server is a running pdns_server and the counting proxy in front of it.
+type Server struct {
+	// URL is the HTTP API base (scheme://host:port) through the counting
+	// proxy; give it to the code under test.
+	URL string
+	// DirectURL is the API base without the proxy, for measurements that
+	// must not pay for it (benchmarks of the raw floor).
+	DirectURL string
+	// APIKey is the server's api-key.
+	APIKey string
+	// ServerID is the API's server id ("localhost").
+	ServerID string
+	// DNSAddr is host:port of the DNS listener (UDP and TCP).
+	DNSAddr string
+	// Dir holds the config, database and log.
+	Dir string
+
+	cmd   *exec.Cmd
+	done  chan struct{}
+	proxy *httptest.Server
+
+	mu     sync.Mutex
+	counts map[string]*Counts // zone name (canonical) or "" for the zone list
+	fail   func(*http.Request) (status int, body string, ok bool)
+}
+
+// Counts are the API requests made for one zone, by method.
+type Counts struct {
+	GET, POST, PATCH, PUT, DELETE int
+	// PatchBytes is the size of every PATCH body, in order.
+	PatchBytes []int
+}
+
+// Writes is the number of requests that could change the zone.
+func (c Counts) Writes() int { return c.POST + c.PATCH + c.PUT + c.DELETE }
+
+// Options tune a server. The zero value is the defaults.
+type Options struct {
+	// MaxBodyMB sets webserver-max-bodysize; 0 keeps PowerDNS's 2 MB.
+	MaxBodyMB int
+}
+
+// ErrNotInstalled means pdns_server is not on PATH.
+var ErrNotInstalled = errors.New("pdns_server is not installed (Debian: apt-get install pdns-server pdns-backend-sqlite3 sqlite3)")
+
+// Require skips t when pdns_server is missing, or fails it in CI.
+func Require(t testing.TB) {
+	t.Helper()
+	if _, err := exec.LookPath("pdns_server"); err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatalf("CI=true but %v", ErrNotInstalled)
+		}
+		t.Skipf("skipping: %v", ErrNotInstalled)
+	}
+}
+
+var (
+	sharedMu  sync.Mutex
+	shared    *Server
+	sharedErr error
+)
+
+// Shared returns the package's one server, starting it on first use.
+// Main stops it.
+func Shared(t testing.TB) *Server {
+	t.Helper()
+	Require(t)
+	sharedMu.Lock()
+	defer sharedMu.Unlock()
+	if shared == nil && sharedErr == nil {
+		dir, err := os.MkdirTemp("", "pdnstest-")
+		if err != nil {
+			sharedErr = err
+		} else {
+			shared, sharedErr = Start(dir, Options{})
+		}
+	}
+	if sharedErr != nil {
+		t.Fatalf("start shared pdns_server: %v", sharedErr)
+	}
+	return shared
+}
+
+// Main runs the tests and then stops the shared server, if one started.
+func Main(m *testing.M) int {
+	code := m.Run()
+	sharedMu.Lock()
+	defer sharedMu.Unlock()
+	if shared != nil {
+		shared.Close()
+		os.RemoveAll(shared.Dir)
+		shared = nil
+	}
+	return code
+}
+
+// New starts a server for one test and stops it when the test ends.
+func New(t testing.TB, opts Options) *Server {
+	t.Helper()
+	Require(t)
+	s, err := Start(t.TempDir(), opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(s.Close)
+	return s
+}
+
+// Start starts pdns_server with its config and database in dir and waits
+// until its API answers. Close stops it.
+func Start(dir string, opts Options) (*Server, error) {
+	if _, err := exec.LookPath("pdns_server"); err != nil {
+		return nil, ErrNotInstalled
+	}
+	schema, err := os.ReadFile(SchemaPath)
+	if err != nil {
+		return nil, fmt.Errorf("read the sqlite schema (install pdns-backend-sqlite3): %w", err)
+	}
+	db := filepath.Join(dir, "pdns.sqlite3")
+	sq := exec.Command("sqlite3", db)
+	sq.Stdin = bytes.NewReader(schema)
+	if out, err := sq.CombinedOutput(); err != nil {
+		return nil, fmt.Errorf("create %s with sqlite3: %w: %s", db, err, out)
+	}
+	dnsPort, err := freeDNSPort()
+	if err != nil {
+		return nil, err
+	}
+	apiPort, err := freeTCPPort()
+	if err != nil {
+		return nil, err
+	}
+	s := &Server{
+		APIKey:    "pdnstest-key",
+		ServerID:  "localhost",
+		DNSAddr:   net.JoinHostPort("127.0.0.1", strconv.Itoa(dnsPort)),
+		DirectURL: "http://" + net.JoinHostPort("127.0.0.1", strconv.Itoa(apiPort)),
+		Dir:       dir,
+		counts:    map[string]*Counts{},
+		done:      make(chan struct{}),
+	}
+	conf := []string{
+		"launch=gsqlite3",
+		"gsqlite3-database=" + db,
+		"local-address=127.0.0.1",
+		"local-port=" + strconv.Itoa(dnsPort),
+		"api=yes",
+		"api-key=" + s.APIKey,
+		"webserver=yes",
+		"webserver-address=127.0.0.1",
+		"webserver-port=" + strconv.Itoa(apiPort),
+		"webserver-allow-from=127.0.0.0/8",
+		"socket-dir=" + dir,
+		"daemon=no",
+		"guardian=no",
+		"disable-syslog=yes",
+		"write-pid=no",
+		// An empty suffix stops the start-up security poll, an outbound
+		// DNS lookup that would hang or fail on a machine without network.
+		"security-poll-suffix=",
+	}
+	if opts.MaxBodyMB > 0 {
+		conf = append(conf, "webserver-max-bodysize="+strconv.Itoa(opts.MaxBodyMB))
+	}
+	if err := os.WriteFile(filepath.Join(dir, "pdns.conf"), []byte(strings.Join(conf, "\n")+"\n"), 0o600); err != nil {
+		return nil, err
+	}
+	logf, err := os.Create(filepath.Join(dir, "pdns.log"))
+	if err != nil {
+		return nil, err
+	}
+	s.cmd = exec.Command("pdns_server", "--config-dir="+dir)
+	s.cmd.Stdout, s.cmd.Stderr = logf, logf
+	if err := s.cmd.Start(); err != nil {
+		logf.Close()
+		return nil, fmt.Errorf("start pdns_server: %w", err)
+	}
+	go func() { s.cmd.Wait(); logf.Close(); close(s.done) }()
+	if err := s.waitReady(10 * time.Second); err != nil {
+		s.Close()
+		return nil, err
+	}
+	s.startProxy()
+	return s, nil
+}
+
+// waitReady polls the API until it answers; the deadline only bounds a
+// broken start, it asserts nothing about speed.
+func (s *Server) waitReady(limit time.Duration) error {
+	deadline := time.Now().Add(limit)
+	for time.Now().Before(deadline) {
+		select {
+		case <-s.done:
+			log, _ := os.ReadFile(filepath.Join(s.Dir, "pdns.log"))
+			return fmt.Errorf("pdns_server exited during start:\n%s", log)
+		default:
+		}
+		req, _ := http.NewRequest("GET", s.DirectURL+"/api/v1/servers/localhost", nil)
+		req.Header.Set("X-API-Key", s.APIKey)
+		if resp, err := http.DefaultClient.Do(req); err == nil {
+			resp.Body.Close()
+			if resp.StatusCode == 200 {
+				return nil
+			}
+		}
+		time.Sleep(30 * time.Millisecond)
+	}
+	log, _ := os.ReadFile(filepath.Join(s.Dir, "pdns.log"))
+	return fmt.Errorf("pdns_server API did not answer within %s:\n%s", limit, log)
+}
+
+// Close stops the server by its PID and the proxy.
+func (s *Server) Close() {
+	if s.proxy != nil {
+		s.proxy.Close()
+	}
+	if s.cmd != nil && s.cmd.Process != nil {
+		s.cmd.Process.Signal(os.Interrupt)
+		select {
+		case <-s.done:
+		case <-time.After(5 * time.Second):
+			s.cmd.Process.Kill()
+			<-s.done
+		}
+	}
+}
+
+func (s *Server) startProxy() {
+	target, _ := url.Parse(s.DirectURL)
+	rp := httputil.NewSingleHostReverseProxy(target)
+	s.proxy = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		zone := zoneOf(r.URL.Path)
+		var body []byte
+		if r.Body != nil {
+			body, _ = io.ReadAll(r.Body)
+			r.Body.Close()
+		}
+		s.mu.Lock()
+		c := s.counts[zone]
+		if c == nil {
+			c = &Counts{}
+			s.counts[zone] = c
+		}
+		switch r.Method {
+		case "GET":
+			c.GET++
+		case "POST":
+			c.POST++
+		case "PATCH":
+			c.PATCH++
+			c.PatchBytes = append(c.PatchBytes, len(body))
+		case "PUT":
+			c.PUT++
+		case "DELETE":
+			c.DELETE++
+		}
+		fail := s.fail
+		s.mu.Unlock()
+		if fail != nil {
+			if status, msg, ok := fail(r); ok {
+				w.Header().Set("Content-Type", "application/json")
+				w.WriteHeader(status)
+				fmt.Fprint(w, msg)
+				return
+			}
+		}
+		r.Body = io.NopCloser(bytes.NewReader(body))
+		r.ContentLength = int64(len(body))
+		rp.ServeHTTP(w, r)
+	}))
+	s.URL = s.proxy.URL
+}
+
+// zoneOf returns the canonical zone a request is about, "" for the zone
+// list and server endpoints.
+func zoneOf(p string) string {
+	const marker = "/zones/"
+	i := strings.Index(p, marker)
+	if i < 0 {
+		return ""
+	}
+	z := p[i+len(marker):]
+	if j := strings.IndexByte(z, '/'); j >= 0 {
+		z = z[:j]
+	}
+	z = strings.ToLower(z)
+	if !strings.HasSuffix(z, ".") {
+		z += "."
+	}
+	return z
+}
+
+// Requests returns a copy of the requests counted for zone ("" for the
+// zone list).
+func (s *Server) Requests(zone string) Counts {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	c := s.counts[zone]
+	if c == nil {
+		return Counts{}
+	}
+	cp := *c
+	cp.PatchBytes = append([]int(nil), c.PatchBytes...)
+	return cp
+}
+
+// ResetRequests forgets the counts for zone.
+func (s *Server) ResetRequests(zone string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	delete(s.counts, zone)
+}
+
+// FailWhen makes the proxy answer requests for which f returns ok with
+// status and body instead of forwarding them, until the test ends. Only
+// one rule is active at a time.
+func (s *Server) FailWhen(t testing.TB, f func(*http.Request) (status int, body string, ok bool)) {
+	s.mu.Lock()
+	s.fail = f
+	s.mu.Unlock()
+	t.Cleanup(func() {
+		s.mu.Lock()
+		s.fail = nil
+		s.mu.Unlock()
+	})
+}
+
+// BaseURL is the API path prefix for the server, e.g. for raw requests.
+func (s *Server) BaseURL() string { return s.URL + "/api/v1/servers/" + s.ServerID }
+
+// Do sends a raw API request straight to the server (not counted) and
+// returns status and body.
+func (s *Server) Do(ctx context.Context, method, path string, body []byte) (int, []byte, error) {
+	var rd *bytes.Reader
+	if body != nil {
+		rd = bytes.NewReader(body)
+	}
+	var req *http.Request
+	var err error
+	u := s.DirectURL + "/api/v1/servers/" + s.ServerID + path
+	if rd != nil {
+		req, err = http.NewRequestWithContext(ctx, method, u, rd)
+	} else {
+		req, err = http.NewRequestWithContext(ctx, method, u, nil)
+	}
+	if err != nil {
+		return 0, nil, err
+	}
+	req.Header.Set("X-API-Key", s.APIKey)
+	req.Header.Set("Accept", "application/json")
+	if body != nil {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return 0, nil, err
+	}
+	defer resp.Body.Close()
+	out, err := io.ReadAll(resp.Body)
+	return resp.StatusCode, out, err
+}
