@@ -1,0 +1,94 @@
+// Package vault resolves the secrets site needs (DNS provider API tokens)
+// from a tenant's Vault or OpenBao KV v2 store.
+//
+// A secret step reads one key of one KV v2 secret and hands the value to
+// the run (backends.Run.SetSecret); it never changes the store, so it
+// plans no changes. Its fingerprint is a hash of the secret's version
+// metadata, never of the value.
+//
+// The store's addresses are tried in order, then VAULT_ADDR when set
+// (INCIDENTS.md §1: the public name of a new tenant's store resolves only
+// after the DNS phase that needs the secret, so an internal address or an
+// override must be able to answer instead). Each address gets one attempt
+// with a short timeout and no client retries. When no address answers,
+// Plan returns a *backends.GatedError with plan.GateSecretUnreachable that
+// lists every address tried and why it failed; acknowledging the gate
+// defers the steps that need the secret.
+//
+// Environment:
+//
+//	VAULT_ADDR        tried after the spec's addresses (the documented override)
+//	SITE_VAULT_ADDRS  comma-separated; when set, replaces the spec's addresses
+//	                  (for tests and for operators whose spec addresses cannot
+//	                  be reached from where site runs)
+//
+// Both are read through Run.Getenv. Secret values never appear in any
+// output, plan, log or error this package produces.
+package vault
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"time"
+
+	"github.com/site-tools/site/backends"
+	"github.com/site-tools/site/compiler/graph"
+)
+
+// DefaultTimeout bounds the attempt on each address. It is short because
+// an address that does not answer quickly is usually not reachable at all
+// from where site runs, and the next address may be.
+const DefaultTimeout = 5 * time.Second
+
+// Driver reads secrets for graph.KindSecret steps.
+type Driver struct {
+	// Timeout bounds each address's attempt (login and read together);
+	// DefaultTimeout when zero.
+	Timeout time.Duration
+}
+
+// New returns a Driver with the default timeout.
+func New() *Driver { return &Driver{Timeout: DefaultTimeout} }
+
+// detail is what Plan observed; it carries no secret value.
+type detail struct {
+	Addr    string
+	Version int
+}
+
+// Plan reads the step's secret and records it in run. It returns no
+// changes: site never writes to a secret store.
+func (d *Driver) Plan(ctx context.Context, step *graph.Step, run *backends.Run) (*backends.StepPlan, error) {
+	if step.Secret == nil || step.Secret.Store == nil {
+		return nil, fmt.Errorf("step %s: not a secret step with a store", step.ID)
+	}
+	r := &reader{timeout: d.timeout(), run: run, sec: step.Secret}
+	got, err := r.read(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("step %s: %w", step.ID, err)
+	}
+	run.SetSecret(step.ID, got.value)
+	h := sha256.Sum256([]byte(fmt.Sprintf("%s/%s#%s v%d %s", r.mount(), step.Secret.Ref.Path,
+		step.Secret.Ref.Key, got.version, got.created.UTC().Format(time.RFC3339Nano))))
+	return &backends.StepPlan{Step: step, Fingerprint: hex.EncodeToString(h[:]),
+		Detail: detail{Addr: got.addr, Version: got.version}}, nil
+}
+
+// Apply does nothing: the secret was read and recorded during Plan, which
+// the executor runs in the same process before any Apply.
+func (d *Driver) Apply(ctx context.Context, sp *backends.StepPlan, run *backends.Run) (*backends.StepResult, error) {
+	res := &backends.StepResult{}
+	if det, ok := sp.Detail.(detail); ok {
+		res.Notes = append(res.Notes, fmt.Sprintf("%s: read version %d from %s", sp.Step.ID, det.Version, det.Addr))
+	}
+	return res, nil
+}
+
+func (d *Driver) timeout() time.Duration {
+	if d.Timeout > 0 {
+		return d.Timeout
+	}
+	return DefaultTimeout
+}

@@ -1,0 +1,302 @@
+package vault
+
+import (
+	"context"
+	"errors"
+	"net"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/site-tools/site/backends"
+	"github.com/site-tools/site/backends/vault/vaulttest"
+	"github.com/site-tools/site/compiler/graph"
+	"github.com/site-tools/site/compiler/model"
+	"github.com/site-tools/site/compiler/plan"
+)
+
+const (
+	testToken = "hvs.test-token-6f1c"
+	testValue = "cf-secret-value-93ab"
+)
+
+// closedAddr returns a loopback URL on which nothing listens.
+func closedAddr(t *testing.T) string {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := l.Addr().String()
+	l.Close()
+	return "http://" + addr
+}
+
+func newRun(env map[string]string) *backends.Run {
+	run := backends.NewRun()
+	run.Getenv = func(k string) string { return env[k] }
+	return run
+}
+
+func secretStep(addrs ...string) *graph.Step {
+	store := &model.Vault{Addrs: addrs, Mount: "secret", Token: model.Credential{Env: "VAULT_TOKEN"}}
+	ref := model.VaultRef{Path: "dns/cloudflare", Key: "token"}
+	return &graph.Step{ID: graph.SecretStepID("sjc", ref), Kind: graph.KindSecret, Phase: plan.PhaseSecrets,
+		Tenant: "sjc", Secret: &graph.Secret{Tenant: "sjc", Store: store, Ref: ref}}
+}
+
+func newFake(t *testing.T) *vaulttest.Server {
+	t.Helper()
+	s := vaulttest.New(testToken)
+	t.Cleanup(s.Close)
+	s.Put("secret", "dns/cloudflare", map[string]any{"token": testValue, "other": "x"})
+	return s
+}
+
+// readSecret returns what a step recorded in run, through the same path
+// a DNS driver uses.
+func readSecret(t *testing.T, run *backends.Run, step *graph.Step) string {
+	t.Helper()
+	v, err := run.Credential(step.Tenant, model.Credential{Vault: &step.Secret.Ref})
+	if err != nil {
+		t.Fatalf("Credential: %v", err)
+	}
+	return v
+}
+
+func TestPlanReadsSecret(t *testing.T) {
+	fake := newFake(t)
+	step := secretStep(fake.URL)
+	run := newRun(map[string]string{"VAULT_TOKEN": testToken})
+	d := New()
+	sp, err := d.Plan(context.Background(), step, run)
+	if err != nil {
+		t.Fatalf("Plan: %v", err)
+	}
+	if got := readSecret(t, run, step); got != testValue {
+		t.Errorf("secret not recorded in run")
+	}
+	if len(sp.Changes) != 0 {
+		t.Errorf("got %d changes, want 0", len(sp.Changes))
+	}
+	if sp.Fingerprint == "" || strings.Contains(sp.Fingerprint, testValue) {
+		t.Errorf("fingerprint %q: want a non-empty hash that is not the value", sp.Fingerprint)
+	}
+	again, err := d.Plan(context.Background(), step, run)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if again.Fingerprint != sp.Fingerprint {
+		t.Errorf("fingerprint changed without a new version: got %q, want %q", again.Fingerprint, sp.Fingerprint)
+	}
+	fake.Put("secret", "dns/cloudflare", map[string]any{"token": "rotated-value"})
+	rotated, err := d.Plan(context.Background(), step, run)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rotated.Fingerprint == sp.Fingerprint {
+		t.Errorf("fingerprint did not change with a new version")
+	}
+	res, err := d.Apply(context.Background(), sp, run)
+	if err != nil {
+		t.Fatalf("Apply: %v", err)
+	}
+	for _, n := range res.Notes {
+		if strings.Contains(n, testValue) || strings.Contains(n, testToken) {
+			t.Errorf("note %q contains a secret", n)
+		}
+	}
+}
+
+func TestPlanAddressOrder(t *testing.T) {
+	fake := newFake(t)
+	closed := closedAddr(t)
+	tests := []struct {
+		name  string
+		addrs []string
+		env   map[string]string
+	}{
+		{"second spec address answers", []string{closed, fake.URL}, nil},
+		{"VAULT_ADDR is tried after the spec", []string{closed}, map[string]string{"VAULT_ADDR": fake.URL}},
+		// The spec address would be a private one in real use; the
+		// override replaces it, so it is never dialled.
+		{"SITE_VAULT_ADDRS replaces the spec", []string{"http://192.0.2.1:8200"}, map[string]string{"SITE_VAULT_ADDRS": closed + ", " + fake.URL}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			env := map[string]string{"VAULT_TOKEN": testToken}
+			for k, v := range tt.env {
+				env[k] = v
+			}
+			run := newRun(env)
+			step := secretStep(tt.addrs...)
+			sp, err := New().Plan(context.Background(), step, run)
+			if err != nil {
+				t.Fatalf("Plan: %v", err)
+			}
+			if got := sp.Detail.(detail).Addr; got != fake.URL {
+				t.Errorf("read from %q, want %q", got, fake.URL)
+			}
+			if readSecret(t, run, step) != testValue {
+				t.Errorf("wrong secret recorded")
+			}
+		})
+	}
+}
+
+func TestPlanUnreachableIsGated(t *testing.T) {
+	a, b := closedAddr(t), closedAddr(t)
+	run := newRun(map[string]string{"VAULT_TOKEN": testToken})
+	_, err := New().Plan(context.Background(), secretStep(a, b), run)
+	var ge *backends.GatedError
+	if !errors.As(err, &ge) {
+		t.Fatalf("got %v, want a *backends.GatedError", err)
+	}
+	if ge.Gate != plan.GateSecretUnreachable {
+		t.Errorf("got gate %q, want %q", ge.Gate, plan.GateSecretUnreachable)
+	}
+	for _, want := range []string{a, b, "connection refused", "VAULT_ADDR", string(plan.GateSecretUnreachable)} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("error %q does not mention %q", err, want)
+		}
+	}
+}
+
+func TestPlanTimeoutMovesOn(t *testing.T) {
+	fake := newFake(t)
+	// A listener that accepts but never answers stands for an address
+	// that swallows packets.
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	go func() {
+		for {
+			c, err := l.Accept()
+			if err != nil {
+				return
+			}
+			defer c.Close()
+		}
+	}()
+	run := newRun(map[string]string{"VAULT_TOKEN": testToken})
+	d := &Driver{Timeout: 300 * time.Millisecond}
+	sp, err := d.Plan(context.Background(), secretStep("http://"+l.Addr().String(), fake.URL), run)
+	if err != nil {
+		t.Fatalf("Plan: %v", err)
+	}
+	if got := sp.Detail.(detail).Addr; got != fake.URL {
+		t.Errorf("read from %q, want %q", got, fake.URL)
+	}
+}
+
+func TestPlanErrors(t *testing.T) {
+	tests := []struct {
+		name  string
+		setup func(*vaulttest.Server)
+		token string
+		key   string
+		want  string
+	}{
+		{"sealed", func(s *vaulttest.Server) { s.Seal(true) }, testToken, "token", "sealed"},
+		{"missing secret", func(s *vaulttest.Server) { s.Put("secret", "elsewhere", map[string]any{"a": "b"}) }, testToken, "token", "does not exist"},
+		{"soft-deleted latest version", func(s *vaulttest.Server) {
+			s.Put("secret", "dns/cloudflare", map[string]any{"token": testValue})
+			s.SoftDelete("secret", "dns/cloudflare")
+		}, testToken, "token", "latest version (1) is deleted"},
+		{"permission denied", func(s *vaulttest.Server) { s.Put("secret", "dns/cloudflare", map[string]any{"token": testValue}) }, "hvs.wrong", "token", "permission denied"},
+		{"missing key", func(s *vaulttest.Server) { s.Put("secret", "dns/cloudflare", map[string]any{"api": testValue}) }, testToken, "token", `has no key "token" (its keys: api)`},
+		{"not a string", func(s *vaulttest.Server) { s.Put("secret", "dns/cloudflare", map[string]any{"token": 42}) }, testToken, "token", "not a non-empty string"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			fake := vaulttest.New(testToken)
+			defer fake.Close()
+			tt.setup(fake)
+			run := newRun(map[string]string{"VAULT_TOKEN": tt.token})
+			step := secretStep(fake.URL)
+			step.Secret.Ref.Key = tt.key
+			_, err := New().Plan(context.Background(), step, run)
+			if err == nil {
+				t.Fatal("got no error")
+			}
+			var ge *backends.GatedError
+			if errors.As(err, &ge) {
+				t.Errorf("got a gated error for a store that answered: %v", err)
+			}
+			if !strings.Contains(err.Error(), tt.want) {
+				t.Errorf("got %q, want it to contain %q", err, tt.want)
+			}
+			for _, secret := range []string{testValue, testToken, "hvs.wrong"} {
+				if strings.Contains(err.Error(), secret) {
+					t.Errorf("error %q contains a secret", err)
+				}
+			}
+		})
+	}
+}
+
+func TestPlanSealedThenNextAddress(t *testing.T) {
+	sealed := newFake(t)
+	sealed.Seal(true)
+	open := newFake(t)
+	run := newRun(map[string]string{"VAULT_TOKEN": testToken})
+	sp, err := New().Plan(context.Background(), secretStep(sealed.URL, open.URL), run)
+	if err != nil {
+		t.Fatalf("Plan: %v", err)
+	}
+	if got := sp.Detail.(detail).Addr; got != open.URL {
+		t.Errorf("read from %q, want %q", got, open.URL)
+	}
+}
+
+func TestPlanMissingToken(t *testing.T) {
+	fake := newFake(t)
+	_, err := New().Plan(context.Background(), secretStep(fake.URL), newRun(nil))
+	if err == nil || !strings.Contains(err.Error(), "VAULT_TOKEN") {
+		t.Fatalf("got %v, want an error naming VAULT_TOKEN", err)
+	}
+	if n := fake.Count("read"); n != 0 {
+		t.Errorf("got %d reads without a token, want 0", n)
+	}
+}
+
+func TestPlanAppRole(t *testing.T) {
+	tests := []struct {
+		name     string
+		secretID string
+		wantErr  string
+	}{
+		{"valid", "s3cret-id", ""},
+		{"wrong secret id", "nope", "AppRole login"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			fake := newFake(t)
+			fake.AddRole("role-1", "s3cret-id")
+			step := secretStep(fake.URL)
+			step.Secret.Store.AppRole = &model.AppRole{RoleID: model.Credential{Env: "ROLE_ID"}, SecretID: model.Credential{Env: "SECRET_ID"}}
+			run := newRun(map[string]string{"ROLE_ID": "role-1", "SECRET_ID": tt.secretID})
+			_, err := New().Plan(context.Background(), step, run)
+			if tt.wantErr == "" {
+				if err != nil {
+					t.Fatalf("Plan: %v", err)
+				}
+				if readSecret(t, run, step) != testValue {
+					t.Error("wrong secret recorded")
+				}
+				if fake.Count("login") != 1 {
+					t.Errorf("got %d logins, want 1", fake.Count("login"))
+				}
+				return
+			}
+			if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
+				t.Fatalf("got %v, want an error containing %q", err, tt.wantErr)
+			}
+			if strings.Contains(err.Error(), tt.secretID) {
+				t.Errorf("error %q contains the secret id", err)
+			}
+		})
+	}
+}
