@@ -4,6 +4,34 @@
 // The executor knows backends only through Driver; cmd/site wires the
 // concrete ones in. Backends depend on the model and plan types, never
 // on CUE.
+//
+// # The executor
+//
+// An Engine walks a graph.Graph in dependency order with bounded
+// parallelism:
+//
+//	eng := &backends.Engine{DriverFor: pick, Parallelism: 4, Progress: os.Stderr}
+//	run := backends.NewRun()
+//	run.Acked[plan.GateDNSOverwrite] = true
+//	obs, err := eng.Plan(ctx, g, run)   // observe every step; obs.Plan is what a user reads
+//	rep, err := eng.Apply(ctx, g, obs, run)
+//	if !rep.OK() { ... }                 // a step failed, was skipped, or did not converge
+//
+// Plan runs each step's Driver.Plan once its dependencies planned (so a
+// secret step has called Run.SetSecret before a DNS step asks
+// Run.Credential). A driver error blocks the step and, as skipped, its
+// dependents; a *GatedError blocks it with a gate that, acknowledged,
+// defers the step and its dependents while the rest goes on.
+//
+// Apply first checks the whole scope (Observation.Check): a gate not in
+// Run.Acked is a *GatesMissingError, a step neither observed nor
+// deferred is a *BlockedError, and either means no backend was called.
+// Then it calls Driver.Apply for every step with changes, skips the
+// dependents of a failed step, observes each applied step again and
+// reports what is still not converged in the Report.
+//
+// CheckFresh compares a saved plan with a fresh one and returns a
+// *StalePlanError when their fingerprints or changes differ.
 package backends
 
 import (

@@ -1,0 +1,288 @@
+package backends
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+
+	"github.com/site-tools/site/compiler/graph"
+	"github.com/site-tools/site/compiler/plan"
+)
+
+// DefaultParallelism is how many steps an Engine runs at once when
+// Parallelism is not set.
+const DefaultParallelism = 4
+
+// Engine walks a step graph: Plan observes every step and collects what
+// would change; Apply carries out an observation. One Engine may serve
+// many runs; it keeps no state between calls.
+type Engine struct {
+	// DriverFor picks the backend of a step. A step whose backend is
+	// missing is blocked with this error.
+	DriverFor func(*graph.Step) (Driver, error)
+	// Parallelism bounds how many steps observe or apply at once
+	// (DefaultParallelism when < 1).
+	Parallelism int
+	// Progress receives one line per finished step. On a terminal it is a
+	// single updating line (problems stay on screen), elsewhere plain
+	// lines; colour only on a terminal with NO_COLOR unset. nil is silent.
+	Progress io.Writer
+}
+
+func (e *Engine) parallelism() int {
+	if e.Parallelism < 1 {
+		return DefaultParallelism
+	}
+	return e.Parallelism
+}
+
+func (e *Engine) driverFor(s *graph.Step) (Driver, error) {
+	if e.DriverFor == nil {
+		return nil, fmt.Errorf("step %s: the engine has no DriverFor (a bug in the caller)", s.ID)
+	}
+	return e.DriverFor(s)
+}
+
+// Status is what Apply did with one step.
+type Status string
+
+// Step statuses in a Report.
+const (
+	StatusApplied   Status = "applied"   // its changes were applied
+	StatusUnchanged Status = "unchanged" // it planned no changes; its backend was not called
+	StatusFailed    Status = "failed"    // its backend's Apply returned an error
+	StatusSkipped   Status = "skipped"   // not tried: a step it depends on failed, or the run was interrupted
+	StatusDeferred  Status = "deferred"  // not observed, and its gate was acknowledged
+)
+
+// StepReport is what happened to one step.
+type StepReport struct {
+	Step   string
+	Phase  plan.Phase
+	Tenant string
+	Status Status
+	// Changes counts the planned changes handed to the backend.
+	Changes int
+	// Reason says why a step failed, was skipped or deferred.
+	Reason string
+	// Problems fail the run: post-apply checks from the backend and
+	// changes that re-observing still found.
+	Problems []string
+	Notes    []string
+	// Requests counts the backend's API calls during Apply.
+	Requests int
+	// Residual holds the changes re-observing found after apply; those
+	// of impact next-boot are pending by design and reported as notes.
+	Residual []plan.Change
+}
+
+// Report is what Apply did, one entry per step in graph order.
+type Report struct {
+	Steps []StepReport
+}
+
+// OK reports whether every step converged or was deferred on purpose:
+// none failed, none was skipped, and no problem was found.
+func (r *Report) OK() bool {
+	for _, s := range r.Steps {
+		if s.Status == StatusFailed || s.Status == StatusSkipped || len(s.Problems) > 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// Count returns how many steps ended with status st.
+func (r *Report) Count(st Status) int {
+	n := 0
+	for _, s := range r.Steps {
+		if s.Status == st {
+			n++
+		}
+	}
+	return n
+}
+
+// Requests sums the API calls every step's Apply made.
+func (r *Report) Requests() int {
+	n := 0
+	for _, s := range r.Steps {
+		n += s.Requests
+	}
+	return n
+}
+
+// Apply carries out obs, which Plan returned for g in this process.
+//
+// Before it calls any backend it checks the whole scope: every gate the
+// plan needs must be in run.Acked (else *GatesMissingError) and every
+// step must have been observed or deferred by an acknowledged gate (else
+// *BlockedError). Either error means nothing was changed.
+//
+// Then it walks g in dependency order, at most e.Parallelism steps at a
+// time. A step with changes goes to its backend's Apply and is then
+// observed again; whatever is still planned is reported as not
+// converged. A failed step's dependents are skipped while independent
+// branches go on. The error is nil whenever the walk ran: failures are in
+// the Report (see Report.OK).
+func (e *Engine) Apply(ctx context.Context, g *graph.Graph, obs *Observation, run *Run) (*Report, error) {
+	if run == nil {
+		run = NewRun()
+	}
+	if err := obs.Check(g, run.Acked); err != nil {
+		return nil, err
+	}
+	blocked := map[string]plan.Blocked{}
+	for _, b := range obs.Plan.Blocked {
+		blocked[b.Step] = b
+	}
+	prog := e.progress(len(g.Steps), "apply")
+	results := walk(ctx, g, e.parallelism(), func(ctx context.Context, s *graph.Step, deps map[string]StepReport) StepReport {
+		r := e.applyStep(ctx, s, deps, obs.Steps[s.ID], blocked, run)
+		detail := r.Reason
+		if r.Status == StatusApplied || r.Status == StatusUnchanged {
+			detail = describeChanges(r.Changes)
+		}
+		if len(r.Problems) > 0 {
+			detail += fmt.Sprintf(" (%d problems)", len(r.Problems))
+		}
+		prog.step(s.ID, r.Status, detail)
+		return r
+	})
+	rep := &Report{}
+	for _, s := range g.Steps {
+		rep.Steps = append(rep.Steps, results[s.ID])
+	}
+	prog.done(rep.summary())
+	return rep, nil
+}
+
+// applyStep carries out one step whose dependencies are done.
+func (e *Engine) applyStep(ctx context.Context, s *graph.Step, deps map[string]StepReport, sp *StepPlan, blocked map[string]plan.Blocked, run *Run) StepReport {
+	r := StepReport{Step: s.ID, Phase: s.Phase, Tenant: s.Tenant}
+	if b, ok := blocked[s.ID]; ok {
+		r.Status = StatusDeferred
+		r.Reason = fmt.Sprintf("deferred by %s: %s", b.Gate, b.Reason)
+		return r
+	}
+	var failed, deferred []string
+	for _, id := range s.Deps {
+		d, ok := deps[id]
+		if !ok {
+			continue
+		}
+		switch d.Status {
+		case StatusFailed, StatusSkipped:
+			failed = append(failed, id)
+		case StatusDeferred:
+			deferred = append(deferred, id)
+		}
+	}
+	switch {
+	case len(failed) > 0:
+		r.Status = StatusSkipped
+		r.Reason = fmt.Sprintf("not applied: it depends on %s, which did not apply", strings.Join(failed, ", "))
+		return r
+	case len(deferred) > 0:
+		r.Status = StatusDeferred
+		r.Reason = fmt.Sprintf("deferred: it depends on %s, which is deferred", strings.Join(deferred, ", "))
+		return r
+	}
+	if len(sp.Changes) == 0 {
+		r.Status = StatusUnchanged
+		return r
+	}
+	if err := ctx.Err(); err != nil {
+		r.Status = StatusSkipped
+		r.Reason = "not applied: " + err.Error()
+		return r
+	}
+	r.Changes = len(sp.Changes)
+	d, err := e.driverFor(s)
+	if err != nil {
+		r.Status, r.Reason = StatusFailed, run.redact(err.Error())
+		return r
+	}
+	res, err := d.Apply(ctx, sp, run)
+	if res != nil {
+		r.Requests = res.Requests
+		for _, p := range res.Problems {
+			r.Problems = append(r.Problems, run.redact(p))
+		}
+		for _, n := range res.Notes {
+			r.Notes = append(r.Notes, run.redact(n))
+		}
+	}
+	if err != nil {
+		r.Status, r.Reason = StatusFailed, run.redact(err.Error())
+		return r
+	}
+	r.Status = StatusApplied
+	e.reobserve(ctx, d, s, run, &r)
+	return r
+}
+
+// reobserve plans s again after its apply and reports what is still not
+// as wanted: a backend whose apply "succeeded" without converging is
+// exactly the bug users cannot see (incident 2f).
+func (e *Engine) reobserve(ctx context.Context, d Driver, s *graph.Step, run *Run, r *StepReport) {
+	again, err := d.Plan(ctx, s, run)
+	if err != nil {
+		r.Problems = append(r.Problems, run.redact("could not observe again after apply, so convergence is unconfirmed: "+err.Error()))
+		return
+	}
+	if again == nil {
+		return
+	}
+	for _, c := range again.Changes {
+		normalizeChange(&c, s, run)
+		r.Residual = append(r.Residual, c)
+		if c.Impact == plan.ImpactNextBoot {
+			r.Notes = append(r.Notes, fmt.Sprintf("pending until the next boot: %s %s", c.Action, c.Key))
+			continue
+		}
+		r.Problems = append(r.Problems, fmt.Sprintf("not converged: observing again still plans to %s %s", c.Action, c.Key))
+	}
+}
+
+// Check reports whether obs may be applied to g with the acknowledged
+// gates, without calling any backend: a *GatesMissingError when a gate
+// the plan needs is not in acked, a *BlockedError when a step was not
+// observed and no acknowledged gate defers it, another error when obs
+// does not belong to g. Apply calls it first; the CLI may call it to
+// fail early.
+func (obs *Observation) Check(g *graph.Graph, acked map[plan.Gate]bool) error {
+	if obs == nil || obs.Plan == nil {
+		return errors.New("no observation to apply: run Plan first")
+	}
+	blocked := map[string]bool{}
+	for _, b := range obs.Plan.Blocked {
+		blocked[b.Step] = true
+	}
+	var unplanned []string
+	for _, s := range g.Steps {
+		if obs.Steps[s.ID] == nil && !blocked[s.ID] {
+			unplanned = append(unplanned, s.ID)
+		}
+	}
+	if len(unplanned) > 0 {
+		return fmt.Errorf("steps %s were not observed in this plan (a plan from another graph?): run Plan on the same graph first", strings.Join(unplanned, ", "))
+	}
+	if missing := obs.Plan.Missing(acked); len(missing) > 0 {
+		return &GatesMissingError{Missing: missing, Plan: obs.Plan}
+	}
+	var stuck []plan.Blocked
+	for _, b := range obs.Plan.Blocked {
+		if b.Gate == "" || !acked[b.Gate] {
+			stuck = append(stuck, b)
+		}
+	}
+	if len(stuck) > 0 {
+		sort.Slice(stuck, func(i, j int) bool { return stuck[i].Step < stuck[j].Step })
+		return &BlockedError{Blocked: stuck}
+	}
+	return nil
+}

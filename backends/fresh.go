@@ -1,0 +1,104 @@
+package backends
+
+import (
+	"encoding/json"
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/site-tools/site/compiler/plan"
+)
+
+// StalePlanError means a saved plan no longer describes what applying
+// would do: the live systems or the spec changed since it was saved.
+type StalePlanError struct {
+	Steps   []string // the steps that differ, sorted
+	Details []string // one line per step: what differs
+}
+
+func (e *StalePlanError) Error() string {
+	return fmt.Sprintf("the plan is stale: %s; run site diff again", strings.Join(e.Details, "; "))
+}
+
+// CheckFresh compares a saved plan with a fresh one made from the same
+// spec and scope, and returns a *StalePlanError when applying the fresh
+// one could do anything the saved one did not show: a step's observed
+// fingerprint differs, a step is missing from either, or a step's
+// changes differ (the spec was edited). It returns nil when they agree.
+func CheckFresh(saved, fresh *plan.Plan) error {
+	why := map[string]string{}
+	wasBlocked := map[string]bool{}
+	for _, b := range saved.Blocked {
+		wasBlocked[b.Step] = true
+	}
+	for id, fp := range saved.Fingerprints {
+		now, ok := fresh.Fingerprints[id]
+		switch {
+		case !ok:
+			why[id] = id + " could not be observed now"
+		case now != fp:
+			why[id] = id + " changed on the live system since the plan was saved"
+		}
+	}
+	for id := range fresh.Fingerprints {
+		if _, ok := saved.Fingerprints[id]; ok {
+			continue
+		}
+		if wasBlocked[id] {
+			why[id] = id + " was not observed when the plan was saved"
+		} else {
+			why[id] = id + " is not in the saved plan"
+		}
+	}
+	was, now := changesByStep(saved), changesByStep(fresh)
+	for id := range union(was, now) {
+		if _, known := why[id]; !known && was[id] != now[id] {
+			why[id] = id + " plans other changes now (was the spec edited?)"
+		}
+	}
+	if len(why) == 0 {
+		return nil
+	}
+	e := &StalePlanError{}
+	for id := range why {
+		e.Steps = append(e.Steps, id)
+	}
+	sort.Strings(e.Steps)
+	for _, id := range e.Steps {
+		e.Details = append(e.Details, why[id])
+	}
+	return e
+}
+
+// changesByStep renders each step's changes as JSON, so a plan read back
+// from a file (numbers as float64, lists as []any) compares equal to the
+// one that wrote it.
+func changesByStep(p *plan.Plan) map[string]string {
+	by := map[string][]plan.Change{}
+	for _, c := range p.Changes {
+		by[c.Step] = append(by[c.Step], c)
+	}
+	out := map[string]string{}
+	for id, cs := range by {
+		sort.SliceStable(cs, func(i, j int) bool { return cs[i].Key < cs[j].Key })
+		b, err := json.Marshal(cs)
+		if err != nil {
+			// A value JSON cannot hold cannot have come from a saved
+			// plan either: treat the step as changed.
+			b = []byte(err.Error())
+		}
+		out[id] = string(b)
+	}
+	return out
+}
+
+func union(a, b map[string]string) map[string]bool {
+	out := map[string]bool{}
+	for k := range a {
+		out[k] = true
+	}
+	for k := range b {
+		out[k] = true
+	}
+	return out
+}

@@ -1,0 +1,88 @@
+package backends
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/site-tools/site/compiler/plan"
+)
+
+// GatesMissingError means the plan needs gates that were not
+// acknowledged. Apply returns it before changing anything.
+type GatesMissingError struct {
+	Missing []plan.Gate // sorted
+	Plan    *plan.Plan
+	// Command, when set by the caller, is the command line that was run
+	// (e.g. "site apply tenants/sjc.cue"); Error then ends with the whole
+	// command that acknowledges the missing gates, ready to copy.
+	Command string
+}
+
+func (e *GatesMissingError) Error() string {
+	var b strings.Builder
+	n := len(e.Missing)
+	fmt.Fprintf(&b, "%d %s not acknowledged, so nothing was changed:\n", n, plural(n, "gate is", "gates are"))
+	gates := e.Plan.Gates()
+	blocked := map[string]plan.Blocked{}
+	for _, bl := range e.Plan.Blocked {
+		blocked[bl.Step] = bl
+	}
+	changes := map[string]plan.Change{}
+	for _, c := range e.Plan.Changes {
+		changes[c.Key] = c
+	}
+	for _, g := range e.Missing {
+		fmt.Fprintf(&b, "  %s", g)
+		if m := g.Meaning(); m != "" {
+			fmt.Fprintf(&b, " (%s)", m)
+		}
+		b.WriteString(":\n")
+		for _, key := range gates[g] {
+			if bl, ok := blocked[key]; ok {
+				fmt.Fprintf(&b, "    %s: not observed: %s\n", key, bl.Reason)
+				continue
+			}
+			c := changes[key]
+			fmt.Fprintf(&b, "    %s %s [%s]", c.Action, key, c.Impact)
+			if c.Reason != "" {
+				fmt.Fprintf(&b, ": %s", c.Reason)
+			}
+			b.WriteString("\n")
+		}
+	}
+	var flags []string
+	for _, g := range e.Missing {
+		flags = append(flags, "--ack "+string(g))
+	}
+	if e.Command != "" {
+		fmt.Fprintf(&b, "to acknowledge, run: %s %s", e.Command, strings.Join(flags, " "))
+	} else {
+		fmt.Fprintf(&b, "to acknowledge, add: %s", strings.Join(flags, " "))
+	}
+	return b.String()
+}
+
+// BlockedError means some steps in scope were not observed and no
+// acknowledged gate defers them. Apply returns it before changing
+// anything: what it could not see, it must not half-change.
+type BlockedError struct {
+	Blocked []plan.Blocked // sorted by step
+}
+
+func (e *BlockedError) Error() string {
+	var b strings.Builder
+	n := len(e.Blocked)
+	fmt.Fprintf(&b, "%d %s could not be observed, so nothing was changed:\n", n, plural(n, "step", "steps"))
+	for _, bl := range e.Blocked {
+		fmt.Fprintf(&b, "  %s: %s\n", bl.Step, bl.Reason)
+	}
+	b.WriteString("fix what stopped the observation and run again, or leave those steps out with --only")
+	return b.String()
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}

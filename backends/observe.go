@@ -1,0 +1,175 @@
+package backends
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/site-tools/site/compiler/graph"
+	"github.com/site-tools/site/compiler/plan"
+)
+
+// Observation is what Engine.Plan saw: the plan a user reads, and each
+// observed step's StepPlan (keyed by step ID) that Apply carries out.
+// Steps that could not be observed are in Plan.Blocked and absent from
+// Steps.
+type Observation struct {
+	Plan  *plan.Plan
+	Steps map[string]*StepPlan
+}
+
+// planned is one step's outcome during Engine.Plan.
+type planned struct {
+	sp      *StepPlan
+	blocked *plan.Blocked
+	// root is the blocked step that kept this one from being observed:
+	// itself when its own driver failed, else the first blocked
+	// dependency's root. gate is the root's gate, "" when any blocking
+	// root offers none (then the step cannot be deferred).
+	root string
+	gate plan.Gate
+}
+
+// Plan observes every step of g in dependency order, at most
+// e.Parallelism at a time, and collects what would change.
+//
+// A step's driver plans only after all its dependencies planned, so a
+// secret step's value (set with run.SetSecret) is there when a DNS step
+// needs it. A driver error blocks the step: it plans nothing, deletes
+// least of all, and its dependents are blocked as skipped. A *GatedError
+// blocks it with that gate, which the user may acknowledge to defer the
+// step and its dependents.
+//
+// The error is non-nil only when ctx ended; a blocked step is not an
+// error of Plan, it is in the returned plan.
+func (e *Engine) Plan(ctx context.Context, g *graph.Graph, run *Run) (*Observation, error) {
+	if run == nil {
+		run = NewRun()
+	}
+	prog := e.progress(len(g.Steps), "observe")
+	results := walk(ctx, g, e.parallelism(), func(ctx context.Context, s *graph.Step, deps map[string]planned) planned {
+		r := e.planStep(ctx, s, deps, run)
+		switch {
+		case r.sp != nil:
+			prog.step(s.ID, statusOK, describeChanges(len(r.sp.Changes)))
+		case r.blocked.Skipped:
+			prog.step(s.ID, StatusSkipped, r.blocked.Reason)
+		default:
+			prog.step(s.ID, statusBlocked, r.blocked.Reason)
+		}
+		return r
+	})
+	obs := &Observation{Plan: plan.New(), Steps: map[string]*StepPlan{}}
+	var counts [2]int
+	for _, s := range g.Steps {
+		r := results[s.ID]
+		if r.sp == nil {
+			obs.Plan.Blocked = append(obs.Plan.Blocked, *r.blocked)
+			counts[1]++
+			continue
+		}
+		counts[0]++
+		obs.Steps[s.ID] = r.sp
+		obs.Plan.Fingerprints[s.ID] = r.sp.Fingerprint
+		obs.Plan.Changes = append(obs.Plan.Changes, r.sp.Changes...)
+	}
+	obs.Plan.Sort()
+	prog.done(fmt.Sprintf("observed %d of %d steps, %s", counts[0], len(g.Steps), describeChanges(len(obs.Plan.Changes))))
+	return obs, ctx.Err()
+}
+
+// planStep observes one step whose dependencies are done.
+func (e *Engine) planStep(ctx context.Context, s *graph.Step, deps map[string]planned, run *Run) planned {
+	if r, ok := blockedByDeps(s, deps); ok {
+		return r
+	}
+	block := func(err error) planned {
+		b := &plan.Blocked{Step: s.ID, Phase: s.Phase, Tenant: s.Tenant, Reason: run.redact(err.Error())}
+		var ge *GatedError
+		if errors.As(err, &ge) {
+			b.Gate = ge.Gate
+		}
+		return planned{blocked: b, root: s.ID, gate: b.Gate}
+	}
+	if err := ctx.Err(); err != nil {
+		return block(fmt.Errorf("not observed: %w", err))
+	}
+	d, err := e.driverFor(s)
+	if err != nil {
+		return block(err)
+	}
+	sp, err := d.Plan(ctx, s, run)
+	if err != nil {
+		return block(err)
+	}
+	if sp == nil {
+		return block(fmt.Errorf("step %s: its backend returned no plan and no error (a backend bug): not observed", s.ID))
+	}
+	sp.Step = s
+	for i := range sp.Changes {
+		normalizeChange(&sp.Changes[i], s, run)
+	}
+	return planned{sp: sp}
+}
+
+// blockedByDeps reports whether a dependency of s was not observed; then
+// s is blocked as skipped, naming the dependency.
+func blockedByDeps(s *graph.Step, deps map[string]planned) (planned, bool) {
+	var bad []string
+	root, gate, gated := "", plan.Gate(""), true
+	for _, id := range s.Deps {
+		d, ok := deps[id]
+		if !ok || d.sp != nil {
+			continue
+		}
+		bad = append(bad, id)
+		if root == "" {
+			root = d.root
+		}
+		if d.gate == "" {
+			gated = false
+		} else if gate == "" {
+			gate = d.gate
+		}
+	}
+	if len(bad) == 0 {
+		return planned{}, false
+	}
+	if !gated {
+		gate = ""
+	}
+	sort.Strings(bad)
+	reason := fmt.Sprintf("not observed: it depends on %s, which could not be observed", strings.Join(bad, ", "))
+	return planned{
+		blocked: &plan.Blocked{Step: s.ID, Phase: s.Phase, Tenant: s.Tenant, Reason: reason, Gate: gate, Skipped: true},
+		root:    root, gate: gate,
+	}, true
+}
+
+// normalizeChange fills what a driver may leave out from the step, so
+// every change in a plan names its step, phase and tenant, and scrubs
+// secret values from the words a user will read.
+func normalizeChange(c *plan.Change, s *graph.Step, run *Run) {
+	if c.Step == "" {
+		c.Step = s.ID
+	}
+	if c.Phase == "" {
+		c.Phase = s.Phase
+	}
+	if c.Tenant == "" {
+		c.Tenant = s.Tenant
+	}
+	c.Reason = run.redact(c.Reason)
+}
+
+func describeChanges(n int) string {
+	switch n {
+	case 0:
+		return "no changes"
+	case 1:
+		return "1 change"
+	}
+	return fmt.Sprintf("%d changes", n)
+}

@@ -1,0 +1,48 @@
+package plan
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+)
+
+// gateMeanings says in a few words what acknowledging each gate allows.
+// Every gate in the catalogue has an entry; ParseGate accepts only these.
+var gateMeanings = map[Gate]string{
+	GateDNSOverwrite:      "replace DNS data that site did not write",
+	GateDNSDeleteMany:     "delete more of a zone's records than the threshold allows",
+	GateVMRestart:         "restart a running guest so pending changes take effect (an outage)",
+	GateVMStop:            "stop a running guest",
+	GateVMDestroy:         "destroy a VM and its data",
+	GateNetDestroy:        "destroy a network",
+	GateSecretUnreachable: "defer the steps whose secret cannot be read, and go on with the rest",
+}
+
+// Meaning says what acknowledging g allows, or "" for a gate outside the
+// catalogue.
+func (g Gate) Meaning() string { return gateMeanings[g] }
+
+// Catalogue lists every known gate, sorted.
+func Catalogue() []Gate {
+	out := make([]Gate, 0, len(gateMeanings))
+	for g := range gateMeanings {
+		out = append(out, g)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i] < out[j] })
+	return out
+}
+
+// ParseGate checks an --ack value against the catalogue. Gate names are
+// matched exactly: a script that acknowledges a misspelt gate must fail
+// rather than silently acknowledge nothing.
+func ParseGate(s string) (Gate, error) {
+	g := Gate(s)
+	if _, ok := gateMeanings[g]; ok {
+		return g, nil
+	}
+	names := make([]string, 0, len(gateMeanings))
+	for _, k := range Catalogue() {
+		names = append(names, string(k))
+	}
+	return "", fmt.Errorf("unknown gate %q: acknowledge one of %s", s, strings.Join(names, ", "))
+}
