@@ -32,6 +32,11 @@ type Step struct {
 	Phase  plan.Phase
 	Tenant string
 	Deps   []string // IDs of steps that must succeed first
+	// TenantSpec is the whole tenant that declares the step, so that a
+	// backend can tell which of the tenant's resources on a host the spec
+	// no longer declares (there is no state file to remember them). Nil
+	// for secret steps.
+	TenantSpec *model.Tenant
 
 	// Exactly one of these is set, matching Kind.
 	Secret  *Secret
@@ -84,13 +89,13 @@ func Build(spec *model.Spec) (*Graph, error) {
 	for _, t := range spec.Tenants {
 		netIDs := map[string]string{}
 		for _, n := range t.Networks {
-			s := &Step{ID: NetworkStepID(n.Host, n.Name), Kind: KindNetwork, Phase: plan.PhaseNetwork, Tenant: t.Name, Network: n}
+			s := &Step{ID: NetworkStepID(n.Host, n.Name), Kind: KindNetwork, Phase: plan.PhaseNetwork, Tenant: t.Name, TenantSpec: t, Network: n}
 			netIDs[n.Name] = s.ID
 			steps = append(steps, s)
 		}
 		publishers := map[string][]string{} // zone name -> VM step IDs
 		for _, vm := range t.VMs {
-			s := &Step{ID: VMStepID(vm.Host, vm.Name), Kind: KindVM, Phase: plan.PhaseVM, Tenant: t.Name, VM: vm}
+			s := &Step{ID: VMStepID(vm.Host, vm.Name), Kind: KindVM, Phase: plan.PhaseVM, Tenant: t.Name, TenantSpec: t, VM: vm}
 			for _, nic := range vm.NICs {
 				if id, ok := netIDs[nic.Network]; ok {
 					s.Deps = append(s.Deps, id)
@@ -102,7 +107,7 @@ func Build(spec *model.Spec) (*Graph, error) {
 			steps = append(steps, s)
 		}
 		for _, z := range t.Zones {
-			s := &Step{ID: ZoneStepID(z.Name), Kind: KindZone, Phase: plan.PhaseDNS, Tenant: t.Name, Zone: z}
+			s := &Step{ID: ZoneStepID(z.Name), Kind: KindZone, Phase: plan.PhaseDNS, Tenant: t.Name, TenantSpec: t, Zone: z}
 			var cred model.Credential
 			switch {
 			case z.Provider.PowerDNS != nil:
