@@ -59,11 +59,14 @@ type Gate string
 
 // The gate catalogue. Names are stable: users write them in scripts.
 const (
-	GateDNSOverwrite      Gate = "GATE-DNS-OVERWRITE"
-	GateDNSDeleteMany     Gate = "GATE-DNS-DELETE-MANY"
-	GateVMRestart         Gate = "GATE-VM-RESTART"
-	GateVMStop            Gate = "GATE-VM-STOP"
-	GateVMDestroy         Gate = "GATE-VM-DESTROY"
+	GateDNSOverwrite  Gate = "GATE-DNS-OVERWRITE"
+	GateDNSDeleteMany Gate = "GATE-DNS-DELETE-MANY"
+	GateVMRestart     Gate = "GATE-VM-RESTART"
+	GateVMStop        Gate = "GATE-VM-STOP"
+	GateVMDestroy     Gate = "GATE-VM-DESTROY"
+	// GateVMDiskResize guards growing a VM's disk volume (the guest must
+	// grow its file system; site never shrinks a volume).
+	GateVMDiskResize      Gate = "GATE-VM-DISK-RESIZE"
 	GateNetDestroy        Gate = "GATE-NET-DESTROY"
 	GateSecretUnreachable Gate = "GATE-SECRET-UNREACHABLE"
 )
