@@ -12,6 +12,7 @@ package dnsname
 import (
 	"fmt"
 	"strings"
+	"unicode/utf8"
 
 	"golang.org/x/net/idna"
 )
@@ -61,6 +62,9 @@ func Canonical(name, origin string) (string, error) {
 	}
 	if name == "" {
 		return fail("the name is empty; write a label, \"@\" for the zone apex, or an absolute name with a trailing dot")
+	}
+	if !utf8.ValidString(name) {
+		return fail("the name is not valid UTF-8; save the file as UTF-8")
 	}
 	var full string
 	switch {

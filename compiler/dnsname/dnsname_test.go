@@ -64,6 +64,7 @@ func TestCanonical(t *testing.T) {
 		{name: "xn--zz", origin: "example.org.", wantErr: "internationalised"},
 		{name: "xn--abc", origin: "example.org.", wantErr: "internationalised"},
 		{name: "a\u200db", origin: "example.org.", wantErr: "internationalised"},
+		{name: "\x9f", origin: ".", wantErr: "not valid UTF-8"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name+"|"+tt.origin, func(t *testing.T) {
