@@ -165,7 +165,7 @@ func (e *Engine) applyStep(ctx context.Context, s *graph.Step, deps map[string]S
 	r := StepReport{Step: s.ID, Phase: s.Phase, Tenant: s.Tenant}
 	if b, ok := blocked[s.ID]; ok {
 		r.Status = StatusDeferred
-		r.Reason = fmt.Sprintf("deferred by %s: %s", b.Gate, b.Reason)
+		r.Reason = fmt.Sprintf("%s acknowledged: %s", b.Gate, b.Reason)
 		return r
 	}
 	var failed, deferred []string
@@ -184,11 +184,11 @@ func (e *Engine) applyStep(ctx context.Context, s *graph.Step, deps map[string]S
 	switch {
 	case len(failed) > 0:
 		r.Status = StatusSkipped
-		r.Reason = fmt.Sprintf("not applied: it depends on %s, which did not apply", strings.Join(failed, ", "))
+		r.Reason = fmt.Sprintf("it depends on %s, which did not apply", strings.Join(failed, ", "))
 		return r
 	case len(deferred) > 0:
 		r.Status = StatusDeferred
-		r.Reason = fmt.Sprintf("deferred: it depends on %s, which is deferred", strings.Join(deferred, ", "))
+		r.Reason = fmt.Sprintf("it depends on %s, which is deferred", strings.Join(deferred, ", "))
 		return r
 	}
 	if len(sp.Changes) == 0 {
@@ -197,7 +197,7 @@ func (e *Engine) applyStep(ctx context.Context, s *graph.Step, deps map[string]S
 	}
 	if err := ctx.Err(); err != nil {
 		r.Status = StatusSkipped
-		r.Reason = "not applied: " + err.Error()
+		r.Reason = "interrupted: " + err.Error()
 		return r
 	}
 	r.Changes = len(sp.Changes)

@@ -1,0 +1,197 @@
+package backends
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"sync"
+	"testing"
+
+	"github.com/site-tools/site/compiler/graph"
+	"github.com/site-tools/site/compiler/model"
+	"github.com/site-tools/site/compiler/plan"
+)
+
+// This file holds the executor's test double: a Driver that plays a
+// script per step and records every call. It stands in for the real
+// backends, which have their own tests against real servers; here only
+// the walk, the gates and the bookkeeping are under test.
+
+// script says how the test driver answers for one step.
+type script struct {
+	planErr  error         // Plan fails with this
+	changes  []plan.Change // what Plan returns until Apply ran
+	residual []plan.Change // what Plan returns after Apply (nil: converged)
+	applyErr error
+	problems []string
+	notes    []string
+	requests int
+	secret   string // Plan calls run.SetSecret(step, secret) when set
+	needCred bool   // Plan resolves the step's zone credential first
+}
+
+type testDriver struct {
+	mu      sync.Mutex
+	scripts map[string]*script
+	calls   []string // "plan <id>", "apply <id>", "done <id>" in order
+	applied map[string]bool
+	creds   map[string]string // step -> credential seen by Plan
+
+	// barrier, when > 0, holds every Plan until barrier calls are in
+	// flight or every planned step has started, so a test can see how
+	// many steps the engine runs at once without timing anything.
+	barrier  int
+	total    int
+	started  int
+	inFlight int
+	maxIn    int
+	cond     *sync.Cond
+}
+
+func newTestDriver(scripts map[string]*script) *testDriver {
+	d := &testDriver{scripts: scripts, applied: map[string]bool{}, creds: map[string]string{}}
+	d.cond = sync.NewCond(&d.mu)
+	return d
+}
+
+func (d *testDriver) record(s string) {
+	d.mu.Lock()
+	d.calls = append(d.calls, s)
+	d.mu.Unlock()
+}
+
+func (d *testDriver) Plan(ctx context.Context, step *graph.Step, run *Run) (*StepPlan, error) {
+	d.mu.Lock()
+	d.calls = append(d.calls, "plan "+step.ID)
+	d.started++
+	d.inFlight++
+	if d.inFlight > d.maxIn {
+		d.maxIn = d.inFlight
+	}
+	d.cond.Broadcast()
+	for d.barrier > 0 && d.inFlight < d.barrier && d.started < d.total && ctx.Err() == nil {
+		d.cond.Wait()
+	}
+	d.inFlight--
+	sc := d.scripts[step.ID]
+	applied := d.applied[step.ID]
+	d.calls = append(d.calls, "done "+step.ID)
+	d.mu.Unlock()
+
+	if sc == nil {
+		sc = &script{}
+	}
+	if sc.secret != "" {
+		run.SetSecret(step.ID, sc.secret)
+	}
+	if sc.needCred {
+		v, err := run.Credential(step.Tenant, step.Zone.Provider.Cloudflare.Token)
+		if err != nil {
+			return nil, err
+		}
+		d.mu.Lock()
+		d.creds[step.ID] = v
+		d.mu.Unlock()
+	}
+	if sc.planErr != nil {
+		// A real backend may have half a plan when it fails; the engine
+		// must not use it.
+		return &StepPlan{Changes: []plan.Change{{Key: step.ID + "/half", Action: plan.ActionDelete}}}, sc.planErr
+	}
+	sp := &StepPlan{Fingerprint: "fp " + step.ID}
+	if applied {
+		sp.Changes = sc.residual
+		sp.Fingerprint += " after"
+	} else {
+		sp.Changes = sc.changes
+	}
+	return sp, nil
+}
+
+func (d *testDriver) Apply(ctx context.Context, sp *StepPlan, run *Run) (*StepResult, error) {
+	d.record("apply " + sp.Step.ID)
+	sc := d.scripts[sp.Step.ID]
+	if sc.applyErr != nil {
+		return &StepResult{Requests: sc.requests}, sc.applyErr
+	}
+	d.mu.Lock()
+	d.applied[sp.Step.ID] = true
+	d.mu.Unlock()
+	return &StepResult{Problems: sc.problems, Notes: sc.notes, Requests: sc.requests}, nil
+}
+
+// applies returns the IDs of the steps whose Apply was called, sorted.
+func (d *testDriver) applies() []string {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	var out []string
+	for _, c := range d.calls {
+		if len(c) > 6 && c[:6] == "apply " {
+			out = append(out, c[6:])
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+func (d *testDriver) engine(parallelism int) *Engine {
+	return &Engine{DriverFor: func(*graph.Step) (Driver, error) { return d, nil }, Parallelism: parallelism}
+}
+
+// Step IDs of testSpec.
+const (
+	stepNet    = "network/test:///default/lan"
+	stepVM     = "vm/test:///default/web"
+	stepZoneA  = "dns/a.example."
+	stepSecret = "secret/b/dns/cf#token"
+	stepZoneB  = "dns/b.example."
+)
+
+// testSpec has two independent branches: tenant a's network, the VM on
+// it, and the zone the VM publishes into (a chain of three); tenant b's
+// zone, whose Cloudflare token is read from its Vault first.
+func testSpec() *model.Spec {
+	zoneA := &model.Zone{Tenant: "a", Name: "a.example.", TTL: 300,
+		Provider: model.Provider{PowerDNS: &model.PowerDNS{URL: "http://127.0.0.1:1", APIKey: model.Credential{Env: "PDNS_API_KEY"}}}}
+	ref := model.VaultRef{Path: "dns/cf", Key: "token"}
+	zoneB := &model.Zone{Tenant: "b", Name: "b.example.", TTL: 300,
+		Provider: model.Provider{Cloudflare: &model.Cloudflare{Token: model.Credential{Vault: &ref}}}}
+	return &model.Spec{Tenants: []*model.Tenant{
+		{
+			Name: "a", Domain: "a.example.",
+			Networks: []*model.Network{{Tenant: "a", Name: "lan", Host: "test:///default", CIDR: "10.0.0.0/24"}},
+			VMs: []*model.VM{{Tenant: "a", Name: "web", Host: "test:///default", NICs: []model.NIC{{Network: "lan"}},
+				Publish: &model.Publish{Zone: "a.example.", Names: []string{"www.a.example."}, Address: "192.0.2.1"}}},
+			Zones: []*model.Zone{zoneA},
+		},
+		{
+			Name: "b", Domain: "b.example.",
+			Secrets: &model.Vault{Addrs: []string{"http://127.0.0.1:1"}, Mount: "secret", Token: model.Credential{Env: "VAULT_TOKEN"}},
+			Zones:   []*model.Zone{zoneB},
+		},
+	}}
+}
+
+// wideSpec has n independent zones.
+func wideSpec(n int) *model.Spec {
+	t := &model.Tenant{Name: "w", Domain: "w.example."}
+	for i := range n {
+		t.Zones = append(t.Zones, &model.Zone{Tenant: "w", Name: fmt.Sprintf("z%02d.example.", i),
+			Provider: model.Provider{PowerDNS: &model.PowerDNS{URL: "http://127.0.0.1:1", APIKey: model.Credential{Env: "K"}}}})
+	}
+	return &model.Spec{Tenants: []*model.Tenant{t}}
+}
+
+func mustGraph(t *testing.T, spec *model.Spec) *graph.Graph {
+	t.Helper()
+	g, err := graph.Build(spec)
+	if err != nil {
+		t.Fatalf("graph.Build: %v", err)
+	}
+	return g
+}
+
+func change(step, name string, a plan.Action, gates ...plan.Gate) plan.Change {
+	return plan.Change{Key: step + "/" + name, Action: a, Impact: plan.ImpactLive, Gates: gates,
+		After: map[string]any{"values": []string{"192.0.2.1"}}}
+}

@@ -1,0 +1,255 @@
+package backends
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/site-tools/site/compiler/graph"
+	"github.com/site-tools/site/compiler/plan"
+)
+
+func TestPlanDependencyOrder(t *testing.T) {
+	for _, par := range []int{1, 2, 4, 16} {
+		t.Run(fmt.Sprintf("parallelism=%d", par), func(t *testing.T) {
+			g := mustGraph(t, testSpec())
+			d := newTestDriver(map[string]*script{})
+			if _, err := d.engine(par).Plan(context.Background(), g, NewRun()); err != nil {
+				t.Fatal(err)
+			}
+			started, finished := map[string]int{}, map[string]int{}
+			for i, c := range d.calls {
+				verb, id, _ := strings.Cut(c, " ")
+				switch verb {
+				case "plan":
+					started[id] = i
+				case "done":
+					finished[id] = i
+				}
+			}
+			for _, s := range g.Steps {
+				if _, ok := started[s.ID]; !ok {
+					t.Fatalf("step %s was never planned", s.ID)
+				}
+				for _, dep := range s.Deps {
+					if finished[dep] > started[s.ID] {
+						t.Errorf("step %s planned (call %d) before its dependency %s finished (call %d); calls: %q",
+							s.ID, started[s.ID], dep, finished[dep], d.calls)
+					}
+				}
+			}
+		})
+	}
+}
+
+func TestParallelismBound(t *testing.T) {
+	for _, tc := range []struct {
+		parallelism, steps, want int
+	}{
+		{parallelism: 1, steps: 6, want: 1},
+		{parallelism: 3, steps: 10, want: 3},
+		{parallelism: 4, steps: 3, want: 3},
+		{parallelism: 0, steps: 10, want: DefaultParallelism},
+	} {
+		t.Run(fmt.Sprintf("parallelism=%d,steps=%d", tc.parallelism, tc.steps), func(t *testing.T) {
+			g := mustGraph(t, wideSpec(tc.steps))
+			d := newTestDriver(map[string]*script{})
+			d.barrier, d.total = tc.want, tc.steps
+			// Should the engine run fewer steps at once than the barrier
+			// waits for, the deadline releases it and the count below
+			// fails, rather than the test hanging.
+			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+			defer cancel()
+			stop := context.AfterFunc(ctx, func() {
+				d.mu.Lock()
+				d.cond.Broadcast()
+				d.mu.Unlock()
+			})
+			defer stop()
+			if _, err := d.engine(tc.parallelism).Plan(ctx, g, NewRun()); err != nil {
+				t.Fatal(err)
+			}
+			if d.maxIn != tc.want {
+				t.Errorf("at most %d steps planned at once, want %d", d.maxIn, tc.want)
+			}
+		})
+	}
+}
+
+func TestPlanBlocksUnobservedSteps(t *testing.T) {
+	gated := &GatedError{Gate: plan.GateSecretUnreachable, Err: errors.New("no vault answered at http://127.0.0.1:1")}
+	for _, tc := range []struct {
+		name        string
+		scripts     map[string]*script
+		wantBlocked []plan.Blocked
+		wantChanges []string
+	}{
+		{
+			name: "failed observation blocks the step and its dependents",
+			scripts: map[string]*script{
+				stepNet:   {planErr: errors.New("connection refused")},
+				stepZoneA: {changes: []plan.Change{change(stepZoneA, "old", plan.ActionDelete)}},
+				stepZoneB: {changes: []plan.Change{change(stepZoneB, "www", plan.ActionCreate)}},
+			},
+			wantBlocked: []plan.Blocked{
+				{Step: stepZoneA, Phase: plan.PhaseDNS, Tenant: "a", Skipped: true,
+					Reason: "not observed: it depends on " + stepVM + ", which could not be observed"},
+				{Step: stepNet, Phase: plan.PhaseNetwork, Tenant: "a", Reason: "connection refused"},
+				{Step: stepVM, Phase: plan.PhaseVM, Tenant: "a", Skipped: true,
+					Reason: "not observed: it depends on " + stepNet + ", which could not be observed"},
+			},
+			wantChanges: []string{stepZoneB + "/www"},
+		},
+		{
+			name: "a gated error carries its gate to the dependents",
+			scripts: map[string]*script{
+				stepSecret: {planErr: gated},
+				stepZoneA:  {changes: []plan.Change{change(stepZoneA, "www", plan.ActionCreate)}},
+			},
+			wantBlocked: []plan.Blocked{
+				{Step: stepZoneB, Phase: plan.PhaseDNS, Tenant: "b", Skipped: true, Gate: plan.GateSecretUnreachable,
+					Reason: "not observed: it depends on " + stepSecret + ", which could not be observed"},
+				{Step: stepSecret, Phase: plan.PhaseSecrets, Tenant: "b", Gate: plan.GateSecretUnreachable,
+					Reason: "no vault answered at http://127.0.0.1:1"},
+			},
+			wantChanges: []string{stepZoneA + "/www"},
+		},
+		{
+			name:        "nothing blocked",
+			scripts:     map[string]*script{stepZoneB: {changes: []plan.Change{change(stepZoneB, "www", plan.ActionCreate)}}},
+			wantChanges: []string{stepZoneB + "/www"},
+		},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			g := mustGraph(t, testSpec())
+			obs, err := newTestDriver(tc.scripts).engine(4).Plan(context.Background(), g, NewRun())
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !slices.EqualFunc(obs.Plan.Blocked, tc.wantBlocked, func(a, b plan.Blocked) bool { return a == b }) {
+				t.Errorf("blocked:\ngot  %+v\nwant %+v", obs.Plan.Blocked, tc.wantBlocked)
+			}
+			var keys []string
+			for _, c := range obs.Plan.Changes {
+				keys = append(keys, c.Key)
+			}
+			if !slices.Equal(keys, tc.wantChanges) {
+				t.Errorf("changes: got %q, want %q", keys, tc.wantChanges)
+			}
+			for _, b := range tc.wantBlocked {
+				if _, ok := obs.Plan.Fingerprints[b.Step]; ok {
+					t.Errorf("blocked step %s has a fingerprint: a saved plan would claim it was observed", b.Step)
+				}
+				if obs.Steps[b.Step] != nil {
+					t.Errorf("blocked step %s has a StepPlan Apply could carry out", b.Step)
+				}
+			}
+		})
+	}
+}
+
+func TestPlanFillsChangeStepPhaseTenant(t *testing.T) {
+	g := mustGraph(t, testSpec())
+	d := newTestDriver(map[string]*script{stepZoneA: {changes: []plan.Change{{Key: stepZoneA + "/www", Action: plan.ActionCreate}}}})
+	obs, err := d.engine(2).Plan(context.Background(), g, NewRun())
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := obs.Plan.Changes[0]
+	if got.Step != stepZoneA || got.Phase != plan.PhaseDNS || got.Tenant != "a" {
+		t.Errorf("got step %q phase %q tenant %q, want %q %q %q", got.Step, got.Phase, got.Tenant, stepZoneA, plan.PhaseDNS, "a")
+	}
+	if obs.Plan.Fingerprints[stepZoneA] != "fp "+stepZoneA {
+		t.Errorf("fingerprint: got %q, want %q", obs.Plan.Fingerprints[stepZoneA], "fp "+stepZoneA)
+	}
+}
+
+func TestSecretReachesDependentAndIsRedacted(t *testing.T) {
+	const token = "s3cr3t-cloudflare-token"
+	g := mustGraph(t, testSpec())
+	d := newTestDriver(map[string]*script{
+		stepSecret: {secret: token},
+		// A careless backend echoes the token in its error.
+		stepZoneB: {needCred: true, planErr: fmt.Errorf("GET https://api.example/zones?token=%s: 403", token)},
+	})
+	obs, err := d.engine(4).Plan(context.Background(), g, NewRun())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := d.creds[stepZoneB]; got != token {
+		t.Errorf("credential seen by %s: got %q, want the secret read by %s", stepZoneB, got, stepSecret)
+	}
+	if len(obs.Plan.Blocked) != 1 {
+		t.Fatalf("got blocked %+v, want only %s", obs.Plan.Blocked, stepZoneB)
+	}
+	if got, want := obs.Plan.Blocked[0].Reason, "GET https://api.example/zones?token=[redacted]: 403"; got != want {
+		t.Errorf("blocked reason: got %q, want %q", got, want)
+	}
+}
+
+func TestPlanWithoutDriverBlocks(t *testing.T) {
+	g := mustGraph(t, testSpec())
+	e := &Engine{DriverFor: func(s *graph.Step) (Driver, error) {
+		return nil, fmt.Errorf("step %s: this build of site has no backend for %s steps", s.ID, s.Kind)
+	}}
+	obs, err := e.Plan(context.Background(), g, NewRun())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := len(obs.Plan.Blocked), len(g.Steps); got != want {
+		t.Errorf("got %d blocked steps, want all %d", got, want)
+	}
+}
+
+func TestOnlyScopesTheWalk(t *testing.T) {
+	for _, tc := range []struct {
+		only []plan.Phase
+		want []string
+	}{
+		{only: []plan.Phase{plan.PhaseDNS}, want: []string{stepZoneA, stepSecret, stepZoneB}},
+		{only: []plan.Phase{plan.PhaseNetwork, plan.PhaseVM}, want: []string{stepNet, stepVM}},
+		{only: nil, want: []string{stepNet, stepVM, stepZoneA, stepSecret, stepZoneB}},
+	} {
+		t.Run(fmt.Sprint(tc.only), func(t *testing.T) {
+			g := mustGraph(t, testSpec()).Only(tc.only)
+			scripts := map[string]*script{}
+			for _, id := range []string{stepNet, stepVM, stepZoneA, stepZoneB} {
+				scripts[id] = &script{changes: []plan.Change{change(id, "x", plan.ActionCreate)}}
+			}
+			d := newTestDriver(scripts)
+			e := d.engine(4)
+			obs, err := e.Plan(context.Background(), g, NewRun())
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := e.Apply(context.Background(), g, obs, NewRun()); err != nil {
+				t.Fatal(err)
+			}
+			var planned []string
+			for _, c := range d.calls {
+				if id, ok := strings.CutPrefix(c, "plan "); ok && !slices.Contains(planned, id) {
+					planned = append(planned, id)
+				}
+			}
+			slices.Sort(planned)
+			want := slices.Clone(tc.want)
+			slices.Sort(want)
+			if !slices.Equal(planned, want) {
+				t.Errorf("planned steps: got %q, want %q", planned, want)
+			}
+			var wantApplied []string
+			for _, id := range want {
+				if id != stepSecret {
+					wantApplied = append(wantApplied, id)
+				}
+			}
+			if got := d.applies(); !slices.Equal(got, wantApplied) {
+				t.Errorf("applied steps: got %q, want %q", got, wantApplied)
+			}
+		})
+	}
+}
