@@ -1,0 +1,167 @@
+package cftest
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"testing"
+
+	"github.com/cloudflare/cloudflare-go"
+)
+
+// client is the real cloudflare-go v0 client pointed at the fake, with
+// its own retries off so that every answer is seen as sent.
+func client(t *testing.T, s *Server, token string) *cloudflare.API {
+	t.Helper()
+	api, err := cloudflare.NewWithAPIToken(token, cloudflare.BaseURL(s.URL),
+		cloudflare.UsingRetryPolicy(0, 0, 0), cloudflare.UsingRateLimit(1e6))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return api
+}
+
+func TestZoneLookupAndAuth(t *testing.T) {
+	s := New("tok")
+	defer s.Close()
+	id := s.AddZone("example.com")
+	got, err := client(t, s, "tok").ZoneIDByName("example.com")
+	if err != nil || got != id {
+		t.Fatalf("ZoneIDByName = %q, %v; want %q", got, err, id)
+	}
+	_, err = client(t, s, "wrong").ZoneIDByName("example.com")
+	var ae *cloudflare.AuthenticationError
+	if !errors.As(err, &ae) || !ae.InternalErrorCodeIs(10000) {
+		t.Errorf("got %v, want an AuthenticationError with code 10000", err)
+	}
+}
+
+func TestCreateConflicts(t *testing.T) {
+	tests := []struct {
+		name     string
+		existing Record
+		create   cloudflare.CreateDNSRecordParams
+		code     int
+	}{
+		{"CNAME over A", Record{Name: "a.example.com", Type: "A", Content: "192.0.2.1"},
+			cloudflare.CreateDNSRecordParams{Name: "a.example.com", Type: "CNAME", Content: "b.example.com"}, 81053},
+		{"A over CNAME", Record{Name: "a.example.com", Type: "CNAME", Content: "b.example.com"},
+			cloudflare.CreateDNSRecordParams{Name: "a.example.com", Type: "A", Content: "192.0.2.1"}, 81054},
+		{"identical", Record{Name: "a.example.com", Type: "A", Content: "192.0.2.1"},
+			cloudflare.CreateDNSRecordParams{Name: "a.example.com", Type: "A", Content: "192.0.2.1"}, 81058},
+		{"second value is fine", Record{Name: "a.example.com", Type: "A", Content: "192.0.2.1"},
+			cloudflare.CreateDNSRecordParams{Name: "a.example.com", Type: "A", Content: "192.0.2.2"}, 0},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s := New("tok")
+			defer s.Close()
+			zid := s.AddZone("example.com")
+			if _, err := s.AddRecord(zid, tt.existing); err != nil {
+				t.Fatal(err)
+			}
+			_, err := client(t, s, "tok").CreateDNSRecord(context.Background(), cloudflare.ZoneIdentifier(zid), tt.create)
+			if tt.code == 0 {
+				if err != nil {
+					t.Fatalf("got %v, want success", err)
+				}
+				return
+			}
+			var re *cloudflare.RequestError
+			if !errors.As(err, &re) || !re.InternalErrorCodeIs(tt.code) {
+				t.Errorf("got %v, want a RequestError with code %d", err, tt.code)
+			}
+		})
+	}
+}
+
+func TestListPagination(t *testing.T) {
+	s := New("tok")
+	defer s.Close()
+	zid := s.AddZone("example.com")
+	for i := range 25 {
+		if _, err := s.AddRecord(zid, Record{Name: fmt.Sprintf("h%02d.example.com", i), Type: "A", Content: "192.0.2.1"}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	api := client(t, s, "tok")
+	rc := cloudflare.ZoneIdentifier(zid)
+	recs, info, err := api.ListDNSRecords(context.Background(), rc, cloudflare.ListDNSRecordsParams{ResultInfo: cloudflare.ResultInfo{Page: 3, PerPage: 10}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(recs) != 5 || info.TotalPages != 3 || info.Total != 25 {
+		t.Errorf("page 3: got %d records, %d pages, %d total; want 5, 3, 25", len(recs), info.TotalPages, info.Total)
+	}
+	// With Page and PerPage unset, v0 walks every page itself.
+	all, _, err := api.ListDNSRecords(context.Background(), rc, cloudflare.ListDNSRecordsParams{})
+	if err != nil || len(all) != 25 {
+		t.Errorf("auto-paginated: got %d, %v; want 25", len(all), err)
+	}
+	byName, _, err := api.ListDNSRecords(context.Background(), rc, cloudflare.ListDNSRecordsParams{Name: "H07.example.com", Type: "A"})
+	if err != nil || len(byName) != 1 {
+		t.Errorf("name filter: got %d, %v; want 1", len(byName), err)
+	}
+}
+
+func TestBatchAllOrNothing(t *testing.T) {
+	s := New("tok")
+	defer s.Close()
+	zid := s.AddZone("example.com")
+	aID, _ := s.AddRecord(zid, Record{Name: "a.example.com", Type: "A", Content: "192.0.2.1"})
+	api := client(t, s, "tok")
+	path := "/zones/" + zid + "/dns_records/batch"
+	// Deletes run before posts, so an A can become a CNAME in one batch.
+	ok := map[string]any{
+		"deletes": []map[string]string{{"id": aID}},
+		"posts":   []map[string]any{{"name": "a.example.com", "type": "CNAME", "content": "b.example.com", "ttl": 300}},
+	}
+	if _, err := api.Raw(context.Background(), http.MethodPost, path, ok, nil); err != nil {
+		t.Fatalf("swap batch: %v", err)
+	}
+	// A failing post rolls back the delete before it.
+	recs := s.Records(zid)
+	bad := map[string]any{
+		"deletes": []map[string]string{{"id": recs[0].ID}},
+		"posts": []map[string]any{
+			{"name": "c.example.com", "type": "A", "content": "192.0.2.3", "ttl": 300},
+			{"name": "c.example.com", "type": "A", "content": "192.0.2.3", "ttl": 300},
+		},
+	}
+	_, err := api.Raw(context.Background(), http.MethodPost, path, bad, nil)
+	var re *cloudflare.RequestError
+	if !errors.As(err, &re) || !re.InternalErrorCodeIs(81058) {
+		t.Fatalf("got %v, want 81058", err)
+	}
+	after := s.Records(zid)
+	if len(after) != 1 || after[0].Type != "CNAME" {
+		t.Errorf("failed batch changed the zone: %+v", after)
+	}
+	if got := s.Count(EpBatch); got != 2 {
+		t.Errorf("got %d batch calls, want 2", got)
+	}
+}
+
+func TestRateLimit(t *testing.T) {
+	s := New("tok")
+	defer s.Close()
+	s.AddZone("example.com")
+	s.RateLimit(1, 7)
+	req, _ := http.NewRequest(http.MethodGet, s.URL+"/zones?name=example.com", nil)
+	req.Header.Set("Authorization", "Bearer tok")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusTooManyRequests || resp.Header.Get("Retry-After") != "7" {
+		t.Errorf("got %d Retry-After %q, want 429 and 7", resp.StatusCode, resp.Header.Get("Retry-After"))
+	}
+	if _, err := client(t, s, "tok").ZoneIDByName("example.com"); err != nil {
+		t.Errorf("after the limit: %v", err)
+	}
+	if got := s.Count(EpRateLimited); got != 1 {
+		t.Errorf("got %d rate-limited requests, want 1", got)
+	}
+}
