@@ -1,0 +1,223 @@
+package powerdns
+
+import (
+	"fmt"
+	"sort"
+
+	pdns "github.com/joeig/go-powerdns/v3"
+
+	"github.com/site-tools/site/backends"
+	"github.com/site-tools/site/compiler/graph"
+	"github.com/site-tools/site/compiler/model"
+	"github.com/site-tools/site/compiler/plan"
+)
+
+// batch is what Plan hands Apply: the changes for the user and the
+// rrsets to send, DELETEs apart from REPLACEs so they can go first.
+type batch struct {
+	client     *client
+	create     bool // the zone does not exist: POST it
+	verifyAddr string
+	changes    []plan.Change
+	deletes    []pdns.RRset
+	replaces   []pdns.RRset
+	expect     []expectation
+}
+
+// expectation is what the DNS port must answer after apply.
+type expectation struct {
+	name, typ string
+	ttl       uint32
+	values    []string // wanted contents; empty with gone
+	gone      bool     // no record of this type may remain at name
+}
+
+// Key is the resource key of one rrset: dns/<zone>/<name>/<type>.
+func Key(zone, name, typ string) string { return "dns/" + zone + "/" + name + "/" + typ }
+
+func attrs(ttl uint32, values []string) map[string]any {
+	return map[string]any{"ttl": ttl, "values": append([]string{}, values...)}
+}
+
+// conflicts reports whether two types cannot share a name: PowerDNS
+// refuses a CNAME beside any other data (422 "Conflicts with
+// pre-existing RRset").
+func conflicts(a, b string) bool { return a != b && (a == "CNAME" || b == "CNAME") }
+
+func ownerText(l *liveRRset) string {
+	if l.owner == "" {
+		return "written outside site (no owner marker)"
+	}
+	return "owned by site tenant " + l.owner
+}
+
+// diff compares what step wants with what was observed.
+func diff(step *graph.Step, obs *observation, run *backends.Run) *batch {
+	z := step.Zone
+	tenant := step.Tenant
+	b := &batch{changes: []plan.Change{}}
+	// change returns an index, not a pointer: later appends may move
+	// the slice.
+	change := func(name, typ string, a plan.Action, imp plan.Impact, reason string) int {
+		b.changes = append(b.changes, plan.Change{Key: Key(z.Name, name, typ), Step: step.ID, Phase: step.Phase,
+			Tenant: tenant, Action: a, Impact: imp, Reason: reason})
+		return len(b.changes) - 1
+	}
+	marker := pdns.Comment{Account: pdns.String(MarkerAccount), Content: pdns.String(Marker(tenant))}
+	// ourComments keeps the comments of other writers and puts our
+	// marker in place of any other site marker.
+	ourComments := func(l *liveRRset) []pdns.Comment {
+		out := []pdns.Comment{}
+		if l != nil {
+			for _, c := range l.comments {
+				if pdns.StringValue(c.Account) != MarkerAccount {
+					out = append(out, c)
+				}
+			}
+		}
+		return append(out, marker)
+	}
+
+	wanted := append([]*model.RRset(nil), z.RRsets...)
+	sort.Slice(wanted, func(i, j int) bool {
+		if wanted[i].Name != wanted[j].Name {
+			return wanted[i].Name < wanted[j].Name
+		}
+		return wanted[i].Type < wanted[j].Type
+	})
+	wantKeys := map[rrKey]bool{}
+	for _, w := range wanted {
+		wantKeys[rrKey{w.Name, w.Type}] = true
+	}
+	handled := map[rrKey]bool{}
+
+	for _, w := range wanted {
+		k := rrKey{w.Name, w.Type}
+		values := append([]string(nil), w.Values...)
+		sort.Strings(values)
+		l := obs.rrsets[k]
+		var ci int
+		comments := []pdns.Comment(nil) // nil: leave the server's comments as they are
+		records := true
+		switch {
+		case l == nil || !l.hasData():
+			ci = change(w.Name, w.Type, plan.ActionCreate, plan.ImpactLive, "")
+			comments = ourComments(l)
+		case l.owner == tenant:
+			if l.ttl == w.TTL && !l.disabled && sameValues(w.Type, l.values, values) {
+				continue
+			}
+			ci = change(w.Name, w.Type, plan.ActionUpdate, plan.ImpactLive, "")
+			b.changes[ci].Before = attrs(l.ttl, l.values)
+		case l.ttl == w.TTL && !l.disabled && sameValues(w.Type, l.values, values):
+			ci = change(w.Name, w.Type, plan.ActionAdopt, plan.ImpactNone,
+				fmt.Sprintf("identical data %s: marked as ours, served data unchanged", ownerText(l)))
+			c := &b.changes[ci]
+			if l.owner != "" {
+				// Taking over another tenant's name is a decision for a
+				// human even when the data is the same.
+				c.Impact = plan.ImpactOverwrite
+				c.Gates = []plan.Gate{plan.GateDNSOverwrite}
+			}
+			c.Before = attrs(l.ttl, l.values)
+			comments = ourComments(l)
+			records = false
+		default:
+			ci = change(w.Name, w.Type, plan.ActionUpdate, plan.ImpactOverwrite,
+				fmt.Sprintf("replaces other content %s", ownerText(l)))
+			c := &b.changes[ci]
+			c.Gates = []plan.Gate{plan.GateDNSOverwrite}
+			c.Before = attrs(l.ttl, l.values)
+			comments = ourComments(l)
+		}
+		handled[k] = true
+		b.changes[ci].After = attrs(w.TTL, values)
+
+		// Foreign data of a type that cannot share the name with ours
+		// must go in the same PATCH, before ours is written.
+		for _, other := range obs.byName[w.Name] {
+			if !conflicts(w.Type, other.typ) || wantKeys[other.rrKey] || !other.hasData() || other.owner == tenant {
+				continue
+			}
+			if other.typ == "NS" && other.name == z.Name {
+				continue // the apex NS is never removed
+			}
+			if !handled[other.rrKey] {
+				handled[other.rrKey] = true
+				di := change(other.name, other.typ, plan.ActionDelete, plan.ImpactOverwrite,
+					fmt.Sprintf("%s %s gives way to the wanted %s", other.typ, ownerText(other), w.Type))
+				dc := &b.changes[di]
+				dc.Gates = []plan.Gate{plan.GateDNSOverwrite}
+				dc.Before = attrs(other.ttl, other.values)
+				b.deletes = append(b.deletes, deleteSet(other.rrKey))
+				b.expect = append(b.expect, expectation{name: other.name, typ: other.typ, gone: true})
+			}
+			c := &b.changes[ci]
+			c.Impact = plan.ImpactOverwrite
+			c.Gates = []plan.Gate{plan.GateDNSOverwrite}
+			if c.Reason == "" {
+				c.Reason = fmt.Sprintf("replaces a foreign %s at this name", other.typ)
+			}
+		}
+
+		rs := pdns.RRset{Name: pdns.String(w.Name), Type: pdns.RRTypePtr(pdns.RRType(w.Type)),
+			ChangeType: pdns.ChangeTypePtr(pdns.ChangeTypeReplace), Comments: comments}
+		if records {
+			rs.TTL = pdns.Uint32(w.TTL)
+			rs.Records = make([]pdns.Record, len(values))
+			for i, v := range values {
+				rs.Records[i] = pdns.Record{Content: pdns.String(v), Disabled: pdns.Bool(false)}
+			}
+		}
+		b.replaces = append(b.replaces, rs)
+		b.expect = append(b.expect, expectation{name: w.Name, typ: w.Type, ttl: w.TTL, values: values})
+	}
+
+	// Deletes: only what carries this tenant's marker and is no longer
+	// wanted. The observation is complete here (one GET of the whole
+	// zone succeeded), which is what makes deleting safe at all.
+	ours := 0
+	var deletes []int
+	keys := make([]rrKey, 0, len(obs.rrsets))
+	for k, l := range obs.rrsets {
+		if l.owner == tenant {
+			ours++
+		}
+		keys = append(keys, k)
+	}
+	sort.Slice(keys, func(i, j int) bool {
+		if keys[i].name != keys[j].name {
+			return keys[i].name < keys[j].name
+		}
+		return keys[i].typ < keys[j].typ
+	})
+	for _, k := range keys {
+		l := obs.rrsets[k]
+		if l.owner != tenant || wantKeys[k] || handled[k] {
+			continue
+		}
+		if k.typ == "NS" && k.name == z.Name {
+			continue // the apex NS is never removed: the zone would stop working
+		}
+		ci := change(k.name, k.typ, plan.ActionDelete, plan.ImpactLive, "no longer in the spec")
+		b.changes[ci].Before = attrs(l.ttl, l.values)
+		deletes = append(deletes, ci)
+		b.deletes = append(b.deletes, deleteSet(k))
+		if l.hasData() {
+			b.expect = append(b.expect, expectation{name: k.name, typ: k.typ, gone: true})
+		}
+	}
+	if ours >= run.DeleteManyMin && len(deletes)*100 > run.DeleteManyPercent*ours {
+		for _, ci := range deletes {
+			c := &b.changes[ci]
+			c.Gates = append(c.Gates, plan.GateDNSDeleteMany)
+			c.Reason = fmt.Sprintf("no longer in the spec; %d of the %d rrsets site owns in this zone go at once", len(deletes), ours)
+		}
+	}
+	return b
+}
+
+func deleteSet(k rrKey) pdns.RRset {
+	return pdns.RRset{Name: pdns.String(k.name), Type: pdns.RRTypePtr(pdns.RRType(k.typ)),
+		ChangeType: pdns.ChangeTypePtr(pdns.ChangeTypeDelete)}
+}

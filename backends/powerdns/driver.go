@@ -1,0 +1,205 @@
+// Package powerdns converges DNS zones hosted on a PowerDNS Authoritative
+// server through its HTTP API, with github.com/joeig/go-powerdns/v3.
+//
+// For each zone step the driver makes one GET of the whole zone, compares
+// every rrset with what the spec wants and plans changes; apply sends them
+// as one atomic PATCH (DELETEs first, then REPLACEs, so an A can turn into
+// a CNAME without PowerDNS answering 422), split only when the body would
+// pass the server's webserver-max-bodysize. A missing zone is created as a
+// Native zone with SOA-EDIT-API DEFAULT, its rrsets in the same POST.
+//
+// Ownership lives on the rrset itself: site writes a comment with account
+// "site" and content "managed by site tenant=NAME" (see Marker). An rrset
+// without it is foreign: identical foreign data is adopted (a comments-only
+// change), anything else at a wanted name is an overwrite behind
+// GATE-DNS-OVERWRITE. Only rrsets carrying this tenant's marker are ever
+// deleted, and only from a fully observed zone; many deletes at once need
+// GATE-DNS-DELETE-MANY. The SOA is never touched, nor the apex NS unless
+// the spec names it.
+//
+// After apply the driver asks the server's DNS port what it now serves for
+// every changed name and type and reports any difference as a problem
+// (see Driver.VerifyAddr for where it asks).
+package powerdns
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"net/url"
+	"time"
+
+	pdns "github.com/joeig/go-powerdns/v3"
+
+	"github.com/site-tools/site/backends"
+	"github.com/site-tools/site/compiler/graph"
+	"github.com/site-tools/site/compiler/model"
+)
+
+// DefaultMaxBodyBytes is PowerDNS's default webserver-max-bodysize (2 MB).
+const DefaultMaxBodyBytes = 2 << 20
+
+// EnvDNSAddr names the environment variable that tells the driver where
+// to send its verification queries (host:port), or "off" to skip them.
+const EnvDNSAddr = "SITE_PDNS_DNS_ADDR"
+
+// Driver converges graph.KindZone steps whose zone names a PowerDNS
+// provider. The zero value is ready to use.
+type Driver struct {
+	// HTTPClient carries every API request; nil means a client with a
+	// 60 s timeout.
+	HTTPClient *http.Client
+	// MaxBodyBytes is the largest PATCH body sent in one request; set it
+	// to the server's webserver-max-bodysize. 0 means DefaultMaxBodyBytes.
+	MaxBodyBytes int
+	// VerifyAddr returns host:port of the DNS listener serving zone, asked
+	// after apply. nil means: $SITE_PDNS_DNS_ADDR when set (read through
+	// Run.Getenv; "off" skips verification), else the API URL's host on
+	// port 53. An empty result skips verification, with a note.
+	VerifyAddr func(zone *model.Zone, run *backends.Run) string
+	// Attempts bounds the tries of one request that fails transiently
+	// (connection refused, 5xx, 429). 0 means 3.
+	Attempts int
+	// Backoff is the wait before the second try; it doubles per try, and
+	// up to half of it is random jitter. 0 means 200 ms.
+	Backoff time.Duration
+}
+
+var _ backends.Driver = (*Driver)(nil)
+
+// Marker is the owner marker's comment content for tenant.
+func Marker(tenant string) string { return "managed by site tenant=" + tenant }
+
+// MarkerAccount is the owner marker's comment account.
+const MarkerAccount = "site"
+
+func (d *Driver) maxBody() int {
+	if d.MaxBodyBytes > 0 {
+		return d.MaxBodyBytes
+	}
+	return DefaultMaxBodyBytes
+}
+
+// client is one step's API client, with its own request counter.
+type client struct {
+	api   *pdns.Client
+	count *countingTransport
+	base  string // URL, for messages
+}
+
+// newClient resolves the API key and builds a client. The key is never
+// put in an error or a message.
+func (d *Driver) newClient(step *graph.Step, run *backends.Run) (*client, error) {
+	p := step.Zone.Provider.PowerDNS
+	if p == nil {
+		return nil, fmt.Errorf("step %s: zone %s has no powerdns provider", step.ID, step.Zone.Name)
+	}
+	// go-powerdns v3.17.0 calls log.Fatalf on a URL it cannot parse, so
+	// check it here and return an error instead.
+	u, err := url.Parse(p.URL)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return nil, fmt.Errorf("zone %s: powerdns url %q is not an http(s) URL with a host: write it like http://127.0.0.1:8081", step.Zone.Name, p.URL)
+	}
+	key, err := run.Credential(step.Tenant, p.APIKey)
+	if err != nil {
+		return nil, fmt.Errorf("zone %s: read the PowerDNS API key: %w", step.Zone.Name, err)
+	}
+	hc := d.HTTPClient
+	if hc == nil {
+		hc = &http.Client{Timeout: 60 * time.Second}
+	}
+	ct := &countingTransport{base: hc.Transport}
+	if ct.base == nil {
+		ct.base = http.DefaultTransport
+	}
+	wrapped := *hc
+	wrapped.Transport = ct
+	api := pdns.New(p.URL, p.Server, pdns.WithAPIKey(key), pdns.WithHTTPClient(&wrapped))
+	return &client{api: api, count: ct, base: p.URL}, nil
+}
+
+// verifyAddr picks where to send verification queries for zone.
+func (d *Driver) verifyAddr(zone *model.Zone, run *backends.Run) string {
+	if d.VerifyAddr != nil {
+		return d.VerifyAddr(zone, run)
+	}
+	if run != nil && run.Getenv != nil {
+		switch v := run.Getenv(EnvDNSAddr); v {
+		case "off":
+			return ""
+		case "":
+		default:
+			return v
+		}
+	}
+	u, err := url.Parse(zone.Provider.PowerDNS.URL)
+	if err != nil || u.Hostname() == "" {
+		return ""
+	}
+	return net.JoinHostPort(u.Hostname(), "53")
+}
+
+// Plan observes the zone with one GET and plans the changes.
+func (d *Driver) Plan(ctx context.Context, step *graph.Step, run *backends.Run) (*backends.StepPlan, error) {
+	if step.Zone == nil {
+		return nil, fmt.Errorf("step %s is not a zone step", step.ID)
+	}
+	c, err := d.newClient(step, run)
+	if err != nil {
+		return nil, err
+	}
+	var live *pdns.Zone
+	err = d.retry(ctx, func(ctx context.Context) error {
+		var err error
+		live, err = c.api.Zones.Get(ctx, step.Zone.Name)
+		return err
+	})
+	absent := false
+	if err != nil {
+		var ae *APIError
+		if errors.As(err, &ae) && ae.Status == http.StatusNotFound {
+			absent = true
+			live = nil
+		} else {
+			return nil, fmt.Errorf("observe zone %s at %s: %w; nothing is planned for this zone, deletes least of all", step.Zone.Name, c.base, err)
+		}
+	}
+	obs := observe(live)
+	b := diff(step, obs, run)
+	b.client = c
+	b.verifyAddr = d.verifyAddr(step.Zone, run)
+	b.create = absent
+	return &backends.StepPlan{Step: step, Changes: b.changes, Fingerprint: obs.fingerprint(), Detail: b}, nil
+}
+
+// Apply sends the planned batch: one POST for a missing zone, else one
+// PATCH (more only past the body limit), then verifies over DNS.
+func (d *Driver) Apply(ctx context.Context, sp *backends.StepPlan, run *backends.Run) (*backends.StepResult, error) {
+	b, ok := sp.Detail.(*batch)
+	if !ok {
+		return nil, fmt.Errorf("step %s: plan was not made by the powerdns driver in this process", sp.Step.ID)
+	}
+	res := &backends.StepResult{}
+	start := b.client.count.n.Load()
+	defer func() { res.Requests = int(b.client.count.n.Load() - start) }()
+	if len(b.deletes) == 0 && len(b.replaces) == 0 && !b.create {
+		return res, nil
+	}
+	zone := sp.Step.Zone.Name
+	if err := d.write(ctx, b, zone); err != nil {
+		return res, err
+	}
+	if b.verifyAddr == "" {
+		res.Notes = append(res.Notes, fmt.Sprintf("zone %s: not verified over DNS: no DNS address (set %s=host:port)", zone, EnvDNSAddr))
+		return res, nil
+	}
+	problems, err := verify(ctx, b.verifyAddr, zone, b.expect)
+	if err != nil {
+		res.Problems = append(res.Problems, fmt.Sprintf("zone %s: could not verify at %s: %v", zone, b.verifyAddr, err))
+		return res, nil
+	}
+	res.Problems = append(res.Problems, problems...)
+	return res, nil
+}

@@ -1,0 +1,201 @@
+package powerdns
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"net/http"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	pdns "github.com/joeig/go-powerdns/v3"
+)
+
+// Class sorts API errors by what the caller should do about them.
+type Class string
+
+// Error classes. Only ClassTransient is retried.
+const (
+	// ClassConflict: the zone's data refuses the change (a CNAME beside
+	// other data, a zone that appeared or vanished since it was observed).
+	ClassConflict Class = "conflict"
+	// ClassInvalid: the request itself is wrong (bad content, body too big).
+	ClassInvalid Class = "invalid"
+	// ClassAuth: the API key was refused.
+	ClassAuth Class = "auth"
+	// ClassTransient: the server could not be reached or was overloaded.
+	ClassTransient Class = "transient"
+)
+
+// APIError is a classified PowerDNS API failure.
+type APIError struct {
+	Class  Class
+	Status int // HTTP status; 0 when no answer came
+	// Messages are every message the server gave: the one "error" of
+	// PowerDNS 4.x, or each entry of the "errors" array PowerDNS 5.1+
+	// adds for several faults ("Multiple errors found in RRset").
+	Messages []string
+	Err      error // the underlying cause
+}
+
+func (e *APIError) Error() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s error", e.Class)
+	if e.Status != 0 {
+		fmt.Fprintf(&b, " (HTTP %d)", e.Status)
+	}
+	if len(e.Messages) > 0 {
+		b.WriteString(": " + strings.Join(e.Messages, "; "))
+	} else if e.Err != nil {
+		b.WriteString(": " + e.Err.Error())
+	}
+	b.WriteString(": " + e.Class.advice())
+	return b.String()
+}
+
+func (e *APIError) Unwrap() error { return e.Err }
+
+func (c Class) advice() string {
+	switch c {
+	case ClassConflict:
+		return "the zone's live data refuses this change; run site diff to re-observe, and check for another writer of these names"
+	case ClassInvalid:
+		return "the server refused the request as invalid; fix the record named above in the spec"
+	case ClassAuth:
+		return "the API key was refused; check the credential the zone's provider names and the server's api-key"
+	default:
+		return "the server was unreachable or overloaded; retried, then gave up; re-run when it answers"
+	}
+}
+
+// errorBody is both shapes of a PowerDNS error body.
+type errorBody struct {
+	Error  string   `json:"error"`
+	Errors []string `json:"errors"`
+}
+
+// parseErrorBody reads the messages of a PowerDNS error response: JSON
+// with "error" and, since 5.1, an optional "errors" array, or plain text.
+func parseErrorBody(body []byte) []string {
+	body = bytes.TrimSpace(body)
+	if len(body) == 0 {
+		return nil
+	}
+	var eb errorBody
+	if json.Unmarshal(body, &eb) == nil && (eb.Error != "" || len(eb.Errors) > 0) {
+		if len(eb.Errors) > 0 {
+			return eb.Errors
+		}
+		return []string{eb.Error}
+	}
+	return []string{string(body)}
+}
+
+// classify turns a status and the server's messages into a class.
+func classify(status int, msgs []string) Class {
+	switch {
+	case status == 0 || status == http.StatusTooManyRequests || status >= 500:
+		return ClassTransient
+	case status == http.StatusUnauthorized || status == http.StatusForbidden:
+		return ClassAuth
+	case status == http.StatusConflict || status == http.StatusNotFound:
+		return ClassConflict
+	}
+	for _, m := range msgs {
+		if strings.Contains(m, "Conflicts with") {
+			return ClassConflict
+		}
+	}
+	return ClassInvalid
+}
+
+// captureKey carries a *captured through a request's context so the
+// transport can keep the raw error body the client library drops (it
+// reads only "error", never PowerDNS 5.1's "errors").
+type captureKey struct{}
+
+type captured struct {
+	status int
+	body   []byte
+}
+
+// countingTransport counts requests and keeps the raw body of error
+// responses for the request's captured, if any.
+type countingTransport struct {
+	base http.RoundTripper
+	n    atomic.Int64
+}
+
+func (t *countingTransport) RoundTrip(r *http.Request) (*http.Response, error) {
+	t.n.Add(1)
+	resp, err := t.base.RoundTrip(r)
+	if err != nil || resp.StatusCode < 300 {
+		return resp, err
+	}
+	if c, ok := r.Context().Value(captureKey{}).(*captured); ok {
+		body, _ := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
+		resp.Body.Close()
+		c.status, c.body = resp.StatusCode, body
+		resp.Body = io.NopCloser(bytes.NewReader(body))
+	}
+	return resp, nil
+}
+
+// call runs one API call, capturing and classifying its failure.
+func call(ctx context.Context, f func(context.Context) error) error {
+	c := &captured{}
+	err := f(context.WithValue(ctx, captureKey{}, c))
+	if err == nil {
+		return nil
+	}
+	if ctx.Err() != nil {
+		return ctx.Err()
+	}
+	var pe *pdns.Error
+	if errors.As(err, &pe) {
+		msgs := parseErrorBody(c.body)
+		if pe.StatusCode == http.StatusUnauthorized || len(msgs) == 0 {
+			// Never echo what a 401 page says: it is the server's text,
+			// but keep the message short and free of request details.
+			msgs = []string{pe.Message}
+		}
+		return &APIError{Class: classify(pe.StatusCode, msgs), Status: pe.StatusCode, Messages: msgs, Err: err}
+	}
+	return &APIError{Class: ClassTransient, Err: err}
+}
+
+// retry runs f until it succeeds, fails for a reason other than a
+// transient one, or has been tried Attempts times.
+func (d *Driver) retry(ctx context.Context, f func(context.Context) error) error {
+	attempts := d.Attempts
+	if attempts <= 0 {
+		attempts = 3
+	}
+	wait := d.Backoff
+	if wait <= 0 {
+		wait = 200 * time.Millisecond
+	}
+	var err error
+	for i := 0; i < attempts; i++ {
+		if i > 0 {
+			jittered := wait/2 + rand.N(wait/2+1)
+			select {
+			case <-ctx.Done():
+				return ctx.Err()
+			case <-time.After(jittered):
+			}
+			wait *= 2
+		}
+		err = call(ctx, f)
+		var ae *APIError
+		if err == nil || !errors.As(err, &ae) || ae.Class != ClassTransient {
+			return err
+		}
+	}
+	return fmt.Errorf("after %d tries: %w", attempts, err)
+}

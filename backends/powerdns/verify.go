@@ -1,0 +1,176 @@
+package powerdns
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"strings"
+	"sync"
+
+	"github.com/miekg/dns"
+)
+
+// verifyWorkers bounds the DNS queries in flight during verification.
+const verifyWorkers = 8
+
+// axfrAbove is the number of checked rrsets from which one zone transfer
+// is cheaper than a query each; the server may refuse it, and then each
+// rrset is queried.
+const axfrAbove = 50
+
+// verify asks the authoritative server at addr what it serves for every
+// expectation and returns one problem per difference (incident 2: a
+// record can read as written while the name does not resolve).
+func verify(ctx context.Context, addr, zone string, expect []expectation) ([]string, error) {
+	if len(expect) > axfrAbove {
+		if served, err := transfer(ctx, addr, zone); err == nil {
+			var problems []string
+			for _, e := range expect {
+				if p := compare(e, served[rrKey{e.name, e.typ}]); p != "" {
+					problems = append(problems, p)
+				}
+			}
+			return problems, nil
+		}
+	}
+	problems := make([]string, len(expect))
+	errs := make([]error, len(expect))
+	var wg sync.WaitGroup
+	sem := make(chan struct{}, verifyWorkers)
+	for i, e := range expect {
+		wg.Add(1)
+		sem <- struct{}{}
+		go func() {
+			defer wg.Done()
+			defer func() { <-sem }()
+			got, err := query(ctx, addr, e.name, e.typ)
+			if err != nil {
+				errs[i] = err
+				return
+			}
+			problems[i] = compare(e, got)
+		}()
+	}
+	wg.Wait()
+	var out []string
+	for i := range expect {
+		if errs[i] != nil {
+			return nil, errs[i]
+		}
+		if problems[i] != "" {
+			out = append(out, problems[i])
+		}
+	}
+	return out, nil
+}
+
+// served is one rrset as the DNS port answers it.
+type served struct {
+	ttl    uint32
+	values []string // normalised
+}
+
+// compare returns what differs between e and what the server serves, or "".
+func compare(e expectation, got *served) string {
+	label := e.name + " " + e.typ
+	if e.gone {
+		if got != nil && len(got.values) > 0 {
+			return fmt.Sprintf("%s: deleted, but the server still answers %s", label, strings.Join(got.values, ", "))
+		}
+		return ""
+	}
+	if got == nil || len(got.values) == 0 {
+		return fmt.Sprintf("%s: written, but the server answers no such records (want %s)", label, strings.Join(e.values, ", "))
+	}
+	want := normAll(e.typ, e.values)
+	same := len(want) == len(got.values)
+	for i := 0; same && i < len(want); i++ {
+		same = want[i] == got.values[i]
+	}
+	if !same {
+		return fmt.Sprintf("%s: written %s, but the server answers %s", label, strings.Join(want, ", "), strings.Join(got.values, ", "))
+	}
+	if got.ttl != e.ttl {
+		return fmt.Sprintf("%s: written with TTL %d, but the server answers TTL %d", label, e.ttl, got.ttl)
+	}
+	return ""
+}
+
+// rdata is an rr's data in the form norm produces.
+func rdata(rr dns.RR) string {
+	// rr is parsed already: its printed form is what norm would make of
+	// it, save the case of names.
+	return foldNames(dns.TypeToString[rr.Header().Rrtype], strings.TrimPrefix(rr.String(), rr.Header().String()))
+}
+
+// query asks addr for name/type over UDP, then TCP when truncated, and
+// keeps the answers of exactly that owner and type (a CNAME answering an
+// A query is not an A).
+func query(ctx context.Context, addr, name, typ string) (*served, error) {
+	t, ok := dns.StringToType[typ]
+	if !ok {
+		return nil, fmt.Errorf("cannot query type %s", typ)
+	}
+	m := new(dns.Msg)
+	m.SetQuestion(name, t)
+	m.RecursionDesired = false
+	in, _, err := (&dns.Client{}).ExchangeContext(ctx, m, addr)
+	if err == nil && in.Truncated {
+		in, _, err = (&dns.Client{Net: "tcp"}).ExchangeContext(ctx, m, addr)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("query %s %s: %w", name, typ, err)
+	}
+	if in.Rcode != dns.RcodeSuccess && in.Rcode != dns.RcodeNameError {
+		return nil, fmt.Errorf("query %s %s: server answered %s", name, typ, dns.RcodeToString[in.Rcode])
+	}
+	s := &served{}
+	for _, rr := range in.Answer {
+		h := rr.Header()
+		if h.Rrtype != t || !strings.EqualFold(h.Name, name) {
+			continue
+		}
+		s.ttl = h.Ttl
+		s.values = append(s.values, rdata(rr))
+	}
+	sort.Strings(s.values)
+	return s, nil
+}
+
+// transfer reads the whole zone with AXFR.
+func transfer(ctx context.Context, addr, zone string) (map[rrKey]*served, error) {
+	m := new(dns.Msg)
+	m.SetAxfr(zone)
+	tr := &dns.Transfer{}
+	ch, err := tr.In(m, addr)
+	if err != nil {
+		return nil, err
+	}
+	out := map[rrKey]*served{}
+	for env := range ch {
+		if env.Error != nil {
+			return nil, env.Error
+		}
+		for _, rr := range env.RR {
+			h := rr.Header()
+			k := rrKey{strings.ToLower(h.Name), dns.TypeToString[h.Rrtype]}
+			s := out[k]
+			if s == nil {
+				s = &served{ttl: h.Ttl}
+				out[k] = s
+			}
+			s.values = append(s.values, rdata(rr))
+		}
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("zone transfer of %s returned nothing", zone)
+	}
+	for k, s := range out {
+		if k.typ == "SOA" {
+			// The SOA opens and closes an AXFR.
+			s.values = s.values[:1]
+		}
+		sort.Strings(s.values)
+	}
+	return out, nil
+}
