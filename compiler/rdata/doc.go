@@ -1,0 +1,19 @@
+// Package rdata validates record contents and writes them in the canonical
+// presentation form PowerDNS stores and returns (reference/apis.md §4.5),
+// and parses that form back into fields (for Cloudflare, which wants
+// fields, and for export).
+//
+// One function per record type builds a value: A, AAAA, Host (CNAME, NS),
+// Target (MX and SRV targets, where "." is the null target), MX, SRV, CAA
+// and TXT; TTL checks a time to live. ParseMX, ParseSRV, ParseCAA and
+// ParseTXT are their inverses: Parse(Format(x)) == x for canonical x.
+// Normalize rewrites a live value of any supported type into canonical
+// form, so a backend can compare what it observed with what is wanted using
+// ==.
+//
+// Canonical form, in short: addresses as net/netip prints them (RFC 5952
+// for IPv6); host names absolute, lower case, A-labels (package dnsname);
+// integers in decimal; CAA tags lower case; strings quoted, with `"` and `\`
+// escaped by a backslash and bytes outside printable ASCII as \DDD, split
+// into character-strings of at most 255 octets.
+package rdata

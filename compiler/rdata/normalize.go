@@ -1,0 +1,55 @@
+package rdata
+
+import (
+	"fmt"
+	"strings"
+)
+
+// types lists the record types this package understands, in the order the
+// language documents them.
+var types = []string{"A", "AAAA", "CNAME", "TXT", "MX", "SRV", "CAA", "NS"}
+
+// Normalize rewrites one value of record type typ, in any presentation form
+// a server may return, into the canonical form this package writes: for
+// example "2001:DB8:0::1" becomes "2001:db8::1" and `"ab" "cd"` becomes
+// `"abcd"`. Backends normalise what they observe before comparing it with
+// the model.
+func Normalize(typ, value string) (string, error) {
+	switch strings.ToUpper(typ) {
+	case "A":
+		return A(value)
+	case "AAAA":
+		return AAAA(value)
+	case "CNAME", "NS":
+		h, err := Host(value)
+		if err != nil {
+			return "", fmt.Errorf("%s %w", strings.ToUpper(typ), err)
+		}
+		return h, nil
+	case "TXT":
+		s, err := ParseTXT(value)
+		if err != nil {
+			return "", err
+		}
+		return TXT(s), nil
+	case "MX":
+		p, h, err := ParseMX(value)
+		if err != nil {
+			return "", err
+		}
+		return MX(p, h)
+	case "SRV":
+		p, w, port, t, err := ParseSRV(value)
+		if err != nil {
+			return "", err
+		}
+		return SRV(p, w, port, t)
+	case "CAA":
+		f, t, v, err := ParseCAA(value)
+		if err != nil {
+			return "", err
+		}
+		return CAA(f, t, v)
+	}
+	return "", fmt.Errorf("record type %q is not supported; use one of %s", typ, strings.Join(types, ", "))
+}

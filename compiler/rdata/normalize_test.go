@@ -1,0 +1,37 @@
+package rdata
+
+import "testing"
+
+func TestNormalize(t *testing.T) {
+	tests := []struct {
+		typ, in, want, wantErr string
+	}{
+		{"A", "192.0.2.1", "192.0.2.1", ""},
+		{"a", "192.0.2.1", "192.0.2.1", ""},
+		{"AAAA", "2001:DB8:0::1", "2001:db8::1", ""},
+		{"CNAME", "Target.Example.org.", "target.example.org.", ""},
+		{"CNAME", ".", "", "the DNS root"},
+		{"NS", "ns1.example.org.", "ns1.example.org.", ""},
+		{"NS", "ns1.example.org", "", "NS target \"ns1.example.org\" is relative"},
+		{"TXT", `"ab" "cd"`, `"abcd"`, ""},
+		{"TXT", `v=spf1`, `"v=spf1"`, ""},
+		{"MX", "10 MX.example.org.", "10 mx.example.org.", ""},
+		{"SRV", "1 2 3 T.example.org.", "1 2 3 t.example.org.", ""},
+		{"CAA", `0 ISSUE "ca.example"`, `0 issue "ca.example"`, ""},
+		{"SOA", "whatever", "", `record type "SOA" is not supported`},
+		{"A", "2001:db8::1", "", "put it under AAAA"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.typ+" "+tt.in, func(t *testing.T) {
+			got, err := Normalize(tt.typ, tt.in)
+			checkResult(t, got, err, tt.want, tt.wantErr)
+			if tt.wantErr != "" {
+				return
+			}
+			again, err := Normalize(tt.typ, got)
+			if err != nil || again != got {
+				t.Errorf("Normalize is not idempotent: %q gave %q, then %q (%v)", tt.in, got, again, err)
+			}
+		})
+	}
+}

@@ -1,0 +1,135 @@
+package rdata
+
+import (
+	"fmt"
+	"strings"
+)
+
+// maxString is the longest DNS character-string (RFC 1035 §3.3): one
+// length octet.
+const maxString = 255
+
+// TXT returns s in presentation form: quoted, split into character-strings
+// of at most 255 octets separated by a space ("..." "..."), `"` and `\`
+// escaped with a backslash and every byte outside printable ASCII written
+// as \DDD. This is the form PowerDNS returns, so a TXT written by site reads
+// back byte for byte. The empty string is `""`.
+func TXT(s string) string {
+	if len(s) <= maxString {
+		return quote(s)
+	}
+	var b strings.Builder
+	for len(s) > 0 {
+		n := min(len(s), maxString)
+		if b.Len() > 0 {
+			b.WriteByte(' ')
+		}
+		b.WriteString(quote(s[:n]))
+		s = s[n:]
+	}
+	return b.String()
+}
+
+// ParseTXT is the inverse of TXT: it reads one or more character-strings,
+// quoted or not, undoes their escapes and joins them. Joining is what makes
+// `"ab" "cd"` and `"abcd"` one value, which is also how resolvers hand
+// SPF and DKIM data to their users.
+func ParseTXT(s string) (string, error) {
+	parts, err := characterStrings(s)
+	if err != nil {
+		return "", fmt.Errorf("TXT value %q: %w", s, err)
+	}
+	if len(parts) == 0 {
+		return "", fmt.Errorf("TXT value %q holds no string; write it quoted, like \"v=spf1 -all\"", s)
+	}
+	return strings.Join(parts, ""), nil
+}
+
+// quote writes one quoted character-string, escaped the way PowerDNS's
+// txtEscape does.
+func quote(s string) string {
+	var b strings.Builder
+	b.Grow(len(s) + 2)
+	b.WriteByte('"')
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case c < 0x20 || c >= 0x7f:
+			fmt.Fprintf(&b, "\\%03d", c)
+		case c == '"' || c == '\\':
+			b.WriteByte('\\')
+			b.WriteByte(c)
+		default:
+			b.WriteByte(c)
+		}
+	}
+	b.WriteByte('"')
+	return b.String()
+}
+
+// characterStrings splits presentation-form data into its character-strings
+// and undoes escapes: \DDD is the octet with that decimal value, \X is X.
+func characterStrings(s string) ([]string, error) {
+	var out []string
+	for i := 0; ; {
+		for i < len(s) && (s[i] == ' ' || s[i] == '\t') {
+			i++
+		}
+		if i == len(s) {
+			return out, nil
+		}
+		quoted := s[i] == '"'
+		if quoted {
+			i++
+		}
+		var b []byte
+		for {
+			if i == len(s) {
+				if quoted {
+					return nil, fmt.Errorf("a quoted string is not closed; add the closing \"")
+				}
+				break
+			}
+			c := s[i]
+			if quoted && c == '"' {
+				i++
+				if i < len(s) && s[i] != ' ' && s[i] != '\t' {
+					return nil, fmt.Errorf("text follows a closing quote at offset %d; separate strings by a space", i)
+				}
+				break
+			}
+			if !quoted && (c == ' ' || c == '\t') {
+				break
+			}
+			if !quoted && c == '"' {
+				return nil, fmt.Errorf("a quote inside an unquoted string at offset %d; quote the whole string", i)
+			}
+			if c != '\\' {
+				b = append(b, c)
+				i++
+				continue
+			}
+			i++
+			if i == len(s) {
+				return nil, fmt.Errorf("a backslash ends the text; write \\\\ for a backslash")
+			}
+			if isDigit(s[i]) {
+				if i+3 > len(s) || !isDigit(s[i+1]) || !isDigit(s[i+2]) {
+					return nil, fmt.Errorf("escape at offset %d needs three digits, like \\032", i-1)
+				}
+				v := int(s[i]-'0')*100 + int(s[i+1]-'0')*10 + int(s[i+2]-'0')
+				if v > 255 {
+					return nil, fmt.Errorf("escape \\%s is not an octet; use \\000 to \\255", s[i:i+3])
+				}
+				b = append(b, byte(v))
+				i += 3
+				continue
+			}
+			b = append(b, s[i])
+			i++
+		}
+		out = append(out, string(b))
+	}
+}
+
+func isDigit(c byte) bool { return '0' <= c && c <= '9' }
