@@ -1,0 +1,177 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/site-tools/site/compiler"
+	"github.com/site-tools/site/compiler/model"
+)
+
+func init() { register(newVetCmd) }
+
+// defaultPaths is what vet, diff, apply and graph read with no PATH: the
+// tenants directory that `site init` writes into, and everything below it.
+var defaultPaths = []string{"./tenants/..."}
+
+func newVetCmd() *cobra.Command {
+	var format string
+	cmd := &cobra.Command{
+		Use:   "vet [PATH ...]",
+		Short: "Validate tenant specs (for editors and pull-request checks)",
+		Long: `vet loads every spec in PATH together and reports every problem, each
+positioned at file:line:col of the user's file. PATH is a .cue file, a
+directory (its .cue files), or dir/... (every .cue file below dir);
+with no PATH, vet reads ./tenants/... .
+
+Formats: text (file:line:col: message), json, github (GitHub Actions
+workflow commands: ::error file=...,line=...,col=...::message).
+
+Exit 0 when every spec is valid, 1 when one is invalid or unreadable.`,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if len(args) == 0 {
+				args = defaultPaths
+			}
+			out := cmd.OutOrStdout()
+			switch format {
+			case "text", "json", "github":
+			default:
+				return withCode(exitError, fmt.Errorf("--format %q: use text, json or github", format))
+			}
+			spec, err := compiler.Load(args)
+			var diags compiler.Diagnostics
+			if err != nil && !errors.As(err, &diags) {
+				return withCode(exitError, err)
+			}
+			if err := printVet(out, format, spec, diags); err != nil {
+				return withCode(exitError, err)
+			}
+			if len(diags) > 0 {
+				return withCode(exitError, nil)
+			}
+			return nil
+		},
+	}
+	cmd.Flags().StringVar(&format, "format", "text", "output format: text, json or github")
+	return cmd
+}
+
+// relPos makes file names relative to the working directory, as a user
+// reading the output in a terminal or a CI log expects.
+func relPos(p model.Pos) model.Pos {
+	if filepath.IsAbs(p.File) {
+		if wd, err := os.Getwd(); err == nil {
+			if r, err := filepath.Rel(wd, p.File); err == nil && !strings.HasPrefix(r, "..") {
+				p.File = r
+			}
+		}
+	}
+	return p
+}
+
+// vetSummary counts what a valid spec holds.
+type vetSummary struct {
+	Tenants  int `json:"tenants"`
+	Zones    int `json:"zones"`
+	Records  int `json:"records"`
+	VMs      int `json:"vms"`
+	Networks int `json:"networks"`
+}
+
+func summarize(spec *model.Spec) vetSummary {
+	var s vetSummary
+	for _, t := range spec.Tenants {
+		s.Tenants++
+		s.Zones += len(t.Zones)
+		s.VMs += len(t.VMs)
+		s.Networks += len(t.Networks)
+		for _, z := range t.Zones {
+			for _, rs := range z.RRsets {
+				s.Records += len(rs.Values)
+			}
+		}
+	}
+	return s
+}
+
+type jsonPos struct {
+	File string `json:"file"`
+	Line int    `json:"line,omitempty"`
+	Col  int    `json:"col,omitempty"`
+}
+
+type jsonDiag struct {
+	jsonPos
+	Path    string    `json:"path,omitempty"`
+	Message string    `json:"message"`
+	Related []jsonPos `json:"related,omitempty"`
+}
+
+type jsonVet struct {
+	Valid   bool        `json:"valid"`
+	Summary *vetSummary `json:"summary,omitempty"`
+	Errors  []jsonDiag  `json:"errors"`
+}
+
+func printVet(w io.Writer, format string, spec *model.Spec, diags compiler.Diagnostics) error {
+	switch format {
+	case "json":
+		out := jsonVet{Valid: len(diags) == 0, Errors: []jsonDiag{}}
+		if spec != nil {
+			s := summarize(spec)
+			out.Summary = &s
+		}
+		for _, d := range diags {
+			p := relPos(d.Pos)
+			jd := jsonDiag{jsonPos: jsonPos{p.File, p.Line, p.Col}, Path: d.Path, Message: d.Msg}
+			for _, r := range d.Related {
+				r = relPos(r)
+				jd.Related = append(jd.Related, jsonPos{r.File, r.Line, r.Col})
+			}
+			out.Errors = append(out.Errors, jd)
+		}
+		enc := json.NewEncoder(w)
+		enc.SetIndent("", "  ")
+		return enc.Encode(out)
+	case "github":
+		for _, d := range diags {
+			p := relPos(d.Pos)
+			props := "file=" + ghProp(p.File)
+			if p.Line > 0 {
+				props += fmt.Sprintf(",line=%d,col=%d", p.Line, p.Col)
+			}
+			if _, err := fmt.Fprintf(w, "::error %s::%s\n", props, ghData(d.Message(relPos))); err != nil {
+				return err
+			}
+		}
+	default:
+		for _, d := range diags {
+			if _, err := fmt.Fprintln(w, d.Format(relPos)); err != nil {
+				return err
+			}
+		}
+	}
+	if len(diags) == 0 && spec != nil {
+		s := summarize(spec)
+		_, err := fmt.Fprintf(w, "ok: %d tenants, %d zones, %d records, %d VMs, %d networks\n", s.Tenants, s.Zones, s.Records, s.VMs, s.Networks)
+		return err
+	}
+	return nil
+}
+
+// ghData and ghProp escape a workflow command's message and property
+// values as GitHub Actions reads them.
+func ghData(s string) string {
+	return strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A").Replace(s)
+}
+
+func ghProp(s string) string {
+	return strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A", ":", "%3A", ",", "%2C").Replace(s)
+}

@@ -1,0 +1,330 @@
+package compiler
+
+import (
+	"fmt"
+	"net/netip"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/site-tools/site/compiler/dnsname"
+	"github.com/site-tools/site/compiler/model"
+	"github.com/site-tools/site/compiler/rdata"
+)
+
+// builder turns one file's raw tenants into the model: it canonicalises
+// every DNS name once, turns record contents into their canonical
+// presentation form, and reports what is wrong inside one tenant.
+// Problems between tenants are found afterwards, by check.
+type builder struct {
+	pos   *positions
+	diags Diagnostics
+}
+
+func (b *builder) errorf(path []string, format string, args ...any) {
+	b.diags = append(b.diags, Diagnostic{Pos: b.pos.pos(path...), Path: cuePath(path...), Msg: fmt.Sprintf(format, args...)})
+}
+
+func (b *builder) related(path []string, related []model.Pos, format string, args ...any) {
+	b.diags = append(b.diags, Diagnostic{Pos: b.pos.pos(path...), Related: related, Path: cuePath(path...), Msg: fmt.Sprintf(format, args...)})
+}
+
+// at appends elems to a copy of path, so that paths built in loops never
+// share a backing array.
+func at(path []string, elems ...string) []string {
+	out := make([]string, 0, len(path)+len(elems))
+	return append(append(out, path...), elems...)
+}
+
+var (
+	tenantName  = regexp.MustCompile(`^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$`)
+	libvirtName = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.+-]{0,62}$`)
+)
+
+func (b *builder) tenant(name string, raw *rawTenant) *model.Tenant {
+	tp := []string{"tenants", name}
+	t := &model.Tenant{Name: name, Pos: b.pos.pos(tp...)}
+	if !tenantName.MatchString(name) {
+		b.errorf(tp, "tenant name %q: use lower case letters, digits and '-', at most 63 characters (it names owner markers and steps)", name)
+	}
+	if d, err := dnsname.Canonical(raw.Domain, "."); err != nil {
+		b.errorf(at(tp, "domain"), "%v", err)
+	} else {
+		t.Domain = d
+	}
+	if raw.Secrets != nil && raw.Secrets.Vault != nil {
+		t.Secrets = b.vault(at(tp, "secrets", "vault"), raw.Secrets.Vault)
+	}
+	creds := b.credentials(tp, raw)
+	for _, c := range creds {
+		if c.cred.Vault != nil && t.Secrets == nil {
+			b.errorf(c.path, "a vault credential needs a store: add secrets: vault: {addrs: [...]} to tenant %s, or use {env: NAME}", name)
+		}
+	}
+
+	if raw.Networks != nil {
+		for _, n := range sortedKeys(raw.Networks) {
+			t.Networks = append(t.Networks, b.network(name, at(tp, "networks", n), n, raw.Networks[n]))
+		}
+	}
+	zones := map[string]*model.Zone{}
+	if raw.DNS != nil {
+		spelt := map[string]string{}
+		for _, key := range sortedKeys(raw.DNS.Zones) {
+			zp := at(tp, "dns", "zones", key)
+			z := b.zone(name, zp, key, raw.DNS.Zones[key])
+			if z == nil {
+				continue
+			}
+			if prev, ok := spelt[z.Name]; ok {
+				b.related(zp, []model.Pos{b.pos.pos(at(tp, "dns", "zones", prev)...)},
+					"zones %q and %q are two spellings of %s; keep one", prev, key, z.Name)
+				continue
+			}
+			spelt[z.Name] = key
+			zones[z.Name] = z
+			t.Zones = append(t.Zones, z)
+		}
+	}
+	nets := map[string]*model.Network{}
+	for _, n := range t.Networks {
+		nets[n.Name] = n
+	}
+	if raw.VMs != nil {
+		for _, v := range sortedKeys(raw.VMs) {
+			t.VMs = append(t.VMs, b.vm(name, at(tp, "vms", v), v, raw.VMs[v], nets, zones))
+		}
+	}
+	for _, z := range t.Zones {
+		sortRRsets(z.RRsets)
+	}
+	return t
+}
+
+type credRef struct {
+	path []string
+	cred model.Credential
+}
+
+// credentials lists every credential of a tenant with its path.
+func (b *builder) credentials(tp []string, raw *rawTenant) []credRef {
+	var out []credRef
+	if raw.DNS != nil {
+		for _, key := range sortedKeys(raw.DNS.Zones) {
+			p := raw.DNS.Zones[key].Provider
+			pp := at(tp, "dns", "zones", key, "provider")
+			if p.PowerDNS != nil {
+				out = append(out, credRef{at(pp, "powerdns", "api_key"), p.PowerDNS.APIKey})
+			}
+			if p.Cloudflare != nil {
+				out = append(out, credRef{at(pp, "cloudflare", "token"), p.Cloudflare.Token})
+			}
+		}
+	}
+	return out
+}
+
+func (b *builder) vault(vp []string, raw *rawVault) *model.Vault {
+	v := &model.Vault{Addrs: raw.Addrs, Mount: raw.Mount, Token: raw.Token, Pos: b.pos.pos(vp...)}
+	selfRef := func(path []string, c model.Credential) {
+		if c.Vault != nil {
+			b.errorf(path, "the credential site logs in to the store with cannot come from that store; use {env: NAME}")
+		}
+	}
+	selfRef(at(vp, "token"), raw.Token)
+	if raw.AppRole != nil {
+		v.AppRole = &model.AppRole{RoleID: raw.AppRole.RoleID, SecretID: raw.AppRole.SecretID, Mount: raw.AppRole.Mount}
+		selfRef(at(vp, "approle", "role_id"), raw.AppRole.RoleID)
+		selfRef(at(vp, "approle", "secret_id"), raw.AppRole.SecretID)
+	}
+	return v
+}
+
+func (b *builder) network(tenant string, np []string, name string, raw *rawNetwork) *model.Network {
+	n := &model.Network{Tenant: tenant, Name: name, Host: raw.Host, CIDR: raw.CIDR, Autostart: raw.Autostart, Pos: b.pos.pos(np...)}
+	if !libvirtName.MatchString(name) {
+		b.errorf(np, "network name %q: use letters, digits, '-', '_', '.' and '+', at most 63 characters", name)
+	}
+	prefix, err := netip.ParsePrefix(raw.CIDR)
+	switch {
+	case err != nil:
+		b.errorf(at(np, "cidr"), "%q is not a CIDR prefix; write it like \"10.77.0.0/24\"", raw.CIDR)
+	case !prefix.Addr().Is4():
+		b.errorf(at(np, "cidr"), "%q is not IPv4; networks are IPv4 prefixes like \"10.77.0.0/24\"", raw.CIDR)
+	case prefix.Bits() > 30:
+		b.errorf(at(np, "cidr"), "%q leaves no room for a gateway and guests; use /30 or shorter", raw.CIDR)
+	case prefix.Masked() != prefix:
+		b.errorf(at(np, "cidr"), "%q has host bits set; write the network address %q", raw.CIDR, prefix.Masked().String())
+	default:
+		n.CIDR = prefix.String()
+	}
+	return n
+}
+
+func (b *builder) vm(tenant string, vp []string, name string, raw *rawVM, nets map[string]*model.Network, zones map[string]*model.Zone) *model.VM {
+	v := &model.VM{
+		Tenant: tenant, Name: name, Host: raw.Host, Autostart: raw.Autostart, Running: raw.Running,
+		VCPUs: raw.VCPUs, Pos: b.pos.pos(vp...),
+	}
+	if !libvirtName.MatchString(name) {
+		b.errorf(vp, "VM name %q: use letters, digits, '-', '_', '.' and '+', at most 63 characters", name)
+	}
+	if mem, err := parseSize(raw.Memory); err != nil {
+		b.errorf(at(vp, "memory"), "%v", err)
+	} else {
+		v.MemoryBytes = mem
+	}
+	disks := map[string]int{}
+	for i, d := range raw.Disks {
+		dp := at(vp, "disks", strconv.Itoa(i))
+		size, err := parseSize(d.Size)
+		if err != nil {
+			b.errorf(at(dp, "size"), "%v", err)
+		}
+		key := d.Pool + "/" + d.Name
+		if j, ok := disks[key]; ok {
+			b.related(at(dp, "name"), []model.Pos{b.pos.pos(at(vp, "disks", strconv.Itoa(j))...)}, "disk %s is listed twice", key)
+		}
+		disks[key] = i
+		v.Disks = append(v.Disks, model.Disk{Pool: d.Pool, Name: d.Name, SizeBytes: size})
+	}
+	for i, nic := range raw.NICs {
+		np := at(vp, "nics", strconv.Itoa(i))
+		m := model.NIC{Network: nic.Network, Address: nic.Address, MAC: strings.ToLower(nic.MAC)}
+		net, ok := nets[nic.Network]
+		switch {
+		case !ok:
+			b.errorf(at(np, "network"), "network %q is not declared in tenant %s; declare it under networks, or use one of: %s",
+				nic.Network, tenant, declared(nets))
+		case net.Host != raw.Host:
+			b.related(at(np, "network"), []model.Pos{net.Pos}, "network %q is on host %q, this VM on %q; a VM attaches only to networks on its own host",
+				nic.Network, net.Host, raw.Host)
+		}
+		if nic.Address != "" {
+			addr, err := netip.ParseAddr(nic.Address)
+			switch {
+			case err != nil || !addr.Is4():
+				b.errorf(at(np, "address"), "%q is not an IPv4 address", nic.Address)
+			case ok:
+				if prefix, err := netip.ParsePrefix(net.CIDR); err == nil && !prefix.Contains(addr) {
+					b.related(at(np, "address"), []model.Pos{net.Pos}, "%s is outside network %s (%s)", nic.Address, nic.Network, net.CIDR)
+				}
+			}
+		}
+		v.NICs = append(v.NICs, m)
+	}
+	if raw.CloudInit != nil {
+		v.CloudInit = &model.CloudInit{UserData: raw.CloudInit.UserData, MetaData: raw.CloudInit.MetaData, NetworkConfig: raw.CloudInit.NetworkConfig}
+	}
+	if raw.Publish != nil {
+		v.Publish = b.publish(tenant, at(vp, "publish"), raw, zones)
+	}
+	return v
+}
+
+// publish makes the VM the writer of one A or AAAA RRset per name, added
+// to the zone it names, so that backends write them like any other.
+func (b *builder) publish(tenant string, pp []string, raw *rawVM, zones map[string]*model.Zone) *model.Publish {
+	p := &model.Publish{Address: raw.Publish.Address, Pos: b.pos.pos(pp...)}
+	zname, err := dnsname.Canonical(raw.Publish.Zone, ".")
+	if err != nil {
+		b.errorf(at(pp, "zone"), "%v", err)
+		return p
+	}
+	p.Zone = zname
+	z, ok := zones[zname]
+	if !ok {
+		b.errorf(at(pp, "zone"), "zone %s is not declared in tenant %s; a VM publishes only into its own tenant's zones", zname, tenant)
+		return p
+	}
+	typ, value := "A", ""
+	if v, err := rdata.A(raw.Publish.Address); err == nil {
+		value = v
+	} else if v, err := rdata.AAAA(raw.Publish.Address); err == nil {
+		typ, value = "AAAA", v
+	} else {
+		b.errorf(at(pp, "address"), "%q is neither an IPv4 nor an IPv6 address", raw.Publish.Address)
+		return p
+	}
+	element := cuePath(at(pp[2:])...)
+	spelt := map[string]int{}
+	for i, n := range raw.Publish.Names {
+		np := at(pp, "names", strconv.Itoa(i))
+		fq, ok := b.ownerName(np, n, z)
+		if !ok {
+			continue
+		}
+		if j, dup := spelt[fq]; dup {
+			b.related(np, []model.Pos{b.pos.pos(at(pp, "names", strconv.Itoa(j))...)},
+				"%q and %q are two spellings of %s; keep one", raw.Publish.Names[j], n, fq)
+			continue
+		}
+		spelt[fq] = i
+		p.Names = append(p.Names, fq)
+		z.RRsets = append(z.RRsets, &model.RRset{
+			Name: fq, Type: typ, TTL: z.TTL, Values: []string{value},
+			Writer: model.Writer{Kind: model.WriterVMPublish, Tenant: tenant, Element: element, Pos: b.pos.pos(np...)},
+		})
+	}
+	return p
+}
+
+// ownerName canonicalises an owner name written in zone z and checks it
+// lies inside the zone.
+func (b *builder) ownerName(path []string, name string, z *model.Zone) (string, bool) {
+	fq, err := dnsname.Canonical(name, z.Name)
+	if err != nil {
+		b.errorf(path, "%v", err)
+		return "", false
+	}
+	if !dnsname.IsSubdomain(fq, z.Name) {
+		b.errorf(path, "%s is outside zone %s; write names relative to the zone, or absolute names that end in %s", fq, z.Name, z.Name)
+		return "", false
+	}
+	return fq, true
+}
+
+func declared(nets map[string]*model.Network) string {
+	if len(nets) == 0 {
+		return "(none declared)"
+	}
+	return strings.Join(sortedKeys(nets), ", ")
+}
+
+var sizeUnits = map[string]uint64{"KiB": 1 << 10, "MiB": 1 << 20, "GiB": 1 << 30, "TiB": 1 << 40}
+
+// parseSize reads a size with a binary unit, "512MiB" or "2GiB".
+func parseSize(s string) (uint64, error) {
+	i := strings.IndexFunc(s, func(r rune) bool { return r < '0' || r > '9' })
+	if i <= 0 {
+		return 0, fmt.Errorf("size %q: write a number and a unit, like \"512MiB\" or \"2GiB\"", s)
+	}
+	unit, ok := sizeUnits[s[i:]]
+	if !ok {
+		return 0, fmt.Errorf("size %q: the unit must be KiB, MiB, GiB or TiB", s)
+	}
+	n, err := strconv.ParseUint(s[:i], 10, 64)
+	if err != nil || n == 0 || n > (1<<64-1)/unit {
+		return 0, fmt.Errorf("size %q is out of range", s)
+	}
+	return n * unit, nil
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
+
+func sortRRsets(rs []*model.RRset) {
+	sort.SliceStable(rs, func(i, j int) bool {
+		if rs[i].Name != rs[j].Name {
+			return rs[i].Name < rs[j].Name
+		}
+		return rs[i].Type < rs[j].Type
+	})
+}

@@ -1,0 +1,125 @@
+package compiler
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/site-tools/site/compiler/model"
+)
+
+// check finds what is wrong between tenants (and between writers inside
+// one tenant) once every file is built: each canonical DNS name, zone,
+// VM and network has exactly one writer across everything loaded.
+func check(spec *model.Spec) Diagnostics {
+	var diags Diagnostics
+	two := func(at model.Pos, first model.Pos, path, format string, args ...any) {
+		diags = append(diags, Diagnostic{Pos: at, Related: []model.Pos{first}, Path: path, Msg: fmt.Sprintf(format, args...)})
+	}
+
+	// A zone, VM or network has one writer: the same name declared by two
+	// tenants would have them fight over it.
+	zones := map[string]*model.Zone{}
+	vms := map[string]*model.VM{}
+	nets := map[string]*model.Network{}
+	for _, t := range spec.Tenants {
+		for _, z := range t.Zones {
+			if prev, ok := zones[z.Name]; ok {
+				two(z.Pos, prev.Pos, cuePath("tenants", t.Name, "dns", "zones", strings.TrimSuffix(z.Name, ".")),
+					"zone %s is declared by tenants %s and %s: two writers; declare each zone in one tenant", z.Name, prev.Tenant, t.Name)
+				continue
+			}
+			zones[z.Name] = z
+		}
+		for _, v := range t.VMs {
+			key := v.Host + "\x00" + v.Name
+			if prev, ok := vms[key]; ok {
+				two(v.Pos, prev.Pos, cuePath("tenants", t.Name, "vms", v.Name),
+					"VM %s on host %s is declared by tenants %s and %s: two writers; rename one", v.Name, v.Host, prev.Tenant, t.Name)
+				continue
+			}
+			vms[key] = v
+		}
+		for _, n := range t.Networks {
+			key := n.Host + "\x00" + n.Name
+			if prev, ok := nets[key]; ok {
+				two(n.Pos, prev.Pos, cuePath("tenants", t.Name, "networks", n.Name),
+					"network %s on host %s is declared by tenants %s and %s: two writers; rename one", n.Name, n.Host, prev.Tenant, t.Name)
+				continue
+			}
+			nets[key] = n
+		}
+	}
+
+	// One writer per canonical name, whatever the types: a CNAME from one
+	// writer beside an A from another is the conflict of INCIDENTS.md 2.
+	type written struct {
+		writer model.Writer
+		types  []string
+	}
+	names := map[string]*written{}
+	reported := map[string]bool{}
+	for _, t := range spec.Tenants {
+		for _, z := range t.Zones {
+			if zones[z.Name] != z {
+				continue // a second declaration of a zone, reported above
+			}
+			for _, rs := range z.RRsets {
+				if cut := zoneCut(rs.Name, z.Name, zones); cut != nil && !(rs.Type == "NS" && rs.Name == cut.Name) {
+					two(rs.Writer.Pos, cut.Pos, writerPath(rs.Writer),
+						"%s lies in zone %s (tenant %s), below this zone's cut; write it in that zone, or only NS records at %s to delegate",
+						rs.Name, cut.Name, cut.Tenant, cut.Name)
+					continue
+				}
+				w, ok := names[rs.Name]
+				if !ok {
+					names[rs.Name] = &written{writer: rs.Writer, types: []string{rs.Type}}
+					continue
+				}
+				if sameWriter(w.writer, rs.Writer) {
+					w.types = append(w.types, rs.Type)
+					continue
+				}
+				key := rs.Name + "\x00" + writerPath(rs.Writer)
+				if reported[key] {
+					continue
+				}
+				reported[key] = true
+				two(rs.Writer.Pos, w.writer.Pos, writerPath(rs.Writer),
+					"two writers for %s: %s by %s, and %s by %s; a name has exactly one writer, so remove one",
+					rs.Name, strings.Join(w.types, "+"), describe(w.writer), rs.Type, describe(rs.Writer))
+			}
+		}
+	}
+	return diags
+}
+
+// zoneCut returns the zone, other than home, that name lies in and that
+// is below home: a name there belongs to that zone, not to home.
+func zoneCut(name, home string, zones map[string]*model.Zone) *model.Zone {
+	for n := name; n != home && n != "." && n != ""; {
+		if z, ok := zones[n]; ok {
+			return z
+		}
+		i := strings.IndexByte(n, '.')
+		if i < 0 {
+			break
+		}
+		n = n[i+1:]
+	}
+	return nil
+}
+
+func sameWriter(a, b model.Writer) bool {
+	return a.Kind == b.Kind && a.Tenant == b.Tenant && a.Element == b.Element
+}
+
+func writerPath(w model.Writer) string { return "tenants." + cuePath(w.Tenant) + "." + w.Element }
+
+func describe(w model.Writer) string {
+	switch w.Kind {
+	case model.WriterVMPublish:
+		return fmt.Sprintf("tenant %s's VM publish (%s)", w.Tenant, w.Element)
+	default:
+		return fmt.Sprintf("tenant %s's zone records (%s)", w.Tenant, w.Element)
+	}
+}

@@ -1,0 +1,214 @@
+package compiler
+
+import (
+	"bytes"
+	"fmt"
+	"io/fs"
+	"os"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	"cuelang.org/go/cue"
+	"cuelang.org/go/cue/ast"
+	"cuelang.org/go/cue/build"
+	"cuelang.org/go/cue/cuecontext"
+	cueerrors "cuelang.org/go/cue/errors"
+	"cuelang.org/go/cue/parser"
+	"cuelang.org/go/cue/token"
+
+	"github.com/site-tools/site/compiler/model"
+	"github.com/site-tools/site/schema"
+)
+
+// evaluator checks spec files against the schema. It owns one CUE
+// context: CUE is not safe for concurrent use, so each worker goroutine
+// has its own evaluator and nothing CUE leaves it.
+type evaluator struct {
+	ctx    *cue.Context
+	schema cue.Value
+}
+
+// fileResult is one evaluated file: its tenants as plain Go values, the
+// index of positions the user wrote, and its problems.
+type fileResult struct {
+	path    string
+	pos     *positions
+	tenants map[string]*rawTenant
+	diags   Diagnostics
+}
+
+func newEvaluator() (*evaluator, error) {
+	ctx := cuecontext.New()
+	inst := build.NewContext().NewInstance("schema", nil)
+	names, err := fs.Glob(schema.FS, "*.cue")
+	if err != nil {
+		return nil, err
+	}
+	for _, name := range names {
+		data, err := fs.ReadFile(schema.FS, name)
+		if err != nil {
+			return nil, err
+		}
+		f, err := parser.ParseFile("schema/"+name, data)
+		if err != nil {
+			return nil, fmt.Errorf("embedded schema: %w", err)
+		}
+		if err := inst.AddSyntax(f); err != nil {
+			return nil, fmt.Errorf("embedded schema: %w", err)
+		}
+	}
+	v := ctx.BuildInstance(inst)
+	if err := v.Err(); err != nil {
+		return nil, fmt.Errorf("embedded schema does not compile (a bug in site): %w", err)
+	}
+	return &evaluator{ctx: ctx, schema: v}, nil
+}
+
+var tenantsPath = cue.MakePath(cue.Str("tenants"))
+
+// file reads, parses, validates and decodes one spec file.
+func (e *evaluator) file(path string) *fileResult {
+	r := &fileResult{path: path, pos: &positions{file: path}}
+	fail := func(line, col int, format string, args ...any) *fileResult {
+		r.diags = append(r.diags, Diagnostic{
+			Pos: model.Pos{File: path, Line: line, Col: col},
+			Msg: fmt.Sprintf(format, args...),
+		})
+		return r
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		r.diags = append(r.diags, Diagnostic{Pos: model.Pos{File: path}, Msg: fmt.Sprintf("cannot read: %v", err)})
+		return r
+	}
+	if len(bytes.TrimSpace(data)) == 0 {
+		return fail(1, 1, "empty file; a spec starts with \"package tenants\" and fills tenants: NAME: {...}")
+	}
+	if !utf8.Valid(data) {
+		line, col := badUTF8(data)
+		return fail(line, col, "not valid UTF-8; save the file as UTF-8")
+	}
+	f, err := parser.ParseFile(path, data)
+	if err != nil {
+		r.diags = append(r.diags, fromCUE(err, r.pos)...)
+		return r
+	}
+	r.pos = indexPositions(path, f)
+	if d := checkTopLevel(path, f); len(d) > 0 {
+		r.diags = append(r.diags, d...)
+		return r
+	}
+	data0 := e.ctx.BuildFile(f, cue.Scope(e.schema))
+	if err := data0.Err(); err != nil {
+		r.diags = append(r.diags, fromCUE(err, r.pos)...)
+		return r
+	}
+	v := e.schema.Unify(data0)
+	if err := v.Validate(cue.Concrete(true), cue.Final()); err != nil {
+		r.diags = append(r.diags, fromCUE(err, r.pos)...)
+		return r
+	}
+	if err := v.LookupPath(tenantsPath).Decode(&r.tenants); err != nil {
+		r.diags = append(r.diags, fromCUE(err, r.pos)...)
+	}
+	return r
+}
+
+// checkTopLevel insists on "package tenants" and, at the top level, on
+// nothing but tenants (definitions, hidden fields and lets are the
+// user's own helpers). Anything else would be silently ignored.
+func checkTopLevel(path string, f *ast.File) Diagnostics {
+	var diags Diagnostics
+	at := func(p token.Pos) model.Pos {
+		if !p.IsValid() {
+			return model.Pos{File: path, Line: 1, Col: 1}
+		}
+		return model.Pos{File: path, Line: p.Line(), Col: p.Column()}
+	}
+	var pkg *ast.Package
+	for _, d := range f.Decls {
+		switch d := d.(type) {
+		case *ast.Package:
+			pkg = d
+		case *ast.Field:
+			name, isIdent, err := ast.LabelName(d.Label)
+			if err != nil || name == "tenants" || isIdent && (strings.HasPrefix(name, "#") || strings.HasPrefix(name, "_")) {
+				continue
+			}
+			diags = append(diags, Diagnostic{Pos: at(d.Label.Pos()), Path: cuePath(name),
+				Msg: "unknown top-level field; a spec file fills only tenants: NAME: {...}"})
+		}
+	}
+	switch {
+	case pkg == nil:
+		diags = append(diags, Diagnostic{Pos: at(token.NoPos), Msg: "missing \"package tenants\" at the top of the file"})
+	case pkg.Name.Name != "tenants":
+		diags = append(diags, Diagnostic{Pos: at(pkg.Name.Pos()),
+			Msg: fmt.Sprintf("package %s; site specs are \"package tenants\"", pkg.Name.Name)})
+	}
+	return diags
+}
+
+// badUTF8 returns the line and column (in bytes) of the first byte that
+// is not valid UTF-8.
+func badUTF8(data []byte) (line, col int) {
+	line, col = 1, 1
+	for len(data) > 0 {
+		r, size := utf8.DecodeRune(data)
+		if r == utf8.RuneError && size <= 1 {
+			return line, col
+		}
+		if r == '\n' {
+			line, col = line+1, 1
+		} else {
+			col += size
+		}
+		data = data[size:]
+	}
+	return line, col
+}
+
+// fromCUE turns CUE's errors into diagnostics positioned in the user's
+// file: CUE positions some errors in the schema only, so the position
+// is the first one in the user's file, else the user's nearest element
+// on the error's path.
+func fromCUE(err error, pos *positions) Diagnostics {
+	var diags Diagnostics
+	for _, e := range cueerrors.Errors(err) {
+		path := unquotePath(e.Path())
+		format, args := e.Msg()
+		d := Diagnostic{Path: cuePath(path...), Msg: fmt.Sprintf(format, args...)}
+		var inFile []token.Pos
+		for _, p := range append([]token.Pos{e.Position()}, e.InputPositions()...) {
+			if p.IsValid() && p.Filename() == pos.file {
+				inFile = append(inFile, p)
+			}
+		}
+		if len(inFile) > 0 {
+			d.Pos = model.Pos{File: pos.file, Line: inFile[0].Line(), Col: inFile[0].Column()}
+		} else {
+			d.Pos = pos.pos(path...)
+		}
+		diags = append(diags, d)
+	}
+	if len(diags) == 0 {
+		diags = append(diags, Diagnostic{Pos: model.Pos{File: pos.file}, Msg: err.Error()})
+	}
+	return diags
+}
+
+// unquotePath turns CUE's printed selectors ("\"sjc.example.net\"") back
+// into plain labels, as the position index keys them.
+func unquotePath(sels []string) []string {
+	out := make([]string, len(sels))
+	for i, s := range sels {
+		if strings.HasPrefix(s, "\"") {
+			if u, err := strconv.Unquote(s); err == nil {
+				s = u
+			}
+		}
+		out[i] = s
+	}
+	return out
+}

@@ -1,0 +1,106 @@
+package compiler
+
+import (
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/site-tools/site/compiler/model"
+)
+
+// expand turns command-line paths into the .cue files they name: a file
+// is itself, a directory is the .cue files directly in it, and "dir/..."
+// is every .cue file below dir (skipping directories whose name starts
+// with "." or "_", testdata and cue.mod, as the go and cue tools do).
+// A missing path, or a directory without .cue files, is a diagnostic:
+// vetting nothing must never pass silently.
+func expand(paths []string) ([]string, Diagnostics) {
+	var files []string
+	var diags Diagnostics
+	seen := map[string]bool{}
+	add := func(f string) {
+		if !seen[f] {
+			seen[f] = true
+			files = append(files, f)
+		}
+	}
+	for _, arg := range paths {
+		root, recursive := strings.CutSuffix(arg, "...")
+		if recursive {
+			root = strings.TrimSuffix(root, "/")
+			if root == "" {
+				root = "."
+			}
+		}
+		root = filepath.Clean(root)
+		fail := func(msg string) {
+			diags = append(diags, Diagnostic{Pos: model.Pos{File: arg}, Msg: msg})
+		}
+		info, err := os.Stat(root)
+		if err != nil {
+			if os.IsNotExist(err) {
+				fail("no such file or directory; check the path")
+			} else {
+				fail(err.Error())
+			}
+			continue
+		}
+		switch {
+		case !info.IsDir() && recursive:
+			fail("is a file; \"/...\" needs a directory")
+		case !info.IsDir():
+			if filepath.Ext(root) != ".cue" {
+				fail("not a .cue file; site reads tenant specs written in CUE")
+				continue
+			}
+			add(root)
+		case recursive:
+			n := 0
+			err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+				if err != nil {
+					return err
+				}
+				if d.IsDir() {
+					if p != root && skipDir(d.Name()) {
+						return filepath.SkipDir
+					}
+					return nil
+				}
+				if filepath.Ext(p) == ".cue" && d.Type().IsRegular() {
+					add(p)
+					n++
+				}
+				return nil
+			})
+			if err != nil {
+				fail(err.Error())
+			} else if n == 0 {
+				fail("no .cue files in this directory or below it")
+			}
+		default:
+			entries, err := os.ReadDir(root)
+			if err != nil {
+				fail(err.Error())
+				continue
+			}
+			n := 0
+			for _, e := range entries {
+				if filepath.Ext(e.Name()) == ".cue" && e.Type().IsRegular() {
+					add(filepath.Join(root, e.Name()))
+					n++
+				}
+			}
+			if n == 0 {
+				fail("no .cue files in this directory; use \"" + root + string(filepath.Separator) + "...\" to include subdirectories")
+			}
+		}
+	}
+	sort.Strings(files)
+	return files, diags
+}
+
+func skipDir(name string) bool {
+	return strings.HasPrefix(name, ".") || strings.HasPrefix(name, "_") || name == "testdata" || name == "cue.mod"
+}

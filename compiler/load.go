@@ -1,0 +1,101 @@
+// Package compiler loads tenant specs written in CUE into the typed model
+// (package model) and validates them. It is the only package that
+// imports CUE: everything after Load works on plain Go values.
+//
+// Load checks each file against the embedded schema (package schema),
+// decodes it, canonicalises every DNS name once (absolute, lower case,
+// trailing dot, IDNA A-labels; "@" is the zone apex; relative names are
+// qualified by their zone), and then checks what no schema can say: one
+// writer per canonical name across everything loaded, CNAME rules, two
+// spellings of one name, record contents per type, names inside their
+// zone, NICs naming declared networks, and zones, VMs and networks
+// declared by two tenants.
+//
+// Every problem is reported, positioned in the user's file, as a
+// Diagnostics error. A tenant lives in one file: each file is evaluated
+// on its own (in parallel, one CUE context per worker, which is what
+// keeps a thousand tenants fast), so a tenant spread over two files is
+// reported rather than merged.
+package compiler
+
+import (
+	"fmt"
+	"runtime"
+	"sort"
+	"sync"
+
+	"github.com/site-tools/site/compiler/model"
+)
+
+// Load reads the specs at paths (files, directories, or "dir/..." for a
+// directory and everything below it), validates them together and
+// returns the model. When anything is wrong the error is a Diagnostics
+// listing every problem found.
+func Load(paths []string) (*model.Spec, error) {
+	files, diags := expand(paths)
+	results, err := evaluate(files)
+	if err != nil {
+		return nil, err
+	}
+	spec := &model.Spec{}
+	owner := map[string]*model.Tenant{}
+	for _, r := range results {
+		diags = append(diags, r.diags...)
+		b := &builder{pos: r.pos}
+		for _, name := range sortedKeys(r.tenants) {
+			t := b.tenant(name, r.tenants[name])
+			if prev, ok := owner[name]; ok {
+				diags = append(diags, Diagnostic{Pos: t.Pos, Related: []model.Pos{prev.Pos}, Path: cuePath("tenants", name),
+					Msg: fmt.Sprintf("tenant %s is declared in two files; keep each tenant in one file", name)})
+				continue
+			}
+			owner[name] = t
+			spec.Tenants = append(spec.Tenants, t)
+		}
+		diags = append(diags, b.diags...)
+	}
+	sort.Slice(spec.Tenants, func(i, j int) bool { return spec.Tenants[i].Name < spec.Tenants[j].Name })
+	diags = append(diags, check(spec)...)
+	if len(diags) > 0 {
+		return nil, diags.sort()
+	}
+	return spec, nil
+}
+
+// evaluate runs the CUE part of loading over files in parallel. CUE is
+// not safe for concurrent use, so each worker owns an evaluator (its own
+// context and its own compiled schema) and hands back plain Go values.
+func evaluate(files []string) ([]*fileResult, error) {
+	results := make([]*fileResult, len(files))
+	workers := min(runtime.GOMAXPROCS(0), len(files))
+	next := make(chan int)
+	errs := make([]error, workers)
+	var wg sync.WaitGroup
+	for w := range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			e, err := newEvaluator()
+			if err != nil {
+				errs[w] = err
+				for range next {
+				}
+				return
+			}
+			for i := range next {
+				results[i] = e.file(files[i])
+			}
+		}()
+	}
+	for i := range files {
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			return nil, err
+		}
+	}
+	return results, nil
+}

@@ -1,0 +1,105 @@
+package compiler
+
+import "github.com/site-tools/site/compiler/model"
+
+// The raw types are a spec as CUE evaluated it, defaults applied and
+// nothing canonicalised yet: plain Go values decoded inside one worker,
+// so that everything after evaluation runs without CUE.
+
+type rawTenant struct {
+	Domain  string `json:"domain"`
+	Secrets *struct {
+		Vault *rawVault `json:"vault"`
+	} `json:"secrets"`
+	DNS *struct {
+		Zones map[string]*rawZone `json:"zones"`
+	} `json:"dns"`
+	Networks map[string]*rawNetwork `json:"networks"`
+	VMs      map[string]*rawVM      `json:"vms"`
+}
+
+type rawVault struct {
+	Addrs   []string         `json:"addrs"`
+	Mount   string           `json:"mount"`
+	Token   model.Credential `json:"token"`
+	AppRole *struct {
+		RoleID   model.Credential `json:"role_id"`
+		SecretID model.Credential `json:"secret_id"`
+		Mount    string           `json:"mount"`
+	} `json:"approle"`
+}
+
+type rawZone struct {
+	Provider struct {
+		PowerDNS *struct {
+			URL    string           `json:"url"`
+			Server string           `json:"server"`
+			APIKey model.Credential `json:"api_key"`
+		} `json:"powerdns"`
+		Cloudflare *struct {
+			Token  model.Credential `json:"token"`
+			APIURL string           `json:"api_url"`
+		} `json:"cloudflare"`
+	} `json:"provider"`
+	TTL     int64               `json:"ttl"`
+	Records map[string]*rawName `json:"records"`
+}
+
+// rawName is every record at one owner name, keyed by type.
+type rawName struct {
+	TTL   *int64   `json:"ttl"`
+	A     []string `json:"A"`
+	AAAA  []string `json:"AAAA"`
+	CNAME *string  `json:"CNAME"`
+	TXT   []string `json:"TXT"`
+	MX    []struct {
+		Priority int64  `json:"priority"`
+		Host     string `json:"host"`
+	} `json:"MX"`
+	SRV []struct {
+		Priority int64  `json:"priority"`
+		Weight   int64  `json:"weight"`
+		Port     int64  `json:"port"`
+		Target   string `json:"target"`
+	} `json:"SRV"`
+	CAA []struct {
+		Flags int64  `json:"flags"`
+		Tag   string `json:"tag"`
+		Value string `json:"value"`
+	} `json:"CAA"`
+	NS []string `json:"NS"`
+}
+
+type rawNetwork struct {
+	Host      string `json:"host"`
+	CIDR      string `json:"cidr"`
+	Autostart bool   `json:"autostart"`
+}
+
+type rawVM struct {
+	Host      string `json:"host"`
+	Autostart bool   `json:"autostart"`
+	Running   bool   `json:"running"`
+	VCPUs     int    `json:"vcpus"`
+	Memory    string `json:"memory"`
+	Disks     []struct {
+		Pool string `json:"pool"`
+		Name string `json:"name"`
+		Size string `json:"size"`
+	} `json:"disks"`
+	NICs []struct {
+		Network string `json:"network"`
+		Address string `json:"address"`
+		MAC     string `json:"mac"`
+	} `json:"nics"`
+	CloudInit *struct {
+		UserData      string `json:"user_data"`
+		MetaData      string `json:"meta_data"`
+		NetworkConfig string `json:"network_config"`
+	} `json:"cloudinit"`
+	Publish *struct {
+		Zone    string   `json:"zone"`
+		Names   []string `json:"names"`
+		Address string   `json:"address"`
+	} `json:"publish"`
+}
