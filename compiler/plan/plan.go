@@ -4,6 +4,10 @@
 // A Plan is built by observing live systems; it carries no state between
 // runs except an optional saved copy whose fingerprints let apply refuse
 // when what it observed has changed since.
+//
+// Plan.WriteText renders a plan for people; Plan.WriteJSON writes the
+// versioned JSON form, whose schema is documented on WriteJSON, and
+// ReadJSON reads it back.
 package plan
 
 import (

@@ -1,0 +1,103 @@
+package plan
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+)
+
+// WriteJSON writes the plan in its versioned JSON form, the one
+// `site diff --format json` prints and `site diff --out` saves.
+//
+// # Schema (format_version 1)
+//
+// A JSON object with these members; a reader must check format_version
+// first and refuse a version it does not know.
+//
+//	format_version  integer, 1. Bumped on any change a reader could notice.
+//	only            array of phases ("secrets", "network", "vm", "dns") the
+//	                plan was scoped to with --only; absent when unscoped.
+//	changes         array, always present (empty when converged), sorted by
+//	                phase then key. Each change:
+//	  key           string, the resource key backend/scope/name, e.g.
+//	                "dns/example.org./www.example.org./A".
+//	  step          string, the ID of the step that makes the change, e.g.
+//	                "dns/example.org." or "vm/qemu:///system/keys".
+//	  phase         string, one of the phases above.
+//	  tenant        string, the tenant that wants it; absent if none.
+//	  action        "create", "update", "delete" or "adopt" (mark identical
+//	                foreign data as ours without changing what it serves).
+//	  impact        "none", "live", "next-boot", "restart", "destroy" or
+//	                "overwrite" (see the Impact constants).
+//	  gates         array of gate names the change needs acknowledged
+//	                (e.g. "GATE-DNS-OVERWRITE"); absent if none.
+//	  reason        string, why, in words; absent if obvious.
+//	  before, after objects of the compared attributes (for DNS: "ttl"
+//	                number, "values" array of strings in presentation
+//	                form); absent means the resource is absent on that side.
+//	blocked         array of steps that could not be observed and so plan
+//	                nothing; absent when every step was observed. Each:
+//	  step, phase, tenant  as in changes.
+//	  reason        string, what went wrong.
+//	  gate          string, a gate that, acknowledged, defers the step and
+//	                its dependents; absent if the step cannot be deferred.
+//	  skipped       true when the step was not tried because a step it
+//	                depends on is blocked.
+//	fingerprints    object mapping each observed step ID to an opaque hash of
+//	                what was observed; `site apply --plan` refuses the plan
+//	                when a fresh observation hashes differently.
+//
+// Credentials never appear in a plan.
+func (p *Plan) WriteJSON(w io.Writer) error {
+	cp := *p
+	cp.FormatVersion = FormatVersion
+	if cp.Changes == nil {
+		cp.Changes = []Change{}
+	}
+	if cp.Fingerprints == nil {
+		cp.Fingerprints = map[string]string{}
+	}
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(&cp); err != nil {
+		return fmt.Errorf("writing the plan as JSON: %w", err)
+	}
+	return nil
+}
+
+// ReadJSON reads a plan that WriteJSON wrote, refusing anything that is
+// not a plan of this FormatVersion.
+func ReadJSON(r io.Reader) (*Plan, error) {
+	data, err := io.ReadAll(r)
+	if err != nil {
+		return nil, fmt.Errorf("reading the plan: %w", err)
+	}
+	var probe struct {
+		FormatVersion *int `json:"format_version"`
+	}
+	if err := json.Unmarshal(data, &probe); err != nil {
+		return nil, fmt.Errorf("the plan is not valid JSON (%v): save one with site diff --out plan.json", err)
+	}
+	switch {
+	case probe.FormatVersion == nil:
+		return nil, fmt.Errorf("the file is not a site plan: it has no format_version; save one with site diff --out plan.json")
+	case *probe.FormatVersion != FormatVersion:
+		return nil, fmt.Errorf("the plan has format_version %d but this site reads only %d: save it again with this site's diff --out",
+			*probe.FormatVersion, FormatVersion)
+	}
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	p := &Plan{}
+	if err := dec.Decode(p); err != nil {
+		return nil, fmt.Errorf("the plan does not match format_version %d (%v): save it again with site diff --out", FormatVersion, err)
+	}
+	if p.Changes == nil {
+		p.Changes = []Change{}
+	}
+	if p.Fingerprints == nil {
+		p.Fingerprints = map[string]string{}
+	}
+	return p, nil
+}

@@ -1,0 +1,253 @@
+package plan
+
+import (
+	"bytes"
+	"flag"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+)
+
+var update = flag.Bool("update", false, "rewrite testdata/*.golden from the current output")
+
+func golden(t *testing.T, name string, got []byte) {
+	t.Helper()
+	path := filepath.Join("testdata", name)
+	if *update {
+		if err := os.MkdirAll("testdata", 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run go test -update to create it)", err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Errorf("output differs from %s (run go test -update if the change is intended)\ngot:\n%s\nwant:\n%s", path, got, want)
+	}
+}
+
+// fullPlan has one change of every action, several impacts and gates,
+// a blocked step with a gate and its skipped dependent.
+func fullPlan() *Plan {
+	p := New()
+	p.Changes = []Change{
+		{Key: "dns/sjc.example.net./keys.sjc.example.net./A", Step: "dns/sjc.example.net.", Phase: PhaseDNS, Tenant: "sjc",
+			Action: ActionCreate, Impact: ImpactLive,
+			After: map[string]any{"ttl": 300, "values": []string{"203.0.113.10"}}},
+		{Key: "dns/sjc.example.net./www.sjc.example.net./CNAME", Step: "dns/sjc.example.net.", Phase: PhaseDNS, Tenant: "sjc",
+			Action: ActionUpdate, Impact: ImpactOverwrite, Gates: []Gate{GateDNSOverwrite},
+			Reason: "foreign A record with other content (no owner marker)",
+			Before: map[string]any{"ttl": 300, "type": "A", "values": []string{"198.51.100.7"}},
+			After:  map[string]any{"ttl": 300, "type": "CNAME", "values": []string{"sjc.example.net."}}},
+		{Key: "dns/sjc.example.net./old.sjc.example.net./TXT", Step: "dns/sjc.example.net.", Phase: PhaseDNS, Tenant: "sjc",
+			Action: ActionDelete, Impact: ImpactLive,
+			Before: map[string]any{"ttl": 60, "values": []string{`"v=spf1 -all"`}}},
+		{Key: "dns/sjc.example.net./mx.sjc.example.net./MX", Step: "dns/sjc.example.net.", Phase: PhaseDNS, Tenant: "sjc",
+			Action: ActionAdopt, Impact: ImpactNone, Reason: "identical foreign data: mark it as ours",
+			After: map[string]any{"ttl": 300, "values": []string{"10 mx.example.org."}}},
+		{Key: "vm/qemu:///system/keys/memory", Step: "vm/qemu:///system/keys", Phase: PhaseVM, Tenant: "sjc",
+			Action: ActionUpdate, Impact: ImpactNextBoot, Reason: "defined for the next boot; the guest keeps running",
+			Before: map[string]any{"memory": "1GiB", "vcpus": 2}, After: map[string]any{"memory": "2GiB", "vcpus": 2}},
+		{Key: "vm/qemu:///system/keys/autostart", Step: "vm/qemu:///system/keys", Phase: PhaseVM, Tenant: "sjc",
+			Action: ActionUpdate, Impact: ImpactLive,
+			Before: map[string]any{"autostart": false}, After: map[string]any{"autostart": true}},
+		{Key: "vm/qemu:///system/keys/restart", Step: "vm/qemu:///system/keys", Phase: PhaseVM, Tenant: "sjc",
+			Action: ActionUpdate, Impact: ImpactRestart, Gates: []Gate{GateVMRestart},
+			Reason: "--restart sjc/keys: stop and start the guest so pending changes take effect"},
+	}
+	p.Blocked = []Blocked{
+		{Step: "secret/lab/dns/cloudflare#token", Phase: PhaseSecrets, Tenant: "lab", Gate: GateSecretUnreachable,
+			Reason: "no Vault answered: tried https://keys.lab.example.net (no such host), http://10.77.0.13:8200 (connection refused)"},
+		{Step: "dns/lab.example.net.", Phase: PhaseDNS, Tenant: "lab", Gate: GateSecretUnreachable, Skipped: true,
+			Reason: "not observed: it depends on secret/lab/dns/cloudflare#token, which could not be observed"},
+		{Step: "dns/other.example.", Phase: PhaseDNS, Tenant: "other",
+			Reason: "GET http://127.0.0.1:8081/api/v1/servers/localhost/zones/other.example.: connection refused"},
+	}
+	p.Fingerprints = map[string]string{"dns/sjc.example.net.": "sha256:0f1e", "vm/qemu:///system/keys": "sha256:a1b2"}
+	p.Sort()
+	return p
+}
+
+func TestWriteText(t *testing.T) {
+	deferredOnly := fullPlan()
+	deferredOnly.Changes = []Change{}
+	deferredOnly.Blocked = nil
+	for _, b := range fullPlan().Blocked {
+		if b.Tenant == "lab" {
+			deferredOnly.Blocked = append(deferredOnly.Blocked, b)
+		}
+	}
+	for _, tc := range []struct {
+		name string
+		plan *Plan
+		opts TextOptions
+	}{
+		{name: "plan_full.golden", plan: fullPlan()},
+		{name: "plan_full_color.golden", plan: fullPlan(), opts: TextOptions{Color: true}},
+		{name: "plan_deferred.golden", plan: deferredOnly, opts: TextOptions{Acked: map[Gate]bool{GateSecretUnreachable: true}}},
+		{name: "plan_converged.golden", plan: New()},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var b bytes.Buffer
+			if err := tc.plan.WriteText(&b, tc.opts); err != nil {
+				t.Fatal(err)
+			}
+			if !tc.opts.Color && strings.Contains(b.String(), "\x1b[") {
+				t.Error("colour codes without Color")
+			}
+			golden(t, tc.name, b.Bytes())
+		})
+	}
+}
+
+func TestWriteTextConvergedIsExact(t *testing.T) {
+	var b bytes.Buffer
+	if err := New().WriteText(&b, TextOptions{Color: true}); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := b.String(), "No changes. The live systems match the spec.\n"; got != want {
+		t.Errorf("got %q, want %q", got, want)
+	}
+}
+
+func TestSummaryLine(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		changes []Change
+		want    string
+	}{
+		{name: "counts and gates", changes: []Change{
+			{Action: ActionCreate}, {Action: ActionCreate}, {Action: ActionCreate},
+			{Action: ActionUpdate, Gates: []Gate{GateDNSOverwrite}}, {Action: ActionAdopt},
+		}, want: "Plan: 3 to create, 1 to update, 0 to delete, 1 to adopt; gates needed: GATE-DNS-OVERWRITE."},
+		{name: "no gates", changes: []Change{{Action: ActionDelete}},
+			want: "Plan: 0 to create, 0 to update, 1 to delete, 0 to adopt."},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p := New()
+			p.Changes = tc.changes
+			if got := p.summary(nil, 0, 0); got != tc.want {
+				t.Errorf("got %q, want %q", got, tc.want)
+			}
+		})
+	}
+}
+
+func TestWriteJSON(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		plan *Plan
+	}{
+		{name: "plan_full.json.golden", plan: fullPlan()},
+		{name: "plan_converged.json.golden", plan: New()},
+		{name: "plan_scoped.json.golden", plan: &Plan{Only: []Phase{PhaseDNS}}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var b bytes.Buffer
+			if err := tc.plan.WriteJSON(&b); err != nil {
+				t.Fatal(err)
+			}
+			golden(t, tc.name, b.Bytes())
+		})
+	}
+}
+
+func TestReadJSONRoundTrip(t *testing.T) {
+	var saved bytes.Buffer
+	if err := fullPlan().WriteJSON(&saved); err != nil {
+		t.Fatal(err)
+	}
+	p, err := ReadJSON(bytes.NewReader(saved.Bytes()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var again bytes.Buffer
+	if err := p.WriteJSON(&again); err != nil {
+		t.Fatal(err)
+	}
+	if saved.String() != again.String() {
+		t.Errorf("a plan read back writes differently:\nfirst:\n%s\nagain:\n%s", saved.String(), again.String())
+	}
+	// The text form of a plan read from a file must match the original's.
+	var t1, t2 bytes.Buffer
+	if err := fullPlan().WriteText(&t1, TextOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if err := p.WriteText(&t2, TextOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if t1.String() != t2.String() {
+		t.Errorf("text of a plan read back differs:\n%s\nvs\n%s", t1.String(), t2.String())
+	}
+	if !reflect.DeepEqual(p.Fingerprints, fullPlan().Fingerprints) {
+		t.Errorf("fingerprints: got %v, want %v", p.Fingerprints, fullPlan().Fingerprints)
+	}
+}
+
+func TestReadJSONRejects(t *testing.T) {
+	for _, tc := range []struct {
+		name, in, want string
+	}{
+		{name: "unknown version", in: `{"format_version": 2, "changes": []}`,
+			want: "the plan has format_version 2 but this site reads only 1: save it again with this site's diff --out"},
+		{name: "no version", in: `{"changes": []}`,
+			want: "the file is not a site plan: it has no format_version; save one with site diff --out plan.json"},
+		{name: "not JSON", in: `Plan: 1 to create`, want: "the plan is not valid JSON"},
+		{name: "unknown field", in: `{"format_version": 1, "changes": [], "resources": []}`,
+			want: `the plan does not match format_version 1 (json: unknown field "resources")`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := ReadJSON(strings.NewReader(tc.in))
+			if err == nil {
+				t.Fatal("got no error")
+			}
+			if !strings.HasPrefix(err.Error(), tc.want) {
+				t.Errorf("got %q, want it to start with %q", err.Error(), tc.want)
+			}
+		})
+	}
+}
+
+func TestParseGate(t *testing.T) {
+	for _, tc := range []struct {
+		in      string
+		want    Gate
+		wantErr bool
+	}{
+		{in: "GATE-DNS-OVERWRITE", want: GateDNSOverwrite},
+		{in: "GATE-SECRET-UNREACHABLE", want: GateSecretUnreachable},
+		{in: "gate-dns-overwrite", wantErr: true},
+		{in: "GATE-REBUILD-CONFIRM", wantErr: true},
+		{in: "", wantErr: true},
+	} {
+		t.Run(tc.in, func(t *testing.T) {
+			got, err := ParseGate(tc.in)
+			if (err != nil) != tc.wantErr {
+				t.Fatalf("got error %v, want error %v", err, tc.wantErr)
+			}
+			if got != tc.want {
+				t.Errorf("got %q, want %q", got, tc.want)
+			}
+			if err != nil && !strings.Contains(err.Error(), "GATE-DNS-DELETE-MANY") {
+				t.Errorf("error does not list the known gates: %v", err)
+			}
+		})
+	}
+}
+
+func TestCatalogueHasMeanings(t *testing.T) {
+	for _, g := range []Gate{GateDNSOverwrite, GateDNSDeleteMany, GateVMRestart, GateVMStop, GateVMDestroy, GateNetDestroy, GateSecretUnreachable} {
+		if g.Meaning() == "" {
+			t.Errorf("gate %s has no meaning", g)
+		}
+	}
+	if got := len(Catalogue()); got != 7 {
+		t.Errorf("catalogue has %d gates, want 7", got)
+	}
+}

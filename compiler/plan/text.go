@@ -1,0 +1,272 @@
+package plan
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+)
+
+// TextOptions control the text form of a plan.
+type TextOptions struct {
+	// Color adds ANSI colours. Set it only for a terminal with NO_COLOR
+	// unset.
+	Color bool
+	// Acked are the gates the user acknowledged: a blocked step whose
+	// gate is among them is shown as deferred, not blocked.
+	Acked map[Gate]bool
+}
+
+// Symbols for each action, as Terraform users expect them; adopt has no
+// Terraform equivalent and gets "=" because what is served stays equal.
+var symbols = map[Action]string{
+	ActionCreate: "+",
+	ActionUpdate: "~",
+	ActionDelete: "-",
+	ActionAdopt:  "=",
+}
+
+const (
+	ansiReset  = "\x1b[0m"
+	ansiBold   = "\x1b[1m"
+	ansiRed    = "\x1b[31m"
+	ansiGreen  = "\x1b[32m"
+	ansiYellow = "\x1b[33m"
+	ansiCyan   = "\x1b[36m"
+)
+
+var actionColors = map[Action]string{
+	ActionCreate: ansiGreen,
+	ActionUpdate: ansiYellow,
+	ActionDelete: ansiRed,
+	ActionAdopt:  ansiCyan,
+}
+
+// WriteText renders the plan for a person, in the spirit of Terraform's
+// plan output: a legend, the changes grouped by step, each with its
+// symbol, key, [impact], the gates it needs, its reason and its
+// attributes (before → after for an update), then the steps that could
+// not be observed, then one summary line:
+//
+//	Plan: 3 to create, 1 to update, 0 to delete, 1 to adopt; gates needed: GATE-DNS-OVERWRITE.
+//
+// A converged plan with every step observed is exactly
+// "No changes. The live systems match the spec.".
+func (p *Plan) WriteText(w io.Writer, opts TextOptions) error {
+	var b strings.Builder
+	paint := func(code, s string) string {
+		if !opts.Color || code == "" {
+			return s
+		}
+		return code + s + ansiReset
+	}
+	if len(p.Changes) == 0 && len(p.Blocked) == 0 {
+		b.WriteString("No changes. The live systems match the spec.\n")
+		_, err := io.WriteString(w, b.String())
+		return err
+	}
+	if len(p.Changes) > 0 {
+		fmt.Fprintf(&b, "site will make these changes (%s create, %s update, %s delete, %s adopt):\n",
+			paint(ansiGreen, "+"), paint(ansiYellow, "~"), paint(ansiRed, "-"), paint(ansiCyan, "="))
+	}
+	for _, group := range groupByStep(p.Changes) {
+		c0 := group[0]
+		b.WriteString("\n")
+		head := "# " + c0.Step
+		if c0.Tenant != "" {
+			head += " (tenant " + c0.Tenant + ")"
+		}
+		b.WriteString(paint(ansiBold, head) + "\n")
+		for _, c := range group {
+			writeChange(&b, c, paint)
+		}
+	}
+	var blocked, deferred []Blocked
+	for _, bl := range p.Blocked {
+		if bl.Gate != "" && opts.Acked[bl.Gate] {
+			deferred = append(deferred, bl)
+		} else {
+			blocked = append(blocked, bl)
+		}
+	}
+	if len(blocked) > 0 {
+		gap(&b)
+		b.WriteString(paint(ansiRed, "Not observed, so nothing is planned for these steps:") + "\n")
+		for _, bl := range blocked {
+			fmt.Fprintf(&b, "  %s %s: %s\n", paint(ansiRed, "!"), bl.Step, bl.Reason)
+			if bl.Gate != "" && !bl.Skipped {
+				fmt.Fprintf(&b, "      acknowledge %s to defer it and its dependents: --ack %s\n", bl.Gate, bl.Gate)
+			}
+		}
+	}
+	if len(deferred) > 0 {
+		gap(&b)
+		b.WriteString(paint(ansiYellow, "Deferred by an acknowledged gate:") + "\n")
+		for _, bl := range deferred {
+			fmt.Fprintf(&b, "  %s %s: %s\n", paint(ansiYellow, ">"), bl.Step, bl.Reason)
+		}
+	}
+	gap(&b)
+	b.WriteString(p.summary(opts.Acked, len(blocked), len(deferred)) + "\n")
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// summary is the plan's last line.
+func (p *Plan) summary(acked map[Gate]bool, blocked, deferred int) string {
+	n := map[Action]int{}
+	for _, c := range p.Changes {
+		n[c.Action]++
+	}
+	s := fmt.Sprintf("Plan: %d to create, %d to update, %d to delete, %d to adopt",
+		n[ActionCreate], n[ActionUpdate], n[ActionDelete], n[ActionAdopt])
+	if gates := p.Gates(); len(gates) > 0 {
+		names := make([]string, 0, len(gates))
+		for g := range gates {
+			if acked[g] {
+				names = append(names, string(g)+" (acknowledged)")
+			} else {
+				names = append(names, string(g))
+			}
+		}
+		sort.Strings(names)
+		s += "; gates needed: " + strings.Join(names, ", ")
+	}
+	if blocked > 0 {
+		s += fmt.Sprintf("; %d %s not observed", blocked, pluralSteps(blocked))
+	}
+	if deferred > 0 {
+		s += fmt.Sprintf("; %d %s deferred", deferred, pluralSteps(deferred))
+	}
+	return s + "."
+}
+
+// gap separates sections with one blank line.
+func gap(b *strings.Builder) {
+	if b.Len() > 0 {
+		b.WriteString("\n")
+	}
+}
+
+func pluralSteps(n int) string {
+	if n == 1 {
+		return "step"
+	}
+	return "steps"
+}
+
+// groupByStep splits sorted changes into runs of one step each, in the
+// order the steps first appear.
+func groupByStep(cs []Change) [][]Change {
+	var order []string
+	by := map[string][]Change{}
+	for _, c := range cs {
+		if _, ok := by[c.Step]; !ok {
+			order = append(order, c.Step)
+		}
+		by[c.Step] = append(by[c.Step], c)
+	}
+	out := make([][]Change, 0, len(order))
+	for _, s := range order {
+		out = append(out, by[s])
+	}
+	return out
+}
+
+func writeChange(b *strings.Builder, c Change, paint func(code, s string) string) {
+	sym, ok := symbols[c.Action]
+	if !ok {
+		sym = "?"
+	}
+	fmt.Fprintf(b, "  %s %s  [%s]", paint(actionColors[c.Action], sym), c.Key, paint(impactColor(c.Impact), string(c.Impact)))
+	if len(c.Gates) > 0 {
+		names := make([]string, len(c.Gates))
+		for i, g := range c.Gates {
+			names[i] = string(g)
+		}
+		fmt.Fprintf(b, "  needs %s", paint(ansiBold, strings.Join(names, ", ")))
+	}
+	b.WriteString("\n")
+	if c.Reason != "" {
+		fmt.Fprintf(b, "      %s\n", c.Reason)
+	}
+	for _, line := range attributeLines(c) {
+		fmt.Fprintf(b, "      %s\n", line)
+	}
+}
+
+func impactColor(i Impact) string {
+	switch i {
+	case ImpactRestart, ImpactDestroy, ImpactOverwrite:
+		return ansiRed
+	case ImpactNextBoot:
+		return ansiYellow
+	}
+	return ""
+}
+
+// attributeLines shows what a change compares: the new values of a
+// create or adopt, the old values of a delete, and for an update only the
+// attributes that differ, as before → after.
+func attributeLines(c Change) []string {
+	keys := map[string]bool{}
+	for k := range c.Before {
+		keys[k] = true
+	}
+	for k := range c.After {
+		keys[k] = true
+	}
+	names := make([]string, 0, len(keys))
+	for k := range keys {
+		names = append(names, k)
+	}
+	sort.Strings(names)
+	type line struct{ k, v string }
+	var lines []line
+	width := 0
+	for _, k := range names {
+		before, hadBefore := c.Before[k]
+		after, hasAfter := c.After[k]
+		var v string
+		switch {
+		case c.Action == ActionDelete || !hasAfter:
+			if c.Action != ActionDelete {
+				v = render(before) + " → (none)"
+			} else {
+				v = render(before)
+			}
+		case c.Action == ActionUpdate && hadBefore:
+			rb, ra := render(before), render(after)
+			if rb == ra {
+				continue
+			}
+			v = rb + " → " + ra
+		case c.Action == ActionUpdate:
+			v = "(none) → " + render(after)
+		default:
+			v = render(after)
+		}
+		lines = append(lines, line{k, v})
+		width = max(width, len(k))
+	}
+	out := make([]string, len(lines))
+	for i, l := range lines {
+		out[i] = fmt.Sprintf("%-*s %s", width+1, l.k+":", l.v)
+	}
+	return out
+}
+
+// render writes an attribute value as compact JSON, which reads well for
+// strings, numbers and lists and is the same for a plan read back from a
+// file as for the one that wrote it.
+func render(v any) string {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return fmt.Sprint(v)
+	}
+	return strings.TrimSuffix(b.String(), "\n")
+}
