@@ -7,13 +7,15 @@ import (
 )
 
 // gateMeanings says in a few words what acknowledging each gate allows.
-// Every gate in the catalogue has an entry; ParseGate accepts only these.
+// Every gate in the catalogue has an entry; ParseGate accepts only these,
+// so a gate added to the catalogue needs its entry here too.
 var gateMeanings = map[Gate]string{
 	GateDNSOverwrite:      "replace DNS data that site did not write",
 	GateDNSDeleteMany:     "delete more of a zone's records than the threshold allows",
 	GateVMRestart:         "restart a running guest so pending changes take effect (an outage)",
 	GateVMStop:            "stop a running guest",
 	GateVMDestroy:         "destroy a VM and its data",
+	GateVMDiskResize:      "grow a VM's disk volume (the guest must grow its file system)",
 	GateNetDestroy:        "destroy a network",
 	GateSecretUnreachable: "defer the steps whose secret cannot be read, and go on with the rest",
 }

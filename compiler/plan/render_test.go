@@ -242,12 +242,12 @@ func TestParseGate(t *testing.T) {
 }
 
 func TestCatalogueHasMeanings(t *testing.T) {
-	for _, g := range []Gate{GateDNSOverwrite, GateDNSDeleteMany, GateVMRestart, GateVMStop, GateVMDestroy, GateNetDestroy, GateSecretUnreachable} {
+	for _, g := range []Gate{GateDNSOverwrite, GateDNSDeleteMany, GateVMRestart, GateVMStop, GateVMDestroy, GateVMDiskResize, GateNetDestroy, GateSecretUnreachable} {
 		if g.Meaning() == "" {
 			t.Errorf("gate %s has no meaning", g)
 		}
 	}
-	if got := len(Catalogue()); got != 7 {
-		t.Errorf("catalogue has %d gates, want 7", got)
+	if got := len(Catalogue()); got != 8 {
+		t.Errorf("catalogue has %d gates, want 8", got)
 	}
 }
