@@ -58,6 +58,10 @@ func (b *builder) tenant(name string, raw *rawTenant) *model.Tenant {
 	}
 	creds := b.credentials(tp, raw)
 	for _, c := range creds {
+		if c.cred.Env == "" && c.cred.Vault == nil {
+			b.errorf(c.path, "a credential names where the secret is: {env: \"NAME\"} or {vault: {path: \"...\", key: \"...\"}}")
+			continue
+		}
 		if c.cred.Vault != nil && t.Secrets == nil {
 			b.errorf(c.path, "a vault credential needs a store: add secrets: vault: {addrs: [...]} to tenant %s, or use {env: NAME}", name)
 		}
@@ -110,6 +114,13 @@ type credRef struct {
 // credentials lists every credential of a tenant with its path.
 func (b *builder) credentials(tp []string, raw *rawTenant) []credRef {
 	var out []credRef
+	if raw.Secrets != nil && raw.Secrets.Vault != nil {
+		v, vp := raw.Secrets.Vault, at(tp, "secrets", "vault")
+		out = append(out, credRef{at(vp, "token"), v.Token})
+		if v.AppRole != nil {
+			out = append(out, credRef{at(vp, "approle", "role_id"), v.AppRole.RoleID}, credRef{at(vp, "approle", "secret_id"), v.AppRole.SecretID})
+		}
+	}
 	if raw.DNS != nil {
 		for _, key := range sortedKeys(raw.DNS.Zones) {
 			p := raw.DNS.Zones[key].Provider

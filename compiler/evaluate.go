@@ -91,7 +91,7 @@ func (e *evaluator) file(path string) *fileResult {
 	}
 	f, err := parser.ParseFile(path, data)
 	if err != nil {
-		r.diags = append(r.diags, fromCUE(err, r.pos)...)
+		r.diags = append(r.diags, fromCUE(cueerrors.Errors(err), r.pos)...)
 		return r
 	}
 	r.pos = indexPositions(path, f)
@@ -101,16 +101,18 @@ func (e *evaluator) file(path string) *fileResult {
 	}
 	data0 := e.ctx.BuildFile(f, cue.Scope(e.schema))
 	if err := data0.Err(); err != nil {
-		r.diags = append(r.diags, fromCUE(err, r.pos)...)
+		r.diags = append(r.diags, fromCUE(cueerrors.Errors(err), r.pos)...)
 		return r
 	}
 	v := e.schema.Unify(data0)
 	if err := v.Validate(cue.Concrete(true), cue.Final()); err != nil {
-		r.diags = append(r.diags, fromCUE(err, r.pos)...)
+		errs := cueerrors.Errors(err)
+		validateTree(v.LookupPath(tenantsPath), &errs)
+		r.diags = append(r.diags, fromCUE(errs, r.pos)...)
 		return r
 	}
 	if err := v.LookupPath(tenantsPath).Decode(&r.tenants); err != nil {
-		r.diags = append(r.diags, fromCUE(err, r.pos)...)
+		r.diags = append(r.diags, fromCUE(cueerrors.Errors(err), r.pos)...)
 	}
 	return r
 }
@@ -169,16 +171,64 @@ func badUTF8(data []byte) (line, col int) {
 	return line, col
 }
 
+// validateTree validates each child of v with errors on its own, and
+// so on down. CUE reports a missing required field (autostart!) only
+// when the value it validates has no other error; validating the
+// failing subtrees one by one reports those too, so that a user sees
+// every error in one run. It runs only on specs that failed already.
+func validateTree(v cue.Value, errs *[]cueerrors.Error) {
+	check := func(c cue.Value) {
+		if err := c.Validate(cue.Concrete(true), cue.Final()); err != nil {
+			*errs = append(*errs, cueerrors.Errors(err)...)
+			validateTree(c, errs)
+		}
+	}
+	if v.IncompleteKind() == cue.ListKind {
+		if it, err := v.List(); err == nil {
+			for it.Next() {
+				check(it.Value())
+			}
+		}
+		return
+	}
+	if it, err := v.Fields(); err == nil {
+		for it.Next() {
+			check(it.Value())
+		}
+	}
+}
+
 // fromCUE turns CUE's errors into diagnostics positioned in the user's
 // file: CUE positions some errors in the schema only, so the position
 // is the first one in the user's file, else the user's nearest element
 // on the error's path.
-func fromCUE(err error, pos *positions) Diagnostics {
+func fromCUE(errs []cueerrors.Error, pos *positions) Diagnostics {
 	var diags Diagnostics
-	for _, e := range cueerrors.Errors(err) {
+	credSeen := map[string]bool{}
+	for _, e := range errs {
 		path := unquotePath(e.Path())
 		format, args := e.Msg()
-		d := Diagnostic{Path: cuePath(path...), Msg: fmt.Sprintf(format, args...)}
+		msg := fmt.Sprintf(format, args...)
+		if strings.Contains(msg, "errors in empty disjunction") {
+			continue // a summary line: the errors of each branch follow it
+		}
+		last := ""
+		if len(path) > 0 {
+			last = path[len(path)-1]
+		}
+		switch {
+		case credentialFields[last] && strings.Contains(msg, "mismatched types"):
+			// Both branches of #Cred fail alike; say it once, plainly.
+			key := cuePath(path...)
+			if credSeen[key] {
+				continue
+			}
+			credSeen[key] = true
+			msg = "a credential is a reference, {env: \"NAME\"} or {vault: {path: \"...\", key: \"...\"}}, never the secret itself"
+		case last == "autostart" && strings.Contains(msg, "required but not present"):
+			msg = "autostart must be declared, true or false: it has no default, because a default hides drift (INCIDENTS.md 3)"
+		}
+		d := Diagnostic{Path: cuePath(path...), Msg: msg}
 		var inFile []token.Pos
 		for _, p := range append([]token.Pos{e.Position()}, e.InputPositions()...) {
 			if p.IsValid() && p.Filename() == pos.file {
@@ -193,10 +243,18 @@ func fromCUE(err error, pos *positions) Diagnostics {
 		diags = append(diags, d)
 	}
 	if len(diags) == 0 {
-		diags = append(diags, Diagnostic{Pos: model.Pos{File: pos.file}, Msg: err.Error()})
+		// Never let a failed file pass as empty.
+		msg := "invalid spec"
+		if len(errs) > 0 {
+			msg = errs[0].Error()
+		}
+		diags = append(diags, Diagnostic{Pos: model.Pos{File: pos.file, Line: 1, Col: 1}, Msg: msg})
 	}
 	return diags
 }
+
+// credentialFields are the fields whose value is a #Cred.
+var credentialFields = map[string]bool{"api_key": true, "token": true, "role_id": true, "secret_id": true}
 
 // unquotePath turns CUE's printed selectors ("\"sjc.example.net\"") back
 // into plain labels, as the position index keys them.

@@ -30,6 +30,10 @@ func (b *builder) zone(tenant string, zp []string, key string, raw *rawZone) *mo
 	}
 	pp := raw.Provider
 	switch {
+	case pp.PowerDNS != nil && pp.Cloudflare != nil:
+		b.errorf(at(zp, "provider"), "a zone has one provider; keep powerdns or cloudflare")
+	case pp.PowerDNS == nil && pp.Cloudflare == nil:
+		b.errorf(at(zp, "provider"), "name the zone's provider: powerdns: {url, api_key} or cloudflare: {token}")
 	case pp.PowerDNS != nil:
 		z.Provider.PowerDNS = &model.PowerDNS{URL: pp.PowerDNS.URL, Server: pp.PowerDNS.Server, APIKey: pp.PowerDNS.APIKey}
 	case pp.Cloudflare != nil:
