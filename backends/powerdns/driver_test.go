@@ -274,7 +274,7 @@ func TestDeleteManyNeedsGate(t *testing.T) {
 	}
 }
 
-func TestIncident3_StalePlanRefused(t *testing.T) {
+func TestFingerprintMovesWithTheZone(t *testing.T) {
 	srv := pdnstest.Shared(t)
 	const zone = "stale.test."
 	srv.CreateZone(t, zone, pdnstest.RRset{Name: "www.stale.test.", Type: "A", TTL: 300, Records: []string{"192.0.2.1"}})

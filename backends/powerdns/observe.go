@@ -19,8 +19,9 @@ type liveRRset struct {
 	rrKey
 	ttl uint32
 	// values are the contents exactly as the server returned them,
-	// sorted; a disabled record carries a " ;disabled" suffix so that it
-	// never equals a wanted (served) value.
+	// sorted; a disabled record carries a "disabled:" prefix so that it
+	// never equals a wanted (served) value, not even after norm (a
+	// suffix would read as a zone-file comment and vanish).
 	values   []string
 	disabled bool
 	comments []pdns.Comment
@@ -54,7 +55,7 @@ func observe(z *pdns.Zone) *observation {
 		for _, r := range rs.Records {
 			v := pdns.StringValue(r.Content)
 			if pdns.BoolValue(r.Disabled) {
-				v += " ;disabled"
+				v = "disabled:" + v
 				l.disabled = true
 			}
 			l.values = append(l.values, v)

@@ -1,0 +1,115 @@
+package powerdns
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/site-tools/site/backends"
+	"github.com/site-tools/site/backends/powerdns/pdnstest"
+	"github.com/site-tools/site/compiler/model"
+)
+
+// TestIncident2_VerifyReportsWhatServerAnswers writes a name that the API
+// accepts but the DNS port does not serve: it sits below a delegation, so
+// the server answers with a referral. The apply "succeeded"; only asking
+// the server shows the name does not resolve.
+func TestIncident2_VerifyReportsWhatServerAnswers(t *testing.T) {
+	srv := pdnstest.Shared(t)
+	const zone = "verify.test."
+	srv.CreateZone(t, zone,
+		pdnstest.RRset{Name: "verify.test.", Type: "NS", TTL: 3600, Records: []string{"ns1.verify.test."}},
+		pdnstest.RRset{Name: "ns1.verify.test.", Type: "A", TTL: 3600, Records: []string{"192.0.2.53"}},
+		pdnstest.RRset{Name: "deleg.verify.test.", Type: "NS", TTL: 3600, Records: []string{"ns.elsewhere.example."}},
+	)
+	step := zoneStep(srv, "office1", zone,
+		rr("ok.verify.test.", "A", 300, "192.0.2.1"),
+		rr("www.deleg.verify.test.", "A", 300, "192.0.2.2"),
+	)
+	d, run := testDriver(), newRun(srv)
+	sp := mustPlan(t, d, step, run)
+	res, err := d.Apply(context.Background(), sp, run)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Problems) != 1 || !strings.Contains(res.Problems[0], "www.deleg.verify.test. A: written, but the server answers no such records") {
+		t.Fatalf("got problems %q, want one for www.deleg.verify.test. A", res.Problems)
+	}
+}
+
+func TestVerifyComparesValuesAndTTL(t *testing.T) {
+	tests := []struct {
+		name string
+		e    expectation
+		got  *served
+		want string
+	}{
+		{"same", expectation{name: "a.", typ: "A", ttl: 300, values: []string{"192.0.2.1"}}, &served{300, []string{"192.0.2.1"}}, ""},
+		{"other value", expectation{name: "a.", typ: "A", ttl: 300, values: []string{"192.0.2.1"}}, &served{300, []string{"192.0.2.9"}}, "a. A: written 192.0.2.1, but the server answers 192.0.2.9"},
+		{"other ttl", expectation{name: "a.", typ: "A", ttl: 300, values: []string{"192.0.2.1"}}, &served{60, []string{"192.0.2.1"}}, "a. A: written with TTL 300, but the server answers TTL 60"},
+		{"missing", expectation{name: "a.", typ: "A", ttl: 300, values: []string{"192.0.2.1"}}, &served{}, "a. A: written, but the server answers no such records (want 192.0.2.1)"},
+		{"gone", expectation{name: "a.", typ: "A", gone: true}, &served{}, ""},
+		{"still there", expectation{name: "a.", typ: "A", gone: true}, &served{300, []string{"192.0.2.1"}}, "a. A: deleted, but the server still answers 192.0.2.1"},
+		{"aaaa spelled otherwise", expectation{name: "a.", typ: "AAAA", ttl: 300, values: []string{"2001:DB8:0::1"}}, &served{300, []string{"2001:db8::1"}}, ""},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := compare(tc.e, tc.got); got != tc.want {
+				t.Errorf("got %q, want %q", got, tc.want)
+			}
+		})
+	}
+}
+
+// TestVerifyByZoneTransfer checks the path large applies take: past
+// axfrAbove changed rrsets one AXFR replaces a query each.
+func TestVerifyByZoneTransfer(t *testing.T) {
+	srv := pdnstest.Shared(t)
+	const zone = "axfr.test."
+	srv.CreateZone(t, zone)
+	var want []*model.RRset
+	for i := range axfrAbove + 10 {
+		want = append(want, rr(fmt.Sprintf("h%d.axfr.test.", i), "A", 300, fmt.Sprintf("10.0.0.%d", i)))
+	}
+	d, run := testDriver(), newRun(srv)
+	sp := mustPlan(t, d, zoneStep(srv, "office1", zone, want...), run)
+	mustApply(t, d, sp, run)
+	// A foreign change after apply must show up through the same path.
+	srv.Replace(t, zone, pdnstest.RRset{Name: "h3.axfr.test.", Type: "A", TTL: 300, Records: []string{"10.9.9.9"}})
+	b := sp.Detail.(*batch)
+	problems, err := verify(context.Background(), srv.DNSAddr, zone, b.expect)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(problems) != 1 || problems[0] != "h3.axfr.test. A: written 10.0.0.3, but the server answers 10.9.9.9" {
+		t.Errorf("got %q, want one problem for h3", problems)
+	}
+}
+
+func TestVerifyAddrChoice(t *testing.T) {
+	z := &model.Zone{Name: "x.test.", Provider: model.Provider{PowerDNS: &model.PowerDNS{URL: "http://192.0.2.5:8081"}}}
+	tests := []struct {
+		name string
+		env  string
+		want string
+	}{
+		{"env names the address", "127.0.0.1:5353", "127.0.0.1:5353"},
+		{"env turns it off", "off", ""},
+		{"default is the API host on port 53", "", "192.0.2.5:53"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			run := backends.NewRun()
+			run.Getenv = func(k string) string {
+				if k == EnvDNSAddr {
+					return tc.env
+				}
+				return ""
+			}
+			if got := (&Driver{}).verifyAddr(z, run); got != tc.want {
+				t.Errorf("got %q, want %q", got, tc.want)
+			}
+		})
+	}
+}
