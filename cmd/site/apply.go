@@ -1,0 +1,213 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/site-tools/site/backends"
+	"github.com/site-tools/site/compiler/plan"
+)
+
+func init() { register(newApplyCmd) }
+
+// applyOptions are apply's flags, validated before anything is loaded.
+type applyOptions struct {
+	only            string
+	acks            []string
+	planFile        string
+	parallelism     int
+	restarts        []string
+	deleteThreshold int
+}
+
+func newApplyCmd() *cobra.Command {
+	var o applyOptions
+	cmd := &cobra.Command{
+		Use:   "apply [PATH ...]",
+		Short: "Converge the live systems to the specs",
+		Long: `apply observes every live system the specs in PATH describe (./tenants/...
+when none), prints the plan as site diff does, and carries it out.
+
+Before it changes anything, apply checks every gate in scope: a change
+that replaces foreign data, deletes many records, restarts or destroys
+something needs its gate acknowledged with --ack GATE-ID. When one is
+missing apply changes nothing, names each gate and the changes behind
+it, prints the command that acknowledges them, and exits 3. A step that
+could not be observed stops apply too (exit 1), unless its gate (e.g.
+GATE-SECRET-UNREACHABLE) is acknowledged: then it and the steps that
+depend on it are deferred and the rest goes on.
+
+Steps run in dependency order, --parallelism at a time. When a step
+fails, the steps that depend on it are skipped and independent ones go
+on; every applied step is observed again and anything not converged is
+reported. A re-run converges from any partial state.
+
+  site apply tenants/sjc.cue
+  site apply --only dns tenants/sjc.cue
+  site apply tenants/sjc.cue --ack GATE-DNS-OVERWRITE
+  site diff --out plan.json tenants/sjc.cue && site apply --plan plan.json tenants/sjc.cue
+  site apply --restart office1/files --ack GATE-VM-RESTART tenants/office1.cue
+
+With --plan, apply observes again and refuses (exit 1) when anything the
+saved plan covered has changed since, on the live systems or in the
+spec: "the plan is stale".
+
+Exit codes: 0 converged, 1 an error or a step that failed or did not
+converge, 3 a gate was not acknowledged (nothing was changed).`,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return runApply(cmd, args, o)
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&o.only, "only", "", "apply only these phases, comma-separated: secrets, network, vm, dns")
+	f.StringArrayVar(&o.acks, "ack", nil, "acknowledge a gate, e.g. GATE-DNS-OVERWRITE (repeatable)")
+	f.StringVar(&o.planFile, "plan", "", "apply only if a fresh observation still matches this plan saved by site diff --out")
+	f.IntVar(&o.parallelism, "parallelism", backends.DefaultParallelism, "how many steps run at once")
+	f.StringArrayVar(&o.restarts, "restart", nil, "restart TENANT/VM so pending changes take effect (repeatable; needs GATE-VM-RESTART)")
+	f.IntVar(&o.deleteThreshold, "delete-threshold", 30, "percent of our records in a zone (of 10 or more) that may be deleted without GATE-DNS-DELETE-MANY")
+	return cmd
+}
+
+func runApply(cmd *cobra.Command, args []string, o applyOptions) error {
+	phases, err := parseOnly(o.only)
+	if err != nil {
+		return withCode(exitError, err)
+	}
+	run := backends.NewRun()
+	for _, a := range o.acks {
+		g, err := plan.ParseGate(a)
+		if err != nil {
+			return withCode(exitError, fmt.Errorf("--ack: %w", err))
+		}
+		run.Acked[g] = true
+	}
+	for _, r := range o.restarts {
+		tenant, vm, ok := strings.Cut(r, "/")
+		if !ok || tenant == "" || vm == "" || strings.Contains(vm, "/") {
+			return withCode(exitError, fmt.Errorf("--restart %q: name a VM as TENANT/VM, e.g. --restart office1/files", r))
+		}
+		run.Restart[r] = true
+	}
+	if o.parallelism < 1 {
+		return withCode(exitError, fmt.Errorf("--parallelism %d: use 1 or more", o.parallelism))
+	}
+	if o.deleteThreshold < 0 || o.deleteThreshold > 100 {
+		return withCode(exitError, fmt.Errorf("--delete-threshold %d: use a percentage from 0 to 100", o.deleteThreshold))
+	}
+	run.DeleteManyPercent = o.deleteThreshold
+
+	var saved *plan.Plan
+	if o.planFile != "" {
+		if saved, err = readPlan(o.planFile); err != nil {
+			return withCode(exitError, err)
+		}
+		if o.only != "" && !slices.Equal(phases, saved.Only) {
+			return withCode(exitError, fmt.Errorf("--only %s differs from the scope the plan %s was saved with (%s): drop --only, or run site diff --out again with it",
+				o.only, o.planFile, describeOnly(saved.Only)))
+		}
+		phases = saved.Only
+	}
+
+	g, err := loadGraph(args, phases)
+	if err != nil {
+		return withCode(exitError, err)
+	}
+	defer interruptible(cmd)()
+	ctx := cmd.Context()
+	eng := newEngine(o.parallelism, cmd.ErrOrStderr())
+	obs, err := eng.Plan(ctx, g, run)
+	if err != nil {
+		return withCode(exitError, fmt.Errorf("observing was interrupted (%w): nothing was changed", err))
+	}
+	obs.Plan.Only = phases
+	if saved != nil {
+		if err := backends.CheckFresh(saved, obs.Plan); err != nil {
+			return withCode(exitError, err)
+		}
+	}
+	stdout := cmd.OutOrStdout()
+	color := useColor(stdout)
+	if err := obs.Plan.WriteText(stdout, plan.TextOptions{Color: color, Acked: run.Acked}); err != nil {
+		return withCode(exitError, err)
+	}
+	if !obs.Plan.HasChanges() && len(obs.Plan.Blocked) == 0 {
+		return nil
+	}
+	rep, err := eng.Apply(ctx, g, obs, run)
+	var gm *backends.GatesMissingError
+	switch {
+	case errors.As(err, &gm):
+		gm.Command = applyCommand(args, o)
+		return withCode(exitGated, gm)
+	case err != nil:
+		return withCode(exitError, err)
+	}
+	fmt.Fprintln(stdout)
+	if err := rep.WriteText(stdout, color); err != nil {
+		return withCode(exitError, err)
+	}
+	if !rep.OK() {
+		return withCode(exitError, errors.New("apply did not converge (see the report above): fix the cause and run site apply again; it converges from any partial state"))
+	}
+	return nil
+}
+
+// readPlan loads a plan saved by site diff --out.
+func readPlan(path string) (*plan.Plan, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("--plan: %w", err)
+	}
+	defer f.Close()
+	p, err := plan.ReadJSON(f)
+	if err != nil {
+		return nil, fmt.Errorf("--plan %s: %w", path, err)
+	}
+	return p, nil
+}
+
+func describeOnly(phases []plan.Phase) string {
+	if len(phases) == 0 {
+		return "every phase"
+	}
+	s := make([]string, len(phases))
+	for i, p := range phases {
+		s[i] = string(p)
+	}
+	return "--only " + strings.Join(s, ",")
+}
+
+// applyCommand rebuilds the command line that was run, so the message
+// about missing gates can end with the exact command that acknowledges
+// them (the missing --ack flags are appended by the error itself).
+func applyCommand(args []string, o applyOptions) string {
+	words := []string{"site", "apply"}
+	for _, a := range args {
+		words = append(words, shellQuote(a))
+	}
+	if o.only != "" {
+		words = append(words, "--only", shellQuote(o.only))
+	}
+	if o.planFile != "" {
+		words = append(words, "--plan", shellQuote(o.planFile))
+	}
+	if o.parallelism != backends.DefaultParallelism {
+		words = append(words, "--parallelism", strconv.Itoa(o.parallelism))
+	}
+	if o.deleteThreshold != 30 {
+		words = append(words, "--delete-threshold", strconv.Itoa(o.deleteThreshold))
+	}
+	for _, r := range o.restarts {
+		words = append(words, "--restart", shellQuote(r))
+	}
+	for _, a := range o.acks {
+		words = append(words, "--ack", a)
+	}
+	return strings.Join(words, " ")
+}

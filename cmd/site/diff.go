@@ -1,0 +1,130 @@
+package main
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/spf13/cobra"
+
+	"github.com/site-tools/site/backends"
+	"github.com/site-tools/site/compiler/plan"
+)
+
+func init() { register(newDiffCmd) }
+
+func newDiffCmd() *cobra.Command {
+	var (
+		only, format, out string
+		detailed          bool
+		parallelism       int
+	)
+	cmd := &cobra.Command{
+		Use:   "diff [PATH ...]",
+		Short: "Show what apply would change on the live systems, and how disruptive",
+		Long: `diff loads the specs in PATH (./tenants/... when none), observes every
+live system they describe and prints what site apply would change. It
+never changes anything.
+
+Each change has a symbol (+ create, ~ update, - delete, = adopt: mark
+identical foreign data as ours), its resource key, its impact ([live],
+[next-boot], [restart], [destroy], [overwrite], [none]) and the gates
+apply will need (--ack GATE-ID). A step that cannot be observed (an API
+error, an unreachable secret store) plans nothing, deletes least of all,
+and is listed under "Not observed".
+
+  site diff tenants/sjc.cue                  what would change
+  site diff --only dns ./tenants/...         DNS only (plus the secrets it needs)
+  site diff --format json                    the versioned JSON plan
+  site diff --out plan.json tenants/sjc.cue  save it for site apply --plan
+  site diff --detailed-exitcode              for CI: exit 2 when changes are pending
+
+Exit codes: 0 no changes (or changes without --detailed-exitcode), 2
+changes present with --detailed-exitcode, 1 an error or a step that
+could not be observed.`,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			phases, err := parseOnly(only)
+			if err != nil {
+				return withCode(exitError, err)
+			}
+			if format != "text" && format != "json" {
+				return withCode(exitError, fmt.Errorf("--format %q: use text or json", format))
+			}
+			if parallelism < 1 {
+				return withCode(exitError, fmt.Errorf("--parallelism %d: use 1 or more", parallelism))
+			}
+			g, err := loadGraph(args, phases)
+			if err != nil {
+				return withCode(exitError, err)
+			}
+			defer interruptible(cmd)()
+			obs, err := newEngine(parallelism, cmd.ErrOrStderr()).Plan(cmd.Context(), g, backends.NewRun())
+			if err != nil {
+				return withCode(exitError, fmt.Errorf("observing was interrupted (%w): nothing is planned", err))
+			}
+			p := obs.Plan
+			p.Only = phases
+			stdout := cmd.OutOrStdout()
+			if format == "json" {
+				err = p.WriteJSON(stdout)
+			} else {
+				err = p.WriteText(stdout, plan.TextOptions{Color: useColor(stdout)})
+			}
+			if err != nil {
+				return withCode(exitError, err)
+			}
+			if out != "" {
+				if err := savePlan(out, p); err != nil {
+					return withCode(exitError, err)
+				}
+			}
+			if n := len(p.Blocked); n > 0 {
+				return withCode(exitError, fmt.Errorf("%d %s could not be observed, so this plan is incomplete: see \"Not observed\" above", n, steps(n)))
+			}
+			if detailed && p.HasChanges() {
+				return withCode(exitChanges, nil)
+			}
+			return nil
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&only, "only", "", "observe only these phases, comma-separated: secrets, network, vm, dns")
+	f.StringVar(&format, "format", "text", "output format: text or json")
+	f.StringVar(&out, "out", "", "also save the plan as JSON to this file, for site apply --plan")
+	f.BoolVar(&detailed, "detailed-exitcode", false, "exit 2 when there are changes")
+	f.IntVar(&parallelism, "parallelism", backends.DefaultParallelism, "how many steps observe at once")
+	return cmd
+}
+
+// savePlan writes p as JSON to path through a temporary file, so an
+// interrupted write never leaves half a plan for apply --plan to read.
+func savePlan(path string, p *plan.Plan) error {
+	var b bytes.Buffer
+	if err := p.WriteJSON(&b); err != nil {
+		return err
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(path), ".site-plan-*")
+	if err != nil {
+		return fmt.Errorf("saving the plan: %w", err)
+	}
+	defer os.Remove(tmp.Name())
+	if _, err := tmp.Write(b.Bytes()); err != nil {
+		tmp.Close()
+		return fmt.Errorf("saving the plan to %s: %w", path, err)
+	}
+	if err := tmp.Close(); err != nil {
+		return fmt.Errorf("saving the plan to %s: %w", path, err)
+	}
+	if err := os.Rename(tmp.Name(), path); err != nil {
+		return fmt.Errorf("saving the plan to %s: %w", path, err)
+	}
+	return nil
+}
+
+func steps(n int) string {
+	if n == 1 {
+		return "step"
+	}
+	return "steps"
+}

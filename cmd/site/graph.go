@@ -1,0 +1,37 @@
+package main
+
+import (
+	"fmt"
+
+	"github.com/spf13/cobra"
+)
+
+func init() { register(newGraphCmd) }
+
+func newGraphCmd() *cobra.Command {
+	var only string
+	cmd := &cobra.Command{
+		Use:   "graph [PATH ...]",
+		Short: "Print the step graph as Graphviz DOT",
+		Long: `graph loads the specs in PATH (./tenants/... when none) and prints the
+ensure-steps site would run, clustered by phase, with an edge from each
+step to the steps that wait for it. It observes nothing.
+
+  site graph tenants/office1.cue | dot -Tsvg > office1.svg
+  site graph --only dns ./tenants/...     DNS steps and the secret steps they need`,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			phases, err := parseOnly(only)
+			if err != nil {
+				return withCode(exitError, err)
+			}
+			g, err := loadGraph(args, phases)
+			if err != nil {
+				return withCode(exitError, err)
+			}
+			_, err = fmt.Fprint(cmd.OutOrStdout(), g.DOT())
+			return err
+		},
+	}
+	cmd.Flags().StringVar(&only, "only", "", "keep only these phases, comma-separated: secrets, network, vm, dns")
+	return cmd
+}

@@ -1,0 +1,98 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"regexp"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/site-tools/site/backends"
+	"github.com/site-tools/site/compiler"
+	"github.com/site-tools/site/compiler/graph"
+	"github.com/site-tools/site/compiler/plan"
+)
+
+// This file holds what diff, apply and graph share: loading specs into a
+// scoped step graph, the engine wired to this build's backends, and how
+// output decides on colour.
+
+// loadGraph loads the specs at paths (./tenants/... when none), builds
+// the step graph and keeps the steps of the phases in only (all when
+// empty). An invalid spec is an error listing every problem at
+// file:line:col, as site vet prints them.
+func loadGraph(paths []string, only []plan.Phase) (*graph.Graph, error) {
+	if len(paths) == 0 {
+		paths = defaultPaths
+	}
+	spec, err := compiler.Load(paths)
+	if err != nil {
+		var diags compiler.Diagnostics
+		if !errors.As(err, &diags) {
+			return nil, err
+		}
+		lines := make([]string, len(diags))
+		for i, d := range diags {
+			lines[i] = d.Format(relPos)
+		}
+		return nil, fmt.Errorf("the spec is invalid, so nothing was observed:\n%s", strings.Join(lines, "\n"))
+	}
+	g, err := graph.Build(spec)
+	if err != nil {
+		return nil, fmt.Errorf("compiling the step graph: %w", err)
+	}
+	return g.Only(only), nil
+}
+
+// parseOnly reads --only.
+func parseOnly(s string) ([]plan.Phase, error) {
+	phases, err := graph.ParsePhases(s)
+	if err != nil {
+		return nil, fmt.Errorf("--only: %w", err)
+	}
+	return phases, nil
+}
+
+// newEngine wires the executor to this build's backends; progress goes
+// to stderr so stdout holds only the plan or the report.
+func newEngine(parallelism int, progress io.Writer) *backends.Engine {
+	return &backends.Engine{DriverFor: driverFor, Parallelism: parallelism, Progress: progress}
+}
+
+// interruptible makes Ctrl-C end the run between steps: steps not yet
+// started are skipped and reported rather than the process dying in the
+// middle of a backend's batch.
+func interruptible(cmd *cobra.Command) func() {
+	ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt)
+	cmd.SetContext(ctx)
+	return stop
+}
+
+// useColor reports whether output to w may carry ANSI colours: only on
+// a terminal, and never with NO_COLOR set (https://no-color.org).
+func useColor(w io.Writer) bool {
+	if os.Getenv("NO_COLOR") != "" {
+		return false
+	}
+	f, ok := w.(*os.File)
+	if !ok {
+		return false
+	}
+	fi, err := f.Stat()
+	return err == nil && fi.Mode()&os.ModeCharDevice != 0
+}
+
+var plainWord = regexp.MustCompile(`^[A-Za-z0-9_./:=@%+,-]+$`)
+
+// shellQuote quotes s for a POSIX shell when it needs it, so a command
+// line site prints can be pasted back as it is.
+func shellQuote(s string) string {
+	if plainWord.MatchString(s) {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
