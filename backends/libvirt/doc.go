@@ -1,0 +1,109 @@
+// Package libvirt converges VMs and networks on libvirt hosts, and never
+// stops a guest without an acknowledged gate (INCIDENTS.md §3).
+//
+// # What a run does
+//
+// Every run observes each host it touches, once: every domain's state,
+// persistence, autostart, live XML and inactive XML; every network's
+// state, autostart and XML (DHCP leases are read when a network is a
+// candidate for destroying); the storage pools and volumes the tenant's
+// VMs use. Nothing is remembered between runs: there is no state file, and
+// autostart is always read back, so a `virsh autostart` done by hand shows
+// up as drift.
+//
+// The wanted domain is built from the model with libvirtxml (never a
+// text template); its type is kvm when the host's capabilities offer KVM,
+// else qemu (TCG), else whatever the driver offers (the test driver's
+// "test"). Wanted, inactive and live definitions are compared field by
+// field on the things site manages (type, memory, vCPUs, disks, NICs, the
+// seed cdrom, the owner element), never as XML text: live XML carries
+// aliases, runtime ports and expanded CPU models.
+//
+// # Impact of each change
+//
+//   - live: autostart (SetAutostart); the owner element (SetMetadata,
+//     live and config); current memory up to the running maximum when the
+//     guest has a balloon, and vCPUs up to the running maximum; starting a
+//     shut-off guest.
+//   - next-boot: everything else. The wanted definition is written with
+//     DefineXML on the persistent domain, which libvirt keeps as the next
+//     boot's definition and does not apply to the running guest. Until
+//     the next shutdown, every diff shows the difference between the live
+//     and the inactive definition as pending, whoever caused it. A changed
+//     cloud-init seed is a next-boot media change too.
+//   - restart: a running guest with pending changes is restarted only
+//     when the user asks for it (run.Restart, `site apply --restart
+//     TENANT/VM`) and acknowledges GATE-VM-RESTART. `running: false` on a
+//     running guest needs GATE-VM-STOP. A restart is a shutdown, a wait of
+//     up to Options.ShutdownTimeout, then a forced stop, then a start.
+//   - destroy: undefining a domain the tenant no longer declares, or
+//     deleting a disk volume it no longer declares, needs GATE-VM-DESTROY.
+//     Growing a disk needs GATE-VM-DISK-RESIZE; site never shrinks one.
+//
+// site never undefines a domain to update it.
+//
+// # Ownership
+//
+// What site wrote carries an owner element in the domain's or network's
+// <metadata>, in the XML namespace OwnerNS:
+//
+//	<site:owner xmlns:site="https://github.com/site-tools/site/xmlns/libvirt/1" tenant="sjc">
+//	  <site:volume pool="default" name="keys-root" role="disk"/>
+//	  <site:volume pool="default" name="seed-5acbdc9c8d299ef2.iso" role="seed"/>
+//	</site:owner>
+//
+// The volumes listed there are the ones site created for the domain; they
+// are the only volumes site ever deletes. A domain or network of the same
+// name without our owner element, or owned by another tenant, is foreign:
+// site refuses to plan it and says how to adopt it.
+//
+// Resources a tenant no longer declares are found without a state file:
+// the alphabetically first VM step of a tenant on a host also plans the
+// removal of the tenant's other marked domains on that host, and the
+// first network step does the same for networks. A tenant that declares
+// nothing on a host any more is not looked at there: its leftovers stay
+// untouched (deleting needs a spec that still names the host).
+//
+// Destroying a network that still has attached interfaces (in any live
+// or inactive domain definition on the host) or DHCP leases is refused;
+// an active network whose leases the driver cannot report is refused too
+// (not knowing is not wanting). An empty one needs GATE-NET-DESTROY.
+//
+// # Cloud-init seeds
+//
+// A VM's cloudinit becomes a NoCloud ISO built in memory by package seed,
+// named seed-<hash>.iso after its inputs, uploaded with StorageVolUpload
+// into the pool of the VM's first disk (or the pool named "default")
+// and attached as a read-only cdrom with startupPolicy="optional", so a
+// missing seed never blocks a boot. Nothing is written under /tmp. Changed
+// inputs make a new volume and a next-boot media change; the volume a
+// running guest has open is never replaced or deleted; seed volumes in a
+// domain's owner element that no live or inactive definition references
+// any more are deleted.
+//
+// # Hosts and connections
+//
+// A spec's host is a libvirt URI ("qemu:///system", "qemu:///session",
+// "test:///default"). The environment variable SITE_LIBVIRT_URI_MAP
+// rewrites them before connecting, so a spec can be pointed at a private
+// daemon without editing it:
+//
+//	SITE_LIBVIRT_URI_MAP='qemu:///session=qemu+unix:///session?socket=/srv/lv/run/libvirt/libvirt-sock'
+//
+// Entries are separated by spaces or commas; each maps the URI written in
+// the spec to the URI to open. Step IDs and plan keys keep the spec's URI.
+// A Driver opens one connection per host and keeps it until Close.
+//
+// # Library
+//
+// The binding is built with the libvirt_dlopen tag: libvirt.so.0 (Debian
+// package libvirt0) is loaded at run time, and Available says why when it
+// cannot be.
+//
+// # Absent
+//
+// NIC addresses (model.NIC.Address) are not written anywhere yet: give the
+// guest its address in cloud-init's network_config. Hot-plugging disks or
+// NICs into a running guest is not done: such changes are next-boot.
+// User cdroms and their live media changes are not in the model.
+package libvirt

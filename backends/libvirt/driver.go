@@ -1,0 +1,187 @@
+package libvirt
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"sort"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"libvirt.org/go/libvirt"
+
+	"github.com/site-tools/site/backends"
+)
+
+// URIMapEnv names the environment variable that rewrites host URIs.
+const URIMapEnv = "SITE_LIBVIRT_URI_MAP"
+
+// Options configure a Driver.
+type Options struct {
+	// URIMap rewrites a spec's host URI to the URI to open (see
+	// URIMapEnv). Hosts not in the map are opened as written.
+	URIMap map[string]string
+	// ShutdownTimeout bounds the wait for a guest to shut down cleanly
+	// before a gated stop or restart forces it off. Zero forces at once.
+	ShutdownTimeout time.Duration
+}
+
+// Driver converges the VM and network steps of one site run against any
+// number of libvirt hosts. It keeps one connection per host until Close.
+type Driver struct {
+	opts Options
+
+	mu    sync.Mutex
+	conns map[string]*libvirt.Connect // by spec URI
+	// observed caches one observation per host per run, so 100 VM steps
+	// on one host list its domains once. Apply on a host drops its entry.
+	observed map[*backends.Run]map[string]*hostEntry
+
+	calls atomic.Int64
+}
+
+type hostEntry struct {
+	once sync.Once
+	obs  *hostObs
+	err  error
+}
+
+// New returns a Driver. Call Close when the run is over.
+func New(opts Options) *Driver {
+	return &Driver{opts: opts, conns: map[string]*libvirt.Connect{}, observed: map[*backends.Run]map[string]*hostEntry{}}
+}
+
+// VMs returns the driver for graph.KindVM steps.
+func (d *Driver) VMs() backends.Driver { return vmDriver{d} }
+
+// Networks returns the driver for graph.KindNetwork steps.
+func (d *Driver) Networks() backends.Driver { return netDriver{d} }
+
+// Calls returns how many libvirt API calls the driver has made.
+func (d *Driver) Calls() int64 { return d.calls.Load() }
+
+// call counts one libvirt API call.
+func (d *Driver) call() { d.calls.Add(1) }
+
+// Close closes every connection.
+func (d *Driver) Close() error {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	var errs []error
+	for uri, c := range d.conns {
+		if _, err := c.Close(); err != nil {
+			errs = append(errs, fmt.Errorf("close %s: %w", uri, err))
+		}
+		delete(d.conns, uri)
+	}
+	d.observed = map[*backends.Run]map[string]*hostEntry{}
+	return errors.Join(errs...)
+}
+
+// conn returns the open connection to host, opening it on first use.
+func (d *Driver) conn(host string) (*libvirt.Connect, error) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if c, ok := d.conns[host]; ok {
+		return c, nil
+	}
+	if err := Available(); err != nil {
+		return nil, err
+	}
+	uri := host
+	if m, ok := d.opts.URIMap[host]; ok {
+		uri = m
+	}
+	d.call()
+	c, err := libvirt.NewConnect(uri)
+	if err != nil {
+		via := ""
+		if uri != host {
+			via = fmt.Sprintf(" (as %s, from %s)", uri, URIMapEnv)
+		}
+		return nil, fmt.Errorf("connect to libvirt host %s%s: %w; check that the daemon runs and that this user may use its socket", host, via, err)
+	}
+	d.conns[host] = c
+	return c, nil
+}
+
+// observe returns run's observation of host, observing it on first use.
+func (d *Driver) observe(run *backends.Run, host string) (*hostObs, error) {
+	d.mu.Lock()
+	byHost := d.observed[run]
+	if byHost == nil {
+		byHost = map[string]*hostEntry{}
+		d.observed[run] = byHost
+	}
+	e := byHost[host]
+	if e == nil {
+		e = &hostEntry{}
+		byHost[host] = e
+	}
+	d.mu.Unlock()
+	e.once.Do(func() {
+		c, err := d.conn(host)
+		if err != nil {
+			e.err = err
+			return
+		}
+		e.obs, e.err = observeHost(d, c, host)
+	})
+	return e.obs, e.err
+}
+
+// forget drops run's observation of host after a change to it, so that
+// the executor's re-observation sees the result.
+func (d *Driver) forget(run *backends.Run, host string) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	delete(d.observed[run], host)
+}
+
+// ParseURIMap parses URIMapEnv's value: "from=to" entries separated by
+// spaces or commas. A URI holding a comma cannot be mapped.
+func ParseURIMap(s string) (map[string]string, error) {
+	out := map[string]string{}
+	for _, f := range strings.FieldsFunc(s, func(r rune) bool { return r == ' ' || r == ',' || r == '\n' }) {
+		from, to, ok := strings.Cut(f, "=")
+		if !ok || from == "" || to == "" {
+			return nil, fmt.Errorf("%s: entry %q is not FROM=TO (e.g. qemu:///session=qemu+unix:///session?socket=/path/libvirt-sock)", URIMapEnv, f)
+		}
+		out[from] = to
+	}
+	return out, nil
+}
+
+// OptionsFromEnv reads URIMapEnv.
+func OptionsFromEnv() (Options, error) {
+	m, err := ParseURIMap(os.Getenv(URIMapEnv))
+	return Options{URIMap: m, ShutdownTimeout: 2 * time.Minute}, err
+}
+
+var (
+	availOnce sync.Once
+	availErr  error
+)
+
+// Available reports whether libvirt.so.0 can be loaded, and if not, why
+// and what to install.
+func Available() error {
+	availOnce.Do(func() {
+		if _, err := libvirt.GetVersion(); err != nil {
+			availErr = fmt.Errorf("libvirt library libvirt.so.0 could not be loaded (install the libvirt0 package): %w", err)
+		}
+	})
+	return availErr
+}
+
+// sortedKeys returns m's keys in order.
+func sortedKeys[V any](m map[string]V) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}

@@ -1,0 +1,351 @@
+package libvirt
+
+import (
+	"context"
+	"fmt"
+	"net/netip"
+	"sort"
+	"strconv"
+	"strings"
+
+	"libvirt.org/go/libvirt"
+	"libvirt.org/go/libvirtxml"
+
+	"github.com/site-tools/site/backends"
+	"github.com/site-tools/site/compiler/graph"
+	"github.com/site-tools/site/compiler/model"
+	"github.com/site-tools/site/compiler/plan"
+)
+
+// netDriver converges graph.KindNetwork steps.
+type netDriver struct{ d *Driver }
+
+type netOpKind int
+
+const (
+	netDefine netOpKind = iota
+	netStart
+	netAutostart
+	netDestroy
+)
+
+type netOp struct {
+	Kind netOpKind
+	Gate plan.Gate
+	Name string
+	XML  string
+	Bool bool
+}
+
+type netDetail struct {
+	host string
+	ops  []netOp
+}
+
+// Plan observes the network's host (once per run) and plans define,
+// start and autostart, and the destroy of the tenant's networks the spec
+// no longer declares.
+func (n netDriver) Plan(ctx context.Context, step *graph.Step, run *backends.Run) (*backends.StepPlan, error) {
+	nw := step.Network
+	if nw == nil {
+		return nil, fmt.Errorf("step %s: not a network step", step.ID)
+	}
+	h, err := n.d.observe(run, nw.Host)
+	if err != nil {
+		return nil, err
+	}
+	sp := &backends.StepPlan{Step: step}
+	det := &netDetail{host: nw.Host}
+	var seen []string
+	change := func(key string, a plan.Action, imp plan.Impact, reason string, before, after map[string]any, gates ...plan.Gate) {
+		sp.Changes = append(sp.Changes, plan.Change{Key: key, Step: step.ID, Phase: step.Phase, Tenant: nw.Tenant,
+			Action: a, Impact: imp, Gates: gates, Reason: reason, Before: before, After: after})
+	}
+	o := h.networks[nw.Name]
+	own := &owner{Tenant: nw.Tenant}
+	switch {
+	case o == nil:
+		def := &libvirtxml.Network{Name: nw.Name}
+		if err := applyNetwork(def, nw, own, ""); err != nil {
+			return nil, err
+		}
+		x, err := def.Marshal()
+		if err != nil {
+			return nil, fmt.Errorf("network %s: %w", nw.Name, err)
+		}
+		change(step.ID, plan.ActionCreate, plan.ImpactNone, "new NAT network", nil,
+			map[string]any{"network": netShapeOf(def, own), "autostart": nw.Autostart, "active": true})
+		det.ops = append(det.ops, netOp{Kind: netDefine, Name: nw.Name, XML: x}, netOp{Kind: netStart, Name: nw.Name})
+		if nw.Autostart {
+			det.ops = append(det.ops, netOp{Kind: netAutostart, Name: nw.Name, Bool: true})
+		}
+		seen = append(seen, nw.Name, "absent")
+	case o.Owner == nil:
+		return nil, fmt.Errorf("network %s on %s exists but carries no site owner element, so site will not change it; to adopt it for tenant %s add <%s:owner xmlns:%s=%q tenant=%q/> to its <metadata> (virsh -c %s net-edit %s)",
+			nw.Name, nw.Host, nw.Tenant, ownerPrefix, ownerPrefix, OwnerNS, nw.Tenant, nw.Host, nw.Name)
+	case o.Owner.Tenant != nw.Tenant:
+		return nil, fmt.Errorf("network %s on %s belongs to tenant %q, not %q: rename one of them", nw.Name, nw.Host, o.Owner.Tenant, nw.Tenant)
+	default:
+		seen = append(seen, nw.Name, o.XML, strconv.FormatBool(o.Active), strconv.FormatBool(o.Autostart))
+		def := &libvirtxml.Network{}
+		if err := def.Unmarshal(o.XML); err != nil {
+			return nil, fmt.Errorf("network %s: %w", nw.Name, err)
+		}
+		before := netShapeOf(def, o.Owner)
+		if err := applyNetwork(def, nw, own, o.Others); err != nil {
+			return nil, err
+		}
+		after := netShapeOf(def, own)
+		if before != after || !o.Persistent {
+			x, err := def.Marshal()
+			if err != nil {
+				return nil, fmt.Errorf("network %s: %w", nw.Name, err)
+			}
+			reason := "network definition"
+			imp := plan.ImpactNone
+			if o.Active {
+				reason = "written to the persistent definition; takes effect when the network is next restarted (site never restarts a network)"
+				imp = plan.ImpactNextBoot
+			}
+			change(step.ID, plan.ActionUpdate, imp, reason, map[string]any{"network": before}, map[string]any{"network": after})
+			det.ops = append(det.ops, netOp{Kind: netDefine, Name: nw.Name, XML: x})
+		}
+		if !o.Active {
+			change(step.ID, plan.ActionUpdate, plan.ImpactLive, "start the network", map[string]any{"active": false}, map[string]any{"active": true})
+			det.ops = append(det.ops, netOp{Kind: netStart, Name: nw.Name})
+		}
+		if o.Autostart != nw.Autostart {
+			change(step.ID, plan.ActionUpdate, plan.ImpactLive, "autostart (host side only)", map[string]any{"autostart": o.Autostart}, map[string]any{"autostart": nw.Autostart})
+			det.ops = append(det.ops, netOp{Kind: netAutostart, Name: nw.Name, Bool: nw.Autostart})
+		}
+	}
+	orphans, err := n.planOrphans(h, step, &seen)
+	if err != nil {
+		return nil, err
+	}
+	for _, name := range orphans {
+		change(graph.NetworkStepID(nw.Host, name), plan.ActionDelete, plan.ImpactDestroy,
+			"the spec no longer declares this network; it has no attached interfaces and no DHCP leases", map[string]any{"active": h.networks[name].Active}, nil, plan.GateNetDestroy)
+		det.ops = append(det.ops, netOp{Kind: netDestroy, Gate: plan.GateNetDestroy, Name: name})
+	}
+	sp.Fingerprint = fingerprint(seen...)
+	sp.Detail = det
+	return sp, nil
+}
+
+// planOrphans lets the tenant's first network step on a host find the
+// tenant's marked networks there that the spec no longer declares. One
+// that still has attached interfaces or leases is refused: the step fails
+// with the reason, so nothing of the tenant's networks on that host is
+// changed until someone looks.
+func (n netDriver) planOrphans(h *hostObs, step *graph.Step, seen *[]string) ([]string, error) {
+	t, nw := step.TenantSpec, step.Network
+	if t == nil {
+		return nil, nil
+	}
+	declared := map[string]bool{}
+	first := ""
+	for _, other := range t.Networks {
+		if other.Host != nw.Host {
+			continue
+		}
+		declared[other.Name] = true
+		if first == "" || other.Name < first {
+			first = other.Name
+		}
+	}
+	if first != nw.Name {
+		return nil, nil
+	}
+	var out []string
+	names := make([]string, 0, len(h.networks))
+	for name := range h.networks {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	for _, name := range names {
+		o := h.networks[name]
+		if declared[name] || o.Owner == nil || o.Owner.Tenant != nw.Tenant {
+			continue
+		}
+		users := h.networkUsers(name)
+		leases, err := n.leases(h, o)
+		if err != nil {
+			return nil, fmt.Errorf("network %s on %s is no longer declared, but site cannot confirm it has no DHCP leases, so it will not destroy it: %w", name, nw.Host, err)
+		}
+		*seen = append(*seen, "orphan", name, o.XML, strings.Join(users, ","), strconv.Itoa(len(leases)))
+		if len(users) > 0 || len(leases) > 0 {
+			return nil, fmt.Errorf("network %s on %s is no longer declared by tenant %s but is in use: %d attached interfaces (domains %s) and %d DHCP leases (%s); site refuses to destroy a network in use: detach the guests or declare the network again",
+				name, nw.Host, nw.Tenant, len(users), strings.Join(users, ", "), len(leases), strings.Join(leases, ", "))
+		}
+		out = append(out, name)
+	}
+	return out, nil
+}
+
+// leases lists an active network's DHCP leases ("ip mac"). An inactive
+// network has none; a driver that cannot report them is an error.
+func (n netDriver) leases(h *hostObs, o *netObs) ([]string, error) {
+	if !o.Active {
+		return nil, nil
+	}
+	n.d.call()
+	nw, err := h.conn.LookupNetworkByName(o.Name)
+	if err != nil {
+		return nil, err
+	}
+	defer nw.Free()
+	n.d.call()
+	ls, err := nw.GetDHCPLeases()
+	if err != nil {
+		return nil, err
+	}
+	var out []string
+	for _, l := range ls {
+		out = append(out, l.IPaddr+" "+l.Mac)
+	}
+	return out, nil
+}
+
+// networkUsers lists the domains with an interface on network in their
+// live (while running) or persistent definition.
+func (h *hostObs) networkUsers(network string) []string {
+	var out []string
+	uses := func(def *libvirtxml.Domain) bool {
+		if def == nil || def.Devices == nil {
+			return false
+		}
+		for _, i := range def.Devices.Interfaces {
+			if i.Source != nil && i.Source.Network != nil && i.Source.Network.Network == network {
+				return true
+			}
+		}
+		return false
+	}
+	for _, name := range h.domainNames() {
+		o := h.domains[name]
+		if (o.Running && uses(o.Live)) || uses(o.Inactive) {
+			out = append(out, name)
+		}
+	}
+	return out
+}
+
+// applyNetwork writes what site manages into def: NAT forwarding, the
+// gateway address (the CIDR's first host), a DHCP range over the rest,
+// and the owner element. Bridge name, MAC and UUID stay libvirt's.
+func applyNetwork(def *libvirtxml.Network, nw *model.Network, own *owner, others string) error {
+	pfx, err := netip.ParsePrefix(nw.CIDR)
+	if err != nil || !pfx.Addr().Is4() || pfx.Bits() > 30 {
+		return fmt.Errorf("network %s: cidr %q is not an IPv4 prefix of /30 or shorter", nw.Name, nw.CIDR)
+	}
+	pfx = pfx.Masked()
+	gw := pfx.Addr().Next()
+	last := gw
+	for a := gw.Next(); pfx.Contains(a.Next()); a = a.Next() {
+		last = a // stops before the broadcast address
+	}
+	def.Forward = &libvirtxml.NetworkForward{Mode: "nat"}
+	def.IPs = []libvirtxml.NetworkIP{{Address: gw.String(), Prefix: uint(pfx.Bits()),
+		DHCP: &libvirtxml.NetworkDHCP{Ranges: []libvirtxml.NetworkDHCPRange{{Start: gw.Next().String(), End: last.String()}}}}}
+	def.Metadata = &libvirtxml.NetworkMetadata{XML: own.metadataXML(others)}
+	return nil
+}
+
+// netShapeOf projects a network definition on what site manages.
+func netShapeOf(def *libvirtxml.Network, o *owner) string {
+	mode := "isolated"
+	if def.Forward != nil {
+		mode = def.Forward.Mode
+	}
+	var ips []string
+	for _, ip := range def.IPs {
+		bits := ip.Prefix
+		if ip.Netmask != "" {
+			if m, err := netip.ParseAddr(ip.Netmask); err == nil {
+				b := m.As4()
+				bits = 0
+				for _, x := range b {
+					for ; x != 0; x <<= 1 {
+						bits++
+					}
+				}
+			}
+		}
+		s := fmt.Sprintf("%s/%d", ip.Address, bits)
+		if ip.DHCP != nil {
+			for _, r := range ip.DHCP.Ranges {
+				s += " dhcp " + r.Start + "-" + r.End
+			}
+		}
+		ips = append(ips, s)
+	}
+	return fmt.Sprintf("forward=%s ip=%s owner=%s", mode, strings.Join(ips, ";"), o.String())
+}
+
+// Apply defines, starts, sets autostart, and destroys what Plan found.
+func (n netDriver) Apply(ctx context.Context, sp *backends.StepPlan, run *backends.Run) (*backends.StepResult, error) {
+	det, ok := sp.Detail.(*netDetail)
+	if !ok {
+		return nil, fmt.Errorf("step %s: plan detail is %T, not a network plan from this process", sp.Step.ID, sp.Detail)
+	}
+	for _, o := range det.ops {
+		if o.Gate != "" && !run.Acked[o.Gate] {
+			return nil, fmt.Errorf("step %s needs %s, which was not acknowledged: nothing was changed (rerun with --ack %s)", sp.Step.ID, o.Gate, o.Gate)
+		}
+	}
+	defer n.d.forget(run, det.host)
+	c, err := n.d.conn(det.host)
+	if err != nil {
+		return nil, err
+	}
+	res := &backends.StepResult{}
+	start := n.d.Calls()
+	defer func() { res.Requests = int(n.d.Calls() - start) }()
+	for _, o := range det.ops {
+		if err := ctx.Err(); err != nil {
+			return res, err
+		}
+		if err := n.do(c, det.host, o); err != nil {
+			return res, err
+		}
+	}
+	return res, nil
+}
+
+func (n netDriver) do(c *libvirt.Connect, host string, o netOp) error {
+	if o.Kind == netDefine {
+		n.d.call()
+		nw, err := c.NetworkDefineXML(o.XML)
+		if err != nil {
+			return fmt.Errorf("define network %s on %s: %w", o.Name, host, err)
+		}
+		return nw.Free()
+	}
+	n.d.call()
+	nw, err := c.LookupNetworkByName(o.Name)
+	if err != nil {
+		return fmt.Errorf("look up network %s on %s: %w", o.Name, host, err)
+	}
+	defer nw.Free()
+	n.d.call()
+	switch o.Kind {
+	case netStart:
+		err = nw.Create()
+	case netAutostart:
+		err = nw.SetAutostart(o.Bool)
+	case netDestroy:
+		if active, aerr := nw.IsActive(); aerr == nil && active {
+			n.d.call()
+			if err = nw.Destroy(); err != nil {
+				break
+			}
+		}
+		n.d.call()
+		err = nw.Undefine()
+	}
+	if err != nil {
+		return fmt.Errorf("network %s on %s: %w", o.Name, host, err)
+	}
+	return nil
+}

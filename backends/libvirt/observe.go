@@ -1,0 +1,326 @@
+package libvirt
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"sort"
+	"sync"
+
+	"libvirt.org/go/libvirt"
+	"libvirt.org/go/libvirtxml"
+)
+
+// hostObs is one run's observation of one host. Domains and networks are
+// listed once; pools and volumes are looked up by name when a step needs
+// them and remembered.
+type hostObs struct {
+	d    *Driver
+	conn *libvirt.Connect
+	host string
+
+	domType  string // wanted <domain type>: kvm, qemu, or the driver's own
+	domains  map[string]*domObs
+	networks map[string]*netObs
+
+	mu    sync.Mutex
+	vols  map[string]*volObs // by pool "\x00" name
+	pools map[string]error   // pool name -> nil when active
+}
+
+// domObs is what was seen of one domain.
+type domObs struct {
+	Name       string
+	Running    bool // any state but shut off and crashed
+	State      libvirt.DomainState
+	Persistent bool
+	Autostart  bool
+	LiveXML    string
+	// InactiveXML is the persistent definition, "" for a transient domain.
+	InactiveXML string
+	Live        *libvirtxml.Domain
+	Inactive    *libvirtxml.Domain // nil for a transient domain
+	Owner       *owner             // from the persistent definition, else the live one
+	Others      string             // other applications' metadata, kept on redefine
+}
+
+// ID is the running domain's ID, -1 when it is shut off.
+func (o *domObs) ID() int {
+	if o.Running && o.Live != nil && o.Live.ID != nil {
+		return *o.Live.ID
+	}
+	return -1
+}
+
+// netObs is what was seen of one network.
+type netObs struct {
+	Name       string
+	Active     bool
+	Autostart  bool
+	Persistent bool
+	XML        string
+	Def        *libvirtxml.Network
+	Owner      *owner
+	Others     string
+}
+
+// volObs is what was seen of one volume.
+type volObs struct {
+	Exists   bool
+	Capacity uint64
+}
+
+// observeHost lists the host's domains and networks with everything site
+// compares. Any failure fails the whole observation: a partial view must
+// not plan deletes.
+func observeHost(d *Driver, c *libvirt.Connect, host string) (*hostObs, error) {
+	h := &hostObs{d: d, conn: c, host: host, domains: map[string]*domObs{}, networks: map[string]*netObs{},
+		vols: map[string]*volObs{}, pools: map[string]error{}}
+	d.call()
+	capsXML, err := c.GetCapabilities()
+	if err != nil {
+		return nil, fmt.Errorf("read capabilities of %s: %w", host, err)
+	}
+	if h.domType, err = domainType(capsXML); err != nil {
+		return nil, fmt.Errorf("%s: %w", host, err)
+	}
+	d.call()
+	doms, err := c.ListAllDomains(0)
+	if err != nil {
+		return nil, fmt.Errorf("list domains on %s: %w", host, err)
+	}
+	defer func() {
+		for i := range doms {
+			_ = doms[i].Free()
+		}
+	}()
+	for i := range doms {
+		o, err := observeDomain(d, &doms[i])
+		if err != nil {
+			if isCode(err, libvirt.ERR_NO_DOMAIN) {
+				continue // undefined while we looked: it is gone
+			}
+			return nil, fmt.Errorf("observe a domain on %s: %w", host, err)
+		}
+		h.domains[o.Name] = o
+	}
+	d.call()
+	nets, err := c.ListAllNetworks(0)
+	if err != nil {
+		return nil, fmt.Errorf("list networks on %s: %w", host, err)
+	}
+	defer func() {
+		for i := range nets {
+			_ = nets[i].Free()
+		}
+	}()
+	for i := range nets {
+		o, err := observeNetwork(d, &nets[i])
+		if err != nil {
+			if isCode(err, libvirt.ERR_NO_NETWORK) {
+				continue
+			}
+			return nil, fmt.Errorf("observe a network on %s: %w", host, err)
+		}
+		h.networks[o.Name] = o
+	}
+	return h, nil
+}
+
+func observeDomain(d *Driver, dom *libvirt.Domain) (*domObs, error) {
+	o := &domObs{}
+	var err error
+	d.call()
+	if o.State, _, err = dom.GetState(); err != nil {
+		return nil, err
+	}
+	o.Running = o.State != libvirt.DOMAIN_SHUTOFF && o.State != libvirt.DOMAIN_CRASHED && o.State != libvirt.DOMAIN_NOSTATE
+	d.call()
+	if o.Persistent, err = dom.IsPersistent(); err != nil {
+		return nil, err
+	}
+	d.call()
+	if o.Autostart, err = dom.GetAutostart(); err != nil {
+		return nil, err
+	}
+	d.call()
+	if o.LiveXML, err = dom.GetXMLDesc(0); err != nil {
+		return nil, err
+	}
+	o.Live = &libvirtxml.Domain{}
+	if err := o.Live.Unmarshal(o.LiveXML); err != nil {
+		return nil, fmt.Errorf("parse domain XML: %w", err)
+	}
+	o.Name = o.Live.Name
+	meta := o.Live.Metadata
+	if o.Persistent {
+		d.call()
+		if o.InactiveXML, err = dom.GetXMLDesc(libvirt.DOMAIN_XML_INACTIVE); err != nil {
+			return nil, err
+		}
+		o.Inactive = &libvirtxml.Domain{}
+		if err := o.Inactive.Unmarshal(o.InactiveXML); err != nil {
+			return nil, fmt.Errorf("parse inactive XML of %s: %w", o.Name, err)
+		}
+		meta = o.Inactive.Metadata
+	}
+	if meta != nil {
+		if o.Owner, o.Others, err = parseOwner(meta.XML); err != nil {
+			return nil, fmt.Errorf("domain %s: %w", o.Name, err)
+		}
+	}
+	return o, nil
+}
+
+func observeNetwork(d *Driver, n *libvirt.Network) (*netObs, error) {
+	o := &netObs{}
+	var err error
+	d.call()
+	if o.Active, err = n.IsActive(); err != nil {
+		return nil, err
+	}
+	d.call()
+	if o.Persistent, err = n.IsPersistent(); err != nil {
+		return nil, err
+	}
+	d.call()
+	if o.Autostart, err = n.GetAutostart(); err != nil {
+		return nil, err
+	}
+	d.call()
+	if o.XML, err = n.GetXMLDesc(libvirt.NETWORK_XML_INACTIVE); err != nil {
+		return nil, err
+	}
+	o.Def = &libvirtxml.Network{}
+	if err := o.Def.Unmarshal(o.XML); err != nil {
+		return nil, fmt.Errorf("parse network XML: %w", err)
+	}
+	o.Name = o.Def.Name
+	if o.Def.Metadata != nil {
+		if o.Owner, o.Others, err = parseOwner(o.Def.Metadata.XML); err != nil {
+			return nil, fmt.Errorf("network %s: %w", o.Name, err)
+		}
+	}
+	return o, nil
+}
+
+// volume looks a volume up by pool and name, once per run. A missing
+// volume is not an error; a missing or inactive pool is.
+func (h *hostObs) volume(pool, name string) (*volObs, error) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if v, ok := h.vols[pool+"\x00"+name]; ok {
+		return v, nil
+	}
+	p, err := h.pool(pool)
+	if err != nil {
+		return nil, err
+	}
+	defer p.Free()
+	v := &volObs{}
+	h.d.call()
+	vol, err := p.LookupStorageVolByName(name)
+	switch {
+	case isCode(err, libvirt.ERR_NO_STORAGE_VOL):
+	case err != nil:
+		return nil, fmt.Errorf("look up volume %s in pool %s on %s: %w", name, pool, h.host, err)
+	default:
+		defer vol.Free()
+		h.d.call()
+		info, err := vol.GetInfo()
+		if err != nil {
+			return nil, fmt.Errorf("read volume %s/%s on %s: %w", pool, name, h.host, err)
+		}
+		v.Exists, v.Capacity = true, info.Capacity
+	}
+	h.vols[pool+"\x00"+name] = v
+	return v, nil
+}
+
+// pool opens an active pool; the caller frees it. h.mu is held.
+func (h *hostObs) pool(name string) (*libvirt.StoragePool, error) {
+	if err, ok := h.pools[name]; ok && err != nil {
+		return nil, err
+	}
+	h.d.call()
+	p, err := h.conn.LookupStoragePoolByName(name)
+	if err != nil {
+		if isCode(err, libvirt.ERR_NO_STORAGE_POOL) {
+			err = fmt.Errorf("storage pool %q does not exist on %s: define it (virsh pool-define-as %s dir --target DIR; virsh pool-start %s)", name, h.host, name, name)
+		} else {
+			err = fmt.Errorf("look up storage pool %s on %s: %w", name, h.host, err)
+		}
+		h.pools[name] = err
+		return nil, err
+	}
+	if _, seen := h.pools[name]; !seen {
+		h.d.call()
+		active, err := p.IsActive()
+		if err == nil && !active {
+			err = fmt.Errorf("storage pool %q on %s is not active: start it (virsh pool-start %s)", name, h.host, name)
+		}
+		h.pools[name] = err
+		if err != nil {
+			p.Free()
+			return nil, err
+		}
+	}
+	return p, nil
+}
+
+// domainType picks the <domain type> for new domains from the host's
+// capabilities: kvm when offered for the host's architecture, else qemu
+// (TCG), else the first one offered (the test driver's "test").
+func domainType(capsXML string) (string, error) {
+	var caps libvirtxml.Caps
+	if err := caps.Unmarshal(capsXML); err != nil {
+		return "", fmt.Errorf("parse capabilities: %w", err)
+	}
+	arch := caps.Host.CPU.Arch
+	var offered []string
+	for _, g := range caps.Guests {
+		if g.OSType != "hvm" || (arch != "" && g.Arch.Name != arch) {
+			continue
+		}
+		for _, dt := range g.Arch.Domains {
+			offered = append(offered, dt.Type)
+		}
+	}
+	for _, want := range []string{"kvm", "qemu"} {
+		for _, t := range offered {
+			if t == want {
+				return t, nil
+			}
+		}
+	}
+	if len(offered) > 0 {
+		return offered[0], nil
+	}
+	return "", errors.New("the host offers no hvm guest for its architecture " + arch)
+}
+
+// isCode reports whether err is a libvirt error with code.
+func isCode(err error, code libvirt.ErrorNumber) bool {
+	var lerr libvirt.Error
+	return errors.As(err, &lerr) && lerr.Code == code
+}
+
+// fingerprint hashes what was observed, in a stable order.
+func fingerprint(parts ...string) string {
+	h := sha256.New()
+	for _, p := range parts {
+		fmt.Fprintf(h, "%d:%s\n", len(p), p)
+	}
+	return hex.EncodeToString(h.Sum(nil))
+}
+
+// domainNames returns the observed domain names in order.
+func (h *hostObs) domainNames() []string {
+	out := make([]string, 0, len(h.domains))
+	for n := range h.domains {
+		out = append(out, n)
+	}
+	sort.Strings(out)
+	return out
+}

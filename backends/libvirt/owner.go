@@ -1,0 +1,158 @@
+package libvirt
+
+import (
+	"encoding/xml"
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+)
+
+// OwnerNS is the XML namespace of site's owner element in a domain's or
+// network's <metadata>.
+const OwnerNS = "https://github.com/site-tools/site/xmlns/libvirt/1"
+
+// ownerPrefix is the namespace prefix libvirt writes for OwnerNS.
+const ownerPrefix = "site"
+
+// owner is the owner element: the tenant, and the volumes site created
+// for a domain (the only volumes it will ever delete).
+type owner struct {
+	Tenant  string
+	Volumes []ownedVolume
+}
+
+// ownedVolume is one volume listed in an owner element.
+type ownedVolume struct {
+	Pool, Name string
+	Role       string // "disk" or "seed"
+}
+
+func (v ownedVolume) String() string { return v.Pool + "/" + v.Name }
+
+// key identifies a volume on a host.
+func (v ownedVolume) key() string { return v.Pool + "\x00" + v.Name }
+
+// normalize sorts and dedupes the volume list so equal owners compare
+// equal whatever order they were written in.
+func (o *owner) normalize() {
+	sort.Slice(o.Volumes, func(i, j int) bool {
+		if o.Volumes[i].Pool != o.Volumes[j].Pool {
+			return o.Volumes[i].Pool < o.Volumes[j].Pool
+		}
+		return o.Volumes[i].Name < o.Volumes[j].Name
+	})
+	out := o.Volumes[:0]
+	for i, v := range o.Volumes {
+		if i > 0 && v.key() == o.Volumes[i-1].key() {
+			continue
+		}
+		out = append(out, v)
+	}
+	o.Volumes = out
+}
+
+// String is a stable one-line form for plans.
+func (o *owner) String() string {
+	if o == nil {
+		return "none"
+	}
+	parts := []string{"tenant=" + o.Tenant}
+	for _, v := range o.Volumes {
+		parts = append(parts, v.Role+"="+v.String())
+	}
+	return strings.Join(parts, " ")
+}
+
+// element renders the owner element for SetMetadata: libvirt puts it in
+// OwnerNS itself, so it carries no namespace here.
+func (o *owner) element() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "<owner tenant=%q>", xmlEscape(o.Tenant))
+	for _, v := range o.Volumes {
+		fmt.Fprintf(&b, "<volume pool=%q name=%q role=%q/>", xmlEscape(v.Pool), xmlEscape(v.Name), xmlEscape(v.Role))
+	}
+	b.WriteString("</owner>")
+	return b.String()
+}
+
+// metadataXML renders the owner element for the inner XML of a
+// <metadata> element, namespaced, keeping other applications' elements.
+func (o *owner) metadataXML(others string) string {
+	el := o.element()
+	el = strings.Replace(el, "<owner ", "<"+ownerPrefix+":owner xmlns:"+ownerPrefix+"=\""+OwnerNS+"\" ", 1)
+	el = strings.ReplaceAll(el, "<volume ", "<"+ownerPrefix+":volume ")
+	el = strings.Replace(el, "</owner>", "</"+ownerPrefix+":owner>", 1)
+	return others + el
+}
+
+func xmlEscape(s string) string {
+	var b strings.Builder
+	_ = xml.EscapeText(&b, []byte(s))
+	return b.String()
+}
+
+// parseOwner finds site's owner element in the inner XML of a <metadata>
+// element. It returns nil when there is none, and the other
+// applications' elements verbatim so a redefine keeps them.
+func parseOwner(inner string) (*owner, string, error) {
+	if strings.TrimSpace(inner) == "" {
+		return nil, "", nil
+	}
+	dec := xml.NewDecoder(strings.NewReader(inner))
+	var o *owner
+	var others strings.Builder
+	depth := 0
+	start := int64(0)
+	inside := false // within our owner element
+	for {
+		off := dec.InputOffset()
+		tok, err := dec.Token()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return nil, "", fmt.Errorf("parse <metadata>: %w", err)
+		}
+		switch t := tok.(type) {
+		case xml.StartElement:
+			if depth == 0 {
+				start = off
+			}
+			depth++
+			if depth == 1 && t.Name.Space == OwnerNS && t.Name.Local == "owner" {
+				o, inside = &owner{}, true
+				for _, a := range t.Attr {
+					if a.Name.Local == "tenant" {
+						o.Tenant = a.Value
+					}
+				}
+			} else if depth == 2 && inside && t.Name.Local == "volume" {
+				var v ownedVolume
+				for _, a := range t.Attr {
+					switch a.Name.Local {
+					case "pool":
+						v.Pool = a.Value
+					case "name":
+						v.Name = a.Value
+					case "role":
+						v.Role = a.Value
+					}
+				}
+				o.Volumes = append(o.Volumes, v)
+			}
+		case xml.EndElement:
+			depth--
+			if depth == 0 {
+				if !inside {
+					others.WriteString(inner[start:dec.InputOffset()])
+				}
+				inside = false
+			}
+		}
+	}
+	if o != nil {
+		o.normalize()
+	}
+	return o, others.String(), nil
+}

@@ -1,0 +1,446 @@
+package libvirt
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"sort"
+	"strconv"
+
+	"libvirt.org/go/libvirtxml"
+
+	"github.com/site-tools/site/backends"
+	"github.com/site-tools/site/backends/libvirt/seed"
+	"github.com/site-tools/site/compiler/graph"
+	"github.com/site-tools/site/compiler/model"
+	"github.com/site-tools/site/compiler/plan"
+)
+
+// vmDriver converges graph.KindVM steps.
+type vmDriver struct{ d *Driver }
+
+// opKind is one libvirt action of a VM step's apply, in the order apply
+// runs them.
+type opKind int
+
+const (
+	opCreateVolume opKind = iota
+	opUploadSeed
+	opResizeVolume
+	opDefine
+	opSetMetadata
+	opSetAutostart
+	opMemoryLive
+	opVCPUsLive
+	opStop
+	opRestart
+	opStart
+	opDeleteVolume
+	opUndefine
+)
+
+// op is one action; which fields matter depends on Kind.
+type op struct {
+	Kind   opKind
+	Gate   plan.Gate // checked again right before the action
+	Domain string
+	Pool   string
+	Volume string
+	Bytes  uint64
+	ISO    []byte
+	XML    string
+	Owner  *owner
+	Bool   bool
+	Live   bool // SetMetadata: the domain runs, so change the live definition too
+}
+
+// vmDetail is a VM step's plan for Apply.
+type vmDetail struct {
+	host string
+	ops  []op
+}
+
+// Plan observes the VM's host (once per run) and classifies every
+// difference by its impact on the guest.
+func (v vmDriver) Plan(ctx context.Context, step *graph.Step, run *backends.Run) (*backends.StepPlan, error) {
+	if step.VM == nil {
+		return nil, fmt.Errorf("step %s: not a VM step", step.ID)
+	}
+	vm := step.VM
+	h, err := v.d.observe(run, vm.Host)
+	if err != nil {
+		return nil, err
+	}
+	p := &vmPlanner{h: h, vm: vm, step: step, run: run, det: &vmDetail{host: vm.Host}}
+	if err := p.plan(); err != nil {
+		return nil, err
+	}
+	return &backends.StepPlan{Step: step, Changes: p.changes, Fingerprint: fingerprint(p.seen...), Detail: p.det}, nil
+}
+
+// vmPlanner holds one VM step's planning state.
+type vmPlanner struct {
+	h    *hostObs
+	vm   *model.VM
+	step *graph.Step
+	run  *backends.Run
+	det  *vmDetail
+
+	changes []plan.Change
+	seen    []string // observed facts, for the fingerprint
+}
+
+func (p *vmPlanner) change(key string, a plan.Action, imp plan.Impact, reason string, before, after map[string]any, gates ...plan.Gate) {
+	p.changes = append(p.changes, plan.Change{Key: key, Step: p.step.ID, Phase: p.step.Phase, Tenant: p.vm.Tenant,
+		Action: a, Impact: imp, Gates: gates, Reason: reason, Before: before, After: after})
+}
+
+func (p *vmPlanner) add(o op) { p.det.ops = append(p.det.ops, o) }
+
+func volumeKey(host, pool, name string) string { return "volume/" + host + "/" + pool + "/" + name }
+
+func (p *vmPlanner) plan() error {
+	vm, h := p.vm, p.h
+	o := h.domains[vm.Name]
+	if o != nil {
+		if o.Owner == nil {
+			return fmt.Errorf("domain %s on %s exists but carries no site owner element, so site will not change it; to adopt it for tenant %s run: virsh -c %s metadata %s %s --key %s --set '<owner tenant=\"%s\"/>' --live --config",
+				vm.Name, vm.Host, vm.Tenant, vm.Host, vm.Name, OwnerNS, ownerPrefix, vm.Tenant)
+		}
+		if o.Owner.Tenant != vm.Tenant {
+			return fmt.Errorf("domain %s on %s belongs to tenant %q, not %q: rename one of them", vm.Name, vm.Host, o.Owner.Tenant, vm.Tenant)
+		}
+		p.seen = append(p.seen, vm.Name, strconv.Itoa(int(o.State)), strconv.FormatBool(o.Persistent), strconv.FormatBool(o.Autostart), o.LiveXML, o.InactiveXML)
+	} else {
+		p.seen = append(p.seen, vm.Name, "absent")
+	}
+
+	want := &wantDomain{vm: vm, owner: &owner{Tenant: vm.Tenant}}
+	owned := map[string]ownedVolume{} // what the observed owner lists
+	if o != nil {
+		for _, ov := range o.Owner.Volumes {
+			owned[ov.key()] = ov
+		}
+	}
+	// Disks: create what is missing, grow behind a gate, never shrink.
+	for _, disk := range vm.Disks {
+		vol, err := h.volume(disk.Pool, disk.Name)
+		if err != nil {
+			return err
+		}
+		p.seen = append(p.seen, disk.Pool, disk.Name, strconv.FormatBool(vol.Exists), strconv.FormatUint(vol.Capacity, 10))
+		ov := ownedVolume{Pool: disk.Pool, Name: disk.Name, Role: "disk"}
+		key := volumeKey(vm.Host, disk.Pool, disk.Name)
+		switch {
+		case !vol.Exists:
+			want.owner.Volumes = append(want.owner.Volumes, ov)
+			p.change(key, plan.ActionCreate, plan.ImpactNone, "new disk volume for "+vm.Name, nil, map[string]any{"size": disk.SizeBytes})
+			p.add(op{Kind: opCreateVolume, Pool: disk.Pool, Volume: disk.Name, Bytes: disk.SizeBytes})
+		case vol.Capacity < disk.SizeBytes:
+			p.change(key, plan.ActionUpdate, plan.ImpactNextBoot, "grow the disk volume; the guest sees the new size after its next boot and must grow its file system itself",
+				map[string]any{"size": vol.Capacity}, map[string]any{"size": disk.SizeBytes}, plan.GateVMDiskResize)
+			p.add(op{Kind: opResizeVolume, Gate: plan.GateVMDiskResize, Pool: disk.Pool, Volume: disk.Name, Bytes: disk.SizeBytes})
+		case vol.Capacity > disk.SizeBytes:
+			return fmt.Errorf("VM %s: volume %s/%s on %s holds %d bytes but the spec declares %d: site never shrinks a volume (data would be lost); declare its real size",
+				vm.Name, disk.Pool, disk.Name, vm.Host, vol.Capacity, disk.SizeBytes)
+		}
+		if _, ok := owned[ov.key()]; ok {
+			want.owner.Volumes = append(want.owner.Volumes, ov)
+		}
+	}
+	// The seed: content addressed, uploaded once, never replaced.
+	if ci := vm.CloudInit; ci != nil {
+		s := seed.Build(seed.Input{Hostname: vm.Name, UserData: ci.UserData, MetaData: ci.MetaData, NetworkConfig: ci.NetworkConfig})
+		want.seedPool, want.seedName = seedPool(vm), s.Name
+		vol, err := h.volume(want.seedPool, s.Name)
+		if err != nil {
+			return err
+		}
+		p.seen = append(p.seen, s.Name, strconv.FormatBool(vol.Exists))
+		want.owner.Volumes = append(want.owner.Volumes, ownedVolume{Pool: want.seedPool, Name: s.Name, Role: "seed"})
+		if !vol.Exists {
+			p.change(volumeKey(vm.Host, want.seedPool, s.Name), plan.ActionCreate, plan.ImpactNone,
+				"cloud-init seed ("+s.InstanceID+") uploaded into the pool", nil, map[string]any{"size": len(s.ISO)})
+			p.add(op{Kind: opUploadSeed, Pool: want.seedPool, Volume: s.Name, ISO: s.ISO})
+		}
+	}
+	// Volumes we made that the spec no longer wants: keep them listed
+	// while any definition uses them, delete them otherwise.
+	wanted := map[string]bool{}
+	for _, ov := range want.owner.Volumes {
+		wanted[ov.key()] = true
+	}
+	refs := h.volumeRefs(vm.Name, false)
+	for _, k := range sortedKeys(owned) {
+		ov := owned[k]
+		if wanted[k] {
+			continue
+		}
+		if by := refs[k]; len(by) > 0 {
+			want.owner.Volumes = append(want.owner.Volumes, ov)
+			continue // deleted by a later run, once nothing uses it
+		}
+		key := volumeKey(vm.Host, ov.Pool, ov.Name)
+		if ov.Role == "seed" {
+			p.change(key, plan.ActionDelete, plan.ImpactNone, "seed volume no definition references any more", map[string]any{"role": "seed"}, nil)
+			p.add(op{Kind: opDeleteVolume, Pool: ov.Pool, Volume: ov.Name})
+			continue
+		}
+		p.change(key, plan.ActionDelete, plan.ImpactDestroy, "disk volume the spec no longer declares: its data is lost", map[string]any{"role": "disk"}, nil, plan.GateVMDestroy)
+		p.add(op{Kind: opDeleteVolume, Gate: plan.GateVMDestroy, Pool: ov.Pool, Volume: ov.Name})
+	}
+	want.owner.normalize()
+
+	if o == nil {
+		p.planCreate(want)
+	} else if err := p.planUpdate(o, want); err != nil {
+		return err
+	}
+	return p.planOrphans()
+}
+
+// seedPool is where a VM's seed goes: its first disk's pool, else the
+// pool named "default".
+func seedPool(vm *model.VM) string {
+	if len(vm.Disks) > 0 {
+		return vm.Disks[0].Pool
+	}
+	return "default"
+}
+
+func (p *vmPlanner) planCreate(want *wantDomain) {
+	vm := p.vm
+	def := newDomain(vm.Name, p.h.domType)
+	want.apply(def, "")
+	x, err := def.Marshal()
+	if err != nil {
+		panic(fmt.Sprintf("marshal a domain built from the model: %v", err)) // our own struct: a bug
+	}
+	s := shapeOf(def, want.owner)
+	p.change(p.step.ID, plan.ActionCreate, plan.ImpactNone, "new domain ("+p.h.domType+")", nil, map[string]any{
+		"memory": kibString(s.MemoryKiB), "vcpus": s.VCPUs, "disks": s.Disks, "cdroms": s.CDROMs, "nics": s.NICs,
+		"autostart": vm.Autostart, "running": vm.Running,
+	})
+	p.add(op{Kind: opDefine, Domain: vm.Name, XML: x})
+	if vm.Autostart {
+		p.add(op{Kind: opSetAutostart, Domain: vm.Name, Bool: true})
+	}
+	if vm.Running {
+		p.add(op{Kind: opStart, Domain: vm.Name})
+	}
+}
+
+func (p *vmPlanner) planUpdate(o *domObs, want *wantDomain) error {
+	vm, key := p.vm, p.step.ID
+	base := o.InactiveXML
+	if base == "" {
+		base = o.LiveXML
+	}
+	def := &libvirtxml.Domain{}
+	if err := def.Unmarshal(base); err != nil {
+		return fmt.Errorf("domain %s: %w", vm.Name, err)
+	}
+	cur := shapeOf(def, o.Owner)
+	want.apply(def, o.Others)
+	next := shapeOf(def, want.owner)
+	var live shape
+	if o.Running {
+		liveOwner, _, _ := parseOwner(metadataOf(o.Live))
+		live = shapeOf(o.Live, liveOwner)
+	}
+	restartHint := fmt.Sprintf("pending until the guest's next shutdown (site apply --restart %s/%s --ack %s restarts it now)", vm.Tenant, vm.Name, plan.GateVMRestart)
+
+	define := !o.Persistent
+	pending := false
+	for _, f := range diffShapes(cur, next) {
+		if f.Name == "owner" {
+			continue
+		}
+		define = true
+		reason := "guest is shut off: the next start uses the new definition"
+		if o.Running {
+			reason = "written to the persistent definition; " + restartHint
+			pending = true
+		}
+		p.change(key, plan.ActionUpdate, plan.ImpactNextBoot, reason, map[string]any{f.Name: f.Before}, map[string]any{f.Name: f.After})
+	}
+	if define {
+		x, err := def.Marshal()
+		if err != nil {
+			return fmt.Errorf("domain %s: marshal the new definition: %w", vm.Name, err)
+		}
+		p.add(op{Kind: opDefine, Domain: vm.Name, XML: x})
+		if !o.Persistent {
+			p.change(key, plan.ActionUpdate, plan.ImpactNone, "transient domain made persistent (DefineXML, the guest keeps running)",
+				map[string]any{"persistent": false}, map[string]any{"persistent": true})
+		}
+	}
+	// The owner element is metadata: live and config in one call.
+	ownerNow := cur.Owner
+	if o.Running && live.Owner != cur.Owner {
+		ownerNow = live.Owner
+	}
+	if ownerNow != next.Owner || cur.Owner != next.Owner {
+		p.change(key, plan.ActionUpdate, plan.ImpactLive, "owner element (SetMetadata, live and config)",
+			map[string]any{"owner": ownerNow}, map[string]any{"owner": next.Owner})
+		p.add(op{Kind: opSetMetadata, Domain: vm.Name, Owner: want.owner, Live: o.Running})
+	}
+	// Live changes to a running guest, and differences already pending.
+	if o.Running && vm.Running {
+		if live.MemoryKiB != next.MemoryKiB || live.CurrentKiB != next.CurrentKiB {
+			if live.Balloon && next.CurrentKiB <= live.MemoryKiB && live.CurrentKiB != next.CurrentKiB {
+				p.change(key, plan.ActionUpdate, plan.ImpactLive, "balloon to the new size (SetMemoryFlags live; up to the running maximum)",
+					map[string]any{"current memory": kibString(live.CurrentKiB)}, map[string]any{"current memory": kibString(next.CurrentKiB)})
+				p.add(op{Kind: opMemoryLive, Domain: vm.Name, Bytes: uint64(next.CurrentKiB)})
+			}
+			if live.MemoryKiB != next.MemoryKiB {
+				pending = true
+				if cur.MemoryKiB == next.MemoryKiB {
+					p.pendingLine(key, "memory", kibString(live.MemoryKiB), kibString(next.MemoryKiB), restartHint)
+				}
+			}
+		}
+		if live.VCPUs != next.VCPUs && next.VCPUs <= live.MaxVCPUs {
+			p.change(key, plan.ActionUpdate, plan.ImpactLive, "vCPU hotplug (SetVcpusFlags live; up to the running maximum)",
+				map[string]any{"vcpus": live.VCPUs}, map[string]any{"vcpus": next.VCPUs})
+			p.add(op{Kind: opVCPUsLive, Domain: vm.Name, Bytes: uint64(next.VCPUs)})
+		}
+		if live.MaxVCPUs != next.MaxVCPUs || (live.VCPUs != next.VCPUs && next.VCPUs > live.MaxVCPUs) {
+			pending = true
+			if cur.MaxVCPUs == next.MaxVCPUs && cur.VCPUs == next.VCPUs {
+				p.pendingLine(key, "vcpus", fmt.Sprintf("%d of max %d", live.VCPUs, live.MaxVCPUs), fmt.Sprintf("%d of max %d", next.VCPUs, next.MaxVCPUs), restartHint)
+			}
+		}
+		for _, f := range diffShapes(live, next) {
+			switch f.Name {
+			case "memory", "vcpus", "owner":
+				continue // handled above
+			}
+			pending = true
+			if !slices.ContainsFunc(diffShapes(cur, next), func(g field) bool { return g.Name == f.Name }) {
+				p.pendingLine(key, f.Name, f.Before, f.After, restartHint)
+			}
+		}
+	}
+
+	if o.Autostart != vm.Autostart {
+		p.change(key, plan.ActionUpdate, plan.ImpactLive, "autostart (SetAutostart: host side only, the guest keeps running)",
+			map[string]any{"autostart": o.Autostart}, map[string]any{"autostart": vm.Autostart})
+		p.add(op{Kind: opSetAutostart, Domain: vm.Name, Bool: vm.Autostart})
+	}
+	switch {
+	case vm.Running && !o.Running:
+		p.change(key, plan.ActionUpdate, plan.ImpactLive, "start the shut-off guest", map[string]any{"running": false}, map[string]any{"running": true})
+		p.add(op{Kind: opStart, Domain: vm.Name})
+	case !vm.Running && o.Running:
+		p.change(key, plan.ActionUpdate, plan.ImpactRestart, "stop the running guest (shutdown, then forced off after the timeout): an outage",
+			map[string]any{"running": true}, map[string]any{"running": false}, plan.GateVMStop)
+		p.add(op{Kind: opStop, Gate: plan.GateVMStop, Domain: vm.Name})
+	case vm.Running && o.Running && pending && p.run.Restart[vm.Tenant+"/"+vm.Name]:
+		p.change(key, plan.ActionUpdate, plan.ImpactRestart, "restart the guest so pending changes take effect (asked with --restart): an outage",
+			map[string]any{"domain id": o.ID()}, map[string]any{"domain id": "new"}, plan.GateVMRestart)
+		p.add(op{Kind: opRestart, Gate: plan.GateVMRestart, Domain: vm.Name})
+	}
+	return nil
+}
+
+// pendingLine reports a difference between the running guest and its
+// persistent definition that site is not about to write: it was written
+// earlier, by site or by hand, and waits for the next shutdown.
+func (p *vmPlanner) pendingLine(key, name, before, after, hint string) {
+	p.change(key, plan.ActionUpdate, plan.ImpactNextBoot, "already in the persistent definition; "+hint,
+		map[string]any{name: before}, map[string]any{name: after})
+}
+
+func metadataOf(d *libvirtxml.Domain) string {
+	if d == nil || d.Metadata == nil {
+		return ""
+	}
+	return d.Metadata.XML
+}
+
+// planOrphans lets the tenant's first VM step on a host plan the
+// removal of the tenant's marked domains there that the spec no longer
+// declares.
+func (p *vmPlanner) planOrphans() error {
+	t, vm, h := p.step.TenantSpec, p.vm, p.h
+	if t == nil {
+		return nil
+	}
+	declared := map[string]bool{}
+	var first string
+	for _, other := range t.VMs {
+		if other.Host != vm.Host {
+			continue
+		}
+		declared[other.Name] = true
+		if first == "" || other.Name < first {
+			first = other.Name
+		}
+	}
+	if first != vm.Name {
+		return nil
+	}
+	for _, name := range h.domainNames() {
+		o := h.domains[name]
+		if declared[name] || o.Owner == nil || o.Owner.Tenant != vm.Tenant {
+			continue
+		}
+		p.seen = append(p.seen, "orphan", name, o.LiveXML, o.InactiveXML)
+		refs := h.volumeRefs(name, true)
+		var vols []string
+		var delVols []ownedVolume
+		for _, ov := range o.Owner.Volumes {
+			if len(refs[ov.key()]) > 0 {
+				continue // another domain uses it
+			}
+			vols = append(vols, ov.String())
+			delVols = append(delVols, ov)
+		}
+		sort.Strings(vols)
+		reason := "the spec no longer declares this domain: undefine it and delete its volumes"
+		if o.Running {
+			reason = "the spec no longer declares this running domain: force it off, undefine it and delete its volumes (an outage)"
+		}
+		p.changes = append(p.changes, plan.Change{Key: graph.VMStepID(vm.Host, name), Step: p.step.ID, Phase: p.step.Phase, Tenant: vm.Tenant,
+			Action: plan.ActionDelete, Impact: plan.ImpactDestroy, Gates: []plan.Gate{plan.GateVMDestroy}, Reason: reason,
+			Before: map[string]any{"running": o.Running, "volumes": vols}})
+		p.add(op{Kind: opUndefine, Gate: plan.GateVMDestroy, Domain: name})
+		for _, ov := range delVols {
+			p.add(op{Kind: opDeleteVolume, Gate: plan.GateVMDestroy, Pool: ov.Pool, Volume: ov.Name})
+		}
+	}
+	return nil
+}
+
+// volumeRefs maps each volume ("pool\x00name") to the domains whose
+// definitions reference it: every domain's live definition while it
+// runs, and the persistent definition of every domain but skip (whose
+// persistent definition the caller is about to rewrite; with skipLive,
+// skip is going away altogether and its live definition does not count).
+func (h *hostObs) volumeRefs(skip string, skipLive bool) map[string][]string {
+	out := map[string][]string{}
+	add := func(def *libvirtxml.Domain, dom string) {
+		if def == nil || def.Devices == nil {
+			return
+		}
+		for _, d := range def.Devices.Disks {
+			if d.Source != nil && d.Source.Volume != nil {
+				k := d.Source.Volume.Pool + "\x00" + d.Source.Volume.Volume
+				if !slices.Contains(out[k], dom) {
+					out[k] = append(out[k], dom)
+				}
+			}
+		}
+	}
+	for _, name := range h.domainNames() {
+		o := h.domains[name]
+		if o.Running && !(skipLive && name == skip) {
+			add(o.Live, name)
+		}
+		if name != skip {
+			add(o.Inactive, name)
+		}
+	}
+	return out
+}
