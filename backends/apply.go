@@ -156,7 +156,7 @@ func (e *Engine) Apply(ctx context.Context, g *graph.Graph, obs *Observation, ru
 	for _, s := range g.Steps {
 		rep.Steps = append(rep.Steps, results[s.ID])
 	}
-	prog.done(rep.summary())
+	prog.done(rep.counts())
 	return rep, nil
 }
 

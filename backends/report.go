@@ -45,9 +45,9 @@ func (r *Report) WriteText(w io.Writer, color bool) error {
 	return err
 }
 
-// summary is the report's last line, e.g. "Apply complete: 2 applied,
-// 3 unchanged; 4 requests." or "Apply failed: ...".
-func (r *Report) summary() string {
+// counts says how many steps ended how, e.g. "2 applied, 3 unchanged;
+// 4 requests".
+func (r *Report) counts() string {
 	var parts []string
 	for _, st := range []Status{StatusApplied, StatusUnchanged, StatusFailed, StatusSkipped, StatusDeferred} {
 		if n := r.Count(st); n > 0 || st == StatusApplied {
@@ -61,10 +61,16 @@ func (r *Report) summary() string {
 	if problems > 0 {
 		parts = append(parts, fmt.Sprintf("%d %s", problems, plural(problems, "problem", "problems")))
 	}
+	n := r.Requests()
+	return fmt.Sprintf("%s; %d %s", strings.Join(parts, ", "), n, plural(n, "request", "requests"))
+}
+
+// summary is the report's last line, e.g. "Apply complete: 2 applied,
+// 3 unchanged; 4 requests." or "Apply failed: ...".
+func (r *Report) summary() string {
 	head := "Apply complete"
 	if !r.OK() {
 		head = "Apply failed"
 	}
-	n := r.Requests()
-	return fmt.Sprintf("%s: %s; %d %s.", head, strings.Join(parts, ", "), n, plural(n, "request", "requests"))
+	return head + ": " + r.counts() + "."
 }
