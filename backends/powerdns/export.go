@@ -1,0 +1,116 @@
+package powerdns
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"sort"
+	"strings"
+
+	"github.com/site-tools/site/backends"
+	"github.com/site-tools/site/compiler/graph"
+	"github.com/site-tools/site/compiler/model"
+	"github.com/site-tools/site/compiler/plan"
+)
+
+// ExportTypes are the record types the tenant language can write; an
+// exported zone's other rrsets are left out and stay foreign, so site
+// never touches them.
+var ExportTypes = map[string]bool{"A": true, "AAAA": true, "CNAME": true, "TXT": true, "MX": true, "SRV": true, "CAA": true, "NS": true}
+
+// Snapshot is a live zone in the form the tenant language can express.
+type Snapshot struct {
+	// RRsets are canonical and sorted by name then type; the SOA is never
+	// among them (PowerDNS keeps it).
+	RRsets []*model.RRset
+	// Skipped says, one line each, what was left out and why.
+	Skipped []string
+}
+
+// Export reads zone (its Tenant, Name and Provider.PowerDNS) with one GET
+// and returns what a tenant file would have to say to want exactly it.
+// Rrsets owned by another site tenant are left out: they are that
+// tenant's to declare.
+func (d *Driver) Export(ctx context.Context, zone *model.Zone, run *backends.Run) (*Snapshot, error) {
+	step := zoneStepFor(zone)
+	c, err := d.newClient(step, run)
+	if err != nil {
+		return nil, err
+	}
+	var live *observation
+	err = d.retry(ctx, func(ctx context.Context) error {
+		z, err := c.api.Zones.Get(ctx, zone.Name)
+		if err == nil {
+			live = observe(z)
+		}
+		return err
+	})
+	if err != nil {
+		var ae *APIError
+		if errors.As(err, &ae) && ae.Status == http.StatusNotFound {
+			return nil, fmt.Errorf("zone %s does not exist at %s (server %s): check --zone and --server", zone.Name, c.base, zone.Provider.PowerDNS.Server)
+		}
+		return nil, fmt.Errorf("read zone %s at %s: %w", zone.Name, c.base, err)
+	}
+	s := &Snapshot{}
+	for _, l := range live.rrsets {
+		switch {
+		case !l.hasData():
+			continue // a comment without records serves nothing
+		case !ExportTypes[l.typ]:
+			s.Skipped = append(s.Skipped, fmt.Sprintf("%s %s: type %s is not in the tenant language; left as it is, site will not touch it", l.name, l.typ, l.typ))
+		case l.disabled:
+			s.Skipped = append(s.Skipped, fmt.Sprintf("%s %s: has disabled records; left as it is, declare it by hand to manage it", l.name, l.typ))
+		case l.owner != "" && l.owner != zone.Tenant:
+			s.Skipped = append(s.Skipped, fmt.Sprintf("%s %s: owned by site tenant %s; left to that tenant", l.name, l.typ, l.owner))
+		default:
+			s.RRsets = append(s.RRsets, &model.RRset{Name: l.name, Type: l.typ, TTL: l.ttl, Values: append([]string(nil), l.values...),
+				Writer: model.Writer{Kind: model.WriterZoneRecords, Tenant: zone.Tenant}})
+		}
+	}
+	sort.Slice(s.RRsets, func(i, j int) bool {
+		a, b := s.RRsets[i], s.RRsets[j]
+		if a.Name != b.Name {
+			return a.Name < b.Name
+		}
+		return a.Type < b.Type
+	})
+	sort.Strings(s.Skipped)
+	return s, nil
+}
+
+// zoneStepFor is the step that converges zone, for the calls that work
+// on a zone outside a step graph (export).
+func zoneStepFor(zone *model.Zone) *graph.Step {
+	return &graph.Step{ID: graph.ZoneStepID(zone.Name), Kind: graph.KindZone, Phase: plan.PhaseDNS, Tenant: zone.Tenant, Zone: zone}
+}
+
+// MarkOwned puts zone.Tenant's owner marker on every rrset of zone.RRsets
+// that lacks it, which is what adopting an exported zone means: one
+// comments-only PATCH, served data unchanged. It refuses, changing
+// nothing, when the zone differs from zone.RRsets in anything but
+// markers (it changed since the export). It returns how many rrsets it
+// marked.
+func (d *Driver) MarkOwned(ctx context.Context, zone *model.Zone, run *backends.Run) (int, error) {
+	sp, err := d.Plan(ctx, zoneStepFor(zone), run)
+	if err != nil {
+		return 0, err
+	}
+	for _, c := range sp.Changes {
+		if c.Action != plan.ActionAdopt || len(c.Gates) > 0 {
+			return 0, fmt.Errorf("zone %s changed since it was read (%s %s): nothing was marked; export it again", zone.Name, c.Action, c.Key)
+		}
+	}
+	if len(sp.Changes) == 0 {
+		return 0, nil
+	}
+	res, err := d.Apply(ctx, sp, run)
+	if err != nil {
+		return 0, err
+	}
+	if len(res.Problems) > 0 {
+		return 0, fmt.Errorf("zone %s: marked, but the server answers otherwise: %s", zone.Name, strings.Join(res.Problems, "; "))
+	}
+	return len(sp.Changes), nil
+}

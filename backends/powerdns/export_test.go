@@ -1,0 +1,91 @@
+package powerdns
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/site-tools/site/backends/powerdns/pdnstest"
+	"github.com/site-tools/site/compiler/model"
+)
+
+func TestExportThenMarkOwnedConverges(t *testing.T) {
+	srv := pdnstest.Shared(t)
+	const zone = "adopt.test."
+	srv.CreateZone(t, zone,
+		pdnstest.RRset{Name: "adopt.test.", Type: "NS", TTL: 3600, Records: []string{"ns1.example.org.", "ns2.example.org."}},
+		pdnstest.RRset{Name: "adopt.test.", Type: "MX", TTL: 3600, Records: []string{"10 mx.example.org."}},
+		pdnstest.RRset{Name: "www.adopt.test.", Type: "A", TTL: 300, Records: []string{"192.0.2.1", "192.0.2.2"}},
+		pdnstest.RRset{Name: "txt.adopt.test.", Type: "TXT", TTL: 300, Records: []string{`"hello world"`}},
+		pdnstest.RRset{Name: "host.adopt.test.", Type: "SSHFP", TTL: 300, Records: []string{"1 1 0123456789abcdef0123456789abcdef01234567"}},
+		pdnstest.RRset{Name: "their.adopt.test.", Type: "A", TTL: 300, Records: []string{"192.0.2.9"}, Comments: []pdnstest.Comment{marker("branch2")}},
+	)
+	d, run := testDriver(), newRun(srv)
+	z := zoneStep(srv, "office1", zone).Zone
+	snap, err := d.Export(context.Background(), z, run)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, r := range snap.RRsets {
+		got = append(got, r.Name+" "+r.Type+" "+strings.Join(r.Values, ","))
+	}
+	want := []string{
+		"adopt.test. MX 10 mx.example.org.",
+		"adopt.test. NS ns1.example.org.,ns2.example.org.",
+		"txt.adopt.test. TXT \"hello world\"",
+		"www.adopt.test. A 192.0.2.1,192.0.2.2",
+	}
+	if !equalStrings(got, want) {
+		t.Errorf("got %q, want %q", got, want)
+	}
+	if len(snap.Skipped) != 2 || !strings.Contains(snap.Skipped[0], "SSHFP") || !strings.Contains(snap.Skipped[1], "branch2") {
+		t.Errorf("got skipped %q, want the SSHFP and branch2's A", snap.Skipped)
+	}
+
+	z.RRsets = snap.RRsets
+	n, err := d.MarkOwned(context.Background(), z, run)
+	if err != nil || n != 4 {
+		t.Fatalf("got %d marked, %v; want 4", n, err)
+	}
+	if sp := mustPlan(t, d, zoneStep(srv, "office1", zone, snap.RRsets...), run); len(sp.Changes) != 0 {
+		t.Errorf("got %q after export and marking, want no changes", summary(sp.Changes))
+	}
+	after := srv.Get(t, zone)
+	if r := after.Find("host.adopt.test.", "SSHFP"); r == nil || len(r.Comments) != 0 {
+		t.Errorf("got %+v, want the SSHFP untouched", r)
+	}
+	if r := after.Find("their.adopt.test.", "A"); r == nil || r.Comments[0].Content != Marker("branch2") {
+		t.Errorf("got %+v, want branch2's A still theirs", r)
+	}
+}
+
+func TestMarkOwnedRefusesAChangedZone(t *testing.T) {
+	srv := pdnstest.Shared(t)
+	const zone = "moved.test."
+	srv.CreateZone(t, zone, pdnstest.RRset{Name: "www.moved.test.", Type: "A", TTL: 300, Records: []string{"192.0.2.1"}})
+	d, run := testDriver(), newRun(srv)
+	z := zoneStep(srv, "office1", zone).Zone
+	snap, err := d.Export(context.Background(), z, run)
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv.Replace(t, zone, pdnstest.RRset{Name: "www.moved.test.", Type: "A", TTL: 300, Records: []string{"192.0.2.7"}})
+	z.RRsets = snap.RRsets
+	srv.ResetRequests(zone)
+	if _, err := d.MarkOwned(context.Background(), z, run); err == nil || !strings.Contains(err.Error(), "changed since it was read") {
+		t.Fatalf("got %v, want a refusal", err)
+	}
+	if got := srv.Requests(zone).Writes(); got != 0 {
+		t.Errorf("got %d writes, want none", got)
+	}
+}
+
+func TestExportMissingZone(t *testing.T) {
+	srv := pdnstest.Shared(t)
+	z := &model.Zone{Tenant: "office1", Name: "nowhere.test.", Provider: zoneStep(srv, "office1", "nowhere.test.").Zone.Provider}
+	_, err := testDriver().Export(context.Background(), z, newRun(srv))
+	if err == nil || !strings.Contains(err.Error(), "does not exist") {
+		t.Errorf("got %v, want a clear 'does not exist'", err)
+	}
+}
