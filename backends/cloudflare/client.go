@@ -1,0 +1,215 @@
+package cloudflare
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"net/http"
+	"strconv"
+	"sync/atomic"
+	"time"
+
+	cf "github.com/cloudflare/cloudflare-go"
+)
+
+// DefaultAPIURL is Cloudflare's public v4 API.
+const DefaultAPIURL = "https://api.cloudflare.com/client/v4"
+
+// EnvAPIURL, when set, replaces the API base URL of every Cloudflare zone
+// (the spec's api_url included). It exists to point a spec that names no
+// api_url at a test server; it is read through Run.Getenv.
+const EnvAPIURL = "SITE_CLOUDFLARE_API_URL"
+
+// newAPI builds a cloudflare-go v0 client whose transport, not the
+// client, handles retries.
+//
+// The v0 client retries 429 and 5xx itself, ignores Retry-After, and
+// after the last attempt returns an untyped error ("exceeded available
+// rate limit retries"), so nothing can tell a rate limit from any other
+// failure. It is therefore configured with UsingRetryPolicy(0, 0, 0): one
+// attempt per call. The retrying transport below honours Retry-After on
+// 429 for every method (a 429 request was not processed), retries 5xx and
+// network errors only for GET (a failed POST may have committed), with
+// bounded exponential backoff and jitter, and returns a typed
+// *TransientError when it gives up. UsingRateLimit keeps the client's own
+// limiter at the driver's rate (Cloudflare allows 1,200 requests per five
+// minutes, which is 4 per second).
+func (d *Driver) newAPI(baseURL, token string, counter *atomic.Int64) (*cf.API, error) {
+	rt := &retrying{next: d.transport(), attempts: d.retries() + 1, maxWait: d.maxWait(), counter: counter}
+	return cf.NewWithAPIToken(token,
+		cf.BaseURL(baseURL),
+		cf.HTTPClient(&http.Client{Transport: rt, Timeout: 2 * time.Minute}),
+		cf.UsingRetryPolicy(0, 0, 0),
+		cf.UsingRateLimit(d.rps()),
+		cf.UserAgent("site"),
+	)
+}
+
+func (d *Driver) transport() http.RoundTripper {
+	if d.Transport != nil {
+		return d.Transport
+	}
+	return http.DefaultTransport
+}
+
+// TransientError is a failure worth retrying later: a 429 or 5xx answer,
+// or no answer, after the transport's own bounded retries.
+type TransientError struct {
+	Status     int           // 0 when there was no answer
+	RetryAfter time.Duration // from the last 429's Retry-After
+	Err        error         // the network error, when there was no answer
+}
+
+func (e *TransientError) Error() string {
+	switch {
+	case e.Status == http.StatusTooManyRequests:
+		return fmt.Sprintf("Cloudflare rate limit (HTTP 429) still in force after retries (Retry-After %s): wait and re-run", e.RetryAfter)
+	case e.Status != 0:
+		return fmt.Sprintf("Cloudflare answered HTTP %d after retries: a temporary failure; re-run later", e.Status)
+	}
+	return fmt.Sprintf("no answer from Cloudflare: %v", e.Err)
+}
+
+func (e *TransientError) Unwrap() error { return e.Err }
+
+// retrying is the transport that retries what is safe to retry.
+type retrying struct {
+	next     http.RoundTripper
+	attempts int
+	maxWait  time.Duration
+	counter  *atomic.Int64
+}
+
+func (t *retrying) RoundTrip(req *http.Request) (*http.Response, error) {
+	var last *TransientError
+	for i := range t.attempts {
+		if i > 0 {
+			wait := backoff(i, t.maxWait)
+			if last != nil && last.RetryAfter > 0 {
+				wait = min(last.RetryAfter, t.maxWait)
+			}
+			if err := sleep(req.Context(), wait); err != nil {
+				return nil, err
+			}
+			if req.GetBody != nil {
+				b, err := req.GetBody()
+				if err != nil {
+					return nil, err
+				}
+				req.Body = b
+			}
+		}
+		if t.counter != nil {
+			t.counter.Add(1)
+		}
+		resp, err := t.next.RoundTrip(req)
+		switch {
+		case err != nil:
+			if req.Context().Err() != nil {
+				return nil, err
+			}
+			last = &TransientError{Err: err}
+			if req.Method != http.MethodGet {
+				return nil, last
+			}
+		case resp.StatusCode == http.StatusTooManyRequests:
+			last = &TransientError{Status: resp.StatusCode, RetryAfter: retryAfter(resp.Header.Get("Retry-After"))}
+			drain(resp)
+		case resp.StatusCode >= 500 && req.Method == http.MethodGet:
+			last = &TransientError{Status: resp.StatusCode}
+			drain(resp)
+		default:
+			return resp, nil
+		}
+	}
+	return nil, last
+}
+
+func drain(resp *http.Response) {
+	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 1<<16))
+	resp.Body.Close()
+}
+
+// retryAfter reads a Retry-After header in seconds (the form Cloudflare
+// sends); an HTTP date is accepted too.
+func retryAfter(h string) time.Duration {
+	if s, err := strconv.Atoi(h); err == nil && s >= 0 {
+		return time.Duration(s) * time.Second
+	}
+	if t, err := http.ParseTime(h); err == nil {
+		return max(time.Until(t), 0)
+	}
+	return 0
+}
+
+// backoff is exponential from 500ms with full jitter, capped at limit.
+func backoff(attempt int, limit time.Duration) time.Duration {
+	d := min(500*time.Millisecond<<min(attempt-1, 10), limit)
+	return d/2 + rand.N(d/2+1)
+}
+
+func sleep(ctx context.Context, d time.Duration) error {
+	if d <= 0 {
+		return nil
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return nil
+	case <-ctx.Done():
+		return fmt.Errorf("gave up waiting to retry: %w", ctx.Err())
+	}
+}
+
+// Class is how an error is handled.
+type Class string
+
+// Error classes shared by every backend.
+const (
+	ClassConflict  Class = "conflict"  // the live data changed since it was observed
+	ClassInvalid   Class = "invalid"   // the request is wrong; retrying will not help
+	ClassAuth      Class = "auth"      // the token lacks permission
+	ClassTransient Class = "transient" // try again later
+)
+
+// alreadyExists are the codes that mean the observation was stale
+// (apis.md §2.5: treat the set, not the message, as the contract). 81044
+// (record does not exist) means the same for a patch or delete.
+var alreadyExists = map[int]bool{81053: true, 81054: true, 81057: true, 81058: true}
+
+// Classify sorts an error from the Cloudflare client.
+func Classify(err error) Class {
+	var te *TransientError
+	if errors.As(err, &te) || errors.Is(err, context.DeadlineExceeded) {
+		return ClassTransient
+	}
+	var ae *cf.AuthenticationError
+	var ze *cf.AuthorizationError
+	if errors.As(err, &ae) || errors.As(err, &ze) {
+		return ClassAuth
+	}
+	var ce *cf.Error
+	if errors.As(err, &ce) {
+		for _, c := range ce.ErrorCodes {
+			switch {
+			case alreadyExists[c] || c == 81044:
+				return ClassConflict
+			case c == 10000 || c == 9109 || c == 9106 || c == 6003 || c == 1000:
+				return ClassAuth
+			}
+		}
+		if ce.StatusCode == http.StatusNotFound {
+			return ClassConflict
+		}
+		if ce.StatusCode >= 500 || ce.StatusCode == http.StatusTooManyRequests {
+			return ClassTransient
+		}
+		return ClassInvalid
+	}
+	// Anything else (an undecodable answer, a cancelled context) is not
+	// worth an automatic retry.
+	return ClassInvalid
+}

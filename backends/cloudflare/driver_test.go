@@ -1,0 +1,423 @@
+package cloudflare
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/site-tools/site/backends"
+	"github.com/site-tools/site/backends/cloudflare/cftest"
+	"github.com/site-tools/site/compiler/graph"
+	"github.com/site-tools/site/compiler/model"
+	"github.com/site-tools/site/compiler/plan"
+)
+
+const testToken = "cf-test-token-5d2e91"
+
+const zoneName = "sjc.example.net."
+
+// fixture is a fake Cloudflare with one zone and a driver pointed at it.
+type fixture struct {
+	fake   *cftest.Server
+	zoneID string
+	drv    *Driver
+	run    *backends.Run
+}
+
+func newFixture(t testing.TB) *fixture {
+	t.Helper()
+	fake := cftest.New(testToken)
+	t.Cleanup(fake.Close)
+	run := backends.NewRun()
+	run.Getenv = func(k string) string {
+		if k == "CLOUDFLARE_API_TOKEN" {
+			return testToken
+		}
+		return ""
+	}
+	return &fixture{fake: fake, zoneID: fake.AddZone(zoneName), run: run,
+		drv: &Driver{RPS: 1e6, MaxWait: 20 * time.Millisecond}}
+}
+
+func rr(name, typ string, ttl uint32, values ...string) *model.RRset {
+	sort.Strings(values)
+	return &model.RRset{Name: name, Type: typ, TTL: ttl, Values: values}
+}
+
+func (f *fixture) step(rrsets ...*model.RRset) *graph.Step {
+	z := &model.Zone{Tenant: "sjc", Name: zoneName, TTL: 300, RRsets: rrsets,
+		Provider: model.Provider{Cloudflare: &model.Cloudflare{Token: model.Credential{Env: "CLOUDFLARE_API_TOKEN"}, APIURL: f.fake.URL}}}
+	return &graph.Step{ID: graph.ZoneStepID(zoneName), Kind: graph.KindZone, Phase: plan.PhaseDNS, Tenant: "sjc", Zone: z}
+}
+
+func (f *fixture) plan(t testing.TB, step *graph.Step) *backends.StepPlan {
+	t.Helper()
+	sp, err := f.drv.Plan(context.Background(), step, f.run)
+	if err != nil {
+		t.Fatalf("Plan: %v", err)
+	}
+	return sp
+}
+
+func (f *fixture) apply(t testing.TB, sp *backends.StepPlan) *backends.StepResult {
+	t.Helper()
+	res, err := f.drv.Apply(context.Background(), sp, f.run)
+	if err != nil {
+		t.Fatalf("Apply: %v", err)
+	}
+	return res
+}
+
+func (f *fixture) add(t testing.TB, r cftest.Record) string {
+	t.Helper()
+	id, err := f.fake.AddRecord(f.zoneID, r)
+	if err != nil {
+		t.Fatalf("AddRecord %+v: %v", r, err)
+	}
+	return id
+}
+
+// summary renders changes as "action key gates" lines for comparison.
+func summary(cs []plan.Change) []string {
+	var out []string
+	for _, c := range cs {
+		line := fmt.Sprintf("%s %s", c.Action, strings.TrimPrefix(c.Key, "dns/"+zoneName+"/"))
+		for _, g := range c.Gates {
+			line += " " + string(g)
+		}
+		out = append(out, line)
+	}
+	sort.Strings(out)
+	return out
+}
+
+func allTypes() []*model.RRset {
+	return []*model.RRset{
+		rr(zoneName, "MX", 300, "10 mx.example.org.", "20 mx2.example.org."),
+		rr(zoneName, "TXT", 300, `"v=spf1 -all"`),
+		rr(zoneName, "CAA", 300, `0 issue "letsencrypt.org"`),
+		rr("keys."+zoneName, "A", 300, "203.0.113.10"),
+		rr("keys."+zoneName, "AAAA", 300, "2001:db8::10"),
+		rr("*.apps."+zoneName, "A", 300, "203.0.113.11"),
+		rr("www."+zoneName, "CNAME", 300, zoneName),
+		rr("_sip._tcp."+zoneName, "SRV", 300, "10 5 5060 sip.example.org."),
+		rr("sub."+zoneName, "NS", 3600, "ns1.example.org.", "ns2.example.org."),
+	}
+}
+
+func TestCreateThenConverged(t *testing.T) {
+	f := newFixture(t)
+	step := f.step(allTypes()...)
+	sp := f.plan(t, step)
+	want := []string{"create *.apps.sjc.example.net./A", "create _sip._tcp.sjc.example.net./SRV", "create keys.sjc.example.net./A",
+		"create keys.sjc.example.net./AAAA", "create sjc.example.net./CAA", "create sjc.example.net./MX",
+		"create sjc.example.net./TXT", "create sub.sjc.example.net./NS", "create www.sjc.example.net./CNAME"}
+	if got := summary(sp.Changes); strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Fatalf("got changes\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	f.fake.ResetCounts()
+	f.apply(t, sp)
+	if got := f.fake.Count(cftest.EpBatch); got != 1 {
+		t.Errorf("got %d batch calls, want 1", got)
+	}
+	if got := f.fake.Count(cftest.EpCreate) + f.fake.Count(cftest.EpPatch) + f.fake.Count(cftest.EpDelete); got != 0 {
+		t.Errorf("got %d single-record writes, want 0 (batch only)", got)
+	}
+	recs := f.fake.Records(f.zoneID)
+	if len(recs) != 11 {
+		t.Errorf("got %d records, want 11", len(recs))
+	}
+	for _, r := range recs {
+		if r.Comment != Marker("sjc") {
+			t.Errorf("record %s %s: got comment %q, want %q", r.Name, r.Type, r.Comment, Marker("sjc"))
+		}
+		if strings.HasSuffix(r.Name, ".") {
+			t.Errorf("record name %q has a trailing dot", r.Name)
+		}
+	}
+	again := f.plan(t, step)
+	if len(again.Changes) != 0 {
+		t.Errorf("after apply: got changes %v, want none", summary(again.Changes))
+	}
+	if again.Fingerprint == sp.Fingerprint {
+		t.Errorf("fingerprint did not change after apply")
+	}
+}
+
+func TestOwnership(t *testing.T) {
+	const keys = "keys." + zoneName
+	tests := []struct {
+		name     string
+		existing []cftest.Record
+		want     []*model.RRset
+		changes  []string
+		after    []string // "name type content comment" of the zone after apply with every gate acked
+	}{
+		{"identical foreign record is adopted",
+			[]cftest.Record{{Name: "keys.sjc.example.net", Type: "A", Content: "203.0.113.10", TTL: 300}},
+			[]*model.RRset{rr(keys, "A", 300, "203.0.113.10")},
+			[]string{"adopt keys.sjc.example.net./A"},
+			[]string{"keys.sjc.example.net A 203.0.113.10 managed by site tenant=sjc"}},
+		{"different foreign content is gated",
+			[]cftest.Record{{Name: "keys.sjc.example.net", Type: "A", Content: "192.0.2.99", TTL: 300, Comment: "hand made"}},
+			[]*model.RRset{rr(keys, "A", 300, "203.0.113.10")},
+			[]string{"update keys.sjc.example.net./A GATE-DNS-OVERWRITE"},
+			[]string{"keys.sjc.example.net A 203.0.113.10 managed by site tenant=sjc"}},
+		{"foreign TTL differs is gated",
+			[]cftest.Record{{Name: "keys.sjc.example.net", Type: "A", Content: "203.0.113.10", TTL: 3600}},
+			[]*model.RRset{rr(keys, "A", 300, "203.0.113.10")},
+			[]string{"update keys.sjc.example.net./A GATE-DNS-OVERWRITE"},
+			[]string{"keys.sjc.example.net A 203.0.113.10 managed by site tenant=sjc"}},
+		{"our record with new content is updated",
+			[]cftest.Record{{Name: "keys.sjc.example.net", Type: "A", Content: "192.0.2.99", TTL: 300, Comment: Marker("sjc")}},
+			[]*model.RRset{rr(keys, "A", 300, "203.0.113.10")},
+			[]string{"update keys.sjc.example.net./A"},
+			[]string{"keys.sjc.example.net A 203.0.113.10 managed by site tenant=sjc"}},
+		{"foreign A where a CNAME is wanted is gated",
+			[]cftest.Record{{Name: "www.sjc.example.net", Type: "A", Content: "192.0.2.5", TTL: 300}},
+			[]*model.RRset{rr("www."+zoneName, "CNAME", 300, zoneName)},
+			[]string{"create www.sjc.example.net./CNAME", "delete www.sjc.example.net./A GATE-DNS-OVERWRITE"},
+			[]string{"www.sjc.example.net CNAME sjc.example.net managed by site tenant=sjc"}},
+		{"foreign records elsewhere and other tenants' records are untouched",
+			[]cftest.Record{
+				{Name: "hand.sjc.example.net", Type: "A", Content: "192.0.2.7", TTL: 300},
+				{Name: "other.sjc.example.net", Type: "TXT", Content: `"x"`, TTL: 300, Comment: Marker("office1")},
+			},
+			nil, nil,
+			[]string{"hand.sjc.example.net A 192.0.2.7 ", `other.sjc.example.net TXT "x" managed by site tenant=office1`}},
+		{"our record no longer wanted is deleted",
+			[]cftest.Record{{Name: "old.sjc.example.net", Type: "A", Content: "192.0.2.8", TTL: 300, Comment: Marker("sjc")}},
+			nil,
+			[]string{"delete old.sjc.example.net./A"},
+			nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			f := newFixture(t)
+			for _, r := range tt.existing {
+				f.add(t, r)
+			}
+			step := f.step(tt.want...)
+			sp := f.plan(t, step)
+			if got := summary(sp.Changes); strings.Join(got, "\n") != strings.Join(tt.changes, "\n") {
+				t.Fatalf("got changes\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(tt.changes, "\n"))
+			}
+			f.fake.ResetCounts()
+			f.apply(t, sp)
+			if n := f.fake.Count(cftest.EpCreate); n != 0 {
+				t.Errorf("got %d creates outside batches, want 0", n)
+			}
+			var got []string
+			for _, r := range f.fake.Records(f.zoneID) {
+				got = append(got, fmt.Sprintf("%s %s %s %s", r.Name, r.Type, r.Content, r.Comment))
+			}
+			sort.Strings(got)
+			if strings.Join(got, "\n") != strings.Join(tt.after, "\n") {
+				t.Errorf("zone after apply:\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(tt.after, "\n"))
+			}
+			if again := f.plan(t, step); len(again.Changes) != 0 {
+				t.Errorf("not converged: %v", summary(again.Changes))
+			}
+		})
+	}
+}
+
+func TestDeleteManyNeedsGate(t *testing.T) {
+	tests := []struct {
+		name   string
+		keep   int
+		gated  bool
+		delete int
+	}{
+		{"3 of 10 is within 30%", 7, false, 3},
+		{"4 of 10 is over 30%", 6, true, 4},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			f := newFixture(t)
+			var want []*model.RRset
+			for i := range 10 {
+				name := fmt.Sprintf("h%d.%s", i, zoneName)
+				f.add(t, cftest.Record{Name: strings.TrimSuffix(name, "."), Type: "A", Content: "192.0.2.1", TTL: 300, Comment: Marker("sjc")})
+				if i < tt.keep {
+					want = append(want, rr(name, "A", 300, "192.0.2.1"))
+				}
+			}
+			sp := f.plan(t, f.step(want...))
+			n, gated := 0, 0
+			for _, c := range sp.Changes {
+				if c.Action == plan.ActionDelete {
+					n++
+				}
+				for _, g := range c.Gates {
+					if g == plan.GateDNSDeleteMany {
+						gated++
+					}
+				}
+			}
+			if n != tt.delete {
+				t.Errorf("got %d deletes, want %d", n, tt.delete)
+			}
+			if (gated > 0) != tt.gated || (tt.gated && gated != n) {
+				t.Errorf("got %d gated deletes of %d, want gated=%v", gated, n, tt.gated)
+			}
+		})
+	}
+}
+
+// A record appears between plan and apply: the batch gets an "already
+// exists" code, the driver re-observes once and converges without a
+// blind retry.
+func TestStaleObservationReplansOnce(t *testing.T) {
+	f := newFixture(t)
+	step := f.step(rr("keys."+zoneName, "A", 300, "203.0.113.10"), rr("www."+zoneName, "CNAME", 300, zoneName))
+	sp := f.plan(t, step)
+	f.add(t, cftest.Record{Name: "keys.sjc.example.net", Type: "A", Content: "203.0.113.10", TTL: 300})
+	f.fake.ResetCounts()
+	res := f.apply(t, sp)
+	if got := f.fake.Count(cftest.EpBatch); got != 2 {
+		t.Errorf("got %d batch calls, want 2 (the stale one, then the re-planned one)", got)
+	}
+	if got := f.fake.Count(cftest.EpList); got != 1 {
+		t.Errorf("got %d list calls, want 1 (one re-observation)", got)
+	}
+	if !strings.Contains(strings.Join(res.Notes, "\n"), "re-planned") {
+		t.Errorf("notes %q do not say the zone was re-planned", res.Notes)
+	}
+	if again := f.plan(t, step); len(again.Changes) != 0 {
+		t.Errorf("not converged: %v", summary(again.Changes))
+	}
+}
+
+func TestStaleObservationNeedingGateStops(t *testing.T) {
+	f := newFixture(t)
+	step := f.step(rr("www."+zoneName, "CNAME", 300, zoneName))
+	sp := f.plan(t, step)
+	f.add(t, cftest.Record{Name: "www.sjc.example.net", Type: "A", Content: "192.0.2.5", TTL: 300})
+	_, err := f.drv.Apply(context.Background(), sp, f.run)
+	if err == nil || !strings.Contains(err.Error(), string(plan.GateDNSOverwrite)) {
+		t.Fatalf("got %v, want an error naming %s", err, plan.GateDNSOverwrite)
+	}
+	if recs := f.fake.Records(f.zoneID); len(recs) != 1 || recs[0].Type != "A" {
+		t.Errorf("zone changed: %+v", recs)
+	}
+}
+
+func TestFailedBatchChangedNothing(t *testing.T) {
+	f := newFixture(t)
+	f.drv.ChunkSize = 2
+	// The fake refuses a TTL under 60, as Cloudflare does outside
+	// Enterprise; the bad record lands in the second batch.
+	step := f.step(rr("a."+zoneName, "A", 300, "192.0.2.1"), rr("b."+zoneName, "A", 300, "192.0.2.2"),
+		rr("c."+zoneName, "A", 30, "192.0.2.3"), rr("d."+zoneName, "A", 300, "192.0.2.4"), rr("e."+zoneName, "A", 300, "192.0.2.5"))
+	sp := f.plan(t, step)
+	_, err := f.drv.Apply(context.Background(), sp, f.run)
+	var be *BatchError
+	if !errors.As(err, &be) {
+		t.Fatalf("got %v, want a *BatchError", err)
+	}
+	if be.Index != 2 || be.Of != 3 || be.Applied != 2 {
+		t.Errorf("got batch %d of %d with %d applied, want 2 of 3 with 2", be.Index, be.Of, be.Applied)
+	}
+	if Classify(err) != ClassInvalid {
+		t.Errorf("got class %s, want %s", Classify(err), ClassInvalid)
+	}
+	for _, want := range []string{"changed nothing", "2 operations in earlier batches were applied"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("error %q does not say %q", err, want)
+		}
+	}
+	if got := len(f.fake.Records(f.zoneID)); got != 2 {
+		t.Errorf("got %d records, want 2 (the first batch only)", got)
+	}
+}
+
+func TestRateLimit(t *testing.T) {
+	t.Run("honoured", func(t *testing.T) {
+		f := newFixture(t)
+		f.fake.RateLimit(2, 0)
+		sp := f.plan(t, f.step(rr("a."+zoneName, "A", 300, "192.0.2.1")))
+		if got := f.fake.Count(cftest.EpRateLimited); got != 2 {
+			t.Errorf("got %d rate-limited answers, want 2", got)
+		}
+		f.fake.RateLimit(1, 0)
+		f.apply(t, sp)
+		if got := len(f.fake.Records(f.zoneID)); got != 1 {
+			t.Errorf("got %d records, want 1", got)
+		}
+	})
+	t.Run("gives up as transient", func(t *testing.T) {
+		f := newFixture(t)
+		f.drv.Retries = 2
+		f.fake.RateLimit(100, 0)
+		_, err := f.drv.Plan(context.Background(), f.step(), f.run)
+		if Classify(err) != ClassTransient {
+			t.Fatalf("got %v (class %s), want a transient error", err, Classify(err))
+		}
+		if !strings.Contains(err.Error(), "429") {
+			t.Errorf("error %q does not mention the rate limit", err)
+		}
+		if got := f.fake.Count(cftest.EpRateLimited); got != 3 {
+			t.Errorf("got %d attempts, want 3", got)
+		}
+	})
+}
+
+func TestErrors(t *testing.T) {
+	tests := []struct {
+		name  string
+		setup func(*fixture, *graph.Step)
+		class Class
+		want  string
+	}{
+		{"wrong token", func(f *fixture, s *graph.Step) {
+			f.run.Getenv = func(k string) string {
+				if k == "CLOUDFLARE_API_TOKEN" {
+					return "not-the-token"
+				}
+				return ""
+			}
+		}, ClassAuth, "token was refused"},
+		{"unknown zone", func(f *fixture, s *graph.Step) { s.Zone.Name = "nope.example.net." }, "", "has no zone nope.example.net"},
+		{"token unset", func(f *fixture, s *graph.Step) { f.run.Getenv = func(string) string { return "" } }, "", "CLOUDFLARE_API_TOKEN"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			f := newFixture(t)
+			s := f.step()
+			tt.setup(f, s)
+			_, err := f.drv.Plan(context.Background(), s, f.run)
+			if err == nil || !strings.Contains(err.Error(), tt.want) {
+				t.Fatalf("got %v, want an error containing %q", err, tt.want)
+			}
+			if tt.class != "" && Classify(err) != tt.class {
+				t.Errorf("got class %s, want %s", Classify(err), tt.class)
+			}
+			if strings.Contains(err.Error(), testToken) || strings.Contains(err.Error(), "not-the-token") {
+				t.Errorf("error %q contains a token", err)
+			}
+		})
+	}
+}
+
+func TestAPIURLFromEnvironment(t *testing.T) {
+	f := newFixture(t)
+	s := f.step(rr("a."+zoneName, "A", 300, "192.0.2.1"))
+	s.Zone.Provider.Cloudflare.APIURL = ""
+	f.run.Getenv = func(k string) string {
+		switch k {
+		case "CLOUDFLARE_API_TOKEN":
+			return testToken
+		case EnvAPIURL:
+			return f.fake.URL
+		}
+		return ""
+	}
+	if sp := f.plan(t, s); len(sp.Changes) != 1 {
+		t.Errorf("got %d changes, want 1", len(sp.Changes))
+	}
+}

@@ -1,0 +1,164 @@
+package cloudflare
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	cf "github.com/cloudflare/cloudflare-go"
+
+	"github.com/site-tools/site/compiler/rdata"
+)
+
+// Marker is the owner marker site writes into a record's comment; it
+// names the tenant. It is the same text the PowerDNS backend uses.
+func Marker(tenant string) string { return markerPrefix + tenant }
+
+const markerPrefix = "managed by site tenant="
+
+// owner returns the tenant a comment's marker names, "" when unmarked.
+func owner(comment string) string {
+	t, ok := strings.CutPrefix(comment, markerPrefix)
+	if !ok {
+		return ""
+	}
+	t, _, _ = strings.Cut(t, " ")
+	return t
+}
+
+// managed lists the record types site converges; records of other types
+// (and their names) are never touched.
+var managed = map[string]bool{"A": true, "AAAA": true, "CNAME": true, "TXT": true, "MX": true, "SRV": true, "CAA": true, "NS": true}
+
+// record is one live Cloudflare record in the model's terms.
+type record struct {
+	id      string
+	name    string // canonical: lower case, trailing dot
+	typ     string
+	value   string // canonical presentation form, as in model.RRset.Values
+	ttl     uint32 // 1 is Cloudflare's "automatic"
+	proxied bool
+	comment string
+	owner   string // tenant named by the marker, "" when none
+}
+
+// fromCloudflare converts a listed record. ok is false for a type site
+// does not manage.
+func fromCloudflare(r cf.DNSRecord) (rec record, ok bool, err error) {
+	typ := strings.ToUpper(r.Type)
+	if !managed[typ] {
+		return record{}, false, nil
+	}
+	rec = record{id: r.ID, name: fqdn(r.Name), typ: typ, ttl: uint32(max(r.TTL, 0)),
+		proxied: r.Proxied != nil && *r.Proxied, comment: r.Comment, owner: owner(r.Comment)}
+	raw := r.Content
+	switch typ {
+	case "CNAME", "NS":
+		raw = fqdn(r.Content)
+	case "MX":
+		raw = fmt.Sprintf("%d %s", prio(r.Priority), fqdn(r.Content))
+	case "SRV":
+		if d, ok := r.Data.(map[string]any); ok && d["target"] != nil {
+			raw = fmt.Sprintf("%d %d %d %s", num(d["priority"]), num(d["weight"]), num(d["port"]), fqdn(fmt.Sprint(d["target"])))
+		} else {
+			// Without data the content is "weight port target" and the
+			// priority is its own field.
+			raw = fmt.Sprintf("%d %s", prio(r.Priority), r.Content)
+			if f := strings.Fields(raw); len(f) == 4 {
+				f[3] = fqdn(f[3])
+				raw = strings.Join(f, " ")
+			}
+		}
+	case "CAA":
+		if d, ok := r.Data.(map[string]any); ok && d["tag"] != nil {
+			raw = fmt.Sprintf("%d %s %s", num(d["flags"]), d["tag"], strconv.Quote(fmt.Sprint(d["value"])))
+		}
+	}
+	v, err := rdata.Normalize(typ, raw)
+	if err != nil {
+		return record{}, false, fmt.Errorf("record %s %s %q (id %s): %w", r.Name, typ, r.Content, r.ID, err)
+	}
+	rec.value = v
+	return rec, true, nil
+}
+
+// body is a record as the create, patch, put and batch endpoints take it.
+// Pointers and omitempty keep a PATCH to the fields it sets.
+type body struct {
+	ID       string         `json:"id,omitempty"`
+	Type     string         `json:"type,omitempty"`
+	Name     string         `json:"name,omitempty"`
+	Content  string         `json:"content,omitempty"`
+	Priority *uint16        `json:"priority,omitempty"`
+	Data     map[string]any `json:"data,omitempty"`
+	TTL      int            `json:"ttl,omitempty"`
+	Proxied  *bool          `json:"proxied,omitempty"`
+	Comment  *string        `json:"comment,omitempty"`
+}
+
+// toCloudflare converts one wanted value into Cloudflare's fields:
+// names without the trailing dot, MX priority apart, SRV and CAA as data.
+// Records site writes are never proxied.
+func toCloudflare(name, typ, value string, ttl uint32, comment string) (body, error) {
+	b := body{Type: typ, Name: strings.TrimSuffix(name, "."), TTL: int(ttl), Proxied: new(bool), Comment: &comment}
+	switch typ {
+	case "A", "AAAA":
+		b.Content = value
+	case "TXT":
+		// Cloudflare documents TXT content as quoted character-strings,
+		// which is the model's form.
+		b.Content = value
+	case "CNAME", "NS":
+		b.Content = strings.TrimSuffix(value, ".")
+	case "MX":
+		p, h, err := rdata.ParseMX(value)
+		if err != nil {
+			return body{}, err
+		}
+		pr := uint16(p)
+		b.Priority, b.Content = &pr, strings.TrimSuffix(h, ".")
+	case "SRV":
+		p, w, port, t, err := rdata.ParseSRV(value)
+		if err != nil {
+			return body{}, err
+		}
+		b.Data = map[string]any{"priority": p, "weight": w, "port": port, "target": strings.TrimSuffix(t, ".")}
+	case "CAA":
+		f, tag, v, err := rdata.ParseCAA(value)
+		if err != nil {
+			return body{}, err
+		}
+		b.Data = map[string]any{"flags": f, "tag": tag, "value": v}
+	default:
+		return body{}, fmt.Errorf("record type %s is not supported by the Cloudflare backend", typ)
+	}
+	return b, nil
+}
+
+// fqdn turns a Cloudflare name (no trailing dot, any case) into the
+// model's canonical form.
+func fqdn(s string) string {
+	s = strings.ToLower(s)
+	if s == "" || strings.HasSuffix(s, ".") {
+		return s
+	}
+	return s + "."
+}
+
+func prio(p *uint16) int {
+	if p == nil {
+		return 0
+	}
+	return int(*p)
+}
+
+func num(v any) int {
+	switch n := v.(type) {
+	case float64:
+		return int(n)
+	case int:
+		return n
+	}
+	i, _ := strconv.Atoi(fmt.Sprint(v))
+	return i
+}
