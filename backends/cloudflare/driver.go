@@ -35,7 +35,8 @@
 // The API base URL is the zone's api_url, or DefaultAPIURL; the
 // environment variable SITE_CLOUDFLARE_API_URL (EnvAPIURL), read through
 // Run.Getenv, replaces both, so that a spec without api_url can be
-// pointed at a test server.
+// pointed at a test server. SITE_CLOUDFLARE_BATCH_SIZE (EnvBatchSize)
+// sets the operations per batch for zones on a paid plan (up to 3,500).
 package cloudflare
 
 import (
@@ -46,6 +47,7 @@ import (
 	"fmt"
 	"net/http"
 	"sort"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -82,14 +84,27 @@ type Driver struct {
 // New returns a Driver with the defaults.
 func New() *Driver { return &Driver{} }
 
-func (d *Driver) chunk() int {
-	switch {
-	case d.ChunkSize <= 0:
-		return DefaultChunkSize
-	case d.ChunkSize > MaxChunkSize:
-		return MaxChunkSize
+// EnvBatchSize, when set, replaces ChunkSize: the number of operations
+// per batch request, 1 to 3,500 (the Free plan allows 200).
+const EnvBatchSize = "SITE_CLOUDFLARE_BATCH_SIZE"
+
+// chunk returns the batch size for this run.
+func (d *Driver) chunk(run *backends.Run) (int, error) {
+	n := d.ChunkSize
+	if env := strings.TrimSpace(run.Getenv(EnvBatchSize)); env != "" {
+		v, err := strconv.Atoi(env)
+		if err != nil || v < 1 || v > MaxChunkSize {
+			return 0, fmt.Errorf("%s=%q: set it to a number of operations from 1 to %d (200 on the Free plan)", EnvBatchSize, env, MaxChunkSize)
+		}
+		n = v
 	}
-	return d.ChunkSize
+	switch {
+	case n <= 0:
+		return DefaultChunkSize, nil
+	case n > MaxChunkSize:
+		return MaxChunkSize, nil
+	}
+	return n, nil
 }
 
 func (d *Driver) perPage() int {
@@ -125,6 +140,7 @@ func (d *Driver) maxWait() time.Duration {
 type detail struct {
 	api      *cf.API
 	zoneID   string
+	chunk    int
 	ops      []op
 	requests *atomic.Int64
 }
@@ -134,6 +150,10 @@ func (d *Driver) Plan(ctx context.Context, step *graph.Step, run *backends.Run) 
 	z := step.Zone
 	if z == nil || z.Provider.Cloudflare == nil {
 		return nil, fmt.Errorf("step %s: not a Cloudflare zone step", step.ID)
+	}
+	chunk, err := d.chunk(run)
+	if err != nil {
+		return nil, err
 	}
 	api, requests, err := d.client(step, run)
 	if err != nil {
@@ -148,7 +168,7 @@ func (d *Driver) Plan(ctx context.Context, step *graph.Step, run *backends.Run) 
 		return nil, err
 	}
 	return &backends.StepPlan{Step: step, Changes: df.changes, Fingerprint: obs.fingerprint(),
-		Detail: &detail{api: api, zoneID: obs.zoneID, ops: df.ops, requests: requests}}, nil
+		Detail: &detail{api: api, zoneID: obs.zoneID, chunk: chunk, ops: df.ops, requests: requests}}, nil
 }
 
 // client builds the API client for a zone step.
@@ -244,7 +264,7 @@ func (d *Driver) Apply(ctx context.Context, sp *backends.StepPlan, run *backends
 	}
 	res := &backends.StepResult{}
 	defer func() { res.Requests = int(det.requests.Load()) }()
-	sent, err := d.send(ctx, det.api, sp.Step.Zone.Name, det.zoneID, det.ops)
+	sent, err := d.send(ctx, det, sp.Step.Zone.Name, det.ops)
 	res.Notes = append(res.Notes, sent...)
 	if err == nil {
 		return res, nil
@@ -275,7 +295,7 @@ func (d *Driver) Apply(ctx context.Context, sp *backends.StepPlan, run *backends
 	if len(missing) > 0 {
 		return res, fmt.Errorf("zone %s changed since it was observed and the new plan needs gates that were not acknowledged (%s): run site diff again and review", sp.Step.Zone.Name, strings.Join(missing, "; "))
 	}
-	sent, err = d.send(ctx, det.api, sp.Step.Zone.Name, det.zoneID, df.ops)
+	sent, err = d.send(ctx, det, sp.Step.Zone.Name, df.ops)
 	res.Notes = append(res.Notes, sent...)
 	if err != nil {
 		return res, fmt.Errorf("after re-observing the zone once: %w", err)
@@ -300,13 +320,13 @@ func (e *BatchError) Error() string {
 func (e *BatchError) Unwrap() error { return e.Err }
 
 // send posts ops in chunks, in the order deletes, patches, puts, posts.
-func (d *Driver) send(ctx context.Context, api *cf.API, zone, zoneID string, ops []op) ([]string, error) {
+func (d *Driver) send(ctx context.Context, det *detail, zone string, ops []op) ([]string, error) {
 	if len(ops) == 0 {
 		return nil, nil
 	}
 	ops = append([]op(nil), ops...)
 	sort.SliceStable(ops, func(i, j int) bool { return ops[i].kind < ops[j].kind })
-	size := d.chunk()
+	size := det.chunk
 	n := (len(ops) + size - 1) / size
 	done := 0
 	for i := 0; i < n; i++ {
@@ -324,7 +344,7 @@ func (d *Driver) send(ctx context.Context, api *cf.API, zone, zoneID string, ops
 				req.Posts = append(req.Posts, o.body)
 			}
 		}
-		if _, err := api.Raw(ctx, http.MethodPost, "/zones/"+zoneID+"/dns_records/batch", req, nil); err != nil {
+		if _, err := det.api.Raw(ctx, http.MethodPost, "/zones/"+det.zoneID+"/dns_records/batch", req, nil); err != nil {
 			return []string{fmt.Sprintf("sent %d operations in %d of %d batches", done, i, n)},
 				&BatchError{Zone: zone, Index: i + 1, Of: n, Applied: done, Err: describe("batch", err)}
 		}

@@ -384,6 +384,11 @@ func TestErrors(t *testing.T) {
 		}, ClassAuth, "token was refused"},
 		{"unknown zone", func(f *fixture, s *graph.Step) { s.Zone.Name = "nope.example.net." }, "", "has no zone nope.example.net"},
 		{"token unset", func(f *fixture, s *graph.Step) { f.run.Getenv = func(string) string { return "" } }, "", "CLOUDFLARE_API_TOKEN"},
+		{"batch size out of range", func(f *fixture, s *graph.Step) {
+			f.run.Getenv = func(k string) string {
+				return map[string]string{"CLOUDFLARE_API_TOKEN": testToken, EnvBatchSize: "5000"}[k]
+			}
+		}, "", "SITE_CLOUDFLARE_BATCH_SIZE=\"5000\": set it to a number of operations from 1 to 3500"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -419,5 +424,20 @@ func TestAPIURLFromEnvironment(t *testing.T) {
 	}
 	if sp := f.plan(t, s); len(sp.Changes) != 1 {
 		t.Errorf("got %d changes, want 1", len(sp.Changes))
+	}
+}
+
+func TestBatchSizeFromEnvironment(t *testing.T) {
+	f := newFixture(t)
+	f.run.Getenv = func(k string) string {
+		return map[string]string{"CLOUDFLARE_API_TOKEN": testToken, EnvBatchSize: "2"}[k]
+	}
+	var rrs []*model.RRset
+	for i := range 5 {
+		rrs = append(rrs, rr(fmt.Sprintf("h%d.%s", i, zoneName), "A", 300, "192.0.2.1"))
+	}
+	f.apply(t, f.plan(t, f.step(rrs...)))
+	if got := f.fake.Count(cftest.EpBatch); got != 3 {
+		t.Errorf("got %d batch calls, want 3", got)
 	}
 }
