@@ -1,0 +1,202 @@
+package libvirt
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+	"testing"
+
+	"libvirt.org/go/libvirt"
+	"libvirt.org/go/libvirtxml"
+
+	"github.com/site-tools/site/backends"
+	"github.com/site-tools/site/compiler/graph"
+	"github.com/site-tools/site/compiler/model"
+	"github.com/site-tools/site/compiler/plan"
+)
+
+const tenant = "t1"
+
+// rig drives one host through the real executor, as site diff and site
+// apply do.
+type rig struct {
+	t    testing.TB
+	d    *Driver
+	host string // as written in the spec
+	eng  *backends.Engine
+}
+
+func newRig(t testing.TB, host string, opts Options) *rig {
+	t.Helper()
+	if err := Available(); err != nil {
+		t.Fatal(err) // libvirt0 is a build dependency of this package's tests
+	}
+	d := New(opts)
+	t.Cleanup(func() { _ = d.Close() })
+	r := &rig{t: t, d: d, host: host}
+	r.eng = &backends.Engine{Parallelism: 2, DriverFor: func(s *graph.Step) (backends.Driver, error) {
+		switch s.Kind {
+		case graph.KindVM:
+			return d.VMs(), nil
+		case graph.KindNetwork:
+			return d.Networks(), nil
+		}
+		return nil, fmt.Errorf("no driver for %s", s.Kind)
+	}}
+	return r
+}
+
+func (r *rig) conn() *libvirt.Connect {
+	r.t.Helper()
+	c, err := r.d.conn(r.host)
+	if err != nil {
+		r.t.Fatal(err)
+	}
+	return c
+}
+
+// vm returns a tiny VM on the rig's host.
+func (r *rig) vm(name string) *model.VM {
+	return &model.VM{Tenant: tenant, Name: name, Host: r.host, Autostart: false, Running: true, VCPUs: 1, MemoryBytes: 64 << 20}
+}
+
+// graph compiles one tenant holding vms and nets.
+func (r *rig) graph(vms []*model.VM, nets []*model.Network) *graph.Graph {
+	r.t.Helper()
+	t := &model.Tenant{Name: tenant, Domain: "t1.example.net.", VMs: vms, Networks: nets}
+	g, err := graph.Build(&model.Spec{Tenants: []*model.Tenant{t}})
+	if err != nil {
+		r.t.Fatal(err)
+	}
+	return g
+}
+
+// diff plans g in a fresh run, as a new site diff would.
+func (r *rig) diff(g *graph.Graph, restart ...string) (*backends.Observation, *backends.Run) {
+	r.t.Helper()
+	run := backends.NewRun()
+	for _, vm := range restart {
+		run.Restart[vm] = true
+	}
+	obs, err := r.eng.Plan(context.Background(), g, run)
+	if err != nil {
+		r.t.Fatal(err)
+	}
+	return obs, run
+}
+
+// apply applies obs with the given gates and fails the test unless every
+// step applied cleanly.
+func (r *rig) apply(g *graph.Graph, obs *backends.Observation, run *backends.Run, ack ...plan.Gate) *backends.Report {
+	r.t.Helper()
+	rep, err := r.tryApply(g, obs, run, ack...)
+	if err != nil {
+		r.t.Fatalf("apply: %v", err)
+	}
+	for _, s := range rep.Steps {
+		if s.Status == backends.StatusFailed || len(s.Problems) > 0 {
+			r.t.Fatalf("apply %s: %s %s %v", s.Step, s.Status, s.Reason, s.Problems)
+		}
+	}
+	return rep
+}
+
+func (r *rig) tryApply(g *graph.Graph, obs *backends.Observation, run *backends.Run, ack ...plan.Gate) (*backends.Report, error) {
+	for _, a := range ack {
+		run.Acked[a] = true
+	}
+	return r.eng.Apply(context.Background(), g, obs, run)
+}
+
+// converge applies whatever g needs, with every gate, and checks that a
+// fresh diff is then empty but for pending lines.
+func (r *rig) converge(g *graph.Graph) {
+	r.t.Helper()
+	obs, run := r.diff(g)
+	r.apply(g, obs, run, plan.GateVMDestroy, plan.GateVMStop, plan.GateNetDestroy, plan.GateVMDiskResize)
+	again, _ := r.diff(g)
+	if len(again.Plan.Blocked) > 0 {
+		r.t.Fatalf("blocked after converge: %+v", again.Plan.Blocked)
+	}
+	for _, c := range again.Plan.Changes {
+		if c.Impact != plan.ImpactNextBoot {
+			r.t.Fatalf("not converged: %s", line(c))
+		}
+	}
+}
+
+// line renders a change compactly for comparisons and messages.
+func line(c plan.Change) string {
+	attrs := map[string]bool{}
+	for k := range c.Before {
+		attrs[k] = true
+	}
+	for k := range c.After {
+		attrs[k] = true
+	}
+	var names []string
+	for k := range attrs {
+		names = append(names, k)
+	}
+	sort.Strings(names)
+	var gates []string
+	for _, g := range c.Gates {
+		gates = append(gates, string(g))
+	}
+	s := fmt.Sprintf("%s %s %s [%s]", c.Impact, c.Action, c.Key, strings.Join(names, ","))
+	if len(gates) > 0 {
+		s += " " + strings.Join(gates, ",")
+	}
+	return s
+}
+
+func lines(p *plan.Plan) []string {
+	var out []string
+	for _, c := range p.Changes {
+		out = append(out, line(c))
+	}
+	return out
+}
+
+// domainState reads a domain back through the rig's connection.
+type domainState struct {
+	ID        int
+	Running   bool
+	Autostart bool
+	Live      *libvirtxml.Domain
+	Inactive  *libvirtxml.Domain
+}
+
+func (r *rig) domain(name string) domainState {
+	r.t.Helper()
+	dom, err := r.conn().LookupDomainByName(name)
+	if err != nil {
+		r.t.Fatal(err)
+	}
+	defer dom.Free()
+	o, err := observeDomain(r.d, dom)
+	if err != nil {
+		r.t.Fatal(err)
+	}
+	return domainState{ID: o.ID(), Running: o.Running, Autostart: o.Autostart, Live: o.Live, Inactive: o.Inactive}
+}
+
+func memKiB(d *libvirtxml.Domain) uint { return toKiB(d.Memory.Value, d.Memory.Unit) }
+
+func wantGatesMissing(t testing.TB, err error, gate plan.Gate) {
+	t.Helper()
+	var gm *backends.GatesMissingError
+	if !errors.As(err, &gm) {
+		t.Fatalf("got error %v, want a GatesMissingError naming %s", err, gate)
+	}
+	for _, g := range gm.Missing {
+		if g == gate {
+			return
+		}
+	}
+	t.Fatalf("got missing gates %v, want %s among them", gm.Missing, gate)
+}
+
+func backendsRun() *backends.Run { return backends.NewRun() }
