@@ -75,7 +75,7 @@ func (b *builder) tenant(name string, raw *rawTenant) *model.Tenant {
 	zones := map[string]*model.Zone{}
 	if raw.DNS != nil {
 		spelt := map[string]string{}
-		for _, key := range sortedKeys(raw.DNS.Zones) {
+		for _, key := range b.inFileOrder(at(tp, "dns", "zones"), sortedKeys(raw.DNS.Zones)) {
 			zp := at(tp, "dns", "zones", key)
 			z := b.zone(name, zp, key, raw.DNS.Zones[key])
 			if z == nil {
@@ -320,6 +320,35 @@ func parseSize(s string) (uint64, error) {
 		return 0, fmt.Errorf("size %q is out of range", s)
 	}
 	return n * unit, nil
+}
+
+// inFileOrder sorts the keys of the map at path in the order the user
+// wrote them, so that of two spellings of one name the later one is
+// reported. Keys the user did not write (from a comprehension) go last.
+func (b *builder) inFileOrder(path []string, keys []string) []string {
+	type keyed struct {
+		key       string
+		line, col int
+	}
+	ks := make([]keyed, len(keys))
+	for i, k := range keys {
+		ks[i] = keyed{key: k, line: 1 << 30}
+		if p := at(path, k); b.pos.has(p...) {
+			pos := b.pos.pos(p...)
+			ks[i].line, ks[i].col = pos.Line, pos.Col
+		}
+	}
+	sort.SliceStable(ks, func(i, j int) bool {
+		if ks[i].line != ks[j].line {
+			return ks[i].line < ks[j].line
+		}
+		return ks[i].col < ks[j].col
+	})
+	out := make([]string, len(ks))
+	for i, k := range ks {
+		out[i] = k.key
+	}
+	return out
 }
 
 func sortedKeys[V any](m map[string]V) []string {

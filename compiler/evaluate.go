@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"regexp"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -106,9 +107,21 @@ func (e *evaluator) file(path string) *fileResult {
 	}
 	v := e.schema.Unify(data0)
 	if err := v.Validate(cue.Concrete(true), cue.Final()); err != nil {
+		tenants := v.LookupPath(tenantsPath)
 		errs := cueerrors.Errors(err)
-		validateTree(v.LookupPath(tenantsPath), &errs)
+		validateTree(tenants, &errs)
 		r.diags = append(r.diags, fromCUE(errs, r.pos)...)
+		// Decode the tenants that are valid on their own, so that the
+		// checks after CUE report their problems in this run too.
+		r.tenants = map[string]*rawTenant{}
+		if it, err := tenants.Fields(); err == nil {
+			for it.Next() {
+				var t rawTenant
+				if it.Value().Validate(cue.Concrete(true), cue.Final()) == nil && it.Value().Decode(&t) == nil {
+					r.tenants[it.Selector().Unquoted()] = &t
+				}
+			}
+		}
 		return r
 	}
 	if err := v.LookupPath(tenantsPath).Decode(&r.tenants); err != nil {
@@ -225,8 +238,14 @@ func fromCUE(errs []cueerrors.Error, pos *positions) Diagnostics {
 			}
 			credSeen[key] = true
 			msg = "a credential is a reference, {env: \"NAME\"} or {vault: {path: \"...\", key: \"...\"}}, never the secret itself"
+		case credentialFields[last] && strings.Contains(msg, "incomplete value"):
+			msg = "a credential names where the secret is: {env: \"NAME\"} or {vault: {path: \"...\", key: \"...\"}}"
 		case last == "autostart" && strings.Contains(msg, "required but not present"):
 			msg = "autostart must be declared, true or false: it has no default, because a default hides drift (INCIDENTS.md 3)"
+		case last == "provider" && strings.Contains(msg, "required but not present"):
+			msg = "name the zone's provider: powerdns: {url, api_key} or cloudflare: {token}"
+		case strings.Contains(msg, "required but not present"):
+			msg = last + " is required; add it"
 		}
 		d := Diagnostic{Path: cuePath(path...), Msg: msg}
 		var inFile []token.Pos
@@ -242,6 +261,7 @@ func fromCUE(errs []cueerrors.Error, pos *positions) Diagnostics {
 		}
 		diags = append(diags, d)
 	}
+	diags = keepClearest(diags)
 	if len(diags) == 0 {
 		// Never let a failed file pass as empty.
 		msg := "invalid spec"
@@ -252,6 +272,41 @@ func fromCUE(errs []cueerrors.Error, pos *positions) Diagnostics {
 	}
 	return diags
 }
+
+// keepClearest drops the noise a default adds to an error: for
+// ttl: *300 | #TTL, a user's 0 fails both branches, and CUE reports
+// "conflicting values 300 and 0" beside "invalid value 0 (out of bound
+// >=1)". Of the errors at one path it keeps the most telling: any other
+// error over a conflict, and a conflict with a type over one between
+// two literals (which is the default talking).
+func keepClearest(diags Diagnostics) Diagnostics {
+	score := func(msg string) int {
+		m := conflict.FindStringSubmatch(msg)
+		switch {
+		case m == nil:
+			return 2
+		case literal.MatchString(m[1]) && literal.MatchString(m[2]):
+			return 0
+		}
+		return 1
+	}
+	best := map[string]int{}
+	for _, d := range diags {
+		best[d.Path] = max(best[d.Path], score(d.Msg))
+	}
+	out := diags[:0]
+	for _, d := range diags {
+		if score(d.Msg) == best[d.Path] {
+			out = append(out, d)
+		}
+	}
+	return out
+}
+
+var (
+	conflict = regexp.MustCompile(`^conflicting values (.+?) and (.+?)( \(mismatched types .*\))?$`)
+	literal  = regexp.MustCompile(`^(-?[0-9.]+|".*"|true|false|null)$`)
+)
 
 // credentialFields are the fields whose value is a #Cred.
 var credentialFields = map[string]bool{"api_key": true, "token": true, "role_id": true, "secret_id": true}

@@ -41,7 +41,7 @@ func (b *builder) zone(tenant string, zp []string, key string, raw *rawZone) *mo
 	}
 
 	spelt := map[string]string{}
-	for _, key := range sortedKeys(raw.Records) {
+	for _, key := range b.inFileOrder(at(zp, "records"), sortedKeys(raw.Records)) {
 		rp := at(zp, "records", key)
 		fq, ok := b.ownerName(rp, key, z)
 		if !ok {

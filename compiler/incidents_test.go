@@ -1,0 +1,121 @@
+package compiler
+
+import (
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/site-tools/site/compiler/model"
+)
+
+// loadCase loads testdata/rules/NAME.txtar, checks its golden output as
+// TestRules does, and returns the diagnostics for the test to look
+// into.
+func loadCase(t *testing.T, name string) Diagnostics {
+	t.Helper()
+	archive := "testdata/rules/" + name + ".txtar"
+	if _, got := loadArchive(t, archive); got == "" {
+		t.Fatalf("%s: Load accepted an invalid spec", name)
+	} else {
+		golden(t, "testdata/rules/"+name+".golden", got)
+	}
+	// Load once more for the structured diagnostics.
+	dir := extract(t, archive)
+	_, err := Load([]string{dir + "/..."})
+	var diags Diagnostics
+	if !errors.As(err, &diags) {
+		t.Fatalf("Load: got %v, want Diagnostics", err)
+	}
+	return diags
+}
+
+// TestIncident2_TwoWritersCNAMEvsA: one writer (a zone's records) puts a
+// CNAME at v4.example.com., another (a VM's publish) an A record. Two
+// writers of one canonical name are a conflict whatever their types;
+// the error names both elements.
+func TestIncident2_TwoWritersCNAMEvsA(t *testing.T) {
+	diags := loadCase(t, "incident2_cname_vs_publish")
+	if len(diags) != 1 {
+		t.Fatalf("got %d diagnostics, want 1:\n%v", len(diags), diags)
+	}
+	d := diags[0]
+	for _, want := range []string{"two writers for v4.example.com.", "CNAME", "A by", "vms.gw.publish", `records.v4`} {
+		if !strings.Contains(d.Msg, want) {
+			t.Errorf("message %q does not mention %q", d.Msg, want)
+		}
+	}
+	if len(d.Related) != 1 || !d.Pos.IsValid() || !d.Related[0].IsValid() || d.Pos == d.Related[0] {
+		t.Errorf("got positions %v and related %v, want the two writers' distinct positions", d.Pos, d.Related)
+	}
+}
+
+// TestIncident2_TwoSpellingsOneName: "api" and "api.example.com." in one
+// zone are one name; a spec that spells it twice is refused, pointing at
+// both spellings.
+func TestIncident2_TwoSpellingsOneName(t *testing.T) {
+	for _, name := range []string{
+		"incident2_two_spellings_relative_absolute",
+		"two_spellings_case",
+		"two_spellings_idna",
+		"two_spellings_publish",
+		"two_spellings_zone",
+	} {
+		t.Run(name, func(t *testing.T) {
+			diags := loadCase(t, name)
+			if len(diags) != 1 {
+				t.Fatalf("got %d diagnostics, want 1:\n%v", len(diags), diags)
+			}
+			d := diags[0]
+			if !strings.Contains(d.Msg, "two spellings of") {
+				t.Errorf("got %q, want a two-spellings error", d.Msg)
+			}
+			if len(d.Related) != 1 || d.Related[0].Line >= d.Pos.Line && d.Related[0].Col >= d.Pos.Col {
+				t.Errorf("got %v (related %v), want the later spelling reported and the earlier one related", d.Pos, d.Related)
+			}
+		})
+	}
+}
+
+// TestIncident3_AutostartNotDeclared: a VM (or network) without
+// autostart is refused: there is no default, because a default hid the
+// drift that bounced live guests. The error is positioned in the user's
+// file, not the schema, and comes in the same run as other errors.
+func TestIncident3_AutostartNotDeclared(t *testing.T) {
+	diags := loadCase(t, "incident3_autostart_not_declared")
+	var missing []string
+	for _, d := range diags {
+		if strings.HasPrefix(d.Pos.File, "schema/") || !strings.HasSuffix(d.Pos.File, "a.cue") {
+			t.Errorf("diagnostic positioned outside the user's file: %v", d)
+		}
+		if strings.Contains(d.Msg, "autostart must be declared") {
+			missing = append(missing, d.Path)
+		}
+	}
+	want := "tenants.a.networks.lan.autostart,tenants.a.vms.web.autostart"
+	if got := strings.Join(missing, ","); got != want {
+		t.Errorf("undeclared autostart reported at %q, want %q", got, want)
+	}
+	if len(diags) != 3 {
+		t.Errorf("got %d diagnostics, want 3 (two undeclared, one of the wrong type) in one run:\n%v", len(diags), diags)
+	}
+}
+
+// TestWriterOfPublish checks that a VM's publish becomes RRsets of the
+// zone, written by the VM.
+func TestWriterOfPublish(t *testing.T) {
+	spec, err := Load([]string{"../tenants/sjc.cue"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	z := spec.Tenants[0].Zones[0]
+	var got []string
+	for _, rs := range z.RRsets {
+		if rs.Writer.Kind == model.WriterVMPublish {
+			got = append(got, rs.Name+" "+rs.Type+" "+strings.Join(rs.Values, ",")+" "+rs.Writer.Element)
+		}
+	}
+	want := "keys.sjc.example.net. A 203.0.113.10 vms.keys.publish|vault.sjc.example.net. A 203.0.113.10 vms.keys.publish"
+	if g := strings.Join(got, "|"); g != want {
+		t.Errorf("got %q, want %q", g, want)
+	}
+}
