@@ -1,0 +1,143 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/site-tools/site/backends"
+	"github.com/site-tools/site/backends/powerdns"
+	"github.com/site-tools/site/compiler/dnsname"
+	"github.com/site-tools/site/compiler/export"
+	"github.com/site-tools/site/compiler/model"
+)
+
+func init() { register(newExportCmd) }
+
+// exportSubcommands holds one constructor per provider that site export
+// can read; each provider's file appends its own in init
+// (export_powerdns below, export_cloudflare.go).
+var exportSubcommands = []func() *cobra.Command{newExportPowerDNSCmd}
+
+func newExportCmd() *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "export PROVIDER ...",
+		Short: "Write an existing zone as a tenant spec, to adopt it",
+		Long: `export reads a live zone and writes a tenant spec (CUE) that wants
+exactly what the zone serves: it passes site vet, and site diff then
+says No changes. Records the language cannot say are left out, listed on
+stderr, and never touched by site.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return withCode(exitError, fmt.Errorf("name the provider to read from: %s", strings.Join(exportProviders(cmd), ", ")))
+		},
+	}
+	for _, sub := range exportSubcommands {
+		cmd.AddCommand(sub())
+	}
+	return cmd
+}
+
+func exportProviders(cmd *cobra.Command) []string {
+	var out []string
+	for _, c := range cmd.Commands() {
+		out = append(out, c.Name())
+	}
+	return out
+}
+
+func newExportPowerDNSCmd() *cobra.Command {
+	var url, server, keyEnv, zone, tenant, domain, out string
+	var noMark bool
+	cmd := &cobra.Command{
+		Use:   "powerdns --url URL --zone ZONE --tenant NAME [--api-key-env PDNS_API_KEY] [--out FILE]",
+		Short: "Write a PowerDNS zone as a tenant spec and mark its records as the tenant's",
+		Long: `export powerdns reads ZONE from the PowerDNS HTTP API at URL with one
+GET and writes tenant NAME's spec for it to FILE (stdout when none).
+
+Then it adopts the zone: every exported rrset gets the tenant's owner
+marker (an rrset comment; what the server serves does not change), in
+one PATCH, so site diff says No changes and site apply may later update
+or delete these records. --no-mark skips that: site diff then shows each
+rrset as "= adopt" until the first site apply.
+
+Left out, and so never touched by site: record types the language
+cannot say (SOA, PTR, SSHFP, ...), rrsets with disabled records, and
+rrsets another site tenant owns.
+
+The API key is read from the environment variable --api-key-env names,
+and the spec refers to it by that name; its value is never printed.
+
+  site export powerdns --url http://127.0.0.1:8081 --zone example.org \
+      --tenant office1 --out tenants/office1.cue`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			for _, f := range []struct{ name, v string }{{"--url", url}, {"--zone", zone}, {"--tenant", tenant}, {"--api-key-env", keyEnv}} {
+				if f.v == "" {
+					return withCode(exitError, fmt.Errorf("%s is required", f.name))
+				}
+			}
+			name, err := dnsname.Canonical(strings.TrimSuffix(zone, ".")+".", "")
+			if err != nil {
+				return withCode(exitError, fmt.Errorf("--zone: %w", err))
+			}
+			z := &model.Zone{Tenant: tenant, Name: name, Provider: model.Provider{PowerDNS: &model.PowerDNS{
+				URL: url, Server: server, APIKey: model.Credential{Env: keyEnv}}}}
+			drv, _ := providerDrivers["powerdns"].(*powerdns.Driver)
+			if drv == nil {
+				return withCode(exitError, fmt.Errorf("this build of site has no powerdns backend"))
+			}
+			run := backends.NewRun()
+			ctx := cmd.Context()
+			snap, err := drv.Export(ctx, z, run)
+			if err != nil {
+				return withCode(exitError, err)
+			}
+			rrsets := make([]model.RRset, len(snap.RRsets))
+			for i, r := range snap.RRsets {
+				rrsets[i] = *r
+			}
+			src, err := export.Render(export.Zone{Tenant: tenant, Domain: domain, Zone: name, Provider: z.Provider, RRsets: rrsets})
+			if err != nil {
+				return withCode(exitError, err)
+			}
+			stderr := cmd.ErrOrStderr()
+			for _, s := range snap.Skipped {
+				fmt.Fprintln(stderr, "left out:", s)
+			}
+			if out == "" {
+				if _, err := cmd.OutOrStdout().Write(src); err != nil {
+					return withCode(exitError, err)
+				}
+			} else {
+				if err := os.WriteFile(out, src, 0o644); err != nil {
+					return withCode(exitError, fmt.Errorf("write the spec: %w", err))
+				}
+				fmt.Fprintf(stderr, "wrote %s: %d rrsets of zone %s for tenant %s\n", out, len(rrsets), name, tenant)
+			}
+			if noMark {
+				fmt.Fprintf(stderr, "not marked (--no-mark): site diff shows %d rrsets as adopt until site apply marks them\n", len(rrsets))
+				return nil
+			}
+			z.RRsets = snap.RRsets
+			n, err := drv.MarkOwned(ctx, z, run)
+			if err != nil {
+				return withCode(exitError, fmt.Errorf("the spec is written, but adopting the zone failed: %w", err))
+			}
+			fmt.Fprintf(stderr, "marked %d rrsets as owned by tenant %s (comments only; served data unchanged)\n", n, tenant)
+			return nil
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&url, "url", "", "PowerDNS HTTP API base URL, e.g. http://127.0.0.1:8081")
+	f.StringVar(&server, "server", "localhost", "PowerDNS server id")
+	f.StringVar(&keyEnv, "api-key-env", "PDNS_API_KEY", "environment variable holding the API key (the spec names it, never its value)")
+	f.StringVar(&zone, "zone", "", "zone to export, e.g. example.org")
+	f.StringVar(&tenant, "tenant", "", "tenant the records belong to")
+	f.StringVar(&domain, "domain", "", "the tenant's domain (default: the zone)")
+	f.StringVar(&out, "out", "", "write the spec to FILE instead of stdout")
+	f.BoolVar(&noMark, "no-mark", false, "only write the spec; do not put the owner marker on the zone's rrsets")
+	return cmd
+}

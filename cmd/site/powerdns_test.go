@@ -1,0 +1,202 @@
+package main
+
+import (
+	"bytes"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/site-tools/site/backends/powerdns"
+	"github.com/site-tools/site/backends/powerdns/pdnstest"
+)
+
+// These tests run the site command against a real PowerDNS that
+// pdnstest starts for each test, as a user would: tenant files on disk,
+// the API key and the DNS address in the environment.
+
+// pdnsEnv starts a server and exports what site reads from the
+// environment for it.
+func pdnsEnv(t *testing.T) *pdnstest.Server {
+	t.Helper()
+	srv := pdnstest.New(t, pdnstest.Options{})
+	t.Setenv("PDNS_API_KEY", srv.APIKey)
+	t.Setenv(powerdns.EnvDNSAddr, srv.DNSAddr)
+	t.Setenv("NO_COLOR", "1")
+	return srv
+}
+
+// siteRun runs site and returns its exit code and output; the API key
+// must never be in either.
+func siteRun(t *testing.T, srv *pdnstest.Server, args ...string) (int, string, string) {
+	t.Helper()
+	var stdout, stderr bytes.Buffer
+	code := run(args, &stdout, &stderr)
+	for _, s := range []string{stdout.String(), stderr.String()} {
+		if strings.Contains(s, srv.APIKey) {
+			t.Fatalf("site %s printed the API key:\n%s", strings.Join(args, " "), s)
+		}
+	}
+	return code, stdout.String(), stderr.String()
+}
+
+// tenantFile writes a tenant with one PowerDNS zone on srv.
+func tenantFile(t *testing.T, srv *pdnstest.Server, zone, records string) string {
+	t.Helper()
+	src := `package tenants
+
+tenants: office1: {
+	domain: "` + zone + `"
+	dns: zones: "` + zone + `": {
+		provider: powerdns: {url: "` + srv.URL + `", api_key: env: "PDNS_API_KEY"}
+		ttl: 300
+		records: {
+` + records + `
+		}
+	}
+}
+`
+	path := filepath.Join(t.TempDir(), "office1.cue")
+	if err := os.WriteFile(path, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+func TestPowerDNSApplyThenDiffSaysNoChanges(t *testing.T) {
+	srv := pdnsEnv(t)
+	const zone = "office1.example.test."
+	file := tenantFile(t, srv, "office1.example.test", `
+			"@": MX: [{priority: 10, host: "mx1.office1.example.test."}]
+			"@": TXT: ["v=spf1 mx -all"]
+			mx1: A: ["192.0.2.25"]
+			www: CNAME: "office1.example.test."
+			"_sip._tcp": SRV: [{priority: 10, weight: 5, port: 5060, target: "pbx.office1.example.test."}]
+			pbx: AAAA: ["2001:db8::30"]`)
+
+	code, out, errOut := siteRun(t, srv, "apply", file)
+	if code != exitOK {
+		t.Fatalf("apply exit %d, want 0\nstdout:\n%s\nstderr:\n%s", code, out, errOut)
+	}
+	serial := srv.Get(t, zone).Serial
+
+	srv.ResetRequests(zone)
+	srv.ResetRequests("")
+	code, out, errOut = siteRun(t, srv, "diff", "--detailed-exitcode", file)
+	if code != exitOK || !strings.Contains(out, "No changes.") {
+		t.Fatalf("diff exit %d, want 0 and No changes.\nstdout:\n%s\nstderr:\n%s", code, out, errOut)
+	}
+	if got := srv.Requests(zone); got.GET != 1 || got.Writes() != 0 {
+		t.Errorf("converged diff made %+v, want one GET", got)
+	}
+	if got := srv.Requests(""); got.GET > 1 {
+		t.Errorf("converged diff listed zones %d times, want at most once", got.GET)
+	}
+
+	srv.ResetRequests(zone)
+	if code, out, errOut := siteRun(t, srv, "apply", file); code != exitOK {
+		t.Fatalf("second apply exit %d\nstdout:\n%s\nstderr:\n%s", code, out, errOut)
+	}
+	if got := srv.Requests(zone).Writes(); got != 0 {
+		t.Errorf("second apply sent %d writes, want none", got)
+	}
+	if got := srv.Get(t, zone).Serial; got != serial {
+		t.Errorf("serial moved from %d to %d on a converged apply", serial, got)
+	}
+}
+
+func TestPowerDNSExportThenVetAndDiff(t *testing.T) {
+	srv := pdnsEnv(t)
+	const zone = "legacy.example.test."
+	srv.CreateZone(t, zone,
+		pdnstest.RRset{Name: "legacy.example.test.", Type: "MX", TTL: 3600, Records: []string{"10 mx.legacy.example.test."}},
+		pdnstest.RRset{Name: "legacy.example.test.", Type: "TXT", TTL: 3600, Records: []string{`"v=spf1 mx -all"`}},
+		pdnstest.RRset{Name: "mx.legacy.example.test.", Type: "A", TTL: 3600, Records: []string{"192.0.2.25"}},
+		pdnstest.RRset{Name: "www.legacy.example.test.", Type: "CNAME", TTL: 300, Records: []string{"legacy.example.test."}},
+		pdnstest.RRset{Name: "_xmpp._tcp.legacy.example.test.", Type: "SRV", TTL: 3600, Records: []string{"5 0 5222 chat.legacy.example.test."}},
+		pdnstest.RRset{Name: "legacy.example.test.", Type: "CAA", TTL: 3600, Records: []string{`0 issue "letsencrypt.org"`}},
+		pdnstest.RRset{Name: "*.apps.legacy.example.test.", Type: "A", TTL: 3600, Records: []string{"192.0.2.80"}},
+		pdnstest.RRset{Name: "1.2.0.192.legacy.example.test.", Type: "PTR", TTL: 3600, Records: []string{"mx.legacy.example.test."}},
+	)
+	out := filepath.Join(t.TempDir(), "legacy.cue")
+	code, stdout, stderr := siteRun(t, srv, "export", "powerdns", "--url", srv.URL, "--zone", "legacy.example.test",
+		"--tenant", "legacy", "--api-key-env", "PDNS_API_KEY", "--out", out)
+	if code != exitOK {
+		t.Fatalf("export exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
+	}
+	if !strings.Contains(stderr, "left out: 1.2.0.192.legacy.example.test. PTR") || !strings.Contains(stderr, "marked 7 rrsets") {
+		t.Errorf("stderr does not say what was left out and marked:\n%s", stderr)
+	}
+	src, _ := os.ReadFile(out)
+	if strings.Contains(string(src), srv.APIKey) || !strings.Contains(string(src), `env: "PDNS_API_KEY"`) {
+		t.Errorf("the spec must name the key's variable, never its value:\n%s", src)
+	}
+	if code, stdout, stderr := siteRun(t, srv, "vet", out); code != exitOK {
+		t.Fatalf("vet of the exported spec exit %d\n%s\nstdout:\n%s\nstderr:\n%s", code, src, stdout, stderr)
+	}
+	code, stdout, stderr = siteRun(t, srv, "diff", "--detailed-exitcode", out)
+	if code != exitOK || !strings.Contains(stdout, "No changes.") {
+		t.Fatalf("diff of the exported spec exit %d, want 0 and No changes.\n%s\nstdout:\n%s\nstderr:\n%s", code, src, stdout, stderr)
+	}
+	if r := srv.Get(t, zone).Find("1.2.0.192.legacy.example.test.", "PTR"); r == nil || len(r.Comments) != 0 {
+		t.Errorf("got %+v, want the PTR left as it was", r)
+	}
+}
+
+func TestPowerDNSGateExitsThreeAndChangesNothing(t *testing.T) {
+	srv := pdnsEnv(t)
+	const zone = "gw.example.test."
+	srv.CreateZone(t, zone, pdnstest.RRset{Name: "v4.gw.example.test.", Type: "A", TTL: 60, Records: []string{"192.0.2.4"}})
+	file := tenantFile(t, srv, "gw.example.test", `
+			v4: CNAME: "gw.example.test."
+			www: A: ["192.0.2.80"]`)
+	srv.ResetRequests(zone)
+	code, stdout, stderr := siteRun(t, srv, "apply", file)
+	if code != exitGated {
+		t.Fatalf("apply exit %d, want %d\nstdout:\n%s\nstderr:\n%s", code, exitGated, stdout, stderr)
+	}
+	if !strings.Contains(stdout+stderr, "GATE-DNS-OVERWRITE") || !strings.Contains(stdout+stderr, "--ack GATE-DNS-OVERWRITE") {
+		t.Errorf("output does not name the gate and how to acknowledge it:\nstdout:\n%s\nstderr:\n%s", stdout, stderr)
+	}
+	if got := srv.Requests(zone).Writes(); got != 0 {
+		t.Errorf("got %d writes behind a missing gate, want none", got)
+	}
+	srv.ResetRequests(zone)
+	if code, stdout, stderr := siteRun(t, srv, "apply", "--ack", "GATE-DNS-OVERWRITE", file); code != exitOK {
+		t.Fatalf("acked apply exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
+	}
+	if got := srv.Requests(zone); got.PATCH != 1 || got.Writes() != 1 {
+		t.Errorf("acked apply made %+v, want exactly one PATCH", got)
+	}
+	if got := srv.Query(t, "v4.gw.example.test.", "CNAME"); len(got) != 1 || got[0] != "300 gw.example.test." {
+		t.Errorf("got %q, want the CNAME served", got)
+	}
+}
+
+func TestPowerDNSFailedObservationExitsOne(t *testing.T) {
+	srv := pdnsEnv(t)
+	const zone = "flap.example.test."
+	file := tenantFile(t, srv, "flap.example.test", `
+			www: A: ["192.0.2.80"]`)
+	if code, stdout, stderr := siteRun(t, srv, "apply", file); code != exitOK {
+		t.Fatalf("apply exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
+	}
+	// The spec drops www; the zone cannot be read: nothing may be deleted.
+	file = tenantFile(t, srv, "flap.example.test", "")
+	srv.FailWhen(t, func(r *http.Request) (int, string, bool) { return 502, "Bad Gateway", r.Method == "GET" })
+	srv.ResetRequests(zone)
+	code, stdout, stderr := siteRun(t, srv, "apply", file)
+	if code != exitError {
+		t.Fatalf("apply exit %d, want 1\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
+	}
+	if !strings.Contains(stdout+stderr, "observe zone flap.example.test.") || !strings.Contains(stdout+stderr, "deletes least of all") {
+		t.Errorf("output does not say the zone could not be observed:\nstdout:\n%s\nstderr:\n%s", stdout, stderr)
+	}
+	if got := srv.Requests(zone).Writes(); got != 0 {
+		t.Errorf("got %d writes, want none", got)
+	}
+	if got := srv.Query(t, "www.flap.example.test.", "A"); len(got) != 1 {
+		t.Errorf("got %q, want www still served", got)
+	}
+}
