@@ -1,0 +1,72 @@
+package export
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/site-tools/site/compiler/model"
+)
+
+func TestRenderErrors(t *testing.T) {
+	base := func(rrsets ...model.RRset) Zone {
+		return Zone{Tenant: "sjc", Zone: "sjc.example.net.", Provider: pdnsProvider, RRsets: rrsets}
+	}
+	vaultKey := model.Provider{PowerDNS: &model.PowerDNS{URL: "http://127.0.0.1:8081",
+		APIKey: model.Credential{Vault: &model.VaultRef{Path: "dns/pdns", Key: "api_key"}}}}
+	tests := []struct {
+		name    string
+		zone    Zone
+		wantErr string
+	}{
+		{"ttl differs at one name", base(
+			rr("www.sjc.example.net.", "A", 300, "192.0.2.1"),
+			rr("www.sjc.example.net.", "TXT", 60, `"x"`),
+		), "www.sjc.example.net. has TTL 300 for A and 60 for TXT, but the language has one TTL per name"},
+		{"outside the zone", base(rr("www.example.org.", "A", 300, "192.0.2.1")),
+			"www.example.org. A lies outside zone sjc.example.net."},
+		{"two CNAMEs", base(rr("www.sjc.example.net.", "CNAME", 300, "a.example.org.", "b.example.org.")),
+			"has 2 CNAME records"},
+		{"one RRset twice", base(rr("a.sjc.example.net.", "A", 300, "192.0.2.1"), rr("a.sjc.example.net.", "A", 300, "192.0.2.2")),
+			"two A RRsets at a.sjc.example.net."},
+		{"bad value", base(rr("a.sjc.example.net.", "A", 300, "not-an-ip")),
+			`a.sjc.example.net. A: A record "not-an-ip" is not an IPv4 address`},
+		{"no tenant", Zone{Zone: "sjc.example.net.", Provider: pdnsProvider}, "no tenant name"},
+		{"relative zone", Zone{Tenant: "sjc", Zone: "sjc.example.net", Provider: pdnsProvider}, "pass it absolute with a trailing dot"},
+		{"no provider", Zone{Tenant: "sjc", Zone: "sjc.example.net."}, "no provider"},
+		{"two providers", Zone{Tenant: "sjc", Zone: "sjc.example.net.", Provider: model.Provider{
+			PowerDNS: pdnsProvider.PowerDNS, Cloudflare: &model.Cloudflare{Token: model.Credential{Env: "CF"}}}}, "names both powerdns and cloudflare"},
+		{"no credential", Zone{Tenant: "sjc", Zone: "sjc.example.net.", Provider: model.Provider{
+			Cloudflare: &model.Cloudflare{}}}, "cloudflare token has no reference"},
+		{"vault credential without a vault", Zone{Tenant: "sjc", Zone: "sjc.example.net.", Provider: vaultKey},
+			"no vault is given"},
+		{"vault without addrs", Zone{Tenant: "sjc", Zone: "sjc.example.net.", Provider: vaultKey, Secrets: &model.Vault{}},
+			"the vault has no addrs"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			out, err := Render(tt.zone)
+			if err == nil {
+				t.Fatalf("got no error, want one containing %q; output:\n%s", tt.wantErr, out)
+			}
+			if !strings.Contains(err.Error(), tt.wantErr) {
+				t.Errorf("error: got %q, want it to contain %q", err, tt.wantErr)
+			}
+		})
+	}
+}
+
+// BenchmarkRender renders a zone of 10,000 A RRsets, the size
+// reference/apis.md §4.10 measured PowerDNS at.
+func BenchmarkRender(b *testing.B) {
+	z := Zone{Tenant: "bulk", Zone: "bulk.test.", Provider: pdnsProvider}
+	for i := range 10000 {
+		z.RRsets = append(z.RRsets, rr(fmt.Sprintf("h%d.bulk.test.", i), "A", 300, fmt.Sprintf("10.0.%d.%d", i/256, i%256)))
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := Render(z); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -1,0 +1,241 @@
+// Package export writes live DNS records as a tenant spec in the language
+// users write (DESIGN.md, "The language users write"), so that `site
+// export` can adopt an existing zone: the PowerDNS and Cloudflare backends
+// observe a zone and hand its RRsets to Render.
+//
+// The output is built as a CUE syntax tree and printed with
+// cuelang.org/go/cue/format, so it parses by construction; it is
+// deterministic (names in DNS order, values sorted), and it reads back
+// through the compiler to the same records.
+//
+// What the language cannot say is left out and listed in a comment at the
+// top of the zone's records: record types site does not manage (SOA, PTR,
+// DS, ...) and TXT or CAA data that is not UTF-8 (CUE strings are UTF-8). A name
+// whose types have different TTLs is an error, because the language has
+// one TTL per name.
+package export
+
+import (
+	"cmp"
+	"fmt"
+	"maps"
+	"slices"
+	"strconv"
+	"strings"
+
+	"cuelang.org/go/cue/ast"
+	"cuelang.org/go/cue/format"
+	"cuelang.org/go/cue/token"
+
+	"github.com/site-tools/site/compiler/dnsname"
+	"github.com/site-tools/site/compiler/model"
+)
+
+// Zone is one live zone to write as a tenant spec.
+type Zone struct {
+	Tenant string // the tenant's name, the key under tenants
+	// Domain is the tenant's domain; the zone's name when empty.
+	Domain string
+	Zone   string // canonical zone name
+	// Provider is where the zone lives, with credentials as references
+	// (model.Credential cannot hold a secret), written as the zone's
+	// provider field.
+	Provider model.Provider
+	// Secrets is the tenant's Vault/OpenBao store, written as its secrets
+	// field. It is needed when a credential is a vault reference.
+	Secrets *model.Vault
+	RRsets  []model.RRset // canonical names and values; empty RRsets are skipped
+}
+
+// Render returns the tenant spec for z: `package tenants` and
+// `tenants: <name>: {domain, dns: zones: "<zone>": {provider, ttl,
+// records}}`. The zone's ttl is the most common TTL among its names (the
+// smaller one on a tie); a name with another TTL carries its own ttl.
+func Render(z Zone) ([]byte, error) {
+	if z.Tenant == "" {
+		return nil, fmt.Errorf("export: no tenant name; give the name the zone's records should belong to")
+	}
+	if z.Zone == "" || !strings.HasSuffix(z.Zone, ".") {
+		return nil, fmt.Errorf("export: zone %q is not a canonical name; pass it absolute with a trailing dot", z.Zone)
+	}
+	provider, err := providerExpr(z.Provider)
+	if err != nil {
+		return nil, err
+	}
+	var secrets ast.Expr
+	if z.Secrets != nil {
+		if secrets, err = vaultExpr(*z.Secrets); err != nil {
+			return nil, err
+		}
+	} else if usesVault(z.Provider) {
+		return nil, fmt.Errorf("export: the provider's credential is a vault reference but no vault is given; pass the tenant's store (Zone.Secrets) or use an environment variable")
+	}
+	names, skipped, err := collect(z)
+	if err != nil {
+		return nil, err
+	}
+	ttl := commonTTL(names)
+
+	var records []any
+	for _, n := range names {
+		records = append(records, label(dnsname.Relative(n.fqdn, z.Zone)), n.expr(ttl))
+	}
+	recordsField := &ast.Field{Label: ast.NewIdent("records"), Value: ast.NewStruct(records...)}
+	if len(skipped) > 0 {
+		lines := []*ast.Comment{{Text: "// Not exported, the language cannot say these:"}}
+		for _, s := range skipped {
+			lines = append(lines, &ast.Comment{Text: "//   " + s})
+		}
+		ast.AddComment(recordsField, &ast.CommentGroup{Doc: true, List: lines})
+	}
+	zone := &ast.StructLit{Elts: []ast.Decl{
+		&ast.Field{Label: ast.NewIdent("provider"), Value: provider},
+		&ast.Field{Label: ast.NewIdent("ttl"), Value: number(int(ttl))},
+		recordsField,
+	}}
+	domain := cmp.Or(z.Domain, z.Zone)
+	tenant := []any{ast.NewIdent("domain"), ast.NewString(strings.TrimSuffix(domain, "."))}
+	if secrets != nil {
+		tenant = append(tenant, ast.NewIdent("secrets"), ast.NewStruct("vault", secrets))
+	}
+	tenant = append(tenant, ast.NewIdent("dns"), ast.NewStruct(
+		ast.NewIdent("zones"), ast.NewStruct(
+			ast.NewString(strings.TrimSuffix(z.Zone, ".")), zone)))
+	file := &ast.File{Decls: []ast.Decl{
+		&ast.Package{Name: ast.NewIdent("tenants")},
+		&ast.Field{Label: ast.NewIdent("tenants"), Value: ast.NewStruct(label(z.Tenant), ast.NewStruct(tenant...))},
+	}}
+	out, err := format.Node(file, format.Simplify())
+	if err != nil {
+		return nil, fmt.Errorf("export: formatting the spec of zone %s: %w", z.Zone, err)
+	}
+	return out, nil
+}
+
+// commonTTL is the TTL most names have; the smaller one wins a tie, and
+// an empty zone gets the language's default.
+func commonTTL(names []*name) uint32 {
+	count := map[uint32]int{}
+	for _, n := range names {
+		count[n.ttl]++
+	}
+	best, most := uint32(300), 0
+	for _, ttl := range slices.Sorted(maps.Keys(count)) {
+		if count[ttl] > most {
+			best, most = ttl, count[ttl]
+		}
+	}
+	return best
+}
+
+// keywords are identifiers CUE reads as something else at the start of a
+// field, so a record name spelt like one is quoted.
+var keywords = map[string]bool{
+	"if": true, "for": true, "in": true, "let": true, "import": true, "package": true,
+	"true": true, "false": true, "null": true, "func": true,
+}
+
+// label writes a field name as a bare identifier when it is a plain word,
+// and quoted otherwise ("@", "*.apps", "_dmarc", "a.b", "if").
+func label(s string) ast.Label {
+	if keywords[s] || ast.StringLabelNeedsQuoting(s) || strings.HasPrefix(s, "__") {
+		return ast.NewString(s)
+	}
+	return ast.NewIdent(s)
+}
+
+func number(n int) *ast.BasicLit { return ast.NewLit(token.INT, strconv.Itoa(n)) }
+
+// providerExpr writes the provider value: powerdns: {url, server,
+// api_key} or cloudflare: {token, api_url}.
+func providerExpr(p model.Provider) (ast.Expr, error) {
+	switch {
+	case p.PowerDNS != nil && p.Cloudflare != nil:
+		return nil, fmt.Errorf("export: the provider names both powerdns and cloudflare; give one")
+	case p.PowerDNS != nil:
+		key, err := credential("powerdns api_key", p.PowerDNS.APIKey)
+		if err != nil {
+			return nil, err
+		}
+		fields := []any{"url", ast.NewString(p.PowerDNS.URL)}
+		if p.PowerDNS.Server != "" && p.PowerDNS.Server != "localhost" {
+			fields = append(fields, "server", ast.NewString(p.PowerDNS.Server))
+		}
+		fields = append(fields, "api_key", key)
+		return ast.NewStruct("powerdns", ast.NewStruct(fields...)), nil
+	case p.Cloudflare != nil:
+		token, err := credential("cloudflare token", p.Cloudflare.Token)
+		if err != nil {
+			return nil, err
+		}
+		fields := []any{"token", token}
+		if p.Cloudflare.APIURL != "" {
+			fields = append(fields, "api_url", ast.NewString(p.Cloudflare.APIURL))
+		}
+		return ast.NewStruct("cloudflare", ast.NewStruct(fields...)), nil
+	}
+	return nil, fmt.Errorf("export: no provider; say where the zone lives (powerdns or cloudflare)")
+}
+
+// credential writes a reference, {env: NAME} or {vault: {path, key}}.
+func credential(what string, c model.Credential) (ast.Expr, error) {
+	switch {
+	case c.Env != "" && c.Vault != nil:
+		return nil, fmt.Errorf("export: %s names both an environment variable and a vault secret; give one", what)
+	case c.Env != "":
+		return ast.NewStruct("env", ast.NewString(c.Env)), nil
+	case c.Vault != nil:
+		return ast.NewStruct("vault", ast.NewStruct("path", ast.NewString(c.Vault.Path), "key", ast.NewString(c.Vault.Key))), nil
+	}
+	return nil, fmt.Errorf("export: %s has no reference; name an environment variable or a vault secret", what)
+}
+
+func usesVault(p model.Provider) bool {
+	switch {
+	case p.PowerDNS != nil:
+		return p.PowerDNS.APIKey.Vault != nil
+	case p.Cloudflare != nil:
+		return p.Cloudflare.Token.Vault != nil
+	}
+	return false
+}
+
+// vaultExpr writes a tenant's store, leaving out what equals the
+// language's defaults (mount "secret", token from VAULT_TOKEN, approle
+// mount "approle").
+func vaultExpr(v model.Vault) (ast.Expr, error) {
+	if len(v.Addrs) == 0 {
+		return nil, fmt.Errorf("export: the vault has no addrs; give the addresses site tries, in order")
+	}
+	addrs := make([]ast.Expr, len(v.Addrs))
+	for i, a := range v.Addrs {
+		addrs[i] = ast.NewString(a)
+	}
+	fields := []any{"addrs", ast.NewList(addrs...)}
+	if v.Mount != "" && v.Mount != "secret" {
+		fields = append(fields, "mount", ast.NewString(v.Mount))
+	}
+	if v.AppRole != nil {
+		role, err := credential("vault approle role_id", v.AppRole.RoleID)
+		if err != nil {
+			return nil, err
+		}
+		secret, err := credential("vault approle secret_id", v.AppRole.SecretID)
+		if err != nil {
+			return nil, err
+		}
+		ar := []any{"role_id", role, "secret_id", secret}
+		if v.AppRole.Mount != "" && v.AppRole.Mount != "approle" {
+			ar = append(ar, "mount", ast.NewString(v.AppRole.Mount))
+		}
+		fields = append(fields, "approle", ast.NewStruct(ar...))
+	}
+	if v.Token != (model.Credential{Env: "VAULT_TOKEN"}) && v.Token != (model.Credential{}) {
+		token, err := credential("vault token", v.Token)
+		if err != nil {
+			return nil, err
+		}
+		fields = append(fields, "token", token)
+	}
+	return ast.NewStruct(fields...), nil
+}

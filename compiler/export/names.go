@@ -1,0 +1,216 @@
+package export
+
+import (
+	"cmp"
+	"fmt"
+	"net/netip"
+	"slices"
+	"strings"
+	"unicode/utf8"
+
+	"cuelang.org/go/cue/ast"
+
+	"github.com/site-tools/site/compiler/dnsname"
+	"github.com/site-tools/site/compiler/rdata"
+)
+
+// typeOrder is the order types are written at a name: the order the
+// language documents them in.
+var typeOrder = []string{"A", "AAAA", "CNAME", "TXT", "MX", "SRV", "CAA", "NS"}
+
+// name is every exported RRset at one owner name.
+type name struct {
+	fqdn    string
+	ttl     uint32
+	ttlFrom string              // the type that set ttl, for error messages
+	values  map[string][]string // canonical values by type
+}
+
+// collect groups z's RRsets by name, in DNS order, and lists the RRsets
+// the language cannot say.
+func collect(z Zone) ([]*name, []string, error) {
+	byName := map[string]*name{}
+	var skipped []string
+	for _, rs := range z.RRsets {
+		if len(rs.Values) == 0 {
+			continue // a comment-only RRset holds no records
+		}
+		if !dnsname.IsSubdomain(rs.Name, z.Zone) {
+			return nil, nil, fmt.Errorf("export: %s %s lies outside zone %s; pass only the zone's own RRsets", rs.Name, rs.Type, z.Zone)
+		}
+		rel := dnsname.Relative(rs.Name, z.Zone)
+		typ := strings.ToUpper(rs.Type)
+		if !slices.Contains(typeOrder, typ) {
+			skipped = append(skipped, fmt.Sprintf("%s %s (site does not manage this type)", rel, typ))
+			continue
+		}
+		values := make([]string, len(rs.Values))
+		for i, v := range rs.Values {
+			c, err := rdata.Normalize(typ, v)
+			if err != nil {
+				return nil, nil, fmt.Errorf("export: %s %s: %w", rs.Name, typ, err)
+			}
+			values[i] = c
+		}
+		if !utf8Strings(typ, values) {
+			skipped = append(skipped, fmt.Sprintf("%s %s (data that is not UTF-8)", rel, typ))
+			continue
+		}
+		if typ == "CNAME" && len(values) > 1 {
+			return nil, nil, fmt.Errorf("export: %s has %d CNAME records; a name has at most one, so fix the live zone first", rs.Name, len(values))
+		}
+		n := byName[rs.Name]
+		if n == nil {
+			n = &name{fqdn: rs.Name, ttl: rs.TTL, ttlFrom: typ, values: map[string][]string{}}
+			byName[rs.Name] = n
+		}
+		if _, dup := n.values[typ]; dup {
+			return nil, nil, fmt.Errorf("export: two %s RRsets at %s; pass each RRset once", typ, rs.Name)
+		}
+		if rs.TTL != n.ttl {
+			return nil, nil, fmt.Errorf("export: %s has TTL %d for %s and %d for %s, but the language has one TTL per name; make them equal in the live zone, then export again",
+				rs.Name, n.ttl, n.ttlFrom, rs.TTL, typ)
+		}
+		n.values[typ] = values
+	}
+	names := make([]*name, 0, len(byName))
+	for _, n := range byName {
+		names = append(names, n)
+	}
+	slices.SortFunc(names, func(a, b *name) int { return dnsOrder(a.fqdn, b.fqdn) })
+	slices.Sort(skipped)
+	return names, skipped, nil
+}
+
+// utf8Strings reports whether the strings inside TXT and CAA values are
+// UTF-8, which is all a CUE string can hold. Other types are ASCII.
+func utf8Strings(typ string, values []string) bool {
+	for _, v := range values {
+		var s string
+		switch typ {
+		case "TXT":
+			s, _ = rdata.ParseTXT(v)
+		case "CAA":
+			_, _, s, _ = rdata.ParseCAA(v)
+		}
+		if !utf8.ValidString(s) {
+			return false
+		}
+	}
+	return true
+}
+
+// dnsOrder compares canonical names label by label from the right, so a
+// name sorts right after its parent and beside its siblings (RFC 4034
+// §6.1, on presentation form).
+func dnsOrder(a, b string) int {
+	la := strings.Split(strings.TrimSuffix(a, "."), ".")
+	lb := strings.Split(strings.TrimSuffix(b, "."), ".")
+	for i, j := len(la)-1, len(lb)-1; i >= 0 && j >= 0; i, j = i-1, j-1 {
+		if c := strings.Compare(la[i], lb[j]); c != 0 {
+			return c
+		}
+	}
+	return cmp.Compare(len(la), len(lb))
+}
+
+// expr writes the name's value: its ttl when it differs from the zone's,
+// then its types in the language's order.
+func (n *name) expr(zoneTTL uint32) ast.Expr {
+	var fields []any
+	if n.ttl != zoneTTL {
+		fields = append(fields, ast.NewIdent("ttl"), number(int(n.ttl)))
+	}
+	for _, typ := range typeOrder {
+		values, ok := n.values[typ]
+		if !ok {
+			continue
+		}
+		fields = append(fields, ast.NewIdent(typ), typeExpr(typ, values))
+	}
+	return ast.NewStruct(fields...)
+}
+
+// typeExpr writes the canonical values of one type in the language's
+// shape for it, sorted the way a reader expects (addresses numerically,
+// MX and SRV by priority). The values have been through rdata.Normalize,
+// so parsing them cannot fail.
+func typeExpr(typ string, values []string) ast.Expr {
+	switch typ {
+	case "CNAME":
+		return ast.NewString(values[0])
+	case "A", "AAAA":
+		addrs := make([]netip.Addr, len(values))
+		for i, v := range values {
+			addrs[i] = netip.MustParseAddr(v)
+		}
+		slices.SortFunc(addrs, netip.Addr.Compare)
+		return list(len(addrs), func(i int) ast.Expr { return ast.NewString(addrs[i].String()) })
+	case "NS":
+		slices.Sort(values)
+		return list(len(values), func(i int) ast.Expr { return ast.NewString(values[i]) })
+	case "TXT":
+		txt := make([]string, len(values))
+		for i, v := range values {
+			txt[i], _ = rdata.ParseTXT(v)
+		}
+		slices.Sort(txt)
+		return list(len(txt), func(i int) ast.Expr { return ast.NewString(txt[i]) })
+	case "MX":
+		type mx struct {
+			prio int
+			host string
+		}
+		rs := make([]mx, len(values))
+		for i, v := range values {
+			rs[i].prio, rs[i].host, _ = rdata.ParseMX(v)
+		}
+		slices.SortFunc(rs, func(a, b mx) int { return cmp.Or(cmp.Compare(a.prio, b.prio), strings.Compare(a.host, b.host)) })
+		return list(len(rs), func(i int) ast.Expr {
+			return ast.NewStruct("priority", number(rs[i].prio), "host", ast.NewString(rs[i].host))
+		})
+	case "SRV":
+		type srv struct {
+			prio, weight, port int
+			target             string
+		}
+		rs := make([]srv, len(values))
+		for i, v := range values {
+			r := &rs[i]
+			r.prio, r.weight, r.port, r.target, _ = rdata.ParseSRV(v)
+		}
+		slices.SortFunc(rs, func(a, b srv) int {
+			return cmp.Or(cmp.Compare(a.prio, b.prio), cmp.Compare(a.weight, b.weight), cmp.Compare(a.port, b.port), strings.Compare(a.target, b.target))
+		})
+		return list(len(rs), func(i int) ast.Expr {
+			r := rs[i]
+			return ast.NewStruct("priority", number(r.prio), "weight", number(r.weight), "port", number(r.port), "target", ast.NewString(r.target))
+		})
+	case "CAA":
+		type caa struct {
+			flags      int
+			tag, value string
+		}
+		rs := make([]caa, len(values))
+		for i, v := range values {
+			r := &rs[i]
+			r.flags, r.tag, r.value, _ = rdata.ParseCAA(v)
+		}
+		slices.SortFunc(rs, func(a, b caa) int {
+			return cmp.Or(cmp.Compare(a.flags, b.flags), strings.Compare(a.tag, b.tag), strings.Compare(a.value, b.value))
+		})
+		return list(len(rs), func(i int) ast.Expr {
+			r := rs[i]
+			return ast.NewStruct("flags", number(r.flags), "tag", ast.NewString(r.tag), "value", ast.NewString(r.value))
+		})
+	}
+	panic("export: typeExpr called with unsupported type " + typ) // collect lets only typeOrder through
+}
+
+func list(n int, elem func(i int) ast.Expr) *ast.ListLit {
+	elems := make([]ast.Expr, n)
+	for i := range elems {
+		elems[i] = elem(i)
+	}
+	return ast.NewList(elems...)
+}
