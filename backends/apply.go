@@ -139,9 +139,10 @@ func (e *Engine) Apply(ctx context.Context, g *graph.Graph, obs *Observation, ru
 	for _, b := range obs.Plan.Blocked {
 		blocked[b.Step] = b
 	}
+	red := newRedactor(g, run)
 	prog := e.progress(len(g.Steps), "apply")
 	results := walk(ctx, g, e.parallelism(), func(ctx context.Context, s *graph.Step, deps map[string]StepReport) StepReport {
-		r := e.applyStep(ctx, s, deps, obs.Steps[s.ID], blocked, run)
+		r := e.applyStep(ctx, s, deps, obs.Steps[s.ID], blocked, run, red)
 		detail := r.Reason
 		if r.Status == StatusApplied || r.Status == StatusUnchanged {
 			detail = describeChanges(r.Changes)
@@ -161,7 +162,7 @@ func (e *Engine) Apply(ctx context.Context, g *graph.Graph, obs *Observation, ru
 }
 
 // applyStep carries out one step whose dependencies are done.
-func (e *Engine) applyStep(ctx context.Context, s *graph.Step, deps map[string]StepReport, sp *StepPlan, blocked map[string]plan.Blocked, run *Run) StepReport {
+func (e *Engine) applyStep(ctx context.Context, s *graph.Step, deps map[string]StepReport, sp *StepPlan, blocked map[string]plan.Blocked, run *Run, red *redactor) StepReport {
 	r := StepReport{Step: s.ID, Phase: s.Phase, Tenant: s.Tenant}
 	if b, ok := blocked[s.ID]; ok {
 		r.Status = StatusDeferred
@@ -203,42 +204,42 @@ func (e *Engine) applyStep(ctx context.Context, s *graph.Step, deps map[string]S
 	r.Changes = len(sp.Changes)
 	d, err := e.driverFor(s)
 	if err != nil {
-		r.Status, r.Reason = StatusFailed, run.redact(err.Error())
+		r.Status, r.Reason = StatusFailed, red.redact(err.Error())
 		return r
 	}
 	res, err := d.Apply(ctx, sp, run)
 	if res != nil {
 		r.Requests = res.Requests
 		for _, p := range res.Problems {
-			r.Problems = append(r.Problems, run.redact(p))
+			r.Problems = append(r.Problems, red.redact(p))
 		}
 		for _, n := range res.Notes {
-			r.Notes = append(r.Notes, run.redact(n))
+			r.Notes = append(r.Notes, red.redact(n))
 		}
 	}
 	if err != nil {
-		r.Status, r.Reason = StatusFailed, run.redact(err.Error())
+		r.Status, r.Reason = StatusFailed, red.redact(err.Error())
 		return r
 	}
 	r.Status = StatusApplied
-	e.reobserve(ctx, d, s, run, &r)
+	e.reobserve(ctx, d, s, run, red, &r)
 	return r
 }
 
 // reobserve plans s again after its apply and reports what is still not
 // as wanted: a backend whose apply "succeeded" without converging is
 // exactly the bug users cannot see (incident 2f).
-func (e *Engine) reobserve(ctx context.Context, d Driver, s *graph.Step, run *Run, r *StepReport) {
+func (e *Engine) reobserve(ctx context.Context, d Driver, s *graph.Step, run *Run, red *redactor, r *StepReport) {
 	again, err := d.Plan(ctx, s, run)
 	if err != nil {
-		r.Problems = append(r.Problems, run.redact("could not observe again after apply, so convergence is unconfirmed: "+err.Error()))
+		r.Problems = append(r.Problems, red.redact("could not observe again after apply, so convergence is unconfirmed: "+err.Error()))
 		return
 	}
 	if again == nil {
 		return
 	}
 	for _, c := range again.Changes {
-		normalizeChange(&c, s, run)
+		normalizeChange(&c, s, red)
 		r.Residual = append(r.Residual, c)
 		if c.Impact == plan.ImpactNextBoot {
 			r.Notes = append(r.Notes, fmt.Sprintf("pending until the next boot: %s %s", c.Action, c.Key))

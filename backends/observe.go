@@ -48,9 +48,10 @@ func (e *Engine) Plan(ctx context.Context, g *graph.Graph, run *Run) (*Observati
 	if run == nil {
 		run = NewRun()
 	}
+	red := newRedactor(g, run)
 	prog := e.progress(len(g.Steps), "observe")
 	results := walk(ctx, g, e.parallelism(), func(ctx context.Context, s *graph.Step, deps map[string]planned) planned {
-		r := e.planStep(ctx, s, deps, run)
+		r := e.planStep(ctx, s, deps, run, red)
 		switch {
 		case r.sp != nil:
 			prog.step(s.ID, statusOK, describeChanges(len(r.sp.Changes)))
@@ -81,12 +82,12 @@ func (e *Engine) Plan(ctx context.Context, g *graph.Graph, run *Run) (*Observati
 }
 
 // planStep observes one step whose dependencies are done.
-func (e *Engine) planStep(ctx context.Context, s *graph.Step, deps map[string]planned, run *Run) planned {
+func (e *Engine) planStep(ctx context.Context, s *graph.Step, deps map[string]planned, run *Run, red *redactor) planned {
 	if r, ok := blockedByDeps(s, deps); ok {
 		return r
 	}
 	block := func(err error) planned {
-		b := &plan.Blocked{Step: s.ID, Phase: s.Phase, Tenant: s.Tenant, Reason: run.redact(err.Error())}
+		b := &plan.Blocked{Step: s.ID, Phase: s.Phase, Tenant: s.Tenant, Reason: red.redact(err.Error())}
 		var ge *GatedError
 		if errors.As(err, &ge) {
 			b.Gate = ge.Gate
@@ -109,7 +110,7 @@ func (e *Engine) planStep(ctx context.Context, s *graph.Step, deps map[string]pl
 	}
 	sp.Step = s
 	for i := range sp.Changes {
-		normalizeChange(&sp.Changes[i], s, run)
+		normalizeChange(&sp.Changes[i], s, red)
 	}
 	return planned{sp: sp}
 }
@@ -151,7 +152,7 @@ func blockedByDeps(s *graph.Step, deps map[string]planned) (planned, bool) {
 // normalizeChange fills what a driver may leave out from the step, so
 // every change in a plan names its step, phase and tenant, and scrubs
 // secret values from the words a user will read.
-func normalizeChange(c *plan.Change, s *graph.Step, run *Run) {
+func normalizeChange(c *plan.Change, s *graph.Step, red *redactor) {
 	if c.Step == "" {
 		c.Step = s.ID
 	}
@@ -161,7 +162,7 @@ func normalizeChange(c *plan.Change, s *graph.Step, run *Run) {
 	if c.Tenant == "" {
 		c.Tenant = s.Tenant
 	}
-	c.Reason = run.redact(c.Reason)
+	c.Reason = red.redact(c.Reason)
 }
 
 func describeChanges(n int) string {

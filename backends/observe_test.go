@@ -1,6 +1,7 @@
 package backends
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -251,5 +252,46 @@ func TestOnlyScopesTheWalk(t *testing.T) {
 				t.Errorf("applied steps: got %q, want %q", got, wantApplied)
 			}
 		})
+	}
+}
+
+func TestEnvCredentialIsRedacted(t *testing.T) {
+	const key, token = "pdns-api-key-0x5eed", "hvs.vault-token-77"
+	g := mustGraph(t, testSpec())
+	d := newTestDriver(map[string]*script{
+		// Tenant b's store token leaks into the secret step's error.
+		stepSecret: {planErr: &GatedError{Gate: plan.GateSecretUnreachable, Err: fmt.Errorf("login with %s refused", token)}},
+		stepZoneA:  {changes: []plan.Change{change(stepZoneA, "www", plan.ActionCreate)}, applyErr: fmt.Errorf("PATCH with X-API-Key %s: 500", key)},
+		stepNet:    {changes: []plan.Change{change(stepNet, "lan", plan.ActionCreate)}, notes: []string{"used " + key}},
+	})
+	run := NewRun()
+	env := map[string]string{"PDNS_API_KEY": key, "VAULT_TOKEN": token}
+	run.Getenv = func(name string) string { return env[name] }
+	run.Acked[plan.GateSecretUnreachable] = true
+	e := d.engine(4)
+	obs, err := e.Plan(context.Background(), g, run)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep, err := e.Apply(context.Background(), g, obs, run)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var text bytes.Buffer
+	if err := rep.WriteText(&text, false); err != nil {
+		t.Fatal(err)
+	}
+	for _, b := range obs.Plan.Blocked {
+		text.WriteString(b.Reason + "\n")
+	}
+	for _, secret := range []string{key, token} {
+		if strings.Contains(text.String(), secret) {
+			t.Errorf("output shows a credential:\n%s", text.String())
+		}
+	}
+	for _, want := range []string{"login with [redacted] refused", "PATCH with X-API-Key [redacted]: 500", "note: used [redacted]"} {
+		if !strings.Contains(text.String(), want) {
+			t.Errorf("output lacks %q:\n%s", want, text.String())
+		}
 	}
 }

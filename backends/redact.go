@@ -1,23 +1,77 @@
 package backends
 
-import "strings"
+import (
+	"strings"
+
+	"github.com/site-tools/site/compiler/graph"
+	"github.com/site-tools/site/compiler/model"
+)
 
 // redacted stands in for a secret value in any text a user reads.
 const redacted = "[redacted]"
 
-// redact replaces every secret value read in this run with [redacted].
+// redactor scrubs credential values from text the executor reports.
 // Drivers should never put a credential into an error, but an HTTP
-// client's error can echo a URL or header; the executor scrubs every
-// reason, problem and note it reports so a slip cannot reach the screen
-// or a saved plan. Values shorter than 4 bytes are left alone: replacing
-// them would garble ordinary words and they guard nothing.
-func (r *Run) redact(s string) string {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	for _, v := range r.secrets {
+// client's error can echo a URL or a header; the executor scrubs every
+// reason, problem and note so a slip cannot reach the screen or a saved
+// plan. It knows the secrets read in the run (Run.SetSecret) and the
+// values of the environment variables the graph's credentials name.
+type redactor struct {
+	run  *Run
+	envs []string // values of the credentials' environment variables
+}
+
+func newRedactor(g *graph.Graph, run *Run) *redactor {
+	r := &redactor{run: run}
+	seen := map[string]bool{}
+	add := func(c model.Credential) {
+		if c.Env == "" || seen[c.Env] || run.Getenv == nil {
+			return
+		}
+		seen[c.Env] = true
+		if v := run.Getenv(c.Env); v != "" {
+			r.envs = append(r.envs, v)
+		}
+	}
+	for _, s := range g.Steps {
+		if z := s.Zone; z != nil {
+			if p := z.Provider.PowerDNS; p != nil {
+				add(p.APIKey)
+			}
+			if c := z.Provider.Cloudflare; c != nil {
+				add(c.Token)
+			}
+		}
+		if sec := s.Secret; sec != nil && sec.Store != nil {
+			add(sec.Store.Token)
+			if a := sec.Store.AppRole; a != nil {
+				add(a.RoleID)
+				add(a.SecretID)
+			}
+		}
+	}
+	return r
+}
+
+// redact replaces every known credential value in s with [redacted].
+// Values shorter than 4 bytes are left alone: replacing them would garble
+// ordinary words and they guard nothing.
+func (r *redactor) redact(s string) string {
+	for _, v := range r.values() {
 		if len(v) >= 4 {
 			s = strings.ReplaceAll(s, v, redacted)
 		}
 	}
 	return s
+}
+
+func (r *redactor) values() []string {
+	r.run.mu.Lock()
+	defer r.run.mu.Unlock()
+	out := make([]string, 0, len(r.envs)+len(r.run.secrets))
+	out = append(out, r.envs...)
+	for _, v := range r.run.secrets {
+		out = append(out, v)
+	}
+	return out
 }
