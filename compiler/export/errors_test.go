@@ -31,6 +31,10 @@ func TestRenderErrors(t *testing.T) {
 			"two A RRsets at a.sjc.example.net."},
 		{"bad value", base(rr("a.sjc.example.net.", "A", 300, "not-an-ip")),
 			`a.sjc.example.net. A: A record "not-an-ip" is not an IPv4 address`},
+		{"type the language lacks", base(rr("sjc.example.net.", "SOA", 3600, "a.example. h.example. 1 2 3 4 5")),
+			"export: sjc.example.net. SOA: the tenant language has no SOA records"},
+		{"TXT not UTF-8", base(rr("bin.sjc.example.net.", "TXT", 300, `"\255\254"`)),
+			"bin.sjc.example.net. TXT: holds data that is not UTF-8"},
 		{"no tenant", Zone{Zone: "sjc.example.net.", Provider: pdnsProvider}, "no tenant name"},
 		{"relative zone", Zone{Tenant: "sjc", Zone: "sjc.example.net", Provider: pdnsProvider}, "pass it absolute with a trailing dot"},
 		{"no provider", Zone{Tenant: "sjc", Zone: "sjc.example.net."}, "no provider"},
@@ -50,6 +54,35 @@ func TestRenderErrors(t *testing.T) {
 				t.Fatalf("got no error, want one containing %q; output:\n%s", tt.wantErr, out)
 			}
 			if !strings.Contains(err.Error(), tt.wantErr) {
+				t.Errorf("error: got %q, want it to contain %q", err, tt.wantErr)
+			}
+		})
+	}
+}
+
+func TestCheck(t *testing.T) {
+	tests := []struct {
+		rs      model.RRset
+		wantErr string // "" means Render can write it
+	}{
+		{rr("a.example.org.", "A", 300, "192.0.2.1"), ""},
+		{rr("a.example.org.", "txt", 300, `"caf\195\169"`), ""},
+		{rr("a.example.org.", "CAA", 300, `0 issue "\255"`), "not UTF-8"},
+		{rr("a.example.org.", "TXT", 300, `"\255"`), "not UTF-8"},
+		{rr("a.example.org.", "PTR", 300, "host.example.org."), "no PTR records"},
+		{rr("a.example.org.", "A", 0, "192.0.2.1"), "TTL 0 is out of range"},
+		{rr("a.example.org.", "MX", 300, "10 mx"), "trailing dot"},
+		{rr("a.example.org.", "CNAME", 300, "b.example.org.", "c.example.org."), "has 2 CNAME records"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.rs.Type+" "+strings.Join(tt.rs.Values, ","), func(t *testing.T) {
+			err := Check(tt.rs)
+			switch {
+			case tt.wantErr == "" && err != nil:
+				t.Errorf("got %v, want no error", err)
+			case tt.wantErr != "" && err == nil:
+				t.Errorf("got no error, want one containing %q", tt.wantErr)
+			case tt.wantErr != "" && !strings.Contains(err.Error(), tt.wantErr):
 				t.Errorf("error: got %q, want it to contain %q", err, tt.wantErr)
 			}
 		})

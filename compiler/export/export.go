@@ -8,11 +8,13 @@
 // deterministic (names in DNS order, values sorted), and it reads back
 // through the compiler to the same records.
 //
-// What the language cannot say is left out and listed in a comment at the
-// top of the zone's records: record types site does not manage (SOA, PTR,
-// DS, ...) and TXT or CAA data that is not UTF-8 (CUE strings are UTF-8). A name
-// whose types have different TTLs is an error, because the language has
-// one TTL per name.
+// Render writes every RRset it is given or fails, never leaves one out:
+// the caller adopts what it exported, and an adopted RRset missing from
+// the spec would be deleted by the next apply. So what the language
+// cannot say is an error naming the RRset: types site does not manage
+// (SOA, PTR, DS, ...), TXT or CAA data that is not UTF-8 (CUE strings are
+// UTF-8), and a name whose types have different TTLs (the language has one
+// TTL per name). Check tells a caller beforehand which RRsets to leave out.
 package export
 
 import (
@@ -70,7 +72,7 @@ func Render(z Zone) ([]byte, error) {
 	} else if usesVault(z.Provider) {
 		return nil, fmt.Errorf("export: the provider's credential is a vault reference but no vault is given; pass the tenant's store (Zone.Secrets) or use an environment variable")
 	}
-	names, skipped, err := collect(z)
+	names, err := collect(z)
 	if err != nil {
 		return nil, err
 	}
@@ -81,13 +83,6 @@ func Render(z Zone) ([]byte, error) {
 		records = append(records, label(dnsname.Relative(n.fqdn, z.Zone)), n.expr(ttl))
 	}
 	recordsField := &ast.Field{Label: ast.NewIdent("records"), Value: ast.NewStruct(records...)}
-	if len(skipped) > 0 {
-		lines := []*ast.Comment{{Text: "// Not exported, the language cannot say these:"}}
-		for _, s := range skipped {
-			lines = append(lines, &ast.Comment{Text: "//   " + s})
-		}
-		ast.AddComment(recordsField, &ast.CommentGroup{Doc: true, List: lines})
-	}
 	zone := &ast.StructLit{Elts: []ast.Decl{
 		&ast.Field{Label: ast.NewIdent("provider"), Value: provider},
 		&ast.Field{Label: ast.NewIdent("ttl"), Value: number(int(ttl))},

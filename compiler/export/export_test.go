@@ -31,16 +31,12 @@ var pdnsProvider = model.Provider{PowerDNS: &model.PowerDNS{
 var renderCases = []struct {
 	name string
 	zone Zone
-	// lost are the RRsets the language cannot say, which Render lists in
-	// a comment instead of writing.
-	lost []string
 }{
 	{
 		name: "powerdns",
 		zone: Zone{
 			Tenant: "sjc", Domain: "sjc.example.net.", Zone: "sjc.example.net.", Provider: pdnsProvider,
 			RRsets: []model.RRset{
-				rr("sjc.example.net.", "SOA", 3600, "a.misconfigured.dns.server.invalid. hostmaster.sjc.example.net. 2026113001 10800 3600 604800 3600"),
 				rr("sjc.example.net.", "NS", 300, "ns1.example.org.", "ns2.example.org."),
 				rr("sjc.example.net.", "MX", 300, "20 mx2.example.org.", "5 mx1.example.org."),
 				rr("sjc.example.net.", "TXT", 300, `"v=spf1 mx -all"`),
@@ -63,7 +59,6 @@ var renderCases = []struct {
 				rr("empty.sjc.example.net.", "A", 300),
 			},
 		},
-		lost: []string{"sjc.example.net. SOA"},
 	},
 	{
 		name: "cloudflare",
@@ -81,11 +76,8 @@ var renderCases = []struct {
 				rr("example.com.", "A", 1, "192.0.2.1"),
 				rr("www.example.com.", "CNAME", 1, "example.com."),
 				rr("api.example.com.", "AAAA", 120, "2001:db8::1"),
-				rr("1.example.com.", "PTR", 1, "host.example.com."),
-				rr("bin.example.com.", "TXT", 1, `"\255\254"`),
 			},
 		},
-		lost: []string{"1.example.com. PTR", "bin.example.com. TXT"},
 	},
 	{
 		name: "empty",
@@ -169,7 +161,7 @@ func TestRenderLoads(t *testing.T) {
 			}
 			var want []string
 			for _, rs := range tc.zone.RRsets {
-				if len(rs.Values) == 0 || slices.Contains(tc.lost, rs.Name+" "+rs.Type) {
+				if len(rs.Values) == 0 {
 					continue
 				}
 				want = append(want, rrString(t, rs))

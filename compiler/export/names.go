@@ -11,6 +11,7 @@ import (
 	"cuelang.org/go/cue/ast"
 
 	"github.com/site-tools/site/compiler/dnsname"
+	"github.com/site-tools/site/compiler/model"
 	"github.com/site-tools/site/compiler/rdata"
 )
 
@@ -26,49 +27,70 @@ type name struct {
 	values  map[string][]string // canonical values by type
 }
 
-// collect groups z's RRsets by name, in DNS order, and lists the RRsets
-// the language cannot say.
-func collect(z Zone) ([]*name, []string, error) {
+// Check reports why the language cannot say rs, or nil when Render can
+// write it: its type must be one the language has (not SOA, PTR, DS, ...),
+// its TTL 1 to 2^31-1, its values valid for the type, TXT and CAA strings
+// UTF-8 (all a CUE string holds), and a CNAME single. A backend that
+// adopts exported records (marks them as the tenant's) leaves out what
+// Check refuses, before it marks anything: a marked RRset missing from the
+// spec would be deleted by the next apply.
+func Check(rs model.RRset) error {
+	_, err := canonicalValues(rs)
+	return err
+}
+
+// canonicalValues returns rs's values in canonical form, or why the
+// language cannot say rs.
+func canonicalValues(rs model.RRset) ([]string, error) {
+	typ := strings.ToUpper(rs.Type)
+	if !slices.Contains(typeOrder, typ) {
+		return nil, fmt.Errorf("%s %s: the tenant language has no %s records (it has %s)", rs.Name, rs.Type, rs.Type, strings.Join(typeOrder, ", "))
+	}
+	if err := rdata.TTL(int64(rs.TTL)); err != nil {
+		return nil, fmt.Errorf("%s %s: %w", rs.Name, typ, err)
+	}
+	values := make([]string, len(rs.Values))
+	for i, v := range rs.Values {
+		c, err := rdata.Normalize(typ, v)
+		if err != nil {
+			return nil, fmt.Errorf("%s %s: %w", rs.Name, typ, err)
+		}
+		values[i] = c
+	}
+	if !utf8Strings(typ, values) {
+		return nil, fmt.Errorf("%s %s: holds data that is not UTF-8, which a CUE string cannot carry", rs.Name, typ)
+	}
+	if typ == "CNAME" && len(values) > 1 {
+		return nil, fmt.Errorf("%s has %d CNAME records; a name has at most one", rs.Name, len(values))
+	}
+	return values, nil
+}
+
+// collect groups z's RRsets by name, in DNS order.
+func collect(z Zone) ([]*name, error) {
 	byName := map[string]*name{}
-	var skipped []string
 	for _, rs := range z.RRsets {
 		if len(rs.Values) == 0 {
 			continue // a comment-only RRset holds no records
 		}
 		if !dnsname.IsSubdomain(rs.Name, z.Zone) {
-			return nil, nil, fmt.Errorf("export: %s %s lies outside zone %s; pass only the zone's own RRsets", rs.Name, rs.Type, z.Zone)
+			return nil, fmt.Errorf("export: %s %s lies outside zone %s; pass only the zone's own RRsets", rs.Name, rs.Type, z.Zone)
 		}
-		rel := dnsname.Relative(rs.Name, z.Zone)
+		values, err := canonicalValues(rs)
+		if err != nil {
+			return nil, fmt.Errorf("export: %w; leave it out (see export.Check) or fix the live zone, then export again", err)
+		}
 		typ := strings.ToUpper(rs.Type)
-		if !slices.Contains(typeOrder, typ) {
-			skipped = append(skipped, fmt.Sprintf("%s %s (site does not manage this type)", rel, typ))
-			continue
-		}
-		values := make([]string, len(rs.Values))
-		for i, v := range rs.Values {
-			c, err := rdata.Normalize(typ, v)
-			if err != nil {
-				return nil, nil, fmt.Errorf("export: %s %s: %w", rs.Name, typ, err)
-			}
-			values[i] = c
-		}
-		if !utf8Strings(typ, values) {
-			skipped = append(skipped, fmt.Sprintf("%s %s (data that is not UTF-8)", rel, typ))
-			continue
-		}
-		if typ == "CNAME" && len(values) > 1 {
-			return nil, nil, fmt.Errorf("export: %s has %d CNAME records; a name has at most one, so fix the live zone first", rs.Name, len(values))
-		}
 		n := byName[rs.Name]
 		if n == nil {
 			n = &name{fqdn: rs.Name, ttl: rs.TTL, ttlFrom: typ, values: map[string][]string{}}
 			byName[rs.Name] = n
 		}
 		if _, dup := n.values[typ]; dup {
-			return nil, nil, fmt.Errorf("export: two %s RRsets at %s; pass each RRset once", typ, rs.Name)
+			return nil, fmt.Errorf("export: two %s RRsets at %s; pass each RRset once", typ, rs.Name)
 		}
 		if rs.TTL != n.ttl {
-			return nil, nil, fmt.Errorf("export: %s has TTL %d for %s and %d for %s, but the language has one TTL per name; make them equal in the live zone, then export again",
+			return nil, fmt.Errorf("export: %s has TTL %d for %s and %d for %s, but the language has one TTL per name; make them equal in the live zone, then export again",
 				rs.Name, n.ttl, n.ttlFrom, rs.TTL, typ)
 		}
 		n.values[typ] = values
@@ -78,8 +100,7 @@ func collect(z Zone) ([]*name, []string, error) {
 		names = append(names, n)
 	}
 	slices.SortFunc(names, func(a, b *name) int { return dnsOrder(a.fqdn, b.fqdn) })
-	slices.Sort(skipped)
-	return names, skipped, nil
+	return names, nil
 }
 
 // utf8Strings reports whether the strings inside TXT and CAA values are
