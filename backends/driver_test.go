@@ -37,21 +37,15 @@ type testDriver struct {
 	applied map[string]bool
 	creds   map[string]string // step -> credential seen by Plan
 
-	// barrier, when > 0, holds every Plan until barrier calls are in
-	// flight or every planned step has started, so a test can see how
-	// many steps the engine runs at once without timing anything.
-	barrier  int
-	total    int
-	started  int
+	// hold, when set, keeps every Plan waiting until it is closed, so a
+	// test can count how many steps the engine runs at once.
+	hold     chan struct{}
 	inFlight int
 	maxIn    int
-	cond     *sync.Cond
 }
 
 func newTestDriver(scripts map[string]*script) *testDriver {
-	d := &testDriver{scripts: scripts, applied: map[string]bool{}, creds: map[string]string{}}
-	d.cond = sync.NewCond(&d.mu)
-	return d
+	return &testDriver{scripts: scripts, applied: map[string]bool{}, creds: map[string]string{}}
 }
 
 func (d *testDriver) record(s string) {
@@ -63,15 +57,16 @@ func (d *testDriver) record(s string) {
 func (d *testDriver) Plan(ctx context.Context, step *graph.Step, run *Run) (*StepPlan, error) {
 	d.mu.Lock()
 	d.calls = append(d.calls, "plan "+step.ID)
-	d.started++
 	d.inFlight++
-	if d.inFlight > d.maxIn {
-		d.maxIn = d.inFlight
+	d.maxIn = max(d.maxIn, d.inFlight)
+	d.mu.Unlock()
+	if d.hold != nil {
+		select {
+		case <-d.hold:
+		case <-ctx.Done():
+		}
 	}
-	d.cond.Broadcast()
-	for d.barrier > 0 && d.inFlight < d.barrier && d.started < d.total && ctx.Err() == nil {
-		d.cond.Wait()
-	}
+	d.mu.Lock()
 	d.inFlight--
 	sc := d.scripts[step.ID]
 	applied := d.applied[step.ID]

@@ -8,7 +8,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
-	"time"
+	"testing/synctest"
 
 	"github.com/site-tools/site/compiler/graph"
 	"github.com/site-tools/site/compiler/plan"
@@ -57,26 +57,33 @@ func TestParallelismBound(t *testing.T) {
 		{parallelism: 0, steps: 10, want: DefaultParallelism},
 	} {
 		t.Run(fmt.Sprintf("parallelism=%d,steps=%d", tc.parallelism, tc.steps), func(t *testing.T) {
-			g := mustGraph(t, wideSpec(tc.steps))
-			d := newTestDriver(map[string]*script{})
-			d.barrier, d.total = tc.want, tc.steps
-			// Should the engine run fewer steps at once than the barrier
-			// waits for, the deadline releases it and the count below
-			// fails, rather than the test hanging.
-			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-			defer cancel()
-			stop := context.AfterFunc(ctx, func() {
+			// synctest.Wait returns once every goroutine of the bubble is
+			// blocked: the steps holding a slot wait in the driver, the
+			// rest wait for a slot. Nothing is timed.
+			synctest.Test(t, func(t *testing.T) {
+				g := mustGraph(t, wideSpec(tc.steps))
+				d := newTestDriver(map[string]*script{})
+				d.hold = make(chan struct{})
+				done := make(chan error)
+				go func() {
+					_, err := d.engine(tc.parallelism).Plan(context.Background(), g, NewRun())
+					done <- err
+				}()
+				synctest.Wait()
 				d.mu.Lock()
-				d.cond.Broadcast()
+				got := d.inFlight
 				d.mu.Unlock()
+				if got != tc.want {
+					t.Errorf("%d steps planning at once, want %d", got, tc.want)
+				}
+				close(d.hold)
+				if err := <-done; err != nil {
+					t.Fatal(err)
+				}
+				if d.maxIn != tc.want {
+					t.Errorf("at most %d steps planned at once, want %d", d.maxIn, tc.want)
+				}
 			})
-			defer stop()
-			if _, err := d.engine(tc.parallelism).Plan(ctx, g, NewRun()); err != nil {
-				t.Fatal(err)
-			}
-			if d.maxIn != tc.want {
-				t.Errorf("at most %d steps planned at once, want %d", d.maxIn, tc.want)
-			}
 		})
 	}
 }
