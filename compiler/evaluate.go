@@ -70,17 +70,23 @@ var tenantsPath = cue.MakePath(cue.Str("tenants"))
 
 // file reads, parses, validates and decodes one spec file.
 func (e *evaluator) file(path string) *fileResult {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return &fileResult{path: path, pos: &positions{file: path},
+			diags: Diagnostics{{Pos: model.Pos{File: path}, Msg: fmt.Sprintf("cannot read: %v", err)}}}
+	}
+	return e.source(path, data)
+}
+
+// source parses, validates and decodes one spec, named path in
+// positions.
+func (e *evaluator) source(path string, data []byte) *fileResult {
 	r := &fileResult{path: path, pos: &positions{file: path}}
 	fail := func(line, col int, format string, args ...any) *fileResult {
 		r.diags = append(r.diags, Diagnostic{
 			Pos: model.Pos{File: path, Line: line, Col: col},
 			Msg: fmt.Sprintf(format, args...),
 		})
-		return r
-	}
-	data, err := os.ReadFile(path)
-	if err != nil {
-		r.diags = append(r.diags, Diagnostic{Pos: model.Pos{File: path}, Msg: fmt.Sprintf("cannot read: %v", err)})
 		return r
 	}
 	if len(bytes.TrimSpace(data)) == 0 {

@@ -37,6 +37,23 @@ func Load(paths []string) (*model.Spec, error) {
 	if err != nil {
 		return nil, err
 	}
+	return assemble(results, diags)
+}
+
+// LoadSource validates one spec held in memory, named name in
+// diagnostics: site init checks what it generated with it before
+// writing a byte.
+func LoadSource(name string, src []byte) (*model.Spec, error) {
+	e, err := newEvaluator()
+	if err != nil {
+		return nil, err
+	}
+	return assemble([]*fileResult{e.source(name, src)}, nil)
+}
+
+// assemble builds the model from evaluated files and runs the checks
+// between tenants.
+func assemble(results []*fileResult, diags Diagnostics) (*model.Spec, error) {
 	spec := &model.Spec{}
 	owner := map[string]*model.Tenant{}
 	for _, r := range results {

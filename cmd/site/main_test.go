@@ -1,0 +1,36 @@
+package main
+
+import (
+	"flag"
+	"os"
+	"testing"
+
+	"github.com/rogpeppe/go-internal/testscript"
+)
+
+var updateScripts = flag.Bool("update-scripts", false, "rewrite the cmp files in testdata/script/*.txtar from the current output")
+
+// TestMain lets testscript run this test binary as the "site" command,
+// so the scripts in testdata/script exercise the real CLI, exit codes
+// included, in a process of its own.
+func TestMain(m *testing.M) {
+	testscript.Main(m, map[string]func(){
+		"site": func() { os.Exit(run(os.Args[1:], os.Stdout, os.Stderr)) },
+	})
+}
+
+// TestScripts runs every testdata/script/*.txtar: one file per CLI
+// behaviour (vet_*, init_*, diff_*, ...). Run with -update-scripts to
+// rewrite the cmp files in them from the current output.
+func TestScripts(t *testing.T) {
+	testscript.Run(t, testscript.Params{
+		Dir:                 "testdata/script",
+		UpdateScripts:       *updateScripts,
+		RequireExplicitExec: true,
+		Setup: func(env *testscript.Env) error {
+			// Output must not depend on the terminal or the user's setup.
+			env.Setenv("NO_COLOR", "1")
+			return nil
+		},
+	})
+}
