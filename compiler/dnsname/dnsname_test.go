@@ -95,9 +95,9 @@ func TestCanonical(t *testing.T) {
 	}
 }
 
-// TestTwoSpellings is INCIDENTS.md 2c: an absolute and a relative spelling
+// TestIncident2_TwoSpellingsOneName is INCIDENTS.md 2 ("Two spellings of one name"): an absolute and a relative spelling
 // of one name must canonicalise to the same key.
-func TestTwoSpellings(t *testing.T) {
+func TestIncident2_TwoSpellingsOneName(t *testing.T) {
 	abs, err := Canonical("api.example.com.", "example.com.")
 	if err != nil {
 		t.Fatal(err)
