@@ -70,9 +70,9 @@ func CheckFresh(saved, fresh *plan.Plan) error {
 	return e
 }
 
-// changesByStep renders each step's changes as JSON, so a plan read back
-// from a file (numbers as float64, lists as []any) compares equal to the
-// one that wrote it.
+// changesByStep renders each step's changes as canonical JSON, so a plan
+// read back from a file (numbers as float64, lists as []any, structs as
+// maps) compares equal to the one that wrote it.
 func changesByStep(p *plan.Plan) map[string]string {
 	by := map[string][]plan.Change{}
 	for _, c := range p.Changes {
@@ -81,13 +81,7 @@ func changesByStep(p *plan.Plan) map[string]string {
 	out := map[string]string{}
 	for id, cs := range by {
 		sort.SliceStable(cs, func(i, j int) bool { return cs[i].Key < cs[j].Key })
-		b, err := json.Marshal(cs)
-		if err != nil {
-			// A value JSON cannot hold cannot have come from a saved
-			// plan either: treat the step as changed.
-			b = []byte(err.Error())
-		}
-		out[id] = string(b)
+		out[id] = canonicalJSON(cs)
 	}
 	return out
 }
@@ -101,4 +95,23 @@ func union(a, b map[string]string) map[string]bool {
 		out[k] = true
 	}
 	return out
+}
+
+// canonicalJSON marshals v, reads it back as plain JSON values and
+// marshals those again: object keys come out sorted whatever Go type
+// held them. A value JSON cannot hold cannot have come from a saved plan
+// either, so its error text stands in and compares unequal.
+func canonicalJSON(v any) string {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err.Error()
+	}
+	var plain any
+	if err := json.Unmarshal(b, &plain); err != nil {
+		return err.Error()
+	}
+	if b, err = json.Marshal(plain); err != nil {
+		return err.Error()
+	}
+	return string(b)
 }

@@ -15,7 +15,13 @@ func TestCheckFresh(t *testing.T) {
 		p.Fingerprints = map[string]string{stepZoneA: "fp1", stepZoneB: "fp2"}
 		p.Changes = []plan.Change{{Key: stepZoneA + "/www.a.example./A", Step: stepZoneA, Phase: plan.PhaseDNS,
 			Action: plan.ActionCreate, Impact: plan.ImpactLive,
-			After: map[string]any{"ttl": uint32(300), "values": []string{"192.0.2.1"}}}}
+			After: map[string]any{"ttl": uint32(300), "values": []string{"192.0.2.1"},
+				// A struct marshals in field order; read back from a file
+				// it is a map, which marshals in key order.
+				"mx": struct {
+					Priority int    `json:"priority"`
+					Host     string `json:"host"`
+				}{10, "mx.example.org."}}}}
 		return p
 	}
 	for _, tc := range []struct {
