@@ -3,6 +3,7 @@ package libvirt
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -33,7 +34,9 @@ func (v vmDriver) Apply(ctx context.Context, sp *backends.StepPlan, run *backend
 	}
 	a := &applier{d: v.d, c: c, host: det.host, res: &backends.StepResult{}}
 	start := v.d.Calls()
-	for _, o := range det.ops {
+	ops := slices.Clone(det.ops)
+	slices.SortStableFunc(ops, func(x, y op) int { return int(x.Kind) - int(y.Kind) })
+	for _, o := range ops {
 		if err := ctx.Err(); err != nil {
 			return a.res, err
 		}

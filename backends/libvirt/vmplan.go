@@ -35,8 +35,8 @@ const (
 	opStop
 	opRestart
 	opStart
-	opDeleteVolume
 	opUndefine
+	opDeleteVolume
 )
 
 // op is one action; which fields matter depends on Kind.
@@ -170,7 +170,10 @@ func (p *vmPlanner) plan() error {
 	for _, ov := range want.owner.Volumes {
 		wanted[ov.key()] = true
 	}
-	refs := h.volumeRefs(vm.Name, false)
+	// A guest that this apply restarts or stops lets go of its live
+	// definition's volumes before the deletes run.
+	goesDown := o != nil && o.Running && (!vm.Running || p.run.Restart[vm.Tenant+"/"+vm.Name])
+	refs := h.volumeRefs(vm.Name, goesDown)
 	for _, k := range sortedKeys(owned) {
 		ov := owned[k]
 		if wanted[k] {
