@@ -197,6 +197,9 @@ func (d *Driver) client(step *graph.Step, run *backends.Run) (*cf.API, *atomic.I
 type observation struct {
 	zoneID  string
 	records []record
+	// unmanaged lists "name TYPE" of records of types site does not
+	// manage; they are never touched, and export names them.
+	unmanaged []string
 }
 
 // fingerprint hashes what was observed, so a saved plan can be checked
@@ -246,6 +249,8 @@ func (d *Driver) observe(ctx context.Context, api *cf.API, z *model.Zone) (*obse
 			}
 			if ok {
 				obs.records = append(obs.records, rec)
+			} else {
+				obs.unmanaged = append(obs.unmanaged, fqdn(r.Name)+" "+r.Type)
 			}
 		}
 		if info == nil || page >= info.TotalPages || len(recs) == 0 {

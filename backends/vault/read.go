@@ -133,7 +133,11 @@ func withTried(err error, before []attempt) error {
 	if len(before) == 0 {
 		return err
 	}
-	return fmt.Errorf("%w\n(after other addresses failed:\n%s)", err, list(before))
+	parts := make([]string, len(before))
+	for i, a := range before {
+		parts[i] = a.addr + " (" + a.reason + ")"
+	}
+	return fmt.Errorf("%w (addresses tried before it did not answer: %s)", err, strings.Join(parts, ", "))
 }
 
 // readAt makes one attempt at addr. It returns the secret, or the attempt

@@ -1,0 +1,134 @@
+package cloudflare
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/site-tools/site/backends"
+	"github.com/site-tools/site/compiler/graph"
+	"github.com/site-tools/site/compiler/model"
+	"github.com/site-tools/site/compiler/plan"
+)
+
+// Snapshot is a live zone in the language's terms, for site export.
+type Snapshot struct {
+	// RRsets are canonical and sorted by name then type.
+	RRsets []*model.RRset
+	// Skipped says, one line each, what was left out and why.
+	Skipped []string
+}
+
+// Export reads zone (its Tenant, Name and Provider.Cloudflare) and
+// returns what a tenant file would have to say to want exactly it. Left
+// out, and so never touched by site: types the language cannot say,
+// proxied records (the language has no proxied), a CNAME at the apex
+// (Cloudflare flattens it; the language forbids it), records another
+// site tenant owns, and names whose records disagree on the TTL (the
+// language has one TTL per name).
+func (d *Driver) Export(ctx context.Context, zone *model.Zone, run *backends.Run) (*Snapshot, error) {
+	step := zoneStepFor(zone)
+	api, _, err := d.client(step, run)
+	if err != nil {
+		return nil, err
+	}
+	obs, err := d.observe(ctx, api, zone)
+	if err != nil {
+		return nil, err
+	}
+	s := &Snapshot{}
+	for _, u := range obs.unmanaged {
+		s.Skipped = append(s.Skipped, u+": type not in the tenant language; left as it is, site will not touch it")
+	}
+	byName := map[string]map[string][]record{}
+	for _, r := range obs.records {
+		switch {
+		case r.proxied:
+			s.Skipped = append(s.Skipped, fmt.Sprintf("%s %s %s: proxied through Cloudflare, which the language cannot say; left as it is", r.name, r.typ, r.value))
+			continue
+		case r.owner != "" && r.owner != zone.Tenant:
+			s.Skipped = append(s.Skipped, fmt.Sprintf("%s %s %s: owned by site tenant %s; left to that tenant", r.name, r.typ, r.value, r.owner))
+			continue
+		case r.typ == "CNAME" && r.name == zone.Name:
+			s.Skipped = append(s.Skipped, fmt.Sprintf("%s CNAME %s: a CNAME at the apex (Cloudflare flattening) cannot be said in the language; left as it is", r.name, r.value))
+			continue
+		}
+		if byName[r.name] == nil {
+			byName[r.name] = map[string][]record{}
+		}
+		byName[r.name][r.typ] = append(byName[r.name][r.typ], r)
+	}
+	for name, types := range byName {
+		ttls := map[uint32]bool{}
+		for _, recs := range types {
+			for _, r := range recs {
+				ttls[r.ttl] = true
+			}
+		}
+		if len(ttls) > 1 {
+			s.Skipped = append(s.Skipped, fmt.Sprintf("%s: its records have %d different TTLs and the language has one per name; left as it is, declare it by hand to manage it", name, len(ttls)))
+			continue
+		}
+		for typ, recs := range types {
+			vals := make([]string, 0, len(recs))
+			for _, r := range recs {
+				vals = append(vals, r.value)
+			}
+			sort.Strings(vals)
+			s.RRsets = append(s.RRsets, &model.RRset{Name: name, Type: typ, TTL: recs[0].ttl, Values: vals,
+				Writer: model.Writer{Kind: model.WriterZoneRecords, Tenant: zone.Tenant}})
+		}
+	}
+	sort.Slice(s.RRsets, func(i, j int) bool {
+		a, b := s.RRsets[i], s.RRsets[j]
+		if a.Name != b.Name {
+			return a.Name < b.Name
+		}
+		return a.Type < b.Type
+	})
+	sort.Strings(s.Skipped)
+	return s, nil
+}
+
+// MarkOwned puts zone.Tenant's owner marker on every record of
+// zone.RRsets that lacks it (comment-only patches, through the batch
+// endpoint; what the zone serves does not change). A record's previous
+// comment is replaced: Cloudflare keeps one comment per record. It
+// refuses, changing nothing, when the zone differs from zone.RRsets in
+// anything but markers (it changed since the export), and returns how
+// many RRsets it marked.
+func (d *Driver) MarkOwned(ctx context.Context, zone *model.Zone, run *backends.Run) (int, error) {
+	sp, err := d.Plan(ctx, zoneStepFor(zone), run)
+	if err != nil {
+		return 0, err
+	}
+	for _, c := range sp.Changes {
+		if c.Action != plan.ActionAdopt || len(c.Gates) > 0 {
+			return 0, fmt.Errorf("zone %s changed since it was read (%s %s): nothing was marked; export it again", zone.Name, c.Action, c.Key)
+		}
+	}
+	if len(sp.Changes) == 0 {
+		return 0, nil
+	}
+	if _, err := d.Apply(ctx, sp, run); err != nil {
+		return 0, fmt.Errorf("marking zone %s: %w", zone.Name, err)
+	}
+	return len(sp.Changes), nil
+}
+
+// zoneStepFor is the step that converges zone, for calls outside a step
+// graph (export).
+func zoneStepFor(zone *model.Zone) *graph.Step {
+	return &graph.Step{ID: graph.ZoneStepID(zone.Name), Kind: graph.KindZone, Phase: plan.PhaseDNS,
+		Tenant: zone.Tenant, Zone: zone}
+}
+
+// String lists the RRsets one per line, for tests and messages.
+func (s *Snapshot) String() string {
+	var b strings.Builder
+	for _, r := range s.RRsets {
+		fmt.Fprintf(&b, "%s %d %s %s\n", r.Name, r.TTL, r.Type, strings.Join(r.Values, " | "))
+	}
+	return b.String()
+}

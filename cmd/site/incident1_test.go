@@ -1,0 +1,314 @@
+package main
+
+import (
+	"bytes"
+	"fmt"
+	"net"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/site-tools/site/backends/cloudflare"
+	"github.com/site-tools/site/backends/cloudflare/cftest"
+	"github.com/site-tools/site/backends/vault/vaulttest"
+)
+
+// These tests reproduce INCIDENTS.md §1 through the site command, with
+// the fake Cloudflare (cftest) and the fake Vault (vaulttest): neither
+// real service can be reached from CI. Nothing here dials an address
+// outside loopback: the "first address that does not answer" is a
+// closed loopback port.
+
+const (
+	cfToken    = "cf-tok-SECRET-4b9d1f"
+	vaultToken = "hvs.vault-SECRET-77ac"
+)
+
+// coldStart is one test's fakes and environment.
+type coldStart struct {
+	cf     *cftest.Server
+	vault  *vaulttest.Server
+	zoneID string
+	// outputs collects everything site printed, for the secrecy check.
+	outputs *bytes.Buffer
+}
+
+func newColdStart(t *testing.T, zone string) *coldStart {
+	t.Helper()
+	cs := &coldStart{cf: cftest.New(cfToken), vault: vaulttest.New(vaultToken), outputs: &bytes.Buffer{}}
+	t.Cleanup(cs.cf.Close)
+	t.Cleanup(cs.vault.Close)
+	cs.zoneID = cs.cf.AddZone(zone)
+	cs.vault.Put("secret", "dns/cloudflare", map[string]any{"token": cfToken})
+	t.Setenv("VAULT_TOKEN", vaultToken)
+	t.Setenv("NO_COLOR", "1")
+	// The tenant files name their addresses and api_url themselves;
+	// clear the overrides a developer's shell might hold.
+	t.Setenv("VAULT_ADDR", "")
+	t.Setenv("SITE_VAULT_ADDRS", "")
+	t.Setenv(cloudflare.EnvAPIURL, "")
+	// The production driver keeps Cloudflare's 4 requests per second;
+	// the fake needs no such courtesy.
+	old := providerDrivers["cloudflare"]
+	providerDrivers["cloudflare"] = &cloudflare.Driver{RPS: 1000}
+	t.Cleanup(func() { providerDrivers["cloudflare"] = old })
+	return cs
+}
+
+// site runs the command in process and keeps its output.
+func (cs *coldStart) site(t *testing.T, args ...string) (int, string, string) {
+	t.Helper()
+	var stdout, stderr bytes.Buffer
+	code := run(args, &stdout, &stderr)
+	fmt.Fprintf(cs.outputs, "$ site %s\n%s%s", strings.Join(args, " "), stdout.String(), stderr.String())
+	return code, stdout.String(), stderr.String()
+}
+
+// records lists the fake zone as "name type content" lines.
+func (cs *coldStart) records() []string {
+	var out []string
+	for _, r := range cs.cf.Records(cs.zoneID) {
+		out = append(out, r.Name+" "+r.Type+" "+r.Content)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// closedPort returns a loopback URL nothing listens on.
+func closedPort(t *testing.T) string {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := l.Addr().String()
+	l.Close()
+	return "http://" + addr
+}
+
+func writeFile(t *testing.T, name, src string) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), name)
+	if err := os.WriteFile(path, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// sjcLike is a cold-start tenant: DNS in Cloudflare, the token in the
+// tenant's own store at addrs.
+func sjcLike(addrs []string, cfURL string) string {
+	q := make([]string, len(addrs))
+	for i, a := range addrs {
+		q[i] = fmt.Sprintf("%q", a)
+	}
+	return `package tenants
+
+tenants: sjc: {
+	domain: "sjc.example.net"
+	secrets: vault: {
+		addrs: [` + strings.Join(q, ", ") + `]
+		mount: "secret"
+		token: env: "VAULT_TOKEN"
+	}
+	dns: zones: "sjc.example.net": {
+		provider: cloudflare: {token: vault: {path: "dns/cloudflare", key: "token"}, api_url: "` + cfURL + `"}
+		ttl: 300
+		records: {
+			"@": MX: [{priority: 10, host: "mx.example.org."}]
+			"@": TXT: ["v=spf1 mx -all"]
+			keys: A: ["203.0.113.10"]
+			"forge.sjc.example.net.": A: ["203.0.113.20"]
+			"*.apps": A: ["203.0.113.11"]
+			www: CNAME: "forge.sjc.example.net."
+		}
+	}
+}
+`
+}
+
+var sjcRecords = []string{
+	"*.apps.sjc.example.net A 203.0.113.11",
+	"forge.sjc.example.net A 203.0.113.20",
+	"keys.sjc.example.net A 203.0.113.10",
+	"sjc.example.net MX mx.example.org",
+	`sjc.example.net TXT "v=spf1 mx -all"`,
+	"www.sjc.example.net CNAME forge.sjc.example.net",
+}
+
+func TestIncident1_ColdStartUsesFallbackAddress(t *testing.T) {
+	cs := newColdStart(t, "sjc.example.net")
+	closed := closedPort(t)
+	file := writeFile(t, "sjc.cue", sjcLike([]string{closed, cs.vault.URL}, cs.cf.URL))
+
+	code, out, errOut := cs.site(t, "apply", file)
+	if code != exitOK {
+		t.Fatalf("apply exit %d, want 0\nstdout:\n%s\nstderr:\n%s", code, out, errOut)
+	}
+	if got := cs.records(); strings.Join(got, "\n") != strings.Join(sjcRecords, "\n") {
+		t.Errorf("zone after one apply:\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(sjcRecords, "\n"))
+	}
+	if n := cs.cf.Count(cftest.EpCreate); n != 0 {
+		t.Errorf("got %d single creates, want 0: writes go through the batch endpoint", n)
+	}
+	code, out, errOut = cs.site(t, "diff", "--detailed-exitcode", file)
+	if code != exitOK || !strings.Contains(out, "No changes.") {
+		t.Errorf("second diff: exit %d, want 0 and No changes.\nstdout:\n%s\nstderr:\n%s", code, out, errOut)
+	}
+}
+
+func TestIncident1_UnreachableSecretBlocksWithGate(t *testing.T) {
+	cs := newColdStart(t, "sjc.example.net")
+	labZone := cs.cf.AddZone("lab.example.net")
+	a, b := closedPort(t), closedPort(t)
+	sjc := writeFile(t, "sjc.cue", sjcLike([]string{a, b}, cs.cf.URL))
+	// An independent branch of the graph: another tenant whose zone's
+	// token comes from the environment.
+	t.Setenv("LAB_CF_TOKEN", cfToken)
+	lab := writeFile(t, "lab.cue", `package tenants
+
+tenants: lab: {
+	domain: "lab.example.net"
+	dns: zones: "lab.example.net": {
+		provider: cloudflare: {token: env: "LAB_CF_TOKEN", api_url: "`+cs.cf.URL+`"}
+		records: www: A: ["192.0.2.80"]
+	}
+}
+`)
+	dir := filepath.Dir(sjc)
+	if err := os.Rename(lab, filepath.Join(dir, "lab.cue")); err != nil {
+		t.Fatal(err)
+	}
+
+	code, out, errOut := cs.site(t, "apply", dir)
+	if code != exitGated {
+		t.Fatalf("apply exit %d, want %d\nstdout:\n%s\nstderr:\n%s", code, exitGated, out, errOut)
+	}
+	all := out + errOut
+	for _, want := range []string{a, b, "connection refused", "GATE-SECRET-UNREACHABLE"} {
+		if !strings.Contains(all, want) {
+			t.Errorf("output does not mention %q:\n%s", want, all)
+		}
+	}
+	if n := cs.cf.Count(cftest.EpBatch); n != 0 {
+		t.Errorf("got %d batch calls before the gate was acknowledged, want 0", n)
+	}
+
+	code, out, errOut = cs.site(t, "apply", "--ack", "GATE-SECRET-UNREACHABLE", dir)
+	if code != exitOK {
+		t.Fatalf("apply --ack exit %d, want 0\nstdout:\n%s\nstderr:\n%s", code, out, errOut)
+	}
+	if !strings.Contains(out+errOut, "deferred") {
+		t.Errorf("output does not say the DNS step was deferred:\n%s%s", out, errOut)
+	}
+	if got := cs.records(); len(got) != 0 {
+		t.Errorf("the deferred zone was written: %v", got)
+	}
+	if got := cs.cf.Records(labZone); len(got) != 1 || got[0].Content != "192.0.2.80" {
+		t.Errorf("the independent zone was not applied: %+v", got)
+	}
+}
+
+func TestIncident1_ExistingRecordsAreNot81053(t *testing.T) {
+	cs := newColdStart(t, "sjc.example.net")
+	file := writeFile(t, "sjc.cue", sjcLike([]string{cs.vault.URL}, cs.cf.URL))
+	// Created by hand before site's first apply, as the operator did in
+	// the incident: one identical to the spec, one different.
+	same, err := cs.cf.AddRecord(cs.zoneID, cftest.Record{Name: "keys.sjc.example.net", Type: "A", Content: "203.0.113.10", TTL: 300})
+	if err != nil {
+		t.Fatal(err)
+	}
+	other, err := cs.cf.AddRecord(cs.zoneID, cftest.Record{Name: "forge.sjc.example.net", Type: "A", Content: "192.0.2.99", TTL: 300, Comment: "by hand"})
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	code, out, errOut := cs.site(t, "diff", file)
+	if code != exitOK {
+		t.Fatalf("diff exit %d\n%s%s", code, out, errOut)
+	}
+	for _, want := range []string{"keys.sjc.example.net./A", "forge.sjc.example.net./A", "GATE-DNS-OVERWRITE", "adopt"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("diff does not mention %q:\n%s", want, out)
+		}
+	}
+	code, out, errOut = cs.site(t, "apply", file)
+	if code != exitGated || !strings.Contains(out+errOut, "--ack GATE-DNS-OVERWRITE") {
+		t.Fatalf("apply exit %d, want %d naming --ack GATE-DNS-OVERWRITE\n%s%s", code, exitGated, out, errOut)
+	}
+	if n := cs.cf.Count(cftest.EpBatch); n != 0 {
+		t.Errorf("got %d batches before the gate was acknowledged, want 0", n)
+	}
+	code, out, errOut = cs.site(t, "apply", "--ack", "GATE-DNS-OVERWRITE", file)
+	if code != exitOK {
+		t.Fatalf("apply --ack exit %d\n%s%s", code, out, errOut)
+	}
+	if got := cs.records(); strings.Join(got, "\n") != strings.Join(sjcRecords, "\n") {
+		t.Errorf("zone:\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(sjcRecords, "\n"))
+	}
+	ids := map[string]string{}
+	for _, r := range cs.cf.Records(cs.zoneID) {
+		ids[r.Name+" "+r.Type] = r.ID
+		if r.Comment != cloudflare.Marker("sjc") {
+			t.Errorf("%s %s: comment %q, want the owner marker", r.Name, r.Type, r.Comment)
+		}
+	}
+	// No create was sent for the existing records: they keep their ids.
+	if ids["keys.sjc.example.net A"] != same || ids["forge.sjc.example.net A"] != other {
+		t.Errorf("existing records were replaced instead of adopted/updated in place: %v", ids)
+	}
+	if n := cs.cf.Count(cftest.EpCreate); n != 0 {
+		t.Errorf("got %d single creates, want 0", n)
+	}
+	if code, out, _ := cs.site(t, "diff", "--detailed-exitcode", file); code != exitOK {
+		t.Errorf("not converged: exit %d\n%s", code, out)
+	}
+}
+
+func TestIncident1_SecretNeverPrinted(t *testing.T) {
+	cs := newColdStart(t, "sjc.example.net")
+	dir := t.TempDir()
+	file := filepath.Join(dir, "sjc.cue")
+	if err := os.WriteFile(file, []byte(sjcLike([]string{closedPort(t), cs.vault.URL}, cs.cf.URL)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	planFile := filepath.Join(dir, "plan.json")
+	steps := [][]string{
+		{"diff", file},
+		{"diff", "--format", "json", file},
+		{"diff", "--out", planFile, file},
+		{"apply", "--plan", planFile, file},
+		{"diff", "--format", "json", file},
+		{"graph", file},
+	}
+	for _, args := range steps {
+		if code, out, errOut := cs.site(t, args...); code != exitOK {
+			t.Fatalf("site %s: exit %d\n%s%s", strings.Join(args, " "), code, out, errOut)
+		}
+	}
+	// Error paths: Cloudflare refuses the token (403); the store
+	// refuses the Vault token.
+	cs.vault.Put("secret", "dns/cloudflare", map[string]any{"token": cfToken + "-rotated"})
+	if code, _, _ := cs.site(t, "apply", file); code == exitOK {
+		t.Errorf("apply with a token Cloudflare refuses: exit 0, want an error")
+	}
+	t.Setenv("VAULT_TOKEN", vaultToken+"-wrong")
+	if code, _, _ := cs.site(t, "diff", file); code == exitOK {
+		t.Errorf("diff with a token Vault refuses: exit 0, want an error")
+	}
+	saved, err := os.ReadFile(planFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	everything := cs.outputs.String() + string(saved)
+	for _, secret := range []string{cfToken, vaultToken} {
+		if strings.Contains(everything, secret) {
+			t.Errorf("a secret value appears in the output:\n%s", everything)
+		}
+	}
+	if !strings.Contains(everything, "permission denied") || !strings.Contains(everything, "token was refused") {
+		t.Errorf("the error paths did not run as intended:\n%s", everything)
+	}
+}
