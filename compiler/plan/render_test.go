@@ -251,3 +251,28 @@ func TestCatalogueHasMeanings(t *testing.T) {
 		t.Errorf("catalogue has %d gates, want 8", got)
 	}
 }
+
+func TestRenderValue(t *testing.T) {
+	type mx struct {
+		Priority int    `json:"priority"`
+		Host     string `json:"host"`
+	}
+	for _, tc := range []struct {
+		name string
+		v    any
+		want string
+	}{
+		{name: "string", v: "2GiB", want: `"2GiB"`},
+		{name: "number", v: uint32(300), want: `300`},
+		{name: "large number", v: uint64(2147483648), want: `2147483648`},
+		{name: "list", v: []string{"192.0.2.1", "<x>"}, want: `["192.0.2.1","<x>"]`},
+		{name: "struct sorts keys like a map read back", v: []mx{{10, "mx.example.org."}}, want: `[{"host":"mx.example.org.","priority":10}]`},
+		{name: "nil", v: nil, want: `null`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := render(tc.v); got != tc.want {
+				t.Errorf("got %q, want %q", got, tc.want)
+			}
+		})
+	}
+}

@@ -259,14 +259,27 @@ func attributeLines(c Change) []string {
 }
 
 // render writes an attribute value as compact JSON, which reads well for
-// strings, numbers and lists and is the same for a plan read back from a
-// file as for the one that wrote it.
+// strings, numbers and lists. The value goes through plain JSON values
+// first, so a struct prints with sorted keys, exactly as it will when the
+// plan is read back from a file.
 func render(v any) string {
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
+	encode := func(v any) (string, error) {
+		var b bytes.Buffer
+		enc := json.NewEncoder(&b)
+		enc.SetEscapeHTML(false)
+		err := enc.Encode(v)
+		return strings.TrimSuffix(b.String(), "\n"), err
+	}
+	s, err := encode(v)
+	if err != nil {
 		return fmt.Sprint(v)
 	}
-	return strings.TrimSuffix(b.String(), "\n")
+	var plain any
+	if json.Unmarshal([]byte(s), &plain) != nil {
+		return s
+	}
+	if s, err = encode(plain); err != nil {
+		return fmt.Sprint(v)
+	}
+	return s
 }
