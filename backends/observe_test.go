@@ -302,3 +302,33 @@ func TestEnvCredentialIsRedacted(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkEngine measures what the executor itself costs per run, with
+// a driver that does no I/O: the walk, the bookkeeping and the plan.
+func BenchmarkEngine(b *testing.B) {
+	for _, n := range []int{10, 100, 1000} {
+		g, err := graph.Build(wideSpec(n))
+		if err != nil {
+			b.Fatal(err)
+		}
+		scripts := map[string]*script{}
+		for _, s := range g.Steps {
+			scripts[s.ID] = &script{changes: []plan.Change{change(s.ID, "www", plan.ActionCreate)}}
+		}
+		b.Run(fmt.Sprintf("plan+apply/steps=%d", n), func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				d := newTestDriver(scripts)
+				e := d.engine(DefaultParallelism)
+				run := NewRun()
+				obs, err := e.Plan(context.Background(), g, run)
+				if err != nil {
+					b.Fatal(err)
+				}
+				if _, err := e.Apply(context.Background(), g, obs, run); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
