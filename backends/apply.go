@@ -207,7 +207,7 @@ func (e *Engine) applyStep(ctx context.Context, s *graph.Step, deps map[string]S
 		r.Status, r.Reason = StatusFailed, red.redact(err.Error())
 		return r
 	}
-	res, err := d.Apply(ctx, sp, run)
+	res, err := guardedApply(ctx, d, sp, run)
 	if res != nil {
 		r.Requests = res.Requests
 		for _, p := range res.Problems {
@@ -230,7 +230,7 @@ func (e *Engine) applyStep(ctx context.Context, s *graph.Step, deps map[string]S
 // as wanted: a backend whose apply "succeeded" without converging is
 // exactly the bug users cannot see (incident 2f).
 func (e *Engine) reobserve(ctx context.Context, d Driver, s *graph.Step, run *Run, red *redactor, r *StepReport) {
-	again, err := d.Plan(ctx, s, run)
+	again, err := guardedPlan(ctx, d, s, run)
 	if err != nil {
 		r.Problems = append(r.Problems, red.redact("could not observe again after apply, so convergence is unconfirmed: "+err.Error()))
 		return

@@ -299,3 +299,43 @@ func TestApplyRefusesForeignObservation(t *testing.T) {
 		t.Errorf("got %v, want an error that the steps were not observed", err)
 	}
 }
+
+func TestBackendPanicIsContained(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		panics string
+		want   map[string]Status
+	}{
+		{name: "while observing", panics: "plan"},
+		{name: "while applying", panics: "apply", want: map[string]Status{
+			stepNet: StatusFailed, stepVM: StatusSkipped, stepZoneA: StatusSkipped, stepSecret: StatusUnchanged, stepZoneB: StatusApplied}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			g := mustGraph(t, testSpec())
+			scripts := map[string]*script{}
+			for _, id := range []string{stepNet, stepVM, stepZoneA, stepZoneB} {
+				scripts[id] = &script{changes: []plan.Change{change(id, "x", plan.ActionCreate)}}
+			}
+			scripts[stepNet].panics = tc.panics
+			d := newTestDriver(scripts)
+			e := d.engine(4)
+			obs, err := e.Plan(context.Background(), g, NewRun())
+			if err != nil {
+				t.Fatal(err)
+			}
+			if tc.panics == "plan" {
+				if len(obs.Plan.Blocked) != 3 || !strings.Contains(obs.Plan.Blocked[1].Reason, "panicked while observing") {
+					t.Errorf("blocked: got %+v, want the network, VM and zone a blocked by the panic", obs.Plan.Blocked)
+				}
+				return
+			}
+			rep, err := e.Apply(context.Background(), g, obs, NewRun())
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := statuses(rep); !maps.Equal(got, tc.want) {
+				t.Errorf("statuses: got %v, want %v", got, tc.want)
+			}
+		})
+	}
+}

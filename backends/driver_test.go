@@ -28,6 +28,7 @@ type script struct {
 	requests int
 	secret   string // Plan calls run.SetSecret(step, secret) when set
 	needCred bool   // Plan resolves the step's zone credential first
+	panics   string // "plan" or "apply": that call panics
 }
 
 type testDriver struct {
@@ -76,6 +77,9 @@ func (d *testDriver) Plan(ctx context.Context, step *graph.Step, run *Run) (*Ste
 	if sc == nil {
 		sc = &script{}
 	}
+	if sc.panics == "plan" {
+		panic("index out of range [3] with length 3")
+	}
 	if sc.secret != "" {
 		run.SetSecret(step.ID, sc.secret)
 	}
@@ -106,6 +110,9 @@ func (d *testDriver) Plan(ctx context.Context, step *graph.Step, run *Run) (*Ste
 func (d *testDriver) Apply(ctx context.Context, sp *StepPlan, run *Run) (*StepResult, error) {
 	d.record("apply " + sp.Step.ID)
 	sc := d.scripts[sp.Step.ID]
+	if sc.panics == "apply" {
+		panic("nil map")
+	}
 	if sc.applyErr != nil {
 		return &StepResult{Requests: sc.requests}, sc.applyErr
 	}

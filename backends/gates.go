@@ -22,13 +22,17 @@ func (e *GatesMissingError) Error() string {
 	var b strings.Builder
 	n := len(e.Missing)
 	fmt.Fprintf(&b, "%d %s not acknowledged, so nothing was changed:\n", n, plural(n, "gate is", "gates are"))
-	gates := e.Plan.Gates()
+	p := e.Plan
+	if p == nil {
+		p = plan.New()
+	}
+	gates := p.Gates()
 	blocked := map[string]plan.Blocked{}
-	for _, bl := range e.Plan.Blocked {
+	for _, bl := range p.Blocked {
 		blocked[bl.Step] = bl
 	}
 	changes := map[string]plan.Change{}
-	for _, c := range e.Plan.Changes {
+	for _, c := range p.Changes {
 		changes[c.Key] = c
 	}
 	for _, g := range e.Missing {

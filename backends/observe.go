@@ -101,7 +101,7 @@ func (e *Engine) planStep(ctx context.Context, s *graph.Step, deps map[string]pl
 	if err != nil {
 		return block(err)
 	}
-	sp, err := d.Plan(ctx, s, run)
+	sp, err := guardedPlan(ctx, d, s, run)
 	if err != nil {
 		return block(err)
 	}

@@ -1,0 +1,31 @@
+package backends
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/site-tools/site/compiler/graph"
+)
+
+// A backend that panics must not take the whole run down with it: the
+// other branches may be half-way through their own batches. The panic
+// becomes that step's error, which blocks or fails only it and its
+// dependents, and says it is a bug to report.
+
+func guardedPlan(ctx context.Context, d Driver, s *graph.Step, run *Run) (sp *StepPlan, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			sp, err = nil, fmt.Errorf("step %s: its backend panicked while observing (a bug in site; please report it): %v", s.ID, p)
+		}
+	}()
+	return d.Plan(ctx, s, run)
+}
+
+func guardedApply(ctx context.Context, d Driver, sp *StepPlan, run *Run) (res *StepResult, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			res, err = nil, fmt.Errorf("step %s: its backend panicked while applying, so some changes may be made and others not (a bug in site; please report it; a re-run converges): %v", sp.Step.ID, p)
+		}
+	}()
+	return d.Apply(ctx, sp, run)
+}
