@@ -2,6 +2,7 @@ package libvirt
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net/netip"
 	"sort"
@@ -157,7 +158,7 @@ func (n netDriver) planOrphans(h *hostObs, step *graph.Step, seen *[]string) ([]
 	if first != nw.Name {
 		return nil, nil
 	}
-	var out []string
+	var out, refused []string
 	names := make([]string, 0, len(h.networks))
 	for name := range h.networks {
 		names = append(names, name)
@@ -168,17 +169,26 @@ func (n netDriver) planOrphans(h *hostObs, step *graph.Step, seen *[]string) ([]
 		if declared[name] || o.Owner == nil || o.Owner.Tenant != nw.Tenant {
 			continue
 		}
-		users := h.networkUsers(name)
+		if users := h.networkUsers(name); len(users) > 0 {
+			refused = append(refused, fmt.Sprintf("network %s on %s is no longer declared by tenant %s but %d domains have interfaces on it (%s): site refuses to destroy a network in use; detach them or declare the network again",
+				name, nw.Host, nw.Tenant, len(users), strings.Join(users, ", ")))
+			continue
+		}
 		leases, err := n.leases(h, o)
 		if err != nil {
-			return nil, fmt.Errorf("network %s on %s is no longer declared, but site cannot confirm it has no DHCP leases, so it will not destroy it: %w", name, nw.Host, err)
+			refused = append(refused, fmt.Sprintf("network %s on %s is no longer declared, but site cannot confirm it has no DHCP leases, so it will not destroy it (stop it with virsh net-destroy %s if it is unused): %v", name, nw.Host, name, err))
+			continue
 		}
-		*seen = append(*seen, "orphan", name, o.XML, strings.Join(users, ","), strconv.Itoa(len(leases)))
-		if len(users) > 0 || len(leases) > 0 {
-			return nil, fmt.Errorf("network %s on %s is no longer declared by tenant %s but is in use: %d attached interfaces (domains %s) and %d DHCP leases (%s); site refuses to destroy a network in use: detach the guests or declare the network again",
-				name, nw.Host, nw.Tenant, len(users), strings.Join(users, ", "), len(leases), strings.Join(leases, ", "))
+		if len(leases) > 0 {
+			refused = append(refused, fmt.Sprintf("network %s on %s is no longer declared by tenant %s but has %d DHCP leases (%s): site refuses to destroy a network in use",
+				name, nw.Host, nw.Tenant, len(leases), strings.Join(leases, ", ")))
+			continue
 		}
+		*seen = append(*seen, "orphan", name, o.XML, strconv.FormatBool(o.Active))
 		out = append(out, name)
+	}
+	if len(refused) > 0 {
+		return nil, errors.New(strings.Join(refused, "; "))
 	}
 	return out, nil
 }
