@@ -1,0 +1,114 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/site-tools/site/backends"
+	"github.com/site-tools/site/backends/cloudflare"
+	"github.com/site-tools/site/compiler/dnsname"
+	"github.com/site-tools/site/compiler/export"
+	"github.com/site-tools/site/compiler/model"
+)
+
+func init() { exportSubcommands = append(exportSubcommands, newExportCloudflareCmd) }
+
+func newExportCloudflareCmd() *cobra.Command {
+	var zone, tenant, domain, tokenEnv, apiURL, out string
+	var noMark bool
+	cmd := &cobra.Command{
+		Use:   "cloudflare --zone ZONE --tenant NAME [--token-env CLOUDFLARE_API_TOKEN] [--api-url URL] [--out FILE]",
+		Short: "Write a Cloudflare zone as a tenant spec and mark its records as the tenant's",
+		Long: `export cloudflare reads every record of ZONE through the Cloudflare v4
+API and writes tenant NAME's spec for it to FILE (stdout when none).
+
+Then it adopts the zone: every exported record gets the tenant's owner
+marker in its comment (what the zone serves does not change; a record's
+previous comment is replaced, since Cloudflare keeps one per record),
+through the batch endpoint, so site diff says No changes and site apply
+may later update or delete these records. --no-mark skips that: site
+diff then shows each RRset as "= adopt" until the first site apply.
+
+Left out, and so never touched by site: record types the language
+cannot say (PTR, SSHFP, HTTPS, ...), proxied records, a CNAME at the
+apex, records another site tenant owns, and names whose records have
+different TTLs.
+
+The API token is read from the environment variable --token-env names,
+and the spec refers to it by that name; its value is never printed.
+--api-url points at another API base URL (a test server) and is
+written into the spec as api_url.
+
+  site export cloudflare --zone example.net --tenant web \
+      --token-env CLOUDFLARE_API_TOKEN --out tenants/web.cue`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			for _, f := range []struct{ name, v string }{{"--zone", zone}, {"--tenant", tenant}, {"--token-env", tokenEnv}} {
+				if f.v == "" {
+					return withCode(exitError, fmt.Errorf("%s is required", f.name))
+				}
+			}
+			name, err := dnsname.Canonical(strings.TrimSuffix(zone, ".")+".", "")
+			if err != nil {
+				return withCode(exitError, fmt.Errorf("--zone: %w", err))
+			}
+			z := &model.Zone{Tenant: tenant, Name: name, Provider: model.Provider{Cloudflare: &model.Cloudflare{
+				Token: model.Credential{Env: tokenEnv}, APIURL: apiURL}}}
+			drv, _ := providerDrivers["cloudflare"].(*cloudflare.Driver)
+			if drv == nil {
+				return withCode(exitError, fmt.Errorf("this build of site has no cloudflare backend"))
+			}
+			run := backends.NewRun()
+			ctx := cmd.Context()
+			snap, err := drv.Export(ctx, z, run)
+			if err != nil {
+				return withCode(exitError, err)
+			}
+			rrsets := make([]model.RRset, len(snap.RRsets))
+			for i, r := range snap.RRsets {
+				rrsets[i] = *r
+			}
+			src, err := export.Render(export.Zone{Tenant: tenant, Domain: domain, Zone: name, Provider: z.Provider, RRsets: rrsets})
+			if err != nil {
+				return withCode(exitError, err)
+			}
+			stderr := cmd.ErrOrStderr()
+			for _, s := range snap.Skipped {
+				fmt.Fprintln(stderr, "left out:", s)
+			}
+			if out == "" {
+				if _, err := cmd.OutOrStdout().Write(src); err != nil {
+					return withCode(exitError, err)
+				}
+			} else {
+				if err := os.WriteFile(out, src, 0o644); err != nil {
+					return withCode(exitError, fmt.Errorf("write the spec: %w", err))
+				}
+				fmt.Fprintf(stderr, "wrote %s: %d RRsets of zone %s for tenant %s\n", out, len(rrsets), name, tenant)
+			}
+			if noMark {
+				fmt.Fprintf(stderr, "not marked (--no-mark): site diff shows %d RRsets as adopt until site apply marks them\n", len(rrsets))
+				return nil
+			}
+			z.RRsets = snap.RRsets
+			n, err := drv.MarkOwned(ctx, z, run)
+			if err != nil {
+				return withCode(exitError, fmt.Errorf("the spec is written, but adopting the zone failed: %w", err))
+			}
+			fmt.Fprintf(stderr, "marked %d RRsets as owned by tenant %s (comments only; served data unchanged)\n", n, tenant)
+			return nil
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&zone, "zone", "", "zone to export, e.g. example.net")
+	f.StringVar(&tenant, "tenant", "", "tenant the records belong to")
+	f.StringVar(&domain, "domain", "", "the tenant's domain (default: the zone)")
+	f.StringVar(&tokenEnv, "token-env", "CLOUDFLARE_API_TOKEN", "environment variable holding the API token (the spec names it, never its value)")
+	f.StringVar(&apiURL, "api-url", "", "Cloudflare API base URL (default: the public v4 API); written into the spec")
+	f.StringVar(&out, "out", "", "write the spec to FILE instead of stdout")
+	f.BoolVar(&noMark, "no-mark", false, "only write the spec; do not put the owner marker on the zone's records")
+	return cmd
+}
