@@ -1,8 +1,10 @@
 package powerdns
 
 import (
+	"cmp"
 	"fmt"
-	"sort"
+	"slices"
+	"strings"
 
 	pdns "github.com/joeig/go-powerdns/v3"
 
@@ -78,13 +80,13 @@ func diff(step *graph.Step, obs *observation, run *backends.Run) *batch {
 		return append(out, marker)
 	}
 
-	wanted := append([]*model.RRset(nil), z.RRsets...)
-	sort.Slice(wanted, func(i, j int) bool {
-		if wanted[i].Name != wanted[j].Name {
-			return wanted[i].Name < wanted[j].Name
-		}
-		return wanted[i].Type < wanted[j].Type
-	})
+	// The compiler hands rrsets over sorted; sort only when they are not,
+	// since sorting is a real part of a 10,000-rrset diff.
+	wanted := z.RRsets
+	if !slices.IsSortedFunc(wanted, cmpRRset) {
+		wanted = slices.Clone(wanted)
+		slices.SortFunc(wanted, cmpRRset)
+	}
 	wantKeys := map[rrKey]bool{}
 	for _, w := range wanted {
 		wantKeys[rrKey{w.Name, w.Type}] = true
@@ -93,8 +95,10 @@ func diff(step *graph.Step, obs *observation, run *backends.Run) *batch {
 
 	for _, w := range wanted {
 		k := rrKey{w.Name, w.Type}
-		values := append([]string(nil), w.Values...)
-		sort.Strings(values)
+		values := w.Values
+		if !slices.IsSorted(values) {
+			values = slices.Sorted(slices.Values(values))
+		}
 		l := obs.rrsets[k]
 		var ci int
 		comments := []pdns.Comment(nil) // nil: leave the server's comments as they are
@@ -178,24 +182,19 @@ func diff(step *graph.Step, obs *observation, run *backends.Run) *batch {
 	// zone succeeded), which is what makes deleting safe at all.
 	ours := 0
 	var deletes []int
-	keys := make([]rrKey, 0, len(obs.rrsets))
+	var gone []rrKey
 	for k, l := range obs.rrsets {
-		if l.owner == tenant {
-			ours++
-		}
-		keys = append(keys, k)
-	}
-	sort.Slice(keys, func(i, j int) bool {
-		if keys[i].name != keys[j].name {
-			return keys[i].name < keys[j].name
-		}
-		return keys[i].typ < keys[j].typ
-	})
-	for _, k := range keys {
-		l := obs.rrsets[k]
-		if l.owner != tenant || wantKeys[k] || handled[k] {
+		if l.owner != tenant {
 			continue
 		}
+		ours++
+		if !wantKeys[k] && !handled[k] {
+			gone = append(gone, k)
+		}
+	}
+	slices.SortFunc(gone, func(a, b rrKey) int { return cmp.Or(strings.Compare(a.name, b.name), strings.Compare(a.typ, b.typ)) })
+	for _, k := range gone {
+		l := obs.rrsets[k]
 		if k.typ == "NS" && k.name == z.Name {
 			continue // the apex NS is never removed: the zone would stop working
 		}
@@ -220,4 +219,8 @@ func diff(step *graph.Step, obs *observation, run *backends.Run) *batch {
 func deleteSet(k rrKey) pdns.RRset {
 	return pdns.RRset{Name: pdns.String(k.name), Type: pdns.RRTypePtr(pdns.RRType(k.typ)),
 		ChangeType: pdns.ChangeTypePtr(pdns.ChangeTypeDelete)}
+}
+
+func cmpRRset(a, b *model.RRset) int {
+	return cmp.Or(strings.Compare(a.Name, b.Name), strings.Compare(a.Type, b.Type))
 }
