@@ -31,7 +31,8 @@ type Options struct {
 // Driver converges the VM and network steps of one site run against any
 // number of libvirt hosts. It keeps one connection per host until Close.
 type Driver struct {
-	opts Options
+	opts    Options
+	optsErr error // a bad URIMapEnv, reported by every step
 
 	mu    sync.Mutex
 	conns map[string]*libvirt.Connect // by spec URI
@@ -86,6 +87,9 @@ func (d *Driver) conn(host string) (*libvirt.Connect, error) {
 	defer d.mu.Unlock()
 	if c, ok := d.conns[host]; ok {
 		return c, nil
+	}
+	if d.optsErr != nil {
+		return nil, d.optsErr
 	}
 	if err := Available(); err != nil {
 		return nil, err
@@ -154,10 +158,18 @@ func ParseURIMap(s string) (map[string]string, error) {
 	return out, nil
 }
 
-// OptionsFromEnv reads URIMapEnv.
-func OptionsFromEnv() (Options, error) {
+// DefaultShutdownTimeout is how long NewFromEnv's driver waits for a
+// guest to shut down before forcing it off.
+const DefaultShutdownTimeout = 2 * time.Minute
+
+// NewFromEnv returns the Driver site's command uses: URIMapEnv read from
+// the environment, DefaultShutdownTimeout. A malformed URIMapEnv fails
+// every step with the parse error.
+func NewFromEnv() *Driver {
 	m, err := ParseURIMap(os.Getenv(URIMapEnv))
-	return Options{URIMap: m, ShutdownTimeout: 2 * time.Minute}, err
+	d := New(Options{URIMap: m, ShutdownTimeout: DefaultShutdownTimeout})
+	d.optsErr = err
+	return d
 }
 
 var (
