@@ -33,11 +33,13 @@ const EnvAPIURL = "SITE_CLOUDFLARE_API_URL"
 // 429 for every method (a 429 request was not processed), retries 5xx and
 // network errors only for GET (a failed POST may have committed), with
 // bounded exponential backoff and jitter, and returns a typed
-// *TransientError when it gives up. UsingRateLimit keeps the client's own
+// *TransientError when it gives up (at once for a 5xx on other methods,
+// so that the client's untyped "internal server error" never reaches
+// Classify). UsingRateLimit keeps the client's own
 // limiter at the driver's rate (Cloudflare allows 1,200 requests per five
 // minutes, which is 4 per second).
 func (d *Driver) newAPI(baseURL, token string, counter *atomic.Int64) (*cf.API, error) {
-	rt := &retrying{next: d.transport(), attempts: d.retries() + 1, maxWait: d.maxWait(), counter: counter}
+	rt := &retrying{next: d.transport(), attempts: d.retries() + 1, maxWait: d.maxWait(), counter: counter, sleep: sleep}
 	return cf.NewWithAPIToken(token,
 		cf.BaseURL(baseURL),
 		cf.HTTPClient(&http.Client{Transport: rt, Timeout: 2 * time.Minute}),
@@ -80,6 +82,8 @@ type retrying struct {
 	attempts int
 	maxWait  time.Duration
 	counter  *atomic.Int64
+	// sleep waits before a retry; tests replace it to see the waits.
+	sleep func(context.Context, time.Duration) error
 }
 
 func (t *retrying) RoundTrip(req *http.Request) (*http.Response, error) {
@@ -90,7 +94,7 @@ func (t *retrying) RoundTrip(req *http.Request) (*http.Response, error) {
 			if last != nil && last.RetryAfter > 0 {
 				wait = min(last.RetryAfter, t.maxWait)
 			}
-			if err := sleep(req.Context(), wait); err != nil {
+			if err := t.sleep(req.Context(), wait); err != nil {
 				return nil, err
 			}
 			if req.GetBody != nil {
@@ -117,9 +121,15 @@ func (t *retrying) RoundTrip(req *http.Request) (*http.Response, error) {
 		case resp.StatusCode == http.StatusTooManyRequests:
 			last = &TransientError{Status: resp.StatusCode, RetryAfter: retryAfter(resp.Header.Get("Retry-After"))}
 			drain(resp)
-		case resp.StatusCode >= 500 && req.Method == http.MethodGet:
+		case resp.StatusCode >= 500:
 			last = &TransientError{Status: resp.StatusCode}
 			drain(resp)
+			// A POST that failed on the server may or may not have
+			// committed: never repeat it here. The next run observes
+			// and converges.
+			if req.Method != http.MethodGet {
+				return nil, last
+			}
 		default:
 			return resp, nil
 		}
