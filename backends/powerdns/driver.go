@@ -36,6 +36,7 @@ import (
 	"github.com/site-tools/site/backends"
 	"github.com/site-tools/site/compiler/graph"
 	"github.com/site-tools/site/compiler/model"
+	"github.com/site-tools/site/compiler/plan"
 )
 
 // DefaultMaxBodyBytes is PowerDNS's default webserver-max-bodysize (2 MB).
@@ -170,7 +171,14 @@ func (d *Driver) Plan(ctx context.Context, step *graph.Step, run *backends.Run) 
 	b := diff(step, obs, run)
 	b.client = c
 	b.verifyAddr = d.verifyAddr(step.Zone, run)
-	b.create = absent
+	if absent {
+		// The zone itself is a change too, so that a zone the spec wants
+		// empty is still created, and the plan says it will be.
+		b.create = true
+		b.changes = append([]plan.Change{{Key: graph.ZoneStepID(step.Zone.Name), Step: step.ID, Phase: step.Phase, Tenant: step.Tenant,
+			Action: plan.ActionCreate, Impact: plan.ImpactLive, Reason: "the zone does not exist: created as a Native zone with SOA-EDIT-API DEFAULT",
+			After: map[string]any{"kind": "Native", "soa_edit_api": "DEFAULT"}}}, b.changes...)
+	}
 	return &backends.StepPlan{Step: step, Changes: b.changes, Fingerprint: obs.fingerprint(), Detail: b}, nil
 }
 

@@ -29,8 +29,8 @@ func TestApplyThenDiffIsConverged(t *testing.T) {
 	d, run := testDriver(), newRun(srv)
 
 	sp := mustPlan(t, d, step, run)
-	if len(sp.Changes) != 8 {
-		t.Fatalf("got %d changes for a missing zone, want 8 creates: %q", len(sp.Changes), summary(sp.Changes))
+	if len(sp.Changes) != 9 || sp.Changes[0].Key != "dns/converge.test." {
+		t.Fatalf("got %q for a missing zone, want the zone and 8 rrsets created", summary(sp.Changes))
 	}
 	for _, c := range sp.Changes {
 		if c.Action != plan.ActionCreate || c.Impact != plan.ImpactLive || len(c.Gates) != 0 {
@@ -41,6 +41,9 @@ func TestApplyThenDiffIsConverged(t *testing.T) {
 	mustApply(t, d, sp, run)
 	if got := srv.Requests(zone).Writes() + srv.Requests("").POST; got != 1 {
 		t.Errorf("got %d writes creating the zone, want 1 (a POST carrying the rrsets)", got)
+	}
+	if got := srv.Get(t, zone).Find("www.converge.test.", "A"); got == nil || len(got.Comments) != 1 || got.Comments[0] != marker("office1") {
+		t.Errorf("got %+v, want www A created with our marker", got)
 	}
 	z := srv.Get(t, zone)
 	if z.Serial == 0 {
@@ -287,5 +290,24 @@ func TestFingerprintMovesWithTheZone(t *testing.T) {
 	srv.Replace(t, zone, pdnstest.RRset{Name: "www.stale.test.", Type: "A", TTL: 300, Records: []string{"192.0.2.9"}})
 	if fresh := mustPlan(t, d, step, run).Fingerprint; fresh == saved {
 		t.Errorf("fingerprint %s did not change after another writer changed the zone", fresh)
+	}
+}
+
+func TestEmptyZoneIsCreated(t *testing.T) {
+	srv := pdnstest.Shared(t)
+	const zone = "empty.test."
+	t.Cleanup(func() { srv.Do(context.Background(), "DELETE", "/zones/"+zone, nil) })
+	d, run := testDriver(), newRun(srv)
+	step := zoneStep(srv, "office1", zone)
+	sp := mustPlan(t, d, step, run)
+	if got, want := summary(sp.Changes), []string{"create dns/empty.test. live"}; !equalStrings(got, want) {
+		t.Fatalf("got %q, want %q", got, want)
+	}
+	mustApply(t, d, sp, run)
+	if !srv.Exists(t, zone) {
+		t.Fatal("zone not created")
+	}
+	if sp := mustPlan(t, d, step, run); len(sp.Changes) != 0 {
+		t.Errorf("got %q, want no changes", summary(sp.Changes))
 	}
 }
