@@ -116,7 +116,6 @@ func (e *evaluator) source(path string, data []byte) *fileResult {
 		tenants := v.LookupPath(tenantsPath)
 		errs := cueerrors.Errors(err)
 		validateTree(tenants, &errs)
-		r.diags = append(r.diags, fromCUE(errs, r.pos)...)
 		// Decode the tenants that are valid on their own, so that the
 		// checks after CUE report their problems in this run too.
 		r.tenants = map[string]*rawTenant{}
@@ -128,6 +127,8 @@ func (e *evaluator) source(path string, data []byte) *fileResult {
 				}
 			}
 		}
+		errs = append(errs, e.hiddenErrors(f, errs)...)
+		r.diags = append(r.diags, fromCUE(errs, r.pos)...)
 		return r
 	}
 	if err := v.LookupPath(tenantsPath).Decode(&r.tenants); err != nil {
@@ -246,6 +247,14 @@ func fromCUE(errs []cueerrors.Error, pos *positions) Diagnostics {
 			msg = "a credential is a reference, {env: \"NAME\"} or {vault: {path: \"...\", key: \"...\"}}, never the secret itself"
 		case credentialFields[last] && strings.Contains(msg, "incomplete value"):
 			msg = "a credential names where the secret is: {env: \"NAME\"} or {vault: {path: \"...\", key: \"...\"}}"
+		case structMismatch.MatchString(msg):
+			// CUE prints the whole schema struct; say what was expected.
+			m := structMismatch.FindStringSubmatch(msg)
+			got := m[1]
+			if strings.HasPrefix(got, "{") {
+				got = m[2]
+			}
+			msg = fmt.Sprintf("got %s, want a struct {...}", got)
 		case last == "autostart" && strings.Contains(msg, "required but not present"):
 			msg = "autostart must be declared, true or false: it has no default, because a default hides drift (INCIDENTS.md 3)"
 		case last == "provider" && strings.Contains(msg, "required but not present"):
@@ -310,8 +319,9 @@ func keepClearest(diags Diagnostics) Diagnostics {
 }
 
 var (
-	conflict = regexp.MustCompile(`^conflicting values (.+?) and (.+?)( \(mismatched types .*\))?$`)
-	literal  = regexp.MustCompile(`^(-?[0-9.]+|".*"|true|false|null)$`)
+	conflict       = regexp.MustCompile(`^conflicting values (.+?) and (.+?)( \(mismatched types .*\))?$`)
+	structMismatch = regexp.MustCompile(`^conflicting values (.+) and (.+) \(mismatched types (?:\w+ and struct|struct and \w+)\)$`)
+	literal        = regexp.MustCompile(`^(-?[0-9.]+|".*"|true|false|null)$`)
 )
 
 // credentialFields are the fields whose value is a #Cred.

@@ -95,8 +95,9 @@ func TestCanonical(t *testing.T) {
 	}
 }
 
-// TestIncident2_TwoSpellingsOneName is INCIDENTS.md 2 ("Two spellings of one name"): an absolute and a relative spelling
-// of one name must canonicalise to the same key.
+// TestIncident2_TwoSpellingsOneName is INCIDENTS.md 2 ("Two spellings of
+// one name"): an absolute and a relative spelling of one name must
+// canonicalise to the same key.
 func TestIncident2_TwoSpellingsOneName(t *testing.T) {
 	abs, err := Canonical("api.example.com.", "example.com.")
 	if err != nil {

@@ -118,10 +118,10 @@ func TestRender(t *testing.T) {
 	}
 }
 
-// TestIncident1_RenderedSpecLoads reads each rendered spec back with the compiler and
-// checks that it says exactly the records it was made from: what export
-// writes passes site vet by construction (INCIDENTS.md 1, "generated
-// config that does not parse").
+// TestIncident1_RenderedSpecLoads reads each rendered spec back with the
+// compiler and checks that it says exactly the records it was made from:
+// what export writes passes site vet by construction (INCIDENTS.md 1,
+// "generated config that does not parse").
 func TestIncident1_RenderedSpecLoads(t *testing.T) {
 	for _, tc := range renderCases {
 		t.Run(tc.name, func(t *testing.T) {
