@@ -1,0 +1,123 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/site-tools/site/backends/powerdns/pdnstest"
+)
+
+// These tests drive site diff --out and site apply --plan against a real
+// PowerDNS (pdnsEnv, siteRun and tenantFile are in powerdns_test.go).
+
+// TestApplyPlanRefusesStalePlan is incident 3's "plan evidence goes
+// stale": a plan saved before someone changed the live zone must not be
+// applied, and a fresh one must.
+func TestApplyPlanRefusesStalePlan(t *testing.T) {
+	srv := pdnsEnv(t)
+	const zone = "stale.example.test."
+	srv.CreateZone(t, zone)
+	file := tenantFile(t, srv, "stale.example.test", `
+			www: A: ["192.0.2.80"]`)
+	planFile := filepath.Join(t.TempDir(), "plan.json")
+
+	code, stdout, stderr := siteRun(t, srv, "diff", "--out", planFile, file)
+	if code != exitOK || !strings.Contains(stdout, "+ dns/stale.example.test./www.stale.example.test./A") {
+		t.Fatalf("diff exit %d, want 0 and the create\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
+	}
+
+	// Someone else writes into the zone after the plan was saved.
+	srv.Replace(t, zone, pdnstest.RRset{Name: "ftp.stale.example.test.", Type: "A", TTL: 60, Records: []string{"198.51.100.21"}})
+	srv.ResetRequests(zone)
+	code, stdout, stderr = siteRun(t, srv, "apply", "--plan", planFile, file)
+	if code != exitError {
+		t.Fatalf("apply --plan exit %d, want %d\nstdout:\n%s\nstderr:\n%s", code, exitError, stdout, stderr)
+	}
+	want := "site: the plan is stale: dns/stale.example.test. changed on the live system since the plan was saved; run site diff again"
+	if !strings.Contains(stderr, want) {
+		t.Errorf("stderr does not say the plan is stale:\n%s\nwant a line %q", stderr, want)
+	}
+	if got := srv.Requests(zone).Writes(); got != 0 {
+		t.Errorf("a stale plan made %d writes, want none", got)
+	}
+
+	// A fresh plan applies, and the foreign record survives.
+	if code, stdout, stderr := siteRun(t, srv, "diff", "--out", planFile, file); code != exitOK {
+		t.Fatalf("second diff exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
+	}
+	if code, stdout, stderr := siteRun(t, srv, "apply", "--plan", planFile, file); code != exitOK {
+		t.Fatalf("apply of a fresh plan exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
+	}
+	if got := srv.Query(t, "www.stale.example.test.", "A"); len(got) != 1 {
+		t.Errorf("www: got %q, want the applied record served", got)
+	}
+	if got := srv.Query(t, "ftp.stale.example.test.", "A"); len(got) != 1 {
+		t.Errorf("ftp: got %q, want the foreign record to survive", got)
+	}
+}
+
+// TestApplyPlanRefusesEditedSpec: the spec changed after the plan was
+// saved, the live zone did not; applying would do what nobody reviewed.
+func TestApplyPlanRefusesEditedSpec(t *testing.T) {
+	srv := pdnsEnv(t)
+	const zone = "edited.example.test."
+	srv.CreateZone(t, zone)
+	file := tenantFile(t, srv, "edited.example.test", `
+			www: A: ["192.0.2.80"]`)
+	planFile := filepath.Join(t.TempDir(), "plan.json")
+	if code, stdout, stderr := siteRun(t, srv, "diff", "--out", planFile, file); code != exitOK {
+		t.Fatalf("diff exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
+	}
+	src, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(file, []byte(strings.Replace(string(src), "192.0.2.80", "192.0.2.81", 1)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	srv.ResetRequests(zone)
+	code, stdout, stderr := siteRun(t, srv, "apply", "--plan", planFile, file)
+	if code != exitError || !strings.Contains(stderr, "the plan is stale: dns/edited.example.test. plans other changes now (was the spec edited?)") {
+		t.Fatalf("apply --plan exit %d, want 1 and a stale plan\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
+	}
+	if got := srv.Requests(zone).Writes(); got != 0 {
+		t.Errorf("made %d writes, want none", got)
+	}
+}
+
+// TestApplyGateMessageNamesTheCommand: the exit-3 message ends with the
+// command line that acknowledges the gate, ready to paste, and running it
+// converges.
+func TestApplyGateMessageNamesTheCommand(t *testing.T) {
+	srv := pdnsEnv(t)
+	const zone = "gate.example.test."
+	srv.CreateZone(t, zone, pdnstest.RRset{Name: "www.gate.example.test.", Type: "A", TTL: 60, Records: []string{"198.51.100.7"}})
+	file := tenantFile(t, srv, "gate.example.test", `
+			www: A: ["192.0.2.80"]`)
+	code, stdout, stderr := siteRun(t, srv, "apply", "--only", "dns", file)
+	if code != exitGated {
+		t.Fatalf("apply exit %d, want %d\nstdout:\n%s\nstderr:\n%s", code, exitGated, stdout, stderr)
+	}
+	for _, want := range []string{
+		"site: 1 gate is not acknowledged, so nothing was changed:",
+		"  GATE-DNS-OVERWRITE (replace DNS data that site did not write):",
+		"    update dns/gate.example.test./www.gate.example.test./A [overwrite]",
+		"to acknowledge, run: site apply " + file + " --only dns --ack GATE-DNS-OVERWRITE",
+	} {
+		if !strings.Contains(stderr, want) {
+			t.Errorf("stderr lacks %q:\n%s", want, stderr)
+		}
+	}
+	if !strings.Contains(stdout, "needs GATE-DNS-OVERWRITE") {
+		t.Errorf("the plan on stdout does not show the gate:\n%s", stdout)
+	}
+	code, stdout, stderr = siteRun(t, srv, "apply", file, "--only", "dns", "--ack", "GATE-DNS-OVERWRITE")
+	if code != exitOK || !strings.Contains(stdout, "Apply complete: 1 applied") {
+		t.Fatalf("acknowledged apply exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
+	}
+	if got := srv.Query(t, "www.gate.example.test.", "A"); len(got) != 1 || !strings.HasSuffix(got[0], "192.0.2.80") {
+		t.Errorf("got %q, want 192.0.2.80 served", got)
+	}
+}
