@@ -148,7 +148,7 @@ func (e *Engine) Apply(ctx context.Context, g *graph.Graph, obs *Observation, ru
 			detail = describeChanges(r.Changes)
 		}
 		if len(r.Problems) > 0 {
-			detail += fmt.Sprintf(" (%d problems)", len(r.Problems))
+			detail += fmt.Sprintf(" (%d %s)", len(r.Problems), plural(len(r.Problems), "problem", "problems"))
 		}
 		prog.step(s.ID, r.Status, detail)
 		return r
