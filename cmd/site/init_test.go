@@ -1,0 +1,100 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestIncident1_InitOutputPassesVet: a scaffold printed a config with a
+// syntax error (INCIDENTS.md 1c). Whatever site init generates passes
+// site vet: every provider, every way to write the output, domains in
+// every spelling a user might type.
+func TestIncident1_InitOutputPassesVet(t *testing.T) {
+	providers := [][]string{nil, {"--provider", "powerdns"}, {"--provider", "cloudflare"}}
+	outs := []string{"default", "file", "stdout"}
+	domains := []string{"acme.example.net", "Acme.Example.NET.", "bücher.example", "xn--bcher-kva.example", "a-b.c-d.example"}
+	names := []string{"acme", "office-2"}
+	for _, provider := range providers {
+		for _, out := range outs {
+			for _, domain := range domains {
+				for _, name := range names {
+					label := strings.Join(append([]string{name, domain, out}, provider...), " ")
+					t.Run(label, func(t *testing.T) {
+						t.Chdir(t.TempDir())
+						args := append([]string{"init", name, "--domain", domain}, provider...)
+						file := filepath.Join("tenants", name+".cue")
+						switch out {
+						case "file":
+							file = filepath.Join("specs", "new.cue")
+							args = append(args, "--out", file)
+						case "stdout":
+							args = append(args, "--out", "-")
+						}
+						var stdout, stderr bytes.Buffer
+						if code := run(args, &stdout, &stderr); code != exitOK {
+							t.Fatalf("site %s: exit %d, want 0\n%s", strings.Join(args, " "), code, stderr.String())
+						}
+						if out == "stdout" {
+							if err := os.MkdirAll("tenants", 0o755); err != nil {
+								t.Fatal(err)
+							}
+							if err := os.WriteFile(file, stdout.Bytes(), 0o644); err != nil {
+								t.Fatal(err)
+							}
+						}
+						stdout.Reset()
+						stderr.Reset()
+						if code := run([]string{"vet", file}, &stdout, &stderr); code != exitOK {
+							src, _ := os.ReadFile(file)
+							t.Fatalf("site vet of the scaffold: exit %d\n%s%s\nscaffold:\n%s", code, stdout.String(), stderr.String(), src)
+						}
+						if got, want := stdout.String(), "ok: 1 tenants, 1 zones, 0 records, 0 VMs, 0 networks\n"; got != want {
+							t.Errorf("site vet: got %q, want %q", got, want)
+						}
+					})
+				}
+			}
+		}
+	}
+}
+
+// TestInitRefuses checks what init will not do: overwrite a file, or
+// scaffold a name or domain vet would reject.
+func TestInitRefuses(t *testing.T) {
+	tests := []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"existing file", []string{"init", "acme", "--domain", "acme.example", "--out", "exists.cue"}, "exists.cue exists; site init never overwrites a file"},
+		{"bad tenant name", []string{"init", "Acme_1", "--domain", "acme.example", "--out", "-"}, `tenant name "Acme_1": use lower case letters`},
+		{"bad domain", []string{"init", "acme", "--domain", "acme..example", "--out", "-"}, "two dots in a row"},
+		{"empty domain", []string{"init", "acme", "--domain", ".", "--out", "-"}, "--domain is empty"},
+		{"no domain", []string{"init", "acme"}, `required flag(s) "domain" not set`},
+		{"bad provider", []string{"init", "acme", "--domain", "acme.example", "--provider", "route53"}, `--provider "route53": use powerdns or cloudflare`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Chdir(t.TempDir())
+			if err := os.WriteFile("exists.cue", []byte("keep me\n"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			var stdout, stderr bytes.Buffer
+			if code := run(tt.args, &stdout, &stderr); code != exitError {
+				t.Errorf("exit %d, want %d", code, exitError)
+			}
+			if !strings.Contains(stderr.String(), tt.want) {
+				t.Errorf("stderr: got %q, want it to contain %q", stderr.String(), tt.want)
+			}
+			if b, _ := os.ReadFile("exists.cue"); string(b) != "keep me\n" {
+				t.Errorf("exists.cue was changed to %q", b)
+			}
+			if _, err := os.Stat("tenants"); err == nil {
+				t.Errorf("a refused init created tenants/")
+			}
+		})
+	}
+}
