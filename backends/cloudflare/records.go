@@ -51,30 +51,40 @@ func fromCloudflare(r cf.DNSRecord) (rec record, ok bool, err error) {
 	}
 	rec = record{id: r.ID, name: fqdn(r.Name), typ: typ, ttl: uint32(max(r.TTL, 0)),
 		proxied: r.Proxied != nil && *r.Proxied, comment: r.Comment, owner: owner(r.Comment)}
-	raw := r.Content
+	var v string
 	switch typ {
 	case "CNAME", "NS":
-		raw = fqdn(r.Content)
+		v, err = rdata.Normalize(typ, fqdn(r.Content))
 	case "MX":
-		raw = fmt.Sprintf("%d %s", prio(r.Priority), fqdn(r.Content))
+		v, err = rdata.MX(prio(r.Priority), fqdn(r.Content))
 	case "SRV":
 		if d, ok := r.Data.(map[string]any); ok && d["target"] != nil {
-			raw = fmt.Sprintf("%d %d %d %s", num(d["priority"]), num(d["weight"]), num(d["port"]), fqdn(fmt.Sprint(d["target"])))
-		} else {
+			v, err = rdata.SRV(num(d["priority"]), num(d["weight"]), num(d["port"]), fqdn(fmt.Sprint(d["target"])))
+		} else if f := strings.Fields(r.Content); len(f) == 3 {
 			// Without data the content is "weight port target" and the
 			// priority is its own field.
-			raw = fmt.Sprintf("%d %s", prio(r.Priority), r.Content)
-			if f := strings.Fields(raw); len(f) == 4 {
-				f[3] = fqdn(f[3])
-				raw = strings.Join(f, " ")
-			}
+			v, err = rdata.SRV(prio(r.Priority), atoi(f[0]), atoi(f[1]), fqdn(f[2]))
+		} else {
+			err = fmt.Errorf("SRV content %q is not \"weight port target\"", r.Content)
+		}
+	case "TXT":
+		if strings.HasPrefix(strings.TrimSpace(r.Content), `"`) {
+			v, err = rdata.Normalize(typ, r.Content)
+		} else {
+			// Older answers (and records made in the dashboard without
+			// quotes) carry the text itself: one string, spaces and all,
+			// not presentation form.
+			v = rdata.TXT(r.Content)
 		}
 	case "CAA":
 		if d, ok := r.Data.(map[string]any); ok && d["tag"] != nil {
-			raw = fmt.Sprintf("%d %s %s", num(d["flags"]), d["tag"], strconv.Quote(fmt.Sprint(d["value"])))
+			v, err = rdata.CAA(num(d["flags"]), fmt.Sprint(d["tag"]), fmt.Sprint(d["value"]))
+		} else {
+			v, err = rdata.Normalize(typ, r.Content)
 		}
+	default:
+		v, err = rdata.Normalize(typ, r.Content)
 	}
-	v, err := rdata.Normalize(typ, raw)
 	if err != nil {
 		return record{}, false, fmt.Errorf("record %s %s %q (id %s): %w", r.Name, typ, r.Content, r.ID, err)
 	}
@@ -152,6 +162,14 @@ func prio(p *uint16) int {
 	return int(*p)
 }
 
+func atoi(s string) int {
+	i, err := strconv.Atoi(s)
+	if err != nil {
+		return -1 // out of range: the rdata formatter refuses it
+	}
+	return i
+}
+
 func num(v any) int {
 	switch n := v.(type) {
 	case float64:
@@ -159,6 +177,5 @@ func num(v any) int {
 	case int:
 		return n
 	}
-	i, _ := strconv.Atoi(fmt.Sprint(v))
-	return i
+	return atoi(fmt.Sprint(v))
 }
