@@ -35,3 +35,51 @@ func TestNormalize(t *testing.T) {
 		})
 	}
 }
+
+func BenchmarkNormalize(b *testing.B) {
+	cases := []struct{ typ, value string }{
+		{"A", "192.0.2.1"},
+		{"AAAA", "2001:db8::1"},
+		{"MX", "10 mx.example.org."},
+		{"SRV", "10 5 443 t.example.org."},
+		{"TXT", `"v=spf1 mx -all"`},
+		{"CAA", `0 issue "letsencrypt.org"`},
+	}
+	for _, c := range cases {
+		b.Run(c.typ, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := Normalize(c.typ, c.value); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+// FuzzNormalize checks that the canonical form is a fixed point: what
+// Normalize returns, Normalize returns unchanged, for every type.
+func FuzzNormalize(f *testing.F) {
+	for _, s := range []string{
+		"192.0.2.1", "2001:DB8::1", "Target.Example.org.", `"ab" "cd"`, "10 MX.example.org.",
+		"1 2 3 T.example.org.", `0 ISSUE "ca.example"`, "0 .", `128 iodef "\255"`, "01 2 3 .",
+	} {
+		for i := range types {
+			f.Add(uint8(i), s)
+		}
+	}
+	f.Fuzz(func(t *testing.T, i uint8, value string) {
+		typ := types[int(i)%len(types)]
+		got, err := Normalize(typ, value)
+		if err != nil {
+			return
+		}
+		again, err := Normalize(typ, got)
+		if err != nil {
+			t.Fatalf("Normalize(%s, %q) = %q, which Normalize refuses: %v", typ, value, got, err)
+		}
+		if again != got {
+			t.Fatalf("Normalize(%s, %q) = %q, then %q", typ, value, got, again)
+		}
+	})
+}
