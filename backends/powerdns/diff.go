@@ -37,8 +37,10 @@ type expectation struct {
 // Key is the resource key of one rrset: dns/<zone>/<name>/<type>.
 func Key(zone, name, typ string) string { return "dns/" + zone + "/" + name + "/" + typ }
 
+// attrs are a change's Before or After. values is shared, not copied:
+// nothing changes an observed or wanted list after it is made.
 func attrs(ttl uint32, values []string) map[string]any {
-	return map[string]any{"ttl": ttl, "values": append([]string{}, values...)}
+	return map[string]any{"ttl": ttl, "values": values}
 }
 
 // conflicts reports whether two types cannot share a name: PowerDNS
@@ -57,7 +59,7 @@ func ownerText(l *liveRRset) string {
 func diff(step *graph.Step, obs *observation, run *backends.Run) *batch {
 	z := step.Zone
 	tenant := step.Tenant
-	b := &batch{changes: []plan.Change{}}
+	b := &batch{changes: make([]plan.Change, 0, len(z.RRsets))}
 	// change returns an index, not a pointer: later appends may move
 	// the slice.
 	change := func(name, typ string, a plan.Action, imp plan.Impact, reason string) int {

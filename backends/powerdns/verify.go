@@ -82,13 +82,8 @@ func compare(e expectation, got *served) string {
 	if got == nil || len(got.values) == 0 {
 		return fmt.Sprintf("%s: written, but the server answers no such records (want %s)", label, strings.Join(e.values, ", "))
 	}
-	want := normAll(e.typ, e.values)
-	same := len(want) == len(got.values)
-	for i := 0; same && i < len(want); i++ {
-		same = want[i] == got.values[i]
-	}
-	if !same {
-		return fmt.Sprintf("%s: written %s, but the server answers %s", label, strings.Join(want, ", "), strings.Join(got.values, ", "))
+	if !sameValues(e.typ, got.values, e.values) {
+		return fmt.Sprintf("%s: written %s, but the server answers %s", label, strings.Join(normAll(e.typ, e.values), ", "), strings.Join(got.values, ", "))
 	}
 	if got.ttl != e.ttl {
 		return fmt.Sprintf("%s: written with TTL %d, but the server answers TTL %d", label, e.ttl, got.ttl)

@@ -66,6 +66,10 @@ func split(ops []pdns.RRset, limit int) [][]pdns.RRset {
 	if len(ops) == 0 {
 		return nil
 	}
+	// The common case, one body under the limit, costs one marshal.
+	if whole, err := json.Marshal(pdns.RRsets{Sets: ops}); err == nil && len(whole)+1 <= limit {
+		return [][]pdns.RRset{ops}
+	}
 	const envelope = len(`{"rrsets":[]}` + "\n")
 	var chunks [][]pdns.RRset
 	start, size := 0, envelope
