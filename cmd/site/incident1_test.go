@@ -12,7 +12,9 @@ import (
 
 	"github.com/site-tools/site/backends/cloudflare"
 	"github.com/site-tools/site/backends/cloudflare/cftest"
+	"github.com/site-tools/site/backends/libvirt"
 	"github.com/site-tools/site/backends/vault/vaulttest"
+	"github.com/site-tools/site/compiler/graph"
 )
 
 // These tests reproduce INCIDENTS.md §1 through the site command, with
@@ -159,26 +161,49 @@ func TestIncident1_ColdStartUsesFallbackAddress(t *testing.T) {
 	}
 }
 
+// libvirtTestHost points the spec's qemu:///system at libvirt's
+// in-process test driver, so the network phase runs for real without a
+// system daemon.
+func libvirtTestHost(t *testing.T) {
+	t.Helper()
+	if err := libvirt.Available(); err != nil {
+		t.Skipf("libvirt cannot be loaded here: %v", err)
+	}
+	d := libvirt.New(libvirt.Options{URIMap: map[string]string{"qemu:///system": "test:///default"}})
+	oldVM, oldNet := kindDrivers[graph.KindVM], kindDrivers[graph.KindNetwork]
+	kindDrivers[graph.KindVM], kindDrivers[graph.KindNetwork] = d.VMs(), d.Networks()
+	t.Cleanup(func() {
+		kindDrivers[graph.KindVM], kindDrivers[graph.KindNetwork] = oldVM, oldNet
+		d.Close()
+	})
+}
+
 func TestIncident1_UnreachableSecretBlocksWithGate(t *testing.T) {
 	cs := newColdStart(t, "sjc.example.net")
+	libvirtTestHost(t)
 	labZone := cs.cf.AddZone("lab.example.net")
 	a, b := closedPort(t), closedPort(t)
-	sjc := writeFile(t, "sjc.cue", sjcLike([]string{a, b}, cs.cf.URL))
-	// An independent branch of the graph: another tenant whose zone's
-	// token comes from the environment.
+	dir := t.TempDir()
+	// The tenant's network is another phase, independent of the secret.
+	src := strings.Replace(sjcLike([]string{a, b}, cs.cf.URL), "\tdns: zones:",
+		"\tnetworks: \"inc1-lan\": {host: \"qemu:///system\", cidr: \"10.77.9.0/24\", autostart: true}\n\tdns: zones:", 1)
+	if err := os.WriteFile(filepath.Join(dir, "sjc.cue"), []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	// An independent branch in the DNS phase: another tenant whose
+	// zone's token comes from the environment.
 	t.Setenv("LAB_CF_TOKEN", cfToken)
-	lab := writeFile(t, "lab.cue", `package tenants
+	lab := `package tenants
 
 tenants: lab: {
 	domain: "lab.example.net"
 	dns: zones: "lab.example.net": {
-		provider: cloudflare: {token: env: "LAB_CF_TOKEN", api_url: "`+cs.cf.URL+`"}
+		provider: cloudflare: {token: env: "LAB_CF_TOKEN", api_url: "` + cs.cf.URL + `"}
 		records: www: A: ["192.0.2.80"]
 	}
 }
-`)
-	dir := filepath.Dir(sjc)
-	if err := os.Rename(lab, filepath.Join(dir, "lab.cue")); err != nil {
+`
+	if err := os.WriteFile(filepath.Join(dir, "lab.cue"), []byte(lab), 0o644); err != nil {
 		t.Fatal(err)
 	}
 
@@ -208,6 +233,11 @@ tenants: lab: {
 	}
 	if got := cs.cf.Records(labZone); len(got) != 1 || got[0].Content != "192.0.2.80" {
 		t.Errorf("the independent zone was not applied: %+v", got)
+	}
+	// The network phase ran: a diff of the network alone is converged.
+	code, out, errOut = cs.site(t, "diff", "--only", "network", "--detailed-exitcode", dir)
+	if code != exitOK || !strings.Contains(out, "No changes.") {
+		t.Errorf("the network was not created: diff exit %d\n%s%s", code, out, errOut)
 	}
 }
 
