@@ -56,6 +56,8 @@ func (e *Error) Error() string {
 // "" when name has to be absolute. "*" is allowed only as the whole leftmost
 // label (a wildcard). Labels may hold letters, digits, "-" and "_" after
 // IDNA mapping; labels are at most 63 octets and the name at most 253.
+// PowerDNS also accepts "/" (RFC 2317 classless reverse zones such as
+// "0/25.2.0.192.in-addr.arpa."); site does not manage those, and refuses it.
 func Canonical(name, origin string) (string, error) {
 	fail := func(format string, args ...any) (string, error) {
 		return "", &Error{Name: name, Reason: fmt.Sprintf(format, args...)}
