@@ -10,7 +10,7 @@
 // https://api.cloudflare.com/client/v4):
 //
 //	GET    /zones?name=                         zone lookup
-//	GET    /zones/{z}/dns_records               list: name, name.exact, type, content, content.exact, match, page, per_page
+//	GET    /zones/{z}/dns_records               list: name, name.exact, type, content, content.exact, proxied, match, page, per_page
 //	POST   /zones/{z}/dns_records               create
 //	GET    /zones/{z}/dns_records/{id}          get
 //	PATCH  /zones/{z}/dns_records/{id}          partial update
@@ -355,6 +355,9 @@ func (s *Server) list(w http.ResponseWriter, r *http.Request, z *zone) {
 	if v := q.Get("type"); v != "" {
 		fs = append(fs, filter{"type", v})
 	}
+	if v := q.Get("proxied"); v != "" {
+		fs = append(fs, filter{"proxied", v})
+	}
 	matchAny := q.Get("match") == "any"
 	var out []*Record
 	for _, rec := range sorted(z.records) {
@@ -368,6 +371,8 @@ func (s *Server) list(w http.ResponseWriter, r *http.Request, z *zone) {
 				got = rec.Content
 			case "type":
 				got = rec.Type
+			case "proxied":
+				got = strconv.FormatBool(rec.Proxied)
 			}
 			// Name filters are case-insensitive (documented); the fake
 			// treats content and type alike.
@@ -509,6 +514,11 @@ func (s *Server) normalise(z *zone, rec *Record) *apiError {
 	}
 	if rec.Tags == nil {
 		rec.Tags = []string{}
+	}
+	// Tags are for paid plans only (documented); the code the API
+	// answers on a Free zone is not, and the fake uses 1004.
+	if len(rec.Tags) > 0 && s.batchLimit < 3500 {
+		return validation("tags are not available on the Free plan")
 	}
 	return nil
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"strings"
 	"testing"
 
 	"github.com/cloudflare/cloudflare-go"
@@ -103,6 +104,11 @@ func TestListPagination(t *testing.T) {
 	if err != nil || len(byName) != 1 {
 		t.Errorf("name filter: got %d, %v; want 1", len(byName), err)
 	}
+	proxied := true
+	none, _, err := api.ListDNSRecords(context.Background(), rc, cloudflare.ListDNSRecordsParams{Proxied: &proxied})
+	if err != nil || len(none) != 0 {
+		t.Errorf("proxied filter: got %d, %v; want 0", len(none), err)
+	}
 }
 
 func TestBatchAllOrNothing(t *testing.T) {
@@ -163,5 +169,34 @@ func TestRateLimit(t *testing.T) {
 	}
 	if got := s.Count(EpRateLimited); got != 1 {
 		t.Errorf("got %d rate-limited requests, want 1", got)
+	}
+}
+
+func TestValidation(t *testing.T) {
+	tests := []struct {
+		name string
+		rec  Record
+		paid bool
+		ok   bool
+	}{
+		{"TTL automatic", Record{Name: "a.example.com", Type: "A", Content: "192.0.2.1", TTL: 1}, false, true},
+		{"TTL too low", Record{Name: "a.example.com", Type: "A", Content: "192.0.2.1", TTL: 30}, false, false},
+		{"proxied TXT", Record{Name: "a.example.com", Type: "TXT", Content: `"x"`, TTL: 300, Proxied: true}, false, false},
+		{"long comment on Free", Record{Name: "a.example.com", Type: "A", Content: "192.0.2.1", TTL: 300, Comment: strings.Repeat("c", 101)}, false, false},
+		{"long comment on paid", Record{Name: "a.example.com", Type: "A", Content: "192.0.2.1", TTL: 300, Comment: strings.Repeat("c", 101)}, true, true},
+		{"tags on Free", Record{Name: "a.example.com", Type: "A", Content: "192.0.2.1", TTL: 300, Tags: []string{"a:b"}}, false, false},
+		{"tags on paid", Record{Name: "a.example.com", Type: "A", Content: "192.0.2.1", TTL: 300, Tags: []string{"a:b"}}, true, true},
+		{"outside the zone", Record{Name: "a.example.org", Type: "A", Content: "192.0.2.1", TTL: 300}, false, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s := New("tok")
+			defer s.Close()
+			s.SetPaidPlan(tt.paid)
+			_, err := s.AddRecord(s.AddZone("example.com"), tt.rec)
+			if (err == nil) != tt.ok {
+				t.Errorf("got error %v, want ok=%v", err, tt.ok)
+			}
+		})
 	}
 }
