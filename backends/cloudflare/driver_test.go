@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/http"
 	"sort"
 	"strings"
 	"testing"
@@ -439,5 +440,37 @@ func TestBatchSizeFromEnvironment(t *testing.T) {
 	f.apply(t, f.plan(t, f.step(rrs...)))
 	if got := f.fake.Count(cftest.EpBatch); got != 3 {
 		t.Errorf("got %d batch calls, want 3", got)
+	}
+}
+
+// roundTripFunc lets a test act between the driver and the fake.
+type roundTripFunc func(*http.Request) (*http.Response, error)
+
+func (f roundTripFunc) RoundTrip(r *http.Request) (*http.Response, error) { return f(r) }
+
+// A writer racing every batch makes each one stale; the driver
+// re-observes and re-plans once, then reports the conflict instead of
+// trying a third time.
+func TestStaleTwiceIsReported(t *testing.T) {
+	f := newFixture(t)
+	n := 0
+	f.drv.Transport = roundTripFunc(func(r *http.Request) (*http.Response, error) {
+		if strings.HasSuffix(r.URL.Path, "/batch") {
+			n++
+			f.add(t, cftest.Record{Name: fmt.Sprintf("h%d.sjc.example.net", n), Type: "A", Content: "192.0.2.1", TTL: 300})
+		}
+		return http.DefaultTransport.RoundTrip(r)
+	})
+	step := f.step(rr("h1."+zoneName, "A", 300, "192.0.2.1"), rr("h2."+zoneName, "A", 300, "192.0.2.1"))
+	sp := f.plan(t, step)
+	_, err := f.drv.Apply(context.Background(), sp, f.run)
+	if err == nil || !strings.Contains(err.Error(), "after re-observing the zone once") {
+		t.Fatalf("got %v, want the conflict reported after one re-observation", err)
+	}
+	if Classify(err) != ClassConflict {
+		t.Errorf("got class %s, want %s", Classify(err), ClassConflict)
+	}
+	if got := f.fake.Count(cftest.EpBatch); got != 2 {
+		t.Errorf("got %d batch calls, want 2", got)
 	}
 }

@@ -300,3 +300,14 @@ func TestPlanAppRole(t *testing.T) {
 		})
 	}
 }
+
+func TestPlanInterruptedIsNotGated(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	run := newRun(map[string]string{"VAULT_TOKEN": testToken})
+	_, err := New().Plan(ctx, secretStep(closedAddr(t), closedAddr(t)), run)
+	var ge *backends.GatedError
+	if err == nil || errors.As(err, &ge) || !errors.Is(err, context.Canceled) {
+		t.Fatalf("got %v, want a cancellation that offers no gate", err)
+	}
+}

@@ -102,7 +102,8 @@ func (r *reader) read(ctx context.Context) (*secret, error) {
 			return nil, withTried(final, tried[:len(tried)-1])
 		}
 		if ctx.Err() != nil {
-			break
+			// Interrupted, not unreachable: no gate would help.
+			return nil, fmt.Errorf("reading secret %s was interrupted: %w", what, ctx.Err())
 		}
 	}
 	for _, a := range tried {
