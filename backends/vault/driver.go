@@ -67,7 +67,7 @@ func (d *Driver) Plan(ctx context.Context, step *graph.Step, run *backends.Run) 
 	r := &reader{timeout: d.timeout(), run: run, sec: step.Secret}
 	got, err := r.read(ctx)
 	if err != nil {
-		return nil, fmt.Errorf("step %s: %w", step.ID, err)
+		return nil, err // the executor names the step
 	}
 	run.SetSecret(step.ID, got.value)
 	h := sha256.Sum256([]byte(fmt.Sprintf("%s/%s#%s v%d %s", r.mount(), step.Secret.Ref.Path,

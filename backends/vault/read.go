@@ -83,7 +83,7 @@ func (r *reader) addrs() []string {
 // address of one store serves the same data. A sealed or failing server
 // and an address that does not answer move on to the next address.
 func (r *reader) read(ctx context.Context) (*secret, error) {
-	what := fmt.Sprintf("%s/%s#%s", r.mount(), r.sec.Ref.Path, r.sec.Ref.Key)
+	what := fmt.Sprintf("%s#%s in mount %s", r.sec.Ref.Path, r.sec.Ref.Key, r.mount())
 	addrs := r.addrs()
 	if len(addrs) == 0 {
 		return nil, fmt.Errorf("tenant %s declares no secret store address and VAULT_ADDR is unset: add secrets.vault.addrs or export VAULT_ADDR", r.sec.Tenant)
