@@ -49,9 +49,11 @@ const EnvDNSAddr = "SITE_PDNS_DNS_ADDR"
 // Driver converges graph.KindZone steps whose zone names a PowerDNS
 // provider. The zero value is ready to use.
 type Driver struct {
-	// HTTPClient carries every API request; nil means a client with a
-	// 60 s timeout.
+	// HTTPClient carries every API request; nil means a default client.
+	// Give it no Timeout: use Driver.Timeout, which ends with each try.
 	HTTPClient *http.Client
+	// Timeout bounds one try of one request; 0 means 60 s.
+	Timeout time.Duration
 	// MaxBodyBytes is the largest PATCH body sent in one request; set it
 	// to the server's webserver-max-bodysize. 0 means DefaultMaxBodyBytes.
 	MaxBodyBytes int
@@ -75,6 +77,13 @@ func Marker(tenant string) string { return "managed by site tenant=" + tenant }
 
 // MarkerAccount is the owner marker's comment account.
 const MarkerAccount = "site"
+
+func (d *Driver) timeout() time.Duration {
+	if d.Timeout > 0 {
+		return d.Timeout
+	}
+	return 60 * time.Second
+}
 
 func (d *Driver) maxBody() int {
 	if d.MaxBodyBytes > 0 {
@@ -109,7 +118,7 @@ func (d *Driver) newClient(step *graph.Step, run *backends.Run) (*client, error)
 	}
 	hc := d.HTTPClient
 	if hc == nil {
-		hc = &http.Client{Timeout: 60 * time.Second}
+		hc = &http.Client{}
 	}
 	ct := &countingTransport{base: hc.Transport}
 	if ct.base == nil {

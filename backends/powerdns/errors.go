@@ -153,9 +153,6 @@ func call(ctx context.Context, f func(context.Context) error) error {
 	if err == nil {
 		return nil
 	}
-	if ctx.Err() != nil {
-		return ctx.Err()
-	}
 	var pe *pdns.Error
 	if errors.As(err, &pe) {
 		msgs := parseErrorBody(c.body)
@@ -191,7 +188,17 @@ func (d *Driver) retry(ctx context.Context, f func(context.Context) error) error
 			}
 			wait *= 2
 		}
-		err = call(ctx, f)
+		// Each try has its own deadline, released as soon as the call
+		// returns: an http.Client Timeout would instead keep every
+		// request (and its body, 2 MB for a big PATCH) alive until the
+		// timer fires, because the client library never closes the empty
+		// body of a 204.
+		actx, cancel := context.WithTimeout(ctx, d.timeout())
+		err = call(actx, f)
+		cancel()
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
 		var ae *APIError
 		if err == nil || !errors.As(err, &ae) || ae.Class != ClassTransient {
 			return err
