@@ -175,7 +175,7 @@ func (b *builder) network(tenant string, np []string, name string, raw *rawNetwo
 
 func (b *builder) vm(tenant string, vp []string, name string, raw *rawVM, nets map[string]*model.Network, zones map[string]*model.Zone) *model.VM {
 	v := &model.VM{
-		Tenant: tenant, Name: name, Host: raw.Host, Autostart: raw.Autostart, Running: raw.Running,
+		Tenant: tenant, Name: name, Host: raw.Host, Autostart: raw.Autostart, Running: raw.Running == nil || *raw.Running,
 		VCPUs: raw.VCPUs, Pos: b.pos.pos(vp...),
 	}
 	if !libvirtName.MatchString(name) {

@@ -131,8 +131,13 @@ func (e *evaluator) source(path string, data []byte) *fileResult {
 		r.diags = append(r.diags, fromCUE(errs, r.pos)...)
 		return r
 	}
-	if err := v.LookupPath(tenantsPath).Decode(&r.tenants); err != nil {
+	if t, ok := plainTenants(f); ok {
+		r.tenants = t
+	} else if err := v.LookupPath(tenantsPath).Decode(&r.tenants); err != nil {
 		r.diags = append(r.diags, fromCUE(cueerrors.Errors(err), r.pos)...)
+	}
+	for _, t := range r.tenants {
+		fillDefaults(t)
 	}
 	return r
 }
@@ -300,7 +305,7 @@ func keepClearest(diags Diagnostics) Diagnostics {
 		switch {
 		case m == nil:
 			return 2
-		case literal.MatchString(m[1]) && literal.MatchString(m[2]):
+		case literalValue.MatchString(m[1]) && literalValue.MatchString(m[2]):
 			return 0
 		}
 		return 1
@@ -321,7 +326,7 @@ func keepClearest(diags Diagnostics) Diagnostics {
 var (
 	conflict       = regexp.MustCompile(`^conflicting values (.+?) and (.+?)( \(mismatched types .*\))?$`)
 	structMismatch = regexp.MustCompile(`^conflicting values (.+) and (.+) \(mismatched types (?:\w+ and struct|struct and \w+)\)$`)
-	literal        = regexp.MustCompile(`^(-?[0-9.]+|".*"|true|false|null)$`)
+	literalValue   = regexp.MustCompile(`^(-?[0-9.]+|".*"|true|false|null)$`)
 )
 
 // credentialFields are the fields whose value is a #Cred.

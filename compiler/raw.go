@@ -79,7 +79,7 @@ type rawNetwork struct {
 type rawVM struct {
 	Host      string `json:"host"`
 	Autostart bool   `json:"autostart"`
-	Running   bool   `json:"running"`
+	Running   *bool  `json:"running"` // nil until fillDefaults
 	VCPUs     int    `json:"vcpus"`
 	Memory    string `json:"memory"`
 	Disks     []struct {

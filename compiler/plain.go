@@ -1,0 +1,184 @@
+package compiler
+
+import (
+	"encoding/json"
+	"strconv"
+
+	"cuelang.org/go/cue/ast"
+	"cuelang.org/go/cue/literal"
+	"cuelang.org/go/cue/token"
+)
+
+// Decoding a value through CUE costs about as much as evaluating it
+// (reference/cue.md §2: CUE orders every struct's fields first). Most
+// spec files are plain data: literals, structs and lists, nothing to
+// compute. Once CUE has validated such a file, plainTenants reads the
+// tenants straight from its syntax tree and fillDefaults applies the
+// schema's defaults; TestPlainDecodeMatchesCUE pins the two paths to the
+// same result on every fixture. Anything else (a reference, an import,
+// a comprehension, an unusual number) takes CUE's Decode.
+
+// plainTenants returns the tenants of f when f is plain data.
+func plainTenants(f *ast.File) (map[string]*rawTenant, bool) {
+	top := map[string]any{}
+	for _, d := range f.Decls {
+		switch d := d.(type) {
+		case *ast.Package, *ast.CommentGroup, *ast.Attribute:
+		case *ast.Field:
+			if !plainField(top, d) {
+				return nil, false
+			}
+		default:
+			return nil, false
+		}
+	}
+	if len(top) > 1 {
+		return nil, false // helpers beside tenants: let CUE decide
+	}
+	out := map[string]*rawTenant{}
+	tenants, ok := top["tenants"]
+	if !ok {
+		return out, true
+	}
+	// A JSON round trip maps the plain values onto the raw types with
+	// the same field names Value.Decode uses.
+	b, err := json.Marshal(tenants)
+	if err != nil || json.Unmarshal(b, &out) != nil {
+		return nil, false
+	}
+	return out, true
+}
+
+// plainField adds field d to m, merging structs the way CUE unifies
+// repeated fields.
+func plainField(m map[string]any, d *ast.Field) bool {
+	if d.Constraint != token.ILLEGAL {
+		return false // a?: or a!: in a data file
+	}
+	name, isIdent, err := ast.LabelName(d.Label)
+	if err != nil || isIdent && (len(name) > 0 && (name[0] == '#' || name[0] == '_')) {
+		return false
+	}
+	v, ok := plainValue(d.Value)
+	if !ok {
+		return false
+	}
+	merged, ok := merge(m[name], v)
+	if !ok {
+		return false
+	}
+	m[name] = merged
+	return true
+}
+
+func plainValue(x ast.Expr) (any, bool) {
+	switch x := x.(type) {
+	case *ast.BasicLit:
+		switch x.Kind {
+		case token.STRING:
+			s, err := literal.Unquote(x.Value)
+			return s, err == nil
+		case token.INT:
+			n, err := strconv.ParseInt(x.Value, 10, 64)
+			return n, err == nil
+		case token.TRUE:
+			return true, true
+		case token.FALSE:
+			return false, true
+		}
+	case *ast.StructLit:
+		m := map[string]any{}
+		for _, el := range x.Elts {
+			switch el := el.(type) {
+			case *ast.CommentGroup, *ast.Attribute:
+			case *ast.Field:
+				if !plainField(m, el) {
+					return nil, false
+				}
+			default:
+				return nil, false
+			}
+		}
+		return m, true
+	case *ast.ListLit:
+		l := make([]any, 0, len(x.Elts))
+		for _, el := range x.Elts {
+			v, ok := plainValue(el)
+			if !ok {
+				return nil, false
+			}
+			l = append(l, v)
+		}
+		return l, true
+	}
+	return nil, false
+}
+
+// merge unifies two plain values: structs merge field by field, equal
+// scalars stay; anything else is not plain (CUE has the final word).
+func merge(a, b any) (any, bool) {
+	if a == nil {
+		return b, true
+	}
+	am, aok := a.(map[string]any)
+	bm, bok := b.(map[string]any)
+	if aok && bok {
+		for k, bv := range bm {
+			v, ok := merge(am[k], bv)
+			if !ok {
+				return nil, false
+			}
+			am[k] = v
+		}
+		return am, true
+	}
+	switch a.(type) {
+	case string, int64, bool:
+		return a, a == b
+	}
+	return nil, false
+}
+
+// fillDefaults applies the schema's defaults (schema/*.cue) to a tenant
+// decoded from plain data. On a tenant CUE decoded it changes nothing.
+func fillDefaults(t *rawTenant) {
+	if t.Secrets != nil && t.Secrets.Vault != nil {
+		v := t.Secrets.Vault
+		if v.Mount == "" {
+			v.Mount = "secret"
+		}
+		if v.Token.Env == "" && v.Token.Vault == nil {
+			v.Token.Env = "VAULT_TOKEN"
+		}
+		if v.AppRole != nil && v.AppRole.Mount == "" {
+			v.AppRole.Mount = "approle"
+		}
+	}
+	if t.DNS != nil {
+		for _, z := range t.DNS.Zones {
+			if z.TTL == 0 {
+				z.TTL = 300
+			}
+			if p := z.Provider.PowerDNS; p != nil && p.Server == "" {
+				p.Server = "localhost"
+			}
+		}
+	}
+	for _, vm := range t.VMs {
+		if vm.Running == nil {
+			running := true
+			vm.Running = &running
+		}
+		if vm.VCPUs == 0 {
+			vm.VCPUs = 1
+		}
+		if vm.Memory == "" {
+			vm.Memory = "1GiB"
+		}
+		for i := range vm.Disks {
+			if vm.Disks[i].Pool == "" {
+				vm.Disks[i].Pool = "default"
+			}
+		}
+	}
+}
