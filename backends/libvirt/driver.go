@@ -18,6 +18,10 @@ import (
 // URIMapEnv names the environment variable that rewrites host URIs.
 const URIMapEnv = "SITE_LIBVIRT_URI_MAP"
 
+// ShutdownTimeoutEnv names the environment variable that overrides
+// DefaultShutdownTimeout for NewFromEnv's driver (a Go duration).
+const ShutdownTimeoutEnv = "SITE_LIBVIRT_SHUTDOWN_TIMEOUT"
+
 // Options configure a Driver.
 type Options struct {
 	// URIMap rewrites a spec's host URI to the URI to open (see
@@ -32,6 +36,7 @@ type Options struct {
 // number of libvirt hosts. It keeps one connection per host until Close.
 type Driver struct {
 	opts    Options
+	fromEnv bool  // read URIMapEnv at the first connection
 	optsErr error // a bad URIMapEnv, reported by every step
 
 	mu    sync.Mutex
@@ -87,6 +92,17 @@ func (d *Driver) conn(host string) (*libvirt.Connect, error) {
 	defer d.mu.Unlock()
 	if c, ok := d.conns[host]; ok {
 		return c, nil
+	}
+	if d.fromEnv {
+		d.fromEnv = false
+		d.opts.URIMap, d.optsErr = ParseURIMap(os.Getenv(URIMapEnv))
+		if v := os.Getenv(ShutdownTimeoutEnv); v != "" && d.optsErr == nil {
+			t, err := time.ParseDuration(v)
+			if err != nil || t < 0 {
+				d.optsErr = fmt.Errorf("%s=%q: want a duration such as 90s or 0s (force off at once)", ShutdownTimeoutEnv, v)
+			}
+			d.opts.ShutdownTimeout = t
+		}
 	}
 	if d.optsErr != nil {
 		return nil, d.optsErr
@@ -163,12 +179,12 @@ func ParseURIMap(s string) (map[string]string, error) {
 const DefaultShutdownTimeout = 2 * time.Minute
 
 // NewFromEnv returns the Driver site's command uses: URIMapEnv read from
-// the environment, DefaultShutdownTimeout. A malformed URIMapEnv fails
-// every step with the parse error.
+// the environment when it first connects, and DefaultShutdownTimeout
+// unless ShutdownTimeoutEnv says otherwise. A malformed value fails every
+// step with the parse error.
 func NewFromEnv() *Driver {
-	m, err := ParseURIMap(os.Getenv(URIMapEnv))
-	d := New(Options{URIMap: m, ShutdownTimeout: DefaultShutdownTimeout})
-	d.optsErr = err
+	d := New(Options{ShutdownTimeout: DefaultShutdownTimeout})
+	d.fromEnv = true
 	return d
 }
 

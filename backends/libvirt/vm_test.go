@@ -18,7 +18,7 @@ func TestCreateThenNoChanges(t *testing.T) {
 
 	obs, run := r.diff(g)
 	want := []string{
-		"none create vm/" + r.host + "/web [autostart,cdroms,disks,memory,nics,running,vcpus]",
+		"none create vm/" + r.host + "/web [autostart,disks,memory,running,vcpus]",
 		"none create volume/" + r.host + "/default/web-root [size]",
 	}
 	if got := lines(obs.Plan); !slices.Equal(got, want) {

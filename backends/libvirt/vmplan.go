@@ -220,10 +220,13 @@ func (p *vmPlanner) planCreate(want *wantDomain) {
 		panic(fmt.Sprintf("marshal a domain built from the model: %v", err)) // our own struct: a bug
 	}
 	s := shapeOf(def, want.owner)
-	p.change(p.step.ID, plan.ActionCreate, plan.ImpactNone, "new domain ("+p.h.domType+")", nil, map[string]any{
-		"memory": kibString(s.MemoryKiB), "vcpus": s.VCPUs, "disks": s.Disks, "cdroms": s.CDROMs, "nics": s.NICs,
-		"autostart": vm.Autostart, "running": vm.Running,
-	})
+	after := map[string]any{"memory": kibString(s.MemoryKiB), "vcpus": s.VCPUs, "autostart": vm.Autostart, "running": vm.Running}
+	for name, list := range map[string][]string{"disks": s.Disks, "cdroms": s.CDROMs, "nics": s.NICs} {
+		if len(list) > 0 {
+			after[name] = list
+		}
+	}
+	p.change(p.step.ID, plan.ActionCreate, plan.ImpactNone, "new domain ("+p.h.domType+")", nil, after)
 	p.add(op{Kind: opDefine, Domain: vm.Name, XML: x})
 	if vm.Autostart {
 		p.add(op{Kind: opSetAutostart, Domain: vm.Name, Bool: true})
@@ -299,7 +302,8 @@ func (p *vmPlanner) planUpdate(o *domObs, want *wantDomain) error {
 			if live.MemoryKiB != next.MemoryKiB {
 				pending = true
 				if cur.MemoryKiB == next.MemoryKiB {
-					p.pendingLine(key, "memory", kibString(live.MemoryKiB), kibString(next.MemoryKiB), restartHint)
+					p.pendingLine(key, "memory", fmt.Sprintf("max %s, current %s", kibString(live.MemoryKiB), kibString(live.CurrentKiB)),
+						fmt.Sprintf("max %s, current %s", kibString(next.MemoryKiB), kibString(next.CurrentKiB)), restartHint)
 				}
 			}
 		}

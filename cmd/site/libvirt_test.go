@@ -1,0 +1,119 @@
+package main
+
+import (
+	"bytes"
+	"flag"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/site-tools/site/backends/libvirt"
+	"github.com/site-tools/site/backends/libvirt/libvirttest"
+)
+
+var updateLibvirt = flag.Bool("update-libvirt", false, "rewrite testdata/libvirt_*.golden from the current output")
+
+// labSpec is a tiny VM on the session daemon; memory and autostart vary.
+func labSpec(memory string, autostart bool) string {
+	a := "false"
+	if autostart {
+		a = "true"
+	}
+	return `package tenants
+
+tenants: lab: {
+	domain: "lab.example.test"
+	vms: tiny: {
+		host:      "qemu:///session"
+		autostart: ` + a + `
+		running:   true
+		vcpus:     1
+		memory:    "` + memory + `"
+		disks: [{pool: "default", name: "tiny-data", size: "16MiB"}]
+		cloudinit: user_data: """
+			#cloud-config
+			hostname: tiny
+			"""
+	}
+}
+`
+}
+
+// TestVMDiffAndApplyThroughCLI runs site diff and site apply against a
+// real session libvirtd with QEMU: a memory change is next-boot, an
+// autostart change is live, and the restart that applies the pending
+// change happens only with --restart and GATE-VM-RESTART.
+func TestVMDiffAndApplyThroughCLI(t *testing.T) {
+	s := libvirttest.StartSession(t)
+	for _, args := range [][]string{
+		{"pool-define-as", "default", "dir", "--target", s.PoolDir},
+		{"pool-start", "default"},
+	} {
+		if out, err := exec.Command("virsh", append([]string{"-c", s.URI}, args...)...).CombinedOutput(); err != nil {
+			t.Fatalf("virsh %v: %v\n%s", args, err, out)
+		}
+	}
+	t.Setenv(libvirt.URIMapEnv, "qemu:///session="+s.URI)
+	t.Setenv("NO_COLOR", "1")
+	// The guest has no OS to honour a shutdown request: force it off.
+	t.Setenv(libvirt.ShutdownTimeoutEnv, "0s")
+	spec := filepath.Join(t.TempDir(), "lab.cue")
+	write := func(memory string, autostart bool) {
+		if err := os.WriteFile(spec, []byte(labSpec(memory, autostart)), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	site := func(wantCode int, args ...string) string {
+		t.Helper()
+		var out, errOut bytes.Buffer
+		if code := run(append(args, spec), &out, &errOut); code != wantCode {
+			t.Fatalf("site %s: exit %d, want %d\nstdout:\n%s\nstderr:\n%s", strings.Join(args, " "), code, wantCode, out.String(), errOut.String())
+		}
+		return out.String()
+	}
+	golden := func(name, got string) {
+		t.Helper()
+		p := filepath.Join("testdata", "libvirt_"+name+".golden")
+		if *updateLibvirt {
+			if err := os.WriteFile(p, []byte(got), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		want, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatalf("%v (run go test -run TestVMDiffAndApplyThroughCLI -update-libvirt)", err)
+		}
+		if got != string(want) {
+			t.Errorf("site output for %s:\ngot:\n%s\nwant:\n%s", name, got, want)
+		}
+	}
+	pid := func() int { return s.QEMUPID("tiny") }
+
+	write("64MiB", false)
+	golden("create", site(exitOK, "apply"))
+	before := pid()
+	if before == 0 {
+		t.Fatal("the guest does not run after apply")
+	}
+
+	write("128MiB", true)
+	golden("diff", site(exitChanges, "diff", "--detailed-exitcode"))
+	site(exitOK, "apply")
+	if got := pid(); got != before {
+		t.Fatalf("apply restarted the guest: QEMU PID %d -> %d", before, got)
+	}
+	golden("pending", site(exitChanges, "diff", "--detailed-exitcode"))
+	golden("restart_gated", site(exitGated, "apply", "--restart", "lab/tiny"))
+	if got := pid(); got != before {
+		t.Fatalf("apply without the gate restarted the guest: QEMU PID %d -> %d", before, got)
+	}
+	site(exitOK, "apply", "--restart", "lab/tiny", "--ack", "GATE-VM-RESTART")
+	after := pid()
+	t.Logf("QEMU PID %d -> %d", before, after)
+	if after == before || after == 0 {
+		t.Fatalf("the guest did not restart: QEMU PID %d -> %d", before, after)
+	}
+	golden("converged", site(exitOK, "diff", "--detailed-exitcode"))
+}
