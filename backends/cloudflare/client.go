@@ -2,9 +2,12 @@ package cloudflare
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"math/rand/v2"
 	"net/http"
 	"strconv"
@@ -12,6 +15,7 @@ import (
 	"time"
 
 	cf "github.com/cloudflare/cloudflare-go"
+	"golang.org/x/time/rate"
 )
 
 // DefaultAPIURL is Cloudflare's public v4 API.
@@ -35,18 +39,41 @@ const EnvAPIURL = "SITE_CLOUDFLARE_API_URL"
 // bounded exponential backoff and jitter, and returns a typed
 // *TransientError when it gives up (at once for a 5xx on other methods,
 // so that the client's untyped "internal server error" never reaches
-// Classify). UsingRateLimit keeps the client's own
-// limiter at the driver's rate (Cloudflare allows 1,200 requests per five
-// minutes, which is 4 per second).
+// Classify).
+//
+// Rate: Cloudflare allows 1,200 requests per five minutes per token (4
+// per second). The client's own limiter is per client, and site builds
+// one client per zone step, with steps running in parallel; so the
+// transport waits on one limiter per token and API URL, shared by every
+// zone and every retry, and the client's limiter is opened wide.
 func (d *Driver) newAPI(baseURL, token string, counter *atomic.Int64) (*cf.API, error) {
-	rt := &retrying{next: d.transport(), attempts: d.retries() + 1, maxWait: d.maxWait(), counter: counter, sleep: sleep}
+	rt := &retrying{next: d.transport(), attempts: d.retries() + 1, maxWait: d.maxWait(), counter: counter,
+		sleep: sleep, limiter: d.limiter(baseURL, token)}
 	return cf.NewWithAPIToken(token,
 		cf.BaseURL(baseURL),
 		cf.HTTPClient(&http.Client{Transport: rt, Timeout: 2 * time.Minute}),
 		cf.UsingRetryPolicy(0, 0, 0),
-		cf.UsingRateLimit(d.rps()),
+		cf.UsingRateLimit(math.MaxFloat64),
 		cf.UserAgent("site"),
 	)
+}
+
+// limiter returns the limiter shared by every client of one token at one
+// API URL. Tokens are kept only as hashes.
+func (d *Driver) limiter(baseURL, token string) *rate.Limiter {
+	h := sha256.Sum256([]byte(baseURL + "\x00" + token))
+	key := hex.EncodeToString(h[:])
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.limiters == nil {
+		d.limiters = map[string]*rate.Limiter{}
+	}
+	l, ok := d.limiters[key]
+	if !ok {
+		l = rate.NewLimiter(rate.Limit(d.rps()), 1)
+		d.limiters[key] = l
+	}
+	return l
 }
 
 func (d *Driver) transport() http.RoundTripper {
@@ -84,6 +111,8 @@ type retrying struct {
 	counter  *atomic.Int64
 	// sleep waits before a retry; tests replace it to see the waits.
 	sleep func(context.Context, time.Duration) error
+	// limiter paces every attempt; nil does not wait.
+	limiter *rate.Limiter
 }
 
 func (t *retrying) RoundTrip(req *http.Request) (*http.Response, error) {
@@ -103,6 +132,11 @@ func (t *retrying) RoundTrip(req *http.Request) (*http.Response, error) {
 					return nil, err
 				}
 				req.Body = b
+			}
+		}
+		if t.limiter != nil {
+			if err := t.limiter.Wait(req.Context()); err != nil {
+				return nil, fmt.Errorf("waiting for the request rate limit: %w", err)
 			}
 		}
 		if t.counter != nil {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -119,5 +120,26 @@ func TestRetryAfterHonoured(t *testing.T) {
 				t.Errorf("got waits %v, want [%s]", waits, tt.want)
 			}
 		})
+	}
+}
+
+// TestLimiterSharedPerToken: every zone of one token shares one request
+// budget, as Cloudflare counts it.
+func TestLimiterSharedPerToken(t *testing.T) {
+	d := &Driver{RPS: 4}
+	a, b := d.limiter("https://api", "tok1"), d.limiter("https://api", "tok1")
+	if a != b {
+		t.Error("two clients of one token got different limiters")
+	}
+	if d.limiter("https://api", "tok2") == a || d.limiter("http://test", "tok1") == a {
+		t.Error("another token or API URL shares the limiter")
+	}
+	if got := a.Limit(); got != 4 {
+		t.Errorf("got %v requests per second, want 4", got)
+	}
+	for k := range d.limiters {
+		if strings.Contains(k, "tok1") {
+			t.Errorf("limiter key %q holds the token", k)
+		}
 	}
 }

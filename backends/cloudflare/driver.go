@@ -49,10 +49,12 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 
 	cf "github.com/cloudflare/cloudflare-go"
+	"golang.org/x/time/rate"
 
 	"github.com/site-tools/site/backends"
 	"github.com/site-tools/site/compiler/graph"
@@ -74,11 +76,14 @@ const (
 type Driver struct {
 	ChunkSize int           // operations per batch request, 1..MaxChunkSize
 	PerPage   int           // records per list page
-	RPS       float64       // client-side request rate limit
+	RPS       float64       // requests per second per token, shared by all zones
 	Retries   int           // transport retries for 429, and for 5xx or no answer on GET
 	MaxWait   time.Duration // longest single wait before a retry (caps Retry-After)
 	// Transport carries the HTTP requests; http.DefaultTransport when nil.
 	Transport http.RoundTripper
+
+	mu       sync.Mutex
+	limiters map[string]*rate.Limiter // one per API URL and token (hashed)
 }
 
 // New returns a Driver with the defaults.
