@@ -173,7 +173,8 @@ func (d *Driver) Plan(ctx context.Context, step *graph.Step, run *backends.Run) 
 			absent = true
 			live = nil
 		} else {
-			return nil, fmt.Errorf("observe zone %s at %s: %w; nothing is planned for this zone, deletes least of all", step.Zone.Name, c.base, err)
+			return nil, fmt.Errorf("observe zone %s at %s%s: %w; nothing is planned for this zone, deletes least of all",
+				step.Zone.Name, c.base, keySource(err, step.Zone.Provider.PowerDNS.APIKey), err)
 		}
 	}
 	obs := observe(live)
@@ -219,4 +220,20 @@ func (d *Driver) Apply(ctx context.Context, sp *backends.StepPlan, run *backends
 	}
 	res.Problems = append(res.Problems, problems...)
 	return res, nil
+}
+
+// keySource names where the API key came from when the server refused
+// it: the variable or vault path, never the value.
+func keySource(err error, c model.Credential) string {
+	var ae *APIError
+	if !errors.As(err, &ae) || ae.Class != ClassAuth {
+		return ""
+	}
+	switch {
+	case c.Env != "":
+		return " with the API key from env " + c.Env
+	case c.Vault != nil:
+		return " with the API key from vault " + c.Vault.Path + "#" + c.Vault.Key
+	}
+	return ""
 }

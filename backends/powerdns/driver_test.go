@@ -194,7 +194,11 @@ func TestIncident2_FailedObservationPlansNoDeletes(t *testing.T) {
 			if !errors.As(err, &ae) || ae.Class != tc.class {
 				t.Fatalf("got %v, want a %s error", err, tc.class)
 			}
-			for _, want := range []string{"observe zone flap.test.", "nothing is planned", "deletes least of all"} {
+			wants := []string{"observe zone flap.test.", "nothing is planned", "deletes least of all"}
+			if tc.class == ClassAuth {
+				wants = append(wants, "with the API key from env "+keyEnv)
+			}
+			for _, want := range wants {
 				if !strings.Contains(err.Error(), want) {
 					t.Errorf("error %q does not say %q", err, want)
 				}
