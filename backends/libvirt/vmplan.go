@@ -258,15 +258,24 @@ func (p *vmPlanner) planUpdate(o *domObs, want *wantDomain) error {
 
 	define := !o.Persistent
 	pending := false
+	liveDiffers := map[string]bool{}
+	if o.Running {
+		for _, f := range diffShapes(live, next) {
+			liveDiffers[f.Name] = true
+		}
+	}
 	for _, f := range diffShapes(cur, next) {
 		if f.Name == "owner" {
 			continue
 		}
 		define = true
 		reason := "guest is shut off: the next start uses the new definition"
-		if o.Running {
+		switch {
+		case o.Running && liveDiffers[f.Name]:
 			reason = "written to the persistent definition; " + restartHint
 			pending = true
+		case o.Running:
+			reason = "undoes a change to the persistent definition made outside site; the running guest already has the wanted value, so nothing stays pending"
 		}
 		p.change(key, plan.ActionUpdate, plan.ImpactNextBoot, reason, map[string]any{f.Name: f.Before}, map[string]any{f.Name: f.After})
 	}
