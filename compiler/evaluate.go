@@ -28,6 +28,7 @@ import (
 type evaluator struct {
 	ctx    *cue.Context
 	schema cue.Value
+	tenant cue.Value // #Tenant
 }
 
 // fileResult is one evaluated file: its tenants as plain Go values, the
@@ -63,7 +64,7 @@ func newEvaluator() (*evaluator, error) {
 	if err := v.Err(); err != nil {
 		return nil, fmt.Errorf("embedded schema does not compile (a bug in site): %w", err)
 	}
-	return &evaluator{ctx: ctx, schema: v}, nil
+	return &evaluator{ctx: ctx, schema: v, tenant: v.LookupPath(cue.MakePath(cue.Def("Tenant")))}, nil
 }
 
 var tenantsPath = cue.MakePath(cue.Str("tenants"))
@@ -98,7 +99,7 @@ func (e *evaluator) source(path string, data []byte) *fileResult {
 	}
 	f, err := parser.ParseFile(path, data)
 	if err != nil {
-		r.diags = append(r.diags, fromCUE(cueerrors.Errors(err), r.pos)...)
+		r.diags = append(r.diags, fromCUE(cueErrors(err, nil), r.pos)...)
 		return r
 	}
 	r.pos = indexPositions(path, f)
@@ -106,25 +107,16 @@ func (e *evaluator) source(path string, data []byte) *fileResult {
 		r.diags = append(r.diags, d...)
 		return r
 	}
-	data0 := e.ctx.BuildFile(f, cue.Scope(e.schema))
-	if err := data0.Err(); err != nil {
-		r.diags = append(r.diags, fromCUE(cueerrors.Errors(err), r.pos)...)
-		return r
-	}
-	v := e.schema.Unify(data0)
-	if err := v.Validate(cue.Concrete(true), cue.Final()); err != nil {
-		tenants := v.LookupPath(tenantsPath)
-		errs := cueerrors.Errors(err)
-		validateTree(tenants, &errs)
+	tenants, errs := e.check(f)
+	if len(errs) > 0 {
 		// Decode the tenants that are valid on their own, so that the
 		// checks after CUE report their problems in this run too.
 		r.tenants = map[string]*rawTenant{}
-		if it, err := tenants.Fields(); err == nil {
-			for it.Next() {
-				var t rawTenant
-				if it.Value().Validate(cue.Concrete(true), cue.Final()) == nil && it.Value().Decode(&t) == nil {
-					r.tenants[it.Selector().Unquoted()] = &t
-				}
+		for name, v := range tenants {
+			var t rawTenant
+			if v.Decode(&t) == nil {
+				fillDefaults(&t)
+				r.tenants[name] = &t
 			}
 		}
 		errs = append(errs, e.hiddenErrors(f, errs)...)
@@ -133,13 +125,88 @@ func (e *evaluator) source(path string, data []byte) *fileResult {
 	}
 	if t, ok := plainTenants(f); ok {
 		r.tenants = t
-	} else if err := v.LookupPath(tenantsPath).Decode(&r.tenants); err != nil {
-		r.diags = append(r.diags, fromCUE(cueerrors.Errors(err), r.pos)...)
+	} else {
+		r.tenants = map[string]*rawTenant{}
+		for name, v := range tenants {
+			var t rawTenant
+			if err := v.Decode(&t); err != nil {
+				r.diags = append(r.diags, fromCUE(cueErrors(err, []string{"tenants", name}), r.pos)...)
+				continue
+			}
+			r.tenants[name] = &t
+		}
 	}
 	for _, t := range r.tenants {
 		fillDefaults(t)
 	}
 	return r
+}
+
+// check evaluates f against the schema, one tenant at a time: each
+// tenant is unified with #Tenant directly, which is cheaper than
+// unifying the file with the schema's tenants: [string]: #Tenant and
+// reports more of a tenant's errors at once. It returns the tenants
+// that are valid and the errors of the others.
+func (e *evaluator) check(f *ast.File) (map[string]cue.Value, []cueError) {
+	data := e.ctx.BuildFile(f, cue.Scope(e.schema))
+	if err := data.Err(); err != nil {
+		return nil, cueErrors(err, nil)
+	}
+	valid := map[string]cue.Value{}
+	tenants := data.LookupPath(tenantsPath)
+	if !tenants.Exists() {
+		return valid, nil
+	}
+	if err := tenants.Err(); err != nil {
+		return nil, cueErrors(err, nil)
+	}
+	if k := tenants.IncompleteKind(); k != cue.StructKind {
+		return nil, []cueError{{path: []string{"tenants"}, msg: fmt.Sprintf("got %s, want a struct {...}", k)}}
+	}
+	it, err := tenants.Fields()
+	if err != nil {
+		return nil, cueErrors(err, nil)
+	}
+	var errs []cueError
+	for it.Next() {
+		name := it.Selector().Unquoted()
+		prefix := []string{"tenants", name}
+		v := e.tenant.Unify(it.Value())
+		if err := v.Validate(cue.Concrete(true), cue.Final()); err != nil {
+			errs = append(errs, cueErrors(err, prefix)...)
+			validateTree(v, prefix, &errs)
+			continue
+		}
+		valid[name] = v
+	}
+	return valid, errs
+}
+
+// cueError is one CUE error, its path made absolute (tenants.NAME...)
+// and unquoted, as the position index keys paths.
+type cueError struct {
+	path []string
+	msg  string
+	pos  []token.Pos // Position() first, then InputPositions()
+}
+
+// cueErrors converts CUE's errors, evaluated under prefix (a tenant
+// unified with #Tenant reports paths starting at #Tenant).
+func cueErrors(err error, prefix []string) []cueError {
+	var out []cueError
+	for _, e := range cueerrors.Errors(err) {
+		rel := unquotePath(e.Path())
+		if len(rel) > 0 && strings.HasPrefix(rel[0], "#") {
+			rel = rel[1:]
+		}
+		format, args := e.Msg()
+		out = append(out, cueError{
+			path: append(append([]string{}, prefix...), rel...),
+			msg:  fmt.Sprintf(format, args...),
+			pos:  append([]token.Pos{e.Position()}, e.InputPositions()...),
+		})
+	}
+	return out
 }
 
 // checkTopLevel insists on "package tenants" and, at the top level, on
@@ -201,11 +268,11 @@ func badUTF8(data []byte) (line, col int) {
 // when the value it validates has no other error; validating the
 // failing subtrees one by one reports those too, so that a user sees
 // every error in one run. It runs only on specs that failed already.
-func validateTree(v cue.Value, errs *[]cueerrors.Error) {
+func validateTree(v cue.Value, prefix []string, errs *[]cueError) {
 	check := func(c cue.Value) {
 		if err := c.Validate(cue.Concrete(true), cue.Final()); err != nil {
-			*errs = append(*errs, cueerrors.Errors(err)...)
-			validateTree(c, errs)
+			*errs = append(*errs, cueErrors(err, prefix)...)
+			validateTree(c, prefix, errs)
 		}
 	}
 	if v.IncompleteKind() == cue.ListKind {
@@ -227,13 +294,11 @@ func validateTree(v cue.Value, errs *[]cueerrors.Error) {
 // file: CUE positions some errors in the schema only, so the position
 // is the first one in the user's file, else the user's nearest element
 // on the error's path.
-func fromCUE(errs []cueerrors.Error, pos *positions) Diagnostics {
+func fromCUE(errs []cueError, pos *positions) Diagnostics {
 	var diags Diagnostics
 	credSeen := map[string]bool{}
 	for _, e := range errs {
-		path := unquotePath(e.Path())
-		format, args := e.Msg()
-		msg := fmt.Sprintf(format, args...)
+		path, msg := e.path, e.msg
 		if strings.Contains(msg, "errors in empty disjunction") {
 			continue // a summary line: the errors of each branch follow it
 		}
@@ -269,7 +334,7 @@ func fromCUE(errs []cueerrors.Error, pos *positions) Diagnostics {
 		}
 		d := Diagnostic{Path: cuePath(path...), Msg: msg}
 		var inFile []token.Pos
-		for _, p := range append([]token.Pos{e.Position()}, e.InputPositions()...) {
+		for _, p := range e.pos {
 			if p.IsValid() && p.Filename() == pos.file {
 				inFile = append(inFile, p)
 			}
@@ -286,7 +351,7 @@ func fromCUE(errs []cueerrors.Error, pos *positions) Diagnostics {
 		// Never let a failed file pass as empty.
 		msg := "invalid spec"
 		if len(errs) > 0 {
-			msg = errs[0].Error()
+			msg = errs[0].msg
 		}
 		diags = append(diags, Diagnostic{Pos: model.Pos{File: pos.file, Line: 1, Col: 1}, Msg: msg})
 	}

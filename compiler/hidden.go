@@ -1,13 +1,10 @@
 package compiler
 
 import (
-	"fmt"
 	"strconv"
 	"strings"
 
-	"cuelang.org/go/cue"
 	"cuelang.org/go/cue/ast"
-	cueerrors "cuelang.org/go/cue/errors"
 )
 
 // maxRounds bounds how often hiddenErrors re-evaluates a failed file.
@@ -21,7 +18,7 @@ const maxRounds = 3
 // a removed field are dropped: removing `autostart: "yes"` must not
 // report autostart as missing. It mutates f, so the file's value must
 // have been used already.
-func (e *evaluator) hiddenErrors(f *ast.File, errs []cueerrors.Error) []cueerrors.Error {
+func (e *evaluator) hiddenErrors(f *ast.File, errs []cueError) []cueError {
 	seen := map[string]bool{}
 	for _, err := range errs {
 		seen[errKey(err)] = true
@@ -35,11 +32,11 @@ func (e *evaluator) hiddenErrors(f *ast.File, errs []cueerrors.Error) []cueerror
 		}
 		return false
 	}
-	var found []cueerrors.Error
+	var found []cueError
 	for range maxRounds {
 		pruned := false
 		for _, err := range errs {
-			path := unquotePath(err.Path())
+			path := err.path
 			if len(path) == 0 || under(path) {
 				continue
 			}
@@ -51,21 +48,14 @@ func (e *evaluator) hiddenErrors(f *ast.File, errs []cueerrors.Error) []cueerror
 		if !pruned {
 			break
 		}
-		data := e.ctx.BuildFile(f, cue.Scope(e.schema))
-		if data.Err() != nil {
+		_, errs = e.check(f)
+		if len(errs) == 0 {
 			break
 		}
-		v := e.schema.Unify(data)
-		err := v.Validate(cue.Concrete(true), cue.Final())
-		if err == nil {
-			break
-		}
-		errs = cueerrors.Errors(err)
-		validateTree(v.LookupPath(tenantsPath), &errs)
-		var fresh []cueerrors.Error
+		var fresh []cueError
 		for _, err := range errs {
 			k := errKey(err)
-			if seen[k] || under(unquotePath(err.Path())) {
+			if seen[k] || under(err.path) {
 				continue
 			}
 			seen[k] = true
@@ -80,9 +70,8 @@ func (e *evaluator) hiddenErrors(f *ast.File, errs []cueerrors.Error) []cueerror
 	return found
 }
 
-func errKey(err cueerrors.Error) string {
-	format, args := err.Msg()
-	return strings.Join(err.Path(), ".") + "\x00" + fmt.Sprintf(format, args...)
+func errKey(err cueError) string {
+	return strings.Join(err.path, pathSep) + pathSep + err.msg
 }
 
 // prune removes every field at target from decls (nested under prefix)
