@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	pdns "github.com/joeig/go-powerdns/v3"
 
@@ -29,7 +30,9 @@ import (
 //	go test -tags libvirt_dlopen -run '^$' -bench . ./backends/powerdns/
 //
 // Metrics: ns/op (wall time), requests/op, peak-RSS-MB (the process's
-// VmHWM after the run; run one benchmark per process to read it alone).
+// VmHWM after the run; run one benchmark per process to read it alone),
+// and x-floor in BenchmarkRatio: site's time over the floor's, measured
+// alternately in the same loop so that a busy machine slows both alike.
 
 var benchSizes = []int{100, 1000, 10000}
 
@@ -211,6 +214,61 @@ func BenchmarkFloorPATCH(b *testing.B) {
 			b.ReportMetric(1, "requests/op")
 			b.ReportMetric(float64(len(body)), "body-bytes")
 			reportRSS(b)
+		})
+	}
+}
+
+// BenchmarkRatio interleaves the floor and site's own call in every
+// iteration, so both run under the same load on a shared machine, and
+// reports site's time as a multiple of the floor's (x-floor): diff
+// against one raw GET, apply (plan, PATCH, verify) against one raw GET
+// plus one raw PATCH.
+func BenchmarkRatio(b *testing.B) {
+	srv := benchServer(b)
+	run := newRun(srv)
+	for _, n := range benchSizes {
+		zone := benchZone(n)
+		wanted := benchWanted(zone, n)
+		step, d := benchStep(srv, zone, wanted), benchDriver()
+		b.Run(fmt.Sprintf("diff/rrsets=%d", n), func(b *testing.B) {
+			convergedZone(b, srv, zone, wanted)
+			var floor, ours time.Duration
+			for b.Loop() {
+				t0 := time.Now()
+				raw(b, srv, "GET", zone, nil)
+				t1 := time.Now()
+				if _, err := d.Plan(context.Background(), step, run); err != nil {
+					b.Fatal(err)
+				}
+				floor, ours = floor+t1.Sub(t0), ours+time.Since(t1)
+			}
+			b.ReportMetric(float64(ours)/float64(floor), "x-floor")
+		})
+		b.Run(fmt.Sprintf("apply/rrsets=%d", n), func(b *testing.B) {
+			body := rawBody(zone, wanted, "bench")
+			var floor, ours time.Duration
+			for i := 0; i < b.N; i++ {
+				b.StopTimer()
+				emptyZone(b, srv, zone)
+				b.StartTimer()
+				t0 := time.Now()
+				raw(b, srv, "GET", zone, nil)
+				raw(b, srv, "PATCH", zone, body)
+				floor += time.Since(t0)
+				b.StopTimer()
+				emptyZone(b, srv, zone)
+				b.StartTimer()
+				t1 := time.Now()
+				sp, err := d.Plan(context.Background(), step, run)
+				if err != nil {
+					b.Fatal(err)
+				}
+				if res, err := d.Apply(context.Background(), sp, run); err != nil || len(res.Problems) > 0 {
+					b.Fatalf("apply: %v", err)
+				}
+				ours += time.Since(t1)
+			}
+			b.ReportMetric(float64(ours)/float64(floor), "x-floor")
 		})
 	}
 }
