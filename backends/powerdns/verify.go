@@ -6,9 +6,13 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/miekg/dns"
 )
+
+// queryTimeout bounds one verification query.
+const queryTimeout = 3 * time.Second
 
 // verifyWorkers bounds the DNS queries in flight during verification.
 const verifyWorkers = 8
@@ -33,11 +37,21 @@ func verify(ctx context.Context, addr, zone string, expect []expectation) ([]str
 			return problems, nil
 		}
 	}
+	// The first query that fails ends the others: an unreachable
+	// address would otherwise cost a timeout per changed rrset.
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
 	problems := make([]string, len(expect))
-	errs := make([]error, len(expect))
-	var wg sync.WaitGroup
+	var (
+		wg       sync.WaitGroup
+		once     sync.Once
+		firstErr error
+	)
 	sem := make(chan struct{}, verifyWorkers)
 	for i, e := range expect {
+		if ctx.Err() != nil {
+			break
+		}
 		wg.Add(1)
 		sem <- struct{}{}
 		go func() {
@@ -45,20 +59,20 @@ func verify(ctx context.Context, addr, zone string, expect []expectation) ([]str
 			defer func() { <-sem }()
 			got, err := query(ctx, addr, e.name, e.typ)
 			if err != nil {
-				errs[i] = err
+				once.Do(func() { firstErr = err; cancel() })
 				return
 			}
 			problems[i] = compare(e, got)
 		}()
 	}
 	wg.Wait()
+	if firstErr != nil {
+		return nil, firstErr
+	}
 	var out []string
-	for i := range expect {
-		if errs[i] != nil {
-			return nil, errs[i]
-		}
-		if problems[i] != "" {
-			out = append(out, problems[i])
+	for _, p := range problems {
+		if p != "" {
+			out = append(out, p)
 		}
 	}
 	return out, nil
@@ -109,9 +123,9 @@ func query(ctx context.Context, addr, name, typ string) (*served, error) {
 	m := new(dns.Msg)
 	m.SetQuestion(name, t)
 	m.RecursionDesired = false
-	in, _, err := (&dns.Client{}).ExchangeContext(ctx, m, addr)
+	in, _, err := (&dns.Client{Timeout: queryTimeout}).ExchangeContext(ctx, m, addr)
 	if err == nil && in.Truncated {
-		in, _, err = (&dns.Client{Net: "tcp"}).ExchangeContext(ctx, m, addr)
+		in, _, err = (&dns.Client{Net: "tcp", Timeout: queryTimeout}).ExchangeContext(ctx, m, addr)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("query %s %s: %w", name, typ, err)

@@ -113,3 +113,21 @@ func TestVerifyAddrChoice(t *testing.T) {
 		})
 	}
 }
+
+func TestVerifyUnreachableAddressIsAProblem(t *testing.T) {
+	srv := pdnstest.Shared(t)
+	const zone = "noaddr.test."
+	srv.CreateZone(t, zone)
+	d, run := testDriver(), newRun(srv)
+	// A TCP port nothing listens on, and UDP answered by nobody: refused
+	// at once on loopback.
+	d.VerifyAddr = func(*model.Zone, *backends.Run) string { return "127.0.0.1:1" }
+	sp := mustPlan(t, d, zoneStep(srv, "office1", zone, rr("a.noaddr.test.", "A", 300, "192.0.2.1"), rr("b.noaddr.test.", "A", 300, "192.0.2.2")), run)
+	res, err := d.Apply(context.Background(), sp, run)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Problems) != 1 || !strings.Contains(res.Problems[0], "could not verify at 127.0.0.1:1") {
+		t.Errorf("got %q, want one problem saying verification could not run", res.Problems)
+	}
+}
