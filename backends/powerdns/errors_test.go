@@ -159,3 +159,24 @@ func TestParseErrorBody(t *testing.T) {
 		})
 	}
 }
+
+func TestTransientWriteIsRetriedThenSucceeds(t *testing.T) {
+	srv := pdnstest.Shared(t)
+	const zone = "retry.test."
+	srv.CreateZone(t, zone)
+	var failed atomic.Bool
+	srv.FailWhen(t, func(r *http.Request) (int, string, bool) {
+		// The first PATCH meets an overloaded server; the rest pass.
+		return 503, `{"error": "Service Unavailable"}`, r.Method == "PATCH" && failed.CompareAndSwap(false, true)
+	})
+	d, run := testDriver(), newRun(srv)
+	sp := mustPlan(t, d, zoneStep(srv, "office1", zone, rr("www.retry.test.", "A", 300, "192.0.2.1")), run)
+	srv.ResetRequests(zone)
+	mustApply(t, d, sp, run)
+	if got := srv.Requests(zone).PATCH; got != 2 {
+		t.Errorf("got %d PATCHes, want 2: one refused with 503, one retried", got)
+	}
+	if got := srv.Query(t, "www.retry.test.", "A"); !equalStrings(got, []string{"300 192.0.2.1"}) {
+		t.Errorf("got %q, want the record served", got)
+	}
+}
