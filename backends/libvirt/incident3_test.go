@@ -243,8 +243,8 @@ func TestIncident3_SeedSurvivesTmpWipe(t *testing.T) {
 	// old one any more, so the same apply removes it.
 	obs, run = r2.diff(g, tenant+"/tiny")
 	wantLines = []string{
-		"live update vm/qemu:///session/tiny [owner]",
 		"next-boot update vm/qemu:///session/tiny [cdroms]",
+		"live update vm/qemu:///session/tiny [owner]",
 		"restart update vm/qemu:///session/tiny [domain id] GATE-VM-RESTART",
 		"none delete volume/qemu:///session/default/" + want.Name + " [role]",
 	}

@@ -204,3 +204,36 @@ func TestParseOwner(t *testing.T) {
 		})
 	}
 }
+
+// TestBalloonIsLive: with a balloon and room under the running maximum,
+// current memory changes live and nothing stays pending.
+func TestBalloonIsLive(t *testing.T) {
+	dom := `<domain type="test"><name>web</name><memory unit="KiB">131072</memory><currentMemory unit="KiB">65536</currentMemory>` +
+		`<vcpu>1</vcpu><os><type arch="i686">hvm</type></os>` +
+		`<metadata><site:owner xmlns:site="` + OwnerNS + `" tenant="t1"/></metadata>` +
+		`<devices><memballoon model="virtio"/></devices></domain>`
+	r := newRig(t, libvirttest.TestURI(t, libvirttest.Fixture{Domains: []string{dom}}), Options{})
+	before := r.domain("web")
+	vm := r.vm("web")
+	vm.MemoryBytes = 128 << 20
+	g := r.graph([]*model.VM{vm}, nil)
+	obs, run := r.diff(g)
+	want := []string{"next-boot update vm/" + r.host + "/web [memory]", "live update vm/" + r.host + "/web [current memory]"}
+	if got := lines(obs.Plan); !slices.Equal(got, want) {
+		t.Fatalf("got %q, want %q", got, want)
+	}
+	if reason := obs.Plan.Changes[0].Reason; !strings.Contains(reason, "nothing stays pending") {
+		t.Errorf("got reason %q", reason)
+	}
+	r.apply(g, obs, run)
+	after := r.domain("web")
+	if after.ID != before.ID {
+		t.Errorf("domain ID %d -> %d", before.ID, after.ID)
+	}
+	if got := toKiB(after.Live.CurrentMemory.Value, after.Live.CurrentMemory.Unit); got != 131072 {
+		t.Errorf("live current memory: got %d KiB, want 131072", got)
+	}
+	if again, _ := r.diff(g); again.Plan.HasChanges() {
+		t.Errorf("got %q, want no changes", lines(again.Plan))
+	}
+}

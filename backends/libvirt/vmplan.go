@@ -256,26 +256,50 @@ func (p *vmPlanner) planUpdate(o *domObs, want *wantDomain) error {
 	}
 	restartHint := fmt.Sprintf("pending until the guest's next shutdown (site apply --restart %s/%s --ack %s restarts it now)", vm.Tenant, vm.Name, plan.GateVMRestart)
 
-	define := !o.Persistent
-	pending := false
+	// Live changes first: they decide what stays pending. Memory balloons
+	// up to the running maximum, vCPUs hotplug up to the running maximum;
+	// a guest that apply stops gets none.
+	var liveChanges []plan.Change
+	liveChange := func(reason, name string, before, after any) {
+		liveChanges = append(liveChanges, plan.Change{Key: key, Step: p.step.ID, Phase: p.step.Phase, Tenant: vm.Tenant,
+			Action: plan.ActionUpdate, Impact: plan.ImpactLive, Reason: reason, Before: map[string]any{name: before}, After: map[string]any{name: after}})
+	}
+	if o.Running && vm.Running {
+		if live.Balloon && next.CurrentKiB <= live.MemoryKiB && live.CurrentKiB != next.CurrentKiB {
+			liveChange("balloon to the new size (SetMemoryFlags live, up to the running maximum)", "current memory", kibString(live.CurrentKiB), kibString(next.CurrentKiB))
+			p.add(op{Kind: opMemoryLive, Domain: vm.Name, Bytes: uint64(next.CurrentKiB)})
+			live.CurrentKiB = next.CurrentKiB
+		}
+		if live.VCPUs != next.VCPUs && next.VCPUs <= live.MaxVCPUs {
+			liveChange("vCPU hotplug (SetVcpusFlags live, up to the running maximum)", "vcpus", live.VCPUs, next.VCPUs)
+			p.add(op{Kind: opVCPUsLive, Domain: vm.Name, Bytes: uint64(next.VCPUs)})
+			live.VCPUs = next.VCPUs
+		}
+	}
 	liveDiffers := map[string]bool{}
 	if o.Running {
 		for _, f := range diffShapes(live, next) {
-			liveDiffers[f.Name] = true
+			if f.Name != "owner" {
+				liveDiffers[f.Name] = true
+			}
 		}
 	}
+	pending := len(liveDiffers) > 0
+
+	// Config drift: one DefineXML of the merged definition.
+	define := !o.Persistent
+	written := map[string]bool{}
 	for _, f := range diffShapes(cur, next) {
 		if f.Name == "owner" {
 			continue
 		}
-		define = true
+		define, written[f.Name] = true, true
 		reason := "guest is shut off: the next start uses the new definition"
 		switch {
 		case o.Running && liveDiffers[f.Name]:
 			reason = "written to the persistent definition; " + restartHint
-			pending = true
 		case o.Running:
-			reason = "undoes a change to the persistent definition made outside site; the running guest already has the wanted value, so nothing stays pending"
+			reason = "written to the persistent definition; the running guest already has it, so nothing stays pending"
 		}
 		p.change(key, plan.ActionUpdate, plan.ImpactNextBoot, reason, map[string]any{f.Name: f.Before}, map[string]any{f.Name: f.After})
 	}
@@ -290,6 +314,17 @@ func (p *vmPlanner) planUpdate(o *domObs, want *wantDomain) error {
 				map[string]any{"persistent": false}, map[string]any{"persistent": true})
 		}
 	}
+	// Differences between the running guest and a persistent definition
+	// that already says what the spec wants: written earlier, by site or
+	// by hand, waiting for the next shutdown.
+	if o.Running {
+		for _, f := range diffShapes(live, next) {
+			if f.Name != "owner" && !written[f.Name] {
+				p.change(key, plan.ActionUpdate, plan.ImpactNextBoot, "already in the persistent definition; "+restartHint,
+					map[string]any{f.Name: f.Before}, map[string]any{f.Name: f.After})
+			}
+		}
+	}
 	// The owner element is metadata: live and config in one call.
 	ownerNow := cur.Owner
 	if o.Running && live.Owner != cur.Owner {
@@ -300,44 +335,7 @@ func (p *vmPlanner) planUpdate(o *domObs, want *wantDomain) error {
 			map[string]any{"owner": ownerNow}, map[string]any{"owner": next.Owner})
 		p.add(op{Kind: opSetMetadata, Domain: vm.Name, Owner: want.owner, Live: o.Running})
 	}
-	// Live changes to a running guest, and differences already pending.
-	if o.Running && vm.Running {
-		if live.MemoryKiB != next.MemoryKiB || live.CurrentKiB != next.CurrentKiB {
-			if live.Balloon && next.CurrentKiB <= live.MemoryKiB && live.CurrentKiB != next.CurrentKiB {
-				p.change(key, plan.ActionUpdate, plan.ImpactLive, "balloon to the new size (SetMemoryFlags live; up to the running maximum)",
-					map[string]any{"current memory": kibString(live.CurrentKiB)}, map[string]any{"current memory": kibString(next.CurrentKiB)})
-				p.add(op{Kind: opMemoryLive, Domain: vm.Name, Bytes: uint64(next.CurrentKiB)})
-			}
-			if live.MemoryKiB != next.MemoryKiB {
-				pending = true
-				if cur.MemoryKiB == next.MemoryKiB {
-					p.pendingLine(key, "memory", fmt.Sprintf("max %s, current %s", kibString(live.MemoryKiB), kibString(live.CurrentKiB)),
-						fmt.Sprintf("max %s, current %s", kibString(next.MemoryKiB), kibString(next.CurrentKiB)), restartHint)
-				}
-			}
-		}
-		if live.VCPUs != next.VCPUs && next.VCPUs <= live.MaxVCPUs {
-			p.change(key, plan.ActionUpdate, plan.ImpactLive, "vCPU hotplug (SetVcpusFlags live; up to the running maximum)",
-				map[string]any{"vcpus": live.VCPUs}, map[string]any{"vcpus": next.VCPUs})
-			p.add(op{Kind: opVCPUsLive, Domain: vm.Name, Bytes: uint64(next.VCPUs)})
-		}
-		if live.MaxVCPUs != next.MaxVCPUs || (live.VCPUs != next.VCPUs && next.VCPUs > live.MaxVCPUs) {
-			pending = true
-			if cur.MaxVCPUs == next.MaxVCPUs && cur.VCPUs == next.VCPUs {
-				p.pendingLine(key, "vcpus", fmt.Sprintf("%d of max %d", live.VCPUs, live.MaxVCPUs), fmt.Sprintf("%d of max %d", next.VCPUs, next.MaxVCPUs), restartHint)
-			}
-		}
-		for _, f := range diffShapes(live, next) {
-			switch f.Name {
-			case "memory", "vcpus", "owner":
-				continue // handled above
-			}
-			pending = true
-			if !slices.ContainsFunc(diffShapes(cur, next), func(g field) bool { return g.Name == f.Name }) {
-				p.pendingLine(key, f.Name, f.Before, f.After, restartHint)
-			}
-		}
-	}
+	p.changes = append(p.changes, liveChanges...)
 
 	if o.Autostart != vm.Autostart {
 		p.change(key, plan.ActionUpdate, plan.ImpactLive, "autostart (SetAutostart: host side only, the guest keeps running)",
@@ -358,14 +356,6 @@ func (p *vmPlanner) planUpdate(o *domObs, want *wantDomain) error {
 		p.add(op{Kind: opRestart, Gate: plan.GateVMRestart, Domain: vm.Name})
 	}
 	return nil
-}
-
-// pendingLine reports a difference between the running guest and its
-// persistent definition that site is not about to write: it was written
-// earlier, by site or by hand, and waits for the next shutdown.
-func (p *vmPlanner) pendingLine(key, name, before, after, hint string) {
-	p.change(key, plan.ActionUpdate, plan.ImpactNextBoot, "already in the persistent definition; "+hint,
-		map[string]any{name: before}, map[string]any{name: after})
 }
 
 func metadataOf(d *libvirtxml.Domain) string {
