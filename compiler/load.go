@@ -79,6 +79,10 @@ func assemble(results []*fileResult, diags Diagnostics) (*model.Spec, error) {
 	return spec, nil
 }
 
+// filesPerContext is how many files a worker evaluates with one CUE
+// context before it starts a new one.
+const filesPerContext = 50
+
 // evaluate runs the CUE part of loading over files in parallel. CUE is
 // not safe for concurrent use, so each worker owns an evaluator (its own
 // context and its own compiled schema) and hands back plain Go values.
@@ -99,8 +103,18 @@ func evaluate(files []string) ([]*fileResult, error) {
 				}
 				return
 			}
+			done := 0
 			for i := range next {
+				if done == filesPerContext {
+					// A CUE context keeps everything it evaluated; a fresh
+					// one every so often bounds memory (the schema
+					// compiles in about a millisecond).
+					if fresh, err := newEvaluator(); err == nil {
+						e, done = fresh, 0
+					}
+				}
 				results[i] = e.file(files[i])
+				done++
 			}
 		}()
 	}

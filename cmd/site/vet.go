@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -45,6 +46,11 @@ Exit 0 when every spec is valid, 1 when one is invalid or unreadable.`,
 			default:
 				return withCode(exitError, fmt.Errorf("--format %q: use text, json or github", format))
 			}
+			// Evaluating CUE allocates a lot of short-lived garbage:
+			// collecting half as often made vet of 1,000 tenants about
+			// 20% faster for 30% more peak memory (still less than cue
+			// vet's); see cmd/sitebench.
+			debug.SetGCPercent(200)
 			spec, err := compiler.Load(args)
 			var diags compiler.Diagnostics
 			if err != nil && !errors.As(err, &diags) {
