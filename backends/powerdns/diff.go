@@ -89,19 +89,24 @@ func diff(step *graph.Step, obs *observation, run *backends.Run) *batch {
 		wanted = slices.Clone(wanted)
 		slices.SortFunc(wanted, cmpRRset)
 	}
-	wantKeys := map[rrKey]bool{}
-	for _, w := range wanted {
-		wantKeys[rrKey{w.Name, w.Type}] = true
+	// One lookup per wanted rrset; marking the live ones wanted first
+	// lets the conflict and delete checks below do without a set of keys.
+	live := make([]*liveRRset, len(wanted))
+	for i, w := range wanted {
+		if l := obs.rrsets[rrKey{w.Name, w.Type}]; l != nil {
+			l.wanted = true
+			live[i] = l
+		}
 	}
 	handled := map[rrKey]bool{}
 
-	for _, w := range wanted {
+	for i, w := range wanted {
 		k := rrKey{w.Name, w.Type}
 		values := w.Values
 		if !slices.IsSorted(values) {
 			values = slices.Sorted(slices.Values(values))
 		}
-		l := obs.rrsets[k]
+		l := live[i]
 		var ci int
 		comments := []pdns.Comment(nil) // nil: leave the server's comments as they are
 		records := true
@@ -141,8 +146,8 @@ func diff(step *graph.Step, obs *observation, run *backends.Run) *batch {
 
 		// Foreign data of a type that cannot share the name with ours
 		// must go in the same PATCH, before ours is written.
-		for _, other := range obs.byName[w.Name] {
-			if !conflicts(w.Type, other.typ) || wantKeys[other.rrKey] || !other.hasData() || other.owner == tenant {
+		for _, other := range obs.atName(w.Name) {
+			if !conflicts(w.Type, other.typ) || other.wanted || !other.hasData() || other.owner == tenant {
 				continue
 			}
 			if other.typ == "NS" && other.name == z.Name {
@@ -190,7 +195,7 @@ func diff(step *graph.Step, obs *observation, run *backends.Run) *batch {
 			continue
 		}
 		ours++
-		if !wantKeys[k] && !handled[k] {
+		if !l.wanted && !handled[k] {
 			gone = append(gone, k)
 		}
 	}

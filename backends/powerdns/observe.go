@@ -2,7 +2,9 @@ package powerdns
 
 import (
 	"crypto/sha256"
+	"encoding/binary"
 	"encoding/hex"
+	"hash"
 	"sort"
 	"strconv"
 	"strings"
@@ -27,6 +29,20 @@ type liveRRset struct {
 	comments []pdns.Comment
 	// owner is the tenant named by a site marker, "" when unmarked.
 	owner string
+	// wanted is set by diff when the spec wants this name and type.
+	wanted bool
+}
+
+// atName returns every observed rrset at name. The index is built on
+// first use: a converged zone never needs it.
+func (o *observation) atName(name string) []*liveRRset {
+	if o.byName == nil {
+		o.byName = make(map[string][]*liveRRset, len(o.rrsets))
+		for _, l := range o.rrsets {
+			o.byName[l.name] = append(o.byName[l.name], l)
+		}
+	}
+	return o.byName[name]
 }
 
 // hasData reports whether the rrset holds records; PowerDNS lists an
@@ -37,18 +53,19 @@ func (l *liveRRset) hasData() bool { return len(l.values) > 0 }
 type observation struct {
 	absent bool
 	rrsets map[rrKey]*liveRRset
-	byName map[string][]*liveRRset
-	// soa is kept for the fingerprint only: site never writes it.
-	lines []string
+	byName map[string][]*liveRRset // built on first use, see atName
+	// sum accumulates the digests of every rrset, the SOA included.
+	sum [4]uint64
 }
 
 // observe indexes a zone; nil means the zone does not exist.
 func observe(z *pdns.Zone) *observation {
 	if z == nil {
-		return &observation{absent: true, rrsets: map[rrKey]*liveRRset{}, byName: map[string][]*liveRRset{}}
+		return &observation{absent: true, rrsets: map[rrKey]*liveRRset{}}
 	}
-	o := &observation{rrsets: make(map[rrKey]*liveRRset, len(z.RRsets)), byName: make(map[string][]*liveRRset, len(z.RRsets)),
-		lines: make([]string, 0, len(z.RRsets))}
+	o := &observation{rrsets: make(map[rrKey]*liveRRset, len(z.RRsets))}
+	h := sha256.New()
+	var scratch []byte
 	for _, rs := range z.RRsets {
 		k := rrKey{strings.ToLower(pdns.StringValue(rs.Name)), strings.ToUpper(string(derefType(rs.Type)))}
 		l := &liveRRset{rrKey: k, ttl: pdns.Uint32Value(rs.TTL), comments: rs.Comments}
@@ -68,12 +85,15 @@ func observe(z *pdns.Zone) *observation {
 				}
 			}
 		}
-		o.lines = append(o.lines, l.line())
+		var d []byte
+		d, scratch = l.digest(h, scratch)
+		for i := range o.sum {
+			o.sum[i] += binary.BigEndian.Uint64(d[i*8:])
+		}
 		if k.typ == "SOA" {
 			continue
 		}
 		o.rrsets[k] = l
-		o.byName[k.name] = append(o.byName[k.name], l)
 	}
 	return o
 }
@@ -85,49 +105,54 @@ func derefType(t *pdns.RRType) pdns.RRType {
 	return *t
 }
 
-// line is the rrset in one stable line for the fingerprint: everything
-// that matters to a plan, and nothing that changes on its own (comment
-// modification times).
-func (l *liveRRset) line() string {
-	// Built by hand rather than with fmt: this runs once per rrset on
-	// every diff, and fmt was a tenth of a 10,000-rrset diff.
-	var b strings.Builder
-	b.WriteString(l.name)
-	b.WriteByte(' ')
-	b.WriteString(l.typ)
-	b.WriteByte(' ')
-	b.WriteString(strconv.FormatUint(uint64(l.ttl), 10))
+// digest is a hash of everything in the rrset that matters to a plan,
+// and nothing that changes on its own (comment modification times).
+// h and scratch are reused across rrsets, so hashing allocates nothing.
+func (l *liveRRset) digest(h hash.Hash, scratch []byte) ([]byte, []byte) {
+	b := scratch[:0]
+	put := func(tag byte, s string) {
+		b = append(b, tag)
+		b = append(b, s...)
+	}
+	put(0, l.name)
+	put(1, l.typ)
+	b = strconv.AppendUint(append(b, 2), uint64(l.ttl), 10)
 	for _, v := range l.values {
-		b.WriteString(" \x00")
-		b.WriteString(v)
+		put(3, v)
 	}
-	cs := make([]string, 0, len(l.comments))
-	for _, c := range l.comments {
-		cs = append(cs, pdns.StringValue(c.Account)+"\x00"+pdns.StringValue(c.Content))
-	}
-	sort.Strings(cs)
-	for _, c := range cs {
-		b.WriteString(" \x01")
-		b.WriteString(c)
-	}
-	return b.String()
-}
-
-// fingerprint hashes what was observed, so a saved plan can be refused
-// when anything in the zone (the SOA serial included) has moved since.
-func (o *observation) fingerprint() string {
-	h := sha256.New()
-	if o.absent {
-		h.Write([]byte("absent"))
-	} else {
-		lines := append([]string(nil), o.lines...)
-		sort.Strings(lines)
-		for _, l := range lines {
-			h.Write([]byte(l))
-			h.Write([]byte{'\n'})
+	switch len(l.comments) {
+	case 0:
+	case 1:
+		put(4, pdns.StringValue(l.comments[0].Account))
+		put(5, pdns.StringValue(l.comments[0].Content))
+	default:
+		cs := make([]string, 0, len(l.comments))
+		for _, c := range l.comments {
+			cs = append(cs, pdns.StringValue(c.Account)+"\x00"+pdns.StringValue(c.Content))
+		}
+		sort.Strings(cs)
+		for _, c := range cs {
+			put(6, c)
 		}
 	}
-	return "powerdns:" + hex.EncodeToString(h.Sum(nil))[:32]
+	h.Reset()
+	h.Write(b)
+	return h.Sum(nil), b
+}
+
+// fingerprint names what was observed, so a saved plan can be refused
+// when anything in the zone (the SOA serial included) has moved since.
+// It is the sum of the rrsets' digests, lane by lane: independent of
+// the order the server lists rrsets in, without sorting them.
+func (o *observation) fingerprint() string {
+	if o.absent {
+		return "powerdns:absent"
+	}
+	var b [32]byte
+	for i := range 4 {
+		binary.BigEndian.PutUint64(b[i*8:], o.sum[i])
+	}
+	return "powerdns:" + hex.EncodeToString(b[:])
 }
 
 // norm puts a record's content in one form so that two spellings of the
