@@ -6,6 +6,7 @@
 package graph
 
 import (
+	"container/heap"
 	"fmt"
 	"sort"
 	"strings"
@@ -170,21 +171,22 @@ func order(steps []*Step) (*Graph, error) {
 			users[d] = append(users[d], s)
 		}
 	}
-	var ready, out []*Step
+	// ready is a heap ordered by less, so each pick is O(log n) and the
+	// whole sort stays O(n log n) for thousands of steps.
+	ready := &stepHeap{less: less}
+	var out []*Step
 	for _, s := range steps {
 		if indeg[s.ID] == 0 {
-			ready = append(ready, s)
+			heap.Push(ready, s)
 		}
 	}
-	for len(ready) > 0 {
-		sort.Slice(ready, func(i, j int) bool { return less(ready[i], ready[j]) })
-		s := ready[0]
-		ready = ready[1:]
+	for ready.Len() > 0 {
+		s := heap.Pop(ready).(*Step)
 		out = append(out, s)
 		for _, u := range users[s.ID] {
 			indeg[u.ID]--
 			if indeg[u.ID] == 0 {
-				ready = append(ready, u)
+				heap.Push(ready, u)
 			}
 		}
 	}
@@ -198,6 +200,22 @@ func order(steps []*Step) (*Graph, error) {
 		return nil, fmt.Errorf("dependency cycle among steps: %s", strings.Join(stuck, ", "))
 	}
 	return &Graph{Steps: out, byID: byID}, nil
+}
+
+// stepHeap is a min-heap of steps under less.
+type stepHeap struct {
+	steps []*Step
+	less  func(a, b *Step) bool
+}
+
+func (h *stepHeap) Len() int           { return len(h.steps) }
+func (h *stepHeap) Less(i, j int) bool { return h.less(h.steps[i], h.steps[j]) }
+func (h *stepHeap) Swap(i, j int)      { h.steps[i], h.steps[j] = h.steps[j], h.steps[i] }
+func (h *stepHeap) Push(x any)         { h.steps = append(h.steps, x.(*Step)) }
+func (h *stepHeap) Pop() any {
+	last := h.steps[len(h.steps)-1]
+	h.steps = h.steps[:len(h.steps)-1]
+	return last
 }
 
 // Only keeps the steps of the given phases plus the steps they depend on

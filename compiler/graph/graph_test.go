@@ -1,0 +1,202 @@
+package graph
+
+import (
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/site-tools/site/compiler/model"
+	"github.com/site-tools/site/compiler/plan"
+)
+
+var update = flag.Bool("update", false, "rewrite golden files")
+
+// coldStart is the shape of INCIDENTS.md 1: a Cloudflare zone whose token
+// is in the tenant's own store, a VM that publishes into the zone, and a
+// network the VM uses; plus a second tenant on PowerDNS with an env key.
+func coldStart() *model.Spec {
+	store := &model.Vault{Addrs: []string{"https://keys.sjc.example.net", "http://127.0.0.1:1"}, Mount: "secret"}
+	token := model.Credential{Vault: &model.VaultRef{Path: "dns/cloudflare", Key: "token"}}
+	return &model.Spec{Tenants: []*model.Tenant{
+		{
+			Name: "office1", Domain: "office1.example.test.",
+			Zones: []*model.Zone{{Tenant: "office1", Name: "office1.example.test.",
+				Provider: model.Provider{PowerDNS: &model.PowerDNS{URL: "http://127.0.0.1:8081", APIKey: model.Credential{Env: "PDNS_API_KEY"}}}}},
+		},
+		{
+			Name: "sjc", Domain: "sjc.example.net.", Secrets: store,
+			Networks: []*model.Network{{Tenant: "sjc", Name: "sjc-lan", Host: "qemu:///system"}},
+			VMs: []*model.VM{{Tenant: "sjc", Name: "keys", Host: "qemu:///system",
+				NICs:    []model.NIC{{Network: "sjc-lan"}},
+				Publish: &model.Publish{Zone: "sjc.example.net.", Names: []string{"keys.sjc.example.net."}, Address: "203.0.113.10"}}},
+			Zones: []*model.Zone{
+				{Tenant: "sjc", Name: "sjc.example.net.", Provider: model.Provider{Cloudflare: &model.Cloudflare{Token: token}}},
+				// A second zone with the same token shares one secret step.
+				{Tenant: "sjc", Name: "sjc.example.org.", Provider: model.Provider{Cloudflare: &model.Cloudflare{Token: token}}},
+			},
+		},
+	}}
+}
+
+func ids(g *Graph) []string {
+	var out []string
+	for _, s := range g.Steps {
+		out = append(out, s.ID)
+	}
+	return out
+}
+
+func TestBuildOrdersByDependencyThenPhase(t *testing.T) {
+	g, err := Build(coldStart())
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{
+		"secret/sjc/dns/cloudflare#token",
+		"network/qemu:///system/sjc-lan",
+		"vm/qemu:///system/keys",
+		"dns/office1.example.test.",
+		"dns/sjc.example.net.",
+		"dns/sjc.example.org.",
+	}
+	if got := ids(g); !reflect.DeepEqual(got, want) {
+		t.Errorf("order:\n got %q\nwant %q", got, want)
+	}
+	deps := map[string][]string{
+		"vm/qemu:///system/keys": {"network/qemu:///system/sjc-lan"},
+		"dns/sjc.example.net.":   {"secret/sjc/dns/cloudflare#token", "vm/qemu:///system/keys"},
+		"dns/sjc.example.org.":   {"secret/sjc/dns/cloudflare#token"},
+	}
+	for id, want := range deps {
+		if got := g.Step(id).Deps; !reflect.DeepEqual(got, want) {
+			t.Errorf("%s deps: got %q, want %q", id, got, want)
+		}
+	}
+}
+
+func TestBuildErrors(t *testing.T) {
+	tests := []struct {
+		name string
+		spec func() *model.Spec
+		want string
+	}{
+		{"vault credential without a store", func() *model.Spec {
+			s := coldStart()
+			s.Tenants[1].Secrets = nil
+			return s
+		}, "declares no secrets.vault store"},
+		{"one VM twice", func() *model.Spec {
+			s := coldStart()
+			s.Tenants[1].VMs = append(s.Tenants[1].VMs, s.Tenants[1].VMs[0])
+			return s
+		}, "two steps converge vm/qemu:///system/keys"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := Build(tt.spec())
+			if err == nil || !strings.Contains(err.Error(), tt.want) {
+				t.Errorf("got %v, want an error containing %q", err, tt.want)
+			}
+		})
+	}
+}
+
+func TestOrderRefusesCycles(t *testing.T) {
+	a := &Step{ID: "a", Phase: plan.PhaseVM, Deps: []string{"b"}}
+	b := &Step{ID: "b", Phase: plan.PhaseVM, Deps: []string{"a"}}
+	if _, err := order([]*Step{a, b}); err == nil || !strings.Contains(err.Error(), "cycle") {
+		t.Errorf("got %v, want a cycle error", err)
+	}
+}
+
+func TestOnly(t *testing.T) {
+	g, err := Build(coldStart())
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		only string
+		want []string
+	}{
+		{"", ids(g)},
+		// --only dns keeps the secret the DNS steps need, not the VM that
+		// publishes into the zone.
+		{"dns", []string{"secret/sjc/dns/cloudflare#token", "dns/office1.example.test.", "dns/sjc.example.net.", "dns/sjc.example.org."}},
+		{"vm", []string{"vm/qemu:///system/keys"}},
+		{"network,vm", []string{"network/qemu:///system/sjc-lan", "vm/qemu:///system/keys"}},
+		{"secrets", []string{"secret/sjc/dns/cloudflare#token"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.only, func(t *testing.T) {
+			phases, err := ParsePhases(tt.only)
+			if err != nil {
+				t.Fatal(err)
+			}
+			sub := g.Only(phases)
+			if got := ids(sub); !reflect.DeepEqual(got, tt.want) {
+				t.Errorf("got %q, want %q", got, tt.want)
+			}
+			for _, s := range sub.Steps {
+				for _, d := range s.Deps {
+					if sub.Step(d) == nil {
+						t.Errorf("%s keeps dependency %s outside the subgraph", s.ID, d)
+					}
+				}
+			}
+		})
+	}
+}
+
+func TestParsePhasesRejectsUnknown(t *testing.T) {
+	_, err := ParsePhases("dns,vms")
+	if err == nil || !strings.Contains(err.Error(), `unknown phase "vms"`) {
+		t.Errorf("got %v, want unknown phase error", err)
+	}
+}
+
+func TestDOT(t *testing.T) {
+	g, err := Build(coldStart())
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := g.DOT()
+	path := filepath.Join("testdata", "coldstart.dot.golden")
+	if *update {
+		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run go test -update to create it)", err)
+	}
+	if got != string(want) {
+		t.Errorf("DOT differs from %s:\n%s", path, got)
+	}
+}
+
+func BenchmarkBuild(b *testing.B) {
+	spec := &model.Spec{}
+	for i := 0; i < 1000; i++ {
+		t := coldStart().Tenants[1]
+		name := fmt.Sprintf("t%d", i)
+		t.Name = name
+		t.VMs[0].Name = name
+		t.Networks[0].Name = name + "-lan"
+		t.VMs[0].NICs = []model.NIC{{Network: name + "-lan"}}
+		t.Zones = t.Zones[:1]
+		t.Zones[0] = &model.Zone{Tenant: name, Name: name + ".example.net.", Provider: t.Zones[0].Provider}
+		t.VMs[0].Publish = &model.Publish{Zone: name + ".example.net."}
+		spec.Tenants = append(spec.Tenants, t)
+	}
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		if _, err := Build(spec); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
