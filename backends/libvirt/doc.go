@@ -67,7 +67,10 @@
 // Destroying a network that still has attached interfaces (in any live
 // or inactive domain definition on the host) or DHCP leases is refused;
 // an active network whose leases the driver cannot report is refused too
-// (not knowing is not wanting). An empty one needs GATE-NET-DESTROY.
+// (not knowing is not wanting). A refusal is a plan line of impact
+// next-boot that does nothing when applied ("refused for now: …"), not
+// an error: an error would block the very VM change that frees the
+// network. An empty network needs GATE-NET-DESTROY.
 //
 // # Cloud-init seeds
 //

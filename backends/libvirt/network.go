@@ -2,7 +2,6 @@ package libvirt
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"net/netip"
 	"sort"
@@ -120,9 +119,12 @@ func (n netDriver) Plan(ctx context.Context, step *graph.Step, run *backends.Run
 			det.ops = append(det.ops, netOp{Kind: netAutostart, Name: nw.Name, Bool: nw.Autostart})
 		}
 	}
-	orphans, err := n.planOrphans(h, step, &seen)
-	if err != nil {
-		return nil, err
+	orphans, refused := n.planOrphans(h, step, &seen)
+	for _, rf := range refused {
+		// Not an error: that would block this step and the VM steps
+		// behind it, including the very change that frees the network.
+		change(graph.NetworkStepID(nw.Host, rf.name), plan.ActionDelete, plan.ImpactNextBoot,
+			"refused for now: "+rf.why+"; a later run destroys it (with "+string(plan.GateNetDestroy)+") once nothing uses it", map[string]any{"in use": rf.users}, nil)
 	}
 	for _, name := range orphans {
 		change(graph.NetworkStepID(nw.Host, name), plan.ActionDelete, plan.ImpactDestroy,
@@ -134,12 +136,18 @@ func (n netDriver) Plan(ctx context.Context, step *graph.Step, run *backends.Run
 	return sp, nil
 }
 
+// refusal is an undeclared network site will not destroy yet.
+type refusal struct {
+	name  string
+	why   string
+	users []string // domains and leases that use it
+}
+
 // planOrphans lets the tenant's first network step on a host find the
-// tenant's marked networks there that the spec no longer declares. One
-// that still has attached interfaces or leases is refused: the step fails
-// with the reason, so nothing of the tenant's networks on that host is
-// changed until someone looks.
-func (n netDriver) planOrphans(h *hostObs, step *graph.Step, seen *[]string) ([]string, error) {
+// tenant's marked networks there that the spec no longer declares: those
+// it may destroy, and those it refuses to because they have attached
+// interfaces, DHCP leases, or leases it cannot read.
+func (n netDriver) planOrphans(h *hostObs, step *graph.Step, seen *[]string) ([]string, []refusal) {
 	t, nw := step.TenantSpec, step.Network
 	if t == nil {
 		return nil, nil
@@ -158,7 +166,8 @@ func (n netDriver) planOrphans(h *hostObs, step *graph.Step, seen *[]string) ([]
 	if first != nw.Name {
 		return nil, nil
 	}
-	var out, refused []string
+	var out []string
+	var refused []refusal
 	names := make([]string, 0, len(h.networks))
 	for name := range h.networks {
 		names = append(names, name)
@@ -169,28 +178,26 @@ func (n netDriver) planOrphans(h *hostObs, step *graph.Step, seen *[]string) ([]
 		if declared[name] || o.Owner == nil || o.Owner.Tenant != nw.Tenant {
 			continue
 		}
+		*seen = append(*seen, "orphan", name, o.XML, strconv.FormatBool(o.Active))
 		if users := h.networkUsers(name); len(users) > 0 {
-			refused = append(refused, fmt.Sprintf("network %s on %s is no longer declared by tenant %s but %d domains have interfaces on it (%s): site refuses to destroy a network in use; detach them or declare the network again",
-				name, nw.Host, nw.Tenant, len(users), strings.Join(users, ", ")))
+			refused = append(refused, refusal{name, fmt.Sprintf("%d domains have interfaces on it in their running or persistent definitions", len(users)), users})
 			continue
 		}
 		leases, err := n.leases(h, o)
 		if err != nil {
-			refused = append(refused, fmt.Sprintf("network %s on %s is no longer declared, but site cannot confirm it has no DHCP leases, so it will not destroy it (stop it with virsh net-destroy %s if it is unused): %v", name, nw.Host, name, err))
+			refused = append(refused, refusal{name, fmt.Sprintf("site cannot confirm it has no DHCP leases (%v); stop it with virsh net-destroy %s if it is unused", err, name), nil})
 			continue
 		}
 		if len(leases) > 0 {
-			refused = append(refused, fmt.Sprintf("network %s on %s is no longer declared by tenant %s but has %d DHCP leases (%s): site refuses to destroy a network in use",
-				name, nw.Host, nw.Tenant, len(leases), strings.Join(leases, ", ")))
+			refused = append(refused, refusal{name, fmt.Sprintf("it has %d DHCP leases", len(leases)), leases})
 			continue
 		}
-		*seen = append(*seen, "orphan", name, o.XML, strconv.FormatBool(o.Active))
 		out = append(out, name)
 	}
-	if len(refused) > 0 {
-		return nil, errors.New(strings.Join(refused, "; "))
+	for _, rf := range refused {
+		*seen = append(*seen, "refused", rf.name, strings.Join(rf.users, ","))
 	}
-	return out, nil
+	return out, refused
 }
 
 // leases lists an active network's DHCP leases ("ip mac"). An inactive

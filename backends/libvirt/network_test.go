@@ -26,14 +26,33 @@ func TestIncident3_NetworkInUseNotDestroyed(t *testing.T) {
 	lan := &model.Network{Tenant: tenant, Name: "lan", Host: r.host, CIDR: "10.77.0.0/24", Autostart: true}
 	g := r.graph(nil, []*model.Network{lan})
 
-	// "old" still has a guest on it: refused, whatever the gates.
-	obs, _ := r.diff(g)
-	if len(obs.Plan.Blocked) != 1 || !strings.Contains(obs.Plan.Blocked[0].Reason, "refuses to destroy a network in use") ||
-		!strings.Contains(obs.Plan.Blocked[0].Reason, "(user)") {
-		t.Fatalf("got blocked %+v, want the in-use refusal naming domain user", obs.Plan.Blocked)
+	// "old" still has a guest on it, and "empty" is active on a driver
+	// that cannot report leases: both refused, whatever the gates.
+	obs, run := r.diff(g)
+	want := []string{
+		"next-boot delete network/" + r.host + "/empty [in use]",
+		"none create network/" + r.host + "/lan [active,autostart,network]",
+		"next-boot delete network/" + r.host + "/old [in use]",
 	}
-	if obs.Plan.HasChanges() {
-		t.Fatalf("got changes %q while refusing, want none", lines(obs.Plan))
+	if got := lines(obs.Plan); !slices.Equal(got, want) {
+		t.Fatalf("got plan\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	reasons := map[string]string{}
+	for _, c := range obs.Plan.Changes {
+		reasons[c.Key] = c.Reason
+	}
+	if r := reasons["network/"+r.host+"/old"]; !strings.HasPrefix(r, "refused for now: 1 domains have interfaces on it") {
+		t.Errorf("old: got reason %q", r)
+	}
+	if r := reasons["network/"+r.host+"/empty"]; !strings.Contains(r, "cannot confirm it has no DHCP leases") {
+		t.Errorf("empty: got reason %q", r)
+	}
+	// Applying creates lan and leaves both alone; nothing needed a gate.
+	r.apply(g, obs, run)
+	for _, name := range []string{"old", "empty"} {
+		if _, err := r.conn().LookupNetworkByName(name); err != nil {
+			t.Fatalf("network %s went away: %v", name, err)
+		}
 	}
 
 	// Once the guest is gone, "old" is still active and the test driver
@@ -48,8 +67,10 @@ func TestIncident3_NetworkInUseNotDestroyed(t *testing.T) {
 	}
 	dom.Free()
 	obs, _ = r.diff(g)
-	if len(obs.Plan.Blocked) != 1 || !strings.Contains(obs.Plan.Blocked[0].Reason, "cannot confirm it has no DHCP leases") {
-		t.Fatalf("got blocked %+v, want the unknown-leases refusal", obs.Plan.Blocked)
+	for _, c := range obs.Plan.Changes {
+		if strings.HasSuffix(c.Key, "/old") && !strings.Contains(c.Reason, "cannot confirm it has no DHCP leases") {
+			t.Fatalf("old: got %q, want the unknown-leases refusal", c.Reason)
+		}
 	}
 
 	// Stopped networks have no leases: both may go, behind the gate.
@@ -63,10 +84,9 @@ func TestIncident3_NetworkInUseNotDestroyed(t *testing.T) {
 		}
 		n.Free()
 	}
-	obs, run := r.diff(g)
-	want := []string{
+	obs, run = r.diff(g)
+	want = []string{
 		"destroy delete network/" + r.host + "/empty [active] GATE-NET-DESTROY",
-		"none create network/" + r.host + "/lan [active,autostart,network]",
 		"destroy delete network/" + r.host + "/old [active] GATE-NET-DESTROY",
 	}
 	if got := lines(obs.Plan); !slices.Equal(got, want) {
@@ -151,5 +171,44 @@ func TestForeignResourcesRefused(t *testing.T) {
 				t.Errorf("got %q, want it to contain %q", got[tt.step], tt.want)
 			}
 		})
+	}
+}
+
+// TestNetworkLeftByRunningGuestIsRefused: a spec drops a network and the
+// NIC on it together. The guest's definition loses the NIC at next boot,
+// but the running guest still has it: the network must stay.
+func TestNetworkLeftByRunningGuestIsRefused(t *testing.T) {
+	r := newRig(t, libvirttest.TestURI(t, libvirttest.Fixture{}), Options{})
+	lan := &model.Network{Tenant: tenant, Name: "lan", Host: r.host, CIDR: "10.77.0.0/24", Autostart: true}
+	dmz := &model.Network{Tenant: tenant, Name: "dmz", Host: r.host, CIDR: "10.78.0.0/24", Autostart: true}
+	vm := r.vm("web")
+	vm.NICs = []model.NIC{{Network: "dmz", MAC: "52:54:00:AA:BB:01"}, {Network: "lan"}}
+	r.converge(r.graph([]*model.VM{vm}, []*model.Network{dmz, lan}))
+	if got := r.domain("web").Live.Devices.Interfaces[0].MAC.Address; got != "52:54:00:aa:bb:01" {
+		t.Errorf("got MAC %q, want the declared one", got)
+	}
+
+	vm.NICs = []model.NIC{{Network: "lan"}}
+	g := r.graph([]*model.VM{vm}, []*model.Network{lan})
+	obs, run := r.diff(g)
+	want := []string{
+		"next-boot delete network/" + r.host + "/dmz [in use]",
+		"next-boot update vm/" + r.host + "/web [nics]",
+	}
+	if got := lines(obs.Plan); !slices.Equal(got, want) {
+		t.Fatalf("got %q, want %q", got, want)
+	}
+	if users := obs.Plan.Changes[0].Before["in use"]; !slices.Equal(users.([]string), []string{"web"}) {
+		t.Errorf("got users %v, want [web]", users)
+	}
+	// The VM change applies (the network step is not blocked), the
+	// network stays, and the guest keeps running.
+	before := r.domain("web")
+	r.apply(g, obs, run)
+	if _, err := r.conn().LookupNetworkByName("dmz"); err != nil {
+		t.Fatalf("dmz went away: %v", err)
+	}
+	if after := r.domain("web"); after.ID != before.ID || len(after.Inactive.Devices.Interfaces) != 1 {
+		t.Errorf("got ID %d -> %d and %d NICs in the persistent definition, want same ID and 1 NIC", before.ID, after.ID, len(after.Inactive.Devices.Interfaces))
 	}
 }
