@@ -108,8 +108,18 @@ func compare(e expectation, got *served) string {
 // rdata is an rr's data in the form norm produces.
 func rdata(rr dns.RR) string {
 	// rr is parsed already: its printed form is what norm would make of
-	// it, save the case of names.
-	return foldNames(dns.TypeToString[rr.Header().Rrtype], strings.TrimPrefix(rr.String(), rr.Header().String()))
+	// it, save the case of names. The header takes the first four
+	// tab-separated fields (name, ttl, class, type); cutting them off
+	// costs less than printing the header a second time to trim it.
+	s := rr.String()
+	for range 4 {
+		i := strings.IndexByte(s, '\t')
+		if i < 0 {
+			return foldNames(dns.TypeToString[rr.Header().Rrtype], strings.TrimPrefix(rr.String(), rr.Header().String()))
+		}
+		s = s[i+1:]
+	}
+	return foldNames(dns.TypeToString[rr.Header().Rrtype], s)
 }
 
 // query asks addr for name/type over UDP, then TCP when truncated, and

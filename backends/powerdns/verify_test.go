@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/miekg/dns"
+
 	"github.com/site-tools/site/backends"
 	"github.com/site-tools/site/backends/powerdns/pdnstest"
 	"github.com/site-tools/site/compiler/model"
@@ -129,5 +131,26 @@ func TestVerifyUnreachableAddressIsAProblem(t *testing.T) {
 	}
 	if len(res.Problems) != 1 || !strings.Contains(res.Problems[0], "could not verify at 127.0.0.1:1") {
 		t.Errorf("got %q, want one problem saying verification could not run", res.Problems)
+	}
+}
+
+func TestRdataCutsTheHeader(t *testing.T) {
+	tests := []struct{ rr, want string }{
+		{"a.example. 300 IN A 192.0.2.1", "192.0.2.1"},
+		{"a.example. 300 IN MX 10 MX.Example.", "10 mx.example."},
+		{`a.example. 300 IN TXT "a b" "c"`, `"a b" "c"`},
+		{`a.example. 300 IN CAA 0 issue "letsencrypt.org"`, `0 issue "letsencrypt.org"`},
+		{"a.example. 300 IN SRV 10 5 5060 Sip.Example.", "10 5 5060 sip.example."},
+	}
+	for _, tc := range tests {
+		t.Run(tc.rr, func(t *testing.T) {
+			rr, err := dns.NewRR(tc.rr)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := rdata(rr); got != tc.want {
+				t.Errorf("got %q, want %q", got, tc.want)
+			}
+		})
 	}
 }
