@@ -26,9 +26,10 @@ import (
 // context: CUE is not safe for concurrent use, so each worker goroutine
 // has its own evaluator and nothing CUE leaves it.
 type evaluator struct {
-	ctx    *cue.Context
-	schema cue.Value
-	tenant cue.Value // #Tenant
+	ctx     *cue.Context
+	schema  cue.Value
+	tenant  cue.Value // #Tenant
+	records cue.Value // #Records
 }
 
 // fileResult is one evaluated file: its tenants as plain Go values, the
@@ -64,7 +65,11 @@ func newEvaluator() (*evaluator, error) {
 	if err := v.Err(); err != nil {
 		return nil, fmt.Errorf("embedded schema does not compile (a bug in site): %w", err)
 	}
-	return &evaluator{ctx: ctx, schema: v, tenant: v.LookupPath(cue.MakePath(cue.Def("Tenant")))}, nil
+	return &evaluator{
+		ctx: ctx, schema: v,
+		tenant:  v.LookupPath(cue.MakePath(cue.Def("Tenant"))),
+		records: v.LookupPath(cue.MakePath(cue.Def("Records"))),
+	}, nil
 }
 
 var tenantsPath = cue.MakePath(cue.Str("tenants"))
@@ -107,7 +112,8 @@ func (e *evaluator) source(path string, data []byte) *fileResult {
 		r.diags = append(r.diags, d...)
 		return r
 	}
-	tenants, errs := e.check(f)
+	plain, isPlain := plainTenants(f)
+	tenants, errs := e.check(f, isPlain)
 	if len(errs) > 0 {
 		// Decode the tenants that are valid on their own, so that the
 		// checks after CUE report their problems in this run too.
@@ -123,8 +129,8 @@ func (e *evaluator) source(path string, data []byte) *fileResult {
 		r.diags = append(r.diags, fromCUE(errs, r.pos)...)
 		return r
 	}
-	if t, ok := plainTenants(f); ok {
-		r.tenants = t
+	if isPlain {
+		r.tenants = plain
 	} else {
 		r.tenants = map[string]*rawTenant{}
 		for name, v := range tenants {
@@ -147,7 +153,12 @@ func (e *evaluator) source(path string, data []byte) *fileResult {
 // unifying the file with the schema's tenants: [string]: #Tenant and
 // reports more of a tenant's errors at once. It returns the tenants
 // that are valid and the errors of the others.
-func (e *evaluator) check(f *ast.File) (map[string]cue.Value, []cueError) {
+func (e *evaluator) check(f *ast.File, plain bool) (map[string]cue.Value, []cueError) {
+	var big []bigRecords
+	if plain {
+		big = detachRecords(f)
+		defer restore(big)
+	}
 	data := e.ctx.BuildFile(f, cue.Scope(e.schema))
 	if err := data.Err(); err != nil {
 		return nil, cueErrors(err, nil)
@@ -167,7 +178,11 @@ func (e *evaluator) check(f *ast.File) (map[string]cue.Value, []cueError) {
 	if err != nil {
 		return nil, cueErrors(err, nil)
 	}
-	var errs []cueError
+	errs := e.checkRecords(big)
+	bad := map[string]bool{}
+	for _, err := range errs {
+		bad[tenantOf(err.path)] = true
+	}
 	for it.Next() {
 		name := it.Selector().Unquoted()
 		prefix := []string{"tenants", name}
@@ -177,7 +192,9 @@ func (e *evaluator) check(f *ast.File) (map[string]cue.Value, []cueError) {
 			validateTree(v, prefix, &errs)
 			continue
 		}
-		valid[name] = v
+		if !bad[name] {
+			valid[name] = v
+		}
 	}
 	return valid, errs
 }

@@ -48,7 +48,8 @@ func (e *evaluator) hiddenErrors(f *ast.File, errs []cueError) []cueError {
 		if !pruned {
 			break
 		}
-		_, errs = e.check(f)
+		_, isPlain := plainTenants(f)
+		_, errs = e.check(f, isPlain)
 		if len(errs) == 0 {
 			break
 		}
