@@ -21,8 +21,14 @@ func expand(paths []string) ([]string, Diagnostics) {
 	var diags Diagnostics
 	seen := map[string]bool{}
 	add := func(f string) {
-		if !seen[f] {
-			seen[f] = true
+		// One file named two ways (tenants/a.cue, /abs/tenants/a.cue)
+		// is read once, not reported as a tenant declared twice.
+		key := f
+		if abs, err := filepath.Abs(f); err == nil {
+			key = abs
+		}
+		if !seen[key] {
+			seen[key] = true
 			files = append(files, f)
 		}
 	}
