@@ -20,7 +20,8 @@ func diskTarget(i int) string { return "vd" + string(rune('a'+i)) }
 // wantDomain is what site wants of one domain.
 type wantDomain struct {
 	vm       *model.VM
-	seedPool string // "" without cloudinit
+	formats  []string // per disk: the volume's format, "raw" for new ones
+	seedPool string   // "" without cloudinit
 	seedName string
 	owner    *owner
 }
@@ -65,10 +66,14 @@ func (w *wantDomain) apply(def *libvirtxml.Domain, others string) {
 	}
 	disks := kept
 	for i, want := range w.vm.Disks {
-		disks = append(disks, mergeDisk(old[diskTarget(i)], "disk", diskTarget(i), "virtio", want.Pool, want.Name))
+		format := "raw"
+		if i < len(w.formats) && w.formats[i] != "" {
+			format = w.formats[i]
+		}
+		disks = append(disks, mergeDisk(old[diskTarget(i)], "disk", diskTarget(i), "virtio", format, want.Pool, want.Name))
 	}
 	if w.seedName != "" {
-		disks = append(disks, mergeDisk(old[seedTarget], "cdrom", seedTarget, "sata", w.seedPool, w.seedName))
+		disks = append(disks, mergeDisk(old[seedTarget], "cdrom", seedTarget, "sata", "raw", w.seedPool, w.seedName))
 	}
 	def.Devices.Disks = disks
 
@@ -90,9 +95,9 @@ func (w *wantDomain) apply(def *libvirtxml.Domain, others string) {
 
 // mergeDisk points a disk (the existing one at that target, or a new one)
 // at a volume, keeping its address and other settings.
-func mergeDisk(d libvirtxml.DomainDisk, device, target, bus, pool, vol string) libvirtxml.DomainDisk {
+func mergeDisk(d libvirtxml.DomainDisk, device, target, bus, format, pool, vol string) libvirtxml.DomainDisk {
 	d.Device = device
-	d.Driver = &libvirtxml.DomainDiskDriver{Name: "qemu", Type: "raw"}
+	d.Driver = &libvirtxml.DomainDiskDriver{Name: "qemu", Type: format}
 	src := &libvirtxml.DomainDiskSource{Volume: &libvirtxml.DomainDiskSourceVolume{Pool: pool, Volume: vol}}
 	d.ReadOnly = nil
 	if device == "cdrom" {

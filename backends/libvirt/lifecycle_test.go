@@ -237,3 +237,21 @@ func TestBalloonIsLive(t *testing.T) {
 		t.Errorf("got %q, want no changes", lines(again.Plan))
 	}
 }
+
+// TestExistingVolumeKeepsItsFormat: a volume the user brought (not ours,
+// qcow2) is attached with its own format and never listed as ours.
+func TestExistingVolumeKeepsItsFormat(t *testing.T) {
+	pool := `<pool type="dir"><name>default</name><target><path>/default-pool</path></target>` +
+		`<volume><name>img</name><capacity unit="bytes">1048576</capacity><target><format type="qcow2"/></target></volume></pool>`
+	r := newRig(t, libvirttest.TestURI(t, libvirttest.Fixture{Pools: []string{pool}}), Options{})
+	vm := r.vm("web")
+	vm.Disks = []model.Disk{{Pool: "default", Name: "img", SizeBytes: 1048576}}
+	r.converge(r.graph([]*model.VM{vm}, nil))
+	st := r.domain("web")
+	if got := st.Inactive.Devices.Disks[0].Driver.Type; got != "qcow2" {
+		t.Errorf("got driver type %q, want qcow2", got)
+	}
+	if o, _, _ := parseOwner(st.Inactive.Metadata.XML); o.String() != "tenant=t1" {
+		t.Errorf("got owner %q, want the user's volume not listed as ours", o.String())
+	}
+}

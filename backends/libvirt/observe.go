@@ -69,6 +69,7 @@ type netObs struct {
 type volObs struct {
 	Exists   bool
 	Capacity uint64
+	Format   string // the volume's format (raw, qcow2, …); "raw" when unknown
 }
 
 // observeHost lists the host's domains and networks with everything site
@@ -239,7 +240,21 @@ func (h *hostObs) volume(pool, name string) (*volObs, error) {
 		if err != nil {
 			return nil, fmt.Errorf("read volume %s/%s on %s: %w", pool, name, h.host, err)
 		}
-		v.Exists, v.Capacity = true, info.Capacity
+		v.Exists, v.Capacity, v.Format = true, info.Capacity, "raw"
+		// The disk's driver type must match the volume's format: a qcow2
+		// image attached as raw would show its header to the guest.
+		h.d.call()
+		x, err := vol.GetXMLDesc(0)
+		if err != nil {
+			return nil, fmt.Errorf("read volume %s/%s on %s: %w", pool, name, h.host, err)
+		}
+		var def libvirtxml.StorageVolume
+		if err := def.Unmarshal(x); err != nil {
+			return nil, fmt.Errorf("parse volume %s/%s on %s: %w", pool, name, h.host, err)
+		}
+		if def.Target != nil && def.Target.Format != nil && def.Target.Format.Type != "" {
+			v.Format = def.Target.Format.Type
+		}
 	}
 	h.vols[pool+"\x00"+name] = v
 	return v, nil

@@ -128,7 +128,8 @@ func (p *vmPlanner) plan() error {
 		if err != nil {
 			return err
 		}
-		p.seen = append(p.seen, disk.Pool, disk.Name, strconv.FormatBool(vol.Exists), strconv.FormatUint(vol.Capacity, 10))
+		p.seen = append(p.seen, disk.Pool, disk.Name, strconv.FormatBool(vol.Exists), strconv.FormatUint(vol.Capacity, 10), vol.Format)
+		want.formats = append(want.formats, vol.Format)
 		ov := ownedVolume{Pool: disk.Pool, Name: disk.Name, Role: "disk"}
 		key := volumeKey(vm.Host, disk.Pool, disk.Name)
 		switch {
