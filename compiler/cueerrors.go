@@ -1,0 +1,194 @@
+package compiler
+
+import (
+	"fmt"
+	"regexp"
+	"strconv"
+	"strings"
+
+	"cuelang.org/go/cue"
+	cueerrors "cuelang.org/go/cue/errors"
+	"cuelang.org/go/cue/token"
+
+	"github.com/site-tools/site/compiler/model"
+)
+
+// This file turns CUE's errors into diagnostics a user can act on:
+// positioned in the user's file, with plain messages where CUE's would
+// print the schema, and without the noise of defaults and disjunctions.
+
+// cueError is one CUE error, its path made absolute (tenants.NAME...)
+// and unquoted, as the position index keys paths.
+type cueError struct {
+	path []string
+	msg  string
+	pos  []token.Pos // Position() first, then InputPositions()
+}
+
+// cueErrors converts CUE's errors, evaluated under prefix (a tenant
+// unified with #Tenant reports paths starting at #Tenant).
+func cueErrors(err error, prefix []string) []cueError {
+	var out []cueError
+	for _, e := range cueerrors.Errors(err) {
+		rel := unquotePath(e.Path())
+		if len(rel) > 0 && strings.HasPrefix(rel[0], "#") {
+			rel = rel[1:]
+		}
+		format, args := e.Msg()
+		out = append(out, cueError{
+			path: append(append([]string{}, prefix...), rel...),
+			msg:  fmt.Sprintf(format, args...),
+			pos:  append([]token.Pos{e.Position()}, e.InputPositions()...),
+		})
+	}
+	return out
+}
+
+// validateTree validates each child of v with errors on its own, and
+// so on down. CUE reports a missing required field (autostart!) only
+// when the value it validates has no other error; validating the
+// failing subtrees one by one reports those too, so that a user sees
+// every error in one run. It runs only on specs that failed already.
+func validateTree(v cue.Value, prefix []string, errs *[]cueError) {
+	check := func(c cue.Value) {
+		if err := c.Validate(cue.Concrete(true), cue.Final()); err != nil {
+			*errs = append(*errs, cueErrors(err, prefix)...)
+			validateTree(c, prefix, errs)
+		}
+	}
+	if v.IncompleteKind() == cue.ListKind {
+		if it, err := v.List(); err == nil {
+			for it.Next() {
+				check(it.Value())
+			}
+		}
+		return
+	}
+	if it, err := v.Fields(); err == nil {
+		for it.Next() {
+			check(it.Value())
+		}
+	}
+}
+
+// fromCUE turns CUE's errors into diagnostics positioned in the user's
+// file: CUE positions some errors in the schema only, so the position
+// is the first one in the user's file, else the user's nearest element
+// on the error's path.
+func fromCUE(errs []cueError, pos *positions) Diagnostics {
+	var diags Diagnostics
+	credSeen := map[string]bool{}
+	for _, e := range errs {
+		path, msg := e.path, e.msg
+		if strings.Contains(msg, "errors in empty disjunction") {
+			continue // a summary line: the errors of each branch follow it
+		}
+		last := ""
+		if len(path) > 0 {
+			last = path[len(path)-1]
+		}
+		switch {
+		case credentialFields[last] && strings.Contains(msg, "mismatched types"):
+			// Both branches of #Cred fail alike; say it once, plainly.
+			key := cuePath(path...)
+			if credSeen[key] {
+				continue
+			}
+			credSeen[key] = true
+			msg = "a credential is a reference, {env: \"NAME\"} or {vault: {path: \"...\", key: \"...\"}}, never the secret itself"
+		case credentialFields[last] && strings.Contains(msg, "incomplete value"):
+			msg = "a credential names where the secret is: {env: \"NAME\"} or {vault: {path: \"...\", key: \"...\"}}"
+		case structMismatch.MatchString(msg):
+			// CUE prints the whole schema struct; say what was expected.
+			m := structMismatch.FindStringSubmatch(msg)
+			got := m[1]
+			if strings.HasPrefix(got, "{") {
+				got = m[2]
+			}
+			msg = fmt.Sprintf("got %s, want a struct {...}", got)
+		case last == "autostart" && strings.Contains(msg, "required but not present"):
+			msg = "autostart must be declared, true or false: it has no default, because a default hides drift (INCIDENTS.md 3)"
+		case last == "provider" && strings.Contains(msg, "required but not present"):
+			msg = "name the zone's provider: powerdns: {url, api_key} or cloudflare: {token}"
+		case strings.Contains(msg, "required but not present"):
+			msg = last + " is required; add it"
+		}
+		d := Diagnostic{Path: cuePath(path...), Msg: msg}
+		var inFile []token.Pos
+		for _, p := range e.pos {
+			if p.IsValid() && p.Filename() == pos.file {
+				inFile = append(inFile, p)
+			}
+		}
+		if len(inFile) > 0 {
+			d.Pos = model.Pos{File: pos.file, Line: inFile[0].Line(), Col: inFile[0].Column()}
+		} else {
+			d.Pos = pos.pos(path...)
+		}
+		diags = append(diags, d)
+	}
+	diags = keepClearest(diags)
+	if len(diags) == 0 {
+		// Never let a failed file pass as empty.
+		msg := "invalid spec"
+		if len(errs) > 0 {
+			msg = errs[0].msg
+		}
+		diags = append(diags, Diagnostic{Pos: model.Pos{File: pos.file, Line: 1, Col: 1}, Msg: msg})
+	}
+	return diags
+}
+
+// keepClearest drops the noise a default adds to an error: for
+// ttl: *300 | #TTL, a user's 0 fails both branches, and CUE reports
+// "conflicting values 300 and 0" beside "invalid value 0 (out of bound
+// >=1)". Of the errors at one path it keeps the most telling: any other
+// error over a conflict, and a conflict with a type over one between
+// two literals (which is the default talking).
+func keepClearest(diags Diagnostics) Diagnostics {
+	score := func(msg string) int {
+		m := conflict.FindStringSubmatch(msg)
+		switch {
+		case m == nil:
+			return 2
+		case literalValue.MatchString(m[1]) && literalValue.MatchString(m[2]):
+			return 0
+		}
+		return 1
+	}
+	best := map[string]int{}
+	for _, d := range diags {
+		best[d.Path] = max(best[d.Path], score(d.Msg))
+	}
+	out := diags[:0]
+	for _, d := range diags {
+		if score(d.Msg) == best[d.Path] {
+			out = append(out, d)
+		}
+	}
+	return out
+}
+
+var (
+	conflict       = regexp.MustCompile(`^conflicting values (.+?) and (.+?)( \(mismatched types .*\))?$`)
+	structMismatch = regexp.MustCompile(`^conflicting values (.+) and (.+) \(mismatched types (?:\w+ and struct|struct and \w+)\)$`)
+	literalValue   = regexp.MustCompile(`^(-?[0-9.]+|".*"|true|false|null)$`)
+)
+
+// credentialFields are the fields whose value is a #Cred.
+var credentialFields = map[string]bool{"api_key": true, "token": true, "role_id": true, "secret_id": true}
+
+// unquotePath turns CUE's printed selectors ("\"sjc.example.net\"") back
+// into plain labels, as the position index keys them.
+func unquotePath(sels []string) []string {
+	out := make([]string, len(sels))
+	for i, s := range sels {
+		if strings.HasPrefix(s, "\"") {
+			if u, err := strconv.Unquote(s); err == nil {
+				s = u
+			}
+		}
+		out[i] = s
+	}
+	return out
+}
