@@ -20,6 +20,7 @@ import (
 type builder struct {
 	pos   *positions
 	diags Diagnostics
+	addrs map[string]model.Pos // "tenant/network address" -> the NIC that has it
 }
 
 func (b *builder) errorf(path []string, format string, args ...any) {
@@ -218,9 +219,7 @@ func (b *builder) vm(tenant string, vp []string, name string, raw *rawVM, nets m
 			case err != nil || !addr.Is4():
 				b.errorf(at(np, "address"), "%q is not an IPv4 address", nic.Address)
 			case ok:
-				if prefix, err := netip.ParsePrefix(net.CIDR); err == nil && !prefix.Contains(addr) {
-					b.related(at(np, "address"), []model.Pos{net.Pos}, "%s is outside network %s (%s)", nic.Address, nic.Network, net.CIDR)
-				}
+				b.nicAddress(at(np, "address"), addr, net)
 			}
 		}
 		v.NICs = append(v.NICs, m)
@@ -232,6 +231,41 @@ func (b *builder) vm(tenant string, vp []string, name string, raw *rawVM, nets m
 		v.Publish = b.publish(tenant, at(vp, "publish"), raw, zones)
 	}
 	return v
+}
+
+// nicAddress checks a static address against its network: inside the
+// prefix, not the network, gateway (the first host, as the libvirt
+// backend configures it) or broadcast address, and not another NIC's.
+func (b *builder) nicAddress(path []string, addr netip.Addr, net *model.Network) {
+	prefix, err := netip.ParsePrefix(net.CIDR)
+	if err != nil {
+		return // reported at the network
+	}
+	gateway := prefix.Addr().Next()
+	a4 := prefix.Addr().As4()
+	n := uint32(a4[0])<<24 | uint32(a4[1])<<16 | uint32(a4[2])<<8 | uint32(a4[3])
+	n |= 1<<(32-prefix.Bits()) - 1
+	broadcast := netip.AddrFrom4([4]byte{byte(n >> 24), byte(n >> 16), byte(n >> 8), byte(n)})
+	switch {
+	case !prefix.Contains(addr):
+		b.related(path, []model.Pos{net.Pos}, "%s is outside network %s (%s)", addr, net.Name, net.CIDR)
+	case addr == prefix.Addr():
+		b.related(path, []model.Pos{net.Pos}, "%s is the address of network %s itself; use a host address", addr, net.Name)
+	case addr == gateway:
+		b.related(path, []model.Pos{net.Pos}, "%s is the gateway of network %s (its first host); use another address", addr, net.Name)
+	case addr == broadcast:
+		b.related(path, []model.Pos{net.Pos}, "%s is the broadcast address of network %s; use a host address", addr, net.Name)
+	default:
+		key := net.Tenant + "/" + net.Name + " " + addr.String()
+		if prev, dup := b.addrs[key]; dup {
+			b.related(path, []model.Pos{prev}, "%s is already the address of another NIC on network %s", addr, net.Name)
+			return
+		}
+		if b.addrs == nil {
+			b.addrs = map[string]model.Pos{}
+		}
+		b.addrs[key] = b.pos.pos(path...)
+	}
 }
 
 // publish makes the VM the writer of one A or AAAA RRset per name, added
