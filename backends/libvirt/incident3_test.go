@@ -270,11 +270,14 @@ func TestIncident3_RestartNeedsGate(t *testing.T) {
 	r, s := sessionRig(t)
 	vm := r.tiny("tiny")
 	r.converge(r.graph([]*model.VM{vm}, nil))
+	first := r.guest(s, "tiny")
 	vm.MemoryBytes = 128 << 20
 	g := r.graph([]*model.VM{vm}, nil)
 	obs, run := r.diff(g)
 	r.apply(g, obs, run)
 	before := r.guest(s, "tiny")
+	t.Logf("memory change: QEMU PID %d -> %d, domain ID %d -> %d", first.PID, before.PID, first.ID, before.ID)
+	wantSameGuest(t, first, before)
 
 	// Asked to restart, without the gate: nothing happens.
 	obs, run = r.diff(g, tenant+"/tiny")

@@ -116,4 +116,23 @@ func TestVMDiffAndApplyThroughCLI(t *testing.T) {
 		t.Fatalf("the guest did not restart: QEMU PID %d -> %d", before, after)
 	}
 	golden("converged", site(exitOK, "diff", "--detailed-exitcode"))
+
+	// A saved plan applies while the host is as it was observed ...
+	planFile := filepath.Join(t.TempDir(), "plan.json")
+	write("128MiB", false)
+	site(exitOK, "diff", "--out", planFile)
+	site(exitOK, "apply", "--plan", planFile)
+	// ... and is refused once someone changed the guest out of band.
+	write("128MiB", true)
+	site(exitOK, "diff", "--out", planFile)
+	if out, err := exec.Command("virsh", "-c", s.URI, "autostart", "tiny").CombinedOutput(); err != nil {
+		t.Fatalf("virsh autostart: %v\n%s", err, out)
+	}
+	var out, errOut bytes.Buffer
+	if code := run([]string{"apply", "--plan", planFile, spec}, &out, &errOut); code != exitError || !strings.Contains(errOut.String(), "changed on the live system") {
+		t.Fatalf("apply of a stale plan: exit %d, stderr:\n%s", code, errOut.String())
+	}
+	if got := pid(); got != after {
+		t.Fatalf("QEMU PID %d -> %d during the plan-file runs", after, got)
+	}
 }
