@@ -57,7 +57,7 @@ func (b *builder) tenant(name string, raw *rawTenant) *model.Tenant {
 	if raw.Secrets != nil && raw.Secrets.Vault != nil {
 		t.Secrets = b.vault(at(tp, "secrets", "vault"), raw.Secrets.Vault)
 	}
-	creds := b.credentials(tp, raw)
+	creds := credentials(tp, raw)
 	for _, c := range creds {
 		if c.cred.Env == "" && c.cred.Vault == nil {
 			b.errorf(c.path, "a credential names where the secret is: {env: \"NAME\"} or {vault: {path: \"...\", key: \"...\"}}")
@@ -113,7 +113,7 @@ type credRef struct {
 }
 
 // credentials lists every credential of a tenant with its path.
-func (b *builder) credentials(tp []string, raw *rawTenant) []credRef {
+func credentials(tp []string, raw *rawTenant) []credRef {
 	var out []credRef
 	if raw.Secrets != nil && raw.Secrets.Vault != nil {
 		v, vp := raw.Secrets.Vault, at(tp, "secrets", "vault")

@@ -12,7 +12,10 @@
 // declared by two tenants.
 //
 // Every problem is reported, positioned in the user's file, as a
-// Diagnostics error. A tenant lives in one file: each file is evaluated
+// Diagnostics error: the schema's findings for every tenant, and site's
+// own checks for every tenant the schema accepted (a tenant the schema
+// rejects gets site's checks once it is fixed, as its values cannot be
+// trusted before). A tenant lives in one file: each file is evaluated
 // on its own (in parallel, one CUE context per worker, which is what
 // keeps a thousand tenants fast), so a tenant spread over two files is
 // reported rather than merged.
