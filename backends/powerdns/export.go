@@ -31,7 +31,7 @@ type Snapshot struct {
 // Export reads zone (its Tenant, Name and Provider.PowerDNS) with one GET
 // and returns what a tenant file would have to say to want exactly it.
 // Rrsets owned by another site tenant are left out: they are that
-// tenant's to declare.
+// tenant's to declare. So is the apex NS unless this tenant owns it.
 func (d *Driver) Export(ctx context.Context, zone *model.Zone, run *backends.Run) (*Snapshot, error) {
 	step := zoneStepFor(zone)
 	c, err := d.newClient(step, run)
@@ -62,6 +62,12 @@ func (d *Driver) Export(ctx context.Context, zone *model.Zone, run *backends.Run
 			s.Skipped = append(s.Skipped, fmt.Sprintf("%s %s: type %s is not in the tenant language; left as it is, site will not touch it", l.name, l.typ, l.typ))
 		case l.disabled:
 			s.Skipped = append(s.Skipped, fmt.Sprintf("%s %s: has disabled records; left as it is, declare it by hand to manage it", l.name, l.typ))
+		case l.typ == "NS" && l.name == zone.Name && l.owner != zone.Tenant:
+			// The apex NS came with the zone and site never touches it
+			// unless a spec names it; leaving it out also spares the
+			// common apex whose NS TTL differs from its other records,
+			// which the language (one TTL per name) could not say.
+			s.Skipped = append(s.Skipped, fmt.Sprintf("%s NS: the apex NS belongs to the zone's setup; left as it is, declare it to manage it", l.name))
 		case l.owner != "" && l.owner != zone.Tenant:
 			s.Skipped = append(s.Skipped, fmt.Sprintf("%s %s: owned by site tenant %s; left to that tenant", l.name, l.typ, l.owner))
 		default:

@@ -64,8 +64,9 @@ or delete these records. --no-mark skips that: site diff then shows each
 rrset as "= adopt" until the first site apply.
 
 Left out, and so never touched by site: record types the language
-cannot say (SOA, PTR, SSHFP, ...), rrsets with disabled records, and
-rrsets another site tenant owns.
+cannot say (SOA, PTR, SSHFP, ...), rrsets with disabled records,
+rrsets another site tenant owns, and the apex NS (it came with the zone;
+declare it to manage it).
 
 The API key is read from the environment variable --api-key-env names,
 and the spec refers to it by that name; its value is never printed.

@@ -110,6 +110,9 @@ func TestPowerDNSExportThenVetAndDiff(t *testing.T) {
 	srv := pdnsEnv(t)
 	const zone = "legacy.example.test."
 	srv.CreateZone(t, zone,
+		// The apex NS with its own TTL, as zones usually have it: left
+		// out, since the language has one TTL per name.
+		pdnstest.RRset{Name: "legacy.example.test.", Type: "NS", TTL: 86400, Records: []string{"ns1.example.org.", "ns2.example.org."}},
 		pdnstest.RRset{Name: "legacy.example.test.", Type: "MX", TTL: 3600, Records: []string{"10 mx.legacy.example.test."}},
 		pdnstest.RRset{Name: "legacy.example.test.", Type: "TXT", TTL: 3600, Records: []string{`"v=spf1 mx -all"`}},
 		pdnstest.RRset{Name: "mx.legacy.example.test.", Type: "A", TTL: 3600, Records: []string{"192.0.2.25"}},
@@ -125,7 +128,7 @@ func TestPowerDNSExportThenVetAndDiff(t *testing.T) {
 	if code != exitOK {
 		t.Fatalf("export exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
 	}
-	if !strings.Contains(stderr, "left out: 1.2.0.192.legacy.example.test. PTR") || !strings.Contains(stderr, "marked 7 rrsets") {
+	if !strings.Contains(stderr, "left out: 1.2.0.192.legacy.example.test. PTR") || !strings.Contains(stderr, "left out: legacy.example.test. NS") || !strings.Contains(stderr, "marked 7 rrsets") {
 		t.Errorf("stderr does not say what was left out and marked:\n%s", stderr)
 	}
 	src, _ := os.ReadFile(out)
