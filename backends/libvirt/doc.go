@@ -105,8 +105,18 @@
 //
 // # Absent
 //
-// NIC addresses (model.NIC.Address) are not written anywhere yet: give the
-// guest its address in cloud-init's network_config. Hot-plugging disks or
-// NICs into a running guest is not done: such changes are next-boot.
-// User cdroms and their live media changes are not in the model.
+// Hot-plugging disks or NICs into a running guest is not done: such
+// changes are next-boot. User cdroms and their live media changes are not
+// in the model. libvirt errors are not retried: a failed step is reported
+// and the next run converges.
+//
+// # Fixed addresses
+//
+// A NIC's address becomes a DHCP host entry (MAC, IP, VM name) on its
+// network, written by the network's step. The MAC is the declared one,
+// else one derived from tenant, VM and NIC position (52:54:00:…), written
+// into the domain too. Host entries change live on an active network
+// (virNetworkUpdate, live and config); everything else about a network is
+// next-boot (written with NetworkDefineXML, used when the network is next
+// started), since site never restarts a network.
 package libvirt

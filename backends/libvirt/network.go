@@ -2,8 +2,10 @@ package libvirt
 
 import (
 	"context"
+	"encoding/xml"
 	"fmt"
 	"net/netip"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -24,6 +26,8 @@ type netOpKind int
 
 const (
 	netDefine netOpKind = iota
+	netHostDelete
+	netHostAdd
 	netStart
 	netAutostart
 	netDestroy
@@ -35,6 +39,9 @@ type netOp struct {
 	Name string
 	XML  string
 	Bool bool
+	// ConfigToo makes a DHCP host update change the persistent
+	// definition as well as the live one (not when a define wrote it).
+	ConfigToo bool
 }
 
 type netDetail struct {
@@ -63,18 +70,25 @@ func (n netDriver) Plan(ctx context.Context, step *graph.Step, run *backends.Run
 	}
 	o := h.networks[nw.Name]
 	own := &owner{Tenant: nw.Tenant}
+	hosts, err := dhcpHosts(step.TenantSpec, nw)
+	if err != nil {
+		return nil, err
+	}
 	switch {
 	case o == nil:
 		def := &libvirtxml.Network{Name: nw.Name}
-		if err := applyNetwork(def, nw, own, ""); err != nil {
+		if err := applyNetwork(def, nw, own, "", hosts); err != nil {
 			return nil, err
 		}
 		x, err := def.Marshal()
 		if err != nil {
 			return nil, fmt.Errorf("network %s: %w", nw.Name, err)
 		}
-		change(step.ID, plan.ActionCreate, plan.ImpactNone, "new NAT network", nil,
-			map[string]any{"network": netShapeOf(def, own), "autostart": nw.Autostart, "active": true})
+		after := map[string]any{"network": netShapeOf(def, own), "autostart": nw.Autostart, "active": true}
+		if len(hosts) > 0 {
+			after["dhcp hosts"] = hostLines(hosts)
+		}
+		change(step.ID, plan.ActionCreate, plan.ImpactNone, "new NAT network", nil, after)
 		det.ops = append(det.ops, netOp{Kind: netDefine, Name: nw.Name, XML: x}, netOp{Kind: netStart, Name: nw.Name})
 		if nw.Autostart {
 			det.ops = append(det.ops, netOp{Kind: netAutostart, Name: nw.Name, Bool: true})
@@ -91,24 +105,45 @@ func (n netDriver) Plan(ctx context.Context, step *graph.Step, run *backends.Run
 		if err := def.Unmarshal(o.XML); err != nil {
 			return nil, fmt.Errorf("network %s: %w", nw.Name, err)
 		}
-		before := netShapeOf(def, o.Owner)
-		if err := applyNetwork(def, nw, own, o.Others); err != nil {
+		before, curHosts := netShapeOf(def, o.Owner), hostLines(hostsOf(def))
+		if err := applyNetwork(def, nw, own, o.Others, hosts); err != nil {
 			return nil, err
 		}
-		after := netShapeOf(def, own)
-		if before != after || !o.Persistent {
+		after, nextHosts := netShapeOf(def, own), hostLines(hosts)
+		hostsDiffer := !slices.Equal(curHosts, nextHosts)
+		define := before != after || !o.Persistent || (hostsDiffer && !o.Active)
+		if define {
 			x, err := def.Marshal()
 			if err != nil {
 				return nil, fmt.Errorf("network %s: %w", nw.Name, err)
 			}
-			reason := "network definition"
-			imp := plan.ImpactNone
-			if o.Active {
-				reason = "written to the persistent definition; takes effect when the network is next restarted (site never restarts a network)"
-				imp = plan.ImpactNextBoot
+			if before != after || !o.Persistent {
+				reason := "network definition"
+				imp := plan.ImpactNone
+				if o.Active {
+					reason = "written to the persistent definition; takes effect when the network is next restarted (site never restarts a network)"
+					imp = plan.ImpactNextBoot
+				}
+				change(step.ID, plan.ActionUpdate, imp, reason, map[string]any{"network": before}, map[string]any{"network": after})
 			}
-			change(step.ID, plan.ActionUpdate, imp, reason, map[string]any{"network": before}, map[string]any{"network": after})
 			det.ops = append(det.ops, netOp{Kind: netDefine, Name: nw.Name, XML: x})
+		}
+		if hostsDiffer {
+			// DHCP host entries change live (virNetworkUpdate) on an
+			// active network; an inactive one gets them with its define.
+			imp, reason := plan.ImpactNone, "DHCP host entries (fixed addresses of the tenant's VMs), used when the network starts"
+			if o.Active {
+				imp, reason = plan.ImpactLive, "DHCP host entries (fixed addresses of the tenant's VMs), updated live with virNetworkUpdate"
+			}
+			change(step.ID, plan.ActionUpdate, imp, reason, map[string]any{"dhcp hosts": curHosts}, map[string]any{"dhcp hosts": nextHosts})
+			if o.Active {
+				for _, hx := range hostXMLs(hostsOf(mustNet(o.XML)), hosts) {
+					det.ops = append(det.ops, netOp{Kind: netHostDelete, Name: nw.Name, XML: hx, ConfigToo: !define})
+				}
+				for _, hx := range hostXMLs(hosts, hostsOf(mustNet(o.XML))) {
+					det.ops = append(det.ops, netOp{Kind: netHostAdd, Name: nw.Name, XML: hx, ConfigToo: !define})
+				}
+			}
 		}
 		if !o.Active {
 			change(step.ID, plan.ActionUpdate, plan.ImpactLive, "start the network", map[string]any{"active": false}, map[string]any{"active": true})
@@ -251,7 +286,7 @@ func (h *hostObs) networkUsers(network string) []string {
 // applyNetwork writes what site manages into def: NAT forwarding, the
 // gateway address (the CIDR's first host), a DHCP range over the rest,
 // and the owner element. Bridge name, MAC and UUID stay libvirt's.
-func applyNetwork(def *libvirtxml.Network, nw *model.Network, own *owner, others string) error {
+func applyNetwork(def *libvirtxml.Network, nw *model.Network, own *owner, others string, hosts []libvirtxml.NetworkDHCPHost) error {
 	pfx, err := netip.ParsePrefix(nw.CIDR)
 	if err != nil || !pfx.Addr().Is4() || pfx.Bits() > 30 {
 		return fmt.Errorf("network %s: cidr %q is not an IPv4 prefix of /30 or shorter", nw.Name, nw.CIDR)
@@ -264,7 +299,7 @@ func applyNetwork(def *libvirtxml.Network, nw *model.Network, own *owner, others
 	}
 	def.Forward = &libvirtxml.NetworkForward{Mode: "nat"}
 	def.IPs = []libvirtxml.NetworkIP{{Address: gw.String(), Prefix: uint(pfx.Bits()),
-		DHCP: &libvirtxml.NetworkDHCP{Ranges: []libvirtxml.NetworkDHCPRange{{Start: gw.Next().String(), End: last.String()}}}}}
+		DHCP: &libvirtxml.NetworkDHCP{Ranges: []libvirtxml.NetworkDHCPRange{{Start: gw.Next().String(), End: last.String()}}, Hosts: hosts}}}
 	def.Metadata = &libvirtxml.NetworkMetadata{XML: own.metadataXML(others)}
 	return nil
 }
@@ -351,6 +386,16 @@ func (n netDriver) do(c *libvirt.Connect, host string, o netOp) error {
 		err = nw.Create()
 	case netAutostart:
 		err = nw.SetAutostart(o.Bool)
+	case netHostAdd, netHostDelete:
+		cmd := libvirt.NETWORK_UPDATE_COMMAND_ADD_LAST
+		if o.Kind == netHostDelete {
+			cmd = libvirt.NETWORK_UPDATE_COMMAND_DELETE
+		}
+		flags := libvirt.NETWORK_UPDATE_AFFECT_LIVE
+		if o.ConfigToo {
+			flags |= libvirt.NETWORK_UPDATE_AFFECT_CONFIG
+		}
+		err = nw.Update(cmd, libvirt.NETWORK_SECTION_IP_DHCP_HOST, -1, o.XML, flags)
 	case netDestroy:
 		if active, aerr := nw.IsActive(); aerr == nil && active {
 			n.d.call()
@@ -365,4 +410,93 @@ func (n netDriver) do(c *libvirt.Connect, host string, o netOp) error {
 		return fmt.Errorf("network %s on %s: %w", o.Name, host, err)
 	}
 	return nil
+}
+
+// dhcpHosts lists the DHCP host entries network nw needs: one per NIC of
+// the tenant's VMs on nw's host that asks for a fixed address on nw.
+func dhcpHosts(t *model.Tenant, nw *model.Network) ([]libvirtxml.NetworkDHCPHost, error) {
+	if t == nil {
+		return nil, nil
+	}
+	pfx, err := netip.ParsePrefix(nw.CIDR)
+	if err != nil {
+		return nil, fmt.Errorf("network %s: cidr %q: %w", nw.Name, nw.CIDR, err)
+	}
+	pfx = pfx.Masked()
+	var out []libvirtxml.NetworkDHCPHost
+	byIP := map[string]string{}
+	for _, vm := range t.VMs {
+		if vm.Host != nw.Host {
+			continue
+		}
+		for i, nic := range vm.NICs {
+			if nic.Network != nw.Name || nic.Address == "" {
+				continue
+			}
+			ip, err := netip.ParseAddr(nic.Address)
+			if err != nil || !pfx.Contains(ip) || ip == pfx.Addr() || ip == pfx.Addr().Next() || !pfx.Contains(ip.Next()) {
+				return nil, fmt.Errorf("VM %s: address %q is not a guest address of network %s (%s; the first address is the gateway)", vm.Name, nic.Address, nw.Name, nw.CIDR)
+			}
+			if other, dup := byIP[ip.String()]; dup {
+				return nil, fmt.Errorf("VMs %s and %s both ask for %s on network %s", other, vm.Name, ip, nw.Name)
+			}
+			byIP[ip.String()] = vm.Name
+			out = append(out, libvirtxml.NetworkDHCPHost{MAC: nicMAC(vm, i), Name: vm.Name, IP: ip.String()})
+		}
+	}
+	sort.Slice(out, func(i, j int) bool {
+		a, _ := netip.ParseAddr(out[i].IP)
+		b, _ := netip.ParseAddr(out[j].IP)
+		return a.Less(b)
+	})
+	return out, nil
+}
+
+// hostsOf returns the DHCP host entries of a network's first address.
+func hostsOf(def *libvirtxml.Network) []libvirtxml.NetworkDHCPHost {
+	if def == nil || len(def.IPs) == 0 || def.IPs[0].DHCP == nil {
+		return nil
+	}
+	return def.IPs[0].DHCP.Hosts
+}
+
+func hostLine(h libvirtxml.NetworkDHCPHost) string {
+	return "mac=" + strings.ToLower(h.MAC) + " ip=" + h.IP + " name=" + h.Name
+}
+
+func hostLines(hs []libvirtxml.NetworkDHCPHost) []string {
+	out := []string{}
+	for _, h := range hs {
+		out = append(out, hostLine(h))
+	}
+	return out
+}
+
+// hostXMLs renders the entries of a that b lacks, for virNetworkUpdate.
+func hostXMLs(a, b []libvirtxml.NetworkDHCPHost) []string {
+	in := map[string]bool{}
+	for _, h := range b {
+		in[hostLine(h)] = true
+	}
+	var out []string
+	for _, h := range a {
+		if in[hostLine(h)] {
+			continue
+		}
+		x, err := xml.Marshal(libvirtxml.NetworkDHCPHost{MAC: strings.ToLower(h.MAC), Name: h.Name, IP: h.IP})
+		if err != nil {
+			panic(fmt.Sprintf("marshal a DHCP host: %v", err)) // a struct of strings
+		}
+		out = append(out, string(x))
+	}
+	return out
+}
+
+// mustNet parses network XML that observeNetwork already parsed once.
+func mustNet(x string) *libvirtxml.Network {
+	var def libvirtxml.Network
+	if err := def.Unmarshal(x); err != nil {
+		panic(fmt.Sprintf("network XML parsed before fails now: %v", err))
+	}
+	return &def
 }

@@ -212,3 +212,54 @@ func TestNetworkLeftByRunningGuestIsRefused(t *testing.T) {
 		t.Errorf("got ID %d -> %d and %d NICs in the persistent definition, want same ID and 1 NIC", before.ID, after.ID, len(after.Inactive.Devices.Interfaces))
 	}
 }
+
+// TestFixedAddressIsADHCPHost: a NIC's address becomes a DHCP host entry
+// on its network, keyed by a MAC that is declared or derived; changing
+// it later is a live network update.
+func TestFixedAddressIsADHCPHost(t *testing.T) {
+	r := newRig(t, libvirttest.TestURI(t, libvirttest.Fixture{}), Options{})
+	lan := &model.Network{Tenant: tenant, Name: "lan", Host: r.host, CIDR: "10.77.0.0/24", Autostart: true}
+	vm := r.vm("keys")
+	vm.NICs = []model.NIC{{Network: "lan", Address: "10.77.0.13"}}
+	g := r.graph([]*model.VM{vm}, []*model.Network{lan})
+	r.converge(g)
+	mac := r.domain("keys").Inactive.Devices.Interfaces[0].MAC.Address
+	if mac != nicMAC(vm, 0) || !strings.HasPrefix(mac, "52:54:00:") {
+		t.Fatalf("got MAC %q, want the derived %q", mac, nicMAC(vm, 0))
+	}
+	hostsNow := func() []string {
+		n, err := r.conn().LookupNetworkByName("lan")
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer n.Free()
+		x, err := n.GetXMLDesc(0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return hostLines(hostsOf(mustNet(x)))
+	}
+	if got, want := hostsNow(), []string{"mac=" + mac + " ip=10.77.0.13 name=keys"}; !slices.Equal(got, want) {
+		t.Fatalf("got hosts %q, want %q", got, want)
+	}
+
+	vm.NICs[0].Address = "10.77.0.14"
+	obs, run := r.diff(g)
+	want := []string{"live update network/" + r.host + "/lan [dhcp hosts]"}
+	if got := lines(obs.Plan); !slices.Equal(got, want) {
+		t.Fatalf("got %q, want %q", got, want)
+	}
+	r.apply(g, obs, run)
+	if got, want := hostsNow(), []string{"mac=" + mac + " ip=10.77.0.14 name=keys"}; !slices.Equal(got, want) {
+		t.Fatalf("got hosts %q, want %q", got, want)
+	}
+	if again, _ := r.diff(g); again.Plan.HasChanges() {
+		t.Errorf("got %q, want no changes", lines(again.Plan))
+	}
+
+	vm.NICs[0].Address = "10.77.0.1"
+	obs, _ = r.diff(g)
+	if len(obs.Plan.Blocked) == 0 || !strings.Contains(obs.Plan.Blocked[0].Reason, "the first address is the gateway") {
+		t.Errorf("got blocked %+v, want the gateway address refused", obs.Plan.Blocked)
+	}
+}
