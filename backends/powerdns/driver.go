@@ -29,6 +29,7 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"strings"
 	"time"
 
 	pdns "github.com/joeig/go-powerdns/v3"
@@ -175,6 +176,14 @@ func (d *Driver) Plan(ctx context.Context, step *graph.Step, run *backends.Run) 
 		} else {
 			return nil, fmt.Errorf("observe zone %s at %s%s: %w; nothing is planned for this zone, deletes least of all",
 				step.Zone.Name, c.base, keySource(err, step.Zone.Provider.PowerDNS.APIKey), err)
+		}
+	}
+	if live != nil && live.Kind != nil {
+		switch strings.ToLower(string(*live.Kind)) {
+		case "slave", "consumer":
+			// A secondary takes its data from its primary; writing it
+			// through the API would be undone by the next transfer.
+			return nil, fmt.Errorf("zone %s at %s is a %s (secondary) zone: site writes only primary zones; point the provider at the primary server", step.Zone.Name, c.base, *live.Kind)
 		}
 	}
 	obs := observe(live)

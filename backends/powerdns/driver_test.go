@@ -315,3 +315,21 @@ func TestEmptyZoneIsCreated(t *testing.T) {
 		t.Errorf("got %q, want no changes", summary(sp.Changes))
 	}
 }
+
+func TestSecondaryZoneIsRefused(t *testing.T) {
+	srv := pdnstest.Shared(t)
+	const zone = "secondary.test."
+	body := []byte(`{"name":"` + zone + `","kind":"Slave","masters":["192.0.2.53"]}`)
+	if status, out, err := srv.Do(context.Background(), "POST", "/zones", body); err != nil || status != 201 {
+		t.Fatalf("create secondary: %d %v %s", status, err, out)
+	}
+	t.Cleanup(func() { srv.Do(context.Background(), "DELETE", "/zones/"+zone, nil) })
+	srv.ResetRequests(zone)
+	_, err := testDriver().Plan(context.Background(), zoneStep(srv, "office1", zone, rr("www.secondary.test.", "A", 300, "192.0.2.1")), newRun(srv))
+	if err == nil || !strings.Contains(err.Error(), "secondary") {
+		t.Fatalf("got %v, want a refusal naming the secondary zone", err)
+	}
+	if got := srv.Requests(zone).Writes(); got != 0 {
+		t.Errorf("got %d writes, want none", got)
+	}
+}
