@@ -127,7 +127,7 @@ func fromCUE(errs []cueError, pos *positions) Diagnostics {
 		}
 		diags = append(diags, d)
 	}
-	diags = keepClearest(diags)
+	diags = keepClearest(tidyCredentials(diags))
 	if len(diags) == 0 {
 		// Never let a failed file pass as empty.
 		msg := "invalid spec"
@@ -137,6 +137,63 @@ func fromCUE(errs []cueError, pos *positions) Diagnostics {
 		diags = append(diags, Diagnostic{Pos: model.Pos{File: pos.file, Line: 1, Col: 1}, Msg: msg})
 	}
 	return diags
+}
+
+// tidyCredentials untangles the errors of #Cred, a disjunction of
+// {env} and {vault}: each branch rejects the other's field, so a bad
+// env name also reads "env: field not allowed", and a credential with
+// both fields gets two such errors. Those are dropped beside a real
+// error, and both-fields becomes one plain message.
+func tidyCredentials(diags Diagnostics) Diagnostics {
+	// root returns the path of the credential an error lies under and the
+	// branch field (env or vault) right below it.
+	root := func(path string) (string, string) {
+		for _, branch := range []string{".env", ".vault"} {
+			if i := strings.LastIndex(path, branch); i > 0 {
+				cred := path[:i]
+				if credentialFields[cred[strings.LastIndex(cred, ".")+1:]] {
+					return cred, branch[1:]
+				}
+			}
+		}
+		return "", ""
+	}
+	notAllowed := map[string]map[string]bool{} // credential -> branches "not allowed"
+	other := map[string]bool{}                 // credential -> has another error
+	for _, d := range diags {
+		cred, branch := root(d.Path)
+		switch {
+		case cred == "":
+		case d.Msg == "field not allowed" && d.Path == cred+"."+branch:
+			if notAllowed[cred] == nil {
+				notAllowed[cred] = map[string]bool{}
+			}
+			notAllowed[cred][branch] = true
+		default:
+			other[cred] = true
+		}
+	}
+	out := diags[:0]
+	for _, d := range diags {
+		cred, branch := root(d.Path)
+		if cred == "" || d.Msg != "field not allowed" || d.Path != cred+"."+branch {
+			out = append(out, d)
+			continue
+		}
+		switch {
+		case other[cred]:
+			// the real error is reported beside it
+		case notAllowed[cred]["env"] && notAllowed[cred]["vault"]:
+			if branch == "env" {
+				d.Path = cred
+				d.Msg = "a credential is {env: \"NAME\"} or {vault: {path: \"...\", key: \"...\"}}, not both; keep one"
+				out = append(out, d)
+			}
+		default:
+			out = append(out, d)
+		}
+	}
+	return out
 }
 
 // keepClearest drops the noise a default adds to an error: for
