@@ -106,6 +106,12 @@ func fromCUE(errs []cueError, pos *positions) Diagnostics {
 				got = m[2]
 			}
 			msg = fmt.Sprintf("got %s, want a struct {...}", got)
+		case patternMismatch.MatchString(msg):
+			// Say what the pattern means rather than print it.
+			m := patternMismatch.FindStringSubmatch(msg)
+			if want, ok := patternWords[m[2]]; ok {
+				msg = m[1] + ": want " + want
+			}
 		case last == "autostart" && strings.Contains(msg, "required but not present"):
 			msg = "autostart must be declared, true or false: it has no default, because a default hides drift (INCIDENTS.md 3)"
 		case last == "provider" && strings.Contains(msg, "required but not present"):
@@ -230,6 +236,19 @@ var (
 	conflict       = regexp.MustCompile(`^conflicting values (.+?) and (.+?)( \(mismatched types .*\))?$`)
 	structMismatch = regexp.MustCompile(`^conflicting values (.+) and (.+) \(mismatched types (?:\w+ and struct|struct and \w+)\)$`)
 	literalValue   = regexp.MustCompile(`^(-?[0-9.]+|".*"|true|false|null)$`)
+)
+
+// patternMismatch matches CUE's message for a string that fails a
+// schema regex; patternWords says in words what each regex of the
+// schema wants.
+var (
+	patternMismatch = regexp.MustCompile(`^invalid value (".*") \(out of bound =~(".*")\)$`)
+	patternWords    = map[string]string{
+		`"^https?://[^ ]+$"`:                     "an http:// or https:// URL",
+		`"^[A-Za-z_][A-Za-z0-9_]*$"`:             "an environment variable name: letters, digits and _, not starting with a digit",
+		`"^[0-9]+(KiB|MiB|GiB|TiB)$"`:            `a size with a binary unit, like "512MiB" or "2GiB"`,
+		`"^([0-9a-fA-F]{2}:){5}[0-9a-fA-F]{2}$"`: `a MAC address like "52:54:00:12:34:56"`,
+	}
 )
 
 // credentialFields are the fields whose value is a #Cred.

@@ -53,3 +53,22 @@ func TestSchemaWithCueCLI(t *testing.T) {
 		})
 	}
 }
+
+// TestPatternWordsMatchSchema keeps the plain words for schema regexes
+// in step with the schema: every regex they describe is in it.
+func TestPatternWordsMatchSchema(t *testing.T) {
+	var src strings.Builder
+	files, _ := filepath.Glob("../schema/*.cue")
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		src.Write(b)
+	}
+	for pattern := range patternWords {
+		if !strings.Contains(src.String(), "=~"+pattern) {
+			t.Errorf("schema has no =~%s; update patternWords", pattern)
+		}
+	}
+}
