@@ -38,11 +38,15 @@ deps:
 		$(SUDO) rm -f /usr/sbin/policy-rc.d; \
 	fi
 
+# The cue CLI of the same version checks that schema/*.cue works for users
+# who vet with cue itself (TestSchemaWithCueCLI).
+GOBIN := $(shell $(GO) env GOPATH)/bin
 test: deps
+	$(GO) install cuelang.org/go/cmd/cue@$(CUE_VERSION)
 	$(GO) vet -tags $(TAGS) ./...
 	@out=$$(gofmt -l .); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
 	$(GO) run -tags $(TAGS) ./cmd/site vet ./tenants/...
-	$(GO) test -tags $(TAGS) -count=1 -timeout 30m ./...
+	PATH="$(GOBIN):$$PATH" $(GO) test -tags $(TAGS) -count=1 -timeout 30m ./...
 
 lint:
 	$(GO) vet -tags $(TAGS) ./...
@@ -52,7 +56,7 @@ lint:
 # (the cue CLI of the same version) on 1,000 generated tenants.
 bench: deps build
 	$(GO) install cuelang.org/go/cmd/cue@$(CUE_VERSION)
-	PATH="$$($(GO) env GOPATH)/bin:$$PATH" $(GO) run -tags $(TAGS) ./cmd/sitebench vet --site $(BIN)
+	PATH="$(GOBIN):$$PATH" $(GO) run -tags $(TAGS) ./cmd/sitebench vet --site $(BIN)
 	$(GO) test -tags $(TAGS) -run '^$$' -bench . -benchtime 1x -timeout 60m ./...
 
 clean:
