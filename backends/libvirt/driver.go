@@ -91,7 +91,13 @@ func (d *Driver) conn(host string) (*libvirt.Connect, error) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	if c, ok := d.conns[host]; ok {
-		return c, nil
+		// A daemon restart kills the connection; open a new one then.
+		d.call()
+		if alive, err := c.IsAlive(); err == nil && alive {
+			return c, nil
+		}
+		_, _ = c.Close()
+		delete(d.conns, host)
 	}
 	if d.fromEnv {
 		d.fromEnv = false
