@@ -4,21 +4,12 @@ import (
 	"context"
 	"fmt"
 	"sort"
-	"strings"
 
 	"github.com/site-tools/site/backends"
 	"github.com/site-tools/site/compiler/graph"
 	"github.com/site-tools/site/compiler/model"
 	"github.com/site-tools/site/compiler/plan"
 )
-
-// Snapshot is a live zone in the language's terms, for site export.
-type Snapshot struct {
-	// RRsets are canonical and sorted by name then type.
-	RRsets []*model.RRset
-	// Skipped says, one line each, what was left out and why.
-	Skipped []string
-}
 
 // Export reads zone (its Tenant, Name and Provider.Cloudflare) and
 // returns what a tenant file would have to say to want exactly it. Left
@@ -27,8 +18,8 @@ type Snapshot struct {
 // (Cloudflare flattens it; the language forbids it), records another
 // site tenant owns, and names whose records disagree on the TTL (the
 // language has one TTL per name).
-func (d *Driver) Export(ctx context.Context, zone *model.Zone, run *backends.Run) (*Snapshot, error) {
-	step := zoneStepFor(zone)
+func (d *Driver) Export(ctx context.Context, zone *model.Zone, run *backends.Run) (*backends.ZoneSnapshot, error) {
+	step := graph.ZoneStep(zone)
 	api, _, err := d.client(step, run)
 	if err != nil {
 		return nil, err
@@ -37,7 +28,7 @@ func (d *Driver) Export(ctx context.Context, zone *model.Zone, run *backends.Run
 	if err != nil {
 		return nil, err
 	}
-	s := &Snapshot{}
+	s := &backends.ZoneSnapshot{}
 	for _, u := range obs.unmanaged {
 		s.Skipped = append(s.Skipped, u+": type not in the tenant language; left as it is, site will not touch it")
 	}
@@ -80,14 +71,7 @@ func (d *Driver) Export(ctx context.Context, zone *model.Zone, run *backends.Run
 				Writer: model.Writer{Kind: model.WriterZoneRecords, Tenant: zone.Tenant}})
 		}
 	}
-	sort.Slice(s.RRsets, func(i, j int) bool {
-		a, b := s.RRsets[i], s.RRsets[j]
-		if a.Name != b.Name {
-			return a.Name < b.Name
-		}
-		return a.Type < b.Type
-	})
-	sort.Strings(s.Skipped)
+	s.Sort()
 	return s, nil
 }
 
@@ -99,7 +83,7 @@ func (d *Driver) Export(ctx context.Context, zone *model.Zone, run *backends.Run
 // anything but markers (it changed since the export), and returns how
 // many RRsets it marked.
 func (d *Driver) MarkOwned(ctx context.Context, zone *model.Zone, run *backends.Run) (int, error) {
-	sp, err := d.Plan(ctx, zoneStepFor(zone), run)
+	sp, err := d.Plan(ctx, graph.ZoneStep(zone), run)
 	if err != nil {
 		return 0, err
 	}
@@ -117,18 +101,3 @@ func (d *Driver) MarkOwned(ctx context.Context, zone *model.Zone, run *backends.
 	return len(sp.Changes), nil
 }
 
-// zoneStepFor is the step that converges zone, for calls outside a step
-// graph (export).
-func zoneStepFor(zone *model.Zone) *graph.Step {
-	return &graph.Step{ID: graph.ZoneStepID(zone.Name), Kind: graph.KindZone, Phase: plan.PhaseDNS,
-		Tenant: zone.Tenant, Zone: zone}
-}
-
-// String lists the RRsets one per line, for tests and messages.
-func (s *Snapshot) String() string {
-	var b strings.Builder
-	for _, r := range s.RRsets {
-		fmt.Fprintf(&b, "%s %d %s %s\n", r.Name, r.TTL, r.Type, strings.Join(r.Values, " | "))
-	}
-	return b.String()
-}

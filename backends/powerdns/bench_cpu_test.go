@@ -8,6 +8,7 @@ import (
 	pdns "github.com/joeig/go-powerdns/v3"
 
 	"github.com/site-tools/site/backends"
+	"github.com/site-tools/site/compiler/graph"
 	"github.com/site-tools/site/compiler/model"
 )
 
@@ -30,7 +31,7 @@ func BenchmarkPlanCPU(b *testing.B) {
 					b.Fatal(err)
 				}
 				obs := observe(&z)
-				bt := diff(zoneStepFor(step), obs, run)
+				bt := diff(graph.ZoneStep(step), obs, run)
 				if len(bt.changes) != 0 {
 					b.Fatalf("got %d changes", len(bt.changes))
 				}

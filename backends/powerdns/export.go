@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"sort"
 	"strings"
 
 	"github.com/site-tools/site/backends"
@@ -19,21 +18,12 @@ import (
 // never touches them.
 var ExportTypes = map[string]bool{"A": true, "AAAA": true, "CNAME": true, "TXT": true, "MX": true, "SRV": true, "CAA": true, "NS": true}
 
-// Snapshot is a live zone in the form the tenant language can express.
-type Snapshot struct {
-	// RRsets are canonical and sorted by name then type; the SOA is never
-	// among them (PowerDNS keeps it).
-	RRsets []*model.RRset
-	// Skipped says, one line each, what was left out and why.
-	Skipped []string
-}
-
 // Export reads zone (its Tenant, Name and Provider.PowerDNS) with one GET
 // and returns what a tenant file would have to say to want exactly it.
 // Rrsets owned by another site tenant are left out: they are that
 // tenant's to declare. So is the apex NS unless this tenant owns it.
-func (d *Driver) Export(ctx context.Context, zone *model.Zone, run *backends.Run) (*Snapshot, error) {
-	step := zoneStepFor(zone)
+func (d *Driver) Export(ctx context.Context, zone *model.Zone, run *backends.Run) (*backends.ZoneSnapshot, error) {
+	step := graph.ZoneStep(zone)
 	c, err := d.newClient(step, run)
 	if err != nil {
 		return nil, err
@@ -53,7 +43,7 @@ func (d *Driver) Export(ctx context.Context, zone *model.Zone, run *backends.Run
 		}
 		return nil, fmt.Errorf("read zone %s at %s: %w", zone.Name, c.base, err)
 	}
-	s := &Snapshot{}
+	s := &backends.ZoneSnapshot{}
 	for _, l := range live.rrsets {
 		switch {
 		case !l.hasData():
@@ -75,22 +65,10 @@ func (d *Driver) Export(ctx context.Context, zone *model.Zone, run *backends.Run
 				Writer: model.Writer{Kind: model.WriterZoneRecords, Tenant: zone.Tenant}})
 		}
 	}
-	sort.Slice(s.RRsets, func(i, j int) bool {
-		a, b := s.RRsets[i], s.RRsets[j]
-		if a.Name != b.Name {
-			return a.Name < b.Name
-		}
-		return a.Type < b.Type
-	})
-	sort.Strings(s.Skipped)
+	s.Sort()
 	return s, nil
 }
 
-// zoneStepFor is the step that converges zone, for the calls that work
-// on a zone outside a step graph (export).
-func zoneStepFor(zone *model.Zone) *graph.Step {
-	return &graph.Step{ID: graph.ZoneStepID(zone.Name), Kind: graph.KindZone, Phase: plan.PhaseDNS, Tenant: zone.Tenant, Zone: zone}
-}
 
 // MarkOwned puts zone.Tenant's owner marker on every rrset of zone.RRsets
 // that lacks it, which is what adopting an exported zone means: one
@@ -99,7 +77,7 @@ func zoneStepFor(zone *model.Zone) *graph.Step {
 // markers (it changed since the export). It returns how many rrsets it
 // marked.
 func (d *Driver) MarkOwned(ctx context.Context, zone *model.Zone, run *backends.Run) (int, error) {
-	sp, err := d.Plan(ctx, zoneStepFor(zone), run)
+	sp, err := d.Plan(ctx, graph.ZoneStep(zone), run)
 	if err != nil {
 		return 0, err
 	}

@@ -8,7 +8,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/site-tools/site/backends"
-	"github.com/site-tools/site/backends/powerdns"
 	"github.com/site-tools/site/compiler/dnsname"
 	"github.com/site-tools/site/compiler/export"
 	"github.com/site-tools/site/compiler/model"
@@ -75,60 +74,14 @@ and the spec refers to it by that name; its value is never printed.
       --tenant office1 --out tenants/office1.cue`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			for _, f := range []struct{ name, v string }{{"--url", url}, {"--zone", zone}, {"--tenant", tenant}, {"--api-key-env", keyEnv}} {
-				if f.v == "" {
-					return withCode(exitError, fmt.Errorf("%s is required", f.name))
-				}
-			}
-			name, err := dnsname.Canonical(strings.TrimSuffix(zone, ".")+".", "")
-			if err != nil {
-				return withCode(exitError, fmt.Errorf("--zone: %w", err))
-			}
-			z := &model.Zone{Tenant: tenant, Name: name, Provider: model.Provider{PowerDNS: &model.PowerDNS{
-				URL: url, Server: server, APIKey: model.Credential{Env: keyEnv}}}}
-			drv, _ := providerDrivers["powerdns"].(*powerdns.Driver)
-			if drv == nil {
-				return withCode(exitError, fmt.Errorf("this build of site has no powerdns backend"))
-			}
-			run := backends.NewRun()
-			ctx := cmd.Context()
-			snap, err := drv.Export(ctx, z, run)
-			if err != nil {
-				return withCode(exitError, err)
-			}
-			rrsets := make([]model.RRset, len(snap.RRsets))
-			for i, r := range snap.RRsets {
-				rrsets[i] = *r
-			}
-			src, err := export.Render(export.Zone{Tenant: tenant, Domain: domain, Zone: name, Provider: z.Provider, RRsets: rrsets})
-			if err != nil {
-				return withCode(exitError, err)
-			}
-			stderr := cmd.ErrOrStderr()
-			for _, s := range snap.Skipped {
-				fmt.Fprintln(stderr, "left out:", s)
-			}
-			if out == "" {
-				if _, err := cmd.OutOrStdout().Write(src); err != nil {
-					return withCode(exitError, err)
-				}
-			} else {
-				if err := os.WriteFile(out, src, 0o644); err != nil {
-					return withCode(exitError, fmt.Errorf("write the spec: %w", err))
-				}
-				fmt.Fprintf(stderr, "wrote %s: %d rrsets of zone %s for tenant %s\n", out, len(rrsets), name, tenant)
-			}
-			if noMark {
-				fmt.Fprintf(stderr, "not marked (--no-mark): site diff shows %d rrsets as adopt until site apply marks them\n", len(rrsets))
-				return nil
-			}
-			z.RRsets = snap.RRsets
-			n, err := drv.MarkOwned(ctx, z, run)
-			if err != nil {
-				return withCode(exitError, fmt.Errorf("the spec is written, but adopting the zone failed: %w", err))
-			}
-			fmt.Fprintf(stderr, "marked %d rrsets as owned by tenant %s (comments only; served data unchanged)\n", n, tenant)
-			return nil
+			return exportZone(cmd, exportRequest{
+				provider: "powerdns", zone: zone, tenant: tenant, domain: domain, out: out, noMark: noMark,
+				required: []struct{ name, v string }{{"--url", url}, {"--zone", zone}, {"--tenant", tenant}, {"--api-key-env", keyEnv}},
+				newZone: func(name string) *model.Zone {
+					return &model.Zone{Name: name, Provider: model.Provider{PowerDNS: &model.PowerDNS{
+						URL: url, Server: server, APIKey: model.Credential{Env: keyEnv}}}}
+				},
+			})
 		},
 	}
 	f := cmd.Flags()
@@ -141,4 +94,74 @@ and the spec refers to it by that name; its value is never printed.
 	f.StringVar(&out, "out", "", "write the spec to FILE instead of stdout")
 	f.BoolVar(&noMark, "no-mark", false, "only write the spec; do not put the owner marker on the zone's rrsets")
 	return cmd
+}
+
+// exportRequest is what every `site export PROVIDER` gathers from its
+// flags; exportZone does the rest the same way for every provider.
+type exportRequest struct {
+	provider     string // providerDrivers key
+	zone, tenant string
+	domain, out  string
+	noMark       bool
+	required     []struct{ name, v string }
+	newZone      func(name string) *model.Zone
+}
+
+// exportZone reads the live zone, writes the tenant spec, and (unless
+// --no-mark) marks what it exported as the tenant's.
+func exportZone(cmd *cobra.Command, req exportRequest) error {
+	for _, f := range req.required {
+		if f.v == "" {
+			return withCode(exitError, fmt.Errorf("%s is required", f.name))
+		}
+	}
+	name, err := dnsname.Canonical(strings.TrimSuffix(req.zone, ".")+".", "")
+	if err != nil {
+		return withCode(exitError, fmt.Errorf("--zone: %w", err))
+	}
+	z := req.newZone(name)
+	z.Tenant = req.tenant
+	drv, _ := providerDrivers[req.provider].(backends.ZoneExporter)
+	if drv == nil {
+		return withCode(exitError, fmt.Errorf("this build of site has no %s backend that can export", req.provider))
+	}
+	run := backends.NewRun()
+	ctx := cmd.Context()
+	snap, err := drv.Export(ctx, z, run)
+	if err != nil {
+		return withCode(exitError, err)
+	}
+	rrsets := make([]model.RRset, len(snap.RRsets))
+	for i, r := range snap.RRsets {
+		rrsets[i] = *r
+	}
+	src, err := export.Render(export.Zone{Tenant: req.tenant, Domain: req.domain, Zone: name, Provider: z.Provider, RRsets: rrsets})
+	if err != nil {
+		return withCode(exitError, err)
+	}
+	stderr := cmd.ErrOrStderr()
+	for _, s := range snap.Skipped {
+		fmt.Fprintln(stderr, "left out:", s)
+	}
+	if req.out == "" {
+		if _, err := cmd.OutOrStdout().Write(src); err != nil {
+			return withCode(exitError, err)
+		}
+	} else {
+		if err := os.WriteFile(req.out, src, 0o644); err != nil {
+			return withCode(exitError, fmt.Errorf("write the spec: %w", err))
+		}
+		fmt.Fprintf(stderr, "wrote %s: %d RRsets of zone %s for tenant %s\n", req.out, len(rrsets), name, req.tenant)
+	}
+	if req.noMark {
+		fmt.Fprintf(stderr, "not marked (--no-mark): site diff shows %d RRsets as adopt until site apply marks them\n", len(rrsets))
+		return nil
+	}
+	z.RRsets = snap.RRsets
+	n, err := drv.MarkOwned(ctx, z, run)
+	if err != nil {
+		return withCode(exitError, fmt.Errorf("the spec is written, but adopting the zone failed: %w", err))
+	}
+	fmt.Fprintf(stderr, "marked %d RRsets as owned by tenant %s (comments only; served data unchanged)\n", n, req.tenant)
+	return nil
 }

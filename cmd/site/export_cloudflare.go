@@ -1,16 +1,8 @@
 package main
 
 import (
-	"fmt"
-	"os"
-	"strings"
-
 	"github.com/spf13/cobra"
 
-	"github.com/site-tools/site/backends"
-	"github.com/site-tools/site/backends/cloudflare"
-	"github.com/site-tools/site/compiler/dnsname"
-	"github.com/site-tools/site/compiler/export"
 	"github.com/site-tools/site/compiler/model"
 )
 
@@ -46,60 +38,14 @@ written into the spec as api_url.
       --token-env CLOUDFLARE_API_TOKEN --out tenants/web.cue`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			for _, f := range []struct{ name, v string }{{"--zone", zone}, {"--tenant", tenant}, {"--token-env", tokenEnv}} {
-				if f.v == "" {
-					return withCode(exitError, fmt.Errorf("%s is required", f.name))
-				}
-			}
-			name, err := dnsname.Canonical(strings.TrimSuffix(zone, ".")+".", "")
-			if err != nil {
-				return withCode(exitError, fmt.Errorf("--zone: %w", err))
-			}
-			z := &model.Zone{Tenant: tenant, Name: name, Provider: model.Provider{Cloudflare: &model.Cloudflare{
-				Token: model.Credential{Env: tokenEnv}, APIURL: apiURL}}}
-			drv, _ := providerDrivers["cloudflare"].(*cloudflare.Driver)
-			if drv == nil {
-				return withCode(exitError, fmt.Errorf("this build of site has no cloudflare backend"))
-			}
-			run := backends.NewRun()
-			ctx := cmd.Context()
-			snap, err := drv.Export(ctx, z, run)
-			if err != nil {
-				return withCode(exitError, err)
-			}
-			rrsets := make([]model.RRset, len(snap.RRsets))
-			for i, r := range snap.RRsets {
-				rrsets[i] = *r
-			}
-			src, err := export.Render(export.Zone{Tenant: tenant, Domain: domain, Zone: name, Provider: z.Provider, RRsets: rrsets})
-			if err != nil {
-				return withCode(exitError, err)
-			}
-			stderr := cmd.ErrOrStderr()
-			for _, s := range snap.Skipped {
-				fmt.Fprintln(stderr, "left out:", s)
-			}
-			if out == "" {
-				if _, err := cmd.OutOrStdout().Write(src); err != nil {
-					return withCode(exitError, err)
-				}
-			} else {
-				if err := os.WriteFile(out, src, 0o644); err != nil {
-					return withCode(exitError, fmt.Errorf("write the spec: %w", err))
-				}
-				fmt.Fprintf(stderr, "wrote %s: %d RRsets of zone %s for tenant %s\n", out, len(rrsets), name, tenant)
-			}
-			if noMark {
-				fmt.Fprintf(stderr, "not marked (--no-mark): site diff shows %d RRsets as adopt until site apply marks them\n", len(rrsets))
-				return nil
-			}
-			z.RRsets = snap.RRsets
-			n, err := drv.MarkOwned(ctx, z, run)
-			if err != nil {
-				return withCode(exitError, fmt.Errorf("the spec is written, but adopting the zone failed: %w", err))
-			}
-			fmt.Fprintf(stderr, "marked %d RRsets as owned by tenant %s (comments only; served data unchanged)\n", n, tenant)
-			return nil
+			return exportZone(cmd, exportRequest{
+				provider: "cloudflare", zone: zone, tenant: tenant, domain: domain, out: out, noMark: noMark,
+				required: []struct{ name, v string }{{"--zone", zone}, {"--tenant", tenant}, {"--token-env", tokenEnv}},
+				newZone: func(name string) *model.Zone {
+					return &model.Zone{Name: name, Provider: model.Provider{Cloudflare: &model.Cloudflare{
+						Token: model.Credential{Env: tokenEnv}, APIURL: apiURL}}}
+				},
+			})
 		},
 	}
 	f := cmd.Flags()

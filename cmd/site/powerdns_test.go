@@ -128,7 +128,7 @@ func TestPowerDNSExportThenVetAndDiff(t *testing.T) {
 	if code != exitOK {
 		t.Fatalf("export exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
 	}
-	if !strings.Contains(stderr, "left out: 1.2.0.192.legacy.example.test. PTR") || !strings.Contains(stderr, "left out: legacy.example.test. NS") || !strings.Contains(stderr, "marked 7 rrsets") {
+	if !strings.Contains(stderr, "left out: 1.2.0.192.legacy.example.test. PTR") || !strings.Contains(stderr, "left out: legacy.example.test. NS") || !strings.Contains(stderr, "marked 7 RRsets") {
 		t.Errorf("stderr does not say what was left out and marked:\n%s", stderr)
 	}
 	src, _ := os.ReadFile(out)

@@ -130,6 +130,12 @@ func Build(spec *model.Spec) (*Graph, error) {
 	return order(steps)
 }
 
+// ZoneStep is the step that converges zone on its own, for calls outside
+// a step graph (site export).
+func ZoneStep(zone *model.Zone) *Step {
+	return &Step{ID: ZoneStepID(zone.Name), Kind: KindZone, Phase: plan.PhaseDNS, Tenant: zone.Tenant, Zone: zone}
+}
+
 // NetworkStepID names the step converging a network.
 func NetworkStepID(host, name string) string { return "network/" + host + "/" + name }
 
