@@ -100,4 +100,3 @@ func (d *Driver) MarkOwned(ctx context.Context, zone *model.Zone, run *backends.
 	}
 	return len(sp.Changes), nil
 }
-

@@ -69,7 +69,6 @@ func (d *Driver) Export(ctx context.Context, zone *model.Zone, run *backends.Run
 	return s, nil
 }
 
-
 // MarkOwned puts zone.Tenant's owner marker on every rrset of zone.RRsets
 // that lacks it, which is what adopting an exported zone means: one
 // comments-only PATCH, served data unchanged. It refuses, changing
