@@ -19,7 +19,7 @@ CUE_VERSION := v0.17.1
 DEB_PKGS := pdns-server pdns-backend-sqlite3 sqlite3 bind9-dnsutils \
             libvirt-daemon libvirt-clients qemu-system-x86 libvirt0 ca-certificates
 
-.PHONY: all build test lint bench demo demo-stop deps clean
+.PHONY: all build test lint bench demo demo-vm demo-stop deps clean
 
 all: build
 
@@ -96,3 +96,37 @@ demo: deps build
 
 demo-stop:
 	@if [ -f $(DEMO_DIR)/pdns.pid ]; then kill $$(cat $(DEMO_DIR)/pdns.pid) 2>/dev/null || true; rm -f $(DEMO_DIR)/pdns.pid; echo "PowerDNS stopped"; fi
+	@if [ -f $(DEMO_LV)/libvirtd.pid ]; then \
+		virsh -q -c "$(DEMO_URI)" destroy tiny >/dev/null 2>&1 || true; \
+		kill $$(cat $(DEMO_LV)/libvirtd.pid) 2>/dev/null || true; \
+		[ -f $(DEMO_LV)/run/libvirt/virtlogd.pid ] && kill $$(cat $(DEMO_LV)/run/libvirt/virtlogd.pid) 2>/dev/null || true; \
+		rm -rf $(DEMO_LV); echo "libvirtd session stopped"; fi
+
+# demo-vm starts an unprivileged libvirt session daemon with QEMU (as
+# nobody when run by root; as you otherwise), state in $(DEMO_LV), defines
+# the storage pool "default" in it, applies tenants/lab.cue and shows the
+# diff converged. The guest keeps running; `make demo-stop` stops it all.
+DEMO_LV  := /var/tmp/site-demo-libvirt
+DEMO_URI := qemu+unix:///session?socket=$(DEMO_LV)/run/libvirt/libvirt-sock
+demo-vm: deps build
+	@if [ ! -S $(DEMO_LV)/run/libvirt/libvirt-sock ]; then \
+		mkdir -p $(DEMO_LV)/home $(DEMO_LV)/run $(DEMO_LV)/config $(DEMO_LV)/cache $(DEMO_LV)/data $(DEMO_LV)/pool; \
+		chmod 700 $(DEMO_LV)/run; \
+		env="env HOME=$(DEMO_LV)/home XDG_RUNTIME_DIR=$(DEMO_LV)/run XDG_CONFIG_HOME=$(DEMO_LV)/config XDG_CACHE_HOME=$(DEMO_LV)/cache XDG_DATA_HOME=$(DEMO_LV)/data"; \
+		if [ "$$(id -u)" = 0 ]; then chown -R nobody:nogroup $(DEMO_LV); env="setpriv --reuid=nobody --regid=nogroup --clear-groups $$env"; fi; \
+		nohup $$env libvirtd > $(DEMO_LV)/libvirtd.log 2>&1 & echo $$! > $(DEMO_LV)/libvirtd.pid; \
+		for i in $$(seq 100); do [ -S $(DEMO_LV)/run/libvirt/libvirt-sock ] && break; sleep 0.1; done; \
+		virsh -q -c "$(DEMO_URI)" pool-define-as default dir --target $(DEMO_LV)/pool >/dev/null; \
+		virsh -q -c "$(DEMO_URI)" pool-start default >/dev/null; \
+		echo "== libvirtd session started, pid $$(cat $(DEMO_LV)/libvirtd.pid), socket $(DEMO_LV)/run/libvirt/libvirt-sock"; \
+	fi
+	@echo "== site diff tenants/lab.cue"
+	@SITE_LIBVIRT_URI_MAP="qemu:///session=$(DEMO_URI)" $(BIN) diff tenants/lab.cue
+	@echo "== site apply tenants/lab.cue"
+	@SITE_LIBVIRT_URI_MAP="qemu:///session=$(DEMO_URI)" $(BIN) apply tenants/lab.cue
+	@echo "== site diff --detailed-exitcode tenants/lab.cue"
+	@SITE_LIBVIRT_URI_MAP="qemu:///session=$(DEMO_URI)" $(BIN) diff --detailed-exitcode tenants/lab.cue
+	@echo "== virsh list"
+	@virsh -c "$(DEMO_URI)" list --all
+	@echo "Try: edit memory/autostart in tenants/lab.cue, then"
+	@echo "  SITE_LIBVIRT_URI_MAP='qemu:///session=$(DEMO_URI)' $(BIN) diff tenants/lab.cue"
