@@ -51,7 +51,7 @@ func TestIncident1_InitOutputPassesVet(t *testing.T) {
 							src, _ := os.ReadFile(file)
 							t.Fatalf("site vet of the scaffold: exit %d\n%s%s\nscaffold:\n%s", code, stdout.String(), stderr.String(), src)
 						}
-						if got, want := stdout.String(), "ok: 1 tenants, 1 zones, 0 records, 0 VMs, 0 networks\n"; got != want {
+						if got, want := stdout.String(), "ok: 1 tenant, 1 zone, 0 records, 0 VMs, 0 networks\n"; got != want {
 							t.Errorf("site vet: got %q, want %q", got, want)
 						}
 					})

@@ -166,7 +166,8 @@ func printVet(w io.Writer, format string, spec *model.Spec, diags compiler.Diagn
 	}
 	if len(diags) == 0 && spec != nil {
 		s := summarize(spec)
-		_, err := fmt.Fprintf(w, "ok: %d tenants, %d zones, %d records, %d VMs, %d networks\n", s.Tenants, s.Zones, s.Records, s.VMs, s.Networks)
+		_, err := fmt.Fprintf(w, "ok: %s, %s, %s, %s, %s\n", count(s.Tenants, "tenant"), count(s.Zones, "zone"),
+			count(s.Records, "record"), count(s.VMs, "VM"), count(s.Networks, "network"))
 		return err
 	}
 	return nil
@@ -180,4 +181,12 @@ func ghData(s string) string {
 
 func ghProp(s string) string {
 	return strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A", ":", "%3A", ",", "%2C").Replace(s)
+}
+
+// count says "1 zone" or "3 zones".
+func count(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
 }
