@@ -15,6 +15,16 @@
 // lists every address tried and why it failed; acknowledging the gate
 // defers the steps that need the secret.
 //
+// A run remembers what it learned about each tenant's store (memory.go):
+// an address that did not answer is not dialled again by the run's later
+// secret steps, which list the earlier attempt ("(earlier in this run)")
+// in their messages instead, and the address that answered is tried
+// first. So a run with N secrets waits out a silent address once, not N
+// times. Steps of one store take turns, so concurrent steps do not both
+// wait for the same timeout. The memory is held by the Driver per
+// *backends.Run, only in memory and only while the run exists: every run
+// observes the stores afresh, and nothing is written to disk.
+//
 // Environment:
 //
 //	VAULT_ADDR        tried after the spec's addresses (the documented override)
@@ -31,7 +41,9 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"sync"
 	"time"
+	"weak"
 
 	"github.com/site-tools/site/backends"
 	"github.com/site-tools/site/compiler/graph"
@@ -42,11 +54,15 @@ import (
 // from where site runs, and the next address may be.
 const DefaultTimeout = 5 * time.Second
 
-// Driver reads secrets for graph.KindSecret steps.
+// Driver reads secrets for graph.KindSecret steps. One Driver serves
+// any number of runs, concurrently; use it through a pointer.
 type Driver struct {
 	// Timeout bounds each address's attempt (login and read together);
 	// DefaultTimeout when zero.
 	Timeout time.Duration
+
+	mu   sync.Mutex
+	runs map[weak.Pointer[backends.Run]]map[string]*memory // run -> storeKey -> memory
 }
 
 // New returns a Driver with the default timeout.
@@ -64,7 +80,7 @@ func (d *Driver) Plan(ctx context.Context, step *graph.Step, run *backends.Run) 
 	if step.Secret == nil || step.Secret.Store == nil {
 		return nil, fmt.Errorf("step %s: not a secret step with a store", step.ID)
 	}
-	r := &reader{timeout: d.timeout(), run: run, sec: step.Secret}
+	r := &reader{timeout: d.timeout(), run: run, sec: step.Secret, driver: d}
 	got, err := r.read(ctx)
 	if err != nil {
 		return nil, err // the executor names the step

@@ -311,3 +311,31 @@ func TestPlanInterruptedIsNotGated(t *testing.T) {
 		t.Fatalf("got %v, want a cancellation that offers no gate", err)
 	}
 }
+
+func TestPlanAddressListedTwice(t *testing.T) {
+	closed := closedAddr(t)
+	tests := []struct {
+		name  string
+		addrs []string
+		env   map[string]string
+	}{
+		{"twice in the spec", []string{closed, closed + "/"}, nil},
+		{"in the spec and VAULT_ADDR", []string{closed}, map[string]string{"VAULT_ADDR": closed + "/"}},
+		{"twice in SITE_VAULT_ADDRS", nil, map[string]string{"SITE_VAULT_ADDRS": closed + "," + closed}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			env := map[string]string{"VAULT_TOKEN": testToken}
+			for k, v := range tt.env {
+				env[k] = v
+			}
+			_, err := New().Plan(context.Background(), secretStep(tt.addrs...), newRun(env))
+			if err == nil {
+				t.Fatal("got no error")
+			}
+			if got := strings.Count(err.Error(), "tried "+closed); got != 1 {
+				t.Errorf("got %q, want %s tried once", err, closed)
+			}
+		})
+	}
+}

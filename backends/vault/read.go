@@ -24,6 +24,7 @@ type reader struct {
 	timeout time.Duration
 	run     *backends.Run
 	sec     *graph.Secret
+	driver  *Driver // holds what this run learned about the store's addresses
 
 	// Credentials, resolved once before any address is tried.
 	token, roleID, secretID string
@@ -44,6 +45,17 @@ type attempt struct {
 	// answered is true when the address answered HTTP at all: the
 	// store is reachable there, even if it refused.
 	answered bool
+	// earlier is true when this attempt was made by an earlier step of
+	// the run and remembered, not repeated (see memory).
+	earlier bool
+}
+
+// String gives the address and why it failed, as messages list them.
+func (a attempt) String() string {
+	if a.earlier {
+		return a.addr + " (earlier in this run): " + a.reason
+	}
+	return a.addr + ": " + a.reason
 }
 
 func (r *reader) mount() string {
@@ -54,7 +66,8 @@ func (r *reader) mount() string {
 }
 
 // addrs lists the addresses to try: the spec's (or SITE_VAULT_ADDRS'),
-// then VAULT_ADDR when set and not already listed.
+// then VAULT_ADDR when set, each once (a second try of one address in
+// one read would only repeat its failure).
 func (r *reader) addrs() []string {
 	list := r.sec.Store.Addrs
 	if o := strings.TrimSpace(r.run.Getenv("SITE_VAULT_ADDRS")); o != "" {
@@ -65,14 +78,15 @@ func (r *reader) addrs() []string {
 			}
 		}
 	}
-	out := append([]string(nil), list...)
 	if env := strings.TrimSpace(r.run.Getenv("VAULT_ADDR")); env != "" {
-		seen := false
-		for _, a := range out {
-			seen = seen || strings.TrimRight(a, "/") == strings.TrimRight(env, "/")
-		}
-		if !seen {
-			out = append(out, env)
+		list = append(list[:len(list):len(list)], env)
+	}
+	var out []string
+	seen := map[string]bool{}
+	for _, a := range list {
+		if k := strings.TrimRight(a, "/"); !seen[k] {
+			seen[k] = true
+			out = append(out, a)
 		}
 	}
 	return out
@@ -82,6 +96,11 @@ func (r *reader) addrs() []string {
 // (missing, deleted, permission denied, no such key) is final: every
 // address of one store serves the same data. A sealed or failing server
 // and an address that does not answer move on to the next address.
+//
+// What the attempts show is remembered for the rest of the run (see
+// memory): an address that did not answer is not dialled again by a later
+// step, which reports the earlier attempt instead, and the address that
+// answered is tried first.
 func (r *reader) read(ctx context.Context) (*secret, error) {
 	what := fmt.Sprintf("%s#%s in mount %s", r.sec.Ref.Path, r.sec.Ref.Key, r.mount())
 	addrs := r.addrs()
@@ -91,21 +110,44 @@ func (r *reader) read(ctx context.Context) (*secret, error) {
 	if err := r.credentials(); err != nil {
 		return nil, err
 	}
+	mem := r.driver.memory(r.run, storeKey(r.sec.Tenant, addrs))
+	if err := mem.lock(ctx); err != nil {
+		return nil, fmt.Errorf("reading secret %s was interrupted while another step read from the same store: %w", what, err)
+	}
+	defer mem.unlock()
 	var tried []attempt
-	for _, addr := range addrs {
+	for _, addr := range mem.order(addrs) {
+		if att, ok := mem.failed[addr]; ok {
+			tried = append(tried, att)
+			continue
+		}
 		got, att, final := r.readAt(ctx, addr, what)
 		if got != nil {
+			mem.answered = addr
 			return got, nil
+		}
+		if ctx.Err() != nil {
+			// Interrupted, not unreachable: no gate would help, and
+			// nothing is learned about the address.
+			return nil, fmt.Errorf("reading secret %s was interrupted: %w", what, ctx.Err())
+		}
+		if !att.answered {
+			rem := att
+			rem.earlier = true // as later steps report it
+			mem.failed[addr] = rem
+		}
+		switch {
+		case final != nil: // only an address that answered gives a final answer
+			mem.answered = addr
+		case mem.answered == addr: // it answered before, but not now
+			mem.answered = ""
 		}
 		tried = append(tried, att)
 		if final != nil {
-			return nil, withTried(final, tried[:len(tried)-1])
-		}
-		if ctx.Err() != nil {
-			// Interrupted, not unreachable: no gate would help.
-			return nil, fmt.Errorf("reading secret %s was interrupted: %w", what, ctx.Err())
+			return nil, withTried(final, inOrder(tried[:len(tried)-1], addrs))
 		}
 	}
+	tried = inOrder(tried, addrs)
 	for _, a := range tried {
 		if a.answered {
 			return nil, fmt.Errorf("could not read secret %s of tenant %s from any address:\n%s", what, r.sec.Tenant, list(tried))
@@ -118,13 +160,28 @@ func (r *reader) read(ctx context.Context) (*secret, error) {
 			"and converge everything else first", r.sec.Tenant, what, list(tried), plan.GateSecretUnreachable)}
 }
 
+// inOrder sorts attempts into the order of addrs, so that a message
+// lists addresses as the spec does even when the one that answered
+// earlier in the run was tried first.
+func inOrder(tried []attempt, addrs []string) []attempt {
+	out := make([]attempt, 0, len(tried))
+	for _, a := range addrs {
+		for _, t := range tried {
+			if t.addr == a {
+				out = append(out, t)
+			}
+		}
+	}
+	return out
+}
+
 func list(tried []attempt) string {
 	var b strings.Builder
 	for i, a := range tried {
 		if i > 0 {
 			b.WriteByte('\n')
 		}
-		fmt.Fprintf(&b, "  tried %s: %s", a.addr, a.reason)
+		fmt.Fprintf(&b, "  tried %s", a)
 	}
 	return b.String()
 }
@@ -136,9 +193,9 @@ func withTried(err error, before []attempt) error {
 	}
 	parts := make([]string, len(before))
 	for i, a := range before {
-		parts[i] = a.addr + " (" + a.reason + ")"
+		parts[i] = a.String()
 	}
-	return fmt.Errorf("%w (addresses tried before it did not answer: %s)", err, strings.Join(parts, ", "))
+	return fmt.Errorf("%w (addresses tried before it did not answer: %s)", err, strings.Join(parts, "; "))
 }
 
 // readAt makes one attempt at addr. It returns the secret, or the attempt

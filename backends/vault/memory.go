@@ -1,0 +1,116 @@
+package vault
+
+import (
+	"context"
+	"runtime"
+	"strings"
+	"weak"
+
+	"github.com/site-tools/site/backends"
+)
+
+// memory is what one run has learned about one tenant's store: which
+// address answered and which did not, and why. It lets the later secret
+// steps of a run skip an address that already timed out, so a cold start
+// (INCIDENTS.md §1) costs the timeout once per run, not once per secret.
+//
+// It lives only as long as the run (see Driver.memory); nothing is
+// written to disk, so every run observes the stores afresh.
+type memory struct {
+	// turn admits one read of the store at a time. It is a channel, not
+	// a mutex, so a step waiting for its turn still honours its context.
+	// Holding it across the whole read is what keeps two concurrent
+	// steps from both waiting out the same silent address: the second
+	// starts only once the first has recorded what it found.
+	turn chan struct{}
+
+	// The fields below are read and written only while holding turn.
+
+	// failed holds the addresses that did not answer at all (timed out,
+	// refused, name does not resolve, unusable), with the attempt that
+	// showed it. Addresses that answered, even with a refusal or a 503,
+	// are not here: asking them again costs one round trip, and a
+	// sealed store may have been unsealed since.
+	failed map[string]attempt
+	// answered is the address that last gave an answer about a secret
+	// (the secret, or a final refusal); it is tried first.
+	answered string
+}
+
+// lock waits for the store's turn, or for ctx to end.
+func (m *memory) lock(ctx context.Context) error {
+	select {
+	case m.turn <- struct{}{}:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+func (m *memory) unlock() { <-m.turn }
+
+// order returns addrs with the address that answered earlier in the run
+// first, the others in their given order.
+func (m *memory) order(addrs []string) []string {
+	out := make([]string, 0, len(addrs))
+	for _, a := range addrs {
+		if a == m.answered {
+			out = append(out, a)
+		}
+	}
+	for _, a := range addrs {
+		if a != m.answered {
+			out = append(out, a)
+		}
+	}
+	return out
+}
+
+// storeKey names a store as a step reaches it: its tenant and the
+// addresses it tries, in order (after SITE_VAULT_ADDRS and VAULT_ADDR).
+func storeKey(tenant string, addrs []string) string {
+	return tenant + "\x00" + strings.Join(addrs, "\x00")
+}
+
+// memory returns what run has learned about the store named by key,
+// creating it on first use.
+//
+// The Driver is shared by every run in the process (cmd/site registers
+// one), so it keeps one entry per run, keyed by a weak pointer to the
+// run: holding the entry does not keep the run alive, and a cleanup
+// drops the entry once the run is garbage. backends.Run is a shared
+// contract; keeping this here needs no field on it.
+func (d *Driver) memory(run *backends.Run, key string) *memory {
+	k := weak.Make(run)
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.runs == nil {
+		d.runs = map[weak.Pointer[backends.Run]]map[string]*memory{}
+	}
+	stores, ok := d.runs[k]
+	if !ok {
+		stores = map[string]*memory{}
+		d.runs[k] = stores
+		runtime.AddCleanup(run, d.forget, k)
+	}
+	m := stores[key]
+	if m == nil {
+		m = &memory{turn: make(chan struct{}, 1), failed: map[string]attempt{}}
+		stores[key] = m
+	}
+	return m
+}
+
+// forget drops what a finished run learned.
+func (d *Driver) forget(k weak.Pointer[backends.Run]) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	delete(d.runs, k)
+}
+
+// remembered reports how many runs the Driver holds memory for (tests).
+func (d *Driver) remembered() int {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return len(d.runs)
+}
