@@ -179,7 +179,7 @@ func TestExampleTenants(t *testing.T) {
 	for _, tn := range spec.Tenants {
 		names = append(names, tn.Name)
 	}
-	if got, want := strings.Join(names, ","), "office1,sjc"; got != want {
+	if got, want := strings.Join(names, ","), "lab,office1,sjc"; got != want {
 		t.Errorf("tenants: got %q, want %q", got, want)
 	}
 }
