@@ -43,11 +43,21 @@ var (
 	libvirtName = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.+-]{0,62}$`)
 )
 
+// CheckTenantName says what is wrong with a tenant name, or nil. vet
+// checks every spec with it; commands that write a tenant's name onto
+// live systems (site export's owner markers) check it before they do.
+func CheckTenantName(name string) error {
+	if !tenantName.MatchString(name) {
+		return fmt.Errorf("tenant name %q: use lower case letters, digits and '-', at most 63 characters (it names owner markers and steps)", name)
+	}
+	return nil
+}
+
 func (b *builder) tenant(name string, raw *rawTenant) *model.Tenant {
 	tp := []string{"tenants", name}
 	t := &model.Tenant{Name: name, Pos: b.pos.pos(tp...)}
-	if !tenantName.MatchString(name) {
-		b.errorf(tp, "tenant name %q: use lower case letters, digits and '-', at most 63 characters (it names owner markers and steps)", name)
+	if err := CheckTenantName(name); err != nil {
+		b.errorf(tp, "%v", err)
 	}
 	if d, err := dnsname.Canonical(raw.Domain, "."); err != nil {
 		b.errorf(at(tp, "domain"), "%v", err)

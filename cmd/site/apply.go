@@ -3,14 +3,17 @@ package main
 import (
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"slices"
+	"sort"
 	"strconv"
 	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/site-tools/site/backends"
+	"github.com/site-tools/site/compiler/graph"
 	"github.com/site-tools/site/compiler/plan"
 )
 
@@ -83,6 +86,9 @@ func runApply(cmd *cobra.Command, args []string, o applyOptions) error {
 	for _, a := range o.acks {
 		g, err := plan.ParseGate(a)
 		if err != nil {
+			if up, uerr := plan.ParseGate(strings.ToUpper(a)); uerr == nil {
+				return withCode(exitError, fmt.Errorf("--ack %s: gate ids are upper case: --ack %s", a, up))
+			}
 			return withCode(exitError, fmt.Errorf("--ack: %w", err))
 		}
 		run.Acked[g] = true
@@ -116,6 +122,9 @@ func runApply(cmd *cobra.Command, args []string, o applyOptions) error {
 
 	g, err := loadGraph(args, phases)
 	if err != nil {
+		return withCode(exitError, err)
+	}
+	if err := checkRestarts(g, o.restarts); err != nil {
 		return withCode(exitError, err)
 	}
 	defer interruptible(cmd)()
@@ -161,6 +170,9 @@ func runApply(cmd *cobra.Command, args []string, o applyOptions) error {
 // readPlan loads a plan saved by site diff --out.
 func readPlan(path string) (*plan.Plan, error) {
 	f, err := os.Open(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, fmt.Errorf("--plan %s: no such file; save a plan first with: site diff --out %s PATH ...", path, shellQuote(path))
+	}
 	if err != nil {
 		return nil, fmt.Errorf("--plan: %w", err)
 	}
@@ -170,6 +182,35 @@ func readPlan(path string) (*plan.Plan, error) {
 		return nil, fmt.Errorf("--plan %s: %w", path, err)
 	}
 	return p, nil
+}
+
+// checkRestarts refuses a --restart that names no VM in scope: like a
+// misspelt --ack, it would otherwise be silently ignored, and the guest
+// the user meant would keep running on its old definition.
+func checkRestarts(g *graph.Graph, restarts []string) error {
+	if len(restarts) == 0 {
+		return nil
+	}
+	var inScope []string
+	have := map[string]bool{}
+	for _, s := range g.Steps {
+		if s.VM != nil {
+			name := s.VM.Tenant + "/" + s.VM.Name
+			have[name] = true
+			inScope = append(inScope, name)
+		}
+	}
+	sort.Strings(inScope)
+	for _, r := range restarts {
+		if have[r] {
+			continue
+		}
+		if len(inScope) == 0 {
+			return fmt.Errorf("--restart %s: no VM is in scope (check the spec paths and --only)", r)
+		}
+		return fmt.Errorf("--restart %s: no such VM in scope; the VMs in scope are %s", r, strings.Join(inScope, ", "))
+	}
+	return nil
 }
 
 func describeOnly(phases []plan.Phase) string {

@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/site-tools/site/backends"
+	"github.com/site-tools/site/compiler"
 	"github.com/site-tools/site/compiler/dnsname"
 	"github.com/site-tools/site/compiler/export"
 	"github.com/site-tools/site/compiler/model"
@@ -28,8 +29,10 @@ func newExportCmd() *cobra.Command {
 exactly what the zone serves: it passes site vet, and site diff then
 says No changes. Records the language cannot say are left out, listed on
 stderr, and never touched by site.`,
-		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if len(args) > 0 {
+				return withCode(exitError, fmt.Errorf("site export cannot read from %q: name one of %s", args[0], strings.Join(exportProviders(cmd), ", ")))
+			}
 			return withCode(exitError, fmt.Errorf("name the provider to read from: %s", strings.Join(exportProviders(cmd), ", ")))
 		},
 	}
@@ -48,8 +51,8 @@ func exportProviders(cmd *cobra.Command) []string {
 }
 
 func newExportPowerDNSCmd() *cobra.Command {
-	var url, server, keyEnv, zone, tenant, domain, out string
-	var noMark bool
+	var url, server, keyEnv string
+	req := exportRequest{provider: "powerdns"}
 	cmd := &cobra.Command{
 		Use:   "powerdns --url URL --zone ZONE --tenant NAME [--api-key-env PDNS_API_KEY] [--out FILE]",
 		Short: "Write a PowerDNS zone as a tenant spec and mark its records as the tenant's",
@@ -72,27 +75,21 @@ and the spec refers to it by that name; its value is never printed.
 
   site export powerdns --url http://127.0.0.1:8081 --zone example.org \
       --tenant office1 --out tenants/office1.cue`,
-		Args: cobra.NoArgs,
+		Args: noArgs("give the zone with --zone and the server with --url"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return exportZone(cmd, exportRequest{
-				provider: "powerdns", zone: zone, tenant: tenant, domain: domain, out: out, noMark: noMark,
-				required: []struct{ name, v string }{{"--url", url}, {"--zone", zone}, {"--tenant", tenant}, {"--api-key-env", keyEnv}},
-				newZone: func(name string) *model.Zone {
-					return &model.Zone{Name: name, Provider: model.Provider{PowerDNS: &model.PowerDNS{
-						URL: url, Server: server, APIKey: model.Credential{Env: keyEnv}}}}
-				},
-			})
+			req.required = []struct{ name, v string }{{"--url", url}, {"--zone", req.zone}, {"--tenant", req.tenant}, {"--api-key-env", keyEnv}}
+			req.newZone = func(name string) *model.Zone {
+				return &model.Zone{Name: name, Provider: model.Provider{PowerDNS: &model.PowerDNS{
+					URL: url, Server: server, APIKey: model.Credential{Env: keyEnv}}}}
+			}
+			return exportZone(cmd, req)
 		},
 	}
 	f := cmd.Flags()
 	f.StringVar(&url, "url", "", "PowerDNS HTTP API base URL, e.g. http://127.0.0.1:8081")
 	f.StringVar(&server, "server", "localhost", "PowerDNS server id")
 	f.StringVar(&keyEnv, "api-key-env", "PDNS_API_KEY", "environment variable holding the API key (the spec names it, never its value)")
-	f.StringVar(&zone, "zone", "", "zone to export, e.g. example.org")
-	f.StringVar(&tenant, "tenant", "", "tenant the records belong to")
-	f.StringVar(&domain, "domain", "", "the tenant's domain (default: the zone)")
-	f.StringVar(&out, "out", "", "write the spec to FILE instead of stdout")
-	f.BoolVar(&noMark, "no-mark", false, "only write the spec; do not put the owner marker on the zone's rrsets")
+	req.addFlags(cmd, "example.org", "rrsets")
 	return cmd
 }
 
@@ -107,6 +104,17 @@ type exportRequest struct {
 	newZone      func(name string) *model.Zone
 }
 
+// addFlags defines the flags every provider's export has; zoneExample
+// and what ("rrsets", "records") speak the provider's language.
+func (r *exportRequest) addFlags(cmd *cobra.Command, zoneExample, what string) {
+	f := cmd.Flags()
+	f.StringVar(&r.zone, "zone", "", "zone to export, e.g. "+zoneExample)
+	f.StringVar(&r.tenant, "tenant", "", "tenant the records belong to")
+	f.StringVar(&r.domain, "domain", "", "the tenant's domain (default: the zone)")
+	f.StringVar(&r.out, "out", "", "write the spec to FILE instead of stdout")
+	f.BoolVar(&r.noMark, "no-mark", false, "only write the spec; do not put the owner marker on the zone's "+what)
+}
+
 // exportZone reads the live zone, writes the tenant spec, and (unless
 // --no-mark) marks what it exported as the tenant's.
 func exportZone(cmd *cobra.Command, req exportRequest) error {
@@ -115,9 +123,19 @@ func exportZone(cmd *cobra.Command, req exportRequest) error {
 			return withCode(exitError, fmt.Errorf("%s is required", f.name))
 		}
 	}
+	// The tenant's name goes into the owner marker on every exported
+	// rrset: a name no spec can hold would mark the zone for nobody.
+	if err := compiler.CheckTenantName(req.tenant); err != nil {
+		return withCode(exitError, fmt.Errorf("--tenant: %w", err))
+	}
 	name, err := dnsname.Canonical(strings.TrimSuffix(req.zone, ".")+".", "")
 	if err != nil {
 		return withCode(exitError, fmt.Errorf("--zone: %w", err))
+	}
+	if req.domain != "" {
+		if _, err := dnsname.Canonical(req.domain, "."); err != nil {
+			return withCode(exitError, fmt.Errorf("--domain: %w", err))
+		}
 	}
 	z := req.newZone(name)
 	z.Tenant = req.tenant
@@ -138,6 +156,11 @@ func exportZone(cmd *cobra.Command, req exportRequest) error {
 	src, err := export.Render(export.Zone{Tenant: req.tenant, Domain: req.domain, Zone: name, Provider: z.Provider, RRsets: rrsets})
 	if err != nil {
 		return withCode(exitError, err)
+	}
+	// Vetted before it is written or anything is marked: the spec site
+	// export hands over must pass site vet as it is.
+	if err := vetGenerated(req.tenant+".cue", src); err != nil {
+		return withCode(exitError, fmt.Errorf("the exported spec for tenant %s does not pass site vet, so nothing was written or marked: %w", req.tenant, err))
 	}
 	stderr := cmd.ErrOrStderr()
 	for _, s := range snap.Skipped {

@@ -9,8 +9,8 @@ import (
 func init() { exportSubcommands = append(exportSubcommands, newExportCloudflareCmd) }
 
 func newExportCloudflareCmd() *cobra.Command {
-	var zone, tenant, domain, tokenEnv, apiURL, out string
-	var noMark bool
+	var tokenEnv, apiURL string
+	req := exportRequest{provider: "cloudflare"}
 	cmd := &cobra.Command{
 		Use:   "cloudflare --zone ZONE --tenant NAME [--token-env CLOUDFLARE_API_TOKEN] [--api-url URL] [--out FILE]",
 		Short: "Write a Cloudflare zone as a tenant spec and mark its records as the tenant's",
@@ -36,25 +36,19 @@ written into the spec as api_url.
 
   site export cloudflare --zone example.net --tenant web \
       --token-env CLOUDFLARE_API_TOKEN --out tenants/web.cue`,
-		Args: cobra.NoArgs,
+		Args: noArgs("give the zone with --zone"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return exportZone(cmd, exportRequest{
-				provider: "cloudflare", zone: zone, tenant: tenant, domain: domain, out: out, noMark: noMark,
-				required: []struct{ name, v string }{{"--zone", zone}, {"--tenant", tenant}, {"--token-env", tokenEnv}},
-				newZone: func(name string) *model.Zone {
-					return &model.Zone{Name: name, Provider: model.Provider{Cloudflare: &model.Cloudflare{
-						Token: model.Credential{Env: tokenEnv}, APIURL: apiURL}}}
-				},
-			})
+			req.required = []struct{ name, v string }{{"--zone", req.zone}, {"--tenant", req.tenant}, {"--token-env", tokenEnv}}
+			req.newZone = func(name string) *model.Zone {
+				return &model.Zone{Name: name, Provider: model.Provider{Cloudflare: &model.Cloudflare{
+					Token: model.Credential{Env: tokenEnv}, APIURL: apiURL}}}
+			}
+			return exportZone(cmd, req)
 		},
 	}
 	f := cmd.Flags()
-	f.StringVar(&zone, "zone", "", "zone to export, e.g. example.net")
-	f.StringVar(&tenant, "tenant", "", "tenant the records belong to")
-	f.StringVar(&domain, "domain", "", "the tenant's domain (default: the zone)")
 	f.StringVar(&tokenEnv, "token-env", "CLOUDFLARE_API_TOKEN", "environment variable holding the API token (the spec names it, never its value)")
 	f.StringVar(&apiURL, "api-url", "", "Cloudflare API base URL (default: the public v4 API); written into the spec")
-	f.StringVar(&out, "out", "", "write the spec to FILE instead of stdout")
-	f.BoolVar(&noMark, "no-mark", false, "only write the spec; do not put the owner marker on the zone's records")
+	req.addFlags(cmd, "example.net", "records")
 	return cmd
 }

@@ -38,7 +38,7 @@ always passes site vet.
 
 --out names the file (default tenants/NAME.cue; "-" writes to stdout);
 an existing file is never overwritten.`,
-		Args: cobra.ExactArgs(1),
+		Args: oneArg("tenant", "site init NAME --domain D, e.g. site init acme --domain acme.example.net"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.name = args[0]
 			if out == "" {
@@ -62,7 +62,6 @@ an existing file is never overwritten.`,
 	cmd.Flags().StringVar(&opts.domain, "domain", "", "the tenant's DNS domain, e.g. sjc.example.net (required)")
 	cmd.Flags().StringVar(&opts.provider, "provider", "powerdns", "DNS provider of the zone: powerdns or cloudflare")
 	cmd.Flags().StringVar(&out, "out", "", `file to write (default tenants/NAME.cue; "-" for stdout)`)
-	_ = cmd.MarkFlagRequired("domain")
 	return cmd
 }
 
@@ -83,7 +82,7 @@ func scaffold(o initOptions) ([]byte, error) {
 	}
 	domain := strings.ToLower(strings.TrimSuffix(o.domain, "."))
 	if domain == "" {
-		return nil, errors.New("--domain is empty; give the tenant's DNS domain, e.g. --domain sjc.example.net")
+		return nil, fmt.Errorf("--domain is missing or empty; give tenant %s's DNS domain, e.g. site init %s --domain %s.example.net", o.name, o.name, o.name)
 	}
 
 	records := field("records", ast.NewStruct())
@@ -115,22 +114,30 @@ func scaffold(o initOptions) ([]byte, error) {
 	}
 	// By construction this parses; vetting it too turns a bad NAME or
 	// --domain into the same message vet would give, before any write.
-	if _, err := compiler.LoadSource(o.name+".cue", src); err != nil {
-		var diags compiler.Diagnostics
-		if errors.As(err, &diags) {
-			var msgs []string
-			seen := map[string]bool{}
-			for _, d := range diags {
-				if !seen[d.Msg] {
-					seen[d.Msg] = true
-					msgs = append(msgs, d.Msg)
-				}
-			}
-			return nil, fmt.Errorf("cannot scaffold tenant %q with domain %q: %s", o.name, o.domain, strings.Join(msgs, "; "))
-		}
-		return nil, err
+	if err := vetGenerated(o.name+".cue", src); err != nil {
+		return nil, fmt.Errorf("cannot scaffold tenant %q with domain %q: %w", o.name, o.domain, err)
 	}
 	return src, nil
+}
+
+// vetGenerated checks a spec site generated (init's scaffold, export's
+// zone) as site vet would, and returns vet's messages as one error, each
+// once, without positions: they would point into a file not yet written.
+func vetGenerated(name string, src []byte) error {
+	_, err := compiler.LoadSource(name, src)
+	var diags compiler.Diagnostics
+	if !errors.As(err, &diags) {
+		return err
+	}
+	var msgs []string
+	seen := map[string]bool{}
+	for _, d := range diags {
+		if !seen[d.Msg] {
+			seen[d.Msg] = true
+			msgs = append(msgs, d.Msg)
+		}
+	}
+	return errors.New(strings.Join(msgs, "; "))
 }
 
 // field is one field on a line of its own.

@@ -72,8 +72,8 @@ func TestInitRefuses(t *testing.T) {
 		{"existing file", []string{"init", "acme", "--domain", "acme.example", "--out", "exists.cue"}, "exists.cue exists; site init never overwrites a file"},
 		{"bad tenant name", []string{"init", "Acme_1", "--domain", "acme.example", "--out", "-"}, `tenant name "Acme_1": use lower case letters`},
 		{"bad domain", []string{"init", "acme", "--domain", "acme..example", "--out", "-"}, "two dots in a row"},
-		{"empty domain", []string{"init", "acme", "--domain", ".", "--out", "-"}, "--domain is empty"},
-		{"no domain", []string{"init", "acme"}, `required flag(s) "domain" not set`},
+		{"empty domain", []string{"init", "acme", "--domain", ".", "--out", "-"}, "--domain is missing or empty"},
+		{"no domain", []string{"init", "acme"}, "--domain is missing or empty; give tenant acme's DNS domain, e.g. site init acme --domain acme.example.net"},
 		{"bad provider", []string{"init", "acme", "--domain", "acme.example", "--provider", "route53"}, `--provider "route53": use powerdns or cloudflare`},
 	}
 	for _, tt := range tests {

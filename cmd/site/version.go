@@ -17,7 +17,7 @@ func newVersionCmd() *cobra.Command {
 	return &cobra.Command{
 		Use:   "version",
 		Short: "Print the version and which backends this binary has",
-		Args:  cobra.NoArgs,
+		Args:  noArgs("run site version on its own"),
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			out := cmd.OutOrStdout()
 			v := version
