@@ -272,17 +272,25 @@ func (obs *Observation) Check(g *graph.Graph, acked map[plan.Gate]bool) error {
 	if len(unplanned) > 0 {
 		return fmt.Errorf("steps %s were not observed in this plan (a plan from another graph?): run Plan on the same graph first", strings.Join(unplanned, ", "))
 	}
-	if missing := obs.Plan.Missing(acked); len(missing) > 0 {
-		return &GatesMissingError{Missing: missing, Plan: obs.Plan}
-	}
 	var stuck []plan.Blocked
+	ungated := false
 	for _, b := range obs.Plan.Blocked {
 		if b.Gate == "" || !acked[b.Gate] {
 			stuck = append(stuck, b)
+			ungated = ungated || b.Gate == ""
 		}
 	}
+	sort.Slice(stuck, func(i, j int) bool { return stuck[i].Step < stuck[j].Step })
+	// A step that no gate can defer stops the run whatever is
+	// acknowledged, so it is reported before missing gates: their
+	// message ends with a command to run, which would still fail.
+	if ungated {
+		return &BlockedError{Blocked: stuck}
+	}
+	if missing := obs.Plan.Missing(acked); len(missing) > 0 {
+		return &GatesMissingError{Missing: missing, Plan: obs.Plan}
+	}
 	if len(stuck) > 0 {
-		sort.Slice(stuck, func(i, j int) bool { return stuck[i].Step < stuck[j].Step })
 		return &BlockedError{Blocked: stuck}
 	}
 	return nil

@@ -339,3 +339,55 @@ func TestBackendPanicIsContained(t *testing.T) {
 		})
 	}
 }
+
+// TestUngatedBlockedStepComesBeforeMissingGates pins the order of the
+// refusals: when one step cannot be observed and no gate could defer it,
+// apply says so (exit 1) instead of asking for the gates of the others,
+// whose "to acknowledge, run: ..." command would still fail.
+func TestUngatedBlockedStepComesBeforeMissingGates(t *testing.T) {
+	unreachable := &GatedError{Gate: plan.GateSecretUnreachable, Err: errors.New("no vault answered")}
+	for _, tc := range []struct {
+		name      string
+		ack       bool
+		wantSteps []string
+	}{
+		{name: "gate not acknowledged", wantSteps: []string{stepZoneA, stepZoneB, stepSecret}},
+		{name: "gate acknowledged", ack: true, wantSteps: []string{stepZoneA}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			g := mustGraph(t, testSpec())
+			d := newTestDriver(map[string]*script{
+				stepSecret: {planErr: unreachable},
+				stepZoneA:  {planErr: errors.New("GET zone a.example.: connection refused")},
+			})
+			e := d.engine(4)
+			run := NewRun()
+			run.Acked[plan.GateSecretUnreachable] = tc.ack
+			obs, err := e.Plan(context.Background(), g, run)
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, err = e.Apply(context.Background(), g, obs, run)
+			var be *BlockedError
+			if !errors.As(err, &be) {
+				t.Fatalf("got %v, want *BlockedError", err)
+			}
+			var got []string
+			for _, b := range be.Blocked {
+				got = append(got, b.Step)
+			}
+			want := slices.Clone(tc.wantSteps)
+			slices.Sort(want)
+			if !slices.Equal(got, want) {
+				t.Errorf("blocked steps: got %q, want %q", got, want)
+			}
+			hint := "--ack " + string(plan.GateSecretUnreachable)
+			if gotHint := strings.Contains(be.Error(), hint); gotHint == tc.ack {
+				t.Errorf("message mentions %q: %v, want %v:\n%s", hint, gotHint, !tc.ack, be.Error())
+			}
+			if len(d.applies()) != 0 {
+				t.Errorf("Apply called for %q although a step in scope was not observed", d.applies())
+			}
+		})
+	}
+}

@@ -43,7 +43,7 @@ func (e *GatesMissingError) Error() string {
 		b.WriteString(":\n")
 		for _, key := range gates[g] {
 			if bl, ok := blocked[key]; ok {
-				fmt.Fprintf(&b, "    %s: not observed: %s\n", key, bl.Reason)
+				fmt.Fprintf(&b, "    %s: not observed: %s\n", key, indentLines(bl.Reason, "      "))
 				continue
 			}
 			c := changes[key]
@@ -78,10 +78,19 @@ func (e *BlockedError) Error() string {
 	n := len(e.Blocked)
 	fmt.Fprintf(&b, "%d %s could not be observed, so nothing was changed:\n", n, plural(n, "step", "steps"))
 	for _, bl := range e.Blocked {
-		fmt.Fprintf(&b, "  %s: %s\n", bl.Step, bl.Reason)
+		fmt.Fprintf(&b, "  %s: %s\n", bl.Step, indentLines(bl.Reason, "    "))
+		if bl.Gate != "" && !strings.Contains(bl.Reason, "--ack "+string(bl.Gate)) {
+			fmt.Fprintf(&b, "    (or defer it and the steps that need it: --ack %s)\n", bl.Gate)
+		}
 	}
 	b.WriteString("fix what stopped the observation and run again, or leave those steps out with --only")
 	return b.String()
+}
+
+// indentLines indents every line of s but the first, so that a
+// multi-line reason stays inside the list item it belongs to.
+func indentLines(s, indent string) string {
+	return strings.ReplaceAll(strings.TrimRight(s, "\n"), "\n", "\n"+indent)
 }
 
 func plural(n int, one, many string) string {

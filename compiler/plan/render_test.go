@@ -63,7 +63,7 @@ func fullPlan() *Plan {
 	}
 	p.Blocked = []Blocked{
 		{Step: "secret/lab/dns/cloudflare#token", Phase: PhaseSecrets, Tenant: "lab", Gate: GateSecretUnreachable,
-			Reason: "no Vault answered: tried https://keys.lab.example.net (no such host), http://10.77.0.13:8200 (connection refused)"},
+			Reason: "no Vault answered:\n  tried https://keys.lab.example.net: no such host\n  tried http://10.77.0.13:8200: connection refused"},
 		{Step: "dns/lab.example.net.", Phase: PhaseDNS, Tenant: "lab", Gate: GateSecretUnreachable, Skipped: true,
 			Reason: "not observed: it depends on secret/lab/dns/cloudflare#token, which could not be observed"},
 		{Step: "dns/other.example.", Phase: PhaseDNS, Tenant: "other",

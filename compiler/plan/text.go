@@ -95,8 +95,8 @@ func (p *Plan) WriteText(w io.Writer, opts TextOptions) error {
 		gap(&b)
 		b.WriteString(paint(ansiRed, "Not observed, so nothing is planned for these steps:") + "\n")
 		for _, bl := range blocked {
-			fmt.Fprintf(&b, "  %s %s: %s\n", paint(ansiRed, "!"), bl.Step, bl.Reason)
-			if bl.Gate != "" && !bl.Skipped {
+			fmt.Fprintf(&b, "  %s %s: %s\n", paint(ansiRed, "!"), bl.Step, indentRest(bl.Reason, "      "))
+			if bl.Gate != "" && !bl.Skipped && !strings.Contains(bl.Reason, "--ack "+string(bl.Gate)) {
 				fmt.Fprintf(&b, "      acknowledge %s to defer it and its dependents: --ack %s\n", bl.Gate, bl.Gate)
 			}
 		}
@@ -105,13 +105,20 @@ func (p *Plan) WriteText(w io.Writer, opts TextOptions) error {
 		gap(&b)
 		b.WriteString(paint(ansiYellow, "Deferred by an acknowledged gate:") + "\n")
 		for _, bl := range deferred {
-			fmt.Fprintf(&b, "  %s %s: %s\n", paint(ansiYellow, ">"), bl.Step, bl.Reason)
+			fmt.Fprintf(&b, "  %s %s: %s\n", paint(ansiYellow, ">"), bl.Step, indentRest(bl.Reason, "      "))
 		}
 	}
 	gap(&b)
 	b.WriteString(p.summary(opts.Acked, len(blocked), len(deferred)) + "\n")
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// indentRest indents every line of s but the first, so that a
+// multi-line reason (a secret store lists each address it tried) stays
+// inside its list item.
+func indentRest(s, indent string) string {
+	return strings.ReplaceAll(strings.TrimRight(s, "\n"), "\n", "\n"+indent)
 }
 
 // summary is the plan's last line.
