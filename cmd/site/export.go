@@ -28,7 +28,13 @@ func newExportCmd() *cobra.Command {
 		Long: `export reads a live zone and writes a tenant spec (CUE) that wants
 exactly what the zone serves: it passes site vet, and site diff then
 says No changes. Records the language cannot say are left out, listed on
-stderr, and never touched by site.`,
+stderr, and never touched by site.
+
+  site export powerdns --url http://127.0.0.1:8081 --zone example.org --tenant office1
+  site export cloudflare --zone example.net --tenant web --out tenants/web.cue
+
+Exit codes: 0 written and marked, 1 an error (nothing is marked unless
+the spec was written first).`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if len(args) > 0 {
 				return withCode(exitError, fmt.Errorf("site export cannot read from %q: name one of %s", args[0], strings.Join(exportProviders(cmd), ", ")))

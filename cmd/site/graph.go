@@ -18,7 +18,9 @@ ensure-steps site would run, clustered by phase, with an edge from each
 step to the steps that wait for it. It observes nothing.
 
   site graph tenants/office1.cue | dot -Tsvg > office1.svg
-  site graph --only dns ./tenants/...     DNS steps and the secret steps they need`,
+  site graph --only dns ./tenants/...     DNS steps and the secret steps they need
+
+Exit codes: 0 printed, 1 an invalid spec or flag.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			phases, err := parseOnly(only)
 			if err != nil {

@@ -37,7 +37,13 @@ generated from a syntax tree and vetted before it is written, so it
 always passes site vet.
 
 --out names the file (default tenants/NAME.cue; "-" writes to stdout);
-an existing file is never overwritten.`,
+an existing file is never overwritten.
+
+  site init acme --domain acme.example.net
+  site init shop --domain shop.example --provider cloudflare --out -
+
+Exit codes: 0 written, 1 a NAME or --domain vet would refuse, or the
+file exists.`,
 		Args: oneArg("tenant", "site init NAME --domain D, e.g. site init acme --domain acme.example.net"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.name = args[0]

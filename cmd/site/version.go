@@ -17,7 +17,12 @@ func newVersionCmd() *cobra.Command {
 	return &cobra.Command{
 		Use:   "version",
 		Short: "Print the version and which backends this binary has",
-		Args:  noArgs("run site version on its own"),
+		Long: `version prints site's version (set at build time, else the module's)
+and one line per backend built into this binary: the API and library
+version it talks through and the environment variables it reads. For
+libvirt it says whether libvirt.so.0 could be loaded on this machine:
+libvirt is opened at run time, so site vet works where it is missing.`,
+		Args: noArgs("run site version on its own"),
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			out := cmd.OutOrStdout()
 			v := version

@@ -32,10 +32,19 @@ positioned at file:line:col of the user's file. PATH is a .cue file, a
 directory (its .cue files), or dir/... (every .cue file below dir);
 with no PATH, vet reads ./tenants/... .
 
-Formats: text (file:line:col: message), json, github (GitHub Actions
+Formats: text (file:line:col: message), json ({valid, summary, errors:
+[{file, line, col, path, message, related}]}), github (GitHub Actions
 workflow commands: ::error file=...,line=...,col=...::message).
 
-Exit 0 when every spec is valid, 1 when one is invalid or unreadable.`,
+  site vet                                  every spec below ./tenants
+  site vet tenants/sjc.cue tenants/lab.cue  these files, vetted together
+  site vet --format github ./tenants/...    in a GitHub Actions workflow
+  site vet --format json ./tenants/... | jq '.errors[].message'
+
+Specs vetted together are checked against each other too: one writer
+per DNS name, one tenant per zone, VM and network.
+
+Exit codes: 0 every spec is valid, 1 one is invalid or unreadable.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if len(args) == 0 {
 				args = defaultPaths
