@@ -15,9 +15,11 @@ VERSION   ?= $(shell git describe --always --dirty 2>/dev/null || echo dev)
 SUDO      := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 CUE_VERSION := v0.17.1
 
-# Debian packages the tests and the demo need.
+# Debian packages the tests and the demo need (curl: make demo polls the
+# PowerDNS API with it).
 DEB_PKGS := pdns-server pdns-backend-sqlite3 sqlite3 bind9-dnsutils \
-            libvirt-daemon libvirt-clients qemu-system-x86 libvirt0 ca-certificates
+            libvirt-daemon libvirt-clients qemu-system-x86 libvirt0 ca-certificates \
+            curl
 
 .PHONY: all build test lint bench demo demo-vm demo-stop deps clean
 
