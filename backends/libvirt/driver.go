@@ -13,6 +13,7 @@ import (
 	"libvirt.org/go/libvirt"
 
 	"github.com/site-tools/site/backends"
+	"github.com/site-tools/site/compiler/plan"
 )
 
 // URIMapEnv names the environment variable that rewrites host URIs.
@@ -127,7 +128,7 @@ func (d *Driver) conn(host string) (*libvirt.Connect, error) {
 		if uri != host {
 			via = fmt.Sprintf(" (as %s, from %s)", uri, URIMapEnv)
 		}
-		return nil, fmt.Errorf("connect to libvirt host %s%s: %w; check that the daemon runs and that this user may use its socket", host, via, err)
+		return nil, fmt.Errorf("connect to libvirt host %s%s: %w; check that the daemon runs and that this user may use its socket", host, via, plainError(err))
 	}
 	d.conns[host] = c
 	return c, nil
@@ -178,6 +179,18 @@ func ParseURIMap(s string) (map[string]string, error) {
 		out[from] = to
 	}
 	return out, nil
+}
+
+// refuseUnacked fails a step whose plan holds an action behind a gate
+// that was not acknowledged. The executor checks every gate first; this
+// guards the one irreversible place, right before the first call.
+func refuseUnacked[O interface{ gate() plan.Gate }](step string, ops []O, run *backends.Run) error {
+	for _, o := range ops {
+		if g := o.gate(); g != "" && !run.Acked[g] {
+			return fmt.Errorf("step %s needs %s, which was not acknowledged: nothing was changed (rerun with --ack %s)", step, g, g)
+		}
+	}
+	return nil
 }
 
 // DefaultShutdownTimeout is how long NewFromEnv's driver waits for a

@@ -44,6 +44,8 @@ type netOp struct {
 	ConfigToo bool
 }
 
+func (o netOp) gate() plan.Gate { return o.Gate }
+
 type netDetail struct {
 	host string
 	ops  []netOp
@@ -341,10 +343,8 @@ func (n netDriver) Apply(ctx context.Context, sp *backends.StepPlan, run *backen
 	if !ok {
 		return nil, fmt.Errorf("step %s: plan detail is %T, not a network plan from this process", sp.Step.ID, sp.Detail)
 	}
-	for _, o := range det.ops {
-		if o.Gate != "" && !run.Acked[o.Gate] {
-			return nil, fmt.Errorf("step %s needs %s, which was not acknowledged: nothing was changed (rerun with --ack %s)", sp.Step.ID, o.Gate, o.Gate)
-		}
+	if err := refuseUnacked(sp.Step.ID, det.ops, run); err != nil {
+		return nil, err
 	}
 	defer n.d.forget(run, det.host)
 	c, err := n.d.conn(det.host)

@@ -322,6 +322,22 @@ func domainType(capsXML string) (string, error) {
 	return "", errors.New("the host offers no hvm guest for its architecture " + arch)
 }
 
+// libvirtError shows a libvirt error as libvirt's own message; the Go
+// binding's virError(Code=38, Domain=7, Message='...') means nothing to
+// a user. Unwrap keeps the code for isCode.
+type libvirtError struct{ e libvirt.Error }
+
+func (l libvirtError) Error() string { return l.e.Message }
+func (l libvirtError) Unwrap() error { return l.e }
+
+// plainError turns a libvirt error into a libvirtError; others pass.
+func plainError(err error) error {
+	if lerr, ok := err.(libvirt.Error); ok && lerr.Message != "" {
+		return libvirtError{lerr}
+	}
+	return err
+}
+
 // isCode reports whether err is a libvirt error with code.
 func isCode(err error, code libvirt.ErrorNumber) bool {
 	var lerr libvirt.Error

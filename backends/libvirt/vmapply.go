@@ -22,10 +22,8 @@ func (v vmDriver) Apply(ctx context.Context, sp *backends.StepPlan, run *backend
 	if !ok {
 		return nil, fmt.Errorf("step %s: plan detail is %T, not a VM plan from this process", sp.Step.ID, sp.Detail)
 	}
-	for _, o := range det.ops {
-		if o.Gate != "" && !run.Acked[o.Gate] {
-			return nil, fmt.Errorf("step %s needs %s, which was not acknowledged: nothing was changed (rerun with --ack %s)", sp.Step.ID, o.Gate, o.Gate)
-		}
+	if err := refuseUnacked(sp.Step.ID, det.ops, run); err != nil {
+		return nil, err
 	}
 	defer v.d.forget(run, det.host)
 	c, err := v.d.conn(det.host)

@@ -54,6 +54,8 @@ type op struct {
 	Live   bool // SetMetadata: the domain runs, so change the live definition too
 }
 
+func (o op) gate() plan.Gate { return o.Gate }
+
 // vmDetail is a VM step's plan for Apply.
 type vmDetail struct {
 	host string

@@ -1,0 +1,91 @@
+package libvirt
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"libvirt.org/go/libvirt"
+
+	"github.com/site-tools/site/backends"
+	"github.com/site-tools/site/compiler/graph"
+	"github.com/site-tools/site/compiler/plan"
+)
+
+// TestConnectErrorSaysWhatLibvirtSaid points a host at a socket that is
+// not there: the error names the host, the mapping and libvirt's own
+// message, not the Go binding's virError(Code=..., Domain=...), and the
+// libvirt error stays in the chain for isCode.
+func TestConnectErrorSaysWhatLibvirtSaid(t *testing.T) {
+	if err := Available(); err != nil {
+		t.Fatal(err)
+	}
+	sock := filepath.Join(t.TempDir(), "no-daemon", "libvirt-sock")
+	uri := "qemu+unix:///session?socket=" + sock
+	d := New(Options{URIMap: map[string]string{"qemu:///session": uri}})
+	t.Cleanup(func() { _ = d.Close() })
+	_, err := d.conn("qemu:///session")
+	if err == nil {
+		t.Fatal("connected to a socket that does not exist")
+	}
+	msg := err.Error()
+	for _, want := range []string{
+		"connect to libvirt host qemu:///session (as " + uri + ", from " + URIMapEnv + "): ",
+		sock,
+		"check that the daemon runs",
+	} {
+		if !strings.Contains(msg, want) {
+			t.Errorf("got %q, want it to contain %q", msg, want)
+		}
+	}
+	if strings.Contains(msg, "virError(") {
+		t.Errorf("got %q, want libvirt's message without the binding's virError(...) wrapping", msg)
+	}
+	var lerr libvirt.Error
+	if !errors.As(err, &lerr) || lerr.Code == libvirt.ERR_OK {
+		t.Errorf("the libvirt error is not in the chain: %#v", err)
+	}
+}
+
+// TestApplyRefusesUnackedGate hands each driver a plan with a gated
+// action and a run that did not acknowledge the gate, as a caller that
+// skipped the executor's check would: nothing may reach libvirt.
+func TestApplyRefusesUnackedGate(t *testing.T) {
+	if err := Available(); err != nil {
+		t.Fatal(err)
+	}
+	d := New(Options{})
+	t.Cleanup(func() { _ = d.Close() })
+	step := &graph.Step{ID: "vm/test:///default/web"}
+	for _, tc := range []struct {
+		name  string
+		apply func(*backends.Run) error
+		gate  plan.Gate
+	}{
+		{name: "vm", gate: plan.GateVMStop, apply: func(run *backends.Run) error {
+			_, err := d.VMs().Apply(context.Background(), &backends.StepPlan{Step: step,
+				Detail: &vmDetail{host: "test:///default", ops: []op{{Kind: opStop, Gate: plan.GateVMStop, Domain: "web"}}}}, run)
+			return err
+		}},
+		{name: "network", gate: plan.GateNetDestroy, apply: func(run *backends.Run) error {
+			_, err := d.Networks().Apply(context.Background(), &backends.StepPlan{Step: step,
+				Detail: &netDetail{host: "test:///default", ops: []netOp{{Kind: netDestroy, Gate: plan.GateNetDestroy, Name: "lan"}}}}, run)
+			return err
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			before := d.Calls()
+			err := tc.apply(backends.NewRun())
+			want := fmt.Sprintf("step %s needs %s, which was not acknowledged: nothing was changed (rerun with --ack %s)", step.ID, tc.gate, tc.gate)
+			if err == nil || err.Error() != want {
+				t.Errorf("got %v, want %q", err, want)
+			}
+			if n := d.Calls() - before; n != 0 {
+				t.Errorf("got %d libvirt calls, want 0", n)
+			}
+		})
+	}
+}
