@@ -6,6 +6,8 @@ import (
 	"testing"
 
 	"github.com/site-tools/site/compiler/model"
+
+	"github.com/site-tools/site/internal/golden"
 )
 
 // loadCase loads testdata/rules/NAME.txtar, checks its golden output as
@@ -17,7 +19,7 @@ func loadCase(t *testing.T, name string) Diagnostics {
 	if _, got := loadArchive(t, archive); got == "" {
 		t.Fatalf("%s: Load accepted an invalid spec", name)
 	} else {
-		golden(t, "testdata/rules/"+name+".golden", got)
+		golden.Check(t, "testdata/rules/"+name+".golden", []byte(got))
 	}
 	// Load once more for the structured diagnostics.
 	dir := extract(t, archive)

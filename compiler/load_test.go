@@ -3,7 +3,6 @@ package compiler
 import (
 	"encoding/json"
 	"errors"
-	"flag"
 	"os"
 	"path/filepath"
 	"strings"
@@ -12,9 +11,9 @@ import (
 	"github.com/rogpeppe/go-internal/txtar"
 
 	"github.com/site-tools/site/compiler/model"
-)
 
-var update = flag.Bool("update", false, "rewrite testdata/**/*.golden from the current output")
+	"github.com/site-tools/site/internal/golden"
+)
 
 // loadArchive writes the files of a txtar archive into a temporary
 // directory and loads that directory with dir/... . It returns the
@@ -55,24 +54,6 @@ func extract(t *testing.T, archive string) string {
 	return dir
 }
 
-// golden compares got with the golden file, or rewrites it with -update.
-func golden(t *testing.T, path, got string) {
-	t.Helper()
-	if *update {
-		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test -update to create it)", err)
-	}
-	if got != string(want) {
-		t.Errorf("output differs from %s (go test -update rewrites it)\ngot:\n%s\nwant:\n%s", path, got, want)
-	}
-}
-
 // TestRules loads every invalid spec in testdata/rules/*.txtar and
 // compares the diagnostics with the golden file beside it: one case (or
 // more) per validation rule, each positioned in the user's file.
@@ -93,7 +74,7 @@ func TestRules(t *testing.T) {
 					t.Errorf("diagnostic %q does not start with file:line:col", line)
 				}
 			}
-			golden(t, strings.TrimSuffix(archive, ".txtar")+".golden", got)
+			golden.Check(t, strings.TrimSuffix(archive, ".txtar")+".golden", []byte(got))
 		})
 	}
 }
@@ -124,7 +105,7 @@ func TestValid(t *testing.T) {
 			if spec == nil {
 				t.Fatalf("Load rejected a valid spec:\n%s", diags)
 			}
-			golden(t, strings.TrimSuffix(archive, ".txtar")+".golden", dumpModel(t, spec))
+			golden.Check(t, strings.TrimSuffix(archive, ".txtar")+".golden", []byte(dumpModel(t, spec)))
 		})
 	}
 }

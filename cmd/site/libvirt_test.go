@@ -2,7 +2,6 @@ package main
 
 import (
 	"bytes"
-	"flag"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -11,9 +10,9 @@ import (
 
 	"github.com/site-tools/site/backends/libvirt"
 	"github.com/site-tools/site/backends/libvirt/libvirttest"
-)
 
-var updateLibvirt = flag.Bool("update-libvirt", false, "rewrite testdata/libvirt_*.golden from the current output")
+	"github.com/site-tools/site/internal/golden"
+)
 
 // labSpec is a tiny VM on the session daemon; memory and autostart vary.
 func labSpec(memory string, autostart bool) string {
@@ -73,39 +72,27 @@ func TestVMDiffAndApplyThroughCLI(t *testing.T) {
 		}
 		return out.String()
 	}
-	golden := func(name, got string) {
+	check := func(name, got string) {
 		t.Helper()
-		p := filepath.Join("testdata", "libvirt_"+name+".golden")
-		if *updateLibvirt {
-			if err := os.WriteFile(p, []byte(got), 0o644); err != nil {
-				t.Fatal(err)
-			}
-		}
-		want, err := os.ReadFile(p)
-		if err != nil {
-			t.Fatalf("%v (run go test -run TestVMDiffAndApplyThroughCLI -update-libvirt)", err)
-		}
-		if got != string(want) {
-			t.Errorf("site output for %s:\ngot:\n%s\nwant:\n%s", name, got, want)
-		}
+		golden.Check(t, filepath.Join("testdata", "libvirt_"+name+".golden"), []byte(got))
 	}
 	pid := func() int { return s.QEMUPID("tiny") }
 
 	write("64MiB", false)
-	golden("create", site(exitOK, "apply"))
+	check("create", site(exitOK, "apply"))
 	before := pid()
 	if before == 0 {
 		t.Fatal("the guest does not run after apply")
 	}
 
 	write("128MiB", true)
-	golden("diff", site(exitChanges, "diff", "--detailed-exitcode"))
+	check("diff", site(exitChanges, "diff", "--detailed-exitcode"))
 	site(exitOK, "apply")
 	if got := pid(); got != before {
 		t.Fatalf("apply restarted the guest: QEMU PID %d -> %d", before, got)
 	}
-	golden("pending", site(exitChanges, "diff", "--detailed-exitcode"))
-	golden("restart_gated", site(exitGated, "apply", "--restart", "lab/tiny"))
+	check("pending", site(exitChanges, "diff", "--detailed-exitcode"))
+	check("restart_gated", site(exitGated, "apply", "--restart", "lab/tiny"))
 	if got := pid(); got != before {
 		t.Fatalf("apply without the gate restarted the guest: QEMU PID %d -> %d", before, got)
 	}
@@ -115,7 +102,7 @@ func TestVMDiffAndApplyThroughCLI(t *testing.T) {
 	if after == before || after == 0 {
 		t.Fatalf("the guest did not restart: QEMU PID %d -> %d", before, after)
 	}
-	golden("converged", site(exitOK, "diff", "--detailed-exitcode"))
+	check("converged", site(exitOK, "diff", "--detailed-exitcode"))
 
 	// A saved plan applies while the host is as it was observed ...
 	planFile := filepath.Join(t.TempDir(), "plan.json")

@@ -2,7 +2,6 @@ package export
 
 import (
 	"encoding/json"
-	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -14,9 +13,9 @@ import (
 	"github.com/site-tools/site/compiler"
 	"github.com/site-tools/site/compiler/model"
 	"github.com/site-tools/site/compiler/rdata"
-)
 
-var update = flag.Bool("update", false, "rewrite testdata/*.golden from the current output")
+	"github.com/site-tools/site/internal/golden"
+)
 
 func rr(name, typ string, ttl uint32, values ...string) model.RRset {
 	return model.RRset{Name: name, Type: typ, TTL: ttl, Values: values}
@@ -97,19 +96,7 @@ func TestRender(t *testing.T) {
 			if err != nil {
 				t.Fatalf("Render: %v", err)
 			}
-			golden := filepath.Join("testdata", tc.name+".golden")
-			if *update {
-				if err := os.WriteFile(golden, got, 0o644); err != nil {
-					t.Fatal(err)
-				}
-			}
-			want, err := os.ReadFile(golden)
-			if err != nil {
-				t.Fatalf("%v (run go test -update to create it)", err)
-			}
-			if string(got) != string(want) {
-				t.Errorf("got:\n%s\nwant (%s):\n%s", got, golden, want)
-			}
+			golden.Check(t, filepath.Join("testdata", tc.name+".golden"), got)
 			again, err := Render(tc.zone)
 			if err != nil || string(again) != string(got) {
 				t.Errorf("a second Render gave other output (%v):\n%s", err, again)

@@ -1,9 +1,7 @@
 package graph
 
 import (
-	"flag"
 	"fmt"
-	"os"
 	"path/filepath"
 	"reflect"
 	"strings"
@@ -11,9 +9,9 @@ import (
 
 	"github.com/site-tools/site/compiler/model"
 	"github.com/site-tools/site/compiler/plan"
-)
 
-var update = flag.Bool("update", false, "rewrite golden files")
+	"github.com/site-tools/site/internal/golden"
+)
 
 // coldStart is the shape of INCIDENTS.md 1: a Cloudflare zone whose token
 // is in the tenant's own store, a VM that publishes into the zone, and a
@@ -163,20 +161,7 @@ func TestDOT(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	got := g.DOT()
-	path := filepath.Join("testdata", "coldstart.dot.golden")
-	if *update {
-		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test -update to create it)", err)
-	}
-	if got != string(want) {
-		t.Errorf("DOT differs from %s:\n%s", path, got)
-	}
+	golden.Check(t, filepath.Join("testdata", "coldstart.dot.golden"), []byte(g.DOT()))
 }
 
 func BenchmarkBuild(b *testing.B) {

@@ -2,35 +2,13 @@ package plan
 
 import (
 	"bytes"
-	"flag"
-	"os"
 	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/site-tools/site/internal/golden"
 )
-
-var update = flag.Bool("update", false, "rewrite testdata/*.golden from the current output")
-
-func golden(t *testing.T, name string, got []byte) {
-	t.Helper()
-	path := filepath.Join("testdata", name)
-	if *update {
-		if err := os.MkdirAll("testdata", 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test -update to create it)", err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Errorf("output differs from %s (run go test -update if the change is intended)\ngot:\n%s\nwant:\n%s", path, got, want)
-	}
-}
 
 // fullPlan has one change of every action, several impacts and gates,
 // a blocked step with a gate and its skipped dependent.
@@ -101,7 +79,7 @@ func TestWriteText(t *testing.T) {
 			if !tc.opts.Color && strings.Contains(b.String(), "\x1b[") {
 				t.Error("colour codes without Color")
 			}
-			golden(t, tc.name, b.Bytes())
+			golden.Check(t, filepath.Join("testdata", tc.name), b.Bytes())
 		})
 	}
 }
@@ -153,7 +131,7 @@ func TestWriteJSON(t *testing.T) {
 			if err := tc.plan.WriteJSON(&b); err != nil {
 				t.Fatal(err)
 			}
-			golden(t, tc.name, b.Bytes())
+			golden.Check(t, filepath.Join("testdata", tc.name), b.Bytes())
 		})
 	}
 }

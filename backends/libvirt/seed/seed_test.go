@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
-	"flag"
 	"io"
 	"os"
 	"os/exec"
@@ -13,9 +12,9 @@ import (
 	"testing"
 
 	"github.com/kdomanski/iso9660"
-)
 
-var update = flag.Bool("update", false, "rewrite testdata/*.golden")
+	"github.com/site-tools/site/internal/golden"
+)
 
 var example = Input{
 	Hostname:      "keys",
@@ -43,19 +42,7 @@ func TestBuildIsDeterministic(t *testing.T) {
 	// renames every seed, so it needs a formatVersion bump.
 	sum := sha256.Sum256(a.ISO)
 	got := a.Name + " " + hex.EncodeToString(sum[:]) + "\n"
-	golden := filepath.Join("testdata", "example.sha256.golden")
-	if *update {
-		if err := os.WriteFile(golden, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(golden)
-	if err != nil {
-		t.Fatalf("%v (run go test -update to create it)", err)
-	}
-	if got != string(want) {
-		t.Errorf("got %q, want %q", got, want)
-	}
+	golden.Check(t, filepath.Join("testdata", "example.sha256.golden"), []byte(got))
 }
 
 func TestBuildNamesFollowInputs(t *testing.T) {
