@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -53,6 +54,11 @@ could not be observed.`,
 			}
 			if parallelism < 1 {
 				return withCode(exitError, fmt.Errorf("--parallelism %d: use 1 or more", parallelism))
+			}
+			if out != "" {
+				if err := checkOutDir(out); err != nil {
+					return withCode(exitError, err)
+				}
 			}
 			g, err := loadGraph(args, phases)
 			if err != nil {
@@ -106,7 +112,7 @@ func savePlan(path string, p *plan.Plan) error {
 	}
 	tmp, err := os.CreateTemp(filepath.Dir(path), ".site-plan-*")
 	if err != nil {
-		return fmt.Errorf("saving the plan: %w", err)
+		return fmt.Errorf("saving the plan to %s: %w", path, err)
 	}
 	defer os.Remove(tmp.Name())
 	if _, err := tmp.Write(b.Bytes()); err != nil {
@@ -118,6 +124,23 @@ func savePlan(path string, p *plan.Plan) error {
 	}
 	if err := os.Rename(tmp.Name(), path); err != nil {
 		return fmt.Errorf("saving the plan to %s: %w", path, err)
+	}
+	return nil
+}
+
+// checkOutDir fails before anything is observed when --out cannot be
+// written, rather than after a long observation has been printed.
+func checkOutDir(path string) error {
+	dir := filepath.Dir(path)
+	fi, err := os.Stat(dir)
+	switch {
+	case err != nil:
+		return fmt.Errorf("--out %s: directory %s does not exist or cannot be read (%v): create it or choose another path", path, dir, errors.Unwrap(err))
+	case !fi.IsDir():
+		return fmt.Errorf("--out %s: %s is not a directory", path, dir)
+	}
+	if fi, err := os.Stat(path); err == nil && fi.IsDir() {
+		return fmt.Errorf("--out %s: is a directory; name a file, e.g. %s", path, filepath.Join(path, "plan.json"))
 	}
 	return nil
 }
