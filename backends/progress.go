@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 	"sync"
 )
 
@@ -68,7 +69,7 @@ func (p *progress) step(id string, st Status, detail string) {
 	}
 	line := fmt.Sprintf("[%d/%d] %s %s", p.n, p.total, id, word)
 	if detail != "" {
-		line += ": " + detail
+		line += ": " + indentLines(detail, "    ")
 	}
 	if !p.live {
 		fmt.Fprintln(p.w, line)
@@ -78,6 +79,11 @@ func (p *progress) step(id string, st Status, detail string) {
 		fmt.Fprintf(p.w, "\r\x1b[K%s\n", line)
 		p.open = false
 		return
+	}
+	// A line rewritten in place must be one row: keep the first line of
+	// a multi-line detail (the plan printed next has all of it).
+	if i := strings.IndexByte(line, '\n'); i >= 0 {
+		line = line[:i] + " …"
 	}
 	if r := []rune(line); len(r) > liveWidth {
 		line = string(r[:liveWidth-1]) + "…"

@@ -74,3 +74,31 @@ func TestProgressNotLiveOnBuffer(t *testing.T) {
 		t.Error("a buffer counts as a terminal")
 	}
 }
+
+// TestProgressMultiLineDetail: a reason of several lines (a secret store
+// lists each address it tried) stays indented under its step in a log,
+// and a live line keeps to one row.
+func TestProgressMultiLineDetail(t *testing.T) {
+	const detail = "no address answered:\n  tried http://a: refused\nwhat to do: start it"
+	for _, tc := range []struct {
+		name string
+		live bool
+		st   Status
+		want string
+	}{
+		{name: "log", st: statusBlocked,
+			want: "[1/1] secret/t/p#k blocked: no address answered:\n      tried http://a: refused\n    what to do: start it\n"},
+		{name: "terminal, trouble stays whole", live: true, st: statusBlocked,
+			want: "\r\x1b[K[1/1] secret/t/p#k blocked: no address answered:\n      tried http://a: refused\n    what to do: start it\n"},
+		{name: "terminal, live line is one row", live: true, st: statusOK,
+			want: "\r\x1b[K[1/1] secret/t/p#k observed: no address answered: …"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var b bytes.Buffer
+			newProgress(&b, 1, "observe", tc.live, false).step("secret/t/p#k", tc.st, detail)
+			if got := b.String(); got != tc.want {
+				t.Errorf("got %q, want %q", got, tc.want)
+			}
+		})
+	}
+}
