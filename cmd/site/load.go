@@ -26,8 +26,9 @@ import (
 // empty). An invalid spec is an error listing every problem at
 // file:line:col, as site vet prints them.
 func loadGraph(paths []string, only []plan.Phase) (*graph.Graph, error) {
-	if len(paths) == 0 {
-		paths = defaultPaths
+	paths, err := specPaths(paths)
+	if err != nil {
+		return nil, err
 	}
 	spec, err := compiler.Load(paths)
 	if err != nil {
@@ -39,13 +40,26 @@ func loadGraph(paths []string, only []plan.Phase) (*graph.Graph, error) {
 		for i, d := range diags {
 			lines[i] = d.Format(relPos)
 		}
-		return nil, fmt.Errorf("the spec is invalid, so nothing was observed:\n%s", strings.Join(lines, "\n"))
+		return nil, fmt.Errorf("the specs have errors (site vet lists the same), so nothing was observed:\n%s", strings.Join(lines, "\n"))
 	}
 	g, err := graph.Build(spec)
 	if err != nil {
 		return nil, fmt.Errorf("compiling the step graph: %w", err)
 	}
 	return g.Only(only), nil
+}
+
+// specPaths is what vet, diff, apply and graph read: the PATH arguments,
+// or ./tenants/... when none are given. A missing ./tenants then gets its
+// own message, since the user named no path to check.
+func specPaths(args []string) ([]string, error) {
+	if len(args) > 0 {
+		return args, nil
+	}
+	if fi, err := os.Stat(defaultDir); err != nil || !fi.IsDir() {
+		return nil, fmt.Errorf("no PATH given and no %s directory here: name the spec files (e.g. site vet tenants/sjc.cue), or run site in the directory that holds %s/ (site init NAME --domain D creates it)", defaultDir, defaultDir)
+	}
+	return defaultPaths, nil
 }
 
 // parseOnly reads --only.

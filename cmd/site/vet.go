@@ -20,7 +20,9 @@ func init() { register(newVetCmd) }
 
 // defaultPaths is what vet, diff, apply and graph read with no PATH: the
 // tenants directory that `site init` writes into, and everything below it.
-var defaultPaths = []string{"./tenants/..."}
+var defaultPaths = []string{"./" + defaultDir + "/..."}
+
+const defaultDir = "tenants"
 
 func newVetCmd() *cobra.Command {
 	var format string
@@ -46,9 +48,6 @@ per DNS name, one tenant per zone, VM and network.
 
 Exit codes: 0 every spec is valid, 1 one is invalid or unreadable.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if len(args) == 0 {
-				args = defaultPaths
-			}
 			out := cmd.OutOrStdout()
 			switch format {
 			case "text", "json", "github":
@@ -60,7 +59,11 @@ Exit codes: 0 every spec is valid, 1 one is invalid or unreadable.`,
 			// 20% faster for 30% more peak memory (still less than cue
 			// vet's); see cmd/sitebench.
 			debug.SetGCPercent(200)
-			spec, err := compiler.Load(args)
+			paths, err := specPaths(args)
+			if err != nil {
+				return withCode(exitError, err)
+			}
+			spec, err := compiler.Load(paths)
 			var diags compiler.Diagnostics
 			if err != nil && !errors.As(err, &diags) {
 				return withCode(exitError, err)
