@@ -375,7 +375,8 @@ type batchBody struct {
 }
 
 // describe wraps a client error with what site was doing and what the
-// user can do about it, keeping the cause for Classify.
+// user can do about it, keeping the cause for Classify: what was done,
+// what went wrong, then what to do, so the advice ends the line.
 func describe(doing string, err error) error {
 	var hint string
 	switch Classify(err) {
@@ -391,5 +392,5 @@ func describe(doing string, err error) error {
 	if errors.Is(err, context.Canceled) {
 		hint = "cancelled"
 	}
-	return fmt.Errorf("%s: %s: %w", doing, hint, err)
+	return fmt.Errorf("%s: %w; %s", doing, err, hint)
 }

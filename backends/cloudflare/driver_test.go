@@ -383,6 +383,10 @@ func TestErrors(t *testing.T) {
 				return ""
 			}
 		}, ClassAuth, "token was refused"},
+		// Nothing listens on port 1 of loopback: the cause comes first,
+		// then what to do ends the message.
+		{"no answer", func(f *fixture, s *graph.Step) { s.Zone.Provider.Cloudflare.APIURL = "http://127.0.0.1:1/client/v4" },
+			ClassTransient, "connection refused; a temporary failure: re-run later"},
 		{"unknown zone", func(f *fixture, s *graph.Step) { s.Zone.Name = "nope.example.net." }, "", "has no zone nope.example.net"},
 		{"token unset", func(f *fixture, s *graph.Step) { f.run.Getenv = func(string) string { return "" } }, "", "CLOUDFLARE_API_TOKEN"},
 		{"batch size out of range", func(f *fixture, s *graph.Step) {
