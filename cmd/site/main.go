@@ -57,9 +57,11 @@ func newRootCmd(stdout, stderr io.Writer) *cobra.Command {
 idempotent steps and converges PowerDNS, Cloudflare and libvirt to them,
 reading API tokens from Vault/OpenBao.
 
-  site vet ./tenants/...           validate (for PR checks)
-  site diff tenants/sjc.cue        what would change, and how disruptive
-  site apply tenants/sjc.cue       do it; gated changes need --ack GATE-ID
+  site init acme --domain acme.example.net  start a tenant: tenants/acme.cue
+  site vet ./tenants/...                    validate (for PR checks)
+  site diff tenants/sjc.cue                 what would change, how disruptive
+  site apply tenants/sjc.cue                do it; gates need --ack GATE-ID
+  site export powerdns ...                  adopt a live zone as a spec
 
 Exit codes: 0 ok or no changes, 1 error, 2 changes present (diff
 --detailed-exitcode), 3 blocked by a gate that was not acknowledged.`,
