@@ -183,7 +183,9 @@ func exportZone(cmd *cobra.Command, req exportRequest) error {
 		fmt.Fprintf(stderr, "wrote %s: %d RRsets of zone %s for tenant %s\n", req.out, len(rrsets), name, req.tenant)
 	}
 	if req.noMark {
-		fmt.Fprintf(stderr, "not marked (--no-mark): site diff shows %d RRsets as adopt until site apply marks them\n", len(rrsets))
+		// Some may carry the tenant's marker already (an earlier export);
+		// the snapshot does not say which, so no count is given.
+		fmt.Fprintf(stderr, "not marked (--no-mark): site diff shows each RRset not yet marked for tenant %s as adopt until site apply marks it\n", req.tenant)
 		return nil
 	}
 	z.RRsets = snap.RRsets

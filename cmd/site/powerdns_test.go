@@ -122,8 +122,21 @@ func TestPowerDNSExportThenVetAndDiff(t *testing.T) {
 		pdnstest.RRset{Name: "*.apps.legacy.example.test.", Type: "A", TTL: 3600, Records: []string{"192.0.2.80"}},
 		pdnstest.RRset{Name: "1.2.0.192.legacy.example.test.", Type: "PTR", TTL: 3600, Records: []string{"mx.legacy.example.test."}},
 	)
+	// --no-mark writes the same spec and leaves the zone alone: diff then
+	// proposes to adopt every rrset, and says so.
 	out := filepath.Join(t.TempDir(), "legacy.cue")
 	code, stdout, stderr := siteRun(t, srv, "export", "powerdns", "--url", srv.URL, "--zone", "legacy.example.test",
+		"--tenant", "legacy", "--out", out, "--no-mark")
+	if code != exitOK || !strings.Contains(stderr, "not marked (--no-mark): site diff shows each RRset not yet marked for tenant legacy as adopt") {
+		t.Fatalf("export --no-mark exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
+	}
+	if code, stdout, stderr := siteRun(t, srv, "diff", "--detailed-exitcode", out); code != exitChanges || !strings.Contains(stdout, "0 to create, 0 to update, 0 to delete, 7 to adopt") {
+		t.Fatalf("diff after export --no-mark: exit %d, want 2 and 7 to adopt\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
+	}
+	if err := os.Remove(out); err != nil {
+		t.Fatal(err)
+	}
+	code, stdout, stderr = siteRun(t, srv, "export", "powerdns", "--url", srv.URL, "--zone", "legacy.example.test",
 		"--tenant", "legacy", "--api-key-env", "PDNS_API_KEY", "--out", out)
 	if code != exitOK {
 		t.Fatalf("export exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
