@@ -70,6 +70,11 @@ Exit codes: 0 ok or no changes, 1 error, 2 changes present (diff
 	}
 	root.SetOut(stdout)
 	root.SetErr(stderr)
+	// Usage is silenced (it would bury the error), so a flag error says
+	// where the flags are listed instead.
+	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
+		return fmt.Errorf("%w (see %s --help)", err, c.CommandPath())
+	})
 	for _, c := range commands {
 		root.AddCommand(c())
 	}
