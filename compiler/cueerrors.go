@@ -98,14 +98,10 @@ func fromCUE(errs []cueError, pos *positions) Diagnostics {
 			msg = "a credential is a reference, {env: \"NAME\"} or {vault: {path: \"...\", key: \"...\"}}, never the secret itself"
 		case credentialFields[last] && strings.Contains(msg, "incomplete value"):
 			msg = "a credential names where the secret is: {env: \"NAME\"} or {vault: {path: \"...\", key: \"...\"}}"
-		case structMismatch.MatchString(msg):
-			// CUE prints the whole schema struct; say what was expected.
-			m := structMismatch.FindStringSubmatch(msg)
-			got := m[1]
-			if strings.HasPrefix(got, "{") {
-				got = m[2]
+		case typeMismatch.MatchString(msg):
+			if plain, ok := wrongKind(msg); ok {
+				msg = plain
 			}
-			msg = fmt.Sprintf("got %s, want a struct {...}", got)
 		case patternMismatch.MatchString(msg):
 			// Say what the pattern means rather than print it.
 			m := patternMismatch.FindStringSubmatch(msg)
@@ -233,10 +229,54 @@ func keepClearest(diags Diagnostics) Diagnostics {
 }
 
 var (
-	conflict       = regexp.MustCompile(`^conflicting values (.+?) and (.+?)( \(mismatched types .*\))?$`)
-	structMismatch = regexp.MustCompile(`^conflicting values (.+) and (.+) \(mismatched types (?:\w+ and struct|struct and \w+)\)$`)
-	literalValue   = regexp.MustCompile(`^(-?[0-9.]+|".*"|true|false|null)$`)
+	conflict     = regexp.MustCompile(`^conflicting values (.+?) and (.+?)( \(mismatched types .*\))?$`)
+	typeMismatch = regexp.MustCompile(`^conflicting values (.+) and (.+) \(mismatched types (\w+) and (\w+)\)$`)
+	literalValue = regexp.MustCompile(`^(-?[0-9.]+|".*"|true|false|null)$`)
 )
+
+// kindWords says in words what a schema kind wants.
+var kindWords = map[string]string{
+	"string": "a string", "int": "a whole number", "number": "a number", "float": "a number",
+	"bool": "true or false", "bytes": "bytes", "list": "a list", "struct": "a struct {...}",
+}
+
+// wrongKind rewrites CUE's "conflicting values A and B (mismatched types
+// K and L)" as "got X, want Y": CUE names both sides in either order and
+// prints the schema's side as a type ([...string], {host!: string},
+// int), which a user reads as noise. It says which side was written and
+// what the schema wants, and for a lone value where a list goes, how to
+// write it. ok is false when neither side is clearly the schema's.
+func wrongKind(msg string) (plain string, ok bool) {
+	m := typeMismatch.FindStringSubmatch(msg)
+	if m == nil {
+		return "", false
+	}
+	isSchema := func(v string) bool {
+		return strings.HasPrefix(v, "[...") || strings.HasPrefix(v, "#") || (kindWords[v] != "" && v != "list" && v != "struct") ||
+			strings.HasPrefix(v, "{") && (strings.Contains(v, "!:") || strings.Contains(v, "?:") || strings.Contains(v, "...") ||
+				strings.Contains(v, "#") || strings.Contains(v, "[string]"))
+	}
+	var got, kind string
+	switch {
+	case isSchema(m[1]) && !isSchema(m[2]):
+		got, kind = m[2], m[3]
+	case isSchema(m[2]) && !isSchema(m[1]):
+		got, kind = m[1], m[4]
+	default:
+		return "", false
+	}
+	want := kindWords[kind]
+	if want == "" {
+		want = "a " + kind
+	}
+	switch {
+	case kind == "list":
+		return fmt.Sprintf("got %s, want %s: write [%s]", got, want, got), true
+	case strings.HasPrefix(got, "[") && kind != "struct":
+		return fmt.Sprintf("got the list %s, want %s (one value, not a list)", got, want), true
+	}
+	return fmt.Sprintf("got %s, want %s", got, want), true
+}
 
 // patternMismatch matches CUE's message for a string that fails a
 // schema regex; patternWords says in words what each regex of the
