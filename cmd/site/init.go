@@ -14,6 +14,8 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/site-tools/site/compiler"
+	"github.com/site-tools/site/compiler/dnsname"
+	"github.com/site-tools/site/compiler/model"
 )
 
 func init() { register(newInitCmd) }
@@ -34,7 +36,9 @@ func newInitCmd() *cobra.Command {
 		Long: `init writes a new tenant NAME with one DNS zone, D, hosted by the chosen
 provider, with credentials read from environment variables. The file is
 generated from a syntax tree and vetted before it is written, so it
-always passes site vet.
+always passes site vet; a NAME or zone that a spec already in the
+target directory (tenants/) declares is refused, since vetting them
+together would fail.
 
 --out names the file (default tenants/NAME.cue; "-" writes to stdout);
 an existing file is never overwritten.
@@ -42,8 +46,8 @@ an existing file is never overwritten.
   site init acme --domain acme.example.net
   site init shop --domain shop.example --provider cloudflare --out -
 
-Exit codes: 0 written, 1 a NAME or --domain vet would refuse, or the
-file exists.`,
+Exit codes: 0 written, 1 a NAME or --domain vet would refuse or that
+is taken, or the file exists.`,
 		Args: oneArg("tenant", "site init NAME --domain D, e.g. site init acme --domain acme.example.net"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.name = args[0]
@@ -52,6 +56,15 @@ file exists.`,
 			}
 			src, err := scaffold(opts)
 			if err != nil {
+				return withCode(exitError, err)
+			}
+			specDir := filepath.Dir(out)
+			if out == "-" {
+				specDir = defaultDir
+			} else if _, err := os.Stat(out); err == nil {
+				return withCode(exitError, errExists(out)) // before "taken": the file is the tenant
+			}
+			if err := checkTaken(specDir, opts); err != nil {
 				return withCode(exitError, err)
 			}
 			if out == "-" {
@@ -126,6 +139,40 @@ func scaffold(o initOptions) ([]byte, error) {
 	return src, nil
 }
 
+// checkTaken refuses a tenant name or zone that a spec below dir
+// already declares: the scaffold vets on its own, but site vet of the
+// directory it lands in would report two tenants of one name, or two
+// writers of one zone. A directory that is missing or does not load is
+// not init's to judge; vet will say what is wrong with it.
+func checkTaken(dir string, o initOptions) error {
+	if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
+		return nil
+	}
+	spec, err := compiler.Load([]string{filepath.Join(dir, "...")})
+	if err != nil {
+		return nil
+	}
+	zone, err := dnsname.Canonical(o.domain, ".")
+	if err != nil {
+		return nil // scaffold refused it already
+	}
+	at := func(p model.Pos) string {
+		p = relPos(p)
+		return fmt.Sprintf("%s:%d:%d", p.File, p.Line, p.Col)
+	}
+	for _, t := range spec.Tenants {
+		if t.Name == o.name {
+			return fmt.Errorf("tenant %s already exists at %s: choose another NAME", o.name, at(t.Pos))
+		}
+		for _, z := range t.Zones {
+			if z.Name == zone {
+				return fmt.Errorf("zone %s is already declared by tenant %s at %s: a zone has one writer, so choose another --domain or add records to that tenant", zone, t.Name, at(z.Pos))
+			}
+		}
+	}
+	return nil
+}
+
 // vetGenerated checks a spec site generated (init's scaffold, export's
 // zone) as site vet would, and returns vet's messages as one error, each
 // once, without positions: they would point into a file not yet written.
@@ -169,6 +216,10 @@ func comment(lines ...string) *ast.CommentGroup {
 	return cg
 }
 
+func errExists(path string) error {
+	return fmt.Errorf("%s exists; site init never overwrites a file: choose another --out, or remove it", path)
+}
+
 // writeNew writes src to path, creating its directory, and refuses to
 // replace an existing file.
 func writeNew(path string, src []byte) error {
@@ -179,7 +230,7 @@ func writeNew(path string, src []byte) error {
 	}
 	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
 	if errors.Is(err, fs.ErrExist) {
-		return fmt.Errorf("%s exists; site init never overwrites a file: choose another --out, or remove it", path)
+		return errExists(path)
 	}
 	if err != nil {
 		return err
