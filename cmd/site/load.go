@@ -53,6 +53,13 @@ func loadGraph(paths []string, only []plan.Phase) (*graph.Graph, error) {
 // or ./tenants/... when none are given. A missing ./tenants then gets its
 // own message, since the user named no path to check.
 func specPaths(args []string) ([]string, error) {
+	for i, a := range args {
+		if a == "" {
+			// Most likely an unset shell variable; reading "." instead
+			// would vet or converge something nobody named.
+			return nil, fmt.Errorf("PATH %d is empty (an unset variable?): name a .cue file, a directory, or dir/...", i+1)
+		}
+	}
 	if len(args) > 0 {
 		return args, nil
 	}
