@@ -17,36 +17,36 @@ func check(spec *model.Spec) Diagnostics {
 	}
 
 	// A zone, VM or network has one writer: the same name declared by two
-	// tenants would have them fight over it.
-	zones := map[string]*model.Zone{}
-	vms := map[string]*model.VM{}
-	nets := map[string]*model.Network{}
+	// tenants would have them fight over it. The first tenant (in load
+	// order) keeps it; the second is reported, pointing at the first.
+	type claim struct {
+		tenant string
+		pos    model.Pos
+	}
+	claims := map[string]claim{}
+	claimOnce := func(key, tenant string, pos model.Pos, path, what, fix string) bool {
+		if prev, ok := claims[key]; ok {
+			two(pos, prev.pos, path, "%s is declared by tenants %s and %s: two writers; %s", what, prev.tenant, tenant, fix)
+			return false
+		}
+		claims[key] = claim{tenant, pos}
+		return true
+	}
+	zones := map[string]*model.Zone{} // each zone's first declaration
 	for _, t := range spec.Tenants {
 		for _, z := range t.Zones {
-			if prev, ok := zones[z.Name]; ok {
-				two(z.Pos, prev.Pos, cuePath("tenants", t.Name, "dns", "zones", strings.TrimSuffix(z.Name, ".")),
-					"zone %s is declared by tenants %s and %s: two writers; declare each zone in one tenant", z.Name, prev.Tenant, t.Name)
-				continue
+			if claimOnce("zone\x00"+z.Name, t.Name, z.Pos, cuePath("tenants", t.Name, "dns", "zones", strings.TrimSuffix(z.Name, ".")),
+				"zone "+z.Name, "declare each zone in one tenant") {
+				zones[z.Name] = z
 			}
-			zones[z.Name] = z
 		}
 		for _, v := range t.VMs {
-			key := v.Host + "\x00" + v.Name
-			if prev, ok := vms[key]; ok {
-				two(v.Pos, prev.Pos, cuePath("tenants", t.Name, "vms", v.Name),
-					"VM %s on host %s is declared by tenants %s and %s: two writers; rename one", v.Name, v.Host, prev.Tenant, t.Name)
-				continue
-			}
-			vms[key] = v
+			claimOnce("vm\x00"+v.Host+"\x00"+v.Name, t.Name, v.Pos, cuePath("tenants", t.Name, "vms", v.Name),
+				"VM "+v.Name+" on host "+v.Host, "rename one")
 		}
 		for _, n := range t.Networks {
-			key := n.Host + "\x00" + n.Name
-			if prev, ok := nets[key]; ok {
-				two(n.Pos, prev.Pos, cuePath("tenants", t.Name, "networks", n.Name),
-					"network %s on host %s is declared by tenants %s and %s: two writers; rename one", n.Name, n.Host, prev.Tenant, t.Name)
-				continue
-			}
-			nets[key] = n
+			claimOnce("net\x00"+n.Host+"\x00"+n.Name, t.Name, n.Pos, cuePath("tenants", t.Name, "networks", n.Name),
+				"network "+n.Name+" on host "+n.Host, "rename one")
 		}
 	}
 
