@@ -59,19 +59,29 @@ func ownerText(l *liveRRset) string {
 func diff(step *graph.Step, obs *observation, run *backends.Run) *batch {
 	z := step.Zone
 	tenant := step.Tenant
-	b := &batch{changes: make([]plan.Change, 0, len(z.RRsets))}
+	b := &batch{}
+	// room is how many changes the rest of the diff can make at most:
+	// the first change sizes the slice by it, so a converged zone
+	// allocates none and a zone created from empty allocates once.
+	room := len(z.RRsets)
 	// change returns an index, not a pointer: later appends may move
 	// the slice.
 	change := func(name, typ string, a plan.Action, imp plan.Impact, reason string) int {
+		if b.changes == nil {
+			b.changes = make([]plan.Change, 0, room+1)
+		}
 		b.changes = append(b.changes, plan.Change{Key: Key(z.Name, name, typ), Step: step.ID, Phase: step.Phase,
 			Tenant: tenant, Action: a, Impact: imp, Reason: reason})
 		return len(b.changes) - 1
 	}
 	marker := pdns.Comment{Account: pdns.String(MarkerAccount), Content: pdns.String(Marker(tenant))}
+	// onlyMarker is shared by every rrset that carries no other comment
+	// (all of them in a zone created from empty); nothing writes to it.
+	onlyMarker := []pdns.Comment{marker}
 	// ourComments keeps the comments of other writers and puts our
 	// marker in place of any other site marker.
 	ourComments := func(l *liveRRset) []pdns.Comment {
-		out := []pdns.Comment{}
+		var out []pdns.Comment
 		if l != nil {
 			for _, c := range l.comments {
 				if pdns.StringValue(c.Account) != MarkerAccount {
@@ -79,8 +89,16 @@ func diff(step *graph.Step, obs *observation, run *backends.Run) *batch {
 				}
 			}
 		}
+		if out == nil {
+			return onlyMarker[:1:1]
+		}
 		return append(out, marker)
 	}
+	// The PATCH body's fields are pointers; these are shared rather than
+	// allocated per rrset and record. The JSON encoder only reads them.
+	replace := pdns.ChangeTypePtr(pdns.ChangeTypeReplace)
+	enabled := pdns.Bool(false)
+	types := map[string]*pdns.RRType{}
 
 	// The compiler hands rrsets over sorted; sort only when they are not,
 	// since sorting is a real part of a 10,000-rrset diff.
@@ -98,10 +116,9 @@ func diff(step *graph.Step, obs *observation, run *backends.Run) *batch {
 			live[i] = l
 		}
 	}
-	handled := map[rrKey]bool{}
 
 	for i, w := range wanted {
-		k := rrKey{w.Name, w.Type}
+		room = len(wanted) - i
 		values := w.Values
 		if !slices.IsSorted(values) {
 			values = slices.Sorted(slices.Values(values))
@@ -141,20 +158,27 @@ func diff(step *graph.Step, obs *observation, run *backends.Run) *batch {
 			c.Before = attrs(l.ttl, l.values)
 			comments = ourComments(l)
 		}
-		handled[k] = true
 		b.changes[ci].After = attrs(w.TTL, values)
 
 		// Foreign data of a type that cannot share the name with ours
-		// must go in the same PATCH, before ours is written.
-		for _, other := range obs.atName(w.Name) {
+		// must go in the same PATCH, before ours is written. Only a
+		// CNAME conflicts with another type, so for any other wanted
+		// type one lookup answers without indexing the zone by name.
+		others := []*liveRRset(nil)
+		if w.Type == "CNAME" {
+			others = obs.atName(w.Name)
+		} else if c := obs.rrsets[rrKey{w.Name, "CNAME"}]; c != nil {
+			others = []*liveRRset{c}
+		}
+		for _, other := range others {
 			if !conflicts(w.Type, other.typ) || other.wanted || !other.hasData() || other.owner == tenant {
 				continue
 			}
 			if other.typ == "NS" && other.name == z.Name {
 				continue // the apex NS is never removed
 			}
-			if !handled[other.rrKey] {
-				handled[other.rrKey] = true
+			if !other.giveWay {
+				other.giveWay = true
 				di := change(other.name, other.typ, plan.ActionDelete, plan.ImpactOverwrite,
 					fmt.Sprintf("%s %s gives way to the wanted %s", other.typ, ownerText(other), w.Type))
 				dc := &b.changes[di]
@@ -171,13 +195,19 @@ func diff(step *graph.Step, obs *observation, run *backends.Run) *batch {
 			}
 		}
 
-		rs := pdns.RRset{Name: pdns.String(w.Name), Type: pdns.RRTypePtr(pdns.RRType(w.Type)),
-			ChangeType: pdns.ChangeTypePtr(pdns.ChangeTypeReplace), Comments: comments}
+		typ := types[w.Type]
+		if typ == nil {
+			typ = pdns.RRTypePtr(pdns.RRType(w.Type))
+			types[w.Type] = typ
+		}
+		// Name, TTL and contents point into the wanted rrset, which
+		// nothing changes once the compiler made it.
+		rs := pdns.RRset{Name: &w.Name, Type: typ, ChangeType: replace, Comments: comments}
 		if records {
-			rs.TTL = pdns.Uint32(w.TTL)
+			rs.TTL = &w.TTL
 			rs.Records = make([]pdns.Record, len(values))
-			for i, v := range values {
-				rs.Records[i] = pdns.Record{Content: pdns.String(v), Disabled: pdns.Bool(false)}
+			for i := range values {
+				rs.Records[i] = pdns.Record{Content: &values[i], Disabled: enabled}
 			}
 		}
 		b.replaces = append(b.replaces, rs)
@@ -195,7 +225,7 @@ func diff(step *graph.Step, obs *observation, run *backends.Run) *batch {
 			continue
 		}
 		ours++
-		if !l.wanted && !handled[k] {
+		if !l.wanted && !l.giveWay {
 			gone = append(gone, k)
 		}
 	}
