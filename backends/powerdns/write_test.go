@@ -1,6 +1,7 @@
 package powerdns
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"testing"
@@ -82,4 +83,55 @@ func TestApplySplitsOnlyPastTheBodyLimit(t *testing.T) {
 // jsonBody is the PATCH body the client sends for rrsets.
 func jsonBody(rrsets []pdns.RRset) ([]byte, error) {
 	return json.Marshal(pdns.RRsets{Sets: rrsets})
+}
+
+func TestRRsetSizeBoundsTheEncoding(t *testing.T) {
+	full := pdns.RRset{Name: pdns.String("www.example."), Type: pdns.RRTypePtr("TXT"), TTL: pdns.Uint32(86400),
+		ChangeType: pdns.ChangeTypePtr(pdns.ChangeTypeReplace),
+		Records: []pdns.Record{{Content: pdns.String(`"a \"quoted\" \\ back"`), Disabled: pdns.Bool(false)},
+			{Content: pdns.String(`"<tag> & co"`), Disabled: pdns.Bool(true), SetPTR: pdns.Bool(true)}},
+		Comments: []pdns.Comment{{Account: pdns.String("ops"), Content: pdns.String("hand-made"), ModifiedAt: pdns.Uint64(1796013786)},
+			{Account: pdns.String(MarkerAccount), Content: pdns.String(Marker("office1"))}}}
+	tests := []struct {
+		name  string
+		rs    pdns.RRset
+		exact bool // ASCII without line breaks: the size must be exact
+	}{
+		{"delete", deleteSet(rrKey{"a.example.", "A"}), true},
+		{"replace with comments", full, true},
+		{"adopt: comments only, records null", pdns.RRset{Name: pdns.String("a.example."), Type: pdns.RRTypePtr("A"),
+			ChangeType: pdns.ChangeTypePtr(pdns.ChangeTypeReplace), Comments: full.Comments}, true},
+		{"empty records", pdns.RRset{Name: pdns.String("a.example."), Records: []pdns.Record{}}, true},
+		{"empty record and comment", pdns.RRset{Records: []pdns.Record{{}}, Comments: []pdns.Comment{{}}}, true},
+		{"nothing set", pdns.RRset{}, true},
+		{"control characters", pdns.RRset{Records: []pdns.Record{{Content: pdns.String("a\nb\tc\x01")}}}, false},
+		{"unicode", pdns.RRset{Records: []pdns.Record{{Content: pdns.String("\"caf\u00e9 \u2028 \u65e5\"")}}}, false},
+		{"invalid utf-8", pdns.RRset{Records: []pdns.Record{{Content: pdns.String("\xff\xfe")}}}, false},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			body, err := json.Marshal(tc.rs)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := rrsetSize(&tc.rs)
+			if got < len(body) || (tc.exact && got != len(body)) {
+				t.Errorf("got %d, want %d for %s", got, len(body), body)
+			}
+		})
+	}
+	t.Run("whole body", func(t *testing.T) {
+		ops := []pdns.RRset{deleteSet(rrKey{"a.example.", "A"}), full}
+		var buf bytes.Buffer
+		// What the client sends: json.Encoder, with its newline.
+		if err := json.NewEncoder(&buf).Encode(pdns.RRsets{Sets: ops}); err != nil {
+			t.Fatal(err)
+		}
+		if chunks := split(ops, buf.Len()); len(chunks) != 1 {
+			t.Errorf("got %d chunks at a limit of exactly the body's %d bytes, want 1", len(chunks), buf.Len())
+		}
+		if chunks := split(ops, buf.Len()-1); len(chunks) != 2 {
+			t.Errorf("got %d chunks at a limit one byte under the body's %d, want 2", len(chunks), buf.Len())
+		}
+	})
 }
