@@ -154,3 +154,27 @@ func TestRdataCutsTheHeader(t *testing.T) {
 		})
 	}
 }
+
+// TestRdataFastPath holds the address shortcut in rdata to what miekg/dns
+// prints for the whole record.
+func TestRdataFastPath(t *testing.T) {
+	for _, s := range []string{
+		"a.example. 300 IN A 192.0.2.1",
+		"a.example. 300 IN A 0.0.0.0",
+		"a.example. 300 IN AAAA 2001:db8::1",
+		"a.example. 300 IN AAAA 2001:DB8:0:0:0:0:0:1",
+		"a.example. 300 IN AAAA ::",
+		"a.example. 300 IN AAAA ::ffff:192.0.2.1",
+		"a.example. 300 IN AAAA fe80::1:2:3:4",
+	} {
+		t.Run(s, func(t *testing.T) {
+			rr, err := dns.NewRR(s)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got, want := rdata(rr), rdataPrinted(rr); got != want {
+				t.Errorf("got %q, want %q", got, want)
+			}
+		})
+	}
+}
