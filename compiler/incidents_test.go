@@ -7,7 +7,7 @@ import (
 
 	"github.com/site-tools/site/compiler/model"
 
-	"github.com/site-tools/site/internal/golden"
+	"github.com/site-tools/site/compiler/golden"
 )
 
 // loadCase loads testdata/rules/NAME.txtar, checks its golden output as

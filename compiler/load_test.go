@@ -12,7 +12,7 @@ import (
 
 	"github.com/site-tools/site/compiler/model"
 
-	"github.com/site-tools/site/internal/golden"
+	"github.com/site-tools/site/compiler/golden"
 )
 
 // loadArchive writes the files of a txtar archive into a temporary

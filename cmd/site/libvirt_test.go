@@ -11,7 +11,7 @@ import (
 	"github.com/site-tools/site/backends/libvirt"
 	"github.com/site-tools/site/backends/libvirt/libvirttest"
 
-	"github.com/site-tools/site/internal/golden"
+	"github.com/site-tools/site/compiler/golden"
 )
 
 // labSpec is a tiny VM on the session daemon; memory and autostart vary.

@@ -14,7 +14,7 @@ import (
 	"github.com/site-tools/site/compiler/model"
 	"github.com/site-tools/site/compiler/rdata"
 
-	"github.com/site-tools/site/internal/golden"
+	"github.com/site-tools/site/compiler/golden"
 )
 
 func rr(name, typ string, ttl uint32, values ...string) model.RRset {

@@ -10,7 +10,7 @@ import (
 	"github.com/site-tools/site/compiler/model"
 	"github.com/site-tools/site/compiler/plan"
 
-	"github.com/site-tools/site/internal/golden"
+	"github.com/site-tools/site/compiler/golden"
 )
 
 // coldStart is the shape of INCIDENTS.md 1: a Cloudflare zone whose token

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/site-tools/site/internal/golden"
+	"github.com/site-tools/site/compiler/golden"
 )
 
 // fullPlan has one change of every action, several impacts and gates,

@@ -13,7 +13,7 @@ import (
 
 	"github.com/kdomanski/iso9660"
 
-	"github.com/site-tools/site/internal/golden"
+	"github.com/site-tools/site/compiler/golden"
 )
 
 var example = Input{
