@@ -339,3 +339,29 @@ func TestPlanAddressListedTwice(t *testing.T) {
 		})
 	}
 }
+
+func TestPlanNoAddressSaysWhy(t *testing.T) {
+	tests := []struct {
+		name  string
+		addrs []string
+		env   map[string]string
+		want  string
+	}{
+		{"override names none", []string{"http://127.0.0.1:1"}, map[string]string{"SITE_VAULT_ADDRS": " , ,"}, "SITE_VAULT_ADDRS is set but names no address"},
+		{"spec names none", nil, nil, "declares no secret store address"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			env := map[string]string{"VAULT_TOKEN": testToken}
+			for k, v := range tt.env {
+				env[k] = v
+			}
+			step := secretStep("http://127.0.0.1:1")
+			step.Secret.Store.Addrs = tt.addrs
+			_, err := New().Plan(context.Background(), step, newRun(env))
+			if err == nil || !strings.Contains(err.Error(), tt.want) {
+				t.Errorf("got %v, want an error containing %q", err, tt.want)
+			}
+		})
+	}
+}

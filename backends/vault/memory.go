@@ -107,10 +107,3 @@ func (d *Driver) forget(k weak.Pointer[backends.Run]) {
 	defer d.mu.Unlock()
 	delete(d.runs, k)
 }
-
-// remembered reports how many runs the Driver holds memory for (tests).
-func (d *Driver) remembered() int {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	return len(d.runs)
-}

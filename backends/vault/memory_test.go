@@ -307,3 +307,10 @@ func TestRunMemoryIsDropped(t *testing.T) {
 		t.Errorf("got %d runs remembered after the run was collected, want 0", got)
 	}
 }
+
+// remembered reports how many runs the Driver holds memory for (tests).
+func (d *Driver) remembered() int {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return len(d.runs)
+}

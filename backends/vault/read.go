@@ -105,6 +105,9 @@ func (r *reader) read(ctx context.Context) (*secret, error) {
 	what := fmt.Sprintf("%s#%s in mount %s", r.sec.Ref.Path, r.sec.Ref.Key, r.mount())
 	addrs := r.addrs()
 	if len(addrs) == 0 {
+		if strings.TrimSpace(r.run.Getenv("SITE_VAULT_ADDRS")) != "" {
+			return nil, fmt.Errorf("SITE_VAULT_ADDRS is set but names no address (and VAULT_ADDR is unset): list addresses separated by commas, or unset it to use the spec's secrets.vault.addrs")
+		}
 		return nil, fmt.Errorf("tenant %s declares no secret store address and VAULT_ADDR is unset: add secrets.vault.addrs or export VAULT_ADDR", r.sec.Tenant)
 	}
 	if err := r.credentials(); err != nil {
