@@ -210,6 +210,10 @@ func diff(step *graph.Step, obs *observation, run *backends.Run) *batch {
 				rs.Records[i] = pdns.Record{Content: &values[i], Disabled: enabled}
 			}
 		}
+		if b.replaces == nil {
+			b.replaces = make([]pdns.RRset, 0, room)
+			b.expect = slices.Grow(b.expect, room)
+		}
 		b.replaces = append(b.replaces, rs)
 		b.expect = append(b.expect, expectation{name: w.Name, typ: w.Type, ttl: w.TTL, values: values})
 	}
