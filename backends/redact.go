@@ -75,3 +75,11 @@ func (r *redactor) values() []string {
 	}
 	return out
 }
+
+// Redact returns s with every credential value g's steps name, and every
+// secret read in run, replaced by [redacted]. It is for text that does
+// not pass through the Engine's reports, such as an export's errors: a
+// backend may quote the header it was sent in its error answer.
+func Redact(g *graph.Graph, run *Run, s string) string {
+	return newRedactor(g, run).redact(s)
+}

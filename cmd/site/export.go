@@ -11,6 +11,7 @@ import (
 	"github.com/site-tools/site/compiler"
 	"github.com/site-tools/site/compiler/dnsname"
 	"github.com/site-tools/site/compiler/export"
+	"github.com/site-tools/site/compiler/graph"
 	"github.com/site-tools/site/compiler/model"
 )
 
@@ -150,10 +151,14 @@ func exportZone(cmd *cobra.Command, req exportRequest) error {
 		return withCode(exitError, fmt.Errorf("this build of site has no %s backend that can export", req.provider))
 	}
 	run := backends.NewRun()
+	// A backend may quote the credential back in its error answer; what
+	// export prints must not carry it.
+	scope := &graph.Graph{Steps: []*graph.Step{{ID: graph.ZoneStepID(name), Kind: graph.KindZone, Zone: z}}}
+	redact := func(err error) error { return redactedError{backends.Redact(scope, run, err.Error()), err} }
 	ctx := cmd.Context()
 	snap, err := drv.Export(ctx, z, run)
 	if err != nil {
-		return withCode(exitError, err)
+		return withCode(exitError, redact(err))
 	}
 	rrsets := make([]model.RRset, len(snap.RRsets))
 	for i, r := range snap.RRsets {
@@ -191,8 +196,18 @@ func exportZone(cmd *cobra.Command, req exportRequest) error {
 	z.RRsets = snap.RRsets
 	n, err := drv.MarkOwned(ctx, z, run)
 	if err != nil {
-		return withCode(exitError, fmt.Errorf("the spec is written, but adopting the zone failed: %w", err))
+		return withCode(exitError, redact(fmt.Errorf("the spec is written, but adopting the zone failed: %w", err)))
 	}
 	fmt.Fprintf(stderr, "marked %d RRsets as owned by tenant %s (comments only; served data unchanged)\n", n, req.tenant)
 	return nil
 }
+
+// redactedError is an error whose text had secret values scrubbed; it
+// keeps the original as its cause for errors.Is and errors.As.
+type redactedError struct {
+	msg string
+	err error
+}
+
+func (e redactedError) Error() string { return e.msg }
+func (e redactedError) Unwrap() error { return e.err }
