@@ -156,8 +156,10 @@ func diff(step *graph.Step, live []record, run *backends.Run) (*diffResult, erro
 				pc.ops = append(pc.ops, op{kind: opPatch, id: r.id, body: body{ID: r.id, TTL: int(rs.TTL), Proxied: new(bool)}})
 			case same:
 				// Identical foreign data: mark it ours, change nothing
-				// it serves.
+				// it serves. Another tenant's marker is a claim, though:
+				// taking it over is a decision for a human.
 				pc.adopt = true
+				pc.takeover = pc.takeover || r.owner != ""
 				m := marker
 				pc.ops = append(pc.ops, op{kind: opPatch, id: r.id, body: body{ID: r.id, Comment: &m}})
 			default:
@@ -198,6 +200,17 @@ func diff(step *graph.Step, live []record, run *backends.Run) (*diffResult, erro
 				continue
 			}
 			pc.ops = append(pc.ops, op{kind: opDelete, id: r.id})
+		}
+		// A value added beside live records changes what the RRset
+		// serves: an update of ours, an overwrite of anyone else's.
+		if len(missing) > 0 && len(recs) > 0 {
+			for _, r := range recs {
+				if r.owner == tenant {
+					pc.update = true
+				} else {
+					pc.overwrite = true
+				}
+			}
 		}
 		for _, v := range missing {
 			b, err := toCloudflare(rs.Name, rs.Type, v, rs.TTL, marker)
@@ -241,10 +254,22 @@ func diff(step *graph.Step, live []record, run *backends.Run) (*diffResult, erro
 			ci = change(pc.key, plan.ActionUpdate, plan.ImpactOverwrite,
 				fmt.Sprintf("foreign %s records at %s (owner %s) differ from the spec", pc.key.typ, pc.key.name, ownerOrNobody(pc.foreign)))
 			out.changes[ci].Gates = []plan.Gate{plan.GateDNSOverwrite}
+		case pc.takeover && !pc.update:
+			ci = change(pc.key, plan.ActionAdopt, plan.ImpactOverwrite,
+				fmt.Sprintf("identical %s records at %s are owned by another site tenant (%s): marking them as ours takes them over", pc.key.typ, pc.key.name, pc.foreign))
+			out.changes[ci].Gates = []plan.Gate{plan.GateDNSOverwrite}
+		case pc.takeover:
+			ci = change(pc.key, plan.ActionUpdate, plan.ImpactOverwrite,
+				fmt.Sprintf("%s records at %s are partly owned by another site tenant (%s)", pc.key.typ, pc.key.name, pc.foreign))
+			out.changes[ci].Gates = []plan.Gate{plan.GateDNSOverwrite}
 		case pc.update:
 			ci = change(pc.key, plan.ActionUpdate, plan.ImpactLive, "")
 		case pc.adopt:
 			ci = change(pc.key, plan.ActionAdopt, plan.ImpactNone, "identical record written outside site: marking it as ours")
+		default:
+			// Every op above sets one of the flags; an op without a
+			// change would be sent without being shown.
+			return nil, fmt.Errorf("zone %s: %s %s: operations planned without a change to show (a bug in site; please report it)", z.Name, pc.key.name, pc.key.typ)
 		}
 		c := &out.changes[ci]
 		c.Before, c.After = pc.before, pc.after
@@ -305,7 +330,9 @@ type pendingChange struct {
 	before, after                    map[string]any
 	ops                              []op
 	create, update, adopt, overwrite bool
-	foreign                          string
+	// takeover: identical records another tenant's marker claims.
+	takeover bool
+	foreign  string
 }
 
 func ownerOrNobody(o string) string {

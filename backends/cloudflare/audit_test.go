@@ -1,0 +1,254 @@
+package cloudflare
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"net/http"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/site-tools/site/backends/cloudflare/cftest"
+	"github.com/site-tools/site/compiler/model"
+	"github.com/site-tools/site/compiler/plan"
+)
+
+// These tests probe the safety promises (DESIGN.md Principles 3 and 4)
+// at the edges the happy-path tests leave out: records of another site
+// tenant, RRsets that gain or lose values, listings that fail half-way.
+
+func zoneLines(f *fixture) []string {
+	var got []string
+	for _, r := range f.fake.Records(f.zoneID) {
+		got = append(got, fmt.Sprintf("%s %s %s %s", r.Name, r.Type, r.Content, r.Comment))
+	}
+	sort.Strings(got)
+	return got
+}
+
+func TestRecordsOfAnotherTenantOrNoneNeedOverwriteGate(t *testing.T) {
+	const keys = "keys." + zoneName
+	other := Marker("office1")
+	tests := []struct {
+		name     string
+		existing []cftest.Record
+		want     []*model.RRset
+		changes  []string
+		after    []string // with every gate acknowledged
+	}{
+		{"identical record of another tenant is not taken silently",
+			[]cftest.Record{{Name: "keys.sjc.example.net", Type: "A", Content: "203.0.113.10", TTL: 300, Comment: other}},
+			[]*model.RRset{rr(keys, "A", 300, "203.0.113.10")},
+			[]string{"adopt keys.sjc.example.net./A GATE-DNS-OVERWRITE"},
+			[]string{"keys.sjc.example.net A 203.0.113.10 managed by site tenant=sjc"}},
+		{"a value added to our RRset is an update",
+			[]cftest.Record{{Name: "keys.sjc.example.net", Type: "A", Content: "203.0.113.10", TTL: 300, Comment: Marker("sjc")}},
+			[]*model.RRset{rr(keys, "A", 300, "203.0.113.10", "203.0.113.11")},
+			[]string{"update keys.sjc.example.net./A"},
+			[]string{"keys.sjc.example.net A 203.0.113.10 managed by site tenant=sjc", "keys.sjc.example.net A 203.0.113.11 managed by site tenant=sjc"}},
+		{"a value removed from our RRset is an update",
+			[]cftest.Record{
+				{Name: "keys.sjc.example.net", Type: "A", Content: "203.0.113.10", TTL: 300, Comment: Marker("sjc")},
+				{Name: "keys.sjc.example.net", Type: "A", Content: "203.0.113.11", TTL: 300, Comment: Marker("sjc")},
+			},
+			[]*model.RRset{rr(keys, "A", 300, "203.0.113.10")},
+			[]string{"update keys.sjc.example.net./A"},
+			[]string{"keys.sjc.example.net A 203.0.113.10 managed by site tenant=sjc"}},
+		{"a value added beside an identical foreign record is gated",
+			[]cftest.Record{{Name: "keys.sjc.example.net", Type: "A", Content: "203.0.113.10", TTL: 300}},
+			[]*model.RRset{rr(keys, "A", 300, "203.0.113.10", "203.0.113.11")},
+			[]string{"update keys.sjc.example.net./A GATE-DNS-OVERWRITE"},
+			[]string{"keys.sjc.example.net A 203.0.113.10 managed by site tenant=sjc", "keys.sjc.example.net A 203.0.113.11 managed by site tenant=sjc"}},
+		{"a value added beside another tenant's identical record is gated",
+			[]cftest.Record{{Name: "keys.sjc.example.net", Type: "A", Content: "203.0.113.10", TTL: 300, Comment: other}},
+			[]*model.RRset{rr(keys, "A", 300, "203.0.113.10", "203.0.113.11")},
+			[]string{"update keys.sjc.example.net./A GATE-DNS-OVERWRITE"},
+			[]string{"keys.sjc.example.net A 203.0.113.10 managed by site tenant=sjc", "keys.sjc.example.net A 203.0.113.11 managed by site tenant=sjc"}},
+		{"another tenant's record no longer wanted by us stays",
+			[]cftest.Record{
+				{Name: "keys.sjc.example.net", Type: "A", Content: "203.0.113.10", TTL: 300, Comment: Marker("sjc")},
+				{Name: "keys.sjc.example.net", Type: "A", Content: "203.0.113.12", TTL: 300, Comment: other},
+				{Name: "gone.sjc.example.net", Type: "TXT", Content: `"x"`, TTL: 300, Comment: other},
+				{Name: "gone.sjc.example.net", Type: "TXT", Content: `"y"`, TTL: 300, Comment: Marker("sjc")},
+			},
+			nil,
+			[]string{"delete gone.sjc.example.net./TXT", "delete keys.sjc.example.net./A"},
+			[]string{`gone.sjc.example.net TXT "x" ` + other, "keys.sjc.example.net A 203.0.113.12 " + other}},
+		{"a tenant whose name extends ours is another tenant",
+			[]cftest.Record{{Name: "old.sjc.example.net", Type: "A", Content: "192.0.2.8", TTL: 300, Comment: Marker("sjc2")}},
+			nil, nil,
+			[]string{"old.sjc.example.net A 192.0.2.8 " + Marker("sjc2")}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			f := newFixture(t)
+			for _, r := range tt.existing {
+				f.add(t, r)
+			}
+			step := f.step(tt.want...)
+			sp, err := f.drv.Plan(context.Background(), step, f.run)
+			if err != nil {
+				t.Fatalf("Plan: %v", err)
+			}
+			if got := summary(sp.Changes); strings.Join(got, "\n") != strings.Join(tt.changes, "\n") {
+				t.Fatalf("got changes\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(tt.changes, "\n"))
+			}
+			for _, c := range sp.Changes {
+				if len(c.Gates) > 0 && c.Impact != plan.ImpactOverwrite {
+					t.Errorf("%s is gated but its impact is %s, want %s", c.Key, c.Impact, plan.ImpactOverwrite)
+				}
+			}
+			f.run.Acked[plan.GateDNSOverwrite] = true
+			f.apply(t, sp)
+			if got := zoneLines(f); strings.Join(got, "\n") != strings.Join(tt.after, "\n") {
+				t.Errorf("zone after apply:\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(tt.after, "\n"))
+			}
+			if again := f.plan(t, step); len(again.Changes) != 0 {
+				t.Errorf("not converged: %v", summary(again.Changes))
+			}
+		})
+	}
+}
+
+// TestPartialListingPlansNothing: a zone listed over several pages
+// whose later page fails was not observed; Plan must fail rather than
+// plan deletes of our records it did not see.
+func TestPartialListingPlansNothing(t *testing.T) {
+	tests := []struct {
+		name   string
+		status int
+		body   string
+	}{
+		{"page 3 answers 500", http.StatusInternalServerError, `{"success":false,"errors":[{"code":10001,"message":"internal"}],"messages":[],"result":null}`},
+		{"page 3 answers 403", http.StatusForbidden, `{"success":false,"errors":[{"code":10000,"message":"Authentication error"}],"messages":[],"result":null}`},
+		{"page 3 answers truncated JSON", http.StatusOK, `{"success":true,"result":[{"id":"x"`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			f := newFixture(t)
+			var want []*model.RRset
+			for i := range 6 {
+				name := fmt.Sprintf("h%d.%s", i, zoneName)
+				f.add(t, cftest.Record{Name: strings.TrimSuffix(name, "."), Type: "A", Content: "192.0.2.1", TTL: 300, Comment: Marker("sjc")})
+				if i < 5 {
+					want = append(want, rr(name, "A", 300, "192.0.2.1"))
+				}
+			}
+			f.drv.PerPage = 2
+			f.drv.Retries = 1
+			f.drv.Transport = roundTripFunc(func(r *http.Request) (*http.Response, error) {
+				if strings.HasSuffix(r.URL.Path, "/dns_records") && r.URL.Query().Get("page") == "3" {
+					return &http.Response{StatusCode: tt.status, Header: http.Header{"Content-Type": {"application/json"}},
+						Body: io.NopCloser(strings.NewReader(tt.body)), Request: r}, nil
+				}
+				return http.DefaultTransport.RoundTrip(r)
+			})
+			sp, err := f.drv.Plan(context.Background(), f.step(want...), f.run)
+			if err == nil {
+				t.Fatalf("Plan succeeded with changes %v, want an error: page 3 was never read", summary(sp.Changes))
+			}
+			if !strings.Contains(err.Error(), "page 3") {
+				t.Errorf("error %q does not name the page that failed", err)
+			}
+		})
+	}
+}
+
+// TestDeleteManyThresholdEdges pins where GATE-DNS-DELETE-MANY starts:
+// more than 30 % of this tenant's RRsets, in a zone holding at least 10
+// of them; other tenants' and unmarked records count for nothing.
+func TestDeleteManyThresholdEdges(t *testing.T) {
+	tests := []struct {
+		name           string
+		ours, foreign  int
+		others         int // records of tenant office1
+		keep           int
+		deletes        int
+		gated          bool
+		percent, least int
+	}{
+		{"9 RRsets, all deleted: under the minimum of 10", 9, 0, 0, 0, 9, false, 30, 10},
+		{"10 RRsets, 3 deleted: exactly 30 % is allowed", 10, 0, 0, 7, 3, false, 30, 10},
+		{"10 RRsets, 4 deleted: 40 % is gated", 10, 0, 0, 6, 4, true, 30, 10},
+		{"9 ours beside 20 foreign, all ours deleted: foreign does not count", 9, 20, 0, 0, 9, false, 30, 10},
+		{"9 ours beside 20 of another tenant: theirs does not count", 9, 0, 20, 0, 9, false, 30, 10},
+		{"threshold 0: one delete of 10 is gated", 10, 0, 0, 9, 1, true, 0, 10},
+		{"threshold 100: every delete is allowed", 10, 0, 0, 0, 10, false, 100, 10},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			f := newFixture(t)
+			f.run.DeleteManyPercent, f.run.DeleteManyMin = tt.percent, tt.least
+			var want []*model.RRset
+			add := func(prefix string, n int, comment string) {
+				for i := range n {
+					f.add(t, cftest.Record{Name: fmt.Sprintf("%s%d.sjc.example.net", prefix, i), Type: "A", Content: "192.0.2.1", TTL: 300, Comment: comment})
+				}
+			}
+			add("ours", tt.ours, Marker("sjc"))
+			add("hand", tt.foreign, "")
+			add("theirs", tt.others, Marker("office1"))
+			for i := range tt.keep {
+				want = append(want, rr(fmt.Sprintf("ours%d.%s", i, zoneName), "A", 300, "192.0.2.1"))
+			}
+			sp := f.plan(t, f.step(want...))
+			n, gated := 0, 0
+			for _, c := range sp.Changes {
+				if c.Action != plan.ActionDelete {
+					t.Errorf("unexpected change %s %s", c.Action, c.Key)
+					continue
+				}
+				n++
+				for _, g := range c.Gates {
+					if g == plan.GateDNSDeleteMany {
+						gated++
+					}
+				}
+			}
+			if n != tt.deletes {
+				t.Errorf("got %d deletes, want %d", n, tt.deletes)
+			}
+			if want := map[bool]int{true: n, false: 0}[tt.gated]; gated != want {
+				t.Errorf("got %d of %d deletes gated, want %d", gated, n, want)
+			}
+		})
+	}
+}
+
+// TestEveryTypeConvergesAfterApply applies RRsets of every type,
+// TXT at its awkward edges included, and expects the second plan to be
+// empty: an apply that does not read back as written would rewrite the
+// zone on every run.
+func TestEveryTypeConvergesAfterApply(t *testing.T) {
+	long := strings.Repeat("k", 300)
+	tests := []struct {
+		name string
+		rrs  []*model.RRset
+	}{
+		{"A and AAAA", []*model.RRset{rr("a."+zoneName, "A", 300, "192.0.2.1", "192.0.2.2"), rr("a."+zoneName, "AAAA", 300, "2001:db8::1")}},
+		{"CNAME", []*model.RRset{rr("c."+zoneName, "CNAME", 300, "target.example.org.")}},
+		{"TXT with quotes and semicolons", []*model.RRset{rr("t."+zoneName, "TXT", 300, `"v=DKIM1; k=rsa; p=\"quoted\""`, `"a;b;c"`)}},
+		{"TXT longer than 255", []*model.RRset{rr("l."+zoneName, "TXT", 300, `"`+long[:255]+`" "`+long[255:]+`"`)}},
+		{"TXT with unicode", []*model.RRset{rr("u."+zoneName, "TXT", 300, `"caf\195\169 \226\152\131"`)}},
+		{"MX", []*model.RRset{rr(zoneName, "MX", 300, "10 mx1.example.org.", "20 mx2.example.org.")}},
+		{"SRV", []*model.RRset{rr("_sip._tcp."+zoneName, "SRV", 300, "10 5 5060 sip.example.org.")}},
+		{"CAA", []*model.RRset{rr(zoneName, "CAA", 300, `0 issue "letsencrypt.org"`, `128 iodef "mailto:sec@example.org"`)}},
+		{"NS delegation", []*model.RRset{rr("sub."+zoneName, "NS", 3600, "ns1.example.org.", "ns2.example.org.")}},
+		{"wildcard and underscore names", []*model.RRset{rr("*.apps."+zoneName, "A", 300, "192.0.2.9"), rr("_dmarc."+zoneName, "TXT", 300, `"v=DMARC1; p=none"`)}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			f := newFixture(t)
+			step := f.step(tt.rrs...)
+			sp := f.plan(t, step)
+			if len(sp.Changes) == 0 {
+				t.Fatalf("nothing planned for an empty zone")
+			}
+			f.apply(t, sp)
+			if again := f.plan(t, step); len(again.Changes) != 0 {
+				t.Errorf("not converged after apply: %v\nzone:\n%s", summary(again.Changes), strings.Join(zoneLines(f), "\n"))
+			}
+		})
+	}
+}
