@@ -1,0 +1,136 @@
+package powerdns
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/site-tools/site/backends/powerdns/pdnstest"
+	"github.com/site-tools/site/compiler/model"
+	"github.com/site-tools/site/compiler/plan"
+)
+
+// TestDeleteManyThresholdEdges pins where GATE-DNS-DELETE-MANY starts
+// on a real server: more than 30 % of the tenant's rrsets, in a zone
+// where the tenant holds at least 10; unmarked rrsets and those of
+// other tenants count for nothing.
+func TestDeleteManyThresholdEdges(t *testing.T) {
+	srv := pdnstest.Shared(t)
+	tests := []struct {
+		name                 string
+		ours, foreign, other int
+		keep                 int
+		gated                bool
+	}{
+		{"9 of 9 go: under the minimum of 10", 9, 0, 0, 0, false},
+		{"3 of 10 go: exactly 30 % is allowed", 10, 0, 0, 7, false},
+		{"4 of 10 go: 40 % is gated", 10, 0, 0, 6, true},
+		{"9 of 9 go beside 20 unmarked: unmarked rrsets do not count", 9, 20, 0, 0, false},
+		{"9 of 9 go beside 20 of another tenant: theirs do not count", 9, 0, 20, 0, false},
+		{"10 of 10 go: everything is gated", 10, 0, 0, 0, true},
+	}
+	for i, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			zone := fmt.Sprintf("edge%d.audit.test.", i)
+			t.Cleanup(func() { srv.Do(context.Background(), "DELETE", "/zones/"+zone, nil) })
+			var live []pdnstest.RRset
+			add := func(prefix string, n int, comments []pdnstest.Comment) {
+				for j := range n {
+					live = append(live, pdnstest.RRset{Name: fmt.Sprintf("%s%d.%s", prefix, j, zone), Type: "A", TTL: 300,
+						Records: []string{"192.0.2.1"}, Comments: comments})
+				}
+			}
+			add("ours", tt.ours, []pdnstest.Comment{marker("office1")})
+			add("hand", tt.foreign, nil)
+			add("theirs", tt.other, []pdnstest.Comment{marker("lab")})
+			srv.CreateZone(t, zone, live...)
+			var want []*model.RRset
+			for j := range tt.keep {
+				want = append(want, rr(fmt.Sprintf("ours%d.%s", j, zone), "A", 300, "192.0.2.1"))
+			}
+			sp := mustPlan(t, testDriver(), zoneStep(srv, "office1", zone, want...), newRun(srv))
+			gated := 0
+			for _, c := range sp.Changes {
+				if c.Action != plan.ActionDelete || !strings.Contains(c.Key, "/ours") {
+					t.Errorf("got %s %s, want only deletes of ours", c.Action, c.Key)
+				}
+				for _, g := range c.Gates {
+					if g == plan.GateDNSDeleteMany {
+						gated++
+					}
+				}
+			}
+			if got, want := len(sp.Changes), tt.ours-tt.keep; got != want {
+				t.Errorf("got %d deletes, want %d", got, want)
+			}
+			if want := map[bool]int{true: len(sp.Changes), false: 0}[tt.gated]; gated != want {
+				t.Errorf("got %d of %d deletes gated, want %d", gated, len(sp.Changes), want)
+			}
+		})
+	}
+}
+
+// TestWantedTypeBesideOthersData: a CNAME wanted where other data sits
+// (and the reverse) replaces that data only behind GATE-DNS-OVERWRITE
+// when it is not ours, and never touches the rrsets of another tenant
+// or of nobody at other names.
+func TestWantedTypeBesideOthersData(t *testing.T) {
+	srv := pdnstest.Shared(t)
+	tests := []struct {
+		name    string
+		live    []pdnstest.RRset
+		want    []*model.RRset
+		changes []string
+	}{
+		{"CNAME over another tenant's A",
+			[]pdnstest.RRset{{Name: "x.%s", Type: "A", TTL: 300, Records: []string{"192.0.2.1"}, Comments: []pdnstest.Comment{marker("lab")}}},
+			[]*model.RRset{rr("x.%s", "CNAME", 300, "target.example.org.")},
+			[]string{"create dns/%s/x.%s/CNAME overwrite GATE-DNS-OVERWRITE", "delete dns/%s/x.%s/A overwrite GATE-DNS-OVERWRITE"}},
+		{"CNAME over an unmarked TXT",
+			[]pdnstest.RRset{{Name: "x.%s", Type: "TXT", TTL: 300, Records: []string{`"hand made"`}}},
+			[]*model.RRset{rr("x.%s", "CNAME", 300, "target.example.org.")},
+			[]string{"create dns/%s/x.%s/CNAME overwrite GATE-DNS-OVERWRITE", "delete dns/%s/x.%s/TXT overwrite GATE-DNS-OVERWRITE"}},
+		{"CNAME over our own A needs no gate",
+			[]pdnstest.RRset{{Name: "x.%s", Type: "A", TTL: 300, Records: []string{"192.0.2.1"}, Comments: []pdnstest.Comment{marker("office1")}}},
+			[]*model.RRset{rr("x.%s", "CNAME", 300, "target.example.org.")},
+			[]string{"create dns/%s/x.%s/CNAME live", "delete dns/%s/x.%s/A live"}},
+		{"A over another tenant's CNAME",
+			[]pdnstest.RRset{{Name: "x.%s", Type: "CNAME", TTL: 300, Records: []string{"target.example.org."}, Comments: []pdnstest.Comment{marker("lab")}}},
+			[]*model.RRset{rr("x.%s", "A", 300, "192.0.2.1")},
+			[]string{"create dns/%s/x.%s/A overwrite GATE-DNS-OVERWRITE", "delete dns/%s/x.%s/CNAME overwrite GATE-DNS-OVERWRITE"}},
+	}
+	for i, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			zone := fmt.Sprintf("beside%d.audit.test.", i)
+			t.Cleanup(func() { srv.Do(context.Background(), "DELETE", "/zones/"+zone, nil) })
+			var live []pdnstest.RRset
+			for _, l := range tt.live {
+				l.Name = fmt.Sprintf(l.Name, zone)
+				live = append(live, l)
+			}
+			srv.CreateZone(t, zone, live...)
+			var want []*model.RRset
+			for _, w := range tt.want {
+				c := *w
+				c.Name = fmt.Sprintf(c.Name, zone)
+				want = append(want, &c)
+			}
+			run := newRun(srv)
+			step := zoneStep(srv, "office1", zone, want...)
+			sp := mustPlan(t, testDriver(), step, run)
+			var wantChanges []string
+			for _, c := range tt.changes {
+				wantChanges = append(wantChanges, strings.ReplaceAll(c, "%s", zone))
+			}
+			if got := summary(sp.Changes); !equalStrings(got, wantChanges) {
+				t.Fatalf("got changes\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(wantChanges, "\n"))
+			}
+			run.Acked[plan.GateDNSOverwrite] = true
+			mustApply(t, testDriver(), sp, run)
+			if again := mustPlan(t, testDriver(), step, run); len(again.Changes) != 0 {
+				t.Errorf("not converged: %q", summary(again.Changes))
+			}
+		})
+	}
+}
