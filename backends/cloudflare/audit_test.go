@@ -252,3 +252,82 @@ func TestEveryTypeConvergesAfterApply(t *testing.T) {
 		})
 	}
 }
+
+// TestRerunAfterFailedBatchConverges: a batch after the first fails
+// (the service errs, the connection drops) and leaves the zone half
+// changed; planning again and applying must converge, whatever the mix
+// of deletes, updates and creates was.
+func TestRerunAfterFailedBatchConverges(t *testing.T) {
+	tests := []struct {
+		name   string
+		failAt int // the batch request that fails, 1-based
+		status int
+	}{
+		{"second batch answers 500", 2, http.StatusInternalServerError},
+		{"third batch answers 503", 3, http.StatusServiceUnavailable},
+		{"second batch gets no answer", 2, 0},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			f := newFixture(t)
+			f.drv.ChunkSize = 2
+			for _, r := range []cftest.Record{
+				{Name: "gone1.sjc.example.net", Type: "A", Content: "192.0.2.1", TTL: 300, Comment: Marker("sjc")},
+				{Name: "gone2.sjc.example.net", Type: "A", Content: "192.0.2.1", TTL: 300, Comment: Marker("sjc")},
+				{Name: "www.sjc.example.net", Type: "A", Content: "192.0.2.1", TTL: 300, Comment: Marker("sjc")},
+				{Name: "mx.sjc.example.net", Type: "A", Content: "192.0.2.7", TTL: 300, Comment: Marker("sjc")},
+				{Name: "hand.sjc.example.net", Type: "A", Content: "192.0.2.9", TTL: 300},
+			} {
+				f.add(t, r)
+			}
+			step := f.step(
+				rr("www."+zoneName, "CNAME", 300, zoneName), // our A gives way
+				rr("mx."+zoneName, "A", 600, "192.0.2.7", "192.0.2.8"),
+				rr("new1."+zoneName, "TXT", 300, `"one"`),
+				rr("new2."+zoneName, "AAAA", 300, "2001:db8::2"),
+			)
+			batches := 0
+			f.drv.Transport = roundTripFunc(func(r *http.Request) (*http.Response, error) {
+				if strings.HasSuffix(r.URL.Path, "/batch") {
+					batches++
+					if batches == tt.failAt {
+						if tt.status == 0 {
+							return nil, fmt.Errorf("connection reset by peer")
+						}
+						return &http.Response{StatusCode: tt.status, Header: http.Header{"Content-Type": {"application/json"}},
+							Body: io.NopCloser(strings.NewReader(`{"success":false,"errors":[{"code":10000,"message":"try again"}],"messages":[],"result":null}`)), Request: r}, nil
+					}
+				}
+				return http.DefaultTransport.RoundTrip(r)
+			})
+			sp := f.plan(t, step)
+			if _, err := f.drv.Apply(context.Background(), sp, f.run); err == nil {
+				t.Fatalf("Apply succeeded, want batch %d to fail", tt.failAt)
+			}
+			again := f.plan(t, step)
+			if len(again.Changes) == 0 {
+				t.Fatalf("a half-applied zone plans no changes")
+			}
+			for _, c := range again.Changes {
+				if len(c.Gates) > 0 {
+					t.Errorf("re-plan after our own half-applied batch needs %v for %s", c.Gates, c.Key)
+				}
+			}
+			f.apply(t, again)
+			if last := f.plan(t, step); len(last.Changes) != 0 {
+				t.Errorf("not converged: %v\nzone:\n%s", summary(last.Changes), strings.Join(zoneLines(f), "\n"))
+			}
+			want := []string{
+				"hand.sjc.example.net A 192.0.2.9 ",
+				"mx.sjc.example.net A 192.0.2.7 " + Marker("sjc"),
+				"mx.sjc.example.net A 192.0.2.8 " + Marker("sjc"),
+				"new1.sjc.example.net TXT \"one\" " + Marker("sjc"),
+				"new2.sjc.example.net AAAA 2001:db8::2 " + Marker("sjc"),
+				"www.sjc.example.net CNAME sjc.example.net " + Marker("sjc"),
+			}
+			if got := zoneLines(f); strings.Join(got, "\n") != strings.Join(want, "\n") {
+				t.Errorf("zone:\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+			}
+		})
+	}
+}
