@@ -1,0 +1,116 @@
+package main
+
+import (
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/site-tools/site/backends/powerdns"
+	"github.com/site-tools/site/backends/powerdns/pdnstest"
+)
+
+// TestSavedPlanRefusesAnyChangeInScope is INCIDENTS.md §3's "plan
+// evidence goes stale", beyond the record-added case: whatever moved in
+// the saved plan's scope between site diff --out and site apply --plan
+// (another tenant's zone, only an owner marker, the plan file itself, a
+// zone that could not be read when the plan was saved), apply refuses
+// with exit 1 and writes nothing.
+func TestSavedPlanRefusesAnyChangeInScope(t *testing.T) {
+	tests := []struct {
+		name   string
+		before func(t *testing.T, srv *pdnstest.Server) // before site diff --out
+		change func(t *testing.T, srv *pdnstest.Server, file, planFile string)
+		stale  string // what stderr must say
+	}{
+		{"a record added in the other tenant's zone", nil,
+			func(t *testing.T, srv *pdnstest.Server, _, _ string) {
+				srv.Replace(t, "p2.test.", pdnstest.RRset{Name: "ftp.p2.test.", Type: "A", TTL: 60, Records: []string{"198.51.100.21"}})
+			}, "dns/p2.test. changed on the live system"},
+		{"only the owner marker of a record changed", nil,
+			func(t *testing.T, srv *pdnstest.Server, _, _ string) {
+				srv.Replace(t, "p1.test.", pdnstest.RRset{Name: "old.p1.test.", Type: "A", TTL: 300, Records: []string{"192.0.2.9"},
+					Comments: []pdnstest.Comment{{Account: powerdns.MarkerAccount, Content: powerdns.Marker("lab")}}})
+			}, "dns/p1.test. changed on the live system"},
+		{"a record's TTL changed", nil,
+			func(t *testing.T, srv *pdnstest.Server, _, _ string) {
+				srv.Replace(t, "p1.test.", pdnstest.RRset{Name: "old.p1.test.", Type: "A", TTL: 301, Records: []string{"192.0.2.9"},
+					Comments: []pdnstest.Comment{{Account: powerdns.MarkerAccount, Content: powerdns.Marker("office1")}}})
+			}, "dns/p1.test. changed on the live system"},
+		{"the plan file's changes were edited", nil,
+			func(t *testing.T, _ *pdnstest.Server, _, planFile string) {
+				src, err := os.ReadFile(planFile)
+				if err != nil {
+					t.Fatal(err)
+				}
+				edited := strings.Replace(string(src), "192.0.2.80", "192.0.2.81", 1)
+				if edited == string(src) {
+					t.Fatalf("nothing to edit in the plan:\n%s", src)
+				}
+				if err := os.WriteFile(planFile, []byte(edited), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}, "dns/p1.test. plans other changes now"},
+		{"the plan file's fingerprints were removed", nil,
+			func(t *testing.T, _ *pdnstest.Server, _, planFile string) {
+				src, err := os.ReadFile(planFile)
+				if err != nil {
+					t.Fatal(err)
+				}
+				i := strings.Index(string(src), `"fingerprints"`)
+				if i < 0 {
+					t.Fatalf("no fingerprints in the plan:\n%s", src)
+				}
+				edited := strings.TrimRight(string(src[:i]), " \n\t,") + "\n}\n"
+				if err := os.WriteFile(planFile, []byte(edited), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}, "is not in the saved plan"},
+		{"a zone unreadable when saved reads now",
+			func(t *testing.T, srv *pdnstest.Server) {
+				srv.FailWhen(t, func(r *http.Request) (int, string, bool) {
+					return 500, `{"error":"down"}`, strings.Contains(r.URL.Path, "p2.test")
+				})
+			},
+			func(t *testing.T, srv *pdnstest.Server, _, _ string) {
+				srv.FailWhen(t, func(*http.Request) (int, string, bool) { return 0, "", false })
+			}, "dns/p2.test. was not observed when the plan was saved"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			srv := pdnsEnv(t)
+			srv.CreateZone(t, "p1.test.", pdnstest.RRset{Name: "old.p1.test.", Type: "A", TTL: 300, Records: []string{"192.0.2.9"},
+				Comments: []pdnstest.Comment{{Account: powerdns.MarkerAccount, Content: powerdns.Marker("office1")}}})
+			srv.CreateZone(t, "p2.test.")
+			file := multiTenant(t, srv, map[string][]zoneSpec{
+				"office1": {{"p1.test", `www: A: ["192.0.2.80"]
+			old: A: ["192.0.2.9"]`, ""}},
+				"lab": {{"p2.test", `www: A: ["192.0.2.82"]`, ""}},
+			})
+			planFile := filepath.Join(t.TempDir(), "plan.json")
+			if tt.before != nil {
+				tt.before(t, srv)
+			}
+			code, out, errOut := siteRun(t, srv, "diff", "--out", planFile, file)
+			if code != exitOK && tt.before == nil {
+				t.Fatalf("diff exit %d\nstdout:\n%s\nstderr:\n%s", code, out, errOut)
+			}
+			tt.change(t, srv, file, planFile)
+			srv.ResetRequests("p1.test.")
+			srv.ResetRequests("p2.test.")
+			code, out, errOut = siteRun(t, srv, "apply", "--plan", planFile, file)
+			if code != exitError {
+				t.Fatalf("apply --plan exit %d, want %d\nstdout:\n%s\nstderr:\n%s", code, exitError, out, errOut)
+			}
+			if !strings.Contains(errOut, "the plan is stale") || !strings.Contains(errOut, tt.stale) {
+				t.Errorf("stderr does not say the plan is stale because %q:\n%s", tt.stale, errOut)
+			}
+			for _, z := range []string{"p1.test.", "p2.test."} {
+				if got := srv.Requests(z).Writes(); got != 0 {
+					t.Errorf("zone %s: a stale plan made %d writes, want none", z, got)
+				}
+			}
+		})
+	}
+}
