@@ -28,6 +28,18 @@ type reader struct {
 
 	// Credentials, resolved once before any address is tried.
 	token, roleID, secretID string
+	// loginToken is the token an AppRole login returned. It is a secret
+	// the executor's redactor does not know, so the reader scrubs it
+	// from what the store answers (an answer may quote the token back).
+	loginToken string
+}
+
+// scrub hides the AppRole login token in text taken from an answer.
+func (r *reader) scrub(s string) string {
+	if r.loginToken == "" {
+		return s
+	}
+	return strings.ReplaceAll(s, r.loginToken, "[redacted]")
 }
 
 // secret is what one successful read returns.
@@ -224,6 +236,7 @@ func (r *reader) readAt(ctx context.Context, addr, what string) (*secret, attemp
 	kv, err := client.KVv2(r.mount()).Get(ctx, r.sec.Ref.Path)
 	if err != nil {
 		att.reason, att.answered = describe(err, r.timeout)
+		att.reason = r.scrub(att.reason)
 		var re *api.ResponseError
 		switch {
 		case !att.answered, isServerTrouble(err):
@@ -354,6 +367,7 @@ func (r *reader) login(ctx context.Context, c *api.Client) error {
 		return errors.New("AppRole login answered without a client token")
 	}
 	c.SetToken(s.Auth.ClientToken)
+	r.loginToken = s.Auth.ClientToken
 	return nil
 }
 
