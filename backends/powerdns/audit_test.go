@@ -3,8 +3,12 @@ package powerdns
 import (
 	"context"
 	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/site-tools/site/backends/powerdns/pdnstest"
 	"github.com/site-tools/site/compiler/model"
@@ -130,6 +134,55 @@ func TestWantedTypeBesideOthersData(t *testing.T) {
 			mustApply(t, testDriver(), sp, run)
 			if again := mustPlan(t, testDriver(), step, run); len(again.Changes) != 0 {
 				t.Errorf("not converged: %q", summary(again.Changes))
+			}
+		})
+	}
+}
+
+// TestUnreadableAnswerPlansNothing: an answer to the zone GET that is
+// not a whole zone (cut short, a proxy's HTML page, an empty body, no
+// answer in time) is not an observation. Plan must fail, so that the
+// rrsets it could not see are neither deleted nor overwritten.
+func TestUnreadableAnswerPlansNothing(t *testing.T) {
+	srv := pdnstest.Shared(t)
+	const zone = "unread.audit.test."
+	t.Cleanup(func() { srv.Do(context.Background(), "DELETE", "/zones/"+zone, nil) })
+	srv.CreateZone(t, zone,
+		pdnstest.RRset{Name: "old." + zone, Type: "A", TTL: 300, Records: []string{"192.0.2.1"}, Comments: []pdnstest.Comment{marker("office1")}},
+		pdnstest.RRset{Name: "www." + zone, Type: "A", TTL: 300, Records: []string{"192.0.2.9"}})
+	tests := []struct {
+		name   string
+		status int
+		ctype  string
+		body   string
+		hang   bool
+	}{
+		{"JSON cut short", http.StatusOK, "application/json", `{"name":"unread.audit.test.","kind":"Native","rrsets":[{"name":"old.unread.audit.test.","type":"A"`, false},
+		{"a proxy's HTML page", http.StatusOK, "text/html", `<html><body>Please log in</body></html>`, false},
+		{"an empty body", http.StatusOK, "application/json", ``, false},
+		{"JSON null", http.StatusOK, "application/json", `null`, false},
+		{"an empty JSON object", http.StatusOK, "application/json", `{}`, false},
+		{"another zone", http.StatusOK, "application/json", `{"name":"other.audit.test.","kind":"Native","rrsets":[]}`, false},
+		{"no answer in time", 0, "", "", true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			front := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				if tt.hang {
+					<-r.Context().Done()
+					return
+				}
+				w.Header().Set("Content-Type", tt.ctype)
+				w.WriteHeader(tt.status)
+				_, _ = io.WriteString(w, tt.body)
+			}))
+			t.Cleanup(front.Close)
+			step := zoneStep(srv, "office1", zone, rr("www."+zone, "A", 300, "192.0.2.10"))
+			step.Zone.Provider.PowerDNS.URL = front.URL
+			d := &Driver{Timeout: 200 * time.Millisecond, Attempts: 1}
+			sp, err := d.Plan(context.Background(), step, newRun(srv))
+			if err == nil {
+				t.Fatalf("Plan succeeded with %q, want an error: the zone was not observed", summary(sp.Changes))
 			}
 		})
 	}

@@ -178,6 +178,13 @@ func (d *Driver) Plan(ctx context.Context, step *graph.Step, run *backends.Run) 
 				step.Zone.Name, c.base, keySource(err, step.Zone.Provider.PowerDNS.APIKey), err)
 		}
 	}
+	if !absent && (live == nil || !strings.EqualFold(pdns.StringValue(live.Name), step.Zone.Name)) {
+		// A 200 that is not this zone (JSON null or {} from a proxy,
+		// another zone's data) would read as a zone without rrsets, and
+		// every wanted rrset would be written over what is really there.
+		return nil, fmt.Errorf("observe zone %s at %s: the answer is not this zone (it names %q); nothing is planned for this zone, deletes least of all: check the url and server of the provider",
+			step.Zone.Name, c.base, zoneName(live))
+	}
 	if live != nil && live.Kind != nil {
 		switch strings.ToLower(string(*live.Kind)) {
 		case "slave", "consumer":
@@ -229,6 +236,14 @@ func (d *Driver) Apply(ctx context.Context, sp *backends.StepPlan, run *backends
 	}
 	res.Problems = append(res.Problems, problems...)
 	return res, nil
+}
+
+// zoneName is the name a GET answer carries, "" when there is none.
+func zoneName(z *pdns.Zone) string {
+	if z == nil {
+		return ""
+	}
+	return pdns.StringValue(z.Name)
 }
 
 // keySource names where the API key came from when the server refused
