@@ -162,7 +162,13 @@ func query(ctx context.Context, addr, name, typ string) (*served, error) {
 		return nil, fmt.Errorf("query %s %s: server answered %s", name, typ, dns.RcodeToString[in.Rcode])
 	}
 	s := &served{}
-	for _, rr := range in.Answer {
+	rrs := in.Answer
+	if t == dns.TypeNS && len(in.Answer) == 0 {
+		// NS records below the apex delegate: the server answers them
+		// as a referral, in the authority section, not as an answer.
+		rrs = in.Ns
+	}
+	for _, rr := range rrs {
 		h := rr.Header()
 		if h.Rrtype != t || !strings.EqualFold(h.Name, name) {
 			continue

@@ -256,6 +256,7 @@ func TestEveryRecordTypeIsIdempotent(t *testing.T) {
 		{"MX", `"@": MX: [{priority: 10, host: "MX1.example.org."}, {priority: 0, host: "mx0.example.org."}]`},
 		{"SRV", `"_sip._tcp": SRV: [{priority: 10, weight: 5, port: 5060, target: "sip.example.org."}]`},
 		{"CAA", `"@": CAA: [{flags: 0, tag: "issue", value: "letsencrypt.org"}, {flags: 128, tag: "iodef", value: "mailto:sec@example.org"}]`},
+		{"NS delegation", `sub: NS: ["ns1.example.org.", "NS2.example.org."]`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
