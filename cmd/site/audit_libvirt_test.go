@@ -1,0 +1,88 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/site-tools/site/backends/powerdns"
+	"github.com/site-tools/site/backends/powerdns/pdnstest"
+)
+
+// TestUnreachableLibvirtHostPlansNothingForIt: a VM and a network on a
+// libvirt host that refuses connections are not observed, and neither
+// is the zone the VM publishes into (its record could not be known);
+// the other tenant's zone is still planned, and apply changes nothing
+// anywhere (exit 1), our record in the dependent zone included.
+func TestUnreachableLibvirtHostPlansNothingForIt(t *testing.T) {
+	srv := pdnsEnv(t)
+	srv.CreateZone(t, "vmz.test.", pdnstest.RRset{Name: "old.vmz.test.", Type: "A", TTL: 300, Records: []string{"192.0.2.1"},
+		Comments: []pdnstest.Comment{{Account: powerdns.MarkerAccount, Content: powerdns.Marker("lab")}}})
+	srv.CreateZone(t, "other.test.")
+	host := "qemu+tcp://127.0.0.1:1/system"
+	src := `package tenants
+
+tenants: lab: {
+	domain: "vmz.test"
+	dns: zones: "vmz.test": {
+		provider: powerdns: {url: "` + srv.URL + `", api_key: env: "PDNS_API_KEY"}
+		ttl: 300
+		records: {}
+	}
+	networks: "lab-lan": {host: "` + host + `", cidr: "10.77.0.0/24", autostart: true}
+	vms: tiny: {
+		host:      "` + host + `"
+		autostart: true
+		running:   true
+		vcpus:     1
+		memory:    "64MiB"
+		disks: [{pool: "default", name: "tiny-data", size: "16MiB"}]
+		nics: [{network: "lab-lan"}]
+		publish: {zone: "vmz.test", names: ["tiny"], address: "192.0.2.50"}
+		cloudinit: user_data: """
+			#cloud-config
+			hostname: tiny
+			"""
+	}
+}
+
+tenants: office1: {
+	domain: "other.test"
+	dns: zones: "other.test": {
+		provider: powerdns: {url: "` + srv.URL + `", api_key: env: "PDNS_API_KEY"}
+		ttl: 300
+		records: www: A: ["192.0.2.80"]
+	}
+}
+`
+	file := filepath.Join(t.TempDir(), "tenants.cue")
+	if err := os.WriteFile(file, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errOut := siteRun(t, srv, "diff", file)
+	if code != exitError {
+		t.Fatalf("diff exit %d, want %d\nstdout:\n%s\nstderr:\n%s", code, exitError, out, errOut)
+	}
+	for _, want := range []string{"! network/" + host + "/lab-lan", "! vm/" + host + "/tiny", "! dns/vmz.test.", "+ dns/other.test./www.other.test./A"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("diff output lacks %q:\n%s", want, out)
+		}
+	}
+	if strings.Contains(out, "old.vmz.test.") {
+		t.Errorf("diff plans something for the unobserved zone:\n%s", out)
+	}
+	srv.ResetRequests("vmz.test.")
+	srv.ResetRequests("other.test.")
+	if code, out, errOut := siteRun(t, srv, "apply", file); code != exitError {
+		t.Fatalf("apply exit %d, want %d\nstdout:\n%s\nstderr:\n%s", code, exitError, out, errOut)
+	}
+	for _, z := range []string{"vmz.test.", "other.test."} {
+		if got := srv.Requests(z).Writes(); got != 0 {
+			t.Errorf("zone %s: got %d writes, want none", z, got)
+		}
+	}
+	if got := srv.Query(t, "old.vmz.test.", "A"); len(got) != 1 {
+		t.Errorf("old.vmz.test.: got %q, want it still served", got)
+	}
+}
