@@ -232,6 +232,8 @@ func TestEveryTypeConvergesAfterApply(t *testing.T) {
 		{"TXT longer than 255", []*model.RRset{rr("l."+zoneName, "TXT", 300, `"`+long[:255]+`" "`+long[255:]+`"`)}},
 		{"TXT with unicode", []*model.RRset{rr("u."+zoneName, "TXT", 300, `"caf\195\169 \226\152\131"`)}},
 		{"MX", []*model.RRset{rr(zoneName, "MX", 300, "10 mx1.example.org.", "20 mx2.example.org.")}},
+		{"null MX", []*model.RRset{rr("nomail."+zoneName, "MX", 300, "0 .")}},
+		{"SRV with target .", []*model.RRset{rr("_x._tcp."+zoneName, "SRV", 300, "0 0 0 .")}},
 		{"SRV", []*model.RRset{rr("_sip._tcp."+zoneName, "SRV", 300, "10 5 5060 sip.example.org.")}},
 		{"CAA", []*model.RRset{rr(zoneName, "CAA", 300, `0 issue "letsencrypt.org"`, `128 iodef "mailto:sec@example.org"`)}},
 		{"NS delegation", []*model.RRset{rr("sub."+zoneName, "NS", 3600, "ns1.example.org.", "ns2.example.org.")}},

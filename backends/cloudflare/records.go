@@ -119,20 +119,20 @@ func toCloudflare(name, typ, value string, ttl uint32, comment string) (body, er
 		// which is the model's form.
 		b.Content = value
 	case "CNAME", "NS":
-		b.Content = strings.TrimSuffix(value, ".")
+		b.Content = hostname(value)
 	case "MX":
 		p, h, err := rdata.ParseMX(value)
 		if err != nil {
 			return body{}, err
 		}
 		pr := uint16(p)
-		b.Priority, b.Content = &pr, strings.TrimSuffix(h, ".")
+		b.Priority, b.Content = &pr, hostname(h)
 	case "SRV":
 		p, w, port, t, err := rdata.ParseSRV(value)
 		if err != nil {
 			return body{}, err
 		}
-		b.Data = map[string]any{"priority": p, "weight": w, "port": port, "target": strings.TrimSuffix(t, ".")}
+		b.Data = map[string]any{"priority": p, "weight": w, "port": port, "target": hostname(t)}
 	case "CAA":
 		f, tag, v, err := rdata.ParseCAA(value)
 		if err != nil {
@@ -143,6 +143,17 @@ func toCloudflare(name, typ, value string, ttl uint32, comment string) (body, er
 		return body{}, fmt.Errorf("record type %s is not supported by the Cloudflare backend", typ)
 	}
 	return b, nil
+}
+
+// hostname is a host name as Cloudflare takes it: without the trailing
+// dot, except the root itself, "." (a null MX, RFC 7505, or an SRV
+// target saying "no such service"), which would otherwise be sent empty
+// and refused, or stored empty and then be unreadable.
+func hostname(s string) string {
+	if s == "." {
+		return s
+	}
+	return strings.TrimSuffix(s, ".")
 }
 
 // fqdn turns a Cloudflare name (no trailing dot, any case) into the

@@ -473,12 +473,14 @@ func (s *Server) normalise(z *zone, rec *Record) *apiError {
 	case "A", "AAAA", "TXT":
 	case "CNAME", "NS", "MX", "PTR":
 		// The API returns host names in content without a trailing dot
-		// (observed in its answers; the fake strips one if sent).
-		rec.Content = strings.ToLower(strings.TrimSuffix(rec.Content, "."))
+		// (observed in its answers; the fake strips one if sent). The
+		// root "." stays: a null MX (RFC 7505) is priority 0, content "."
+		// on Cloudflare (as Terraform modules for it write it).
+		rec.Content = strings.ToLower(trimDot(rec.Content))
 	case "SRV":
 		if rec.Data != nil {
 			p, w, port := num(rec.Data["priority"]), num(rec.Data["weight"]), num(rec.Data["port"])
-			t := strings.TrimSuffix(fmt.Sprint(rec.Data["target"]), ".")
+			t := trimDot(fmt.Sprint(rec.Data["target"]))
 			pr := uint16(p)
 			rec.Priority = &pr
 			rec.Content = fmt.Sprintf("%d %d %s", w, port, t)
@@ -521,6 +523,16 @@ func (s *Server) normalise(z *zone, rec *Record) *apiError {
 		return validation("tags are not available on the Free plan")
 	}
 	return nil
+}
+
+// trimDot drops a trailing dot but keeps the root name ".". What the
+// real API does with an SRV target "." is not documented; the fake
+// treats it as it treats a null MX.
+func trimDot(s string) string {
+	if s == "." {
+		return s
+	}
+	return strings.TrimSuffix(s, ".")
 }
 
 func num(v any) int {
