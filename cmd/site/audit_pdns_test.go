@@ -253,6 +253,11 @@ func TestEveryRecordTypeIsIdempotent(t *testing.T) {
 		{"TXT longer than 255 octets", `t: TXT: ["` + long + `"]`},
 		{"TXT with unicode", `t: TXT: ["café ☃ 日本"]`},
 		{"TXT empty", `t: TXT: [""]`},
+		{"CAA with parameters", `"@": CAA: [{flags: 0, tag: "issue", value: "letsencrypt.org; validationmethods=dns-01"}, {flags: 0, tag: "issuewild", value: ";"}]`},
+		{"null MX and SRV to .", `nomail: MX: [{priority: 0, host: "."}]
+			"_x._tcp": SRV: [{priority: 0, weight: 0, port: 0, target: "."}]`},
+		{"TTLs at their edges", `one: {ttl: 1, A: ["192.0.2.1"]}
+			week: {ttl: 604800, A: ["192.0.2.2"]}`},
 		{"MX", `"@": MX: [{priority: 10, host: "MX1.example.org."}, {priority: 0, host: "mx0.example.org."}]`},
 		{"SRV", `"_sip._tcp": SRV: [{priority: 10, weight: 5, port: 5060, target: "sip.example.org."}]`},
 		{"CAA", `"@": CAA: [{flags: 0, tag: "issue", value: "letsencrypt.org"}, {flags: 128, tag: "iodef", value: "mailto:sec@example.org"}]`},
