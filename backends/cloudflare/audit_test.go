@@ -337,3 +337,28 @@ func TestRerunAfterFailedBatchConverges(t *testing.T) {
 		})
 	}
 }
+
+// TestZoneListedInUnicodeIsFound: the zone of an internationalised name
+// is found whether the API names it in A-labels or in Unicode.
+func TestZoneListedInUnicodeIsFound(t *testing.T) {
+	for _, listed := range []string{"xn--bcher-kva.example.net", "bücher.example.net", "BÜCHER.example.net"} {
+		t.Run(listed, func(t *testing.T) {
+			f := newFixture(t)
+			id := f.fake.AddZone("xn--bcher-kva.example.net")
+			f.drv.Transport = roundTripFunc(func(r *http.Request) (*http.Response, error) {
+				if r.URL.Path == "/zones" {
+					body := `{"success":true,"errors":[],"messages":[],"result":[{"id":"` + id + `","name":"` + listed + `","status":"active"}],"result_info":{"page":1,"per_page":20,"count":1,"total_count":1,"total_pages":1}}`
+					return &http.Response{StatusCode: 200, Header: http.Header{"Content-Type": {"application/json"}},
+						Body: io.NopCloser(strings.NewReader(body)), Request: r}, nil
+				}
+				return http.DefaultTransport.RoundTrip(r)
+			})
+			step := f.step(rr("www.xn--bcher-kva.example.net.", "A", 300, "192.0.2.1"))
+			step.Zone.Name = "xn--bcher-kva.example.net."
+			sp := f.plan(t, step)
+			if got := summary(sp.Changes); len(got) != 1 {
+				t.Errorf("got changes %q, want one create", got)
+			}
+		})
+	}
+}

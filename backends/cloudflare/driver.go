@@ -57,6 +57,7 @@ import (
 	"golang.org/x/time/rate"
 
 	"github.com/site-tools/site/backends"
+	"github.com/site-tools/site/compiler/dnsname"
 	"github.com/site-tools/site/compiler/graph"
 	"github.com/site-tools/site/compiler/model"
 )
@@ -229,7 +230,9 @@ func (d *Driver) observe(ctx context.Context, api *cf.API, z *model.Zone) (*obse
 	}
 	var ids []string
 	for _, zz := range zones.Result {
-		if strings.EqualFold(strings.TrimSuffix(zz.Name, "."), name) {
+		// Compared in A-labels: the zone of an internationalised name
+		// may come back in Unicode (the client sends the filter so).
+		if c, err := dnsname.Canonical(strings.TrimSuffix(zz.Name, ".")+".", ""); err == nil && c == z.Name {
 			ids = append(ids, zz.ID)
 		}
 	}

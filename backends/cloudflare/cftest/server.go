@@ -36,6 +36,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/site-tools/site/compiler/dnsname"
 )
 
 // Endpoint names used by Count.
@@ -323,7 +325,10 @@ func endpoint(method string, p []string) string {
 }
 
 func (s *Server) listZones(w http.ResponseWriter, r *http.Request) {
-	name := strings.ToLower(strings.TrimSuffix(r.URL.Query().Get("name"), "."))
+	// cloudflare-go sends the name filter in Unicode (its
+	// normalizeZoneName turns xn-- labels into U-labels) and relies on
+	// the API to compare names; the fake compares their A-label forms.
+	name := aLabels(r.URL.Query().Get("name"))
 	var out []map[string]any
 	ids := make([]string, 0, len(s.zones))
 	for id := range s.zones {
@@ -332,7 +337,7 @@ func (s *Server) listZones(w http.ResponseWriter, r *http.Request) {
 	sort.Strings(ids)
 	for _, id := range ids {
 		z := s.zones[id]
-		if name == "" || z.name == name {
+		if name == "" || aLabels(z.name) == name {
 			out = append(out, map[string]any{"id": z.id, "name": z.name, "status": "active", "paused": false, "type": "full"})
 		}
 	}
@@ -523,6 +528,20 @@ func (s *Server) normalise(z *zone, rec *Record) *apiError {
 		return validation("tags are not available on the Free plan")
 	}
 	return nil
+}
+
+// aLabels is a zone name in lower case A-labels without the trailing
+// dot; a name that is not a valid domain name is only lower-cased.
+func aLabels(name string) string {
+	name = strings.TrimSuffix(name, ".")
+	if name == "" {
+		return ""
+	}
+	c, err := dnsname.Canonical(name+".", "")
+	if err != nil {
+		return strings.ToLower(name)
+	}
+	return strings.TrimSuffix(c, ".")
 }
 
 // trimDot drops a trailing dot but keeps the root name ".". What the
