@@ -82,7 +82,9 @@ func observe(z *pdns.Zone) *observation {
 		l.rrKey = rrKey{strings.ToLower(pdns.StringValue(rs.Name)), strings.ToUpper(string(derefType(rs.Type)))}
 		l.ttl, l.comments = pdns.Uint32Value(rs.TTL), rs.Comments
 		n := len(rs.Records)
-		l.values, vals = vals[:n:n], vals[n:]
+		if n > 0 { // an rrset with comments only keeps nil values, as before
+			l.values, vals = vals[:n:n], vals[n:]
+		}
 		for j, r := range rs.Records {
 			v := pdns.StringValue(r.Content)
 			if pdns.BoolValue(r.Disabled) {
