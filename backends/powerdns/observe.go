@@ -82,7 +82,7 @@ func observe(z *pdns.Zone) *observation {
 		l.rrKey = rrKey{strings.ToLower(pdns.StringValue(rs.Name)), strings.ToUpper(string(derefType(rs.Type)))}
 		l.ttl, l.comments = pdns.Uint32Value(rs.TTL), rs.Comments
 		n := len(rs.Records)
-		if n > 0 { // an rrset with comments only keeps nil values, as before
+		if n > 0 { // an rrset with comments only has nil values, not empty ones
 			l.values, vals = vals[:n:n], vals[n:]
 		}
 		for j, r := range rs.Records {
