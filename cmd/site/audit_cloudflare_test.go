@@ -91,3 +91,57 @@ func TestCloudflareSpellingsAndOwnersThroughCLI(t *testing.T) {
 		})
 	}
 }
+
+// TestMissingSecretPlansNoDeletes: the store answers, but the secret
+// the zone's token lives in is gone (no such key, no such path, a
+// deleted version). The zone is not observed: its records no longer in
+// the spec stay, with or without GATE-SECRET-UNREACHABLE acknowledged.
+func TestMissingSecretPlansNoDeletes(t *testing.T) {
+	tests := []struct {
+		name  string
+		breakIt func(cs *coldStart)
+	}{
+		{"the key is missing", func(cs *coldStart) {
+			cs.vault.Put("secret", "dns/cloudflare", map[string]any{"other": "x"})
+		}},
+		{"the latest version is deleted", func(cs *coldStart) {
+			cs.vault.SoftDelete("secret", "dns/cloudflare")
+		}},
+		{"the key is empty", func(cs *coldStart) {
+			cs.vault.Put("secret", "dns/cloudflare", map[string]any{"token": ""})
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			cs := newColdStart(t, "sjc.example.net")
+			file := writeFile(t, "sjc.cue", sjcLike([]string{cs.vault.URL}, cs.cf.URL))
+			if code, out, errOut := cs.site(t, "apply", file); code != exitOK {
+				t.Fatalf("first apply exit %d\n%s%s", code, out, errOut)
+			}
+			before := cs.records()
+			// The spec drops every record; the secret goes missing.
+			src := sjcLike([]string{cs.vault.URL}, cs.cf.URL)
+			i, j := strings.Index(src, "\t\trecords: {"), strings.Index(src, "\t\t}\n\t}\n}")
+			file = writeFile(t, "sjc.cue", src[:i]+"\t\trecords: {\n"+src[j:])
+			tt.breakIt(cs)
+			cs.cf.ResetCounts()
+			for _, args := range [][]string{{"diff", file}, {"apply", file}, {"apply", "--ack", "GATE-SECRET-UNREACHABLE", "--ack", "GATE-DNS-DELETE-MANY", file}} {
+				code, out, errOut := cs.site(t, args...)
+				// Acknowledged, the gate may defer the zone (exit 0);
+				// otherwise the run must refuse.
+				if code == exitOK && len(args) == 2 {
+					t.Errorf("site %s: exit 0, want a refusal: the zone's token could not be read\n%s%s", strings.Join(args, " "), out, errOut)
+				}
+				if strings.Contains(out, "- dns/") {
+					t.Errorf("site %s plans deletes in a zone it could not observe:\n%s", strings.Join(args, " "), out)
+				}
+			}
+			if n := cs.cf.Count(cftest.EpBatch); n != 0 {
+				t.Errorf("got %d batch requests, want none", n)
+			}
+			if got := cs.records(); strings.Join(got, "\n") != strings.Join(before, "\n") {
+				t.Errorf("zone changed:\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(before, "\n"))
+			}
+		})
+	}
+}
