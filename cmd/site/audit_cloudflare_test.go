@@ -98,7 +98,7 @@ func TestCloudflareSpellingsAndOwnersThroughCLI(t *testing.T) {
 // the spec stay, with or without GATE-SECRET-UNREACHABLE acknowledged.
 func TestMissingSecretPlansNoDeletes(t *testing.T) {
 	tests := []struct {
-		name  string
+		name    string
 		breakIt func(cs *coldStart)
 	}{
 		{"the key is missing", func(cs *coldStart) {
