@@ -187,3 +187,34 @@ func TestUnreadableAnswerPlansNothing(t *testing.T) {
 		})
 	}
 }
+
+// TestTwoSiteMarkersAreNobodysToDelete: an rrset carrying the markers
+// of two tenants (written by hand; site itself keeps one) belongs to
+// neither for certain. Neither may delete it, and taking it over is
+// gated, whatever order the server lists the comments in.
+func TestTwoSiteMarkersAreNobodysToDelete(t *testing.T) {
+	srv := pdnstest.Shared(t)
+	both := [][]pdnstest.Comment{
+		{marker("lab"), marker("office1")},
+		{marker("office1"), marker("lab")},
+	}
+	for i, comments := range both {
+		t.Run(fmt.Sprintf("order %d", i), func(t *testing.T) {
+			zone := fmt.Sprintf("twomark%d.audit.test.", i)
+			t.Cleanup(func() { srv.Do(context.Background(), "DELETE", "/zones/"+zone, nil) })
+			srv.CreateZone(t, zone,
+				pdnstest.RRset{Name: "x." + zone, Type: "A", TTL: 300, Records: []string{"192.0.2.1"}, Comments: comments})
+			for _, tenant := range []string{"office1", "lab"} {
+				sp := mustPlan(t, testDriver(), zoneStep(srv, tenant, zone), newRun(srv))
+				if got := summary(sp.Changes); len(got) != 0 {
+					t.Errorf("tenant %s plans %q for an rrset two tenants claim, want nothing", tenant, got)
+				}
+				sp = mustPlan(t, testDriver(), zoneStep(srv, tenant, zone, rr("x."+zone, "A", 300, "192.0.2.1")), newRun(srv))
+				want := []string{"adopt dns/" + zone + "/x." + zone + "/A overwrite GATE-DNS-OVERWRITE"}
+				if got := summary(sp.Changes); !equalStrings(got, want) {
+					t.Errorf("tenant %s wanting it: got %q, want %q", tenant, got, want)
+				}
+			}
+		})
+	}
+}

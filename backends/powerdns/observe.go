@@ -99,7 +99,7 @@ func observe(z *pdns.Zone) *observation {
 		for _, c := range rs.Comments {
 			if pdns.StringValue(c.Account) == MarkerAccount {
 				if t, ok := strings.CutPrefix(pdns.StringValue(c.Content), markerPrefix); ok {
-					l.owner = t
+					l.owner = claim(l.owner, t)
 				}
 			}
 		}
@@ -114,6 +114,24 @@ func observe(z *pdns.Zone) *observation {
 		o.rrsets[l.rrKey] = l
 	}
 	return o
+}
+
+// claim adds tenant t to the owner read so far. Two tenants' markers on
+// one rrset (site keeps only one; a hand can add another) make it
+// nobody's for certain: the owner becomes both names, sorted, which no
+// tenant is, so neither deletes it and either takes it only behind
+// GATE-DNS-OVERWRITE, whatever order the server lists comments in.
+func claim(owner, t string) string {
+	if owner == "" || owner == t {
+		return t
+	}
+	names := strings.Split(owner, " and ")
+	if slices.Contains(names, t) {
+		return owner
+	}
+	names = append(names, t)
+	slices.Sort(names)
+	return strings.Join(names, " and ")
 }
 
 // markerPrefix is every owner marker's content before the tenant name.
