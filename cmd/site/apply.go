@@ -93,20 +93,12 @@ func runApply(cmd *cobra.Command, args []string, o applyOptions) error {
 		}
 		run.Acked[g] = true
 	}
-	for _, r := range o.restarts {
-		tenant, vm, ok := strings.Cut(r, "/")
-		if !ok || tenant == "" || vm == "" || strings.Contains(vm, "/") {
-			return withCode(exitError, fmt.Errorf("--restart %q: name a VM as TENANT/VM, e.g. --restart office1/files", r))
-		}
-		run.Restart[r] = true
+	if err := planOptions(run, o.restarts, o.deleteThreshold); err != nil {
+		return withCode(exitError, err)
 	}
 	if o.parallelism < 1 {
 		return withCode(exitError, fmt.Errorf("--parallelism %d: use 1 or more", o.parallelism))
 	}
-	if o.deleteThreshold < 0 || o.deleteThreshold > 100 {
-		return withCode(exitError, fmt.Errorf("--delete-threshold %d: use a percentage from 0 to 100", o.deleteThreshold))
-	}
-	run.DeleteManyPercent = o.deleteThreshold
 
 	var saved *plan.Plan
 	if o.planFile != "" {
@@ -137,6 +129,10 @@ func runApply(cmd *cobra.Command, args []string, o applyOptions) error {
 	obs.Plan.Only = phases
 	if saved != nil {
 		if err := backends.CheckFresh(saved, obs.Plan); err != nil {
+			var se *backends.StalePlanError
+			if errors.As(err, &se) && slices.ContainsFunc(se.Details, func(d string) bool { return strings.Contains(d, "plans other changes now") }) {
+				err = fmt.Errorf("%w (or site diff --out was given other --delete-threshold or --restart flags than apply: give both the same)", err)
+			}
 			return withCode(exitError, err)
 		}
 	}
@@ -164,6 +160,24 @@ func runApply(cmd *cobra.Command, args []string, o applyOptions) error {
 	if !rep.OK() {
 		return withCode(exitError, errors.New("apply did not converge (see the report above): fix the cause and run site apply again; it converges from any partial state"))
 	}
+	return nil
+}
+
+// planOptions checks --restart and --delete-threshold and sets them on
+// run. diff takes them too, so that the plan it shows (and saves for
+// apply --plan) is the one apply with the same flags carries out.
+func planOptions(run *backends.Run, restarts []string, deleteThreshold int) error {
+	for _, r := range restarts {
+		tenant, vm, ok := strings.Cut(r, "/")
+		if !ok || tenant == "" || vm == "" || strings.Contains(vm, "/") {
+			return fmt.Errorf("--restart %q: name a VM as TENANT/VM, e.g. --restart office1/files", r)
+		}
+		run.Restart[r] = true
+	}
+	if deleteThreshold < 0 || deleteThreshold > 100 {
+		return fmt.Errorf("--delete-threshold %d: use a percentage from 0 to 100", deleteThreshold)
+	}
+	run.DeleteManyPercent = deleteThreshold
 	return nil
 }
 

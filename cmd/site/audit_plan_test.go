@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -112,5 +113,39 @@ func TestSavedPlanRefusesAnyChangeInScope(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestSavedPlanWithDeleteThreshold: a plan saved by diff with the
+// threshold apply is given is applied as it was reviewed; with a
+// different one it is refused as stale, naming the threshold rather than
+// suspecting an edited spec.
+func TestSavedPlanWithDeleteThreshold(t *testing.T) {
+	srv := pdnsEnv(t)
+	var live []pdnstest.RRset
+	var keep []string
+	for i := range 10 {
+		live = append(live, pdnstest.RRset{Name: fmt.Sprintf("h%d.thr.test.", i), Type: "A", TTL: 300, Records: []string{"192.0.2.1"},
+			Comments: []pdnstest.Comment{{Account: powerdns.MarkerAccount, Content: powerdns.Marker("office1")}}})
+		if i < 6 {
+			keep = append(keep, fmt.Sprintf("h%d: A: [\"192.0.2.1\"]", i))
+		}
+	}
+	srv.CreateZone(t, "thr.test.", live...)
+	file := tenantFile(t, srv, "thr.test", strings.Join(keep, "\n"))
+	planFile := filepath.Join(t.TempDir(), "plan.json")
+	// 4 of 10 deletes: gated at 30 %, not at 50 %.
+	if code, out, errOut := siteRun(t, srv, "diff", "--delete-threshold", "50", "--out", planFile, file); code != exitOK || strings.Contains(out, "GATE-DNS-DELETE-MANY") {
+		t.Fatalf("diff --delete-threshold 50: exit %d, want 0 and no GATE-DNS-DELETE-MANY\nstdout:\n%s\nstderr:\n%s", code, out, errOut)
+	}
+	code, out, errOut := siteRun(t, srv, "apply", "--plan", planFile, file)
+	if code != exitError || !strings.Contains(errOut, "--delete-threshold") {
+		t.Errorf("apply --plan without the threshold: exit %d, want %d naming --delete-threshold\nstdout:\n%s\nstderr:\n%s", code, exitError, out, errOut)
+	}
+	if code, out, errOut := siteRun(t, srv, "apply", "--plan", planFile, "--delete-threshold", "50", file); code != exitOK {
+		t.Fatalf("apply --plan --delete-threshold 50: exit %d, want 0\nstdout:\n%s\nstderr:\n%s", code, out, errOut)
+	}
+	if got := srv.Query(t, "h9.thr.test.", "A"); len(got) != 0 {
+		t.Errorf("h9 still served: %q", got)
 	}
 }

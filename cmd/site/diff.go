@@ -20,6 +20,8 @@ func newDiffCmd() *cobra.Command {
 		only, format, out string
 		detailed          bool
 		parallelism       int
+		restarts          []string
+		deleteThreshold   int
 	)
 	cmd := &cobra.Command{
 		Use:   "diff [PATH ...]",
@@ -41,6 +43,10 @@ and is listed under "Not observed".
   site diff --out plan.json tenants/sjc.cue  save it for site apply --plan
   site diff --detailed-exitcode              for CI: exit 2 when changes are pending
 
+--restart and --delete-threshold mean what they mean to site apply; give
+diff the ones apply will get, so that the plan shown (or saved for
+apply --plan) is the one apply carries out.
+
 Exit codes: 0 no changes (or changes without --detailed-exitcode), 2
 changes present with --detailed-exitcode, 1 an error or a step that
 could not be observed.`,
@@ -55,6 +61,10 @@ could not be observed.`,
 			if parallelism < 1 {
 				return withCode(exitError, fmt.Errorf("--parallelism %d: use 1 or more", parallelism))
 			}
+			run := backends.NewRun()
+			if err := planOptions(run, restarts, deleteThreshold); err != nil {
+				return withCode(exitError, err)
+			}
 			if out != "" {
 				if err := checkOutDir(out); err != nil {
 					return withCode(exitError, err)
@@ -64,8 +74,11 @@ could not be observed.`,
 			if err != nil {
 				return withCode(exitError, err)
 			}
+			if err := checkRestarts(g, restarts); err != nil {
+				return withCode(exitError, err)
+			}
 			defer interruptible(cmd)()
-			obs, err := newEngine(parallelism, cmd.ErrOrStderr()).Plan(cmd.Context(), g, backends.NewRun())
+			obs, err := newEngine(parallelism, cmd.ErrOrStderr()).Plan(cmd.Context(), g, run)
 			if err != nil {
 				return withCode(exitError, fmt.Errorf("observing was interrupted (%w): nothing is planned", err))
 			}
@@ -100,6 +113,8 @@ could not be observed.`,
 	f.StringVar(&out, "out", "", "also save the plan as JSON to this file, for site apply --plan")
 	f.BoolVar(&detailed, "detailed-exitcode", false, "exit 2 when there are changes")
 	f.IntVar(&parallelism, "parallelism", backends.DefaultParallelism, "how many steps observe at once")
+	f.StringArrayVar(&restarts, "restart", nil, "plan as site apply --restart TENANT/VM would (repeatable)")
+	f.IntVar(&deleteThreshold, "delete-threshold", 30, "plan as site apply --delete-threshold would: percent of our records in a zone (of 10 or more) that may be deleted without GATE-DNS-DELETE-MANY")
 	return cmd
 }
 
