@@ -218,3 +218,62 @@ func TestTwoSiteMarkersAreNobodysToDelete(t *testing.T) {
 		})
 	}
 }
+
+// TestRerunAfterFailedSplitPatchConverges: a change split over several
+// PATCHes (the body limit) fails half-way; the zone is left with our
+// deletes done and some writes missing. Planning again must converge
+// without a gate: every half-done change is to our own rrsets.
+func TestRerunAfterFailedSplitPatchConverges(t *testing.T) {
+	srv := pdnstest.Shared(t)
+	for _, failAt := range []int{2, 3} {
+		t.Run(fmt.Sprintf("PATCH %d fails", failAt), func(t *testing.T) {
+			zone := fmt.Sprintf("halfway%d.audit.test.", failAt)
+			t.Cleanup(func() { srv.Do(context.Background(), "DELETE", "/zones/"+zone, nil) })
+			var live []pdnstest.RRset
+			for i := range 8 {
+				live = append(live, pdnstest.RRset{Name: fmt.Sprintf("old%d.%s", i, zone), Type: "A", TTL: 300, Records: []string{"192.0.2.1"},
+					Comments: []pdnstest.Comment{marker("office1")}})
+			}
+			live = append(live, pdnstest.RRset{Name: "www." + zone, Type: "A", TTL: 300, Records: []string{"192.0.2.1"},
+				Comments: []pdnstest.Comment{marker("office1")}})
+			srv.CreateZone(t, zone, live...)
+			want := []*model.RRset{rr("www."+zone, "CNAME", 300, "target.example.org.")}
+			for i := range 30 {
+				want = append(want, rr(fmt.Sprintf("new%d.%s", i, zone), "TXT", 300, `"`+strings.Repeat("x", 40)+`"`))
+			}
+			for i := range 8 {
+				want = append(want, rr(fmt.Sprintf("old%d.%s", i, zone), "A", 600, "192.0.2.1"))
+			}
+			d, run := testDriver(), newRun(srv)
+			d.MaxBodyBytes = 1500
+			d.Attempts = 1
+			step := zoneStep(srv, "office1", zone, want...)
+			sp := mustPlan(t, d, step, run)
+			n := 0
+			srv.FailWhen(t, func(r *http.Request) (int, string, bool) {
+				if r.Method != http.MethodPatch || !strings.Contains(r.URL.Path, zone) {
+					return 0, "", false
+				}
+				n++
+				return http.StatusInternalServerError, `{"error":"backend went away"}`, n == failAt
+			})
+			if _, err := d.Apply(context.Background(), sp, run); err == nil {
+				t.Fatalf("Apply succeeded, want PATCH %d to fail (%d PATCHes sent)", failAt, n)
+			}
+			srv.FailWhen(t, func(*http.Request) (int, string, bool) { return 0, "", false })
+			again := mustPlan(t, d, step, run)
+			if len(again.Changes) == 0 {
+				t.Fatalf("a half-applied zone plans no changes")
+			}
+			for _, c := range again.Changes {
+				if len(c.Gates) > 0 {
+					t.Errorf("re-plan after our own half-applied PATCHes needs %v for %s", c.Gates, c.Key)
+				}
+			}
+			mustApply(t, d, again, run)
+			if last := mustPlan(t, d, step, run); len(last.Changes) != 0 {
+				t.Errorf("not converged: %q", summary(last.Changes))
+			}
+		})
+	}
+}
