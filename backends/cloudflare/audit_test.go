@@ -123,6 +123,8 @@ func TestPartialListingPlansNothing(t *testing.T) {
 		{"page 3 answers 500", http.StatusInternalServerError, `{"success":false,"errors":[{"code":10001,"message":"internal"}],"messages":[],"result":null}`},
 		{"page 3 answers 403", http.StatusForbidden, `{"success":false,"errors":[{"code":10000,"message":"Authentication error"}],"messages":[],"result":null}`},
 		{"page 3 answers truncated JSON", http.StatusOK, `{"success":true,"result":[{"id":"x"`},
+		{"page 3 answers an empty page though 3 of 3 are announced", http.StatusOK, `{"success":true,"errors":[],"messages":[],"result":[],"result_info":{"page":3,"per_page":2,"count":0,"total_count":6,"total_pages":3}}`},
+		{"page 3 answers a success without result_info", http.StatusOK, `{"success":true,"errors":[],"messages":[],"result":[]}`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -245,10 +245,19 @@ func (d *Driver) observe(ctx context.Context, api *cf.API, z *model.Zone) (*obse
 	}
 	obs := &observation{zoneID: ids[0]}
 	rc := cf.ZoneIdentifier(obs.zoneID)
-	for page := 1; ; page++ {
+	// announced is the most records any page said the zone holds; a
+	// listing that ends with fewer (an empty or info-less page before
+	// the last) saw only part of the zone, and a record it missed could
+	// be foreign data a create would then be written beside, ungated.
+	announced, seen, page := 0, 0, 1
+	for ; ; page++ {
 		recs, info, err := api.ListDNSRecords(ctx, rc, cf.ListDNSRecordsParams{ResultInfo: cf.ResultInfo{Page: page, PerPage: d.perPage()}})
 		if err != nil {
 			return nil, describe(fmt.Sprintf("listing records of Cloudflare zone %s (page %d)", name, page), err)
+		}
+		seen += len(recs)
+		if info != nil {
+			announced = max(announced, info.Total)
 		}
 		for _, r := range recs {
 			rec, ok, err := fromCloudflare(r)
@@ -264,6 +273,9 @@ func (d *Driver) observe(ctx context.Context, api *cf.API, z *model.Zone) (*obse
 		if info == nil || page >= info.TotalPages || len(recs) == 0 {
 			break
 		}
+	}
+	if seen < announced {
+		return nil, fmt.Errorf("listing records of Cloudflare zone %s stopped at page %d with %d of the %d records the API announced, so the zone was not fully observed: re-run (it may have changed while it was read)", name, page, seen, announced)
 	}
 	return obs, nil
 }
