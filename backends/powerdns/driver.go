@@ -171,6 +171,12 @@ func (d *Driver) Plan(ctx context.Context, step *graph.Step, run *backends.Run) 
 	if err != nil {
 		var ae *APIError
 		if errors.As(err, &ae) && ae.Status == http.StatusNotFound {
+			// A 404 also comes from a wrong server id or URL path; only a
+			// zone list from the same server that lacks the zone makes
+			// it a zone to create (one extra request, on this path only).
+			if err := d.confirmAbsent(ctx, c, step.Zone); err != nil {
+				return nil, err
+			}
 			absent = true
 			live = nil
 		} else {
@@ -206,6 +212,28 @@ func (d *Driver) Plan(ctx context.Context, step *graph.Step, run *backends.Run) 
 			After: map[string]any{"kind": "Native", "soa_edit_api": "DEFAULT"}}}, b.changes...)
 	}
 	return &backends.StepPlan{Step: step, Changes: b.changes, Fingerprint: obs.fingerprint(), Detail: b}, nil
+}
+
+// confirmAbsent checks with one zone list that the server answering 404
+// for zone is a PowerDNS server without that zone, not a wrong server id
+// or URL path (which also answers 404, and would plan a zone create).
+func (d *Driver) confirmAbsent(ctx context.Context, c *client, zone *model.Zone) error {
+	var zones []pdns.Zone
+	err := d.retry(ctx, func(ctx context.Context) error {
+		var err error
+		zones, err = c.api.Zones.List(ctx)
+		return err
+	})
+	if err != nil {
+		return fmt.Errorf("observe zone %s at %s: the zone read answered 404 and the zone list failed too (%w): check the provider's url and server id; nothing is planned for this zone",
+			zone.Name, c.base, err)
+	}
+	for _, z := range zones {
+		if strings.EqualFold(strings.TrimSuffix(pdns.StringValue(z.Name), "."), strings.TrimSuffix(zone.Name, ".")) {
+			return fmt.Errorf("observe zone %s at %s: the zone read answered 404 but the zone list has it; nothing is planned for this zone: run site diff again", zone.Name, c.base)
+		}
+	}
+	return nil
 }
 
 // Apply sends the planned batch: one POST for a missing zone, else one

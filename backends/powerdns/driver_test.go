@@ -333,3 +333,39 @@ func TestSecondaryZoneIsRefused(t *testing.T) {
 		t.Errorf("got %d writes, want none", got)
 	}
 }
+
+// TestNotFoundIsAZoneOnlyWhenTheServerSaysSo: a wrong server id answers
+// 404 like a missing zone does; only a missing zone may be planned as a
+// create. (go-powerdns v3.17.0 drops a path in the base URL, so a wrong
+// path prefix cannot be tested through it.)
+func TestNotFoundIsAZoneOnlyWhenTheServerSaysSo(t *testing.T) {
+	srv := pdnstest.Shared(t)
+	const zone = "nothere.test."
+	tests := []struct {
+		name   string
+		mutate func(*model.PowerDNS)
+		want   string // error substring; "" means a planned create
+	}{
+		{"missing zone", func(*model.PowerDNS) {}, ""},
+		{"wrong server id", func(p *model.PowerDNS) { p.Server = "no-such-server" }, "check the provider's url and server id"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			step := zoneStep(srv, "office1", zone, rr("www.nothere.test.", "A", 300, "192.0.2.1"))
+			tt.mutate(step.Zone.Provider.PowerDNS)
+			sp, err := testDriver().Plan(context.Background(), step, newRun(srv))
+			if tt.want != "" {
+				if err == nil || !strings.Contains(err.Error(), tt.want) {
+					t.Fatalf("got %v, want an error containing %q", err, tt.want)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := summary(sp.Changes); len(got) == 0 || got[0] != "create dns/nothere.test. live" {
+				t.Errorf("got %q, want the zone created first", got)
+			}
+		})
+	}
+}
