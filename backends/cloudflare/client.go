@@ -89,16 +89,21 @@ type TransientError struct {
 	Status     int           // 0 when there was no answer
 	RetryAfter time.Duration // from the last 429's Retry-After
 	Err        error         // the network error, when there was no answer
+	Tries      int           // requests sent; a write that may have committed is sent once
 }
 
 func (e *TransientError) Error() string {
+	tries := "after one try (a write that may have committed is never repeated)"
+	if e.Tries > 1 {
+		tries = fmt.Sprintf("after %d tries", e.Tries)
+	}
 	switch {
 	case e.Status == http.StatusTooManyRequests:
-		return fmt.Sprintf("Cloudflare rate limit (HTTP 429) still in force after retries (Retry-After %s): wait and re-run", e.RetryAfter)
+		return fmt.Sprintf("Cloudflare rate limit (HTTP 429) still in force %s (Retry-After %s): wait and re-run", tries, e.RetryAfter)
 	case e.Status != 0:
-		return fmt.Sprintf("Cloudflare answered HTTP %d after retries: a temporary failure; re-run later", e.Status)
+		return fmt.Sprintf("Cloudflare answered HTTP %d %s: a temporary failure; re-run later", e.Status, tries)
 	}
-	return fmt.Sprintf("no answer from Cloudflare: %v", e.Err)
+	return fmt.Sprintf("no answer from Cloudflare %s: %v", tries, e.Err)
 }
 
 func (e *TransientError) Unwrap() error { return e.Err }
@@ -148,15 +153,15 @@ func (t *retrying) RoundTrip(req *http.Request) (*http.Response, error) {
 			if req.Context().Err() != nil {
 				return nil, err
 			}
-			last = &TransientError{Err: err}
+			last = &TransientError{Err: err, Tries: i + 1}
 			if req.Method != http.MethodGet {
 				return nil, last
 			}
 		case resp.StatusCode == http.StatusTooManyRequests:
-			last = &TransientError{Status: resp.StatusCode, RetryAfter: retryAfter(resp.Header.Get("Retry-After"))}
+			last = &TransientError{Status: resp.StatusCode, RetryAfter: retryAfter(resp.Header.Get("Retry-After")), Tries: i + 1}
 			drain(resp)
 		case resp.StatusCode >= 500:
-			last = &TransientError{Status: resp.StatusCode}
+			last = &TransientError{Status: resp.StatusCode, Tries: i + 1}
 			drain(resp)
 			// A POST that failed on the server may or may not have
 			// committed: never repeat it here. The next run observes

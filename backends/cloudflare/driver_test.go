@@ -478,3 +478,24 @@ func TestStaleTwiceIsReported(t *testing.T) {
 		t.Errorf("got %d batch calls, want 2", got)
 	}
 }
+
+// TestTransientErrorSaysHowOftenItTried: a write that failed on the
+// server is never repeated, and the message must not claim retries.
+func TestTransientErrorSaysHowOftenItTried(t *testing.T) {
+	tests := []struct {
+		err  *TransientError
+		want string
+	}{
+		{&TransientError{Status: 503, Tries: 1}, "HTTP 503 after one try (a write that may have committed is never repeated)"},
+		{&TransientError{Status: 502, Tries: 4}, "HTTP 502 after 4 tries"},
+		{&TransientError{Status: 429, Tries: 4, RetryAfter: 2 * time.Second}, "(HTTP 429) still in force after 4 tries (Retry-After 2s)"},
+		{&TransientError{Err: errors.New("connection refused"), Tries: 1}, "no answer from Cloudflare after one try"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.want, func(t *testing.T) {
+			if got := tt.err.Error(); !strings.Contains(got, tt.want) {
+				t.Errorf("got %q, want it to contain %q", got, tt.want)
+			}
+		})
+	}
+}

@@ -65,7 +65,7 @@ func (c Class) advice() string {
 	case ClassConflict:
 		return "the zone's live data refuses this change; run site diff to re-observe, and check for another writer of these names"
 	case ClassInvalid:
-		return "the server refused the request as invalid; fix the record named above in the spec"
+		return "the server refused the request as invalid; if it names a record, fix that record in the spec, else check the provider's url and server id"
 	case ClassAuth:
 		return "the API key was refused; check the credential the zone's provider names and the server's api-key"
 	default:
