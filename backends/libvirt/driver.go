@@ -37,8 +37,9 @@ type Options struct {
 // number of libvirt hosts. It keeps one connection per host until Close.
 type Driver struct {
 	opts    Options
-	fromEnv bool  // read URIMapEnv at the first connection
-	optsErr error // a bad URIMapEnv, reported by every step
+	fromEnv bool   // read URIMapEnv and ShutdownTimeoutEnv when connecting
+	envSeen string // their values when last read
+	optsErr error  // a bad URIMapEnv, reported by every step
 
 	mu    sync.Mutex
 	conns map[string]*libvirt.Connect // by spec URI
@@ -91,17 +92,17 @@ func (d *Driver) Close() error {
 func (d *Driver) conn(host string) (*libvirt.Connect, error) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	if c, ok := d.conns[host]; ok {
-		// A daemon restart kills the connection; open a new one then.
-		d.call()
-		if alive, err := c.IsAlive(); err == nil && alive {
-			return c, nil
+	if raw := os.Getenv(URIMapEnv) + "\x00" + os.Getenv(ShutdownTimeoutEnv); d.fromEnv && raw != d.envSeen {
+		// Read again whenever the environment changed since the last
+		// connection (one process may run site several times, as the
+		// tests do); connections made under the old map may point
+		// elsewhere, so they go.
+		d.envSeen = raw
+		for h, c := range d.conns {
+			_, _ = c.Close()
+			delete(d.conns, h)
 		}
-		_, _ = c.Close()
-		delete(d.conns, host)
-	}
-	if d.fromEnv {
-		d.fromEnv = false
+		d.opts.ShutdownTimeout = DefaultShutdownTimeout
 		d.opts.URIMap, d.optsErr = ParseURIMap(os.Getenv(URIMapEnv))
 		if v := os.Getenv(ShutdownTimeoutEnv); v != "" && d.optsErr == nil {
 			t, err := time.ParseDuration(v)
@@ -110,6 +111,15 @@ func (d *Driver) conn(host string) (*libvirt.Connect, error) {
 			}
 			d.opts.ShutdownTimeout = t
 		}
+	}
+	if c, ok := d.conns[host]; ok {
+		// A daemon restart kills the connection; open a new one then.
+		d.call()
+		if alive, err := c.IsAlive(); err == nil && alive {
+			return c, nil
+		}
+		_, _ = c.Close()
+		delete(d.conns, host)
 	}
 	if d.optsErr != nil {
 		return nil, d.optsErr
@@ -198,7 +208,7 @@ func refuseUnacked[O interface{ gate() plan.Gate }](step string, ops []O, run *b
 const DefaultShutdownTimeout = 2 * time.Minute
 
 // NewFromEnv returns the Driver site's command uses: URIMapEnv read from
-// the environment when it first connects, and DefaultShutdownTimeout
+// the environment when it connects (again whenever the value changed), and DefaultShutdownTimeout
 // unless ShutdownTimeoutEnv says otherwise. A malformed value fails every
 // step with the parse error.
 func NewFromEnv() *Driver {

@@ -255,3 +255,23 @@ func TestExistingVolumeKeepsItsFormat(t *testing.T) {
 		t.Errorf("got owner %q, want the user's volume not listed as ours", o.String())
 	}
 }
+
+// TestURIMapIsReadAgainWhenItChanges: one process may run site several
+// times (the CLI tests do); a map read once would keep pointing the next
+// run at the previous run's daemon.
+func TestURIMapIsReadAgainWhenItChanges(t *testing.T) {
+	if err := Available(); err != nil {
+		libvirttest.Need(t, err.Error())
+	}
+	d := NewFromEnv()
+	defer d.Close()
+	t.Setenv(URIMapEnv, "qemu:///remapped=test:///default")
+	if _, err := d.conn("qemu:///remapped"); err != nil {
+		t.Fatalf("first map: %v", err)
+	}
+	t.Setenv(URIMapEnv, "qemu:///remapped=test+unix:///default?socket=/nonexistent/site-test-sock")
+	_, err := d.conn("qemu:///remapped")
+	if err == nil || !strings.Contains(err.Error(), "/nonexistent/site-test-sock") {
+		t.Fatalf("got %v, want the connection made under the new map to fail naming its socket", err)
+	}
+}
