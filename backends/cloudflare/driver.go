@@ -309,16 +309,28 @@ func (d *Driver) Apply(ctx context.Context, sp *backends.StepPlan, run *backends
 	if derr != nil {
 		return res, derr
 	}
+	// An --ack covers the gated changes the user was shown, not new ones
+	// that only the second look found (a foreign record that appeared
+	// mid-run is not overwritten on the strength of another change's ack).
+	shown := map[string]bool{}
+	for _, c := range sp.Changes {
+		for _, g := range c.Gates {
+			shown[c.Key+"\x00"+string(g)] = true
+		}
+	}
 	var missing []string
 	for _, c := range df.changes {
 		for _, g := range c.Gates {
-			if !run.Acked[g] {
+			switch {
+			case !run.Acked[g]:
 				missing = append(missing, fmt.Sprintf("%s needs %s", c.Key, g))
+			case !shown[c.Key+"\x00"+string(g)]:
+				missing = append(missing, fmt.Sprintf("%s newly needs %s (not in the plan you acknowledged)", c.Key, g))
 			}
 		}
 	}
 	if len(missing) > 0 {
-		return res, fmt.Errorf("zone %s changed since it was observed and the new plan needs gates that were not acknowledged (%s): run site diff again and review", sp.Step.Zone.Name, strings.Join(missing, "; "))
+		return res, fmt.Errorf("zone %s changed since it was observed and the new plan needs gates that were not acknowledged for these changes (%s): run site diff again and review", sp.Step.Zone.Name, strings.Join(missing, "; "))
 	}
 	sent, err = d.send(ctx, det, sp.Step.Zone.Name, df.ops)
 	res.Notes = append(res.Notes, sent...)

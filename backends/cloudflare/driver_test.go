@@ -499,3 +499,27 @@ func TestTransientErrorSaysHowOftenItTried(t *testing.T) {
 		})
 	}
 }
+
+// TestAckCoversOnlyTheChangesShown: after a stale observation the new plan
+// may hold gated changes the user never saw; an --ack given for another
+// change must not let them through.
+func TestAckCoversOnlyTheChangesShown(t *testing.T) {
+	f := newFixture(t)
+	// A foreign A at api is known and shown: overwriting it needs the gate.
+	f.add(t, cftest.Record{Name: "api.sjc.example.net", Type: "A", Content: "192.0.2.9", TTL: 300})
+	step := f.step(rr("api."+zoneName, "A", 300, "192.0.2.1"), rr("www."+zoneName, "CNAME", 300, zoneName))
+	sp := f.plan(t, step)
+	f.run.Acked[plan.GateDNSOverwrite] = true
+	// Mid-run, someone writes an A at www, where our CNAME goes: the batch
+	// meets 81053, site looks again, and the CNAME now needs the gate too.
+	f.add(t, cftest.Record{Name: "www.sjc.example.net", Type: "A", Content: "192.0.2.5", TTL: 300})
+	_, err := f.drv.Apply(context.Background(), sp, f.run)
+	if err == nil || !strings.Contains(err.Error(), "newly needs "+string(plan.GateDNSOverwrite)) {
+		t.Fatalf("got %v, want a refusal naming the newly gated change", err)
+	}
+	for _, r := range f.fake.Records(f.zoneID) {
+		if r.Name == "www.sjc.example.net" && r.Type != "A" {
+			t.Errorf("the record that appeared mid-run was replaced: %+v", r)
+		}
+	}
+}
