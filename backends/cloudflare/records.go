@@ -17,12 +17,14 @@ func Marker(tenant string) string { return markerPrefix + tenant }
 const markerPrefix = "managed by site tenant="
 
 // owner returns the tenant a comment's marker names, "" when unmarked.
+// The whole rest of the comment is the name, as on PowerDNS: a marker a
+// person has added words to names no tenant, so no tenant deletes the
+// record or takes it without GATE-DNS-OVERWRITE.
 func owner(comment string) string {
 	t, ok := strings.CutPrefix(comment, markerPrefix)
 	if !ok {
 		return ""
 	}
-	t, _, _ = strings.Cut(t, " ")
 	return t
 }
 

@@ -76,3 +76,19 @@ func TestToCloudflare(t *testing.T) {
 		})
 	}
 }
+
+func TestOwnerIsTheWholeMarker(t *testing.T) {
+	tests := []struct{ comment, want string }{
+		{Marker("sjc"), "sjc"},
+		{"managed by site tenant=sjc (do not edit)", "sjc (do not edit)"},
+		{"hand-made record", ""},
+		{"", ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.comment, func(t *testing.T) {
+			if got := owner(tt.comment); got != tt.want {
+				t.Errorf("got %q, want %q", got, tt.want)
+			}
+		})
+	}
+}
