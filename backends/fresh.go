@@ -31,11 +31,17 @@ func CheckFresh(saved, fresh *plan.Plan) error {
 	for _, b := range saved.Blocked {
 		wasBlocked[b.Step] = true
 	}
+	blockedNow := map[string]bool{}
+	for _, b := range fresh.Blocked {
+		blockedNow[b.Step] = true
+	}
 	for id, fp := range saved.Fingerprints {
 		now, ok := fresh.Fingerprints[id]
 		switch {
-		case !ok:
+		case !ok && blockedNow[id]:
 			why[id] = id + " could not be observed now"
+		case !ok:
+			why[id] = id + " is not in this run's scope (another spec, PATH or --only than the saved plan's)"
 		case now != fp:
 			why[id] = id + " changed on the live system since the plan was saved"
 		}
