@@ -235,6 +235,13 @@ func (g *Graph) Only(phases []plan.Phase) *Graph {
 	for _, p := range phases {
 		want[p] = true
 	}
+	return g.keep(func(s *Step) bool { return want[s.Phase] })
+}
+
+// keep returns the subgraph of the steps chosen picks plus the secret
+// steps they depend on. Dependencies of other kinds are left out: a VM
+// that publishes into a zone is not converged by scoping to the zone.
+func (g *Graph) keep(chosen func(*Step) bool) *Graph {
 	keep := map[string]bool{}
 	var mark func(id string)
 	mark = func(id string) {
@@ -243,16 +250,13 @@ func (g *Graph) Only(phases []plan.Phase) *Graph {
 		}
 		keep[id] = true
 		for _, d := range g.byID[id].Deps {
-			// Dependencies outside the chosen phases are kept only when
-			// they are secrets: a VM that publishes into a zone is not
-			// converged by --only dns.
 			if g.byID[d].Kind == KindSecret {
 				mark(d)
 			}
 		}
 	}
 	for _, s := range g.Steps {
-		if want[s.Phase] {
+		if chosen(s) {
 			mark(s.ID)
 		}
 	}

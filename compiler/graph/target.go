@@ -1,0 +1,140 @@
+package graph
+
+import (
+	"fmt"
+	"regexp"
+	"sort"
+	"strings"
+)
+
+// maxListed caps how many step IDs an unmatched --target error lists, so
+// a typo against thousands of steps stays readable; site graph lists all.
+const maxListed = 50
+
+// Targets keeps the steps whose ID matches one of patterns, plus the
+// secret steps they depend on (as Only does: a zone needs its API token
+// read, but a VM publishing into the zone is not converged by targeting
+// the zone). An empty list keeps everything.
+//
+// A pattern is an exact step ID ("dns/sjc.example.net.",
+// "vm/qemu:///system/keys") or a glob in the syntax of path.Match, except
+// that * also matches "/", since host URIs in step IDs hold slashes:
+// "vm/*/keys", "dns/*", "dns/*.example.net.". There is no tenant prefix:
+// a tenant is scoped by naming its spec file as PATH.
+//
+// A pattern that matches no step is an error listing the steps that are
+// in g: a typo must not turn into a run that converges nothing and
+// reports success.
+func (g *Graph) Targets(patterns []string) (*Graph, error) {
+	if len(patterns) == 0 {
+		return g, nil
+	}
+	matched := map[string]bool{}
+	for _, p := range patterns {
+		re, err := compileTarget(p)
+		if err != nil {
+			return nil, err
+		}
+		n := 0
+		for _, s := range g.Steps {
+			if re.MatchString(s.ID) {
+				matched[s.ID] = true
+				n++
+			}
+		}
+		if n == 0 {
+			return nil, g.noMatch(p)
+		}
+	}
+	return g.keep(func(s *Step) bool { return matched[s.ID] }), nil
+}
+
+// noMatch explains a pattern that matched nothing, with the IDs it could
+// have named.
+func (g *Graph) noMatch(pattern string) error {
+	if len(g.Steps) == 0 {
+		return fmt.Errorf("pattern %q matches no step: no step is in scope (check the spec paths and --only)", pattern)
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "pattern %q matches no step", pattern)
+	if g.byID[pattern+"."] != nil {
+		fmt.Fprintf(&b, " (DNS step IDs end in a dot: %s)", pattern+".")
+	}
+	b.WriteString("; the steps in scope are:")
+	ids := make([]string, len(g.Steps))
+	for i, s := range g.Steps {
+		ids[i] = s.ID
+	}
+	sort.Strings(ids)
+	for i, id := range ids {
+		if i == maxListed {
+			fmt.Fprintf(&b, "\n  ... and %d more (site graph lists them all)", len(ids)-maxListed)
+			break
+		}
+		b.WriteString("\n  " + id)
+	}
+	return fmt.Errorf("%s", b.String())
+}
+
+// compileTarget turns a pattern into an anchored regular expression:
+// * is any run of characters, ? is one character, [...] a class ([^...]
+// negated, a-z ranges), and \ quotes the next character.
+func compileTarget(pattern string) (*regexp.Regexp, error) {
+	if pattern == "" {
+		return nil, fmt.Errorf("empty pattern: name a step ID such as dns/example.org. or a glob such as dns/*")
+	}
+	bad := func(why string) error {
+		return fmt.Errorf("pattern %q: %s", pattern, why)
+	}
+	var re strings.Builder
+	re.WriteString("^")
+	r := []rune(pattern)
+	for i := 0; i < len(r); i++ {
+		switch c := r[i]; c {
+		case '*':
+			re.WriteString(".*")
+		case '?':
+			re.WriteString(".")
+		case '\\':
+			if i+1 == len(r) {
+				return nil, bad(`ends in a lone \`)
+			}
+			i++
+			re.WriteString(regexp.QuoteMeta(string(r[i])))
+		case '[':
+			re.WriteString("[")
+			i++
+			if i < len(r) && r[i] == '^' {
+				re.WriteString("^")
+				i++
+			}
+			start := i
+			for ; i < len(r) && r[i] != ']'; i++ {
+				switch {
+				case r[i] == '\\' && i+1 < len(r):
+					i++
+					re.WriteString(regexp.QuoteMeta(string(r[i])))
+				case r[i] == '-':
+					re.WriteString("-")
+				default:
+					re.WriteString(regexp.QuoteMeta(string(r[i])))
+				}
+			}
+			if i == len(r) {
+				return nil, bad("a [ has no closing ]")
+			}
+			if i == start {
+				return nil, bad("[] names no character")
+			}
+			re.WriteString("]")
+		default:
+			re.WriteString(regexp.QuoteMeta(string(c)))
+		}
+	}
+	re.WriteString("$")
+	out, err := regexp.Compile(re.String())
+	if err != nil {
+		return nil, bad(fmt.Sprintf("not a valid glob (%v)", err))
+	}
+	return out, nil
+}

@@ -1,0 +1,138 @@
+package graph
+
+import (
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/site-tools/site/compiler/plan"
+)
+
+func TestTargets(t *testing.T) {
+	g, err := Build(coldStart())
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name     string
+		patterns []string
+		want     []string
+	}{
+		{"none keeps everything", nil, ids(g)},
+		// A targeted zone keeps the secret its token is read from, not the
+		// VM that publishes into it.
+		{"exact zone", []string{"dns/sjc.example.net."},
+			[]string{"secret/sjc/dns/cloudflare#token", "dns/sjc.example.net."}},
+		{"exact zone without a secret", []string{"dns/office1.example.test."},
+			[]string{"dns/office1.example.test."}},
+		{"exact VM ID with a host URI", []string{"vm/qemu:///system/keys"},
+			[]string{"vm/qemu:///system/keys"}},
+		// * crosses the slashes of the host URI.
+		{"glob over hosts", []string{"vm/*/keys"}, []string{"vm/qemu:///system/keys"}},
+		{"every zone", []string{"dns/*"},
+			[]string{"secret/sjc/dns/cloudflare#token", "dns/office1.example.test.", "dns/sjc.example.net.", "dns/sjc.example.org."}},
+		{"suffix glob", []string{"dns/*.example.org."},
+			[]string{"secret/sjc/dns/cloudflare#token", "dns/sjc.example.org."}},
+		{"question mark and class", []string{"dns/sjc.example.ne?.", "network/*/sjc-[a-z]an"},
+			[]string{"secret/sjc/dns/cloudflare#token", "network/qemu:///system/sjc-lan", "dns/sjc.example.net."}},
+		{"negated class", []string{"dns/[^s]*"}, []string{"dns/office1.example.test."}},
+		{"escaped star matches only a star", []string{`dns/office1.example.test.`, `vm/\*`}, nil},
+		{"patterns that overlap keep each step once", []string{"dns/sjc.*", "dns/*.net."},
+			[]string{"secret/sjc/dns/cloudflare#token", "dns/sjc.example.net.", "dns/sjc.example.org."}},
+		{"a secret step alone", []string{"secret/*"}, []string{"secret/sjc/dns/cloudflare#token"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			sub, err := g.Targets(tt.patterns)
+			if tt.want == nil {
+				if err == nil {
+					t.Fatalf("got %q, want an error", ids(sub))
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := ids(sub); !reflect.DeepEqual(got, tt.want) {
+				t.Errorf("got %q, want %q", got, tt.want)
+			}
+			for _, s := range sub.Steps {
+				for _, d := range s.Deps {
+					if sub.Step(d) == nil {
+						t.Errorf("%s keeps dependency %s outside the subgraph", s.ID, d)
+					}
+				}
+			}
+		})
+	}
+}
+
+func TestTargetsErrors(t *testing.T) {
+	g, err := Build(coldStart())
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name    string
+		g       *Graph
+		pattern string
+		want    []string
+	}{
+		{"no match lists the steps in scope", g, "dns/nowhere.example.",
+			[]string{`pattern "dns/nowhere.example." matches no step; the steps in scope are:`,
+				"\n  dns/office1.example.test.\n", "\n  vm/qemu:///system/keys"}},
+		{"missing trailing dot is pointed out", g, "dns/sjc.example.net",
+			[]string{"DNS step IDs end in a dot: dns/sjc.example.net."}},
+		// Scoping composes: what --only left out is not a target.
+		{"outside --only", g.Only(mustPhases(t, "dns")), "vm/*",
+			[]string{"matches no step", "  dns/sjc.example.org."}},
+		{"nothing in scope", &Graph{byID: map[string]*Step{}}, "dns/*",
+			[]string{"no step is in scope"}},
+		{"empty", g, "", []string{"empty pattern"}},
+		{"open class", g, "dns/[abc", []string{"a [ has no closing ]"}},
+		{"empty class", g, "dns/[]", []string{"[] names no character"}},
+		{"bad range", g, "dns/[z-a]*", []string{"not a valid glob"}},
+		{"lone backslash", g, `dns/\`, []string{`ends in a lone \`}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := tt.g.Targets([]string{tt.pattern})
+			if err == nil {
+				t.Fatalf("got no error, want one containing %q", tt.want)
+			}
+			for _, w := range tt.want {
+				if !strings.Contains(err.Error(), w) {
+					t.Errorf("got %q, want it to contain %q", err, w)
+				}
+			}
+		})
+	}
+}
+
+// TestTargetsListIsCapped keeps the error readable for a big site.
+func TestTargetsListIsCapped(t *testing.T) {
+	var steps []*Step
+	for i := 0; i < maxListed+7; i++ {
+		steps = append(steps, &Step{ID: "dns/z" + strings.Repeat("x", i) + ".", Kind: KindZone})
+	}
+	g, err := order(steps)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = g.Targets([]string{"vm/*"})
+	if err == nil || !strings.Contains(err.Error(), "... and 7 more (site graph lists them all)") {
+		t.Errorf("got %v, want the list capped with 7 more", err)
+	}
+	if got := strings.Count(err.Error(), "\n  dns/"); got != maxListed {
+		t.Errorf("got %d IDs listed, want %d", got, maxListed)
+	}
+}
+
+func mustPhases(t *testing.T, s string) []plan.Phase {
+	t.Helper()
+	p, err := ParsePhases(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
