@@ -18,6 +18,8 @@ import (
 //	format_version  integer, 1. Bumped on any change a reader could notice.
 //	only            array of phases ("secrets", "network", "vm", "dns") the
 //	                plan was scoped to with --only; absent when unscoped.
+//	targets         array of the --target patterns (step IDs or globs, sorted)
+//	                the plan was scoped to; absent when untargeted.
 //	changes         array, always present (empty when converged), sorted by
 //	                phase then key. Each change:
 //	  key           string, the resource key backend/scope/name, e.g.

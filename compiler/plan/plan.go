@@ -112,6 +112,7 @@ type Blocked struct {
 type Plan struct {
 	FormatVersion int       `json:"format_version"`
 	Only          []Phase   `json:"only,omitempty"`
+	Targets       []string  `json:"targets,omitempty"` // --target patterns, sorted
 	Changes       []Change  `json:"changes"`
 	Blocked       []Blocked `json:"blocked,omitempty"`
 	// Fingerprints map each observed step to a hash of what was seen, so

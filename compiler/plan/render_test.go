@@ -125,6 +125,7 @@ func TestWriteJSON(t *testing.T) {
 		{name: "plan_full.json.golden", plan: fullPlan()},
 		{name: "plan_converged.json.golden", plan: New()},
 		{name: "plan_scoped.json.golden", plan: &Plan{Only: []Phase{PhaseDNS}}},
+		{name: "plan_targeted.json.golden", plan: &Plan{Only: []Phase{PhaseDNS}, Targets: []string{"dns/*.example.net.", "dns/example.org."}}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var b bytes.Buffer
@@ -252,5 +253,23 @@ func TestRenderValue(t *testing.T) {
 				t.Errorf("got %q, want %q", got, tc.want)
 			}
 		})
+	}
+}
+
+// TestReadJSONKeepsScope reads back the scope a plan was saved with, so
+// apply --plan can refuse another --only or --target.
+func TestReadJSONKeepsScope(t *testing.T) {
+	want := &Plan{FormatVersion: FormatVersion, Only: []Phase{PhaseDNS}, Targets: []string{"dns/*.example.net.", "vm/*/keys"},
+		Changes: []Change{}, Fingerprints: map[string]string{}}
+	var b bytes.Buffer
+	if err := want.WriteJSON(&b); err != nil {
+		t.Fatal(err)
+	}
+	got, err := ReadJSON(&b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(got.Only, want.Only) || !reflect.DeepEqual(got.Targets, want.Targets) {
+		t.Errorf("got only %q targets %q, want only %q targets %q", got.Only, got.Targets, want.Only, want.Targets)
 	}
 }
