@@ -41,7 +41,7 @@ func CheckFresh(saved, fresh *plan.Plan) error {
 		case !ok && blockedNow[id]:
 			why[id] = id + " could not be observed now"
 		case !ok:
-			why[id] = id + " is not in this run's scope (another spec, PATH or --only than the saved plan's)"
+			why[id] = id + " is not in this run's scope (another spec, PATH, --only or --target than the saved plan's)"
 		case now != fp:
 			why[id] = id + " changed on the live system since the plan was saved"
 		}

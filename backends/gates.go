@@ -83,7 +83,7 @@ func (e *BlockedError) Error() string {
 			fmt.Fprintf(&b, "    (or defer it and the steps that need it: --ack %s)\n", bl.Gate)
 		}
 	}
-	b.WriteString("fix what stopped the observation and run again, or leave those steps out with --only")
+	b.WriteString("fix what stopped the observation and run again, or leave those steps out with --only or --target")
 	return b.String()
 }
 

@@ -22,6 +22,7 @@ func init() { register(newApplyCmd) }
 // applyOptions are apply's flags, validated before anything is loaded.
 type applyOptions struct {
 	only            string
+	targets         []string
 	acks            []string
 	planFile        string
 	parallelism     int
@@ -46,6 +47,12 @@ could not be observed stops apply too (exit 1), unless its gate (e.g.
 GATE-SECRET-UNREACHABLE) is acknowledged: then it and the steps that
 depend on it are deferred and the rest goes on.
 
+--target PATTERN (repeatable) keeps only the steps whose ID matches (as
+site graph names them; * also matches /, e.g. 'vm/*/keys'), plus the
+secret steps they need, so a run can leave a live guest or an
+unreachable server alone. With --only, a step must pass both; a pattern
+that matches no step in scope is an error listing the steps in scope.
+
 Steps run in dependency order, --parallelism at a time. When a step
 fails, the steps that depend on it are skipped and independent ones go
 on; every applied step is observed again and anything not converged is
@@ -53,13 +60,15 @@ reported. A re-run converges from any partial state.
 
   site apply tenants/sjc.cue
   site apply --only dns tenants/sjc.cue
+  site apply --target dns/sjc.example.net. tenants/sjc.cue
   site apply tenants/sjc.cue --ack GATE-DNS-OVERWRITE
   site diff --out plan.json tenants/sjc.cue && site apply --plan plan.json tenants/sjc.cue
   site apply --restart office1/files --ack GATE-VM-RESTART tenants/office1.cue
 
 With --plan, apply observes again and refuses (exit 1) when anything the
 saved plan covered has changed since, on the live systems or in the
-spec: "the plan is stale".
+spec: "the plan is stale". It takes the plan's --only and --target;
+giving others is refused.
 
 Exit codes: 0 converged, 1 an error or a step that failed or did not
 converge, 3 a gate was not acknowledged (nothing was changed).`,
@@ -69,6 +78,7 @@ converge, 3 a gate was not acknowledged (nothing was changed).`,
 	}
 	f := cmd.Flags()
 	f.StringVar(&o.only, "only", "", "apply only these phases, comma-separated: secrets, network, vm, dns")
+	f.StringArrayVar(&o.targets, "target", nil, targetFlagHelp)
 	f.StringArrayVar(&o.acks, "ack", nil, "acknowledge a gate, e.g. GATE-DNS-OVERWRITE (repeatable)")
 	f.StringVar(&o.planFile, "plan", "", "apply only if a fresh observation still matches this plan saved by site diff --out")
 	f.IntVar(&o.parallelism, "parallelism", backends.DefaultParallelism, "how many steps run at once")
@@ -100,6 +110,7 @@ func runApply(cmd *cobra.Command, args []string, o applyOptions) error {
 		return withCode(exitError, fmt.Errorf("--parallelism %d: use 1 or more", o.parallelism))
 	}
 
+	targets := parseTargets(o.targets)
 	var saved *plan.Plan
 	if o.planFile != "" {
 		if saved, err = readPlan(o.planFile); err != nil {
@@ -110,9 +121,14 @@ func runApply(cmd *cobra.Command, args []string, o applyOptions) error {
 				o.only, o.planFile, describeOnly(saved.Only)))
 		}
 		phases = saved.Only
+		if len(targets) > 0 && !slices.Equal(targets, saved.Targets) {
+			return withCode(exitError, fmt.Errorf("%s differs from the scope the plan %s was saved with (%s): drop --target, or run site diff --out again with it",
+				describeTargets(targets), o.planFile, describeTargets(saved.Targets)))
+		}
+		targets = saved.Targets
 	}
 
-	g, err := loadGraph(args, phases)
+	g, err := loadGraph(args, phases, targets)
 	if err != nil {
 		return withCode(exitError, err)
 	}
@@ -127,6 +143,7 @@ func runApply(cmd *cobra.Command, args []string, o applyOptions) error {
 		return withCode(exitError, fmt.Errorf("observing was interrupted (%w): nothing was changed", err))
 	}
 	obs.Plan.Only = phases
+	obs.Plan.Targets = targets
 	if saved != nil {
 		if err := backends.CheckFresh(saved, obs.Plan); err != nil {
 			var se *backends.StalePlanError
@@ -220,7 +237,7 @@ func checkRestarts(g *graph.Graph, restarts []string) error {
 			continue
 		}
 		if len(inScope) == 0 {
-			return fmt.Errorf("--restart %s: no VM is in scope (check the spec paths and --only)", r)
+			return fmt.Errorf("--restart %s: no VM is in scope (check the spec paths, --only and --target)", r)
 		}
 		return fmt.Errorf("--restart %s: no such VM in scope; the VMs in scope are %s", r, strings.Join(inScope, ", "))
 	}
@@ -238,6 +255,17 @@ func describeOnly(phases []plan.Phase) string {
 	return "--only " + strings.Join(s, ",")
 }
 
+func describeTargets(targets []string) string {
+	if len(targets) == 0 {
+		return "every step"
+	}
+	words := make([]string, len(targets))
+	for i, t := range targets {
+		words[i] = "--target " + shellQuote(t)
+	}
+	return strings.Join(words, " ")
+}
+
 // applyCommand rebuilds the command line that was run, so the message
 // about missing gates can end with the exact command that acknowledges
 // them (the missing --ack flags are appended by the error itself).
@@ -248,6 +276,9 @@ func applyCommand(args []string, o applyOptions) string {
 	}
 	if o.only != "" {
 		words = append(words, "--only", shellQuote(o.only))
+	}
+	for _, t := range o.targets {
+		words = append(words, "--target", shellQuote(t))
 	}
 	if o.planFile != "" {
 		words = append(words, "--plan", shellQuote(o.planFile))

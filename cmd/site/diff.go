@@ -21,6 +21,7 @@ func newDiffCmd() *cobra.Command {
 		detailed          bool
 		parallelism       int
 		restarts          []string
+		targets           []string
 		deleteThreshold   int
 	)
 	cmd := &cobra.Command{
@@ -39,9 +40,17 @@ and is listed under "Not observed".
 
   site diff tenants/sjc.cue                  what would change
   site diff --only dns ./tenants/...         DNS only (plus the secrets it needs)
+  site diff --target dns/sjc.example.net. tenants/sjc.cue   one step only
   site diff --format json                    the versioned JSON plan
   site diff --out plan.json tenants/sjc.cue  save it for site apply --plan
   site diff --detailed-exitcode              for CI: exit 2 when changes are pending
+
+--target PATTERN (repeatable) keeps only the steps whose ID matches, as
+site graph names them: an exact ID (dns/sjc.example.net.,
+vm/qemu:///system/keys) or a glob where * also matches / (vm/*/keys,
+'dns/*'), plus the secret steps they need. With --only, a step must pass
+both. A pattern that matches no step in scope is an error that lists
+the steps in scope.
 
 --restart and --delete-threshold mean what they mean to site apply; give
 diff the ones apply will get, so that the plan shown (or saved for
@@ -70,7 +79,8 @@ could not be observed.`,
 					return withCode(exitError, err)
 				}
 			}
-			g, err := loadGraph(args, phases)
+			targets := parseTargets(targets)
+			g, err := loadGraph(args, phases, targets)
 			if err != nil {
 				return withCode(exitError, err)
 			}
@@ -84,6 +94,7 @@ could not be observed.`,
 			}
 			p := obs.Plan
 			p.Only = phases
+			p.Targets = targets
 			stdout := cmd.OutOrStdout()
 			if format == "json" {
 				err = p.WriteJSON(stdout)
@@ -109,6 +120,7 @@ could not be observed.`,
 	}
 	f := cmd.Flags()
 	f.StringVar(&only, "only", "", "observe only these phases, comma-separated: secrets, network, vm, dns")
+	f.StringArrayVar(&targets, "target", nil, targetFlagHelp)
 	f.StringVar(&format, "format", "text", "output format: text or json")
 	f.StringVar(&out, "out", "", "also save the plan as JSON to this file, for site apply --plan")
 	f.BoolVar(&detailed, "detailed-exitcode", false, "exit 2 when there are changes")

@@ -9,7 +9,10 @@ import (
 func init() { register(newGraphCmd) }
 
 func newGraphCmd() *cobra.Command {
-	var only string
+	var (
+		only    string
+		targets []string
+	)
 	cmd := &cobra.Command{
 		Use:   "graph [PATH ...]",
 		Short: "Print the step graph as Graphviz DOT",
@@ -19,6 +22,10 @@ step to the steps that wait for it. It observes nothing.
 
   site graph tenants/office1.cue | dot -Tsvg > office1.svg
   site graph --only dns ./tenants/...     DNS steps and the secret steps they need
+  site graph --target 'vm/*/keys' tenants/sjc.cue   one VM's step, on any host
+
+The node names are the step IDs that --target takes in site graph, diff
+and apply.
 
 Exit codes: 0 printed, 1 an invalid spec or flag.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -26,7 +33,7 @@ Exit codes: 0 printed, 1 an invalid spec or flag.`,
 			if err != nil {
 				return withCode(exitError, err)
 			}
-			g, err := loadGraph(args, phases)
+			g, err := loadGraph(args, phases, parseTargets(targets))
 			if err != nil {
 				return withCode(exitError, err)
 			}
@@ -35,5 +42,6 @@ Exit codes: 0 printed, 1 an invalid spec or flag.`,
 		},
 	}
 	cmd.Flags().StringVar(&only, "only", "", "keep only these phases, comma-separated: secrets, network, vm, dns")
+	cmd.Flags().StringArrayVar(&targets, "target", nil, targetFlagHelp)
 	return cmd
 }

@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/signal"
 	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -23,9 +24,11 @@ import (
 
 // loadGraph loads the specs at paths (./tenants/... when none), builds
 // the step graph and keeps the steps of the phases in only (all when
-// empty). An invalid spec is an error listing every problem at
-// file:line:col, as site vet prints them.
-func loadGraph(paths []string, only []plan.Phase) (*graph.Graph, error) {
+// empty) whose IDs match targets (all when empty), with the secret steps
+// they need. An invalid spec is an error listing every problem at
+// file:line:col, as site vet prints them; so is a target that matches no
+// step in scope.
+func loadGraph(paths []string, only []plan.Phase, targets []string) (*graph.Graph, error) {
 	paths, err := specPaths(paths)
 	if err != nil {
 		return nil, err
@@ -46,7 +49,13 @@ func loadGraph(paths []string, only []plan.Phase) (*graph.Graph, error) {
 	if err != nil {
 		return nil, fmt.Errorf("compiling the step graph: %w", err)
 	}
-	return g.Only(only), nil
+	// --only first, so a --target naming a step that --only left out is
+	// an error (listing what is in scope) rather than an empty run.
+	g, err = g.Only(only).Targets(targets)
+	if err != nil {
+		return nil, fmt.Errorf("--target: %w", err)
+	}
+	return g, nil
 }
 
 // specPaths is what vet, diff, apply and graph read: the PATH arguments,
@@ -76,6 +85,20 @@ func parseOnly(s string) ([]plan.Phase, error) {
 		return nil, fmt.Errorf("--only: %w", err)
 	}
 	return phases, nil
+}
+
+// targetFlagHelp is the --target flag's usage for diff, apply and graph.
+const targetFlagHelp = "keep only the steps whose ID matches: an ID as site graph prints it (dns/example.org.) or a glob where * also matches / (vm/*/keys); repeatable"
+
+// parseTargets reads --target: sorted and without repeats, so a saved
+// plan's scope compares equal however the patterns were ordered.
+func parseTargets(ts []string) []string {
+	if len(ts) == 0 {
+		return nil
+	}
+	out := slices.Clone(ts)
+	slices.Sort(out)
+	return slices.Compact(out)
 }
 
 // newEngine wires the executor to this build's backends; progress goes
