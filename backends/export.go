@@ -6,7 +6,9 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/site-tools/site/compiler/graph"
 	"github.com/site-tools/site/compiler/model"
+	"github.com/site-tools/site/compiler/plan"
 )
 
 // ZoneSnapshot is a live DNS zone in the tenant language's terms, for
@@ -39,6 +41,35 @@ func (s *ZoneSnapshot) String() string {
 		fmt.Fprintf(&b, "%s %d %s %s\n", r.Name, r.TTL, r.Type, strings.Join(r.Values, " | "))
 	}
 	return b.String()
+}
+
+// MarkOwned adopts zone for zone.Tenant through driver d: it plans the
+// zone and, when every planned change is an ungated adopt (marking
+// records the tenant's, served data unchanged), applies them. It refuses,
+// changing nothing, when the zone differs from zone.RRsets in anything
+// but markers (it changed since the export), and returns how many
+// RRsets it marked.
+func MarkOwned(ctx context.Context, d Driver, zone *model.Zone, run *Run) (int, error) {
+	sp, err := d.Plan(ctx, graph.ZoneStep(zone), run)
+	if err != nil {
+		return 0, err
+	}
+	for _, c := range sp.Changes {
+		if c.Action != plan.ActionAdopt || len(c.Gates) > 0 {
+			return 0, fmt.Errorf("zone %s changed since it was read (%s %s): nothing was marked; export it again", zone.Name, c.Action, c.Key)
+		}
+	}
+	if len(sp.Changes) == 0 {
+		return 0, nil
+	}
+	res, err := d.Apply(ctx, sp, run)
+	if err != nil {
+		return 0, fmt.Errorf("marking zone %s: %w", zone.Name, err)
+	}
+	if len(res.Problems) > 0 {
+		return 0, fmt.Errorf("zone %s: marked, but the server answers otherwise: %s", zone.Name, strings.Join(res.Problems, "; "))
+	}
+	return len(sp.Changes), nil
 }
 
 // ZoneExporter is a DNS backend that can adopt an existing zone: read it

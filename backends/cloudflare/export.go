@@ -8,7 +8,6 @@ import (
 	"github.com/site-tools/site/backends"
 	"github.com/site-tools/site/compiler/graph"
 	"github.com/site-tools/site/compiler/model"
-	"github.com/site-tools/site/compiler/plan"
 )
 
 // Export reads zone (its Tenant, Name and Provider.Cloudflare) and
@@ -76,27 +75,9 @@ func (d *Driver) Export(ctx context.Context, zone *model.Zone, run *backends.Run
 }
 
 // MarkOwned puts zone.Tenant's owner marker on every record of
-// zone.RRsets that lacks it (comment-only patches, through the batch
-// endpoint; what the zone serves does not change). A record's previous
-// comment is replaced: Cloudflare keeps one comment per record. It
-// refuses, changing nothing, when the zone differs from zone.RRsets in
-// anything but markers (it changed since the export), and returns how
-// many RRsets it marked.
+// zone.RRsets that lacks it (comment-only patches through the batch
+// endpoint; a record's previous comment is replaced, since Cloudflare
+// keeps one per record); see backends.MarkOwned.
 func (d *Driver) MarkOwned(ctx context.Context, zone *model.Zone, run *backends.Run) (int, error) {
-	sp, err := d.Plan(ctx, graph.ZoneStep(zone), run)
-	if err != nil {
-		return 0, err
-	}
-	for _, c := range sp.Changes {
-		if c.Action != plan.ActionAdopt || len(c.Gates) > 0 {
-			return 0, fmt.Errorf("zone %s changed since it was read (%s %s): nothing was marked; export it again", zone.Name, c.Action, c.Key)
-		}
-	}
-	if len(sp.Changes) == 0 {
-		return 0, nil
-	}
-	if _, err := d.Apply(ctx, sp, run); err != nil {
-		return 0, fmt.Errorf("marking zone %s: %w", zone.Name, err)
-	}
-	return len(sp.Changes), nil
+	return backends.MarkOwned(ctx, d, zone, run)
 }

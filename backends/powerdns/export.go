@@ -5,12 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"strings"
 
 	"github.com/site-tools/site/backends"
 	"github.com/site-tools/site/compiler/graph"
 	"github.com/site-tools/site/compiler/model"
-	"github.com/site-tools/site/compiler/plan"
 )
 
 // ExportTypes are the record types the tenant language can write; an
@@ -70,30 +68,8 @@ func (d *Driver) Export(ctx context.Context, zone *model.Zone, run *backends.Run
 }
 
 // MarkOwned puts zone.Tenant's owner marker on every rrset of zone.RRsets
-// that lacks it, which is what adopting an exported zone means: one
-// comments-only PATCH, served data unchanged. It refuses, changing
-// nothing, when the zone differs from zone.RRsets in anything but
-// markers (it changed since the export). It returns how many rrsets it
-// marked.
+// that lacks it, with one comments-only PATCH (served data unchanged);
+// see backends.MarkOwned.
 func (d *Driver) MarkOwned(ctx context.Context, zone *model.Zone, run *backends.Run) (int, error) {
-	sp, err := d.Plan(ctx, graph.ZoneStep(zone), run)
-	if err != nil {
-		return 0, err
-	}
-	for _, c := range sp.Changes {
-		if c.Action != plan.ActionAdopt || len(c.Gates) > 0 {
-			return 0, fmt.Errorf("zone %s changed since it was read (%s %s): nothing was marked; export it again", zone.Name, c.Action, c.Key)
-		}
-	}
-	if len(sp.Changes) == 0 {
-		return 0, nil
-	}
-	res, err := d.Apply(ctx, sp, run)
-	if err != nil {
-		return 0, err
-	}
-	if len(res.Problems) > 0 {
-		return 0, fmt.Errorf("zone %s: marked, but the server answers otherwise: %s", zone.Name, strings.Join(res.Problems, "; "))
-	}
-	return len(sp.Changes), nil
+	return backends.MarkOwned(ctx, d, zone, run)
 }
