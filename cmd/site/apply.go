@@ -93,15 +93,8 @@ func runApply(cmd *cobra.Command, args []string, o applyOptions) error {
 		return withCode(exitError, err)
 	}
 	run := backends.NewRun()
-	for _, a := range o.acks {
-		g, err := plan.ParseGate(a)
-		if err != nil {
-			if up, uerr := plan.ParseGate(strings.ToUpper(a)); uerr == nil {
-				return withCode(exitError, fmt.Errorf("--ack %s: gate ids are upper case: --ack %s", a, up))
-			}
-			return withCode(exitError, fmt.Errorf("--ack: %w", err))
-		}
-		run.Acked[g] = true
+	if err := parseAcks(run, o.acks); err != nil {
+		return withCode(exitError, err)
 	}
 	if err := planOptions(run, o.restarts, o.deleteThreshold); err != nil {
 		return withCode(exitError, err)
@@ -183,6 +176,22 @@ func runApply(cmd *cobra.Command, args []string, o applyOptions) error {
 // planOptions checks --restart and --delete-threshold and sets them on
 // run. diff takes them too, so that the plan it shows (and saves for
 // apply --plan) is the one apply with the same flags carries out.
+// parseAcks records the --ack gate ids in run, refusing unknown ones (a
+// misspelt ack would otherwise be silently ignored).
+func parseAcks(run *backends.Run, acks []string) error {
+	for _, a := range acks {
+		g, err := plan.ParseGate(a)
+		if err != nil {
+			if up, uerr := plan.ParseGate(strings.ToUpper(a)); uerr == nil {
+				return fmt.Errorf("--ack %s: gate ids are upper case: --ack %s", a, up)
+			}
+			return fmt.Errorf("--ack: %w", err)
+		}
+		run.Acked[g] = true
+	}
+	return nil
+}
+
 func planOptions(run *backends.Run, restarts []string, deleteThreshold int) error {
 	for _, r := range restarts {
 		tenant, vm, ok := strings.Cut(r, "/")

@@ -22,6 +22,7 @@ func newDiffCmd() *cobra.Command {
 		parallelism       int
 		restarts          []string
 		targets           []string
+		acks              []string
 		deleteThreshold   int
 	)
 	cmd := &cobra.Command{
@@ -52,13 +53,18 @@ vm/qemu:///system/keys) or a glob where * also matches / (vm/*/keys,
 both. A pattern that matches no step in scope is an error that lists
 the steps in scope.
 
+--ack GATE-SECRET-UNREACHABLE shows the steps whose secret cannot be
+read as deferred (as apply would defer them) and exits as if they were
+not in scope; without it they make diff exit 1. Other gates change
+nothing in a diff.
+
 --restart and --delete-threshold mean what they mean to site apply; give
 diff the ones apply will get, so that the plan shown (or saved for
 apply --plan) is the one apply carries out.
 
 Exit codes: 0 no changes (or changes without --detailed-exitcode), 2
 changes present with --detailed-exitcode, 1 an error or a step that
-could not be observed.`,
+could not be observed (and is not deferred by --ack).`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			phases, err := parseOnly(only)
 			if err != nil {
@@ -71,6 +77,9 @@ could not be observed.`,
 				return withCode(exitError, fmt.Errorf("--parallelism %d: use 1 or more", parallelism))
 			}
 			run := backends.NewRun()
+			if err := parseAcks(run, acks); err != nil {
+				return withCode(exitError, err)
+			}
 			if err := planOptions(run, restarts, deleteThreshold); err != nil {
 				return withCode(exitError, err)
 			}
@@ -99,7 +108,7 @@ could not be observed.`,
 			if format == "json" {
 				err = p.WriteJSON(stdout)
 			} else {
-				err = p.WriteText(stdout, plan.TextOptions{Color: useColor(stdout)})
+				err = p.WriteText(stdout, plan.TextOptions{Color: useColor(stdout), Acked: run.Acked})
 			}
 			if err != nil {
 				return withCode(exitError, err)
@@ -109,7 +118,16 @@ could not be observed.`,
 					return withCode(exitError, err)
 				}
 			}
-			if n := len(p.Blocked); n > 0 {
+			// A step held back by a gate the user acknowledged (an
+			// unreachable secret store with --ack GATE-SECRET-UNREACHABLE)
+			// is deferred, as apply would defer it: shown, not an error.
+			n := 0
+			for _, b := range p.Blocked {
+				if b.Gate == "" || !run.Acked[b.Gate] {
+					n++
+				}
+			}
+			if n > 0 {
 				return withCode(exitError, fmt.Errorf("%d %s could not be observed, so this plan is incomplete: see \"Not observed\" above", n, steps(n)))
 			}
 			if detailed && p.HasChanges() {
@@ -126,6 +144,7 @@ could not be observed.`,
 	f.BoolVar(&detailed, "detailed-exitcode", false, "exit 2 when there are changes")
 	f.IntVar(&parallelism, "parallelism", backends.DefaultParallelism, "how many steps observe at once")
 	f.StringArrayVar(&restarts, "restart", nil, "plan as site apply --restart TENANT/VM would (repeatable)")
+	f.StringArrayVar(&acks, "ack", nil, "show steps held back by this gate as deferred, as site apply --ack would, instead of failing (e.g. GATE-SECRET-UNREACHABLE; repeatable)")
 	f.IntVar(&deleteThreshold, "delete-threshold", 30, "plan as site apply --delete-threshold would: percent of our records in a zone (of 10 or more) that may be deleted without GATE-DNS-DELETE-MANY")
 	return cmd
 }

@@ -239,6 +239,14 @@ tenants: lab: {
 	if code != exitOK || !strings.Contains(out, "No changes.") {
 		t.Errorf("the network was not created: diff exit %d\n%s%s", code, out, errOut)
 	}
+	// diff fails on the unread secret unless told to defer it, as apply was.
+	if code, out, errOut = cs.site(t, "diff", dir); code != exitError {
+		t.Errorf("diff without --ack: exit %d, want %d\n%s%s", code, exitError, out, errOut)
+	}
+	code, out, errOut = cs.site(t, "diff", "--ack", "GATE-SECRET-UNREACHABLE", dir)
+	if code != exitOK || !strings.Contains(strings.ToLower(out), "deferred") {
+		t.Errorf("diff --ack GATE-SECRET-UNREACHABLE: exit %d, want 0 with the DNS step deferred\n%s%s", code, out, errOut)
+	}
 }
 
 func TestIncident1_ExistingRecordsAreNot81053(t *testing.T) {
