@@ -48,6 +48,9 @@ type Driver struct {
 	observed map[*backends.Run]map[string]*hostEntry
 
 	calls atomic.Int64
+	// sleep waits between tries of a retried call; nil is time.Sleep.
+	// Tests set it so that they do not wait.
+	sleep func(time.Duration)
 }
 
 type hostEntry struct {
@@ -159,12 +162,17 @@ func (d *Driver) observe(run *backends.Run, host string) (*hostObs, error) {
 	}
 	d.mu.Unlock()
 	e.once.Do(func() {
-		c, err := d.conn(host)
-		if err != nil {
-			e.err = err
-			return
-		}
-		e.obs, e.err = observeHost(d, c, host)
+		// Observing only reads, so a transient failure is retried whole,
+		// on a connection conn reopens when the old one died: handles
+		// from a dead connection are useless anyway.
+		e.err = d.retry(func() error {
+			c, err := d.conn(host)
+			if err != nil {
+				return err
+			}
+			e.obs, err = observeHost(d, c, host)
+			return err
+		})
 	})
 	return e.obs, e.err
 }

@@ -55,6 +55,11 @@ type netDetail struct {
 // start and autostart, and the destroy of the tenant's networks the spec
 // no longer declares.
 func (n netDriver) Plan(ctx context.Context, step *graph.Step, run *backends.Run) (*backends.StepPlan, error) {
+	sp, err := n.plan(ctx, step, run)
+	return sp, explain(err)
+}
+
+func (n netDriver) plan(ctx context.Context, step *graph.Step, run *backends.Run) (*backends.StepPlan, error) {
 	nw := step.Network
 	if nw == nil {
 		return nil, fmt.Errorf("step %s: not a network step", step.ID)
@@ -339,6 +344,11 @@ func netShapeOf(def *libvirtxml.Network, o *owner) string {
 
 // Apply defines, starts, sets autostart, and destroys what Plan found.
 func (n netDriver) Apply(ctx context.Context, sp *backends.StepPlan, run *backends.Run) (*backends.StepResult, error) {
+	res, err := n.apply(ctx, sp, run)
+	return res, explain(err)
+}
+
+func (n netDriver) apply(ctx context.Context, sp *backends.StepPlan, run *backends.Run) (*backends.StepResult, error) {
 	det, ok := sp.Detail.(*netDetail)
 	if !ok {
 		return nil, fmt.Errorf("step %s: plan detail is %T, not a network plan from this process", sp.Step.ID, sp.Detail)
@@ -358,11 +368,37 @@ func (n netDriver) Apply(ctx context.Context, sp *backends.StepPlan, run *backen
 		if err := ctx.Err(); err != nil {
 			return res, err
 		}
-		if err := n.do(c, det.host, o); err != nil {
+		if !netRetryable(o.Kind) {
+			if err := n.do(c, det.host, o); err != nil {
+				return res, err
+			}
+			continue
+		}
+		tried := false
+		err := n.d.retry(func() error {
+			if tried {
+				// Take a live connection (conn reopens a dead one) for
+				// this try and the ops after it.
+				if c, err = n.d.conn(det.host); err != nil {
+					return err
+				}
+			}
+			tried = true
+			return n.do(c, det.host, o)
+		})
+		if err != nil {
 			return res, err
 		}
 	}
 	return res, nil
+}
+
+// netRetryable reports whether repeating a network op after a failure
+// leaves the same result as doing it once: defining the same XML and
+// setting autostart to a value do. Starting, destroying and DHCP host
+// updates (an add repeated is a duplicate entry) are tried once.
+func netRetryable(k netOpKind) bool {
+	return k == netDefine || k == netAutostart
 }
 
 func (n netDriver) do(c *libvirt.Connect, host string, o netOp) error {

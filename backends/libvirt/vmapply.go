@@ -18,6 +18,11 @@ import (
 // deletes. It refuses up front when a gated action's gate was not
 // acknowledged, even though the executor checks gates first.
 func (v vmDriver) Apply(ctx context.Context, sp *backends.StepPlan, run *backends.Run) (*backends.StepResult, error) {
+	res, err := v.apply(ctx, sp, run)
+	return res, explain(err)
+}
+
+func (v vmDriver) apply(ctx context.Context, sp *backends.StepPlan, run *backends.Run) (*backends.StepResult, error) {
 	det, ok := sp.Detail.(*vmDetail)
 	if !ok {
 		return nil, fmt.Errorf("step %s: plan detail is %T, not a VM plan from this process", sp.Step.ID, sp.Detail)
@@ -53,6 +58,9 @@ type applier struct {
 	c    *libvirt.Connect
 	host string
 	res  *backends.StepResult
+	// try runs one op once; nil is (*applier).once. Tests set it to see
+	// which ops do retries.
+	try func(op) error
 }
 
 func (a *applier) domain(name string) (*libvirt.Domain, error) {
@@ -64,7 +72,49 @@ func (a *applier) domain(name string) (*libvirt.Domain, error) {
 	return dom, nil
 }
 
+// do runs one op: the ones safe to repeat (see retryable) are retried
+// when they fail transiently; all others are tried once.
 func (a *applier) do(o op) error {
+	try := a.try
+	if try == nil {
+		try = a.once
+	}
+	if !retryable(o.Kind) {
+		return try(o)
+	}
+	tried := false
+	return a.d.retry(func() error {
+		if tried {
+			// The last try failed transiently: take a live connection
+			// (conn reopens a dead one) for this and later ops.
+			c, err := a.d.conn(a.host)
+			if err != nil {
+				return err
+			}
+			a.c = c
+		}
+		tried = true
+		return try(o)
+	})
+}
+
+// retryable reports whether repeating op k after a failure leaves the
+// same result as doing it once. Defining the same XML, setting autostart
+// to a value and setting the owner element are "ensure" calls. Starting,
+// stopping, undefining, creating, uploading, resizing and deleting are
+// not: a start that failed on the wire may have started the guest, a
+// create may have created the volume, and repeating them would fail or
+// act twice. Those fail the step, and the next run re-observes.
+func retryable(k opKind) bool {
+	switch k {
+	case opDefine, opSetMetadata, opSetAutostart:
+		return true
+	}
+	return false
+}
+
+// once runs one op with no retry.
+func (a *applier) once(o op) error {
 	switch o.Kind {
 	case opCreateVolume:
 		return a.createVolume(o.Pool, o.Volume, o.Bytes, nil)

@@ -65,6 +65,11 @@ type vmDetail struct {
 // Plan observes the VM's host (once per run) and classifies every
 // difference by its impact on the guest.
 func (v vmDriver) Plan(ctx context.Context, step *graph.Step, run *backends.Run) (*backends.StepPlan, error) {
+	sp, err := v.plan(ctx, step, run)
+	return sp, explain(err)
+}
+
+func (v vmDriver) plan(ctx context.Context, step *graph.Step, run *backends.Run) (*backends.StepPlan, error) {
 	if step.VM == nil {
 		return nil, fmt.Errorf("step %s: not a VM step", step.ID)
 	}

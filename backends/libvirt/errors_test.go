@@ -1,0 +1,235 @@
+package libvirt
+
+import (
+	"errors"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"libvirt.org/go/libvirt"
+
+	"github.com/site-tools/site/backends"
+)
+
+func TestClassifyLibvirtError(t *testing.T) {
+	tests := []struct {
+		name string
+		err  error
+		want Class
+	}{
+		{"not a libvirt error", errors.New("parse domain XML: EOF"), ""},
+		{"nil", nil, ""},
+		{"no connection", libvirt.Error{Code: libvirt.ERR_NO_CONNECT, Domain: libvirt.FROM_REMOTE, Message: "no connection driver available"}, ClassTransient},
+		{"invalid connection", libvirt.Error{Code: libvirt.ERR_INVALID_CONN, Message: "invalid connection pointer"}, ClassTransient},
+		{"rpc", libvirt.Error{Code: libvirt.ERR_RPC, Domain: libvirt.FROM_RPC, Message: "Unable to read from monitor"}, ClassTransient},
+		{"system error on the rpc layer", libvirt.Error{Code: libvirt.ERR_SYSTEM_ERROR, Domain: libvirt.FROM_RPC, Message: "Failed to connect socket to '/run/x': No such file or directory"}, ClassTransient},
+		{"cannot recv data, any domain", libvirt.Error{Code: libvirt.ERR_SYSTEM_ERROR, Domain: libvirt.FROM_NONE, Message: "Cannot recv data: Connection reset by peer"}, ClassTransient},
+		{"internal error: end of file", libvirt.Error{Code: libvirt.ERR_INTERNAL_ERROR, Domain: libvirt.FROM_RPC, Message: "internal error: End of file while reading data: Input/output error"}, ClassTransient},
+		{"system error in storage", libvirt.Error{Code: libvirt.ERR_SYSTEM_ERROR, Domain: libvirt.FROM_STORAGE, Message: "cannot allocate 1073741824 bytes in file '/var/lib/x.img': No space left on device"}, ClassInvalid},
+		{"timeout", libvirt.Error{Code: libvirt.ERR_OPERATION_TIMEOUT, Domain: libvirt.FROM_QEMU, Message: "Timed out during operation: cannot acquire state change lock"}, ClassTransient},
+		{"agent unresponsive", libvirt.Error{Code: libvirt.ERR_AGENT_UNRESPONSIVE, Domain: libvirt.FROM_QEMU, Message: "Guest agent is not responding"}, ClassTransient},
+		{"auth failed", libvirt.Error{Code: libvirt.ERR_AUTH_FAILED, Domain: libvirt.FROM_AUTH, Message: "authentication failed: polkit"}, ClassAuth},
+		{"auth cancelled", libvirt.Error{Code: libvirt.ERR_AUTH_CANCELLED, Message: "authentication cancelled"}, ClassAuth},
+		{"auth unavailable", libvirt.Error{Code: libvirt.ERR_AUTH_UNAVAILABLE, Message: "authentication unavailable: no polkit agent available"}, ClassAuth},
+		{"access denied", libvirt.Error{Code: libvirt.ERR_ACCESS_DENIED, Domain: libvirt.FROM_ACCESS, Message: "access denied: 'write' on domain"}, ClassAuth},
+		{"operation invalid", libvirt.Error{Code: libvirt.ERR_OPERATION_INVALID, Domain: libvirt.FROM_DOMAIN, Message: "Requested operation is not valid: domain is already running"}, ClassConflict},
+		{"domain exists", libvirt.Error{Code: libvirt.ERR_DOM_EXIST, Message: "domain 'web' already exists with uuid 1234"}, ClassConflict},
+		{"network exists", libvirt.Error{Code: libvirt.ERR_NETWORK_EXIST, Message: "network 'lan' already exists"}, ClassConflict},
+		{"volume exists", libvirt.Error{Code: libvirt.ERR_STORAGE_VOL_EXIST, Message: "storage volume 'web-root' exists already"}, ClassConflict},
+		{"operation failed: already exists", libvirt.Error{Code: libvirt.ERR_OPERATION_FAILED, Message: "operation failed: domain 'web' already exists with uuid 1234"}, ClassConflict},
+		{"operation failed: other", libvirt.Error{Code: libvirt.ERR_OPERATION_FAILED, Message: "operation failed: failed to resize volume"}, ClassInvalid},
+		{"xml", libvirt.Error{Code: libvirt.ERR_XML_ERROR, Domain: libvirt.FROM_XML, Message: "XML error: missing name"}, ClassInvalid},
+		{"xml detail", libvirt.Error{Code: libvirt.ERR_XML_DETAIL, Message: "at line 3: Opening and ending tag mismatch"}, ClassInvalid},
+		{"invalid arg", libvirt.Error{Code: libvirt.ERR_INVALID_ARG, Message: "invalid argument: unsupported flags (0x1)"}, ClassInvalid},
+		{"config unsupported", libvirt.Error{Code: libvirt.ERR_CONFIG_UNSUPPORTED, Domain: libvirt.FROM_QEMU, Message: "unsupported configuration: kvm not available"}, ClassInvalid},
+		{"no support", libvirt.Error{Code: libvirt.ERR_NO_SUPPORT, Message: "this function is not supported by the connection driver"}, ClassInvalid},
+		{"unknown code", libvirt.Error{Code: libvirt.ERR_NO_DOMAIN, Message: "Domain not found"}, ClassInvalid},
+		{"wrapped", fmt.Errorf("look up domain web on qemu:///system: %w", libvirt.Error{Code: libvirt.ERR_RPC, Message: "Cannot recv data"}), ClassTransient},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := Classify(tt.err); got != tt.want {
+				t.Errorf("got %q, want %q", got, tt.want)
+			}
+		})
+	}
+}
+
+// TestHostErrorSaysWhatLibvirtSaid: a classified error keeps the step's
+// context and libvirt's own words, adds the class and what to do, and
+// keeps the libvirt error in the chain.
+func TestHostErrorSaysWhatLibvirtSaid(t *testing.T) {
+	cause := libvirt.Error{Code: libvirt.ERR_DOM_EXIST, Domain: libvirt.FROM_DOMAIN, Message: "domain 'web' already exists with uuid 1234"}
+	err := explain(fmt.Errorf("define domain web on test:///default: %w", cause))
+	msg := err.Error()
+	for _, want := range []string{
+		"define domain web on test:///default: domain 'web' already exists with uuid 1234",
+		"libvirt conflict error",
+		"run site diff to re-observe",
+	} {
+		if !strings.Contains(msg, want) {
+			t.Errorf("got %q, want it to contain %q", msg, want)
+		}
+	}
+	if strings.Contains(msg, "virError(") {
+		t.Errorf("got %q, want libvirt's message, not the binding's virError form", msg)
+	}
+	if !isCode(err, libvirt.ERR_DOM_EXIST) {
+		t.Errorf("isCode(%q, ERR_DOM_EXIST) is false, want the libvirt error kept in the chain", msg)
+	}
+	if again := explain(err); again != err {
+		t.Errorf("explaining twice gave %q, want %q", again, err)
+	}
+	own := errors.New("network lan: cidr \"x\" is not an IPv4 prefix")
+	if got := explain(own); got != own {
+		t.Errorf("got %q, want site's own error unchanged", got)
+	}
+}
+
+// TestRetry runs an injected operation that fails transiently N times,
+// counting tries and the waits between them (no real waiting).
+func TestRetry(t *testing.T) {
+	transient := libvirt.Error{Code: libvirt.ERR_RPC, Domain: libvirt.FROM_RPC, Message: "Cannot recv data: Connection reset by peer"}
+	tests := []struct {
+		name      string
+		failures  int
+		fail      error
+		wantTries int
+		wantErr   bool
+	}{
+		{"succeeds at once", 0, transient, 1, false},
+		{"one transient failure", 1, transient, 2, false},
+		{"two transient failures", 2, transient, 3, false},
+		{"transient until the bound", 3, transient, retryTries, true},
+		{"transient forever", 100, transient, retryTries, true},
+		{"conflict is not retried", 100, libvirt.Error{Code: libvirt.ERR_OPERATION_INVALID, Message: "domain is already running"}, 1, true},
+		{"auth is not retried", 100, libvirt.Error{Code: libvirt.ERR_AUTH_FAILED, Message: "authentication failed"}, 1, true},
+		{"invalid is not retried", 100, libvirt.Error{Code: libvirt.ERR_XML_ERROR, Message: "XML error"}, 1, true},
+		{"site's own error is not retried", 100, errors.New("parse domain XML: EOF"), 1, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			d := New(Options{})
+			var waits []time.Duration
+			d.sleep = func(w time.Duration) { waits = append(waits, w) }
+			tries := 0
+			err := d.retry(func() error {
+				tries++
+				if tries <= tt.failures {
+					return fmt.Errorf("list domains on h: %w", tt.fail)
+				}
+				return nil
+			})
+			if tries != tt.wantTries {
+				t.Errorf("got %d tries, want %d", tries, tt.wantTries)
+			}
+			if (err != nil) != tt.wantErr {
+				t.Errorf("got error %v, want error: %v", err, tt.wantErr)
+			}
+			if err != nil && !errors.Is(err, tt.fail) {
+				t.Errorf("got %v, want the last try's error %v", err, tt.fail)
+			}
+			if len(waits) != tries-1 {
+				t.Fatalf("got %d waits, want one between each of %d tries", len(waits), tries)
+			}
+			// The wait doubles per try; up to half of it is jitter.
+			base := retryBackoff
+			for i, w := range waits {
+				if w < base/2 || w > base {
+					t.Errorf("wait %d: got %v, want between %v and %v", i, w, base/2, base)
+				}
+				base *= 2
+			}
+		})
+	}
+}
+
+// TestApplyRetriesOnlyEnsureOps feeds every VM op kind a transient
+// failure on every try: the "ensure" ops are tried retryTries times, on
+// a connection checked (and reopened if dead) before each retry, and
+// every other op exactly once.
+func TestApplyRetriesOnlyEnsureOps(t *testing.T) {
+	r := newRig(t, "test:///default", Options{})
+	c := r.conn()
+	tests := []struct {
+		kind      opKind
+		name      string
+		wantTries int
+	}{
+		{opDefine, "define", retryTries},
+		{opSetMetadata, "set metadata", retryTries},
+		{opSetAutostart, "set autostart", retryTries},
+		{opCreateVolume, "create volume", 1},
+		{opUploadSeed, "upload seed", 1},
+		{opResizeVolume, "resize volume", 1},
+		{opDeleteVolume, "delete volume", 1},
+		{opMemoryLive, "live memory", 1},
+		{opVCPUsLive, "live vcpus", 1},
+		{opStart, "start", 1},
+		{opStop, "stop", 1},
+		{opRestart, "restart", 1},
+		{opUndefine, "undefine", 1},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r.d.sleep = func(time.Duration) {}
+			tries := 0
+			a := &applier{d: r.d, c: c, host: r.host, res: &backends.StepResult{}, try: func(o op) error {
+				if o.Kind != tt.kind {
+					t.Errorf("got op %d, want %d", o.Kind, tt.kind)
+				}
+				tries++
+				return libvirt.Error{Code: libvirt.ERR_RPC, Domain: libvirt.FROM_RPC, Message: "Cannot recv data: Connection reset by peer"}
+			}}
+			before := r.d.Calls()
+			err := a.do(op{Kind: tt.kind, Domain: "web"})
+			if err == nil {
+				t.Fatal("got no error from an op that always fails")
+			}
+			if tries != tt.wantTries {
+				t.Errorf("got %d tries, want %d", tries, tt.wantTries)
+			}
+			// The injected op makes no libvirt call; each retry's
+			// connection check (IsAlive) is one, and is counted.
+			if got, want := r.d.Calls()-before, int64(tt.wantTries-1); got != want {
+				t.Errorf("got %d libvirt calls counted, want %d", got, want)
+			}
+		})
+	}
+}
+
+// TestObserveRetriesUnreachableDaemon points a host at a socket nobody
+// listens on: libvirt's real connect error is transient, so observing
+// tries retryTries times (each try one counted connect call) and the
+// step's error says what libvirt said, its class and what to do.
+func TestObserveRetriesUnreachableDaemon(t *testing.T) {
+	if err := Available(); err != nil {
+		t.Fatal(err)
+	}
+	sock := filepath.Join(t.TempDir(), "no-daemon", "libvirt-sock")
+	d := New(Options{URIMap: map[string]string{"qemu:///session": "qemu+unix:///session?socket=" + sock}})
+	t.Cleanup(func() { _ = d.Close() })
+	waits := 0
+	d.sleep = func(time.Duration) { waits++ }
+	_, err := d.observe(backends.NewRun(), "qemu:///session")
+	if err == nil {
+		t.Fatal("observed a host whose daemon is not there")
+	}
+	if got := Classify(err); got != ClassTransient {
+		t.Errorf("got class %q for %v, want %q", got, err, ClassTransient)
+	}
+	if got := d.Calls(); got != retryTries {
+		t.Errorf("got %d libvirt calls, want %d connect tries", got, retryTries)
+	}
+	if waits != retryTries-1 {
+		t.Errorf("got %d waits, want %d", waits, retryTries-1)
+	}
+	msg := explain(err).Error()
+	for _, want := range []string{sock, "libvirt transient error", "re-run when the daemon answers"} {
+		if !strings.Contains(msg, want) {
+			t.Errorf("got %q, want it to contain %q", msg, want)
+		}
+	}
+}
