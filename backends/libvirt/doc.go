@@ -107,8 +107,40 @@
 //
 // Hot-plugging disks or NICs into a running guest is not done: such
 // changes are next-boot. User cdroms and their live media changes are not
-// in the model. libvirt errors are not retried: a failed step is reported
-// and the next run converges.
+// in the model.
+//
+// # Errors and retries
+//
+// Every libvirt error a step returns is classified (Classify) as one of
+// the four classes every backend uses, and reported as a HostError:
+// the step's context, libvirt's own message (not the binding's
+// virError(Code=…) form), the class and what to do.
+//
+//   - transient: the daemon unreachable or the connection lost (no
+//     connection, RPC errors, OS errors on the connection such as
+//     "Cannot recv data"), or a timeout (operation timeout, guest agent
+//     not responding).
+//   - auth: authentication failed, cancelled or unavailable; access
+//     denied.
+//   - conflict: the object's state refuses the call (operation invalid,
+//     "already exists", "already active"), or the domain, network or
+//     volume exists.
+//   - invalid: bad XML or arguments, unsupported configuration or call,
+//     and every code not named above.
+//
+// Only transient errors are retried, at most three tries, the wait
+// doubling from 250 ms with up to half of it random jitter; before each
+// retry the connection is checked and reopened when it died. Only calls
+// that are safe to repeat are retried: observing a host (as a whole),
+// and the ensure calls DefineXML of the same XML, SetAutostart to a
+// value and SetMetadata (domains), NetworkDefineXML and SetAutostart
+// (networks). Starting, stopping, undefining, creating, resizing,
+// deleting and uploading volumes, live memory and vCPU changes and DHCP
+// host updates are tried once: a start that failed on the wire may have
+// started the guest. Such a failure fails the step, and the next run
+// re-observes and converges. Every try's libvirt calls are counted in
+// Calls. Volume and DHCP lease lookups made while planning, after the
+// host's observation, are not retried.
 //
 // # Fixed addresses
 //
