@@ -233,3 +233,48 @@ func TestObserveRetriesUnreachableDaemon(t *testing.T) {
 		}
 	}
 }
+
+// TestNetworkApplyRetriesOnlyEnsureOps is TestApplyRetriesOnlyEnsureOps
+// for network ops.
+func TestNetworkApplyRetriesOnlyEnsureOps(t *testing.T) {
+	r := newRig(t, "test:///default", Options{})
+	c := r.conn()
+	tests := []struct {
+		kind      netOpKind
+		name      string
+		wantTries int
+	}{
+		{netDefine, "define", retryTries},
+		{netAutostart, "autostart", retryTries},
+		{netStart, "start", 1},
+		{netHostAdd, "dhcp host add", 1},
+		{netHostDelete, "dhcp host delete", 1},
+		{netDestroy, "destroy", 1},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r.d.sleep = func(time.Duration) {}
+			tries := 0
+			before := r.d.Calls()
+			got, err := netDriver{r.d}.doRetrying(c, r.host, netOp{Kind: tt.kind, Name: "lan"}, func(_ *libvirt.Connect, _ string, o netOp) error {
+				if o.Kind != tt.kind {
+					t.Errorf("got op %d, want %d", o.Kind, tt.kind)
+				}
+				tries++
+				return libvirt.Error{Code: libvirt.ERR_SYSTEM_ERROR, Domain: libvirt.FROM_RPC, Message: "Cannot recv data: Connection reset by peer"}
+			})
+			if err == nil {
+				t.Fatal("got no error from an op that always fails")
+			}
+			if got == nil {
+				t.Error("got no connection back for later ops")
+			}
+			if tries != tt.wantTries {
+				t.Errorf("got %d tries, want %d", tries, tt.wantTries)
+			}
+			if calls, want := r.d.Calls()-before, int64(tt.wantTries-1); calls != want {
+				t.Errorf("got %d libvirt calls counted, want %d", calls, want)
+			}
+		})
+	}
+}

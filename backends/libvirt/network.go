@@ -368,29 +368,34 @@ func (n netDriver) apply(ctx context.Context, sp *backends.StepPlan, run *backen
 		if err := ctx.Err(); err != nil {
 			return res, err
 		}
-		if !netRetryable(o.Kind) {
-			if err := n.do(c, det.host, o); err != nil {
-				return res, err
-			}
-			continue
-		}
-		tried := false
-		err := n.d.retry(func() error {
-			if tried {
-				// Take a live connection (conn reopens a dead one) for
-				// this try and the ops after it.
-				if c, err = n.d.conn(det.host); err != nil {
-					return err
-				}
-			}
-			tried = true
-			return n.do(c, det.host, o)
-		})
-		if err != nil {
+		if c, err = n.doRetrying(c, det.host, o, n.do); err != nil {
 			return res, err
 		}
 	}
 	return res, nil
+}
+
+// doRetrying runs op with try (n.do outside tests): once, or, for the
+// ops safe to repeat, retried on transient errors with a live connection
+// (conn reopens a dead one) before each retry. It returns the connection
+// later ops should use.
+func (n netDriver) doRetrying(c *libvirt.Connect, host string, o netOp, try func(*libvirt.Connect, string, netOp) error) (*libvirt.Connect, error) {
+	if !netRetryable(o.Kind) {
+		return c, try(c, host, o)
+	}
+	tried := false
+	err := n.d.retry(func() error {
+		if tried {
+			fresh, err := n.d.conn(host)
+			if err != nil {
+				return err
+			}
+			c = fresh
+		}
+		tried = true
+		return try(c, host, o)
+	})
+	return c, err
 }
 
 // netRetryable reports whether repeating a network op after a failure
