@@ -6,6 +6,8 @@ import (
 	"os/exec"
 	"strings"
 	"testing"
+
+	"github.com/site-tools/site/backends/libvirt/libvirttest"
 )
 
 // TestAvailableNamesTheLibrary hides libvirt.so.0 from a child process
@@ -24,16 +26,16 @@ func TestAvailableNamesTheLibrary(t *testing.T) {
 		}
 	}
 	if lib == "" {
-		t.Skip("libvirt.so.0 not found in the usual places: nothing to hide")
+		libvirttest.Need(t, "libvirt.so.0 not found in the usual places: install libvirt0")
 	}
 	if _, err := exec.LookPath("unshare"); err != nil || os.Geteuid() != 0 {
-		t.Skip("needs root and unshare (util-linux) to hide libvirt.so.0 in a mount namespace")
+		libvirttest.Need(t, "needs root and unshare (util-linux) to hide libvirt.so.0 in a mount namespace")
 	}
 	cmd := exec.Command("unshare", "-m", "sh", "-c", `mount --bind /dev/null "$1" && exec "$0" -test.run='^TestAvailableNamesTheLibrary$' -test.count=1`, os.Args[0], lib)
 	cmd.Env = append(os.Environ(), "SITE_LIBVIRT_AVAILABLE_CHILD=1")
 	out, err := cmd.CombinedOutput()
 	if err != nil && strings.Contains(string(out), "mount") {
-		t.Skipf("cannot make a private mount namespace here: %s", out)
+		libvirttest.Need(t, "cannot make a private mount namespace here: "+string(out))
 	}
 	if err != nil {
 		t.Fatalf("child: %v\n%s", err, out)

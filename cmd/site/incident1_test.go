@@ -13,6 +13,7 @@ import (
 	"github.com/site-tools/site/backends/cloudflare"
 	"github.com/site-tools/site/backends/cloudflare/cftest"
 	"github.com/site-tools/site/backends/libvirt"
+	"github.com/site-tools/site/backends/libvirt/libvirttest"
 	"github.com/site-tools/site/backends/vault/vaulttest"
 	"github.com/site-tools/site/compiler/graph"
 )
@@ -167,7 +168,7 @@ func TestIncident1_ColdStartUsesFallbackAddress(t *testing.T) {
 func libvirtTestHost(t *testing.T) {
 	t.Helper()
 	if err := libvirt.Available(); err != nil {
-		t.Skipf("libvirt cannot be loaded here: %v", err)
+		libvirttest.Need(t, "libvirt cannot be loaded here: "+err.Error())
 	}
 	d := libvirt.New(libvirt.Options{URIMap: map[string]string{"qemu:///system": "test:///default"}})
 	oldVM, oldNet := kindDrivers[graph.KindVM], kindDrivers[graph.KindNetwork]
