@@ -28,10 +28,6 @@ func owner(comment string) string {
 	return t
 }
 
-// managed lists the record types site converges; records of other types
-// (and their names) are never touched.
-var managed = map[string]bool{"A": true, "AAAA": true, "CNAME": true, "TXT": true, "MX": true, "SRV": true, "CAA": true, "NS": true}
-
 // record is one live Cloudflare record in the model's terms.
 type record struct {
 	id      string
@@ -48,7 +44,7 @@ type record struct {
 // does not manage.
 func fromCloudflare(r cf.DNSRecord) (rec record, ok bool, err error) {
 	typ := strings.ToUpper(r.Type)
-	if !managed[typ] {
+	if !rdata.IsType(typ) {
 		return record{}, false, nil
 	}
 	rec = record{id: r.ID, name: fqdn(r.Name), typ: typ, ttl: uint32(max(r.TTL, 0)),

@@ -9,12 +9,8 @@ import (
 	"github.com/site-tools/site/backends"
 	"github.com/site-tools/site/compiler/graph"
 	"github.com/site-tools/site/compiler/model"
+	record "github.com/site-tools/site/compiler/rdata"
 )
-
-// ExportTypes are the record types the tenant language can write; an
-// exported zone's other rrsets are left out and stay foreign, so site
-// never touches them.
-var ExportTypes = map[string]bool{"A": true, "AAAA": true, "CNAME": true, "TXT": true, "MX": true, "SRV": true, "CAA": true, "NS": true}
 
 // Export reads zone (its Tenant, Name and Provider.PowerDNS) with one GET
 // and returns what a tenant file would have to say to want exactly it.
@@ -46,7 +42,7 @@ func (d *Driver) Export(ctx context.Context, zone *model.Zone, run *backends.Run
 		switch {
 		case !l.hasData():
 			continue // a comment without records serves nothing
-		case !ExportTypes[l.typ]:
+		case !record.IsType(l.typ):
 			s.Skipped = append(s.Skipped, fmt.Sprintf("%s %s: type %s is not in the tenant language; left as it is, site will not touch it", l.name, l.typ, l.typ))
 		case l.disabled:
 			s.Skipped = append(s.Skipped, fmt.Sprintf("%s %s: has disabled records; left as it is, declare it by hand to manage it", l.name, l.typ))

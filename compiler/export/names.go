@@ -17,7 +17,7 @@ import (
 
 // typeOrder is the order types are written at a name: the order the
 // language documents them in.
-var typeOrder = []string{"A", "AAAA", "CNAME", "TXT", "MX", "SRV", "CAA", "NS"}
+var typeOrder = rdata.Types
 
 // name is every exported RRset at one owner name.
 type name struct {
@@ -43,7 +43,7 @@ func Check(rs model.RRset) error {
 // language cannot say rs.
 func canonicalValues(rs model.RRset) ([]string, error) {
 	typ := strings.ToUpper(rs.Type)
-	if !slices.Contains(typeOrder, typ) {
+	if !rdata.IsType(typ) {
 		return nil, fmt.Errorf("%s %s: the tenant language has no %s records (it has %s)", rs.Name, rs.Type, rs.Type, strings.Join(typeOrder, ", "))
 	}
 	if err := rdata.TTL(int64(rs.TTL)); err != nil {

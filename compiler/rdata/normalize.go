@@ -2,12 +2,17 @@ package rdata
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 )
 
-// types lists the record types this package understands, in the order the
-// language documents them.
-var types = []string{"A", "AAAA", "CNAME", "TXT", "MX", "SRV", "CAA", "NS"}
+// Types lists the record types of the tenant language, which are the
+// types this package understands and site manages, in the order the
+// language documents them. Records of other types are never touched.
+var Types = []string{"A", "AAAA", "CNAME", "TXT", "MX", "SRV", "CAA", "NS"}
+
+// IsType reports whether typ (upper case) is one of Types.
+func IsType(typ string) bool { return slices.Contains(Types, typ) }
 
 // Normalize rewrites one value of record type typ, in any presentation form
 // a server may return, into the canonical form this package writes: for
@@ -51,5 +56,5 @@ func Normalize(typ, value string) (string, error) {
 		}
 		return CAA(f, t, v)
 	}
-	return "", fmt.Errorf("record type %q is not supported; use one of %s", typ, strings.Join(types, ", "))
+	return "", fmt.Errorf("record type %q is not supported; use one of %s", typ, strings.Join(Types, ", "))
 }

@@ -64,12 +64,12 @@ func FuzzNormalize(f *testing.F) {
 		"192.0.2.1", "2001:DB8::1", "Target.Example.org.", `"ab" "cd"`, "10 MX.example.org.",
 		"1 2 3 T.example.org.", `0 ISSUE "ca.example"`, "0 .", `128 iodef "\255"`, "01 2 3 .",
 	} {
-		for i := range types {
+		for i := range Types {
 			f.Add(uint8(i), s)
 		}
 	}
 	f.Fuzz(func(t *testing.T, i uint8, value string) {
-		typ := types[int(i)%len(types)]
+		typ := Types[int(i)%len(Types)]
 		got, err := Normalize(typ, value)
 		if err != nil {
 			return
