@@ -7,24 +7,17 @@ import (
 
 	cf "github.com/cloudflare/cloudflare-go"
 
+	"github.com/site-tools/site/backends"
 	"github.com/site-tools/site/compiler/rdata"
 )
 
 // Marker is the owner marker site writes into a record's comment; it
-// names the tenant. It is the same text the PowerDNS backend uses.
-func Marker(tenant string) string { return markerPrefix + tenant }
-
-const markerPrefix = "managed by site tenant="
+// names the tenant (backends.DNSMarker, the same text as on PowerDNS).
+func Marker(tenant string) string { return backends.DNSMarker(tenant) }
 
 // owner returns the tenant a comment's marker names, "" when unmarked.
-// The whole rest of the comment is the name, as on PowerDNS: a marker a
-// person has added words to names no tenant, so no tenant deletes the
-// record or takes it without GATE-DNS-OVERWRITE.
 func owner(comment string) string {
-	t, ok := strings.CutPrefix(comment, markerPrefix)
-	if !ok {
-		return ""
-	}
+	t, _ := backends.DNSMarkerOwner(comment)
 	return t
 }
 

@@ -74,7 +74,7 @@ type Driver struct {
 var _ backends.Driver = (*Driver)(nil)
 
 // Marker is the owner marker's comment content for tenant.
-func Marker(tenant string) string { return "managed by site tenant=" + tenant }
+func Marker(tenant string) string { return backends.DNSMarker(tenant) }
 
 // MarkerAccount is the owner marker's comment account.
 const MarkerAccount = "site"

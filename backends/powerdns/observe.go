@@ -10,6 +10,8 @@ import (
 
 	pdns "github.com/joeig/go-powerdns/v3"
 	"github.com/miekg/dns"
+
+	"github.com/site-tools/site/backends"
 )
 
 // rrKey names one rrset.
@@ -98,7 +100,7 @@ func observe(z *pdns.Zone) *observation {
 		}
 		for _, c := range rs.Comments {
 			if pdns.StringValue(c.Account) == MarkerAccount {
-				if t, ok := strings.CutPrefix(pdns.StringValue(c.Content), markerPrefix); ok {
+				if t, ok := backends.DNSMarkerOwner(pdns.StringValue(c.Content)); ok {
 					l.owner = claim(l.owner, t)
 				}
 			}
@@ -133,9 +135,6 @@ func claim(owner, t string) string {
 	slices.Sort(names)
 	return strings.Join(names, " and ")
 }
-
-// markerPrefix is every owner marker's content before the tenant name.
-var markerPrefix = Marker("")
 
 func derefType(t *pdns.RRType) pdns.RRType {
 	if t == nil {
