@@ -1,0 +1,121 @@
+package libvirt
+
+import (
+	"context"
+	"fmt"
+
+	"libvirt.org/go/libvirt"
+
+	"github.com/site-tools/site/backends"
+)
+
+// Apply defines, starts, sets autostart, and destroys what Plan found.
+func (n netDriver) Apply(ctx context.Context, sp *backends.StepPlan, run *backends.Run) (*backends.StepResult, error) {
+	res, err := n.apply(ctx, sp, run)
+	return res, explain(err)
+}
+
+func (n netDriver) apply(ctx context.Context, sp *backends.StepPlan, run *backends.Run) (*backends.StepResult, error) {
+	det, ok := sp.Detail.(*netDetail)
+	if !ok {
+		return nil, fmt.Errorf("step %s: plan detail is %T, not a network plan from this process", sp.Step.ID, sp.Detail)
+	}
+	if err := refuseUnacked(sp.Step.ID, det.ops, run); err != nil {
+		return nil, err
+	}
+	defer n.d.forget(run, det.host)
+	c, err := n.d.conn(det.host)
+	if err != nil {
+		return nil, err
+	}
+	res := &backends.StepResult{}
+	start := n.d.Calls()
+	defer func() { res.Requests = int(n.d.Calls() - start) }()
+	for _, o := range det.ops {
+		if err := ctx.Err(); err != nil {
+			return res, err
+		}
+		if c, err = n.doRetrying(c, det.host, o, n.do); err != nil {
+			return res, err
+		}
+	}
+	return res, nil
+}
+
+// doRetrying runs op with try (n.do outside tests): once, or, for the
+// ops safe to repeat, retried on transient errors with a live connection
+// (conn reopens a dead one) before each retry. It returns the connection
+// later ops should use.
+func (n netDriver) doRetrying(c *libvirt.Connect, host string, o netOp, try func(*libvirt.Connect, string, netOp) error) (*libvirt.Connect, error) {
+	if !netRetryable(o.Kind) {
+		return c, try(c, host, o)
+	}
+	tried := false
+	err := n.d.retry(func() error {
+		if tried {
+			fresh, err := n.d.conn(host)
+			if err != nil {
+				return err
+			}
+			c = fresh
+		}
+		tried = true
+		return try(c, host, o)
+	})
+	return c, err
+}
+
+// netRetryable reports whether repeating a network op after a failure
+// leaves the same result as doing it once: defining the same XML and
+// setting autostart to a value do. Starting, destroying and DHCP host
+// updates (an add repeated is a duplicate entry) are tried once.
+func netRetryable(k netOpKind) bool {
+	return k == netDefine || k == netAutostart
+}
+
+func (n netDriver) do(c *libvirt.Connect, host string, o netOp) error {
+	if o.Kind == netDefine {
+		n.d.call()
+		nw, err := c.NetworkDefineXML(o.XML)
+		if err != nil {
+			return fmt.Errorf("define network %s on %s: %w", o.Name, host, err)
+		}
+		return nw.Free()
+	}
+	n.d.call()
+	nw, err := c.LookupNetworkByName(o.Name)
+	if err != nil {
+		return fmt.Errorf("look up network %s on %s: %w", o.Name, host, err)
+	}
+	defer nw.Free()
+	n.d.call()
+	switch o.Kind {
+	case netStart:
+		err = nw.Create()
+	case netAutostart:
+		err = nw.SetAutostart(o.Bool)
+	case netHostAdd, netHostDelete:
+		cmd := libvirt.NETWORK_UPDATE_COMMAND_ADD_LAST
+		if o.Kind == netHostDelete {
+			cmd = libvirt.NETWORK_UPDATE_COMMAND_DELETE
+		}
+		flags := libvirt.NETWORK_UPDATE_AFFECT_LIVE
+		if o.ConfigToo {
+			flags |= libvirt.NETWORK_UPDATE_AFFECT_CONFIG
+		}
+		err = nw.Update(cmd, libvirt.NETWORK_SECTION_IP_DHCP_HOST, -1, o.XML, flags)
+	case netDestroy:
+		if active, aerr := nw.IsActive(); aerr == nil && active {
+			n.d.call()
+			if err = nw.Destroy(); err != nil {
+				break
+			}
+		}
+		n.d.call()
+		err = nw.Undefine()
+	}
+	if err != nil {
+		return fmt.Errorf("network %s on %s: %w", o.Name, host, err)
+	}
+	return nil
+}

@@ -1,0 +1,72 @@
+package libvirt
+
+import (
+	"fmt"
+	"net/netip"
+	"strings"
+
+	"libvirt.org/go/libvirtxml"
+
+	"github.com/site-tools/site/compiler/model"
+)
+
+// applyNetwork writes what site manages into def: NAT forwarding, the
+// gateway address (the CIDR's first host), a DHCP range over the rest,
+// and the owner element. Bridge name, MAC and UUID stay libvirt's.
+func applyNetwork(def *libvirtxml.Network, nw *model.Network, own *owner, others string, hosts []libvirtxml.NetworkDHCPHost) error {
+	pfx, err := netip.ParsePrefix(nw.CIDR)
+	if err != nil || !pfx.Addr().Is4() || pfx.Bits() > 30 {
+		return fmt.Errorf("network %s: cidr %q is not an IPv4 prefix of /30 or shorter", nw.Name, nw.CIDR)
+	}
+	pfx = pfx.Masked()
+	gw := pfx.Addr().Next()
+	last := gw
+	for a := gw.Next(); pfx.Contains(a.Next()); a = a.Next() {
+		last = a // stops before the broadcast address
+	}
+	def.Forward = &libvirtxml.NetworkForward{Mode: "nat"}
+	def.IPs = []libvirtxml.NetworkIP{{Address: gw.String(), Prefix: uint(pfx.Bits()),
+		DHCP: &libvirtxml.NetworkDHCP{Ranges: []libvirtxml.NetworkDHCPRange{{Start: gw.Next().String(), End: last.String()}}, Hosts: hosts}}}
+	def.Metadata = &libvirtxml.NetworkMetadata{XML: own.metadataXML(others)}
+	return nil
+}
+
+// netShapeOf projects a network definition on what site manages.
+func netShapeOf(def *libvirtxml.Network, o *owner) string {
+	mode := "isolated"
+	if def.Forward != nil {
+		mode = def.Forward.Mode
+	}
+	var ips []string
+	for _, ip := range def.IPs {
+		bits := ip.Prefix
+		if ip.Netmask != "" {
+			if m, err := netip.ParseAddr(ip.Netmask); err == nil {
+				b := m.As4()
+				bits = 0
+				for _, x := range b {
+					for ; x != 0; x <<= 1 {
+						bits++
+					}
+				}
+			}
+		}
+		s := fmt.Sprintf("%s/%d", ip.Address, bits)
+		if ip.DHCP != nil {
+			for _, r := range ip.DHCP.Ranges {
+				s += " dhcp " + r.Start + "-" + r.End
+			}
+		}
+		ips = append(ips, s)
+	}
+	return fmt.Sprintf("forward=%s ip=%s owner=%s", mode, strings.Join(ips, ";"), o.String())
+}
+
+// mustNet parses network XML that observeNetwork already parsed once.
+func mustNet(x string) *libvirtxml.Network {
+	var def libvirtxml.Network
+	if err := def.Unmarshal(x); err != nil {
+		panic(fmt.Sprintf("network XML parsed before fails now: %v", err))
+	}
+	return &def
+}
