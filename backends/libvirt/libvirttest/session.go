@@ -2,6 +2,7 @@ package libvirttest
 
 import (
 	"fmt"
+	"net"
 	"os"
 	"os/exec"
 	"os/user"
@@ -30,9 +31,10 @@ type Session struct {
 	log string // libvirtd's output, a file outside the pool
 }
 
-// StartSession starts libvirtd as nobody with real QEMU, waits for its
-// socket, and stops it (and the virtlogd it spawned, both by PID) when
-// the test ends. QEMU guests it started are killed with it.
+// StartSession starts libvirtd as nobody with real QEMU, waits until its
+// socket accepts a connection, and stops it (and the virtlogd it
+// spawned, both by PID) when the test ends. QEMU guests it started are
+// killed with it.
 func StartSession(t testing.TB) *Session {
 	t.Helper()
 	if os.Geteuid() != 0 {
@@ -97,14 +99,18 @@ func StartSession(t testing.TB) *Session {
 	go func() { exited <- s.cmd.Wait() }()
 	t.Cleanup(func() { s.stop(t, exited) })
 	sock := filepath.Join(dir, "run", "libvirt", "libvirt-sock")
+	// Wait for a connection, not for the file: bind creates the socket
+	// file before libvirtd listens on it, and a test that connects in
+	// between is refused (seen on a loaded machine).
 	for {
-		if _, err := os.Stat(sock); err == nil {
+		if c, err := net.Dial("unix", sock); err == nil {
+			c.Close()
 			break
 		}
 		select {
 		case err := <-exited:
 			exited <- err
-			t.Fatalf("libvirtd exited before its socket appeared: %v\n%s", err, s.logTail())
+			t.Fatalf("libvirtd exited before its socket accepted a connection: %v\n%s", err, s.logTail())
 		case <-time.After(20 * time.Millisecond):
 		}
 	}
