@@ -10,7 +10,8 @@ import (
 )
 
 // Decoding a value through CUE costs about as much as evaluating it
-// (reference/cue.md §2: CUE orders every struct's fields first). Most
+// (measured with cuelang.org/go v0.17.1: most of the decode time goes to
+// CUE ordering every struct's fields). Most
 // spec files are plain data: literals, structs and lists, nothing to
 // compute. Once CUE has validated such a file, plainTenants reads the
 // tenants straight from its syntax tree and fillDefaults applies the

@@ -14,7 +14,9 @@ import (
 	"github.com/site-tools/site/compiler/plan"
 )
 
-// These tests probe the safety promises (DESIGN.md Principles 3 and 4)
+// These tests probe the safety promises (a scope that was not fully
+// observed plans no deletes; data without our owner marker is never
+// changed or deleted without a gate)
 // at the edges the happy-path tests leave out: records of another site
 // tenant, RRsets that gain or lose values, listings that fail half-way.
 

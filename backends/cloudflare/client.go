@@ -224,9 +224,11 @@ const (
 	ClassTransient Class = "transient" // try again later
 )
 
-// alreadyExists are the codes that mean the observation was stale
-// (apis.md §2.5: treat the set, not the message, as the contract). 81044
-// (record does not exist) means the same for a patch or delete.
+// alreadyExists are the codes that mean the observation was stale.
+// Cloudflare publishes no table of error codes and its messages have
+// changed over the years, so the set of codes, not the message, is the
+// contract. 81044 (record does not exist) means the same for a patch or
+// delete.
 var alreadyExists = map[int]bool{81053: true, 81054: true, 81057: true, 81058: true}
 
 // Classify sorts an error from the Cloudflare client.

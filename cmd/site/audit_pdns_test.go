@@ -12,7 +12,7 @@ import (
 	"github.com/site-tools/site/backends/powerdns/pdnstest"
 )
 
-// These tests hold the site command to DESIGN.md's safety principles
+// These tests hold the site command to its safety principles
 // against a real PowerDNS: gates are all or nothing whatever the scope
 // flags, foreign and other tenants' data survive, names converge in
 // every spelling, and every record type reads back as written.

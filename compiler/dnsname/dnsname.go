@@ -1,7 +1,8 @@
 // Package dnsname turns DNS names as users write them into the one canonical
 // spelling every other part of site compares, keys and writes: absolute,
 // lower case, with a trailing dot, internationalised labels as A-labels
-// ("xn--..."). See DESIGN.md principle 6 and INCIDENTS.md 2 ("Two spellings
+// ("xn--..."). Names are canonicalised once, when the spec is loaded, and
+// only then compared, keyed or written. See INCIDENTS.md 2 ("Two spellings
 // of one name"): two spellings of one name must never reach a backend.
 //
 // Canonical is the only way in; IsSubdomain, Relative and IsWildcard work on

@@ -1,5 +1,5 @@
 // Package export writes live DNS records as a tenant spec in the language
-// users write (DESIGN.md, "The language users write"), so that `site
+// users write (the tenant schema in schema/), so that `site
 // export` can adopt an existing zone: the PowerDNS and Cloudflare backends
 // observe a zone and hand its RRsets to Render.
 //

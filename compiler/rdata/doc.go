@@ -1,5 +1,7 @@
 // Package rdata validates record contents and writes them in the canonical
-// presentation form PowerDNS stores and returns (reference/apis.md §4.5),
+// presentation form PowerDNS stores and returns (CNAME, NS and MX targets
+// absolute, TXT quoted, AAAA as PowerDNS normalises it; record content is
+// zone-file text: https://doc.powerdns.com/authoritative/http-api/zone.html),
 // and parses that form back into fields (for Cloudflare, which wants
 // fields, and for export).
 //

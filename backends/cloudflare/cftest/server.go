@@ -1,7 +1,9 @@
 // Package cftest is a FAKE of the Cloudflare v4 DNS API for tests, written
-// from the public API documentation (developers.cloudflare.com, the
-// cloudflare-go sources and the facts gathered in the project's
-// reference/apis.md §2, §3 and §7). It is not Cloudflare: the real API
+// from the public API documentation
+// (https://developers.cloudflare.com/api/resources/dns/subresources/records/
+// and https://developers.cloudflare.com/dns/manage-dns-records/how-to/batch-record-changes/),
+// Cloudflare's published OpenAPI schema (github.com/cloudflare/api-schemas)
+// and the cloudflare-go v0.119.0 sources. It is not Cloudflare: the real API
 // cannot be reached from CI, so tests run against this instead. Where the
 // real service's behaviour is not documented, a comment says what the
 // fake does and that it is a choice, not a fact.
@@ -211,7 +213,9 @@ type apiError struct {
 
 func (e *apiError) Error() string { return fmt.Sprintf("%s (%d)", e.msg, e.code) }
 
-// Messages as Cloudflare sends them (reference/apis.md §2.5).
+// Messages as Cloudflare sends them, quoted in public issue reports
+// (81054: jeessy2/ddns-go#1557, 81058: jeessy2/ddns-go#1378); Cloudflare
+// publishes no table of them.
 const (
 	msgExistsCNAME     = "An A, AAAA, or CNAME record with that host already exists. For more details, refer to <https://developers.cloudflare.com/dns/manage-dns-records/troubleshooting/records-with-same-name/>."
 	msgExistsCNAMEOnly = "A CNAME record with that host already exists. For more details, refer to <https://developers.cloudflare.com/dns/manage-dns-records/troubleshooting/records-with-same-name/>."
@@ -230,8 +234,10 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Retry-After", strconv.Itoa(s.retryAfter))
 		w.Header().Set("Ratelimit", `"default";r=0;t=`+strconv.Itoa(s.retryAfter))
 		w.Header().Set("Ratelimit-Policy", `"burst";q=100;w=60`)
-		// The REST API's 429 body is not documented (apis.md §2.5); the
-		// fake uses the code and text wrangler has been seen to get.
+		// The REST API's 429 body is not documented (the limits page,
+		// https://developers.cloudflare.com/fundamentals/api/reference/limits/,
+		// names only the status and headers); the fake uses the code and
+		// text wrangler has been seen to get (cloudflare/workers-sdk#10025).
 		writeError(w, &apiError{http.StatusTooManyRequests, 971, "Please wait and consider throttling your request speed"})
 		return
 	}

@@ -1,7 +1,9 @@
 // Package libvirttest starts real libvirt for tests: the in-process test
 // driver loaded from a per-test fixture file (fast, isolated, no daemon),
 // and an unprivileged session libvirtd run as nobody with real QEMU under
-// TCG (reference/libvirt.md §11.2), started and stopped by the test.
+// TCG, with HOME and the XDG directories (so its socket and all its
+// state) in one temporary directory, started and stopped by the test.
+// Session daemons: https://libvirt.org/daemons.html.
 //
 // Outside CI a missing libvirt library, libvirtd or QEMU skips the test
 // with a message saying what to install; with CI=true it fails it.

@@ -1,9 +1,10 @@
 // Package vaulttest is a FAKE Vault/OpenBao server for tests, written from
 // the public API documentation (developer.hashicorp.com/vault/api-docs and
-// openbao.org/api-docs) and the answers recorded in the project's
-// reference/apis.md §6. It is not Vault: no real Vault or OpenBao can run in
-// CI here (no Debian package, and the server cannot be imported as a
-// library), so tests run against this instead.
+// openbao.org/api-docs) and what the Go client
+// github.com/hashicorp/vault/api v1.23.0 sends and expects. It is not
+// Vault: no real Vault or OpenBao can run in CI here (no Debian package,
+// and the server cannot be imported as a library), so tests run against
+// this instead.
 //
 // It serves only what site uses:
 //
