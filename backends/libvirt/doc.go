@@ -24,7 +24,12 @@
 //   - live: autostart (SetAutostart); the owner element (SetMetadata,
 //     live and config); current memory up to the running maximum when the
 //     guest has a balloon, and vCPUs up to the running maximum; starting a
-//     shut-off guest.
+//     shut-off guest. Memory and vCPU changes are asked for live only in
+//     the run that writes them to the persistent definition: a guest
+//     without a balloon driver never gives memory back, and libvirt cannot
+//     unplug the vCPUs a QEMU guest booted with. Whatever the guest did not
+//     take is next-boot from then on, so the apply converges instead of
+//     failing on every run.
 //   - next-boot: everything else. The wanted definition is written with
 //     DefineXML on the persistent domain, which libvirt keeps as the next
 //     boot's definition and does not apply to the running guest. Until
