@@ -1,0 +1,59 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/site-tools/site/backends/libvirt"
+	"github.com/site-tools/site/backends/libvirt/libvirttest"
+)
+
+// TestMemoryShrinkConvergesThroughCLI: shrinking a running guest's memory
+// cannot happen live here (the guest boots no OS, so no balloon driver
+// gives memory back). Every site apply exits 0 and says the change is
+// pending, as a cron job needs, and site diff --detailed-exitcode exits 2
+// while it is.
+func TestMemoryShrinkConvergesThroughCLI(t *testing.T) {
+	s := libvirttest.StartSession(t)
+	for _, args := range [][]string{
+		{"pool-define-as", "default", "dir", "--target", s.PoolDir},
+		{"pool-start", "default"},
+	} {
+		if out, err := exec.Command("virsh", append([]string{"-c", s.URI}, args...)...).CombinedOutput(); err != nil {
+			t.Fatalf("virsh %v: %v\n%s", args, err, out)
+		}
+	}
+	t.Setenv(libvirt.URIMapEnv, "qemu:///session="+s.URI)
+	t.Setenv("NO_COLOR", "1")
+	spec := filepath.Join(t.TempDir(), "lab.cue")
+	site := func(wantCode int, memory string, args ...string) string {
+		t.Helper()
+		if err := os.WriteFile(spec, []byte(labSpec(memory, false)), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		var out, errOut bytes.Buffer
+		if code := run(append(args, spec), &out, &errOut); code != wantCode {
+			t.Fatalf("site %s (memory %s): exit %d, want %d\nstdout:\n%s\nstderr:\n%s", strings.Join(args, " "), memory, code, wantCode, out.String(), errOut.String())
+		}
+		return out.String()
+	}
+
+	site(exitOK, "128MiB", "apply")
+	before := s.QEMUPID("tiny")
+	for run := 1; run <= 2; run++ {
+		out := site(exitOK, "64MiB", "apply")
+		if !strings.Contains(out, "pending until the next boot") || !strings.Contains(out, "Apply complete") {
+			t.Errorf("apply %d: got\n%s\nwant the change reported as pending and the apply complete", run, out)
+		}
+	}
+	if got := s.QEMUPID("tiny"); got != before {
+		t.Fatalf("apply restarted the guest: QEMU PID %d -> %d", before, got)
+	}
+	if out := site(exitChanges, "64MiB", "diff", "--detailed-exitcode"); !strings.Contains(out, "[next-boot]") || strings.Contains(out, "[live]") {
+		t.Errorf("diff after apply: got\n%s\nwant only the pending next-boot change", out)
+	}
+}
