@@ -264,35 +264,8 @@ func (p *vmPlanner) planUpdate(o *domObs, want *wantDomain) error {
 	}
 	restartHint := fmt.Sprintf("pending until the guest's next shutdown (site apply --restart %s/%s --ack %s restarts it now)", vm.Tenant, vm.Name, plan.GateVMRestart)
 
-	// Live changes first: they decide what stays pending. Memory balloons
-	// up to the running maximum, vCPUs hotplug up to the running maximum;
-	// a guest that apply stops gets none.
-	//
-	// A live change may not land: a balloon request is the guest's to
-	// carry out (a guest without a balloon driver never does), and libvirt
-	// refuses to unplug the vCPUs a QEMU guest booted with. So site asks
-	// only in the run that writes the new value to the persistent
-	// definition. Once that definition has it, a live value that still
-	// differs is pending until the next boot, like any next-boot change,
-	// rather than a live change that every later apply asks for again and
-	// then finds not converged.
-	var liveChanges []plan.Change
-	liveChange := func(reason, name string, before, after any) {
-		liveChanges = append(liveChanges, plan.Change{Key: key, Step: p.step.ID, Phase: p.step.Phase, Tenant: vm.Tenant,
-			Action: plan.ActionUpdate, Impact: plan.ImpactLive, Reason: reason, Before: map[string]any{name: before}, After: map[string]any{name: after}})
-	}
-	if o.Running && vm.Running {
-		if live.Balloon && cur.CurrentKiB != next.CurrentKiB && next.CurrentKiB <= live.MemoryKiB && live.CurrentKiB != next.CurrentKiB {
-			liveChange("ask the guest's balloon driver for the new size (SetMemoryFlags live, up to the running maximum); a guest without one keeps its memory until the next boot", "current memory", kibString(live.CurrentKiB), kibString(next.CurrentKiB))
-			p.add(op{Kind: opMemoryLive, Domain: vm.Name, Bytes: uint64(next.CurrentKiB)})
-			live.CurrentKiB = next.CurrentKiB
-		}
-		if cur.VCPUs != next.VCPUs && live.VCPUs != next.VCPUs && next.VCPUs <= live.MaxVCPUs {
-			liveChange("vCPU hotplug (SetVcpusFlags live, up to the running maximum)", "vcpus", live.VCPUs, next.VCPUs)
-			p.add(op{Kind: opVCPUsLive, Domain: vm.Name, Bytes: uint64(next.VCPUs)})
-			live.VCPUs = next.VCPUs
-		}
-	}
+	// Live changes first: they decide what stays pending.
+	liveChanges := p.planLive(o.Running, cur, next, &live)
 	liveDiffers := map[string]bool{}
 	if o.Running {
 		for _, f := range diffShapes(live, next) {
