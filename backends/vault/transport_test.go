@@ -219,6 +219,25 @@ func TestSkipVerifyRefused(t *testing.T) {
 	}
 }
 
+// TestLibraryIgnoresProcessSkipVerify: the Vault library reads
+// VAULT_SKIP_VERIFY from the process environment by itself; site builds
+// its client so that only what Run.Getenv says counts, and that refuses
+// the variable. Here the run's environment lacks it, so the certificate
+// is verified.
+func TestLibraryIgnoresProcessSkipVerify(t *testing.T) {
+	fake := newFake(t)
+	tlsFake := httptest.NewTLSServer(fake.Config.Handler)
+	defer tlsFake.Close()
+	t.Setenv("VAULT_SKIP_VERIFY", "true")
+	_, err := New().Plan(context.Background(), secretStep(tlsFake.URL), newRun(map[string]string{"VAULT_TOKEN": testToken}))
+	if err == nil || !strings.Contains(err.Error(), "certificate signed by unknown authority") {
+		t.Errorf("got %v, want the self-signed certificate refused", err)
+	}
+	if n := fake.Count("read"); n != 0 {
+		t.Errorf("the store got %d reads, want none", n)
+	}
+}
+
 // TestAddressRules: every address (the spec's, SITE_VAULT_ADDRS',
 // VAULT_ADDR) is checked before any request.
 func TestAddressRules(t *testing.T) {
