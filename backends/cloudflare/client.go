@@ -16,6 +16,8 @@ import (
 
 	cf "github.com/cloudflare/cloudflare-go"
 	"golang.org/x/time/rate"
+
+	"github.com/site-tools/site/backends/endpoint"
 )
 
 // DefaultAPIURL is Cloudflare's public v4 API.
@@ -49,9 +51,14 @@ const EnvAPIURL = "SITE_CLOUDFLARE_API_URL"
 func (d *Driver) newAPI(baseURL, token string, counter *atomic.Int64) (*cf.API, error) {
 	rt := &retrying{next: d.transport(), attempts: d.retries() + 1, maxWait: d.maxWait(), counter: counter,
 		sleep: sleep, limiter: d.limiter(baseURL, token)}
+	// Redirects are followed only as backends/endpoint allows: net/http
+	// keeps the Authorization header on a redirect to another port of
+	// the same host, and re-sends a 307's body to any host.
+	hc := endpoint.Client(rt)
+	hc.Timeout = 2 * time.Minute
 	return cf.NewWithAPIToken(token,
 		cf.BaseURL(baseURL),
-		cf.HTTPClient(&http.Client{Transport: rt, Timeout: 2 * time.Minute}),
+		cf.HTTPClient(hc),
 		cf.UsingRetryPolicy(0, 0, 0),
 		cf.UsingRateLimit(math.MaxFloat64),
 		cf.UserAgent("site"),

@@ -57,6 +57,7 @@ import (
 	"golang.org/x/time/rate"
 
 	"github.com/site-tools/site/backends"
+	"github.com/site-tools/site/backends/endpoint"
 	"github.com/site-tools/site/compiler/dnsname"
 	"github.com/site-tools/site/compiler/graph"
 	"github.com/site-tools/site/compiler/model"
@@ -190,6 +191,9 @@ func (d *Driver) client(step *graph.Step, run *backends.Run) (*cf.API, *atomic.I
 	}
 	if env := strings.TrimSpace(run.Getenv(EnvAPIURL)); env != "" {
 		base = env
+	}
+	if _, err := endpoint.Check(base, prov.Plaintext); err != nil {
+		return nil, nil, fmt.Errorf("Cloudflare API URL for zone %s: %w", step.Zone.Name, err)
 	}
 	requests := new(atomic.Int64)
 	api, err := d.newAPI(strings.TrimRight(base, "/"), token, requests)

@@ -35,6 +35,7 @@ import (
 	pdns "github.com/joeig/go-powerdns/v3"
 
 	"github.com/site-tools/site/backends"
+	"github.com/site-tools/site/backends/endpoint"
 	"github.com/site-tools/site/compiler/graph"
 	"github.com/site-tools/site/compiler/model"
 	"github.com/site-tools/site/compiler/plan"
@@ -50,7 +51,8 @@ const EnvDNSAddr = "SITE_PDNS_DNS_ADDR"
 // Driver converges graph.KindZone steps whose zone names a PowerDNS
 // provider. The zero value is ready to use.
 type Driver struct {
-	// HTTPClient carries every API request; nil means a default client.
+	// HTTPClient carries every API request; nil means backends/endpoint's
+	// client. Whichever it is, redirects follow endpoint.CheckRedirect.
 	// Give it no Timeout: use Driver.Timeout, which ends with each try.
 	HTTPClient *http.Client
 	// Timeout bounds one try of one request; 0 means 60 s.
@@ -108,10 +110,10 @@ func (d *Driver) newClient(step *graph.Step, run *backends.Run) (*client, error)
 		return nil, fmt.Errorf("step %s: zone %s has no powerdns provider", step.ID, step.Zone.Name)
 	}
 	// go-powerdns v3.17.0 calls log.Fatalf on a URL it cannot parse, so
-	// check it here and return an error instead.
-	u, err := url.Parse(p.URL)
-	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return nil, fmt.Errorf("zone %s: powerdns url %q is not an http(s) URL with a host: write it like http://127.0.0.1:8081", step.Zone.Name, p.URL)
+	// check it here and return an error instead; the check also applies
+	// the transport rules (backends/endpoint).
+	if _, err := endpoint.Check(p.URL, p.Plaintext); err != nil {
+		return nil, fmt.Errorf("zone %s: powerdns url: %w", step.Zone.Name, err)
 	}
 	key, err := run.Credential(step.Tenant, p.APIKey)
 	if err != nil {
@@ -119,7 +121,7 @@ func (d *Driver) newClient(step *graph.Step, run *backends.Run) (*client, error)
 	}
 	hc := d.HTTPClient
 	if hc == nil {
-		hc = &http.Client{}
+		hc = endpoint.Client(nil)
 	}
 	ct := &countingTransport{base: hc.Transport}
 	if ct.base == nil {
@@ -127,6 +129,8 @@ func (d *Driver) newClient(step *graph.Step, run *backends.Run) (*client, error)
 	}
 	wrapped := *hc
 	wrapped.Transport = ct
+	// Whatever client the caller gave, the key stays on this origin.
+	wrapped.CheckRedirect = endpoint.CheckRedirect
 	api := pdns.New(p.URL, p.Server, pdns.WithAPIKey(key), pdns.WithHTTPClient(&wrapped))
 	return &client{api: api, count: ct, base: p.URL}, nil
 }

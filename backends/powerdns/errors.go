@@ -14,6 +14,8 @@ import (
 	"time"
 
 	pdns "github.com/joeig/go-powerdns/v3"
+
+	"github.com/site-tools/site/backends/endpoint"
 )
 
 // Class sorts API errors by what the caller should do about them.
@@ -162,6 +164,11 @@ func call(ctx context.Context, f func(context.Context) error) error {
 			msgs = []string{pe.Message}
 		}
 		return &APIError{Class: classify(pe.StatusCode, msgs), Status: pe.StatusCode, Messages: msgs, Err: err}
+	}
+	var re *endpoint.RedirectError
+	if errors.As(err, &re) {
+		// The server answered, and will send the same redirect again.
+		return &APIError{Class: ClassInvalid, Err: err}
 	}
 	return &APIError{Class: ClassTransient, Err: err}
 }

@@ -31,9 +31,21 @@
 //	SITE_VAULT_ADDRS  comma-separated; when set, replaces the spec's addresses
 //	                  (for tests and for operators whose spec addresses cannot
 //	                  be reached from where site runs)
+//	VAULT_CACERT, VAULT_CACERT_BYTES, VAULT_CAPATH
+//	                  the CA that signed the store's certificate, when it is
+//	                  not in the system roots; VAULT_CLIENT_CERT and
+//	                  VAULT_CLIENT_KEY for a client certificate,
+//	                  VAULT_TLS_SERVER_NAME for the name to verify
+//	VAULT_SKIP_VERIFY refused: certificates are always verified
 //
-// Both are read through Run.Getenv. Secret values never appear in any
-// output, plan, log or error this package produces.
+// All are read through Run.Getenv, not by the Vault library from the
+// process environment. Every address follows backends/endpoint's rules,
+// checked before any request. A TLS failure at an address (a
+// certificate that does not verify, a server that does not speak TLS)
+// stops the read with the address and the reason: it is never a reason
+// to try the next address, which may be plain http. Secret paths and
+// mounts must be in normal form (path.go). Secret values never appear
+// in any output, plan, log or error this package produces.
 package vault
 
 import (

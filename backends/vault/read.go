@@ -14,6 +14,7 @@ import (
 	"github.com/hashicorp/vault/api"
 
 	"github.com/site-tools/site/backends"
+	"github.com/site-tools/site/backends/endpoint"
 	"github.com/site-tools/site/compiler/graph"
 	"github.com/site-tools/site/compiler/model"
 	"github.com/site-tools/site/compiler/plan"
@@ -25,6 +26,8 @@ type reader struct {
 	run     *backends.Run
 	sec     *graph.Secret
 	driver  *Driver // holds what this run learned about the store's addresses
+	// http carries every request of this read, to whichever address.
+	http *http.Client
 
 	// Credentials, resolved once before any address is tried.
 	token, roleID, secretID string
@@ -121,6 +124,18 @@ func (r *reader) read(ctx context.Context) (*secret, error) {
 			return nil, fmt.Errorf("SITE_VAULT_ADDRS is set but names no address (and VAULT_ADDR is unset): list addresses separated by commas, or unset it to use the spec's secrets.vault.addrs")
 		}
 		return nil, fmt.Errorf("tenant %s declares no secret store address and VAULT_ADDR is unset: add secrets.vault.addrs or export VAULT_ADDR", r.sec.Tenant)
+	}
+	for _, a := range addrs {
+		if _, err := endpoint.Check(a, r.sec.Store.Plaintext); err != nil {
+			return nil, fmt.Errorf("secret store address of tenant %s: %w", r.sec.Tenant, err)
+		}
+	}
+	if err := r.checkPaths(); err != nil {
+		return nil, err
+	}
+	var err error
+	if r.http, err = r.httpClient(); err != nil {
+		return nil, err
 	}
 	if err := r.credentials(); err != nil {
 		return nil, err
@@ -227,6 +242,9 @@ func (r *reader) readAt(ctx context.Context, addr, what string) (*secret, attemp
 		return nil, att, nil
 	}
 	if err := r.login(ctx, client); err != nil {
+		if final := tlsFailure(&att, err); final != nil {
+			return nil, att, final
+		}
 		att.reason, att.answered = describe(err, r.timeout)
 		if !att.answered || isServerTrouble(err) {
 			return nil, att, nil
@@ -235,6 +253,9 @@ func (r *reader) readAt(ctx context.Context, addr, what string) (*secret, attemp
 	}
 	kv, err := client.KVv2(r.mount()).Get(ctx, r.sec.Ref.Path)
 	if err != nil {
+		if final := tlsFailure(&att, err); final != nil {
+			return nil, att, final
+		}
 		att.reason, att.answered = describe(err, r.timeout)
 		att.reason = r.scrub(att.reason)
 		var re *api.ResponseError
@@ -289,16 +310,15 @@ func (r *reader) readAt(ctx context.Context, addr, what string) (*secret, attemp
 // client builds a client for one address: one attempt, no retries (the
 // library's default retries a refused connection for seconds, which
 // would delay the fallback to the next address), short timeout.
+//
+// The config is built by hand, not from api.DefaultConfig: that reads
+// VAULT_SKIP_VERIFY, VAULT_AGENT_ADDR and the like from the process
+// environment, where httpClient decides TLS itself. DisableRedirects
+// stops the library's own redirect following (one redirect, to any
+// host, token included); r.http follows same-origin ones only.
 func (r *reader) client(addr string) (*api.Client, error) {
-	cfg := api.DefaultConfig()
-	if cfg.Error != nil {
-		return nil, cfg.Error
-	}
-	cfg.Address = addr
-	cfg.AgentAddress = ""
-	cfg.MaxRetries = 0
-	cfg.Timeout = r.timeout
-	c, err := api.NewClient(cfg)
+	c, err := api.NewClient(&api.Config{Address: addr, HttpClient: r.http, MaxRetries: 0,
+		Timeout: r.timeout, DisableRedirects: true})
 	if err != nil {
 		return nil, err
 	}
@@ -389,6 +409,10 @@ func describe(err error, timeout time.Duration) (reason string, answered bool) {
 	if errors.Is(err, api.ErrSecretNotFound) {
 		return "secret not found (HTTP 404)", true
 	}
+	var redirect *endpoint.RedirectError
+	if errors.As(err, &redirect) {
+		return redirect.Error(), true
+	}
 	var dnsErr *net.DNSError
 	if errors.As(err, &dnsErr) {
 		return "name does not resolve (" + dnsErr.Err + ")", false
@@ -408,8 +432,9 @@ func describe(err error, timeout time.Duration) (reason string, answered bool) {
 }
 
 // isServerTrouble is true for answers that say this server cannot serve
-// now (sealed, 5xx, rate limited) rather than anything about the secret.
+// now (sealed, 5xx, rate limited, a redirect elsewhere) rather than
+// anything about the secret.
 func isServerTrouble(err error) bool {
 	var re *api.ResponseError
-	return errors.As(err, &re) && (re.StatusCode >= 500 || re.StatusCode == http.StatusTooManyRequests)
+	return errors.As(err, &re) && (re.StatusCode >= 500 || re.StatusCode == http.StatusTooManyRequests) || redirected(err)
 }

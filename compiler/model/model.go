@@ -51,8 +51,9 @@ type Vault struct {
 	Mount string     // KV v2 mount, "secret" by default
 	Token Credential // how site authenticates; env VAULT_TOKEN by default
 	// AppRole, when set, logs in with a role and secret id instead of Token.
-	AppRole *AppRole
-	Pos     Pos
+	AppRole   *AppRole
+	Plaintext bool // the operator allows http:// to a non-loopback address (site.cue: plaintext: true)
+	Pos       Pos
 }
 
 // AppRole names the credentials of a Vault AppRole login.
@@ -91,15 +92,17 @@ func (p Provider) Kind() string {
 
 // PowerDNS is a PowerDNS Authoritative server's HTTP API.
 type PowerDNS struct {
-	URL    string
-	Server string // server id, "localhost" by default
-	APIKey Credential
+	URL       string
+	Server    string // server id, "localhost" by default
+	APIKey    Credential
+	Plaintext bool // the operator allows http:// to a non-loopback address (site.cue: plaintext: true)
 }
 
 // Cloudflare is the Cloudflare v4 API.
 type Cloudflare struct {
-	Token  Credential
-	APIURL string // empty: Cloudflare's public API
+	Token     Credential
+	APIURL    string // empty: Cloudflare's public API
+	Plaintext bool   // the operator allows http:// to a non-loopback address (site.cue: plaintext: true)
 }
 
 // RRset is all records of one type at one name.
