@@ -25,6 +25,12 @@ type Hooks struct {
 	// Before describes a live RRset for a change's Before. nil gives
 	// its TTL and values.
 	Before func(l *RRset) map[string]any
+	// PerRecord says the provider marks each record, not the RRset: two
+	// tenants' markers in one RRset are then two owners of different
+	// records, and the tenant's part is deleted alone (Delete ops remove
+	// only the tenant's records). Without it two markers on one RRset
+	// are an unclear claim, and the RRset is nobody's to delete.
+	PerRecord bool
 }
 
 // Kind is what an Op does.
@@ -86,6 +92,15 @@ func (h *Hooks) conflicts(a, b string) bool {
 		return h.Conflicts(a, b)
 	}
 	return a != b && (a == "CNAME" || b == "CNAME")
+}
+
+// ownsPart reports whether some of l carries tenant's marker, so that
+// it counts as ours for the delete gate and is deleted when not wanted.
+func (h *Hooks) ownsPart(l *RRset, tenant string) bool {
+	if l.Owner == tenant {
+		return true
+	}
+	return h.PerRecord && slices.Contains(strings.Split(l.Owner, " and "), tenant)
 }
 
 func (h *Hooks) before(l *RRset) map[string]any {
@@ -240,7 +255,7 @@ func (p *planner) deletes(run *backends.Run) {
 	ours := 0
 	var gone []*RRset
 	for _, l := range p.obs.Sets {
-		if l.Owner != tenant {
+		if !p.ownsPart(l, tenant) {
 			continue
 		}
 		ours++
