@@ -181,7 +181,7 @@ func TestOwnership(t *testing.T) {
 		{"foreign A where a CNAME is wanted is gated",
 			[]cftest.Record{{Name: "www.sjc.example.net", Type: "A", Content: "192.0.2.5", TTL: 300}},
 			[]*model.RRset{rr("www."+zoneName, "CNAME", 300, zoneName)},
-			[]string{"create www.sjc.example.net./CNAME", "delete www.sjc.example.net./A GATE-DNS-OVERWRITE"},
+			[]string{"create www.sjc.example.net./CNAME GATE-DNS-OVERWRITE", "delete www.sjc.example.net./A GATE-DNS-OVERWRITE"},
 			[]string{"www.sjc.example.net CNAME sjc.example.net managed by site tenant=sjc"}},
 		{"foreign records elsewhere and other tenants' records are untouched",
 			[]cftest.Record{
