@@ -33,12 +33,14 @@ type diffResult struct {
 	ops     []op
 }
 
-// hooks are Cloudflare's rules for the planner: values are compared in
+// PlanHooks are Cloudflare's rules for the planner: values are compared in
 // the canonical form fromCloudflare gives them, a CNAME conflicts only
 // with an A, AAAA or another CNAME (81053/81054), each record carries
 // its own marker, and Before says who owns each record and whether one
 // is proxied.
-var hooks = dnsplan.Hooks{Conflicts: conflicts, Before: liveAttrs, PerRecord: true}
+func PlanHooks() dnsplan.Hooks {
+	return dnsplan.Hooks{Conflicts: conflicts, Before: liveAttrs, PerRecord: true}
+}
 
 // conflicts reports whether Cloudflare refuses types a and b at one
 // name: a CNAME beside an A, AAAA or another CNAME (81053/81054).
@@ -85,7 +87,7 @@ func owners(recs []record) string {
 // diff plans the step's zone against the observation with the shared
 // planner and encodes its decisions as record operations.
 func diff(step *graph.Step, obs *observation, run *backends.Run) (*diffResult, error) {
-	res := dnsplan.Plan(step, obs.rrsets(), run, hooks)
+	res := dnsplan.Plan(step, obs.rrsets(), run, PlanHooks())
 	out := &diffResult{changes: res.Changes}
 	if out.changes == nil {
 		out.changes = []plan.Change{}

@@ -18,7 +18,8 @@
 //     behind GATE-DNS-OVERWRITE unless it is ours. Two markers on one
 //     RRset make it nobody's (see Claim).
 //   - Deletes: only what carries this tenant's marker and is no longer
-//     wanted, from a zone observed completely; more than
+//     wanted (with Hooks.PerRecord, this tenant's records of a shared
+//     RRset), from a zone observed completely; more than
 //     Run.DeleteManyPercent of ours at once needs GATE-DNS-DELETE-MANY.
 //   - The apex NS is never removed.
 //

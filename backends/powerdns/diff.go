@@ -36,15 +36,15 @@ type expectation struct {
 	wildcard []string
 }
 
-// hooks are PowerDNS's rules for the planner: contents compare after
+// PlanHooks are PowerDNS's rules for the planner: contents compare after
 // norm, and a CNAME conflicts with any other type (422 "Conflicts with
 // pre-existing RRset"), the planner's default.
-var hooks = dnsplan.Hooks{Same: sameValues}
+func PlanHooks() dnsplan.Hooks { return dnsplan.Hooks{Same: sameValues} }
 
 // diff compares what step wants with what was observed, through the
 // shared planner, and encodes its decisions as one PATCH's rrsets.
 func diff(step *graph.Step, obs *observation, run *backends.Run) *batch {
-	res := dnsplan.Plan(step, obs.Observed, run, hooks)
+	res := dnsplan.Plan(step, obs.Observed, run, PlanHooks())
 	b := &batch{changes: res.Changes}
 	if len(res.Ops) == 0 {
 		return b
