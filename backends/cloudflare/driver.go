@@ -207,7 +207,7 @@ func (d *Driver) Apply(ctx context.Context, sp *backends.StepPlan, run *backends
 	if err == nil {
 		return res, nil
 	}
-	if Classify(err) != ClassConflict {
+	if Classify(err) != backends.ClassConflict {
 		return res, err
 	}
 	// The zone changed between observe and apply (someone else wrote a

@@ -278,7 +278,7 @@ func zoneName(z *pdns.Zone) string {
 // it: the variable or vault path, never the value.
 func keySource(err error, c model.Credential) string {
 	var ae *APIError
-	if !errors.As(err, &ae) || ae.Class != ClassAuth {
+	if !errors.As(err, &ae) || ae.Class != backends.ClassAuth {
 		return ""
 	}
 	switch {
