@@ -16,7 +16,12 @@
 // only when they carry this tenant's marker and the zone was observed
 // completely; deleting more than Run.DeleteManyPercent of the tenant's
 // RRsets in a zone holding at least Run.DeleteManyMin of them needs
-// GATE-DNS-DELETE-MANY.
+// GATE-DNS-DELETE-MANY. These rules are backends/dnsplan's, shared with
+// every DNS provider; this package groups records into its RRsets and
+// encodes its decisions as batch operations (PlanHooks are the
+// Cloudflare rules: its narrower CNAME conflict, and one marker per
+// record, so that this tenant's records of a shared RRset are deleted
+// alone).
 //
 // Apply: every write goes through POST /zones/{id}/dns_records/batch
 // (through the client's Raw call), in chunks of ChunkSize operations
