@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"math/rand/v2"
 	"net/http"
 	"strconv"
 	"sync/atomic"
@@ -17,6 +16,7 @@ import (
 	cf "github.com/cloudflare/cloudflare-go"
 	"golang.org/x/time/rate"
 
+	"github.com/site-tools/site/backends"
 	"github.com/site-tools/site/backends/endpoint"
 )
 
@@ -50,7 +50,7 @@ const EnvAPIURL = "SITE_CLOUDFLARE_API_URL"
 // zone and every retry, and the client's limiter is opened wide.
 func (d *Driver) newAPI(baseURL, token string, counter *atomic.Int64) (*cf.API, error) {
 	rt := &retrying{next: d.transport(), attempts: d.retries() + 1, maxWait: d.maxWait(), counter: counter,
-		sleep: sleep, limiter: d.limiter(baseURL, token)}
+		limiter: d.limiter(baseURL, token)}
 	// Redirects are followed only as backends/endpoint allows: net/http
 	// keeps the Authorization header on a redirect to another port of
 	// the same host, and re-sends a 307's body to any host.
@@ -121,66 +121,82 @@ type retrying struct {
 	attempts int
 	maxWait  time.Duration
 	counter  *atomic.Int64
-	// sleep waits before a retry; tests replace it to see the waits.
+	// sleep waits before a retry; nil is backends.Sleep. Tests replace
+	// it to see the waits.
 	sleep func(context.Context, time.Duration) error
 	// limiter paces every attempt; nil does not wait.
 	limiter *rate.Limiter
 }
 
+// RoundTrip sends req through backends.Retry: a 429 is tried again for
+// every method, after its Retry-After when it names one; a 5xx or no
+// answer only for GET.
 func (t *retrying) RoundTrip(req *http.Request) (*http.Response, error) {
-	var last *TransientError
-	for i := range t.attempts {
-		if i > 0 {
-			wait := backoff(i, t.maxWait)
-			if last != nil && last.RetryAfter > 0 {
-				wait = min(last.RetryAfter, t.maxWait)
-			}
-			if err := t.sleep(req.Context(), wait); err != nil {
-				return nil, err
-			}
-			if req.GetBody != nil {
-				b, err := req.GetBody()
-				if err != nil {
-					return nil, err
-				}
-				req.Body = b
-			}
+	again := func(err error) backends.Class {
+		var te *TransientError
+		if errors.As(err, &te) && (te.Status == http.StatusTooManyRequests || req.Method == http.MethodGet) {
+			return backends.ClassTransient
 		}
-		if t.limiter != nil {
-			if err := t.limiter.Wait(req.Context()); err != nil {
-				return nil, fmt.Errorf("waiting for the request rate limit: %w", err)
-			}
+		return ""
+	}
+	after := func(err error) time.Duration {
+		var te *TransientError
+		if errors.As(err, &te) {
+			return te.RetryAfter
 		}
-		if t.counter != nil {
-			t.counter.Add(1)
+		return 0
+	}
+	r := backends.Retry{Tries: t.attempts, Backoff: 500 * time.Millisecond, Max: t.maxWait, Sleep: t.sleep,
+		Classify: again, After: after}
+	var resp *http.Response
+	tries := 0
+	err := r.Do(req.Context(), func(context.Context) error {
+		tries++
+		var err error
+		resp, err = t.once(req, tries)
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	return resp, nil
+}
+
+// once sends req for the given (1-based) try. A 429, a 5xx or no answer
+// is a *TransientError; a POST that failed on the server may or may not
+// have committed, and RoundTrip never repeats it: the next run observes
+// and converges.
+func (t *retrying) once(req *http.Request, try int) (*http.Response, error) {
+	if try > 1 && req.GetBody != nil {
+		b, err := req.GetBody()
+		if err != nil {
+			return nil, err
 		}
-		resp, err := t.next.RoundTrip(req)
-		switch {
-		case err != nil:
-			if req.Context().Err() != nil {
-				return nil, err
-			}
-			last = &TransientError{Err: err, Tries: i + 1}
-			if req.Method != http.MethodGet {
-				return nil, last
-			}
-		case resp.StatusCode == http.StatusTooManyRequests:
-			last = &TransientError{Status: resp.StatusCode, RetryAfter: retryAfter(resp.Header.Get("Retry-After")), Tries: i + 1}
-			drain(resp)
-		case resp.StatusCode >= 500:
-			last = &TransientError{Status: resp.StatusCode, Tries: i + 1}
-			drain(resp)
-			// A POST that failed on the server may or may not have
-			// committed: never repeat it here. The next run observes
-			// and converges.
-			if req.Method != http.MethodGet {
-				return nil, last
-			}
-		default:
-			return resp, nil
+		req.Body = b
+	}
+	if t.limiter != nil {
+		if err := t.limiter.Wait(req.Context()); err != nil {
+			return nil, fmt.Errorf("waiting for the request rate limit: %w", err)
 		}
 	}
-	return nil, last
+	if t.counter != nil {
+		t.counter.Add(1)
+	}
+	resp, err := t.next.RoundTrip(req)
+	switch {
+	case err != nil:
+		if req.Context().Err() != nil {
+			return nil, err
+		}
+		return nil, &TransientError{Err: err, Tries: try}
+	case resp.StatusCode == http.StatusTooManyRequests:
+		drain(resp)
+		return nil, &TransientError{Status: resp.StatusCode, RetryAfter: retryAfter(resp.Header.Get("Retry-After")), Tries: try}
+	case resp.StatusCode >= 500:
+		drain(resp)
+		return nil, &TransientError{Status: resp.StatusCode, Tries: try}
+	}
+	return resp, nil
 }
 
 func drain(resp *http.Response) {
@@ -198,76 +214,4 @@ func retryAfter(h string) time.Duration {
 		return max(time.Until(t), 0)
 	}
 	return 0
-}
-
-// backoff is exponential from 500ms with full jitter, capped at limit.
-func backoff(attempt int, limit time.Duration) time.Duration {
-	d := min(500*time.Millisecond<<min(attempt-1, 10), limit)
-	return d/2 + rand.N(d/2+1)
-}
-
-func sleep(ctx context.Context, d time.Duration) error {
-	if d <= 0 {
-		return nil
-	}
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return nil
-	case <-ctx.Done():
-		return fmt.Errorf("gave up waiting to retry: %w", ctx.Err())
-	}
-}
-
-// Class is how an error is handled.
-type Class string
-
-// Error classes shared by every backend.
-const (
-	ClassConflict  Class = "conflict"  // the live data changed since it was observed
-	ClassInvalid   Class = "invalid"   // the request is wrong; retrying will not help
-	ClassAuth      Class = "auth"      // the token lacks permission
-	ClassTransient Class = "transient" // try again later
-)
-
-// alreadyExists are the codes that mean the observation was stale.
-// Cloudflare publishes no table of error codes and its messages have
-// changed over the years, so the set of codes, not the message, is the
-// contract. 81044 (record does not exist) means the same for a patch or
-// delete.
-var alreadyExists = map[int]bool{81053: true, 81054: true, 81057: true, 81058: true}
-
-// Classify sorts an error from the Cloudflare client.
-func Classify(err error) Class {
-	var te *TransientError
-	if errors.As(err, &te) || errors.Is(err, context.DeadlineExceeded) {
-		return ClassTransient
-	}
-	var ae *cf.AuthenticationError
-	var ze *cf.AuthorizationError
-	if errors.As(err, &ae) || errors.As(err, &ze) {
-		return ClassAuth
-	}
-	var ce *cf.Error
-	if errors.As(err, &ce) {
-		for _, c := range ce.ErrorCodes {
-			switch {
-			case alreadyExists[c] || c == 81044:
-				return ClassConflict
-			case c == 10000 || c == 9109 || c == 9106 || c == 6003 || c == 1000:
-				return ClassAuth
-			}
-		}
-		if ce.StatusCode == http.StatusNotFound {
-			return ClassConflict
-		}
-		if ce.StatusCode >= 500 || ce.StatusCode == http.StatusTooManyRequests {
-			return ClassTransient
-		}
-		return ClassInvalid
-	}
-	// Anything else (an undecodable answer, a cancelled context) is not
-	// worth an automatic retry.
-	return ClassInvalid
 }

@@ -8,6 +8,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/site-tools/site/backends"
 )
 
 // TestClassify sends requests through the real client and transport to
@@ -19,21 +21,21 @@ func TestClassify(t *testing.T) {
 		method string
 		status int
 		body   string
-		want   Class
+		want   backends.Class
 		tries  int64
 	}{
-		{"403 code 10000", http.MethodGet, 403, `{"success":false,"errors":[{"code":10000,"message":"Authentication error"}]}`, ClassAuth, 1},
-		{"401", http.MethodGet, 401, `{"success":false,"errors":[{"code":1000,"message":"Invalid API Token"}]}`, ClassAuth, 1},
-		{"400 code 9106", http.MethodGet, 400, `{"success":false,"errors":[{"code":9106,"message":"Authentication failed"}]}`, ClassAuth, 1},
-		{"81053", http.MethodPost, 400, `{"success":false,"errors":[{"code":81053,"message":"An A, AAAA, or CNAME record with that host already exists."}]}`, ClassConflict, 1},
-		{"81054", http.MethodPost, 400, `{"success":false,"errors":[{"code":81054,"message":"A CNAME record with that host already exists."}]}`, ClassConflict, 1},
-		{"81057", http.MethodPost, 400, `{"success":false,"errors":[{"code":81057,"message":"Record already exists."}]}`, ClassConflict, 1},
-		{"81058", http.MethodPost, 400, `{"success":false,"errors":[{"code":81058,"message":"An identical record already exists."}]}`, ClassConflict, 1},
-		{"404 record", http.MethodPost, 404, `{"success":false,"errors":[{"code":81044,"message":"Record does not exist."}]}`, ClassConflict, 1},
-		{"validation", http.MethodPost, 400, `{"success":false,"errors":[{"code":1004,"message":"DNS Validation Error"}]}`, ClassInvalid, 1},
-		{"500 on GET is retried", http.MethodGet, 500, `{}`, ClassTransient, 3},
-		{"502 on POST is not retried", http.MethodPost, 502, `{}`, ClassTransient, 1},
-		{"429 is retried for every method", http.MethodPost, 429, `{}`, ClassTransient, 3},
+		{"403 code 10000", http.MethodGet, 403, `{"success":false,"errors":[{"code":10000,"message":"Authentication error"}]}`, backends.ClassAuth, 1},
+		{"401", http.MethodGet, 401, `{"success":false,"errors":[{"code":1000,"message":"Invalid API Token"}]}`, backends.ClassAuth, 1},
+		{"400 code 9106", http.MethodGet, 400, `{"success":false,"errors":[{"code":9106,"message":"Authentication failed"}]}`, backends.ClassAuth, 1},
+		{"81053", http.MethodPost, 400, `{"success":false,"errors":[{"code":81053,"message":"An A, AAAA, or CNAME record with that host already exists."}]}`, backends.ClassConflict, 1},
+		{"81054", http.MethodPost, 400, `{"success":false,"errors":[{"code":81054,"message":"A CNAME record with that host already exists."}]}`, backends.ClassConflict, 1},
+		{"81057", http.MethodPost, 400, `{"success":false,"errors":[{"code":81057,"message":"Record already exists."}]}`, backends.ClassConflict, 1},
+		{"81058", http.MethodPost, 400, `{"success":false,"errors":[{"code":81058,"message":"An identical record already exists."}]}`, backends.ClassConflict, 1},
+		{"404 record", http.MethodPost, 404, `{"success":false,"errors":[{"code":81044,"message":"Record does not exist."}]}`, backends.ClassConflict, 1},
+		{"validation", http.MethodPost, 400, `{"success":false,"errors":[{"code":1004,"message":"DNS Validation Error"}]}`, backends.ClassInvalid, 1},
+		{"500 on GET is retried", http.MethodGet, 500, `{}`, backends.ClassTransient, 3},
+		{"502 on POST is not retried", http.MethodPost, 502, `{}`, backends.ClassTransient, 1},
+		{"429 is retried for every method", http.MethodPost, 429, `{}`, backends.ClassTransient, 3},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

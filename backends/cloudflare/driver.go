@@ -16,7 +16,12 @@
 // only when they carry this tenant's marker and the zone was observed
 // completely; deleting more than Run.DeleteManyPercent of the tenant's
 // RRsets in a zone holding at least Run.DeleteManyMin of them needs
-// GATE-DNS-DELETE-MANY.
+// GATE-DNS-DELETE-MANY. These rules are backends/dnsplan's, shared with
+// every DNS provider; this package groups records into its RRsets and
+// encodes its decisions as batch operations (PlanHooks are the
+// Cloudflare rules: its narrower CNAME conflict, and one marker per
+// record, so that this tenant's records of a shared RRset are deleted
+// alone).
 //
 // Apply: every write goes through POST /zones/{id}/dns_records/batch
 // (through the client's Raw call), in chunks of ChunkSize operations
@@ -41,12 +46,8 @@ package cloudflare
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
-	"errors"
 	"fmt"
 	"net/http"
-	"sort"
 	"strconv"
 	"strings"
 	"sync"
@@ -58,9 +59,7 @@ import (
 
 	"github.com/site-tools/site/backends"
 	"github.com/site-tools/site/backends/endpoint"
-	"github.com/site-tools/site/compiler/dnsname"
 	"github.com/site-tools/site/compiler/graph"
-	"github.com/site-tools/site/compiler/model"
 )
 
 // Limits and defaults.
@@ -170,7 +169,7 @@ func (d *Driver) Plan(ctx context.Context, step *graph.Step, run *backends.Run) 
 	if err != nil {
 		return nil, err
 	}
-	df, err := diff(step, obs.records, run)
+	df, err := diff(step, obs, run)
 	if err != nil {
 		return nil, err
 	}
@@ -203,87 +202,6 @@ func (d *Driver) client(step *graph.Step, run *backends.Run) (*cf.API, *atomic.I
 	return api, requests, nil
 }
 
-// observation is one complete read of a zone.
-type observation struct {
-	zoneID  string
-	records []record
-	// unmanaged lists "name TYPE" of records of types site does not
-	// manage; they are never touched, and export names them.
-	unmanaged []string
-}
-
-// fingerprint hashes what was observed, so a saved plan can be checked
-// for staleness.
-func (o *observation) fingerprint() string {
-	lines := make([]string, 0, len(o.records))
-	for _, r := range o.records {
-		lines = append(lines, fmt.Sprintf("%s %s %s %s %d %t %s", r.id, r.name, r.typ, r.value, r.ttl, r.proxied, r.comment))
-	}
-	sort.Strings(lines)
-	h := sha256.Sum256([]byte(o.zoneID + "\n" + strings.Join(lines, "\n")))
-	return hex.EncodeToString(h[:])
-}
-
-// observe reads the zone id and every record, page by page. Any failure
-// returns an error: a partial observation must plan nothing.
-func (d *Driver) observe(ctx context.Context, api *cf.API, z *model.Zone) (*observation, error) {
-	name := strings.TrimSuffix(z.Name, ".")
-	zones, err := api.ListZonesContext(ctx, cf.WithZoneFilters(name, "", ""))
-	if err != nil {
-		return nil, describe(fmt.Sprintf("looking up Cloudflare zone %s", name), err)
-	}
-	var ids []string
-	for _, zz := range zones.Result {
-		// Compared in A-labels: the zone of an internationalised name
-		// may come back in Unicode (the client sends the filter so).
-		if c, err := dnsname.Canonical(strings.TrimSuffix(zz.Name, ".")+".", ""); err == nil && c == z.Name {
-			ids = append(ids, zz.ID)
-		}
-	}
-	switch len(ids) {
-	case 0:
-		return nil, fmt.Errorf("Cloudflare has no zone %s that this token can see: add the zone in Cloudflare (site does not create zones) or give the token Zone:Read and DNS:Edit on it", name)
-	case 1:
-	default:
-		return nil, fmt.Errorf("Cloudflare returned %d zones named %s for this token: restrict the token to one account", len(ids), name)
-	}
-	obs := &observation{zoneID: ids[0]}
-	rc := cf.ZoneIdentifier(obs.zoneID)
-	// announced is the most records any page said the zone holds; a
-	// listing that ends with fewer (an empty or info-less page before
-	// the last) saw only part of the zone, and a record it missed could
-	// be foreign data a create would then be written beside, ungated.
-	announced, seen, page := 0, 0, 1
-	for ; ; page++ {
-		recs, info, err := api.ListDNSRecords(ctx, rc, cf.ListDNSRecordsParams{ResultInfo: cf.ResultInfo{Page: page, PerPage: d.perPage()}})
-		if err != nil {
-			return nil, describe(fmt.Sprintf("listing records of Cloudflare zone %s (page %d)", name, page), err)
-		}
-		seen += len(recs)
-		if info != nil {
-			announced = max(announced, info.Total)
-		}
-		for _, r := range recs {
-			rec, ok, err := fromCloudflare(r)
-			if err != nil {
-				return nil, fmt.Errorf("zone %s: %w: fix or remove the record in Cloudflare", name, err)
-			}
-			if ok {
-				obs.records = append(obs.records, rec)
-			} else {
-				obs.unmanaged = append(obs.unmanaged, fqdn(r.Name)+" "+r.Type)
-			}
-		}
-		if info == nil || page >= info.TotalPages || len(recs) == 0 {
-			break
-		}
-	}
-	if seen < announced {
-		return nil, fmt.Errorf("listing records of Cloudflare zone %s stopped at page %d with %d of the %d records the API announced, so the zone was not fully observed: re-run (it may have changed while it was read)", name, page, seen, announced)
-	}
-	return obs, nil
-}
-
 // Apply sends the planned operations in batches. On a stale observation
 // it re-observes and re-plans once.
 func (d *Driver) Apply(ctx context.Context, sp *backends.StepPlan, run *backends.Run) (*backends.StepResult, error) {
@@ -298,7 +216,7 @@ func (d *Driver) Apply(ctx context.Context, sp *backends.StepPlan, run *backends
 	if err == nil {
 		return res, nil
 	}
-	if Classify(err) != ClassConflict {
+	if Classify(err) != backends.ClassConflict {
 		return res, err
 	}
 	// The zone changed between observe and apply (someone else wrote a
@@ -309,7 +227,7 @@ func (d *Driver) Apply(ctx context.Context, sp *backends.StepPlan, run *backends
 	if oerr != nil {
 		return res, fmt.Errorf("%w; re-observing the zone failed: %v", err, oerr)
 	}
-	df, derr := diff(sp.Step, obs.records, run)
+	df, derr := diff(sp.Step, obs, run)
 	if derr != nil {
 		return res, derr
 	}
@@ -342,86 +260,4 @@ func (d *Driver) Apply(ctx context.Context, sp *backends.StepPlan, run *backends
 		return res, fmt.Errorf("after re-observing the zone once: %w", err)
 	}
 	return res, nil
-}
-
-// BatchError is a failed batch request.
-type BatchError struct {
-	Zone    string
-	Index   int // 1-based
-	Of      int
-	Applied int // operations applied by earlier batches
-	Err     error
-}
-
-func (e *BatchError) Error() string {
-	return fmt.Sprintf("zone %s: batch %d of %d failed and changed nothing (Cloudflare applies a batch in one transaction); %d operations in earlier batches were applied: %v",
-		e.Zone, e.Index, e.Of, e.Applied, e.Err)
-}
-
-func (e *BatchError) Unwrap() error { return e.Err }
-
-// send posts ops in chunks, in the order deletes, patches, puts, posts.
-func (d *Driver) send(ctx context.Context, det *detail, zone string, ops []op) ([]string, error) {
-	if len(ops) == 0 {
-		return nil, nil
-	}
-	ops = append([]op(nil), ops...)
-	sort.SliceStable(ops, func(i, j int) bool { return ops[i].kind < ops[j].kind })
-	size := det.chunk
-	n := (len(ops) + size - 1) / size
-	done := 0
-	for i := 0; i < n; i++ {
-		part := ops[i*size : min((i+1)*size, len(ops))]
-		req := batchBody{Deletes: []idOnly{}, Patches: []body{}, Puts: []body{}, Posts: []body{}}
-		for _, o := range part {
-			switch o.kind {
-			case opDelete:
-				req.Deletes = append(req.Deletes, idOnly{ID: o.id})
-			case opPatch:
-				req.Patches = append(req.Patches, o.body)
-			case opPut:
-				req.Puts = append(req.Puts, o.body)
-			case opPost:
-				req.Posts = append(req.Posts, o.body)
-			}
-		}
-		if _, err := det.api.Raw(ctx, http.MethodPost, "/zones/"+det.zoneID+"/dns_records/batch", req, nil); err != nil {
-			return []string{fmt.Sprintf("sent %d operations in %d of %d batches", done, i, n)},
-				&BatchError{Zone: zone, Index: i + 1, Of: n, Applied: done, Err: describe("batch", err)}
-		}
-		done += len(part)
-	}
-	return []string{fmt.Sprintf("sent %d operations in %d batch request(s)", done, n)}, nil
-}
-
-type idOnly struct {
-	ID string `json:"id"`
-}
-
-type batchBody struct {
-	Deletes []idOnly `json:"deletes"`
-	Patches []body   `json:"patches"`
-	Puts    []body   `json:"puts"`
-	Posts   []body   `json:"posts"`
-}
-
-// describe wraps a client error with what site was doing and what the
-// user can do about it, keeping the cause for Classify: what was done,
-// what went wrong, then what to do, so the advice ends the line.
-func describe(doing string, err error) error {
-	var hint string
-	switch Classify(err) {
-	case ClassAuth:
-		hint = "the API token was refused: check that it is current and has Zone:Read and DNS:Edit on this zone"
-	case ClassTransient:
-		hint = "a temporary failure: re-run later"
-	case ClassConflict:
-		hint = "the zone changed since it was observed"
-	default:
-		hint = "Cloudflare refused the request"
-	}
-	if errors.Is(err, context.Canceled) {
-		hint = "cancelled"
-	}
-	return fmt.Errorf("%s: %w; %s", doing, err, hint)
 }

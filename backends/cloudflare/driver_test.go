@@ -181,7 +181,7 @@ func TestOwnership(t *testing.T) {
 		{"foreign A where a CNAME is wanted is gated",
 			[]cftest.Record{{Name: "www.sjc.example.net", Type: "A", Content: "192.0.2.5", TTL: 300}},
 			[]*model.RRset{rr("www."+zoneName, "CNAME", 300, zoneName)},
-			[]string{"create www.sjc.example.net./CNAME", "delete www.sjc.example.net./A GATE-DNS-OVERWRITE"},
+			[]string{"create www.sjc.example.net./CNAME GATE-DNS-OVERWRITE", "delete www.sjc.example.net./A GATE-DNS-OVERWRITE"},
 			[]string{"www.sjc.example.net CNAME sjc.example.net managed by site tenant=sjc"}},
 		{"foreign records elsewhere and other tenants' records are untouched",
 			[]cftest.Record{
@@ -324,8 +324,8 @@ func TestFailedBatchChangedNothing(t *testing.T) {
 	if be.Index != 2 || be.Of != 3 || be.Applied != 2 {
 		t.Errorf("got batch %d of %d with %d applied, want 2 of 3 with 2", be.Index, be.Of, be.Applied)
 	}
-	if Classify(err) != ClassInvalid {
-		t.Errorf("got class %s, want %s", Classify(err), ClassInvalid)
+	if Classify(err) != backends.ClassInvalid {
+		t.Errorf("got class %s, want %s", Classify(err), backends.ClassInvalid)
 	}
 	for _, want := range []string{"changed nothing", "2 operations in earlier batches were applied"} {
 		if !strings.Contains(err.Error(), want) {
@@ -356,7 +356,7 @@ func TestRateLimit(t *testing.T) {
 		f.drv.Retries = 2
 		f.fake.RateLimit(100, 0)
 		_, err := f.drv.Plan(context.Background(), f.step(), f.run)
-		if Classify(err) != ClassTransient {
+		if Classify(err) != backends.ClassTransient {
 			t.Fatalf("got %v (class %s), want a transient error", err, Classify(err))
 		}
 		if !strings.Contains(err.Error(), "429") {
@@ -372,7 +372,7 @@ func TestErrors(t *testing.T) {
 	tests := []struct {
 		name  string
 		setup func(*fixture, *graph.Step)
-		class Class
+		class backends.Class
 		want  string
 	}{
 		{"wrong token", func(f *fixture, s *graph.Step) {
@@ -382,11 +382,11 @@ func TestErrors(t *testing.T) {
 				}
 				return ""
 			}
-		}, ClassAuth, "token was refused"},
+		}, backends.ClassAuth, "token was refused"},
 		// Nothing listens on port 1 of loopback: the cause comes first,
 		// then what to do ends the message.
 		{"no answer", func(f *fixture, s *graph.Step) { s.Zone.Provider.Cloudflare.APIURL = "http://127.0.0.1:1/client/v4" },
-			ClassTransient, "connection refused; a temporary failure: re-run later"},
+			backends.ClassTransient, "connection refused; a temporary failure: re-run later"},
 		{"unknown zone", func(f *fixture, s *graph.Step) { s.Zone.Name = "nope.example.net." }, "", "has no zone nope.example.net"},
 		{"token unset", func(f *fixture, s *graph.Step) { f.run.Getenv = func(string) string { return "" } }, "", "CLOUDFLARE_API_TOKEN"},
 		{"batch size out of range", func(f *fixture, s *graph.Step) {
@@ -471,8 +471,8 @@ func TestStaleTwiceIsReported(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "after re-observing the zone once") {
 		t.Fatalf("got %v, want the conflict reported after one re-observation", err)
 	}
-	if Classify(err) != ClassConflict {
-		t.Errorf("got class %s, want %s", Classify(err), ClassConflict)
+	if Classify(err) != backends.ClassConflict {
+		t.Errorf("got class %s, want %s", Classify(err), backends.ClassConflict)
 	}
 	if got := f.fake.Count(cftest.EpBatch); got != 2 {
 		t.Errorf("got %d batch calls, want 2", got)

@@ -1,44 +1,21 @@
 package libvirt
 
 import (
+	"context"
 	"errors"
 	"fmt"
-	"math/rand/v2"
 	"strings"
 	"time"
 
 	"libvirt.org/go/libvirt"
-)
 
-// Class sorts libvirt errors by what the caller should do about them, as
-// every backend does (DESIGN.md). Only ClassTransient is retried.
-type Class string
-
-// Error classes.
-const (
-	// ClassConflict: the host's current state refuses the change (the
-	// domain is running, or a domain, network or volume of that name
-	// already exists). Re-observing shows why; retrying the same call
-	// would fail the same way.
-	ClassConflict Class = "conflict"
-	// ClassInvalid: the request itself is wrong, or asks for something
-	// this host or driver does not support (bad XML, bad argument,
-	// unsupported configuration). Also every libvirt code not named
-	// below: an unknown failure is not retried blindly.
-	ClassInvalid Class = "invalid"
-	// ClassAuth: the connection or the call was refused for want of
-	// authentication or permission (polkit, SASL, ACL).
-	ClassAuth Class = "auth"
-	// ClassTransient: the daemon could not be reached, the connection
-	// dropped, or the call timed out. Repeating a call that is safe to
-	// repeat may succeed.
-	ClassTransient Class = "transient"
+	"github.com/site-tools/site/backends"
 )
 
 // Classify returns the class of the first libvirt.Error in err's chain,
 // and "" when there is none (errors of site's own making are not
 // classified and never retried).
-func Classify(err error) Class {
+func Classify(err error) backends.Class {
 	var lerr libvirt.Error
 	if !errors.As(err, &lerr) {
 		return ""
@@ -46,16 +23,16 @@ func Classify(err error) Class {
 	return classifyLibvirt(lerr)
 }
 
-func classifyLibvirt(e libvirt.Error) Class {
+func classifyLibvirt(e libvirt.Error) backends.Class {
 	switch e.Code {
 	// The connection to the daemon is gone or never came up, or the RPC
 	// layer failed (daemon restarted, socket closed, keepalive timeout).
 	case libvirt.ERR_NO_CONNECT, libvirt.ERR_INVALID_CONN, libvirt.ERR_RPC:
-		return ClassTransient
+		return backends.ClassTransient
 	// The call or the guest agent did not answer in time: the daemon or
 	// guest is busy, not refusing.
 	case libvirt.ERR_OPERATION_TIMEOUT, libvirt.ERR_AGENT_UNRESPONSIVE:
-		return ClassTransient
+		return backends.ClassTransient
 	case libvirt.ERR_SYSTEM_ERROR:
 		// An OS error. On the connection (RPC and remote driver: "Cannot
 		// recv data", "Failed to connect socket", "End of file while
@@ -63,40 +40,40 @@ func classifyLibvirt(e libvirt.Error) Class {
 		// else (storage: no space, permission denied on a file) it is the
 		// host's state, which retrying does not change.
 		if e.Domain == libvirt.FROM_RPC || e.Domain == libvirt.FROM_REMOTE || connLost(e.Message) {
-			return ClassTransient
+			return backends.ClassTransient
 		}
-		return ClassInvalid
+		return backends.ClassInvalid
 	case libvirt.ERR_INTERNAL_ERROR:
 		// The remote driver reports a lost connection this way too.
 		if connLost(e.Message) {
-			return ClassTransient
+			return backends.ClassTransient
 		}
-		return ClassInvalid
+		return backends.ClassInvalid
 
 	case libvirt.ERR_AUTH_FAILED, libvirt.ERR_AUTH_CANCELLED, libvirt.ERR_AUTH_UNAVAILABLE, libvirt.ERR_ACCESS_DENIED:
-		return ClassAuth
+		return backends.ClassAuth
 
 	// The object is in a state that refuses the call ("domain is already
 	// running", "network is not active"), or already exists.
 	case libvirt.ERR_OPERATION_INVALID, libvirt.ERR_DOM_EXIST, libvirt.ERR_NETWORK_EXIST,
 		libvirt.ERR_STORAGE_VOL_EXIST, libvirt.ERR_RESOURCE_BUSY:
-		return ClassConflict
+		return backends.ClassConflict
 	case libvirt.ERR_OPERATION_FAILED:
 		// OPERATION_FAILED is generic; the state conflicts libvirt
 		// reports with it ("domain ... already exists", "is already
 		// active", "is in use") are conflicts, the rest is not knowable
 		// as anything better than invalid.
 		if stateConflict(e.Message) {
-			return ClassConflict
+			return backends.ClassConflict
 		}
-		return ClassInvalid
+		return backends.ClassInvalid
 
 	case libvirt.ERR_XML_ERROR, libvirt.ERR_XML_DETAIL, libvirt.ERR_XML_INVALID_SCHEMA,
 		libvirt.ERR_INVALID_ARG, libvirt.ERR_ARGUMENT_UNSUPPORTED, libvirt.ERR_CONFIG_UNSUPPORTED,
 		libvirt.ERR_NO_SUPPORT, libvirt.ERR_OPERATION_UNSUPPORTED:
-		return ClassInvalid
+		return backends.ClassInvalid
 	}
-	return ClassInvalid
+	return backends.ClassInvalid
 }
 
 // connLost reports whether a libvirt message says the connection to the
@@ -125,13 +102,13 @@ func stateConflict(msg string) bool {
 	return false
 }
 
-func (c Class) advice() string {
+func advice(c backends.Class) string {
 	switch c {
-	case ClassConflict:
+	case backends.ClassConflict:
 		return "the host's current state refuses this change; run site diff to re-observe, and check for another hand changing this host (virsh)"
-	case ClassAuth:
+	case backends.ClassAuth:
 		return "libvirt refused this user; check the connection URI and that this user may use the daemon's socket (polkit, the libvirt group, SASL)"
-	case ClassTransient:
+	case backends.ClassTransient:
 		return "the libvirt daemon could not be reached or did not answer; calls safe to repeat were retried, then site gave up; re-run when the daemon answers"
 	default:
 		return "libvirt refused the request; fix what its message names in the spec or on the host"
@@ -142,7 +119,7 @@ func (c Class) advice() string {
 // step's own context, libvirt's message (not the binding's virError(...)
 // form), its class, and what to do.
 type HostError struct {
-	Class Class
+	Class backends.Class
 	Err   error // the cause; its chain holds the libvirt.Error
 }
 
@@ -153,7 +130,7 @@ func (e *HostError) Error() string {
 		// Say what libvirt said, in its words.
 		msg = strings.ReplaceAll(msg, lerr.Error(), lerr.Message)
 	}
-	return fmt.Sprintf("%s (libvirt %s error: %s)", msg, e.Class, e.Class.advice())
+	return fmt.Sprintf("%s (libvirt %s error: %s)", msg, e.Class, advice(e.Class))
 }
 
 func (e *HostError) Unwrap() error { return e.Err }
@@ -175,20 +152,18 @@ func explain(err error) error {
 	return &HostError{Class: c, Err: err}
 }
 
-// Retry policy: a few tries, the wait doubling from retryBackoff, up to
-// half of each wait random jitter so that several site runs against one
-// restarted daemon do not come back in step.
+// Retry policy: a few tries, the wait doubling from retryBackoff.
 const (
 	retryTries   = 3
 	retryBackoff = 250 * time.Millisecond
 )
 
 // retry runs op until it succeeds, fails with an error that is not
-// ClassTransient, or has been tried retryTries times. Use it ONLY for
-// calls that are safe to repeat: observation, and "ensure" calls whose
-// repeat leaves the same result (DefineXML of the same XML, SetAutostart
-// to a value, SetMetadata). A failed start, stop, create or upload may
-// have happened; repeating it blindly is not safe.
+// ClassTransient, or has been tried retryTries times (backends.Retry).
+// Use it ONLY for calls that are safe to repeat: observation, and
+// "ensure" calls whose repeat leaves the same result (DefineXML of the
+// same XML, SetAutostart to a value, SetMetadata). A failed start, stop,
+// create or upload may have happened; repeating it blindly is not safe.
 //
 // op must fetch its connection with d.conn on every try: conn reopens a
 // connection that died, which is what a transient error usually means.
@@ -199,13 +174,7 @@ func (d *Driver) retry(op func() error) error {
 	if sleep == nil {
 		sleep = time.Sleep
 	}
-	wait := retryBackoff
-	var err error
-	for try := 1; ; try++ {
-		if err = op(); err == nil || Classify(err) != ClassTransient || try >= retryTries {
-			return err
-		}
-		sleep(wait/2 + rand.N(wait/2+1))
-		wait *= 2
-	}
+	r := backends.Retry{Tries: retryTries, Backoff: retryBackoff, Classify: Classify,
+		Sleep: func(_ context.Context, w time.Duration) error { sleep(w); return nil }}
+	return r.Do(context.Background(), func(context.Context) error { return op() })
 }

@@ -17,36 +17,36 @@ func TestClassifyLibvirtError(t *testing.T) {
 	tests := []struct {
 		name string
 		err  error
-		want Class
+		want backends.Class
 	}{
 		{"not a libvirt error", errors.New("parse domain XML: EOF"), ""},
 		{"nil", nil, ""},
-		{"no connection", libvirt.Error{Code: libvirt.ERR_NO_CONNECT, Domain: libvirt.FROM_REMOTE, Message: "no connection driver available"}, ClassTransient},
-		{"invalid connection", libvirt.Error{Code: libvirt.ERR_INVALID_CONN, Message: "invalid connection pointer"}, ClassTransient},
-		{"rpc", libvirt.Error{Code: libvirt.ERR_RPC, Domain: libvirt.FROM_RPC, Message: "Unable to read from monitor"}, ClassTransient},
-		{"system error on the rpc layer", libvirt.Error{Code: libvirt.ERR_SYSTEM_ERROR, Domain: libvirt.FROM_RPC, Message: "Failed to connect socket to '/run/x': No such file or directory"}, ClassTransient},
-		{"cannot recv data, any domain", libvirt.Error{Code: libvirt.ERR_SYSTEM_ERROR, Domain: libvirt.FROM_NONE, Message: "Cannot recv data: Connection reset by peer"}, ClassTransient},
-		{"internal error: end of file", libvirt.Error{Code: libvirt.ERR_INTERNAL_ERROR, Domain: libvirt.FROM_RPC, Message: "internal error: End of file while reading data: Input/output error"}, ClassTransient},
-		{"system error in storage", libvirt.Error{Code: libvirt.ERR_SYSTEM_ERROR, Domain: libvirt.FROM_STORAGE, Message: "cannot allocate 1073741824 bytes in file '/var/lib/x.img': No space left on device"}, ClassInvalid},
-		{"timeout", libvirt.Error{Code: libvirt.ERR_OPERATION_TIMEOUT, Domain: libvirt.FROM_QEMU, Message: "Timed out during operation: cannot acquire state change lock"}, ClassTransient},
-		{"agent unresponsive", libvirt.Error{Code: libvirt.ERR_AGENT_UNRESPONSIVE, Domain: libvirt.FROM_QEMU, Message: "Guest agent is not responding"}, ClassTransient},
-		{"auth failed", libvirt.Error{Code: libvirt.ERR_AUTH_FAILED, Domain: libvirt.FROM_AUTH, Message: "authentication failed: polkit"}, ClassAuth},
-		{"auth cancelled", libvirt.Error{Code: libvirt.ERR_AUTH_CANCELLED, Message: "authentication cancelled"}, ClassAuth},
-		{"auth unavailable", libvirt.Error{Code: libvirt.ERR_AUTH_UNAVAILABLE, Message: "authentication unavailable: no polkit agent available"}, ClassAuth},
-		{"access denied", libvirt.Error{Code: libvirt.ERR_ACCESS_DENIED, Domain: libvirt.FROM_ACCESS, Message: "access denied: 'write' on domain"}, ClassAuth},
-		{"operation invalid", libvirt.Error{Code: libvirt.ERR_OPERATION_INVALID, Domain: libvirt.FROM_DOMAIN, Message: "Requested operation is not valid: domain is already running"}, ClassConflict},
-		{"domain exists", libvirt.Error{Code: libvirt.ERR_DOM_EXIST, Message: "domain 'web' already exists with uuid 1234"}, ClassConflict},
-		{"network exists", libvirt.Error{Code: libvirt.ERR_NETWORK_EXIST, Message: "network 'lan' already exists"}, ClassConflict},
-		{"volume exists", libvirt.Error{Code: libvirt.ERR_STORAGE_VOL_EXIST, Message: "storage volume 'web-root' exists already"}, ClassConflict},
-		{"operation failed: already exists", libvirt.Error{Code: libvirt.ERR_OPERATION_FAILED, Message: "operation failed: domain 'web' already exists with uuid 1234"}, ClassConflict},
-		{"operation failed: other", libvirt.Error{Code: libvirt.ERR_OPERATION_FAILED, Message: "operation failed: failed to resize volume"}, ClassInvalid},
-		{"xml", libvirt.Error{Code: libvirt.ERR_XML_ERROR, Domain: libvirt.FROM_XML, Message: "XML error: missing name"}, ClassInvalid},
-		{"xml detail", libvirt.Error{Code: libvirt.ERR_XML_DETAIL, Message: "at line 3: Opening and ending tag mismatch"}, ClassInvalid},
-		{"invalid arg", libvirt.Error{Code: libvirt.ERR_INVALID_ARG, Message: "invalid argument: unsupported flags (0x1)"}, ClassInvalid},
-		{"config unsupported", libvirt.Error{Code: libvirt.ERR_CONFIG_UNSUPPORTED, Domain: libvirt.FROM_QEMU, Message: "unsupported configuration: kvm not available"}, ClassInvalid},
-		{"no support", libvirt.Error{Code: libvirt.ERR_NO_SUPPORT, Message: "this function is not supported by the connection driver"}, ClassInvalid},
-		{"unknown code", libvirt.Error{Code: libvirt.ERR_NO_DOMAIN, Message: "Domain not found"}, ClassInvalid},
-		{"wrapped", fmt.Errorf("look up domain web on qemu:///system: %w", libvirt.Error{Code: libvirt.ERR_RPC, Message: "Cannot recv data"}), ClassTransient},
+		{"no connection", libvirt.Error{Code: libvirt.ERR_NO_CONNECT, Domain: libvirt.FROM_REMOTE, Message: "no connection driver available"}, backends.ClassTransient},
+		{"invalid connection", libvirt.Error{Code: libvirt.ERR_INVALID_CONN, Message: "invalid connection pointer"}, backends.ClassTransient},
+		{"rpc", libvirt.Error{Code: libvirt.ERR_RPC, Domain: libvirt.FROM_RPC, Message: "Unable to read from monitor"}, backends.ClassTransient},
+		{"system error on the rpc layer", libvirt.Error{Code: libvirt.ERR_SYSTEM_ERROR, Domain: libvirt.FROM_RPC, Message: "Failed to connect socket to '/run/x': No such file or directory"}, backends.ClassTransient},
+		{"cannot recv data, any domain", libvirt.Error{Code: libvirt.ERR_SYSTEM_ERROR, Domain: libvirt.FROM_NONE, Message: "Cannot recv data: Connection reset by peer"}, backends.ClassTransient},
+		{"internal error: end of file", libvirt.Error{Code: libvirt.ERR_INTERNAL_ERROR, Domain: libvirt.FROM_RPC, Message: "internal error: End of file while reading data: Input/output error"}, backends.ClassTransient},
+		{"system error in storage", libvirt.Error{Code: libvirt.ERR_SYSTEM_ERROR, Domain: libvirt.FROM_STORAGE, Message: "cannot allocate 1073741824 bytes in file '/var/lib/x.img': No space left on device"}, backends.ClassInvalid},
+		{"timeout", libvirt.Error{Code: libvirt.ERR_OPERATION_TIMEOUT, Domain: libvirt.FROM_QEMU, Message: "Timed out during operation: cannot acquire state change lock"}, backends.ClassTransient},
+		{"agent unresponsive", libvirt.Error{Code: libvirt.ERR_AGENT_UNRESPONSIVE, Domain: libvirt.FROM_QEMU, Message: "Guest agent is not responding"}, backends.ClassTransient},
+		{"auth failed", libvirt.Error{Code: libvirt.ERR_AUTH_FAILED, Domain: libvirt.FROM_AUTH, Message: "authentication failed: polkit"}, backends.ClassAuth},
+		{"auth cancelled", libvirt.Error{Code: libvirt.ERR_AUTH_CANCELLED, Message: "authentication cancelled"}, backends.ClassAuth},
+		{"auth unavailable", libvirt.Error{Code: libvirt.ERR_AUTH_UNAVAILABLE, Message: "authentication unavailable: no polkit agent available"}, backends.ClassAuth},
+		{"access denied", libvirt.Error{Code: libvirt.ERR_ACCESS_DENIED, Domain: libvirt.FROM_ACCESS, Message: "access denied: 'write' on domain"}, backends.ClassAuth},
+		{"operation invalid", libvirt.Error{Code: libvirt.ERR_OPERATION_INVALID, Domain: libvirt.FROM_DOMAIN, Message: "Requested operation is not valid: domain is already running"}, backends.ClassConflict},
+		{"domain exists", libvirt.Error{Code: libvirt.ERR_DOM_EXIST, Message: "domain 'web' already exists with uuid 1234"}, backends.ClassConflict},
+		{"network exists", libvirt.Error{Code: libvirt.ERR_NETWORK_EXIST, Message: "network 'lan' already exists"}, backends.ClassConflict},
+		{"volume exists", libvirt.Error{Code: libvirt.ERR_STORAGE_VOL_EXIST, Message: "storage volume 'web-root' exists already"}, backends.ClassConflict},
+		{"operation failed: already exists", libvirt.Error{Code: libvirt.ERR_OPERATION_FAILED, Message: "operation failed: domain 'web' already exists with uuid 1234"}, backends.ClassConflict},
+		{"operation failed: other", libvirt.Error{Code: libvirt.ERR_OPERATION_FAILED, Message: "operation failed: failed to resize volume"}, backends.ClassInvalid},
+		{"xml", libvirt.Error{Code: libvirt.ERR_XML_ERROR, Domain: libvirt.FROM_XML, Message: "XML error: missing name"}, backends.ClassInvalid},
+		{"xml detail", libvirt.Error{Code: libvirt.ERR_XML_DETAIL, Message: "at line 3: Opening and ending tag mismatch"}, backends.ClassInvalid},
+		{"invalid arg", libvirt.Error{Code: libvirt.ERR_INVALID_ARG, Message: "invalid argument: unsupported flags (0x1)"}, backends.ClassInvalid},
+		{"config unsupported", libvirt.Error{Code: libvirt.ERR_CONFIG_UNSUPPORTED, Domain: libvirt.FROM_QEMU, Message: "unsupported configuration: kvm not available"}, backends.ClassInvalid},
+		{"no support", libvirt.Error{Code: libvirt.ERR_NO_SUPPORT, Message: "this function is not supported by the connection driver"}, backends.ClassInvalid},
+		{"unknown code", libvirt.Error{Code: libvirt.ERR_NO_DOMAIN, Message: "Domain not found"}, backends.ClassInvalid},
+		{"wrapped", fmt.Errorf("look up domain web on qemu:///system: %w", libvirt.Error{Code: libvirt.ERR_RPC, Message: "Cannot recv data"}), backends.ClassTransient},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -217,8 +217,8 @@ func TestObserveRetriesUnreachableDaemon(t *testing.T) {
 	if err == nil {
 		t.Fatal("observed a host whose daemon is not there")
 	}
-	if got := Classify(err); got != ClassTransient {
-		t.Errorf("got class %q for %v, want %q", got, err, ClassTransient)
+	if got := Classify(err); got != backends.ClassTransient {
+		t.Errorf("got class %q for %v, want %q", got, err, backends.ClassTransient)
 	}
 	if got := d.Calls(); got != retryTries {
 		t.Errorf("got %d libvirt calls, want %d connect tries", got, retryTries)

@@ -16,6 +16,7 @@ import (
 
 	pdns "github.com/joeig/go-powerdns/v3"
 
+	"github.com/site-tools/site/backends/dnsplan"
 	"github.com/site-tools/site/backends/powerdns/pdnstest"
 	"github.com/site-tools/site/compiler/graph"
 	"github.com/site-tools/site/compiler/model"
@@ -52,7 +53,7 @@ func benchWanted(zone string, n int) []*model.RRset {
 		out[i] = &model.RRset{Name: fmt.Sprintf("h%d.%s", i, zone), Type: "A", TTL: 300,
 			Values: []string{fmt.Sprintf("10.%d.%d.%d", i>>16&255, i>>8&255, i&255)}}
 	}
-	slices.SortFunc(out, cmpRRset)
+	slices.SortFunc(out, dnsplan.Compare)
 	return out
 }
 

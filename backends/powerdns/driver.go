@@ -15,7 +15,9 @@
 // GATE-DNS-OVERWRITE. Only rrsets carrying this tenant's marker are ever
 // deleted, and only from a fully observed zone; many deletes at once need
 // GATE-DNS-DELETE-MANY. The SOA is never touched, nor the apex NS unless
-// the spec names it.
+// the spec names it. These rules are backends/dnsplan's, shared with
+// every DNS provider; this package observes into its RRsets and encodes
+// its decisions as PATCH rrsets (PlanHooks are the PowerDNS rules).
 //
 // After apply the driver asks the server's DNS port what it now serves for
 // every changed name and type and reports any difference as a problem
@@ -282,7 +284,7 @@ func zoneName(z *pdns.Zone) string {
 // it: the variable or vault path, never the value.
 func keySource(err error, c model.Credential) string {
 	var ae *APIError
-	if !errors.As(err, &ae) || ae.Class != ClassAuth {
+	if !errors.As(err, &ae) || ae.Class != backends.ClassAuth {
 		return ""
 	}
 	switch {

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/site-tools/site/backends"
 	"github.com/site-tools/site/backends/powerdns/pdnstest"
 	"github.com/site-tools/site/compiler/model"
 	"github.com/site-tools/site/compiler/plan"
@@ -176,11 +177,11 @@ func TestIncident2_FailedObservationPlansNoDeletes(t *testing.T) {
 		name   string
 		status int
 		body   string
-		class  Class
+		class  backends.Class
 		gets   int
 	}{
-		{"server error is retried then given up", 503, `{"error":"Service Unavailable"}`, ClassTransient, 3},
-		{"refused key is not retried", 401, `Unauthorized`, ClassAuth, 1},
+		{"server error is retried then given up", 503, `{"error":"Service Unavailable"}`, backends.ClassTransient, 3},
+		{"refused key is not retried", 401, `Unauthorized`, backends.ClassAuth, 1},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -195,7 +196,7 @@ func TestIncident2_FailedObservationPlansNoDeletes(t *testing.T) {
 				t.Fatalf("got %v, want a %s error", err, tc.class)
 			}
 			wants := []string{"observe zone flap.test.", "nothing is planned", "deletes least of all"}
-			if tc.class == ClassAuth {
+			if tc.class == backends.ClassAuth {
 				wants = append(wants, "with the API key from env "+keyEnv)
 			}
 			for _, want := range wants {

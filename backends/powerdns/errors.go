@@ -7,36 +7,19 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"math/rand/v2"
 	"net/http"
 	"strings"
 	"sync/atomic"
-	"time"
 
 	pdns "github.com/joeig/go-powerdns/v3"
 
+	"github.com/site-tools/site/backends"
 	"github.com/site-tools/site/backends/endpoint"
-)
-
-// Class sorts API errors by what the caller should do about them.
-type Class string
-
-// Error classes. Only ClassTransient is retried.
-const (
-	// ClassConflict: the zone's data refuses the change (a CNAME beside
-	// other data, a zone that appeared or vanished since it was observed).
-	ClassConflict Class = "conflict"
-	// ClassInvalid: the request itself is wrong (bad content, body too big).
-	ClassInvalid Class = "invalid"
-	// ClassAuth: the API key was refused.
-	ClassAuth Class = "auth"
-	// ClassTransient: the server could not be reached or was overloaded.
-	ClassTransient Class = "transient"
 )
 
 // APIError is a classified PowerDNS API failure.
 type APIError struct {
-	Class  Class
+	Class  backends.Class
 	Status int // HTTP status; 0 when no answer came
 	// Messages are every message the server gave: the one "error" of
 	// PowerDNS 4.x, or each entry of the "errors" array PowerDNS 5.1+
@@ -56,19 +39,19 @@ func (e *APIError) Error() string {
 	} else if e.Err != nil {
 		b.WriteString(": " + e.Err.Error())
 	}
-	b.WriteString(": " + e.Class.advice())
+	b.WriteString(": " + advice(e.Class))
 	return b.String()
 }
 
 func (e *APIError) Unwrap() error { return e.Err }
 
-func (c Class) advice() string {
+func advice(c backends.Class) string {
 	switch c {
-	case ClassConflict:
+	case backends.ClassConflict:
 		return "the zone's live data refuses this change; run site diff to re-observe, and check for another writer of these names"
-	case ClassInvalid:
+	case backends.ClassInvalid:
 		return "the server refused the request as invalid; if it names a record, fix that record in the spec, else check the provider's url and server id"
-	case ClassAuth:
+	case backends.ClassAuth:
 		return "the API key was refused; check the credential the zone's provider names and the server's api-key"
 	default:
 		return "the server was unreachable or overloaded; retried, then gave up; re-run when it answers"
@@ -99,21 +82,21 @@ func parseErrorBody(body []byte) []string {
 }
 
 // classify turns a status and the server's messages into a class.
-func classify(status int, msgs []string) Class {
+func classify(status int, msgs []string) backends.Class {
 	switch {
 	case status == 0 || status == http.StatusTooManyRequests || status >= 500:
-		return ClassTransient
+		return backends.ClassTransient
 	case status == http.StatusUnauthorized || status == http.StatusForbidden:
-		return ClassAuth
+		return backends.ClassAuth
 	case status == http.StatusConflict || status == http.StatusNotFound:
-		return ClassConflict
+		return backends.ClassConflict
 	}
 	for _, m := range msgs {
 		if strings.Contains(m, "Conflicts with") {
-			return ClassConflict
+			return backends.ClassConflict
 		}
 	}
-	return ClassInvalid
+	return backends.ClassInvalid
 }
 
 // captureKey carries a *captured through a request's context so the
@@ -168,48 +151,43 @@ func call(ctx context.Context, f func(context.Context) error) error {
 	var re *endpoint.RedirectError
 	if errors.As(err, &re) {
 		// The server answered, and will send the same redirect again.
-		return &APIError{Class: ClassInvalid, Err: err}
+		return &APIError{Class: backends.ClassInvalid, Err: err}
 	}
-	return &APIError{Class: ClassTransient, Err: err}
+	return &APIError{Class: backends.ClassTransient, Err: err}
 }
 
 // retry runs f until it succeeds, fails for a reason other than a
-// transient one, or has been tried Attempts times.
+// transient one, or has been tried Attempts times (backends.Retry).
 func (d *Driver) retry(ctx context.Context, f func(context.Context) error) error {
-	attempts := d.Attempts
-	if attempts <= 0 {
-		attempts = 3
-	}
-	wait := d.Backoff
-	if wait <= 0 {
-		wait = 200 * time.Millisecond
-	}
-	var err error
-	for i := 0; i < attempts; i++ {
-		if i > 0 {
-			jittered := wait/2 + rand.N(wait/2+1)
-			select {
-			case <-ctx.Done():
-				return ctx.Err()
-			case <-time.After(jittered):
-			}
-			wait *= 2
-		}
+	tries := 0
+	r := backends.Retry{Tries: d.Attempts, Backoff: d.Backoff, Classify: classOf}
+	err := r.Do(ctx, func(ctx context.Context) error {
+		tries++
 		// Each try has its own deadline, released as soon as the call
 		// returns: an http.Client Timeout would instead keep every
 		// request (and its body, 2 MB for a big PATCH) alive until the
 		// timer fires, because the client library never closes the empty
 		// body of a 204.
 		actx, cancel := context.WithTimeout(ctx, d.timeout())
-		err = call(actx, f)
-		cancel()
+		defer cancel()
+		err := call(actx, f)
 		if ctx.Err() != nil {
 			return ctx.Err()
 		}
-		var ae *APIError
-		if err == nil || !errors.As(err, &ae) || ae.Class != ClassTransient {
-			return err
-		}
+		return err
+	})
+	if tries > 1 && classOf(err) == backends.ClassTransient {
+		return fmt.Errorf("after %d tries: %w", tries, err)
 	}
-	return fmt.Errorf("after %d tries: %w", attempts, err)
+	return err
+}
+
+// classOf is the class of an *APIError in err's chain, "" for any other
+// error (a cancelled context), which is never retried.
+func classOf(err error) backends.Class {
+	var ae *APIError
+	if errors.As(err, &ae) {
+		return ae.Class
+	}
+	return ""
 }

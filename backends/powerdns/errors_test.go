@@ -9,6 +9,7 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"github.com/site-tools/site/backends"
 	"github.com/site-tools/site/backends/powerdns/pdnstest"
 	"github.com/site-tools/site/compiler/graph"
 	"github.com/site-tools/site/compiler/model"
@@ -32,7 +33,7 @@ func TestIncident2_MultiErrorBodyIsClassified(t *testing.T) {
 		srv.ResetRequests(zone)
 		_, err := d.Apply(context.Background(), sp, run)
 		var ae *APIError
-		if !errors.As(err, &ae) || ae.Class != ClassConflict || ae.Status != 422 {
+		if !errors.As(err, &ae) || ae.Class != backends.ClassConflict || ae.Status != 422 {
 			t.Fatalf("got %v, want a 422 conflict", err)
 		}
 		if want := "RRset v4.race.test. IN CNAME: Conflicts with pre-existing RRset"; len(ae.Messages) != 1 || ae.Messages[0] != want {
@@ -46,25 +47,25 @@ func TestIncident2_MultiErrorBodyIsClassified(t *testing.T) {
 	tests := []struct {
 		name  string
 		body  string
-		class Class
+		class backends.Class
 		msgs  []string
 	}{
 		{
 			name:  "5.1 multi-error with a conflict inside",
 			body:  `{"error": "Multiple errors found in RRset", "errors": ["RRset v4.multi.test. IN CNAME: Conflicts with pre-existing RRset", "Record v6.multi.test./AAAA 'x': Parsing record content (try 'pdnsutil check-zone'): while parsing IPv6 address"]}`,
-			class: ClassConflict,
+			class: backends.ClassConflict,
 			msgs:  []string{"RRset v4.multi.test. IN CNAME: Conflicts with pre-existing RRset", "Record v6.multi.test./AAAA 'x': Parsing record content (try 'pdnsutil check-zone'): while parsing IPv6 address"},
 		},
 		{
 			name:  "5.1 multi-error, all invalid",
 			body:  `{"error": "Multiple errors found in RRset", "errors": ["Record a.multi.test./A 'x': Parsing record content", "Record b.multi.test./A 'y': Parsing record content"]}`,
-			class: ClassInvalid,
+			class: backends.ClassInvalid,
 			msgs:  []string{"Record a.multi.test./A 'x': Parsing record content", "Record b.multi.test./A 'y': Parsing record content"},
 		},
 		{
 			name:  "single error, conflict",
 			body:  `{"error": "RRset v4.multi.test. IN CNAME: Conflicts with pre-existing RRset"}`,
-			class: ClassConflict,
+			class: backends.ClassConflict,
 			msgs:  []string{"RRset v4.multi.test. IN CNAME: Conflicts with pre-existing RRset"},
 		},
 	}
@@ -118,19 +119,19 @@ func TestClassify(t *testing.T) {
 	tests := []struct {
 		status int
 		msgs   []string
-		want   Class
+		want   backends.Class
 	}{
-		{0, nil, ClassTransient},
-		{500, []string{"Internal Server Error"}, ClassTransient},
-		{503, nil, ClassTransient},
-		{429, nil, ClassTransient},
-		{401, []string{"Unauthorized"}, ClassAuth},
-		{403, nil, ClassAuth},
-		{409, []string{"Conflict"}, ClassConflict},
-		{404, []string{"Not Found"}, ClassConflict},
-		{400, []string{"Bad Request"}, ClassInvalid},
-		{422, []string{"Key 'ttl' not an Integer or not present"}, ClassInvalid},
-		{422, []string{"RRset a.example. IN A: Conflicts with pre-existing RRset"}, ClassConflict},
+		{0, nil, backends.ClassTransient},
+		{500, []string{"Internal Server Error"}, backends.ClassTransient},
+		{503, nil, backends.ClassTransient},
+		{429, nil, backends.ClassTransient},
+		{401, []string{"Unauthorized"}, backends.ClassAuth},
+		{403, nil, backends.ClassAuth},
+		{409, []string{"Conflict"}, backends.ClassConflict},
+		{404, []string{"Not Found"}, backends.ClassConflict},
+		{400, []string{"Bad Request"}, backends.ClassInvalid},
+		{422, []string{"Key 'ttl' not an Integer or not present"}, backends.ClassInvalid},
+		{422, []string{"RRset a.example. IN A: Conflicts with pre-existing RRset"}, backends.ClassConflict},
 	}
 	for _, tc := range tests {
 		t.Run(http.StatusText(tc.status)+" "+strings.Join(tc.msgs, ","), func(t *testing.T) {

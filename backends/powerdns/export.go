@@ -38,24 +38,24 @@ func (d *Driver) Export(ctx context.Context, zone *model.Zone, run *backends.Run
 		return nil, fmt.Errorf("read zone %s at %s: %w", zone.Name, c.base, err)
 	}
 	s := &backends.ZoneSnapshot{}
-	for _, l := range live.rrsets {
+	for _, l := range live.Sets {
 		switch {
-		case !l.hasData():
+		case !l.HasData():
 			continue // a comment without records serves nothing
-		case !record.IsType(l.typ):
-			s.Skipped = append(s.Skipped, fmt.Sprintf("%s %s: type %s is not in the tenant language; left as it is, site will not touch it", l.name, l.typ, l.typ))
-		case l.disabled:
-			s.Skipped = append(s.Skipped, fmt.Sprintf("%s %s: has disabled records; left as it is, declare it by hand to manage it", l.name, l.typ))
-		case l.typ == "NS" && l.name == zone.Name && l.owner != zone.Tenant:
+		case !record.IsType(l.Type):
+			s.Skipped = append(s.Skipped, fmt.Sprintf("%s %s: type %s is not in the tenant language; left as it is, site will not touch it", l.Name, l.Type, l.Type))
+		case l.Irregular:
+			s.Skipped = append(s.Skipped, fmt.Sprintf("%s %s: has disabled records; left as it is, declare it by hand to manage it", l.Name, l.Type))
+		case l.Type == "NS" && l.Name == zone.Name && l.Owner != zone.Tenant:
 			// The apex NS came with the zone and site never touches it
 			// unless a spec names it; leaving it out also spares the
 			// common apex whose NS TTL differs from its other records,
 			// which the language (one TTL per name) could not say.
-			s.Skipped = append(s.Skipped, fmt.Sprintf("%s NS: the apex NS belongs to the zone's setup; left as it is, declare it to manage it", l.name))
-		case l.owner != "" && l.owner != zone.Tenant:
-			s.Skipped = append(s.Skipped, fmt.Sprintf("%s %s: owned by site tenant %s; left to that tenant", l.name, l.typ, l.owner))
+			s.Skipped = append(s.Skipped, fmt.Sprintf("%s NS: the apex NS belongs to the zone's setup; left as it is, declare it to manage it", l.Name))
+		case l.Owner != "" && l.Owner != zone.Tenant:
+			s.Skipped = append(s.Skipped, fmt.Sprintf("%s %s: owned by site tenant %s; left to that tenant", l.Name, l.Type, l.Owner))
 		default:
-			s.RRsets = append(s.RRsets, &model.RRset{Name: l.name, Type: l.typ, TTL: l.ttl, Values: append([]string(nil), l.values...),
+			s.RRsets = append(s.RRsets, &model.RRset{Name: l.Name, Type: l.Type, TTL: l.TTL, Values: append([]string(nil), l.Values...),
 				Writer: model.Writer{Kind: model.WriterZoneRecords, Tenant: zone.Tenant}})
 		}
 	}

@@ -12,66 +12,38 @@ import (
 	"github.com/miekg/dns"
 
 	"github.com/site-tools/site/backends"
+	"github.com/site-tools/site/backends/dnsplan"
 )
 
-// rrKey names one rrset.
+// rrKey names one rrset, in what verify serves and what write deletes.
 type rrKey struct{ name, typ string }
-
-// liveRRset is one rrset as the server showed it.
-type liveRRset struct {
-	rrKey
-	ttl uint32
-	// values are the contents exactly as the server returned them,
-	// sorted; a disabled record carries a "disabled:" prefix so that it
-	// never equals a wanted (served) value, not even after norm (a
-	// suffix would read as a zone-file comment and vanish).
-	values   []string
-	disabled bool
-	comments []pdns.Comment
-	// owner is the tenant named by a site marker, "" when unmarked.
-	owner string
-	// wanted is set by diff when the spec wants this name and type.
-	wanted bool
-	// giveWay is set by diff when the rrset is deleted to make room for
-	// a wanted CNAME (or for other data beside a CNAME).
-	giveWay bool
-}
-
-// atName returns every observed rrset at name. The index is built on
-// first use: a converged zone never needs it.
-func (o *observation) atName(name string) []*liveRRset {
-	if o.byName == nil {
-		o.byName = make(map[string][]*liveRRset, len(o.rrsets))
-		for _, l := range o.rrsets {
-			o.byName[l.name] = append(o.byName[l.name], l)
-		}
-	}
-	return o.byName[name]
-}
-
-// hasData reports whether the rrset holds records; PowerDNS lists an
-// rrset that only has comments with no records.
-func (l *liveRRset) hasData() bool { return len(l.values) > 0 }
 
 // observation is everything one GET of a zone showed.
 type observation struct {
 	absent bool
-	rrsets map[rrKey]*liveRRset
-	byName map[string][]*liveRRset // built on first use, see atName
+	// rrsets is the planner's view of the zone: each RRset's Provider is
+	// the *pdns.RRset it came from, for its comments. Irregular means a
+	// disabled record, whose value carries a "disabled:" prefix so that
+	// it never equals a wanted (served) value, not even after norm (a
+	// suffix would read as a zone-file comment and vanish).
+	*dnsplan.Observed
 	// sum accumulates the digests of every rrset, the SOA included.
 	sum [4]uint64
 }
 
+// comments returns the comments the server listed with l.
+func comments(l *dnsplan.RRset) []pdns.Comment { return l.Provider.(*pdns.RRset).Comments }
+
 // observe indexes a zone; nil means the zone does not exist.
 func observe(z *pdns.Zone) *observation {
 	if z == nil {
-		return &observation{absent: true, rrsets: map[rrKey]*liveRRset{}}
+		return &observation{absent: true, Observed: dnsplan.NewObserved(0)}
 	}
-	o := &observation{rrsets: make(map[rrKey]*liveRRset, len(z.RRsets))}
+	o := &observation{Observed: dnsplan.NewObserved(len(z.RRsets))}
 	// One slab for the rrsets and one for their values instead of a few
 	// small allocations per rrset: a 10,000-rrset zone is otherwise tens
 	// of thousands of objects for the collector to track.
-	slab := make([]liveRRset, len(z.RRsets))
+	slab := make([]dnsplan.RRset, len(z.RRsets))
 	records := 0
 	for i := range z.RRsets {
 		records += len(z.RRsets[i].Records)
@@ -81,59 +53,41 @@ func observe(z *pdns.Zone) *observation {
 	for i := range z.RRsets {
 		rs := &z.RRsets[i]
 		l := &slab[i]
-		l.rrKey = rrKey{strings.ToLower(pdns.StringValue(rs.Name)), strings.ToUpper(string(derefType(rs.Type)))}
-		l.ttl, l.comments = pdns.Uint32Value(rs.TTL), rs.Comments
+		l.Name, l.Type = strings.ToLower(pdns.StringValue(rs.Name)), strings.ToUpper(string(derefType(rs.Type)))
+		l.TTL, l.Provider = pdns.Uint32Value(rs.TTL), rs
 		n := len(rs.Records)
 		if n > 0 { // an rrset with comments only has nil values, not empty ones
-			l.values, vals = vals[:n:n], vals[n:]
+			l.Values, vals = vals[:n:n], vals[n:]
 		}
 		for j, r := range rs.Records {
 			v := pdns.StringValue(r.Content)
 			if pdns.BoolValue(r.Disabled) {
 				v = "disabled:" + v
-				l.disabled = true
+				l.Irregular = true
 			}
-			l.values[j] = v
+			l.Values[j] = v
 		}
 		if n > 1 {
-			slices.Sort(l.values)
+			slices.Sort(l.Values)
 		}
 		for _, c := range rs.Comments {
 			if pdns.StringValue(c.Account) == MarkerAccount {
 				if t, ok := backends.DNSMarkerOwner(pdns.StringValue(c.Content)); ok {
-					l.owner = claim(l.owner, t)
+					l.Owner = dnsplan.Claim(l.Owner, t)
 				}
 			}
 		}
 		var d [sha256.Size]byte
-		d, scratch = l.digest(scratch)
+		d, scratch = digest(l, scratch)
 		for i := range o.sum {
 			o.sum[i] += binary.BigEndian.Uint64(d[i*8:])
 		}
-		if l.typ == "SOA" {
+		if l.Type == "SOA" {
 			continue
 		}
-		o.rrsets[l.rrKey] = l
+		o.Sets[l.NameType] = l
 	}
 	return o
-}
-
-// claim adds tenant t to the owner read so far. Two tenants' markers on
-// one rrset (site keeps only one; a hand can add another) make it
-// nobody's for certain: the owner becomes both names, sorted, which no
-// tenant is, so neither deletes it and either takes it only behind
-// GATE-DNS-OVERWRITE, whatever order the server lists comments in.
-func claim(owner, t string) string {
-	if owner == "" || owner == t {
-		return t
-	}
-	names := strings.Split(owner, " and ")
-	if slices.Contains(names, t) {
-		return owner
-	}
-	names = append(names, t)
-	slices.Sort(names)
-	return strings.Join(names, " and ")
 }
 
 func derefType(t *pdns.RRType) pdns.RRType {
@@ -147,30 +101,30 @@ func derefType(t *pdns.RRType) pdns.RRType {
 // and nothing that changes on its own (comment modification times).
 // scratch is reused across rrsets and the sum stays on the stack, so
 // hashing allocates nothing.
-func (l *liveRRset) digest(scratch []byte) ([sha256.Size]byte, []byte) {
+func digest(l *dnsplan.RRset, scratch []byte) ([sha256.Size]byte, []byte) {
 	b := scratch[:0]
 	put := func(tag byte, s string) {
 		b = append(b, tag)
 		b = append(b, s...)
 	}
-	put(0, l.name)
-	put(1, l.typ)
-	b = strconv.AppendUint(append(b, 2), uint64(l.ttl), 10)
-	for _, v := range l.values {
+	put(0, l.Name)
+	put(1, l.Type)
+	b = strconv.AppendUint(append(b, 2), uint64(l.TTL), 10)
+	for _, v := range l.Values {
 		put(3, v)
 	}
-	switch len(l.comments) {
+	switch cs := comments(l); len(cs) {
 	case 0:
 	case 1:
-		put(4, pdns.StringValue(l.comments[0].Account))
-		put(5, pdns.StringValue(l.comments[0].Content))
+		put(4, pdns.StringValue(cs[0].Account))
+		put(5, pdns.StringValue(cs[0].Content))
 	default:
-		cs := make([]string, 0, len(l.comments))
-		for _, c := range l.comments {
-			cs = append(cs, pdns.StringValue(c.Account)+"\x00"+pdns.StringValue(c.Content))
-		}
-		slices.Sort(cs)
+		texts := make([]string, 0, len(cs))
 		for _, c := range cs {
+			texts = append(texts, pdns.StringValue(c.Account)+"\x00"+pdns.StringValue(c.Content))
+		}
+		slices.Sort(texts)
+		for _, c := range texts {
 			put(6, c)
 		}
 	}

@@ -4,6 +4,8 @@ import (
 	"testing"
 
 	pdns "github.com/joeig/go-powerdns/v3"
+
+	"github.com/site-tools/site/backends/dnsplan"
 )
 
 func TestSameValues(t *testing.T) {
@@ -50,7 +52,7 @@ func TestObserveReadsOwner(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			z := &pdns.Zone{RRsets: []pdns.RRset{{Name: pdns.String("a.example."), Type: pdns.RRTypePtr("A"), TTL: pdns.Uint32(1),
 				Records: []pdns.Record{{Content: pdns.String("192.0.2.1")}}, Comments: tc.comments}}}
-			got := observe(z).rrsets[rrKey{"a.example.", "A"}].owner
+			got := observe(z).Sets[dnsplan.NameType{Name: "a.example.", Type: "A"}].Owner
 			if got != tc.owner {
 				t.Errorf("got %q, want %q", got, tc.owner)
 			}

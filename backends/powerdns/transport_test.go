@@ -12,6 +12,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/site-tools/site/backends"
 	"github.com/site-tools/site/backends/endpoint"
 	"github.com/site-tools/site/backends/powerdns/pdnstest"
 	"github.com/site-tools/site/compiler/model"
@@ -66,8 +67,8 @@ func TestRedirectKeepsKeyAndBody(t *testing.T) {
 				t.Errorf("got %v, want the redirect refused", err)
 			}
 			var ae *APIError
-			if errors.As(err, &ae) && ae.Class != ClassInvalid {
-				t.Errorf("got class %s, want %s: a refused redirect is not worth a retry", ae.Class, ClassInvalid)
+			if errors.As(err, &ae) && ae.Class != backends.ClassInvalid {
+				t.Errorf("got class %s, want %s: a refused redirect is not worth a retry", ae.Class, backends.ClassInvalid)
 			}
 			mu.Lock()
 			defer mu.Unlock()

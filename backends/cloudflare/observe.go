@@ -1,0 +1,133 @@
+package cloudflare
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"slices"
+	"sort"
+	"strings"
+
+	cf "github.com/cloudflare/cloudflare-go"
+
+	"github.com/site-tools/site/backends/dnsplan"
+	"github.com/site-tools/site/compiler/dnsname"
+	"github.com/site-tools/site/compiler/model"
+)
+
+// observation is one complete read of a zone.
+type observation struct {
+	zoneID  string
+	records []record
+	// unmanaged lists "name TYPE" of records of types site does not
+	// manage; they are never touched, and export names them.
+	unmanaged []string
+}
+
+// fingerprint hashes what was observed, so a saved plan can be checked
+// for staleness.
+func (o *observation) fingerprint() string {
+	lines := make([]string, 0, len(o.records))
+	for _, r := range o.records {
+		lines = append(lines, fmt.Sprintf("%s %s %s %s %d %t %s", r.id, r.name, r.typ, r.value, r.ttl, r.proxied, r.comment))
+	}
+	sort.Strings(lines)
+	h := sha256.Sum256([]byte(o.zoneID + "\n" + strings.Join(lines, "\n")))
+	return hex.EncodeToString(h[:])
+}
+
+// rrsets groups the records into the planner's RRsets. Cloudflare marks
+// each record, so an RRset's owner is the Claim of its records' markers,
+// Partial when some records carry none. Proxied records, or records of
+// one RRset with different TTLs, are Irregular: site never writes them
+// so, and they never equal a wanted RRset. Each RRset's Provider is its
+// []record.
+func (o *observation) rrsets() *dnsplan.Observed {
+	byKey := map[dnsplan.NameType][]record{}
+	for _, r := range o.records {
+		k := dnsplan.NameType{Name: r.name, Type: r.typ}
+		byKey[k] = append(byKey[k], r)
+	}
+	obs := dnsplan.NewObserved(len(byKey))
+	for k, recs := range byKey {
+		l := &dnsplan.RRset{NameType: k, TTL: recs[0].ttl, Provider: recs}
+		unmarked := false
+		for _, r := range recs {
+			l.Values = append(l.Values, r.value)
+			if r.owner == "" {
+				unmarked = true
+			} else {
+				l.Owner = dnsplan.Claim(l.Owner, r.owner)
+			}
+			l.Irregular = l.Irregular || r.proxied || r.ttl != l.TTL
+		}
+		l.Partial = unmarked && l.Owner != ""
+		slices.Sort(l.Values)
+		obs.Sets[k] = l
+	}
+	return obs
+}
+
+// records returns the Cloudflare records an RRset was grouped from.
+func records(l *dnsplan.RRset) []record { return l.Provider.([]record) }
+
+// observe reads the zone id and every record, page by page. Any failure
+// returns an error: a partial observation must plan nothing.
+func (d *Driver) observe(ctx context.Context, api *cf.API, z *model.Zone) (*observation, error) {
+	name := strings.TrimSuffix(z.Name, ".")
+	zones, err := api.ListZonesContext(ctx, cf.WithZoneFilters(name, "", ""))
+	if err != nil {
+		return nil, describe(fmt.Sprintf("looking up Cloudflare zone %s", name), err)
+	}
+	var ids []string
+	for _, zz := range zones.Result {
+		// Compared in A-labels: the zone of an internationalised name
+		// may come back in Unicode (the client sends the filter so).
+		if c, err := dnsname.Canonical(strings.TrimSuffix(zz.Name, ".")+".", ""); err == nil && c == z.Name {
+			ids = append(ids, zz.ID)
+		}
+	}
+	switch len(ids) {
+	case 0:
+		return nil, fmt.Errorf("Cloudflare has no zone %s that this token can see: add the zone in Cloudflare (site does not create zones) or give the token Zone:Read and DNS:Edit on it", name)
+	case 1:
+	default:
+		return nil, fmt.Errorf("Cloudflare returned %d zones named %s for this token: restrict the token to one account", len(ids), name)
+	}
+	obs := &observation{zoneID: ids[0]}
+	rc := cf.ZoneIdentifier(obs.zoneID)
+	// announced is the most records any page said the zone holds; a
+	// listing that ends with fewer (an empty or info-less page before
+	// the last) saw only part of the zone, and a record it missed could
+	// be foreign data a create would then be written beside, ungated.
+	announced, seen, page := 0, 0, 1
+	for ; ; page++ {
+		recs, info, err := api.ListDNSRecords(ctx, rc, cf.ListDNSRecordsParams{ResultInfo: cf.ResultInfo{Page: page, PerPage: d.perPage()}})
+		if err != nil {
+			return nil, describe(fmt.Sprintf("listing records of Cloudflare zone %s (page %d)", name, page), err)
+		}
+		seen += len(recs)
+		if info != nil {
+			announced = max(announced, info.Total)
+		}
+		for _, r := range recs {
+			rec, ok, err := fromCloudflare(r)
+			if err != nil {
+				return nil, fmt.Errorf("zone %s: %w: fix or remove the record in Cloudflare", name, err)
+			}
+			if ok {
+				obs.records = append(obs.records, rec)
+			} else {
+				obs.unmanaged = append(obs.unmanaged, fqdn(r.Name)+" "+r.Type)
+			}
+		}
+		if info == nil || page >= info.TotalPages || len(recs) == 0 {
+			break
+		}
+	}
+	if seen < announced {
+		return nil, fmt.Errorf("listing records of Cloudflare zone %s stopped at page %d with %d of the %d records the API announced, so the zone was not fully observed: re-run (it may have changed while it was read)", name, page, seen, announced)
+	}
+	return obs, nil
+}

@@ -1,0 +1,69 @@
+package cloudflare
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"sort"
+)
+
+// BatchError is a failed batch request.
+type BatchError struct {
+	Zone    string
+	Index   int // 1-based
+	Of      int
+	Applied int // operations applied by earlier batches
+	Err     error
+}
+
+func (e *BatchError) Error() string {
+	return fmt.Sprintf("zone %s: batch %d of %d failed and changed nothing (Cloudflare applies a batch in one transaction); %d operations in earlier batches were applied: %v",
+		e.Zone, e.Index, e.Of, e.Applied, e.Err)
+}
+
+func (e *BatchError) Unwrap() error { return e.Err }
+
+// send posts ops in chunks, in the order deletes, patches, puts, posts.
+func (d *Driver) send(ctx context.Context, det *detail, zone string, ops []op) ([]string, error) {
+	if len(ops) == 0 {
+		return nil, nil
+	}
+	ops = append([]op(nil), ops...)
+	sort.SliceStable(ops, func(i, j int) bool { return ops[i].kind < ops[j].kind })
+	size := det.chunk
+	n := (len(ops) + size - 1) / size
+	done := 0
+	for i := 0; i < n; i++ {
+		part := ops[i*size : min((i+1)*size, len(ops))]
+		req := batchBody{Deletes: []idOnly{}, Patches: []body{}, Puts: []body{}, Posts: []body{}}
+		for _, o := range part {
+			switch o.kind {
+			case opDelete:
+				req.Deletes = append(req.Deletes, idOnly{ID: o.id})
+			case opPatch:
+				req.Patches = append(req.Patches, o.body)
+			case opPut:
+				req.Puts = append(req.Puts, o.body)
+			case opPost:
+				req.Posts = append(req.Posts, o.body)
+			}
+		}
+		if _, err := det.api.Raw(ctx, http.MethodPost, "/zones/"+det.zoneID+"/dns_records/batch", req, nil); err != nil {
+			return []string{fmt.Sprintf("sent %d operations in %d of %d batches", done, i, n)},
+				&BatchError{Zone: zone, Index: i + 1, Of: n, Applied: done, Err: describe("batch", err)}
+		}
+		done += len(part)
+	}
+	return []string{fmt.Sprintf("sent %d operations in %d batch request(s)", done, n)}, nil
+}
+
+type idOnly struct {
+	ID string `json:"id"`
+}
+
+type batchBody struct {
+	Deletes []idOnly `json:"deletes"`
+	Patches []body   `json:"patches"`
+	Puts    []body   `json:"puts"`
+	Posts   []body   `json:"posts"`
+}

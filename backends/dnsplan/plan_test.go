@@ -1,0 +1,235 @@
+package dnsplan_test
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/site-tools/site/backends"
+	"github.com/site-tools/site/backends/cloudflare"
+	"github.com/site-tools/site/backends/dnsplan"
+	"github.com/site-tools/site/backends/powerdns"
+	"github.com/site-tools/site/compiler/graph"
+	"github.com/site-tools/site/compiler/model"
+	"github.com/site-tools/site/compiler/plan"
+)
+
+const zone = "example.test."
+
+// live is one observed RRset of a case, in the planner's neutral terms.
+type live struct {
+	name, typ string
+	ttl       uint32
+	values    []string
+	owner     string
+	partial   bool
+	irregular bool
+}
+
+func want(name, typ string, ttl uint32, values ...string) *model.RRset {
+	return &model.RRset{Name: name, Type: typ, TTL: ttl, Values: values}
+}
+
+// providers are the hooks every case runs with. Before only describes
+// and reads each provider's own records, which a neutral case has not.
+var providers = []struct {
+	name  string
+	hooks func() dnsplan.Hooks
+}{
+	{"powerdns", powerdns.PlanHooks},
+	{"cloudflare", cloudflare.PlanHooks},
+}
+
+// TestPlan runs one table of cases through the planner with each
+// provider's hooks. A case's changes are "action name/type impact
+// gates"; where a provider's own rule decides differently, byProvider
+// holds its expectation.
+func TestPlan(t *testing.T) {
+	const a, b = "a.example.test.", "b.example.test."
+	ours, other := "office1", "lab"
+	tests := []struct {
+		name       string
+		live       []live
+		want       []*model.RRset
+		min, pct   int // delete-many thresholds; 0 keeps the defaults
+		changes    []string
+		byProvider map[string][]string
+	}{
+		{name: "converged",
+			live: []live{{name: a, typ: "A", ttl: 300, values: []string{"192.0.2.1"}, owner: ours}},
+			want: []*model.RRset{want(a, "A", 300, "192.0.2.1")}},
+		{name: "create",
+			want:    []*model.RRset{want(a, "A", 300, "192.0.2.1")},
+			changes: []string{"create a.example.test./A live"}},
+		{name: "our data changed is a live update",
+			live:    []live{{name: a, typ: "A", ttl: 300, values: []string{"192.0.2.9"}, owner: ours}},
+			want:    []*model.RRset{want(a, "A", 300, "192.0.2.1")},
+			changes: []string{"update a.example.test./A live"}},
+		{name: "our TTL changed is a live update",
+			live:    []live{{name: a, typ: "A", ttl: 60, values: []string{"192.0.2.1"}, owner: ours}},
+			want:    []*model.RRset{want(a, "A", 300, "192.0.2.1")},
+			changes: []string{"update a.example.test./A live"}},
+		{name: "our irregular data (disabled, proxied) is rewritten",
+			live:    []live{{name: a, typ: "A", ttl: 300, values: []string{"192.0.2.1"}, owner: ours, irregular: true}},
+			want:    []*model.RRset{want(a, "A", 300, "192.0.2.1")},
+			changes: []string{"update a.example.test./A live"}},
+		{name: "foreign identical is adopted",
+			live:    []live{{name: a, typ: "A", ttl: 300, values: []string{"192.0.2.1"}}},
+			want:    []*model.RRset{want(a, "A", 300, "192.0.2.1")},
+			changes: []string{"adopt a.example.test./A none"}},
+		{name: "identical, partly ours and partly unmarked, is adopted",
+			live:    []live{{name: a, typ: "A", ttl: 300, values: []string{"192.0.2.1", "192.0.2.2"}, owner: ours, partial: true}},
+			want:    []*model.RRset{want(a, "A", 300, "192.0.2.1", "192.0.2.2")},
+			changes: []string{"adopt a.example.test./A none"}},
+		{name: "another tenant's identical data is a gated takeover",
+			live:    []live{{name: a, typ: "A", ttl: 300, values: []string{"192.0.2.1"}, owner: other}},
+			want:    []*model.RRset{want(a, "A", 300, "192.0.2.1")},
+			changes: []string{"adopt a.example.test./A overwrite GATE-DNS-OVERWRITE"}},
+		{name: "foreign different needs GATE-DNS-OVERWRITE",
+			live:    []live{{name: a, typ: "A", ttl: 300, values: []string{"192.0.2.9"}}},
+			want:    []*model.RRset{want(a, "A", 300, "192.0.2.1")},
+			changes: []string{"update a.example.test./A overwrite GATE-DNS-OVERWRITE"}},
+		{name: "foreign irregular data is never identical",
+			live:    []live{{name: a, typ: "A", ttl: 300, values: []string{"192.0.2.1"}, irregular: true}},
+			want:    []*model.RRset{want(a, "A", 300, "192.0.2.1")},
+			changes: []string{"update a.example.test./A overwrite GATE-DNS-OVERWRITE"}},
+		{name: "CNAME over foreign A: both gated",
+			live: []live{{name: a, typ: "A", ttl: 300, values: []string{"192.0.2.1"}}},
+			want: []*model.RRset{want(a, "CNAME", 300, "b.example.test.")},
+			changes: []string{"create a.example.test./CNAME overwrite GATE-DNS-OVERWRITE",
+				"delete a.example.test./A overwrite GATE-DNS-OVERWRITE"}},
+		{name: "A over another tenant's CNAME: both gated",
+			live: []live{{name: a, typ: "CNAME", ttl: 300, values: []string{"b.example.test."}, owner: other}},
+			want: []*model.RRset{want(a, "A", 300, "192.0.2.1")},
+			changes: []string{"create a.example.test./A overwrite GATE-DNS-OVERWRITE",
+				"delete a.example.test./CNAME overwrite GATE-DNS-OVERWRITE"}},
+		{name: "CNAME over our own A needs no gate",
+			live: []live{{name: a, typ: "A", ttl: 300, values: []string{"192.0.2.1"}, owner: ours}},
+			want: []*model.RRset{want(a, "CNAME", 300, "b.example.test.")},
+			changes: []string{"create a.example.test./CNAME live",
+				"delete a.example.test./A live"}},
+		{name: "CNAME beside a foreign TXT: the provider's conflict rule",
+			live: []live{{name: a, typ: "TXT", ttl: 300, values: []string{`"x"`}}},
+			want: []*model.RRset{want(a, "CNAME", 300, "b.example.test.")},
+			changes: []string{"create a.example.test./CNAME overwrite GATE-DNS-OVERWRITE",
+				"delete a.example.test./TXT overwrite GATE-DNS-OVERWRITE"},
+			// Cloudflare refuses a CNAME only beside A, AAAA and CNAME.
+			byProvider: map[string][]string{"cloudflare": {"create a.example.test./CNAME live"}}},
+		{name: "same data in another spelling: the provider's comparison",
+			live:    []live{{name: a, typ: "AAAA", ttl: 300, values: []string{"2001:0db8::1"}, owner: ours}},
+			want:    []*model.RRset{want(a, "AAAA", 300, "2001:db8::1")},
+			changes: nil,
+			// Cloudflare's values are canonical when observed; it compares texts.
+			byProvider: map[string][]string{"cloudflare": {"update a.example.test./AAAA live"}}},
+		{name: "delete only ours",
+			live: []live{
+				{name: a, typ: "A", ttl: 300, values: []string{"192.0.2.1"}, owner: ours},
+				{name: b, typ: "A", ttl: 300, values: []string{"192.0.2.2"}},
+				{name: "c.example.test.", typ: "A", ttl: 300, values: []string{"192.0.2.3"}, owner: other},
+				{name: "d.example.test.", typ: "A", ttl: 300, values: []string{"192.0.2.4"}, owner: "office10"},
+			},
+			changes: []string{"delete a.example.test./A live"}},
+		{name: "delete-many below the threshold is not gated",
+			live: owned(ours, 4), want: owned(ours, 4)[1:].wanted(), min: 3, pct: 30,
+			changes: []string{"delete h0.example.test./A live"}},
+		{name: "delete-many above the threshold is gated",
+			live: owned(ours, 4), want: owned(ours, 4)[2:].wanted(), min: 3, pct: 30,
+			changes: []string{"delete h0.example.test./A live GATE-DNS-DELETE-MANY",
+				"delete h1.example.test./A live GATE-DNS-DELETE-MANY"}},
+		{name: "delete-many at exactly the minimum of ours is gated",
+			live: owned(ours, 3), want: owned(ours, 3)[2:].wanted(), min: 3, pct: 30,
+			changes: []string{"delete h0.example.test./A live GATE-DNS-DELETE-MANY",
+				"delete h1.example.test./A live GATE-DNS-DELETE-MANY"}},
+		{name: "delete-many needs the minimum of ours in the zone",
+			live: owned(ours, 2), min: 3, pct: 30,
+			changes: []string{"delete h0.example.test./A live", "delete h1.example.test./A live"}},
+		{name: "apex NS untouched",
+			live: []live{{name: zone, typ: "NS", ttl: 3600, values: []string{"ns1.example.test."}, owner: ours}}},
+		{name: "apex NS untouched by a wanted apex CNAME",
+			live:    []live{{name: zone, typ: "NS", ttl: 3600, values: []string{"ns1.example.test."}}},
+			want:    []*model.RRset{want(zone, "CNAME", 300, "b.example.test.")},
+			changes: []string{"create example.test./CNAME live"}},
+		{name: "two markers: identical data is a gated takeover",
+			live:    []live{{name: a, typ: "A", ttl: 300, values: []string{"192.0.2.1"}, owner: dnsplan.Claim(other, ours)}},
+			want:    []*model.RRset{want(a, "A", 300, "192.0.2.1")},
+			changes: []string{"adopt a.example.test./A overwrite GATE-DNS-OVERWRITE"}},
+		{name: "two markers: not wanted",
+			live: []live{{name: a, typ: "A", ttl: 300, values: []string{"192.0.2.1", "192.0.2.2"}, owner: dnsplan.Claim(ours, other)}},
+			// Two markers on one PowerDNS rrset are an unclear claim:
+			// nobody deletes it. Cloudflare marks each record, so ours
+			// go and the other tenant's stay.
+			byProvider: map[string][]string{"cloudflare": {"delete a.example.test./A live"}}},
+	}
+	for _, tt := range tests {
+		for _, p := range providers {
+			t.Run(tt.name+"/"+p.name, func(t *testing.T) {
+				run := backends.NewRun()
+				if tt.min > 0 {
+					run.DeleteManyMin, run.DeleteManyPercent = tt.min, tt.pct
+				}
+				h := p.hooks()
+				h.Before = nil
+				step := graph.ZoneStep(&model.Zone{Tenant: ours, Name: zone, RRsets: tt.want})
+				res := dnsplan.Plan(step, observed(tt.live), run, h)
+				wantChanges := tt.changes
+				if c, ok := tt.byProvider[p.name]; ok {
+					wantChanges = c
+				}
+				if got := summary(res); !slices.Equal(got, wantChanges) {
+					t.Errorf("got changes\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(wantChanges, "\n"))
+				}
+				if len(res.Ops) != len(res.Changes) {
+					t.Errorf("got %d ops for %d changes: every op must be shown, and every change done", len(res.Ops), len(res.Changes))
+				}
+			})
+		}
+	}
+}
+
+type lives []live
+
+// owned is n A RRsets of tenant, h0 to h<n-1>.
+func owned(tenant string, n int) lives {
+	var out lives
+	for i := range n {
+		out = append(out, live{name: fmt.Sprintf("h%d.example.test.", i), typ: "A", ttl: 300, values: []string{"192.0.2.1"}, owner: tenant})
+	}
+	return out
+}
+
+// wanted is the spec that wants exactly ls.
+func (ls lives) wanted() []*model.RRset {
+	var out []*model.RRset
+	for _, l := range ls {
+		out = append(out, want(l.name, l.typ, l.ttl, l.values...))
+	}
+	return out
+}
+
+func observed(ls []live) *dnsplan.Observed {
+	obs := dnsplan.NewObserved(len(ls))
+	for _, l := range ls {
+		rs := &dnsplan.RRset{NameType: dnsplan.NameType{Name: l.name, Type: l.typ}, TTL: l.ttl, Values: l.values,
+			Owner: l.owner, Partial: l.partial, Irregular: l.irregular}
+		obs.Sets[rs.NameType] = rs
+	}
+	return obs
+}
+
+func summary(res *dnsplan.Result) []string {
+	var out []string
+	for _, c := range res.Changes {
+		key := strings.TrimPrefix(c.Key, "dns/"+zone+"/")
+		out = append(out, strings.TrimSpace(fmt.Sprintf("%s %s %s %s", c.Action, key, c.Impact, joinGates(c))))
+	}
+	return out
+}
+
+func joinGates(c plan.Change) string {
+	var gates []string
+	for _, g := range c.Gates {
+		gates = append(gates, string(g))
+	}
+	return strings.Join(gates, " ")
+}
