@@ -1,76 +1,72 @@
-package backends
+package engine
 
-import (
-	"fmt"
-	"io"
-	"strings"
+import "github.com/site-tools/site/compiler/plan"
+
+// Status is what Apply did with one step.
+type Status string
+
+// Step statuses in a Report.
+const (
+	StatusApplied   Status = "applied"   // its changes were applied
+	StatusUnchanged Status = "unchanged" // it planned no changes; its backend was not called
+	StatusFailed    Status = "failed"    // its backend's Apply returned an error
+	StatusSkipped   Status = "skipped"   // not tried: a step it depends on failed, or the run was interrupted
+	StatusDeferred  Status = "deferred"  // not observed, and its gate was acknowledged
 )
 
-// WriteText renders the report for a person: one block per step that did
-// something or was held back (unchanged steps are counted, not listed),
-// then one summary line. Colour only when color is true.
-func (r *Report) WriteText(w io.Writer, color bool) error {
-	var b strings.Builder
-	paint := func(code, s string) string {
-		if !color {
-			return s
-		}
-		return code + s + "\x1b[0m"
-	}
-	for _, s := range r.Steps {
-		if s.Status == StatusUnchanged {
-			continue
-		}
-		word := fmt.Sprintf("%-9s", s.Status)
-		fmt.Fprintf(&b, "%s %s", paint(colorFor(s.Status), word), s.Step)
-		switch s.Status {
-		case StatusApplied:
-			fmt.Fprintf(&b, ": %s, %d %s", describeChanges(s.Changes), s.Requests, plural(s.Requests, "request", "requests"))
-		default:
-			if s.Reason != "" {
-				fmt.Fprintf(&b, ": %s", s.Reason)
-			}
-		}
-		b.WriteString("\n")
-		for _, p := range s.Problems {
-			fmt.Fprintf(&b, "          %s %s\n", paint("\x1b[31m", "problem:"), p)
-		}
-		for _, n := range s.Notes {
-			fmt.Fprintf(&b, "          note: %s\n", n)
-		}
-	}
-	b.WriteString(r.summary())
-	b.WriteString("\n")
-	_, err := io.WriteString(w, b.String())
-	return err
+// StepReport is what happened to one step.
+type StepReport struct {
+	Step   string
+	Phase  plan.Phase
+	Tenant string
+	Status Status
+	// Changes counts the planned changes handed to the backend.
+	Changes int
+	// Reason says why a step failed, was skipped or deferred.
+	Reason string
+	// Problems fail the run: post-apply checks from the backend and
+	// changes that re-observing still found.
+	Problems []string
+	Notes    []string
+	// Requests counts the backend's API calls during Apply.
+	Requests int
+	// Residual holds the changes re-observing found after apply; those
+	// of impact next-boot are pending by design and reported as notes.
+	Residual []plan.Change
 }
 
-// counts says how many steps ended how, e.g. "2 applied, 3 unchanged;
-// 4 requests".
-func (r *Report) counts() string {
-	var parts []string
-	for _, st := range []Status{StatusApplied, StatusUnchanged, StatusFailed, StatusSkipped, StatusDeferred} {
-		if n := r.Count(st); n > 0 || st == StatusApplied {
-			parts = append(parts, fmt.Sprintf("%d %s", n, st))
-		}
-	}
-	problems := 0
-	for _, s := range r.Steps {
-		problems += len(s.Problems)
-	}
-	if problems > 0 {
-		parts = append(parts, fmt.Sprintf("%d %s", problems, plural(problems, "problem", "problems")))
-	}
-	n := r.Requests()
-	return fmt.Sprintf("%s; %d %s", strings.Join(parts, ", "), n, plural(n, "request", "requests"))
+// Report is what Apply did, one entry per step in graph order.
+type Report struct {
+	Steps []StepReport
 }
 
-// summary is the report's last line, e.g. "Apply complete: 2 applied,
-// 3 unchanged; 4 requests." or "Apply failed: ...".
-func (r *Report) summary() string {
-	head := "Apply complete"
-	if !r.OK() {
-		head = "Apply failed"
+// OK reports whether every step converged or was deferred on purpose:
+// none failed, none was skipped, and no problem was found.
+func (r *Report) OK() bool {
+	for _, s := range r.Steps {
+		if s.Status == StatusFailed || s.Status == StatusSkipped || len(s.Problems) > 0 {
+			return false
+		}
 	}
-	return head + ": " + r.counts() + "."
+	return true
+}
+
+// Count returns how many steps ended with status st.
+func (r *Report) Count(st Status) int {
+	n := 0
+	for _, s := range r.Steps {
+		if s.Status == st {
+			n++
+		}
+	}
+	return n
+}
+
+// Requests sums the API calls every step's Apply made.
+func (r *Report) Requests() int {
+	n := 0
+	for _, s := range r.Steps {
+		n += s.Requests
+	}
+	return n
 }

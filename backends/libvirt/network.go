@@ -64,7 +64,7 @@ func (n netDriver) plan(ctx context.Context, step *graph.Step, run *backends.Run
 	if nw == nil {
 		return nil, fmt.Errorf("step %s: not a network step", step.ID)
 	}
-	h, err := n.d.observe(run, nw.Host)
+	h, err := n.d.observe(nw.Host)
 	if err != nil {
 		return nil, err
 	}
@@ -356,7 +356,7 @@ func (n netDriver) apply(ctx context.Context, sp *backends.StepPlan, run *backen
 	if err := refuseUnacked(sp.Step.ID, det.ops, run); err != nil {
 		return nil, err
 	}
-	defer n.d.forget(run, det.host)
+	defer n.d.forget(det.host)
 	c, err := n.d.conn(det.host)
 	if err != nil {
 		return nil, err

@@ -1,25 +1,22 @@
-package backends
+package main
 
 import (
 	"fmt"
 	"io"
-	"os"
 	"strings"
-	"sync"
+
+	"github.com/site-tools/site/backends"
+	"github.com/site-tools/site/backends/engine"
+	"github.com/site-tools/site/compiler/plan"
 )
 
-// Progress statuses that only observing uses; applying uses Status.
-const (
-	statusOK      Status = "observed"
-	statusBlocked Status = "blocked"
-)
-
-// progress writes one line per finished step. On a terminal the line
-// updates in place so a long run does not scroll the plan away; lines
-// about trouble (blocked, failed, skipped) stay on screen. Elsewhere
-// (CI logs, pipes) every line is kept, without escape codes.
+// progress is the engine.Hook site shows a walk through: one line per
+// finished step. On a terminal the line updates in place so a long run
+// does not scroll the plan away; lines about trouble (blocked, failed,
+// skipped) stay on screen. Elsewhere (CI logs, pipes) every line is
+// kept, without escape codes. The engine calls it one step at a time,
+// so it needs no lock.
 type progress struct {
-	mu    sync.Mutex
 	w     io.Writer
 	live  bool
 	color bool
@@ -33,35 +30,53 @@ type progress struct {
 // cannot be rewritten with a carriage return.
 const liveWidth = 100
 
-func (e *Engine) progress(total int, verb string) *progress {
-	if e.Progress == nil {
-		return nil
-	}
-	live := isTerminal(e.Progress)
-	return newProgress(e.Progress, total, verb, live, live && os.Getenv("NO_COLOR") == "")
+// newProgress writes to w; live rewrites one line (for a terminal),
+// color paints the status words.
+func newProgress(w io.Writer, live, color bool) *progress {
+	return &progress{w: w, live: live, color: color}
 }
 
-func newProgress(w io.Writer, total int, verb string, live, color bool) *progress {
-	return &progress{w: w, total: total, verb: verb, live: live, color: color}
+// PlanStart, Observed and PlanDone show Engine.Plan's walk.
+func (p *progress) PlanStart(total int) { p.start("observe", total) }
+
+func (p *progress) Observed(id string, sp *backends.StepPlan, b *plan.Blocked) {
+	switch {
+	case sp != nil:
+		p.step(id, statusObserved, describeChanges(len(sp.Changes)))
+	case b.Skipped:
+		p.step(id, engine.StatusSkipped, b.Reason)
+	default:
+		p.step(id, statusBlocked, b.Reason)
+	}
 }
 
-// isTerminal reports whether w is a character device such as a TTY.
-func isTerminal(w io.Writer) bool {
-	f, ok := w.(*os.File)
-	if !ok {
-		return false
-	}
-	fi, err := f.Stat()
-	return err == nil && fi.Mode()&os.ModeCharDevice != 0
+func (p *progress) PlanDone(obs *engine.Observation) {
+	p.done(fmt.Sprintf("observed %d of %d steps, %s", len(obs.Steps), len(obs.Steps)+len(obs.Plan.Blocked), describeChanges(len(obs.Plan.Changes))))
 }
 
-// step reports one finished step. A nil progress is silent.
-func (p *progress) step(id string, st Status, detail string) {
-	if p == nil {
-		return
+// ApplyStart, Applied and ApplyDone show Engine.Apply's walk.
+func (p *progress) ApplyStart(total int) { p.start("apply", total) }
+
+func (p *progress) Applied(r engine.StepReport) {
+	detail := r.Reason
+	if r.Status == engine.StatusApplied || r.Status == engine.StatusUnchanged {
+		detail = describeChanges(r.Changes)
 	}
-	p.mu.Lock()
-	defer p.mu.Unlock()
+	if len(r.Problems) > 0 {
+		detail += fmt.Sprintf(" (%s)", count(len(r.Problems), "problem"))
+	}
+	p.step(r.Step, r.Status, detail)
+}
+
+func (p *progress) ApplyDone(rep *engine.Report) { p.done(reportCounts(rep)) }
+
+// start begins counting a walk of total steps.
+func (p *progress) start(verb string, total int) {
+	p.verb, p.total, p.n, p.open = verb, total, 0, false
+}
+
+// step reports one finished step.
+func (p *progress) step(id string, st engine.Status, detail string) {
 	p.n++
 	word := string(st)
 	if p.color {
@@ -94,11 +109,6 @@ func (p *progress) step(id string, st Status, detail string) {
 
 // done ends the progress with a summary line that stays.
 func (p *progress) done(summary string) {
-	if p == nil {
-		return
-	}
-	p.mu.Lock()
-	defer p.mu.Unlock()
 	if p.open {
 		fmt.Fprint(p.w, "\r\x1b[K")
 		p.open = false
@@ -106,22 +116,10 @@ func (p *progress) done(summary string) {
 	fmt.Fprintf(p.w, "%s: %s\n", p.verb, summary)
 }
 
-func trouble(st Status) bool {
+func trouble(st engine.Status) bool {
 	switch st {
-	case statusBlocked, StatusFailed, StatusSkipped:
+	case statusBlocked, engine.StatusFailed, engine.StatusSkipped:
 		return true
 	}
 	return false
-}
-
-func colorFor(st Status) string {
-	switch st {
-	case statusBlocked, StatusFailed:
-		return "\x1b[31m" // red
-	case StatusSkipped, StatusDeferred:
-		return "\x1b[33m" // yellow
-	case StatusApplied, statusOK:
-		return "\x1b[32m" // green
-	}
-	return "\x1b[2m" // dim
 }

@@ -1,23 +1,87 @@
-package backends
+package plan
+
+// This file holds the comparison apply --plan makes between a saved
+// plan and a fresh one.
 
 import (
 	"encoding/json"
 	"fmt"
 	"sort"
 	"strings"
-
-	"github.com/site-tools/site/compiler/plan"
 )
+
+// StaleReason says why one step makes a saved plan stale. Callers
+// branch on it (apply adds a hint about its flags when changes differ)
+// instead of matching the message.
+type StaleReason int
+
+// Why a step of a saved plan is stale.
+const (
+	// StaleUnobserved: the step is in both scopes but could not be
+	// observed now.
+	StaleUnobserved StaleReason = iota + 1
+	// StaleOutOfScope: the saved plan has the step, this run's scope
+	// does not (another spec, PATH, --only or --target).
+	StaleOutOfScope
+	// StaleLiveChanged: what was observed differs (the fingerprints).
+	StaleLiveChanged
+	// StaleWasUnobserved: the step could not be observed when the plan
+	// was saved, so the plan shows nothing of it.
+	StaleWasUnobserved
+	// StaleNew: this run's scope has a step the saved plan lacks.
+	StaleNew
+	// StaleChangesDiffer: the same observation now plans other changes:
+	// the spec, or a flag that shapes the plan, differs.
+	StaleChangesDiffer
+)
+
+// explain says what r means for step id, for a user.
+func (r StaleReason) explain(id string) string {
+	switch r {
+	case StaleUnobserved:
+		return id + " could not be observed now"
+	case StaleOutOfScope:
+		return id + " is not in this run's scope (another spec, PATH, --only or --target than the saved plan's)"
+	case StaleLiveChanged:
+		return id + " changed on the live system since the plan was saved"
+	case StaleWasUnobserved:
+		return id + " was not observed when the plan was saved"
+	case StaleNew:
+		return id + " is not in the saved plan"
+	case StaleChangesDiffer:
+		return id + " plans other changes now (was the spec edited?)"
+	}
+	return fmt.Sprintf("%s is stale (reason %d)", id, int(r))
+}
+
+// StaleStep is one step that differs between a saved plan and a fresh one.
+type StaleStep struct {
+	Step   string
+	Reason StaleReason
+}
 
 // StalePlanError means a saved plan no longer describes what applying
 // would do: the live systems or the spec changed since it was saved.
 type StalePlanError struct {
-	Steps   []string // the steps that differ, sorted
-	Details []string // one line per step: what differs
+	Steps []StaleStep // sorted by step
 }
 
 func (e *StalePlanError) Error() string {
-	return fmt.Sprintf("the plan is stale: %s; run site diff again", strings.Join(e.Details, "; "))
+	details := make([]string, len(e.Steps))
+	for i, s := range e.Steps {
+		details[i] = s.Reason.explain(s.Step)
+	}
+	return fmt.Sprintf("the plan is stale: %s; run site diff again", strings.Join(details, "; "))
+}
+
+// Has reports whether some step is stale for reason r.
+func (e *StalePlanError) Has(r StaleReason) bool {
+	for _, s := range e.Steps {
+		if s.Reason == r {
+			return true
+		}
+	}
+	return false
 }
 
 // CheckFresh compares a saved plan with a fresh one made from the same
@@ -25,8 +89,8 @@ func (e *StalePlanError) Error() string {
 // one could do anything the saved one did not show: a step's observed
 // fingerprint differs, a step is missing from either, or a step's
 // changes differ (the spec was edited). It returns nil when they agree.
-func CheckFresh(saved, fresh *plan.Plan) error {
-	why := map[string]string{}
+func CheckFresh(saved, fresh *Plan) error {
+	why := map[string]StaleReason{}
 	wasBlocked := map[string]bool{}
 	for _, b := range saved.Blocked {
 		wasBlocked[b.Step] = true
@@ -39,11 +103,11 @@ func CheckFresh(saved, fresh *plan.Plan) error {
 		now, ok := fresh.Fingerprints[id]
 		switch {
 		case !ok && blockedNow[id]:
-			why[id] = id + " could not be observed now"
+			why[id] = StaleUnobserved
 		case !ok:
-			why[id] = id + " is not in this run's scope (another spec, PATH, --only or --target than the saved plan's)"
+			why[id] = StaleOutOfScope
 		case now != fp:
-			why[id] = id + " changed on the live system since the plan was saved"
+			why[id] = StaleLiveChanged
 		}
 	}
 	for id := range fresh.Fingerprints {
@@ -51,36 +115,33 @@ func CheckFresh(saved, fresh *plan.Plan) error {
 			continue
 		}
 		if wasBlocked[id] {
-			why[id] = id + " was not observed when the plan was saved"
+			why[id] = StaleWasUnobserved
 		} else {
-			why[id] = id + " is not in the saved plan"
+			why[id] = StaleNew
 		}
 	}
 	was, now := changesByStep(saved), changesByStep(fresh)
 	for id := range union(was, now) {
 		if _, known := why[id]; !known && was[id] != now[id] {
-			why[id] = id + " plans other changes now (was the spec edited?)"
+			why[id] = StaleChangesDiffer
 		}
 	}
 	if len(why) == 0 {
 		return nil
 	}
 	e := &StalePlanError{}
-	for id := range why {
-		e.Steps = append(e.Steps, id)
+	for id, r := range why {
+		e.Steps = append(e.Steps, StaleStep{Step: id, Reason: r})
 	}
-	sort.Strings(e.Steps)
-	for _, id := range e.Steps {
-		e.Details = append(e.Details, why[id])
-	}
+	sort.Slice(e.Steps, func(i, j int) bool { return e.Steps[i].Step < e.Steps[j].Step })
 	return e
 }
 
 // changesByStep renders each step's changes as canonical JSON, so a plan
 // read back from a file (numbers as float64, lists as []any, structs as
 // maps) compares equal to the one that wrote it.
-func changesByStep(p *plan.Plan) map[string]string {
-	by := map[string][]plan.Change{}
+func changesByStep(p *Plan) map[string]string {
+	by := map[string][]Change{}
 	for _, c := range p.Changes {
 		by[c.Step] = append(by[c.Step], c)
 	}
