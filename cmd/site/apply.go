@@ -92,19 +92,10 @@ func runApply(cmd *cobra.Command, args []string, o applyOptions) error {
 	targets := parseTargets(o.targets)
 	var saved *plan.Plan
 	if o.planFile != "" {
-		if saved, err = readPlan(o.planFile); err != nil {
+		if saved, err = o.readSaved(phases, targets); err != nil {
 			return withCode(exitError, err)
 		}
-		if o.only != "" && !slices.Equal(phases, saved.Only) {
-			return withCode(exitError, fmt.Errorf("--only %s differs from the scope the plan %s was saved with (%s): drop --only, or run site diff --out again with it",
-				o.only, o.planFile, describeOnly(saved.Only)))
-		}
-		phases = saved.Only
-		if len(targets) > 0 && !slices.Equal(targets, saved.Targets) {
-			return withCode(exitError, fmt.Errorf("%s differs from the scope the plan %s was saved with (%s): drop --target, or run site diff --out again with it",
-				describeTargets(targets), o.planFile, describeTargets(saved.Targets)))
-		}
-		targets = saved.Targets
+		phases, targets = saved.Only, saved.Targets
 	}
 
 	g, err := o.scope(args, phases, targets)
@@ -156,6 +147,24 @@ func runApply(cmd *cobra.Command, args []string, o applyOptions) error {
 		return withCode(exitError, errors.New("apply did not converge (see the report above): fix the cause and run site apply again; it converges from any partial state"))
 	}
 	return nil
+}
+
+// readSaved reads --plan and checks that --only and --target, when
+// given, name the scope it was saved with; apply then takes that scope.
+func (o applyOptions) readSaved(phases []plan.Phase, targets []string) (*plan.Plan, error) {
+	saved, err := readPlan(o.planFile)
+	if err != nil {
+		return nil, err
+	}
+	if o.only != "" && !slices.Equal(phases, saved.Only) {
+		return nil, fmt.Errorf("--only %s differs from the scope the plan %s was saved with (%s): drop --only, or run site diff --out again with it",
+			o.only, o.planFile, describeOnly(saved.Only))
+	}
+	if len(targets) > 0 && !slices.Equal(targets, saved.Targets) {
+		return nil, fmt.Errorf("%s differs from the scope the plan %s was saved with (%s): drop --target, or run site diff --out again with it",
+			describeTargets(targets), o.planFile, describeTargets(saved.Targets))
+	}
+	return saved, nil
 }
 
 // readPlan loads a plan saved by site diff --out.
