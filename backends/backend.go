@@ -1,37 +1,19 @@
-// Package backends defines what every backend does for a step (observe
-// and plan, then apply) and the executor that walks the step graph.
+// Package backends is the contract between the executor and the systems
+// site converges: a Driver observes a step's scope and plans what would
+// change, then applies that plan; a Run carries what one site run shares
+// between steps (acknowledged gates, thresholds, the secrets read, the
+// environment). Beside the contract it holds what every provider shares:
+// the DNS owner marker, the zone snapshot site export adopts, and the
+// redactor that keeps credentials out of every message.
 //
-// The executor knows backends only through Driver; cmd/site wires the
-// concrete ones in. Backends depend on the model and plan types, never
+// The executor that walks the step graph is backends/engine; it knows
+// backends only through Driver. cmd/site builds the concrete backends
+// (backends/powerdns, cloudflare, libvirt, vault) for each run and closes
+// them at its end. Backends depend on the model and plan types, never
 // on CUE.
 //
-// # The executor
-//
-// An Engine walks a graph.Graph in dependency order with bounded
-// parallelism:
-//
-//	eng := &backends.Engine{DriverFor: pick, Parallelism: 4, Progress: os.Stderr}
-//	run := backends.NewRun()
-//	run.Acked[plan.GateDNSOverwrite] = true
-//	obs, err := eng.Plan(ctx, g, run)   // observe every step; obs.Plan is what a user reads
-//	rep, err := eng.Apply(ctx, g, obs, run)
-//	if !rep.OK() { ... }                 // a step failed, was skipped, or did not converge
-//
-// Plan runs each step's Driver.Plan once its dependencies planned (so a
-// secret step has called Run.SetSecret before a DNS step asks
-// Run.Credential). A driver error blocks the step and, as skipped, its
-// dependents; a *GatedError blocks it with a gate that, acknowledged,
-// defers the step and its dependents while the rest goes on.
-//
-// Apply first checks the whole scope (Observation.Check): a gate not in
-// Run.Acked is a *GatesMissingError, a step neither observed nor
-// deferred is a *BlockedError, and either means no backend was called.
-// Then it calls Driver.Apply for every step with changes, skips the
-// dependents of a failed step, observes each applied step again and
-// reports what is still not converged in the Report.
-//
-// CheckFresh compares a saved plan with a fresh one and returns a
-// *StalePlanError when their fingerprints or changes differ.
+// A backend reads every environment variable through Run.Getenv, so a
+// run's environment is one value that tests can replace.
 package backends
 
 import (
@@ -103,16 +85,24 @@ type Run struct {
 	// Restart lists "tenant/vm" names the user asked to restart so that
 	// pending changes take effect.
 	Restart map[string]bool
-	// Getenv reads credentials named by {env: NAME}; os.Getenv by default.
+	// Getenv reads credentials named by {env: NAME} and every setting a
+	// backend takes from the environment; os.Getenv by default.
 	Getenv func(string) string
 
 	mu      sync.Mutex
 	secrets map[string]string // secret step ID -> value
 }
 
+// The default GATE-DNS-DELETE-MANY thresholds (see Run): site apply
+// --delete-threshold changes the percentage.
+const (
+	DefaultDeleteManyPercent = 30
+	DefaultDeleteManyMin     = 10
+)
+
 // NewRun returns a Run with the default thresholds.
 func NewRun() *Run {
-	return &Run{Acked: map[plan.Gate]bool{}, DeleteManyPercent: 30, DeleteManyMin: 10,
+	return &Run{Acked: map[plan.Gate]bool{}, DeleteManyPercent: DefaultDeleteManyPercent, DeleteManyMin: DefaultDeleteManyMin,
 		Restart: map[string]bool{}, Getenv: os.Getenv, secrets: map[string]string{}}
 }
 

@@ -10,19 +10,24 @@ import (
 // redacted stands in for a secret value in any text a user reads.
 const redacted = "[redacted]"
 
-// redactor scrubs credential values from text the executor reports.
+// Redactor scrubs credential values from text the executor reports.
 // Drivers should never put a credential into an error, but an HTTP
 // client's error can echo a URL or a header; the executor scrubs every
 // reason, problem and note so a slip cannot reach the screen or a saved
 // plan. It knows the secrets read in the run (Run.SetSecret) and the
 // values of the environment variables the graph's credentials name.
-type redactor struct {
+// Text that does not pass through the executor's reports, such as an
+// export's errors, goes through one too: a backend may quote the header
+// it was sent in its error answer.
+type Redactor struct {
 	run  *Run
 	envs []string // values of the credentials' environment variables
 }
 
-func newRedactor(g *graph.Graph, run *Run) *redactor {
-	r := &redactor{run: run}
+// NewRedactor returns a Redactor for g's credentials and the secrets
+// read in run, including those read after it was made.
+func NewRedactor(g *graph.Graph, run *Run) *Redactor {
+	r := &Redactor{run: run}
 	seen := map[string]bool{}
 	add := func(c model.Credential) {
 		if c.Env == "" || seen[c.Env] || run.Getenv == nil {
@@ -53,10 +58,10 @@ func newRedactor(g *graph.Graph, run *Run) *redactor {
 	return r
 }
 
-// redact replaces every known credential value in s with [redacted].
+// Redact replaces every known credential value in s with [redacted].
 // Values shorter than 4 bytes are left alone: replacing them would garble
 // ordinary words and they guard nothing.
-func (r *redactor) redact(s string) string {
+func (r *Redactor) Redact(s string) string {
 	for _, v := range r.values() {
 		if len(v) >= 4 {
 			s = strings.ReplaceAll(s, v, redacted)
@@ -65,7 +70,7 @@ func (r *redactor) redact(s string) string {
 	return s
 }
 
-func (r *redactor) values() []string {
+func (r *Redactor) values() []string {
 	r.run.mu.Lock()
 	defer r.run.mu.Unlock()
 	out := make([]string, 0, len(r.envs)+len(r.run.secrets))
@@ -74,12 +79,4 @@ func (r *redactor) values() []string {
 		out = append(out, v)
 	}
 	return out
-}
-
-// Redact returns s with every credential value g's steps name, and every
-// secret read in run, replaced by [redacted]. It is for text that does
-// not pass through the Engine's reports, such as an export's errors: a
-// backend may quote the header it was sent in its error answer.
-func Redact(g *graph.Graph, run *Run, s string) string {
-	return newRedactor(g, run).redact(s)
 }

@@ -100,7 +100,11 @@
 //
 // Entries are separated by spaces or commas; each maps the URI written in
 // the spec to the URI to open. Step IDs and plan keys keep the spec's URI.
-// A Driver opens one connection per host and keeps it until Close.
+// NewFromEnv reads it (and SITE_LIBVIRT_SHUTDOWN_TIMEOUT) through the
+// run's Run.Getenv when site builds the Driver for a run. A Driver serves
+// one run: it opens one connection per host, observes each host once,
+// and keeps the connections until Close, which site calls at the run's
+// end.
 //
 // # Library
 //

@@ -3,7 +3,6 @@ package libvirt
 import (
 	"errors"
 	"fmt"
-	"os"
 	"sort"
 	"strings"
 	"sync"
@@ -34,18 +33,18 @@ type Options struct {
 }
 
 // Driver converges the VM and network steps of one site run against any
-// number of libvirt hosts. It keeps one connection per host until Close.
+// number of libvirt hosts. It keeps one connection per host until Close;
+// make a new one for the next run.
 type Driver struct {
 	opts    Options
-	fromEnv bool   // read URIMapEnv and ShutdownTimeoutEnv when connecting
-	envSeen string // their values when last read
-	optsErr error  // a bad URIMapEnv, reported by every step
+	optsErr error // a bad URIMapEnv or ShutdownTimeoutEnv, reported by every step
 
 	mu    sync.Mutex
 	conns map[string]*libvirt.Connect // by spec URI
-	// observed caches one observation per host per run, so 100 VM steps
-	// on one host list its domains once. Apply on a host drops its entry.
-	observed map[*backends.Run]map[string]*hostEntry
+	// observed caches one observation per host for the run, so 100 VM
+	// steps on one host list its domains once. Apply on a host drops its
+	// entry.
+	observed map[string]*hostEntry
 
 	calls atomic.Int64
 	// sleep waits between tries of a retried call; nil is time.Sleep.
@@ -61,7 +60,7 @@ type hostEntry struct {
 
 // New returns a Driver. Call Close when the run is over.
 func New(opts Options) *Driver {
-	return &Driver{opts: opts, conns: map[string]*libvirt.Connect{}, observed: map[*backends.Run]map[string]*hostEntry{}}
+	return &Driver{opts: opts, conns: map[string]*libvirt.Connect{}, observed: map[string]*hostEntry{}}
 }
 
 // VMs returns the driver for graph.KindVM steps.
@@ -87,7 +86,7 @@ func (d *Driver) Close() error {
 		}
 		delete(d.conns, uri)
 	}
-	d.observed = map[*backends.Run]map[string]*hostEntry{}
+	d.observed = map[string]*hostEntry{}
 	return errors.Join(errs...)
 }
 
@@ -95,26 +94,6 @@ func (d *Driver) Close() error {
 func (d *Driver) conn(host string) (*libvirt.Connect, error) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	if raw := os.Getenv(URIMapEnv) + "\x00" + os.Getenv(ShutdownTimeoutEnv); d.fromEnv && raw != d.envSeen {
-		// Read again whenever the environment changed since the last
-		// connection (one process may run site several times, as the
-		// tests do); connections made under the old map may point
-		// elsewhere, so they go.
-		d.envSeen = raw
-		for h, c := range d.conns {
-			_, _ = c.Close()
-			delete(d.conns, h)
-		}
-		d.opts.ShutdownTimeout = DefaultShutdownTimeout
-		d.opts.URIMap, d.optsErr = ParseURIMap(os.Getenv(URIMapEnv))
-		if v := os.Getenv(ShutdownTimeoutEnv); v != "" && d.optsErr == nil {
-			t, err := time.ParseDuration(v)
-			if err != nil || t < 0 {
-				d.optsErr = fmt.Errorf("%s=%q: want a duration such as 90s or 0s (force off at once)", ShutdownTimeoutEnv, v)
-			}
-			d.opts.ShutdownTimeout = t
-		}
-	}
 	if c, ok := d.conns[host]; ok {
 		// A daemon restart kills the connection; open a new one then.
 		d.call()
@@ -147,18 +126,14 @@ func (d *Driver) conn(host string) (*libvirt.Connect, error) {
 	return c, nil
 }
 
-// observe returns run's observation of host, observing it on first use.
-func (d *Driver) observe(run *backends.Run, host string) (*hostObs, error) {
+// observe returns the run's observation of host, observing it on first
+// use.
+func (d *Driver) observe(host string) (*hostObs, error) {
 	d.mu.Lock()
-	byHost := d.observed[run]
-	if byHost == nil {
-		byHost = map[string]*hostEntry{}
-		d.observed[run] = byHost
-	}
-	e := byHost[host]
+	e := d.observed[host]
 	if e == nil {
 		e = &hostEntry{}
-		byHost[host] = e
+		d.observed[host] = e
 	}
 	d.mu.Unlock()
 	e.once.Do(func() {
@@ -177,12 +152,12 @@ func (d *Driver) observe(run *backends.Run, host string) (*hostObs, error) {
 	return e.obs, e.err
 }
 
-// forget drops run's observation of host after a change to it, so that
+// forget drops the observation of host after a change to it, so that
 // the executor's re-observation sees the result.
-func (d *Driver) forget(run *backends.Run, host string) {
+func (d *Driver) forget(host string) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	delete(d.observed[run], host)
+	delete(d.observed, host)
 }
 
 // ParseURIMap parses URIMapEnv's value: "from=to" entries separated by
@@ -215,13 +190,22 @@ func refuseUnacked[O interface{ gate() plan.Gate }](step string, ops []O, run *b
 // guest to shut down before forcing it off.
 const DefaultShutdownTimeout = 2 * time.Minute
 
-// NewFromEnv returns the Driver site's command uses: URIMapEnv read from
-// the environment when it connects (again whenever the value changed), and DefaultShutdownTimeout
-// unless ShutdownTimeoutEnv says otherwise. A malformed value fails every
-// step with the parse error.
-func NewFromEnv() *Driver {
+// NewFromEnv returns the Driver site's command builds for a run, with
+// options read through getenv (the run's Run.Getenv): host URIs
+// rewritten by URIMapEnv, and DefaultShutdownTimeout unless
+// ShutdownTimeoutEnv says otherwise. A malformed value fails every step
+// with the parse error, so a run that touches no libvirt host still
+// goes on.
+func NewFromEnv(getenv func(string) string) *Driver {
 	d := New(Options{ShutdownTimeout: DefaultShutdownTimeout})
-	d.fromEnv = true
+	d.opts.URIMap, d.optsErr = ParseURIMap(getenv(URIMapEnv))
+	if v := getenv(ShutdownTimeoutEnv); v != "" && d.optsErr == nil {
+		t, err := time.ParseDuration(v)
+		if err != nil || t < 0 {
+			d.optsErr = fmt.Errorf("%s=%q: want a duration such as 90s or 0s (force off at once)", ShutdownTimeoutEnv, v)
+		}
+		d.opts.ShutdownTimeout = t
+	}
 	return d
 }
 

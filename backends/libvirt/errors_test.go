@@ -213,7 +213,7 @@ func TestObserveRetriesUnreachableDaemon(t *testing.T) {
 	t.Cleanup(func() { _ = d.Close() })
 	waits := 0
 	d.sleep = func(time.Duration) { waits++ }
-	_, err := d.observe(backends.NewRun(), "qemu:///session")
+	_, err := d.observe("qemu:///session")
 	if err == nil {
 		t.Fatal("observed a host whose daemon is not there")
 	}

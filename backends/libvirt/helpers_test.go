@@ -12,6 +12,7 @@ import (
 	"libvirt.org/go/libvirtxml"
 
 	"github.com/site-tools/site/backends"
+	"github.com/site-tools/site/backends/engine"
 	"github.com/site-tools/site/compiler/graph"
 	"github.com/site-tools/site/compiler/model"
 	"github.com/site-tools/site/compiler/plan"
@@ -25,7 +26,7 @@ type rig struct {
 	t    testing.TB
 	d    *Driver
 	host string // as written in the spec
-	eng  *backends.Engine
+	eng  *engine.Engine
 }
 
 func newRig(t testing.TB, host string, opts Options) *rig {
@@ -36,7 +37,7 @@ func newRig(t testing.TB, host string, opts Options) *rig {
 	d := New(opts)
 	t.Cleanup(func() { _ = d.Close() })
 	r := &rig{t: t, d: d, host: host}
-	r.eng = &backends.Engine{Parallelism: 2, DriverFor: func(s *graph.Step) (backends.Driver, error) {
+	r.eng = &engine.Engine{Parallelism: 2, DriverFor: func(s *graph.Step) (backends.Driver, error) {
 		switch s.Kind {
 		case graph.KindVM:
 			return d.VMs(), nil
@@ -74,8 +75,9 @@ func (r *rig) graph(vms []*model.VM, nets []*model.Network) *graph.Graph {
 }
 
 // diff plans g in a fresh run, as a new site diff would.
-func (r *rig) diff(g *graph.Graph, restart ...string) (*backends.Observation, *backends.Run) {
+func (r *rig) diff(g *graph.Graph, restart ...string) (*engine.Observation, *backends.Run) {
 	r.t.Helper()
+	r.d.freshRun()
 	run := backends.NewRun()
 	for _, vm := range restart {
 		run.Restart[vm] = true
@@ -89,21 +91,21 @@ func (r *rig) diff(g *graph.Graph, restart ...string) (*backends.Observation, *b
 
 // apply applies obs with the given gates and fails the test unless every
 // step applied cleanly.
-func (r *rig) apply(g *graph.Graph, obs *backends.Observation, run *backends.Run, ack ...plan.Gate) *backends.Report {
+func (r *rig) apply(g *graph.Graph, obs *engine.Observation, run *backends.Run, ack ...plan.Gate) *engine.Report {
 	r.t.Helper()
 	rep, err := r.tryApply(g, obs, run, ack...)
 	if err != nil {
 		r.t.Fatalf("apply: %v", err)
 	}
 	for _, s := range rep.Steps {
-		if s.Status == backends.StatusFailed || len(s.Problems) > 0 {
+		if s.Status == engine.StatusFailed || len(s.Problems) > 0 {
 			r.t.Fatalf("apply %s: %s %s %v", s.Step, s.Status, s.Reason, s.Problems)
 		}
 	}
 	return rep
 }
 
-func (r *rig) tryApply(g *graph.Graph, obs *backends.Observation, run *backends.Run, ack ...plan.Gate) (*backends.Report, error) {
+func (r *rig) tryApply(g *graph.Graph, obs *engine.Observation, run *backends.Run, ack ...plan.Gate) (*engine.Report, error) {
 	for _, a := range ack {
 		run.Acked[a] = true
 	}
@@ -187,7 +189,7 @@ func memKiB(d *libvirtxml.Domain) uint { return toKiB(d.Memory.Value, d.Memory.U
 
 func wantGatesMissing(t testing.TB, err error, gate plan.Gate) {
 	t.Helper()
-	var gm *backends.GatesMissingError
+	var gm *engine.GatesMissingError
 	if !errors.As(err, &gm) {
 		t.Fatalf("got error %v, want a GatesMissingError naming %s", err, gate)
 	}
@@ -200,3 +202,12 @@ func wantGatesMissing(t testing.TB, err error, gate plan.Gate) {
 }
 
 func backendsRun() *backends.Run { return backends.NewRun() }
+
+// freshRun drops what the driver observed, as the driver cmd/site builds
+// for a new run starts with nothing; the connections stay, which only
+// saves the tests time.
+func (d *Driver) freshRun() {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.observed = map[string]*hostEntry{}
+}

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"libvirt.org/go/libvirt"
 	"libvirt.org/go/libvirtxml"
@@ -38,7 +39,7 @@ func TestOrphanDomainNeedsDestroyGate(t *testing.T) {
 	if _, err := r.conn().LookupDomainByName("b-old"); !isCode(err, libvirt.ERR_NO_DOMAIN) {
 		t.Errorf("b-old still defined: %v", err)
 	}
-	h, err := r.d.observe(backendsRun(), r.host)
+	h, err := r.d.observe(r.host)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -256,22 +257,25 @@ func TestExistingVolumeKeepsItsFormat(t *testing.T) {
 	}
 }
 
-// TestURIMapIsReadAgainWhenItChanges: one process may run site several
-// times (the CLI tests do); a map read once would keep pointing the next
-// run at the previous run's daemon.
-func TestURIMapIsReadAgainWhenItChanges(t *testing.T) {
+// TestNewFromEnvReadsThroughGetenv: the map and the shutdown timeout
+// come from the run's environment, and a malformed value fails the
+// steps that connect, naming the variable.
+func TestNewFromEnvReadsThroughGetenv(t *testing.T) {
 	if err := Available(); err != nil {
 		libvirttest.Need(t, err.Error())
 	}
-	d := NewFromEnv()
+	env := func(m map[string]string) func(string) string { return func(k string) string { return m[k] } }
+	d := NewFromEnv(env(map[string]string{URIMapEnv: "qemu:///remapped=test:///default", ShutdownTimeoutEnv: "7s"}))
 	defer d.Close()
-	t.Setenv(URIMapEnv, "qemu:///remapped=test:///default")
 	if _, err := d.conn("qemu:///remapped"); err != nil {
-		t.Fatalf("first map: %v", err)
+		t.Fatalf("mapped URI: %v", err)
 	}
-	t.Setenv(URIMapEnv, "qemu:///remapped=test+unix:///default?socket=/nonexistent/site-test-sock")
-	_, err := d.conn("qemu:///remapped")
-	if err == nil || !strings.Contains(err.Error(), "/nonexistent/site-test-sock") {
-		t.Fatalf("got %v, want the connection made under the new map to fail naming its socket", err)
+	if d.opts.ShutdownTimeout != 7*time.Second {
+		t.Errorf("shutdown timeout: got %v, want 7s", d.opts.ShutdownTimeout)
+	}
+	bad := NewFromEnv(env(map[string]string{ShutdownTimeoutEnv: "soon"}))
+	defer bad.Close()
+	if _, err := bad.conn("test:///default"); err == nil || !strings.Contains(err.Error(), ShutdownTimeoutEnv) {
+		t.Fatalf("got %v, want an error naming %s", err, ShutdownTimeoutEnv)
 	}
 }

@@ -23,7 +23,7 @@ func (n netDriver) apply(ctx context.Context, sp *backends.StepPlan, run *backen
 	if err := refuseUnacked(sp.Step.ID, det.ops, run); err != nil {
 		return nil, err
 	}
-	defer n.d.forget(run, det.host)
+	defer n.d.forget(det.host)
 	c, err := n.d.conn(det.host)
 	if err != nil {
 		return nil, err

@@ -60,7 +60,7 @@ func (n netDriver) plan(ctx context.Context, step *graph.Step, run *backends.Run
 	if nw == nil {
 		return nil, fmt.Errorf("step %s: not a network step", step.ID)
 	}
-	h, err := n.d.observe(run, nw.Host)
+	h, err := n.d.observe(nw.Host)
 	if err != nil {
 		return nil, err
 	}

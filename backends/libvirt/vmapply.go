@@ -30,7 +30,7 @@ func (v vmDriver) apply(ctx context.Context, sp *backends.StepPlan, run *backend
 	if err := refuseUnacked(sp.Step.ID, det.ops, run); err != nil {
 		return nil, err
 	}
-	defer v.d.forget(run, det.host)
+	defer v.d.forget(det.host)
 	c, err := v.d.conn(det.host)
 	if err != nil {
 		return nil, err

@@ -74,7 +74,7 @@ func (v vmDriver) plan(ctx context.Context, step *graph.Step, run *backends.Run)
 		return nil, fmt.Errorf("step %s: not a VM step", step.ID)
 	}
 	vm := step.VM
-	h, err := v.d.observe(run, vm.Host)
+	h, err := v.d.observe(vm.Host)
 	if err != nil {
 		return nil, err
 	}

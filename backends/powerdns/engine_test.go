@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/site-tools/site/backends"
+	"github.com/site-tools/site/backends/engine"
 	"github.com/site-tools/site/backends/powerdns/pdnstest"
 	"github.com/site-tools/site/compiler/graph"
 	"github.com/site-tools/site/compiler/model"
@@ -16,7 +17,7 @@ import (
 
 // engineFor runs the real executor over the given zone steps with this
 // driver, as site diff and site apply do.
-func engineFor(t *testing.T, d *Driver, steps ...*graph.Step) (*backends.Engine, *graph.Graph) {
+func engineFor(t *testing.T, d *Driver, steps ...*graph.Step) (*engine.Engine, *graph.Graph) {
 	t.Helper()
 	spec := &model.Spec{}
 	for _, s := range steps {
@@ -26,7 +27,7 @@ func engineFor(t *testing.T, d *Driver, steps ...*graph.Step) (*backends.Engine,
 	if err != nil {
 		t.Fatal(err)
 	}
-	e := &backends.Engine{DriverFor: func(*graph.Step) (backends.Driver, error) { return d, nil }}
+	e := &engine.Engine{DriverFor: func(*graph.Step) (backends.Driver, error) { return d, nil }}
 	return e, g
 }
 
@@ -47,7 +48,7 @@ func TestGateBlocksBeforeAnyChange(t *testing.T) {
 	srv.ResetRequests(gated)
 	srv.ResetRequests(free)
 	_, err = e.Apply(context.Background(), g, obs, run)
-	var gm *backends.GatesMissingError
+	var gm *engine.GatesMissingError
 	if !errors.As(err, &gm) || len(gm.Missing) != 1 || gm.Missing[0] != plan.GateDNSOverwrite {
 		t.Fatalf("got %v, want GATE-DNS-OVERWRITE missing", err)
 	}
@@ -96,7 +97,7 @@ func TestIncident3_StalePlanRefused(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := backends.CheckFresh(&saved, fresh.Plan); err != nil {
+	if err := plan.CheckFresh(&saved, fresh.Plan); err != nil {
 		t.Fatalf("nothing changed, got %v", err)
 	}
 
@@ -106,9 +107,9 @@ func TestIncident3_StalePlanRefused(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	err = backends.CheckFresh(&saved, fresh.Plan)
-	var stale *backends.StalePlanError
-	if !errors.As(err, &stale) || len(stale.Steps) != 1 || stale.Steps[0] != "dns/saved.test." {
+	err = plan.CheckFresh(&saved, fresh.Plan)
+	var stale *plan.StalePlanError
+	if !errors.As(err, &stale) || len(stale.Steps) != 1 || stale.Steps[0] != (plan.StaleStep{Step: "dns/saved.test.", Reason: plan.StaleLiveChanged}) {
 		t.Fatalf("got %v, want the plan refused as stale for dns/saved.test.", err)
 	}
 }

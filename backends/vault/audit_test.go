@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/site-tools/site/backends"
+	"github.com/site-tools/site/backends/engine"
 	"github.com/site-tools/site/compiler/graph"
 	"github.com/site-tools/site/compiler/model"
 )
@@ -67,7 +68,7 @@ func TestEchoedTokenNeverReported(t *testing.T) {
 				env = map[string]string{"ROLE_ID": "role-1", "SECRET_ID": "s3cret-id"}
 			}
 			run := newRun(env)
-			eng := &backends.Engine{DriverFor: func(*graph.Step) (backends.Driver, error) { return New(), nil }}
+			eng := &engine.Engine{DriverFor: func(*graph.Step) (backends.Driver, error) { return New(), nil }}
 			obs, err := eng.Plan(context.Background(), &graph.Graph{Steps: []*graph.Step{step}}, run)
 			if err != nil {
 				t.Fatal(err)

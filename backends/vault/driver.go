@@ -21,9 +21,9 @@
 // in their messages instead, and the address that answered is tried
 // first. So a run with N secrets waits out a silent address once, not N
 // times. Steps of one store take turns, so concurrent steps do not both
-// wait for the same timeout. The memory is held by the Driver per
-// *backends.Run, only in memory and only while the run exists: every run
-// observes the stores afresh, and nothing is written to disk.
+// wait for the same timeout. The memory is held by the Driver, which
+// serves one run: every run builds its own and so observes the stores
+// afresh, and nothing is written to disk.
 //
 // Environment:
 //
@@ -55,7 +55,6 @@ import (
 	"fmt"
 	"sync"
 	"time"
-	"weak"
 
 	"github.com/site-tools/site/backends"
 	"github.com/site-tools/site/compiler/graph"
@@ -66,15 +65,16 @@ import (
 // from where site runs, and the next address may be.
 const DefaultTimeout = 5 * time.Second
 
-// Driver reads secrets for graph.KindSecret steps. One Driver serves
-// any number of runs, concurrently; use it through a pointer.
+// Driver reads secrets for graph.KindSecret steps. One Driver serves one
+// run, whose steps may call it concurrently; make a new one for the next
+// run. Use it through a pointer.
 type Driver struct {
 	// Timeout bounds each address's attempt (login and read together);
 	// DefaultTimeout when zero.
 	Timeout time.Duration
 
-	mu   sync.Mutex
-	runs map[weak.Pointer[backends.Run]]map[string]*memory // run -> storeKey -> memory
+	mu     sync.Mutex
+	stores map[string]*memory // by storeKey
 }
 
 // New returns a Driver with the default timeout.

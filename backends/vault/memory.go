@@ -2,11 +2,7 @@ package vault
 
 import (
 	"context"
-	"runtime"
 	"strings"
-	"weak"
-
-	"github.com/site-tools/site/backends"
 )
 
 // memory is what one run has learned about one tenant's store: which
@@ -14,8 +10,8 @@ import (
 // steps of a run skip an address that already timed out, so a cold start
 // (INCIDENTS.md §1) costs the timeout once per run, not once per secret.
 //
-// It lives only as long as the run (see Driver.memory); nothing is
-// written to disk, so every run observes the stores afresh.
+// It lives only as long as the run's Driver (see Driver.memory); nothing
+// is written to disk, so every run observes the stores afresh.
 type memory struct {
 	// turn admits one read of the store at a time. It is a channel, not
 	// a mutex, so a step waiting for its turn still honours its context.
@@ -72,38 +68,20 @@ func storeKey(tenant string, addrs []string) string {
 	return tenant + "\x00" + strings.Join(addrs, "\x00")
 }
 
-// memory returns what run has learned about the store named by key,
-// creating it on first use.
-//
-// The Driver is shared by every run in the process (cmd/site registers
-// one), so it keeps one entry per run, keyed by a weak pointer to the
-// run: holding the entry does not keep the run alive, and a cleanup
-// drops the entry once the run is garbage. backends.Run is a shared
-// contract; keeping this here needs no field on it.
-func (d *Driver) memory(run *backends.Run, key string) *memory {
-	k := weak.Make(run)
+// memory returns what this run has learned about the store named by
+// key, creating it on first use. A Driver serves one run (cmd/site
+// builds the backends per run), so what it holds is the run's memory and
+// goes with it.
+func (d *Driver) memory(key string) *memory {
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	if d.runs == nil {
-		d.runs = map[weak.Pointer[backends.Run]]map[string]*memory{}
+	if d.stores == nil {
+		d.stores = map[string]*memory{}
 	}
-	stores, ok := d.runs[k]
-	if !ok {
-		stores = map[string]*memory{}
-		d.runs[k] = stores
-		runtime.AddCleanup(run, d.forget, k)
-	}
-	m := stores[key]
+	m := d.stores[key]
 	if m == nil {
 		m = &memory{turn: make(chan struct{}, 1), failed: map[string]attempt{}}
-		stores[key] = m
+		d.stores[key] = m
 	}
 	return m
-}
-
-// forget drops what a finished run learned.
-func (d *Driver) forget(k weak.Pointer[backends.Run]) {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	delete(d.runs, k)
 }

@@ -140,7 +140,7 @@ func (r *reader) read(ctx context.Context) (*secret, error) {
 	if err := r.credentials(); err != nil {
 		return nil, err
 	}
-	mem := r.driver.memory(r.run, storeKey(r.sec.Tenant, addrs))
+	mem := r.driver.memory(storeKey(r.sec.Tenant, addrs))
 	if err := mem.lock(ctx); err != nil {
 		return nil, fmt.Errorf("reading secret %s was interrupted while another step read from the same store: %w", what, err)
 	}

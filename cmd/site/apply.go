@@ -6,14 +6,11 @@ import (
 	"io/fs"
 	"os"
 	"slices"
-	"sort"
-	"strconv"
 	"strings"
 
 	"github.com/spf13/cobra"
 
-	"github.com/site-tools/site/backends"
-	"github.com/site-tools/site/compiler/graph"
+	"github.com/site-tools/site/backends/engine"
 	"github.com/site-tools/site/compiler/plan"
 )
 
@@ -21,13 +18,8 @@ func init() { register(newApplyCmd) }
 
 // applyOptions are apply's flags, validated before anything is loaded.
 type applyOptions struct {
-	only            string
-	targets         []string
-	acks            []string
-	planFile        string
-	parallelism     int
-	restarts        []string
-	deleteThreshold int
+	planFlags
+	planFile string
 }
 
 func newApplyCmd() *cobra.Command {
@@ -76,14 +68,14 @@ converge, 3 a gate was not acknowledged (nothing was changed).`,
 			return runApply(cmd, args, o)
 		},
 	}
-	f := cmd.Flags()
-	f.StringVar(&o.only, "only", "", "apply only these phases, comma-separated: secrets, network, vm, dns")
-	f.StringArrayVar(&o.targets, "target", nil, targetFlagHelp)
-	f.StringArrayVar(&o.acks, "ack", nil, "acknowledge a gate, e.g. GATE-DNS-OVERWRITE (repeatable)")
-	f.StringVar(&o.planFile, "plan", "", "apply only if a fresh observation still matches this plan saved by site diff --out")
-	f.IntVar(&o.parallelism, "parallelism", backends.DefaultParallelism, "how many steps run at once")
-	f.StringArrayVar(&o.restarts, "restart", nil, "restart TENANT/VM so pending changes take effect (repeatable; needs GATE-VM-RESTART)")
-	f.IntVar(&o.deleteThreshold, "delete-threshold", 30, "percent of our records in a zone (of 10 or more) that may be deleted without GATE-DNS-DELETE-MANY")
+	o.add(cmd, planFlagHelp{
+		only:            "apply only these phases, comma-separated: secrets, network, vm, dns",
+		ack:             "acknowledge a gate, e.g. GATE-DNS-OVERWRITE (repeatable)",
+		parallelism:     "how many steps run at once",
+		restart:         "restart TENANT/VM so pending changes take effect (repeatable; needs GATE-VM-RESTART)",
+		deleteThreshold: deleteThresholdHelp,
+	})
+	cmd.Flags().StringVar(&o.planFile, "plan", "", "apply only if a fresh observation still matches this plan saved by site diff --out")
 	return cmd
 }
 
@@ -92,45 +84,29 @@ func runApply(cmd *cobra.Command, args []string, o applyOptions) error {
 	if err != nil {
 		return withCode(exitError, err)
 	}
-	run := backends.NewRun()
-	if err := parseAcks(run, o.acks); err != nil {
+	run, err := o.newRun()
+	if err != nil {
 		return withCode(exitError, err)
-	}
-	if err := planOptions(run, o.restarts, o.deleteThreshold); err != nil {
-		return withCode(exitError, err)
-	}
-	if o.parallelism < 1 {
-		return withCode(exitError, fmt.Errorf("--parallelism %d: use 1 or more", o.parallelism))
 	}
 
 	targets := parseTargets(o.targets)
 	var saved *plan.Plan
 	if o.planFile != "" {
-		if saved, err = readPlan(o.planFile); err != nil {
+		if saved, err = o.readSaved(phases, targets); err != nil {
 			return withCode(exitError, err)
 		}
-		if o.only != "" && !slices.Equal(phases, saved.Only) {
-			return withCode(exitError, fmt.Errorf("--only %s differs from the scope the plan %s was saved with (%s): drop --only, or run site diff --out again with it",
-				o.only, o.planFile, describeOnly(saved.Only)))
-		}
-		phases = saved.Only
-		if len(targets) > 0 && !slices.Equal(targets, saved.Targets) {
-			return withCode(exitError, fmt.Errorf("%s differs from the scope the plan %s was saved with (%s): drop --target, or run site diff --out again with it",
-				describeTargets(targets), o.planFile, describeTargets(saved.Targets)))
-		}
-		targets = saved.Targets
+		phases, targets = saved.Only, saved.Targets
 	}
 
-	g, err := loadGraph(args, phases, targets)
+	g, err := o.scope(args, phases, targets)
 	if err != nil {
-		return withCode(exitError, err)
-	}
-	if err := checkRestarts(g, o.restarts); err != nil {
 		return withCode(exitError, err)
 	}
 	defer interruptible(cmd)()
 	ctx := cmd.Context()
-	eng := newEngine(o.parallelism, cmd.ErrOrStderr())
+	bk := openBackends(run)
+	defer closeBackends(bk, cmd.ErrOrStderr())
+	eng := newEngine(bk, o.parallelism, cmd.ErrOrStderr())
 	obs, err := eng.Plan(ctx, g, run)
 	if err != nil {
 		return withCode(exitError, fmt.Errorf("observing was interrupted (%w): nothing was changed", err))
@@ -138,9 +114,9 @@ func runApply(cmd *cobra.Command, args []string, o applyOptions) error {
 	obs.Plan.Only = phases
 	obs.Plan.Targets = targets
 	if saved != nil {
-		if err := backends.CheckFresh(saved, obs.Plan); err != nil {
-			var se *backends.StalePlanError
-			if errors.As(err, &se) && slices.ContainsFunc(se.Details, func(d string) bool { return strings.Contains(d, "plans other changes now") }) {
+		if err := plan.CheckFresh(saved, obs.Plan); err != nil {
+			var se *plan.StalePlanError
+			if errors.As(err, &se) && se.Has(plan.StaleChangesDiffer) {
 				err = fmt.Errorf("%w (or site diff --out was given other --delete-threshold or --restart flags than apply: give both the same)", err)
 			}
 			return withCode(exitError, err)
@@ -155,7 +131,7 @@ func runApply(cmd *cobra.Command, args []string, o applyOptions) error {
 		return nil
 	}
 	rep, err := eng.Apply(ctx, g, obs, run)
-	var gm *backends.GatesMissingError
+	var gm *engine.GatesMissingError
 	switch {
 	case errors.As(err, &gm):
 		gm.Command = applyCommand(args, o)
@@ -164,7 +140,7 @@ func runApply(cmd *cobra.Command, args []string, o applyOptions) error {
 		return withCode(exitError, err)
 	}
 	fmt.Fprintln(stdout)
-	if err := rep.WriteText(stdout, color); err != nil {
+	if err := writeReport(stdout, rep, color); err != nil {
 		return withCode(exitError, err)
 	}
 	if !rep.OK() {
@@ -173,38 +149,22 @@ func runApply(cmd *cobra.Command, args []string, o applyOptions) error {
 	return nil
 }
 
-// planOptions checks --restart and --delete-threshold and sets them on
-// run. diff takes them too, so that the plan it shows (and saves for
-// apply --plan) is the one apply with the same flags carries out.
-// parseAcks records the --ack gate ids in run, refusing unknown ones (a
-// misspelt ack would otherwise be silently ignored).
-func parseAcks(run *backends.Run, acks []string) error {
-	for _, a := range acks {
-		g, err := plan.ParseGate(a)
-		if err != nil {
-			if up, uerr := plan.ParseGate(strings.ToUpper(a)); uerr == nil {
-				return fmt.Errorf("--ack %s: gate ids are upper case: --ack %s", a, up)
-			}
-			return fmt.Errorf("--ack: %w", err)
-		}
-		run.Acked[g] = true
+// readSaved reads --plan and checks that --only and --target, when
+// given, name the scope it was saved with; apply then takes that scope.
+func (o applyOptions) readSaved(phases []plan.Phase, targets []string) (*plan.Plan, error) {
+	saved, err := readPlan(o.planFile)
+	if err != nil {
+		return nil, err
 	}
-	return nil
-}
-
-func planOptions(run *backends.Run, restarts []string, deleteThreshold int) error {
-	for _, r := range restarts {
-		tenant, vm, ok := strings.Cut(r, "/")
-		if !ok || tenant == "" || vm == "" || strings.Contains(vm, "/") {
-			return fmt.Errorf("--restart %q: name a VM as TENANT/VM, e.g. --restart office1/files", r)
-		}
-		run.Restart[r] = true
+	if o.only != "" && !slices.Equal(phases, saved.Only) {
+		return nil, fmt.Errorf("--only %s differs from the scope the plan %s was saved with (%s): drop --only, or run site diff --out again with it",
+			o.only, o.planFile, describeOnly(saved.Only))
 	}
-	if deleteThreshold < 0 || deleteThreshold > 100 {
-		return fmt.Errorf("--delete-threshold %d: use a percentage from 0 to 100", deleteThreshold)
+	if len(targets) > 0 && !slices.Equal(targets, saved.Targets) {
+		return nil, fmt.Errorf("%s differs from the scope the plan %s was saved with (%s): drop --target, or run site diff --out again with it",
+			describeTargets(targets), o.planFile, describeTargets(saved.Targets))
 	}
-	run.DeleteManyPercent = deleteThreshold
-	return nil
+	return saved, nil
 }
 
 // readPlan loads a plan saved by site diff --out.
@@ -222,35 +182,6 @@ func readPlan(path string) (*plan.Plan, error) {
 		return nil, fmt.Errorf("--plan %s: %w", path, err)
 	}
 	return p, nil
-}
-
-// checkRestarts refuses a --restart that names no VM in scope: like a
-// misspelt --ack, it would otherwise be silently ignored, and the guest
-// the user meant would keep running on its old definition.
-func checkRestarts(g *graph.Graph, restarts []string) error {
-	if len(restarts) == 0 {
-		return nil
-	}
-	var inScope []string
-	have := map[string]bool{}
-	for _, s := range g.Steps {
-		if s.VM != nil {
-			name := s.VM.Tenant + "/" + s.VM.Name
-			have[name] = true
-			inScope = append(inScope, name)
-		}
-	}
-	sort.Strings(inScope)
-	for _, r := range restarts {
-		if have[r] {
-			continue
-		}
-		if len(inScope) == 0 {
-			return fmt.Errorf("--restart %s: no VM is in scope (check the spec paths, --only and --target)", r)
-		}
-		return fmt.Errorf("--restart %s: no such VM in scope; the VMs in scope are %s", r, strings.Join(inScope, ", "))
-	}
-	return nil
 }
 
 func describeOnly(phases []plan.Phase) string {
@@ -283,26 +214,9 @@ func applyCommand(args []string, o applyOptions) string {
 	for _, a := range args {
 		words = append(words, shellQuote(a))
 	}
-	if o.only != "" {
-		words = append(words, "--only", shellQuote(o.only))
-	}
-	for _, t := range o.targets {
-		words = append(words, "--target", shellQuote(t))
-	}
+	var planFlag []string
 	if o.planFile != "" {
-		words = append(words, "--plan", shellQuote(o.planFile))
+		planFlag = []string{"--plan", shellQuote(o.planFile)}
 	}
-	if o.parallelism != backends.DefaultParallelism {
-		words = append(words, "--parallelism", strconv.Itoa(o.parallelism))
-	}
-	if o.deleteThreshold != 30 {
-		words = append(words, "--delete-threshold", strconv.Itoa(o.deleteThreshold))
-	}
-	for _, r := range o.restarts {
-		words = append(words, "--restart", shellQuote(r))
-	}
-	for _, a := range o.acks {
-		words = append(words, "--ack", a)
-	}
-	return strings.Join(words, " ")
+	return strings.Join(append(words, o.words(planFlag...)...), " ")
 }

@@ -6,10 +6,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/site-tools/site/backends/libvirt"
 	"github.com/site-tools/site/backends/powerdns"
 	"github.com/site-tools/site/backends/powerdns/pdnstest"
-	"github.com/site-tools/site/compiler/graph"
 )
 
 // TestUnreachableLibvirtHostPlansNothingForIt: a VM and a network on a
@@ -18,12 +16,6 @@ import (
 // the other tenant's zone is still planned, and apply changes nothing
 // anywhere (exit 1), our record in the dependent zone included.
 func TestUnreachableLibvirtHostPlansNothingForIt(t *testing.T) {
-	// A driver of its own: the command's reads SITE_LIBVIRT_URI_MAP
-	// once, at its first connection, and a later test sets it.
-	d := libvirt.NewFromEnv()
-	oldVM, oldNet := kindDrivers[graph.KindVM], kindDrivers[graph.KindNetwork]
-	kindDrivers[graph.KindVM], kindDrivers[graph.KindNetwork] = d.VMs(), d.Networks()
-	t.Cleanup(func() { kindDrivers[graph.KindVM], kindDrivers[graph.KindNetwork] = oldVM, oldNet })
 	srv := pdnsEnv(t)
 	srv.CreateZone(t, "vmz.test.", pdnstest.RRset{Name: "old.vmz.test.", Type: "A", TTL: 300, Records: []string{"192.0.2.1"},
 		Comments: []pdnstest.Comment{{Account: powerdns.MarkerAccount, Content: powerdns.Marker("lab")}}})

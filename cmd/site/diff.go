@@ -9,7 +9,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/site-tools/site/backends"
 	"github.com/site-tools/site/compiler/plan"
 )
 
@@ -17,13 +16,9 @@ func init() { register(newDiffCmd) }
 
 func newDiffCmd() *cobra.Command {
 	var (
-		only, format, out string
-		detailed          bool
-		parallelism       int
-		restarts          []string
-		targets           []string
-		acks              []string
-		deleteThreshold   int
+		pf          planFlags
+		format, out string
+		detailed    bool
 	)
 	cmd := &cobra.Command{
 		Use:   "diff [PATH ...]",
@@ -66,87 +61,86 @@ Exit codes: 0 no changes (or changes without --detailed-exitcode), 2
 changes present with --detailed-exitcode, 1 an error or a step that
 could not be observed (and is not deferred by --ack).`,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			phases, err := parseOnly(only)
-			if err != nil {
-				return withCode(exitError, err)
-			}
-			if format != "text" && format != "json" {
-				return withCode(exitError, fmt.Errorf("--format %q: use text or json", format))
-			}
-			if parallelism < 1 {
-				return withCode(exitError, fmt.Errorf("--parallelism %d: use 1 or more", parallelism))
-			}
-			run := backends.NewRun()
-			if err := parseAcks(run, acks); err != nil {
-				return withCode(exitError, err)
-			}
-			if err := planOptions(run, restarts, deleteThreshold); err != nil {
-				return withCode(exitError, err)
-			}
-			if out != "" {
-				if err := checkOutDir(out); err != nil {
-					return withCode(exitError, err)
-				}
-			}
-			targets := parseTargets(targets)
-			g, err := loadGraph(args, phases, targets)
-			if err != nil {
-				return withCode(exitError, err)
-			}
-			if err := checkRestarts(g, restarts); err != nil {
-				return withCode(exitError, err)
-			}
-			defer interruptible(cmd)()
-			obs, err := newEngine(parallelism, cmd.ErrOrStderr()).Plan(cmd.Context(), g, run)
-			if err != nil {
-				return withCode(exitError, fmt.Errorf("observing was interrupted (%w): nothing is planned", err))
-			}
-			p := obs.Plan
-			p.Only = phases
-			p.Targets = targets
-			stdout := cmd.OutOrStdout()
-			if format == "json" {
-				err = p.WriteJSON(stdout)
-			} else {
-				err = p.WriteText(stdout, plan.TextOptions{Color: useColor(stdout), Acked: run.Acked})
-			}
-			if err != nil {
-				return withCode(exitError, err)
-			}
-			if out != "" {
-				if err := savePlan(out, p); err != nil {
-					return withCode(exitError, err)
-				}
-			}
-			// A step held back by a gate the user acknowledged (an
-			// unreachable secret store with --ack GATE-SECRET-UNREACHABLE)
-			// is deferred, as apply would defer it: shown, not an error.
-			n := 0
-			for _, b := range p.Blocked {
-				if b.Gate == "" || !run.Acked[b.Gate] {
-					n++
-				}
-			}
-			if n > 0 {
-				return withCode(exitError, fmt.Errorf("%d %s could not be observed, so this plan is incomplete: see \"Not observed\" above", n, steps(n)))
-			}
-			if detailed && p.HasChanges() {
-				return withCode(exitChanges, nil)
-			}
-			return nil
+			return runDiff(cmd, args, diffOptions{pf, format, out, detailed})
 		},
 	}
+	pf.add(cmd, planFlagHelp{
+		only:            "observe only these phases, comma-separated: secrets, network, vm, dns",
+		ack:             "show steps held back by this gate as deferred, as site apply --ack would, instead of failing (e.g. GATE-SECRET-UNREACHABLE; repeatable)",
+		parallelism:     "how many steps observe at once",
+		restart:         "plan as site apply --restart TENANT/VM would (repeatable)",
+		deleteThreshold: "plan as site apply --delete-threshold would: " + deleteThresholdHelp,
+	})
 	f := cmd.Flags()
-	f.StringVar(&only, "only", "", "observe only these phases, comma-separated: secrets, network, vm, dns")
-	f.StringArrayVar(&targets, "target", nil, targetFlagHelp)
 	f.StringVar(&format, "format", "text", "output format: text or json")
 	f.StringVar(&out, "out", "", "also save the plan as JSON to this file, for site apply --plan")
 	f.BoolVar(&detailed, "detailed-exitcode", false, "exit 2 when there are changes")
-	f.IntVar(&parallelism, "parallelism", backends.DefaultParallelism, "how many steps observe at once")
-	f.StringArrayVar(&restarts, "restart", nil, "plan as site apply --restart TENANT/VM would (repeatable)")
-	f.StringArrayVar(&acks, "ack", nil, "show steps held back by this gate as deferred, as site apply --ack would, instead of failing (e.g. GATE-SECRET-UNREACHABLE; repeatable)")
-	f.IntVar(&deleteThreshold, "delete-threshold", 30, "plan as site apply --delete-threshold would: percent of our records in a zone (of 10 or more) that may be deleted without GATE-DNS-DELETE-MANY")
 	return cmd
+}
+
+// diffOptions are diff's flags.
+type diffOptions struct {
+	planFlags
+	format, out string
+	detailed    bool
+}
+
+func runDiff(cmd *cobra.Command, args []string, o diffOptions) error {
+	phases, err := parseOnly(o.only)
+	if err != nil {
+		return withCode(exitError, err)
+	}
+	if o.format != "text" && o.format != "json" {
+		return withCode(exitError, fmt.Errorf("--format %q: use text or json", o.format))
+	}
+	run, err := o.newRun()
+	if err != nil {
+		return withCode(exitError, err)
+	}
+	if o.out != "" {
+		if err := checkOutDir(o.out); err != nil {
+			return withCode(exitError, err)
+		}
+	}
+	targets := parseTargets(o.targets)
+	g, err := o.scope(args, phases, targets)
+	if err != nil {
+		return withCode(exitError, err)
+	}
+	defer interruptible(cmd)()
+	bk := openBackends(run)
+	defer closeBackends(bk, cmd.ErrOrStderr())
+	obs, err := newEngine(bk, o.parallelism, cmd.ErrOrStderr()).Plan(cmd.Context(), g, run)
+	if err != nil {
+		return withCode(exitError, fmt.Errorf("observing was interrupted (%w): nothing is planned", err))
+	}
+	p := obs.Plan
+	p.Only = phases
+	p.Targets = targets
+	stdout := cmd.OutOrStdout()
+	if o.format == "json" {
+		err = p.WriteJSON(stdout)
+	} else {
+		err = p.WriteText(stdout, plan.TextOptions{Color: useColor(stdout), Acked: run.Acked})
+	}
+	if err != nil {
+		return withCode(exitError, err)
+	}
+	if o.out != "" {
+		if err := savePlan(o.out, p); err != nil {
+			return withCode(exitError, err)
+		}
+	}
+	// A step held back by a gate the user acknowledged (an unreachable
+	// secret store with --ack GATE-SECRET-UNREACHABLE) is deferred, as
+	// apply would defer it: shown, not an error.
+	if n := len(p.Unobserved(run.Acked)); n > 0 {
+		return withCode(exitError, fmt.Errorf("%s could not be observed, so this plan is incomplete: see \"Not observed\" above", count(n, "step")))
+	}
+	if o.detailed && p.HasChanges() {
+		return withCode(exitChanges, nil)
+	}
+	return nil
 }
 
 // savePlan writes p as JSON to path through a temporary file, so an
@@ -189,11 +183,4 @@ func checkOutDir(path string) error {
 		return fmt.Errorf("--out %s: is a directory; name a file, e.g. %s", path, filepath.Join(path, "plan.json"))
 	}
 	return nil
-}
-
-func steps(n int) string {
-	if n == 1 {
-		return "step"
-	}
-	return "steps"
 }

@@ -8,10 +8,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/site-tools/site/backends"
-	"github.com/site-tools/site/compiler"
-	"github.com/site-tools/site/compiler/dnsname"
 	"github.com/site-tools/site/compiler/export"
-	"github.com/site-tools/site/compiler/graph"
 	"github.com/site-tools/site/compiler/model"
 )
 
@@ -85,10 +82,7 @@ and the spec refers to it by that name; its value is never printed.
 		Args: noArgs("give the zone with --zone and the server with --url"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			req.required = []struct{ name, v string }{{"--url", url}, {"--zone", req.zone}, {"--tenant", req.tenant}, {"--api-key-env", keyEnv}}
-			req.newZone = func(name string) *model.Zone {
-				return &model.Zone{Name: name, Provider: model.Provider{PowerDNS: &model.PowerDNS{
-					URL: url, Server: server, APIKey: model.Credential{Env: keyEnv}}}}
-			}
+			req.where = model.Provider{PowerDNS: &model.PowerDNS{URL: url, Server: server, APIKey: model.Credential{Env: keyEnv}}}
 			return exportZone(cmd, req)
 		},
 	}
@@ -103,12 +97,12 @@ and the spec refers to it by that name; its value is never printed.
 // exportRequest is what every `site export PROVIDER` gathers from its
 // flags; exportZone does the rest the same way for every provider.
 type exportRequest struct {
-	provider     string // providerDrivers key
+	provider     string // runBackends.providers key
 	zone, tenant string
 	domain, out  string
 	noMark       bool
 	required     []struct{ name, v string }
-	newZone      func(name string) *model.Zone
+	where        model.Provider // the provider flags, credentials by name
 }
 
 // addFlags defines the flags every provider's export has; zoneExample
@@ -130,62 +124,31 @@ func exportZone(cmd *cobra.Command, req exportRequest) error {
 			return withCode(exitError, fmt.Errorf("%s is required", f.name))
 		}
 	}
-	// The tenant's name goes into the owner marker on every exported
-	// rrset: a name no spec can hold would mark the zone for nobody.
-	if err := compiler.CheckTenantName(req.tenant); err != nil {
-		return withCode(exitError, fmt.Errorf("--tenant: %w", err))
-	}
-	name, err := dnsname.Canonical(strings.TrimSuffix(req.zone, ".")+".", "")
-	if err != nil {
-		return withCode(exitError, fmt.Errorf("--zone: %w", err))
-	}
-	if req.domain != "" {
-		if _, err := dnsname.Canonical(req.domain, "."); err != nil {
-			return withCode(exitError, fmt.Errorf("--domain: %w", err))
-		}
-	}
-	z := req.newZone(name)
-	z.Tenant = req.tenant
-	drv, _ := providerDrivers[req.provider].(backends.ZoneExporter)
-	if drv == nil {
+	run := backends.NewRun()
+	bk := openBackends(run)
+	defer closeBackends(bk, cmd.ErrOrStderr())
+	x, _ := bk.providers[req.provider].(backends.ZoneExporter)
+	if x == nil {
 		return withCode(exitError, fmt.Errorf("this build of site has no %s backend that can export", req.provider))
 	}
-	run := backends.NewRun()
-	// A backend may quote the credential back in its error answer; what
-	// export prints must not carry it.
-	scope := &graph.Graph{Steps: []*graph.Step{{ID: graph.ZoneStepID(name), Kind: graph.KindZone, Zone: z}}}
-	redact := func(err error) error { return redactedError{backends.Redact(scope, run, err.Error()), err} }
 	ctx := cmd.Context()
-	snap, err := drv.Export(ctx, z, run)
-	if err != nil {
-		return withCode(exitError, redact(err))
-	}
-	rrsets := make([]model.RRset, len(snap.RRsets))
-	for i, r := range snap.RRsets {
-		rrsets[i] = *r
-	}
-	src, err := export.Render(export.Zone{Tenant: req.tenant, Domain: req.domain, Zone: name, Provider: z.Provider, RRsets: rrsets})
+	a, err := export.Read(ctx, x, export.Request{Tenant: req.tenant, Zone: req.zone, Domain: req.domain, Provider: req.where}, run)
 	if err != nil {
 		return withCode(exitError, err)
 	}
-	// Vetted before it is written or anything is marked: the spec site
-	// export hands over must pass site vet as it is.
-	if err := vetGenerated(req.tenant+".cue", src); err != nil {
-		return withCode(exitError, fmt.Errorf("the exported spec for tenant %s does not pass site vet, so nothing was written or marked: %w", req.tenant, err))
-	}
 	stderr := cmd.ErrOrStderr()
-	for _, s := range snap.Skipped {
+	for _, s := range a.Skipped {
 		fmt.Fprintln(stderr, "left out:", s)
 	}
 	if req.out == "" {
-		if _, err := cmd.OutOrStdout().Write(src); err != nil {
+		if _, err := cmd.OutOrStdout().Write(a.Source); err != nil {
 			return withCode(exitError, err)
 		}
 	} else {
-		if err := os.WriteFile(req.out, src, 0o644); err != nil {
+		if err := os.WriteFile(req.out, a.Source, 0o644); err != nil {
 			return withCode(exitError, fmt.Errorf("write the spec: %w", err))
 		}
-		fmt.Fprintf(stderr, "wrote %s: %d RRsets of zone %s for tenant %s\n", req.out, len(rrsets), name, req.tenant)
+		fmt.Fprintf(stderr, "wrote %s: %d RRsets of zone %s for tenant %s\n", req.out, len(a.Zone.RRsets), a.Zone.Name, req.tenant)
 	}
 	if req.noMark {
 		// Some may carry the tenant's marker already (an earlier export);
@@ -193,21 +156,10 @@ func exportZone(cmd *cobra.Command, req exportRequest) error {
 		fmt.Fprintf(stderr, "not marked (--no-mark): site diff shows each RRset not yet marked for tenant %s as adopt until site apply marks it\n", req.tenant)
 		return nil
 	}
-	z.RRsets = snap.RRsets
-	n, err := drv.MarkOwned(ctx, z, run)
+	n, err := a.Mark(ctx)
 	if err != nil {
-		return withCode(exitError, redact(fmt.Errorf("the spec is written, but adopting the zone failed: %w", err)))
+		return withCode(exitError, err)
 	}
 	fmt.Fprintf(stderr, "marked %d RRsets as owned by tenant %s (comments only; served data unchanged)\n", n, req.tenant)
 	return nil
 }
-
-// redactedError is an error whose text had secret values scrubbed; it
-// keeps the original as its cause for errors.Is and errors.As.
-type redactedError struct {
-	msg string
-	err error
-}
-
-func (e redactedError) Error() string { return e.msg }
-func (e redactedError) Unwrap() error { return e.err }

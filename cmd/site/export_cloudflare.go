@@ -39,10 +39,7 @@ written into the spec as api_url.
 		Args: noArgs("give the zone with --zone"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			req.required = []struct{ name, v string }{{"--zone", req.zone}, {"--tenant", req.tenant}, {"--token-env", tokenEnv}}
-			req.newZone = func(name string) *model.Zone {
-				return &model.Zone{Name: name, Provider: model.Provider{Cloudflare: &model.Cloudflare{
-					Token: model.Credential{Env: tokenEnv}, APIURL: apiURL}}}
-			}
+			req.where = model.Provider{Cloudflare: &model.Cloudflare{Token: model.Credential{Env: tokenEnv}, APIURL: apiURL}}
 			return exportZone(cmd, req)
 		},
 	}

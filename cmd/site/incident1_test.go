@@ -54,9 +54,9 @@ func newColdStart(t *testing.T, zone string) *coldStart {
 	t.Setenv(cloudflare.EnvAPIURL, "")
 	// The production driver keeps Cloudflare's 4 requests per second;
 	// the fake needs no such courtesy.
-	old := providerDrivers["cloudflare"]
-	providerDrivers["cloudflare"] = &cloudflare.Driver{RPS: 1000}
-	t.Cleanup(func() { providerDrivers["cloudflare"] = old })
+	useBackend(t, "cloudflare", func(bk *runBackends, _ func(string) string) {
+		bk.providers["cloudflare"] = &cloudflare.Driver{RPS: 1000}
+	})
 	return cs
 }
 
@@ -170,12 +170,12 @@ func libvirtTestHost(t *testing.T) {
 	if err := libvirt.Available(); err != nil {
 		libvirttest.Need(t, "libvirt cannot be loaded here: "+err.Error())
 	}
+	// One driver for the whole test, not one per run: test:///default
+	// keeps what a run defined only while a connection to it is open.
 	d := libvirt.New(libvirt.Options{URIMap: map[string]string{"qemu:///system": "test:///default"}})
-	oldVM, oldNet := kindDrivers[graph.KindVM], kindDrivers[graph.KindNetwork]
-	kindDrivers[graph.KindVM], kindDrivers[graph.KindNetwork] = d.VMs(), d.Networks()
-	t.Cleanup(func() {
-		kindDrivers[graph.KindVM], kindDrivers[graph.KindNetwork] = oldVM, oldNet
-		d.Close()
+	t.Cleanup(func() { d.Close() })
+	useBackend(t, "libvirt", func(bk *runBackends, _ func(string) string) {
+		bk.kinds[graph.KindVM], bk.kinds[graph.KindNetwork] = d.VMs(), d.Networks()
 	})
 }
 

@@ -15,6 +15,7 @@ import (
 
 	"github.com/site-tools/site/compiler"
 	"github.com/site-tools/site/compiler/dnsname"
+	"github.com/site-tools/site/compiler/export"
 	"github.com/site-tools/site/compiler/model"
 )
 
@@ -133,7 +134,7 @@ func scaffold(o initOptions) ([]byte, error) {
 	}
 	// By construction this parses; vetting it too turns a bad NAME or
 	// --domain into the same message vet would give, before any write.
-	if err := vetGenerated(o.name+".cue", src); err != nil {
+	if err := export.Vet(o.name+".cue", src); err != nil {
 		return nil, fmt.Errorf("cannot scaffold tenant %q with domain %q: %w", o.name, o.domain, err)
 	}
 	return src, nil
@@ -171,26 +172,6 @@ func checkTaken(dir string, o initOptions) error {
 		}
 	}
 	return nil
-}
-
-// vetGenerated checks a spec site generated (init's scaffold, export's
-// zone) as site vet would, and returns vet's messages as one error, each
-// once, without positions: they would point into a file not yet written.
-func vetGenerated(name string, src []byte) error {
-	_, err := compiler.LoadSource(name, src)
-	var diags compiler.Diagnostics
-	if !errors.As(err, &diags) {
-		return err
-	}
-	var msgs []string
-	seen := map[string]bool{}
-	for _, d := range diags {
-		if !seen[d.Msg] {
-			seen[d.Msg] = true
-			msgs = append(msgs, d.Msg)
-		}
-	}
-	return errors.New(strings.Join(msgs, "; "))
 }
 
 // field is one field on a line of its own.

@@ -12,7 +12,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/site-tools/site/backends"
+	"github.com/site-tools/site/backends/engine"
 	"github.com/site-tools/site/compiler"
 	"github.com/site-tools/site/compiler/graph"
 	"github.com/site-tools/site/compiler/plan"
@@ -101,10 +101,11 @@ func parseTargets(ts []string) []string {
 	return slices.Compact(out)
 }
 
-// newEngine wires the executor to this build's backends; progress goes
+// newEngine wires the executor to this run's backends; progress goes
 // to stderr so stdout holds only the plan or the report.
-func newEngine(parallelism int, progress io.Writer) *backends.Engine {
-	return &backends.Engine{DriverFor: driverFor, Parallelism: parallelism, Progress: progress}
+func newEngine(bk *runBackends, parallelism int, stderr io.Writer) *engine.Engine {
+	return &engine.Engine{DriverFor: bk.driverFor, Parallelism: parallelism,
+		Hook: newProgress(stderr, isTerminal(stderr), useColor(stderr))}
 }
 
 // interruptible makes Ctrl-C end the run between steps: steps not yet
@@ -119,9 +120,11 @@ func interruptible(cmd *cobra.Command) func() {
 // useColor reports whether output to w may carry ANSI colours: only on
 // a terminal, and never with NO_COLOR set (https://no-color.org).
 func useColor(w io.Writer) bool {
-	if os.Getenv("NO_COLOR") != "" {
-		return false
-	}
+	return os.Getenv("NO_COLOR") == "" && isTerminal(w)
+}
+
+// isTerminal reports whether w is a character device such as a TTY.
+func isTerminal(w io.Writer) bool {
 	f, ok := w.(*os.File)
 	if !ok {
 		return false

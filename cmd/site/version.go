@@ -3,7 +3,6 @@ package main
 import (
 	"fmt"
 	"runtime/debug"
-	"sort"
 
 	"github.com/spf13/cobra"
 )
@@ -30,16 +29,11 @@ libvirt is opened at run time, so site vet works where it is missing.`,
 				v = info.Main.Version
 			}
 			fmt.Fprintf(out, "site %s\n", v)
-			names := make([]string, 0, len(backendNames))
-			for n := range backendNames {
-				names = append(names, n)
-			}
-			sort.Strings(names)
-			if len(names) == 0 {
+			if len(builtIn) == 0 {
 				fmt.Fprintln(out, "backends: none")
 			}
-			for _, n := range names {
-				fmt.Fprintf(out, "backend %s: %s\n", n, backendNames[n])
+			for _, b := range builtIn {
+				fmt.Fprintf(out, "backend %s: %s\n", b.name, b.about())
 			}
 			return nil
 		},

@@ -15,6 +15,12 @@
 // (SOA, PTR, DS, ...), TXT or CAA data that is not UTF-8 (CUE strings are
 // UTF-8), and a name whose types have different TTLs (the language has one
 // TTL per name). Check tells a caller beforehand which RRsets to leave out.
+//
+// Read and Adoption.Mark are site export's whole flow (read through the
+// backend, render, vet; the caller writes; then mark), so the command
+// keeps only its flags and output. Read reaches the live zone through
+// backends.ZoneExporter: export is where data flows back from the live
+// systems to CUE, and the only compiler package that knows a backend.
 package export
 
 import (

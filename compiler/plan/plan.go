@@ -7,7 +7,8 @@
 //
 // Plan.WriteText renders a plan for people; Plan.WriteJSON writes the
 // versioned JSON form, whose schema is documented on WriteJSON, and
-// ReadJSON reads it back.
+// ReadJSON reads it back. CheckFresh compares a saved plan with a fresh
+// one and says, per step, why the saved one is stale (StaleReason).
 package plan
 
 import (
@@ -154,6 +155,20 @@ func (p *Plan) Missing(acked map[Gate]bool) []Gate {
 		}
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i] < out[j] })
+	return out
+}
+
+// Unobserved returns the blocked steps that no gate in acked defers, in
+// plan order: while there are any, the plan is incomplete and applying
+// it would change what could not be seen. A blocked step whose gate is
+// acknowledged is deferred instead (apply leaves it and its dependents).
+func (p *Plan) Unobserved(acked map[Gate]bool) []Blocked {
+	var out []Blocked
+	for _, b := range p.Blocked {
+		if b.Gate == "" || !acked[b.Gate] {
+			out = append(out, b)
+		}
+	}
 	return out
 }
 

@@ -1,4 +1,4 @@
-package backends
+package engine
 
 import (
 	"bytes"
@@ -10,6 +10,7 @@ import (
 	"testing"
 	"testing/synctest"
 
+	"github.com/site-tools/site/backends"
 	"github.com/site-tools/site/compiler/graph"
 	"github.com/site-tools/site/compiler/plan"
 )
@@ -19,7 +20,7 @@ func TestPlanDependencyOrder(t *testing.T) {
 		t.Run(fmt.Sprintf("parallelism=%d", par), func(t *testing.T) {
 			g := mustGraph(t, testSpec())
 			d := newTestDriver(map[string]*script{})
-			if _, err := d.engine(par).Plan(context.Background(), g, NewRun()); err != nil {
+			if _, err := d.engine(par).Plan(context.Background(), g, backends.NewRun()); err != nil {
 				t.Fatal(err)
 			}
 			started, finished := map[string]int{}, map[string]int{}
@@ -66,7 +67,7 @@ func TestParallelismBound(t *testing.T) {
 				d.hold = make(chan struct{})
 				done := make(chan error)
 				go func() {
-					_, err := d.engine(tc.parallelism).Plan(context.Background(), g, NewRun())
+					_, err := d.engine(tc.parallelism).Plan(context.Background(), g, backends.NewRun())
 					done <- err
 				}()
 				synctest.Wait()
@@ -89,7 +90,7 @@ func TestParallelismBound(t *testing.T) {
 }
 
 func TestPlanBlocksUnobservedSteps(t *testing.T) {
-	gated := &GatedError{Gate: plan.GateSecretUnreachable, Err: errors.New("no vault answered at http://127.0.0.1:1")}
+	gated := &backends.GatedError{Gate: plan.GateSecretUnreachable, Err: errors.New("no vault answered at http://127.0.0.1:1")}
 	for _, tc := range []struct {
 		name        string
 		scripts     map[string]*script
@@ -134,7 +135,7 @@ func TestPlanBlocksUnobservedSteps(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			g := mustGraph(t, testSpec())
-			obs, err := newTestDriver(tc.scripts).engine(4).Plan(context.Background(), g, NewRun())
+			obs, err := newTestDriver(tc.scripts).engine(4).Plan(context.Background(), g, backends.NewRun())
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -153,7 +154,7 @@ func TestPlanBlocksUnobservedSteps(t *testing.T) {
 					t.Errorf("blocked step %s has a fingerprint: a saved plan would claim it was observed", b.Step)
 				}
 				if obs.Steps[b.Step] != nil {
-					t.Errorf("blocked step %s has a StepPlan Apply could carry out", b.Step)
+					t.Errorf("blocked step %s has a backends.StepPlan Apply could carry out", b.Step)
 				}
 			}
 		})
@@ -163,7 +164,7 @@ func TestPlanBlocksUnobservedSteps(t *testing.T) {
 func TestPlanFillsChangeStepPhaseTenant(t *testing.T) {
 	g := mustGraph(t, testSpec())
 	d := newTestDriver(map[string]*script{stepZoneA: {changes: []plan.Change{{Key: stepZoneA + "/www", Action: plan.ActionCreate}}}})
-	obs, err := d.engine(2).Plan(context.Background(), g, NewRun())
+	obs, err := d.engine(2).Plan(context.Background(), g, backends.NewRun())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -184,7 +185,7 @@ func TestSecretReachesDependentAndIsRedacted(t *testing.T) {
 		// A careless backend echoes the token in its error.
 		stepZoneB: {needCred: true, planErr: fmt.Errorf("GET https://api.example/zones?token=%s: 403", token)},
 	})
-	obs, err := d.engine(4).Plan(context.Background(), g, NewRun())
+	obs, err := d.engine(4).Plan(context.Background(), g, backends.NewRun())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -201,10 +202,10 @@ func TestSecretReachesDependentAndIsRedacted(t *testing.T) {
 
 func TestPlanWithoutDriverBlocks(t *testing.T) {
 	g := mustGraph(t, testSpec())
-	e := &Engine{DriverFor: func(s *graph.Step) (Driver, error) {
+	e := &Engine{DriverFor: func(s *graph.Step) (backends.Driver, error) {
 		return nil, fmt.Errorf("step %s: this build of site has no backend for %s steps", s.ID, s.Kind)
 	}}
-	obs, err := e.Plan(context.Background(), g, NewRun())
+	obs, err := e.Plan(context.Background(), g, backends.NewRun())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -230,11 +231,11 @@ func TestOnlyScopesTheWalk(t *testing.T) {
 			}
 			d := newTestDriver(scripts)
 			e := d.engine(4)
-			obs, err := e.Plan(context.Background(), g, NewRun())
+			obs, err := e.Plan(context.Background(), g, backends.NewRun())
 			if err != nil {
 				t.Fatal(err)
 			}
-			if _, err := e.Apply(context.Background(), g, obs, NewRun()); err != nil {
+			if _, err := e.Apply(context.Background(), g, obs, backends.NewRun()); err != nil {
 				t.Fatal(err)
 			}
 			var planned []string
@@ -267,11 +268,11 @@ func TestEnvCredentialIsRedacted(t *testing.T) {
 	g := mustGraph(t, testSpec())
 	d := newTestDriver(map[string]*script{
 		// Tenant b's store token leaks into the secret step's error.
-		stepSecret: {planErr: &GatedError{Gate: plan.GateSecretUnreachable, Err: fmt.Errorf("login with %s refused", token)}},
+		stepSecret: {planErr: &backends.GatedError{Gate: plan.GateSecretUnreachable, Err: fmt.Errorf("login with %s refused", token)}},
 		stepZoneA:  {changes: []plan.Change{change(stepZoneA, "www", plan.ActionCreate)}, applyErr: fmt.Errorf("PATCH with X-API-Key %s: 500", key)},
 		stepNet:    {changes: []plan.Change{change(stepNet, "lan", plan.ActionCreate)}, notes: []string{"used " + key}},
 	})
-	run := NewRun()
+	run := backends.NewRun()
 	env := map[string]string{"PDNS_API_KEY": key, "VAULT_TOKEN": token}
 	run.Getenv = func(name string) string { return env[name] }
 	run.Acked[plan.GateSecretUnreachable] = true
@@ -284,9 +285,13 @@ func TestEnvCredentialIsRedacted(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// Everything a user may read of the report: reasons, problems, notes.
 	var text bytes.Buffer
-	if err := rep.WriteText(&text, false); err != nil {
-		t.Fatal(err)
+	for _, s := range rep.Steps {
+		text.WriteString(s.Reason + "\n")
+		for _, l := range append(s.Problems, s.Notes...) {
+			text.WriteString(l + "\n")
+		}
 	}
 	for _, b := range obs.Plan.Blocked {
 		text.WriteString(b.Reason + "\n")
@@ -296,7 +301,7 @@ func TestEnvCredentialIsRedacted(t *testing.T) {
 			t.Errorf("output shows a credential:\n%s", text.String())
 		}
 	}
-	for _, want := range []string{"login with [redacted] refused", "PATCH with X-API-Key [redacted]: 500", "note: used [redacted]"} {
+	for _, want := range []string{"login with [redacted] refused", "PATCH with X-API-Key [redacted]: 500", "used [redacted]"} {
 		if !strings.Contains(text.String(), want) {
 			t.Errorf("output lacks %q:\n%s", want, text.String())
 		}
@@ -320,7 +325,7 @@ func BenchmarkEngine(b *testing.B) {
 			for b.Loop() {
 				d := newTestDriver(scripts)
 				e := d.engine(DefaultParallelism)
-				run := NewRun()
+				run := backends.NewRun()
 				obs, err := e.Plan(context.Background(), g, run)
 				if err != nil {
 					b.Fatal(err)

@@ -1,9 +1,12 @@
-package backends
+package main
 
 import (
 	"bytes"
 	"strings"
 	"testing"
+
+	"github.com/site-tools/site/backends"
+	"github.com/site-tools/site/backends/engine"
 )
 
 func TestProgress(t *testing.T) {
@@ -38,10 +41,11 @@ func TestProgress(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var b bytes.Buffer
-			p := newProgress(&b, 3, "apply", tc.live, tc.color)
-			p.step("dns/a.example.", StatusApplied, "12 changes")
-			p.step("dns/b.example.", StatusFailed, "HTTP 500")
-			p.step("vm/test:///default/web", StatusUnchanged, "")
+			p := newProgress(&b, tc.live, tc.color)
+			p.ApplyStart(3)
+			p.step("dns/a.example.", engine.StatusApplied, "12 changes")
+			p.step("dns/b.example.", engine.StatusFailed, "HTTP 500")
+			p.step("vm/test:///default/web", engine.StatusUnchanged, "")
 			p.done("done")
 			if got := b.String(); got != tc.want {
 				t.Errorf("got %q, want %q", got, tc.want)
@@ -50,28 +54,34 @@ func TestProgress(t *testing.T) {
 	}
 }
 
+// TestProgressHook: what the engine reports becomes the words of a
+// progress line: counts of changes and problems, or the reason.
+func TestProgressHook(t *testing.T) {
+	var b bytes.Buffer
+	p := newProgress(&b, false, false)
+	p.ApplyStart(3)
+	p.Applied(engine.StepReport{Step: "dns/a.example.", Status: engine.StatusApplied, Changes: 1,
+		Problems: []string{"x", "y"}})
+	p.Applied(engine.StepReport{Step: "dns/b.example.", Status: engine.StatusFailed, Reason: "HTTP 500"})
+	p.Applied(engine.StepReport{Step: "vm/test:///default/web", Status: engine.StatusUnchanged})
+	p.ApplyDone(&engine.Report{Steps: []engine.StepReport{{Status: engine.StatusApplied, Requests: 1}}})
+	want := "[1/3] dns/a.example. applied: 1 change (2 problems)\n" +
+		"[2/3] dns/b.example. failed: HTTP 500\n" +
+		"[3/3] vm/test:///default/web unchanged: no changes\n" +
+		"apply: 1 applied; 1 request\n"
+	if got := b.String(); got != want {
+		t.Errorf("got %q, want %q", got, want)
+	}
+}
+
 func TestProgressLiveLineFitsOneRow(t *testing.T) {
 	var b bytes.Buffer
-	p := newProgress(&b, 1, "observe", true, false)
-	p.step("dns/"+strings.Repeat("x", 200)+".example.", statusOK, "no changes")
+	p := newProgress(&b, true, false)
+	p.PlanStart(1)
+	p.Observed("dns/"+strings.Repeat("x", 200)+".example.", &backends.StepPlan{}, nil)
 	line := strings.TrimPrefix(b.String(), "\r\x1b[K")
 	if n := len([]rune(line)); n != liveWidth {
 		t.Errorf("live line has %d runes, want %d", n, liveWidth)
-	}
-}
-
-func TestProgressNilIsSilent(t *testing.T) {
-	var p *progress
-	p.step("dns/a.example.", StatusApplied, "")
-	p.done("done")
-	if got := (&Engine{}).progress(3, "apply"); got != nil {
-		t.Errorf("an engine without Progress writer made a progress: %+v", got)
-	}
-}
-
-func TestProgressNotLiveOnBuffer(t *testing.T) {
-	if isTerminal(&bytes.Buffer{}) {
-		t.Error("a buffer counts as a terminal")
 	}
 }
 
@@ -83,22 +93,30 @@ func TestProgressMultiLineDetail(t *testing.T) {
 	for _, tc := range []struct {
 		name string
 		live bool
-		st   Status
+		st   engine.Status
 		want string
 	}{
 		{name: "log", st: statusBlocked,
 			want: "[1/1] secret/t/p#k blocked: no address answered:\n      tried http://a: refused\n    what to do: start it\n"},
 		{name: "terminal, trouble stays whole", live: true, st: statusBlocked,
 			want: "\r\x1b[K[1/1] secret/t/p#k blocked: no address answered:\n      tried http://a: refused\n    what to do: start it\n"},
-		{name: "terminal, live line is one row", live: true, st: statusOK,
+		{name: "terminal, live line is one row", live: true, st: statusObserved,
 			want: "\r\x1b[K[1/1] secret/t/p#k observed: no address answered: …"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var b bytes.Buffer
-			newProgress(&b, 1, "observe", tc.live, false).step("secret/t/p#k", tc.st, detail)
+			p := newProgress(&b, tc.live, false)
+			p.PlanStart(1)
+			p.step("secret/t/p#k", tc.st, detail)
 			if got := b.String(); got != tc.want {
 				t.Errorf("got %q, want %q", got, tc.want)
 			}
 		})
+	}
+}
+
+func TestProgressNotLiveOnBuffer(t *testing.T) {
+	if isTerminal(&bytes.Buffer{}) {
+		t.Error("a buffer counts as a terminal")
 	}
 }

@@ -1,119 +1,17 @@
-package backends
+package engine
 
 import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
+	"slices"
 	"sort"
 	"strings"
 
+	"github.com/site-tools/site/backends"
 	"github.com/site-tools/site/compiler/graph"
 	"github.com/site-tools/site/compiler/plan"
 )
-
-// DefaultParallelism is how many steps an Engine runs at once when
-// Parallelism is not set.
-const DefaultParallelism = 4
-
-// Engine walks a step graph: Plan observes every step and collects what
-// would change; Apply carries out an observation. One Engine may serve
-// many runs; it keeps no state between calls.
-type Engine struct {
-	// DriverFor picks the backend of a step. A step whose backend is
-	// missing is blocked with this error.
-	DriverFor func(*graph.Step) (Driver, error)
-	// Parallelism bounds how many steps observe or apply at once
-	// (DefaultParallelism when < 1).
-	Parallelism int
-	// Progress receives one line per finished step. On a terminal it is a
-	// single updating line (problems stay on screen), elsewhere plain
-	// lines; colour only on a terminal with NO_COLOR unset. nil is silent.
-	Progress io.Writer
-}
-
-func (e *Engine) parallelism() int {
-	if e.Parallelism < 1 {
-		return DefaultParallelism
-	}
-	return e.Parallelism
-}
-
-func (e *Engine) driverFor(s *graph.Step) (Driver, error) {
-	if e.DriverFor == nil {
-		return nil, fmt.Errorf("step %s: the engine has no DriverFor (a bug in the caller)", s.ID)
-	}
-	return e.DriverFor(s)
-}
-
-// Status is what Apply did with one step.
-type Status string
-
-// Step statuses in a Report.
-const (
-	StatusApplied   Status = "applied"   // its changes were applied
-	StatusUnchanged Status = "unchanged" // it planned no changes; its backend was not called
-	StatusFailed    Status = "failed"    // its backend's Apply returned an error
-	StatusSkipped   Status = "skipped"   // not tried: a step it depends on failed, or the run was interrupted
-	StatusDeferred  Status = "deferred"  // not observed, and its gate was acknowledged
-)
-
-// StepReport is what happened to one step.
-type StepReport struct {
-	Step   string
-	Phase  plan.Phase
-	Tenant string
-	Status Status
-	// Changes counts the planned changes handed to the backend.
-	Changes int
-	// Reason says why a step failed, was skipped or deferred.
-	Reason string
-	// Problems fail the run: post-apply checks from the backend and
-	// changes that re-observing still found.
-	Problems []string
-	Notes    []string
-	// Requests counts the backend's API calls during Apply.
-	Requests int
-	// Residual holds the changes re-observing found after apply; those
-	// of impact next-boot are pending by design and reported as notes.
-	Residual []plan.Change
-}
-
-// Report is what Apply did, one entry per step in graph order.
-type Report struct {
-	Steps []StepReport
-}
-
-// OK reports whether every step converged or was deferred on purpose:
-// none failed, none was skipped, and no problem was found.
-func (r *Report) OK() bool {
-	for _, s := range r.Steps {
-		if s.Status == StatusFailed || s.Status == StatusSkipped || len(s.Problems) > 0 {
-			return false
-		}
-	}
-	return true
-}
-
-// Count returns how many steps ended with status st.
-func (r *Report) Count(st Status) int {
-	n := 0
-	for _, s := range r.Steps {
-		if s.Status == st {
-			n++
-		}
-	}
-	return n
-}
-
-// Requests sums the API calls every step's Apply made.
-func (r *Report) Requests() int {
-	n := 0
-	for _, s := range r.Steps {
-		n += s.Requests
-	}
-	return n
-}
 
 // Apply carries out obs, which Plan returned for g in this process.
 //
@@ -128,9 +26,9 @@ func (r *Report) Requests() int {
 // converged. A failed step's dependents are skipped while independent
 // branches go on. The error is nil whenever the walk ran: failures are in
 // the Report (see Report.OK).
-func (e *Engine) Apply(ctx context.Context, g *graph.Graph, obs *Observation, run *Run) (*Report, error) {
+func (e *Engine) Apply(ctx context.Context, g *graph.Graph, obs *Observation, run *backends.Run) (*Report, error) {
 	if run == nil {
-		run = NewRun()
+		run = backends.NewRun()
 	}
 	if err := obs.Check(g, run.Acked); err != nil {
 		return nil, err
@@ -139,30 +37,24 @@ func (e *Engine) Apply(ctx context.Context, g *graph.Graph, obs *Observation, ru
 	for _, b := range obs.Plan.Blocked {
 		blocked[b.Step] = b
 	}
-	red := newRedactor(g, run)
-	prog := e.progress(len(g.Steps), "apply")
+	red := backends.NewRedactor(g, run)
+	hook := e.hooks()
+	hook.call(func(h Hook) { h.ApplyStart(len(g.Steps)) })
 	results := walk(ctx, g, e.parallelism(), func(ctx context.Context, s *graph.Step, deps map[string]StepReport) StepReport {
 		r := e.applyStep(ctx, s, deps, obs.Steps[s.ID], blocked, run, red)
-		detail := r.Reason
-		if r.Status == StatusApplied || r.Status == StatusUnchanged {
-			detail = describeChanges(r.Changes)
-		}
-		if len(r.Problems) > 0 {
-			detail += fmt.Sprintf(" (%d %s)", len(r.Problems), plural(len(r.Problems), "problem", "problems"))
-		}
-		prog.step(s.ID, r.Status, detail)
+		hook.call(func(h Hook) { h.Applied(r) })
 		return r
 	})
 	rep := &Report{}
 	for _, s := range g.Steps {
 		rep.Steps = append(rep.Steps, results[s.ID])
 	}
-	prog.done(rep.counts())
+	hook.call(func(h Hook) { h.ApplyDone(rep) })
 	return rep, nil
 }
 
 // applyStep carries out one step whose dependencies are done.
-func (e *Engine) applyStep(ctx context.Context, s *graph.Step, deps map[string]StepReport, sp *StepPlan, blocked map[string]plan.Blocked, run *Run, red *redactor) StepReport {
+func (e *Engine) applyStep(ctx context.Context, s *graph.Step, deps map[string]StepReport, sp *backends.StepPlan, blocked map[string]plan.Blocked, run *backends.Run, red *backends.Redactor) StepReport {
 	r := StepReport{Step: s.ID, Phase: s.Phase, Tenant: s.Tenant}
 	if b, ok := blocked[s.ID]; ok {
 		r.Status = StatusDeferred
@@ -204,21 +96,21 @@ func (e *Engine) applyStep(ctx context.Context, s *graph.Step, deps map[string]S
 	r.Changes = len(sp.Changes)
 	d, err := e.driverFor(s)
 	if err != nil {
-		r.Status, r.Reason = StatusFailed, red.redact(err.Error())
+		r.Status, r.Reason = StatusFailed, red.Redact(err.Error())
 		return r
 	}
 	res, err := guardedApply(ctx, d, sp, run)
 	if res != nil {
 		r.Requests = res.Requests
 		for _, p := range res.Problems {
-			r.Problems = append(r.Problems, red.redact(p))
+			r.Problems = append(r.Problems, red.Redact(p))
 		}
 		for _, n := range res.Notes {
-			r.Notes = append(r.Notes, red.redact(n))
+			r.Notes = append(r.Notes, red.Redact(n))
 		}
 	}
 	if err != nil {
-		r.Status, r.Reason = StatusFailed, red.redact(err.Error())
+		r.Status, r.Reason = StatusFailed, red.Redact(err.Error())
 		return r
 	}
 	r.Status = StatusApplied
@@ -229,10 +121,10 @@ func (e *Engine) applyStep(ctx context.Context, s *graph.Step, deps map[string]S
 // reobserve plans s again after its apply and reports what is still not
 // as wanted: a backend whose apply "succeeded" without converging is
 // exactly the bug users cannot see (incident 2f).
-func (e *Engine) reobserve(ctx context.Context, d Driver, s *graph.Step, run *Run, red *redactor, r *StepReport) {
+func (e *Engine) reobserve(ctx context.Context, d backends.Driver, s *graph.Step, run *backends.Run, red *backends.Redactor, r *StepReport) {
 	again, err := guardedPlan(ctx, d, s, run)
 	if err != nil {
-		r.Problems = append(r.Problems, red.redact("could not observe again after apply, so convergence is unconfirmed: "+err.Error()))
+		r.Problems = append(r.Problems, red.Redact("could not observe again after apply, so convergence is unconfirmed: "+err.Error()))
 		return
 	}
 	if again == nil {
@@ -272,14 +164,8 @@ func (obs *Observation) Check(g *graph.Graph, acked map[plan.Gate]bool) error {
 	if len(unplanned) > 0 {
 		return fmt.Errorf("steps %s were not observed in this plan (a plan from another graph?): run Plan on the same graph first", strings.Join(unplanned, ", "))
 	}
-	var stuck []plan.Blocked
-	ungated := false
-	for _, b := range obs.Plan.Blocked {
-		if b.Gate == "" || !acked[b.Gate] {
-			stuck = append(stuck, b)
-			ungated = ungated || b.Gate == ""
-		}
-	}
+	stuck := obs.Plan.Unobserved(acked)
+	ungated := slices.ContainsFunc(stuck, func(b plan.Blocked) bool { return b.Gate == "" })
 	sort.Slice(stuck, func(i, j int) bool { return stuck[i].Step < stuck[j].Step })
 	// A step that no gate can defer stops the run whatever is
 	// acknowledged, so it is reported before missing gates: their

@@ -1,9 +1,10 @@
-package backends
+package engine
 
 import (
 	"context"
 	"fmt"
 
+	"github.com/site-tools/site/backends"
 	"github.com/site-tools/site/compiler/graph"
 )
 
@@ -12,7 +13,7 @@ import (
 // becomes that step's error, which blocks or fails only it and its
 // dependents, and says it is a bug to report.
 
-func guardedPlan(ctx context.Context, d Driver, s *graph.Step, run *Run) (sp *StepPlan, err error) {
+func guardedPlan(ctx context.Context, d backends.Driver, s *graph.Step, run *backends.Run) (sp *backends.StepPlan, err error) {
 	defer func() {
 		if p := recover(); p != nil {
 			sp, err = nil, fmt.Errorf("step %s: its backend panicked while observing (a bug in site; please report it): %v", s.ID, p)
@@ -21,7 +22,7 @@ func guardedPlan(ctx context.Context, d Driver, s *graph.Step, run *Run) (sp *St
 	return d.Plan(ctx, s, run)
 }
 
-func guardedApply(ctx context.Context, d Driver, sp *StepPlan, run *Run) (res *StepResult, err error) {
+func guardedApply(ctx context.Context, d backends.Driver, sp *backends.StepPlan, run *backends.Run) (res *backends.StepResult, err error) {
 	defer func() {
 		if p := recover(); p != nil {
 			res, err = nil, fmt.Errorf("step %s: its backend panicked while applying, so some changes may be made and others not (a bug in site; please report it; a re-run converges): %v", sp.Step.ID, p)

@@ -1,4 +1,4 @@
-package backends
+package engine
 
 import (
 	"context"
@@ -7,6 +7,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/site-tools/site/backends"
 	"github.com/site-tools/site/compiler/graph"
 	"github.com/site-tools/site/compiler/plan"
 )
@@ -17,12 +18,12 @@ import (
 // Steps.
 type Observation struct {
 	Plan  *plan.Plan
-	Steps map[string]*StepPlan
+	Steps map[string]*backends.StepPlan
 }
 
 // planned is one step's outcome during Engine.Plan.
 type planned struct {
-	sp      *StepPlan
+	sp      *backends.StepPlan
 	blocked *plan.Blocked
 	// root is the blocked step that kept this one from being observed:
 	// itself when its own driver failed, else the first blocked
@@ -38,57 +39,48 @@ type planned struct {
 // A step's driver plans only after all its dependencies planned, so a
 // secret step's value (set with run.SetSecret) is there when a DNS step
 // needs it. A driver error blocks the step: it plans nothing, deletes
-// least of all, and its dependents are blocked as skipped. A *GatedError
+// least of all, and its dependents are blocked as skipped. A *backends.GatedError
 // blocks it with that gate, which the user may acknowledge to defer the
 // step and its dependents.
 //
 // The error is non-nil only when ctx ended; a blocked step is not an
 // error of Plan, it is in the returned plan.
-func (e *Engine) Plan(ctx context.Context, g *graph.Graph, run *Run) (*Observation, error) {
+func (e *Engine) Plan(ctx context.Context, g *graph.Graph, run *backends.Run) (*Observation, error) {
 	if run == nil {
-		run = NewRun()
+		run = backends.NewRun()
 	}
-	red := newRedactor(g, run)
-	prog := e.progress(len(g.Steps), "observe")
+	red := backends.NewRedactor(g, run)
+	hook := e.hooks()
+	hook.call(func(h Hook) { h.PlanStart(len(g.Steps)) })
 	results := walk(ctx, g, e.parallelism(), func(ctx context.Context, s *graph.Step, deps map[string]planned) planned {
 		r := e.planStep(ctx, s, deps, run, red)
-		switch {
-		case r.sp != nil:
-			prog.step(s.ID, statusOK, describeChanges(len(r.sp.Changes)))
-		case r.blocked.Skipped:
-			prog.step(s.ID, StatusSkipped, r.blocked.Reason)
-		default:
-			prog.step(s.ID, statusBlocked, r.blocked.Reason)
-		}
+		hook.call(func(h Hook) { h.Observed(s.ID, r.sp, r.blocked) })
 		return r
 	})
-	obs := &Observation{Plan: plan.New(), Steps: map[string]*StepPlan{}}
-	var counts [2]int
+	obs := &Observation{Plan: plan.New(), Steps: map[string]*backends.StepPlan{}}
 	for _, s := range g.Steps {
 		r := results[s.ID]
 		if r.sp == nil {
 			obs.Plan.Blocked = append(obs.Plan.Blocked, *r.blocked)
-			counts[1]++
 			continue
 		}
-		counts[0]++
 		obs.Steps[s.ID] = r.sp
 		obs.Plan.Fingerprints[s.ID] = r.sp.Fingerprint
 		obs.Plan.Changes = append(obs.Plan.Changes, r.sp.Changes...)
 	}
 	obs.Plan.Sort()
-	prog.done(fmt.Sprintf("observed %d of %d steps, %s", counts[0], len(g.Steps), describeChanges(len(obs.Plan.Changes))))
+	hook.call(func(h Hook) { h.PlanDone(obs) })
 	return obs, ctx.Err()
 }
 
 // planStep observes one step whose dependencies are done.
-func (e *Engine) planStep(ctx context.Context, s *graph.Step, deps map[string]planned, run *Run, red *redactor) planned {
+func (e *Engine) planStep(ctx context.Context, s *graph.Step, deps map[string]planned, run *backends.Run, red *backends.Redactor) planned {
 	if r, ok := blockedByDeps(s, deps); ok {
 		return r
 	}
 	block := func(err error) planned {
-		b := &plan.Blocked{Step: s.ID, Phase: s.Phase, Tenant: s.Tenant, Reason: red.redact(err.Error())}
-		var ge *GatedError
+		b := &plan.Blocked{Step: s.ID, Phase: s.Phase, Tenant: s.Tenant, Reason: red.Redact(err.Error())}
+		var ge *backends.GatedError
 		if errors.As(err, &ge) {
 			b.Gate = ge.Gate
 		}
@@ -152,7 +144,7 @@ func blockedByDeps(s *graph.Step, deps map[string]planned) (planned, bool) {
 // normalizeChange fills what a driver may leave out from the step, so
 // every change in a plan names its step, phase and tenant, and scrubs
 // secret values from the words a user will read.
-func normalizeChange(c *plan.Change, s *graph.Step, red *redactor) {
+func normalizeChange(c *plan.Change, s *graph.Step, red *backends.Redactor) {
 	if c.Step == "" {
 		c.Step = s.ID
 	}
@@ -162,15 +154,5 @@ func normalizeChange(c *plan.Change, s *graph.Step, red *redactor) {
 	if c.Tenant == "" {
 		c.Tenant = s.Tenant
 	}
-	c.Reason = red.redact(c.Reason)
-}
-
-func describeChanges(n int) string {
-	switch n {
-	case 0:
-		return "no changes"
-	case 1:
-		return "1 change"
-	}
-	return fmt.Sprintf("%d changes", n)
+	c.Reason = red.Redact(c.Reason)
 }

@@ -1,4 +1,4 @@
-package backends
+package engine
 
 import (
 	"context"
@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/site-tools/site/backends"
 	"github.com/site-tools/site/compiler/plan"
 )
 
@@ -51,11 +52,11 @@ func TestApplySkipsDependentsOfFailure(t *testing.T) {
 			scripts[tc.failing].applyErr = errors.New("HTTP 500 from the server")
 			d := newTestDriver(scripts)
 			e := d.engine(2)
-			obs, err := e.Plan(context.Background(), g, NewRun())
+			obs, err := e.Plan(context.Background(), g, backends.NewRun())
 			if err != nil {
 				t.Fatal(err)
 			}
-			rep, err := e.Apply(context.Background(), g, obs, NewRun())
+			rep, err := e.Apply(context.Background(), g, obs, backends.NewRun())
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -101,7 +102,7 @@ func TestGateBlocksBeforeAnyChange(t *testing.T) {
 				stepZoneB: {changes: []plan.Change{change(stepZoneB, "old.b.example./A", plan.ActionDelete, plan.GateDNSDeleteMany)}},
 			})
 			e := d.engine(4)
-			run := NewRun()
+			run := backends.NewRun()
 			for _, a := range tc.acked {
 				run.Acked[a] = true
 			}
@@ -160,7 +161,7 @@ to acknowledge, run: site apply tenants/b.cue --ack GATE-DNS-OVERWRITE --ack GAT
 }
 
 func TestGatedBlockedStepIsDeferred(t *testing.T) {
-	unreachable := &GatedError{Gate: plan.GateSecretUnreachable, Err: errors.New("no vault answered")}
+	unreachable := &backends.GatedError{Gate: plan.GateSecretUnreachable, Err: errors.New("no vault answered")}
 	for _, tc := range []struct {
 		name    string
 		ack     bool
@@ -176,7 +177,7 @@ func TestGatedBlockedStepIsDeferred(t *testing.T) {
 				stepZoneA:  {changes: []plan.Change{change(stepZoneA, "www", plan.ActionCreate)}},
 			})
 			e := d.engine(4)
-			run := NewRun()
+			run := backends.NewRun()
 			run.Acked[plan.GateSecretUnreachable] = tc.ack
 			obs, err := e.Plan(context.Background(), g, run)
 			if err != nil {
@@ -215,11 +216,11 @@ func TestBlockedStepWithoutGateRefusesApply(t *testing.T) {
 		stepZoneA: {changes: []plan.Change{change(stepZoneA, "www", plan.ActionCreate)}},
 	})
 	e := d.engine(4)
-	obs, err := e.Plan(context.Background(), g, NewRun())
+	obs, err := e.Plan(context.Background(), g, backends.NewRun())
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, err = e.Apply(context.Background(), g, obs, NewRun())
+	_, err = e.Apply(context.Background(), g, obs, backends.NewRun())
 	var be *BlockedError
 	if !errors.As(err, &be) {
 		t.Fatalf("got %v, want *BlockedError", err)
@@ -259,11 +260,11 @@ func TestApplyReobserves(t *testing.T) {
 			sc.changes = []plan.Change{change(stepZoneA, "www", plan.ActionCreate)}
 			d := newTestDriver(map[string]*script{stepZoneA: &sc})
 			e := d.engine(4)
-			obs, err := e.Plan(context.Background(), g, NewRun())
+			obs, err := e.Plan(context.Background(), g, backends.NewRun())
 			if err != nil {
 				t.Fatal(err)
 			}
-			rep, err := e.Apply(context.Background(), g, obs, NewRun())
+			rep, err := e.Apply(context.Background(), g, obs, backends.NewRun())
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -291,11 +292,11 @@ func TestApplyRefusesForeignObservation(t *testing.T) {
 	other := mustGraph(t, wideSpec(2))
 	d := newTestDriver(map[string]*script{})
 	e := d.engine(2)
-	obs, err := e.Plan(context.Background(), other, NewRun())
+	obs, err := e.Plan(context.Background(), other, backends.NewRun())
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := e.Apply(context.Background(), g, obs, NewRun()); err == nil || !strings.Contains(err.Error(), "not observed in this plan") {
+	if _, err := e.Apply(context.Background(), g, obs, backends.NewRun()); err == nil || !strings.Contains(err.Error(), "not observed in this plan") {
 		t.Errorf("got %v, want an error that the steps were not observed", err)
 	}
 }
@@ -319,7 +320,7 @@ func TestBackendPanicIsContained(t *testing.T) {
 			scripts[stepNet].panics = tc.panics
 			d := newTestDriver(scripts)
 			e := d.engine(4)
-			obs, err := e.Plan(context.Background(), g, NewRun())
+			obs, err := e.Plan(context.Background(), g, backends.NewRun())
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -329,7 +330,7 @@ func TestBackendPanicIsContained(t *testing.T) {
 				}
 				return
 			}
-			rep, err := e.Apply(context.Background(), g, obs, NewRun())
+			rep, err := e.Apply(context.Background(), g, obs, backends.NewRun())
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -345,7 +346,7 @@ func TestBackendPanicIsContained(t *testing.T) {
 // apply says so (exit 1) instead of asking for the gates of the others,
 // whose "to acknowledge, run: ..." command would still fail.
 func TestUngatedBlockedStepComesBeforeMissingGates(t *testing.T) {
-	unreachable := &GatedError{Gate: plan.GateSecretUnreachable, Err: errors.New("no vault answered")}
+	unreachable := &backends.GatedError{Gate: plan.GateSecretUnreachable, Err: errors.New("no vault answered")}
 	for _, tc := range []struct {
 		name      string
 		ack       bool
@@ -361,7 +362,7 @@ func TestUngatedBlockedStepComesBeforeMissingGates(t *testing.T) {
 				stepZoneA:  {planErr: errors.New("GET zone a.example.: connection refused")},
 			})
 			e := d.engine(4)
-			run := NewRun()
+			run := backends.NewRun()
 			run.Acked[plan.GateSecretUnreachable] = tc.ack
 			obs, err := e.Plan(context.Background(), g, run)
 			if err != nil {

@@ -1,4 +1,4 @@
-package backends
+package engine
 
 import (
 	"context"
@@ -7,12 +7,13 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/site-tools/site/backends"
 	"github.com/site-tools/site/compiler/graph"
 	"github.com/site-tools/site/compiler/model"
 	"github.com/site-tools/site/compiler/plan"
 )
 
-// This file holds the executor's test double: a Driver that plays a
+// This file holds the executor's test double: a backends.Driver that plays a
 // script per step and records every call. It stands in for the real
 // backends, which have their own tests against real servers; here only
 // the walk, the gates and the bookkeeping are under test.
@@ -55,7 +56,7 @@ func (d *testDriver) record(s string) {
 	d.mu.Unlock()
 }
 
-func (d *testDriver) Plan(ctx context.Context, step *graph.Step, run *Run) (*StepPlan, error) {
+func (d *testDriver) Plan(ctx context.Context, step *graph.Step, run *backends.Run) (*backends.StepPlan, error) {
 	d.mu.Lock()
 	d.calls = append(d.calls, "plan "+step.ID)
 	d.inFlight++
@@ -95,9 +96,9 @@ func (d *testDriver) Plan(ctx context.Context, step *graph.Step, run *Run) (*Ste
 	if sc.planErr != nil {
 		// A real backend may have half a plan when it fails; the engine
 		// must not use it.
-		return &StepPlan{Changes: []plan.Change{{Key: step.ID + "/half", Action: plan.ActionDelete}}}, sc.planErr
+		return &backends.StepPlan{Changes: []plan.Change{{Key: step.ID + "/half", Action: plan.ActionDelete}}}, sc.planErr
 	}
-	sp := &StepPlan{Fingerprint: "fp " + step.ID}
+	sp := &backends.StepPlan{Fingerprint: "fp " + step.ID}
 	if applied {
 		sp.Changes = sc.residual
 		sp.Fingerprint += " after"
@@ -107,19 +108,19 @@ func (d *testDriver) Plan(ctx context.Context, step *graph.Step, run *Run) (*Ste
 	return sp, nil
 }
 
-func (d *testDriver) Apply(ctx context.Context, sp *StepPlan, run *Run) (*StepResult, error) {
+func (d *testDriver) Apply(ctx context.Context, sp *backends.StepPlan, run *backends.Run) (*backends.StepResult, error) {
 	d.record("apply " + sp.Step.ID)
 	sc := d.scripts[sp.Step.ID]
 	if sc.panics == "apply" {
 		panic("nil map")
 	}
 	if sc.applyErr != nil {
-		return &StepResult{Requests: sc.requests}, sc.applyErr
+		return &backends.StepResult{Requests: sc.requests}, sc.applyErr
 	}
 	d.mu.Lock()
 	d.applied[sp.Step.ID] = true
 	d.mu.Unlock()
-	return &StepResult{Problems: sc.problems, Notes: sc.notes, Requests: sc.requests}, nil
+	return &backends.StepResult{Problems: sc.problems, Notes: sc.notes, Requests: sc.requests}, nil
 }
 
 // applies returns the IDs of the steps whose Apply was called, sorted.
@@ -137,7 +138,7 @@ func (d *testDriver) applies() []string {
 }
 
 func (d *testDriver) engine(parallelism int) *Engine {
-	return &Engine{DriverFor: func(*graph.Step) (Driver, error) { return d, nil }, Parallelism: parallelism}
+	return &Engine{DriverFor: func(*graph.Step) (backends.Driver, error) { return d, nil }, Parallelism: parallelism}
 }
 
 // Step IDs of testSpec.

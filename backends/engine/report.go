@@ -1,0 +1,72 @@
+package engine
+
+import "github.com/site-tools/site/compiler/plan"
+
+// Status is what Apply did with one step.
+type Status string
+
+// Step statuses in a Report.
+const (
+	StatusApplied   Status = "applied"   // its changes were applied
+	StatusUnchanged Status = "unchanged" // it planned no changes; its backend was not called
+	StatusFailed    Status = "failed"    // its backend's Apply returned an error
+	StatusSkipped   Status = "skipped"   // not tried: a step it depends on failed, or the run was interrupted
+	StatusDeferred  Status = "deferred"  // not observed, and its gate was acknowledged
+)
+
+// StepReport is what happened to one step.
+type StepReport struct {
+	Step   string
+	Phase  plan.Phase
+	Tenant string
+	Status Status
+	// Changes counts the planned changes handed to the backend.
+	Changes int
+	// Reason says why a step failed, was skipped or deferred.
+	Reason string
+	// Problems fail the run: post-apply checks from the backend and
+	// changes that re-observing still found.
+	Problems []string
+	Notes    []string
+	// Requests counts the backend's API calls during Apply.
+	Requests int
+	// Residual holds the changes re-observing found after apply; those
+	// of impact next-boot are pending by design and reported as notes.
+	Residual []plan.Change
+}
+
+// Report is what Apply did, one entry per step in graph order.
+type Report struct {
+	Steps []StepReport
+}
+
+// OK reports whether every step converged or was deferred on purpose:
+// none failed, none was skipped, and no problem was found.
+func (r *Report) OK() bool {
+	for _, s := range r.Steps {
+		if s.Status == StatusFailed || s.Status == StatusSkipped || len(s.Problems) > 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// Count returns how many steps ended with status st.
+func (r *Report) Count(st Status) int {
+	n := 0
+	for _, s := range r.Steps {
+		if s.Status == st {
+			n++
+		}
+	}
+	return n
+}
+
+// Requests sums the API calls every step's Apply made.
+func (r *Report) Requests() int {
+	n := 0
+	for _, s := range r.Steps {
+		n += s.Requests
+	}
+	return n
+}

@@ -1,0 +1,123 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+
+	"github.com/site-tools/site/backends"
+	"github.com/site-tools/site/backends/cloudflare"
+	"github.com/site-tools/site/backends/libvirt"
+	"github.com/site-tools/site/backends/powerdns"
+	"github.com/site-tools/site/backends/vault"
+	"github.com/site-tools/site/compiler/graph"
+)
+
+// backend is one backend built into site: what site version says of it,
+// and how a run builds its drivers.
+type backend struct {
+	name string
+	// about describes it for site version: the API and library it talks
+	// through and the environment variables it reads.
+	about func() string
+	// open builds the backend's drivers for one run into bk, reading the
+	// environment through getenv (the run's Run.Getenv).
+	open func(bk *runBackends, getenv func(string) string)
+}
+
+// builtIn lists every backend this binary has, in the order site
+// version prints them. Each run builds its own drivers from it (see
+// openBackends), so nothing a backend learns outlives the run.
+var builtIn = []backend{
+	{
+		name: "cloudflare",
+		about: func() string {
+			return "Cloudflare DNS (cloudflare-go v0.119.0); batch writes, comment owner marker; " + cloudflare.EnvAPIURL + " overrides the API URL"
+		},
+		open: func(bk *runBackends, _ func(string) string) { bk.providers["cloudflare"] = cloudflare.New() },
+	},
+	{
+		name: "libvirt",
+		about: func() string {
+			status := "available"
+			if err := libvirt.Available(); err != nil {
+				status = "unavailable: " + err.Error()
+			}
+			return "libvirt (dlopen; " + status + "); host URIs rewritten by " + libvirt.URIMapEnv
+		},
+		open: func(bk *runBackends, getenv func(string) string) {
+			d := libvirt.NewFromEnv(getenv)
+			bk.kinds[graph.KindVM] = d.VMs()
+			bk.kinds[graph.KindNetwork] = d.Networks()
+			bk.closers = append(bk.closers, d.Close)
+		},
+	},
+	{
+		name: "powerdns",
+		about: func() string {
+			return "PowerDNS Authoritative HTTP API (go-powerdns v3.17.0); verified over DNS at " + powerdns.EnvDNSAddr + " (host:port, or off), else the API host on port 53"
+		},
+		open: func(bk *runBackends, _ func(string) string) { bk.providers["powerdns"] = &powerdns.Driver{} },
+	},
+	{
+		name: "vault",
+		about: func() string {
+			return "Vault/OpenBao KV v2 secrets (hashicorp/vault/api v1.23.0); addrs in order, then VAULT_ADDR; SITE_VAULT_ADDRS replaces addrs"
+		},
+		open: func(bk *runBackends, _ func(string) string) { bk.kinds[graph.KindSecret] = vault.New() },
+	},
+}
+
+// runBackends are the drivers one run uses. Close them when the run ends.
+type runBackends struct {
+	kinds     map[graph.Kind]backends.Driver // secret, network, vm
+	providers map[string]backends.Driver     // DNS zones by provider kind
+	closers   []func() error
+}
+
+// openBackends builds every built-in backend's drivers for one run.
+func openBackends(run *backends.Run) *runBackends {
+	bk := &runBackends{kinds: map[graph.Kind]backends.Driver{}, providers: map[string]backends.Driver{}}
+	for _, b := range builtIn {
+		b.open(bk, run.Getenv)
+	}
+	return bk
+}
+
+// Close releases what the run's backends hold open (libvirt
+// connections). A failure to close changes nothing the run did, so the
+// caller reports it and keeps the run's exit code.
+func (bk *runBackends) Close() error {
+	var errs []error
+	for _, c := range bk.closers {
+		errs = append(errs, c())
+	}
+	if err := errors.Join(errs...); err != nil {
+		return fmt.Errorf("closing the backends after the run: %w", err)
+	}
+	return nil
+}
+
+// driverFor picks the backend that converges step.
+func (bk *runBackends) driverFor(step *graph.Step) (backends.Driver, error) {
+	if step.Kind == graph.KindZone {
+		kind := step.Zone.Provider.Kind()
+		if d, ok := bk.providers[kind]; ok {
+			return d, nil
+		}
+		return nil, fmt.Errorf("step %s: this build of site has no %s backend", step.ID, kind)
+	}
+	if d, ok := bk.kinds[step.Kind]; ok {
+		return d, nil
+	}
+	return nil, fmt.Errorf("step %s: this build of site has no backend for %s steps", step.ID, step.Kind)
+}
+
+// closeBackends closes the run's backends when a command ends. What
+// fails to close changed nothing the run did, so it is reported on
+// stderr and does not change the exit code.
+func closeBackends(bk *runBackends, stderr io.Writer) {
+	if err := bk.Close(); err != nil {
+		fmt.Fprintln(stderr, "site:", err)
+	}
+}

@@ -1,0 +1,149 @@
+package main
+
+import (
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/site-tools/site/backends"
+	"github.com/site-tools/site/backends/engine"
+	"github.com/site-tools/site/compiler/graph"
+	"github.com/site-tools/site/compiler/plan"
+)
+
+// planFlags are the flags diff and apply share: the scope and what
+// shapes the plan. Both take the same ones so that the plan diff shows
+// (and saves for apply --plan) is the one apply with the same flags
+// carries out.
+type planFlags struct {
+	only            string
+	targets         []string
+	acks            []string
+	parallelism     int
+	restarts        []string
+	deleteThreshold int
+}
+
+// planFlagHelp is what each shared flag means to one command.
+type planFlagHelp struct {
+	only, parallelism, restart, ack, deleteThreshold string
+}
+
+// deleteThresholdHelp says what --delete-threshold counts.
+var deleteThresholdHelp = fmt.Sprintf("percent of our records in a zone (of %d or more) that may be deleted without GATE-DNS-DELETE-MANY", backends.DefaultDeleteManyMin)
+
+// add defines the shared flags on cmd with the command's own words.
+func (f *planFlags) add(cmd *cobra.Command, help planFlagHelp) {
+	fs := cmd.Flags()
+	fs.StringVar(&f.only, "only", "", help.only)
+	fs.StringArrayVar(&f.targets, "target", nil, targetFlagHelp)
+	fs.StringArrayVar(&f.acks, "ack", nil, help.ack)
+	fs.IntVar(&f.parallelism, "parallelism", engine.DefaultParallelism, help.parallelism)
+	fs.StringArrayVar(&f.restarts, "restart", nil, help.restart)
+	fs.IntVar(&f.deleteThreshold, "delete-threshold", backends.DefaultDeleteManyPercent, help.deleteThreshold)
+}
+
+// newRun checks the flags that need no spec and returns the run they
+// describe: acknowledged gates, restarts and the delete threshold.
+func (f *planFlags) newRun() (*backends.Run, error) {
+	if f.parallelism < 1 {
+		return nil, fmt.Errorf("--parallelism %d: use 1 or more", f.parallelism)
+	}
+	run := backends.NewRun()
+	for _, a := range f.acks {
+		// An unknown gate is refused: a misspelt ack would otherwise be
+		// silently ignored.
+		g, err := plan.ParseGate(a)
+		if err != nil {
+			if up, uerr := plan.ParseGate(strings.ToUpper(a)); uerr == nil {
+				return nil, fmt.Errorf("--ack %s: gate ids are upper case: --ack %s", a, up)
+			}
+			return nil, fmt.Errorf("--ack: %w", err)
+		}
+		run.Acked[g] = true
+	}
+	for _, r := range f.restarts {
+		tenant, vm, ok := strings.Cut(r, "/")
+		if !ok || tenant == "" || vm == "" || strings.Contains(vm, "/") {
+			return nil, fmt.Errorf("--restart %q: name a VM as TENANT/VM, e.g. --restart office1/files", r)
+		}
+		run.Restart[r] = true
+	}
+	if f.deleteThreshold < 0 || f.deleteThreshold > 100 {
+		return nil, fmt.Errorf("--delete-threshold %d: use a percentage from 0 to 100", f.deleteThreshold)
+	}
+	run.DeleteManyPercent = f.deleteThreshold
+	return run, nil
+}
+
+// checkRestarts refuses a --restart that names no VM in g: like a
+// misspelt --ack, it would otherwise be silently ignored, and the guest
+// the user meant would keep running on its old definition.
+func (f *planFlags) checkRestarts(g *graph.Graph) error {
+	if len(f.restarts) == 0 {
+		return nil
+	}
+	var inScope []string
+	have := map[string]bool{}
+	for _, s := range g.Steps {
+		if s.VM != nil {
+			name := s.VM.Tenant + "/" + s.VM.Name
+			have[name] = true
+			inScope = append(inScope, name)
+		}
+	}
+	sort.Strings(inScope)
+	for _, r := range f.restarts {
+		if have[r] {
+			continue
+		}
+		if len(inScope) == 0 {
+			return fmt.Errorf("--restart %s: no VM is in scope (check the spec paths, --only and --target)", r)
+		}
+		return fmt.Errorf("--restart %s: no such VM in scope; the VMs in scope are %s", r, strings.Join(inScope, ", "))
+	}
+	return nil
+}
+
+// words rebuilds the flags as they were given (those at their defaults
+// left out), for a command line site prints to be pasted back. The
+// command's own flags come between the scope and the rest, as extra.
+func (f *planFlags) words(extra ...string) []string {
+	var words []string
+	if f.only != "" {
+		words = append(words, "--only", shellQuote(f.only))
+	}
+	for _, t := range f.targets {
+		words = append(words, "--target", shellQuote(t))
+	}
+	words = append(words, extra...)
+	if f.parallelism != engine.DefaultParallelism {
+		words = append(words, "--parallelism", strconv.Itoa(f.parallelism))
+	}
+	if f.deleteThreshold != backends.DefaultDeleteManyPercent {
+		words = append(words, "--delete-threshold", strconv.Itoa(f.deleteThreshold))
+	}
+	for _, r := range f.restarts {
+		words = append(words, "--restart", shellQuote(r))
+	}
+	for _, a := range f.acks {
+		words = append(words, "--ack", a)
+	}
+	return words
+}
+
+// scope loads the specs at args into the graph of phases and targets
+// and checks --restart against it.
+func (f *planFlags) scope(args []string, phases []plan.Phase, targets []string) (*graph.Graph, error) {
+	g, err := loadGraph(args, phases, targets)
+	if err != nil {
+		return nil, err
+	}
+	if err := f.checkRestarts(g); err != nil {
+		return nil, err
+	}
+	return g, nil
+}

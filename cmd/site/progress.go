@@ -1,0 +1,125 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/site-tools/site/backends"
+	"github.com/site-tools/site/backends/engine"
+	"github.com/site-tools/site/compiler/plan"
+)
+
+// progress is the engine.Hook site shows a walk through: one line per
+// finished step. On a terminal the line updates in place so a long run
+// does not scroll the plan away; lines about trouble (blocked, failed,
+// skipped) stay on screen. Elsewhere (CI logs, pipes) every line is
+// kept, without escape codes. The engine calls it one step at a time,
+// so it needs no lock.
+type progress struct {
+	w     io.Writer
+	live  bool
+	color bool
+	verb  string
+	total int
+	n     int
+	open  bool // a live line is on screen
+}
+
+// liveWidth keeps a live line within one terminal row: a wrapped line
+// cannot be rewritten with a carriage return.
+const liveWidth = 100
+
+// newProgress writes to w; live rewrites one line (for a terminal),
+// color paints the status words.
+func newProgress(w io.Writer, live, color bool) *progress {
+	return &progress{w: w, live: live, color: color}
+}
+
+// PlanStart, Observed and PlanDone show Engine.Plan's walk.
+func (p *progress) PlanStart(total int) { p.start("observe", total) }
+
+func (p *progress) Observed(id string, sp *backends.StepPlan, b *plan.Blocked) {
+	switch {
+	case sp != nil:
+		p.step(id, statusObserved, describeChanges(len(sp.Changes)))
+	case b.Skipped:
+		p.step(id, engine.StatusSkipped, b.Reason)
+	default:
+		p.step(id, statusBlocked, b.Reason)
+	}
+}
+
+func (p *progress) PlanDone(obs *engine.Observation) {
+	p.done(fmt.Sprintf("observed %d of %d steps, %s", len(obs.Steps), len(obs.Steps)+len(obs.Plan.Blocked), describeChanges(len(obs.Plan.Changes))))
+}
+
+// ApplyStart, Applied and ApplyDone show Engine.Apply's walk.
+func (p *progress) ApplyStart(total int) { p.start("apply", total) }
+
+func (p *progress) Applied(r engine.StepReport) {
+	detail := r.Reason
+	if r.Status == engine.StatusApplied || r.Status == engine.StatusUnchanged {
+		detail = describeChanges(r.Changes)
+	}
+	if len(r.Problems) > 0 {
+		detail += fmt.Sprintf(" (%s)", count(len(r.Problems), "problem"))
+	}
+	p.step(r.Step, r.Status, detail)
+}
+
+func (p *progress) ApplyDone(rep *engine.Report) { p.done(reportCounts(rep)) }
+
+// start begins counting a walk of total steps.
+func (p *progress) start(verb string, total int) {
+	p.verb, p.total, p.n, p.open = verb, total, 0, false
+}
+
+// step reports one finished step.
+func (p *progress) step(id string, st engine.Status, detail string) {
+	p.n++
+	word := string(st)
+	if p.color {
+		word = colorFor(st) + word + "\x1b[0m"
+	}
+	line := fmt.Sprintf("[%d/%d] %s %s", p.n, p.total, id, word)
+	if detail != "" {
+		line += ": " + indentLines(detail, "    ")
+	}
+	if !p.live {
+		fmt.Fprintln(p.w, line)
+		return
+	}
+	if trouble(st) {
+		fmt.Fprintf(p.w, "\r\x1b[K%s\n", line)
+		p.open = false
+		return
+	}
+	// A line rewritten in place must be one row: keep the first line of
+	// a multi-line detail (the plan printed next has all of it).
+	if i := strings.IndexByte(line, '\n'); i >= 0 {
+		line = line[:i] + " …"
+	}
+	if r := []rune(line); len(r) > liveWidth {
+		line = string(r[:liveWidth-1]) + "…"
+	}
+	fmt.Fprintf(p.w, "\r\x1b[K%s", line)
+	p.open = true
+}
+
+// done ends the progress with a summary line that stays.
+func (p *progress) done(summary string) {
+	if p.open {
+		fmt.Fprint(p.w, "\r\x1b[K")
+		p.open = false
+	}
+	fmt.Fprintf(p.w, "%s: %s\n", p.verb, summary)
+}
+
+func trouble(st engine.Status) bool {
+	switch st {
+	case statusBlocked, engine.StatusFailed, engine.StatusSkipped:
+		return true
+	}
+	return false
+}

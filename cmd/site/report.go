@@ -1,0 +1,106 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/site-tools/site/backends/engine"
+)
+
+// This file renders what the engine did for a person: the report after
+// apply, and the words and colours progress lines share with it.
+
+// writeReport renders rep: one block per step that did something or was
+// held back (unchanged steps are counted, not listed), then one summary
+// line. Colour only when color is true.
+func writeReport(w io.Writer, rep *engine.Report, color bool) error {
+	var b strings.Builder
+	paint := func(code, s string) string {
+		if !color {
+			return s
+		}
+		return code + s + "\x1b[0m"
+	}
+	for _, s := range rep.Steps {
+		if s.Status == engine.StatusUnchanged {
+			continue
+		}
+		word := fmt.Sprintf("%-9s", s.Status)
+		fmt.Fprintf(&b, "%s %s", paint(colorFor(s.Status), word), s.Step)
+		switch s.Status {
+		case engine.StatusApplied:
+			fmt.Fprintf(&b, ": %s, %s", describeChanges(s.Changes), count(s.Requests, "request"))
+		default:
+			if s.Reason != "" {
+				fmt.Fprintf(&b, ": %s", s.Reason)
+			}
+		}
+		b.WriteString("\n")
+		for _, p := range s.Problems {
+			fmt.Fprintf(&b, "          %s %s\n", paint("\x1b[31m", "problem:"), p)
+		}
+		for _, n := range s.Notes {
+			fmt.Fprintf(&b, "          note: %s\n", n)
+		}
+	}
+	b.WriteString(reportSummary(rep))
+	b.WriteString("\n")
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// reportCounts says how many steps ended how, e.g. "2 applied,
+// 3 unchanged; 4 requests".
+func reportCounts(rep *engine.Report) string {
+	var parts []string
+	for _, st := range []engine.Status{engine.StatusApplied, engine.StatusUnchanged, engine.StatusFailed, engine.StatusSkipped, engine.StatusDeferred} {
+		if n := rep.Count(st); n > 0 || st == engine.StatusApplied {
+			parts = append(parts, fmt.Sprintf("%d %s", n, st))
+		}
+	}
+	problems := 0
+	for _, s := range rep.Steps {
+		problems += len(s.Problems)
+	}
+	if problems > 0 {
+		parts = append(parts, count(problems, "problem"))
+	}
+	return fmt.Sprintf("%s; %s", strings.Join(parts, ", "), count(rep.Requests(), "request"))
+}
+
+// reportSummary is the report's last line, e.g. "Apply complete: 2
+// applied, 3 unchanged; 4 requests." or "Apply failed: ...".
+func reportSummary(rep *engine.Report) string {
+	head := "Apply complete"
+	if !rep.OK() {
+		head = "Apply failed"
+	}
+	return head + ": " + reportCounts(rep) + "."
+}
+
+// describeChanges says how many changes, as a plan's summary does.
+func describeChanges(n int) string {
+	if n == 0 {
+		return "no changes"
+	}
+	return count(n, "change")
+}
+
+// Progress words for observing; applying uses engine.Status.
+const (
+	statusObserved engine.Status = "observed"
+	statusBlocked  engine.Status = "blocked"
+)
+
+func colorFor(st engine.Status) string {
+	switch st {
+	case statusBlocked, engine.StatusFailed:
+		return "\x1b[31m" // red
+	case engine.StatusSkipped, engine.StatusDeferred:
+		return "\x1b[33m" // yellow
+	case engine.StatusApplied, statusObserved:
+		return "\x1b[32m" // green
+	}
+	return "\x1b[2m" // dim
+}

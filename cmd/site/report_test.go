@@ -1,0 +1,51 @@
+package main
+
+import (
+	"bytes"
+	"path/filepath"
+	"testing"
+
+	"github.com/site-tools/site/backends/engine"
+	"github.com/site-tools/site/compiler/golden"
+)
+
+// Step IDs as site graph names them.
+const (
+	stepSecret = "secret/b/dns/cf#token"
+	stepNet    = "network/test:///default/lan"
+	stepVM     = "vm/test:///default/web"
+	stepZoneA  = "dns/a.example."
+	stepZoneB  = "dns/b.example."
+)
+
+func TestWriteReport(t *testing.T) {
+	rep := &engine.Report{Steps: []engine.StepReport{
+		{Step: stepSecret, Status: engine.StatusDeferred, Reason: "GATE-SECRET-UNREACHABLE acknowledged: no vault answered"},
+		{Step: stepNet, Status: engine.StatusFailed, Reason: "defining network lan: virNetworkDefineXML: permission denied"},
+		{Step: stepVM, Status: engine.StatusSkipped, Reason: "it depends on " + stepNet + ", which did not apply"},
+		{Step: stepZoneA, Status: engine.StatusApplied, Changes: 12, Requests: 2, Notes: []string{"verified 12 names"}},
+		{Step: stepZoneB, Status: engine.StatusApplied, Changes: 1, Requests: 1,
+			Problems: []string{"www.b.example. answers NXDOMAIN, want A 192.0.2.1"}},
+		{Step: "dns/c.example.", Status: engine.StatusUnchanged},
+	}}
+	for _, tc := range []struct {
+		name  string
+		rep   *engine.Report
+		color bool
+	}{
+		{name: "report_mixed.golden", rep: rep},
+		{name: "report_mixed_color.golden", rep: rep, color: true},
+		{name: "report_converged.golden", rep: &engine.Report{Steps: []engine.StepReport{
+			{Step: stepZoneA, Status: engine.StatusApplied, Changes: 1, Requests: 1},
+			{Step: stepZoneB, Status: engine.StatusUnchanged},
+		}}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var b bytes.Buffer
+			if err := writeReport(&b, tc.rep, tc.color); err != nil {
+				t.Fatal(err)
+			}
+			golden.Check(t, filepath.Join("testdata", tc.name), b.Bytes())
+		})
+	}
+}

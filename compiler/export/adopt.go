@@ -1,0 +1,131 @@
+package export
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/site-tools/site/backends"
+	"github.com/site-tools/site/compiler"
+	"github.com/site-tools/site/compiler/dnsname"
+	"github.com/site-tools/site/compiler/graph"
+	"github.com/site-tools/site/compiler/model"
+)
+
+// This file is `site export`'s flow: read a live zone through its
+// backend, render it, vet it, and (once the caller has written the spec)
+// mark its records as the tenant's. It is the one place data flows from
+// the live systems back to CUE, so it sits beside the renderer and
+// reaches the backend only through backends.ZoneExporter.
+
+// Request names a live zone to adopt, as a user gave it.
+type Request struct {
+	Tenant string // the tenant the records will belong to
+	Zone   string // the zone's name, with or without the trailing dot
+	Domain string // the tenant's domain; the zone's when empty
+	// Provider is where the zone lives, credentials as references.
+	Provider model.Provider
+}
+
+// Adoption is a live zone read and rendered as a spec that passes site
+// vet; Mark then marks its records as the tenant's.
+type Adoption struct {
+	Zone   *model.Zone // canonical, with the RRsets read
+	Source []byte      // the tenant spec, vetted
+	// Skipped says, one line each, what was left out and why; site never
+	// touches what it left out.
+	Skipped []string
+
+	exporter backends.ZoneExporter
+	run      *backends.Run
+	redactor *backends.Redactor
+}
+
+// Read checks req, reads the zone through x, renders the tenant spec and
+// vets it. Nothing is marked: the caller writes Source, then calls Mark.
+// Errors never carry a credential value, even one a backend quoted.
+func Read(ctx context.Context, x backends.ZoneExporter, req Request, run *backends.Run) (*Adoption, error) {
+	// The tenant's name goes into the owner marker on every exported
+	// RRset: a name no spec can hold would mark the zone for nobody.
+	if err := compiler.CheckTenantName(req.Tenant); err != nil {
+		return nil, fmt.Errorf("--tenant: %w", err)
+	}
+	name, err := dnsname.Canonical(strings.TrimSuffix(req.Zone, ".")+".", "")
+	if err != nil {
+		return nil, fmt.Errorf("--zone: %w", err)
+	}
+	if req.Domain != "" {
+		if _, err := dnsname.Canonical(req.Domain, "."); err != nil {
+			return nil, fmt.Errorf("--domain: %w", err)
+		}
+	}
+	z := &model.Zone{Name: name, Tenant: req.Tenant, Provider: req.Provider}
+	scope := &graph.Graph{Steps: []*graph.Step{{ID: graph.ZoneStepID(name), Kind: graph.KindZone, Zone: z}}}
+	a := &Adoption{Zone: z, exporter: x, run: run, redactor: backends.NewRedactor(scope, run)}
+	snap, err := x.Export(ctx, z, run)
+	if err != nil {
+		return nil, a.redact(err)
+	}
+	rrsets := make([]model.RRset, len(snap.RRsets))
+	for i, r := range snap.RRsets {
+		rrsets[i] = *r
+	}
+	a.Source, err = Render(Zone{Tenant: req.Tenant, Domain: req.Domain, Zone: name, Provider: req.Provider, RRsets: rrsets})
+	if err != nil {
+		return nil, err
+	}
+	// Vetted before it is written or anything is marked: the spec site
+	// export hands over must pass site vet as it is.
+	if err := Vet(req.Tenant+".cue", a.Source); err != nil {
+		return nil, fmt.Errorf("the exported spec for tenant %s does not pass site vet, so nothing was written or marked: %w", req.Tenant, err)
+	}
+	z.RRsets = snap.RRsets
+	a.Skipped = snap.Skipped
+	return a, nil
+}
+
+// Mark puts the tenant's owner marker on every RRset read, without
+// changing what the zone serves, and returns how many it marked. It
+// refuses, marking nothing, when the zone changed since Read.
+func (a *Adoption) Mark(ctx context.Context) (int, error) {
+	n, err := a.exporter.MarkOwned(ctx, a.Zone, a.run)
+	if err != nil {
+		return 0, a.redact(fmt.Errorf("the spec is written, but adopting the zone failed: %w", err))
+	}
+	return n, nil
+}
+
+// redact scrubs credential values from err's text and keeps err as the
+// cause, for errors.Is and errors.As.
+func (a *Adoption) redact(err error) error {
+	return redactedError{a.redactor.Redact(err.Error()), err}
+}
+
+type redactedError struct {
+	msg string
+	err error
+}
+
+func (e redactedError) Error() string { return e.msg }
+func (e redactedError) Unwrap() error { return e.err }
+
+// Vet checks a spec site generated (site init's scaffold, an exported
+// zone) as site vet would, and returns vet's messages as one error, each
+// once, without positions: they would point into a file not yet written.
+func Vet(name string, src []byte) error {
+	_, err := compiler.LoadSource(name, src)
+	var diags compiler.Diagnostics
+	if !errors.As(err, &diags) {
+		return err
+	}
+	var msgs []string
+	seen := map[string]bool{}
+	for _, d := range diags {
+		if !seen[d.Msg] {
+			seen[d.Msg] = true
+			msgs = append(msgs, d.Msg)
+		}
+	}
+	return errors.New(strings.Join(msgs, "; "))
+}

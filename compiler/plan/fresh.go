@@ -1,0 +1,184 @@
+package plan
+
+// This file holds the comparison apply --plan makes between a saved
+// plan and a fresh one.
+
+import (
+	"encoding/json"
+	"fmt"
+	"sort"
+	"strings"
+)
+
+// StaleReason says why one step makes a saved plan stale. Callers
+// branch on it (apply adds a hint about its flags when changes differ)
+// instead of matching the message.
+type StaleReason int
+
+// Why a step of a saved plan is stale.
+const (
+	// StaleUnobserved: the step is in both scopes but could not be
+	// observed now.
+	StaleUnobserved StaleReason = iota + 1
+	// StaleOutOfScope: the saved plan has the step, this run's scope
+	// does not (another spec, PATH, --only or --target).
+	StaleOutOfScope
+	// StaleLiveChanged: what was observed differs (the fingerprints).
+	StaleLiveChanged
+	// StaleWasUnobserved: the step could not be observed when the plan
+	// was saved, so the plan shows nothing of it.
+	StaleWasUnobserved
+	// StaleNew: this run's scope has a step the saved plan lacks.
+	StaleNew
+	// StaleChangesDiffer: the same observation now plans other changes:
+	// the spec, or a flag that shapes the plan, differs.
+	StaleChangesDiffer
+)
+
+// explain says what r means for step id, for a user.
+func (r StaleReason) explain(id string) string {
+	switch r {
+	case StaleUnobserved:
+		return id + " could not be observed now"
+	case StaleOutOfScope:
+		return id + " is not in this run's scope (another spec, PATH, --only or --target than the saved plan's)"
+	case StaleLiveChanged:
+		return id + " changed on the live system since the plan was saved"
+	case StaleWasUnobserved:
+		return id + " was not observed when the plan was saved"
+	case StaleNew:
+		return id + " is not in the saved plan"
+	case StaleChangesDiffer:
+		return id + " plans other changes now (was the spec edited?)"
+	}
+	return fmt.Sprintf("%s is stale (reason %d)", id, int(r))
+}
+
+// StaleStep is one step that differs between a saved plan and a fresh one.
+type StaleStep struct {
+	Step   string
+	Reason StaleReason
+}
+
+// StalePlanError means a saved plan no longer describes what applying
+// would do: the live systems or the spec changed since it was saved.
+type StalePlanError struct {
+	Steps []StaleStep // sorted by step
+}
+
+func (e *StalePlanError) Error() string {
+	details := make([]string, len(e.Steps))
+	for i, s := range e.Steps {
+		details[i] = s.Reason.explain(s.Step)
+	}
+	return fmt.Sprintf("the plan is stale: %s; run site diff again", strings.Join(details, "; "))
+}
+
+// Has reports whether some step is stale for reason r.
+func (e *StalePlanError) Has(r StaleReason) bool {
+	for _, s := range e.Steps {
+		if s.Reason == r {
+			return true
+		}
+	}
+	return false
+}
+
+// CheckFresh compares a saved plan with a fresh one made from the same
+// spec and scope, and returns a *StalePlanError when applying the fresh
+// one could do anything the saved one did not show: a step's observed
+// fingerprint differs, a step is missing from either, or a step's
+// changes differ (the spec was edited). It returns nil when they agree.
+func CheckFresh(saved, fresh *Plan) error {
+	why := map[string]StaleReason{}
+	wasBlocked := map[string]bool{}
+	for _, b := range saved.Blocked {
+		wasBlocked[b.Step] = true
+	}
+	blockedNow := map[string]bool{}
+	for _, b := range fresh.Blocked {
+		blockedNow[b.Step] = true
+	}
+	for id, fp := range saved.Fingerprints {
+		now, ok := fresh.Fingerprints[id]
+		switch {
+		case !ok && blockedNow[id]:
+			why[id] = StaleUnobserved
+		case !ok:
+			why[id] = StaleOutOfScope
+		case now != fp:
+			why[id] = StaleLiveChanged
+		}
+	}
+	for id := range fresh.Fingerprints {
+		if _, ok := saved.Fingerprints[id]; ok {
+			continue
+		}
+		if wasBlocked[id] {
+			why[id] = StaleWasUnobserved
+		} else {
+			why[id] = StaleNew
+		}
+	}
+	was, now := changesByStep(saved), changesByStep(fresh)
+	for id := range union(was, now) {
+		if _, known := why[id]; !known && was[id] != now[id] {
+			why[id] = StaleChangesDiffer
+		}
+	}
+	if len(why) == 0 {
+		return nil
+	}
+	e := &StalePlanError{}
+	for id, r := range why {
+		e.Steps = append(e.Steps, StaleStep{Step: id, Reason: r})
+	}
+	sort.Slice(e.Steps, func(i, j int) bool { return e.Steps[i].Step < e.Steps[j].Step })
+	return e
+}
+
+// changesByStep renders each step's changes as canonical JSON, so a plan
+// read back from a file (numbers as float64, lists as []any, structs as
+// maps) compares equal to the one that wrote it.
+func changesByStep(p *Plan) map[string]string {
+	by := map[string][]Change{}
+	for _, c := range p.Changes {
+		by[c.Step] = append(by[c.Step], c)
+	}
+	out := map[string]string{}
+	for id, cs := range by {
+		sort.SliceStable(cs, func(i, j int) bool { return cs[i].Key < cs[j].Key })
+		out[id] = canonicalJSON(cs)
+	}
+	return out
+}
+
+func union(a, b map[string]string) map[string]bool {
+	out := map[string]bool{}
+	for k := range a {
+		out[k] = true
+	}
+	for k := range b {
+		out[k] = true
+	}
+	return out
+}
+
+// canonicalJSON marshals v, reads it back as plain JSON values and
+// marshals those again: object keys come out sorted whatever Go type
+// held them. A value JSON cannot hold cannot have come from a saved plan
+// either, so its error text stands in and compares unequal.
+func canonicalJSON(v any) string {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err.Error()
+	}
+	var plain any
+	if err := json.Unmarshal(b, &plain); err != nil {
+		return err.Error()
+	}
+	if b, err = json.Marshal(plain); err != nil {
+		return err.Error()
+	}
+	return string(b)
+}

@@ -1,0 +1,92 @@
+package plan
+
+import (
+	"encoding/json"
+	"errors"
+	"slices"
+	"testing"
+)
+
+// Step IDs as graph names them; this package cannot import graph.
+const (
+	stepZoneA = "dns/a.example."
+	stepZoneB = "dns/b.example."
+	stepNet   = "network/test:///default/lan"
+)
+
+func TestCheckFresh(t *testing.T) {
+	base := func() *Plan {
+		p := New()
+		p.Fingerprints = map[string]string{stepZoneA: "fp1", stepZoneB: "fp2"}
+		p.Changes = []Change{{Key: stepZoneA + "/www.a.example./A", Step: stepZoneA, Phase: PhaseDNS,
+			Action: ActionCreate, Impact: ImpactLive,
+			After: map[string]any{"ttl": uint32(300), "values": []string{"192.0.2.1"},
+				// A struct marshals in field order; read back from a file
+				// it is a map, which marshals in key order.
+				"mx": struct {
+					Priority int    `json:"priority"`
+					Host     string `json:"host"`
+				}{10, "mx.example.org."}}}}
+		return p
+	}
+	for _, tc := range []struct {
+		name      string
+		edit      func(fresh *Plan)
+		wantSteps []StaleStep // nil: fresh
+	}{
+		{name: "same observation", edit: func(*Plan) {}},
+		{name: "live zone changed", edit: func(p *Plan) { p.Fingerprints[stepZoneB] = "fp2'" }, wantSteps: []StaleStep{{stepZoneB, StaleLiveChanged}}},
+		{name: "step no longer observed", edit: func(p *Plan) {
+			delete(p.Fingerprints, stepZoneA)
+			p.Changes = nil
+			p.Blocked = []Blocked{{Step: stepZoneA, Reason: "connection refused"}}
+		}, wantSteps: []StaleStep{{stepZoneA, StaleUnobserved}}},
+		{name: "step left out of scope", edit: func(p *Plan) {
+			delete(p.Fingerprints, stepZoneB)
+		}, wantSteps: []StaleStep{{stepZoneB, StaleOutOfScope}}},
+		{name: "new step in scope", edit: func(p *Plan) { p.Fingerprints[stepNet] = "fp3" }, wantSteps: []StaleStep{{stepNet, StaleNew}}},
+		{name: "spec edited", edit: func(p *Plan) { p.Changes[0].After["values"] = []string{"192.0.2.2"} }, wantSteps: []StaleStep{{stepZoneA, StaleChangesDiffer}}},
+		{name: "gate changed", edit: func(p *Plan) { p.Changes[0].Gates = []Gate{GateDNSOverwrite} }, wantSteps: []StaleStep{{stepZoneA, StaleChangesDiffer}}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			// The saved plan goes through JSON as it does on disk, so
+			// numbers and lists come back as other Go types.
+			b, err := json.Marshal(base())
+			if err != nil {
+				t.Fatal(err)
+			}
+			saved := &Plan{}
+			if err := json.Unmarshal(b, saved); err != nil {
+				t.Fatal(err)
+			}
+			fresh := base()
+			tc.edit(fresh)
+			err = CheckFresh(saved, fresh)
+			if tc.wantSteps == nil {
+				if err != nil {
+					t.Fatalf("got %v, want fresh", err)
+				}
+				return
+			}
+			var se *StalePlanError
+			if !errors.As(err, &se) {
+				t.Fatalf("got %v, want *StalePlanError", err)
+			}
+			if !slices.Equal(se.Steps, tc.wantSteps) {
+				t.Errorf("stale steps: got %v, want %v", se.Steps, tc.wantSteps)
+			}
+		})
+	}
+}
+
+func TestStalePlanErrorText(t *testing.T) {
+	err := &StalePlanError{Steps: []StaleStep{{stepZoneA, StaleLiveChanged}}}
+	want := "the plan is stale: dns/a.example. changed on the live system since the plan was saved; run site diff again"
+	if got := err.Error(); got != want {
+		t.Errorf("got %q, want %q", got, want)
+	}
+	if !err.Has(StaleLiveChanged) || err.Has(StaleChangesDiffer) {
+		t.Errorf("Has: got %v for the step's own reason and %v for another, want true and false",
+			err.Has(StaleLiveChanged), err.Has(StaleChangesDiffer))
+	}
+}
