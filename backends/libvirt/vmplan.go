@@ -6,8 +6,6 @@ import (
 	"sort"
 	"strconv"
 
-	"libvirt.org/go/libvirtxml"
-
 	"github.com/site-tools/site/backends"
 	"github.com/site-tools/site/compiler/graph"
 	"github.com/site-tools/site/compiler/model"
@@ -174,117 +172,6 @@ func (p *vmPlanner) planCreate(want *wantDomain) {
 	if vm.Running {
 		p.add(op{Kind: opStart, Domain: vm.Name})
 	}
-}
-
-func (p *vmPlanner) planUpdate(o *domObs, want *wantDomain) error {
-	vm, key := p.vm, p.step.ID
-	base := o.InactiveXML
-	if base == "" {
-		base = o.LiveXML
-	}
-	def := &libvirtxml.Domain{}
-	if err := def.Unmarshal(base); err != nil {
-		return fmt.Errorf("domain %s: %w", vm.Name, err)
-	}
-	cur := shapeOf(def, o.Owner)
-	want.apply(def, o.Others)
-	next := shapeOf(def, want.owner)
-	var live shape
-	if o.Running {
-		liveOwner, _, _ := parseOwner(metadataOf(o.Live))
-		live = shapeOf(o.Live, liveOwner)
-	}
-	restartHint := fmt.Sprintf("pending until the guest's next shutdown (site apply --restart %s/%s --ack %s restarts it now)", vm.Tenant, vm.Name, plan.GateVMRestart)
-
-	// Live changes first: they decide what stays pending.
-	liveChanges := p.planLive(o.Running, cur, next, &live)
-	liveDiffers := map[string]bool{}
-	if o.Running {
-		for _, f := range diffShapes(live, next) {
-			if f.Name != "owner" {
-				liveDiffers[f.Name] = true
-			}
-		}
-	}
-	pending := len(liveDiffers) > 0
-
-	// Config drift: one DefineXML of the merged definition.
-	define := !o.Persistent
-	written := map[string]bool{}
-	for _, f := range diffShapes(cur, next) {
-		if f.Name == "owner" {
-			continue
-		}
-		define, written[f.Name] = true, true
-		reason := "guest is shut off: the next start uses the new definition"
-		switch {
-		case o.Running && liveDiffers[f.Name]:
-			reason = "written to the persistent definition; " + restartHint
-		case o.Running:
-			reason = "written to the persistent definition; the running guest already has it, so nothing stays pending"
-		}
-		p.change(key, plan.ActionUpdate, plan.ImpactNextBoot, reason, map[string]any{f.Name: f.Before}, map[string]any{f.Name: f.After})
-	}
-	if define {
-		x, err := def.Marshal()
-		if err != nil {
-			return fmt.Errorf("domain %s: marshal the new definition: %w", vm.Name, err)
-		}
-		p.add(op{Kind: opDefine, Domain: vm.Name, XML: x})
-		if !o.Persistent {
-			p.change(key, plan.ActionUpdate, plan.ImpactNone, "transient domain made persistent (DefineXML, the guest keeps running)",
-				map[string]any{"persistent": false}, map[string]any{"persistent": true})
-		}
-	}
-	// Differences between the running guest and a persistent definition
-	// that already says what the spec wants: written earlier, by site or
-	// by hand, waiting for the next shutdown.
-	if o.Running {
-		for _, f := range diffShapes(live, next) {
-			if f.Name != "owner" && !written[f.Name] {
-				p.change(key, plan.ActionUpdate, plan.ImpactNextBoot, "already in the persistent definition; "+restartHint,
-					map[string]any{f.Name: f.Before}, map[string]any{f.Name: f.After})
-			}
-		}
-	}
-	// The owner element is metadata: live and config in one call.
-	ownerNow := cur.Owner
-	if o.Running && live.Owner != cur.Owner {
-		ownerNow = live.Owner
-	}
-	if ownerNow != next.Owner || cur.Owner != next.Owner {
-		p.change(key, plan.ActionUpdate, plan.ImpactLive, "owner element (SetMetadata, live and config)",
-			map[string]any{"owner": ownerNow}, map[string]any{"owner": next.Owner})
-		p.add(op{Kind: opSetMetadata, Domain: vm.Name, Owner: want.owner, Live: o.Running})
-	}
-	p.changes = append(p.changes, liveChanges...)
-
-	if o.Autostart != vm.Autostart {
-		p.change(key, plan.ActionUpdate, plan.ImpactLive, "autostart (SetAutostart: host side only, the guest keeps running)",
-			map[string]any{"autostart": o.Autostart}, map[string]any{"autostart": vm.Autostart})
-		p.add(op{Kind: opSetAutostart, Domain: vm.Name, Bool: vm.Autostart})
-	}
-	switch {
-	case vm.Running && !o.Running:
-		p.change(key, plan.ActionUpdate, plan.ImpactLive, "start the shut-off guest", map[string]any{"running": false}, map[string]any{"running": true})
-		p.add(op{Kind: opStart, Domain: vm.Name})
-	case !vm.Running && o.Running:
-		p.change(key, plan.ActionUpdate, plan.ImpactRestart, "stop the running guest (shutdown, then forced off after the timeout): an outage",
-			map[string]any{"running": true}, map[string]any{"running": false}, plan.GateVMStop)
-		p.add(op{Kind: opStop, Gate: plan.GateVMStop, Domain: vm.Name})
-	case vm.Running && o.Running && pending && p.run.Restart[vm.Tenant+"/"+vm.Name]:
-		p.change(key, plan.ActionUpdate, plan.ImpactRestart, "restart the guest so pending changes take effect (asked with --restart): an outage",
-			map[string]any{"domain id": o.ID()}, map[string]any{"domain id": "new"}, plan.GateVMRestart)
-		p.add(op{Kind: opRestart, Gate: plan.GateVMRestart, Domain: vm.Name})
-	}
-	return nil
-}
-
-func metadataOf(d *libvirtxml.Domain) string {
-	if d == nil || d.Metadata == nil {
-		return ""
-	}
-	return d.Metadata.XML
 }
 
 // planOrphans lets the tenant's first VM step on a host plan the
