@@ -12,6 +12,7 @@ import (
 
 	"github.com/site-tools/site/backends"
 	"github.com/site-tools/site/compiler/graph"
+	"github.com/site-tools/site/compiler/model"
 	"github.com/site-tools/site/compiler/plan"
 )
 
@@ -64,114 +65,158 @@ func (n netDriver) plan(ctx context.Context, step *graph.Step, run *backends.Run
 	if err != nil {
 		return nil, err
 	}
-	sp := &backends.StepPlan{Step: step}
-	det := &netDetail{host: nw.Host}
-	var seen []string
-	change := func(key string, a plan.Action, imp plan.Impact, reason string, before, after map[string]any, gates ...plan.Gate) {
-		sp.Changes = append(sp.Changes, plan.Change{Key: key, Step: step.ID, Phase: step.Phase, Tenant: nw.Tenant,
-			Action: a, Impact: imp, Gates: gates, Reason: reason, Before: before, After: after})
-	}
-	o := h.networks[nw.Name]
-	own := &owner{Tenant: nw.Tenant}
+	p := &netPlanner{n: n, h: h, nw: nw, step: step, sp: &backends.StepPlan{Step: step}, det: &netDetail{host: nw.Host}}
 	hosts, err := dhcpHosts(step.TenantSpec, nw)
 	if err != nil {
 		return nil, err
 	}
+	o := h.networks[nw.Name]
 	switch {
 	case o == nil:
-		def := &libvirtxml.Network{Name: nw.Name}
-		if err := applyNetwork(def, nw, own, "", hosts); err != nil {
-			return nil, err
-		}
-		x, err := def.Marshal()
-		if err != nil {
-			return nil, fmt.Errorf("network %s: %w", nw.Name, err)
-		}
-		after := map[string]any{"network": netShapeOf(def, own), "autostart": nw.Autostart, "active": true}
-		if len(hosts) > 0 {
-			after["dhcp hosts"] = hostLines(hosts)
-		}
-		change(step.ID, plan.ActionCreate, plan.ImpactNone, "new NAT network", nil, after)
-		det.ops = append(det.ops, netOp{Kind: netDefine, Name: nw.Name, XML: x}, netOp{Kind: netStart, Name: nw.Name})
-		if nw.Autostart {
-			det.ops = append(det.ops, netOp{Kind: netAutostart, Name: nw.Name, Bool: true})
-		}
-		seen = append(seen, nw.Name, "absent")
+		err = p.planCreate(hosts)
 	case o.Owner == nil:
 		return nil, fmt.Errorf("network %s on %s exists but carries no site owner element, so site will not change it; to adopt it for tenant %s add <%s:owner xmlns:%s=%q tenant=%q/> to its <metadata> (virsh -c %s net-edit %s)",
 			nw.Name, nw.Host, nw.Tenant, ownerPrefix, ownerPrefix, OwnerNS, nw.Tenant, nw.Host, nw.Name)
 	case o.Owner.Tenant != nw.Tenant:
 		return nil, fmt.Errorf("network %s on %s belongs to tenant %q, not %q: rename one of them", nw.Name, nw.Host, o.Owner.Tenant, nw.Tenant)
 	default:
-		seen = append(seen, nw.Name, o.XML, strconv.FormatBool(o.Active), strconv.FormatBool(o.Autostart))
-		def := &libvirtxml.Network{}
-		if err := def.Unmarshal(o.XML); err != nil {
-			return nil, fmt.Errorf("network %s: %w", nw.Name, err)
-		}
-		before, curHosts := netShapeOf(def, o.Owner), hostLines(hostsOf(def))
-		if err := applyNetwork(def, nw, own, o.Others, hosts); err != nil {
-			return nil, err
-		}
-		after, nextHosts := netShapeOf(def, own), hostLines(hosts)
-		hostsDiffer := !slices.Equal(curHosts, nextHosts)
-		define := before != after || !o.Persistent || (hostsDiffer && !o.Active)
-		if define {
-			x, err := def.Marshal()
-			if err != nil {
-				return nil, fmt.Errorf("network %s: %w", nw.Name, err)
-			}
-			if before != after || !o.Persistent {
-				reason := "network definition"
-				imp := plan.ImpactNone
-				if o.Active {
-					reason = "written to the persistent definition; takes effect when the network is next restarted (site never restarts a network)"
-					imp = plan.ImpactNextBoot
-				}
-				change(step.ID, plan.ActionUpdate, imp, reason, map[string]any{"network": before}, map[string]any{"network": after})
-			}
-			det.ops = append(det.ops, netOp{Kind: netDefine, Name: nw.Name, XML: x})
-		}
-		if hostsDiffer {
-			// DHCP host entries change live (virNetworkUpdate) on an
-			// active network; an inactive one gets them with its define.
-			imp, reason := plan.ImpactNone, "DHCP host entries (fixed addresses of the tenant's VMs), used when the network starts"
-			if o.Active {
-				imp, reason = plan.ImpactLive, "DHCP host entries (fixed addresses of the tenant's VMs), updated live with virNetworkUpdate"
-			}
-			change(step.ID, plan.ActionUpdate, imp, reason, map[string]any{"dhcp hosts": curHosts}, map[string]any{"dhcp hosts": nextHosts})
-			if o.Active {
-				for _, hx := range hostXMLs(hostsOf(mustNet(o.XML)), hosts) {
-					det.ops = append(det.ops, netOp{Kind: netHostDelete, Name: nw.Name, XML: hx, ConfigToo: !define})
-				}
-				for _, hx := range hostXMLs(hosts, hostsOf(mustNet(o.XML))) {
-					det.ops = append(det.ops, netOp{Kind: netHostAdd, Name: nw.Name, XML: hx, ConfigToo: !define})
-				}
-			}
-		}
-		if !o.Active {
-			change(step.ID, plan.ActionUpdate, plan.ImpactLive, "start the network", map[string]any{"active": false}, map[string]any{"active": true})
-			det.ops = append(det.ops, netOp{Kind: netStart, Name: nw.Name})
-		}
-		if o.Autostart != nw.Autostart {
-			change(step.ID, plan.ActionUpdate, plan.ImpactLive, "autostart (host side only)", map[string]any{"autostart": o.Autostart}, map[string]any{"autostart": nw.Autostart})
-			det.ops = append(det.ops, netOp{Kind: netAutostart, Name: nw.Name, Bool: nw.Autostart})
-		}
+		err = p.planUpdate(o, hosts)
 	}
-	orphans, refused := n.planOrphans(h, step, &seen)
+	if err != nil {
+		return nil, err
+	}
+	p.planRemovals()
+	p.sp.Fingerprint = fingerprint(p.seen...)
+	p.sp.Detail = p.det
+	return p.sp, nil
+}
+
+// netPlanner holds one network step's planning state.
+type netPlanner struct {
+	n    netDriver
+	h    *hostObs
+	nw   *model.Network
+	step *graph.Step
+	sp   *backends.StepPlan
+	det  *netDetail
+	seen []string // observed facts, for the fingerprint
+}
+
+func (p *netPlanner) change(key string, a plan.Action, imp plan.Impact, reason string, before, after map[string]any, gates ...plan.Gate) {
+	p.sp.Changes = append(p.sp.Changes, plan.Change{Key: key, Step: p.step.ID, Phase: p.step.Phase, Tenant: p.nw.Tenant,
+		Action: a, Impact: imp, Gates: gates, Reason: reason, Before: before, After: after})
+}
+
+func (p *netPlanner) add(ops ...netOp) { p.det.ops = append(p.det.ops, ops...) }
+
+// planCreate defines and starts a network the host does not have.
+func (p *netPlanner) planCreate(hosts []libvirtxml.NetworkDHCPHost) error {
+	nw := p.nw
+	own := &owner{Tenant: nw.Tenant}
+	def := &libvirtxml.Network{Name: nw.Name}
+	if err := applyNetwork(def, nw, own, "", hosts); err != nil {
+		return err
+	}
+	x, err := def.Marshal()
+	if err != nil {
+		return fmt.Errorf("network %s: %w", nw.Name, err)
+	}
+	after := map[string]any{"network": netShapeOf(def, own), "autostart": nw.Autostart, "active": true}
+	if len(hosts) > 0 {
+		after["dhcp hosts"] = hostLines(hosts)
+	}
+	p.change(p.step.ID, plan.ActionCreate, plan.ImpactNone, "new NAT network", nil, after)
+	p.add(netOp{Kind: netDefine, Name: nw.Name, XML: x}, netOp{Kind: netStart, Name: nw.Name})
+	if nw.Autostart {
+		p.add(netOp{Kind: netAutostart, Name: nw.Name, Bool: true})
+	}
+	p.seen = append(p.seen, nw.Name, "absent")
+	return nil
+}
+
+// planUpdate converges a network site owns: its definition, its DHCP
+// host entries, and whether it runs and autostarts.
+func (p *netPlanner) planUpdate(o *netObs, hosts []libvirtxml.NetworkDHCPHost) error {
+	nw := p.nw
+	p.seen = append(p.seen, nw.Name, o.XML, strconv.FormatBool(o.Active), strconv.FormatBool(o.Autostart))
+	def := &libvirtxml.Network{}
+	if err := def.Unmarshal(o.XML); err != nil {
+		return fmt.Errorf("network %s: %w", nw.Name, err)
+	}
+	own := &owner{Tenant: nw.Tenant}
+	before, curHosts := netShapeOf(def, o.Owner), hostLines(hostsOf(def))
+	if err := applyNetwork(def, nw, own, o.Others, hosts); err != nil {
+		return err
+	}
+	after, nextHosts := netShapeOf(def, own), hostLines(hosts)
+	hostsDiffer := !slices.Equal(curHosts, nextHosts)
+	define := before != after || !o.Persistent || (hostsDiffer && !o.Active)
+	if define {
+		x, err := def.Marshal()
+		if err != nil {
+			return fmt.Errorf("network %s: %w", nw.Name, err)
+		}
+		if before != after || !o.Persistent {
+			reason := "network definition"
+			imp := plan.ImpactNone
+			if o.Active {
+				reason = "written to the persistent definition; takes effect when the network is next restarted (site never restarts a network)"
+				imp = plan.ImpactNextBoot
+			}
+			p.change(p.step.ID, plan.ActionUpdate, imp, reason, map[string]any{"network": before}, map[string]any{"network": after})
+		}
+		p.add(netOp{Kind: netDefine, Name: nw.Name, XML: x})
+	}
+	if hostsDiffer {
+		p.planHosts(o, hosts, curHosts, nextHosts, define)
+	}
+	if !o.Active {
+		p.change(p.step.ID, plan.ActionUpdate, plan.ImpactLive, "start the network", map[string]any{"active": false}, map[string]any{"active": true})
+		p.add(netOp{Kind: netStart, Name: nw.Name})
+	}
+	if o.Autostart != nw.Autostart {
+		p.change(p.step.ID, plan.ActionUpdate, plan.ImpactLive, "autostart (host side only)", map[string]any{"autostart": o.Autostart}, map[string]any{"autostart": nw.Autostart})
+		p.add(netOp{Kind: netAutostart, Name: nw.Name, Bool: nw.Autostart})
+	}
+	return nil
+}
+
+// planHosts changes DHCP host entries live (virNetworkUpdate) on an
+// active network; an inactive one gets them with its define. defined
+// says a define writes the persistent definition already.
+func (p *netPlanner) planHosts(o *netObs, hosts []libvirtxml.NetworkDHCPHost, curHosts, nextHosts []string, defined bool) {
+	imp, reason := plan.ImpactNone, "DHCP host entries (fixed addresses of the tenant's VMs), used when the network starts"
+	if o.Active {
+		imp, reason = plan.ImpactLive, "DHCP host entries (fixed addresses of the tenant's VMs), updated live with virNetworkUpdate"
+	}
+	p.change(p.step.ID, plan.ActionUpdate, imp, reason, map[string]any{"dhcp hosts": curHosts}, map[string]any{"dhcp hosts": nextHosts})
+	if !o.Active {
+		return
+	}
+	for _, hx := range hostXMLs(hostsOf(mustNet(o.XML)), hosts) {
+		p.add(netOp{Kind: netHostDelete, Name: p.nw.Name, XML: hx, ConfigToo: !defined})
+	}
+	for _, hx := range hostXMLs(hosts, hostsOf(mustNet(o.XML))) {
+		p.add(netOp{Kind: netHostAdd, Name: p.nw.Name, XML: hx, ConfigToo: !defined})
+	}
+}
+
+// planRemovals destroys the tenant's networks the spec no longer
+// declares, and reports those it refuses to destroy yet.
+func (p *netPlanner) planRemovals() {
+	nw := p.nw
+	orphans, refused := p.n.planOrphans(p.h, p.step, &p.seen)
 	for _, rf := range refused {
 		// Not an error: that would block this step and the VM steps
 		// behind it, including the very change that frees the network.
-		change(graph.NetworkStepID(nw.Host, rf.name), plan.ActionDelete, plan.ImpactNextBoot,
+		p.change(graph.NetworkStepID(nw.Host, rf.name), plan.ActionDelete, plan.ImpactNextBoot,
 			"refused for now: "+rf.why+"; a later run destroys it (with "+string(plan.GateNetDestroy)+") once nothing uses it", map[string]any{"in use": rf.users}, nil)
 	}
 	for _, name := range orphans {
-		change(graph.NetworkStepID(nw.Host, name), plan.ActionDelete, plan.ImpactDestroy,
-			"the spec no longer declares this network; it has no attached interfaces and no DHCP leases", map[string]any{"active": h.networks[name].Active}, nil, plan.GateNetDestroy)
-		det.ops = append(det.ops, netOp{Kind: netDestroy, Gate: plan.GateNetDestroy, Name: name})
+		p.change(graph.NetworkStepID(nw.Host, name), plan.ActionDelete, plan.ImpactDestroy,
+			"the spec no longer declares this network; it has no attached interfaces and no DHCP leases", map[string]any{"active": p.h.networks[name].Active}, nil, plan.GateNetDestroy)
+		p.add(netOp{Kind: netDestroy, Gate: plan.GateNetDestroy, Name: name})
 	}
-	sp.Fingerprint = fingerprint(seen...)
-	sp.Detail = det
-	return sp, nil
 }
 
 // refusal is an undeclared network site will not destroy yet.

@@ -113,7 +113,8 @@ func retryable(k opKind) bool {
 	return false
 }
 
-// once runs one op with no retry.
+// once runs one op with no retry: the volume ops and define here, the
+// ops on an existing domain in onDomain.
 func (a *applier) once(o op) error {
 	switch o.Kind {
 	case opCreateVolume:
@@ -142,6 +143,11 @@ func (a *applier) once(o op) error {
 		return err
 	}
 	defer dom.Free()
+	return a.onDomain(dom, o)
+}
+
+// onDomain runs one op on the domain it names, already looked up.
+func (a *applier) onDomain(dom *libvirt.Domain, o op) error {
 	switch o.Kind {
 	case opSetMetadata:
 		flags := libvirt.DOMAIN_AFFECT_CONFIG
@@ -175,34 +181,48 @@ func (a *applier) once(o op) error {
 	case opStop:
 		return a.stop(dom, o.Domain)
 	case opRestart:
-		if err := a.stop(dom, o.Domain); err != nil {
-			return err
-		}
-		a.d.call()
-		if err := dom.Create(); err != nil {
-			return fmt.Errorf("start %s on %s after the restart's shutdown: %w", o.Domain, a.host, err)
-		}
-		a.res.Notes = append(a.res.Notes, o.Domain+" restarted: pending changes are now live")
+		return a.restart(dom, o.Domain)
 	case opUndefine:
-		a.d.call()
-		if active, err := dom.IsActive(); err == nil && active {
-			a.d.call()
-			if err := dom.Destroy(); err != nil {
-				return fmt.Errorf("force off %s on %s before undefining it: %w", o.Domain, a.host, err)
-			}
-		}
-		a.d.call()
-		if err := dom.Undefine(); err != nil {
-			if !strings.Contains(err.Error(), "nvram") {
-				return fmt.Errorf("undefine %s on %s: %w", o.Domain, a.host, err)
-			}
-			a.d.call()
-			if err := dom.UndefineFlags(libvirt.DOMAIN_UNDEFINE_NVRAM); err != nil {
-				return fmt.Errorf("undefine %s on %s with its NVRAM: %w", o.Domain, a.host, err)
-			}
-		}
+		return a.undefine(dom, o.Domain)
 	default:
 		return fmt.Errorf("unknown op %d", o.Kind)
+	}
+	return nil
+}
+
+// restart stops the guest (see stop) and starts it again, so that its
+// pending definition becomes the live one.
+func (a *applier) restart(dom *libvirt.Domain, name string) error {
+	if err := a.stop(dom, name); err != nil {
+		return err
+	}
+	a.d.call()
+	if err := dom.Create(); err != nil {
+		return fmt.Errorf("start %s on %s after the restart's shutdown: %w", name, a.host, err)
+	}
+	a.res.Notes = append(a.res.Notes, name+" restarted: pending changes are now live")
+	return nil
+}
+
+// undefine forces a running guest off, then removes its definition,
+// with its NVRAM when libvirt refuses to leave that behind.
+func (a *applier) undefine(dom *libvirt.Domain, name string) error {
+	a.d.call()
+	if active, err := dom.IsActive(); err == nil && active {
+		a.d.call()
+		if err := dom.Destroy(); err != nil {
+			return fmt.Errorf("force off %s on %s before undefining it: %w", name, a.host, err)
+		}
+	}
+	a.d.call()
+	if err := dom.Undefine(); err != nil {
+		if !strings.Contains(err.Error(), "nvram") {
+			return fmt.Errorf("undefine %s on %s: %w", name, a.host, err)
+		}
+		a.d.call()
+		if err := dom.UndefineFlags(libvirt.DOMAIN_UNDEFINE_NVRAM); err != nil {
+			return fmt.Errorf("undefine %s on %s with its NVRAM: %w", name, a.host, err)
+		}
 	}
 	return nil
 }

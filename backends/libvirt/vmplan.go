@@ -3,14 +3,10 @@ package libvirt
 import (
 	"context"
 	"fmt"
-	"slices"
 	"sort"
 	"strconv"
 
-	"libvirt.org/go/libvirtxml"
-
 	"github.com/site-tools/site/backends"
-	"github.com/site-tools/site/backends/libvirt/seed"
 	"github.com/site-tools/site/compiler/graph"
 	"github.com/site-tools/site/compiler/model"
 	"github.com/site-tools/site/compiler/plan"
@@ -104,102 +100,25 @@ func (p *vmPlanner) change(key string, a plan.Action, imp plan.Impact, reason st
 
 func (p *vmPlanner) add(o op) { p.det.ops = append(p.det.ops, o) }
 
-func volumeKey(host, pool, name string) string { return "volume/" + host + "/" + pool + "/" + name }
-
 func (p *vmPlanner) plan() error {
-	vm, h := p.vm, p.h
-	o := h.domains[vm.Name]
-	if o != nil {
-		if o.Owner == nil {
-			return fmt.Errorf("domain %s on %s exists but carries no site owner element, so site will not change it; to adopt it for tenant %s run: virsh -c %s metadata %s %s --key %s --set '<owner tenant=\"%s\"/>' --live --config",
-				vm.Name, vm.Host, vm.Tenant, vm.Host, vm.Name, OwnerNS, ownerPrefix, vm.Tenant)
-		}
-		if o.Owner.Tenant != vm.Tenant {
-			return fmt.Errorf("domain %s on %s belongs to tenant %q, not %q: rename one of them", vm.Name, vm.Host, o.Owner.Tenant, vm.Tenant)
-		}
-		p.seen = append(p.seen, vm.Name, strconv.Itoa(int(o.State)), strconv.FormatBool(o.Persistent), strconv.FormatBool(o.Autostart), o.LiveXML, o.InactiveXML)
-	} else {
-		p.seen = append(p.seen, vm.Name, "absent")
+	o := p.h.domains[p.vm.Name]
+	if err := p.observeDomain(o); err != nil {
+		return err
 	}
-
-	want := &wantDomain{vm: vm, owner: &owner{Tenant: vm.Tenant}}
+	want := &wantDomain{vm: p.vm, owner: &owner{Tenant: p.vm.Tenant}}
 	owned := map[string]ownedVolume{} // what the observed owner lists
 	if o != nil {
 		for _, ov := range o.Owner.Volumes {
 			owned[ov.key()] = ov
 		}
 	}
-	// Disks: create what is missing, grow behind a gate, never shrink.
-	for _, disk := range vm.Disks {
-		vol, err := h.volume(disk.Pool, disk.Name)
-		if err != nil {
-			return err
-		}
-		p.seen = append(p.seen, disk.Pool, disk.Name, strconv.FormatBool(vol.Exists), strconv.FormatUint(vol.Capacity, 10), vol.Format)
-		want.formats = append(want.formats, vol.Format)
-		ov := ownedVolume{Pool: disk.Pool, Name: disk.Name, Role: "disk"}
-		key := volumeKey(vm.Host, disk.Pool, disk.Name)
-		switch {
-		case !vol.Exists:
-			want.owner.Volumes = append(want.owner.Volumes, ov)
-			p.change(key, plan.ActionCreate, plan.ImpactNone, "new disk volume for "+vm.Name, nil, map[string]any{"size": disk.SizeBytes})
-			p.add(op{Kind: opCreateVolume, Pool: disk.Pool, Volume: disk.Name, Bytes: disk.SizeBytes})
-		case vol.Capacity < disk.SizeBytes:
-			p.change(key, plan.ActionUpdate, plan.ImpactNextBoot, "grow the disk volume; the guest sees the new size after its next boot and must grow its file system itself",
-				map[string]any{"size": vol.Capacity}, map[string]any{"size": disk.SizeBytes}, plan.GateVMDiskResize)
-			p.add(op{Kind: opResizeVolume, Gate: plan.GateVMDiskResize, Pool: disk.Pool, Volume: disk.Name, Bytes: disk.SizeBytes})
-		case vol.Capacity > disk.SizeBytes:
-			return fmt.Errorf("VM %s: volume %s/%s on %s holds %d bytes but the spec declares %d: site never shrinks a volume (data would be lost); declare its real size",
-				vm.Name, disk.Pool, disk.Name, vm.Host, vol.Capacity, disk.SizeBytes)
-		}
-		if _, ok := owned[ov.key()]; ok {
-			want.owner.Volumes = append(want.owner.Volumes, ov)
-		}
+	if err := p.planDisks(want, owned); err != nil {
+		return err
 	}
-	// The seed: content addressed, uploaded once, never replaced.
-	if ci := vm.CloudInit; ci != nil {
-		s := seed.Build(seed.Input{Hostname: vm.Name, UserData: ci.UserData, MetaData: ci.MetaData, NetworkConfig: ci.NetworkConfig})
-		want.seedPool, want.seedName = seedPool(vm), s.Name
-		vol, err := h.volume(want.seedPool, s.Name)
-		if err != nil {
-			return err
-		}
-		p.seen = append(p.seen, s.Name, strconv.FormatBool(vol.Exists))
-		want.owner.Volumes = append(want.owner.Volumes, ownedVolume{Pool: want.seedPool, Name: s.Name, Role: "seed"})
-		if !vol.Exists {
-			p.change(volumeKey(vm.Host, want.seedPool, s.Name), plan.ActionCreate, plan.ImpactNone,
-				"cloud-init seed ("+s.InstanceID+") uploaded into the pool", nil, map[string]any{"size": len(s.ISO)})
-			p.add(op{Kind: opUploadSeed, Pool: want.seedPool, Volume: s.Name, ISO: s.ISO})
-		}
+	if err := p.planSeed(want); err != nil {
+		return err
 	}
-	// Volumes we made that the spec no longer wants: keep them listed
-	// while any definition uses them, delete them otherwise.
-	wanted := map[string]bool{}
-	for _, ov := range want.owner.Volumes {
-		wanted[ov.key()] = true
-	}
-	// A guest that this apply restarts or stops lets go of its live
-	// definition's volumes before the deletes run.
-	goesDown := o != nil && o.Running && (!vm.Running || p.run.Restart[vm.Tenant+"/"+vm.Name])
-	refs := h.volumeRefs(vm.Name, goesDown)
-	for _, k := range sortedKeys(owned) {
-		ov := owned[k]
-		if wanted[k] {
-			continue
-		}
-		if by := refs[k]; len(by) > 0 {
-			want.owner.Volumes = append(want.owner.Volumes, ov)
-			continue // deleted by a later run, once nothing uses it
-		}
-		key := volumeKey(vm.Host, ov.Pool, ov.Name)
-		if ov.Role == "seed" {
-			p.change(key, plan.ActionDelete, plan.ImpactNone, "seed volume no definition references any more", map[string]any{"role": "seed"}, nil)
-			p.add(op{Kind: opDeleteVolume, Pool: ov.Pool, Volume: ov.Name})
-			continue
-		}
-		p.change(key, plan.ActionDelete, plan.ImpactDestroy, "disk volume the spec no longer declares: its data is lost", map[string]any{"role": "disk"}, nil, plan.GateVMDestroy)
-		p.add(op{Kind: opDeleteVolume, Gate: plan.GateVMDestroy, Pool: ov.Pool, Volume: ov.Name})
-	}
+	p.planUnwantedVolumes(o, want, owned)
 	want.owner.normalize()
 
 	if o == nil {
@@ -210,13 +129,24 @@ func (p *vmPlanner) plan() error {
 	return p.planOrphans()
 }
 
-// seedPool is where a VM's seed goes: its first disk's pool, else the
-// pool named "default".
-func seedPool(vm *model.VM) string {
-	if len(vm.Disks) > 0 {
-		return vm.Disks[0].Pool
+// observeDomain refuses a domain site does not own for the VM's tenant,
+// and records what was observed of it (or its absence) for the
+// fingerprint.
+func (p *vmPlanner) observeDomain(o *domObs) error {
+	vm := p.vm
+	if o == nil {
+		p.seen = append(p.seen, vm.Name, "absent")
+		return nil
 	}
-	return "default"
+	if o.Owner == nil {
+		return fmt.Errorf("domain %s on %s exists but carries no site owner element, so site will not change it; to adopt it for tenant %s run: virsh -c %s metadata %s %s --key %s --set '<owner tenant=\"%s\"/>' --live --config",
+			vm.Name, vm.Host, vm.Tenant, vm.Host, vm.Name, OwnerNS, ownerPrefix, vm.Tenant)
+	}
+	if o.Owner.Tenant != vm.Tenant {
+		return fmt.Errorf("domain %s on %s belongs to tenant %q, not %q: rename one of them", vm.Name, vm.Host, o.Owner.Tenant, vm.Tenant)
+	}
+	p.seen = append(p.seen, vm.Name, strconv.Itoa(int(o.State)), strconv.FormatBool(o.Persistent), strconv.FormatBool(o.Autostart), o.LiveXML, o.InactiveXML)
+	return nil
 }
 
 func (p *vmPlanner) planCreate(want *wantDomain) {
@@ -242,117 +172,6 @@ func (p *vmPlanner) planCreate(want *wantDomain) {
 	if vm.Running {
 		p.add(op{Kind: opStart, Domain: vm.Name})
 	}
-}
-
-func (p *vmPlanner) planUpdate(o *domObs, want *wantDomain) error {
-	vm, key := p.vm, p.step.ID
-	base := o.InactiveXML
-	if base == "" {
-		base = o.LiveXML
-	}
-	def := &libvirtxml.Domain{}
-	if err := def.Unmarshal(base); err != nil {
-		return fmt.Errorf("domain %s: %w", vm.Name, err)
-	}
-	cur := shapeOf(def, o.Owner)
-	want.apply(def, o.Others)
-	next := shapeOf(def, want.owner)
-	var live shape
-	if o.Running {
-		liveOwner, _, _ := parseOwner(metadataOf(o.Live))
-		live = shapeOf(o.Live, liveOwner)
-	}
-	restartHint := fmt.Sprintf("pending until the guest's next shutdown (site apply --restart %s/%s --ack %s restarts it now)", vm.Tenant, vm.Name, plan.GateVMRestart)
-
-	// Live changes first: they decide what stays pending.
-	liveChanges := p.planLive(o.Running, cur, next, &live)
-	liveDiffers := map[string]bool{}
-	if o.Running {
-		for _, f := range diffShapes(live, next) {
-			if f.Name != "owner" {
-				liveDiffers[f.Name] = true
-			}
-		}
-	}
-	pending := len(liveDiffers) > 0
-
-	// Config drift: one DefineXML of the merged definition.
-	define := !o.Persistent
-	written := map[string]bool{}
-	for _, f := range diffShapes(cur, next) {
-		if f.Name == "owner" {
-			continue
-		}
-		define, written[f.Name] = true, true
-		reason := "guest is shut off: the next start uses the new definition"
-		switch {
-		case o.Running && liveDiffers[f.Name]:
-			reason = "written to the persistent definition; " + restartHint
-		case o.Running:
-			reason = "written to the persistent definition; the running guest already has it, so nothing stays pending"
-		}
-		p.change(key, plan.ActionUpdate, plan.ImpactNextBoot, reason, map[string]any{f.Name: f.Before}, map[string]any{f.Name: f.After})
-	}
-	if define {
-		x, err := def.Marshal()
-		if err != nil {
-			return fmt.Errorf("domain %s: marshal the new definition: %w", vm.Name, err)
-		}
-		p.add(op{Kind: opDefine, Domain: vm.Name, XML: x})
-		if !o.Persistent {
-			p.change(key, plan.ActionUpdate, plan.ImpactNone, "transient domain made persistent (DefineXML, the guest keeps running)",
-				map[string]any{"persistent": false}, map[string]any{"persistent": true})
-		}
-	}
-	// Differences between the running guest and a persistent definition
-	// that already says what the spec wants: written earlier, by site or
-	// by hand, waiting for the next shutdown.
-	if o.Running {
-		for _, f := range diffShapes(live, next) {
-			if f.Name != "owner" && !written[f.Name] {
-				p.change(key, plan.ActionUpdate, plan.ImpactNextBoot, "already in the persistent definition; "+restartHint,
-					map[string]any{f.Name: f.Before}, map[string]any{f.Name: f.After})
-			}
-		}
-	}
-	// The owner element is metadata: live and config in one call.
-	ownerNow := cur.Owner
-	if o.Running && live.Owner != cur.Owner {
-		ownerNow = live.Owner
-	}
-	if ownerNow != next.Owner || cur.Owner != next.Owner {
-		p.change(key, plan.ActionUpdate, plan.ImpactLive, "owner element (SetMetadata, live and config)",
-			map[string]any{"owner": ownerNow}, map[string]any{"owner": next.Owner})
-		p.add(op{Kind: opSetMetadata, Domain: vm.Name, Owner: want.owner, Live: o.Running})
-	}
-	p.changes = append(p.changes, liveChanges...)
-
-	if o.Autostart != vm.Autostart {
-		p.change(key, plan.ActionUpdate, plan.ImpactLive, "autostart (SetAutostart: host side only, the guest keeps running)",
-			map[string]any{"autostart": o.Autostart}, map[string]any{"autostart": vm.Autostart})
-		p.add(op{Kind: opSetAutostart, Domain: vm.Name, Bool: vm.Autostart})
-	}
-	switch {
-	case vm.Running && !o.Running:
-		p.change(key, plan.ActionUpdate, plan.ImpactLive, "start the shut-off guest", map[string]any{"running": false}, map[string]any{"running": true})
-		p.add(op{Kind: opStart, Domain: vm.Name})
-	case !vm.Running && o.Running:
-		p.change(key, plan.ActionUpdate, plan.ImpactRestart, "stop the running guest (shutdown, then forced off after the timeout): an outage",
-			map[string]any{"running": true}, map[string]any{"running": false}, plan.GateVMStop)
-		p.add(op{Kind: opStop, Gate: plan.GateVMStop, Domain: vm.Name})
-	case vm.Running && o.Running && pending && p.run.Restart[vm.Tenant+"/"+vm.Name]:
-		p.change(key, plan.ActionUpdate, plan.ImpactRestart, "restart the guest so pending changes take effect (asked with --restart): an outage",
-			map[string]any{"domain id": o.ID()}, map[string]any{"domain id": "new"}, plan.GateVMRestart)
-		p.add(op{Kind: opRestart, Gate: plan.GateVMRestart, Domain: vm.Name})
-	}
-	return nil
-}
-
-func metadataOf(d *libvirtxml.Domain) string {
-	if d == nil || d.Metadata == nil {
-		return ""
-	}
-	return d.Metadata.XML
 }
 
 // planOrphans lets the tenant's first VM step on a host plan the
@@ -407,36 +226,4 @@ func (p *vmPlanner) planOrphans() error {
 		}
 	}
 	return nil
-}
-
-// volumeRefs maps each volume ("pool\x00name") to the domains whose
-// definitions reference it: every domain's live definition while it
-// runs, and the persistent definition of every domain but skip (whose
-// persistent definition the caller is about to rewrite; with skipLive,
-// skip is going away altogether and its live definition does not count).
-func (h *hostObs) volumeRefs(skip string, skipLive bool) map[string][]string {
-	out := map[string][]string{}
-	add := func(def *libvirtxml.Domain, dom string) {
-		if def == nil || def.Devices == nil {
-			return
-		}
-		for _, d := range def.Devices.Disks {
-			if d.Source != nil && d.Source.Volume != nil {
-				k := d.Source.Volume.Pool + "\x00" + d.Source.Volume.Volume
-				if !slices.Contains(out[k], dom) {
-					out[k] = append(out[k], dom)
-				}
-			}
-		}
-	}
-	for _, name := range h.domainNames() {
-		o := h.domains[name]
-		if o.Running && !(skipLive && name == skip) {
-			add(o.Live, name)
-		}
-		if name != skip {
-			add(o.Inactive, name)
-		}
-	}
-	return out
 }

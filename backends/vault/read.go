@@ -2,21 +2,14 @@ package vault
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"net"
 	"net/http"
-	"os"
-	"sort"
 	"strings"
 	"time"
-
-	"github.com/hashicorp/vault/api"
 
 	"github.com/site-tools/site/backends"
 	"github.com/site-tools/site/backends/endpoint"
 	"github.com/site-tools/site/compiler/graph"
-	"github.com/site-tools/site/compiler/model"
 	"github.com/site-tools/site/compiler/plan"
 )
 
@@ -35,14 +28,6 @@ type reader struct {
 	// the executor's redactor does not know, so the reader scrubs it
 	// from what the store answers (an answer may quote the token back).
 	loginToken string
-}
-
-// scrub hides the AppRole login token in text taken from an answer.
-func (r *reader) scrub(s string) string {
-	if r.loginToken == "" {
-		return s
-	}
-	return strings.ReplaceAll(s, r.loginToken, "[redacted]")
 }
 
 // secret is what one successful read returns.
@@ -226,215 +211,4 @@ func withTried(err error, before []attempt) error {
 		parts[i] = a.String()
 	}
 	return fmt.Errorf("%w (addresses tried before it did not answer: %s)", err, strings.Join(parts, "; "))
-}
-
-// readAt makes one attempt at addr. It returns the secret, or the attempt
-// and, when the answer is final, the error to report.
-func (r *reader) readAt(ctx context.Context, addr, what string) (*secret, attempt, error) {
-	ctx, cancel := context.WithTimeout(ctx, r.timeout)
-	defer cancel()
-	att := attempt{addr: addr}
-	client, err := r.client(addr)
-	if err != nil {
-		// A malformed address is reported with the others: a later one
-		// may still answer.
-		att.reason = "unusable address: " + err.Error()
-		return nil, att, nil
-	}
-	if err := r.login(ctx, client); err != nil {
-		if final := tlsFailure(&att, err); final != nil {
-			return nil, att, final
-		}
-		att.reason, att.answered = describe(err, r.timeout)
-		if !att.answered || isServerTrouble(err) {
-			return nil, att, nil
-		}
-		return nil, att, fmt.Errorf("AppRole login at %s failed: %s: check the role_id and secret_id credentials and the AppRole mount", addr, att.reason)
-	}
-	kv, err := client.KVv2(r.mount()).Get(ctx, r.sec.Ref.Path)
-	if err != nil {
-		if final := tlsFailure(&att, err); final != nil {
-			return nil, att, final
-		}
-		att.reason, att.answered = describe(err, r.timeout)
-		att.reason = r.scrub(att.reason)
-		var re *api.ResponseError
-		switch {
-		case !att.answered, isServerTrouble(err):
-			return nil, att, nil
-		case errors.Is(err, api.ErrSecretNotFound):
-			return nil, att, fmt.Errorf("secret %s does not exist at %s: write it (vault kv put -mount=%s %s %s=...) or fix the reference in the spec",
-				what, addr, r.mount(), r.sec.Ref.Path, r.sec.Ref.Key)
-		case errors.As(err, &re) && re.StatusCode == http.StatusForbidden:
-			return nil, att, fmt.Errorf("permission denied reading secret %s at %s: the token in %s has no policy that allows read on %s/data/%s; grant it or use another token",
-				what, addr, r.tokenSource(), r.mount(), r.sec.Ref.Path)
-		default:
-			return nil, att, fmt.Errorf("reading secret %s at %s: %s", what, addr, att.reason)
-		}
-	}
-	if kv.Data == nil {
-		att.answered = true
-		att.reason = "latest version is deleted"
-		v := 0
-		if kv.VersionMetadata != nil {
-			v = kv.VersionMetadata.Version
-		}
-		return nil, att, fmt.Errorf("secret %s at %s: its latest version (%d) is deleted: undelete it (vault kv undelete -mount=%s -versions=%d %s) or write a new version",
-			what, addr, v, r.mount(), v, r.sec.Ref.Path)
-	}
-	raw, ok := kv.Data[r.sec.Ref.Key]
-	if !ok {
-		keys := make([]string, 0, len(kv.Data))
-		for k := range kv.Data {
-			keys = append(keys, k)
-		}
-		sort.Strings(keys)
-		att.answered, att.reason = true, "no such key"
-		return nil, att, fmt.Errorf("secret %s at %s has no key %q (its keys: %s): add the key or fix the reference in the spec",
-			what, addr, r.sec.Ref.Key, strings.Join(keys, ", "))
-	}
-	val, ok := raw.(string)
-	if !ok || val == "" {
-		att.answered, att.reason = true, "key is not a non-empty string"
-		// The type is safe to name; the value is not printed.
-		return nil, att, fmt.Errorf("secret %s at %s: key %q holds a %T, not a non-empty string: store the token as a string",
-			what, addr, r.sec.Ref.Key, raw)
-	}
-	out := &secret{addr: addr, value: val}
-	if kv.VersionMetadata != nil {
-		out.version, out.created = kv.VersionMetadata.Version, kv.VersionMetadata.CreatedTime
-	}
-	return out, att, nil
-}
-
-// client builds a client for one address: one attempt, no retries (the
-// library's default retries a refused connection for seconds, which
-// would delay the fallback to the next address), short timeout.
-//
-// The config is built by hand, not from api.DefaultConfig: that reads
-// VAULT_SKIP_VERIFY, VAULT_AGENT_ADDR and the like from the process
-// environment, where httpClient decides TLS itself. DisableRedirects
-// stops the library's own redirect following (one redirect, to any
-// host, token included); r.http follows same-origin ones only.
-func (r *reader) client(addr string) (*api.Client, error) {
-	c, err := api.NewClient(&api.Config{Address: addr, HttpClient: r.http, MaxRetries: 0,
-		Timeout: r.timeout, DisableRedirects: true})
-	if err != nil {
-		return nil, err
-	}
-	// NewClient picks VAULT_TOKEN from the process environment; site
-	// decides the token itself, from the spec.
-	c.ClearToken()
-	if r.token != "" {
-		c.SetToken(r.token)
-	}
-	return c, nil
-}
-
-// credentials resolves the token, or the AppRole's role and secret ids.
-func (r *reader) credentials() error {
-	var err error
-	if ar := r.sec.Store.AppRole; ar != nil {
-		if r.roleID, err = r.run.Credential(r.sec.Tenant, ar.RoleID); err != nil {
-			return fmt.Errorf("AppRole role_id for tenant %s's secret store: %w", r.sec.Tenant, err)
-		}
-		if r.secretID, err = r.run.Credential(r.sec.Tenant, ar.SecretID); err != nil {
-			return fmt.Errorf("AppRole secret_id for tenant %s's secret store: %w", r.sec.Tenant, err)
-		}
-		return nil
-	}
-	if r.token, err = r.run.Credential(r.sec.Tenant, r.tokenCred()); err != nil {
-		return fmt.Errorf("token for tenant %s's secret store: %w", r.sec.Tenant, err)
-	}
-	return nil
-}
-
-func (r *reader) tokenCred() model.Credential {
-	c := r.sec.Store.Token
-	if c.Env == "" && c.Vault == nil {
-		c.Env = "VAULT_TOKEN"
-	}
-	return c
-}
-
-func (r *reader) tokenSource() string {
-	if r.sec.Store.AppRole != nil {
-		return "the AppRole login"
-	}
-	if c := r.tokenCred(); c.Env != "" {
-		return "$" + c.Env
-	}
-	return "the configured token"
-}
-
-// login exchanges the AppRole credentials for a token when the store
-// declares an AppRole.
-func (r *reader) login(ctx context.Context, c *api.Client) error {
-	ar := r.sec.Store.AppRole
-	if ar == nil {
-		return nil
-	}
-	mount := ar.Mount
-	if mount == "" {
-		mount = "approle"
-	}
-	s, err := c.Logical().WriteWithContext(ctx, "auth/"+mount+"/login",
-		map[string]any{"role_id": r.roleID, "secret_id": r.secretID})
-	if err != nil {
-		return err
-	}
-	if s == nil || s.Auth == nil || s.Auth.ClientToken == "" {
-		return errors.New("AppRole login answered without a client token")
-	}
-	c.SetToken(s.Auth.ClientToken)
-	r.loginToken = s.Auth.ClientToken
-	return nil
-}
-
-// describe says in a few words why an attempt failed, and whether the
-// server answered at all. Network errors are reduced to their cause
-// ("connection refused", "no such host", "timed out after 5s").
-func describe(err error, timeout time.Duration) (reason string, answered bool) {
-	var re *api.ResponseError
-	if errors.As(err, &re) {
-		msg := strings.Join(re.Errors, "; ")
-		if msg == "" {
-			msg = http.StatusText(re.StatusCode)
-		}
-		if re.StatusCode == http.StatusServiceUnavailable && strings.Contains(msg, "sealed") {
-			return "sealed (HTTP 503 \"Vault is sealed\"): unseal it (bao/vault operator unseal)", true
-		}
-		return fmt.Sprintf("HTTP %d: %s", re.StatusCode, msg), true
-	}
-	if errors.Is(err, api.ErrSecretNotFound) {
-		return "secret not found (HTTP 404)", true
-	}
-	var redirect *endpoint.RedirectError
-	if errors.As(err, &redirect) {
-		return redirect.Error(), true
-	}
-	var dnsErr *net.DNSError
-	if errors.As(err, &dnsErr) {
-		return "name does not resolve (" + dnsErr.Err + ")", false
-	}
-	if errors.Is(err, context.DeadlineExceeded) || errors.Is(err, os.ErrDeadlineExceeded) {
-		return fmt.Sprintf("no answer within %s", timeout), false
-	}
-	var ne net.Error
-	if errors.As(err, &ne) && ne.Timeout() {
-		return fmt.Sprintf("no answer within %s", timeout), false
-	}
-	var op *net.OpError
-	if errors.As(err, &op) {
-		return op.Err.Error(), false
-	}
-	return err.Error(), false
-}
-
-// isServerTrouble is true for answers that say this server cannot serve
-// now (sealed, 5xx, rate limited, a redirect elsewhere) rather than
-// anything about the secret.
-func isServerTrouble(err error) bool {
-	var re *api.ResponseError
-	return errors.As(err, &re) && (re.StatusCode >= 500 || re.StatusCode == http.StatusTooManyRequests) || redirected(err)
 }

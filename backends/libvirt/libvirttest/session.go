@@ -37,6 +37,22 @@ type Session struct {
 // killed with it.
 func StartSession(t testing.TB) *Session {
 	t.Helper()
+	nobody := needRig(t)
+	dir := stateDir(t, nobody)
+	s := &Session{Dir: dir, PoolDir: filepath.Join(dir, "pool")}
+	exited := s.start(t, nobody)
+	t.Cleanup(func() { s.stop(t, exited) })
+	sock := filepath.Join(dir, "run", "libvirt", "libvirt-sock")
+	s.waitForSocket(t, sock, exited)
+	s.URI = "qemu+unix:///session?socket=" + sock
+	return s
+}
+
+// needRig skips the test unless it runs as root on a machine with
+// libvirtd, QEMU, setpriv and virtlogd, and returns the user nobody the
+// daemon runs as.
+func needRig(t testing.TB) *user.User {
+	t.Helper()
 	if os.Geteuid() != 0 {
 		Need(t, "the session libvirtd rig runs as root (it drops to nobody with setpriv)")
 	}
@@ -49,6 +65,13 @@ func StartSession(t testing.TB) *Session {
 	if err != nil {
 		Need(t, "no user nobody: "+err.Error())
 	}
+	return nobody
+}
+
+// stateDir makes the daemon's directory, owned by nobody, and removes it
+// when the test ends.
+func stateDir(t testing.TB, nobody *user.User) string {
+	t.Helper()
 	uid, _ := strconv.Atoi(nobody.Uid)
 	gid, _ := strconv.Atoi(nobody.Gid)
 	// Not t.TempDir: its parents are root's 0700 directories, which
@@ -57,7 +80,6 @@ func StartSession(t testing.TB) *Session {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := &Session{Dir: dir, PoolDir: filepath.Join(dir, "pool")}
 	t.Cleanup(func() { _ = os.RemoveAll(dir) })
 	for _, sub := range []string{"home", "run", "config", "cache", "data", "pool"} {
 		if err := os.Mkdir(filepath.Join(dir, sub), 0o700); err != nil {
@@ -75,6 +97,14 @@ func StartSession(t testing.TB) *Session {
 	if err := os.Chmod(dir, 0o755); err != nil {
 		t.Fatal(err)
 	}
+	return dir
+}
+
+// start runs libvirtd as nobody with only s.Dir for its state, and
+// returns the channel that receives its exit.
+func (s *Session) start(t testing.TB, nobody *user.User) chan error {
+	t.Helper()
+	dir := s.Dir
 	libvirtd, _ := lookPath("libvirtd")
 	s.cmd = exec.Command("setpriv", "--reuid="+nobody.Uid, "--regid="+nobody.Gid, "--clear-groups",
 		"env", "-i", "PATH=/usr/sbin:/usr/bin:/sbin:/bin",
@@ -97,15 +127,18 @@ func StartSession(t testing.TB) *Session {
 	}
 	exited := make(chan error, 1)
 	go func() { exited <- s.cmd.Wait() }()
-	t.Cleanup(func() { s.stop(t, exited) })
-	sock := filepath.Join(dir, "run", "libvirt", "libvirt-sock")
-	// Wait for a connection, not for the file: bind creates the socket
-	// file before libvirtd listens on it, and a test that connects in
-	// between is refused (seen on a loaded machine).
+	return exited
+}
+
+// waitForSocket waits for a connection, not for the file: bind creates
+// the socket file before libvirtd listens on it, and a test that
+// connects in between is refused (seen on a loaded machine).
+func (s *Session) waitForSocket(t testing.TB, sock string, exited chan error) {
+	t.Helper()
 	for {
 		if c, err := net.Dial("unix", sock); err == nil {
 			c.Close()
-			break
+			return
 		}
 		select {
 		case err := <-exited:
@@ -114,8 +147,6 @@ func StartSession(t testing.TB) *Session {
 		case <-time.After(20 * time.Millisecond):
 		}
 	}
-	s.URI = "qemu+unix:///session?socket=" + sock
-	return s
 }
 
 // stop kills libvirtd, then the virtlogd it spawned and any QEMU left,

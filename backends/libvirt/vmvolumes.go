@@ -1,0 +1,149 @@
+package libvirt
+
+import (
+	"fmt"
+	"slices"
+	"strconv"
+
+	"libvirt.org/go/libvirtxml"
+
+	"github.com/site-tools/site/backends/libvirt/seed"
+	"github.com/site-tools/site/compiler/model"
+	"github.com/site-tools/site/compiler/plan"
+)
+
+// The volumes of a VM step: its disks, its cloud-init seed, and the
+// volumes site made for it that the spec no longer wants.
+
+func volumeKey(host, pool, name string) string { return "volume/" + host + "/" + pool + "/" + name }
+
+// planDisks creates the disks that are missing, grows them behind a
+// gate, and never shrinks one.
+func (p *vmPlanner) planDisks(want *wantDomain, owned map[string]ownedVolume) error {
+	vm := p.vm
+	for _, disk := range vm.Disks {
+		vol, err := p.h.volume(disk.Pool, disk.Name)
+		if err != nil {
+			return err
+		}
+		p.seen = append(p.seen, disk.Pool, disk.Name, strconv.FormatBool(vol.Exists), strconv.FormatUint(vol.Capacity, 10), vol.Format)
+		want.formats = append(want.formats, vol.Format)
+		ov := ownedVolume{Pool: disk.Pool, Name: disk.Name, Role: "disk"}
+		key := volumeKey(vm.Host, disk.Pool, disk.Name)
+		switch {
+		case !vol.Exists:
+			want.owner.Volumes = append(want.owner.Volumes, ov)
+			p.change(key, plan.ActionCreate, plan.ImpactNone, "new disk volume for "+vm.Name, nil, map[string]any{"size": disk.SizeBytes})
+			p.add(op{Kind: opCreateVolume, Pool: disk.Pool, Volume: disk.Name, Bytes: disk.SizeBytes})
+		case vol.Capacity < disk.SizeBytes:
+			p.change(key, plan.ActionUpdate, plan.ImpactNextBoot, "grow the disk volume; the guest sees the new size after its next boot and must grow its file system itself",
+				map[string]any{"size": vol.Capacity}, map[string]any{"size": disk.SizeBytes}, plan.GateVMDiskResize)
+			p.add(op{Kind: opResizeVolume, Gate: plan.GateVMDiskResize, Pool: disk.Pool, Volume: disk.Name, Bytes: disk.SizeBytes})
+		case vol.Capacity > disk.SizeBytes:
+			return fmt.Errorf("VM %s: volume %s/%s on %s holds %d bytes but the spec declares %d: site never shrinks a volume (data would be lost); declare its real size",
+				vm.Name, disk.Pool, disk.Name, vm.Host, vol.Capacity, disk.SizeBytes)
+		}
+		if _, ok := owned[ov.key()]; ok {
+			want.owner.Volumes = append(want.owner.Volumes, ov)
+		}
+	}
+	return nil
+}
+
+// planSeed uploads the cloud-init seed when the pool lacks it. The seed
+// is content addressed: uploaded once, never replaced.
+func (p *vmPlanner) planSeed(want *wantDomain) error {
+	vm := p.vm
+	ci := vm.CloudInit
+	if ci == nil {
+		return nil
+	}
+	s := seed.Build(seed.Input{Hostname: vm.Name, UserData: ci.UserData, MetaData: ci.MetaData, NetworkConfig: ci.NetworkConfig})
+	want.seedPool, want.seedName = seedPool(vm), s.Name
+	vol, err := p.h.volume(want.seedPool, s.Name)
+	if err != nil {
+		return err
+	}
+	p.seen = append(p.seen, s.Name, strconv.FormatBool(vol.Exists))
+	want.owner.Volumes = append(want.owner.Volumes, ownedVolume{Pool: want.seedPool, Name: s.Name, Role: "seed"})
+	if !vol.Exists {
+		p.change(volumeKey(vm.Host, want.seedPool, s.Name), plan.ActionCreate, plan.ImpactNone,
+			"cloud-init seed ("+s.InstanceID+") uploaded into the pool", nil, map[string]any{"size": len(s.ISO)})
+		p.add(op{Kind: opUploadSeed, Pool: want.seedPool, Volume: s.Name, ISO: s.ISO})
+	}
+	return nil
+}
+
+// seedPool is where a VM's seed goes: its first disk's pool, else the
+// pool named "default".
+func seedPool(vm *model.VM) string {
+	if len(vm.Disks) > 0 {
+		return vm.Disks[0].Pool
+	}
+	return "default"
+}
+
+// planUnwantedVolumes handles the volumes site made for the VM that the
+// spec no longer wants: they stay listed in the owner element while any
+// definition uses them, and are deleted otherwise.
+func (p *vmPlanner) planUnwantedVolumes(o *domObs, want *wantDomain, owned map[string]ownedVolume) {
+	vm := p.vm
+	wanted := map[string]bool{}
+	for _, ov := range want.owner.Volumes {
+		wanted[ov.key()] = true
+	}
+	// A guest that this apply restarts or stops lets go of its live
+	// definition's volumes before the deletes run.
+	goesDown := o != nil && o.Running && (!vm.Running || p.run.Restart[vm.Tenant+"/"+vm.Name])
+	refs := p.h.volumeRefs(vm.Name, goesDown)
+	for _, k := range sortedKeys(owned) {
+		ov := owned[k]
+		if wanted[k] {
+			continue
+		}
+		if by := refs[k]; len(by) > 0 {
+			want.owner.Volumes = append(want.owner.Volumes, ov)
+			continue // deleted by a later run, once nothing uses it
+		}
+		key := volumeKey(vm.Host, ov.Pool, ov.Name)
+		if ov.Role == "seed" {
+			p.change(key, plan.ActionDelete, plan.ImpactNone, "seed volume no definition references any more", map[string]any{"role": "seed"}, nil)
+			p.add(op{Kind: opDeleteVolume, Pool: ov.Pool, Volume: ov.Name})
+			continue
+		}
+		p.change(key, plan.ActionDelete, plan.ImpactDestroy, "disk volume the spec no longer declares: its data is lost", map[string]any{"role": "disk"}, nil, plan.GateVMDestroy)
+		p.add(op{Kind: opDeleteVolume, Gate: plan.GateVMDestroy, Pool: ov.Pool, Volume: ov.Name})
+	}
+}
+
+// volumeRefs maps each volume ("pool\x00name") to the domains whose
+// definitions reference it: every domain's live definition while it
+// runs, and the persistent definition of every domain but skip (whose
+// persistent definition the caller is about to rewrite; with skipLive,
+// skip is going away altogether and its live definition does not count).
+func (h *hostObs) volumeRefs(skip string, skipLive bool) map[string][]string {
+	out := map[string][]string{}
+	add := func(def *libvirtxml.Domain, dom string) {
+		if def == nil || def.Devices == nil {
+			return
+		}
+		for _, d := range def.Devices.Disks {
+			if d.Source != nil && d.Source.Volume != nil {
+				k := d.Source.Volume.Pool + "\x00" + d.Source.Volume.Volume
+				if !slices.Contains(out[k], dom) {
+					out[k] = append(out[k], dom)
+				}
+			}
+		}
+	}
+	for _, name := range h.domainNames() {
+		o := h.domains[name]
+		if o.Running && !(skipLive && name == skip) {
+			add(o.Live, name)
+		}
+		if name != skip {
+			add(o.Inactive, name)
+		}
+	}
+	return out
+}

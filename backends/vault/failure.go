@@ -1,0 +1,64 @@
+package vault
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/hashicorp/vault/api"
+
+	"github.com/site-tools/site/backends/endpoint"
+)
+
+// describe says in a few words why an attempt failed, and whether the
+// server answered at all. Network errors are reduced to their cause
+// ("connection refused", "no such host", "timed out after 5s").
+func describe(err error, timeout time.Duration) (reason string, answered bool) {
+	var re *api.ResponseError
+	if errors.As(err, &re) {
+		msg := strings.Join(re.Errors, "; ")
+		if msg == "" {
+			msg = http.StatusText(re.StatusCode)
+		}
+		if re.StatusCode == http.StatusServiceUnavailable && strings.Contains(msg, "sealed") {
+			return "sealed (HTTP 503 \"Vault is sealed\"): unseal it (bao/vault operator unseal)", true
+		}
+		return fmt.Sprintf("HTTP %d: %s", re.StatusCode, msg), true
+	}
+	if errors.Is(err, api.ErrSecretNotFound) {
+		return "secret not found (HTTP 404)", true
+	}
+	var redirect *endpoint.RedirectError
+	if errors.As(err, &redirect) {
+		return redirect.Error(), true
+	}
+	var dnsErr *net.DNSError
+	if errors.As(err, &dnsErr) {
+		return "name does not resolve (" + dnsErr.Err + ")", false
+	}
+	if errors.Is(err, context.DeadlineExceeded) || errors.Is(err, os.ErrDeadlineExceeded) {
+		return fmt.Sprintf("no answer within %s", timeout), false
+	}
+	var ne net.Error
+	if errors.As(err, &ne) && ne.Timeout() {
+		return fmt.Sprintf("no answer within %s", timeout), false
+	}
+	var op *net.OpError
+	if errors.As(err, &op) {
+		return op.Err.Error(), false
+	}
+	return err.Error(), false
+}
+
+// isServerTrouble is true for answers that say this server cannot serve
+// now (sealed, 5xx, rate limited, a redirect elsewhere) rather than
+// anything about the secret.
+func isServerTrouble(err error) bool {
+	var re *api.ResponseError
+	return errors.As(err, &re) && (re.StatusCode >= 500 || re.StatusCode == http.StatusTooManyRequests) || redirected(err)
+}

@@ -1,0 +1,116 @@
+package vault
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"sort"
+	"strings"
+
+	"github.com/hashicorp/vault/api"
+)
+
+// readAt makes one attempt at addr. It returns the secret, or the attempt
+// and, when the answer is final, the error to report.
+func (r *reader) readAt(ctx context.Context, addr, what string) (*secret, attempt, error) {
+	ctx, cancel := context.WithTimeout(ctx, r.timeout)
+	defer cancel()
+	att := attempt{addr: addr}
+	client, err := r.client(addr)
+	if err != nil {
+		// A malformed address is reported with the others: a later one
+		// may still answer.
+		att.reason = "unusable address: " + err.Error()
+		return nil, att, nil
+	}
+	if err := r.login(ctx, client); err != nil {
+		final := r.loginFailure(&att, err)
+		return nil, att, final
+	}
+	kv, err := client.KVv2(r.mount()).Get(ctx, r.sec.Ref.Path)
+	if err != nil {
+		final := r.getFailure(&att, err, what)
+		return nil, att, final
+	}
+	return r.value(kv, att, what)
+}
+
+// loginFailure records why the AppRole login at att.addr failed, and
+// returns the error to report when that is final: a TLS failure, or a
+// refusal that is not the server's own trouble.
+func (r *reader) loginFailure(att *attempt, err error) error {
+	if final := tlsFailure(att, err); final != nil {
+		return final
+	}
+	att.reason, att.answered = describe(err, r.timeout)
+	if !att.answered || isServerTrouble(err) {
+		return nil
+	}
+	return fmt.Errorf("AppRole login at %s failed: %s: check the role_id and secret_id credentials and the AppRole mount", att.addr, att.reason)
+}
+
+// getFailure records why reading the secret at att.addr failed, and
+// returns the error to report when the answer is about the secret
+// itself and so final.
+func (r *reader) getFailure(att *attempt, err error, what string) error {
+	addr := att.addr
+	if final := tlsFailure(att, err); final != nil {
+		return final
+	}
+	att.reason, att.answered = describe(err, r.timeout)
+	att.reason = r.scrub(att.reason)
+	var re *api.ResponseError
+	switch {
+	case !att.answered, isServerTrouble(err):
+		return nil
+	case errors.Is(err, api.ErrSecretNotFound):
+		return fmt.Errorf("secret %s does not exist at %s: write it (vault kv put -mount=%s %s %s=...) or fix the reference in the spec",
+			what, addr, r.mount(), r.sec.Ref.Path, r.sec.Ref.Key)
+	case errors.As(err, &re) && re.StatusCode == http.StatusForbidden:
+		return fmt.Errorf("permission denied reading secret %s at %s: the token in %s has no policy that allows read on %s/data/%s; grant it or use another token",
+			what, addr, r.tokenSource(), r.mount(), r.sec.Ref.Path)
+	default:
+		return fmt.Errorf("reading secret %s at %s: %s", what, addr, att.reason)
+	}
+}
+
+// value takes the referenced key out of the store's answer. A deleted
+// latest version, a missing key or a value that is not a non-empty
+// string is final.
+func (r *reader) value(kv *api.KVSecret, att attempt, what string) (*secret, attempt, error) {
+	addr := att.addr
+	if kv.Data == nil {
+		att.answered = true
+		att.reason = "latest version is deleted"
+		v := 0
+		if kv.VersionMetadata != nil {
+			v = kv.VersionMetadata.Version
+		}
+		return nil, att, fmt.Errorf("secret %s at %s: its latest version (%d) is deleted: undelete it (vault kv undelete -mount=%s -versions=%d %s) or write a new version",
+			what, addr, v, r.mount(), v, r.sec.Ref.Path)
+	}
+	raw, ok := kv.Data[r.sec.Ref.Key]
+	if !ok {
+		keys := make([]string, 0, len(kv.Data))
+		for k := range kv.Data {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		att.answered, att.reason = true, "no such key"
+		return nil, att, fmt.Errorf("secret %s at %s has no key %q (its keys: %s): add the key or fix the reference in the spec",
+			what, addr, r.sec.Ref.Key, strings.Join(keys, ", "))
+	}
+	val, ok := raw.(string)
+	if !ok || val == "" {
+		att.answered, att.reason = true, "key is not a non-empty string"
+		// The type is safe to name; the value is not printed.
+		return nil, att, fmt.Errorf("secret %s at %s: key %q holds a %T, not a non-empty string: store the token as a string",
+			what, addr, r.sec.Ref.Key, raw)
+	}
+	out := &secret{addr: addr, value: val}
+	if kv.VersionMetadata != nil {
+		out.version, out.created = kv.VersionMetadata.Version, kv.VersionMetadata.CreatedTime
+	}
+	return out, att, nil
+}

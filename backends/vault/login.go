@@ -1,0 +1,107 @@
+package vault
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/hashicorp/vault/api"
+
+	"github.com/site-tools/site/compiler/model"
+)
+
+// How a reader authenticates: the client of one address, the token or
+// AppRole credentials, and the AppRole login.
+
+// client builds a client for one address: one attempt, no retries (the
+// library's default retries a refused connection for seconds, which
+// would delay the fallback to the next address), short timeout.
+//
+// The config is built by hand, not from api.DefaultConfig: that reads
+// VAULT_SKIP_VERIFY, VAULT_AGENT_ADDR and the like from the process
+// environment, where httpClient decides TLS itself. DisableRedirects
+// stops the library's own redirect following (one redirect, to any
+// host, token included); r.http follows same-origin ones only.
+func (r *reader) client(addr string) (*api.Client, error) {
+	c, err := api.NewClient(&api.Config{Address: addr, HttpClient: r.http, MaxRetries: 0,
+		Timeout: r.timeout, DisableRedirects: true})
+	if err != nil {
+		return nil, err
+	}
+	// NewClient picks VAULT_TOKEN from the process environment; site
+	// decides the token itself, from the spec.
+	c.ClearToken()
+	if r.token != "" {
+		c.SetToken(r.token)
+	}
+	return c, nil
+}
+
+// credentials resolves the token, or the AppRole's role and secret ids.
+func (r *reader) credentials() error {
+	var err error
+	if ar := r.sec.Store.AppRole; ar != nil {
+		if r.roleID, err = r.run.Credential(r.sec.Tenant, ar.RoleID); err != nil {
+			return fmt.Errorf("AppRole role_id for tenant %s's secret store: %w", r.sec.Tenant, err)
+		}
+		if r.secretID, err = r.run.Credential(r.sec.Tenant, ar.SecretID); err != nil {
+			return fmt.Errorf("AppRole secret_id for tenant %s's secret store: %w", r.sec.Tenant, err)
+		}
+		return nil
+	}
+	if r.token, err = r.run.Credential(r.sec.Tenant, r.tokenCred()); err != nil {
+		return fmt.Errorf("token for tenant %s's secret store: %w", r.sec.Tenant, err)
+	}
+	return nil
+}
+
+func (r *reader) tokenCred() model.Credential {
+	c := r.sec.Store.Token
+	if c.Env == "" && c.Vault == nil {
+		c.Env = "VAULT_TOKEN"
+	}
+	return c
+}
+
+func (r *reader) tokenSource() string {
+	if r.sec.Store.AppRole != nil {
+		return "the AppRole login"
+	}
+	if c := r.tokenCred(); c.Env != "" {
+		return "$" + c.Env
+	}
+	return "the configured token"
+}
+
+// login exchanges the AppRole credentials for a token when the store
+// declares an AppRole.
+func (r *reader) login(ctx context.Context, c *api.Client) error {
+	ar := r.sec.Store.AppRole
+	if ar == nil {
+		return nil
+	}
+	mount := ar.Mount
+	if mount == "" {
+		mount = "approle"
+	}
+	s, err := c.Logical().WriteWithContext(ctx, "auth/"+mount+"/login",
+		map[string]any{"role_id": r.roleID, "secret_id": r.secretID})
+	if err != nil {
+		return err
+	}
+	if s == nil || s.Auth == nil || s.Auth.ClientToken == "" {
+		return errors.New("AppRole login answered without a client token")
+	}
+	c.SetToken(s.Auth.ClientToken)
+	r.loginToken = s.Auth.ClientToken
+	return nil
+}
+
+// scrub hides the AppRole login token in text taken from an answer.
+func (r *reader) scrub(s string) string {
+	if r.loginToken == "" {
+		return s
+	}
+	return strings.ReplaceAll(s, r.loginToken, "[redacted]")
+}
