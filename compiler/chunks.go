@@ -11,7 +11,7 @@ import (
 // about n² (reference/cue.md §2: 5x the records took 7x the time). A zone
 // with tens of thousands of records is therefore checked in chunks of
 // recordsChunk names, each unified with #Records on its own, while the
-// rest of the tenant is unified with #Tenant without them. This is done
+// rest of the file is unified with the schema without them. This is done
 // only for plain-data files, where nothing can refer to a record.
 const recordsChunk = 1000
 

@@ -25,7 +25,6 @@ import (
 type evaluator struct {
 	ctx     *cue.Context
 	schema  cue.Value
-	tenant  cue.Value // #Tenant
 	records cue.Value // #Records
 }
 
@@ -64,7 +63,6 @@ func newEvaluator() (*evaluator, error) {
 	}
 	return &evaluator{
 		ctx: ctx, schema: v,
-		tenant:  v.LookupPath(cue.MakePath(cue.Def("Tenant"))),
 		records: v.LookupPath(cue.MakePath(cue.Def("Records"))),
 	}, nil
 }
@@ -145,11 +143,14 @@ func (e *evaluator) source(path string, data []byte) *fileResult {
 	return r
 }
 
-// check evaluates f against the schema, one tenant at a time: each
-// tenant is unified with #Tenant directly, which is cheaper than
-// unifying the file with the schema's tenants: [string]: #Tenant and
-// reports more of a tenant's errors at once. It returns the tenants
-// that are valid and the errors of the others.
+// check evaluates f against the schema and validates it one tenant at a
+// time. The whole file is unified with the schema (tenants: [string]:
+// #Tenant), as cue vet does, so that it is evaluated as one tree: a
+// tenant unified with #Tenant on its own is a second tree, and a field
+// of it that refers to a struct outside it (another tenant's hidden
+// doubling struct, say) is evaluated again without CUE's structure
+// sharing, exponentially (BenchmarkDoubling). It returns the tenants that
+// are valid and the errors of the others.
 func (e *evaluator) check(f *ast.File, plain bool) (map[string]cue.Value, []cueError) {
 	var big []bigRecords
 	if plain {
@@ -171,7 +172,7 @@ func (e *evaluator) check(f *ast.File, plain bool) (map[string]cue.Value, []cueE
 	if k := tenants.IncompleteKind(); k != cue.StructKind {
 		return nil, []cueError{{path: []string{"tenants"}, msg: fmt.Sprintf("got %s, want a struct {...}", k)}}
 	}
-	it, err := tenants.Fields()
+	it, err := e.schema.Unify(data).LookupPath(tenantsPath).Fields()
 	if err != nil {
 		return nil, cueErrors(err, nil)
 	}
@@ -182,11 +183,10 @@ func (e *evaluator) check(f *ast.File, plain bool) (map[string]cue.Value, []cueE
 	}
 	for it.Next() {
 		name := it.Selector().Unquoted()
-		prefix := []string{"tenants", name}
-		v := e.tenant.Unify(it.Value())
+		v := it.Value()
 		if err := v.Validate(cue.Concrete(true), cue.Final()); err != nil {
-			errs = append(errs, cueErrors(err, prefix)...)
-			validateTree(v, prefix, &errs)
+			errs = append(errs, cueErrors(err, nil)...)
+			validateTree(v, nil, &errs)
 			continue
 		}
 		if !bad[name] {
