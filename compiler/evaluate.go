@@ -25,7 +25,8 @@ import (
 type evaluator struct {
 	ctx     *cue.Context
 	schema  cue.Value
-	records cue.Value // #Records
+	records cue.Value       // #Records
+	halt    <-chan struct{} // closed when a budget passed: stop early
 }
 
 // fileResult is one evaluated file: its tenants as plain Go values, the
@@ -37,7 +38,7 @@ type fileResult struct {
 	diags   Diagnostics
 }
 
-func newEvaluator() (*evaluator, error) {
+func newEvaluator(halt <-chan struct{}) (*evaluator, error) {
 	ctx := cuecontext.New()
 	inst := build.NewContext().NewInstance("schema", nil)
 	names, err := fs.Glob(schema.FS, "*.cue")
@@ -62,7 +63,7 @@ func newEvaluator() (*evaluator, error) {
 		return nil, fmt.Errorf("embedded schema does not compile (a bug in site): %w", err)
 	}
 	return &evaluator{
-		ctx: ctx, schema: v,
+		ctx: ctx, schema: v, halt: halt,
 		records: v.LookupPath(cue.MakePath(cue.Def("Records"))),
 	}, nil
 }
@@ -71,10 +72,17 @@ var tenantsPath = cue.MakePath(cue.Str("tenants"))
 
 // file reads, parses, validates and decodes one spec file.
 func (e *evaluator) file(path string) *fileResult {
+	fail := func(msg string) *fileResult {
+		return &fileResult{path: path, pos: &positions{file: path},
+			diags: Diagnostics{{Pos: model.Pos{File: path}, Msg: msg}}}
+	}
+	if fi, err := os.Stat(path); err == nil && fi.Size() > maxFileSize {
+		return fail(fmt.Sprintf("%s is larger than the %s a spec file may hold; split the tenant's zones over several tenants or files",
+			FormatSize(uint64(fi.Size())), FormatSize(maxFileSize)))
+	}
 	data, err := os.ReadFile(path)
 	if err != nil {
-		return &fileResult{path: path, pos: &positions{file: path},
-			diags: Diagnostics{{Pos: model.Pos{File: path}, Msg: fmt.Sprintf("cannot read: %v", err)}}}
+		return fail(fmt.Sprintf("cannot read: %v", err))
 	}
 	return e.source(path, data)
 }
@@ -100,6 +108,10 @@ func (e *evaluator) source(path string, data []byte) *fileResult {
 	f, err := parser.ParseFile(path, data)
 	if err != nil {
 		r.diags = append(r.diags, fromCUE(cueErrors(err, nil), r.pos)...)
+		return r
+	}
+	if d := checkDepth(path, f); d != nil {
+		r.diags = append(r.diags, *d)
 		return r
 	}
 	r.pos = indexPositions(path, f)
@@ -182,6 +194,9 @@ func (e *evaluator) check(f *ast.File, plain bool) (map[string]cue.Value, []cueE
 		bad[tenantOf(err.path)] = true
 	}
 	for it.Next() {
+		if e.halted() {
+			break // the watchdog reports it; nothing here is used
+		}
 		name := it.Selector().Unquoted()
 		v := it.Value()
 		if err := v.Validate(cue.Concrete(true), cue.Final()); err != nil {
@@ -248,4 +263,14 @@ func badUTF8(data []byte) (line, col int) {
 		data = data[size:]
 	}
 	return line, col
+}
+
+// halted reports whether a budget passed while evaluating.
+func (e *evaluator) halted() bool {
+	select {
+	case <-e.halt:
+		return true
+	default:
+		return false
+	}
 }

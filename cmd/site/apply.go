@@ -76,6 +76,7 @@ converge, 3 a gate was not acknowledged (nothing was changed).`,
 			return runApply(cmd, args, o)
 		},
 	}
+	addBudgetFlags(cmd)
 	f := cmd.Flags()
 	f.StringVar(&o.only, "only", "", "apply only these phases, comma-separated: secrets, network, vm, dns")
 	f.StringArrayVar(&o.targets, "target", nil, targetFlagHelp)
@@ -121,7 +122,7 @@ func runApply(cmd *cobra.Command, args []string, o applyOptions) error {
 		targets = saved.Targets
 	}
 
-	g, err := loadGraph(args, phases, targets)
+	g, err := loadGraph(args, phases, targets, budget(cmd))
 	if err != nil {
 		return withCode(exitError, err)
 	}

@@ -89,7 +89,7 @@ could not be observed (and is not deferred by --ack).`,
 				}
 			}
 			targets := parseTargets(targets)
-			g, err := loadGraph(args, phases, targets)
+			g, err := loadGraph(args, phases, targets, budget(cmd))
 			if err != nil {
 				return withCode(exitError, err)
 			}
@@ -136,6 +136,7 @@ could not be observed (and is not deferred by --ack).`,
 			return nil
 		},
 	}
+	addBudgetFlags(cmd)
 	f := cmd.Flags()
 	f.StringVar(&only, "only", "", "observe only these phases, comma-separated: secrets, network, vm, dns")
 	f.StringArrayVar(&targets, "target", nil, targetFlagHelp)
