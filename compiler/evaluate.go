@@ -72,17 +72,16 @@ var tenantsPath = cue.MakePath(cue.Str("tenants"))
 
 // file reads, parses, validates and decodes one spec file.
 func (e *evaluator) file(path string) *fileResult {
-	fail := func(msg string) *fileResult {
-		return &fileResult{path: path, pos: &positions{file: path},
-			diags: Diagnostics{{Pos: model.Pos{File: path}, Msg: msg}}}
+	fail := func(pos model.Pos, msg string) *fileResult {
+		return &fileResult{path: path, pos: &positions{file: path}, diags: Diagnostics{{Pos: pos, Msg: msg}}}
 	}
 	if fi, err := os.Stat(path); err == nil && fi.Size() > maxFileSize {
-		return fail(fmt.Sprintf("%s is larger than the %s a spec file may hold; split the tenant's zones over several tenants or files",
+		return fail(model.Pos{File: path, Line: 1, Col: 1}, fmt.Sprintf("%s is larger than the %s a spec file may hold; split it over several tenants' files",
 			FormatSize(uint64(fi.Size())), FormatSize(maxFileSize)))
 	}
 	data, err := os.ReadFile(path)
 	if err != nil {
-		return fail(fmt.Sprintf("cannot read: %v", err))
+		return fail(model.Pos{File: path}, fmt.Sprintf("cannot read: %v", err))
 	}
 	return e.source(path, data)
 }
@@ -104,6 +103,10 @@ func (e *evaluator) source(path string, data []byte) *fileResult {
 	if !utf8.Valid(data) {
 		line, col := badUTF8(data)
 		return fail(line, col, "not valid UTF-8; save the file as UTF-8")
+	}
+	if d := checkTokens(path, data); d != nil {
+		r.diags = append(r.diags, *d)
+		return r
 	}
 	f, err := parser.ParseFile(path, data)
 	if err != nil {
