@@ -20,7 +20,8 @@ import (
 // and deeply nested ones are written by writeGenerated at test time.
 // Each is loaded in a process of its own (a stack overflow is fatal to
 // the whole process, and a budget leaves its evaluation running), with
-// small budgets.
+// small budgets. Files named bomb_* must be stopped by a budget (and
+// are no fuzz seeds: their evaluation would run on in the fuzzer).
 var hostileBudget = Options{EvalTimeout: 5 * time.Second, EvalMemory: 512 << 20}
 
 // hostileFileEnv names the file TestHostileChild loads; unset, it does
@@ -150,6 +151,9 @@ func TestHostileCorpus(t *testing.T) {
 			}
 			if !ok && diags == 0 {
 				t.Fatalf("neither valid nor diagnosed:\n%.3000s", out)
+			}
+			if strings.HasPrefix(filepath.Base(file), "bomb_") && !bytes.Contains(out, []byte("evaluation passed its")) {
+				t.Errorf("a bomb that no budget stopped:\n%.3000s", out)
 			}
 			if _, err := os.Stat(pwned); err == nil {
 				t.Fatalf("%s exists: a spec ran a command", pwned)

@@ -58,7 +58,11 @@ func LoadWith(paths []string, o Options) (*model.Spec, error) {
 // diagnostics, within the default budgets: site init checks what it
 // generated with it before writing a byte.
 func LoadSource(name string, src []byte) (*model.Spec, error) {
-	results, err := evaluate([]input{{path: name, data: src}}, Options{})
+	return loadSource(name, src, Options{})
+}
+
+func loadSource(name string, src []byte, o Options) (*model.Spec, error) {
+	results, err := evaluate([]input{{path: name, data: src}}, o)
 	if err != nil {
 		return nil, err
 	}
