@@ -86,6 +86,10 @@ func (b *builder) records(tenant string, rp []string, fq string, z *model.Zone, 
 				b.errorf(ep, "%v", err)
 				continue
 			}
+			if n, err := rdata.RdataLen(typ, v); err == nil && n > rdata.MaxRdata {
+				b.errorf(ep, "this %s record is %d octets on the wire; DNS carries at most %d per record: split the data over several records or names", typ, n, rdata.MaxRdata)
+				continue
+			}
 			if j, dup := seen[v]; dup {
 				b.related(ep, []model.Pos{b.pos.pos(at(rp, typ, strconv.Itoa(j))...)}, "%s %s is listed twice; remove one", typ, v)
 				continue
@@ -94,6 +98,10 @@ func (b *builder) records(tenant string, rp []string, fq string, z *model.Zone, 
 			rs.Values = append(rs.Values, v)
 		}
 		sort.Strings(rs.Values)
+		if n, err := rdata.MessageLen(fq, typ, rs.Values); err == nil && n > rdata.MaxMessage {
+			b.errorf(at(rp, typ), "the %d %s records of %s need a %d-octet answer; a DNS message holds at most %d (over TCP): use fewer or shorter values",
+				len(rs.Values), typ, fq, n, rdata.MaxMessage)
+		}
 		out = append(out, rs)
 	}
 	if raw.A != nil {
