@@ -36,6 +36,8 @@ type fileResult struct {
 	pos     *positions
 	tenants map[string]*rawTenant
 	diags   Diagnostics
+	// panicked says evaluation panicked: the evaluator is replaced.
+	panicked bool
 }
 
 func newEvaluator(halt <-chan struct{}) (*evaluator, error) {

@@ -49,3 +49,16 @@ func TestSyntaxLimits(t *testing.T) {
 		})
 	}
 }
+
+// TestGuardedPanic: a panic while evaluating (here an evaluator without
+// a CUE context) becomes a diagnostic at the file, not a stack trace.
+func TestGuardedPanic(t *testing.T) {
+	r := (&evaluator{}).guarded(input{path: "a.cue", data: []byte("package tenants\n\ntenants: a: domain: \"a.example.test\"\n")})
+	if !r.panicked || len(r.diags) != 1 {
+		t.Fatalf("got %+v, want one diagnostic from a panic", r)
+	}
+	const want = "a.cue:1:1: evaluating this file failed inside site or CUE ("
+	if got := r.diags[0].Format(nil); !strings.HasPrefix(got, want) || !strings.HasSuffix(got, "); this is a bug: please report it with the file") {
+		t.Errorf("got %q, want it to start with %q", got, want)
+	}
+}

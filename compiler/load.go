@@ -147,10 +147,9 @@ func evaluate(inputs []input, o Options) ([]*fileResult, error) {
 						e, done = fresh, 0
 					}
 				}
-				if in := inputs[i]; in.data != nil {
-					results[i] = e.source(in.path, in.data)
-				} else {
-					results[i] = e.file(in.path)
+				results[i] = e.guarded(inputs[i])
+				if results[i].panicked {
+					done = filesPerContext // its context may be broken: start afresh
 				}
 				w.finish(n)
 				done++
@@ -184,4 +183,21 @@ func evaluate(inputs []input, o Options) ([]*fileResult, error) {
 		}
 	}
 	return results, nil
+}
+
+// guarded evaluates one input and turns a panic in CUE (or in site's
+// own code) into a diagnostic at the file, so that no spec, however
+// hostile, ends in a Go stack trace.
+func (e *evaluator) guarded(in input) (r *fileResult) {
+	defer func() {
+		if p := recover(); p != nil {
+			r = &fileResult{path: in.path, pos: &positions{file: in.path}, panicked: true,
+				diags: Diagnostics{{Pos: model.Pos{File: in.path, Line: 1, Col: 1},
+					Msg: fmt.Sprintf("evaluating this file failed inside site or CUE (%v); this is a bug: please report it with the file", p)}}}
+		}
+	}()
+	if in.data != nil {
+		return e.source(in.path, in.data)
+	}
+	return e.file(in.path)
 }
