@@ -139,7 +139,7 @@ func evaluate(inputs []input, o Options) ([]*fileResult, error) {
 				if !w.start(n, inputs[i].path) {
 					continue
 				}
-				if done == filesPerContext {
+				if done >= filesPerContext {
 					// A CUE context keeps everything it evaluated; a fresh
 					// one every so often bounds memory (the schema
 					// compiles in about a millisecond).
