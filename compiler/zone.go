@@ -5,6 +5,8 @@ import (
 	"strconv"
 	"strings"
 
+	"golang.org/x/net/publicsuffix"
+
 	"github.com/site-tools/site/compiler/dnsname"
 	"github.com/site-tools/site/compiler/model"
 	"github.com/site-tools/site/compiler/rdata"
@@ -20,6 +22,14 @@ func (b *builder) zone(tenant string, zp []string, key string, raw *rawZone) *mo
 	}
 	if name == "." || dnsname.IsWildcard(name) {
 		b.errorf(zp, "%q cannot be a zone; name the zone's apex, like \"example.net\"", key)
+		return nil
+	}
+	// A registry's zone (com., co.uk., or a TLD the Public Suffix List
+	// does not name, such as test.) belongs to no tenant: declaring it
+	// would claim every name below it.
+	apex := strings.TrimSuffix(name, ".")
+	if suffix, _ := publicsuffix.PublicSuffix(apex); suffix == apex {
+		b.errorf(zp, "%s is a public suffix (a top-level domain, or a registry's like co.uk): no tenant can own it; declare the tenant's own domain below it", name)
 		return nil
 	}
 	z := &model.Zone{Tenant: tenant, Name: name, Pos: b.pos.pos(zp...)}
