@@ -92,7 +92,7 @@ func assemble(results []*fileResult, diags Diagnostics) (*model.Spec, error) {
 	sort.Slice(spec.Tenants, func(i, j int) bool { return spec.Tenants[i].Name < spec.Tenants[j].Name })
 	diags = append(diags, check(spec)...)
 	if len(diags) > 0 {
-		return nil, diags.sort()
+		return nil, diags.sort().elided()
 	}
 	return spec, nil
 }
