@@ -27,7 +27,7 @@ var allowedMixes = [][]string{
 }
 
 // checkScripts returns why the label, an A-label or plain ASCII, mixes
-// scripts, or "" when it does not.
+// scripts or holds a symbol, or "" when it does neither.
 func checkScripts(label string) string {
 	if !strings.HasPrefix(label, "xn--") {
 		return "" // ASCII: Latin and Common only
@@ -38,6 +38,11 @@ func checkScripts(label string) string {
 	}
 	set := map[string]bool{}
 	for _, r := range u {
+		if unicode.IsSymbol(r) {
+			// Emoji and other symbols: IDNA 2008 disallows them, UTS #39
+			// restricts them, and browsers show such names as xn--.
+			return fmt.Sprintf("label %q holds the symbol %q, which IDNA 2008 does not allow in names; use letters and digits", u, r)
+		}
 		if s := script(r); s != "" && s != "Common" && s != "Inherited" {
 			set[s] = true
 		}

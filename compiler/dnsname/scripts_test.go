@@ -27,13 +27,17 @@ func TestMixedScripts(t *testing.T) {
 		{"한국ひらがな.example.", "Hangul, Hiragana"},
 		{"ελλάδαмосква.example.", "Cyrillic, Greek"},
 		{"a.p\u0430ypal.example.", "Cyrillic, Latin"}, // any label, not only the first
+		{"\U0001F600.example.", "symbol"},
+		{"i\u2665you.example.", "symbol"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := Canonical(tc.name, "")
 			switch {
 			case tc.wantErr == "" && err != nil:
 				t.Fatalf("got %v, want no error", err)
-			case tc.wantErr != "" && (err == nil || !strings.Contains(err.Error(), "mixes the scripts "+tc.wantErr+",")):
+			case tc.wantErr == "symbol" && (err == nil || !strings.Contains(err.Error(), "holds the symbol")):
+				t.Fatalf("got %v, want an error naming the symbol", err)
+			case tc.wantErr != "" && tc.wantErr != "symbol" && (err == nil || !strings.Contains(err.Error(), "mixes the scripts "+tc.wantErr+",")):
 				t.Fatalf("got %v, want an error naming %s", err, tc.wantErr)
 			}
 		})
