@@ -19,6 +19,12 @@
 // on its own (in parallel, one CUE context per worker, which is what
 // keeps a thousand tenants fast), so a tenant spread over two files is
 // reported rather than merged.
+//
+// Specs are untrusted input (they arrive as pull requests): LoadWith
+// evaluates within a time and a memory budget (Options, budget.go),
+// syntax that would overflow CUE's recursion is refused before CUE sees
+// it (limits.go), and testdata/hostile holds the specs this was tested
+// against.
 package compiler
 
 import (
