@@ -192,7 +192,7 @@ func (b *builder) vm(tenant string, vp []string, name string, raw *rawVM, nets m
 	if !libvirtName.MatchString(name) {
 		b.errorf(vp, "VM name %q: use letters, digits, '-', '_', '.' and '+', at most 63 characters", name)
 	}
-	if mem, err := parseSize(raw.Memory); err != nil {
+	if mem, err := ParseSize(raw.Memory); err != nil {
 		b.errorf(at(vp, "memory"), "%v", err)
 	} else {
 		v.MemoryBytes = mem
@@ -200,7 +200,7 @@ func (b *builder) vm(tenant string, vp []string, name string, raw *rawVM, nets m
 	disks := map[string]int{}
 	for i, d := range raw.Disks {
 		dp := at(vp, "disks", strconv.Itoa(i))
-		size, err := parseSize(d.Size)
+		size, err := ParseSize(d.Size)
 		if err != nil {
 			b.errorf(at(dp, "size"), "%v", err)
 		}
@@ -349,8 +349,9 @@ func declared(nets map[string]*model.Network) string {
 
 var sizeUnits = map[string]uint64{"KiB": 1 << 10, "MiB": 1 << 20, "GiB": 1 << 30, "TiB": 1 << 40}
 
-// parseSize reads a size with a binary unit, "512MiB" or "2GiB".
-func parseSize(s string) (uint64, error) {
+// ParseSize reads a size with a binary unit, "512MiB" or "2GiB", as specs
+// write VM memory and disk sizes and site --eval-memory takes a budget.
+func ParseSize(s string) (uint64, error) {
 	i := strings.IndexFunc(s, func(r rune) bool { return r < '0' || r > '9' })
 	if i <= 0 {
 		return 0, fmt.Errorf("size %q: write a number and a unit, like \"512MiB\" or \"2GiB\"", s)

@@ -12,7 +12,7 @@ import (
 // the records took about 7x the time to evaluate). A zone
 // with tens of thousands of records is therefore checked in chunks of
 // recordsChunk names, each unified with #Records on its own, while the
-// rest of the tenant is unified with #Tenant without them. This is done
+// rest of the file is unified with the schema without them. This is done
 // only for plain-data files, where nothing can refer to a record.
 const recordsChunk = 1000
 

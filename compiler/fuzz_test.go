@@ -4,14 +4,20 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/rogpeppe/go-internal/txtar"
 )
 
 // FuzzLoadSource feeds arbitrary bytes to the loader: malformed input
 // must give Diagnostics, never a panic or another kind of error. The
-// seed corpus is every fixture in testdata and the example tenants.
+// seed corpus is every fixture in testdata, the example tenants and the
+// hostile corpus but its bombs (testdata/hostile/bomb_*.cue), which
+// would run on past their budget in this process. Inputs are loaded
+// with small budgets, so that one the fuzzer makes into a bomb ends
+// in a diagnostic too.
 func FuzzLoadSource(f *testing.F) {
 	archives, _ := filepath.Glob("testdata/*/*.txtar")
 	for _, a := range archives {
@@ -24,6 +30,12 @@ func FuzzLoadSource(f *testing.F) {
 		}
 	}
 	examples, _ := filepath.Glob("../tenants/*.cue")
+	hostile, _ := filepath.Glob("testdata/hostile/*.cue")
+	for _, p := range hostile {
+		if !strings.HasPrefix(filepath.Base(p), "bomb_") {
+			examples = append(examples, p)
+		}
+	}
 	for _, p := range examples {
 		b, err := os.ReadFile(p)
 		if err != nil {
@@ -32,7 +44,7 @@ func FuzzLoadSource(f *testing.F) {
 		f.Add(b)
 	}
 	f.Fuzz(func(t *testing.T, src []byte) {
-		spec, err := LoadSource("fuzz.cue", src)
+		spec, err := loadSource("fuzz.cue", src, Options{EvalTimeout: 2 * time.Second, EvalMemory: 256 << 20})
 		if err == nil {
 			if spec == nil {
 				t.Fatal("no spec and no error")

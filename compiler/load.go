@@ -19,6 +19,12 @@
 // on its own (in parallel, one CUE context per worker, which is what
 // keeps a thousand tenants fast), so a tenant spread over two files is
 // reported rather than merged.
+//
+// Specs are untrusted input (they arrive as pull requests): LoadWith
+// evaluates within a time and a memory budget (Options, budget.go),
+// syntax that would overflow CUE's recursion is refused before CUE sees
+// it (limits.go), and testdata/hostile holds the specs this was tested
+// against.
 package compiler
 
 import (
@@ -32,11 +38,22 @@ import (
 
 // Load reads the specs at paths (files, directories, or "dir/..." for a
 // directory and everything below it), validates them together and
-// returns the model. When anything is wrong the error is a Diagnostics
-// listing every problem found.
+// returns the model, evaluating within the default budgets. When
+// anything is wrong the error is a Diagnostics listing every problem
+// found.
 func Load(paths []string) (*model.Spec, error) {
+	return LoadWith(paths, Options{})
+}
+
+// LoadWith is Load with options: a spec whose evaluation passes a
+// budget is a Diagnostics error at the file being evaluated.
+func LoadWith(paths []string, o Options) (*model.Spec, error) {
 	files, diags := expand(paths)
-	results, err := evaluate(files)
+	inputs := make([]input, len(files))
+	for i, f := range files {
+		inputs[i] = input{path: f}
+	}
+	results, err := evaluate(inputs, o)
 	if err != nil {
 		return nil, err
 	}
@@ -44,14 +61,18 @@ func Load(paths []string) (*model.Spec, error) {
 }
 
 // LoadSource validates one spec held in memory, named name in
-// diagnostics: site init checks what it generated with it before
-// writing a byte.
+// diagnostics, within the default budgets: site init checks what it
+// generated with it before writing a byte.
 func LoadSource(name string, src []byte) (*model.Spec, error) {
-	e, err := newEvaluator()
+	return loadSource(name, src, Options{})
+}
+
+func loadSource(name string, src []byte, o Options) (*model.Spec, error) {
+	results, err := evaluate([]input{{path: name, data: src}}, o)
 	if err != nil {
 		return nil, err
 	}
-	return assemble([]*fileResult{e.source(name, src)}, nil)
+	return assemble(results, nil)
 }
 
 // assemble builds the model from evaluated files and runs the checks
@@ -77,7 +98,7 @@ func assemble(results []*fileResult, diags Diagnostics) (*model.Spec, error) {
 	sort.Slice(spec.Tenants, func(i, j int) bool { return spec.Tenants[i].Name < spec.Tenants[j].Name })
 	diags = append(diags, check(spec)...)
 	if len(diags) > 0 {
-		return nil, diags.sort()
+		return nil, diags.sort().elided()
 	}
 	return spec, nil
 }
@@ -86,50 +107,103 @@ func assemble(results []*fileResult, diags Diagnostics) (*model.Spec, error) {
 // context before it starts a new one.
 const filesPerContext = 50
 
-// evaluate runs the CUE part of loading over files in parallel. CUE is
-// not safe for concurrent use, so each worker owns an evaluator (its own
-// context and its own compiled schema) and hands back plain Go values.
-func evaluate(files []string) ([]*fileResult, error) {
-	results := make([]*fileResult, len(files))
-	workers := min(runtime.GOMAXPROCS(0), len(files))
+// input is one spec to evaluate: a file, or data held in memory.
+type input struct {
+	path string
+	data []byte // nil: read the file at path
+}
+
+// evaluate runs the CUE part of loading over inputs in parallel, within
+// o's budgets. CUE is not safe for concurrent use, so each worker owns an
+// evaluator (its own context and its own compiled schema) and hands back
+// plain Go values. When a budget passes, evaluate returns its
+// diagnostics at once and leaves the workers behind (budget.go).
+func evaluate(inputs []input, o Options) ([]*fileResult, error) {
+	if len(inputs) == 0 {
+		return nil, nil
+	}
+	w := watch(o, inputs[0].path)
+	defer w.stop()
+	results := make([]*fileResult, len(inputs))
+	workers := min(runtime.GOMAXPROCS(0), len(inputs))
 	next := make(chan int)
 	errs := make([]error, workers)
 	var wg sync.WaitGroup
-	for w := range workers {
+	for n := range workers {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			e, err := newEvaluator()
+			e, err := newEvaluator(w.over)
 			if err != nil {
-				errs[w] = err
+				errs[n] = err
 				for range next {
 				}
 				return
 			}
 			done := 0
 			for i := range next {
-				if done == filesPerContext {
+				if !w.start(n, inputs[i].path) {
+					continue
+				}
+				if done >= filesPerContext {
 					// A CUE context keeps everything it evaluated; a fresh
 					// one every so often bounds memory (the schema
 					// compiles in about a millisecond).
-					if fresh, err := newEvaluator(); err == nil {
+					if fresh, err := newEvaluator(w.over); err == nil {
 						e, done = fresh, 0
 					}
 				}
-				results[i] = e.file(files[i])
+				results[i] = e.guarded(inputs[i])
+				if results[i].panicked {
+					done = filesPerContext // its context may be broken: start afresh
+				}
+				w.finish(n)
 				done++
 			}
 		}()
 	}
-	for i := range files {
-		next <- i
+	finished := make(chan struct{})
+	go func() {
+		for i := range inputs {
+			next <- i
+		}
+		close(next)
+		wg.Wait()
+		close(finished)
+	}()
+	select {
+	case <-finished:
+	case <-w.over:
+		return nil, w.diagnostics()
 	}
-	close(next)
-	wg.Wait()
+	select {
+	case <-w.over:
+		// The budget passed as the last file finished: a worker may
+		// have stopped early, so no result can be trusted.
+		return nil, w.diagnostics()
+	default:
+	}
 	for _, err := range errs {
 		if err != nil {
 			return nil, err
 		}
 	}
 	return results, nil
+}
+
+// guarded evaluates one input and turns a panic in CUE (or in site's
+// own code) into a diagnostic at the file, so that no spec, however
+// hostile, ends in a Go stack trace.
+func (e *evaluator) guarded(in input) (r *fileResult) {
+	defer func() {
+		if p := recover(); p != nil {
+			r = &fileResult{path: in.path, pos: &positions{file: in.path}, panicked: true,
+				diags: Diagnostics{{Pos: model.Pos{File: in.path, Line: 1, Col: 1},
+					Msg: fmt.Sprintf("evaluating this file failed inside site or CUE (%v); this is a bug: please report it with the file", p)}}}
+		}
+	}()
+	if in.data != nil {
+		return e.source(in.path, in.data)
+	}
+	return e.file(in.path)
 }

@@ -36,7 +36,7 @@ func TestPlainDecodeMatchesCUE(t *testing.T) {
 		}
 		sources[p] = b
 	}
-	e, err := newEvaluator()
+	e, err := newEvaluator(nil)
 	if err != nil {
 		t.Fatal(err)
 	}

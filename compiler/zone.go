@@ -5,6 +5,8 @@ import (
 	"strconv"
 	"strings"
 
+	"golang.org/x/net/publicsuffix"
+
 	"github.com/site-tools/site/compiler/dnsname"
 	"github.com/site-tools/site/compiler/model"
 	"github.com/site-tools/site/compiler/rdata"
@@ -20,6 +22,14 @@ func (b *builder) zone(tenant string, zp []string, key string, raw *rawZone) *mo
 	}
 	if name == "." || dnsname.IsWildcard(name) {
 		b.errorf(zp, "%q cannot be a zone; name the zone's apex, like \"example.net\"", key)
+		return nil
+	}
+	// A registry's zone (com., co.uk., or a TLD the Public Suffix List
+	// does not name, such as test.) belongs to no tenant: declaring it
+	// would claim every name below it.
+	apex := strings.TrimSuffix(name, ".")
+	if suffix, _ := publicsuffix.PublicSuffix(apex); suffix == apex {
+		b.errorf(zp, "%s is a public suffix (a top-level domain, or a registry's like co.uk): no tenant can own it; declare the tenant's own domain below it", name)
 		return nil
 	}
 	z := &model.Zone{Tenant: tenant, Name: name, Pos: b.pos.pos(zp...)}
@@ -86,6 +96,10 @@ func (b *builder) records(tenant string, rp []string, fq string, z *model.Zone, 
 				b.errorf(ep, "%v", err)
 				continue
 			}
+			if n, err := rdata.RdataLen(typ, v); err == nil && n > rdata.MaxRdata {
+				b.errorf(ep, "this %s record is %d octets on the wire; DNS carries at most %d per record: split the data over several records or names", typ, n, rdata.MaxRdata)
+				continue
+			}
 			if j, dup := seen[v]; dup {
 				b.related(ep, []model.Pos{b.pos.pos(at(rp, typ, strconv.Itoa(j))...)}, "%s %s is listed twice; remove one", typ, v)
 				continue
@@ -94,6 +108,10 @@ func (b *builder) records(tenant string, rp []string, fq string, z *model.Zone, 
 			rs.Values = append(rs.Values, v)
 		}
 		sort.Strings(rs.Values)
+		if n, err := rdata.MessageLen(fq, typ, rs.Values); err == nil && n > rdata.MaxMessage {
+			b.errorf(at(rp, typ), "the %d %s records of %s need a %d-octet answer; a DNS message holds at most %d (over TCP): use fewer or shorter values",
+				len(rs.Values), typ, fq, n, rdata.MaxMessage)
+		}
 		out = append(out, rs)
 	}
 	if raw.A != nil {

@@ -68,6 +68,7 @@ converge, 3 a gate was not acknowledged (nothing was changed).`,
 			return runApply(cmd, args, o)
 		},
 	}
+	addBudgetFlags(cmd)
 	o.add(cmd, planFlagHelp{
 		only:            "apply only these phases, comma-separated: secrets, network, vm, dns",
 		ack:             "acknowledge a gate, e.g. GATE-DNS-OVERWRITE (repeatable)",
@@ -98,7 +99,7 @@ func runApply(cmd *cobra.Command, args []string, o applyOptions) error {
 		phases, targets = saved.Only, saved.Targets
 	}
 
-	g, err := o.scope(args, phases, targets)
+	g, err := o.scope(args, phases, targets, budget(cmd))
 	if err != nil {
 		return withCode(exitError, err)
 	}

@@ -71,6 +71,7 @@ could not be observed (and is not deferred by --ack).`,
 		restart:         "plan as site apply --restart TENANT/VM would (repeatable)",
 		deleteThreshold: "plan as site apply --delete-threshold would: " + deleteThresholdHelp,
 	})
+	addBudgetFlags(cmd)
 	f := cmd.Flags()
 	f.StringVar(&format, "format", "text", "output format: text or json")
 	f.StringVar(&out, "out", "", "also save the plan as JSON to this file, for site apply --plan")
@@ -103,7 +104,7 @@ func runDiff(cmd *cobra.Command, args []string, o diffOptions) error {
 		}
 	}
 	targets := parseTargets(o.targets)
-	g, err := o.scope(args, phases, targets)
+	g, err := o.scope(args, phases, targets, budget(cmd))
 	if err != nil {
 		return withCode(exitError, err)
 	}

@@ -33,7 +33,7 @@ Exit codes: 0 printed, 1 an invalid spec or flag.`,
 			if err != nil {
 				return withCode(exitError, err)
 			}
-			g, err := loadGraph(args, phases, parseTargets(targets))
+			g, err := loadGraph(args, phases, parseTargets(targets), budget(cmd))
 			if err != nil {
 				return withCode(exitError, err)
 			}

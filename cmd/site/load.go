@@ -28,12 +28,12 @@ import (
 // they need. An invalid spec is an error listing every problem at
 // file:line:col, as site vet prints them; so is a target that matches no
 // step in scope.
-func loadGraph(paths []string, only []plan.Phase, targets []string) (*graph.Graph, error) {
+func loadGraph(paths []string, only []plan.Phase, targets []string, budget compiler.Options) (*graph.Graph, error) {
 	paths, err := specPaths(paths)
 	if err != nil {
 		return nil, err
 	}
-	spec, err := compiler.Load(paths)
+	spec, err := compiler.LoadWith(paths, budget)
 	if err != nil {
 		var diags compiler.Diagnostics
 		if !errors.As(err, &diags) {

@@ -10,6 +10,7 @@ import (
 
 	"github.com/site-tools/site/backends"
 	"github.com/site-tools/site/backends/engine"
+	"github.com/site-tools/site/compiler"
 	"github.com/site-tools/site/compiler/graph"
 	"github.com/site-tools/site/compiler/plan"
 )
@@ -137,8 +138,8 @@ func (f *planFlags) words(extra ...string) []string {
 
 // scope loads the specs at args into the graph of phases and targets
 // and checks --restart against it.
-func (f *planFlags) scope(args []string, phases []plan.Phase, targets []string) (*graph.Graph, error) {
-	g, err := loadGraph(args, phases, targets)
+func (f *planFlags) scope(args []string, phases []plan.Phase, targets []string, budget compiler.Options) (*graph.Graph, error) {
+	g, err := loadGraph(args, phases, targets, budget)
 	if err != nil {
 		return nil, err
 	}

@@ -63,7 +63,7 @@ Exit codes: 0 every spec is valid, 1 one is invalid or unreadable.`,
 			if err != nil {
 				return withCode(exitError, err)
 			}
-			spec, err := compiler.Load(paths)
+			spec, err := compiler.LoadWith(paths, budget(cmd))
 			var diags compiler.Diagnostics
 			if err != nil && !errors.As(err, &diags) {
 				return withCode(exitError, err)
@@ -78,6 +78,7 @@ Exit codes: 0 every spec is valid, 1 one is invalid or unreadable.`,
 		},
 	}
 	cmd.Flags().StringVar(&format, "format", "text", "output format: text, json or github")
+	addBudgetFlags(cmd)
 	return cmd
 }
 

@@ -114,6 +114,9 @@ func Canonical(name, origin string) (string, error) {
 			if len(label) > maxLabel {
 				return fail("label %q is %d octets long, more than %d; shorten it", label, len(label), maxLabel)
 			}
+			if msg := checkScripts(label); msg != "" {
+				return fail("%s", msg)
+			}
 			for i := 0; i < len(label); i++ {
 				if !validByte(label[i]) {
 					if label[i] == '*' {

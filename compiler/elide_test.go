@@ -1,0 +1,21 @@
+package compiler
+
+import (
+	"strings"
+	"testing"
+)
+
+func TestElide(t *testing.T) {
+	long := strings.Repeat("x", 1000)
+	for _, tc := range []struct{ in, want string }{
+		{"short message", "short message"},
+		{strings.Repeat("word ", 200), strings.Repeat("word ", 200)}, // long, but no long run
+		{`label "` + long + `" is too long; shorten it`,
+			`label "` + strings.Repeat("x", 199) + `…[1002 bytes]…` + strings.Repeat("x", 39) + `" is too long; shorten it`},
+		{strings.Repeat("é", 600), strings.Repeat("é", 100) + "…[1200 bytes]…" + strings.Repeat("é", 20)},
+	} {
+		if got := elide(tc.in); got != tc.want {
+			t.Errorf("elide(%.40q...): got %q, want %q", tc.in, got, tc.want)
+		}
+	}
+}

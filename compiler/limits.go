@@ -1,0 +1,126 @@
+package compiler
+
+import (
+	"fmt"
+
+	"cuelang.org/go/cue/ast"
+	"cuelang.org/go/cue/scanner"
+	"cuelang.org/go/cue/token"
+
+	"github.com/site-tools/site/compiler/model"
+)
+
+// Limits on the syntax of one spec, checked before CUE sees it. CUE
+// parses, resolves, compiles and evaluates by recursion, and its parser
+// limits only the nesting of brackets (to 10,000): a sum of a million
+// terms parses but overflows the Go stack when compiled, a chain of a
+// million selectors (a.a.a...) when the parser resolves names. A stack
+// overflow is a fatal error that no recover can catch, so both are
+// refused before: checkTokens before parsing, checkDepth after it. Real
+// specs nest about a dozen levels and are well under a MB.
+const (
+	// maxChain bounds checkTokens' estimate of how deep the parser will
+	// nest a node: the tokens since the last comma, summed over the
+	// enclosing brackets. It over-counts (a field a: 1 is three tokens,
+	// two levels), so it is looser than maxDepth, which the syntax tree
+	// is then held to.
+	maxChain = 10 * maxDepth
+	// maxDepth bounds the nesting of the syntax tree: a struct level is
+	// two (field and struct), each operator of a chain one.
+	maxDepth = 1000
+	// maxFileSize bounds one spec file, so that a huge file is refused
+	// before it is read, not when it has filled the memory budget.
+	maxFileSize = 64 << 20
+)
+
+// checkDepth returns a diagnostic at the first node of f nested deeper
+// than maxDepth. The walk itself never descends below maxDepth.
+func checkDepth(path string, f *ast.File) *Diagnostic {
+	var deep ast.Node
+	depth := 0
+	ast.Walk(f, func(n ast.Node) bool {
+		if deep != nil {
+			return false
+		}
+		if depth == maxDepth {
+			deep = n
+			return false
+		}
+		depth++
+		return true
+	}, func(ast.Node) { depth-- })
+	if deep == nil {
+		return nil
+	}
+	p := deep.Pos()
+	return &Diagnostic{
+		Pos: model.Pos{File: path, Line: max(p.Line(), 1), Col: max(p.Column(), 1)},
+		Msg: fmt.Sprintf("nested more than %d levels deep (structs, lists, or a long chain of operators); split it into named fields", maxDepth),
+	}
+}
+
+// checkTokens scans src (without parsing it) and returns a diagnostic
+// at the first token whose chain passes maxChain. Commas, written or
+// inserted at line ends, end a chain: list elements and fields do not
+// nest each other.
+func checkTokens(path string, src []byte) *Diagnostic {
+	type level struct {
+		count  int
+		interp bool // the parenthesised expression of "...\(...)..."
+	}
+	var s scanner.Scanner
+	file := token.NewFile(path, -1, len(src))
+	s.Init(file, src, nil, 0) // the parser reports syntax errors
+	stack := []level{{}}
+	sum := 0
+	for {
+		pos, tok, _ := s.Scan()
+		top := &stack[len(stack)-1]
+		switch tok {
+		case token.EOF:
+			return nil
+		case token.COMMA:
+			sum -= top.count
+			top.count = 0
+			continue
+		case token.INTERPOLATION:
+			// "abc\( is followed by ( and an expression; Scan returns
+			// the ) that ends it, ResumeInterpolation the string after.
+			top.count++
+			sum++
+			stack = append(stack, level{interp: true})
+			if _, tok, _ := s.Scan(); tok != token.LPAREN {
+				return nil // malformed: the parser will say so
+			}
+		case token.LBRACE, token.LBRACK, token.LPAREN:
+			top.count++
+			sum++
+			stack = append(stack, level{})
+		case token.RBRACE, token.RBRACK, token.RPAREN:
+			if len(stack) == 1 {
+				return nil // unbalanced: the parser will say so
+			}
+			sum -= top.count
+			interp := top.interp
+			stack = stack[:len(stack)-1]
+			if interp && tok == token.RPAREN {
+				if rest := s.ResumeInterpolation(); len(rest) > 0 && rest[len(rest)-1] == '(' {
+					stack = append(stack, level{interp: true})
+					if _, tok, _ := s.Scan(); tok != token.LPAREN {
+						return nil
+					}
+				}
+			}
+			continue
+		default:
+			top.count++
+			sum++
+		}
+		if sum > maxChain {
+			return &Diagnostic{
+				Pos: model.Pos{File: path, Line: max(pos.Line(), 1), Col: max(pos.Column(), 1)},
+				Msg: fmt.Sprintf("more than %d tokens chained in one expression (operators, selectors, labels or brackets without a comma between); split it into named fields", maxChain),
+			}
+		}
+	}
+}
