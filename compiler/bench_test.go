@@ -2,6 +2,7 @@ package compiler
 
 import (
 	"fmt"
+	"path/filepath"
 	"testing"
 
 	"github.com/site-tools/site/compiler/specgen"
@@ -20,7 +21,7 @@ func BenchmarkLoad(b *testing.B) {
 			b.SetBytes(bytes)
 			b.ReportAllocs()
 			for b.Loop() {
-				if _, err := Load([]string{dir}); err != nil {
+				if _, err := Load(filepath.Join(dir, "site.cue"), []string{dir}); err != nil {
 					b.Fatal(err)
 				}
 			}

@@ -12,7 +12,7 @@ import (
 
 // zone builds one zone and the RRsets its records map writes. A VM's
 // publish adds its RRsets later (see publish).
-func (b *builder) zone(tenant string, zp []string, key string, raw *rawZone) *model.Zone {
+func (b *builder) zone(tenant string, g *grant, zp []string, key string, raw *rawZone) *model.Zone {
 	name, err := dnsname.Canonical(key, ".")
 	if err != nil {
 		b.errorf(zp, "%v", err)
@@ -28,17 +28,10 @@ func (b *builder) zone(tenant string, zp []string, key string, raw *rawZone) *mo
 	} else {
 		z.TTL = uint32(raw.TTL)
 	}
-	pp := raw.Provider
-	switch {
-	case pp.PowerDNS != nil && pp.Cloudflare != nil:
-		b.errorf(at(zp, "provider"), "a zone has one provider; keep powerdns or cloudflare")
-	case pp.PowerDNS == nil && pp.Cloudflare == nil:
-		b.errorf(at(zp, "provider"), "name the zone's provider: powerdns: {url, api_key} or cloudflare: {token}")
-	case pp.PowerDNS != nil:
-		z.Provider.PowerDNS = &model.PowerDNS{URL: pp.PowerDNS.URL, Server: pp.PowerDNS.Server, APIKey: pp.PowerDNS.APIKey}
-	case pp.Cloudflare != nil:
-		z.Provider.Cloudflare = &model.Cloudflare{Token: pp.Cloudflare.Token, APIURL: pp.Cloudflare.APIURL}
+	if !b.holds(tenant, g, zp, "zone", name) {
+		return nil
 	}
+	z.Provider, _ = b.provider(tenant, g, at(zp, "provider"), raw.Provider)
 
 	spelt := map[string]string{}
 	for _, key := range b.inFileOrder(at(zp, "records"), sortedKeys(raw.Records)) {

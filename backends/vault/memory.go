@@ -66,10 +66,10 @@ func (m *memory) order(addrs []string) []string {
 	return out
 }
 
-// storeKey names a store as a step reaches it: its tenant and the
+// storeKey names a store as a step reaches it: its name in site.cue and the
 // addresses it tries, in order (after SITE_VAULT_ADDRS and VAULT_ADDR).
-func storeKey(tenant string, addrs []string) string {
-	return tenant + "\x00" + strings.Join(addrs, "\x00")
+func storeKey(vault string, addrs []string) string {
+	return vault + "\x00" + strings.Join(addrs, "\x00")
 }
 
 // memory returns what run has learned about the store named by key,

@@ -118,14 +118,14 @@ func (r *reader) read(ctx context.Context) (*secret, error) {
 	addrs := r.addrs()
 	if len(addrs) == 0 {
 		if strings.TrimSpace(r.run.Getenv("SITE_VAULT_ADDRS")) != "" {
-			return nil, fmt.Errorf("SITE_VAULT_ADDRS is set but names no address (and VAULT_ADDR is unset): list addresses separated by commas, or unset it to use the spec's secrets.vault.addrs")
+			return nil, fmt.Errorf("SITE_VAULT_ADDRS is set but names no address (and VAULT_ADDR is unset): list addresses separated by commas, or unset it to use the addrs of vault %s in site.cue", r.sec.Store.Name)
 		}
-		return nil, fmt.Errorf("tenant %s declares no secret store address and VAULT_ADDR is unset: add secrets.vault.addrs or export VAULT_ADDR", r.sec.Tenant)
+		return nil, fmt.Errorf("vault %s has no address and VAULT_ADDR is unset: add addrs to vaults: %s in site.cue, or export VAULT_ADDR", r.sec.Store.Name, r.sec.Store.Name)
 	}
 	if err := r.credentials(); err != nil {
 		return nil, err
 	}
-	mem := r.driver.memory(r.run, storeKey(r.sec.Tenant, addrs))
+	mem := r.driver.memory(r.run, storeKey(r.sec.Store.Name, addrs))
 	if err := mem.lock(ctx); err != nil {
 		return nil, fmt.Errorf("reading secret %s was interrupted while another step read from the same store: %w", what, err)
 	}
@@ -165,14 +165,14 @@ func (r *reader) read(ctx context.Context) (*secret, error) {
 	tried = inOrder(tried, addrs)
 	for _, a := range tried {
 		if a.answered {
-			return nil, fmt.Errorf("could not read secret %s of tenant %s from any address:\n%s", what, r.sec.Tenant, list(tried))
+			return nil, fmt.Errorf("could not read secret %s of vault %s from any address:\n%s", what, r.sec.Store.Name, list(tried))
 		}
 	}
 	return nil, &backends.GatedError{Gate: plan.GateSecretUnreachable, Err: fmt.Errorf(
-		"no address of tenant %s's secret store answered, so secret %s cannot be read:\n%s\n"+
+		"no address of vault %s answered, so secret %s cannot be read:\n%s\n"+
 			"what to do: make one of these addresses reachable, or export VAULT_ADDR with one that is "+
 			"(it is tried after the spec's addresses), or pass --ack %s to defer the steps that need this secret "+
-			"and converge everything else first", r.sec.Tenant, what, list(tried), plan.GateSecretUnreachable)}
+			"and converge everything else first", r.sec.Store.Name, what, list(tried), plan.GateSecretUnreachable)}
 }
 
 // inOrder sorts attempts into the order of addrs, so that a message
@@ -315,16 +315,16 @@ func (r *reader) client(addr string) (*api.Client, error) {
 func (r *reader) credentials() error {
 	var err error
 	if ar := r.sec.Store.AppRole; ar != nil {
-		if r.roleID, err = r.run.Credential(r.sec.Tenant, ar.RoleID); err != nil {
-			return fmt.Errorf("AppRole role_id for tenant %s's secret store: %w", r.sec.Tenant, err)
+		if r.roleID, err = r.run.Credential(ar.RoleID); err != nil {
+			return fmt.Errorf("AppRole role_id for vault %s: %w", r.sec.Store.Name, err)
 		}
-		if r.secretID, err = r.run.Credential(r.sec.Tenant, ar.SecretID); err != nil {
-			return fmt.Errorf("AppRole secret_id for tenant %s's secret store: %w", r.sec.Tenant, err)
+		if r.secretID, err = r.run.Credential(ar.SecretID); err != nil {
+			return fmt.Errorf("AppRole secret_id for vault %s: %w", r.sec.Store.Name, err)
 		}
 		return nil
 	}
-	if r.token, err = r.run.Credential(r.sec.Tenant, r.tokenCred()); err != nil {
-		return fmt.Errorf("token for tenant %s's secret store: %w", r.sec.Tenant, err)
+	if r.token, err = r.run.Credential(r.tokenCred()); err != nil {
+		return fmt.Errorf("token for vault %s: %w", r.sec.Store.Name, err)
 	}
 	return nil
 }

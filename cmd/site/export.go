@@ -146,6 +146,7 @@ func exportZone(cmd *cobra.Command, req exportRequest) error {
 	}
 	z := req.newZone(name)
 	z.Tenant = req.tenant
+	z.Provider.Name = req.provider // the name the printed site.cue lines give it
 	drv, _ := providerDrivers[req.provider].(backends.ZoneExporter)
 	if drv == nil {
 		return withCode(exitError, fmt.Errorf("this build of site has no %s backend that can export", req.provider))
@@ -164,16 +165,22 @@ func exportZone(cmd *cobra.Command, req exportRequest) error {
 	for i, r := range snap.RRsets {
 		rrsets[i] = *r
 	}
-	src, err := export.Render(export.Zone{Tenant: req.tenant, Domain: req.domain, Zone: name, Provider: z.Provider, RRsets: rrsets})
+	ez := export.Zone{Tenant: req.tenant, Domain: req.domain, Zone: name, Provider: z.Provider, RRsets: rrsets}
+	src, err := export.Render(ez)
+	if err != nil {
+		return withCode(exitError, err)
+	}
+	site, err := export.RenderSite(ez)
 	if err != nil {
 		return withCode(exitError, err)
 	}
 	// Vetted before it is written or anything is marked: the spec site
-	// export hands over must pass site vet as it is.
-	if err := vetGenerated(req.tenant+".cue", src); err != nil {
+	// export hands over must pass site vet as it is, with those lines.
+	if err := vetGenerated(compiler.ConfigName, append([]byte("package site\n\n"), site...), req.tenant+".cue", src); err != nil {
 		return withCode(exitError, fmt.Errorf("the exported spec for tenant %s does not pass site vet, so nothing was written or marked: %w", req.tenant, err))
 	}
 	stderr := cmd.ErrOrStderr()
+	fmt.Fprintf(stderr, "the operator's site.cue needs these lines for it:\n%s", site)
 	for _, s := range snap.Skipped {
 		fmt.Fprintln(stderr, "left out:", s)
 	}

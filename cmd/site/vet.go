@@ -59,11 +59,11 @@ Exit codes: 0 every spec is valid, 1 one is invalid or unreadable.`,
 			// 20% faster for 30% more peak memory (still less than cue
 			// vet's); see cmd/sitebench.
 			debug.SetGCPercent(200)
-			paths, err := specPaths(args)
+			config, paths, err := specInput(args)
 			if err != nil {
 				return withCode(exitError, err)
 			}
-			spec, err := compiler.Load(paths)
+			spec, err := compiler.Load(config, paths)
 			var diags compiler.Diagnostics
 			if err != nil && !errors.As(err, &diags) {
 				return withCode(exitError, err)
