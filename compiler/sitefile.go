@@ -33,12 +33,12 @@ func FindConfig(flag string, paths []string) (string, error) {
 	for _, p := range paths {
 		root, _ := strings.CutSuffix(p, "...")
 		root = filepath.Clean(root)
-		if fi, err := os.Stat(root); err == nil && !fi.IsDir() {
-			root = filepath.Dir(root)
+		if fi, err := os.Stat(root); err == nil && !fi.IsDir() || err != nil && filepath.Ext(root) == ".cue" {
+			root = filepath.Dir(root) // a file, or one that is missing
 		}
 		abs, err := filepath.Abs(root)
-		if err != nil {
-			continue
+		if err != nil || abs == wd {
+			continue // the current directory was searched first
 		}
 		if found, ok := findUp(abs); ok {
 			return relTo(wd, found), nil

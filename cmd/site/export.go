@@ -180,7 +180,7 @@ func exportZone(cmd *cobra.Command, req exportRequest) error {
 		return withCode(exitError, fmt.Errorf("the exported spec for tenant %s does not pass site vet, so nothing was written or marked: %w", req.tenant, err))
 	}
 	stderr := cmd.ErrOrStderr()
-	fmt.Fprintf(stderr, "the operator's site.cue needs these lines for it:\n%s", site)
+	fmt.Fprintf(stderr, "the operator's site.cue needs these lines for it:\n\n%s\n", site)
 	for _, s := range snap.Skipped {
 		fmt.Fprintln(stderr, "left out:", s)
 	}
