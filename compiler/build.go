@@ -59,6 +59,7 @@ func (b *builder) tenant(name string, raw *rawTenant) *model.Tenant {
 	t := &model.Tenant{Name: name, Pos: b.pos.pos(tp...)}
 	if err := CheckTenantName(name); err != nil {
 		b.errorf(tp, "%v", err)
+		return t // no grant can name it
 	}
 	if d, err := dnsname.Canonical(raw.Domain, "."); err != nil {
 		b.errorf(at(tp, "domain"), "%v", err)

@@ -34,6 +34,10 @@ func (b *builder) holds(tenant string, g *grant, path []string, what, name strin
 		b.errorf(path, "%s %s is outside the domains site.cue grants tenant %s (%s); a tenant holds names at or below its domains only: ask the operator to grant it",
 			what, name, tenant, strings.Join(b.op.domainsOf(tenant), ", "))
 		return false
+	case c.tenant != tenant && held == name:
+		b.related(path, []model.Pos{c.pos}, "%s %s is granted to tenant %s in site.cue: a name has one holder, so a tenant never takes another's",
+			what, name, c.tenant)
+		return false
 	case c.tenant != tenant:
 		b.related(path, []model.Pos{c.pos}, "%s %s lies in %s, which site.cue grants to tenant %s: a tenant never takes names of another tenant's domain unless the operator delegates them (tenants: %s: delegate: [%q])",
 			what, name, held, c.tenant, tenant, strings.TrimSuffix(name, "."))
