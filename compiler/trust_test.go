@@ -126,3 +126,42 @@ func TestTrust_PublicSuffix(t *testing.T) {
 		}
 	}
 }
+
+// TestTrust_OperatorCarvesNames: what the operator's file says on
+// purpose is allowed, and nothing more: a delegated name below another
+// tenant's domain belongs to the delegate alone, and a public suffix is
+// a tenant's only with allow_public_suffix.
+func TestTrust_OperatorCarvesNames(t *testing.T) {
+	const site = `package site
+providers: pdns: powerdns: {url: "http://127.0.0.1:8081", api_key: env: "K"}
+tenants: {
+	victim: {domains: ["victim.test"], providers: ["pdns"]}
+	acme: {domains: ["evil.test"], delegate: ["_acme-challenge.victim.test"], providers: ["pdns"]}
+	arpa: {domains: ["in-addr.arpa"], allow_public_suffix: true, providers: ["pdns"]}
+}
+`
+	zone := func(tenant, domain, name string) string {
+		return "package tenants\ntenants: " + tenant + ": {domain: \"" + domain + "\", dns: zones: \"" + name + "\": provider: \"pdns\"}\n"
+	}
+	tests := []struct {
+		name, tenant, src, want string // want "" when it loads
+	}{
+		{"the delegate holds the delegated name", "acme", zone("acme", "evil.test", "_acme-challenge.victim.test"), ""},
+		{"the delegate holds nothing else of the domain", "acme", zone("acme", "evil.test", "login.victim.test"), "which site.cue grants to tenant victim"},
+		{"the domain's tenant loses the delegated name", "victim", zone("victim", "victim.test", "x._acme-challenge.victim.test"), "which site.cue grants to tenant acme"},
+		{"the domain's tenant keeps the rest", "victim", zone("victim", "victim.test", "victim.test"), ""},
+		{"a public suffix allowed", "arpa", zone("arpa", "in-addr.arpa", "in-addr.arpa"), ""},
+		{"below an allowed public suffix", "arpa", zone("arpa", "in-addr.arpa", "0.77.10.in-addr.arpa"), ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := LoadSource("site.cue", []byte(site), tt.tenant+".cue", []byte(tt.src))
+			switch {
+			case tt.want == "" && err != nil:
+				t.Errorf("got %v, want it to load", err)
+			case tt.want != "" && (err == nil || !strings.Contains(err.Error(), tt.want)):
+				t.Errorf("got %v, want an error containing %q", err, tt.want)
+			}
+		})
+	}
+}
