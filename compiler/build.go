@@ -115,7 +115,7 @@ func (b *builder) tenant(name string, raw *rawTenant) *model.Tenant {
 
 func (b *builder) network(tenant string, g *grant, np []string, name string, raw *rawNetwork) *model.Network {
 	n := &model.Network{Tenant: tenant, Name: name, HostName: raw.Host, CIDR: raw.CIDR, Autostart: raw.Autostart, Pos: b.pos.pos(np...)}
-	n.Host, _ = b.host(tenant, g, at(np, "host"), raw.Host)
+	n.Host = b.host(tenant, g, at(np, "host"), raw.Host)
 	if !libvirtName.MatchString(name) {
 		b.errorf(np, "network name %q: use letters, digits, '-', '_', '.' and '+', at most 63 characters", name)
 	}
@@ -140,7 +140,7 @@ func (b *builder) vm(tenant string, g *grant, vp []string, name string, raw *raw
 		Tenant: tenant, Name: name, HostName: raw.Host, Autostart: raw.Autostart, Running: raw.Running == nil || *raw.Running,
 		VCPUs: raw.VCPUs, Pos: b.pos.pos(vp...),
 	}
-	v.Host, _ = b.host(tenant, g, at(vp, "host"), raw.Host)
+	v.Host = b.host(tenant, g, at(vp, "host"), raw.Host)
 	if !libvirtName.MatchString(name) {
 		b.errorf(vp, "VM name %q: use letters, digits, '-', '_', '.' and '+', at most 63 characters", name)
 	}

@@ -50,31 +50,24 @@ func (b *builder) holds(tenant string, g *grant, path []string, what, name strin
 	return true
 }
 
-// provider resolves the provider a zone names, if granted.
-func (b *builder) provider(tenant string, g *grant, path []string, name string) (model.Provider, bool) {
-	p, declared := b.op.providers[name]
-	switch {
-	case !g.providers[name]:
+// provider resolves the provider a zone names, if granted. (A grant
+// names only declared providers: site.cue is checked first.)
+func (b *builder) provider(tenant string, g *grant, path []string, name string) model.Provider {
+	if !g.providers[name] {
 		b.errorf(path, "provider %q is not granted to tenant %s in site.cue; use one of: %s, or ask the operator to grant it", name, tenant, granted(g.providers))
-		return model.Provider{}, false
-	case !declared:
-		return model.Provider{}, false // reported in site.cue
+		return model.Provider{}
 	}
-	return p, true
+	return b.op.providers[name]
 }
 
 // host resolves the libvirt URI of the host a VM or network names, if
-// granted.
-func (b *builder) host(tenant string, g *grant, path []string, name string) (string, bool) {
-	uri, declared := b.op.hosts[name]
-	switch {
-	case !g.hosts[name]:
+// granted. (A grant names only declared hosts.)
+func (b *builder) host(tenant string, g *grant, path []string, name string) string {
+	if !g.hosts[name] {
 		b.errorf(path, "host %q is not granted to tenant %s in site.cue; use one of: %s, or ask the operator to grant it", name, tenant, granted(g.hosts))
-		return "", false
-	case !declared:
-		return "", false // reported in site.cue
+		return ""
 	}
-	return uri, true
+	return b.op.hosts[name]
 }
 
 func granted(m map[string]bool) string {
@@ -91,9 +84,6 @@ func (o *operator) domainsOf(tenant string) []string {
 		if o.claims[n].tenant == tenant {
 			out = append(out, n)
 		}
-	}
-	if len(out) == 0 {
-		return []string{"none"}
 	}
 	return out
 }

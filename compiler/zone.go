@@ -31,7 +31,7 @@ func (b *builder) zone(tenant string, g *grant, zp []string, key string, raw *ra
 	if !b.holds(tenant, g, zp, "zone", name) {
 		return nil
 	}
-	z.Provider, _ = b.provider(tenant, g, at(zp, "provider"), raw.Provider)
+	z.Provider = b.provider(tenant, g, at(zp, "provider"), raw.Provider)
 
 	spelt := map[string]string{}
 	for _, key := range b.inFileOrder(at(zp, "records"), sortedKeys(raw.Records)) {
