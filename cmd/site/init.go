@@ -10,8 +10,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/site-tools/site/compiler"
-	"github.com/site-tools/site/compiler/dnsname"
-	"github.com/site-tools/site/compiler/model"
 )
 
 func init() { register(newInitCmd) }
@@ -137,11 +135,12 @@ func appendFile(path string, src []byte) error {
 	return f.Close()
 }
 
-// checkTaken refuses a tenant name or zone that a spec below dir
-// already declares: the scaffold vets on its own, but site vet of the
-// directory it lands in would report two tenants of one name, or two
-// writers of one zone. A directory that is missing or does not load is
-// not init's to judge; vet will say what is wrong with it.
+// checkTaken refuses a tenant name that a spec below dir already
+// declares: site vet of the directory the scaffold lands in would report
+// one tenant in two files. (A domain another tenant holds is refused
+// when the grant is vetted with site.cue.) A directory that is missing
+// or does not load is not init's to judge; vet will say what is wrong
+// with it.
 func checkTaken(config, dir string, o initOptions) error {
 	if fi, err := os.Stat(dir); err != nil || !fi.IsDir() || config == "" {
 		return nil
@@ -150,22 +149,10 @@ func checkTaken(config, dir string, o initOptions) error {
 	if err != nil {
 		return nil
 	}
-	zone, err := dnsname.Canonical(o.domain, ".")
-	if err != nil {
-		return nil // scaffold refused it already
-	}
-	at := func(p model.Pos) string {
-		p = relPos(p)
-		return fmt.Sprintf("%s:%d:%d", p.File, p.Line, p.Col)
-	}
 	for _, t := range spec.Tenants {
 		if t.Name == o.name {
-			return fmt.Errorf("tenant %s already exists at %s: choose another NAME", o.name, at(t.Pos))
-		}
-		for _, z := range t.Zones {
-			if z.Name == zone {
-				return fmt.Errorf("zone %s is already declared by tenant %s at %s: a zone has one writer, so choose another --domain or add records to that tenant", zone, t.Name, at(z.Pos))
-			}
+			p := relPos(t.Pos)
+			return fmt.Errorf("tenant %s already exists at %s:%d:%d: choose another NAME", o.name, p.File, p.Line, p.Col)
 		}
 	}
 	return nil
