@@ -9,7 +9,7 @@ import (
 	"github.com/site-tools/site/backends"
 )
 
-// memory is what one run has learned about one tenant's store: which
+// memory is what one run has learned about one of the operator's stores: which
 // address answered and which did not, and why. It lets the later secret
 // steps of a run skip an address that already timed out, so a cold start
 // (INCIDENTS.md §1) costs the timeout once per run, not once per secret.

@@ -171,7 +171,7 @@ func (r *reader) read(ctx context.Context) (*secret, error) {
 	return nil, &backends.GatedError{Gate: plan.GateSecretUnreachable, Err: fmt.Errorf(
 		"no address of vault %s answered, so secret %s cannot be read:\n%s\n"+
 			"what to do: make one of these addresses reachable, or export VAULT_ADDR with one that is "+
-			"(it is tried after the spec's addresses), or pass --ack %s to defer the steps that need this secret "+
+			"(it is tried after site.cue's addresses), or pass --ack %s to defer the steps that need this secret "+
 			"and converge everything else first", r.sec.Store.Name, what, list(tried), plan.GateSecretUnreachable)}
 }
 
