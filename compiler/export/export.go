@@ -1,7 +1,10 @@
 // Package export writes live DNS records as a tenant spec in the language
 // users write (DESIGN.md, "The language users write"), so that `site
 // export` can adopt an existing zone: the PowerDNS and Cloudflare backends
-// observe a zone and hand its RRsets to Render.
+// observe a zone and hand its RRsets to Render, which writes the tenant's
+// file (the provider by name); RenderSite writes the lines the operator's
+// site.cue needs for it (the provider's URL and credential reference, and
+// the tenant's grant).
 //
 // The output is built as a CUE syntax tree and printed with
 // cuelang.org/go/cue/format, so it parses by construction; it is
