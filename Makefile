@@ -89,7 +89,7 @@ demo: deps build
 	@echo "== site diff --only dns tenants/office1.cue"
 	@$(BIN) diff --only dns tenants/office1.cue
 	@echo "== site apply --only dns tenants/office1.cue"
-	@SITE_PDNS_DNS_ADDR=127.0.0.1:5300 $(BIN) apply --only dns tenants/office1.cue
+	@$(BIN) apply --only dns tenants/office1.cue
 	@echo "== site diff --only dns --detailed-exitcode tenants/office1.cue"
 	@$(BIN) diff --only dns --detailed-exitcode tenants/office1.cue
 	@echo "== dig @127.0.0.1 -p 5300 www.office1.example.test"

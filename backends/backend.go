@@ -117,9 +117,9 @@ func (r *Run) SetSecret(stepID, value string) {
 // value (it is blocked, deferred or out of scope).
 var ErrSecretNotRead = errors.New("secret not read")
 
-// Credential resolves a credential reference of a tenant to its value.
-// Values must never be printed, logged or written to a plan.
-func (r *Run) Credential(tenant string, c model.Credential) (string, error) {
+// Credential resolves a credential reference (from site.cue) to its
+// value. Values must never be printed, logged or written to a plan.
+func (r *Run) Credential(c model.Credential) (string, error) {
 	switch {
 	case c.Env != "":
 		v := r.Getenv(c.Env)
@@ -128,7 +128,7 @@ func (r *Run) Credential(tenant string, c model.Credential) (string, error) {
 		}
 		return v, nil
 	case c.Vault != nil:
-		id := graph.SecretStepID(tenant, *c.Vault)
+		id := graph.SecretStepID(*c.Vault)
 		r.mu.Lock()
 		v, ok := r.secrets[id]
 		r.mu.Unlock()

@@ -40,12 +40,7 @@ func NewRedactor(g *graph.Graph, run *Run) *Redactor {
 	}
 	for _, s := range g.Steps {
 		if z := s.Zone; z != nil {
-			if p := z.Provider.PowerDNS; p != nil {
-				add(p.APIKey)
-			}
-			if c := z.Provider.Cloudflare; c != nil {
-				add(c.Token)
-			}
+			add(z.Provider.Credential())
 		}
 		if sec := s.Secret; sec != nil && sec.Store != nil {
 			add(sec.Store.Token)

@@ -18,6 +18,7 @@ import (
 // presentation form, and reports what is wrong inside one tenant.
 // Problems between tenants are found afterwards, by check.
 type builder struct {
+	op    *operator // site.cue: what names resolve to, what the tenant may use
 	pos   *positions
 	diags Diagnostics
 	addrs map[string]model.Pos // "tenant/network address" -> the NIC that has it
@@ -58,29 +59,24 @@ func (b *builder) tenant(name string, raw *rawTenant) *model.Tenant {
 	t := &model.Tenant{Name: name, Pos: b.pos.pos(tp...)}
 	if err := CheckTenantName(name); err != nil {
 		b.errorf(tp, "%v", err)
+		return t // no grant can name it
 	}
 	if d, err := dnsname.Canonical(raw.Domain, "."); err != nil {
 		b.errorf(at(tp, "domain"), "%v", err)
 	} else {
 		t.Domain = d
 	}
-	if raw.Secrets != nil && raw.Secrets.Vault != nil {
-		t.Secrets = b.vault(at(tp, "secrets", "vault"), raw.Secrets.Vault)
+	g := b.grantOf(name, tp)
+	if g == nil {
+		return t
 	}
-	creds := credentials(tp, raw)
-	for _, c := range creds {
-		if c.cred.Env == "" && c.cred.Vault == nil {
-			b.errorf(c.path, "a credential names where the secret is: {env: \"NAME\"} or {vault: {path: \"...\", key: \"...\"}}")
-			continue
-		}
-		if c.cred.Vault != nil && t.Secrets == nil {
-			b.errorf(c.path, "a vault credential needs a store: add secrets: vault: {addrs: [...]} to tenant %s, or use {env: NAME}", name)
-		}
+	if t.Domain != "" {
+		b.holds(name, g, at(tp, "domain"), "domain", t.Domain)
 	}
 
 	if raw.Networks != nil {
 		for _, n := range sortedKeys(raw.Networks) {
-			t.Networks = append(t.Networks, b.network(name, at(tp, "networks", n), n, raw.Networks[n]))
+			t.Networks = append(t.Networks, b.network(name, g, at(tp, "networks", n), n, raw.Networks[n]))
 		}
 	}
 	zones := map[string]*model.Zone{}
@@ -88,7 +84,7 @@ func (b *builder) tenant(name string, raw *rawTenant) *model.Tenant {
 		spelt := map[string]string{}
 		for _, key := range b.inFileOrder(at(tp, "dns", "zones"), sortedKeys(raw.DNS.Zones)) {
 			zp := at(tp, "dns", "zones", key)
-			z := b.zone(name, zp, key, raw.DNS.Zones[key])
+			z := b.zone(name, g, zp, key, raw.DNS.Zones[key])
 			if z == nil {
 				continue
 			}
@@ -108,7 +104,7 @@ func (b *builder) tenant(name string, raw *rawTenant) *model.Tenant {
 	}
 	if raw.VMs != nil {
 		for _, v := range sortedKeys(raw.VMs) {
-			t.VMs = append(t.VMs, b.vm(name, at(tp, "vms", v), v, raw.VMs[v], nets, zones))
+			t.VMs = append(t.VMs, b.vm(name, g, at(tp, "vms", v), v, raw.VMs[v], nets, zones))
 		}
 	}
 	for _, z := range t.Zones {
@@ -117,54 +113,9 @@ func (b *builder) tenant(name string, raw *rawTenant) *model.Tenant {
 	return t
 }
 
-type credRef struct {
-	path []string
-	cred model.Credential
-}
-
-// credentials lists every credential of a tenant with its path.
-func credentials(tp []string, raw *rawTenant) []credRef {
-	var out []credRef
-	if raw.Secrets != nil && raw.Secrets.Vault != nil {
-		v, vp := raw.Secrets.Vault, at(tp, "secrets", "vault")
-		out = append(out, credRef{at(vp, "token"), v.Token})
-		if v.AppRole != nil {
-			out = append(out, credRef{at(vp, "approle", "role_id"), v.AppRole.RoleID}, credRef{at(vp, "approle", "secret_id"), v.AppRole.SecretID})
-		}
-	}
-	if raw.DNS != nil {
-		for _, key := range sortedKeys(raw.DNS.Zones) {
-			p := raw.DNS.Zones[key].Provider
-			pp := at(tp, "dns", "zones", key, "provider")
-			if p.PowerDNS != nil {
-				out = append(out, credRef{at(pp, "powerdns", "api_key"), p.PowerDNS.APIKey})
-			}
-			if p.Cloudflare != nil {
-				out = append(out, credRef{at(pp, "cloudflare", "token"), p.Cloudflare.Token})
-			}
-		}
-	}
-	return out
-}
-
-func (b *builder) vault(vp []string, raw *rawVault) *model.Vault {
-	v := &model.Vault{Addrs: raw.Addrs, Mount: raw.Mount, Token: raw.Token, Pos: b.pos.pos(vp...)}
-	selfRef := func(path []string, c model.Credential) {
-		if c.Vault != nil {
-			b.errorf(path, "the credential site logs in to the store with cannot come from that store; use {env: NAME}")
-		}
-	}
-	selfRef(at(vp, "token"), raw.Token)
-	if raw.AppRole != nil {
-		v.AppRole = &model.AppRole{RoleID: raw.AppRole.RoleID, SecretID: raw.AppRole.SecretID, Mount: raw.AppRole.Mount}
-		selfRef(at(vp, "approle", "role_id"), raw.AppRole.RoleID)
-		selfRef(at(vp, "approle", "secret_id"), raw.AppRole.SecretID)
-	}
-	return v
-}
-
-func (b *builder) network(tenant string, np []string, name string, raw *rawNetwork) *model.Network {
-	n := &model.Network{Tenant: tenant, Name: name, Host: raw.Host, CIDR: raw.CIDR, Autostart: raw.Autostart, Pos: b.pos.pos(np...)}
+func (b *builder) network(tenant string, g *grant, np []string, name string, raw *rawNetwork) *model.Network {
+	n := &model.Network{Tenant: tenant, Name: name, HostName: raw.Host, CIDR: raw.CIDR, Autostart: raw.Autostart, Pos: b.pos.pos(np...)}
+	n.Host = b.host(tenant, g, at(np, "host"), raw.Host)
 	if !libvirtName.MatchString(name) {
 		b.errorf(np, "network name %q: use letters, digits, '-', '_', '.' and '+', at most 63 characters", name)
 	}
@@ -184,11 +135,12 @@ func (b *builder) network(tenant string, np []string, name string, raw *rawNetwo
 	return n
 }
 
-func (b *builder) vm(tenant string, vp []string, name string, raw *rawVM, nets map[string]*model.Network, zones map[string]*model.Zone) *model.VM {
+func (b *builder) vm(tenant string, g *grant, vp []string, name string, raw *rawVM, nets map[string]*model.Network, zones map[string]*model.Zone) *model.VM {
 	v := &model.VM{
-		Tenant: tenant, Name: name, Host: raw.Host, Autostart: raw.Autostart, Running: raw.Running == nil || *raw.Running,
+		Tenant: tenant, Name: name, HostName: raw.Host, Autostart: raw.Autostart, Running: raw.Running == nil || *raw.Running,
 		VCPUs: raw.VCPUs, Pos: b.pos.pos(vp...),
 	}
+	v.Host = b.host(tenant, g, at(vp, "host"), raw.Host)
 	if !libvirtName.MatchString(name) {
 		b.errorf(vp, "VM name %q: use letters, digits, '-', '_', '.' and '+', at most 63 characters", name)
 	}
@@ -219,9 +171,9 @@ func (b *builder) vm(tenant string, vp []string, name string, raw *rawVM, nets m
 		case !ok:
 			b.errorf(at(np, "network"), "network %q is not declared in tenant %s; declare it under networks, or use one of: %s",
 				nic.Network, tenant, declared(nets))
-		case net.Host != raw.Host:
+		case net.HostName != raw.Host:
 			b.related(at(np, "network"), []model.Pos{net.Pos}, "network %q is on host %q, this VM on %q; a VM attaches only to networks on its own host",
-				nic.Network, net.Host, raw.Host)
+				nic.Network, net.HostName, raw.Host)
 		}
 		if nic.Address != "" {
 			addr, err := netip.ParseAddr(nic.Address)

@@ -16,7 +16,7 @@ func TestLargeZoneInChunks(t *testing.T) {
 	write := func(t *testing.T, bad map[int]string) string {
 		var b strings.Builder
 		b.WriteString("package tenants\n\ntenants: big: {\n\tdomain: \"big.example\"\n\tdns: zones: \"big.example\": {\n")
-		b.WriteString("\t\tprovider: powerdns: {url: \"http://127.0.0.1:8081\", api_key: env: \"K\"}\n\t\trecords: {\n")
+		b.WriteString("\t\tprovider: \"pdns\"\n\t\trecords: {\n")
 		for i := range n {
 			if rec, ok := bad[i]; ok {
 				b.WriteString("\t\t\t" + rec + "\n")
@@ -25,14 +25,20 @@ func TestLargeZoneInChunks(t *testing.T) {
 			fmt.Fprintf(&b, "\t\t\th%d: A: [\"10.0.%d.%d\"]\n", i, i/250, i%250+1)
 		}
 		b.WriteString("\t\t}\n\t}\n}\n")
-		p := filepath.Join(t.TempDir(), "big.cue")
+		dir := t.TempDir()
+		p := filepath.Join(dir, "big.cue")
 		if err := os.WriteFile(p, []byte(b.String()), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		site := "package site\nproviders: pdns: powerdns: {url: \"http://127.0.0.1:8081\", api_key: env: \"K\"}\ntenants: big: {domains: [\"big.example\"], providers: [\"pdns\"]}\n"
+		if err := os.WriteFile(filepath.Join(dir, "site.cue"), []byte(site), 0o644); err != nil {
 			t.Fatal(err)
 		}
 		return p
 	}
 	t.Run("valid", func(t *testing.T) {
-		spec, err := Load([]string{write(t, nil)})
+		p := write(t, nil)
+		spec, err := Load(siteBeside(p), []string{p})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -45,7 +51,7 @@ func TestLargeZoneInChunks(t *testing.T) {
 			10:   `h10: MX: [{priority: 70000, host: "mx.example.org."}]`,
 			1500: `h1500: {A: ["10.0.0.1"], TTL: 60}`,
 		})
-		_, err := Load([]string{p})
+		_, err := Load(siteBeside(p), []string{p})
 		if err == nil {
 			t.Fatal("Load accepted an invalid zone")
 		}
@@ -60,7 +66,7 @@ func TestLargeZoneInChunks(t *testing.T) {
 	})
 	t.Run("site's checks in a large zone", func(t *testing.T) {
 		p := write(t, map[int]string{2400: `h2400: A: ["10.0.0.300"]`, 2401: `H2400: A: ["10.0.0.3"]`})
-		_, err := Load([]string{p})
+		_, err := Load(siteBeside(p), []string{p})
 		if err == nil {
 			t.Fatal("Load accepted an invalid zone")
 		}
@@ -74,3 +80,6 @@ func TestLargeZoneInChunks(t *testing.T) {
 		}
 	})
 }
+
+// siteBeside is the operator's file written beside tenant file p.
+func siteBeside(p string) string { return filepath.Join(filepath.Dir(p), "site.cue") }

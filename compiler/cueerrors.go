@@ -95,13 +95,19 @@ func fromCUE(errs []cueError, pos *positions) Diagnostics {
 				continue
 			}
 			credSeen[key] = true
-			msg = "a credential is a reference, {env: \"NAME\"} or {vault: {path: \"...\", key: \"...\"}}, never the secret itself"
+			msg = "a credential is a reference, {env: \"NAME\"} or {vault: {vault: \"NAME\", path: \"...\", key: \"...\"}}, never the secret itself"
 		case credentialFields[last] && strings.Contains(msg, "incomplete value"):
-			msg = "a credential names where the secret is: {env: \"NAME\"} or {vault: {path: \"...\", key: \"...\"}}"
+			msg = "a credential names where the secret is: {env: \"NAME\"} or {vault: {vault: \"NAME\", path: \"...\", key: \"...\"}}"
+		case len(path) >= 4 && path[0] == "vaults" && last == "vault" && msg == "field not allowed":
+			msg = "site logs in to a store with a credential from the environment, {env: \"NAME\"}: a store cannot hold its own key"
 		case typeMismatch.MatchString(msg):
 			if plain, ok := wrongKind(msg); ok {
 				msg = plain
 			}
+		case (last == "provider" || last == "host") && patternMismatch.MatchString(msg):
+			// Most likely the old language: a URL where a name goes.
+			msg = fmt.Sprintf("%s: want the name of a %s that site.cue grants this tenant; its URL and credentials live in the operator's site.cue (%ss: NAME: ...)",
+				patternMismatch.FindStringSubmatch(msg)[1], last, last)
 		case patternMismatch.MatchString(msg):
 			// Say what the pattern means rather than print it.
 			m := patternMismatch.FindStringSubmatch(msg)
@@ -111,7 +117,7 @@ func fromCUE(errs []cueError, pos *positions) Diagnostics {
 		case last == "autostart" && strings.Contains(msg, "required but not present"):
 			msg = "autostart must be declared, true or false: it has no default, because a default hides drift (INCIDENTS.md 3)"
 		case last == "provider" && strings.Contains(msg, "required but not present"):
-			msg = "name the zone's provider: powerdns: {url, api_key} or cloudflare: {token}"
+			msg = "name the zone's provider, one that site.cue grants this tenant: provider: \"NAME\""
 		case strings.Contains(msg, "required but not present"):
 			msg = last + " is required; add it"
 		}
@@ -188,7 +194,7 @@ func tidyCredentials(diags Diagnostics) Diagnostics {
 		case notAllowed[cred]["env"] && notAllowed[cred]["vault"]:
 			if branch == "env" {
 				d.Path = cred
-				d.Msg = "a credential is {env: \"NAME\"} or {vault: {path: \"...\", key: \"...\"}}, not both; keep one"
+				d.Msg = "a credential is {env: \"NAME\"} or {vault: {vault: \"NAME\", path: \"...\", key: \"...\"}}, not both; keep one"
 				out = append(out, d)
 			}
 		default:
@@ -285,6 +291,7 @@ var (
 	patternMismatch = regexp.MustCompile(`^invalid value (".*") \(out of bound =~(".*")\)$`)
 	patternWords    = map[string]string{
 		`"^https?://[^ ]+$"`:                     "an http:// or https:// URL",
+		`"^[a-z0-9][a-z0-9_-]*$"`:                "a name: lower case letters, digits, '_' and '-'",
 		`"^[A-Za-z_][A-Za-z0-9_]*$"`:             "an environment variable name: letters, digits and _, not starting with a digit",
 		`"^[0-9]+(KiB|MiB|GiB|TiB)$"`:            `a size with a binary unit, like "512MiB" or "2GiB"`,
 		`"^([0-9a-fA-F]{2}:){5}[0-9a-fA-F]{2}$"`: `a MAC address like "52:54:00:12:34:56"`,

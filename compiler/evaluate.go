@@ -115,11 +115,18 @@ func (e *evaluator) source(path string, data []byte) *fileResult {
 		r.diags = append(r.diags, fromCUE(cueErrors(err, nil), r.pos)...)
 		return r
 	}
+	if f.PackageName() == "site" {
+		return r // the operator's file is never a tenant file
+	}
 	if d := checkDepth(path, f); d != nil {
 		r.diags = append(r.diags, *d)
 		return r
 	}
 	r.pos = indexPositions(path, f)
+	if d := legacyFields(r.pos); len(d) > 0 {
+		r.diags = append(r.diags, d...)
+		return r
+	}
 	if d := checkTopLevel(path, f); len(d) > 0 {
 		r.diags = append(r.diags, d...)
 		return r
@@ -246,7 +253,7 @@ func checkTopLevel(path string, f *ast.File) Diagnostics {
 		diags = append(diags, Diagnostic{Pos: at(token.NoPos), Msg: "missing \"package tenants\" at the top of the file"})
 	case pkg.Name.Name != "tenants":
 		diags = append(diags, Diagnostic{Pos: at(pkg.Name.Pos()),
-			Msg: fmt.Sprintf("package %s; site specs are \"package tenants\"", pkg.Name.Name)})
+			Msg: fmt.Sprintf("package %s; tenant files are \"package tenants\" (the operator's file is site.cue, \"package site\")", pkg.Name.Name)})
 	}
 	return diags
 }

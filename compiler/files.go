@@ -4,6 +4,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 
@@ -109,4 +110,50 @@ func expand(paths []string) ([]string, Diagnostics) {
 
 func skipDir(name string) bool {
 	return strings.HasPrefix(name, ".") || strings.HasPrefix(name, "_") || name == "testdata" || name == "cue.mod"
+}
+
+// withSiblings adds to files the .cue files in the directory of each:
+// the tenants beside the ones being converged, loaded for the checks
+// between tenants.
+func withSiblings(files []string) []string {
+	out := slices.Clone(files)
+	seen := map[string]bool{}
+	for _, f := range files {
+		seen[absPath(f)] = true
+	}
+	dirs := map[string]bool{}
+	for _, f := range files {
+		dir := filepath.Dir(f)
+		if dirs[dir] {
+			continue
+		}
+		dirs[dir] = true
+		entries, err := os.ReadDir(dir)
+		if err != nil {
+			continue // the named file is read, and its error reported, on its own
+		}
+		for _, e := range entries {
+			p := filepath.Join(dir, e.Name())
+			if filepath.Ext(p) == ".cue" && e.Type().IsRegular() && !seen[absPath(p)] {
+				seen[absPath(p)] = true
+				out = append(out, p)
+			}
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+// withoutFile drops the operator's file from a list of tenant files:
+// site.cue beside the tenants is never one of them.
+func withoutFile(files []string, config string) []string {
+	c := absPath(config)
+	return slices.DeleteFunc(slices.Clone(files), func(f string) bool { return absPath(f) == c })
+}
+
+func absPath(p string) string {
+	if abs, err := filepath.Abs(p); err == nil {
+		return abs
+	}
+	return p
 }

@@ -11,14 +11,23 @@ import (
 	"github.com/rogpeppe/go-internal/txtar"
 )
 
-// FuzzLoadSource feeds arbitrary bytes to the loader: malformed input
-// must give Diagnostics, never a panic or another kind of error. The
-// seed corpus is every fixture in testdata, the example tenants and the
-// hostile corpus but its bombs (testdata/hostile/bomb_*.cue), which
-// would run on past their budget in this process. Inputs are loaded
-// with small budgets, so that one the fuzzer makes into a bomb ends
-// in a diagnostic too.
-func FuzzLoadSource(f *testing.F) {
+// fuzzSite grants tenant fuzz what the fixtures name, so that a tenant
+// file the fuzzer mutates gets past its grant to the checks after it.
+const fuzzSite = `package site
+
+providers: {
+	pdns: powerdns: {url: "http://127.0.0.1:8081", api_key: env: "PDNS_API_KEY"}
+	cf: cloudflare: token: env: "CF_API_TOKEN"
+}
+hosts: {kvm1: uri: "qemu:///system", local: uri: "qemu:///session"}
+tenants: fuzz: {domains: ["example.com"], providers: ["pdns", "cf"], hosts: ["kvm1", "local"]}
+`
+
+// seeds adds every fixture file in testdata, the example tenants
+// (site.cue included) and the hostile corpus but its bombs
+// (testdata/hostile/bomb_*.cue), which would run on past their budget
+// in this process, to f's corpus.
+func seeds(f *testing.F) {
 	archives, _ := filepath.Glob("testdata/*/*.txtar")
 	for _, a := range archives {
 		ar, err := txtar.ParseFile(a)
@@ -43,22 +52,70 @@ func FuzzLoadSource(f *testing.F) {
 		}
 		f.Add(b)
 	}
+}
+
+// FuzzLoadSource feeds arbitrary bytes to the loader as a tenant file:
+// malformed input must give Diagnostics, never a panic or another kind
+// of error. Inputs are loaded with small budgets, so that one the
+// fuzzer makes into a bomb ends in a diagnostic too.
+func FuzzLoadSource(f *testing.F) {
+	seeds(f)
 	f.Fuzz(func(t *testing.T, src []byte) {
-		spec, err := loadSource("fuzz.cue", src, Options{EvalTimeout: 2 * time.Second, EvalMemory: 256 << 20})
-		if err == nil {
-			if spec == nil {
-				t.Fatal("no spec and no error")
-			}
+		spec, err := loadSource("site.cue", []byte(fuzzSite), "fuzz.cue", src, Options{EvalTimeout: 2 * time.Second, EvalMemory: 256 << 20})
+		checkFuzzResult(t, "fuzz.cue", spec != nil, err)
+	})
+}
+
+// FuzzOperatorSource feeds arbitrary bytes to the reader of the
+// operator's file, the trust boundary: anything it accepts resolves
+// every name it declares, and anything else is Diagnostics positioned
+// in the file.
+func FuzzOperatorSource(f *testing.F) {
+	seeds(f)
+	f.Fuzz(func(t *testing.T, src []byte) {
+		op, diags := operatorSource("site.cue", src)
+		if len(diags) > 0 {
+			checkFuzzResult(t, "site.cue", false, diags)
 			return
 		}
-		var diags Diagnostics
-		if !errors.As(err, &diags) || len(diags) == 0 {
-			t.Fatalf("got %T %v, want Diagnostics", err, err)
+		if op == nil {
+			t.Fatal("no operator and no error")
 		}
-		for _, d := range diags {
-			if d.Pos.File != "fuzz.cue" || d.Msg == "" {
-				t.Fatalf("diagnostic without position or message: %+v", d)
+		for name, g := range op.grants {
+			for p := range g.providers {
+				if _, ok := op.providers[p]; !ok {
+					t.Fatalf("tenant %s is granted provider %q, which is not declared", name, p)
+				}
+			}
+			for h := range g.hosts {
+				if _, ok := op.hosts[h]; !ok {
+					t.Fatalf("tenant %s is granted host %q, which is not declared", name, h)
+				}
+			}
+		}
+		for name, p := range op.providers {
+			if c := p.Credential(); c.Vault != nil && op.vaults[c.Vault.Vault] == nil {
+				t.Fatalf("provider %s reads from vault %q, which is not declared", name, c.Vault.Vault)
 			}
 		}
 	})
+}
+
+func checkFuzzResult(t *testing.T, file string, ok bool, err error) {
+	t.Helper()
+	if err == nil {
+		if !ok {
+			t.Fatal("no result and no error")
+		}
+		return
+	}
+	var diags Diagnostics
+	if !errors.As(err, &diags) || len(diags) == 0 {
+		t.Fatalf("got %T %v, want Diagnostics", err, err)
+	}
+	for _, d := range diags {
+		if d.Pos.File != file || d.Msg == "" {
+			t.Fatalf("diagnostic without position or message: %+v", d)
+		}
+	}
 }

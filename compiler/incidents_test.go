@@ -2,6 +2,7 @@ package compiler
 
 import (
 	"errors"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -23,7 +24,7 @@ func loadCase(t *testing.T, name string) Diagnostics {
 	}
 	// Load once more for the structured diagnostics.
 	dir := extract(t, archive)
-	_, err := Load([]string{dir + "/..."})
+	_, err := Load(filepath.Join(dir, "site.cue"), []string{dir + "/..."})
 	var diags Diagnostics
 	if !errors.As(err, &diags) {
 		t.Fatalf("Load: got %v, want Diagnostics", err)
@@ -105,7 +106,7 @@ func TestIncident3_AutostartNotDeclared(t *testing.T) {
 // TestWriterOfPublish checks that a VM's publish becomes RRsets of the
 // zone, written by the VM.
 func TestWriterOfPublish(t *testing.T) {
-	spec, err := Load([]string{"../tenants/sjc.cue"})
+	spec, err := Load("../tenants/site.cue", []string{"../tenants/sjc.cue"})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -2,6 +2,13 @@
 // (package model) and validates them. It is the only package that
 // imports CUE: everything after Load works on plain Go values.
 //
+// Two kinds of file, two owners. The operator's site.cue (package site)
+// names every endpoint and credential and grants each tenant its
+// domains, providers and hosts. A tenant's file (package tenants, named
+// like the tenant) names providers and hosts only by name; the loader
+// resolves them, so the model carries URLs and credentials only from
+// site.cue, and refuses a tenant that reaches past its grant.
+//
 // Load checks each file against the embedded schema (package schema),
 // decodes it, canonicalises every DNS name once (absolute, lower case,
 // trailing dot, IDNA A-labels; "@" is the zone apex; relative names are
@@ -36,53 +43,75 @@ import (
 	"github.com/site-tools/site/compiler/model"
 )
 
-// Load reads the specs at paths (files, directories, or "dir/..." for a
-// directory and everything below it), validates them together and
-// returns the model, evaluating within the default budgets. When
-// anything is wrong the error is a Diagnostics listing every problem
-// found.
-func Load(paths []string) (*model.Spec, error) {
-	return LoadWith(paths, Options{})
+// Load reads the operator's file at config (site.cue, package site;
+// FindConfig finds it) and the tenant specs at paths (files,
+// directories, or "dir/..." for a directory and everything below it),
+// validates them together within the default budgets and returns the
+// model of the tenants at paths. Every other tenant file beside one of
+// them is loaded too, for the checks between tenants only (one writer
+// per name, one holder per zone), so converging one tenant's file cannot
+// miss a clash with its neighbours. When anything is wrong the error is
+// a Diagnostics listing every problem found.
+func Load(config string, paths []string) (*model.Spec, error) {
+	return LoadWith(config, paths, Options{})
 }
 
 // LoadWith is Load with options: a spec whose evaluation passes a
 // budget is a Diagnostics error at the file being evaluated.
-func LoadWith(paths []string, o Options) (*model.Spec, error) {
+func LoadWith(config string, paths []string, o Options) (*model.Spec, error) {
+	op, diags := readOperator(config)
+	if len(diags) > 0 {
+		return nil, diags.sort()
+	}
 	files, diags := expand(paths)
-	inputs := make([]input, len(files))
-	for i, f := range files {
+	files = withoutFile(files, config)
+	all := withoutFile(withSiblings(files), config)
+	inputs := make([]input, len(all))
+	for i, f := range all {
 		inputs[i] = input{path: f}
 	}
 	results, err := evaluate(inputs, o)
 	if err != nil {
 		return nil, err
 	}
-	return assemble(results, diags)
+	scoped := map[string]bool{}
+	for _, f := range files {
+		scoped[f] = true
+	}
+	return assemble(op, results, scoped, diags)
 }
 
-// LoadSource validates one spec held in memory, named name in
-// diagnostics, within the default budgets: site init checks what it
-// generated with it before writing a byte.
-func LoadSource(name string, src []byte) (*model.Spec, error) {
-	return loadSource(name, src, Options{})
+// LoadSource validates one tenant spec held in memory, named name,
+// against an operator's file held in memory, named configName, within
+// the default budgets: site init checks what it generated with it
+// before writing a byte.
+func LoadSource(configName string, config []byte, name string, src []byte) (*model.Spec, error) {
+	return loadSource(configName, config, name, src, Options{})
 }
 
-func loadSource(name string, src []byte, o Options) (*model.Spec, error) {
+func loadSource(configName string, config []byte, name string, src []byte, o Options) (*model.Spec, error) {
+	op, diags := operatorSource(configName, config)
+	if len(diags) > 0 {
+		return nil, diags.sort()
+	}
 	results, err := evaluate([]input{{path: name, data: src}}, o)
 	if err != nil {
 		return nil, err
 	}
-	return assemble(results, nil)
+	return assemble(op, results, map[string]bool{name: true}, nil)
 }
 
 // assemble builds the model from evaluated files and runs the checks
-// between tenants.
-func assemble(results []*fileResult, diags Diagnostics) (*model.Spec, error) {
-	spec := &model.Spec{}
+// between tenants. Tenants from files not in scoped are checked and
+// counted as writers, but left out of the model.
+func assemble(op *operator, results []*fileResult, scoped map[string]bool, diags Diagnostics) (*model.Spec, error) {
+	spec := &model.Spec{Vaults: op.vaults}
+	all := &model.Spec{}
 	owner := map[string]*model.Tenant{}
 	for _, r := range results {
 		diags = append(diags, r.diags...)
-		b := &builder{pos: r.pos}
+		diags = append(diags, checkFileName(r)...)
+		b := &builder{op: op, pos: r.pos}
 		for _, name := range sortedKeys(r.tenants) {
 			t := b.tenant(name, r.tenants[name])
 			if prev, ok := owner[name]; ok {
@@ -91,12 +120,16 @@ func assemble(results []*fileResult, diags Diagnostics) (*model.Spec, error) {
 				continue
 			}
 			owner[name] = t
-			spec.Tenants = append(spec.Tenants, t)
+			all.Tenants = append(all.Tenants, t)
+			if scoped[r.path] {
+				spec.Tenants = append(spec.Tenants, t)
+			}
 		}
 		diags = append(diags, b.diags...)
 	}
 	sort.Slice(spec.Tenants, func(i, j int) bool { return spec.Tenants[i].Name < spec.Tenants[j].Name })
-	diags = append(diags, check(spec)...)
+	sort.Slice(all.Tenants, func(i, j int) bool { return all.Tenants[i].Name < all.Tenants[j].Name })
+	diags = append(diags, check(all)...)
 	if len(diags) > 0 {
 		return nil, diags.sort().elided()
 	}

@@ -16,13 +16,13 @@ import (
 )
 
 // loadArchive writes the files of a txtar archive into a temporary
-// directory and loads that directory with dir/... . It returns the
+// directory and loads that directory with dir/... and its site.cue. It returns the
 // model or the diagnostics, with the temporary directory cut from every
 // file name so the output is stable.
 func loadArchive(t *testing.T, archive string) (*model.Spec, string) {
 	t.Helper()
 	dir := extract(t, archive)
-	spec, err := Load([]string{dir + "/..."})
+	spec, err := Load(filepath.Join(dir, "site.cue"), []string{dir + "/..."})
 	if err == nil {
 		return spec, ""
 	}
@@ -152,7 +152,7 @@ func dumpModel(t *testing.T, spec *model.Spec) string {
 // TestExampleTenants vets the tenants shipped in the repository, as CI
 // does with site vet ./tenants/... .
 func TestExampleTenants(t *testing.T) {
-	spec, err := Load([]string{"../tenants/..."})
+	spec, err := Load("../tenants/site.cue", []string{"../tenants/..."})
 	if err != nil {
 		t.Fatalf("the example tenants do not vet:\n%v", err)
 	}

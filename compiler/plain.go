@@ -143,25 +143,10 @@ func merge(a, b any) (any, bool) {
 // fillDefaults applies the schema's defaults (schema/*.cue) to a tenant
 // decoded from plain data. On a tenant CUE decoded it changes nothing.
 func fillDefaults(t *rawTenant) {
-	if t.Secrets != nil && t.Secrets.Vault != nil {
-		v := t.Secrets.Vault
-		if v.Mount == "" {
-			v.Mount = "secret"
-		}
-		if v.Token.Env == "" && v.Token.Vault == nil {
-			v.Token.Env = "VAULT_TOKEN"
-		}
-		if v.AppRole != nil && v.AppRole.Mount == "" {
-			v.AppRole.Mount = "approle"
-		}
-	}
 	if t.DNS != nil {
 		for _, z := range t.DNS.Zones {
 			if z.TTL == 0 {
 				z.TTL = 300
-			}
-			if p := z.Provider.PowerDNS; p != nil && p.Server == "" {
-				p.Server = "localhost"
 			}
 		}
 	}

@@ -47,6 +47,9 @@ func TestPlainDecodeMatchesCUE(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
+			if f.PackageName() == "site" {
+				t.Skip("the operator's file: not a tenant file")
+			}
 			fast, ok := plainTenants(f)
 			if !ok {
 				t.Skip("not plain data: CUE decodes it")

@@ -1,48 +1,22 @@
 package compiler
 
-import "github.com/site-tools/site/compiler/model"
-
-// The raw types are a spec as CUE evaluated it, defaults applied and
+// The raw types are a tenant's spec as CUE evaluated it, defaults applied and
 // nothing canonicalised yet: plain Go values decoded inside one worker,
 // so that everything after evaluation runs without CUE.
 
 type rawTenant struct {
-	Domain  string `json:"domain"`
-	Secrets *struct {
-		Vault *rawVault `json:"vault"`
-	} `json:"secrets"`
-	DNS *struct {
+	Domain string `json:"domain"`
+	DNS    *struct {
 		Zones map[string]*rawZone `json:"zones"`
 	} `json:"dns"`
 	Networks map[string]*rawNetwork `json:"networks"`
 	VMs      map[string]*rawVM      `json:"vms"`
 }
 
-type rawVault struct {
-	Addrs   []string         `json:"addrs"`
-	Mount   string           `json:"mount"`
-	Token   model.Credential `json:"token"`
-	AppRole *struct {
-		RoleID   model.Credential `json:"role_id"`
-		SecretID model.Credential `json:"secret_id"`
-		Mount    string           `json:"mount"`
-	} `json:"approle"`
-}
-
 type rawZone struct {
-	Provider struct {
-		PowerDNS *struct {
-			URL    string           `json:"url"`
-			Server string           `json:"server"`
-			APIKey model.Credential `json:"api_key"`
-		} `json:"powerdns"`
-		Cloudflare *struct {
-			Token  model.Credential `json:"token"`
-			APIURL string           `json:"api_url"`
-		} `json:"cloudflare"`
-	} `json:"provider"`
-	TTL     int64               `json:"ttl"`
-	Records map[string]*rawName `json:"records"`
+	Provider string              `json:"provider"` // a name from site.cue
+	TTL      int64               `json:"ttl"`
+	Records  map[string]*rawName `json:"records"`
 }
 
 // rawName is every record at one owner name, keyed by type.

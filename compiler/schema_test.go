@@ -9,9 +9,11 @@ import (
 )
 
 // TestSchemaWithCueCLI checks the promise in schema/: a user with the
-// cue CLI can vet a spec on its own with cue vet -c schema/*.cue FILE.
-// It needs the cue CLI (make test and make bench install it); without it
-// the test is skipped, except in CI (CI=true), where it fails.
+// cue CLI can vet a file on its own, a tenant file with cue vet -c
+// schema/*.cue FILE and the operator's file with cue vet -c
+// schema/site/*.cue site.cue (cue vets one package at a time). It needs
+// the cue CLI (make test and make bench install it); without it the
+// test is skipped, except in CI (CI=true), where it fails.
 func TestSchemaWithCueCLI(t *testing.T) {
 	cue, err := exec.LookPath("cue")
 	if err != nil {
@@ -21,20 +23,33 @@ func TestSchemaWithCueCLI(t *testing.T) {
 		}
 		t.Skip(msg)
 	}
-	schemaFiles, err := filepath.Glob("../schema/*.cue")
-	if err != nil || len(schemaFiles) == 0 {
-		t.Fatalf("no schema files: %v", err)
+	glob := func(pattern string) []string {
+		files, err := filepath.Glob(pattern)
+		if err != nil || len(files) == 0 {
+			t.Fatalf("no files match %s: %v", pattern, err)
+		}
+		return files
 	}
-	examples, _ := filepath.Glob("../tenants/*.cue")
+	tenantSchema, siteSchema := glob("../schema/*.cue"), glob("../schema/site/*.cue")
+	var examples []string
+	for _, f := range glob("../tenants/*.cue") {
+		if filepath.Base(f) != "site.cue" {
+			examples = append(examples, f)
+		}
+	}
 	tests := []struct {
-		name string
-		file string // a path, or the spec's source when it starts with "package"
-		want string // "" when cue vet must pass, else a substring of its output
+		name   string
+		schema []string
+		file   string // a path, or the file's source when it starts with "package"
+		want   string // "" when cue vet must pass, else a substring of its output
 	}{
-		{"example tenants", strings.Join(examples, "\x00"), ""},
-		{"literal credential", "package tenants\ntenants: a: {domain: \"a.example\", dns: zones: \"a.example\": provider: powerdns: {url: \"http://x\", api_key: \"secret\"}}\n", "conflicting values"},
-		{"misspelt field", "package tenants\ntenants: a: {domain: \"a.example\", domian: \"x\"}\n", "field not allowed"},
-		{"autostart required", "package tenants\ntenants: a: {domain: \"a.example\", vms: v: host: \"qemu:///system\"}\n", "autostart: field is required but not present"},
+		{"example tenants", tenantSchema, strings.Join(examples, "\x00"), ""},
+		{"example site.cue", siteSchema, "../tenants/site.cue", ""},
+		{"literal credential", siteSchema, "package site\nproviders: p: powerdns: {url: \"http://x\", api_key: \"secret\"}\ntenants: a: domains: [\"a.example\"]\n", "conflicting values"},
+		{"provider struct in a tenant", tenantSchema, "package tenants\ntenants: a: {domain: \"a.example\", dns: zones: \"a.example\": provider: powerdns: {url: \"http://x\"}}\n", "conflicting values"},
+		{"misspelt field", tenantSchema, "package tenants\ntenants: a: {domain: \"a.example\", domian: \"x\"}\n", "field not allowed"},
+		{"autostart required", tenantSchema, "package tenants\ntenants: a: {domain: \"a.example\", vms: v: host: \"kvm1\"}\n", "autostart: field is required but not present"},
+		{"grant needs domains", siteSchema, "package site\ntenants: a: providers: [\"p\"]\n", "domains: field is required but not present"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -46,7 +61,7 @@ func TestSchemaWithCueCLI(t *testing.T) {
 				}
 				files = []string{p}
 			}
-			out, err := exec.Command(cue, append(append([]string{"vet", "-c"}, schemaFiles...), files...)...).CombinedOutput()
+			out, err := exec.Command(cue, append(append([]string{"vet", "-c"}, tt.schema...), files...)...).CombinedOutput()
 			switch {
 			case tt.want == "" && err != nil:
 				t.Errorf("cue vet failed: %v\n%s", err, out)
@@ -64,7 +79,8 @@ func TestSchemaWithCueCLI(t *testing.T) {
 func TestPatternWordsMatchSchema(t *testing.T) {
 	var src strings.Builder
 	files, _ := filepath.Glob("../schema/*.cue")
-	for _, f := range files {
+	siteFiles, _ := filepath.Glob("../schema/site/*.cue")
+	for _, f := range append(files, siteFiles...) {
 		b, err := os.ReadFile(f)
 		if err != nil {
 			t.Fatal(err)

@@ -5,8 +5,6 @@ import (
 	"strconv"
 	"strings"
 
-	"golang.org/x/net/publicsuffix"
-
 	"github.com/site-tools/site/compiler/dnsname"
 	"github.com/site-tools/site/compiler/model"
 	"github.com/site-tools/site/compiler/rdata"
@@ -14,7 +12,7 @@ import (
 
 // zone builds one zone and the RRsets its records map writes. A VM's
 // publish adds its RRsets later (see publish).
-func (b *builder) zone(tenant string, zp []string, key string, raw *rawZone) *model.Zone {
+func (b *builder) zone(tenant string, g *grant, zp []string, key string, raw *rawZone) *model.Zone {
 	name, err := dnsname.Canonical(key, ".")
 	if err != nil {
 		b.errorf(zp, "%v", err)
@@ -24,31 +22,16 @@ func (b *builder) zone(tenant string, zp []string, key string, raw *rawZone) *mo
 		b.errorf(zp, "%q cannot be a zone; name the zone's apex, like \"example.net\"", key)
 		return nil
 	}
-	// A registry's zone (com., co.uk., or a TLD the Public Suffix List
-	// does not name, such as test.) belongs to no tenant: declaring it
-	// would claim every name below it.
-	apex := strings.TrimSuffix(name, ".")
-	if suffix, _ := publicsuffix.PublicSuffix(apex); suffix == apex {
-		b.errorf(zp, "%s is a public suffix (a top-level domain, or a registry's like co.uk): no tenant can own it; declare the tenant's own domain below it", name)
-		return nil
-	}
 	z := &model.Zone{Tenant: tenant, Name: name, Pos: b.pos.pos(zp...)}
 	if err := rdata.TTL(raw.TTL); err != nil {
 		b.errorf(at(zp, "ttl"), "%v", err)
 	} else {
 		z.TTL = uint32(raw.TTL)
 	}
-	pp := raw.Provider
-	switch {
-	case pp.PowerDNS != nil && pp.Cloudflare != nil:
-		b.errorf(at(zp, "provider"), "a zone has one provider; keep powerdns or cloudflare")
-	case pp.PowerDNS == nil && pp.Cloudflare == nil:
-		b.errorf(at(zp, "provider"), "name the zone's provider: powerdns: {url, api_key} or cloudflare: {token}")
-	case pp.PowerDNS != nil:
-		z.Provider.PowerDNS = &model.PowerDNS{URL: pp.PowerDNS.URL, Server: pp.PowerDNS.Server, APIKey: pp.PowerDNS.APIKey}
-	case pp.Cloudflare != nil:
-		z.Provider.Cloudflare = &model.Cloudflare{Token: pp.Cloudflare.Token, APIURL: pp.Cloudflare.APIURL}
+	if !b.holds(tenant, g, zp, "zone", name) {
+		return nil
 	}
+	z.Provider = b.provider(tenant, g, at(zp, "provider"), raw.Provider)
 
 	spelt := map[string]string{}
 	for _, key := range b.inFileOrder(at(zp, "records"), sortedKeys(raw.Records)) {

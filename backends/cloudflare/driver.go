@@ -180,7 +180,7 @@ func (d *Driver) Plan(ctx context.Context, step *graph.Step, run *backends.Run) 
 // client builds the API client for a zone step.
 func (d *Driver) client(step *graph.Step, run *backends.Run) (*cf.API, *atomic.Int64, error) {
 	prov := step.Zone.Provider.Cloudflare
-	token, err := run.Credential(step.Tenant, prov.Token)
+	token, err := run.Credential(prov.Token)
 	if err != nil {
 		return nil, nil, fmt.Errorf("Cloudflare API token for zone %s: %w", step.Zone.Name, err)
 	}

@@ -153,7 +153,7 @@ func TestGatesMissingErrorText(t *testing.T) {
   GATE-DNS-OVERWRITE (replace DNS data that site did not write):
     update dns/a.example./www.a.example./A [overwrite]: foreign A record with other content
   GATE-SECRET-UNREACHABLE (defer the steps whose secret cannot be read, and go on with the rest):
-    secret/b/dns/cf#token: not observed: no vault answered: tried http://10.0.0.1:8200
+    secret/bao/dns/cf#token: not observed: no vault answered: tried http://10.0.0.1:8200
 to acknowledge, run: site apply tenants/b.cue --ack GATE-DNS-OVERWRITE --ack GATE-SECRET-UNREACHABLE`
 	if got := err.Error(); got != want {
 		t.Errorf("got:\n%s\nwant:\n%s", got, want)

@@ -85,7 +85,7 @@ func (d *testDriver) Plan(ctx context.Context, step *graph.Step, run *backends.R
 		run.SetSecret(step.ID, sc.secret)
 	}
 	if sc.needCred {
-		v, err := run.Credential(step.Tenant, step.Zone.Provider.Cloudflare.Token)
+		v, err := run.Credential(step.Zone.Provider.Cloudflare.Token)
 		if err != nil {
 			return nil, err
 		}
@@ -146,20 +146,21 @@ const (
 	stepNet    = "network/test:///default/lan"
 	stepVM     = "vm/test:///default/web"
 	stepZoneA  = "dns/a.example."
-	stepSecret = "secret/b/dns/cf#token"
+	stepSecret = "secret/bao/dns/cf#token"
 	stepZoneB  = "dns/b.example."
 )
 
 // testSpec has two independent branches: tenant a's network, the VM on
 // it, and the zone the VM publishes into (a chain of three); tenant b's
-// zone, whose Cloudflare token is read from its Vault first.
+// zone, whose Cloudflare token is read from the operator's vault first.
 func testSpec() *model.Spec {
 	zoneA := &model.Zone{Tenant: "a", Name: "a.example.", TTL: 300,
 		Provider: model.Provider{PowerDNS: &model.PowerDNS{URL: "http://127.0.0.1:1", APIKey: model.Credential{Env: "PDNS_API_KEY"}}}}
-	ref := model.VaultRef{Path: "dns/cf", Key: "token"}
+	ref := model.VaultRef{Vault: "bao", Path: "dns/cf", Key: "token"}
 	zoneB := &model.Zone{Tenant: "b", Name: "b.example.", TTL: 300,
 		Provider: model.Provider{Cloudflare: &model.Cloudflare{Token: model.Credential{Vault: &ref}}}}
-	return &model.Spec{Tenants: []*model.Tenant{
+	store := &model.Vault{Name: "bao", Addrs: []string{"http://127.0.0.1:1"}, Mount: "secret", Token: model.Credential{Env: "VAULT_TOKEN"}}
+	return &model.Spec{Vaults: map[string]*model.Vault{"bao": store}, Tenants: []*model.Tenant{
 		{
 			Name: "a", Domain: "a.example.",
 			Networks: []*model.Network{{Tenant: "a", Name: "lan", Host: "test:///default", CIDR: "10.0.0.0/24"}},
@@ -169,8 +170,7 @@ func testSpec() *model.Spec {
 		},
 		{
 			Name: "b", Domain: "b.example.",
-			Secrets: &model.Vault{Addrs: []string{"http://127.0.0.1:1"}, Mount: "secret", Token: model.Credential{Env: "VAULT_TOKEN"}},
-			Zones:   []*model.Zone{zoneB},
+			Zones: []*model.Zone{zoneB},
 		},
 	}}
 }

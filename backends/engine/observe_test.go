@@ -122,7 +122,7 @@ func TestPlanBlocksUnobservedSteps(t *testing.T) {
 			wantBlocked: []plan.Blocked{
 				{Step: stepZoneB, Phase: plan.PhaseDNS, Tenant: "b", Skipped: true, Gate: plan.GateSecretUnreachable,
 					Reason: "not observed: it depends on " + stepSecret + ", which could not be observed"},
-				{Step: stepSecret, Phase: plan.PhaseSecrets, Tenant: "b", Gate: plan.GateSecretUnreachable,
+				{Step: stepSecret, Phase: plan.PhaseSecrets, Gate: plan.GateSecretUnreachable,
 					Reason: "no vault answered at http://127.0.0.1:1"},
 			},
 			wantChanges: []string{stepZoneA + "/www"},

@@ -63,7 +63,8 @@ type Driver struct {
 	// to the server's webserver-max-bodysize. 0 means DefaultMaxBodyBytes.
 	MaxBodyBytes int
 	// VerifyAddr returns host:port of the DNS listener serving zone, asked
-	// after apply. nil means: $SITE_PDNS_DNS_ADDR when set (read through
+	// after apply. nil means: the provider's dns: in site.cue when set
+	// ("off" skips verification), else $SITE_PDNS_DNS_ADDR when set (read through
 	// Run.Getenv; "off" skips verification), else the API URL's host on
 	// port 53. An empty result skips verification, with a note.
 	VerifyAddr func(zone *model.Zone, run *backends.Run) string
@@ -117,7 +118,7 @@ func (d *Driver) newClient(step *graph.Step, run *backends.Run) (*client, error)
 	if _, err := endpoint.Check(p.URL, p.Plaintext); err != nil {
 		return nil, fmt.Errorf("zone %s: powerdns url: %w", step.Zone.Name, err)
 	}
-	key, err := run.Credential(step.Tenant, p.APIKey)
+	key, err := run.Credential(p.APIKey)
 	if err != nil {
 		return nil, fmt.Errorf("zone %s: read the PowerDNS API key: %w", step.Zone.Name, err)
 	}
@@ -141,6 +142,13 @@ func (d *Driver) newClient(step *graph.Step, run *backends.Run) (*client, error)
 func (d *Driver) verifyAddr(zone *model.Zone, run *backends.Run) string {
 	if d.VerifyAddr != nil {
 		return d.VerifyAddr(zone, run)
+	}
+	switch a := zone.Provider.PowerDNS.DNSAddr; a { // site.cue's dns: wins over the environment
+	case "off":
+		return ""
+	case "":
+	default:
+		return a
 	}
 	if run != nil && run.Getenv != nil {
 		switch v := run.Getenv(EnvDNSAddr); v {

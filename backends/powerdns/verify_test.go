@@ -93,15 +93,19 @@ func TestVerifyAddrChoice(t *testing.T) {
 	z := &model.Zone{Name: "x.test.", Provider: model.Provider{PowerDNS: &model.PowerDNS{URL: "http://192.0.2.5:8081"}}}
 	tests := []struct {
 		name string
+		dns  string // site.cue's dns:
 		env  string
 		want string
 	}{
-		{"env names the address", "127.0.0.1:5353", "127.0.0.1:5353"},
-		{"env turns it off", "off", ""},
-		{"default is the API host on port 53", "", "192.0.2.5:53"},
+		{"env names the address", "", "127.0.0.1:5353", "127.0.0.1:5353"},
+		{"env turns it off", "", "off", ""},
+		{"default is the API host on port 53", "", "", "192.0.2.5:53"},
+		{"site.cue names the address, over the env", "127.0.0.1:5300", "127.0.0.1:5353", "127.0.0.1:5300"},
+		{"site.cue turns it off, over the env", "off", "127.0.0.1:5353", ""},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
+			z.Provider.PowerDNS.DNSAddr = tc.dns
 			run := backends.NewRun()
 			run.Getenv = func(k string) string {
 				if k == EnvDNSAddr {

@@ -15,7 +15,7 @@
 // lists every address tried and why it failed; acknowledging the gate
 // defers the steps that need the secret.
 //
-// A run remembers what it learned about each tenant's store (memory.go):
+// A run remembers what it learned about each store (memory.go):
 // an address that did not answer is not dialled again by the run's later
 // secret steps, which list the earlier attempt ("(earlier in this run)")
 // in their messages instead, and the address that answered is tried
@@ -27,8 +27,8 @@
 //
 // Environment:
 //
-//	VAULT_ADDR        tried after the spec's addresses (the documented override)
-//	SITE_VAULT_ADDRS  comma-separated; when set, replaces the spec's addresses
+//	VAULT_ADDR        tried after site.cue's addresses (the documented override)
+//	SITE_VAULT_ADDRS  comma-separated; when set, replaces site.cue's addresses
 //	                  (for tests and for operators whose spec addresses cannot
 //	                  be reached from where site runs)
 //	VAULT_CACERT, VAULT_CACERT_BYTES, VAULT_CAPATH

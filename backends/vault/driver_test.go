@@ -39,10 +39,10 @@ func newRun(env map[string]string) *backends.Run {
 }
 
 func secretStep(addrs ...string) *graph.Step {
-	store := &model.Vault{Addrs: addrs, Mount: "secret", Token: model.Credential{Env: "VAULT_TOKEN"}}
-	ref := model.VaultRef{Path: "dns/cloudflare", Key: "token"}
-	return &graph.Step{ID: graph.SecretStepID("sjc", ref), Kind: graph.KindSecret, Phase: plan.PhaseSecrets,
-		Tenant: "sjc", Secret: &graph.Secret{Tenant: "sjc", Store: store, Ref: ref}}
+	store := &model.Vault{Name: "bao", Addrs: addrs, Mount: "secret", Token: model.Credential{Env: "VAULT_TOKEN"}}
+	ref := model.VaultRef{Vault: "bao", Path: "dns/cloudflare", Key: "token"}
+	return &graph.Step{ID: graph.SecretStepID(ref), Kind: graph.KindSecret, Phase: plan.PhaseSecrets,
+		Secret: &graph.Secret{Store: store, Ref: ref}}
 }
 
 func newFake(t *testing.T) *vaulttest.Server {
@@ -57,7 +57,7 @@ func newFake(t *testing.T) *vaulttest.Server {
 // a DNS driver uses.
 func readSecret(t *testing.T, run *backends.Run, step *graph.Step) string {
 	t.Helper()
-	v, err := run.Credential(step.Tenant, model.Credential{Vault: &step.Secret.Ref})
+	v, err := run.Credential(model.Credential{Vault: &step.Secret.Ref})
 	if err != nil {
 		t.Fatalf("Credential: %v", err)
 	}
@@ -348,7 +348,7 @@ func TestPlanNoAddressSaysWhy(t *testing.T) {
 		want  string
 	}{
 		{"override names none", []string{"http://127.0.0.1:1"}, map[string]string{"SITE_VAULT_ADDRS": " , ,"}, "SITE_VAULT_ADDRS is set but names no address"},
-		{"spec names none", nil, nil, "declares no secret store address"},
+		{"spec names none", nil, nil, "vault bao has no address and VAULT_ADDR is unset"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

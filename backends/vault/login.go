@@ -42,16 +42,16 @@ func (r *reader) client(addr string) (*api.Client, error) {
 func (r *reader) credentials() error {
 	var err error
 	if ar := r.sec.Store.AppRole; ar != nil {
-		if r.roleID, err = r.run.Credential(r.sec.Tenant, ar.RoleID); err != nil {
-			return fmt.Errorf("AppRole role_id for tenant %s's secret store: %w", r.sec.Tenant, err)
+		if r.roleID, err = r.run.Credential(ar.RoleID); err != nil {
+			return fmt.Errorf("AppRole role_id for vault %s: %w", r.sec.Store.Name, err)
 		}
-		if r.secretID, err = r.run.Credential(r.sec.Tenant, ar.SecretID); err != nil {
-			return fmt.Errorf("AppRole secret_id for tenant %s's secret store: %w", r.sec.Tenant, err)
+		if r.secretID, err = r.run.Credential(ar.SecretID); err != nil {
+			return fmt.Errorf("AppRole secret_id for vault %s: %w", r.sec.Store.Name, err)
 		}
 		return nil
 	}
-	if r.token, err = r.run.Credential(r.sec.Tenant, r.tokenCred()); err != nil {
-		return fmt.Errorf("token for tenant %s's secret store: %w", r.sec.Tenant, err)
+	if r.token, err = r.run.Credential(r.tokenCred()); err != nil {
+		return fmt.Errorf("token for vault %s: %w", r.sec.Store.Name, err)
 	}
 	return nil
 }

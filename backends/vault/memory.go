@@ -5,7 +5,7 @@ import (
 	"strings"
 )
 
-// memory is what one run has learned about one tenant's store: which
+// memory is what one run has learned about one of the operator's stores: which
 // address answered and which did not, and why. It lets the later secret
 // steps of a run skip an address that already timed out, so a cold start
 // (INCIDENTS.md §1) costs the timeout once per run, not once per secret.
@@ -62,10 +62,10 @@ func (m *memory) order(addrs []string) []string {
 	return out
 }
 
-// storeKey names a store as a step reaches it: its tenant and the
+// storeKey names a store as a step reaches it: its name in site.cue and the
 // addresses it tries, in order (after SITE_VAULT_ADDRS and VAULT_ADDR).
-func storeKey(tenant string, addrs []string) string {
-	return tenant + "\x00" + strings.Join(addrs, "\x00")
+func storeKey(vault string, addrs []string) string {
+	return vault + "\x00" + strings.Join(addrs, "\x00")
 }
 
 // memory returns what this run has learned about the store named by

@@ -82,12 +82,12 @@ func (s *silent) accepts(t *testing.T) int {
 	return 0
 }
 
-// refStep is a secret step of tenant sjc for one key of one path, so
+// refStep is a secret step of vault bao for one key of one path, so
 // that one test can plan several secrets of the same store.
 func refStep(path string, addrs ...string) *graph.Step {
 	step := secretStep(addrs...)
-	step.Secret.Ref = model.VaultRef{Path: path, Key: "token"}
-	step.ID = graph.SecretStepID("sjc", step.Secret.Ref)
+	step.Secret.Ref = model.VaultRef{Vault: "bao", Path: path, Key: "token"}
+	step.ID = graph.SecretStepID(step.Secret.Ref)
 	return step
 }
 

@@ -13,14 +13,14 @@ import (
 // GET /sys/raw/x, token included.
 func (r *reader) checkPaths() error {
 	if err := checkPath(r.sec.Ref.Path); err != nil {
-		return fmt.Errorf("secret path %q of tenant %s: %s: write a path inside the mount, like dns/cloudflare", r.sec.Ref.Path, r.sec.Tenant, err)
+		return fmt.Errorf("secret path %q of vault %s: %s: write a path inside the mount, like dns/cloudflare", r.sec.Ref.Path, r.sec.Store.Name, err)
 	}
 	if err := checkPath(r.mount()); err != nil {
-		return fmt.Errorf("KV mount %q of tenant %s's secret store: %s: write the mount's path, like secret", r.mount(), r.sec.Tenant, err)
+		return fmt.Errorf("KV mount %q of vault %s: %s: write the mount's path, like secret", r.mount(), r.sec.Store.Name, err)
 	}
 	if ar := r.sec.Store.AppRole; ar != nil && ar.Mount != "" {
 		if err := checkPath(ar.Mount); err != nil {
-			return fmt.Errorf("AppRole mount %q of tenant %s's secret store: %s: write the auth mount's path, like approle", ar.Mount, r.sec.Tenant, err)
+			return fmt.Errorf("AppRole mount %q of vault %s: %s: write the auth mount's path, like approle", ar.Mount, r.sec.Store.Name, err)
 		}
 	}
 	return nil

@@ -106,13 +106,13 @@ func (r *reader) read(ctx context.Context) (*secret, error) {
 	addrs := r.addrs()
 	if len(addrs) == 0 {
 		if strings.TrimSpace(r.run.Getenv("SITE_VAULT_ADDRS")) != "" {
-			return nil, fmt.Errorf("SITE_VAULT_ADDRS is set but names no address (and VAULT_ADDR is unset): list addresses separated by commas, or unset it to use the spec's secrets.vault.addrs")
+			return nil, fmt.Errorf("SITE_VAULT_ADDRS is set but names no address (and VAULT_ADDR is unset): list addresses separated by commas, or unset it to use the addrs of vault %s in site.cue", r.sec.Store.Name)
 		}
-		return nil, fmt.Errorf("tenant %s declares no secret store address and VAULT_ADDR is unset: add secrets.vault.addrs or export VAULT_ADDR", r.sec.Tenant)
+		return nil, fmt.Errorf("vault %s has no address and VAULT_ADDR is unset: add addrs to vaults: %s in site.cue, or export VAULT_ADDR", r.sec.Store.Name, r.sec.Store.Name)
 	}
 	for _, a := range addrs {
 		if _, err := endpoint.Check(a, r.sec.Store.Plaintext); err != nil {
-			return nil, fmt.Errorf("secret store address of tenant %s: %w", r.sec.Tenant, err)
+			return nil, fmt.Errorf("address of vault %s: %w", r.sec.Store.Name, err)
 		}
 	}
 	if err := r.checkPaths(); err != nil {
@@ -125,7 +125,7 @@ func (r *reader) read(ctx context.Context) (*secret, error) {
 	if err := r.credentials(); err != nil {
 		return nil, err
 	}
-	mem := r.driver.memory(storeKey(r.sec.Tenant, addrs))
+	mem := r.driver.memory(storeKey(r.sec.Store.Name, addrs))
 	if err := mem.lock(ctx); err != nil {
 		return nil, fmt.Errorf("reading secret %s was interrupted while another step read from the same store: %w", what, err)
 	}
@@ -165,14 +165,14 @@ func (r *reader) read(ctx context.Context) (*secret, error) {
 	tried = inOrder(tried, addrs)
 	for _, a := range tried {
 		if a.answered {
-			return nil, fmt.Errorf("could not read secret %s of tenant %s from any address:\n%s", what, r.sec.Tenant, list(tried))
+			return nil, fmt.Errorf("could not read secret %s of vault %s from any address:\n%s", what, r.sec.Store.Name, list(tried))
 		}
 	}
 	return nil, &backends.GatedError{Gate: plan.GateSecretUnreachable, Err: fmt.Errorf(
-		"no address of tenant %s's secret store answered, so secret %s cannot be read:\n%s\n"+
+		"no address of vault %s answered, so secret %s cannot be read:\n%s\n"+
 			"what to do: make one of these addresses reachable, or export VAULT_ADDR with one that is "+
-			"(it is tried after the spec's addresses), or pass --ack %s to defer the steps that need this secret "+
-			"and converge everything else first", r.sec.Tenant, what, list(tried), plan.GateSecretUnreachable)}
+			"(it is tried after site.cue's addresses), or pass --ack %s to defer the steps that need this secret "+
+			"and converge everything else first", r.sec.Store.Name, what, list(tried), plan.GateSecretUnreachable)}
 }
 
 // inOrder sorts attempts into the order of addrs, so that a message

@@ -39,8 +39,8 @@ func (r *reader) httpClient() (*http.Client, error) {
 	}
 	// ConfigureTLS sets the CAs on hc's transport; cfg is only its vehicle.
 	if err := cfg.ConfigureTLS(tc); err != nil {
-		return nil, fmt.Errorf("the TLS settings for tenant %s's secret store (VAULT_CACERT, VAULT_CACERT_BYTES, VAULT_CAPATH, VAULT_CLIENT_CERT, VAULT_CLIENT_KEY): %w: fix the file they name",
-			r.sec.Tenant, err)
+		return nil, fmt.Errorf("the TLS settings for vault %s (VAULT_CACERT, VAULT_CACERT_BYTES, VAULT_CAPATH, VAULT_CLIENT_CERT, VAULT_CLIENT_KEY): %w: fix the file they name",
+			r.sec.Store.Name, err)
 	}
 	return hc, nil
 }

@@ -323,7 +323,7 @@ func TestPathTraversalRefused(t *testing.T) {
 					SecretID: model.Credential{Env: "VAULT_TOKEN"}, Mount: tt.approle}
 			}
 			_, err := New().Plan(context.Background(), step, newRun(map[string]string{"VAULT_TOKEN": testToken}))
-			if err == nil || !strings.Contains(err.Error(), "tenant sjc") {
+			if err == nil || !strings.Contains(err.Error(), "vault bao") {
 				t.Errorf("got %v, want the path refused", err)
 			}
 			if n := requests(fake); n != 0 {

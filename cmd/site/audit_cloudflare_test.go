@@ -8,22 +8,24 @@ import (
 	"github.com/site-tools/site/backends/cloudflare/cftest"
 )
 
-// cfTenant is a tenant whose zone zone lives on the fake Cloudflare at
-// url, the token in $CF_TOKEN.
-func cfTenant(tenant, zone, url, records string) string {
-	return `package tenants
+// cfTenant writes a tenant whose zone zone lives on the fake Cloudflare
+// at url, the token in $CF_TOKEN, and the site.cue that grants it.
+func cfTenant(t *testing.T, tenant, zone, url, records string) string {
+	t.Helper()
+	site := siteSrc(cfProvider("cf", url, `{env: "CF_TOKEN"}`), grant{tenant: tenant, domains: []string{zone}, providers: []string{"cf"}})
+	return writeSpec(t, site, tenant+".cue", `package tenants
 
-tenants: ` + tenant + `: {
-	domain: "` + zone + `"
-	dns: zones: "` + zone + `": {
-		provider: cloudflare: {token: env: "CF_TOKEN", api_url: "` + url + `"}
+tenants: `+tenant+`: {
+	domain: "`+zone+`"
+	dns: zones: "`+zone+`": {
+		provider: "cf"
 		ttl: 300
 		records: {
-` + records + `
+`+records+`
 		}
 	}
 }
-`
+`)
 }
 
 // TestCloudflareSpellingsAndOwnersThroughCLI: on Cloudflare, names in
@@ -56,7 +58,7 @@ func TestCloudflareSpellingsAndOwnersThroughCLI(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
-			file := writeFile(t, "t.cue", cfTenant("office1", tt.zone, cs.cf.URL, tt.first))
+			file := cfTenant(t, "office1", tt.zone, cs.cf.URL, tt.first)
 			cs.cf.ResetCounts()
 			code, out, errOut := cs.site(t, "apply", file)
 			if tt.gated {
@@ -75,7 +77,7 @@ func TestCloudflareSpellingsAndOwnersThroughCLI(t *testing.T) {
 				t.Fatalf("apply exit %d\nstdout:\n%s\nstderr:\n%s", code, out, errOut)
 			}
 			for _, spec := range []string{tt.first, tt.second} {
-				file := writeFile(t, "t.cue", cfTenant("office1", tt.zone, cs.cf.URL, spec))
+				file := cfTenant(t, "office1", tt.zone, cs.cf.URL, spec)
 				cs.cf.ResetCounts()
 				code, out, errOut := cs.site(t, "apply", file)
 				if code != exitOK || !strings.Contains(out, "No changes.") {
@@ -114,15 +116,15 @@ func TestMissingSecretPlansNoDeletes(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			cs := newColdStart(t, "sjc.example.net")
-			file := writeFile(t, "sjc.cue", sjcLike([]string{cs.vault.URL}, cs.cf.URL))
+			file := sjcFile(t, sjcLike(), []string{cs.vault.URL}, cs.cf.URL)
 			if code, out, errOut := cs.site(t, "apply", file); code != exitOK {
 				t.Fatalf("first apply exit %d\n%s%s", code, out, errOut)
 			}
 			before := cs.records()
 			// The spec drops every record; the secret goes missing.
-			src := sjcLike([]string{cs.vault.URL}, cs.cf.URL)
+			src := sjcLike()
 			i, j := strings.Index(src, "\t\trecords: {"), strings.Index(src, "\t\t}\n\t}\n}")
-			file = writeFile(t, "sjc.cue", src[:i]+"\t\trecords: {\n"+src[j:])
+			file = sjcFile(t, src[:i]+"\t\trecords: {\n"+src[j:], []string{cs.vault.URL}, cs.cf.URL)
 			tt.breakIt(cs)
 			cs.cf.ResetCounts()
 			for _, args := range [][]string{{"diff", file}, {"apply", file}, {"apply", "--ack", "GATE-SECRET-UNREACHABLE", "--ack", "GATE-DNS-DELETE-MANY", file}} {

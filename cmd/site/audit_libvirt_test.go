@@ -1,8 +1,6 @@
 package main
 
 import (
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -26,13 +24,13 @@ func TestUnreachableLibvirtHostPlansNothingForIt(t *testing.T) {
 tenants: lab: {
 	domain: "vmz.test"
 	dns: zones: "vmz.test": {
-		provider: powerdns: {url: "` + srv.URL + `", api_key: env: "PDNS_API_KEY"}
+		provider: "pdns"
 		ttl: 300
 		records: {}
 	}
-	networks: "lab-lan": {host: "` + host + `", cidr: "10.77.0.0/24", autostart: true}
+	networks: "lab-lan": {host: "far", cidr: "10.77.0.0/24", autostart: true}
 	vms: tiny: {
-		host:      "` + host + `"
+		host:      "far"
 		autostart: true
 		running:   true
 		vcpus:     1
@@ -46,20 +44,22 @@ tenants: lab: {
 			"""
 	}
 }
+`
+	office1 := `package tenants
 
 tenants: office1: {
 	domain: "other.test"
 	dns: zones: "other.test": {
-		provider: powerdns: {url: "` + srv.URL + `", api_key: env: "PDNS_API_KEY"}
+		provider: "pdns"
 		ttl: 300
 		records: www: A: ["192.0.2.80"]
 	}
 }
 `
-	file := filepath.Join(t.TempDir(), "tenants.cue")
-	if err := os.WriteFile(file, []byte(src), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	site := siteSrc(pdnsProvider("pdns", srv.URL, "PDNS_API_KEY", srv.DNSAddr)+`hosts: far: uri: "`+host+`"`,
+		grant{tenant: "lab", domains: []string{"vmz.test"}, providers: []string{"pdns"}, hosts: []string{"far"}},
+		grant{tenant: "office1", domains: []string{"other.test"}, providers: []string{"pdns"}})
+	file := writeSpecs(t, site, map[string]string{"lab.cue": src, "office1.cue": office1})
 	code, out, errOut := siteRun(t, srv, "diff", file)
 	if code != exitError {
 		t.Fatalf("diff exit %d, want %d\nstdout:\n%s\nstderr:\n%s", code, exitError, out, errOut)

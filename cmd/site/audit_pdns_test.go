@@ -1,10 +1,11 @@
 package main
 
 import (
+	"cmp"
 	"fmt"
 	"net/http"
-	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -20,28 +21,37 @@ import (
 // zoneSpec is one zone of a tenant in a multiTenant spec.
 type zoneSpec struct{ zone, records, keyEnv string }
 
-// multiTenant writes one file declaring each tenant with its zones, all
-// on srv.
+// multiTenant writes a directory with each tenant's file and the
+// site.cue that grants them their zones, all on srv: one provider per
+// key variable, named after it.
 func multiTenant(t *testing.T, srv *pdnstest.Server, tenants map[string][]zoneSpec) string {
 	t.Helper()
-	var b strings.Builder
-	b.WriteString("package tenants\n\n")
+	files := map[string]string{}
+	var grants []grant
+	providers := map[string]bool{}
 	for name, zones := range tenants {
-		fmt.Fprintf(&b, "tenants: %s: {\n\tdomain: %q\n", name, zones[0].zone)
+		var b strings.Builder
+		fmt.Fprintf(&b, "package tenants\n\ntenants: %s: {\n\tdomain: %q\n", name, zones[0].zone)
+		g := grant{tenant: name}
 		for _, z := range zones {
-			env := z.keyEnv
-			if env == "" {
-				env = "PDNS_API_KEY"
+			env := cmp.Or(z.keyEnv, "PDNS_API_KEY")
+			provider := strings.ToLower(env)
+			providers[env] = true
+			g.domains = append(g.domains, z.zone)
+			if !slices.Contains(g.providers, provider) {
+				g.providers = append(g.providers, provider)
 			}
-			fmt.Fprintf(&b, "\tdns: zones: %q: {\n\t\tprovider: powerdns: {url: %q, api_key: env: %q}\n\t\tttl: 300\n\t\trecords: {\n%s\n\t\t}\n\t}\n", z.zone, srv.URL, env, z.records)
+			fmt.Fprintf(&b, "\tdns: zones: %q: {\n\t\tprovider: %q\n\t\tttl: 300\n\t\trecords: {\n%s\n\t\t}\n\t}\n", z.zone, provider, z.records)
 		}
 		b.WriteString("}\n")
+		files[name+".cue"] = b.String()
+		grants = append(grants, g)
 	}
-	path := filepath.Join(t.TempDir(), "tenants.cue")
-	if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
-		t.Fatal(err)
+	var decls strings.Builder
+	for env := range providers {
+		decls.WriteString(pdnsProvider(strings.ToLower(env), srv.URL, env, srv.DNSAddr))
 	}
-	return path
+	return writeSpecs(t, siteSrc(decls.String(), grants...), files)
 }
 
 // TestMissingGateAnywhereChangesNothingAnywhere: two tenants, three

@@ -98,7 +98,7 @@ func TestSecretEchoedByCloudflareNeverPrinted(t *testing.T) {
 			t.Setenv("CF_TOKEN", cfToken)
 			t.Setenv("SITE_CLOUDFLARE_API_URL", proxy.URL)
 			dir := t.TempDir()
-			file := writeFile(t, "sjc.cue", sjcLike([]string{cs.vault.URL}, proxy.URL))
+			file := sjcFile(t, sjcLike(), []string{cs.vault.URL}, proxy.URL)
 			planFile := filepath.Join(dir, "plan.json")
 			code, out, errOut := cs.site(t, tt.args(file, planFile)...)
 			if code == exitOK {
@@ -137,11 +137,13 @@ func TestSecretEchoedByPowerDNSNeverPrinted(t *testing.T) {
 			proxy := echoProxy(t, srv.URL, tt.echo, http.StatusUnprocessableEntity, pdnsEcho)
 			file := tenantFile(t, srv, "echo.example.test", `
 			www: A: ["192.0.2.80"]`)
-			src, err := os.ReadFile(file)
+			// The operator's file sends the key to the echoing proxy.
+			site := filepath.Join(filepath.Dir(file), "site.cue")
+			src, err := os.ReadFile(site)
 			if err != nil {
 				t.Fatal(err)
 			}
-			if err := os.WriteFile(file, []byte(strings.ReplaceAll(string(src), srv.URL, proxy.URL)), 0o644); err != nil {
+			if err := os.WriteFile(site, []byte(strings.ReplaceAll(string(src), srv.URL, proxy.URL)), 0o644); err != nil {
 				t.Fatal(err)
 			}
 			args := tt.args(file)

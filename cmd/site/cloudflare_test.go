@@ -91,8 +91,13 @@ func TestExportCloudflare(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if strings.Contains(string(src), cfToken) || !strings.Contains(string(src), `env: "CF_TOKEN"`) {
-		t.Errorf("the spec must name the token's variable, never its value:\n%s", src)
+	site := exportedSite(t, errOut)
+	if strings.Contains(string(src)+site, cfToken) || strings.Contains(string(src), "CF_TOKEN") || !strings.Contains(site, `env: "CF_TOKEN"`) {
+		t.Errorf("site.cue must name the token's variable, never its value, and the tenant's file neither:\n%s\n%s", src, site)
+	}
+	// The operator adds the lines export printed to site.cue.
+	if err := os.WriteFile(filepath.Join(filepath.Dir(file), "site.cue"), []byte(site), 0o644); err != nil {
+		t.Fatal(err)
 	}
 	if code, out, errOut := cs.site(t, "vet", file); code != exitOK {
 		t.Fatalf("vet of the exported spec: exit %d\n%s%s\nspec:\n%s", code, out, errOut, src)

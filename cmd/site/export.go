@@ -132,11 +132,13 @@ func exportZone(cmd *cobra.Command, req exportRequest) error {
 		return withCode(exitError, fmt.Errorf("this build of site has no %s backend that can export", req.provider))
 	}
 	ctx := cmd.Context()
+	req.where.Name = req.provider // the name the printed site.cue lines give it
 	a, err := export.Read(ctx, x, export.Request{Tenant: req.tenant, Zone: req.zone, Domain: req.domain, Provider: req.where}, run)
 	if err != nil {
 		return withCode(exitError, err)
 	}
 	stderr := cmd.ErrOrStderr()
+	fmt.Fprintf(stderr, "the operator's site.cue needs these lines for it:\n\n%s\n", a.Site)
 	for _, s := range a.Skipped {
 		fmt.Fprintln(stderr, "left out:", s)
 	}

@@ -47,8 +47,8 @@ func newColdStart(t *testing.T, zone string) *coldStart {
 	cs.vault.Put("secret", "dns/cloudflare", map[string]any{"token": cfToken})
 	t.Setenv("VAULT_TOKEN", vaultToken)
 	t.Setenv("NO_COLOR", "1")
-	// The tenant files name their addresses and api_url themselves;
-	// clear the overrides a developer's shell might hold.
+	// The operator's files name the addresses and api_url; clear the
+	// overrides a developer's shell might hold.
 	t.Setenv("VAULT_ADDR", "")
 	t.Setenv("SITE_VAULT_ADDRS", "")
 	t.Setenv(cloudflare.EnvAPIURL, "")
@@ -91,33 +91,39 @@ func closedPort(t *testing.T) string {
 	return "http://" + addr
 }
 
-func writeFile(t *testing.T, name, src string) string {
-	t.Helper()
-	path := filepath.Join(t.TempDir(), name)
-	if err := os.WriteFile(path, []byte(src), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	return path
-}
-
-// sjcLike is a cold-start tenant: DNS in Cloudflare, the token in the
-// tenant's own store at addrs.
-func sjcLike(addrs []string, cfURL string) string {
+// sjcSite is the operator's file of a cold start: the store bao at addrs,
+// holding the token of provider cf on the fake Cloudflare at cfURL, and
+// host kvm1 (qemu:///system); tenant sjc may use them, lab too (its
+// token from the environment).
+func sjcSite(addrs []string, cfURL string) string {
 	q := make([]string, len(addrs))
 	for i, a := range addrs {
 		q[i] = fmt.Sprintf("%q", a)
 	}
+	return siteSrc(`vaults: bao: {addrs: [`+strings.Join(q, ", ")+`], mount: "secret", token: env: "VAULT_TOKEN"}
+`+cfProvider("cf", cfURL, `{vault: {vault: "bao", path: "dns/cloudflare", key: "token"}}`)+
+		cfProvider("labcf", cfURL, `{env: "LAB_CF_TOKEN"}`)+`hosts: kvm1: uri: "qemu:///system"
+`,
+		grant{tenant: "sjc", domains: []string{"sjc.example.net"}, providers: []string{"cf"}, hosts: []string{"kvm1"}},
+		grant{tenant: "lab", domains: []string{"lab.example.net"}, providers: []string{"labcf"}})
+}
+
+// sjcFile writes tenant sjc's src beside sjcSite(addrs, cfURL) and
+// returns its path.
+func sjcFile(t *testing.T, src string, addrs []string, cfURL string) string {
+	t.Helper()
+	return writeSpec(t, sjcSite(addrs, cfURL), "sjc.cue", src)
+}
+
+// sjcLike is a cold-start tenant: DNS in Cloudflare (provider cf), whose
+// token the operator keeps in the store bao.
+func sjcLike() string {
 	return `package tenants
 
 tenants: sjc: {
 	domain: "sjc.example.net"
-	secrets: vault: {
-		addrs: [` + strings.Join(q, ", ") + `]
-		mount: "secret"
-		token: env: "VAULT_TOKEN"
-	}
 	dns: zones: "sjc.example.net": {
-		provider: cloudflare: {token: vault: {path: "dns/cloudflare", key: "token"}, api_url: "` + cfURL + `"}
+		provider: "cf"
 		ttl: 300
 		records: {
 			"@": MX: [{priority: 10, host: "mx.example.org."}]
@@ -144,7 +150,7 @@ var sjcRecords = []string{
 func TestIncident1_ColdStartUsesFallbackAddress(t *testing.T) {
 	cs := newColdStart(t, "sjc.example.net")
 	closed := closedPort(t)
-	file := writeFile(t, "sjc.cue", sjcLike([]string{closed, cs.vault.URL}, cs.cf.URL))
+	file := sjcFile(t, sjcLike(), []string{closed, cs.vault.URL}, cs.cf.URL)
 
 	code, out, errOut := cs.site(t, "apply", file)
 	if code != exitOK {
@@ -184,13 +190,9 @@ func TestIncident1_UnreachableSecretBlocksWithGate(t *testing.T) {
 	libvirtTestHost(t)
 	labZone := cs.cf.AddZone("lab.example.net")
 	a, b := closedPort(t), closedPort(t)
-	dir := t.TempDir()
 	// The tenant's network is another phase, independent of the secret.
-	src := strings.Replace(sjcLike([]string{a, b}, cs.cf.URL), "\tdns: zones:",
-		"\tnetworks: \"inc1-lan\": {host: \"qemu:///system\", cidr: \"10.77.9.0/24\", autostart: true}\n\tdns: zones:", 1)
-	if err := os.WriteFile(filepath.Join(dir, "sjc.cue"), []byte(src), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	src := strings.Replace(sjcLike(), "\tdns: zones:",
+		"\tnetworks: \"inc1-lan\": {host: \"kvm1\", cidr: \"10.77.9.0/24\", autostart: true}\n\tdns: zones:", 1)
 	// An independent branch in the DNS phase: another tenant whose
 	// zone's token comes from the environment.
 	t.Setenv("LAB_CF_TOKEN", cfToken)
@@ -199,14 +201,12 @@ func TestIncident1_UnreachableSecretBlocksWithGate(t *testing.T) {
 tenants: lab: {
 	domain: "lab.example.net"
 	dns: zones: "lab.example.net": {
-		provider: cloudflare: {token: env: "LAB_CF_TOKEN", api_url: "` + cs.cf.URL + `"}
+		provider: "labcf"
 		records: www: A: ["192.0.2.80"]
 	}
 }
 `
-	if err := os.WriteFile(filepath.Join(dir, "lab.cue"), []byte(lab), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	dir := writeSpecs(t, sjcSite([]string{a, b}, cs.cf.URL), map[string]string{"sjc.cue": src, "lab.cue": lab})
 
 	code, out, errOut := cs.site(t, "apply", dir)
 	if code != exitGated {
@@ -252,7 +252,7 @@ tenants: lab: {
 
 func TestIncident1_ExistingRecordsAreNot81053(t *testing.T) {
 	cs := newColdStart(t, "sjc.example.net")
-	file := writeFile(t, "sjc.cue", sjcLike([]string{cs.vault.URL}, cs.cf.URL))
+	file := sjcFile(t, sjcLike(), []string{cs.vault.URL}, cs.cf.URL)
 	// Created by hand before site's first apply, as the operator did in
 	// the incident: one identical to the spec, one different.
 	same, err := cs.cf.AddRecord(cs.zoneID, cftest.Record{Name: "keys.sjc.example.net", Type: "A", Content: "203.0.113.10", TTL: 300})
@@ -308,12 +308,8 @@ func TestIncident1_ExistingRecordsAreNot81053(t *testing.T) {
 
 func TestIncident1_SecretNeverPrinted(t *testing.T) {
 	cs := newColdStart(t, "sjc.example.net")
-	dir := t.TempDir()
-	file := filepath.Join(dir, "sjc.cue")
-	if err := os.WriteFile(file, []byte(sjcLike([]string{closedPort(t), cs.vault.URL}, cs.cf.URL)), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	planFile := filepath.Join(dir, "plan.json")
+	file := sjcFile(t, sjcLike(), []string{closedPort(t), cs.vault.URL}, cs.cf.URL)
+	planFile := filepath.Join(t.TempDir(), "plan.json")
 	steps := [][]string{
 		{"diff", file},
 		{"diff", "--format", "json", file},

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -29,7 +28,8 @@ func TestMemoryShrinkConvergesThroughCLI(t *testing.T) {
 	}
 	t.Setenv(libvirt.URIMapEnv, "qemu:///session="+s.URI)
 	t.Setenv("NO_COLOR", "1")
-	spec := filepath.Join(t.TempDir(), "lab.cue")
+	spec := writeSpec(t, siteSrc(`hosts: local: uri: "qemu:///session"`, grant{tenant: "lab", domains: []string{"lab.example.test"}, hosts: []string{"local"}}),
+		"lab.cue", labSpec("128MiB", false))
 	site := func(wantCode int, memory string, args ...string) string {
 		t.Helper()
 		if err := os.WriteFile(spec, []byte(labSpec(memory, false)), 0o644); err != nil {

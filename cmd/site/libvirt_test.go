@@ -25,7 +25,7 @@ func labSpec(memory string, autostart bool) string {
 tenants: lab: {
 	domain: "lab.example.test"
 	vms: tiny: {
-		host:      "qemu:///session"
+		host:      "local"
 		autostart: ` + a + `
 		running:   true
 		vcpus:     1
@@ -58,7 +58,8 @@ func TestVMDiffAndApplyThroughCLI(t *testing.T) {
 	t.Setenv("NO_COLOR", "1")
 	// The guest has no OS to honour a shutdown request: force it off.
 	t.Setenv(libvirt.ShutdownTimeoutEnv, "0s")
-	spec := filepath.Join(t.TempDir(), "lab.cue")
+	spec := writeSpec(t, siteSrc(`hosts: local: uri: "qemu:///session"`, grant{tenant: "lab", domains: []string{"lab.example.test"}, hosts: []string{"local"}}),
+		"lab.cue", labSpec("64MiB", false))
 	write := func(memory string, autostart bool) {
 		if err := os.WriteFile(spec, []byte(labSpec(memory, autostart)), 0o644); err != nil {
 			t.Fatal(err)

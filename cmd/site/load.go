@@ -29,11 +29,11 @@ import (
 // file:line:col, as site vet prints them; so is a target that matches no
 // step in scope.
 func loadGraph(paths []string, only []plan.Phase, targets []string, budget compiler.Options) (*graph.Graph, error) {
-	paths, err := specPaths(paths)
+	config, paths, err := specInput(paths)
 	if err != nil {
 		return nil, err
 	}
-	spec, err := compiler.LoadWith(paths, budget)
+	spec, err := compiler.LoadWith(config, paths, budget)
 	if err != nil {
 		var diags compiler.Diagnostics
 		if !errors.As(err, &diags) {
@@ -58,9 +58,26 @@ func loadGraph(paths []string, only []plan.Phase, targets []string, budget compi
 	return g, nil
 }
 
-// specPaths is what vet, diff, apply and graph read: the PATH arguments,
-// or ./tenants/... when none are given. A missing ./tenants then gets its
-// own message, since the user named no path to check.
+// configFlag is --config, the operator's file; empty: found as
+// compiler.FindConfig says.
+var configFlag string
+
+const configFlagHelp = "the operator's file (site.cue, package site); default: site.cue here or in the nearest parent, else beside the PATHs or in their nearest parent"
+
+// specInput is what vet, diff, apply and graph read: the operator's
+// file and the tenant files at the PATH arguments.
+func specInput(args []string) (string, []string, error) {
+	paths, err := specPaths(args)
+	if err != nil {
+		return "", nil, err
+	}
+	config, err := compiler.FindConfig(configFlag, paths)
+	return config, paths, err
+}
+
+// specPaths is the PATH arguments, or ./tenants/... when none are
+// given. A missing ./tenants then gets its own message, since the user
+// named no path to check.
 func specPaths(args []string) ([]string, error) {
 	for i, a := range args {
 		if a == "" {

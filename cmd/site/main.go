@@ -75,6 +75,7 @@ Exit codes: 0 ok or no changes, 1 error, 2 changes present (diff
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
 		return fmt.Errorf("%w (see %s --help)", err, c.CommandPath())
 	})
+	root.PersistentFlags().StringVar(&configFlag, "config", "", configFlagHelp)
 	for _, c := range commands {
 		root.AddCommand(c())
 	}

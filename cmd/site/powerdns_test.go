@@ -13,8 +13,9 @@ import (
 )
 
 // These tests run the site command against a real PowerDNS that
-// pdnstest starts for each test, as a user would: tenant files on disk,
-// the API key and the DNS address in the environment.
+// pdnstest starts for each test, as a user would: tenant files on disk
+// beside the operator's site.cue, which names the server and its DNS
+// address, and the API key in the environment.
 
 // pdnsEnv starts a server and exports what site reads from the
 // environment for it.
@@ -22,7 +23,8 @@ func pdnsEnv(t *testing.T) *pdnstest.Server {
 	t.Helper()
 	srv := pdnstest.New(t, pdnstest.Options{})
 	t.Setenv("PDNS_API_KEY", srv.APIKey)
-	t.Setenv(powerdns.EnvDNSAddr, srv.DNSAddr)
+	// site.cue's dns: says where to verify; the environment must not.
+	t.Setenv(powerdns.EnvDNSAddr, "")
 	t.Setenv("NO_COLOR", "1")
 	return srv
 }
@@ -41,7 +43,8 @@ func siteRun(t *testing.T, srv *pdnstest.Server, args ...string) (int, string, s
 	return code, stdout.String(), stderr.String()
 }
 
-// tenantFile writes a tenant with one PowerDNS zone on srv.
+// tenantFile writes a tenant with one PowerDNS zone on srv, and the
+// site.cue that grants it.
 func tenantFile(t *testing.T, srv *pdnstest.Server, zone, records string) string {
 	t.Helper()
 	src := `package tenants
@@ -49,7 +52,7 @@ func tenantFile(t *testing.T, srv *pdnstest.Server, zone, records string) string
 tenants: office1: {
 	domain: "` + zone + `"
 	dns: zones: "` + zone + `": {
-		provider: powerdns: {url: "` + srv.URL + `", api_key: env: "PDNS_API_KEY"}
+		provider: "pdns"
 		ttl: 300
 		records: {
 ` + records + `
@@ -57,11 +60,9 @@ tenants: office1: {
 	}
 }
 `
-	path := filepath.Join(t.TempDir(), "office1.cue")
-	if err := os.WriteFile(path, []byte(src), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	return path
+	site := siteSrc(pdnsProvider("pdns", srv.URL, "PDNS_API_KEY", srv.DNSAddr),
+		grant{tenant: "office1", domains: []string{zone}, providers: []string{"pdns"}})
+	return writeSpec(t, site, "office1.cue", src)
 }
 
 func TestPowerDNSApplyThenDiffSaysNoChanges(t *testing.T) {
@@ -108,6 +109,9 @@ func TestPowerDNSApplyThenDiffSaysNoChanges(t *testing.T) {
 
 func TestPowerDNSExportThenVetAndDiff(t *testing.T) {
 	srv := pdnsEnv(t)
+	// export reads no site.cue: its marking verifies over DNS where the
+	// environment says.
+	t.Setenv(powerdns.EnvDNSAddr, srv.DNSAddr)
 	const zone = "legacy.example.test."
 	srv.CreateZone(t, zone,
 		// The apex NS with its own TTL, as zones usually have it: left
@@ -130,6 +134,11 @@ func TestPowerDNSExportThenVetAndDiff(t *testing.T) {
 	if code != exitOK || !strings.Contains(stderr, "not marked (--no-mark): site diff shows each RRset not yet marked for tenant legacy as adopt") {
 		t.Fatalf("export --no-mark exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
 	}
+	// The operator adds the lines export printed to site.cue.
+	site := filepath.Join(filepath.Dir(out), "site.cue")
+	if err := os.WriteFile(site, []byte(exportedSite(t, stderr)), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	if code, stdout, stderr := siteRun(t, srv, "diff", "--detailed-exitcode", out); code != exitChanges || !strings.Contains(stdout, "0 to create, 0 to update, 0 to delete, 7 to adopt") {
 		t.Fatalf("diff after export --no-mark: exit %d, want 2 and 7 to adopt\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
 	}
@@ -145,8 +154,8 @@ func TestPowerDNSExportThenVetAndDiff(t *testing.T) {
 		t.Errorf("stderr does not say what was left out and marked:\n%s", stderr)
 	}
 	src, _ := os.ReadFile(out)
-	if strings.Contains(string(src), srv.APIKey) || !strings.Contains(string(src), `env: "PDNS_API_KEY"`) {
-		t.Errorf("the spec must name the key's variable, never its value:\n%s", src)
+	if lines := exportedSite(t, stderr); strings.Contains(string(src)+lines, srv.APIKey) || strings.Contains(string(src), "PDNS_API_KEY") || !strings.Contains(lines, `env: "PDNS_API_KEY"`) {
+		t.Errorf("site.cue must name the key's variable, never its value, and the tenant's file neither:\n%s\n%s", src, lines)
 	}
 	if code, stdout, stderr := siteRun(t, srv, "vet", out); code != exitOK {
 		t.Fatalf("vet of the exported spec exit %d\n%s\nstdout:\n%s\nstderr:\n%s", code, src, stdout, stderr)

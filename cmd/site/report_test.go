@@ -11,7 +11,7 @@ import (
 
 // Step IDs as site graph names them.
 const (
-	stepSecret = "secret/b/dns/cf#token"
+	stepSecret = "secret/bao/dns/cf#token"
 	stepNet    = "network/test:///default/lan"
 	stepVM     = "vm/test:///default/web"
 	stepZoneA  = "dns/a.example."

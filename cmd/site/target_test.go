@@ -1,7 +1,6 @@
 package main
 
 import (
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -11,7 +10,7 @@ import (
 
 // twoZonesFile writes a tenant with two PowerDNS zones: good on srv, and
 // down on a loopback port where nothing listens, so it can never be
-// observed.
+// observed; and the site.cue that names both servers.
 func twoZonesFile(t *testing.T, srv *pdnstest.Server) string {
 	t.Helper()
 	src := `package tenants
@@ -20,24 +19,22 @@ tenants: office1: {
 	domain: "good.example.test"
 	dns: zones: {
 		"good.example.test": {
-			provider: powerdns: {url: "` + srv.URL + `", api_key: env: "PDNS_API_KEY"}
+			provider: "pdns"
 			ttl: 300
 			records: www: A: ["192.0.2.80"]
 		}
 		"down.example.test": {
-			// Port 1 on loopback: nothing listens there.
-			provider: powerdns: {url: "http://127.0.0.1:1", api_key: env: "PDNS_API_KEY"}
+			provider: "down"
 			ttl: 300
 			records: www: A: ["192.0.2.81"]
 		}
 	}
 }
 `
-	path := filepath.Join(t.TempDir(), "office1.cue")
-	if err := os.WriteFile(path, []byte(src), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	return path
+	// Port 1 on loopback: nothing listens there.
+	site := siteSrc(pdnsProvider("pdns", srv.URL, "PDNS_API_KEY", srv.DNSAddr)+pdnsProvider("down", "http://127.0.0.1:1", "PDNS_API_KEY", "off"),
+		grant{tenant: "office1", domains: []string{"good.example.test", "down.example.test"}, providers: []string{"pdns", "down"}})
+	return writeSpec(t, site, "office1.cue", src)
 }
 
 // TestTargetLeavesAnUnobservableStepOut is INCIDENTS.md 3 in small: a

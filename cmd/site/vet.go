@@ -44,7 +44,11 @@ workflow commands: ::error file=...,line=...,col=...::message).
   site vet --format json ./tenants/... | jq '.errors[].message'
 
 Specs vetted together are checked against each other too: one writer
-per DNS name, one tenant per zone, VM and network.
+per DNS name, one tenant per zone, VM and network; so is every tenant
+file beside the ones named. Each tenant is checked against its grant in
+the operator's site.cue (--config FILE, else site.cue here or in the
+nearest parent, else beside the PATHs): only its providers, hosts and
+domains, and no endpoint or credential in a tenant's file.
 
 Exit codes: 0 every spec is valid, 1 one is invalid or unreadable.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -59,11 +63,11 @@ Exit codes: 0 every spec is valid, 1 one is invalid or unreadable.`,
 			// 20% faster for 30% more peak memory (still less than cue
 			// vet's); see cmd/sitebench.
 			debug.SetGCPercent(200)
-			paths, err := specPaths(args)
+			config, paths, err := specInput(args)
 			if err != nil {
 				return withCode(exitError, err)
 			}
-			spec, err := compiler.LoadWith(paths, budget(cmd))
+			spec, err := compiler.LoadWith(config, paths, budget(cmd))
 			var diags compiler.Diagnostics
 			if err != nil && !errors.As(err, &diags) {
 				return withCode(exitError, err)

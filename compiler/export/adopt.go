@@ -33,6 +33,9 @@ type Request struct {
 type Adoption struct {
 	Zone   *model.Zone // canonical, with the RRsets read
 	Source []byte      // the tenant spec, vetted
+	// Site holds the lines the operator's site.cue needs for Source: the
+	// provider and the tenant's grant.
+	Site []byte
 	// Skipped says, one line each, what was left out and why; site never
 	// touches what it left out.
 	Skipped []string
@@ -71,13 +74,16 @@ func Read(ctx context.Context, x backends.ZoneExporter, req Request, run *backen
 	for i, r := range snap.RRsets {
 		rrsets[i] = *r
 	}
-	a.Source, err = Render(Zone{Tenant: req.Tenant, Domain: req.Domain, Zone: name, Provider: req.Provider, RRsets: rrsets})
-	if err != nil {
+	ez := Zone{Tenant: req.Tenant, Domain: req.Domain, Zone: name, Provider: req.Provider, RRsets: rrsets}
+	if a.Source, err = Render(ez); err != nil {
+		return nil, err
+	}
+	if a.Site, err = RenderSite(ez); err != nil {
 		return nil, err
 	}
 	// Vetted before it is written or anything is marked: the spec site
-	// export hands over must pass site vet as it is.
-	if err := Vet(req.Tenant+".cue", a.Source); err != nil {
+	// export hands over must pass site vet as it is, with those lines.
+	if err := Vet(compiler.ConfigName, append([]byte("package site\n\n"), a.Site...), req.Tenant+".cue", a.Source); err != nil {
 		return nil, fmt.Errorf("the exported spec for tenant %s does not pass site vet, so nothing was written or marked: %w", req.Tenant, err)
 	}
 	z.RRsets = snap.RRsets
@@ -111,10 +117,11 @@ func (e redactedError) Error() string { return e.msg }
 func (e redactedError) Unwrap() error { return e.err }
 
 // Vet checks a spec site generated (site init's scaffold, an exported
-// zone) as site vet would, and returns vet's messages as one error, each
-// once, without positions: they would point into a file not yet written.
-func Vet(name string, src []byte) error {
-	_, err := compiler.LoadSource(name, src)
+// zone) with the operator's file it needs, as site vet would, and
+// returns vet's messages as one error, each once, without positions:
+// they would point into files not yet written.
+func Vet(siteName string, site []byte, name string, src []byte) error {
+	_, err := compiler.LoadSource(siteName, site, name, src)
 	var diags compiler.Diagnostics
 	if !errors.As(err, &diags) {
 		return err

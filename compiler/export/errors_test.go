@@ -12,7 +12,7 @@ func TestRenderErrors(t *testing.T) {
 	base := func(rrsets ...model.RRset) Zone {
 		return Zone{Tenant: "sjc", Zone: "sjc.example.net.", Provider: pdnsProvider, RRsets: rrsets}
 	}
-	vaultKey := model.Provider{PowerDNS: &model.PowerDNS{URL: "http://127.0.0.1:8081",
+	vaultKey := model.Provider{Name: "pdns", PowerDNS: &model.PowerDNS{URL: "http://127.0.0.1:8081",
 		APIKey: model.Credential{Vault: &model.VaultRef{Path: "dns/pdns", Key: "api_key"}}}}
 	tests := []struct {
 		name    string
@@ -37,19 +37,23 @@ func TestRenderErrors(t *testing.T) {
 			"bin.sjc.example.net. TXT: holds data that is not UTF-8"},
 		{"no tenant", Zone{Zone: "sjc.example.net.", Provider: pdnsProvider}, "no tenant name"},
 		{"relative zone", Zone{Tenant: "sjc", Zone: "sjc.example.net", Provider: pdnsProvider}, "pass it absolute with a trailing dot"},
-		{"no provider", Zone{Tenant: "sjc", Zone: "sjc.example.net."}, "no provider"},
-		{"two providers", Zone{Tenant: "sjc", Zone: "sjc.example.net.", Provider: model.Provider{
+		{"provider without a name", Zone{Tenant: "sjc", Zone: "sjc.example.net."}, "the provider has no name"},
+		{"no provider", Zone{Tenant: "sjc", Zone: "sjc.example.net.", Provider: model.Provider{Name: "x"}}, "no provider"},
+		{"two providers", Zone{Tenant: "sjc", Zone: "sjc.example.net.", Provider: model.Provider{Name: "x",
 			PowerDNS: pdnsProvider.PowerDNS, Cloudflare: &model.Cloudflare{Token: model.Credential{Env: "CF"}}}}, "names both powerdns and cloudflare"},
-		{"no credential", Zone{Tenant: "sjc", Zone: "sjc.example.net.", Provider: model.Provider{
+		{"no credential", Zone{Tenant: "sjc", Zone: "sjc.example.net.", Provider: model.Provider{Name: "x",
 			Cloudflare: &model.Cloudflare{}}}, "cloudflare token has no reference"},
-		{"vault credential without a vault", Zone{Tenant: "sjc", Zone: "sjc.example.net.", Provider: vaultKey},
-			"no vault is given"},
-		{"vault without addrs", Zone{Tenant: "sjc", Zone: "sjc.example.net.", Provider: vaultKey, Secrets: &model.Vault{}},
-			"the vault has no addrs"},
+		{"vault credential without the vault's name", Zone{Tenant: "sjc", Zone: "sjc.example.net.", Provider: vaultKey},
+			"powerdns api_key names no vault"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
+			// Render writes the tenant's file, RenderSite the provider
+			// for site.cue: an error in either is export's error.
 			out, err := Render(tt.zone)
+			if err == nil {
+				out, err = RenderSite(tt.zone)
+			}
 			if err == nil {
 				t.Fatalf("got no error, want one containing %q; output:\n%s", tt.wantErr, out)
 			}

@@ -1,7 +1,10 @@
 // Package export writes live DNS records as a tenant spec in the language
 // users write (the tenant schema in schema/), so that `site
 // export` can adopt an existing zone: the PowerDNS and Cloudflare backends
-// observe a zone and hand its RRsets to Render.
+// observe a zone and hand its RRsets to Render, which writes the tenant's
+// file (the provider by name); RenderSite writes the lines the operator's
+// site.cue needs for it (the provider's URL and credential reference, and
+// the tenant's grant).
 //
 // The output is built as a CUE syntax tree and printed with
 // cuelang.org/go/cue/format, so it parses by construction; it is
@@ -46,18 +49,15 @@ type Zone struct {
 	Domain string
 	Zone   string // canonical zone name
 	// Provider is where the zone lives, with credentials as references
-	// (model.Credential cannot hold a secret), written as the zone's
-	// provider field.
+	// (model.Credential cannot hold a secret). The tenant's file names
+	// it (provider: Provider.Name); RenderSite declares it for site.cue.
 	Provider model.Provider
-	// Secrets is the tenant's Vault/OpenBao store, written as its secrets
-	// field. It is needed when a credential is a vault reference.
-	Secrets *model.Vault
-	RRsets  []model.RRset // canonical names and values; empty RRsets are skipped
+	RRsets   []model.RRset // canonical names and values; empty RRsets are skipped
 }
 
 // Render returns the tenant spec for z: `package tenants` and
 // `tenants: <name>: {domain, dns: zones: "<zone>": {provider, ttl,
-// records}}`. The zone's ttl is the most common TTL among its names (the
+// records}}`, the provider by name (RenderSite says what it names). The zone's ttl is the most common TTL among its names (the
 // smaller one on a tie); a name with another TTL carries its own ttl.
 func Render(z Zone) ([]byte, error) {
 	if z.Tenant == "" {
@@ -66,17 +66,8 @@ func Render(z Zone) ([]byte, error) {
 	if z.Zone == "" || !strings.HasSuffix(z.Zone, ".") {
 		return nil, fmt.Errorf("export: zone %q is not a canonical name; pass it absolute with a trailing dot", z.Zone)
 	}
-	provider, err := providerExpr(z.Provider)
-	if err != nil {
-		return nil, err
-	}
-	var secrets ast.Expr
-	if z.Secrets != nil {
-		if secrets, err = vaultExpr(*z.Secrets); err != nil {
-			return nil, err
-		}
-	} else if usesVault(z.Provider) {
-		return nil, fmt.Errorf("export: the provider's credential is a vault reference but no vault is given; pass the tenant's store (Zone.Secrets) or use an environment variable")
+	if z.Provider.Name == "" {
+		return nil, fmt.Errorf("export: the provider has no name; give the name site.cue calls it")
 	}
 	names, err := collect(z)
 	if err != nil {
@@ -90,15 +81,12 @@ func Render(z Zone) ([]byte, error) {
 	}
 	recordsField := &ast.Field{Label: ast.NewIdent("records"), Value: ast.NewStruct(records...)}
 	zone := &ast.StructLit{Elts: []ast.Decl{
-		&ast.Field{Label: ast.NewIdent("provider"), Value: provider},
+		&ast.Field{Label: ast.NewIdent("provider"), Value: ast.NewString(z.Provider.Name)},
 		&ast.Field{Label: ast.NewIdent("ttl"), Value: number(int(ttl))},
 		recordsField,
 	}}
 	domain := cmp.Or(z.Domain, z.Zone)
 	tenant := []any{ast.NewIdent("domain"), ast.NewString(strings.TrimSuffix(domain, "."))}
-	if secrets != nil {
-		tenant = append(tenant, ast.NewIdent("secrets"), ast.NewStruct("vault", secrets))
-	}
 	tenant = append(tenant, ast.NewIdent("dns"), ast.NewStruct(
 		ast.NewIdent("zones"), ast.NewStruct(
 			ast.NewString(strings.TrimSuffix(z.Zone, ".")), zone)))
@@ -178,65 +166,45 @@ func providerExpr(p model.Provider) (ast.Expr, error) {
 	return nil, fmt.Errorf("export: no provider; say where the zone lives (powerdns or cloudflare)")
 }
 
-// credential writes a reference, {env: NAME} or {vault: {path, key}}.
+// credential writes a reference, {env: NAME} or {vault: {vault, path, key}}.
 func credential(what string, c model.Credential) (ast.Expr, error) {
 	switch {
 	case c.Env != "" && c.Vault != nil:
 		return nil, fmt.Errorf("export: %s names both an environment variable and a vault secret; give one", what)
 	case c.Env != "":
 		return ast.NewStruct("env", ast.NewString(c.Env)), nil
+	case c.Vault != nil && c.Vault.Vault == "":
+		return nil, fmt.Errorf("export: %s names no vault; give the name site.cue calls the store", what)
 	case c.Vault != nil:
-		return ast.NewStruct("vault", ast.NewStruct("path", ast.NewString(c.Vault.Path), "key", ast.NewString(c.Vault.Key))), nil
+		return ast.NewStruct("vault", ast.NewStruct("vault", ast.NewString(c.Vault.Vault), "path", ast.NewString(c.Vault.Path), "key", ast.NewString(c.Vault.Key))), nil
 	}
 	return nil, fmt.Errorf("export: %s has no reference; name an environment variable or a vault secret", what)
 }
 
-func usesVault(p model.Provider) bool {
-	switch {
-	case p.PowerDNS != nil:
-		return p.PowerDNS.APIKey.Vault != nil
-	case p.Cloudflare != nil:
-		return p.Cloudflare.Token.Vault != nil
+// RenderSite returns what the operator's site.cue needs for z: the
+// provider, by its name, and the tenant's grant of the domain and the
+// provider. They are fields to add to site.cue, without a package
+// clause.
+func RenderSite(z Zone) ([]byte, error) {
+	provider, err := providerExpr(z.Provider)
+	if err != nil {
+		return nil, err
 	}
-	return false
-}
-
-// vaultExpr writes a tenant's store, leaving out what equals the
-// language's defaults (mount "secret", token from VAULT_TOKEN, approle
-// mount "approle").
-func vaultExpr(v model.Vault) (ast.Expr, error) {
-	if len(v.Addrs) == 0 {
-		return nil, fmt.Errorf("export: the vault has no addrs; give the addresses site tries, in order")
+	// The grant holds the zone, and the tenant's domain when that lies
+	// outside it (a zone above the domain is held through the zone).
+	domains := []ast.Expr{ast.NewString(strings.TrimSuffix(z.Zone, "."))}
+	if d := cmp.Or(z.Domain, z.Zone); !dnsname.IsSubdomain(d, z.Zone) {
+		domains = append(domains, ast.NewString(strings.TrimSuffix(d, ".")))
 	}
-	addrs := make([]ast.Expr, len(v.Addrs))
-	for i, a := range v.Addrs {
-		addrs[i] = ast.NewString(a)
+	file := &ast.File{Decls: []ast.Decl{
+		&ast.Field{Label: ast.NewIdent("providers"), Value: ast.NewStruct(label(z.Provider.Name), provider)},
+		&ast.Field{Label: ast.NewIdent("tenants"), Value: ast.NewStruct(label(z.Tenant), ast.NewStruct(
+			"domains", ast.NewList(domains...),
+			"providers", ast.NewList(ast.NewString(z.Provider.Name))))},
+	}}
+	out, err := format.Node(file, format.Simplify())
+	if err != nil {
+		return nil, fmt.Errorf("export: formatting the site.cue lines of zone %s: %w", z.Zone, err)
 	}
-	fields := []any{"addrs", ast.NewList(addrs...)}
-	if v.Mount != "" && v.Mount != "secret" {
-		fields = append(fields, "mount", ast.NewString(v.Mount))
-	}
-	if v.AppRole != nil {
-		role, err := credential("vault approle role_id", v.AppRole.RoleID)
-		if err != nil {
-			return nil, err
-		}
-		secret, err := credential("vault approle secret_id", v.AppRole.SecretID)
-		if err != nil {
-			return nil, err
-		}
-		ar := []any{"role_id", role, "secret_id", secret}
-		if v.AppRole.Mount != "" && v.AppRole.Mount != "approle" {
-			ar = append(ar, "mount", ast.NewString(v.AppRole.Mount))
-		}
-		fields = append(fields, "approle", ast.NewStruct(ar...))
-	}
-	if v.Token != (model.Credential{Env: "VAULT_TOKEN"}) && v.Token != (model.Credential{}) {
-		token, err := credential("vault token", v.Token)
-		if err != nil {
-			return nil, err
-		}
-		fields = append(fields, "token", token)
-	}
-	return ast.NewStruct(fields...), nil
+	return out, nil
 }

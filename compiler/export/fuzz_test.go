@@ -1,12 +1,9 @@
 package export
 
 import (
-	"os"
-	"path/filepath"
 	"testing"
 	"unicode/utf8"
 
-	"github.com/site-tools/site/compiler"
 	"github.com/site-tools/site/compiler/dnsname"
 	"github.com/site-tools/site/compiler/model"
 	"github.com/site-tools/site/compiler/rdata"
@@ -34,11 +31,7 @@ func FuzzRender(f *testing.F) {
 		if err != nil {
 			t.Fatalf("Render(%q, %q): %v", owner, txt, err)
 		}
-		path := filepath.Join(dir, "fuzz.cue")
-		if err := os.WriteFile(path, out, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		spec, err := compiler.Load([]string{path})
+		spec, err := loadRendered(t, dir, Zone{Tenant: "fuzz", Zone: zone, Provider: pdnsProvider}, out)
 		if err != nil {
 			t.Fatalf("compiler.Load of the spec for %q, %q:\n%v\n%s", owner, txt, err, out)
 		}

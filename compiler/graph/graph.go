@@ -46,16 +46,17 @@ type Step struct {
 	Zone    *model.Zone
 }
 
-// Secret is one credential read from a tenant's secret store.
+// Secret is one credential read from one of the operator's stores.
 type Secret struct {
-	Tenant string
-	Store  *model.Vault
-	Ref    model.VaultRef
+	Store *model.Vault
+	Ref   model.VaultRef
 }
 
-// SecretStepID names the step that reads ref from tenant's store.
-func SecretStepID(tenant string, ref model.VaultRef) string {
-	return "secret/" + tenant + "/" + ref.Path + "#" + ref.Key
+// SecretStepID names the step that reads ref. Stores are the operator's
+// (site.cue), so one secret read serves every tenant whose provider
+// needs it.
+func SecretStepID(ref model.VaultRef) string {
+	return "secret/" + ref.Vault + "/" + ref.Path + "#" + ref.Key
 }
 
 // Graph is a set of steps in topological order.
@@ -71,17 +72,18 @@ func (g *Graph) Step(id string) *Step { return g.byID[id] }
 func Build(spec *model.Spec) (*Graph, error) {
 	var steps []*Step
 	secretSteps := map[string]*Step{}
-	needSecret := func(t *model.Tenant, c model.Credential) (string, error) {
+	needSecret := func(c model.Credential) (string, error) {
 		if c.Vault == nil {
 			return "", nil
 		}
-		if t.Secrets == nil {
-			return "", fmt.Errorf("tenant %s: a credential refers to vault path %q but the tenant declares no secrets.vault store", t.Name, c.Vault.Path)
+		store := spec.Vaults[c.Vault.Vault]
+		if store == nil {
+			return "", fmt.Errorf("a credential refers to vault %q, which site.cue does not declare", c.Vault.Vault)
 		}
-		id := SecretStepID(t.Name, *c.Vault)
+		id := SecretStepID(*c.Vault)
 		if _, ok := secretSteps[id]; !ok {
-			s := &Step{ID: id, Kind: KindSecret, Phase: plan.PhaseSecrets, Tenant: t.Name,
-				Secret: &Secret{Tenant: t.Name, Store: t.Secrets, Ref: *c.Vault}}
+			s := &Step{ID: id, Kind: KindSecret, Phase: plan.PhaseSecrets,
+				Secret: &Secret{Store: store, Ref: *c.Vault}}
 			secretSteps[id] = s
 			steps = append(steps, s)
 		}
@@ -109,14 +111,7 @@ func Build(spec *model.Spec) (*Graph, error) {
 		}
 		for _, z := range t.Zones {
 			s := &Step{ID: ZoneStepID(z.Name), Kind: KindZone, Phase: plan.PhaseDNS, Tenant: t.Name, TenantSpec: t, Zone: z}
-			var cred model.Credential
-			switch {
-			case z.Provider.PowerDNS != nil:
-				cred = z.Provider.PowerDNS.APIKey
-			case z.Provider.Cloudflare != nil:
-				cred = z.Provider.Cloudflare.Token
-			}
-			id, err := needSecret(t, cred)
+			id, err := needSecret(z.Provider.Credential())
 			if err != nil {
 				return nil, err
 			}

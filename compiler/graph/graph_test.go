@@ -14,19 +14,19 @@ import (
 )
 
 // coldStart is the shape of INCIDENTS.md 1: a Cloudflare zone whose token
-// is in the tenant's own store, a VM that publishes into the zone, and a
-// network the VM uses; plus a second tenant on PowerDNS with an env key.
+// is in the operator's store bao, a VM that publishes into the zone, and
+// a network the VM uses; plus a second tenant on PowerDNS with an env key.
 func coldStart() *model.Spec {
-	store := &model.Vault{Addrs: []string{"https://keys.sjc.example.net", "http://127.0.0.1:1"}, Mount: "secret"}
-	token := model.Credential{Vault: &model.VaultRef{Path: "dns/cloudflare", Key: "token"}}
-	return &model.Spec{Tenants: []*model.Tenant{
+	store := &model.Vault{Name: "bao", Addrs: []string{"https://keys.sjc.example.net", "http://127.0.0.1:1"}, Mount: "secret"}
+	token := model.Credential{Vault: &model.VaultRef{Vault: "bao", Path: "dns/cloudflare", Key: "token"}}
+	return &model.Spec{Vaults: map[string]*model.Vault{"bao": store}, Tenants: []*model.Tenant{
 		{
 			Name: "office1", Domain: "office1.example.test.",
 			Zones: []*model.Zone{{Tenant: "office1", Name: "office1.example.test.",
 				Provider: model.Provider{PowerDNS: &model.PowerDNS{URL: "http://127.0.0.1:8081", APIKey: model.Credential{Env: "PDNS_API_KEY"}}}}},
 		},
 		{
-			Name: "sjc", Domain: "sjc.example.net.", Secrets: store,
+			Name: "sjc", Domain: "sjc.example.net.",
 			Networks: []*model.Network{{Tenant: "sjc", Name: "sjc-lan", Host: "qemu:///system"}},
 			VMs: []*model.VM{{Tenant: "sjc", Name: "keys", Host: "qemu:///system",
 				NICs:    []model.NIC{{Network: "sjc-lan"}},
@@ -54,7 +54,7 @@ func TestBuildOrdersByDependencyThenPhase(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := []string{
-		"secret/sjc/dns/cloudflare#token",
+		"secret/bao/dns/cloudflare#token",
 		"network/qemu:///system/sjc-lan",
 		"vm/qemu:///system/keys",
 		"dns/office1.example.test.",
@@ -66,8 +66,8 @@ func TestBuildOrdersByDependencyThenPhase(t *testing.T) {
 	}
 	deps := map[string][]string{
 		"vm/qemu:///system/keys": {"network/qemu:///system/sjc-lan"},
-		"dns/sjc.example.net.":   {"secret/sjc/dns/cloudflare#token", "vm/qemu:///system/keys"},
-		"dns/sjc.example.org.":   {"secret/sjc/dns/cloudflare#token"},
+		"dns/sjc.example.net.":   {"secret/bao/dns/cloudflare#token", "vm/qemu:///system/keys"},
+		"dns/sjc.example.org.":   {"secret/bao/dns/cloudflare#token"},
 	}
 	for id, want := range deps {
 		if got := g.Step(id).Deps; !reflect.DeepEqual(got, want) {
@@ -84,9 +84,9 @@ func TestBuildErrors(t *testing.T) {
 	}{
 		{"vault credential without a store", func() *model.Spec {
 			s := coldStart()
-			s.Tenants[1].Secrets = nil
+			s.Vaults = nil
 			return s
-		}, "declares no secrets.vault store"},
+		}, `refers to vault "bao", which site.cue does not declare`},
 		{"one VM twice", func() *model.Spec {
 			s := coldStart()
 			s.Tenants[1].VMs = append(s.Tenants[1].VMs, s.Tenants[1].VMs[0])
@@ -123,10 +123,10 @@ func TestOnly(t *testing.T) {
 		{"", ids(g)},
 		// --only dns keeps the secret the DNS steps need, not the VM that
 		// publishes into the zone.
-		{"dns", []string{"secret/sjc/dns/cloudflare#token", "dns/office1.example.test.", "dns/sjc.example.net.", "dns/sjc.example.org."}},
+		{"dns", []string{"secret/bao/dns/cloudflare#token", "dns/office1.example.test.", "dns/sjc.example.net.", "dns/sjc.example.org."}},
 		{"vm", []string{"vm/qemu:///system/keys"}},
 		{"network,vm", []string{"network/qemu:///system/sjc-lan", "vm/qemu:///system/keys"}},
-		{"secrets", []string{"secret/sjc/dns/cloudflare#token"}},
+		{"secrets", []string{"secret/bao/dns/cloudflare#token"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.only, func(t *testing.T) {

@@ -22,7 +22,7 @@ func TestTargets(t *testing.T) {
 		// A targeted zone keeps the secret its token is read from, not the
 		// VM that publishes into it.
 		{"exact zone", []string{"dns/sjc.example.net."},
-			[]string{"secret/sjc/dns/cloudflare#token", "dns/sjc.example.net."}},
+			[]string{"secret/bao/dns/cloudflare#token", "dns/sjc.example.net."}},
 		{"exact zone without a secret", []string{"dns/office1.example.test."},
 			[]string{"dns/office1.example.test."}},
 		{"exact VM ID with a host URI", []string{"vm/qemu:///system/keys"},
@@ -30,16 +30,16 @@ func TestTargets(t *testing.T) {
 		// * crosses the slashes of the host URI.
 		{"glob over hosts", []string{"vm/*/keys"}, []string{"vm/qemu:///system/keys"}},
 		{"every zone", []string{"dns/*"},
-			[]string{"secret/sjc/dns/cloudflare#token", "dns/office1.example.test.", "dns/sjc.example.net.", "dns/sjc.example.org."}},
+			[]string{"secret/bao/dns/cloudflare#token", "dns/office1.example.test.", "dns/sjc.example.net.", "dns/sjc.example.org."}},
 		{"suffix glob", []string{"dns/*.example.org."},
-			[]string{"secret/sjc/dns/cloudflare#token", "dns/sjc.example.org."}},
+			[]string{"secret/bao/dns/cloudflare#token", "dns/sjc.example.org."}},
 		{"question mark and class", []string{"dns/sjc.example.ne?.", "network/*/sjc-[a-z]an"},
-			[]string{"secret/sjc/dns/cloudflare#token", "network/qemu:///system/sjc-lan", "dns/sjc.example.net."}},
+			[]string{"secret/bao/dns/cloudflare#token", "network/qemu:///system/sjc-lan", "dns/sjc.example.net."}},
 		{"negated class", []string{"dns/[^s]*"}, []string{"dns/office1.example.test."}},
 		{"escaped star matches only a star", []string{`dns/office1.example.test.`, `vm/\*`}, nil},
 		{"patterns that overlap keep each step once", []string{"dns/sjc.*", "dns/*.net."},
-			[]string{"secret/sjc/dns/cloudflare#token", "dns/sjc.example.net.", "dns/sjc.example.org."}},
-		{"a secret step alone", []string{"secret/*"}, []string{"secret/sjc/dns/cloudflare#token"}},
+			[]string{"secret/bao/dns/cloudflare#token", "dns/sjc.example.net.", "dns/sjc.example.org."}},
+		{"a secret step alone", []string{"secret/*"}, []string{"secret/bao/dns/cloudflare#token"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -16,16 +16,19 @@ type Pos struct {
 // IsValid reports whether p names a real position.
 func (p Pos) IsValid() bool { return p.File != "" }
 
-// Spec is everything loaded in one run: all tenants, sorted by name.
+// Spec is everything loaded in one run: the tenants in scope, sorted by
+// name, and the operator's secret stores they may need.
 type Spec struct {
 	Tenants []*Tenant
+	// Vaults are the operator's stores (site.cue vaults), by name. A
+	// credential's VaultRef.Vault is a key of this map.
+	Vaults map[string]*Vault
 }
 
 // Tenant is one customer site.
 type Tenant struct {
 	Name     string
 	Domain   string // canonical
-	Secrets  *Vault // nil when the tenant reads no secrets from a store
 	Zones    []*Zone
 	Networks []*Network
 	VMs      []*VM
@@ -33,26 +36,32 @@ type Tenant struct {
 }
 
 // Credential is a reference to a secret, never the secret itself.
-// Exactly one of Env and Vault is set.
+// Exactly one of Env and Vault is set. Only the operator's file
+// (site.cue) holds credentials: a tenant never names one.
 type Credential struct {
 	Env   string    `json:"env,omitempty"`
 	Vault *VaultRef `json:"vault,omitempty"`
 }
 
-// VaultRef names one key of a KV v2 secret in the tenant's store.
+// VaultRef names one key of a KV v2 secret in one of the operator's
+// stores.
 type VaultRef struct {
-	Path string `json:"path"`
-	Key  string `json:"key"`
+	Vault string `json:"vault"` // a key of Spec.Vaults
+	Path  string `json:"path"`
+	Key   string `json:"key"`
 }
 
-// Vault says where a tenant's secrets live and how site authenticates.
+// Vault is one of the operator's Vault/OpenBao stores and how site
+// authenticates to it.
 type Vault struct {
+	Name  string     // its name in site.cue
 	Addrs []string   // tried in order
 	Mount string     // KV v2 mount, "secret" by default
 	Token Credential // how site authenticates; env VAULT_TOKEN by default
 	// AppRole, when set, logs in with a role and secret id instead of Token.
-	AppRole   *AppRole
-	Plaintext bool // the operator allows http:// to a non-loopback address (site.cue: plaintext: true)
+	AppRole *AppRole
+	// the operator allows http:// to a non-loopback address (site.cue: plaintext: true)
+	Plaintext bool
 	Pos       Pos
 }
 
@@ -73,10 +82,24 @@ type Zone struct {
 	Pos      Pos
 }
 
-// Provider says which DNS service hosts a zone. Exactly one field is set.
+// Provider says which DNS service hosts a zone: the operator's provider
+// the zone names, resolved. Exactly one of PowerDNS and Cloudflare is set.
 type Provider struct {
+	Name       string // its name in site.cue
 	PowerDNS   *PowerDNS
 	Cloudflare *Cloudflare
+}
+
+// Credential is what site authenticates to the provider with: the
+// PowerDNS API key or the Cloudflare token.
+func (p Provider) Credential() Credential {
+	switch {
+	case p.PowerDNS != nil:
+		return p.PowerDNS.APIKey
+	case p.Cloudflare != nil:
+		return p.Cloudflare.Token
+	}
+	return Credential{}
 }
 
 // Kind names the provider ("powerdns" or "cloudflare").
@@ -92,17 +115,22 @@ func (p Provider) Kind() string {
 
 // PowerDNS is a PowerDNS Authoritative server's HTTP API.
 type PowerDNS struct {
-	URL       string
-	Server    string // server id, "localhost" by default
-	APIKey    Credential
-	Plaintext bool // the operator allows http:// to a non-loopback address (site.cue: plaintext: true)
+	URL    string
+	Server string // server id, "localhost" by default
+	APIKey Credential
+	// DNSAddr is where apply verifies what the server serves (host:port,
+	// or "off"); empty: the environment, else the API host on port 53.
+	DNSAddr string
+	// the operator allows http:// to a non-loopback address (site.cue: plaintext: true)
+	Plaintext bool
 }
 
 // Cloudflare is the Cloudflare v4 API.
 type Cloudflare struct {
-	Token     Credential
-	APIURL    string // empty: Cloudflare's public API
-	Plaintext bool   // the operator allows http:// to a non-loopback address (site.cue: plaintext: true)
+	Token  Credential
+	APIURL string // empty: Cloudflare's public API
+	// the operator allows http:// to a non-loopback address (site.cue: plaintext: true)
+	Plaintext bool
 }
 
 // RRset is all records of one type at one name.
@@ -138,7 +166,8 @@ const (
 type Network struct {
 	Tenant    string
 	Name      string
-	Host      string // libvirt URI
+	HostName  string // the host's name in site.cue
+	Host      string // its libvirt URI, resolved from site.cue
 	CIDR      string
 	Autostart bool
 	Pos       Pos
@@ -148,7 +177,8 @@ type Network struct {
 type VM struct {
 	Tenant      string
 	Name        string
-	Host        string // libvirt URI
+	HostName    string // the host's name in site.cue
+	Host        string // its libvirt URI, resolved from site.cue
 	Autostart   bool
 	Running     bool
 	VCPUs       int

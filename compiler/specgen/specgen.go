@@ -1,4 +1,5 @@
-// Package specgen writes synthetic, valid tenant specs for benchmarks:
+// Package specgen writes synthetic, valid tenant specs, and the site.cue
+// that grants them, for benchmarks:
 // many tenants, one file and one zone each, with a realistic mix of
 // record types (80 % A, 10 % AAAA, 5 % CNAME, 5 % TXT, the mix CUE's
 // evaluation cost was first measured with), and one network and VM in
@@ -20,7 +21,7 @@ func Tenant(i, n int) []byte {
 	var b strings.Builder
 	fmt.Fprintf(&b, "package tenants\n\ntenants: %s: {\n\tdomain: %q\n", name, zone)
 	fmt.Fprintf(&b, "\tdns: zones: %q: {\n", zone)
-	b.WriteString("\t\tprovider: powerdns: {url: \"http://127.0.0.1:8081\", api_key: env: \"PDNS_API_KEY\"}\n")
+	b.WriteString("\t\tprovider: \"pdns\"\n")
 	b.WriteString("\t\trecords: {\n")
 	for r := range n {
 		host := fmt.Sprintf("h%03d", r)
@@ -37,16 +38,33 @@ func Tenant(i, n int) []byte {
 	}
 	b.WriteString("\t\t}\n\t}\n")
 	if i%10 == 0 {
-		fmt.Fprintf(&b, "\tnetworks: \"lan-%s\": {host: \"qemu:///system\", cidr: \"10.%d.%d.0/24\", autostart: true}\n", name, i/256%256, i%256)
-		fmt.Fprintf(&b, "\tvms: %s: {host: \"qemu:///system\", autostart: true, memory: \"1GiB\", nics: [{network: \"lan-%s\"}]}\n", name, name)
+		fmt.Fprintf(&b, "\tnetworks: \"lan-%s\": {host: \"kvm1\", cidr: \"10.%d.%d.0/24\", autostart: true}\n", name, i/256%256, i%256)
+		fmt.Fprintf(&b, "\tvms: %s: {host: \"kvm1\", autostart: true, memory: \"1GiB\", nics: [{network: \"lan-%s\"}]}\n", name, name)
 	}
 	b.WriteString("}\n")
 	return []byte(b.String())
 }
 
-// Write writes tenants files of n records each into dir and returns
-// their paths and total size.
+// Site returns the operator's file that grants tenants 0..tenants-1
+// their domain, the provider and the host their specs name.
+func Site(tenants int) []byte {
+	var b strings.Builder
+	b.WriteString("package site\n\nproviders: pdns: powerdns: {url: \"http://127.0.0.1:8081\", api_key: env: \"PDNS_API_KEY\"}\n")
+	b.WriteString("hosts: kvm1: uri: \"qemu:///system\"\n\ntenants: {\n")
+	for i := range tenants {
+		fmt.Fprintf(&b, "\tt%04d: {domains: [\"t%04d.example.test\"], providers: [\"pdns\"], hosts: [\"kvm1\"]}\n", i, i)
+	}
+	b.WriteString("}\n")
+	return []byte(b.String())
+}
+
+// Write writes tenants files of n records each into dir, and the
+// operator's file site.cue that grants them, and returns the tenant
+// files' paths and total size.
 func Write(dir string, tenants, n int) (paths []string, size int64, err error) {
+	if err := os.WriteFile(filepath.Join(dir, "site.cue"), Site(tenants), 0o644); err != nil {
+		return nil, 0, err
+	}
 	for i := range tenants {
 		p := filepath.Join(dir, fmt.Sprintf("t%04d.cue", i))
 		src := Tenant(i, n)

@@ -1,0 +1,119 @@
+package compiler
+
+import (
+	"fmt"
+	"path/filepath"
+	"strings"
+
+	"golang.org/x/net/publicsuffix"
+
+	"github.com/site-tools/site/compiler/model"
+)
+
+// This file checks a tenant against its grant in site.cue: a tenant's
+// file may use only the providers and hosts granted to it, and only
+// zones at or below its own domains (or names delegated to it), never a
+// public suffix unless the operator allows it.
+
+// grantOf returns tenant's grant, reporting a tenant site.cue does not
+// declare.
+func (b *builder) grantOf(tenant string, tp []string) *grant {
+	g := b.op.grants[tenant]
+	if g == nil {
+		b.errorf(tp, "tenant %s is not declared in the operator's file %s; the operator grants it there: tenants: %s: {domains: [...], providers: [...], hosts: [...]}",
+			tenant, b.op.file, tenant)
+	}
+	return g
+}
+
+// holds checks that tenant may hold name (its domain, or a zone).
+func (b *builder) holds(tenant string, g *grant, path []string, what, name string) bool {
+	held, c, ok := b.op.holder(name)
+	switch {
+	case !ok:
+		b.errorf(path, "%s %s is outside the domains site.cue grants tenant %s (%s); a tenant holds names at or below its domains only: ask the operator to grant it",
+			what, name, tenant, strings.Join(b.op.domainsOf(tenant), ", "))
+		return false
+	case c.tenant != tenant && held == name:
+		b.related(path, []model.Pos{c.pos}, "%s %s is granted to tenant %s in site.cue: a name has one holder, so a tenant never takes another's",
+			what, name, c.tenant)
+		return false
+	case c.tenant != tenant:
+		b.related(path, []model.Pos{c.pos}, "%s %s lies in %s, which site.cue grants to tenant %s: a tenant never takes names of another tenant's domain unless the operator delegates them (tenants: %s: delegate: [%q])",
+			what, name, held, c.tenant, tenant, strings.TrimSuffix(name, "."))
+		return false
+	case !g.publicSuffix && isPublicSuffix(name):
+		b.errorf(path, "%s %s is a public suffix: whoever holds it can answer for every name below it; the operator allows it only with allow_public_suffix: true on tenant %s",
+			what, name, tenant)
+		return false
+	}
+	return true
+}
+
+// provider resolves the provider a zone names, if granted. (A grant
+// names only declared providers: site.cue is checked first.)
+func (b *builder) provider(tenant string, g *grant, path []string, name string) model.Provider {
+	if !g.providers[name] {
+		b.errorf(path, "provider %q is not granted to tenant %s in site.cue; use one of: %s, or ask the operator to grant it", name, tenant, granted(g.providers))
+		return model.Provider{}
+	}
+	return b.op.providers[name]
+}
+
+// host resolves the libvirt URI of the host a VM or network names, if
+// granted. (A grant names only declared hosts.)
+func (b *builder) host(tenant string, g *grant, path []string, name string) string {
+	if !g.hosts[name] {
+		b.errorf(path, "host %q is not granted to tenant %s in site.cue; use one of: %s, or ask the operator to grant it", name, tenant, granted(g.hosts))
+		return ""
+	}
+	return b.op.hosts[name]
+}
+
+func granted(m map[string]bool) string {
+	if len(m) == 0 {
+		return "(none granted)"
+	}
+	return strings.Join(sortedKeys(m), ", ")
+}
+
+// domainsOf lists the names site.cue grants tenant.
+func (o *operator) domainsOf(tenant string) []string {
+	var out []string
+	for _, n := range sortedKeys(o.claims) {
+		if o.claims[n].tenant == tenant {
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
+// isPublicSuffix reports whether canonical name is a public suffix: a
+// name under which anyone may register (com, co.uk, in-addr.arpa), by
+// the Public Suffix List, or a top-level domain the list does not know
+// (test), which the list's default rule counts as one.
+func isPublicSuffix(name string) bool {
+	s := strings.TrimSuffix(name, ".")
+	if s == "" {
+		return true
+	}
+	ps, _ := publicsuffix.PublicSuffix(s)
+	return ps == s
+}
+
+// checkFileName holds a file to the one tenant named like it: the file
+// is what a repository's owners rules protect, so a file declaring
+// another tenant would impersonate it.
+func checkFileName(r *fileResult) Diagnostics {
+	want := strings.TrimSuffix(filepath.Base(r.path), ".cue")
+	var diags Diagnostics
+	for _, name := range sortedKeys(r.tenants) {
+		if name != want {
+			p := []string{"tenants", name}
+			diags = append(diags, Diagnostic{Pos: r.pos.pos(p...), Path: cuePath(p...),
+				Msg: fmt.Sprintf("file %s.cue declares tenant %s; a tenant file declares only the tenant it is named after (%s), so move tenant %s to %s.cue", want, name, want, name, name)})
+			delete(r.tenants, name)
+		}
+	}
+	return diags
+}

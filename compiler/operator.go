@@ -1,0 +1,354 @@
+package compiler
+
+import (
+	"bytes"
+	"fmt"
+	"io/fs"
+	"os"
+	"sort"
+	"strings"
+
+	"cuelang.org/go/cue"
+	"cuelang.org/go/cue/ast"
+	"cuelang.org/go/cue/build"
+	"cuelang.org/go/cue/cuecontext"
+	"cuelang.org/go/cue/parser"
+	"cuelang.org/go/cue/token"
+
+	"github.com/site-tools/site/compiler/dnsname"
+	"github.com/site-tools/site/compiler/model"
+	sitefs "github.com/site-tools/site/schema/site"
+)
+
+// The operator's file, site.cue (package site), is the trust boundary:
+// it alone names endpoints and credentials, and it says what each tenant
+// may use. A tenant's file arrives as a pull request; nothing in it can
+// steer where site sends a credential.
+
+// rawSite is site.cue as CUE evaluated it, defaults applied.
+type rawSite struct {
+	Vaults    map[string]*rawVault    `json:"vaults"`
+	Providers map[string]*rawProvider `json:"providers"`
+	Hosts     map[string]*struct {
+		URI string `json:"uri"`
+	} `json:"hosts"`
+	Tenants map[string]*rawGrant `json:"tenants"`
+}
+
+type rawVault struct {
+	Addrs   []string         `json:"addrs"`
+	Mount   string           `json:"mount"`
+	Token   model.Credential `json:"token"`
+	AppRole *struct {
+		RoleID   model.Credential `json:"role_id"`
+		SecretID model.Credential `json:"secret_id"`
+		Mount    string           `json:"mount"`
+	} `json:"approle"`
+	Plaintext bool `json:"plaintext"`
+}
+
+type rawProvider struct {
+	PowerDNS *struct {
+		URL       string           `json:"url"`
+		Server    string           `json:"server"`
+		APIKey    model.Credential `json:"api_key"`
+		DNS       string           `json:"dns"`
+		Plaintext bool             `json:"plaintext"`
+	} `json:"powerdns"`
+	Cloudflare *struct {
+		Token     model.Credential `json:"token"`
+		APIURL    string           `json:"api_url"`
+		Plaintext bool             `json:"plaintext"`
+	} `json:"cloudflare"`
+}
+
+type rawGrant struct {
+	Domains           []string `json:"domains"`
+	Delegate          []string `json:"delegate"`
+	Providers         []string `json:"providers"`
+	Hosts             []string `json:"hosts"`
+	AllowPublicSuffix bool     `json:"allow_public_suffix"`
+}
+
+// operator is site.cue, resolved: what tenants name, and what each may use.
+type operator struct {
+	file      string
+	vaults    map[string]*model.Vault
+	providers map[string]model.Provider
+	hosts     map[string]string // name -> libvirt URI
+	grants    map[string]*grant
+	claims    map[string]claim // canonical domain or delegated name -> who holds it
+}
+
+// grant is what one tenant may use.
+type grant struct {
+	providers, hosts map[string]bool
+	publicSuffix     bool
+	pos              model.Pos
+}
+
+// claim is a name granted to a tenant, as one of its domains or by
+// delegation; a zone belongs to the tenant of its most specific claim.
+type claim struct {
+	tenant    string
+	delegated bool
+	pos       model.Pos
+}
+
+// readOperator reads and checks the operator's file.
+func readOperator(path string) (*operator, Diagnostics) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, Diagnostics{{Pos: model.Pos{File: path}, Msg: fmt.Sprintf("cannot read the operator's file: %v; name it with --config FILE", err)}}
+	}
+	return operatorSource(path, data)
+}
+
+// operatorSource evaluates site.cue held in memory, named path.
+func operatorSource(path string, data []byte) (*operator, Diagnostics) {
+	pos := &positions{file: path}
+	fail := func(line, col int, format string, args ...any) (*operator, Diagnostics) {
+		return nil, Diagnostics{{Pos: model.Pos{File: path, Line: line, Col: col}, Msg: fmt.Sprintf(format, args...)}}
+	}
+	if len(bytes.TrimSpace(data)) == 0 {
+		return fail(1, 1, "empty file; the operator's file starts with \"package site\" and declares providers, hosts, vaults and tenants")
+	}
+	f, err := parser.ParseFile(path, data)
+	if err != nil {
+		return nil, fromCUE(cueErrors(err, nil), pos)
+	}
+	pos = indexPositions(path, f)
+	if d := checkOperatorTopLevel(path, f); len(d) > 0 {
+		return nil, d
+	}
+	ctx := cuecontext.New()
+	inst := build.NewContext().NewInstance("site", nil)
+	names, err := fs.Glob(sitefs.FS, "*.cue")
+	if err != nil {
+		return fail(1, 1, "embedded site schema: %v", err)
+	}
+	for _, name := range names {
+		src, err := fs.ReadFile(sitefs.FS, name)
+		if err != nil {
+			return fail(1, 1, "embedded site schema: %v", err)
+		}
+		sf, err := parser.ParseFile("schema/site/"+name, src)
+		if err != nil {
+			return fail(1, 1, "embedded site schema (a bug in site): %v", err)
+		}
+		if err := inst.AddSyntax(sf); err != nil {
+			return fail(1, 1, "embedded site schema (a bug in site): %v", err)
+		}
+	}
+	if err := inst.AddSyntax(f); err != nil {
+		return nil, fromCUE(cueErrors(err, nil), pos)
+	}
+	v := ctx.BuildInstance(inst)
+	if err := v.Validate(cue.Concrete(true), cue.Final()); err != nil {
+		// Every field's errors, not only the first CUE meets.
+		errs := cueErrors(err, nil)
+		validateTree(v, nil, &errs)
+		return nil, fromCUE(errs, pos).sort()
+	}
+	var raw rawSite
+	if err := v.Decode(&raw); err != nil {
+		return nil, fromCUE(cueErrors(err, nil), pos)
+	}
+	return buildOperator(path, pos, &raw)
+}
+
+// checkOperatorTopLevel insists on "package site" and on its four
+// fields at the top level: anything else would be silently ignored.
+func checkOperatorTopLevel(path string, f *ast.File) Diagnostics {
+	var diags Diagnostics
+	at := func(p token.Pos) model.Pos {
+		if !p.IsValid() {
+			return model.Pos{File: path, Line: 1, Col: 1}
+		}
+		return model.Pos{File: path, Line: p.Line(), Col: p.Column()}
+	}
+	known := map[string]bool{"vaults": true, "providers": true, "hosts": true, "tenants": true}
+	for _, d := range f.Decls {
+		if d, ok := d.(*ast.Field); ok {
+			name, isIdent, err := ast.LabelName(d.Label)
+			if err != nil || known[name] || isIdent && len(name) > 0 && (name[0] == '#' || name[0] == '_') {
+				continue
+			}
+			diags = append(diags, Diagnostic{Pos: at(d.Label.Pos()), Path: cuePath(name),
+				Msg: "unknown top-level field; site.cue declares vaults, providers, hosts and tenants"})
+		}
+	}
+	var pkg *ast.Package
+	for _, d := range f.Decls {
+		if p, ok := d.(*ast.Package); ok {
+			pkg = p
+		}
+	}
+	switch {
+	case pkg == nil:
+		diags = append(diags, Diagnostic{Pos: at(token.NoPos), Msg: "missing \"package site\" at the top of the operator's file"})
+	case pkg.Name.Name != "site":
+		diags = append(diags, Diagnostic{Pos: at(pkg.Name.Pos()),
+			Msg: fmt.Sprintf("package %s; the operator's file is \"package site\" (tenant files are \"package tenants\")", pkg.Name.Name)})
+	}
+	return diags
+}
+
+// buildOperator resolves names and checks what the schema cannot say:
+// references to undeclared vaults, providers and hosts, domains that
+// overlap between tenants, public suffixes.
+func buildOperator(path string, pos *positions, raw *rawSite) (*operator, Diagnostics) {
+	o := &operator{file: path, vaults: map[string]*model.Vault{}, providers: map[string]model.Provider{},
+		hosts: map[string]string{}, grants: map[string]*grant{}, claims: map[string]claim{}}
+	var diags Diagnostics
+	errorf := func(p []string, format string, args ...any) {
+		diags = append(diags, Diagnostic{Pos: pos.pos(p...), Path: cuePath(p...), Msg: fmt.Sprintf(format, args...)})
+	}
+	for _, name := range sortedKeys(raw.Vaults) {
+		rv := raw.Vaults[name]
+		v := &model.Vault{Name: name, Addrs: rv.Addrs, Mount: rv.Mount, Token: rv.Token, Plaintext: rv.Plaintext, Pos: pos.pos("vaults", name)}
+		if rv.AppRole != nil {
+			v.AppRole = &model.AppRole{RoleID: rv.AppRole.RoleID, SecretID: rv.AppRole.SecretID, Mount: rv.AppRole.Mount}
+		}
+		o.vaults[name] = v
+	}
+	vaultRef := func(p []string, c model.Credential) {
+		if c.Vault != nil && o.vaults[c.Vault.Vault] == nil {
+			errorf(append(p, "vault", "vault"), "no vault %q is declared; declare it under vaults, or use one of: %s", c.Vault.Vault, names(o.vaults))
+		}
+	}
+	for _, name := range sortedKeys(raw.Providers) {
+		rp, pp := raw.Providers[name], []string{"providers", name}
+		p := model.Provider{Name: name}
+		switch {
+		case rp.PowerDNS != nil && rp.Cloudflare != nil:
+			errorf(pp, "a provider is one service; keep powerdns or cloudflare, and declare the other under a name of its own")
+			continue
+		case rp.PowerDNS != nil:
+			r := rp.PowerDNS
+			p.PowerDNS = &model.PowerDNS{URL: r.URL, Server: r.Server, APIKey: r.APIKey, DNSAddr: r.DNS, Plaintext: r.Plaintext}
+			vaultRef(at(pp, "powerdns", "api_key"), r.APIKey)
+		case rp.Cloudflare != nil:
+			r := rp.Cloudflare
+			p.Cloudflare = &model.Cloudflare{Token: r.Token, APIURL: r.APIURL, Plaintext: r.Plaintext}
+			vaultRef(at(pp, "cloudflare", "token"), r.Token)
+		default:
+			errorf(pp, "say which service: powerdns: {url, api_key} or cloudflare: {token}")
+			continue
+		}
+		o.providers[name] = p
+	}
+	for _, name := range sortedKeys(raw.Hosts) {
+		o.hosts[name] = raw.Hosts[name].URI
+	}
+	for _, tenant := range sortedKeys(raw.Tenants) {
+		rg, tp := raw.Tenants[tenant], []string{"tenants", tenant}
+		if err := CheckTenantName(tenant); err != nil {
+			errorf(tp, "%v", err)
+		}
+		g := &grant{providers: map[string]bool{}, hosts: map[string]bool{}, publicSuffix: rg.AllowPublicSuffix, pos: pos.pos(tp...)}
+		for i, p := range rg.Providers {
+			if _, ok := o.providers[p]; !ok && raw.Providers[p] == nil {
+				errorf(at(tp, "providers", fmt.Sprint(i)), "no provider %q is declared; declare it under providers, or use one of: %s", p, names(raw.Providers))
+			}
+			g.providers[p] = true
+		}
+		for i, h := range rg.Hosts {
+			if _, ok := o.hosts[h]; !ok {
+				errorf(at(tp, "hosts", fmt.Sprint(i)), "no host %q is declared; declare it under hosts, or use one of: %s", h, names(o.hosts))
+			}
+			g.hosts[h] = true
+		}
+		o.grants[tenant] = g
+		add := func(list []string, field string, delegated bool) {
+			for i, d := range list {
+				dp := at(tp, field, fmt.Sprint(i))
+				name, err := dnsname.Canonical(d, ".")
+				if err != nil {
+					errorf(dp, "%v", err)
+					continue
+				}
+				if !rg.AllowPublicSuffix && isPublicSuffix(name) {
+					errorf(dp, "%s is a public suffix: a tenant holding it could take names of everyone below it; grant a domain below it, or add allow_public_suffix: true to tenant %s if it really runs that suffix", name, tenant)
+				}
+				if prev, ok := o.claims[name]; ok {
+					diags = append(diags, Diagnostic{Pos: pos.pos(dp...), Related: []model.Pos{prev.pos}, Path: cuePath(dp...),
+						Msg: fmt.Sprintf("%s is granted to tenants %s and %s; a name has one holder, so remove one", name, prev.tenant, tenant)})
+					continue
+				}
+				o.claims[name] = claim{tenant: tenant, delegated: delegated, pos: pos.pos(dp...)}
+			}
+		}
+		add(rg.Domains, "domains", false)
+		add(rg.Delegate, "delegate", true)
+	}
+	diags = append(diags, o.overlaps()...)
+	if len(diags) > 0 {
+		return nil, diags
+	}
+	return o, nil
+}
+
+// overlaps reports domains of two tenants where one lies below the
+// other: only a delegation may carve a name out of another's domain.
+func (o *operator) overlaps() Diagnostics {
+	var diags Diagnostics
+	names := sortedKeys(o.claims)
+	sort.Slice(names, func(i, j int) bool {
+		return len(names[i]) < len(names[j]) || len(names[i]) == len(names[j]) && names[i] < names[j]
+	})
+	for i, inner := range names {
+		c := o.claims[inner]
+		if c.delegated {
+			continue
+		}
+		for _, outer := range names[:i] {
+			oc := o.claims[outer]
+			if oc.tenant != c.tenant && dnsname.IsSubdomain(inner, outer) {
+				diags = append(diags, Diagnostic{Pos: c.pos, Related: []model.Pos{oc.pos},
+					Msg: fmt.Sprintf("domain %s of tenant %s lies inside domain %s of tenant %s: granted domains never overlap; move it to delegate: [...] to carve it out on purpose", inner, c.tenant, outer, oc.tenant)})
+			}
+		}
+	}
+	return diags
+}
+
+// holder returns the claim that covers name most specifically, and its
+// name; ok is false when no tenant holds name.
+func (o *operator) holder(name string) (string, claim, bool) {
+	for n := name; ; {
+		if c, ok := o.claims[n]; ok {
+			return n, c, true
+		}
+		if n == "." {
+			return "", claim{}, false
+		}
+		_, rest, _ := strings.Cut(n, ".")
+		if rest == "" {
+			rest = "."
+		}
+		n = rest
+	}
+}
+
+func names[V any](m map[string]V) string {
+	if len(m) == 0 {
+		return "(none declared)"
+	}
+	return strings.Join(sortedKeys(m), ", ")
+}
+
+// DeclaredProviders returns the provider names an operator's file held
+// in memory declares: site init grants a declared provider rather than
+// declaring it again.
+func DeclaredProviders(name string, src []byte) (map[string]bool, error) {
+	o, diags := operatorSource(name, src)
+	if len(diags) > 0 {
+		return nil, diags
+	}
+	out := map[string]bool{}
+	for p := range o.providers {
+		out[p] = true
+	}
+	return out, nil
+}

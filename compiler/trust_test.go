@@ -1,0 +1,167 @@
+package compiler
+
+import (
+	"errors"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// The tests of issue 9, "the contract": a tenant's file arrives as a
+// pull request, so nothing in it may reach past what the operator's
+// site.cue grants. Each names an attack that passed vet before site.cue
+// existed.
+
+// diagAt returns the messages of diags whose path starts with prefix.
+func diagAt(diags Diagnostics, prefix string) []string {
+	var out []string
+	for _, d := range diags {
+		if strings.HasPrefix(d.Path, prefix) {
+			out = append(out, d.Msg)
+		}
+	}
+	return out
+}
+
+// TestTrust_ExfiltrationFieldsAreVetErrors: a tenant naming its own
+// api_url, PowerDNS url, Vault addrs or an env var received the
+// runner's secrets. Those fields are errors now, at the field, saying
+// where they live.
+func TestTrust_ExfiltrationFieldsAreVetErrors(t *testing.T) {
+	tests := []struct{ archive, path, want string }{
+		{"trust_old_language", "tenants.evil.secrets", "operator's site.cue (vaults:"},
+		{"trust_old_language", `tenants.evil.dns.zones."evil.test".provider`, "the cloudflare URL and credential live in the operator's site.cue"},
+		{"trust_old_language", `tenants.evil.dns.zones."a.evil.test".provider`, "the powerdns URL and credential live in the operator's site.cue"},
+		{"trust_host_uri", "tenants.evil.networks.lan.host", "want the name of a host that site.cue grants this tenant"},
+		{"trust_host_uri", "tenants.evil.vms.web.host", "want the name of a host that site.cue grants this tenant"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.path, func(t *testing.T) {
+			msgs := diagAt(loadCase(t, tt.archive), tt.path)
+			if len(msgs) != 1 || !strings.Contains(msgs[0], tt.want) {
+				t.Errorf("at %s: got %q, want one error containing %q", tt.path, msgs, tt.want)
+			}
+		})
+	}
+}
+
+// TestTrust_NameTheft: tenant evil (domain evil.test) declared zones of
+// victim.test, the TLD test, com and in-addr.arpa, and vet passed.
+func TestTrust_NameTheft(t *testing.T) {
+	diags := loadCase(t, "trust_name_theft")
+	for _, zone := range []string{`"_acme-challenge.victim.test"`, `"login.victim.test"`, "test", "com", `"in-addr.arpa"`, `"0.0.10.in-addr.arpa"`} {
+		if msgs := diagAt(diags, "tenants.evil.dns.zones."+zone); len(msgs) != 1 {
+			t.Errorf("zone %s: got %q, want one error", zone, msgs)
+		}
+	}
+	for _, prefix := range []string{"tenants.victim", `tenants.evil.dns.zones."evil.test"`} {
+		if msgs := diagAt(diags, prefix); len(msgs) > 0 {
+			t.Errorf("%s is the tenant's own, got errors %q", prefix, msgs)
+		}
+	}
+}
+
+// TestTrust_Impersonation: a file declaring tenants: victim, applied on
+// its own, deleted victim's records without a gate. A tenant file holds
+// only the tenant it is named after, whether it is loaded with the
+// others or on its own.
+func TestTrust_Impersonation(t *testing.T) {
+	loadCase(t, "trust_impersonation")
+	dir := extract(t, "testdata/rules/trust_impersonation.txtar")
+	spec, err := Load(filepath.Join(dir, "site.cue"), []string{filepath.Join(dir, "evil.cue")})
+	var diags Diagnostics
+	if !errors.As(err, &diags) || spec != nil {
+		t.Fatalf("Load of evil.cue alone: got %v, want Diagnostics", err)
+	}
+	if msgs := diagAt(diags, "tenants.victim"); len(msgs) != 1 || !strings.Contains(msgs[0], "file evil.cue declares tenant victim") {
+		t.Errorf("got %q, want the file-name error", msgs)
+	}
+}
+
+// TestTrust_NotGranted: a tenant uses only the providers and hosts
+// site.cue grants it, and a tenant site.cue does not declare is refused.
+func TestTrust_NotGranted(t *testing.T) {
+	diags := loadCase(t, "trust_not_granted")
+	for path, want := range map[string]string{
+		`tenants.evil.dns.zones."evil.test".provider`:   `provider "victimcf" is not granted to tenant evil`,
+		`tenants.evil.dns.zones."a.evil.test".provider`: `provider "nosuch" is not granted to tenant evil`,
+		"tenants.evil.networks.lan.host":                `host "prod" is not granted to tenant evil`,
+		"tenants.evil.vms.web.host":                     `host "prod" is not granted to tenant evil`,
+		"tenants.stranger":                              "tenant stranger is not declared in the operator's file",
+	} {
+		if msgs := diagAt(diags, path); len(msgs) != 1 || !strings.Contains(msgs[0], want) {
+			t.Errorf("at %s: got %q, want one error containing %q", path, msgs, want)
+		}
+	}
+}
+
+// TestTrust_NeighboursAlwaysLoaded: the checks between tenants see
+// every tenant file beside the ones named, so converging one file
+// cannot miss a clash with a neighbour; the model holds only the
+// tenants named.
+func TestTrust_NeighboursAlwaysLoaded(t *testing.T) {
+	dir := extract(t, "testdata/rules/vm_network_two_tenants.txtar")
+	_, err := Load(filepath.Join(dir, "site.cue"), []string{filepath.Join(dir, "b.cue")})
+	if err == nil || !strings.Contains(err.Error(), "VM web on host qemu:///system is declared by tenants a and b") {
+		t.Fatalf("Load of b.cue alone: got %v, want the clash with a.cue", err)
+	}
+	dir = extract(t, "testdata/valid/canonical.txtar")
+	spec, err := Load(filepath.Join(dir, "site.cue"), []string{filepath.Join(dir, "alpha.cue")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(spec.Tenants) != 1 || spec.Tenants[0].Name != "alpha" {
+		t.Errorf("got tenants %v, want only alpha", spec.Tenants)
+	}
+}
+
+// TestTrust_PublicSuffix pins the public-suffix test the grants use.
+func TestTrust_PublicSuffix(t *testing.T) {
+	for name, want := range map[string]bool{
+		"com.": true, "test.": true, "co.uk.": true, "in-addr.arpa.": true, "github.io.": true,
+		"example.com.": false, "victim.test.": false, "0.0.10.in-addr.arpa.": false, "sjc.example.net.": false,
+	} {
+		if got := isPublicSuffix(name); got != want {
+			t.Errorf("isPublicSuffix(%q) = %v, want %v", name, got, want)
+		}
+	}
+}
+
+// TestTrust_OperatorCarvesNames: what the operator's file says on
+// purpose is allowed, and nothing more: a delegated name below another
+// tenant's domain belongs to the delegate alone, and a public suffix is
+// a tenant's only with allow_public_suffix.
+func TestTrust_OperatorCarvesNames(t *testing.T) {
+	const site = `package site
+providers: pdns: powerdns: {url: "http://127.0.0.1:8081", api_key: env: "K"}
+tenants: {
+	victim: {domains: ["victim.test"], providers: ["pdns"]}
+	acme: {domains: ["evil.test"], delegate: ["_acme-challenge.victim.test"], providers: ["pdns"]}
+	arpa: {domains: ["in-addr.arpa"], allow_public_suffix: true, providers: ["pdns"]}
+}
+`
+	zone := func(tenant, domain, name string) string {
+		return "package tenants\ntenants: " + tenant + ": {domain: \"" + domain + "\", dns: zones: \"" + name + "\": provider: \"pdns\"}\n"
+	}
+	tests := []struct {
+		name, tenant, src, want string // want "" when it loads
+	}{
+		{"the delegate holds the delegated name", "acme", zone("acme", "evil.test", "_acme-challenge.victim.test"), ""},
+		{"the delegate holds nothing else of the domain", "acme", zone("acme", "evil.test", "login.victim.test"), "which site.cue grants to tenant victim"},
+		{"the domain's tenant loses the delegated name", "victim", zone("victim", "victim.test", "x._acme-challenge.victim.test"), "which site.cue grants to tenant acme"},
+		{"the domain's tenant keeps the rest", "victim", zone("victim", "victim.test", "victim.test"), ""},
+		{"a public suffix allowed", "arpa", zone("arpa", "in-addr.arpa", "in-addr.arpa"), ""},
+		{"below an allowed public suffix", "arpa", zone("arpa", "in-addr.arpa", "0.77.10.in-addr.arpa"), ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := LoadSource("site.cue", []byte(site), tt.tenant+".cue", []byte(tt.src))
+			switch {
+			case tt.want == "" && err != nil:
+				t.Errorf("got %v, want it to load", err)
+			case tt.want != "" && (err == nil || !strings.Contains(err.Error(), tt.want)):
+				t.Errorf("got %v, want an error containing %q", err, tt.want)
+			}
+		})
+	}
+}
