@@ -214,6 +214,12 @@ func (d *Driver) Plan(ctx context.Context, step *graph.Step, run *backends.Run) 
 			return nil, fmt.Errorf("zone %s at %s is a %s (secondary) zone: site writes only primary zones; point the provider at the primary server", step.Zone.Name, c.base, *live.Kind)
 		}
 	}
+	if !absent {
+		if err := complete(live, step.Zone.Name); err != nil {
+			return nil, fmt.Errorf("observe zone %s at %s: %w; nothing is planned for this zone, deletes least of all: run site diff again, and if it persists check what stands between site and the server (a proxy, a cache)",
+				step.Zone.Name, c.base, err)
+		}
+	}
 	obs := observe(live)
 	b := diff(step, obs, run)
 	b.client = c
