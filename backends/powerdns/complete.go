@@ -60,6 +60,43 @@ func complete(z *pdns.Zone, zone string) error {
 	return nil
 }
 
+// incomplete is Plan's error for a zone whose answer failed a check.
+func incomplete(zone string, c *client, err error) error {
+	return fmt.Errorf("observe zone %s at %s: %w; nothing is planned for this zone, deletes least of all: run site diff again, and if it persists check what stands between site and the server (a proxy, a cache)",
+		zone, c.base, err)
+}
+
+// apexNS checks a zone answer without an apex NS against the server:
+// most zones have one, and an answer that lost it may have lost more.
+// Only such answers of a plan with changes pay this one filtered read
+// (?rrset_name=&rrset_type=, a different request from the zone read),
+// so a converged diff stays one GET; a zone that really has no apex NS
+// (site creates zones with none unless the spec names them) reads back
+// none there either.
+func (d *Driver) apexNS(ctx context.Context, c *client, z *pdns.Zone, zone string) error {
+	for i := range z.RRsets {
+		rs := &z.RRsets[i]
+		if strings.EqualFold(pdns.StringValue(rs.Name), zone) && strings.EqualFold(string(derefType(rs.Type)), "NS") && len(rs.Records) > 0 {
+			return nil
+		}
+	}
+	var ns []pdns.RRset
+	err := d.retry(ctx, func(ctx context.Context) error {
+		var err error
+		ns, err = c.api.Records.Get(ctx, zone, zone, pdns.RRTypePtr(pdns.RRTypeNS))
+		return err
+	})
+	if err != nil {
+		return fmt.Errorf("the zone answer has no apex NS, and reading the apex NS alone failed: %w", err)
+	}
+	for _, rs := range ns {
+		if strings.EqualFold(pdns.StringValue(rs.Name), zone) && strings.EqualFold(string(derefType(rs.Type)), "NS") && len(rs.Records) > 0 {
+			return fmt.Errorf("%w: it has no apex NS, but the server holds %d NS records there", ErrIncomplete, len(rs.Records))
+		}
+	}
+	return nil
+}
+
 // recheckEach is the most creates re-read one by one before a PATCH;
 // past it one read of the whole zone is cheaper than a request each.
 const recheckEach = 16

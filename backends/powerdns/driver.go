@@ -216,12 +216,17 @@ func (d *Driver) Plan(ctx context.Context, step *graph.Step, run *backends.Run) 
 	}
 	if !absent {
 		if err := complete(live, step.Zone.Name); err != nil {
-			return nil, fmt.Errorf("observe zone %s at %s: %w; nothing is planned for this zone, deletes least of all: run site diff again, and if it persists check what stands between site and the server (a proxy, a cache)",
-				step.Zone.Name, c.base, err)
+			return nil, incomplete(step.Zone.Name, c, err)
 		}
 	}
 	obs := observe(live)
 	b := diff(step, obs, run)
+	if !absent && len(b.changes) > 0 {
+		// Only a plan that would write pays for this check.
+		if err := d.apexNS(ctx, c, live, step.Zone.Name); err != nil {
+			return nil, incomplete(step.Zone.Name, c, err)
+		}
+	}
 	b.client = c
 	b.verifyAddr = d.verifyAddr(step.Zone, run)
 	if absent {
