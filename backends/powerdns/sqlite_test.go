@@ -3,6 +3,8 @@ package powerdns
 import (
 	"context"
 	"fmt"
+	"net/http"
+	"sync/atomic"
 	"testing"
 
 	"github.com/site-tools/site/backends/engine"
@@ -45,5 +47,30 @@ func TestParallelApplyOnSQLite(t *testing.T) {
 		if s.Status != engine.StatusApplied || len(s.Problems) > 0 {
 			t.Errorf("step %s: %s %s %q", s.Step, s.Status, s.Reason, s.Problems)
 		}
+	}
+}
+
+// TestDatabaseLockedIsRetried: a write that still meets a lock (another
+// client's write, or a read holding the database) is tried again after
+// a jittered backoff rather than failing the step: SQLite aborted the
+// transaction, so repeating the PATCH is safe.
+func TestDatabaseLockedIsRetried(t *testing.T) {
+	srv := pdnstest.Shared(t)
+	const zone = "locked.test."
+	srv.CreateZone(t, zone)
+	var patches atomic.Int32
+	srv.FailWhen(t, func(r *http.Request) (int, string, bool) {
+		// 4.7.3 says only "Internal Server Error"; later servers may
+		// name the cause. Either way it is a 500.
+		return 500, `{"error": "database is locked"}`, r.Method == "PATCH" && patches.Add(1) <= 2
+	})
+	d, run := testDriver(), newRun(srv)
+	sp := mustPlan(t, d, zoneStep(srv, "office1", zone, rr("www."+zone, "A", 300, "192.0.2.1")), run)
+	mustApply(t, d, sp, run)
+	if got := srv.Requests(zone).PATCH; got != 3 {
+		t.Errorf("got %d PATCHes, want 3: two locked, then the write", got)
+	}
+	if got := srv.Query(t, "www."+zone, "A"); !equalStrings(got, []string{"300 192.0.2.1"}) {
+		t.Errorf("got %q, want the record served", got)
 	}
 }
