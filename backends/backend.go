@@ -79,7 +79,8 @@ type Run struct {
 	Acked map[plan.Gate]bool
 	// DeleteManyPercent and DeleteManyMin set when deletes in one zone
 	// need GATE-DNS-DELETE-MANY: more than Percent of our RRsets in a zone
-	// holding at least Min of them.
+	// holding at least Min of them (and in any zone, all of ours or more
+	// than half of 3 or more, unless Percent is 100; see dnsplan).
 	DeleteManyPercent int
 	DeleteManyMin     int
 	// Restart lists "tenant/vm" names the user asked to restart so that

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -75,7 +76,8 @@ func TestRecordsOfAnotherTenantOrNoneNeedOverwriteGate(t *testing.T) {
 				{Name: "gone.sjc.example.net", Type: "TXT", Content: `"y"`, TTL: 300, Comment: Marker("sjc")},
 			},
 			nil,
-			[]string{"delete gone.sjc.example.net./TXT", "delete keys.sjc.example.net./A"},
+			// All of ours in the zone goes: GATE-DNS-DELETE-MANY.
+			[]string{"delete gone.sjc.example.net./TXT GATE-DNS-DELETE-MANY", "delete keys.sjc.example.net./A GATE-DNS-DELETE-MANY"},
 			[]string{`gone.sjc.example.net TXT "x" ` + other, "keys.sjc.example.net A 203.0.113.12 " + other}},
 		{"a tenant whose name extends ours is another tenant",
 			[]cftest.Record{{Name: "old.sjc.example.net", Type: "A", Content: "192.0.2.8", TTL: 300, Comment: Marker("sjc2")}},
@@ -97,7 +99,7 @@ func TestRecordsOfAnotherTenantOrNoneNeedOverwriteGate(t *testing.T) {
 				t.Fatalf("got changes\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(tt.changes, "\n"))
 			}
 			for _, c := range sp.Changes {
-				if len(c.Gates) > 0 && c.Impact != plan.ImpactOverwrite {
+				if slices.Contains(c.Gates, plan.GateDNSOverwrite) && c.Impact != plan.ImpactOverwrite {
 					t.Errorf("%s is gated but its impact is %s, want %s", c.Key, c.Impact, plan.ImpactOverwrite)
 				}
 			}
@@ -161,7 +163,8 @@ func TestPartialListingPlansNothing(t *testing.T) {
 
 // TestDeleteManyThresholdEdges pins where GATE-DNS-DELETE-MANY starts:
 // more than 30 % of this tenant's RRsets, in a zone holding at least 10
-// of them; other tenants' and unmarked records count for nothing.
+// of them, and whatever the size all of them or more than half; other
+// tenants' and unmarked records count for nothing.
 func TestDeleteManyThresholdEdges(t *testing.T) {
 	tests := []struct {
 		name           string
@@ -172,11 +175,13 @@ func TestDeleteManyThresholdEdges(t *testing.T) {
 		gated          bool
 		percent, least int
 	}{
-		{"9 RRsets, all deleted: under the minimum of 10", 9, 0, 0, 0, 9, false, 30, 10},
+		{"9 RRsets, 4 deleted: under the minimum of 10 and not more than half", 9, 0, 0, 5, 4, false, 30, 10},
+		{"9 RRsets, all deleted: all of ours is gated under the minimum too", 9, 0, 0, 0, 9, true, 30, 10},
 		{"10 RRsets, 3 deleted: exactly 30 % is allowed", 10, 0, 0, 7, 3, false, 30, 10},
 		{"10 RRsets, 4 deleted: 40 % is gated", 10, 0, 0, 6, 4, true, 30, 10},
-		{"9 ours beside 20 foreign, all ours deleted: foreign does not count", 9, 20, 0, 0, 9, false, 30, 10},
-		{"9 ours beside 20 of another tenant: theirs does not count", 9, 0, 20, 0, 9, false, 30, 10},
+		{"9 ours beside 20 foreign, 4 ours deleted: foreign does not count", 9, 20, 0, 5, 4, false, 30, 10},
+		{"9 ours beside 20 of another tenant, 4 deleted: theirs does not count", 9, 0, 20, 5, 4, false, 30, 10},
+		{"9 ours beside 20 foreign, 5 ours deleted: more than half is gated", 9, 20, 0, 4, 5, true, 30, 10},
 		{"threshold 0: one delete of 10 is gated", 10, 0, 0, 9, 1, true, 0, 10},
 		{"threshold 100: every delete is allowed", 10, 0, 0, 0, 10, false, 100, 10},
 	}

@@ -193,7 +193,8 @@ func TestOwnership(t *testing.T) {
 		{"our record no longer wanted is deleted",
 			[]cftest.Record{{Name: "old.sjc.example.net", Type: "A", Content: "192.0.2.8", TTL: 300, Comment: Marker("sjc")}},
 			nil,
-			[]string{"delete old.sjc.example.net./A"},
+			// The only record of ours: GATE-DNS-DELETE-MANY.
+			[]string{"delete old.sjc.example.net./A GATE-DNS-DELETE-MANY"},
 			nil},
 	}
 	for _, tt := range tests {

@@ -269,22 +269,63 @@ func (p *planner) deletes(run *backends.Run) {
 	var deletes []int
 	for _, l := range gone {
 		if l.Type == "NS" && l.Name == p.step.Zone.Name {
-			continue // the apex NS is never removed: the zone would stop working
+			// The apex NS is never removed (the zone would stop working),
+			// so it is not among what could go either.
+			ours--
+			continue
 		}
 		ci := p.change(l.Name, l.Type, plan.ActionDelete, plan.ImpactLive, "no longer in the spec")
 		p.res.Changes[ci].Before = p.before(l)
 		deletes = append(deletes, ci)
 		p.res.Ops = append(p.res.Ops, Op{Kind: Delete, Live: l})
 	}
-	// Many deletes of ours at once are more likely a mistake in the
-	// spec than an intent.
-	if ours >= run.DeleteManyMin && len(deletes)*100 > run.DeleteManyPercent*ours {
-		for _, ci := range deletes {
-			c := &p.res.Changes[ci]
-			c.Gates = append(c.Gates, plan.GateDNSDeleteMany)
-			c.Reason = fmt.Sprintf("no longer in the spec; %d of the %d rrsets site owns in this zone go at once", len(deletes), ours)
+	if !deleteMany(len(deletes), p.lost(gone), ours, run) {
+		return
+	}
+	for _, ci := range deletes {
+		c := &p.res.Changes[ci]
+		c.Gates = append(c.Gates, plan.GateDNSDeleteMany)
+		c.Reason = fmt.Sprintf("no longer in the spec; %d of the %d rrsets site owns in this zone go at once", len(deletes), ours)
+	}
+}
+
+// deleteMany reports whether n deletes of the ours rrsets this tenant
+// owns in a zone need GATE-DNS-DELETE-MANY, lost of them at names the
+// spec no longer wants at all. Many deletes at once are more likely a
+// mistake in the spec (a zone's records dropped, a file cut short) than
+// an intent. The percentage rule starts at Run.DeleteManyMin so that a
+// big zone may shed a few rrsets; a small zone would then have no net
+// at all, so losing every name of ours, or more than half of 3 or
+// more, is gated whatever the size. A type changed at a kept name (our
+// A giving way to our CNAME) loses nothing and does not count there.
+func deleteMany(n, lost, ours int, run *backends.Run) bool {
+	switch {
+	case run.DeleteManyPercent >= 100:
+		return false // the operator allowed every delete (--delete-threshold 100)
+	case lost == 0:
+	case lost == ours:
+		return true
+	case ours >= 3 && lost*2 > ours:
+		return true
+	}
+	return ours >= run.DeleteManyMin && n*100 > run.DeleteManyPercent*ours
+}
+
+// lost counts the rrsets of gone, less the apex NS, at names the spec
+// no longer wants. Wanted names are collected only here, on the rare
+// path of a plan with deletes.
+func (p *planner) lost(gone []*RRset) int {
+	names := make(map[string]bool, len(p.step.Zone.RRsets))
+	for _, w := range p.step.Zone.RRsets {
+		names[w.Name] = true
+	}
+	n := 0
+	for _, l := range gone {
+		if !names[l.Name] && !(l.Type == "NS" && l.Name == p.step.Zone.Name) {
+			n++
 		}
 	}
+	return n
 }
 
 // Compare orders wanted RRsets by name, then type: the order the

@@ -125,10 +125,12 @@ func TestPlan(t *testing.T) {
 		{name: "delete only ours",
 			live: []live{
 				{name: a, typ: "A", ttl: 300, values: []string{"192.0.2.1"}, owner: ours},
+				{name: "e.example.test.", typ: "A", ttl: 300, values: []string{"192.0.2.5"}, owner: ours},
 				{name: b, typ: "A", ttl: 300, values: []string{"192.0.2.2"}},
 				{name: "c.example.test.", typ: "A", ttl: 300, values: []string{"192.0.2.3"}, owner: other},
 				{name: "d.example.test.", typ: "A", ttl: 300, values: []string{"192.0.2.4"}, owner: "office10"},
 			},
+			want:    []*model.RRset{want("e.example.test.", "A", 300, "192.0.2.5")},
 			changes: []string{"delete a.example.test./A live"}},
 		{name: "delete-many below the threshold is not gated",
 			live: owned(ours, 4), want: owned(ours, 4)[1:].wanted(), min: 3, pct: 30,
@@ -142,8 +144,34 @@ func TestPlan(t *testing.T) {
 			changes: []string{"delete h0.example.test./A live GATE-DNS-DELETE-MANY",
 				"delete h1.example.test./A live GATE-DNS-DELETE-MANY"}},
 		{name: "delete-many needs the minimum of ours in the zone",
-			live: owned(ours, 2), min: 3, pct: 30,
+			live: owned(ours, 2), want: owned(ours, 2)[1:].wanted(), min: 3, pct: 30,
+			changes: []string{"delete h0.example.test./A live"}},
+		// Small zones: the percentage rule starts at DeleteManyMin, so
+		// below it emptying a zone, or most of it, still needs the gate.
+		{name: "small zone: the only rrset of ours going is gated",
+			live:    owned(ours, 1),
+			changes: []string{"delete h0.example.test./A live GATE-DNS-DELETE-MANY"}},
+		{name: "small zone: all 7 of ours going is gated",
+			live: owned(ours, 7),
+			changes: []string{"delete h0.example.test./A live GATE-DNS-DELETE-MANY", "delete h1.example.test./A live GATE-DNS-DELETE-MANY",
+				"delete h2.example.test./A live GATE-DNS-DELETE-MANY", "delete h3.example.test./A live GATE-DNS-DELETE-MANY",
+				"delete h4.example.test./A live GATE-DNS-DELETE-MANY", "delete h5.example.test./A live GATE-DNS-DELETE-MANY",
+				"delete h6.example.test./A live GATE-DNS-DELETE-MANY"}},
+		{name: "small zone: 2 of 3 of ours going is gated",
+			live: owned(ours, 3), want: owned(ours, 3)[2:].wanted(),
+			changes: []string{"delete h0.example.test./A live GATE-DNS-DELETE-MANY", "delete h1.example.test./A live GATE-DNS-DELETE-MANY"}},
+		{name: "small zone: half of ours going is not gated",
+			live: owned(ours, 4), want: owned(ours, 4)[2:].wanted(),
 			changes: []string{"delete h0.example.test./A live", "delete h1.example.test./A live"}},
+		{name: "small zone: 1 of 2 of ours going is not gated",
+			live: owned(ours, 2), want: owned(ours, 2)[1:].wanted(),
+			changes: []string{"delete h0.example.test./A live"}},
+		{name: "small zone: all of ours but the apex NS going is gated",
+			live:    append(owned(ours, 1), live{name: zone, typ: "NS", ttl: 3600, values: []string{"ns1.example.test."}, owner: ours}),
+			changes: []string{"delete h0.example.test./A live GATE-DNS-DELETE-MANY"}},
+		{name: "small zone: foreign rrsets do not make ours fewer",
+			live:    append(owned(ours, 1), live{name: b, typ: "A", ttl: 300, values: []string{"192.0.2.2"}}),
+			changes: []string{"delete h0.example.test./A live GATE-DNS-DELETE-MANY"}},
 		{name: "apex NS untouched",
 			live: []live{{name: zone, typ: "NS", ttl: 3600, values: []string{"ns1.example.test."}, owner: ours}}},
 		{name: "apex NS untouched by a wanted apex CNAME",
@@ -159,7 +187,8 @@ func TestPlan(t *testing.T) {
 			// Two markers on one PowerDNS rrset are an unclear claim:
 			// nobody deletes it. Cloudflare marks each record, so ours
 			// go and the other tenant's stay.
-			byProvider: map[string][]string{"cloudflare": {"delete a.example.test./A live"}}},
+			// (All of ours in the zone, so behind the gate.)
+			byProvider: map[string][]string{"cloudflare": {"delete a.example.test./A live GATE-DNS-DELETE-MANY"}}},
 	}
 	for _, tt := range tests {
 		for _, p := range providers {

@@ -20,7 +20,9 @@
 //   - Deletes: only what carries this tenant's marker and is no longer
 //     wanted (with Hooks.PerRecord, this tenant's records of a shared
 //     RRset), from a zone observed completely; more than
-//     Run.DeleteManyPercent of ours at once needs GATE-DNS-DELETE-MANY.
+//     Run.DeleteManyPercent of ours at once needs GATE-DNS-DELETE-MANY,
+//     and so does, whatever the zone's size, deleting all of ours or
+//     more than half of 3 or more.
 //   - The apex NS is never removed.
 //
 // The split follows external-dns (ownership as its own layer between

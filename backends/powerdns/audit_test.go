@@ -17,8 +17,9 @@ import (
 
 // TestDeleteManyThresholdEdges pins where GATE-DNS-DELETE-MANY starts
 // on a real server: more than 30 % of the tenant's rrsets, in a zone
-// where the tenant holds at least 10; unmarked rrsets and those of
-// other tenants count for nothing.
+// where the tenant holds at least 10, and whatever the size all of them
+// or more than half; unmarked rrsets and those of other tenants count
+// for nothing.
 func TestDeleteManyThresholdEdges(t *testing.T) {
 	srv := pdnstest.Shared(t)
 	tests := []struct {
@@ -27,11 +28,13 @@ func TestDeleteManyThresholdEdges(t *testing.T) {
 		keep                 int
 		gated                bool
 	}{
-		{"9 of 9 go: under the minimum of 10", 9, 0, 0, 0, false},
+		{"4 of 9 go: under the minimum of 10 and not more than half", 9, 0, 0, 5, false},
+		{"9 of 9 go: all of ours is gated under the minimum too", 9, 0, 0, 0, true},
 		{"3 of 10 go: exactly 30 % is allowed", 10, 0, 0, 7, false},
 		{"4 of 10 go: 40 % is gated", 10, 0, 0, 6, true},
-		{"9 of 9 go beside 20 unmarked: unmarked rrsets do not count", 9, 20, 0, 0, false},
-		{"9 of 9 go beside 20 of another tenant: theirs do not count", 9, 0, 20, 0, false},
+		{"4 of 9 go beside 20 unmarked: unmarked rrsets do not count", 9, 20, 0, 5, false},
+		{"4 of 9 go beside 20 of another tenant: theirs do not count", 9, 0, 20, 5, false},
+		{"5 of 9 go beside 20 unmarked: more than half of ours is gated", 9, 20, 0, 4, true},
 		{"10 of 10 go: everything is gated", 10, 0, 0, 0, true},
 	}
 	for i, tt := range tests {

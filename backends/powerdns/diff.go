@@ -22,6 +22,9 @@ type batch struct {
 	deletes    []pdns.RRset
 	replaces   []pdns.RRset
 	expect     []expectation
+	// fresh are the rrsets created where the observation showed no
+	// data: re-read before the PATCH (see recheck).
+	fresh []rrKey
 }
 
 // expectation is what the DNS port must answer after apply.
@@ -107,6 +110,9 @@ func diff(step *graph.Step, obs *observation, run *backends.Run) *batch {
 			}
 		}
 		b.replaces = append(b.replaces, rs)
+		if op.Kind == dnsplan.Create {
+			b.fresh = append(b.fresh, rrKey{w.Name, w.Type})
+		}
 		b.expect = append(b.expect, expectation{name: w.Name, typ: w.Type, ttl: w.TTL, values: values})
 	}
 	wildcardAnswers(b.expect, step.Zone.RRsets, obs)

@@ -7,6 +7,9 @@
 // a CNAME without PowerDNS answering 422), split only when the body would
 // pass the server's webserver-max-bodysize. A missing zone is created as a
 // Native zone with SOA-EDIT-API DEFAULT, its rrsets in the same POST.
+// Writes to one server go one at a time across the run's steps (SQLite,
+// the backend of small sites, refuses concurrent writers); observations
+// stay parallel.
 //
 // Ownership lives on the rrset itself: site writes a comment with account
 // "site" and content "managed by site tenant=NAME" (see Marker). An rrset
@@ -32,6 +35,7 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+	"sync"
 	"time"
 
 	pdns "github.com/joeig/go-powerdns/v3"
@@ -74,6 +78,9 @@ type Driver struct {
 	// Backoff is the wait before the second try; it doubles per try, and
 	// up to half of it is random jitter. 0 means 200 ms.
 	Backoff time.Duration
+
+	// writers serialises the writes to each server (see servers).
+	writers servers
 }
 
 var _ backends.Driver = (*Driver)(nil)
@@ -103,6 +110,8 @@ type client struct {
 	api   *pdns.Client
 	count *countingTransport
 	base  string // URL, for messages
+	// writeLock is held for every write to this client's server.
+	writeLock *sync.Mutex
 }
 
 // newClient resolves the API key and builds a client. The key is never
@@ -135,7 +144,7 @@ func (d *Driver) newClient(step *graph.Step, run *backends.Run) (*client, error)
 	// Whatever client the caller gave, the key stays on this origin.
 	wrapped.CheckRedirect = endpoint.CheckRedirect
 	api := pdns.New(p.URL, p.Server, pdns.WithAPIKey(key), pdns.WithHTTPClient(&wrapped))
-	return &client{api: api, count: ct, base: p.URL}, nil
+	return &client{api: api, count: ct, base: p.URL, writeLock: d.writers.lock(p.URL, p.Server)}, nil
 }
 
 // verifyAddr picks where to send verification queries for zone.
@@ -213,8 +222,19 @@ func (d *Driver) Plan(ctx context.Context, step *graph.Step, run *backends.Run) 
 			return nil, fmt.Errorf("zone %s at %s is a %s (secondary) zone: site writes only primary zones; point the provider at the primary server", step.Zone.Name, c.base, *live.Kind)
 		}
 	}
+	if !absent {
+		if err := complete(live, step.Zone.Name); err != nil {
+			return nil, incomplete(step.Zone.Name, c, err)
+		}
+	}
 	obs := observe(live)
 	b := diff(step, obs, run)
+	if !absent && len(b.changes) > 0 {
+		// Only a plan that would write pays for this check.
+		if err := d.apexNS(ctx, c, live, step.Zone.Name); err != nil {
+			return nil, incomplete(step.Zone.Name, c, err)
+		}
+	}
 	b.client = c
 	b.verifyAddr = d.verifyAddr(step.Zone, run)
 	if absent {
@@ -264,7 +284,10 @@ func (d *Driver) Apply(ctx context.Context, sp *backends.StepPlan, run *backends
 		return res, nil
 	}
 	zone := sp.Step.Zone.Name
-	if err := d.write(ctx, b, zone); err != nil {
+	b.client.writeLock.Lock()
+	err := d.write(ctx, b, zone)
+	b.client.writeLock.Unlock()
+	if err != nil {
 		return res, err
 	}
 	if b.verifyAddr == "" {

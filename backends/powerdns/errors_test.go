@@ -76,7 +76,8 @@ func TestIncident2_MultiErrorBodyIsClassified(t *testing.T) {
 				w.Header().Set("Content-Type", "application/json")
 				switch r.Method {
 				case "GET":
-					w.Write([]byte(`{"name": "multi.test.", "kind": "Native", "serial": 1, "rrsets": []}`))
+					// A zone holds its SOA, else it is no observation.
+					w.Write([]byte(`{"name": "multi.test.", "kind": "Native", "serial": 1, "rrsets": [{"name": "multi.test.", "type": "SOA", "ttl": 3600, "records": [{"content": "ns.multi.test. h.multi.test. 1 10800 3600 604800 3600", "disabled": false}]}]}`))
 				case "PATCH":
 					patches.Add(1)
 					w.WriteHeader(422)

@@ -26,7 +26,11 @@ func (d *Driver) Export(ctx context.Context, zone *model.Zone, run *backends.Run
 	err = d.retry(ctx, func(ctx context.Context) error {
 		z, err := c.api.Zones.Get(ctx, zone.Name)
 		if err == nil {
-			live = observe(z)
+			// An export of a partial answer would leave records out of
+			// the tenant file, and the next apply would not know them.
+			if err = complete(z, zone.Name); err == nil {
+				live = observe(z)
+			}
 		}
 		return err
 	})

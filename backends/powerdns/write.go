@@ -38,6 +38,9 @@ func (d *Driver) write(ctx context.Context, b *batch, zone string) error {
 		}
 		return d.patch(ctx, b, zone, chunks)
 	}
+	if err := d.recheck(ctx, b, zone); err != nil {
+		return err
+	}
 	return d.patch(ctx, b, zone, split(ops, d.maxBody()))
 }
 
