@@ -256,7 +256,7 @@ func (d *Driver) Apply(ctx context.Context, sp *backends.StepPlan, run *backends
 		return res, nil
 	}
 	zone := sp.Step.Zone.Name
-	if err := d.write(ctx, b, zone); err != nil {
+	if err := d.write(ctx, b, zone, run); err != nil {
 		return res, err
 	}
 	if b.verifyAddr == "" {
