@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -102,12 +103,15 @@ func runApply(cmd *cobra.Command, args []string, o applyOptions) error {
 	if err != nil {
 		return withCode(exitError, err)
 	}
-	defer interruptible(cmd)()
-	ctx := cmd.Context()
 	bk := openBackends(run)
 	defer closeBackends(bk, cmd.ErrOrStderr())
-	eng := newEngine(bk, o.parallelism, cmd.ErrOrStderr())
-	obs, err := eng.Plan(ctx, g, run)
+	eng, prog := newEngine(bk, o.parallelism, cmd.ErrOrStderr())
+	// An interrupt cancels observing, which only reads; the walk that
+	// writes keeps cmd's context and stops through run (interrupt.go).
+	observing, stopObserving := context.WithCancel(cmd.Context())
+	defer stopObserving()
+	defer watchInterrupts(prog, run, stopObserving)()
+	obs, err := eng.Plan(observing, g, run)
 	if err != nil {
 		return withCode(exitError, fmt.Errorf("observing was interrupted (%w): nothing was changed", err))
 	}
@@ -130,7 +134,7 @@ func runApply(cmd *cobra.Command, args []string, o applyOptions) error {
 	if !obs.Plan.HasChanges() && len(obs.Plan.Blocked) == 0 {
 		return nil
 	}
-	rep, err := eng.Apply(ctx, g, obs, run)
+	rep, err := eng.Apply(cmd.Context(), g, obs, run)
 	var gm *engine.GatesMissingError
 	switch {
 	case errors.As(err, &gm):
@@ -142,6 +146,9 @@ func runApply(cmd *cobra.Command, args []string, o applyOptions) error {
 	fmt.Fprintln(stdout)
 	if err := writeReport(stdout, rep, color); err != nil {
 		return withCode(exitError, err)
+	}
+	if rep.Interrupted {
+		return withCode(exitError, errors.New("apply was interrupted (see the report above for what was applied and what was not started): run site apply again to converge the rest"))
 	}
 	if !rep.OK() {
 		return withCode(exitError, errors.New("apply did not converge (see the report above): fix the cause and run site apply again; it converges from any partial state"))

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -107,10 +108,13 @@ func runDiff(cmd *cobra.Command, args []string, o diffOptions) error {
 	if err != nil {
 		return withCode(exitError, err)
 	}
-	defer interruptible(cmd)()
 	bk := openBackends(run)
 	defer closeBackends(bk, cmd.ErrOrStderr())
-	obs, err := newEngine(bk, o.parallelism, cmd.ErrOrStderr()).Plan(cmd.Context(), g, run)
+	eng, prog := newEngine(bk, o.parallelism, cmd.ErrOrStderr())
+	observing, stopObserving := context.WithCancel(cmd.Context())
+	defer stopObserving()
+	defer watchInterrupts(prog, run, stopObserving)()
+	obs, err := eng.Plan(observing, g, run)
 	if err != nil {
 		return withCode(exitError, fmt.Errorf("observing was interrupted (%w): nothing is planned", err))
 	}
