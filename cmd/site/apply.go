@@ -4,9 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io/fs"
-	"os"
-	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -85,18 +82,25 @@ func runApply(cmd *cobra.Command, args []string, o applyOptions) error {
 	if err != nil {
 		return withCode(exitError, err)
 	}
+	targets := parseTargets(o.targets)
+	var saved *plan.Plan
+	if o.planFile != "" {
+		// The plan brings its paths, scope and options; what the
+		// command line adds must agree with them.
+		if saved, err = o.readSaved(cmd.Flags(), args, phases, targets); err != nil {
+			return withCode(exitError, err)
+		}
+		args, phases, targets = saved.Spec.Paths, saved.Only, saved.Targets
+		o.restarts, o.deleteThreshold = saved.Options.Restart, saved.Options.DeleteThreshold
+	}
 	run, err := o.newRun()
 	if err != nil {
 		return withCode(exitError, err)
 	}
-
-	targets := parseTargets(o.targets)
-	var saved *plan.Plan
-	if o.planFile != "" {
-		if saved, err = o.readSaved(phases, targets); err != nil {
-			return withCode(exitError, err)
+	if saved != nil {
+		for _, g := range saved.Options.Acks {
+			run.Acked[g] = true
 		}
-		phases, targets = saved.Only, saved.Targets
 	}
 
 	g, err := o.scope(args, phases, targets)
@@ -119,10 +123,6 @@ func runApply(cmd *cobra.Command, args []string, o applyOptions) error {
 	obs.Plan.Targets = targets
 	if saved != nil {
 		if err := plan.CheckFresh(saved, obs.Plan); err != nil {
-			var se *plan.StalePlanError
-			if errors.As(err, &se) && se.Has(plan.StaleChangesDiffer) {
-				err = fmt.Errorf("%w (or site diff --out was given other --delete-threshold or --restart flags than apply: give both the same)", err)
-			}
 			return withCode(exitError, err)
 		}
 	}
@@ -154,63 +154,6 @@ func runApply(cmd *cobra.Command, args []string, o applyOptions) error {
 		return withCode(exitError, errors.New("apply did not converge (see the report above): fix the cause and run site apply again; it converges from any partial state"))
 	}
 	return nil
-}
-
-// readSaved reads --plan and checks that --only and --target, when
-// given, name the scope it was saved with; apply then takes that scope.
-func (o applyOptions) readSaved(phases []plan.Phase, targets []string) (*plan.Plan, error) {
-	saved, err := readPlan(o.planFile)
-	if err != nil {
-		return nil, err
-	}
-	if o.only != "" && !slices.Equal(phases, saved.Only) {
-		return nil, fmt.Errorf("--only %s differs from the scope the plan %s was saved with (%s): drop --only, or run site diff --out again with it",
-			o.only, o.planFile, describeOnly(saved.Only))
-	}
-	if len(targets) > 0 && !slices.Equal(targets, saved.Targets) {
-		return nil, fmt.Errorf("%s differs from the scope the plan %s was saved with (%s): drop --target, or run site diff --out again with it",
-			describeTargets(targets), o.planFile, describeTargets(saved.Targets))
-	}
-	return saved, nil
-}
-
-// readPlan loads a plan saved by site diff --out.
-func readPlan(path string) (*plan.Plan, error) {
-	f, err := os.Open(path)
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil, fmt.Errorf("--plan %s: no such file; save a plan first with: site diff --out %s PATH ...", path, shellQuote(path))
-	}
-	if err != nil {
-		return nil, fmt.Errorf("--plan: %w", err)
-	}
-	defer f.Close()
-	p, err := plan.ReadJSON(f)
-	if err != nil {
-		return nil, fmt.Errorf("--plan %s: %w", path, err)
-	}
-	return p, nil
-}
-
-func describeOnly(phases []plan.Phase) string {
-	if len(phases) == 0 {
-		return "every phase"
-	}
-	s := make([]string, len(phases))
-	for i, p := range phases {
-		s[i] = string(p)
-	}
-	return "--only " + strings.Join(s, ",")
-}
-
-func describeTargets(targets []string) string {
-	if len(targets) == 0 {
-		return "every step"
-	}
-	words := make([]string, len(targets))
-	for i, t := range targets {
-		words[i] = "--target " + shellQuote(t)
-	}
-	return strings.Join(words, " ")
 }
 
 // applyCommand rebuilds the command line that was run, so the message

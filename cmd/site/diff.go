@@ -104,6 +104,10 @@ func runDiff(cmd *cobra.Command, args []string, o diffOptions) error {
 		}
 	}
 	targets := parseTargets(o.targets)
+	spec, err := hashSpec(args)
+	if err != nil {
+		return withCode(exitError, err)
+	}
 	g, err := o.scope(args, phases, targets)
 	if err != nil {
 		return withCode(exitError, err)
@@ -121,6 +125,8 @@ func runDiff(cmd *cobra.Command, args []string, o diffOptions) error {
 	p := obs.Plan
 	p.Only = phases
 	p.Targets = targets
+	p.Spec = spec
+	p.Options = planOptions(p, run)
 	stdout := cmd.OutOrStdout()
 	if o.format == "json" {
 		err = p.WriteJSON(stdout)
