@@ -8,7 +8,9 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/site-tools/site/backends"
 	"github.com/site-tools/site/backends/engine"
+	"github.com/site-tools/site/compiler/graph"
 	"github.com/site-tools/site/compiler/plan"
 )
 
@@ -18,6 +20,7 @@ func init() { register(newApplyCmd) }
 type applyOptions struct {
 	planFlags
 	planFile string
+	yes      bool // --yes: do not ask before destructive changes
 }
 
 func newApplyCmd() *cobra.Command {
@@ -73,6 +76,7 @@ converge, 3 a gate was not acknowledged (nothing was changed).`,
 		restart:         "restart TENANT/VM so pending changes take effect (repeatable; needs GATE-VM-RESTART)",
 		deleteThreshold: deleteThresholdHelp,
 	})
+	cmd.Flags().BoolVar(&o.yes, "yes", false, "do not ask before destructive changes on a terminal (for scripts that run apply with a terminal attached)")
 	cmd.Flags().StringVar(&o.planFile, "plan", "", "apply only if a fresh observation still matches this plan saved by site diff --out")
 	return cmd
 }
@@ -126,6 +130,12 @@ func runApply(cmd *cobra.Command, args []string, o applyOptions) error {
 			return withCode(exitError, err)
 		}
 	}
+	return carryOut(cmd, args, o, eng, g, obs, run)
+}
+
+// carryOut prints the plan, checks the gates, asks on a terminal when
+// it is destructive, applies it and prints the report.
+func carryOut(cmd *cobra.Command, args []string, o applyOptions, eng *engine.Engine, g *graph.Graph, obs *engine.Observation, run *backends.Run) error {
 	stdout := cmd.OutOrStdout()
 	color := useColor(stdout)
 	if err := obs.Plan.WriteText(stdout, plan.TextOptions{Color: color, Acked: run.Acked}); err != nil {
@@ -134,7 +144,15 @@ func runApply(cmd *cobra.Command, args []string, o applyOptions) error {
 	if !obs.Plan.HasChanges() && len(obs.Plan.Blocked) == 0 {
 		return nil
 	}
-	rep, err := eng.Apply(cmd.Context(), g, obs, run)
+	// Gates first: a run they stop is not worth a question.
+	err := obs.Check(g, run.Acked)
+	if err == nil {
+		err = o.confirm(obs.Plan, cmd.InOrStdin(), cmd.ErrOrStderr())
+	}
+	var rep *engine.Report
+	if err == nil {
+		rep, err = eng.Apply(cmd.Context(), g, obs, run)
+	}
 	var gm *engine.GatesMissingError
 	switch {
 	case errors.As(err, &gm):

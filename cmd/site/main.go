@@ -68,6 +68,7 @@ Exit codes: 0 ok or no changes, 1 error, 2 changes present (diff
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
+	root.SetIn(stdin)
 	root.SetOut(stdout)
 	root.SetErr(stderr)
 	// Usage is silenced (it would bury the error), so a flag error says
