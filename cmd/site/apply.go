@@ -55,16 +55,30 @@ reported. A re-run converges from any partial state.
   site apply --only dns tenants/sjc.cue
   site apply --target dns/sjc.example.net. tenants/sjc.cue
   site apply tenants/sjc.cue --ack GATE-DNS-OVERWRITE
-  site diff --out plan.json tenants/sjc.cue && site apply --plan plan.json tenants/sjc.cue
+  site diff --out plan.json tenants/sjc.cue && site apply --plan plan.json
   site apply --restart office1/files --ack GATE-VM-RESTART tenants/office1.cue
 
-With --plan, apply observes again and refuses (exit 1) when anything the
-saved plan covered has changed since, on the live systems or in the
-spec: "the plan is stale". It takes the plan's --only and --target;
-giving others is refused.
+With --plan, apply needs nothing else: the plan names its spec files,
+scope (--only, --target) and options (--restart, --delete-threshold,
+the acks that deferred a step); other values are refused. It refuses
+(exit 1) a plan whose spec files changed since, naming the file, and
+observes again to refuse one whose live systems changed: "the plan is
+stale".
 
-Exit codes: 0 converged, 1 an error or a step that failed or did not
-converge, 3 a gate was not acknowledged (nothing was changed).`,
+On a terminal, apply without --ack, --yes or --plan shows the plan and
+asks "Type yes:" before changes that delete, overwrite, restart or
+destroy; any other answer exits 1 having changed nothing. When stdin is
+not a terminal nothing is asked.
+
+Ctrl-C (or SIGTERM) lets the steps in flight finish, starts nothing
+new, and prints the report with each step's true state ("applied part
+1 of 3", "not started"); a second one exits at once with 130, naming
+what may be half-done.
+
+Exit codes: 0 converged, 1 an error, a step that failed or did not
+converge, a question not answered "yes", or an interrupted run, 3 a
+gate was not acknowledged (nothing was changed), 130 a second
+interrupt.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return runApply(cmd, args, o)
 		},

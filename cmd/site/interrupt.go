@@ -25,10 +25,6 @@ import (
 // it would cut a batch in half, which is what a first Ctrl-C promises
 // not to do.
 
-// exitInterrupted is the exit code after a second interrupt: 128+SIGINT,
-// as a shell reports a process Ctrl-C ended.
-const exitInterrupted = 130
-
 // signalSource subscribes to the signals that interrupt a run and
 // returns the channel and how to unsubscribe; tests replace it to send
 // their own.
