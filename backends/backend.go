@@ -22,6 +22,7 @@ import (
 	"fmt"
 	"os"
 	"sync"
+	"sync/atomic"
 
 	"github.com/site-tools/site/compiler/graph"
 	"github.com/site-tools/site/compiler/model"
@@ -92,6 +93,8 @@ type Run struct {
 
 	mu      sync.Mutex
 	secrets map[string]string // secret step ID -> value
+
+	interrupted atomic.Bool // see Interrupt
 }
 
 // The default GATE-DNS-DELETE-MANY thresholds (see Run): site apply

@@ -211,12 +211,13 @@ func (d *Driver) Apply(ctx context.Context, sp *backends.StepPlan, run *backends
 	}
 	res := &backends.StepResult{}
 	defer func() { res.Requests = int(det.requests.Load()) }()
-	sent, err := d.send(ctx, det, sp.Step.Zone.Name, det.ops)
+	sent, err := d.send(ctx, det, sp.Step.Zone.Name, det.ops, run)
 	res.Notes = append(res.Notes, sent...)
 	if err == nil {
 		return res, nil
 	}
-	if Classify(err) != backends.ClassConflict {
+	// An interrupted run starts nothing new, a second look included.
+	if Classify(err) != backends.ClassConflict || run.Interrupted() {
 		return res, err
 	}
 	// The zone changed between observe and apply (someone else wrote a
@@ -254,7 +255,7 @@ func (d *Driver) Apply(ctx context.Context, sp *backends.StepPlan, run *backends
 	if len(missing) > 0 {
 		return res, fmt.Errorf("zone %s changed since it was observed and the new plan needs gates that were not acknowledged for these changes (%s): run site diff again and review", sp.Step.Zone.Name, strings.Join(missing, "; "))
 	}
-	sent, err = d.send(ctx, det, sp.Step.Zone.Name, df.ops)
+	sent, err = d.send(ctx, det, sp.Step.Zone.Name, df.ops, run)
 	res.Notes = append(res.Notes, sent...)
 	if err != nil {
 		return res, fmt.Errorf("after re-observing the zone once: %w", err)

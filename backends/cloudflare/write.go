@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"net/http"
 	"sort"
+
+	"github.com/site-tools/site/backends"
 )
 
 // BatchError is a failed batch request.
@@ -24,7 +26,10 @@ func (e *BatchError) Error() string {
 func (e *BatchError) Unwrap() error { return e.Err }
 
 // send posts ops in chunks, in the order deletes, patches, puts, posts.
-func (d *Driver) send(ctx context.Context, det *detail, zone string, ops []op) ([]string, error) {
+// When earlier chunks were applied and the rest is not (a chunk fails,
+// or the run is interrupted, which stops it between chunks), the error
+// is a *backends.PartialError saying how many.
+func (d *Driver) send(ctx context.Context, det *detail, zone string, ops []op, run *backends.Run) ([]string, error) {
 	if len(ops) == 0 {
 		return nil, nil
 	}
@@ -34,6 +39,10 @@ func (d *Driver) send(ctx context.Context, det *detail, zone string, ops []op) (
 	n := (len(ops) + size - 1) / size
 	done := 0
 	for i := 0; i < n; i++ {
+		if i > 0 && run.Interrupted() {
+			return []string{fmt.Sprintf("sent %d operations in %d of %d batches", done, i, n)},
+				&backends.PartialError{Applied: i, Total: n, Err: backends.ErrInterrupted}
+		}
 		part := ops[i*size : min((i+1)*size, len(ops))]
 		req := batchBody{Deletes: []idOnly{}, Patches: []body{}, Puts: []body{}, Posts: []body{}}
 		for _, o := range part {
@@ -49,8 +58,11 @@ func (d *Driver) send(ctx context.Context, det *detail, zone string, ops []op) (
 			}
 		}
 		if _, err := det.api.Raw(ctx, http.MethodPost, "/zones/"+det.zoneID+"/dns_records/batch", req, nil); err != nil {
-			return []string{fmt.Sprintf("sent %d operations in %d of %d batches", done, i, n)},
-				&BatchError{Zone: zone, Index: i + 1, Of: n, Applied: done, Err: describe("batch", err)}
+			var failed error = &BatchError{Zone: zone, Index: i + 1, Of: n, Applied: done, Err: describe("batch", err)}
+			if i > 0 {
+				failed = &backends.PartialError{Applied: i, Total: n, Err: failed}
+			}
+			return []string{fmt.Sprintf("sent %d operations in %d of %d batches", done, i, n)}, failed
 		}
 		done += len(part)
 	}

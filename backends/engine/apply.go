@@ -41,11 +41,11 @@ func (e *Engine) Apply(ctx context.Context, g *graph.Graph, obs *Observation, ru
 	hook := e.hooks()
 	hook.call(func(h Hook) { h.ApplyStart(len(g.Steps)) })
 	results := walk(ctx, g, e.parallelism(), func(ctx context.Context, s *graph.Step, deps map[string]StepReport) StepReport {
-		r := e.applyStep(ctx, s, deps, obs.Steps[s.ID], blocked, run, red)
+		r := e.applyStep(ctx, s, deps, obs.Steps[s.ID], blocked, run, red, hook)
 		hook.call(func(h Hook) { h.Applied(r) })
 		return r
 	})
-	rep := &Report{}
+	rep := &Report{Interrupted: run.Interrupted()}
 	for _, s := range g.Steps {
 		rep.Steps = append(rep.Steps, results[s.ID])
 	}
@@ -54,11 +54,16 @@ func (e *Engine) Apply(ctx context.Context, g *graph.Graph, obs *Observation, ru
 }
 
 // applyStep carries out one step whose dependencies are done.
-func (e *Engine) applyStep(ctx context.Context, s *graph.Step, deps map[string]StepReport, sp *backends.StepPlan, blocked map[string]plan.Blocked, run *backends.Run, red *backends.Redactor) StepReport {
+func (e *Engine) applyStep(ctx context.Context, s *graph.Step, deps map[string]StepReport, sp *backends.StepPlan, blocked map[string]plan.Blocked, run *backends.Run, red *backends.Redactor, hook *hooks) StepReport {
 	r := StepReport{Step: s.ID, Phase: s.Phase, Tenant: s.Tenant}
 	if b, ok := blocked[s.ID]; ok {
 		r.Status = StatusDeferred
 		r.Reason = fmt.Sprintf("%s acknowledged: %s", b.Gate, b.Reason)
+		return r
+	}
+	if run.Interrupted() && len(sp.Changes) > 0 {
+		r.Status = StatusSkipped
+		r.Reason = "not started: the run was interrupted"
 		return r
 	}
 	var failed, deferred []string
@@ -68,7 +73,7 @@ func (e *Engine) applyStep(ctx context.Context, s *graph.Step, deps map[string]S
 			continue
 		}
 		switch d.Status {
-		case StatusFailed, StatusSkipped:
+		case StatusFailed, StatusPartial, StatusSkipped:
 			failed = append(failed, id)
 		case StatusDeferred:
 			deferred = append(deferred, id)
@@ -99,6 +104,7 @@ func (e *Engine) applyStep(ctx context.Context, s *graph.Step, deps map[string]S
 		r.Status, r.Reason = StatusFailed, red.Redact(err.Error())
 		return r
 	}
+	hook.call(func(h Hook) { h.Started(s.ID) })
 	res, err := guardedApply(ctx, d, sp, run)
 	if res != nil {
 		r.Requests = res.Requests
@@ -109,7 +115,12 @@ func (e *Engine) applyStep(ctx context.Context, s *graph.Step, deps map[string]S
 			r.Notes = append(r.Notes, red.Redact(n))
 		}
 	}
-	if err != nil {
+	var partial *backends.PartialError
+	switch {
+	case errors.As(err, &partial):
+		r.Status, r.Reason = StatusPartial, red.Redact(err.Error())
+		return r
+	case err != nil:
 		r.Status, r.Reason = StatusFailed, red.Redact(err.Error())
 		return r
 	}

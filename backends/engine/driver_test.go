@@ -30,6 +30,9 @@ type script struct {
 	secret   string // Plan calls run.SetSecret(step, secret) when set
 	needCred bool   // Plan resolves the step's zone credential first
 	panics   string // "plan" or "apply": that call panics
+	// interrupts makes Apply call run.Interrupt, as a Ctrl-C while the
+	// step is in flight would.
+	interrupts bool
 }
 
 type testDriver struct {
@@ -113,6 +116,9 @@ func (d *testDriver) Apply(ctx context.Context, sp *backends.StepPlan, run *back
 	sc := d.scripts[sp.Step.ID]
 	if sc.panics == "apply" {
 		panic("nil map")
+	}
+	if sc.interrupts {
+		run.Interrupt()
 	}
 	if sc.applyErr != nil {
 		return &backends.StepResult{Requests: sc.requests}, sc.applyErr

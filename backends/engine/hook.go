@@ -23,6 +23,9 @@ type Hook interface {
 	// ApplyStart is called before Apply walks total steps (after the
 	// gate checks passed).
 	ApplyStart(total int)
+	// Started reports that Apply hands step to its backend: it is in
+	// flight until Applied reports it.
+	Started(step string)
 	// Applied reports one step Apply finished.
 	Applied(r StepReport)
 	// ApplyDone is called when Apply has visited every step.

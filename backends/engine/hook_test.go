@@ -13,7 +13,7 @@ import (
 )
 
 // recorder is a Hook that writes down every call as a line.
-type recorder struct{ calls []string }
+type recorder struct{ calls, started []string }
 
 func (r *recorder) PlanStart(total int) {
 	r.calls = append(r.calls, fmt.Sprintf("plan start %d", total))
@@ -32,6 +32,7 @@ func (r *recorder) PlanDone(obs *Observation) {
 func (r *recorder) ApplyStart(total int) {
 	r.calls = append(r.calls, fmt.Sprintf("apply start %d", total))
 }
+func (r *recorder) Started(step string) { r.started = append(r.started, step) }
 func (r *recorder) Applied(s StepReport) {
 	r.calls = append(r.calls, fmt.Sprintf("%s %s", s.Status, s.Step))
 }
@@ -91,5 +92,9 @@ func TestHookHearsEveryStep(t *testing.T) {
 	sort.Strings(want[8:13])
 	if !slices.Equal(got, want) {
 		t.Errorf("hook calls:\ngot  %q\nwant %q", got, want)
+	}
+	// Only the step handed to its backend was in flight.
+	if want := []string{stepNet}; !slices.Equal(rec.started, want) {
+		t.Errorf("Started: got %q, want %q", rec.started, want)
 	}
 }

@@ -10,6 +10,7 @@ const (
 	StatusApplied   Status = "applied"   // its changes were applied
 	StatusUnchanged Status = "unchanged" // it planned no changes; its backend was not called
 	StatusFailed    Status = "failed"    // its backend's Apply returned an error
+	StatusPartial   Status = "partial"   // its backend applied some parts of a split write, not all (see backends.PartialError)
 	StatusSkipped   Status = "skipped"   // not tried: a step it depends on failed, or the run was interrupted
 	StatusDeferred  Status = "deferred"  // not observed, and its gate was acknowledged
 )
@@ -38,13 +39,17 @@ type StepReport struct {
 // Report is what Apply did, one entry per step in graph order.
 type Report struct {
 	Steps []StepReport
+	// Interrupted is true when the run was interrupted (Run.Interrupt):
+	// steps in flight finished, the rest were not started.
+	Interrupted bool
 }
 
 // OK reports whether every step converged or was deferred on purpose:
-// none failed, none was skipped, and no problem was found.
+// none failed or was applied in part, none was skipped, and no problem
+// was found.
 func (r *Report) OK() bool {
 	for _, s := range r.Steps {
-		if s.Status == StatusFailed || s.Status == StatusSkipped || len(s.Problems) > 0 {
+		if s.Status == StatusFailed || s.Status == StatusPartial || s.Status == StatusSkipped || len(s.Problems) > 0 {
 			return false
 		}
 	}

@@ -285,7 +285,7 @@ func (d *Driver) Apply(ctx context.Context, sp *backends.StepPlan, run *backends
 	}
 	zone := sp.Step.Zone.Name
 	b.client.writeLock.Lock()
-	err := d.write(ctx, b, zone)
+	err := d.write(ctx, b, zone, run)
 	b.client.writeLock.Unlock()
 	if err != nil {
 		return res, err

@@ -5,57 +5,68 @@ import (
 	"fmt"
 
 	pdns "github.com/joeig/go-powerdns/v3"
+
+	"github.com/site-tools/site/backends"
 )
 
 // write sends the batch: a missing zone is created with its rrsets in one
 // POST; an existing zone gets one PATCH, DELETEs first so that an rrset
-// giving way to a CNAME is gone before the CNAME is written.
-func (d *Driver) write(ctx context.Context, b *batch, zone string) error {
+// giving way to a CNAME is gone before the CNAME is written. When the
+// body limit splits it, each request is a part, and a run interrupted
+// between parts stops there with a *backends.PartialError.
+func (d *Driver) write(ctx context.Context, b *batch, zone string, run *backends.Run) error {
 	ops := make([]pdns.RRset, 0, len(b.deletes)+len(b.replaces))
 	ops = append(ops, b.deletes...)
 	ops = append(ops, b.replaces...)
-	if b.create {
-		z := &pdns.Zone{Name: pdns.String(zone), Kind: pdns.ZoneKindPtr(pdns.NativeZoneKind),
-			// DEFAULT, never "": an empty SOA-EDIT-API leaves the serial
-			// at 0 for ever and secondaries never see a change.
-			SOAEditAPI: pdns.String("DEFAULT"), Nameservers: []string{}}
-		chunks := split(ops, d.maxBody())
-		if len(chunks) == 1 {
-			// A POST takes rrsets without changetype; only REPLACEs exist
-			// for a zone that does not exist yet.
-			for _, rs := range b.replaces {
-				rs.ChangeType = nil
-				z.RRsets = append(z.RRsets, rs)
-			}
-			chunks = nil
-		}
-		err := d.retry(ctx, func(ctx context.Context) error {
-			_, err := b.client.api.Zones.Add(ctx, z)
+	chunks := split(ops, d.maxBody())
+	if !b.create {
+		if err := d.recheck(ctx, b, zone); err != nil {
 			return err
-		})
-		if err != nil {
-			return fmt.Errorf("create zone %s: %w", zone, err)
 		}
-		return d.patch(ctx, b, zone, chunks)
+		return d.patch(ctx, b, zone, chunks, 0, run)
 	}
-	if err := d.recheck(ctx, b, zone); err != nil {
+	z := &pdns.Zone{Name: pdns.String(zone), Kind: pdns.ZoneKindPtr(pdns.NativeZoneKind),
+		// DEFAULT, never "": an empty SOA-EDIT-API leaves the serial
+		// at 0 for ever and secondaries never see a change.
+		SOAEditAPI: pdns.String("DEFAULT"), Nameservers: []string{}}
+	if len(chunks) == 1 {
+		// A POST takes rrsets without changetype; only REPLACEs exist
+		// for a zone that does not exist yet.
+		for _, rs := range b.replaces {
+			rs.ChangeType = nil
+			z.RRsets = append(z.RRsets, rs)
+		}
+		chunks = nil
+	}
+	err := d.retry(ctx, func(ctx context.Context) error {
+		_, err := b.client.api.Zones.Add(ctx, z)
 		return err
+	})
+	if err != nil {
+		return fmt.Errorf("create zone %s: %w", zone, err)
 	}
-	return d.patch(ctx, b, zone, split(ops, d.maxBody()))
+	// The POST is the first part when PATCHes follow it.
+	return d.patch(ctx, b, zone, chunks, 1, run)
 }
 
-func (d *Driver) patch(ctx context.Context, b *batch, zone string, chunks [][]pdns.RRset) error {
-	for i, chunk := range chunks {
+// patch sends chunks in order; done parts were sent before them.
+func (d *Driver) patch(ctx context.Context, b *batch, zone string, chunks [][]pdns.RRset, done int, run *backends.Run) error {
+	total := done + len(chunks)
+	for _, chunk := range chunks {
+		if done > 0 && run.Interrupted() {
+			return &backends.PartialError{Applied: done, Total: total, Err: backends.ErrInterrupted}
+		}
 		err := d.retry(ctx, func(ctx context.Context) error {
 			return b.client.api.Records.Patch(ctx, zone, &pdns.RRsets{Sets: chunk})
 		})
 		if err != nil {
-			where := ""
-			if len(chunks) > 1 {
-				where = fmt.Sprintf(" (part %d of %d; the earlier parts were applied: re-run to converge)", i+1, len(chunks))
+			err = fmt.Errorf("update zone %s: %w", zone, err)
+			if done > 0 {
+				return &backends.PartialError{Applied: done, Total: total, Err: err}
 			}
-			return fmt.Errorf("update zone %s%s: %w", zone, where, err)
+			return err
 		}
+		done++
 	}
 	return nil
 }

@@ -1,16 +1,16 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
-	"io/fs"
-	"os"
-	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
 
+	"github.com/site-tools/site/backends"
 	"github.com/site-tools/site/backends/engine"
+	"github.com/site-tools/site/compiler/graph"
 	"github.com/site-tools/site/compiler/plan"
 )
 
@@ -20,6 +20,7 @@ func init() { register(newApplyCmd) }
 type applyOptions struct {
 	planFlags
 	planFile string
+	yes      bool // --yes: do not ask before destructive changes
 }
 
 func newApplyCmd() *cobra.Command {
@@ -54,16 +55,30 @@ reported. A re-run converges from any partial state.
   site apply --only dns tenants/sjc.cue
   site apply --target dns/sjc.example.net. tenants/sjc.cue
   site apply tenants/sjc.cue --ack GATE-DNS-OVERWRITE
-  site diff --out plan.json tenants/sjc.cue && site apply --plan plan.json tenants/sjc.cue
+  site diff --out plan.json tenants/sjc.cue && site apply --plan plan.json
   site apply --restart office1/files --ack GATE-VM-RESTART tenants/office1.cue
 
-With --plan, apply observes again and refuses (exit 1) when anything the
-saved plan covered has changed since, on the live systems or in the
-spec: "the plan is stale". It takes the plan's --only and --target;
-giving others is refused.
+With --plan, apply needs nothing else: the plan names its spec files,
+scope (--only, --target) and options (--restart, --delete-threshold,
+the acks that deferred a step); other values are refused. It refuses
+(exit 1) a plan whose spec files changed since, naming the file, and
+observes again to refuse one whose live systems changed: "the plan is
+stale".
 
-Exit codes: 0 converged, 1 an error or a step that failed or did not
-converge, 3 a gate was not acknowledged (nothing was changed).`,
+On a terminal, apply without --ack, --yes or --plan shows the plan and
+asks "Type yes:" before changes that delete, overwrite, restart or
+destroy; any other answer exits 1 having changed nothing. When stdin is
+not a terminal nothing is asked.
+
+Ctrl-C (or SIGTERM) lets the steps in flight finish, starts nothing
+new, and prints the report with each step's true state ("applied part
+1 of 3", "not started"); a second one exits at once with 130, naming
+what may be half-done.
+
+Exit codes: 0 converged, 1 an error, a step that failed or did not
+converge, a question not answered "yes", or an interrupted run, 3 a
+gate was not acknowledged (nothing was changed), 130 a second
+interrupt.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return runApply(cmd, args, o)
 		},
@@ -76,6 +91,7 @@ converge, 3 a gate was not acknowledged (nothing was changed).`,
 		restart:         "restart TENANT/VM so pending changes take effect (repeatable; needs GATE-VM-RESTART)",
 		deleteThreshold: deleteThresholdHelp,
 	})
+	cmd.Flags().BoolVar(&o.yes, "yes", false, "do not ask before destructive changes on a terminal (for scripts that run apply with a terminal attached)")
 	cmd.Flags().StringVar(&o.planFile, "plan", "", "apply only if a fresh observation still matches this plan saved by site diff --out")
 	return cmd
 }
@@ -85,30 +101,40 @@ func runApply(cmd *cobra.Command, args []string, o applyOptions) error {
 	if err != nil {
 		return withCode(exitError, err)
 	}
+	targets := parseTargets(o.targets)
+	var saved *plan.Plan
+	if o.planFile != "" {
+		// The plan brings its paths, scope and options; what the
+		// command line adds must agree with them.
+		if saved, err = o.readSaved(cmd.Flags(), args, phases, targets); err != nil {
+			return withCode(exitError, err)
+		}
+		args, phases, targets = saved.Spec.Paths, saved.Only, saved.Targets
+		o.restarts, o.deleteThreshold = saved.Options.Restart, saved.Options.DeleteThreshold
+	}
 	run, err := o.newRun()
 	if err != nil {
 		return withCode(exitError, err)
 	}
-
-	targets := parseTargets(o.targets)
-	var saved *plan.Plan
-	if o.planFile != "" {
-		if saved, err = o.readSaved(phases, targets); err != nil {
-			return withCode(exitError, err)
+	if saved != nil {
+		for _, g := range saved.Options.Acks {
+			run.Acked[g] = true
 		}
-		phases, targets = saved.Only, saved.Targets
 	}
 
 	g, err := o.scope(args, phases, targets, budget(cmd))
 	if err != nil {
 		return withCode(exitError, err)
 	}
-	defer interruptible(cmd)()
-	ctx := cmd.Context()
 	bk := openBackends(run)
 	defer closeBackends(bk, cmd.ErrOrStderr())
-	eng := newEngine(bk, o.parallelism, cmd.ErrOrStderr())
-	obs, err := eng.Plan(ctx, g, run)
+	eng, prog := newEngine(bk, o.parallelism, cmd.ErrOrStderr())
+	// An interrupt cancels observing, which only reads; the walk that
+	// writes keeps cmd's context and stops through run (interrupt.go).
+	observing, stopObserving := context.WithCancel(cmd.Context())
+	defer stopObserving()
+	defer watchInterrupts(prog, run, stopObserving)()
+	obs, err := eng.Plan(observing, g, run)
 	if err != nil {
 		return withCode(exitError, fmt.Errorf("observing was interrupted (%w): nothing was changed", err))
 	}
@@ -116,13 +142,15 @@ func runApply(cmd *cobra.Command, args []string, o applyOptions) error {
 	obs.Plan.Targets = targets
 	if saved != nil {
 		if err := plan.CheckFresh(saved, obs.Plan); err != nil {
-			var se *plan.StalePlanError
-			if errors.As(err, &se) && se.Has(plan.StaleChangesDiffer) {
-				err = fmt.Errorf("%w (or site diff --out was given other --delete-threshold or --restart flags than apply: give both the same)", err)
-			}
 			return withCode(exitError, err)
 		}
 	}
+	return carryOut(cmd, args, o, eng, g, obs, run)
+}
+
+// carryOut prints the plan, checks the gates, asks on a terminal when
+// it is destructive, applies it and prints the report.
+func carryOut(cmd *cobra.Command, args []string, o applyOptions, eng *engine.Engine, g *graph.Graph, obs *engine.Observation, run *backends.Run) error {
 	stdout := cmd.OutOrStdout()
 	color := useColor(stdout)
 	if err := obs.Plan.WriteText(stdout, plan.TextOptions{Color: color, Acked: run.Acked}); err != nil {
@@ -131,7 +159,15 @@ func runApply(cmd *cobra.Command, args []string, o applyOptions) error {
 	if !obs.Plan.HasChanges() && len(obs.Plan.Blocked) == 0 {
 		return nil
 	}
-	rep, err := eng.Apply(ctx, g, obs, run)
+	// Gates first: a run they stop is not worth a question.
+	err := obs.Check(g, run.Acked)
+	if err == nil {
+		err = o.confirm(obs.Plan, cmd.InOrStdin(), cmd.ErrOrStderr())
+	}
+	var rep *engine.Report
+	if err == nil {
+		rep, err = eng.Apply(cmd.Context(), g, obs, run)
+	}
 	var gm *engine.GatesMissingError
 	switch {
 	case errors.As(err, &gm):
@@ -144,67 +180,13 @@ func runApply(cmd *cobra.Command, args []string, o applyOptions) error {
 	if err := writeReport(stdout, rep, color); err != nil {
 		return withCode(exitError, err)
 	}
+	if rep.Interrupted {
+		return withCode(exitError, errors.New("apply was interrupted (see the report above for what was applied and what was not started): run site apply again to converge the rest"))
+	}
 	if !rep.OK() {
 		return withCode(exitError, errors.New("apply did not converge (see the report above): fix the cause and run site apply again; it converges from any partial state"))
 	}
 	return nil
-}
-
-// readSaved reads --plan and checks that --only and --target, when
-// given, name the scope it was saved with; apply then takes that scope.
-func (o applyOptions) readSaved(phases []plan.Phase, targets []string) (*plan.Plan, error) {
-	saved, err := readPlan(o.planFile)
-	if err != nil {
-		return nil, err
-	}
-	if o.only != "" && !slices.Equal(phases, saved.Only) {
-		return nil, fmt.Errorf("--only %s differs from the scope the plan %s was saved with (%s): drop --only, or run site diff --out again with it",
-			o.only, o.planFile, describeOnly(saved.Only))
-	}
-	if len(targets) > 0 && !slices.Equal(targets, saved.Targets) {
-		return nil, fmt.Errorf("%s differs from the scope the plan %s was saved with (%s): drop --target, or run site diff --out again with it",
-			describeTargets(targets), o.planFile, describeTargets(saved.Targets))
-	}
-	return saved, nil
-}
-
-// readPlan loads a plan saved by site diff --out.
-func readPlan(path string) (*plan.Plan, error) {
-	f, err := os.Open(path)
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil, fmt.Errorf("--plan %s: no such file; save a plan first with: site diff --out %s PATH ...", path, shellQuote(path))
-	}
-	if err != nil {
-		return nil, fmt.Errorf("--plan: %w", err)
-	}
-	defer f.Close()
-	p, err := plan.ReadJSON(f)
-	if err != nil {
-		return nil, fmt.Errorf("--plan %s: %w", path, err)
-	}
-	return p, nil
-}
-
-func describeOnly(phases []plan.Phase) string {
-	if len(phases) == 0 {
-		return "every phase"
-	}
-	s := make([]string, len(phases))
-	for i, p := range phases {
-		s[i] = string(p)
-	}
-	return "--only " + strings.Join(s, ",")
-}
-
-func describeTargets(targets []string) string {
-	if len(targets) == 0 {
-		return "every step"
-	}
-	words := make([]string, len(targets))
-	for i, t := range targets {
-		words[i] = "--target " + shellQuote(t)
-	}
-	return strings.Join(words, " ")
 }
 
 // applyCommand rebuilds the command line that was run, so the message

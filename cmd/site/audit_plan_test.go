@@ -116,10 +116,10 @@ func TestSavedPlanRefusesAnyChangeInScope(t *testing.T) {
 	}
 }
 
-// TestSavedPlanWithDeleteThreshold: a plan saved by diff with the
-// threshold apply is given is applied as it was reviewed; with a
-// different one it is refused as stale, naming the threshold rather than
-// suspecting an edited spec.
+// TestSavedPlanWithDeleteThreshold: a plan saved by diff with a
+// --delete-threshold is applied as it was reviewed by apply --plan alone
+// (the plan records the threshold and the spec paths); another
+// threshold on apply's command line is refused, naming both.
 func TestSavedPlanWithDeleteThreshold(t *testing.T) {
 	srv := pdnsEnv(t)
 	var live []pdnstest.RRset
@@ -138,12 +138,13 @@ func TestSavedPlanWithDeleteThreshold(t *testing.T) {
 	if code, out, errOut := siteRun(t, srv, "diff", "--delete-threshold", "50", "--out", planFile, file); code != exitOK || strings.Contains(out, "GATE-DNS-DELETE-MANY") {
 		t.Fatalf("diff --delete-threshold 50: exit %d, want 0 and no GATE-DNS-DELETE-MANY\nstdout:\n%s\nstderr:\n%s", code, out, errOut)
 	}
-	code, out, errOut := siteRun(t, srv, "apply", "--plan", planFile, file)
-	if code != exitError || !strings.Contains(errOut, "--delete-threshold") {
-		t.Errorf("apply --plan without the threshold: exit %d, want %d naming --delete-threshold\nstdout:\n%s\nstderr:\n%s", code, exitError, out, errOut)
+	code, out, errOut := siteRun(t, srv, "apply", "--plan", planFile, "--delete-threshold", "30")
+	want := "site: --delete-threshold 30 differs from what the plan " + planFile + " was saved with (--delete-threshold 50)"
+	if code != exitError || !strings.Contains(errOut, want) {
+		t.Errorf("apply --plan --delete-threshold 30: exit %d, want %d and %q\nstdout:\n%s\nstderr:\n%s", code, exitError, want, out, errOut)
 	}
-	if code, out, errOut := siteRun(t, srv, "apply", "--plan", planFile, "--delete-threshold", "50", file); code != exitOK {
-		t.Fatalf("apply --plan --delete-threshold 50: exit %d, want 0\nstdout:\n%s\nstderr:\n%s", code, out, errOut)
+	if code, out, errOut := siteRun(t, srv, "apply", "--plan", planFile); code != exitOK {
+		t.Fatalf("apply --plan alone: exit %d, want 0\nstdout:\n%s\nstderr:\n%s", code, out, errOut)
 	}
 	if got := srv.Query(t, "h9.thr.test.", "A"); len(got) != 0 {
 		t.Errorf("h9 still served: %q", got)

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -104,20 +105,29 @@ func runDiff(cmd *cobra.Command, args []string, o diffOptions) error {
 		}
 	}
 	targets := parseTargets(o.targets)
+	spec, err := hashSpec(args)
+	if err != nil {
+		return withCode(exitError, err)
+	}
 	g, err := o.scope(args, phases, targets, budget(cmd))
 	if err != nil {
 		return withCode(exitError, err)
 	}
-	defer interruptible(cmd)()
 	bk := openBackends(run)
 	defer closeBackends(bk, cmd.ErrOrStderr())
-	obs, err := newEngine(bk, o.parallelism, cmd.ErrOrStderr()).Plan(cmd.Context(), g, run)
+	eng, prog := newEngine(bk, o.parallelism, cmd.ErrOrStderr())
+	observing, stopObserving := context.WithCancel(cmd.Context())
+	defer stopObserving()
+	defer watchInterrupts(prog, run, stopObserving)()
+	obs, err := eng.Plan(observing, g, run)
 	if err != nil {
 		return withCode(exitError, fmt.Errorf("observing was interrupted (%w): nothing is planned", err))
 	}
 	p := obs.Plan
 	p.Only = phases
 	p.Targets = targets
+	p.Spec = spec
+	p.Options = planOptions(p, run)
 	stdout := cmd.OutOrStdout()
 	if o.format == "json" {
 		err = p.WriteJSON(stdout)

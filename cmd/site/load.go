@@ -5,12 +5,9 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/signal"
 	"regexp"
 	"slices"
 	"strings"
-
-	"github.com/spf13/cobra"
 
 	"github.com/site-tools/site/backends/engine"
 	"github.com/site-tools/site/compiler"
@@ -120,18 +117,9 @@ func parseTargets(ts []string) []string {
 
 // newEngine wires the executor to this run's backends; progress goes
 // to stderr so stdout holds only the plan or the report.
-func newEngine(bk *runBackends, parallelism int, stderr io.Writer) *engine.Engine {
-	return &engine.Engine{DriverFor: bk.driverFor, Parallelism: parallelism,
-		Hook: newProgress(stderr, isTerminal(stderr), useColor(stderr))}
-}
-
-// interruptible makes Ctrl-C end the run between steps: steps not yet
-// started are skipped and reported rather than the process dying in the
-// middle of a backend's batch.
-func interruptible(cmd *cobra.Command) func() {
-	ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt)
-	cmd.SetContext(ctx)
-	return stop
+func newEngine(bk *runBackends, parallelism int, stderr io.Writer) (*engine.Engine, *progress) {
+	p := newProgress(stderr, isTerminal(stderr), useColor(stderr))
+	return &engine.Engine{DriverFor: bk.driverFor, Parallelism: parallelism, Hook: p}, p
 }
 
 // useColor reports whether output to w may carry ANSI colours: only on

@@ -22,6 +22,9 @@ const (
 	exitError   = 1 // invalid spec, backend failure
 	exitChanges = 2 // diff --detailed-exitcode: changes present
 	exitGated   = 3 // blocked by gates that were not acknowledged
+	// exitInterrupted follows a second Ctrl-C or SIGTERM (interrupt.go):
+	// 128+SIGINT, as a shell reports a process Ctrl-C ended.
+	exitInterrupted = 130
 )
 
 // exitErr carries an exit code out of a command. A nil err with a code
@@ -68,6 +71,7 @@ Exit codes: 0 ok or no changes, 1 error, 2 changes present (diff
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
+	root.SetIn(stdin)
 	root.SetOut(stdout)
 	root.SetErr(stderr)
 	// Usage is silenced (it would bury the error), so a flag error says

@@ -14,6 +14,9 @@ var updateScripts = flag.Bool("update-scripts", false, "rewrite the cmp files in
 // so the scripts in testdata/script exercise the real CLI, exit codes
 // included, in a process of its own.
 func TestMain(m *testing.M) {
+	// Nobody answers apply's question in a test, even when go test runs
+	// on a terminal; the tests that want one say so (useTerminal).
+	stdinIsTerminal = func() bool { return false }
 	testscript.Main(m, map[string]func(){
 		"site": func() { os.Exit(run(os.Args[1:], os.Stdout, os.Stderr)) },
 	})

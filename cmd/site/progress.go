@@ -3,7 +3,9 @@ package main
 import (
 	"fmt"
 	"io"
+	"slices"
 	"strings"
+	"sync"
 
 	"github.com/site-tools/site/backends"
 	"github.com/site-tools/site/backends/engine"
@@ -14,9 +16,13 @@ import (
 // finished step. On a terminal the line updates in place so a long run
 // does not scroll the plan away; lines about trouble (blocked, failed,
 // skipped) stay on screen. Elsewhere (CI logs, pipes) every line is
-// kept, without escape codes. The engine calls it one step at a time,
-// so it needs no lock.
+// kept, without escape codes. The engine calls it one step at a time;
+// the lock is for the interrupt watcher, which asks what is in flight
+// and writes its own lines from another goroutine.
 type progress struct {
+	mu       sync.Mutex
+	inFlight map[string]bool // steps handed to a backend, not yet finished
+
 	w     io.Writer
 	live  bool
 	color bool
@@ -33,13 +39,15 @@ const liveWidth = 100
 // newProgress writes to w; live rewrites one line (for a terminal),
 // color paints the status words.
 func newProgress(w io.Writer, live, color bool) *progress {
-	return &progress{w: w, live: live, color: color}
+	return &progress{w: w, live: live, color: color, inFlight: map[string]bool{}}
 }
 
 // PlanStart, Observed and PlanDone show Engine.Plan's walk.
 func (p *progress) PlanStart(total int) { p.start("observe", total) }
 
 func (p *progress) Observed(id string, sp *backends.StepPlan, b *plan.Blocked) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
 	switch {
 	case sp != nil:
 		p.step(id, statusObserved, describeChanges(len(sp.Changes)))
@@ -51,13 +59,26 @@ func (p *progress) Observed(id string, sp *backends.StepPlan, b *plan.Blocked) {
 }
 
 func (p *progress) PlanDone(obs *engine.Observation) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
 	p.done(fmt.Sprintf("observed %d of %d steps, %s", len(obs.Steps), len(obs.Steps)+len(obs.Plan.Blocked), describeChanges(len(obs.Plan.Changes))))
 }
 
 // ApplyStart, Applied and ApplyDone show Engine.Apply's walk.
 func (p *progress) ApplyStart(total int) { p.start("apply", total) }
 
+// Started and Applied keep the set of steps in flight for the
+// interrupt watcher, which names them.
+func (p *progress) Started(id string) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.inFlight[id] = true
+}
+
 func (p *progress) Applied(r engine.StepReport) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	delete(p.inFlight, r.Step)
 	detail := r.Reason
 	if r.Status == engine.StatusApplied || r.Status == engine.StatusUnchanged {
 		detail = describeChanges(r.Changes)
@@ -68,11 +89,40 @@ func (p *progress) Applied(r engine.StepReport) {
 	p.step(r.Step, r.Status, detail)
 }
 
-func (p *progress) ApplyDone(rep *engine.Report) { p.done(reportCounts(rep)) }
+func (p *progress) ApplyDone(rep *engine.Report) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.done(reportCounts(rep))
+}
 
 // start begins counting a walk of total steps.
 func (p *progress) start(verb string, total int) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
 	p.verb, p.total, p.n, p.open = verb, total, 0, false
+}
+
+// running returns the steps in flight, sorted.
+func (p *progress) running() []string {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	ids := make([]string, 0, len(p.inFlight))
+	for id := range p.inFlight {
+		ids = append(ids, id)
+	}
+	slices.Sort(ids)
+	return ids
+}
+
+// say writes a line that stays, between progress lines.
+func (p *progress) say(line string) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.open {
+		fmt.Fprint(p.w, "\r\x1b[K")
+		p.open = false
+	}
+	fmt.Fprintln(p.w, line)
 }
 
 // step reports one finished step.
@@ -118,7 +168,7 @@ func (p *progress) done(summary string) {
 
 func trouble(st engine.Status) bool {
 	switch st {
-	case statusBlocked, engine.StatusFailed, engine.StatusSkipped:
+	case statusBlocked, engine.StatusFailed, engine.StatusPartial, engine.StatusSkipped:
 		return true
 	}
 	return false

@@ -54,7 +54,7 @@ func writeReport(w io.Writer, rep *engine.Report, color bool) error {
 // 3 unchanged; 4 requests".
 func reportCounts(rep *engine.Report) string {
 	var parts []string
-	for _, st := range []engine.Status{engine.StatusApplied, engine.StatusUnchanged, engine.StatusFailed, engine.StatusSkipped, engine.StatusDeferred} {
+	for _, st := range []engine.Status{engine.StatusApplied, engine.StatusPartial, engine.StatusUnchanged, engine.StatusFailed, engine.StatusSkipped, engine.StatusDeferred} {
 		if n := rep.Count(st); n > 0 || st == engine.StatusApplied {
 			parts = append(parts, fmt.Sprintf("%d %s", n, st))
 		}
@@ -70,10 +70,14 @@ func reportCounts(rep *engine.Report) string {
 }
 
 // reportSummary is the report's last line, e.g. "Apply complete: 2
-// applied, 3 unchanged; 4 requests." or "Apply failed: ...".
+// applied, 3 unchanged; 4 requests.", "Apply failed: ..." or "Apply
+// interrupted: ...".
 func reportSummary(rep *engine.Report) string {
 	head := "Apply complete"
-	if !rep.OK() {
+	switch {
+	case rep.Interrupted:
+		head = "Apply interrupted"
+	case !rep.OK():
 		head = "Apply failed"
 	}
 	return head + ": " + reportCounts(rep) + "."
@@ -95,7 +99,7 @@ const (
 
 func colorFor(st engine.Status) string {
 	switch st {
-	case statusBlocked, engine.StatusFailed:
+	case statusBlocked, engine.StatusFailed, engine.StatusPartial:
 		return "\x1b[31m" // red
 	case engine.StatusSkipped, engine.StatusDeferred:
 		return "\x1b[33m" // yellow

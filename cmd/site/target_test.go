@@ -127,7 +127,7 @@ func TestTargetIsPartOfASavedPlan(t *testing.T) {
 	if code != exitError {
 		t.Fatalf("apply --plan with other targets exit %d, want %d\nstdout:\n%s\nstderr:\n%s", code, exitError, stdout, stderr)
 	}
-	want := "site: --target 'dns/*' differs from the scope the plan " + planFile + " was saved with (--target dns/" + good + "): drop --target, or run site diff --out again with it"
+	want := "site: --target 'dns/*' differs from what the plan " + planFile + " was saved with (--target dns/" + good + "): drop it, or run site diff --out again with it"
 	if !strings.Contains(stderr, want) {
 		t.Errorf("got stderr:\n%s\nwant it to contain %q", stderr, want)
 	}

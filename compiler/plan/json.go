@@ -10,16 +10,34 @@ import (
 // WriteJSON writes the plan in its versioned JSON form, the one
 // `site diff --format json` prints and `site diff --out` saves.
 //
-// # Schema (format_version 1)
+// # Schema (format_version 2)
 //
 // A JSON object with these members; a reader must check format_version
 // first and refuse a version it does not know.
 //
-//	format_version  integer, 1. Bumped on any change a reader could notice.
+//	format_version  integer, 2. Bumped on any change a reader could notice
+//	                (2 added spec and options; 1 is refused).
 //	only            array of phases ("secrets", "network", "vm", "dns") the
 //	                plan was scoped to with --only; absent when unscoped.
 //	targets         array of the --target patterns (step IDs or globs, sorted)
 //	                the plan was scoped to; absent when untargeted.
+//	spec            object, what the plan was computed from (site diff
+//	                always writes it; site apply --plan needs it):
+//	  paths         array of the PATH arguments as given, relative to the
+//	                directory site diff ran in (the default ./tenants/...
+//	                when none were given); apply --plan reads these.
+//	  files         object mapping every file the paths named to
+//	                "sha256:<hex>" of its content; apply --plan refuses
+//	                the plan, naming the file, when one changed, is gone,
+//	                or a new one is named.
+//	options         object, the flags that shaped the plan, which apply
+//	                --plan takes from here:
+//	  restart       array of --restart TENANT/VM names, sorted; absent
+//	                when none.
+//	  delete_threshold  integer, --delete-threshold in percent.
+//	  acks          array of the --ack gates that deferred a step shown in
+//	                the plan (GATE-SECRET-UNREACHABLE), sorted; absent
+//	                when none. Other gates are acknowledged at apply.
 //	changes         array, always present (empty when converged), sorted by
 //	                phase then key. Each change:
 //	  key           string, the resource key backend/scope/name, e.g.

@@ -17,7 +17,7 @@ import (
 
 // FormatVersion is the version of the JSON plan schema. Bump it on any
 // change a reader of the JSON could notice.
-const FormatVersion = 1
+const FormatVersion = 2
 
 // Phase groups steps by the kind of system they converge.
 type Phase string
@@ -111,11 +111,16 @@ type Blocked struct {
 
 // Plan is the result of observing every step in scope.
 type Plan struct {
-	FormatVersion int       `json:"format_version"`
-	Only          []Phase   `json:"only,omitempty"`
-	Targets       []string  `json:"targets,omitempty"` // --target patterns, sorted
-	Changes       []Change  `json:"changes"`
-	Blocked       []Blocked `json:"blocked,omitempty"`
+	FormatVersion int      `json:"format_version"`
+	Only          []Phase  `json:"only,omitempty"`
+	Targets       []string `json:"targets,omitempty"` // --target patterns, sorted
+	// Spec and Options make a saved plan self-contained: apply --plan
+	// reads the same files (refusing when one changed) with the same
+	// options. Set by site diff; nil in a plan nobody saves.
+	Spec    *Spec     `json:"spec,omitempty"`
+	Options *Options  `json:"options,omitempty"`
+	Changes []Change  `json:"changes"`
+	Blocked []Blocked `json:"blocked,omitempty"`
 	// Fingerprints map each observed step to a hash of what was seen, so
 	// a saved plan can be checked for staleness before it is applied.
 	Fingerprints map[string]string `json:"fingerprints"`

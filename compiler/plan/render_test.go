@@ -48,6 +48,8 @@ func fullPlan() *Plan {
 			Reason: "GET http://127.0.0.1:8081/api/v1/servers/localhost/zones/other.example.: connection refused"},
 	}
 	p.Fingerprints = map[string]string{"dns/sjc.example.net.": "sha256:0f1e", "vm/qemu:///system/keys": "sha256:a1b2"}
+	p.Spec = &Spec{Paths: []string{"tenants/..."}, Files: map[string]string{"tenants/sjc.cue": "sha256:5e1c", "tenants/lab.cue": "sha256:1ab0"}}
+	p.Options = &Options{Restart: []string{"sjc/keys"}, DeleteThreshold: 30, Acks: []Gate{GateSecretUnreachable}}
 	p.Sort()
 	return p
 }
@@ -173,13 +175,15 @@ func TestReadJSONRejects(t *testing.T) {
 	for _, tc := range []struct {
 		name, in, want string
 	}{
-		{name: "unknown version", in: `{"format_version": 2, "changes": []}`,
-			want: "the plan has format_version 2 but this site reads only 1: save it again with this site's diff --out"},
+		{name: "unknown version", in: `{"format_version": 3, "changes": []}`,
+			want: "the plan has format_version 3 but this site reads only 2: save it again with this site's diff --out"},
+		{name: "version 1, before spec and options", in: `{"format_version": 1, "changes": []}`,
+			want: "the plan has format_version 1 but this site reads only 2: save it again with this site's diff --out"},
 		{name: "no version", in: `{"changes": []}`,
 			want: "the file is not a site plan: it has no format_version; save one with site diff --out plan.json"},
 		{name: "not JSON", in: `Plan: 1 to create`, want: "the plan is not valid JSON"},
-		{name: "unknown field", in: `{"format_version": 1, "changes": [], "resources": []}`,
-			want: `the plan does not match format_version 1 (json: unknown field "resources")`},
+		{name: "unknown field", in: `{"format_version": 2, "changes": [], "resources": []}`,
+			want: `the plan does not match format_version 2 (json: unknown field "resources")`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := ReadJSON(strings.NewReader(tc.in))

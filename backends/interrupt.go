@@ -1,0 +1,51 @@
+package backends
+
+import (
+	"errors"
+	"fmt"
+)
+
+// An interrupted run (Ctrl-C) finishes what is in flight and starts
+// nothing new. The context a driver's writes get is not cancelled by the
+// interrupt, since cancelling half a batch leaves a zone or a guest in a
+// state nobody planned; instead a driver that sends a step in several
+// requests (a PowerDNS PATCH split at the body limit) asks
+// Run.Interrupted between them and stops with a *PartialError, so the
+// report can say which parts were applied.
+
+// ErrInterrupted means the run was interrupted before the work could
+// start.
+var ErrInterrupted = errors.New("the run was interrupted")
+
+// Interrupt asks every step of the run to start nothing new. Steps in
+// flight finish; it may be called from any goroutine, more than once.
+func (r *Run) Interrupt() { r.interrupted.Store(true) }
+
+// Interrupted reports whether Interrupt was called.
+func (r *Run) Interrupted() bool { return r.interrupted.Load() }
+
+// PartialError means a step's write went out in parts and only the
+// first Applied of Total were made: the live system holds part of the
+// step's changes. Err says why the rest was not (ErrInterrupted, or the
+// failure of part Applied+1). A re-run converges from there.
+type PartialError struct {
+	Applied, Total int
+	Err            error
+}
+
+func (e *PartialError) Error() string {
+	if errors.Is(e.Err, ErrInterrupted) {
+		return fmt.Sprintf("%s; interrupted before part %d, which was not sent: run site apply again to converge", e.Progress(), e.Applied+1)
+	}
+	return fmt.Sprintf("%s; part %d failed: %v; run site apply again to converge", e.Progress(), e.Applied+1, e.Err)
+}
+
+func (e *PartialError) Unwrap() error { return e.Err }
+
+// Progress says what was applied, e.g. "applied part 1 of 3".
+func (e *PartialError) Progress() string {
+	if e.Applied == 1 {
+		return fmt.Sprintf("applied part 1 of %d", e.Total)
+	}
+	return fmt.Sprintf("applied parts 1 to %d of %d", e.Applied, e.Total)
+}

@@ -1,0 +1,152 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/spf13/pflag"
+
+	"github.com/site-tools/site/backends"
+	"github.com/site-tools/site/compiler"
+	"github.com/site-tools/site/compiler/plan"
+)
+
+// This file makes a saved plan self-contained: site diff --out records
+// the spec paths, a hash of every spec file and the options that shaped
+// the plan; site apply --plan takes them from the plan and refuses it
+// when a spec file changed since.
+
+// hashSpec records what the specs at args are now; diff calls it before
+// loading them, so an edit made while diff runs makes the plan stale
+// rather than slipping in unseen.
+func hashSpec(args []string) (*plan.Spec, error) {
+	config, paths, err := specInput(args)
+	if err != nil {
+		return nil, err
+	}
+	files, err := compiler.Inputs(config, paths)
+	if err != nil {
+		// Loading reports the same problem with its position.
+		return nil, nil
+	}
+	return plan.HashSpec(paths, files)
+}
+
+// planOptions are the options of run that a saved plan records: those
+// that change what is planned, and the acks that deferred a step shown.
+func planOptions(p *plan.Plan, run *backends.Run) *plan.Options {
+	o := &plan.Options{DeleteThreshold: run.DeleteManyPercent}
+	for r := range run.Restart {
+		o.Restart = append(o.Restart, r)
+	}
+	slices.Sort(o.Restart)
+	for _, b := range p.Blocked {
+		if b.Gate != "" && run.Acked[b.Gate] && !slices.Contains(o.Acks, b.Gate) {
+			o.Acks = append(o.Acks, b.Gate)
+		}
+	}
+	slices.Sort(o.Acks)
+	return o
+}
+
+// readSaved reads --plan and checks that what the command line adds
+// (PATH, --only, --target, --restart, --delete-threshold) agrees with
+// what the plan was saved with, and that its spec files are unchanged;
+// apply then takes the plan's.
+func (o applyOptions) readSaved(flags *pflag.FlagSet, args []string, phases []plan.Phase, targets []string) (*plan.Plan, error) {
+	saved, err := readPlan(o.planFile)
+	if err != nil {
+		return nil, err
+	}
+	if saved.Spec == nil || saved.Options == nil {
+		return nil, fmt.Errorf("--plan %s records no spec or options (not saved by site diff --out?): save it with site diff --out %s PATH ...", o.planFile, shellQuote(o.planFile))
+	}
+	differs := func(given, was string) error {
+		return fmt.Errorf("%s differs from what the plan %s was saved with (%s): drop it, or run site diff --out again with it", given, o.planFile, was)
+	}
+	switch {
+	case len(args) > 0 && !slices.Equal(args, saved.Spec.Paths):
+		return nil, differs("PATH "+strings.Join(args, " "), "PATH "+strings.Join(saved.Spec.Paths, " "))
+	case o.only != "" && !slices.Equal(phases, saved.Only):
+		return nil, differs("--only "+o.only, describeOnly(saved.Only))
+	case len(targets) > 0 && !slices.Equal(targets, saved.Targets):
+		return nil, differs(describeTargets(targets), describeTargets(saved.Targets))
+	case flags.Changed("restart") && !slices.Equal(sortedCopy(o.restarts), saved.Options.Restart):
+		return nil, differs(describeRestarts(o.restarts), describeRestarts(saved.Options.Restart))
+	case flags.Changed("delete-threshold") && o.deleteThreshold != saved.Options.DeleteThreshold:
+		return nil, differs("--delete-threshold "+strconv.Itoa(o.deleteThreshold), "--delete-threshold "+strconv.Itoa(saved.Options.DeleteThreshold))
+	}
+	config, paths, err := specInput(saved.Spec.Paths)
+	if err != nil {
+		return nil, fmt.Errorf("the plan %s was saved from %s, whose site.cue cannot be found now (%v): run site apply from the directory site diff ran in, or save the plan again", o.planFile, strings.Join(saved.Spec.Paths, " "), err)
+	}
+	files, err := compiler.Inputs(config, paths)
+	if err != nil {
+		return nil, fmt.Errorf("the plan %s was saved from %s, which cannot be read now (%v): run site apply from the directory site diff ran in, or save the plan again", o.planFile, strings.Join(saved.Spec.Paths, " "), err)
+	}
+	if err := saved.Spec.CheckFiles(files); err != nil {
+		return nil, err
+	}
+	return saved, nil
+}
+
+// readPlan loads a plan saved by site diff --out.
+func readPlan(path string) (*plan.Plan, error) {
+	f, err := os.Open(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, fmt.Errorf("--plan %s: no such file; save a plan first with: site diff --out %s PATH ...", path, shellQuote(path))
+	}
+	if err != nil {
+		return nil, fmt.Errorf("--plan: %w", err)
+	}
+	defer f.Close()
+	p, err := plan.ReadJSON(f)
+	if err != nil {
+		return nil, fmt.Errorf("--plan %s: %w", path, err)
+	}
+	return p, nil
+}
+
+func sortedCopy(s []string) []string {
+	out := slices.Clone(s)
+	slices.Sort(out)
+	return slices.Compact(out)
+}
+
+func describeOnly(phases []plan.Phase) string {
+	if len(phases) == 0 {
+		return "every phase"
+	}
+	s := make([]string, len(phases))
+	for i, p := range phases {
+		s[i] = string(p)
+	}
+	return "--only " + strings.Join(s, ",")
+}
+
+func describeTargets(targets []string) string {
+	if len(targets) == 0 {
+		return "every step"
+	}
+	words := make([]string, len(targets))
+	for i, t := range targets {
+		words[i] = "--target " + shellQuote(t)
+	}
+	return strings.Join(words, " ")
+}
+
+func describeRestarts(restarts []string) string {
+	if len(restarts) == 0 {
+		return "no --restart"
+	}
+	words := make([]string, len(restarts))
+	for i, r := range restarts {
+		words[i] = "--restart " + shellQuote(r)
+	}
+	return strings.Join(words, " ")
+}
