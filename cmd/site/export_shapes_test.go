@@ -38,7 +38,7 @@ func TestExportRoundTripsEveryShape(t *testing.T) {
 	srv.CreateZone(t, "shapes.example.test.", exportShapes...)
 	out := filepath.Join(t.TempDir(), "shapes.cue")
 	code, stdout, stderr := siteRun(t, srv, "export", "powerdns", "--url", srv.URL, "--zone", "shapes.example.test",
-		"--tenant", "shapes", "--out", out)
+		"--tenant", "shapes", "--out", out, "--adopt")
 	if code != exitOK {
 		t.Fatalf("export exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
 	}
