@@ -102,6 +102,9 @@ type client struct {
 	api   *pdns.Client
 	count *countingTransport
 	base  string // URL, for messages
+	// raw sends what go-powerdns cannot say (an empty comments list, zone
+	// metadata by kind): the same HTTP client, origin and key as api.
+	raw rawAPI
 }
 
 // newClient resolves the API key and builds a client. The key is never
@@ -134,7 +137,7 @@ func (d *Driver) newClient(step *graph.Step, run *backends.Run) (*client, error)
 	// Whatever client the caller gave, the key stays on this origin.
 	wrapped.CheckRedirect = endpoint.CheckRedirect
 	api := pdns.New(p.URL, p.Server, pdns.WithAPIKey(key), pdns.WithHTTPClient(&wrapped))
-	return &client{api: api, count: ct, base: p.URL}, nil
+	return &client{api: api, count: ct, base: p.URL, raw: rawAPI{http: &wrapped, base: strings.TrimRight(p.URL, "/"), server: p.Server, key: key}}, nil
 }
 
 // verifyAddr picks where to send verification queries for zone.
