@@ -167,7 +167,9 @@ func (s *LockStore) Holders(ctx context.Context) ([]lock.Holder, error) {
 		}
 		out = append(out, h)
 	}
-	sort.Slice(out, func(i, j int) bool { return out[i].Start.Before(out[j].Start) || out[i].Start.Equal(out[j].Start) && out[i].ID < out[j].ID })
+	sort.Slice(out, func(i, j int) bool {
+		return out[i].Start.Before(out[j].Start) || out[i].Start.Equal(out[j].Start) && out[i].ID < out[j].ID
+	})
 	return out, nil
 }
 
