@@ -44,7 +44,7 @@ type LockStore struct {
 }
 
 // LockStore returns the lock store of zone on its PowerDNS server.
-func (d *Driver) LockStore(zone *model.Zone, run *backends.Run, now func() time.Time) (*LockStore, error) {
+func (d *Driver) LockStore(zone *model.Zone, run *backends.Run, now func() time.Time) (lock.Store, error) {
 	c, err := d.newClient(graph.ZoneStep(zone), run)
 	if err != nil {
 		return nil, err

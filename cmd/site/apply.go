@@ -7,6 +7,7 @@ import (
 	"os"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -19,7 +20,8 @@ func init() { register(newApplyCmd) }
 // applyOptions are apply's flags, validated before anything is loaded.
 type applyOptions struct {
 	planFlags
-	planFile string
+	planFile    string
+	lockTimeout time.Duration
 }
 
 func newApplyCmd() *cobra.Command {
@@ -62,8 +64,15 @@ saved plan covered has changed since, on the live systems or in the
 spec: "the plan is stale". It takes the plan's --only and --target;
 giving others is refused.
 
+Each tenant in scope is locked for the whole apply (in its PowerDNS
+zones' metadata, else in a file beside its spec): a second apply of the
+same tenant waits --lock-timeout (default 0), then exits 1 naming the
+holder's host, pid, start time and command. The lock's lease runs out
+a minute after a holder dies; site unlock TENANT breaks it sooner.
+
 Exit codes: 0 converged, 1 an error or a step that failed or did not
-converge, 3 a gate was not acknowledged (nothing was changed).`,
+converge, or the tenant locked by another apply, 3 a gate was not
+acknowledged (nothing was changed).`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return runApply(cmd, args, o)
 		},
@@ -76,6 +85,7 @@ converge, 3 a gate was not acknowledged (nothing was changed).`,
 		deleteThreshold: deleteThresholdHelp,
 	})
 	cmd.Flags().StringVar(&o.planFile, "plan", "", "apply only if a fresh observation still matches this plan saved by site diff --out")
+	cmd.Flags().DurationVar(&o.lockTimeout, "lock-timeout", 0, "how long to wait for another apply of the same tenant to finish (e.g. 5m); 0 fails at once, naming the holder")
 	return cmd
 }
 
@@ -106,6 +116,17 @@ func runApply(cmd *cobra.Command, args []string, o applyOptions) error {
 	ctx := cmd.Context()
 	bk := openBackends(run)
 	defer closeBackends(bk, cmd.ErrOrStderr())
+	// Held from before the first observation to the end, so no other
+	// apply of these tenants changes what this one observed and acts on.
+	release, err := lockTenants(ctx, g, bk, run, applyCommand(args, o), o.lockTimeout)
+	if err != nil {
+		return withCode(exitError, err)
+	}
+	defer func() {
+		if err := release(); err != nil {
+			fmt.Fprintln(cmd.ErrOrStderr(), "site:", err)
+		}
+	}()
 	eng := newEngine(bk, o.parallelism, cmd.ErrOrStderr())
 	obs, err := eng.Plan(ctx, g, run)
 	if err != nil {

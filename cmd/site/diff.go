@@ -110,6 +110,8 @@ func runDiff(cmd *cobra.Command, args []string, o diffOptions) error {
 	defer interruptible(cmd)()
 	bk := openBackends(run)
 	defer closeBackends(bk, cmd.ErrOrStderr())
+	// diff takes no lock, but says when an apply of these tenants runs.
+	noteLocks(cmd.Context(), cmd.ErrOrStderr(), g, bk, run)
 	obs, err := newEngine(bk, o.parallelism, cmd.ErrOrStderr()).Plan(cmd.Context(), g, run)
 	if err != nil {
 		return withCode(exitError, fmt.Errorf("observing was interrupted (%w): nothing is planned", err))
