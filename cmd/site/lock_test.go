@@ -114,3 +114,34 @@ func TestApplyLock(t *testing.T) {
 		t.Errorf("entries left after the take-over: %+v", e)
 	}
 }
+
+// TestUnlock breaks a lock whose holder is gone: listed first, then
+// removed only with GATE-LOCK-BREAK, after which apply runs.
+func TestUnlock(t *testing.T) {
+	srv := pdnsEnv(t)
+	const zone = "office1.example.test."
+	srv.CreateZone(t, zone)
+	file := tenantFile(t, srv, "office1.example.test", `www: A: ["192.0.2.1"]`)
+	stale, _ := json.Marshal(lock.Holder{ID: "STALE", Tenant: "office1", Host: "crashed-runner", PID: 7, Start: time.Now(),
+		Command: "site apply tenants/office1.cue", Expires: time.Now().Add(time.Hour), State: lock.Held})
+	body, _ := json.Marshal(map[string]any{"metadata": []string{string(stale)}})
+	if code, b, err := srv.Do(context.Background(), "PUT", "/zones/"+zone+"/metadata/"+powerdns.LockKindPrefix+"STALE", body); err != nil || code != http.StatusOK {
+		t.Fatalf("PUT the stale entry: %d %v %s", code, err, b)
+	}
+	if code, out, errOut := siteRun(t, srv, "apply", file); code != exitError || !strings.Contains(errOut, "host crashed-runner, pid 7") {
+		t.Fatalf("apply under a live lease: exit %d, want 1 naming crashed-runner\nstdout:\n%s\nstderr:\n%s", code, out, errOut)
+	}
+	code, out, errOut := siteRun(t, srv, "unlock", "office1", file)
+	if code != exitGated || !strings.Contains(out, "host crashed-runner, pid 7") || !strings.Contains(out, "lease still running") || len(lockEntries(t, srv, zone)) != 1 {
+		t.Fatalf("unlock without --ack: exit %d, want 3, the holder listed and kept\nstdout:\n%s\nstderr:\n%s", code, out, errOut)
+	}
+	if code, out, errOut := siteRun(t, srv, "unlock", "office1", file, "--ack", "GATE-LOCK-BREAK"); code != exitOK || len(lockEntries(t, srv, zone)) != 0 {
+		t.Fatalf("unlock --ack: exit %d\nstdout:\n%s\nstderr:\n%s", code, out, errOut)
+	}
+	if code, out, errOut := siteRun(t, srv, "apply", file); code != exitOK {
+		t.Fatalf("apply after unlock: exit %d\nstdout:\n%s\nstderr:\n%s", code, out, errOut)
+	}
+	if code, out, _ := siteRun(t, srv, "unlock", "office1", file); code != exitOK || !strings.Contains(out, "tenant office1 is not locked") {
+		t.Errorf("unlock of a free tenant: exit %d\n%s", code, out)
+	}
+}

@@ -221,13 +221,13 @@ func TestParseGate(t *testing.T) {
 }
 
 func TestCatalogueHasMeanings(t *testing.T) {
-	for _, g := range []Gate{GateDNSOverwrite, GateDNSDeleteMany, GateVMRestart, GateVMStop, GateVMDestroy, GateVMDiskResize, GateNetDestroy, GateSecretUnreachable, GateDNSDisown} {
+	for _, g := range []Gate{GateDNSOverwrite, GateDNSDeleteMany, GateVMRestart, GateVMStop, GateVMDestroy, GateVMDiskResize, GateNetDestroy, GateSecretUnreachable, GateDNSDisown, GateLockBreak} {
 		if g.Meaning() == "" {
 			t.Errorf("gate %s has no meaning", g)
 		}
 	}
-	if got := len(Catalogue()); got != 9 {
-		t.Errorf("catalogue has %d gates, want 9", got)
+	if got := len(Catalogue()); got != 10 {
+		t.Errorf("catalogue has %d gates, want 10", got)
 	}
 }
 
