@@ -1,5 +1,9 @@
 package compiler
 
+import (
+	"encoding/json"
+)
+
 // The raw types are a tenant's spec as CUE evaluated it, defaults applied and
 // nothing canonicalised yet: plain Go values decoded inside one worker,
 // so that everything after evaluation runs without CUE.
@@ -25,7 +29,7 @@ type rawName struct {
 	A     []string `json:"A"`
 	AAAA  []string `json:"AAAA"`
 	CNAME *string  `json:"CNAME"`
-	TXT   []string `json:"TXT"`
+	TXT   []rawTXT `json:"TXT"`
 	MX    []struct {
 		Priority int64  `json:"priority"`
 		Host     string `json:"host"`
@@ -76,4 +80,20 @@ type rawVM struct {
 		Names   []string `json:"names"`
 		Address string   `json:"address"`
 	} `json:"publish"`
+}
+
+// rawTXT is one TXT record: a string, or a list of strings that are its
+// character-strings one by one. Both CUE's Decode and the plain-data path
+// reach it through encoding/json, so one UnmarshalJSON serves both.
+type rawTXT struct {
+	Text  string
+	Parts []string // non-nil when the spec gave a list
+}
+
+func (t *rawTXT) UnmarshalJSON(b []byte) error {
+	if err := json.Unmarshal(b, &t.Text); err == nil {
+		return nil
+	}
+	t.Parts = []string{}
+	return json.Unmarshal(b, &t.Parts)
 }

@@ -122,7 +122,12 @@ func (b *builder) records(tenant string, rp []string, fq string, z *model.Zone, 
 		})
 	}
 	if raw.TXT != nil {
-		add("TXT", len(raw.TXT), func(i int) (string, error) { return rdata.TXT(raw.TXT[i]), nil })
+		add("TXT", len(raw.TXT), func(i int) (string, error) {
+			if t := raw.TXT[i]; t.Parts != nil {
+				return rdata.TXTStrings(t.Parts)
+			}
+			return rdata.TXT(raw.TXT[i].Text), nil
+		})
 	}
 	if raw.CNAME != nil {
 		cp := at(rp, "CNAME")

@@ -19,7 +19,7 @@ func TestFromCloudflare(t *testing.T) {
 		{"CNAME without dot", cf.DNSRecord{Type: "CNAME", Name: "www.example.net", Content: "Example.NET"}, "example.net."},
 		{"TXT quoted", cf.DNSRecord{Type: "TXT", Name: "example.net", Content: `"v=spf1 -all"`}, `"v=spf1 -all"`},
 		{"TXT unquoted (older answers)", cf.DNSRecord{Type: "TXT", Name: "example.net", Content: "v=spf1 -all"}, `"v=spf1 -all"`},
-		{"TXT split", cf.DNSRecord{Type: "TXT", Name: "example.net", Content: `"ab" "cd"`}, `"abcd"`},
+		{"TXT split", cf.DNSRecord{Type: "TXT", Name: "example.net", Content: `"ab" "cd"`}, `"ab" "cd"`},
 		{"MX", cf.DNSRecord{Type: "MX", Name: "example.net", Content: "mx.example.org", Priority: &p10}, "10 mx.example.org."},
 		{"SRV with data", cf.DNSRecord{Type: "SRV", Name: "_sip._tcp.example.net", Content: "5 5060 sip.example.org",
 			Data: map[string]any{"priority": 10.0, "weight": 5.0, "port": 5060.0, "target": "sip.example.org"}}, "10 5 5060 sip.example.org."},

@@ -112,6 +112,9 @@ type client struct {
 	base  string // URL, for messages
 	// writeLock is held for every write to this client's server.
 	writeLock *sync.Mutex
+	// raw sends what go-powerdns cannot say (an empty comments list, zone
+	// metadata by kind): the same HTTP client, origin and key as api.
+	raw rawAPI
 }
 
 // newClient resolves the API key and builds a client. The key is never
@@ -144,7 +147,8 @@ func (d *Driver) newClient(step *graph.Step, run *backends.Run) (*client, error)
 	// Whatever client the caller gave, the key stays on this origin.
 	wrapped.CheckRedirect = endpoint.CheckRedirect
 	api := pdns.New(p.URL, p.Server, pdns.WithAPIKey(key), pdns.WithHTTPClient(&wrapped))
-	return &client{api: api, count: ct, base: p.URL, writeLock: d.writers.lock(p.URL, p.Server)}, nil
+	return &client{api: api, count: ct, base: p.URL, writeLock: d.writers.lock(p.URL, p.Server),
+		raw: rawAPI{http: &wrapped, base: strings.TrimRight(p.URL, "/"), server: p.Server, key: key}}, nil
 }
 
 // verifyAddr picks where to send verification queries for zone.

@@ -17,29 +17,9 @@ import (
 // Rrsets owned by another site tenant are left out: they are that
 // tenant's to declare. So is the apex NS unless this tenant owns it.
 func (d *Driver) Export(ctx context.Context, zone *model.Zone, run *backends.Run) (*backends.ZoneSnapshot, error) {
-	step := graph.ZoneStep(zone)
-	c, err := d.newClient(step, run)
+	live, _, err := d.readZone(ctx, zone, run)
 	if err != nil {
 		return nil, err
-	}
-	var live *observation
-	err = d.retry(ctx, func(ctx context.Context) error {
-		z, err := c.api.Zones.Get(ctx, zone.Name)
-		if err == nil {
-			// An export of a partial answer would leave records out of
-			// the tenant file, and the next apply would not know them.
-			if err = complete(z, zone.Name); err == nil {
-				live = observe(z)
-			}
-		}
-		return err
-	})
-	if err != nil {
-		var ae *APIError
-		if errors.As(err, &ae) && ae.Status == http.StatusNotFound {
-			return nil, fmt.Errorf("zone %s does not exist at %s (server %s): check --zone and --server", zone.Name, c.base, zone.Provider.PowerDNS.Server)
-		}
-		return nil, fmt.Errorf("read zone %s at %s: %w", zone.Name, c.base, err)
 	}
 	s := &backends.ZoneSnapshot{}
 	for _, l := range live.Sets {
@@ -72,4 +52,33 @@ func (d *Driver) Export(ctx context.Context, zone *model.Zone, run *backends.Run
 // see backends.MarkOwned.
 func (d *Driver) MarkOwned(ctx context.Context, zone *model.Zone, run *backends.Run) (int, error) {
 	return backends.MarkOwned(ctx, d, zone, run)
+}
+
+// readZone reads an existing zone with one GET, for export and disown,
+// which have nothing to do with a zone that is not there.
+func (d *Driver) readZone(ctx context.Context, zone *model.Zone, run *backends.Run) (*observation, *client, error) {
+	c, err := d.newClient(graph.ZoneStep(zone), run)
+	if err != nil {
+		return nil, nil, err
+	}
+	var live *observation
+	err = d.retry(ctx, func(ctx context.Context) error {
+		z, err := c.api.Zones.Get(ctx, zone.Name)
+		if err == nil {
+			// An export of a partial answer would leave records out of
+			// the tenant file, and the next apply would not know them.
+			if err = complete(z, zone.Name); err == nil {
+				live = observe(z)
+			}
+		}
+		return err
+	})
+	if err != nil {
+		var ae *APIError
+		if errors.As(err, &ae) && ae.Status == http.StatusNotFound {
+			return nil, nil, fmt.Errorf("zone %s does not exist at %s (server %s): check --zone and --server", zone.Name, c.base, zone.Provider.PowerDNS.Server)
+		}
+		return nil, nil, fmt.Errorf("read zone %s at %s: %w", zone.Name, c.base, err)
+	}
+	return live, c, nil
 }

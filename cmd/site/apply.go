@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -19,8 +20,9 @@ func init() { register(newApplyCmd) }
 // applyOptions are apply's flags, validated before anything is loaded.
 type applyOptions struct {
 	planFlags
-	planFile string
-	yes      bool // --yes: do not ask before destructive changes
+	planFile    string
+	yes         bool // --yes: do not ask before destructive changes
+	lockTimeout time.Duration
 }
 
 func newApplyCmd() *cobra.Command {
@@ -75,8 +77,15 @@ new, and prints the report with each step's true state ("applied part
 1 of 3", "not started"); a second one exits at once with 130, naming
 what may be half-done.
 
+Each tenant in scope is locked for the whole apply (in its PowerDNS
+zones' metadata, else in a file beside its spec): a second apply of the
+same tenant waits --lock-timeout (default 0), then exits 1 naming the
+holder's host, pid, start time and command. The lock's lease runs out
+a minute after a holder dies; site unlock TENANT breaks it sooner.
+
 Exit codes: 0 converged, 1 an error, a step that failed or did not
-converge, a question not answered "yes", or an interrupted run, 3 a
+converge, a question not answered "yes", an interrupted run, or the
+tenant locked by another apply, 3 a
 gate was not acknowledged (nothing was changed), 130 a second
 interrupt.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -93,6 +102,7 @@ interrupt.`,
 	})
 	cmd.Flags().BoolVar(&o.yes, "yes", false, "do not ask before destructive changes on a terminal (for scripts that run apply with a terminal attached)")
 	cmd.Flags().StringVar(&o.planFile, "plan", "", "apply only if a fresh observation still matches this plan saved by site diff --out")
+	cmd.Flags().DurationVar(&o.lockTimeout, "lock-timeout", 0, "how long to wait for another apply of the same tenant to finish (e.g. 5m); 0 fails at once, naming the holder")
 	return cmd
 }
 
@@ -128,6 +138,17 @@ func runApply(cmd *cobra.Command, args []string, o applyOptions) error {
 	}
 	bk := openBackends(run)
 	defer closeBackends(bk, cmd.ErrOrStderr())
+	// Held from before the first observation to the end, so no other
+	// apply of these tenants changes what this one observed and acts on.
+	release, err := lockTenants(cmd.Context(), g, bk, run, applyCommand(args, o), o.lockTimeout)
+	if err != nil {
+		return withCode(exitError, err)
+	}
+	defer func() {
+		if err := release(); err != nil {
+			fmt.Fprintln(cmd.ErrOrStderr(), "site:", err)
+		}
+	}()
 	eng, prog := newEngine(bk, o.parallelism, cmd.ErrOrStderr())
 	// An interrupt cancels observing, which only reads; the walk that
 	// writes keeps cmd's context and stops through run (interrupt.go).

@@ -85,7 +85,7 @@ func TestSecretEchoedByCloudflareNeverPrinted(t *testing.T) {
 			}},
 		{"export marking when the batch answer echoes the token", onWrite,
 			func(_, _ string) []string {
-				return []string{"export", "cloudflare", "--zone", "sjc.example.net", "--tenant", "sjc", "--token-env", "CF_TOKEN"}
+				return []string{"export", "cloudflare", "--zone", "sjc.example.net", "--tenant", "sjc", "--token-env", "CF_TOKEN", "--adopt"}
 			}},
 	}
 	for _, tt := range tests {

@@ -51,7 +51,7 @@ func TestSJCTenantAppliesAgainstFakes(t *testing.T) {
 }
 
 // TestExportCloudflare exports a live zone, then checks that the spec
-// passes vet and that diff says No changes (export marked the records).
+// passes vet and that diff says No changes (export --adopt marked the records).
 func TestExportCloudflare(t *testing.T) {
 	cs := newColdStart(t, "web.example.net")
 	t.Setenv("CF_TOKEN", cfToken)
@@ -78,7 +78,7 @@ func TestExportCloudflare(t *testing.T) {
 	}
 	file := filepath.Join(t.TempDir(), "web.cue")
 	code, out, errOut := cs.site(t, "export", "cloudflare", "--zone", "web.example.net", "--tenant", "web",
-		"--token-env", "CF_TOKEN", "--api-url", cs.cf.URL, "--out", file)
+		"--token-env", "CF_TOKEN", "--api-url", cs.cf.URL, "--out", file, "--adopt")
 	if code != exitOK {
 		t.Fatalf("export exit %d\nstdout:\n%s\nstderr:\n%s", code, out, errOut)
 	}

@@ -115,6 +115,8 @@ func runDiff(cmd *cobra.Command, args []string, o diffOptions) error {
 	}
 	bk := openBackends(run)
 	defer closeBackends(bk, cmd.ErrOrStderr())
+	// diff takes no lock, but says when an apply of these tenants runs.
+	noteLocks(cmd.Context(), cmd.ErrOrStderr(), g, bk, run)
 	eng, prog := newEngine(bk, o.parallelism, cmd.ErrOrStderr())
 	observing, stopObserving := context.WithCancel(cmd.Context())
 	defer stopObserving()

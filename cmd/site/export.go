@@ -1,7 +1,9 @@
 package main
 
 import (
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"strings"
 
@@ -24,15 +26,20 @@ func newExportCmd() *cobra.Command {
 		Use:   "export PROVIDER ...",
 		Short: "Write an existing zone as a tenant spec, to adopt it",
 		Long: `export reads a live zone and writes a tenant spec (CUE) that wants
-exactly what the zone serves: it passes site vet, and site diff then
-says No changes. Records the language cannot say are left out, listed on
-stderr, and never touched by site.
+exactly what the zone serves: it passes site vet. Records the language
+cannot say are left out, listed on stderr, and never touched by site.
+
+export only reads: it changes nothing on the server unless --adopt is
+given, and --out never replaces an existing file unless --force is.
+With --adopt, every exported record gets the tenant's owner marker, so
+site diff says No changes; without it, site diff shows each record as
+"= adopt" until the first site apply (site disown removes markers).
 
   site export powerdns --url http://127.0.0.1:8081 --zone example.org --tenant office1
-  site export cloudflare --zone example.net --tenant web --out tenants/web.cue
+  site export cloudflare --zone example.net --tenant web --out tenants/web.cue --adopt
 
-Exit codes: 0 written and marked, 1 an error (nothing is marked unless
-the spec was written first).`,
+Exit codes: 0 written (and marked, with --adopt), 1 an error (nothing
+is marked unless the spec was written first).`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if len(args) > 0 {
 				return withCode(exitError, fmt.Errorf("site export cannot read from %q: name one of %s", args[0], strings.Join(exportProviders(cmd), ", ")))
@@ -58,16 +65,18 @@ func newExportPowerDNSCmd() *cobra.Command {
 	var url, server, keyEnv string
 	req := exportRequest{provider: "powerdns"}
 	cmd := &cobra.Command{
-		Use:   "powerdns --url URL --zone ZONE --tenant NAME [--api-key-env PDNS_API_KEY] [--out FILE]",
-		Short: "Write a PowerDNS zone as a tenant spec and mark its records as the tenant's",
+		Use:   "powerdns --url URL --zone ZONE --tenant NAME [--api-key-env PDNS_API_KEY] [--out FILE [--force]] [--adopt]",
+		Short: "Write a PowerDNS zone as a tenant spec (read-only unless --adopt)",
 		Long: `export powerdns reads ZONE from the PowerDNS HTTP API at URL with one
-GET and writes tenant NAME's spec for it to FILE (stdout when none).
+GET and writes tenant NAME's spec for it to FILE (stdout when none); an
+existing FILE is refused unless --force.
 
-Then it adopts the zone: every exported rrset gets the tenant's owner
+It changes nothing on the server unless --adopt is given. With --adopt
+it then adopts the zone: every exported rrset gets the tenant's owner
 marker (an rrset comment; what the server serves does not change), in
 one PATCH, so site diff says No changes and site apply may later update
-or delete these records. --no-mark skips that: site diff then shows each
-rrset as "= adopt" until the first site apply.
+or delete these records. Without it, site diff shows each rrset as
+"= adopt" until the first site apply. site disown removes the markers.
 
 Left out, and so never touched by site: record types the language
 cannot say (SOA, PTR, SSHFP, ...), rrsets with disabled records,
@@ -78,7 +87,7 @@ The API key is read from the environment variable --api-key-env names,
 and the spec refers to it by that name; its value is never printed.
 
   site export powerdns --url http://127.0.0.1:8081 --zone example.org \
-      --tenant office1 --out tenants/office1.cue`,
+      --tenant office1 --out tenants/office1.cue --adopt`,
 		Args: noArgs("give the zone with --zone and the server with --url"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			req.required = []struct{ name, v string }{{"--url", url}, {"--zone", req.zone}, {"--tenant", req.tenant}, {"--api-key-env", keyEnv}}
@@ -100,7 +109,7 @@ type exportRequest struct {
 	provider     string // runBackends.providers key
 	zone, tenant string
 	domain, out  string
-	noMark       bool
+	adopt, force bool
 	required     []struct{ name, v string }
 	where        model.Provider // the provider flags, credentials by name
 }
@@ -112,16 +121,24 @@ func (r *exportRequest) addFlags(cmd *cobra.Command, zoneExample, what string) {
 	f.StringVar(&r.zone, "zone", "", "zone to export, e.g. "+zoneExample)
 	f.StringVar(&r.tenant, "tenant", "", "tenant the records belong to")
 	f.StringVar(&r.domain, "domain", "", "the tenant's domain (default: the zone)")
-	f.StringVar(&r.out, "out", "", "write the spec to FILE instead of stdout")
-	f.BoolVar(&r.noMark, "no-mark", false, "only write the spec; do not put the owner marker on the zone's "+what)
+	f.StringVar(&r.out, "out", "", "write the spec to FILE instead of stdout; an existing FILE is refused unless --force")
+	f.BoolVar(&r.force, "force", false, "let --out replace an existing file")
+	f.BoolVar(&r.adopt, "adopt", false, "also put the tenant's owner marker on the exported "+what+" (the only change export makes on the server)")
 }
 
-// exportZone reads the live zone, writes the tenant spec, and (unless
-// --no-mark) marks what it exported as the tenant's.
+// exportZone reads the live zone, writes the tenant spec, and (with
+// --adopt) marks what it exported as the tenant's.
 func exportZone(cmd *cobra.Command, req exportRequest) error {
 	for _, f := range req.required {
 		if f.v == "" {
 			return withCode(exitError, fmt.Errorf("%s is required", f.name))
+		}
+	}
+	// Before any request: a file that is there is someone's spec (its
+	// VMs, networks, comments), and export would replace all of it.
+	if req.out != "" && !req.force {
+		if _, err := os.Lstat(req.out); err == nil {
+			return withCode(exitError, fmt.Errorf("--out %s exists; export writes a whole tenant file and would replace it: choose a new file, or add --force to replace it", req.out))
 		}
 	}
 	run := backends.NewRun()
@@ -147,15 +164,15 @@ func exportZone(cmd *cobra.Command, req exportRequest) error {
 			return withCode(exitError, err)
 		}
 	} else {
-		if err := os.WriteFile(req.out, a.Source, 0o644); err != nil {
-			return withCode(exitError, fmt.Errorf("write the spec: %w", err))
+		if err := writeExported(req.out, a.Source, req.force); err != nil {
+			return withCode(exitError, err)
 		}
 		fmt.Fprintf(stderr, "wrote %s: %d RRsets of zone %s for tenant %s\n", req.out, len(a.Zone.RRsets), a.Zone.Name, req.tenant)
 	}
-	if req.noMark {
+	if !req.adopt {
 		// Some may carry the tenant's marker already (an earlier export);
 		// the snapshot does not say which, so no count is given.
-		fmt.Fprintf(stderr, "not marked (--no-mark): site diff shows each RRset not yet marked for tenant %s as adopt until site apply marks it\n", req.tenant)
+		fmt.Fprintf(stderr, "nothing marked on the server (read-only; --adopt marks): site diff shows each RRset not yet marked for tenant %s as adopt until site apply marks it\n", req.tenant)
 		return nil
 	}
 	n, err := a.Mark(ctx)
@@ -163,5 +180,30 @@ func exportZone(cmd *cobra.Command, req exportRequest) error {
 		return withCode(exitError, err)
 	}
 	fmt.Fprintf(stderr, "marked %d RRsets as owned by tenant %s (comments only; served data unchanged)\n", n, req.tenant)
+	return nil
+}
+
+// writeExported writes src to path; without force the file must not exist
+// when it is created (O_EXCL), so a file that appeared since the check
+// before the read is not replaced either.
+func writeExported(path string, src []byte, force bool) error {
+	flags := os.O_WRONLY | os.O_CREATE | os.O_EXCL
+	if force {
+		flags = os.O_WRONLY | os.O_CREATE | os.O_TRUNC
+	}
+	f, err := os.OpenFile(path, flags, 0o644)
+	if errors.Is(err, fs.ErrExist) {
+		return fmt.Errorf("--out %s appeared while the zone was read; nothing was marked: choose a new file, or add --force to replace it", path)
+	}
+	if err != nil {
+		return fmt.Errorf("write the spec: %w", err)
+	}
+	if _, err := f.Write(src); err != nil {
+		f.Close()
+		return fmt.Errorf("write the spec %s: %w", path, err)
+	}
+	if err := f.Close(); err != nil {
+		return fmt.Errorf("write the spec %s: %w", path, err)
+	}
 	return nil
 }

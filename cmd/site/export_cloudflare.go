@@ -12,17 +12,20 @@ func newExportCloudflareCmd() *cobra.Command {
 	var tokenEnv, apiURL string
 	req := exportRequest{provider: "cloudflare"}
 	cmd := &cobra.Command{
-		Use:   "cloudflare --zone ZONE --tenant NAME [--token-env CLOUDFLARE_API_TOKEN] [--api-url URL] [--out FILE]",
-		Short: "Write a Cloudflare zone as a tenant spec and mark its records as the tenant's",
+		Use:   "cloudflare --zone ZONE --tenant NAME [--token-env CLOUDFLARE_API_TOKEN] [--api-url URL] [--out FILE [--force]] [--adopt]",
+		Short: "Write a Cloudflare zone as a tenant spec (read-only unless --adopt)",
 		Long: `export cloudflare reads every record of ZONE through the Cloudflare v4
-API and writes tenant NAME's spec for it to FILE (stdout when none).
+API and writes tenant NAME's spec for it to FILE (stdout when none); an
+existing FILE is refused unless --force.
 
-Then it adopts the zone: every exported record gets the tenant's owner
+It changes nothing in the zone unless --adopt is given. With --adopt it
+then adopts the zone: every exported record gets the tenant's owner
 marker in its comment (what the zone serves does not change; a record's
 previous comment is replaced, since Cloudflare keeps one per record),
 through the batch endpoint, so site diff says No changes and site apply
-may later update or delete these records. --no-mark skips that: site
-diff then shows each RRset as "= adopt" until the first site apply.
+may later update or delete these records. Without it, site diff shows
+each RRset as "= adopt" until the first site apply. site disown removes
+the markers.
 
 Left out, and so never touched by site: record types the language
 cannot say (PTR, SSHFP, HTTPS, ...), proxied records, a CNAME at the
@@ -35,7 +38,7 @@ and the spec refers to it by that name; its value is never printed.
 written into the spec as api_url.
 
   site export cloudflare --zone example.net --tenant web \
-      --token-env CLOUDFLARE_API_TOKEN --out tenants/web.cue`,
+      --token-env CLOUDFLARE_API_TOKEN --out tenants/web.cue --adopt`,
 		Args: noArgs("give the zone with --zone"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			req.required = []struct{ name, v string }{{"--zone", req.zone}, {"--tenant", req.tenant}, {"--token-env", tokenEnv}}

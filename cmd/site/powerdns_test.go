@@ -126,13 +126,21 @@ func TestPowerDNSExportThenVetAndDiff(t *testing.T) {
 		pdnstest.RRset{Name: "*.apps.legacy.example.test.", Type: "A", TTL: 3600, Records: []string{"192.0.2.80"}},
 		pdnstest.RRset{Name: "1.2.0.192.legacy.example.test.", Type: "PTR", TTL: 3600, Records: []string{"mx.legacy.example.test."}},
 	)
-	// --no-mark writes the same spec and leaves the zone alone: diff then
-	// proposes to adopt every rrset, and says so.
+	// By default export only reads: to stdout or to a file, the zone
+	// keeps no marker, and diff proposes to adopt every rrset.
+	code, stdout, stderr := siteRun(t, srv, "export", "powerdns", "--url", srv.URL, "--zone", "legacy.example.test", "--tenant", "legacy")
+	if code != exitOK || !strings.Contains(stdout, "package tenants") || !strings.Contains(stderr, "nothing marked on the server (read-only; --adopt marks)") {
+		t.Fatalf("export to stdout exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
+	}
 	out := filepath.Join(t.TempDir(), "legacy.cue")
-	code, stdout, stderr := siteRun(t, srv, "export", "powerdns", "--url", srv.URL, "--zone", "legacy.example.test",
-		"--tenant", "legacy", "--out", out, "--no-mark")
-	if code != exitOK || !strings.Contains(stderr, "not marked (--no-mark): site diff shows each RRset not yet marked for tenant legacy as adopt") {
-		t.Fatalf("export --no-mark exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
+	if code, stdout, stderr := siteRun(t, srv, "export", "powerdns", "--url", srv.URL, "--zone", "legacy.example.test",
+		"--tenant", "legacy", "--out", out); code != exitOK {
+		t.Fatalf("export --out exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
+	}
+	for _, rs := range srv.Get(t, zone).RRsets {
+		if len(rs.Comments) != 0 {
+			t.Errorf("export without --adopt left a comment on %s %s: %+v", rs.Name, rs.Type, rs.Comments)
+		}
 	}
 	// The operator adds the lines export printed to site.cue.
 	site := filepath.Join(filepath.Dir(out), "site.cue")
@@ -140,15 +148,22 @@ func TestPowerDNSExportThenVetAndDiff(t *testing.T) {
 		t.Fatal(err)
 	}
 	if code, stdout, stderr := siteRun(t, srv, "diff", "--detailed-exitcode", out); code != exitChanges || !strings.Contains(stdout, "0 to create, 0 to update, 0 to delete, 7 to adopt") {
-		t.Fatalf("diff after export --no-mark: exit %d, want 2 and 7 to adopt\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
+		t.Fatalf("diff after a read-only export: exit %d, want 2 and 7 to adopt\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
 	}
-	if err := os.Remove(out); err != nil {
+	// The file is there now: export refuses to replace it, before asking
+	// the server anything, and leaves it as it was.
+	if err := os.WriteFile(out, []byte("// hand-written\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	code, stdout, stderr = siteRun(t, srv, "export", "powerdns", "--url", srv.URL, "--zone", "legacy.example.test",
-		"--tenant", "legacy", "--api-key-env", "PDNS_API_KEY", "--out", out)
+		"--tenant", "legacy", "--out", out, "--adopt")
+	if src, _ := os.ReadFile(out); code != exitError || !strings.Contains(stderr, "exists; export writes a whole tenant file and would replace it") || string(src) != "// hand-written\n" {
+		t.Fatalf("export onto an existing file: exit %d, file now %q\nstdout:\n%s\nstderr:\n%s", code, src, stdout, stderr)
+	}
+	code, stdout, stderr = siteRun(t, srv, "export", "powerdns", "--url", srv.URL, "--zone", "legacy.example.test",
+		"--tenant", "legacy", "--api-key-env", "PDNS_API_KEY", "--out", out, "--force", "--adopt")
 	if code != exitOK {
-		t.Fatalf("export exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
+		t.Fatalf("export --force --adopt exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
 	}
 	if !strings.Contains(stderr, "left out: 1.2.0.192.legacy.example.test. PTR") || !strings.Contains(stderr, "left out: legacy.example.test. NS") || !strings.Contains(stderr, "marked 7 RRsets") {
 		t.Errorf("stderr does not say what was left out and marked:\n%s", stderr)

@@ -51,6 +51,8 @@ var renderCases = []struct {
 				rr("sip.sjc.example.net.", "A", 60, "203.0.113.12"),
 				rr("sip.sjc.example.net.", "TXT", 60, `"say \"hi\" \\ there"`, `"line\010break"`),
 				rr("long.sjc.example.net.", "TXT", 300, `"`+strings.Repeat("a", 255)+`" "bcd"`),
+				// Strings apart that a split at 255 would not make: a list.
+				rr("parts.sjc.example.net.", "TXT", 300, `"part one" "part two"`, `"v=spf1 mx -all"`),
 				rr("nomail.sjc.example.net.", "MX", 300, "0 ."),
 				rr("if.sjc.example.net.", "A", 300, "192.0.2.1"),
 				rr("xn--mnchen-3ya.sjc.example.net.", "A", 300, "192.0.2.2"),

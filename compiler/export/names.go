@@ -171,12 +171,8 @@ func typeExpr(typ string, values []string) ast.Expr {
 		slices.Sort(values)
 		return list(len(values), func(i int) ast.Expr { return ast.NewString(values[i]) })
 	case "TXT":
-		txt := make([]string, len(values))
-		for i, v := range values {
-			txt[i], _ = rdata.ParseTXT(v)
-		}
-		slices.Sort(txt)
-		return list(len(txt), func(i int) ast.Expr { return ast.NewString(txt[i]) })
+		slices.Sort(values)
+		return list(len(values), func(i int) ast.Expr { return txtExpr(values[i]) })
 	case "MX":
 		type mx struct {
 			prio int
@@ -234,4 +230,17 @@ func list(n int, elem func(i int) ast.Expr) *ast.ListLit {
 		elems[i] = elem(i)
 	}
 	return ast.NewList(elems...)
+}
+
+// txtExpr writes one canonical TXT value as the language's plain string
+// when site would split that string back into the same character-strings
+// (every record up to 255 octets, and longer ones split at 255), and as a
+// list of its strings otherwise (`"part one" "part two"`), so the spec
+// wants exactly the record that is served.
+func txtExpr(value string) ast.Expr {
+	parts, _ := rdata.ParseTXTStrings(value)
+	if joined := strings.Join(parts, ""); rdata.TXT(joined) == value {
+		return ast.NewString(joined)
+	}
+	return list(len(parts), func(i int) ast.Expr { return ast.NewString(parts[i]) })
 }

@@ -18,6 +18,8 @@ var gateMeanings = map[Gate]string{
 	GateVMDiskResize:      "grow a VM's disk volume (the guest must grow its file system)",
 	GateNetDestroy:        "destroy a network",
 	GateSecretUnreachable: "defer the steps whose secret cannot be read, and go on with the rest",
+	GateDNSDisown:         "remove site's owner markers from a zone's records (site disown)",
+	GateLockBreak:         "break a tenant's apply lock (site unlock), even if its holder still runs",
 }
 
 // Meaning says what acknowledging g allows, or "" for a gate outside the

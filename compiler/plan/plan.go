@@ -74,6 +74,13 @@ const (
 	GateVMDiskResize      Gate = "GATE-VM-DISK-RESIZE"
 	GateNetDestroy        Gate = "GATE-NET-DESTROY"
 	GateSecretUnreachable Gate = "GATE-SECRET-UNREACHABLE"
+	// GateDNSDisown guards site disown: removing site's owner markers
+	// from a zone, after which no tenant updates or deletes those records
+	// and the next apply of their spec adopts or overwrites them again.
+	GateDNSDisown Gate = "GATE-DNS-DISOWN"
+	// GateLockBreak guards site unlock: removing a tenant's apply lock,
+	// which lets another apply run beside the holder if it still lives.
+	GateLockBreak Gate = "GATE-LOCK-BREAK"
 )
 
 // Change is one difference between a wanted and a live resource.

@@ -225,13 +225,13 @@ func TestParseGate(t *testing.T) {
 }
 
 func TestCatalogueHasMeanings(t *testing.T) {
-	for _, g := range []Gate{GateDNSOverwrite, GateDNSDeleteMany, GateVMRestart, GateVMStop, GateVMDestroy, GateVMDiskResize, GateNetDestroy, GateSecretUnreachable} {
+	for _, g := range []Gate{GateDNSOverwrite, GateDNSDeleteMany, GateVMRestart, GateVMStop, GateVMDestroy, GateVMDiskResize, GateNetDestroy, GateSecretUnreachable, GateDNSDisown, GateLockBreak} {
 		if g.Meaning() == "" {
 			t.Errorf("gate %s has no meaning", g)
 		}
 	}
-	if got := len(Catalogue()); got != 8 {
-		t.Errorf("catalogue has %d gates, want 8", got)
+	if got := len(Catalogue()); got != 10 {
+		t.Errorf("catalogue has %d gates, want 10", got)
 	}
 }
 

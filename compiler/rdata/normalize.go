@@ -16,8 +16,8 @@ func IsType(typ string) bool { return slices.Contains(Types, typ) }
 
 // Normalize rewrites one value of record type typ, in any presentation form
 // a server may return, into the canonical form this package writes: for
-// example "2001:DB8:0::1" becomes "2001:db8::1" and `"ab" "cd"` becomes
-// `"abcd"`. Backends normalise what they observe before comparing it with
+// example "2001:DB8:0::1" becomes "2001:db8::1" and `ab "cd"` becomes
+// `"ab" "cd"` (TXT strings keep their boundaries). Backends normalise what they observe before comparing it with
 // the model.
 func Normalize(typ, value string) (string, error) {
 	switch strings.ToUpper(typ) {
@@ -32,11 +32,14 @@ func Normalize(typ, value string) (string, error) {
 		}
 		return h, nil
 	case "TXT":
-		s, err := ParseTXT(value)
+		// The character-strings stay apart: `"ab" "cd"` and `"abcd"` are
+		// different records on the wire, and joining them here made an
+		// export of the first write the second.
+		parts, err := ParseTXTStrings(value)
 		if err != nil {
 			return "", err
 		}
-		return TXT(s), nil
+		return joinTXT(parts), nil
 	case "MX":
 		p, h, err := ParseMX(value)
 		if err != nil {

@@ -1,6 +1,9 @@
 package rdata
 
-import "testing"
+import (
+	"strings"
+	"testing"
+)
 
 func TestNormalize(t *testing.T) {
 	tests := []struct {
@@ -13,7 +16,9 @@ func TestNormalize(t *testing.T) {
 		{"CNAME", ".", "", "the DNS root"},
 		{"NS", "ns1.example.org.", "ns1.example.org.", ""},
 		{"NS", "ns1.example.org", "", "NS target \"ns1.example.org\" is relative"},
-		{"TXT", `"ab" "cd"`, `"abcd"`, ""},
+		{"TXT", `"ab" "cd"`, `"ab" "cd"`, ""},
+		{"TXT", `ab "cd"`, `"ab" "cd"`, ""},
+		{"TXT", `"` + strings.Repeat("x", 300) + `"`, `"` + strings.Repeat("x", 255) + `" "` + strings.Repeat("x", 45) + `"`, ""},
 		{"TXT", `v=spf1`, `"v=spf1"`, ""},
 		{"MX", "10 MX.example.org.", "10 mx.example.org.", ""},
 		{"SRV", "1 2 3 T.example.org.", "1 2 3 t.example.org.", ""},

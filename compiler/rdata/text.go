@@ -30,19 +30,60 @@ func TXT(s string) string {
 	return b.String()
 }
 
-// ParseTXT is the inverse of TXT: it reads one or more character-strings,
-// quoted or not, undoes their escapes and joins them. Joining is what makes
-// `"ab" "cd"` and `"abcd"` one value, which is also how resolvers hand
-// SPF and DKIM data to their users.
-func ParseTXT(s string) (string, error) {
-	parts, err := characterStrings(s)
-	if err != nil {
-		return "", fmt.Errorf("TXT value %q: %w", s, err)
-	}
+// TXTStrings returns one TXT record made of the character-strings parts,
+// in order and each kept whole: `"part one" "part two"`. It is the form of
+// a TXT a spec writes as a list of strings, for data whose string
+// boundaries matter (TXT(s) decides them itself, at 255 octets). A part
+// longer than 255 octets cannot be one character-string and is an error.
+func TXTStrings(parts []string) (string, error) {
 	if len(parts) == 0 {
-		return "", fmt.Errorf("TXT value %q holds no string; write it quoted, like \"v=spf1 -all\"", s)
+		return "", fmt.Errorf("a TXT record as a list of strings needs at least one string; write [\"text\"] or just \"text\"")
+	}
+	for i, p := range parts {
+		if len(p) > maxString {
+			return "", fmt.Errorf("string %d of the TXT record is %d octets; one character-string holds at most %d (write the text as one string and site splits it)", i+1, len(p), maxString)
+		}
+	}
+	return joinTXT(parts), nil
+}
+
+// joinTXT writes parts as one record, a part too long for one
+// character-string split the way TXT splits it.
+func joinTXT(parts []string) string {
+	var b strings.Builder
+	for i, p := range parts {
+		if i > 0 {
+			b.WriteByte(' ')
+		}
+		b.WriteString(TXT(p))
+	}
+	return b.String()
+}
+
+// ParseTXT reads one or more character-strings, quoted or not, undoes
+// their escapes and joins them: the text a resolver hands to SPF and DKIM
+// readers. It is the inverse of TXT; ParseTXTStrings keeps the strings
+// apart.
+func ParseTXT(s string) (string, error) {
+	parts, err := ParseTXTStrings(s)
+	if err != nil {
+		return "", err
 	}
 	return strings.Join(parts, ""), nil
+}
+
+// ParseTXTStrings reads one TXT record's character-strings, quoted or
+// not, with their escapes undone and their boundaries kept: `"ab" "cd"`
+// is ["ab", "cd"], which DNS serves differently from `"abcd"`.
+func ParseTXTStrings(s string) ([]string, error) {
+	parts, err := characterStrings(s)
+	if err != nil {
+		return nil, fmt.Errorf("TXT value %q: %w", s, err)
+	}
+	if len(parts) == 0 {
+		return nil, fmt.Errorf("TXT value %q holds no string; write it quoted, like \"v=spf1 -all\"", s)
+	}
+	return parts, nil
 }
 
 // quote writes one quoted character-string, escaped the way PowerDNS's

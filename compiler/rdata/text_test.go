@@ -73,6 +73,42 @@ func TestParseTXT(t *testing.T) {
 	}
 }
 
+// TestTXTStrings pins the list form of a TXT record: each string one
+// character-string, boundaries kept both ways.
+func TestTXTStrings(t *testing.T) {
+	a255 := strings.Repeat("a", 255)
+	tests := []struct {
+		name    string
+		in      []string
+		want    string
+		wantErr string
+	}{
+		{"two strings", []string{"part one", "part two"}, `"part one" "part two"`, ""},
+		{"one string", []string{"v=spf1 -all"}, `"v=spf1 -all"`, ""},
+		{"empty strings kept", []string{"", "x", ""}, `"" "x" ""`, ""},
+		{"escapes", []string{`a"b`, "c\\d"}, `"a\"b" "c\\d"`, ""},
+		{"255 octets", []string{a255, "b"}, `"` + a255 + `" "b"`, ""},
+		{"256 octets", []string{a255 + "b"}, "", "string 1 of the TXT record is 256 octets"},
+		{"none", nil, "", "needs at least one string"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := TXTStrings(tt.in)
+			checkResult(t, got, err, tt.want, tt.wantErr)
+			if tt.wantErr != "" {
+				return
+			}
+			back, err := ParseTXTStrings(got)
+			if err != nil {
+				t.Fatalf("ParseTXTStrings(%q): %v", got, err)
+			}
+			if strings.Join(back, "|") != strings.Join(tt.in, "|") || len(back) != len(tt.in) {
+				t.Errorf("ParseTXTStrings(TXTStrings(%q)): got %q", tt.in, back)
+			}
+		})
+	}
+}
+
 func BenchmarkTXT(b *testing.B) {
 	dkim := "v=DKIM1; k=rsa; p=" + strings.Repeat("MIIBIjANBgkqhkiG9w0BAQEFAAOCAQ8AMIIBCgKCAQEA", 10)
 	b.ReportAllocs()

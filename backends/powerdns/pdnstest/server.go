@@ -312,23 +312,32 @@ func (s *Server) startProxy() {
 }
 
 // zoneOf returns the canonical zone a request is about, "" for the zone
-// list and server endpoints.
+// list and server endpoints. Requests for the zone's metadata (the
+// apply lock) count apart, under ZONE + MetadataSuffix, so a count of a
+// zone's requests is of its records alone.
 func zoneOf(p string) string {
 	const marker = "/zones/"
 	i := strings.Index(p, marker)
 	if i < 0 {
 		return ""
 	}
-	z := p[i+len(marker):]
+	z, rest := p[i+len(marker):], ""
 	if j := strings.IndexByte(z, '/'); j >= 0 {
-		z = z[:j]
+		z, rest = z[:j], z[j:]
 	}
 	z = strings.ToLower(z)
 	if !strings.HasSuffix(z, ".") {
 		z += "."
 	}
+	if strings.HasPrefix(rest, "/metadata") {
+		z += MetadataSuffix
+	}
 	return z
 }
+
+// MetadataSuffix after a zone's name keys the counts of its metadata
+// requests (Requests).
+const MetadataSuffix = "/metadata"
 
 // Requests returns a copy of the requests counted for zone ("" for the
 // zone list).

@@ -1,0 +1,206 @@
+package powerdns
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"sort"
+	"strings"
+	"time"
+
+	pdns "github.com/joeig/go-powerdns/v3"
+
+	"github.com/site-tools/site/backends"
+	"github.com/site-tools/site/backends/lock"
+	"github.com/site-tools/site/compiler/graph"
+	"github.com/site-tools/site/compiler/model"
+)
+
+// LockKindPrefix starts the zone metadata kind of every site apply lock
+// entry; each run writes its own kind, LockKindPrefix + its Holder.ID.
+// PowerDNS lets the API write custom kinds that start with "X-".
+const LockKindPrefix = "X-SITE-LOCK-"
+
+// ErrNoZone is what a LockStore's Try says when the zone does not exist
+// yet, so there is no metadata to hold: the caller locks elsewhere.
+var ErrNoZone = errors.New("the zone does not exist yet")
+
+// LockStore is a site apply lock in zone's metadata (lock.Store).
+//
+// PowerDNS metadata has no compare-and-swap, so each run writes only a
+// kind of its own (no run ever rewrites another's entry) and decides from
+// what it reads back: it writes a claim, holds only if no other live
+// entry is held and no other claim is older by ID, then writes held and
+// reads once more, stepping back if another entry is held by then. Of two
+// runs, the later reader always sees the earlier one's held entry, so
+// both may step back (they then try again) but never both hold.
+type LockStore struct {
+	d    *Driver
+	zone *model.Zone
+	c    *client
+	now  func() time.Time
+}
+
+// LockStore returns the lock store of zone on its PowerDNS server.
+func (d *Driver) LockStore(zone *model.Zone, run *backends.Run, now func() time.Time) (lock.Store, error) {
+	c, err := d.newClient(graph.ZoneStep(zone), run)
+	if err != nil {
+		return nil, err
+	}
+	if now == nil {
+		now = time.Now
+	}
+	return &LockStore{d: d, zone: zone, c: c, now: now}, nil
+}
+
+// Where implements lock.Store.
+func (s *LockStore) Where() string {
+	return fmt.Sprintf("PowerDNS zone %s at %s (metadata %s*)", s.zone.Name, s.c.base, LockKindPrefix)
+}
+
+// Try implements lock.Store.
+func (s *LockStore) Try(ctx context.Context, h lock.Holder) (*lock.Holder, error) {
+	h.State = lock.Claim
+	if err := s.put(ctx, h); err != nil {
+		return nil, err
+	}
+	for _, state := range []string{lock.Claim, lock.Held} {
+		others, err := s.others(ctx, h.ID)
+		if err != nil {
+			return nil, errors.Join(err, s.Release(ctx, h))
+		}
+		if o := blocker(others, h, state); o != nil {
+			if state == lock.Held {
+				// Held only since this run's first read: a run racing
+				// this one, which steps back too. Say so (a claim), and
+				// lock.Acquire tries again.
+				o.State = lock.Claim
+			}
+			return o, s.Release(ctx, h)
+		}
+		if state == lock.Claim {
+			h.State = lock.Held
+			if err := s.put(ctx, h); err != nil {
+				return nil, errors.Join(err, s.Release(ctx, h))
+			}
+		}
+	}
+	return nil, nil
+}
+
+// blocker is the entry that keeps h from holding: any held one, and at
+// the claim stage also a claim with a smaller ID.
+func blocker(others []lock.Holder, h lock.Holder, stage string) *lock.Holder {
+	for i, o := range others {
+		if o.State == lock.Held || (stage == lock.Claim && o.ID < h.ID) {
+			return &others[i]
+		}
+	}
+	return nil
+}
+
+// others lists the live entries of other runs, removing expired ones (a
+// dead holder's lease is taken over).
+func (s *LockStore) others(ctx context.Context, self string) ([]lock.Holder, error) {
+	all, err := s.Holders(ctx)
+	if err != nil {
+		return nil, err
+	}
+	var out []lock.Holder
+	for _, o := range all {
+		switch {
+		case o.ID == self:
+		case !o.Live(s.now()):
+			if err := s.Break(ctx, o); err != nil {
+				return nil, err
+			}
+		default:
+			out = append(out, o)
+		}
+	}
+	return out, nil
+}
+
+// Renew implements lock.Store.
+func (s *LockStore) Renew(ctx context.Context, h lock.Holder) error {
+	h.State = lock.Held
+	return s.put(ctx, h)
+}
+
+// Release implements lock.Store.
+func (s *LockStore) Release(ctx context.Context, h lock.Holder) error { return s.Break(ctx, h) }
+
+// Break implements lock.Store: remove h's kind.
+func (s *LockStore) Break(ctx context.Context, h lock.Holder) error {
+	err := s.d.retry(ctx, func(ctx context.Context) error {
+		return s.c.api.Metadata.Delete(ctx, s.zone.Name, pdns.MetadataKind(LockKindPrefix+h.ID))
+	})
+	if err != nil {
+		return fmt.Errorf("remove lock entry %s%s of zone %s at %s: %w", LockKindPrefix, h.ID, s.zone.Name, s.c.base, err)
+	}
+	return nil
+}
+
+// Holders implements lock.Store: every lock entry of the zone, oldest
+// start first.
+func (s *LockStore) Holders(ctx context.Context) ([]lock.Holder, error) {
+	var md []pdns.Metadata
+	err := s.d.retry(ctx, func(ctx context.Context) error {
+		var err error
+		md, err = s.c.api.Metadata.List(ctx, s.zone.Name)
+		return err
+	})
+	if err != nil {
+		return nil, s.wrap("read the lock entries of", err)
+	}
+	var out []lock.Holder
+	for _, m := range md {
+		kind := string(derefKind(m.Kind))
+		if !strings.HasPrefix(strings.ToUpper(kind), LockKindPrefix) || len(m.Metadata) == 0 {
+			continue
+		}
+		var h lock.Holder
+		if err := json.Unmarshal([]byte(m.Metadata[0]), &h); err != nil {
+			return nil, fmt.Errorf("zone %s at %s: metadata %s is not a site lock entry (%v): remove it if no site apply runs", s.zone.Name, s.c.base, kind, err)
+		}
+		out = append(out, h)
+	}
+	sort.Slice(out, func(i, j int) bool {
+		return out[i].Start.Before(out[j].Start) || out[i].Start.Equal(out[j].Start) && out[i].ID < out[j].ID
+	})
+	return out, nil
+}
+
+func (s *LockStore) put(ctx context.Context, h lock.Holder) error {
+	b, err := json.Marshal(h)
+	if err != nil {
+		return err
+	}
+	err = s.d.retry(ctx, func(ctx context.Context) error {
+		_, err := s.c.api.Metadata.Set(ctx, s.zone.Name, pdns.MetadataKind(LockKindPrefix+h.ID), []string{string(b)})
+		return err
+	})
+	if err != nil {
+		return s.wrap("write a lock entry to", err)
+	}
+	return nil
+}
+
+// wrap says which zone a metadata call failed on; a missing zone is
+// ErrNoZone.
+func (s *LockStore) wrap(doing string, err error) error {
+	var ae *APIError
+	if errors.As(err, &ae) && (ae.Status == http.StatusNotFound || ae.Status == http.StatusUnprocessableEntity && strings.Contains(strings.Join(ae.Messages, " "), "Could not find domain")) {
+		return fmt.Errorf("zone %s at %s: %w", s.zone.Name, s.c.base, ErrNoZone)
+	}
+	return fmt.Errorf("%s zone %s at %s: %w", doing, s.zone.Name, s.c.base, err)
+}
+
+func derefKind(k *pdns.MetadataKind) pdns.MetadataKind {
+	if k == nil {
+		return ""
+	}
+	return *k
+}

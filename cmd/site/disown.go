@@ -1,0 +1,181 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/site-tools/site/backends"
+	"github.com/site-tools/site/compiler/dnsname"
+	"github.com/site-tools/site/compiler/model"
+	"github.com/site-tools/site/compiler/plan"
+)
+
+func init() { register(newDisownCmd) }
+
+// newDisownCmd is site disown: the way back from export --adopt and
+// apply. Its subcommands name the provider with the same flags export
+// uses, because a zone may be disowned that no spec names any more.
+func newDisownCmd() *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "disown PROVIDER ZONE [--name NAME ...] [--ack GATE-DNS-DISOWN]",
+		Short: "Remove site's owner markers from a zone (dry run unless acknowledged)",
+		Long: `disown takes site's owner markers off a zone's records: PowerDNS rrset
+comments of account site, Cloudflare record comments, that say
+"managed by site tenant=...". The records and every other comment stay as
+they are; from then on no tenant updates or deletes them, and the next
+apply of a spec that wants them adopts them again (or needs
+GATE-DNS-OVERWRITE).
+
+It first lists every marker it would remove (all of the zone's, or those
+at the names --name gives) and changes nothing unless --ack
+GATE-DNS-DISOWN is given.
+
+  site disown powerdns example.org --url http://127.0.0.1:8081
+  site disown powerdns example.org --url http://127.0.0.1:8081 --name www --ack GATE-DNS-DISOWN
+  site disown cloudflare example.net --name old.example.net.
+
+Exit codes: 0 nothing to remove or removed, 1 an error, 3 markers listed
+but GATE-DNS-DISOWN not acknowledged (nothing changed).`,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return withCode(exitError, fmt.Errorf("name the provider to disown in: powerdns, cloudflare"))
+		},
+	}
+	cmd.AddCommand(newDisownPowerDNSCmd(), newDisownCloudflareCmd())
+	return cmd
+}
+
+func newDisownPowerDNSCmd() *cobra.Command {
+	var url, server, keyEnv string
+	req := disownRequest{provider: "powerdns"}
+	cmd := &cobra.Command{
+		Use:   "powerdns ZONE --url URL [--server localhost] [--api-key-env PDNS_API_KEY] [--name NAME ...] [--ack GATE-DNS-DISOWN]",
+		Short: "Remove site's owner markers (rrset comments) from a PowerDNS zone",
+		Args:  oneArg("zone", "site disown powerdns example.org --url http://127.0.0.1:8081"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if url == "" {
+				return withCode(exitError, fmt.Errorf("--url is required"))
+			}
+			req.where = model.Provider{PowerDNS: &model.PowerDNS{URL: url, Server: server, APIKey: model.Credential{Env: keyEnv}}}
+			return disownZone(cmd, args[0], req)
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&url, "url", "", "PowerDNS HTTP API base URL, e.g. http://127.0.0.1:8081")
+	f.StringVar(&server, "server", "localhost", "PowerDNS server id")
+	f.StringVar(&keyEnv, "api-key-env", "PDNS_API_KEY", "environment variable holding the API key")
+	req.addFlags(cmd)
+	return cmd
+}
+
+func newDisownCloudflareCmd() *cobra.Command {
+	var tokenEnv, apiURL string
+	req := disownRequest{provider: "cloudflare"}
+	cmd := &cobra.Command{
+		Use:   "cloudflare ZONE [--token-env CLOUDFLARE_API_TOKEN] [--api-url URL] [--name NAME ...] [--ack GATE-DNS-DISOWN]",
+		Short: "Remove site's owner markers (record comments) from a Cloudflare zone",
+		Args:  oneArg("zone", "site disown cloudflare example.net"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			req.where = model.Provider{Cloudflare: &model.Cloudflare{Token: model.Credential{Env: tokenEnv}, APIURL: apiURL}}
+			return disownZone(cmd, args[0], req)
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&tokenEnv, "token-env", "CLOUDFLARE_API_TOKEN", "environment variable holding the API token")
+	f.StringVar(&apiURL, "api-url", "", "Cloudflare API base URL (default: the public v4 API)")
+	req.addFlags(cmd)
+	return cmd
+}
+
+// disownRequest is what every `site disown PROVIDER` gathers.
+type disownRequest struct {
+	provider string // runBackends.providers key
+	names    []string
+	acks     []string
+	where    model.Provider
+}
+
+func (r *disownRequest) addFlags(cmd *cobra.Command) {
+	f := cmd.Flags()
+	f.StringArrayVar(&r.names, "name", nil, "only the markers at this name, relative to the zone or absolute (repeatable; default: every marker in the zone)")
+	f.StringArrayVar(&r.acks, "ack", nil, "GATE-DNS-DISOWN to remove the markers listed; without it nothing changes")
+}
+
+// disownZone lists the markers to remove and, when GATE-DNS-DISOWN is
+// acknowledged, removes them.
+func disownZone(cmd *cobra.Command, zoneArg string, req disownRequest) error {
+	zone, err := dnsname.Canonical(strings.TrimSuffix(zoneArg, ".")+".", "")
+	if err != nil {
+		return withCode(exitError, fmt.Errorf("zone: %w", err))
+	}
+	only := map[string]bool{}
+	for _, n := range req.names {
+		c, err := dnsname.Canonical(n, zone)
+		if err != nil {
+			return withCode(exitError, fmt.Errorf("--name %s: %w", n, err))
+		}
+		only[c] = true
+	}
+	acked := false
+	for _, a := range req.acks {
+		g, err := plan.ParseGate(a)
+		if err != nil {
+			return withCode(exitError, fmt.Errorf("--ack: %w", err))
+		}
+		acked = acked || g == plan.GateDNSDisown
+	}
+	run := backends.NewRun()
+	bk := openBackends(run)
+	defer closeBackends(bk, cmd.ErrOrStderr())
+	d, _ := bk.providers[req.provider].(backends.Disowner)
+	if d == nil {
+		return withCode(exitError, fmt.Errorf("this build of site has no %s backend that can disown", req.provider))
+	}
+	z := &model.Zone{Name: zone, Provider: req.where}
+	ctx := cmd.Context()
+	all, err := d.Marks(ctx, z, run)
+	if err != nil {
+		return withCode(exitError, err)
+	}
+	var marks []backends.Mark
+	for _, m := range all {
+		if len(only) == 0 || only[m.Name] {
+			marks = append(marks, m)
+		}
+	}
+	out := cmd.OutOrStdout()
+	if len(marks) == 0 {
+		fmt.Fprintf(out, "zone %s: no site owner markers%s; nothing to do.\n", zone, namesNote(req.names))
+		return nil
+	}
+	printMarks(out, zone, marks, acked)
+	if !acked {
+		return withCode(exitGated, fmt.Errorf("GATE-DNS-DISOWN is not acknowledged, so nothing was changed: to remove these markers, run the same command with --ack %s", plan.GateDNSDisown))
+	}
+	n, err := d.Unmark(ctx, z, marks, run)
+	if err != nil {
+		return withCode(exitError, err)
+	}
+	fmt.Fprintf(out, "removed site's owner marker from %d record set(s) of zone %s; records unchanged.\n", n, zone)
+	return nil
+}
+
+func namesNote(names []string) string {
+	if len(names) == 0 {
+		return ""
+	}
+	return " at " + strings.Join(names, ", ")
+}
+
+func printMarks(w io.Writer, zone string, marks []backends.Mark, acked bool) {
+	verb := "would remove"
+	if acked {
+		verb = "removing"
+	}
+	fmt.Fprintf(w, "zone %s: %s %d owner marker(s):\n", zone, verb, len(marks))
+	for _, m := range marks {
+		fmt.Fprintf(w, "  - %s %s (tenant %s)\n", m.Name, m.Type, m.Tenant)
+	}
+}

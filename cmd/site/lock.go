@@ -1,0 +1,126 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/site-tools/site/backends"
+	"github.com/site-tools/site/backends/lock"
+	"github.com/site-tools/site/compiler/graph"
+	"github.com/site-tools/site/compiler/model"
+)
+
+// This file decides where each tenant's apply lock lives and takes it
+// for site apply; site diff only reads it, site unlock breaks it. The
+// rule (README, "Locking"): the metadata of each of the tenant's
+// PowerDNS zones that exists and whose API key is in the environment;
+// for a tenant without one, a lock file beside its spec.
+
+// zoneLocker is a DNS backend that can hold an apply lock in a zone.
+type zoneLocker interface {
+	LockStore(zone *model.Zone, run *backends.Run, now func() time.Time) (lock.Store, error)
+}
+
+// scopeTenants are the tenants whose steps are in g, by name.
+func scopeTenants(g *graph.Graph) []*model.Tenant {
+	seen := map[string]*model.Tenant{}
+	for _, s := range g.Steps {
+		if s.TenantSpec != nil {
+			seen[s.TenantSpec.Name] = s.TenantSpec
+		}
+	}
+	out := make([]*model.Tenant, 0, len(seen))
+	for _, t := range seen {
+		out = append(out, t)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return out
+}
+
+// lockStores are the stores of tenant t's lock. Reading each zone's lock
+// entries once tells whether the zone exists (one request per zone).
+func lockStores(ctx context.Context, t *model.Tenant, bk *runBackends, run *backends.Run) []lock.Store {
+	var stores []lock.Store
+	for _, z := range t.Zones {
+		zl, ok := bk.providers[z.Provider.Kind()].(zoneLocker)
+		// A key from Vault is read by a secret step, after the lock is
+		// taken: that zone cannot hold it.
+		if !ok || z.Provider.PowerDNS == nil || z.Provider.PowerDNS.APIKey.Env == "" {
+			continue
+		}
+		s, err := zl.LockStore(z, run, nil)
+		if err != nil {
+			continue
+		}
+		// A zone that does not exist yet (this apply creates it) holds
+		// nothing; one that cannot be read (server down, key refused)
+		// holds nothing either, and the apply reports it when it
+		// observes the zone, or leaves it out (--target).
+		if _, err := s.Holders(ctx); err != nil {
+			continue
+		}
+		stores = append(stores, s)
+	}
+	if len(stores) == 0 {
+		stores = append(stores, lock.File{Path: lock.FilePath(t.Pos.File, t.Name)})
+	}
+	return stores
+}
+
+// lockTenants takes the lock of every tenant in g, in name order (so two
+// runs over overlapping tenants never wait for each other in a circle),
+// and returns the function that releases them all.
+// Its errors never carry a credential value, even one a server echoed.
+func lockTenants(ctx context.Context, g *graph.Graph, bk *runBackends, run *backends.Run, command string, wait time.Duration) (func() error, error) {
+	var held []*lock.Lock
+	redactor := backends.NewRedactor(g, run)
+	release := func() error {
+		var errs []error
+		for i := len(held) - 1; i >= 0; i-- {
+			errs = append(errs, held[i].Release(context.WithoutCancel(ctx)))
+		}
+		if err := errors.Join(errs...); err != nil {
+			return errors.New(redactor.Redact(err.Error()))
+		}
+		return nil
+	}
+	for _, t := range scopeTenants(g) {
+		l, err := lock.Acquire(ctx, lockStores(ctx, t, bk, run), lock.NewHolder(t.Name, command, time.Now()), lock.Options{Wait: wait})
+		if err == nil {
+			held = append(held, l)
+			continue
+		}
+		var he *lock.HeldError
+		if errors.As(err, &he) {
+			return nil, errors.Join(he, release())
+		}
+		return nil, errors.Join(errors.New(redactor.Redact(err.Error())), release())
+	}
+	return release, nil
+}
+
+// noteLocks tells, on w, which tenants in g another run is applying now;
+// site diff says so and takes nothing.
+func noteLocks(ctx context.Context, w io.Writer, g *graph.Graph, bk *runBackends, run *backends.Run) {
+	now := time.Now()
+	for _, t := range scopeTenants(g) {
+		for _, s := range lockStores(ctx, t, bk, run) {
+			hs, _ := s.Holders(ctx) // lockStores has just read it
+			for _, h := range hs {
+				if h.Live(now) && h.State != lock.Claim {
+					fmt.Fprintf(w, "note: tenant %s is being applied now by %s (lock in %s); what is live may be half-way through that apply\n", t.Name, h, s.Where())
+				}
+			}
+		}
+	}
+}
+
+// runCommand is the command line of this run, for the lock's holder.
+func runCommand(name string, args []string) string {
+	return strings.Join(append([]string{"site", name}, args...), " ")
+}

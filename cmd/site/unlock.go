@@ -1,0 +1,114 @@
+package main
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/site-tools/site/backends"
+	"github.com/site-tools/site/backends/lock"
+	"github.com/site-tools/site/compiler/plan"
+)
+
+func init() { register(newUnlockCmd) }
+
+func newUnlockCmd() *cobra.Command {
+	var acks []string
+	cmd := &cobra.Command{
+		Use:   "unlock TENANT [PATH ...] [--ack GATE-LOCK-BREAK]",
+		Short: "Break a tenant's apply lock (dry run unless acknowledged)",
+		Long: `unlock lists who holds TENANT's apply lock (host, pid, start time,
+command, and whether its lease still runs), read from the specs in PATH
+(./tenants/... when none) as site apply finds it, and with --ack
+GATE-LOCK-BREAK removes it. Use it when the holder is known to be dead
+and its lease (a minute) should not be waited out; breaking the lock
+of a run that still lives lets another apply run beside it.
+
+  site unlock office1
+  site unlock office1 tenants/office1.cue --ack GATE-LOCK-BREAK
+
+Exit codes: 0 not locked or broken, 1 an error, 3 held but
+GATE-LOCK-BREAK not acknowledged (nothing changed).`,
+		Args: func(cmd *cobra.Command, args []string) error {
+			if len(args) == 0 {
+				return fmt.Errorf("name the tenant: site unlock office1 [PATH ...]")
+			}
+			return nil
+		},
+		RunE: func(cmd *cobra.Command, args []string) error {
+			acked := false
+			for _, a := range acks {
+				g, err := plan.ParseGate(a)
+				if err != nil {
+					return withCode(exitError, fmt.Errorf("--ack: %w", err))
+				}
+				acked = acked || g == plan.GateLockBreak
+			}
+			return runUnlock(cmd, args[0], args[1:], acked)
+		},
+	}
+	cmd.Flags().StringArrayVar(&acks, "ack", nil, "GATE-LOCK-BREAK to remove the lock listed; without it nothing changes")
+	addBudgetFlags(cmd)
+	return cmd
+}
+
+func runUnlock(cmd *cobra.Command, tenant string, paths []string, acked bool) error {
+	g, err := loadGraph(paths, nil, nil, budget(cmd))
+	if err != nil {
+		return withCode(exitError, err)
+	}
+	var names []string
+	for _, t := range scopeTenants(g) {
+		names = append(names, t.Name)
+		if t.Name != tenant {
+			continue
+		}
+		run := backends.NewRun()
+		bk := openBackends(run)
+		defer closeBackends(bk, cmd.ErrOrStderr())
+		ctx := cmd.Context()
+		out := cmd.OutOrStdout()
+		type entry struct {
+			s lock.Store
+			h lock.Holder
+		}
+		var held []entry
+		var where []string
+		for _, s := range lockStores(ctx, t, bk, run) {
+			where = append(where, s.Where())
+			hs, err := s.Holders(ctx)
+			if err != nil {
+				return withCode(exitError, fmt.Errorf("tenant %s: reading its lock in %s: %w", tenant, s.Where(), err))
+			}
+			for _, h := range hs {
+				held = append(held, entry{s, h})
+			}
+		}
+		if len(held) == 0 {
+			fmt.Fprintf(out, "tenant %s is not locked (looked in %s).\n", tenant, strings.Join(where, ", "))
+			return nil
+		}
+		now := time.Now()
+		fmt.Fprintf(out, "tenant %s's apply lock:\n", tenant)
+		for _, e := range held {
+			state := "lease expired: the holder is taken for dead"
+			if e.h.Live(now) {
+				state = "lease still running: the holder may be alive"
+			}
+			fmt.Fprintf(out, "  - %s in %s (%s)\n", e.h, e.s.Where(), state)
+		}
+		if !acked {
+			return withCode(exitGated, fmt.Errorf("GATE-LOCK-BREAK is not acknowledged, so nothing was changed: to break the lock, run site unlock %s with --ack %s", tenant, plan.GateLockBreak))
+		}
+		for _, e := range held {
+			if err := e.s.Break(ctx, e.h); err != nil {
+				return withCode(exitError, fmt.Errorf("tenant %s: breaking its lock in %s: %w", tenant, e.s.Where(), err))
+			}
+		}
+		fmt.Fprintf(out, "broke tenant %s's apply lock (%d entries).\n", tenant, len(held))
+		return nil
+	}
+	return withCode(exitError, fmt.Errorf("no tenant %s in the specs loaded (%s): name one of them, or give the PATH of its spec", tenant, strings.Join(names, ", ")))
+}
