@@ -67,7 +67,19 @@ type rawName struct {
 		Tag   string `json:"tag"`
 		Value string `json:"value"`
 	} `json:"CAA"`
-	NS []string `json:"NS"`
+	NS  []string `json:"NS"`
+	PTR []string `json:"PTR"`
+	// Struct types go through rdata.FromFields, which knows their fields.
+	SSHFP      []map[string]any `json:"SSHFP"`
+	TLSA       []map[string]any `json:"TLSA"`
+	HTTPS      []map[string]any `json:"HTTPS"`
+	SVCB       []map[string]any `json:"SVCB"`
+	NAPTR      []map[string]any `json:"NAPTR"`
+	DS         []map[string]any `json:"DS"`
+	DNAME      *string          `json:"DNAME"`
+	OPENPGPKEY []string         `json:"OPENPGPKEY"`
+	DHCID      []string         `json:"DHCID"`
+	ALIAS      *string          `json:"ALIAS"`
 }
 
 type rawNetwork struct {
