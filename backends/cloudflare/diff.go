@@ -43,10 +43,12 @@ func PlanHooks() dnsplan.Hooks {
 }
 
 // conflicts reports whether Cloudflare refuses types a and b at one
-// name: a CNAME beside an A, AAAA or another CNAME (81053/81054).
+// name: a CNAME beside an A, AAAA or another CNAME (81053/81054). An
+// ALIAS is a CNAME at the apex on Cloudflare, so the same holds for it.
 func conflicts(a, b string) bool {
 	addr := func(t string) bool { return t == "A" || t == "AAAA" }
-	return a != b && ((a == "CNAME" && (addr(b) || b == "CNAME")) || (b == "CNAME" && addr(a)))
+	cname := func(t string) bool { return t == "CNAME" || t == "ALIAS" }
+	return a != b && ((cname(a) && (addr(b) || cname(b))) || (cname(b) && addr(a)))
 }
 
 func liveAttrs(l *dnsplan.RRset) map[string]any {

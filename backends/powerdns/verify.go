@@ -26,6 +26,26 @@ const axfrAbove = 50
 // expectation and returns one problem per difference (incident 2: a
 // record can read as written while the name does not resolve).
 func verify(ctx context.Context, addr, zone string, expect []expectation) ([]string, error) {
+	expect, aliases := splitAliases(expect)
+	var problems []string
+	for _, e := range aliases {
+		p, err := verifyAlias(ctx, addr, e)
+		if err != nil {
+			return nil, err
+		}
+		if p != "" {
+			problems = append(problems, p)
+		}
+	}
+	rest, err := verifyRRsets(ctx, addr, zone, expect)
+	if err != nil {
+		return nil, err
+	}
+	return append(problems, rest...), nil
+}
+
+// verifyRRsets is verify for every type DNS itself has.
+func verifyRRsets(ctx context.Context, addr, zone string, expect []expectation) ([]string, error) {
 	if len(expect) > axfrAbove {
 		if served, err := transfer(ctx, addr, zone); err == nil {
 			var problems []string
@@ -167,7 +187,7 @@ func query(ctx context.Context, addr, name, typ string) (*served, error) {
 		return nil, fmt.Errorf("query %s %s: %w", name, typ, err)
 	}
 	if in.Rcode != dns.RcodeSuccess && in.Rcode != dns.RcodeNameError {
-		return nil, fmt.Errorf("query %s %s: server answered %s", name, typ, dns.RcodeToString[in.Rcode])
+		return nil, &rcodeError{name, typ, in.Rcode}
 	}
 	s := &served{}
 	rrs := in.Answer
@@ -186,6 +206,17 @@ func query(ctx context.Context, addr, name, typ string) (*served, error) {
 	}
 	slices.Sort(s.values)
 	return s, nil
+}
+
+// rcodeError is a server's answer that is neither data nor "no such
+// name": the server is there, but will not answer this question.
+type rcodeError struct {
+	name, typ string
+	rcode     int
+}
+
+func (e *rcodeError) Error() string {
+	return fmt.Sprintf("query %s %s: server answered %s", e.name, e.typ, dns.RcodeToString[e.rcode])
 }
 
 // transfer reads the whole zone with AXFR.
