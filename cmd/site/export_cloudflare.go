@@ -25,7 +25,7 @@ may later update or delete these records. --no-mark skips that: site
 diff then shows each RRset as "= adopt" until the first site apply.
 
 Left out, and so never touched by site: record types the language
-cannot say (PTR, SSHFP, HTTPS, ...), proxied records, a CNAME at the
+cannot say (CERT, LOC, URI, ...), proxied records, a CNAME at the
 apex, records another site tenant owns, and names whose records have
 different TTLs.
 
