@@ -112,7 +112,7 @@ func (d *Driver) observe(ctx context.Context, api *cf.API, z *model.Zone) (*obse
 			announced = max(announced, info.Total)
 		}
 		for _, r := range recs {
-			rec, ok, err := fromCloudflare(r)
+			rec, ok, err := fromCloudflare(r, z.Name)
 			if err != nil {
 				return nil, fmt.Errorf("zone %s: %w: fix or remove the record in Cloudflare", name, err)
 			}

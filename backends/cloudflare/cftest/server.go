@@ -481,7 +481,7 @@ func (s *Server) normalise(z *zone, rec *Record) *apiError {
 		return validation("name " + rec.Name + " is not in zone " + z.name)
 	}
 	switch rec.Type {
-	case "A", "AAAA", "TXT":
+	case "A", "AAAA", "TXT", "OPENPGPKEY":
 	case "CNAME", "NS", "MX", "PTR":
 		// The API returns host names in content without a trailing dot
 		// (observed in its answers; the fake strips one if sent). The
@@ -502,6 +502,10 @@ func (s *Server) normalise(z *zone, rec *Record) *apiError {
 			f, tag, val := num(rec.Data["flags"]), fmt.Sprint(rec.Data["tag"]), fmt.Sprint(rec.Data["value"])
 			rec.Content = fmt.Sprintf("%d %s %q", f, tag, val)
 			rec.Data = map[string]any{"flags": f, "tag": tag, "value": val}
+		}
+	case "SSHFP", "TLSA", "DS", "NAPTR", "HTTPS", "SVCB":
+		if apiErr := structured(rec); apiErr != nil {
+			return apiErr
 		}
 	default:
 		return validation("type " + rec.Type + " is not supported by this fake")
@@ -533,6 +537,58 @@ func (s *Server) normalise(z *zone, rec *Record) *apiError {
 	if len(rec.Tags) > 0 && s.batchLimit < 3500 {
 		return validation("tags are not available on the Free plan")
 	}
+	return nil
+}
+
+// dataFields are the `data` fields of the types the API documents as
+// set through data only ("See 'data' to set ... properties"), in the
+// order the content the API returns lists them; true marks a number.
+var dataFields = map[string][]struct {
+	name string
+	num  bool
+}{
+	"SSHFP": {{"algorithm", true}, {"type", true}, {"fingerprint", false}},
+	"TLSA":  {{"usage", true}, {"selector", true}, {"matching_type", true}, {"certificate", false}},
+	"DS":    {{"key_tag", true}, {"algorithm", true}, {"digest_type", true}, {"digest", false}},
+	"NAPTR": {{"order", true}, {"preference", true}, {"flags", false}, {"service", false}, {"regex", false}, {"replacement", false}},
+	"HTTPS": {{"priority", true}, {"target", false}, {"value", false}},
+	"SVCB":  {{"priority", true}, {"target", false}, {"value", false}},
+}
+
+// structured checks a record of a data-only type and fills its content
+// from data, as the API returns it: numbers in decimal, NAPTR's strings
+// quoted, the SvcParams after priority and target. Which checks the
+// API makes on each field is not documented; the fake wants every
+// number present and keeps the strings as sent.
+func structured(rec *Record) *apiError {
+	if rec.Data == nil {
+		return validation(rec.Type + " records are set through data, which is missing")
+	}
+	d := map[string]any{}
+	var parts []string
+	for _, f := range dataFields[rec.Type] {
+		v, ok := rec.Data[f.name]
+		switch {
+		case f.num && !ok:
+			return validation(fmt.Sprintf("%s data needs %s", rec.Type, f.name))
+		case f.num:
+			d[f.name] = num(v)
+			parts = append(parts, strconv.Itoa(num(v)))
+		default:
+			str := ""
+			if ok {
+				str = fmt.Sprint(v)
+			}
+			d[f.name] = str
+			if rec.Type == "NAPTR" && f.name != "replacement" {
+				str = strconv.Quote(str)
+			}
+			if str != "" {
+				parts = append(parts, str)
+			}
+		}
+	}
+	rec.Data, rec.Content = d, strings.Join(parts, " ")
 	return nil
 }
 
