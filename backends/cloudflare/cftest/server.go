@@ -503,7 +503,7 @@ func (s *Server) normalise(z *zone, rec *Record) *apiError {
 			rec.Content = fmt.Sprintf("%d %s %q", f, tag, val)
 			rec.Data = map[string]any{"flags": f, "tag": tag, "value": val}
 		}
-	case "SSHFP", "TLSA", "DS", "NAPTR", "HTTPS", "SVCB":
+	case "SSHFP", "TLSA", "SMIMEA", "DS", "NAPTR", "HTTPS", "SVCB":
 		if apiErr := structured(rec); apiErr != nil {
 			return apiErr
 		}
@@ -549,10 +549,13 @@ var dataFields = map[string][]struct {
 }{
 	"SSHFP": {{"algorithm", true}, {"type", true}, {"fingerprint", false}},
 	"TLSA":  {{"usage", true}, {"selector", true}, {"matching_type", true}, {"certificate", false}},
-	"DS":    {{"key_tag", true}, {"algorithm", true}, {"digest_type", true}, {"digest", false}},
-	"NAPTR": {{"order", true}, {"preference", true}, {"flags", false}, {"service", false}, {"regex", false}, {"replacement", false}},
-	"HTTPS": {{"priority", true}, {"target", false}, {"value", false}},
-	"SVCB":  {{"priority", true}, {"target", false}, {"value", false}},
+	// SMIMEA has TLSA's fields (RFC 8162); site does not manage it, and
+	// the fake serves it so that tests see a type site leaves alone.
+	"SMIMEA": {{"usage", true}, {"selector", true}, {"matching_type", true}, {"certificate", false}},
+	"DS":     {{"key_tag", true}, {"algorithm", true}, {"digest_type", true}, {"digest", false}},
+	"NAPTR":  {{"order", true}, {"preference", true}, {"flags", false}, {"service", false}, {"regex", false}, {"replacement", false}},
+	"HTTPS":  {{"priority", true}, {"target", false}, {"value", false}},
+	"SVCB":   {{"priority", true}, {"target", false}, {"value", false}},
 }
 
 // structured checks a record of a data-only type and fills its content
