@@ -64,6 +64,12 @@ func check(spec *model.Spec) Diagnostics {
 				continue // a second declaration of a zone, reported above
 			}
 			for _, rs := range z.RRsets {
+				if r := z.Ignored(rs.Name, rs.Type); r != nil {
+					two(rs.Writer.Pos, r.Pos, writerPath(rs.Writer),
+						"%s %s matches the zone's ignore rule %q, so site would never write it; remove the record or narrow the rule",
+						rs.Name, rs.Type, r.Name+typeSuffix(r.Type))
+					continue
+				}
 				if cut := zoneCut(rs.Name, z.Name, zones); cut != nil && !(rs.Type == "NS" && rs.Name == cut.Name) {
 					two(rs.Writer.Pos, cut.Pos, writerPath(rs.Writer),
 						"%s lies in zone %s (tenant %s), below this zone's cut; write it in that zone, or only NS records at %s to delegate",
@@ -91,6 +97,13 @@ func check(spec *model.Spec) Diagnostics {
 		}
 	}
 	return diags
+}
+
+func typeSuffix(typ string) string {
+	if typ == "" {
+		return ""
+	}
+	return " " + typ
 }
 
 // zoneCut returns the zone, other than home, that name lies in and that

@@ -43,6 +43,10 @@ type rawZone struct {
 	} `json:"provider"`
 	TTL     int64               `json:"ttl"`
 	Records map[string]*rawName `json:"records"`
+	Ignore  []struct {
+		Name string `json:"name"`
+		Type string `json:"type"`
+	} `json:"ignore"`
 }
 
 // rawName is every record at one owner name, keyed by type.

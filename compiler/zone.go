@@ -40,6 +40,7 @@ func (b *builder) zone(tenant string, zp []string, key string, raw *rawZone) *mo
 		z.Provider.Cloudflare = &model.Cloudflare{Token: pp.Cloudflare.Token, APIURL: pp.Cloudflare.APIURL}
 	}
 
+	b.ignoreRules(zp, z, raw)
 	spelt := map[string]string{}
 	for _, key := range b.inFileOrder(at(zp, "records"), sortedKeys(raw.Records)) {
 		rp := at(zp, "records", key)

@@ -163,6 +163,11 @@ func Plan(step *graph.Step, obs *Observed, run *backends.Run, h Hooks) *Result {
 	}
 	// One lookup per wanted RRset; marking the live ones wanted first
 	// lets the conflict and delete checks do without a set of keys.
+	if len(z.Ignore) > 0 {
+		for _, l := range obs.Sets {
+			l.ignored = z.Ignored(l.Name, l.Type) != nil
+		}
+	}
 	live := make([]*RRset, len(wanted))
 	for i, w := range wanted {
 		if l := obs.Sets[NameType{w.Name, w.Type}]; l != nil {
@@ -238,8 +243,11 @@ func (p *planner) giveWay(w *model.RRset, ci int) {
 		}
 	}
 	for _, other := range others {
-		// What is ours and not wanted goes anyway, as a Delete.
-		if !p.conflicts(w.Type, other.Type) || other.wanted || !other.HasData() || other.ours(p.step.Tenant) {
+		// What is ours and not wanted goes anyway, as a Delete. What is
+		// ignored stays: a write it conflicts with fails at the provider,
+		// which says why, rather than site deleting what it was told to
+		// leave alone.
+		if !p.conflicts(w.Type, other.Type) || other.wanted || !other.HasData() || other.ours(p.step.Tenant) || other.ignored {
 			continue
 		}
 		if other.Type == "NS" && other.Name == p.step.Zone.Name {
@@ -268,7 +276,7 @@ func (p *planner) deletes(run *backends.Run) {
 	ours := 0
 	var gone []*RRset
 	for _, l := range p.obs.Sets {
-		if !p.ownsPart(l, tenant) {
+		if l.ignored || !p.ownsPart(l, tenant) {
 			continue
 		}
 		ours++

@@ -53,6 +53,7 @@ func TestPlan(t *testing.T) {
 		live       []live
 		want       []*model.RRset
 		min, pct   int // delete-many thresholds; 0 keeps the defaults
+		ignore     []model.IgnoreRule
 		changes    []string
 		byProvider map[string][]string
 	}{
@@ -164,6 +165,20 @@ func TestPlan(t *testing.T) {
 			live:    []live{{name: zone, typ: "NS", ttl: 3600, values: []string{"ns1.example.test."}}},
 			want:    []*model.RRset{want(zone, "CNAME", 300, "b.example.test.")},
 			changes: []string{"create example.test./CNAME live"}},
+		{name: "ignored: ours not wanted is not deleted",
+			live:   []live{{name: "_acme-challenge." + zone, typ: "TXT", ttl: 60, values: []string{`"token"`}, owner: ours}},
+			ignore: []model.IgnoreRule{{Name: "_acme-challenge.*", Type: "TXT"}, {Name: "_acme-challenge." + zone, Type: "TXT"}}},
+		{name: "ignored: does not count toward the delete-many gate",
+			live: append(owned(ours, 3), live{name: "x.dyn." + zone, typ: "A", ttl: 300, values: []string{"192.0.2.1"}, owner: ours},
+				live{name: "y.dyn." + zone, typ: "A", ttl: 300, values: []string{"192.0.2.1"}, owner: ours}),
+			want: owned(ours, 3)[1:].wanted(), min: 3, pct: 30, ignore: []model.IgnoreRule{{Name: "*.dyn." + zone}},
+			// 1 of 3 counted is above 30 %; counting the 2 ignored it would be 1 of 5, below.
+			changes: []string{"delete h0.example.test./A live GATE-DNS-DELETE-MANY"}},
+		{name: "ignored: a foreign RRset does not give way",
+			live:    []live{{name: a, typ: "TXT", ttl: 300, values: []string{`"x"`}}},
+			want:    []*model.RRset{want(a, "CNAME", 300, "b.example.test.")},
+			ignore:  []model.IgnoreRule{{Name: a, Type: "TXT"}},
+			changes: []string{"create a.example.test./CNAME live"}},
 		{name: "two markers: identical data is a gated takeover",
 			live:    []live{{name: a, typ: "A", ttl: 300, values: []string{"192.0.2.1"}, owner: dnsplan.Claim(other, ours)}},
 			want:    []*model.RRset{want(a, "A", 300, "192.0.2.1")},
@@ -184,7 +199,7 @@ func TestPlan(t *testing.T) {
 				}
 				h := p.hooks()
 				h.Before = nil
-				step := graph.ZoneStep(&model.Zone{Tenant: ours, Name: zone, RRsets: tt.want})
+				step := graph.ZoneStep(&model.Zone{Tenant: ours, Name: zone, RRsets: tt.want, Ignore: tt.ignore})
 				res := dnsplan.Plan(step, observed(tt.live), run, h)
 				wantChanges := tt.changes
 				if c, ok := tt.byProvider[p.name]; ok {

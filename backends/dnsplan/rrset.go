@@ -22,6 +22,9 @@
 //     RRset), from a zone observed completely; more than
 //     Run.DeleteManyPercent of ours at once needs GATE-DNS-DELETE-MANY.
 //   - The apex NS is never removed.
+//   - Ignored: what a zone's ignore rule covers is neither adopted,
+//     changed nor deleted, and not counted by the delete gate (the
+//     compiler refuses a wanted RRset that a rule covers).
 //
 // The split follows external-dns (ownership as its own layer between
 // plan and provider) and DNSControl's pkg/diff2 (one differ, providers
@@ -59,6 +62,7 @@ type RRset struct {
 
 	wanted  bool // the spec wants this name and type
 	giveWay bool // deleted to make room for a conflicting wanted type
+	ignored bool // a zone's ignore rule covers it: left alone, not counted
 }
 
 // HasData reports whether the RRset holds records; PowerDNS lists an

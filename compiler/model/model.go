@@ -70,7 +70,9 @@ type Zone struct {
 	Provider Provider
 	TTL      uint32 // zone default
 	RRsets   []*RRset
-	Pos      Pos
+	// Ignore lists the live RRsets site leaves alone (see IgnoreRule).
+	Ignore []IgnoreRule `json:",omitempty"`
+	Pos    Pos
 }
 
 // Provider says which DNS service hosts a zone. Exactly one field is set.
