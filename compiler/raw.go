@@ -47,6 +47,13 @@ type rawZone struct {
 		Name string `json:"name"`
 		Type string `json:"type"`
 	} `json:"ignore"`
+	SOA *struct {
+		Mbox    *string `json:"mbox"`
+		Refresh *int64  `json:"refresh"`
+		Retry   *int64  `json:"retry"`
+		Expire  *int64  `json:"expire"`
+		Minimum *int64  `json:"minimum"`
+	} `json:"soa"`
 }
 
 // rawName is every record at one owner name, keyed by type.

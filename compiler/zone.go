@@ -41,6 +41,7 @@ func (b *builder) zone(tenant string, zp []string, key string, raw *rawZone) *mo
 	}
 
 	b.ignoreRules(zp, z, raw)
+	b.soa(zp, z, raw)
 	spelt := map[string]string{}
 	for _, key := range b.inFileOrder(at(zp, "records"), sortedKeys(raw.Records)) {
 		rp := at(zp, "records", key)

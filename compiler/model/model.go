@@ -72,7 +72,16 @@ type Zone struct {
 	RRsets   []*RRset
 	// Ignore lists the live RRsets site leaves alone (see IgnoreRule).
 	Ignore []IgnoreRule `json:",omitempty"`
-	Pos    Pos
+	// SOA sets fields of the zone's SOA record; nil leaves it alone.
+	SOA *SOA `json:",omitempty"`
+	Pos Pos
+}
+
+// SOA is what a zone sets of its SOA record: each nil field stays as the
+// server has it, and the serial is always the server's.
+type SOA struct {
+	Mbox                            string // canonical RNAME, "" to keep
+	Refresh, Retry, Expire, Minimum *uint32
 }
 
 // Provider says which DNS service hosts a zone. Exactly one field is set.

@@ -130,3 +130,29 @@ func golden(t *testing.T, name, got string) {
 		t.Errorf("%s differs; got:\n%s\nwant:\n%s", path, got, want)
 	}
 }
+
+func TestSOA(t *testing.T) {
+	s, err := ParseSOA("NS1.example.net. Hostmaster.example.net. 2026113001 10800 3600 604800 3600")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := s.String(), "ns1.example.net. hostmaster.example.net. 2026113001 10800 3600 604800 3600"; got != want {
+		t.Errorf("got %q, want %q", got, want)
+	}
+	for _, bad := range []string{"a. b. 1 2 3 4", "a. b. 1 2 3 4 x", "a. b. 1 2 3 4 4294967296"} {
+		if _, err := ParseSOA(bad); err == nil {
+			t.Errorf("ParseSOA(%q): got no error", bad)
+		}
+	}
+	tests := []struct{ in, want, wantErr string }{
+		{in: "hostmaster@example.net", want: "hostmaster.example.net."},
+		{in: "Jane.Doe@Example.NET.", want: `jane\.doe.example.net.`},
+		{in: "hostmaster.example.net.", want: "hostmaster.example.net."},
+		{in: "hostmaster.example.net", wantErr: "trailing dot"},
+		{in: "@example.net", wantErr: "plain mailbox name"},
+	}
+	for _, tt := range tests {
+		got, err := Mbox(tt.in)
+		checkResult(t, got, err, tt.want, tt.wantErr)
+	}
+}
