@@ -179,6 +179,7 @@ func Plan(step *graph.Step, obs *Observed, run *backends.Run, h Hooks) *Result {
 		p.room = len(wanted) - i
 		p.want(w, live[i])
 	}
+	p.soa()
 	p.deletes(run)
 	return p.res
 }

@@ -262,3 +262,42 @@ func joinGates(c plan.Change) string {
 	}
 	return strings.Join(gates, " ")
 }
+
+// TestPlanSOA: the zone's soa sets its fields over the live SOA and
+// keeps the serial; a converged SOA, or a zone without soa, plans
+// nothing.
+func TestPlanSOA(t *testing.T) {
+	const liveSOA = "ns1.example.test. hostmaster.example.test. 2026113001 10800 3600 604800 3600"
+	refresh := uint32(7200)
+	tests := []struct {
+		name string
+		soa  *model.SOA
+		want []string // the SOA value written, nil for no change
+	}{
+		{"no soa", nil, nil},
+		{"converged", &model.SOA{Mbox: "hostmaster.example.test."}, nil},
+		{"mbox and refresh", &model.SOA{Mbox: "dns.example.test.", Refresh: &refresh},
+			[]string{"ns1.example.test. dns.example.test. 2026113001 7200 3600 604800 3600"}},
+	}
+	for _, tt := range tests {
+		for _, p := range providers {
+			t.Run(tt.name+"/"+p.name, func(t *testing.T) {
+				obs := observed(nil)
+				obs.SOA = &dnsplan.RRset{NameType: dnsplan.NameType{Name: zone, Type: "SOA"}, TTL: 3600, Values: []string{liveSOA}}
+				step := graph.ZoneStep(&model.Zone{Tenant: "office1", Name: zone, SOA: tt.soa})
+				h := p.hooks()
+				h.Before = nil
+				res := dnsplan.Plan(step, obs, backends.NewRun(), h)
+				if tt.want == nil {
+					if len(res.Ops) != 0 {
+						t.Fatalf("got %q, want no change", summary(res))
+					}
+					return
+				}
+				if got := summary(res); len(res.Ops) != 1 || !slices.Equal(got, []string{"update example.test./SOA live"}) || !slices.Equal(res.Ops[0].Values, tt.want) {
+					t.Errorf("got %q (%d ops), want one SOA update writing %q", got, len(res.Ops), tt.want)
+				}
+			})
+		}
+	}
+}

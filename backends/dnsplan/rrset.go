@@ -85,7 +85,10 @@ func (l *RRset) OwnerText() string {
 
 // Observed is one complete observation of a zone.
 type Observed struct {
-	Sets   map[NameType]*RRset
+	Sets map[NameType]*RRset
+	// SOA is the zone's SOA, which Sets leaves out: it is never adopted,
+	// given way or deleted, only updated where the zone's soa says so.
+	SOA    *RRset
 	byName map[string][]*RRset // built on first use, see atName
 }
 

@@ -95,3 +95,44 @@ func TestVerifyAliasReportsUnservedAddresses(t *testing.T) {
 		t.Errorf("got %q, want a problem for each ALIAS without addresses", problems)
 	}
 }
+
+// TestSOAFieldsKeepTheServersSerial: a zone's soa rewrites the fields it
+// sets over the live SOA, the serial stays the server's (and moves on,
+// SOA-EDIT-API), the served SOA is verified without its serial, and the
+// next plan is empty.
+func TestSOAFieldsKeepTheServersSerial(t *testing.T) {
+	srv := pdnstest.Shared(t)
+	const zone = "soa.test."
+	t.Cleanup(func() { srv.Do(context.Background(), "DELETE", "/zones/"+zone, nil) })
+	step := zoneStep(srv, "office1", zone, rr("www."+zone, "A", 300, "192.0.2.1"))
+	d, run := testDriver(), newRun(srv)
+	mustApply(t, d, mustPlan(t, d, step, run), run)
+	before := srv.Get(t, zone).Find(zone, "SOA")
+	if before == nil {
+		t.Fatal("the created zone has no SOA")
+	}
+	old, err := record.ParseSOA(before.Records[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	refresh, minimum := uint32(7200), uint32(120)
+	step.Zone.SOA = &model.SOA{Mbox: "dns.example.net.", Refresh: &refresh, Minimum: &minimum}
+	sp := mustPlan(t, d, step, run)
+	if got := summary(sp.Changes); len(got) != 1 || got[0] != "update dns/soa.test./soa.test./SOA live" {
+		t.Fatalf("got %q, want one live SOA update", got)
+	}
+	mustApply(t, d, sp, run)
+	got, err := record.ParseSOA(srv.Get(t, zone).Find(zone, "SOA").Records[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := old
+	want.RName, want.Refresh, want.Minimum, want.Serial = "dns.example.net.", 7200, 120, got.Serial
+	if got != want || got.Serial <= old.Serial {
+		t.Errorf("got SOA %s, want %s with a serial past %d", got, want, old.Serial)
+	}
+	if again := mustPlan(t, d, step, run); len(again.Changes) != 0 {
+		t.Errorf("not converged after the SOA update: %q", summary(again.Changes))
+	}
+}
