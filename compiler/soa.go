@@ -12,10 +12,6 @@ func (b *builder) soa(zp []string, z *model.Zone, raw *rawZone) {
 		return
 	}
 	sp := at(zp, "soa")
-	if z.Provider.Cloudflare != nil {
-		b.errorf(sp, "soa on a Cloudflare zone is not supported yet (Cloudflare keeps the SOA in the zone's DNS settings); remove soa")
-		return
-	}
 	s := &model.SOA{}
 	if r.Mbox != nil {
 		m, err := rdata.Mbox(*r.Mbox)
@@ -24,14 +20,29 @@ func (b *builder) soa(zp []string, z *model.Zone, raw *rawZone) {
 		}
 		s.Mbox = m
 	}
+	// Cloudflare's DNS settings take narrower ranges than DNS does (its
+	// API reference for the zone's DNS settings).
+	cloudflare := z.Provider.Cloudflare != nil
 	for _, f := range []struct {
-		v   *int64
-		dst **uint32
-	}{{r.Refresh, &s.Refresh}, {r.Retry, &s.Retry}, {r.Expire, &s.Expire}, {r.Minimum, &s.Minimum}} {
-		if f.v != nil {
-			u := uint32(*f.v) // the schema holds it to 1..2^31-1
-			*f.dst = &u
+		name   string
+		v      *int64
+		dst    **uint32
+		lo, hi int64
+	}{
+		{"refresh", r.Refresh, &s.Refresh, 600, 86400},
+		{"retry", r.Retry, &s.Retry, 600, 86400},
+		{"expire", r.Expire, &s.Expire, 86400, 2419200},
+		{"minimum", r.Minimum, &s.Minimum, 60, 86400},
+	} {
+		if f.v == nil {
+			continue
 		}
+		if cloudflare && (*f.v < f.lo || *f.v > f.hi) {
+			b.errorf(at(sp, f.name), "soa %s %d is outside what Cloudflare takes; use %d to %d", f.name, *f.v, f.lo, f.hi)
+			continue
+		}
+		u := uint32(*f.v) // the schema holds it to 1..2^31-1
+		*f.dst = &u
 	}
 	z.SOA = s
 }

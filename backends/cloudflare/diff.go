@@ -31,6 +31,7 @@ type op struct {
 type diffResult struct {
 	changes []plan.Change
 	ops     []op
+	soa     map[string]any // the DNS settings PATCH body, nil when the SOA stays
 }
 
 // PlanHooks are Cloudflare's rules for the planner: values are compared in
@@ -109,6 +110,16 @@ func diff(step *graph.Step, obs *observation, run *backends.Run) (*diffResult, e
 					out.ops = append(out.ops, op{kind: opDelete, id: r.id})
 				}
 			}
+		case dnsplan.Update:
+			if o.Want.Type == "SOA" {
+				body, err := soaPatch(o.Values[0])
+				if err != nil {
+					return nil, err
+				}
+				out.soa = body
+				continue
+			}
+			fallthrough
 		default:
 			ops, err := writeOps(o, step.Tenant, marker)
 			if err != nil {

@@ -148,6 +148,7 @@ type detail struct {
 	zoneID   string
 	chunk    int
 	ops      []op
+	soa      map[string]any
 	requests *atomic.Int64
 }
 
@@ -174,7 +175,7 @@ func (d *Driver) Plan(ctx context.Context, step *graph.Step, run *backends.Run) 
 		return nil, err
 	}
 	return &backends.StepPlan{Step: step, Changes: df.changes, Fingerprint: obs.fingerprint(),
-		Detail: &detail{api: api, zoneID: obs.zoneID, chunk: chunk, ops: df.ops, requests: requests}}, nil
+		Detail: &detail{api: api, zoneID: obs.zoneID, chunk: chunk, ops: df.ops, soa: df.soa, requests: requests}}, nil
 }
 
 // client builds the API client for a zone step.
@@ -214,7 +215,9 @@ func (d *Driver) Apply(ctx context.Context, sp *backends.StepPlan, run *backends
 	sent, err := d.send(ctx, det, sp.Step.Zone.Name, det.ops)
 	res.Notes = append(res.Notes, sent...)
 	if err == nil {
-		return res, nil
+		sent, err = writeSOA(ctx, det, sp.Step.Zone.Name, det.soa)
+		res.Notes = append(res.Notes, sent...)
+		return res, err
 	}
 	if Classify(err) != backends.ClassConflict {
 		return res, err
@@ -259,5 +262,7 @@ func (d *Driver) Apply(ctx context.Context, sp *backends.StepPlan, run *backends
 	if err != nil {
 		return res, fmt.Errorf("after re-observing the zone once: %w", err)
 	}
-	return res, nil
+	sent, err = writeSOA(ctx, det, sp.Step.Zone.Name, df.soa)
+	res.Notes = append(res.Notes, sent...)
+	return res, err
 }

@@ -36,7 +36,7 @@ func (p *planner) soa() {
 	}
 	w := &model.RRset{Name: l.Name, Type: "SOA", TTL: l.TTL, Values: []string{value}, Writer: model.Writer{Tenant: p.step.Tenant}}
 	ci := p.change(l.Name, "SOA", plan.ActionUpdate, plan.ImpactLive, "the fields the zone's soa sets; the serial stays the server's")
-	p.res.Changes[ci].Before = p.before(l)
+	p.res.Changes[ci].Before = Attrs(l) // the SOA carries no provider data for Hooks.Before
 	p.res.Changes[ci].After = attrs(w.TTL, w.Values)
 	p.res.Ops = append(p.res.Ops, Op{Kind: Update, Want: w, Values: w.Values, Live: l})
 }

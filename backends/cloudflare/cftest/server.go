@@ -19,6 +19,8 @@
 //	PUT    /zones/{z}/dns_records/{id}          overwrite
 //	DELETE /zones/{z}/dns_records/{id}          delete
 //	POST   /zones/{z}/dns_records/batch         deletes → patches → puts → posts, all or nothing
+//	GET    /zones/{z}/dns_settings              the zone's DNS settings (only "soa")
+//	PATCH  /zones/{z}/dns_settings              change the fields of "soa" it names
 //
 // Every answer uses the v4 envelope {"success","errors","messages","result"}
 // (lists add "result_info"). Errors: 403 code 10000 for a wrong token;
@@ -80,6 +82,7 @@ type Record struct {
 type zone struct {
 	id, name string
 	records  map[string]*Record
+	soa      SOA
 }
 
 // Server is a running fake. All methods are safe for concurrent use.
@@ -127,7 +130,7 @@ func (s *Server) AddZone(name string) string {
 	defer s.mu.Unlock()
 	s.nextID++
 	id := fmt.Sprintf("zone%04d", s.nextID)
-	s.zones[id] = &zone{id: id, name: strings.ToLower(strings.TrimSuffix(name, ".")), records: map[string]*Record{}}
+	s.zones[id] = &zone{id: id, name: strings.ToLower(strings.TrimSuffix(name, ".")), records: map[string]*Record{}, soa: defaultSOA()}
 	return id
 }
 
@@ -264,6 +267,8 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	switch ep {
+	case EpSettingsGet, EpSettingsPatch:
+		s.settings(w, r, z, ep == EpSettingsPatch)
 	case EpList:
 		s.list(w, r, z)
 	case EpBatch:
@@ -312,6 +317,13 @@ func endpoint(method string, p []string) string {
 			return EpList
 		case http.MethodPost:
 			return EpCreate
+		}
+	case len(p) == 3 && p[0] == "zones" && p[2] == "dns_settings":
+		switch method {
+		case http.MethodGet:
+			return EpSettingsGet
+		case http.MethodPatch:
+			return EpSettingsPatch
 		}
 	case len(p) == 4 && p[0] == "zones" && p[2] == "dns_records" && p[3] == "batch" && method == http.MethodPost:
 		return EpBatch
