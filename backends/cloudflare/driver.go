@@ -2,9 +2,11 @@
 // v4 API, with github.com/cloudflare/cloudflare-go v0.119.0.
 //
 // Observe: the zone id by name, then every record in as few list calls
-// as the API allows (per_page 5,000 by default). Only the record types
-// site manages (A, AAAA, CNAME, TXT, MX, SRV, CAA, NS) are compared;
-// every other record is left alone.
+// as the API allows (per_page 5,000 by default), and the zone's DNS
+// settings when the zone sets soa. Only the record types site manages
+// (rdata.Types; a CNAME at the apex reads as an ALIAS) are compared;
+// every other record is left alone. DNAME and DHCID Cloudflare does not
+// have, which the compiler says.
 //
 // Ownership: site writes the marker "managed by site tenant=NAME" into
 // each record's comment. A wanted record that already exists with the

@@ -119,7 +119,7 @@ type Cloudflare struct {
 // RRset is all records of one type at one name.
 type RRset struct {
 	Name string // canonical FQDN
-	Type string // upper case: A, AAAA, CNAME, TXT, MX, SRV, CAA, NS
+	Type string // upper case, one of rdata.Types (and SOA in a planner's update)
 	TTL  uint32
 	// Values are the records' contents in canonical presentation form,
 	// sorted: "192.0.2.1", "10 mx.example.org.", "\"v=spf1 -all\"",
