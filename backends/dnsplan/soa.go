@@ -8,8 +8,9 @@ import (
 
 // soa plans the zone's SOA: the fields its soa sets, over the live
 // record, whose serial (and anything unset) stays the server's. A zone
-// not yet on the server has no live SOA to start from; the next run
-// plans it once the server has made one.
+// not yet on the server has no live SOA to start from: the provider
+// plans and writes it once it has created the zone (PowerDNS), or the
+// zone always exists (Cloudflare).
 func (p *planner) soa() {
 	want, l := p.step.Zone.SOA, p.obs.SOA
 	if want == nil || l == nil || len(l.Values) != 1 {

@@ -136,3 +136,29 @@ func TestSOAFieldsKeepTheServersSerial(t *testing.T) {
 		t.Errorf("not converged after the SOA update: %q", summary(again.Changes))
 	}
 }
+
+// TestSOAOfACreatedZoneInOneRun: a zone site creates gets its soa fields
+// in the same apply (PowerDNS makes the SOA with the zone), the plan
+// says so, and the next plan is empty.
+func TestSOAOfACreatedZoneInOneRun(t *testing.T) {
+	srv := pdnstest.Shared(t)
+	const zone = "soa-new.test."
+	t.Cleanup(func() { srv.Do(context.Background(), "DELETE", "/zones/"+zone, nil) })
+	step := zoneStep(srv, "office1", zone, rr("www."+zone, "A", 300, "192.0.2.1"))
+	expire := uint32(1209600)
+	step.Zone.SOA = &model.SOA{Mbox: "dns.example.net.", Expire: &expire}
+	d, run := testDriver(), newRun(srv)
+	sp := mustPlan(t, d, step, run)
+	want := []string{"create dns/soa-new.test. live", "create dns/soa-new.test./www.soa-new.test./A live", "update dns/soa-new.test./soa-new.test./SOA live"}
+	if got := summary(sp.Changes); !equalStrings(got, want) {
+		t.Fatalf("got %q, want %q", got, want)
+	}
+	mustApply(t, d, sp, run)
+	got, err := record.ParseSOA(srv.Get(t, zone).Find(zone, "SOA").Records[0])
+	if err != nil || got.RName != "dns.example.net." || got.Expire != expire {
+		t.Errorf("got SOA %s (%v), want rname dns.example.net. and expire %d", got, err, expire)
+	}
+	if again := mustPlan(t, d, step, run); len(again.Changes) != 0 {
+		t.Errorf("not converged after creating the zone: %q", summary(again.Changes))
+	}
+}
