@@ -63,7 +63,26 @@ func check(spec *model.Spec) Diagnostics {
 			if zones[z.Name] != z {
 				continue // a second declaration of a zone, reported above
 			}
+			var dnames []*model.RRset
 			for _, rs := range z.RRsets {
+				if rs.Type == "DNAME" {
+					dnames = append(dnames, rs)
+				}
+			}
+			for _, rs := range z.RRsets {
+				// zoneRules reports the zone's own records below a DNAME;
+				// a VM's publish joins the zone later, so it is checked here.
+				if d := below(rs, dnames); d != nil && rs.Writer.Kind == model.WriterVMPublish {
+					two(rs.Writer.Pos, d.Writer.Pos, writerPath(rs.Writer),
+						"%s lies below the DNAME at %s, which redirects every name below it (RFC 6672 §2.3); publish another name or remove the DNAME", rs.Name, d.Name)
+					continue
+				}
+				if r := z.Ignored(rs.Name, rs.Type); r != nil {
+					two(rs.Writer.Pos, r.Pos, writerPath(rs.Writer),
+						"%s %s matches the zone's ignore rule %q, so site would never write it; remove the record or narrow the rule",
+						rs.Name, rs.Type, r.Name+typeSuffix(r.Type))
+					continue
+				}
 				if cut := zoneCut(rs.Name, z.Name, zones); cut != nil && !(rs.Type == "NS" && rs.Name == cut.Name) {
 					two(rs.Writer.Pos, cut.Pos, writerPath(rs.Writer),
 						"%s lies in zone %s (tenant %s), below this zone's cut; write it in that zone, or only NS records at %s to delegate",
@@ -91,6 +110,23 @@ func check(spec *model.Spec) Diagnostics {
 		}
 	}
 	return diags
+}
+
+// below returns the DNAME rs lies strictly below, or nil.
+func below(rs *model.RRset, dnames []*model.RRset) *model.RRset {
+	for _, d := range dnames {
+		if strings.HasSuffix(rs.Name, "."+d.Name) {
+			return d
+		}
+	}
+	return nil
+}
+
+func typeSuffix(typ string) string {
+	if typ == "" {
+		return ""
+	}
+	return " " + typ
 }
 
 // zoneCut returns the zone, other than home, that name lies in and that

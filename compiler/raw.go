@@ -21,6 +21,17 @@ type rawZone struct {
 	Provider string              `json:"provider"` // a name from site.cue
 	TTL      int64               `json:"ttl"`
 	Records  map[string]*rawName `json:"records"`
+	Ignore   []struct {
+		Name string `json:"name"`
+		Type string `json:"type"`
+	} `json:"ignore"`
+	SOA *struct {
+		Mbox    *string `json:"mbox"`
+		Refresh *int64  `json:"refresh"`
+		Retry   *int64  `json:"retry"`
+		Expire  *int64  `json:"expire"`
+		Minimum *int64  `json:"minimum"`
+	} `json:"soa"`
 }
 
 // rawName is every record at one owner name, keyed by type.
@@ -45,7 +56,19 @@ type rawName struct {
 		Tag   string `json:"tag"`
 		Value string `json:"value"`
 	} `json:"CAA"`
-	NS []string `json:"NS"`
+	NS  []string `json:"NS"`
+	PTR []string `json:"PTR"`
+	// Struct types go through rdata.FromFields, which knows their fields.
+	SSHFP      []map[string]any `json:"SSHFP"`
+	TLSA       []map[string]any `json:"TLSA"`
+	HTTPS      []map[string]any `json:"HTTPS"`
+	SVCB       []map[string]any `json:"SVCB"`
+	NAPTR      []map[string]any `json:"NAPTR"`
+	DS         []map[string]any `json:"DS"`
+	DNAME      *string          `json:"DNAME"`
+	OPENPGPKEY []string         `json:"OPENPGPKEY"`
+	DHCID      []string         `json:"DHCID"`
+	ALIAS      *string          `json:"ALIAS"`
 }
 
 type rawNetwork struct {

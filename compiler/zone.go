@@ -33,6 +33,8 @@ func (b *builder) zone(tenant string, g *grant, zp []string, key string, raw *ra
 	}
 	z.Provider = b.provider(tenant, g, at(zp, "provider"), raw.Provider)
 
+	b.ignoreRules(zp, z, raw)
+	b.soa(zp, z, raw)
 	spelt := map[string]string{}
 	for _, key := range b.inFileOrder(at(zp, "records"), sortedKeys(raw.Records)) {
 		rp := at(zp, "records", key)
@@ -48,6 +50,7 @@ func (b *builder) zone(tenant string, g *grant, zp []string, key string, raw *ra
 		spelt[fq] = key
 		z.RRsets = append(z.RRsets, b.records(tenant, rp, fq, z, raw.Records[key])...)
 	}
+	b.zoneRules(zp, z, spelt)
 	return z
 }
 
@@ -97,61 +100,12 @@ func (b *builder) records(tenant string, rp []string, fq string, z *model.Zone, 
 		}
 		out = append(out, rs)
 	}
-	if raw.A != nil {
-		add("A", len(raw.A), func(i int) (string, error) { return rdata.A(raw.A[i]) })
+	for _, t := range listTypes(raw) {
+		add(t.typ, t.n, t.value)
 	}
-	if raw.AAAA != nil {
-		add("AAAA", len(raw.AAAA), func(i int) (string, error) { return rdata.AAAA(raw.AAAA[i]) })
-	}
-	if raw.CAA != nil {
-		add("CAA", len(raw.CAA), func(i int) (string, error) {
-			c := raw.CAA[i]
-			return rdata.CAA(int(c.Flags), c.Tag, c.Value)
-		})
-	}
-	if raw.MX != nil {
-		add("MX", len(raw.MX), func(i int) (string, error) { return rdata.MX(int(raw.MX[i].Priority), raw.MX[i].Host) })
-	}
-	if raw.NS != nil {
-		add("NS", len(raw.NS), func(i int) (string, error) { return rdata.Host(raw.NS[i]) })
-	}
-	if raw.SRV != nil {
-		add("SRV", len(raw.SRV), func(i int) (string, error) {
-			s := raw.SRV[i]
-			return rdata.SRV(int(s.Priority), int(s.Weight), int(s.Port), s.Target)
-		})
-	}
-	if raw.TXT != nil {
-		add("TXT", len(raw.TXT), func(i int) (string, error) {
-			if t := raw.TXT[i]; t.Parts != nil {
-				return rdata.TXTStrings(t.Parts)
-			}
-			return rdata.TXT(raw.TXT[i].Text), nil
-		})
-	}
-	if raw.CNAME != nil {
-		cp := at(rp, "CNAME")
-		target, err := rdata.Host(*raw.CNAME)
-		switch {
-		case err != nil:
-			b.errorf(cp, "%v", err)
-		case fq == z.Name:
-			b.errorf(cp, "a CNAME at the zone apex %s is not allowed: the apex holds SOA and NS records, and a CNAME allows no other data; use A/AAAA records", fq)
-		case len(out) > 0:
-			var types []string
-			for _, rs := range out {
-				types = append(types, rs.Type)
-			}
-			b.errorf(cp, "CNAME beside %s at %s: a name with a CNAME has no other data (RFC 1034 §3.6.2); keep the CNAME or the other records",
-				strings.Join(types, ", "), fq)
-		case target == fq:
-			b.errorf(cp, "CNAME %s points at itself", fq)
-		default:
-			out = append(out, &model.RRset{Name: fq, Type: "CNAME", TTL: ttl, Values: []string{target}, Writer: writer})
-		}
-	}
-	if len(out) == 0 && raw.CNAME == nil && !b.hasErrorsUnder(rp) {
-		b.errorf(rp, "%s has no records; give at least one type (A, AAAA, CNAME, TXT, MX, SRV, CAA, NS), or remove the name", fq)
+	out = b.targets(rp, fq, z, raw, ttl, writer, out)
+	if len(out) == 0 && raw.CNAME == nil && raw.DNAME == nil && raw.ALIAS == nil && !b.hasErrorsUnder(rp) {
+		b.errorf(rp, "%s has no records; give at least one type (%s), or remove the name", fq, strings.Join(rdata.Types, ", "))
 	}
 	return out
 }

@@ -250,6 +250,14 @@ func TestEveryTypeConvergesAfterApply(t *testing.T) {
 		{"SRV", []*model.RRset{rr("_sip._tcp."+zoneName, "SRV", 300, "10 5 5060 sip.example.org.")}},
 		{"CAA", []*model.RRset{rr(zoneName, "CAA", 300, `0 issue "letsencrypt.org"`, `128 iodef "mailto:sec@example.org"`)}},
 		{"NS delegation", []*model.RRset{rr("sub."+zoneName, "NS", 3600, "ns1.example.org.", "ns2.example.org.")}},
+		{"PTR", []*model.RRset{rr("1.2."+zoneName, "PTR", 300, "host.example.org.", "h2.example.org.")}},
+		{"ALIAS at the apex, beside MX", []*model.RRset{rr(zoneName, "ALIAS", 300, "lb.example.org."), rr(zoneName, "MX", 300, "10 mx.example.org.")}},
+		{"SSHFP", []*model.RRset{rr("ssh."+zoneName, "SSHFP", 300, "4 2 "+strings.Repeat("ab", 32), "1 1 "+strings.Repeat("0f", 20))}},
+		{"TLSA", []*model.RRset{rr("_443._tcp."+zoneName, "TLSA", 300, "3 1 1 "+strings.Repeat("cd", 32))}},
+		{"HTTPS and SVCB", []*model.RRset{rr(zoneName, "HTTPS", 300, "1 . alpn=h2,h3 port=443", `2 alt.example.org. ech="AEX+DQBBAAAg"`), rr("_dns."+zoneName, "SVCB", 300, "0 svc.example.org.")}},
+		{"NAPTR", []*model.RRset{rr("sip."+zoneName, "NAPTR", 300, `100 10 "S" "SIP+D2U" "" _sip._udp.example.org.`, `100 20 "u" "E2U+sip" "!^.*$!sip:a@example.org!" .`)}},
+		{"DS", []*model.RRset{rr("child."+zoneName, "NS", 300, "ns1.example.org."), rr("child."+zoneName, "DS", 300, "2371 13 2 "+strings.Repeat("ef", 32))}},
+		{"OPENPGPKEY", []*model.RRset{rr("pgp."+zoneName, "OPENPGPKEY", 300, "mQINBFq5ZXhhbXBsZQ==")}},
 		{"wildcard and underscore names", []*model.RRset{rr("*.apps."+zoneName, "A", 300, "192.0.2.9"), rr("_dmarc."+zoneName, "TXT", 300, `"v=DMARC1; p=none"`)}},
 	}
 	for _, tt := range tests {

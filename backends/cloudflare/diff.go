@@ -31,6 +31,7 @@ type op struct {
 type diffResult struct {
 	changes []plan.Change
 	ops     []op
+	soa     map[string]any // the DNS settings PATCH body, nil when the SOA stays
 }
 
 // PlanHooks are Cloudflare's rules for the planner: values are compared in
@@ -43,10 +44,12 @@ func PlanHooks() dnsplan.Hooks {
 }
 
 // conflicts reports whether Cloudflare refuses types a and b at one
-// name: a CNAME beside an A, AAAA or another CNAME (81053/81054).
+// name: a CNAME beside an A, AAAA or another CNAME (81053/81054). An
+// ALIAS is a CNAME at the apex on Cloudflare, so the same holds for it.
 func conflicts(a, b string) bool {
 	addr := func(t string) bool { return t == "A" || t == "AAAA" }
-	return a != b && ((a == "CNAME" && (addr(b) || b == "CNAME")) || (b == "CNAME" && addr(a)))
+	cname := func(t string) bool { return t == "CNAME" || t == "ALIAS" }
+	return a != b && ((cname(a) && (addr(b) || cname(b))) || (cname(b) && addr(a)))
 }
 
 func liveAttrs(l *dnsplan.RRset) map[string]any {
@@ -107,6 +110,16 @@ func diff(step *graph.Step, obs *observation, run *backends.Run) (*diffResult, e
 					out.ops = append(out.ops, op{kind: opDelete, id: r.id})
 				}
 			}
+		case dnsplan.Update:
+			if o.Want.Type == "SOA" {
+				body, err := soaPatch(o.Values[0])
+				if err != nil {
+					return nil, err
+				}
+				out.soa = body
+				continue
+			}
+			fallthrough
 		default:
 			ops, err := writeOps(o, step.Tenant, marker)
 			if err != nil {

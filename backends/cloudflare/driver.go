@@ -2,9 +2,11 @@
 // v4 API, with github.com/cloudflare/cloudflare-go v0.119.0.
 //
 // Observe: the zone id by name, then every record in as few list calls
-// as the API allows (per_page 5,000 by default). Only the record types
-// site manages (A, AAAA, CNAME, TXT, MX, SRV, CAA, NS) are compared;
-// every other record is left alone.
+// as the API allows (per_page 5,000 by default), and the zone's DNS
+// settings when the zone sets soa. Only the record types site manages
+// (rdata.Types; a CNAME at the apex reads as an ALIAS) are compared;
+// every other record is left alone. DNAME and DHCID Cloudflare does not
+// have, which the compiler says.
 //
 // Ownership: site writes the marker "managed by site tenant=NAME" into
 // each record's comment. A wanted record that already exists with the
@@ -148,6 +150,7 @@ type detail struct {
 	zoneID   string
 	chunk    int
 	ops      []op
+	soa      map[string]any
 	requests *atomic.Int64
 }
 
@@ -174,7 +177,7 @@ func (d *Driver) Plan(ctx context.Context, step *graph.Step, run *backends.Run) 
 		return nil, err
 	}
 	return &backends.StepPlan{Step: step, Changes: df.changes, Fingerprint: obs.fingerprint(),
-		Detail: &detail{api: api, zoneID: obs.zoneID, chunk: chunk, ops: df.ops, requests: requests}}, nil
+		Detail: &detail{api: api, zoneID: obs.zoneID, chunk: chunk, ops: df.ops, soa: df.soa, requests: requests}}, nil
 }
 
 // client builds the API client for a zone step.
@@ -214,7 +217,9 @@ func (d *Driver) Apply(ctx context.Context, sp *backends.StepPlan, run *backends
 	sent, err := d.send(ctx, det, sp.Step.Zone.Name, det.ops, run)
 	res.Notes = append(res.Notes, sent...)
 	if err == nil {
-		return res, nil
+		sent, err = writeSOA(ctx, det, sp.Step.Zone.Name, det.soa)
+		res.Notes = append(res.Notes, sent...)
+		return res, err
 	}
 	// An interrupted run starts nothing new, a second look included.
 	if Classify(err) != backends.ClassConflict || run.Interrupted() {
@@ -260,5 +265,7 @@ func (d *Driver) Apply(ctx context.Context, sp *backends.StepPlan, run *backends
 	if err != nil {
 		return res, fmt.Errorf("after re-observing the zone once: %w", err)
 	}
-	return res, nil
+	sent, err = writeSOA(ctx, det, sp.Step.Zone.Name, df.soa)
+	res.Notes = append(res.Notes, sent...)
+	return res, err
 }

@@ -13,10 +13,10 @@ import (
 // Export reads zone (its Tenant, Name and Provider.Cloudflare) and
 // returns what a tenant file would have to say to want exactly it. Left
 // out, and so never touched by site: types the language cannot say,
-// proxied records (the language has no proxied), a CNAME at the apex
-// (Cloudflare flattens it; the language forbids it), records another
+// proxied records (the language has no proxied), records another
 // site tenant owns, and names whose records disagree on the TTL (the
-// language has one TTL per name).
+// language has one TTL per name). A CNAME at the apex, which Cloudflare
+// flattens, is exported as the ALIAS it reads as.
 func (d *Driver) Export(ctx context.Context, zone *model.Zone, run *backends.Run) (*backends.ZoneSnapshot, error) {
 	step := graph.ZoneStep(zone)
 	api, _, err := d.client(step, run)
@@ -39,9 +39,6 @@ func (d *Driver) Export(ctx context.Context, zone *model.Zone, run *backends.Run
 			continue
 		case r.owner != "" && r.owner != zone.Tenant:
 			s.Skipped = append(s.Skipped, fmt.Sprintf("%s %s %s: owned by site tenant %s; left to that tenant", r.name, r.typ, r.value, r.owner))
-			continue
-		case r.typ == "CNAME" && r.name == zone.Name:
-			s.Skipped = append(s.Skipped, fmt.Sprintf("%s CNAME %s: a CNAME at the apex (Cloudflare flattening) cannot be said in the language; left as it is", r.name, r.value))
 			continue
 		}
 		if byName[r.name] == nil {

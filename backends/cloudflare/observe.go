@@ -19,7 +19,10 @@ import (
 // observation is one complete read of a zone.
 type observation struct {
 	zoneID  string
+	zone    string // canonical name
 	records []record
+	// soa is the zone's SOA settings, read only when the zone sets soa.
+	soa *soaSettings
 	// unmanaged lists "name TYPE" of records of types site does not
 	// manage; they are never touched, and export names them.
 	unmanaged []string
@@ -33,6 +36,9 @@ func (o *observation) fingerprint() string {
 		lines = append(lines, fmt.Sprintf("%s %s %s %s %d %t %s", r.id, r.name, r.typ, r.value, r.ttl, r.proxied, r.comment))
 	}
 	sort.Strings(lines)
+	if o.soa != nil {
+		lines = append(lines, "SOA "+o.soa.rrset(o.zone).Values[0]+fmt.Sprint(" ", o.soa.TTL))
+	}
 	h := sha256.Sum256([]byte(o.zoneID + "\n" + strings.Join(lines, "\n")))
 	return hex.EncodeToString(h[:])
 }
@@ -50,6 +56,9 @@ func (o *observation) rrsets() *dnsplan.Observed {
 		byKey[k] = append(byKey[k], r)
 	}
 	obs := dnsplan.NewObserved(len(byKey))
+	if o.soa != nil {
+		obs.SOA = o.soa.rrset(o.zone)
+	}
 	for k, recs := range byKey {
 		l := &dnsplan.RRset{NameType: k, TTL: recs[0].ttl, Provider: recs}
 		unmarked := false
@@ -95,7 +104,7 @@ func (d *Driver) observe(ctx context.Context, api *cf.API, z *model.Zone) (*obse
 	default:
 		return nil, fmt.Errorf("Cloudflare returned %d zones named %s for this token: restrict the token to one account", len(ids), name)
 	}
-	obs := &observation{zoneID: ids[0]}
+	obs := &observation{zoneID: ids[0], zone: z.Name}
 	rc := cf.ZoneIdentifier(obs.zoneID)
 	// announced is the most records any page said the zone holds; a
 	// listing that ends with fewer (an empty or info-less page before
@@ -112,7 +121,7 @@ func (d *Driver) observe(ctx context.Context, api *cf.API, z *model.Zone) (*obse
 			announced = max(announced, info.Total)
 		}
 		for _, r := range recs {
-			rec, ok, err := fromCloudflare(r)
+			rec, ok, err := fromCloudflare(r, z.Name)
 			if err != nil {
 				return nil, fmt.Errorf("zone %s: %w: fix or remove the record in Cloudflare", name, err)
 			}
@@ -128,6 +137,11 @@ func (d *Driver) observe(ctx context.Context, api *cf.API, z *model.Zone) (*obse
 	}
 	if seen < announced {
 		return nil, fmt.Errorf("listing records of Cloudflare zone %s stopped at page %d with %d of the %d records the API announced, so the zone was not fully observed: re-run (it may have changed while it was read)", name, page, seen, announced)
+	}
+	if z.SOA != nil {
+		if obs.soa, err = readSOA(ctx, api, obs.zoneID, name); err != nil {
+			return nil, err
+		}
 	}
 	return obs, nil
 }

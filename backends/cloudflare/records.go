@@ -33,19 +33,30 @@ type record struct {
 	owner   string // tenant named by the marker, "" when none
 }
 
-// fromCloudflare converts a listed record. ok is false for a type site
-// does not manage.
-func fromCloudflare(r cf.DNSRecord) (rec record, ok bool, err error) {
+// fromCloudflare converts a listed record of the zone named apex
+// (canonical). ok is false for a type site does not manage. A CNAME at
+// the apex is what Cloudflare makes of an ALIAS (it flattens it), so it
+// reads as one.
+func fromCloudflare(r cf.DNSRecord, apex string) (rec record, ok bool, err error) {
 	typ := strings.ToUpper(r.Type)
 	if !rdata.IsType(typ) {
 		return record{}, false, nil
+	}
+	if typ == "CNAME" && fqdn(r.Name) == apex {
+		typ = "ALIAS"
 	}
 	rec = record{id: r.ID, name: fqdn(r.Name), typ: typ, ttl: uint32(max(r.TTL, 0)),
 		proxied: r.Proxied != nil && *r.Proxied, comment: r.Comment, owner: owner(r.Comment)}
 	var v string
 	switch typ {
-	case "CNAME", "NS":
+	case "CNAME", "NS", "PTR", "ALIAS":
 		v, err = rdata.Normalize(typ, fqdn(r.Content))
+	case "SSHFP", "TLSA", "DS", "NAPTR", "HTTPS", "SVCB":
+		if d, ok := r.Data.(map[string]any); ok && len(d) > 0 {
+			v, err = fromData(typ, d)
+		} else {
+			v, err = rdata.Normalize(typ, r.Content)
+		}
 	case "MX":
 		v, err = rdata.MX(prio(r.Priority), fqdn(r.Content))
 	case "SRV":
@@ -98,19 +109,29 @@ type body struct {
 }
 
 // toCloudflare converts one wanted value into Cloudflare's fields:
-// names without the trailing dot, MX priority apart, SRV and CAA as data.
-// Records site writes are never proxied.
+// names without the trailing dot, MX priority apart, SRV, CAA and the
+// struct types as data, an ALIAS as a CNAME (which Cloudflare flattens
+// at the apex, the only place the compiler lets an ALIAS be on
+// Cloudflare). Records site writes are never proxied.
 func toCloudflare(name, typ, value string, ttl uint32, comment string) (body, error) {
 	b := body{Type: typ, Name: strings.TrimSuffix(name, "."), TTL: int(ttl), Proxied: new(bool), Comment: &comment}
 	switch typ {
-	case "A", "AAAA":
+	case "A", "AAAA", "OPENPGPKEY":
 		b.Content = value
 	case "TXT":
 		// Cloudflare documents TXT content as quoted character-strings,
 		// which is the model's form.
 		b.Content = value
-	case "CNAME", "NS":
+	case "CNAME", "NS", "PTR":
 		b.Content = hostname(value)
+	case "ALIAS":
+		b.Type, b.Content = "CNAME", hostname(value)
+	case "SSHFP", "TLSA", "DS", "NAPTR", "HTTPS", "SVCB":
+		d, err := toData(typ, value)
+		if err != nil {
+			return body{}, err
+		}
+		b.Data = d
 	case "MX":
 		p, h, err := rdata.ParseMX(value)
 		if err != nil {

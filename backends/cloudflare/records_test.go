@@ -2,6 +2,7 @@ package cloudflare
 
 import (
 	"encoding/json"
+	"strings"
 	"testing"
 
 	cf "github.com/cloudflare/cloudflare-go"
@@ -28,10 +29,27 @@ func TestFromCloudflare(t *testing.T) {
 			Data: map[string]any{"flags": 0.0, "tag": "issue", "value": "letsencrypt.org"}}, `0 issue "letsencrypt.org"`},
 		{"CAA content only", cf.DNSRecord{Type: "CAA", Name: "example.net", Content: `0 issue "letsencrypt.org"`}, `0 issue "letsencrypt.org"`},
 		{"NS", cf.DNSRecord{Type: "NS", Name: "sub.example.net", Content: "ns1.example.org"}, "ns1.example.org."},
+		{"PTR", cf.DNSRecord{Type: "PTR", Name: "1.2.example.net", Content: "Host.example.org"}, "host.example.org."},
+		{"CNAME at the apex is an ALIAS", cf.DNSRecord{Type: "CNAME", Name: "example.net", Content: "lb.example.org"}, "lb.example.org."},
+		{"SSHFP with data", cf.DNSRecord{Type: "SSHFP", Name: "ssh.example.net", Content: "4 2 AB",
+			Data: map[string]any{"algorithm": 4.0, "type": 2.0, "fingerprint": strings.Repeat("AB", 32)}}, "4 2 " + strings.Repeat("ab", 32)},
+		{"TLSA with data", cf.DNSRecord{Type: "TLSA", Name: "_443._tcp.example.net",
+			Data: map[string]any{"usage": 3.0, "selector": 1.0, "matching_type": 1.0, "certificate": strings.Repeat("cd", 32)}}, "3 1 1 " + strings.Repeat("cd", 32)},
+		{"DS with data", cf.DNSRecord{Type: "DS", Name: "child.example.net",
+			Data: map[string]any{"key_tag": 2371.0, "algorithm": 13.0, "digest_type": 2.0, "digest": strings.Repeat("ef", 32)}}, "2371 13 2 " + strings.Repeat("ef", 32)},
+		{"DS content only", cf.DNSRecord{Type: "DS", Name: "child.example.net", Content: "2371 13 2 " + strings.Repeat("EF", 32)}, "2371 13 2 " + strings.Repeat("ef", 32)},
+		{"NAPTR with data", cf.DNSRecord{Type: "NAPTR", Name: "sip.example.net",
+			Data: map[string]any{"order": 100.0, "preference": 10.0, "flags": "S", "service": "SIP+D2U", "regex": "", "replacement": "_sip._udp.example.org"}},
+			`100 10 "S" "SIP+D2U" "" _sip._udp.example.org.`},
+		{"HTTPS with data, values quoted", cf.DNSRecord{Type: "HTTPS", Name: "example.net",
+			Data: map[string]any{"priority": 1.0, "target": ".", "value": `alpn="h3,h2" port="443"`}}, "1 . alpn=h3,h2 port=443"},
+		{"SVCB with data", cf.DNSRecord{Type: "SVCB", Name: "_dns.example.net",
+			Data: map[string]any{"priority": 0.0, "target": "svc.example.org", "value": ""}}, "0 svc.example.org."},
+		{"OPENPGPKEY", cf.DNSRecord{Type: "OPENPGPKEY", Name: "pgp.example.net", Content: "mQINBFq5ZXhhbXBsZQ=="}, "mQINBFq5ZXhhbXBsZQ=="},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			rec, ok, err := fromCloudflare(tt.in)
+			rec, ok, err := fromCloudflare(tt.in, "example.net.")
 			if err != nil || !ok {
 				t.Fatalf("fromCloudflare: ok=%v err=%v", ok, err)
 			}
@@ -43,10 +61,10 @@ func TestFromCloudflare(t *testing.T) {
 			}
 		})
 	}
-	if _, ok, err := fromCloudflare(cf.DNSRecord{Type: "PTR", Name: "x.example.net", Content: "h.example.org"}); ok || err != nil {
-		t.Errorf("PTR: got ok=%v err=%v, want an unmanaged type", ok, err)
+	if _, ok, err := fromCloudflare(cf.DNSRecord{Type: "LOC", Name: "x.example.net", Content: "51 30 12.748 N 0 7 39.611 W 0.00m"}, "example.net."); ok || err != nil {
+		t.Errorf("LOC: got ok=%v err=%v, want an unmanaged type", ok, err)
 	}
-	if _, _, err := fromCloudflare(cf.DNSRecord{Type: "SRV", Name: "x.example.net", Content: "nonsense"}); err == nil {
+	if _, _, err := fromCloudflare(cf.DNSRecord{Type: "SRV", Name: "x.example.net", Content: "nonsense"}, "example.net."); err == nil {
 		t.Error("malformed SRV: got no error")
 	}
 }
@@ -62,6 +80,15 @@ func TestToCloudflare(t *testing.T) {
 		{"MX", "10 mx.example.org.", `{"type":"MX","name":"a.example.net","content":"mx.example.org","priority":10,"ttl":300,"proxied":false,"comment":"m"}`},
 		{"SRV", "10 5 5060 sip.example.org.", `{"type":"SRV","name":"a.example.net","data":{"port":5060,"priority":10,"target":"sip.example.org","weight":5},"ttl":300,"proxied":false,"comment":"m"}`},
 		{"CAA", `0 issue "letsencrypt.org"`, `{"type":"CAA","name":"a.example.net","data":{"flags":0,"tag":"issue","value":"letsencrypt.org"},"ttl":300,"proxied":false,"comment":"m"}`},
+		{"PTR", "host.example.org.", `{"type":"PTR","name":"a.example.net","content":"host.example.org","ttl":300,"proxied":false,"comment":"m"}`},
+		{"ALIAS", "lb.example.org.", `{"type":"CNAME","name":"a.example.net","content":"lb.example.org","ttl":300,"proxied":false,"comment":"m"}`},
+		{"OPENPGPKEY", "mQINBFq5ZXhhbXBsZQ==", `{"type":"OPENPGPKEY","name":"a.example.net","content":"mQINBFq5ZXhhbXBsZQ==","ttl":300,"proxied":false,"comment":"m"}`},
+		{"SSHFP", "4 2 " + strings.Repeat("ab", 32), `{"type":"SSHFP","name":"a.example.net","data":{"algorithm":4,"fingerprint":"` + strings.Repeat("ab", 32) + `","type":2},"ttl":300,"proxied":false,"comment":"m"}`},
+		{"TLSA", "3 1 1 " + strings.Repeat("cd", 32), `{"type":"TLSA","name":"a.example.net","data":{"certificate":"` + strings.Repeat("cd", 32) + `","matching_type":1,"selector":1,"usage":3},"ttl":300,"proxied":false,"comment":"m"}`},
+		{"DS", "2371 13 2 " + strings.Repeat("ef", 32), `{"type":"DS","name":"a.example.net","data":{"algorithm":13,"digest":"` + strings.Repeat("ef", 32) + `","digest_type":2,"key_tag":2371},"ttl":300,"proxied":false,"comment":"m"}`},
+		{"NAPTR", `100 10 "S" "SIP+D2U" "" _sip._udp.example.org.`, `{"type":"NAPTR","name":"a.example.net","data":{"flags":"S","order":100,"preference":10,"regex":"","replacement":"_sip._udp.example.org","service":"SIP+D2U"},"ttl":300,"proxied":false,"comment":"m"}`},
+		{"HTTPS", "1 . alpn=h2,h3 port=443", `{"type":"HTTPS","name":"a.example.net","data":{"priority":1,"target":".","value":"alpn=h2,h3 port=443"},"ttl":300,"proxied":false,"comment":"m"}`},
+		{"SVCB", "0 svc.example.org.", `{"type":"SVCB","name":"a.example.net","data":{"priority":0,"target":"svc.example.org","value":""},"ttl":300,"proxied":false,"comment":"m"}`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.typ, func(t *testing.T) {

@@ -20,7 +20,8 @@ type Hooks struct {
 	Same func(typ string, live, want []string) bool
 	// Conflicts reports whether types a and b cannot share a name. nil
 	// means a CNAME beside any other type (RFC 1034 §3.6.2, and what
-	// PowerDNS refuses with 422).
+	// PowerDNS refuses with 422), and an ALIAS beside addresses, which
+	// it serves itself.
 	Conflicts func(a, b string) bool
 	// Before describes a live RRset for a change's Before. nil gives
 	// its TTL and values.
@@ -91,7 +92,14 @@ func (h *Hooks) conflicts(a, b string) bool {
 	if h.Conflicts != nil {
 		return h.Conflicts(a, b)
 	}
-	return a != b && (a == "CNAME" || b == "CNAME")
+	return a != b && (a == "CNAME" || b == "CNAME" || aliasBesideAddress(a, b))
+}
+
+// aliasBesideAddress reports whether one of a and b is an ALIAS and the
+// other an address type: both would answer A or AAAA queries.
+func aliasBesideAddress(a, b string) bool {
+	addr := func(t string) bool { return t == "A" || t == "AAAA" }
+	return a == "ALIAS" && addr(b) || b == "ALIAS" && addr(a)
 }
 
 // ownsPart reports whether some of l carries tenant's marker, so that
@@ -155,6 +163,11 @@ func Plan(step *graph.Step, obs *Observed, run *backends.Run, h Hooks) *Result {
 	}
 	// One lookup per wanted RRset; marking the live ones wanted first
 	// lets the conflict and delete checks do without a set of keys.
+	if len(z.Ignore) > 0 {
+		for _, l := range obs.Sets {
+			l.ignored = z.Ignored(l.Name, l.Type) != nil
+		}
+	}
 	live := make([]*RRset, len(wanted))
 	for i, w := range wanted {
 		if l := obs.Sets[NameType{w.Name, w.Type}]; l != nil {
@@ -166,6 +179,7 @@ func Plan(step *graph.Step, obs *Observed, run *backends.Run, h Hooks) *Result {
 		p.room = len(wanted) - i
 		p.want(w, live[i])
 	}
+	p.soa()
 	p.deletes(run)
 	return p.res
 }
@@ -215,18 +229,26 @@ func (p *planner) want(w *model.RRset, l *RRset) {
 
 // giveWay plans the deletes of live RRsets whose type cannot share the
 // name with the wanted w (change ci); they go before w is written.
-// Only a CNAME conflicts with another type by default, so for any other
-// wanted type one lookup answers without indexing the zone by name.
+// By default only a CNAME and an ALIAS conflict with other types, so for
+// any other wanted type two lookups answer without indexing the zone by
+// name.
 func (p *planner) giveWay(w *model.RRset, ci int) {
 	var others []*RRset
-	if w.Type == "CNAME" || p.Hooks.Conflicts != nil {
+	if w.Type == "CNAME" || w.Type == "ALIAS" || p.Hooks.Conflicts != nil {
 		others = p.obs.atName(w.Name)
-	} else if c := p.obs.Sets[NameType{w.Name, "CNAME"}]; c != nil {
-		others = []*RRset{c}
+	} else {
+		for _, t := range [...]string{"CNAME", "ALIAS"} {
+			if c := p.obs.Sets[NameType{w.Name, t}]; c != nil {
+				others = append(others, c)
+			}
+		}
 	}
 	for _, other := range others {
-		// What is ours and not wanted goes anyway, as a Delete.
-		if !p.conflicts(w.Type, other.Type) || other.wanted || !other.HasData() || other.ours(p.step.Tenant) {
+		// What is ours and not wanted goes anyway, as a Delete. What is
+		// ignored stays: a write it conflicts with fails at the provider,
+		// which says why, rather than site deleting what it was told to
+		// leave alone.
+		if !p.conflicts(w.Type, other.Type) || other.wanted || !other.HasData() || other.ours(p.step.Tenant) || other.ignored {
 			continue
 		}
 		if other.Type == "NS" && other.Name == p.step.Zone.Name {
@@ -255,7 +277,7 @@ func (p *planner) deletes(run *backends.Run) {
 	ours := 0
 	var gone []*RRset
 	for _, l := range p.obs.Sets {
-		if !p.ownsPart(l, tenant) {
+		if l.ignored || !p.ownsPart(l, tenant) {
 			continue
 		}
 		ours++

@@ -53,6 +53,7 @@ func TestPlan(t *testing.T) {
 		live       []live
 		want       []*model.RRset
 		min, pct   int // delete-many thresholds; 0 keeps the defaults
+		ignore     []model.IgnoreRule
 		changes    []string
 		byProvider map[string][]string
 	}{
@@ -104,6 +105,20 @@ func TestPlan(t *testing.T) {
 			want: []*model.RRset{want(a, "A", 300, "192.0.2.1")},
 			changes: []string{"create a.example.test./A overwrite GATE-DNS-OVERWRITE",
 				"delete a.example.test./CNAME overwrite GATE-DNS-OVERWRITE"}},
+		{name: "ALIAS over foreign A: both gated",
+			live: []live{{name: zone, typ: "A", ttl: 300, values: []string{"192.0.2.1"}}},
+			want: []*model.RRset{want(zone, "ALIAS", 300, "b.example.test.")},
+			changes: []string{"create example.test./ALIAS overwrite GATE-DNS-OVERWRITE",
+				"delete example.test./A overwrite GATE-DNS-OVERWRITE"}},
+		{name: "AAAA over another tenant's ALIAS: both gated",
+			live: []live{{name: zone, typ: "ALIAS", ttl: 300, values: []string{"b.example.test."}, owner: other}},
+			want: []*model.RRset{want(zone, "AAAA", 300, "2001:db8::1")},
+			changes: []string{"create example.test./AAAA overwrite GATE-DNS-OVERWRITE",
+				"delete example.test./ALIAS overwrite GATE-DNS-OVERWRITE"}},
+		{name: "ALIAS beside a foreign apex MX: no conflict",
+			live:    []live{{name: zone, typ: "MX", ttl: 300, values: []string{"10 mx.example.test."}}},
+			want:    []*model.RRset{want(zone, "ALIAS", 300, "b.example.test.")},
+			changes: []string{"create example.test./ALIAS live"}},
 		{name: "CNAME over our own A needs no gate",
 			live: []live{{name: a, typ: "A", ttl: 300, values: []string{"192.0.2.1"}, owner: ours}},
 			want: []*model.RRset{want(a, "CNAME", 300, "b.example.test.")},
@@ -178,6 +193,20 @@ func TestPlan(t *testing.T) {
 			live:    []live{{name: zone, typ: "NS", ttl: 3600, values: []string{"ns1.example.test."}}},
 			want:    []*model.RRset{want(zone, "CNAME", 300, "b.example.test.")},
 			changes: []string{"create example.test./CNAME live"}},
+		{name: "ignored: ours not wanted is not deleted",
+			live:   []live{{name: "_acme-challenge." + zone, typ: "TXT", ttl: 60, values: []string{`"token"`}, owner: ours}},
+			ignore: []model.IgnoreRule{{Name: "_acme-challenge.*", Type: "TXT"}, {Name: "_acme-challenge." + zone, Type: "TXT"}}},
+		{name: "ignored: does not count toward the delete-many gate",
+			live: append(owned(ours, 3), live{name: "x.dyn." + zone, typ: "A", ttl: 300, values: []string{"192.0.2.1"}, owner: ours},
+				live{name: "y.dyn." + zone, typ: "A", ttl: 300, values: []string{"192.0.2.1"}, owner: ours}),
+			want: owned(ours, 3)[1:].wanted(), min: 3, pct: 30, ignore: []model.IgnoreRule{{Name: "*.dyn." + zone}},
+			// 1 of 3 counted is above 30 %; counting the 2 ignored it would be 1 of 5, below.
+			changes: []string{"delete h0.example.test./A live GATE-DNS-DELETE-MANY"}},
+		{name: "ignored: a foreign RRset does not give way",
+			live:    []live{{name: a, typ: "TXT", ttl: 300, values: []string{`"x"`}}},
+			want:    []*model.RRset{want(a, "CNAME", 300, "b.example.test.")},
+			ignore:  []model.IgnoreRule{{Name: a, Type: "TXT"}},
+			changes: []string{"create a.example.test./CNAME live"}},
 		{name: "two markers: identical data is a gated takeover",
 			live:    []live{{name: a, typ: "A", ttl: 300, values: []string{"192.0.2.1"}, owner: dnsplan.Claim(other, ours)}},
 			want:    []*model.RRset{want(a, "A", 300, "192.0.2.1")},
@@ -199,7 +228,7 @@ func TestPlan(t *testing.T) {
 				}
 				h := p.hooks()
 				h.Before = nil
-				step := graph.ZoneStep(&model.Zone{Tenant: ours, Name: zone, RRsets: tt.want})
+				step := graph.ZoneStep(&model.Zone{Tenant: ours, Name: zone, RRsets: tt.want, Ignore: tt.ignore})
 				res := dnsplan.Plan(step, observed(tt.live), run, h)
 				wantChanges := tt.changes
 				if c, ok := tt.byProvider[p.name]; ok {
@@ -261,4 +290,43 @@ func joinGates(c plan.Change) string {
 		gates = append(gates, string(g))
 	}
 	return strings.Join(gates, " ")
+}
+
+// TestPlanSOA: the zone's soa sets its fields over the live SOA and
+// keeps the serial; a converged SOA, or a zone without soa, plans
+// nothing.
+func TestPlanSOA(t *testing.T) {
+	const liveSOA = "ns1.example.test. hostmaster.example.test. 2026113001 10800 3600 604800 3600"
+	refresh := uint32(7200)
+	tests := []struct {
+		name string
+		soa  *model.SOA
+		want []string // the SOA value written, nil for no change
+	}{
+		{"no soa", nil, nil},
+		{"converged", &model.SOA{Mbox: "hostmaster.example.test."}, nil},
+		{"mbox and refresh", &model.SOA{Mbox: "dns.example.test.", Refresh: &refresh},
+			[]string{"ns1.example.test. dns.example.test. 2026113001 7200 3600 604800 3600"}},
+	}
+	for _, tt := range tests {
+		for _, p := range providers {
+			t.Run(tt.name+"/"+p.name, func(t *testing.T) {
+				obs := observed(nil)
+				obs.SOA = &dnsplan.RRset{NameType: dnsplan.NameType{Name: zone, Type: "SOA"}, TTL: 3600, Values: []string{liveSOA}}
+				step := graph.ZoneStep(&model.Zone{Tenant: "office1", Name: zone, SOA: tt.soa})
+				h := p.hooks()
+				h.Before = nil
+				res := dnsplan.Plan(step, obs, backends.NewRun(), h)
+				if tt.want == nil {
+					if len(res.Ops) != 0 {
+						t.Fatalf("got %q, want no change", summary(res))
+					}
+					return
+				}
+				if got := summary(res); len(res.Ops) != 1 || !slices.Equal(got, []string{"update example.test./SOA live"}) || !slices.Equal(res.Ops[0].Values, tt.want) {
+					t.Errorf("got %q (%d ops), want one SOA update writing %q", got, len(res.Ops), tt.want)
+				}
+			})
+		}
+	}
 }

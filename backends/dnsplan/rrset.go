@@ -24,6 +24,9 @@
 //     and so does, whatever the zone's size, deleting all of ours or
 //     more than half of 3 or more.
 //   - The apex NS is never removed.
+//   - Ignored: what a zone's ignore rule covers is neither adopted,
+//     changed nor deleted, and not counted by the delete gate (the
+//     compiler refuses a wanted RRset that a rule covers).
 //
 // The split follows external-dns (ownership as its own layer between
 // plan and provider) and DNSControl's pkg/diff2 (one differ, providers
@@ -61,6 +64,7 @@ type RRset struct {
 
 	wanted  bool // the spec wants this name and type
 	giveWay bool // deleted to make room for a conflicting wanted type
+	ignored bool // a zone's ignore rule covers it: left alone, not counted
 }
 
 // HasData reports whether the RRset holds records; PowerDNS lists an
@@ -83,7 +87,10 @@ func (l *RRset) OwnerText() string {
 
 // Observed is one complete observation of a zone.
 type Observed struct {
-	Sets   map[NameType]*RRset
+	Sets map[NameType]*RRset
+	// SOA is the zone's SOA, which Sets leaves out: it is never adopted,
+	// given way or deleted, only updated where the zone's soa says so.
+	SOA    *RRset
 	byName map[string][]*RRset // built on first use, see atName
 }
 

@@ -41,6 +41,7 @@ import (
 	pdns "github.com/joeig/go-powerdns/v3"
 
 	"github.com/site-tools/site/backends"
+	"github.com/site-tools/site/backends/dnsplan"
 	"github.com/site-tools/site/backends/endpoint"
 	"github.com/site-tools/site/compiler/graph"
 	"github.com/site-tools/site/compiler/model"
@@ -248,6 +249,11 @@ func (d *Driver) Plan(ctx context.Context, step *graph.Step, run *backends.Run) 
 		b.changes = append([]plan.Change{{Key: graph.ZoneStepID(step.Zone.Name), Step: step.ID, Phase: step.Phase, Tenant: step.Tenant,
 			Action: plan.ActionCreate, Impact: plan.ImpactLive, Reason: "the zone does not exist: created as a Native zone with SOA-EDIT-API DEFAULT",
 			After: map[string]any{"kind": "Native", "soa_edit_api": "DEFAULT"}}}, b.changes...)
+		if step.Zone.SOA != nil {
+			b.changes = append(b.changes, plan.Change{Key: dnsplan.Key(step.Zone.Name, step.Zone.Name, "SOA"), Step: step.ID, Phase: step.Phase,
+				Tenant: step.Tenant, Action: plan.ActionUpdate, Impact: plan.ImpactLive,
+				Reason: "the fields the zone's soa sets, written over the SOA PowerDNS makes with the zone; the serial stays the server's"})
+		}
 	}
 	return &backends.StepPlan{Step: step, Changes: b.changes, Fingerprint: obs.fingerprint(), Detail: b}, nil
 }
@@ -293,6 +299,11 @@ func (d *Driver) Apply(ctx context.Context, sp *backends.StepPlan, run *backends
 	b.client.writeLock.Unlock()
 	if err != nil {
 		return res, err
+	}
+	if b.create && sp.Step.Zone.SOA != nil {
+		if err := d.soaAfterCreate(ctx, b, sp.Step, run); err != nil {
+			return res, err
+		}
 	}
 	if b.verifyAddr == "" {
 		res.Notes = append(res.Notes, fmt.Sprintf("zone %s: not verified over DNS: no DNS address (set %s=host:port)", zone, EnvDNSAddr))

@@ -83,6 +83,7 @@ func observe(z *pdns.Zone) *observation {
 			o.sum[i] += binary.BigEndian.Uint64(d[i*8:])
 		}
 		if l.Type == "SOA" {
+			o.SOA = l
 			continue
 		}
 		o.Sets[l.NameType] = l

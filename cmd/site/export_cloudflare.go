@@ -28,9 +28,9 @@ each RRset as "= adopt" until the first site apply. site disown removes
 the markers.
 
 Left out, and so never touched by site: record types the language
-cannot say (PTR, SSHFP, HTTPS, ...), proxied records, a CNAME at the
-apex, records another site tenant owns, and names whose records have
-different TTLs.
+cannot say (CERT, LOC, URI, ...), proxied records, records another
+site tenant owns, and names whose records have different TTLs. A CNAME
+at the apex (which Cloudflare flattens) is exported as an ALIAS.
 
 The API token is read from the environment variable --token-env names,
 and the spec refers to it by that name; its value is never printed.

@@ -15,7 +15,7 @@
 // the caller adopts what it exported, and an adopted RRset missing from
 // the spec would be deleted by the next apply. So what the language
 // cannot say is an error naming the RRset: types site does not manage
-// (SOA, PTR, DS, ...), TXT or CAA data that is not UTF-8 (CUE strings are
+// (SOA, HINFO, LOC, ...), TXT or CAA data that is not UTF-8 (CUE strings are
 // UTF-8), and a name whose types have different TTLs (the language has one
 // TTL per name). Check tells a caller beforehand which RRsets to leave out.
 //

@@ -77,6 +77,26 @@ var renderCases = []struct {
 		},
 	},
 	{
+		name: "rrtypes",
+		zone: Zone{
+			Tenant: "sjc", Domain: "sjc.example.net.", Zone: "sjc.example.net.", Provider: pdnsProvider,
+			RRsets: []model.RRset{
+				rr("sjc.example.net.", "ALIAS", 300, "lb.example.org."),
+				rr("sjc.example.net.", "HTTPS", 300, "1 . alpn=h2,h3 port=443", "2 alt.example.org. ech=\"AEX+DQBBAAAg\""),
+				rr("1.2.sjc.example.net.", "PTR", 300, "host.example.org.", "h2.example.org."),
+				rr("ssh.sjc.example.net.", "SSHFP", 300, "4 2 "+strings.Repeat("ab", 32), "1 1 "+strings.Repeat("0f", 20)),
+				rr("_443._tcp.sjc.example.net.", "TLSA", 300, "3 1 1 "+strings.Repeat("cd", 32)),
+				rr("_dns.sjc.example.net.", "SVCB", 300, "0 svc.example.org."),
+				rr("sip.sjc.example.net.", "NAPTR", 300, `100 10 "S" "SIP+D2U" "" _sip._udp.example.org.`, `100 20 "u" "E2U+sip" "!^.*$!sip:a\\b@example.org!" .`),
+				rr("child.sjc.example.net.", "DS", 300, "2371 13 2 "+strings.Repeat("ef", 32)),
+				rr("child.sjc.example.net.", "NS", 300, "ns1.example.org."),
+				rr("old.sjc.example.net.", "DNAME", 300, "new.example.org."),
+				rr("pgp.sjc.example.net.", "OPENPGPKEY", 300, "mQINBFq5ZXhhbXBsZQ=="),
+				rr("dhcp.sjc.example.net.", "DHCID", 300, "AAIBY2/AuCccgoJbsaxcQc9TUapptP69lOjxfNuVAA2kjEA="),
+			},
+		},
+	},
+	{
 		name: "empty",
 		zone: Zone{Tenant: "lab", Zone: "lab.example.org.", Provider: model.Provider{Name: "primary", PowerDNS: &model.PowerDNS{
 			URL: "https://dns.example.org", Server: "primary", APIKey: model.Credential{Vault: &model.VaultRef{Vault: "bao", Path: "dns/pdns", Key: "api_key"}},

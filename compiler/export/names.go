@@ -28,7 +28,7 @@ type name struct {
 }
 
 // Check reports why the language cannot say rs, or nil when Render can
-// write it: its type must be one the language has (not SOA, PTR, DS, ...),
+// write it: its type must be one the language has (not SOA, HINFO, LOC, ...),
 // its TTL 1 to 2^31-1, its values valid for the type, TXT and CAA strings
 // UTF-8 (all a CUE string holds), and a CNAME single. A backend that
 // adopts exported records (marks them as the tenant's) leaves out what
@@ -60,8 +60,8 @@ func canonicalValues(rs model.RRset) ([]string, error) {
 	if !utf8Strings(typ, values) {
 		return nil, fmt.Errorf("%s %s: holds data that is not UTF-8, which a CUE string cannot carry", rs.Name, typ)
 	}
-	if typ == "CNAME" && len(values) > 1 {
-		return nil, fmt.Errorf("%s has %d CNAME records; a name has at most one", rs.Name, len(values))
+	if (typ == "CNAME" || typ == "DNAME" || typ == "ALIAS") && len(values) > 1 {
+		return nil, fmt.Errorf("%s has %d %s records; a name has at most one", rs.Name, len(values), typ)
 	}
 	return values, nil
 }
@@ -103,7 +103,7 @@ func collect(z Zone) ([]*name, error) {
 	return names, nil
 }
 
-// utf8Strings reports whether the strings inside TXT and CAA values are
+// utf8Strings reports whether the strings inside TXT, CAA and NAPTR values are
 // UTF-8, which is all a CUE string can hold. Other types are ASCII.
 func utf8Strings(typ string, values []string) bool {
 	for _, v := range values {
@@ -113,6 +113,9 @@ func utf8Strings(typ string, values []string) bool {
 			s, _ = rdata.ParseTXT(v)
 		case "CAA":
 			_, _, s, _ = rdata.ParseCAA(v)
+		case "NAPTR":
+			_, _, fl, svc, re, _, _ := rdata.ParseNAPTR(v)
+			s = fl + svc + re
 		}
 		if !utf8.ValidString(s) {
 			return false
@@ -157,8 +160,11 @@ func (n *name) expr(zoneTTL uint32) ast.Expr {
 // MX and SRV by priority). The values have been through rdata.Normalize,
 // so parsing them cannot fail.
 func typeExpr(typ string, values []string) ast.Expr {
+	if fields := rdata.StructFields(typ); fields != nil {
+		return structsExpr(typ, fields, values)
+	}
 	switch typ {
-	case "CNAME":
+	case "CNAME", "DNAME", "ALIAS":
 		return ast.NewString(values[0])
 	case "A", "AAAA":
 		addrs := make([]netip.Addr, len(values))
@@ -167,7 +173,7 @@ func typeExpr(typ string, values []string) ast.Expr {
 		}
 		slices.SortFunc(addrs, netip.Addr.Compare)
 		return list(len(addrs), func(i int) ast.Expr { return ast.NewString(addrs[i].String()) })
-	case "NS":
+	case "NS", "PTR", "OPENPGPKEY", "DHCID":
 		slices.Sort(values)
 		return list(len(values), func(i int) ast.Expr { return ast.NewString(values[i]) })
 	case "TXT":
@@ -222,6 +228,41 @@ func typeExpr(typ string, values []string) ast.Expr {
 		})
 	}
 	panic("export: typeExpr called with unsupported type " + typ) // collect lets only typeOrder through
+}
+
+// structsExpr writes the values of a struct type, each with its fields
+// in the order rdata.StructFields gives, sorted field by field (numbers
+// numerically, as MX and SRV are).
+func structsExpr(typ string, fields []rdata.Field, values []string) ast.Expr {
+	rs := make([]map[string]any, len(values))
+	for i, v := range values {
+		rs[i], _ = rdata.ToFields(typ, v)
+	}
+	slices.SortFunc(rs, func(a, b map[string]any) int {
+		for _, fd := range fields {
+			var c int
+			if fd.Int {
+				c = cmp.Compare(a[fd.Name].(int), b[fd.Name].(int))
+			} else {
+				c = strings.Compare(a[fd.Name].(string), b[fd.Name].(string))
+			}
+			if c != 0 {
+				return c
+			}
+		}
+		return 0
+	})
+	return list(len(rs), func(i int) ast.Expr {
+		var kv []any
+		for _, fd := range fields {
+			if fd.Int {
+				kv = append(kv, fd.Name, number(rs[i][fd.Name].(int)))
+			} else if v := rs[i][fd.Name].(string); v != "" || typ == "NAPTR" {
+				kv = append(kv, fd.Name, ast.NewString(v)) // NAPTR's strings are required
+			}
+		}
+		return ast.NewStruct(kv...)
+	})
 }
 
 func list(n int, elem func(i int) ast.Expr) *ast.ListLit {

@@ -79,7 +79,18 @@ type Zone struct {
 	Provider Provider
 	TTL      uint32 // zone default
 	RRsets   []*RRset
-	Pos      Pos
+	// Ignore lists the live RRsets site leaves alone (see IgnoreRule).
+	Ignore []IgnoreRule `json:",omitempty"`
+	// SOA sets fields of the zone's SOA record; nil leaves it alone.
+	SOA *SOA `json:",omitempty"`
+	Pos Pos
+}
+
+// SOA is what a zone sets of its SOA record: each nil field stays as the
+// server has it, and the serial is always the server's.
+type SOA struct {
+	Mbox                            string // canonical RNAME, "" to keep
+	Refresh, Retry, Expire, Minimum *uint32
 }
 
 // Provider says which DNS service hosts a zone: the operator's provider
@@ -136,7 +147,7 @@ type Cloudflare struct {
 // RRset is all records of one type at one name.
 type RRset struct {
 	Name string // canonical FQDN
-	Type string // upper case: A, AAAA, CNAME, TXT, MX, SRV, CAA, NS
+	Type string // upper case, one of rdata.Types (and SOA in a planner's update)
 	TTL  uint32
 	// Values are the records' contents in canonical presentation form,
 	// sorted: "192.0.2.1", "10 mx.example.org.", "\"v=spf1 -all\"",

@@ -9,13 +9,19 @@
 // Target (MX and SRV targets, where "." is the null target), MX, SRV, CAA
 // and TXT; TTL checks a time to live. ParseMX, ParseSRV, ParseCAA and
 // ParseTXT are their inverses: Parse(Format(x)) == x for canonical x.
+// Host also serves PTR, DNAME and ALIAS; Base64 serves OPENPGPKEY and
+// DHCID. SSHFP, TLSA, SVCB (and HTTPS), NAPTR and DS have the same pair,
+// and the language writes them as structs: FromFields and ToFields map
+// those structs, field by field as StructFields lists them, so the
+// compiler, export and the Cloudflare backend share one table.
 // Normalize rewrites a live value of any supported type into canonical
 // form, so a backend can compare what it observed with what is wanted using
 // ==.
 //
 // Canonical form, in short: addresses as net/netip prints them (RFC 5952
 // for IPv6); host names absolute, lower case, A-labels (package dnsname);
-// integers in decimal; CAA tags lower case; strings quoted, with `"` and `\`
+// integers in decimal; CAA tags lower case; hex lower case; base64 padded
+// without spaces; SvcParams in key order, as PowerDNS prints them; strings quoted, with `"` and `\`
 // escaped by a backslash and bytes outside printable ASCII as \DDD, split
 // into character-strings of at most 255 octets.
 package rdata

@@ -9,7 +9,8 @@ import (
 // Types lists the record types of the tenant language, which are the
 // types this package understands and site manages, in the order the
 // language documents them. Records of other types are never touched.
-var Types = []string{"A", "AAAA", "CNAME", "TXT", "MX", "SRV", "CAA", "NS"}
+var Types = []string{"A", "AAAA", "CNAME", "TXT", "MX", "SRV", "CAA", "NS",
+	"PTR", "SSHFP", "TLSA", "HTTPS", "SVCB", "NAPTR", "DS", "DNAME", "OPENPGPKEY", "DHCID", "ALIAS"}
 
 // IsType reports whether typ (upper case) is one of Types.
 func IsType(typ string) bool { return slices.Contains(Types, typ) }
@@ -25,7 +26,7 @@ func Normalize(typ, value string) (string, error) {
 		return A(value)
 	case "AAAA":
 		return AAAA(value)
-	case "CNAME", "NS":
+	case "CNAME", "NS", "PTR", "DNAME", "ALIAS":
 		h, err := Host(value)
 		if err != nil {
 			return "", fmt.Errorf("%s %w", strings.ToUpper(typ), err)
@@ -58,6 +59,15 @@ func Normalize(typ, value string) (string, error) {
 			return "", err
 		}
 		return CAA(f, t, v)
+	case "OPENPGPKEY", "DHCID":
+		return Base64(strings.ToUpper(typ), value)
+	}
+	if t := strings.ToUpper(typ); structFields[t] != nil {
+		f, err := ToFields(t, value)
+		if err != nil {
+			return "", err
+		}
+		return FromFields(t, f)
 	}
 	return "", fmt.Errorf("record type %q is not supported; use one of %s", typ, strings.Join(Types, ", "))
 }

@@ -68,6 +68,9 @@ func FuzzNormalize(f *testing.F) {
 	for _, s := range []string{
 		"192.0.2.1", "2001:DB8::1", "Target.Example.org.", `"ab" "cd"`, "10 MX.example.org.",
 		"1 2 3 T.example.org.", `0 ISSUE "ca.example"`, "0 .", `128 iodef "\255"`, "01 2 3 .",
+		"4 2 ABCDEF0123456789abcdef0123456789ABCDEF0123456789abcdef0123456789", "3 1 1 ab cd",
+		"1 . port=443 alpn=h3,h2", `1 . ech="AEX+DQBBAAAg" key65000=abc`, `100 10 "S" "SIP+D2U" "" _sip._udp.Example.NET.`,
+		"2371 13 2 " + strings.Repeat("EF", 32), "mQINBFq5 ZXhhbXBsZQ==",
 	} {
 		for i := range Types {
 			f.Add(uint8(i), s)

@@ -48,6 +48,23 @@ func TestPowerDNSKeepsCanonicalForm(t *testing.T) {
 			must(rdata.CAA(0, "iodef", `mailto:"sec"@example.org`)),
 		}},
 		{Name: "sub." + zone, Type: "NS", TTL: 300, Records: []string{must(rdata.Host("NS1.example.org."))}},
+		{Name: "1.2.0.192." + zone, Type: "PTR", TTL: 300, Records: []string{must(rdata.Host("Host.Example.NET.")), must(rdata.Host("h2.example.net."))}},
+		{Name: "ssh." + zone, Type: "SSHFP", TTL: 300, Records: []string{must(rdata.SSHFP(4, 2, strings.Repeat("AB", 32))), must(rdata.SSHFP(1, 1, strings.Repeat("0f", 20)))}},
+		{Name: "_443._tcp." + zone, Type: "TLSA", TTL: 300, Records: []string{must(rdata.TLSA(3, 1, 1, strings.Repeat("Cd", 32))), must(rdata.TLSA(2, 0, 0, "3082"))}},
+		{Name: zone, Type: "HTTPS", TTL: 300, Records: []string{
+			must(rdata.SVCB("HTTPS", 1, ".", "port=443 alpn=h3,h2 ipv6hint=2001:DB8::1 ipv4hint=192.0.2.1 mandatory=port no-default-alpn")),
+			must(rdata.SVCB("HTTPS", 2, "Alt.Example.NET.", `ech="AEX+DQBBAAAg" key65000=abc`)),
+		}},
+		{Name: "_dns." + zone, Type: "SVCB", TTL: 300, Records: []string{must(rdata.SVCB("SVCB", 0, "svc.example.net.", ""))}},
+		{Name: "sip." + zone, Type: "NAPTR", TTL: 300, Records: []string{
+			must(rdata.NAPTR(100, 10, "S", "SIP+D2U", "", "_sip._udp.Example.NET.")),
+			must(rdata.NAPTR(100, 20, "u", "E2U+sip", `!^.*$!sip:a\\b"q"@example.com!`, ".")),
+		}},
+		{Name: "child." + zone, Type: "DS", TTL: 300, Records: []string{must(rdata.DS(2371, 13, 2, strings.Repeat("Ef", 32)))}},
+		{Name: "old." + zone, Type: "DNAME", TTL: 300, Records: []string{must(rdata.Host("New.Example.NET."))}},
+		{Name: "pgp." + zone, Type: "OPENPGPKEY", TTL: 300, Records: []string{must(rdata.Base64("OPENPGPKEY", "mQINBFq5 ZXhhbXBsZQ=="))}},
+		{Name: "dhcp." + zone, Type: "DHCID", TTL: 300, Records: []string{must(rdata.Base64("DHCID", "AAIBY2/AuCccgoJbsaxcQc9TUapptP69lOjxfNuVAA2kjEA="))}},
+		{Name: "apex-like." + zone, Type: "ALIAS", TTL: 300, Records: []string{must(rdata.Host("Target.Example.NET."))}},
 	}
 	srv.CreateZone(t, zone, canonical...)
 	live := srv.Get(t, zone)
@@ -74,6 +91,9 @@ func TestPowerDNSKeepsCanonicalForm(t *testing.T) {
 		{"TXT", `"\099af\233"`},
 		{"MX", "10 MX.Example.ORG."},
 		{"CAA", `0 issue "ca.example"`},
+		{"PTR", "Host.Example.NET."},
+		{"SSHFP", "4 2 " + strings.Repeat("AB", 32)},
+		{"DNAME", "New.Example.NET."},
 	}
 	for i, o := range other {
 		t.Run("other "+o.typ+" "+o.in, func(t *testing.T) {

@@ -200,3 +200,45 @@ func TestValidation(t *testing.T) {
 		})
 	}
 }
+
+// TestDataOnlyTypes: the types the API documents as set through data
+// get their content made from it, and are refused without it.
+func TestDataOnlyTypes(t *testing.T) {
+	tests := []struct {
+		typ     string
+		data    map[string]any
+		content string // "" when the create must fail with 1004
+	}{
+		{"SSHFP", map[string]any{"algorithm": 4, "type": 2, "fingerprint": "ab"}, "4 2 ab"},
+		{"TLSA", map[string]any{"usage": 3, "selector": 1, "matching_type": 1, "certificate": "cd"}, "3 1 1 cd"},
+		{"DS", map[string]any{"key_tag": 2371, "algorithm": 13, "digest_type": 2, "digest": "ef"}, "2371 13 2 ef"},
+		{"NAPTR", map[string]any{"order": 100, "preference": 10, "flags": "S", "service": "SIP+D2U", "regex": "", "replacement": "_sip._udp.example.org"},
+			`100 10 "S" "SIP+D2U" "" _sip._udp.example.org`},
+		{"HTTPS", map[string]any{"priority": 1, "target": ".", "value": `alpn="h2"`}, `1 . alpn="h2"`},
+		{"SVCB", map[string]any{"priority": 0, "target": "svc.example.org"}, "0 svc.example.org"},
+		{"SSHFP", nil, ""},
+		{"DS", map[string]any{"algorithm": 13, "digest_type": 2, "digest": "ef"}, ""},
+	}
+	for _, tt := range tests {
+		t.Run(fmt.Sprint(tt.typ, tt.data), func(t *testing.T) {
+			s := New("tok")
+			defer s.Close()
+			id := s.AddZone("example.com")
+			rec, err := client(t, s, "tok").CreateDNSRecord(context.Background(), cloudflare.ZoneIdentifier(id),
+				cloudflare.CreateDNSRecordParams{Name: "x.example.com", Type: tt.typ, Data: tt.data, TTL: 300})
+			if tt.content == "" {
+				var re *cloudflare.RequestError
+				if !errors.As(err, &re) || !re.InternalErrorCodeIs(1004) {
+					t.Fatalf("got %v, want a 1004 validation error", err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if rec.Content != tt.content {
+				t.Errorf("content: got %q, want %q", rec.Content, tt.content)
+			}
+		})
+	}
+}

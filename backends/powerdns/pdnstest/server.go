@@ -198,6 +198,12 @@ func Start(dir string, opts Options) (*Server, error) {
 		// An empty suffix stops the start-up security poll, an outbound
 		// DNS lookup that would hang or fail on a machine without network.
 		"security-poll-suffix=",
+		// ALIAS records are served as their target's addresses only with
+		// expand-alias, which resolves the target through resolver=. The
+		// server itself is that resolver: tests point ALIAS records at
+		// names in zones it serves, so no query leaves loopback.
+		"expand-alias=yes",
+		"resolver=" + net.JoinHostPort("127.0.0.1", strconv.Itoa(dnsPort)),
 	}
 	if opts.MaxBodyMB > 0 {
 		conf = append(conf, "webserver-max-bodysize="+strconv.Itoa(opts.MaxBodyMB))

@@ -1,0 +1,51 @@
+package powerdns
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/site-tools/site/backends"
+	"github.com/site-tools/site/compiler/graph"
+)
+
+// soaAfterCreate writes the fields of step's soa into the SOA of the
+// zone b has just created: PowerDNS makes that SOA with the zone, so
+// there was none to plan against, and without this the next run would
+// still have an SOA change to make. The plan said so (see Plan). Only
+// the SOA of the new plan is written; the verification then checks it
+// with the rest.
+func (d *Driver) soaAfterCreate(ctx context.Context, b *batch, step *graph.Step, run *backends.Run) error {
+	zone := step.Zone.Name
+	var again *batch
+	err := d.retry(ctx, func(ctx context.Context) error {
+		z, err := b.client.api.Zones.Get(ctx, zone)
+		if err == nil {
+			again = diff(step, observe(z), run)
+		}
+		return err
+	})
+	if err != nil {
+		return fmt.Errorf("zone %s: created, but reading its SOA to set the spec's soa fields failed (%w); run site apply again", zone, err)
+	}
+	soa := &batch{client: b.client}
+	for _, rs := range again.replaces {
+		if string(*rs.Type) == "SOA" {
+			soa.replaces = append(soa.replaces, rs)
+		}
+	}
+	for _, e := range again.expect {
+		if e.typ == "SOA" {
+			b.expect = append(b.expect, e)
+		}
+	}
+	if len(soa.replaces) == 0 {
+		return nil
+	}
+	soa.client.writeLock.Lock()
+	err = d.write(ctx, soa, zone, run)
+	soa.client.writeLock.Unlock()
+	if err != nil {
+		return fmt.Errorf("zone %s: created, but setting the spec's soa fields failed (%w); run site apply again", zone, err)
+	}
+	return nil
+}

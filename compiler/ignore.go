@@ -1,0 +1,42 @@
+package compiler
+
+import (
+	"path"
+	"strconv"
+	"strings"
+
+	"github.com/site-tools/site/compiler/model"
+)
+
+// ignoreRules builds zone z's ignore list. A pattern is written like a
+// record's name: "@" is the apex, a relative pattern is qualified with
+// the zone, an absolute one must end in the zone's name.
+func (b *builder) ignoreRules(zp []string, z *model.Zone, raw *rawZone) {
+	for i, r := range raw.Ignore {
+		ip := at(zp, "ignore", strconv.Itoa(i))
+		name := strings.ToLower(r.Name)
+		switch {
+		case name == "":
+			b.errorf(at(ip, "name"), "ignore name is empty; write a name or a glob such as \"_acme-challenge\" or \"*.dyn\"")
+			continue
+		case name == "@":
+			name = z.Name
+		case !strings.HasSuffix(name, "."):
+			name += "." + z.Name
+		}
+		if name != z.Name && !strings.HasSuffix(name, "."+z.Name) {
+			b.errorf(at(ip, "name"), "ignore name %q lies outside zone %s; write it relative to the zone, or absolute ending in %s", r.Name, z.Name, z.Name)
+			continue
+		}
+		if _, err := path.Match(name, ""); err != nil {
+			b.errorf(at(ip, "name"), "ignore name %q is not a valid glob (%v); use * and ? and [...] only in pairs that close", r.Name, err)
+			continue
+		}
+		typ := strings.ToUpper(r.Type)
+		if strings.IndexFunc(typ, func(c rune) bool { return !('A' <= c && c <= 'Z' || '0' <= c && c <= '9') }) >= 0 {
+			b.errorf(at(ip, "type"), "ignore type %q is not a record type; write one such as TXT, or leave type out to match every type", r.Type)
+			continue
+		}
+		z.Ignore = append(z.Ignore, model.IgnoreRule{Name: name, Type: typ, Pos: b.pos.pos(ip...)})
+	}
+}

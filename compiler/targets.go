@@ -1,0 +1,112 @@
+package compiler
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/site-tools/site/compiler/dnsname"
+	"github.com/site-tools/site/compiler/model"
+	"github.com/site-tools/site/compiler/rdata"
+)
+
+// targets adds the single-target types at a name (CNAME, DNAME, ALIAS)
+// to out, the list-valued RRsets built there, and reports where one
+// cannot stand beside the others.
+func (b *builder) targets(rp []string, fq string, z *model.Zone, raw *rawName, ttl uint32, w model.Writer, out []*model.RRset) []*model.RRset {
+	others := func() string {
+		var types []string
+		for _, rs := range out {
+			types = append(types, rs.Type)
+		}
+		return strings.Join(types, ", ")
+	}
+	one := func(typ string, v *string, exclusive func() string) {
+		if v == nil {
+			return
+		}
+		p := at(rp, typ)
+		target, err := rdata.Host(*v)
+		switch {
+		case err != nil:
+			if typ != "CNAME" { // the CNAME's messages predate the other types
+				err = fmt.Errorf("%s %w", typ, err)
+			}
+			b.errorf(p, "%v", err)
+		case exclusive() != "":
+			b.errorf(p, "%s", exclusive())
+		case target == fq:
+			b.errorf(p, "%s %s points at itself", typ, fq)
+		default:
+			out = append(out, &model.RRset{Name: fq, Type: typ, TTL: ttl, Values: []string{target}, Writer: w})
+		}
+	}
+	one("CNAME", raw.CNAME, func() string {
+		switch {
+		case fq == z.Name:
+			return "a CNAME at the zone apex " + fq + " is not allowed: the apex holds SOA and NS records, and a CNAME allows no other data; use A/AAAA records"
+		case len(out) > 0:
+			return "CNAME beside " + others() + " at " + fq + ": a name with a CNAME has no other data (RFC 1034 §3.6.2); keep the CNAME or the other records"
+		}
+		return ""
+	})
+	// Below the apex an ALIAS stands alone like a CNAME. At the apex it
+	// exists so that the apex can point somewhere and keep its other data
+	// (NS, MX, TXT, ...; Cloudflare's flattened apex CNAME allows the
+	// same): only addresses, which the ALIAS itself serves, clash there.
+	one("ALIAS", raw.ALIAS, func() string {
+		if raw.CNAME != nil {
+			return "ALIAS beside CNAME at " + fq + ": keep one"
+		}
+		var clash []string
+		for _, rs := range out {
+			if fq != z.Name || rs.Type == "A" || rs.Type == "AAAA" {
+				clash = append(clash, rs.Type)
+			}
+		}
+		switch {
+		case len(clash) > 0 && fq == z.Name:
+			return "ALIAS beside " + strings.Join(clash, ", ") + " at the apex " + fq + ": the ALIAS serves the target's addresses; keep the ALIAS or the addresses"
+		case len(clash) > 0:
+			return "ALIAS beside " + strings.Join(clash, ", ") + " at " + fq + ": below the apex an ALIAS stands alone, like a CNAME; keep the ALIAS or the other records"
+		}
+		return ""
+	})
+	one("DNAME", raw.DNAME, func() string {
+		if raw.CNAME != nil || raw.ALIAS != nil {
+			return "DNAME beside CNAME or ALIAS at " + fq + ": a name cannot be both (RFC 6672 §2.4); keep one"
+		}
+		return ""
+	})
+	slices.SortFunc(out, func(a, b *model.RRset) int { return strings.Compare(a.Type, b.Type) })
+	return out
+}
+
+// zoneRules checks what spans names or depends on the provider, once
+// every name of zone z is built; spelt maps each name to its key under
+// records, for positions.
+func (b *builder) zoneRules(zp []string, z *model.Zone, spelt map[string]string) {
+	var dnames []string
+	for _, rs := range z.RRsets {
+		if rs.Type == "DNAME" {
+			dnames = append(dnames, rs.Name)
+		}
+	}
+	for _, rs := range z.RRsets {
+		p := at(zp, "records", spelt[rs.Name], rs.Type)
+		for _, d := range dnames {
+			if rs.Name != d && dnsname.IsSubdomain(rs.Name, d) {
+				b.errorf(p, "%s %s lies below the DNAME at %s, which redirects every name below it (RFC 6672 §2.3); remove it or the DNAME", rs.Name, rs.Type, d)
+			}
+		}
+		if z.Provider.Cloudflare == nil {
+			continue
+		}
+		switch {
+		case rs.Type == "DNAME" || rs.Type == "DHCID":
+			b.errorf(p, "Cloudflare has no %s records; serve this zone from PowerDNS, or remove them", rs.Type)
+		case rs.Type == "ALIAS" && rs.Name != z.Name:
+			b.errorf(p, "on Cloudflare an ALIAS is a flattened CNAME at the apex only; below the apex write CNAME: %q", rs.Values[0])
+		}
+	}
+}
