@@ -74,7 +74,7 @@ const (
 	DefaultMaxWait   = time.Minute
 )
 
-// Driver converges graph.KindZone steps whose provider is Cloudflare.
+// Driver converges plan.PhaseDNS steps whose provider is Cloudflare.
 // The zero value is usable; fields override the defaults above.
 type Driver struct {
 	ChunkSize int           // operations per batch request, 1..MaxChunkSize

@@ -52,7 +52,7 @@ func rr(name, typ string, ttl uint32, values ...string) *model.RRset {
 func (f *fixture) step(rrsets ...*model.RRset) *graph.Step {
 	z := &model.Zone{Tenant: "sjc", Name: zoneName, TTL: 300, RRsets: rrsets,
 		Provider: model.Provider{Cloudflare: &model.Cloudflare{Token: model.Credential{Env: "CLOUDFLARE_API_TOKEN"}, APIURL: f.fake.URL}}}
-	return &graph.Step{ID: graph.ZoneStepID(zoneName), Kind: graph.KindZone, Phase: plan.PhaseDNS, Tenant: "sjc", Zone: z}
+	return &graph.Step{ID: graph.ZoneStepID(zoneName), Phase: plan.PhaseDNS, Tenant: "sjc", Zone: z}
 }
 
 func (f *fixture) plan(t testing.TB, step *graph.Step) *backends.StepPlan {

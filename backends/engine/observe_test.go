@@ -203,7 +203,7 @@ func TestSecretReachesDependentAndIsRedacted(t *testing.T) {
 func TestPlanWithoutDriverBlocks(t *testing.T) {
 	g := mustGraph(t, testSpec())
 	e := &Engine{DriverFor: func(s *graph.Step) (backends.Driver, error) {
-		return nil, fmt.Errorf("step %s: this build of site has no backend for %s steps", s.ID, s.Kind)
+		return nil, fmt.Errorf("step %s: this build of site has no backend for %s steps", s.ID, s.Phase)
 	}}
 	obs, err := e.Plan(context.Background(), g, backends.NewRun())
 	if err != nil {

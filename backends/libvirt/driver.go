@@ -63,10 +63,10 @@ func New(opts Options) *Driver {
 	return &Driver{opts: opts, conns: map[string]*libvirt.Connect{}, observed: map[string]*hostEntry{}}
 }
 
-// VMs returns the driver for graph.KindVM steps.
+// VMs returns the driver for plan.PhaseVM steps.
 func (d *Driver) VMs() backends.Driver { return vmDriver{d} }
 
-// Networks returns the driver for graph.KindNetwork steps.
+// Networks returns the driver for plan.PhaseNetwork steps.
 func (d *Driver) Networks() backends.Driver { return netDriver{d} }
 
 // Calls returns how many libvirt API calls the driver has made.

@@ -38,13 +38,13 @@ func newRig(t testing.TB, host string, opts Options) *rig {
 	t.Cleanup(func() { _ = d.Close() })
 	r := &rig{t: t, d: d, host: host}
 	r.eng = &engine.Engine{Parallelism: 2, DriverFor: func(s *graph.Step) (backends.Driver, error) {
-		switch s.Kind {
-		case graph.KindVM:
+		switch s.Phase {
+		case plan.PhaseVM:
 			return d.VMs(), nil
-		case graph.KindNetwork:
+		case plan.PhaseNetwork:
 			return d.Networks(), nil
 		}
-		return nil, fmt.Errorf("no driver for %s", s.Kind)
+		return nil, fmt.Errorf("no driver for %s", s.Phase)
 	}}
 	return r
 }

@@ -16,7 +16,7 @@ import (
 	"github.com/site-tools/site/compiler/plan"
 )
 
-// netDriver converges graph.KindNetwork steps.
+// netDriver converges plan.PhaseNetwork steps.
 type netDriver struct{ d *Driver }
 
 type netOpKind int

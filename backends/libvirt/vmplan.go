@@ -12,7 +12,7 @@ import (
 	"github.com/site-tools/site/compiler/plan"
 )
 
-// vmDriver converges graph.KindVM steps.
+// vmDriver converges plan.PhaseVM steps.
 type vmDriver struct{ d *Driver }
 
 // opKind is one libvirt action of a VM step's apply, in the order apply

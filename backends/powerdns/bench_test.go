@@ -20,6 +20,7 @@ import (
 	"github.com/site-tools/site/backends/powerdns/pdnstest"
 	"github.com/site-tools/site/compiler/graph"
 	"github.com/site-tools/site/compiler/model"
+	"github.com/site-tools/site/compiler/plan"
 )
 
 // The benchmarks measure diff and apply of zones of 100, 1,000 and
@@ -60,7 +61,7 @@ func benchWanted(zone string, n int) []*model.RRset {
 func benchStep(srv *pdnstest.Server, zone string, rrsets []*model.RRset) *graph.Step {
 	z := &model.Zone{Tenant: "bench", Name: zone, TTL: 300, RRsets: rrsets,
 		Provider: model.Provider{PowerDNS: &model.PowerDNS{URL: srv.DirectURL, Server: srv.ServerID, APIKey: model.Credential{Env: keyEnv}}}}
-	return &graph.Step{ID: graph.ZoneStepID(zone), Kind: graph.KindZone, Tenant: "bench", Zone: z}
+	return &graph.Step{ID: graph.ZoneStepID(zone), Phase: plan.PhaseDNS, Tenant: "bench", Zone: z}
 }
 
 func benchDriver() *Driver { return &Driver{} }

@@ -55,7 +55,7 @@ const DefaultMaxBodyBytes = 2 << 20
 // to send its verification queries (host:port), or "off" to skip them.
 const EnvDNSAddr = "SITE_PDNS_DNS_ADDR"
 
-// Driver converges graph.KindZone steps whose zone names a PowerDNS
+// Driver converges plan.PhaseDNS steps whose zone names a PowerDNS
 // provider. The zero value is ready to use.
 type Driver struct {
 	// HTTPClient carries every API request; nil means backends/endpoint's

@@ -89,7 +89,7 @@ func TestIncident2_MultiErrorBodyIsClassified(t *testing.T) {
 			defer ts.Close()
 			z := &model.Zone{Tenant: "office1", Name: "multi.test.", RRsets: []*model.RRset{rr("v4.multi.test.", "CNAME", 300, "multi.test.")},
 				Provider: model.Provider{PowerDNS: &model.PowerDNS{URL: ts.URL, Server: "localhost", APIKey: model.Credential{Env: keyEnv}}}}
-			step := &graph.Step{ID: "dns/multi.test.", Kind: graph.KindZone, Phase: plan.PhaseDNS, Tenant: "office1", Zone: z}
+			step := &graph.Step{ID: "dns/multi.test.", Phase: plan.PhaseDNS, Tenant: "office1", Zone: z}
 			run := newRun(&pdnstest.Server{APIKey: "k"})
 			d := testDriver()
 			sp := mustPlan(t, d, step, run)

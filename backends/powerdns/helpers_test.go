@@ -29,7 +29,7 @@ func rr(name, typ string, ttl uint32, values ...string) *model.RRset {
 func zoneStep(srv *pdnstest.Server, tenant, zone string, rrsets ...*model.RRset) *graph.Step {
 	z := &model.Zone{Tenant: tenant, Name: zone, TTL: 300, RRsets: rrsets,
 		Provider: model.Provider{PowerDNS: &model.PowerDNS{URL: srv.URL, Server: srv.ServerID, APIKey: model.Credential{Env: keyEnv}}}}
-	return &graph.Step{ID: graph.ZoneStepID(zone), Kind: graph.KindZone, Phase: plan.PhaseDNS, Tenant: tenant, Zone: z}
+	return &graph.Step{ID: graph.ZoneStepID(zone), Phase: plan.PhaseDNS, Tenant: tenant, Zone: z}
 }
 
 // newRun is a run whose environment holds srv's key and DNS address.

@@ -65,7 +65,7 @@ import (
 // from where site runs, and the next address may be.
 const DefaultTimeout = 5 * time.Second
 
-// Driver reads secrets for graph.KindSecret steps. One Driver serves one
+// Driver reads secrets for plan.PhaseSecrets steps. One Driver serves one
 // run, whose steps may call it concurrently; make a new one for the next
 // run. Use it through a pointer.
 type Driver struct {

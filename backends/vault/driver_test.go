@@ -41,7 +41,7 @@ func newRun(env map[string]string) *backends.Run {
 func secretStep(addrs ...string) *graph.Step {
 	store := &model.Vault{Name: "bao", Addrs: addrs, Mount: "secret", Token: model.Credential{Env: "VAULT_TOKEN"}}
 	ref := model.VaultRef{Vault: "bao", Path: "dns/cloudflare", Key: "token"}
-	return &graph.Step{ID: graph.SecretStepID(ref), Kind: graph.KindSecret, Phase: plan.PhaseSecrets,
+	return &graph.Step{ID: graph.SecretStepID(ref), Phase: plan.PhaseSecrets,
 		Secret: &graph.Secret{Store: store, Ref: ref}}
 }
 

@@ -11,6 +11,7 @@ import (
 	"github.com/site-tools/site/backends/powerdns"
 	"github.com/site-tools/site/backends/vault"
 	"github.com/site-tools/site/compiler/graph"
+	"github.com/site-tools/site/compiler/plan"
 )
 
 // backend is one backend built into site: what site version says of it,
@@ -47,8 +48,8 @@ var builtIn = []backend{
 		},
 		open: func(bk *runBackends, getenv func(string) string) {
 			d := libvirt.NewFromEnv(getenv)
-			bk.kinds[graph.KindVM] = d.VMs()
-			bk.kinds[graph.KindNetwork] = d.Networks()
+			bk.kinds[plan.PhaseVM] = d.VMs()
+			bk.kinds[plan.PhaseNetwork] = d.Networks()
 			bk.closers = append(bk.closers, d.Close)
 		},
 	},
@@ -64,20 +65,20 @@ var builtIn = []backend{
 		about: func() string {
 			return "Vault/OpenBao KV v2 secrets (hashicorp/vault/api v1.23.0); addrs in order, then VAULT_ADDR; SITE_VAULT_ADDRS replaces addrs"
 		},
-		open: func(bk *runBackends, _ func(string) string) { bk.kinds[graph.KindSecret] = vault.New() },
+		open: func(bk *runBackends, _ func(string) string) { bk.kinds[plan.PhaseSecrets] = vault.New() },
 	},
 }
 
 // runBackends are the drivers one run uses. Close them when the run ends.
 type runBackends struct {
-	kinds     map[graph.Kind]backends.Driver // secret, network, vm
+	kinds     map[plan.Phase]backends.Driver // secret, network, vm
 	providers map[string]backends.Driver     // DNS zones by provider kind
 	closers   []func() error
 }
 
 // openBackends builds every built-in backend's drivers for one run.
 func openBackends(run *backends.Run) *runBackends {
-	bk := &runBackends{kinds: map[graph.Kind]backends.Driver{}, providers: map[string]backends.Driver{}}
+	bk := &runBackends{kinds: map[plan.Phase]backends.Driver{}, providers: map[string]backends.Driver{}}
 	for _, b := range builtIn {
 		b.open(bk, run.Getenv)
 	}
@@ -100,17 +101,17 @@ func (bk *runBackends) Close() error {
 
 // driverFor picks the backend that converges step.
 func (bk *runBackends) driverFor(step *graph.Step) (backends.Driver, error) {
-	if step.Kind == graph.KindZone {
+	if step.Phase == plan.PhaseDNS {
 		kind := step.Zone.Provider.Kind()
 		if d, ok := bk.providers[kind]; ok {
 			return d, nil
 		}
 		return nil, fmt.Errorf("step %s: this build of site has no %s backend", step.ID, kind)
 	}
-	if d, ok := bk.kinds[step.Kind]; ok {
+	if d, ok := bk.kinds[step.Phase]; ok {
 		return d, nil
 	}
-	return nil, fmt.Errorf("step %s: this build of site has no backend for %s steps", step.ID, step.Kind)
+	return nil, fmt.Errorf("step %s: this build of site has no backend for %s steps", step.ID, step.Phase)
 }
 
 // closeBackends closes the run's backends when a command ends. What

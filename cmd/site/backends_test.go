@@ -8,6 +8,7 @@ import (
 	"github.com/site-tools/site/backends"
 	"github.com/site-tools/site/compiler/graph"
 	"github.com/site-tools/site/compiler/model"
+	"github.com/site-tools/site/compiler/plan"
 )
 
 // useBackend makes the runs of test t build the backend called name with
@@ -31,7 +32,7 @@ func TestBackendsArePerRun(t *testing.T) {
 	a, b := openBackends(backends.NewRun()), openBackends(backends.NewRun())
 	defer a.Close()
 	defer b.Close()
-	for _, kind := range []graph.Kind{graph.KindSecret, graph.KindVM, graph.KindNetwork} {
+	for _, kind := range []plan.Phase{plan.PhaseSecrets, plan.PhaseVM, plan.PhaseNetwork} {
 		if a.kinds[kind] == nil {
 			t.Fatalf("no %s backend built", kind)
 		}
@@ -59,7 +60,7 @@ func TestBackendsReadTheRunsEnvironment(t *testing.T) {
 	}
 	bk := openBackends(run)
 	defer bk.Close()
-	step := &graph.Step{ID: "network/qemu:///system/lan", Kind: graph.KindNetwork,
+	step := &graph.Step{ID: "network/qemu:///system/lan", Phase: plan.PhaseNetwork,
 		Network: &model.Network{Tenant: "t", Name: "lan", Host: "qemu:///system", CIDR: "10.0.0.0/24"}}
 	d, err := bk.driverFor(step)
 	if err != nil {

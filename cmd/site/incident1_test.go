@@ -15,7 +15,7 @@ import (
 	"github.com/site-tools/site/backends/libvirt"
 	"github.com/site-tools/site/backends/libvirt/libvirttest"
 	"github.com/site-tools/site/backends/vault/vaulttest"
-	"github.com/site-tools/site/compiler/graph"
+	"github.com/site-tools/site/compiler/plan"
 )
 
 // These tests reproduce INCIDENTS.md §1 through the site command, with
@@ -181,7 +181,7 @@ func libvirtTestHost(t *testing.T) {
 	d := libvirt.New(libvirt.Options{URIMap: map[string]string{"qemu:///system": "test:///default"}})
 	t.Cleanup(func() { d.Close() })
 	useBackend(t, "libvirt", func(bk *runBackends, _ func(string) string) {
-		bk.kinds[graph.KindVM], bk.kinds[graph.KindNetwork] = d.VMs(), d.Networks()
+		bk.kinds[plan.PhaseVM], bk.kinds[plan.PhaseNetwork] = d.VMs(), d.Networks()
 	})
 }
 

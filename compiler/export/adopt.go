@@ -11,6 +11,7 @@ import (
 	"github.com/site-tools/site/compiler/dnsname"
 	"github.com/site-tools/site/compiler/graph"
 	"github.com/site-tools/site/compiler/model"
+	"github.com/site-tools/site/compiler/plan"
 )
 
 // This file is `site export`'s flow: read a live zone through its
@@ -64,7 +65,7 @@ func Read(ctx context.Context, x backends.ZoneExporter, req Request, run *backen
 		}
 	}
 	z := &model.Zone{Name: name, Tenant: req.Tenant, Provider: req.Provider}
-	scope := &graph.Graph{Steps: []*graph.Step{{ID: graph.ZoneStepID(name), Kind: graph.KindZone, Zone: z}}}
+	scope := &graph.Graph{Steps: []*graph.Step{{ID: graph.ZoneStepID(name), Phase: plan.PhaseDNS, Zone: z}}}
 	a := &Adoption{Zone: z, exporter: x, run: run, redactor: backends.NewRedactor(scope, run)}
 	snap, err := x.Export(ctx, z, run)
 	if err != nil {

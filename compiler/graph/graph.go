@@ -15,21 +15,11 @@ import (
 	"github.com/site-tools/site/compiler/plan"
 )
 
-// Kind is the kind of resource a step converges.
-type Kind string
-
-// Step kinds.
-const (
-	KindSecret  Kind = "secret"
-	KindNetwork Kind = "network"
-	KindVM      Kind = "vm"
-	KindZone    Kind = "dns"
-)
-
 // Step is one ensure-step.
 type Step struct {
-	ID     string // stable and unique, e.g. "dns/sjc.example.net." or "vm/qemu:///system/keys"
-	Kind   Kind
+	ID string // stable and unique, e.g. "dns/sjc.example.net." or "vm/qemu:///system/keys"
+	// Phase is the kind of system the step converges; it picks the
+	// backend and orders cold starts.
 	Phase  plan.Phase
 	Tenant string
 	Deps   []string // IDs of steps that must succeed first
@@ -39,7 +29,7 @@ type Step struct {
 	// for secret steps.
 	TenantSpec *model.Tenant
 
-	// Exactly one of these is set, matching Kind.
+	// Exactly one of these is set, matching Phase.
 	Secret  *Secret
 	Network *model.Network
 	VM      *model.VM
@@ -82,7 +72,7 @@ func Build(spec *model.Spec) (*Graph, error) {
 		}
 		id := SecretStepID(*c.Vault)
 		if _, ok := secretSteps[id]; !ok {
-			s := &Step{ID: id, Kind: KindSecret, Phase: plan.PhaseSecrets,
+			s := &Step{ID: id, Phase: plan.PhaseSecrets,
 				Secret: &Secret{Store: store, Ref: *c.Vault}}
 			secretSteps[id] = s
 			steps = append(steps, s)
@@ -92,13 +82,13 @@ func Build(spec *model.Spec) (*Graph, error) {
 	for _, t := range spec.Tenants {
 		netIDs := map[string]string{}
 		for _, n := range t.Networks {
-			s := &Step{ID: NetworkStepID(n.Host, n.Name), Kind: KindNetwork, Phase: plan.PhaseNetwork, Tenant: t.Name, TenantSpec: t, Network: n}
+			s := &Step{ID: NetworkStepID(n.Host, n.Name), Phase: plan.PhaseNetwork, Tenant: t.Name, TenantSpec: t, Network: n}
 			netIDs[n.Name] = s.ID
 			steps = append(steps, s)
 		}
 		publishers := map[string][]string{} // zone name -> VM step IDs
 		for _, vm := range t.VMs {
-			s := &Step{ID: VMStepID(vm.Host, vm.Name), Kind: KindVM, Phase: plan.PhaseVM, Tenant: t.Name, TenantSpec: t, VM: vm}
+			s := &Step{ID: VMStepID(vm.Host, vm.Name), Phase: plan.PhaseVM, Tenant: t.Name, TenantSpec: t, VM: vm}
 			for _, nic := range vm.NICs {
 				if id, ok := netIDs[nic.Network]; ok {
 					s.Deps = append(s.Deps, id)
@@ -110,7 +100,7 @@ func Build(spec *model.Spec) (*Graph, error) {
 			steps = append(steps, s)
 		}
 		for _, z := range t.Zones {
-			s := &Step{ID: ZoneStepID(z.Name), Kind: KindZone, Phase: plan.PhaseDNS, Tenant: t.Name, TenantSpec: t, Zone: z}
+			s := &Step{ID: ZoneStepID(z.Name), Phase: plan.PhaseDNS, Tenant: t.Name, TenantSpec: t, Zone: z}
 			id, err := needSecret(z.Provider.Credential())
 			if err != nil {
 				return nil, err
@@ -128,7 +118,7 @@ func Build(spec *model.Spec) (*Graph, error) {
 // ZoneStep is the step that converges zone on its own, for calls outside
 // a step graph (site export).
 func ZoneStep(zone *model.Zone) *Step {
-	return &Step{ID: ZoneStepID(zone.Name), Kind: KindZone, Phase: plan.PhaseDNS, Tenant: zone.Tenant, Zone: zone}
+	return &Step{ID: ZoneStepID(zone.Name), Phase: plan.PhaseDNS, Tenant: zone.Tenant, Zone: zone}
 }
 
 // NetworkStepID names the step converging a network.
@@ -245,7 +235,7 @@ func (g *Graph) keep(chosen func(*Step) bool) *Graph {
 		}
 		keep[id] = true
 		for _, d := range g.byID[id].Deps {
-			if g.byID[d].Kind == KindSecret {
+			if g.byID[d].Phase == plan.PhaseSecrets {
 				mark(d)
 			}
 		}

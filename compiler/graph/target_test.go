@@ -107,7 +107,7 @@ func TestTargetsErrors(t *testing.T) {
 func TestTargetsListIsCapped(t *testing.T) {
 	var steps []*Step
 	for i := 0; i < maxListed+7; i++ {
-		steps = append(steps, &Step{ID: "dns/z" + strings.Repeat("x", i) + ".", Kind: KindZone})
+		steps = append(steps, &Step{ID: "dns/z" + strings.Repeat("x", i) + ".", Phase: plan.PhaseDNS})
 	}
 	g, err := order(steps)
 	if err != nil {
