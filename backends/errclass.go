@@ -1,8 +1,8 @@
 package backends
 
 // Class sorts a backend error by what the caller should do about it.
-// Every backend classifies its errors into these four (DESIGN.md,
-// Backends); only ClassTransient is retried, and only by Retry.
+// Every backend classifies its errors into these four; only
+// ClassTransient is retried, and only by Retry.
 type Class string
 
 // Error classes.

@@ -33,7 +33,7 @@ type Options struct {
 
 // The default budgets are far above what real specs need: 1,000 tenants
 // of 50 records, or one zone of 50,000, evaluate in a few seconds and a
-// few hundred MB (reference/cue.md §2).
+// few hundred MB (measured with cmd/sitebench on a 2-core machine).
 const (
 	DefaultEvalTimeout        = 30 * time.Second
 	DefaultEvalMemory  uint64 = 1 << 30

@@ -33,7 +33,8 @@ func describe(doing string, err error) error {
 }
 
 // alreadyExists are the codes that mean the observation was stale
-// (apis.md §2.5: treat the set, not the message, as the contract). 81044
+// (Cloudflare publishes no table of its codes and has reworded the
+// messages: the set of codes, not the message, is the contract). 81044
 // (record does not exist) means the same for a patch or delete.
 var alreadyExists = map[int]bool{81053: true, 81054: true, 81057: true, 81058: true}
 

@@ -1,6 +1,7 @@
 // Package engine walks a step graph: it observes every step through its
 // backend, checks the gates, applies, observes again and reports. It is
-// the executor of DESIGN.md's pipeline; what a step does belongs to the
+// the executor of site's pipeline (load, compile, observe, plan, apply,
+// verify); what a step does belongs to the
 // backends, which it knows only through backends.Driver. cmd/site wires
 // the concrete ones in and shows progress through a Hook.
 //

@@ -71,7 +71,8 @@ func (d *Driver) Unmark(ctx context.Context, zone *model.Zone, marks []backends.
 }
 
 // commentsOnly is a REPLACE without a records key: PowerDNS changes only
-// the rrset's comments, to exactly these (reference/apis.md §4.4).
+// the rrset's comments, to exactly these (PATCH with changetype REPLACE
+// and no records key; checked against PowerDNS 4.7).
 type commentsOnly struct {
 	Name       string         `json:"name"`
 	Type       string         `json:"type"`

@@ -14,7 +14,7 @@ import (
 
 // rawAPI sends requests go-powerdns v3 cannot: its RRset drops an empty
 // comments list (omitempty), so it can never clear the last comment of an
-// rrset (reference/apis.md §5.3). Failures come back as *pdns.Error, so
+// rrset. Failures come back as *pdns.Error, so
 // call and retry classify them as they do the library's.
 type rawAPI struct {
 	http   *http.Client
