@@ -11,51 +11,73 @@ import (
 // one tenant) once every file is built: each canonical DNS name, zone,
 // VM and network has exactly one writer across everything loaded.
 func check(spec *model.Spec) Diagnostics {
-	var diags Diagnostics
-	two := func(at model.Pos, first model.Pos, path, format string, args ...any) {
-		diags = append(diags, Diagnostic{Pos: at, Related: []model.Pos{first}, Path: path, Msg: fmt.Sprintf(format, args...)})
-	}
+	c := &checker{claims: map[string]firstClaim{}}
+	zones := c.claimResources(spec)
+	c.oneWriterPerName(spec, zones)
+	return c.diags
+}
 
-	// A zone, VM or network has one writer: the same name declared by two
-	// tenants would have them fight over it. The first tenant (in load
-	// order) keeps it; the second is reported, pointing at the first.
-	type claim struct {
-		tenant string
-		pos    model.Pos
+// checker collects the diagnostics of check.
+type checker struct {
+	diags  Diagnostics
+	claims map[string]firstClaim
+}
+
+// firstClaim is the first tenant to declare a zone, VM or network.
+type firstClaim struct {
+	tenant string
+	pos    model.Pos
+}
+
+func (c *checker) two(at model.Pos, first model.Pos, path, format string, args ...any) {
+	c.diags = append(c.diags, Diagnostic{Pos: at, Related: []model.Pos{first}, Path: path, Msg: fmt.Sprintf(format, args...)})
+}
+
+// claimOnce records tenant as key's writer, or reports the second one.
+func (c *checker) claimOnce(key, tenant string, pos model.Pos, path, what, fix string) bool {
+	if prev, ok := c.claims[key]; ok {
+		c.two(pos, prev.pos, path, "%s is declared by tenants %s and %s: two writers; %s", what, prev.tenant, tenant, fix)
+		return false
 	}
-	claims := map[string]claim{}
-	claimOnce := func(key, tenant string, pos model.Pos, path, what, fix string) bool {
-		if prev, ok := claims[key]; ok {
-			two(pos, prev.pos, path, "%s is declared by tenants %s and %s: two writers; %s", what, prev.tenant, tenant, fix)
-			return false
-		}
-		claims[key] = claim{tenant, pos}
-		return true
-	}
-	zones := map[string]*model.Zone{} // each zone's first declaration
+	c.claims[key] = firstClaim{tenant, pos}
+	return true
+}
+
+// claimResources gives a zone, VM or network one writer: the same name
+// declared by two tenants would have them fight over it. The first
+// tenant (in load order) keeps it; the second is reported, pointing at
+// the first. It returns each zone's first declaration.
+func (c *checker) claimResources(spec *model.Spec) map[string]*model.Zone {
+	zones := map[string]*model.Zone{}
 	for _, t := range spec.Tenants {
 		for _, z := range t.Zones {
-			if claimOnce("zone\x00"+z.Name, t.Name, z.Pos, cuePath("tenants", t.Name, "dns", "zones", strings.TrimSuffix(z.Name, ".")),
+			if c.claimOnce("zone\x00"+z.Name, t.Name, z.Pos, cuePath("tenants", t.Name, "dns", "zones", strings.TrimSuffix(z.Name, ".")),
 				"zone "+z.Name, "declare each zone in one tenant") {
 				zones[z.Name] = z
 			}
 		}
 		for _, v := range t.VMs {
-			claimOnce("vm\x00"+v.Host+"\x00"+v.Name, t.Name, v.Pos, cuePath("tenants", t.Name, "vms", v.Name),
+			c.claimOnce("vm\x00"+v.Host+"\x00"+v.Name, t.Name, v.Pos, cuePath("tenants", t.Name, "vms", v.Name),
 				"VM "+v.Name+" on host "+v.Host, "rename one")
 		}
 		for _, n := range t.Networks {
-			claimOnce("net\x00"+n.Host+"\x00"+n.Name, t.Name, n.Pos, cuePath("tenants", t.Name, "networks", n.Name),
+			c.claimOnce("net\x00"+n.Host+"\x00"+n.Name, t.Name, n.Pos, cuePath("tenants", t.Name, "networks", n.Name),
 				"network "+n.Name+" on host "+n.Host, "rename one")
 		}
 	}
+	return zones
+}
 
-	// One writer per canonical name, whatever the types: a CNAME from one
-	// writer beside an A from another is the conflict of INCIDENTS.md 2.
-	type written struct {
-		writer model.Writer
-		types  []string
-	}
+// written is the first writer of a name and the types it wrote there.
+type written struct {
+	writer model.Writer
+	types  []string
+}
+
+// oneWriterPerName checks one writer per canonical name, whatever the
+// types: a CNAME from one writer beside an A from another is the
+// conflict of INCIDENTS.md 2.
+func (c *checker) oneWriterPerName(spec *model.Spec, zones map[string]*model.Zone) {
 	names := map[string]*written{}
 	reported := map[string]bool{}
 	for _, t := range spec.Tenants {
@@ -63,30 +85,8 @@ func check(spec *model.Spec) Diagnostics {
 			if zones[z.Name] != z {
 				continue // a second declaration of a zone, reported above
 			}
-			var dnames []*model.RRset
 			for _, rs := range z.RRsets {
-				if rs.Type == "DNAME" {
-					dnames = append(dnames, rs)
-				}
-			}
-			for _, rs := range z.RRsets {
-				// zoneRules reports the zone's own records below a DNAME;
-				// a VM's publish joins the zone later, so it is checked here.
-				if d := below(rs, dnames); d != nil && rs.Writer.Kind == model.WriterVMPublish {
-					two(rs.Writer.Pos, d.Writer.Pos, writerPath(rs.Writer),
-						"%s lies below the DNAME at %s, which redirects every name below it (RFC 6672 §2.3); publish another name or remove the DNAME", rs.Name, d.Name)
-					continue
-				}
-				if r := z.Ignored(rs.Name, rs.Type); r != nil {
-					two(rs.Writer.Pos, r.Pos, writerPath(rs.Writer),
-						"%s %s matches the zone's ignore rule %q, so site would never write it; remove the record or narrow the rule",
-						rs.Name, rs.Type, r.Name+typeSuffix(r.Type))
-					continue
-				}
-				if cut := zoneCut(rs.Name, z.Name, zones); cut != nil && !(rs.Type == "NS" && rs.Name == cut.Name) {
-					two(rs.Writer.Pos, cut.Pos, writerPath(rs.Writer),
-						"%s lies in zone %s (tenant %s), below this zone's cut; write it in that zone, or only NS records at %s to delegate",
-						rs.Name, cut.Name, cut.Tenant, cut.Name)
+				if c.misplaced(rs, z, zones) {
 					continue
 				}
 				w, ok := names[rs.Name]
@@ -103,13 +103,42 @@ func check(spec *model.Spec) Diagnostics {
 					continue
 				}
 				reported[key] = true
-				two(rs.Writer.Pos, w.writer.Pos, writerPath(rs.Writer),
+				c.two(rs.Writer.Pos, w.writer.Pos, writerPath(rs.Writer),
 					"two writers for %s: %s by %s, and %s by %s; a name has exactly one writer, so remove one",
 					rs.Name, strings.Join(w.types, "+"), describe(w.writer), rs.Type, describe(rs.Writer))
 			}
 		}
 	}
-	return diags
+}
+
+// misplaced reports rs when it cannot be written where it is: a VM's
+// publish below a DNAME, a name an ignore rule matches, or a name below
+// another zone's cut.
+func (c *checker) misplaced(rs *model.RRset, z *model.Zone, zones map[string]*model.Zone) bool {
+	// zoneRules reports the zone's own records below a DNAME; a VM's
+	// publish joins the zone later, so it is checked here.
+	if rs.Writer.Kind == model.WriterVMPublish {
+		for _, d := range z.RRsets {
+			if d.Type == "DNAME" && below(rs, []*model.RRset{d}) != nil {
+				c.two(rs.Writer.Pos, d.Writer.Pos, writerPath(rs.Writer),
+					"%s lies below the DNAME at %s, which redirects every name below it (RFC 6672 §2.3); publish another name or remove the DNAME", rs.Name, d.Name)
+				return true
+			}
+		}
+	}
+	if r := z.Ignored(rs.Name, rs.Type); r != nil {
+		c.two(rs.Writer.Pos, r.Pos, writerPath(rs.Writer),
+			"%s %s matches the zone's ignore rule %q, so site would never write it; remove the record or narrow the rule",
+			rs.Name, rs.Type, r.Name+typeSuffix(r.Type))
+		return true
+	}
+	if cut := zoneCut(rs.Name, z.Name, zones); cut != nil && !(rs.Type == "NS" && rs.Name == cut.Name) {
+		c.two(rs.Writer.Pos, cut.Pos, writerPath(rs.Writer),
+			"%s lies in zone %s (tenant %s), below this zone's cut; write it in that zone, or only NS records at %s to delegate",
+			rs.Name, cut.Name, cut.Tenant, cut.Name)
+		return true
+	}
+	return false
 }
 
 // below returns the DNAME rs lies strictly below, or nil.

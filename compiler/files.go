@@ -16,7 +16,9 @@ import (
 // is every .cue file below dir (skipping directories whose name starts
 // with "." or "_", testdata and cue.mod, as the go and cue tools do).
 // A missing path, or a directory without .cue files, is a diagnostic:
-// vetting nothing must never pass silently.
+// vetting nothing must never pass silently. It is one function because
+// each kind of path gets its own message, and the cases read best side
+// by side.
 func expand(paths []string) ([]string, Diagnostics) {
 	var files []string
 	var diags Diagnostics

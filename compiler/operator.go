@@ -196,7 +196,10 @@ func checkOperatorTopLevel(path string, f *ast.File) Diagnostics {
 
 // buildOperator resolves names and checks what the schema cannot say:
 // references to undeclared vaults, providers and hosts, domains that
-// overlap between tenants, public suffixes.
+// overlap between tenants, public suffixes. It runs the checks in the
+// order their results feed each other (stores before the providers that
+// read from them, providers and hosts before the grants that name them),
+// which reads best as one sequence.
 func buildOperator(path string, pos *positions, raw *rawSite) (*operator, Diagnostics) {
 	o := &operator{file: path, vaults: map[string]*model.Vault{}, providers: map[string]model.Provider{},
 		hosts: map[string]string{}, grants: map[string]*grant{}, claims: map[string]claim{}}
