@@ -53,6 +53,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"strings"
 	"sync"
 	"time"
 
@@ -84,6 +85,7 @@ func New() *Driver { return &Driver{Timeout: DefaultTimeout} }
 type detail struct {
 	Addr    string
 	Version int
+	Passed  []string // the addresses tried before Addr, with why
 }
 
 // Plan reads the step's secret and records it in run. It returns no
@@ -101,7 +103,7 @@ func (d *Driver) Plan(ctx context.Context, step *graph.Step, run *backends.Run) 
 	h := sha256.Sum256([]byte(fmt.Sprintf("%s/%s#%s v%d %s", r.mount(), step.Secret.Ref.Path,
 		step.Secret.Ref.Key, got.version, got.created.UTC().Format(time.RFC3339Nano))))
 	return &backends.StepPlan{Step: step, Fingerprint: hex.EncodeToString(h[:]),
-		Detail: detail{Addr: got.addr, Version: got.version}}, nil
+		Detail: detail{Addr: got.addr, Version: got.version, Passed: describeAll(got.passed)}}, nil
 }
 
 // Apply does nothing: the secret was read and recorded during Plan, which
@@ -109,9 +111,22 @@ func (d *Driver) Plan(ctx context.Context, step *graph.Step, run *backends.Run) 
 func (d *Driver) Apply(ctx context.Context, sp *backends.StepPlan, run *backends.Run) (*backends.StepResult, error) {
 	res := &backends.StepResult{}
 	if det, ok := sp.Detail.(detail); ok {
-		res.Notes = append(res.Notes, fmt.Sprintf("%s: read version %d from %s", sp.Step.ID, det.Version, det.Addr))
+		note := fmt.Sprintf("%s: read version %d from %s", sp.Step.ID, det.Version, det.Addr)
+		if len(det.Passed) > 0 {
+			note += " (passed over " + strings.Join(det.Passed, "; ") + ")"
+		}
+		res.Notes = append(res.Notes, note)
 	}
 	return res, nil
+}
+
+// describeAll is each attempt as the report names it.
+func describeAll(tried []attempt) []string {
+	out := make([]string, len(tried))
+	for i, a := range tried {
+		out[i] = a.String()
+	}
+	return out
 }
 
 func (d *Driver) timeout() time.Duration {

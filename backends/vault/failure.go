@@ -33,6 +33,12 @@ func describe(err error, timeout time.Duration) (reason string, answered bool) {
 	if errors.Is(err, api.ErrSecretNotFound) {
 		return "secret not found (HTTP 404)", true
 	}
+	// Not a Vault: the walk goes on to the next address, as for one
+	// that does not answer.
+	var nv *notVaultError
+	if errors.As(err, &nv) {
+		return nv.Error(), false
+	}
 	var redirect *endpoint.RedirectError
 	if errors.As(err, &redirect) {
 		return redirect.Error(), true

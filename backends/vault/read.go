@@ -36,6 +36,9 @@ type secret struct {
 	value   string
 	version int
 	created time.Time
+	// passed are the addresses tried before addr, and why they gave
+	// nothing, for the report.
+	passed []attempt
 }
 
 // attempt records why one address did not give the secret.
@@ -139,6 +142,7 @@ func (r *reader) read(ctx context.Context) (*secret, error) {
 		got, att, final := r.readAt(ctx, addr, what)
 		if got != nil {
 			mem.answered = addr
+			got.passed = inOrder(tried, addrs)
 			return got, nil
 		}
 		if ctx.Err() != nil {

@@ -4,6 +4,7 @@ import (
 	"crypto/tls"
 	"errors"
 	"fmt"
+	"mime"
 	"net"
 	"net/http"
 	"strconv"
@@ -42,7 +43,39 @@ func (r *reader) httpClient() (*http.Client, error) {
 		return nil, fmt.Errorf("the TLS settings for vault %s (VAULT_CACERT, VAULT_CACERT_BYTES, VAULT_CAPATH, VAULT_CLIENT_CERT, VAULT_CLIENT_KEY): %w: fix the file they name",
 			r.sec.Store.Name, err)
 	}
+	// After ConfigureTLS, which needs the *http.Transport itself.
+	hc.Transport = notVaultCheck{next: hc.Transport}
 	return hc, nil
+}
+
+// notVaultCheck refuses a 404 that is not Vault's: Vault answers every
+// API error, "no such secret" included, as JSON, so a 404 page from a
+// web server or a captive portal at the address is not a Vault, and must
+// not read as "secret does not exist" (which would end the walk through
+// the store's addresses).
+type notVaultCheck struct{ next http.RoundTripper }
+
+func (c notVaultCheck) RoundTrip(req *http.Request) (*http.Response, error) {
+	resp, err := c.next.RoundTrip(req)
+	if err != nil || resp.StatusCode != http.StatusNotFound {
+		return resp, err
+	}
+	ct := resp.Header.Get("Content-Type")
+	if mt, _, perr := mime.ParseMediaType(ct); perr == nil && mt == "application/json" {
+		return resp, nil
+	}
+	resp.Body.Close()
+	return nil, &notVaultError{contentType: ct}
+}
+
+// notVaultError is an address that answered, but not as a Vault does.
+type notVaultError struct{ contentType string }
+
+func (e *notVaultError) Error() string {
+	if e.contentType == "" {
+		return "not a Vault (HTTP 404 without Vault's JSON body)"
+	}
+	return fmt.Sprintf("not a Vault (HTTP 404 with %s, not Vault's JSON)", e.contentType)
 }
 
 // tlsFailure recognises a failed TLS handshake: a certificate that does
