@@ -32,6 +32,11 @@ func (b *builder) zone(tenant string, g *grant, zp []string, key string, raw *ra
 		return nil
 	}
 	z.Provider = b.provider(tenant, g, at(zp, "provider"), raw.Provider)
+	if z.TTL != 0 {
+		if err := b.providerTTL(z, int64(z.TTL)); err != nil {
+			b.errorf(at(zp, "ttl"), "%v", err)
+		}
+	}
 
 	b.ignoreRules(zp, z, raw)
 	b.soa(zp, z, raw)
@@ -60,6 +65,8 @@ func (b *builder) records(tenant string, rp []string, fq string, z *model.Zone, 
 	if raw.TTL != nil {
 		if err := rdata.TTL(*raw.TTL); err != nil {
 			b.errorf(at(rp, "ttl"), "%v", err)
+		} else if err := b.providerTTL(z, *raw.TTL); err != nil {
+			b.errorf(at(rp, "ttl"), "%v", err)
 		} else {
 			ttl = uint32(*raw.TTL)
 		}
@@ -81,6 +88,12 @@ func (b *builder) records(tenant string, rp []string, fq string, z *model.Zone, 
 			if err != nil {
 				b.errorf(ep, "%v", err)
 				continue
+			}
+			if z.Provider.Cloudflare != nil {
+				if err := rdata.CloudflareValue(typ, v); err != nil {
+					b.errorf(ep, "%v", err)
+					continue
+				}
 			}
 			if n, err := rdata.RdataLen(typ, v); err == nil && n > rdata.MaxRdata {
 				b.errorf(ep, "this %s record is %d octets on the wire; DNS carries at most %d per record: split the data over several records or names", typ, n, rdata.MaxRdata)
@@ -108,6 +121,15 @@ func (b *builder) records(tenant string, rp []string, fq string, z *model.Zone, 
 		b.errorf(rp, "%s has no records; give at least one type (%s), or remove the name", fq, strings.Join(rdata.Types, ", "))
 	}
 	return out
+}
+
+// providerTTL checks a TTL against the zone's provider, where it takes
+// less than DNS does (Cloudflare: 1 or 60 to 86400).
+func (b *builder) providerTTL(z *model.Zone, ttl int64) error {
+	if z.Provider.Cloudflare != nil {
+		return rdata.CloudflareTTL(ttl)
+	}
+	return nil
 }
 
 func (b *builder) hasErrorsUnder(path []string) bool {

@@ -246,7 +246,6 @@ func TestEveryTypeConvergesAfterApply(t *testing.T) {
 		{"IDN CNAME target", []*model.RRset{rr("i."+zoneName, "CNAME", 300, "xn--bcher-kva.example.")}},
 		{"TTL 1 (automatic) and 86400", []*model.RRset{rr("auto."+zoneName, "A", 1, "192.0.2.1"), rr("day."+zoneName, "A", 86400, "192.0.2.2")}},
 		{"null MX", []*model.RRset{rr("nomail."+zoneName, "MX", 300, "0 .")}},
-		{"SRV with target .", []*model.RRset{rr("_x._tcp."+zoneName, "SRV", 300, "0 0 0 .")}},
 		{"SRV", []*model.RRset{rr("_sip._tcp."+zoneName, "SRV", 300, "10 5 5060 sip.example.org.")}},
 		{"CAA", []*model.RRset{rr(zoneName, "CAA", 300, `0 issue "letsencrypt.org"`, `128 iodef "mailto:sec@example.org"`)}},
 		{"NS delegation", []*model.RRset{rr("sub."+zoneName, "NS", 3600, "ns1.example.org.", "ns2.example.org.")}},

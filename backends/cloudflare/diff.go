@@ -16,14 +16,17 @@ type opKind int
 const (
 	opDelete opKind = iota
 	opPatch
-	opPut
 	opPost
 )
 
-// op is one record operation of a batch.
+// op is one record operation of a batch. There are no puts: a PUT
+// resets every field it does not send (a foreign record's tags, its
+// settings such as flatten_cname), so an overwrite patches the fields
+// site owns.
 type op struct {
 	kind opKind
-	id   string // record id, for deletes, patches and puts
+	name string // canonical owner name, so a batch keeps a name's operations together
+	id   string // record id, for deletes and patches
 	body body
 }
 
@@ -100,14 +103,14 @@ func diff(step *graph.Step, obs *observation, run *backends.Run) (*diffResult, e
 		switch o.Kind {
 		case dnsplan.GiveWay:
 			for _, r := range records(o.Live) {
-				out.ops = append(out.ops, op{kind: opDelete, id: r.id})
+				out.ops = append(out.ops, op{kind: opDelete, name: r.name, id: r.id})
 			}
 		case dnsplan.Delete:
 			// Only the records carrying our marker: the rest of the
 			// RRset was written by someone else.
 			for _, r := range records(o.Live) {
 				if r.owner == step.Tenant {
-					out.ops = append(out.ops, op{kind: opDelete, id: r.id})
+					out.ops = append(out.ops, op{kind: opDelete, name: r.name, id: r.id})
 				}
 			}
 		case dnsplan.Update:
@@ -125,6 +128,9 @@ func diff(step *graph.Step, obs *observation, run *backends.Run) (*diffResult, e
 			if err != nil {
 				return nil, err
 			}
+			for i := range ops {
+				ops[i].name = o.Want.Name
+			}
 			out.ops = append(out.ops, ops...)
 		}
 	}
@@ -134,9 +140,10 @@ func diff(step *graph.Step, obs *observation, run *backends.Run) (*diffResult, e
 // writeOps turns one wanted RRset's decision into record operations.
 // A live record with a wanted value is kept (ours and the same), patched
 // (ours with another TTL or proxied; a marker-only patch of a foreign
-// one being adopted) or put over (foreign, otherwise different). Live
-// records with other content are reused for the missing values (a patch
-// of ours, a put over a foreign one), the rest deleted, and what is
+// one being adopted) or overwritten (foreign, otherwise different: a
+// patch of every field site owns, which leaves the record's tags and
+// settings as they were). Live records with other content are reused
+// for the missing values, the rest deleted, and what is
 // still missing is posted. The planner decided, and gated, that all of
 // this may happen.
 func writeOps(o dnsplan.Op, tenant, marker string) ([]op, error) {
@@ -176,7 +183,7 @@ func writeOps(o dnsplan.Op, tenant, marker string) ([]op, error) {
 				return nil, err
 			}
 			b.ID = r.id
-			ops = append(ops, op{kind: opPut, id: r.id, body: b})
+			ops = append(ops, op{kind: opPatch, id: r.id, body: b})
 		}
 	}
 	for i, r := range recs {
@@ -193,11 +200,7 @@ func writeOps(o dnsplan.Op, tenant, marker string) ([]op, error) {
 		}
 		missing = missing[1:]
 		b.ID = r.id
-		kind := opPatch
-		if r.owner != tenant {
-			kind = opPut
-		}
-		ops = append(ops, op{kind: kind, id: r.id, body: b})
+		ops = append(ops, op{kind: opPatch, id: r.id, body: b})
 	}
 	for _, v := range missing {
 		b, err := toCloudflare(w.Name, w.Type, v, w.TTL, marker)

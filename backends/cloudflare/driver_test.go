@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"sort"
 	"strings"
@@ -312,10 +313,9 @@ func TestStaleObservationNeedingGateStops(t *testing.T) {
 func TestFailedBatchChangedNothing(t *testing.T) {
 	f := newFixture(t)
 	f.drv.ChunkSize = 2
-	// The fake refuses a TTL under 60, as Cloudflare does outside
-	// Enterprise; the bad record lands in the second batch.
 	step := f.step(rr("a."+zoneName, "A", 300, "192.0.2.1"), rr("b."+zoneName, "A", 300, "192.0.2.2"),
-		rr("c."+zoneName, "A", 30, "192.0.2.3"), rr("d."+zoneName, "A", 300, "192.0.2.4"), rr("e."+zoneName, "A", 300, "192.0.2.5"))
+		rr("c."+zoneName, "A", 300, "192.0.2.3"), rr("d."+zoneName, "A", 300, "192.0.2.4"), rr("e."+zoneName, "A", 300, "192.0.2.5"))
+	f.drv.Transport = refuseBatch(2, nil)
 	sp := f.plan(t, step)
 	_, err := f.drv.Apply(context.Background(), sp, f.run)
 	var be *BatchError
@@ -336,6 +336,28 @@ func TestFailedBatchChangedNothing(t *testing.T) {
 	if got := len(f.fake.Records(f.zoneID)); got != 2 {
 		t.Errorf("got %d records, want 2 (the first batch only)", got)
 	}
+}
+
+// refuseBatch answers the n-th batch request with a 400 validation
+// error, as Cloudflare refuses a batch for a reason site could not check
+// first; every other request goes to the fake. batches, when not nil,
+// counts the batch requests.
+func refuseBatch(n int, batches *int) http.RoundTripper {
+	seen := 0
+	return roundTripFunc(func(r *http.Request) (*http.Response, error) {
+		if strings.HasSuffix(r.URL.Path, "/batch") {
+			seen++
+			if batches != nil {
+				*batches = seen
+			}
+			if seen == n {
+				return &http.Response{StatusCode: http.StatusBadRequest, Header: http.Header{"Content-Type": {"application/json"}},
+					Body:    io.NopCloser(strings.NewReader(`{"success":false,"errors":[{"code":1004,"message":"DNS Validation Error"}],"messages":[],"result":null}`)),
+					Request: r}, nil
+			}
+		}
+		return http.DefaultTransport.RoundTrip(r)
+	})
 }
 
 func TestRateLimit(t *testing.T) {

@@ -25,34 +25,33 @@ func (e *BatchError) Error() string {
 
 func (e *BatchError) Unwrap() error { return e.Err }
 
-// send posts ops in chunks, in the order deletes, patches, puts, posts.
-// When earlier chunks were applied and the rest is not (a chunk fails,
-// or the run is interrupted, which stops it between chunks), the error
-// is a *backends.PartialError saying how many.
+// send checks ops against Cloudflare's limits, then posts them in
+// batches (see batches). When earlier batches were applied and the rest
+// is not (a batch fails, or the run is interrupted, which stops it
+// between batches), the error is a *backends.PartialError saying how
+// many.
 func (d *Driver) send(ctx context.Context, det *detail, zone string, ops []op, run *backends.Run) ([]string, error) {
 	if len(ops) == 0 {
 		return nil, nil
 	}
-	ops = append([]op(nil), ops...)
-	sort.SliceStable(ops, func(i, j int) bool { return ops[i].kind < ops[j].kind })
-	size := det.chunk
-	n := (len(ops) + size - 1) / size
+	if err := checkLimits(zone, ops); err != nil {
+		return nil, err
+	}
+	parts := batches(ops, det.chunk)
+	n := len(parts)
 	done := 0
-	for i := 0; i < n; i++ {
+	for i, part := range parts {
 		if i > 0 && run.Interrupted() {
 			return []string{fmt.Sprintf("sent %d operations in %d of %d batches", done, i, n)},
 				&backends.PartialError{Applied: i, Total: n, Err: backends.ErrInterrupted}
 		}
-		part := ops[i*size : min((i+1)*size, len(ops))]
-		req := batchBody{Deletes: []idOnly{}, Patches: []body{}, Puts: []body{}, Posts: []body{}}
+		req := batchBody{Deletes: []idOnly{}, Patches: []body{}, Posts: []body{}}
 		for _, o := range part {
 			switch o.kind {
 			case opDelete:
 				req.Deletes = append(req.Deletes, idOnly{ID: o.id})
 			case opPatch:
 				req.Patches = append(req.Patches, o.body)
-			case opPut:
-				req.Puts = append(req.Puts, o.body)
 			case opPost:
 				req.Posts = append(req.Posts, o.body)
 			}
@@ -69,6 +68,41 @@ func (d *Driver) send(ctx context.Context, det *detail, zone string, ops []op, r
 	return []string{fmt.Sprintf("sent %d operations in %d batch request(s)", done, n)}, nil
 }
 
+// batches splits ops into batches of at most size operations that each
+// leave the zone consistent: the operations on one name travel together,
+// so a name's delete goes with the record that replaces it (Cloudflare
+// runs a batch's deletes, patches and posts in one transaction), and a
+// refused later batch leaves its names as they were rather than
+// emptied. Names keep the order of their first operation. Only a name
+// with more operations than a batch holds is split, its deletes first.
+func batches(ops []op, size int) [][]op {
+	var names []string
+	byName := map[string][]op{}
+	for _, o := range ops {
+		if _, seen := byName[o.name]; !seen {
+			names = append(names, o.name)
+		}
+		byName[o.name] = append(byName[o.name], o)
+	}
+	var out [][]op
+	var cur []op
+	for _, name := range names {
+		group := byName[name]
+		sort.SliceStable(group, func(i, j int) bool { return group[i].kind < group[j].kind })
+		if len(cur)+len(group) > size && len(cur) > 0 {
+			out, cur = append(out, cur), nil
+		}
+		for len(group) > size {
+			out, group = append(out, group[:size]), group[size:]
+		}
+		cur = append(cur, group...)
+	}
+	if len(cur) > 0 {
+		out = append(out, cur)
+	}
+	return out
+}
+
 type idOnly struct {
 	ID string `json:"id"`
 }
@@ -76,6 +110,5 @@ type idOnly struct {
 type batchBody struct {
 	Deletes []idOnly `json:"deletes"`
 	Patches []body   `json:"patches"`
-	Puts    []body   `json:"puts"`
 	Posts   []body   `json:"posts"`
 }

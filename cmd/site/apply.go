@@ -161,6 +161,7 @@ func runApply(cmd *cobra.Command, args []string, o applyOptions) error {
 	}
 	obs.Plan.Only = phases
 	obs.Plan.Targets = targets
+	obs.Plan.Prerequisites = g.Prerequisites()
 	if saved != nil {
 		if err := plan.CheckFresh(saved, obs.Plan); err != nil {
 			return withCode(exitError, err)

@@ -128,6 +128,7 @@ func runDiff(cmd *cobra.Command, args []string, o diffOptions) error {
 	p := obs.Plan
 	p.Only = phases
 	p.Targets = targets
+	p.Prerequisites = g.Prerequisites()
 	p.Spec = spec
 	p.Options = planOptions(p, run)
 	stdout := cmd.OutOrStdout()

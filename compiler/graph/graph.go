@@ -28,6 +28,11 @@ type Step struct {
 	// no longer declares (there is no state file to remember them). Nil
 	// for secret steps.
 	TenantSpec *model.Tenant
+	// Prerequisite is true in a scoped graph (Only, Targets) for a step
+	// that was not chosen but is kept because a chosen step needs it:
+	// a VM's networks, a zone's secret. Plans list the prerequisites
+	// that converge something, so a scope never changes more than it says.
+	Prerequisite bool
 
 	// Exactly one of these is set, matching Phase.
 	Secret  *Secret
@@ -209,9 +214,10 @@ func (h *stepHeap) Pop() any {
 	return last
 }
 
-// Only keeps the steps of the given phases plus the steps they depend on
-// (so --only dns keeps the secret steps the DNS steps need). An empty list
-// keeps everything.
+// Only keeps the steps of the given phases plus the steps they need
+// (see keep): --only dns keeps the secret steps the DNS steps need, and
+// --only vm the networks the VMs attach to. An empty list keeps
+// everything.
 func (g *Graph) Only(phases []plan.Phase) *Graph {
 	if len(phases) == 0 {
 		return g
@@ -223,9 +229,18 @@ func (g *Graph) Only(phases []plan.Phase) *Graph {
 	return g.keep(func(s *Step) bool { return want[s.Phase] })
 }
 
-// keep returns the subgraph of the steps chosen picks plus the secret
-// steps they depend on. Dependencies of other kinds are left out: a VM
-// that publishes into a zone is not converged by scoping to the zone.
+// needs reports whether a step cannot converge without its dependency
+// dep: the secrets it reads and the networks a VM attaches to (libvirt
+// refuses to start a domain whose network is missing, leaving the run
+// half-applied). A zone's dependency on the VMs publishing into it only
+// orders the two: the published address is in the spec, so a scope on
+// the zone does not converge those VMs.
+func needs(dep *Step) bool {
+	return dep.Phase == plan.PhaseSecrets || dep.Phase == plan.PhaseNetwork
+}
+
+// keep returns the subgraph of the steps chosen picks plus, transitively,
+// the steps they need, marked Prerequisite.
 func (g *Graph) keep(chosen func(*Step) bool) *Graph {
 	keep := map[string]bool{}
 	var mark func(id string)
@@ -235,13 +250,15 @@ func (g *Graph) keep(chosen func(*Step) bool) *Graph {
 		}
 		keep[id] = true
 		for _, d := range g.byID[id].Deps {
-			if g.byID[d].Phase == plan.PhaseSecrets {
+			if needs(g.byID[d]) {
 				mark(d)
 			}
 		}
 	}
+	picked := map[string]bool{}
 	for _, s := range g.Steps {
 		if chosen(s) {
+			picked[s.ID] = true
 			mark(s.ID)
 		}
 	}
@@ -249,6 +266,9 @@ func (g *Graph) keep(chosen func(*Step) bool) *Graph {
 	for _, s := range g.Steps {
 		if keep[s.ID] {
 			cp := *s
+			// A step chosen here is chosen, even if an earlier scope
+			// (--only before --target) kept it as a prerequisite.
+			cp.Prerequisite = !picked[s.ID]
 			cp.Deps = nil
 			for _, d := range s.Deps {
 				if keep[d] {
@@ -257,6 +277,19 @@ func (g *Graph) keep(chosen func(*Step) bool) *Graph {
 			}
 			out.Steps = append(out.Steps, &cp)
 			out.byID[cp.ID] = &cp
+		}
+	}
+	return out
+}
+
+// Prerequisites lists, in order, the steps of a scoped graph that were
+// kept only because a chosen step needs them and that converge something
+// (a secret step only reads), for the plan to show.
+func (g *Graph) Prerequisites() []string {
+	var out []string
+	for _, s := range g.Steps {
+		if s.Prerequisite && s.Phase != plan.PhaseSecrets {
+			out = append(out, s.ID)
 		}
 	}
 	return out
@@ -300,6 +333,11 @@ func (g *Graph) DOT() string {
 		}
 		fmt.Fprintf(&b, "\tsubgraph \"cluster_%s\" {\n\t\tlabel=%q;\n", p, string(p))
 		for _, s := range in {
+			if s.Prerequisite && s.Phase != plan.PhaseSecrets {
+				// Converged only because a chosen step needs it.
+				fmt.Fprintf(&b, "\t\t%q [label=%q, style=dashed];\n", s.ID, s.ID+"\n(prerequisite)")
+				continue
+			}
 			fmt.Fprintf(&b, "\t\t%q [label=%q];\n", s.ID, s.ID)
 		}
 		b.WriteString("\t}\n")

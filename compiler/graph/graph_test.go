@@ -124,7 +124,8 @@ func TestOnly(t *testing.T) {
 		// --only dns keeps the secret the DNS steps need, not the VM that
 		// publishes into the zone.
 		{"dns", []string{"secret/bao/dns/cloudflare#token", "dns/office1.example.test.", "dns/sjc.example.net.", "dns/sjc.example.org."}},
-		{"vm", []string{"vm/qemu:///system/keys"}},
+		// --only vm keeps the network the VM attaches to.
+		{"vm", []string{"network/qemu:///system/sjc-lan", "vm/qemu:///system/keys"}},
 		{"network,vm", []string{"network/qemu:///system/sjc-lan", "vm/qemu:///system/keys"}},
 		{"secrets", []string{"secret/bao/dns/cloudflare#token"}},
 	}

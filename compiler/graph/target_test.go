@@ -25,10 +25,12 @@ func TestTargets(t *testing.T) {
 			[]string{"secret/bao/dns/cloudflare#token", "dns/sjc.example.net."}},
 		{"exact zone without a secret", []string{"dns/office1.example.test."},
 			[]string{"dns/office1.example.test."}},
+		// A targeted VM keeps the network it attaches to: libvirt cannot
+		// start it without.
 		{"exact VM ID with a host URI", []string{"vm/qemu:///system/keys"},
-			[]string{"vm/qemu:///system/keys"}},
+			[]string{"network/qemu:///system/sjc-lan", "vm/qemu:///system/keys"}},
 		// * crosses the slashes of the host URI.
-		{"glob over hosts", []string{"vm/*/keys"}, []string{"vm/qemu:///system/keys"}},
+		{"glob over hosts", []string{"vm/*/keys"}, []string{"network/qemu:///system/sjc-lan", "vm/qemu:///system/keys"}},
 		{"every zone", []string{"dns/*"},
 			[]string{"secret/bao/dns/cloudflare#token", "dns/office1.example.test.", "dns/sjc.example.net.", "dns/sjc.example.org."}},
 		{"suffix glob", []string{"dns/*.example.org."},
@@ -129,4 +131,44 @@ func mustPhases(t *testing.T, s string) []plan.Phase {
 		t.Fatal(err)
 	}
 	return p
+}
+
+// TestScopesMarkPrerequisites: a step kept only because a chosen step
+// needs it is marked, so the plan can say it converges it too; a step
+// chosen by --target after --only kept it as a prerequisite is chosen.
+func TestScopesMarkPrerequisites(t *testing.T) {
+	g, err := Build(coldStart())
+	if err != nil {
+		t.Fatal(err)
+	}
+	vmOnly := g.Only([]plan.Phase{plan.PhaseVM})
+	tests := []struct {
+		name  string
+		scope func() (*Graph, error)
+		want  []string
+	}{
+		{"unscoped", func() (*Graph, error) { return g, nil }, nil},
+		{"only vm", func() (*Graph, error) { return vmOnly, nil }, []string{"network/qemu:///system/sjc-lan"}},
+		{"target vm", func() (*Graph, error) { return g.Targets([]string{"vm/*/keys"}) }, []string{"network/qemu:///system/sjc-lan"}},
+		{"only network,vm then target vm", func() (*Graph, error) {
+			return g.Only([]plan.Phase{plan.PhaseNetwork, plan.PhaseVM}).Targets([]string{"vm/*"})
+		}, []string{"network/qemu:///system/sjc-lan"}},
+		{"only vm then target the network", func() (*Graph, error) { return vmOnly.Targets([]string{"network/*"}) }, nil},
+		// Secret steps only read: they are kept but not listed.
+		{"target zone", func() (*Graph, error) { return g.Targets([]string{"dns/sjc.example.net."}) }, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			sub, err := tt.scope()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := sub.Prerequisites(); !reflect.DeepEqual(got, tt.want) {
+				t.Errorf("got prerequisites %q, want %q", got, tt.want)
+			}
+		})
+	}
+	if !strings.Contains(vmOnly.DOT(), `"network/qemu:///system/sjc-lan" [label="network/qemu:///system/sjc-lan\n(prerequisite)", style=dashed];`) {
+		t.Errorf("DOT does not mark the prerequisite network:\n%s", vmOnly.DOT())
+	}
 }

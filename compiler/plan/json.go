@@ -21,6 +21,11 @@ import (
 //	                plan was scoped to with --only; absent when unscoped.
 //	targets         array of the --target patterns (step IDs or globs, sorted)
 //	                the plan was scoped to; absent when untargeted.
+//	prerequisites   array of step IDs outside --only and --target that the
+//	                scope converges because a chosen step needs them (a
+//	                VM's networks), in step order; absent when none. Added
+//	                within version 2: a reader that ignores it loses only
+//	                the listing, not a change.
 //	spec            object, what the plan was computed from (site diff
 //	                always writes it; site apply --plan needs it):
 //	  paths         array of the PATH arguments as given, relative to the

@@ -121,6 +121,10 @@ type Plan struct {
 	FormatVersion int      `json:"format_version"`
 	Only          []Phase  `json:"only,omitempty"`
 	Targets       []string `json:"targets,omitempty"` // --target patterns, sorted
+	// Prerequisites are the steps outside --only and --target that the
+	// scope converges because a chosen step needs them (a VM's network),
+	// in step order.
+	Prerequisites []string `json:"prerequisites,omitempty"`
 	// Spec and Options make a saved plan self-contained: apply --plan
 	// reads the same files (refusing when one changed) with the same
 	// options. Set by site diff; nil in a plan nobody saves.

@@ -96,6 +96,21 @@ func TestWriteTextConvergedIsExact(t *testing.T) {
 	}
 }
 
+// TestWriteTextShowsPrerequisites: a scope names the steps it took in
+// because a chosen step needs them, converged or not.
+func TestWriteTextShowsPrerequisites(t *testing.T) {
+	p := New()
+	p.Prerequisites = []string{"network/qemu:///system/lan"}
+	var b bytes.Buffer
+	if err := p.WriteText(&b, TextOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	want := "Also in scope, as prerequisites of the chosen steps:\n  network/qemu:///system/lan\n\nNo changes. The live systems match the spec.\n"
+	if got := b.String(); got != want {
+		t.Errorf("got %q, want %q", got, want)
+	}
+}
+
 func TestSummaryLine(t *testing.T) {
 	for _, tc := range []struct {
 		name    string

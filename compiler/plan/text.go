@@ -45,14 +45,15 @@ var actionColors = map[Action]string{
 }
 
 // WriteText renders the plan for a person, in the spirit of Terraform's
-// plan output: a legend, the changes grouped by step, each with its
+// plan output: the prerequisites a scope took in (Plan.Prerequisites),
+// a legend, the changes grouped by step, each with its
 // symbol, key, [impact], the gates it needs, its reason and its
 // attributes (before → after for an update), then the steps that could
 // not be observed, then one summary line:
 //
 //	Plan: 3 to create, 1 to update, 0 to delete, 1 to adopt; gates needed: GATE-DNS-OVERWRITE.
 //
-// A converged plan with every step observed is exactly
+// A converged, unscoped plan with every step observed is exactly
 // "No changes. The live systems match the spec.".
 func (p *Plan) WriteText(w io.Writer, opts TextOptions) error {
 	var b strings.Builder
@@ -61,6 +62,14 @@ func (p *Plan) WriteText(w io.Writer, opts TextOptions) error {
 			return s
 		}
 		return code + s + ansiReset
+	}
+	if len(p.Prerequisites) > 0 {
+		// A scope says everything it converges, also what it was not asked for.
+		b.WriteString("Also in scope, as prerequisites of the chosen steps:\n")
+		for _, id := range p.Prerequisites {
+			b.WriteString("  " + id + "\n")
+		}
+		b.WriteString("\n")
 	}
 	if len(p.Changes) == 0 && len(p.Blocked) == 0 {
 		b.WriteString("No changes. The live systems match the spec.\n")

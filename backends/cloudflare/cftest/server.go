@@ -504,6 +504,11 @@ func (s *Server) normalise(z *zone, rec *Record) *apiError {
 		if rec.Data != nil {
 			p, w, port := num(rec.Data["priority"]), num(rec.Data["weight"]), num(rec.Data["port"])
 			t := trimDot(fmt.Sprint(rec.Data["target"]))
+			if t == "." || t == "" || rec.Data["target"] == nil {
+				// The schema's SRV data.target has format: hostname,
+				// which the root "." is not.
+				return validation(fmt.Sprintf("SRV data.target %q is not a hostname", t))
+			}
 			pr := uint16(p)
 			rec.Priority = &pr
 			rec.Content = fmt.Sprintf("%d %d %s", w, port, t)

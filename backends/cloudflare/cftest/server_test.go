@@ -181,6 +181,13 @@ func TestValidation(t *testing.T) {
 	}{
 		{"TTL automatic", Record{Name: "a.example.com", Type: "A", Content: "192.0.2.1", TTL: 1}, false, true},
 		{"TTL too low", Record{Name: "a.example.com", Type: "A", Content: "192.0.2.1", TTL: 30}, false, false},
+		{"TTL too high", Record{Name: "a.example.com", Type: "A", Content: "192.0.2.1", TTL: 86401}, false, false},
+		{"TTL a day", Record{Name: "a.example.com", Type: "A", Content: "192.0.2.1", TTL: 86400}, false, true},
+		// SRV data.target has format: hostname in the API's schema.
+		{"SRV target .", Record{Name: "_x._tcp.example.com", Type: "SRV", TTL: 300,
+			Data: map[string]any{"priority": 0, "weight": 0, "port": 0, "target": "."}}, false, false},
+		{"SRV target hostname", Record{Name: "_x._tcp.example.com", Type: "SRV", TTL: 300,
+			Data: map[string]any{"priority": 10, "weight": 5, "port": 5060, "target": "sip.example.com"}}, false, true},
 		{"proxied TXT", Record{Name: "a.example.com", Type: "TXT", Content: `"x"`, TTL: 300, Proxied: true}, false, false},
 		{"long comment on Free", Record{Name: "a.example.com", Type: "A", Content: "192.0.2.1", TTL: 300, Comment: strings.Repeat("c", 101)}, false, false},
 		{"long comment on paid", Record{Name: "a.example.com", Type: "A", Content: "192.0.2.1", TTL: 300, Comment: strings.Repeat("c", 101)}, true, true},
