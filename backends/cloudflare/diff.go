@@ -133,7 +133,7 @@ func diff(step *graph.Step, obs *observation, run *backends.Run) (*diffResult, e
 
 // writeOps turns one wanted RRset's decision into record operations.
 // A live record with a wanted value is kept (ours and the same), patched
-// (ours with another TTL or proxied; a marker-only patch of a foreign
+// (ours with another TTL or proxy setting; a marker-only patch of a foreign
 // one being adopted) or put over (foreign, otherwise different). Live
 // records with other content are reused for the missing values (a patch
 // of ours, a put over a foreign one), the rest deleted, and what is
@@ -162,16 +162,17 @@ func writeOps(o dnsplan.Op, tenant, marker string) ([]op, error) {
 		}
 		used[found] = true
 		r := recs[found]
-		same := r.ttl == w.TTL && !r.proxied
+		same := r.ttl == w.TTL && r.proxied == w.Proxied
 		switch {
 		case r.owner == tenant && same:
 		case r.owner == tenant:
-			ops = append(ops, op{kind: opPatch, id: r.id, body: body{ID: r.id, TTL: int(w.TTL), Proxied: new(bool)}})
+			proxied := w.Proxied
+			ops = append(ops, op{kind: opPatch, id: r.id, body: body{ID: r.id, TTL: int(w.TTL), Proxied: &proxied}})
 		case same:
 			m := marker
 			ops = append(ops, op{kind: opPatch, id: r.id, body: body{ID: r.id, Comment: &m}})
 		default:
-			b, err := toCloudflare(w.Name, w.Type, v, w.TTL, marker)
+			b, err := toCloudflare(w, v, marker)
 			if err != nil {
 				return nil, err
 			}
@@ -187,7 +188,7 @@ func writeOps(o dnsplan.Op, tenant, marker string) ([]op, error) {
 			ops = append(ops, op{kind: opDelete, id: r.id})
 			continue
 		}
-		b, err := toCloudflare(w.Name, w.Type, missing[0], w.TTL, marker)
+		b, err := toCloudflare(w, missing[0], marker)
 		if err != nil {
 			return nil, err
 		}
@@ -200,7 +201,7 @@ func writeOps(o dnsplan.Op, tenant, marker string) ([]op, error) {
 		ops = append(ops, op{kind: kind, id: r.id, body: b})
 	}
 	for _, v := range missing {
-		b, err := toCloudflare(w.Name, w.Type, v, w.TTL, marker)
+		b, err := toCloudflare(w, v, marker)
 		if err != nil {
 			return nil, err
 		}

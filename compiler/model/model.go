@@ -153,7 +153,10 @@ type RRset struct {
 	// sorted: "192.0.2.1", "10 mx.example.org.", "\"v=spf1 -all\"",
 	// "10 5 443 target.example.org.", "0 issue \"letsencrypt.org\"".
 	Values []string
-	Writer Writer
+	// Proxied: Cloudflare serves this A, AAAA or CNAME through its proxy
+	// (TTL is then 1, Cloudflare's "automatic").
+	Proxied bool `json:",omitempty"`
+	Writer  Writer
 }
 
 // Writer is the spec element that produces a record.
