@@ -103,6 +103,7 @@ type rawVM struct {
 		Zone    string   `json:"zone"`
 		Names   []string `json:"names"`
 		Address string   `json:"address"`
+		PTR     bool     `json:"ptr"`
 	} `json:"publish"`
 }
 

@@ -230,5 +230,8 @@ type Publish struct {
 	Zone    string   // canonical zone name
 	Names   []string // canonical FQDNs
 	Address string
-	Pos     Pos
+	// PTR is the reverse name whose PTR record (naming Names[0]) the VM
+	// writes, "" when it writes none.
+	PTR string `json:",omitempty"`
+	Pos Pos
 }
