@@ -37,7 +37,7 @@ func (b *builder) publishPTR(tenant string, pp []string, p *model.Publish, zones
 			tenant, rev, addr, suggestedReverse(addr, rev), or, tenant)
 		return
 	}
-	p.PTR = name
+	p.PTR, p.PTRZone = name, z.Name
 	z.RRsets = append(z.RRsets, &model.RRset{
 		Name: name, Type: "PTR", TTL: z.TTL, Values: []string{p.Names[0]},
 		Writer: model.Writer{Kind: model.WriterVMPublish, Tenant: tenant, Element: cuePath(pp[2:]...), Pos: b.pos.pos(pp...)},

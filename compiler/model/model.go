@@ -233,5 +233,7 @@ type Publish struct {
 	// PTR is the reverse name whose PTR record (naming Names[0]) the VM
 	// writes, "" when it writes none.
 	PTR string `json:",omitempty"`
-	Pos Pos
+	// PTRZone is the reverse zone PTR is written into.
+	PTRZone string `json:",omitempty"`
+	Pos     Pos
 }
