@@ -274,6 +274,9 @@ func (b *builder) publish(tenant string, pp []string, raw *rawVM, zones map[stri
 			Writer: model.Writer{Kind: model.WriterVMPublish, Tenant: tenant, Element: element, Pos: b.pos.pos(np...)},
 		})
 	}
+	if raw.Publish.PTR && len(p.Names) > 0 {
+		b.publishPTR(tenant, at(pp, "ptr"), p, zones)
+	}
 	return p
 }
 

@@ -2,7 +2,9 @@ package compiler
 
 import (
 	"errors"
+	"fmt"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -120,5 +122,38 @@ func TestWriterOfPublish(t *testing.T) {
 	want := "keys.sjc.example.net. A 203.0.113.10 vms.keys.publish|vault.sjc.example.net. A 203.0.113.10 vms.keys.publish"
 	if g := strings.Join(got, "|"); g != want {
 		t.Errorf("got %q, want %q", g, want)
+	}
+}
+
+// TestPublishPTR checks that publish ptr: true makes the VM the writer
+// of its address's PTR, naming its first published name, in the
+// covering reverse zone: the RFC 2317 block for .5, the /24 zone (with
+// its TTL) for .200, the ip6.arpa zone for an IPv6 address.
+func TestPublishPTR(t *testing.T) {
+	spec, _ := loadArchive(t, "testdata/valid/publish_ptr.txtar")
+	if spec == nil {
+		t.Fatal("Load rejected testdata/valid/publish_ptr.txtar")
+	}
+	var got []string
+	for _, z := range spec.Tenants[0].Zones {
+		for _, rs := range z.RRsets {
+			if rs.Type == "PTR" {
+				got = append(got, fmt.Sprintf("%s %s %d %s %s", z.Name, rs.Name, rs.TTL, strings.Join(rs.Values, ","), rs.Writer.Element))
+			}
+		}
+	}
+	slices.Sort(got)
+	want := []string{
+		"0/26.2.0.192.in-addr.arpa. 5.0/26.2.0.192.in-addr.arpa. 300 low.example.com. vms.low.publish.ptr",
+		"2.0.192.in-addr.arpa. 200.2.0.192.in-addr.arpa. 3600 high.example.com. vms.high.publish.ptr",
+		"8.b.d.0.1.0.0.2.ip6.arpa. 7.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.8.b.d.0.1.0.0.2.ip6.arpa. 300 six.example.com. vms.six.publish.ptr",
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("got PTRs\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	for _, vm := range spec.Tenants[0].VMs {
+		if vm.Name == "low" && vm.Publish.PTR != "5.0/26.2.0.192.in-addr.arpa." {
+			t.Errorf("vm low: Publish.PTR = %q, want the name it writes", vm.Publish.PTR)
+		}
 	}
 }

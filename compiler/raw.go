@@ -36,12 +36,13 @@ type rawZone struct {
 
 // rawName is every record at one owner name, keyed by type.
 type rawName struct {
-	TTL   *int64   `json:"ttl"`
-	A     []string `json:"A"`
-	AAAA  []string `json:"AAAA"`
-	CNAME *string  `json:"CNAME"`
-	TXT   []rawTXT `json:"TXT"`
-	MX    []struct {
+	TTL     *int64   `json:"ttl"`
+	Proxied *bool    `json:"proxied"`
+	A       []string `json:"A"`
+	AAAA    []string `json:"AAAA"`
+	CNAME   *string  `json:"CNAME"`
+	TXT     []rawTXT `json:"TXT"`
+	MX      []struct {
 		Priority int64  `json:"priority"`
 		Host     string `json:"host"`
 	} `json:"MX"`
@@ -102,6 +103,7 @@ type rawVM struct {
 		Zone    string   `json:"zone"`
 		Names   []string `json:"names"`
 		Address string   `json:"address"`
+		PTR     bool     `json:"ptr"`
 	} `json:"publish"`
 }
 

@@ -117,6 +117,7 @@ func (b *builder) records(tenant string, rp []string, fq string, z *model.Zone, 
 		add(t.typ, t.n, t.value)
 	}
 	out = b.targets(rp, fq, z, raw, ttl, writer, out)
+	b.proxied(rp, z, raw, out)
 	if len(out) == 0 && raw.CNAME == nil && raw.DNAME == nil && raw.ALIAS == nil && !b.hasErrorsUnder(rp) {
 		b.errorf(rp, "%s has no records; give at least one type (%s), or remove the name", fq, strings.Join(rdata.Types, ", "))
 	}
@@ -140,4 +141,33 @@ func (b *builder) hasErrorsUnder(path []string) bool {
 		}
 	}
 	return false
+}
+
+// proxied marks the RRsets at a name proxied: true as served through
+// Cloudflare's proxy, which holds only for A, AAAA and CNAME on a
+// Cloudflare zone. Cloudflare answers for a proxied name with its own
+// TTL and reports 1 ("automatic"), so that is the TTL wanted and a ttl
+// beside it is refused rather than silently dropped.
+func (b *builder) proxied(rp []string, z *model.Zone, raw *rawName, out []*model.RRset) {
+	if raw.Proxied == nil {
+		return
+	}
+	if z.Provider.Kind() != "" && z.Provider.Cloudflare == nil {
+		b.errorf(at(rp, "proxied"), "proxied is Cloudflare's: zone %s is served by %s provider %q, which has no proxy; remove proxied", z.Name, z.Provider.Kind(), z.Provider.Name)
+		return
+	}
+	if !*raw.Proxied {
+		return
+	}
+	if raw.TTL != nil {
+		b.errorf(at(rp, "ttl"), "a proxied name is served with Cloudflare's own TTL (it reports 1, automatic); remove ttl, or proxied")
+	}
+	for _, rs := range out {
+		switch rs.Type {
+		case "A", "AAAA", "CNAME":
+			rs.Proxied, rs.TTL = true, 1
+		default:
+			b.errorf(at(rp, rs.Type), "Cloudflare proxies only A, AAAA and CNAME, not %s; move the %s records to a name without proxied: true", rs.Type, rs.Type)
+		}
+	}
 }

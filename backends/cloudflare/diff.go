@@ -169,16 +169,17 @@ func writeOps(o dnsplan.Op, tenant, marker string) ([]op, error) {
 		}
 		used[found] = true
 		r := recs[found]
-		same := r.ttl == w.TTL && !r.proxied
+		same := r.ttl == w.TTL && r.proxied == w.Proxied
 		switch {
 		case r.owner == tenant && same:
 		case r.owner == tenant:
-			ops = append(ops, op{kind: opPatch, id: r.id, body: body{ID: r.id, TTL: int(w.TTL), Proxied: new(bool)}})
+			proxied := w.Proxied
+			ops = append(ops, op{kind: opPatch, id: r.id, body: body{ID: r.id, TTL: int(w.TTL), Proxied: &proxied}})
 		case same:
 			m := marker
 			ops = append(ops, op{kind: opPatch, id: r.id, body: body{ID: r.id, Comment: &m}})
 		default:
-			b, err := toCloudflare(w.Name, w.Type, v, w.TTL, marker)
+			b, err := toCloudflare(w, v, marker)
 			if err != nil {
 				return nil, err
 			}
@@ -194,7 +195,7 @@ func writeOps(o dnsplan.Op, tenant, marker string) ([]op, error) {
 			ops = append(ops, op{kind: opDelete, id: r.id})
 			continue
 		}
-		b, err := toCloudflare(w.Name, w.Type, missing[0], w.TTL, marker)
+		b, err := toCloudflare(w, missing[0], marker)
 		if err != nil {
 			return nil, err
 		}
@@ -203,7 +204,7 @@ func writeOps(o dnsplan.Op, tenant, marker string) ([]op, error) {
 		ops = append(ops, op{kind: opPatch, id: r.id, body: b})
 	}
 	for _, v := range missing {
-		b, err := toCloudflare(w.Name, w.Type, v, w.TTL, marker)
+		b, err := toCloudflare(w, v, marker)
 		if err != nil {
 			return nil, err
 		}

@@ -546,3 +546,60 @@ func TestAckCoversOnlyTheChangesShown(t *testing.T) {
 		}
 	}
 }
+
+// TestProxied: proxied is a managed field. A proxied name is created
+// proxied (TTL 1, automatic) and then converged; turning the proxy off
+// is an update of ours that writes proxied false; a live proxied record
+// another hand made is adopted when the spec wants it proxied.
+func TestProxied(t *testing.T) {
+	f := newFixture(t)
+	proxied := func(on bool, ttl uint32) *model.RRset {
+		r := rr("www."+zoneName, "A", ttl, "203.0.113.10")
+		r.Proxied = on
+		return r
+	}
+	live := func() cftest.Record {
+		recs := f.fake.Records(f.zoneID)
+		if len(recs) != 1 {
+			t.Fatalf("got %d records, want 1", len(recs))
+		}
+		return recs[0]
+	}
+	steps := []struct {
+		name    string
+		want    *model.RRset
+		changes []string
+		proxied bool
+		ttl     int
+	}{
+		{"create proxied", proxied(true, 1), []string{"create www.sjc.example.net./A"}, true, 1},
+		{"turn the proxy off", proxied(false, 300), []string{"update www.sjc.example.net./A"}, false, 300},
+		{"turn it on again", proxied(true, 1), []string{"update www.sjc.example.net./A"}, true, 1},
+	}
+	for _, s := range steps {
+		step := f.step(s.want)
+		sp := f.plan(t, step)
+		if got := summary(sp.Changes); strings.Join(got, "\n") != strings.Join(s.changes, "\n") {
+			t.Fatalf("%s: got changes %q, want %q", s.name, got, s.changes)
+		}
+		if c := sp.Changes[0]; c.After["proxied"] != s.proxied {
+			t.Errorf("%s: change After proxied = %v, want %v", s.name, c.After["proxied"], s.proxied)
+		}
+		f.apply(t, sp)
+		if r := live(); r.Proxied != s.proxied || r.TTL != s.ttl {
+			t.Errorf("%s: live record proxied %t TTL %d, want %t %d", s.name, r.Proxied, r.TTL, s.proxied, s.ttl)
+		}
+		if again := f.plan(t, step); len(again.Changes) != 0 {
+			t.Errorf("%s: after apply got changes %q, want none", s.name, summary(again.Changes))
+		}
+	}
+
+	g := newFixture(t)
+	g.add(t, cftest.Record{Name: "www.sjc.example.net", Type: "A", Content: "203.0.113.10", TTL: 1, Proxied: true})
+	if got := summary(g.plan(t, g.step(proxied(true, 1))).Changes); strings.Join(got, "") != "adopt www.sjc.example.net./A" {
+		t.Errorf("foreign proxied record wanted proxied: got %q, want an adopt", got)
+	}
+	if got := summary(g.plan(t, g.step(proxied(false, 1))).Changes); strings.Join(got, "") != "update www.sjc.example.net./A GATE-DNS-OVERWRITE" {
+		t.Errorf("foreign proxied record wanted unproxied: got %q, want a gated overwrite", got)
+	}
+}

@@ -13,10 +13,10 @@ import (
 // Export reads zone (its Tenant, Name and Provider.Cloudflare) and
 // returns what a tenant file would have to say to want exactly it. Left
 // out, and so never touched by site: types the language cannot say,
-// proxied records (the language has no proxied), records another
-// site tenant owns, and names whose records disagree on the TTL (the
-// language has one TTL per name). A CNAME at the apex, which Cloudflare
-// flattens, is exported as the ALIAS it reads as.
+// records another site tenant owns, and names whose records disagree on
+// the TTL or on proxied (the language has one of each per name). A
+// proxied name is exported with proxied: true. A CNAME at the apex,
+// which Cloudflare flattens, is exported as the ALIAS it reads as.
 func (d *Driver) Export(ctx context.Context, zone *model.Zone, run *backends.Run) (*backends.ZoneSnapshot, error) {
 	step := graph.ZoneStep(zone)
 	api, _, err := d.client(step, run)
@@ -34,9 +34,6 @@ func (d *Driver) Export(ctx context.Context, zone *model.Zone, run *backends.Run
 	byName := map[string]map[string][]record{}
 	for _, r := range obs.records {
 		switch {
-		case r.proxied:
-			s.Skipped = append(s.Skipped, fmt.Sprintf("%s %s %s: proxied through Cloudflare, which the language cannot say; left as it is", r.name, r.typ, r.value))
-			continue
 		case r.owner != "" && r.owner != zone.Tenant:
 			s.Skipped = append(s.Skipped, fmt.Sprintf("%s %s %s: owned by site tenant %s; left to that tenant", r.name, r.typ, r.value, r.owner))
 			continue
@@ -47,14 +44,19 @@ func (d *Driver) Export(ctx context.Context, zone *model.Zone, run *backends.Run
 		byName[r.name][r.typ] = append(byName[r.name][r.typ], r)
 	}
 	for name, types := range byName {
-		ttls := map[uint32]bool{}
+		ttls, proxied := map[uint32]bool{}, map[bool]bool{}
 		for _, recs := range types {
 			for _, r := range recs {
 				ttls[r.ttl] = true
+				proxied[r.proxied] = true
 			}
 		}
 		if len(ttls) > 1 {
 			s.Skipped = append(s.Skipped, fmt.Sprintf("%s: its records have %d different TTLs and the language has one per name; left as it is, declare it by hand to manage it", name, len(ttls)))
+			continue
+		}
+		if len(proxied) > 1 {
+			s.Skipped = append(s.Skipped, fmt.Sprintf("%s: some of its records are proxied and some not, and the language says proxied once per name; left as it is, declare it by hand to manage it", name))
 			continue
 		}
 		for typ, recs := range types {
@@ -63,7 +65,7 @@ func (d *Driver) Export(ctx context.Context, zone *model.Zone, run *backends.Run
 				vals = append(vals, r.value)
 			}
 			sort.Strings(vals)
-			s.RRsets = append(s.RRsets, &model.RRset{Name: name, Type: typ, TTL: recs[0].ttl, Values: vals,
+			s.RRsets = append(s.RRsets, &model.RRset{Name: name, Type: typ, TTL: recs[0].ttl, Values: vals, Proxied: recs[0].proxied,
 				Writer: model.Writer{Kind: model.WriterZoneRecords, Tenant: zone.Tenant}})
 		}
 	}

@@ -45,9 +45,10 @@ func (o *observation) fingerprint() string {
 
 // rrsets groups the records into the planner's RRsets. Cloudflare marks
 // each record, so an RRset's owner is the Claim of its records' markers,
-// Partial when some records carry none. Proxied records, or records of
-// one RRset with different TTLs, are Irregular: site never writes them
-// so, and they never equal a wanted RRset. Each RRset's Provider is its
+// Partial when some records carry none. An RRset is Proxied when its
+// records are; records of one RRset with different TTLs, or proxied
+// beside unproxied ones, are Irregular: site never writes them so, and
+// they never equal a wanted RRset. Each RRset's Provider is its
 // []record.
 func (o *observation) rrsets() *dnsplan.Observed {
 	byKey := map[dnsplan.NameType][]record{}
@@ -60,7 +61,7 @@ func (o *observation) rrsets() *dnsplan.Observed {
 		obs.SOA = o.soa.rrset(o.zone)
 	}
 	for k, recs := range byKey {
-		l := &dnsplan.RRset{NameType: k, TTL: recs[0].ttl, Provider: recs}
+		l := &dnsplan.RRset{NameType: k, TTL: recs[0].ttl, Proxied: recs[0].proxied, Provider: recs}
 		unmarked := false
 		for _, r := range recs {
 			l.Values = append(l.Values, r.value)
@@ -69,7 +70,7 @@ func (o *observation) rrsets() *dnsplan.Observed {
 			} else {
 				l.Owner = dnsplan.Claim(l.Owner, r.owner)
 			}
-			l.Irregular = l.Irregular || r.proxied || r.ttl != l.TTL
+			l.Irregular = l.Irregular || r.proxied != l.Proxied || r.ttl != l.TTL
 		}
 		l.Partial = unmarked && l.Owner != ""
 		slices.Sort(l.Values)

@@ -8,6 +8,7 @@ import (
 	cf "github.com/cloudflare/cloudflare-go"
 
 	"github.com/site-tools/site/backends"
+	"github.com/site-tools/site/compiler/model"
 	"github.com/site-tools/site/compiler/rdata"
 )
 
@@ -112,9 +113,11 @@ type body struct {
 // names without the trailing dot, MX priority apart, SRV, CAA and the
 // struct types as data, an ALIAS as a CNAME (which Cloudflare flattens
 // at the apex, the only place the compiler lets an ALIAS be on
-// Cloudflare). Records site writes are never proxied.
-func toCloudflare(name, typ, value string, ttl uint32, comment string) (body, error) {
-	b := body{Type: typ, Name: strings.TrimSuffix(name, "."), TTL: int(ttl), Proxied: new(bool), Comment: &comment}
+// Cloudflare). proxied is always sent, so a record site writes is
+// proxied exactly when the spec says so.
+func toCloudflare(w *model.RRset, value string, comment string) (body, error) {
+	typ, proxied := w.Type, w.Proxied
+	b := body{Type: typ, Name: strings.TrimSuffix(w.Name, "."), TTL: int(w.TTL), Proxied: &proxied, Comment: &comment}
 	switch typ {
 	case "A", "AAAA", "OPENPGPKEY":
 		b.Content = value

@@ -6,6 +6,8 @@ import (
 	"testing"
 
 	cf "github.com/cloudflare/cloudflare-go"
+
+	"github.com/site-tools/site/compiler/model"
 )
 
 func TestFromCloudflare(t *testing.T) {
@@ -92,7 +94,7 @@ func TestToCloudflare(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.typ, func(t *testing.T) {
-			b, err := toCloudflare("a.example.net.", tt.typ, tt.value, 300, "m")
+			b, err := toCloudflare(&model.RRset{Name: "a.example.net.", Type: tt.typ, TTL: 300}, tt.value, "m")
 			if err != nil {
 				t.Fatal(err)
 			}

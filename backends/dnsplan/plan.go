@@ -191,7 +191,9 @@ func (p *planner) want(w *model.RRset, l *RRset) {
 	if !slices.IsSorted(values) {
 		values = slices.Sorted(slices.Values(values))
 	}
-	same := func() bool { return l.TTL == w.TTL && !l.Irregular && p.same(w.Type, l.Values, values) }
+	same := func() bool {
+		return l.TTL == w.TTL && !l.Irregular && l.Proxied == w.Proxied && p.same(w.Type, l.Values, values)
+	}
 	var ci int
 	op := Op{Want: w, Values: values, Live: l}
 	switch {
@@ -219,10 +221,18 @@ func (p *planner) want(w *model.RRset, l *RRset) {
 			fmt.Sprintf("replaces other content %s", l.OwnerText()))
 		p.gate(ci, plan.ImpactOverwrite)
 	}
+	c := &p.res.Changes[ci]
+	c.After = attrs(w.TTL, values)
 	if op.Kind != Create {
-		p.res.Changes[ci].Before = p.before(l)
+		c.Before = p.before(l)
+		if l.Proxied || w.Proxied {
+			// Its own line in the diff, whichever way it turns.
+			c.Before["proxied"] = l.Proxied
+		}
 	}
-	p.res.Changes[ci].After = attrs(w.TTL, values)
+	if w.Proxied || l != nil && l.Proxied {
+		c.After["proxied"] = w.Proxied
+	}
 	p.giveWay(w, ci)
 	p.res.Ops = append(p.res.Ops, op)
 }

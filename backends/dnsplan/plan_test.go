@@ -330,3 +330,46 @@ func TestPlanSOA(t *testing.T) {
 		}
 	}
 }
+
+// TestPlanProxied: proxied is compared like the values, and a change of
+// it alone is an update whose Before and After say proxied, so the diff
+// shows it on its own line.
+func TestPlanProxied(t *testing.T) {
+	const a = "a.example.test."
+	tests := []struct {
+		name          string
+		live, want    bool
+		change        string
+		before, after any // the change's "proxied", nil when absent
+	}{
+		{name: "converged proxied", live: true, want: true},
+		{name: "converged unproxied"},
+		{name: "turn on", want: true, change: "update a.example.test./A live", before: false, after: true},
+		{name: "turn off", live: true, change: "update a.example.test./A live", before: true, after: false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			obs := observed([]live{{name: a, typ: "A", ttl: 1, values: []string{"192.0.2.1"}, owner: "office1"}})
+			obs.Sets[dnsplan.NameType{Name: a, Type: "A"}].Proxied = tt.live
+			w := want(a, "A", 1, "192.0.2.1")
+			w.Proxied = tt.want
+			h := cloudflare.PlanHooks()
+			h.Before = nil
+			res := dnsplan.Plan(graph.ZoneStep(&model.Zone{Tenant: "office1", Name: zone, RRsets: []*model.RRset{w}}), obs, backends.NewRun(), h)
+			got := summary(res)
+			if tt.change == "" {
+				if len(got) != 0 {
+					t.Fatalf("got %q, want no change", got)
+				}
+				return
+			}
+			if !slices.Equal(got, []string{tt.change}) {
+				t.Fatalf("got %q, want %q", got, tt.change)
+			}
+			c := res.Changes[0]
+			if c.Before["proxied"] != tt.before || c.After["proxied"] != tt.after {
+				t.Errorf("got proxied %v → %v, want %v → %v", c.Before["proxied"], c.After["proxied"], tt.before, tt.after)
+			}
+		})
+	}
+}

@@ -55,9 +55,12 @@ type RRset struct {
 	// that marks each record). Such an RRset is not wholly anyone's.
 	Partial bool
 	// Irregular: the live data holds what site never writes (a disabled
-	// record, a proxied one, records with different TTLs), so it never
-	// equals a wanted RRset.
+	// record, records with different TTLs, proxied and unproxied records
+	// in one RRset), so it never equals a wanted RRset.
 	Irregular bool
+	// Proxied: the provider serves the records through its proxy
+	// (Cloudflare); compared with the wanted RRset's Proxied.
+	Proxied bool
 	// Provider is the provider's own data for this RRset (its records,
 	// ids, comments), carried for its encoder; the planner never reads it.
 	Provider any

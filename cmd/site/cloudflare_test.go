@@ -65,8 +65,10 @@ func TestExportCloudflare(t *testing.T) {
 		{Name: "_sip._tcp.web.example.net", Type: "SRV", Data: map[string]any{"priority": 10, "weight": 5, "port": 5060, "target": "sip.example.org"}, TTL: 3600},
 		{Name: "sub.web.example.net", Type: "NS", Content: "ns1.example.org", TTL: 3600},
 		{Name: "v6.web.example.net", Type: "AAAA", Content: "2001:db8::1", TTL: 1},
-		// Left out, each for its own reason:
 		{Name: "cdn.web.example.net", Type: "A", Content: "192.0.2.9", TTL: 1, Proxied: true},
+		// Left out, each for its own reason:
+		{Name: "half.web.example.net", Type: "A", Content: "192.0.2.8", TTL: 1, Proxied: true},
+		{Name: "half.web.example.net", Type: "TXT", Content: `"x"`, TTL: 1},
 		{Name: "_25._tcp.web.example.net", Type: "SMIMEA", Data: map[string]any{"usage": 3, "selector": 1, "matching_type": 1, "certificate": "ab"}, TTL: 300},
 		{Name: "mixed.web.example.net", Type: "A", Content: "192.0.2.10", TTL: 300},
 		{Name: "mixed.web.example.net", Type: "TXT", Content: `"x"`, TTL: 600},
@@ -82,7 +84,7 @@ func TestExportCloudflare(t *testing.T) {
 	if code != exitOK {
 		t.Fatalf("export exit %d\nstdout:\n%s\nstderr:\n%s", code, out, errOut)
 	}
-	for _, want := range []string{"cdn.web.example.net. A 192.0.2.9: proxied", "_25._tcp.web.example.net. SMIMEA", "mixed.web.example.net.: its records have 2 different TTLs", "theirs.web.example.net. A 192.0.2.11: owned by site tenant other"} {
+	for _, want := range []string{"half.web.example.net.: some of its records are proxied and some not", "_25._tcp.web.example.net. SMIMEA", "mixed.web.example.net.: its records have 2 different TTLs", "theirs.web.example.net. A 192.0.2.11: owned by site tenant other"} {
 		if !strings.Contains(errOut, "left out: "+want) {
 			t.Errorf("export did not report %q:\n%s", want, errOut)
 		}
@@ -103,12 +105,15 @@ func TestExportCloudflare(t *testing.T) {
 		t.Fatalf("vet of the exported spec: exit %d\n%s%s\nspec:\n%s", code, out, errOut, src)
 	}
 	code, out, errOut = cs.site(t, "diff", "--detailed-exitcode", file)
+	if !strings.Contains(string(src), "cdn: {\n\t\t\t\tproxied: true") {
+		t.Errorf("the proxied name was not exported with proxied: true:\n%s", src)
+	}
 	if code != exitOK || !strings.Contains(out, "No changes.") {
 		t.Errorf("diff of the exported spec: exit %d, want 0 and No changes.\n%s%s\nspec:\n%s", code, out, errOut, src)
 	}
 	for _, r := range cs.cf.Records(cs.zoneID) {
 		marked := r.Comment == cloudflare.Marker("web")
-		skipped := r.Proxied || r.Type == "SMIMEA" || strings.HasPrefix(r.Name, "mixed.") || strings.HasPrefix(r.Name, "theirs.")
+		skipped := r.Type == "SMIMEA" || strings.HasPrefix(r.Name, "half.") || strings.HasPrefix(r.Name, "mixed.") || strings.HasPrefix(r.Name, "theirs.")
 		if marked == skipped {
 			t.Errorf("%s %s: comment %q (left out: %v)", r.Name, r.Type, r.Comment, skipped)
 		}

@@ -28,9 +28,10 @@ each RRset as "= adopt" until the first site apply. site disown removes
 the markers.
 
 Left out, and so never touched by site: record types the language
-cannot say (CERT, LOC, URI, ...), proxied records, records another
-site tenant owns, and names whose records have different TTLs. A CNAME
-at the apex (which Cloudflare flattens) is exported as an ALIAS.
+cannot say (CERT, LOC, URI, ...), records another site tenant owns,
+and names whose records have different TTLs or are proxied for some
+types and not others. A proxied name is exported with proxied: true. A
+CNAME at the apex (which Cloudflare flattens) is exported as an ALIAS.
 
 The API token is read from the environment variable --token-env names,
 and the spec refers to it by that name; its value is never printed.

@@ -12,6 +12,7 @@ package dnsname
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 	"unicode/utf8"
 
@@ -57,8 +58,10 @@ func (e *Error) Error() string {
 // "" when name has to be absolute. "*" is allowed only as the whole leftmost
 // label (a wildcard). Labels may hold letters, digits, "-" and "_" after
 // IDNA mapping; labels are at most 63 octets and the name at most 253.
-// PowerDNS also accepts "/" (RFC 2317 classless reverse zones such as
-// "0/25.2.0.192.in-addr.arpa."); site does not manage those, and refuses it.
+// Below in-addr.arpa a label may also be an RFC 2317 classless block,
+// "BASE/LEN" such as the "0/26" of "0/26.2.0.192.in-addr.arpa.": LEN 25
+// to 32 and BASE a multiple of the block's size, written without leading
+// zeros so that it has one spelling (see Classless).
 func Canonical(name, origin string) (string, error) {
 	fail := func(format string, args ...any) (string, error) {
 		return "", &Error{Name: name, Reason: fmt.Sprintf(format, args...)}
@@ -109,8 +112,18 @@ func Canonical(name, origin string) (string, error) {
 	if msg := checkEmptyLabels(out); msg != "" {
 		return fail("%s", msg)
 	}
+	reverse := strings.HasSuffix(out, ".in-addr.arpa")
 	if out != "" {
 		for label := range strings.SplitSeq(out, ".") {
+			if strings.Contains(label, "/") {
+				if !reverse {
+					return fail("label %q holds \"/\", which only an RFC 2317 classless reverse name below in-addr.arpa may (\"0/26.2.0.192.in-addr.arpa.\"); use only letters, digits, \"-\" and \"_\"", label)
+				}
+				if _, _, err := Classless(label); err != nil {
+					return fail("%v", err)
+				}
+				continue
+			}
 			if len(label) > maxLabel {
 				return fail("label %q is %d octets long, more than %d; shorten it", label, len(label), maxLabel)
 			}
@@ -173,6 +186,34 @@ func toASCII(s string) (string, error) {
 		return lower, nil
 	}
 	return profile.ToASCII(s)
+}
+
+// Classless parses an RFC 2317 classless block label, "BASE/LEN" (§4:
+// "0/26" for the 64 addresses from .0): LEN is 25 to 32 and BASE a
+// multiple of 2^(32-LEN) below 256, both without leading zeros. It
+// returns the block's first address octet and its size.
+func Classless(label string) (base, size int, err error) {
+	b, l, ok := strings.Cut(label, "/")
+	bad := func(why string) (int, int, error) {
+		return 0, 0, fmt.Errorf("label %q is not an RFC 2317 classless block: %s; write the block's first address octet and its prefix length, like \"0/26\" or \"64/26\"", label, why)
+	}
+	num := func(s string) (int, bool) {
+		n, err := strconv.Atoi(s)
+		return n, err == nil && s != "" && (s == "0" || s[0] != '0') && s[0] != '+' && s[0] != '-'
+	}
+	base, okB := num(b)
+	n, okL := num(l)
+	switch {
+	case !ok || !okB || !okL:
+		return bad("it must be two numbers without leading zeros around one \"/\"")
+	case n < 25 || n > 32:
+		return bad(fmt.Sprintf("the prefix length %d is outside 25 to 32", n))
+	}
+	size = 1 << (32 - n)
+	if base > 255 || base%size != 0 {
+		return bad(fmt.Sprintf("%d is not the first address of a /%d block (a multiple of %d below 256)", base, n, size))
+	}
+	return base, size, nil
 }
 
 func validByte(c byte) bool {

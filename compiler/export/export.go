@@ -106,7 +106,9 @@ func Render(z Zone) ([]byte, error) {
 func commonTTL(names []*name) uint32 {
 	count := map[uint32]int{}
 	for _, n := range names {
-		count[n.ttl]++
+		if !n.proxied { // a proxied name says no ttl
+			count[n.ttl]++
+		}
 	}
 	best, most := uint32(300), 0
 	for _, ttl := range slices.Sorted(maps.Keys(count)) {

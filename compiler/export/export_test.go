@@ -73,6 +73,8 @@ var renderCases = []struct {
 				rr("example.com.", "A", 1, "192.0.2.1"),
 				rr("www.example.com.", "CNAME", 1, "example.com."),
 				rr("api.example.com.", "AAAA", 120, "2001:db8::1"),
+				proxied(rr("cdn.example.com.", "A", 1, "192.0.2.9")),
+				proxied(rr("cdn.example.com.", "AAAA", 1, "2001:db8::9")),
 			},
 		},
 	},
@@ -204,7 +206,12 @@ func rrString(t *testing.T, rs model.RRset) string {
 		values[i] = c
 	}
 	slices.Sort(values)
-	return fmt.Sprintf("%s %d %s %s", rs.Name, rs.TTL, rs.Type, strings.Join(values, " | "))
+	return fmt.Sprintf("%s %d %s %s proxied=%t", rs.Name, rs.TTL, rs.Type, strings.Join(values, " | "), rs.Proxied)
+}
+
+func proxied(rs model.RRset) model.RRset {
+	rs.Proxied = true
+	return rs
 }
 
 func jsonString(v any) string {

@@ -24,6 +24,7 @@ type name struct {
 	fqdn    string
 	ttl     uint32
 	ttlFrom string              // the type that set ttl, for error messages
+	proxied bool                // Cloudflare proxies its records (all of them)
 	values  map[string][]string // canonical values by type
 }
 
@@ -60,6 +61,9 @@ func canonicalValues(rs model.RRset) ([]string, error) {
 	if !utf8Strings(typ, values) {
 		return nil, fmt.Errorf("%s %s: holds data that is not UTF-8, which a CUE string cannot carry", rs.Name, typ)
 	}
+	if rs.Proxied && typ != "A" && typ != "AAAA" && typ != "CNAME" {
+		return nil, fmt.Errorf("%s %s: is proxied, which the language says only of A, AAAA and CNAME", rs.Name, typ)
+	}
 	if (typ == "CNAME" || typ == "DNAME" || typ == "ALIAS") && len(values) > 1 {
 		return nil, fmt.Errorf("%s has %d %s records; a name has at most one", rs.Name, len(values), typ)
 	}
@@ -83,8 +87,11 @@ func collect(z Zone) ([]*name, error) {
 		typ := strings.ToUpper(rs.Type)
 		n := byName[rs.Name]
 		if n == nil {
-			n = &name{fqdn: rs.Name, ttl: rs.TTL, ttlFrom: typ, values: map[string][]string{}}
+			n = &name{fqdn: rs.Name, ttl: rs.TTL, ttlFrom: typ, proxied: rs.Proxied, values: map[string][]string{}}
 			byName[rs.Name] = n
+		}
+		if rs.Proxied != n.proxied {
+			return nil, fmt.Errorf("export: %s is proxied for some types and not for others, but the language says proxied once per name; make them agree in the live zone, then export again", rs.Name)
 		}
 		if _, dup := n.values[typ]; dup {
 			return nil, fmt.Errorf("export: two %s RRsets at %s; pass each RRset once", typ, rs.Name)
@@ -138,11 +145,16 @@ func dnsOrder(a, b string) int {
 	return cmp.Compare(len(la), len(lb))
 }
 
-// expr writes the name's value: its ttl when it differs from the zone's,
-// then its types in the language's order.
+// expr writes the name's value: proxied: true, or its ttl when it
+// differs from the zone's, then its types in the language's order.
 func (n *name) expr(zoneTTL uint32) ast.Expr {
 	var fields []any
-	if n.ttl != zoneTTL {
+	switch {
+	case n.proxied:
+		// Cloudflare's own TTL, which the language does not let a
+		// proxied name set.
+		fields = append(fields, ast.NewIdent("proxied"), ast.NewIdent("true"))
+	case n.ttl != zoneTTL:
 		fields = append(fields, ast.NewIdent("ttl"), number(int(n.ttl)))
 	}
 	for _, typ := range typeOrder {

@@ -101,6 +101,9 @@ func Build(spec *model.Spec) (*Graph, error) {
 			}
 			if vm.Publish != nil {
 				publishers[vm.Publish.Zone] = append(publishers[vm.Publish.Zone], s.ID)
+				if z := vm.Publish.PTRZone; z != "" && z != vm.Publish.Zone {
+					publishers[z] = append(publishers[z], s.ID)
+				}
 			}
 			steps = append(steps, s)
 		}

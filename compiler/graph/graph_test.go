@@ -192,3 +192,20 @@ func BenchmarkBuild(b *testing.B) {
 		}
 	}
 }
+
+// TestPublishPTRZoneWaitsForTheVM: the reverse zone a VM writes its PTR
+// into depends on the VM step, as the zone of its addresses does.
+func TestPublishPTRZoneWaitsForTheVM(t *testing.T) {
+	spec := coldStart()
+	sjc := spec.Tenants[1]
+	sjc.VMs[0].Publish.PTR, sjc.VMs[0].Publish.PTRZone = "10.113.0.203.in-addr.arpa.", "113.0.203.in-addr.arpa."
+	sjc.Zones = append(sjc.Zones, &model.Zone{Tenant: "sjc", Name: "113.0.203.in-addr.arpa.",
+		Provider: model.Provider{PowerDNS: &model.PowerDNS{URL: "http://127.0.0.1:8081", APIKey: model.Credential{Env: "PDNS_API_KEY"}}}})
+	g, err := Build(spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := g.Step("dns/113.0.203.in-addr.arpa.").Deps, []string{"vm/qemu:///system/keys"}; !reflect.DeepEqual(got, want) {
+		t.Errorf("reverse zone deps: got %q, want %q", got, want)
+	}
+}

@@ -153,7 +153,10 @@ type RRset struct {
 	// sorted: "192.0.2.1", "10 mx.example.org.", "\"v=spf1 -all\"",
 	// "10 5 443 target.example.org.", "0 issue \"letsencrypt.org\"".
 	Values []string
-	Writer Writer
+	// Proxied: Cloudflare serves this A, AAAA or CNAME through its proxy
+	// (TTL is then 1, Cloudflare's "automatic").
+	Proxied bool `json:",omitempty"`
+	Writer  Writer
 }
 
 // Writer is the spec element that produces a record.
@@ -227,5 +230,10 @@ type Publish struct {
 	Zone    string   // canonical zone name
 	Names   []string // canonical FQDNs
 	Address string
+	// PTR is the reverse name whose PTR record (naming Names[0]) the VM
+	// writes, "" when it writes none.
+	PTR string `json:",omitempty"`
+	// PTRZone is the reverse zone PTR is written into.
+	PTRZone string `json:",omitempty"`
 	Pos     Pos
 }

@@ -540,6 +540,11 @@ func (s *Server) normalise(z *zone, rec *Record) *apiError {
 		return validation("only A, AAAA and CNAME records can be proxied")
 	}
 	rec.Proxiable = rec.Type == "A" || rec.Type == "AAAA" || rec.Type == "CNAME"
+	if rec.Proxied {
+		// "Proxied records use Auto TTL": whatever ttl is sent, the API
+		// stores and returns 1.
+		rec.TTL = 1
+	}
 	if n := len([]rune(rec.Comment)); n > s.commentLimit {
 		return validation(fmt.Sprintf("comment is %d characters, the plan allows %d", n, s.commentLimit))
 	}

@@ -249,3 +249,26 @@ func TestDataOnlyTypes(t *testing.T) {
 		})
 	}
 }
+
+// TestProxiedTTLIsAutomatic: a proxied record is stored with TTL 1
+// (automatic) whatever TTL it was sent with; an unproxied one keeps the
+// TTL sent.
+func TestProxiedTTLIsAutomatic(t *testing.T) {
+	s := New("tok")
+	defer s.Close()
+	zid := s.AddZone("example.com")
+	for _, tt := range []struct {
+		name    string
+		proxied bool
+	}{{"p.example.com", true}, {"d.example.com", false}} {
+		if _, err := s.AddRecord(zid, Record{Name: tt.name, Type: "A", Content: "192.0.2.1", TTL: 300, Proxied: tt.proxied}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, r := range s.Records(zid) {
+		want := map[string]int{"p.example.com": 1, "d.example.com": 300}[r.Name]
+		if r.TTL != want {
+			t.Errorf("%s (proxied %t): got TTL %d, want %d", r.Name, r.Proxied, r.TTL, want)
+		}
+	}
+}
