@@ -182,6 +182,10 @@ func Start(dir string, opts Options) (*Server, error) {
 	conf := []string{
 		"launch=gsqlite3",
 		"gsqlite3-database=" + db,
+		// Keys for zones with dnssec: true (the schema has the tables;
+		// without this the cryptokeys API answers that the backend
+		// does not support DNSSEC).
+		"gsqlite3-dnssec=yes",
 		"local-address=127.0.0.1",
 		"local-port=" + strconv.Itoa(dnsPort),
 		"api=yes",
