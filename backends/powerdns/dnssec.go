@@ -133,7 +133,7 @@ func dsNote(zone string, ds []string) string {
 	if len(ds) == 0 {
 		return fmt.Sprintf("zone %s is signed, but its keys show no SHA-256 DS: check them with pdnsutil show-zone %s", zone, zone)
 	}
-	return fmt.Sprintf("zone %s is signed: its parent must publish DS %s", zone, strings.Join(ds, ", "))
+	return fmt.Sprintf("zone %s is signed: its parent must publish DS %s (site writes it there when the parent is a zone of the same tenant)", zone, strings.Join(ds, ", "))
 }
 
 // withChildDS returns step with the DS of its signed children among its

@@ -306,16 +306,21 @@ func (d *Driver) Apply(ctx context.Context, sp *backends.StepPlan, run *backends
 		return nil, fmt.Errorf("step %s: plan was not made by the powerdns driver in this process", sp.Step.ID)
 	}
 	res := &backends.StepResult{}
-	count := b.client.count // a re-plan below brings its own client
-	start := count.n.Load()
-	defer func() { res.Requests = int(count.n.Load() - start) }()
+	start := b.client.count.n.Load()
+	var replanned *countingTransport // a re-plan below brings its own client
+	defer func() {
+		res.Requests = int(sp.Detail.(*batch).client.count.n.Load() - start)
+		if replanned != nil {
+			res.Requests += int(replanned.n.Load())
+		}
+	}()
 	if len(b.pendingDS) > 0 {
 		// The children's steps have signed them by now.
 		again, err := d.replanForDS(ctx, sp.Step, run)
 		if err != nil {
 			return res, err
 		}
-		b = again
+		b, replanned = again, again.client.count
 	}
 	if len(b.deletes) == 0 && len(b.replaces) == 0 && !b.create && !b.sign {
 		return res, nil
