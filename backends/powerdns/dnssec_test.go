@@ -137,3 +137,16 @@ func TestDNSSECParentPublishesChildDS(t *testing.T) {
 		}
 	}
 }
+
+// TestDNSSECBackendWithoutKeysSaysHow: a server whose backend keeps no
+// keys fails the signing with what to change in pdns.conf.
+func TestDNSSECBackendWithoutKeysSaysHow(t *testing.T) {
+	srv := pdnstest.New(t, pdnstest.Options{NoDNSSEC: true})
+	step := zoneStep(srv, "office1", "nokeys.test.")
+	step.Zone.DNSSEC = true
+	d, run := testDriver(), newRun(srv)
+	_, err := d.Apply(context.Background(), mustPlan(t, d, step, run), run)
+	if err == nil || !strings.Contains(err.Error(), "gsqlite3-dnssec=yes") {
+		t.Errorf("got %v, want an error that says to set gsqlite3-dnssec=yes", err)
+	}
+}
