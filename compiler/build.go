@@ -98,6 +98,7 @@ func (b *builder) tenant(name string, raw *rawTenant) *model.Tenant {
 			t.Zones = append(t.Zones, z)
 		}
 	}
+	signedChildren(t.Zones)
 	nets := map[string]*model.Network{}
 	for _, n := range t.Networks {
 		nets[n.Name] = n

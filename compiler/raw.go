@@ -32,6 +32,7 @@ type rawZone struct {
 		Expire  *int64  `json:"expire"`
 		Minimum *int64  `json:"minimum"`
 	} `json:"soa"`
+	DNSSEC bool `json:"dnssec"`
 }
 
 // rawName is every record at one owner name, keyed by type.

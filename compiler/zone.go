@@ -40,6 +40,12 @@ func (b *builder) zone(tenant string, g *grant, zp []string, key string, raw *ra
 
 	b.ignoreRules(zp, z, raw)
 	b.soa(zp, z, raw)
+	if raw.DNSSEC {
+		if z.Provider.Cloudflare != nil {
+			b.errorf(at(zp, "dnssec"), "dnssec is not built for Cloudflare yet; enable DNSSEC in Cloudflare's dashboard and remove dnssec here, or serve this zone from PowerDNS")
+		}
+		z.DNSSEC = true
+	}
 	spelt := map[string]string{}
 	for _, key := range b.inFileOrder(at(zp, "records"), sortedKeys(raw.Records)) {
 		rp := at(zp, "records", key)
@@ -168,6 +174,33 @@ func (b *builder) proxied(rp []string, z *model.Zone, raw *rawName, out []*model
 			rs.Proxied, rs.TTL = true, 1
 		default:
 			b.errorf(at(rp, rs.Type), "Cloudflare proxies only A, AAAA and CNAME, not %s; move the %s records to a name without proxied: true", rs.Type, rs.Type)
+		}
+	}
+}
+
+// signedChildren tells each zone which signed zones of the same tenant
+// it is the nearest parent of, so that it publishes their DS. The
+// parent's records cannot write that DS themselves: below a zone cut
+// they may hold only NS (see zoneRules).
+func signedChildren(zones []*model.Zone) {
+	byName := map[string]*model.Zone{}
+	for _, z := range zones {
+		byName[z.Name] = z
+	}
+	for _, child := range zones {
+		if !child.DNSSEC {
+			continue
+		}
+		for n := child.Name; ; {
+			_, rest, ok := strings.Cut(n, ".")
+			if !ok || rest == "" {
+				break
+			}
+			n = rest
+			if parent := byName[n]; parent != nil {
+				parent.SignedChildren = append(parent.SignedChildren, child)
+				break
+			}
 		}
 	}
 }

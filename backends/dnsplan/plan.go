@@ -163,10 +163,11 @@ func Plan(step *graph.Step, obs *Observed, run *backends.Run, h Hooks) *Result {
 	}
 	// One lookup per wanted RRset; marking the live ones wanted first
 	// lets the conflict and delete checks do without a set of keys.
-	if len(z.Ignore) > 0 {
-		for _, l := range obs.Sets {
-			l.ignored = z.Ignored(l.Name, l.Type) != nil
-		}
+	for _, l := range obs.Sets {
+		// The signer's records are the server's to make (PowerDNS signs
+		// from its cryptokeys): never adopted, changed or deleted, even
+		// when something once marked them.
+		l.ignored = SignerType(l.Type) || (len(z.Ignore) > 0 && z.Ignored(l.Name, l.Type) != nil)
 	}
 	live := make([]*RRset, len(wanted))
 	for i, w := range wanted {
@@ -364,4 +365,15 @@ func (p *planner) lost(gone []*RRset) int {
 // compiler hands them over in, and the order Plan works in.
 func Compare(a, b *model.RRset) int {
 	return cmp.Or(strings.Compare(a.Name, b.Name), strings.Compare(a.Type, b.Type))
+}
+
+// SignerType reports whether typ is a record type a DNSSEC signer makes
+// from the zone's keys (DNSKEY, RRSIG, NSEC, NSEC3, NSEC3PARAM, CDS,
+// CDNSKEY). site never writes these: it asks the provider to sign.
+func SignerType(typ string) bool {
+	switch typ {
+	case "DNSKEY", "RRSIG", "NSEC", "NSEC3", "NSEC3PARAM", "CDS", "CDNSKEY":
+		return true
+	}
+	return false
 }

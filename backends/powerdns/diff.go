@@ -25,6 +25,12 @@ type batch struct {
 	// fresh are the rrsets created where the observation showed no
 	// data: re-read before the PATCH (see recheck).
 	fresh []rrKey
+	// sign: the zone wants DNSSEC and has no active key; ds is the DS
+	// of its active keys when it has them. pendingDS are signed
+	// children without a key yet (see dnssec.go).
+	sign      bool
+	ds        []string
+	pendingDS []*model.Zone
 }
 
 // expectation is what the DNS port must answer after apply.

@@ -121,19 +121,28 @@ type client struct {
 // newClient resolves the API key and builds a client. The key is never
 // put in an error or a message.
 func (d *Driver) newClient(step *graph.Step, run *backends.Run) (*client, error) {
-	p := step.Zone.Provider.PowerDNS
-	if p == nil {
+	if step.Zone.Provider.PowerDNS == nil {
 		return nil, fmt.Errorf("step %s: zone %s has no powerdns provider", step.ID, step.Zone.Name)
+	}
+	return d.zoneClient(step.Zone, run)
+}
+
+// zoneClient is newClient for a zone of another step (a signed child
+// whose keys a parent reads).
+func (d *Driver) zoneClient(zone *model.Zone, run *backends.Run) (*client, error) {
+	p := zone.Provider.PowerDNS
+	if p == nil {
+		return nil, fmt.Errorf("zone %s has no powerdns provider", zone.Name)
 	}
 	// go-powerdns v3.17.0 calls log.Fatalf on a URL it cannot parse, so
 	// check it here and return an error instead; the check also applies
 	// the transport rules (backends/endpoint).
 	if _, err := endpoint.Check(p.URL, p.Plaintext); err != nil {
-		return nil, fmt.Errorf("zone %s: powerdns url: %w", step.Zone.Name, err)
+		return nil, fmt.Errorf("zone %s: powerdns url: %w", zone.Name, err)
 	}
 	key, err := run.Credential(p.APIKey)
 	if err != nil {
-		return nil, fmt.Errorf("zone %s: read the PowerDNS API key: %w", step.Zone.Name, err)
+		return nil, fmt.Errorf("zone %s: read the PowerDNS API key: %w", zone.Name, err)
 	}
 	hc := d.HTTPClient
 	if hc == nil {
@@ -232,8 +241,17 @@ func (d *Driver) Plan(ctx context.Context, step *graph.Step, run *backends.Run) 
 			return nil, incomplete(step.Zone.Name, c, err)
 		}
 	}
+	withDS, pending, err := d.withChildDS(ctx, step, run)
+	if err != nil {
+		return nil, err
+	}
 	obs := observe(live)
-	b := diff(step, obs, run)
+	b := diff(withDS, obs, run)
+	b.pendingDS = pending
+	b.changes = append(b.changes, pendingDSChanges(step, pending)...)
+	if err := d.planSigning(ctx, step, c, absent, b); err != nil {
+		return nil, err
+	}
 	if !absent && len(b.changes) > 0 {
 		// Only a plan that would write pays for this check.
 		if err := d.apexNS(ctx, c, live, step.Zone.Name); err != nil {
@@ -289,16 +307,44 @@ func (d *Driver) Apply(ctx context.Context, sp *backends.StepPlan, run *backends
 	}
 	res := &backends.StepResult{}
 	start := b.client.count.n.Load()
-	defer func() { res.Requests = int(b.client.count.n.Load() - start) }()
-	if len(b.deletes) == 0 && len(b.replaces) == 0 && !b.create {
+	var replanned *countingTransport // a re-plan below brings its own client
+	defer func() {
+		res.Requests = int(sp.Detail.(*batch).client.count.n.Load() - start)
+		if replanned != nil {
+			res.Requests += int(replanned.n.Load())
+		}
+	}()
+	if len(b.pendingDS) > 0 {
+		// The children's steps have signed them by now.
+		again, err := d.replanForDS(ctx, sp.Step, run)
+		if err != nil {
+			return res, err
+		}
+		b, replanned = again, again.client.count
+	}
+	if len(b.deletes) == 0 && len(b.replaces) == 0 && !b.create && !b.sign {
 		return res, nil
 	}
 	zone := sp.Step.Zone.Name
-	b.client.writeLock.Lock()
-	err := d.write(ctx, b, zone, run)
-	b.client.writeLock.Unlock()
-	if err != nil {
-		return res, err
+	if len(b.deletes) > 0 || len(b.replaces) > 0 || b.create {
+		b.client.writeLock.Lock()
+		err := d.write(ctx, b, zone, run)
+		b.client.writeLock.Unlock()
+		if err != nil {
+			return res, err
+		}
+	}
+	if b.sign {
+		b.client.writeLock.Lock()
+		ds, err := d.sign(ctx, b.client, zone)
+		b.client.writeLock.Unlock()
+		if err != nil {
+			return res, err
+		}
+		b.ds = ds
+	}
+	if sp.Step.Zone.DNSSEC {
+		res.Notes = append(res.Notes, dsNote(zone, b.ds))
 	}
 	if b.create && sp.Step.Zone.SOA != nil {
 		if err := d.soaAfterCreate(ctx, b, sp.Step, run); err != nil {

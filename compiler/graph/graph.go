@@ -117,6 +117,11 @@ func Build(spec *model.Spec) (*Graph, error) {
 				s.Deps = append(s.Deps, id)
 			}
 			s.Deps = append(s.Deps, publishers[z.Name]...)
+			// A parent publishes its signed children's DS, read from
+			// their keys: a child's step signs it first.
+			for _, c := range z.SignedChildren {
+				s.Deps = append(s.Deps, ZoneStepID(c.Name))
+			}
 			steps = append(steps, s)
 		}
 	}

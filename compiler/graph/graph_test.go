@@ -76,6 +76,25 @@ func TestBuildOrdersByDependencyThenPhase(t *testing.T) {
 	}
 }
 
+// TestBuildSignedChildFirst: a parent zone's step depends on the steps of
+// the signed children whose DS it publishes, so the key exists when the
+// parent reads it.
+func TestBuildSignedChildFirst(t *testing.T) {
+	pdns := model.Provider{PowerDNS: &model.PowerDNS{URL: "http://127.0.0.1:8081", APIKey: model.Credential{Env: "PDNS_API_KEY"}}}
+	child := &model.Zone{Tenant: "a", Name: "b.a.example.test.", Provider: pdns, DNSSEC: true}
+	parent := &model.Zone{Tenant: "a", Name: "a.example.test.", Provider: pdns, SignedChildren: []*model.Zone{child}}
+	g, err := Build(&model.Spec{Tenants: []*model.Tenant{{Name: "a", Zones: []*model.Zone{parent, child}}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := ids(g), []string{"dns/b.a.example.test.", "dns/a.example.test."}; !reflect.DeepEqual(got, want) {
+		t.Errorf("order: got %q, want %q", got, want)
+	}
+	if got, want := g.Step("dns/a.example.test.").Deps, []string{"dns/b.a.example.test."}; !reflect.DeepEqual(got, want) {
+		t.Errorf("parent deps: got %q, want %q", got, want)
+	}
+}
+
 func TestBuildErrors(t *testing.T) {
 	tests := []struct {
 		name string

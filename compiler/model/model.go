@@ -83,7 +83,15 @@ type Zone struct {
 	Ignore []IgnoreRule `json:",omitempty"`
 	// SOA sets fields of the zone's SOA record; nil leaves it alone.
 	SOA *SOA `json:",omitempty"`
-	Pos Pos
+	// DNSSEC asks the provider to sign the zone (PowerDNS: one active
+	// key); site never writes the signer's records, nor unsigns.
+	DNSSEC bool `json:",omitempty"`
+	// SignedChildren are the tenant's signed zones whose nearest
+	// enclosing zone of the tenant this is: it publishes their DS,
+	// read from their keys when it is planned (its step depends on
+	// theirs, so a key made in the same apply is there to read).
+	SignedChildren []*Zone `json:"-"`
+	Pos            Pos
 }
 
 // SOA is what a zone sets of its SOA record: each nil field stays as the

@@ -78,6 +78,8 @@ func (c Counts) Writes() int { return c.POST + c.PATCH + c.PUT + c.DELETE }
 type Options struct {
 	// MaxBodyMB sets webserver-max-bodysize; 0 keeps PowerDNS's 2 MB.
 	MaxBodyMB int
+	// NoDNSSEC leaves gsqlite3-dnssec off: the server then keeps no keys.
+	NoDNSSEC bool
 }
 
 // ErrNotInstalled means pdns_server is not on PATH.
@@ -179,9 +181,17 @@ func Start(dir string, opts Options) (*Server, error) {
 		counts:    map[string]*Counts{},
 		done:      make(chan struct{}),
 	}
+	dnssec := "yes"
+	if opts.NoDNSSEC {
+		dnssec = "no"
+	}
 	conf := []string{
 		"launch=gsqlite3",
 		"gsqlite3-database=" + db,
+		// Keys for zones with dnssec: true (the schema has the tables;
+		// without this adding a key answers 422 "Adding key failed,
+		// perhaps DNSSEC not enabled in configuration?").
+		"gsqlite3-dnssec=" + dnssec,
 		"local-address=127.0.0.1",
 		"local-port=" + strconv.Itoa(dnsPort),
 		"api=yes",

@@ -1,0 +1,83 @@
+package main
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/miekg/dns"
+)
+
+// TestPowerDNSDNSSECParentAndChildInOneApply: a tenant's parent zone and
+// its signed child, as a user writes them. diff shows "sign zone" and
+// the child's DS pending in the parent; one apply signs the child and
+// the parent serves the child's DS, signed; the next diff says No
+// changes.
+func TestPowerDNSDNSSECParentAndChildInOneApply(t *testing.T) {
+	srv := pdnsEnv(t)
+	src := `package tenants
+
+tenants: office1: {
+	domain: "office1.example.test"
+	dns: zones: {
+		"office1.example.test": {
+			provider: "pdns"
+			dnssec:   true
+			records: {
+				"@": NS: ["ns1.example.org."]
+			}
+		}
+		"lab.office1.example.test": {
+			provider: "pdns"
+			dnssec:   true
+			records: {
+				"@": NS: ["ns1.example.org."]
+				www: A: ["192.0.2.30"]
+			}
+		}
+	}
+}
+`
+	site := siteSrc(pdnsProvider("pdns", srv.URL, "PDNS_API_KEY", srv.DNSAddr),
+		grant{tenant: "office1", domains: []string{"office1.example.test"}, providers: []string{"pdns"}})
+	file := writeSpec(t, site, "office1.cue", src)
+
+	code, out, errOut := siteRun(t, srv, "diff", file)
+	for _, want := range []string{"sign zone", "lab.office1.example.test./DS"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("diff does not show %q (exit %d)\nstdout:\n%s\nstderr:\n%s", want, code, out, errOut)
+		}
+	}
+	code, out, errOut = siteRun(t, srv, "apply", file)
+	if code != exitOK || !strings.Contains(out+errOut, "its parent must publish DS") {
+		t.Fatalf("apply exit %d, want 0 and the DS to publish\nstdout:\n%s\nstderr:\n%s", code, out, errOut)
+	}
+
+	m := new(dns.Msg)
+	m.SetQuestion("lab.office1.example.test.", dns.TypeDS)
+	m.SetEdns0(4096, true)
+	r, _, err := (&dns.Client{Timeout: 5 * time.Second}).Exchange(m, srv.DNSAddr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ds, sigs int
+	for _, rr := range r.Answer {
+		switch rr := rr.(type) {
+		case *dns.DS:
+			ds++
+			if !strings.Contains(out+errOut, strings.ToLower(strings.TrimPrefix(rr.String(), rr.Hdr.String()))) {
+				t.Errorf("served DS %s is not the one apply reported\n%s", rr, out+errOut)
+			}
+		case *dns.RRSIG:
+			sigs++
+		}
+	}
+	if ds != 1 || sigs != 1 {
+		t.Errorf("got %d DS and %d RRSIG for the child, want one of each (signed by the parent):\n%s", ds, sigs, r)
+	}
+
+	code, out, errOut = siteRun(t, srv, "diff", "--detailed-exitcode", file)
+	if code != exitOK || !strings.Contains(out, "No changes.") {
+		t.Fatalf("diff exit %d, want 0 and No changes.\nstdout:\n%s\nstderr:\n%s", code, out, errOut)
+	}
+}
