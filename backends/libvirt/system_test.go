@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"libvirt.org/go/libvirtxml"
 
@@ -269,4 +270,60 @@ func TestIncident3_SystemNetworkInUseNotDestroyed(t *testing.T) {
 	if again, _ := r.diff(g); again.Plan.HasChanges() {
 		t.Errorf("got %q, want no changes", lines(again.Plan))
 	}
+}
+
+// TestIncident3_SystemNetworkWithLeaseNotDestroyed: a network no domain
+// uses but whose dnsmasq handed out a DHCP lease (a real client on the
+// bridge, which no domain definition shows) is refused too, naming the
+// lease, whatever the gates.
+func TestIncident3_SystemNetworkWithLeaseNotDestroyed(t *testing.T) {
+	r, s := systemRig(t)
+	cidr, keepCIDR := freeCIDR(t), freeCIDR(t)
+	for keepCIDR == cidr {
+		keepCIDR = freeCIDR(t)
+	}
+	keep := &model.Network{Tenant: tenant, Name: s.Name("a-keep"), Host: r.host, CIDR: keepCIDR}
+	leased := &model.Network{Tenant: tenant, Name: s.Name("leased"), Host: r.host, CIDR: cidr}
+	r.converge(r.graph(nil, []*model.Network{keep, leased}))
+	br, _ := wantBridgeUp(t, r, leased.Name, strings.TrimSuffix(cidr, "0/24")+"1/24")
+	mac := s.TakeLease(t, br)
+
+	// dnsmasq's lease script writes the lease libvirt reports after the
+	// client has its address: wait for it (the test's timeout bounds this).
+	var lease string
+	for lease == "" {
+		n, err := r.conn().LookupNetworkByName(leased.Name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ls, err := n.GetDHCPLeases()
+		n.Free()
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, l := range ls {
+			if strings.EqualFold(l.Mac, mac) {
+				lease = l.IPaddr + " " + l.Mac
+			}
+		}
+		if libvirttest.DnsmasqPID(leased.Name) == 0 {
+			t.Fatal("dnsmasq stopped before it reported the lease")
+		}
+		if lease == "" {
+			time.Sleep(50 * time.Millisecond)
+		}
+	}
+
+	g := r.graph(nil, []*model.Network{keep})
+	obs, run := r.diff(g)
+	want := []string{"next-boot delete network/" + r.host + "/" + leased.Name + " [in use]"}
+	if got := lines(obs.Plan); !slices.Equal(got, want) {
+		t.Fatalf("got plan %q, want %q", got, want)
+	}
+	c := obs.Plan.Changes[0]
+	if users, _ := c.Before["in use"].([]string); !slices.Equal(users, []string{lease}) || !strings.Contains(c.Reason, "it has 1 DHCP leases") {
+		t.Errorf("got users %v reason %q, want [%s] and the lease named", c.Before["in use"], c.Reason, lease)
+	}
+	r.apply(g, obs, run, plan.GateNetDestroy)
+	wantBridgeUp(t, r, leased.Name, strings.TrimSuffix(cidr, "0/24")+"1/24")
 }

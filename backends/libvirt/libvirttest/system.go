@@ -268,3 +268,39 @@ func tail(path string) string {
 	}
 	return strings.Join(lines, "\n")
 }
+
+// TakeLease makes the host a DHCP client of the network on bridge: a
+// veth pair with one end on the bridge and the other in a network
+// namespace of its own, where busybox udhcpc asks libvirt's dnsmasq for
+// an address. It returns the client's MAC once udhcpc got a lease, and
+// removes the namespace and the pair when the test ends.
+func (s *System) TakeLease(t testing.TB, bridge string) string {
+	t.Helper()
+	if _, err := lookPath("busybox"); err != nil {
+		Need(t, "busybox not found (its udhcpc takes a real DHCP lease): install busybox")
+	}
+	b := make([]byte, 3)
+	_, _ = rand.Read(b)
+	id := "st" + hex.EncodeToString(b) // interface names are at most 15 bytes
+	ns, host, guest := s.Prefix+id, id+"h", id+"g"
+	run := func(args ...string) string {
+		t.Helper()
+		out, err := exec.Command(args[0], args[1:]...).CombinedOutput()
+		if err != nil {
+			t.Fatalf("%s: %v: %s", strings.Join(args, " "), err, out)
+		}
+		return string(out)
+	}
+	run("ip", "netns", "add", ns)
+	t.Cleanup(func() { _ = exec.Command("ip", "netns", "del", ns).Run() })
+	run("ip", "link", "add", host, "type", "veth", "peer", "name", guest)
+	t.Cleanup(func() { _ = exec.Command("ip", "link", "del", host).Run() })
+	run("ip", "link", "set", host, "master", bridge, "up")
+	run("ip", "link", "set", guest, "netns", ns)
+	run("ip", "-n", ns, "link", "set", guest, "up")
+	out := run("ip", "-n", ns, "-o", "link", "show", guest)
+	f := strings.Fields(out[strings.Index(out, "link/ether"):])
+	busybox, _ := lookPath("busybox")
+	run("ip", "netns", "exec", ns, busybox, "udhcpc", "-i", guest, "-f", "-q", "-n", "-t", "10", "-T", "1", "-s", "/bin/true")
+	return f[1]
+}
