@@ -182,22 +182,26 @@ func stopCmd(cmd *exec.Cmd) {
 }
 
 // removeOurs destroys and undefines every domain and network named with
-// s.Prefix, whatever state the test left them in, and the files libvirt
-// leaves behind for them.
+// s.Prefix, whatever state the test left them in, then removes the files
+// libvirt leaves behind for them (also for those the test removed
+// itself): QEMU logs and network runtime files.
 func (s *System) removeOurs(t testing.TB) {
 	for _, name := range s.virshNames("list", "--all", "--name") {
 		s.virsh("destroy", name)
 		s.virsh("undefine", name)
-		_ = os.Remove(filepath.Join("/var/log/libvirt/qemu", name+".log"))
 	}
 	for _, name := range s.virshNames("net-list", "--all", "--name") {
 		s.virsh("net-destroy", name)
 		s.virsh("net-undefine", name)
-		_ = os.RemoveAll(filepath.Join("/run/libvirt/network", name))
-		_ = os.Remove(filepath.Join("/run/libvirt/network", name+".pid"))
 	}
 	if left := append(s.virshNames("list", "--all", "--name"), s.virshNames("net-list", "--all", "--name")...); len(left) > 0 {
 		t.Errorf("the system libvirtd still has %v after cleanup", left)
+	}
+	for _, dir := range []string{"/var/log/libvirt/qemu", "/run/libvirt/network"} {
+		files, _ := filepath.Glob(filepath.Join(dir, s.Prefix+"*"))
+		for _, f := range files {
+			_ = os.RemoveAll(f)
+		}
 	}
 }
 
