@@ -1,8 +1,6 @@
 package libvirt
 
 import (
-	"fmt"
-	"math/rand/v2"
 	"net"
 	"os"
 	"path/filepath"
@@ -38,23 +36,6 @@ func systemRig(t *testing.T) (*rig, *libvirttest.System) {
 		return ""
 	})
 	return newRigWith(t, systemHost, d), s
-}
-
-// freeCIDR returns a /24 in 10.213.0.0/16 no interface of this machine
-// has an address in.
-func freeCIDR(t *testing.T) string {
-	t.Helper()
-	addrs, err := net.InterfaceAddrs()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for {
-		cidr := fmt.Sprintf("10.213.%d.0/24", rand.IntN(256))
-		_, pfx, _ := net.ParseCIDR(cidr)
-		if !slices.ContainsFunc(addrs, func(a net.Addr) bool { ip, _, _ := net.ParseCIDR(a.String()); return pfx.Contains(ip) }) {
-			return cidr
-		}
-	}
 }
 
 // liveNet reads network name back from the daemon: whether it is active,
@@ -119,7 +100,7 @@ func wantBridgeUp(t *testing.T, r *rig, name, gateway string) (string, int) {
 // the gateway address and a dnsmasq; the next plan is empty.
 func TestSystemNATNetwork(t *testing.T) {
 	r, s := systemRig(t)
-	cidr := freeCIDR(t)
+	cidr := s.CIDR(t)
 	lan := &model.Network{Tenant: tenant, Name: s.Name("lan"), Host: r.host, CIDR: cidr, Autostart: true}
 	g := r.graph(nil, []*model.Network{lan})
 
@@ -178,10 +159,7 @@ func attachedTo(t *testing.T, br string) []string {
 // then takes the bridge and dnsmasq with it.
 func TestIncident3_SystemNetworkInUseNotDestroyed(t *testing.T) {
 	r, s := systemRig(t)
-	cidr, keepCIDR := freeCIDR(t), freeCIDR(t)
-	for keepCIDR == cidr {
-		keepCIDR = freeCIDR(t)
-	}
+	cidr, keepCIDR := s.CIDR(t), s.CIDR(t)
 	keep := &model.Network{Tenant: tenant, Name: s.Name("a-keep"), Host: r.host, CIDR: keepCIDR, Autostart: false}
 	old := &model.Network{Tenant: tenant, Name: s.Name("old"), Host: r.host, CIDR: cidr, Autostart: false}
 	vm := r.vm(s.Name("user"))
@@ -278,10 +256,7 @@ func TestIncident3_SystemNetworkInUseNotDestroyed(t *testing.T) {
 // lease, whatever the gates.
 func TestIncident3_SystemNetworkWithLeaseNotDestroyed(t *testing.T) {
 	r, s := systemRig(t)
-	cidr, keepCIDR := freeCIDR(t), freeCIDR(t)
-	for keepCIDR == cidr {
-		keepCIDR = freeCIDR(t)
-	}
+	cidr, keepCIDR := s.CIDR(t), s.CIDR(t)
 	keep := &model.Network{Tenant: tenant, Name: s.Name("a-keep"), Host: r.host, CIDR: keepCIDR}
 	leased := &model.Network{Tenant: tenant, Name: s.Name("leased"), Host: r.host, CIDR: cidr}
 	r.converge(r.graph(nil, []*model.Network{keep, leased}))

@@ -32,6 +32,7 @@ type System struct {
 	cmd      *exec.Cmd
 	virtlogd *exec.Cmd
 	log      string
+	cidrs    map[string]bool // handed out by CIDR
 }
 
 // lockPath serialises system daemons across test processes: two would
@@ -110,6 +111,36 @@ func StartSystem(t testing.TB) *System {
 // Name returns base prefixed with s.Prefix, for a domain or network the
 // test creates.
 func (s *System) Name(base string) string { return s.Prefix + base }
+
+// CIDR returns a /24 in 10.213.0.0/16 that no interface of this machine
+// has an address in and that s did not hand out before, for a network
+// the test creates.
+func (s *System) CIDR(t testing.TB) string {
+	t.Helper()
+	addrs, err := net.InterfaceAddrs()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.cidrs == nil {
+		s.cidrs = map[string]bool{}
+	}
+	for {
+		b := make([]byte, 1)
+		_, _ = rand.Read(b)
+		cidr := fmt.Sprintf("10.213.%d.0/24", b[0])
+		_, pfx, _ := net.ParseCIDR(cidr)
+		used := s.cidrs[cidr]
+		for _, a := range addrs {
+			if ip, _, err := net.ParseCIDR(a.String()); err == nil && pfx.Contains(ip) {
+				used = true
+			}
+		}
+		if !used {
+			s.cidrs[cidr] = true
+			return cidr
+		}
+	}
+}
 
 // needSystem skips the test (fails it in CI) unless it runs as root on a
 // machine with everything a system libvirtd needs for NAT networks.
