@@ -16,10 +16,12 @@ SUDO      := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 CUE_VERSION := v0.17.1
 
 # Debian packages the tests and the demo need (curl: make demo polls the
-# PowerDNS API with it).
+# PowerDNS API with it; dnsmasq-base and iptables: the system libvirtd the
+# network tests start runs NAT networks with them; busybox: its udhcpc takes
+# a real DHCP lease from such a network).
 DEB_PKGS := pdns-server pdns-backend-sqlite3 sqlite3 bind9-dnsutils \
             libvirt-daemon libvirt-clients qemu-system-x86 libvirt0 ca-certificates \
-            curl
+            curl dnsmasq-base iptables busybox
 
 .PHONY: all build test lint bench demo demo-vm demo-stop deps clean
 
@@ -38,6 +40,17 @@ deps:
 		$(SUDO) apt-get update -q; \
 		$(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends $$missing; \
 		$(SUDO) rm -f /usr/sbin/policy-rc.d; \
+	fi
+	@# A root libvirtd resolves its QEMU user libvirt-qemu at start and exits
+	@# without it (libvirt-daemon-system would create it, but pulls systemd).
+	@# QEMU runs as that user: give it /dev/kvm as Debian's udev rule does
+	@# (group kvm), or libvirt re-probes QEMU on every start (~20 s each).
+	@getent group libvirt-qemu >/dev/null || $(SUDO) groupadd --system libvirt-qemu
+	@id libvirt-qemu >/dev/null 2>&1 || $(SUDO) useradd --system -g libvirt-qemu -d /var/lib/libvirt -s /usr/sbin/nologin -M libvirt-qemu
+	@if [ -c /dev/kvm ]; then \
+		getent group kvm >/dev/null || $(SUDO) groupadd --system kvm; \
+		id -nG libvirt-qemu | grep -qw kvm || $(SUDO) usermod -aG kvm libvirt-qemu; \
+		[ "$$(stat -c %G /dev/kvm)" = kvm ] || [ "$$(stat -c %a /dev/kvm)" = 666 ] || { $(SUDO) chgrp kvm /dev/kvm && $(SUDO) chmod 0660 /dev/kvm; }; \
 	fi
 
 # The cue CLI of the same version checks that schema/*.cue works for users

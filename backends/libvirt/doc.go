@@ -77,6 +77,12 @@
 // an error: an error would block the very VM change that frees the
 // network. An empty network needs GATE-NET-DESTROY.
 //
+// Networks are NAT only (no isolated or routed mode yet). Their tests
+// run on a root system libvirtd of their own (libvirttest.StartSystem):
+// bridge, gateway address and dnsmasq are checked on the host, and the
+// refusals against a running QEMU guest's tap on the bridge and a real
+// DHCP lease taken by a client on it.
+//
 // # Cloud-init seeds
 //
 // A VM's cloudinit becomes a NoCloud ISO built in memory by package seed,

@@ -34,7 +34,12 @@ func newRig(t testing.TB, host string, opts Options) *rig {
 	if err := Available(); err != nil {
 		t.Fatal(err) // libvirt0 is a build dependency of this package's tests
 	}
-	d := New(opts)
+	return newRigWith(t, host, New(opts))
+}
+
+// newRigWith drives host through d, which it closes when the test ends.
+func newRigWith(t testing.TB, host string, d *Driver) *rig {
+	t.Helper()
 	t.Cleanup(func() { _ = d.Close() })
 	r := &rig{t: t, d: d, host: host}
 	r.eng = &engine.Engine{Parallelism: 2, DriverFor: func(s *graph.Step) (backends.Driver, error) {

@@ -2,8 +2,10 @@
 // driver loaded from a per-test fixture file (fast, isolated, no daemon),
 // and an unprivileged session libvirtd run as nobody with real QEMU under
 // TCG, with HOME and the XDG directories (so its socket and all its
-// state) in one temporary directory, started and stopped by the test.
-// Session daemons: https://libvirt.org/daemons.html.
+// state) in one temporary directory, started and stopped by the test;
+// and a root system-mode libvirtd on a socket of the test's own, the only
+// kind that starts networks (bridges, dnsmasq, iptables), whose state is
+// the host's and is cleaned by name. Daemons: https://libvirt.org/daemons.html.
 //
 // Outside CI a missing libvirt library, libvirtd or QEMU skips the test
 // with a message saying what to install; with CI=true it fails it.

@@ -1,0 +1,341 @@
+package libvirttest
+
+import (
+	"crypto/rand"
+	"encoding/hex"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"os/user"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// System is a running root (system-mode) libvirtd listening on a socket
+// in a directory of the test's own. Unlike a session daemon it creates
+// bridges, runs dnsmasq and writes iptables rules, so networks really
+// start; its state lives in the host's /etc/libvirt, /var/lib/libvirt and
+// /run/libvirt, so everything a test creates must be named with Name.
+type System struct {
+	// URI opens the daemon's QEMU system driver through its socket.
+	URI string
+	// Dir holds the daemon's socket, config, pidfile and log.
+	Dir string
+	// Prefix starts every name Name returns ("sitetest-" and random
+	// hex); Cleanup removes every domain and network starting with it.
+	Prefix string
+
+	cmd      *exec.Cmd
+	virtlogd *exec.Cmd
+	log      string
+	cidrs    map[string]bool // handed out by CIDR
+}
+
+// lockPath serialises system daemons across test processes: two would
+// share /run/libvirt and /var/lib/libvirt.
+const lockPath = "/run/lock/site-libvirttest-system.lock"
+
+// StartSystem starts libvirtd as root in system mode with unix_sock_dir
+// in a directory of its own (and virtlogd, which a root libvirtd does
+// not spawn, unless one runs already), waits until its socket accepts a
+// connection, and when the test ends removes the domains and networks
+// named with Prefix and stops both daemons by PID. It waits for any other
+// test process's system daemon to stop first.
+func StartSystem(t testing.TB) *System {
+	t.Helper()
+	needSystem(t)
+	lock := takeLock(t)
+	dir, err := os.MkdirTemp("", "site-sysvirt-") // short: socket paths are limited to 108 bytes
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := make([]byte, 3)
+	_, _ = rand.Read(b)
+	s := &System{Dir: dir, Prefix: "sitetest-" + hex.EncodeToString(b) + "-", log: filepath.Join(dir, "libvirtd.log")}
+	sock := filepath.Join(dir, "libvirt-sock")
+	s.URI = "qemu:///system?socket=" + sock
+	conf := fmt.Sprintf("unix_sock_dir = %q\nauth_unix_rw = \"none\"\nauth_unix_ro = \"none\"\nlog_outputs = \"3:stderr\"\n", dir)
+	if err := os.WriteFile(filepath.Join(dir, "libvirtd.conf"), []byte(conf), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "virtlogd.conf"), []byte("log_outputs = \"3:stderr\"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	// Cleanups run last-in first-out: the daemons stop after the
+	// test's resources are removed, the directory and lock go last.
+	t.Cleanup(func() {
+		_ = os.RemoveAll(dir)
+		lock.Close() // releases the flock
+	})
+	if c, err := net.Dial("unix", "/run/libvirt/virtlogd-sock"); err == nil {
+		c.Close() // a virtlogd runs already: libvirtd uses it
+	} else {
+		s.virtlogd = s.spawn(t, "virtlogd", "-f", filepath.Join(dir, "virtlogd.conf"), "-p", filepath.Join(dir, "virtlogd.pid"))
+		t.Cleanup(func() { stopCmd(s.virtlogd) })
+	}
+	s.cmd = s.spawn(t, "libvirtd", "-f", filepath.Join(dir, "libvirtd.conf"), "-p", filepath.Join(dir, "libvirtd.pid"))
+	exited := make(chan error, 1)
+	go func() { exited <- s.cmd.Wait() }()
+	t.Cleanup(func() {
+		_ = s.cmd.Process.Signal(syscall.SIGTERM)
+		select {
+		case <-exited:
+		case <-time.After(10 * time.Second):
+			_ = s.cmd.Process.Kill()
+			<-exited
+		}
+		if t.Failed() {
+			t.Logf("libvirtd log:\n%s", tail(s.log))
+		}
+	})
+	for {
+		if c, err := net.Dial("unix", sock); err == nil {
+			c.Close()
+			break
+		}
+		select {
+		case err := <-exited:
+			exited <- err
+			t.Fatalf("libvirtd exited before its socket accepted a connection: %v\n%s", err, tail(s.log))
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
+	t.Cleanup(func() { s.removeOurs(t) })
+	return s
+}
+
+// Name returns base prefixed with s.Prefix, for a domain or network the
+// test creates.
+func (s *System) Name(base string) string { return s.Prefix + base }
+
+// CIDR returns a /24 in 10.213.0.0/16 that no interface of this machine
+// has an address in and that s did not hand out before, for a network
+// the test creates.
+func (s *System) CIDR(t testing.TB) string {
+	t.Helper()
+	addrs, err := net.InterfaceAddrs()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.cidrs == nil {
+		s.cidrs = map[string]bool{}
+	}
+	for {
+		b := make([]byte, 1)
+		_, _ = rand.Read(b)
+		cidr := fmt.Sprintf("10.213.%d.0/24", b[0])
+		_, pfx, _ := net.ParseCIDR(cidr)
+		used := s.cidrs[cidr]
+		for _, a := range addrs {
+			if ip, _, err := net.ParseCIDR(a.String()); err == nil && pfx.Contains(ip) {
+				used = true
+			}
+		}
+		if !used {
+			s.cidrs[cidr] = true
+			return cidr
+		}
+	}
+}
+
+// needSystem skips the test (fails it in CI) unless it runs as root on a
+// machine with everything a system libvirtd needs for NAT networks.
+func needSystem(t testing.TB) {
+	t.Helper()
+	if os.Geteuid() != 0 {
+		Need(t, "the system libvirtd rig runs as root (bridges, dnsmasq and iptables need it)")
+	}
+	for _, bin := range []string{"libvirtd", "virtlogd", "virsh", "qemu-system-x86_64", "dnsmasq", "iptables"} {
+		if _, err := lookPath(bin); err != nil {
+			Need(t, fmt.Sprintf("%s not found: install libvirt-daemon libvirt-clients qemu-system-x86 dnsmasq-base iptables (--no-install-recommends)", bin))
+		}
+	}
+	if _, err := user.Lookup("libvirt-qemu"); err != nil {
+		Need(t, "no user libvirt-qemu, without which a root libvirtd exits: run make deps (or: groupadd --system libvirt-qemu && useradd --system -g libvirt-qemu -d /var/lib/libvirt -s /usr/sbin/nologin -M libvirt-qemu)")
+	}
+	if c, err := net.Dial("unix", "/run/libvirt/libvirt-sock"); err == nil {
+		c.Close()
+		Need(t, "the host's own system libvirtd runs (/run/libvirt/libvirt-sock): a second one would share its state; run these tests on a machine without it")
+	}
+}
+
+// takeLock waits for the lock that lets one system daemon run at a time.
+func takeLock(t testing.TB) *os.File {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(lockPath), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.OpenFile(lockPath, os.O_CREATE|os.O_RDWR, 0o600)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX); err != nil {
+		f.Close()
+		t.Fatalf("lock %s: %v", lockPath, err)
+	}
+	return f
+}
+
+// spawn starts a daemon in its own process group, its output appended to
+// s.log (a file, not a pipe, so Wait never waits for its children).
+func (s *System) spawn(t testing.TB, bin string, args ...string) *exec.Cmd {
+	t.Helper()
+	path, _ := lookPath(bin)
+	logf, err := os.OpenFile(s.log, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer logf.Close()
+	cmd := exec.Command(path, args...)
+	cmd.Env = []string{"PATH=/usr/sbin:/usr/bin:/sbin:/bin", "LC_ALL=C"}
+	cmd.Stdout, cmd.Stderr = logf, logf
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	if err := cmd.Start(); err != nil {
+		t.Fatalf("start %s: %v", bin, err)
+	}
+	return cmd
+}
+
+func stopCmd(cmd *exec.Cmd) {
+	_ = cmd.Process.Signal(syscall.SIGTERM)
+	done := make(chan struct{})
+	go func() { _ = cmd.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(10 * time.Second):
+		_ = cmd.Process.Kill()
+		<-done
+	}
+}
+
+// removeOurs destroys and undefines every domain and network named with
+// s.Prefix, whatever state the test left them in, then removes the files
+// libvirt leaves behind for them (also for those the test removed
+// itself): QEMU logs and network runtime files.
+func (s *System) removeOurs(t testing.TB) {
+	for _, name := range s.virshNames("list", "--all", "--name") {
+		s.virsh("destroy", name)
+		s.virsh("undefine", name)
+	}
+	for _, name := range s.virshNames("net-list", "--all", "--name") {
+		s.virsh("net-destroy", name)
+		s.virsh("net-undefine", name)
+	}
+	if left := append(s.virshNames("list", "--all", "--name"), s.virshNames("net-list", "--all", "--name")...); len(left) > 0 {
+		t.Errorf("the system libvirtd still has %v after cleanup", left)
+	}
+	for _, dir := range []string{"/var/log/libvirt/qemu", "/run/libvirt/network"} {
+		files, _ := filepath.Glob(filepath.Join(dir, s.Prefix+"*"))
+		for _, f := range files {
+			_ = os.RemoveAll(f)
+		}
+	}
+}
+
+func (s *System) virshNames(args ...string) []string {
+	out, err := s.virshOut(args...)
+	if err != nil {
+		return nil
+	}
+	var names []string
+	for _, l := range strings.Split(out, "\n") {
+		if l = strings.TrimSpace(l); strings.HasPrefix(l, s.Prefix) {
+			names = append(names, l)
+		}
+	}
+	return names
+}
+
+func (s *System) virsh(args ...string) { _, _ = s.virshOut(args...) }
+
+func (s *System) virshOut(args ...string) (string, error) {
+	out, err := exec.Command("virsh", append([]string{"-q", "-c", s.URI}, args...)...).CombinedOutput()
+	return string(out), err
+}
+
+// Virsh runs virsh on the daemon, as an operator would by hand, and
+// returns its output; the error includes it.
+func (s *System) Virsh(args ...string) (string, error) {
+	out, err := s.virshOut(args...)
+	if err != nil {
+		return out, fmt.Errorf("virsh %s: %v: %s", strings.Join(args, " "), err, out)
+	}
+	return out, nil
+}
+
+// QEMUPID returns the PID of the QEMU process running domain, or 0 when
+// it does not run.
+func (s *System) QEMUPID(domain string) int {
+	pid, err := readPID(filepath.Join("/run/libvirt/qemu", domain+".pid"))
+	if err != nil || syscall.Kill(pid, 0) != nil {
+		return 0
+	}
+	return pid
+}
+
+// DnsmasqPID returns the PID of the dnsmasq libvirt runs for network,
+// checked to be a live dnsmasq reading that network's config, or 0.
+func DnsmasqPID(network string) int {
+	pid, err := readPID(filepath.Join("/run/libvirt/network", network+".pid"))
+	if err != nil {
+		return 0
+	}
+	cmdline, err := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid))
+	if err != nil {
+		return 0
+	}
+	args := strings.Split(string(cmdline), "\x00")
+	if filepath.Base(args[0]) != "dnsmasq" || !strings.Contains(string(cmdline), "/var/lib/libvirt/dnsmasq/"+network+".conf") {
+		return 0
+	}
+	return pid
+}
+
+func tail(path string) string {
+	b, _ := os.ReadFile(path)
+	lines := strings.Split(strings.TrimRight(string(b), "\n"), "\n")
+	if len(lines) > 40 {
+		lines = lines[len(lines)-40:]
+	}
+	return strings.Join(lines, "\n")
+}
+
+// TakeLease makes the host a DHCP client of the network on bridge: a
+// veth pair with one end on the bridge and the other in a network
+// namespace of its own, where busybox udhcpc asks libvirt's dnsmasq for
+// an address. It returns the client's MAC once udhcpc got a lease, and
+// removes the namespace and the pair when the test ends.
+func (s *System) TakeLease(t testing.TB, bridge string) string {
+	t.Helper()
+	if _, err := lookPath("busybox"); err != nil {
+		Need(t, "busybox not found (its udhcpc takes a real DHCP lease): install busybox")
+	}
+	b := make([]byte, 3)
+	_, _ = rand.Read(b)
+	id := "st" + hex.EncodeToString(b) // interface names are at most 15 bytes
+	ns, host, guest := s.Prefix+id, id+"h", id+"g"
+	run := func(args ...string) string {
+		t.Helper()
+		out, err := exec.Command(args[0], args[1:]...).CombinedOutput()
+		if err != nil {
+			t.Fatalf("%s: %v: %s", strings.Join(args, " "), err, out)
+		}
+		return string(out)
+	}
+	run("ip", "netns", "add", ns)
+	t.Cleanup(func() { _ = exec.Command("ip", "netns", "del", ns).Run() })
+	run("ip", "link", "add", host, "type", "veth", "peer", "name", guest)
+	t.Cleanup(func() { _ = exec.Command("ip", "link", "del", host).Run() })
+	run("ip", "link", "set", host, "master", bridge, "up")
+	run("ip", "link", "set", guest, "netns", ns)
+	run("ip", "-n", ns, "link", "set", guest, "up")
+	out := run("ip", "-n", ns, "-o", "link", "show", guest)
+	f := strings.Fields(out[strings.Index(out, "link/ether"):])
+	busybox, _ := lookPath("busybox")
+	run("ip", "netns", "exec", ns, busybox, "udhcpc", "-i", guest, "-f", "-q", "-n", "-t", "10", "-T", "1", "-s", "/bin/true")
+	return f[1]
+}
