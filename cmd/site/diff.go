@@ -39,6 +39,7 @@ and is listed under "Not observed".
   site diff --only dns ./tenants/...         DNS only (plus the secrets it needs)
   site diff --target dns/sjc.example.net. tenants/sjc.cue   one step only
   site diff --format json                    the versioned JSON plan
+  site diff --format markdown > plan.md      for a pull request comment
   site diff --out plan.json tenants/sjc.cue  save it for site apply --plan
   site diff --detailed-exitcode              for CI: exit 2 when changes are pending
 
@@ -74,7 +75,7 @@ could not be observed (and is not deferred by --ack).`,
 	})
 	addBudgetFlags(cmd)
 	f := cmd.Flags()
-	f.StringVar(&format, "format", "text", "output format: text or json")
+	f.StringVar(&format, "format", "text", "output format: text, json, or markdown (for a pull request comment)")
 	f.StringVar(&out, "out", "", "also save the plan as JSON to this file, for site apply --plan")
 	f.BoolVar(&detailed, "detailed-exitcode", false, "exit 2 when there are changes")
 	return cmd
@@ -92,8 +93,8 @@ func runDiff(cmd *cobra.Command, args []string, o diffOptions) error {
 	if err != nil {
 		return withCode(exitError, err)
 	}
-	if o.format != "text" && o.format != "json" {
-		return withCode(exitError, fmt.Errorf("--format %q: use text or json", o.format))
+	if o.format != "text" && o.format != "json" && o.format != "markdown" {
+		return withCode(exitError, fmt.Errorf("--format %q: use text, json or markdown", o.format))
 	}
 	run, err := o.newRun()
 	if err != nil {
@@ -131,9 +132,12 @@ func runDiff(cmd *cobra.Command, args []string, o diffOptions) error {
 	p.Spec = spec
 	p.Options = planOptions(p, run)
 	stdout := cmd.OutOrStdout()
-	if o.format == "json" {
+	switch o.format {
+	case "json":
 		err = p.WriteJSON(stdout)
-	} else {
+	case "markdown":
+		err = p.WriteMarkdown(stdout, run.Acked)
+	default:
 		err = p.WriteText(stdout, plan.TextOptions{Color: useColor(stdout), Acked: run.Acked})
 	}
 	if err != nil {
