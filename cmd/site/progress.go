@@ -51,10 +51,12 @@ func (p *progress) Observed(id string, sp *backends.StepPlan, b *plan.Blocked) {
 	switch {
 	case sp != nil:
 		p.step(id, statusObserved, describeChanges(len(sp.Changes)))
+	// Why a step was not observed is printed once, by the plan that
+	// follows (its "Not observed" section, or the JSON), not here too.
 	case b.Skipped:
-		p.step(id, engine.StatusSkipped, b.Reason)
+		p.step(id, engine.StatusSkipped, "")
 	default:
-		p.step(id, statusBlocked, b.Reason)
+		p.step(id, statusBlocked, "")
 	}
 }
 
