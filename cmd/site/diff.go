@@ -30,7 +30,8 @@ never changes anything.
 
 Each change has a symbol (+ create, ~ update, - delete, = adopt: mark
 identical foreign data as ours), its resource key, its impact ([live],
-[next-boot], [restart], [destroy], [overwrite], [none]) and the gates
+[next-boot], [restart], [destroy], [overwrite], [none]; a new VM,
+network or volume that disturbs nothing reads [create]) and the gates
 apply will need (--ack GATE-ID). A step that cannot be observed (an API
 error, an unreachable secret store) plans nothing, deletes least of all,
 and is listed under "Not observed".

@@ -39,6 +39,10 @@ func fullPlan() *Plan {
 			Action: ActionUpdate, Impact: ImpactRestart, Gates: []Gate{GateVMRestart},
 			Reason: "--restart sjc/keys: stop and start the guest so pending changes take effect"},
 	}
+	p.Changes = append(p.Changes,
+		Change{Key: "vm/qemu:///system/files", Step: "vm/qemu:///system/files", Phase: PhaseVM, Tenant: "office1",
+			Action: ActionCreate, Impact: ImpactNone, Reason: "new domain (kvm)",
+			After: map[string]any{"memory": "2GiB", "vcpus": 2}})
 	p.Blocked = []Blocked{
 		{Step: "secret/lab/dns/cloudflare#token", Phase: PhaseSecrets, Tenant: "lab", Gate: GateSecretUnreachable,
 			Reason: "no Vault answered:\n  tried https://keys.lab.example.net: no such host\n  tried http://10.77.0.13:8200: connection refused"},
