@@ -1,6 +1,7 @@
 package compiler
 
 import (
+	"errors"
 	"sort"
 	"strconv"
 	"strings"
@@ -79,7 +80,7 @@ func (b *builder) records(tenant string, rp []string, fq string, z *model.Zone, 
 			ep := at(rp, typ, strconv.Itoa(i))
 			v, err := value(i)
 			if err != nil {
-				b.errorf(ep, "%v", err)
+				b.errorf(ep, "%s", inZone(err, z.Name))
 				continue
 			}
 			if n, err := rdata.RdataLen(typ, v); err == nil && n > rdata.MaxRdata {
@@ -108,6 +109,17 @@ func (b *builder) records(tenant string, rp []string, fq string, z *model.Zone, 
 		b.errorf(rp, "%s has no records; give at least one type (%s), or remove the name", fq, strings.Join(rdata.Types, ", "))
 	}
 	return out
+}
+
+// inZone is err's message, with the advice for a relative target made
+// for a record in zone: "www" means www.<zone>, not the top-level name
+// "www.". Not in a reverse zone, whose names are no host's.
+func inZone(err error, zone string) string {
+	var re *rdata.RelativeError
+	if errors.As(err, &re) && !strings.HasSuffix(zone, ".arpa.") {
+		return re.InZone(err, zone)
+	}
+	return err.Error()
 }
 
 func (b *builder) hasErrorsUnder(path []string) bool {
