@@ -63,7 +63,7 @@ func (p *progress) Observed(id string, sp *backends.StepPlan, b *plan.Blocked) {
 func (p *progress) PlanDone(obs *engine.Observation) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	p.done(fmt.Sprintf("observed %d of %d steps, %s", len(obs.Steps), len(obs.Steps)+len(obs.Plan.Blocked), describeChanges(len(obs.Plan.Changes))))
+	p.done(fmt.Sprintf("observed %d of %s, %s", len(obs.Steps), count(len(obs.Steps)+len(obs.Plan.Blocked), "step"), describeChanges(len(obs.Plan.Changes))))
 }
 
 // ApplyStart, Applied and ApplyDone show Engine.Apply's walk.
