@@ -81,12 +81,14 @@ func (p *progress) Applied(r engine.StepReport) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	delete(p.inFlight, r.Step)
-	detail := r.Reason
+	// Why a step failed, or was skipped or deferred, is printed once,
+	// by the report that follows, not here too.
+	detail := ""
 	if r.Status == engine.StatusApplied || r.Status == engine.StatusUnchanged {
 		detail = describeChanges(r.Changes)
 	}
 	if len(r.Problems) > 0 {
-		detail += fmt.Sprintf(" (%s)", count(len(r.Problems), "problem"))
+		detail = strings.TrimSpace(detail + fmt.Sprintf(" (%s)", count(len(r.Problems), "problem")))
 	}
 	p.step(r.Step, r.Status, detail)
 }
