@@ -32,7 +32,7 @@ func (b *builder) targets(rp []string, fq string, z *model.Zone, raw *rawName, t
 			if typ != "CNAME" { // the CNAME's messages predate the other types
 				err = fmt.Errorf("%s %w", typ, err)
 			}
-			b.errorf(p, "%v", err)
+			b.errorf(p, "%s", inZone(err, z.Name))
 		case exclusive() != "":
 			b.errorf(p, "%s", exclusive())
 		case target == fq:

@@ -1,6 +1,7 @@
 package compiler
 
 import (
+	"errors"
 	"sort"
 	"strconv"
 	"strings"
@@ -92,7 +93,7 @@ func (b *builder) records(tenant string, rp []string, fq string, z *model.Zone, 
 			ep := at(rp, typ, strconv.Itoa(i))
 			v, err := value(i)
 			if err != nil {
-				b.errorf(ep, "%v", err)
+				b.errorf(ep, "%s", inZone(err, z.Name))
 				continue
 			}
 			if z.Provider.Cloudflare != nil {
@@ -137,6 +138,17 @@ func (b *builder) providerTTL(z *model.Zone, ttl int64) error {
 		return rdata.CloudflareTTL(ttl)
 	}
 	return nil
+}
+
+// inZone is err's message, with the advice for a relative target made
+// for a record in zone: "www" means www.<zone>, not the top-level name
+// "www.". Not in a reverse zone, whose names are no host's.
+func inZone(err error, zone string) string {
+	var re *rdata.RelativeError
+	if errors.As(err, &re) && !strings.HasSuffix(zone, ".arpa.") {
+		return re.InZone(err, zone)
+	}
+	return err.Error()
 }
 
 func (b *builder) hasErrorsUnder(path []string) bool {

@@ -603,3 +603,17 @@ func TestProxied(t *testing.T) {
 		t.Errorf("foreign proxied record wanted unproxied: got %q, want a gated overwrite", got)
 	}
 }
+
+// TestNotesCountInWords: one record is "1 operation in 1 batch request",
+// not "1 operations in 1 batch request(s)".
+func TestNotesCountInWords(t *testing.T) {
+	f := newFixture(t)
+	res := f.apply(t, f.plan(t, f.step(rr("keys."+zoneName, "A", 300, "203.0.113.10"))))
+	if got, want := strings.Join(res.Notes, "\n"), "sent 1 operation in 1 batch request"; !strings.Contains(got, want) {
+		t.Errorf("notes %q do not say %q", got, want)
+	}
+	e := &BatchError{Zone: zoneName, Index: 2, Of: 2, Applied: 1, Err: errors.New("HTTP 500")}
+	if want := "1 operation in earlier batches was applied"; !strings.Contains(e.Error(), want) {
+		t.Errorf("got %q, want it to say %q", e.Error(), want)
+	}
+}

@@ -19,8 +19,12 @@ type BatchError struct {
 }
 
 func (e *BatchError) Error() string {
-	return fmt.Sprintf("zone %s: batch %d of %d failed and changed nothing (Cloudflare applies a batch in one transaction); %d operations in earlier batches were applied: %v",
-		e.Zone, e.Index, e.Of, e.Applied, e.Err)
+	were := "were"
+	if e.Applied == 1 {
+		were = "was"
+	}
+	return fmt.Sprintf("zone %s: batch %d of %d failed and changed nothing (Cloudflare applies a batch in one transaction); %s in earlier batches %s applied: %v",
+		e.Zone, e.Index, e.Of, counted(e.Applied, "operation", "operations"), were, e.Err)
 }
 
 func (e *BatchError) Unwrap() error { return e.Err }
@@ -42,7 +46,7 @@ func (d *Driver) send(ctx context.Context, det *detail, zone string, ops []op, r
 	done := 0
 	for i, part := range parts {
 		if i > 0 && run.Interrupted() {
-			return []string{fmt.Sprintf("sent %d operations in %d of %d batches", done, i, n)},
+			return []string{sentNote(done, i, n)},
 				&backends.PartialError{Applied: i, Total: n, Err: backends.ErrInterrupted}
 		}
 		req := batchBody{Deletes: []idOnly{}, Patches: []body{}, Posts: []body{}}
@@ -61,11 +65,24 @@ func (d *Driver) send(ctx context.Context, det *detail, zone string, ops []op, r
 			if i > 0 {
 				failed = &backends.PartialError{Applied: i, Total: n, Err: failed}
 			}
-			return []string{fmt.Sprintf("sent %d operations in %d of %d batches", done, i, n)}, failed
+			return []string{sentNote(done, i, n)}, failed
 		}
 		done += len(part)
 	}
-	return []string{fmt.Sprintf("sent %d operations in %d batch request(s)", done, n)}, nil
+	return []string{fmt.Sprintf("sent %s in %s", counted(done, "operation", "operations"), counted(n, "batch request", "batch requests"))}, nil
+}
+
+// sentNote says how much of a write was sent before it stopped.
+func sentNote(ops, batches, of int) string {
+	return fmt.Sprintf("sent %s in %d of %s", counted(ops, "operation", "operations"), batches, counted(of, "batch", "batches"))
+}
+
+// counted says "1 operation" or "2 operations".
+func counted(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return fmt.Sprintf("%d %s", n, many)
 }
 
 // batches splits ops into batches of at most size operations that each

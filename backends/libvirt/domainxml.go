@@ -252,14 +252,21 @@ func diffShapes(a, b shape) []field {
 	return out
 }
 
-func kibString(k uint) string {
-	switch {
-	case k%(1024*1024) == 0 && k > 0:
-		return fmt.Sprintf("%d GiB", k/1024/1024)
-	case k%1024 == 0 && k > 0:
-		return fmt.Sprintf("%d MiB", k/1024)
+func kibString(k uint) string { return sizeString(uint64(k) * 1024) }
+
+// sizeString writes a size in bytes as the spec writes it, in the
+// largest binary unit that holds it exactly ("2GiB", "366KiB"), so a
+// diff reads like the spec and not like a byte count.
+func sizeString(b uint64) string {
+	for _, u := range []struct {
+		name string
+		size uint64
+	}{{"TiB", 1 << 40}, {"GiB", 1 << 30}, {"MiB", 1 << 20}, {"KiB", 1 << 10}} {
+		if b > 0 && b%u.size == 0 {
+			return fmt.Sprintf("%d%s", b/u.size, u.name)
+		}
 	}
-	return fmt.Sprintf("%d KiB", k)
+	return fmt.Sprintf("%dB", b)
 }
 
 // nicMAC is the MAC address site writes for a VM's NIC: the declared one,

@@ -128,7 +128,7 @@ func TestIncident3_MemoryChangeIsNextBootNotRestart(t *testing.T) {
 		t.Fatalf("got plan %q, want the pending %q", got, want)
 	}
 	if c := again.Plan.Changes[0]; !strings.Contains(c.Reason, "pending until the guest's next shutdown") ||
-		c.Before["memory"] != "max 64 MiB, current 64 MiB" || c.After["memory"] != "max 128 MiB, current 128 MiB" {
+		c.Before["memory"] != "max 64MiB, current 64MiB" || c.After["memory"] != "max 128MiB, current 128MiB" {
 		t.Errorf("got pending line %+v", c)
 	}
 	r.apply(g, again, run)

@@ -33,11 +33,11 @@ func (p *vmPlanner) planDisks(want *wantDomain, owned map[string]ownedVolume) er
 		switch {
 		case !vol.Exists:
 			want.owner.Volumes = append(want.owner.Volumes, ov)
-			p.change(key, plan.ActionCreate, plan.ImpactNone, "new disk volume for "+vm.Name, nil, map[string]any{"size": disk.SizeBytes})
+			p.change(key, plan.ActionCreate, plan.ImpactNone, "new disk volume for "+vm.Name, nil, map[string]any{"size": sizeString(disk.SizeBytes)})
 			p.add(op{Kind: opCreateVolume, Pool: disk.Pool, Volume: disk.Name, Bytes: disk.SizeBytes})
 		case vol.Capacity < disk.SizeBytes:
 			p.change(key, plan.ActionUpdate, plan.ImpactNextBoot, "grow the disk volume; the guest sees the new size after its next boot and must grow its file system itself",
-				map[string]any{"size": vol.Capacity}, map[string]any{"size": disk.SizeBytes}, plan.GateVMDiskResize)
+				map[string]any{"size": sizeString(vol.Capacity)}, map[string]any{"size": sizeString(disk.SizeBytes)}, plan.GateVMDiskResize)
 			p.add(op{Kind: opResizeVolume, Gate: plan.GateVMDiskResize, Pool: disk.Pool, Volume: disk.Name, Bytes: disk.SizeBytes})
 		case vol.Capacity > disk.SizeBytes:
 			return fmt.Errorf("VM %s: volume %s/%s on %s holds %d bytes but the spec declares %d: site never shrinks a volume (data would be lost); declare its real size",
@@ -68,7 +68,7 @@ func (p *vmPlanner) planSeed(want *wantDomain) error {
 	want.owner.Volumes = append(want.owner.Volumes, ownedVolume{Pool: want.seedPool, Name: s.Name, Role: "seed"})
 	if !vol.Exists {
 		p.change(volumeKey(vm.Host, want.seedPool, s.Name), plan.ActionCreate, plan.ImpactNone,
-			"cloud-init seed ("+s.InstanceID+") uploaded into the pool", nil, map[string]any{"size": len(s.ISO)})
+			"cloud-init seed ("+s.InstanceID+") uploaded into the pool", nil, map[string]any{"size": sizeString(uint64(len(s.ISO)))})
 		p.add(op{Kind: opUploadSeed, Pool: want.seedPool, Volume: s.Name, ISO: s.ISO})
 	}
 	return nil

@@ -191,7 +191,11 @@ func carryOut(cmd *cobra.Command, args []string, o applyOptions, eng *engine.Eng
 		rep, err = eng.Apply(cmd.Context(), g, obs, run)
 	}
 	var gm *engine.GatesMissingError
+	var be *engine.BlockedError
 	switch {
+	case errors.As(err, &be):
+		// The plan above lists each step and why, once.
+		return withCode(exitError, fmt.Errorf("%s could not be observed, so nothing was changed: see \"Not observed\" above; fix what stopped the observation and run again, or leave those steps out with --only or --target", count(len(be.Blocked), "step")))
 	case errors.As(err, &gm):
 		gm.Command = applyCommand(args, o)
 		return withCode(exitGated, gm)

@@ -30,7 +30,8 @@ never changes anything.
 
 Each change has a symbol (+ create, ~ update, - delete, = adopt: mark
 identical foreign data as ours), its resource key, its impact ([live],
-[next-boot], [restart], [destroy], [overwrite], [none]) and the gates
+[next-boot], [restart], [destroy], [overwrite], [none]; a new VM,
+network or volume that disturbs nothing reads [create]) and the gates
 apply will need (--ack GATE-ID). A step that cannot be observed (an API
 error, an unreachable secret store) plans nothing, deletes least of all,
 and is listed under "Not observed".
@@ -39,6 +40,7 @@ and is listed under "Not observed".
   site diff --only dns ./tenants/...         DNS only (plus the secrets it needs)
   site diff --target dns/sjc.example.net. tenants/sjc.cue   one step only
   site diff --format json                    the versioned JSON plan
+  site diff --format markdown > plan.md      for a pull request comment
   site diff --out plan.json tenants/sjc.cue  save it for site apply --plan
   site diff --detailed-exitcode              for CI: exit 2 when changes are pending
 
@@ -74,7 +76,7 @@ could not be observed (and is not deferred by --ack).`,
 	})
 	addBudgetFlags(cmd)
 	f := cmd.Flags()
-	f.StringVar(&format, "format", "text", "output format: text or json")
+	f.StringVar(&format, "format", "text", "output format: text, json, or markdown (for a pull request comment)")
 	f.StringVar(&out, "out", "", "also save the plan as JSON to this file, for site apply --plan")
 	f.BoolVar(&detailed, "detailed-exitcode", false, "exit 2 when there are changes")
 	return cmd
@@ -92,8 +94,8 @@ func runDiff(cmd *cobra.Command, args []string, o diffOptions) error {
 	if err != nil {
 		return withCode(exitError, err)
 	}
-	if o.format != "text" && o.format != "json" {
-		return withCode(exitError, fmt.Errorf("--format %q: use text or json", o.format))
+	if o.format != "text" && o.format != "json" && o.format != "markdown" {
+		return withCode(exitError, fmt.Errorf("--format %q: use text, json or markdown", o.format))
 	}
 	run, err := o.newRun()
 	if err != nil {
@@ -132,9 +134,12 @@ func runDiff(cmd *cobra.Command, args []string, o diffOptions) error {
 	p.Spec = spec
 	p.Options = planOptions(p, run)
 	stdout := cmd.OutOrStdout()
-	if o.format == "json" {
+	switch o.format {
+	case "json":
 		err = p.WriteJSON(stdout)
-	} else {
+	case "markdown":
+		err = p.WriteMarkdown(stdout, run.Acked)
+	default:
 		err = p.WriteText(stdout, plan.TextOptions{Color: useColor(stdout), Acked: run.Acked})
 	}
 	if err != nil {

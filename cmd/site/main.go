@@ -71,6 +71,10 @@ Exit codes: 0 ok or no changes, 1 error, 2 changes present (diff
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
+	// site --version prints the first line of site version, as users of
+	// other tools try first.
+	root.Version = siteVersion()
+	root.SetVersionTemplate("site {{.Version}}\n")
 	root.SetIn(stdin)
 	root.SetOut(stdout)
 	root.SetErr(stderr)

@@ -45,6 +45,7 @@ func (f *planFlags) add(cmd *cobra.Command, help planFlagHelp) {
 	fs.IntVar(&f.parallelism, "parallelism", engine.DefaultParallelism, help.parallelism)
 	fs.StringArrayVar(&f.restarts, "restart", nil, help.restart)
 	fs.IntVar(&f.deleteThreshold, "delete-threshold", backends.DefaultDeleteManyPercent, help.deleteThreshold)
+	completeScope(cmd)
 }
 
 // newRun checks the flags that need no spec and returns the run they

@@ -51,17 +51,19 @@ func (p *progress) Observed(id string, sp *backends.StepPlan, b *plan.Blocked) {
 	switch {
 	case sp != nil:
 		p.step(id, statusObserved, describeChanges(len(sp.Changes)))
+	// Why a step was not observed is printed once, by the plan that
+	// follows (its "Not observed" section, or the JSON), not here too.
 	case b.Skipped:
-		p.step(id, engine.StatusSkipped, b.Reason)
+		p.step(id, engine.StatusSkipped, "")
 	default:
-		p.step(id, statusBlocked, b.Reason)
+		p.step(id, statusBlocked, "")
 	}
 }
 
 func (p *progress) PlanDone(obs *engine.Observation) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	p.done(fmt.Sprintf("observed %d of %d steps, %s", len(obs.Steps), len(obs.Steps)+len(obs.Plan.Blocked), describeChanges(len(obs.Plan.Changes))))
+	p.done(fmt.Sprintf("observed %d of %s, %s", len(obs.Steps), count(len(obs.Steps)+len(obs.Plan.Blocked), "step"), describeChanges(len(obs.Plan.Changes))))
 }
 
 // ApplyStart, Applied and ApplyDone show Engine.Apply's walk.
@@ -79,12 +81,14 @@ func (p *progress) Applied(r engine.StepReport) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	delete(p.inFlight, r.Step)
-	detail := r.Reason
+	// Why a step failed, or was skipped or deferred, is printed once,
+	// by the report that follows, not here too.
+	detail := ""
 	if r.Status == engine.StatusApplied || r.Status == engine.StatusUnchanged {
 		detail = describeChanges(r.Changes)
 	}
 	if len(r.Problems) > 0 {
-		detail += fmt.Sprintf(" (%s)", count(len(r.Problems), "problem"))
+		detail = strings.TrimSpace(detail + fmt.Sprintf(" (%s)", count(len(r.Problems), "problem")))
 	}
 	p.step(r.Step, r.Status, detail)
 }

@@ -24,11 +24,7 @@ libvirt is opened at run time, so site vet works where it is missing.`,
 		Args: noArgs("run site version on its own"),
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			out := cmd.OutOrStdout()
-			v := version
-			if info, ok := debug.ReadBuildInfo(); ok && v == "dev" && info.Main.Version != "" && info.Main.Version != "(devel)" {
-				v = info.Main.Version
-			}
-			fmt.Fprintf(out, "site %s\n", v)
+			fmt.Fprintf(out, "site %s\n", siteVersion())
 			if len(builtIn) == 0 {
 				fmt.Fprintln(out, "backends: none")
 			}
@@ -38,4 +34,13 @@ libvirt is opened at run time, so site vet works where it is missing.`,
 			return nil
 		},
 	}
+}
+
+// siteVersion is the version set at build time, else the module's.
+func siteVersion() string {
+	v := version
+	if info, ok := debug.ReadBuildInfo(); ok && v == "dev" && info.Main.Version != "" && info.Main.Version != "(devel)" {
+		v = info.Main.Version
+	}
+	return v
 }

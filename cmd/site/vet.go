@@ -64,13 +64,21 @@ Exit codes: 0 every spec is valid, 1 one is invalid or unreadable.`,
 			// vet's); see cmd/sitebench.
 			debug.SetGCPercent(200)
 			config, paths, err := specInput(args)
-			if err != nil {
-				return withCode(exitError, err)
+			var spec *model.Spec
+			if err == nil {
+				spec, err = compiler.LoadWith(config, paths, budget(cmd))
 			}
-			spec, err := compiler.LoadWith(config, paths, budget(cmd))
 			var diags compiler.Diagnostics
 			if err != nil && !errors.As(err, &diags) {
-				return withCode(exitError, err)
+				if format == "text" {
+					return withCode(exitError, err)
+				}
+				// A machine reading json or github output gets every
+				// error in that form, once, not on stderr beside it.
+				if err := printVetError(out, format, err); err != nil {
+					return withCode(exitError, err)
+				}
+				return withCode(exitError, nil)
 			}
 			if err := printVet(out, format, spec, diags); err != nil {
 				return withCode(exitError, err)
@@ -137,10 +145,24 @@ type jsonDiag struct {
 	Related []jsonPos `json:"related,omitempty"`
 }
 
+// jsonVet is vet --format json. Summary is always there, zero when the
+// spec did not load, so a reader need not test for it.
 type jsonVet struct {
-	Valid   bool        `json:"valid"`
-	Summary *vetSummary `json:"summary,omitempty"`
-	Errors  []jsonDiag  `json:"errors"`
+	Valid   bool       `json:"valid"`
+	Summary vetSummary `json:"summary"`
+	Errors  []jsonDiag `json:"errors"`
+}
+
+// printVetError reports an error that has no position in a spec (no
+// site.cue, a PATH that does not exist) in the json or github format.
+func printVetError(w io.Writer, format string, err error) error {
+	if format == "github" {
+		_, werr := fmt.Fprintf(w, "::error::%s\n", ghData("site: "+err.Error()))
+		return werr
+	}
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(jsonVet{Errors: []jsonDiag{{Message: err.Error()}}})
 }
 
 func printVet(w io.Writer, format string, spec *model.Spec, diags compiler.Diagnostics) error {
@@ -148,8 +170,7 @@ func printVet(w io.Writer, format string, spec *model.Spec, diags compiler.Diagn
 	case "json":
 		out := jsonVet{Valid: len(diags) == 0, Errors: []jsonDiag{}}
 		if spec != nil {
-			s := summarize(spec)
-			out.Summary = &s
+			out.Summary = summarize(spec)
 		}
 		for _, d := range diags {
 			p := relPos(d.Pos)

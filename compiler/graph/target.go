@@ -60,6 +60,12 @@ func (g *Graph) noMatch(pattern string) error {
 	if g.byID[pattern+"."] != nil {
 		fmt.Fprintf(&b, " (DNS step IDs end in a dot: %s)", pattern+".")
 	}
+	// A change key as site diff prints it (dns/ZONE/NAME/TYPE,
+	// vm/URI/NAME/memory) names a part of a step. Steps converge whole:
+	// say which step holds it rather than converge the zone silently.
+	if id := g.stepOf(pattern); id != "" {
+		fmt.Fprintf(&b, " (%s is a change in step %s; --target takes whole steps: --target %s converges all of it)", pattern, id, id)
+	}
 	b.WriteString("; the steps in scope are:")
 	ids := make([]string, len(g.Steps))
 	for i, s := range g.Steps {
@@ -74,6 +80,18 @@ func (g *Graph) noMatch(pattern string) error {
 		b.WriteString("\n  " + id)
 	}
 	return fmt.Errorf("%s", b.String())
+}
+
+// stepOf returns the longest step ID that key starts with, followed by
+// a slash: the step a change key of site diff belongs to, or "".
+func (g *Graph) stepOf(key string) string {
+	best := ""
+	for _, s := range g.Steps {
+		if strings.HasPrefix(key, s.ID+"/") && len(s.ID) > len(best) {
+			best = s.ID
+		}
+	}
+	return best
 }
 
 // compileTarget turns a pattern into an anchored regular expression:

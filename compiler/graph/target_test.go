@@ -84,6 +84,11 @@ func TestTargetsErrors(t *testing.T) {
 			[]string{"matches no step", "  dns/sjc.example.org."}},
 		{"nothing in scope", &Graph{byID: map[string]*Step{}}, "dns/*",
 			[]string{"no step is in scope"}},
+		// The keys site diff prints name parts of a step, which converges whole.
+		{"a DNS change key names its zone step", g, "dns/sjc.example.net./www.sjc.example.net./CNAME",
+			[]string{"dns/sjc.example.net./www.sjc.example.net./CNAME is a change in step dns/sjc.example.net.; --target takes whole steps: --target dns/sjc.example.net. converges all of it"}},
+		{"a VM change key names its VM step", g, "vm/qemu:///system/keys/memory",
+			[]string{"is a change in step vm/qemu:///system/keys;"}},
 		{"empty", g, "", []string{"empty pattern"}},
 		{"open class", g, "dns/[abc", []string{"a [ has no closing ]"}},
 		{"empty class", g, "dns/[]", []string{"[] names no character"}},

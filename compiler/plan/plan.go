@@ -1,11 +1,13 @@
 // Package plan holds what site would change: changes with their impact
-// and the gates that guard them, and the text and JSON forms a user reads.
+// and the gates that guard them, and the text, Markdown and JSON forms a
+// user reads.
 //
 // A Plan is built by observing live systems; it carries no state between
 // runs except an optional saved copy whose fingerprints let apply refuse
 // when what it observed has changed since.
 //
-// Plan.WriteText renders a plan for people; Plan.WriteJSON writes the
+// Plan.WriteText renders a plan for people; Plan.WriteMarkdown renders it
+// for a pull request comment; Plan.WriteJSON writes the
 // versioned JSON form, whose schema is documented on WriteJSON, and
 // ReadJSON reads it back. CheckFresh compares a saved plan with a fresh
 // one and says, per step, why the saved one is stale (StaleReason).

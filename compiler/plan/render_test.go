@@ -39,6 +39,10 @@ func fullPlan() *Plan {
 			Action: ActionUpdate, Impact: ImpactRestart, Gates: []Gate{GateVMRestart},
 			Reason: "--restart sjc/keys: stop and start the guest so pending changes take effect"},
 	}
+	p.Changes = append(p.Changes,
+		Change{Key: "vm/qemu:///system/files", Step: "vm/qemu:///system/files", Phase: PhaseVM, Tenant: "office1",
+			Action: ActionCreate, Impact: ImpactNone, Reason: "new domain (kvm)",
+			After: map[string]any{"memory": "2GiB", "vcpus": 2}})
 	p.Blocked = []Blocked{
 		{Step: "secret/lab/dns/cloudflare#token", Phase: PhaseSecrets, Tenant: "lab", Gate: GateSecretUnreachable,
 			Reason: "no Vault answered:\n  tried https://keys.lab.example.net: no such host\n  tried http://10.77.0.13:8200: connection refused"},
@@ -290,5 +294,54 @@ func TestReadJSONKeepsScope(t *testing.T) {
 	}
 	if !reflect.DeepEqual(got.Only, want.Only) || !reflect.DeepEqual(got.Targets, want.Targets) {
 		t.Errorf("got only %q targets %q, want only %q targets %q", got.Only, got.Targets, want.Only, want.Targets)
+	}
+}
+
+func TestWriteMarkdown(t *testing.T) {
+	deferredOnly := fullPlan()
+	deferredOnly.Changes = []Change{}
+	deferredOnly.Blocked = deferredOnly.Blocked[:0]
+	for _, b := range fullPlan().Blocked {
+		if b.Tenant == "lab" {
+			deferredOnly.Blocked = append(deferredOnly.Blocked, b)
+		}
+	}
+	for _, tc := range []struct {
+		name  string
+		plan  *Plan
+		acked map[Gate]bool
+	}{
+		{name: "plan_full.md.golden", plan: fullPlan()},
+		{name: "plan_full_acked.md.golden", plan: fullPlan(), acked: map[Gate]bool{GateDNSOverwrite: true, GateSecretUnreachable: true}},
+		{name: "plan_deferred.md.golden", plan: deferredOnly, acked: map[Gate]bool{GateSecretUnreachable: true}},
+		{name: "plan_converged.md.golden", plan: New()},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var b bytes.Buffer
+			if err := tc.plan.WriteMarkdown(&b, tc.acked); err != nil {
+				t.Fatal(err)
+			}
+			golden.Check(t, filepath.Join("testdata", tc.name), b.Bytes())
+		})
+	}
+}
+
+// TestWriteMarkdownFence keeps a value with backticks (a TXT record may
+// hold anything) inside its code block, and HTML in a step ID inside its
+// <summary>.
+func TestWriteMarkdownFence(t *testing.T) {
+	p := New()
+	p.Changes = []Change{{Key: "dns/x.example./t.x.example./TXT", Step: "dns/<x>.example.", Phase: PhaseDNS,
+		Action: ActionCreate, Impact: ImpactLive, After: map[string]any{"values": []string{"```` end"}}}}
+	var b bytes.Buffer
+	if err := p.WriteMarkdown(&b, nil); err != nil {
+		t.Fatal(err)
+	}
+	out := b.String()
+	if !strings.Contains(out, "`````diff\n") {
+		t.Errorf("the fence is not longer than the value's backticks:\n%s", out)
+	}
+	if !strings.Contains(out, "<code>dns/&lt;x&gt;.example.</code>") {
+		t.Errorf("the step ID is not escaped in the summary:\n%s", out)
 	}
 }

@@ -196,7 +196,7 @@ func writeChange(b *strings.Builder, c Change, paint func(code, s string) string
 	if !ok {
 		sym = "?"
 	}
-	fmt.Fprintf(b, "  %s %s  [%s]", paint(actionColors[c.Action], sym), c.Key, paint(impactColor(c.Impact), string(c.Impact)))
+	fmt.Fprintf(b, "  %s %s  [%s]", paint(actionColors[c.Action], sym), c.Key, paint(impactColor(c.Impact), label(c)))
 	if len(c.Gates) > 0 {
 		names := make([]string, len(c.Gates))
 		for i, g := range c.Gates {
@@ -211,6 +211,17 @@ func writeChange(b *strings.Builder, c Change, paint func(code, s string) string
 	for _, line := range attributeLines(c) {
 		fmt.Fprintf(b, "      %s\n", line)
 	}
+}
+
+// label is the word in brackets after a change's key: its impact, except
+// that a new resource that disturbs nothing (a VM, a network, a volume)
+// reads [create], as a new user expects, rather than [none], which reads
+// as "nothing happens". The JSON keeps the impact "none".
+func label(c Change) string {
+	if c.Action == ActionCreate && c.Impact == ImpactNone {
+		return string(ActionCreate)
+	}
+	return string(c.Impact)
 }
 
 func impactColor(i Impact) string {

@@ -34,7 +34,7 @@ func absolute(s string) (string, error) {
 		return "", fmt.Errorf("target is empty; write an absolute host name with a trailing dot")
 	}
 	if !strings.HasSuffix(s, ".") {
-		return "", fmt.Errorf("target %q is relative; write it absolute with a trailing dot: %s.", s, s)
+		return "", &RelativeError{Name: s}
 	}
 	n, err := dnsname.Canonical(s, "")
 	if err != nil {
@@ -44,6 +44,28 @@ func absolute(s string) (string, error) {
 		return "", fmt.Errorf("target %q is a wildcard; write the name of a real host", s)
 	}
 	return n, nil
+}
+
+// RelativeError is a target written without its trailing dot. Its
+// message suggests the name made absolute as written; InZone suggests
+// the name in the zone the record is in, which is what a label without
+// dots ("www") almost always means.
+type RelativeError struct{ Name string }
+
+func (e *RelativeError) Error() string {
+	return fmt.Sprintf("target %q is relative; write it absolute with a trailing dot: %s.", e.Name, e.Name)
+}
+
+// InZone returns err's message with e's advice made for a record in
+// zone (absolute, with its trailing dot): "www" becomes "www.<zone>",
+// and "a.b" either "a.b." or "a.b.<zone>". err is e itself or an error
+// that wraps it and quotes its message.
+func (e *RelativeError) InZone(err error, zone string) string {
+	advice := fmt.Sprintf("target %q is relative; write it absolute with a trailing dot: %s.%s", e.Name, e.Name, zone)
+	if strings.Contains(e.Name, ".") {
+		advice = fmt.Sprintf("target %q is relative; write it absolute with a trailing dot: %s. or, in this zone, %s.%s", e.Name, e.Name, e.Name, zone)
+	}
+	return strings.Replace(err.Error(), e.Error(), advice, 1)
 }
 
 // MX returns "<priority> <host>", e.g. "10 mx.example.org.".

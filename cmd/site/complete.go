@@ -1,0 +1,74 @@
+package main
+
+import (
+	"sort"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/site-tools/site/compiler/plan"
+)
+
+// completeScope registers shell completion for the flags of cmd that
+// name gates, phases and steps: --ack (the gate catalogue), --only
+// (phases, after any already given with commas) and --target (the step
+// IDs of the specs named so far, or ./tenants/...). Flags cmd lacks are
+// left alone.
+func completeScope(cmd *cobra.Command) {
+	if cmd.Flags().Lookup("ack") != nil {
+		_ = cmd.RegisterFlagCompletionFunc("ack", completeGates)
+	}
+	if cmd.Flags().Lookup("only") != nil {
+		_ = cmd.RegisterFlagCompletionFunc("only", completePhases)
+	}
+	if cmd.Flags().Lookup("target") != nil {
+		_ = cmd.RegisterFlagCompletionFunc("target", completeTargets)
+	}
+}
+
+func completeGates(_ *cobra.Command, _ []string, toComplete string) ([]string, cobra.ShellCompDirective) {
+	var out []string
+	for _, g := range plan.Catalogue() {
+		if strings.HasPrefix(string(g), strings.ToUpper(toComplete)) {
+			out = append(out, string(g)+"\t"+g.Meaning())
+		}
+	}
+	return out, cobra.ShellCompDirectiveNoFileComp
+}
+
+// completePhases completes the last of a comma-separated list, leaving
+// out the phases already in it.
+func completePhases(_ *cobra.Command, _ []string, toComplete string) ([]string, cobra.ShellCompDirective) {
+	given, last := "", toComplete
+	if i := strings.LastIndexByte(toComplete, ','); i >= 0 {
+		given, last = toComplete[:i+1], toComplete[i+1:]
+	}
+	have := map[string]bool{}
+	for _, p := range strings.Split(given, ",") {
+		have[p] = true
+	}
+	var out []string
+	for _, p := range plan.Phases {
+		if !have[string(p)] && strings.HasPrefix(string(p), last) {
+			out = append(out, given+string(p))
+		}
+	}
+	return out, cobra.ShellCompDirectiveNoFileComp | cobra.ShellCompDirectiveNoSpace
+}
+
+// completeTargets loads the specs in args (as the command would) and
+// offers their step IDs; a spec that does not load offers nothing.
+func completeTargets(cmd *cobra.Command, args []string, toComplete string) ([]string, cobra.ShellCompDirective) {
+	g, err := loadGraph(args, nil, nil, budget(cmd))
+	if err != nil {
+		return nil, cobra.ShellCompDirectiveNoFileComp
+	}
+	var out []string
+	for _, s := range g.Steps {
+		if strings.HasPrefix(s.ID, toComplete) {
+			out = append(out, s.ID)
+		}
+	}
+	sort.Strings(out)
+	return out, cobra.ShellCompDirectiveNoFileComp
+}
