@@ -256,12 +256,33 @@ func evaluate(inputs []input, o Options, keys *cacheKeyer) ([]*fileResult, error
 			return nil, err
 		}
 	}
-	for i, key := range toCache {
-		if key != "" && !results[i].panicked {
-			o.Cache.put(key, results[i]) // a failed write is a miss next time
-		}
+	if keys != nil {
+		store(o.Cache, toCache, results, workers)
 	}
 	return results, nil
+}
+
+// store writes the results that have a key to the cache, on as many
+// goroutines as evaluated them. A failed write is a miss next time.
+func store(c *Cache, keys []string, results []*fileResult, workers int) {
+	next := make(chan int)
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range next {
+				c.put(keys[i], results[i])
+			}
+		}()
+	}
+	for i, key := range keys {
+		if key != "" && !results[i].panicked {
+			next <- i
+		}
+	}
+	close(next)
+	wg.Wait()
 }
 
 // guarded evaluates one input and turns a panic in CUE (or in site's
