@@ -37,6 +37,43 @@ func BenchmarkLoad(b *testing.B) {
 	}
 }
 
+// BenchmarkLoadCache loads generated tenants without the cache, through
+// an empty cache (evaluating and writing every file) and through a full
+// one (as site vet of unchanged files does).
+func BenchmarkLoadCache(b *testing.B) {
+	for _, size := range []struct{ tenants, records int }{{1, 10000}, {1000, 50}} {
+		dir := b.TempDir()
+		_, bytes, err := specgen.Write(dir, size.tenants, size.records)
+		if err != nil {
+			b.Fatal(err)
+		}
+		load := func(b *testing.B, cache *Cache) {
+			if _, err := LoadWith(filepath.Join(dir, "site.cue"), []string{dir}, Options{Cache: cache}); err != nil {
+				b.Fatal(err)
+			}
+		}
+		for _, run := range []string{"none", "cold", "cached"} {
+			b.Run(fmt.Sprintf("%dx%d/%s", size.tenants, size.records, run), func(b *testing.B) {
+				b.SetBytes(bytes)
+				b.ReportAllocs()
+				var cache *Cache
+				if run == "cached" {
+					cache = OpenCache(b.TempDir())
+					load(b, cache)
+				}
+				for b.Loop() {
+					if run == "cold" {
+						b.StopTimer()
+						cache = OpenCache(b.TempDir())
+						b.StartTimer()
+					}
+					load(b, cache)
+				}
+			})
+		}
+	}
+}
+
 // doublingSpec is a tenant whose hidden field _aN holds 2^n copies of
 // a struct, shared by reference, and a second tenant that refers to it.
 // Evaluated as one tree it costs CUE next to nothing; unified with

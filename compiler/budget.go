@@ -29,6 +29,10 @@ type Options struct {
 	// EvalMemory bounds the Go heap in use, in bytes, while files are
 	// evaluated (site's --eval-memory); 0 is DefaultEvalMemory.
 	EvalMemory uint64
+	// Cache, when not nil, keeps each file's evaluation across runs
+	// and skips evaluating a file whose inputs are unchanged (cache.go).
+	// nil evaluates every file.
+	Cache *Cache
 }
 
 // The default budgets are far above what real specs need: 1,000 tenants

@@ -74,18 +74,28 @@ var tenantsPath = cue.MakePath(cue.Str("tenants"))
 
 // file reads, parses, validates and decodes one spec file.
 func (e *evaluator) file(path string) *fileResult {
+	data, fail := readSpec(path)
+	if fail != nil {
+		return fail
+	}
+	return e.source(path, data)
+}
+
+// readSpec reads the spec file at path, or returns the result that
+// says why it cannot be evaluated.
+func readSpec(path string) ([]byte, *fileResult) {
 	fail := func(pos model.Pos, msg string) *fileResult {
 		return &fileResult{path: path, pos: &positions{file: path}, diags: Diagnostics{{Pos: pos, Msg: msg}}}
 	}
 	if fi, err := os.Stat(path); err == nil && fi.Size() > maxFileSize {
-		return fail(model.Pos{File: path, Line: 1, Col: 1}, fmt.Sprintf("%s is larger than the %s a spec file may hold; split it over several tenants' files",
+		return nil, fail(model.Pos{File: path, Line: 1, Col: 1}, fmt.Sprintf("%s is larger than the %s a spec file may hold; split it over several tenants' files",
 			FormatSize(uint64(fi.Size())), FormatSize(maxFileSize)))
 	}
 	data, err := os.ReadFile(path)
 	if err != nil {
-		return fail(model.Pos{File: path}, fmt.Sprintf("cannot read: %v", err))
+		return nil, fail(model.Pos{File: path}, fmt.Sprintf("cannot read: %v", err))
 	}
-	return e.source(path, data)
+	return data, nil
 }
 
 // source parses, validates and decodes one spec, named path in

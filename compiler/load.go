@@ -36,6 +36,7 @@ package compiler
 
 import (
 	"fmt"
+	"os"
 	"runtime"
 	"sort"
 	"sync"
@@ -70,7 +71,15 @@ func LoadWith(config string, paths []string, o Options) (*model.Spec, error) {
 	for i, f := range all {
 		inputs[i] = input{path: f}
 	}
-	results, err := evaluate(inputs, o)
+	var keys *cacheKeyer
+	if o.Cache != nil {
+		// A cache that cannot say which build this is (or read
+		// site.cue, which then fails below) is not used.
+		if site, err := os.ReadFile(config); err == nil {
+			keys, _ = o.Cache.keyer(site)
+		}
+	}
+	results, err := evaluate(inputs, o, keys)
 	if err != nil {
 		return nil, err
 	}
@@ -94,7 +103,7 @@ func loadSource(configName string, config []byte, name string, src []byte, o Opt
 	if len(diags) > 0 {
 		return nil, diags.sort()
 	}
-	results, err := evaluate([]input{{path: name, data: src}}, o)
+	results, err := evaluate([]input{{path: name, data: src}}, o, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -150,14 +159,21 @@ type input struct {
 // o's budgets. CUE is not safe for concurrent use, so each worker owns an
 // evaluator (its own context and its own compiled schema) and hands back
 // plain Go values. When a budget passes, evaluate returns its
-// diagnostics at once and leaves the workers behind (budget.go).
-func evaluate(inputs []input, o Options) ([]*fileResult, error) {
+// diagnostics at once and leaves the workers behind (budget.go). With
+// keys (and o.Cache), a file whose result is cached is read back rather
+// than evaluated, and the results evaluated are cached once every file
+// is done within budget.
+func evaluate(inputs []input, o Options, keys *cacheKeyer) ([]*fileResult, error) {
 	if len(inputs) == 0 {
 		return nil, nil
 	}
 	w := watch(o, inputs[0].path)
 	defer w.stop()
 	results := make([]*fileResult, len(inputs))
+	var toCache []string // per input: the key to store its result under
+	if keys != nil {
+		toCache = make([]string, len(inputs))
+	}
 	workers := min(runtime.GOMAXPROCS(0), len(inputs))
 	next := make(chan int)
 	errs := make([]error, workers)
@@ -186,7 +202,26 @@ func evaluate(inputs []input, o Options) ([]*fileResult, error) {
 						e, done = fresh, 0
 					}
 				}
-				results[i] = e.guarded(inputs[i])
+				in := inputs[i]
+				if keys != nil && in.data == nil {
+					data, fail := readSpec(in.path)
+					if fail != nil {
+						results[i] = fail
+						w.finish(n)
+						continue
+					}
+					in.data = data
+				}
+				if keys != nil {
+					key := keys.key(in.path, in.data)
+					if r := o.Cache.get(key, in.path); r != nil {
+						results[i] = r
+						w.finish(n)
+						continue
+					}
+					toCache[i] = key
+				}
+				results[i] = e.guarded(in)
 				if results[i].panicked {
 					done = filesPerContext // its context may be broken: start afresh
 				}
@@ -221,7 +256,33 @@ func evaluate(inputs []input, o Options) ([]*fileResult, error) {
 			return nil, err
 		}
 	}
+	if keys != nil {
+		store(o.Cache, toCache, results, workers)
+	}
 	return results, nil
+}
+
+// store writes the results that have a key to the cache, on as many
+// goroutines as evaluated them. A failed write is a miss next time.
+func store(c *Cache, keys []string, results []*fileResult, workers int) {
+	next := make(chan int)
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range next {
+				c.put(keys[i], results[i])
+			}
+		}()
+	}
+	for i, key := range keys {
+		if key != "" && !results[i].panicked {
+			next <- i
+		}
+	}
+	close(next)
+	wg.Wait()
 }
 
 // guarded evaluates one input and turns a panic in CUE (or in site's

@@ -17,13 +17,25 @@ import (
 // model's tenants, zones, records and VMs.
 type positions struct {
 	file string
-	at   map[string]token.Pos // key: path segments joined by pathSep
+	at   map[string]lineCol // key: path segments joined by pathSep
+}
+
+// lineCol is a position in positions.file; {0, 0} is a position CUE
+// did not know. Plain numbers rather than token.Pos, so that an index
+// outlives its syntax tree and can be cached (cache.go).
+type lineCol [2]int
+
+func lineColOf(tp token.Pos) lineCol {
+	if !tp.IsValid() {
+		return lineCol{}
+	}
+	return lineCol{tp.Line(), tp.Column()}
 }
 
 const pathSep = "\x00"
 
 func indexPositions(file string, f *ast.File) *positions {
-	p := &positions{file: file, at: map[string]token.Pos{}}
+	p := &positions{file: file, at: map[string]lineCol{}}
 	p.decls(nil, f.Decls)
 	return p
 }
@@ -39,7 +51,7 @@ func (p *positions) decls(prefix []string, decls []ast.Decl) {
 			path := append(prefix[:len(prefix):len(prefix)], name)
 			key := strings.Join(path, pathSep)
 			if _, ok := p.at[key]; !ok {
-				p.at[key] = d.Label.Pos()
+				p.at[key] = lineColOf(d.Label.Pos())
 			}
 			p.expr(path, d.Value)
 		case *ast.EmbedDecl:
@@ -57,7 +69,7 @@ func (p *positions) expr(path []string, e ast.Expr) {
 			elPath := append(path[:len(path):len(path)], strconv.Itoa(i))
 			key := strings.Join(elPath, pathSep)
 			if _, ok := p.at[key]; !ok {
-				p.at[key] = el.Pos()
+				p.at[key] = lineColOf(el.Pos())
 			}
 			p.expr(elPath, el)
 		}
@@ -74,8 +86,8 @@ func (p *positions) expr(path []string, e ast.Expr) {
 // ancestor the user wrote, or the start of the file.
 func (p *positions) pos(path ...string) model.Pos {
 	for n := len(path); n > 0; n-- {
-		if tp, ok := p.at[strings.Join(path[:n], pathSep)]; ok && tp.IsValid() {
-			return model.Pos{File: p.file, Line: tp.Line(), Col: tp.Column()}
+		if lc, ok := p.at[strings.Join(path[:n], pathSep)]; ok && lc[0] > 0 {
+			return model.Pos{File: p.file, Line: lc[0], Col: lc[1]}
 		}
 	}
 	return model.Pos{File: p.file, Line: 1, Col: 1}

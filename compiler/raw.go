@@ -1,7 +1,11 @@
 package compiler
 
 import (
+	"bytes"
 	"encoding/json"
+	"math/big"
+	"strconv"
+	"strings"
 )
 
 // The raw types are a tenant's spec as CUE evaluated it, defaults applied and
@@ -61,16 +65,16 @@ type rawName struct {
 	NS  []string `json:"NS"`
 	PTR []string `json:"PTR"`
 	// Struct types go through rdata.FromFields, which knows their fields.
-	SSHFP      []map[string]any `json:"SSHFP"`
-	TLSA       []map[string]any `json:"TLSA"`
-	HTTPS      []map[string]any `json:"HTTPS"`
-	SVCB       []map[string]any `json:"SVCB"`
-	NAPTR      []map[string]any `json:"NAPTR"`
-	DS         []map[string]any `json:"DS"`
-	DNAME      *string          `json:"DNAME"`
-	OPENPGPKEY []string         `json:"OPENPGPKEY"`
-	DHCID      []string         `json:"DHCID"`
-	ALIAS      *string          `json:"ALIAS"`
+	SSHFP      []rdataFields `json:"SSHFP"`
+	TLSA       []rdataFields `json:"TLSA"`
+	HTTPS      []rdataFields `json:"HTTPS"`
+	SVCB       []rdataFields `json:"SVCB"`
+	NAPTR      []rdataFields `json:"NAPTR"`
+	DS         []rdataFields `json:"DS"`
+	DNAME      *string       `json:"DNAME"`
+	OPENPGPKEY []string      `json:"OPENPGPKEY"`
+	DHCID      []string      `json:"DHCID"`
+	ALIAS      *string       `json:"ALIAS"`
 }
 
 type rawNetwork struct {
@@ -122,4 +126,107 @@ func (t *rawTXT) UnmarshalJSON(b []byte) error {
 	}
 	t.Parts = []string{}
 	return json.Unmarshal(b, &t.Parts)
+}
+
+func (t rawTXT) MarshalJSON() ([]byte, error) {
+	if t.Parts != nil {
+		return json.Marshal(t.Parts)
+	}
+	return json.Marshal(t.Text)
+}
+
+// rdataFields is one record of a struct type (SSHFP, TLSA, ...), field
+// by field. Its numbers keep their Go type through JSON, as CUE's
+// Decode gives them (an integer is an int64, or a *big.Int past int64,
+// anything else a float64), so that a model read back from the cache
+// (cache.go) says exactly what a fresh evaluation says, down to the %v
+// of a number in a diagnostic.
+type rdataFields map[string]any
+
+func (f *rdataFields) UnmarshalJSON(b []byte) error {
+	d := json.NewDecoder(bytes.NewReader(b))
+	d.UseNumber()
+	var m map[string]any
+	if err := d.Decode(&m); err != nil {
+		return err
+	}
+	for k, v := range m {
+		m[k] = typedNumbers(v)
+	}
+	*f = m
+	return nil
+}
+
+func (f rdataFields) MarshalJSON() ([]byte, error) {
+	if f == nil {
+		return []byte("null"), nil
+	}
+	m := make(map[string]any, len(f))
+	for k, v := range f {
+		m[k] = floatsMarked(v)
+	}
+	return json.Marshal(m)
+}
+
+// typedNumbers replaces every json.Number in v: one written without a
+// fraction or exponent is an integer.
+func typedNumbers(v any) any {
+	switch x := v.(type) {
+	case json.Number:
+		s := string(x)
+		if strings.ContainsAny(s, ".eE") {
+			f, _ := x.Float64()
+			return f
+		}
+		if n, err := x.Int64(); err == nil {
+			return n
+		}
+		if n, ok := new(big.Int).SetString(s, 10); ok {
+			return n
+		}
+		f, _ := x.Float64()
+		return f
+	case []any:
+		for i := range x {
+			x[i] = typedNumbers(x[i])
+		}
+	case map[string]any:
+		for k := range x {
+			x[k] = typedNumbers(x[k])
+		}
+	}
+	return v
+}
+
+// floatsMarked returns v with every float64 written so that
+// typedNumbers reads it back as a float64 (1.0, not 1). It copies
+// rather than changes v, which the model in hand still uses.
+func floatsMarked(v any) any {
+	switch x := v.(type) {
+	case float64:
+		return markedFloat(x)
+	case []any:
+		out := make([]any, len(x))
+		for i := range x {
+			out[i] = floatsMarked(x[i])
+		}
+		return out
+	case map[string]any:
+		out := make(map[string]any, len(x))
+		for k := range x {
+			out[k] = floatsMarked(x[k])
+		}
+		return out
+	}
+	return v
+}
+
+type markedFloat float64
+
+func (f markedFloat) MarshalJSON() ([]byte, error) {
+	b := strconv.AppendFloat(nil, float64(f), 'g', -1, 64)
+	if !bytes.ContainsAny(b, ".eE") {
+		b = append(b, ".0"...)
+	}
+	return b, nil
 }

@@ -24,7 +24,7 @@ func listTypes(raw *rawName) []rawType {
 			out = append(out, rawType{typ, len(vs), func(i int) (string, error) { return f(vs[i]) }})
 		}
 	}
-	structs := func(typ string, vs []map[string]any) {
+	structs := func(typ string, vs []rdataFields) {
 		if vs != nil {
 			out = append(out, rawType{typ, len(vs), func(i int) (string, error) { return rdata.FromFields(typ, vs[i]) }})
 		}

@@ -14,10 +14,19 @@ func addBudgetFlags(cmd *cobra.Command) {
 	f.Duration("eval-timeout", compiler.DefaultEvalTimeout, "stop when evaluating the specs takes longer than this")
 	mem := byteSize(compiler.DefaultEvalMemory)
 	f.Var(&mem, "eval-memory", "stop when evaluating the specs needs more heap than this, e.g. 2GiB")
+	addCacheFlag(cmd)
 }
 
-// budget reads the budgets back from cmd's flags; a command without
-// them (graph) gets the defaults.
+// addCacheFlag registers --no-cache on a command that loads specs (vet,
+// diff, apply, graph). Without it, each file's evaluation is kept in the
+// cache directory and an unchanged file is not evaluated again
+// (compiler.Cache).
+func addCacheFlag(cmd *cobra.Command) {
+	cmd.Flags().Bool("no-cache", false, "evaluate every spec file, neither reading nor writing the evaluation cache ($SITE_CACHE_DIR, else site in the user's cache directory)")
+}
+
+// budget reads the budgets and the cache back from cmd's flags; a
+// command without the budget flags (graph) gets the defaults.
 func budget(cmd *cobra.Command) compiler.Options {
 	var o compiler.Options
 	if d, err := cmd.Flags().GetDuration("eval-timeout"); err == nil {
@@ -25,6 +34,13 @@ func budget(cmd *cobra.Command) compiler.Options {
 	}
 	if f := cmd.Flags().Lookup("eval-memory"); f != nil {
 		o.EvalMemory = uint64(*f.Value.(*byteSize))
+	}
+	if off, err := cmd.Flags().GetBool("no-cache"); err == nil && !off {
+		// No cache directory (no $HOME, say) means no cache, not an
+		// error: the cache only saves time.
+		if dir, err := compiler.DefaultCacheDir(); err == nil {
+			o.Cache = compiler.OpenCache(dir)
+		}
 	}
 	return o
 }

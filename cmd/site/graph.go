@@ -44,5 +44,6 @@ Exit codes: 0 printed, 1 an invalid spec or flag.`,
 	cmd.Flags().StringVar(&only, "only", "", "keep only these phases, comma-separated: secrets, network, vm, dns")
 	cmd.Flags().StringArrayVar(&targets, "target", nil, targetFlagHelp)
 	completeScope(cmd)
+	addCacheFlag(cmd)
 	return cmd
 }

@@ -3,6 +3,7 @@ package main
 import (
 	"flag"
 	"os"
+	"path/filepath"
 	"testing"
 
 	"github.com/rogpeppe/go-internal/testscript"
@@ -17,7 +18,18 @@ func TestMain(m *testing.M) {
 	// Nobody answers apply's question in a test, even when go test runs
 	// on a terminal; the tests that want one say so (useTerminal).
 	stdinIsTerminal = func() bool { return false }
-	testscript.Main(m, map[string]func(){
+	// The tests' evaluations are cached in a directory of their own,
+	// never the user's.
+	var tm testscript.TestingM = m
+	if os.Getenv("SITE_CACHE_DIR") == "" {
+		dir, err := os.MkdirTemp("", "site-test-cache-")
+		if err != nil {
+			panic(err)
+		}
+		os.Setenv("SITE_CACHE_DIR", dir)
+		tm = removeAfter{m, dir}
+	}
+	testscript.Main(tm, map[string]func(){
 		"site": func() { os.Exit(run(os.Args[1:], os.Stdout, os.Stderr)) },
 	})
 }
@@ -33,7 +45,19 @@ func TestScripts(t *testing.T) {
 		Setup: func(env *testscript.Env) error {
 			// Output must not depend on the terminal or the user's setup.
 			env.Setenv("NO_COLOR", "1")
+			env.Setenv("SITE_CACHE_DIR", filepath.Join(env.WorkDir, ".site-cache"))
 			return nil
 		},
 	})
+}
+
+// removeAfter runs the tests, then removes dir.
+type removeAfter struct {
+	*testing.M
+	dir string
+}
+
+func (r removeAfter) Run() int {
+	defer os.RemoveAll(r.dir)
+	return r.M.Run()
 }

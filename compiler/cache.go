@@ -1,0 +1,290 @@
+package compiler
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"debug/elf"
+	"encoding/binary"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"maps"
+	"math"
+	"os"
+	"path/filepath"
+	"runtime/debug"
+	"slices"
+	"sync"
+
+	"github.com/site-tools/site/schema"
+)
+
+// Evaluating a file is most of what loading costs, and most runs load
+// files that have not changed since the last one. A Cache keeps each
+// file's evaluation result (its tenants as plain values, its position
+// index and its diagnostics) under a key that hashes every input that
+// result depends on: the file's name and bytes, the operator's
+// site.cue, the embedded schema and the build of site itself. Only
+// evaluation is skipped: the model is still built and every check
+// between tenants still runs, since those depend on every file.
+//
+// An entry is written to a temporary file and renamed into place, so
+// concurrent runs see a whole entry or none, and it carries a checksum
+// of its body: an entry that is truncated, corrupt or unreadable is a
+// miss, and the evaluation that follows rewrites it. Nothing is cached
+// from a run whose evaluation did not complete (a budget passed), nor a
+// file whose evaluation panicked. Every error of the cache itself is a
+// miss, never a failed load.
+type Cache struct {
+	dir string
+}
+
+// OpenCache returns the cache kept in dir, created on first write.
+func OpenCache(dir string) *Cache { return &Cache{dir: dir} }
+
+// DefaultCacheDir is $SITE_CACHE_DIR when set, else "site" in the
+// user's cache directory (os.UserCacheDir: $XDG_CACHE_HOME or
+// ~/.cache on Linux, ~/Library/Caches on macOS).
+func DefaultCacheDir() (string, error) {
+	if d := os.Getenv("SITE_CACHE_DIR"); d != "" {
+		return d, nil
+	}
+	d, err := os.UserCacheDir()
+	if err != nil {
+		return "", err
+	}
+	return filepath.Join(d, "site"), nil
+}
+
+// cacheFormat names the layout of keys and entries; changing either
+// changes it, so old entries are never read as new ones.
+const cacheFormat = "site-cache 1"
+
+// cacheKeyer computes the keys of one load: the inputs every file shares
+// are hashed once.
+type cacheKeyer struct {
+	base []byte // hash of the format, build, schema and site.cue
+}
+
+func (c *Cache) keyer(site []byte) (*cacheKeyer, error) {
+	build, err := buildIdentity()
+	if err != nil {
+		return nil, err
+	}
+	return &cacheKeyer{base: cacheBase(build, schemaSum(), site)}, nil
+}
+
+func cacheBase(build string, schema [32]byte, site []byte) []byte {
+	h := sha256.New()
+	siteSum := sha256.Sum256(site)
+	fmt.Fprintf(h, "%s\x00%d\x00%s\x00%x\x00%x\x00", cacheFormat, len(build), build, schema, siteSum)
+	return h.Sum(nil)
+}
+
+// key names the entry for the file at path holding data. The path is
+// part of it since the result's positions name the file.
+func (k *cacheKeyer) key(path string, data []byte) string {
+	h := sha256.New()
+	h.Write(k.base)
+	fmt.Fprintf(h, "%d\x00%s\x00", len(path), path)
+	h.Write(data)
+	return hex.EncodeToString(h.Sum(nil))
+}
+
+func (c *Cache) entry(key string) string {
+	return filepath.Join(c.dir, key[:2], key[2:])
+}
+
+// cacheEntry is a fileResult as stored.
+type cacheEntry struct {
+	Path    string                `json:"path"`
+	Tenants map[string]*rawTenant `json:"tenants"`
+	Diags   Diagnostics           `json:"diags"`
+	Pos     []byte                `json:"pos"` // packPositions
+}
+
+// packPositions writes a position index as key length, key, line and
+// column, each number a uvarint: a cached load reads it back in a
+// fraction of the time a JSON object of tens of thousands of keys takes.
+// Keys are sorted, so that one result is always the same bytes.
+func packPositions(at map[string]lineCol) []byte {
+	var b []byte
+	for _, key := range slices.Sorted(maps.Keys(at)) {
+		lc := at[key]
+		b = binary.AppendUvarint(b, uint64(len(key)))
+		b = append(b, key...)
+		b = binary.AppendUvarint(b, uint64(lc[0]))
+		b = binary.AppendUvarint(b, uint64(lc[1]))
+	}
+	return b
+}
+
+func unpackPositions(b []byte) (map[string]lineCol, bool) {
+	at := map[string]lineCol{}
+	next := func() (int, bool) {
+		n, size := binary.Uvarint(b)
+		if size <= 0 || n > math.MaxInt32 {
+			return 0, false
+		}
+		b = b[size:]
+		return int(n), true
+	}
+	for len(b) > 0 {
+		n, ok := next()
+		if !ok || n > len(b) {
+			return nil, false
+		}
+		key := string(b[:n])
+		b = b[n:]
+		line, ok1 := next()
+		col, ok2 := next()
+		if !ok1 || !ok2 {
+			return nil, false
+		}
+		at[key] = lineCol{line, col}
+	}
+	return at, true
+}
+
+// get returns the result stored under key for the file at path, or nil.
+func (c *Cache) get(key, path string) *fileResult {
+	data, err := os.ReadFile(c.entry(key))
+	if err != nil {
+		return nil
+	}
+	header, body, ok := bytes.Cut(data, []byte("\n"))
+	sum := sha256.Sum256(body)
+	if !ok || string(header) != cacheFormat+" "+hex.EncodeToString(sum[:]) {
+		return nil
+	}
+	var e cacheEntry
+	if err := json.Unmarshal(body, &e); err != nil || e.Path != path {
+		return nil
+	}
+	at, ok := unpackPositions(e.Pos)
+	if !ok {
+		return nil
+	}
+	return &fileResult{path: path, pos: &positions{file: path, at: at}, tenants: e.Tenants, diags: e.Diags}
+}
+
+// put stores r under key: a temporary file beside the entry, renamed
+// over it once whole.
+func (c *Cache) put(key string, r *fileResult) error {
+	body, err := json.Marshal(cacheEntry{Path: r.path, Tenants: r.tenants, Diags: r.diags, Pos: packPositions(r.pos.at)})
+	if err != nil {
+		return err
+	}
+	sum := sha256.Sum256(body)
+	name := c.entry(key)
+	if err := os.MkdirAll(filepath.Dir(name), 0o700); err != nil {
+		return err
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(name), ".tmp-*")
+	if err != nil {
+		return err
+	}
+	_, err = fmt.Fprintf(tmp, "%s %x\n", cacheFormat, sum)
+	if err == nil {
+		_, err = tmp.Write(body)
+	}
+	if cerr := tmp.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(tmp.Name(), name)
+	}
+	if err != nil {
+		os.Remove(tmp.Name())
+	}
+	return err
+}
+
+var schemaSum = sync.OnceValue(func() [32]byte {
+	h := sha256.New()
+	names, _ := fs.Glob(schema.FS, "*.cue")
+	for _, name := range names {
+		data, _ := fs.ReadFile(schema.FS, name)
+		fmt.Fprintf(h, "%s\x00%d\x00", name, len(data))
+		h.Write(data)
+	}
+	var sum [32]byte
+	h.Sum(sum[:0])
+	return sum
+})
+
+// buildIdentity names this build of site: the module's version and the
+// Go build ID of the running executable, which changes with any change
+// to the code or the flags it was built with, released or not. An
+// executable without a build ID is named by the hash of its content.
+// When neither can be read, nothing is cached.
+var buildIdentity = sync.OnceValues(func() (string, error) {
+	version := "unknown"
+	if info, ok := debug.ReadBuildInfo(); ok {
+		version = info.Main.Path + "@" + info.Main.Version
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		return "", err
+	}
+	id, err := executableID(exe)
+	if err != nil {
+		return "", err
+	}
+	return version + " " + id, nil
+})
+
+// executableID names the executable at exe by its Go build ID, which
+// the linker writes in an ELF note (Linux, the BSDs) or at the start of
+// the text segment, within the first pages of the file (macOS,
+// Windows); cmd/internal/buildid reads it the same ways. An executable
+// without one is named by the hash of its content.
+func executableID(exe string) (string, error) {
+	f, err := os.Open(exe)
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	if ef, err := elf.NewFile(f); err == nil {
+		if s := ef.Section(".note.go.buildid"); s != nil {
+			// namesz, descsz, type, "Go\x00\x00", then the ID.
+			if note, err := s.Data(); err == nil && len(note) > 16 && string(note[12:16]) == "Go\x00\x00" {
+				return "buildid:" + string(bytes.TrimRight(note[16:], "\x00")), nil
+			}
+		}
+	}
+	if _, err := f.Seek(0, io.SeekStart); err != nil {
+		return "", err
+	}
+	head := make([]byte, buildIDSearch)
+	n, err := io.ReadFull(f, head)
+	if err != nil && !errors.Is(err, io.ErrUnexpectedEOF) {
+		return "", err
+	}
+	head = head[:n]
+	if _, rest, ok := bytes.Cut(head, []byte("\xff Go build ID: \"")); ok {
+		if id, _, ok := bytes.Cut(rest, []byte(`"`)); ok && len(id) > 0 && isPrintable(id) {
+			return "buildid:" + string(id), nil
+		}
+	}
+	h := sha256.New()
+	h.Write(head)
+	if _, err := io.Copy(h, f); err != nil {
+		return "", err
+	}
+	return fmt.Sprintf("sha256:%x", h.Sum(nil)), nil
+}
+
+const buildIDSearch = 64 << 10
+
+func isPrintable(b []byte) bool {
+	for _, c := range b {
+		if c < 0x20 || c > 0x7e {
+			return false
+		}
+	}
+	return true
+}
