@@ -148,26 +148,12 @@ var goTrace = regexp.MustCompile(`panic:|goroutine \d+|\.go:\d+|runtime\.`)
 // in words, not with a trace.
 func (fs *faultSite) checkRun(t *testing.T, what string, before, after map[string]rrsetState, v, code int, stdout, stderr string) {
 	t.Helper()
-	for k, b := range before {
-		a, ok := after[k]
-		if !b.marked && (!ok || a != b) {
-			t.Errorf("%s: foreign rrset %s changed: before %+v, after %+v (present %v)", what, k, b, a, ok)
-		}
-	}
-	for k, a := range after {
-		if _, ok := before[k]; !ok && !a.marked {
-			t.Errorf("%s: an unmarked rrset %s appeared: %+v", what, k, a)
-		}
-	}
+	fs.checkKept(t, what, before, after, v)
 	for _, z := range faultZones {
 		for k, recs := range wanted(z, v) {
-			key := z + "|" + k
-			a, ok := after[key]
-			if _, had := before[key]; had && !ok {
-				t.Errorf("%s: wanted rrset %s was deleted", what, key)
-			}
+			a, ok := after[z+"|"+k]
 			if code == exitOK && (!ok || a.records != strings.Join(recs, "\n") || !a.marked) {
-				t.Errorf("%s: apply exited 0 but %s is %+v (present %v), want %q marked", what, key, a, ok, recs)
+				t.Errorf("%s: apply exited 0 but %s is %+v (present %v), want %q marked", what, z+"|"+k, a, ok, recs)
 			}
 		}
 	}
@@ -183,6 +169,33 @@ func (fs *faultSite) checkRun(t *testing.T, what string, before, after map[strin
 		}
 	default:
 		t.Errorf("%s: apply exited %d, want 0 (converged) or 1 (failed, saying why):\nstdout:\n%s\nstderr:\n%s", what, code, stdout, stderr)
+	}
+}
+
+// checkKept asserts what must hold even after a run that was killed:
+// no foreign rrset changed or appeared, no wanted rrset of version v
+// that was there before is gone.
+func (fs *faultSite) checkKept(t *testing.T, what string, before, after map[string]rrsetState, v int) {
+	t.Helper()
+	for k, b := range before {
+		a, ok := after[k]
+		if !b.marked && (!ok || a != b) {
+			t.Errorf("%s: foreign rrset %s changed: before %+v, after %+v (present %v)", what, k, b, a, ok)
+		}
+	}
+	for k, a := range after {
+		if _, ok := before[k]; !ok && !a.marked {
+			t.Errorf("%s: an unmarked rrset %s appeared: %+v", what, k, a)
+		}
+	}
+	for _, z := range faultZones {
+		for k := range wanted(z, v) {
+			key := z + "|" + k
+			_, ok := after[key]
+			if _, had := before[key]; had && !ok {
+				t.Errorf("%s: wanted rrset %s was deleted", what, key)
+			}
+		}
 	}
 }
 
