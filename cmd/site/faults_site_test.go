@@ -235,18 +235,9 @@ func (fs *faultSite) unlockIfHeld(t *testing.T, what string) {
 // a few milliseconds, so a stall costs the suite little.
 func shortTimeouts(t *testing.T, timeout time.Duration) {
 	t.Helper()
-	for i := range builtIn {
-		if builtIn[i].name != "powerdns" {
-			continue
-		}
-		old := builtIn[i].open
-		builtIn[i].open = func(bk *runBackends, _ func(string) string) {
-			bk.providers["powerdns"] = &powerdns.Driver{Timeout: timeout, Backoff: 5 * time.Millisecond}
-		}
-		t.Cleanup(func() { builtIn[i].open = old })
-		return
-	}
-	t.Fatal("no powerdns backend built in")
+	useBackend(t, "powerdns", func(bk *runBackends, _ func(string) string) {
+		bk.providers["powerdns"] = &powerdns.Driver{Timeout: timeout, Backoff: 5 * time.Millisecond}
+	})
 }
 
 // partialZone answers a GET of a zone with the zone as PowerDNS holds

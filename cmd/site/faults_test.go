@@ -17,75 +17,87 @@ import (
 // why (never a trace), its requests bounded; at the end one clean apply
 // converges. Rerun a failure with -fault-seed=N.
 
-// fault is one kind of trouble between site and PowerDNS, set up for one
-// run from the run's seeded choices.
+// fault is one kind of trouble between site and an API, set up for one
+// run from the run's seeded choices: toxics on the connection, or (only
+// in front of PowerDNS, through the pdnstest proxy) wrong answers.
 type fault struct {
-	name string
-	set  func(t *testing.T, fs *faultSite, pick func(n int) int)
+	name   string
+	toxics func(t *testing.T, fp *faultProxy, pick func(n int) int)
+	answer func(fs *faultSite, pick func(n int) int) func(*http.Request) (int, string, bool)
+}
+
+// set sets f up for one run.
+func (f fault) set(t *testing.T, fs *faultSite, pick func(n int) int) {
+	if f.toxics != nil {
+		f.toxics(t, fs.fp, pick)
+	}
+	if f.answer != nil {
+		fs.setAnswer(f.answer(fs, pick))
+	}
 }
 
 var faults = []fault{
-	{"none", func(*testing.T, *faultSite, func(int) int) {}},
-	{"reset", func(t *testing.T, fs *faultSite, pick func(int) int) {
+	{name: "none"},
+	{name: "reset", toxics: func(t *testing.T, fp *faultProxy, pick func(int) int) {
 		// RST on a share of connections, after a few milliseconds: some
 		// before the request is read, some while it is answered.
-		fs.fp.add(t, "reset_peer", "downstream", 0.5, toxiclient.Attributes{"timeout": pick(30)})
+		fp.add(t, "reset_peer", "downstream", 0.5, toxiclient.Attributes{"timeout": pick(30)})
 	}},
-	{"stall", func(t *testing.T, fs *faultSite, pick func(int) int) {
+	{name: "stall", toxics: func(t *testing.T, fp *faultProxy, pick func(int) int) {
 		// No byte comes back and the connection stays open: only the
 		// driver's per-request timeout ends the wait.
-		fs.fp.add(t, "timeout", "downstream", 0.2, toxiclient.Attributes{"timeout": 0})
+		fp.add(t, "timeout", "downstream", 0.2, toxiclient.Attributes{"timeout": 0})
 	}},
-	{"stall then close", func(t *testing.T, fs *faultSite, pick func(int) int) {
-		fs.fp.add(t, "timeout", "downstream", 0.5, toxiclient.Attributes{"timeout": 20 + pick(100)})
+	{name: "stall then close", toxics: func(t *testing.T, fp *faultProxy, pick func(int) int) {
+		fp.add(t, "timeout", "downstream", 0.5, toxiclient.Attributes{"timeout": 20 + pick(100)})
 	}},
-	{"slow", func(t *testing.T, fs *faultSite, pick func(int) int) {
-		fs.fp.add(t, "latency", "downstream", 1, toxiclient.Attributes{"latency": 5 + pick(15), "jitter": 5})
-		fs.fp.add(t, "bandwidth", "downstream", 1, toxiclient.Attributes{"rate": 128})
+	{name: "slow", toxics: func(t *testing.T, fp *faultProxy, pick func(int) int) {
+		fp.add(t, "latency", "downstream", 1, toxiclient.Attributes{"latency": 5 + pick(15), "jitter": 5})
+		fp.add(t, "bandwidth", "downstream", 1, toxiclient.Attributes{"rate": 128})
 	}},
-	{"sliced", func(t *testing.T, fs *faultSite, pick func(int) int) {
+	{name: "sliced", toxics: func(t *testing.T, fp *faultProxy, pick func(int) int) {
 		// Answers in tiny pieces with pauses between them.
-		fs.fp.add(t, "slicer", "downstream", 1, toxiclient.Attributes{"average_size": 16 + pick(48), "size_variation": 8, "delay": 200})
+		fp.add(t, "slicer", "downstream", 1, toxiclient.Attributes{"average_size": 16 + pick(48), "size_variation": 8, "delay": 200})
 	}},
-	{"truncated answer", func(t *testing.T, fs *faultSite, pick func(int) int) {
+	{name: "truncated answer", toxics: func(t *testing.T, fp *faultProxy, pick func(int) int) {
 		// The connection closes after so many bytes of answers: a body
 		// cut short, or a later request's answer never sent.
-		fs.fp.add(t, "limit_data", "downstream", 1, toxiclient.Attributes{"bytes": 200 + pick(4000)})
+		fp.add(t, "limit_data", "downstream", 1, toxiclient.Attributes{"bytes": 200 + pick(4000)})
 	}},
-	{"truncated request", func(t *testing.T, fs *faultSite, pick func(int) int) {
-		// PowerDNS gets part of a request (a PATCH body cut short).
-		fs.fp.add(t, "limit_data", "upstream", 1, toxiclient.Attributes{"bytes": 300 + pick(3000)})
+	{name: "truncated request", toxics: func(t *testing.T, fp *faultProxy, pick func(int) int) {
+		// The server gets part of a request (a write's body cut short).
+		fp.add(t, "limit_data", "upstream", 1, toxiclient.Attributes{"bytes": 300 + pick(3000)})
 	}},
-	{"429", func(t *testing.T, fs *faultSite, pick func(int) int) {
-		fs.setAnswer(func(*http.Request) (int, string, bool) {
+	{name: "429", answer: func(fs *faultSite, pick func(int) int) func(*http.Request) (int, string, bool) {
+		return func(*http.Request) (int, string, bool) {
 			return http.StatusTooManyRequests, `{"error": "rate limited"}`, pick(3) == 0
-		})
+		}
 	}},
-	{"5xx", func(t *testing.T, fs *faultSite, pick func(int) int) {
+	{name: "5xx", answer: func(fs *faultSite, pick func(int) int) func(*http.Request) (int, string, bool) {
 		codes := []int{http.StatusInternalServerError, http.StatusBadGateway, http.StatusServiceUnavailable, http.StatusGatewayTimeout}
-		fs.setAnswer(func(*http.Request) (int, string, bool) {
+		return func(*http.Request) (int, string, bool) {
 			return codes[pick(len(codes))], `{"error": "backend trouble"}`, pick(3) == 0
-		})
+		}
 	}},
-	{"writes fail", func(t *testing.T, fs *faultSite, pick func(int) int) {
+	{name: "writes fail", answer: func(fs *faultSite, pick func(int) int) func(*http.Request) (int, string, bool) {
 		// Reads work, writes do not: a zone half converged must stay
 		// as it was.
-		fs.setAnswer(func(r *http.Request) (int, string, bool) {
+		return func(r *http.Request) (int, string, bool) {
 			return http.StatusInternalServerError, `{"error": "Could not store"}`, r.Method == http.MethodPatch && pick(2) == 0
-		})
+		}
 	}},
-	{"partial zone", func(t *testing.T, fs *faultSite, pick func(int) int) {
-		fs.setAnswer(func(r *http.Request) (int, string, bool) { return fs.partialZone(pick, r) })
+	{name: "partial zone", answer: func(fs *faultSite, pick func(int) int) func(*http.Request) (int, string, bool) {
+		return func(r *http.Request) (int, string, bool) { return fs.partialZone(pick, r) }
 	}},
-	{"cut zone body", func(t *testing.T, fs *faultSite, pick func(int) int) {
+	{name: "cut zone body", answer: func(fs *faultSite, pick func(int) int) func(*http.Request) (int, string, bool) {
 		// A 200 whose JSON ends early, Content-Length honest.
-		fs.setAnswer(func(r *http.Request) (int, string, bool) {
+		return func(r *http.Request) (int, string, bool) {
 			status, body, ok := fs.partialZone(pick, r)
 			if !ok || len(body) < 2 {
 				return status, body, ok
 			}
 			return status, body[:1+pick(len(body)-1)], true
-		})
+		}
 	}},
 }
 
