@@ -157,8 +157,14 @@ func (fs *faultSite) checkRun(t *testing.T, what string, before, after map[strin
 			}
 		}
 	}
-	out := stdout + stderr
-	if goTrace.MatchString(out) {
+	checkExit(t, what, code, stdout, stderr)
+}
+
+// checkExit asserts that a run converged (0) or failed saying why in
+// words (1, "site: ..." on stderr), and printed no Go trace either way.
+func checkExit(t *testing.T, what string, code int, stdout, stderr string) {
+	t.Helper()
+	if goTrace.MatchString(stdout + stderr) {
 		t.Errorf("%s: site printed a Go trace:\nstdout:\n%s\nstderr:\n%s", what, stdout, stderr)
 	}
 	switch code {
