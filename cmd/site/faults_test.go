@@ -101,9 +101,10 @@ var faults = []fault{
 	}},
 }
 
-// faultRuns is how many seeded runs TestFaultsPowerDNSApply makes; five
-// of each fault; with the 20 interrupted and 20 recovering runs of
-// TestFaultsPowerDNSKilled the suite applies over 100 times.
+// faultRuns is how many seeded runs TestFaultsPowerDNSApply makes, five
+// of each fault. With the 20 killed and 20 recovering runs of
+// TestFaultsPowerDNSKilled and the Cloudflare and Vault runs, the suite
+// applies about 150 times.
 const faultRuns = 65
 
 func TestFaultsPowerDNSApply(t *testing.T) {
