@@ -145,3 +145,31 @@ func TestLimiterSharedPerToken(t *testing.T) {
 		}
 	}
 }
+
+// TestClassifyCutBody: an answer whose body ends before its
+// Content-Length (the connection broke) is a temporary failure, and the
+// message does not say Cloudflare refused the request (found by the
+// fault suite, cmd/site/faults_cloudflare_test.go).
+func TestClassifyCutBody(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		w.Header().Set("Content-Length", "100")
+		_, _ = w.Write([]byte(`{"success":true,"res`))
+	}))
+	defer srv.Close()
+	d := &Driver{RPS: 1e6, Retries: 2, MaxWait: time.Millisecond}
+	api, err := d.newAPI(srv.URL, "tok", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = api.Raw(context.Background(), http.MethodGet, "/zones/z/dns_records", nil, nil)
+	if err == nil {
+		t.Fatal("got no error")
+	}
+	if got := Classify(err); got != backends.ClassTransient {
+		t.Errorf("got class %s, want %s (error: %v)", got, backends.ClassTransient, err)
+	}
+	if msg := describe("listing records", err).Error(); strings.Contains(msg, "refused") || !strings.Contains(msg, "re-run") {
+		t.Errorf("got %q, want a temporary failure to re-run, not a refusal", msg)
+	}
+}

@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
+	"syscall"
 
 	cf "github.com/cloudflare/cloudflare-go"
 
@@ -66,6 +68,13 @@ func Classify(err error) backends.Class {
 			return backends.ClassTransient
 		}
 		return backends.ClassInvalid
+	}
+	// The connection broke while the answer's body was read (cut short
+	// or reset): the client returns that untyped, after the transport,
+	// which retries what breaks before the head, had handed it over. It
+	// is the line's fault, not Cloudflare refusing the request.
+	if errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, syscall.ECONNRESET) {
+		return backends.ClassTransient
 	}
 	// Anything else (an undecodable answer, a cancelled context) is not
 	// worth an automatic retry.
