@@ -164,6 +164,23 @@ func Start(dir string, opts Options) (*Server, error) {
 	if out, err := sq.CombinedOutput(); err != nil {
 		return nil, fmt.Errorf("create %s with sqlite3: %w: %s", db, err, out)
 	}
+	// A free port can be taken by another process between being picked
+	// and pdns_server binding it (packages' tests start servers at
+	// once): such a start is tried again on other ports.
+	for try := 1; ; try++ {
+		srv, err := startOnce(dir, db, opts)
+		if errors.Is(err, errPortTaken) && try < 3 {
+			continue
+		}
+		return srv, err
+	}
+}
+
+// errPortTaken is a start whose ports another process took first.
+var errPortTaken = errors.New("a port pdns_server was given was taken")
+
+// startOnce starts pdns_server on db with freshly picked ports.
+func startOnce(dir, db string, opts Options) (*Server, error) {
 	dnsPort, err := freeDNSPort()
 	if err != nil {
 		return nil, err
@@ -232,7 +249,14 @@ func Start(dir string, opts Options) (*Server, error) {
 		return nil, fmt.Errorf("start pdns_server: %w", err)
 	}
 	go func() { s.cmd.Wait(); logf.Close(); close(s.done) }()
-	if err := s.waitReady(10 * time.Second); err != nil {
+	err = s.waitReady(10 * time.Second)
+	// The bind failures are logged before the API answers; one of them
+	// means whatever answered may be another server.
+	if log, _ := os.ReadFile(filepath.Join(dir, "pdns.log")); bytes.Contains(log, []byte("Address already in use")) {
+		s.Close()
+		return nil, fmt.Errorf("%w: %s", errPortTaken, log)
+	}
+	if err != nil {
 		s.Close()
 		return nil, err
 	}
