@@ -162,7 +162,9 @@ type input struct {
 // diagnostics at once and leaves the workers behind (budget.go). With
 // keys (and o.Cache), a file whose result is cached is read back rather
 // than evaluated, and the results evaluated are cached once every file
-// is done within budget.
+// is done within budget. The pool, the budget watch and the cache are
+// one function because their order (start, watch, collect, then cache
+// only a complete run) is what keeps a bomb from poisoning the cache.
 func evaluate(inputs []input, o Options, keys *cacheKeyer) ([]*fileResult, error) {
 	if len(inputs) == 0 {
 		return nil, nil

@@ -189,7 +189,9 @@ func (d *Driver) verifyAddr(zone *model.Zone, run *backends.Run) string {
 	return net.JoinHostPort(u.Hostname(), "53")
 }
 
-// Plan observes the zone with one GET and plans the changes.
+// Plan observes the zone with one GET and plans the changes. It reads
+// as the one path a zone step takes (client, read, completeness, signed
+// children's DS, planner, encoding), so it stays whole.
 func (d *Driver) Plan(ctx context.Context, step *graph.Step, run *backends.Run) (*backends.StepPlan, error) {
 	if step.Zone == nil {
 		return nil, fmt.Errorf("step %s is not a zone step", step.ID)

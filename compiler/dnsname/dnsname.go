@@ -61,7 +61,9 @@ func (e *Error) Error() string {
 // Below in-addr.arpa a label may also be an RFC 2317 classless block,
 // "BASE/LEN" such as the "0/26" of "0/26.2.0.192.in-addr.arpa.": LEN 25
 // to 32 and BASE a multiple of the block's size, written without leading
-// zeros so that it has one spelling (see Classless).
+// zeros so that it has one spelling (see Classless). Its checks run in
+// the order the name is rewritten (qualify, map, split, check labels),
+// which reads best as one sequence.
 func Canonical(name, origin string) (string, error) {
 	fail := func(format string, args ...any) (string, error) {
 		return "", &Error{Name: name, Reason: fmt.Sprintf(format, args...)}

@@ -198,43 +198,7 @@ func startOnce(dir, db string, opts Options) (*Server, error) {
 		counts:    map[string]*Counts{},
 		done:      make(chan struct{}),
 	}
-	dnssec := "yes"
-	if opts.NoDNSSEC {
-		dnssec = "no"
-	}
-	conf := []string{
-		"launch=gsqlite3",
-		"gsqlite3-database=" + db,
-		// Keys for zones with dnssec: true (the schema has the tables;
-		// without this adding a key answers 422 "Adding key failed,
-		// perhaps DNSSEC not enabled in configuration?").
-		"gsqlite3-dnssec=" + dnssec,
-		"local-address=127.0.0.1",
-		"local-port=" + strconv.Itoa(dnsPort),
-		"api=yes",
-		"api-key=" + s.APIKey,
-		"webserver=yes",
-		"webserver-address=127.0.0.1",
-		"webserver-port=" + strconv.Itoa(apiPort),
-		"webserver-allow-from=127.0.0.0/8",
-		"socket-dir=" + dir,
-		"daemon=no",
-		"guardian=no",
-		"disable-syslog=yes",
-		"write-pid=no",
-		// An empty suffix stops the start-up security poll, an outbound
-		// DNS lookup that would hang or fail on a machine without network.
-		"security-poll-suffix=",
-		// ALIAS records are served as their target's addresses only with
-		// expand-alias, which resolves the target through resolver=. The
-		// server itself is that resolver: tests point ALIAS records at
-		// names in zones it serves, so no query leaves loopback.
-		"expand-alias=yes",
-		"resolver=" + net.JoinHostPort("127.0.0.1", strconv.Itoa(dnsPort)),
-	}
-	if opts.MaxBodyMB > 0 {
-		conf = append(conf, "webserver-max-bodysize="+strconv.Itoa(opts.MaxBodyMB))
-	}
+	conf := config(db, dnsPort, apiPort, s.APIKey, dir, opts)
 	if err := os.WriteFile(filepath.Join(dir, "pdns.conf"), []byte(strings.Join(conf, "\n")+"\n"), 0o600); err != nil {
 		return nil, err
 	}
