@@ -10,12 +10,18 @@
 //
 //	GET  /v1/sys/health                     health, honouring the *code query parameters
 //	GET  /v1/<mount>/data/<path>            KV v2 read of the latest version
+//	PUT  /v1/<mount>/data/<path>            KV v2 write of a new version, honouring
+//	                                        options.cas (POST is accepted too)
 //	PUT  /v1/auth/approle/login             AppRole login (POST is accepted too)
 //
 // with the documented error shapes: 503 {"errors":["Vault is sealed"]}, 403
 // {"errors":["permission denied"]}, 404 {"errors":[]} for a missing secret,
-// and 404 with data.data = null plus metadata.deletion_time for a
-// soft-deleted latest version. Every request is counted by route.
+// 404 with data.data = null plus metadata.deletion_time for a
+// soft-deleted latest version, and 400 {"errors":["check-and-set
+// parameter did not match the current version"]} for a write whose
+// options.cas is not the secret's current version (0: the secret must
+// not exist; a soft-deleted latest version still counts, as the KV v2
+// docs say). Every request is counted by route.
 package vaulttest
 
 import (
@@ -91,7 +97,7 @@ func (s *Server) AddRole(roleID, secretID string) {
 }
 
 // Count returns how many requests a route has received: "health", "read",
-// "login" or "other".
+// "write", "login" or "other".
 func (s *Server) Count(route string) int {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -112,6 +118,9 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	case strings.Contains(p, "/data/") && r.Method == http.MethodGet:
 		s.counts["read"]++
 		s.read(w, r, p)
+	case strings.Contains(p, "/data/") && (r.Method == http.MethodPut || r.Method == http.MethodPost):
+		s.counts["write"]++
+		s.write(w, r, p)
 	default:
 		s.counts["other"]++
 		// Vault answers unknown paths with 404 and an empty error list
@@ -177,6 +186,47 @@ func (s *Server) read(w http.ResponseWriter, r *http.Request, p string) {
 		return
 	}
 	writeJSON(w, http.StatusOK, secretBody(map[string]any{"data": v.data, "metadata": meta}, nil))
+}
+
+// write serves PUT /v1/<mount>/data/<path> as the KV v2 docs describe
+// it: body {"data": {...}, "options": {"cas": N}}. Without cas the write
+// always succeeds; with it, only when N is the current version (0: no
+// version yet). The answer is the new version's metadata.
+func (s *Server) write(w http.ResponseWriter, r *http.Request, p string) {
+	if s.sealed {
+		writeJSON(w, http.StatusServiceUnavailable, map[string]any{"errors": []string{"Vault is sealed"}})
+		return
+	}
+	if !s.authorised(r) {
+		writeJSON(w, http.StatusForbidden, map[string]any{"errors": []string{"permission denied"}})
+		return
+	}
+	var body struct {
+		Data    map[string]any `json:"data"`
+		Options struct {
+			CAS *int `json:"cas"`
+		} `json:"options"`
+	}
+	if err := json.NewDecoder(r.Body).Decode(&body); err != nil {
+		writeJSON(w, http.StatusBadRequest, map[string]any{"errors": []string{"failed to parse JSON input: " + err.Error()}})
+		return
+	}
+	if body.Data == nil {
+		writeJSON(w, http.StatusBadRequest, map[string]any{"errors": []string{"no data provided"}})
+		return
+	}
+	mount, path, _ := strings.Cut(p, "/data/")
+	k := mount + "/" + path
+	if body.Options.CAS != nil && *body.Options.CAS != len(s.secrets[k]) {
+		writeJSON(w, http.StatusBadRequest, map[string]any{"errors": []string{"check-and-set parameter did not match the current version"}})
+		return
+	}
+	v := &version{data: body.Data, created: time.Now().UTC()}
+	s.secrets[k] = append(s.secrets[k], v)
+	writeJSON(w, http.StatusOK, secretBody(map[string]any{
+		"created_time": v.created.Format(time.RFC3339Nano), "custom_metadata": nil,
+		"deletion_time": "", "destroyed": false, "version": len(s.secrets[k]),
+	}, nil))
 }
 
 // login serves AppRole login. Vault's exact error text for a wrong

@@ -2,6 +2,8 @@ package vaulttest
 
 import (
 	"context"
+	"errors"
+	"strings"
 	"testing"
 
 	"github.com/hashicorp/vault/api"
@@ -62,5 +64,51 @@ func TestSoftDeletedShape(t *testing.T) {
 	}
 	if kv.Data != nil || kv.VersionMetadata == nil || kv.VersionMetadata.DeletionTime.IsZero() || kv.VersionMetadata.Version != 1 {
 		t.Errorf("got data %v metadata %+v, want nil data and version 1 with a deletion time", kv.Data, kv.VersionMetadata)
+	}
+}
+
+// TestCheckAndSet writes through the real client with options.cas: 0
+// creates only a secret that does not exist, N writes only over version
+// N, and a soft-deleted latest version is still the current one.
+func TestCheckAndSet(t *testing.T) {
+	s := New("tok")
+	defer s.Close()
+	cfg := api.DefaultConfig()
+	cfg.Address, cfg.MaxRetries = s.URL, 0
+	c, err := api.NewClient(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.SetToken("tok")
+	kv, ctx := c.KVv2("secret"), context.Background()
+	casMismatch := func(err error) bool {
+		var re *api.ResponseError
+		return errors.As(err, &re) && re.StatusCode == 400 && strings.Contains(strings.Join(re.Errors, ""), "check-and-set parameter did not match the current version")
+	}
+	got, err := kv.Put(ctx, "l", map[string]any{"n": "1"}, api.WithCheckAndSet(0))
+	if err != nil || got.VersionMetadata == nil || got.VersionMetadata.Version != 1 {
+		t.Fatalf("cas=0 on an absent secret: %+v %v, want version 1", got, err)
+	}
+	if _, err := kv.Put(ctx, "l", map[string]any{"n": "x"}, api.WithCheckAndSet(0)); !casMismatch(err) {
+		t.Errorf("cas=0 on an existing secret: %v, want 400 check-and-set mismatch", err)
+	}
+	if _, err := kv.Put(ctx, "l", map[string]any{"n": "x"}, api.WithCheckAndSet(2)); !casMismatch(err) {
+		t.Errorf("cas=2 on version 1: %v, want 400 check-and-set mismatch", err)
+	}
+	if got, err := kv.Put(ctx, "l", map[string]any{"n": "2"}, api.WithCheckAndSet(1)); err != nil || got.VersionMetadata.Version != 2 {
+		t.Errorf("cas=1 on version 1: %+v %v, want version 2", got, err)
+	}
+	s.SoftDelete("secret", "l")
+	if _, err := kv.Put(ctx, "l", map[string]any{"n": "x"}, api.WithCheckAndSet(0)); !casMismatch(err) {
+		t.Errorf("cas=0 on a soft-deleted secret: %v, want 400 check-and-set mismatch", err)
+	}
+	if got, err := kv.Put(ctx, "l", map[string]any{"n": "3"}, api.WithCheckAndSet(2)); err != nil || got.VersionMetadata.Version != 3 {
+		t.Errorf("cas=2 on soft-deleted version 2: %+v %v, want version 3", got, err)
+	}
+	if r, err := kv.Get(ctx, "l"); err != nil || r.Data["n"] != "3" {
+		t.Errorf("read after the writes: %+v %v, want n=3", r, err)
+	}
+	if s.Count("write") != 6 {
+		t.Errorf("got %d writes counted, want 6", s.Count("write"))
 	}
 }
