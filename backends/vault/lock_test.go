@@ -1,0 +1,188 @@
+package vault
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/site-tools/site/backends/lock"
+	"github.com/site-tools/site/compiler/model"
+)
+
+// lockFor is tenant office1's lock store in the fake at addrs, as one
+// run (its own Driver) builds it, with the clock now.
+func lockFor(t *testing.T, now func() time.Time, addrs ...string) *LockStore {
+	t.Helper()
+	store := &model.Vault{Name: "bao", Addrs: addrs, Mount: "secret", Token: model.Credential{Env: "VAULT_TOKEN"}}
+	s, err := New().LockStore(context.Background(), store, "office1", newRun(map[string]string{"VAULT_TOKEN": testToken}), now)
+	if err != nil {
+		t.Fatalf("LockStore: %v", err)
+	}
+	return s.(*LockStore)
+}
+
+func holder(id string, expires time.Time) lock.Holder {
+	return lock.Holder{ID: id, Tenant: "office1", Host: "runner-" + id, PID: 42, Start: expires.Add(-time.Minute),
+		Command: "site apply tenants/office1.cue", Expires: expires}
+}
+
+// TestVaultLockConcurrentClaims lets eight runs claim a free lock at
+// once: exactly one holds it, and every other one is told that one.
+func TestVaultLockConcurrentClaims(t *testing.T) {
+	fake := newFake(t)
+	t0 := time.Now()
+	now := func() time.Time { return t0 }
+	const n = 8
+	var wg sync.WaitGroup
+	start := make(chan struct{})
+	others := make([]*lock.Holder, n)
+	errs := make([]error, n)
+	for i := range n {
+		s := lockFor(t, now, fake.URL)
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			<-start
+			others[i], errs[i] = s.Try(context.Background(), holder(string(rune('A'+i)), t0.Add(time.Minute)))
+		}()
+	}
+	close(start)
+	wg.Wait()
+	winner := ""
+	for i := range n {
+		if errs[i] != nil {
+			t.Fatalf("run %c: %v", 'A'+i, errs[i])
+		}
+		if others[i] == nil {
+			if winner != "" {
+				t.Fatalf("runs %s and %c both hold the lock", winner, 'A'+i)
+			}
+			winner = string(rune('A' + i))
+		}
+	}
+	if winner == "" {
+		t.Fatal("no run holds the lock")
+	}
+	for i := range n {
+		if others[i] != nil && others[i].ID != winner {
+			t.Errorf("run %c was told %s holds the lock, want %s", 'A'+i, others[i].ID, winner)
+		}
+	}
+	hs, err := lockFor(t, now, fake.URL).Holders(context.Background())
+	if err != nil || len(hs) != 1 || hs[0].ID != winner || hs[0].State != lock.Held || hs[0].Host != "runner-"+winner || hs[0].PID != 42 {
+		t.Errorf("Holders = %+v, %v; want only %s, held, with its host and pid", hs, err, winner)
+	}
+}
+
+// TestVaultLockLostRace is the race of two claims step by step: A reads
+// the free lock, B takes it, and A's write over the version it read is
+// refused by check-and-set, so A's Try names B.
+func TestVaultLockLostRace(t *testing.T) {
+	fake := newFake(t)
+	t0 := time.Now()
+	now := func() time.Time { return t0 }
+	a, b := lockFor(t, now, fake.URL), lockFor(t, now, fake.URL)
+	ctx := context.Background()
+	cur, v, err := a.get(ctx)
+	if err != nil || cur != nil || v != 0 {
+		t.Fatalf("A reads the free lock: %+v v%d %v", cur, v, err)
+	}
+	if other, err := b.Try(ctx, holder("B", t0.Add(time.Minute))); other != nil || err != nil {
+		t.Fatalf("B's Try: %+v %v, want the lock", other, err)
+	}
+	data, _ := holderData(holder("A", t0.Add(time.Minute)))
+	if err := a.put(ctx, data, v); !errors.Is(err, errCAS) {
+		t.Fatalf("A's write over version %d after B's: %v, want the check-and-set refusal", v, err)
+	}
+	if other, err := a.Try(ctx, holder("A", t0.Add(time.Minute))); err != nil || other == nil || other.ID != "B" {
+		t.Errorf("A's Try: %+v %v, want B named", other, err)
+	}
+}
+
+// TestVaultLockExpiredTakenOver: a live lease keeps others out; once it
+// has run out another run takes the lock over, and the old holder can
+// neither renew nor release it.
+func TestVaultLockExpiredTakenOver(t *testing.T) {
+	fake := newFake(t)
+	t0 := time.Now()
+	clock := t0
+	now := func() time.Time { return clock }
+	a, b := lockFor(t, now, fake.URL), lockFor(t, now, fake.URL)
+	ctx := context.Background()
+	ha := holder("A", t0.Add(time.Minute))
+	if other, err := a.Try(ctx, ha); other != nil || err != nil {
+		t.Fatalf("A's Try: %+v %v", other, err)
+	}
+	clock = t0.Add(30 * time.Second)
+	if other, err := b.Try(ctx, holder("B", clock.Add(time.Minute))); err != nil || other == nil || other.ID != "A" {
+		t.Fatalf("B's Try under A's live lease: %+v %v, want A named", other, err)
+	}
+	clock = t0.Add(2 * time.Minute) // A died: its lease ran out
+	if other, err := b.Try(ctx, holder("B", clock.Add(time.Minute))); other != nil || err != nil {
+		t.Fatalf("B's Try over A's expired lease: %+v %v, want the lock", other, err)
+	}
+	ha.Expires = clock.Add(time.Minute)
+	if err := a.Renew(ctx, ha); err == nil || !strings.Contains(err.Error(), "taken over by host runner-B") {
+		t.Errorf("A's Renew after the take-over: %v, want taken over by B", err)
+	}
+	if err := a.Release(ctx, ha); err != nil {
+		t.Errorf("A's Release after the take-over: %v", err)
+	}
+	if hs, err := b.Holders(ctx); err != nil || len(hs) != 1 || hs[0].ID != "B" {
+		t.Errorf("Holders = %+v %v, want B still holding", hs, err)
+	}
+}
+
+// TestVaultLockRelease takes the lock through lock.Acquire, releases it,
+// and another run then takes it at once; a run that was told of the
+// holder before the release was refused.
+func TestVaultLockRelease(t *testing.T) {
+	fake := newFake(t)
+	ctx := context.Background()
+	t0 := time.Now()
+	now := func() time.Time { return t0 }
+	a, b := lockFor(t, now, fake.URL), lockFor(t, now, fake.URL)
+	l, err := lock.Acquire(ctx, []lock.Store{a}, holder("A", time.Time{}), lock.Options{Now: now})
+	if err != nil {
+		t.Fatalf("A's Acquire: %v", err)
+	}
+	var he *lock.HeldError
+	if _, err := lock.Acquire(ctx, []lock.Store{b}, holder("B", time.Time{}), lock.Options{Now: now}); !errors.As(err, &he) || he.Holder.ID != "A" {
+		t.Fatalf("B's Acquire while A holds: %v, want A named", err)
+	}
+	if err := l.Release(ctx); err != nil {
+		t.Fatalf("A's Release: %v", err)
+	}
+	if hs, err := b.Holders(ctx); err != nil || len(hs) != 0 {
+		t.Fatalf("Holders after the release = %+v %v, want none", hs, err)
+	}
+	lb, err := lock.Acquire(ctx, []lock.Store{b}, holder("B", time.Time{}), lock.Options{Now: now})
+	if err != nil {
+		t.Fatalf("B's Acquire after the release: %v", err)
+	}
+	if err := lb.Release(ctx); err != nil {
+		t.Fatalf("B's Release: %v", err)
+	}
+}
+
+// TestVaultLockAddressWalk: the lock is kept at the first address that
+// answers, as secrets are read; with none answering there is no store.
+func TestVaultLockAddressWalk(t *testing.T) {
+	fake := newFake(t)
+	closed := closedAddr(t)
+	s := lockFor(t, nil, closed, fake.URL)
+	if s.addr != fake.URL || !strings.Contains(s.Where(), "vault bao at "+fake.URL+" (KV v2 secret/site-locks/office1)") {
+		t.Errorf("Where = %q, want the fake's address", s.Where())
+	}
+	store := &model.Vault{Name: "bao", Addrs: []string{closed}, Mount: "secret", Token: model.Credential{Env: "VAULT_TOKEN"}}
+	_, err := New().LockStore(context.Background(), store, "office1", newRun(map[string]string{"VAULT_TOKEN": testToken}), nil)
+	if err == nil || !strings.Contains(err.Error(), "no address of vault bao answered") || !strings.Contains(err.Error(), closed) {
+		t.Errorf("LockStore with no answering address: %v", err)
+	}
+	if err != nil && strings.Contains(err.Error(), testToken) {
+		t.Errorf("the error shows the token: %v", err)
+	}
+}
