@@ -77,18 +77,35 @@ func (d *Driver) LockStore(ctx context.Context, store *model.Vault, tenant strin
 	if err := r.credentials(); err != nil {
 		return nil, err
 	}
+	// The run's memory of the store is shared with its secret steps: an
+	// address that did not answer here is not dialled again by them.
+	mem := d.memory(storeKey(store.Name, addrs))
+	if err := mem.lock(ctx); err != nil {
+		return nil, err
+	}
+	defer mem.unlock()
 	var tried []attempt
-	for _, addr := range addrs {
+	for _, addr := range mem.order(addrs) {
+		if att, ok := mem.failed[addr]; ok {
+			tried = append(tried, att)
+			continue
+		}
 		s, att, err := r.lockAt(ctx, addr, tenant, now)
 		if s != nil {
+			mem.answered = addr
 			return s, nil
 		}
 		if err != nil {
 			return nil, err
 		}
+		if !att.answered && ctx.Err() == nil {
+			rem := att
+			rem.earlier = true
+			mem.failed[addr] = rem
+		}
 		tried = append(tried, att)
 	}
-	return nil, fmt.Errorf("no address of vault %s answered for the apply lock:\n%s", store.Name, list(tried))
+	return nil, fmt.Errorf("no address of vault %s answered for the apply lock:\n%s", store.Name, list(inOrder(tried, addrs)))
 }
 
 // lockAt makes the store's lock at addr, if addr answers a read of it.
@@ -105,7 +122,7 @@ func (r *reader) lockAt(ctx context.Context, addr, tenant string, now func() tim
 		if final := tlsFailure(&att, err); final != nil {
 			return nil, att, final
 		}
-		att.reason, _ = describe(err, r.timeout)
+		att.reason, att.answered = describe(err, r.timeout)
 		att.reason = r.scrub(att.reason)
 		return nil, att, nil
 	}
@@ -114,7 +131,7 @@ func (r *reader) lockAt(ctx context.Context, addr, tenant string, now func() tim
 		if final := tlsFailure(&att, err); final != nil {
 			return nil, att, final
 		}
-		att.reason, _ = describe(err, r.timeout)
+		att.reason, att.answered = describe(err, r.timeout)
 		att.reason = r.scrub(att.reason)
 		return nil, att, nil
 	}

@@ -186,3 +186,25 @@ func TestVaultLockAddressWalk(t *testing.T) {
 		t.Errorf("the error shows the token: %v", err)
 	}
 }
+
+// TestVaultLockSharesRunMemory: an address that did not answer the lock
+// is not dialled again by the run's secret steps, which report it as
+// tried earlier in the run.
+func TestVaultLockSharesRunMemory(t *testing.T) {
+	fake := newFake(t)
+	closed := closedAddr(t)
+	d := New()
+	run := newRun(map[string]string{"VAULT_TOKEN": testToken})
+	step := secretStep(closed, fake.URL)
+	if _, err := d.LockStore(context.Background(), step.Secret.Store, "office1", run, nil); err != nil {
+		t.Fatalf("LockStore: %v", err)
+	}
+	sp, err := d.Plan(context.Background(), step, run)
+	if err != nil {
+		t.Fatalf("Plan: %v", err)
+	}
+	det := sp.Detail.(detail)
+	if len(det.Passed) != 1 || !strings.Contains(det.Passed[0], closed+" (earlier in this run)") {
+		t.Errorf("Passed = %q, want %s as tried earlier in this run", det.Passed, closed)
+	}
+}
