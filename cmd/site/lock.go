@@ -13,17 +13,25 @@ import (
 	"github.com/site-tools/site/backends/lock"
 	"github.com/site-tools/site/compiler/graph"
 	"github.com/site-tools/site/compiler/model"
+	"github.com/site-tools/site/compiler/plan"
 )
 
 // This file decides where each tenant's apply lock lives and takes it
 // for site apply; site diff only reads it, site unlock breaks it. The
-// rule (README, "Locking"): the metadata of each of the tenant's
-// PowerDNS zones that exists and whose API key is in the environment;
-// for a tenant without one, a lock file beside its spec.
+// rule (README, "Locking"): a KV v2 secret in each vault that holds one
+// of the tenant's DNS credentials and answers; the metadata of each of
+// the tenant's PowerDNS zones that exists and whose API key is in the
+// environment; for a tenant with neither, a lock file beside its spec.
 
 // zoneLocker is a DNS backend that can hold an apply lock in a zone.
 type zoneLocker interface {
 	LockStore(zone *model.Zone, run *backends.Run, now func() time.Time) (lock.Store, error)
+}
+
+// vaultLocker is the secrets backend when it can hold an apply lock in a
+// KV v2 secret of one of the operator's stores.
+type vaultLocker interface {
+	LockStore(ctx context.Context, store *model.Vault, tenant string, run *backends.Run, now func() time.Time) (lock.Store, error)
 }
 
 // scopeTenants are the tenants whose steps are in g, by name.
@@ -44,8 +52,31 @@ func scopeTenants(g *graph.Graph) []*model.Tenant {
 
 // lockStores are the stores of tenant t's lock. Reading each zone's lock
 // entries once tells whether the zone exists (one request per zone).
-func lockStores(ctx context.Context, t *model.Tenant, bk *runBackends, run *backends.Run) []lock.Store {
+//
+// A vault that holds a zone's credential (as the secret steps of g name
+// it) comes first: its KV v2 secret site-locks/<tenant> is written with
+// check-and-set, which PowerDNS metadata and a file lack. A vault that
+// does not answer from here holds nothing; the secret step reports it.
+func lockStores(ctx context.Context, g *graph.Graph, t *model.Tenant, bk *runBackends, run *backends.Run) []lock.Store {
 	var stores []lock.Store
+	vaults := map[string]*model.Vault{}
+	for _, s := range g.Steps {
+		if s.Secret != nil && s.Secret.Store != nil {
+			vaults[s.Secret.Ref.Vault] = s.Secret.Store
+		}
+	}
+	vl, _ := bk.kinds[plan.PhaseSecrets].(vaultLocker)
+	seen := map[string]bool{}
+	for _, z := range t.Zones {
+		ref := z.Provider.Credential().Vault
+		if vl == nil || ref == nil || seen[ref.Vault] || vaults[ref.Vault] == nil {
+			continue
+		}
+		seen[ref.Vault] = true
+		if s, err := vl.LockStore(ctx, vaults[ref.Vault], t.Name, run, nil); err == nil {
+			stores = append(stores, s)
+		}
+	}
 	for _, z := range t.Zones {
 		zl, ok := bk.providers[z.Provider.Kind()].(zoneLocker)
 		// A key from Vault is read by a secret step, after the lock is
@@ -90,7 +121,7 @@ func lockTenants(ctx context.Context, g *graph.Graph, bk *runBackends, run *back
 		return nil
 	}
 	for _, t := range scopeTenants(g) {
-		l, err := lock.Acquire(ctx, lockStores(ctx, t, bk, run), lock.NewHolder(t.Name, command, time.Now()), lock.Options{Wait: wait})
+		l, err := lock.Acquire(ctx, lockStores(ctx, g, t, bk, run), lock.NewHolder(t.Name, command, time.Now()), lock.Options{Wait: wait})
 		if err == nil {
 			held = append(held, l)
 			continue
@@ -109,7 +140,7 @@ func lockTenants(ctx context.Context, g *graph.Graph, bk *runBackends, run *back
 func noteLocks(ctx context.Context, w io.Writer, g *graph.Graph, bk *runBackends, run *backends.Run) {
 	now := time.Now()
 	for _, t := range scopeTenants(g) {
-		for _, s := range lockStores(ctx, t, bk, run) {
+		for _, s := range lockStores(ctx, g, t, bk, run) {
 			hs, _ := s.Holders(ctx) // lockStores has just read it
 			for _, h := range hs {
 				if h.Live(now) && h.State != lock.Claim {

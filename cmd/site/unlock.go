@@ -76,7 +76,7 @@ func runUnlock(cmd *cobra.Command, tenant string, paths []string, acked bool) er
 		}
 		var held []entry
 		var where []string
-		for _, s := range lockStores(ctx, t, bk, run) {
+		for _, s := range lockStores(ctx, g, t, bk, run) {
 			where = append(where, s.Where())
 			hs, err := s.Holders(ctx)
 			if err != nil {

@@ -72,6 +72,18 @@ func (s *Server) Put(mount, path string, data map[string]any) {
 	s.secrets[k] = append(s.secrets[k], &version{data: data, created: time.Now().UTC()})
 }
 
+// Latest returns the data of the latest version of mount/path and its
+// number (nil and 0 when there is none).
+func (s *Server) Latest(mount, path string) (map[string]any, int) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	vs := s.secrets[mount+"/"+path]
+	if len(vs) == 0 {
+		return nil, 0
+	}
+	return vs[len(vs)-1].data, len(vs)
+}
+
 // SoftDelete marks the latest version of mount/path deleted, as
 // `vault kv delete` does: its metadata stays readable, its data does not.
 func (s *Server) SoftDelete(mount, path string) {
