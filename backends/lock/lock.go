@@ -2,8 +2,10 @@
 // interleaving: each run holds the tenant's lock for its whole apply, and
 // a second run waits for it (up to --lock-timeout) or exits naming the
 // holder. There is no coordinator of site's own: a lock lives in a store
-// that already exists, PowerDNS zone metadata (backends/powerdns) or a
-// lock file beside the specs (File), and every holder writes a lease
+// that already exists, a KV v2 secret written with check-and-set in the
+// operator's Vault (backends/vault), PowerDNS zone metadata
+// (backends/powerdns) or a lock file beside the specs (File), and every
+// holder writes a lease
 // that it renews while it runs, so a holder that died (kill -9, a lost
 // machine) stops holding once its lease has expired.
 //
