@@ -5,9 +5,9 @@
 // that already exists, a KV v2 secret written with check-and-set in the
 // operator's Vault (backends/vault), PowerDNS zone metadata
 // (backends/powerdns) or a lock file beside the specs (File), and every
-// holder writes a lease
-// that it renews while it runs, so a holder that died (kill -9, a lost
-// machine) stops holding once its lease has expired.
+// holder writes a lease that it renews while it runs, so a holder that
+// died (kill -9, a lost machine) stops holding once its lease has
+// expired.
 //
 // Acquire takes a list of stores in a fixed order and either holds all
 // of them or none, so two runs can never each hold a part and wait for

@@ -3,7 +3,8 @@
 //
 // A secret step reads one key of one KV v2 secret and hands the value to
 // the run (backends.Run.SetSecret); it never changes the store, so it
-// plans no changes. Its fingerprint is a hash of the secret's version
+// plans no changes. The only thing site writes to a store is a tenant's
+// apply lock (lock.go), the secret site-locks/<tenant>. Its fingerprint is a hash of the secret's version
 // metadata, never of the value.
 //
 // The store's addresses are tried in order, then VAULT_ADDR when set
@@ -89,7 +90,7 @@ type detail struct {
 }
 
 // Plan reads the step's secret and records it in run. It returns no
-// changes: site never writes to a secret store.
+// changes: a secret step never writes to a secret store.
 func (d *Driver) Plan(ctx context.Context, step *graph.Step, run *backends.Run) (*backends.StepPlan, error) {
 	if step.Secret == nil || step.Secret.Store == nil {
 		return nil, fmt.Errorf("step %s: not a secret step with a store", step.ID)

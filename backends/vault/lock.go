@@ -201,6 +201,11 @@ func holderData(h lock.Holder) (map[string]any, error) {
 // wrap names the store in an error, without any token.
 func (s *LockStore) wrap(doing string, err error) error {
 	reason, _ := describe(err, s.r.timeout)
+	var re *api.ResponseError
+	if errors.As(err, &re) && re.StatusCode == http.StatusForbidden {
+		reason += fmt.Sprintf(": the token in %s needs read, create and update on %s/data/%s*; grant them",
+			s.r.tokenSource(), s.r.mount(), LockPrefix)
+	}
 	return fmt.Errorf("%s %s: %s", doing, s.Where(), s.r.scrub(reason))
 }
 

@@ -209,3 +209,24 @@ func TestVaultLockSharesRunMemory(t *testing.T) {
 		t.Errorf("read from %s passing over %q, want %s first and nothing passed over", det.Addr, det.Passed, fake.URL)
 	}
 }
+
+// TestVaultLockReadOnlyToken: a token that may read the lock but not
+// write it gets the store, and its Try says which grant is missing,
+// without the token.
+func TestVaultLockReadOnlyToken(t *testing.T) {
+	fake := newFake(t)
+	const reader = "hvs.reader-only-19e2"
+	fake.AddReader(reader)
+	store := &model.Vault{Name: "bao", Addrs: []string{fake.URL}, Mount: "secret", Token: model.Credential{Env: "VAULT_TOKEN"}}
+	s, err := New().LockStore(context.Background(), store, "office1", newRun(map[string]string{"VAULT_TOKEN": reader}), nil)
+	if err != nil {
+		t.Fatalf("LockStore: %v", err)
+	}
+	_, err = s.Try(context.Background(), holder("A", time.Now().Add(time.Minute)))
+	if err == nil || !strings.Contains(err.Error(), "HTTP 403") || !strings.Contains(err.Error(), "needs read, create and update on secret/data/site-locks/*") {
+		t.Fatalf("Try with a read-only token: %v, want 403 naming the grant", err)
+	}
+	if strings.Contains(err.Error(), reader) {
+		t.Errorf("the error shows the token: %v", err)
+	}
+}

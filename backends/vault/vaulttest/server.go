@@ -45,6 +45,7 @@ type Server struct {
 	sealed  bool
 	secrets map[string][]*version // "<mount>/<path>" -> versions, oldest first
 	tokens  map[string]bool       // valid tokens
+	readers map[string]bool       // tokens whose policy allows reads only
 	roles   map[string]string     // AppRole role_id -> secret_id
 	counts  map[string]int
 }
@@ -59,7 +60,7 @@ type version struct {
 // when done (t.Cleanup(s.Close)).
 func New(token string) *Server {
 	s := &Server{secrets: map[string][]*version{}, tokens: map[string]bool{token: true},
-		roles: map[string]string{}, counts: map[string]int{}}
+		readers: map[string]bool{}, roles: map[string]string{}, counts: map[string]int{}}
 	s.Server = httptest.NewServer(http.HandlerFunc(s.serve))
 	return s
 }
@@ -99,6 +100,14 @@ func (s *Server) Seal(sealed bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.sealed = sealed
+}
+
+// AddReader adds a token whose policy grants read but not create or
+// update: its writes get 403 "permission denied", as Vault answers.
+func (s *Server) AddReader(token string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.tokens[token], s.readers[token] = true, true
 }
 
 // AddRole lets AppRole logins with roleID and secretID succeed.
@@ -210,6 +219,10 @@ func (s *Server) write(w http.ResponseWriter, r *http.Request, p string) {
 		return
 	}
 	if !s.authorised(r) {
+		writeJSON(w, http.StatusForbidden, map[string]any{"errors": []string{"permission denied"}})
+		return
+	}
+	if s.readers[r.Header.Get("X-Vault-Token")] {
 		writeJSON(w, http.StatusForbidden, map[string]any{"errors": []string{"permission denied"}})
 		return
 	}
