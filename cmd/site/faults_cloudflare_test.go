@@ -15,7 +15,7 @@ import (
 )
 
 // TestFaultsCloudflareApply runs the connection faults of the PowerDNS
-// suite, and runs of 429s, between site and the fake Cloudflare
+// suite, runs of 429s and of HTML 502s, between site and the fake Cloudflare
 // (cftest), twice each, on a zone that also holds records another writer
 // made. After each run no foreign record changed, no wanted rrset is
 // gone, the run converged (a diff then says so) or exited 1 saying why,
@@ -110,6 +110,9 @@ tenants: office1: {
 	cfFaults = append(cfFaults, fault{name: "429", toxics: func(t *testing.T, _ *faultProxy, pick func(int) int) {
 		cf.RateLimit(1+pick(2*retries), 0)
 	}})
+	cfFaults = append(cfFaults, fault{name: "502", toxics: func(t *testing.T, _ *faultProxy, pick func(int) int) {
+		cf.BadGateway(1 + pick(2*retries))
+	}})
 	v := 2
 	outcomes := map[string][2]int{} // fault -> converged, failed
 	for i := 0; i < 2*len(cfFaults) && !t.Failed(); i++ {
@@ -125,6 +128,7 @@ tenants: office1: {
 		code, stdout, stderr := cfRun(t, "apply", file)
 		fp.clear(t)
 		cf.RateLimit(0, 0)
+		cf.BadGateway(0)
 		n := requests()
 		checkExit(t, what, code, stdout, stderr)
 		after := cfSnapshot(cf, id)

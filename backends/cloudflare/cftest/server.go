@@ -98,6 +98,7 @@ type Server struct {
 	commentLimit int
 
 	rateLimited int // answer this many next requests with 429
+	badGateway  int // answer this many next requests with an HTML 502
 	retryAfter  int
 }
 
@@ -203,6 +204,15 @@ func (s *Server) RateLimit(n, retryAfter int) {
 	s.rateLimited, s.retryAfter = n, retryAfter
 }
 
+// BadGateway makes the next n requests answer 502 with an HTML page, as
+// Cloudflare's edge does when the API behind it is down: no JSON
+// envelope, so a client must not read it as the API's refusal.
+func (s *Server) BadGateway(n int) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.badGateway = n
+}
+
 // apiError is one error answer: HTTP status and the envelope's errors.
 type apiError struct {
 	status int
@@ -227,6 +237,13 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	parts := strings.Split(strings.Trim(r.URL.Path, "/"), "/")
 	ep := endpoint(r.Method, parts)
 	s.counts[ep]++
+	if s.badGateway > 0 {
+		s.badGateway--
+		w.Header().Set("Content-Type", "text/html")
+		w.WriteHeader(http.StatusBadGateway)
+		_, _ = w.Write([]byte("<html><head><title>502 Bad Gateway</title></head><body><center><h1>502 Bad Gateway</h1></center><hr><center>cloudflare</center></body></html>\n"))
+		return
+	}
 	if s.rateLimited > 0 {
 		s.rateLimited--
 		s.counts[EpRateLimited]++
