@@ -61,10 +61,12 @@ tenants: office1: {
 		t.Fatal(err)
 	}
 	var ds, sigs int
+	var served string
 	for _, rr := range r.Answer {
 		switch rr := rr.(type) {
 		case *dns.DS:
 			ds++
+			served = strings.ToLower(strings.TrimPrefix(rr.String(), rr.Hdr.String()))
 			if !strings.Contains(out+errOut, strings.ToLower(strings.TrimPrefix(rr.String(), rr.Hdr.String()))) {
 				t.Errorf("served DS %s is not the one apply reported\n%s", rr, out+errOut)
 			}
@@ -79,5 +81,9 @@ tenants: office1: {
 	code, out, errOut = siteRun(t, srv, "diff", "--detailed-exitcode", file)
 	if code != exitOK || !strings.Contains(out, "No changes.") {
 		t.Fatalf("diff exit %d, want 0 and No changes.\nstdout:\n%s\nstderr:\n%s", code, out, errOut)
+	}
+	// The converged diff still says what the parent must publish.
+	if want := "note: DS for the parent: lab.office1.example.test. IN DS " + served; !strings.Contains(out, want) {
+		t.Errorf("converged diff does not show %q:\n%s", want, out)
 	}
 }
