@@ -185,6 +185,14 @@ func TestWriteJSON(t *testing.T) {
 }
 
 func TestReadJSONRoundTrip(t *testing.T) {
+	for _, full := range []func() *Plan{fullPlan, notesPlan} {
+		roundTrip(t, full)
+	}
+}
+
+// roundTrip writes full() as JSON, reads it back and compares both forms.
+func roundTrip(t *testing.T, fullPlan func() *Plan) {
+	t.Helper()
 	var saved bytes.Buffer
 	if err := fullPlan().WriteJSON(&saved); err != nil {
 		t.Fatal(err)
