@@ -1,6 +1,7 @@
 package cloudflare
 
 import (
+	"context"
 	"slices"
 	"strings"
 	"testing"
@@ -48,5 +49,20 @@ func TestDNSSECNotReadWithoutDNSSEC(t *testing.T) {
 	sp := f.plan(t, f.step(rr("www."+zoneName, "A", 300, "192.0.2.1")))
 	if len(sp.Notes) != 0 || f.fake.Count(cftest.EpDNSSEC) != 0 {
 		t.Errorf("got notes %q and %d DNSSEC reads, want none", sp.Notes, f.fake.Count(cftest.EpDNSSEC))
+	}
+}
+
+// TestDNSSECExport: a zone Cloudflare signs (active or pending) exports
+// with dnssec: true; one whose DNSSEC is disabled does not.
+func TestDNSSECExport(t *testing.T) {
+	for _, status := range []string{"", "active", "pending"} {
+		f := newFixture(t)
+		if status != "" {
+			f.fake.SetDNSSEC(f.zoneID, status, 2371, "ab")
+		}
+		snap, err := f.drv.Export(context.Background(), f.step().Zone, f.run)
+		if err != nil || snap.DNSSEC != (status != "") {
+			t.Errorf("status %q: got DNSSEC %v, %v; want %v", status, snap != nil && snap.DNSSEC, err, status != "")
+		}
 	}
 }
