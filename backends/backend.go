@@ -48,6 +48,10 @@ type StepPlan struct {
 	// Fingerprint is a hash of what was observed in the step's scope; a
 	// saved plan whose fingerprint differs from a fresh one is stale.
 	Fingerprint string
+	// Notes are lines for the user about the step that change nothing
+	// (the DS a signed zone's parent must publish); the plan shows them
+	// under the step.
+	Notes []string
 	// Detail is the driver's own data for Apply (the batch to send, the
 	// XML to define, ...). It never leaves the process.
 	Detail any

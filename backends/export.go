@@ -19,6 +19,9 @@ type ZoneSnapshot struct {
 	// Skipped says, one line each, what was left out and why; site never
 	// touches what it left out.
 	Skipped []string
+	// DNSSEC is true when the zone is signed (PowerDNS: it has an active
+	// key), so its spec says dnssec: true.
+	DNSSEC bool
 }
 
 // Sort orders the snapshot's RRsets by name then type and its Skipped

@@ -22,3 +22,10 @@ func DNSMarkerOwner(text string) (tenant string, ok bool) {
 	}
 	return tenant, true
 }
+
+// DSNote is the plan note for one DS of a signed zone, the record its
+// parent must publish, in zone-file form; ds is "key-tag algorithm
+// digest-type digest". Every DNS driver says it the same way.
+func DSNote(zone, ds string) string {
+	return "DS for the parent: " + zone + " IN DS " + ds
+}

@@ -9,12 +9,16 @@ import (
 // TestSignedChildren: a signed zone's DS goes to its nearest enclosing
 // zone of the tenant, and only a signed zone's.
 func TestSignedChildren(t *testing.T) {
-	top := &model.Zone{Name: "example.test."}
-	mid := &model.Zone{Name: "a.example.test."}
-	signed := &model.Zone{Name: "b.a.example.test.", DNSSEC: true}
-	skip := &model.Zone{Name: "x.y.example.test.", DNSSEC: true} // y.example.test. is not a zone here
-	plain := &model.Zone{Name: "c.a.example.test."}
-	signedChildren([]*model.Zone{top, mid, signed, skip, plain})
+	pdns := model.Provider{PowerDNS: &model.PowerDNS{URL: "http://127.0.0.1:8081"}}
+	top := &model.Zone{Name: "example.test.", Provider: pdns}
+	mid := &model.Zone{Name: "a.example.test.", Provider: pdns}
+	signed := &model.Zone{Name: "b.a.example.test.", DNSSEC: true, Provider: pdns}
+	skip := &model.Zone{Name: "x.y.example.test.", DNSSEC: true, Provider: pdns} // y.example.test. is not a zone here
+	plain := &model.Zone{Name: "c.a.example.test.", Provider: pdns}
+	// Cloudflare signs its zones itself (dnssec there only reports the
+	// DS): a parent does not wait for a key site cannot read.
+	cf := &model.Zone{Name: "cf.a.example.test.", DNSSEC: true, Provider: model.Provider{Cloudflare: &model.Cloudflare{}}}
+	signedChildren([]*model.Zone{top, mid, signed, skip, plain, cf})
 	for _, tc := range []struct {
 		z    *model.Zone
 		want []*model.Zone

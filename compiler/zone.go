@@ -41,12 +41,9 @@ func (b *builder) zone(tenant string, g *grant, zp []string, key string, raw *ra
 
 	b.ignoreRules(zp, z, raw)
 	b.soa(zp, z, raw)
-	if raw.DNSSEC {
-		if z.Provider.Cloudflare != nil {
-			b.errorf(at(zp, "dnssec"), "dnssec is not built for Cloudflare yet; enable DNSSEC in Cloudflare's dashboard and remove dnssec here, or serve this zone from PowerDNS")
-		}
-		z.DNSSEC = true
-	}
+	// On Cloudflare, dnssec: true has site report Cloudflare's DNSSEC
+	// status and DS; turning it on stays in the dashboard.
+	z.DNSSEC = raw.DNSSEC
 	spelt := map[string]string{}
 	for _, key := range b.inFileOrder(at(zp, "records"), sortedKeys(raw.Records)) {
 		rp := at(zp, "records", key)
@@ -200,7 +197,10 @@ func signedChildren(zones []*model.Zone) {
 		byName[z.Name] = z
 	}
 	for _, child := range zones {
-		if !child.DNSSEC {
+		if !child.DNSSEC || child.Provider.PowerDNS == nil {
+			// A Cloudflare zone's DNSSEC is Cloudflare's to turn on;
+			// site only reports its DS (backends/cloudflare), and a
+			// parent does not read it from there.
 			continue
 		}
 		for n := child.Name; ; {

@@ -176,7 +176,11 @@ func (d *Driver) Plan(ctx context.Context, step *graph.Step, run *backends.Run) 
 	if err != nil {
 		return nil, err
 	}
-	return &backends.StepPlan{Step: step, Changes: df.changes, Fingerprint: obs.fingerprint(),
+	var notes []string
+	if obs.dnssec != nil {
+		notes = dnssecNotes(z.Name, obs.dnssec)
+	}
+	return &backends.StepPlan{Step: step, Changes: df.changes, Fingerprint: obs.fingerprint(), Notes: notes,
 		Detail: &detail{api: api, zoneID: obs.zoneID, chunk: chunk, ops: df.ops, soa: df.soa, requests: requests}}, nil
 }
 

@@ -16,7 +16,8 @@ import (
 // records another site tenant owns, and names whose records disagree on
 // the TTL or on proxied (the language has one of each per name). A
 // proxied name is exported with proxied: true. A CNAME at the apex,
-// which Cloudflare flattens, is exported as the ALIAS it reads as.
+// which Cloudflare flattens, is exported as the ALIAS it reads as. A
+// zone whose DNSSEC is active or pending at Cloudflare says dnssec: true.
 func (d *Driver) Export(ctx context.Context, zone *model.Zone, run *backends.Run) (*backends.ZoneSnapshot, error) {
 	step := graph.ZoneStep(zone)
 	api, _, err := d.client(step, run)
@@ -69,6 +70,13 @@ func (d *Driver) Export(ctx context.Context, zone *model.Zone, run *backends.Run
 				Writer: model.Writer{Kind: model.WriterZoneRecords, Tenant: zone.Tenant}})
 		}
 	}
+	// One more request: a zone Cloudflare signs exports with dnssec:
+	// true, so that site diff goes on reporting its DS.
+	sec, err := readDNSSEC(ctx, api, obs.zoneID, obs.zone)
+	if err != nil {
+		return nil, err
+	}
+	s.DNSSEC = sec.Status == "active" || sec.Status == "pending"
 	s.Sort()
 	return s, nil
 }

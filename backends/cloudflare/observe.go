@@ -23,6 +23,9 @@ type observation struct {
 	records []record
 	// soa is the zone's SOA settings, read only when the zone sets soa.
 	soa *soaSettings
+	// dnssec is the zone's DNSSEC details, read only when the zone says
+	// dnssec: true; they change nothing, so they are not fingerprinted.
+	dnssec *dnssecDetails
 	// unmanaged lists "name TYPE" of records of types site does not
 	// manage; they are never touched, and export names them.
 	unmanaged []string
@@ -141,6 +144,11 @@ func (d *Driver) observe(ctx context.Context, api *cf.API, z *model.Zone) (*obse
 	}
 	if z.SOA != nil {
 		if obs.soa, err = readSOA(ctx, api, obs.zoneID, name); err != nil {
+			return nil, err
+		}
+	}
+	if z.DNSSEC {
+		if obs.dnssec, err = readDNSSEC(ctx, api, obs.zoneID, name); err != nil {
 			return nil, err
 		}
 	}

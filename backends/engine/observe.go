@@ -67,6 +67,9 @@ func (e *Engine) Plan(ctx context.Context, g *graph.Graph, run *backends.Run) (*
 		obs.Steps[s.ID] = r.sp
 		obs.Plan.Fingerprints[s.ID] = r.sp.Fingerprint
 		obs.Plan.Changes = append(obs.Plan.Changes, r.sp.Changes...)
+		for _, n := range r.sp.Notes {
+			obs.Plan.Notes = append(obs.Plan.Notes, plan.Note{Step: s.ID, Tenant: s.Tenant, Text: n})
+		}
 	}
 	obs.Plan.Sort()
 	hook.call(func(h Hook) { h.PlanDone(obs) })

@@ -139,6 +139,24 @@ func dsNote(zone string, ds []string) string {
 	return fmt.Sprintf("zone %s is signed: its parent must publish DS %s (site writes it there when the parent is a zone of the same tenant)", zone, strings.Join(ds, ", "))
 }
 
+// planNotes are what site diff says about a signed zone: the DS its
+// parent must publish, read from the keys planSigning read (no request
+// of its own). A zone signed in this apply has no DS yet: its "sign
+// zone" change says so.
+func planNotes(zone *model.Zone, b *batch) []string {
+	if !zone.DNSSEC || b.sign {
+		return nil
+	}
+	if len(b.ds) == 0 {
+		return []string{fmt.Sprintf("zone %s is signed, but its keys show no SHA-256 DS: check them with pdnsutil show-zone %s", zone.Name, zone.Name)}
+	}
+	var out []string
+	for _, ds := range b.ds {
+		out = append(out, backends.DSNote(zone.Name, ds))
+	}
+	return out
+}
+
 // withChildDS returns step with the DS of its signed children among its
 // wanted RRsets, read from their keys, and the children whose key does
 // not exist yet (their DS is ignored in this plan, see the package

@@ -85,8 +85,30 @@ func TestDNSSECSignsZone(t *testing.T) {
 	if types, _ := queryDO(t, srv, "www."+zone, dns.TypeA); !equalStrings(sorted(types), []string{"A", "RRSIG"}) {
 		t.Errorf("got answer types %q for www A with DO, want A and its RRSIG", types)
 	}
-	if sp := mustPlan(t, d, step, run); len(sp.Changes) != 0 {
-		t.Errorf("second plan: got %q, want no changes", summary(sp.Changes))
+	if len(sp.Notes) != 0 {
+		t.Errorf("plan that signs: got notes %q, want none (the DS is not known yet)", sp.Notes)
+	}
+	again := mustPlan(t, d, step, run)
+	if len(again.Changes) != 0 {
+		t.Errorf("second plan: got %q, want no changes", summary(again.Changes))
+	}
+	// site diff shows the DS of a signed zone, not only apply.
+	if want := []string{"DS for the parent: signed.test. IN DS " + ds[0]}; !equalStrings(again.Notes, want) {
+		t.Errorf("second plan: got notes %q, want %q", again.Notes, want)
+	}
+}
+
+// TestDNSSECUnsignedZoneHasNoNotes: a zone without dnssec plans no notes
+// (and reads no keys), so its plan stays as it was.
+func TestDNSSECUnsignedZoneHasNoNotes(t *testing.T) {
+	srv := pdnstest.Shared(t)
+	const zone = "plain-notes.test."
+	t.Cleanup(func() { srv.Do(context.Background(), "DELETE", "/zones/"+zone, nil) })
+	step := zoneStep(srv, "office1", zone, rr("www."+zone, "A", 300, "192.0.2.11"))
+	d, run := testDriver(), newRun(srv)
+	mustApply(t, d, mustPlan(t, d, step, run), run)
+	if sp := mustPlan(t, d, step, run); len(sp.Notes) != 0 || len(sp.Changes) != 0 {
+		t.Errorf("got notes %q, changes %q, want none", sp.Notes, summary(sp.Changes))
 	}
 }
 

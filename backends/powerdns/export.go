@@ -17,7 +17,7 @@ import (
 // Rrsets owned by another site tenant are left out: they are that
 // tenant's to declare. So is the apex NS unless this tenant owns it.
 func (d *Driver) Export(ctx context.Context, zone *model.Zone, run *backends.Run) (*backends.ZoneSnapshot, error) {
-	live, _, err := d.readZone(ctx, zone, run)
+	live, c, err := d.readZone(ctx, zone, run)
 	if err != nil {
 		return nil, err
 	}
@@ -43,6 +43,13 @@ func (d *Driver) Export(ctx context.Context, zone *model.Zone, run *backends.Run
 				Writer: model.Writer{Kind: model.WriterZoneRecords, Tenant: zone.Tenant}})
 		}
 	}
+	// One more request: a signed zone's spec says dnssec: true, or the
+	// next diff would read as if signing were not wanted.
+	keys, err := d.cryptokeys(ctx, c, zone.Name)
+	if err != nil { // a backend that keeps no keys lists none
+		return nil, fmt.Errorf("export zone %s: read its keys at %s: %w", zone.Name, c.base, err)
+	}
+	s.DNSSEC = hasActive(keys)
 	s.Sort()
 	return s, nil
 }

@@ -96,3 +96,37 @@ func TestExportMissingZone(t *testing.T) {
 		t.Errorf("got %v, want a clear 'does not exist'", err)
 	}
 }
+
+// TestDNSSECExportSaysSigned: export of a zone with an active key writes
+// dnssec: true, so the spec it hands over wants the zone signed; an
+// unsigned zone's snapshot does not.
+func TestDNSSECExportSaysSigned(t *testing.T) {
+	srv := pdnstest.Shared(t)
+	const zone = "export-signed.test."
+	t.Cleanup(func() { srv.Do(context.Background(), "DELETE", "/zones/"+zone, nil) })
+	step := zoneStep(srv, "office1", zone, rr("www."+zone, "A", 300, "192.0.2.12"))
+	d, run := testDriver(), newRun(srv)
+	mustApply(t, d, mustPlan(t, d, step, run), run)
+	snap, err := d.Export(context.Background(), step.Zone, run)
+	if err != nil || snap.DNSSEC {
+		t.Fatalf("unsigned zone: got DNSSEC %v, %v; want false", snap != nil && snap.DNSSEC, err)
+	}
+	step.Zone.DNSSEC = true
+	mustApply(t, d, mustPlan(t, d, step, run), run)
+	if snap, err = d.Export(context.Background(), step.Zone, run); err != nil || !snap.DNSSEC {
+		t.Errorf("signed zone: got DNSSEC %v, %v; want true", snap != nil && snap.DNSSEC, err)
+	}
+}
+
+// TestDNSSECExportWithoutKeyStore: a server whose backend keeps no keys
+// exports its zones as unsigned rather than failing.
+func TestDNSSECExportWithoutKeyStore(t *testing.T) {
+	srv := pdnstest.New(t, pdnstest.Options{NoDNSSEC: true})
+	const zone = "nokeys-export.test."
+	step := zoneStep(srv, "office1", zone, rr("www."+zone, "A", 300, "192.0.2.13"))
+	d, run := testDriver(), newRun(srv)
+	mustApply(t, d, mustPlan(t, d, step, run), run)
+	if snap, err := d.Export(context.Background(), step.Zone, run); err != nil || snap.DNSSEC {
+		t.Errorf("got %+v, %v; want an unsigned snapshot", snap, err)
+	}
+}

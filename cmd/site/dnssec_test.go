@@ -61,10 +61,12 @@ tenants: office1: {
 		t.Fatal(err)
 	}
 	var ds, sigs int
+	var served string
 	for _, rr := range r.Answer {
 		switch rr := rr.(type) {
 		case *dns.DS:
 			ds++
+			served = strings.ToLower(strings.TrimPrefix(rr.String(), rr.Hdr.String()))
 			if !strings.Contains(out+errOut, strings.ToLower(strings.TrimPrefix(rr.String(), rr.Hdr.String()))) {
 				t.Errorf("served DS %s is not the one apply reported\n%s", rr, out+errOut)
 			}
@@ -79,5 +81,45 @@ tenants: office1: {
 	code, out, errOut = siteRun(t, srv, "diff", "--detailed-exitcode", file)
 	if code != exitOK || !strings.Contains(out, "No changes.") {
 		t.Fatalf("diff exit %d, want 0 and No changes.\nstdout:\n%s\nstderr:\n%s", code, out, errOut)
+	}
+	// The converged diff still says what the parent must publish.
+	if want := "note: DS for the parent: lab.office1.example.test. IN DS " + served; !strings.Contains(out, want) {
+		t.Errorf("converged diff does not show %q:\n%s", want, out)
+	}
+}
+
+// TestCloudflareDNSSECReportsDS: dnssec: true on a Cloudflare zone vets,
+// and diff notes Cloudflare's DNSSEC status under the zone: disabled
+// (enable it in the dashboard), then, once active there, the DS the
+// parent must publish. Notes are not changes: diff exits 0.
+func TestCloudflareDNSSECReportsDS(t *testing.T) {
+	cs := newColdStart(t, "signed.example.net")
+	t.Setenv("CF_TOKEN", cfToken)
+	src := `package tenants
+
+tenants: web: {
+	domain: "signed.example.net"
+	dns: zones: "signed.example.net": {
+		provider: "cf"
+		dnssec:   true
+		records: www: A: ["192.0.2.40"]
+	}
+}
+`
+	site := siteSrc(cfProvider("cf", cs.cf.URL, `{env: "CF_TOKEN"}`), grant{tenant: "web", domains: []string{"signed.example.net"}, providers: []string{"cf"}})
+	file := writeSpec(t, site, "web.cue", src)
+	if code, out, errOut := cs.site(t, "apply", file); code != exitOK {
+		t.Fatalf("apply exit %d\nstdout:\n%s\nstderr:\n%s", code, out, errOut)
+	}
+	code, out, errOut := cs.site(t, "diff", "--detailed-exitcode", file)
+	if code != exitOK || !strings.Contains(out, "but Cloudflare's DNSSEC is disabled: enable it in Cloudflare's dashboard") {
+		t.Errorf("diff exit %d, want 0 and a note that DNSSEC is disabled\nstdout:\n%s\nstderr:\n%s", code, out, errOut)
+	}
+	const digest = "48e939042e82c22542cb377b580dfdc52a361cefdc72e7f9107e2b6bd9306a45"
+	cs.cf.SetDNSSEC(cs.zoneID, "active", 2371, digest)
+	code, out, errOut = cs.site(t, "diff", "--detailed-exitcode", file)
+	want := "# dns/signed.example.net. (tenant web)\n  note: DS for the parent: signed.example.net. IN DS 2371 13 2 " + digest + "\n\nNo changes."
+	if code != exitOK || !strings.Contains(out, want) {
+		t.Errorf("diff exit %d, want 0 and\n%s\nstdout:\n%s\nstderr:\n%s", code, want, out, errOut)
 	}
 }

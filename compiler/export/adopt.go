@@ -75,7 +75,7 @@ func Read(ctx context.Context, x backends.ZoneExporter, req Request, run *backen
 	for i, r := range snap.RRsets {
 		rrsets[i] = *r
 	}
-	ez := Zone{Tenant: req.Tenant, Domain: req.Domain, Zone: name, Provider: req.Provider, RRsets: rrsets}
+	ez := Zone{Tenant: req.Tenant, Domain: req.Domain, Zone: name, Provider: req.Provider, RRsets: rrsets, DNSSEC: snap.DNSSEC}
 	if a.Source, err = Render(ez); err != nil {
 		return nil, err
 	}

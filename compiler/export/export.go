@@ -53,6 +53,8 @@ type Zone struct {
 	// it (provider: Provider.Name); RenderSite declares it for site.cue.
 	Provider model.Provider
 	RRsets   []model.RRset // canonical names and values; empty RRsets are skipped
+	// DNSSEC writes dnssec: true: the zone is signed.
+	DNSSEC bool
 }
 
 // Render returns the tenant spec for z: `package tenants` and
@@ -83,8 +85,11 @@ func Render(z Zone) ([]byte, error) {
 	zone := &ast.StructLit{Elts: []ast.Decl{
 		&ast.Field{Label: ast.NewIdent("provider"), Value: ast.NewString(z.Provider.Name)},
 		&ast.Field{Label: ast.NewIdent("ttl"), Value: number(int(ttl))},
-		recordsField,
 	}}
+	if z.DNSSEC {
+		zone.Elts = append(zone.Elts, &ast.Field{Label: ast.NewIdent("dnssec"), Value: ast.NewBool(true)})
+	}
+	zone.Elts = append(zone.Elts, recordsField)
 	domain := cmp.Or(z.Domain, z.Zone)
 	tenant := []any{ast.NewIdent("domain"), ast.NewString(strings.TrimSuffix(domain, "."))}
 	tenant = append(tenant, ast.NewIdent("dns"), ast.NewStruct(

@@ -79,6 +79,13 @@ var renderCases = []struct {
 		},
 	},
 	{
+		name: "signed",
+		zone: Zone{
+			Tenant: "sjc", Domain: "sjc.example.net.", Zone: "sjc.example.net.", Provider: pdnsProvider, DNSSEC: true,
+			RRsets: []model.RRset{rr("www.sjc.example.net.", "A", 300, "192.0.2.1")},
+		},
+	},
+	{
 		name: "rrtypes",
 		zone: Zone{
 			Tenant: "sjc", Domain: "sjc.example.net.", Zone: "sjc.example.net.", Provider: pdnsProvider,
@@ -148,6 +155,9 @@ func TestIncident1_RenderedSpecLoads(t *testing.T) {
 			zone := spec.Tenants[0].Zones[0]
 			if zone.Name != tc.zone.Zone {
 				t.Errorf("zone name: got %q, want %q", zone.Name, tc.zone.Zone)
+			}
+			if zone.DNSSEC != tc.zone.DNSSEC {
+				t.Errorf("dnssec: got %v, want %v", zone.DNSSEC, tc.zone.DNSSEC)
 			}
 			if !reflect.DeepEqual(zone.Provider, tc.zone.Provider) {
 				t.Errorf("provider: got %s, want %s", jsonString(zone.Provider), jsonString(tc.zone.Provider))

@@ -83,8 +83,9 @@ type Zone struct {
 	Ignore []IgnoreRule `json:",omitempty"`
 	// SOA sets fields of the zone's SOA record; nil leaves it alone.
 	SOA *SOA `json:",omitempty"`
-	// DNSSEC asks the provider to sign the zone (PowerDNS: one active
-	// key); site never writes the signer's records, nor unsigns.
+	// DNSSEC asks PowerDNS to sign the zone (one active key); on
+	// Cloudflare it asks only for a report of Cloudflare's DNSSEC status
+	// and DS. site never writes the signer's records, nor unsigns.
 	DNSSEC bool `json:",omitempty"`
 	// SignedChildren are the tenant's signed zones whose nearest
 	// enclosing zone of the tenant this is: it publishes their DS,

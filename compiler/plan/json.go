@@ -69,6 +69,13 @@ import (
 //	                its dependents; absent if the step cannot be deferred.
 //	  skipped       true when the step was not tried because a step it
 //	                depends on is blocked.
+//	notes           array of lines a person must know beside the changes,
+//	                sorted by step, e.g. the DS a signed zone's parent must
+//	                publish; absent when none. They change nothing. Each:
+//	  step, tenant  as in changes.
+//	  text          string, the note.
+//	                Added within version 2: a reader that ignores it loses
+//	                only the notes, not a change.
 //	fingerprints    object mapping each observed step ID to an opaque hash of
 //	                what was observed; `site apply --plan` refuses the plan
 //	                when a fresh observation hashes differently.

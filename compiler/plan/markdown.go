@@ -30,7 +30,28 @@ var markdownActions = []Action{ActionCreate, ActionUpdate, ActionDelete, ActionA
 func (p *Plan) WriteMarkdown(w io.Writer, acked map[Gate]bool) error {
 	var b strings.Builder
 	b.WriteString("### site diff\n\n")
+	notes, alone := p.stepNotes()
+	writeNotes := func(step string) {
+		if len(notes[step]) == 0 {
+			return
+		}
+		for _, n := range notes[step] {
+			fmt.Fprintf(&b, "- note: %s\n", html.EscapeString(strings.ReplaceAll(n, "\n", " ")))
+		}
+		b.WriteString("\n")
+	}
+	aloneNotes := func() {
+		for _, n := range alone {
+			fmt.Fprintf(&b, "<code>%s</code>", html.EscapeString(n.Step))
+			if n.Tenant != "" {
+				b.WriteString(" (tenant " + html.EscapeString(n.Tenant) + ")")
+			}
+			b.WriteString(":\n\n")
+			writeNotes(n.Step)
+		}
+	}
 	if len(p.Changes) == 0 && len(p.Blocked) == 0 {
+		aloneNotes()
 		b.WriteString("No changes. The live systems match the spec.\n")
 		_, err := io.WriteString(w, b.String())
 		return err
@@ -68,8 +89,11 @@ func (p *Plan) WriteMarkdown(w io.Writer, acked map[Gate]bool) error {
 		}
 		// GitHub colours a diff block's lines by their first column.
 		writeFenced(&b, "diff", strings.ReplaceAll("\n"+body.String(), "\n  ", "\n")[1:])
-		b.WriteString("\n</details>\n\n")
+		b.WriteString("\n")
+		writeNotes(c0.Step)
+		b.WriteString("</details>\n\n")
 	}
+	aloneNotes()
 	var blocked, deferred []Blocked
 	for _, bl := range p.Blocked {
 		if bl.Gate != "" && acked[bl.Gate] {

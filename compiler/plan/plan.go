@@ -134,9 +134,19 @@ type Plan struct {
 	Options *Options  `json:"options,omitempty"`
 	Changes []Change  `json:"changes"`
 	Blocked []Blocked `json:"blocked,omitempty"`
+	// Notes are what a person must know beside the changes, per step:
+	// the DS a signed zone's parent must publish. They change nothing.
+	Notes []Note `json:"notes,omitempty"`
 	// Fingerprints map each observed step to a hash of what was seen, so
 	// a saved plan can be checked for staleness before it is applied.
 	Fingerprints map[string]string `json:"fingerprints"`
+}
+
+// Note is one line of information about a step, shown under it.
+type Note struct {
+	Step   string `json:"step"`
+	Tenant string `json:"tenant,omitempty"`
+	Text   string `json:"text"`
 }
 
 // New returns an empty plan.
@@ -190,6 +200,24 @@ func (p *Plan) Unobserved(acked map[Gate]bool) []Blocked {
 	return out
 }
 
+// stepNotes returns the notes of each step, and the steps that have
+// notes but no change, in plan order: they are shown after the steps
+// that change.
+func (p *Plan) stepNotes() (by map[string][]string, alone []Note) {
+	by = map[string][]string{}
+	changed := map[string]bool{}
+	for _, c := range p.Changes {
+		changed[c.Step] = true
+	}
+	for _, n := range p.Notes {
+		if len(by[n.Step]) == 0 && !changed[n.Step] {
+			alone = append(alone, n)
+		}
+		by[n.Step] = append(by[n.Step], n.Text)
+	}
+	return by, alone
+}
+
 // Sort orders changes by phase, then key, so output is stable.
 func (p *Plan) Sort() {
 	rank := map[Phase]int{}
@@ -204,4 +232,5 @@ func (p *Plan) Sort() {
 		return a.Key < b.Key
 	})
 	sort.SliceStable(p.Blocked, func(i, j int) bool { return p.Blocked[i].Step < p.Blocked[j].Step })
+	sort.SliceStable(p.Notes, func(i, j int) bool { return p.Notes[i].Step < p.Notes[j].Step })
 }

@@ -58,6 +58,29 @@ func fullPlan() *Plan {
 	return p
 }
 
+// signedNotes are the notes of a plan whose zones are signed: one with
+// changes, one converged.
+func signedNotes() []Note {
+	return []Note{
+		{Step: "dns/sjc.example.net.", Tenant: "sjc", Text: "DS for the parent: sjc.example.net. IN DS 12345 13 2 0a1b2c3d"},
+		{Step: "dns/signed.example.", Tenant: "lab", Text: "DS for the parent: signed.example. IN DS 54321 13 2 4e5f6a7b"},
+	}
+}
+
+// notesPlan is fullPlan with notes; notesConverged has notes only.
+func notesPlan() *Plan {
+	p := fullPlan()
+	p.Notes = signedNotes()
+	p.Sort()
+	return p
+}
+
+func notesConverged() *Plan {
+	p := New()
+	p.Notes = signedNotes()[1:]
+	return p
+}
+
 func TestWriteText(t *testing.T) {
 	deferredOnly := fullPlan()
 	deferredOnly.Changes = []Change{}
@@ -76,6 +99,8 @@ func TestWriteText(t *testing.T) {
 		{name: "plan_full_color.golden", plan: fullPlan(), opts: TextOptions{Color: true}},
 		{name: "plan_deferred.golden", plan: deferredOnly, opts: TextOptions{Acked: map[Gate]bool{GateSecretUnreachable: true}}},
 		{name: "plan_converged.golden", plan: New()},
+		{name: "plan_notes.golden", plan: notesPlan()},
+		{name: "plan_notes_converged.golden", plan: notesConverged()},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var b bytes.Buffer
@@ -145,6 +170,7 @@ func TestWriteJSON(t *testing.T) {
 	}{
 		{name: "plan_full.json.golden", plan: fullPlan()},
 		{name: "plan_converged.json.golden", plan: New()},
+		{name: "plan_notes_converged.json.golden", plan: notesConverged()},
 		{name: "plan_scoped.json.golden", plan: &Plan{Only: []Phase{PhaseDNS}}},
 		{name: "plan_targeted.json.golden", plan: &Plan{Only: []Phase{PhaseDNS}, Targets: []string{"dns/*.example.net.", "dns/example.org."}}},
 	} {
@@ -159,6 +185,14 @@ func TestWriteJSON(t *testing.T) {
 }
 
 func TestReadJSONRoundTrip(t *testing.T) {
+	for _, full := range []func() *Plan{fullPlan, notesPlan} {
+		roundTrip(t, full)
+	}
+}
+
+// roundTrip writes full() as JSON, reads it back and compares both forms.
+func roundTrip(t *testing.T, fullPlan func() *Plan) {
+	t.Helper()
 	var saved bytes.Buffer
 	if err := fullPlan().WriteJSON(&saved); err != nil {
 		t.Fatal(err)
@@ -315,6 +349,8 @@ func TestWriteMarkdown(t *testing.T) {
 		{name: "plan_full_acked.md.golden", plan: fullPlan(), acked: map[Gate]bool{GateDNSOverwrite: true, GateSecretUnreachable: true}},
 		{name: "plan_deferred.md.golden", plan: deferredOnly, acked: map[Gate]bool{GateSecretUnreachable: true}},
 		{name: "plan_converged.md.golden", plan: New()},
+		{name: "plan_notes.md.golden", plan: notesPlan()},
+		{name: "plan_notes_converged.md.golden", plan: notesConverged()},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var b bytes.Buffer

@@ -71,7 +71,25 @@ func (p *Plan) WriteText(w io.Writer, opts TextOptions) error {
 		}
 		b.WriteString("\n")
 	}
+	notes, alone := p.stepNotes()
+	head := func(step, tenant string) {
+		h := "# " + step
+		if tenant != "" {
+			h += " (tenant " + tenant + ")"
+		}
+		b.WriteString(paint(ansiBold, h) + "\n")
+	}
+	writeNotes := func(step string) {
+		for _, n := range notes[step] {
+			fmt.Fprintf(&b, "  %s %s\n", paint(ansiCyan, "note:"), indentRest(n, "      "))
+		}
+	}
 	if len(p.Changes) == 0 && len(p.Blocked) == 0 {
+		for _, n := range alone {
+			head(n.Step, n.Tenant)
+			writeNotes(n.Step)
+			b.WriteString("\n")
+		}
 		b.WriteString("No changes. The live systems match the spec.\n")
 		_, err := io.WriteString(w, b.String())
 		return err
@@ -83,14 +101,16 @@ func (p *Plan) WriteText(w io.Writer, opts TextOptions) error {
 	for _, group := range groupByStep(p.Changes) {
 		c0 := group[0]
 		b.WriteString("\n")
-		head := "# " + c0.Step
-		if c0.Tenant != "" {
-			head += " (tenant " + c0.Tenant + ")"
-		}
-		b.WriteString(paint(ansiBold, head) + "\n")
+		head(c0.Step, c0.Tenant)
 		for _, c := range group {
 			writeChange(&b, c, paint)
 		}
+		writeNotes(c0.Step)
+	}
+	for _, n := range alone {
+		gap(&b)
+		head(n.Step, n.Tenant)
+		writeNotes(n.Step)
 	}
 	var blocked, deferred []Blocked
 	for _, bl := range p.Blocked {

@@ -21,6 +21,7 @@
 //	POST   /zones/{z}/dns_records/batch         deletes → patches → puts → posts, all or nothing
 //	GET    /zones/{z}/dns_settings              the zone's DNS settings (only "soa")
 //	PATCH  /zones/{z}/dns_settings              change the fields of "soa" it names
+//	GET    /zones/{z}/dnssec                    DNSSEC status and DS (disabled unless SetDNSSEC)
 //
 // Every answer uses the v4 envelope {"success","errors","messages","result"}
 // (lists add "result_info"). Errors: 403 code 10000 for a wrong token;
@@ -79,6 +80,7 @@ type zone struct {
 	id, name string
 	records  map[string]*Record
 	soa      SOA
+	dnssec   DNSSEC // zero: disabled
 }
 
 // Server is a running fake. All methods are safe for concurrent use.
@@ -282,6 +284,8 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	switch ep {
 	case EpSettingsGet, EpSettingsPatch:
 		s.settings(w, r, z, ep == EpSettingsPatch)
+	case EpDNSSEC:
+		s.dnssec(w, z)
 	case EpList:
 		s.list(w, r, z)
 	case EpBatch:
@@ -338,6 +342,8 @@ func endpoint(method string, p []string) string {
 		case http.MethodPatch:
 			return EpSettingsPatch
 		}
+	case len(p) == 3 && p[0] == "zones" && p[2] == "dnssec" && method == http.MethodGet:
+		return EpDNSSEC
 	case len(p) == 4 && p[0] == "zones" && p[2] == "dns_records" && p[3] == "batch" && method == http.MethodPost:
 		return EpBatch
 	case len(p) == 4 && p[0] == "zones" && p[2] == "dns_records":

@@ -1,0 +1,63 @@
+package cloudflare
+
+// DNSSEC on Cloudflare: a zone with dnssec: true has its DNSSEC details
+// read (one GET /zones/{id}/dnssec per plan, for such zones only) and
+// its plan notes what they say: the DS the parent must publish while
+// Cloudflare's DNSSEC is active or pending, else that it is not on.
+// site does not turn Cloudflare's DNSSEC on or off: that stays in the
+// dashboard, where Cloudflare also shows the registrar step.
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"strconv"
+	"strings"
+
+	cf "github.com/cloudflare/cloudflare-go"
+
+	"github.com/site-tools/site/backends"
+)
+
+// dnssecDetails are the fields of "DNSSEC Details" (GET
+// /zones/{zone_id}/dnssec) that site reads.
+type dnssecDetails struct {
+	Status     string `json:"status"` // active, pending, disabled, pending-disabled, error
+	Algorithm  string `json:"algorithm"`
+	DigestType string `json:"digest_type"`
+	Digest     string `json:"digest"`
+	KeyTag     int    `json:"key_tag"`
+}
+
+// readDNSSEC reads the zone's DNSSEC details.
+func readDNSSEC(ctx context.Context, api *cf.API, zoneID, zone string) (*dnssecDetails, error) {
+	res, err := api.Raw(ctx, http.MethodGet, "/zones/"+zoneID+"/dnssec", nil, nil)
+	if err != nil {
+		return nil, describe(fmt.Sprintf("reading the DNSSEC status of Cloudflare zone %s", zone), err)
+	}
+	var out dnssecDetails
+	if err := json.Unmarshal(res.Result, &out); err != nil || out.Status == "" {
+		return nil, fmt.Errorf("the DNSSEC details of Cloudflare zone %s have no readable status (%v): check the token may read the zone's DNS", zone, err)
+	}
+	return &out, nil
+}
+
+// dnssecNotes say what Cloudflare's DNSSEC status means for zone.
+func dnssecNotes(zone string, d *dnssecDetails) []string {
+	switch d.Status {
+	case "active", "pending":
+		if d.KeyTag == 0 || d.Algorithm == "" || d.DigestType == "" || d.Digest == "" {
+			return []string{fmt.Sprintf("Cloudflare's DNSSEC for zone %s is %s but shows no DS: see the zone's DNSSEC page in the dashboard", zone, d.Status)}
+		}
+		ds := strconv.Itoa(d.KeyTag) + " " + d.Algorithm + " " + d.DigestType + " " + strings.ToLower(d.Digest)
+		out := []string{backends.DSNote(zone, ds)}
+		if d.Status == "pending" {
+			out = append(out, fmt.Sprintf("Cloudflare's DNSSEC for zone %s is pending: it turns active once the parent publishes that DS", zone))
+		}
+		return out
+	case "disabled":
+		return []string{fmt.Sprintf("zone %s says dnssec: true, but Cloudflare's DNSSEC is disabled: enable it in Cloudflare's dashboard (site does not); its DS then shows here", zone)}
+	}
+	return []string{fmt.Sprintf("Cloudflare's DNSSEC for zone %s is %s: see the zone's DNSSEC page in the dashboard", zone, d.Status)}
+}
