@@ -62,6 +62,13 @@ type StepResult struct {
 	Notes []string
 	// Requests counts the API calls the step made, for benchmarks.
 	Requests int
+	// Reads and Writes split Requests, for a driver that tells them
+	// apart (a write changes something); both are 0 for one that does
+	// not, and then the report says "requests".
+	Reads, Writes int
+	// Queries counts the DNS queries verification made; a zone
+	// transfer is one.
+	Queries int
 }
 
 // GatedError is an observation failure the user may acknowledge with a

@@ -170,11 +170,12 @@ func BenchmarkFloorGET(b *testing.B) {
 
 // BenchmarkApply is what site apply does for a zone that holds none of
 // the wanted rrsets: observe (one GET), plan, one PATCH, verify over DNS
-// (one AXFR). Re-creating the empty zone is outside the timer.
+// (one AXFR). Re-creating the empty zone is outside the timer. It also
+// runs a zone of 30 rrsets, the many-small-zones case (issue 13).
 func BenchmarkApply(b *testing.B) {
 	srv := benchServer(b)
 	run := newRun(srv)
-	for _, n := range benchSizes {
+	for _, n := range append([]int{30}, benchSizes...) {
 		zone := benchZone(n)
 		wanted := benchWanted(zone, n)
 		step, d := benchStep(srv, zone, wanted), benchDriver()
