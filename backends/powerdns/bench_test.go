@@ -180,7 +180,7 @@ func BenchmarkApply(b *testing.B) {
 		wanted := benchWanted(zone, n)
 		step, d := benchStep(srv, zone, wanted), benchDriver()
 		b.Run(fmt.Sprintf("rrsets=%d", n), func(b *testing.B) {
-			requests := 0
+			requests, queries := 0, 0
 			for i := 0; i < b.N; i++ {
 				b.StopTimer()
 				emptyZone(b, srv, zone)
@@ -194,8 +194,10 @@ func BenchmarkApply(b *testing.B) {
 					b.Fatalf("apply: %v %q", err, res.Problems)
 				}
 				requests += int(sp.Detail.(*batch).client.count.n.Load())
+				queries += res.Queries
 			}
 			b.ReportMetric(float64(requests)/float64(b.N), "requests/op")
+			b.ReportMetric(float64(queries)/float64(b.N), "dns-queries/op")
 			reportRSS(b)
 		})
 	}
