@@ -51,6 +51,10 @@ type StepPlan struct {
 	// Detail is the driver's own data for Apply (the batch to send, the
 	// XML to define, ...). It never leaves the process.
 	Detail any
+	// Reads counts the API calls observing made, for a driver that
+	// counts them; the engine adds those of the re-observation after
+	// apply to the step's reads.
+	Reads int
 }
 
 // StepResult reports what an apply did beyond its planned changes.

@@ -141,6 +141,9 @@ func (e *Engine) reobserve(ctx context.Context, d backends.Driver, s *graph.Step
 	if again == nil {
 		return
 	}
+	// Observing again is part of what the apply cost.
+	r.Reads += again.Reads
+	r.Requests += again.Reads
 	for _, c := range again.Changes {
 		normalizeChange(&c, s, red)
 		r.Residual = append(r.Residual, c)

@@ -30,6 +30,7 @@ type script struct {
 	// reads, writes and queries, when set, are what Apply reports
 	// beside requests.
 	reads, writes, queries int
+	planReads              int    // what Plan says it read
 	secret                 string // Plan calls run.SetSecret(step, secret) when set
 	needCred               bool   // Plan resolves the step's zone credential first
 	panics                 string // "plan" or "apply": that call panics
@@ -104,7 +105,7 @@ func (d *testDriver) Plan(ctx context.Context, step *graph.Step, run *backends.R
 		// must not use it.
 		return &backends.StepPlan{Changes: []plan.Change{{Key: step.ID + "/half", Action: plan.ActionDelete}}}, sc.planErr
 	}
-	sp := &backends.StepPlan{Fingerprint: "fp " + step.ID}
+	sp := &backends.StepPlan{Fingerprint: "fp " + step.ID, Reads: sc.planReads}
 	if applied {
 		sp.Changes = sc.residual
 		sp.Fingerprint += " after"

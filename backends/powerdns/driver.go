@@ -275,7 +275,8 @@ func (d *Driver) Plan(ctx context.Context, step *graph.Step, run *backends.Run) 
 				Reason: "the fields the zone's soa sets, written over the SOA PowerDNS makes with the zone; the serial stays the server's"})
 		}
 	}
-	return &backends.StepPlan{Step: step, Changes: b.changes, Fingerprint: obs.fingerprint(), Detail: b}, nil
+	return &backends.StepPlan{Step: step, Changes: b.changes, Fingerprint: obs.fingerprint(), Detail: b,
+		Reads: int(c.count.n.Load() - c.count.writes.Load())}, nil
 }
 
 // confirmAbsent checks with one zone list that the server answering 404
