@@ -55,6 +55,10 @@ type StepPlan struct {
 	// Detail is the driver's own data for Apply (the batch to send, the
 	// XML to define, ...). It never leaves the process.
 	Detail any
+	// Reads counts the API calls observing made, for a driver that
+	// counts them; the engine adds those of the re-observation after
+	// apply to the step's reads.
+	Reads int
 }
 
 // StepResult reports what an apply did beyond its planned changes.
@@ -66,6 +70,13 @@ type StepResult struct {
 	Notes []string
 	// Requests counts the API calls the step made, for benchmarks.
 	Requests int
+	// Reads and Writes split Requests, for a driver that tells them
+	// apart (a write changes something); both are 0 for one that does
+	// not, and then the report says "requests".
+	Reads, Writes int
+	// Queries counts the DNS queries verification made; a zone
+	// transfer is one.
+	Queries int
 }
 
 // GatedError is an observation failure the user may acknowledge with a

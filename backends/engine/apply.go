@@ -107,7 +107,7 @@ func (e *Engine) applyStep(ctx context.Context, s *graph.Step, deps map[string]S
 	hook.call(func(h Hook) { h.Started(s.ID) })
 	res, err := guardedApply(ctx, d, sp, run)
 	if res != nil {
-		r.Requests = res.Requests
+		r.Requests, r.Reads, r.Writes, r.Queries = res.Requests, res.Reads, res.Writes, res.Queries
 		for _, p := range res.Problems {
 			r.Problems = append(r.Problems, red.Redact(p))
 		}
@@ -141,6 +141,9 @@ func (e *Engine) reobserve(ctx context.Context, d backends.Driver, s *graph.Step
 	if again == nil {
 		return
 	}
+	// Observing again is part of what the apply cost.
+	r.Reads += again.Reads
+	r.Requests += again.Reads
 	for _, c := range again.Changes {
 		normalizeChange(&c, s, red)
 		r.Residual = append(r.Residual, c)

@@ -392,3 +392,40 @@ func TestUngatedBlockedStepComesBeforeMissingGates(t *testing.T) {
 		})
 	}
 }
+
+// TestApplyCountsReadsWritesAndQueries: the report keeps what a driver
+// said it read, wrote and asked over DNS apart (issue 13: the summary
+// counted one number and left out the re-observation), and counts a
+// driver that does not tell reads from writes as requests.
+func TestApplyCountsReadsWritesAndQueries(t *testing.T) {
+	g := mustGraph(t, testSpec())
+	scripts := map[string]*script{}
+	for _, id := range []string{stepNet, stepVM, stepZoneA, stepZoneB} {
+		scripts[id] = &script{changes: []plan.Change{change(id, "x", plan.ActionCreate)}}
+	}
+	scripts[stepZoneA].requests, scripts[stepZoneA].reads, scripts[stepZoneA].writes, scripts[stepZoneA].queries = 2, 1, 1, 1
+	scripts[stepZoneB].requests, scripts[stepZoneB].reads, scripts[stepZoneB].writes, scripts[stepZoneB].queries = 2, 1, 1, 1
+	// Observing again after apply reads once more (issue 13: that read
+	// was in no count).
+	scripts[stepZoneA].planReads, scripts[stepZoneB].planReads = 1, 1
+	scripts[stepVM].requests = 11
+	d := newTestDriver(scripts)
+	e := d.engine(2)
+	obs, err := e.Plan(context.Background(), g, backends.NewRun())
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep, err := e.Apply(context.Background(), g, obs, backends.NewRun())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range rep.Steps {
+		if s.Step == stepZoneA && (s.Reads != 2 || s.Writes != 1 || s.Queries != 1 || s.Requests != 3) {
+			t.Errorf("%s: got %+v, want 2 reads, 1 write, 1 query of 3 requests", s.Step, s)
+		}
+	}
+	reads, writes, unsplit, queries := rep.Calls()
+	if reads != 4 || writes != 2 || unsplit != 11 || queries != 2 {
+		t.Errorf("got %d reads, %d writes, %d requests, %d queries; want 4, 2, 11, 2", reads, writes, unsplit, queries)
+	}
+}

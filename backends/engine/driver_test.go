@@ -27,9 +27,13 @@ type script struct {
 	problems []string
 	notes    []string
 	requests int
-	secret   string // Plan calls run.SetSecret(step, secret) when set
-	needCred bool   // Plan resolves the step's zone credential first
-	panics   string // "plan" or "apply": that call panics
+	// reads, writes and queries, when set, are what Apply reports
+	// beside requests.
+	reads, writes, queries int
+	planReads              int    // what Plan says it read
+	secret                 string // Plan calls run.SetSecret(step, secret) when set
+	needCred               bool   // Plan resolves the step's zone credential first
+	panics                 string // "plan" or "apply": that call panics
 	// interrupts makes Apply call run.Interrupt, as a Ctrl-C while the
 	// step is in flight would.
 	interrupts bool
@@ -101,7 +105,7 @@ func (d *testDriver) Plan(ctx context.Context, step *graph.Step, run *backends.R
 		// must not use it.
 		return &backends.StepPlan{Changes: []plan.Change{{Key: step.ID + "/half", Action: plan.ActionDelete}}}, sc.planErr
 	}
-	sp := &backends.StepPlan{Fingerprint: "fp " + step.ID}
+	sp := &backends.StepPlan{Fingerprint: "fp " + step.ID, Reads: sc.planReads}
 	if applied {
 		sp.Changes = sc.residual
 		sp.Fingerprint += " after"
@@ -126,7 +130,8 @@ func (d *testDriver) Apply(ctx context.Context, sp *backends.StepPlan, run *back
 	d.mu.Lock()
 	d.applied[sp.Step.ID] = true
 	d.mu.Unlock()
-	return &backends.StepResult{Problems: sc.problems, Notes: sc.notes, Requests: sc.requests}, nil
+	return &backends.StepResult{Problems: sc.problems, Notes: sc.notes, Requests: sc.requests,
+		Reads: sc.reads, Writes: sc.writes, Queries: sc.queries}, nil
 }
 
 // applies returns the IDs of the steps whose Apply was called, sorted.

@@ -29,8 +29,12 @@ type StepReport struct {
 	// changes that re-observing still found.
 	Problems []string
 	Notes    []string
-	// Requests counts the backend's API calls during Apply.
-	Requests int
+	// Requests counts the backend's API calls during Apply; Reads and
+	// Writes split them when the backend tells them apart (else both
+	// are 0), and Queries counts its DNS queries (verification).
+	Requests      int
+	Reads, Writes int
+	Queries       int
 	// Residual holds the changes re-observing found after apply; those
 	// of impact next-boot are pending by design and reported as notes.
 	Residual []plan.Change
@@ -74,4 +78,19 @@ func (r *Report) Requests() int {
 		n += s.Requests
 	}
 	return n
+}
+
+// Calls sums what every step's Apply asked of its backends: API reads
+// and writes from the steps that tell them apart, API requests from
+// those that do not, and DNS queries.
+func (r *Report) Calls() (reads, writes, unsplit, queries int) {
+	for _, s := range r.Steps {
+		if s.Reads+s.Writes == s.Requests {
+			reads, writes = reads+s.Reads, writes+s.Writes
+		} else {
+			unsplit += s.Requests
+		}
+		queries += s.Queries
+	}
+	return reads, writes, unsplit, queries
 }

@@ -170,16 +170,17 @@ func BenchmarkFloorGET(b *testing.B) {
 
 // BenchmarkApply is what site apply does for a zone that holds none of
 // the wanted rrsets: observe (one GET), plan, one PATCH, verify over DNS
-// (one AXFR). Re-creating the empty zone is outside the timer.
+// (one AXFR). Re-creating the empty zone is outside the timer. It also
+// runs a zone of 30 rrsets, the many-small-zones case (issue 13).
 func BenchmarkApply(b *testing.B) {
 	srv := benchServer(b)
 	run := newRun(srv)
-	for _, n := range benchSizes {
+	for _, n := range append([]int{30}, benchSizes...) {
 		zone := benchZone(n)
 		wanted := benchWanted(zone, n)
 		step, d := benchStep(srv, zone, wanted), benchDriver()
 		b.Run(fmt.Sprintf("rrsets=%d", n), func(b *testing.B) {
-			requests := 0
+			requests, queries := 0, 0
 			for i := 0; i < b.N; i++ {
 				b.StopTimer()
 				emptyZone(b, srv, zone)
@@ -193,8 +194,10 @@ func BenchmarkApply(b *testing.B) {
 					b.Fatalf("apply: %v %q", err, res.Problems)
 				}
 				requests += int(sp.Detail.(*batch).client.count.n.Load())
+				queries += res.Queries
 			}
 			b.ReportMetric(float64(requests)/float64(b.N), "requests/op")
+			b.ReportMetric(float64(queries)/float64(b.N), "dns-queries/op")
 			reportRSS(b)
 		})
 	}

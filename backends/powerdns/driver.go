@@ -275,7 +275,8 @@ func (d *Driver) Plan(ctx context.Context, step *graph.Step, run *backends.Run) 
 				Reason: "the fields the zone's soa sets, written over the SOA PowerDNS makes with the zone; the serial stays the server's"})
 		}
 	}
-	return &backends.StepPlan{Step: step, Changes: b.changes, Fingerprint: obs.fingerprint(), Notes: planNotes(step.Zone, b), Detail: b}, nil
+	return &backends.StepPlan{Step: step, Changes: b.changes, Fingerprint: obs.fingerprint(), Notes: planNotes(step.Zone, b), Detail: b,
+		Reads: int(c.count.n.Load() - c.count.writes.Load())}, nil
 }
 
 // confirmAbsent checks with one zone list that the server answering 404
@@ -308,13 +309,16 @@ func (d *Driver) Apply(ctx context.Context, sp *backends.StepPlan, run *backends
 		return nil, fmt.Errorf("step %s: plan was not made by the powerdns driver in this process", sp.Step.ID)
 	}
 	res := &backends.StepResult{}
-	start := b.client.count.n.Load()
+	start, startWrites := b.client.count.n.Load(), b.client.count.writes.Load()
 	var replanned *countingTransport // a re-plan below brings its own client
 	defer func() {
 		res.Requests = int(sp.Detail.(*batch).client.count.n.Load() - start)
+		res.Writes = int(sp.Detail.(*batch).client.count.writes.Load() - startWrites)
 		if replanned != nil {
 			res.Requests += int(replanned.n.Load())
+			res.Writes += int(replanned.writes.Load())
 		}
+		res.Reads = res.Requests - res.Writes
 	}()
 	if len(b.pendingDS) > 0 {
 		// The children's steps have signed them by now.
@@ -357,12 +361,14 @@ func (d *Driver) Apply(ctx context.Context, sp *backends.StepPlan, run *backends
 		res.Notes = append(res.Notes, fmt.Sprintf("zone %s: not verified over DNS: no DNS address (set %s=host:port)", zone, EnvDNSAddr))
 		return res, nil
 	}
-	problems, err := verify(ctx, b.verifyAddr, zone, b.expect)
+	v, err := verify(ctx, b.verifyAddr, zone, b.expect)
+	res.Queries = v.queries
 	if err != nil {
 		res.Problems = append(res.Problems, fmt.Sprintf("zone %s: could not verify at %s: %v", zone, b.verifyAddr, err))
 		return res, nil
 	}
-	res.Problems = append(res.Problems, problems...)
+	res.Problems = append(res.Problems, v.problems...)
+	res.Notes = append(res.Notes, v.notes...)
 	return res, nil
 }
 

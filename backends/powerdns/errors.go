@@ -112,12 +112,16 @@ type captured struct {
 // countingTransport counts requests and keeps the raw body of error
 // responses for the request's captured, if any.
 type countingTransport struct {
-	base http.RoundTripper
-	n    atomic.Int64
+	base   http.RoundTripper
+	n      atomic.Int64
+	writes atomic.Int64 // those of n that are not GET or HEAD
 }
 
 func (t *countingTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 	t.n.Add(1)
+	if r.Method != http.MethodGet && r.Method != http.MethodHead {
+		t.writes.Add(1)
+	}
 	resp, err := t.base.RoundTrip(r)
 	if err != nil || resp.StatusCode < 300 {
 		return resp, err

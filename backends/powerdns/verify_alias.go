@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync/atomic"
 
 	"github.com/miekg/dns"
 )
@@ -29,12 +30,12 @@ func splitAliases(expect []expectation) (rest, aliases []expectation) {
 // Written, the name must answer addresses, the target's own when this
 // server answers for the target too. A deleted ALIAS leaves nothing to
 // ask: addresses may rightly remain there from A or AAAA records.
-func verifyAlias(ctx context.Context, addr string, e expectation) (string, error) {
+func verifyAlias(ctx context.Context, n *atomic.Int64, addr string, e expectation) (string, error) {
 	if e.gone {
 		return "", nil
 	}
 	label := e.name + " ALIAS"
-	got, err := addresses(ctx, addr, e.name)
+	got, err := addresses(ctx, n, addr, e.name)
 	var rc *rcodeError
 	if errors.As(err, &rc) {
 		// PowerDNS answers SERVFAIL where it cannot resolve the target.
@@ -48,17 +49,17 @@ func verifyAlias(ctx context.Context, addr string, e expectation) (string, error
 	}
 	// The target may live elsewhere; then this server refuses to answer
 	// for it, and the name's answer is all there is to check.
-	if want, err := addresses(ctx, addr, e.values[0]); err == nil && len(want) > 0 && !slices.Equal(got, want) {
+	if want, err := addresses(ctx, n, addr, e.values[0]); err == nil && len(want) > 0 && !slices.Equal(got, want) {
 		return fmt.Sprintf("%s: written, but the server answers %s, while %s has %s", label, strings.Join(got, ", "), e.values[0], strings.Join(want, ", ")), nil
 	}
 	return "", nil
 }
 
 // addresses returns the A and AAAA records addr serves at name, sorted.
-func addresses(ctx context.Context, addr, name string) ([]string, error) {
+func addresses(ctx context.Context, n *atomic.Int64, addr, name string) ([]string, error) {
 	var out []string
 	for _, typ := range [...]string{"A", "AAAA"} {
-		s, err := query(ctx, addr, name, typ)
+		s, err := query(ctx, n, addr, name, typ)
 		if err != nil {
 			return nil, err
 		}

@@ -64,28 +64,113 @@ func TestVerifyComparesValuesAndTTL(t *testing.T) {
 	}
 }
 
-// TestVerifyByZoneTransfer checks the path large applies take: past
-// axfrAbove changed rrsets one AXFR replaces a query each.
+// TestVerifyByZoneTransfer checks that an apply of 30 rrsets verifies
+// with one zone transfer and no other DNS query (issue 13: it was one
+// query per rrset), counted where they arrive, and that the transfer
+// still sees a record changed behind site's back between write and
+// verify.
 func TestVerifyByZoneTransfer(t *testing.T) {
 	srv := pdnstest.Shared(t)
 	const zone = "axfr.test."
 	srv.CreateZone(t, zone)
 	var want []*model.RRset
-	for i := range axfrAbove + 10 {
+	for i := range 30 {
 		want = append(want, rr(fmt.Sprintf("h%d.axfr.test.", i), "A", 300, fmt.Sprintf("10.0.0.%d", i)))
 	}
-	d, run := testDriver(), newRun(srv)
-	sp := mustPlan(t, d, zoneStep(srv, "office1", zone, want...), run)
-	mustApply(t, d, sp, run)
-	// A foreign change after apply must show up through the same path.
-	srv.Replace(t, zone, pdnstest.RRset{Name: "h3.axfr.test.", Type: "A", TTL: 300, Records: []string{"10.9.9.9"}})
-	b := sp.Detail.(*batch)
-	problems, err := verify(context.Background(), srv.DNSAddr, zone, b.expect)
-	if err != nil {
-		t.Fatal(err)
+	t.Run("one transfer", func(t *testing.T) {
+		p := newDNSProxy(t, srv.DNSAddr)
+		d, run := testDriver(), newRun(srv)
+		d.VerifyAddr = func(*model.Zone, *backends.Run) string { return p.addr }
+		sp := mustPlan(t, d, zoneStep(srv, "office1", zone, want...), run)
+		res := mustApply(t, d, sp, run)
+		if got := p.counts(); len(got) != 1 || got["AXFR"] != 1 {
+			t.Errorf("the server saw %v, want exactly one AXFR", got)
+		}
+		if res.Queries != 1 {
+			t.Errorf("reported %d DNS queries, want 1", res.Queries)
+		}
+	})
+	t.Run("changed behind site's back", func(t *testing.T) {
+		want := append([]*model.RRset{}, want...)
+		for i := range want {
+			want[i] = rr(want[i].Name, "A", 300, fmt.Sprintf("10.1.0.%d", i))
+		}
+		p := newDNSProxy(t, srv.DNSAddr)
+		p.before = func() {
+			srv.Replace(t, zone, pdnstest.RRset{Name: "h3.axfr.test.", Type: "A", TTL: 300, Records: []string{"10.9.9.9"}})
+		}
+		d, run := testDriver(), newRun(srv)
+		d.VerifyAddr = func(*model.Zone, *backends.Run) string { return p.addr }
+		sp := mustPlan(t, d, zoneStep(srv, "office1", zone, want...), run)
+		res, err := d.Apply(context.Background(), sp, run)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(res.Problems) != 1 || res.Problems[0] != "h3.axfr.test. A: written 10.1.0.3, but the server answers 10.9.9.9" {
+			t.Errorf("got problems %q, want one for h3", res.Problems)
+		}
+		if got := p.counts(); got["AXFR"] != 1 || len(got) != 1 {
+			t.Errorf("the server saw %v, want exactly one AXFR", got)
+		}
+	})
+}
+
+// TestVerifyFallsBackWhenTransferRefused: a server that refuses AXFR is
+// asked one query per rrset, and a note says why and how to avoid it.
+func TestVerifyFallsBackWhenTransferRefused(t *testing.T) {
+	srv := pdnstest.Shared(t)
+	const zone = "noaxfr.test."
+	srv.CreateZone(t, zone)
+	var want []*model.RRset
+	for i := range 5 {
+		want = append(want, rr(fmt.Sprintf("h%d.noaxfr.test.", i), "A", 300, fmt.Sprintf("10.0.0.%d", i)))
 	}
-	if len(problems) != 1 || problems[0] != "h3.axfr.test. A: written 10.0.0.3, but the server answers 10.9.9.9" {
-		t.Errorf("got %q, want one problem for h3", problems)
+	p := newDNSProxy(t, srv.DNSAddr)
+	p.refuseAXFR = true
+	d, run := testDriver(), newRun(srv)
+	d.VerifyAddr = func(*model.Zone, *backends.Run) string { return p.addr }
+	sp := mustPlan(t, d, zoneStep(srv, "office1", zone, want...), run)
+	res := mustApply(t, d, sp, run)
+	if got := p.counts(); got["AXFR"] != 1 || got["A"] != 5 {
+		t.Errorf("the server saw %v, want 1 AXFR and 5 A queries", got)
+	}
+	if res.Queries != 6 {
+		t.Errorf("reported %d DNS queries, want 6", res.Queries)
+	}
+	if len(res.Notes) != 1 || !strings.Contains(res.Notes[0], "zone noaxfr.test.: verified with one query per changed rrset (5), not one zone transfer") ||
+		!strings.Contains(res.Notes[0], "allow-axfr-ips") {
+		t.Errorf("got notes %q, want one saying the transfer was refused", res.Notes)
+	}
+}
+
+// TestVerifyTransferHidesOccluded: a record below a delegation is in the
+// zone transfer, but a query gets a referral; verification by transfer
+// says so as a query would (incident 2).
+func TestVerifyTransferHidesOccluded(t *testing.T) {
+	z := servedZone{
+		{"deleg.z.", "NS"}:    {ttl: 60, values: []string{"ns.elsewhere."}},
+		{"www.deleg.z.", "A"}: {ttl: 60, values: []string{"192.0.2.1"}},
+		{"deleg.z.", "A"}:     {ttl: 60, values: []string{"192.0.2.2"}},
+		{"dn.z.", "DNAME"}:    {ttl: 60, values: []string{"other."}},
+		{"x.dn.z.", "A"}:      {ttl: 60, values: []string{"192.0.2.3"}},
+		{"ok.z.", "A"}:        {ttl: 60, values: []string{"192.0.2.4"}},
+		{"z.", "NS"}:          {ttl: 60, values: []string{"ns.z."}},
+	}
+	for _, tc := range []struct {
+		name, typ string
+		hidden    bool
+	}{
+		{"www.deleg.z.", "A", true},
+		{"deleg.z.", "A", true},
+		{"deleg.z.", "NS", false},
+		{"x.dn.z.", "A", true},
+		{"dn.z.", "DNAME", false},
+		{"ok.z.", "A", false},
+		{"z.", "NS", false},
+	} {
+		if got := z.answer("z.", tc.name, tc.typ); (got == nil) != tc.hidden {
+			t.Errorf("%s %s: got %v, want hidden %v", tc.name, tc.typ, got, tc.hidden)
+		}
 	}
 }
 

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"fmt"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -238,5 +239,37 @@ func TestPowerDNSFailedObservationExitsOne(t *testing.T) {
 	}
 	if got := srv.Query(t, "www.flap.example.test.", "A"); len(got) != 1 {
 		t.Errorf("got %q, want www still served", got)
+	}
+}
+
+// TestPowerDNSApplyReportCountsReadsWritesQueries: an apply of 30 rrsets
+// into an existing zone reports its API reads and writes apart and its
+// one zone transfer (issue 13: it said "1 request" for what were 30 DNS
+// queries, a PATCH and two GETs), and the reads and writes are those
+// the server saw during apply.
+func TestPowerDNSApplyReportCountsReadsWritesQueries(t *testing.T) {
+	srv := pdnsEnv(t)
+	const zone = "counts.example.test."
+	// With its apex NS, so that observing is one GET.
+	srv.CreateZone(t, zone, pdnstest.RRset{Name: zone, Type: "NS", TTL: 3600, Records: []string{"ns1.example.test."}})
+	var records strings.Builder
+	for i := range 30 {
+		fmt.Fprintf(&records, "\t\t\th%d: A: [\"192.0.2.%d\"]\n", i, i+1)
+	}
+	file := tenantFile(t, srv, "counts.example.test", records.String())
+	srv.ResetRequests(zone)
+	code, stdout, stderr := siteRun(t, srv, "apply", file)
+	if code != exitOK {
+		t.Fatalf("apply exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
+	}
+	seen := srv.Requests(zone)
+	// Apply observes once before its plan; the rest are the step's own.
+	reads := seen.GET - 1
+	want := fmt.Sprintf("dns/%s: 30 changes, %s, %s, 1 DNS query\n", zone, count(reads, "read"), count(seen.Writes(), "write"))
+	if !strings.Contains(stdout, want) || seen.Writes() != 1 {
+		t.Errorf("the report lacks %q (the server saw %+v):\n%s", want, seen, stdout)
+	}
+	if !strings.Contains(stdout, "Apply complete: 1 applied; "+count(reads, "read")+", 1 write, 1 DNS query.") {
+		t.Errorf("the summary does not count what the server saw (%+v):\n%s", seen, stdout)
 	}
 }

@@ -30,7 +30,8 @@ func writeReport(w io.Writer, rep *engine.Report, color bool) error {
 		fmt.Fprintf(&b, "%s %s", paint(colorFor(s.Status), word), s.Step)
 		switch s.Status {
 		case engine.StatusApplied:
-			fmt.Fprintf(&b, ": %s, %s", describeChanges(s.Changes), count(s.Requests, "request"))
+			one := engine.Report{Steps: []engine.StepReport{s}}
+			fmt.Fprintf(&b, ": %s, %s", describeChanges(s.Changes), describeCalls(&one))
 		default:
 			if s.Reason != "" {
 				fmt.Fprintf(&b, ": %s", s.Reason)
@@ -51,7 +52,7 @@ func writeReport(w io.Writer, rep *engine.Report, color bool) error {
 }
 
 // reportCounts says how many steps ended how, e.g. "2 applied,
-// 3 unchanged; 4 requests".
+// 3 unchanged; 2 reads, 2 writes, 2 DNS queries".
 func reportCounts(rep *engine.Report) string {
 	var parts []string
 	for _, st := range []engine.Status{engine.StatusApplied, engine.StatusPartial, engine.StatusUnchanged, engine.StatusFailed, engine.StatusSkipped, engine.StatusDeferred} {
@@ -66,11 +67,32 @@ func reportCounts(rep *engine.Report) string {
 	if problems > 0 {
 		parts = append(parts, count(problems, "problem"))
 	}
-	return fmt.Sprintf("%s; %s", strings.Join(parts, ", "), count(rep.Requests(), "request"))
+	return fmt.Sprintf("%s; %s", strings.Join(parts, ", "), describeCalls(rep))
+}
+
+// describeCalls says what rep's applies asked of the backends, e.g.
+// "2 reads, 1 write, 1 DNS query": API reads and writes apart, the API
+// calls of backends that do not tell them apart as requests, and the
+// DNS queries verification made.
+func describeCalls(rep *engine.Report) string {
+	reads, writes, unsplit, queries := rep.Calls()
+	var parts []string
+	if reads+writes > 0 || unsplit == 0 {
+		parts = append(parts, count(reads, "read"), count(writes, "write"))
+	}
+	if unsplit > 0 {
+		parts = append(parts, count(unsplit, "request"))
+	}
+	if queries == 1 {
+		parts = append(parts, "1 DNS query")
+	} else if queries > 1 {
+		parts = append(parts, fmt.Sprintf("%d DNS queries", queries))
+	}
+	return strings.Join(parts, ", ")
 }
 
 // reportSummary is the report's last line, e.g. "Apply complete: 2
-// applied, 3 unchanged; 4 requests.", "Apply failed: ..." or "Apply
+// applied, 3 unchanged; 2 reads, 2 writes, 2 DNS queries.", "Apply failed: ..." or "Apply
 // interrupted: ...".
 func reportSummary(rep *engine.Report) string {
 	head := "Apply complete"

@@ -23,8 +23,8 @@ func TestWriteReport(t *testing.T) {
 		{Step: stepSecret, Status: engine.StatusDeferred, Reason: "GATE-SECRET-UNREACHABLE acknowledged: no vault answered"},
 		{Step: stepNet, Status: engine.StatusFailed, Reason: "defining network lan: virNetworkDefineXML: permission denied"},
 		{Step: stepVM, Status: engine.StatusSkipped, Reason: "it depends on " + stepNet + ", which did not apply"},
-		{Step: stepZoneA, Status: engine.StatusApplied, Changes: 12, Requests: 2, Notes: []string{"verified 12 names"}},
-		{Step: stepZoneB, Status: engine.StatusApplied, Changes: 1, Requests: 1,
+		{Step: stepZoneA, Status: engine.StatusApplied, Changes: 12, Requests: 2, Reads: 1, Writes: 1, Queries: 1, Notes: []string{"verified 12 names"}},
+		{Step: stepZoneB, Status: engine.StatusApplied, Changes: 1, Requests: 2, Reads: 1, Writes: 1, Queries: 4,
 			Problems: []string{"www.b.example. answers NXDOMAIN, want A 192.0.2.1"}},
 		{Step: "dns/c.example.", Status: engine.StatusUnchanged},
 	}}
@@ -36,8 +36,14 @@ func TestWriteReport(t *testing.T) {
 		{name: "report_mixed.golden", rep: rep},
 		{name: "report_mixed_color.golden", rep: rep, color: true},
 		{name: "report_converged.golden", rep: &engine.Report{Steps: []engine.StepReport{
-			{Step: stepZoneA, Status: engine.StatusApplied, Changes: 1, Requests: 1},
+			{Step: stepZoneA, Status: engine.StatusApplied, Changes: 1, Requests: 2, Reads: 1, Writes: 1, Queries: 1},
 			{Step: stepZoneB, Status: engine.StatusUnchanged},
+		}}},
+		// A backend that does not tell reads from writes (libvirt) is
+		// counted in requests, beside those that do.
+		{name: "report_calls.golden", rep: &engine.Report{Steps: []engine.StepReport{
+			{Step: stepVM, Status: engine.StatusApplied, Changes: 3, Requests: 11},
+			{Step: stepZoneA, Status: engine.StatusApplied, Changes: 30, Requests: 2, Reads: 1, Writes: 1, Queries: 1},
 		}}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

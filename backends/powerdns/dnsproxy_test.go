@@ -1,0 +1,98 @@
+package powerdns
+
+import (
+	"maps"
+	"net"
+	"sync"
+	"testing"
+
+	"github.com/miekg/dns"
+)
+
+// dnsProxy stands between the verifier and the server's DNS port and
+// counts the questions that arrive, by type, over UDP and TCP.
+type dnsProxy struct {
+	addr       string
+	upstream   string
+	refuseAXFR bool   // answer AXFR with REFUSED instead of passing it on
+	before     func() // called once, before the first question is passed on
+	once       sync.Once
+	mu         sync.Mutex
+	seen       map[string]int
+}
+
+func newDNSProxy(t *testing.T, upstream string) *dnsProxy {
+	t.Helper()
+	p := &dnsProxy{upstream: upstream, seen: map[string]int{}}
+	pc, err := net.ListenPacket("udp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// TCP on the same port, as a DNS server has it.
+	l, err := net.Listen("tcp", pc.LocalAddr().String())
+	if err != nil {
+		pc.Close()
+		t.Fatal(err)
+	}
+	p.addr = pc.LocalAddr().String()
+	udp := &dns.Server{PacketConn: pc, Handler: p}
+	tcp := &dns.Server{Listener: l, Handler: p}
+	go udp.ActivateAndServe()
+	go tcp.ActivateAndServe()
+	t.Cleanup(func() { udp.Shutdown(); tcp.Shutdown() })
+	return p
+}
+
+func (p *dnsProxy) counts() map[string]int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return maps.Clone(p.seen)
+}
+
+func (p *dnsProxy) ServeDNS(w dns.ResponseWriter, r *dns.Msg) {
+	if len(r.Question) != 1 {
+		w.WriteMsg(new(dns.Msg).SetRcode(r, dns.RcodeFormatError))
+		return
+	}
+	q := r.Question[0]
+	p.mu.Lock()
+	p.seen[dns.TypeToString[q.Qtype]]++
+	p.mu.Unlock()
+	if p.before != nil {
+		p.once.Do(p.before)
+	}
+	if q.Qtype == dns.TypeAXFR {
+		if p.refuseAXFR {
+			w.WriteMsg(new(dns.Msg).SetRcode(r, dns.RcodeRefused))
+			return
+		}
+		in, err := (&dns.Transfer{}).In(r, p.upstream)
+		if err != nil {
+			w.WriteMsg(new(dns.Msg).SetRcode(r, dns.RcodeServerFailure))
+			return
+		}
+		out := make(chan *dns.Envelope)
+		go func() {
+			defer close(out)
+			for env := range in {
+				if env.Error != nil {
+					return
+				}
+				out <- &dns.Envelope{RR: env.RR}
+			}
+		}()
+		(&dns.Transfer{}).Out(w, r, out) // returns once out is drained
+		w.Close()
+		return
+	}
+	proto := "udp"
+	if _, ok := w.RemoteAddr().(*net.TCPAddr); ok {
+		proto = "tcp"
+	}
+	resp, _, err := (&dns.Client{Net: proto}).Exchange(r, p.upstream)
+	if err != nil {
+		w.WriteMsg(new(dns.Msg).SetRcode(r, dns.RcodeServerFailure))
+		return
+	}
+	w.WriteMsg(resp)
+}
