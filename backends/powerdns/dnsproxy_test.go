@@ -24,15 +24,22 @@ type dnsProxy struct {
 func newDNSProxy(t *testing.T, upstream string) *dnsProxy {
 	t.Helper()
 	p := &dnsProxy{upstream: upstream, seen: map[string]int{}}
-	pc, err := net.ListenPacket("udp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	// TCP on the same port, as a DNS server has it.
-	l, err := net.Listen("tcp", pc.LocalAddr().String())
-	if err != nil {
+	// TCP on the same port as UDP, as a DNS server has it: a UDP port
+	// that is free may be taken for TCP, so another one is tried then.
+	var pc net.PacketConn
+	var l net.Listener
+	for try := 1; ; try++ {
+		var err error
+		if pc, err = net.ListenPacket("udp", "127.0.0.1:0"); err != nil {
+			t.Fatal(err)
+		}
+		if l, err = net.Listen("tcp", pc.LocalAddr().String()); err == nil {
+			break
+		}
 		pc.Close()
-		t.Fatal(err)
+		if try == 20 {
+			t.Fatalf("no port free for both UDP and TCP after %d tries: %v", try, err)
+		}
 	}
 	p.addr = pc.LocalAddr().String()
 	udp := &dns.Server{PacketConn: pc, Handler: p}

@@ -6,8 +6,8 @@ import (
 )
 
 // freeTCPPort asks the kernel for a free loopback port. Another process
-// could take it before pdns_server binds it; the start then fails with the
-// log, which says so.
+// could take it before pdns_server binds it; Start then tries again on
+// other ports.
 func freeTCPPort() (int, error) {
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
