@@ -126,7 +126,10 @@ func (e *evaluator) source(path string, data []byte) *fileResult {
 		return r
 	}
 	if f.PackageName() == "site" {
-		return r // the operator's file is never a tenant file
+		// The operator's file this run reads was taken out of the tenant
+		// files before; another one here came with them, perhaps in a
+		// tenant's pull request, and would otherwise pass unnoticed.
+		return fail(1, 1, "a second operator's file (package site) among the tenant files; this run reads the operator's file found as site.cue in the current directory or its parents, or named with --config: remove this one, or run from the directory whose site.cue it is")
 	}
 	if d := checkDepth(path, f); d != nil {
 		r.diags = append(r.diags, *d)
