@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"path/filepath"
 	"strings"
 	"unicode/utf8"
 
@@ -127,9 +128,15 @@ func (e *evaluator) source(path string, data []byte) *fileResult {
 	}
 	if f.PackageName() == "site" {
 		// The operator's file this run reads was taken out of the tenant
-		// files before; another one here came with them, perhaps in a
-		// tenant's pull request, and would otherwise pass unnoticed.
-		return fail(1, 1, "a second operator's file (package site) among the tenant files; this run reads the operator's file found as site.cue in the current directory or its parents, or named with --config: remove this one, or run from the directory whose site.cue it is")
+		// files before. Another site.cue beside them is another version
+		// of it (the pull request's, when a check reads the base
+		// branch's with --config) and is not read. A package-site file
+		// under any other name came with the tenant files, perhaps in a
+		// pull request, and would otherwise pass unnoticed.
+		if filepath.Base(path) == ConfigName {
+			return r
+		}
+		return fail(1, 1, "an operator's file (package site) among the tenant files, not named %s: this run reads the operator's file found as %s in the current directory or its parents, or named with --config; remove this one", ConfigName, ConfigName)
 	}
 	if d := checkDepth(path, f); d != nil {
 		r.diags = append(r.diags, *d)

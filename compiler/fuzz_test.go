@@ -39,7 +39,6 @@ func seeds(f *testing.F) {
 		}
 	}
 	examples, _ := filepath.Glob("../tenants/*.cue")
-	examples = append(examples, "../site.cue")
 	hostile, _ := filepath.Glob("testdata/hostile/*.cue")
 	for _, p := range hostile {
 		if !strings.HasPrefix(filepath.Base(p), "bomb_") {

@@ -43,7 +43,7 @@ a tenant file is named like its tenant, and an existing file is never
 overwritten.
 
   site init acme --domain acme.example.net
-  site init shop --domain shop.example --provider cf --config site.cue
+  site init shop --domain shop.example --provider cf --config tenants/site.cue
 
 Exit codes: 0 written, 1 a NAME or --domain vet would refuse or that
 is taken, or the file exists.`,

@@ -36,13 +36,13 @@ func workflowCommands(t *testing.T) [][]string {
 // TestREADMEWorkflow runs the README's pull-request workflow against the
 // example tenants, so it stays true: vet exactly as written; diff as
 // written, against a PowerDNS of the test's own (named in the
-// base-site.cue the workflow makes from site.cue) and scoped to
+// base-site.cue the workflow makes from tenants/site.cue) and scoped to
 // office1's zone, the one part of tenants/ a test can observe here.
 func TestREADMEWorkflow(t *testing.T) {
 	cmds := workflowCommands(t)
 	srv := pdnsEnv(t)
 	t.Setenv("VAULT_TOKEN", "")
-	site, err := os.ReadFile("../../site.cue")
+	site, err := os.ReadFile("../../tenants/site.cue")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -53,7 +53,7 @@ func TestREADMEWorkflow(t *testing.T) {
 	base := strings.Replace(string(site), `"http://127.0.0.1:8081"`, `"`+srv.URL+`"`, 1)
 	base = strings.Replace(base, `"127.0.0.1:5300"`, `"`+srv.DNSAddr+`"`, 1)
 	if base == string(site) {
-		t.Fatal("site.cue no longer names the PowerDNS this test replaces")
+		t.Fatal("tenants/site.cue no longer names the PowerDNS this test replaces")
 	}
 	if err := os.WriteFile(filepath.Join(dir, "base-site.cue"), []byte(base), 0o644); err != nil {
 		t.Fatal(err)
