@@ -79,7 +79,9 @@ type rawName struct {
 
 type rawNetwork struct {
 	Host      string `json:"host"`
+	Mode      string `json:"mode"` // "" until fillDefaults
 	CIDR      string `json:"cidr"`
+	Bridge    string `json:"bridge"`
 	Autostart bool   `json:"autostart"`
 }
 

@@ -187,14 +187,40 @@ const (
 
 // Network is a libvirt virtual network.
 type Network struct {
-	Tenant    string
-	Name      string
-	HostName  string // the host's name in site.cue
-	Host      string // its libvirt URI, resolved from site.cue
-	CIDR      string
+	Tenant   string
+	Name     string
+	HostName string  // the host's name in site.cue
+	Host     string  // its libvirt URI, resolved from site.cue
+	Mode     NetMode // "" is NetNAT, the schema's default
+	// CIDR is the prefix of a NAT or isolated network, "" for a bridge.
+	CIDR string
+	// Bridge names the existing host bridge of a bridge network.
+	Bridge    string `json:",omitempty"`
 	Autostart bool
 	Pos       Pos
 }
+
+// NetMode is how a network reaches beyond its guests.
+type NetMode string
+
+// Network modes.
+const (
+	NetNAT      NetMode = "nat"      // routed out through the host, with NAT
+	NetIsolated NetMode = "isolated" // guests and host only, no route out
+	NetBridge   NetMode = "bridge"   // an existing host bridge: the host's LAN
+)
+
+// ModeOrNAT is the network's mode, NetNAT when none is set.
+func (n *Network) ModeOrNAT() NetMode {
+	if n.Mode == "" {
+		return NetNAT
+	}
+	return n.Mode
+}
+
+// ServesDHCP reports whether libvirt runs a DHCP server (dnsmasq) for
+// the network: not on a host bridge, whose addresses are the LAN's.
+func (n *Network) ServesDHCP() bool { return n.Mode != NetBridge }
 
 // VM is a libvirt domain.
 type VM struct {
