@@ -18,10 +18,11 @@ CUE_VERSION := v0.17.1
 # Debian packages the tests and the demo need (curl: make demo polls the
 # PowerDNS API with it; dnsmasq-base and iptables: the system libvirtd the
 # network tests start runs NAT networks with them; busybox: its udhcpc takes
-# a real DHCP lease from such a network).
+# a real DHCP lease from such a network; iproute2: the tests make a host
+# bridge for a bridged network with ip link).
 DEB_PKGS := pdns-server pdns-backend-sqlite3 sqlite3 bind9-dnsutils \
             libvirt-daemon libvirt-clients qemu-system-x86 libvirt0 ca-certificates \
-            curl dnsmasq-base iptables busybox
+            curl dnsmasq-base iptables busybox iproute2
 
 .PHONY: all build test lint bench demo demo-vm demo-stop deps clean
 

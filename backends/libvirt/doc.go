@@ -77,11 +77,22 @@
 // an error: an error would block the very VM change that frees the
 // network. An empty network needs GATE-NET-DESTROY.
 //
-// Networks are NAT only (no isolated or routed mode yet). Their tests
-// run on a root system libvirtd of their own (libvirttest.StartSystem):
-// bridge, gateway address and dnsmasq are checked on the host, and the
-// refusals against a running QEMU guest's tap on the bridge and a real
-// DHCP lease taken by a client on it.
+// A network is NAT (forward mode nat), isolated (no forward element: a
+// bridge, gateway and dnsmasq of libvirt's, no route out) or bridged
+// (forward mode bridge onto an existing host bridge: no address, no
+// dnsmasq; site neither makes nor removes the host bridge). No routed or
+// open mode. libvirt cannot change an active network's mode, and a new
+// definition alone would switch it at the next restart, unannounced: a
+// mode change of an active network stops it, defines it anew and starts
+// it, behind GATE-NET-DESTROY, and is refused like a destroy while the
+// network is in use. libvirt shows a running guest's interface on a
+// bridged network as the host bridge (type='bridge'); observe reads it
+// back as the network (netbridged.go). Network tests run on a root
+// system libvirtd of their own (libvirttest.StartSystem): bridge,
+// gateway address, dnsmasq and iptables rules are checked on the host,
+// the refusals against a running QEMU guest's tap on the bridge and a
+// real DHCP lease taken by a client on it, and a bridged network against
+// a host bridge the test makes.
 //
 // # Cloud-init seeds
 //
@@ -163,7 +174,9 @@
 // network, written by the network's step. The MAC is the declared one,
 // else one derived from tenant, VM and NIC position (52:54:00:…), written
 // into the domain too. Host entries change live on an active network
-// (virNetworkUpdate, live and config); everything else about a network is
-// next-boot (written with NetworkDefineXML, used when the network is next
-// started), since site never restarts a network.
+// (virNetworkUpdate, live and config); everything else about a network
+// but its mode is next-boot (written with NetworkDefineXML, used when the
+// network is next started), since site never restarts a network unasked.
+// A bridged network has no fixed addresses: libvirt serves no DHCP there,
+// and site vet refuses an address on it.
 package libvirt

@@ -126,6 +126,7 @@ func observeHost(d *Driver, c *libvirt.Connect, host string) (*hostObs, error) {
 		}
 		h.networks[o.Name] = o
 	}
+	h.namesBridgedNICs()
 	return h, nil
 }
 
