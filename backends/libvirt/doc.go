@@ -80,7 +80,9 @@
 // A network is NAT (forward mode nat), isolated (no forward element: a
 // bridge, gateway and dnsmasq of libvirt's, no route out) or bridged
 // (forward mode bridge onto an existing host bridge: no address, no
-// dnsmasq; site neither makes nor removes the host bridge). No routed or
+// dnsmasq; site neither makes nor removes the host bridge, and plans
+// nothing for a network whose host bridge is missing, which libvirt
+// would start anyway and fail only the guests on). No routed or
 // open mode. libvirt cannot change an active network's mode, and a new
 // definition alone would switch it at the next restart, unannounced: a
 // mode change of an active network stops it, defines it anew and starts

@@ -66,7 +66,8 @@ func TestApplyNetworkModes(t *testing.T) {
 func TestNetworkModeChangeOnTestDriver(t *testing.T) {
 	// ownedNetworkXML has no <forward>: both networks are isolated.
 	r := newRig(t, libvirttest.TestURI(t, libvirttest.Fixture{
-		Networks: []string{ownedNetworkXML("idle", "virbr20", "10.20.0.1"), ownedNetworkXML("busy", "virbr21", "10.21.0.1")},
+		Networks:   []string{ownedNetworkXML("idle", "virbr20", "10.20.0.1"), ownedNetworkXML("busy", "virbr21", "10.21.0.1")},
+		Interfaces: []string{`<interface type="bridge" name="br0"><start mode="onboot"/><bridge stp="off"><interface type="ethernet" name="eth0"/></bridge></interface>`},
 	}), Options{})
 	idle := &model.Network{Tenant: tenant, Name: "idle", Host: r.host, Mode: model.NetBridge, Bridge: "br0"}
 	busy := &model.Network{Tenant: tenant, Name: "busy", Host: r.host, Mode: model.NetNAT, CIDR: "10.21.0.0/24"}

@@ -71,6 +71,15 @@ func (n netDriver) plan(ctx context.Context, step *graph.Step, run *backends.Run
 	if err != nil {
 		return nil, err
 	}
+	if nw.ModeOrNAT() == model.NetBridge {
+		note, err := h.checkHostBridge(nw)
+		if err != nil {
+			return nil, err
+		}
+		if note != "" {
+			p.sp.Notes = append(p.sp.Notes, note)
+		}
+	}
 	o := h.networks[nw.Name]
 	switch {
 	case o == nil:

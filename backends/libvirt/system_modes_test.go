@@ -213,3 +213,26 @@ func TestSystemBridgedNetwork(t *testing.T) {
 		t.Errorf("host bridge %s has ports %v after the refused change, want the guest's %s still", br, ports, tap)
 	}
 }
+
+// TestSystemBridgedNetworkWithoutHostBridge: site does not make host
+// bridges; a bridged network onto one the host lacks fails to start
+// with an error that names the bridge and says how to make it.
+func TestSystemBridgedNetworkWithoutHostBridge(t *testing.T) {
+	r, s := systemRig(t)
+	br := s.HostBridge(t, "gone")
+	if out, err := exec.Command("ip", "link", "del", br).CombinedOutput(); err != nil {
+		t.Fatalf("ip link del %s: %v: %s", br, err, out)
+	}
+	up := &model.Network{Tenant: tenant, Name: s.Name("nobr"), Host: r.host, Mode: model.NetBridge, Bridge: br}
+	g := r.graph(nil, []*model.Network{up})
+	obs, _ := r.diff(g)
+	if len(obs.Plan.Blocked) != 1 || obs.Plan.HasChanges() {
+		t.Fatalf("got plan %q blocked %+v, want the network's step blocked", lines(obs.Plan), obs.Plan.Blocked)
+	}
+	if why := obs.Plan.Blocked[0].Reason; !strings.Contains(why, "host bridge "+br+" does not exist") || !strings.Contains(why, "ip link add "+br+" type bridge") {
+		t.Errorf("got %q, want the missing host bridge named and how to make it", why)
+	}
+	if _, err := r.network(up.Name); err == nil {
+		t.Errorf("network %s was defined onto a missing host bridge", up.Name)
+	}
+}
