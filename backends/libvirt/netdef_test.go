@@ -62,7 +62,8 @@ func TestApplyNetworkModes(t *testing.T) {
 
 // TestNetworkModeChangeOnTestDriver: an inactive network changes mode by
 // a define alone; an active one whose DHCP leases the test driver
-// cannot report is refused (not knowing is not wanting).
+// cannot report is refused (not knowing is not wanting), but its
+// autostart, host side only, is still set.
 func TestNetworkModeChangeOnTestDriver(t *testing.T) {
 	// ownedNetworkXML has no <forward>: both networks are isolated.
 	r := newRig(t, libvirttest.TestURI(t, libvirttest.Fixture{
@@ -70,7 +71,7 @@ func TestNetworkModeChangeOnTestDriver(t *testing.T) {
 		Interfaces: []string{`<interface type="bridge" name="br0"><start mode="onboot"/><bridge stp="off"><interface type="ethernet" name="eth0"/></bridge></interface>`},
 	}), Options{})
 	idle := &model.Network{Tenant: tenant, Name: "idle", Host: r.host, Mode: model.NetBridge, Bridge: "br0"}
-	busy := &model.Network{Tenant: tenant, Name: "busy", Host: r.host, Mode: model.NetNAT, CIDR: "10.21.0.0/24"}
+	busy := &model.Network{Tenant: tenant, Name: "busy", Host: r.host, Mode: model.NetNAT, CIDR: "10.21.0.0/24", Autostart: true}
 	n, err := r.conn().LookupNetworkByName("idle")
 	if err != nil {
 		t.Fatal(err)
@@ -85,8 +86,9 @@ func TestNetworkModeChangeOnTestDriver(t *testing.T) {
 		got[c.Key] += line(c) + " " + c.Reason + "\n"
 	}
 	if b := got["network/"+r.host+"/busy"]; !strings.Contains(b, "next-boot update network/"+r.host+"/busy [in use,network] mode isolated → nat") ||
-		!strings.Contains(b, "refused for now: site cannot confirm it has no DHCP leases") {
-		t.Errorf("busy: got\n%s want a refused mode change", b)
+		!strings.Contains(b, "refused for now: site cannot confirm it has no DHCP leases") ||
+		!strings.Contains(b, "live update network/"+r.host+"/busy [autostart]") {
+		t.Errorf("busy: got\n%s want a refused mode change, and autostart set all the same", b)
 	}
 	if i := got["network/"+r.host+"/idle"]; !strings.Contains(i, "none update network/"+r.host+"/idle [network] network definition") {
 		t.Errorf("idle: got\n%s want a plain define", i)

@@ -215,16 +215,18 @@ func (p *netPlanner) planRecreate(o *netObs, def *libvirtxml.Network, was model.
 			reason+"; refused for now: "+rf.why+"; a later run recreates it (with "+string(plan.GateNetDestroy)+") once nothing uses it",
 			map[string]any{"network": before, "in use": rf.users}, map[string]any{"network": after})
 		p.seen = append(p.seen, "refused", strings.Join(rf.users, ","))
-		return nil
+	} else {
+		x, err := def.Marshal()
+		if err != nil {
+			return fmt.Errorf("network %s: %w", nw.Name, err)
+		}
+		p.change(p.step.ID, plan.ActionUpdate, plan.ImpactDestroy,
+			reason+", so it is stopped, defined anew and started (nothing uses it: no attached interfaces, no DHCP leases)",
+			map[string]any{"network": before}, map[string]any{"network": after}, plan.GateNetDestroy)
+		p.add(netOp{Kind: netStop, Gate: plan.GateNetDestroy, Name: nw.Name}, netOp{Kind: netDefine, Name: nw.Name, XML: x}, netOp{Kind: netStart, Name: nw.Name})
 	}
-	x, err := def.Marshal()
-	if err != nil {
-		return fmt.Errorf("network %s: %w", nw.Name, err)
-	}
-	p.change(p.step.ID, plan.ActionUpdate, plan.ImpactDestroy,
-		reason+", so it is stopped, defined anew and started (nothing uses it: no attached interfaces, no DHCP leases)",
-		map[string]any{"network": before}, map[string]any{"network": after}, plan.GateNetDestroy)
-	p.add(netOp{Kind: netStop, Gate: plan.GateNetDestroy, Name: nw.Name}, netOp{Kind: netDefine, Name: nw.Name, XML: x}, netOp{Kind: netStart, Name: nw.Name})
+	// Autostart is host side only: it changes whether or not the mode
+	// can change yet.
 	if o.Autostart != nw.Autostart {
 		p.change(p.step.ID, plan.ActionUpdate, plan.ImpactLive, "autostart (host side only)", map[string]any{"autostart": o.Autostart}, map[string]any{"autostart": nw.Autostart})
 		p.add(netOp{Kind: netAutostart, Name: nw.Name, Bool: nw.Autostart})
