@@ -212,6 +212,30 @@ func TestSystemBridgedNetwork(t *testing.T) {
 	if ports := attachedTo(t, br); !slices.Equal(ports, []string{tap}) {
 		t.Errorf("host bridge %s has ports %v after the refused change, want the guest's %s still", br, ports, tap)
 	}
+
+	// The spec drops the guest's NIC too: its persistent definition
+	// loses it (next boot), and only the running interface, which
+	// libvirt's live XML shows on the host bridge rather than the
+	// network, holds the network: still refused, naming the guest.
+	vm.NICs = nil
+	g = r.graph([]*model.VM{vm}, []*model.Network{up})
+	obs, run = r.diff(g)
+	r.apply(g, obs, run, plan.GateNetDestroy)
+	if d := r.domain(vm.Name); len(d.Inactive.Devices.Interfaces) != 0 || len(d.Live.Devices.Interfaces) != 1 {
+		t.Fatalf("got %d persistent and %d live interfaces, want 0 and 1", len(d.Inactive.Devices.Interfaces), len(d.Live.Devices.Interfaces))
+	}
+	obs, _ = r.diff(g)
+	refused := false
+	for _, c := range obs.Plan.Changes {
+		users, _ := c.Before["in use"].([]string)
+		refused = refused || c.Key == "network/"+r.host+"/"+up.Name && slices.Equal(users, []string{vm.Name}) && len(c.Gates) == 0
+	}
+	if !refused {
+		t.Errorf("with only the live interface on the network: got plan %q, want the mode change refused naming %s", lines(obs.Plan), vm.Name)
+	}
+	if ports := attachedTo(t, br); !slices.Equal(ports, []string{tap}) {
+		t.Errorf("host bridge %s has ports %v, want the guest's %s still", br, ports, tap)
+	}
 }
 
 // TestSystemBridgedNetworkWithoutHostBridge: site does not make host
