@@ -89,6 +89,11 @@ func ds(name string, tag, alg, dtype int, digest string) rec {
 // diff must say No changes and a zone transfer must serve exactly the
 // spec's records (an ALIAS also answers its target's address).
 func TestDNSControlParity(t *testing.T) {
+	for _, g := range parityGroups {
+		if why, ok := parityGroupsNotRun[g.name]; ok {
+			t.Fatalf("group %q is translated and also listed as not run against PowerDNS (%s): keep one", g.name, why)
+		}
+	}
 	srv := pdnsEnv(t)
 	for target, ip := range parityAliasTargets {
 		srv.CreateZone(t, target, pdnstest.RRset{Name: target, Type: "A", TTL: 300, Records: []string{ip}})
