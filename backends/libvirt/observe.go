@@ -70,6 +70,13 @@ type volObs struct {
 	Exists   bool
 	Capacity uint64
 	Format   string // the volume's format (raw, qcow2, …); "raw" when unknown
+	Path     string // its file on the host
+	// Backing is the path of the volume's backing store (the base image
+	// of a qcow2 overlay), "" when it has none.
+	Backing string
+	// NoPool: the pool does not exist yet; a declared pool's step makes
+	// it, so every volume in it is missing.
+	NoPool bool
 }
 
 // observeHost lists the host's domains and networks with everything site
@@ -255,6 +262,12 @@ func (h *hostObs) volume(pool, name string) (*volObs, error) {
 		if def.Target != nil && def.Target.Format != nil && def.Target.Format.Type != "" {
 			v.Format = def.Target.Format.Type
 		}
+		if def.Target != nil {
+			v.Path = def.Target.Path
+		}
+		if def.BackingStore != nil {
+			v.Backing = def.BackingStore.Path
+		}
 	}
 	h.vols[pool+"\x00"+name] = v
 	return v, nil
@@ -269,7 +282,7 @@ func (h *hostObs) pool(name string) (*libvirt.StoragePool, error) {
 	p, err := h.conn.LookupStoragePoolByName(name)
 	if err != nil {
 		if isCode(err, libvirt.ERR_NO_STORAGE_POOL) {
-			err = fmt.Errorf("storage pool %q does not exist on %s: define it (virsh pool-define-as %s dir --target DIR; virsh pool-start %s)", name, h.host, name, name)
+			err = noPoolError{fmt.Errorf("storage pool %q does not exist on %s: declare it in site.cue (hosts: NAME: pools: %s: {type: \"dir\", path: DIR}) so site creates it, or define it (virsh pool-define-as %s dir --target DIR; virsh pool-start %s)", name, h.host, name, name, name)}
 		} else {
 			err = fmt.Errorf("look up storage pool %s on %s: %w", name, h.host, err)
 		}
@@ -289,6 +302,23 @@ func (h *hostObs) pool(name string) (*libvirt.StoragePool, error) {
 		}
 	}
 	return p, nil
+}
+
+// noPoolError says a pool does not exist on the host.
+type noPoolError struct{ error }
+
+func (e noPoolError) Unwrap() error { return e.error }
+
+// declaredVolume is volume for a volume whose pool site.cue declares:
+// while the pool does not exist yet (its step makes it before this
+// volume's), the volume is missing, not an error.
+func (h *hostObs) declaredVolume(pool, name string, declared bool) (*volObs, error) {
+	v, err := h.volume(pool, name)
+	var np noPoolError
+	if declared && errors.As(err, &np) {
+		return &volObs{NoPool: true}, nil
+	}
+	return v, err
 }
 
 // domainType picks the <domain type> for new domains from the host's
