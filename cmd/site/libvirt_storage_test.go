@@ -4,12 +4,16 @@ import (
 	"bytes"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
 	"github.com/site-tools/site/backends/libvirt"
 	"github.com/site-tools/site/backends/libvirt/libvirttest"
+	"github.com/site-tools/site/compiler/golden"
 )
+
+var domainType = regexp.MustCompile(`new domain \((kvm|qemu)\)`)
 
 // TestApplyTargetVMCreatesItsPoolFirst: apply --target on one VM keeps
 // the pool site.cue declares for its disk as a prerequisite, says so in
@@ -49,6 +53,10 @@ func TestApplyTargetVMCreatesItsPoolFirst(t *testing.T) {
 	if !strings.Contains(out, "prerequisites of the chosen steps:\n  pool/qemu:///session/images") {
 		t.Errorf("diff --target does not list the pool as a prerequisite:\n%s", out)
 	}
+	// The daemon's directory is new each run, and the domain type is
+	// kvm where the daemon may open /dev/kvm.
+	norm := domainType.ReplaceAllString(strings.ReplaceAll(out, s.Dir, "$DIR"), "new domain (TYPE)")
+	golden.Check(t, filepath.Join("testdata", "libvirt_storage_target.golden"), []byte(norm))
 	out = site(exitOK, "apply", "--target", "vm/qemu:///session/web")
 	pool, web := strings.Index(out, "pool/qemu:///session/images"), strings.Index(out, "vm/qemu:///session/web")
 	if pool < 0 || web < 0 {
