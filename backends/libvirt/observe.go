@@ -74,9 +74,10 @@ type volObs struct {
 	// Backing is the path of the volume's backing store (the base image
 	// of a qcow2 overlay), "" when it has none.
 	Backing string
-	// NoPool: the pool does not exist yet; a declared pool's step makes
-	// it, so every volume in it is missing.
-	NoPool bool
+	// NoPool says why the pool cannot be read yet ("does not exist
+	// yet", "is not active"): a declared pool's step makes and starts
+	// it, so every volume in it counts as missing. "" when it was read.
+	NoPool string
 }
 
 // observeHost lists the host's domains and networks with everything site
@@ -282,7 +283,7 @@ func (h *hostObs) pool(name string) (*libvirt.StoragePool, error) {
 	p, err := h.conn.LookupStoragePoolByName(name)
 	if err != nil {
 		if isCode(err, libvirt.ERR_NO_STORAGE_POOL) {
-			err = noPoolError{fmt.Errorf("storage pool %q does not exist on %s: declare it in site.cue (hosts: NAME: pools: %s: {type: \"dir\", path: DIR}) so site creates it, or define it (virsh pool-define-as %s dir --target DIR; virsh pool-start %s)", name, h.host, name, name, name)}
+			err = noPoolError{"does not exist yet", fmt.Errorf("storage pool %q does not exist on %s: declare it in site.cue (hosts: NAME: pools: %s: {type: \"dir\", path: DIR}) so site creates it, or define it (virsh pool-define-as %s dir --target DIR; virsh pool-start %s)", name, h.host, name, name, name)}
 		} else {
 			err = fmt.Errorf("look up storage pool %s on %s: %w", name, h.host, err)
 		}
@@ -293,7 +294,7 @@ func (h *hostObs) pool(name string) (*libvirt.StoragePool, error) {
 		h.d.call()
 		active, err := p.IsActive()
 		if err == nil && !active {
-			err = fmt.Errorf("storage pool %q on %s is not active: start it (virsh pool-start %s)", name, h.host, name)
+			err = noPoolError{"is not active", fmt.Errorf("storage pool %q on %s is not active: start it (virsh pool-start %s)", name, h.host, name)}
 		}
 		h.pools[name] = err
 		if err != nil {
@@ -304,19 +305,24 @@ func (h *hostObs) pool(name string) (*libvirt.StoragePool, error) {
 	return p, nil
 }
 
-// noPoolError says a pool does not exist on the host.
-type noPoolError struct{ error }
+// noPoolError says a pool does not exist on the host or is not active,
+// so its volumes cannot be read.
+type noPoolError struct {
+	why string // "does not exist yet", "is not active"
+	error
+}
 
 func (e noPoolError) Unwrap() error { return e.error }
 
 // declaredVolume is volume for a volume whose pool site.cue declares:
-// while the pool does not exist yet (its step makes it before this
-// volume's), the volume is missing, not an error.
+// while the pool does not exist yet or is not active (its step makes and
+// starts it before this volume's step), the volume is missing, not an
+// error.
 func (h *hostObs) declaredVolume(pool, name string, declared bool) (*volObs, error) {
 	v, err := h.volume(pool, name)
 	var np noPoolError
 	if declared && errors.As(err, &np) {
-		return &volObs{NoPool: true}, nil
+		return &volObs{NoPool: np.why}, nil
 	}
 	return v, err
 }

@@ -28,6 +28,15 @@ func storageRig(t *testing.T) (*rig, *model.Pool) {
 		libvirttest.Need(t, "qemu-img not found: install qemu-utils (libvirt runs it to make qcow2 overlays and copies)")
 	}
 	r := newRig(t, sessionHost, Options{URIMap: map[string]string{sessionHost: s.URI}})
+	// Guests are killed with the daemon; stop them first so libvirtd
+	// exits promptly.
+	t.Cleanup(func() {
+		doms, _ := r.conn().ListAllDomains(0)
+		for _, d := range doms {
+			_ = d.Destroy()
+			_ = d.Free()
+		}
+	})
 	return r, &model.Pool{HostName: "local", Host: sessionHost, Name: "images", Type: "dir", Path: filepath.Join(s.Dir, "images")}
 }
 

@@ -30,9 +30,9 @@ func (p *vmPlanner) base(disk model.Disk) (*baseImage, error) {
 	}
 	p.seen = append(p.seen, "base", disk.Pool, disk.Base, vol.Path, vol.Format, fmt.Sprint(vol.Capacity))
 	switch {
-	case vol.NoPool:
-		return nil, fmt.Errorf("VM %s: disk %s starts from base volume %s in pool %s on %s (host %s), but that pool does not exist yet: create it first (site apply --target %s), put the image into it (copy the file into the pool's directory and run virsh pool-refresh %s, or virsh vol-upload), then apply again",
-			vm.Name, disk.Name, disk.Base, disk.Pool, vm.Host, vm.HostName, poolStepID(vm, disk.Pool), disk.Pool)
+	case vol.NoPool != "":
+		return nil, fmt.Errorf("VM %s: disk %s starts from base volume %s in pool %s on %s (host %s), but that pool %s, so the base cannot be checked: have site make and start it first (site apply --target %s), make sure the image is in it (copy the file into the pool's directory and run virsh pool-refresh %s, or virsh vol-upload), then apply again",
+			vm.Name, disk.Name, disk.Base, disk.Pool, vm.Host, vm.HostName, vol.NoPool, poolStepID(vm, disk.Pool), disk.Pool)
 	case !vol.Exists:
 		return nil, fmt.Errorf("VM %s: disk %s starts from base volume %s, which is not in pool %s on %s (host %s): provide it first, e.g. virsh -c %s vol-create-as %s %s SIZE --format qcow2 && virsh -c %s vol-upload --pool %s %s IMAGE-FILE (or copy the file into the pool's directory and run virsh pool-refresh %s); nothing was changed",
 			vm.Name, disk.Name, disk.Base, disk.Pool, vm.Host, vm.HostName, vm.Host, disk.Pool, disk.Base, vm.Host, disk.Pool, disk.Base, disk.Pool)
