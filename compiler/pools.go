@@ -2,6 +2,7 @@ package compiler
 
 import (
 	"path"
+	"slices"
 	"sort"
 	"strconv"
 
@@ -17,6 +18,33 @@ import (
 type rawPool struct {
 	Type string `json:"type"`
 	Path string `json:"path"`
+}
+
+// rawImage is one base image as CUE evaluated it.
+type rawImage struct {
+	Pool   string `json:"pool"`
+	Source string `json:"source"`
+}
+
+// readImages checks the base images declared on one host: each goes
+// into a pool declared there (its step makes the pool first), from an
+// absolute path. Whether the file is there is checked when a plan needs
+// it: vet runs where the images are not.
+func readImages(hostName string, raw map[string]*rawImage, pools map[string]*model.Pool, pos *positions, errorf func([]string, string, ...any)) map[string]*model.Image {
+	out := map[string]*model.Image{}
+	for _, name := range sortedKeys(raw) {
+		ri, ip := raw[name], []string{"hosts", hostName, "images", name}
+		p := pools[ri.Pool]
+		switch {
+		case p == nil:
+			errorf(at(ip, "pool"), "pool %q is not declared on host %s: an image goes into a pool site.cue declares there (pools: %s: {type: \"dir\", path: DIR})", ri.Pool, hostName, ri.Pool)
+		case !path.IsAbs(ri.Source):
+			errorf(at(ip, "source"), "image source %q: write the file's absolute path on the machine that runs site", ri.Source)
+		default:
+			out[ri.Pool+"/"+name] = &model.Image{Pool: p, Name: name, Source: ri.Source, Pos: pos.pos(ip...)}
+		}
+	}
+	return out
 }
 
 // poolTypes are the pool types site can create. Other types (logical,
@@ -78,6 +106,11 @@ func (b *builder) vmDisks(v *model.VM, vp []string, raw *rawVM) {
 		if j, ok := disks[d.Pool+"/"+d.Base]; ok {
 			b.related(at(vp, "disks", strconv.Itoa(i), "base"), []model.Pos{b.pos.pos(at(vp, "disks", strconv.Itoa(j))...)},
 				"base %s/%s is also a disk of this VM: a disk written by a guest cannot be the image of another", d.Pool, d.Base)
+		}
+	}
+	for _, d := range v.Disks {
+		if img := b.op.images[v.HostName][d.Pool+"/"+d.Base]; d.Base != "" && img != nil && !slices.Contains(v.Images, img) {
+			v.Images = append(v.Images, img)
 		}
 	}
 	declared := b.op.pools[v.HostName]

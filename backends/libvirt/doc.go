@@ -59,7 +59,9 @@
 // A disk with a base is a qcow2 overlay on the base volume of its pool
 // (StorageVolCreateXML with a backing store), or with clone a copy
 // (StorageVolCreateXMLFrom) grown to its size; libvirt runs qemu-img. A
-// missing base, or one larger than the disk, blocks the VM's step.
+// missing base, or one larger than the disk, blocks the VM's step. A
+// base image site.cue declares (images:) is uploaded by a step of its
+// own when its volume is missing, and never replaced.
 //
 // site never undefines a domain to update it.
 //
@@ -139,8 +141,7 @@
 //
 // Hot-plugging disks or NICs into a running guest is not done: such
 // changes are next-boot. User cdroms and their live media changes are not
-// in the model. Pools of other types than dir, and base images site
-// uploads itself (site.cue images:), are not built.
+// in the model. Pools of other types than dir are not built.
 //
 // # Errors and retries
 //

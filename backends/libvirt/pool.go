@@ -15,7 +15,7 @@ import (
 )
 
 // poolDriver converges plan.PhaseStorage steps: the storage pools
-// site.cue declares. A missing pool is defined, built, started and
+// site.cue declares, and the base images it uploads into them (image.go). A missing pool is defined, built, started and
 // autostarted; an existing one is only started and autostarted, never
 // redefined: one with another type or path is a conflict the operator
 // resolves, since its volumes are guests' data.
@@ -43,6 +43,9 @@ func (pd poolDriver) Plan(ctx context.Context, step *graph.Step, run *backends.R
 }
 
 func (pd poolDriver) plan(step *graph.Step) (*backends.StepPlan, error) {
+	if step.Image != nil {
+		return pd.planImage(step)
+	}
 	p := step.Pool
 	if p == nil {
 		return nil, fmt.Errorf("step %s: not a pool step", step.ID)
@@ -133,6 +136,11 @@ func observePool(d *Driver, c *libvirt.Connect, p *model.Pool) (*poolObs, error)
 // call is an "ensure" on a pool that exists by then, so a failed run's
 // next plan picks up where this one stopped.
 func (pd poolDriver) Apply(ctx context.Context, sp *backends.StepPlan, run *backends.Run) (*backends.StepResult, error) {
+	if det, ok := sp.Detail.(*imageDetail); ok {
+		start := pd.d.Calls()
+		err := pd.applyImage(det)
+		return &backends.StepResult{Requests: int(pd.d.Calls() - start)}, explain(err)
+	}
 	det, ok := sp.Detail.(*poolDetail)
 	if !ok {
 		return nil, fmt.Errorf("step %s: plan detail is %T, not a pool plan from this process", sp.Step.ID, sp.Detail)

@@ -29,18 +29,36 @@ func (p *vmPlanner) base(disk model.Disk) (*baseImage, error) {
 		return nil, err
 	}
 	p.seen = append(p.seen, "base", disk.Pool, disk.Base, vol.Path, vol.Format, fmt.Sprint(vol.Capacity))
+	if img := p.image(disk); img != nil && !vol.Exists {
+		// Its step uploads it first, in this run.
+		f, err := readImageFile(img)
+		if err != nil {
+			return nil, err
+		}
+		vol = &volObs{Exists: true, Path: imagePath(img), Format: f.Format, Capacity: f.Capacity}
+	}
 	switch {
 	case vol.NoPool != "":
 		return nil, fmt.Errorf("VM %s: disk %s starts from base volume %s in pool %s on %s (host %s), but that pool %s, so the base cannot be checked: have site make and start it first (site apply --target %s), make sure the image is in it (copy the file into the pool's directory and run virsh pool-refresh %s, or virsh vol-upload), then apply again",
 			vm.Name, disk.Name, disk.Base, disk.Pool, vm.Host, vm.HostName, vol.NoPool, poolStepID(vm, disk.Pool), disk.Pool)
 	case !vol.Exists:
-		return nil, fmt.Errorf("VM %s: disk %s starts from base volume %s, which is not in pool %s on %s (host %s): provide it first, e.g. virsh -c %s vol-create-as %s %s SIZE --format qcow2 && virsh -c %s vol-upload --pool %s %s IMAGE-FILE (or copy the file into the pool's directory and run virsh pool-refresh %s); nothing was changed",
-			vm.Name, disk.Name, disk.Base, disk.Pool, vm.Host, vm.HostName, vm.Host, disk.Pool, disk.Base, vm.Host, disk.Pool, disk.Base, disk.Pool)
+		return nil, fmt.Errorf("VM %s: disk %s starts from base volume %s, which is not in pool %s on %s (host %s): declare it in site.cue (hosts: %s: images: %q: {pool: %q, source: FILE}) for site to upload, or provide it yourself: virsh -c %s vol-create-as %s %s SIZE --format qcow2 && virsh -c %s vol-upload --pool %s %s FILE (or copy the file into the pool's directory and run virsh pool-refresh %s); nothing was changed",
+			vm.Name, disk.Name, disk.Base, disk.Pool, vm.Host, vm.HostName, vm.HostName, disk.Base, disk.Pool, vm.Host, disk.Pool, disk.Base, vm.Host, disk.Pool, disk.Base, disk.Pool)
 	case disk.SizeBytes < vol.Capacity:
 		return nil, fmt.Errorf("VM %s: disk %s is %s but its base %s/%s on %s holds %s: a disk is at least as large as its base; declare size: %q or more",
 			vm.Name, disk.Name, sizeString(disk.SizeBytes), disk.Pool, disk.Base, vm.Host, sizeString(vol.Capacity), sizeString(vol.Capacity))
 	}
 	return &baseImage{Name: disk.Base, Path: vol.Path, Format: vol.Format, Capacity: vol.Capacity}, nil
+}
+
+// image returns the base image site.cue declares for disk, or nil.
+func (p *vmPlanner) image(disk model.Disk) *model.Image {
+	for _, img := range p.vm.Images {
+		if img.Pool.Name == disk.Pool && img.Name == disk.Base {
+			return img
+		}
+	}
+	return nil
 }
 
 // poolStepID names the step of a pool on the VM's host, for messages.

@@ -38,6 +38,7 @@ type Step struct {
 	Secret  *Secret
 	Network *model.Network
 	Pool    *model.Pool
+	Image   *model.Image
 	VM      *model.VM
 	Zone    *model.Zone
 }
@@ -85,14 +86,24 @@ func Build(spec *model.Spec) (*Graph, error) {
 		}
 		return id, nil
 	}
-	poolSteps := map[string]bool{}
+	storageSteps := map[string]bool{}
 	// needPool returns the step of a declared pool, made once for every
 	// VM on the host that uses it: pools are the operator's.
 	needPool := func(p *model.Pool) string {
 		id := PoolStepID(p.Host, p.Name)
-		if !poolSteps[id] {
-			poolSteps[id] = true
+		if !storageSteps[id] {
+			storageSteps[id] = true
 			steps = append(steps, &Step{ID: id, Phase: plan.PhaseStorage, Pool: p})
+		}
+		return id
+	}
+	// needImage returns the step that uploads a declared base image,
+	// after its pool's.
+	needImage := func(img *model.Image) string {
+		id := ImageStepID(img.Pool.Host, img.Pool.Name, img.Name)
+		if !storageSteps[id] {
+			storageSteps[id] = true
+			steps = append(steps, &Step{ID: id, Phase: plan.PhaseStorage, Image: img, Deps: []string{needPool(img.Pool)}})
 		}
 		return id
 	}
@@ -108,6 +119,9 @@ func Build(spec *model.Spec) (*Graph, error) {
 			s := &Step{ID: VMStepID(vm.Host, vm.Name), Phase: plan.PhaseVM, Tenant: t.Name, TenantSpec: t, VM: vm}
 			for _, p := range vm.Pools {
 				s.Deps = append(s.Deps, needPool(p))
+			}
+			for _, img := range vm.Images {
+				s.Deps = append(s.Deps, needImage(img))
 			}
 			for _, nic := range vm.NICs {
 				if id, ok := netIDs[nic.Network]; ok {
@@ -154,6 +168,9 @@ func NetworkStepID(host, name string) string { return "network/" + host + "/" + 
 
 // PoolStepID names the step converging a storage pool.
 func PoolStepID(host, name string) string { return "pool/" + host + "/" + name }
+
+// ImageStepID names the step uploading a base image.
+func ImageStepID(host, pool, name string) string { return "image/" + host + "/" + pool + "/" + name }
 
 // VMStepID names the step converging a VM.
 func VMStepID(host, name string) string { return "vm/" + host + "/" + name }
@@ -258,8 +275,8 @@ func (g *Graph) Only(phases []plan.Phase) *Graph {
 // needs reports whether a step cannot converge without its dependency
 // dep: the secrets it reads, the networks a VM attaches to (libvirt
 // refuses to start a domain whose network is missing, leaving the run
-// half-applied) and the pools its volumes live in (no volume can be
-// made in a pool that does not exist). A zone's dependency on the VMs publishing into it only
+// half-applied), the pools its volumes live in (no volume can be made in
+// a pool that does not exist) and the base images its disks start from. A zone's dependency on the VMs publishing into it only
 // orders the two: the published address is in the spec, so a scope on
 // the zone does not converge those VMs.
 func needs(dep *Step) bool {

@@ -82,3 +82,31 @@ func TestScopesKeepPools(t *testing.T) {
 		})
 	}
 }
+
+// TestImageStepBetweenPoolAndVM: a declared base image is uploaded by a
+// step after its pool's and before the VMs whose disks start from it,
+// and a scope on such a VM keeps both.
+func TestImageStepBetweenPoolAndVM(t *testing.T) {
+	spec := pooled()
+	web := spec.Tenants[0].VMs[0]
+	web.Images = []*model.Image{{Pool: web.Pools[0], Name: "debian-12.qcow2", Source: "/srv/debian-12.qcow2"}}
+	g, err := Build(spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const pool, img = "pool/qemu:///system/images", "image/qemu:///system/images/debian-12.qcow2"
+	want := []string{pool, img, "vm/qemu:///system/db", "vm/qemu:///system/web"}
+	if got := ids(g); !reflect.DeepEqual(got, want) {
+		t.Errorf("order:\n got %q\nwant %q", got, want)
+	}
+	if got := g.Step(img).Deps; !reflect.DeepEqual(got, []string{pool}) {
+		t.Errorf("image deps: got %q, want its pool", got)
+	}
+	sub, err := g.Targets([]string{"vm/*/web"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := sub.Prerequisites(); !reflect.DeepEqual(got, []string{pool, img}) {
+		t.Errorf("prerequisites of --target vm/*/web: got %q, want the pool and the image", got)
+	}
+}

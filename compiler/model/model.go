@@ -210,7 +210,10 @@ type VM struct {
 	// Pools are the pools site.cue declares on the VM's host that its
 	// volumes (disks and seed) live in, sorted by name: the VM's step
 	// needs theirs. A pool the operator did not declare must exist.
-	Pools     []*Pool
+	Pools []*Pool
+	// Images are the base images site.cue declares that the VM's disks
+	// start from: site uploads each once, before the disks.
+	Images    []*Image
 	NICs      []NIC
 	CloudInit *CloudInit
 	Publish   *Publish
@@ -226,6 +229,17 @@ type Disk struct {
 	// overlay backed by it, or with Clone a full copy. "" is a blank disk.
 	Base  string `json:",omitempty"`
 	Clone bool   `json:",omitempty"`
+}
+
+// Image is a base image the operator declares on a host (site.cue
+// hosts: NAME: images: VOLUME: {pool, source}): site uploads the file
+// Source into the volume Name of Pool when the volume is missing, and
+// never replaces it.
+type Image struct {
+	Pool   *Pool
+	Name   string // the volume's name, what a disk's base names
+	Source string // absolute path of a raw or qcow2 file where site runs
+	Pos    Pos
 }
 
 // Pool is a storage pool the operator declares on a host (site.cue
