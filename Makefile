@@ -20,7 +20,7 @@ CUE_VERSION := v0.17.1
 # network tests start runs NAT networks with them; busybox: its udhcpc takes
 # a real DHCP lease from such a network).
 DEB_PKGS := pdns-server pdns-backend-sqlite3 sqlite3 bind9-dnsutils \
-            libvirt-daemon libvirt-clients qemu-system-x86 libvirt0 ca-certificates \
+            libvirt-daemon libvirt-clients qemu-system-x86 qemu-utils libvirt0 ca-certificates \
             curl dnsmasq-base iptables busybox
 
 .PHONY: all build test lint bench demo demo-vm demo-stop deps clean
