@@ -21,7 +21,7 @@ CUE_VERSION := v0.17.1
 # a real DHCP lease from such a network; iproute2: the tests make a host
 # bridge for a bridged network with ip link).
 DEB_PKGS := pdns-server pdns-backend-sqlite3 sqlite3 bind9-dnsutils \
-            libvirt-daemon libvirt-clients qemu-system-x86 libvirt0 ca-certificates \
+            libvirt-daemon libvirt-clients qemu-system-x86 qemu-utils libvirt0 ca-certificates \
             curl dnsmasq-base iptables busybox iproute2
 
 .PHONY: all build test lint bench demo demo-vm demo-stop deps clean

@@ -174,20 +174,7 @@ func (b *builder) vm(tenant string, g *grant, vp []string, name string, raw *raw
 	} else {
 		v.MemoryBytes = mem
 	}
-	disks := map[string]int{}
-	for i, d := range raw.Disks {
-		dp := at(vp, "disks", strconv.Itoa(i))
-		size, err := ParseSize(d.Size)
-		if err != nil {
-			b.errorf(at(dp, "size"), "%v", err)
-		}
-		key := d.Pool + "/" + d.Name
-		if j, ok := disks[key]; ok {
-			b.related(at(dp, "name"), []model.Pos{b.pos.pos(at(vp, "disks", strconv.Itoa(j))...)}, "disk %s is listed twice", key)
-		}
-		disks[key] = i
-		v.Disks = append(v.Disks, model.Disk{Pool: d.Pool, Name: d.Name, SizeBytes: size})
-	}
+	b.vmDisks(v, vp, raw)
 	for i, nic := range raw.NICs {
 		np := at(vp, "nics", strconv.Itoa(i))
 		m := model.NIC{Network: nic.Network, Address: nic.Address, MAC: strings.ToLower(nic.MAC)}

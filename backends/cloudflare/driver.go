@@ -185,6 +185,9 @@ func (d *Driver) Plan(ctx context.Context, step *graph.Step, run *backends.Run) 
 	var notes []string
 	if obs.dnssec != nil {
 		notes = dnssecNotes(z.Name, obs.dnssec)
+		// A PowerDNS parent of the tenant publishes this DS; its step
+		// runs after this one and reads it from the run.
+		run.SetSignerDS(z.Name, backends.SignerDS{DS: publishedDS(obs.dnssec), Status: obs.dnssec.Status})
 	}
 	return &backends.StepPlan{Step: step, Changes: df.changes, Fingerprint: obs.fingerprint(), Notes: notes,
 		Detail: &detail{api: api, zoneID: obs.zoneID, chunk: chunk, ops: df.ops, soa: df.soa, expect: df.expect, requests: requests},

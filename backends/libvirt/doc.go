@@ -1,5 +1,6 @@
-// Package libvirt converges VMs and networks on libvirt hosts, and never
-// stops a guest without an acknowledged gate (INCIDENTS.md §3).
+// Package libvirt converges VMs, networks and the storage pools site.cue
+// declares on libvirt hosts, and never stops a guest without an
+// acknowledged gate (INCIDENTS.md §3).
 //
 // # What a run does
 //
@@ -44,6 +45,23 @@
 //   - destroy: undefining a domain the tenant no longer declares, or
 //     deleting a disk volume it no longer declares, needs GATE-VM-DESTROY.
 //     Growing a disk needs GATE-VM-DISK-RESIZE; site never shrinks one.
+//     A disk whose base the spec changed is deleted and made again from
+//     the new base behind GATE-VM-DISK-REBASE, never under a running
+//     guest and never for a volume site did not make.
+//
+// # Storage
+//
+// A pool site.cue declares is its own step (poolDriver): a missing one
+// is defined, built, started and autostarted; an existing one is only
+// started and autostarted, and one with another type or path blocks its
+// step (site never redefines a pool). Only dir pools. While a declared
+// pool does not exist yet, the volumes a VM step plans in it are missing.
+// A disk with a base is a qcow2 overlay on the base volume of its pool
+// (StorageVolCreateXML with a backing store), or with clone a copy
+// (StorageVolCreateXMLFrom) grown to its size; libvirt runs qemu-img. A
+// missing base, or one larger than the disk, blocks the VM's step. A
+// base image site.cue declares (images:) is uploaded by a step of its
+// own when its volume is missing, and never replaced.
 //
 // site never undefines a domain to update it.
 //
@@ -53,12 +71,13 @@
 // <metadata>, in the XML namespace OwnerNS:
 //
 //	<site:owner xmlns:site="https://github.com/site-tools/site/xmlns/libvirt/1" tenant="sjc">
-//	  <site:volume pool="default" name="keys-root" role="disk"/>
+//	  <site:volume pool="default" name="keys-root" role="disk" base="debian-12.qcow2"/>
 //	  <site:volume pool="default" name="seed-5acbdc9c8d299ef2.iso" role="seed"/>
 //	</site:owner>
 //
-// The volumes listed there are the ones site created for the domain; they
-// are the only volumes site ever deletes. A domain or network of the same
+// The volumes listed there are the ones site created for the domain,
+// with the base a disk was made from; they are the only volumes site ever
+// deletes. A domain or network of the same
 // name without our owner element, or owned by another tenant, is foreign:
 // site refuses to plan it and says how to adopt it.
 //
@@ -135,7 +154,7 @@
 //
 // Hot-plugging disks or NICs into a running guest is not done: such
 // changes are next-boot. User cdroms and their live media changes are not
-// in the model.
+// in the model. Pools of other types than dir are not built.
 //
 // # Errors and retries
 //

@@ -89,8 +89,10 @@ type Zone struct {
 	DNSSEC bool `json:",omitempty"`
 	// SignedChildren are the tenant's signed zones whose nearest
 	// enclosing zone of the tenant this is: it publishes their DS,
-	// read from their keys when it is planned (its step depends on
-	// theirs, so a key made in the same apply is there to read).
+	// read from their keys (or, for a Cloudflare child, from what its
+	// step read of Cloudflare's DNSSEC) when it is planned; its step
+	// depends on theirs, so a key made in the same apply is there to
+	// read. Only a PowerDNS parent has Cloudflare children here.
 	SignedChildren []*Zone `json:"-"`
 	Pos            Pos
 }
@@ -233,10 +235,17 @@ type VM struct {
 	VCPUs       int
 	MemoryBytes uint64
 	Disks       []Disk
-	NICs        []NIC
-	CloudInit   *CloudInit
-	Publish     *Publish
-	Pos         Pos
+	// Pools are the pools site.cue declares on the VM's host that its
+	// volumes (disks and seed) live in, sorted by name: the VM's step
+	// needs theirs. A pool the operator did not declare must exist.
+	Pools []*Pool
+	// Images are the base images site.cue declares that the VM's disks
+	// start from: site uploads each once, before the disks.
+	Images    []*Image
+	NICs      []NIC
+	CloudInit *CloudInit
+	Publish   *Publish
+	Pos       Pos
 }
 
 // Disk is a volume in a libvirt storage pool.
@@ -244,6 +253,33 @@ type Disk struct {
 	Pool      string
 	Name      string
 	SizeBytes uint64
+	// Base names a volume in the same pool the disk starts from: a qcow2
+	// overlay backed by it, or with Clone a full copy. "" is a blank disk.
+	Base  string `json:",omitempty"`
+	Clone bool   `json:",omitempty"`
+}
+
+// Image is a base image the operator declares on a host (site.cue
+// hosts: NAME: images: VOLUME: {pool, source}): site uploads the file
+// Source into the volume Name of Pool when the volume is missing, and
+// never replaces it.
+type Image struct {
+	Pool   *Pool
+	Name   string // the volume's name, what a disk's base names
+	Source string // absolute path of a raw or qcow2 file where site runs
+	Pos    Pos
+}
+
+// Pool is a storage pool the operator declares on a host (site.cue
+// hosts: NAME: pools: POOL): site defines, builds, starts and
+// autostarts it when it is missing, and never redefines one that exists.
+type Pool struct {
+	HostName string // the host's name in site.cue
+	Host     string // its libvirt URI
+	Name     string
+	Type     string // "dir", the only type site creates
+	Path     string // absolute target directory
+	Pos      Pos
 }
 
 // NIC attaches a VM to a network declared in the same tenant.
