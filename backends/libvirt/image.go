@@ -138,30 +138,5 @@ func (a *applier) uploadFile(vol *libvirt.StorageVol, name string, size int64) e
 		return err
 	}
 	defer f.Close()
-	a.d.call()
-	st, err := a.c.NewStream(0)
-	if err != nil {
-		return err
-	}
-	defer st.Free()
-	a.d.call()
-	if err := vol.Upload(st, 0, uint64(size), 0); err != nil {
-		_ = st.Abort()
-		return err
-	}
-	a.d.call()
-	err = st.SendAll(func(_ *libvirt.Stream, n int) ([]byte, error) {
-		buf := make([]byte, n)
-		k, err := f.Read(buf)
-		if err == io.EOF {
-			return buf[:k], nil
-		}
-		return buf[:k], err
-	})
-	if err != nil {
-		_ = st.Abort()
-		return err
-	}
-	a.d.call()
-	return st.Finish()
+	return a.upload(vol, f, size)
 }
