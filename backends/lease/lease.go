@@ -115,7 +115,7 @@ func (d *Driver) Plan(ctx context.Context, step *graph.Step, run *backends.Run) 
 			Key: dnsplan.Key(step.Zone.Name, w.Name, w.Type), Step: step.ID, Phase: step.Phase, Tenant: step.Tenant,
 			Action: plan.ActionUpdate, Impact: plan.ImpactLive,
 			Reason: fmt.Sprintf("address known after the guest takes its DHCP lease (VM %s); apply waits for it", w.Lease.VM),
-			After:  map[string]any{"ttl": w.TTL, "values": []string{"lease of " + w.Lease.VM}},
+			After:  map[string]any{"ttl": w.TTL, "lease": fmt.Sprintf("of VM %s, NIC %d", w.Lease.VM, w.Lease.NIC)},
 		})
 	}
 	for _, rs := range idle {

@@ -101,13 +101,13 @@ func (w *wantDomain) apply(def *libvirtxml.Domain, others string) {
 	def.Devices.Interfaces = ifaces
 }
 
-// ensureVirtioSCSI makes the first SCSI controller a virtio-scsi one,
-// adding it when there is none: left to itself libvirt picks an LSI
-// controller, which few cloud kernels drive.
+// ensureVirtioSCSI adds a virtio-scsi controller for the seed when the
+// domain has no SCSI controller 0: left to itself libvirt would add an
+// LSI one, which few cloud kernels drive. One that is there already
+// stays as it is, whatever its model: other disks may sit on it.
 func ensureVirtioSCSI(devs *libvirtxml.DomainDeviceList) {
-	for i, c := range devs.Controllers {
+	for _, c := range devs.Controllers {
 		if c.Type == "scsi" && (c.Index == nil || *c.Index == 0) {
-			devs.Controllers[i].Model = "virtio-scsi"
 			return
 		}
 	}
