@@ -103,7 +103,8 @@ func waitLease(t *testing.T, r *rig, network, mac, domain string) lease {
 // lease carries the hostname, which only the seed's meta-data holds)
 // and takes a lease on its NAT network. An autostart-only change and a
 // memory change then keep the same QEMU process, and the guest's
-// balloon driver carries the live memory change out.
+// balloon driver carries the live memory change out. Driver.Lease, which
+// publish address "lease" reads, finds the same lease.
 func TestSystemGuestBoots(t *testing.T) {
 	r, s := bootRig(t)
 	lan := &model.Network{Tenant: tenant, Name: s.Name("lan"), Host: r.host, CIDR: s.CIDR(t)}
@@ -121,6 +122,16 @@ func TestSystemGuestBoots(t *testing.T) {
 	}
 	if !strings.HasPrefix(l.IP, strings.TrimSuffix(lan.CIDR, "0/24")) {
 		t.Errorf("lease address %s is not in %s", l.IP, lan.CIDR)
+	}
+	// What publish address "lease" reads: the same lease, found from
+	// the running domain's MAC; none for a domain that is not there.
+	for _, tc := range []struct {
+		vm, want string
+	}{{vm.Name, l.IP}, {s.Name("absent"), ""}} {
+		got, err := r.d.Lease(context.Background(), model.LeaseRef{Host: r.host, VM: tc.vm})
+		if err != nil || got != tc.want {
+			t.Errorf("Lease(%s): got %q, %v, want %q", tc.vm, got, err, tc.want)
+		}
 	}
 	pid := s.QEMUPID(vm.Name)
 	if pid == 0 {

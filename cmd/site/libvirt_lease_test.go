@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"fmt"
 	"os"
 	"strings"
@@ -98,5 +99,17 @@ tenants: lab: {
 	}
 	if code, out, errOut := siteRun(t, srv, "diff", "--detailed-exitcode", file); code != exitOK {
 		t.Errorf("second diff: exit %d, want %d (converged)\nstdout:\n%s\nstderr:\n%s", code, exitOK, out, errOut)
+	}
+}
+
+// TestApplyLeaseTimeoutPositive: --lease-timeout must be a positive
+// duration; anything else is refused before anything is observed.
+func TestApplyLeaseTimeoutPositive(t *testing.T) {
+	for _, v := range []string{"0s", "-1m"} {
+		var out, errOut bytes.Buffer
+		code := run([]string{"apply", "--lease-timeout", v, "no-such-file.cue"}, &out, &errOut)
+		if code != exitError || !strings.Contains(errOut.String(), "--lease-timeout") || !strings.Contains(errOut.String(), "want a positive duration") {
+			t.Errorf("--lease-timeout %s: exit %d, stderr %q; want exit %d and the flag named", v, code, errOut.String(), exitError)
+		}
 	}
 }

@@ -10,7 +10,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"sort"
 	"strings"
 	"sync"
 	"testing"
@@ -74,18 +73,22 @@ type bootInputs struct {
 
 func findBootInputs() (*bootInputs, string) {
 	const pkgs = "install linux-image-cloud-amd64 busybox-static syslinux mtools dosfstools (make deps does)"
-	kernels, _ := filepath.Glob("/boot/vmlinuz-*-cloud-amd64")
-	if len(kernels) == 0 {
-		return nil, "no /boot/vmlinuz-*-cloud-amd64: " + pkgs
-	}
-	sort.Strings(kernels)
-	in := &bootInputs{kernel: kernels[len(kernels)-1]}
-	in.release = strings.TrimPrefix(filepath.Base(in.kernel), "vmlinuz-")
-	out, err := exec.Command("dpkg-query", "-W", "-f", "${Version}", "linux-image-"+in.release).Output()
+	// The kernel is the one the metapackage depends on now, e.g.
+	// "linux-image-6.1.0-57-cloud-amd64 (= 6.1.192-3)": older ones may
+	// still be installed beside it.
+	out, err := exec.Command("dpkg-query", "-W", "-f", "${Depends}", "linux-image-cloud-amd64").Output()
 	if err != nil {
-		return nil, fmt.Sprintf("no package version for %s (dpkg-query: %v): %s", in.kernel, err, pkgs)
+		return nil, fmt.Sprintf("linux-image-cloud-amd64 is not installed (dpkg-query: %v): %s", err, pkgs)
 	}
-	in.pkgVersion = strings.TrimSpace(string(out))
+	in := &bootInputs{}
+	dep := strings.TrimSpace(strings.Split(string(out), ",")[0])
+	name, version, _ := strings.Cut(dep, " ")
+	in.release = strings.TrimPrefix(name, "linux-image-")
+	in.pkgVersion = strings.Trim(version, "(=) ")
+	in.kernel = "/boot/vmlinuz-" + in.release
+	if _, err := os.Stat(in.kernel); err != nil || in.pkgVersion == "" {
+		return nil, fmt.Sprintf("linux-image-cloud-amd64 depends on %q, but there is no %s: %s", dep, in.kernel, pkgs)
+	}
 	for _, bin := range []string{"busybox", "syslinux", "mkfs.vfat", "mcopy"} {
 		if _, err := lookPath(bin); err != nil {
 			return nil, bin + " not found: " + pkgs
