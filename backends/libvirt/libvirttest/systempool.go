@@ -44,3 +44,14 @@ func (s *System) Upload(t testing.TB, pool, name, path string) {
 		t.Fatal(err)
 	}
 }
+
+// removePools stops and undefines every storage pool named with
+// s.Prefix that a test left behind (Pool's own cleanup did not run: the
+// test died). The daemon keeps a transient pool's state in the host's
+// /run/libvirt, so the next daemon would find it again.
+func (s *System) removePools() {
+	for _, name := range s.virshNames("pool-list", "--all", "--name") {
+		s.virsh("pool-destroy", name)
+		s.virsh("pool-undefine", name)
+	}
+}
