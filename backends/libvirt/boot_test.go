@@ -61,17 +61,17 @@ func bootedVM(t *testing.T, r *rig, s *libvirttest.System, lan string) *model.VM
 	return vm
 }
 
-// lease is one DHCP lease of a network as libvirt reports it.
-type lease struct{ IP, MAC, Hostname string }
+// guestLease is one DHCP lease of a network as libvirt reports it.
+type guestLease struct{ IP, MAC, Hostname string }
 
-// waitLease polls the network's DHCP leases (virNetworkGetDHCPLeases)
+// waitGuestLease polls the network's DHCP leases (virNetworkGetDHCPLeases)
 // until one is for mac, and returns it. A guest that never asks ends the
 // wait after five minutes with the leases seen and QEMU's log.
-func waitLease(t *testing.T, r *rig, network, mac, domain string) lease {
+func waitGuestLease(t *testing.T, r *rig, network, mac, domain string) guestLease {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
-	var seen []lease
+	var seen []guestLease
 	for {
 		n, err := r.conn().LookupNetworkByName(network)
 		if err != nil {
@@ -84,7 +84,7 @@ func waitLease(t *testing.T, r *rig, network, mac, domain string) lease {
 		}
 		seen = seen[:0]
 		for _, l := range ls {
-			seen = append(seen, lease{l.IPaddr, l.Mac, l.Hostname})
+			seen = append(seen, guestLease{l.IPaddr, l.Mac, l.Hostname})
 			if strings.EqualFold(l.Mac, mac) {
 				return seen[len(seen)-1]
 			}
@@ -116,7 +116,7 @@ func TestSystemGuestBoots(t *testing.T) {
 		t.Fatalf("guest: running=%v interfaces=%+v, want it running with one NIC", dom.Running, dom.Live.Devices.Interfaces)
 	}
 	mac := dom.Live.Devices.Interfaces[0].MAC.Address
-	l := waitLease(t, r, lan.Name, mac, vm.Name)
+	l := waitGuestLease(t, r, lan.Name, mac, vm.Name)
 	if l.Hostname != vm.Name {
 		t.Fatalf("lease %+v: hostname %q, want %q from the seed's meta-data", l, l.Hostname, vm.Name)
 	}
@@ -164,7 +164,7 @@ func TestSystemGuestBoots(t *testing.T) {
 		t.Error("autostart not set")
 	}
 	wantBalloon(t, s, vm.Name, 96<<10)
-	if again := waitLease(t, r, lan.Name, mac, vm.Name); again.IP != l.IP {
+	if again := waitGuestLease(t, r, lan.Name, mac, vm.Name); again.IP != l.IP {
 		t.Errorf("lease %s -> %s, want the guest's lease kept", l.IP, again.IP)
 	}
 }

@@ -76,6 +76,9 @@ func New(opts Options) *Driver {
 // VMs returns the driver for plan.PhaseVM steps.
 func (d *Driver) VMs() backends.Driver { return vmDriver{d} }
 
+// Pools returns the driver for plan.PhaseStorage steps.
+func (d *Driver) Pools() backends.Driver { return poolDriver{d} }
+
 // Networks returns the driver for plan.PhaseNetwork steps.
 func (d *Driver) Networks() backends.Driver { return netDriver{d} }
 

@@ -118,12 +118,15 @@ func retryable(k opKind) bool {
 func (a *applier) once(o op) error {
 	switch o.Kind {
 	case opCreateVolume:
+		if o.Base != "" {
+			return a.createFromBase(o)
+		}
 		return a.createVolume(o.Pool, o.Volume, o.Bytes, nil)
 	case opUploadSeed:
 		return a.createVolume(o.Pool, o.Volume, uint64(len(o.ISO)), o.ISO)
 	case opResizeVolume:
 		return a.withVolume(o.Pool, o.Volume, func(vol *libvirt.StorageVol) error { return vol.Resize(o.Bytes, 0) })
-	case opDeleteVolume:
+	case opDeleteVolume, opDropVolume:
 		err := a.withVolume(o.Pool, o.Volume, func(vol *libvirt.StorageVol) error { return vol.Delete(0) })
 		if isCode(err, libvirt.ERR_NO_STORAGE_VOL) {
 			return nil // already gone

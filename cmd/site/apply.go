@@ -104,7 +104,7 @@ interrupt.`,
 	}
 	addBudgetFlags(cmd)
 	o.add(cmd, planFlagHelp{
-		only:            "apply only these phases, comma-separated: secrets, network, vm, dns",
+		only:            "apply only these phases, comma-separated: secrets, network, storage, vm, dns",
 		ack:             "acknowledge a gate, e.g. GATE-DNS-OVERWRITE (repeatable)",
 		parallelism:     "how many steps run at once",
 		restart:         "restart TENANT/VM so pending changes take effect (repeatable; needs GATE-VM-RESTART)",

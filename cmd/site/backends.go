@@ -52,6 +52,7 @@ var builtIn = []backend{
 			d := libvirt.NewFromEnv(getenv)
 			bk.kinds[plan.PhaseVM] = d.VMs()
 			bk.kinds[plan.PhaseNetwork] = d.Networks()
+			bk.kinds[plan.PhaseStorage] = d.Pools()
 			bk.leases = d
 			bk.closers = append(bk.closers, d.Close)
 		},
@@ -74,7 +75,7 @@ var builtIn = []backend{
 
 // runBackends are the drivers one run uses. Close them when the run ends.
 type runBackends struct {
-	kinds     map[plan.Phase]backends.Driver // secret, network, vm
+	kinds     map[plan.Phase]backends.Driver // secrets, network, storage, vm
 	providers map[string]backends.Driver     // DNS zones by provider kind
 	closers   []func() error
 	// leases reads the DHCP leases of the VMs that publish address
