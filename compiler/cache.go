@@ -104,8 +104,8 @@ func (k *cacheKeyer) key(path string, data []byte) string {
 	return k.tag + hex.EncodeToString(h.Sum(nil))
 }
 
-// entry is where the entry of key lives: dir/b-TAG/HH/REST, so that no
-// directory holds more than a few hundred entries per build.
+// entry is where the entry of key lives: dir/b-TAG/HH/REST, HH spreading
+// a build's entries over 256 directories.
 func (c *Cache) entry(key string) string {
 	tag, sum := key[:len(key)-64], key[len(key)-64:]
 	return filepath.Join(c.dir, buildDirPrefix+tag, sum[:2], sum[2:])
