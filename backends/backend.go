@@ -112,7 +112,8 @@ type Run struct {
 	// (see SignerDS), by zone.
 	signerDS map[string]SignerDS
 
-	interrupted atomic.Bool // see Interrupt
+	interrupted atomic.Bool   // see Interrupt
+	interruptC  chan struct{} // closed by Interrupt; see interruptCh
 }
 
 // The default GATE-DNS-DELETE-MANY thresholds (see Run): site apply

@@ -18,6 +18,7 @@ import (
 	"runtime/debug"
 	"slices"
 	"sync"
+	"time"
 
 	"github.com/site-tools/site/schema"
 )
@@ -67,6 +68,7 @@ const cacheFormat = "site-cache 1"
 // are hashed once.
 type cacheKeyer struct {
 	base []byte // hash of the format, build, schema and site.cue
+	tag  string // buildTag: the directory of this build's entries
 }
 
 func (c *Cache) keyer(site []byte) (*cacheKeyer, error) {
@@ -74,7 +76,14 @@ func (c *Cache) keyer(site []byte) (*cacheKeyer, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &cacheKeyer{base: cacheBase(build, schemaSum(), site)}, nil
+	return &cacheKeyer{base: cacheBase(build, schemaSum(), site), tag: buildTag(build)}, nil
+}
+
+// buildTag names the directory that holds one build's entries: pruning
+// tells another build's entries, which this build never reads, by it.
+func buildTag(build string) string {
+	sum := sha256.Sum256([]byte(cacheFormat + "\x00" + build))
+	return hex.EncodeToString(sum[:tagBytes])
 }
 
 func cacheBase(build string, schema [32]byte, site []byte) []byte {
@@ -84,18 +93,22 @@ func cacheBase(build string, schema [32]byte, site []byte) []byte {
 	return h.Sum(nil)
 }
 
-// key names the entry for the file at path holding data. The path is
-// part of it since the result's positions name the file.
+// key names the entry for the file at path holding data: the build's
+// tag, then the hash. The path is part of it since the result's
+// positions name the file.
 func (k *cacheKeyer) key(path string, data []byte) string {
 	h := sha256.New()
 	h.Write(k.base)
 	fmt.Fprintf(h, "%d\x00%s\x00", len(path), path)
 	h.Write(data)
-	return hex.EncodeToString(h.Sum(nil))
+	return k.tag + hex.EncodeToString(h.Sum(nil))
 }
 
+// entry is where the entry of key lives: dir/b-TAG/HH/REST, HH spreading
+// a build's entries over 256 directories.
 func (c *Cache) entry(key string) string {
-	return filepath.Join(c.dir, key[:2], key[2:])
+	tag, sum := key[:len(key)-64], key[len(key)-64:]
+	return filepath.Join(c.dir, buildDirPrefix+tag, sum[:2], sum[2:])
 }
 
 // cacheEntry is a fileResult as stored.
@@ -151,7 +164,7 @@ func unpackPositions(b []byte) (map[string]lineCol, bool) {
 
 // get returns the result stored under key for the file at path, or nil.
 func (c *Cache) get(key, path string) *fileResult {
-	data, err := os.ReadFile(c.entry(key))
+	data, err := readUsed(c.entry(key), time.Now())
 	if err != nil {
 		return nil
 	}

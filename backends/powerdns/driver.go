@@ -361,14 +361,7 @@ func (d *Driver) Apply(ctx context.Context, sp *backends.StepPlan, run *backends
 		res.Notes = append(res.Notes, fmt.Sprintf("zone %s: not verified over DNS: no DNS address (set %s=host:port)", zone, EnvDNSAddr))
 		return res, nil
 	}
-	v, err := verify(ctx, b.verifyAddr, zone, b.expect)
-	res.Queries = v.queries
-	if err != nil {
-		res.Problems = append(res.Problems, fmt.Sprintf("zone %s: could not verify at %s: %v", zone, b.verifyAddr, err))
-		return res, nil
-	}
-	res.Problems = append(res.Problems, v.problems...)
-	res.Notes = append(res.Notes, v.notes...)
+	verifyInto(ctx, run, res, b.verifyAddr, zone, b.expect)
 	return res, nil
 }
 

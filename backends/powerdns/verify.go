@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/miekg/dns"
+
+	"github.com/site-tools/site/backends"
 )
 
 // queryTimeout bounds one verification query.
@@ -56,11 +58,36 @@ func verify(ctx context.Context, addr, zone string, expect []expectation) (v ver
 	return v, nil
 }
 
+// verifyInto verifies a step's writes at addr and files what it found
+// in res. Verifying only reads: an interrupt (Ctrl-C) stops it, where it
+// lets a write finish, and a note says it was, since nothing was found
+// wrong nor checked.
+func verifyInto(ctx context.Context, run *backends.Run, res *backends.StepResult, addr, zone string, expect []expectation) {
+	vctx, stop := run.ReadContext(ctx)
+	v, err := verify(vctx, addr, zone, expect)
+	interrupted := err != nil && vctx.Err() != nil
+	stop()
+	res.Queries = v.queries
+	switch {
+	case interrupted:
+		res.Notes = append(res.Notes, fmt.Sprintf("zone %s: verification over DNS at %s was interrupted: the changes were written, but what the server answers was not checked", zone, addr))
+	case err != nil:
+		res.Problems = append(res.Problems, fmt.Sprintf("zone %s: could not verify at %s: %v", zone, addr, err))
+	default:
+		res.Problems = append(res.Problems, v.problems...)
+		res.Notes = append(res.Notes, v.notes...)
+	}
+}
+
 // verifyRRsets is verify for every type DNS itself has. A single rrset
 // is one query either way, and a UDP query is the cheaper one.
 func verifyRRsets(ctx context.Context, n *atomic.Int64, addr, zone string, expect []expectation) (problems []string, note string, err error) {
 	if len(expect) > 1 {
 		served, err := transfer(ctx, n, addr, zone)
+		if ctx.Err() != nil {
+			// Interrupted: no fallback, which would only be cut short too.
+			return nil, "", context.Cause(ctx)
+		}
 		if err == nil {
 			for _, e := range expect {
 				if p := compare(e, served.answer(zone, e.name, e.typ)); p != "" {
@@ -218,10 +245,10 @@ func query(ctx context.Context, n *atomic.Int64, addr, name, typ string) (*serve
 	m.SetQuestion(name, t)
 	m.RecursionDesired = false
 	n.Add(1)
-	in, _, err := (&dns.Client{Timeout: queryTimeout}).ExchangeContext(ctx, m, addr)
+	in, err := exchange(ctx, &dns.Client{Timeout: queryTimeout}, m, addr)
 	if err == nil && in.Truncated {
 		n.Add(1)
-		in, _, err = (&dns.Client{Net: "tcp", Timeout: queryTimeout}).ExchangeContext(ctx, m, addr)
+		in, err = exchange(ctx, &dns.Client{Net: "tcp", Timeout: queryTimeout}, m, addr)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("query %s %s: %w", name, typ, err)
@@ -257,33 +284,6 @@ type rcodeError struct {
 
 func (e *rcodeError) Error() string {
 	return fmt.Sprintf("query %s %s: server answered %s", e.name, e.typ, dns.RcodeToString[e.rcode])
-}
-
-// transfer reads the whole zone with AXFR.
-func transfer(ctx context.Context, n *atomic.Int64, addr, zone string) (servedZone, error) {
-	if err := ctx.Err(); err != nil {
-		return nil, err
-	}
-	m := new(dns.Msg)
-	m.SetAxfr(zone)
-	tr := &dns.Transfer{}
-	n.Add(1)
-	ch, err := tr.In(m, addr)
-	if err != nil {
-		return nil, err
-	}
-	out := servedZone{}
-	for env := range ch {
-		if env.Error != nil {
-			return nil, env.Error
-		}
-		out.add(env.RR)
-	}
-	if len(out) == 0 {
-		return nil, fmt.Errorf("zone transfer of %s returned nothing", zone)
-	}
-	out.finish()
-	return out, nil
 }
 
 // servedZone is what a zone transfer showed, by name and type.

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"time"
+
 	"github.com/spf13/cobra"
 
 	"github.com/site-tools/site/compiler"
@@ -40,6 +42,9 @@ func budget(cmd *cobra.Command) compiler.Options {
 		// error: the cache only saves time.
 		if dir, err := compiler.DefaultCacheDir(); err == nil {
 			o.Cache = compiler.OpenCache(dir)
+			// At most once a day; a prune that fails only
+			// leaves more on disk.
+			o.Cache.Prune(time.Now(), compiler.DefaultPrune)
 		}
 	}
 	return o
