@@ -12,6 +12,13 @@
 // the same method set as the fake.
 //
 // New (server.go) starts the FAKE the tests used before a real server
-// could run here. TestFakeAnswersAsVault sends the same requests to both
-// and compares what site reads of the answers.
+// could run here. No test of site needs it any more: everything it
+// showed, a dev server shows for real, and what a dev server cannot give
+// (a TLS failure, a redirect, a token echoed in an error, a 404 page
+// that is not a Vault, a silent address) the tests build as small
+// servers in front of or beside the real one. It stays only while
+// branches written against it are merged; TestFakeAnswersAsVault sends
+// the same requests to both and compares what site reads of the
+// answers, so it cannot drift from Vault meanwhile. Write new tests
+// against StartDev.
 package vaulttest

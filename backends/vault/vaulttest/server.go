@@ -16,8 +16,8 @@ import (
 // the public API documentation (developer.hashicorp.com/vault/api-docs and
 // openbao.org/api-docs) and what the Go client
 // github.com/hashicorp/vault/api v1.23.0 sends and expects. It is not
-// Vault, and the tests now run against a real one (StartDev); it is kept
-// with TestFakeAnswersAsVault, which pins it to what Vault answers.
+// Vault, and site's tests now run against a real one (StartDev): see the
+// package doc for why it is still here.
 //
 // It serves only what site uses:
 //
