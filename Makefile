@@ -3,7 +3,8 @@
 #   make demo    install what is missing, start a local PowerDNS on loopback,
 #                apply tenants/office1.cue's DNS and show the diff converged
 #   make test    install what is missing, then run every test (real PowerDNS,
-#                real libvirt + QEMU, fakes for Cloudflare and Vault)
+#                real libvirt + QEMU, a real Vault dev server, a fake
+#                Cloudflare)
 #
 # libvirt is loaded at run time (build tag libvirt_dlopen), so the binary
 # builds without libvirt-dev and `site vet` runs where libvirt is absent.
@@ -29,7 +30,7 @@ DEB_PKGS := pdns-server pdns-backend-sqlite3 sqlite3 bind9-dnsutils \
             curl dnsmasq-base iptables busybox-static iproute2 \
             linux-image-cloud-amd64 syslinux mtools dosfstools
 
-.PHONY: all build test lint bench demo demo-vm demo-stop deps clean
+.PHONY: all build test lint bench demo demo-vm demo-stop deps clean vault-server
 
 all: build
 
@@ -62,12 +63,33 @@ deps:
 # The cue CLI of the same version checks that schema/*.cue works for users
 # who vet with cue itself (TestSchemaWithCueCLI).
 GOBIN := $(shell $(GO) env GOPATH)/bin
-test: deps
+test: deps vault-server
 	$(GO) install cuelang.org/go/cmd/cue@$(CUE_VERSION)
 	$(GO) vet -tags $(TAGS) ./...
 	@out=$$(gofmt -l .); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
 	$(GO) run -tags $(TAGS) ./cmd/site vet ./tenants/...
 	PATH="$(GOBIN):$$PATH" $(GO) test -tags $(TAGS) -count=1 -timeout 30m ./...
+
+# vault-server builds the real Vault the tests start (`vault server -dev`)
+# from backends/vault/vaulttest/vaultserver, a module of its own, into a
+# cache outside the repository keyed by the version, only when it is not
+# there yet: about 20 CPU-minutes and a ~500 MB binary. Vault 1.21 is BSL 1.1 licensed: it
+# is a test server only, never shipped with site. The build writes a
+# temporary file and renames it, so an interrupted build leaves nothing
+# the tests would take for a server. SITE_TEST_VAULT_BIN points the tests
+# at another binary instead.
+VAULT_VERSION := v1.21.0
+VAULT_MOD     := backends/vault/vaulttest/vaultserver
+VAULT_BIN     ?= $(or $(XDG_CACHE_HOME),$(HOME)/.cache)/site-test/vault-$(VAULT_VERSION)/vault
+vault-server:
+	@if [ -n "$$SITE_TEST_VAULT_BIN" ]; then echo "vault-server: using SITE_TEST_VAULT_BIN=$$SITE_TEST_VAULT_BIN"; \
+	elif [ -x "$(VAULT_BIN)" ]; then :; else \
+		grep -q 'hashicorp/vault $(VAULT_VERSION)$$' $(VAULT_MOD)/go.mod || { echo "$(VAULT_MOD)/go.mod does not require vault $(VAULT_VERSION)"; exit 1; }; \
+		echo "building Vault $(VAULT_VERSION) (test server only, BSL) into $(VAULT_BIN): about 20 CPU-minutes"; \
+		mkdir -p "$$(dirname "$(VAULT_BIN)")"; \
+		tmp="$(VAULT_BIN).tmp.$$$$"; \
+		(cd $(VAULT_MOD) && nice $(GO) build -o "$$tmp" .) && mv "$$tmp" "$(VAULT_BIN)" || { rm -f "$$tmp"; exit 1; }; \
+	fi
 
 lint:
 	$(GO) vet -tags $(TAGS) ./...

@@ -35,9 +35,9 @@ func TestEchoedTokenNeverReported(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			fake := newFake(t)
-			fake.AddRole("role-1", "s3cret-id")
-			target, err := url.Parse(fake.URL)
+			srv := newVault(t)
+			srv.AddRole("role-1", "s3cret-id")
+			target, err := url.Parse(srv.URL)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -16,7 +16,8 @@ import (
 )
 
 const (
-	testToken = "hvs.test-token-6f1c"
+	// Not "hvs.…": Vault refuses a chosen token ID with its own prefix.
+	testToken = "test-token-6f1c"
 	testValue = "cf-secret-value-93ab"
 )
 
@@ -45,10 +46,11 @@ func secretStep(addrs ...string) *graph.Step {
 		Secret: &graph.Secret{Store: store, Ref: ref}}
 }
 
-func newFake(t *testing.T) *vaulttest.Server {
+// newVault starts a real Vault dev server (stopped when t ends) whose
+// root token is testToken and which holds bao's secret dns/cloudflare.
+func newVault(t *testing.T) *vaulttest.Dev {
 	t.Helper()
-	s := vaulttest.New(testToken)
-	t.Cleanup(s.Close)
+	s := vaulttest.StartDev(t, testToken)
 	s.Put("secret", "dns/cloudflare", map[string]any{"token": testValue, "other": "x"})
 	return s
 }
@@ -65,8 +67,8 @@ func readSecret(t *testing.T, run *backends.Run, step *graph.Step) string {
 }
 
 func TestPlanReadsSecret(t *testing.T) {
-	fake := newFake(t)
-	step := secretStep(fake.URL)
+	srv := newVault(t)
+	step := secretStep(srv.URL)
 	run := newRun(map[string]string{"VAULT_TOKEN": testToken})
 	d := New()
 	sp, err := d.Plan(context.Background(), step, run)
@@ -89,7 +91,7 @@ func TestPlanReadsSecret(t *testing.T) {
 	if again.Fingerprint != sp.Fingerprint {
 		t.Errorf("fingerprint changed without a new version: got %q, want %q", again.Fingerprint, sp.Fingerprint)
 	}
-	fake.Put("secret", "dns/cloudflare", map[string]any{"token": "rotated-value"})
+	srv.Put("secret", "dns/cloudflare", map[string]any{"token": "rotated-value"})
 	rotated, err := d.Plan(context.Background(), step, run)
 	if err != nil {
 		t.Fatal(err)
@@ -109,18 +111,18 @@ func TestPlanReadsSecret(t *testing.T) {
 }
 
 func TestPlanAddressOrder(t *testing.T) {
-	fake := newFake(t)
+	srv := newVault(t)
 	closed := closedAddr(t)
 	tests := []struct {
 		name  string
 		addrs []string
 		env   map[string]string
 	}{
-		{"second spec address answers", []string{closed, fake.URL}, nil},
-		{"VAULT_ADDR is tried after the spec", []string{closed}, map[string]string{"VAULT_ADDR": fake.URL}},
+		{"second spec address answers", []string{closed, srv.URL}, nil},
+		{"VAULT_ADDR is tried after the spec", []string{closed}, map[string]string{"VAULT_ADDR": srv.URL}},
 		// The spec address would be a private one in real use; the
 		// override replaces it, so it is never dialled.
-		{"SITE_VAULT_ADDRS replaces the spec", []string{"http://192.0.2.1:8200"}, map[string]string{"SITE_VAULT_ADDRS": closed + ", " + fake.URL}},
+		{"SITE_VAULT_ADDRS replaces the spec", []string{"http://192.0.2.1:8200"}, map[string]string{"SITE_VAULT_ADDRS": closed + ", " + srv.URL}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -134,8 +136,8 @@ func TestPlanAddressOrder(t *testing.T) {
 			if err != nil {
 				t.Fatalf("Plan: %v", err)
 			}
-			if got := sp.Detail.(detail).Addr; got != fake.URL {
-				t.Errorf("read from %q, want %q", got, fake.URL)
+			if got := sp.Detail.(detail).Addr; got != srv.URL {
+				t.Errorf("read from %q, want %q", got, srv.URL)
 			}
 			if readSecret(t, run, step) != testValue {
 				t.Errorf("wrong secret recorded")
@@ -163,7 +165,7 @@ func TestPlanUnreachableIsGated(t *testing.T) {
 }
 
 func TestPlanTimeoutMovesOn(t *testing.T) {
-	fake := newFake(t)
+	srv := newVault(t)
 	// A listener that accepts but never answers stands for an address
 	// that swallows packets.
 	l, err := net.Listen("tcp", "127.0.0.1:0")
@@ -182,40 +184,47 @@ func TestPlanTimeoutMovesOn(t *testing.T) {
 	}()
 	run := newRun(map[string]string{"VAULT_TOKEN": testToken})
 	d := &Driver{Timeout: 300 * time.Millisecond}
-	sp, err := d.Plan(context.Background(), secretStep("http://"+l.Addr().String(), fake.URL), run)
+	sp, err := d.Plan(context.Background(), secretStep("http://"+l.Addr().String(), srv.URL), run)
 	if err != nil {
 		t.Fatalf("Plan: %v", err)
 	}
-	if got := sp.Detail.(detail).Addr; got != fake.URL {
-		t.Errorf("read from %q, want %q", got, fake.URL)
+	if got := sp.Detail.(detail).Addr; got != srv.URL {
+		t.Errorf("read from %q, want %q", got, srv.URL)
 	}
 }
 
 func TestPlanErrors(t *testing.T) {
 	tests := []struct {
 		name  string
-		setup func(*vaulttest.Server)
+		setup func(*vaulttest.Dev)
 		token string
 		key   string
 		want  string
 	}{
-		{"sealed", func(s *vaulttest.Server) { s.Seal(true) }, testToken, "token", "sealed"},
-		{"missing secret", func(s *vaulttest.Server) { s.Put("secret", "elsewhere", map[string]any{"a": "b"}) }, testToken, "token", "does not exist"},
-		{"soft-deleted latest version", func(s *vaulttest.Server) {
+		{"sealed", func(s *vaulttest.Dev) { s.Seal(true) }, testToken, "token", "sealed"},
+		{"missing secret", func(s *vaulttest.Dev) { s.Put("secret", "elsewhere", map[string]any{"a": "b"}) }, testToken, "token", "does not exist"},
+		{"soft-deleted latest version", func(s *vaulttest.Dev) {
 			s.Put("secret", "dns/cloudflare", map[string]any{"token": testValue})
 			s.SoftDelete("secret", "dns/cloudflare")
 		}, testToken, "token", "latest version (1) is deleted"},
-		{"permission denied", func(s *vaulttest.Server) { s.Put("secret", "dns/cloudflare", map[string]any{"token": testValue}) }, "hvs.wrong", "token", "permission denied"},
-		{"missing key", func(s *vaulttest.Server) { s.Put("secret", "dns/cloudflare", map[string]any{"api": testValue}) }, testToken, "token", `has no key "token" (its keys: api)`},
-		{"not a string", func(s *vaulttest.Server) { s.Put("secret", "dns/cloudflare", map[string]any{"token": 42}) }, testToken, "token", "not a non-empty string"},
+		{"destroyed latest version", func(s *vaulttest.Dev) {
+			s.Put("secret", "dns/cloudflare", map[string]any{"token": testValue})
+			s.Destroy("secret", "dns/cloudflare")
+		}, testToken, "token", "latest version (1) is destroyed: write a new version"},
+		{"permission denied", func(s *vaulttest.Dev) { s.Put("secret", "dns/cloudflare", map[string]any{"token": testValue}) }, "hvs.wrong", "token", "permission denied"},
+		{"token without a policy for the path", func(s *vaulttest.Dev) {
+			s.Put("secret", "dns/cloudflare", map[string]any{"token": testValue})
+			s.AddToken("other-paths-only", "other", `path "secret/data/other/*" { capabilities = ["read"] }`)
+		}, "other-paths-only", "token", "has no policy that allows read on secret/data/dns/cloudflare"},
+		{"missing key", func(s *vaulttest.Dev) { s.Put("secret", "dns/cloudflare", map[string]any{"api": testValue}) }, testToken, "token", `has no key "token" (its keys: api)`},
+		{"not a string", func(s *vaulttest.Dev) { s.Put("secret", "dns/cloudflare", map[string]any{"token": 42}) }, testToken, "token", "not a non-empty string"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			fake := vaulttest.New(testToken)
-			defer fake.Close()
-			tt.setup(fake)
+			srv := vaulttest.StartDev(t, testToken)
+			tt.setup(srv)
 			run := newRun(map[string]string{"VAULT_TOKEN": tt.token})
-			step := secretStep(fake.URL)
+			step := secretStep(srv.URL)
 			step.Secret.Ref.Key = tt.key
 			_, err := New().Plan(context.Background(), step, run)
 			if err == nil {
@@ -228,7 +237,7 @@ func TestPlanErrors(t *testing.T) {
 			if !strings.Contains(err.Error(), tt.want) {
 				t.Errorf("got %q, want it to contain %q", err, tt.want)
 			}
-			for _, secret := range []string{testValue, testToken, "hvs.wrong"} {
+			for _, secret := range []string{testValue, testToken, "hvs.wrong", "other-paths-only"} {
 				if strings.Contains(err.Error(), secret) {
 					t.Errorf("error %q contains a secret", err)
 				}
@@ -238,9 +247,9 @@ func TestPlanErrors(t *testing.T) {
 }
 
 func TestPlanSealedThenNextAddress(t *testing.T) {
-	sealed := newFake(t)
+	sealed := newVault(t)
 	sealed.Seal(true)
-	open := newFake(t)
+	open := newVault(t)
 	run := newRun(map[string]string{"VAULT_TOKEN": testToken})
 	sp, err := New().Plan(context.Background(), secretStep(sealed.URL, open.URL), run)
 	if err != nil {
@@ -252,12 +261,12 @@ func TestPlanSealedThenNextAddress(t *testing.T) {
 }
 
 func TestPlanMissingToken(t *testing.T) {
-	fake := newFake(t)
-	_, err := New().Plan(context.Background(), secretStep(fake.URL), newRun(nil))
+	srv := newVault(t)
+	_, err := New().Plan(context.Background(), secretStep(srv.URL), newRun(nil))
 	if err == nil || !strings.Contains(err.Error(), "VAULT_TOKEN") {
 		t.Fatalf("got %v, want an error naming VAULT_TOKEN", err)
 	}
-	if n := fake.Count("read"); n != 0 {
+	if n := srv.Count("read"); n != 0 {
 		t.Errorf("got %d reads without a token, want 0", n)
 	}
 }
@@ -273,9 +282,9 @@ func TestPlanAppRole(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			fake := newFake(t)
-			fake.AddRole("role-1", "s3cret-id")
-			step := secretStep(fake.URL)
+			srv := newVault(t)
+			srv.AddRole("role-1", "s3cret-id")
+			step := secretStep(srv.URL)
 			step.Secret.Store.AppRole = &model.AppRole{RoleID: model.Credential{Env: "ROLE_ID"}, SecretID: model.Credential{Env: "SECRET_ID"}}
 			run := newRun(map[string]string{"ROLE_ID": "role-1", "SECRET_ID": tt.secretID})
 			_, err := New().Plan(context.Background(), step, run)
@@ -286,8 +295,8 @@ func TestPlanAppRole(t *testing.T) {
 				if readSecret(t, run, step) != testValue {
 					t.Error("wrong secret recorded")
 				}
-				if fake.Count("login") != 1 {
-					t.Errorf("got %d logins, want 1", fake.Count("login"))
+				if srv.Count("login") != 1 {
+					t.Errorf("got %d logins, want 1", srv.Count("login"))
 				}
 				return
 			}

@@ -7,6 +7,7 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"regexp"
 	"strings"
 	"time"
 
@@ -21,7 +22,7 @@ import (
 func describe(err error, timeout time.Duration) (reason string, answered bool) {
 	var re *api.ResponseError
 	if errors.As(err, &re) {
-		msg := strings.Join(re.Errors, "; ")
+		msg := errorList(re.Errors)
 		if msg == "" {
 			msg = http.StatusText(re.StatusCode)
 		}
@@ -59,6 +60,31 @@ func describe(err error, timeout time.Duration) (reason string, answered bool) {
 		return op.Err.Error(), false
 	}
 	return err.Error(), false
+}
+
+// multiError is the text Vault makes of several errors at once
+// (hashicorp/go-multierror): "2 errors occurred:\n\t* permission
+// denied\n\t* invalid token\n\n". Vault 1.21 answers a 403 this way,
+// even for one error.
+var multiError = regexp.MustCompile(`^\d+ errors? occurred:\n`)
+
+// errorList joins the errors of a Vault answer on one line, each
+// multi-error text taken apart into its items, so a reason never
+// spreads over lines.
+func errorList(errs []string) string {
+	var out []string
+	for _, e := range errs {
+		if !multiError.MatchString(e) {
+			out = append(out, strings.TrimSpace(e))
+			continue
+		}
+		for _, line := range strings.Split(e, "\n")[1:] {
+			if item, ok := strings.CutPrefix(strings.TrimSpace(line), "* "); ok {
+				out = append(out, item)
+			}
+		}
+	}
+	return strings.Join(out, "; ")
 }
 
 // isServerTrouble is true for answers that say this server cannot serve

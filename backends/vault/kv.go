@@ -87,6 +87,12 @@ func (r *reader) value(kv *api.KVSecret, att attempt, what string) (*secret, att
 		if kv.VersionMetadata != nil {
 			v = kv.VersionMetadata.Version
 		}
+		if kv.VersionMetadata != nil && kv.VersionMetadata.Destroyed {
+			// Undelete cannot bring a destroyed version back.
+			att.reason = "latest version is destroyed"
+			return nil, att, fmt.Errorf("secret %s at %s: its latest version (%d) is destroyed: write a new version (vault kv put -mount=%s %s %s=...)",
+				what, addr, v, r.mount(), r.sec.Ref.Path, r.sec.Ref.Key)
+		}
 		return nil, att, fmt.Errorf("secret %s at %s: its latest version (%d) is deleted: undelete it (vault kv undelete -mount=%s -versions=%d %s) or write a new version",
 			what, addr, v, r.mount(), v, r.sec.Ref.Path)
 	}

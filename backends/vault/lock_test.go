@@ -12,7 +12,7 @@ import (
 	"github.com/site-tools/site/compiler/model"
 )
 
-// lockFor is tenant office1's lock store in the fake at addrs, as one
+// lockFor is tenant office1's lock store in the Vault at addrs, as one
 // run (its own Driver) builds it, with the clock now.
 func lockFor(t *testing.T, now func() time.Time, addrs ...string) *LockStore {
 	t.Helper()
@@ -32,7 +32,7 @@ func holder(id string, expires time.Time) lock.Holder {
 // TestVaultLockConcurrentClaims lets eight runs claim a free lock at
 // once: exactly one holds it, and every other one is told that one.
 func TestVaultLockConcurrentClaims(t *testing.T) {
-	fake := newFake(t)
+	srv := newVault(t)
 	t0 := time.Now()
 	now := func() time.Time { return t0 }
 	const n = 8
@@ -41,7 +41,7 @@ func TestVaultLockConcurrentClaims(t *testing.T) {
 	others := make([]*lock.Holder, n)
 	errs := make([]error, n)
 	for i := range n {
-		s := lockFor(t, now, fake.URL)
+		s := lockFor(t, now, srv.URL)
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -71,7 +71,7 @@ func TestVaultLockConcurrentClaims(t *testing.T) {
 			t.Errorf("run %c was told %s holds the lock, want %s", 'A'+i, others[i].ID, winner)
 		}
 	}
-	hs, err := lockFor(t, now, fake.URL).Holders(context.Background())
+	hs, err := lockFor(t, now, srv.URL).Holders(context.Background())
 	if err != nil || len(hs) != 1 || hs[0].ID != winner || hs[0].State != lock.Held || hs[0].Host != "runner-"+winner || hs[0].PID != 42 {
 		t.Errorf("Holders = %+v, %v; want only %s, held, with its host and pid", hs, err, winner)
 	}
@@ -81,10 +81,10 @@ func TestVaultLockConcurrentClaims(t *testing.T) {
 // the free lock, B takes it, and A's write over the version it read is
 // refused by check-and-set, so A's Try names B.
 func TestVaultLockLostRace(t *testing.T) {
-	fake := newFake(t)
+	srv := newVault(t)
 	t0 := time.Now()
 	now := func() time.Time { return t0 }
-	a, b := lockFor(t, now, fake.URL), lockFor(t, now, fake.URL)
+	a, b := lockFor(t, now, srv.URL), lockFor(t, now, srv.URL)
 	ctx := context.Background()
 	cur, v, err := a.get(ctx)
 	if err != nil || cur != nil || v != 0 {
@@ -106,11 +106,11 @@ func TestVaultLockLostRace(t *testing.T) {
 // has run out another run takes the lock over, and the old holder can
 // neither renew nor release it.
 func TestVaultLockExpiredTakenOver(t *testing.T) {
-	fake := newFake(t)
+	srv := newVault(t)
 	t0 := time.Now()
 	clock := t0
 	now := func() time.Time { return clock }
-	a, b := lockFor(t, now, fake.URL), lockFor(t, now, fake.URL)
+	a, b := lockFor(t, now, srv.URL), lockFor(t, now, srv.URL)
 	ctx := context.Background()
 	ha := holder("A", t0.Add(time.Minute))
 	if other, err := a.Try(ctx, ha); other != nil || err != nil {
@@ -140,11 +140,11 @@ func TestVaultLockExpiredTakenOver(t *testing.T) {
 // and another run then takes it at once; a run that was told of the
 // holder before the release was refused.
 func TestVaultLockRelease(t *testing.T) {
-	fake := newFake(t)
+	srv := newVault(t)
 	ctx := context.Background()
 	t0 := time.Now()
 	now := func() time.Time { return t0 }
-	a, b := lockFor(t, now, fake.URL), lockFor(t, now, fake.URL)
+	a, b := lockFor(t, now, srv.URL), lockFor(t, now, srv.URL)
 	l, err := lock.Acquire(ctx, []lock.Store{a}, holder("A", time.Time{}), lock.Options{Now: now})
 	if err != nil {
 		t.Fatalf("A's Acquire: %v", err)
@@ -171,11 +171,11 @@ func TestVaultLockRelease(t *testing.T) {
 // TestVaultLockAddressWalk: the lock is kept at the first address that
 // answers, as secrets are read; with none answering there is no store.
 func TestVaultLockAddressWalk(t *testing.T) {
-	fake := newFake(t)
+	srv := newVault(t)
 	closed := closedAddr(t)
-	s := lockFor(t, nil, closed, fake.URL)
-	if s.addr != fake.URL || !strings.Contains(s.Where(), "vault bao at "+fake.URL+" (KV v2 secret/site-locks/office1)") {
-		t.Errorf("Where = %q, want the fake's address", s.Where())
+	s := lockFor(t, nil, closed, srv.URL)
+	if s.addr != srv.URL || !strings.Contains(s.Where(), "vault bao at "+srv.URL+" (KV v2 secret/site-locks/office1)") {
+		t.Errorf("Where = %q, want the srv's address", s.Where())
 	}
 	store := &model.Vault{Name: "bao", Addrs: []string{closed}, Mount: "secret", Token: model.Credential{Env: "VAULT_TOKEN"}}
 	_, err := New().LockStore(context.Background(), store, "office1", newRun(map[string]string{"VAULT_TOKEN": testToken}), nil)
@@ -192,11 +192,11 @@ func TestVaultLockAddressWalk(t *testing.T) {
 // that did not answer is not dialled again (a fresh walk lists it as
 // passed over).
 func TestVaultLockSharesRunMemory(t *testing.T) {
-	fake := newFake(t)
+	srv := newVault(t)
 	closed := closedAddr(t)
 	d := New()
 	run := newRun(map[string]string{"VAULT_TOKEN": testToken})
-	step := secretStep(closed, fake.URL)
+	step := secretStep(closed, srv.URL)
 	if _, err := d.LockStore(context.Background(), step.Secret.Store, "office1", run, nil); err != nil {
 		t.Fatalf("LockStore: %v", err)
 	}
@@ -205,8 +205,8 @@ func TestVaultLockSharesRunMemory(t *testing.T) {
 		t.Fatalf("Plan: %v", err)
 	}
 	det := sp.Detail.(detail)
-	if det.Addr != fake.URL || len(det.Passed) != 0 {
-		t.Errorf("read from %s passing over %q, want %s first and nothing passed over", det.Addr, det.Passed, fake.URL)
+	if det.Addr != srv.URL || len(det.Passed) != 0 {
+		t.Errorf("read from %s passing over %q, want %s first and nothing passed over", det.Addr, det.Passed, srv.URL)
 	}
 }
 
@@ -214,17 +214,20 @@ func TestVaultLockSharesRunMemory(t *testing.T) {
 // write it gets the store, and its Try says which grant is missing,
 // without the token.
 func TestVaultLockReadOnlyToken(t *testing.T) {
-	fake := newFake(t)
-	const reader = "hvs.reader-only-19e2"
-	fake.AddReader(reader)
-	store := &model.Vault{Name: "bao", Addrs: []string{fake.URL}, Mount: "secret", Token: model.Credential{Env: "VAULT_TOKEN"}}
+	srv := newVault(t)
+	const reader = "reader-only-19e2"
+	srv.AddReader(reader)
+	store := &model.Vault{Name: "bao", Addrs: []string{srv.URL}, Mount: "secret", Token: model.Credential{Env: "VAULT_TOKEN"}}
 	s, err := New().LockStore(context.Background(), store, "office1", newRun(map[string]string{"VAULT_TOKEN": reader}), nil)
 	if err != nil {
 		t.Fatalf("LockStore: %v", err)
 	}
 	_, err = s.Try(context.Background(), holder("A", time.Now().Add(time.Minute)))
-	if err == nil || !strings.Contains(err.Error(), "HTTP 403") || !strings.Contains(err.Error(), "needs read, create and update on secret/data/site-locks/*") {
+	if err == nil || !strings.Contains(err.Error(), "HTTP 403: permission denied: the token") || !strings.Contains(err.Error(), "needs read, create and update on secret/data/site-locks/*") {
 		t.Fatalf("Try with a read-only token: %v, want 403 naming the grant", err)
+	}
+	if strings.Contains(err.Error(), "\n") {
+		t.Errorf("the error spreads over lines: %q", err)
 	}
 	if strings.Contains(err.Error(), reader) {
 		t.Errorf("the error shows the token: %v", err)

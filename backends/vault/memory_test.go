@@ -17,7 +17,7 @@ import (
 )
 
 // silentTimeout is the Driver.Timeout these tests use: long enough for a
-// loopback fake to answer, short enough that waiting it out is cheap.
+// loopback Vault to answer, short enough that waiting it out is cheap.
 const silentTimeout = 200 * time.Millisecond
 
 // silent is a loopback listener that accepts TCP connections and never
@@ -110,13 +110,13 @@ func TestRunRemembersSilentAddress(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			fake := newFake(t)
+			srv := newVault(t)
 			slow := newSilent(t)
 			var steps []*graph.Step
 			for i := range tt.secrets {
 				path := fmt.Sprintf("dns/provider-%d", i)
-				fake.Put("secret", path, map[string]any{"token": testValue})
-				steps = append(steps, refStep(path, slow.url, fake.URL))
+				srv.Put("secret", path, map[string]any{"token": testValue})
+				steps = append(steps, refStep(path, slow.url, srv.URL))
 			}
 			for range tt.runs {
 				d := &Driver{Timeout: silentTimeout}
@@ -144,8 +144,8 @@ func TestRunRemembersSilentAddress(t *testing.T) {
 					if errs[i] != nil {
 						t.Fatalf("Plan %s: %v", step.ID, errs[i])
 					}
-					if addrs[i] != fake.URL {
-						t.Errorf("%s read from %q, want %q", step.ID, addrs[i], fake.URL)
+					if addrs[i] != srv.URL {
+						t.Errorf("%s read from %q, want %q", step.ID, addrs[i], srv.URL)
 					}
 					if readSecret(t, run, step) != testValue {
 						t.Errorf("%s: wrong secret recorded", step.ID)
@@ -155,7 +155,7 @@ func TestRunRemembersSilentAddress(t *testing.T) {
 			if got, want := slow.accepts(t), tt.runs; got != want {
 				t.Errorf("got %d attempts on the silent address, want %d (once per run)", got, want)
 			}
-			if got, want := fake.Count("read"), tt.runs*tt.secrets; got != want {
+			if got, want := srv.Count("read"), tt.runs*tt.secrets; got != want {
 				t.Errorf("got %d reads on the answering address, want %d", got, want)
 			}
 		})
@@ -207,7 +207,7 @@ func TestRunBlockedStoreListsEveryAddress(t *testing.T) {
 // steps ask it first, so neither a refusing nor a sealed address before
 // it is asked again, and its final answers stand alone.
 func TestRunTriesAnsweringAddressFirst(t *testing.T) {
-	sealed, open := newFake(t), newFake(t)
+	sealed, open := newVault(t), newVault(t)
 	sealed.Seal(true)
 	closed := closedAddr(t)
 	d := New()
@@ -216,7 +216,7 @@ func TestRunTriesAnsweringAddressFirst(t *testing.T) {
 		name       string
 		path       string
 		wantErr    string
-		wantSealed int // reads the sealed fake has had after this step
+		wantSealed int // reads the sealed server has had after this step
 	}{
 		{"first step walks the list", "dns/cloudflare", "", 1},
 		{"second step asks the answering address first", "dns/cloudflare", "", 1},
@@ -248,11 +248,11 @@ func TestRunTriesAnsweringAddressFirst(t *testing.T) {
 // silent address must not make the run believe the address is down, and
 // a step cancelled while another holds the store's turn gets no gate.
 func TestRunInterruptedLearnsNothing(t *testing.T) {
-	fake := newFake(t)
+	srv := newVault(t)
 	slow := newSilent(t)
 	d := &Driver{Timeout: time.Minute} // only the cancellation ends the wait
 	run := newRun(map[string]string{"VAULT_TOKEN": testToken})
-	step := secretStep(slow.url, fake.URL)
+	step := secretStep(slow.url, srv.URL)
 
 	ctx, cancel := context.WithCancel(context.Background())
 	go func() {
@@ -265,7 +265,7 @@ func TestRunInterruptedLearnsNothing(t *testing.T) {
 		t.Fatalf("got %v, want a cancellation that offers no gate", err)
 	}
 
-	mem := d.memory(storeKey("sjc", []string{slow.url, fake.URL}))
+	mem := d.memory(storeKey("sjc", []string{slow.url, srv.URL}))
 	if _, ok := mem.failed[slow.url]; ok {
 		t.Errorf("the cancelled attempt was remembered as a failure of %s", slow.url)
 	}

@@ -29,8 +29,8 @@ func TestNotVault404MovesOn(t *testing.T) {
 				_, _ = w.Write([]byte(tc.body))
 			}))
 			t.Cleanup(web.Close)
-			fake := newFake(t)
-			step := secretStep(web.URL, fake.URL)
+			srv := newVault(t)
+			step := secretStep(web.URL, srv.URL)
 			run := newRun(map[string]string{"VAULT_TOKEN": testToken})
 			sp, err := New().Plan(context.Background(), step, run)
 			if err != nil {

@@ -37,6 +37,11 @@ func TestDescribe(t *testing.T) {
 		{"sealed", &api.ResponseError{StatusCode: 503, Errors: []string{"Vault is sealed"}},
 			`sealed (HTTP 503 "Vault is sealed"): unseal it (bao/vault operator unseal)`, true},
 		{"forbidden", &api.ResponseError{StatusCode: 403, Errors: []string{"permission denied"}}, "HTTP 403: permission denied", true},
+		// Vault 1.21's own texts, as a dev server answers them.
+		{"forbidden by policy", &api.ResponseError{StatusCode: 403, Errors: []string{"1 error occurred:\n\t* permission denied\n\n"}},
+			"HTTP 403: permission denied", true},
+		{"unknown token", &api.ResponseError{StatusCode: 403, Errors: []string{"2 errors occurred:\n\t* permission denied\n\t* invalid token\n\n"}},
+			"HTTP 403: permission denied; invalid token", true},
 		{"not found", fmt.Errorf("%w: at secret/data/x", api.ErrSecretNotFound), "secret not found (HTTP 404)", true},
 	}
 	for _, tt := range tests {

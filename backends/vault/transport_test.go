@@ -22,11 +22,11 @@ import (
 	"github.com/site-tools/site/compiler/model"
 )
 
-// requests counts every request the fake got, whatever the route.
-func requests(fake *vaulttest.Server) int {
+// requests counts every request the server got, whatever the route.
+func requests(srv *vaulttest.Dev) int {
 	n := 0
 	for _, r := range []string{"health", "read", "login", "other"} {
-		n += fake.Count(r)
+		n += srv.Count(r)
 	}
 	return n
 }
@@ -34,13 +34,13 @@ func requests(fake *vaulttest.Server) int {
 // TestRedirectKeepsToken: the first address is a loopback server that
 // answers 307 to a second one on another port (another host:port). The
 // token, the AppRole secret id and the login body never reach the
-// second server; the read moves on to the next address, the fake.
+// second server; the read moves on to the next address, the real Vault.
 func TestRedirectKeepsToken(t *testing.T) {
 	for _, approle := range []bool{false, true} {
 		name := map[bool]string{false: "token", true: "approle"}[approle]
 		t.Run(name, func(t *testing.T) {
-			fake := newFake(t)
-			fake.AddRole("role-1", "s3cret-id")
+			srv := newVault(t)
+			srv.AddRole("role-1", "s3cret-id")
 			var mu sync.Mutex
 			var stolen []string
 			second := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -55,7 +55,7 @@ func TestRedirectKeepsToken(t *testing.T) {
 			}))
 			defer front.Close()
 
-			step := secretStep(front.URL, fake.URL)
+			step := secretStep(front.URL, srv.URL)
 			env := map[string]string{"VAULT_TOKEN": testToken, "ROLE_ID": "role-1", "SECRET_ID": "s3cret-id"}
 			if approle {
 				step.Secret.Store.AppRole = &model.AppRole{RoleID: model.Credential{Env: "ROLE_ID"}, SecretID: model.Credential{Env: "SECRET_ID"}}
@@ -65,8 +65,8 @@ func TestRedirectKeepsToken(t *testing.T) {
 			if err != nil {
 				t.Fatalf("Plan: %v", err)
 			}
-			if got := sp.Detail.(detail).Addr; got != fake.URL {
-				t.Errorf("read from %q, want %q (the next address after the redirect)", got, fake.URL)
+			if got := sp.Detail.(detail).Addr; got != srv.URL {
+				t.Errorf("read from %q, want %q (the next address after the redirect)", got, srv.URL)
 			}
 			mu.Lock()
 			defer mu.Unlock()
@@ -96,11 +96,11 @@ func TestRedirectElsewhereIsNamed(t *testing.T) {
 // after it gets no request. With the server's CA in VAULT_CACERT the
 // same server is read.
 func TestTLSFailureIsFinal(t *testing.T) {
-	fake := newFake(t)
-	tlsFake := httptest.NewTLSServer(fake.Config.Handler) // self-signed, same data
-	defer tlsFake.Close()
+	srv := newVault(t)
+	tlsSrv := httptest.NewTLSServer(srv.Handler()) // self-signed, same data
+	defer tlsSrv.Close()
 	caFile := filepath.Join(t.TempDir(), "ca.pem")
-	ca := pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: tlsFake.Certificate().Raw})
+	ca := pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: tlsSrv.Certificate().Raw})
 	if err := os.WriteFile(caFile, ca, 0o600); err != nil {
 		t.Fatal(err)
 	}
@@ -108,7 +108,7 @@ func TestTLSFailureIsFinal(t *testing.T) {
 	// the server's alert, once the client trusts it. TLS 1.2, so the
 	// alert comes inside the handshake, before the client sends its
 	// request (TLS 1.3 sends it after, racing the request's write).
-	wantsCert := httptest.NewUnstartedServer(fake.Config.Handler)
+	wantsCert := httptest.NewUnstartedServer(srv.Handler())
 	wantsCert.TLS = &tls.Config{ClientAuth: tls.RequireAnyClientCert, MaxVersion: tls.VersionTLS12}
 	wantsCert.StartTLS()
 	defer wantsCert.Close()
@@ -132,8 +132,7 @@ func TestTLSFailureIsFinal(t *testing.T) {
 			c.Close()
 		}
 	}()
-	fallback := vaulttest.New(testToken)
-	defer fallback.Close()
+	fallback := vaulttest.StartDev(t, testToken)
 	fallback.Put("secret", "dns/cloudflare", map[string]any{"token": testValue})
 
 	tests := []struct {
@@ -142,12 +141,12 @@ func TestTLSFailureIsFinal(t *testing.T) {
 		env   map[string]string
 		want  string // in the error; "" means the first address is read
 	}{
-		{"self-signed", tlsFake.URL, nil, "certificate signed by unknown authority"},
-		{"https to a plain server", strings.Replace(fake.URL, "http://", "https://", 1), nil, "does not answer TLS"},
+		{"self-signed", tlsSrv.URL, nil, "certificate signed by unknown authority"},
+		{"https to a plain server", strings.Replace(srv.URL, "http://", "https://", 1), nil, "does not answer TLS"},
 		{"not TLS, not HTTP", "https://" + banner.Addr().String(), nil, "does not answer TLS"},
 		{"server wants a client certificate", wantsCert.URL, map[string]string{"VAULT_CACERT": wantsCA}, "the server ended the handshake"},
-		{"self-signed with its CA", tlsFake.URL, map[string]string{"VAULT_CACERT": caFile}, ""},
-		{"self-signed with its CA as bytes", tlsFake.URL, map[string]string{"VAULT_CACERT_BYTES": string(ca)}, ""},
+		{"self-signed with its CA", tlsSrv.URL, map[string]string{"VAULT_CACERT": caFile}, ""},
+		{"self-signed with its CA as bytes", tlsSrv.URL, map[string]string{"VAULT_CACERT_BYTES": string(ca)}, ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -200,9 +199,9 @@ func TestSkipVerifyRefused(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.value, func(t *testing.T) {
-			fake := newFake(t)
+			srv := newVault(t)
 			run := newRun(map[string]string{"VAULT_TOKEN": testToken, "VAULT_SKIP_VERIFY": tt.value})
-			_, err := New().Plan(context.Background(), secretStep(fake.URL), run)
+			_, err := New().Plan(context.Background(), secretStep(srv.URL), run)
 			if tt.ok {
 				if err != nil {
 					t.Errorf("got %v, want the secret read", err)
@@ -212,7 +211,7 @@ func TestSkipVerifyRefused(t *testing.T) {
 			if err == nil || !strings.Contains(err.Error(), "VAULT_SKIP_VERIFY") || !strings.Contains(err.Error(), "VAULT_CACERT") {
 				t.Errorf("got %v, want a refusal naming VAULT_SKIP_VERIFY and VAULT_CACERT", err)
 			}
-			if n := requests(fake); n != 0 {
+			if n := requests(srv); n != 0 {
 				t.Errorf("the store got %d requests, want none", n)
 			}
 		})
@@ -225,15 +224,15 @@ func TestSkipVerifyRefused(t *testing.T) {
 // the variable. Here the run's environment lacks it, so the certificate
 // is verified.
 func TestLibraryIgnoresProcessSkipVerify(t *testing.T) {
-	fake := newFake(t)
-	tlsFake := httptest.NewTLSServer(fake.Config.Handler)
-	defer tlsFake.Close()
+	srv := newVault(t)
+	tlsSrv := httptest.NewTLSServer(srv.Handler())
+	defer tlsSrv.Close()
 	t.Setenv("VAULT_SKIP_VERIFY", "true")
-	_, err := New().Plan(context.Background(), secretStep(tlsFake.URL), newRun(map[string]string{"VAULT_TOKEN": testToken}))
+	_, err := New().Plan(context.Background(), secretStep(tlsSrv.URL), newRun(map[string]string{"VAULT_TOKEN": testToken}))
 	if err == nil || !strings.Contains(err.Error(), "certificate signed by unknown authority") {
 		t.Errorf("got %v, want the self-signed certificate refused", err)
 	}
-	if n := fake.Count("read"); n != 0 {
+	if n := srv.Count("read"); n != 0 {
 		t.Errorf("the store got %d reads, want none", n)
 	}
 }
@@ -241,7 +240,7 @@ func TestLibraryIgnoresProcessSkipVerify(t *testing.T) {
 // TestAddressRules: every address (the spec's, SITE_VAULT_ADDRS',
 // VAULT_ADDR) is checked before any request.
 func TestAddressRules(t *testing.T) {
-	fake := newFake(t)
+	srv := newVault(t)
 	tests := []struct {
 		name      string
 		addrs     []string
@@ -249,14 +248,14 @@ func TestAddressRules(t *testing.T) {
 		plaintext bool
 		want      error // nil: the secret is read
 	}{
-		{name: "loopback http", addrs: []string{fake.URL}},
-		{name: "userinfo", addrs: []string{strings.Replace(fake.URL, "http://", "http://admin:hunter2@", 1)}, want: endpoint.ErrUserinfo},
-		{name: "http to another host", addrs: []string{"http://10.77.0.13:8200", fake.URL}, want: endpoint.ErrPlaintext},
-		{name: "http in VAULT_ADDR", addrs: []string{fake.URL}, env: map[string]string{"VAULT_ADDR": "http://10.77.0.13:8200"}, want: endpoint.ErrPlaintext},
-		{name: "http in SITE_VAULT_ADDRS", env: map[string]string{"SITE_VAULT_ADDRS": "http://10.77.0.13:8200," + fake.URL}, want: endpoint.ErrPlaintext},
+		{name: "loopback http", addrs: []string{srv.URL}},
+		{name: "userinfo", addrs: []string{strings.Replace(srv.URL, "http://", "http://admin:hunter2@", 1)}, want: endpoint.ErrUserinfo},
+		{name: "http to another host", addrs: []string{"http://10.77.0.13:8200", srv.URL}, want: endpoint.ErrPlaintext},
+		{name: "http in VAULT_ADDR", addrs: []string{srv.URL}, env: map[string]string{"VAULT_ADDR": "http://10.77.0.13:8200"}, want: endpoint.ErrPlaintext},
+		{name: "http in SITE_VAULT_ADDRS", env: map[string]string{"SITE_VAULT_ADDRS": "http://10.77.0.13:8200," + srv.URL}, want: endpoint.ErrPlaintext},
 		// Allowed, so dialled: 192.0.2.1 (TEST-NET-1) does not answer,
-		// and the read moves on to the fake.
-		{name: "http marked plaintext", addrs: []string{"http://192.0.2.1:8200", fake.URL}, plaintext: true},
+		// and the read moves on to the real Vault.
+		{name: "http marked plaintext", addrs: []string{"http://192.0.2.1:8200", srv.URL}, plaintext: true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -266,7 +265,7 @@ func TestAddressRules(t *testing.T) {
 			}
 			step := secretStep(tt.addrs...)
 			step.Secret.Store.Plaintext = tt.plaintext
-			before := requests(fake)
+			before := requests(srv)
 			d := New()
 			d.Timeout = 100 * time.Millisecond // only how long the unanswered address is waited for
 			_, err := d.Plan(context.Background(), step, newRun(env))
@@ -282,7 +281,7 @@ func TestAddressRules(t *testing.T) {
 			if err != nil && strings.Contains(err.Error(), "hunter2") {
 				t.Errorf("error %q repeats the password", err)
 			}
-			if n := requests(fake) - before; n != 0 {
+			if n := requests(srv) - before; n != 0 {
 				t.Errorf("the store got %d requests, want none", n)
 			}
 		})
@@ -312,8 +311,8 @@ func TestPathTraversalRefused(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			fake := newFake(t)
-			step := secretStep(fake.URL)
+			srv := newVault(t)
+			step := secretStep(srv.URL)
 			step.Secret.Ref.Path = tt.path
 			if tt.mount != "" {
 				step.Secret.Store.Mount = tt.mount
@@ -326,7 +325,7 @@ func TestPathTraversalRefused(t *testing.T) {
 			if err == nil || !strings.Contains(err.Error(), "vault bao") {
 				t.Errorf("got %v, want the path refused", err)
 			}
-			if n := requests(fake); n != 0 {
+			if n := requests(srv); n != 0 {
 				t.Errorf("the store got %d requests, want none", n)
 			}
 		})

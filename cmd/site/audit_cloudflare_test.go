@@ -94,10 +94,11 @@ func TestCloudflareSpellingsAndOwnersThroughCLI(t *testing.T) {
 	}
 }
 
-// TestMissingSecretPlansNoDeletes: the store answers, but the secret
-// the zone's token lives in is gone (no such key, no such path, a
-// deleted version). The zone is not observed: its records no longer in
-// the spec stay, with or without GATE-SECRET-UNREACHABLE acknowledged.
+// TestMissingSecretPlansNoDeletes: the store (a real Vault) answers, but
+// the secret the zone's token lives in is gone (no such key, a deleted
+// or destroyed latest version, an empty key). The zone is not observed:
+// its records no longer in the spec stay, with or without
+// GATE-SECRET-UNREACHABLE acknowledged.
 func TestMissingSecretPlansNoDeletes(t *testing.T) {
 	tests := []struct {
 		name    string
@@ -108,6 +109,9 @@ func TestMissingSecretPlansNoDeletes(t *testing.T) {
 		}},
 		{"the latest version is deleted", func(cs *coldStart) {
 			cs.vault.SoftDelete("secret", "dns/cloudflare")
+		}},
+		{"the latest version is destroyed", func(cs *coldStart) {
+			cs.vault.Destroy("secret", "dns/cloudflare")
 		}},
 		{"the key is empty", func(cs *coldStart) {
 			cs.vault.Put("secret", "dns/cloudflare", map[string]any{"token": ""})

@@ -16,7 +16,7 @@ import (
 )
 
 // TestFaultsVaultApply puts the connection faults, and a sealed store,
-// between site and the fake Vault that holds a Cloudflare zone's token
+// between site and a real Vault dev server that holds a Cloudflare zone's token
 // (the fake Cloudflare answers directly), twice each. After each run
 // neither secret is in the output, no foreign record changed, no wanted
 // rrset is gone, the run converged (a diff then says so) or exited 1
@@ -26,8 +26,7 @@ func TestFaultsVaultApply(t *testing.T) {
 	const zone = "v.faults.example.test"
 	cf := cftest.New(cfToken)
 	t.Cleanup(cf.Close)
-	store := vaulttest.New(vaultToken)
-	t.Cleanup(store.Close)
+	store := vaulttest.StartDev(t, vaultToken)
 	store.Put("secret", "dns/cloudflare", map[string]any{"token": cfToken})
 	t.Setenv("VAULT_TOKEN", vaultToken)
 	t.Setenv("VAULT_ADDR", "")
@@ -129,6 +128,17 @@ tenants: office1: {
 		for _, w := range []string{"www." + zone + " A", zone + " TXT"} {
 			if hasRRset(before, w) && !hasRRset(after, w) {
 				t.Errorf("%s: wanted rrset %s was deleted", what, w)
+			}
+		}
+		if strings.Contains(stderr, "its lease runs out by itself") {
+			// The fault cut the release: the lock stays held for its
+			// lease although the run has ended. Break it, as the
+			// operator who knows the run is dead would, or the next
+			// runs only report that lock. (Vault's answers are longer
+			// than the old fake's, so a truncated answer reaches the
+			// release's read here.)
+			if c, o, e := vaultRun("unlock", "office1", file, "--ack", "GATE-LOCK-BREAK"); c != exitOK {
+				t.Fatalf("%s: unlock after a failed release: exit %d\nstdout:\n%s\nstderr:\n%s", what, c, o, e)
 			}
 		}
 		if code != exitOK {

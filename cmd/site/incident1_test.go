@@ -19,20 +19,21 @@ import (
 )
 
 // These tests reproduce INCIDENTS.md §1 through the site command, with
-// the fake Cloudflare (cftest) and the fake Vault (vaulttest): neither
-// real service can be reached from CI. Nothing here dials an address
+// the fake Cloudflare (cftest: the real service cannot be reached from
+// CI) and a real Vault dev server (vaulttest.StartDev). Nothing here dials an address
 // outside loopback: the "first address that does not answer" is a
 // closed loopback port.
 
 const (
-	cfToken    = "cf-tok-SECRET-4b9d1f"
-	vaultToken = "hvs.vault-SECRET-77ac"
+	cfToken = "cf-tok-SECRET-4b9d1f"
+	// Not "hvs.…": Vault refuses a chosen token ID with its own prefix.
+	vaultToken = "vault-SECRET-77ac"
 )
 
-// coldStart is one test's fakes and environment.
+// coldStart is one test's servers and environment.
 type coldStart struct {
 	cf     *cftest.Server
-	vault  *vaulttest.Server
+	vault  *vaulttest.Dev
 	zoneID string
 	// outputs collects everything site printed, for the secrecy check.
 	outputs *bytes.Buffer
@@ -40,9 +41,8 @@ type coldStart struct {
 
 func newColdStart(t *testing.T, zone string) *coldStart {
 	t.Helper()
-	cs := &coldStart{cf: cftest.New(cfToken), vault: vaulttest.New(vaultToken), outputs: &bytes.Buffer{}}
+	cs := &coldStart{cf: cftest.New(cfToken), vault: vaulttest.StartDev(t, vaultToken), outputs: &bytes.Buffer{}}
 	t.Cleanup(cs.cf.Close)
-	t.Cleanup(cs.vault.Close)
 	cs.zoneID = cs.cf.AddZone(zone)
 	cs.vault.Put("secret", "dns/cloudflare", map[string]any{"token": cfToken})
 	t.Setenv("VAULT_TOKEN", vaultToken)

@@ -1,27 +1,3 @@
-// Package vaulttest is a FAKE Vault/OpenBao server for tests, written from
-// the public API documentation (developer.hashicorp.com/vault/api-docs and
-// openbao.org/api-docs) and what the Go client
-// github.com/hashicorp/vault/api v1.23.0 sends and expects. It is not
-// Vault: no real Vault or OpenBao can run in CI here (no Debian package,
-// and the server cannot be imported as a library), so tests run against
-// this instead.
-//
-// It serves only what site uses:
-//
-//	GET  /v1/sys/health                     health, honouring the *code query parameters
-//	GET  /v1/<mount>/data/<path>            KV v2 read of the latest version
-//	PUT  /v1/<mount>/data/<path>            KV v2 write of a new version, honouring
-//	                                        options.cas (POST is accepted too)
-//	PUT  /v1/auth/approle/login             AppRole login (POST is accepted too)
-//
-// with the documented error shapes: 503 {"errors":["Vault is sealed"]}, 403
-// {"errors":["permission denied"]}, 404 {"errors":[]} for a missing secret,
-// 404 with data.data = null plus metadata.deletion_time for a
-// soft-deleted latest version, and 400 {"errors":["check-and-set
-// parameter did not match the current version"]} for a write whose
-// options.cas is not the secret's current version (0: the secret must
-// not exist; a soft-deleted latest version still counts, as the KV v2
-// docs say). Every request is counted by route.
 package vaulttest
 
 import (
@@ -36,8 +12,33 @@ import (
 	"time"
 )
 
-// Server is a running fake. Configure it with its methods; all are safe
-// for concurrent use with requests in flight.
+// Server is a FAKE Vault/OpenBao server for tests, written from
+// the public API documentation (developer.hashicorp.com/vault/api-docs and
+// openbao.org/api-docs) and what the Go client
+// github.com/hashicorp/vault/api v1.23.0 sends and expects. It is not
+// Vault, and site's tests now run against a real one (StartDev): see the
+// package doc for why it is still here.
+//
+// It serves only what site uses:
+//
+//	GET  /v1/sys/health                     health, honouring the *code query parameters
+//	GET  /v1/<mount>/data/<path>            KV v2 read of the latest version
+//	PUT  /v1/<mount>/data/<path>            KV v2 write of a new version, honouring
+//	                                        options.cas (POST is accepted too)
+//	PUT  /v1/auth/approle/login             AppRole login (POST is accepted too)
+//
+// with Vault's error shapes: 503 {"errors":["Vault is sealed"]}, 403
+// with go-multierror's "permission denied" (as Vault 1.21 answers), 404
+// {"errors":[]} for a missing secret, 404 with data.data = null plus
+// metadata.deletion_time (or metadata.destroyed) for a soft-deleted (or
+// destroyed) latest version, and 400 {"errors":["check-and-set parameter
+// did not match the current version"]} for a write whose
+// options.cas is not the secret's current version (0: the secret must
+// not exist; a soft-deleted latest version still counts, as the KV v2
+// docs say). Every request is counted by route.
+//
+// Configure a running fake with its methods; all are safe for
+// concurrent use with requests in flight.
 type Server struct {
 	*httptest.Server
 
@@ -51,9 +52,10 @@ type Server struct {
 }
 
 type version struct {
-	data    map[string]any
-	created time.Time
-	deleted time.Time // zero while the version is live
+	data      map[string]any
+	created   time.Time
+	deleted   time.Time // zero while the version is live
+	destroyed bool      // its data is gone for good
 }
 
 // New starts a fake that accepts token and serves no secrets yet. Close it
@@ -95,6 +97,16 @@ func (s *Server) SoftDelete(mount, path string) {
 	}
 }
 
+// Destroy destroys the latest version of mount/path, as `vault kv
+// destroy` does: its data is gone for good, its metadata says so.
+func (s *Server) Destroy(mount, path string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if vs := s.secrets[mount+"/"+path]; len(vs) > 0 {
+		vs[len(vs)-1].destroyed, vs[len(vs)-1].data = true, nil
+	}
+}
+
 // Seal makes every request but health answer 503 "Vault is sealed".
 func (s *Server) Seal(sealed bool) {
 	s.mu.Lock()
@@ -125,25 +137,39 @@ func (s *Server) Count(route string) int {
 	return s.counts[route]
 }
 
+// route names the kind of request r is, as Count reports it.
+func route(r *http.Request) string {
+	p := strings.TrimPrefix(r.URL.Path, "/v1/")
+	write := r.Method == http.MethodPut || r.Method == http.MethodPost
+	switch {
+	case p == "sys/health" && r.Method == http.MethodGet:
+		return "health"
+	case p == "auth/approle/login" && write:
+		return "login"
+	case strings.Contains(p, "/data/") && r.Method == http.MethodGet:
+		return "read"
+	case strings.Contains(p, "/data/") && write:
+		return "write"
+	}
+	return "other"
+}
+
 func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	p := strings.TrimPrefix(r.URL.Path, "/v1/")
-	switch {
-	case p == "sys/health" && r.Method == http.MethodGet:
-		s.counts["health"]++
+	rt := route(r)
+	s.counts[rt]++
+	switch rt {
+	case "health":
 		s.health(w, r)
-	case p == "auth/approle/login" && (r.Method == http.MethodPut || r.Method == http.MethodPost):
-		s.counts["login"]++
+	case "login":
 		s.login(w, r)
-	case strings.Contains(p, "/data/") && r.Method == http.MethodGet:
-		s.counts["read"]++
+	case "read":
 		s.read(w, r, p)
-	case strings.Contains(p, "/data/") && (r.Method == http.MethodPut || r.Method == http.MethodPost):
-		s.counts["write"]++
+	case "write":
 		s.write(w, r, p)
 	default:
-		s.counts["other"]++
 		// Vault answers unknown paths with 404 and an empty error list
 		// (or 405 for a wrong method); site never sends these.
 		writeJSON(w, http.StatusNotFound, map[string]any{"errors": []string{}})
@@ -185,7 +211,7 @@ func (s *Server) read(w http.ResponseWriter, r *http.Request, p string) {
 		return
 	}
 	if !s.authorised(r) {
-		writeJSON(w, http.StatusForbidden, map[string]any{"errors": []string{"permission denied"}})
+		writeJSON(w, http.StatusForbidden, map[string]any{"errors": []string{unknownToken}})
 		return
 	}
 	mount, path, _ := strings.Cut(p, "/data/")
@@ -197,12 +223,15 @@ func (s *Server) read(w http.ResponseWriter, r *http.Request, p string) {
 	v := vs[len(vs)-1]
 	meta := map[string]any{
 		"created_time": v.created.Format(time.RFC3339Nano), "custom_metadata": nil,
-		"deletion_time": "", "destroyed": false, "version": len(vs),
+		"deletion_time": "", "destroyed": v.destroyed, "version": len(vs),
 	}
-	if !v.deleted.IsZero() {
-		// KV v2 answers a soft-deleted latest version with 404 but a body
-		// that still carries the version metadata and data: null.
-		meta["deletion_time"] = v.deleted.Format(time.RFC3339Nano)
+	if !v.deleted.IsZero() || v.destroyed {
+		// KV v2 answers a soft-deleted or destroyed latest version with
+		// 404 but a body that still carries the version metadata and
+		// data: null.
+		if !v.deleted.IsZero() {
+			meta["deletion_time"] = v.deleted.Format(time.RFC3339Nano)
+		}
 		writeJSON(w, http.StatusNotFound, secretBody(map[string]any{"data": nil, "metadata": meta}, nil))
 		return
 	}
@@ -219,11 +248,11 @@ func (s *Server) write(w http.ResponseWriter, r *http.Request, p string) {
 		return
 	}
 	if !s.authorised(r) {
-		writeJSON(w, http.StatusForbidden, map[string]any{"errors": []string{"permission denied"}})
+		writeJSON(w, http.StatusForbidden, map[string]any{"errors": []string{unknownToken}})
 		return
 	}
 	if s.readers[r.Header.Get("X-Vault-Token")] {
-		writeJSON(w, http.StatusForbidden, map[string]any{"errors": []string{"permission denied"}})
+		writeJSON(w, http.StatusForbidden, map[string]any{"errors": []string{deniedByPolicy}})
 		return
 	}
 	var body struct {
@@ -283,6 +312,14 @@ func (s *Server) login(w http.ResponseWriter, r *http.Request) {
 		"metadata": map[string]any{"role_name": "site"},
 	}))
 }
+
+// Vault 1.21 answers a 403 with go-multierror's text, as a real dev
+// server shows (TestFakeAnswersAsVault): two errors for a token it does
+// not know, one for a token whose policy does not allow the request.
+const (
+	unknownToken   = "2 errors occurred:\n\t* permission denied\n\t* invalid token\n\n"
+	deniedByPolicy = "1 error occurred:\n\t* permission denied\n\n"
+)
 
 // secretBody is the envelope Vault puts around every logical response.
 func secretBody(data, auth map[string]any) map[string]any {
