@@ -151,7 +151,26 @@ func (e *evaluator) source(path string, data []byte) *fileResult {
 		r.diags = append(r.diags, d...)
 		return r
 	}
-	plain, isPlain := plainTenants(f)
+	return e.tree(f, r)
+}
+
+// tree evaluates the syntax tree of a file that passed the checks
+// before CUE, filling r. A plain-data file the schema's mirror accepts
+// (plainschema.go) is decoded without CUE; any other file is evaluated
+// by CUE, which has the final word and says what is wrong.
+func (e *evaluator) tree(f *ast.File, r *fileResult) *fileResult {
+	top, isPlain := plainData(f)
+	var plain map[string]*rawTenant
+	if isPlain {
+		plain, isPlain = decodePlain(top)
+	}
+	if isPlain && plainAccepts(top) {
+		r.tenants = plain
+		for _, t := range r.tenants {
+			fillDefaults(t)
+		}
+		return r
+	}
 	tenants, errs := e.check(f, isPlain)
 	if len(errs) > 0 {
 		// Decode the tenants that are valid on their own, so that the

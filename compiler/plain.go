@@ -3,6 +3,7 @@ package compiler
 import (
 	"encoding/json"
 	"strconv"
+	"strings"
 
 	"cuelang.org/go/cue/ast"
 	"cuelang.org/go/cue/literal"
@@ -21,6 +22,17 @@ import (
 
 // plainTenants returns the tenants of f when f is plain data.
 func plainTenants(f *ast.File) (map[string]*rawTenant, bool) {
+	top, ok := plainData(f)
+	if !ok {
+		return nil, false
+	}
+	return decodePlain(top)
+}
+
+// plainData returns the top level of f as plain Go values (string,
+// int64, bool, []any, map[string]any) when f is plain data holding
+// nothing but tenants.
+func plainData(f *ast.File) (map[string]any, bool) {
 	top := map[string]any{}
 	for _, d := range f.Decls {
 		switch d := d.(type) {
@@ -36,6 +48,11 @@ func plainTenants(f *ast.File) (map[string]*rawTenant, bool) {
 	if len(top) > 1 {
 		return nil, false // helpers beside tenants: let CUE decide
 	}
+	return top, true
+}
+
+// decodePlain maps the tenants of plain data onto the raw types.
+func decodePlain(top map[string]any) (map[string]*rawTenant, bool) {
 	out := map[string]*rawTenant{}
 	tenants, ok := top["tenants"]
 	if !ok {
@@ -55,6 +72,11 @@ func plainTenants(f *ast.File) (map[string]*rawTenant, bool) {
 func plainField(m map[string]any, d *ast.Field) bool {
 	if d.Constraint != token.ILLEGAL {
 		return false // a?: or a!: in a data file
+	}
+	switch d.Label.(type) {
+	case *ast.Ident, *ast.BasicLit:
+	default:
+		return false // an alias (X=a: ...) is a reference in the making
 	}
 	name, isIdent, err := ast.LabelName(d.Label)
 	if err != nil || isIdent && (len(name) > 0 && (name[0] == '#' || name[0] == '_')) {
@@ -77,11 +99,18 @@ func plainValue(x ast.Expr) (any, bool) {
 	case *ast.BasicLit:
 		switch x.Kind {
 		case token.STRING:
+			// Only a string: a single-quoted literal is bytes to CUE.
+			if !strings.HasPrefix(strings.TrimLeft(x.Value, "#"), `"`) {
+				return nil, false
+			}
 			s, err := literal.Unquote(x.Value)
 			return s, err == nil
 		case token.INT:
+			// Only an int64 written the one way Go writes it back: no
+			// 0x, 0o, _, multipliers (1Ki) or leading zeros to read
+			// differently from CUE.
 			n, err := strconv.ParseInt(x.Value, 10, 64)
-			return n, err == nil
+			return n, err == nil && strconv.FormatInt(n, 10) == x.Value
 		case token.TRUE:
 			return true, true
 		case token.FALSE:
