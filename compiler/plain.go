@@ -70,16 +70,8 @@ func decodePlain(top map[string]any) (map[string]*rawTenant, bool) {
 // plainField adds field d to m, merging structs the way CUE unifies
 // repeated fields.
 func plainField(m map[string]any, d *ast.Field) bool {
-	if d.Constraint != token.ILLEGAL {
-		return false // a?: or a!: in a data file
-	}
-	switch d.Label.(type) {
-	case *ast.Ident, *ast.BasicLit:
-	default:
-		return false // an alias (X=a: ...) is a reference in the making
-	}
-	name, isIdent, err := ast.LabelName(d.Label)
-	if err != nil || isIdent && (len(name) > 0 && (name[0] == '#' || name[0] == '_')) {
+	name, ok := plainLabel(d)
+	if !ok {
 		return false
 	}
 	v, ok := plainValue(d.Value)
@@ -94,28 +86,52 @@ func plainField(m map[string]any, d *ast.Field) bool {
 	return true
 }
 
+// plainLabel returns the name of a regular field written plainly: no
+// a?: or a!:, no alias, no definition or hidden field.
+func plainLabel(d *ast.Field) (string, bool) {
+	if d.Constraint != token.ILLEGAL {
+		return "", false // a?: or a!: in a data file
+	}
+	switch d.Label.(type) {
+	case *ast.Ident, *ast.BasicLit:
+	default:
+		return "", false // an alias (X=a: ...) is a reference in the making
+	}
+	name, isIdent, err := ast.LabelName(d.Label)
+	if err != nil || isIdent && (len(name) > 0 && (name[0] == '#' || name[0] == '_')) {
+		return "", false
+	}
+	return name, true
+}
+
+// plainLit returns the value of a literal that is plain data.
+func plainLit(x *ast.BasicLit) (any, bool) {
+	switch x.Kind {
+	case token.STRING:
+		// Only a string: a single-quoted literal is bytes to CUE.
+		if !strings.HasPrefix(strings.TrimLeft(x.Value, "#"), `"`) {
+			return nil, false
+		}
+		s, err := literal.Unquote(x.Value)
+		return s, err == nil
+	case token.INT:
+		// Only an int64 written the one way Go writes it back: no 0x,
+		// 0o, _, multipliers (1Ki) or leading zeros to read differently
+		// from CUE.
+		n, err := strconv.ParseInt(x.Value, 10, 64)
+		return n, err == nil && strconv.FormatInt(n, 10) == x.Value
+	case token.TRUE:
+		return true, true
+	case token.FALSE:
+		return false, true
+	}
+	return nil, false
+}
+
 func plainValue(x ast.Expr) (any, bool) {
 	switch x := x.(type) {
 	case *ast.BasicLit:
-		switch x.Kind {
-		case token.STRING:
-			// Only a string: a single-quoted literal is bytes to CUE.
-			if !strings.HasPrefix(strings.TrimLeft(x.Value, "#"), `"`) {
-				return nil, false
-			}
-			s, err := literal.Unquote(x.Value)
-			return s, err == nil
-		case token.INT:
-			// Only an int64 written the one way Go writes it back: no
-			// 0x, 0o, _, multipliers (1Ki) or leading zeros to read
-			// differently from CUE.
-			n, err := strconv.ParseInt(x.Value, 10, 64)
-			return n, err == nil && strconv.FormatInt(n, 10) == x.Value
-		case token.TRUE:
-			return true, true
-		case token.FALSE:
-			return false, true
-		}
+		return plainLit(x)
 	case *ast.StructLit:
 		m := map[string]any{}
 		for _, el := range x.Elts {

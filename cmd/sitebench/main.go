@@ -24,6 +24,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"strings"
 	"time"
 
 	"github.com/site-tools/site/backends/powerdns/pdnstest"
@@ -38,9 +39,10 @@ func main() {
 	site := fl.String("site", "bin/site", "the site binary to measure")
 	cue := fl.String("cue", "cue", "the cue CLI to compare with (skipped when not found)")
 	runs := fl.Int("runs", 3, "runs of each command; the median is reported")
+	cases := fl.String("cases", "big,bigger,zones,vet", "the cases to run, comma-separated: big, bigger, zones, vet")
 	var sz sizes
 	fl.IntVar(&sz.big, "big", 10000, "records in the one-zone cases")
-	fl.IntVar(&sz.bigger, "bigger", 50000, "records in the bigger one-zone case (0: skip it)")
+	fl.IntVar(&sz.bigger, "bigger", 50000, "records in the bigger one-zone case")
 	fl.IntVar(&sz.zones, "zones", 200, "zones in the many-zones cases")
 	fl.IntVar(&sz.zoneRecords, "zone-records", 50, "records in each of those zones")
 	fl.IntVar(&sz.tenants, "tenants", 1000, "tenant files for site vet against cue vet")
@@ -66,7 +68,7 @@ func main() {
 		}
 		return
 	}
-	if err := table(bin, cuePath, *runs, sz); err != nil {
+	if err := table(bin, cuePath, *runs, sz, strings.Split(*cases, ",")); err != nil {
 		fail(err)
 	}
 }
@@ -77,7 +79,7 @@ func fail(err error) {
 }
 
 // table runs every case against a PowerDNS of its own and prints them.
-func table(site, cue string, runs int, sz sizes) error {
+func table(site, cue string, runs int, sz sizes, cases []string) error {
 	dir, err := os.MkdirTemp("", "sitebench-")
 	if err != nil {
 		return err
@@ -97,11 +99,12 @@ func table(site, cue string, runs int, sz sizes) error {
 	b := &bench{srv: srv, site: site, cue: cue, dir: dir, cache: filepath.Join(dir, "cache"), runs: runs, sizes: sz}
 	start := time.Now()
 	var rows []row
-	steps := []func() ([]row, error){b.bigZone, b.biggerZone, b.manyZones, b.vetRows}
-	if sz.bigger == 0 {
-		steps = []func() ([]row, error){b.bigZone, b.manyZones, b.vetRows}
-	}
-	for _, step := range steps {
+	steps := map[string]func() ([]row, error){"big": b.bigZone, "bigger": b.biggerZone, "zones": b.manyZones, "vet": b.vetRows}
+	for _, c := range cases {
+		step, ok := steps[c]
+		if !ok {
+			return fmt.Errorf("--cases: no case %q; the cases are big, bigger, zones and vet", c)
+		}
 		r, err := step()
 		if err != nil {
 			return err

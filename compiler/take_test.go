@@ -1,0 +1,53 @@
+package compiler
+
+import (
+	"encoding/json"
+	"maps"
+	"testing"
+
+	"cuelang.org/go/cue/parser"
+)
+
+// TestTakeTreeMatches pins takeTree to the two walks it replaces: on
+// every file of the corpus (plainschema_test.go) it indexes the same
+// positions as indexPositions, finds plain data where plainData does,
+// and gives the schema's mirror and the decoder what plainData gives
+// them.
+func TestTakeTreeMatches(t *testing.T) {
+	taken := 0
+	for name, src := range corpus(t) {
+		t.Run(name, func(t *testing.T) {
+			f1, err := parser.ParseFile(name, src)
+			if err != nil || checkDepth(name, f1) != nil {
+				t.Skip("stops before the walk")
+			}
+			f2, _ := parser.ParseFile(name, src)
+			pos := indexPositions(name, f1)
+			top, plain := plainData(f1)
+			takenPos, takenTop, takenPlain := takeTree(name, f2)
+			if !maps.Equal(pos.at, takenPos.at) {
+				t.Fatalf("positions differ:\nindexPositions: %v\ntakeTree:       %v", pos.at, takenPos.at)
+			}
+			if plain != takenPlain {
+				t.Fatalf("plainData says plain %v, takeTree %v", plain, takenPlain)
+			}
+			if !plain {
+				return
+			}
+			taken++
+			if a, b := plainAccepts(top), plainAccepts(takenTop); a != b {
+				t.Fatalf("the mirror accepts plainData's values: %v, takeTree's: %v", a, b)
+			}
+			want, ok1 := decodePlain(top)
+			got, ok2 := decodePlain(takenTop)
+			w, _ := json.Marshal(want)
+			g, _ := json.Marshal(got)
+			if ok1 != ok2 || string(w) != string(g) {
+				t.Fatalf("decoded differently:\nplainData: %v %s\ntakeTree:  %v %s", ok1, w, ok2, g)
+			}
+		})
+	}
+	if taken < 50 {
+		t.Errorf("only %d plain files compared; the test proves little", taken)
+	}
+}
