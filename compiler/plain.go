@@ -2,6 +2,7 @@ package compiler
 
 import (
 	"encoding/json"
+	"maps"
 	"strconv"
 	"strings"
 
@@ -58,13 +59,70 @@ func decodePlain(top map[string]any) (map[string]*rawTenant, bool) {
 	if !ok {
 		return out, true
 	}
+	tenants, decoded := withoutDecodedZones(tenants)
 	// A JSON round trip maps the plain values onto the raw types with
 	// the same field names Value.Decode uses.
 	b, err := json.Marshal(tenants)
 	if err != nil || json.Unmarshal(b, &out) != nil {
 		return nil, false
 	}
+	for _, z := range decoded {
+		t := out[z.tenant]
+		if t == nil {
+			return nil, false // not a struct: the mirror refuses it
+		}
+		if t.DNS == nil {
+			t.DNS = &struct {
+				Zones map[string]*rawZone `json:"zones"`
+			}{}
+		}
+		if t.DNS.Zones == nil {
+			t.DNS.Zones = map[string]*rawZone{}
+		}
+		t.DNS.Zones[z.name] = z.raw
+	}
 	return out, true
+}
+
+// aDecodedZone is a zone takeTree decoded, and where it was.
+type aDecodedZone struct {
+	tenant, name string
+	raw          *rawZone
+}
+
+// withoutDecodedZones returns tenants without the zones takeTree
+// decoded already, and those zones: a JSON round trip of their raw
+// values would cost as much again, and their JSON (every field, null
+// or not) several times their plain values' size. The maps on the way
+// to a decoded zone are copied; tenants itself is not changed.
+func withoutDecodedZones(tenants any) (any, []aDecodedZone) {
+	var out []aDecodedZone
+	copied := map[string]any{}
+	ts, _ := tenants.(map[string]any)
+	for tn, tv := range ts {
+		copied[tn] = tv
+		t, _ := tv.(map[string]any)
+		dns, _ := t["dns"].(map[string]any)
+		zones, _ := dns["zones"].(map[string]any)
+		kept := map[string]any{}
+		for zn, zv := range zones {
+			if z, ok := zv.(decodedZone); ok {
+				out = append(out, aDecodedZone{tn, zn, z.raw})
+			} else {
+				kept[zn] = zv
+			}
+		}
+		if len(kept) == len(zones) {
+			continue
+		}
+		t2, dns2 := maps.Clone(t), maps.Clone(dns)
+		dns2["zones"], t2["dns"] = kept, dns2
+		copied[tn] = t2
+	}
+	if len(out) == 0 {
+		return tenants, nil
+	}
+	return copied, out
 }
 
 // plainField adds field d to m, merging structs the way CUE unifies

@@ -89,7 +89,8 @@ var (
 	// #Tenant
 	plainTenant = closed(
 		req("domain", nonEmpty),
-		opt("dns", closed(opt("zones", mapOf(plainZone)))),
+		// A decodedZone is a zone plainZone accepted as takeTree read it.
+		opt("dns", closed(opt("zones", mapOf(either(isDecodedZone, plainZone))))),
 		opt("networks", mapOf(plainNetwork)),
 		opt("vms", mapOf(plainVM)),
 	)
@@ -97,6 +98,8 @@ var (
 	// The file: tenants: [string]: #Tenant.
 	plainFile = closed(opt("tenants", mapOf(plainTenant)))
 )
+
+func isDecodedZone(v any) bool { _, ok := v.(decodedZone); return ok }
 
 // plainAccepts reports whether the schema accepts top, the top level of
 // a plain-data file (plainData). false means only "let CUE decide".

@@ -1,6 +1,7 @@
 package compiler
 
 import (
+	"encoding/json"
 	"strconv"
 	"strings"
 
@@ -15,7 +16,10 @@ import (
 // of the syntax tree go once it is read, so the tree shrinks as they
 // grow. The tree is of no use afterwards: a file that is not plain
 // data, or that the schema's mirror refuses, is parsed again for CUE.
-// TestTakeTreeMatches pins the walk to indexPositions and plainData.
+// Each zone the schema's mirror accepts is decoded as soon as it is
+// read, so the plain values of more than one zone are never held at
+// once either. TestTakeTreeMatches pins the walk to indexPositions and
+// plainData.
 
 // takeTree returns f's position index, as indexPositions does, and its
 // plain values, as plainData does (ok false when f is not plain data).
@@ -78,12 +82,45 @@ func (t *taker) field(path []string, d *ast.Field, m map[string]any) {
 	if !t.plain {
 		return
 	}
+	if isZonePath(fp) && m[name] == nil {
+		v = decodeZone(v)
+	}
 	merged, ok := merge(m[name], v)
 	if !ok {
 		t.plain = false
 		return
 	}
 	m[name] = merged
+}
+
+// isZonePath reports whether path is tenants.T.dns.zones.Z.
+func isZonePath(path []string) bool {
+	return len(path) == 5 && path[0] == "tenants" && path[2] == "dns" && path[3] == "zones"
+}
+
+// decodedZone is a zone's plain value that the schema's mirror accepted
+// (plainZone) and that was decoded at once, so that a file of many
+// zones never holds more than one zone's plain values: plainAccepts
+// takes it as the zone it was, and decodePlain as its raw value.
+type decodedZone struct{ raw *rawZone }
+
+func (z decodedZone) MarshalJSON() ([]byte, error) { return json.Marshal(z.raw) }
+
+// decodeZone returns v decoded when it is a zone the mirror accepts;
+// anything else stays as it is, for plainAccepts to judge with the rest.
+func decodeZone(v any) any {
+	if !plainZone(v) {
+		return v
+	}
+	b, err := json.Marshal(v)
+	if err != nil {
+		return v
+	}
+	var z rawZone
+	if json.Unmarshal(b, &z) != nil {
+		return v
+	}
+	return decodedZone{&z}
 }
 
 // expr walks one value at path and returns it as a plain value (nil

@@ -6,6 +6,8 @@ import (
 	"testing"
 
 	"cuelang.org/go/cue/parser"
+
+	"github.com/site-tools/site/compiler/specgen"
 )
 
 // TestTakeTreeMatches pins takeTree to the two walks it replaces: on
@@ -49,5 +51,29 @@ func TestTakeTreeMatches(t *testing.T) {
 	}
 	if taken < 50 {
 		t.Errorf("only %d plain files compared; the test proves little", taken)
+	}
+}
+
+// TestTakeTreeDecodesZonesAsItGoes: a file of many zones keeps no
+// zone's plain values past the zone (each is decoded as it is read) and
+// no syntax tree at all, which is what lets it load in no more memory
+// than the same zones in as many files (BenchmarkLoadZones).
+func TestTakeTreeDecodesZonesAsItGoes(t *testing.T) {
+	f, err := parser.ParseFile("t.cue", specgen.Zones(0, 20, 5))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, top, ok := takeTree("t.cue", f)
+	if !ok || len(f.Decls) != 0 {
+		t.Fatalf("plain %v, %d declarations left in the syntax tree", ok, len(f.Decls))
+	}
+	zones := top["tenants"].(map[string]any)["t0000"].(map[string]any)["dns"].(map[string]any)["zones"].(map[string]any)
+	if len(zones) != 20 {
+		t.Fatalf("got %d zones, want 20", len(zones))
+	}
+	for name, z := range zones {
+		if _, ok := z.(decodedZone); !ok {
+			t.Errorf("zone %s is held as %T, not decoded", name, z)
+		}
 	}
 }
