@@ -135,6 +135,10 @@ func (b *bench) manyZones() ([]row, error) {
 	if err != nil {
 		return nil, err
 	}
+	gets, posts, err := b.zonesFloor(one)
+	if err != nil {
+		return nil, err
+	}
 	oneCold, err := measure(b.runs, nil, b.diff(one, "--no-cache").run)
 	if err != nil {
 		return nil, err
@@ -156,7 +160,28 @@ func (b *bench) manyZones() ([]row, error) {
 		{name: "apply from empty, " + shape + ", one file", site: apply.String(),
 			against: "site's converged diff " + diff.String(),
 			ratio:   ratio(apply.wall.Seconds(), diff.wall.Seconds()), unit: "wall", target: 2},
+		{name: "floor: one raw request per zone, 4 at a time", site: "",
+			against: fmt.Sprintf("%d GETs %s, %d POSTs %s", b.sizes.zones, gets, b.sizes.zones, posts),
+			ratio:   ratio(posts.wall.Seconds(), gets.wall.Seconds()), label: fmt.Sprintf("POSTs %.2f× GETs", ratio(posts.wall.Seconds(), gets.wall.Seconds()))},
 	}, nil
+}
+
+// zonesFloor times one raw GET of each of w's zones, then one raw POST
+// creating each with what site's apply wrote into it, 4 at a time as
+// site's default --parallelism. It leaves the zones as it found them.
+func (b *bench) zonesFloor(w workspace) (gets, posts sample, err error) {
+	bodies := map[string][]byte{}
+	for _, z := range w.zones {
+		if bodies[z], err = createBody(b.srv, z); err != nil {
+			return gets, posts, err
+		}
+	}
+	if gets, err = measure(b.runs, nil, func() (sample, error) { return floorMany(b.srv, w.zones, nil, 4) }); err != nil {
+		return gets, posts, err
+	}
+	drop := func() error { return dropZones(b.srv, w.zones) }
+	posts, err = measure(b.runs, drop, func() (sample, error) { return floorMany(b.srv, w.zones, bodies, 4) })
+	return gets, posts, err
 }
 
 // vetRows is site vet against cue vet -c on sizes.tenants generated
