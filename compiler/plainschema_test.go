@@ -20,8 +20,10 @@ type verdict struct {
 	plain  bool                  // plain data: the mirror was asked
 	mirror bool                  // the mirror accepted it
 	fast   map[string]*rawTenant // decoded from the syntax tree
-	errs   []cueError            // CUE's errors
-	slow   map[string]*rawTenant // CUE's Decode of the tenants it accepts
+	// decoded says fast is there: the plain values fit the raw types.
+	decoded bool
+	errs    []cueError            // CUE's errors
+	slow    map[string]*rawTenant // CUE's Decode of the tenants it accepts
 }
 
 // judge parses src as evaluator.source does and, when it is a plain
@@ -38,13 +40,13 @@ func judge(t testing.TB, e *evaluator, name string, src []byte) (v verdict, ok b
 		return v, false
 	}
 	top, plain := plainData(f)
-	if plain {
-		v.fast, plain = decodePlain(top)
-	}
 	if !plain {
 		return v, false
 	}
+	// The mirror is asked first, as evaluator.tree asks it; a value of
+	// the wrong type does not decode, and must be refused all the same.
 	v.plain, v.mirror = true, plainAccepts(top)
+	v.fast, v.decoded = decodePlain(top)
 	// The verdict is check's, as source would have asked it; the decode
 	// is of the whole file (check leaves big records out of its values).
 	_, v.errs = e.check(f, true)
@@ -68,6 +70,9 @@ func (v verdict) sound(t testing.TB) {
 	t.Helper()
 	if !v.mirror {
 		return
+	}
+	if !v.decoded {
+		t.Fatal("the mirror accepts plain values that do not decode")
 	}
 	if len(v.errs) > 0 {
 		t.Fatalf("the mirror accepts what CUE rejects: %s: %s", strings.Join(v.errs[0].path, "."), v.errs[0].msg)
