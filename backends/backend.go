@@ -108,6 +108,9 @@ type Run struct {
 
 	mu      sync.Mutex
 	secrets map[string]string // secret step ID -> value
+	// signerDS holds the DS each Cloudflare-signed zone's step read
+	// (see SignerDS), by zone.
+	signerDS map[string]SignerDS
 
 	interrupted atomic.Bool // see Interrupt
 }

@@ -115,25 +115,49 @@ func (b *builder) tenant(name string, raw *rawTenant) *model.Tenant {
 }
 
 func (b *builder) network(tenant string, g *grant, np []string, name string, raw *rawNetwork) *model.Network {
-	n := &model.Network{Tenant: tenant, Name: name, HostName: raw.Host, CIDR: raw.CIDR, Autostart: raw.Autostart, Pos: b.pos.pos(np...)}
+	n := &model.Network{Tenant: tenant, Name: name, HostName: raw.Host, Mode: model.NetMode(raw.Mode), Autostart: raw.Autostart, Pos: b.pos.pos(np...)}
 	n.Host = b.host(tenant, g, at(np, "host"), raw.Host)
 	if !libvirtName.MatchString(name) {
 		b.errorf(np, "network name %q: use letters, digits, '-', '_', '.' and '+', at most 63 characters", name)
 	}
-	prefix, err := netip.ParsePrefix(raw.CIDR)
+	if n.Mode != model.NetBridge {
+		if raw.Bridge != "" {
+			b.errorf(at(np, "bridge"), "bridge is for mode: \"bridge\" only; a %s network gets a bridge of libvirt's own: remove bridge, or set mode: \"bridge\" to use host bridge %s", n.Mode, raw.Bridge)
+		}
+		n.CIDR = b.cidr(at(np, "cidr"), raw.CIDR)
+		return n
+	}
+	if raw.CIDR != "" {
+		b.errorf(at(np, "cidr"), "a bridge network has no cidr: its guests are on the LAN of host bridge %s, where libvirt serves no DHCP; remove cidr (use mode: \"isolated\" or \"nat\" for a network libvirt addresses)", raw.Bridge)
+	}
+	if !bridgeName.MatchString(raw.Bridge) {
+		b.errorf(at(np, "bridge"), "bridge %q is not a Linux interface name: 1 to 15 characters, none of them '/', ':' or white space", raw.Bridge)
+	}
+	n.Bridge = raw.Bridge
+	return n
+}
+
+// bridgeName is what Linux takes as an interface name (IFNAMSIZ less
+// the terminating NUL; dev_valid_name refuses '/', ':' and white space).
+var bridgeName = regexp.MustCompile(`^[^/:\s]{1,15}$`)
+
+// cidr checks the prefix of a NAT or isolated network and returns it
+// canonical, or "" after reporting what is wrong at path.
+func (b *builder) cidr(path []string, raw string) string {
+	prefix, err := netip.ParsePrefix(raw)
 	switch {
 	case err != nil:
-		b.errorf(at(np, "cidr"), "%q is not a CIDR prefix; write it like \"10.77.0.0/24\"", raw.CIDR)
+		b.errorf(path, "%q is not a CIDR prefix; write it like \"10.77.0.0/24\"", raw)
 	case !prefix.Addr().Is4():
-		b.errorf(at(np, "cidr"), "%q is not IPv4; networks are IPv4 prefixes like \"10.77.0.0/24\"", raw.CIDR)
+		b.errorf(path, "%q is not IPv4; networks are IPv4 prefixes like \"10.77.0.0/24\"", raw)
 	case prefix.Bits() > 30:
-		b.errorf(at(np, "cidr"), "%q leaves no room for a gateway and guests; use /30 or shorter", raw.CIDR)
+		b.errorf(path, "%q leaves no room for a gateway and guests; use /30 or shorter", raw)
 	case prefix.Masked() != prefix:
-		b.errorf(at(np, "cidr"), "%q has host bits set; write the network address %q", raw.CIDR, prefix.Masked().String())
+		b.errorf(path, "%q has host bits set; write the network address %q", raw, prefix.Masked().String())
 	default:
-		n.CIDR = prefix.String()
+		return prefix.String()
 	}
-	return n
+	return ""
 }
 
 func (b *builder) vm(tenant string, g *grant, vp []string, name string, raw *rawVM, nets map[string]*model.Network, zones map[string]*model.Zone) *model.VM {
@@ -150,20 +174,7 @@ func (b *builder) vm(tenant string, g *grant, vp []string, name string, raw *raw
 	} else {
 		v.MemoryBytes = mem
 	}
-	disks := map[string]int{}
-	for i, d := range raw.Disks {
-		dp := at(vp, "disks", strconv.Itoa(i))
-		size, err := ParseSize(d.Size)
-		if err != nil {
-			b.errorf(at(dp, "size"), "%v", err)
-		}
-		key := d.Pool + "/" + d.Name
-		if j, ok := disks[key]; ok {
-			b.related(at(dp, "name"), []model.Pos{b.pos.pos(at(vp, "disks", strconv.Itoa(j))...)}, "disk %s is listed twice", key)
-		}
-		disks[key] = i
-		v.Disks = append(v.Disks, model.Disk{Pool: d.Pool, Name: d.Name, SizeBytes: size})
-	}
+	b.vmDisks(v, vp, raw)
 	for i, nic := range raw.NICs {
 		np := at(vp, "nics", strconv.Itoa(i))
 		m := model.NIC{Network: nic.Network, Address: nic.Address, MAC: strings.ToLower(nic.MAC)}
@@ -181,6 +192,8 @@ func (b *builder) vm(tenant string, g *grant, vp []string, name string, raw *raw
 			switch {
 			case err != nil || !addr.Is4():
 				b.errorf(at(np, "address"), "%q is not an IPv4 address", nic.Address)
+			case ok && net.Mode == model.NetBridge:
+				b.related(at(np, "address"), []model.Pos{net.Pos}, "network %s is bridged onto host bridge %s, where libvirt serves no DHCP, so site cannot fix the address; leave address out and set it in the guest (cloudinit network_config)", net.Name, net.Bridge)
 			case ok:
 				b.nicAddress(at(np, "address"), addr, net)
 			}
@@ -191,7 +204,7 @@ func (b *builder) vm(tenant string, g *grant, vp []string, name string, raw *raw
 		v.CloudInit = &model.CloudInit{UserData: raw.CloudInit.UserData, MetaData: raw.CloudInit.MetaData, NetworkConfig: raw.CloudInit.NetworkConfig}
 	}
 	if raw.Publish != nil {
-		v.Publish = b.publish(tenant, at(vp, "publish"), raw, zones)
+		v.Publish = b.publish(tenant, at(vp, "publish"), raw, v, nets, zones)
 	}
 	return v
 }
@@ -232,8 +245,11 @@ func (b *builder) nicAddress(path []string, addr netip.Addr, net *model.Network)
 }
 
 // publish makes the VM the writer of one A or AAAA RRset per name, added
-// to the zone it names, so that backends write them like any other.
-func (b *builder) publish(tenant string, pp []string, raw *rawVM, zones map[string]*model.Zone) *model.Publish {
+// to the zone it names, so that backends write them like any other. With
+// address "lease" the A records carry a LeaseRef instead of a value: the
+// address is read from the network's DHCP leases when the zone is
+// planned.
+func (b *builder) publish(tenant string, pp []string, raw *rawVM, vm *model.VM, nets map[string]*model.Network, zones map[string]*model.Zone) *model.Publish {
 	p := &model.Publish{Address: raw.Publish.Address, Pos: b.pos.pos(pp...)}
 	zname, err := dnsname.Canonical(raw.Publish.Zone, ".")
 	if err != nil {
@@ -247,12 +263,27 @@ func (b *builder) publish(tenant string, pp []string, raw *rawVM, zones map[stri
 		return p
 	}
 	typ, value := "A", ""
-	if v, err := rdata.A(raw.Publish.Address); err == nil {
+	var lease *model.LeaseRef
+	if raw.Publish.Address == model.PublishLease {
+		if len(raw.NICs) == 0 {
+			b.errorf(at(pp, "address"), "address %q reads the DHCP lease of the VM's first NIC, and this VM has none: add a NIC on one of the tenant's networks, or publish a fixed address", model.PublishLease)
+			return p
+		}
+		if net, ok := nets[raw.NICs[0].Network]; ok && !net.ServesDHCP() {
+			b.related(at(pp, "address"), []model.Pos{net.Pos}, "address %q reads libvirt's DHCP leases, and the VM's first NIC is on network %s, bridged onto host bridge %s, where libvirt serves no DHCP: publish a fixed address", model.PublishLease, net.Name, net.Bridge)
+			return p
+		}
+		if raw.Publish.PTR {
+			b.errorf(at(pp, "ptr"), "ptr needs a fixed address, and %q is known only once the guest has its lease: publish a fixed address (a NIC address the network hands out), or remove ptr", model.PublishLease)
+			return p
+		}
+		lease = &model.LeaseRef{Host: vm.Host, VM: vm.Name, NIC: 0}
+	} else if v, err := rdata.A(raw.Publish.Address); err == nil {
 		value = v
 	} else if v, err := rdata.AAAA(raw.Publish.Address); err == nil {
 		typ, value = "AAAA", v
 	} else {
-		b.errorf(at(pp, "address"), "%q is neither an IPv4 nor an IPv6 address", raw.Publish.Address)
+		b.errorf(at(pp, "address"), "%q is neither an IPv4 nor an IPv6 address, nor %q (the address of the VM's DHCP lease)", raw.Publish.Address, model.PublishLease)
 		return p
 	}
 	element := cuePath(at(pp[2:])...)
@@ -270,10 +301,14 @@ func (b *builder) publish(tenant string, pp []string, raw *rawVM, zones map[stri
 		}
 		spelt[fq] = i
 		p.Names = append(p.Names, fq)
-		z.RRsets = append(z.RRsets, &model.RRset{
-			Name: fq, Type: typ, TTL: z.TTL, Values: []string{value},
+		rs := &model.RRset{
+			Name: fq, Type: typ, TTL: z.TTL, Values: []string{value}, Lease: lease,
 			Writer: model.Writer{Kind: model.WriterVMPublish, Tenant: tenant, Element: element, Pos: b.pos.pos(np...)},
-		})
+		}
+		if lease != nil {
+			rs.Values = nil
+		}
+		z.RRsets = append(z.RRsets, rs)
 	}
 	if raw.Publish.PTR && len(p.Names) > 0 {
 		b.publishPTR(tenant, at(pp, "ptr"), p, zones)

@@ -77,7 +77,7 @@ func validateTree(v cue.Value, prefix []string, errs *[]cueError) {
 // on the error's path.
 func fromCUE(errs []cueError, pos *positions) Diagnostics {
 	var diags Diagnostics
-	credSeen := map[string]bool{}
+	seen := map[string]bool{}
 	for _, e := range errs {
 		path, msg := e.path, e.msg
 		if strings.Contains(msg, "errors in empty disjunction") {
@@ -91,10 +91,10 @@ func fromCUE(errs []cueError, pos *positions) Diagnostics {
 		case credentialFields[last] && strings.Contains(msg, "mismatched types"):
 			// Both branches of #Cred fail alike; say it once, plainly.
 			key := cuePath(path...)
-			if credSeen[key] {
+			if seen[key] {
 				continue
 			}
-			credSeen[key] = true
+			seen[key] = true
 			msg = "a credential is a reference, {env: \"NAME\"} or {vault: {vault: \"NAME\", path: \"...\", key: \"...\"}}, never the secret itself"
 		case credentialFields[last] && strings.Contains(msg, "incomplete value"):
 			msg = "a credential names where the secret is: {env: \"NAME\"} or {vault: {vault: \"NAME\", path: \"...\", key: \"...\"}}"
@@ -114,6 +114,18 @@ func fromCUE(errs []cueError, pos *positions) Diagnostics {
 			if want, ok := patternWords[m[2]]; ok {
 				msg = m[1] + ": want " + want
 			}
+		case len(path) >= 4 && path[len(path)-3] == "networks" && last == "mode" && strings.Contains(msg, "conflicting values"):
+			// One line, not one per branch of the disjunction.
+			key := cuePath(path...)
+			if seen[key] {
+				continue
+			}
+			seen[key] = true
+			msg = "mode is \"nat\" (the default), \"isolated\" or \"bridge\""
+		case len(path) >= 4 && path[len(path)-3] == "networks" && last == "cidr" && strings.Contains(msg, "required but not present"):
+			msg = "a nat or isolated network needs its IPv4 prefix: cidr: \"10.77.0.0/24\""
+		case len(path) >= 4 && path[len(path)-3] == "networks" && last == "bridge" && strings.Contains(msg, "required but not present"):
+			msg = "a bridge network names the existing host bridge its guests join: bridge: \"br0\""
 		case last == "autostart" && strings.Contains(msg, "required but not present"):
 			msg = "autostart must be declared, true or false: it has no default, because a default hides drift (INCIDENTS.md 3)"
 		case last == "provider" && strings.Contains(msg, "required but not present"):

@@ -7,7 +7,8 @@ import (
 )
 
 // TestSignedChildren: a signed zone's DS goes to its nearest enclosing
-// zone of the tenant, and only a signed zone's.
+// zone of the tenant, and only a signed zone's; a Cloudflare child's
+// only to a PowerDNS parent, the one provider that publishes it.
 func TestSignedChildren(t *testing.T) {
 	pdns := model.Provider{PowerDNS: &model.PowerDNS{URL: "http://127.0.0.1:8081"}}
 	top := &model.Zone{Name: "example.test.", Provider: pdns}
@@ -15,14 +16,17 @@ func TestSignedChildren(t *testing.T) {
 	signed := &model.Zone{Name: "b.a.example.test.", DNSSEC: true, Provider: pdns}
 	skip := &model.Zone{Name: "x.y.example.test.", DNSSEC: true, Provider: pdns} // y.example.test. is not a zone here
 	plain := &model.Zone{Name: "c.a.example.test.", Provider: pdns}
-	// Cloudflare signs its zones itself (dnssec there only reports the
-	// DS): a parent does not wait for a key site cannot read.
-	cf := &model.Zone{Name: "cf.a.example.test.", DNSSEC: true, Provider: model.Provider{Cloudflare: &model.Cloudflare{}}}
-	signedChildren([]*model.Zone{top, mid, signed, skip, plain, cf})
+	// Cloudflare signs its zones itself: the child's step reads the DS,
+	// which a PowerDNS parent publishes; a Cloudflare parent does not.
+	cloudflare := model.Provider{Cloudflare: &model.Cloudflare{}}
+	cf := &model.Zone{Name: "cf.a.example.test.", DNSSEC: true, Provider: cloudflare}
+	cfTop := &model.Zone{Name: "cf.example.org.", Provider: cloudflare}
+	cfChild := &model.Zone{Name: "s.cf.example.org.", DNSSEC: true, Provider: cloudflare}
+	signedChildren([]*model.Zone{top, mid, signed, skip, plain, cf, cfTop, cfChild})
 	for _, tc := range []struct {
 		z    *model.Zone
 		want []*model.Zone
-	}{{top, []*model.Zone{skip}}, {mid, []*model.Zone{signed}}, {signed, nil}, {plain, nil}} {
+	}{{top, []*model.Zone{skip}}, {mid, []*model.Zone{signed, cf}}, {signed, nil}, {plain, nil}, {cfTop, nil}} {
 		if len(tc.z.SignedChildren) != len(tc.want) {
 			t.Errorf("%s: got %d signed children, want %d", tc.z.Name, len(tc.z.SignedChildren), len(tc.want))
 			continue

@@ -30,7 +30,9 @@ type rawSite struct {
 	Vaults    map[string]*rawVault    `json:"vaults"`
 	Providers map[string]*rawProvider `json:"providers"`
 	Hosts     map[string]*struct {
-		URI string `json:"uri"`
+		URI    string               `json:"uri"`
+		Pools  map[string]*rawPool  `json:"pools"`
+		Images map[string]*rawImage `json:"images"`
 	} `json:"hosts"`
 	Tenants map[string]*rawGrant `json:"tenants"`
 }
@@ -75,7 +77,9 @@ type operator struct {
 	file      string
 	vaults    map[string]*model.Vault
 	providers map[string]model.Provider
-	hosts     map[string]string // name -> libvirt URI
+	hosts     map[string]string                  // name -> libvirt URI
+	pools     map[string]map[string]*model.Pool  // host name -> pool name -> declared pool
+	images    map[string]map[string]*model.Image // host name -> "pool/volume" -> declared image
 	grants    map[string]*grant
 	claims    map[string]claim // canonical domain or delegated name -> who holds it
 }
@@ -202,7 +206,7 @@ func checkOperatorTopLevel(path string, f *ast.File) Diagnostics {
 // which reads best as one sequence.
 func buildOperator(path string, pos *positions, raw *rawSite) (*operator, Diagnostics) {
 	o := &operator{file: path, vaults: map[string]*model.Vault{}, providers: map[string]model.Provider{},
-		hosts: map[string]string{}, grants: map[string]*grant{}, claims: map[string]claim{}}
+		hosts: map[string]string{}, pools: map[string]map[string]*model.Pool{}, images: map[string]map[string]*model.Image{}, grants: map[string]*grant{}, claims: map[string]claim{}}
 	var diags Diagnostics
 	errorf := func(p []string, format string, args ...any) {
 		diags = append(diags, Diagnostic{Pos: pos.pos(p...), Path: cuePath(p...), Msg: fmt.Sprintf(format, args...)})
@@ -243,6 +247,8 @@ func buildOperator(path string, pos *positions, raw *rawSite) (*operator, Diagno
 	}
 	for _, name := range sortedKeys(raw.Hosts) {
 		o.hosts[name] = raw.Hosts[name].URI
+		o.pools[name] = readPools(name, raw.Hosts[name].URI, raw.Hosts[name].Pools, pos, errorf)
+		o.images[name] = readImages(name, raw.Hosts[name].Images, o.pools[name], pos, errorf)
 	}
 	for _, tenant := range sortedKeys(raw.Tenants) {
 		rg, tp := raw.Tenants[tenant], []string{"tenants", tenant}

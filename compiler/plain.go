@@ -9,6 +9,8 @@ import (
 	"cuelang.org/go/cue/ast"
 	"cuelang.org/go/cue/literal"
 	"cuelang.org/go/cue/token"
+
+	"github.com/site-tools/site/compiler/model"
 )
 
 // Decoding a value through CUE costs about as much as evaluating it
@@ -251,6 +253,11 @@ func fillDefaults(t *rawTenant) {
 			if z.TTL == 0 {
 				z.TTL = 300
 			}
+		}
+	}
+	for _, n := range t.Networks {
+		if n.Mode == "" {
+			n.Mode = string(model.NetNAT)
 		}
 	}
 	for _, vm := range t.VMs {

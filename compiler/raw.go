@@ -83,7 +83,9 @@ type rawName struct {
 
 type rawNetwork struct {
 	Host      string `json:"host"`
+	Mode      string `json:"mode"` // "" until fillDefaults
 	CIDR      string `json:"cidr"`
+	Bridge    string `json:"bridge"`
 	Autostart bool   `json:"autostart"`
 }
 
@@ -94,9 +96,11 @@ type rawVM struct {
 	VCPUs     int    `json:"vcpus"`
 	Memory    string `json:"memory"`
 	Disks     []struct {
-		Pool string `json:"pool"`
-		Name string `json:"name"`
-		Size string `json:"size"`
+		Pool  string `json:"pool"`
+		Name  string `json:"name"`
+		Size  string `json:"size"`
+		Base  string `json:"base"`
+		Clone bool   `json:"clone"`
 	} `json:"disks"`
 	NICs []struct {
 		Network string `json:"network"`

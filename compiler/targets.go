@@ -99,6 +99,11 @@ func (b *builder) zoneRules(zp []string, z *model.Zone, spelt map[string]string)
 				b.errorf(p, "%s %s lies below the DNAME at %s, which redirects every name below it (RFC 6672 §2.3); remove it or the DNAME", rs.Name, rs.Type, d)
 			}
 		}
+		if rs.Type == "DS" && rs.Name == z.Name {
+			// The DS of a zone is its parent's data (RFC 4035 §2.4), and
+			// PowerDNS refuses it at the apex (HTTP 422 at apply).
+			b.errorf(p, "a DS at the apex %s is not allowed: a zone's DS belongs in its parent, at the delegation; write it there (child: DS), or set dnssec: true here and publish the DS its note shows", rs.Name)
+		}
 		if z.Provider.Cloudflare == nil {
 			continue
 		}

@@ -197,10 +197,7 @@ func signedChildren(zones []*model.Zone) {
 		byName[z.Name] = z
 	}
 	for _, child := range zones {
-		if !child.DNSSEC || child.Provider.PowerDNS == nil {
-			// A Cloudflare zone's DNSSEC is Cloudflare's to turn on;
-			// site only reports its DS (backends/cloudflare), and a
-			// parent does not read it from there.
+		if !child.DNSSEC {
 			continue
 		}
 		for n := child.Name; ; {
@@ -210,7 +207,12 @@ func signedChildren(zones []*model.Zone) {
 			}
 			n = rest
 			if parent := byName[n]; parent != nil {
-				parent.SignedChildren = append(parent.SignedChildren, child)
+				// A Cloudflare zone's DNSSEC is Cloudflare's to turn on:
+				// its step reads the DS, which only a PowerDNS parent
+				// publishes (backends/powerdns).
+				if child.Provider.PowerDNS != nil || parent.Provider.PowerDNS != nil {
+					parent.SignedChildren = append(parent.SignedChildren, child)
+				}
 				break
 			}
 		}

@@ -48,7 +48,7 @@ const EnvAPIURL = "SITE_CLOUDFLARE_API_URL"
 // one client per zone step, with steps running in parallel; so the
 // transport waits on one limiter per token and API URL, shared by every
 // zone and every retry, and the client's limiter is opened wide.
-func (d *Driver) newAPI(baseURL, token string, counter *atomic.Int64) (*cf.API, error) {
+func (d *Driver) newAPI(baseURL, token string, counter *calls) (*cf.API, error) {
 	rt := &retrying{next: d.transport(), attempts: d.retries() + 1, maxWait: d.maxWait(), counter: counter,
 		limiter: d.limiter(baseURL, token)}
 	// Redirects are followed only as backends/endpoint allows: net/http
@@ -90,6 +90,28 @@ func (d *Driver) transport() http.RoundTripper {
 	return http.DefaultTransport
 }
 
+// calls counts the API requests of one client, every try of a retried
+// one included; writes are those of any method but GET, so the report
+// can say what a run read and what it changed.
+type calls struct{ n, writes atomic.Int64 }
+
+func (c *calls) add(method string) {
+	c.n.Add(1)
+	if method != http.MethodGet {
+		c.writes.Add(1)
+	}
+}
+
+// since returns the requests, reads and writes counted after start
+// (the counts were start's then).
+func (c *calls) since(start [2]int64) (requests, reads, writes int) {
+	n, w := c.n.Load()-start[0], c.writes.Load()-start[1]
+	return int(n), int(n - w), int(w)
+}
+
+// mark is the counts now, for since.
+func (c *calls) mark() [2]int64 { return [2]int64{c.n.Load(), c.writes.Load()} }
+
 // TransientError is a failure worth retrying later: a 429 or 5xx answer,
 // or no answer, after the transport's own bounded retries.
 type TransientError struct {
@@ -120,7 +142,7 @@ type retrying struct {
 	next     http.RoundTripper
 	attempts int
 	maxWait  time.Duration
-	counter  *atomic.Int64
+	counter  *calls
 	// sleep waits before a retry; nil is backends.Sleep. Tests replace
 	// it to see the waits.
 	sleep func(context.Context, time.Duration) error
@@ -180,7 +202,7 @@ func (t *retrying) once(req *http.Request, try int) (*http.Response, error) {
 		}
 	}
 	if t.counter != nil {
-		t.counter.Add(1)
+		t.counter.add(req.Method)
 	}
 	resp, err := t.next.RoundTrip(req)
 	switch {

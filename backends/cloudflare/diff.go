@@ -35,6 +35,7 @@ type diffResult struct {
 	changes []plan.Change
 	ops     []op
 	soa     map[string]any // the DNS settings PATCH body, nil when the SOA stays
+	expect  []expectation  // what ops leave in the zone, for verify
 }
 
 // PlanHooks are Cloudflare's rules for the planner: values are compared in
@@ -101,17 +102,18 @@ func diff(step *graph.Step, obs *observation, run *backends.Run) (*diffResult, e
 	marker := Marker(step.Tenant)
 	for _, o := range res.Ops {
 		switch o.Kind {
-		case dnsplan.GiveWay:
+		case dnsplan.GiveWay, dnsplan.Delete:
+			// A Delete takes only the records carrying our marker: the
+			// rest of the RRset was written by someone else.
+			gone := expectation{name: o.Live.Name, typ: o.Live.Type, gone: true}
 			for _, r := range records(o.Live) {
-				out.ops = append(out.ops, op{kind: opDelete, name: r.name, id: r.id})
-			}
-		case dnsplan.Delete:
-			// Only the records carrying our marker: the rest of the
-			// RRset was written by someone else.
-			for _, r := range records(o.Live) {
-				if r.owner == step.Tenant {
+				if o.Kind == dnsplan.GiveWay || r.owner == step.Tenant {
 					out.ops = append(out.ops, op{kind: opDelete, name: r.name, id: r.id})
+					gone.ids = append(gone.ids, r.id)
 				}
+			}
+			if len(gone.ids) > 0 {
+				out.expect = append(out.expect, gone)
 			}
 		case dnsplan.Update:
 			if o.Want.Type == "SOA" {
@@ -132,6 +134,10 @@ func diff(step *graph.Step, obs *observation, run *backends.Run) (*diffResult, e
 				ops[i].name = o.Want.Name
 			}
 			out.ops = append(out.ops, ops...)
+			if len(ops) > 0 {
+				out.expect = append(out.expect, expectation{name: o.Want.Name, typ: o.Want.Type, values: o.Values,
+					ttl: o.Want.TTL, proxied: o.Want.Proxied, tenant: step.Tenant})
+			}
 		}
 	}
 	return out, nil

@@ -3,7 +3,8 @@ package cloudflare
 // DNSSEC on Cloudflare: a zone with dnssec: true has its DNSSEC details
 // read (one GET /zones/{id}/dnssec per plan, for such zones only) and
 // its plan notes what they say: the DS the parent must publish while
-// Cloudflare's DNSSEC is active or pending, else that it is not on.
+// Cloudflare's DNSSEC is active or pending, else that it is not on; and
+// it leaves that DS in the run for a PowerDNS parent to publish.
 // site does not turn Cloudflare's DNSSEC on or off: that stays in the
 // dashboard, where Cloudflare also shows the registrar step.
 
@@ -43,6 +44,16 @@ func readDNSSEC(ctx context.Context, api *cf.API, zoneID, zone string) (*dnssecD
 	return &out, nil
 }
 
+// publishedDS is the DS the parent must publish: Cloudflare's one key
+// while its DNSSEC is active, or pending (waiting for that DS to show in
+// the parent); none in any other state, or when a field is missing.
+func publishedDS(d *dnssecDetails) []string {
+	if (d.Status != "active" && d.Status != "pending") || d.KeyTag == 0 || d.Algorithm == "" || d.DigestType == "" || d.Digest == "" {
+		return nil
+	}
+	return []string{strconv.Itoa(d.KeyTag) + " " + d.Algorithm + " " + d.DigestType + " " + strings.ToLower(d.Digest)}
+}
+
 // dnssecNotes say what Cloudflare's DNSSEC status means for zone.
 func dnssecNotes(zone string, d *dnssecDetails) []string {
 	switch d.Status {
@@ -50,8 +61,7 @@ func dnssecNotes(zone string, d *dnssecDetails) []string {
 		if d.KeyTag == 0 || d.Algorithm == "" || d.DigestType == "" || d.Digest == "" {
 			return []string{fmt.Sprintf("Cloudflare's DNSSEC for zone %s is %s but shows no DS: see the zone's DNSSEC page in the dashboard", zone, d.Status)}
 		}
-		ds := strconv.Itoa(d.KeyTag) + " " + d.Algorithm + " " + d.DigestType + " " + strings.ToLower(d.Digest)
-		out := []string{backends.DSNote(zone, ds)}
+		out := []string{backends.DSNote(zone, publishedDS(d)[0])}
 		if d.Status == "pending" {
 			out = append(out, fmt.Sprintf("Cloudflare's DNSSEC for zone %s is pending: it turns active once the parent publishes that DS", zone))
 		}

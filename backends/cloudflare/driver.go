@@ -34,7 +34,11 @@
 // codes 81053, 81054, 81057 and 81058 (and 81044, record does not exist)
 // mean the observation was stale: Apply re-observes and re-plans once,
 // refuses if the new plan needs a gate that was not acknowledged, and
-// sends the new plan; it never retries a batch blindly.
+// sends the new plan; it never retries a batch blindly. After the last
+// batch, one list request reads the changed records back and compares
+// them with what was written (verify.go); a difference is a
+// StepResult problem, and the note says how each changed RRset is
+// served (proxied or DNS only). Reads (GET) and writes are counted apart.
 //
 // Rate limits and retries: see newAPI. Errors are classified by Classify
 // into conflict, invalid, auth and transient.
@@ -53,7 +57,6 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	cf "github.com/cloudflare/cloudflare-go"
@@ -151,7 +154,10 @@ type detail struct {
 	chunk    int
 	ops      []op
 	soa      map[string]any
-	requests *atomic.Int64
+	requests *calls
+	// expect is what the sent ops should leave in the zone, checked
+	// after apply with one list call (verify.go).
+	expect []expectation
 }
 
 // Plan observes the zone and diffs it against the step's records.
@@ -179,13 +185,17 @@ func (d *Driver) Plan(ctx context.Context, step *graph.Step, run *backends.Run) 
 	var notes []string
 	if obs.dnssec != nil {
 		notes = dnssecNotes(z.Name, obs.dnssec)
+		// A PowerDNS parent of the tenant publishes this DS; its step
+		// runs after this one and reads it from the run.
+		run.SetSignerDS(z.Name, backends.SignerDS{DS: publishedDS(obs.dnssec), Status: obs.dnssec.Status})
 	}
 	return &backends.StepPlan{Step: step, Changes: df.changes, Fingerprint: obs.fingerprint(), Notes: notes,
-		Detail: &detail{api: api, zoneID: obs.zoneID, chunk: chunk, ops: df.ops, soa: df.soa, requests: requests}}, nil
+		Detail: &detail{api: api, zoneID: obs.zoneID, chunk: chunk, ops: df.ops, soa: df.soa, expect: df.expect, requests: requests},
+		Reads:  int(requests.n.Load())}, nil
 }
 
 // client builds the API client for a zone step.
-func (d *Driver) client(step *graph.Step, run *backends.Run) (*cf.API, *atomic.Int64, error) {
+func (d *Driver) client(step *graph.Step, run *backends.Run) (*cf.API, *calls, error) {
 	prov := step.Zone.Provider.Cloudflare
 	token, err := run.Credential(prov.Token)
 	if err != nil {
@@ -201,7 +211,7 @@ func (d *Driver) client(step *graph.Step, run *backends.Run) (*cf.API, *atomic.I
 	if _, err := endpoint.Check(base, prov.Plaintext); err != nil {
 		return nil, nil, fmt.Errorf("Cloudflare API URL for zone %s: %w", step.Zone.Name, err)
 	}
-	requests := new(atomic.Int64)
+	requests := new(calls)
 	api, err := d.newAPI(strings.TrimRight(base, "/"), token, requests)
 	if err != nil {
 		return nil, nil, fmt.Errorf("Cloudflare client for zone %s: %w", step.Zone.Name, err)
@@ -209,21 +219,22 @@ func (d *Driver) client(step *graph.Step, run *backends.Run) (*cf.API, *atomic.I
 	return api, requests, nil
 }
 
-// Apply sends the planned operations in batches. On a stale observation
-// it re-observes and re-plans once.
+// Apply sends the planned operations in batches, then lists the changed
+// records back and compares them with what was written (verify.go). On
+// a stale observation it re-observes and re-plans once.
 func (d *Driver) Apply(ctx context.Context, sp *backends.StepPlan, run *backends.Run) (*backends.StepResult, error) {
 	det, ok := sp.Detail.(*detail)
 	if !ok {
 		return nil, fmt.Errorf("step %s: no Cloudflare plan to apply (plan it in this process first)", sp.Step.ID)
 	}
 	res := &backends.StepResult{}
-	defer func() { res.Requests = int(det.requests.Load()) }()
-	sent, err := d.send(ctx, det, sp.Step.Zone.Name, det.ops, run)
+	start := det.requests.mark()
+	defer func() { res.Requests, res.Reads, res.Writes = det.requests.since(start) }()
+	zone := sp.Step.Zone.Name
+	sent, err := d.send(ctx, det, zone, det.ops, run)
 	res.Notes = append(res.Notes, sent...)
 	if err == nil {
-		sent, err = writeSOA(ctx, det, sp.Step.Zone.Name, det.soa)
-		res.Notes = append(res.Notes, sent...)
-		return res, err
+		return res, d.finish(ctx, det, zone, det.soa, det.expect, res)
 	}
 	// An interrupted run starts nothing new, a second look included.
 	if Classify(err) != backends.ClassConflict || run.Interrupted() {
@@ -233,17 +244,53 @@ func (d *Driver) Apply(ctx context.Context, sp *backends.StepPlan, run *backends
 	// record, or an earlier run half-finished): look again and plan
 	// again, once.
 	res.Notes = append(res.Notes, fmt.Sprintf("%s: the zone changed since it was observed (%v); observed it again and re-planned", sp.Step.ID, err))
-	obs, oerr := d.observe(ctx, det.api, sp.Step.Zone)
-	if oerr != nil {
-		return res, fmt.Errorf("%w; re-observing the zone failed: %v", err, oerr)
+	df, err := d.replan(ctx, det, sp, err, run)
+	if err != nil {
+		return res, err
 	}
-	df, derr := diff(sp.Step, obs, run)
-	if derr != nil {
-		return res, derr
+	sent, err = d.send(ctx, det, zone, df.ops, run)
+	res.Notes = append(res.Notes, sent...)
+	if err != nil {
+		return res, fmt.Errorf("after re-observing the zone once: %w", err)
 	}
-	// An --ack covers the gated changes the user was shown, not new ones
-	// that only the second look found (a foreign record that appeared
-	// mid-run is not overwritten on the strength of another change's ack).
+	return res, d.finish(ctx, det, zone, df.soa, df.expect, res)
+}
+
+// finish writes the SOA settings, then verifies what was sent: a
+// difference is a problem of the step, which fails the run (as a
+// PowerDNS zone that serves other data than was written does).
+func (d *Driver) finish(ctx context.Context, det *detail, zone string, soa map[string]any, expect []expectation, res *backends.StepResult) error {
+	sent, err := writeSOA(ctx, det, zone, soa)
+	res.Notes = append(res.Notes, sent...)
+	if err != nil {
+		return err
+	}
+	c, err := d.verify(ctx, det, zone, expect)
+	if err != nil {
+		res.Problems = append(res.Problems, fmt.Sprintf("zone %s: written, but could not be read back to verify: %v", zone, err))
+		return nil
+	}
+	res.Problems = append(res.Problems, c.problems...)
+	if c.note != "" {
+		res.Notes = append(res.Notes, c.note)
+	}
+	return nil
+}
+
+// replan observes the zone again after a stale write (cause) and plans
+// it again. An --ack covers the gated changes the user was shown, not
+// new ones that only the second look found (a foreign record that
+// appeared mid-run is not overwritten on the strength of another
+// change's ack).
+func (d *Driver) replan(ctx context.Context, det *detail, sp *backends.StepPlan, cause error, run *backends.Run) (*diffResult, error) {
+	obs, err := d.observe(ctx, det.api, sp.Step.Zone)
+	if err != nil {
+		return nil, fmt.Errorf("%w; re-observing the zone failed: %v", cause, err)
+	}
+	df, err := diff(sp.Step, obs, run)
+	if err != nil {
+		return nil, err
+	}
 	shown := map[string]bool{}
 	for _, c := range sp.Changes {
 		for _, g := range c.Gates {
@@ -262,14 +309,7 @@ func (d *Driver) Apply(ctx context.Context, sp *backends.StepPlan, run *backends
 		}
 	}
 	if len(missing) > 0 {
-		return res, fmt.Errorf("zone %s changed since it was observed and the new plan needs gates that were not acknowledged for these changes (%s): run site diff again and review", sp.Step.Zone.Name, strings.Join(missing, "; "))
+		return nil, fmt.Errorf("zone %s changed since it was observed and the new plan needs gates that were not acknowledged for these changes (%s): run site diff again and review", sp.Step.Zone.Name, strings.Join(missing, "; "))
 	}
-	sent, err = d.send(ctx, det, sp.Step.Zone.Name, df.ops, run)
-	res.Notes = append(res.Notes, sent...)
-	if err != nil {
-		return res, fmt.Errorf("after re-observing the zone once: %w", err)
-	}
-	sent, err = writeSOA(ctx, det, sp.Step.Zone.Name, df.soa)
-	res.Notes = append(res.Notes, sent...)
-	return res, err
+	return df, nil
 }

@@ -285,8 +285,8 @@ func TestStaleObservationReplansOnce(t *testing.T) {
 	if got := f.fake.Count(cftest.EpBatch); got != 2 {
 		t.Errorf("got %d batch calls, want 2 (the stale one, then the re-planned one)", got)
 	}
-	if got := f.fake.Count(cftest.EpList); got != 1 {
-		t.Errorf("got %d list calls, want 1 (one re-observation)", got)
+	if got := f.fake.Count(cftest.EpList); got != 2 {
+		t.Errorf("got %d list calls, want 2 (one re-observation, one read-back)", got)
 	}
 	if !strings.Contains(strings.Join(res.Notes, "\n"), "re-planned") {
 		t.Errorf("notes %q do not say the zone was re-planned", res.Notes)

@@ -21,8 +21,9 @@ func scaleStep(f *fixture) *graph.Step {
 }
 
 // TestRequestCounts pins the API calls of a 10,000-record zone: from
-// empty, one zone lookup, one list page and ⌈10,000/chunk⌉ batches; when
-// converged, the zone lookup and the list pages only.
+// empty, one zone lookup, one list page, ⌈10,000/chunk⌉ batches and the
+// read-back of what was written (one list, in pages of DefaultPerPage);
+// when converged, the zone lookup and the list pages only.
 func TestRequestCounts(t *testing.T) {
 	for _, chunk := range []int{DefaultChunkSize, MaxChunkSize} {
 		t.Run(fmt.Sprintf("chunk %d", chunk), func(t *testing.T) {
@@ -33,19 +34,23 @@ func TestRequestCounts(t *testing.T) {
 			sp := f.plan(t, step)
 			res := f.apply(t, sp)
 			wantBatches := (scaleRecords + chunk - 1) / chunk
-			want := map[string]int{cftest.EpZones: 1, cftest.EpList: 1, cftest.EpBatch: wantBatches}
+			pages := (scaleRecords + DefaultPerPage - 1) / DefaultPerPage
+			want := map[string]int{cftest.EpZones: 1, cftest.EpList: 1 + pages, cftest.EpBatch: wantBatches}
 			if got := f.fake.Counts(); fmt.Sprint(got) != fmt.Sprint(want) {
 				t.Errorf("create from empty: got %v, want %v", got, want)
 			}
-			if res.Requests != 2+wantBatches {
-				t.Errorf("StepResult.Requests = %d, want %d", res.Requests, 2+wantBatches)
+			if res.Requests != wantBatches+pages || res.Writes != wantBatches || res.Reads != pages {
+				t.Errorf("StepResult requests %d (reads %d, writes %d), want %d (reads %d, writes %d)",
+					res.Requests, res.Reads, res.Writes, wantBatches+pages, pages, wantBatches)
+			}
+			if len(res.Problems) != 0 {
+				t.Errorf("read-back found problems: %v", res.Problems[:min(3, len(res.Problems))])
 			}
 			f.fake.ResetCounts()
 			again := f.plan(t, step)
 			if len(again.Changes) != 0 {
 				t.Fatalf("not converged: %d changes", len(again.Changes))
 			}
-			pages := (scaleRecords + DefaultPerPage - 1) / DefaultPerPage
 			want = map[string]int{cftest.EpZones: 1, cftest.EpList: pages}
 			if got := f.fake.Counts(); fmt.Sprint(got) != fmt.Sprint(want) {
 				t.Errorf("converged diff: got %v, want %v", got, want)

@@ -1,5 +1,6 @@
-// Package libvirt converges VMs and networks on libvirt hosts, and never
-// stops a guest without an acknowledged gate (INCIDENTS.md §3).
+// Package libvirt converges VMs, networks and the storage pools site.cue
+// declares on libvirt hosts, and never stops a guest without an
+// acknowledged gate (INCIDENTS.md §3).
 //
 // # What a run does
 //
@@ -14,7 +15,8 @@
 // The wanted domain is built from the model with libvirtxml (never a
 // text template); its type is kvm when the host's capabilities offer KVM,
 // else qemu (TCG), else whatever the driver offers (the test driver's
-// "test"). Wanted, inactive and live definitions are compared field by
+// "test"), unless Options.DomainType (SITE_LIBVIRT_DOMAIN_TYPE) says
+// kvm or qemu. Wanted, inactive and live definitions are compared field by
 // field on the things site manages (type, memory, vCPUs, disks, NICs, the
 // seed cdrom, the owner element), never as XML text: live XML carries
 // aliases, runtime ports and expanded CPU models.
@@ -44,6 +46,23 @@
 //   - destroy: undefining a domain the tenant no longer declares, or
 //     deleting a disk volume it no longer declares, needs GATE-VM-DESTROY.
 //     Growing a disk needs GATE-VM-DISK-RESIZE; site never shrinks one.
+//     A disk whose base the spec changed is deleted and made again from
+//     the new base behind GATE-VM-DISK-REBASE, never under a running
+//     guest and never for a volume site did not make.
+//
+// # Storage
+//
+// A pool site.cue declares is its own step (poolDriver): a missing one
+// is defined, built, started and autostarted; an existing one is only
+// started and autostarted, and one with another type or path blocks its
+// step (site never redefines a pool). Only dir pools. While a declared
+// pool does not exist yet, the volumes a VM step plans in it are missing.
+// A disk with a base is a qcow2 overlay on the base volume of its pool
+// (StorageVolCreateXML with a backing store), or with clone a copy
+// (StorageVolCreateXMLFrom) grown to its size; libvirt runs qemu-img. A
+// missing base, or one larger than the disk, blocks the VM's step. A
+// base image site.cue declares (images:) is uploaded by a step of its
+// own when its volume is missing, and never replaced.
 //
 // site never undefines a domain to update it.
 //
@@ -53,12 +72,13 @@
 // <metadata>, in the XML namespace OwnerNS:
 //
 //	<site:owner xmlns:site="https://github.com/site-tools/site/xmlns/libvirt/1" tenant="sjc">
-//	  <site:volume pool="default" name="keys-root" role="disk"/>
+//	  <site:volume pool="default" name="keys-root" role="disk" base="debian-12.qcow2"/>
 //	  <site:volume pool="default" name="seed-5acbdc9c8d299ef2.iso" role="seed"/>
 //	</site:owner>
 //
-// The volumes listed there are the ones site created for the domain; they
-// are the only volumes site ever deletes. A domain or network of the same
+// The volumes listed there are the ones site created for the domain,
+// with the base a disk was made from; they are the only volumes site ever
+// deletes. A domain or network of the same
 // name without our owner element, or owned by another tenant, is foreign:
 // site refuses to plan it and says how to adopt it.
 //
@@ -77,11 +97,24 @@
 // an error: an error would block the very VM change that frees the
 // network. An empty network needs GATE-NET-DESTROY.
 //
-// Networks are NAT only (no isolated or routed mode yet). Their tests
-// run on a root system libvirtd of their own (libvirttest.StartSystem):
-// bridge, gateway address and dnsmasq are checked on the host, and the
-// refusals against a running QEMU guest's tap on the bridge and a real
-// DHCP lease taken by a client on it.
+// A network is NAT (forward mode nat), isolated (no forward element: a
+// bridge, gateway and dnsmasq of libvirt's, no route out) or bridged
+// (forward mode bridge onto an existing host bridge: no address, no
+// dnsmasq; site neither makes nor removes the host bridge, and plans
+// nothing for a network whose host bridge is missing, which libvirt
+// would start anyway and fail only the guests on). No routed or
+// open mode. libvirt cannot change an active network's mode, and a new
+// definition alone would switch it at the next restart, unannounced: a
+// mode change of an active network stops it, defines it anew and starts
+// it, behind GATE-NET-DESTROY, and is refused like a destroy while the
+// network is in use. libvirt shows a running guest's interface on a
+// bridged network as the host bridge (type='bridge'); observe reads it
+// back as the network (netbridged.go). Network tests run on a root
+// system libvirtd of their own (libvirttest.StartSystem): bridge,
+// gateway address, dnsmasq and iptables rules are checked on the host,
+// the refusals against a running QEMU guest's tap on the bridge and a
+// real DHCP lease taken by a client on it, and a bridged network against
+// a host bridge the test makes.
 //
 // # Cloud-init seeds
 //
@@ -89,7 +122,9 @@
 // named seed-<hash>.iso after its inputs, uploaded with StorageVolUpload
 // into the pool of the VM's first disk (or the pool named "default")
 // and attached as a read-only cdrom with startupPolicy="optional", so a
-// missing seed never blocks a boot. Nothing is written under /tmp. Changed
+// missing seed never blocks a boot. The cdrom sits on a virtio-scsi
+// controller: Debian's cloud kernel has no AHCI driver and would never
+// see it on SATA. Nothing is written under /tmp. Changed
 // inputs make a new volume and a next-boot media change; the volume a
 // running guest has open is never replaced or deleted; seed volumes in a
 // domain's owner element that no live or inactive definition references
@@ -122,7 +157,7 @@
 //
 // Hot-plugging disks or NICs into a running guest is not done: such
 // changes are next-boot. User cdroms and their live media changes are not
-// in the model.
+// in the model. Pools of other types than dir are not built.
 //
 // # Errors and retries
 //
@@ -154,6 +189,10 @@
 // host updates are tried once: a start that failed on the wire may have
 // started the guest. Such a failure fails the step, and the next run
 // re-observes and converges. Every try's libvirt calls are counted in
+// Driver.Lease reads the DHCP lease of a VM's NIC (by the MAC of the
+// running domain) for the DNS records a VM publishes with address
+// "lease" (package backends/lease).
+//
 // Calls. Volume and DHCP lease lookups made while planning, after the
 // host's observation, are not retried.
 //
@@ -163,7 +202,9 @@
 // network, written by the network's step. The MAC is the declared one,
 // else one derived from tenant, VM and NIC position (52:54:00:…), written
 // into the domain too. Host entries change live on an active network
-// (virNetworkUpdate, live and config); everything else about a network is
-// next-boot (written with NetworkDefineXML, used when the network is next
-// started), since site never restarts a network.
+// (virNetworkUpdate, live and config); everything else about a network
+// but its mode is next-boot (written with NetworkDefineXML, used when the
+// network is next started), since site never restarts a network unasked.
+// A bridged network has no fixed addresses: libvirt serves no DHCP there,
+// and site vet refuses an address on it.
 package libvirt

@@ -48,6 +48,8 @@ func newRigWith(t testing.TB, host string, d *Driver) *rig {
 			return d.VMs(), nil
 		case plan.PhaseNetwork:
 			return d.Networks(), nil
+		case plan.PhaseStorage:
+			return d.Pools(), nil
 		}
 		return nil, fmt.Errorf("no driver for %s", s.Phase)
 	}}

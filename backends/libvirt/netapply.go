@@ -104,6 +104,11 @@ func (n netDriver) do(c *libvirt.Connect, host string, o netOp) error {
 			flags |= libvirt.NETWORK_UPDATE_AFFECT_CONFIG
 		}
 		err = nw.Update(cmd, libvirt.NETWORK_SECTION_IP_DHCP_HOST, -1, o.XML, flags)
+	case netStop:
+		if active, aerr := nw.IsActive(); aerr == nil && active {
+			n.d.call()
+			err = nw.Destroy()
+		}
 	case netDestroy:
 		if active, aerr := nw.IsActive(); aerr == nil && active {
 			n.d.call()

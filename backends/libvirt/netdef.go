@@ -10,10 +10,22 @@ import (
 	"github.com/site-tools/site/compiler/model"
 )
 
-// applyNetwork writes what site manages into def: NAT forwarding, the
-// gateway address (the CIDR's first host), a DHCP range over the rest,
-// and the owner element. Bridge name, MAC and UUID stay libvirt's.
+// applyNetwork writes what site manages into def: the mode, and the
+// owner element; for a NAT or isolated network the gateway address (the
+// CIDR's first host) and a DHCP range over the rest, for a bridge
+// network the host bridge it joins. A NAT or isolated network's bridge
+// name, MAC and UUID stay libvirt's (its bridge is libvirt's own; one a
+// bridge network named is dropped so libvirt makes its own again).
 func applyNetwork(def *libvirtxml.Network, nw *model.Network, own *owner, others string, hosts []libvirtxml.NetworkDHCPHost) error {
+	def.Metadata = &libvirtxml.NetworkMetadata{XML: own.metadataXML(others)}
+	if nw.ModeOrNAT() == model.NetBridge {
+		// libvirt's forward mode "bridge": no address, no dnsmasq, the
+		// guests' taps join the host's bridge as they are.
+		def.Forward = &libvirtxml.NetworkForward{Mode: "bridge"}
+		def.Bridge = &libvirtxml.NetworkBridge{Name: nw.Bridge}
+		def.IPs, def.MAC, def.DNS, def.Domain = nil, nil, nil, nil
+		return nil
+	}
 	pfx, err := netip.ParsePrefix(nw.CIDR)
 	if err != nil || !pfx.Addr().Is4() || pfx.Bits() > 30 {
 		return fmt.Errorf("network %s: cidr %q is not an IPv4 prefix of /30 or shorter", nw.Name, nw.CIDR)
@@ -24,18 +36,32 @@ func applyNetwork(def *libvirtxml.Network, nw *model.Network, own *owner, others
 	for a := gw.Next(); pfx.Contains(a.Next()); a = a.Next() {
 		last = a // stops before the broadcast address
 	}
-	def.Forward = &libvirtxml.NetworkForward{Mode: "nat"}
+	if def.Forward != nil && def.Forward.Mode == "bridge" {
+		def.Bridge = nil
+	}
+	def.Forward = nil // isolated: no forward element, no route out
+	if nw.ModeOrNAT() == model.NetNAT {
+		def.Forward = &libvirtxml.NetworkForward{Mode: "nat"}
+	}
 	def.IPs = []libvirtxml.NetworkIP{{Address: gw.String(), Prefix: uint(pfx.Bits()),
 		DHCP: &libvirtxml.NetworkDHCP{Ranges: []libvirtxml.NetworkDHCPRange{{Start: gw.Next().String(), End: last.String()}}, Hosts: hosts}}}
-	def.Metadata = &libvirtxml.NetworkMetadata{XML: own.metadataXML(others)}
 	return nil
+}
+
+// modeOf is the mode a network definition has, in the spec's words.
+func modeOf(def *libvirtxml.Network) model.NetMode {
+	if def.Forward == nil {
+		return model.NetIsolated
+	}
+	return model.NetMode(def.Forward.Mode)
 }
 
 // netShapeOf projects a network definition on what site manages.
 func netShapeOf(def *libvirtxml.Network, o *owner) string {
-	mode := "isolated"
-	if def.Forward != nil {
-		mode = def.Forward.Mode
+	mode := string(modeOf(def))
+	if mode == string(model.NetBridge) && def.Bridge != nil {
+		// Only a bridge network's bridge is site's to say.
+		mode += " bridge=" + def.Bridge.Name
 	}
 	var ips []string
 	for _, ip := range def.IPs {

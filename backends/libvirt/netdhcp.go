@@ -15,7 +15,7 @@ import (
 // dhcpHosts lists the DHCP host entries network nw needs: one per NIC of
 // the tenant's VMs on nw's host that asks for a fixed address on nw.
 func dhcpHosts(t *model.Tenant, nw *model.Network) ([]libvirtxml.NetworkDHCPHost, error) {
-	if t == nil {
+	if t == nil || !nw.ServesDHCP() {
 		return nil, nil
 	}
 	pfx, err := netip.ParsePrefix(nw.CIDR)

@@ -28,6 +28,7 @@ const (
 	netStart
 	netAutostart
 	netDestroy
+	netStop // destroy (stop) only: the definition stays
 )
 
 type netOp struct {
@@ -69,6 +70,15 @@ func (n netDriver) plan(ctx context.Context, step *graph.Step, run *backends.Run
 	hosts, err := dhcpHosts(step.TenantSpec, nw)
 	if err != nil {
 		return nil, err
+	}
+	if nw.ModeOrNAT() == model.NetBridge {
+		note, err := h.checkHostBridge(nw)
+		if err != nil {
+			return nil, err
+		}
+		if note != "" {
+			p.sp.Notes = append(p.sp.Notes, note)
+		}
 	}
 	o := h.networks[nw.Name]
 	switch {
@@ -125,7 +135,7 @@ func (p *netPlanner) planCreate(hosts []libvirtxml.NetworkDHCPHost) error {
 	if len(hosts) > 0 {
 		after["dhcp hosts"] = hostLines(hosts)
 	}
-	p.change(p.step.ID, plan.ActionCreate, plan.ImpactNone, "new NAT network", nil, after)
+	p.change(p.step.ID, plan.ActionCreate, plan.ImpactNone, "new "+modeWords[nw.ModeOrNAT()], nil, after)
 	p.add(netOp{Kind: netDefine, Name: nw.Name, XML: x}, netOp{Kind: netStart, Name: nw.Name})
 	if nw.Autostart {
 		p.add(netOp{Kind: netAutostart, Name: nw.Name, Bool: true})
@@ -149,6 +159,9 @@ func (p *netPlanner) planUpdate(o *netObs, hosts []libvirtxml.NetworkDHCPHost) e
 		return err
 	}
 	after, nextHosts := netShapeOf(def, own), hostLines(hosts)
+	if was := modeOf(mustNet(o.XML)); was != nw.ModeOrNAT() && o.Active {
+		return p.planRecreate(o, def, was, before, after)
+	}
 	hostsDiffer := !slices.Equal(curHosts, nextHosts)
 	define := before != after || !o.Persistent || (hostsDiffer && !o.Active)
 	if define {
@@ -174,6 +187,46 @@ func (p *netPlanner) planUpdate(o *netObs, hosts []libvirtxml.NetworkDHCPHost) e
 		p.change(p.step.ID, plan.ActionUpdate, plan.ImpactLive, "start the network", map[string]any{"active": false}, map[string]any{"active": true})
 		p.add(netOp{Kind: netStart, Name: nw.Name})
 	}
+	if o.Autostart != nw.Autostart {
+		p.change(p.step.ID, plan.ActionUpdate, plan.ImpactLive, "autostart (host side only)", map[string]any{"autostart": o.Autostart}, map[string]any{"autostart": nw.Autostart})
+		p.add(netOp{Kind: netAutostart, Name: nw.Name, Bool: nw.Autostart})
+	}
+	return nil
+}
+
+// modeWords names a network mode in a plan.
+var modeWords = map[model.NetMode]string{
+	model.NetNAT:      "NAT network",
+	model.NetIsolated: "isolated network (no forward, no route out)",
+	model.NetBridge:   "network on a host bridge",
+}
+
+// planRecreate changes the mode of an active network. libvirt has no
+// live change of a network's forward mode, and a new persistent
+// definition would switch it on the next restart, under guests
+// (a host reboot), unannounced; so the network is stopped, defined anew
+// and started: behind GATE-NET-DESTROY, and only while nothing uses it
+// (no interface on it in any domain's definition, no DHCP lease).
+func (p *netPlanner) planRecreate(o *netObs, def *libvirtxml.Network, was model.NetMode, before, after string) error {
+	nw := p.nw
+	reason := fmt.Sprintf("mode %s → %s: libvirt cannot change a running network's mode", was, nw.ModeOrNAT())
+	if rf, busy := p.n.inUse(p.h, o); busy {
+		p.change(p.step.ID, plan.ActionUpdate, plan.ImpactNextBoot,
+			reason+"; refused for now: "+rf.why+"; a later run recreates it (with "+string(plan.GateNetDestroy)+") once nothing uses it",
+			map[string]any{"network": before, "in use": rf.users}, map[string]any{"network": after})
+		p.seen = append(p.seen, "refused", strings.Join(rf.users, ","))
+	} else {
+		x, err := def.Marshal()
+		if err != nil {
+			return fmt.Errorf("network %s: %w", nw.Name, err)
+		}
+		p.change(p.step.ID, plan.ActionUpdate, plan.ImpactDestroy,
+			reason+", so it is stopped, defined anew and started (nothing uses it: no attached interfaces, no DHCP leases)",
+			map[string]any{"network": before}, map[string]any{"network": after}, plan.GateNetDestroy)
+		p.add(netOp{Kind: netStop, Gate: plan.GateNetDestroy, Name: nw.Name}, netOp{Kind: netDefine, Name: nw.Name, XML: x}, netOp{Kind: netStart, Name: nw.Name})
+	}
+	// Autostart is host side only: it changes whether or not the mode
+	// can change yet.
 	if o.Autostart != nw.Autostart {
 		p.change(p.step.ID, plan.ActionUpdate, plan.ImpactLive, "autostart (host side only)", map[string]any{"autostart": o.Autostart}, map[string]any{"autostart": nw.Autostart})
 		p.add(netOp{Kind: netAutostart, Name: nw.Name, Bool: nw.Autostart})
@@ -262,17 +315,8 @@ func (n netDriver) planOrphans(h *hostObs, step *graph.Step, seen *[]string) ([]
 			continue
 		}
 		*seen = append(*seen, "orphan", name, o.XML, strconv.FormatBool(o.Active))
-		if users := h.networkUsers(name); len(users) > 0 {
-			refused = append(refused, refusal{name, fmt.Sprintf("%d domains have interfaces on it in their running or persistent definitions", len(users)), users})
-			continue
-		}
-		leases, err := n.leases(h, o)
-		if err != nil {
-			refused = append(refused, refusal{name, fmt.Sprintf("site cannot confirm it has no DHCP leases (%v); stop it with virsh net-destroy %s if it is unused", err, name), nil})
-			continue
-		}
-		if len(leases) > 0 {
-			refused = append(refused, refusal{name, fmt.Sprintf("it has %d DHCP leases", len(leases)), leases})
+		if rf, busy := n.inUse(h, o); busy {
+			refused = append(refused, rf)
 			continue
 		}
 		out = append(out, name)
@@ -283,10 +327,29 @@ func (n netDriver) planOrphans(h *hostObs, step *graph.Step, seen *[]string) ([]
 	return out, refused
 }
 
+// inUse says why network o must not be destroyed, if it must not: a
+// domain has an interface on it, it has DHCP leases, or its leases
+// cannot be read.
+func (n netDriver) inUse(h *hostObs, o *netObs) (refusal, bool) {
+	if users := h.networkUsers(o.Name); len(users) > 0 {
+		return refusal{o.Name, fmt.Sprintf("%d domains have interfaces on it in their running or persistent definitions", len(users)), users}, true
+	}
+	leases, err := n.leases(h, o)
+	if err != nil {
+		return refusal{o.Name, fmt.Sprintf("site cannot confirm it has no DHCP leases (%v); stop it with virsh net-destroy %s if it is unused", err, o.Name), nil}, true
+	}
+	if len(leases) > 0 {
+		return refusal{o.Name, fmt.Sprintf("it has %d DHCP leases", len(leases)), leases}, true
+	}
+	return refusal{}, false
+}
+
 // leases lists an active network's DHCP leases ("ip mac"). An inactive
 // network has none; a driver that cannot report them is an error.
 func (n netDriver) leases(h *hostObs, o *netObs) ([]string, error) {
-	if !o.Active {
+	if !o.Active || modeOf(mustNet(o.XML)) == model.NetBridge {
+		// A bridge-mode network has no dnsmasq of libvirt's (the host
+		// bridge's addresses are the LAN's), so no lease to hold it.
 		return nil, nil
 	}
 	n.d.call()

@@ -70,6 +70,14 @@ type volObs struct {
 	Exists   bool
 	Capacity uint64
 	Format   string // the volume's format (raw, qcow2, …); "raw" when unknown
+	Path     string // its file on the host
+	// Backing is the path of the volume's backing store (the base image
+	// of a qcow2 overlay), "" when it has none.
+	Backing string
+	// NoPool says why the pool cannot be read yet ("does not exist
+	// yet", "is not active"): a declared pool's step makes and starts
+	// it, so every volume in it counts as missing. "" when it was read.
+	NoPool string
 }
 
 // observeHost lists the host's domains and networks with everything site
@@ -85,6 +93,9 @@ func observeHost(d *Driver, c *libvirt.Connect, host string) (*hostObs, error) {
 	}
 	if h.domType, err = domainType(capsXML); err != nil {
 		return nil, fmt.Errorf("%s: %w", host, err)
+	}
+	if d.opts.DomainType != "" {
+		h.domType = d.opts.DomainType
 	}
 	d.call()
 	doms, err := c.ListAllDomains(0)
@@ -126,6 +137,7 @@ func observeHost(d *Driver, c *libvirt.Connect, host string) (*hostObs, error) {
 		}
 		h.networks[o.Name] = o
 	}
+	h.namesBridgedNICs()
 	return h, nil
 }
 
@@ -255,6 +267,12 @@ func (h *hostObs) volume(pool, name string) (*volObs, error) {
 		if def.Target != nil && def.Target.Format != nil && def.Target.Format.Type != "" {
 			v.Format = def.Target.Format.Type
 		}
+		if def.Target != nil {
+			v.Path = def.Target.Path
+		}
+		if def.BackingStore != nil {
+			v.Backing = def.BackingStore.Path
+		}
 	}
 	h.vols[pool+"\x00"+name] = v
 	return v, nil
@@ -269,7 +287,7 @@ func (h *hostObs) pool(name string) (*libvirt.StoragePool, error) {
 	p, err := h.conn.LookupStoragePoolByName(name)
 	if err != nil {
 		if isCode(err, libvirt.ERR_NO_STORAGE_POOL) {
-			err = fmt.Errorf("storage pool %q does not exist on %s: define it (virsh pool-define-as %s dir --target DIR; virsh pool-start %s)", name, h.host, name, name)
+			err = noPoolError{"does not exist yet", fmt.Errorf("storage pool %q does not exist on %s: declare it in site.cue (hosts: NAME: pools: %s: {type: \"dir\", path: DIR}) so site creates it, or define it (virsh pool-define-as %s dir --target DIR; virsh pool-start %s)", name, h.host, name, name, name)}
 		} else {
 			err = fmt.Errorf("look up storage pool %s on %s: %w", name, h.host, err)
 		}
@@ -280,7 +298,7 @@ func (h *hostObs) pool(name string) (*libvirt.StoragePool, error) {
 		h.d.call()
 		active, err := p.IsActive()
 		if err == nil && !active {
-			err = fmt.Errorf("storage pool %q on %s is not active: start it (virsh pool-start %s)", name, h.host, name)
+			err = noPoolError{"is not active", fmt.Errorf("storage pool %q on %s is not active: start it (virsh pool-start %s)", name, h.host, name)}
 		}
 		h.pools[name] = err
 		if err != nil {
@@ -289,6 +307,28 @@ func (h *hostObs) pool(name string) (*libvirt.StoragePool, error) {
 		}
 	}
 	return p, nil
+}
+
+// noPoolError says a pool does not exist on the host or is not active,
+// so its volumes cannot be read.
+type noPoolError struct {
+	why string // "does not exist yet", "is not active"
+	error
+}
+
+func (e noPoolError) Unwrap() error { return e.error }
+
+// declaredVolume is volume for a volume whose pool site.cue declares:
+// while the pool does not exist yet or is not active (its step makes and
+// starts it before this volume's step), the volume is missing, not an
+// error.
+func (h *hostObs) declaredVolume(pool, name string, declared bool) (*volObs, error) {
+	v, err := h.volume(pool, name)
+	var np noPoolError
+	if declared && errors.As(err, &np) {
+		return &volObs{NoPool: np.why}, nil
+	}
+	return v, err
 }
 
 // domainType picks the <domain type> for new domains from the host's

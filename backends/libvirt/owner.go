@@ -26,9 +26,17 @@ type owner struct {
 type ownedVolume struct {
 	Pool, Name string
 	Role       string // "disk" or "seed"
+	// Base is the volume a disk was made from (overlay or clone), ""
+	// for a blank one: a clone keeps no trace of it in its own metadata.
+	Base string
 }
 
-func (v ownedVolume) String() string { return v.Pool + "/" + v.Name }
+func (v ownedVolume) String() string {
+	if v.Base != "" {
+		return v.Pool + "/" + v.Name + "@" + v.Base
+	}
+	return v.Pool + "/" + v.Name
+}
 
 // key identifies a volume on a host.
 func (v ownedVolume) key() string { return v.Pool + "\x00" + v.Name }
@@ -70,7 +78,11 @@ func (o *owner) element() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "<owner tenant=%q>", xmlEscape(o.Tenant))
 	for _, v := range o.Volumes {
-		fmt.Fprintf(&b, "<volume pool=%q name=%q role=%q/>", xmlEscape(v.Pool), xmlEscape(v.Name), xmlEscape(v.Role))
+		fmt.Fprintf(&b, "<volume pool=%q name=%q role=%q", xmlEscape(v.Pool), xmlEscape(v.Name), xmlEscape(v.Role))
+		if v.Base != "" {
+			fmt.Fprintf(&b, " base=%q", xmlEscape(v.Base))
+		}
+		b.WriteString("/>")
 	}
 	b.WriteString("</owner>")
 	return b.String()
@@ -137,6 +149,8 @@ func parseOwner(inner string) (*owner, string, error) {
 						v.Name = a.Value
 					case "role":
 						v.Role = a.Value
+					case "base":
+						v.Base = a.Value
 					}
 				}
 				o.Volumes = append(o.Volumes, v)

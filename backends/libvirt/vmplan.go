@@ -20,7 +20,10 @@ type vmDriver struct{ d *Driver }
 type opKind int
 
 const (
-	opCreateVolume opKind = iota
+	// opDropVolume deletes a disk that is made again from a new base,
+	// before opCreateVolume makes it.
+	opDropVolume opKind = iota
+	opCreateVolume
 	opUploadSeed
 	opResizeVolume
 	opDefine
@@ -44,10 +47,15 @@ type op struct {
 	Volume string
 	Bytes  uint64
 	ISO    []byte
-	XML    string
-	Owner  *owner
-	Bool   bool
-	Live   bool // SetMetadata: the domain runs, so change the live definition too
+	// Base, when set, is the volume opCreateVolume starts from: its
+	// path, format and size; Clone copies it instead of an overlay.
+	Base, BasePath, BaseFormat string
+	BaseBytes                  uint64
+	Clone                      bool
+	XML                        string
+	Owner                      *owner
+	Bool                       bool
+	Live                       bool // SetMetadata: the domain runs, so change the live definition too
 }
 
 func (o op) gate() plan.Gate { return o.Gate }

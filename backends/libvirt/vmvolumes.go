@@ -17,24 +17,37 @@ import (
 
 func volumeKey(host, pool, name string) string { return "volume/" + host + "/" + pool + "/" + name }
 
-// planDisks creates the disks that are missing, grows them behind a
-// gate, and never shrinks one.
+// planDisks creates the disks that are missing (blank, or from their
+// base image), makes a disk again behind a gate when the spec changed
+// its base, grows them behind a gate, and never shrinks one.
 func (p *vmPlanner) planDisks(want *wantDomain, owned map[string]ownedVolume) error {
 	vm := p.vm
 	for _, disk := range vm.Disks {
-		vol, err := p.h.volume(disk.Pool, disk.Name)
+		vol, err := p.h.declaredVolume(disk.Pool, disk.Name, p.declared(disk.Pool))
 		if err != nil {
 			return err
 		}
-		p.seen = append(p.seen, disk.Pool, disk.Name, strconv.FormatBool(vol.Exists), strconv.FormatUint(vol.Capacity, 10), vol.Format)
-		want.formats = append(want.formats, vol.Format)
-		ov := ownedVolume{Pool: disk.Pool, Name: disk.Name, Role: "disk"}
+		p.seen = append(p.seen, disk.Pool, disk.Name, strconv.FormatBool(vol.Exists), strconv.FormatUint(vol.Capacity, 10), vol.Format, vol.Backing)
+		ov := ownedVolume{Pool: disk.Pool, Name: disk.Name, Role: "disk", Base: disk.Base}
+		prior, mine := owned[ov.key()]
 		key := volumeKey(vm.Host, disk.Pool, disk.Name)
-		switch {
-		case !vol.Exists:
+		if !vol.Exists {
+			if err := p.planNewDisk(want, disk, key); err != nil {
+				return err
+			}
 			want.owner.Volumes = append(want.owner.Volumes, ov)
-			p.change(key, plan.ActionCreate, plan.ImpactNone, "new disk volume for "+vm.Name, nil, map[string]any{"size": sizeString(disk.SizeBytes)})
-			p.add(op{Kind: opCreateVolume, Pool: disk.Pool, Volume: disk.Name, Bytes: disk.SizeBytes})
+			continue
+		}
+		rebased, err := p.planRebase(want, disk, vol, prior, mine, key)
+		if err != nil {
+			return err
+		}
+		if rebased {
+			want.owner.Volumes = append(want.owner.Volumes, ov)
+			continue
+		}
+		want.formats = append(want.formats, vol.Format)
+		switch {
 		case vol.Capacity < disk.SizeBytes:
 			p.change(key, plan.ActionUpdate, plan.ImpactNextBoot, "grow the disk volume; the guest sees the new size after its next boot and must grow its file system itself",
 				map[string]any{"size": sizeString(vol.Capacity)}, map[string]any{"size": sizeString(disk.SizeBytes)}, plan.GateVMDiskResize)
@@ -43,11 +56,21 @@ func (p *vmPlanner) planDisks(want *wantDomain, owned map[string]ownedVolume) er
 			return fmt.Errorf("VM %s: volume %s/%s on %s holds %d bytes but the spec declares %d: site never shrinks a volume (data would be lost); declare its real size",
 				vm.Name, disk.Pool, disk.Name, vm.Host, vol.Capacity, disk.SizeBytes)
 		}
-		if _, ok := owned[ov.key()]; ok {
+		if mine {
 			want.owner.Volumes = append(want.owner.Volumes, ov)
 		}
 	}
 	return nil
+}
+
+// declared reports whether site.cue declares pool on the VM's host.
+func (p *vmPlanner) declared(pool string) bool {
+	for _, dp := range p.vm.Pools {
+		if dp.Name == pool {
+			return true
+		}
+	}
+	return false
 }
 
 // planSeed uploads the cloud-init seed when the pool lacks it. The seed
@@ -60,7 +83,7 @@ func (p *vmPlanner) planSeed(want *wantDomain) error {
 	}
 	s := seed.Build(seed.Input{Hostname: vm.Name, UserData: ci.UserData, MetaData: ci.MetaData, NetworkConfig: ci.NetworkConfig})
 	want.seedPool, want.seedName = seedPool(vm), s.Name
-	vol, err := p.h.volume(want.seedPool, s.Name)
+	vol, err := p.h.declaredVolume(want.seedPool, s.Name, p.declared(want.seedPool))
 	if err != nil {
 		return err
 	}

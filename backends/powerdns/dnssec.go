@@ -160,28 +160,41 @@ func planNotes(zone *model.Zone, b *batch) []string {
 // withChildDS returns step with the DS of its signed children among its
 // wanted RRsets, read from their keys, and the children whose key does
 // not exist yet (their DS is ignored in this plan, see the package
-// comment above). step itself is not changed.
-func (d *Driver) withChildDS(ctx context.Context, step *graph.Step, run *backends.Run) (*graph.Step, []*model.Zone, error) {
+// comment above). A Cloudflare child's DS is the one its own step read
+// from Cloudflare and left in run; while there is none (DNSSEC off
+// there, or the child not observed in this run) the parent's DS at the
+// child is left alone and a note says why. step itself is not changed.
+func (d *Driver) withChildDS(ctx context.Context, step *graph.Step, run *backends.Run) (*graph.Step, []*model.Zone, []string, error) {
 	z := step.Zone
 	if len(z.SignedChildren) == 0 {
-		return step, nil, nil
+		return step, nil, nil, nil
 	}
 	zc := *z
 	zc.RRsets = slices.Clone(z.RRsets)
 	zc.Ignore = slices.Clone(z.Ignore)
 	var pending []*model.Zone
+	var notes []string
 	for _, child := range z.SignedChildren {
 		var ds []string
-		if child.Provider.PowerDNS != nil {
+		switch {
+		case child.Provider.PowerDNS != nil:
 			cc, err := d.zoneClient(child, run)
 			if err != nil {
-				return nil, nil, fmt.Errorf("zone %s publishes the DS of %s: %w", z.Name, child.Name, err)
+				return nil, nil, nil, fmt.Errorf("zone %s publishes the DS of %s: %w", z.Name, child.Name, err)
 			}
 			keys, err := d.cryptokeys(ctx, cc, child.Name)
 			if err != nil {
-				return nil, nil, fmt.Errorf("zone %s publishes the DS of %s: read its keys at %s: %w; nothing is planned for zone %s", z.Name, child.Name, cc.base, err, z.Name)
+				return nil, nil, nil, fmt.Errorf("zone %s publishes the DS of %s: read its keys at %s: %w; nothing is planned for zone %s", z.Name, child.Name, cc.base, err, z.Name)
 			}
 			ds = activeDS(keys)
+		case child.Provider.Cloudflare != nil:
+			signer, read := run.SignerDSOf(child.Name)
+			if len(signer.DS) == 0 {
+				zc.Ignore = append(zc.Ignore, model.IgnoreRule{Name: child.Name, Type: "DS"})
+				notes = append(notes, unpublishedNote(child.Name, signer, read))
+				continue
+			}
+			ds = signer.DS
 		}
 		if len(ds) == 0 {
 			pending = append(pending, child)
@@ -194,7 +207,16 @@ func (d *Driver) withChildDS(ctx context.Context, step *graph.Step, run *backend
 	slices.SortFunc(zc.RRsets, dnsplan.Compare)
 	sc := *step
 	sc.Zone = &zc
-	return &sc, pending, nil
+	return &sc, pending, notes, nil
+}
+
+// unpublishedNote says why the parent writes no DS for a Cloudflare
+// child, and leaves the one it has alone.
+func unpublishedNote(child string, signer backends.SignerDS, read bool) string {
+	if !read {
+		return fmt.Sprintf("the DS of %s is not written: its Cloudflare DNSSEC status was not read in this run (out of scope or not observed), so any DS here stays as it is", child)
+	}
+	return fmt.Sprintf("the DS of %s is not written: Cloudflare's DNSSEC for it is %s, with no DS to publish; any DS here stays as it is", child, signer.Status)
 }
 
 // pendingDSChanges are the changes a parent plans for children not yet

@@ -243,7 +243,7 @@ func (d *Driver) Plan(ctx context.Context, step *graph.Step, run *backends.Run) 
 			return nil, incomplete(step.Zone.Name, c, err)
 		}
 	}
-	withDS, pending, err := d.withChildDS(ctx, step, run)
+	withDS, pending, childNotes, err := d.withChildDS(ctx, step, run)
 	if err != nil {
 		return nil, err
 	}
@@ -275,7 +275,7 @@ func (d *Driver) Plan(ctx context.Context, step *graph.Step, run *backends.Run) 
 				Reason: "the fields the zone's soa sets, written over the SOA PowerDNS makes with the zone; the serial stays the server's"})
 		}
 	}
-	return &backends.StepPlan{Step: step, Changes: b.changes, Fingerprint: obs.fingerprint(), Notes: planNotes(step.Zone, b), Detail: b,
+	return &backends.StepPlan{Step: step, Changes: b.changes, Fingerprint: obs.fingerprint(), Notes: append(planNotes(step.Zone, b), childNotes...), Detail: b,
 		Reads: int(c.count.n.Load() - c.count.writes.Load())}, nil
 }
 

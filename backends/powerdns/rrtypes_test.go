@@ -14,7 +14,7 @@ import (
 // issue 12 to a real PowerDNS, in the canonical form the compiler makes:
 // the apply's own DNS verification must pass (mustApply fails on any
 // problem), the next plan must be empty, and the DNS port must answer
-// the data, an ALIAS as its target's addresses.
+// the data of every type, an ALIAS as its target's addresses.
 func TestEveryRecordTypeAppliesConvergesAndIsServed(t *testing.T) {
 	srv := pdnstest.Shared(t)
 	const zone = "rrtypes.test."
@@ -59,6 +59,11 @@ func TestEveryRecordTypeAppliesConvergesAndIsServed(t *testing.T) {
 		{"sip." + zone, "NAPTR", `300 100 10 "S" "SIP+D2U" "" _sip._udp.example.net.`},
 		{"old." + zone, "DNAME", "300 new.example.net."},
 		{"pgp." + zone, "OPENPGPKEY", "300 mQINBFq5ZXhhbXBsZQ=="},
+		{"_dns." + zone, "SVCB", "300 0 svc.example.net."},
+		{"child." + zone, "DS", "300 2371 13 2 " + strings.ToUpper(hex32)},
+		{"dhcp." + zone, "DHCID", "300 AAIBY2/AuCccgoJbsaxcQc9TUapptP69lOjxfNuVAA2kjEA="},
+		{"lb." + zone, "A", "300 192.0.2.7"},
+		{"lb." + zone, "AAAA", "300 2001:db8::7"},
 	}
 	for _, s := range served {
 		if got := srv.Query(t, s.name, s.typ); len(got) != 1 || got[0] != s.want {

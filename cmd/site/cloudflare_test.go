@@ -121,3 +121,44 @@ func TestExportCloudflare(t *testing.T) {
 }
 
 func u16(n uint16) *uint16 { return &n }
+
+// TestCloudflareReadBack applies tenants/sjc.cue against the fake
+// Cloudflare twice: as it is, the report says how each changed record is
+// served and counts the read-back as a read; with the fake silently
+// clamping a TTL, apply fails (exit 1) and names the record and what
+// differs.
+func TestCloudflareReadBack(t *testing.T) {
+	const sjc = "../../tenants/sjc.cue"
+	t.Run("as written", func(t *testing.T) {
+		cs := newColdStart(t, "sjc.example.net")
+		t.Setenv("SITE_VAULT_ADDRS", closedPort(t)+","+cs.vault.URL)
+		t.Setenv(cloudflare.EnvAPIURL, cs.cf.URL)
+		code, out, errOut := cs.site(t, "apply", "--only", "dns", sjc)
+		if code != exitOK {
+			t.Fatalf("apply exit %d, want 0\nstdout:\n%s\nstderr:\n%s", code, out, errOut)
+		}
+		for _, want := range []string{"read back 7 changed RRsets in 1 list request", "DNS only: ", "keys.sjc.example.net. A"} {
+			if !strings.Contains(out, want) {
+				t.Errorf("report does not say %q:\n%s", want, out)
+			}
+		}
+	})
+	t.Run("altered by the provider", func(t *testing.T) {
+		cs := newColdStart(t, "sjc.example.net")
+		t.Setenv("SITE_VAULT_ADDRS", closedPort(t)+","+cs.vault.URL)
+		t.Setenv(cloudflare.EnvAPIURL, cs.cf.URL)
+		cs.cf.SetAlter(func(r *cftest.Record) {
+			if r.Name == "keys.sjc.example.net" {
+				r.TTL = 3600
+			}
+		})
+		code, out, errOut := cs.site(t, "apply", "--only", "dns", sjc)
+		if code != exitError {
+			t.Errorf("apply exit %d, want %d\nstdout:\n%s\nstderr:\n%s", code, exitError, out, errOut)
+		}
+		want := "problem: keys.sjc.example.net. A: Cloudflare changed what was written: 203.0.113.10 written with TTL 300, listed with TTL 3600"
+		if !strings.Contains(out, want) {
+			t.Errorf("report does not say %q:\nstdout:\n%s\nstderr:\n%s", want, out, errOut)
+		}
+	})
+}

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"context"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -121,5 +123,47 @@ tenants: web: {
 	want := "# dns/signed.example.net. (tenant web)\n  note: DS for the parent: signed.example.net. IN DS 2371 13 2 " + digest + "\n\nNo changes."
 	if code != exitOK || !strings.Contains(out, want) {
 		t.Errorf("diff exit %d, want 0 and\n%s\nstdout:\n%s\nstderr:\n%s", code, want, out, errOut)
+	}
+}
+
+// TestSavedPlanStaleWhenTheDSNoteChanged: the DS a signed zone's parent
+// must publish is a note, read from the zone's keys, which no step
+// fingerprint covers. A key added between diff --out and apply --plan
+// changes that note; the saved plan showed the old DS, so apply refuses
+// it as stale, naming the note.
+func TestSavedPlanStaleWhenTheDSNoteChanged(t *testing.T) {
+	srv := pdnsEnv(t)
+	const zone = "signed.office1.example.test."
+	src := `package tenants
+
+tenants: office1: {
+	domain: "office1.example.test"
+	dns: zones: "signed.office1.example.test": {
+		provider: "pdns"
+		dnssec:   true
+		records: www: A: ["192.0.2.31"]
+	}
+}
+`
+	site := siteSrc(pdnsProvider("pdns", srv.URL, "PDNS_API_KEY", srv.DNSAddr),
+		grant{tenant: "office1", domains: []string{"office1.example.test"}, providers: []string{"pdns"}})
+	file := writeSpec(t, site, "office1.cue", src)
+	if code, out, errOut := siteRun(t, srv, "apply", file); code != exitOK {
+		t.Fatalf("apply exit %d\nstdout:\n%s\nstderr:\n%s", code, out, errOut)
+	}
+	planFile := filepath.Join(t.TempDir(), "plan.json")
+	if code, out, errOut := siteRun(t, srv, "diff", "--out", planFile, file); code != exitOK || !strings.Contains(out, "note: DS for the parent") {
+		t.Fatalf("diff exit %d, want 0 and the DS note\nstdout:\n%s\nstderr:\n%s", code, out, errOut)
+	}
+	// A second key signing keys, as a rollover starts: the zone's
+	// records (and so its fingerprint) stay as they are.
+	body := []byte(`{"keytype": "ksk", "active": true, "algorithm": "ecdsa256"}`)
+	if status, resp, err := srv.Do(context.Background(), "POST", "/zones/"+zone+"/cryptokeys", body); err != nil || status != 201 {
+		t.Fatalf("add a key: %d %s %v", status, resp, err)
+	}
+	code, out, errOut := siteRun(t, srv, "apply", "--plan", planFile, file)
+	want := "dns/" + zone + " notes other facts now"
+	if code != exitError || !strings.Contains(errOut, want) {
+		t.Fatalf("apply --plan exit %d, want %d and %q\nstdout:\n%s\nstderr:\n%s", code, exitError, want, out, errOut)
 	}
 }

@@ -41,7 +41,7 @@ Exit codes: 0 printed, 1 an invalid spec or flag.`,
 			return err
 		},
 	}
-	cmd.Flags().StringVar(&only, "only", "", "keep only these phases, comma-separated: secrets, network, vm, dns")
+	cmd.Flags().StringVar(&only, "only", "", "keep only these phases, comma-separated: secrets, network, storage, vm, dns")
 	cmd.Flags().StringArrayVar(&targets, "target", nil, targetFlagHelp)
 	completeScope(cmd)
 	addCacheFlag(cmd)

@@ -90,6 +90,18 @@ func startInterruptible(t *testing.T, args ...string) (*signalled, <-chan struct
 	return s, done
 }
 
+// waitForPatch returns once the held PATCH has arrived, and fails the
+// test when site ended without sending it (a spec or setup error), which
+// would otherwise leave the test waiting until the suite's timeout.
+func (s *signalled) waitForPatch(t *testing.T, inPatch, done <-chan struct{}) {
+	t.Helper()
+	select {
+	case <-inPatch:
+	case <-done:
+		t.Fatalf("site ended before its first PATCH (exit %d):\nstdout:\n%s\nstderr:\n%s", <-s.code, s.out, s.err)
+	}
+}
+
 // splitZone is a tenant whose zone needs a PATCH that a 2000-byte body
 // limit splits in three, and the rule that holds the first PATCH until
 // release is closed (inPatch is closed when it arrives).
@@ -126,7 +138,7 @@ func TestInterruptFinishesTheRequestInFlight(t *testing.T) {
 	const zone = "ctrlc.example.test"
 	file, inPatch, release := splitZone(t, srv, zone)
 	s, done := startInterruptible(t, "apply", file)
-	<-inPatch
+	s.waitForPatch(t, inPatch, done)
 	s.sigs <- os.Interrupt
 	finishing := "site: interrupted: finishing dns/" + zone + ". (in flight), starting nothing new; interrupt again to exit at once, which may leave it half-done"
 	if !s.err.waitFor(finishing, done) {
@@ -165,7 +177,7 @@ func TestSecondInterruptExitsAtOnce(t *testing.T) {
 	const zone = "twice.example.test"
 	file, inPatch, release := splitZone(t, srv, zone)
 	s, done := startInterruptible(t, "apply", file)
-	<-inPatch
+	s.waitForPatch(t, inPatch, done)
 	s.sigs <- os.Interrupt
 	if !s.err.waitFor("site: interrupted: finishing", done) {
 		t.Fatalf("no message after the first interrupt:\n%s", s.err)

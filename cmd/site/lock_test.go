@@ -74,7 +74,11 @@ func TestApplyLock(t *testing.T) {
 		code, out, errOut := siteRun(t, srv, "apply", fileA)
 		done <- result{code, out, errOut}
 	}()
-	<-patching
+	select {
+	case <-patching:
+	case r := <-done: // it ended without a PATCH: waiting would hang the suite
+		t.Fatalf("first apply ended before its PATCH: exit %d\nstdout:\n%s\nstderr:\n%s", r.code, r.out, r.errOut)
+	}
 
 	code, out, errOut := siteRun(t, srv, "apply", fileB)
 	host, _ := os.Hostname()

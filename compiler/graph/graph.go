@@ -30,13 +30,15 @@ type Step struct {
 	TenantSpec *model.Tenant
 	// Prerequisite is true in a scoped graph (Only, Targets) for a step
 	// that was not chosen but is kept because a chosen step needs it:
-	// a VM's networks, a zone's secret. Plans list the prerequisites
+	// a VM's networks and pools, a zone's secret. Plans list the prerequisites
 	// that converge something, so a scope never changes more than it says.
 	Prerequisite bool
 
 	// Exactly one of these is set, matching Phase.
 	Secret  *Secret
 	Network *model.Network
+	Pool    *model.Pool
+	Image   *model.Image
 	VM      *model.VM
 	Zone    *model.Zone
 }
@@ -84,6 +86,27 @@ func Build(spec *model.Spec) (*Graph, error) {
 		}
 		return id, nil
 	}
+	storageSteps := map[string]bool{}
+	// needPool returns the step of a declared pool, made once for every
+	// VM on the host that uses it: pools are the operator's.
+	needPool := func(p *model.Pool) string {
+		id := PoolStepID(p.Host, p.Name)
+		if !storageSteps[id] {
+			storageSteps[id] = true
+			steps = append(steps, &Step{ID: id, Phase: plan.PhaseStorage, Pool: p})
+		}
+		return id
+	}
+	// needImage returns the step that uploads a declared base image,
+	// after its pool's.
+	needImage := func(img *model.Image) string {
+		id := ImageStepID(img.Pool.Host, img.Pool.Name, img.Name)
+		if !storageSteps[id] {
+			storageSteps[id] = true
+			steps = append(steps, &Step{ID: id, Phase: plan.PhaseStorage, Image: img, Deps: []string{needPool(img.Pool)}})
+		}
+		return id
+	}
 	for _, t := range spec.Tenants {
 		netIDs := map[string]string{}
 		for _, n := range t.Networks {
@@ -94,6 +117,12 @@ func Build(spec *model.Spec) (*Graph, error) {
 		publishers := map[string][]string{} // zone name -> VM step IDs
 		for _, vm := range t.VMs {
 			s := &Step{ID: VMStepID(vm.Host, vm.Name), Phase: plan.PhaseVM, Tenant: t.Name, TenantSpec: t, VM: vm}
+			for _, p := range vm.Pools {
+				s.Deps = append(s.Deps, needPool(p))
+			}
+			for _, img := range vm.Images {
+				s.Deps = append(s.Deps, needImage(img))
+			}
 			for _, nic := range vm.NICs {
 				if id, ok := netIDs[nic.Network]; ok {
 					s.Deps = append(s.Deps, id)
@@ -136,6 +165,12 @@ func ZoneStep(zone *model.Zone) *Step {
 
 // NetworkStepID names the step converging a network.
 func NetworkStepID(host, name string) string { return "network/" + host + "/" + name }
+
+// PoolStepID names the step converging a storage pool.
+func PoolStepID(host, name string) string { return "pool/" + host + "/" + name }
+
+// ImageStepID names the step uploading a base image.
+func ImageStepID(host, pool, name string) string { return "image/" + host + "/" + pool + "/" + name }
 
 // VMStepID names the step converging a VM.
 func VMStepID(host, name string) string { return "vm/" + host + "/" + name }
@@ -224,8 +259,8 @@ func (h *stepHeap) Pop() any {
 
 // Only keeps the steps of the given phases plus the steps they need
 // (see keep): --only dns keeps the secret steps the DNS steps need, and
-// --only vm the networks the VMs attach to. An empty list keeps
-// everything.
+// --only vm the networks the VMs attach to and the pools their volumes
+// live in. An empty list keeps everything.
 func (g *Graph) Only(phases []plan.Phase) *Graph {
 	if len(phases) == 0 {
 		return g
@@ -238,13 +273,14 @@ func (g *Graph) Only(phases []plan.Phase) *Graph {
 }
 
 // needs reports whether a step cannot converge without its dependency
-// dep: the secrets it reads and the networks a VM attaches to (libvirt
+// dep: the secrets it reads, the networks a VM attaches to (libvirt
 // refuses to start a domain whose network is missing, leaving the run
-// half-applied). A zone's dependency on the VMs publishing into it only
+// half-applied), the pools its volumes live in (no volume can be made in
+// a pool that does not exist) and the base images its disks start from. A zone's dependency on the VMs publishing into it only
 // orders the two: the published address is in the spec, so a scope on
 // the zone does not converge those VMs.
 func needs(dep *Step) bool {
-	return dep.Phase == plan.PhaseSecrets || dep.Phase == plan.PhaseNetwork
+	return dep.Phase == plan.PhaseSecrets || dep.Phase == plan.PhaseNetwork || dep.Phase == plan.PhaseStorage
 }
 
 // keep returns the subgraph of the steps chosen picks plus, transitively,
@@ -301,28 +337,6 @@ func (g *Graph) Prerequisites() []string {
 		}
 	}
 	return out
-}
-
-// ParsePhases parses a comma-separated --only value.
-func ParsePhases(s string) ([]plan.Phase, error) {
-	if s == "" {
-		return nil, nil
-	}
-	var out []plan.Phase
-	for _, f := range strings.Split(s, ",") {
-		f = strings.TrimSpace(f)
-		ok := false
-		for _, p := range plan.Phases {
-			if string(p) == f {
-				out = append(out, p)
-				ok = true
-			}
-		}
-		if !ok {
-			return nil, fmt.Errorf("unknown phase %q: use one or more of secrets, network, vm, dns, separated by commas", f)
-		}
-	}
-	return out, nil
 }
 
 // DOT renders the graph in Graphviz DOT, steps clustered by phase.

@@ -12,9 +12,9 @@ import (
 const maxListed = 50
 
 // Targets keeps the steps whose ID matches one of patterns, plus the
-// secret steps they depend on (as Only does: a zone needs its API token
-// read, but a VM publishing into the zone is not converged by targeting
-// the zone). An empty list keeps everything.
+// steps they need, as Only does (see needs): a zone needs its API token
+// read, a VM its networks and pools, but a VM publishing into the zone
+// is not converged by targeting the zone. An empty list keeps everything.
 //
 // A pattern is an exact step ID ("dns/sjc.example.net.",
 // "vm/qemu:///system/keys") or a glob in the syntax of path.Match, except

@@ -89,8 +89,10 @@ type Zone struct {
 	DNSSEC bool `json:",omitempty"`
 	// SignedChildren are the tenant's signed zones whose nearest
 	// enclosing zone of the tenant this is: it publishes their DS,
-	// read from their keys when it is planned (its step depends on
-	// theirs, so a key made in the same apply is there to read).
+	// read from their keys (or, for a Cloudflare child, from what its
+	// step read of Cloudflare's DNSSEC) when it is planned; its step
+	// depends on theirs, so a key made in the same apply is there to
+	// read. Only a PowerDNS parent has Cloudflare children here.
 	SignedChildren []*Zone `json:"-"`
 	Pos            Pos
 }
@@ -165,8 +167,24 @@ type RRset struct {
 	// Proxied: Cloudflare serves this A, AAAA or CNAME through its proxy
 	// (TTL is then 1, Cloudflare's "automatic").
 	Proxied bool `json:",omitempty"`
-	Writer  Writer
+	// Lease, set on the A records of a VM that publishes address
+	// "lease", says the value is the address the VM's NIC holds in its
+	// network's DHCP leases; Values are then empty until a backend reads
+	// the lease (see backends/lease).
+	Lease  *LeaseRef `json:",omitempty"`
+	Writer Writer
 }
+
+// LeaseRef names a NIC whose DHCP lease holds a published address.
+type LeaseRef struct {
+	Host string // the VM's libvirt URI
+	VM   string
+	NIC  int // index into the VM's NICs
+}
+
+// PublishLease is the Publish.Address that takes the address from the
+// DHCP lease of the VM's first NIC.
+const PublishLease = "lease"
 
 // Writer is the spec element that produces a record.
 type Writer struct {
@@ -187,14 +205,40 @@ const (
 
 // Network is a libvirt virtual network.
 type Network struct {
-	Tenant    string
-	Name      string
-	HostName  string // the host's name in site.cue
-	Host      string // its libvirt URI, resolved from site.cue
-	CIDR      string
+	Tenant   string
+	Name     string
+	HostName string  // the host's name in site.cue
+	Host     string  // its libvirt URI, resolved from site.cue
+	Mode     NetMode // "" is NetNAT, the schema's default
+	// CIDR is the prefix of a NAT or isolated network, "" for a bridge.
+	CIDR string
+	// Bridge names the existing host bridge of a bridge network.
+	Bridge    string `json:",omitempty"`
 	Autostart bool
 	Pos       Pos
 }
+
+// NetMode is how a network reaches beyond its guests.
+type NetMode string
+
+// Network modes.
+const (
+	NetNAT      NetMode = "nat"      // routed out through the host, with NAT
+	NetIsolated NetMode = "isolated" // guests and host only, no route out
+	NetBridge   NetMode = "bridge"   // an existing host bridge: the host's LAN
+)
+
+// ModeOrNAT is the network's mode, NetNAT when none is set.
+func (n *Network) ModeOrNAT() NetMode {
+	if n.Mode == "" {
+		return NetNAT
+	}
+	return n.Mode
+}
+
+// ServesDHCP reports whether libvirt runs a DHCP server (dnsmasq) for
+// the network: not on a host bridge, whose addresses are the LAN's.
+func (n *Network) ServesDHCP() bool { return n.Mode != NetBridge }
 
 // VM is a libvirt domain.
 type VM struct {
@@ -207,10 +251,17 @@ type VM struct {
 	VCPUs       int
 	MemoryBytes uint64
 	Disks       []Disk
-	NICs        []NIC
-	CloudInit   *CloudInit
-	Publish     *Publish
-	Pos         Pos
+	// Pools are the pools site.cue declares on the VM's host that its
+	// volumes (disks and seed) live in, sorted by name: the VM's step
+	// needs theirs. A pool the operator did not declare must exist.
+	Pools []*Pool
+	// Images are the base images site.cue declares that the VM's disks
+	// start from: site uploads each once, before the disks.
+	Images    []*Image
+	NICs      []NIC
+	CloudInit *CloudInit
+	Publish   *Publish
+	Pos       Pos
 }
 
 // Disk is a volume in a libvirt storage pool.
@@ -218,6 +269,33 @@ type Disk struct {
 	Pool      string
 	Name      string
 	SizeBytes uint64
+	// Base names a volume in the same pool the disk starts from: a qcow2
+	// overlay backed by it, or with Clone a full copy. "" is a blank disk.
+	Base  string `json:",omitempty"`
+	Clone bool   `json:",omitempty"`
+}
+
+// Image is a base image the operator declares on a host (site.cue
+// hosts: NAME: images: VOLUME: {pool, source}): site uploads the file
+// Source into the volume Name of Pool when the volume is missing, and
+// never replaces it.
+type Image struct {
+	Pool   *Pool
+	Name   string // the volume's name, what a disk's base names
+	Source string // absolute path of a raw or qcow2 file where site runs
+	Pos    Pos
+}
+
+// Pool is a storage pool the operator declares on a host (site.cue
+// hosts: NAME: pools: POOL): site defines, builds, starts and
+// autostarts it when it is missing, and never redefines one that exists.
+type Pool struct {
+	HostName string // the host's name in site.cue
+	Host     string // its libvirt URI
+	Name     string
+	Type     string // "dir", the only type site creates
+	Path     string // absolute target directory
+	Pos      Pos
 }
 
 // NIC attaches a VM to a network declared in the same tenant.
@@ -238,7 +316,7 @@ type CloudInit struct {
 type Publish struct {
 	Zone    string   // canonical zone name
 	Names   []string // canonical FQDNs
-	Address string
+	Address string   // an IP address, or PublishLease
 	// PTR is the reverse name whose PTR record (naming Names[0]) the VM
 	// writes, "" when it writes none.
 	PTR string `json:",omitempty"`

@@ -33,6 +33,11 @@ const (
 	// StaleChangesDiffer: the same observation now plans other changes:
 	// the spec, or a flag that shapes the plan, differs.
 	StaleChangesDiffer
+	// StaleNotesDiffer: the step's notes differ. A note can carry what
+	// the user acts on outside site (the DS a registrar must publish,
+	// read from keys no fingerprint covers), so a plan that showed an
+	// older one must not be applied as if the user had seen this one.
+	StaleNotesDiffer
 )
 
 // explain says what r means for step id, for a user.
@@ -50,6 +55,8 @@ func (r StaleReason) explain(id string) string {
 		return id + " is not in the saved plan"
 	case StaleChangesDiffer:
 		return id + " plans other changes now (was the spec edited?)"
+	case StaleNotesDiffer:
+		return id + " notes other facts now (a zone's DS for its parent changed?)"
 	}
 	return fmt.Sprintf("%s is stale (reason %d)", id, int(r))
 }
@@ -126,6 +133,12 @@ func CheckFresh(saved, fresh *Plan) error {
 			why[id] = StaleChangesDiffer
 		}
 	}
+	wasNoted, nowNoted := notesByStep(saved), notesByStep(fresh)
+	for id := range union(wasNoted, nowNoted) {
+		if _, known := why[id]; !known && wasNoted[id] != nowNoted[id] {
+			why[id] = StaleNotesDiffer
+		}
+	}
 	if len(why) == 0 {
 		return nil
 	}
@@ -149,6 +162,17 @@ func changesByStep(p *Plan) map[string]string {
 	for id, cs := range by {
 		sort.SliceStable(cs, func(i, j int) bool { return cs[i].Key < cs[j].Key })
 		out[id] = canonicalJSON(cs)
+	}
+	return out
+}
+
+// notesByStep joins each step's notes in the order they were made
+// (Plan.Sort keeps it): the text is what the user read, so any
+// difference in it counts.
+func notesByStep(p *Plan) map[string]string {
+	out := map[string]string{}
+	for _, n := range p.Notes {
+		out[n.Step] += n.Text + "\n"
 	}
 	return out
 }

@@ -27,6 +27,7 @@ func TestCheckFresh(t *testing.T) {
 					Priority int    `json:"priority"`
 					Host     string `json:"host"`
 				}{10, "mx.example.org."}}}}
+		p.Notes = []Note{{Step: stepZoneB, Text: "DS for the parent: b.example. IN DS 2371 13 2 aa"}}
 		return p
 	}
 	for _, tc := range []struct {
@@ -46,6 +47,9 @@ func TestCheckFresh(t *testing.T) {
 		}, wantSteps: []StaleStep{{stepZoneB, StaleOutOfScope}}},
 		{name: "new step in scope", edit: func(p *Plan) { p.Fingerprints[stepNet] = "fp3" }, wantSteps: []StaleStep{{stepNet, StaleNew}}},
 		{name: "spec edited", edit: func(p *Plan) { p.Changes[0].After["values"] = []string{"192.0.2.2"} }, wantSteps: []StaleStep{{stepZoneA, StaleChangesDiffer}}},
+		{name: "DS note changed", edit: func(p *Plan) { p.Notes[0].Text = "DS for the parent: b.example. IN DS 4711 13 2 bb" },
+			wantSteps: []StaleStep{{stepZoneB, StaleNotesDiffer}}},
+		{name: "note gone", edit: func(p *Plan) { p.Notes = nil }, wantSteps: []StaleStep{{stepZoneB, StaleNotesDiffer}}},
 		{name: "gate changed", edit: func(p *Plan) { p.Changes[0].Gates = []Gate{GateDNSOverwrite} }, wantSteps: []StaleStep{{stepZoneA, StaleChangesDiffer}}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -16,6 +16,7 @@ var gateMeanings = map[Gate]string{
 	GateVMStop:            "stop a running guest",
 	GateVMDestroy:         "destroy a VM and its data",
 	GateVMDiskResize:      "grow a VM's disk volume (the guest must grow its file system)",
+	GateVMDiskRebase:      "recreate a VM's disk from its new base image (the disk's data is lost)",
 	GateNetDestroy:        "destroy a network",
 	GateSecretUnreachable: "defer the steps whose secret cannot be read, and go on with the rest",
 	GateDNSDisown:         "remove site's owner markers from a zone's records (site disown)",

@@ -17,7 +17,7 @@ import (
 //
 //	format_version  integer, 2. Bumped on any change a reader could notice
 //	                (2 added spec and options; 1 is refused).
-//	only            array of phases ("secrets", "network", "vm", "dns") the
+//	only            array of phases ("secrets", "network", "storage", "vm", "dns") the
 //	                plan was scoped to with --only; absent when unscoped.
 //	targets         array of the --target patterns (step IDs or globs, sorted)
 //	                the plan was scoped to; absent when untargeted.

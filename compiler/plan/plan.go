@@ -28,12 +28,15 @@ type Phase string
 const (
 	PhaseSecrets Phase = "secrets"
 	PhaseNetwork Phase = "network"
+	// PhaseStorage holds the storage pools site.cue declares: a VM's
+	// volumes need their pool first.
+	PhaseStorage Phase = "storage"
 	PhaseVM      Phase = "vm"
 	PhaseDNS     Phase = "dns"
 )
 
 // Phases lists every phase in order.
-var Phases = []Phase{PhaseSecrets, PhaseNetwork, PhaseVM, PhaseDNS}
+var Phases = []Phase{PhaseSecrets, PhaseNetwork, PhaseStorage, PhaseVM, PhaseDNS}
 
 // Action is what a change does to a resource.
 type Action string
@@ -73,7 +76,11 @@ const (
 	GateVMDestroy     Gate = "GATE-VM-DESTROY"
 	// GateVMDiskResize guards growing a VM's disk volume (the guest must
 	// grow its file system; site never shrinks a volume).
-	GateVMDiskResize      Gate = "GATE-VM-DISK-RESIZE"
+	GateVMDiskResize Gate = "GATE-VM-DISK-RESIZE"
+	// GateVMDiskRebase guards recreating a disk whose base image the
+	// spec changed: the disk is deleted and made again from the new
+	// base, so everything the guest wrote to it is lost.
+	GateVMDiskRebase      Gate = "GATE-VM-DISK-REBASE"
 	GateNetDestroy        Gate = "GATE-NET-DESTROY"
 	GateSecretUnreachable Gate = "GATE-SECRET-UNREACHABLE"
 	// GateDNSDisown guards site disown: removing site's owner markers

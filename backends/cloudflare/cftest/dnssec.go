@@ -1,6 +1,8 @@
 package cftest
 
 import (
+	"bytes"
+	"encoding/base64"
 	"net/http"
 	"strconv"
 	"strings"
@@ -30,7 +32,9 @@ type DNSSEC struct {
 // after a user enabled it in the dashboard) with one ECDSA P-256 key of
 // keyTag and its SHA-256 digest (hex), as Cloudflare signs. The
 // documented example's ds field is "<zone>. 3600 IN DS <tag> 13 2
-// <DIGEST>", the digest in upper case, which the fake copies.
+// <DIGEST>", the digest in upper case, which the fake copies. The
+// public_key is the base64 of a P-256 key's 64 octets; the fake's is a
+// stand-in that matches no digest (site reads only the DS fields).
 func (s *Server) SetDNSSEC(zoneID, status string, keyTag int, digest string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -38,7 +42,8 @@ func (s *Server) SetDNSSEC(zoneID, status string, keyTag int, digest string) {
 	digest = strings.ToUpper(digest)
 	z.dnssec = DNSSEC{Status: status, Flags: 257, Algorithm: "13", KeyType: "ECDSAP256SHA256",
 		DigestType: "2", DigestAlgorithm: "SHA256", Digest: digest, KeyTag: keyTag,
-		DS: z.name + ". 3600 IN DS " + strconv.Itoa(keyTag) + " 13 2 " + digest}
+		PublicKey: base64.StdEncoding.EncodeToString(bytes.Repeat([]byte{byte(keyTag)}, 64)),
+		DS:        z.name + ". 3600 IN DS " + strconv.Itoa(keyTag) + " 13 2 " + digest}
 }
 
 // dnssec answers GET /zones/{z}/dnssec.

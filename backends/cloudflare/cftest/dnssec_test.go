@@ -19,8 +19,8 @@ func TestDNSSECDetails(t *testing.T) {
 	s.SetDNSSEC(id, "active", 2371, "48e9")
 	got, err = api.ZoneDNSSECSetting(context.Background(), id)
 	if err != nil || got.Status != "active" || got.KeyTag != 2371 || got.Algorithm != "13" || got.DigestType != "2" ||
-		got.Digest != "48E9" || got.DS != "example.com. 3600 IN DS 2371 13 2 48E9" {
-		t.Errorf("got %+v, %v; want active with key 2371's DS", got, err)
+		got.Digest != "48E9" || got.DS != "example.com. 3600 IN DS 2371 13 2 48E9" || len(got.PublicKey) != 88 {
+		t.Errorf("got %+v, %v; want active with key 2371's DS and a 64-octet public key", got, err)
 	}
 	if n := s.Count(EpDNSSEC); n != 2 {
 		t.Errorf("got %d counted, want 2", n)

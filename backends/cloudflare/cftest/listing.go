@@ -42,6 +42,9 @@ func (s *Server) list(w http.ResponseWriter, r *http.Request, z *zone) {
 			fs = append(fs, filter{f, v})
 		}
 	}
+	if v := q.Get("name.endswith"); v != "" {
+		fs = append(fs, filter{"name.endswith", v})
+	}
 	if v := q.Get("type"); v != "" {
 		fs = append(fs, filter{"type", v})
 	}
@@ -55,7 +58,7 @@ func (s *Server) list(w http.ResponseWriter, r *http.Request, z *zone) {
 		for _, f := range fs {
 			var got string
 			switch f.field {
-			case "name":
+			case "name", "name.endswith":
 				got = rec.Name
 			case "content":
 				got = rec.Content
@@ -65,8 +68,14 @@ func (s *Server) list(w http.ResponseWriter, r *http.Request, z *zone) {
 				got = strconv.FormatBool(rec.Proxied)
 			}
 			// Name filters are case-insensitive (documented); the fake
-			// treats content and type alike.
-			m := strings.EqualFold(strings.TrimSuffix(got, "."), strings.TrimSuffix(f.want, "."))
+			// treats content and type alike. name.endswith is a suffix
+			// of the name's text, not of its labels (documented as
+			// "Suffix of the DNS record name").
+			a, b := strings.ToLower(strings.TrimSuffix(got, ".")), strings.ToLower(strings.TrimSuffix(f.want, "."))
+			m := a == b
+			if f.field == "name.endswith" {
+				m = strings.HasSuffix(a, b)
+			}
 			if matchAny {
 				ok = ok || m
 			} else {

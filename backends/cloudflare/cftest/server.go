@@ -12,7 +12,7 @@
 // https://api.cloudflare.com/client/v4):
 //
 //	GET    /zones?name=                         zone lookup
-//	GET    /zones/{z}/dns_records               list: name, name.exact, type, content, content.exact, proxied, match, page, per_page
+//	GET    /zones/{z}/dns_records               list: name, name.exact, name.endswith, type, content, content.exact, proxied, match, page, per_page
 //	POST   /zones/{z}/dns_records               create
 //	GET    /zones/{z}/dns_records/{id}          get
 //	PATCH  /zones/{z}/dns_records/{id}          partial update
@@ -98,6 +98,10 @@ type Server struct {
 	batchLimit int
 	// commentLimit is 100 characters on Free, 500 on paid plans.
 	commentLimit int
+
+	// alter, when set, changes every record a write stores, after the
+	// write was accepted and answered as sent (SetAlter).
+	alter func(*Record)
 
 	rateLimited int // answer this many next requests with 429
 	badGateway  int // answer this many next requests with an HTML 502
@@ -196,6 +200,18 @@ func (s *Server) ResetCounts() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.counts = map[string]int{}
+}
+
+// SetAlter makes the fake silently change every record a create, update
+// or batch stores, after validating it and before answering: the answer
+// and every later listing show the changed record. It stands for a
+// provider that stores other than it was sent (a TTL clamped to a
+// plan's minimum, a proxied flag it decided on its own), so tests can
+// show that site reads its writes back. nil stops it.
+func (s *Server) SetAlter(alter func(*Record)) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.alter = alter
 }
 
 // RateLimit makes the next n requests answer 429 with a Retry-After of

@@ -2,6 +2,7 @@ package cftest
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
@@ -270,5 +271,59 @@ func TestProxiedTTLIsAutomatic(t *testing.T) {
 		if r.TTL != want {
 			t.Errorf("%s (proxied %t): got TTL %d, want %d", r.Name, r.Proxied, r.TTL, want)
 		}
+	}
+}
+
+// TestListNameEndsWith: name.endswith matches the end of the name's
+// text, case-insensitively, as documented ("Suffix of the DNS record
+// name"), not whole labels.
+func TestListNameEndsWith(t *testing.T) {
+	s := New("tok")
+	defer s.Close()
+	zid := s.AddZone("example.com")
+	for _, n := range []string{"a.lab.example.com", "lab.example.com", "collab.example.com", "www.example.com"} {
+		if _, err := s.AddRecord(zid, Record{Name: n, Type: "A", Content: "192.0.2.1"}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	raw, err := client(t, s, "tok").Raw(context.Background(), http.MethodGet, "/zones/"+zid+"/dns_records?name.endswith=LAB.example.com", nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []Record
+	if err := json.Unmarshal(raw.Result, &got); err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, r := range got {
+		names = append(names, r.Name)
+	}
+	if want := "a.lab.example.com,collab.example.com,lab.example.com"; strings.Join(names, ",") != want {
+		t.Errorf("got %v, want %s", names, want)
+	}
+}
+
+// TestSetAlter: a write answers and stores the altered record; nil
+// stops altering.
+func TestSetAlter(t *testing.T) {
+	s := New("tok")
+	defer s.Close()
+	zid := s.AddZone("example.com")
+	s.SetAlter(func(r *Record) { r.TTL = 3600 })
+	api := client(t, s, "tok")
+	rec, err := api.CreateDNSRecord(context.Background(), cloudflare.ZoneIdentifier(zid), cloudflare.CreateDNSRecordParams{Name: "a.example.com", Type: "A", Content: "192.0.2.1", TTL: 300})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.SetAlter(nil)
+	if _, err := s.AddRecord(zid, Record{Name: "b.example.com", Type: "A", Content: "192.0.2.2", TTL: 300}); err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]int{}
+	for _, r := range s.Records(zid) {
+		got[r.Name] = r.TTL
+	}
+	if rec.TTL != 3600 || got["a.example.com"] != 3600 || got["b.example.com"] != 300 {
+		t.Errorf("answered TTL %d, stored %v; want 3600 for the altered write and 300 after SetAlter(nil)", rec.TTL, got)
 	}
 }

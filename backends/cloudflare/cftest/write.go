@@ -34,6 +34,9 @@ func (s *Server) create(z *zone, records map[string]*Record, in recordInput) (*R
 	if err := conflict(records, rec); err != nil {
 		return nil, err
 	}
+	if s.alter != nil {
+		s.alter(rec)
+	}
 	records[rec.ID] = rec
 	return rec, nil
 }
@@ -85,6 +88,9 @@ func (s *Server) update(z *zone, records map[string]*Record, in recordInput, put
 	}
 	if err := conflict(records, &rec); err != nil {
 		return nil, err
+	}
+	if s.alter != nil {
+		s.alter(&rec)
 	}
 	records[rec.ID] = &rec
 	return &rec, nil

@@ -27,13 +27,15 @@ func Need(t testing.TB, msg string) {
 	t.Skip(msg)
 }
 
-// Fixture is the content of a test driver node file. Domains, Networks
-// and Pools are XML snippets placed inside <node>; a dir pool named
-// "default" is always there unless Pools names one.
+// Fixture is the content of a test driver node file. Domains, Networks,
+// Pools and Interfaces (the host's, e.g. a bridge) are XML snippets
+// placed inside <node>; a dir pool named "default" is always there
+// unless Pools names one.
 type Fixture struct {
-	Domains  []string
-	Networks []string
-	Pools    []string
+	Domains    []string
+	Networks   []string
+	Pools      []string
+	Interfaces []string
 }
 
 // TestURI writes f to a file in t's temp dir and returns the test driver
@@ -48,7 +50,7 @@ func TestURI(t testing.TB, f Fixture) string {
 	}
 	var b strings.Builder
 	b.WriteString(`<?xml version="1.0"?>` + "\n" + `<node xmlns:test="http://libvirt.org/schemas/domain/test/1.0">` + "\n")
-	for _, group := range [][]string{f.Domains, f.Networks, pools} {
+	for _, group := range [][]string{f.Domains, f.Networks, pools, f.Interfaces} {
 		for _, x := range group {
 			b.WriteString(x + "\n")
 		}

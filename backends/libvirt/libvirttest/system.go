@@ -28,6 +28,9 @@ type System struct {
 	// Prefix starts every name Name returns ("sitetest-" and random
 	// hex); Cleanup removes every domain and network starting with it.
 	Prefix string
+	// id is Prefix's random part; host bridges are named with it, since
+	// Prefix is longer than an interface name may be.
+	id string
 
 	cmd      *exec.Cmd
 	virtlogd *exec.Cmd
@@ -55,7 +58,8 @@ func StartSystem(t testing.TB) *System {
 	}
 	b := make([]byte, 3)
 	_, _ = rand.Read(b)
-	s := &System{Dir: dir, Prefix: "sitetest-" + hex.EncodeToString(b) + "-", log: filepath.Join(dir, "libvirtd.log")}
+	s := &System{Dir: dir, id: hex.EncodeToString(b), log: filepath.Join(dir, "libvirtd.log")}
+	s.Prefix = "sitetest-" + s.id + "-"
 	sock := filepath.Join(dir, "libvirt-sock")
 	s.URI = "qemu:///system?socket=" + sock
 	conf := fmt.Sprintf("unix_sock_dir = %q\nauth_unix_rw = \"none\"\nauth_unix_ro = \"none\"\nlog_outputs = \"3:stderr\"\n", dir)
@@ -112,6 +116,28 @@ func StartSystem(t testing.TB) *System {
 // test creates.
 func (s *System) Name(base string) string { return s.Prefix + base }
 
+// bridgePrefix starts the name of every host bridge HostBridge makes.
+func (s *System) bridgePrefix() string { return "sb" + s.id }
+
+// HostBridge creates a Linux bridge on the host, up and without an
+// address, as an operator makes br0 for a bridged network, and returns
+// its name: "sb", Prefix's random part and base, at most 15 bytes (the
+// kernel's limit), so base has at most 7. It is removed when the test
+// ends, after the networks and domains (removeOurs).
+func (s *System) HostBridge(t testing.TB, base string) string {
+	t.Helper()
+	name := s.bridgePrefix() + base
+	if len(name) > 15 {
+		t.Fatalf("host bridge name %q is longer than 15 bytes: shorten %q", name, base)
+	}
+	for _, args := range [][]string{{"link", "add", name, "type", "bridge"}, {"link", "set", name, "up"}} {
+		if out, err := exec.Command("ip", args...).CombinedOutput(); err != nil {
+			t.Fatalf("ip %s: %v: %s", strings.Join(args, " "), err, out)
+		}
+	}
+	return name
+}
+
 // CIDR returns a /24 in 10.213.0.0/16 that no interface of this machine
 // has an address in and that s did not hand out before, for a network
 // the test creates.
@@ -149,9 +175,9 @@ func needSystem(t testing.TB) {
 	if os.Geteuid() != 0 {
 		Need(t, "the system libvirtd rig runs as root (bridges, dnsmasq and iptables need it)")
 	}
-	for _, bin := range []string{"libvirtd", "virtlogd", "virsh", "qemu-system-x86_64", "dnsmasq", "iptables"} {
+	for _, bin := range []string{"libvirtd", "virtlogd", "virsh", "qemu-system-x86_64", "dnsmasq", "iptables", "ip"} {
 		if _, err := lookPath(bin); err != nil {
-			Need(t, fmt.Sprintf("%s not found: install libvirt-daemon libvirt-clients qemu-system-x86 dnsmasq-base iptables (--no-install-recommends)", bin))
+			Need(t, fmt.Sprintf("%s not found: install libvirt-daemon libvirt-clients qemu-system-x86 dnsmasq-base iptables iproute2 (--no-install-recommends)", bin))
 		}
 	}
 	if _, err := user.Lookup("libvirt-qemu"); err != nil {
@@ -225,8 +251,16 @@ func (s *System) removeOurs(t testing.TB) {
 		s.virsh("net-destroy", name)
 		s.virsh("net-undefine", name)
 	}
+	s.removePools()
 	if left := append(s.virshNames("list", "--all", "--name"), s.virshNames("net-list", "--all", "--name")...); len(left) > 0 {
 		t.Errorf("the system libvirtd still has %v after cleanup", left)
+	}
+	// Host bridges go after the networks on them.
+	bridges, _ := filepath.Glob(filepath.Join("/sys/class/net", s.bridgePrefix()+"*"))
+	for _, b := range bridges {
+		if out, err := exec.Command("ip", "link", "del", filepath.Base(b)).CombinedOutput(); err != nil {
+			t.Errorf("remove host bridge %s: %v: %s", filepath.Base(b), err, out)
+		}
 	}
 	for _, dir := range []string{"/var/log/libvirt/qemu", "/run/libvirt/network"} {
 		files, _ := filepath.Glob(filepath.Join(dir, s.Prefix+"*"))

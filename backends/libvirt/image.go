@@ -1,0 +1,142 @@
+package libvirt
+
+import (
+	"bytes"
+	"encoding/binary"
+	"fmt"
+	"io"
+	"os"
+	"path"
+	"strconv"
+
+	"libvirt.org/go/libvirt"
+	"libvirt.org/go/libvirtxml"
+
+	"github.com/site-tools/site/backends"
+	"github.com/site-tools/site/compiler/graph"
+	"github.com/site-tools/site/compiler/model"
+	"github.com/site-tools/site/compiler/plan"
+)
+
+// A base image site.cue declares is uploaded once, by a step of its own
+// after its pool's, from a file where site runs: a missing volume is
+// created and the file streamed into it (virStorageVolUpload); an
+// existing one is never replaced, so a changed file needs a new name.
+
+// imageFile is what site reads of an image file before uploading it.
+type imageFile struct {
+	Format   string // "qcow2" or "raw"
+	Capacity uint64 // what the guest sees: qcow2's virtual size, else the file's
+	Bytes    int64  // the file's size, what is uploaded
+}
+
+// qcow2Magic starts every qcow2 file; its virtual size is the big-endian
+// 64-bit number at offset 24 (QEMU's docs/interop/qcow2.txt).
+var qcow2Magic = []byte{'Q', 'F', 'I', 0xfb}
+
+// readImageFile reads the format and size of an image file.
+func readImageFile(img *model.Image) (*imageFile, error) {
+	f, err := os.Open(img.Source)
+	if err != nil {
+		return nil, fmt.Errorf("base image %s for pool %s on %s: %w; put the file there or fix its source in site.cue", img.Name, img.Pool.Name, img.Pool.Host, err)
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return nil, fmt.Errorf("base image %s: %w", img.Source, err)
+	}
+	out := &imageFile{Format: "raw", Capacity: uint64(st.Size()), Bytes: st.Size()}
+	head := make([]byte, 32)
+	if n, _ := io.ReadFull(f, head); n == len(head) && bytes.Equal(head[:4], qcow2Magic) {
+		out.Format, out.Capacity = "qcow2", binary.BigEndian.Uint64(head[24:32])
+	}
+	return out, nil
+}
+
+// imagePath is where a dir pool keeps a volume.
+func imagePath(img *model.Image) string { return path.Join(img.Pool.Path, img.Name) }
+
+// imageDetail is an image step's plan for Apply.
+type imageDetail struct {
+	img  *model.Image
+	file *imageFile
+}
+
+// planImage plans the upload of a declared base image that its pool
+// lacks.
+func (pd poolDriver) planImage(step *graph.Step) (*backends.StepPlan, error) {
+	img := step.Image
+	h, err := pd.d.observe(img.Pool.Host)
+	if err != nil {
+		return nil, err
+	}
+	vol, err := h.declaredVolume(img.Pool.Name, img.Name, true)
+	if err != nil {
+		return nil, err
+	}
+	sp := &backends.StepPlan{Step: step, Fingerprint: fingerprint(strconv.FormatBool(vol.Exists), vol.NoPool)}
+	if vol.Exists {
+		return sp, nil // uploaded once, never replaced
+	}
+	f, err := readImageFile(img)
+	if err != nil {
+		return nil, err
+	}
+	sp.Changes = append(sp.Changes, plan.Change{Key: volumeKey(img.Pool.Host, img.Pool.Name, img.Name), Step: step.ID, Phase: step.Phase,
+		Action: plan.ActionCreate, Impact: plan.ImpactNone, Reason: "base image declared in site.cue, uploaded once from " + img.Source,
+		After: map[string]any{"format": f.Format, "size": sizeString(f.Capacity)}})
+	sp.Detail = &imageDetail{img: img, file: f}
+	return sp, nil
+}
+
+// applyImage creates the volume and streams the file into it. A volume
+// whose upload failed is deleted, so the next run uploads again rather
+// than take a part of an image as a base.
+func (pd poolDriver) applyImage(det *imageDetail) error {
+	img := det.img
+	defer pd.d.forget(img.Pool.Host)
+	c, err := pd.d.conn(img.Pool.Host)
+	if err != nil {
+		return err
+	}
+	a := &applier{d: pd.d, c: c, host: img.Pool.Host, res: &backends.StepResult{}}
+	pd.d.call()
+	pool, err := c.LookupStoragePoolByName(img.Pool.Name)
+	if err != nil {
+		return fmt.Errorf("look up pool %s on %s: %w", img.Pool.Name, img.Pool.Host, err)
+	}
+	defer pool.Free()
+	def := libvirtxml.StorageVolume{
+		Name:     img.Name,
+		Capacity: &libvirtxml.StorageVolumeSize{Value: det.file.Capacity, Unit: "bytes"},
+		Target:   &libvirtxml.StorageVolumeTarget{Format: &libvirtxml.StorageVolumeTargetFormat{Type: det.file.Format}},
+	}
+	x, err := def.Marshal()
+	if err != nil {
+		return fmt.Errorf("volume %s: %w", img.Name, err)
+	}
+	pd.d.call()
+	vol, err := pool.StorageVolCreateXML(x, 0)
+	if err != nil {
+		return fmt.Errorf("create volume %s/%s on %s: %w", img.Pool.Name, img.Name, img.Pool.Host, err)
+	}
+	defer vol.Free()
+	if err := a.uploadFile(vol, img.Source, det.file.Bytes); err != nil {
+		pd.d.call()
+		if derr := vol.Delete(0); derr != nil {
+			err = fmt.Errorf("%w (and deleting the partial volume failed: %v; delete %s/%s by hand)", err, derr, img.Pool.Name, img.Name)
+		}
+		return fmt.Errorf("upload %s into %s/%s on %s: %w", img.Source, img.Pool.Name, img.Name, img.Pool.Host, err)
+	}
+	return nil
+}
+
+// uploadFile streams a file of size bytes into vol.
+func (a *applier) uploadFile(vol *libvirt.StorageVol, name string, size int64) error {
+	f, err := os.Open(name)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	return a.upload(vol, f, size)
+}

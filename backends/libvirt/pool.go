@@ -1,0 +1,198 @@
+package libvirt
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+
+	"libvirt.org/go/libvirt"
+	"libvirt.org/go/libvirtxml"
+
+	"github.com/site-tools/site/backends"
+	"github.com/site-tools/site/compiler/graph"
+	"github.com/site-tools/site/compiler/model"
+	"github.com/site-tools/site/compiler/plan"
+)
+
+// poolDriver converges plan.PhaseStorage steps: the storage pools
+// site.cue declares, and the base images it uploads into them (image.go). A missing pool is defined, built, started and
+// autostarted; an existing one is only started and autostarted, never
+// redefined: one with another type or path is a conflict the operator
+// resolves, since its volumes are guests' data.
+type poolDriver struct{ d *Driver }
+
+// poolObs is what was seen of one pool.
+type poolObs struct {
+	Exists, Active, Autostart bool
+	Type, Path                string
+}
+
+// poolDetail is a pool step's plan for Apply.
+type poolDetail struct {
+	host   string
+	pool   *model.Pool
+	define bool // the pool does not exist
+	start  bool
+	auto   bool // set autostart
+}
+
+// Plan looks the pool up and plans what is missing.
+func (pd poolDriver) Plan(ctx context.Context, step *graph.Step, run *backends.Run) (*backends.StepPlan, error) {
+	sp, err := pd.plan(step)
+	return sp, explain(err)
+}
+
+func (pd poolDriver) plan(step *graph.Step) (*backends.StepPlan, error) {
+	if step.Image != nil {
+		return pd.planImage(step)
+	}
+	p := step.Pool
+	if p == nil {
+		return nil, fmt.Errorf("step %s: not a pool step", step.ID)
+	}
+	var o *poolObs
+	err := pd.d.retry(func() error {
+		c, err := pd.d.conn(p.Host)
+		if err != nil {
+			return err
+		}
+		o, err = observePool(pd.d, c, p)
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	sp := &backends.StepPlan{Step: step, Fingerprint: fingerprint(strconv.FormatBool(o.Exists), strconv.FormatBool(o.Active),
+		strconv.FormatBool(o.Autostart), o.Type, o.Path)}
+	det := &poolDetail{host: p.Host, pool: p}
+	change := func(a plan.Action, reason string, before, after map[string]any) {
+		sp.Changes = append(sp.Changes, plan.Change{Key: step.ID, Step: step.ID, Phase: step.Phase,
+			Action: a, Impact: plan.ImpactNone, Reason: reason, Before: before, After: after})
+	}
+	switch {
+	case !o.Exists:
+		det.define, det.start, det.auto = true, true, true
+		change(plan.ActionCreate, "new storage pool declared in site.cue: define, build (make its directory), start, autostart", nil,
+			map[string]any{"type": p.Type, "path": p.Path, "active": true, "autostart": true})
+	case o.Type != p.Type || o.Path != p.Path:
+		return nil, fmt.Errorf("storage pool %s on %s (host %s) exists as a %s pool at %s, but site.cue declares a %s pool at %s: site never redefines a pool (its volumes are guests' data); change site.cue to match, or move the pool yourself",
+			p.Name, p.Host, p.HostName, o.Type, o.Path, p.Type, p.Path)
+	default:
+		before, after := map[string]any{}, map[string]any{}
+		if !o.Active {
+			det.start = true
+			before["active"], after["active"] = false, true
+		}
+		if !o.Autostart {
+			det.auto = true
+			before["autostart"], after["autostart"] = false, true
+		}
+		if len(after) > 0 {
+			change(plan.ActionUpdate, "start the declared storage pool and start it with the host", before, after)
+		}
+	}
+	sp.Detail = det
+	return sp, nil
+}
+
+// observePool looks up the pool p names, reading its type and target
+// path from its persistent definition.
+func observePool(d *Driver, c *libvirt.Connect, p *model.Pool) (*poolObs, error) {
+	d.call()
+	pool, err := c.LookupStoragePoolByName(p.Name)
+	if isCode(err, libvirt.ERR_NO_STORAGE_POOL) {
+		return &poolObs{}, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("look up storage pool %s on %s: %w", p.Name, p.Host, err)
+	}
+	defer pool.Free()
+	o := &poolObs{Exists: true}
+	d.call()
+	if o.Active, err = pool.IsActive(); err != nil {
+		return nil, fmt.Errorf("storage pool %s on %s: %w", p.Name, p.Host, err)
+	}
+	d.call()
+	if o.Autostart, err = pool.GetAutostart(); err != nil {
+		return nil, fmt.Errorf("storage pool %s on %s: %w", p.Name, p.Host, err)
+	}
+	d.call()
+	x, err := pool.GetXMLDesc(libvirt.STORAGE_XML_INACTIVE)
+	if err != nil {
+		return nil, fmt.Errorf("storage pool %s on %s: %w", p.Name, p.Host, err)
+	}
+	var def libvirtxml.StoragePool
+	if err := def.Unmarshal(x); err != nil {
+		return nil, fmt.Errorf("parse storage pool %s on %s: %w", p.Name, p.Host, err)
+	}
+	o.Type = def.Type
+	if def.Target != nil {
+		o.Path = def.Target.Path
+	}
+	return o, nil
+}
+
+// Apply defines, builds, starts and autostarts the pool as planned. Each
+// call is an "ensure" on a pool that exists by then, so a failed run's
+// next plan picks up where this one stopped.
+func (pd poolDriver) Apply(ctx context.Context, sp *backends.StepPlan, run *backends.Run) (*backends.StepResult, error) {
+	if det, ok := sp.Detail.(*imageDetail); ok {
+		start := pd.d.Calls()
+		err := pd.applyImage(det)
+		return &backends.StepResult{Requests: int(pd.d.Calls() - start)}, explain(err)
+	}
+	det, ok := sp.Detail.(*poolDetail)
+	if !ok {
+		return nil, fmt.Errorf("step %s: plan detail is %T, not a pool plan from this process", sp.Step.ID, sp.Detail)
+	}
+	defer pd.d.forget(det.host)
+	start := pd.d.Calls()
+	err := pd.apply(det)
+	return &backends.StepResult{Requests: int(pd.d.Calls() - start)}, explain(err)
+}
+
+func (pd poolDriver) apply(det *poolDetail) error {
+	p := det.pool
+	c, err := pd.d.conn(det.host)
+	if err != nil {
+		return err
+	}
+	var pool *libvirt.StoragePool
+	if det.define {
+		def := libvirtxml.StoragePool{Type: p.Type, Name: p.Name, Target: &libvirtxml.StoragePoolTarget{Path: p.Path}}
+		x, err := def.Marshal()
+		if err != nil {
+			return fmt.Errorf("storage pool %s: %w", p.Name, err)
+		}
+		pd.d.call()
+		if pool, err = c.StoragePoolDefineXML(x, 0); err != nil {
+			return fmt.Errorf("define storage pool %s on %s: %w", p.Name, p.Host, err)
+		}
+		// Build makes the directory; an existing one is kept (with
+		// whatever images the operator already put there).
+		pd.d.call()
+		if err := pool.Build(0); err != nil {
+			pool.Free()
+			return fmt.Errorf("build storage pool %s on %s (make %s): %w", p.Name, p.Host, p.Path, err)
+		}
+	} else {
+		pd.d.call()
+		if pool, err = c.LookupStoragePoolByName(p.Name); err != nil {
+			return fmt.Errorf("look up storage pool %s on %s: %w", p.Name, p.Host, err)
+		}
+	}
+	defer pool.Free()
+	if det.start {
+		pd.d.call()
+		if err := pool.Create(0); err != nil {
+			return fmt.Errorf("start storage pool %s on %s: %w", p.Name, p.Host, err)
+		}
+	}
+	if det.auto {
+		pd.d.call()
+		if err := pool.SetAutostart(true); err != nil {
+			return fmt.Errorf("autostart storage pool %s on %s: %w", p.Name, p.Host, err)
+		}
+	}
+	return nil
+}

@@ -1,0 +1,151 @@
+package libvirt
+
+import (
+	"fmt"
+	"path/filepath"
+
+	"github.com/site-tools/site/compiler/model"
+	"github.com/site-tools/site/compiler/plan"
+)
+
+// A disk with a base starts from an image volume in its own pool: by
+// default a qcow2 overlay whose backing store is the base (the base is
+// shared and never written), with clone: true a full copy. The base is
+// the operator's: site never creates, changes or deletes it.
+
+// baseImage is the observed base volume of a disk.
+type baseImage struct {
+	Name, Path, Format string
+	Capacity           uint64
+}
+
+// base looks up the base volume of disk and checks that the disk can be
+// made from it. A missing base is an error that blocks the VM's step, so
+// the apply changes nothing rather than make a blank disk.
+func (p *vmPlanner) base(disk model.Disk) (*baseImage, error) {
+	vm := p.vm
+	vol, err := p.h.declaredVolume(disk.Pool, disk.Base, p.declared(disk.Pool))
+	if err != nil {
+		return nil, err
+	}
+	p.seen = append(p.seen, "base", disk.Pool, disk.Base, vol.Path, vol.Format, fmt.Sprint(vol.Capacity))
+	if img := p.image(disk); img != nil && !vol.Exists {
+		// Its step uploads it first, in this run.
+		f, err := readImageFile(img)
+		if err != nil {
+			return nil, err
+		}
+		vol = &volObs{Exists: true, Path: imagePath(img), Format: f.Format, Capacity: f.Capacity}
+	}
+	switch {
+	case vol.NoPool != "":
+		return nil, fmt.Errorf("VM %s: disk %s starts from base volume %s in pool %s on %s (host %s), but that pool %s, so the base cannot be checked: have site make and start it first (site apply --target %s), make sure the image is in it (copy the file into the pool's directory and run virsh pool-refresh %s, or virsh vol-upload), then apply again",
+			vm.Name, disk.Name, disk.Base, disk.Pool, vm.Host, vm.HostName, vol.NoPool, poolStepID(vm, disk.Pool), disk.Pool)
+	case !vol.Exists:
+		return nil, fmt.Errorf("VM %s: disk %s starts from base volume %s, which is not in pool %s on %s (host %s): declare it in site.cue (hosts: %s: images: %q: {pool: %q, source: FILE}) for site to upload, or provide it yourself: virsh -c %s vol-create-as %s %s SIZE --format qcow2 && virsh -c %s vol-upload --pool %s %s FILE (or copy the file into the pool's directory and run virsh pool-refresh %s); nothing was changed",
+			vm.Name, disk.Name, disk.Base, disk.Pool, vm.Host, vm.HostName, vm.HostName, disk.Base, disk.Pool, vm.Host, disk.Pool, disk.Base, vm.Host, disk.Pool, disk.Base, disk.Pool)
+	case disk.SizeBytes < vol.Capacity:
+		return nil, fmt.Errorf("VM %s: disk %s is %s but its base %s/%s on %s holds %s: a disk is at least as large as its base; declare size: %q or more",
+			vm.Name, disk.Name, sizeString(disk.SizeBytes), disk.Pool, disk.Base, vm.Host, sizeString(vol.Capacity), sizeString(vol.Capacity))
+	}
+	return &baseImage{Name: disk.Base, Path: vol.Path, Format: vol.Format, Capacity: vol.Capacity}, nil
+}
+
+// image returns the base image site.cue declares for disk, or nil.
+func (p *vmPlanner) image(disk model.Disk) *model.Image {
+	for _, img := range p.vm.Images {
+		if img.Pool.Name == disk.Pool && img.Name == disk.Base {
+			return img
+		}
+	}
+	return nil
+}
+
+// poolStepID names the step of a pool on the VM's host, for messages.
+func poolStepID(vm *model.VM, pool string) string { return "pool/" + vm.Host + "/" + pool }
+
+// planNewDisk creates a missing disk: blank, an overlay on its base, or
+// a copy of it.
+func (p *vmPlanner) planNewDisk(want *wantDomain, disk model.Disk, key string) error {
+	o := op{Kind: opCreateVolume, Pool: disk.Pool, Volume: disk.Name, Bytes: disk.SizeBytes}
+	after := map[string]any{"size": sizeString(disk.SizeBytes)}
+	reason := "new disk volume for " + p.vm.Name
+	format := ""
+	if disk.Base != "" {
+		b, err := p.base(disk)
+		if err != nil {
+			return err
+		}
+		format = o.from(b, disk.Clone)
+		after["base"] = disk.Base
+		reason += ": a qcow2 overlay on base " + disk.Base
+		if disk.Clone {
+			reason = "new disk volume for " + p.vm.Name + ": a full copy of base " + disk.Base
+		}
+	}
+	want.formats = append(want.formats, format)
+	p.change(key, plan.ActionCreate, plan.ImpactNone, reason, nil, after)
+	p.add(o)
+	return nil
+}
+
+// planRebase makes an existing disk again when the base it was made
+// from is not the spec's: an overlay's backing store says what it was
+// made on, a copy's own volume does not, so site's owner element
+// records it. The old disk's data is lost, so it is gated, and it is
+// never done under a running guest.
+func (p *vmPlanner) planRebase(want *wantDomain, disk model.Disk, vol *volObs, prior ownedVolume, mine bool, key string) (bool, error) {
+	vm := p.vm
+	var b *baseImage
+	var err error
+	if disk.Base != "" && vol.Backing != "" {
+		if b, err = p.base(disk); err != nil {
+			return false, err
+		}
+	}
+	was := prior.Base
+	if vol.Backing != "" {
+		was = filepath.Base(vol.Backing)
+	}
+	same := was == disk.Base
+	if vol.Backing != "" {
+		same = b != nil && b.Path == vol.Backing
+	}
+	switch {
+	case same || !mine && disk.Base == "":
+		return false, nil
+	case !mine:
+		return false, fmt.Errorf("VM %s: volume %s/%s on %s exists but site did not make it from base %s, and site replaces only volumes it made: delete it (virsh -c %s vol-delete --pool %s %s) to have it made from %s, or drop base to use it as it is",
+			vm.Name, disk.Pool, disk.Name, vm.Host, disk.Base, vm.Host, disk.Pool, disk.Name, disk.Base)
+	}
+	if o := p.h.domains[vm.Name]; o != nil && o.Running {
+		return false, fmt.Errorf("VM %s runs on %s, and its disk %s/%s would be made again from base %q (it was made from %q): site never replaces a disk under a running guest; set running: false and apply (%s), then apply again to remake the disk (%s), then set running: true",
+			vm.Name, vm.Host, disk.Pool, disk.Name, disk.Base, was, plan.GateVMStop, plan.GateVMDiskRebase)
+	}
+	if disk.Base != "" && b == nil {
+		if b, err = p.base(disk); err != nil {
+			return false, err
+		}
+	}
+	reason := fmt.Sprintf("destroy and recreate: the disk was made from base %q and the spec now says %q, so it is deleted and made again; everything the guest wrote to it is lost", was, disk.Base)
+	p.change(key, plan.ActionUpdate, plan.ImpactDestroy, reason, map[string]any{"base": was}, map[string]any{"base": disk.Base}, plan.GateVMDiskRebase)
+	p.add(op{Kind: opDropVolume, Gate: plan.GateVMDiskRebase, Pool: disk.Pool, Volume: disk.Name})
+	o := op{Kind: opCreateVolume, Gate: plan.GateVMDiskRebase, Pool: disk.Pool, Volume: disk.Name, Bytes: disk.SizeBytes}
+	format := ""
+	if b != nil {
+		format = o.from(b, disk.Clone)
+	}
+	want.formats = append(want.formats, format)
+	p.add(o)
+	return true, nil
+}
+
+// from makes o create its volume from base b, and returns the format
+// the new volume has: qcow2 for an overlay, the base's for a copy.
+func (o *op) from(b *baseImage, clone bool) string {
+	o.Base, o.BasePath, o.BaseFormat, o.BaseBytes, o.Clone = b.Name, b.Path, b.Format, b.Capacity, clone
+	if clone {
+		return b.Format
+	}
+	return "qcow2"
+}

@@ -1,0 +1,78 @@
+package main
+
+import (
+	"bytes"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/site-tools/site/backends/libvirt"
+	"github.com/site-tools/site/backends/libvirt/libvirttest"
+	"github.com/site-tools/site/compiler/golden"
+)
+
+var domainType = regexp.MustCompile(`new domain \((kvm|qemu)\)`)
+
+// TestApplyTargetVMCreatesItsPoolFirst: apply --target on one VM keeps
+// the pool site.cue declares for its disk as a prerequisite, says so in
+// the plan, and creates the pool before the disk; the VM not targeted
+// is left alone.
+func TestApplyTargetVMCreatesItsPoolFirst(t *testing.T) {
+	s := libvirttest.StartSession(t)
+	t.Setenv(libvirt.URIMapEnv, "qemu:///session="+s.URI)
+	t.Setenv("NO_COLOR", "1")
+	pools := filepath.Join(s.Dir, "images")
+	vm := func(name string) string {
+		return `	vms: ` + name + `: {
+		host:      "local"
+		autostart: false
+		running:   false
+		memory:    "64MiB"
+		disks: [{pool: "images", name: "` + name + `-data", size: "1MiB"}]
+	}
+`
+	}
+	spec := writeSpec(t, siteSrc(`hosts: local: {uri: "qemu:///session", pools: images: {type: "dir", path: "`+pools+`"}}`,
+		grant{tenant: "lab", domains: []string{"lab.example.test"}, hosts: []string{"local"}}),
+		"lab.cue", "package tenants\n\ntenants: lab: {\n\tdomain: \"lab.example.test\"\n"+vm("web")+vm("db")+"}\n")
+	site := func(wantCode int, args ...string) string {
+		t.Helper()
+		var out, errOut bytes.Buffer
+		if code := run(append(args, spec), &out, &errOut); code != wantCode {
+			t.Fatalf("site %s: exit %d, want %d\nstdout:\n%s\nstderr:\n%s", strings.Join(args, " "), code, wantCode, out.String(), errOut.String())
+		}
+		return out.String()
+	}
+	virsh := func(args ...string) error {
+		return exec.Command("virsh", append([]string{"-c", s.URI}, args...)...).Run()
+	}
+
+	out := site(exitOK, "diff", "--target", "vm/qemu:///session/web")
+	if !strings.Contains(out, "prerequisites of the chosen steps:\n  pool/qemu:///session/images") {
+		t.Errorf("diff --target does not list the pool as a prerequisite:\n%s", out)
+	}
+	// The daemon's directory is new each run, and the domain type is
+	// kvm where the daemon may open /dev/kvm.
+	norm := domainType.ReplaceAllString(strings.ReplaceAll(out, s.Dir, "$DIR"), "new domain (TYPE)")
+	golden.Check(t, filepath.Join("testdata", "libvirt_storage_target.golden"), []byte(norm))
+	out = site(exitOK, "apply", "--target", "vm/qemu:///session/web")
+	pool, web := strings.Index(out, "pool/qemu:///session/images"), strings.Index(out, "vm/qemu:///session/web")
+	if pool < 0 || web < 0 {
+		t.Fatalf("apply output names neither the pool nor the VM:\n%s", out)
+	}
+	if err := virsh("pool-info", "images"); err != nil {
+		t.Errorf("pool images was not created: %v", err)
+	}
+	if err := virsh("vol-info", "--pool", "images", "web-data"); err != nil {
+		t.Errorf("disk web-data was not made: %v", err)
+	}
+	if err := virsh("dominfo", "db"); err == nil {
+		t.Errorf("VM db was defined, but only web was targeted")
+	}
+	site(exitOK, "apply", "--only", "vm")
+	if err := virsh("dominfo", "db"); err != nil {
+		t.Errorf("apply --only vm did not define db: %v", err)
+	}
+}
