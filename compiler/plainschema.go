@@ -19,7 +19,7 @@ package compiler
 
 // checkedSchemaSum is the hash (schemaSum) of the schema/*.cue the
 // mirror below was last checked against.
-const checkedSchemaSum = "bb21c7e3b593554392ca5947f94f5d2264973da4a9d1d0d4333e796c3feffeb8"
+const checkedSchemaSum = "602ed4bd9b48be76c2c6678b53fefd2342131b861435fca5817e822b96cbef07"
 
 // The mirror of schema/*.cue, definition by definition.
 var (
@@ -69,8 +69,9 @@ var (
 		opt("dnssec", isBool),
 	)
 
-	// #Network
-	plainNetwork = closed(req("host", plainRef), req("cidr", isString), req("autostart", isBool))
+	// #Network: its fields, then what its mode requires (below).
+	plainNetworkFields = closed(req("host", plainRef), opt("mode", oneOf("nat", "isolated", "bridge")),
+		opt("cidr", isString), opt("bridge", isString), req("autostart", isBool))
 
 	// #VM, #Disk, #NIC
 	plainVM = closed(
@@ -79,7 +80,8 @@ var (
 		opt("running", isBool),
 		opt("vcpus", intIn(1, 1024)),
 		opt("memory", plainSize),
-		opt("disks", listOf(closed(opt("pool", nonEmpty), req("name", nonEmpty), req("size", plainSize)), 0)),
+		opt("disks", listOf(closed(opt("pool", nonEmpty), req("name", nonEmpty), req("size", plainSize),
+			opt("base", nonEmpty), opt("clone", isBool)), 0)),
 		opt("nics", listOf(closed(req("network", nonEmpty), opt("address", isString),
 			opt("mac", matching(`^([0-9a-fA-F]{2}:){5}[0-9a-fA-F]{2}$`))), 0)),
 		opt("cloudinit", closed(req("user_data", isString), opt("meta_data", isString), opt("network_config", isString))),
@@ -98,6 +100,21 @@ var (
 	// The file: tenants: [string]: #Tenant.
 	plainFile = closed(opt("tenants", mapOf(plainTenant)))
 )
+
+// plainNetwork is #Network: a network in mode "bridge" names its
+// bridge; in any other mode, "nat" when none is written, it has a cidr.
+func plainNetwork(v any) bool {
+	if !plainNetworkFields(v) {
+		return false
+	}
+	m := v.(map[string]any)
+	_, cidr := m["cidr"]
+	_, bridge := m["bridge"]
+	if m["mode"] == "bridge" {
+		return bridge
+	}
+	return cidr
+}
 
 func isDecodedZone(v any) bool { _, ok := v.(decodedZone); return ok }
 

@@ -44,10 +44,12 @@ tenants: t: {
 			al: ALIAS: "www.example.org."
 		}
 	}
-	networks: lan: {host: "kvm1", cidr: "10.0.0.0/24", autostart: true}
+	networks: lan: {host: "kvm1", mode: "nat", cidr: "10.0.0.0/24", autostart: true}
+	networks: wan: {host: "kvm1", mode: "bridge", bridge: "br0", autostart: false}
+	networks: iso: {host: "kvm1", mode: "isolated", cidr: "10.9.0.0/24", autostart: false}
 	vms: web: {
 		host: "kvm1", autostart: true, running: true, vcpus: 2, memory: "2GiB"
-		disks: [{pool: "default", name: "web-root", size: "20GiB"}]
+		disks: [{pool: "default", name: "web-root", size: "20GiB", base: "debian-12", clone: false}]
 		nics: [{network: "lan", address: "10.0.0.2", mac: "52:54:00:00:00:01"}]
 		cloudinit: {user_data: "#cloud-config", meta_data: "x", network_config: "y"}
 		publish: {zone: "t.example.test", names: ["web"], address: "192.0.2.2", ptr: false}
@@ -115,8 +117,17 @@ var nearMisses = []struct{ name, old, new string }{
 	{"network host missing", `lan: {host: "kvm1", `, `lan: {`},
 	{"network host bad regexp", `lan: {host: "kvm1"`, `lan: {host: "KVM 1"`},
 	{"network cidr int", `cidr: "10.0.0.0/24"`, `cidr: 10`},
-	{"network autostart missing", `, autostart: true}`, `}`},
-	{"network unknown field", `autostart: true}`, `autostart: true, bridge: "br0"}`},
+	{"network autostart missing", `cidr: "10.0.0.0/24", autostart: true}`, `cidr: "10.0.0.0/24"}`},
+	{"network unknown field", `cidr: "10.0.0.0/24", autostart: true}`, `cidr: "10.0.0.0/24", autostart: true, dhcp: false}`},
+	{"network mode unknown", `mode: "nat"`, `mode: "routed"`},
+	{"network mode int", `mode: "nat"`, `mode: 1`},
+	{"nat network without cidr", `mode: "nat", cidr: "10.0.0.0/24", `, `mode: "nat", `},
+	{"default-mode network without cidr", `lan: {host: "kvm1", mode: "nat", cidr: "10.0.0.0/24", `, `lan: {host: "kvm1", `},
+	{"isolated network without cidr", `mode: "isolated", cidr: "10.9.0.0/24", `, `mode: "isolated", `},
+	{"bridge network without bridge", `mode: "bridge", bridge: "br0", `, `mode: "bridge", `},
+	{"network bridge int", `bridge: "br0"`, `bridge: 0`},
+	{"disk base empty", `base: "debian-12"`, `base: ""`},
+	{"disk clone string", `clone: false`, `clone: "no"`},
 	{"vm autostart missing", `autostart: true, running`, `running`},
 	{"vm autostart string", `autostart: true, running`, `autostart: "yes", running`},
 	{"vm host missing", `host: "kvm1", autostart: true, running`, `autostart: true, running`},

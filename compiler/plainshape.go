@@ -1,6 +1,9 @@
 package compiler
 
-import "regexp"
+import (
+	"regexp"
+	"slices"
+)
 
 // A shape says whether a plain value (as plainData gives it: string,
 // int64, bool, []any, map[string]any) is one the schema accepts. The
@@ -65,6 +68,14 @@ func mapOf(elem shape) shape {
 			}
 		}
 		return true
+	}
+}
+
+// oneOf is "a" | "b" | ..., strings only.
+func oneOf(values ...string) shape {
+	return func(v any) bool {
+		s, ok := v.(string)
+		return ok && slices.Contains(values, s)
 	}
 }
 
