@@ -95,11 +95,12 @@ lint:
 	$(GO) vet -tags $(TAGS) ./...
 	@out=$$(gofmt -l .); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
 
-# bench runs every Go benchmark once and compares `site vet` with `cue vet`
-# (the cue CLI of the same version) on 1,000 generated tenants.
+# bench prints issue 13's table (cmd/sitebench: site beside one raw GET /
+# PATCH of the same zones on a PowerDNS of its own, and beside `cue vet`,
+# the cue CLI of the same version), then runs every Go benchmark once.
 bench: deps build
 	$(GO) install cuelang.org/go/cmd/cue@$(CUE_VERSION)
-	PATH="$(GOBIN):$$PATH" $(GO) run -tags $(TAGS) ./cmd/sitebench vet --site $(BIN)
+	PATH="$(GOBIN):$$PATH" $(GO) run -tags $(TAGS) ./cmd/sitebench table --site $(BIN)
 	$(GO) test -tags $(TAGS) -run '^$$' -bench . -benchtime 1x -timeout 60m ./...
 
 clean:

@@ -4,9 +4,13 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"os"
 	"path/filepath"
+	"runtime"
+	"runtime/metrics"
 	"strings"
 	"testing"
+	"time"
 
 	"cuelang.org/go/cue"
 	"cuelang.org/go/cue/build"
@@ -136,4 +140,58 @@ func BenchmarkDoubling(b *testing.B) {
 			}
 		}
 	})
+}
+
+// BenchmarkLoadZones loads the same number of zones written as one
+// tenant's file and as one file per tenant (issue 13: a diff of 200
+// zones from one file must need no more memory than from 200 files),
+// and reports the peak of the live heap while loading, sampled, as
+// peak-heap-MB.
+func BenchmarkLoadZones(b *testing.B) {
+	const zones, records = 200, 50
+	one, many := b.TempDir(), b.TempDir()
+	if err := os.WriteFile(filepath.Join(one, "site.cue"), specgen.SiteFor(specgen.PowerDNS{URL: "http://127.0.0.1:8081"}, 0, 1), 0o644); err != nil {
+		b.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(one, "t0000.cue"), specgen.Zones(0, zones, records), 0o644); err != nil {
+		b.Fatal(err)
+	}
+	if _, _, err := specgen.Write(many, zones, records); err != nil {
+		b.Fatal(err)
+	}
+	for _, c := range []struct{ name, dir string }{{"one-file", one}, {"files", many}} {
+		b.Run(c.name, func(b *testing.B) {
+			b.ReportAllocs()
+			var peak uint64
+			for b.Loop() {
+				runtime.GC()
+				stop := samplePeakHeap(&peak)
+				if _, err := Load(filepath.Join(c.dir, "site.cue"), []string{c.dir}); err != nil {
+					b.Fatal(err)
+				}
+				stop()
+			}
+			b.ReportMetric(float64(peak)/(1<<20), "peak-heap-MB")
+		})
+	}
+}
+
+// samplePeakHeap raises *peak to the largest heap in use (objects, live
+// or not yet collected) seen until stop is called.
+func samplePeakHeap(peak *uint64) (stop func()) {
+	s := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}}
+	done, finished := make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(finished)
+		for {
+			metrics.Read(s)
+			*peak = max(*peak, s[0].Value.Uint64())
+			select {
+			case <-done:
+				return
+			case <-time.After(100 * time.Microsecond):
+			}
+		}
+	}()
+	return func() { close(done); <-finished }
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -260,5 +261,33 @@ func TestBuildIdentity(t *testing.T) {
 	}
 	if !strings.Contains(id, " buildid:") {
 		t.Errorf("got %q, want the Go build ID", id)
+	}
+}
+
+// TestPackPositionsRoundTrip: the front-coded index reads back as it
+// was, keys that are prefixes of others, empty and non-ASCII keys
+// included, and a damaged one is refused rather than misread.
+func TestPackPositionsRoundTrip(t *testing.T) {
+	at := map[string]lineCol{
+		"":                                  {1, 1},
+		"tenants":                           {3, 1},
+		"tenants\x00t":                      {3, 10},
+		"tenants\x00t\x00domain":            {4, 2},
+		"tenants\x00t\x00dns\x00zones":      {5, 2},
+		"tenants\x00t\x00dns\x00zonesX":     {6, 2},
+		"tenants\x00ü\x00dns":               {7, 200000},
+		"tenants\x00t\x00dns\x00zones\x00a": {0, 0},
+	}
+	b := packPositions(at)
+	got, ok := unpackPositions(b)
+	if !ok || !maps.Equal(got, at) {
+		t.Fatalf("got %v (%v), want %v", got, ok, at)
+	}
+	// A shared prefix longer than the key before it cannot be read.
+	if _, ok := unpackPositions([]byte{5, 1, 'x', 1, 1}); ok {
+		t.Error("an index sharing 5 bytes with no key before it was read")
+	}
+	if _, ok := unpackPositions(b[:len(b)-1]); ok {
+		t.Error("a truncated index was read")
 	}
 }

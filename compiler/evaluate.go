@@ -142,16 +142,46 @@ func (e *evaluator) source(path string, data []byte) *fileResult {
 		r.diags = append(r.diags, *d)
 		return r
 	}
-	r.pos = indexPositions(path, f)
+	// checkTopLevel reads f before takeTree takes it apart; its findings
+	// come after legacyFields', as they always did.
+	topLevel := checkTopLevel(path, f)
+	pos, top, isPlain := takeTree(path, f)
+	r.pos = pos
 	if d := legacyFields(r.pos); len(d) > 0 {
 		r.diags = append(r.diags, d...)
 		return r
 	}
-	if d := checkTopLevel(path, f); len(d) > 0 {
-		r.diags = append(r.diags, d...)
+	if len(topLevel) > 0 {
+		r.diags = append(r.diags, topLevel...)
 		return r
 	}
-	plain, isPlain := plainTenants(f)
+	return e.tree(top, isPlain, data, r)
+}
+
+// tree evaluates a file that passed the checks before CUE, filling r.
+// A plain-data file the schema's mirror accepts (plainschema.go) is
+// decoded without CUE; any other file is parsed again (takeTree took
+// its syntax tree apart) and evaluated by CUE, which has the final word
+// and says what is wrong.
+func (e *evaluator) tree(top map[string]any, isPlain bool, data []byte, r *fileResult) *fileResult {
+	if isPlain && plainAccepts(top) {
+		if plain, ok := decodePlain(top); ok {
+			r.tenants = plain
+			for _, t := range r.tenants {
+				fillDefaults(t)
+			}
+			return r
+		}
+	}
+	var plain map[string]*rawTenant
+	if isPlain {
+		plain, isPlain = decodePlain(top)
+	}
+	f, err := parser.ParseFile(r.path, data)
+	if err != nil { // it parsed a moment ago
+		r.diags = append(r.diags, fromCUE(cueErrors(err, nil), r.pos)...)
+		return r
+	}
 	tenants, errs := e.check(f, isPlain)
 	if len(errs) > 0 {
 		// Decode the tenants that are valid on their own, so that the

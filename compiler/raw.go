@@ -39,42 +39,46 @@ type rawZone struct {
 	DNSSEC bool `json:"dnssec"`
 }
 
-// rawName is every record at one owner name, keyed by type.
+// rawName is every record at one owner name, keyed by type. Its fields
+// are omitzero: a name sets one or two of its twenty types, and the
+// cache (cache.go) stored the other eighteen as null, ten times the
+// spec's size to read back on every cached run. omitzero keeps an
+// empty list apart from an absent one (A: [] is not A unset).
 type rawName struct {
-	TTL     *int64   `json:"ttl"`
-	Proxied *bool    `json:"proxied"`
-	A       []string `json:"A"`
-	AAAA    []string `json:"AAAA"`
-	CNAME   *string  `json:"CNAME"`
-	TXT     []rawTXT `json:"TXT"`
+	TTL     *int64   `json:"ttl,omitzero"`
+	Proxied *bool    `json:"proxied,omitzero"`
+	A       []string `json:"A,omitzero"`
+	AAAA    []string `json:"AAAA,omitzero"`
+	CNAME   *string  `json:"CNAME,omitzero"`
+	TXT     []rawTXT `json:"TXT,omitzero"`
 	MX      []struct {
-		Priority int64  `json:"priority"`
-		Host     string `json:"host"`
-	} `json:"MX"`
+		Priority int64  `json:"priority,omitzero"`
+		Host     string `json:"host,omitzero"`
+	} `json:"MX,omitzero"`
 	SRV []struct {
-		Priority int64  `json:"priority"`
-		Weight   int64  `json:"weight"`
-		Port     int64  `json:"port"`
-		Target   string `json:"target"`
-	} `json:"SRV"`
+		Priority int64  `json:"priority,omitzero"`
+		Weight   int64  `json:"weight,omitzero"`
+		Port     int64  `json:"port,omitzero"`
+		Target   string `json:"target,omitzero"`
+	} `json:"SRV,omitzero"`
 	CAA []struct {
-		Flags int64  `json:"flags"`
-		Tag   string `json:"tag"`
-		Value string `json:"value"`
-	} `json:"CAA"`
-	NS  []string `json:"NS"`
-	PTR []string `json:"PTR"`
+		Flags int64  `json:"flags,omitzero"`
+		Tag   string `json:"tag,omitzero"`
+		Value string `json:"value,omitzero"`
+	} `json:"CAA,omitzero"`
+	NS  []string `json:"NS,omitzero"`
+	PTR []string `json:"PTR,omitzero"`
 	// Struct types go through rdata.FromFields, which knows their fields.
-	SSHFP      []rdataFields `json:"SSHFP"`
-	TLSA       []rdataFields `json:"TLSA"`
-	HTTPS      []rdataFields `json:"HTTPS"`
-	SVCB       []rdataFields `json:"SVCB"`
-	NAPTR      []rdataFields `json:"NAPTR"`
-	DS         []rdataFields `json:"DS"`
-	DNAME      *string       `json:"DNAME"`
-	OPENPGPKEY []string      `json:"OPENPGPKEY"`
-	DHCID      []string      `json:"DHCID"`
-	ALIAS      *string       `json:"ALIAS"`
+	SSHFP      []rdataFields `json:"SSHFP,omitzero"`
+	TLSA       []rdataFields `json:"TLSA,omitzero"`
+	HTTPS      []rdataFields `json:"HTTPS,omitzero"`
+	SVCB       []rdataFields `json:"SVCB,omitzero"`
+	NAPTR      []rdataFields `json:"NAPTR,omitzero"`
+	DS         []rdataFields `json:"DS,omitzero"`
+	DNAME      *string       `json:"DNAME,omitzero"`
+	OPENPGPKEY []string      `json:"OPENPGPKEY,omitzero"`
+	DHCID      []string      `json:"DHCID,omitzero"`
+	ALIAS      *string       `json:"ALIAS,omitzero"`
 }
 
 type rawNetwork struct {
