@@ -8,12 +8,10 @@ import (
 )
 
 // What a test does to a real dev server, with the root token and
-// straight to its listener (not counted). The method set matches the
-// fake's, so a test can move from one to the other unchanged; each
-// failure fails the test.
+// straight to its listener (not counted); each failure fails the test.
 
 // rwPolicy is the policy of the tokens AddRole's logins get: read and
-// write any KV v2 secret, which is what the fake grants every token.
+// write any KV v2 secret.
 const rwPolicy = `path "+/data/*" { capabilities = ["create", "read", "update"] }`
 
 // readPolicy grants read but not create or update (AddReader).

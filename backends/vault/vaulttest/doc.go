@@ -8,17 +8,10 @@
 // BSL 1.1 licensed: it is a test server only, never shipped with site.
 // Without the binary a test skips with the make hint, or fails under
 // CI=true. Its helpers (devstore.go) put, delete and destroy secrets,
-// seal and unseal, and make tokens with policies and AppRole roles, with
-// the same method set as the fake.
+// seal and unseal, and make tokens with policies and AppRole roles.
 //
-// New (server.go) starts the FAKE the tests used before a real server
-// could run here. No test of site needs it any more: everything it
-// showed, a dev server shows for real, and what a dev server cannot give
-// (a TLS failure, a redirect, a token echoed in an error, a 404 page
-// that is not a Vault, a silent address) the tests build as small
-// servers in front of or beside the real one. It stays only while
-// branches written against it are merged; TestFakeAnswersAsVault sends
-// the same requests to both and compares what site reads of the
-// answers, so it cannot drift from Vault meanwhile. Write new tests
-// against StartDev.
+// There is no fake Vault any more: what a dev server cannot show (a TLS
+// failure, a redirect, a token echoed in an error, a 404 page that is
+// not a Vault, a silent address) the tests build as small servers in
+// front of or beside the real one.
 package vaulttest
