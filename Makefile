@@ -17,12 +17,17 @@ CUE_VERSION := v0.17.1
 
 # Debian packages the tests and the demo need (curl: make demo polls the
 # PowerDNS API with it; dnsmasq-base and iptables: the system libvirtd the
-# network tests start runs NAT networks with them; busybox: its udhcpc takes
-# a real DHCP lease from such a network; iproute2: the tests make a host
-# bridge for a bridged network with ip link).
+# network tests start runs NAT networks with them; busybox-static: its
+# udhcpc takes a real DHCP lease from such a network, and it is the
+# userland of the boot image the guest tests build, with the kernel of
+# linux-image-cloud-amd64 and syslinux on a FAT file system made with
+# dosfstools and mtools; busybox-static replaces the dynamic busybox;
+# iproute2: the tests make a host bridge for a bridged network with ip
+# link).
 DEB_PKGS := pdns-server pdns-backend-sqlite3 sqlite3 bind9-dnsutils \
             libvirt-daemon libvirt-clients qemu-system-x86 qemu-utils libvirt0 ca-certificates \
-            curl dnsmasq-base iptables busybox iproute2
+            curl dnsmasq-base iptables busybox-static iproute2 \
+            linux-image-cloud-amd64 syslinux mtools dosfstools
 
 .PHONY: all build test lint bench demo demo-vm demo-stop deps clean
 

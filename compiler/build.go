@@ -204,7 +204,7 @@ func (b *builder) vm(tenant string, g *grant, vp []string, name string, raw *raw
 		v.CloudInit = &model.CloudInit{UserData: raw.CloudInit.UserData, MetaData: raw.CloudInit.MetaData, NetworkConfig: raw.CloudInit.NetworkConfig}
 	}
 	if raw.Publish != nil {
-		v.Publish = b.publish(tenant, at(vp, "publish"), raw, zones)
+		v.Publish = b.publish(tenant, at(vp, "publish"), raw, v, nets, zones)
 	}
 	return v
 }
@@ -245,8 +245,11 @@ func (b *builder) nicAddress(path []string, addr netip.Addr, net *model.Network)
 }
 
 // publish makes the VM the writer of one A or AAAA RRset per name, added
-// to the zone it names, so that backends write them like any other.
-func (b *builder) publish(tenant string, pp []string, raw *rawVM, zones map[string]*model.Zone) *model.Publish {
+// to the zone it names, so that backends write them like any other. With
+// address "lease" the A records carry a LeaseRef instead of a value: the
+// address is read from the network's DHCP leases when the zone is
+// planned.
+func (b *builder) publish(tenant string, pp []string, raw *rawVM, vm *model.VM, nets map[string]*model.Network, zones map[string]*model.Zone) *model.Publish {
 	p := &model.Publish{Address: raw.Publish.Address, Pos: b.pos.pos(pp...)}
 	zname, err := dnsname.Canonical(raw.Publish.Zone, ".")
 	if err != nil {
@@ -260,12 +263,27 @@ func (b *builder) publish(tenant string, pp []string, raw *rawVM, zones map[stri
 		return p
 	}
 	typ, value := "A", ""
-	if v, err := rdata.A(raw.Publish.Address); err == nil {
+	var lease *model.LeaseRef
+	if raw.Publish.Address == model.PublishLease {
+		if len(raw.NICs) == 0 {
+			b.errorf(at(pp, "address"), "address %q reads the DHCP lease of the VM's first NIC, and this VM has none: add a NIC on one of the tenant's networks, or publish a fixed address", model.PublishLease)
+			return p
+		}
+		if net, ok := nets[raw.NICs[0].Network]; ok && !net.ServesDHCP() {
+			b.related(at(pp, "address"), []model.Pos{net.Pos}, "address %q reads libvirt's DHCP leases, and the VM's first NIC is on network %s, bridged onto host bridge %s, where libvirt serves no DHCP: publish a fixed address", model.PublishLease, net.Name, net.Bridge)
+			return p
+		}
+		if raw.Publish.PTR {
+			b.errorf(at(pp, "ptr"), "ptr needs a fixed address, and %q is known only once the guest has its lease: publish a fixed address (a NIC address the network hands out), or remove ptr", model.PublishLease)
+			return p
+		}
+		lease = &model.LeaseRef{Host: vm.Host, VM: vm.Name, NIC: 0}
+	} else if v, err := rdata.A(raw.Publish.Address); err == nil {
 		value = v
 	} else if v, err := rdata.AAAA(raw.Publish.Address); err == nil {
 		typ, value = "AAAA", v
 	} else {
-		b.errorf(at(pp, "address"), "%q is neither an IPv4 nor an IPv6 address", raw.Publish.Address)
+		b.errorf(at(pp, "address"), "%q is neither an IPv4 nor an IPv6 address, nor %q (the address of the VM's DHCP lease)", raw.Publish.Address, model.PublishLease)
 		return p
 	}
 	element := cuePath(at(pp[2:])...)
@@ -283,10 +301,14 @@ func (b *builder) publish(tenant string, pp []string, raw *rawVM, zones map[stri
 		}
 		spelt[fq] = i
 		p.Names = append(p.Names, fq)
-		z.RRsets = append(z.RRsets, &model.RRset{
-			Name: fq, Type: typ, TTL: z.TTL, Values: []string{value},
+		rs := &model.RRset{
+			Name: fq, Type: typ, TTL: z.TTL, Values: []string{value}, Lease: lease,
 			Writer: model.Writer{Kind: model.WriterVMPublish, Tenant: tenant, Element: element, Pos: b.pos.pos(np...)},
-		})
+		}
+		if lease != nil {
+			rs.Values = nil
+		}
+		z.RRsets = append(z.RRsets, rs)
 	}
 	if raw.Publish.PTR && len(p.Names) > 0 {
 		b.publishPTR(tenant, at(pp, "ptr"), p, zones)

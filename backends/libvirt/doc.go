@@ -15,7 +15,8 @@
 // The wanted domain is built from the model with libvirtxml (never a
 // text template); its type is kvm when the host's capabilities offer KVM,
 // else qemu (TCG), else whatever the driver offers (the test driver's
-// "test"). Wanted, inactive and live definitions are compared field by
+// "test"), unless Options.DomainType (SITE_LIBVIRT_DOMAIN_TYPE) says
+// kvm or qemu. Wanted, inactive and live definitions are compared field by
 // field on the things site manages (type, memory, vCPUs, disks, NICs, the
 // seed cdrom, the owner element), never as XML text: live XML carries
 // aliases, runtime ports and expanded CPU models.
@@ -121,7 +122,9 @@
 // named seed-<hash>.iso after its inputs, uploaded with StorageVolUpload
 // into the pool of the VM's first disk (or the pool named "default")
 // and attached as a read-only cdrom with startupPolicy="optional", so a
-// missing seed never blocks a boot. Nothing is written under /tmp. Changed
+// missing seed never blocks a boot. The cdrom sits on a virtio-scsi
+// controller: Debian's cloud kernel has no AHCI driver and would never
+// see it on SATA. Nothing is written under /tmp. Changed
 // inputs make a new volume and a next-boot media change; the volume a
 // running guest has open is never replaced or deleted; seed volumes in a
 // domain's owner element that no live or inactive definition references
@@ -186,6 +189,10 @@
 // host updates are tried once: a start that failed on the wire may have
 // started the guest. Such a failure fails the step, and the next run
 // re-observes and converges. Every try's libvirt calls are counted in
+// Driver.Lease reads the DHCP lease of a VM's NIC (by the MAC of the
+// running domain) for the DNS records a VM publishes with address
+// "lease" (package backends/lease).
+//
 // Calls. Volume and DHCP lease lookups made while planning, after the
 // host's observation, are not retried.
 //

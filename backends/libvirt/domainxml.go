@@ -12,9 +12,15 @@ import (
 )
 
 // Device names site gives the disks it manages: virtio disks vda, vdb, …
-// in declaration order and the seed cdrom on SATA (which both the i440fx
-// and q35 machine types have; q35 has no IDE).
-const seedTarget = "sda"
+// in declaration order and the seed cdrom on a virtio-scsi controller.
+// Not SATA: Debian's cloud kernel (linux-image-cloud-amd64, the kernel
+// of its genericcloud images) has no AHCI driver and never sees a SATA
+// cdrom, while every kernel with virtio has virtio-scsi; and not IDE,
+// which the q35 machine type lacks.
+const (
+	seedTarget = "sda"
+	seedBus    = "scsi"
+)
 
 func diskTarget(i int) string { return "vd" + string(rune('a'+i)) }
 
@@ -74,7 +80,8 @@ func (w *wantDomain) apply(def *libvirtxml.Domain, others string) {
 		disks = append(disks, mergeDisk(old[diskTarget(i)], "disk", diskTarget(i), "virtio", format, want.Pool, want.Name))
 	}
 	if w.seedName != "" {
-		disks = append(disks, mergeDisk(old[seedTarget], "cdrom", seedTarget, "sata", "raw", w.seedPool, w.seedName))
+		disks = append(disks, mergeDisk(old[seedTarget], "cdrom", seedTarget, seedBus, "raw", w.seedPool, w.seedName))
+		ensureVirtioSCSI(def.Devices)
 	}
 	def.Devices.Disks = disks
 
@@ -92,6 +99,20 @@ func (w *wantDomain) apply(def *libvirtxml.Domain, others string) {
 		ifaces = append(ifaces, cur)
 	}
 	def.Devices.Interfaces = ifaces
+}
+
+// ensureVirtioSCSI adds a virtio-scsi controller for the seed when the
+// domain has no SCSI controller 0: left to itself libvirt would add an
+// LSI one, which few cloud kernels drive. One that is there already
+// stays as it is, whatever its model: other disks may sit on it.
+func ensureVirtioSCSI(devs *libvirtxml.DomainDeviceList) {
+	for _, c := range devs.Controllers {
+		if c.Type == "scsi" && (c.Index == nil || *c.Index == 0) {
+			return
+		}
+	}
+	zero := uint(0)
+	devs.Controllers = append(devs.Controllers, libvirtxml.DomainController{Type: "scsi", Index: &zero, Model: "virtio-scsi"})
 }
 
 // mergeDisk points a disk (the existing one at that target, or a new one)

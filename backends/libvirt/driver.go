@@ -22,6 +22,10 @@ const URIMapEnv = "SITE_LIBVIRT_URI_MAP"
 // DefaultShutdownTimeout for NewFromEnv's driver (a Go duration).
 const ShutdownTimeoutEnv = "SITE_LIBVIRT_SHUTDOWN_TIMEOUT"
 
+// DomainTypeEnv names the environment variable that sets
+// Options.DomainType for NewFromEnv's driver: "kvm" or "qemu".
+const DomainTypeEnv = "SITE_LIBVIRT_DOMAIN_TYPE"
+
 // Options configure a Driver.
 type Options struct {
 	// URIMap rewrites a spec's host URI to the URI to open (see
@@ -30,6 +34,12 @@ type Options struct {
 	// ShutdownTimeout bounds the wait for a guest to shut down cleanly
 	// before a gated stop or restart forces it off. Zero forces at once.
 	ShutdownTimeout time.Duration
+	// DomainType is the <domain type> of new domains, "kvm" or "qemu"
+	// (TCG); empty picks kvm when the host's capabilities offer it. A
+	// host whose /dev/kvm cannot run a stock guest kernel (a nested
+	// hypervisor that accepts KVM calls but boots only paravirtualised
+	// guests) needs "qemu".
+	DomainType string
 }
 
 // Driver converges the VM and network steps of one site run against any
@@ -208,6 +218,14 @@ func NewFromEnv(getenv func(string) string) *Driver {
 			d.optsErr = fmt.Errorf("%s=%q: want a duration such as 90s or 0s (force off at once)", ShutdownTimeoutEnv, v)
 		}
 		d.opts.ShutdownTimeout = t
+	}
+	switch v := getenv(DomainTypeEnv); v {
+	case "", "kvm", "qemu":
+		d.opts.DomainType = v
+	default:
+		if d.optsErr == nil {
+			d.optsErr = fmt.Errorf("%s=%q: want kvm or qemu (or unset: kvm when the host offers it)", DomainTypeEnv, v)
+		}
 	}
 	return d
 }

@@ -89,3 +89,28 @@ func TestApplyRefusesUnackedGate(t *testing.T) {
 		})
 	}
 }
+
+// TestDomainTypeEnv: SITE_LIBVIRT_DOMAIN_TYPE picks the type of new
+// domains, kvm or qemu; anything else is an error every step reports.
+func TestDomainTypeEnv(t *testing.T) {
+	for _, tc := range []struct{ env, want, err string }{
+		{"", "", ""},
+		{"qemu", "qemu", ""},
+		{"kvm", "kvm", ""},
+		{"tcg", "", `SITE_LIBVIRT_DOMAIN_TYPE="tcg": want kvm or qemu`},
+	} {
+		d := NewFromEnv(func(k string) string {
+			if k == DomainTypeEnv {
+				return tc.env
+			}
+			return ""
+		})
+		got, err := d.opts.DomainType, ""
+		if d.optsErr != nil {
+			err = d.optsErr.Error()
+		}
+		if got != tc.want || (tc.err == "") != (err == "") || !strings.Contains(err, tc.err) {
+			t.Errorf("%s=%q: got type %q error %q, want %q error containing %q", DomainTypeEnv, tc.env, got, err, tc.want, tc.err)
+		}
+	}
+}

@@ -94,6 +94,9 @@ func observeHost(d *Driver, c *libvirt.Connect, host string) (*hostObs, error) {
 	if h.domType, err = domainType(capsXML); err != nil {
 		return nil, fmt.Errorf("%s: %w", host, err)
 	}
+	if d.opts.DomainType != "" {
+		h.domType = d.opts.DomainType
+	}
 	d.call()
 	doms, err := c.ListAllDomains(0)
 	if err != nil {

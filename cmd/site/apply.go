@@ -11,6 +11,7 @@ import (
 
 	"github.com/site-tools/site/backends"
 	"github.com/site-tools/site/backends/engine"
+	"github.com/site-tools/site/backends/lease"
 	"github.com/site-tools/site/compiler/graph"
 	"github.com/site-tools/site/compiler/plan"
 )
@@ -23,6 +24,9 @@ type applyOptions struct {
 	planFile    string
 	yes         bool // --yes: do not ask before destructive changes
 	lockTimeout time.Duration
+	// leaseTimeout bounds the wait for the DHCP leases of VMs that
+	// publish address "lease".
+	leaseTimeout time.Duration
 }
 
 func newApplyCmd() *cobra.Command {
@@ -77,6 +81,12 @@ new, and prints the report with each step's true state ("applied part
 1 of 3", "not started"); a second one exits at once with 130, naming
 what may be half-done.
 
+A VM that publishes address "lease" has its records planned with the
+address its first NIC holds in the network's DHCP leases. A guest with
+no lease yet (a VM this apply creates) shows "address known after the
+guest takes its DHCP lease"; apply then waits for the lease, saying so
+on stderr, up to --lease-timeout (default 2m), and writes the address.
+
 Each tenant in scope is locked for the whole apply (in its PowerDNS
 zones' metadata, else in a file beside its spec): a second apply of the
 same tenant waits --lock-timeout (default 0), then exits 1 naming the
@@ -103,6 +113,7 @@ interrupt.`,
 	cmd.Flags().BoolVar(&o.yes, "yes", false, "do not ask before destructive changes on a terminal (for scripts that run apply with a terminal attached)")
 	cmd.Flags().StringVar(&o.planFile, "plan", "", "apply only if a fresh observation still matches this plan saved by site diff --out")
 	cmd.Flags().DurationVar(&o.lockTimeout, "lock-timeout", 0, "how long to wait for another apply of the same tenant to finish (e.g. 5m); 0 fails at once, naming the holder")
+	cmd.Flags().DurationVar(&o.leaseTimeout, "lease-timeout", lease.DefaultTimeout, `how long to wait for the DHCP lease of a VM that publishes address "lease" and has none yet`)
 	return cmd
 }
 
@@ -121,6 +132,9 @@ func runApply(cmd *cobra.Command, args []string, o applyOptions) error {
 		}
 		args, phases, targets = saved.Spec.Paths, saved.Only, saved.Targets
 		o.restarts, o.deleteThreshold = saved.Options.Restart, saved.Options.DeleteThreshold
+	}
+	if o.leaseTimeout <= 0 {
+		return withCode(exitError, fmt.Errorf("--lease-timeout %s: want a positive duration such as 2m", o.leaseTimeout))
 	}
 	run, err := o.newRun()
 	if err != nil {
@@ -150,6 +164,7 @@ func runApply(cmd *cobra.Command, args []string, o applyOptions) error {
 		}
 	}()
 	eng, prog := newEngine(bk, o.parallelism, cmd.ErrOrStderr())
+	bk.leaseTimeout, bk.leaseProgress = o.leaseTimeout, func(s string) { prog.say("site: " + s) }
 	// An interrupt cancels observing, which only reads; the walk that
 	// writes keeps cmd's context and stops through run (interrupt.go).
 	observing, stopObserving := context.WithCancel(cmd.Context())

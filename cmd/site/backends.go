@@ -4,9 +4,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"time"
 
 	"github.com/site-tools/site/backends"
 	"github.com/site-tools/site/backends/cloudflare"
+	"github.com/site-tools/site/backends/lease"
 	"github.com/site-tools/site/backends/libvirt"
 	"github.com/site-tools/site/backends/powerdns"
 	"github.com/site-tools/site/backends/vault"
@@ -44,13 +46,14 @@ var builtIn = []backend{
 			if err := libvirt.Available(); err != nil {
 				status = "unavailable: " + err.Error()
 			}
-			return "libvirt (dlopen; " + status + "); host URIs rewritten by " + libvirt.URIMapEnv
+			return "libvirt (dlopen; " + status + "); host URIs rewritten by " + libvirt.URIMapEnv + ", domain type (kvm or qemu) forced by " + libvirt.DomainTypeEnv
 		},
 		open: func(bk *runBackends, getenv func(string) string) {
 			d := libvirt.NewFromEnv(getenv)
 			bk.kinds[plan.PhaseVM] = d.VMs()
 			bk.kinds[plan.PhaseNetwork] = d.Networks()
 			bk.kinds[plan.PhaseStorage] = d.Pools()
+			bk.leases = d
 			bk.closers = append(bk.closers, d.Close)
 		},
 	},
@@ -75,6 +78,12 @@ type runBackends struct {
 	kinds     map[plan.Phase]backends.Driver // secrets, network, storage, vm
 	providers map[string]backends.Driver     // DNS zones by provider kind
 	closers   []func() error
+	// leases reads the DHCP leases of the VMs that publish address
+	// "lease" (nil without a libvirt backend); apply waits for them up
+	// to leaseTimeout and tells leaseProgress.
+	leases        lease.Reader
+	leaseTimeout  time.Duration
+	leaseProgress func(string)
 }
 
 // openBackends builds every built-in backend's drivers for one run.
@@ -105,6 +114,9 @@ func (bk *runBackends) driverFor(step *graph.Step) (backends.Driver, error) {
 	if step.Phase == plan.PhaseDNS {
 		kind := step.Zone.Provider.Kind()
 		if d, ok := bk.providers[kind]; ok {
+			if lease.HasLeases(step.Zone) {
+				return &lease.Driver{Inner: d, Leases: bk.leases, Timeout: bk.leaseTimeout, Progress: bk.leaseProgress}, nil
+			}
 			return d, nil
 		}
 		return nil, fmt.Errorf("step %s: this build of site has no %s backend", step.ID, kind)

@@ -167,8 +167,24 @@ type RRset struct {
 	// Proxied: Cloudflare serves this A, AAAA or CNAME through its proxy
 	// (TTL is then 1, Cloudflare's "automatic").
 	Proxied bool `json:",omitempty"`
-	Writer  Writer
+	// Lease, set on the A records of a VM that publishes address
+	// "lease", says the value is the address the VM's NIC holds in its
+	// network's DHCP leases; Values are then empty until a backend reads
+	// the lease (see backends/lease).
+	Lease  *LeaseRef `json:",omitempty"`
+	Writer Writer
 }
+
+// LeaseRef names a NIC whose DHCP lease holds a published address.
+type LeaseRef struct {
+	Host string // the VM's libvirt URI
+	VM   string
+	NIC  int // index into the VM's NICs
+}
+
+// PublishLease is the Publish.Address that takes the address from the
+// DHCP lease of the VM's first NIC.
+const PublishLease = "lease"
 
 // Writer is the spec element that produces a record.
 type Writer struct {
@@ -300,7 +316,7 @@ type CloudInit struct {
 type Publish struct {
 	Zone    string   // canonical zone name
 	Names   []string // canonical FQDNs
-	Address string
+	Address string   // an IP address, or PublishLease
 	// PTR is the reverse name whose PTR record (naming Names[0]) the VM
 	// writes, "" when it writes none.
 	PTR string `json:",omitempty"`

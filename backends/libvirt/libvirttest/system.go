@@ -251,6 +251,7 @@ func (s *System) removeOurs(t testing.TB) {
 		s.virsh("net-destroy", name)
 		s.virsh("net-undefine", name)
 	}
+	s.removePools()
 	if left := append(s.virshNames("list", "--all", "--name"), s.virshNames("net-list", "--all", "--name")...); len(left) > 0 {
 		t.Errorf("the system libvirtd still has %v after cleanup", left)
 	}

@@ -1,0 +1,117 @@
+package lease
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/site-tools/site/backends"
+	"github.com/site-tools/site/compiler/model"
+)
+
+// Apply writes the zone. When records were waiting for a lease it first
+// waits for every one of them, then plans the zone again and applies
+// that plan, unless it needs a gate the run did not acknowledge.
+func (d *Driver) Apply(ctx context.Context, sp *backends.StepPlan, run *backends.Run) (*backends.StepResult, error) {
+	dt, ok := sp.Detail.(*detail)
+	if !ok {
+		return d.Inner.Apply(ctx, sp, run)
+	}
+	if len(dt.waiting) == 0 {
+		return d.Inner.Apply(ctx, dt.inner, run)
+	}
+	if err := d.wait(ctx, run, dt.waiting); err != nil {
+		return nil, err
+	}
+	fresh, err := d.Plan(ctx, sp.Step, run)
+	if err != nil {
+		return nil, fmt.Errorf("plan zone %s again with the leased addresses: %w", sp.Step.Zone.Name, err)
+	}
+	fdt := fresh.Detail.(*detail)
+	if len(fdt.waiting) > 0 {
+		return nil, fmt.Errorf("zone %s: the DHCP lease of VM %s went away while the zone was planned again; run site apply again", sp.Step.Zone.Name, fdt.waiting[0].Lease.VM)
+	}
+	var missing []string
+	for _, c := range fresh.Changes {
+		for _, g := range c.Gates {
+			if !run.Acked[g] && !slices.Contains(missing, string(g)) {
+				missing = append(missing, string(g))
+			}
+		}
+	}
+	if len(missing) > 0 {
+		return nil, fmt.Errorf("zone %s: with the leased addresses the plan needs %s, which this run did not acknowledge; nothing was written: run site diff to see why, then site apply --ack %s",
+			sp.Step.Zone.Name, strings.Join(missing, ", "), strings.Join(missing, " --ack "))
+	}
+	res, err := d.Inner.Apply(ctx, fdt.inner, run)
+	if res != nil {
+		// Planning again was part of what the apply cost.
+		res.Reads += fresh.Reads
+		res.Requests += fresh.Reads
+	}
+	return res, err
+}
+
+// wait polls the leases of the waiting records' VMs until each has one,
+// ctx ends, the run is interrupted (Ctrl-C: nothing was written yet, so
+// the wait is what stops), or the timeout passes, and says what it waits
+// for.
+func (d *Driver) wait(ctx context.Context, run *backends.Run, waiting []*model.RRset) error {
+	timeout, poll := d.Timeout, d.Poll
+	if timeout <= 0 {
+		timeout = DefaultTimeout
+	}
+	if poll <= 0 {
+		poll = time.Second
+	}
+	names := map[model.LeaseRef][]string{}
+	var refs []model.LeaseRef
+	for _, rs := range waiting {
+		if _, ok := names[*rs.Lease]; !ok {
+			refs = append(refs, *rs.Lease)
+		}
+		names[*rs.Lease] = append(names[*rs.Lease], rs.Name)
+	}
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	start := time.Now()
+	for _, ref := range refs {
+		d.say(fmt.Sprintf("waiting for the DHCP lease of VM %s (up to %s) to publish %s", ref.VM, timeout, strings.Join(names[ref], ", ")))
+		next := time.Now().Add(10 * time.Second)
+		for {
+			addr, err := d.Leases.Lease(ctx, ref)
+			if err != nil && ctx.Err() == nil {
+				return fmt.Errorf("read the DHCP lease of VM %s: %w", ref.VM, err)
+			}
+			if addr != "" {
+				d.say(fmt.Sprintf("VM %s has the lease of %s after %s", ref.VM, addr, time.Since(start).Round(time.Second)))
+				break
+			}
+			if run.Interrupted() {
+				return fmt.Errorf("stopped waiting for the DHCP lease of VM %s, so %s stay unwritten: %w", ref.VM, strings.Join(names[ref], ", "), backends.ErrInterrupted)
+			}
+			if time.Now().After(next) {
+				d.say(fmt.Sprintf("still waiting for the DHCP lease of VM %s (%s)", ref.VM, time.Since(start).Round(time.Second)))
+				next = next.Add(10 * time.Second)
+			}
+			select {
+			case <-ctx.Done():
+				if ctx.Err() == context.DeadlineExceeded {
+					return fmt.Errorf("VM %s took no DHCP lease within %s, so %s stay unwritten: check that the guest boots and asks DHCP on its first NIC, then run site apply again (or give it longer with --lease-timeout)",
+						ref.VM, timeout, strings.Join(names[ref], ", "))
+				}
+				return fmt.Errorf("waiting for the DHCP lease of VM %s: %w", ref.VM, ctx.Err())
+			case <-time.After(poll):
+			}
+		}
+	}
+	return nil
+}
+
+func (d *Driver) say(s string) {
+	if d.Progress != nil {
+		d.Progress(s)
+	}
+}

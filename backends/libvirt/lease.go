@@ -1,0 +1,76 @@
+package libvirt
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"libvirt.org/go/libvirt"
+	"libvirt.org/go/libvirtxml"
+
+	"github.com/site-tools/site/compiler/model"
+)
+
+// Lease returns the IPv4 address the NIC ref names holds in the DHCP
+// leases of the network it is on (virNetworkGetDHCPLeases), "" when the
+// domain does not exist or run, or the guest has no lease yet. The NIC's
+// MAC and network are read from the running domain, so a MAC libvirt
+// chose is found too. It reads afresh on every call, past the run's
+// cached observation: apply polls it while a guest boots.
+func (d *Driver) Lease(_ context.Context, ref model.LeaseRef) (string, error) {
+	c, err := d.conn(ref.Host)
+	if err != nil {
+		return "", err
+	}
+	d.call()
+	dom, err := c.LookupDomainByName(ref.VM)
+	if isCode(err, libvirt.ERR_NO_DOMAIN) {
+		return "", nil
+	}
+	if err != nil {
+		return "", fmt.Errorf("look up domain %s on %s: %w", ref.VM, ref.Host, plainError(err))
+	}
+	defer dom.Free()
+	d.call()
+	if active, err := dom.IsActive(); err != nil || !active {
+		return "", plainError(err) // nil when it just does not run
+	}
+	d.call()
+	x, err := dom.GetXMLDesc(0)
+	if err != nil {
+		return "", fmt.Errorf("read domain %s on %s: %w", ref.VM, ref.Host, plainError(err))
+	}
+	var def libvirtxml.Domain
+	if err := def.Unmarshal(x); err != nil {
+		return "", fmt.Errorf("domain %s on %s: %w", ref.VM, ref.Host, err)
+	}
+	if def.Devices == nil || ref.NIC >= len(def.Devices.Interfaces) {
+		return "", fmt.Errorf("domain %s on %s has no NIC %d to read a lease for; apply its VM step first", ref.VM, ref.Host, ref.NIC)
+	}
+	nic := def.Devices.Interfaces[ref.NIC]
+	if nic.MAC == nil || nic.Source == nil || nic.Source.Network == nil {
+		return "", fmt.Errorf("NIC %d of domain %s on %s is not on a libvirt network, whose DHCP leases site reads", ref.NIC, ref.VM, ref.Host)
+	}
+	network := nic.Source.Network.Network
+	d.call()
+	n, err := c.LookupNetworkByName(network)
+	if err != nil {
+		return "", fmt.Errorf("look up network %s on %s: %w", network, ref.Host, plainError(err))
+	}
+	defer n.Free()
+	d.call()
+	leases, err := n.GetDHCPLeases()
+	if err != nil {
+		return "", fmt.Errorf("read the DHCP leases of network %s on %s: %w", network, ref.Host, plainError(err))
+	}
+	// dnsmasq keeps one lease per client; should a stale one linger,
+	// the one that expires last is the guest's current address.
+	var addr string
+	var expiry int64
+	for _, l := range leases {
+		if strings.EqualFold(l.Mac, nic.MAC.Address) && l.Type == libvirt.IP_ADDR_TYPE_IPV4 && (addr == "" || l.ExpiryTime.Unix() > expiry) {
+			addr, expiry = l.IPaddr, l.ExpiryTime.Unix()
+		}
+	}
+	return addr, nil
+}
