@@ -79,7 +79,7 @@ start_libvirtd() {
 	if ! flock -n "$LOCK" true; then
 		say "waiting for the libvirt tests' system daemon to stop ($LOCK)"
 	fi
-	nohup flock "$LOCK" "$(dirname "$0")/libvirtd.sh" >"$LV/libvirtd.log" 2>&1 &
+	nohup flock -o "$LOCK" "$(dirname "$0")/libvirtd.sh" >"$LV/libvirtd.log" 2>&1 &
 	wait_for "libvirtd" 3000 virsh -q -c "$URI" version
 	say "libvirtd (real, root, system mode) on $LV/libvirt-sock, pid $(cat "$LV/libvirtd.pid")"
 }

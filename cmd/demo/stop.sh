@@ -53,14 +53,19 @@ stop() {
 # when it is not running (killed, or the machine rebooted), start it
 # again to remove them, or the next system libvirtd would autostart them.
 if ! virsh -q -c "$URI" version >/dev/null 2>&1 && [ -f "$LV/libvirtd.conf" ]; then
-	nohup flock "$LOCK" "$(dirname "$0")/libvirtd.sh" >>"$LV/libvirtd.log" 2>&1 &
+	flock -n "$LOCK" true || echo "waiting for the libvirt tests' system daemon to stop ($LOCK)"
+	nohup flock -o "$LOCK" "$(dirname "$0")/libvirtd.sh" >>"$LV/libvirtd.log" 2>&1 &
 	i=0
-	until virsh -q -c "$URI" version >/dev/null 2>&1 || [ "$i" -ge 600 ]; do sleep 0.1; i=$((i + 1)); done
+	until virsh -q -c "$URI" version >/dev/null 2>&1 || [ "$i" -ge 3000 ]; do sleep 0.1; i=$((i + 1)); done
 fi
 if virsh -q -c "$URI" version >/dev/null 2>&1; then
 	remove_libvirt
 else
-	echo "demo-stop: the demo's libvirtd did not start; keys, sjc-lan and pool default may remain in /etc/libvirt" >&2
+	# Keep the state: the next make demo-stop tries again.
+	echo "demo-stop: the demo's libvirtd did not start (log: $LV/libvirtd.log), so keys, sjc-lan and pool default may remain in /etc/libvirt; run make demo-stop again" >&2
+	stop "$STATE/cfserver.pid" "Cloudflare fake"
+	stop "$STATE/vault.pid" "Vault dev server"
+	exit 1
 fi
 stop "$LV/libvirtd.pid" "libvirtd"
 stop "$LV/virtlogd.pid" "virtlogd"
