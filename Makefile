@@ -2,6 +2,9 @@
 #
 #   make demo    install what is missing, start a local PowerDNS on loopback,
 #                apply tenants/office1.cue's DNS and show the diff converged
+#   make demo-full  (root) make demo, then a Vault dev server, the Cloudflare
+#                fake and a root libvirtd; apply tenants/sjc.cue whole from a
+#                cold start until its VM boots; make demo-stop undoes it all
 #   make test    install what is missing, then run every test (real PowerDNS,
 #                real libvirt + QEMU, fakes for Cloudflare and Vault)
 #

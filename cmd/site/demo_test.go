@@ -2,6 +2,8 @@ package main
 
 import (
 	"bytes"
+	"os"
+	"regexp"
 	"strings"
 	"testing"
 )
@@ -35,6 +37,36 @@ func TestDemoOperatorFile(t *testing.T) {
 	} {
 		if !strings.Contains(out.String(), step+" [label") {
 			t.Errorf("site graph --config %s tenants/sjc.cue has no step %s:\n%s", demoConfig, step, out.String())
+		}
+	}
+}
+
+// TestDemoStateDirMatches: the scripts of make demo-full keep their state
+// in the directory env.sh names, and site.cue's pool and image source
+// (absolute paths, so written out) must be in it: otherwise the demo
+// uploads an image from where mkbootimage never wrote one, and
+// demo-stop leaves the pool's directory behind.
+func TestDemoStateDirMatches(t *testing.T) {
+	env, err := os.ReadFile("../demo/env.sh")
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := regexp.MustCompile(`(?m)^STATE=(\S+)$`).FindSubmatch(env)
+	if m == nil {
+		t.Fatal("cmd/demo/env.sh sets no STATE=")
+	}
+	state := string(m[1])
+	site, err := os.ReadFile(demoConfig)
+	if err != nil {
+		t.Fatal(err)
+	}
+	paths := regexp.MustCompile(`(?:path|source):\s*"(/[^"]+)"`).FindAllSubmatch(site, -1)
+	if len(paths) != 2 {
+		t.Fatalf("%s: found %d pool paths and image sources, want 2 (the pool and debian-12.qcow2)", demoConfig, len(paths))
+	}
+	for _, p := range paths {
+		if !strings.HasPrefix(string(p[1]), state+"/") {
+			t.Errorf("%s: %s is not under the demo's state %s (cmd/demo/env.sh)", demoConfig, p[1], state)
 		}
 	}
 }
