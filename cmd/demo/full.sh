@@ -25,6 +25,9 @@ preflight() {
 		command -v "$bin" >/dev/null || die "$bin not found: run make deps"
 	done
 	id libvirt-qemu >/dev/null 2>&1 || die "no user libvirt-qemu (a root libvirtd exits without it): run make deps"
+	if [ "$SITE_LIBVIRT_DOMAIN_TYPE" = kvm ] && [ ! -c /dev/kvm ]; then
+		die "SITE_LIBVIRT_DOMAIN_TYPE=kvm, but there is no /dev/kvm: unset it to run the guest under TCG"
+	fi
 	[ -x "$VAULT_BIN" ] || die "no Vault binary at $VAULT_BIN: run make vault-server (builds it, about 20 CPU-minutes)"
 	if sock_alive /run/libvirt/libvirt-sock; then
 		die "this host runs its own system libvirtd (/run/libvirt/libvirt-sock); the demo's would share its state. Point SITE_LIBVIRT_URI_MAP at it instead, or run the demo where none runs"
