@@ -2,6 +2,9 @@
 #
 #   make demo    install what is missing, start a local PowerDNS on loopback,
 #                apply tenants/office1.cue's DNS and show the diff converged
+#   make demo-full  (root) make demo, then a Vault dev server, the Cloudflare
+#                fake and a root libvirtd; apply tenants/sjc.cue whole from a
+#                cold start until its VM boots; make demo-stop undoes it all
 #   make test    install what is missing, then run every test (real PowerDNS,
 #                real libvirt + QEMU, a real Vault dev server, a fake
 #                Cloudflare)
@@ -30,7 +33,7 @@ DEB_PKGS := pdns-server pdns-backend-sqlite3 sqlite3 bind9-dnsutils \
             curl dnsmasq-base iptables busybox-static iproute2 \
             linux-image-cloud-amd64 syslinux mtools dosfstools
 
-.PHONY: all build test lint bench demo demo-vm demo-stop deps clean vault-server
+.PHONY: all build test lint bench demo demo-vm demo-full demo-stop deps clean vault-server
 
 all: build
 
@@ -138,7 +141,17 @@ demo: deps build
 	@dig +short @127.0.0.1 -p 5300 www.office1.example.test || true
 	@echo "PowerDNS keeps running (PDNS_API_KEY=$$PDNS_API_KEY); stop it with: make demo-stop"
 
+# demo-full runs make demo (PowerDNS), then cmd/demo/full.sh: a real
+# Vault dev server, the Cloudflare fake and a root libvirtd on a socket of
+# its own (state in /var/tmp/site-demo-full), and applies tenants/sjc.cue
+# whole from a cold start until its VM boots and takes its lease; then a
+# second diff is converged. Needs root and the Vault binary of make
+# vault-server. Everything keeps running; make demo-stop stops it.
+demo-full: demo vault-server
+	@GO="$(GO)" TAGS="$(TAGS)" BIN="$(BIN)" sh cmd/demo/full.sh
+
 demo-stop:
+	@sh cmd/demo/stop.sh
 	@if [ -f $(DEMO_DIR)/pdns.pid ]; then kill $$(cat $(DEMO_DIR)/pdns.pid) 2>/dev/null || true; rm -f $(DEMO_DIR)/pdns.pid; echo "PowerDNS stopped"; fi
 	@if [ -f $(DEMO_LV)/libvirtd.pid ]; then \
 		virsh -q -c "$(DEMO_URI)" destroy tiny >/dev/null 2>&1 || true; \

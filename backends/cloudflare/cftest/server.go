@@ -110,10 +110,14 @@ type Server struct {
 
 // New starts a fake that accepts only token. Close it when done.
 func New(token string) *Server {
-	s := &Server{token: token, zones: map[string]*zone{}, counts: map[string]int{},
-		batchLimit: 200, commentLimit: 100}
+	s := newServer(token)
 	s.Server = httptest.NewServer(http.HandlerFunc(s.serve))
 	return s
+}
+
+func newServer(token string) *Server {
+	return &Server{token: token, zones: map[string]*zone{}, counts: map[string]int{},
+		batchLimit: 200, commentLimit: 100}
 }
 
 // SetPaidPlan switches the limits to a paid plan's: batches of up to
