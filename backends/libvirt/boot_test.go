@@ -12,6 +12,7 @@ import (
 
 	"github.com/site-tools/site/backends/libvirt/libvirttest"
 	"github.com/site-tools/site/compiler/model"
+	"github.com/site-tools/site/compiler/plan"
 )
 
 // bootRig is systemRig whose new domains run under TCG (domain type
@@ -104,11 +105,17 @@ func waitGuestLease(t *testing.T, r *rig, network, mac, domain string) guestLeas
 // and takes a lease on its NAT network. An autostart-only change and a
 // memory change then keep the same QEMU process, and the guest's
 // balloon driver carries the live memory change out. Driver.Lease, which
-// publish address "lease" reads, finds the same lease.
+// publish address "lease" reads, finds the same lease. The lease is the
+// address the NIC reserves (dnsmasq, running as nobody, must be able to
+// read libvirt's hosts file: under a umask of 077 it silently was not).
+// Last, the network the running guest holds a lease on is not destroyed
+// for a mode change, even with its gate.
 func TestSystemGuestBoots(t *testing.T) {
 	r, s := bootRig(t)
 	lan := &model.Network{Tenant: tenant, Name: s.Name("lan"), Host: r.host, CIDR: s.CIDR(t)}
 	vm := bootedVM(t, r, s, lan.Name)
+	reserved := strings.TrimSuffix(lan.CIDR, "0/24") + "13"
+	vm.NICs[0].Address = reserved
 	r.converge(r.graph([]*model.VM{vm}, []*model.Network{lan}))
 
 	dom := r.domain(vm.Name)
@@ -120,8 +127,8 @@ func TestSystemGuestBoots(t *testing.T) {
 	if l.Hostname != vm.Name {
 		t.Fatalf("lease %+v: hostname %q, want %q from the seed's meta-data", l, l.Hostname, vm.Name)
 	}
-	if !strings.HasPrefix(l.IP, strings.TrimSuffix(lan.CIDR, "0/24")) {
-		t.Errorf("lease address %s is not in %s", l.IP, lan.CIDR)
+	if l.IP != reserved {
+		t.Errorf("lease address %s, want %s, the address the NIC reserves", l.IP, reserved)
 	}
 	// What publish address "lease" reads: the same lease, found from
 	// the running domain's MAC; none for a domain that is not there.
@@ -166,6 +173,41 @@ func TestSystemGuestBoots(t *testing.T) {
 	wantBalloon(t, s, vm.Name, 96<<10)
 	if again := waitGuestLease(t, r, lan.Name, mac, vm.Name); again.IP != l.IP {
 		t.Errorf("lease %s -> %s, want the guest's lease kept", l.IP, again.IP)
+	}
+	wantNetworkKeptForGuest(t, r, s, vm, lan, mac)
+}
+
+// wantNetworkKeptForGuest asks for a mode change of lan (a destroy and
+// recreate) while vm runs on it holding its lease: the plan refuses it
+// naming the guest, and applying with GATE-NET-DESTROY leaves the
+// network, the guest's QEMU process and its lease as they were.
+func wantNetworkKeptForGuest(t *testing.T, r *rig, s *libvirttest.System, vm *model.VM, lan *model.Network, mac string) {
+	t.Helper()
+	pid := s.QEMUPID(vm.Name)
+	lease := waitGuestLease(t, r, lan.Name, mac, vm.Name)
+	lan.Mode = model.NetIsolated
+	g := r.graph([]*model.VM{vm}, []*model.Network{lan})
+	obs, run := r.diff(g)
+	// The memory change above stays pending until the guest's next
+	// boot; the network's line is the one this asks about.
+	want := "next-boot update network/" + r.host + "/" + lan.Name + " [in use,network]"
+	got := lines(obs.Plan)
+	i := slices.Index(got, want)
+	if i < 0 {
+		t.Fatalf("mode change under a running guest: got plan %q, want %q among it", got, want)
+	}
+	if users, _ := obs.Plan.Changes[i].Before["in use"].([]string); !slices.Equal(users, []string{vm.Name}) {
+		t.Errorf("got users %v, want [%s]", users, vm.Name)
+	}
+	r.apply(g, obs, run, plan.GateNetDestroy)
+	if ln, _ := r.network(lan.Name); !ln.Active || ln.Def.Forward == nil || ln.Def.Forward.Mode != "nat" {
+		t.Errorf("the refused mode change was written: active %v forward %+v", ln.Active, ln.Def.Forward)
+	}
+	if got := s.QEMUPID(vm.Name); got != pid {
+		t.Errorf("QEMU PID %d -> %d, want the guest left running", pid, got)
+	}
+	if again := waitGuestLease(t, r, lan.Name, mac, vm.Name); again.IP != lease.IP {
+		t.Errorf("lease %s -> %s, want it kept", lease.IP, again.IP)
 	}
 }
 
