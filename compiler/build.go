@@ -1,9 +1,12 @@
 package compiler
 
 import (
+	"cmp"
 	"fmt"
+	"maps"
 	"net/netip"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -82,7 +85,7 @@ func (b *builder) tenant(name string, raw *rawTenant) *model.Tenant {
 	zones := map[string]*model.Zone{}
 	if raw.DNS != nil {
 		spelt := map[string]string{}
-		for _, key := range b.inFileOrder(at(tp, "dns", "zones"), sortedKeys(raw.DNS.Zones)) {
+		for _, key := range b.inFileOrder(at(tp, "dns", "zones"), slices.Collect(maps.Keys(raw.DNS.Zones))) {
 			zp := at(tp, "dns", "zones", key)
 			z := b.zone(name, g, zp, key, raw.DNS.Zones[key])
 			if z == nil {
@@ -360,25 +363,32 @@ func ParseSize(s string) (uint64, error) {
 
 // inFileOrder sorts the keys of the map at path in the order the user
 // wrote them, so that of two spellings of one name the later one is
-// reported. Keys the user did not write (from a comprehension) go last.
+// reported. Keys the user did not write (from a comprehension) go last,
+// by name.
 func (b *builder) inFileOrder(path []string, keys []string) []string {
 	type keyed struct {
 		key       string
 		line, col int
 	}
 	ks := make([]keyed, len(keys))
+	// One lookup per key, its index key built from the prefix joined
+	// once: a 10,000-name zone made this a tenth of a cached load.
+	prefix := strings.Join(path, pathSep) + pathSep
 	for i, k := range keys {
 		ks[i] = keyed{key: k, line: 1 << 30}
-		if p := at(path, k); b.pos.has(p...) {
-			pos := b.pos.pos(p...)
+		lc, ok := b.pos.at[prefix+k]
+		switch {
+		case ok && lc[0] > 0:
+			ks[i].line, ks[i].col = lc[0], lc[1]
+		case ok: // written where CUE knew no position: its nearest ancestor's
+			pos := b.pos.pos(at(path, k)...)
 			ks[i].line, ks[i].col = pos.Line, pos.Col
 		}
 	}
-	sort.SliceStable(ks, func(i, j int) bool {
-		if ks[i].line != ks[j].line {
-			return ks[i].line < ks[j].line
-		}
-		return ks[i].col < ks[j].col
+	// Keys at one position (none the user wrote) go in name order, so
+	// keys may come in any order: one sort, not a sort by name first.
+	slices.SortFunc(ks, func(x, y keyed) int {
+		return cmp.Or(cmp.Compare(x.line, y.line), cmp.Compare(x.col, y.col), strings.Compare(x.key, y.key))
 	})
 	out := make([]string, len(ks))
 	for i, k := range ks {

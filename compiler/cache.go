@@ -147,7 +147,9 @@ func packPositions(at map[string]lineCol) []byte {
 }
 
 func unpackPositions(b []byte) (map[string]lineCol, bool) {
-	at := map[string]lineCol{}
+	// About one entry per 12 bytes of a generated spec's index: sized
+	// up front, the map is not rebuilt a dozen times as it grows.
+	at := make(map[string]lineCol, len(b)/12)
 	next := func() (int, bool) {
 		n, size := binary.Uvarint(b)
 		if size <= 0 || n > math.MaxInt32 {

@@ -2,6 +2,8 @@ package compiler
 
 import (
 	"errors"
+	"maps"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -44,8 +46,10 @@ func (b *builder) zone(tenant string, g *grant, zp []string, key string, raw *ra
 	// On Cloudflare, dnssec: true has site report Cloudflare's DNSSEC
 	// status and DS; turning it on stays in the dashboard.
 	z.DNSSEC = raw.DNSSEC
-	spelt := map[string]string{}
-	for _, key := range b.inFileOrder(at(zp, "records"), sortedKeys(raw.Records)) {
+	spelt := make(map[string]string, len(raw.Records))
+	// Every name's element path starts the same: rendered once per zone.
+	elems := cuePath(at(zp[2:], "records")...) + "."
+	for _, key := range b.inFileOrder(at(zp, "records"), slices.Collect(maps.Keys(raw.Records))) {
 		rp := at(zp, "records", key)
 		fq, ok := b.ownerName(rp, key, z)
 		if !ok {
@@ -57,14 +61,15 @@ func (b *builder) zone(tenant string, g *grant, zp []string, key string, raw *ra
 			continue
 		}
 		spelt[fq] = key
-		z.RRsets = append(z.RRsets, b.records(tenant, rp, fq, z, raw.Records[key])...)
+		z.RRsets = append(z.RRsets, b.records(tenant, rp, elems+cuePath(key), fq, z, raw.Records[key])...)
 	}
 	b.zoneRules(zp, z, spelt)
 	return z
 }
 
-// records builds the RRsets at one owner name.
-func (b *builder) records(tenant string, rp []string, fq string, z *model.Zone, raw *rawName) []*model.RRset {
+// records builds the RRsets at one owner name; elem is rp as cuePath
+// renders it from the tenant down.
+func (b *builder) records(tenant string, rp []string, elem, fq string, z *model.Zone, raw *rawName) []*model.RRset {
 	ttl := z.TTL
 	if raw.TTL != nil {
 		if err := rdata.TTL(*raw.TTL); err != nil {
@@ -75,7 +80,7 @@ func (b *builder) records(tenant string, rp []string, fq string, z *model.Zone, 
 			ttl = uint32(*raw.TTL)
 		}
 	}
-	writer := model.Writer{Kind: model.WriterZoneRecords, Tenant: tenant, Element: cuePath(rp[2:]...), Pos: b.pos.pos(rp...)}
+	writer := model.Writer{Kind: model.WriterZoneRecords, Tenant: tenant, Element: elem, Pos: b.pos.pos(rp...)}
 	var out []*model.RRset
 	// add builds one RRset from n values, value(i) giving the canonical
 	// form of the i-th; a value that fails is reported at its element.
@@ -84,30 +89,52 @@ func (b *builder) records(tenant string, rp []string, fq string, z *model.Zone, 
 			b.errorf(at(rp, typ), "%s has no values; give at least one, or remove %s", typ, typ)
 			return
 		}
-		rs := &model.RRset{Name: fq, Type: typ, TTL: ttl, Writer: writer}
-		seen := map[string]int{}
+		rs := &model.RRset{Name: fq, Type: typ, TTL: ttl, Writer: writer, Values: make([]string, 0, n)}
+		// first finds an earlier equal value: a scan through the few
+		// values most names have, a map past those (a map per rrset
+		// was most of a cached load's allocations).
+		var seen map[string]int
+		var index []int // index[k]: the element rs.Values[k] came from
+		first := func(v string) (int, bool) {
+			if seen != nil {
+				j, ok := seen[v]
+				return j, ok
+			}
+			for k, w := range rs.Values {
+				if w == v {
+					return index[k], true
+				}
+			}
+			return 0, false
+		}
+		if n > 16 {
+			seen = make(map[string]int, n)
+		}
 		for i := 0; i < n; i++ {
-			ep := at(rp, typ, strconv.Itoa(i))
 			v, err := value(i)
 			if err != nil {
-				b.errorf(ep, "%s", inZone(err, z.Name))
+				b.errorf(elemPath(rp, typ, i), "%s", inZone(err, z.Name))
 				continue
 			}
 			if z.Provider.Cloudflare != nil {
 				if err := rdata.CloudflareValue(typ, v); err != nil {
-					b.errorf(ep, "%v", err)
+					b.errorf(elemPath(rp, typ, i), "%v", err)
 					continue
 				}
 			}
 			if n, err := rdata.RdataLen(typ, v); err == nil && n > rdata.MaxRdata {
-				b.errorf(ep, "this %s record is %d octets on the wire; DNS carries at most %d per record: split the data over several records or names", typ, n, rdata.MaxRdata)
+				b.errorf(elemPath(rp, typ, i), "this %s record is %d octets on the wire; DNS carries at most %d per record: split the data over several records or names", typ, n, rdata.MaxRdata)
 				continue
 			}
-			if j, dup := seen[v]; dup {
-				b.related(ep, []model.Pos{b.pos.pos(at(rp, typ, strconv.Itoa(j))...)}, "%s %s is listed twice; remove one", typ, v)
+			if j, dup := first(v); dup {
+				b.related(elemPath(rp, typ, i), []model.Pos{b.pos.pos(elemPath(rp, typ, j)...)}, "%s %s is listed twice; remove one", typ, v)
 				continue
 			}
-			seen[v] = i
+			if seen != nil {
+				seen[v] = i
+			} else {
+				index = append(index, i)
+			}
 			rs.Values = append(rs.Values, v)
 		}
 		sort.Strings(rs.Values)
@@ -126,6 +153,12 @@ func (b *builder) records(tenant string, rp []string, fq string, z *model.Zone, 
 		b.errorf(rp, "%s has no records; give at least one type (%s), or remove the name", fq, strings.Join(rdata.Types, ", "))
 	}
 	return out
+}
+
+// elemPath is the path of the i-th value of type typ at the name at rp,
+// built only for a message about it.
+func elemPath(rp []string, typ string, i int) []string {
+	return at(rp, typ, strconv.Itoa(i))
 }
 
 // providerTTL checks a TTL against the zone's provider, where it takes
