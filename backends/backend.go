@@ -111,6 +111,7 @@ type Run struct {
 	// signerDS holds the DS each Cloudflare-signed zone's step read
 	// (see SignerDS), by zone.
 	signerDS map[string]SignerDS
+	memos    map[string]*memo // see Once
 
 	interrupted atomic.Bool   // see Interrupt
 	interruptC  chan struct{} // closed by Interrupt; see interruptCh

@@ -213,7 +213,7 @@ func (d *Driver) Plan(ctx context.Context, step *graph.Step, run *backends.Run) 
 			// A 404 also comes from a wrong server id or URL path; only a
 			// zone list from the same server that lacks the zone makes
 			// it a zone to create (one extra request, on this path only).
-			if err := d.confirmAbsent(ctx, c, step.Zone); err != nil {
+			if err := d.confirmAbsent(ctx, c, step.Zone, run); err != nil {
 				return nil, err
 			}
 			absent = true
@@ -279,24 +279,33 @@ func (d *Driver) Plan(ctx context.Context, step *graph.Step, run *backends.Run) 
 		Reads: int(c.count.n.Load() - c.count.writes.Load())}, nil
 }
 
-// confirmAbsent checks with one zone list that the server answering 404
+// confirmAbsent checks with a zone list that the server answering 404
 // for zone is a PowerDNS server without that zone, not a wrong server id
 // or URL path (which also answers 404, and would plan a zone create).
-func (d *Driver) confirmAbsent(ctx context.Context, c *client, zone *model.Zone) error {
-	var zones []pdns.Zone
-	err := d.retry(ctx, func(ctx context.Context) error {
-		var err error
-		zones, err = c.api.Zones.List(ctx)
-		return err
+// One list per server serves every zone of the run that answered 404:
+// 200 new zones cost one list, not 200 (a zone created after the list
+// answers its own read with 200 and never asks).
+func (d *Driver) confirmAbsent(ctx context.Context, c *client, zone *model.Zone, run *backends.Run) error {
+	p := zone.Provider.PowerDNS
+	listed, err := run.Once("powerdns zone list "+p.URL+" "+p.Server, func() (any, error) {
+		var zones []pdns.Zone
+		err := d.retry(ctx, func(ctx context.Context) error {
+			var err error
+			zones, err = c.api.Zones.List(ctx)
+			return err
+		})
+		names := map[string]bool{}
+		for _, z := range zones {
+			names[strings.ToLower(strings.TrimSuffix(pdns.StringValue(z.Name), "."))] = true
+		}
+		return names, err
 	})
 	if err != nil {
 		return fmt.Errorf("observe zone %s at %s: the zone read answered 404 and the zone list failed too (%w): check the provider's url and server id; nothing is planned for this zone",
 			zone.Name, c.base, err)
 	}
-	for _, z := range zones {
-		if strings.EqualFold(strings.TrimSuffix(pdns.StringValue(z.Name), "."), strings.TrimSuffix(zone.Name, ".")) {
-			return fmt.Errorf("observe zone %s at %s: the zone read answered 404 but the zone list has it; nothing is planned for this zone: run site diff again", zone.Name, c.base)
-		}
+	if listed.(map[string]bool)[strings.ToLower(strings.TrimSuffix(zone.Name, "."))] {
+		return fmt.Errorf("observe zone %s at %s: the zone read answered 404 but the zone list has it; nothing is planned for this zone: run site diff again", zone.Name, c.base)
 	}
 	return nil
 }

@@ -3,12 +3,15 @@ package powerdns
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net/http"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/site-tools/site/backends"
 	"github.com/site-tools/site/backends/powerdns/pdnstest"
+	"github.com/site-tools/site/compiler/graph"
 	"github.com/site-tools/site/compiler/model"
 	"github.com/site-tools/site/compiler/plan"
 )
@@ -369,5 +372,40 @@ func TestNotFoundIsAZoneOnlyWhenTheServerSaysSo(t *testing.T) {
 				t.Errorf("got %q, want the zone created first", got)
 			}
 		})
+	}
+}
+
+// TestAbsentZonesShareOneList: zones that answer 404 in one run are
+// confirmed absent by one zone list of their server, planned at once as
+// the engine does, not one list each (200 new zones made 200 lists of
+// a growing server); a new run lists again.
+func TestAbsentZonesShareOneList(t *testing.T) {
+	srv := pdnstest.Shared(t)
+	d := testDriver()
+	var steps []*graph.Step
+	for i := range 8 {
+		z := fmt.Sprintf("absent%d.share.test.", i)
+		steps = append(steps, zoneStep(srv, "office1", z, rr("www."+z, "A", 300, "192.0.2.1")))
+	}
+	for round := range 2 {
+		run := newRun(srv)
+		srv.ResetRequests("")
+		var wg sync.WaitGroup
+		for _, step := range steps {
+			wg.Go(func() {
+				sp, err := d.Plan(context.Background(), step, run)
+				if err != nil {
+					t.Errorf("%s: %v", step.Zone.Name, err)
+					return
+				}
+				if len(sp.Changes) == 0 || sp.Changes[0].Key != graph.ZoneStepID(step.Zone.Name) {
+					t.Errorf("%s: got %q, want the zone created", step.Zone.Name, summary(sp.Changes))
+				}
+			})
+		}
+		wg.Wait()
+		if got := srv.Requests("").GET; got != 1 {
+			t.Errorf("run %d: %d zone lists for %d absent zones, want 1", round+1, got, len(steps))
+		}
 	}
 }

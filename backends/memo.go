@@ -1,0 +1,30 @@
+package backends
+
+import "sync"
+
+// memo is one value a run computes once and its steps share.
+type memo struct {
+	once sync.Once
+	v    any
+	err  error
+}
+
+// Once returns what f returned the first time any step of this run
+// asked for key; concurrent callers wait for that first call. It is for
+// reads whose answer cannot change in a way that matters within one run
+// (a server's zone list that confirms a 404 means "no such zone"): what
+// a later step would read differently, it must read itself.
+func (r *Run) Once(key string, f func() (any, error)) (any, error) {
+	r.mu.Lock()
+	if r.memos == nil {
+		r.memos = map[string]*memo{}
+	}
+	m := r.memos[key]
+	if m == nil {
+		m = &memo{}
+		r.memos[key] = m
+	}
+	r.mu.Unlock()
+	m.once.Do(func() { m.v, m.err = f() })
+	return m.v, m.err
+}
