@@ -55,6 +55,11 @@ type Driver struct {
 	// steps on one host list its domains once. Apply on a host drops its
 	// entry.
 	observed map[string]*hostEntry
+	// defineNet serialises network definitions: libvirt picks the first
+	// free virbrN for a network that names no bridge, and two defines at
+	// once picked the same one (the second start then failed "creating
+	// bridge interface virbr0: File exists").
+	defineNet sync.Mutex
 
 	calls atomic.Int64
 	// sleep waits between tries of a retried call; nil is time.Sleep.

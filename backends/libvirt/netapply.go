@@ -75,6 +75,8 @@ func netRetryable(k netOpKind) bool {
 
 func (n netDriver) do(c *libvirt.Connect, host string, o netOp) error {
 	if o.Kind == netDefine {
+		n.d.defineNet.Lock()
+		defer n.d.defineNet.Unlock()
 		n.d.call()
 		nw, err := c.NetworkDefineXML(o.XML)
 		if err != nil {
