@@ -23,20 +23,7 @@ import (
 // the same image in about half a minute.
 func bootRig(t *testing.T) (*rig, *libvirttest.System) {
 	t.Helper()
-	if err := Available(); err != nil {
-		libvirttest.Need(t, err.Error())
-	}
-	s := libvirttest.StartSystem(t)
-	d := NewFromEnv(func(k string) string {
-		switch k {
-		case URIMapEnv:
-			return systemHost + "=" + s.URI
-		case DomainTypeEnv:
-			return "qemu"
-		}
-		return ""
-	})
-	return newRigWith(t, systemHost, d), s
+	return systemRigWith(t, map[string]string{DomainTypeEnv: "qemu"})
 }
 
 // bootedVM is a VM on the rig's host that boots the test boot image: its
@@ -74,20 +61,10 @@ func waitGuestLease(t *testing.T, r *rig, network, mac, domain string) guestLeas
 	defer cancel()
 	var seen []guestLease
 	for {
-		n, err := r.conn().LookupNetworkByName(network)
-		if err != nil {
-			t.Fatal(err)
-		}
-		ls, err := n.GetDHCPLeases()
-		n.Free()
-		if err != nil {
-			t.Fatal(err)
-		}
-		seen = seen[:0]
-		for _, l := range ls {
-			seen = append(seen, guestLease{l.IPaddr, l.Mac, l.Hostname})
-			if strings.EqualFold(l.Mac, mac) {
-				return seen[len(seen)-1]
+		seen = networkLeases(t, r, network)
+		for _, l := range seen {
+			if strings.EqualFold(l.MAC, mac) {
+				return l
 			}
 		}
 		select {

@@ -36,24 +36,35 @@ func firewallMentions(t *testing.T, table, cidr string) []string {
 	return rules
 }
 
+// networkLeases reads network's DHCP leases as libvirt reports them
+// (virNetworkGetDHCPLeases).
+func networkLeases(t *testing.T, r *rig, network string) []guestLease {
+	t.Helper()
+	n, err := r.conn().LookupNetworkByName(network)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer n.Free()
+	ls, err := n.GetDHCPLeases()
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := make([]guestLease, 0, len(ls))
+	for _, l := range ls {
+		out = append(out, guestLease{l.IPaddr, l.Mac, l.Hostname})
+	}
+	return out
+}
+
 // waitLease waits until libvirt reports the lease of mac on network
 // (dnsmasq's lease script writes it after the client has its address;
 // the test's timeout bounds the wait) and returns it as "ip mac".
 func waitLease(t *testing.T, r *rig, network, mac string) string {
 	t.Helper()
 	for {
-		n, err := r.conn().LookupNetworkByName(network)
-		if err != nil {
-			t.Fatal(err)
-		}
-		ls, err := n.GetDHCPLeases()
-		n.Free()
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, l := range ls {
-			if strings.EqualFold(l.Mac, mac) {
-				return l.IPaddr + " " + l.Mac
+		for _, l := range networkLeases(t, r, network) {
+			if strings.EqualFold(l.MAC, mac) {
+				return l.IP + " " + l.MAC
 			}
 		}
 		if libvirttest.DnsmasqPID(network) == 0 {

@@ -7,7 +7,6 @@ import (
 	"slices"
 	"strings"
 	"testing"
-	"time"
 
 	"libvirt.org/go/libvirtxml"
 
@@ -25,6 +24,13 @@ const systemHost = "qemu:///system"
 // driver built as cmd/site builds one.
 func systemRig(t *testing.T) (*rig, *libvirttest.System) {
 	t.Helper()
+	return systemRigWith(t, nil)
+}
+
+// systemRigWith is systemRig with more environment for the driver: env
+// answers for every variable but SITE_LIBVIRT_URI_MAP ("" when unset).
+func systemRigWith(t *testing.T, env map[string]string) (*rig, *libvirttest.System) {
+	t.Helper()
 	if err := Available(); err != nil {
 		libvirttest.Need(t, err.Error())
 	}
@@ -33,7 +39,7 @@ func systemRig(t *testing.T) (*rig, *libvirttest.System) {
 		if k == URIMapEnv {
 			return systemHost + "=" + s.URI
 		}
-		return ""
+		return env[k]
 	})
 	return newRigWith(t, systemHost, d), s
 }
@@ -263,31 +269,7 @@ func TestIncident3_SystemNetworkWithLeaseNotDestroyed(t *testing.T) {
 	br, _ := wantBridgeUp(t, r, leased.Name, strings.TrimSuffix(cidr, "0/24")+"1/24")
 	mac := s.TakeLease(t, br)
 
-	// dnsmasq's lease script writes the lease libvirt reports after the
-	// client has its address: wait for it (the test's timeout bounds this).
-	var lease string
-	for lease == "" {
-		n, err := r.conn().LookupNetworkByName(leased.Name)
-		if err != nil {
-			t.Fatal(err)
-		}
-		ls, err := n.GetDHCPLeases()
-		n.Free()
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, l := range ls {
-			if strings.EqualFold(l.Mac, mac) {
-				lease = l.IPaddr + " " + l.Mac
-			}
-		}
-		if libvirttest.DnsmasqPID(leased.Name) == 0 {
-			t.Fatal("dnsmasq stopped before it reported the lease")
-		}
-		if lease == "" {
-			time.Sleep(50 * time.Millisecond)
-		}
-	}
+	lease := waitLease(t, r, leased.Name, mac)
 
 	g := r.graph(nil, []*model.Network{keep})
 	obs, run := r.diff(g)
