@@ -35,14 +35,7 @@ func (b *bench) bigZone() ([]row, error) {
 	if err != nil {
 		return nil, err
 	}
-	if _, err := b.diff(w).run(); err != nil { // fills the cache
-		return nil, err
-	}
-	cached, err := measure(b.runs, nil, b.diff(w).run)
-	if err != nil {
-		return nil, err
-	}
-	cold, err := measure(b.runs, nil, b.diff(w, "--no-cache").run)
+	cached, cold, err := b.cachedAndCold(w)
 	if err != nil {
 		return nil, err
 	}
@@ -93,14 +86,7 @@ func (b *bench) biggerZone() ([]row, error) {
 	if err != nil {
 		return nil, err
 	}
-	if _, err := b.diff(w).run(); err != nil {
-		return nil, err
-	}
-	cached, err := measure(b.runs, nil, b.diff(w).run)
-	if err != nil {
-		return nil, err
-	}
-	cold, err := measure(b.runs, nil, b.diff(w, "--no-cache").run)
+	cached, cold, err := b.cachedAndCold(w)
 	if err != nil {
 		return nil, err
 	}
@@ -227,4 +213,17 @@ func (b *bench) vetRows() ([]row, error) {
 
 func cpuText(s sample) string {
 	return strings.TrimSpace(fmt.Sprintf("%s, CPU %.2f s", s.String(), s.cpu.Seconds()))
+}
+
+// cachedAndCold measures site diff of w from a filled evaluation cache
+// and with --no-cache.
+func (b *bench) cachedAndCold(w workspace) (cached, cold sample, err error) {
+	if _, err := b.diff(w).run(); err != nil { // fills the cache
+		return sample{}, sample{}, err
+	}
+	if cached, err = measure(b.runs, nil, b.diff(w).run); err != nil {
+		return sample{}, sample{}, err
+	}
+	cold, err = measure(b.runs, nil, b.diff(w, "--no-cache").run)
+	return cached, cold, err
 }
