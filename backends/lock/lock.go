@@ -26,6 +26,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"golang.org/x/sync/errgroup"
 )
 
 // DefaultLease is how long a holder's claim lasts without renewal; a
@@ -180,20 +182,74 @@ func Acquire(ctx context.Context, stores []Store, h Holder, o Options) (*Lock, e
 // tryAll takes each store in turn; on the first one held by another it
 // releases those it took and returns that holder.
 func tryAll(ctx context.Context, stores []Store, h Holder) (*Holder, string, error) {
-	for i, s := range stores {
-		other, err := s.Try(ctx, h)
-		if err == nil && other == nil {
+	if len(stores) == 0 {
+		return nil, "", nil
+	}
+	// The first store alone, then the rest at once. Every run of a
+	// tenant sorts the same stores the same way, so the run that holds
+	// the first keeps the others out of the rest: trying the rest
+	// together decides exactly what trying them one by one did.
+	first := tryOne(ctx, stores[0], h)
+	if first.err != nil || first.other != nil {
+		return first.report(stores[0])
+	}
+	rest := each(stores[1:], func(s Store) tried { return tryOne(ctx, s, h) })
+	for i, r := range rest {
+		if r.err == nil && r.other == nil {
 			continue
 		}
-		for j := i - 1; j >= 0; j-- {
-			_ = stores[j].Release(ctx, h) // best effort: the lease ends it anyway
+		var taken []Store
+		for j, r := range append([]tried{first}, rest...) {
+			if r.err == nil && r.other == nil {
+				taken = append(taken, stores[j])
+			}
 		}
-		if err != nil {
-			return nil, "", fmt.Errorf("taking the apply lock in %s: %w", s.Where(), err)
-		}
-		return other, s.Where(), nil
+		// Best effort: the lease ends a hold anyway.
+		each(taken, func(s Store) error { return s.Release(ctx, h) })
+		return r.report(stores[i+1])
 	}
 	return nil, "", nil
+}
+
+// tried is what one store's Try said.
+type tried struct {
+	other *Holder
+	err   error
+}
+
+func tryOne(ctx context.Context, s Store, h Holder) tried {
+	other, err := s.Try(ctx, h)
+	return tried{other, err}
+}
+
+// report is tryAll's answer for a store that did not take h.
+func (r tried) report(s Store) (*Holder, string, error) {
+	if r.err != nil {
+		return nil, "", fmt.Errorf("taking the apply lock in %s: %w", s.Where(), r.err)
+	}
+	return r.other, s.Where(), nil
+}
+
+// storesAtOnce bounds the stores tried, renewed or released at once. A
+// tenant with many PowerDNS zones holds its lock in each of them (four
+// requests a zone to take it, one to renew, one to release), and one
+// store after the other that was seconds on 200 zones.
+const storesAtOnce = 8
+
+// each calls f for every store, storesAtOnce at a time, and returns its
+// results in the stores' order.
+func each[T any](stores []Store, f func(Store) T) []T {
+	out := make([]T, len(stores))
+	var g errgroup.Group
+	g.SetLimit(storesAtOnce)
+	for i, s := range stores {
+		g.Go(func() error {
+			out[i] = f(s)
+			return nil
+		})
+	}
+	_ = g.Wait() // f reports through out
+	return out
 }
 
 // jitter is a pause between tries: random, up to a fiftieth of the
@@ -225,13 +281,15 @@ func (l *Lock) renew(now func() time.Time) {
 			return
 		case <-t.C:
 			l.holder.Expires = now().Add(l.lease)
-			for _, s := range l.stores {
-				if err := s.Renew(context.Background(), l.holder); err != nil {
+			errs := each(l.stores, func(s Store) error { return s.Renew(context.Background(), l.holder) })
+			for i, err := range errs {
+				if err != nil {
 					l.mu.Lock()
 					if l.err == nil {
-						l.err = fmt.Errorf("renewing the apply lock in %s: %w", s.Where(), err)
+						l.err = fmt.Errorf("renewing the apply lock in %s: %w", l.stores[i].Where(), err)
 					}
 					l.mu.Unlock()
+					break
 				}
 			}
 		}
@@ -249,8 +307,8 @@ func (l *Lock) Release(ctx context.Context) error {
 		errs = append(errs, l.err)
 	}
 	l.mu.Unlock()
-	for i := len(l.stores) - 1; i >= 0; i-- {
-		if err := l.stores[i].Release(ctx, l.holder); err != nil {
+	for i, err := range each(l.stores, func(s Store) error { return s.Release(ctx, l.holder) }) {
+		if err != nil {
 			errs = append(errs, fmt.Errorf("releasing the apply lock in %s: %w (its lease runs out by itself)", l.stores[i].Where(), err))
 		}
 	}

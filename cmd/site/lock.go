@@ -7,7 +7,10 @@ import (
 	"io"
 	"sort"
 	"strings"
+	"sync"
 	"time"
+
+	"golang.org/x/sync/errgroup"
 
 	"github.com/site-tools/site/backends"
 	"github.com/site-tools/site/backends/lock"
@@ -50,14 +53,17 @@ func scopeTenants(g *graph.Graph) []*model.Tenant {
 	return out
 }
 
-// lockStores are the stores of tenant t's lock. Reading each zone's lock
-// entries once tells whether the zone exists (one request per zone).
+// lockStores are the stores of tenant t's lock, with the holders read in
+// each (the lock file's are not read here). Reading each zone's lock
+// entries once tells whether the zone exists (one request per zone,
+// lockReadsAtOnce at a time: a tenant of 200 zones read them one after
+// the other for most of a converged diff's time).
 //
 // A vault that holds a zone's credential (as the secret steps of g name
 // it) comes first: its KV v2 secret site-locks/<tenant> is written with
 // check-and-set, which PowerDNS metadata and a file lack. A vault that
 // does not answer from here holds nothing; the secret step reports it.
-func lockStores(ctx context.Context, g *graph.Graph, t *model.Tenant, bk *runBackends, run *backends.Run) []lock.Store {
+func lockStores(ctx context.Context, g *graph.Graph, t *model.Tenant, bk *runBackends, run *backends.Run) ([]lock.Store, map[lock.Store][]lock.Holder) {
 	var stores []lock.Store
 	vaults := map[string]*model.Vault{}
 	for _, s := range g.Steps {
@@ -77,6 +83,7 @@ func lockStores(ctx context.Context, g *graph.Graph, t *model.Tenant, bk *runBac
 			stores = append(stores, s)
 		}
 	}
+	var zoneStores []lock.Store
 	for _, z := range t.Zones {
 		zl, ok := bk.providers[z.Provider.Kind()].(zoneLocker)
 		// A key from Vault is read by a secret step, after the lock is
@@ -84,23 +91,49 @@ func lockStores(ctx context.Context, g *graph.Graph, t *model.Tenant, bk *runBac
 		if !ok || z.Provider.PowerDNS == nil || z.Provider.PowerDNS.APIKey.Env == "" {
 			continue
 		}
-		s, err := zl.LockStore(z, run, nil)
-		if err != nil {
-			continue
+		if s, err := zl.LockStore(z, run, nil); err == nil {
+			zoneStores = append(zoneStores, s)
 		}
+	}
+	read := readHolders(ctx, zoneStores)
+	for _, s := range zoneStores {
 		// A zone that does not exist yet (this apply creates it) holds
 		// nothing; one that cannot be read (server down, key refused)
 		// holds nothing either, and the apply reports it when it
 		// observes the zone, or leaves it out (--target).
-		if _, err := s.Holders(ctx); err != nil {
-			continue
+		if _, ok := read[s]; ok {
+			stores = append(stores, s)
 		}
-		stores = append(stores, s)
 	}
 	if len(stores) == 0 {
 		stores = append(stores, lock.File{Path: lock.FilePath(t.Pos.File, t.Name)})
 	}
-	return stores
+	return stores, read
+}
+
+// lockReadsAtOnce bounds the zones whose lock entries are read at once.
+const lockReadsAtOnce = 8
+
+// readHolders reads the holders of every store, lockReadsAtOnce at a
+// time; a store that could not be read is not in the result.
+func readHolders(ctx context.Context, stores []lock.Store) map[lock.Store][]lock.Holder {
+	var mu sync.Mutex
+	read := map[lock.Store][]lock.Holder{}
+	var eg errgroup.Group
+	eg.SetLimit(lockReadsAtOnce)
+	for _, s := range stores {
+		eg.Go(func() error {
+			hs, err := s.Holders(ctx)
+			if err == nil {
+				mu.Lock()
+				read[s] = hs
+				mu.Unlock()
+			}
+			return nil
+		})
+	}
+	_ = eg.Wait() // the goroutines report through read
+	return read
 }
 
 // lockTenants takes the lock of every tenant in g, in name order (so two
@@ -121,7 +154,8 @@ func lockTenants(ctx context.Context, g *graph.Graph, bk *runBackends, run *back
 		return nil
 	}
 	for _, t := range scopeTenants(g) {
-		l, err := lock.Acquire(ctx, lockStores(ctx, g, t, bk, run), lock.NewHolder(t.Name, command, time.Now()), lock.Options{Wait: wait})
+		stores, _ := lockStores(ctx, g, t, bk, run)
+		l, err := lock.Acquire(ctx, stores, lock.NewHolder(t.Name, command, time.Now()), lock.Options{Wait: wait})
 		if err == nil {
 			held = append(held, l)
 			continue
@@ -140,8 +174,12 @@ func lockTenants(ctx context.Context, g *graph.Graph, bk *runBackends, run *back
 func noteLocks(ctx context.Context, w io.Writer, g *graph.Graph, bk *runBackends, run *backends.Run) {
 	now := time.Now()
 	for _, t := range scopeTenants(g) {
-		for _, s := range lockStores(ctx, g, t, bk, run) {
-			hs, _ := s.Holders(ctx) // lockStores has just read it
+		stores, read := lockStores(ctx, g, t, bk, run)
+		for _, s := range stores {
+			hs, ok := read[s]
+			if !ok {
+				hs, _ = s.Holders(ctx) // the lock file, not read by lockStores
+			}
 			for _, h := range hs {
 				if h.Live(now) && h.State != lock.Claim {
 					fmt.Fprintf(w, "note: tenant %s is being applied now by %s (lock in %s); what is live may be half-way through that apply\n", t.Name, h, s.Where())

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/site-tools/site/backends/lock"
+	"github.com/site-tools/site/backends/lock/locktest"
 	"github.com/site-tools/site/backends/powerdns"
 	"github.com/site-tools/site/backends/powerdns/pdnstest"
 )
@@ -147,5 +148,63 @@ func TestUnlock(t *testing.T) {
 	}
 	if code, out, _ := siteRun(t, srv, "unlock", "office1", file); code != exitOK || !strings.Contains(out, "tenant office1 is not locked") {
 		t.Errorf("unlock of a free tenant: exit %d\n%s", code, out)
+	}
+}
+
+// TestLockEntriesReadOnceAndAtOnce: a tenant's apply lock lives in each
+// of its PowerDNS zones. site diff reads each zone's entries once (it
+// read them twice) and several zones at once, and apply takes them at
+// once, after the first: one zone after the other was most of a
+// converged diff of 200 zones and seconds of a converged apply.
+func TestLockEntriesReadOnceAndAtOnce(t *testing.T) {
+	srv := pdnsEnv(t)
+	var zones []zoneSpec
+	for i := range 6 {
+		zone := fmt.Sprintf("z%d.office1.example.test.", i)
+		srv.CreateZone(t, zone)
+		zones = append(zones, zoneSpec{zone: zone, records: `www: A: ["192.0.2.1"]`})
+	}
+	dir := multiTenant(t, srv, map[string][]zoneSpec{"office1": zones})
+	var g *locktest.Gauge
+	gauged := func(r *http.Request) bool { return r.Method == "GET" }
+	srv.FailWhen(t, func(r *http.Request) (int, string, bool) {
+		if strings.Contains(r.URL.Path, "/metadata") && g != nil && gauged(r) {
+			g.Enter()
+			defer g.Leave()
+		}
+		return 0, "", false
+	})
+
+	g = locktest.NewGauge()
+	if code, out, errOut := siteRun(t, srv, "diff", dir); code != exitOK {
+		t.Fatalf("diff: exit %d\nstdout:\n%s\nstderr:\n%s", code, out, errOut)
+	}
+	if g.Most() < 2 {
+		t.Errorf("diff read at most %d zones' lock entries at once, want several", g.Most())
+	}
+	for _, z := range zones {
+		if c := srv.Requests(z.zone + pdnstest.MetadataSuffix); c.GET != 1 || c.Writes() != 0 {
+			t.Errorf("diff: %s lock entries: %+v, want one GET and no write", z.zone, c)
+		}
+		srv.ResetRequests(z.zone + pdnstest.MetadataSuffix)
+	}
+
+	// The writes of every zone but the first, which is taken alone.
+	gauged = func(r *http.Request) bool { return r.Method == "PUT" && !strings.Contains(r.URL.Path, zones[0].zone) }
+	g = locktest.NewGauge()
+	if code, out, errOut := siteRun(t, srv, "apply", dir); code != exitOK {
+		t.Fatalf("apply: exit %d\nstdout:\n%s\nstderr:\n%s", code, out, errOut)
+	}
+	if g.Most() < 2 {
+		t.Errorf("apply took at most %d zones' lock entries at once, want several", g.Most())
+	}
+	for _, z := range zones {
+		// The probe, then Try's claim, read, held, read, and the release.
+		if c := srv.Requests(z.zone + pdnstest.MetadataSuffix); c.GET != 3 || c.PUT != 2 || c.DELETE != 1 {
+			t.Errorf("apply: %s lock entries: %+v, want 3 GETs, 2 PUTs, 1 DELETE", z.zone, c)
+		}
+		if e := lockEntries(t, srv, z.zone); len(e) != 0 {
+			t.Errorf("%s: entries left after the apply: %+v", z.zone, e)
+		}
 	}
 }

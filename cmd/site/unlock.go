@@ -76,9 +76,14 @@ func runUnlock(cmd *cobra.Command, tenant string, paths []string, acked bool) er
 		}
 		var held []entry
 		var where []string
-		for _, s := range lockStores(ctx, g, t, bk, run) {
+		stores, read := lockStores(ctx, g, t, bk, run)
+		for _, s := range stores {
 			where = append(where, s.Where())
-			hs, err := s.Holders(ctx)
+			hs, ok := read[s]
+			var err error
+			if !ok { // a vault or the lock file, not read by lockStores
+				hs, err = s.Holders(ctx)
+			}
 			if err != nil {
 				return withCode(exitError, fmt.Errorf("tenant %s: reading its lock in %s: %w", tenant, s.Where(), err))
 			}
