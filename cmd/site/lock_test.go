@@ -208,3 +208,30 @@ func TestLockEntriesReadOnceAndAtOnce(t *testing.T) {
 		}
 	}
 }
+
+// TestDiffReadsLocksWhileObserving: site diff reads the lock entries
+// while it observes the zones, not before (one more round trip before
+// the first observation, on every diff).
+func TestDiffReadsLocksWhileObserving(t *testing.T) {
+	srv := pdnsEnv(t)
+	const zone = "office1.example.test."
+	srv.CreateZone(t, zone)
+	file := tenantFile(t, srv, "office1.example.test", `www: A: ["192.0.2.1"]`)
+	g := locktest.NewGauge()
+	srv.FailWhen(t, func(r *http.Request) (int, string, bool) {
+		if r.Method == "GET" {
+			g.Enter()
+			defer g.Leave()
+		}
+		return 0, "", false
+	})
+	if code, out, errOut := siteRun(t, srv, "diff", file); code != exitOK {
+		t.Fatalf("diff: exit %d\nstdout:\n%s\nstderr:\n%s", code, out, errOut)
+	}
+	if c := srv.Requests(zone + pdnstest.MetadataSuffix); c.GET != 1 {
+		t.Fatalf("diff read the lock entries %d times, want once", c.GET)
+	}
+	if g.Most() < 2 {
+		t.Errorf("the lock entries and the zone were read one after the other, want at once")
+	}
+}
