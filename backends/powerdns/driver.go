@@ -111,8 +111,10 @@ type client struct {
 	api   *pdns.Client
 	count *countingTransport
 	base  string // URL, for messages
-	// writeLock is held for every write to this client's server.
-	writeLock *sync.Mutex
+	// writeLock is held for every write to this client's server: shared
+	// by zone creations (POSTs), exclusive for every other write (see
+	// servers).
+	writeLock *sync.RWMutex
 	// raw sends what go-powerdns cannot say (an empty comments list, zone
 	// metadata by kind): the same HTTP client, origin and key as api.
 	raw rawAPI
@@ -342,10 +344,7 @@ func (d *Driver) Apply(ctx context.Context, sp *backends.StepPlan, run *backends
 	}
 	zone := sp.Step.Zone.Name
 	if len(b.deletes) > 0 || len(b.replaces) > 0 || b.create {
-		b.client.writeLock.Lock()
-		err := d.write(ctx, b, zone, run)
-		b.client.writeLock.Unlock()
-		if err != nil {
+		if err := d.write(ctx, b, zone, run); err != nil {
 			return res, err
 		}
 	}

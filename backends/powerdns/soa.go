@@ -41,10 +41,7 @@ func (d *Driver) soaAfterCreate(ctx context.Context, b *batch, step *graph.Step,
 	if len(soa.replaces) == 0 {
 		return nil
 	}
-	soa.client.writeLock.Lock()
-	err = d.write(ctx, soa, zone, run)
-	soa.client.writeLock.Unlock()
-	if err != nil {
+	if err := d.write(ctx, soa, zone, run); err != nil {
 		return fmt.Errorf("zone %s: created, but setting the spec's soa fields failed (%w); run site apply again", zone, err)
 	}
 	return nil

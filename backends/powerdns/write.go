@@ -20,6 +20,8 @@ func (d *Driver) write(ctx context.Context, b *batch, zone string, run *backends
 	ops = append(ops, b.replaces...)
 	chunks := split(ops, d.maxBody())
 	if !b.create {
+		b.client.writeLock.Lock()
+		defer b.client.writeLock.Unlock()
 		if err := d.recheck(ctx, b, zone); err != nil {
 			return err
 		}
@@ -38,14 +40,22 @@ func (d *Driver) write(ctx context.Context, b *batch, zone string, run *backends
 		}
 		chunks = nil
 	}
+	// Zone creations share the server's write lock (see servers).
+	b.client.writeLock.RLock()
 	err := d.retry(ctx, func(ctx context.Context) error {
 		_, err := b.client.api.Zones.Add(ctx, z)
 		return err
 	})
+	b.client.writeLock.RUnlock()
 	if err != nil {
 		return fmt.Errorf("create zone %s: %w", zone, err)
 	}
+	if len(chunks) == 0 {
+		return nil
+	}
 	// The POST is the first part when PATCHes follow it.
+	b.client.writeLock.Lock()
+	defer b.client.writeLock.Unlock()
 	return d.patch(ctx, b, zone, chunks, 1, run)
 }
 
