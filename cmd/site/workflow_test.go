@@ -12,7 +12,7 @@ import (
 // Actions workflow in the README, without "./site" and any redirection.
 func workflowCommands(t *testing.T) [][]string {
 	t.Helper()
-	readme, err := os.ReadFile("../../README.md")
+	readme, err := os.ReadFile(repoFile("README.md"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -42,12 +42,12 @@ func TestREADMEWorkflow(t *testing.T) {
 	cmds := workflowCommands(t)
 	srv := pdnsEnv(t)
 	t.Setenv("VAULT_TOKEN", "")
-	site, err := os.ReadFile("../../tenants/site.cue")
+	site, err := os.ReadFile(repoFile("tenants/site.cue"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	dir := t.TempDir()
-	if err := os.CopyFS(filepath.Join(dir, "tenants"), os.DirFS("../../tenants")); err != nil {
+	if err := os.CopyFS(filepath.Join(dir, "tenants"), os.DirFS(repoFile("tenants"))); err != nil {
 		t.Fatal(err)
 	}
 	base := strings.Replace(string(site), `"http://127.0.0.1:8081"`, `"`+srv.URL+`"`, 1)
