@@ -15,8 +15,8 @@ func TestBudgets(t *testing.T) {
 	// sjc.cue alone beside the operator's file: beside its neighbours,
 	// whichever file evaluates first would carry the diagnostic.
 	dir := t.TempDir()
-	for _, name := range []string{ConfigName, "sjc.cue"} {
-		data, err := os.ReadFile(filepath.Join("../tenants", name))
+	for name, from := range map[string]string{ConfigName: "../" + ConfigName, "sjc.cue": "../tenants/sjc.cue"} {
+		data, err := os.ReadFile(from)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
-	"path/filepath"
 	"strings"
 	"unicode/utf8"
 
@@ -128,15 +127,11 @@ func (e *evaluator) source(path string, data []byte) *fileResult {
 	}
 	if f.PackageName() == "site" {
 		// The operator's file this run reads was taken out of the tenant
-		// files before. Another site.cue beside them is another version
-		// of it (the pull request's, when a check reads the base
-		// branch's with --config) and is not read. A package-site file
-		// under any other name came with the tenant files, perhaps in a
-		// pull request, and would otherwise pass unnoticed.
-		if filepath.Base(path) == ConfigName {
-			return r
-		}
-		return fail(1, 1, "an operator's file (package site) among the tenant files, not named %s: this run reads the operator's file found as %s in the current directory or its parents, or named with --config; remove this one", ConfigName, ConfigName)
+		// files before, so this is another one, and none belongs here:
+		// the operator's lives outside them (site.cue at the top of the
+		// repository). One here came with the tenant files, perhaps in a
+		// tenant's pull request, and must not pass unnoticed.
+		return fail(1, 1, "an operator's file (package site) among the tenant files: site reads the operator's file from %s in the current directory or its parents (the top of the repository, beside tenants/) or from --config, never from among the tenant files; remove this one, or move it there if it is the operator's", ConfigName)
 	}
 	if d := checkDepth(path, f); d != nil {
 		r.diags = append(r.diags, *d)

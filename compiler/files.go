@@ -146,8 +146,9 @@ func withSiblings(files []string) []string {
 	return out
 }
 
-// withoutFile drops the operator's file from a list of tenant files:
-// site.cue beside the tenants is never one of them.
+// withoutFile drops this run's operator's file from a list of tenant
+// files (./... from the top of the repository names it too); any other
+// package-site file left among them is an error (evaluator.source).
 func withoutFile(files []string, config string) []string {
 	c := absPath(config)
 	return slices.DeleteFunc(slices.Clone(files), func(f string) bool { return absPath(f) == c })

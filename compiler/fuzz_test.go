@@ -39,6 +39,7 @@ func seeds(f *testing.F) {
 		}
 	}
 	examples, _ := filepath.Glob("../tenants/*.cue")
+	examples = append(examples, "../"+ConfigName)
 	hostile, _ := filepath.Glob("testdata/hostile/*.cue")
 	for _, p := range hostile {
 		if !strings.HasPrefix(filepath.Base(p), "bomb_") {

@@ -108,7 +108,7 @@ func TestIncident3_AutostartNotDeclared(t *testing.T) {
 // TestWriterOfPublish checks that a VM's publish becomes RRsets of the
 // zone, written by the VM.
 func TestWriterOfPublish(t *testing.T) {
-	spec, err := Load("../tenants/site.cue", []string{"../tenants/sjc.cue"})
+	spec, err := Load("../site.cue", []string{"../tenants/sjc.cue"})
 	if err != nil {
 		t.Fatal(err)
 	}

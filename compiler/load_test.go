@@ -152,7 +152,7 @@ func dumpModel(t *testing.T, spec *model.Spec) string {
 // TestExampleTenants vets the tenants shipped in the repository, as CI
 // does with site vet ./tenants/... .
 func TestExampleTenants(t *testing.T) {
-	spec, err := Load("../tenants/site.cue", []string{"../tenants/..."})
+	spec, err := Load("../site.cue", []string{"../tenants/..."})
 	if err != nil {
 		t.Fatalf("the example tenants do not vet:\n%v", err)
 	}

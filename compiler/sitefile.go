@@ -65,7 +65,7 @@ func findUp(dir string) (string, bool) {
 }
 
 // relTo shortens p relative to wd when it lies below it, so messages
-// name tenants/site.cue rather than a long absolute path.
+// name site.cue or tenants/a/site.cue rather than a long absolute path.
 func relTo(wd, p string) string {
 	if wd == "" {
 		return p

@@ -26,7 +26,7 @@ func cacheFiles(t *testing.T, dir string) int {
 // TestVetCache: site vet keeps each file's evaluation in $SITE_CACHE_DIR
 // and prints the same from it; --no-cache neither writes nor reads it.
 func TestVetCache(t *testing.T) {
-	a, err := txtar.ParseFile("testdata/script/vet_errors.txtar")
+	a, err := txtar.ParseFile(pkgFile("testdata/script/vet_errors.txtar"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -23,7 +23,7 @@ func TestSJCTenantAppliesAgainstFakes(t *testing.T) {
 	cs := newColdStart(t, "sjc.example.net")
 	t.Setenv("SITE_VAULT_ADDRS", closedPort(t)+","+cs.vault.URL)
 	t.Setenv(cloudflare.EnvAPIURL, cs.cf.URL)
-	const sjc = "../../tenants/sjc.cue"
+	sjc := repoFile("tenants/sjc.cue")
 
 	code, out, errOut := cs.site(t, "apply", "--only", "dns", sjc)
 	if code != exitOK {
@@ -128,7 +128,7 @@ func u16(n uint16) *uint16 { return &n }
 // clamping a TTL, apply fails (exit 1) and names the record and what
 // differs.
 func TestCloudflareReadBack(t *testing.T) {
-	const sjc = "../../tenants/sjc.cue"
+	sjc := repoFile("tenants/sjc.cue")
 	t.Run("as written", func(t *testing.T) {
 		cs := newColdStart(t, "sjc.example.net")
 		t.Setenv("SITE_VAULT_ADDRS", closedPort(t)+","+cs.vault.URL)

@@ -9,7 +9,7 @@ import (
 )
 
 // demoConfig is make demo-full's operator file.
-const demoConfig = "../demo/site.cue"
+func demoConfigFile() string { return repoFile("cmd/demo/site.cue") }
 
 // TestDemoOperatorFile keeps make demo-full's operator file true to the
 // example tenants: every tenant vets with it (each has a grant, each
@@ -20,11 +20,12 @@ const demoConfig = "../demo/site.cue"
 func TestDemoOperatorFile(t *testing.T) {
 	t.Setenv("NO_COLOR", "1")
 	var out, errOut bytes.Buffer
-	if code := run([]string{"vet", "--config", demoConfig, "../../tenants/..."}, &out, &errOut); code != exitOK {
-		t.Fatalf("site vet --config %s ../../tenants/...: exit %d\n%s%s", demoConfig, code, out.String(), errOut.String())
+	demoConfig := demoConfigFile()
+	if code := run([]string{"vet", "--config", demoConfig, repoFile("tenants") + "/..."}, &out, &errOut); code != exitOK {
+		t.Fatalf("site vet --config %s tenants/...: exit %d\n%s%s", demoConfig, code, out.String(), errOut.String())
 	}
 	out.Reset()
-	if code := run([]string{"graph", "--config", demoConfig, "../../tenants/sjc.cue"}, &out, &errOut); code != exitOK {
+	if code := run([]string{"graph", "--config", demoConfig, repoFile("tenants/sjc.cue")}, &out, &errOut); code != exitOK {
 		t.Fatalf("site graph: exit %d\n%s", code, errOut.String())
 	}
 	for _, step := range []string{
@@ -47,7 +48,8 @@ func TestDemoOperatorFile(t *testing.T) {
 // uploads an image from where mkbootimage never wrote one, and
 // demo-stop leaves the pool's directory behind.
 func TestDemoStateDirMatches(t *testing.T) {
-	env, err := os.ReadFile("../demo/env.sh")
+	demoConfig := demoConfigFile()
+	env, err := os.ReadFile(repoFile("cmd/demo/env.sh"))
 	if err != nil {
 		t.Fatal(err)
 	}

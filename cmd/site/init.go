@@ -43,7 +43,7 @@ a tenant file is named like its tenant, and an existing file is never
 overwritten.
 
   site init acme --domain acme.example.net
-  site init shop --domain shop.example --provider cf --config tenants/site.cue
+  site init shop --domain shop.example --provider cf --config site.cue
 
 Exit codes: 0 written, 1 a NAME or --domain vet would refuse or that
 is taken, or the file exists.`,
@@ -113,7 +113,7 @@ func writeScaffold(cmd *cobra.Command, out string, site initSite, g generated) e
 		fmt.Fprintf(stdout, "wrote %s and added tenant %s to %s; check them with: site vet %s\n", out, g.name, site.path, out)
 		return nil
 	}
-	where := "a new site.cue beside " + filepath.Dir(out) + " or above it"
+	where := "a new site.cue beside " + filepath.Dir(out) + string(filepath.Separator) + " or above it"
 	if site.path != "" {
 		where = site.path
 	}

@@ -56,7 +56,7 @@ func TestApplyTargetVMCreatesItsPoolFirst(t *testing.T) {
 	// The daemon's directory is new each run, and the domain type is
 	// kvm where the daemon may open /dev/kvm.
 	norm := domainType.ReplaceAllString(strings.ReplaceAll(out, s.Dir, "$DIR"), "new domain (TYPE)")
-	golden.Check(t, filepath.Join("testdata", "libvirt_storage_target.golden"), []byte(norm))
+	golden.Check(t, filepath.Join(pkgDir, "testdata", "libvirt_storage_target.golden"), []byte(norm))
 	out = site(exitOK, "apply", "--target", "vm/qemu:///session/web")
 	pool, web := strings.Index(out, "pool/qemu:///session/images"), strings.Index(out, "vm/qemu:///session/web")
 	if pool < 0 || web < 0 {

@@ -75,7 +75,7 @@ func TestVMDiffAndApplyThroughCLI(t *testing.T) {
 	}
 	check := func(name, got string) {
 		t.Helper()
-		golden.Check(t, filepath.Join("testdata", "libvirt_"+name+".golden"), []byte(got))
+		golden.Check(t, filepath.Join(pkgDir, "testdata", "libvirt_"+name+".golden"), []byte(got))
 	}
 	pid := func() int { return s.QEMUPID("tiny") }
 

@@ -2,14 +2,31 @@ package main
 
 import (
 	"flag"
+	"fmt"
 	"os"
 	"path/filepath"
 	"testing"
 
 	"github.com/rogpeppe/go-internal/testscript"
+
+	"github.com/site-tools/site/compiler"
 )
 
 var updateScripts = flag.Bool("update-scripts", false, "rewrite the cmp files in testdata/script/*.txtar from the current output")
+
+// pkgDir is this package's directory, where go test starts the tests.
+// They run elsewhere (inNeutralDir), so files of the package and of the
+// repository are named from here: pkgFile, repoFile.
+var pkgDir string
+
+// pkgFile names a file of this package (testdata/...).
+func pkgFile(rel string) string { return filepath.Join(pkgDir, filepath.FromSlash(rel)) }
+
+// repoFile names a file of the repository by its path from the top
+// (README.md, site.cue, tenants/sjc.cue).
+func repoFile(rel string) string {
+	return filepath.Join(pkgDir, "..", "..", filepath.FromSlash(rel))
+}
 
 // TestMain lets testscript run this test binary as the "site" command,
 // so the scripts in testdata/script exercise the real CLI, exit codes
@@ -18,16 +35,21 @@ func TestMain(m *testing.M) {
 	// Nobody answers apply's question in a test, even when go test runs
 	// on a terminal; the tests that want one say so (useTerminal).
 	stdinIsTerminal = func() bool { return false }
+	wd, err := os.Getwd()
+	if err != nil {
+		panic(err)
+	}
+	pkgDir = wd
 	// The tests' evaluations are cached in a directory of their own,
 	// never the user's.
-	var tm testscript.TestingM = m
+	var tm testscript.TestingM = inNeutralDir{m}
 	if os.Getenv("SITE_CACHE_DIR") == "" {
 		dir, err := os.MkdirTemp("", "site-test-cache-")
 		if err != nil {
 			panic(err)
 		}
 		os.Setenv("SITE_CACHE_DIR", dir)
-		tm = removeAfter{m, dir}
+		tm = removeAfter{tm, dir}
 	}
 	testscript.Main(tm, map[string]func(){
 		"site": func() { os.Exit(run(os.Args[1:], os.Stdout, os.Stderr)) },
@@ -39,7 +61,7 @@ func TestMain(m *testing.M) {
 // rewrite the cmp files in them from the current output.
 func TestScripts(t *testing.T) {
 	testscript.Run(t, testscript.Params{
-		Dir:                 "testdata/script",
+		Dir:                 pkgFile("testdata/script"),
 		UpdateScripts:       *updateScripts,
 		RequireExplicitExec: true,
 		Setup: func(env *testscript.Env) error {
@@ -53,11 +75,34 @@ func TestScripts(t *testing.T) {
 
 // removeAfter runs the tests, then removes dir.
 type removeAfter struct {
-	*testing.M
+	testscript.TestingM
 	dir string
 }
 
 func (r removeAfter) Run() int {
 	defer os.RemoveAll(r.dir)
-	return r.M.Run()
+	return r.TestingM.Run()
+}
+
+// inNeutralDir runs the tests in an empty directory of their own. site
+// finds the operator's file from the current directory upwards before
+// it looks beside the tenant files, so from this package's directory
+// the repository's own site.cue, at its top, would be read in place of
+// the one each test writes beside its tenants.
+type inNeutralDir struct{ testscript.TestingM }
+
+func (n inNeutralDir) Run() int {
+	dir, err := os.MkdirTemp("", "site-test-cwd-")
+	if err != nil {
+		panic(err)
+	}
+	defer os.RemoveAll(dir)
+	if err := os.Chdir(dir); err != nil {
+		panic(err)
+	}
+	if found, err := compiler.FindConfig("", nil); err == nil {
+		fmt.Fprintf(os.Stderr, "the tests run in %s, and site finds %s above it in place of each test's own %s: move it away\n", dir, found, compiler.ConfigName)
+		return 1
+	}
+	return n.TestingM.Run()
 }

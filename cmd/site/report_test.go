@@ -51,7 +51,7 @@ func TestWriteReport(t *testing.T) {
 			if err := writeReport(&b, tc.rep, tc.color); err != nil {
 				t.Fatal(err)
 			}
-			golden.Check(t, filepath.Join("testdata", tc.name), b.Bytes())
+			golden.Check(t, filepath.Join(pkgDir, "testdata", tc.name), b.Bytes())
 		})
 	}
 }

@@ -1,18 +1,21 @@
 package main
 
 import (
+	"bytes"
 	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/site-tools/site/compiler"
 )
 
-// workflowCommands returns the site command lines of the example GitHub
-// Actions workflow in the README, without "./site" and any redirection.
-func workflowCommands(t *testing.T) [][]string {
+// workflowYAML returns the example GitHub Actions workflow in the
+// README.
+func workflowYAML(t *testing.T) string {
 	t.Helper()
-	readme, err := os.ReadFile("../../README.md")
+	readme, err := os.ReadFile(repoFile("README.md"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -21,6 +24,14 @@ func workflowCommands(t *testing.T) [][]string {
 	if !ok || !ok2 {
 		t.Fatal("README has no ```yaml block starting with # .github/workflows/site.yml")
 	}
+	return yaml
+}
+
+// workflowCommands returns the site command lines of the example GitHub
+// Actions workflow in the README, without "./site" and any redirection.
+func workflowCommands(t *testing.T) [][]string {
+	t.Helper()
+	yaml := workflowYAML(t)
 	cmd := regexp.MustCompile(`(?m)^\s*(?:- run: )?\./site (.*)$`)
 	var out [][]string
 	for _, m := range cmd.FindAllStringSubmatch(yaml, -1) {
@@ -34,26 +45,37 @@ func workflowCommands(t *testing.T) [][]string {
 }
 
 // TestREADMEWorkflow runs the README's pull-request workflow against the
-// example tenants, so it stays true: vet exactly as written; diff as
-// written, against a PowerDNS of the test's own (named in the
-// base-site.cue the workflow makes from tenants/site.cue) and scoped to
-// office1's zone, the one part of tenants/ a test can observe here.
+// example tenants in a copy of the repository's layout (site.cue at the
+// top, tenants/ below), so it stays true: vet exactly as written; diff
+// as written, against a PowerDNS of the test's own (named in the
+// base-site.cue the workflow makes from the base branch's site.cue) and
+// scoped to office1's zone, the one part of tenants/ a test can observe
+// here.
 func TestREADMEWorkflow(t *testing.T) {
 	cmds := workflowCommands(t)
+	// The workflow reads the base branch's operator file by its path in
+	// the repository: that path must be the repository's site.cue.
+	show := regexp.MustCompile(`git show FETCH_HEAD:(\S+) > base-site\.cue`).FindStringSubmatch(workflowYAML(t))
+	if show == nil {
+		t.Fatal("the README's workflow makes no base-site.cue with git show FETCH_HEAD:PATH")
+	}
+	site, err := os.ReadFile(repoFile(show[1]))
+	if err != nil || !bytes.HasPrefix(site, []byte("package site\n")) {
+		t.Fatalf("the README's workflow takes the operator's file from %s, which is not the repository's operator file (%v)", show[1], err)
+	}
 	srv := pdnsEnv(t)
 	t.Setenv("VAULT_TOKEN", "")
-	site, err := os.ReadFile("../../tenants/site.cue")
-	if err != nil {
+	dir := t.TempDir()
+	if err := os.CopyFS(filepath.Join(dir, "tenants"), os.DirFS(repoFile("tenants"))); err != nil {
 		t.Fatal(err)
 	}
-	dir := t.TempDir()
-	if err := os.CopyFS(filepath.Join(dir, "tenants"), os.DirFS("../../tenants")); err != nil {
+	if err := os.WriteFile(filepath.Join(dir, "site.cue"), site, 0o644); err != nil {
 		t.Fatal(err)
 	}
 	base := strings.Replace(string(site), `"http://127.0.0.1:8081"`, `"`+srv.URL+`"`, 1)
 	base = strings.Replace(base, `"127.0.0.1:5300"`, `"`+srv.DNSAddr+`"`, 1)
 	if base == string(site) {
-		t.Fatal("tenants/site.cue no longer names the PowerDNS this test replaces")
+		t.Fatal("site.cue no longer names the PowerDNS this test replaces")
 	}
 	if err := os.WriteFile(filepath.Join(dir, "base-site.cue"), []byte(base), 0o644); err != nil {
 		t.Fatal(err)
@@ -85,5 +107,21 @@ func TestREADMEWorkflow(t *testing.T) {
 	}
 	if !ran["vet"] || !ran["diff"] {
 		t.Errorf("the workflow should run site vet and site diff; it runs %v", ran)
+	}
+}
+
+// TestRepositoryOperatorFile: from the top of the repository, as make
+// test and the README's workflow run it, site vet ./tenants/... reads
+// the operator's file at the top, outside tenants/ (the directory
+// tenants' pull requests write to), and the example tenants vet with it.
+func TestRepositoryOperatorFile(t *testing.T) {
+	t.Chdir(repoFile("."))
+	t.Setenv("NO_COLOR", "1")
+	if got, err := compiler.FindConfig("", []string{"./tenants/..."}); err != nil || got != compiler.ConfigName {
+		t.Fatalf("from the top of the repository site reads %q (%v), want %s", got, err, compiler.ConfigName)
+	}
+	var out, errOut bytes.Buffer
+	if code := run([]string{"vet", "./tenants/..."}, &out, &errOut); code != exitOK || !strings.HasPrefix(out.String(), "ok: ") {
+		t.Fatalf("site vet ./tenants/...: exit %d\nstdout:\n%s\nstderr:\n%s", code, out.String(), errOut.String())
 	}
 }

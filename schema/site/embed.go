@@ -1,7 +1,7 @@
 // Package site embeds the CUE definitions of the operator's file,
 // site.cue (package site), beside the tenant schema of package schema.
 // It is a package of its own because the cue CLI vets one CUE package
-// at a time: cue vet -c schema/site/*.cue tenants/site.cue
+// at a time: cue vet -c schema/site/*.cue site.cue
 package site
 
 import "embed"
