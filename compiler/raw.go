@@ -51,23 +51,11 @@ type rawName struct {
 	AAAA    []string `json:"AAAA,omitzero"`
 	CNAME   *string  `json:"CNAME,omitzero"`
 	TXT     []rawTXT `json:"TXT,omitzero"`
-	MX      []struct {
-		Priority int64  `json:"priority,omitzero"`
-		Host     string `json:"host,omitzero"`
-	} `json:"MX,omitzero"`
-	SRV []struct {
-		Priority int64  `json:"priority,omitzero"`
-		Weight   int64  `json:"weight,omitzero"`
-		Port     int64  `json:"port,omitzero"`
-		Target   string `json:"target,omitzero"`
-	} `json:"SRV,omitzero"`
-	CAA []struct {
-		Flags int64  `json:"flags,omitzero"`
-		Tag   string `json:"tag,omitzero"`
-		Value string `json:"value,omitzero"`
-	} `json:"CAA,omitzero"`
-	NS  []string `json:"NS,omitzero"`
-	PTR []string `json:"PTR,omitzero"`
+	MX      []rawMX  `json:"MX,omitzero"`
+	SRV     []rawSRV `json:"SRV,omitzero"`
+	CAA     []rawCAA `json:"CAA,omitzero"`
+	NS      []string `json:"NS,omitzero"`
+	PTR     []string `json:"PTR,omitzero"`
 	// Struct types go through rdata.FromFields, which knows their fields.
 	SSHFP      []rdataFields `json:"SSHFP,omitzero"`
 	TLSA       []rdataFields `json:"TLSA,omitzero"`
@@ -79,6 +67,24 @@ type rawName struct {
 	OPENPGPKEY []string      `json:"OPENPGPKEY,omitzero"`
 	DHCID      []string      `json:"DHCID,omitzero"`
 	ALIAS      *string       `json:"ALIAS,omitzero"`
+}
+
+type rawMX struct {
+	Priority int64  `json:"priority,omitzero"`
+	Host     string `json:"host,omitzero"`
+}
+
+type rawSRV struct {
+	Priority int64  `json:"priority,omitzero"`
+	Weight   int64  `json:"weight,omitzero"`
+	Port     int64  `json:"port,omitzero"`
+	Target   string `json:"target,omitzero"`
+}
+
+type rawCAA struct {
+	Flags int64  `json:"flags,omitzero"`
+	Tag   string `json:"tag,omitzero"`
+	Value string `json:"value,omitzero"`
 }
 
 type rawNetwork struct {
