@@ -12,11 +12,12 @@ import (
 // A cache entry's body is four sections, each a uvarint length and its
 // bytes: the file's path; its tenants with every zone's records left
 // out, and its diagnostics, as JSON (metaEntry); the position index
-// (packPositions); and the records of every zone (packRecords). The
-// records and the index are nearly all of a big file's entry, and read
-// back as JSON they cost a cached load of 10,000 records more than
-// building its model: read from this layout, they cost a fraction. An
-// entry that does not read back whole, to its last byte, is a miss.
+// (packPositions); and the records of every zone, in the order they
+// were written (packRecords). The records and the index are nearly all
+// of a big file's entry, and read back as JSON they cost a cached load
+// of 10,000 records more than building its model: read from this
+// layout, they cost a fraction. An entry that does not read back
+// whole, to its last byte, is a miss.
 type metaEntry struct {
 	Tenants map[string]*rawTenant `json:"tenants"`
 	Diags   Diagnostics           `json:"diags"`
@@ -27,7 +28,7 @@ func encodeEntry(r *fileResult) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	recs, err := packRecords(r.tenants)
+	recs, err := packRecords(r.tenants, r.pos)
 	if err != nil {
 		return nil, err
 	}

@@ -7,11 +7,14 @@ import (
 // packRecords writes the records of every zone of tenants, the part of
 // a big file's entry that JSON was slow to read back: for each tenant
 // and zone (by name) that has records, the tenant's and the zone's
-// names, how many names it has, and each name (by name) with its
-// record types (packName). A zone whose records are nil is left out,
-// so it reads back nil, apart from a zone with none.
-func packRecords(tenants map[string]*rawTenant) ([]byte, error) {
+// names, how many names it has, and each name with its record types
+// (entryWriter.name), in the order the user wrote them as pos says
+// (inFileOrder), which the builder then need not work out again. A
+// zone whose records are nil is left out, so it reads back nil, apart
+// from a zone with none.
+func packRecords(tenants map[string]*rawTenant, pos *positions) ([]byte, error) {
 	var w entryWriter
+	b := &builder{pos: pos}
 	for _, tname := range sortedKeys(tenants) {
 		t := tenants[tname]
 		if t == nil || t.DNS == nil {
@@ -25,7 +28,7 @@ func packRecords(tenants map[string]*rawTenant) ([]byte, error) {
 			w.str(tname)
 			w.str(zname)
 			w.uint(uint64(len(z.Records)))
-			for _, key := range sortedKeys(z.Records) {
+			for _, key := range b.inFileOrder([]string{"tenants", tname, "dns", "zones", zname, "records"}, sortedKeys(z.Records)) {
 				w.str(key)
 				if err := w.name(z.Records[key]); err != nil {
 					return nil, err
@@ -38,7 +41,7 @@ func packRecords(tenants map[string]*rawTenant) ([]byte, error) {
 
 // unpackRecords reads packRecords' section back into the zones of
 // tenants (read from the entry's JSON, without records): each zone must
-// be there, and get its records once.
+// be there, and get its records, and their order, once.
 func unpackRecords(s string, tenants map[string]*rawTenant) bool {
 	r := entryReader{s: s, ok: true}
 	for r.ok && len(r.s) > 0 {
@@ -54,8 +57,10 @@ func unpackRecords(s string, tenants map[string]*rawTenant) bool {
 		// The names of a zone in one allocation, not one each.
 		names := make([]rawName, r.count())
 		z.Records = make(map[string]*rawName, len(names))
+		z.order = make([]string, len(names))
 		for i := range names {
 			key := r.str()
+			z.order[i] = key
 			if r.name(&names[i]) {
 				z.Records[key] = &names[i]
 			} else {
