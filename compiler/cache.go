@@ -4,19 +4,14 @@ import (
 	"bytes"
 	"crypto/sha256"
 	"debug/elf"
-	"encoding/binary"
 	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"io/fs"
-	"maps"
-	"math"
 	"os"
 	"path/filepath"
 	"runtime/debug"
-	"slices"
 	"sync"
 	"time"
 
@@ -62,7 +57,7 @@ func DefaultCacheDir() (string, error) {
 
 // cacheFormat names the layout of keys and entries; changing either
 // changes it, so old entries are never read as new ones.
-const cacheFormat = "site-cache 2"
+const cacheFormat = "site-cache 3"
 
 // cacheKeyer computes the keys of one load: the inputs every file shares
 // are hashed once.
@@ -111,73 +106,6 @@ func (c *Cache) entry(key string) string {
 	return filepath.Join(c.dir, buildDirPrefix+tag, sum[:2], sum[2:])
 }
 
-// cacheEntry is a fileResult as stored.
-type cacheEntry struct {
-	Path    string                `json:"path"`
-	Tenants map[string]*rawTenant `json:"tenants"`
-	Diags   Diagnostics           `json:"diags"`
-	Pos     []byte                `json:"pos"` // packPositions
-}
-
-// packPositions writes a position index as, for each key in sorted
-// order, the length of the prefix it shares with the key before, the
-// rest of the key's length and bytes, then line and column, each number
-// a uvarint: sorted paths share most of their bytes (a record's path
-// repeats its tenant's, zone's and name's), so a 10,000-record index
-// packs into a tenth of its keys' size, and a cached load reads it back
-// in a fraction of the time a JSON object of that many keys takes. Keys
-// are sorted, so that one result is always the same bytes.
-func packPositions(at map[string]lineCol) []byte {
-	var b []byte
-	prev := ""
-	for _, key := range slices.Sorted(maps.Keys(at)) {
-		lc := at[key]
-		n := 0
-		for n < len(prev) && n < len(key) && prev[n] == key[n] {
-			n++
-		}
-		b = binary.AppendUvarint(b, uint64(n))
-		b = binary.AppendUvarint(b, uint64(len(key)-n))
-		b = append(b, key[n:]...)
-		b = binary.AppendUvarint(b, uint64(lc[0]))
-		b = binary.AppendUvarint(b, uint64(lc[1]))
-		prev = key
-	}
-	return b
-}
-
-func unpackPositions(b []byte) (map[string]lineCol, bool) {
-	// About one entry per 12 bytes of a generated spec's index: sized
-	// up front, the map is not rebuilt a dozen times as it grows.
-	at := make(map[string]lineCol, len(b)/12)
-	next := func() (int, bool) {
-		n, size := binary.Uvarint(b)
-		if size <= 0 || n > math.MaxInt32 {
-			return 0, false
-		}
-		b = b[size:]
-		return int(n), true
-	}
-	prev := ""
-	for len(b) > 0 {
-		shared, ok1 := next()
-		n, ok2 := next()
-		if !ok1 || !ok2 || shared > len(prev) || n > len(b) {
-			return nil, false
-		}
-		key := prev[:shared] + string(b[:n])
-		b = b[n:]
-		line, ok1 := next()
-		col, ok2 := next()
-		if !ok1 || !ok2 {
-			return nil, false
-		}
-		at[key] = lineCol{line, col}
-		prev = key
-	}
-	return at, true
-}
-
 // get returns the result stored under key for the file at path, or nil.
 func (c *Cache) get(key, path string) *fileResult {
 	data, err := readUsed(c.entry(key), time.Now())
@@ -189,21 +117,17 @@ func (c *Cache) get(key, path string) *fileResult {
 	if !ok || string(header) != cacheFormat+" "+hex.EncodeToString(sum[:]) {
 		return nil
 	}
-	var e cacheEntry
-	if err := json.Unmarshal(body, &e); err != nil || e.Path != path {
-		return nil
-	}
-	at, ok := unpackPositions(e.Pos)
+	r, ok := decodeEntry(body, path)
 	if !ok {
 		return nil
 	}
-	return &fileResult{path: path, pos: &positions{file: path, at: at}, tenants: e.Tenants, diags: e.Diags}
+	return r
 }
 
 // put stores r under key: a temporary file beside the entry, renamed
 // over it once whole.
 func (c *Cache) put(key string, r *fileResult) error {
-	body, err := json.Marshal(cacheEntry{Path: r.path, Tenants: r.tenants, Diags: r.diags, Pos: packPositions(r.pos.at)})
+	body, err := encodeEntry(r)
 	if err != nil {
 		return err
 	}

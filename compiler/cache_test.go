@@ -2,6 +2,7 @@ package compiler
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"io/fs"
 	"maps"
@@ -188,6 +189,16 @@ func TestCacheCorruptEntry(t *testing.T) {
 		"flipped":      func(b []byte) []byte { b[len(b)-2] ^= 1; return b },
 		"no header":    func(b []byte) []byte { _, body, _ := bytes.Cut(b, []byte("\n")); return body },
 		"not an entry": func([]byte) []byte { return []byte("site-cache 1 00\n{}") },
+		// Whole and checksummed, but the JSON body of site-cache 2.
+		"older format": func(b []byte) []byte {
+			return rechecked("site-cache 2", b, func([]byte) []byte {
+				old, _ := json.Marshal(map[string]any{"path": "x", "tenants": map[string]any{}, "diags": nil, "pos": ""})
+				return old
+			})
+		},
+		"truncated, checksum matching": func(b []byte) []byte {
+			return rechecked(cacheFormat, b, func(body []byte) []byte { return body[:len(body)*2/3] })
+		},
 	} {
 		t.Run(name, func(t *testing.T) {
 			dir := extract(t, "testdata/rules/record_content.txtar")

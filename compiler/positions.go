@@ -85,10 +85,23 @@ func (p *positions) expr(path []string, e ast.Expr) {
 // pos returns the position of the element at path, or of its nearest
 // ancestor the user wrote, or the start of the file.
 func (p *positions) pos(path ...string) model.Pos {
+	// The key of path joined once into a buffer, then cut back an
+	// element at a time: a map lookup by string(key) copies nothing,
+	// where joining a string for each lookup allocated (a cached load
+	// calls this once per record at least).
+	var buf [128]byte
+	key := buf[:0]
+	for i, s := range path {
+		if i > 0 {
+			key = append(key, pathSep...)
+		}
+		key = append(key, s...)
+	}
 	for n := len(path); n > 0; n-- {
-		if lc, ok := p.at[strings.Join(path[:n], pathSep)]; ok && lc[0] > 0 {
+		if lc, ok := p.at[string(key)]; ok && lc[0] > 0 {
 			return model.Pos{File: p.file, Line: lc[0], Col: lc[1]}
 		}
+		key = key[:max(0, len(key)-len(path[n-1])-len(pathSep))]
 	}
 	return model.Pos{File: p.file, Line: 1, Col: 1}
 }

@@ -49,7 +49,11 @@ func (b *builder) zone(tenant string, g *grant, zp []string, key string, raw *ra
 	spelt := make(map[string]string, len(raw.Records))
 	// Every name's element path starts the same: rendered once per zone.
 	elems := cuePath(at(zp[2:], "records")...) + "."
-	for _, key := range b.inFileOrder(at(zp, "records"), slices.Collect(maps.Keys(raw.Records))) {
+	order := raw.order
+	if order == nil {
+		order = b.inFileOrder(at(zp, "records"), slices.Collect(maps.Keys(raw.Records)))
+	}
+	for _, key := range order {
 		rp := at(zp, "records", key)
 		fq, ok := b.ownerName(rp, key, z)
 		if !ok {
