@@ -54,7 +54,7 @@ func scopeTenants(g *graph.Graph) []*model.Tenant {
 }
 
 // lockStores are the stores of tenant t's lock, with the holders read in
-// each (the lock file's are not read here). Reading each zone's lock
+// each by its Where (a vault's and the lock file's are not read here). Reading each zone's lock
 // entries once tells whether the zone exists (one request per zone,
 // lockReadsAtOnce at a time: a tenant of 200 zones read them one after
 // the other for most of a converged diff's time).
@@ -63,7 +63,7 @@ func scopeTenants(g *graph.Graph) []*model.Tenant {
 // it) comes first: its KV v2 secret site-locks/<tenant> is written with
 // check-and-set, which PowerDNS metadata and a file lack. A vault that
 // does not answer from here holds nothing; the secret step reports it.
-func lockStores(ctx context.Context, g *graph.Graph, t *model.Tenant, bk *runBackends, run *backends.Run) ([]lock.Store, map[lock.Store][]lock.Holder) {
+func lockStores(ctx context.Context, g *graph.Graph, t *model.Tenant, bk *runBackends, run *backends.Run) ([]lock.Store, map[string][]lock.Holder) {
 	var stores []lock.Store
 	vaults := map[string]*model.Vault{}
 	for _, s := range g.Steps {
@@ -101,7 +101,7 @@ func lockStores(ctx context.Context, g *graph.Graph, t *model.Tenant, bk *runBac
 		// nothing; one that cannot be read (server down, key refused)
 		// holds nothing either, and the apply reports it when it
 		// observes the zone, or leaves it out (--target).
-		if _, ok := read[s]; ok {
+		if _, ok := read[s.Where()]; ok {
 			stores = append(stores, s)
 		}
 	}
@@ -115,10 +115,11 @@ func lockStores(ctx context.Context, g *graph.Graph, t *model.Tenant, bk *runBac
 const lockReadsAtOnce = 8
 
 // readHolders reads the holders of every store, lockReadsAtOnce at a
-// time; a store that could not be read is not in the result.
-func readHolders(ctx context.Context, stores []lock.Store) map[lock.Store][]lock.Holder {
+// time, by the store's Where; a store that could not be read is not in
+// the result.
+func readHolders(ctx context.Context, stores []lock.Store) map[string][]lock.Holder {
 	var mu sync.Mutex
-	read := map[lock.Store][]lock.Holder{}
+	read := map[string][]lock.Holder{}
 	var eg errgroup.Group
 	eg.SetLimit(lockReadsAtOnce)
 	for _, s := range stores {
@@ -126,7 +127,7 @@ func readHolders(ctx context.Context, stores []lock.Store) map[lock.Store][]lock
 			hs, err := s.Holders(ctx)
 			if err == nil {
 				mu.Lock()
-				read[s] = hs
+				read[s.Where()] = hs
 				mu.Unlock()
 			}
 			return nil
@@ -176,7 +177,7 @@ func noteLocks(ctx context.Context, w io.Writer, g *graph.Graph, bk *runBackends
 	for _, t := range scopeTenants(g) {
 		stores, read := lockStores(ctx, g, t, bk, run)
 		for _, s := range stores {
-			hs, ok := read[s]
+			hs, ok := read[s.Where()]
 			if !ok {
 				hs, _ = s.Holders(ctx) // the lock file, not read by lockStores
 			}

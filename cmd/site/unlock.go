@@ -79,7 +79,7 @@ func runUnlock(cmd *cobra.Command, tenant string, paths []string, acked bool) er
 		stores, read := lockStores(ctx, g, t, bk, run)
 		for _, s := range stores {
 			where = append(where, s.Where())
-			hs, ok := read[s]
+			hs, ok := read[s.Where()]
 			var err error
 			if !ok { // a vault or the lock file, not read by lockStores
 				hs, err = s.Holders(ctx)
