@@ -22,7 +22,6 @@ import (
 // creations, every other write holds it alone, and no POST ever runs
 // beside a PATCH. Observations stay parallel: a read that meets a write
 // is retried (see Driver.retry).
-//
 type servers struct {
 	mu    sync.Mutex
 	locks map[string]*sync.RWMutex
