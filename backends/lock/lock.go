@@ -9,9 +9,9 @@
 // died (kill -9, a lost machine) stops holding once its lease has
 // expired.
 //
-// Acquire takes a list of stores in a fixed order and either holds all
-// of them or none, so two runs can never each hold a part and wait for
-// the other.
+// Acquire takes a list of stores, the first of a fixed order alone and
+// the others at once, and either holds all of them or none, so two runs
+// can never each hold a part and wait for the other.
 package lock
 
 import (
@@ -179,8 +179,9 @@ func Acquire(ctx context.Context, stores []Store, h Holder, o Options) (*Lock, e
 	}
 }
 
-// tryAll takes each store in turn; on the first one held by another it
-// releases those it took and returns that holder.
+// tryAll takes the first store, then the others at once; when any is
+// held by another it releases those it took and returns the holder of
+// the first such store in order.
 func tryAll(ctx context.Context, stores []Store, h Holder) (*Holder, string, error) {
 	if len(stores) == 0 {
 		return nil, "", nil
