@@ -54,10 +54,11 @@ func scopeTenants(g *graph.Graph) []*model.Tenant {
 }
 
 // lockStores are the stores of tenant t's lock, with the holders read in
-// each by its Where (a vault's and the lock file's are not read here). Reading each zone's lock
-// entries once tells whether the zone exists (one request per zone,
-// lockReadsAtOnce at a time: a tenant of 200 zones read them one after
-// the other for most of a converged diff's time).
+// each zone, by the store's Where (a vault's and the lock file's are not
+// read here). Reading each zone's lock entries once tells whether the
+// zone exists (one request per zone, lockReadsAtOnce at a time: a tenant
+// of 200 zones read them one after the other for most of a converged
+// diff's time).
 //
 // A vault that holds a zone's credential (as the secret steps of g name
 // it) comes first: its KV v2 secret site-locks/<tenant> is written with
