@@ -1,9 +1,11 @@
 package backends
 
 // SignerDS is what a signed zone's own step read of the DS its parent
-// must publish, where the zone's signer is not site (Cloudflare signs
-// its zones on its own switch). The parent's step runs after the
-// child's (compiler/graph), so it finds this in the Run when it plans.
+// must publish: Cloudflare's DNSSEC details, or the keys of a PowerDNS
+// zone site signs. The parent's step runs after the child's
+// (compiler/graph), so it finds this in the Run when it plans; a parent
+// whose provider cannot read the child's signer has no other way to
+// learn it.
 type SignerDS struct {
 	// DS are the records the parent must publish, as "keytag algorithm
 	// digesttype digest" (digest in lower-case hex); empty while the
@@ -12,6 +14,9 @@ type SignerDS struct {
 	// Status is the signer's word for its DNSSEC state ("active",
 	// "pending", "disabled", ...), for the parent's note.
 	Status string
+	// Pending says the zone is signed in this apply: its DS is known
+	// once its step has applied, which sets this again.
+	Pending bool
 }
 
 // SetSignerDS records what zone's step read of its DS.

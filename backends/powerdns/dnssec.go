@@ -158,101 +158,62 @@ func planNotes(zone *model.Zone, b *batch) []string {
 }
 
 // withChildDS returns step with the DS of its signed children among its
-// wanted RRsets, read from their keys, and the children whose key does
-// not exist yet (their DS is ignored in this plan, see the package
-// comment above). A Cloudflare child's DS is the one its own step read
-// from Cloudflare and left in run; while there is none (DNSSEC off
-// there, or the child not observed in this run) the parent's DS at the
-// child is left alone and a note says why. step itself is not changed.
+// wanted RRsets (dnsplan.WithChildDS), the children signed in this
+// apply and the notes of those with no DS. A PowerDNS child's DS is read
+// from its keys, so that it is known even when the child's step is out
+// of scope; any other child's is what its own step left in run.
 func (d *Driver) withChildDS(ctx context.Context, step *graph.Step, run *backends.Run) (*graph.Step, []*model.Zone, []string, error) {
 	z := step.Zone
-	if len(z.SignedChildren) == 0 {
-		return step, nil, nil, nil
-	}
-	zc := *z
-	zc.RRsets = slices.Clone(z.RRsets)
-	zc.Ignore = slices.Clone(z.Ignore)
-	var pending []*model.Zone
-	var notes []string
-	for _, child := range z.SignedChildren {
-		var ds []string
-		switch {
-		case child.Provider.PowerDNS != nil:
-			cc, err := d.zoneClient(child, run)
-			if err != nil {
-				return nil, nil, nil, fmt.Errorf("zone %s publishes the DS of %s: %w", z.Name, child.Name, err)
-			}
-			keys, err := d.cryptokeys(ctx, cc, child.Name)
-			if err != nil {
-				return nil, nil, nil, fmt.Errorf("zone %s publishes the DS of %s: read its keys at %s: %w; nothing is planned for zone %s", z.Name, child.Name, cc.base, err, z.Name)
-			}
-			ds = activeDS(keys)
-		case child.Provider.Cloudflare != nil:
-			signer, read := run.SignerDSOf(child.Name)
-			if len(signer.DS) == 0 {
-				zc.Ignore = append(zc.Ignore, model.IgnoreRule{Name: child.Name, Type: "DS"})
-				notes = append(notes, unpublishedNote(child.Name, signer, read))
-				continue
-			}
-			ds = signer.DS
+	return dnsplan.WithChildDS(step, func(child *model.Zone) (dnsplan.ChildDS, error) {
+		if child.Provider.PowerDNS == nil {
+			return dnsplan.SignerChildDS(run, child), nil
 		}
-		if len(ds) == 0 {
-			pending = append(pending, child)
-			zc.Ignore = append(zc.Ignore, model.IgnoreRule{Name: child.Name, Type: "DS"})
-			continue
+		cc, err := d.zoneClient(child, run)
+		if err != nil {
+			return dnsplan.ChildDS{}, fmt.Errorf("zone %s publishes the DS of %s: %w", z.Name, child.Name, err)
 		}
-		zc.RRsets = append(zc.RRsets, &model.RRset{Name: child.Name, Type: "DS", TTL: z.TTL, Values: ds,
-			Writer: model.Writer{Kind: model.WriterZoneRecords, Tenant: step.Tenant, Element: "dns.zones." + child.Name + ".dnssec", Pos: child.Pos}})
-	}
-	slices.SortFunc(zc.RRsets, dnsplan.Compare)
-	sc := *step
-	sc.Zone = &zc
-	return &sc, pending, notes, nil
+		keys, err := d.cryptokeys(ctx, cc, child.Name)
+		if err != nil {
+			return dnsplan.ChildDS{}, fmt.Errorf("zone %s publishes the DS of %s: read its keys at %s: %w; nothing is planned for zone %s", z.Name, child.Name, cc.base, err, z.Name)
+		}
+		return keysDS(child.Name, keys), nil
+	})
 }
 
-// unpublishedNote says why the parent writes no DS for a Cloudflare
-// child, and leaves the one it has alone.
-func unpublishedNote(child string, signer backends.SignerDS, read bool) string {
-	if !read {
-		return fmt.Sprintf("the DS of %s is not written: its Cloudflare DNSSEC status was not read in this run (out of scope or not observed), so any DS here stays as it is", child)
+// keysDS is what a parent publishes for a PowerDNS child with keys:
+// their DS; pending while it has no active key (its step adds one in
+// this apply); none, with a note, for active keys without a SHA-256 DS.
+func keysDS(child string, keys []pdns.Cryptokey) dnsplan.ChildDS {
+	if ds := activeDS(keys); len(ds) > 0 {
+		return dnsplan.ChildDS{DS: ds}
 	}
-	return fmt.Sprintf("the DS of %s is not written: Cloudflare's DNSSEC for it is %s, with no DS to publish; any DS here stays as it is", child, signer.Status)
+	if hasActive(keys) {
+		return dnsplan.ChildDS{Note: fmt.Sprintf("the DS of %s is not written: its keys show no SHA-256 DS (check them with pdnsutil show-zone %s); any DS here stays as it is", child, child)}
+	}
+	return dnsplan.ChildDS{Pending: true}
 }
 
-// pendingDSChanges are the changes a parent plans for children not yet
-// signed: their DS is written in the same apply, after their step.
-func pendingDSChanges(step *graph.Step, pending []*model.Zone) []plan.Change {
-	var out []plan.Change
-	for _, child := range pending {
-		out = append(out, plan.Change{Key: dnsplan.Key(step.Zone.Name, child.Name, "DS"), Step: step.ID, Phase: step.Phase, Tenant: step.Tenant,
-			Action: plan.ActionCreate, Impact: plan.ImpactLive,
-			Reason: fmt.Sprintf("the DS of %s, read from its key once its step has signed it in this apply", child.Name)})
+// signerDS is what this zone's step leaves in run for a parent that
+// cannot read its keys (a Cloudflare parent): its DS, or that it is
+// signed in this apply.
+func signerDS(b *batch) backends.SignerDS {
+	if b.sign {
+		return backends.SignerDS{Status: "signed in this apply", Pending: true}
 	}
-	return out
+	return backends.SignerDS{DS: b.ds, Status: "active"}
 }
 
 // replanForDS plans step again at apply time, once the children's keys
-// exist, and returns that batch. It refuses a plan that needs a gate
-// the run has not acknowledged, or whose children are still unsigned.
+// exist, and returns that batch (dnsplan.CheckReplan says when it may
+// not be applied).
 func (d *Driver) replanForDS(ctx context.Context, step *graph.Step, run *backends.Run) (*batch, error) {
 	sp, err := d.Plan(ctx, step, run)
 	if err != nil {
 		return nil, fmt.Errorf("zone %s: planning again to write its children's DS: %w", step.Zone.Name, err)
 	}
 	b := sp.Detail.(*batch)
-	if len(b.pendingDS) > 0 {
-		var names []string
-		for _, c := range b.pendingDS {
-			names = append(names, c.Name)
-		}
-		return nil, fmt.Errorf("zone %s: %s still has no active key, so its DS cannot be written: apply its zone first (site apply without --target), then again", step.Zone.Name, strings.Join(names, ", "))
-	}
-	for _, c := range b.changes {
-		for _, g := range c.Gates {
-			if !run.Acked[g] {
-				return nil, fmt.Errorf("zone %s: with its children's DS, %s %s needs %s, which this plan did not show: run site diff again and apply with --ack %s", step.Zone.Name, c.Action, c.Key, g, g)
-			}
-		}
+	if err := dnsplan.CheckReplan(step.Zone.Name, b.pendingDS, b.changes, run); err != nil {
+		return nil, err
 	}
 	return b, nil
 }

@@ -172,3 +172,34 @@ func TestDNSSECBackendWithoutKeysSaysHow(t *testing.T) {
 		t.Errorf("got %v, want an error that says to set gsqlite3-dnssec=yes", err)
 	}
 }
+
+// TestKeysDS: what a parent publishes for a PowerDNS child, from its
+// keys: the DS of its active KSK or CSK; pending while it has no active
+// key (its step adds one in this apply); a note, not a pending DS that
+// would fail the apply, while its only active key signs no keys.
+func TestKeysDS(t *testing.T) {
+	const child = "kid.example.test."
+	ds := "2371 13 2 " + strings.Repeat("ef", 32)
+	key := func(typ string, active bool) pdns.Cryptokey {
+		return pdns.Cryptokey{KeyType: pdns.String(typ), Active: pdns.Bool(active), DS: []string{"2371 13 1 " + strings.Repeat("ab", 20), ds}}
+	}
+	for _, tt := range []struct {
+		name    string
+		keys    []pdns.Cryptokey
+		wantDS  []string
+		pending bool
+		note    bool
+	}{
+		{"csk", []pdns.Cryptokey{key("csk", true)}, []string{ds}, false, false},
+		{"no keys", nil, nil, true, false},
+		{"inactive", []pdns.Cryptokey{key("csk", false)}, nil, true, false},
+		{"zsk only", []pdns.Cryptokey{key("zsk", true)}, nil, false, true},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			got := keysDS(child, tt.keys)
+			if !equalStrings(got.DS, tt.wantDS) || got.Pending != tt.pending || (got.Note != "") != tt.note {
+				t.Errorf("got %+v, want DS %q, pending %v, a note %v", got, tt.wantDS, tt.pending, tt.note)
+			}
+		})
+	}
+}

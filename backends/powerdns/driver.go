@@ -252,9 +252,12 @@ func (d *Driver) Plan(ctx context.Context, step *graph.Step, run *backends.Run) 
 	obs := observe(live)
 	b := diff(withDS, obs, run)
 	b.pendingDS = pending
-	b.changes = append(b.changes, pendingDSChanges(step, pending)...)
+	b.changes = append(b.changes, dnsplan.PendingDSChanges(step, pending)...)
 	if err := d.planSigning(ctx, step, c, absent, b); err != nil {
 		return nil, err
+	}
+	if step.Zone.DNSSEC {
+		run.SetSignerDS(step.Zone.Name, signerDS(b))
 	}
 	if !absent && len(b.changes) > 0 {
 		// Only a plan that would write pays for this check.
@@ -356,6 +359,8 @@ func (d *Driver) Apply(ctx context.Context, sp *backends.StepPlan, run *backends
 			return res, err
 		}
 		b.ds = ds
+		// A parent that cannot read this zone's keys learns its DS here.
+		run.SetSignerDS(zone, backends.SignerDS{DS: ds, Status: "active"})
 	}
 	if sp.Step.Zone.DNSSEC {
 		res.Notes = append(res.Notes, dsNote(zone, b.ds))

@@ -1,0 +1,135 @@
+package dnsplan
+
+// A parent zone of the tenant publishes its signed children's DS
+// (model.Zone.SignedChildren), whatever either zone's provider: its step
+// depends on theirs (compiler/graph), so when it plans, each child is
+// either signed, with a DS to write; signed in this same apply, so that
+// its DS is known only once its step has applied (a pending DS: the
+// parent plans it as a change, leaves any live DS alone, and plans again
+// at apply time); or unpublished (its signer shows no DS, or it was not
+// read in this run), where the parent writes none and leaves what it has
+// alone, with a note. How a provider learns a child's DS differs (a
+// PowerDNS parent reads a PowerDNS child's keys itself); what it then
+// plans is this file's.
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/site-tools/site/backends"
+	"github.com/site-tools/site/compiler/graph"
+	"github.com/site-tools/site/compiler/model"
+	"github.com/site-tools/site/compiler/plan"
+)
+
+// ChildDS is what a parent knows, when it plans, of one signed child's DS.
+type ChildDS struct {
+	// DS are the records to publish, as "keytag algorithm digesttype
+	// digest"; empty while there is none.
+	DS []string
+	// Pending says the child is signed in this apply: its DS is written
+	// once its step has made the key.
+	Pending bool
+	// Note says why no DS is written when there is none and the child
+	// is not pending; any DS at the child stays as it is.
+	Note string
+}
+
+// SignerChildDS is what child's own step left in run of its DS
+// (backends.Run.SetSignerDS): the provider-neutral way a parent learns
+// it, used for every child whose keys the parent's provider cannot read.
+func SignerChildDS(run *backends.Run, child *model.Zone) ChildDS {
+	signer, read := run.SignerDSOf(child.Name)
+	switch {
+	case !read:
+		return ChildDS{Note: fmt.Sprintf("the DS of %s is not written: its %s DNSSEC status was not read in this run (out of scope or not observed), so any DS here stays as it is",
+			child.Name, providerName(child))}
+	case signer.Pending:
+		return ChildDS{Pending: true}
+	case len(signer.DS) == 0:
+		return ChildDS{Note: fmt.Sprintf("the DS of %s is not written: %s's DNSSEC for it is %s, with no DS to publish; any DS here stays as it is",
+			child.Name, providerName(child), signer.Status)}
+	}
+	return ChildDS{DS: signer.DS}
+}
+
+// providerName names the signer of zone, for notes.
+func providerName(zone *model.Zone) string {
+	if zone.Provider.Cloudflare != nil {
+		return "Cloudflare"
+	}
+	return "PowerDNS"
+}
+
+// WithChildDS returns step with the DS of its signed children among its
+// wanted RRsets, as childDS says each is, and the children whose DS is
+// pending, and the notes of those with none. A pending or unpublished
+// child's DS is ignored in this plan, so a live one stays. step itself
+// is not changed.
+func WithChildDS(step *graph.Step, childDS func(child *model.Zone) (ChildDS, error)) (*graph.Step, []*model.Zone, []string, error) {
+	z := step.Zone
+	if len(z.SignedChildren) == 0 {
+		return step, nil, nil, nil
+	}
+	zc := *z
+	zc.RRsets = slices.Clone(z.RRsets)
+	zc.Ignore = slices.Clone(z.Ignore)
+	var pending []*model.Zone
+	var notes []string
+	for _, child := range z.SignedChildren {
+		c, err := childDS(child)
+		if err != nil {
+			return nil, nil, nil, err
+		}
+		if len(c.DS) == 0 {
+			zc.Ignore = append(zc.Ignore, model.IgnoreRule{Name: child.Name, Type: "DS"})
+			if c.Pending {
+				pending = append(pending, child)
+			} else if c.Note != "" {
+				notes = append(notes, c.Note)
+			}
+			continue
+		}
+		zc.RRsets = append(zc.RRsets, &model.RRset{Name: child.Name, Type: "DS", TTL: z.TTL, Values: c.DS,
+			Writer: model.Writer{Kind: model.WriterZoneRecords, Tenant: step.Tenant, Element: "dns.zones." + child.Name + ".dnssec", Pos: child.Pos}})
+	}
+	slices.SortFunc(zc.RRsets, Compare)
+	sc := *step
+	sc.Zone = &zc
+	return &sc, pending, notes, nil
+}
+
+// PendingDSChanges are the changes a parent plans for children signed in
+// this apply: their DS is written in the same apply, after their step.
+func PendingDSChanges(step *graph.Step, pending []*model.Zone) []plan.Change {
+	var out []plan.Change
+	for _, child := range pending {
+		out = append(out, plan.Change{Key: Key(step.Zone.Name, child.Name, "DS"), Step: step.ID, Phase: step.Phase, Tenant: step.Tenant,
+			Action: plan.ActionCreate, Impact: plan.ImpactLive,
+			Reason: fmt.Sprintf("the DS of %s, read from its key once its step has signed it in this apply", child.Name)})
+	}
+	return out
+}
+
+// CheckReplan checks the plan a parent made again at apply time to write
+// its pending children's DS: every child must be signed by now, and no
+// change may need a gate the run has not acknowledged (the user was
+// shown a pending DS, not what the new plan holds).
+func CheckReplan(zone string, pending []*model.Zone, changes []plan.Change, run *backends.Run) error {
+	if len(pending) > 0 {
+		var names []string
+		for _, c := range pending {
+			names = append(names, c.Name)
+		}
+		return fmt.Errorf("zone %s: %s still has no active key, so its DS cannot be written: apply its zone first (site apply without --target), then again", zone, strings.Join(names, ", "))
+	}
+	for _, c := range changes {
+		for _, g := range c.Gates {
+			if !run.Acked[g] {
+				return fmt.Errorf("zone %s: with its children's DS, %s %s needs %s, which this plan did not show: run site diff again and apply with --ack %s", zone, c.Action, c.Key, g, g)
+			}
+		}
+	}
+	return nil
+}
