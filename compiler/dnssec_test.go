@@ -7,8 +7,8 @@ import (
 )
 
 // TestSignedChildren: a signed zone's DS goes to its nearest enclosing
-// zone of the tenant, and only a signed zone's; a Cloudflare child's
-// only to a PowerDNS parent, the one provider that publishes it.
+// zone of the tenant, and only a signed zone's, whatever the providers
+// of parent and child.
 func TestSignedChildren(t *testing.T) {
 	pdns := model.Provider{PowerDNS: &model.PowerDNS{URL: "http://127.0.0.1:8081"}}
 	top := &model.Zone{Name: "example.test.", Provider: pdns}
@@ -17,7 +17,7 @@ func TestSignedChildren(t *testing.T) {
 	skip := &model.Zone{Name: "x.y.example.test.", DNSSEC: true, Provider: pdns} // y.example.test. is not a zone here
 	plain := &model.Zone{Name: "c.a.example.test.", Provider: pdns}
 	// Cloudflare signs its zones itself: the child's step reads the DS,
-	// which a PowerDNS parent publishes; a Cloudflare parent does not.
+	// which a PowerDNS or a Cloudflare parent publishes.
 	cloudflare := model.Provider{Cloudflare: &model.Cloudflare{}}
 	cf := &model.Zone{Name: "cf.a.example.test.", DNSSEC: true, Provider: cloudflare}
 	cfTop := &model.Zone{Name: "cf.example.org.", Provider: cloudflare}
@@ -26,7 +26,7 @@ func TestSignedChildren(t *testing.T) {
 	for _, tc := range []struct {
 		z    *model.Zone
 		want []*model.Zone
-	}{{top, []*model.Zone{skip}}, {mid, []*model.Zone{signed, cf}}, {signed, nil}, {plain, nil}, {cfTop, nil}} {
+	}{{top, []*model.Zone{skip}}, {mid, []*model.Zone{signed, cf}}, {signed, nil}, {plain, nil}, {cfTop, []*model.Zone{cfChild}}} {
 		if len(tc.z.SignedChildren) != len(tc.want) {
 			t.Errorf("%s: got %d signed children, want %d", tc.z.Name, len(tc.z.SignedChildren), len(tc.want))
 			continue

@@ -244,12 +244,10 @@ func signedChildren(zones []*model.Zone) {
 			}
 			n = rest
 			if parent := byName[n]; parent != nil {
-				// A Cloudflare zone's DNSSEC is Cloudflare's to turn on:
-				// its step reads the DS, which only a PowerDNS parent
-				// publishes (backends/powerdns).
-				if child.Provider.PowerDNS != nil || parent.Provider.PowerDNS != nil {
-					parent.SignedChildren = append(parent.SignedChildren, child)
-				}
+				// Whatever the providers: a Cloudflare child's step
+				// reads the DS Cloudflare shows, a PowerDNS child's
+				// its keys, and the parent writes it (backends/dnsplan).
+				parent.SignedChildren = append(parent.SignedChildren, child)
 				break
 			}
 		}

@@ -63,8 +63,10 @@ import (
 	"golang.org/x/time/rate"
 
 	"github.com/site-tools/site/backends"
+	"github.com/site-tools/site/backends/dnsplan"
 	"github.com/site-tools/site/backends/endpoint"
 	"github.com/site-tools/site/compiler/graph"
+	"github.com/site-tools/site/compiler/model"
 )
 
 // Limits and defaults.
@@ -158,6 +160,9 @@ type detail struct {
 	// expect is what the sent ops should leave in the zone, checked
 	// after apply with one list call (verify.go).
 	expect []expectation
+	// pendingDS are signed children whose key their step makes in this
+	// apply: Apply plans again for their DS before it sends anything.
+	pendingDS []*model.Zone
 }
 
 // Plan observes the zone and diffs it against the step's records.
@@ -174,24 +179,36 @@ func (d *Driver) Plan(ctx context.Context, step *graph.Step, run *backends.Run) 
 	if err != nil {
 		return nil, err
 	}
-	obs, err := d.observe(ctx, api, z)
+	return d.plan(ctx, step, run, &detail{api: api, chunk: chunk, requests: requests})
+}
+
+// plan observes the zone through det's client and plans it, with the DS
+// of its signed children (dnssec.go); Apply calls it again for children
+// signed in the same apply.
+func (d *Driver) plan(ctx context.Context, step *graph.Step, run *backends.Run, det *detail) (*backends.StepPlan, error) {
+	z := step.Zone
+	obs, err := d.observe(ctx, det.api, z)
 	if err != nil {
 		return nil, err
 	}
-	df, err := diff(step, obs, run)
+	withDS, pending, notes, err := withChildDS(step, run)
 	if err != nil {
 		return nil, err
 	}
-	var notes []string
+	df, err := diff(withDS, obs, run)
+	if err != nil {
+		return nil, err
+	}
 	if obs.dnssec != nil {
-		notes = dnssecNotes(z.Name, obs.dnssec)
-		// A PowerDNS parent of the tenant publishes this DS; its step
-		// runs after this one and reads it from the run.
+		notes = append(dnssecNotes(z.Name, obs.dnssec), notes...)
+		// The parent of this zone publishes this DS; its step runs
+		// after this one and reads it from the run.
 		run.SetSignerDS(z.Name, backends.SignerDS{DS: publishedDS(obs.dnssec), Status: obs.dnssec.Status})
 	}
-	return &backends.StepPlan{Step: step, Changes: df.changes, Fingerprint: obs.fingerprint(), Notes: notes,
-		Detail: &detail{api: api, zoneID: obs.zoneID, chunk: chunk, ops: df.ops, soa: df.soa, expect: df.expect, requests: requests},
-		Reads:  int(requests.n.Load())}, nil
+	changes := append(df.changes, dnsplan.PendingDSChanges(step, pending)...)
+	return &backends.StepPlan{Step: step, Changes: changes, Fingerprint: obs.fingerprint(), Notes: notes,
+		Detail: &detail{api: det.api, zoneID: obs.zoneID, chunk: det.chunk, ops: df.ops, soa: df.soa, expect: df.expect, requests: det.requests, pendingDS: pending},
+		Reads:  int(det.requests.n.Load())}, nil
 }
 
 // client builds the API client for a zone step.
@@ -231,6 +248,14 @@ func (d *Driver) Apply(ctx context.Context, sp *backends.StepPlan, run *backends
 	start := det.requests.mark()
 	defer func() { res.Requests, res.Reads, res.Writes = det.requests.since(start) }()
 	zone := sp.Step.Zone.Name
+	if len(det.pendingDS) > 0 {
+		// The children's steps have signed them by now.
+		again, err := d.replanForDS(ctx, sp, det, run)
+		if err != nil {
+			return res, err
+		}
+		sp, det = again, again.Detail.(*detail)
+	}
 	sent, err := d.send(ctx, det, zone, det.ops, run)
 	res.Notes = append(res.Notes, sent...)
 	if err == nil {
@@ -287,7 +312,12 @@ func (d *Driver) replan(ctx context.Context, det *detail, sp *backends.StepPlan,
 	if err != nil {
 		return nil, fmt.Errorf("%w; re-observing the zone failed: %v", cause, err)
 	}
-	df, err := diff(sp.Step, obs, run)
+	// The children's DS are wanted as in the first plan, not deleted.
+	withDS, _, _, err := withChildDS(sp.Step, run)
+	if err != nil {
+		return nil, err
+	}
+	df, err := diff(withDS, obs, run)
 	if err != nil {
 		return nil, err
 	}

@@ -20,40 +20,12 @@ func TestPowerDNSParentPublishesCloudflareChildDS(t *testing.T) {
 	const parent, child = "cfds.example.test.", "shop.cfds.example.test."
 	cs := newColdStart(t, strings.TrimSuffix(child, "."))
 	t.Setenv("CF_TOKEN", cfToken)
-	src := `package tenants
-
-tenants: web: {
-	domain: "cfds.example.test"
-	dns: zones: {
-		"cfds.example.test": {
-			provider: "pdns"
-			ttl:      300
-			records: shop: NS: ["ns1.cloudflare.example."]
-		}
-		"shop.cfds.example.test": {
-			provider: "cf"
-			dnssec:   true
-			records: www: A: ["192.0.2.41"]
-		}
-	}
-}
-`
+	src := delegationSpec(parent, "pdns", child, "cf", "ns1.cloudflare.example.", "192.0.2.41")
 	site := siteSrc(pdnsProvider("pdns", srv.URL, "PDNS_API_KEY", srv.DNSAddr)+cfProvider("cf", cs.cf.URL, `{env: "CF_TOKEN"}`),
 		grant{tenant: "web", domains: []string{"cfds.example.test"}, providers: []string{"pdns", "cf"}})
 	file := writeSpec(t, site, "web.cue", src)
-	converge := func(step string) string {
-		t.Helper()
-		if code, out, errOut := cs.site(t, "apply", file); code != exitOK {
-			t.Fatalf("%s: apply exit %d\nstdout:\n%s\nstderr:\n%s", step, code, out, errOut)
-		}
-		code, out, errOut := cs.site(t, "diff", "--detailed-exitcode", file)
-		if code != exitOK || !strings.Contains(out, "No changes.") {
-			t.Fatalf("%s: diff exit %d, want 0 and No changes.\nstdout:\n%s\nstderr:\n%s", step, code, out, errOut)
-		}
-		return out
-	}
 
-	out := converge("disabled")
+	out := cfConverge(t, cs, file, "disabled")
 	if want := "the DS of " + child + " is not written: Cloudflare's DNSSEC for it is disabled"; !strings.Contains(out, want) {
 		t.Errorf("disabled: diff does not say %q:\n%s", want, out)
 	}
@@ -75,7 +47,7 @@ tenants: web: {
 		if want := tc.action + " dns/" + parent + "/" + child + "/DS"; !strings.Contains(out, want) {
 			t.Errorf("%s: diff exit %d does not show %q\nstdout:\n%s\nstderr:\n%s", tc.status, code, want, out, errOut)
 		}
-		converge(tc.status)
+		cfConverge(t, cs, file, tc.status)
 		want := "300 " + strconv.Itoa(tc.keyTag) + " 13 2 " + strings.ToUpper(tc.digest)
 		if got := srv.Query(t, child, "DS"); len(got) != 1 || got[0] != want {
 			t.Errorf("%s: the parent serves DS %q, want [%s]", tc.status, got, want)
@@ -83,7 +55,7 @@ tenants: web: {
 	}
 
 	cs.cf.SetDNSSEC(cs.zoneID, "pending-disabled", 4711, "2fa14f53e6b15cac9ac77846c7be87862c2a7e9ec0c6cea319db939317f126ed")
-	out = converge("pending-disabled")
+	out = cfConverge(t, cs, file, "pending-disabled")
 	if want := "Cloudflare's DNSSEC for it is pending-disabled, with no DS to publish; any DS here stays as it is"; !strings.Contains(out, want) {
 		t.Errorf("pending-disabled: diff does not say %q:\n%s", want, out)
 	}
@@ -91,7 +63,7 @@ tenants: web: {
 		t.Errorf("pending-disabled: the parent serves DS %q, want the one it had", got)
 	}
 	file = writeSpec(t, site, "web.cue", strings.Replace(src, "dnssec:   true\n", "", 1))
-	converge("dnssec removed")
+	cfConverge(t, cs, file, "dnssec removed")
 	if got := srv.Query(t, child, "DS"); len(got) != 0 {
 		t.Errorf("dnssec removed: the parent serves DS %q, want none", got)
 	}

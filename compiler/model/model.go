@@ -89,10 +89,10 @@ type Zone struct {
 	DNSSEC bool `json:",omitempty"`
 	// SignedChildren are the tenant's signed zones whose nearest
 	// enclosing zone of the tenant this is: it publishes their DS,
-	// read from their keys (or, for a Cloudflare child, from what its
-	// step read of Cloudflare's DNSSEC) when it is planned; its step
+	// read from their keys (or from what the child's step read of its
+	// signer, see backends.SignerDS) when it is planned; its step
 	// depends on theirs, so a key made in the same apply is there to
-	// read. Only a PowerDNS parent has Cloudflare children here.
+	// read. Parent and child may be on either provider.
 	SignedChildren []*Zone `json:"-"`
 	Pos            Pos
 }

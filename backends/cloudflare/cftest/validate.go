@@ -145,10 +145,12 @@ var dataFields = map[string][]struct {
 	// SMIMEA has TLSA's fields (RFC 8162); site does not manage it, and
 	// the fake serves it so that tests see a type site leaves alone.
 	"SMIMEA": {{"usage", true}, {"selector", true}, {"matching_type", true}, {"certificate", false}},
-	"DS":     {{"key_tag", true}, {"algorithm", true}, {"digest_type", true}, {"digest", false}},
-	"NAPTR":  {{"order", true}, {"preference", true}, {"flags", false}, {"service", false}, {"regex", false}, {"replacement", false}},
-	"HTTPS":  {{"priority", true}, {"target", false}, {"value", false}},
-	"SVCB":   {{"priority", true}, {"target", false}, {"value", false}},
+	// DS: the API's DSRecordData (cloudflare-go v4 dns/record.go):
+	// key_tag, algorithm and digest_type numbers, digest a hex string.
+	"DS":    {{"key_tag", true}, {"algorithm", true}, {"digest_type", true}, {"digest", false}},
+	"NAPTR": {{"order", true}, {"preference", true}, {"flags", false}, {"service", false}, {"regex", false}, {"replacement", false}},
+	"HTTPS": {{"priority", true}, {"target", false}, {"value", false}},
+	"SVCB":  {{"priority", true}, {"target", false}, {"value", false}},
 }
 
 // structured checks a record of a data-only type and fills its content
