@@ -122,17 +122,9 @@ func runDiff(cmd *cobra.Command, args []string, o diffOptions) error {
 	defer stopObserving()
 	defer watchInterrupts(prog, run, stopObserving)()
 	// diff takes no lock, but says when an apply of these tenants runs.
-	// The lock entries are read while the plan observes (they are other
-	// requests, a zone's metadata), and the note follows the progress.
-	var lockNotes bytes.Buffer
-	locksRead := make(chan struct{})
-	go func() {
-		defer close(locksRead)
-		noteLocks(observing, &lockNotes, g, bk, run)
-	}()
+	noted := noteLocksMeanwhile(observing, cmd.ErrOrStderr(), g, bk, run)
 	obs, err := eng.Plan(observing, g, run)
-	<-locksRead
-	_, _ = lockNotes.WriteTo(cmd.ErrOrStderr())
+	noted()
 	if err != nil {
 		return withCode(exitError, fmt.Errorf("observing was interrupted (%w): nothing is planned", err))
 	}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -188,6 +189,23 @@ func noteLocks(ctx context.Context, w io.Writer, g *graph.Graph, bk *runBackends
 				}
 			}
 		}
+	}
+}
+
+// noteLocksMeanwhile is noteLocks while the caller observes: the lock
+// entries are other requests (a zone's metadata), so they need not wait
+// for the plan, nor the plan for them. The returned function waits for
+// them and writes the notes to w, after the progress.
+func noteLocksMeanwhile(ctx context.Context, w io.Writer, g *graph.Graph, bk *runBackends, run *backends.Run) (wait func()) {
+	var notes bytes.Buffer
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		noteLocks(ctx, &notes, g, bk, run)
+	}()
+	return func() {
+		<-done
+		_, _ = notes.WriteTo(w)
 	}
 }
 
