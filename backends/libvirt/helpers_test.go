@@ -218,3 +218,13 @@ func (d *Driver) freshRun() {
 	defer d.mu.Unlock()
 	d.observed = map[string]*hostEntry{}
 }
+
+// wantPoolRunning checks that p is active and starts with its host.
+func wantPoolRunning(t *testing.T, p *libvirt.StoragePool) {
+	t.Helper()
+	active, _ := p.IsActive()
+	auto, _ := p.GetAutostart()
+	if !active || !auto {
+		t.Errorf("pool: active %v autostart %v, want both", active, auto)
+	}
+}

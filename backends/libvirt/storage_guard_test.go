@@ -74,11 +74,7 @@ func TestDeclaredPoolStarted(t *testing.T) {
 		"none create volume/qemu:///session/images/web-data [size]",
 	)
 	r.apply(g, obs, run)
-	active, _ := p.IsActive()
-	auto, _ := p.GetAutostart()
-	if !active || !auto {
-		t.Errorf("pool: active %v autostart %v, want both", active, auto)
-	}
+	wantPoolRunning(t, p)
 }
 
 // TestImageUploadedOnceBeforeItsDisks: on a host with nothing, one apply

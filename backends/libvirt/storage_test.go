@@ -155,11 +155,7 @@ func TestPoolCreatedBeforeItsDisks(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer p.Free()
-	active, _ := p.IsActive()
-	auto, _ := p.GetAutostart()
-	if !active || !auto {
-		t.Errorf("pool: active %v autostart %v, want both", active, auto)
-	}
+	wantPoolRunning(t, p)
 	if _, err := os.Stat(filepath.Join(pool.Path, "web-data")); err != nil {
 		t.Errorf("disk in the pool's directory: %v", err)
 	}
