@@ -1,9 +1,11 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
+	"os"
 	"strconv"
 	"strings"
 	"testing"
@@ -75,11 +77,7 @@ func TestCloudflareParentPublishesPowerDNSChildDS(t *testing.T) {
 	srv := pdnsEnv(t)
 	const parent, child = "cfp.example.test.", "kid.cfp.example.test."
 	cs := newColdStart(t, strings.TrimSuffix(parent, "."))
-	t.Setenv("CF_TOKEN", cfToken)
-	src := delegationSpec(parent, "cf", child, "pdns", "ns1.example.org.", "192.0.2.42")
-	site := siteSrc(pdnsProvider("pdns", srv.URL, "PDNS_API_KEY", srv.DNSAddr)+cfProvider("cf", cs.cf.URL, `{env: "CF_TOKEN"}`),
-		grant{tenant: "web", domains: []string{"cfp.example.test"}, providers: []string{"pdns", "cf"}})
-	file := writeSpec(t, site, "web.cue", src)
+	file := writeDelegation(t, srv, cs, parent, "cf", child, "pdns", "ns1.example.org.", "192.0.2.42")
 
 	code, out, errOut := cs.site(t, "diff", file)
 	if want := "+ dns/" + parent + "/" + child + "/DS"; !strings.Contains(out, want) {
@@ -94,7 +92,7 @@ func TestCloudflareParentPublishesPowerDNSChildDS(t *testing.T) {
 		t.Errorf("Cloudflare holds DS %q at %s, want the child's %q", got, child, ds)
 	}
 
-	file = writeSpec(t, site, "web.cue", strings.Replace(src, "dnssec:   true\n", "", 1))
+	dropDNSSEC(t, file)
 	cfConverge(t, cs, file, "dnssec removed")
 	if got := cfDS(t, cs.cf, cs.zoneID, child, "web"); len(got) != 0 {
 		t.Errorf("dnssec removed: Cloudflare holds DS %q, want none", got)
@@ -126,6 +124,41 @@ tenants: web: {
 `, parent, pp, label, ns, child, cp, addr)
 }
 
+// writeDelegation writes delegationSpec's file and the site.cue that
+// grants tenant web the parent's domain and the providers it names:
+// "pdns" on srv, "cf" on cs's fake with the token in CF_TOKEN.
+func writeDelegation(t *testing.T, srv *pdnstest.Server, cs *coldStart, parent, pp, child, cp, ns, addr string) string {
+	t.Helper()
+	t.Setenv("CF_TOKEN", cfToken)
+	var decls string
+	var providers []string
+	for _, p := range []string{"pdns", "cf"} {
+		if p != pp && p != cp {
+			continue
+		}
+		providers = append(providers, p)
+		if p == "pdns" {
+			decls += pdnsProvider("pdns", srv.URL, "PDNS_API_KEY", srv.DNSAddr)
+		} else {
+			decls += cfProvider("cf", cs.cf.URL, `{env: "CF_TOKEN"}`)
+		}
+	}
+	site := siteSrc(decls, grant{tenant: "web", domains: []string{strings.TrimSuffix(parent, ".")}, providers: providers})
+	return writeSpec(t, site, "web.cue", delegationSpec(parent, pp, child, cp, ns, addr))
+}
+
+// dropDNSSEC takes dnssec: true out of delegationSpec's file.
+func dropDNSSEC(t *testing.T, file string) {
+	t.Helper()
+	src, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(file, bytes.Replace(src, []byte("dnssec:   true\n"), nil, 1), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
 // cfConverge applies file, then checks that site diff has nothing to do
 // and returns what it printed.
 func cfConverge(t *testing.T, cs *coldStart, file, step string) string {
@@ -149,11 +182,7 @@ func TestCloudflareParentPublishesCloudflareChildDS(t *testing.T) {
 	const parent, child = "cfcf.example.test.", "shop.cfcf.example.test."
 	cs := newColdStart(t, strings.TrimSuffix(parent, "."))
 	childID := cs.cf.AddZone(strings.TrimSuffix(child, "."))
-	t.Setenv("CF_TOKEN", cfToken)
-	src := delegationSpec(parent, "cf", child, "cf", "ns1.cloudflare.example.", "192.0.2.43")
-	site := siteSrc(cfProvider("cf", cs.cf.URL, `{env: "CF_TOKEN"}`),
-		grant{tenant: "web", domains: []string{"cfcf.example.test"}, providers: []string{"cf"}})
-	file := writeSpec(t, site, "web.cue", src)
+	file := writeDelegation(t, nil, cs, parent, "cf", child, "cf", "ns1.cloudflare.example.", "192.0.2.43")
 
 	out := cfConverge(t, cs, file, "disabled")
 	if want := "the DS of " + child + " is not written: Cloudflare's DNSSEC for it is disabled"; !strings.Contains(out, want) {
@@ -184,7 +213,7 @@ func TestCloudflareParentPublishesCloudflareChildDS(t *testing.T) {
 		t.Errorf("pending-disabled: Cloudflare holds DS %q, want the one it had", got)
 	}
 
-	file = writeSpec(t, site, "web.cue", strings.Replace(src, "dnssec:   true\n", "", 1))
+	dropDNSSEC(t, file)
 	cfConverge(t, cs, file, "dnssec removed")
 	if got := cfDS(t, cs.cf, cs.zoneID, child, "web"); len(got) != 0 {
 		t.Errorf("dnssec removed: Cloudflare holds DS %q, want none", got)

@@ -19,11 +19,7 @@ func TestPowerDNSParentPublishesCloudflareChildDS(t *testing.T) {
 	srv := pdnsEnv(t)
 	const parent, child = "cfds.example.test.", "shop.cfds.example.test."
 	cs := newColdStart(t, strings.TrimSuffix(child, "."))
-	t.Setenv("CF_TOKEN", cfToken)
-	src := delegationSpec(parent, "pdns", child, "cf", "ns1.cloudflare.example.", "192.0.2.41")
-	site := siteSrc(pdnsProvider("pdns", srv.URL, "PDNS_API_KEY", srv.DNSAddr)+cfProvider("cf", cs.cf.URL, `{env: "CF_TOKEN"}`),
-		grant{tenant: "web", domains: []string{"cfds.example.test"}, providers: []string{"pdns", "cf"}})
-	file := writeSpec(t, site, "web.cue", src)
+	file := writeDelegation(t, srv, cs, parent, "pdns", child, "cf", "ns1.cloudflare.example.", "192.0.2.41")
 
 	out := cfConverge(t, cs, file, "disabled")
 	if want := "the DS of " + child + " is not written: Cloudflare's DNSSEC for it is disabled"; !strings.Contains(out, want) {
@@ -62,7 +58,7 @@ func TestPowerDNSParentPublishesCloudflareChildDS(t *testing.T) {
 	if got := srv.Query(t, child, "DS"); len(got) != 1 {
 		t.Errorf("pending-disabled: the parent serves DS %q, want the one it had", got)
 	}
-	file = writeSpec(t, site, "web.cue", strings.Replace(src, "dnssec:   true\n", "", 1))
+	dropDNSSEC(t, file)
 	cfConverge(t, cs, file, "dnssec removed")
 	if got := srv.Query(t, child, "DS"); len(got) != 0 {
 		t.Errorf("dnssec removed: the parent serves DS %q, want none", got)
