@@ -73,10 +73,7 @@ func TestVerifyByZoneTransfer(t *testing.T) {
 	srv := pdnstest.Shared(t)
 	const zone = "axfr.test."
 	srv.CreateZone(t, zone)
-	var want []*model.RRset
-	for i := range 30 {
-		want = append(want, rr(fmt.Sprintf("h%d.axfr.test.", i), "A", 300, fmt.Sprintf("10.0.0.%d", i)))
-	}
+	want := manyA(zone, 30)
 	t.Run("one transfer", func(t *testing.T) {
 		p := newDNSProxy(t, srv.DNSAddr)
 		d, run := testDriver(), newRun(srv)
@@ -266,4 +263,13 @@ func TestRdataFastPath(t *testing.T) {
 			}
 		})
 	}
+}
+
+// manyA is n A rrsets hN.zone, one address each.
+func manyA(zone string, n int) []*model.RRset {
+	var out []*model.RRset
+	for i := range n {
+		out = append(out, rr(fmt.Sprintf("h%d.%s", i, zone), "A", 300, fmt.Sprintf("10.0.0.%d", i)))
+	}
+	return out
 }

@@ -98,10 +98,7 @@ func TestVerifyInterrupted(t *testing.T) {
 	srv := pdnstest.Shared(t)
 	const zone = "held.test."
 	srv.CreateZone(t, zone)
-	var want []*model.RRset
-	for i := range 30 {
-		want = append(want, rr(fmt.Sprintf("h%d.held.test.", i), "A", 300, fmt.Sprintf("10.0.0.%d", i)))
-	}
+	want := manyA(zone, 30)
 	t.Run("apply, run interrupted", func(t *testing.T) {
 		p := newHoldProxy(t, srv.DNSAddr)
 		d, run := testDriver(), newRun(srv)
