@@ -112,6 +112,7 @@ type Run struct {
 	// (see SignerDS), by zone.
 	signerDS map[string]SignerDS
 	memos    map[string]*memo // see Once
+	left     map[string]any   // see Leave
 
 	interrupted atomic.Bool   // see Interrupt
 	interruptC  chan struct{} // closed by Interrupt; see interruptCh

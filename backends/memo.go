@@ -28,3 +28,26 @@ func (r *Run) Once(key string, f func() (any, error)) (any, error) {
 	m.once.Do(func() { m.v, m.err = f() })
 	return m.v, m.err
 }
+
+// Leave hands what a step has just read to the next read of the same
+// thing in this run, which takes it with Take instead of asking the
+// system again: a zone's creation answers with the zone as a read would,
+// so observing it again after the apply costs no request. What is left
+// is taken once; a later read asks the system itself.
+func (r *Run) Leave(key string, v any) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.left == nil {
+		r.left = map[string]any{}
+	}
+	r.left[key] = v
+}
+
+// Take returns and forgets what Leave left under key.
+func (r *Run) Take(key string) (any, bool) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	v, ok := r.left[key]
+	delete(r.left, key)
+	return v, ok
+}

@@ -31,6 +31,9 @@ type batch struct {
 	sign      bool
 	ds        []string
 	pendingDS []*model.Zone
+	// created is the zone as the POST that created it answered, when
+	// that one request wrote all of it: the same JSON a GET returns.
+	created *pdns.Zone
 }
 
 // expectation is what the DNS port must answer after apply.

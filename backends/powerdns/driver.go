@@ -202,28 +202,9 @@ func (d *Driver) Plan(ctx context.Context, step *graph.Step, run *backends.Run) 
 	if err != nil {
 		return nil, err
 	}
-	var live *pdns.Zone
-	err = d.retry(ctx, func(ctx context.Context) error {
-		var err error
-		live, err = c.api.Zones.Get(ctx, step.Zone.Name)
-		return err
-	})
-	absent := false
+	live, absent, err := d.observeZone(ctx, c, step.Zone, run)
 	if err != nil {
-		var ae *APIError
-		if errors.As(err, &ae) && ae.Status == http.StatusNotFound {
-			// A 404 also comes from a wrong server id or URL path; only a
-			// zone list from the same server that lacks the zone makes
-			// it a zone to create (one extra request, on this path only).
-			if err := d.confirmAbsent(ctx, c, step.Zone, run); err != nil {
-				return nil, err
-			}
-			absent = true
-			live = nil
-		} else {
-			return nil, fmt.Errorf("observe zone %s at %s%s: %w; nothing is planned for this zone, deletes least of all",
-				step.Zone.Name, c.base, keySource(err, step.Zone.Provider.PowerDNS.APIKey), err)
-		}
+		return nil, err
 	}
 	if !absent && (live == nil || !strings.EqualFold(pdns.StringValue(live.Name), step.Zone.Name)) {
 		// A 200 that is not this zone (JSON null or {} from a proxy,
@@ -284,37 +265,6 @@ func (d *Driver) Plan(ctx context.Context, step *graph.Step, run *backends.Run) 
 		Reads: int(c.count.n.Load() - c.count.writes.Load())}, nil
 }
 
-// confirmAbsent checks with a zone list that the server answering 404
-// for zone is a PowerDNS server without that zone, not a wrong server id
-// or URL path (which also answers 404, and would plan a zone create).
-// One list per server serves every zone of the run that answered 404:
-// 200 new zones cost one list, not 200 (a zone created after the list
-// answers its own read with 200 and never asks).
-func (d *Driver) confirmAbsent(ctx context.Context, c *client, zone *model.Zone, run *backends.Run) error {
-	p := zone.Provider.PowerDNS
-	listed, err := run.Once("powerdns zone list "+p.URL+" "+p.Server, func() (any, error) {
-		var zones []pdns.Zone
-		err := d.retry(ctx, func(ctx context.Context) error {
-			var err error
-			zones, err = c.api.Zones.List(ctx)
-			return err
-		})
-		names := map[string]bool{}
-		for _, z := range zones {
-			names[strings.ToLower(strings.TrimSuffix(pdns.StringValue(z.Name), "."))] = true
-		}
-		return names, err
-	})
-	if err != nil {
-		return fmt.Errorf("observe zone %s at %s: the zone read answered 404 and the zone list failed too (%w): check the provider's url and server id; nothing is planned for this zone",
-			zone.Name, c.base, err)
-	}
-	if listed.(map[string]bool)[strings.ToLower(strings.TrimSuffix(zone.Name, "."))] {
-		return fmt.Errorf("observe zone %s at %s: the zone read answered 404 but the zone list has it; nothing is planned for this zone: run site diff again", zone.Name, c.base)
-	}
-	return nil
-}
-
 // Apply sends the planned batch: one POST for a missing zone, else one
 // PATCH (more only past the body limit), then verifies over DNS.
 func (d *Driver) Apply(ctx context.Context, sp *backends.StepPlan, run *backends.Run) (*backends.StepResult, error) {
@@ -370,6 +320,7 @@ func (d *Driver) Apply(ctx context.Context, sp *backends.StepPlan, run *backends
 			return res, err
 		}
 	}
+	leaveCreated(b, sp.Step.Zone, run)
 	if b.verifyAddr == "" {
 		res.Notes = append(res.Notes, fmt.Sprintf("zone %s: not verified over DNS: no DNS address (set %s=host:port)", zone, EnvDNSAddr))
 		return res, nil

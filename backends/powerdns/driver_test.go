@@ -58,6 +58,19 @@ func TestApplyThenDiffIsConverged(t *testing.T) {
 		t.Errorf("got %q, want both A records served", got)
 	}
 
+	// The engine observes the zone again in the same run: the POST's
+	// answer is that observation, so it costs no request.
+	srv.ResetRequests(zone)
+	srv.ResetRequests("")
+	if again := mustPlan(t, d, step, run); len(again.Changes) != 0 || again.Reads != 0 {
+		t.Errorf("observing again after the create planned %q with %d reads, want no changes and no read", summary(again.Changes), again.Reads)
+	}
+	if got := srv.Requests(zone); got.GET != 0 || srv.Requests("").GET != 0 {
+		t.Errorf("observing again after the create made %+v, want no request (the POST answered with the zone)", got)
+	}
+
+	// The next site run reads the zone itself.
+	run = newRun(srv)
 	srv.ResetRequests(zone)
 	srv.ResetRequests("")
 	sp = mustPlan(t, d, step, run)

@@ -41,6 +41,9 @@ type LockStore struct {
 	zone *model.Zone
 	c    *client
 	now  func() time.Time
+	// run is where a read that finds no zone says so, for the zone's
+	// observation (see observeZone).
+	run *backends.Run
 }
 
 // LockStore returns the lock store of zone on its PowerDNS server.
@@ -52,7 +55,7 @@ func (d *Driver) LockStore(zone *model.Zone, run *backends.Run, now func() time.
 	if now == nil {
 		now = time.Now
 	}
-	return &LockStore{d: d, zone: zone, c: c, now: now}, nil
+	return &LockStore{d: d, zone: zone, c: c, now: now, run: run}, nil
 }
 
 // Where implements lock.Store.
@@ -153,7 +156,11 @@ func (s *LockStore) Holders(ctx context.Context) ([]lock.Holder, error) {
 		return err
 	})
 	if err != nil {
-		return nil, s.wrap("read the lock entries of", err)
+		err = s.wrap("read the lock entries of", err)
+		if errors.Is(err, ErrNoZone) {
+			leaveNoZone(s.zone, s.run)
+		}
+		return nil, err
 	}
 	var out []lock.Holder
 	for _, m := range md {

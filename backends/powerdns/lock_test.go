@@ -62,3 +62,51 @@ func TestLockStore(t *testing.T) {
 		t.Errorf("Holders of a missing zone: %v, want ErrNoZone", err)
 	}
 }
+
+// TestLockReadOfAbsentZoneSparesItsRead: site apply reads each zone's
+// lock entries before it observes the zones. A zone whose lock read
+// found no zone is observed from the server's zone list alone (one per
+// server per run), not read again; one created since that read is in
+// the list and read as usual.
+func TestLockReadOfAbsentZoneSparesItsRead(t *testing.T) {
+	srv := pdnstest.Shared(t)
+	const absent, createdSince = "lockread-absent.test.", "lockread-since.test."
+	t.Cleanup(func() { srv.Do(context.Background(), "DELETE", "/zones/"+absent, nil) })
+	d, run := testDriver(), newRun(srv)
+	for _, zone := range []string{absent, createdSince} {
+		s, err := d.LockStore(zoneStep(srv, "office1", zone).Zone, run, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := s.Holders(context.Background()); !errors.Is(err, ErrNoZone) {
+			t.Fatalf("lock read of %s: got %v, want ErrNoZone", zone, err)
+		}
+	}
+	srv.CreateZone(t, createdSince)
+	for _, z := range []string{absent, createdSince, ""} {
+		srv.ResetRequests(z)
+	}
+
+	sp := mustPlan(t, d, zoneStep(srv, "office1", absent, rr("www."+absent, "A", 300, "192.0.2.1")), run)
+	if len(sp.Changes) == 0 || sp.Changes[0].Key != "dns/"+absent {
+		t.Fatalf("got %q, want the zone created first", summary(sp.Changes))
+	}
+	if got := srv.Requests(absent).GET; got != 0 {
+		t.Errorf("observing %s after its lock read found no zone made %d GETs, want 0", absent, got)
+	}
+	since := mustPlan(t, d, zoneStep(srv, "office1", createdSince), run)
+	if len(since.Changes) != 0 || srv.Requests(createdSince).GET != 1 {
+		t.Errorf("a zone created after its lock read: planned %q with %d GETs, want it read (1 GET) and nothing to create",
+			summary(since.Changes), srv.Requests(createdSince).GET)
+	}
+	if got := srv.Requests("").GET; got != 1 {
+		t.Errorf("got %d zone lists, want 1 for the run", got)
+	}
+
+	// Applying creates the zone, and its observation after the apply is
+	// the POST's answer, not the lock read's "no zone".
+	res := mustApply(t, d, sp, run)
+	if again := mustPlan(t, d, sp.Step, run); len(again.Changes) != 0 {
+		t.Errorf("after the create observed %q, want converged (reads %d)", summary(again.Changes), res.Reads)
+	}
+}

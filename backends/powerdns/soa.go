@@ -16,17 +16,20 @@ import (
 // with the rest.
 func (d *Driver) soaAfterCreate(ctx context.Context, b *batch, step *graph.Step, run *backends.Run) error {
 	zone := step.Zone.Name
-	var again *batch
-	err := d.retry(ctx, func(ctx context.Context) error {
-		z, err := b.client.api.Zones.Get(ctx, zone)
-		if err == nil {
-			again = diff(step, observe(z), run)
-		}
-		return err
-	})
+	created := b.created
+	var err error
+	if created == nil {
+		// Parts were PATCHed after the POST: its answer is not the zone.
+		err = d.retry(ctx, func(ctx context.Context) error {
+			var err error
+			created, err = b.client.api.Zones.Get(ctx, zone)
+			return err
+		})
+	}
 	if err != nil {
 		return fmt.Errorf("zone %s: created, but reading its SOA to set the spec's soa fields failed (%w); run site apply again", zone, err)
 	}
+	again := diff(step, observe(created), run)
 	soa := &batch{client: b.client}
 	for _, rs := range again.replaces {
 		if string(*rs.Type) == "SOA" {

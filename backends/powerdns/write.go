@@ -42,8 +42,10 @@ func (d *Driver) write(ctx context.Context, b *batch, zone string, run *backends
 	}
 	// Zone creations share the server's write lock (see servers).
 	b.client.writeLock.RLock()
+	var created *pdns.Zone
 	err := d.retry(ctx, func(ctx context.Context) error {
-		_, err := b.client.api.Zones.Add(ctx, z)
+		var err error
+		created, err = b.client.api.Zones.Add(ctx, z)
 		return err
 	})
 	b.client.writeLock.RUnlock()
@@ -51,6 +53,7 @@ func (d *Driver) write(ctx context.Context, b *batch, zone string, run *backends
 		return fmt.Errorf("create zone %s: %w", zone, err)
 	}
 	if len(chunks) == 0 {
+		b.created = created
 		return nil
 	}
 	// The POST is the first part when PATCHes follow it.

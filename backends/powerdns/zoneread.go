@@ -1,0 +1,123 @@
+package powerdns
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"strings"
+
+	pdns "github.com/joeig/go-powerdns/v3"
+
+	"github.com/site-tools/site/backends"
+	"github.com/site-tools/site/compiler/model"
+)
+
+// This file is how a zone step reads its zone: one GET, unless an
+// earlier request of the same run already answered the question. Two
+// answers are handed over (backends.Run.Leave, taken once):
+//
+//   - the POST that created a zone answers with the zone exactly as a GET
+//     would (same JSON, measured on PowerDNS 4.7), so the observation
+//     after the apply reads that answer instead of the server;
+//   - a lock read that answered "no such zone" (the apply lock reads each
+//     zone's metadata first) sends the observation straight to the zone
+//     list, which alone decides that a zone is absent.
+//
+// Creating 200 zones from empty read each one three times before (lock
+// entries, zone, zone again after the POST); now once.
+
+// zoneAnswer is what a request of this run learnt about a zone: the zone
+// as the server holds it, or nil when the server said it has no such
+// zone.
+type zoneAnswer struct{ zone *pdns.Zone }
+
+// answerKey is the key of zone's handed-over answer on its server.
+func answerKey(zone *model.Zone) string {
+	p := zone.Provider.PowerDNS
+	return "powerdns zone " + p.URL + " " + p.Server + " " + strings.ToLower(zone.Name)
+}
+
+// observeZone reads zone: the live zone, or absent when the server has
+// no such zone. A 404 is a zone to create only when the server's zone
+// list lacks it too (see confirmAbsent).
+func (d *Driver) observeZone(ctx context.Context, c *client, zone *model.Zone, run *backends.Run) (live *pdns.Zone, absent bool, err error) {
+	if v, ok := run.Take(answerKey(zone)); ok {
+		a := v.(zoneAnswer)
+		if a.zone != nil {
+			return a.zone, false, nil
+		}
+		// A lock read found no zone; the list says whether that still
+		// holds. A zone listed now (created meanwhile, or listed under
+		// a read that failed for another reason) is read as usual.
+		if d.confirmAbsent(ctx, c, zone, run) == nil {
+			return nil, true, nil
+		}
+	}
+	err = d.retry(ctx, func(ctx context.Context) error {
+		var err error
+		live, err = c.api.Zones.Get(ctx, zone.Name)
+		return err
+	})
+	if err == nil {
+		return live, false, nil
+	}
+	var ae *APIError
+	if !errors.As(err, &ae) || ae.Status != http.StatusNotFound {
+		return nil, false, fmt.Errorf("observe zone %s at %s%s: %w; nothing is planned for this zone, deletes least of all",
+			zone.Name, c.base, keySource(err, zone.Provider.PowerDNS.APIKey), err)
+	}
+	// A 404 also comes from a wrong server id or URL path; only a zone
+	// list from the same server that lacks the zone makes it a zone to
+	// create (one extra request, on this path only).
+	if err := d.confirmAbsent(ctx, c, zone, run); err != nil {
+		return nil, false, err
+	}
+	return nil, true, nil
+}
+
+// leaveCreated hands the zone b's POST created to the observation after
+// the apply, when that POST wrote all of it: a zone signed or given its
+// SOA fields afterwards has changed since, and is read again.
+func leaveCreated(b *batch, zone *model.Zone, run *backends.Run) {
+	if b.created != nil && !b.sign && zone.SOA == nil {
+		run.Leave(answerKey(zone), zoneAnswer{zone: b.created})
+	}
+}
+
+// leaveNoZone tells the zone's next observation in this run that a read
+// of it answered "no such zone".
+func leaveNoZone(zone *model.Zone, run *backends.Run) {
+	run.Leave(answerKey(zone), zoneAnswer{})
+}
+
+// confirmAbsent checks with a zone list that the server answering 404
+// for zone is a PowerDNS server without that zone, not a wrong server id
+// or URL path (which also answers 404, and would plan a zone create).
+// One list per server serves every zone of the run that answered 404:
+// 200 new zones cost one list, not 200 (a zone created after the list
+// answers its own read with 200 and never asks).
+func (d *Driver) confirmAbsent(ctx context.Context, c *client, zone *model.Zone, run *backends.Run) error {
+	p := zone.Provider.PowerDNS
+	listed, err := run.Once("powerdns zone list "+p.URL+" "+p.Server, func() (any, error) {
+		var zones []pdns.Zone
+		err := d.retry(ctx, func(ctx context.Context) error {
+			var err error
+			zones, err = c.api.Zones.List(ctx)
+			return err
+		})
+		names := map[string]bool{}
+		for _, z := range zones {
+			names[strings.ToLower(strings.TrimSuffix(pdns.StringValue(z.Name), "."))] = true
+		}
+		return names, err
+	})
+	if err != nil {
+		return fmt.Errorf("observe zone %s at %s: the zone read answered 404 and the zone list failed too (%w): check the provider's url and server id; nothing is planned for this zone",
+			zone.Name, c.base, err)
+	}
+	if listed.(map[string]bool)[strings.ToLower(strings.TrimSuffix(zone.Name, "."))] {
+		return fmt.Errorf("observe zone %s at %s: the zone read answered 404 but the zone list has it; nothing is planned for this zone: run site diff again", zone.Name, c.base)
+	}
+	return nil
+}
