@@ -1,10 +1,14 @@
 package backends
 
-import "sync"
+import (
+	"sync"
+	"sync/atomic"
+)
 
 // memo is one value a run computes once and its steps share.
 type memo struct {
 	once sync.Once
+	done atomic.Bool // f has returned: v and err are final
 	v    any
 	err  error
 }
@@ -25,8 +29,23 @@ func (r *Run) Once(key string, f func() (any, error)) (any, error) {
 		r.memos[key] = m
 	}
 	r.mu.Unlock()
-	m.once.Do(func() { m.v, m.err = f() })
+	m.once.Do(func() {
+		m.v, m.err = f()
+		m.done.Store(true)
+	})
 	return m.v, m.err
+}
+
+// Known returns what Once computed for key without computing it or
+// waiting for it: ok is false while no call for key has returned.
+func (r *Run) Known(key string) (v any, err error, ok bool) {
+	r.mu.Lock()
+	m := r.memos[key]
+	r.mu.Unlock()
+	if m == nil || !m.done.Load() {
+		return nil, nil, false
+	}
+	return m.v, m.err, true
 }
 
 // Leave hands what a step has just read to the next read of the same

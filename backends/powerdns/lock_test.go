@@ -66,8 +66,9 @@ func TestLockStore(t *testing.T) {
 // TestLockReadOfAbsentZoneSparesItsRead: site apply reads each zone's
 // lock entries before it observes the zones. A zone whose lock read
 // found no zone is observed from the server's zone list alone (one per
-// server per run), not read again; one created since that read is in
-// the list and read as usual.
+// server per run), not read again; one created since that read (as
+// while this run waited for the lock) is in the observation's own list,
+// made after the lock reads, and read as usual.
 func TestLockReadOfAbsentZoneSparesItsRead(t *testing.T) {
 	srv := pdnstest.Shared(t)
 	const absent, createdSince = "lockread-absent.test.", "lockread-since.test."

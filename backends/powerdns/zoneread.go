@@ -98,8 +98,23 @@ func leaveNoZone(zone *model.Zone, run *backends.Run) {
 // 200 new zones cost one list, not 200 (a zone created after the list
 // answers its own read with 200 and never asks).
 func (d *Driver) confirmAbsent(ctx context.Context, c *client, zone *model.Zone, run *backends.Run) error {
-	p := zone.Provider.PowerDNS
-	listed, err := run.Once("powerdns zone list "+p.URL+" "+p.Server, func() (any, error) {
+	listed, err := d.zoneList(ctx, c, zone, run, "observe")
+	if err != nil {
+		return fmt.Errorf("observe zone %s at %s: the zone read answered 404 and the zone list failed too (%w): check the provider's url and server id; nothing is planned for this zone",
+			zone.Name, c.base, err)
+	}
+	if listed[listName(zone.Name)] {
+		return fmt.Errorf("observe zone %s at %s: the zone read answered 404 but the zone list has it; nothing is planned for this zone: run site diff again", zone.Name, c.base)
+	}
+	return nil
+}
+
+// zoneList is the names of the zones on zone's server, listed once per
+// run and purpose: "observe" lists after the apply lock is held, "lock"
+// before it, so that a run that waited for the lock never takes the
+// zones it saw absent before the wait for absent still.
+func (d *Driver) zoneList(ctx context.Context, c *client, zone *model.Zone, run *backends.Run, purpose string) (map[string]bool, error) {
+	listed, err := run.Once(zoneListKey(zone, purpose), func() (any, error) {
 		var zones []pdns.Zone
 		err := d.retry(ctx, func(ctx context.Context) error {
 			var err error
@@ -108,16 +123,18 @@ func (d *Driver) confirmAbsent(ctx context.Context, c *client, zone *model.Zone,
 		})
 		names := map[string]bool{}
 		for _, z := range zones {
-			names[strings.ToLower(strings.TrimSuffix(pdns.StringValue(z.Name), "."))] = true
+			names[listName(pdns.StringValue(z.Name))] = true
 		}
 		return names, err
 	})
-	if err != nil {
-		return fmt.Errorf("observe zone %s at %s: the zone read answered 404 and the zone list failed too (%w): check the provider's url and server id; nothing is planned for this zone",
-			zone.Name, c.base, err)
-	}
-	if listed.(map[string]bool)[strings.ToLower(strings.TrimSuffix(zone.Name, "."))] {
-		return fmt.Errorf("observe zone %s at %s: the zone read answered 404 but the zone list has it; nothing is planned for this zone: run site diff again", zone.Name, c.base)
-	}
-	return nil
+	names, _ := listed.(map[string]bool)
+	return names, err
 }
+
+func zoneListKey(zone *model.Zone, purpose string) string {
+	p := zone.Provider.PowerDNS
+	return "powerdns zone list " + purpose + " " + p.URL + " " + p.Server
+}
+
+// listName is how zoneList keys a zone name.
+func listName(zone string) string { return strings.ToLower(strings.TrimSuffix(zone, ".")) }

@@ -235,3 +235,39 @@ func TestDiffReadsLocksWhileObserving(t *testing.T) {
 		t.Errorf("the lock entries and the zone were read one after the other, want at once")
 	}
 }
+
+// TestNewZonesCostAListNotAReadEach: applying a tenant of 24 zones that
+// do not exist yet reads at most lockReadsAtOnce zones' lock entries
+// (the first zone found missing lists the server's zones, and the list
+// answers for the rest), never reads a zone itself (the observation,
+// after the lock is held, lists once more; each created zone is then
+// observed from its POST's answer), and creates each with one POST.
+// 200 new zones read their lock entries, then each zone, then each zone
+// again after its POST: 600 reads, where this is 8 and two lists.
+func TestNewZonesCostAListNotAReadEach(t *testing.T) {
+	srv := pdnsEnv(t)
+	var zones []zoneSpec
+	for i := range 24 {
+		zones = append(zones, zoneSpec{zone: fmt.Sprintf("new%02d.office1.example.test.", i), records: `www: A: ["192.0.2.1"]`})
+	}
+	dir := multiTenant(t, srv, map[string][]zoneSpec{"office1": zones})
+	if code, out, errOut := siteRun(t, srv, "apply", dir); code != exitOK {
+		t.Fatalf("apply: exit %d\nstdout:\n%s\nstderr:\n%s", code, out, errOut)
+	}
+	lockReads := 0
+	for _, z := range zones {
+		lockReads += srv.Requests(z.zone + pdnstest.MetadataSuffix).GET
+		if c := srv.Requests(z.zone); c.GET != 0 {
+			t.Errorf("%s: read %d times, want never (absent by the zone list, then the POST's answer)", z.zone, c.GET)
+		}
+	}
+	if lockReads < 1 || lockReads > lockReadsAtOnce {
+		t.Errorf("read the lock entries of %d zones, want 1 to %d (then the zone list)", lockReads, lockReadsAtOnce)
+	}
+	if c := srv.Requests(""); c.GET != 2 || c.POST != len(zones) {
+		t.Errorf("zone lists and creations: %+v, want 2 lists (lock reads, observation) and %d POSTs", c, len(zones))
+	}
+	if code, out, errOut := siteRun(t, srv, "diff", "--detailed-exitcode", dir); code != exitOK {
+		t.Errorf("diff after apply: exit %d, want converged\nstdout:\n%s\nstderr:\n%s", code, out, errOut)
+	}
+}
