@@ -2,6 +2,7 @@ package plan
 
 import (
 	"bytes"
+	"encoding/json"
 	"path/filepath"
 	"reflect"
 	"strings"
@@ -379,5 +380,35 @@ func TestWriteMarkdownFence(t *testing.T) {
 	}
 	if !strings.Contains(out, "<code>dns/&lt;x&gt;.example.</code>") {
 		t.Errorf("the step ID is not escaped in the summary:\n%s", out)
+	}
+}
+
+// TestRenderPlainIsRender: the short way renders every value it takes
+// exactly as the JSON round trip does, and declines what JSON escapes.
+func TestRenderPlainIsRender(t *testing.T) {
+	values := []any{
+		"", "2GiB", "v=spf1 include:example.net -all", "<x>&y", `say "hi"`, `back\slash`, "tab\there", "é", "\x7f", "\u2028",
+		[]string(nil), []string{}, []string{"192.0.2.1", "<x>"}, []string{"ok", `"quoted"`},
+		0, -5, 300, int64(-1 << 40), uint32(4294967295), uint64(18446744073709551615), true, false,
+	}
+	taken := 0
+	for _, v := range values {
+		got, ok := renderPlain(v)
+		if !ok {
+			continue
+		}
+		taken++
+		var b bytes.Buffer
+		enc := json.NewEncoder(&b)
+		enc.SetEscapeHTML(false)
+		if err := enc.Encode(v); err != nil {
+			t.Fatal(err)
+		}
+		if want := strings.TrimSuffix(b.String(), "\n"); got != want {
+			t.Errorf("%#v: renderPlain %s, JSON %s", v, got, want)
+		}
+	}
+	if taken != len(values)-7 {
+		t.Errorf("renderPlain took %d of %d values, want all but the 7 holding what JSON escapes", taken, len(values))
 	}
 }
