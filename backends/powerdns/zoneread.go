@@ -25,7 +25,8 @@ import (
 //     list, which alone decides that a zone is absent.
 //
 // Creating 200 zones from empty read each one three times before (lock
-// entries, zone, zone again after the POST); now once.
+// entries, zone, zone again after the POST); now a few lock reads and two
+// zone lists read them all (see LockStore.unlisted).
 
 // zoneAnswer is what a request of this run learnt about a zone: the zone
 // as the server holds it, or nil when the server said it has no such
