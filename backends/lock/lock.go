@@ -97,6 +97,18 @@ type Store interface {
 	Break(ctx context.Context, h Holder) error
 }
 
+// HeldTaker is a Store that can also be taken in one step, which
+// tryAll uses for every store after the first: write h as held, read
+// the store once, and when another entry is held by then, remove h's
+// and return that holder. Two runs that each write held and then read
+// never both hold: the later reader sees the earlier one's entry.
+// What the claim round of Try adds is order among runs racing for the
+// same store, and after the first store there is no such race among
+// runs that see the same stores (see tryAll).
+type HeldTaker interface {
+	TryHeld(ctx context.Context, h Holder) (other *Holder, err error)
+}
+
 // HeldError is a lock another run holds.
 type HeldError struct {
 	Tenant string
@@ -189,12 +201,17 @@ func tryAll(ctx context.Context, stores []Store, h Holder) (*Holder, string, err
 	// The first store alone, then the rest at once. Every run of a
 	// tenant sorts the same stores the same way, so the run that holds
 	// the first keeps the others out of the rest: trying the rest
-	// together decides exactly what trying them one by one did.
+	// together decides exactly what trying them one by one did. For the
+	// same reason the rest are taken in one step where the store can
+	// (HeldTaker): only a run that sees other stores (another's first
+	// store is among this one's rest) can meet this one there, and one
+	// step still keeps the two from both holding. A PowerDNS zone
+	// costs its lock four requests instead of six.
 	first := tryOne(ctx, stores[0], h)
 	if first.err != nil || first.other != nil {
 		return first.report(stores[0])
 	}
-	rest := each(stores[1:], func(s Store) tried { return tryOne(ctx, s, h) })
+	rest := each(stores[1:], func(s Store) tried { return tryRest(ctx, s, h) })
 	for i, r := range rest {
 		if r.err == nil && r.other == nil {
 			continue
@@ -223,6 +240,15 @@ func tryOne(ctx context.Context, s Store, h Holder) tried {
 	return tried{other, err}
 }
 
+// tryRest takes a store after the first: in one step when it can.
+func tryRest(ctx context.Context, s Store, h Holder) tried {
+	if t, ok := s.(HeldTaker); ok {
+		other, err := t.TryHeld(ctx, h)
+		return tried{other, err}
+	}
+	return tryOne(ctx, s, h)
+}
+
 // report is tryAll's answer for a store that did not take h.
 func (r tried) report(s Store) (*Holder, string, error) {
 	if r.err != nil {
@@ -232,9 +258,9 @@ func (r tried) report(s Store) (*Holder, string, error) {
 }
 
 // storesAtOnce bounds the stores tried, renewed or released at once. A
-// tenant with many PowerDNS zones holds its lock in each of them (four
-// requests a zone to take it, one to renew, one to release), and one
-// store after the other that was seconds on 200 zones.
+// tenant with many PowerDNS zones holds its lock in each of them (two
+// requests a zone to take it, four for the first; one to renew, one to
+// release), and one store after the other that was seconds on 200 zones.
 const storesAtOnce = 8
 
 // each calls f for every store, storesAtOnce at a time, and returns its

@@ -126,3 +126,53 @@ func TestAcquireManyStoresAllOrNone(t *testing.T) {
 		})
 	}
 }
+
+// oneStep is a store that can be taken in one step (HeldTaker) and
+// records how it was taken.
+type oneStep struct {
+	File
+	mu  *sync.Mutex
+	how map[string]string // Path -> "Try" or "TryHeld"
+}
+
+func (s oneStep) Try(ctx context.Context, h Holder) (*Holder, error) {
+	s.record("Try")
+	return s.File.Try(ctx, h)
+}
+
+func (s oneStep) TryHeld(ctx context.Context, h Holder) (*Holder, error) {
+	s.record("TryHeld")
+	return s.File.Try(ctx, h)
+}
+
+func (s oneStep) record(how string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.how[s.Path] += how
+}
+
+// TestAcquireTakesTheRestInOneStep: the first store is taken with Try
+// (its claim round orders runs racing for it), every other store that
+// can be taken in one step with TryHeld, once each.
+func TestAcquireTakesTheRestInOneStep(t *testing.T) {
+	dir := t.TempDir()
+	how, mu := map[string]string{}, &sync.Mutex{} // the stores are taken at once
+	var stores []Store
+	for i := range 5 {
+		stores = append(stores, oneStep{File: File{Path: filepath.Join(dir, fmt.Sprintf("%02d.lock", i)), Now: fixedNow}, mu: mu, how: how})
+	}
+	l, err := Acquire(context.Background(), stores, holder("A"), Options{Now: fixedNow})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Release(context.Background())
+	for i, s := range stores {
+		want := "TryHeld"
+		if i == 0 {
+			want = "Try"
+		}
+		if got := how[s.(oneStep).Path]; got != want {
+			t.Errorf("store %d was taken with %q, want %q", i, got, want)
+		}
+	}
+}

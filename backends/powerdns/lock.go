@@ -35,7 +35,9 @@ var ErrNoZone = errors.New("the zone does not exist yet")
 // entry is held and no other claim is older by ID, then writes held and
 // reads once more, stepping back if another entry is held by then. Of two
 // runs, the later reader always sees the earlier one's held entry, so
-// both may step back (they then try again) but never both hold.
+// both may step back (they then try again) but never both hold. A zone
+// after the tenant's first store skips the claim (TryHeld): the same
+// argument holds for a run that writes held and reads once.
 type LockStore struct {
 	d    *Driver
 	zone *model.Zone
@@ -89,6 +91,24 @@ func (s *LockStore) Try(ctx context.Context, h lock.Holder) (*lock.Holder, error
 				return nil, errors.Join(err, s.Release(ctx, h))
 			}
 		}
+	}
+	return nil, nil
+}
+
+// TryHeld implements lock.HeldTaker: h's entry is written as held at
+// once and read back; another held entry by then wins (h's is removed),
+// and that holder is reported as it is.
+func (s *LockStore) TryHeld(ctx context.Context, h lock.Holder) (*lock.Holder, error) {
+	h.State = lock.Held
+	if err := s.put(ctx, h); err != nil {
+		return nil, err
+	}
+	others, err := s.others(ctx, h.ID)
+	if err != nil {
+		return nil, errors.Join(err, s.Release(ctx, h))
+	}
+	if o := blocker(others, h, lock.Held); o != nil {
+		return o, s.Release(ctx, h)
 	}
 	return nil, nil
 }

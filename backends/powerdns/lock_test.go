@@ -3,6 +3,8 @@ package powerdns
 import (
 	"context"
 	"errors"
+	"fmt"
+	"sync"
 	"testing"
 	"time"
 
@@ -109,5 +111,105 @@ func TestLockReadOfAbsentZoneSparesItsRead(t *testing.T) {
 	res := mustApply(t, d, sp, run)
 	if again := mustPlan(t, d, sp.Step, run); len(again.Changes) != 0 {
 		t.Errorf("after the create observed %q, want converged (reads %d)", summary(again.Changes), res.Reads)
+	}
+}
+
+// TestLockStoreTryHeld: a zone after the tenant's first store is taken
+// in one step (two requests, not four): free, it holds; held by another
+// run, that run is reported and nothing of this one is left; a dead
+// holder's expired entry is taken over.
+func TestLockStoreTryHeld(t *testing.T) {
+	srv := pdnstest.Shared(t)
+	const zone = "tryheld.example.test."
+	srv.CreateZone(t, zone)
+	ctx := context.Background()
+	now := time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC)
+	s, err := testDriver().LockStore(zoneStep(srv, "office1", zone).Zone, newRun(srv), func() time.Time { return now })
+	if err != nil {
+		t.Fatal(err)
+	}
+	store := s.(*LockStore)
+	a := lock.Holder{ID: "AAAA", Tenant: "office1", Host: "runner-a", PID: 1, Start: now, Command: "site apply", Expires: now.Add(time.Minute)}
+	b := lock.Holder{ID: "BBBB", Tenant: "office1", Host: "runner-b", PID: 2, Start: now, Command: "site apply", Expires: now.Add(time.Minute)}
+
+	srv.ResetRequests(zone + pdnstest.MetadataSuffix)
+	if other, err := store.TryHeld(ctx, a); err != nil || other != nil {
+		t.Fatalf("TryHeld on a free zone: holder %v, err %v", other, err)
+	}
+	if c := srv.Requests(zone + pdnstest.MetadataSuffix); c.PUT != 1 || c.GET != 1 || c.DELETE != 0 {
+		t.Errorf("TryHeld made %+v, want one PUT and one GET", c)
+	}
+	other, err := store.TryHeld(ctx, b)
+	if err != nil || other == nil || other.ID != "AAAA" || other.State != lock.Held {
+		t.Fatalf("TryHeld while held: got %+v, %v; want AAAA as the holder", other, err)
+	}
+	if hs, _ := store.Holders(ctx); len(hs) != 1 || hs[0].ID != "AAAA" || hs[0].State != lock.Held {
+		t.Errorf("after the refused TryHeld the zone holds %+v, want only AAAA held", hs)
+	}
+	now = now.Add(2 * time.Minute)
+	b.Expires = now.Add(time.Minute)
+	if other, err := store.TryHeld(ctx, b); err != nil || other != nil {
+		t.Fatalf("TryHeld after the holder's lease ran out: holder %v, err %v", other, err)
+	}
+	if hs, _ := store.Holders(ctx); len(hs) != 1 || hs[0].ID != "BBBB" {
+		t.Errorf("after take-over the zone holds %+v, want only BBBB", hs)
+	}
+	if err := store.Release(ctx, b); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestLockStoreRacesNeverBothHold: two runs take the same zone at the
+// same moment, in one step or through the claim round, many times on a
+// real PowerDNS; at most one of them holds each time.
+func TestLockStoreRacesNeverBothHold(t *testing.T) {
+	srv := pdnstest.Shared(t)
+	const zone = "race.example.test."
+	srv.CreateZone(t, zone)
+	ctx := context.Background()
+	now := time.Now()
+	newStore := func() *LockStore {
+		s, err := testDriver().LockStore(zoneStep(srv, "office1", zone).Zone, newRun(srv), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s.(*LockStore)
+	}
+	type take func(*LockStore, lock.Holder) (*lock.Holder, error)
+	oneStep := func(s *LockStore, h lock.Holder) (*lock.Holder, error) { return s.TryHeld(ctx, h) }
+	claimRound := func(s *LockStore, h lock.Holder) (*lock.Holder, error) { return s.Try(ctx, h) }
+	for _, pair := range []struct {
+		name string
+		a, b take
+	}{{"one step against one step", oneStep, oneStep}, {"one step against the claim round", oneStep, claimRound}} {
+		both := 0
+		for i := range 40 {
+			a := lock.Holder{ID: fmt.Sprintf("A%03d", i), Tenant: "office1", Start: now, Expires: now.Add(time.Minute)}
+			b := lock.Holder{ID: fmt.Sprintf("B%03d", i), Tenant: "office1", Start: now, Expires: now.Add(time.Minute)}
+			sa, sb := newStore(), newStore()
+			var wg sync.WaitGroup
+			var oa, ob *lock.Holder
+			var ea, eb error
+			start := make(chan struct{})
+			wg.Add(2)
+			go func() { defer wg.Done(); <-start; oa, ea = pair.a(sa, a) }()
+			go func() { defer wg.Done(); <-start; ob, eb = pair.b(sb, b) }()
+			close(start)
+			wg.Wait()
+			if ea != nil || eb != nil {
+				t.Fatalf("%s: %v, %v", pair.name, ea, eb)
+			}
+			if oa == nil && ob == nil {
+				both++
+			}
+			for _, h := range []lock.Holder{a, b} {
+				if err := sa.Release(ctx, h); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}
+		if both > 0 {
+			t.Errorf("%s: both runs held the zone %d times of 40", pair.name, both)
+		}
 	}
 }

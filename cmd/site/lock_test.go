@@ -198,10 +198,16 @@ func TestLockEntriesReadOnceAndAtOnce(t *testing.T) {
 	if g.Most() < 2 {
 		t.Errorf("apply took at most %d zones' lock entries at once, want several", g.Most())
 	}
-	for _, z := range zones {
-		// The probe, then Try's claim, read, held, read, and the release.
-		if c := srv.Requests(z.zone + pdnstest.MetadataSuffix); c.GET != 3 || c.PUT != 2 || c.DELETE != 1 {
-			t.Errorf("apply: %s lock entries: %+v, want 3 GETs, 2 PUTs, 1 DELETE", z.zone, c)
+	for i, z := range zones {
+		// The probe, then the first zone's claim, read, held, read, and
+		// the release; every other zone is taken in one step (held,
+		// read).
+		want := pdnstest.Counts{GET: 2, PUT: 1, DELETE: 1}
+		if i == 0 {
+			want = pdnstest.Counts{GET: 3, PUT: 2, DELETE: 1}
+		}
+		if c := srv.Requests(z.zone + pdnstest.MetadataSuffix); c.GET != want.GET || c.PUT != want.PUT || c.DELETE != want.DELETE || c.POST+c.PATCH != 0 {
+			t.Errorf("apply: %s lock entries: %+v, want %d GETs, %d PUTs, %d DELETE", z.zone, c, want.GET, want.PUT, want.DELETE)
 		}
 		if e := lockEntries(t, srv, z.zone); len(e) != 0 {
 			t.Errorf("%s: entries left after the apply: %+v", z.zone, e)
