@@ -12,21 +12,30 @@ import (
 	"github.com/site-tools/site/backends/powerdns/pdnstest"
 )
 
+// lockFixture creates zone and returns its lock store, whose clock
+// reads *now (moved by the test), and two runs' holders with a lease of
+// a minute from then.
+func lockFixture(t *testing.T, srv *pdnstest.Server, zone string) (s *LockStore, now *time.Time, a, b lock.Holder) {
+	t.Helper()
+	srv.CreateZone(t, zone)
+	at := time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
+	st, err := testDriver().LockStore(zoneStep(srv, "office1", zone).Zone, newRun(srv), func() time.Time { return at })
+	if err != nil {
+		t.Fatal(err)
+	}
+	a = lock.Holder{ID: "AAAA", Tenant: "office1", Host: "runner-a", PID: 1, Start: at, Command: "site apply", Expires: at.Add(time.Minute)}
+	b = lock.Holder{ID: "BBBB", Tenant: "office1", Host: "runner-b", PID: 2, Start: at, Command: "site apply", Expires: at.Add(time.Minute)}
+	return st.(*LockStore), &at, a, b
+}
+
 // TestLockStore runs the apply lock's store against a real PowerDNS: one
 // holder at a time, entries of their own per run, a dead holder's
 // expired entry taken over, and a zone that does not exist said so.
 func TestLockStore(t *testing.T) {
 	srv := pdnstest.Shared(t)
 	const zone = "locked.example.test."
-	srv.CreateZone(t, zone)
 	ctx := context.Background()
-	now := time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
-	s, err := testDriver().LockStore(zoneStep(srv, "office1", zone).Zone, newRun(srv), func() time.Time { return now })
-	if err != nil {
-		t.Fatal(err)
-	}
-	a := lock.Holder{ID: "AAAA", Tenant: "office1", Host: "runner-a", PID: 1, Start: now, Command: "site apply", Expires: now.Add(time.Minute)}
-	b := lock.Holder{ID: "BBBB", Tenant: "office1", Host: "runner-b", PID: 2, Start: now, Command: "site apply", Expires: now.Add(time.Minute)}
+	s, now, a, b := lockFixture(t, srv, zone)
 
 	if other, err := s.Try(ctx, a); err != nil || other != nil {
 		t.Fatalf("Try on a free zone: holder %v, err %v", other, err)
@@ -41,7 +50,7 @@ func TestLockStore(t *testing.T) {
 
 	// runner-a dies: once its lease has run out, b takes over and the
 	// dead entry is gone.
-	now = now.Add(2 * time.Minute)
+	*now = now.Add(2 * time.Minute)
 	b.Expires = now.Add(time.Minute)
 	if other, err := s.Try(ctx, b); err != nil || other != nil {
 		t.Fatalf("Try after the holder's lease ran out: holder %v, err %v", other, err)
@@ -121,16 +130,8 @@ func TestLockReadOfAbsentZoneSparesItsRead(t *testing.T) {
 func TestLockStoreTryHeld(t *testing.T) {
 	srv := pdnstest.Shared(t)
 	const zone = "tryheld.example.test."
-	srv.CreateZone(t, zone)
 	ctx := context.Background()
-	now := time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC)
-	s, err := testDriver().LockStore(zoneStep(srv, "office1", zone).Zone, newRun(srv), func() time.Time { return now })
-	if err != nil {
-		t.Fatal(err)
-	}
-	store := s.(*LockStore)
-	a := lock.Holder{ID: "AAAA", Tenant: "office1", Host: "runner-a", PID: 1, Start: now, Command: "site apply", Expires: now.Add(time.Minute)}
-	b := lock.Holder{ID: "BBBB", Tenant: "office1", Host: "runner-b", PID: 2, Start: now, Command: "site apply", Expires: now.Add(time.Minute)}
+	store, now, a, b := lockFixture(t, srv, zone)
 
 	srv.ResetRequests(zone + pdnstest.MetadataSuffix)
 	if other, err := store.TryHeld(ctx, a); err != nil || other != nil {
@@ -146,7 +147,7 @@ func TestLockStoreTryHeld(t *testing.T) {
 	if hs, _ := store.Holders(ctx); len(hs) != 1 || hs[0].ID != "AAAA" || hs[0].State != lock.Held {
 		t.Errorf("after the refused TryHeld the zone holds %+v, want only AAAA held", hs)
 	}
-	now = now.Add(2 * time.Minute)
+	*now = now.Add(2 * time.Minute)
 	b.Expires = now.Add(time.Minute)
 	if other, err := store.TryHeld(ctx, b); err != nil || other != nil {
 		t.Fatalf("TryHeld after the holder's lease ran out: holder %v, err %v", other, err)
