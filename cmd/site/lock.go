@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -15,6 +16,7 @@ import (
 
 	"github.com/site-tools/site/backends"
 	"github.com/site-tools/site/backends/lock"
+	"github.com/site-tools/site/backends/powerdns"
 	"github.com/site-tools/site/compiler/graph"
 	"github.com/site-tools/site/compiler/model"
 	"github.com/site-tools/site/compiler/plan"
@@ -54,18 +56,19 @@ func scopeTenants(g *graph.Graph) []*model.Tenant {
 	return out
 }
 
-// lockStores are the stores of tenant t's lock, with the holders read in
-// each zone, by the store's Where (a vault's and the lock file's are not
-// read here). Reading each zone's lock entries once tells whether the
-// zone exists (one request per zone, lockReadsAtOnce at a time: a tenant
-// of 200 zones read them one after the other for most of a converged
-// diff's time).
+// lockStores are the stores of tenant t's lock, with the holders
+// readZones read in its zones, by the store's Where (a vault's and the
+// lock file's are not read here). Reading a zone's lock entries tells
+// whether the zone exists: a zone store is among the stores when it was
+// read. readHolders reads every zone once, lockReadsAtOnce at a time (a
+// tenant of 200 zones read them one after the other for most of a
+// converged diff's time); readFirstHolders only the first that exists.
 //
 // A vault that holds a zone's credential (as the secret steps of g name
 // it) comes first: its KV v2 secret site-locks/<tenant> is written with
 // check-and-set, which PowerDNS metadata and a file lack. A vault that
 // does not answer from here holds nothing; the secret step reports it.
-func lockStores(ctx context.Context, g *graph.Graph, t *model.Tenant, bk *runBackends, run *backends.Run) ([]lock.Store, map[string][]lock.Holder) {
+func lockStores(ctx context.Context, g *graph.Graph, t *model.Tenant, bk *runBackends, run *backends.Run, readZones zoneReader) ([]lock.Store, map[string][]lock.Holder) {
 	var stores []lock.Store
 	vaults := map[string]*model.Vault{}
 	for _, s := range g.Steps {
@@ -97,7 +100,7 @@ func lockStores(ctx context.Context, g *graph.Graph, t *model.Tenant, bk *runBac
 			zoneStores = append(zoneStores, s)
 		}
 	}
-	read := readHolders(ctx, zoneStores)
+	read := readZones(ctx, zoneStores)
 	for _, s := range zoneStores {
 		// A zone that does not exist yet (this apply creates it) holds
 		// nothing; one that cannot be read (server down, key refused)
@@ -112,6 +115,11 @@ func lockStores(ctx context.Context, g *graph.Graph, t *model.Tenant, bk *runBac
 	}
 	return stores, read
 }
+
+// zoneReader reads the lock entries of a tenant's zones: readHolders
+// every zone (to take or break the lock, which lives in each of them),
+// readFirstHolders the one that tells (to note a running apply).
+type zoneReader func(ctx context.Context, stores []lock.Store) map[string][]lock.Holder
 
 // lockReadsAtOnce bounds the zones whose lock entries are read at once.
 const lockReadsAtOnce = 8
@@ -139,6 +147,28 @@ func readHolders(ctx context.Context, stores []lock.Store) map[string][]lock.Hol
 	return read
 }
 
+// readFirstHolders reads the lock entries of the first zone, in the
+// order lock.Acquire takes them, that exists (a zone found missing says
+// so at once once its server's zones are listed, see
+// powerdns.LockStore). A run holds a tenant's lock in every zone it
+// sees or in none, and takes that first zone before any other, so its
+// entries tell whether a run that sees the same zones applies the
+// tenant now: one request for site diff's note, not one per zone. Any
+// other failure ends the reading: the observation reports the server.
+func readFirstHolders(ctx context.Context, stores []lock.Store) map[string][]lock.Holder {
+	sorted := slices.SortedFunc(slices.Values(stores), func(a, b lock.Store) int { return strings.Compare(a.Where(), b.Where()) })
+	for _, s := range sorted {
+		hs, err := s.Holders(ctx)
+		if err == nil {
+			return map[string][]lock.Holder{s.Where(): hs}
+		}
+		if !errors.Is(err, powerdns.ErrNoZone) {
+			break
+		}
+	}
+	return map[string][]lock.Holder{}
+}
+
 // lockTenants takes the lock of every tenant in g, in name order (so two
 // runs over overlapping tenants never wait for each other in a circle),
 // and returns the function that releases them all.
@@ -157,7 +187,7 @@ func lockTenants(ctx context.Context, g *graph.Graph, bk *runBackends, run *back
 		return nil
 	}
 	for _, t := range scopeTenants(g) {
-		stores, _ := lockStores(ctx, g, t, bk, run)
+		stores, _ := lockStores(ctx, g, t, bk, run, readHolders)
 		l, err := lock.Acquire(ctx, stores, lock.NewHolder(t.Name, command, time.Now()), lock.Options{Wait: wait})
 		if err == nil {
 			held = append(held, l)
@@ -177,7 +207,7 @@ func lockTenants(ctx context.Context, g *graph.Graph, bk *runBackends, run *back
 func noteLocks(ctx context.Context, w io.Writer, g *graph.Graph, bk *runBackends, run *backends.Run) {
 	now := time.Now()
 	for _, t := range scopeTenants(g) {
-		stores, read := lockStores(ctx, g, t, bk, run)
+		stores, read := lockStores(ctx, g, t, bk, run, readFirstHolders)
 		for _, s := range stores {
 			hs, ok := read[s.Where()]
 			if !ok {
