@@ -22,7 +22,7 @@ import (
 	"fmt"
 	"math/big"
 	"os"
-	"sort"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -161,8 +161,7 @@ func Acquire(ctx context.Context, stores []Store, h Holder, o Options) (*Lock, e
 	if o.Sleep == nil {
 		o.Sleep = sleep
 	}
-	stores = append([]Store(nil), stores...)
-	sort.Slice(stores, func(i, j int) bool { return stores[i].Where() < stores[j].Where() })
+	stores = InOrder(stores)
 	start := o.Now()
 	contended := 0
 	for {
@@ -189,6 +188,13 @@ func Acquire(ctx context.Context, stores []Store, h Holder, o Options) (*Lock, e
 			return nil, err
 		}
 	}
+}
+
+// InOrder returns stores in the order Acquire takes them (by Where):
+// every run of a tenant takes the first of them before any other, so
+// its entries alone tell whether a run holds the tenant's lock.
+func InOrder(stores []Store) []Store {
+	return slices.SortedFunc(slices.Values(stores), func(a, b Store) int { return strings.Compare(a.Where(), b.Where()) })
 }
 
 // tryAll takes the first store, then the others at once; when any is

@@ -171,7 +171,7 @@ func (s *LockStore) Break(ctx context.Context, h lock.Holder) error {
 func (s *LockStore) Holders(ctx context.Context) ([]lock.Holder, error) {
 	if s.unlisted() {
 		leaveNoZone(s.zone, s.run)
-		return nil, fmt.Errorf("zone %s at %s: %w", s.zone.Name, s.c.base, ErrNoZone)
+		return nil, s.noZone()
 	}
 	var md []pdns.Metadata
 	err := s.d.retry(ctx, func(ctx context.Context) error {
@@ -239,9 +239,14 @@ func (s *LockStore) put(ctx context.Context, h lock.Holder) error {
 func (s *LockStore) wrap(doing string, err error) error {
 	var ae *APIError
 	if errors.As(err, &ae) && (ae.Status == http.StatusNotFound || ae.Status == http.StatusUnprocessableEntity && strings.Contains(strings.Join(ae.Messages, " "), "Could not find domain")) {
-		return fmt.Errorf("zone %s at %s: %w", s.zone.Name, s.c.base, ErrNoZone)
+		return s.noZone()
 	}
 	return fmt.Errorf("%s zone %s at %s: %w", doing, s.zone.Name, s.c.base, err)
+}
+
+// noZone says that the zone does not exist (ErrNoZone).
+func (s *LockStore) noZone() error {
+	return fmt.Errorf("zone %s at %s: %w", s.zone.Name, s.c.base, ErrNoZone)
 }
 
 func derefKind(k *pdns.MetadataKind) pdns.MetadataKind {

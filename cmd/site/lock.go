@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -147,17 +146,16 @@ func readHolders(ctx context.Context, stores []lock.Store) map[string][]lock.Hol
 	return read
 }
 
-// readFirstHolders reads the lock entries of the first zone, in the
-// order lock.Acquire takes them, that exists (a zone found missing says
-// so at once once its server's zones are listed, see
+// readFirstHolders reads the lock entries of the first zone that
+// exists, in the order lock.Acquire takes them (lock.InOrder); a zone
+// found missing says so at once once its server's zones are listed (see
 // powerdns.LockStore). A run holds a tenant's lock in every zone it
 // sees or in none, and takes that first zone before any other, so its
 // entries tell whether a run that sees the same zones applies the
 // tenant now: one request for site diff's note, not one per zone. Any
 // other failure ends the reading: the observation reports the server.
 func readFirstHolders(ctx context.Context, stores []lock.Store) map[string][]lock.Holder {
-	sorted := slices.SortedFunc(slices.Values(stores), func(a, b lock.Store) int { return strings.Compare(a.Where(), b.Where()) })
-	for _, s := range sorted {
+	for _, s := range lock.InOrder(stores) {
 		hs, err := s.Holders(ctx)
 		if err == nil {
 			return map[string][]lock.Holder{s.Where(): hs}
