@@ -158,11 +158,9 @@ func TestUnlock(t *testing.T) {
 // diff of 200 zones), and apply takes them at once, after the first.
 func TestLockEntriesReadOnceAndAtOnce(t *testing.T) {
 	srv := pdnsEnv(t)
-	var zones []zoneSpec
-	for i := range 6 {
-		zone := fmt.Sprintf("z%d.office1.example.test.", i)
-		srv.CreateZone(t, zone)
-		zones = append(zones, zoneSpec{zone: zone, records: `www: A: ["192.0.2.1"]`})
+	zones := wwwZones("z%d.office1.example.test.", 6)
+	for _, z := range zones {
+		srv.CreateZone(t, z.zone)
 	}
 	dir := multiTenant(t, srv, map[string][]zoneSpec{"office1": zones})
 	var g *locktest.Gauge
@@ -252,10 +250,7 @@ func TestDiffReadsLocksWhileObserving(t *testing.T) {
 // again after its POST: 600 reads, where this is 8 and two lists.
 func TestNewZonesCostAListNotAReadEach(t *testing.T) {
 	srv := pdnsEnv(t)
-	var zones []zoneSpec
-	for i := range 24 {
-		zones = append(zones, zoneSpec{zone: fmt.Sprintf("new%02d.office1.example.test.", i), records: `www: A: ["192.0.2.1"]`})
-	}
+	zones := wwwZones("new%02d.office1.example.test.", 24)
 	dir := multiTenant(t, srv, map[string][]zoneSpec{"office1": zones})
 	if code, out, errOut := siteRun(t, srv, "apply", dir); code != exitOK {
 		t.Fatalf("apply: exit %d\nstdout:\n%s\nstderr:\n%s", code, out, errOut)
@@ -284,10 +279,7 @@ func TestNewZonesCostAListNotAReadEach(t *testing.T) {
 // in every zone or in none; the other zones' entries are not read.
 func TestDiffNotesAnApplyFromItsFirstZone(t *testing.T) {
 	srv := pdnsEnv(t)
-	var zones []zoneSpec
-	for i := range 4 {
-		zones = append(zones, zoneSpec{zone: fmt.Sprintf("z%d.office1.example.test.", i), records: `www: A: ["192.0.2.1"]`})
-	}
+	zones := wwwZones("z%d.office1.example.test.", 4)
 	dir := multiTenant(t, srv, map[string][]zoneSpec{"office1": zones})
 	// z0 does not exist; another run holds the lock in the rest.
 	now := time.Now()
@@ -317,4 +309,14 @@ func TestDiffNotesAnApplyFromItsFirstZone(t *testing.T) {
 			t.Errorf("%s: %d reads of its lock entries, want %d", z.zone, c.GET, want)
 		}
 	}
+}
+
+// wwwZones is n zones named by format and their index, each wanting
+// www A 192.0.2.1.
+func wwwZones(format string, n int) []zoneSpec {
+	zones := make([]zoneSpec, n)
+	for i := range zones {
+		zones[i] = zoneSpec{zone: fmt.Sprintf(format, i), records: `www: A: ["192.0.2.1"]`}
+	}
+	return zones
 }
