@@ -33,6 +33,12 @@ type Options struct {
 	// and skips evaluating a file whose inputs are unchanged (cache.go).
 	// nil evaluates every file.
 	Cache *Cache
+	// Early, when not nil, is given each zone of a file at the paths
+	// loaded as soon as the file's entry is read from Cache, before the
+	// load ends (early.go): its name and the provider site.cue's grant
+	// resolves. Loading workers call it, several at once; the load may
+	// still fail afterwards.
+	Early func(*model.Zone)
 }
 
 // The default budgets are far above what real specs need: 1,000 tenants

@@ -67,9 +67,20 @@ func LoadWith(config string, paths []string, o Options) (*model.Spec, error) {
 	files, diags := expand(paths)
 	files = withoutFile(files, config)
 	all := withoutFile(withSiblings(files), config)
+	scoped := map[string]bool{}
+	for _, f := range files {
+		scoped[f] = true
+	}
+	var early func(*fileResult)
+	if o.Early != nil {
+		early = func(r *fileResult) { earlyZones(op, r, o.Early) }
+	}
 	inputs := make([]input, len(all))
 	for i, f := range all {
 		inputs[i] = input{path: f}
+		if scoped[f] {
+			inputs[i].cached = early
+		}
 	}
 	var keys *cacheKeyer
 	if o.Cache != nil {
@@ -82,10 +93,6 @@ func LoadWith(config string, paths []string, o Options) (*model.Spec, error) {
 	results, err := evaluate(inputs, o, keys)
 	if err != nil {
 		return nil, err
-	}
-	scoped := map[string]bool{}
-	for _, f := range files {
-		scoped[f] = true
 	}
 	return assemble(op, results, scoped, diags)
 }
@@ -153,6 +160,9 @@ const filesPerContext = 50
 type input struct {
 	path string
 	data []byte // nil: read the file at path
+	// cached, when not nil, is given the result if the cache holds it,
+	// as soon as it is read (Options.Early).
+	cached func(*fileResult)
 }
 
 // evaluate runs the CUE part of loading over inputs in parallel, within
@@ -218,6 +228,9 @@ func evaluate(inputs []input, o Options, keys *cacheKeyer) ([]*fileResult, error
 					key := keys.key(in.path, in.data)
 					if r := o.Cache.get(key, in.path); r != nil {
 						results[i] = r
+						if in.cached != nil {
+							in.cached(r)
+						}
 						w.finish(n)
 						continue
 					}

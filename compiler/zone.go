@@ -13,9 +13,10 @@ import (
 	"github.com/site-tools/site/compiler/rdata"
 )
 
-// zone builds one zone and the RRsets its records map writes. A VM's
-// publish adds its RRsets later (see publish).
-func (b *builder) zone(tenant string, g *grant, zp []string, key string, raw *rawZone) *model.Zone {
+// zoneHead is a zone before its records: its canonical name, TTL and
+// the provider its tenant's grant resolves; nil when the tenant may not
+// hold it or the name is no zone.
+func (b *builder) zoneHead(tenant string, g *grant, zp []string, key string, raw *rawZone) *model.Zone {
 	name, err := dnsname.Canonical(key, ".")
 	if err != nil {
 		b.errorf(zp, "%v", err)
@@ -40,7 +41,16 @@ func (b *builder) zone(tenant string, g *grant, zp []string, key string, raw *ra
 			b.errorf(at(zp, "ttl"), "%v", err)
 		}
 	}
+	return z
+}
 
+// zone builds one zone and the RRsets its records map writes. A VM's
+// publish adds its RRsets later (see publish).
+func (b *builder) zone(tenant string, g *grant, zp []string, key string, raw *rawZone) *model.Zone {
+	z := b.zoneHead(tenant, g, zp, key, raw)
+	if z == nil {
+		return nil
+	}
 	b.ignoreRules(zp, z, raw)
 	b.soa(zp, z, raw)
 	// On Cloudflare, dnssec: true has site report Cloudflare's DNSSEC

@@ -1,0 +1,53 @@
+package compiler
+
+import (
+	"maps"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/site-tools/site/compiler/model"
+)
+
+// Early zones. A file whose evaluation the cache holds is known long
+// before the load ends (assembling its tenant and the checks between
+// tenants take the rest), and the zones it declares, with the provider
+// each resolves to, are all a zone read needs: site diff starts reading
+// them meanwhile (Options.Early), so a converged diff of an unchanged
+// spec waits for the server instead of for the load and then the server.
+//
+// Only what the tenant's own checks passed is given: a cached file
+// without problems, declaring the one tenant its name says, and zones
+// that tenant's grant lets it hold, on a provider granted to it; the
+// checks between tenants come later and may still fail the load, whose
+// caller then uses nothing it read.
+
+// earlyZones gives f every zone of r, in file order, when all of them
+// pass those checks; else none.
+func earlyZones(op *operator, r *fileResult, f func(*model.Zone)) {
+	if len(r.diags) > 0 || len(r.tenants) != 1 {
+		return
+	}
+	name := strings.TrimSuffix(filepath.Base(r.path), ".cue")
+	raw := r.tenants[name]
+	if raw == nil || raw.DNS == nil || CheckTenantName(name) != nil {
+		return
+	}
+	b := &builder{op: op, pos: r.pos}
+	tp := []string{"tenants", name}
+	g := b.grantOf(name, tp)
+	if g == nil {
+		return
+	}
+	var zones []*model.Zone
+	for _, key := range b.inFileOrder(at(tp, "dns", "zones"), slices.Collect(maps.Keys(raw.DNS.Zones))) {
+		z := b.zoneHead(name, g, at(tp, "dns", "zones", key), key, raw.DNS.Zones[key])
+		if z == nil || len(b.diags) > 0 {
+			return // the load reports it; nothing of this file is read
+		}
+		zones = append(zones, z)
+	}
+	for _, z := range zones {
+		f(z)
+	}
+}

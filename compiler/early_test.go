@@ -1,0 +1,118 @@
+package compiler
+
+import (
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/site-tools/site/compiler/model"
+	"github.com/site-tools/site/compiler/specgen"
+)
+
+// TestEarlyZones: Options.Early is given the zones of the files at the
+// paths loaded whose entries the cache holds, as the model holds them
+// (name, provider, TTL), and nothing of a file the cache does not hold,
+// of a file beside them, of a file with a problem of its own, or of a
+// file declaring a tenant it is not named after or a zone outside its
+// grant.
+func TestEarlyZones(t *testing.T) {
+	outside := func(s string) string {
+		return strings.Replace(s, `"z001.t0000.example.test"`, `"z001.t0001.example.test"`, 1)
+	}
+	cases := []struct {
+		name   string
+		tenant func(string) string // rewrites t0000.cue
+		extra  map[string][]byte   // more files in tenants/
+		paths  []string            // what is loaded, below tenants/
+		want   []string            // zones given on the cached load
+		loads  bool                // the load succeeds
+	}{
+		{name: "cached tenant", want: []string{"z000.t0000.example.test.", "z001.t0000.example.test.", "z002.t0000.example.test."}, loads: true},
+		{name: "only the files loaded", paths: []string{"t0001.cue"}, want: []string{"t0001.example.test."}, loads: true},
+		{name: "a problem of its own", tenant: func(s string) string {
+			return strings.Replace(s, `AAAA: ["2001:db8:2::1"]`, `AAAA: 5`, 1)
+		}},
+		{name: "a provider not granted", tenant: func(s string) string {
+			return strings.Replace(s, `provider: "pdns"`, `provider: "other"`, 1)
+		}},
+		{name: "a zone outside the grant", tenant: outside},
+		{name: "a file named for another tenant", extra: map[string][]byte{"t0002.cue": specgen.Tenant(1, 2)}, paths: []string{"t0002.cue"}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			tenants := filepath.Join(dir, "tenants")
+			zones := string(specgen.Zones(0, 3, 2))
+			if tc.tenant != nil {
+				zones = tc.tenant(zones)
+			}
+			files := map[string]string{
+				filepath.Join(dir, "site.cue"):      string(specgen.SiteFor(specgen.PowerDNS{URL: "http://127.0.0.1:8081"}, 0, 3)),
+				filepath.Join(tenants, "t0000.cue"): zones,
+				filepath.Join(tenants, "t0001.cue"): string(specgen.Tenant(1, 2)),
+			}
+			for name, data := range tc.extra {
+				files[filepath.Join(tenants, name)] = string(data)
+			}
+			if err := os.MkdirAll(tenants, 0o755); err != nil {
+				t.Fatal(err)
+			}
+			for p, data := range files {
+				if err := os.WriteFile(p, []byte(data), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			paths := []string{filepath.Join(tenants, "t0000.cue")}
+			if tc.paths != nil {
+				paths = nil
+				for _, p := range tc.paths {
+					paths = append(paths, filepath.Join(tenants, p))
+				}
+			}
+			cache := OpenCache(t.TempDir())
+			var mu sync.Mutex
+			var given []*model.Zone
+			o := Options{Cache: cache, Early: func(z *model.Zone) {
+				mu.Lock()
+				defer mu.Unlock()
+				given = append(given, z)
+			}}
+			load := func() (*model.Spec, error) { return LoadWith(filepath.Join(dir, "site.cue"), paths, o) }
+			if _, err := load(); (err == nil) != tc.loads {
+				t.Fatalf("first load: error %v, want success %v", err, tc.loads)
+			}
+			if len(given) != 0 {
+				t.Fatalf("a load with nothing cached gave %d zones early", len(given))
+			}
+			spec, err := load()
+			if (err == nil) != tc.loads {
+				t.Fatalf("cached load: error %v, want success %v", err, tc.loads)
+			}
+			var names []string
+			for _, z := range given {
+				names = append(names, z.Name)
+			}
+			if !reflect.DeepEqual(names, tc.want) {
+				t.Fatalf("given early: %v, want %v", names, tc.want)
+			}
+			if spec == nil {
+				return
+			}
+			built := map[string]*model.Zone{}
+			for _, tn := range spec.Tenants {
+				for _, z := range tn.Zones {
+					built[z.Name] = z
+				}
+			}
+			for _, z := range given {
+				b := built[z.Name]
+				if b == nil || z.Tenant != b.Tenant || z.TTL != b.TTL || !reflect.DeepEqual(z.Provider, b.Provider) {
+					t.Errorf("zone %s given early as %+v, built as %+v", z.Name, z, b)
+				}
+			}
+		})
+	}
+}
