@@ -41,6 +41,17 @@ type Driver interface {
 	Apply(ctx context.Context, sp *StepPlan, run *Run) (*StepResult, error)
 }
 
+// Prefetcher is a DNS driver that can read a zone before the step that
+// observes it runs: site diff reads the zones of unchanged (cached)
+// specs while the rest of the load goes on (compiler.Options.Early).
+// Prefetch returns the read, to run on any goroutine, or nil when it
+// reads nothing ahead. The zone's observation in the same run takes
+// what that read answered, waiting for it, or runs it itself when it
+// has not started; a read nobody takes changes nothing.
+type Prefetcher interface {
+	Prefetch(ctx context.Context, zone *model.Zone, run *Run) func()
+}
+
 // StepPlan is what one step would change.
 type StepPlan struct {
 	Step    *graph.Step

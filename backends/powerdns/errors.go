@@ -117,6 +117,12 @@ type countingTransport struct {
 	writes atomic.Int64 // those of n that are not GET or HEAD
 }
 
+// add counts o's requests as t's.
+func (t *countingTransport) add(o *countingTransport) {
+	t.n.Add(o.n.Load())
+	t.writes.Add(o.writes.Load())
+}
+
 func (t *countingTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 	t.n.Add(1)
 	if r.Method != http.MethodGet && r.Method != http.MethodHead {

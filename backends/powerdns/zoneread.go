@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/http"
 	"strings"
+	"sync"
 
 	pdns "github.com/joeig/go-powerdns/v3"
 
@@ -43,23 +44,23 @@ func answerKey(zone *model.Zone) string {
 // no such zone. A 404 is a zone to create only when the server's zone
 // list lacks it too (see confirmAbsent).
 func (d *Driver) observeZone(ctx context.Context, c *client, zone *model.Zone, run *backends.Run) (live *pdns.Zone, absent bool, err error) {
-	if v, ok := run.Take(answerKey(zone)); ok {
-		a := v.(zoneAnswer)
-		if a.zone != nil {
-			return a.zone, false, nil
-		}
-		// A lock read found no zone; the list says whether that still
+	left, wasLeft := run.Take(answerKey(zone))
+	ahead, readAhead := run.Take(prefetchKey(zone))
+	switch {
+	case wasLeft && left.(zoneAnswer).zone != nil:
+		return left.(zoneAnswer).zone, false, nil
+	case readAhead:
+		// The GET below, started earlier (Prefetch): its answer goes
+		// the same way.
+		live, err = ahead.(*prefetched).result(c)
+	case wasLeft && d.confirmAbsent(ctx, c, zone, run) == nil:
+		// A lock read found no zone and the list says that still
 		// holds. A zone listed now (created meanwhile, or listed under
 		// a read that failed for another reason) is read as usual.
-		if d.confirmAbsent(ctx, c, zone, run) == nil {
-			return nil, true, nil
-		}
+		return nil, true, nil
+	default:
+		live, err = d.getZone(ctx, c, zone)
 	}
-	err = d.retry(ctx, func(ctx context.Context) error {
-		var err error
-		live, err = c.api.Zones.Get(ctx, zone.Name)
-		return err
-	})
 	if err == nil {
 		return live, false, nil
 	}
@@ -75,6 +76,55 @@ func (d *Driver) observeZone(ctx context.Context, c *client, zone *model.Zone, r
 		return nil, false, err
 	}
 	return nil, true, nil
+}
+
+// getZone is the one GET of a zone's observation.
+func (d *Driver) getZone(ctx context.Context, c *client, zone *model.Zone) (live *pdns.Zone, err error) {
+	err = d.retry(ctx, func(ctx context.Context) error {
+		var err error
+		live, err = c.api.Zones.Get(ctx, zone.Name)
+		return err
+	})
+	return live, err
+}
+
+// prefetched is a zone's observation GET started ahead (Prefetch): run
+// once, by whoever comes first, the prefetching goroutine or the
+// observation.
+type prefetched struct {
+	once sync.Once
+	get  func()
+	c    *client // its own client: its request is counted where it is taken
+	live *pdns.Zone
+	err  error
+}
+
+// result waits for the GET (or sends it now) and counts its requests
+// as c's, the client of the step that observes the zone.
+func (p *prefetched) result(c *client) (*pdns.Zone, error) {
+	p.once.Do(p.get)
+	c.count.add(p.c.count)
+	return p.live, p.err
+}
+
+func prefetchKey(zone *model.Zone) string { return "prefetch " + answerKey(zone) }
+
+// Prefetch implements backends.Prefetcher: the zone's GET, as its
+// observation sends it. A zone whose key comes from Vault is not read
+// ahead (its secret step reads the key later), nor one whose client
+// cannot be built (the step reports why).
+func (d *Driver) Prefetch(ctx context.Context, zone *model.Zone, run *backends.Run) func() {
+	if zone.Provider.PowerDNS == nil || zone.Provider.PowerDNS.APIKey.Env == "" {
+		return nil
+	}
+	c, err := d.zoneClient(zone, run)
+	if err != nil {
+		return nil
+	}
+	p := &prefetched{c: c}
+	p.get = func() { p.live, p.err = d.getZone(ctx, c, zone) }
+	run.Leave(prefetchKey(zone), p)
+	return func() { p.once.Do(p.get) }
 }
 
 // leaveCreated hands the zone b's POST created to the observation after
