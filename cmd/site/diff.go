@@ -111,12 +111,18 @@ func runDiff(cmd *cobra.Command, args []string, o diffOptions) error {
 	if err != nil {
 		return withCode(exitError, err)
 	}
-	g, err := o.scope(args, phases, targets, budget(cmd))
+	bk := openBackends(run)
+	defer closeBackends(bk, cmd.ErrOrStderr())
+	load := budget(cmd)
+	ahead := startPrefetch(cmd.Context(), bk, run, phases, targets, o.parallelism)
+	defer ahead.stop()
+	if ahead != nil {
+		load.Early = ahead.zone
+	}
+	g, err := o.scope(args, phases, targets, load)
 	if err != nil {
 		return withCode(exitError, err)
 	}
-	bk := openBackends(run)
-	defer closeBackends(bk, cmd.ErrOrStderr())
 	eng, prog := newEngine(bk, o.parallelism, cmd.ErrOrStderr())
 	observing, stopObserving := context.WithCancel(cmd.Context())
 	defer stopObserving()

@@ -1,0 +1,76 @@
+package main
+
+import (
+	"context"
+	"slices"
+	"sync"
+
+	"github.com/site-tools/site/backends"
+	"github.com/site-tools/site/compiler/model"
+	"github.com/site-tools/site/compiler/plan"
+)
+
+// zonePrefetch reads zones ahead for site diff. Loading an unchanged
+// spec is mostly reading its cache entry and assembling the model, and
+// a converged diff then waits for the server's answer: the compiler
+// names each zone of a cached file as soon as the entry is read
+// (compiler.Options.Early), and its GET starts then, so the server
+// works while the load finishes. The zone's observation takes what the
+// GET answered (backends.Prefetcher), and counts it as its own read.
+//
+// Only diff reads ahead: apply observes under the tenant's lock, which
+// it takes after the load.
+type zonePrefetch struct {
+	ctx    context.Context
+	cancel context.CancelFunc
+	bk     *runBackends
+	run    *backends.Run
+	slots  chan struct{} // at most --parallelism reads at once
+	wg     sync.WaitGroup
+}
+
+// startPrefetch returns the reader ahead of a diff scoped by phases and
+// targets, or nil when it would read a zone the diff does not observe:
+// a diff without DNS steps, or narrowed to some targets.
+func startPrefetch(ctx context.Context, bk *runBackends, run *backends.Run, phases []plan.Phase, targets []string, parallelism int) *zonePrefetch {
+	if len(targets) > 0 || (len(phases) > 0 && !slices.Contains(phases, plan.PhaseDNS)) {
+		return nil
+	}
+	p := &zonePrefetch{bk: bk, run: run, slots: make(chan struct{}, parallelism)}
+	p.ctx, p.cancel = context.WithCancel(ctx)
+	return p
+}
+
+// zone starts reading z. The compiler's loading workers call it: it
+// never waits for a read.
+func (p *zonePrefetch) zone(z *model.Zone) {
+	pf, ok := p.bk.providers[z.Provider.Kind()].(backends.Prefetcher)
+	if !ok {
+		return
+	}
+	read := pf.Prefetch(p.ctx, z, p.run)
+	if read == nil {
+		return
+	}
+	p.wg.Add(1)
+	go func() {
+		defer p.wg.Done()
+		select {
+		case p.slots <- struct{}{}:
+		case <-p.ctx.Done():
+			return // the diff ended first: its observation never came
+		}
+		defer func() { <-p.slots }()
+		read()
+	}()
+}
+
+// stop ends the reads nobody took (a load that failed) and waits for
+// them; the diff calls it when it returns.
+func (p *zonePrefetch) stop() {
+	if p == nil {
+		return
+	}
+	p.cancel()
+	p.wg.Wait()
+}
