@@ -106,7 +106,7 @@ func BenchmarkCacheGet(b *testing.B) {
 	key := keys.key(path, data)
 	b.ReportAllocs()
 	for b.Loop() {
-		if cache.get(key, path) == nil {
+		if cache.get(key, path, nil) == nil {
 			b.Fatal("a miss")
 		}
 	}

@@ -34,10 +34,11 @@ type Options struct {
 	// nil evaluates every file.
 	Cache *Cache
 	// Early, when not nil, is given each zone of a file at the paths
-	// loaded as soon as the file's entry is read from Cache, before the
-	// load ends (early.go): its name and the provider site.cue's grant
-	// resolves. Loading workers call it, several at once; the load may
-	// still fail afterwards.
+	// loaded as soon as the start of its entry in Cache is read, long
+	// before the load ends (early.go): its name and the provider
+	// site.cue's grant resolves (its Pos is the file's start). Loading
+	// workers call it, several at once; the load may still fail
+	// afterwards.
 	Early func(*model.Zone)
 }
 

@@ -107,7 +107,10 @@ func (c *Cache) entry(key string) string {
 }
 
 // get returns the result stored under key for the file at path, or nil.
-func (c *Cache) get(key, path string) *fileResult {
+// meta, when not nil, is given the result without its positions and
+// records as soon as they are all that is left to read (a whole entry,
+// its checksum checked): what Options.Early needs.
+func (c *Cache) get(key, path string, meta func(*fileResult)) *fileResult {
 	data, err := readUsed(c.entry(key), time.Now())
 	if err != nil {
 		return nil
@@ -117,7 +120,7 @@ func (c *Cache) get(key, path string) *fileResult {
 	if !ok || string(header) != cacheFormat+" "+hex.EncodeToString(sum[:]) {
 		return nil
 	}
-	r, ok := decodeEntry(body, path)
+	r, ok := decodeEntry(body, path, meta)
 	if !ok {
 		return nil
 	}

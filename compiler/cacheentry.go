@@ -40,8 +40,9 @@ func encodeEntry(r *fileResult) ([]byte, error) {
 }
 
 // decodeEntry reads a body encodeEntry wrote for the file at path, or
-// reports false.
-func decodeEntry(body []byte, path string) (*fileResult, bool) {
+// reports false. meta, when not nil, is given the result without its
+// positions and records, before those are read.
+func decodeEntry(body []byte, path string, meta func(*fileResult)) (*fileResult, bool) {
 	var sections [4][]byte
 	for i := range sections {
 		n, size := binary.Uvarint(body)
@@ -53,15 +54,18 @@ func decodeEntry(body []byte, path string) (*fileResult, bool) {
 	if len(body) > 0 || string(sections[0]) != path {
 		return nil, false
 	}
-	var meta metaEntry
-	if err := json.Unmarshal(sections[1], &meta); err != nil {
+	var m metaEntry
+	if err := json.Unmarshal(sections[1], &m); err != nil {
 		return nil, false
+	}
+	if meta != nil {
+		meta(&fileResult{path: path, pos: &positions{file: path}, tenants: m.Tenants, diags: m.Diags})
 	}
 	at, ok := unpackPositions(sections[2])
-	if !ok || !unpackRecords(string(sections[3]), meta.Tenants) {
+	if !ok || !unpackRecords(string(sections[3]), m.Tenants) {
 		return nil, false
 	}
-	return &fileResult{path: path, pos: &positions{file: path, at: at}, tenants: meta.Tenants, diags: meta.Diags}, true
+	return &fileResult{path: path, pos: &positions{file: path, at: at}, tenants: m.Tenants, diags: m.Diags}, true
 }
 
 // withoutRecords copies tenants down to their zones, leaving out every

@@ -82,7 +82,7 @@ func TestCacheEntryRoundTrip(t *testing.T) {
 	if !reflect.DeepEqual(want, entryFixture()) {
 		t.Fatal("encodeEntry changed the result it wrote")
 	}
-	got, ok := decodeEntry(body, want.path)
+	got, ok := decodeEntry(body, want.path, nil)
 	if !ok {
 		t.Fatal("the entry was not read back")
 	}
@@ -106,7 +106,7 @@ func TestCacheEntryRoundTrip(t *testing.T) {
 	if again, _ := encodeEntry(got); !bytes.Equal(again, body) {
 		t.Error("one result was written as two different entries")
 	}
-	if _, ok := decodeEntry(body, "t/other.cue"); ok {
+	if _, ok := decodeEntry(body, "t/other.cue", nil); ok {
 		t.Error("an entry of t/t.cue was read for t/other.cue")
 	}
 }
@@ -120,11 +120,11 @@ func TestCacheEntryDamaged(t *testing.T) {
 		t.Fatal(err)
 	}
 	for n := range len(body) {
-		if _, ok := decodeEntry(body[:n], r.path); ok {
+		if _, ok := decodeEntry(body[:n], r.path, nil); ok {
 			t.Errorf("a body cut to %d of %d bytes was read", n, len(body))
 		}
 	}
-	if _, ok := decodeEntry(append(bytes.Clone(body), 0), r.path); ok {
+	if _, ok := decodeEntry(append(bytes.Clone(body), 0), r.path, nil); ok {
 		t.Error("a body with a byte more was read")
 	}
 }

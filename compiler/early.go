@@ -10,11 +10,13 @@ import (
 )
 
 // Early zones. A file whose evaluation the cache holds is known long
-// before the load ends (assembling its tenant and the checks between
-// tenants take the rest), and the zones it declares, with the provider
-// each resolves to, are all a zone read needs: site diff starts reading
-// them meanwhile (Options.Early), so a converged diff of an unchanged
-// spec waits for the server instead of for the load and then the server.
+// before the load ends (reading its records and positions back,
+// assembling its tenant and the checks between tenants take the rest),
+// and the zones it declares, with the provider each resolves to, are
+// all a zone read needs: site diff starts reading them meanwhile
+// (Options.Early), so a converged diff of an unchanged spec waits for
+// the server instead of for the load and then the server. The entry's
+// tenants come first in it, without records; they are given from there.
 //
 // Only what the tenant's own checks passed is given: a cached file
 // without problems, declaring the one tenant its name says, and zones
@@ -22,8 +24,8 @@ import (
 // checks between tenants come later and may still fail the load, whose
 // caller then uses nothing it read.
 
-// earlyZones gives f every zone of r, in file order, when all of them
-// pass those checks; else none.
+// earlyZones gives f every zone of r, in name order (r's positions are
+// not read yet), when all of them pass those checks; else none.
 func earlyZones(op *operator, r *fileResult, f func(*model.Zone)) {
 	if len(r.diags) > 0 || len(r.tenants) != 1 {
 		return

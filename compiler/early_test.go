@@ -116,3 +116,30 @@ func TestEarlyZones(t *testing.T) {
 		})
 	}
 }
+
+// TestDecodeEntryGivesTenantsFirst: decodeEntry gives an entry's
+// tenants before it reads their records and positions (what makes a
+// read ahead start early), then reads those as before.
+func TestDecodeEntryGivesTenantsFirst(t *testing.T) {
+	want := entryFixture()
+	body, err := encodeEntry(want)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var early *fileResult
+	got, ok := decodeEntry(body, want.path, func(r *fileResult) {
+		if len(r.pos.at) != 0 {
+			t.Errorf("given with %d positions, want none read yet", len(r.pos.at))
+		}
+		if z := r.tenants["t"].DNS.Zones["t.example"]; z == nil || z.Records != nil {
+			t.Errorf("zone t.example given as %+v, want it without its records", z)
+		}
+		early = r
+	})
+	if !ok || early == nil {
+		t.Fatalf("read back %v, early result %v: want both", ok, early)
+	}
+	if len(got.tenants["t"].DNS.Zones["t.example"].Records) == 0 {
+		t.Error("the entry read back without its records")
+	}
+}

@@ -161,7 +161,7 @@ type input struct {
 	path string
 	data []byte // nil: read the file at path
 	// cached, when not nil, is given the result if the cache holds it,
-	// as soon as it is read (Options.Early).
+	// before its positions and records are read (Options.Early).
 	cached func(*fileResult)
 }
 
@@ -226,11 +226,8 @@ func evaluate(inputs []input, o Options, keys *cacheKeyer) ([]*fileResult, error
 				}
 				if keys != nil {
 					key := keys.key(in.path, in.data)
-					if r := o.Cache.get(key, in.path); r != nil {
+					if r := o.Cache.get(key, in.path, in.cached); r != nil {
 						results[i] = r
-						if in.cached != nil {
-							in.cached(r)
-						}
 						w.finish(n)
 						continue
 					}
