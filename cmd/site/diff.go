@@ -113,8 +113,11 @@ func runDiff(cmd *cobra.Command, args []string, o diffOptions) error {
 	}
 	bk := openBackends(run)
 	defer closeBackends(bk, cmd.ErrOrStderr())
+	// Reads ahead are observing too: the first Ctrl-C stops them.
+	observing, stopObserving := context.WithCancel(cmd.Context())
+	defer stopObserving()
 	load := budget(cmd)
-	ahead := startPrefetch(cmd.Context(), bk, run, phases, targets, o.parallelism)
+	ahead := startPrefetch(observing, bk, run, phases, targets, o.parallelism)
 	defer ahead.stop()
 	if ahead != nil {
 		load.Early = ahead.zone
@@ -124,8 +127,6 @@ func runDiff(cmd *cobra.Command, args []string, o diffOptions) error {
 		return withCode(exitError, err)
 	}
 	eng, prog := newEngine(bk, o.parallelism, cmd.ErrOrStderr())
-	observing, stopObserving := context.WithCancel(cmd.Context())
-	defer stopObserving()
 	defer watchInterrupts(prog, run, stopObserving)()
 	// diff takes no lock, but says when an apply of these tenants runs.
 	noted := noteLocksMeanwhile(observing, cmd.ErrOrStderr(), g, bk, run)

@@ -1,10 +1,13 @@
 package main
 
 import (
+	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 )
 
 // TestDiffReadsCachedZonesWhileLoading: a diff of an unchanged (cached)
@@ -62,5 +65,42 @@ func TestDiffReadsCachedZonesWhileLoading(t *testing.T) {
 	}
 	if got := srv.Requests(zone).GET; got != 1 {
 		t.Errorf("a converged diff from the cache read the zone %d times, want once", got)
+	}
+}
+
+// TestInterruptStopsAReadAhead: Ctrl-C during a diff whose read ahead
+// the server does not answer ends the diff at once, as it ends a zone
+// read the observation sent itself: reads ahead are observing too.
+func TestInterruptStopsAReadAhead(t *testing.T) {
+	srv := pdnsEnv(t)
+	const zone = "ahead-held.example.test."
+	file := tenantFile(t, srv, "ahead-held.example.test", `www: A: ["192.0.2.81"]`)
+	if code, out, errOut := siteRun(t, srv, "apply", file); code != exitOK {
+		t.Fatalf("apply exit %d\nstdout:\n%s\nstderr:\n%s", code, out, errOut)
+	}
+	inGet, release := make(chan struct{}), make(chan struct{})
+	t.Cleanup(func() { close(release) })
+	var once sync.Once
+	srv.FailWhen(t, func(r *http.Request) (int, string, bool) {
+		if r.Method == http.MethodGet && strings.HasSuffix(r.URL.Path, "/zones/"+zone) {
+			once.Do(func() { close(inGet) })
+			<-release
+		}
+		return 0, "", false
+	})
+	s, done := startInterruptible(t, "diff", file)
+	select {
+	case <-inGet:
+	case <-done:
+		t.Fatalf("site ended before reading the zone (exit %d):\n%s", <-s.code, s.err)
+	}
+	s.sigs <- os.Interrupt
+	select {
+	case <-done:
+	case <-time.After(20 * time.Second): // a hang guard: the GET is held until the test ends
+		t.Fatal("diff did not end after Ctrl-C while its read ahead was held")
+	}
+	if code := <-s.code; code != exitError || !strings.Contains(s.err.String(), "observing was interrupted") {
+		t.Errorf("exit %d, want %d and observing was interrupted; stderr:\n%s", code, exitError, s.err)
 	}
 }
