@@ -47,7 +47,10 @@ type Driver interface {
 // Prefetch returns the read, to run on any goroutine, or nil when it
 // reads nothing ahead. The zone's observation in the same run takes
 // what that read answered, waiting for it, or runs it itself when it
-// has not started; a read nobody takes changes nothing.
+// has not started; a read nobody takes changes nothing. The read
+// returns once its answer has been taken, or ctx ends: a caller that
+// bounds the reads running at once bounds the answers held too (a big
+// zone's decoded answer is tens of MB).
 type Prefetcher interface {
 	Prefetch(ctx context.Context, zone *model.Zone, run *Run) func()
 }

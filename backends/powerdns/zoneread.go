@@ -92,18 +92,21 @@ func (d *Driver) getZone(ctx context.Context, c *client, zone *model.Zone) (live
 // once, by whoever comes first, the prefetching goroutine or the
 // observation.
 type prefetched struct {
-	once sync.Once
-	get  func()
-	c    *client // its own client: its request is counted where it is taken
-	live *pdns.Zone
-	err  error
+	once  sync.Once
+	get   func()
+	c     *client       // its own client: its request is counted where it is taken
+	taken chan struct{} // closed when the observation took the answer
+	live  *pdns.Zone
+	err   error
 }
 
 // result waits for the GET (or sends it now) and counts its requests
-// as c's, the client of the step that observes the zone.
+// as c's, the client of the step that observes the zone. The run's
+// Take hands p to one observation only, so result runs once.
 func (p *prefetched) result(c *client) (*pdns.Zone, error) {
 	p.once.Do(p.get)
 	c.count.add(p.c.count)
+	close(p.taken)
 	return p.live, p.err
 }
 
@@ -121,10 +124,16 @@ func (d *Driver) Prefetch(ctx context.Context, zone *model.Zone, run *backends.R
 	if err != nil {
 		return nil
 	}
-	p := &prefetched{c: c}
+	p := &prefetched{c: c, taken: make(chan struct{})}
 	p.get = func() { p.live, p.err = d.getZone(ctx, c, zone) }
 	run.Leave(prefetchKey(zone), p)
-	return func() { p.once.Do(p.get) }
+	return func() {
+		p.once.Do(p.get)
+		select {
+		case <-p.taken:
+		case <-ctx.Done():
+		}
+	}
 }
 
 // leaveCreated hands the zone b's POST created to the observation after

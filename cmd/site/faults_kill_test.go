@@ -21,11 +21,7 @@ import (
 // says the dead run holds the lock, the operator breaks it with site
 // unlock as the message tells, and the apply after that converges.
 func TestFaultsPowerDNSKilled(t *testing.T) {
-	// testscript.Main put a copy of this binary named site first on PATH.
-	sitePath, err := exec.LookPath("site")
-	if err != nil || !strings.Contains(sitePath, "testscript-main") {
-		t.Fatalf("site on PATH is %q (%v), want testscript's copy of this test binary", sitePath, err)
-	}
+	sitePath := siteProcess(t)
 	fs := newFaultSite(t)
 	seed := *faultSeed
 	rnd := rand.New(rand.NewSource(seed))

@@ -4,7 +4,9 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/rogpeppe/go-internal/testscript"
@@ -105,4 +107,17 @@ func (n inNeutralDir) Run() int {
 		return 1
 	}
 	return n.TestingM.Run()
+}
+
+// siteProcess is the path of site as a process of its own: the copy of
+// this test binary that testscript.Main put first on PATH under that
+// name. A test runs site there when the run must be killed, or leaves
+// work behind that must die with it (an evaluation past its budget).
+func siteProcess(t *testing.T) string {
+	t.Helper()
+	path, err := exec.LookPath("site")
+	if err != nil || !strings.Contains(path, "testscript-main") {
+		t.Fatalf("site on PATH is %q (%v), want testscript's copy of this test binary", path, err)
+	}
+	return path
 }

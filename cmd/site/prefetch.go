@@ -25,8 +25,11 @@ type zonePrefetch struct {
 	cancel context.CancelFunc
 	bk     *runBackends
 	run    *backends.Run
-	slots  chan struct{} // at most --parallelism reads at once
-	wg     sync.WaitGroup
+	// At most --parallelism reads at once, each until its answer is
+	// taken: a diff of many big zones holds no more decoded answers
+	// than its observation would.
+	slots chan struct{}
+	wg    sync.WaitGroup
 }
 
 // startPrefetch returns the reader ahead of a diff scoped by phases and

@@ -1,20 +1,30 @@
 package main
 
 import (
+	"bytes"
+	"context"
+	"errors"
 	"net/http"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/site-tools/site/backends"
+	"github.com/site-tools/site/compiler/graph"
+	"github.com/site-tools/site/compiler/model"
 )
 
 // TestDiffReadsCachedZonesWhileLoading: a diff of an unchanged (cached)
 // tenant file reads its zones while the load goes on. The proof: a
 // second file the diff names evaluates until its time budget passes
 // (a second), so the load fails; the zone's GET was sent before, while it
-// ran. A diff that evaluates the tenant file, observes no DNS, or only
+// ran. Those diffs run as processes of their own: an evaluation past
+// its budget is left running, and must end with its process. A diff that evaluates the tenant file, observes no DNS, or only
 // some targets reads nothing before its load ends. When the load
 // succeeds, the read ahead is the observation's: one GET in all.
 func TestDiffReadsCachedZonesWhileLoading(t *testing.T) {
@@ -44,13 +54,18 @@ func TestDiffReadsCachedZonesWhileLoading(t *testing.T) {
 		{name: "--only vm", flags: []string{"--only", "vm"}},
 		{name: "--target", flags: []string{"--target", "dns/" + zone}},
 	}
+	site := siteProcess(t)
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			srv.ResetRequests(zone)
 			args := append(append([]string{"diff", "--eval-timeout", "1s"}, tc.flags...), file, slow)
-			code, out, errOut := siteRun(t, srv, args...)
-			if code != exitError || !strings.Contains(errOut, "passed its") {
-				t.Fatalf("diff exit %d, want %d for a.cue's budget\nstdout:\n%s\nstderr:\n%s", code, exitError, out, errOut)
+			cmd := exec.Command(site, args...)
+			var out, errOut bytes.Buffer
+			cmd.Stdout, cmd.Stderr = &out, &errOut
+			err := cmd.Run()
+			var exit *exec.ExitError
+			if !errors.As(err, &exit) || exit.ExitCode() != exitError || !strings.Contains(errOut.String(), "passed its") {
+				t.Fatalf("diff: %v, want exit %d for a.cue's budget\nstdout:\n%s\nstderr:\n%s", err, exitError, &out, &errOut)
 			}
 			if got := srv.Requests(zone).GET; got != tc.gets {
 				t.Errorf("%d GETs of the zone by a diff whose load failed, want %d", got, tc.gets)
@@ -102,5 +117,82 @@ func TestInterruptStopsAReadAhead(t *testing.T) {
 	}
 	if code := <-s.code; code != exitError || !strings.Contains(s.err.String(), "observing was interrupted") {
 		t.Errorf("exit %d, want %d and observing was interrupted; stderr:\n%s", code, exitError, s.err)
+	}
+}
+
+// heldReads is a backends.Prefetcher whose reads each hold until the
+// test takes their answer, as the real one holds until the observation
+// takes it.
+type heldReads struct {
+	mu      sync.Mutex
+	started []string
+	startc  chan string
+	taken   map[string]chan struct{}
+}
+
+func (h *heldReads) Plan(context.Context, *graph.Step, *backends.Run) (*backends.StepPlan, error) {
+	return nil, errors.New("not observed here")
+}
+
+func (h *heldReads) Apply(context.Context, *backends.StepPlan, *backends.Run) (*backends.StepResult, error) {
+	return nil, errors.New("not applied here")
+}
+
+func (h *heldReads) Prefetch(ctx context.Context, z *model.Zone, _ *backends.Run) func() {
+	taken := make(chan struct{})
+	h.mu.Lock()
+	h.taken[z.Name] = taken
+	h.mu.Unlock()
+	return func() {
+		h.startc <- z.Name
+		select {
+		case <-taken:
+		case <-ctx.Done():
+		}
+	}
+}
+
+// TestReadsAheadHoldNoMoreThanParallelism: with --parallelism 2, two
+// zones are read ahead at once and a third starts only when one of
+// their answers is taken, so a diff of many big zones never holds more
+// decoded answers than its observation would; the reads never taken
+// end when the diff does.
+func TestReadsAheadHoldNoMoreThanParallelism(t *testing.T) {
+	h := &heldReads{startc: make(chan string, 8), taken: map[string]chan struct{}{}}
+	bk := &runBackends{providers: map[string]backends.Driver{"powerdns": h}}
+	p := startPrefetch(context.Background(), bk, backends.NewRun(), nil, nil, 2)
+	zones := []string{"a.test.", "b.test.", "c.test.", "d.test."}
+	for _, name := range zones {
+		p.zone(&model.Zone{Name: name, Provider: model.Provider{PowerDNS: &model.PowerDNS{}}})
+	}
+	next := func() string {
+		t.Helper()
+		select {
+		case z := <-h.startc:
+			return z
+		case <-time.After(20 * time.Second):
+			t.Fatal("no read ahead started")
+			return ""
+		}
+	}
+	first := []string{next(), next()}
+	select { // a negative check: a longer wait only makes it stricter
+	case z := <-h.startc:
+		t.Fatalf("read ahead of %s started while %v held their answers", z, first)
+	case <-time.After(50 * time.Millisecond):
+	}
+	h.mu.Lock()
+	close(h.taken[first[0]])
+	h.mu.Unlock()
+	third := next()
+	if slices.Contains(first, third) {
+		t.Fatalf("%s read ahead twice", third)
+	}
+	stopped := make(chan struct{})
+	go func() { p.stop(); close(stopped) }()
+	select {
+	case <-stopped:
+	case <-time.After(20 * time.Second):
+		t.Fatal("stop did not end the reads nobody took")
 	}
 }
