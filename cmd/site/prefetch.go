@@ -13,8 +13,8 @@ import (
 // zonePrefetch reads zones ahead for site diff. Loading an unchanged
 // spec is mostly reading its cache entry and assembling the model, and
 // a converged diff then waits for the server's answer: the compiler
-// names each zone of a cached file as soon as the entry is read
-// (compiler.Options.Early), and its GET starts then, so the server
+// names each zone of a cached file as soon as the start of its entry is
+// read (compiler.Options.Early), and its GET starts then, so the server
 // works while the load finishes. The zone's observation takes what the
 // GET answered (backends.Prefetcher), and counts it as its own read.
 //
