@@ -70,7 +70,7 @@ could not be observed (and is not deferred by --ack).`,
 	pf.add(cmd, planFlagHelp{
 		only:            "observe only these phases, comma-separated: secrets, network, storage, vm, dns",
 		ack:             "show steps held back by this gate as deferred, as site apply --ack would, instead of failing (e.g. GATE-SECRET-UNREACHABLE; repeatable)",
-		parallelism:     "how many steps observe at once",
+		parallelism:     "how many steps observe at once (and how many zones of unchanged specs are read while the specs load)",
 		restart:         "plan as site apply --restart TENANT/VM would (repeatable)",
 		deleteThreshold: "plan as site apply --delete-threshold would: " + deleteThresholdHelp,
 	})
