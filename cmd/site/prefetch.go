@@ -6,6 +6,7 @@ import (
 	"sync"
 
 	"github.com/site-tools/site/backends"
+	"github.com/site-tools/site/compiler/graph"
 	"github.com/site-tools/site/compiler/model"
 	"github.com/site-tools/site/compiler/plan"
 )
@@ -25,6 +26,7 @@ type zonePrefetch struct {
 	cancel context.CancelFunc
 	bk     *runBackends
 	run    *backends.Run
+	wanted func(stepID string) bool // the zones --target keeps
 	// At most --parallelism reads at once, each until its answer is
 	// taken: a diff of many big zones holds no more decoded answers
 	// than its observation would.
@@ -33,13 +35,18 @@ type zonePrefetch struct {
 }
 
 // startPrefetch returns the reader ahead of a diff scoped by phases and
-// targets, or nil when it would read a zone the diff does not observe:
-// a diff without DNS steps, or narrowed to some targets.
+// targets, or nil for a diff without DNS steps. With targets it reads
+// only the zones whose step they name; a pattern that is no glob reads
+// nothing ahead (the load reports it).
 func startPrefetch(ctx context.Context, bk *runBackends, run *backends.Run, phases []plan.Phase, targets []string, parallelism int) *zonePrefetch {
-	if len(targets) > 0 || (len(phases) > 0 && !slices.Contains(phases, plan.PhaseDNS)) {
+	if len(phases) > 0 && !slices.Contains(phases, plan.PhaseDNS) {
 		return nil
 	}
-	p := &zonePrefetch{bk: bk, run: run, slots: make(chan struct{}, parallelism)}
+	wanted, err := graph.TargetMatch(targets)
+	if err != nil {
+		return nil
+	}
+	p := &zonePrefetch{bk: bk, run: run, wanted: wanted, slots: make(chan struct{}, parallelism)}
 	p.ctx, p.cancel = context.WithCancel(ctx)
 	return p
 }
@@ -48,7 +55,7 @@ func startPrefetch(ctx context.Context, bk *runBackends, run *backends.Run, phas
 // never waits for a read.
 func (p *zonePrefetch) zone(z *model.Zone) {
 	pf, ok := p.bk.providers[z.Provider.Kind()].(backends.Prefetcher)
-	if !ok {
+	if !ok || !p.wanted(graph.ZoneStepID(z.Name)) {
 		return
 	}
 	read := pf.Prefetch(p.ctx, z, p.run)

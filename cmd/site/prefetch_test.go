@@ -22,11 +22,13 @@ import (
 // TestDiffReadsCachedZonesWhileLoading: a diff of an unchanged (cached)
 // tenant file reads its zones while the load goes on. The proof: a
 // second file the diff names evaluates until its time budget passes
-// (a second), so the load fails; the zone's GET was sent before, while it
-// ran. Those diffs run as processes of their own: an evaluation past
-// its budget is left running, and must end with its process. A diff that evaluates the tenant file, observes no DNS, or only
-// some targets reads nothing before its load ends. When the load
-// succeeds, the read ahead is the observation's: one GET in all.
+// (two seconds, far more than a GET of a small zone takes), so the
+// load fails; the zone's GET was sent before, while it ran. Those
+// diffs run as processes of their own: an evaluation past its budget
+// is left running, and must end with its process. A diff that
+// evaluates the tenant file, observes no DNS, or targets other steps
+// reads nothing before its load ends. When the load succeeds, the read
+// ahead is the observation's: one GET in all.
 func TestDiffReadsCachedZonesWhileLoading(t *testing.T) {
 	srv := pdnsEnv(t)
 	const zone = "ahead.example.test."
@@ -52,13 +54,14 @@ func TestDiffReadsCachedZonesWhileLoading(t *testing.T) {
 		{name: "cached", gets: 1},
 		{name: "--no-cache", flags: []string{"--no-cache"}},
 		{name: "--only vm", flags: []string{"--only", "vm"}},
-		{name: "--target", flags: []string{"--target", "dns/" + zone}},
+		{name: "--target naming the zone", flags: []string{"--target", "dns/*"}, gets: 1},
+		{name: "--target naming another zone", flags: []string{"--target", "dns/other.example.test."}},
 	}
 	site := siteProcess(t)
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			srv.ResetRequests(zone)
-			args := append(append([]string{"diff", "--eval-timeout", "1s"}, tc.flags...), file, slow)
+			args := append(append([]string{"diff", "--eval-timeout", "2s"}, tc.flags...), file, slow)
 			cmd := exec.Command(site, args...)
 			var out, errOut bytes.Buffer
 			cmd.Stdout, cmd.Stderr = &out, &errOut

@@ -31,13 +31,13 @@ func (g *Graph) Targets(patterns []string) (*Graph, error) {
 	}
 	matched := map[string]bool{}
 	for _, p := range patterns {
-		re, err := compileTarget(p)
+		match, err := TargetMatch([]string{p})
 		if err != nil {
 			return nil, err
 		}
 		n := 0
 		for _, s := range g.Steps {
-			if re.MatchString(s.ID) {
+			if match(s.ID) {
 				matched[s.ID] = true
 				n++
 			}
@@ -47,6 +47,31 @@ func (g *Graph) Targets(patterns []string) (*Graph, error) {
 		}
 	}
 	return g.keep(func(s *Step) bool { return matched[s.ID] }), nil
+}
+
+// TargetMatch reports whether a step ID matches one of patterns, as
+// Targets matches them; an empty list matches every ID. It errs as
+// Targets does on a pattern that is no glob.
+func TargetMatch(patterns []string) (func(id string) bool, error) {
+	res := make([]*regexp.Regexp, len(patterns))
+	for i, p := range patterns {
+		re, err := compileTarget(p)
+		if err != nil {
+			return nil, err
+		}
+		res[i] = re
+	}
+	return func(id string) bool {
+		if len(res) == 0 {
+			return true
+		}
+		for _, re := range res {
+			if re.MatchString(id) {
+				return true
+			}
+		}
+		return false
+	}, nil
 }
 
 // noMatch explains a pattern that matched nothing, with the IDs it could

@@ -177,3 +177,31 @@ func TestScopesMarkPrerequisites(t *testing.T) {
 		t.Errorf("DOT does not mark the prerequisite network:\n%s", vmOnly.DOT())
 	}
 }
+
+// TestTargetMatch: what --target keeps, told for one step ID before
+// any graph exists (site diff reads the zones it keeps ahead).
+func TestTargetMatch(t *testing.T) {
+	cases := []struct {
+		patterns []string
+		id       string
+		want     bool
+	}{
+		{nil, "dns/a.example.", true},
+		{[]string{"dns/a.example."}, "dns/a.example.", true},
+		{[]string{"dns/a.example."}, "dns/b.example.", false},
+		{[]string{"vm/*", "dns/*.example."}, "dns/b.example.", true},
+		{[]string{"vm/*"}, "dns/b.example.", false},
+	}
+	for _, tc := range cases {
+		match, err := TargetMatch(tc.patterns)
+		if err != nil {
+			t.Fatalf("%q: %v", tc.patterns, err)
+		}
+		if got := match(tc.id); got != tc.want {
+			t.Errorf("%q matches %s: %v, want %v", tc.patterns, tc.id, got, tc.want)
+		}
+	}
+	if _, err := TargetMatch([]string{"dns/[a"}); err == nil {
+		t.Error("a pattern with an unclosed [ was taken")
+	}
+}
