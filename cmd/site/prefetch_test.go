@@ -15,9 +15,22 @@ import (
 	"time"
 
 	"github.com/site-tools/site/backends"
+	"github.com/site-tools/site/backends/powerdns/pdnstest"
 	"github.com/site-tools/site/compiler/graph"
 	"github.com/site-tools/site/compiler/model"
 )
+
+// appliedZone writes a tenant with one zone (name, trailing dot) on srv
+// and applies it: the zone is converged, and the file's evaluation is in
+// the cache, so a diff of it reads ahead.
+func appliedZone(t *testing.T, srv *pdnstest.Server, name string) string {
+	t.Helper()
+	file := tenantFile(t, srv, strings.TrimSuffix(name, "."), `www: A: ["192.0.2.80"]`)
+	if code, out, errOut := siteRun(t, srv, "apply", file); code != exitOK {
+		t.Fatalf("apply exit %d\nstdout:\n%s\nstderr:\n%s", code, out, errOut)
+	}
+	return file
+}
 
 // TestDiffReadsCachedZonesWhileLoading: a diff of an unchanged (cached)
 // tenant file reads its zones while the load goes on. The proof: a
@@ -32,10 +45,7 @@ import (
 func TestDiffReadsCachedZonesWhileLoading(t *testing.T) {
 	srv := pdnsEnv(t)
 	const zone = "ahead.example.test."
-	file := tenantFile(t, srv, "ahead.example.test", `www: A: ["192.0.2.80"]`)
-	if code, out, errOut := siteRun(t, srv, "apply", file); code != exitOK {
-		t.Fatalf("apply exit %d\nstdout:\n%s\nstderr:\n%s", code, out, errOut)
-	}
+	file := appliedZone(t, srv, zone)
 	// Not beside the tenant's file: a diff of that file alone must not
 	// load it.
 	bomb, err := os.ReadFile(repoFile("compiler/testdata/hostile/bomb_comprehension_bomb.cue"))
@@ -92,10 +102,7 @@ func TestDiffReadsCachedZonesWhileLoading(t *testing.T) {
 func TestInterruptStopsAReadAhead(t *testing.T) {
 	srv := pdnsEnv(t)
 	const zone = "ahead-held.example.test."
-	file := tenantFile(t, srv, "ahead-held.example.test", `www: A: ["192.0.2.81"]`)
-	if code, out, errOut := siteRun(t, srv, "apply", file); code != exitOK {
-		t.Fatalf("apply exit %d\nstdout:\n%s\nstderr:\n%s", code, out, errOut)
-	}
+	file := appliedZone(t, srv, zone)
 	inGet, release := make(chan struct{}), make(chan struct{})
 	t.Cleanup(func() { close(release) })
 	var once sync.Once
