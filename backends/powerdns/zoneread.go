@@ -113,13 +113,10 @@ func (p *prefetched) result(c *client) (*pdns.Zone, error) {
 func prefetchKey(zone *model.Zone) string { return "prefetch " + answerKey(zone) }
 
 // Prefetch implements backends.Prefetcher: the zone's GET, as its
-// observation sends it. A zone whose key comes from Vault is not read
-// ahead (its secret step reads the key later), nor one whose client
-// cannot be built (the step reports why).
+// observation sends it. A zone whose client cannot be built yet is not
+// read ahead: a key from Vault is in the run only once its secret step
+// has read it (run.Credential), and any other failure the step reports.
 func (d *Driver) Prefetch(ctx context.Context, zone *model.Zone, run *backends.Run) func() {
-	if zone.Provider.PowerDNS == nil || zone.Provider.PowerDNS.APIKey.Env == "" {
-		return nil
-	}
 	c, err := d.zoneClient(zone, run)
 	if err != nil {
 		return nil
