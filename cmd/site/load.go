@@ -9,6 +9,8 @@ import (
 	"slices"
 	"strings"
 
+	"golang.org/x/term"
+
 	"github.com/site-tools/site/backends/engine"
 	"github.com/site-tools/site/compiler"
 	"github.com/site-tools/site/compiler/graph"
@@ -128,14 +130,12 @@ func useColor(w io.Writer) bool {
 	return os.Getenv("NO_COLOR") == "" && isTerminal(w)
 }
 
-// isTerminal reports whether w is a character device such as a TTY.
-func isTerminal(w io.Writer) bool {
+// isTerminal reports whether w is a terminal. Being a character device
+// is not enough: /dev/null is one, and it is the stdin of a systemd
+// service or a cron job, which must never be asked a question.
+func isTerminal(w any) bool {
 	f, ok := w.(*os.File)
-	if !ok {
-		return false
-	}
-	fi, err := f.Stat()
-	return err == nil && fi.Mode()&os.ModeCharDevice != 0
+	return ok && term.IsTerminal(int(f.Fd()))
 }
 
 var plainWord = regexp.MustCompile(`^[A-Za-z0-9_./:=@%+,-]+$`)
