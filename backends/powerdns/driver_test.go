@@ -365,7 +365,8 @@ func TestNotFoundIsAZoneOnlyWhenTheServerSaysSo(t *testing.T) {
 		want   string // error substring; "" means a planned create
 	}{
 		{"missing zone", func(*model.PowerDNS) {}, ""},
-		{"wrong server id", func(p *model.PowerDNS) { p.Server = "no-such-server" }, "check the provider's url and server id"},
+		{"wrong server id", func(p *model.PowerDNS) { p.Server = "no-such-server" },
+			`has no server "no-such-server": check the server id and url of the zone's provider in the operator's file`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -375,6 +376,11 @@ func TestNotFoundIsAZoneOnlyWhenTheServerSaysSo(t *testing.T) {
 			if tt.want != "" {
 				if err == nil || !strings.Contains(err.Error(), tt.want) {
 					t.Fatalf("got %v, want an error containing %q", err, tt.want)
+				}
+				// A read changes nothing: the advice for a write the
+				// live data refused would send the user the wrong way.
+				if strings.Contains(err.Error(), "this change") {
+					t.Errorf("got %v, which speaks of a change", err)
 				}
 				return
 			}

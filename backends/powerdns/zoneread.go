@@ -156,6 +156,13 @@ func leaveNoZone(zone *model.Zone, run *backends.Run) {
 // answers its own read with 200 and never asks).
 func (d *Driver) confirmAbsent(ctx context.Context, c *client, zone *model.Zone, run *backends.Run) error {
 	listed, err := d.zoneList(ctx, c, zone, run, "observe")
+	var ae *APIError
+	if errors.As(err, &ae) && ae.Status == http.StatusNotFound {
+		// Not a conflict of any change (nothing is changed yet): the
+		// server id, or the url's path, names no server.
+		return fmt.Errorf("observe zone %s: the PowerDNS API at %s has no server %q: check the server id and url of the zone's provider in the operator's file (providers: %s: powerdns: server, \"localhost\" unless set); both the zone and the list of all zones answered 404, so nothing is planned for this zone",
+			zone.Name, c.base, zone.Provider.PowerDNS.Server, zone.Provider.Name)
+	}
 	if err != nil {
 		return fmt.Errorf("observe zone %s at %s: the zone read answered 404 and the zone list failed too (%w): check the provider's url and server id; nothing is planned for this zone",
 			zone.Name, c.base, err)
