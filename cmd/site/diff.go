@@ -89,13 +89,23 @@ type diffOptions struct {
 	detailed    bool
 }
 
-func runDiff(cmd *cobra.Command, args []string, o diffOptions) error {
+func runDiff(cmd *cobra.Command, args []string, o diffOptions) (err error) {
 	phases, err := parseOnly(o.only)
 	if err != nil {
 		return withCode(exitError, err)
 	}
 	if o.format != "text" && o.format != "json" && o.format != "markdown" {
 		return withCode(exitError, fmt.Errorf("--format %q: use text, json or markdown", o.format))
+	}
+	planned := false
+	if o.format == "markdown" {
+		// The pull request comment is made of stdout alone: a diff that
+		// stops before its plan says why there too, not only on stderr.
+		defer func() {
+			if err != nil && !planned {
+				_ = plan.WriteMarkdownFailure(cmd.OutOrStdout(), err)
+			}
+		}()
 	}
 	run, err := o.newRun()
 	if err != nil {
@@ -142,6 +152,7 @@ func runDiff(cmd *cobra.Command, args []string, o diffOptions) error {
 	p.Spec = spec
 	p.Options = planOptions(p, run)
 	stdout := cmd.OutOrStdout()
+	planned = true
 	switch o.format {
 	case "json":
 		err = p.WriteJSON(stdout)

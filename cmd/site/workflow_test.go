@@ -125,3 +125,50 @@ func TestRepositoryOperatorFile(t *testing.T) {
 		t.Fatalf("site vet ./tenants/...: exit %d\nstdout:\n%s\nstderr:\n%s", code, out.String(), errOut.String())
 	}
 }
+
+// TestDiffMarkdownSaysWhyThereIsNoPlan: the workflow posts stdout as the
+// comment, so a diff that cannot make a plan says why there, as Markdown,
+// not only on stderr: here a pull request adds a tenant that the base
+// branch's site.cue, which the diff runs with, does not grant yet. (The
+// comment was empty, and the step posting it failed.)
+func TestDiffMarkdownSaysWhyThereIsNoPlan(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.CopyFS(filepath.Join(dir, "tenants"), os.DirFS(repoFile("tenants"))); err != nil {
+		t.Fatal(err)
+	}
+	site, err := os.ReadFile(repoFile("site.cue"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	files := map[string]string{
+		"base-site.cue":    string(site),
+		"tenants/acme.cue": "package tenants\n\ntenants: acme: domain: \"acme.example.test\"\n",
+	}
+	for name, data := range files {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(data), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	t.Chdir(dir)
+	t.Setenv("NO_COLOR", "1")
+	for _, format := range []string{"markdown", "text"} {
+		var out, errOut bytes.Buffer
+		code := run([]string{"diff", "--format", format, "--config", "base-site.cue", "./tenants/..."}, &out, &errOut)
+		if code != exitError || !strings.Contains(errOut.String(), "acme.cue:3:") {
+			t.Fatalf("--format %s: exit %d, want %d with the problem at tenants/acme.cue:3 on stderr\nstdout:\n%s\nstderr:\n%s", format, code, exitError, out.String(), errOut.String())
+		}
+		switch format {
+		case "markdown":
+			for _, want := range []string{"### site diff\n", "**No plan**", "acme.cue:3:"} {
+				if !strings.Contains(out.String(), want) {
+					t.Errorf("the comment lacks %q:\n%s", want, out.String())
+				}
+			}
+		default:
+			// Text goes to a terminal or a log, where stderr already says it.
+			if out.Len() != 0 {
+				t.Errorf("--format text wrote to stdout:\n%s", out.String())
+			}
+		}
+	}
+}

@@ -125,6 +125,19 @@ func (p *Plan) WriteMarkdown(w io.Writer, acked map[Gate]bool) error {
 	return err
 }
 
+// WriteMarkdownFailure renders, for the same pull request comment, why
+// site diff made no plan at all (specs that do not load, an observation
+// interrupted): the heading WriteMarkdown writes and the error as site
+// printed it, in a code block no value of a spec can end early.
+// Without it, the comment of a diff that stopped would be empty.
+func WriteMarkdownFailure(w io.Writer, err error) error {
+	var b strings.Builder
+	b.WriteString("### site diff\n\n**No plan**: site diff stopped before it could make one.\n\n")
+	writeFenced(&b, "text", strings.TrimRight(err.Error(), "\n")+"\n")
+	_, werr := io.WriteString(w, b.String())
+	return werr
+}
+
 // gateUsers says how many changes and blocked steps need g, e.g.
 // "1 change" or "2 steps not observed".
 func (p *Plan) gateUsers(g Gate) string {

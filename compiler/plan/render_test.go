@@ -3,6 +3,7 @@ package plan
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"path/filepath"
 	"reflect"
 	"strings"
@@ -361,6 +362,20 @@ func TestWriteMarkdown(t *testing.T) {
 			golden.Check(t, filepath.Join("testdata", tc.name), b.Bytes())
 		})
 	}
+}
+
+// TestWriteMarkdownFailure: a diff that stopped before its plan still
+// gives its pull request comment the reason, with the spec's own words
+// (which may hold backticks) kept inside the code block.
+func TestWriteMarkdownFailure(t *testing.T) {
+	err := errors.New("the specs have errors (site vet lists the same), so nothing was observed:\n" +
+		"tenants/office1.cue:12:5: tenants.office1.domain: domain is required; add it\n" +
+		"tenants/office1.cue:20:14: TXT value \"```\" is not closed")
+	var b bytes.Buffer
+	if werr := WriteMarkdownFailure(&b, err); werr != nil {
+		t.Fatal(werr)
+	}
+	golden.Check(t, filepath.Join("testdata", "plan_failure.md.golden"), b.Bytes())
 }
 
 // TestWriteMarkdownFence keeps a value with backticks (a TXT record may
