@@ -35,7 +35,7 @@ func TestApplyPlanRefusesStalePlan(t *testing.T) {
 	if code != exitError {
 		t.Fatalf("apply --plan exit %d, want %d\nstdout:\n%s\nstderr:\n%s", code, exitError, stdout, stderr)
 	}
-	want := "site: the plan is stale: dns/stale.example.test. changed on the live system since the plan was saved; run site diff again"
+	want := "site: the plan is stale: dns/stale.example.test. changed on the live system since the plan was saved; save a fresh one with site diff --out, review it and apply that"
 	if !strings.Contains(stderr, want) {
 		t.Errorf("stderr does not say the plan is stale:\n%s\nwant a line %q", stderr, want)
 	}
@@ -55,6 +55,18 @@ func TestApplyPlanRefusesStalePlan(t *testing.T) {
 	}
 	if got := srv.Query(t, "ftp.stale.example.test.", "A"); len(got) != 1 {
 		t.Errorf("ftp: got %q, want the foreign record to survive", got)
+	}
+
+	// The same plan again (a retried CI job): the zone changed since it
+	// was saved, by this very plan, and nothing is left to do.
+	srv.ResetRequests(zone)
+	code, stdout, stderr = siteRun(t, srv, "apply", "--plan", planFile, file)
+	want = "site: the plan is stale: dns/stale.example.test. already matches the spec: the plan was applied, or its changes were made another way, so nothing is left to apply for it; nothing to apply (site diff shows what the live systems hold now)"
+	if code != exitError || !strings.Contains(stderr, want) {
+		t.Errorf("apply --plan of an applied plan: exit %d, want %d and a line %q\nstdout:\n%s\nstderr:\n%s", code, exitError, want, stdout, stderr)
+	}
+	if got := srv.Requests(zone).Writes(); got != 0 {
+		t.Errorf("applying an applied plan again made %d writes, want none", got)
 	}
 }
 

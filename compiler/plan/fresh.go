@@ -38,6 +38,10 @@ const (
 	// read from keys no fingerprint covers), so a plan that showed an
 	// older one must not be applied as if the user had seen this one.
 	StaleNotesDiffer
+	// StaleAlreadyDone: the live system changed since the plan was saved
+	// and the step now plans nothing: the saved plan was applied (its
+	// second apply --plan) or its changes were made another way.
+	StaleAlreadyDone
 )
 
 // explain says what r means for step id, for a user.
@@ -57,6 +61,8 @@ func (r StaleReason) explain(id string) string {
 		return id + " plans other changes now (was the spec edited?)"
 	case StaleNotesDiffer:
 		return id + " notes other facts now (a zone's DS for its parent changed?)"
+	case StaleAlreadyDone:
+		return id + " already matches the spec: the plan was applied, or its changes were made another way, so nothing is left to apply for it"
 	}
 	return fmt.Sprintf("%s is stale (reason %d)", id, int(r))
 }
@@ -78,7 +84,20 @@ func (e *StalePlanError) Error() string {
 	for i, s := range e.Steps {
 		details[i] = s.Reason.explain(s.Step)
 	}
-	return fmt.Sprintf("the plan is stale: %s; run site diff again", strings.Join(details, "; "))
+	if !e.onlyDone() {
+		return fmt.Sprintf("the plan is stale: %s; save a fresh one with site diff --out, review it and apply that", strings.Join(details, "; "))
+	}
+	return fmt.Sprintf("the plan is stale: %s; nothing to apply (site diff shows what the live systems hold now)", strings.Join(details, "; "))
+}
+
+// onlyDone reports whether every stale step of e is done already.
+func (e *StalePlanError) onlyDone() bool {
+	for _, s := range e.Steps {
+		if s.Reason != StaleAlreadyDone {
+			return false
+		}
+	}
+	return true
 }
 
 // Has reports whether some step is stale for reason r.
@@ -106,14 +125,17 @@ func CheckFresh(saved, fresh *Plan) error {
 	for _, b := range fresh.Blocked {
 		blockedNow[b.Step] = true
 	}
+	was, now := changesByStep(saved), changesByStep(fresh)
 	for id, fp := range saved.Fingerprints {
-		now, ok := fresh.Fingerprints[id]
+		fpNow, ok := fresh.Fingerprints[id]
 		switch {
 		case !ok && blockedNow[id]:
 			why[id] = StaleUnobserved
 		case !ok:
 			why[id] = StaleOutOfScope
-		case now != fp:
+		case fpNow != fp && was[id] != "" && now[id] == "":
+			why[id] = StaleAlreadyDone
+		case fpNow != fp:
 			why[id] = StaleLiveChanged
 		}
 	}
@@ -127,7 +149,6 @@ func CheckFresh(saved, fresh *Plan) error {
 			why[id] = StaleNew
 		}
 	}
-	was, now := changesByStep(saved), changesByStep(fresh)
 	for id := range union(was, now) {
 		if _, known := why[id]; !known && was[id] != now[id] {
 			why[id] = StaleChangesDiffer

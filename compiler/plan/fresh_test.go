@@ -37,6 +37,13 @@ func TestCheckFresh(t *testing.T) {
 	}{
 		{name: "same observation", edit: func(*Plan) {}},
 		{name: "live zone changed", edit: func(p *Plan) { p.Fingerprints[stepZoneB] = "fp2'" }, wantSteps: []StaleStep{{stepZoneB, StaleLiveChanged}}},
+		{name: "live zone changed, changes planned still", edit: func(p *Plan) { p.Fingerprints[stepZoneA] = "fp1'" }, wantSteps: []StaleStep{{stepZoneA, StaleLiveChanged}}},
+		// The plan applied once already: a second apply --plan finds the
+		// zone changed and nothing left to do there.
+		{name: "plan applied already", edit: func(p *Plan) {
+			p.Fingerprints[stepZoneA] = "fp1'"
+			p.Changes = nil
+		}, wantSteps: []StaleStep{{stepZoneA, StaleAlreadyDone}}},
 		{name: "step no longer observed", edit: func(p *Plan) {
 			delete(p.Fingerprints, stepZoneA)
 			p.Changes = nil
@@ -84,11 +91,23 @@ func TestCheckFresh(t *testing.T) {
 }
 
 func TestStalePlanErrorText(t *testing.T) {
-	err := &StalePlanError{Steps: []StaleStep{{stepZoneA, StaleLiveChanged}}}
-	want := "the plan is stale: dns/a.example. changed on the live system since the plan was saved; run site diff again"
-	if got := err.Error(); got != want {
-		t.Errorf("got %q, want %q", got, want)
+	for _, tc := range []struct {
+		steps []StaleStep
+		want  string
+	}{
+		{[]StaleStep{{stepZoneA, StaleLiveChanged}},
+			"the plan is stale: dns/a.example. changed on the live system since the plan was saved; save a fresh one with site diff --out, review it and apply that"},
+		// Applied already: there is no fresh plan to save and apply.
+		{[]StaleStep{{stepZoneA, StaleAlreadyDone}},
+			"the plan is stale: dns/a.example. already matches the spec: the plan was applied, or its changes were made another way, so nothing is left to apply for it; nothing to apply (site diff shows what the live systems hold now)"},
+		{[]StaleStep{{stepZoneA, StaleAlreadyDone}, {stepZoneB, StaleLiveChanged}},
+			"the plan is stale: dns/a.example. already matches the spec: the plan was applied, or its changes were made another way, so nothing is left to apply for it; dns/b.example. changed on the live system since the plan was saved; save a fresh one with site diff --out, review it and apply that"},
+	} {
+		if got := (&StalePlanError{Steps: tc.steps}).Error(); got != tc.want {
+			t.Errorf("got %q, want %q", got, tc.want)
+		}
 	}
+	err := &StalePlanError{Steps: []StaleStep{{stepZoneA, StaleLiveChanged}}}
 	if !err.Has(StaleLiveChanged) || err.Has(StaleChangesDiffer) {
 		t.Errorf("Has: got %v for the step's own reason and %v for another, want true and false",
 			err.Has(StaleLiveChanged), err.Has(StaleChangesDiffer))
