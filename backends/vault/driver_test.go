@@ -146,20 +146,28 @@ func TestPlanAddressOrder(t *testing.T) {
 	}
 }
 
+// TestPlanUnreachableIsGated: an unreachable store is gated, and the
+// message offers the gate only to a run that has not acknowledged it.
 func TestPlanUnreachableIsGated(t *testing.T) {
-	a, b := closedAddr(t), closedAddr(t)
-	run := newRun(map[string]string{"VAULT_TOKEN": testToken})
-	_, err := New().Plan(context.Background(), secretStep(a, b), run)
-	var ge *backends.GatedError
-	if !errors.As(err, &ge) {
-		t.Fatalf("got %v, want a *backends.GatedError", err)
-	}
-	if ge.Gate != plan.GateSecretUnreachable {
-		t.Errorf("got gate %q, want %q", ge.Gate, plan.GateSecretUnreachable)
-	}
-	for _, want := range []string{a, b, "connection refused", "VAULT_ADDR", string(plan.GateSecretUnreachable)} {
-		if !strings.Contains(err.Error(), want) {
-			t.Errorf("error %q does not mention %q", err, want)
+	for _, acked := range []bool{false, true} {
+		a, b := closedAddr(t), closedAddr(t)
+		run := newRun(map[string]string{"VAULT_TOKEN": testToken})
+		run.Acked[plan.GateSecretUnreachable] = acked
+		_, err := New().Plan(context.Background(), secretStep(a, b), run)
+		var ge *backends.GatedError
+		if !errors.As(err, &ge) {
+			t.Fatalf("got %v, want a *backends.GatedError", err)
+		}
+		if ge.Gate != plan.GateSecretUnreachable {
+			t.Errorf("got gate %q, want %q", ge.Gate, plan.GateSecretUnreachable)
+		}
+		for _, want := range []string{a, b, "connection refused", "VAULT_ADDR"} {
+			if !strings.Contains(err.Error(), want) {
+				t.Errorf("error %q does not mention %q", err, want)
+			}
+		}
+		if offered := strings.Contains(err.Error(), "--ack "+string(plan.GateSecretUnreachable)); offered == acked {
+			t.Errorf("acknowledged %v: the error offers --ack %s: %v, want %v:\n%v", acked, plan.GateSecretUnreachable, offered, !acked, err)
 		}
 	}
 }

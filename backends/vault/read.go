@@ -172,11 +172,15 @@ func (r *reader) read(ctx context.Context) (*secret, error) {
 			return nil, fmt.Errorf("could not read secret %s of vault %s from any address:\n%s", what, r.sec.Store.Name, list(tried))
 		}
 	}
+	deferAdvice := fmt.Sprintf(", or pass --ack %s to defer the steps that need this secret and converge everything else first", plan.GateSecretUnreachable)
+	if r.run != nil && r.run.Acked[plan.GateSecretUnreachable] {
+		// Given already: this run defers them.
+		deferAdvice = ""
+	}
 	return nil, &backends.GatedError{Gate: plan.GateSecretUnreachable, Err: fmt.Errorf(
 		"no address of vault %s answered, so secret %s cannot be read:\n%s\n"+
 			"what to do: make one of these addresses reachable, or export VAULT_ADDR with one that is "+
-			"(it is tried after site.cue's addresses), or pass --ack %s to defer the steps that need this secret "+
-			"and converge everything else first", r.sec.Store.Name, what, list(tried), plan.GateSecretUnreachable)}
+			"(it is tried after site.cue's addresses)%s", r.sec.Store.Name, what, list(tried), deferAdvice)}
 }
 
 // inOrder sorts attempts into the order of addrs, so that a message
