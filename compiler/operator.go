@@ -347,17 +347,14 @@ func names[V any](m map[string]V) string {
 	return strings.Join(sortedKeys(m), ", ")
 }
 
-// DeclaredProviders returns the provider names an operator's file held
-// in memory declares: site init grants a declared provider rather than
-// declaring it again.
-func DeclaredProviders(name string, src []byte) (map[string]bool, error) {
+// DeclaredProviders returns the providers an operator's file held in
+// memory declares, by name: site init grants a declared provider rather
+// than declaring it again, and site export names the one that is the
+// server it read.
+func DeclaredProviders(name string, src []byte) (map[string]model.Provider, error) {
 	o, diags := operatorSource(name, src)
 	if len(diags) > 0 {
 		return nil, diags
 	}
-	out := map[string]bool{}
-	for p := range o.providers {
-		out[p] = true
-	}
-	return out, nil
+	return o.providers, nil
 }

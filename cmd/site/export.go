@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -10,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/site-tools/site/backends"
+	"github.com/site-tools/site/compiler"
 	"github.com/site-tools/site/compiler/export"
 	"github.com/site-tools/site/compiler/model"
 )
@@ -150,12 +152,20 @@ func exportZone(cmd *cobra.Command, req exportRequest) error {
 	}
 	ctx := cmd.Context()
 	req.where.Name = req.provider // the name the printed site.cue lines give it
-	a, err := export.Read(ctx, x, export.Request{Tenant: req.tenant, Zone: req.zone, Domain: req.domain, Provider: req.where}, run)
+	name, config, declared := declaredAs(req.where, req.out)
+	if declared {
+		req.where.Name = name
+	}
+	a, err := export.Read(ctx, x, export.Request{Tenant: req.tenant, Zone: req.zone, Domain: req.domain, Provider: req.where, ProviderDeclared: declared}, run)
 	if err != nil {
 		return withCode(exitError, err)
 	}
 	stderr := cmd.ErrOrStderr()
-	fmt.Fprintf(stderr, "the operator's site.cue needs these lines for it:\n\n%s\n", a.Site)
+	if declared {
+		fmt.Fprintf(stderr, "%s declares this server as provider %s; it needs these lines to grant it:\n\n%s\n", config, name, a.Site)
+	} else {
+		fmt.Fprintf(stderr, "the operator's site.cue needs these lines for it:\n\n%s\n", a.Site)
+	}
 	for _, s := range a.Skipped {
 		fmt.Fprintln(stderr, "left out:", s)
 	}
@@ -181,6 +191,56 @@ func exportZone(cmd *cobra.Command, req exportRequest) error {
 	}
 	fmt.Fprintf(stderr, "marked %d RRsets as owned by tenant %s (comments only; served data unchanged)\n", n, req.tenant)
 	return nil
+}
+
+// declaredAs finds the operator's file a run would read from here (or,
+// with --out, from beside the file written) and in it the one provider
+// that is where: the same kind at the same address (for PowerDNS the
+// url and server id, for Cloudflare the API url). The exported spec then
+// names that provider, and the lines for site.cue only grant it, rather
+// than declaring the server again under its kind's name. No file, one
+// that does not load, no such provider or more than one (two Cloudflare
+// accounts): none, and the lines declare it.
+func declaredAs(where model.Provider, out string) (name, config string, ok bool) {
+	var paths []string
+	if out != "" {
+		paths = []string{out}
+	}
+	config, err := compiler.FindConfig("", paths)
+	if err != nil {
+		return "", "", false
+	}
+	src, err := os.ReadFile(config)
+	if err != nil {
+		return "", "", false
+	}
+	declared, err := compiler.DeclaredProviders(config, src)
+	if err != nil {
+		return "", "", false
+	}
+	var found []string
+	for n, p := range declared {
+		if sameServer(p, where) {
+			found = append(found, n)
+		}
+	}
+	if len(found) != 1 {
+		return "", "", false
+	}
+	return found[0], config, true
+}
+
+// sameServer reports whether a and b name the same API of one kind.
+func sameServer(a, b model.Provider) bool {
+	url := func(u string) string { return strings.TrimRight(u, "/") }
+	server := func(s string) string { return cmp.Or(s, "localhost") }
+	switch {
+	case a.PowerDNS != nil && b.PowerDNS != nil:
+		return url(a.PowerDNS.URL) == url(b.PowerDNS.URL) && server(a.PowerDNS.Server) == server(b.PowerDNS.Server)
+	case a.Cloudflare != nil && b.Cloudflare != nil:
+		return url(a.Cloudflare.APIURL) == url(b.Cloudflare.APIURL)
+	}
+	return false
 }
 
 // writeExported writes src to path; without force the file must not exist

@@ -94,8 +94,9 @@ func declaresProvider(site initSite, name string) bool {
 	if site.path == "" {
 		return false
 	}
-	names, err := compiler.DeclaredProviders(site.path, site.src)
-	return err == nil && names[name]
+	declared, err := compiler.DeclaredProviders(site.path, site.src)
+	_, ok := declared[name]
+	return err == nil && ok
 }
 
 func tenantDecl(o initOptions, domain string) ast.Decl {

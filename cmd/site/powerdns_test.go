@@ -169,8 +169,13 @@ func TestPowerDNSExportThenVetAndDiff(t *testing.T) {
 	if !strings.Contains(stderr, "left out: mx.legacy.example.test. HINFO") || !strings.Contains(stderr, "left out: legacy.example.test. NS") || !strings.Contains(stderr, "marked 7 RRsets") {
 		t.Errorf("stderr does not say what was left out and marked:\n%s", stderr)
 	}
+	// site.cue beside the file declares the server now (from the first
+	// export's lines): this export only grants it.
+	if !strings.Contains(stderr, "site.cue declares this server as provider powerdns") {
+		t.Errorf("export beside a site.cue that declares the server does not say so:\n%s", stderr)
+	}
 	src, _ := os.ReadFile(out)
-	if lines := exportedSite(t, stderr); strings.Contains(string(src)+lines, srv.APIKey) || strings.Contains(string(src), "PDNS_API_KEY") || !strings.Contains(lines, `env: "PDNS_API_KEY"`) {
+	if lines, _ := os.ReadFile(site); strings.Contains(string(src)+string(lines)+stderr, srv.APIKey) || strings.Contains(string(src), "PDNS_API_KEY") || !strings.Contains(string(lines), `env: "PDNS_API_KEY"`) {
 		t.Errorf("site.cue must name the key's variable, never its value, and the tenant's file neither:\n%s\n%s", src, lines)
 	}
 	if code, stdout, stderr := siteRun(t, srv, "vet", out); code != exitOK {
@@ -271,5 +276,49 @@ func TestPowerDNSApplyReportCountsReadsWritesQueries(t *testing.T) {
 	}
 	if !strings.Contains(stdout, "Apply complete: 1 applied; "+count(reads, "read")+", 1 write, 1 DNS query.") {
 		t.Errorf("the summary does not count what the server saw (%+v):\n%s", seen, stdout)
+	}
+}
+
+// TestExportNamesTheDeclaredProvider: where the operator's site.cue
+// already declares the server export reads (same url and server id), the
+// spec names that provider and the lines for site.cue only grant it; the
+// operator appends them and the tenant vets and diffs. (export proposed a
+// second provider, "powerdns", for the same server.) A server site.cue
+// does not declare still gets its declaration.
+func TestExportNamesTheDeclaredProvider(t *testing.T) {
+	srv := pdnsEnv(t)
+	t.Setenv(powerdns.EnvDNSAddr, srv.DNSAddr)
+	const zone = "named.example.test."
+	srv.CreateZone(t, zone, pdnstest.RRset{Name: "www.named.example.test.", Type: "A", TTL: 300, Records: []string{"192.0.2.7"}})
+	dir := t.TempDir()
+	site := fmt.Sprintf("package site\n\nproviders: {\n\tours: powerdns: {url: %q, api_key: env: \"PDNS_API_KEY\", dns: %q}\n\tother: powerdns: {url: \"http://192.0.2.1:8081\", api_key: env: \"PDNS_API_KEY\"}\n}\n", srv.URL+"/", srv.DNSAddr)
+	if err := os.WriteFile(filepath.Join(dir, "site.cue"), []byte(site), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Chdir(dir)
+	out := filepath.Join(dir, "named.cue")
+	code, stdout, stderr := siteRun(t, srv, "export", "powerdns", "--url", srv.URL, "--zone", zone, "--tenant", "named", "--out", out)
+	if code != exitOK || !strings.Contains(stderr, "site.cue declares this server as provider ours; it needs these lines to grant it:") {
+		t.Fatalf("export exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
+	}
+	_, lines, _ := strings.Cut(stderr, "to grant it:\n\n")
+	lines, _, _ = strings.Cut(lines, "\n\n")
+	if strings.Contains(lines, "powerdns:") || !strings.Contains(lines, `providers: ["ours"]`) {
+		t.Errorf("the lines for site.cue declare a provider again, or do not grant ours:\n%s", lines)
+	}
+	if spec, _ := os.ReadFile(out); !strings.Contains(string(spec), `provider: "ours"`) {
+		t.Errorf("the spec does not name provider ours:\n%s", spec)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "site.cue"), []byte(site+"\n"+lines+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if code, stdout, stderr := siteRun(t, srv, "diff", "--detailed-exitcode", out); code != exitChanges || !strings.Contains(stdout, "1 to adopt") {
+		t.Fatalf("diff after the export: exit %d, want 2 and 1 to adopt\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
+	}
+
+	// Another server id at the same url is another server.
+	code, stdout, stderr = siteRun(t, srv, "export", "powerdns", "--url", srv.URL, "--server", "other", "--zone", zone, "--tenant", "named")
+	if strings.Contains(stderr, "declares this server") || strings.Contains(stdout, `provider: "ours"`) {
+		t.Errorf("export of server id other took provider ours: exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
 	}
 }

@@ -27,6 +27,9 @@ type Request struct {
 	Domain string // the tenant's domain; the zone's when empty
 	// Provider is where the zone lives, credentials as references.
 	Provider model.Provider
+	// ProviderDeclared: the operator's site.cue declares Provider under
+	// Provider.Name already; the lines for it only grant it.
+	ProviderDeclared bool
 }
 
 // Adoption is a live zone read and rendered as a spec that passes site
@@ -75,7 +78,7 @@ func Read(ctx context.Context, x backends.ZoneExporter, req Request, run *backen
 	for i, r := range snap.RRsets {
 		rrsets[i] = *r
 	}
-	ez := Zone{Tenant: req.Tenant, Domain: req.Domain, Zone: name, Provider: req.Provider, RRsets: rrsets, DNSSEC: snap.DNSSEC}
+	ez := Zone{Tenant: req.Tenant, Domain: req.Domain, Zone: name, Provider: req.Provider, ProviderDeclared: req.ProviderDeclared, RRsets: rrsets, DNSSEC: snap.DNSSEC}
 	if a.Source, err = Render(ez); err != nil {
 		return nil, err
 	}
@@ -83,8 +86,16 @@ func Read(ctx context.Context, x backends.ZoneExporter, req Request, run *backen
 		return nil, err
 	}
 	// Vetted before it is written or anything is marked: the spec site
-	// export hands over must pass site vet as it is, with those lines.
-	if err := Vet(compiler.ConfigName, append([]byte("package site\n\n"), a.Site...), req.Tenant+".cue", a.Source); err != nil {
+	// export hands over must pass site vet as it is, with those lines
+	// (and the provider they leave to site.cue, as it would be declared).
+	site := a.Site
+	if ez.ProviderDeclared {
+		ez.ProviderDeclared = false
+		if site, err = RenderSite(ez); err != nil {
+			return nil, err
+		}
+	}
+	if err := Vet(compiler.ConfigName, append([]byte("package site\n\n"), site...), req.Tenant+".cue", a.Source); err != nil {
 		return nil, fmt.Errorf("the exported spec for tenant %s does not pass site vet, so nothing was written or marked: %w", req.Tenant, err)
 	}
 	z.RRsets = snap.RRsets

@@ -50,9 +50,11 @@ type Zone struct {
 	Zone   string // canonical zone name
 	// Provider is where the zone lives, with credentials as references
 	// (model.Credential cannot hold a secret). The tenant's file names
-	// it (provider: Provider.Name); RenderSite declares it for site.cue.
-	Provider model.Provider
-	RRsets   []model.RRset // canonical names and values; empty RRsets are skipped
+	// it (provider: Provider.Name); RenderSite declares it for site.cue
+	// unless ProviderDeclared says site.cue has it under that name.
+	Provider         model.Provider
+	ProviderDeclared bool
+	RRsets           []model.RRset // canonical names and values; empty RRsets are skipped
 	// DNSSEC writes dnssec: true: the zone is signed.
 	DNSSEC bool
 }
@@ -203,12 +205,13 @@ func RenderSite(z Zone) ([]byte, error) {
 	if d := cmp.Or(z.Domain, z.Zone); !dnsname.IsSubdomain(d, z.Zone) {
 		domains = append(domains, ast.NewString(strings.TrimSuffix(d, ".")))
 	}
-	file := &ast.File{Decls: []ast.Decl{
-		&ast.Field{Label: ast.NewIdent("providers"), Value: ast.NewStruct(label(z.Provider.Name), provider)},
-		&ast.Field{Label: ast.NewIdent("tenants"), Value: ast.NewStruct(label(z.Tenant), ast.NewStruct(
-			"domains", ast.NewList(domains...),
-			"providers", ast.NewList(ast.NewString(z.Provider.Name))))},
-	}}
+	file := &ast.File{}
+	if !z.ProviderDeclared {
+		file.Decls = append(file.Decls, &ast.Field{Label: ast.NewIdent("providers"), Value: ast.NewStruct(label(z.Provider.Name), provider)})
+	}
+	file.Decls = append(file.Decls, &ast.Field{Label: ast.NewIdent("tenants"), Value: ast.NewStruct(label(z.Tenant), ast.NewStruct(
+		"domains", ast.NewList(domains...),
+		"providers", ast.NewList(ast.NewString(z.Provider.Name))))})
 	out, err := format.Node(file, format.Simplify())
 	if err != nil {
 		return nil, fmt.Errorf("export: formatting the site.cue lines of zone %s: %w", z.Zone, err)

@@ -111,6 +111,13 @@ var renderCases = []struct {
 			URL: "https://dns.example.org", Server: "primary", APIKey: model.Credential{Vault: &model.VaultRef{Vault: "bao", Path: "dns/pdns", Key: "api_key"}},
 		}}},
 	},
+	{
+		// site.cue declares the server already: its lines only grant it.
+		name: "declared",
+		zone: Zone{Tenant: "lab", Zone: "lab.example.org.", ProviderDeclared: true, Provider: model.Provider{Name: "pdns", PowerDNS: &model.PowerDNS{
+			URL: "https://dns.example.org", Server: "localhost", APIKey: model.Credential{Env: "PDNS_API_KEY"},
+		}}, RRsets: []model.RRset{rr("www.lab.example.org.", "A", 300, "192.0.2.1")}},
+	},
 }
 
 func TestRender(t *testing.T) {
@@ -187,6 +194,9 @@ func TestIncident1_RenderedSpecLoads(t *testing.T) {
 // and loads them as site vet would.
 func loadRendered(t *testing.T, dir string, z Zone, out []byte) (*model.Spec, error) {
 	t.Helper()
+	// A provider site.cue declares already is in it as it would be
+	// declared.
+	z.ProviderDeclared = false
 	site, err := RenderSite(z)
 	if err != nil {
 		t.Fatalf("RenderSite: %v", err)
