@@ -25,7 +25,8 @@
 // trusted before). A tenant lives in one file: each file is evaluated
 // on its own (in parallel, one CUE context per worker, which is what
 // keeps a thousand tenants fast), so a tenant spread over two files is
-// reported rather than merged.
+// reported rather than merged, whether or not the schema accepts its
+// parts (onefile.go).
 //
 // Specs are untrusted input (they arrive as pull requests): LoadWith
 // evaluates within a time and a memory budget (Options, budget.go),
