@@ -1,8 +1,6 @@
 package compiler
 
 import (
-	"fmt"
-	"path/filepath"
 	"strings"
 
 	"golang.org/x/net/publicsuffix"
@@ -99,21 +97,4 @@ func isPublicSuffix(name string) bool {
 	}
 	ps, _ := publicsuffix.PublicSuffix(s)
 	return ps == s
-}
-
-// checkFileName holds a file to the one tenant named like it: the file
-// is what a repository's owners rules protect, so a file declaring
-// another tenant would impersonate it.
-func checkFileName(r *fileResult) Diagnostics {
-	want := strings.TrimSuffix(filepath.Base(r.path), ".cue")
-	var diags Diagnostics
-	for _, name := range sortedKeys(r.tenants) {
-		if name != want {
-			p := []string{"tenants", name}
-			diags = append(diags, Diagnostic{Pos: r.pos.pos(p...), Path: cuePath(p...),
-				Msg: fmt.Sprintf("file %s.cue declares tenant %s; a tenant file declares only the tenant it is named after (%s), so move tenant %s to %s.cue", want, name, want, name, name)})
-			delete(r.tenants, name)
-		}
-	}
-	return diags
 }

@@ -25,7 +25,8 @@
 // trusted before). A tenant lives in one file: each file is evaluated
 // on its own (in parallel, one CUE context per worker, which is what
 // keeps a thousand tenants fast), so a tenant spread over two files is
-// reported rather than merged.
+// reported rather than merged, whether or not the schema accepts its
+// parts (onefile.go).
 //
 // Specs are untrusted input (they arrive as pull requests): LoadWith
 // evaluates within a time and a memory budget (Options, budget.go),
@@ -123,19 +124,18 @@ func loadSource(configName string, config []byte, name string, src []byte, o Opt
 func assemble(op *operator, results []*fileResult, scoped map[string]bool, diags Diagnostics) (*model.Spec, error) {
 	spec := &model.Spec{Vaults: op.vaults}
 	all := &model.Spec{}
-	owner := map[string]*model.Tenant{}
+	// A tenant lives in one file (onefile.go), checked first: it leaves
+	// out of each file the tenants and the diagnostics that are not its.
+	files, owner := oneFile(results)
+	diags = append(diags, files...)
 	for _, r := range results {
 		diags = append(diags, r.diags...)
-		diags = append(diags, checkFileName(r)...)
 		b := &builder{op: op, pos: r.pos}
 		for _, name := range sortedKeys(r.tenants) {
 			t := b.tenant(name, r.tenants[name])
-			if prev, ok := owner[name]; ok {
-				diags = append(diags, Diagnostic{Pos: t.Pos, Related: []model.Pos{prev.Pos}, Path: cuePath("tenants", name),
-					Msg: fmt.Sprintf("tenant %s is declared in two files; keep each tenant in one file", name)})
-				continue
+			if owner[name] != r {
+				continue // declared in another file first: reported by oneFile
 			}
-			owner[name] = t
 			all.Tenants = append(all.Tenants, t)
 			if scoped[r.path] {
 				spec.Tenants = append(spec.Tenants, t)
