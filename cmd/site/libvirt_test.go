@@ -110,14 +110,15 @@ func TestVMDiffAndApplyThroughCLI(t *testing.T) {
 	write("128MiB", false)
 	site(exitOK, "diff", "--out", planFile)
 	site(exitOK, "apply", "--plan", planFile)
-	// ... and is refused once someone changed the guest out of band.
+	// ... and is refused once someone changed the guest out of band: here
+	// made the plan's change, so nothing is left to apply.
 	write("128MiB", true)
 	site(exitOK, "diff", "--out", planFile)
 	if out, err := exec.Command("virsh", "-c", s.URI, "autostart", "tiny").CombinedOutput(); err != nil {
 		t.Fatalf("virsh autostart: %v\n%s", err, out)
 	}
 	var out, errOut bytes.Buffer
-	if code := run([]string{"apply", "--plan", planFile, spec}, &out, &errOut); code != exitError || !strings.Contains(errOut.String(), "changed on the live system") {
+	if code := run([]string{"apply", "--plan", planFile, spec}, &out, &errOut); code != exitError || !strings.Contains(errOut.String(), "vm/qemu:///session/tiny already matches the spec") {
 		t.Fatalf("apply of a stale plan: exit %d, stderr:\n%s", code, errOut.String())
 	}
 	if got := pid(); got != after {
