@@ -53,8 +53,9 @@ the steps in scope.
 
 --ack GATE-SECRET-UNREACHABLE shows the steps whose secret cannot be
 read as deferred (as apply would defer them) and exits as if they were
-not in scope; without it they make diff exit 1. Other gates change
-nothing in a diff.
+not in scope; without it they make diff exit 1. apply's other gates
+change nothing in a diff; those of site disown and site unlock are
+refused, as apply refuses them.
 
 --restart and --delete-threshold mean what they mean to site apply; give
 diff the ones apply will get, so that the plan shown (or saved for

@@ -120,9 +120,9 @@ func disownZone(cmd *cobra.Command, zoneArg string, req disownRequest) error {
 	}
 	acked := false
 	for _, a := range req.acks {
-		g, err := plan.ParseGate(a)
+		g, err := parseAck("disown", a)
 		if err != nil {
-			return withCode(exitError, fmt.Errorf("--ack: %w", err))
+			return withCode(exitError, err)
 		}
 		acked = acked || g == plan.GateDNSDisown
 	}

@@ -40,9 +40,9 @@ GATE-LOCK-BREAK not acknowledged (nothing changed).`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			acked := false
 			for _, a := range acks {
-				g, err := plan.ParseGate(a)
+				g, err := parseAck("unlock", a)
 				if err != nil {
-					return withCode(exitError, fmt.Errorf("--ack: %w", err))
+					return withCode(exitError, err)
 				}
 				acked = acked || g == plan.GateLockBreak
 			}
