@@ -78,6 +78,7 @@ could not be observed (and is not deferred by --ack).`,
 	addBudgetFlags(cmd)
 	f := cmd.Flags()
 	f.StringVar(&format, "format", "text", "output format: text, json, or markdown (for a pull request comment)")
+	_ = cmd.RegisterFlagCompletionFunc("format", completeWords("text\tthe plan for a terminal", "json\tthe versioned JSON plan", "markdown\tfor a pull request comment"))
 	f.StringVar(&out, "out", "", "also save the plan as JSON to this file, for site apply --plan")
 	f.BoolVar(&detailed, "detailed-exitcode", false, "exit 2 when there are changes")
 	return cmd

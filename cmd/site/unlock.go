@@ -50,6 +50,8 @@ GATE-LOCK-BREAK not acknowledged (nothing changed).`,
 		},
 	}
 	cmd.Flags().StringArrayVar(&acks, "ack", nil, "GATE-LOCK-BREAK to remove the lock listed; without it nothing changes")
+	_ = cmd.RegisterFlagCompletionFunc("ack", completeGates("unlock"))
+	cmd.ValidArgsFunction = completeUnlock
 	addBudgetFlags(cmd)
 	return cmd
 }
