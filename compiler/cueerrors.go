@@ -44,6 +44,21 @@ func cueErrors(err error, prefix []string) []cueError {
 	return out
 }
 
+// syntaxErrors converts the errors of parsing one file, keeping only
+// the first. After a syntax error CUE's parser resynchronises poorly and
+// what it reports next is mostly that error again: one missing ] gave
+// "missing ',' in list literal" on every line to the end of the struct
+// and then "expected operand, found '}'", burying the one that matters.
+// CUE sorts the errors by position, so the first is where the file
+// stopped parsing.
+func syntaxErrors(err error) []cueError {
+	errs := cueErrors(err, nil)
+	if len(errs) > 1 {
+		errs = errs[:1]
+	}
+	return errs
+}
+
 // validateTree validates each child of v with errors on its own, and
 // so on down. CUE reports a missing required field (autostart!) only
 // when the value it validates has no other error; validating the

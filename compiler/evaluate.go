@@ -122,7 +122,7 @@ func (e *evaluator) source(path string, data []byte) *fileResult {
 	}
 	f, err := parser.ParseFile(path, data)
 	if err != nil {
-		r.diags = append(r.diags, fromCUE(cueErrors(err, nil), r.pos)...)
+		r.diags = append(r.diags, fromCUE(syntaxErrors(err), r.pos)...)
 		return r
 	}
 	if f.PackageName() == "site" {
@@ -174,7 +174,7 @@ func (e *evaluator) tree(top map[string]any, isPlain bool, data []byte, r *fileR
 	}
 	f, err := parser.ParseFile(r.path, data)
 	if err != nil { // it parsed a moment ago
-		r.diags = append(r.diags, fromCUE(cueErrors(err, nil), r.pos)...)
+		r.diags = append(r.diags, fromCUE(syntaxErrors(err), r.pos)...)
 		return r
 	}
 	tenants, errs := e.check(f, isPlain)

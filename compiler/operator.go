@@ -119,7 +119,7 @@ func operatorSource(path string, data []byte) (*operator, Diagnostics) {
 	}
 	f, err := parser.ParseFile(path, data)
 	if err != nil {
-		return nil, fromCUE(cueErrors(err, nil), pos)
+		return nil, fromCUE(syntaxErrors(err), pos)
 	}
 	pos = indexPositions(path, f)
 	if d := checkOperatorTopLevel(path, f); len(d) > 0 {

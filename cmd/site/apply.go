@@ -112,8 +112,12 @@ interrupt.`,
 	})
 	cmd.Flags().BoolVar(&o.yes, "yes", false, "do not ask before destructive changes on a terminal (for scripts that run apply with a terminal attached)")
 	cmd.Flags().StringVar(&o.planFile, "plan", "", "apply only if a fresh observation still matches this plan saved by site diff --out")
-	cmd.Flags().DurationVar(&o.lockTimeout, "lock-timeout", 0, "how long to wait for another apply of the same tenant to finish (e.g. 5m); 0 fails at once, naming the holder")
-	cmd.Flags().DurationVar(&o.leaseTimeout, "lease-timeout", lease.DefaultTimeout, `how long to wait for the DHCP lease of a VM that publishes address "lease" and has none yet`)
+	durationVar(cmd.Flags(), &o.lockTimeout, "lock-timeout", 0, true,
+		"0 to fail at once, or how long to wait, such as 5m",
+		"how long to wait for another apply of the same tenant to finish (e.g. 5m); 0 fails at once, naming the holder")
+	durationVar(cmd.Flags(), &o.leaseTimeout, "lease-timeout", lease.DefaultTimeout, false,
+		"a positive duration such as 2m",
+		`how long to wait for the DHCP lease of a VM that publishes address "lease" and has none yet`)
 	return cmd
 }
 
@@ -132,9 +136,6 @@ func runApply(cmd *cobra.Command, args []string, o applyOptions) error {
 		}
 		args, phases, targets = saved.Spec.Paths, saved.Only, saved.Targets
 		o.restarts, o.deleteThreshold = saved.Options.Restart, saved.Options.DeleteThreshold
-	}
-	if o.leaseTimeout <= 0 {
-		return withCode(exitError, fmt.Errorf("--lease-timeout %s: want a positive duration such as 2m", o.leaseTimeout))
 	}
 	run, err := o.newRun()
 	if err != nil {

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"fmt"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -13,7 +15,9 @@ import (
 // with exit 1 and a message at the file being evaluated.
 func addBudgetFlags(cmd *cobra.Command) {
 	f := cmd.Flags()
-	f.Duration("eval-timeout", compiler.DefaultEvalTimeout, "stop when evaluating the specs takes longer than this")
+	durationVar(f, new(time.Duration), "eval-timeout", compiler.DefaultEvalTimeout, false,
+		"a positive duration such as 2m (the budget cannot be turned off)",
+		"stop when evaluating the specs takes longer than this")
 	mem := byteSize(compiler.DefaultEvalMemory)
 	f.Var(&mem, "eval-memory", "stop when evaluating the specs needs more heap than this, e.g. 2GiB")
 	addCacheFlag(cmd)
@@ -57,6 +61,11 @@ type byteSize uint64
 func (b *byteSize) Set(s string) error {
 	n, err := compiler.ParseSize(s)
 	if err != nil {
+		// ParseSize calls a size of 0 out of range; as a budget it
+		// means nothing, and cannot turn the budget off.
+		if digits := strings.TrimRight(s, "KMGTiB"); digits != "" && strings.Trim(digits, "0") == "" {
+			return fmt.Errorf("size %q: 0 means nothing here: want a positive size such as 2GiB (the budget cannot be turned off)", s)
+		}
 		return err
 	}
 	*b = byteSize(n)

@@ -10,13 +10,13 @@ import (
 )
 
 // completeScope registers shell completion for the flags of cmd that
-// name gates, phases and steps: --ack (the gate catalogue), --only
+// name gates, phases and steps: --ack (the gates cmd uses), --only
 // (phases, after any already given with commas) and --target (the step
 // IDs of the specs named so far, or ./tenants/...). Flags cmd lacks are
 // left alone.
 func completeScope(cmd *cobra.Command) {
 	if cmd.Flags().Lookup("ack") != nil {
-		_ = cmd.RegisterFlagCompletionFunc("ack", completeGates)
+		_ = cmd.RegisterFlagCompletionFunc("ack", completeGates(cmd.Name()))
 	}
 	if cmd.Flags().Lookup("only") != nil {
 		_ = cmd.RegisterFlagCompletionFunc("only", completePhases)
@@ -26,11 +26,51 @@ func completeScope(cmd *cobra.Command) {
 	}
 }
 
-func completeGates(_ *cobra.Command, _ []string, toComplete string) ([]string, cobra.ShellCompDirective) {
+// completeGates completes --ack of command (apply, diff, disown,
+// unlock) with the gates it takes (gatesOf), not the whole catalogue:
+// the others it refuses.
+func completeGates(command string) cobra.CompletionFunc {
+	return func(_ *cobra.Command, _ []string, toComplete string) ([]string, cobra.ShellCompDirective) {
+		var out []string
+		for _, g := range gatesOf(command) {
+			if strings.HasPrefix(string(g), strings.ToUpper(toComplete)) {
+				out = append(out, string(g)+"\t"+g.Meaning())
+			}
+		}
+		return out, cobra.ShellCompDirectiveNoFileComp
+	}
+}
+
+// completeWords completes a flag that takes one of a few words, each
+// "word\tdescription".
+func completeWords(words ...string) cobra.CompletionFunc {
+	return func(_ *cobra.Command, _ []string, toComplete string) ([]string, cobra.ShellCompDirective) {
+		var out []string
+		for _, w := range words {
+			if strings.HasPrefix(w, toComplete) {
+				out = append(out, w)
+			}
+		}
+		return out, cobra.ShellCompDirectiveNoFileComp
+	}
+}
+
+// completeUnlock completes site unlock TENANT [PATH ...]: the tenant
+// with the names unlock accepts, those of the specs at ./tenants/...
+// (loaded as --target's completion loads them; the PATHs come after
+// the tenant, so none is known yet), then the PATHs as .cue files.
+func completeUnlock(cmd *cobra.Command, args []string, toComplete string) ([]string, cobra.ShellCompDirective) {
+	if len(args) > 0 {
+		return []string{"cue"}, cobra.ShellCompDirectiveFilterFileExt
+	}
+	g, err := loadGraph(nil, nil, nil, budget(cmd))
+	if err != nil {
+		return nil, cobra.ShellCompDirectiveNoFileComp
+	}
 	var out []string
-	for _, g := range plan.Catalogue() {
-		if strings.HasPrefix(string(g), strings.ToUpper(toComplete)) {
-			out = append(out, string(g)+"\t"+g.Meaning())
+	for _, t := range scopeTenants(g) {
+		if strings.HasPrefix(t.Name, toComplete) {
+			out = append(out, t.Name)
 		}
 	}
 	return out, cobra.ShellCompDirectiveNoFileComp

@@ -53,8 +53,9 @@ the steps in scope.
 
 --ack GATE-SECRET-UNREACHABLE shows the steps whose secret cannot be
 read as deferred (as apply would defer them) and exits as if they were
-not in scope; without it they make diff exit 1. Other gates change
-nothing in a diff.
+not in scope; without it they make diff exit 1. apply's other gates
+change nothing in a diff; those of site disown and site unlock are
+refused, as apply refuses them.
 
 --restart and --delete-threshold mean what they mean to site apply; give
 diff the ones apply will get, so that the plan shown (or saved for
@@ -77,6 +78,7 @@ could not be observed (and is not deferred by --ack).`,
 	addBudgetFlags(cmd)
 	f := cmd.Flags()
 	f.StringVar(&format, "format", "text", "output format: text, json, or markdown (for a pull request comment)")
+	_ = cmd.RegisterFlagCompletionFunc("format", completeWords("text\tthe plan for a terminal", "json\tthe versioned JSON plan", "markdown\tfor a pull request comment"))
 	f.StringVar(&out, "out", "", "also save the plan as JSON to this file, for site apply --plan")
 	f.BoolVar(&detailed, "detailed-exitcode", false, "exit 2 when there are changes")
 	return cmd

@@ -101,6 +101,7 @@ func (r *disownRequest) addFlags(cmd *cobra.Command) {
 	f := cmd.Flags()
 	f.StringArrayVar(&r.names, "name", nil, "only the markers at this name, relative to the zone or absolute (repeatable; default: every marker in the zone)")
 	f.StringArrayVar(&r.acks, "ack", nil, "GATE-DNS-DISOWN to remove the markers listed; without it nothing changes")
+	_ = cmd.RegisterFlagCompletionFunc("ack", completeGates("disown"))
 }
 
 // disownZone lists the markers to remove and, when GATE-DNS-DISOWN is
@@ -120,9 +121,9 @@ func disownZone(cmd *cobra.Command, zoneArg string, req disownRequest) error {
 	}
 	acked := false
 	for _, a := range req.acks {
-		g, err := plan.ParseGate(a)
+		g, err := parseAck("disown", a)
 		if err != nil {
-			return withCode(exitError, fmt.Errorf("--ack: %w", err))
+			return withCode(exitError, err)
 		}
 		acked = acked || g == plan.GateDNSDisown
 	}

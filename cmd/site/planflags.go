@@ -20,6 +20,7 @@ import (
 // (and saves for apply --plan) is the one apply with the same flags
 // carries out.
 type planFlags struct {
+	command         string // apply or diff: the gates --ack takes
 	only            string
 	targets         []string
 	acks            []string
@@ -38,6 +39,7 @@ var deleteThresholdHelp = fmt.Sprintf("percent of our records in a zone (of %d o
 
 // add defines the shared flags on cmd with the command's own words.
 func (f *planFlags) add(cmd *cobra.Command, help planFlagHelp) {
+	f.command = cmd.Name()
 	fs := cmd.Flags()
 	fs.StringVar(&f.only, "only", "", help.only)
 	fs.StringArrayVar(&f.targets, "target", nil, targetFlagHelp)
@@ -56,14 +58,11 @@ func (f *planFlags) newRun() (*backends.Run, error) {
 	}
 	run := backends.NewRun()
 	for _, a := range f.acks {
-		// An unknown gate is refused: a misspelt ack would otherwise be
-		// silently ignored.
-		g, err := plan.ParseGate(a)
+		// An unknown gate, or another command's, is refused: a
+		// misspelt ack would otherwise be silently ignored.
+		g, err := parseAck(f.command, a)
 		if err != nil {
-			if up, uerr := plan.ParseGate(strings.ToUpper(a)); uerr == nil {
-				return nil, fmt.Errorf("--ack %s: gate ids are upper case: --ack %s", a, up)
-			}
-			return nil, fmt.Errorf("--ack: %w", err)
+			return nil, err
 		}
 		run.Acked[g] = true
 	}

@@ -40,9 +40,9 @@ GATE-LOCK-BREAK not acknowledged (nothing changed).`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			acked := false
 			for _, a := range acks {
-				g, err := plan.ParseGate(a)
+				g, err := parseAck("unlock", a)
 				if err != nil {
-					return withCode(exitError, fmt.Errorf("--ack: %w", err))
+					return withCode(exitError, err)
 				}
 				acked = acked || g == plan.GateLockBreak
 			}
@@ -50,6 +50,8 @@ GATE-LOCK-BREAK not acknowledged (nothing changed).`,
 		},
 	}
 	cmd.Flags().StringArrayVar(&acks, "ack", nil, "GATE-LOCK-BREAK to remove the lock listed; without it nothing changes")
+	_ = cmd.RegisterFlagCompletionFunc("ack", completeGates("unlock"))
+	cmd.ValidArgsFunction = completeUnlock
 	addBudgetFlags(cmd)
 	return cmd
 }

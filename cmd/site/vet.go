@@ -90,6 +90,7 @@ Exit codes: 0 every spec is valid, 1 one is invalid or unreadable.`,
 		},
 	}
 	cmd.Flags().StringVar(&format, "format", "text", "output format: text, json or github")
+	_ = cmd.RegisterFlagCompletionFunc("format", completeWords("text\tfile:line:col: message", "json\t{valid, summary, errors}", "github\t::error annotations for GitHub Actions"))
 	addBudgetFlags(cmd)
 	return cmd
 }

@@ -1,0 +1,78 @@
+package main
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/site-tools/site/compiler/plan"
+)
+
+// Which command acknowledges which gate. Every gate in the catalogue is
+// one a plan's change can need (apply's; diff takes the same --ack, to
+// plan as apply would), except those a command of its own guards.
+var ownGates = map[plan.Gate]string{
+	plan.GateDNSDisown: "disown",
+	plan.GateLockBreak: "unlock",
+}
+
+// gatesOf lists, sorted, the gates command (apply, diff, disown,
+// unlock) takes with --ack.
+func gatesOf(command string) []plan.Gate {
+	var out []plan.Gate
+	for _, g := range plan.Catalogue() {
+		if usesGate(command, g) {
+			out = append(out, g)
+		}
+	}
+	return out
+}
+
+func usesGate(command string, g plan.Gate) bool {
+	if own, ok := ownGates[g]; ok {
+		return own == command
+	}
+	return command == "apply" || command == "diff"
+}
+
+// gateUsers names the commands that take g, as the user types them.
+func gateUsers(g plan.Gate) string {
+	if own, ok := ownGates[g]; ok {
+		return "site " + own
+	}
+	return "site apply and site diff"
+}
+
+// parseAck checks one --ack value of command. A misspelt gate, or one
+// only another command uses (site apply --ack GATE-LOCK-BREAK), is
+// refused: either would otherwise acknowledge nothing, silently, and be
+// repeated in the command site prints to acknowledge the gates missing.
+func parseAck(command, s string) (plan.Gate, error) {
+	takes := gatesOf(command)
+	g, err := plan.ParseGate(s)
+	if err != nil {
+		up, uerr := plan.ParseGate(strings.ToUpper(s))
+		if uerr != nil {
+			return "", fmt.Errorf("--ack: unknown gate %q: acknowledge %s", s, oneOf(takes))
+		}
+		if usesGate(command, up) {
+			return "", fmt.Errorf("--ack %s: gate ids are upper case: --ack %s", s, up)
+		}
+		g = up
+	}
+	if !usesGate(command, g) {
+		return "", fmt.Errorf("--ack %s: that gate is for %s, and site %s never uses it: drop it (site %s takes %s)", s, gateUsers(g), command, command, oneOf(takes))
+	}
+	return g, nil
+}
+
+// oneOf lists gates: "GATE-A", or "one of GATE-A, GATE-B".
+func oneOf(gates []plan.Gate) string {
+	names := make([]string, len(gates))
+	for i, g := range gates {
+		names[i] = string(g)
+	}
+	if len(names) == 1 {
+		return names[0]
+	}
+	return "one of " + strings.Join(names, ", ")
+}

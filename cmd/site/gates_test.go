@@ -1,0 +1,132 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// applyGates is what site apply and site diff take with --ack.
+const applyGates = "GATE-DNS-DELETE-MANY, GATE-DNS-OVERWRITE, GATE-NET-DESTROY, GATE-SECRET-UNREACHABLE, GATE-VM-DESTROY, GATE-VM-DISK-REBASE, GATE-VM-DISK-RESIZE, GATE-VM-RESTART, GATE-VM-STOP"
+
+// TestAckOfAnotherCommandsGate: each command takes with --ack only the
+// gates it uses. A real gate of another command (apply --ack
+// GATE-LOCK-BREAK) is refused, exit 1, naming the command that uses it,
+// as a misspelt gate is, rather than acknowledging nothing silently and
+// being repeated in the command apply prints to acknowledge the rest.
+func TestAckOfAnotherCommandsGate(t *testing.T) {
+	t.Setenv("NO_COLOR", "1")
+	file := quietSpec(t)
+	for _, tc := range []struct {
+		args []string
+		code int
+		// stderr, when the code is not 0.
+		want string
+	}{
+		{[]string{"apply", "--ack", "GATE-LOCK-BREAK", file}, exitError,
+			"site: --ack GATE-LOCK-BREAK: that gate is for site unlock, and site apply never uses it: drop it (site apply takes one of " + applyGates + ")\n"},
+		{[]string{"apply", "--ack", "GATE-DNS-DISOWN", file}, exitError,
+			"site: --ack GATE-DNS-DISOWN: that gate is for site disown, and site apply never uses it: drop it"},
+		{[]string{"apply", "--ack", "gate-lock-break", file}, exitError,
+			"site: --ack gate-lock-break: that gate is for site unlock, and site apply never uses it"},
+		{[]string{"diff", "--ack", "GATE-LOCK-BREAK", file}, exitError,
+			"site: --ack GATE-LOCK-BREAK: that gate is for site unlock, and site diff never uses it: drop it (site diff takes one of " + applyGates + ")\n"},
+		{[]string{"unlock", "quiet", "--ack", "GATE-DNS-OVERWRITE", file}, exitError,
+			"site: --ack GATE-DNS-OVERWRITE: that gate is for site apply and site diff, and site unlock never uses it: drop it (site unlock takes GATE-LOCK-BREAK)\n"},
+		{[]string{"unlock", "quiet", "--ack", "GATE-DNS-DISOWN", file}, exitError,
+			"site: --ack GATE-DNS-DISOWN: that gate is for site disown, and site unlock never uses it"},
+		{[]string{"disown", "powerdns", "example.org", "--url", "http://127.0.0.1:1", "--ack", "GATE-LOCK-BREAK"}, exitError,
+			"site: --ack GATE-LOCK-BREAK: that gate is for site unlock, and site disown never uses it: drop it (site disown takes GATE-DNS-DISOWN)\n"},
+		{[]string{"disown", "cloudflare", "example.org", "--ack", "GATE-VM-STOP"}, exitError,
+			"site: --ack GATE-VM-STOP: that gate is for site apply and site diff, and site disown never uses it"},
+
+		// An unknown gate lists only the command's own.
+		{[]string{"apply", "--ack", "GATE-DNS-OVERWRIT", file}, exitError,
+			"site: --ack: unknown gate \"GATE-DNS-OVERWRIT\": acknowledge one of " + applyGates + "\n"},
+		{[]string{"unlock", "quiet", "--ack", "GATE-LOCK-BRAEK", file}, exitError,
+			"site: --ack: unknown gate \"GATE-LOCK-BRAEK\": acknowledge GATE-LOCK-BREAK\n"},
+		{[]string{"disown", "powerdns", "example.org", "--url", "http://127.0.0.1:1", "--ack", "GATE-DISOWN"}, exitError,
+			"site: --ack: unknown gate \"GATE-DISOWN\": acknowledge GATE-DNS-DISOWN\n"},
+		// A command's own gate in lower case gets its spelling.
+		{[]string{"apply", "--ack", "gate-dns-overwrite", file}, exitError,
+			"site: --ack gate-dns-overwrite: gate ids are upper case: --ack GATE-DNS-OVERWRITE\n"},
+		{[]string{"unlock", "quiet", "--ack", "gate-lock-break", file}, exitError,
+			"site: --ack gate-lock-break: gate ids are upper case: --ack GATE-LOCK-BREAK\n"},
+
+		// Each command's own gates are taken.
+		{[]string{"apply", "--ack", "GATE-DNS-OVERWRITE", "--ack", "GATE-SECRET-UNREACHABLE", file}, exitOK, ""},
+		{[]string{"diff", "--ack", "GATE-SECRET-UNREACHABLE", file}, exitOK, ""},
+		// (The quiet tenant has nothing to lock: unlock gets past the
+		// --ack to say so.)
+		{[]string{"unlock", "quiet", "--ack", "GATE-LOCK-BREAK", file}, exitError, "site: no tenant quiet in the specs loaded"},
+	} {
+		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
+			var stdout, stderr bytes.Buffer
+			code := run(tc.args, &stdout, &stderr)
+			if code != tc.code {
+				t.Fatalf("exit %d, want %d\nstdout:\n%s\nstderr:\n%s", code, tc.code, &stdout, &stderr)
+			}
+			if tc.code == exitOK {
+				return
+			}
+			if !strings.HasPrefix(stderr.String(), tc.want) {
+				t.Errorf("stderr:\n%s\nwant it to start:\n%s", &stderr, tc.want)
+			}
+			if stdout.Len() != 0 {
+				t.Errorf("a refused --ack printed on stdout:\n%s", &stdout)
+			}
+		})
+	}
+}
+
+// TestSavedPlanAcksHeldToApplysGates: the acks a saved plan carries are
+// added to apply's, so they are held to the same rules: a plan edited to
+// carry another command's gate is refused, before anything is observed.
+func TestSavedPlanAcksHeldToApplysGates(t *testing.T) {
+	t.Setenv("NO_COLOR", "1")
+	file := quietSpec(t)
+	saved := filepath.Join(filepath.Dir(file), "plan.json")
+	var stdout, stderr bytes.Buffer
+	if code := run([]string{"diff", "--out", saved, file}, &stdout, &stderr); code != exitOK {
+		t.Fatalf("diff --out: exit %d\n%s", code, &stderr)
+	}
+	data, err := os.ReadFile(saved)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		ack  string
+		code int
+		want string
+	}{
+		{"GATE-SECRET-UNREACHABLE", exitOK, ""},
+		{"GATE-LOCK-BREAK", exitError, "site: --plan " + saved + " records an ack site apply cannot take (--ack GATE-LOCK-BREAK: that gate is for site unlock, and site apply never uses it: drop it (site apply takes one of " + applyGates + ")): save the plan again with site diff --out\n"},
+		{"GATE-NOPE", exitError, "site: --plan " + saved + " records an ack site apply cannot take (--ack: unknown gate \"GATE-NOPE\""},
+	} {
+		t.Run(tc.ack, func(t *testing.T) {
+			var p map[string]any
+			if err := json.Unmarshal(data, &p); err != nil {
+				t.Fatal(err)
+			}
+			p["options"].(map[string]any)["acks"] = []string{tc.ack}
+			edited, err := json.Marshal(p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(saved, edited, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			var stdout, stderr bytes.Buffer
+			code := run([]string{"apply", "--plan", saved}, &stdout, &stderr)
+			if code != tc.code {
+				t.Fatalf("exit %d, want %d\nstdout:\n%s\nstderr:\n%s", code, tc.code, &stdout, &stderr)
+			}
+			if tc.code != exitOK && !strings.HasPrefix(stderr.String(), tc.want) {
+				t.Errorf("stderr:\n%s\nwant it to start:\n%s", &stderr, tc.want)
+			}
+		})
+	}
+}
