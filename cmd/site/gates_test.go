@@ -61,7 +61,8 @@ func TestAckOfAnotherCommandsGate(t *testing.T) {
 		{[]string{"diff", "--ack", "GATE-SECRET-UNREACHABLE", file}, exitOK, ""},
 		// (The quiet tenant has nothing to lock: unlock gets past the
 		// --ack to say so.)
-		{[]string{"unlock", "quiet", "--ack", "GATE-LOCK-BREAK", file}, exitError, "site: no tenant quiet in the specs loaded"},
+		{[]string{"unlock", "quiet", "--ack", "GATE-LOCK-BREAK", file}, exitError,
+			"site: no tenant quiet with a zone, VM or network in the specs loaded (none), and only those are ever locked"},
 	} {
 		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
 			var stdout, stderr bytes.Buffer

@@ -117,5 +117,11 @@ func runUnlock(cmd *cobra.Command, tenant string, paths []string, acked bool) er
 		fmt.Fprintf(out, "broke tenant %s's apply lock (%d entries).\n", tenant, len(held))
 		return nil
 	}
-	return withCode(exitError, fmt.Errorf("no tenant %s in the specs loaded (%s): name one of them, or give the PATH of its spec", tenant, strings.Join(names, ", ")))
+	// A tenant without a zone, VM or network has no steps, so it is not
+	// among these, and no apply ever locks it.
+	loaded := strings.Join(names, ", ")
+	if loaded == "" {
+		loaded = "none"
+	}
+	return withCode(exitError, fmt.Errorf("no tenant %s with a zone, VM or network in the specs loaded (%s), and only those are ever locked: name one of them, or give the PATH of its spec", tenant, loaded))
 }
