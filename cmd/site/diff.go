@@ -47,8 +47,8 @@ and is listed under "Not observed".
 --target PATTERN (repeatable) keeps only the steps whose ID matches, as
 site graph names them: an exact ID (dns/sjc.example.net.,
 vm/qemu:///system/keys) or a glob where * also matches / (vm/*/keys,
-'dns/*'), plus the secret steps they need. With --only, a step must pass
-both. A pattern that matches no step in scope is an error that lists
+'dns/*'), plus the steps they need: the secrets they read and, for a VM,
+its networks and storage pools. With --only, a step must pass both. A pattern that matches no step in scope is an error that lists
 the steps in scope.
 
 --ack GATE-SECRET-UNREACHABLE shows the steps whose secret cannot be

@@ -21,7 +21,7 @@ ensure-steps site would run, clustered by phase, with an edge from each
 step to the steps that wait for it. It observes nothing.
 
   site graph tenants/office1.cue | dot -Tsvg > office1.svg
-  site graph --only dns ./tenants/...     DNS steps and the secret steps they need
+  site graph --only dns ./tenants/...     DNS steps and the secrets they read
   site graph --target 'vm/*/keys' tenants/sjc.cue   one VM's step, on any host
 
 The node names are the step IDs that --target takes in site graph, diff
