@@ -97,6 +97,7 @@ type claim struct {
 	tenant    string
 	delegated bool
 	pos       model.Pos
+	path      string // where in site.cue, as a diagnostic's Path
 }
 
 // readOperator reads and checks the operator's file.
@@ -281,11 +282,18 @@ func buildOperator(path string, pos *positions, raw *rawSite) (*operator, Diagno
 					errorf(dp, "%s is a public suffix: a tenant holding it could take names of everyone below it; grant a domain below it, or add allow_public_suffix: true to tenant %s if it really runs that suffix", name, tenant)
 				}
 				if prev, ok := o.claims[name]; ok {
-					diags = append(diags, Diagnostic{Pos: pos.pos(dp...), Related: []model.Pos{prev.pos}, Path: cuePath(dp...),
-						Msg: fmt.Sprintf("%s is granted to tenants %s and %s; a name has one holder, so remove one", name, prev.tenant, tenant)})
+					// Reported at the grant later in the file, the one
+					// likelier to be new (site init appends its grant).
+					held, again := prev, claim{tenant: tenant, delegated: delegated, pos: pos.pos(dp...), path: cuePath(dp...)}
+					if again.pos.Line < held.pos.Line {
+						held, again = again, held
+						o.claims[name] = held
+					}
+					diags = append(diags, Diagnostic{Pos: again.pos, Related: []model.Pos{held.pos}, Path: again.path,
+						Msg: fmt.Sprintf("%s is granted to tenant %s already; a name has one holder, so grant tenant %s another name, or remove one of the grants", name, held.tenant, again.tenant)})
 					continue
 				}
-				o.claims[name] = claim{tenant: tenant, delegated: delegated, pos: pos.pos(dp...)}
+				o.claims[name] = claim{tenant: tenant, delegated: delegated, pos: pos.pos(dp...), path: cuePath(dp...)}
 			}
 		}
 		add(rg.Domains, "domains", false)
