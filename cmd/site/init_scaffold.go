@@ -28,7 +28,9 @@ func findInitConfig(dir string) (initSite, error) {
 	path, err := compiler.FindConfig(configFlag, []string{dir})
 	if err != nil {
 		if configFlag != "" {
-			return initSite{}, err
+			// Not created: a mistyped --config would leave the real
+			// operator's file without the grant.
+			return initSite{}, fmt.Errorf("%w: init adds the grant to an existing operator's file; name that one, or leave --config out and init prints a whole site.cue to start from", err)
 		}
 		return initSite{}, nil
 	}

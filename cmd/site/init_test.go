@@ -99,7 +99,7 @@ func TestInitRefuses(t *testing.T) {
 	}{
 		{"existing file", []string{"init", "exists", "--domain", "acme.example", "--out", "exists.cue"}, "exists.cue exists; site init never overwrites a file"},
 		{"file not named like the tenant", []string{"init", "acme", "--domain", "acme.example", "--out", "exists.cue"}, "--out exists.cue: a tenant's file is named like the tenant, acme.cue"},
-		{"--config that does not exist", []string{"init", "acme", "--domain", "acme.example", "--config", "nosuch.cue"}, "--config nosuch.cue: no such file or directory"},
+		{"--config that does not exist", []string{"init", "acme", "--domain", "acme.example", "--config", "nosuch.cue"}, "--config nosuch.cue: no such file or directory: init adds the grant to an existing operator's file; name that one, or leave --config out and init prints a whole site.cue to start from"},
 		{"bad tenant name", []string{"init", "Acme_1", "--domain", "acme.example", "--out", "-"}, `tenant name "Acme_1": use lower case letters`},
 		{"bad domain", []string{"init", "acme", "--domain", "acme..example", "--out", "-"}, "two dots in a row"},
 		{"empty domain", []string{"init", "acme", "--domain", ".", "--out", "-"}, "--domain is missing or empty"},
