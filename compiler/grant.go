@@ -1,6 +1,7 @@
 package compiler
 
 import (
+	"fmt"
 	"strings"
 
 	"golang.org/x/net/publicsuffix"
@@ -52,7 +53,7 @@ func (b *builder) holds(tenant string, g *grant, path []string, what, name strin
 // names only declared providers: site.cue is checked first.)
 func (b *builder) provider(tenant string, g *grant, path []string, name string) model.Provider {
 	if !g.providers[name] {
-		b.errorf(path, "provider %q is not granted to tenant %s in site.cue; use one of: %s, or ask the operator to grant it", name, tenant, granted(g.providers))
+		b.errorf(path, "provider %q is not granted to tenant %s in site.cue; %s", name, tenant, useGranted(g.providers, "providers", name))
 		return model.Provider{}
 	}
 	return b.op.providers[name]
@@ -62,17 +63,20 @@ func (b *builder) provider(tenant string, g *grant, path []string, name string) 
 // granted. (A grant names only declared hosts.)
 func (b *builder) host(tenant string, g *grant, path []string, name string) string {
 	if !g.hosts[name] {
-		b.errorf(path, "host %q is not granted to tenant %s in site.cue; use one of: %s, or ask the operator to grant it", name, tenant, granted(g.hosts))
+		b.errorf(path, "host %q is not granted to tenant %s in site.cue; %s", name, tenant, useGranted(g.hosts, "hosts", name))
 		return ""
 	}
 	return b.op.hosts[name]
 }
 
-func granted(m map[string]bool) string {
+// useGranted says what to do instead of naming one not granted: use
+// one that is, or, with none of that kind granted (field: providers,
+// hosts), have the operator grant the one named.
+func useGranted(m map[string]bool, field, name string) string {
 	if len(m) == 0 {
-		return "(none granted)"
+		return fmt.Sprintf("it is granted no %s: ask the operator to add %s: [%q] to its grant", field, field, name)
 	}
-	return strings.Join(sortedKeys(m), ", ")
+	return "use one of: " + strings.Join(sortedKeys(m), ", ") + ", or ask the operator to grant it"
 }
 
 // domainsOf lists the names site.cue grants tenant.
