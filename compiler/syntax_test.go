@@ -15,27 +15,18 @@ import (
 // "expected operand, found '}'", none of them on the line it was missing
 // from. Every file with an error still gets its own line.
 func TestSyntaxErrorFirstOnly(t *testing.T) {
-	const site = `package site
-
-providers: pdns: powerdns: {url: "http://127.0.0.1:8081", api_key: env: "PDNS_API_KEY"}
-hosts: kvm1: uri: "qemu:///system"
-tenants: {
-	a: {domains: ["a.example"], providers: ["pdns"], hosts: ["kvm1"]}
-	b: {domains: ["b.example"], providers: ["pdns"], hosts: ["kvm1"]}
-}
-`
 	// a.cue's MX list lacks its ]: the parser reads on to the end of
 	// the struct, erring on every line.
 	const missingBracket = `package tenants
 
 tenants: a: {
-	domain: "a.example"
-	dns: zones: "a.example": {
+	domain: "a.example.test"
+	dns: zones: "a.example.test": {
 		provider: "pdns"
 		records: "@": {
 			MX: [
-				{priority: 10, host: "mx1.a.example."},
-				{priority: 20, host: "mx2.a.example."},
+				{priority: 10, host: "mx1.a.example.test."},
+				{priority: 20, host: "mx2.a.example.test."},
 			TXT: ["v=spf1 mx -all"]
 			CAA: [{flags: 0, tag: "issue", value: "letsencrypt.org"}]
 		}
@@ -52,11 +43,11 @@ tenants: a: {
 `
 	const missingBrace = `package tenants
 
-tenants: b: {domain: "b.example"
+tenants: b: {domain: "b.example.test"
 `
 	const valid = `package tenants
 
-tenants: b: domain: "b.example"
+tenants: b: domain: "b.example.test"
 `
 	tests := []struct {
 		name  string
@@ -65,28 +56,28 @@ tenants: b: domain: "b.example"
 	}{
 		{
 			name:  "a missing ] is one error, not a cascade",
-			files: map[string]string{"site.cue": site, "a.cue": missingBracket, "b.cue": valid},
+			files: map[string]string{"site.cue": hostileSite, "a.cue": missingBracket, "b.cue": valid},
 			want:  "a.cue:11:7: missing ',' in list literal",
 		},
 		{
 			name:  "one error per file that does not parse",
-			files: map[string]string{"site.cue": site, "a.cue": missingBracket, "b.cue": missingBrace},
-			want:  "a.cue:11:7: missing ',' in list literal\nb.cue:3:34: expected '}', found 'EOF'",
+			files: map[string]string{"site.cue": hostileSite, "a.cue": missingBracket, "b.cue": missingBrace},
+			want:  "a.cue:11:7: missing ',' in list literal\nb.cue:3:39: expected '}', found 'EOF'",
 		},
 		{
 			name:  "a file with one error keeps it",
-			files: map[string]string{"site.cue": site, "b.cue": missingBrace},
-			want:  "b.cue:3:34: expected '}', found 'EOF'",
+			files: map[string]string{"site.cue": hostileSite, "b.cue": missingBrace},
+			want:  "b.cue:3:39: expected '}', found 'EOF'",
 		},
 		{
 			name: "the operator's file too",
 			files: map[string]string{
-				"site.cue": strings.Replace(site, `providers: ["pdns"], hosts: ["kvm1"]}
+				"site.cue": strings.Replace(hostileSite, `providers: ["pdns"], hosts: ["kvm1"]}
 	b:`, `providers: ["pdns", hosts: ["kvm1"]}
 	b:`, 1),
 				"b.cue": valid,
 			},
-			want: "site.cue:6:55: missing ',' in list literal",
+			want: "site.cue:6:60: missing ',' in list literal",
 		},
 	}
 	for _, tt := range tests {

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"strings"
 	"testing"
 )
@@ -52,21 +51,7 @@ func TestFlagValuesWithoutMeaning(t *testing.T) {
 		{[]string{"apply", "--delete-threshold", "100", "--parallelism", "1"}, exitOK, ""},
 	} {
 		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
-			var stdout, stderr bytes.Buffer
-			code := run(append(tc.args, file), &stdout, &stderr)
-			if code != tc.code {
-				t.Fatalf("exit %d, want %d\nstdout:\n%s\nstderr:\n%s", code, tc.code, &stdout, &stderr)
-			}
-			if tc.code == exitOK {
-				return
-			}
-			if !strings.Contains(stderr.String(), tc.want) {
-				t.Errorf("stderr does not say %q:\n%s", tc.want, &stderr)
-			}
-			// Refused at once: nothing loaded, nothing observed.
-			if stdout.Len() != 0 {
-				t.Errorf("a refused flag printed on stdout:\n%s", &stdout)
-			}
+			checkRefusal(t, append(tc.args, file), tc.code, tc.want)
 		})
 	}
 }

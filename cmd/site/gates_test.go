@@ -65,21 +65,29 @@ func TestAckOfAnotherCommandsGate(t *testing.T) {
 			"site: no tenant quiet with a zone, VM or network in the specs loaded (none), and only those are ever locked"},
 	} {
 		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
-			var stdout, stderr bytes.Buffer
-			code := run(tc.args, &stdout, &stderr)
-			if code != tc.code {
-				t.Fatalf("exit %d, want %d\nstdout:\n%s\nstderr:\n%s", code, tc.code, &stdout, &stderr)
-			}
-			if tc.code == exitOK {
-				return
-			}
-			if !strings.HasPrefix(stderr.String(), tc.want) {
-				t.Errorf("stderr:\n%s\nwant it to start:\n%s", &stderr, tc.want)
-			}
-			if stdout.Len() != 0 {
-				t.Errorf("a refused --ack printed on stdout:\n%s", &stdout)
-			}
+			checkRefusal(t, tc.args, tc.code, tc.want)
 		})
+	}
+}
+
+// checkRefusal runs site with args and wants exit code; a refusal (any
+// code but exitOK) must say want on stderr and print nothing on stdout:
+// refused at once, before anything is loaded or observed.
+func checkRefusal(t *testing.T, args []string, code int, want string) {
+	t.Helper()
+	var stdout, stderr bytes.Buffer
+	got := run(args, &stdout, &stderr)
+	if got != code {
+		t.Fatalf("exit %d, want %d\nstdout:\n%s\nstderr:\n%s", got, code, &stdout, &stderr)
+	}
+	if code == exitOK {
+		return
+	}
+	if !strings.Contains(stderr.String(), want) {
+		t.Errorf("stderr does not say %q:\n%s", want, &stderr)
+	}
+	if stdout.Len() != 0 {
+		t.Errorf("a refusal printed on stdout:\n%s", &stdout)
 	}
 }
 
