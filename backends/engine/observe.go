@@ -53,7 +53,7 @@ func (e *Engine) Plan(ctx context.Context, g *graph.Graph, run *backends.Run) (*
 	hook := e.hooks()
 	hook.call(func(h Hook) { h.PlanStart(len(g.Steps)) })
 	results := walk(ctx, g, e.parallelism(), func(ctx context.Context, s *graph.Step, deps map[string]planned) planned {
-		r := e.planStep(ctx, s, deps, run, red)
+		r := e.planStep(ctx, g, s, deps, run, red)
 		hook.call(func(h Hook) { h.Observed(s.ID, r.sp, r.blocked) })
 		return r
 	})
@@ -77,8 +77,8 @@ func (e *Engine) Plan(ctx context.Context, g *graph.Graph, run *backends.Run) (*
 }
 
 // planStep observes one step whose dependencies are done.
-func (e *Engine) planStep(ctx context.Context, s *graph.Step, deps map[string]planned, run *backends.Run, red *backends.Redactor) planned {
-	if r, ok := blockedByDeps(s, deps); ok {
+func (e *Engine) planStep(ctx context.Context, g *graph.Graph, s *graph.Step, deps map[string]planned, run *backends.Run, red *backends.Redactor) planned {
+	if r, ok := blockedByDeps(g, s, deps); ok {
 		return r
 	}
 	block := func(err error) planned {
@@ -110,15 +110,19 @@ func (e *Engine) planStep(ctx context.Context, s *graph.Step, deps map[string]pl
 	return planned{sp: sp}
 }
 
-// blockedByDeps reports whether a dependency of s was not observed; then
-// s is blocked as skipped, naming the dependency.
-func blockedByDeps(s *graph.Step, deps map[string]planned) (planned, bool) {
+// blockedByDeps reports whether a dependency that observing s needs was
+// not observed (any but one that only orders the two, graph.OnlyOrders);
+// then s is blocked as skipped, naming the dependency.
+func blockedByDeps(g *graph.Graph, s *graph.Step, deps map[string]planned) (planned, bool) {
 	var bad []string
 	root, gate, gated := "", plan.Gate(""), true
 	for _, id := range s.Deps {
 		d, ok := deps[id]
 		if !ok || d.sp != nil {
 			continue
+		}
+		if dep := g.Step(id); dep != nil && graph.OnlyOrders(s, dep) {
+			continue // observing s needs nothing of dep's observation
 		}
 		bad = append(bad, id)
 		if root == "" {

@@ -272,6 +272,16 @@ func (g *Graph) Only(phases []plan.Phase) *Graph {
 	return g.keep(func(s *Step) bool { return want[s.Phase] })
 }
 
+// OnlyOrders reports whether s's dependency dep only orders the two:
+// a zone comes after the VMs that publish into it. The published
+// address is in the spec, or a DHCP lease the zone's own step reads, so
+// observing the zone needs nothing of the VM's observation (a diff from
+// where the libvirt host cannot be reached still shows the zone); apply
+// still waits for the VM, and skips the zone when it fails.
+func OnlyOrders(s, dep *Step) bool {
+	return s.Phase == plan.PhaseDNS && dep.Phase == plan.PhaseVM
+}
+
 // needs reports whether a step cannot converge without its dependency
 // dep: the secrets it reads, the networks a VM attaches to (libvirt
 // refuses to start a domain whose network is missing, leaving the run
