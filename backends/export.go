@@ -70,7 +70,9 @@ func MarkOwned(ctx context.Context, d Driver, zone *model.Zone, run *Run) (int, 
 		return 0, fmt.Errorf("marking zone %s: %w", zone.Name, err)
 	}
 	if len(res.Problems) > 0 {
-		return 0, fmt.Errorf("zone %s: marked, but the server answers otherwise: %s", zone.Name, strings.Join(res.Problems, "; "))
+		// The marks are written (comments only); what failed is the
+		// check of what the zone serves, which may not have run at all.
+		return 0, fmt.Errorf("zone %s: the records are marked (comments only, nothing served changed), but checking what the server serves over DNS reports: %s", zone.Name, strings.Join(res.Problems, "; "))
 	}
 	return len(sp.Changes), nil
 }

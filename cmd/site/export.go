@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -114,6 +115,7 @@ type exportRequest struct {
 	adopt, force bool
 	required     []struct{ name, v string }
 	where        model.Provider // the provider flags, credentials by name
+	declaredIn   string         // the site.cue that declares where as where.Name, if one does
 }
 
 // addFlags defines the flags every provider's export has; zoneExample
@@ -152,17 +154,32 @@ func exportZone(cmd *cobra.Command, req exportRequest) error {
 	}
 	ctx := cmd.Context()
 	req.where.Name = req.provider // the name the printed site.cue lines give it
-	name, config, declared := declaredAs(req.where, req.out)
-	if declared {
-		req.where.Name = name
+	stderr := cmd.ErrOrStderr()
+	switch found, config := declaredAs(req.where, req.out); len(found) {
+	case 1:
+		p := found[0]
+		req.where.Name, req.declaredIn = p.Name, config
+		if p.PowerDNS != nil && req.where.PowerDNS.DNSAddr == "" {
+			// Where adopting checks what the server serves, as apply
+			// would for that provider.
+			req.where.PowerDNS.DNSAddr = p.PowerDNS.DNSAddr
+		}
+	case 0:
+	default:
+		names := make([]string, len(found))
+		for i, p := range found {
+			names[i] = p.Name
+		}
+		slices.Sort(names)
+		fmt.Fprintf(stderr, "note: %s declares this server as %d providers (%s); the spec names a new one, %s: name the one you mean in both\n", config, len(found), strings.Join(names, ", "), req.where.Name)
 	}
+	declared := req.declaredIn != ""
 	a, err := export.Read(ctx, x, export.Request{Tenant: req.tenant, Zone: req.zone, Domain: req.domain, Provider: req.where, ProviderDeclared: declared}, run)
 	if err != nil {
 		return withCode(exitError, err)
 	}
-	stderr := cmd.ErrOrStderr()
 	if declared {
-		fmt.Fprintf(stderr, "%s declares this server as provider %s; it needs these lines to grant it:\n\n%s\n", config, name, a.Site)
+		fmt.Fprintf(stderr, "%s declares this server as provider %s; it needs these lines to grant it:\n\n%s\n", req.declaredIn, req.where.Name, a.Site)
 	} else {
 		fmt.Fprintf(stderr, "the operator's site.cue needs these lines for it:\n\n%s\n", a.Site)
 	}
@@ -194,40 +211,36 @@ func exportZone(cmd *cobra.Command, req exportRequest) error {
 }
 
 // declaredAs finds the operator's file a run would read from here (or,
-// with --out, from beside the file written) and in it the one provider
-// that is where: the same kind at the same address (for PowerDNS the
-// url and server id, for Cloudflare the API url). The exported spec then
-// names that provider, and the lines for site.cue only grant it, rather
-// than declaring the server again under its kind's name. No file, one
-// that does not load, no such provider or more than one (two Cloudflare
-// accounts): none, and the lines declare it.
-func declaredAs(where model.Provider, out string) (name, config string, ok bool) {
+// with --out, from beside the file written) and in it the providers
+// that are where: the same kind at the same address (for PowerDNS the
+// url and server id, for Cloudflare the API url). With exactly one, the
+// exported spec names it and the lines for site.cue only grant it,
+// rather than declaring the server again under its kind's name; with
+// none (or no file, or one that does not load) they declare it; with
+// several (two Cloudflare accounts) the caller cannot choose.
+func declaredAs(where model.Provider, out string) (found []model.Provider, config string) {
 	var paths []string
 	if out != "" {
 		paths = []string{out}
 	}
 	config, err := compiler.FindConfig("", paths)
 	if err != nil {
-		return "", "", false
+		return nil, ""
 	}
 	src, err := os.ReadFile(config)
 	if err != nil {
-		return "", "", false
+		return nil, ""
 	}
-	declared, err := compiler.DeclaredProviders(config, src)
+	providers, err := compiler.DeclaredProviders(config, src)
 	if err != nil {
-		return "", "", false
+		return nil, ""
 	}
-	var found []string
-	for n, p := range declared {
+	for _, p := range providers {
 		if sameServer(p, where) {
-			found = append(found, n)
+			found = append(found, p)
 		}
 	}
-	if len(found) != 1 {
-		return "", "", false
-	}
-	return found[0], config, true
+	return found, config
 }
 
 // sameServer reports whether a and b name the same API of one kind.

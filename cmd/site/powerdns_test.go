@@ -286,8 +286,10 @@ func TestPowerDNSApplyReportCountsReadsWritesQueries(t *testing.T) {
 // second provider, "powerdns", for the same server.) A server site.cue
 // does not declare still gets its declaration.
 func TestExportNamesTheDeclaredProvider(t *testing.T) {
+	// No SITE_PDNS_DNS_ADDR (pdnsEnv clears it): --adopt checks what the
+	// server serves where the declared provider's dns: says, as apply
+	// does; it asked port 53 and failed.
 	srv := pdnsEnv(t)
-	t.Setenv(powerdns.EnvDNSAddr, srv.DNSAddr)
 	const zone = "named.example.test."
 	srv.CreateZone(t, zone, pdnstest.RRset{Name: "www.named.example.test.", Type: "A", TTL: 300, Records: []string{"192.0.2.7"}})
 	dir := t.TempDir()
@@ -297,8 +299,9 @@ func TestExportNamesTheDeclaredProvider(t *testing.T) {
 	}
 	t.Chdir(dir)
 	out := filepath.Join(dir, "named.cue")
-	code, stdout, stderr := siteRun(t, srv, "export", "powerdns", "--url", srv.URL, "--zone", zone, "--tenant", "named", "--out", out)
-	if code != exitOK || !strings.Contains(stderr, "site.cue declares this server as provider ours; it needs these lines to grant it:") {
+	code, stdout, stderr := siteRun(t, srv, "export", "powerdns", "--url", srv.URL, "--zone", zone, "--tenant", "named", "--out", out, "--adopt")
+	if code != exitOK || !strings.Contains(stderr, "site.cue declares this server as provider ours; it needs these lines to grant it:") ||
+		!strings.Contains(stderr, "marked 1 RRsets") {
 		t.Fatalf("export exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
 	}
 	_, lines, _ := strings.Cut(stderr, "to grant it:\n\n")
@@ -312,13 +315,23 @@ func TestExportNamesTheDeclaredProvider(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "site.cue"), []byte(site+"\n"+lines+"\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if code, stdout, stderr := siteRun(t, srv, "diff", "--detailed-exitcode", out); code != exitChanges || !strings.Contains(stdout, "1 to adopt") {
-		t.Fatalf("diff after the export: exit %d, want 2 and 1 to adopt\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
+	if code, stdout, stderr := siteRun(t, srv, "diff", "--detailed-exitcode", out); code != exitOK || !strings.Contains(stdout, "No changes.") {
+		t.Fatalf("diff after the export: exit %d, want 0 and No changes.\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
 	}
 
 	// Another server id at the same url is another server.
 	code, stdout, stderr = siteRun(t, srv, "export", "powerdns", "--url", srv.URL, "--server", "other", "--zone", zone, "--tenant", "named")
 	if strings.Contains(stderr, "declares this server") || strings.Contains(stdout, `provider: "ours"`) {
 		t.Errorf("export of server id other took provider ours: exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
+	}
+
+	// Two providers for the one server: export cannot choose, and says so.
+	twice := fmt.Sprintf("package site\n\nproviders: {\n\tours: powerdns: {url: %q, api_key: env: \"PDNS_API_KEY\"}\n\ttoo: powerdns: {url: %q, api_key: env: \"OTHER_KEY\"}\n}\n", srv.URL, srv.URL)
+	if err := os.WriteFile(filepath.Join(dir, "site.cue"), []byte(twice), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, stdout, stderr = siteRun(t, srv, "export", "powerdns", "--url", srv.URL, "--zone", zone, "--tenant", "named")
+	if code != exitOK || !strings.Contains(stderr, "note: site.cue declares this server as 2 providers (ours, too); the spec names a new one, powerdns: name the one you mean in both") {
+		t.Errorf("export with two providers for the server: exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
 	}
 }
