@@ -175,7 +175,11 @@ func runDiff(cmd *cobra.Command, args []string, o diffOptions) (err error) {
 	// secret store with --ack GATE-SECRET-UNREACHABLE) is deferred, as
 	// apply would defer it: shown, not an error.
 	if n := len(p.Unobserved(run.Acked)); n > 0 {
-		return withCode(exitError, fmt.Errorf("%s could not be observed, so this plan is incomplete: see \"Not observed\" above", count(n, "step")))
+		where := `see "Not observed" above`
+		if o.format == "json" {
+			where = `see "blocked" in the plan`
+		}
+		return withCode(exitError, fmt.Errorf("%s could not be observed, so this plan is incomplete: %s", count(n, "step"), where))
 	}
 	if o.detailed && p.HasChanges() {
 		return withCode(exitChanges, nil)

@@ -63,7 +63,21 @@ func (p *progress) Observed(id string, sp *backends.StepPlan, b *plan.Blocked) {
 func (p *progress) PlanDone(obs *engine.Observation) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	p.done(fmt.Sprintf("observed %d of %s, %s", len(obs.Steps), count(len(obs.Steps)+len(obs.Plan.Blocked), "step"), describeChanges(len(obs.Plan.Changes))))
+	p.done(observedLine(len(obs.Steps), len(obs.Plan.Blocked), len(obs.Plan.Changes)))
+}
+
+// observedLine sums up an observation: the changes are those of the
+// steps observed, which is worth saying when some were not ("no
+// changes" after observing nothing read as "converged").
+func observedLine(observed, blocked, changes int) string {
+	line := fmt.Sprintf("observed %d of %s", observed, count(observed+blocked, "step"))
+	switch {
+	case blocked == 0:
+		return line + ", " + describeChanges(changes)
+	case observed == 0:
+		return fmt.Sprintf("%s (%d not observed)", line, blocked)
+	}
+	return fmt.Sprintf("%s (%d not observed), %s in those observed", line, blocked, describeChanges(changes))
 }
 
 // ApplyStart, Applied and ApplyDone show Engine.Apply's walk.
