@@ -237,6 +237,11 @@ func carryOut(cmd *cobra.Command, args []string, o applyOptions, eng *engine.Eng
 // them (the missing --ack flags are appended by the error itself).
 func applyCommand(args []string, o applyOptions) string {
 	words := []string{"site", "apply"}
+	if configFlag != "" {
+		// Pasted back without it, the command would read another
+		// operator's file (or none).
+		words = append(words, "--config", shellQuote(configFlag))
+	}
 	for _, a := range args {
 		words = append(words, shellQuote(a))
 	}

@@ -129,6 +129,27 @@ func TestApplyGateMessageNamesTheCommand(t *testing.T) {
 	if !strings.Contains(stdout, "needs GATE-DNS-OVERWRITE") {
 		t.Errorf("the plan on stdout does not show the gate:\n%s", stdout)
 	}
+	// Run with another operator's file, the command to paste back names
+	// it: without it, it would read whatever site.cue it finds.
+	site, err := os.ReadFile(filepath.Join(filepath.Dir(file), "site.cue"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	spec, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	other, alone := filepath.Join(t.TempDir(), "other site.cue"), filepath.Join(t.TempDir(), filepath.Base(file))
+	if err := os.WriteFile(other, site, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(alone, spec, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, _, stderr = siteRun(t, srv, "apply", "--config", other, "--only", "dns", alone)
+	if want := "to acknowledge, run: site apply --config '" + other + "' " + alone + " --only dns --ack GATE-DNS-OVERWRITE"; code != exitGated || !strings.Contains(stderr, want) {
+		t.Errorf("apply --config: exit %d, want %d and %q on stderr:\n%s", code, exitGated, want, stderr)
+	}
 	code, stdout, stderr = siteRun(t, srv, "apply", file, "--only", "dns", "--ack", "GATE-DNS-OVERWRITE")
 	if code != exitOK || !strings.Contains(stdout, "Apply complete: 1 applied") {
 		t.Fatalf("acknowledged apply exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
