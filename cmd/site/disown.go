@@ -49,7 +49,7 @@ but GATE-DNS-DISOWN not acknowledged (nothing changed).`,
 
 func newDisownPowerDNSCmd() *cobra.Command {
 	var url, server, keyEnv string
-	req := disownRequest{provider: "powerdns"}
+	req := disownRequest{provider: "powerdns", unit: "record set"}
 	cmd := &cobra.Command{
 		Use:   "powerdns ZONE --url URL [--server localhost] [--api-key-env PDNS_API_KEY] [--name NAME ...] [--ack GATE-DNS-DISOWN]",
 		Short: "Remove site's owner markers (rrset comments) from a PowerDNS zone",
@@ -72,7 +72,7 @@ func newDisownPowerDNSCmd() *cobra.Command {
 
 func newDisownCloudflareCmd() *cobra.Command {
 	var tokenEnv, apiURL string
-	req := disownRequest{provider: "cloudflare"}
+	req := disownRequest{provider: "cloudflare", unit: "record"}
 	cmd := &cobra.Command{
 		Use:   "cloudflare ZONE [--token-env CLOUDFLARE_API_TOKEN] [--api-url URL] [--name NAME ...] [--ack GATE-DNS-DISOWN]",
 		Short: "Remove site's owner markers (record comments) from a Cloudflare zone",
@@ -92,6 +92,7 @@ func newDisownCloudflareCmd() *cobra.Command {
 // disownRequest is what every `site disown PROVIDER` gathers.
 type disownRequest struct {
 	provider string // runBackends.providers key
+	unit     string // what Unmark counts: "record set" (PowerDNS) or "record" (Cloudflare)
 	names    []string
 	acks     []string
 	where    model.Provider
@@ -159,7 +160,7 @@ func disownZone(cmd *cobra.Command, zoneArg string, req disownRequest) error {
 	if err != nil {
 		return withCode(exitError, err)
 	}
-	fmt.Fprintf(out, "removed site's owner marker from %d record set(s) of zone %s; records unchanged.\n", n, zone)
+	fmt.Fprintf(out, "removed site's owner marker from %s of zone %s; records unchanged.\n", count(n, req.unit), zone)
 	return nil
 }
 
@@ -175,7 +176,7 @@ func printMarks(w io.Writer, zone string, marks []backends.Mark, acked bool) {
 	if acked {
 		verb = "removing"
 	}
-	fmt.Fprintf(w, "zone %s: %s %d owner marker(s):\n", zone, verb, len(marks))
+	fmt.Fprintf(w, "zone %s: %s %s:\n", zone, verb, count(len(marks), "owner marker"))
 	for _, m := range marks {
 		fmt.Fprintf(w, "  - %s %s (tenant %s)\n", m.Name, m.Type, m.Tenant)
 	}

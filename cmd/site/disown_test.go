@@ -43,7 +43,7 @@ func TestDisownPowerDNS(t *testing.T) {
 	base := []string{"disown", "powerdns", "gone.example.test", "--url", srv.URL}
 
 	code, out, errOut := siteRun(t, srv, base...)
-	if code != exitGated || !strings.Contains(out, "would remove 2 owner marker(s)") ||
+	if code != exitGated || !strings.Contains(out, "would remove 2 owner markers:") ||
 		!strings.Contains(out, "  - www.gone.example.test. A (tenant old)") || !strings.Contains(errOut, "--ack GATE-DNS-DISOWN") {
 		t.Fatalf("disown without --ack: exit %d, want 3 and the markers listed\nstdout:\n%s\nstderr:\n%s", code, out, errOut)
 	}
@@ -52,7 +52,7 @@ func TestDisownPowerDNS(t *testing.T) {
 	}
 
 	code, out, errOut = siteRun(t, srv, append(base, "--name", "mail", "--ack", "GATE-DNS-DISOWN")...)
-	if code != exitOK || !strings.Contains(out, "removed site's owner marker from 1 record set(s)") {
+	if code != exitOK || !strings.Contains(out, "removed site's owner marker from 1 record set of zone gone.example.test.") {
 		t.Fatalf("disown --name mail: exit %d\nstdout:\n%s\nstderr:\n%s", code, out, errOut)
 	}
 	want := []string{
@@ -96,10 +96,12 @@ func TestDisownCloudflare(t *testing.T) {
 		}
 	}
 	base := []string{"disown", "cloudflare", "web.example.net", "--token-env", "CF_TOKEN", "--api-url", cs.cf.URL}
-	if code, out, errOut := cs.site(t, base...); code != exitGated || !strings.Contains(out, "  - old.web.example.net. TXT (tenant web)") {
+	if code, out, errOut := cs.site(t, base...); code != exitGated || !strings.Contains(out, "would remove 2 owner markers:\n") ||
+		!strings.Contains(out, "  - old.web.example.net. TXT (tenant web)") {
 		t.Fatalf("disown without --ack: exit %d\nstdout:\n%s\nstderr:\n%s", code, out, errOut)
 	}
-	if code, out, errOut := cs.site(t, append(base, "--name", "old.web.example.net.", "--ack", "GATE-DNS-DISOWN")...); code != exitOK {
+	if code, out, errOut := cs.site(t, append(base, "--name", "old.web.example.net.", "--ack", "GATE-DNS-DISOWN")...); code != exitOK ||
+		!strings.Contains(out, "removing 1 owner marker:\n") || !strings.Contains(out, "removed site's owner marker from 1 record of zone web.example.net.;") {
 		t.Fatalf("disown --ack: exit %d\nstdout:\n%s\nstderr:\n%s", code, out, errOut)
 	}
 	var got []string
