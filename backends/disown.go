@@ -38,6 +38,7 @@ type Disowner interface {
 	Marks(ctx context.Context, zone *model.Zone, run *Run) ([]Mark, error)
 	// Unmark reads zone again and removes the markers of marks that are
 	// still there, in as few writes as the API allows; it returns how
-	// many record sets it unmarked.
+	// many it unmarked: record sets (PowerDNS) or records (Cloudflare,
+	// which keeps a comment per record).
 	Unmark(ctx context.Context, zone *model.Zone, marks []Mark, run *Run) (int, error)
 }

@@ -35,5 +35,5 @@ func checkLimits(zone string, ops []op) error {
 	if len(bad) == 0 {
 		return nil
 	}
-	return fmt.Errorf("zone %s: Cloudflare would refuse %d operation(s), so nothing was sent:\n  %s", zone, len(bad), strings.Join(bad, "\n  "))
+	return fmt.Errorf("zone %s: Cloudflare would refuse %s, so nothing was sent:\n  %s", zone, counted(len(bad), "operation", "operations"), strings.Join(bad, "\n  "))
 }

@@ -2,6 +2,7 @@ package cloudflare
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -25,7 +26,7 @@ func TestLimitsCheckedBeforeAnyWrite(t *testing.T) {
 	if err == nil {
 		t.Fatal("Apply succeeded, want the limits refused")
 	}
-	for _, want := range []string{"nothing was sent",
+	for _, want := range []string{"Cloudflare would refuse 3 operations, so nothing was sent:",
 		"c.sjc.example.net. A: TTL 30 is outside what Cloudflare takes",
 		"d.sjc.example.net. A: TTL 86401 is outside",
 		`_x._tcp.sjc.example.net. SRV: SRV target "." is refused`} {
@@ -38,6 +39,26 @@ func TestLimitsCheckedBeforeAnyWrite(t *testing.T) {
 	}
 	if got := zoneLines(f); len(got) != 0 {
 		t.Errorf("zone changed:\n%s", strings.Join(got, "\n"))
+	}
+}
+
+// TestLimitsCountInWords: the refusal counts the operations in words,
+// "1 operation" or "2 operations", not "operation(s)".
+func TestLimitsCountInWords(t *testing.T) {
+	bad := op{kind: opPost, name: "a." + zoneName, body: body{Type: "A", TTL: 30}}
+	good := op{kind: opPost, name: "b." + zoneName, body: body{Type: "A", TTL: 300}}
+	for _, c := range []struct {
+		ops  []op
+		want string
+	}{
+		{[]op{good}, ""},
+		{[]op{bad, good}, "Cloudflare would refuse 1 operation, so nothing was sent:"},
+		{[]op{bad, good, bad}, "Cloudflare would refuse 2 operations, so nothing was sent:"},
+	} {
+		err := checkLimits(zoneName, c.ops)
+		if got := fmt.Sprint(err); (c.want == "") != (err == nil) || !strings.Contains(got, c.want) {
+			t.Errorf("checkLimits of %d operations: %v, want %q", len(c.ops), err, c.want)
+		}
 	}
 }
 

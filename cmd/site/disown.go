@@ -49,7 +49,7 @@ but GATE-DNS-DISOWN not acknowledged (nothing changed).`,
 
 func newDisownPowerDNSCmd() *cobra.Command {
 	var url, server, keyEnv string
-	req := disownRequest{provider: "powerdns"}
+	req := disownRequest{provider: "powerdns", unit: "record set"}
 	cmd := &cobra.Command{
 		Use:   "powerdns ZONE --url URL [--server localhost] [--api-key-env PDNS_API_KEY] [--name NAME ...] [--ack GATE-DNS-DISOWN]",
 		Short: "Remove site's owner markers (rrset comments) from a PowerDNS zone",
@@ -72,7 +72,7 @@ func newDisownPowerDNSCmd() *cobra.Command {
 
 func newDisownCloudflareCmd() *cobra.Command {
 	var tokenEnv, apiURL string
-	req := disownRequest{provider: "cloudflare"}
+	req := disownRequest{provider: "cloudflare", unit: "record"}
 	cmd := &cobra.Command{
 		Use:   "cloudflare ZONE [--token-env CLOUDFLARE_API_TOKEN] [--api-url URL] [--name NAME ...] [--ack GATE-DNS-DISOWN]",
 		Short: "Remove site's owner markers (record comments) from a Cloudflare zone",
@@ -92,6 +92,7 @@ func newDisownCloudflareCmd() *cobra.Command {
 // disownRequest is what every `site disown PROVIDER` gathers.
 type disownRequest struct {
 	provider string // runBackends.providers key
+	unit     string // what Unmark counts: "record set" (PowerDNS) or "record" (Cloudflare)
 	names    []string
 	acks     []string
 	where    model.Provider
@@ -99,7 +100,7 @@ type disownRequest struct {
 
 func (r *disownRequest) addFlags(cmd *cobra.Command) {
 	f := cmd.Flags()
-	f.StringArrayVar(&r.names, "name", nil, "only the markers at this name, relative to the zone or absolute (repeatable; default: every marker in the zone)")
+	f.StringArrayVar(&r.names, "name", nil, "only the markers at this name: relative to the zone (www, @) or absolute with a trailing dot (www.example.org.) (repeatable; default: every marker in the zone)")
 	f.StringArrayVar(&r.acks, "ack", nil, "GATE-DNS-DISOWN to remove the markers listed; without it nothing changes")
 	_ = cmd.RegisterFlagCompletionFunc("ack", completeGates("disown"))
 }
@@ -112,10 +113,14 @@ func disownZone(cmd *cobra.Command, zoneArg string, req disownRequest) error {
 		return withCode(exitError, fmt.Errorf("zone: %w", err))
 	}
 	only := map[string]bool{}
+	var looked []string // the canonical --names, in the order given
 	for _, n := range req.names {
-		c, err := dnsname.Canonical(n, zone)
+		c, err := disownName(n, zone)
 		if err != nil {
-			return withCode(exitError, fmt.Errorf("--name %s: %w", n, err))
+			return withCode(exitError, err)
+		}
+		if !only[c] {
+			looked = append(looked, c)
 		}
 		only[c] = true
 	}
@@ -141,17 +146,28 @@ func disownZone(cmd *cobra.Command, zoneArg string, req disownRequest) error {
 		return withCode(exitError, err)
 	}
 	var marks []backends.Mark
+	marked := map[string]bool{}
 	for _, m := range all {
 		if len(only) == 0 || only[m.Name] {
 			marks = append(marks, m)
+			marked[m.Name] = true
+		}
+	}
+	var unmarked []string // --names without a marker, named as looked up
+	for _, n := range looked {
+		if !marked[n] {
+			unmarked = append(unmarked, n)
 		}
 	}
 	out := cmd.OutOrStdout()
 	if len(marks) == 0 {
-		fmt.Fprintf(out, "zone %s: no site owner markers%s; nothing to do.\n", zone, namesNote(req.names))
+		fmt.Fprintf(out, "zone %s: no site owner markers%s; nothing to do.\n", zone, namesNote(unmarked))
 		return nil
 	}
 	printMarks(out, zone, marks, acked)
+	if len(unmarked) > 0 {
+		fmt.Fprintf(out, "zone %s: no site owner markers%s\n", zone, namesNote(unmarked))
+	}
 	if !acked {
 		return withCode(exitGated, fmt.Errorf("GATE-DNS-DISOWN is not acknowledged, so nothing was changed: to remove these markers, run the same command with --ack %s", plan.GateDNSDisown))
 	}
@@ -159,8 +175,37 @@ func disownZone(cmd *cobra.Command, zoneArg string, req disownRequest) error {
 	if err != nil {
 		return withCode(exitError, err)
 	}
-	fmt.Fprintf(out, "removed site's owner marker from %d record set(s) of zone %s; records unchanged.\n", n, zone)
+	fmt.Fprintf(out, "removed site's owner marker from %s of zone %s; records unchanged.\n", count(n, req.unit), zone)
 	return nil
+}
+
+// disownName canonicalises one --name in zone. A name without a
+// trailing dot is read relative to the zone, so one that already ends
+// in the zone's name ("www.example.org" in example.org) would be looked
+// up as www.example.org.example.org., which no one means: it is refused
+// with the two ways to write it, before anything is read.
+func disownName(n, zone string) (string, error) {
+	c, err := dnsname.Canonical(n, zone)
+	if err != nil {
+		return "", fmt.Errorf("--name %s: %w", n, err)
+	}
+	if n == "@" || strings.HasSuffix(n, ".") || zone == "." {
+		return c, nil
+	}
+	// Read as absolute, n compares with zone the way names are compared
+	// everywhere: in canonical form, so case and Unicode or xn--
+	// spellings do not matter.
+	abs, err := dnsname.Canonical(n+".", "")
+	if err != nil || !dnsname.IsSubdomain(abs, zone) {
+		return c, nil
+	}
+	rel := dnsname.Relative(abs, zone)
+	what := "(relative to the zone)"
+	if rel == "@" {
+		what = "(the zone apex)"
+	}
+	return "", fmt.Errorf("--name %s is read relative to zone %s, as %s; write --name %s %s or --name %s (absolute, with the trailing dot); nothing was read or changed",
+		n, zone, c, rel, what, abs)
 }
 
 func namesNote(names []string) string {
@@ -175,7 +220,7 @@ func printMarks(w io.Writer, zone string, marks []backends.Mark, acked bool) {
 	if acked {
 		verb = "removing"
 	}
-	fmt.Fprintf(w, "zone %s: %s %d owner marker(s):\n", zone, verb, len(marks))
+	fmt.Fprintf(w, "zone %s: %s %s:\n", zone, verb, count(len(marks), "owner marker"))
 	for _, m := range marks {
 		fmt.Fprintf(w, "  - %s %s (tenant %s)\n", m.Name, m.Type, m.Tenant)
 	}

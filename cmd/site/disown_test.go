@@ -1,7 +1,9 @@
 package main
 
 import (
+	"bytes"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -43,7 +45,7 @@ func TestDisownPowerDNS(t *testing.T) {
 	base := []string{"disown", "powerdns", "gone.example.test", "--url", srv.URL}
 
 	code, out, errOut := siteRun(t, srv, base...)
-	if code != exitGated || !strings.Contains(out, "would remove 2 owner marker(s)") ||
+	if code != exitGated || !strings.Contains(out, "would remove 2 owner markers:") ||
 		!strings.Contains(out, "  - www.gone.example.test. A (tenant old)") || !strings.Contains(errOut, "--ack GATE-DNS-DISOWN") {
 		t.Fatalf("disown without --ack: exit %d, want 3 and the markers listed\nstdout:\n%s\nstderr:\n%s", code, out, errOut)
 	}
@@ -52,7 +54,7 @@ func TestDisownPowerDNS(t *testing.T) {
 	}
 
 	code, out, errOut = siteRun(t, srv, append(base, "--name", "mail", "--ack", "GATE-DNS-DISOWN")...)
-	if code != exitOK || !strings.Contains(out, "removed site's owner marker from 1 record set(s)") {
+	if code != exitOK || !strings.Contains(out, "removed site's owner marker from 1 record set of zone gone.example.test.") {
 		t.Fatalf("disown --name mail: exit %d\nstdout:\n%s\nstderr:\n%s", code, out, errOut)
 	}
 	want := []string{
@@ -96,10 +98,12 @@ func TestDisownCloudflare(t *testing.T) {
 		}
 	}
 	base := []string{"disown", "cloudflare", "web.example.net", "--token-env", "CF_TOKEN", "--api-url", cs.cf.URL}
-	if code, out, errOut := cs.site(t, base...); code != exitGated || !strings.Contains(out, "  - old.web.example.net. TXT (tenant web)") {
+	if code, out, errOut := cs.site(t, base...); code != exitGated || !strings.Contains(out, "would remove 2 owner markers:\n") ||
+		!strings.Contains(out, "  - old.web.example.net. TXT (tenant web)") {
 		t.Fatalf("disown without --ack: exit %d\nstdout:\n%s\nstderr:\n%s", code, out, errOut)
 	}
-	if code, out, errOut := cs.site(t, append(base, "--name", "old.web.example.net.", "--ack", "GATE-DNS-DISOWN")...); code != exitOK {
+	if code, out, errOut := cs.site(t, append(base, "--name", "old.web.example.net.", "--ack", "GATE-DNS-DISOWN")...); code != exitOK ||
+		!strings.Contains(out, "removing 1 owner marker:\n") || !strings.Contains(out, "removed site's owner marker from 1 record of zone web.example.net.;") {
 		t.Fatalf("disown --ack: exit %d\nstdout:\n%s\nstderr:\n%s", code, out, errOut)
 	}
 	var got []string
@@ -114,5 +118,179 @@ func TestDisownCloudflare(t *testing.T) {
 	}
 	if strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Errorf("after disown:\n got %q\nwant %q", got, want)
+	}
+}
+
+// disownNameCase is one run of site disown with --name values: the
+// zone as typed, the names, and what the operator is told.
+type disownNameCase struct {
+	name  string
+	zone  string   // ZONE as typed
+	names []string // --name values
+	ack   bool
+	code  int
+	out   string // the whole of stdout
+	err   string // in stderr ("" when stderr must be empty)
+}
+
+// disownNameCases are run against PowerDNS and Cloudflare alike. Each
+// zone has www A marked for tenant old and hand A with a hand-written
+// comment. A relative --name is read inside the zone, so one that
+// already ends in the zone's name (any case, Unicode or xn-- spelling)
+// is refused before anything is read, even with --ack; every message
+// names the canonical name looked up, not the argument.
+var disownNameCases = []disownNameCase{
+	{name: "relative label", zone: "legacy.example.test", names: []string{"www"}, code: exitGated,
+		out: "zone legacy.example.test.: would remove 1 owner marker:\n  - www.legacy.example.test. A (tenant old)\n",
+		err: "--ack GATE-DNS-DISOWN"},
+	{name: "relative label in upper case", zone: "legacy.example.test", names: []string{"WWW"}, code: exitGated,
+		out: "zone legacy.example.test.: would remove 1 owner marker:\n  - www.legacy.example.test. A (tenant old)\n",
+		err: "--ack GATE-DNS-DISOWN"},
+	{name: "absolute", zone: "legacy.example.test", names: []string{"www.legacy.example.test."}, code: exitGated,
+		out: "zone legacy.example.test.: would remove 1 owner marker:\n  - www.legacy.example.test. A (tenant old)\n",
+		err: "--ack GATE-DNS-DISOWN"},
+	{name: "apex", zone: "legacy.example.test", names: []string{"@"}, code: exitOK,
+		out: "zone legacy.example.test.: no site owner markers at legacy.example.test.; nothing to do.\n"},
+	{name: "unmarked name is named canonically", zone: "legacy.example.test", names: []string{"Hand"}, ack: true, code: exitOK,
+		out: "zone legacy.example.test.: no site owner markers at hand.legacy.example.test.; nothing to do.\n"},
+	{name: "a name without markers beside one with", zone: "legacy.example.test", names: []string{"www", "ww"}, code: exitGated,
+		out: "zone legacy.example.test.: would remove 1 owner marker:\n  - www.legacy.example.test. A (tenant old)\n" +
+			"zone legacy.example.test.: no site owner markers at ww.legacy.example.test.\n",
+		err: "--ack GATE-DNS-DISOWN"},
+	{name: "relative name ending in the zone", zone: "legacy.example.test", names: []string{"www.legacy.example.test"}, ack: true, code: exitError,
+		err: "site: --name www.legacy.example.test is read relative to zone legacy.example.test., as www.legacy.example.test.legacy.example.test.; " +
+			"write --name www (relative to the zone) or --name www.legacy.example.test. (absolute, with the trailing dot); nothing was read or changed\n"},
+	{name: "relative name ending in the zone, other case", zone: "Legacy.Example.Test.", names: []string{"www", "WWW.LEGACY.example.TEST"}, ack: true, code: exitError,
+		err: "as www.legacy.example.test.legacy.example.test.; write --name www (relative to the zone) or --name www.legacy.example.test. (absolute"},
+	{name: "relative name that is the zone", zone: "legacy.example.test", names: []string{"legacy.example.test"}, ack: true, code: exitError,
+		err: "as legacy.example.test.legacy.example.test.; write --name @ (the zone apex) or --name legacy.example.test. (absolute"},
+	{name: "Unicode name in an xn-- zone", zone: "xn--bcher-kva.example.test", names: []string{"www.BÜCHER.example.test"}, ack: true, code: exitError,
+		err: "--name www.BÜCHER.example.test is read relative to zone xn--bcher-kva.example.test., as www.xn--bcher-kva.example.test.xn--bcher-kva.example.test.; " +
+			"write --name www (relative to the zone) or --name www.xn--bcher-kva.example.test. (absolute"},
+	{name: "xn-- name in a Unicode zone", zone: "bücher.example.test", names: []string{"www.xn--bcher-kva.example.test"}, ack: true, code: exitError,
+		err: "write --name www (relative to the zone) or --name www.xn--bcher-kva.example.test. (absolute"},
+	{name: "Unicode relative label", zone: "bücher.example.test", names: []string{"WWW"}, code: exitGated,
+		out: "zone xn--bcher-kva.example.test.: would remove 1 owner marker:\n  - www.xn--bcher-kva.example.test. A (tenant old)\n",
+		err: "--ack GATE-DNS-DISOWN"},
+	{name: "a name that only shares the zone's last labels", zone: "legacy.example.test", names: []string{"example.test"}, ack: true, code: exitOK,
+		out: "zone legacy.example.test.: no site owner markers at example.test.legacy.example.test.; nothing to do.\n"},
+}
+
+// disownNameZones are the zones disownNameCases run in.
+var disownNameZones = []string{"legacy.example.test.", "xn--bcher-kva.example.test."}
+
+// checkDisownName runs c with site and checks what it printed; requests
+// says how many requests reached the server during the run.
+func checkDisownName(t *testing.T, c disownNameCase, site func(args ...string) (int, string, string), requests func() int, base ...string) {
+	t.Helper()
+	args := append(slices.Clone(base), c.zone)
+	for _, n := range c.names {
+		args = append(args, "--name", n)
+	}
+	if c.ack {
+		args = append(args, "--ack", "GATE-DNS-DISOWN")
+	}
+	code, out, errOut := site(args...)
+	if code != c.code || out != c.out || (c.err == "") != (errOut == "") || !strings.Contains(errOut, c.err) {
+		t.Fatalf("site %s: exit %d, want %d\nstdout:\n%s\nwant:\n%s\nstderr:\n%s\nwant it to hold:\n%s",
+			strings.Join(args, " "), code, c.code, out, c.out, errOut, c.err)
+	}
+	if n := requests(); c.code == exitError && n != 0 {
+		t.Errorf("site %s was refused but sent %d requests first", strings.Join(args, " "), n)
+	}
+}
+
+func TestDisownPowerDNSNames(t *testing.T) {
+	srv := pdnsEnv(t)
+	marker := pdnstest.Comment{Account: powerdns.MarkerAccount, Content: powerdns.Marker("old")}
+	note := pdnstest.Comment{Account: "ops", Content: "ticket 42"}
+	for _, zone := range disownNameZones {
+		srv.CreateZone(t, zone,
+			pdnstest.RRset{Name: "www." + zone, Type: "A", TTL: 300, Records: []string{"192.0.2.1"}, Comments: []pdnstest.Comment{marker}},
+			pdnstest.RRset{Name: "hand." + zone, Type: "A", TTL: 300, Records: []string{"192.0.2.3"}, Comments: []pdnstest.Comment{note}},
+		)
+	}
+	snapshot := func() string {
+		var all []string
+		for _, zone := range disownNameZones {
+			all = append(all, pdnsComments(t, srv, zone)...)
+		}
+		return strings.Join(all, "\n")
+	}
+	before := snapshot()
+	requests := func() int {
+		n := 0
+		for _, z := range append([]string{""}, disownNameZones...) {
+			c := srv.Requests(z)
+			n += c.GET + c.Writes()
+			srv.ResetRequests(z)
+		}
+		return n
+	}
+	for _, c := range disownNameCases {
+		t.Run(c.name, func(t *testing.T) {
+			requests()
+			checkDisownName(t, c, func(args ...string) (int, string, string) { return siteRun(t, srv, args...) },
+				requests, "disown", "powerdns", "--url", srv.URL)
+			if got := snapshot(); got != before {
+				t.Errorf("comments changed:\n%s\nwant\n%s", got, before)
+			}
+		})
+	}
+}
+
+func TestDisownCloudflareNames(t *testing.T) {
+	cf := cftest.New(cfToken)
+	t.Cleanup(cf.Close)
+	t.Setenv("CF_TOKEN", cfToken)
+	t.Setenv("NO_COLOR", "1")
+	t.Setenv(cloudflare.EnvAPIURL, "")
+	useBackend(t, "cloudflare", func(bk *runBackends, _ func(string) string) {
+		bk.providers["cloudflare"] = &cloudflare.Driver{RPS: 1000}
+	})
+	var ids []string
+	for _, zone := range disownNameZones {
+		zone = strings.TrimSuffix(zone, ".")
+		id := cf.AddZone(zone)
+		ids = append(ids, id)
+		for _, r := range []cftest.Record{
+			{Name: "www." + zone, Type: "A", Content: "192.0.2.1", TTL: 300, Comment: cloudflare.Marker("old")},
+			{Name: "hand." + zone, Type: "A", Content: "192.0.2.3", TTL: 300, Comment: "made by hand"},
+		} {
+			if _, err := cf.AddRecord(id, r); err != nil {
+				t.Fatalf("AddRecord %+v: %v", r, err)
+			}
+		}
+	}
+	snapshot := func() string {
+		var all []string
+		for _, id := range ids {
+			for _, r := range cf.Records(id) {
+				all = append(all, r.Name+" "+r.Type+" "+r.Content+" comment="+r.Comment)
+			}
+		}
+		return strings.Join(all, "\n")
+	}
+	before := snapshot()
+	requests := func() int {
+		n := 0
+		for _, v := range cf.Counts() {
+			n += v
+		}
+		cf.ResetCounts()
+		return n
+	}
+	for _, c := range disownNameCases {
+		t.Run(c.name, func(t *testing.T) {
+			requests()
+			checkDisownName(t, c, func(args ...string) (int, string, string) {
+				var stdout, stderr bytes.Buffer
+				code := run(args, &stdout, &stderr)
+				return code, stdout.String(), stderr.String()
+			}, requests, "disown", "cloudflare", "--token-env", "CF_TOKEN", "--api-url", cf.URL)
+			if got := snapshot(); got != before {
+				t.Errorf("records changed:\n%s\nwant\n%s", got, before)
+			}
+		})
 	}
 }
