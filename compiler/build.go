@@ -327,6 +327,17 @@ func (b *builder) ownerName(path []string, name string, z *model.Zone) (string, 
 		b.errorf(path, "%v", err)
 		return "", false
 	}
+	// A relative name that already ends in the zone's name was meant
+	// absolute: www.example.org in zone example.org would be
+	// www.example.org.example.org., a name nobody queries.
+	if abs, err := dnsname.Canonical(strings.TrimSuffix(name, ".")+".", "."); err == nil && !strings.HasSuffix(name, ".") && name != "@" && dnsname.IsSubdomain(abs, z.Name) {
+		short := strings.TrimSuffix(strings.TrimSuffix(abs, z.Name), ".")
+		if short == "" {
+			short = "@"
+		}
+		b.errorf(path, "%q is relative to zone %s, so it reads as %s; write %q (relative to the zone) or %q (absolute, with the trailing dot)", name, z.Name, fq, short, abs)
+		return "", false
+	}
 	if !dnsname.IsSubdomain(fq, z.Name) {
 		b.errorf(path, "%s is outside zone %s; write names relative to the zone, or absolute names that end in %s", fq, z.Name, z.Name)
 		return "", false
