@@ -330,7 +330,7 @@ func (b *builder) ownerName(path []string, name string, z *model.Zone) (string, 
 	// A relative name that already ends in the zone's name was meant
 	// absolute: www.example.org in zone example.org would be
 	// www.example.org.example.org., a name nobody queries.
-	if abs, err := dnsname.Canonical(strings.TrimSuffix(name, ".")+".", "."); err == nil && !strings.HasSuffix(name, ".") && name != "@" && dnsname.IsSubdomain(abs, z.Name) {
+	if abs, err := dnsname.Canonical(name+".", "."); err == nil && z.Name != "." && !strings.HasSuffix(name, ".") && name != "@" && dnsname.IsSubdomain(abs, z.Name) {
 		short := strings.TrimSuffix(strings.TrimSuffix(abs, z.Name), ".")
 		if short == "" {
 			short = "@"

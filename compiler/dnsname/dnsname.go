@@ -233,7 +233,10 @@ func IsSubdomain(name, zone string) bool {
 // Relative returns the canonical name relative to the canonical zone, the
 // way a user writes it inside that zone: "@" for the apex, else the labels
 // left of the zone without a trailing dot. A name outside the zone is
-// returned unchanged (absolute), which is also a valid way to write it.
+// returned unchanged (absolute), which is also a valid way to write it;
+// so is a name whose relative form would itself end in the zone's name
+// (example.com.example.com. in example.com), which site vet refuses
+// written relative, as it is almost always a mistake.
 func Relative(name, zone string) string {
 	switch {
 	case name == zone:
@@ -241,7 +244,11 @@ func Relative(name, zone string) string {
 	case zone == "." && strings.HasSuffix(name, "."):
 		return strings.TrimSuffix(name, ".")
 	case strings.HasSuffix(name, "."+zone):
-		return strings.TrimSuffix(name, "."+zone)
+		rel := strings.TrimSuffix(name, "."+zone)
+		if IsSubdomain(rel+".", zone) {
+			return name
+		}
+		return rel
 	}
 	return name
 }
