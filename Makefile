@@ -154,7 +154,7 @@ demo-stop:
 	@sh cmd/demo/stop.sh
 	@if [ -f $(DEMO_DIR)/pdns.pid ]; then kill $$(cat $(DEMO_DIR)/pdns.pid) 2>/dev/null || true; rm -f $(DEMO_DIR)/pdns.pid; echo "PowerDNS stopped"; fi
 	@if [ -f $(DEMO_LV)/libvirtd.pid ]; then \
-		virsh -q -c "$(DEMO_URI)" destroy tiny >/dev/null 2>&1 || true; \
+		for d in $$(virsh -q -c "$(DEMO_URI)" list --name 2>/dev/null); do virsh -q -c "$(DEMO_URI)" destroy "$$d" >/dev/null 2>&1 || true; done; \
 		kill $$(cat $(DEMO_LV)/libvirtd.pid) 2>/dev/null || true; \
 		[ -f $(DEMO_LV)/run/libvirt/virtlogd.pid ] && kill $$(cat $(DEMO_LV)/run/libvirt/virtlogd.pid) 2>/dev/null || true; \
 		rm -rf $(DEMO_LV); echo "libvirtd session stopped"; fi

@@ -209,10 +209,25 @@ func TestLeaseWaitInterrupted(t *testing.T) {
 	}
 	d.Progress = func(string) { run.Interrupt() } // as the wait starts
 	_, err = d.Apply(context.Background(), sp, run)
-	if !errors.Is(err, backends.ErrInterrupted) || !strings.Contains(err.Error(), "stay unwritten") {
+	if !errors.Is(err, backends.ErrInterrupted) || !strings.Contains(err.Error(), "www."+step.Zone.Name+" stays unwritten") {
 		t.Fatalf("got %v, want the wait stopped by the interrupt", err)
 	}
 	if got := srv.Query(t, "fixed."+step.Zone.Name, "A"); len(got) != 0 {
 		t.Errorf("fixed serves %q: nothing may be written", got)
+	}
+}
+
+// TestStay: one name stays, two stay.
+func TestStay(t *testing.T) {
+	for _, tc := range []struct {
+		names []string
+		want  string
+	}{
+		{[]string{"www.example.test."}, "www.example.test. stays"},
+		{[]string{"a.example.test.", "b.example.test."}, "a.example.test., b.example.test. stay"},
+	} {
+		if got := stay(tc.names); got != tc.want {
+			t.Errorf("stay(%q) = %q, want %q", tc.names, got, tc.want)
+		}
 	}
 }

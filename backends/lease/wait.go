@@ -90,7 +90,7 @@ func (d *Driver) wait(ctx context.Context, run *backends.Run, waiting []*model.R
 				break
 			}
 			if run.Interrupted() {
-				return fmt.Errorf("stopped waiting for the DHCP lease of VM %s, so %s stay unwritten: %w", ref.VM, strings.Join(names[ref], ", "), backends.ErrInterrupted)
+				return fmt.Errorf("stopped waiting for the DHCP lease of VM %s, so %s unwritten: %w", ref.VM, stay(names[ref]), backends.ErrInterrupted)
 			}
 			if time.Now().After(next) {
 				d.say(fmt.Sprintf("still waiting for the DHCP lease of VM %s (%s)", ref.VM, time.Since(start).Round(time.Second)))
@@ -99,8 +99,8 @@ func (d *Driver) wait(ctx context.Context, run *backends.Run, waiting []*model.R
 			select {
 			case <-ctx.Done():
 				if ctx.Err() == context.DeadlineExceeded {
-					return fmt.Errorf("VM %s took no DHCP lease within %s, so %s stay unwritten: check that the guest boots and asks DHCP on its first NIC, then run site apply again (or give it longer with --lease-timeout)",
-						ref.VM, timeout, strings.Join(names[ref], ", "))
+					return fmt.Errorf("VM %s took no DHCP lease within %s, so %s unwritten: check that the guest boots and asks DHCP on its first NIC, then run site apply again (or give it longer with --lease-timeout)",
+						ref.VM, timeout, stay(names[ref]))
 				}
 				return fmt.Errorf("waiting for the DHCP lease of VM %s: %w", ref.VM, ctx.Err())
 			case <-time.After(poll):
@@ -114,4 +114,12 @@ func (d *Driver) say(s string) {
 	if d.Progress != nil {
 		d.Progress(s)
 	}
+}
+
+// stay says which names stay unwritten: "a. stays", "a. and b. stay".
+func stay(names []string) string {
+	if len(names) == 1 {
+		return names[0] + " stays"
+	}
+	return strings.Join(names, ", ") + " stay"
 }

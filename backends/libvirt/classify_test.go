@@ -39,7 +39,7 @@ func TestClassify(t *testing.T) {
 		{name: "disk grows", edit: func(vm *model.VM) { vm.Disks[0].SizeBytes = 2 << 30 },
 			want: []string{"next-boot update VOL/web-root [size] GATE-VM-DISK-RESIZE"}},
 		{name: "disk shrinks", edit: func(vm *model.VM) { vm.Disks[0].SizeBytes = 1 << 20 },
-			blocked: "never shrinks"},
+			blocked: "holds 1GiB but the spec declares 1MiB: site never shrinks a volume (data would be lost); declare its real size, \"1GiB\""},
 		// The running guest still has the volume open: it leaves the
 		// definition now and is deleted by a run after the next shutdown.
 		{name: "disk removed while running", edit: func(vm *model.VM) { vm.Disks = nil },

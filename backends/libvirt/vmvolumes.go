@@ -53,8 +53,8 @@ func (p *vmPlanner) planDisks(want *wantDomain, owned map[string]ownedVolume) er
 				map[string]any{"size": sizeString(vol.Capacity)}, map[string]any{"size": sizeString(disk.SizeBytes)}, plan.GateVMDiskResize)
 			p.add(op{Kind: opResizeVolume, Gate: plan.GateVMDiskResize, Pool: disk.Pool, Volume: disk.Name, Bytes: disk.SizeBytes})
 		case vol.Capacity > disk.SizeBytes:
-			return fmt.Errorf("VM %s: volume %s/%s on %s holds %d bytes but the spec declares %d: site never shrinks a volume (data would be lost); declare its real size",
-				vm.Name, disk.Pool, disk.Name, vm.Host, vol.Capacity, disk.SizeBytes)
+			return fmt.Errorf("VM %s: volume %s/%s on %s holds %s but the spec declares %s: site never shrinks a volume (data would be lost); declare its real size, %q",
+				vm.Name, disk.Pool, disk.Name, vm.Host, sizeString(vol.Capacity), sizeString(disk.SizeBytes), sizeString(vol.Capacity))
 		}
 		if mine {
 			want.owner.Volumes = append(want.owner.Volumes, ov)

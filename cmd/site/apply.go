@@ -48,8 +48,8 @@ depend on it are deferred and the rest goes on.
 
 --target PATTERN (repeatable) keeps only the steps whose ID matches (as
 site graph names them; * also matches /, e.g. 'vm/*/keys'), plus the
-steps they need (the secrets they read; a VM's networks and storage
-pools), so a run can leave a live guest or an
+steps they need (the secrets they read; a VM's networks, storage pools
+and base images), so a run can leave a live guest or an
 unreachable server alone. With --only, a step must pass both; a pattern
 that matches no step in scope is an error listing the steps in scope.
 

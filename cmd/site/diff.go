@@ -48,7 +48,8 @@ and is listed under "Not observed".
 site graph names them: an exact ID (dns/sjc.example.net.,
 vm/qemu:///system/keys) or a glob where * also matches / (vm/*/keys,
 'dns/*'), plus the steps they need: the secrets they read and, for a VM,
-its networks and storage pools. With --only, a step must pass both. A pattern that matches no step in scope is an error that lists
+its networks, storage pools and base images. With --only, a step must
+pass both. A pattern that matches no step in scope is an error that lists
 the steps in scope.
 
 --ack GATE-SECRET-UNREACHABLE shows the steps whose secret cannot be
