@@ -40,7 +40,7 @@ func (e *Engine) Apply(ctx context.Context, g *graph.Graph, obs *Observation, ru
 	red := backends.NewRedactor(g, run)
 	hook := e.hooks()
 	hook.call(func(h Hook) { h.ApplyStart(len(g.Steps)) })
-	results := walk(ctx, g, e.parallelism(), func(ctx context.Context, s *graph.Step, deps map[string]StepReport) StepReport {
+	results := walk(ctx, g, e.parallelism(), nil, func(ctx context.Context, s *graph.Step, deps map[string]StepReport) StepReport {
 		r := e.applyStep(ctx, s, deps, obs.Steps[s.ID], blocked, run, red, hook)
 		hook.call(func(h Hook) { h.Applied(r) })
 		return r

@@ -3,9 +3,11 @@ package engine
 import (
 	"context"
 	"fmt"
+	"slices"
 	"sort"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/site-tools/site/backends"
 	"github.com/site-tools/site/compiler/graph"
@@ -37,6 +39,9 @@ type script struct {
 	// interrupts makes Apply call run.Interrupt, as a Ctrl-C while the
 	// step is in flight would.
 	interrupts bool
+	// stuck makes Plan block on this channel whatever its context says,
+	// as a libvirt call into a daemon that stopped answering does.
+	stuck chan struct{}
 }
 
 type testDriver struct {
@@ -55,6 +60,21 @@ type testDriver struct {
 
 func newTestDriver(scripts map[string]*script) *testDriver {
 	return &testDriver{scripts: scripts, applied: map[string]bool{}, creds: map[string]string{}}
+}
+
+// waitPlanning waits until Plan was called for step id.
+func (d *testDriver) waitPlanning(t *testing.T, id string) {
+	t.Helper()
+	for range 20000 {
+		d.mu.Lock()
+		called := slices.Contains(d.calls, "plan "+id)
+		d.mu.Unlock()
+		if called {
+			return
+		}
+		time.Sleep(time.Millisecond)
+	}
+	t.Fatalf("Plan was not called for %s", id)
 }
 
 func (d *testDriver) record(s string) {
@@ -84,6 +104,9 @@ func (d *testDriver) Plan(ctx context.Context, step *graph.Step, run *backends.R
 
 	if sc == nil {
 		sc = &script{}
+	}
+	if sc.stuck != nil {
+		<-sc.stuck
 	}
 	if sc.panics == "plan" {
 		panic("index out of range [3] with length 3")

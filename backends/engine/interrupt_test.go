@@ -2,7 +2,10 @@ package engine
 
 import (
 	"context"
+	"errors"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/site-tools/site/backends"
 	"github.com/site-tools/site/compiler/plan"
@@ -63,5 +66,48 @@ func TestInterruptFinishesInFlightStartsNothing(t *testing.T) {
 				t.Errorf("report: Interrupted=%v OK=%v, want interrupted and not OK", rep.Interrupted, rep.OK())
 			}
 		})
+	}
+}
+
+// TestInterruptAbandonsAStuckObservation: a step whose observation
+// blocks where no context reaches (a libvirt daemon that stopped
+// answering) does not keep an interrupted Plan waiting: Plan returns,
+// the step blocked as not observed, the rest as they were. It waited for
+// the stuck call (a hung libvirtd kept site diff past SIGINT and SIGTERM).
+func TestInterruptAbandonsAStuckObservation(t *testing.T) {
+	g := mustGraph(t, testSpec())
+	stuck := make(chan struct{})
+	t.Cleanup(func() { close(stuck) })
+	d := newTestDriver(map[string]*script{stepNet: {stuck: stuck}})
+	ctx, cancel := context.WithCancel(context.Background())
+	e := d.engine(4)
+	type planned struct {
+		obs *Observation
+		err error
+	}
+	out := make(chan planned, 1)
+	go func() {
+		obs, err := e.Plan(ctx, g, backends.NewRun())
+		out <- planned{obs, err}
+	}()
+	d.waitPlanning(t, stepNet)
+	cancel()
+	var got planned
+	select {
+	case got = <-out:
+	case <-time.After(20 * time.Second):
+		t.Fatal("Plan still waits for the stuck observation 20 s after the interrupt")
+	}
+	if !errors.Is(got.err, context.Canceled) {
+		t.Errorf("Plan returned %v, want the context's end", got.err)
+	}
+	var reason string
+	for _, b := range got.obs.Plan.Blocked {
+		if b.Step == stepNet {
+			reason = b.Reason
+		}
+	}
+	if !strings.Contains(reason, "not observed: context canceled") {
+		t.Errorf("the stuck step's reason is %q, want it not observed because of the interrupt; blocked: %+v", reason, got.obs.Plan.Blocked)
 	}
 }

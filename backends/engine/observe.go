@@ -52,8 +52,13 @@ func (e *Engine) Plan(ctx context.Context, g *graph.Graph, run *backends.Run) (*
 	red := backends.NewRedactor(g, run)
 	hook := e.hooks()
 	hook.call(func(h Hook) { h.PlanStart(len(g.Steps)) })
-	results := walk(ctx, g, e.parallelism(), func(ctx context.Context, s *graph.Step, deps map[string]planned) planned {
-		r := e.planStep(ctx, g, s, deps, run, red)
+	// A dependency that only orders two steps (a zone after the VMs that
+	// publish into it) is not waited for: observing the zone needs
+	// nothing of the VM's, which may be slow or stuck (a libvirt host
+	// that stopped answering).
+	needed := func(s, dep *graph.Step) bool { return !graph.OnlyOrders(s, dep) }
+	results := walk(ctx, g, e.parallelism(), needed, func(ctx context.Context, s *graph.Step, deps map[string]planned) planned {
+		r := e.planStep(ctx, s, deps, run, red)
 		hook.call(func(h Hook) { h.Observed(s.ID, r.sp, r.blocked) })
 		return r
 	})
@@ -77,8 +82,8 @@ func (e *Engine) Plan(ctx context.Context, g *graph.Graph, run *backends.Run) (*
 }
 
 // planStep observes one step whose dependencies are done.
-func (e *Engine) planStep(ctx context.Context, g *graph.Graph, s *graph.Step, deps map[string]planned, run *backends.Run, red *backends.Redactor) planned {
-	if r, ok := blockedByDeps(g, s, deps); ok {
+func (e *Engine) planStep(ctx context.Context, s *graph.Step, deps map[string]planned, run *backends.Run, red *backends.Redactor) planned {
+	if r, ok := blockedByDeps(s, deps); ok {
 		return r
 	}
 	block := func(err error) planned {
@@ -96,7 +101,7 @@ func (e *Engine) planStep(ctx context.Context, g *graph.Graph, s *graph.Step, de
 	if err != nil {
 		return block(err)
 	}
-	sp, err := guardedPlan(ctx, d, s, run)
+	sp, err := abandonable(ctx, func() (*backends.StepPlan, error) { return guardedPlan(ctx, d, s, run) })
 	if err != nil {
 		return block(err)
 	}
@@ -110,19 +115,16 @@ func (e *Engine) planStep(ctx context.Context, g *graph.Graph, s *graph.Step, de
 	return planned{sp: sp}
 }
 
-// blockedByDeps reports whether a dependency that observing s needs was
-// not observed (any but one that only orders the two, graph.OnlyOrders);
-// then s is blocked as skipped, naming the dependency.
-func blockedByDeps(g *graph.Graph, s *graph.Step, deps map[string]planned) (planned, bool) {
+// blockedByDeps reports whether a dependency of s was not observed (deps
+// holds those observing s needs: see Plan); then s is blocked as
+// skipped, naming the dependency.
+func blockedByDeps(s *graph.Step, deps map[string]planned) (planned, bool) {
 	var bad []string
 	root, gate, gated := "", plan.Gate(""), true
 	for _, id := range s.Deps {
 		d, ok := deps[id]
 		if !ok || d.sp != nil {
 			continue
-		}
-		if dep := g.Step(id); dep != nil && graph.OnlyOrders(s, dep) {
-			continue // observing s needs nothing of dep's observation
 		}
 		bad = append(bad, id)
 		if root == "" {
@@ -162,4 +164,33 @@ func normalizeChange(c *plan.Change, s *graph.Step, red *backends.Redactor) {
 		c.Tenant = s.Tenant
 	}
 	c.Reason = red.Redact(c.Reason)
+}
+
+// abandonable runs observe and returns what it returns, or, when ctx
+// ends first, ctx's cause at once. Observing only reads, so a call
+// stuck where no context reaches (a libvirt call into a daemon that
+// stopped answering blocks in C) is left behind rather than waited for:
+// an interrupt stops observing, as README's Ctrl-C section promises,
+// and the process ends with the call still pending.
+func abandonable(ctx context.Context, observe func() (*backends.StepPlan, error)) (*backends.StepPlan, error) {
+	type result struct {
+		sp  *backends.StepPlan
+		err error
+	}
+	done := make(chan result, 1)
+	go func() {
+		sp, err := observe()
+		done <- result{sp, err}
+	}()
+	select {
+	case r := <-done:
+		return r.sp, r.err
+	case <-ctx.Done():
+		select {
+		case r := <-done: // it ended too: its own words
+			return r.sp, r.err
+		default:
+		}
+		return nil, fmt.Errorf("not observed: %w", context.Cause(ctx))
+	}
 }

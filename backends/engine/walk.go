@@ -10,14 +10,15 @@ import (
 // walk visits every step of g once its dependencies have been visited,
 // running visit for at most limit steps at a time. visit receives the
 // outcomes of the step's dependencies and returns the step's own, which
-// its dependents then see.
+// its dependents then see. waits, when not nil, picks the dependencies a
+// step waits for; the others are neither waited for nor passed to visit.
 //
 // One goroutine per step waits for its dependencies and then for a slot,
 // as Terraform's DAG walker does: steps are few (tens to hundreds) and
 // mostly waiting on the network, so goroutines are cheaper than a
 // scheduler. Waiting steps hold no slot, so a deep chain cannot starve
 // independent branches.
-func walk[T any](ctx context.Context, g *graph.Graph, limit int, visit func(ctx context.Context, s *graph.Step, deps map[string]T) T) map[string]T {
+func walk[T any](ctx context.Context, g *graph.Graph, limit int, waits func(s, dep *graph.Step) bool, visit func(ctx context.Context, s *graph.Step, deps map[string]T) T) map[string]T {
 	if limit < 1 {
 		limit = 1
 	}
@@ -41,6 +42,9 @@ func walk[T any](ctx context.Context, g *graph.Graph, limit int, visit func(ctx 
 					// graph.Only drops dependencies outside the scope, and
 					// graph.Build refuses unknown ones, so this cannot
 					// happen with a graph from either.
+					continue
+				}
+				if waits != nil && !waits(s, g.Step(d)) {
 					continue
 				}
 				<-ch

@@ -174,7 +174,7 @@ func runApply(cmd *cobra.Command, args []string, o applyOptions) error {
 	defer watchInterrupts(prog, run, stopObserving)()
 	obs, err := eng.Plan(observing, g, run)
 	if err != nil {
-		return withCode(exitError, fmt.Errorf("observing was interrupted (%w): nothing was changed", err))
+		return withCode(exitError, interruptedObserving(err, "nothing was changed"))
 	}
 	obs.Plan.Only = phases
 	obs.Plan.Targets = targets

@@ -131,7 +131,21 @@ func (bk *runBackends) driverFor(step *graph.Step) (backends.Driver, error) {
 // fails to close changed nothing the run did, so it is reported on
 // stderr and does not change the exit code.
 func closeBackends(bk *runBackends, stderr io.Writer) {
-	if err := bk.Close(); err != nil {
-		fmt.Fprintln(stderr, "site:", err)
+	closed := make(chan error, 1)
+	go func() { closed <- bk.Close() }()
+	select {
+	case err := <-closed:
+		if err != nil {
+			fmt.Fprintln(stderr, "site:", err)
+		}
+	case <-time.After(closeTimeout):
+		// A connection whose server stopped answering (an observation
+		// left behind by an interrupt holds it) would keep the run from
+		// ending; the process ends and the kernel closes it.
+		fmt.Fprintf(stderr, "site: closing the connections did not finish within %s (a server that stopped answering?); exiting without waiting\n", closeTimeout)
 	}
 }
+
+// closeTimeout bounds closing the backends' connections at the end of a
+// run.
+const closeTimeout = 3 * time.Second

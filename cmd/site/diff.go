@@ -146,7 +146,7 @@ func runDiff(cmd *cobra.Command, args []string, o diffOptions) (err error) {
 	obs, err := eng.Plan(observing, g, run)
 	noted()
 	if err != nil {
-		return withCode(exitError, fmt.Errorf("observing was interrupted (%w): nothing is planned", err))
+		return withCode(exitError, interruptedObserving(err, "nothing is planned"))
 	}
 	p := obs.Plan
 	p.Only = phases

@@ -2,6 +2,8 @@ package main
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"os"
 	"os/signal"
 	"strings"
@@ -81,4 +83,14 @@ func secondInterrupt(running []string) string {
 	}
 	return "site: interrupted again: exiting now; these steps may be half-done: " + strings.Join(running, ", ") +
 		" (site diff shows where they stand; site apply converges them)"
+}
+
+// interruptedObserving is the error of a run whose observation ctx
+// ended (err, from Engine.Plan): an interrupt says so in words, without
+// Go's "context canceled"; any other end is named.
+func interruptedObserving(err error, outcome string) error {
+	if errors.Is(err, context.Canceled) {
+		return fmt.Errorf("observing was interrupted: %s", outcome)
+	}
+	return fmt.Errorf("observing was interrupted (%w): %s", err, outcome)
 }
