@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"reflect"
 	"slices"
 	"sort"
 	"strings"
@@ -148,7 +149,12 @@ func (e *Engine) reobserve(ctx context.Context, d backends.Driver, s *graph.Step
 		normalizeChange(&c, s, red)
 		r.Residual = append(r.Residual, c)
 		if c.Impact == plan.ImpactNextBoot {
-			r.Notes = append(r.Notes, fmt.Sprintf("pending until the next boot: %s %s", c.Action, c.Key))
+			// Named with what changes: a VM's memory and vCPUs are two
+			// changes of one key, and read as one note said twice.
+			note := fmt.Sprintf("pending until the next boot: %s %s%s", c.Action, c.Key, changedFields(c))
+			if !slices.Contains(r.Notes, note) {
+				r.Notes = append(r.Notes, note)
+			}
 			continue
 		}
 		r.Problems = append(r.Problems, fmt.Sprintf("not converged: observing again still plans to %s %s", c.Action, c.Key))
@@ -194,4 +200,20 @@ func (obs *Observation) Check(g *graph.Graph, acked map[plan.Gate]bool) error {
 		return &BlockedError{Blocked: stuck}
 	}
 	return nil
+}
+
+// changedFields names, as " (a, b)", the fields a change sets that
+// differ from before; "" when it names none (a create or delete).
+func changedFields(c plan.Change) string {
+	var fields []string
+	for k, after := range c.After {
+		if before, ok := c.Before[k]; !ok || !reflect.DeepEqual(before, after) {
+			fields = append(fields, k)
+		}
+	}
+	if len(fields) == 0 || c.Action != plan.ActionUpdate {
+		return ""
+	}
+	slices.Sort(fields)
+	return " (" + strings.Join(fields, ", ") + ")"
 }

@@ -251,6 +251,14 @@ func TestApplyReobserves(t *testing.T) {
 			wantProblems: []string{"not converged: observing again still plans to create " + stepZoneA + "/www"}},
 		{name: "pending until next boot is a note", sc: script{residual: []plan.Change{pending}}, wantOK: true,
 			wantNotes: []string{"pending until the next boot: update " + stepVM + "/memory"}},
+		// Two pending changes of one key (a VM's memory and vCPUs) are
+		// two notes that say which; the same one twice is one note.
+		{name: "pending changes of one key name their fields", sc: script{residual: []plan.Change{
+			{Key: stepVM, Action: plan.ActionUpdate, Impact: plan.ImpactNextBoot, Before: map[string]any{"memory": "64MiB"}, After: map[string]any{"memory": "128MiB"}},
+			{Key: stepVM, Action: plan.ActionUpdate, Impact: plan.ImpactNextBoot, Before: map[string]any{"vcpus": 1, "memory": "64MiB"}, After: map[string]any{"vcpus": 2, "memory": "64MiB"}},
+			{Key: stepVM, Action: plan.ActionUpdate, Impact: plan.ImpactNextBoot, Before: map[string]any{"vcpus": 1}, After: map[string]any{"vcpus": 2}},
+		}}, wantOK: true,
+			wantNotes: []string{"pending until the next boot: update " + stepVM + " (memory)", "pending until the next boot: update " + stepVM + " (vcpus)"}},
 		{name: "backend problem", sc: script{problems: []string{"www.a.example. answers 192.0.2.9, want 192.0.2.1"}},
 			wantProblems: []string{"www.a.example. answers 192.0.2.9, want 192.0.2.1"}},
 	} {
