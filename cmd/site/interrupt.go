@@ -72,7 +72,7 @@ func firstInterrupt(running []string) string {
 		return "site: interrupted: starting nothing new (interrupt again to exit at once)"
 	}
 	return "site: interrupted: finishing " + strings.Join(running, ", ") +
-		" (in flight), starting nothing new; interrupt again to exit at once, which may leave it half-done"
+		" (in flight), starting nothing new; interrupt again to exit at once, which may leave " + them(len(running)) + " half-done"
 }
 
 func secondInterrupt(running []string) string {

@@ -140,7 +140,8 @@ func TestUnlock(t *testing.T) {
 	if code != exitGated || !strings.Contains(out, "host crashed-runner, pid 7") || !strings.Contains(out, "lease still running") || len(lockEntries(t, srv, zone)) != 1 {
 		t.Fatalf("unlock without --ack: exit %d, want 3, the holder listed and kept\nstdout:\n%s\nstderr:\n%s", code, out, errOut)
 	}
-	if code, out, errOut := siteRun(t, srv, "unlock", "office1", file, "--ack", "GATE-LOCK-BREAK"); code != exitOK || len(lockEntries(t, srv, zone)) != 0 {
+	if code, out, errOut := siteRun(t, srv, "unlock", "office1", file, "--ack", "GATE-LOCK-BREAK"); code != exitOK || len(lockEntries(t, srv, zone)) != 0 ||
+		!strings.Contains(out, "broke tenant office1's apply lock (1 entry).") {
 		t.Fatalf("unlock --ack: exit %d\nstdout:\n%s\nstderr:\n%s", code, out, errOut)
 	}
 	if code, out, errOut := siteRun(t, srv, "apply", file); code != exitOK {
