@@ -55,6 +55,9 @@ func TestFileLock(t *testing.T) {
 			if err != nil {
 				t.Fatalf("Acquire: %v", err)
 			}
+			if tt.before != nil && (len(l.TakenOver) != 1 || l.TakenOver[0].ID != tt.before.ID) || tt.before == nil && len(l.TakenOver) != 0 {
+				t.Errorf("TakenOver = %+v, want the dead holder (if any)", l.TakenOver)
+			}
 			hs, _ := f.Holders(ctx)
 			if len(hs) != 1 || hs[0].ID != "B" || hs[0].Host != "runner-B" || !hs[0].Expires.Equal(t0.Add(DefaultLease)) {
 				t.Errorf("lock file holds %+v, want holder B with a lease of %s", hs, DefaultLease)

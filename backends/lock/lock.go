@@ -97,6 +97,28 @@ type Store interface {
 	Break(ctx context.Context, h Holder) error
 }
 
+// takeoverKey carries, in the context Acquire gives a store's Try, the
+// function that hears of the expired holds the store removed.
+type takeoverKey struct{}
+
+// WatchTakeovers returns ctx carrying f, which ReportTakeover calls; a
+// store's Try given that ctx reports to f. Acquire uses it (store tests
+// too).
+func WatchTakeovers(ctx context.Context, f func(dead Holder)) context.Context {
+	return context.WithValue(ctx, takeoverKey{}, f)
+}
+
+// ReportTakeover tells Acquire, through the ctx its Try was given, that
+// the store removed dead's expired hold on the way to taking the lock; a
+// store calls it for every expired holder it removes. Acquire lists them
+// in Lock.TakenOver, for the caller to say so: the dead run may have
+// stopped half-way. Outside Acquire it does nothing.
+func ReportTakeover(ctx context.Context, dead Holder) {
+	if f, ok := ctx.Value(takeoverKey{}).(func(Holder)); ok {
+		f(dead)
+	}
+}
+
 // HeldTaker is a Store that can also be taken in one step, which
 // tryAll uses for every store after the first: write h as held, read
 // the store once, and when another entry is held by then, remove h's
@@ -141,6 +163,12 @@ const contendedRetries = 8
 
 // Lock is a held lock; Release it when the run ends.
 type Lock struct {
+	// TakenOver are the holders, dead by their expired leases, whose
+	// holds Acquire removed to take the lock (one each, however many
+	// stores held it). A claim is not among them: a run that died while
+	// taking the lock had changed nothing.
+	TakenOver []Holder
+
 	stores []Store
 	holder Holder
 	lease  time.Duration
@@ -162,6 +190,17 @@ func Acquire(ctx context.Context, stores []Store, h Holder, o Options) (*Lock, e
 		o.Sleep = sleep
 	}
 	stores = InOrder(stores)
+	var (
+		mu        sync.Mutex
+		takenOver []Holder
+	)
+	ctx = WatchTakeovers(ctx, func(dead Holder) {
+		mu.Lock()
+		defer mu.Unlock()
+		if dead.State != Claim && !slices.ContainsFunc(takenOver, func(h Holder) bool { return h.ID == dead.ID }) {
+			takenOver = append(takenOver, dead)
+		}
+	})
 	start := o.Now()
 	contended := 0
 	for {
@@ -171,7 +210,9 @@ func Acquire(ctx context.Context, stores []Store, h Holder, o Options) (*Lock, e
 			return nil, err
 		}
 		if other == nil {
-			l := &Lock{stores: stores, holder: h, lease: o.Lease, stop: make(chan struct{})}
+			mu.Lock()
+			l := &Lock{TakenOver: takenOver, stores: stores, holder: h, lease: o.Lease, stop: make(chan struct{})}
+			mu.Unlock()
 			l.done.Add(1)
 			go l.renew(o.Now)
 			return l, nil

@@ -156,7 +156,8 @@ func runApply(cmd *cobra.Command, args []string, o applyOptions) error {
 	defer closeBackends(bk, cmd.ErrOrStderr())
 	// Held from before the first observation to the end, so no other
 	// apply of these tenants changes what this one observed and acts on.
-	release, err := lockTenants(cmd.Context(), g, bk, run, applyCommand(args, o), o.lockTimeout)
+	release, err := lockTenants(cmd.Context(), g, bk, run, applyCommand(args, o), o.lockTimeout,
+		func(s string) { fmt.Fprintln(cmd.ErrOrStderr(), s) })
 	if err != nil {
 		return withCode(exitError, err)
 	}

@@ -169,9 +169,11 @@ func readFirstHolders(ctx context.Context, stores []lock.Store) map[string][]loc
 
 // lockTenants takes the lock of every tenant in g, in name order (so two
 // runs over overlapping tenants never wait for each other in a circle),
-// and returns the function that releases them all.
+// and returns the function that releases them all. A lock taken over
+// from a dead run is said through say: that run may have stopped
+// half-way.
 // Its errors never carry a credential value, even one a server echoed.
-func lockTenants(ctx context.Context, g *graph.Graph, bk *runBackends, run *backends.Run, command string, wait time.Duration) (func() error, error) {
+func lockTenants(ctx context.Context, g *graph.Graph, bk *runBackends, run *backends.Run, command string, wait time.Duration, say func(string)) (func() error, error) {
 	var held []*lock.Lock
 	redactor := backends.NewRedactor(g, run)
 	release := func() error {
@@ -189,6 +191,9 @@ func lockTenants(ctx context.Context, g *graph.Graph, bk *runBackends, run *back
 		l, err := lock.Acquire(ctx, stores, lock.NewHolder(t.Name, command, time.Now()), lock.Options{Wait: wait})
 		if err == nil {
 			held = append(held, l)
+			for _, dead := range l.TakenOver {
+				say(fmt.Sprintf("site: took over the expired apply lock of tenant %s held by %s: that run may have left changes half-done; this apply converges them", t.Name, dead))
+			}
 			continue
 		}
 		var he *lock.HeldError
