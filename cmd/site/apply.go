@@ -90,8 +90,8 @@ on stderr, up to --lease-timeout (default 2m), and writes the address.
 
 Each tenant in scope is locked for the whole apply (in its PowerDNS
 zones' metadata, else in a file beside its spec): a second apply of the
-same tenant waits --lock-timeout (default 0), then exits 1 naming the
-holder's host, pid, start time and command. The lock's lease runs out
+same tenant waits --lock-timeout (default 0), saying once whom it waits
+for, then exits 1 naming the holder's host, pid, start time and command. The lock's lease runs out
 a minute after a holder dies; site unlock TENANT breaks it sooner.
 
 Exit codes: 0 converged, 1 an error, a step that failed or did not

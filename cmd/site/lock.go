@@ -188,7 +188,12 @@ func lockTenants(ctx context.Context, g *graph.Graph, bk *runBackends, run *back
 	}
 	for _, t := range scopeTenants(g) {
 		stores, _ := lockStores(ctx, g, t, bk, run, readHolders)
-		l, err := lock.Acquire(ctx, stores, lock.NewHolder(t.Name, command, time.Now()), lock.Options{Wait: wait})
+		l, err := lock.Acquire(ctx, stores, lock.NewHolder(t.Name, command, time.Now()), lock.Options{Wait: wait,
+			// Said once: the wait may be long, and was silent.
+			Waiting: func(other lock.Holder, where string) {
+				say(fmt.Sprintf("site: tenant %s is being applied by another run (%s) holding %s; waiting up to %s (--lock-timeout) for it to finish",
+					t.Name, other, where, wait))
+			}})
 		if err == nil {
 			held = append(held, l)
 			for _, dead := range l.TakenOver {
