@@ -59,32 +59,38 @@ func (f File) Try(ctx context.Context, h Holder) (*Holder, error) {
 		if cur.Live(f.now()) {
 			return cur, nil
 		}
-		if err := f.takeOver(cur); err != nil {
+		took, err := f.takeOver(cur)
+		if err != nil {
 			return nil, err
+		}
+		if took {
+			ReportTakeover(ctx, *cur)
 		}
 	}
 	return nil, fmt.Errorf("%s: other runs keep taking it over; run again", f.Where())
 }
 
-// takeOver moves a dead holder's file aside; when another run renewed or
-// replaced it in the meantime, that file is put back.
-func (f File) takeOver(dead *Holder) error {
+// takeOver moves a dead holder's file aside, and says whether it was the
+// dead holder's; when another run renewed or replaced it in the
+// meantime, that file is put back.
+func (f File) takeOver(dead *Holder) (bool, error) {
 	aside := f.Path + ".expired-" + dead.ID
 	if err := os.Rename(f.Path, aside); err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
-			return nil
+			return false, nil
 		}
-		return fmt.Errorf("%s: taking over the expired lock of %s: %w", f.Where(), dead, err)
+		return false, fmt.Errorf("%s: taking over the expired lock of %s: %w", f.Where(), dead, err)
 	}
 	moved, err := readHolder(aside)
 	if err == nil && (moved.ID != dead.ID || moved.Live(f.now())) {
 		// Not the dead holder any more: give it back (Link fails, and
 		// leaves it aside for the operator, if a new file is there).
 		if err := os.Link(aside, f.Path); err != nil {
-			return fmt.Errorf("%s: moved a live lock aside to %s while taking over an expired one and could not put it back (%v); move it back by hand", f.Where(), aside, err)
+			return false, fmt.Errorf("%s: moved a live lock aside to %s while taking over an expired one and could not put it back (%v); move it back by hand", f.Where(), aside, err)
 		}
+		return false, os.Remove(aside)
 	}
-	return os.Remove(aside)
+	return true, os.Remove(aside)
 }
 
 func (f File) create(h Holder) error {

@@ -55,6 +55,9 @@ func TestFileLock(t *testing.T) {
 			if err != nil {
 				t.Fatalf("Acquire: %v", err)
 			}
+			if tt.before != nil && (len(l.TakenOver) != 1 || l.TakenOver[0].ID != tt.before.ID) || tt.before == nil && len(l.TakenOver) != 0 {
+				t.Errorf("TakenOver = %+v, want the dead holder (if any)", l.TakenOver)
+			}
 			hs, _ := f.Holders(ctx)
 			if len(hs) != 1 || hs[0].ID != "B" || hs[0].Host != "runner-B" || !hs[0].Expires.Equal(t0.Add(DefaultLease)) {
 				t.Errorf("lock file holds %+v, want holder B with a lease of %s", hs, DefaultLease)
@@ -83,6 +86,7 @@ func TestWaitForHolder(t *testing.T) {
 	}
 	now := t0
 	slept := 0
+	var told []string
 	o := Options{Wait: 10 * time.Second, Now: func() time.Time { return now }, Sleep: func(context.Context, time.Duration) error {
 		slept++
 		now = now.Add(time.Second)
@@ -90,10 +94,14 @@ func TestWaitForHolder(t *testing.T) {
 			return first.Release(ctx)
 		}
 		return nil
-	}}
+	}, Waiting: func(other Holder, where string) { told = append(told, other.ID+" in "+where) }}
 	second, err := Acquire(ctx, []Store{f}, holder("B"), o)
 	if err != nil || slept != 3 {
 		t.Fatalf("Acquire after %d waits: %v; want the lock once the first run released it", slept, err)
+	}
+	// The wait is said once, as it starts, naming the holder.
+	if want := "A in " + f.Where(); len(told) != 1 || told[0] != want {
+		t.Errorf("Waiting was called with %q, want once with %q", told, want)
 	}
 	if err := second.Release(ctx); err != nil {
 		t.Fatal(err)
@@ -106,5 +114,19 @@ func TestWaitForHolder(t *testing.T) {
 	_, err = Acquire(ctx, []Store{f}, holder("B"), o)
 	if err == nil || !strings.Contains(err.Error(), "waited 10s (--lock-timeout)") {
 		t.Errorf("got %v, want it to say it waited 10s", err)
+	}
+
+	// A sleep that ends with an error (the user pressed Ctrl-C) ends the
+	// wait with it at once.
+	stopped := errors.New("interrupted")
+	now, slept = t0, 0
+	o.Sleep = func(context.Context, time.Duration) error { slept++; return stopped }
+	if _, err := Acquire(ctx, []Store{f}, holder("B"), o); !errors.Is(err, stopped) || slept != 1 {
+		t.Errorf("Acquire whose sleep failed after %d sleeps: %v, want %v after one", slept, err, stopped)
+	}
+	// Without a wait there is nothing to say.
+	told = nil
+	if _, err := Acquire(ctx, []Store{f}, holder("B"), Options{Now: fixedNow, Waiting: o.Waiting}); err == nil || len(told) != 0 {
+		t.Errorf("--lock-timeout 0: %v, told %q; want a HeldError and nothing said", err, told)
 	}
 }

@@ -25,6 +25,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"golang.org/x/sync/errgroup"
@@ -97,6 +98,28 @@ type Store interface {
 	Break(ctx context.Context, h Holder) error
 }
 
+// takeoverKey carries, in the context Acquire gives a store's Try, the
+// function that hears of the expired holds the store removed.
+type takeoverKey struct{}
+
+// WatchTakeovers returns ctx carrying f, which ReportTakeover calls; a
+// store's Try given that ctx reports to f. Acquire uses it (store tests
+// too).
+func WatchTakeovers(ctx context.Context, f func(dead Holder)) context.Context {
+	return context.WithValue(ctx, takeoverKey{}, f)
+}
+
+// ReportTakeover tells Acquire, through the ctx its Try was given, that
+// the store removed dead's expired hold on the way to taking the lock; a
+// store calls it for every expired holder it removes. Acquire lists them
+// in Lock.TakenOver, for the caller to say so: the dead run may have
+// stopped half-way. Outside Acquire it does nothing.
+func ReportTakeover(ctx context.Context, dead Holder) {
+	if f, ok := ctx.Value(takeoverKey{}).(func(Holder)); ok {
+		f(dead)
+	}
+}
+
 // HeldTaker is a Store that can also be taken in one step, which
 // tryAll uses for every store after the first: write h as held, read
 // the store once, and when another entry is held by then, remove h's
@@ -131,8 +154,13 @@ type Options struct {
 	Wait  time.Duration // how long to wait for another holder; 0: fail at once
 	Lease time.Duration // DefaultLease when 0
 	Now   func() time.Time
-	// Sleep waits between tries; time.Sleep (with ctx) when nil.
+	// Sleep waits between tries; time.Sleep (with ctx) when nil. An
+	// error it returns (the caller was interrupted) ends Acquire with it.
 	Sleep func(ctx context.Context, d time.Duration) error
+	// Waiting, when set, is called once, as Acquire starts to wait for
+	// another run (Wait > 0) that holds the lock in where: the caller
+	// says so, since the wait may be long and is otherwise silent.
+	Waiting func(other Holder, where string)
 }
 
 // contendedRetries bounds the tries of two runs that both backed off
@@ -141,13 +169,26 @@ const contendedRetries = 8
 
 // Lock is a held lock; Release it when the run ends.
 type Lock struct {
+	// TakenOver are the holders, dead by their expired leases, whose
+	// holds Acquire removed to take the lock (one each, however many
+	// stores held it). A claim is not among them: a run that died while
+	// taking the lock had changed nothing.
+	TakenOver []Holder
+
 	stores []Store
-	holder Holder
 	lease  time.Duration
-	stop   chan struct{}
-	done   sync.WaitGroup
-	mu     sync.Mutex
-	err    error // the first failed renewal
+	stop   chan struct{} // closed by the first Release: no renewal starts
+	halt   sync.Once
+	// renewed is closed when the renewal goroutine has returned: no
+	// renewal is in flight any more.
+	renewed chan struct{}
+	mu      sync.Mutex
+	holder  Holder // its Expires moves on every renewal
+	err     error  // the first failed renewal
+	// releasing lets one Release run at a time (site's second Ctrl-C
+	// releases while the run may end and release too).
+	releasing sync.Mutex
+	released  atomic.Bool
 }
 
 // Acquire takes every store for h, in the order of their Where, or none.
@@ -162,8 +203,20 @@ func Acquire(ctx context.Context, stores []Store, h Holder, o Options) (*Lock, e
 		o.Sleep = sleep
 	}
 	stores = InOrder(stores)
+	var (
+		mu        sync.Mutex
+		takenOver []Holder
+	)
+	ctx = WatchTakeovers(ctx, func(dead Holder) {
+		mu.Lock()
+		defer mu.Unlock()
+		if dead.State != Claim && !slices.ContainsFunc(takenOver, func(h Holder) bool { return h.ID == dead.ID }) {
+			takenOver = append(takenOver, dead)
+		}
+	})
 	start := o.Now()
 	contended := 0
+	told := false
 	for {
 		h.Expires = o.Now().Add(o.Lease)
 		other, where, err := tryAll(ctx, stores, h)
@@ -171,8 +224,9 @@ func Acquire(ctx context.Context, stores []Store, h Holder, o Options) (*Lock, e
 			return nil, err
 		}
 		if other == nil {
-			l := &Lock{stores: stores, holder: h, lease: o.Lease, stop: make(chan struct{})}
-			l.done.Add(1)
+			mu.Lock()
+			l := &Lock{TakenOver: takenOver, stores: stores, holder: h, lease: o.Lease, stop: make(chan struct{}), renewed: make(chan struct{})}
+			mu.Unlock()
 			go l.renew(o.Now)
 			return l, nil
 		}
@@ -183,6 +237,9 @@ func Acquire(ctx context.Context, stores []Store, h Holder, o Options) (*Lock, e
 			contended++
 		} else if waited >= o.Wait {
 			return nil, &HeldError{Tenant: h.Tenant, Holder: *other, Where: where, Waited: o.Wait}
+		} else if !told && o.Waiting != nil {
+			told = true
+			o.Waiting(*other, where)
 		}
 		if err := o.Sleep(ctx, jitter(o.Lease)); err != nil {
 			return nil, err
@@ -305,7 +362,7 @@ func sleep(ctx context.Context, d time.Duration) error {
 
 // renew moves the lease on every third of it until Release.
 func (l *Lock) renew(now func() time.Time) {
-	defer l.done.Done()
+	defer close(l.renewed)
 	t := time.NewTicker(l.lease / 3)
 	defer t.Stop()
 	for {
@@ -313,37 +370,75 @@ func (l *Lock) renew(now func() time.Time) {
 		case <-l.stop:
 			return
 		case <-t.C:
-			l.holder.Expires = now().Add(l.lease)
-			errs := each(l.stores, func(s Store) error { return s.Renew(context.Background(), l.holder) })
-			for i, err := range errs {
-				if err != nil {
-					l.mu.Lock()
-					if l.err == nil {
-						l.err = fmt.Errorf("renewing the apply lock in %s: %w", l.stores[i].Where(), err)
-					}
-					l.mu.Unlock()
-					break
+		}
+		select {
+		case <-l.stop: // a tick and Release at once: Release wins
+			return
+		default:
+		}
+		l.mu.Lock()
+		l.holder.Expires = now().Add(l.lease)
+		h := l.holder
+		l.mu.Unlock()
+		errs := each(l.stores, func(s Store) error { return s.Renew(context.Background(), h) })
+		for i, err := range errs {
+			if err != nil {
+				l.mu.Lock()
+				if l.err == nil {
+					l.err = fmt.Errorf("renewing the apply lock in %s: %w", l.stores[i].Where(), err)
 				}
+				l.mu.Unlock()
+				break
 			}
 		}
 	}
 }
 
+// Holder is who holds the lock, with the lease as last renewed (or
+// being renewed): the hold ends by itself then.
+func (l *Lock) Holder() Holder {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.holder
+}
+
 // Release stops renewing and removes every hold, and returns the first
 // renewal or release failure: a run that lost its lease mid-way says so.
+// A renewal in flight finishes first (a removal sent beside it could
+// reach the store before it and leave the renewed hold behind); when ctx
+// ends before that, nothing is removed. Release may be called from
+// several goroutines and again after a failure (it tries once more); it
+// returns at once when every hold was removed already.
 func (l *Lock) Release(ctx context.Context) error {
-	close(l.stop)
-	l.done.Wait()
+	l.releasing.Lock()
+	defer l.releasing.Unlock()
+	if l.released.Load() {
+		return nil
+	}
+	l.halt.Do(func() { close(l.stop) })
+	select {
+	case <-l.renewed:
+	case <-ctx.Done():
+		return fmt.Errorf("releasing the apply lock: gave up waiting for a renewal in flight (%w); its lease runs out by itself", context.Cause(ctx))
+	}
 	var errs []error
 	l.mu.Lock()
 	if l.err != nil {
 		errs = append(errs, l.err)
 	}
+	h := l.holder
 	l.mu.Unlock()
-	for i, err := range each(l.stores, func(s Store) error { return s.Release(ctx, l.holder) }) {
+	failed := false
+	for i, err := range each(l.stores, func(s Store) error { return s.Release(ctx, h) }) {
 		if err != nil {
+			failed = true
 			errs = append(errs, fmt.Errorf("releasing the apply lock in %s: %w (its lease runs out by itself)", l.stores[i].Where(), err))
 		}
 	}
+	l.released.Store(!failed)
 	return errors.Join(errs...)
 }
+
+// Released reports whether Release removed every hold: false while it
+// runs, and after one that failed (the lease then ends the hold).
+func (l *Lock) Released() bool { return l.released.Load() }

@@ -2,7 +2,9 @@ package lock
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -174,5 +176,28 @@ func TestAcquireTakesTheRestInOneStep(t *testing.T) {
 		if got := how[s.(oneStep).Path]; got != want {
 			t.Errorf("store %d was taken with %q, want %q", i, got, want)
 		}
+	}
+}
+
+// TestAcquireReportsATakeoverOnce: a dead run held every store; the run
+// that takes them over names it once in TakenOver, not once a store.
+func TestAcquireReportsATakeoverOnce(t *testing.T) {
+	ctx := context.Background()
+	stores, files, _ := manyStores(t, 5, locktest.NoWait())
+	dead := holder("DEAD")
+	dead.Expires = t0.Add(-time.Second)
+	for _, f := range files {
+		b, _ := json.Marshal(dead)
+		if err := os.WriteFile(f.Path, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	l, err := Acquire(ctx, stores, holder("A"), Options{Now: fixedNow})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Release(ctx)
+	if len(l.TakenOver) != 1 || l.TakenOver[0].ID != "DEAD" {
+		t.Errorf("TakenOver = %+v, want DEAD once", l.TakenOver)
 	}
 }

@@ -139,6 +139,7 @@ func (s *LockStore) others(ctx context.Context, self string) ([]lock.Holder, err
 			if err := s.Break(ctx, o); err != nil {
 				return nil, err
 			}
+			lock.ReportTakeover(ctx, o)
 		default:
 			out = append(out, o)
 		}

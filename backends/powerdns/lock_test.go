@@ -52,8 +52,13 @@ func TestLockStore(t *testing.T) {
 	// dead entry is gone.
 	*now = now.Add(2 * time.Minute)
 	b.Expires = now.Add(time.Minute)
-	if other, err := s.Try(ctx, b); err != nil || other != nil {
+	var dead []string
+	watched := lock.WatchTakeovers(ctx, func(h lock.Holder) { dead = append(dead, h.ID) })
+	if other, err := s.Try(watched, b); err != nil || other != nil {
 		t.Fatalf("Try after the holder's lease ran out: holder %v, err %v", other, err)
+	}
+	if len(dead) != 1 || dead[0] != "AAAA" {
+		t.Errorf("the take-over reported %q, want AAAA", dead)
 	}
 	if hs, _ := s.Holders(ctx); len(hs) != 1 || hs[0].ID != "BBBB" || hs[0].State != lock.Held {
 		t.Errorf("after take-over the zone holds %+v, want only BBBB held", hs)

@@ -226,6 +226,9 @@ func (s *LockStore) Try(ctx context.Context, h lock.Holder) (*lock.Holder, error
 		}
 		err = s.put(ctx, data, v)
 		if err == nil {
+			if cur != nil && cur.ID != h.ID {
+				lock.ReportTakeover(ctx, *cur) // written over a dead holder's expired lease
+			}
 			return nil, nil
 		}
 		if !errors.Is(err, errCAS) {

@@ -121,8 +121,13 @@ func TestVaultLockExpiredTakenOver(t *testing.T) {
 		t.Fatalf("B's Try under A's live lease: %+v %v, want A named", other, err)
 	}
 	clock = t0.Add(2 * time.Minute) // A died: its lease ran out
-	if other, err := b.Try(ctx, holder("B", clock.Add(time.Minute))); other != nil || err != nil {
+	var dead []string
+	watched := lock.WatchTakeovers(ctx, func(h lock.Holder) { dead = append(dead, h.ID) })
+	if other, err := b.Try(watched, holder("B", clock.Add(time.Minute))); other != nil || err != nil {
 		t.Fatalf("B's Try over A's expired lease: %+v %v, want the lock", other, err)
+	}
+	if len(dead) != 1 || dead[0] != "A" {
+		t.Errorf("the take-over reported %q, want A", dead)
 	}
 	ha.Expires = clock.Add(time.Minute)
 	if err := a.Renew(ctx, ha); err == nil || !strings.Contains(err.Error(), "taken over by host runner-B") {

@@ -80,7 +80,9 @@ not a terminal nothing is asked.
 Ctrl-C (or SIGTERM) lets the steps in flight finish, starts nothing
 new, and prints the report with each step's true state ("applied part
 1 of 3", "not started"); a second one exits at once with 130, naming
-what may be half-done.
+what may be half-done, after releasing the lock (2s at most: if that
+fails it says until when the lock stays). Ctrl-C while waiting for
+another apply's lock (--lock-timeout) ends the wait, changing nothing.
 
 A VM that publishes address "lease" has its records planned with the
 address its first NIC holds in the network's DHCP leases. A guest with
@@ -90,8 +92,8 @@ on stderr, up to --lease-timeout (default 2m), and writes the address.
 
 Each tenant in scope is locked for the whole apply (in its PowerDNS
 zones' metadata, else in a file beside its spec): a second apply of the
-same tenant waits --lock-timeout (default 0), then exits 1 naming the
-holder's host, pid, start time and command. The lock's lease runs out
+same tenant waits --lock-timeout (default 0), saying once whom it waits
+for, then exits 1 naming the holder's host, pid, start time and command. The lock's lease runs out
 a minute after a holder dies; site unlock TENANT breaks it sooner.
 
 Exit codes: 0 converged, 1 an error, a step that failed or did not
@@ -154,24 +156,28 @@ func runApply(cmd *cobra.Command, args []string, o applyOptions) error {
 	}
 	bk := openBackends(run)
 	defer closeBackends(bk, cmd.ErrOrStderr())
-	// Held from before the first observation to the end, so no other
-	// apply of these tenants changes what this one observed and acts on.
-	release, err := lockTenants(cmd.Context(), g, bk, run, applyCommand(args, o), o.lockTimeout)
-	if err != nil {
-		return withCode(exitError, err)
-	}
+	eng, prog := newEngine(bk, o.parallelism, cmd.ErrOrStderr())
+	bk.leaseTimeout, bk.leaseProgress = o.leaseTimeout, func(s string) { prog.say("site: " + s) }
+	// An interrupt cancels observing, which only reads, and a wait for
+	// the lock; the walk that writes keeps cmd's context and stops
+	// through run (interrupt.go).
+	observing, stopObserving := context.WithCancel(cmd.Context())
+	defer stopObserving()
+	locks := newTenantLocks(g, run)
 	defer func() {
-		if err := release(); err != nil {
+		if err := locks.release(context.WithoutCancel(cmd.Context())); err != nil {
 			fmt.Fprintln(cmd.ErrOrStderr(), "site:", err)
 		}
 	}()
-	eng, prog := newEngine(bk, o.parallelism, cmd.ErrOrStderr())
-	bk.leaseTimeout, bk.leaseProgress = o.leaseTimeout, func(s string) { prog.say("site: " + s) }
-	// An interrupt cancels observing, which only reads; the walk that
-	// writes keeps cmd's context and stops through run (interrupt.go).
-	observing, stopObserving := context.WithCancel(cmd.Context())
-	defer stopObserving()
-	defer watchInterrupts(prog, run, stopObserving)()
+	// Watching from before the locks are taken, and stopped before they
+	// are released (defers run last first): a second interrupt releases
+	// them itself.
+	defer watchInterrupts(prog, run, stopObserving, locks)()
+	// Held from before the first observation to the end, so no other
+	// apply of these tenants changes what this one observed and acts on.
+	if err := lockTenants(cmd.Context(), observing, g, bk, run, applyCommand(args, o), o.lockTimeout, prog.say, locks); err != nil {
+		return withCode(exitError, err)
+	}
 	obs, err := eng.Plan(observing, g, run)
 	if err != nil {
 		return withCode(exitError, interruptedObserving(err, "nothing was changed"))

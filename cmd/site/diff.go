@@ -140,7 +140,7 @@ func runDiff(cmd *cobra.Command, args []string, o diffOptions) (err error) {
 		return withCode(exitError, err)
 	}
 	eng, prog := newEngine(bk, o.parallelism, cmd.ErrOrStderr())
-	defer watchInterrupts(prog, run, stopObserving)()
+	defer watchInterrupts(prog, run, stopObserving, nil)()
 	// diff takes no lock, but says when an apply of these tenants runs.
 	noted := noteLocksMeanwhile(observing, cmd.ErrOrStderr(), g, bk, run)
 	obs, err := eng.Plan(observing, g, run)

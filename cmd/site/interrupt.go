@@ -8,6 +8,7 @@ import (
 	"os/signal"
 	"strings"
 	"syscall"
+	"time"
 
 	"github.com/site-tools/site/backends"
 )
@@ -21,7 +22,12 @@ import (
 //     prints its usual report with each step's true state ("applied
 //     part 1 of 3", "not started") and exits 1.
 //   - The second one exits at once with exitInterrupted, naming the
-//     steps that were in flight and may be half-done.
+//     steps that were in flight and may be half-done. On the way out
+//     it releases apply's locks, giving up after releaseOnExit: the
+//     apply its message asks for must not be refused by this run's
+//     lease for a minute, nor a hung server keep the user waiting.
+//   - apply watches from before it takes its locks: the first one ends
+//     a wait for another run's lock (nothing was changed yet).
 //
 // The context the backends write with is never the signal's: cancelling
 // it would cut a batch in half, which is what a first Ctrl-C promises
@@ -39,14 +45,22 @@ var signalSource = func() (<-chan os.Signal, func()) {
 // exitNow ends the process after a second interrupt; tests replace it.
 var exitNow = os.Exit
 
+// releaseOnExit bounds the release of apply's locks on a second
+// interrupt, all of them together.
+const releaseOnExit = 2 * time.Second
+
 // watchInterrupts handles the signals of one diff or apply: the first
-// cancels observing and interrupts run, the second exits. Progress
-// names what is in flight and carries the messages. The returned
-// function stops watching.
-func watchInterrupts(p *progress, run *backends.Run, stopObserving context.CancelFunc) func() {
+// cancels observing and interrupts run, the second releases locks (nil
+// for diff, which takes none) and exits. Progress names what is in
+// flight and carries the messages. The returned function stops
+// watching; once the second signal came it returns only after the
+// exit (never, but in tests), so the run cannot release the locks
+// beside it, nor end with a code of its own.
+func watchInterrupts(p *progress, run *backends.Run, stopObserving context.CancelFunc, locks *tenantLocks) func() {
 	sigs, unsubscribe := signalSource()
-	done := make(chan struct{})
+	done, finished := make(chan struct{}), make(chan struct{})
 	go func() {
+		defer close(finished) // also when a test's exitNow ends the goroutine
 		for n := 0; ; n++ {
 			select {
 			case <-done:
@@ -60,13 +74,26 @@ func watchInterrupts(p *progress, run *backends.Run, stopObserving context.Cance
 				continue
 			}
 			p.say(secondInterrupt(p.running()))
+			if locks != nil {
+				for _, h := range locks.releaseWithin(releaseOnExit) {
+					p.say(lockKept(h.tenant, h.l.Holder().Expires, time.Now()))
+				}
+			}
 			exitNow(exitInterrupted)
 		}
 	}()
 	return func() {
 		close(done)
+		<-finished
 		unsubscribe()
 	}
+}
+
+// lockKept says that tenant's apply lock outlives this run, until when
+// and how to end it sooner.
+func lockKept(tenant string, expires, now time.Time) string {
+	return fmt.Sprintf("site: the apply lock of tenant %s stays held: releasing it did not finish within %s, so the next site apply of it is refused until its lease runs out at %s (in %s), or site unlock %s --ack GATE-LOCK-BREAK breaks it",
+		tenant, releaseOnExit, expires.UTC().Format(time.RFC3339), expires.Sub(now).Round(time.Second), tenant)
 }
 
 func firstInterrupt(running []string) string {
@@ -74,7 +101,7 @@ func firstInterrupt(running []string) string {
 		return "site: interrupted: starting nothing new (interrupt again to exit at once)"
 	}
 	return "site: interrupted: finishing " + strings.Join(running, ", ") +
-		" (in flight), starting nothing new; interrupt again to exit at once, which may leave it half-done"
+		" (in flight), starting nothing new; interrupt again to exit at once, which may leave " + them(len(running)) + " half-done"
 }
 
 func secondInterrupt(running []string) string {

@@ -193,3 +193,19 @@ func TestSecondInterruptExitsAtOnce(t *testing.T) {
 	close(release) // the process would be gone; let the test's run end
 	<-done
 }
+
+// TestInterruptMessagesCountTheSteps: the first interrupt's message
+// says "it" of one step in flight and "them" of several.
+func TestInterruptMessagesCountTheSteps(t *testing.T) {
+	for _, c := range []struct {
+		running []string
+		want    string
+	}{
+		{[]string{"dns/a."}, "finishing dns/a. (in flight), starting nothing new; interrupt again to exit at once, which may leave it half-done"},
+		{[]string{"dns/a.", "dns/b."}, "finishing dns/a., dns/b. (in flight), starting nothing new; interrupt again to exit at once, which may leave them half-done"},
+	} {
+		if got := firstInterrupt(c.running); !strings.HasSuffix(got, c.want) {
+			t.Errorf("firstInterrupt(%q) = %q, want it to end %q", c.running, got, c.want)
+		}
+	}
+}

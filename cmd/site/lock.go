@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -167,37 +168,146 @@ func readFirstHolders(ctx context.Context, stores []lock.Store) map[string][]loc
 	return map[string][]lock.Holder{}
 }
 
+// tenantLocks are the apply locks a run holds, in the order it took
+// them. The run releases them as it ends; a second Ctrl-C releases them
+// from the signal watcher (interrupt.go) while the run may still take
+// or release one, hence the mutex (each Lock's Release is safe to call
+// twice, and at once).
+type tenantLocks struct {
+	mu     sync.Mutex
+	held   []tenantLock
+	closed bool // released for a second Ctrl-C: take no more
+	redact func(string) string
+}
+
+type tenantLock struct {
+	tenant string
+	l      *lock.Lock
+}
+
+func newTenantLocks(g *graph.Graph, run *backends.Run) *tenantLocks {
+	return &tenantLocks{redact: backends.NewRedactor(g, run).Redact}
+}
+
+// add keeps l, or reports false when the locks were released for the
+// exit already: the caller lets go of l itself.
+func (t *tenantLocks) add(tenant string, l *lock.Lock) bool {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.closed {
+		return false
+	}
+	t.held = append(t.held, tenantLock{tenant, l})
+	return true
+}
+
+// release lets go of every lock, the last taken first. Its error never
+// carries a credential value, even one a server echoed.
+func (t *tenantLocks) release(ctx context.Context) error {
+	t.mu.Lock()
+	held := slices.Clone(t.held)
+	t.mu.Unlock()
+	var errs []error
+	for i := len(held) - 1; i >= 0; i-- {
+		errs = append(errs, held[i].l.Release(ctx))
+	}
+	if err := errors.Join(errs...); err != nil {
+		return errors.New(t.redact(err.Error()))
+	}
+	return nil
+}
+
+// releaseWithin lets go of every lock at once, for the exit of a second
+// Ctrl-C, giving up after d (a hung server must not keep the user
+// waiting), and returns the locks still held. No lock is taken after.
+func (t *tenantLocks) releaseWithin(d time.Duration) []tenantLock {
+	t.mu.Lock()
+	t.closed = true
+	held := slices.Clone(t.held)
+	t.mu.Unlock()
+	ctx, cancel := context.WithTimeout(context.Background(), d)
+	defer cancel()
+	var wg sync.WaitGroup
+	for _, h := range held {
+		wg.Go(func() { _ = h.l.Release(ctx) }) // Released says how it went
+	}
+	done := make(chan struct{})
+	go func() {
+		wg.Wait()
+		close(done)
+	}()
+	select {
+	case <-done:
+	case <-ctx.Done(): // a store that does not heed ctx is not waited for
+	}
+	var kept []tenantLock
+	for _, h := range held {
+		if !h.l.Released() {
+			kept = append(kept, h)
+		}
+	}
+	return kept
+}
+
+// errWaitInterrupted ends a wait for another run's lock: the user
+// pressed Ctrl-C.
+var errWaitInterrupted = errors.New("interrupted")
+
 // lockTenants takes the lock of every tenant in g, in name order (so two
 // runs over overlapping tenants never wait for each other in a circle),
-// and returns the function that releases them all.
+// into locks. It says through say whom it waits for (--lock-timeout)
+// and any lock taken over from a dead run, which may have stopped
+// half-way. Once interrupted is done (Ctrl-C) it waits no more and
+// takes no other tenant's lock: the run then changes nothing. ctx is
+// the requests' (cancelling one half-way could leave a claim behind).
 // Its errors never carry a credential value, even one a server echoed.
-func lockTenants(ctx context.Context, g *graph.Graph, bk *runBackends, run *backends.Run, command string, wait time.Duration) (func() error, error) {
-	var held []*lock.Lock
-	redactor := backends.NewRedactor(g, run)
-	release := func() error {
-		var errs []error
-		for i := len(held) - 1; i >= 0; i-- {
-			errs = append(errs, held[i].Release(context.WithoutCancel(ctx)))
-		}
-		if err := errors.Join(errs...); err != nil {
-			return errors.New(redactor.Redact(err.Error()))
-		}
-		return nil
+func lockTenants(ctx, interrupted context.Context, g *graph.Graph, bk *runBackends, run *backends.Run, command string, wait time.Duration, say func(string), locks *tenantLocks) error {
+	stopped := func(t *model.Tenant) error {
+		return fmt.Errorf("apply was interrupted while waiting for tenant %s's apply lock: nothing was changed", t.Name)
 	}
 	for _, t := range scopeTenants(g) {
+		if interrupted.Err() != nil {
+			return stopped(t)
+		}
 		stores, _ := lockStores(ctx, g, t, bk, run, readHolders)
-		l, err := lock.Acquire(ctx, stores, lock.NewHolder(t.Name, command, time.Now()), lock.Options{Wait: wait})
+		l, err := lock.Acquire(ctx, stores, lock.NewHolder(t.Name, command, time.Now()), lock.Options{Wait: wait,
+			Sleep: func(ctx context.Context, d time.Duration) error {
+				timer := time.NewTimer(d)
+				defer timer.Stop()
+				select {
+				case <-timer.C:
+					return nil
+				case <-interrupted.Done():
+					return errWaitInterrupted
+				case <-ctx.Done():
+					return ctx.Err()
+				}
+			},
+			// Said once: the wait may be long, and was silent.
+			Waiting: func(other lock.Holder, where string) {
+				say(fmt.Sprintf("site: tenant %s is being applied by another run (%s) holding %s; waiting up to %s (--lock-timeout) for it to finish",
+					t.Name, other, where, wait))
+			}})
 		if err == nil {
-			held = append(held, l)
+			if !locks.add(t.Name, l) {
+				_ = l.Release(ctx) // the process is exiting (a second Ctrl-C)
+				return stopped(t)
+			}
+			for _, dead := range l.TakenOver {
+				say(fmt.Sprintf("site: took over the expired apply lock of tenant %s held by %s: that run may have left changes half-done; this apply converges them", t.Name, dead))
+			}
 			continue
 		}
 		var he *lock.HeldError
-		if errors.As(err, &he) {
-			return nil, errors.Join(he, release())
+		switch {
+		case errors.Is(err, errWaitInterrupted):
+			return stopped(t)
+		case errors.As(err, &he):
+			return he
 		}
-		return nil, errors.Join(errors.New(redactor.Redact(err.Error())), release())
+		return errors.New(locks.redact(err.Error()))
 	}
-	return release, nil
+	return nil
 }
 
 // noteLocks tells, on w, which tenants in g another run is applying now;

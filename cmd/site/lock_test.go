@@ -109,8 +109,16 @@ func TestApplyLock(t *testing.T) {
 	if code, b, err := srv.Do(context.Background(), "PUT", "/zones/"+zone+"/metadata/"+powerdns.LockKindPrefix+"DEAD", body); err != nil || code != http.StatusOK {
 		t.Fatalf("PUT the dead holder's entry: %d %v %s", code, err, b)
 	}
-	if code, out, errOut := siteRun(t, srv, "apply", fileB); code != exitOK {
+	code, out, errOut = siteRun(t, srv, "apply", fileB)
+	if code != exitOK {
 		t.Fatalf("apply over a dead holder's expired lease: exit %d\nstdout:\n%s\nstderr:\n%s", code, out, errOut)
+	}
+	// The dead run may have stopped half-way: the operator is told whose
+	// lock was taken over, and that this apply converges what it left.
+	tookOver := "site: took over the expired apply lock of tenant office1 held by host gone, pid 1, started "
+	if !strings.Contains(errOut, tookOver) || !strings.Contains(errOut, "that run may have left changes half-done; this apply converges them") ||
+		strings.Count(errOut, "took over") != 1 {
+		t.Errorf("apply over a dead holder's expired lease: stderr lacks one note %q...:\n%s", tookOver, errOut)
 	}
 	if got := srv.Query(t, "www."+zone, "A"); strings.Join(got, ",") != "300 192.0.2.2" {
 		t.Errorf("live www A = %q, want 192.0.2.2 after the take-over", got)
@@ -140,7 +148,8 @@ func TestUnlock(t *testing.T) {
 	if code != exitGated || !strings.Contains(out, "host crashed-runner, pid 7") || !strings.Contains(out, "lease still running") || len(lockEntries(t, srv, zone)) != 1 {
 		t.Fatalf("unlock without --ack: exit %d, want 3, the holder listed and kept\nstdout:\n%s\nstderr:\n%s", code, out, errOut)
 	}
-	if code, out, errOut := siteRun(t, srv, "unlock", "office1", file, "--ack", "GATE-LOCK-BREAK"); code != exitOK || len(lockEntries(t, srv, zone)) != 0 {
+	if code, out, errOut := siteRun(t, srv, "unlock", "office1", file, "--ack", "GATE-LOCK-BREAK"); code != exitOK || len(lockEntries(t, srv, zone)) != 0 ||
+		!strings.Contains(out, "broke tenant office1's apply lock (1 entry).") {
 		t.Fatalf("unlock --ack: exit %d\nstdout:\n%s\nstderr:\n%s", code, out, errOut)
 	}
 	if code, out, errOut := siteRun(t, srv, "apply", file); code != exitOK {

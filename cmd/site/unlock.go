@@ -114,7 +114,7 @@ func runUnlock(cmd *cobra.Command, tenant string, paths []string, acked bool) er
 				return withCode(exitError, fmt.Errorf("tenant %s: breaking its lock in %s: %w", tenant, e.s.Where(), err))
 			}
 		}
-		fmt.Fprintf(out, "broke tenant %s's apply lock (%d entries).\n", tenant, len(held))
+		fmt.Fprintf(out, "broke tenant %s's apply lock (%s).\n", tenant, count(len(held), "entry"))
 		return nil
 	}
 	// A tenant without a zone, VM or network has no steps, so it is not

@@ -1,0 +1,274 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"net/http"
+	"os"
+	"os/exec"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/site-tools/site/backends/lock"
+	"github.com/site-tools/site/backends/powerdns"
+	"github.com/site-tools/site/backends/powerdns/pdnstest"
+)
+
+// These tests run site apply as a process of its own (siteProcess) and
+// send it real signals, as an operator's Ctrl-C (or kill -INT) does:
+// what happens to the tenant's apply lock then is the point.
+
+// siteChild is site running as a process, its stderr watched.
+type siteChild struct {
+	cmd    *exec.Cmd
+	out    bytes.Buffer
+	err    *watchBuffer
+	done   chan struct{} // closed when it has exited
+	code   int
+	waited error
+}
+
+// startSite starts site with args; with sigintIgnored it starts with
+// SIGINT ignored, as a shell's background job does.
+func startSite(t *testing.T, sigintIgnored bool, args ...string) *siteChild {
+	t.Helper()
+	path := siteProcess(t)
+	c := &siteChild{err: &watchBuffer{changed: make(chan struct{})}, done: make(chan struct{})}
+	if sigintIgnored {
+		c.cmd = exec.Command("sh", append([]string{"-c", `trap "" INT; exec "$0" "$@"`, path}, args...)...)
+	} else {
+		c.cmd = exec.Command(path, args...)
+	}
+	c.cmd.Stdout, c.cmd.Stderr = &c.out, c.err
+	if err := c.cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	go func() {
+		defer close(c.done)
+		c.waited = c.cmd.Wait()
+		c.code = c.cmd.ProcessState.ExitCode()
+	}()
+	t.Cleanup(func() {
+		select {
+		case <-c.done:
+		default:
+			c.cmd.Process.Kill()
+			<-c.done
+		}
+	})
+	return c
+}
+
+// waitFor returns once site wrote s on stderr; it fails the test when
+// site exited without writing it or took longer than within.
+func (c *siteChild) waitFor(t *testing.T, s string, within time.Duration) {
+	t.Helper()
+	gone := make(chan struct{})
+	timer := time.AfterFunc(within, func() { close(gone) })
+	defer timer.Stop()
+	stop := make(chan struct{})
+	go func() {
+		select {
+		case <-c.done:
+		case <-gone:
+		}
+		close(stop)
+	}()
+	if !c.err.waitFor(s, stop) {
+		t.Fatalf("site did not write %q within %s (exited: %v)\nstdout:\n%s\nstderr:\n%s", s, within, c.exited(), &c.out, c.err)
+	}
+}
+
+func (c *siteChild) exited() bool {
+	select {
+	case <-c.done:
+		return true
+	default:
+		return false
+	}
+}
+
+// exit waits up to within for site to exit and returns its code and how
+// long it took.
+func (c *siteChild) exit(t *testing.T, within time.Duration) (int, time.Duration) {
+	t.Helper()
+	start := time.Now()
+	select {
+	case <-c.done:
+	case <-time.After(within):
+		t.Fatalf("site has not exited %s after the signal\nstdout:\n%s\nstderr:\n%s", within, &c.out, c.err)
+	}
+	var ee *exec.ExitError
+	if c.waited != nil && !errors.As(c.waited, &ee) {
+		t.Fatal(c.waited)
+	}
+	return c.code, time.Since(start)
+}
+
+// holdPatch makes srv hold the first PATCH until the returned release
+// is closed; arrived is closed when it comes.
+func holdPatch(t *testing.T, srv *pdnstest.Server, also func(*http.Request) (int, string, bool)) (arrived chan struct{}, release func()) {
+	arrived, held := make(chan struct{}), make(chan struct{})
+	var once, released sync.Once
+	release = func() { released.Do(func() { close(held) }) }
+	// Also when the test fails first: the server's proxy waits for
+	// the request it holds before it shuts down.
+	t.Cleanup(release)
+	srv.FailWhen(t, func(r *http.Request) (int, string, bool) {
+		if r.Method == http.MethodPatch {
+			once.Do(func() {
+				close(arrived)
+				<-held
+			})
+		}
+		if also != nil {
+			return also(r)
+		}
+		return 0, "", false
+	})
+	return arrived, release
+}
+
+// TestSecondInterruptReleasesTheLock: the second Ctrl-C exits 130 at
+// once, and releases the tenant's apply lock on the way out, so the
+// apply the exit message asks for is not refused by this dead run's
+// lease for a minute.
+func TestSecondInterruptReleasesTheLock(t *testing.T) {
+	srv := pdnsEnv(t)
+	const zone = "office1.example.test."
+	srv.CreateZone(t, zone)
+	file := tenantFile(t, srv, "office1.example.test", `www: A: ["192.0.2.1"]`)
+	arrived, release := holdPatch(t, srv, nil)
+	c := startSite(t, false, "apply", file)
+	select {
+	case <-arrived:
+	case <-c.done:
+		t.Fatalf("site exited before its PATCH: exit %d\n%s\n%s", c.code, &c.out, c.err)
+	}
+	if len(lockEntries(t, srv, zone)) != 1 {
+		t.Fatalf("no lock entry while the apply runs: %+v", lockEntries(t, srv, zone))
+	}
+	c.cmd.Process.Signal(os.Interrupt)
+	c.waitFor(t, "site: interrupted: finishing dns/"+zone, 10*time.Second)
+	c.cmd.Process.Signal(os.Interrupt)
+	code, took := c.exit(t, 5*time.Second)
+	release() // the PATCH in flight goes on, as it would have
+	if code != exitInterrupted {
+		t.Errorf("exit %d, want %d\nstderr:\n%s", code, exitInterrupted, c.err)
+	}
+	if took > 4*time.Second {
+		t.Errorf("took %s to exit after the second interrupt, want at once", took)
+	}
+	if strings.Contains(c.err.String(), "stays held") {
+		t.Errorf("the lock was released, yet stderr says it stays:\n%s", c.err)
+	}
+	if e := lockEntries(t, srv, zone); len(e) != 0 {
+		t.Errorf("the lock is still held after the exit: %+v\nstderr:\n%s", e, c.err)
+	}
+	if code, out, errOut := siteRun(t, srv, "apply", file); code != exitOK {
+		t.Errorf("the apply after the exit: %d, want 0\nstdout:\n%s\nstderr:\n%s", code, out, errOut)
+	}
+}
+
+// TestSecondInterruptDoesNotWaitForAHungServer: when releasing the lock
+// hangs (the server holds the DELETE), the second Ctrl-C still exits
+// within about two seconds, and says the lock stays until its lease runs
+// out or site unlock breaks it.
+func TestSecondInterruptDoesNotWaitForAHungServer(t *testing.T) {
+	srv := pdnsEnv(t)
+	const zone = "office1.example.test."
+	srv.CreateZone(t, zone)
+	file := tenantFile(t, srv, "office1.example.test", `www: A: ["192.0.2.1"]`)
+	var hang atomic.Bool
+	unhang := make(chan struct{})
+	t.Cleanup(func() { close(unhang) }) // before the server's own cleanup, which waits for it
+	arrived, release := holdPatch(t, srv, func(r *http.Request) (int, string, bool) {
+		if hang.Load() && r.Method == http.MethodDelete && strings.Contains(r.URL.Path, "/metadata/") {
+			<-unhang
+		}
+		return 0, "", false
+	})
+	c := startSite(t, false, "apply", file)
+	select {
+	case <-arrived:
+	case <-c.done:
+		t.Fatalf("site exited before its PATCH: exit %d\n%s\n%s", c.code, &c.out, c.err)
+	}
+	hang.Store(true)
+	c.cmd.Process.Signal(os.Interrupt)
+	c.waitFor(t, "site: interrupted: finishing dns/"+zone, 10*time.Second)
+	c.cmd.Process.Signal(os.Interrupt)
+	code, took := c.exit(t, 10*time.Second)
+	release()
+	if code != exitInterrupted {
+		t.Errorf("exit %d, want %d\nstderr:\n%s", code, exitInterrupted, c.err)
+	}
+	if took > 6*time.Second {
+		t.Errorf("took %s to exit with the server hung, want about 2s", took)
+	}
+	held := lockEntries(t, srv, zone)
+	if len(held) != 1 {
+		t.Fatalf("lock entries %+v, want the one the hung server kept", held)
+	}
+	var until string
+	for _, h := range held {
+		until = h.Expires.UTC().Format(time.RFC3339)
+	}
+	for _, want := range []string{
+		"site: the apply lock of tenant office1 stays held: releasing it did not finish within 2s",
+		"until its lease runs out at " + until,
+		"or site unlock office1 --ack GATE-LOCK-BREAK",
+	} {
+		if !strings.Contains(c.err.String(), want) {
+			t.Errorf("stderr lacks %q:\n%s", want, c.err)
+		}
+	}
+}
+
+// TestLockWaitSaysWhoAndStopsOnInterrupt: apply --lock-timeout says once
+// whom it waits for and how long, and Ctrl-C (kill -INT) ends the wait at
+// once, having changed nothing, exit 1; so too when site was started
+// with SIGINT ignored (a shell's background job), where it did nothing.
+func TestLockWaitSaysWhoAndStopsOnInterrupt(t *testing.T) {
+	srv := pdnsEnv(t)
+	const zone = "office1.example.test."
+	srv.CreateZone(t, zone)
+	file := tenantFile(t, srv, "office1.example.test", `www: A: ["192.0.2.1"]`)
+	other := lock.Holder{ID: "OTHERRUN", Tenant: "office1", Host: "runner-b", PID: 7, Start: time.Now().Add(-time.Minute),
+		Command: "site apply tenants/office1.cue", Expires: time.Now().Add(time.Hour), State: lock.Held}
+	entry, _ := json.Marshal(other)
+	body, _ := json.Marshal(map[string]any{"metadata": []string{string(entry)}})
+	if code, b, err := srv.Do(context.Background(), "PUT", "/zones/"+zone+"/metadata/"+powerdns.LockKindPrefix+other.ID, body); err != nil || code != http.StatusOK {
+		t.Fatalf("PUT the other run's entry: %d %v %s", code, err, b)
+	}
+	for _, ignored := range []bool{false, true} {
+		c := startSite(t, ignored, "apply", "--lock-timeout", "90s", file)
+		waiting := "site: tenant office1 is being applied by another run (host runner-b, pid 7, started " + other.Start.UTC().Format(time.RFC3339) +
+			`, command "site apply tenants/office1.cue"`
+		c.waitFor(t, waiting, 10*time.Second)
+		c.waitFor(t, "waiting up to 1m30s (--lock-timeout) for it to finish", time.Second)
+		time.Sleep(300 * time.Millisecond) // into a pause between tries
+		c.cmd.Process.Signal(os.Interrupt)
+		code, took := c.exit(t, 5*time.Second)
+		if code != exitError || took > 4*time.Second {
+			t.Errorf("SIGINT ignored %v: exit %d after %s, want 1 at once\nstderr:\n%s", ignored, code, took, c.err)
+		}
+		if want := "site: apply was interrupted while waiting for tenant office1's apply lock: nothing was changed"; !strings.Contains(c.err.String(), want) {
+			t.Errorf("SIGINT ignored %v: stderr lacks %q:\n%s", ignored, want, c.err)
+		}
+		if n := strings.Count(c.err.String(), "is being applied by another run"); n != 1 {
+			t.Errorf("SIGINT ignored %v: the wait was said %d times, want once:\n%s", ignored, n, c.err)
+		}
+		if e := lockEntries(t, srv, zone); len(e) != 1 {
+			t.Errorf("SIGINT ignored %v: lock entries %+v, want the other run's alone", ignored, e)
+		}
+	}
+	if c := srv.Requests(zone); c.PATCH != 0 {
+		t.Errorf("the zone was written: %+v", c)
+	}
+}
