@@ -148,7 +148,17 @@ func (e *Engine) reobserve(ctx context.Context, d backends.Driver, s *graph.Step
 		normalizeChange(&c, s, red)
 		r.Residual = append(r.Residual, c)
 		if c.Impact == plan.ImpactNextBoot {
-			r.Notes = append(r.Notes, fmt.Sprintf("pending until the next boot: %s %s", c.Action, c.Key))
+			until := "the next boot"
+			if c.Phase == plan.PhaseNetwork {
+				// A network's persistent definition takes effect when
+				// the network is restarted, not when a guest boots.
+				until = "the network is next restarted"
+			}
+			// One note per resource: a network's definition and its
+			// DHCP hosts wait for the same restart.
+			if n := fmt.Sprintf("pending until %s: %s %s", until, c.Action, c.Key); !slices.Contains(r.Notes, n) {
+				r.Notes = append(r.Notes, n)
+			}
 			continue
 		}
 		r.Problems = append(r.Problems, fmt.Sprintf("not converged: observing again still plans to %s %s", c.Action, c.Key))
