@@ -89,7 +89,16 @@ func (e *Engine) applyStep(ctx context.Context, s *graph.Step, deps map[string]S
 		r.Reason = fmt.Sprintf("it depends on %s, which is deferred", strings.Join(deferred, ", "))
 		return r
 	}
-	if len(sp.Changes) == 0 {
+	todo := 0
+	for _, c := range sp.Changes {
+		if c.Impact == plan.ImpactRefused {
+			normalizeChange(&c, s, red)
+			r.Refused = append(r.Refused, c)
+			continue
+		}
+		todo++
+	}
+	if todo == 0 {
 		r.Status = StatusUnchanged
 		return r
 	}
@@ -98,7 +107,7 @@ func (e *Engine) applyStep(ctx context.Context, s *graph.Step, deps map[string]S
 		r.Reason = "interrupted: " + err.Error()
 		return r
 	}
-	r.Changes = len(sp.Changes)
+	r.Changes = todo
 	d, err := e.driverFor(s)
 	if err != nil {
 		r.Status, r.Reason = StatusFailed, red.Redact(err.Error())
@@ -147,6 +156,12 @@ func (e *Engine) reobserve(ctx context.Context, d backends.Driver, s *graph.Step
 	for _, c := range again.Changes {
 		normalizeChange(&c, s, red)
 		r.Residual = append(r.Residual, c)
+		if c.Impact == plan.ImpactRefused {
+			if !slices.ContainsFunc(r.Refused, func(o plan.Change) bool { return o.Key == c.Key && o.Action == c.Action }) {
+				r.Refused = append(r.Refused, c)
+			}
+			continue
+		}
 		if c.Impact == plan.ImpactNextBoot {
 			until := "the next boot"
 			if c.Phase == plan.PhaseNetwork {

@@ -94,9 +94,9 @@
 // or inactive domain definition on the host) or DHCP leases is refused;
 // an active network whose leases the driver cannot report is refused too
 // (not knowing is not wanting). A refusal is a plan line of impact
-// next-boot that does nothing when applied ("refused for now: …"), not
-// an error: an error would block the very VM change that frees the
-// network. An empty network needs GATE-NET-DESTROY.
+// refused ("refused for now: in use: 1 DHCP lease (…); what frees it"),
+// which apply does not make and reports as refused, not an error: an
+// error would block the very VM change that frees the network. An empty network needs GATE-NET-DESTROY.
 //
 // A network is NAT (forward mode nat), isolated (no forward element: a
 // bridge, gateway and dnsmasq of libvirt's, no route out) or bridged

@@ -237,8 +237,8 @@ func (p *netPlanner) planRecreate(o *netObs, def *libvirtxml.Network, was model.
 	nw := p.nw
 	reason := fmt.Sprintf("mode %s → %s: libvirt cannot change a running network's mode", was, nw.ModeOrNAT())
 	if rf, busy := p.n.inUse(p.h, o); busy {
-		p.change(p.step.ID, plan.ActionUpdate, plan.ImpactNextBoot,
-			reason+"; refused for now: "+rf.why+"; a later run recreates it (with "+string(plan.GateNetDestroy)+") once nothing uses it",
+		p.change(p.step.ID, plan.ActionUpdate, plan.ImpactRefused,
+			reason+"; refused for now: "+rf.why+"; "+rf.todo+"; a later run recreates it (with "+string(plan.GateNetDestroy)+") once nothing uses it",
 			map[string]any{"network": before, "in use": rf.users}, map[string]any{"network": after})
 		p.seen = append(p.seen, "refused", strings.Join(rf.users, ","))
 	} else {
@@ -370,8 +370,11 @@ func (p *netPlanner) planRemovals() {
 	for _, rf := range refused {
 		// Not an error: that would block this step and the VM steps
 		// behind it, including the very change that frees the network.
-		p.change(graph.NetworkStepID(nw.Host, rf.name), plan.ActionDelete, plan.ImpactNextBoot,
-			"refused for now: "+rf.why+"; a later run destroys it (with "+string(plan.GateNetDestroy)+") once nothing uses it", map[string]any{"in use": rf.users}, nil)
+		// Planned by this step (an undeclared network has none of its
+		// own), it changes nothing here: apply reports it refused.
+		p.change(graph.NetworkStepID(nw.Host, rf.name), plan.ActionDelete, plan.ImpactRefused,
+			"refused for now: "+rf.why+"; "+rf.todo+"; the spec no longer declares this network, so a later run destroys it (with "+string(plan.GateNetDestroy)+") once nothing uses it",
+			map[string]any{"in use": rf.users}, nil)
 	}
 	for _, name := range orphans {
 		p.change(graph.NetworkStepID(nw.Host, name), plan.ActionDelete, plan.ImpactDestroy,
@@ -380,10 +383,11 @@ func (p *netPlanner) planRemovals() {
 	}
 }
 
-// refusal is an undeclared network site will not destroy yet.
+// refusal is a network site will not destroy (or recreate) yet.
 type refusal struct {
 	name  string
-	why   string
+	why   string   // "in use: 1 DHCP lease (10.0.0.5 52:54:00:…)"
+	todo  string   // what frees it
 	users []string // domains and leases that use it
 }
 
@@ -440,14 +444,25 @@ func (n netDriver) planOrphans(h *hostObs, step *graph.Step, seen *[]string) ([]
 // cannot be read.
 func (n netDriver) inUse(h *hostObs, o *netObs) (refusal, bool) {
 	if users := h.networkUsers(o.Name); len(users) > 0 {
-		return refusal{o.Name, fmt.Sprintf("%d domains have interfaces on it in their running or persistent definitions", len(users)), users}, true
+		why := "in use: 1 domain has an interface on it in its running or persistent definition"
+		if len(users) > 1 {
+			why = fmt.Sprintf("in use: %d domains have interfaces on it in their running or persistent definitions", len(users))
+		}
+		return refusal{o.Name, why + " (" + strings.Join(users, ", ") + ")",
+			"take the interfaces out of the spec (a running guest keeps its interface until it shuts down) or the domains", users}, true
 	}
 	leases, err := n.leases(h, o)
 	if err != nil {
-		return refusal{o.Name, fmt.Sprintf("site cannot confirm it has no DHCP leases (%v); stop it with virsh net-destroy %s if it is unused", err, o.Name), nil}, true
+		return refusal{o.Name, fmt.Sprintf("site cannot confirm it has no DHCP leases (%v)", err),
+			fmt.Sprintf("stop it with virsh net-destroy %s if it is unused", o.Name), nil}, true
 	}
 	if len(leases) > 0 {
-		return refusal{o.Name, fmt.Sprintf("it has %d DHCP leases", len(leases)), leases}, true
+		why := "in use: 1 DHCP lease"
+		if len(leases) > 1 {
+			why = fmt.Sprintf("in use: %d DHCP leases", len(leases))
+		}
+		return refusal{o.Name, why + " (" + strings.Join(leases, ", ") + ")",
+			fmt.Sprintf("a lease ends when its client releases it or it expires (virsh net-dhcp-leases %s lists them)", o.Name), leases}, true
 	}
 	return refusal{}, false
 }
