@@ -90,7 +90,16 @@ func (e *Engine) applyStep(ctx context.Context, s *graph.Step, deps map[string]S
 		r.Reason = fmt.Sprintf("it depends on %s, which is deferred", strings.Join(deferred, ", "))
 		return r
 	}
-	if len(sp.Changes) == 0 {
+	todo := 0
+	for _, c := range sp.Changes {
+		if c.Impact == plan.ImpactRefused {
+			normalizeChange(&c, s, red)
+			r.Refused = append(r.Refused, c)
+			continue
+		}
+		todo++
+	}
+	if todo == 0 {
 		r.Status = StatusUnchanged
 		return r
 	}
@@ -99,7 +108,7 @@ func (e *Engine) applyStep(ctx context.Context, s *graph.Step, deps map[string]S
 		r.Reason = "interrupted: " + err.Error()
 		return r
 	}
-	r.Changes = len(sp.Changes)
+	r.Changes = todo
 	d, err := e.driverFor(s)
 	if err != nil {
 		r.Status, r.Reason = StatusFailed, red.Redact(err.Error())
@@ -148,12 +157,25 @@ func (e *Engine) reobserve(ctx context.Context, d backends.Driver, s *graph.Step
 	for _, c := range again.Changes {
 		normalizeChange(&c, s, red)
 		r.Residual = append(r.Residual, c)
+		if c.Impact == plan.ImpactRefused {
+			if !slices.ContainsFunc(r.Refused, func(o plan.Change) bool { return o.Key == c.Key && o.Action == c.Action }) {
+				r.Refused = append(r.Refused, c)
+			}
+			continue
+		}
 		if c.Impact == plan.ImpactNextBoot {
 			// Named with what changes: a VM's memory and vCPUs are two
 			// changes of one key, and read as one note said twice.
-			note := fmt.Sprintf("pending until the next boot: %s %s%s", c.Action, c.Key, changedFields(c))
-			if !slices.Contains(r.Notes, note) {
-				r.Notes = append(r.Notes, note)
+			until, fields := "the next boot", changedFields(c)
+			if c.Phase == plan.PhaseNetwork {
+				// A network's persistent definition takes effect when
+				// the network is restarted, not when a guest boots; its
+				// definition and its DHCP hosts wait for the same
+				// restart, so one note per network.
+				until, fields = "the network is next restarted", ""
+			}
+			if n := fmt.Sprintf("pending until %s: %s %s%s", until, c.Action, c.Key, fields); !slices.Contains(r.Notes, n) {
+				r.Notes = append(r.Notes, n)
 			}
 			continue
 		}

@@ -38,6 +38,10 @@ type StepReport struct {
 	// Residual holds the changes re-observing found after apply; those
 	// of impact next-boot are pending by design and reported as notes.
 	Residual []plan.Change
+	// Refused are the step's planned changes of impact refused: not
+	// handed to the backend as changes, not applied; each Reason says
+	// why and what frees it. They fail nothing.
+	Refused []plan.Change
 }
 
 // Report is what Apply did, one entry per step in graph order.
@@ -67,6 +71,15 @@ func (r *Report) Count(st Status) int {
 		if s.Status == st {
 			n++
 		}
+	}
+	return n
+}
+
+// Refused counts the changes every step refused.
+func (r *Report) Refused() int {
+	n := 0
+	for _, s := range r.Steps {
+		n += len(s.Refused)
 	}
 	return n
 }

@@ -167,7 +167,7 @@ func wantNetworkKeptForGuest(t *testing.T, r *rig, s *libvirttest.System, vm *mo
 	obs, run := r.diff(g)
 	// The memory change above stays pending until the guest's next
 	// boot; the network's line is the one this asks about.
-	want := "next-boot update network/" + r.host + "/" + lan.Name + " [in use,network]"
+	want := "refused update network/" + r.host + "/" + lan.Name + " [in use,network]"
 	got := lines(obs.Plan)
 	i := slices.Index(got, want)
 	if i < 0 {

@@ -6,8 +6,9 @@
 //
 // Every run observes each host it touches, once: every domain's state,
 // persistence, autostart, live XML and inactive XML; every network's
-// state, autostart and XML (DHCP leases are read when a network is a
-// candidate for destroying); the storage pools and volumes the tenant's
+// state, autostart, persistent XML and, while it runs, live XML (DHCP
+// leases are read when a network is a candidate for destroying); the
+// storage pools and volumes the tenant's
 // VMs use. Nothing is remembered between runs: there is no state file, and
 // autostart is always read back, so a `virsh autostart` done by hand shows
 // up as drift.
@@ -93,9 +94,9 @@
 // or inactive domain definition on the host) or DHCP leases is refused;
 // an active network whose leases the driver cannot report is refused too
 // (not knowing is not wanting). A refusal is a plan line of impact
-// next-boot that does nothing when applied ("refused for now: …"), not
-// an error: an error would block the very VM change that frees the
-// network. An empty network needs GATE-NET-DESTROY.
+// refused ("refused for now: in use: 1 DHCP lease (…); what frees it"),
+// which apply does not make and reports as refused, not an error: an
+// error would block the very VM change that frees the network. An empty network needs GATE-NET-DESTROY.
 //
 // A network is NAT (forward mode nat), isolated (no forward element: a
 // bridge, gateway and dnsmasq of libvirt's, no route out) or bridged
@@ -202,9 +203,16 @@
 // network, written by the network's step. The MAC is the declared one,
 // else one derived from tenant, VM and NIC position (52:54:00:…), written
 // into the domain too. Host entries change live on an active network
-// (virNetworkUpdate, live and config); everything else about a network
-// but its mode is next-boot (written with NetworkDefineXML, used when the
-// network is next started), since site never restarts a network unasked.
+// (virNetworkUpdate, live and config) while it serves the range the spec
+// wants; everything else about a network but its mode is next-boot
+// (written with NetworkDefineXML, used when the network is next
+// started), since site never restarts a network unasked. Until then
+// every run compares the running network's definition too and shows
+// what it lacks as pending ("already in the persistent definition"), so
+// site diff --detailed-exitcode exits 2, as for a guest. While a running
+// network serves another range (a new cidr), its host entries are left
+// as they are and the new ones go to the persistent definition only: an
+// entry outside the range a network serves is wrong there.
 // A bridged network has no fixed addresses: libvirt serves no DHCP there,
 // and site vet refuses an address on it.
 package libvirt

@@ -228,3 +228,14 @@ func wantPoolRunning(t *testing.T, p *libvirt.StoragePool) {
 		t.Errorf("pool: active %v autostart %v, want both", active, auto)
 	}
 }
+
+// refusedKeys lists the keys of the changes rep says site refused.
+func refusedKeys(rep *engine.Report) []string {
+	var out []string
+	for _, s := range rep.Steps {
+		for _, c := range s.Refused {
+			out = append(out, c.Key)
+		}
+	}
+	return out
+}

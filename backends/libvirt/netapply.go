@@ -101,8 +101,11 @@ func (n netDriver) do(c *libvirt.Connect, host string, o netOp) error {
 		if o.Kind == netHostDelete {
 			cmd = libvirt.NETWORK_UPDATE_COMMAND_DELETE
 		}
-		flags := libvirt.NETWORK_UPDATE_AFFECT_LIVE
-		if o.ConfigToo {
+		var flags libvirt.NetworkUpdateFlags
+		if o.Live {
+			flags |= libvirt.NETWORK_UPDATE_AFFECT_LIVE
+		}
+		if o.Config {
 			flags |= libvirt.NETWORK_UPDATE_AFFECT_CONFIG
 		}
 		err = nw.Update(cmd, libvirt.NETWORK_SECTION_IP_DHCP_HOST, -1, o.XML, flags)

@@ -65,19 +65,7 @@ func netShapeOf(def *libvirtxml.Network, o *owner) string {
 	}
 	var ips []string
 	for _, ip := range def.IPs {
-		bits := ip.Prefix
-		if ip.Netmask != "" {
-			if m, err := netip.ParseAddr(ip.Netmask); err == nil {
-				b := m.As4()
-				bits = 0
-				for _, x := range b {
-					for ; x != 0; x <<= 1 {
-						bits++
-					}
-				}
-			}
-		}
-		s := fmt.Sprintf("%s/%d", ip.Address, bits)
+		s := ipPrefix(ip)
 		if ip.DHCP != nil {
 			for _, r := range ip.DHCP.Ranges {
 				s += " dhcp " + r.Start + "-" + r.End
@@ -86,6 +74,24 @@ func netShapeOf(def *libvirtxml.Network, o *owner) string {
 		ips = append(ips, s)
 	}
 	return fmt.Sprintf("forward=%s ip=%s owner=%s", mode, strings.Join(ips, ";"), o.String())
+}
+
+// ipPrefix is a network address as ADDRESS/BITS, from a prefix or a
+// netmask.
+func ipPrefix(ip libvirtxml.NetworkIP) string {
+	bits := ip.Prefix
+	if ip.Netmask != "" {
+		if m, err := netip.ParseAddr(ip.Netmask); err == nil {
+			b := m.As4()
+			bits = 0
+			for _, x := range b {
+				for ; x != 0; x <<= 1 {
+					bits++
+				}
+			}
+		}
+	}
+	return fmt.Sprintf("%s/%d", ip.Address, bits)
 }
 
 // mustNet parses network XML that observeNetwork already parsed once.

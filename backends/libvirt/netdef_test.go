@@ -85,7 +85,7 @@ func TestNetworkModeChangeOnTestDriver(t *testing.T) {
 	for _, c := range obs.Plan.Changes {
 		got[c.Key] += line(c) + " " + c.Reason + "\n"
 	}
-	if b := got["network/"+r.host+"/busy"]; !strings.Contains(b, "next-boot update network/"+r.host+"/busy [in use,network] mode isolated → nat") ||
+	if b := got["network/"+r.host+"/busy"]; !strings.Contains(b, "refused update network/"+r.host+"/busy [in use,network] mode isolated → nat") ||
 		!strings.Contains(b, "refused for now: site cannot confirm it has no DHCP leases") ||
 		!strings.Contains(b, "live update network/"+r.host+"/busy [autostart]") {
 		t.Errorf("busy: got\n%s want a refused mode change, and autostart set all the same", b)

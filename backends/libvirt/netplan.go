@@ -37,9 +37,10 @@ type netOp struct {
 	Name string
 	XML  string
 	Bool bool
-	// ConfigToo makes a DHCP host update change the persistent
-	// definition as well as the live one (not when a define wrote it).
-	ConfigToo bool
+	// Live and Config say where a DHCP host update goes: the running
+	// network, the persistent definition (not when a define writes it),
+	// or both.
+	Live, Config bool
 }
 
 func (o netOp) gate() plan.Gate { return o.Gate }
@@ -145,10 +146,13 @@ func (p *netPlanner) planCreate(hosts []libvirtxml.NetworkDHCPHost) error {
 }
 
 // planUpdate converges a network site owns: its definition, its DHCP
-// host entries, and whether it runs and autostarts.
+// host entries, and whether it runs and autostarts. A running network
+// keeps the definition it was started with until it is restarted, which
+// site never does unasked: what the persistent definition has and the
+// running network lacks is shown as pending on every run until then.
 func (p *netPlanner) planUpdate(o *netObs, hosts []libvirtxml.NetworkDHCPHost) error {
 	nw := p.nw
-	p.seen = append(p.seen, nw.Name, o.XML, strconv.FormatBool(o.Active), strconv.FormatBool(o.Autostart))
+	p.seen = append(p.seen, nw.Name, o.XML, o.LiveXML, strconv.FormatBool(o.Active), strconv.FormatBool(o.Autostart))
 	def := &libvirtxml.Network{}
 	if err := def.Unmarshal(o.XML); err != nil {
 		return fmt.Errorf("network %s: %w", nw.Name, err)
@@ -162,6 +166,12 @@ func (p *netPlanner) planUpdate(o *netObs, hosts []libvirtxml.NetworkDHCPHost) e
 	if was := modeOf(mustNet(o.XML)); was != nw.ModeOrNAT() && o.Active {
 		return p.planRecreate(o, def, was, before, after)
 	}
+	// The running network's shape, with the wanted owner: the owner
+	// element is not served, so it never keeps anything pending.
+	live := after
+	if o.Active && o.Live != nil {
+		live = netShapeOf(o.Live, own)
+	}
 	hostsDiffer := !slices.Equal(curHosts, nextHosts)
 	define := before != after || !o.Persistent || (hostsDiffer && !o.Active)
 	if define {
@@ -173,15 +183,25 @@ func (p *netPlanner) planUpdate(o *netObs, hosts []libvirtxml.NetworkDHCPHost) e
 			reason := "network definition"
 			imp := plan.ImpactNone
 			if o.Active {
-				reason = "written to the persistent definition; takes effect when the network is next restarted (site never restarts a network)"
 				imp = plan.ImpactNextBoot
+				reason = "written to the persistent definition; " + p.restartHint()
+				if live == after {
+					reason = "written to the persistent definition; the running network already has it, so nothing stays pending"
+				}
 			}
 			p.change(p.step.ID, plan.ActionUpdate, imp, reason, map[string]any{"network": before}, map[string]any{"network": after})
 		}
 		p.add(netOp{Kind: netDefine, Name: nw.Name, XML: x})
 	}
-	if hostsDiffer {
-		p.planHosts(o, hosts, curHosts, nextHosts, define)
+	if o.Active && before == after && live != after {
+		p.change(p.step.ID, plan.ActionUpdate, plan.ImpactNextBoot, "already in the persistent definition; "+p.restartHint(),
+			map[string]any{"network": live}, map[string]any{"network": after})
+	}
+	if o.Active {
+		p.planLiveHosts(o, def, hosts, define)
+	} else if hostsDiffer {
+		p.change(p.step.ID, plan.ActionUpdate, plan.ImpactNone, "DHCP host entries (fixed addresses of the tenant's VMs), used when the network starts",
+			map[string]any{"dhcp hosts": curHosts}, map[string]any{"dhcp hosts": nextHosts})
 	}
 	if !o.Active {
 		p.change(p.step.ID, plan.ActionUpdate, plan.ImpactLive, "start the network", map[string]any{"active": false}, map[string]any{"active": true})
@@ -192,6 +212,12 @@ func (p *netPlanner) planUpdate(o *netObs, hosts []libvirtxml.NetworkDHCPHost) e
 		p.add(netOp{Kind: netAutostart, Name: nw.Name, Bool: nw.Autostart})
 	}
 	return nil
+}
+
+// restartHint says when a change written to a running network's
+// persistent definition takes effect.
+func (p *netPlanner) restartHint() string {
+	return fmt.Sprintf("takes effect when the network is next restarted (site never restarts a network; virsh net-destroy %s then virsh net-start %s does, and its guests lose their connection meanwhile)", p.nw.Name, p.nw.Name)
 }
 
 // modeWords names a network mode in a plan.
@@ -211,8 +237,8 @@ func (p *netPlanner) planRecreate(o *netObs, def *libvirtxml.Network, was model.
 	nw := p.nw
 	reason := fmt.Sprintf("mode %s → %s: libvirt cannot change a running network's mode", was, nw.ModeOrNAT())
 	if rf, busy := p.n.inUse(p.h, o); busy {
-		p.change(p.step.ID, plan.ActionUpdate, plan.ImpactNextBoot,
-			reason+"; refused for now: "+rf.why+"; a later run recreates it (with "+string(plan.GateNetDestroy)+") once nothing uses it",
+		p.change(p.step.ID, plan.ActionUpdate, plan.ImpactRefused,
+			reason+"; refused for now: "+rf.why+"; "+rf.todo+"; a later run recreates it (with "+string(plan.GateNetDestroy)+") once nothing uses it",
 			map[string]any{"network": before, "in use": rf.users}, map[string]any{"network": after})
 		p.seen = append(p.seen, "refused", strings.Join(rf.users, ","))
 	} else {
@@ -234,23 +260,105 @@ func (p *netPlanner) planRecreate(o *netObs, def *libvirtxml.Network, was model.
 	return nil
 }
 
-// planHosts changes DHCP host entries live (virNetworkUpdate) on an
-// active network; an inactive one gets them with its define. defined
-// says a define writes the persistent definition already.
-func (p *netPlanner) planHosts(o *netObs, hosts []libvirtxml.NetworkDHCPHost, curHosts, nextHosts []string, defined bool) {
-	imp, reason := plan.ImpactNone, "DHCP host entries (fixed addresses of the tenant's VMs), used when the network starts"
-	if o.Active {
-		imp, reason = plan.ImpactLive, "DHCP host entries (fixed addresses of the tenant's VMs), updated live with virNetworkUpdate"
-	}
-	p.change(p.step.ID, plan.ActionUpdate, imp, reason, map[string]any{"dhcp hosts": curHosts}, map[string]any{"dhcp hosts": nextHosts})
-	if !o.Active {
+// planLiveHosts converges the DHCP host entries of an active network.
+// While the network runs the address range the spec wants, they change
+// live (virNetworkUpdate), and in the persistent definition too unless
+// a define writes it. While it runs another range (a cidr change waits
+// for its restart), the running network keeps the entries it has: an
+// entry outside the range it serves is wrong there, so they are written
+// to the persistent definition only, and shown pending until the
+// restart. def is the wanted definition; defined says a define writes
+// it.
+func (p *netPlanner) planLiveHosts(o *netObs, def *libvirtxml.Network, hosts []libvirtxml.NetworkDHCPHost, defined bool) {
+	cur, running := hostsOf(mustNet(o.XML)), hostsOf(o.Live)
+	curLines, liveLines, nextLines := hostLines(cur), hostLines(running), hostLines(hosts)
+	if sameRange(o.Live, def) {
+		var config []libvirtxml.NetworkDHCPHost
+		if !defined {
+			config = cur
+		}
+		p.hostOps(running, true, config, hosts, !defined)
+		switch {
+		case !slices.Equal(liveLines, nextLines):
+			p.change(p.step.ID, plan.ActionUpdate, plan.ImpactLive, "DHCP host entries (fixed addresses of the tenant's VMs), updated live with virNetworkUpdate",
+				map[string]any{"dhcp hosts": liveLines}, map[string]any{"dhcp hosts": nextLines})
+		case !slices.Equal(curLines, nextLines):
+			p.change(p.step.ID, plan.ActionUpdate, plan.ImpactNextBoot, "DHCP host entries written to the persistent definition; the running network already has them, so nothing stays pending",
+				map[string]any{"dhcp hosts": curLines}, map[string]any{"dhcp hosts": nextLines})
+		}
 		return
 	}
-	for _, hx := range hostXMLs(hostsOf(mustNet(o.XML)), hosts) {
-		p.add(netOp{Kind: netHostDelete, Name: p.nw.Name, XML: hx, ConfigToo: !defined})
+	if !defined {
+		p.hostOps(nil, false, cur, hosts, true)
 	}
-	for _, hx := range hostXMLs(hosts, hostsOf(mustNet(o.XML))) {
-		p.add(netOp{Kind: netHostAdd, Name: p.nw.Name, XML: hx, ConfigToo: !defined})
+	where := "the running network"
+	if o.Live != nil && len(o.Live.IPs) > 0 {
+		where += " (" + ipPrefix(o.Live.IPs[0]) + ")"
+	}
+	switch {
+	case !slices.Equal(curLines, nextLines):
+		p.change(p.step.ID, plan.ActionUpdate, plan.ImpactNextBoot,
+			"DHCP host entries written to the persistent definition only: "+where+" does not serve the wanted range yet and keeps its entries until the network is next restarted",
+			map[string]any{"dhcp hosts": curLines}, map[string]any{"dhcp hosts": nextLines})
+	case !slices.Equal(liveLines, nextLines):
+		p.change(p.step.ID, plan.ActionUpdate, plan.ImpactNextBoot, "DHCP host entries already in the persistent definition; they take effect when the network is next restarted",
+			map[string]any{"dhcp hosts": liveLines}, map[string]any{"dhcp hosts": nextLines})
+	}
+}
+
+// sameRange reports whether two network definitions serve the same
+// address range: the same first address and prefix.
+func sameRange(a, b *libvirtxml.Network) bool {
+	if a == nil || b == nil || len(a.IPs) == 0 || len(b.IPs) == 0 {
+		return a != nil && b != nil && len(a.IPs) == len(b.IPs)
+	}
+	return ipPrefix(a.IPs[0]) == ipPrefix(b.IPs[0])
+}
+
+// hostOps plans the DHCP host updates that turn the running network's
+// entries live into want, and when config is set the persistent
+// definition's entries persistent too. An update both need is one call
+// (live and config): on a network whose running and persistent
+// definitions are still one (libvirt's test driver), a live update
+// changes both, and a second call for the config would fail. running
+// says whether to update the running network at all.
+func (p *netPlanner) hostOps(live []libvirtxml.NetworkDHCPHost, running bool, persistent, want []libvirtxml.NetworkDHCPHost, config bool) {
+	type key struct {
+		kind netOpKind
+		xml  string
+	}
+	var order []key
+	ops := map[key]*netOp{}
+	put := func(kind netOpKind, xmls []string, isLive bool) {
+		for _, x := range xmls {
+			k := key{kind, x}
+			o := ops[k]
+			if o == nil {
+				o = &netOp{Kind: kind, Name: p.nw.Name, XML: x}
+				ops[k] = o
+				order = append(order, k)
+			}
+			if isLive {
+				o.Live = true
+			} else {
+				o.Config = true
+			}
+		}
+	}
+	if running {
+		put(netHostDelete, hostXMLs(live, want), true)
+	}
+	if config {
+		put(netHostDelete, hostXMLs(persistent, want), false)
+	}
+	if running {
+		put(netHostAdd, hostXMLs(want, live), true)
+	}
+	if config {
+		put(netHostAdd, hostXMLs(want, persistent), false)
+	}
+	for _, k := range order {
+		p.add(*ops[k])
 	}
 }
 
@@ -262,8 +370,11 @@ func (p *netPlanner) planRemovals() {
 	for _, rf := range refused {
 		// Not an error: that would block this step and the VM steps
 		// behind it, including the very change that frees the network.
-		p.change(graph.NetworkStepID(nw.Host, rf.name), plan.ActionDelete, plan.ImpactNextBoot,
-			"refused for now: "+rf.why+"; a later run destroys it (with "+string(plan.GateNetDestroy)+") once nothing uses it", map[string]any{"in use": rf.users}, nil)
+		// Planned by this step (an undeclared network has none of its
+		// own), it changes nothing here: apply reports it refused.
+		p.change(graph.NetworkStepID(nw.Host, rf.name), plan.ActionDelete, plan.ImpactRefused,
+			"refused for now: "+rf.why+"; "+rf.todo+"; the spec no longer declares this network, so a later run destroys it (with "+string(plan.GateNetDestroy)+") once nothing uses it",
+			map[string]any{"in use": rf.users}, nil)
 	}
 	for _, name := range orphans {
 		p.change(graph.NetworkStepID(nw.Host, name), plan.ActionDelete, plan.ImpactDestroy,
@@ -272,10 +383,11 @@ func (p *netPlanner) planRemovals() {
 	}
 }
 
-// refusal is an undeclared network site will not destroy yet.
+// refusal is a network site will not destroy (or recreate) yet.
 type refusal struct {
 	name  string
-	why   string
+	why   string   // "in use: 1 DHCP lease (10.0.0.5 52:54:00:…)"
+	todo  string   // what frees it
 	users []string // domains and leases that use it
 }
 
@@ -332,14 +444,25 @@ func (n netDriver) planOrphans(h *hostObs, step *graph.Step, seen *[]string) ([]
 // cannot be read.
 func (n netDriver) inUse(h *hostObs, o *netObs) (refusal, bool) {
 	if users := h.networkUsers(o.Name); len(users) > 0 {
-		return refusal{o.Name, fmt.Sprintf("%d domains have interfaces on it in their running or persistent definitions", len(users)), users}, true
+		why := "in use: 1 domain has an interface on it in its running or persistent definition"
+		if len(users) > 1 {
+			why = fmt.Sprintf("in use: %d domains have interfaces on it in their running or persistent definitions", len(users))
+		}
+		return refusal{o.Name, why + " (" + strings.Join(users, ", ") + ")",
+			"take the interfaces out of the spec (a running guest keeps its interface until it shuts down) or the domains", users}, true
 	}
 	leases, err := n.leases(h, o)
 	if err != nil {
-		return refusal{o.Name, fmt.Sprintf("site cannot confirm it has no DHCP leases (%v); stop it with virsh net-destroy %s if it is unused", err, o.Name), nil}, true
+		return refusal{o.Name, fmt.Sprintf("site cannot confirm it has no DHCP leases (%v)", err),
+			fmt.Sprintf("stop it with virsh net-destroy %s if it is unused", o.Name), nil}, true
 	}
 	if len(leases) > 0 {
-		return refusal{o.Name, fmt.Sprintf("it has %d DHCP leases", len(leases)), leases}, true
+		why := "in use: 1 DHCP lease"
+		if len(leases) > 1 {
+			why = fmt.Sprintf("in use: %d DHCP leases", len(leases))
+		}
+		return refusal{o.Name, why + " (" + strings.Join(leases, ", ") + ")",
+			fmt.Sprintf("a lease ends when its client releases it or it expires (virsh net-dhcp-leases %s lists them)", o.Name), leases}, true
 	}
 	return refusal{}, false
 }

@@ -30,9 +30,9 @@ func TestIncident3_NetworkInUseNotDestroyed(t *testing.T) {
 	// that cannot report leases: both refused, whatever the gates.
 	obs, run := r.diff(g)
 	want := []string{
-		"next-boot delete network/" + r.host + "/empty [in use]",
+		"refused delete network/" + r.host + "/empty [in use]",
 		"none create network/" + r.host + "/lan [active,autostart,network]",
-		"next-boot delete network/" + r.host + "/old [in use]",
+		"refused delete network/" + r.host + "/old [in use]",
 	}
 	if got := lines(obs.Plan); !slices.Equal(got, want) {
 		t.Fatalf("got plan\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
@@ -41,7 +41,7 @@ func TestIncident3_NetworkInUseNotDestroyed(t *testing.T) {
 	for _, c := range obs.Plan.Changes {
 		reasons[c.Key] = c.Reason
 	}
-	if r := reasons["network/"+r.host+"/old"]; !strings.HasPrefix(r, "refused for now: 1 domains have interfaces on it") {
+	if r := reasons["network/"+r.host+"/old"]; !strings.HasPrefix(r, "refused for now: in use: 1 domain has an interface on it") {
 		t.Errorf("old: got reason %q", r)
 	}
 	if r := reasons["network/"+r.host+"/empty"]; !strings.Contains(r, "cannot confirm it has no DHCP leases") {
@@ -192,7 +192,7 @@ func TestNetworkLeftByRunningGuestIsRefused(t *testing.T) {
 	g := r.graph([]*model.VM{vm}, []*model.Network{lan})
 	obs, run := r.diff(g)
 	want := []string{
-		"next-boot delete network/" + r.host + "/dmz [in use]",
+		"refused delete network/" + r.host + "/dmz [in use]",
 		"next-boot update vm/" + r.host + "/web [nics]",
 	}
 	if got := lines(obs.Plan); !slices.Equal(got, want) {

@@ -59,10 +59,14 @@ type netObs struct {
 	Active     bool
 	Autostart  bool
 	Persistent bool
-	XML        string
+	XML        string // the persistent definition (the current one on the test driver)
 	Def        *libvirtxml.Network
-	Owner      *owner
-	Others     string
+	// LiveXML and Live are the running network's definition, what it
+	// serves until it is restarted; "" and nil when it is not active.
+	LiveXML string
+	Live    *libvirtxml.Network
+	Owner   *owner
+	Others  string
 }
 
 // volObs is what was seen of one volume.
@@ -217,6 +221,19 @@ func observeNetwork(d *Driver, n *libvirt.Network) (*netObs, error) {
 		return nil, fmt.Errorf("parse network XML: %w", err)
 	}
 	o.Name = o.Def.Name
+	if o.Active {
+		// A define on a running network changes only its persistent
+		// definition: the running one is compared too, so what waits
+		// for a restart shows as pending.
+		d.call()
+		if o.LiveXML, err = n.GetXMLDesc(0); err != nil {
+			return nil, err
+		}
+		o.Live = &libvirtxml.Network{}
+		if err := o.Live.Unmarshal(o.LiveXML); err != nil {
+			return nil, fmt.Errorf("parse the running definition of network %s: %w", o.Name, err)
+		}
+	}
 	if o.Def.Metadata != nil {
 		if o.Owner, o.Others, err = parseOwner(o.Def.Metadata.XML); err != nil {
 			return nil, fmt.Errorf("network %s: %w", o.Name, err)

@@ -117,12 +117,12 @@ func TestSystemIsolatedNetwork(t *testing.T) {
 	lease := waitLease(t, r, iso.Name, s.TakeLease(t, br))
 	iso.Mode = model.NetNAT
 	obs, run = r.diff(g)
-	want := []string{"next-boot update network/" + r.host + "/" + iso.Name + " [in use,network]"}
+	want := []string{"refused update network/" + r.host + "/" + iso.Name + " [in use,network]"}
 	if got := lines(obs.Plan); !slices.Equal(got, want) {
 		t.Fatalf("mode change with a lease: got plan %q, want %q", got, want)
 	}
 	c := obs.Plan.Changes[0]
-	if users, _ := c.Before["in use"].([]string); !slices.Equal(users, []string{lease}) || !strings.Contains(c.Reason, "refused for now: it has 1 DHCP leases") {
+	if users, _ := c.Before["in use"].([]string); !slices.Equal(users, []string{lease}) || !strings.Contains(c.Reason, "refused for now: in use: 1 DHCP lease (") {
 		t.Errorf("got users %v reason %q, want [%s] and the lease named", c.Before["in use"], c.Reason, lease)
 	}
 	r.apply(g, obs, run, plan.GateNetDestroy)
@@ -212,7 +212,7 @@ func TestSystemBridgedNetwork(t *testing.T) {
 
 	up.Mode, up.Bridge, up.CIDR = model.NetIsolated, "", s.CIDR(t)
 	obs, run := r.diff(g)
-	want := []string{"next-boot update network/" + r.host + "/" + up.Name + " [in use,network]"}
+	want := []string{"refused update network/" + r.host + "/" + up.Name + " [in use,network]"}
 	if got := lines(obs.Plan); !slices.Equal(got, want) {
 		t.Fatalf("mode change with a guest attached: got plan %q, want %q", got, want)
 	}

@@ -10,6 +10,7 @@ import (
 
 	"libvirt.org/go/libvirtxml"
 
+	"github.com/site-tools/site/backends/engine"
 	"github.com/site-tools/site/backends/libvirt/libvirttest"
 	"github.com/site-tools/site/compiler/model"
 	"github.com/site-tools/site/compiler/plan"
@@ -189,7 +190,7 @@ func TestIncident3_SystemNetworkInUseNotDestroyed(t *testing.T) {
 	g := r.graph([]*model.VM{vm}, []*model.Network{keep})
 	obs, run := r.diff(g)
 	want := []string{
-		"next-boot delete network/" + r.host + "/" + old.Name + " [in use]",
+		"refused delete network/" + r.host + "/" + old.Name + " [in use]",
 		"next-boot update vm/" + r.host + "/" + vm.Name + " [nics]",
 	}
 	if got := lines(obs.Plan); !slices.Equal(got, want) {
@@ -273,14 +274,29 @@ func TestIncident3_SystemNetworkWithLeaseNotDestroyed(t *testing.T) {
 
 	g := r.graph(nil, []*model.Network{keep})
 	obs, run := r.diff(g)
-	want := []string{"next-boot delete network/" + r.host + "/" + leased.Name + " [in use]"}
+	want := []string{"refused delete network/" + r.host + "/" + leased.Name + " [in use]"}
 	if got := lines(obs.Plan); !slices.Equal(got, want) {
 		t.Fatalf("got plan %q, want %q", got, want)
 	}
 	c := obs.Plan.Changes[0]
-	if users, _ := c.Before["in use"].([]string); !slices.Equal(users, []string{lease}) || !strings.Contains(c.Reason, "it has 1 DHCP leases") {
+	if users, _ := c.Before["in use"].([]string); !slices.Equal(users, []string{lease}) || !strings.Contains(c.Reason, "in use: 1 DHCP lease (") {
 		t.Errorf("got users %v reason %q, want [%s] and the lease named", c.Before["in use"], c.Reason, lease)
 	}
-	r.apply(g, obs, run, plan.GateNetDestroy)
+	// The refusal is no change applied to the step that planned it (the
+	// kept network's), and no boot is involved.
+	rep := r.apply(g, obs, run, plan.GateNetDestroy)
 	wantBridgeUp(t, r, leased.Name, strings.TrimSuffix(cidr, "0/24")+"1/24")
+	for _, st := range rep.Steps {
+		if st.Status == engine.StatusApplied {
+			t.Errorf("step %s: %s with %d changes, want nothing applied", st.Step, st.Status, st.Changes)
+		}
+		for _, n := range st.Notes {
+			if strings.Contains(n, "boot") {
+				t.Errorf("step %s: note %q, want no boot mentioned", st.Step, n)
+			}
+		}
+	}
+	if got := refusedKeys(rep); !slices.Equal(got, []string{"network/" + r.host + "/" + leased.Name}) {
+		t.Errorf("report refuses %q, want the leased network", got)
+	}
 }

@@ -23,6 +23,11 @@ func writeReport(w io.Writer, rep *engine.Report, color bool) error {
 		return code + s + "\x1b[0m"
 	}
 	for _, s := range rep.Steps {
+		// A refused change is named by its own key: an undeclared
+		// network's removal is planned by another network's step.
+		for _, c := range s.Refused {
+			fmt.Fprintf(&b, "%s %s: %s %s\n", paint(colorFor(statusRefused), fmt.Sprintf("%-9s", statusRefused)), c.Key, c.Action, c.Reason)
+		}
 		if s.Status == engine.StatusUnchanged {
 			continue
 		}
@@ -59,6 +64,9 @@ func reportCounts(rep *engine.Report) string {
 		if n := rep.Count(st); n > 0 || st == engine.StatusApplied {
 			parts = append(parts, fmt.Sprintf("%d %s", n, st))
 		}
+	}
+	if n := rep.Refused(); n > 0 {
+		parts = append(parts, fmt.Sprintf("%d %s", n, statusRefused))
 	}
 	problems := 0
 	for _, s := range rep.Steps {
@@ -117,13 +125,16 @@ func describeChanges(n int) string {
 const (
 	statusObserved engine.Status = "observed"
 	statusBlocked  engine.Status = "blocked"
+	// statusRefused marks a planned change apply did not make (impact
+	// refused); it counts changes, not steps.
+	statusRefused engine.Status = "refused"
 )
 
 func colorFor(st engine.Status) string {
 	switch st {
 	case statusBlocked, engine.StatusFailed, engine.StatusPartial:
 		return "\x1b[31m" // red
-	case engine.StatusSkipped, engine.StatusDeferred:
+	case engine.StatusSkipped, engine.StatusDeferred, statusRefused:
 		return "\x1b[33m" // yellow
 	case engine.StatusApplied, statusObserved:
 		return "\x1b[32m" // green

@@ -53,8 +53,10 @@ import (
 //	  tenant        string, the tenant that wants it; absent if none.
 //	  action        "create", "update", "delete" or "adopt" (mark identical
 //	                foreign data as ours without changing what it serves).
-//	  impact        "none", "live", "next-boot", "restart", "destroy" or
-//	                "overwrite" (see the Impact constants).
+//	  impact        "none", "live", "next-boot", "restart", "destroy",
+//	                "overwrite" or "refused" (see the Impact constants).
+//	                "refused" was added within version 2: a change site
+//	                will not make yet, which apply leaves alone.
 //	  gates         array of gate names the change needs acknowledged
 //	                (e.g. "GATE-DNS-OVERWRITE"); absent if none.
 //	  reason        string, why, in words; absent if obvious.

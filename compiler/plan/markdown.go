@@ -10,7 +10,7 @@ import (
 
 // impactOrder ranks impacts least disruptive first, for the rows of the
 // Markdown summary table.
-var impactOrder = []Impact{ImpactNone, ImpactLive, ImpactNextBoot, ImpactRestart, ImpactDestroy, ImpactOverwrite}
+var impactOrder = []Impact{ImpactNone, ImpactLive, ImpactNextBoot, ImpactRestart, ImpactDestroy, ImpactOverwrite, ImpactRefused}
 
 // markdownActions are the summary table's columns.
 var markdownActions = []Action{ActionCreate, ActionUpdate, ActionDelete, ActionAdopt}

@@ -62,6 +62,11 @@ const (
 	ImpactRestart   Impact = "restart"   // a guest stops: outage
 	ImpactDestroy   Impact = "destroy"   // data gone
 	ImpactOverwrite Impact = "overwrite" // foreign data replaced
+	// ImpactRefused is a change the spec asks for that site will not
+	// make yet (a network in use that the spec drops): apply does
+	// nothing for it and reports it refused; the reason says why and
+	// what frees it. It is not pending on a boot.
+	ImpactRefused Impact = "refused"
 )
 
 // Gate names a change that needs an explicit acknowledgement (--ack).

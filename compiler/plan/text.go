@@ -154,11 +154,19 @@ func indentRest(s, indent string) string {
 // summary is the plan's last line.
 func (p *Plan) summary(acked map[Gate]bool, blocked, deferred int) string {
 	n := map[Action]int{}
+	refused := 0
 	for _, c := range p.Changes {
+		if c.Impact == ImpactRefused {
+			refused++
+			continue
+		}
 		n[c.Action]++
 	}
 	s := fmt.Sprintf("Plan: %d to create, %d to update, %d to delete, %d to adopt",
 		n[ActionCreate], n[ActionUpdate], n[ActionDelete], n[ActionAdopt])
+	if refused > 0 {
+		s += fmt.Sprintf("; %d refused (not made by apply; see why above)", refused)
+	}
 	if gates := p.Gates(); len(gates) > 0 {
 		names := make([]string, 0, len(gates))
 		for g := range gates {
@@ -249,7 +257,7 @@ func impactColor(i Impact) string {
 	switch i {
 	case ImpactRestart, ImpactDestroy, ImpactOverwrite:
 		return ansiRed
-	case ImpactNextBoot:
+	case ImpactNextBoot, ImpactRefused:
 		return ansiYellow
 	}
 	return ""
