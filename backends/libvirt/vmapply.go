@@ -30,11 +30,13 @@ func (v vmDriver) apply(ctx context.Context, sp *backends.StepPlan, run *backend
 		return nil, fmt.Errorf("step %s: plan detail is %T, not a VM plan from this process", sp.Step.ID, sp.Detail)
 	}
 	defer v.d.forget(det.host)
-	start := v.d.Calls()
+	var replanned int64 // calls made planning again
 	if len(det.unread) > 0 {
+		before := v.d.Calls()
 		again, err := v.replan(ctx, sp, det, run)
+		replanned = v.d.Calls() - before
 		if err != nil {
-			return &backends.StepResult{Requests: int(v.d.Calls() - start)}, err
+			return &backends.StepResult{Requests: int(replanned)}, err
 		}
 		det = again
 	}
@@ -46,6 +48,7 @@ func (v vmDriver) apply(ctx context.Context, sp *backends.StepPlan, run *backend
 		return nil, err
 	}
 	a := &applier{d: v.d, c: c, host: det.host, res: &backends.StepResult{}}
+	start := v.d.Calls() - replanned
 	ops := slices.Clone(det.ops)
 	slices.SortStableFunc(ops, func(x, y op) int { return int(x.Kind) - int(y.Kind) })
 	for _, o := range ops {
