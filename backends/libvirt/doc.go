@@ -57,7 +57,13 @@
 // is defined, built, started and autostarted; an existing one is only
 // started and autostarted, and one with another type or path blocks its
 // step (site never redefines a pool). Only dir pools. While a declared
-// pool does not exist yet, the volumes a VM step plans in it are missing.
+// pool does not exist yet, the volumes a VM step plans in it are missing;
+// while it exists but does not run, whether they exist is unknown, and
+// the plan says so ("read after the pool starts") instead of claiming a
+// create. Either way the image and VM steps plan again at apply time,
+// after the pool's step has made or started the pool, and carry out that
+// plan; a gate it needs that the run did not acknowledge stops the step
+// before any change (vmDriver.replan, poolDriver.replanImage).
 // A disk with a base is a qcow2 overlay on the base volume of its pool
 // (StorageVolCreateXML with a backing store), or with clone a copy
 // (StorageVolCreateXMLFrom) grown to its size; libvirt runs qemu-img. A

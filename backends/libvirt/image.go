@@ -58,8 +58,13 @@ func imagePath(img *model.Image) string { return path.Join(img.Pool.Path, img.Na
 
 // imageDetail is an image step's plan for Apply.
 type imageDetail struct {
+	step *graph.Step
 	img  *model.Image
-	file *imageFile
+	file *imageFile // nil while the volume could not be read
+	// replan: the pool did not exist or did not run when this was
+	// planned, so Apply plans the step again once the pool's step has
+	// made or started it, and uploads only when the volume is missing.
+	replan bool
 }
 
 // planImage plans the upload of a declared base image that its pool
@@ -78,15 +83,44 @@ func (pd poolDriver) planImage(step *graph.Step) (*backends.StepPlan, error) {
 	if vol.Exists {
 		return sp, nil // uploaded once, never replaced
 	}
+	key := volumeKey(img.Pool.Host, img.Pool.Name, img.Name)
+	if vol.unread() {
+		// The file is not read either: an image already in the pool
+		// needs none.
+		sp.Changes = append(sp.Changes, plan.Change{Key: key, Step: step.ID, Phase: step.Phase,
+			Action: plan.ActionUpdate, Impact: plan.ImpactNone,
+			Reason: unreadReason(img.Pool.Name, "base image declared in site.cue, uploaded once from "+img.Source+" if the pool lacks it"),
+			Before: map[string]any{"volume": "unknown: pool " + img.Pool.Name + " is not active"}, After: map[string]any{"volume": "read after the pool starts"}})
+		sp.Detail = &imageDetail{step: step, img: img, replan: true}
+		return sp, nil
+	}
 	f, err := readImageFile(img)
 	if err != nil {
 		return nil, err
 	}
-	sp.Changes = append(sp.Changes, plan.Change{Key: volumeKey(img.Pool.Host, img.Pool.Name, img.Name), Step: step.ID, Phase: step.Phase,
+	sp.Changes = append(sp.Changes, plan.Change{Key: key, Step: step.ID, Phase: step.Phase,
 		Action: plan.ActionCreate, Impact: plan.ImpactNone, Reason: "base image declared in site.cue, uploaded once from " + img.Source,
 		After: map[string]any{"format": f.Format, "size": sizeString(f.Capacity)}})
-	sp.Detail = &imageDetail{img: img, file: f}
+	sp.Detail = &imageDetail{step: step, img: img, file: f, replan: vol.NoPool != ""}
 	return sp, nil
+}
+
+// replanImage plans an image step again at apply time, once its pool's
+// step has made or started the pool (see imageDetail.replan): nil when
+// the volume is there by now.
+func (pd poolDriver) replanImage(det *imageDetail) (*imageDetail, error) {
+	img := det.img
+	pd.d.forget(img.Pool.Host) // observed before the pool's step ran
+	sp, err := pd.planImage(det.step)
+	if err != nil {
+		return nil, fmt.Errorf("base image %s: planning it again once pool %s runs: %w", img.Name, img.Pool.Name, err)
+	}
+	again, _ := sp.Detail.(*imageDetail)
+	if again != nil && again.replan {
+		return nil, fmt.Errorf("base image %s: storage pool %s on %s still does not run, so the image cannot be read or uploaded: nothing was changed; start it (virsh -c %s pool-start %s) or apply its step (site apply --target pool/%s/%s), then apply again",
+			img.Name, img.Pool.Name, img.Pool.Host, img.Pool.Host, img.Pool.Name, img.Pool.Host, img.Pool.Name)
+	}
+	return again, nil
 }
 
 // applyImage creates the volume and streams the file into it. A volume
@@ -95,6 +129,13 @@ func (pd poolDriver) planImage(step *graph.Step) (*backends.StepPlan, error) {
 func (pd poolDriver) applyImage(det *imageDetail) error {
 	img := det.img
 	defer pd.d.forget(img.Pool.Host)
+	if det.replan {
+		again, err := pd.replanImage(det)
+		if err != nil || again == nil {
+			return err // nil: the image is in the pool, and never replaced
+		}
+		det = again
+	}
 	c, err := pd.d.conn(img.Pool.Host)
 	if err != nil {
 		return err

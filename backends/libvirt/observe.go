@@ -78,11 +78,28 @@ type volObs struct {
 	// Backing is the path of the volume's backing store (the base image
 	// of a qcow2 overlay), "" when it has none.
 	Backing string
-	// NoPool says why the pool cannot be read yet ("does not exist
-	// yet", "is not active"): a declared pool's step makes and starts
-	// it, so every volume in it counts as missing. "" when it was read.
+	// NoPool says why the pool cannot be read yet (poolMissing,
+	// poolInactive): a declared pool's step makes and starts it, and the
+	// steps of the volumes in it plan them again at apply time, once
+	// they can be read. "" when it was read.
 	NoPool string
 }
+
+// Why a declared pool's volumes cannot be read yet.
+const (
+	// poolMissing: the pool does not exist, so libvirt knows none of its
+	// volumes; they are planned as missing.
+	poolMissing = "does not exist yet"
+	// poolInactive: the pool exists but does not run, so libvirt cannot
+	// list its volumes, though their files are in its directory: whether
+	// one exists is unknown until the pool starts, and the plan says so
+	// rather than claim to create it.
+	poolInactive = "is not active"
+)
+
+// unread reports whether v is in a pool that exists but does not run,
+// so whether v exists is unknown.
+func (v *volObs) unread() bool { return v.NoPool == poolInactive }
 
 // observeHost lists the host's domains and networks with everything site
 // compares. Any failure fails the whole observation: a partial view must
@@ -304,7 +321,7 @@ func (h *hostObs) pool(name string) (*libvirt.StoragePool, error) {
 	p, err := h.conn.LookupStoragePoolByName(name)
 	if err != nil {
 		if isCode(err, libvirt.ERR_NO_STORAGE_POOL) {
-			err = noPoolError{"does not exist yet", fmt.Errorf("storage pool %q does not exist on %s: declare it in site.cue (hosts: NAME: pools: %s: {type: \"dir\", path: DIR}) so site creates it, or define it (virsh pool-define-as %s dir --target DIR; virsh pool-start %s)", name, h.host, name, name, name)}
+			err = noPoolError{poolMissing, fmt.Errorf("storage pool %q does not exist on %s: declare it in site.cue (hosts: NAME: pools: %s: {type: \"dir\", path: DIR}) so site creates it, or define it (virsh pool-define-as %s dir --target DIR; virsh pool-start %s)", name, h.host, name, name, name)}
 		} else {
 			err = fmt.Errorf("look up storage pool %s on %s: %w", name, h.host, err)
 		}
@@ -315,7 +332,7 @@ func (h *hostObs) pool(name string) (*libvirt.StoragePool, error) {
 		h.d.call()
 		active, err := p.IsActive()
 		if err == nil && !active {
-			err = noPoolError{"is not active", fmt.Errorf("storage pool %q on %s is not active: start it (virsh pool-start %s)", name, h.host, name)}
+			err = noPoolError{poolInactive, fmt.Errorf("storage pool %q on %s is not active: start it (virsh pool-start %s)", name, h.host, name)}
 		}
 		h.pools[name] = err
 		if err != nil {
@@ -329,7 +346,7 @@ func (h *hostObs) pool(name string) (*libvirt.StoragePool, error) {
 // noPoolError says a pool does not exist on the host or is not active,
 // so its volumes cannot be read.
 type noPoolError struct {
-	why string // "does not exist yet", "is not active"
+	why string // poolMissing, poolInactive
 	error
 }
 
@@ -337,8 +354,8 @@ func (e noPoolError) Unwrap() error { return e.error }
 
 // declaredVolume is volume for a volume whose pool site.cue declares:
 // while the pool does not exist yet or is not active (its step makes and
-// starts it before this volume's step), the volume is missing, not an
-// error.
+// starts it before this volume's step), the volume is not an error but
+// one whose NoPool says why it could not be read.
 func (h *hostObs) declaredVolume(pool, name string, declared bool) (*volObs, error) {
 	v, err := h.volume(pool, name)
 	var np noPoolError

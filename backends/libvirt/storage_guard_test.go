@@ -51,7 +51,8 @@ func TestForeignVolumeNotRebased(t *testing.T) {
 }
 
 // TestDeclaredPoolStarted: a declared pool that exists stopped and
-// without autostart is started and autostarted, not redefined.
+// without autostart is started and autostarted, not redefined; the disk
+// in it is read once it runs (then made, as it is missing).
 func TestDeclaredPoolStarted(t *testing.T) {
 	r, pool := storageRig(t)
 	r.makePool(pool)
@@ -71,10 +72,13 @@ func TestDeclaredPoolStarted(t *testing.T) {
 	wantLines(t, obs,
 		"none update pool/qemu:///session/images [active,autostart]",
 		"none create vm/qemu:///session/web [autostart,disks,memory,running,vcpus]",
-		"none create volume/qemu:///session/images/web-data [size]",
+		"none update volume/qemu:///session/images/web-data [volume]",
 	)
 	r.apply(g, obs, run)
 	wantPoolRunning(t, p)
+	if again, _ := r.diff(g); again.Plan.HasChanges() || len(again.Plan.Blocked) > 0 {
+		t.Errorf("got %q %+v, want No changes", lines(again.Plan), again.Plan.Blocked)
+	}
 }
 
 // TestImageUploadedOnceBeforeItsDisks: on a host with nothing, one apply

@@ -29,16 +29,26 @@ func (v vmDriver) apply(ctx context.Context, sp *backends.StepPlan, run *backend
 	if !ok {
 		return nil, fmt.Errorf("step %s: plan detail is %T, not a VM plan from this process", sp.Step.ID, sp.Detail)
 	}
+	defer v.d.forget(det.host)
+	var replanned int64 // calls made planning again
+	if len(det.unread) > 0 {
+		before := v.d.Calls()
+		again, err := v.replan(ctx, sp, det, run)
+		replanned = v.d.Calls() - before
+		if err != nil {
+			return &backends.StepResult{Requests: int(replanned)}, err
+		}
+		det = again
+	}
 	if err := refuseUnacked(sp.Step.ID, det.ops, run); err != nil {
 		return nil, err
 	}
-	defer v.d.forget(det.host)
 	c, err := v.d.conn(det.host)
 	if err != nil {
 		return nil, err
 	}
 	a := &applier{d: v.d, c: c, host: det.host, res: &backends.StepResult{}}
-	start := v.d.Calls()
+	start := v.d.Calls() - replanned
 	ops := slices.Clone(det.ops)
 	slices.SortStableFunc(ops, func(x, y op) int { return int(x.Kind) - int(y.Kind) })
 	for _, o := range ops {
@@ -52,6 +62,38 @@ func (v vmDriver) apply(ctx context.Context, sp *backends.StepPlan, run *backend
 	}
 	a.res.Requests = int(v.d.Calls() - start)
 	return a.res, nil
+}
+
+// replan plans a VM step again at apply time when its plan could not
+// read some of its volumes: their declared pool did not exist or did not
+// run, and the pool's step, which this step depends on, has made or
+// started it by now (starting a pool refreshes its volume list). The
+// fresh plan makes only the volumes that are really missing. It may not
+// need a gate the run did not acknowledge (a disk that turned out
+// smaller than the spec, or made from another base): the plan the user
+// was shown could not ask for it, so the step stops there, having
+// changed nothing.
+func (v vmDriver) replan(ctx context.Context, sp *backends.StepPlan, det *vmDetail, run *backends.Run) (*vmDetail, error) {
+	vm := sp.Step.VM
+	v.d.forget(det.host) // observed before the pool's step ran
+	again, err := v.plan(ctx, sp.Step, run)
+	if err != nil {
+		return nil, fmt.Errorf("VM %s: planning its volumes again once pool %s runs: %w", vm.Name, strings.Join(det.unread, ", "), err)
+	}
+	fresh := again.Detail.(*vmDetail)
+	if len(fresh.unread) > 0 {
+		return nil, fmt.Errorf("VM %s: storage pool %s on %s still does not run, so its volumes cannot be read: nothing in this step was changed; start it (virsh -c %s pool-start %s) or apply its step (site apply --target %s), then apply again",
+			vm.Name, fresh.unread[0], vm.Host, vm.Host, fresh.unread[0], poolStepID(vm, fresh.unread[0]))
+	}
+	for _, c := range again.Changes {
+		for _, g := range c.Gates {
+			if !run.Acked[g] {
+				return nil, fmt.Errorf("VM %s: with pool %s running and its volumes read, %s %s needs %s (%s), which the plan shown could not ask for: nothing in this step was changed; run site diff again to see it, then apply with --ack %s",
+					vm.Name, strings.Join(det.unread, ", "), c.Action, c.Key, g, c.Reason, g)
+			}
+		}
+	}
+	return fresh, nil
 }
 
 // applier runs ops against one host.

@@ -28,7 +28,8 @@ func (p *vmPlanner) base(disk model.Disk) (*baseImage, error) {
 	if err != nil {
 		return nil, err
 	}
-	p.seen = append(p.seen, "base", disk.Pool, disk.Base, vol.Path, vol.Format, fmt.Sprint(vol.Capacity))
+	p.seen = append(p.seen, "base", disk.Pool, disk.Base, vol.Path, vol.Format, fmt.Sprint(vol.Capacity), vol.NoPool)
+	p.notRead(disk.Pool, vol)
 	if img := p.image(disk); img != nil && !vol.Exists {
 		// Its step uploads it first, in this run.
 		f, err := readImageFile(img)

@@ -3,6 +3,7 @@ package libvirt
 import (
 	"context"
 	"fmt"
+	"slices"
 	"sort"
 	"strconv"
 
@@ -64,6 +65,11 @@ func (o op) gate() plan.Gate { return o.Gate }
 type vmDetail struct {
 	host string
 	ops  []op
+	// unread names the declared pools whose volumes this plan could not
+	// read (missing or not active). Their steps make or start them
+	// first, so Apply plans the step again then and carries out that
+	// plan (see replan).
+	unread []string
 }
 
 // Plan observes the VM's host (once per run) and classifies every
@@ -107,6 +113,14 @@ func (p *vmPlanner) change(key string, a plan.Action, imp plan.Impact, reason st
 }
 
 func (p *vmPlanner) add(o op) { p.det.ops = append(p.det.ops, o) }
+
+// notRead records that a volume in pool could not be read because of
+// vol.NoPool, so Apply must plan the step again once the pool runs.
+func (p *vmPlanner) notRead(pool string, vol *volObs) {
+	if vol.NoPool != "" && !slices.Contains(p.det.unread, pool) {
+		p.det.unread = append(p.det.unread, pool)
+	}
+}
 
 func (p *vmPlanner) plan() error {
 	o := p.h.domains[p.vm.Name]

@@ -27,10 +27,23 @@ func (p *vmPlanner) planDisks(want *wantDomain, owned map[string]ownedVolume) er
 		if err != nil {
 			return err
 		}
-		p.seen = append(p.seen, disk.Pool, disk.Name, strconv.FormatBool(vol.Exists), strconv.FormatUint(vol.Capacity, 10), vol.Format, vol.Backing)
+		p.seen = append(p.seen, disk.Pool, disk.Name, strconv.FormatBool(vol.Exists), strconv.FormatUint(vol.Capacity, 10), vol.Format, vol.Backing, vol.NoPool)
+		p.notRead(disk.Pool, vol)
 		ov := ownedVolume{Pool: disk.Pool, Name: disk.Name, Role: "disk", Base: disk.Base}
 		prior, mine := owned[ov.key()]
 		key := volumeKey(vm.Host, disk.Pool, disk.Name)
+		if vol.unread() {
+			if err := p.planUnreadDisk(want, disk, key); err != nil {
+				return err
+			}
+			switch {
+			case mine:
+				want.owner.Volumes = append(want.owner.Volumes, prior) // as it is until it can be read
+			case p.h.domains[vm.Name] == nil:
+				want.owner.Volumes = append(want.owner.Volumes, ov)
+			}
+			continue
+		}
 		if !vol.Exists {
 			if err := p.planNewDisk(want, disk, key); err != nil {
 				return err
@@ -63,6 +76,64 @@ func (p *vmPlanner) planDisks(want *wantDomain, owned map[string]ownedVolume) er
 	return nil
 }
 
+// planUnreadDisk shows a disk in a declared pool that exists but does
+// not run: whether the disk exists, and how large it is, cannot be read
+// until the pool's step starts the pool, so the plan claims neither a
+// create nor a resize, and Apply plans the disk then. A base is still
+// checked now, as far as it can be (a declared image by its file), so a
+// disk that cannot be made blocks the step before anything changes.
+func (p *vmPlanner) planUnreadDisk(want *wantDomain, disk model.Disk, key string) error {
+	format := p.definedFormat(disk.Pool, disk.Name)
+	if disk.Base != "" {
+		b, err := p.base(disk)
+		if err != nil {
+			return err
+		}
+		if format == "" {
+			format = (&op{}).from(b, disk.Clone)
+		}
+	}
+	want.formats = append(want.formats, format)
+	p.unreadVolume(key, disk.Pool, "disk volume of "+p.vm.Name)
+	return nil
+}
+
+// unreadVolume is the change that shows a volume whose pool is not
+// active: unknown now, read after the pool's step starts the pool.
+func (p *vmPlanner) unreadVolume(key, pool, what string) {
+	p.change(key, plan.ActionUpdate, plan.ImpactNone, unreadReason(pool, what),
+		map[string]any{"volume": "unknown: pool " + pool + " is not active"}, map[string]any{"volume": "read after the pool starts"})
+}
+
+// unreadReason says why a volume's plan waits for its pool.
+func unreadReason(pool, what string) string {
+	return what + ": pool " + pool + " is not active, so whether this volume exists is unknown (a diff does not start the pool); " +
+		"it is read after the pool starts, in apply, and made only if missing (an existing one is kept; a resize or a new base still needs its gate)"
+}
+
+// definedFormat is the driver type the VM's observed definition gives
+// the disk on volume pool/name, "" when it has no such disk: what an
+// unread volume keeps until it can be read.
+func (p *vmPlanner) definedFormat(pool, name string) string {
+	o := p.h.domains[p.vm.Name]
+	if o == nil {
+		return ""
+	}
+	def := o.Inactive
+	if def == nil {
+		def = o.Live
+	}
+	if def == nil || def.Devices == nil {
+		return ""
+	}
+	for _, d := range def.Devices.Disks {
+		if d.Source != nil && d.Source.Volume != nil && d.Source.Volume.Pool == pool && d.Source.Volume.Volume == name && d.Driver != nil {
+			return d.Driver.Type
+		}
+	}
+	return ""
+}
+
 // declared reports whether site.cue declares pool on the VM's host.
 func (p *vmPlanner) declared(pool string) bool {
 	for _, dp := range p.vm.Pools {
@@ -87,8 +158,13 @@ func (p *vmPlanner) planSeed(want *wantDomain) error {
 	if err != nil {
 		return err
 	}
-	p.seen = append(p.seen, s.Name, strconv.FormatBool(vol.Exists))
+	p.seen = append(p.seen, s.Name, strconv.FormatBool(vol.Exists), vol.NoPool)
+	p.notRead(want.seedPool, vol)
 	want.owner.Volumes = append(want.owner.Volumes, ownedVolume{Pool: want.seedPool, Name: s.Name, Role: "seed"})
+	if vol.unread() {
+		p.unreadVolume(volumeKey(vm.Host, want.seedPool, s.Name), want.seedPool, "cloud-init seed ("+s.InstanceID+")")
+		return nil
+	}
 	if !vol.Exists {
 		p.change(volumeKey(vm.Host, want.seedPool, s.Name), plan.ActionCreate, plan.ImpactNone,
 			"cloud-init seed ("+s.InstanceID+") uploaded into the pool", nil, map[string]any{"size": sizeString(uint64(len(s.ISO)))})

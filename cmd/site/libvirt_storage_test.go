@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
@@ -74,5 +75,86 @@ func TestApplyTargetVMCreatesItsPoolFirst(t *testing.T) {
 	site(exitOK, "apply", "--only", "vm")
 	if err := virsh("dominfo", "db"); err != nil {
 		t.Errorf("apply --only vm did not define db: %v", err)
+	}
+}
+
+// TestInactivePoolDiffTellsTheTruth is the operator's walkthrough: a VM
+// with an overlay disk on a declared image and a cloud-init seed in a
+// declared pool converges; then the pool is stopped by hand (virsh
+// pool-autostart --disable; virsh pool-destroy), its volumes' files left
+// in its directory. site diff must neither start the pool nor claim to
+// create volumes it could not read; the first apply converges without
+// failing, and the next diff has nothing.
+func TestInactivePoolDiffTellsTheTruth(t *testing.T) {
+	s := libvirttest.StartSession(t)
+	t.Setenv(libvirt.URIMapEnv, "qemu:///session="+s.URI)
+	t.Setenv("NO_COLOR", "1")
+	pools := filepath.Join(s.Dir, "vp")
+	img := filepath.Join(t.TempDir(), "boot.img")
+	if err := os.WriteFile(img, bytes.Repeat([]byte{7}, 1<<20), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	spec := writeSpec(t, siteSrc(`hosts: local: {uri: "qemu:///session", pools: vp: {type: "dir", path: "`+pools+`"}, images: "boot.img": {pool: "vp", source: "`+img+`"}}`,
+		grant{tenant: "lab", domains: []string{"lab.example.test"}, hosts: []string{"local"}}),
+		"lab.cue", `package tenants
+
+tenants: lab: {
+	domain: "lab.example.test"
+	vms: g1: {
+		host:      "local"
+		autostart: false
+		running:   false
+		memory:    "64MiB"
+		disks: [{pool: "vp", name: "g1-root", size: "4MiB", base: "boot.img"}]
+		cloudinit: user_data: "#cloud-config\n"
+	}
+}
+`)
+	site := func(wantCode int, args ...string) string {
+		t.Helper()
+		var out, errOut bytes.Buffer
+		if code := run(append(args, spec), &out, &errOut); code != wantCode {
+			t.Fatalf("site %s: exit %d, want %d\nstdout:\n%s\nstderr:\n%s", strings.Join(args, " "), code, wantCode, out.String(), errOut.String())
+		}
+		return out.String()
+	}
+	virsh := func(args ...string) string {
+		t.Helper()
+		out, err := exec.Command("virsh", append([]string{"-c", s.URI}, args...)...).CombinedOutput()
+		if err != nil {
+			t.Fatalf("virsh %s: %v\n%s", strings.Join(args, " "), err, out)
+		}
+		return string(out)
+	}
+	site(exitOK, "apply")
+	virsh("pool-autostart", "vp", "--disable")
+	virsh("pool-destroy", "vp")
+
+	out := site(exitChanges, "diff", "--detailed-exitcode")
+	t.Logf("site diff with the pool stopped:\n%s", out)
+	if strings.Contains(virsh("pool-info", "vp"), "running") {
+		t.Errorf("site diff started the pool")
+	}
+	if strings.Contains(out, "+ volume/") {
+		t.Errorf("diff claims to create volumes that are in the stopped pool:\n%s", out)
+	}
+	for _, v := range []string{"vp/boot.img", "vp/g1-root", "vp/seed-"} {
+		if !strings.Contains(out, "~ volume/qemu:///session/"+v) {
+			t.Errorf("diff does not show %s as read after the pool starts:\n%s", v, out)
+		}
+	}
+	if !strings.Contains(out, "read after the pool starts") {
+		t.Errorf("diff does not say when the volumes are read:\n%s", out)
+	}
+	norm := regexp.MustCompile(`seed-[0-9a-f]+\.iso`).ReplaceAllString(strings.ReplaceAll(strings.ReplaceAll(out, s.Dir, "$DIR"), img, "$IMG"), "seed-HASH.iso")
+	golden.Check(t, filepath.Join(pkgDir, "testdata", "libvirt_storage_inactive.golden"), []byte(norm))
+
+	out = site(exitOK, "apply")
+	t.Logf("site apply with the pool stopped:\n%s", out)
+	if !strings.Contains(virsh("pool-info", "vp"), "running") {
+		t.Errorf("apply did not start the pool")
+	}
+	if out := site(exitOK, "diff", "--detailed-exitcode"); !strings.Contains(out, "No changes.") {
+		t.Errorf("second diff:\n%s", out)
 	}
 }
