@@ -20,6 +20,7 @@ func TestClassify(t *testing.T) {
 		want    []string
 		blocked string // a substring of the step's blocked reason
 		noApply bool   // the test driver cannot apply it (no StorageVolUpload)
+		notes   []string
 	}{
 		{name: "nothing", edit: func(*model.VM) {}},
 		{name: "autostart only", edit: func(vm *model.VM) { vm.Autostart = true },
@@ -32,7 +33,9 @@ func TestClassify(t *testing.T) {
 			want: []string{"restart update VM [running] GATE-VM-STOP"}},
 		{name: "restart asked with pending changes", restart: true, edit: func(vm *model.VM) { vm.MemoryBytes = 128 << 20 },
 			want: []string{"next-boot update VM [memory]", "restart update VM [domain id] GATE-VM-RESTART"}},
-		{name: "restart asked, nothing pending", restart: true, edit: func(*model.VM) {}},
+		// Asked for and silently not done left the user wondering.
+		{name: "restart asked, nothing pending", restart: true, edit: func(*model.VM) {},
+			notes: []string{"--restart " + tenant + "/web: nothing is pending for it, so it is not restarted"}},
 		{name: "new disk", edit: func(vm *model.VM) {
 			vm.Disks = append(vm.Disks, model.Disk{Pool: "default", Name: "web-data", SizeBytes: 1 << 20})
 		}, want: []string{"next-boot update VM [disks]", "live update VM [owner]", "none create VOL/web-data [size]"}},
@@ -78,6 +81,13 @@ func TestClassify(t *testing.T) {
 			}
 			if !slices.Equal(got, tt.want) {
 				t.Fatalf("got plan\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(tt.want, "\n"))
+			}
+			var notes []string
+			for _, n := range obs.Plan.Notes {
+				notes = append(notes, n.Text)
+			}
+			if !slices.Equal(notes, tt.notes) {
+				t.Errorf("notes: got %q, want %q", notes, tt.notes)
 			}
 			if after := r.domain("web"); after.ID != before.ID || !after.Running {
 				t.Errorf("diff changed the guest: id %d -> %d, running %v", before.ID, after.ID, after.Running)

@@ -92,7 +92,7 @@ func (v vmDriver) plan(ctx context.Context, step *graph.Step, run *backends.Run)
 	if err := p.plan(); err != nil {
 		return nil, err
 	}
-	return &backends.StepPlan{Step: step, Changes: p.changes, Fingerprint: fingerprint(p.seen...), Detail: p.det}, nil
+	return &backends.StepPlan{Step: step, Changes: p.changes, Notes: p.notes, Fingerprint: fingerprint(p.seen...), Detail: p.det}, nil
 }
 
 // vmPlanner holds one VM step's planning state.
@@ -104,6 +104,7 @@ type vmPlanner struct {
 	det  *vmDetail
 
 	changes []plan.Change
+	notes   []string
 	seen    []string // observed facts, for the fingerprint
 }
 

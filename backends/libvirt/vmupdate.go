@@ -178,5 +178,9 @@ func (p *vmPlanner) planRunning(o *domObs, pending bool) {
 		p.change(key, plan.ActionUpdate, plan.ImpactRestart, "restart the guest so pending changes take effect (asked with --restart): an outage",
 			map[string]any{"domain id": o.ID()}, map[string]any{"domain id": "new"}, plan.GateVMRestart)
 		p.add(op{Kind: opRestart, Gate: plan.GateVMRestart, Domain: vm.Name})
+	case vm.Running && o.Running && p.run.Restart[vm.Tenant+"/"+vm.Name]:
+		// Asked for, but a restart would change nothing: say so rather
+		// than leave the user to wonder why the guest kept running.
+		p.notes = append(p.notes, fmt.Sprintf("--restart %s/%s: nothing is pending for it, so it is not restarted", vm.Tenant, vm.Name))
 	}
 }
