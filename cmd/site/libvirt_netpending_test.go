@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"os"
 	"strings"
 	"testing"
@@ -44,16 +43,13 @@ tenants: lab: {
 	}
 	spec := writeSpec(t, siteSrc(`hosts: kvm: uri: "qemu:///system"`, grant{tenant: "lab", domains: []string{"lab.example.test"}, hosts: []string{"kvm"}}),
 		"lab.cue", tenant(oldCIDR, true, strings.TrimSuffix(oldCIDR, "0/24")+"10"))
+	runSpec := specRunner(t, spec)
 	site := func(wantCode int, src string, args ...string) string {
 		t.Helper()
 		if err := os.WriteFile(spec, []byte(src), 0o644); err != nil {
 			t.Fatal(err)
 		}
-		var out, errOut bytes.Buffer
-		if code := run(append(args, spec), &out, &errOut); code != wantCode {
-			t.Fatalf("site %s: exit %d, want %d\nstdout:\n%s\nstderr:\n%s", strings.Join(args, " "), code, wantCode, out.String(), errOut.String())
-		}
-		return out.String()
+		return runSpec(wantCode, args...)
 	}
 	site(exitOK, tenant(oldCIDR, true, strings.TrimSuffix(oldCIDR, "0/24")+"10"), "apply")
 
@@ -112,16 +108,13 @@ tenants: lab: {
 	}
 	spec := writeSpec(t, siteSrc(`hosts: kvm: uri: "qemu:///system"`, grant{tenant: "lab", domains: []string{"lab.example.test"}, hosts: []string{"kvm"}}),
 		"lab.cue", tenant(true))
+	runSpec := specRunner(t, spec)
 	site := func(wantCode int, src string, args ...string) string {
 		t.Helper()
 		if err := os.WriteFile(spec, []byte(src), 0o644); err != nil {
 			t.Fatal(err)
 		}
-		var out, errOut bytes.Buffer
-		if code := run(append(args, spec), &out, &errOut); code != wantCode {
-			t.Fatalf("site %s: exit %d, want %d\nstdout:\n%s\nstderr:\n%s", strings.Join(args, " "), code, wantCode, out.String(), errOut.String())
-		}
-		return out.String()
+		return runSpec(wantCode, args...)
 	}
 	// A DHCP client takes a lease on the network, and the spec drops it.
 	site(exitOK, tenant(true), "apply")

@@ -38,14 +38,7 @@ func TestApplyTargetVMCreatesItsPoolFirst(t *testing.T) {
 	spec := writeSpec(t, siteSrc(`hosts: local: {uri: "qemu:///session", pools: images: {type: "dir", path: "`+pools+`"}}`,
 		grant{tenant: "lab", domains: []string{"lab.example.test"}, hosts: []string{"local"}}),
 		"lab.cue", "package tenants\n\ntenants: lab: {\n\tdomain: \"lab.example.test\"\n"+vm("web")+vm("db")+"}\n")
-	site := func(wantCode int, args ...string) string {
-		t.Helper()
-		var out, errOut bytes.Buffer
-		if code := run(append(args, spec), &out, &errOut); code != wantCode {
-			t.Fatalf("site %s: exit %d, want %d\nstdout:\n%s\nstderr:\n%s", strings.Join(args, " "), code, wantCode, out.String(), errOut.String())
-		}
-		return out.String()
-	}
+	site := specRunner(t, spec)
 	virsh := func(args ...string) error {
 		return exec.Command("virsh", append([]string{"-c", s.URI}, args...)...).Run()
 	}
@@ -110,14 +103,7 @@ tenants: lab: {
 	}
 }
 `)
-	site := func(wantCode int, args ...string) string {
-		t.Helper()
-		var out, errOut bytes.Buffer
-		if code := run(append(args, spec), &out, &errOut); code != wantCode {
-			t.Fatalf("site %s: exit %d, want %d\nstdout:\n%s\nstderr:\n%s", strings.Join(args, " "), code, wantCode, out.String(), errOut.String())
-		}
-		return out.String()
-	}
+	site := specRunner(t, spec)
 	virsh := func(args ...string) string {
 		t.Helper()
 		out, err := exec.Command("virsh", append([]string{"-c", s.URI}, args...)...).CombinedOutput()

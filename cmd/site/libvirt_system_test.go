@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"strings"
 	"testing"
 
@@ -30,14 +29,7 @@ tenants: lab: {
 	networks: "`+name+`": {host: "kvm", cidr: "`+s.CIDR(t)+`", autostart: true}
 }
 `)
-	site := func(wantCode int, args ...string) string {
-		t.Helper()
-		var out, errOut bytes.Buffer
-		if code := run(append(args, spec), &out, &errOut); code != wantCode {
-			t.Fatalf("site %s: exit %d, want %d\nstdout:\n%s\nstderr:\n%s", strings.Join(args, " "), code, wantCode, out.String(), errOut.String())
-		}
-		return out.String()
-	}
+	site := specRunner(t, spec)
 	if out := site(exitChanges, "diff", "--detailed-exitcode"); !strings.Contains(out, "network/qemu:///system/"+name) {
 		t.Errorf("diff: got\n%s\nwant the network's creation", out)
 	}

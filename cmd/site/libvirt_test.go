@@ -65,14 +65,7 @@ func TestVMDiffAndApplyThroughCLI(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	site := func(wantCode int, args ...string) string {
-		t.Helper()
-		var out, errOut bytes.Buffer
-		if code := run(append(args, spec), &out, &errOut); code != wantCode {
-			t.Fatalf("site %s: exit %d, want %d\nstdout:\n%s\nstderr:\n%s", strings.Join(args, " "), code, wantCode, out.String(), errOut.String())
-		}
-		return out.String()
-	}
+	site := specRunner(t, spec)
 	check := func(name, got string) {
 		t.Helper()
 		golden.Check(t, filepath.Join(pkgDir, "testdata", "libvirt_"+name+".golden"), []byte(got))

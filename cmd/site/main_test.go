@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"flag"
 	"fmt"
 	"os"
@@ -120,4 +121,18 @@ func siteProcess(t *testing.T) string {
 		t.Fatalf("site on PATH is %q (%v), want testscript's copy of this test binary", path, err)
 	}
 	return path
+}
+
+// specRunner returns how a test runs site in process with args and then
+// spec: it fails the test unless site exits wantCode, and returns what
+// site printed on stdout.
+func specRunner(t *testing.T, spec string) func(wantCode int, args ...string) string {
+	return func(wantCode int, args ...string) string {
+		t.Helper()
+		var out, errOut bytes.Buffer
+		if code := run(append(args, spec), &out, &errOut); code != wantCode {
+			t.Fatalf("site %s: exit %d, want %d\nstdout:\n%s\nstderr:\n%s", strings.Join(args, " "), code, wantCode, out.String(), errOut.String())
+		}
+		return out.String()
+	}
 }
