@@ -329,3 +329,34 @@ func wwwZones(format string, n int) []zoneSpec {
 	}
 	return zones
 }
+
+// TestUnlockNamesAHolderOnce: a holder of the lock in many zones is one
+// line, with where; it printed one identical line per zone (40 for a
+// tenant of 40 zones), and "not locked" listed every place looked in.
+func TestUnlockNamesAHolderOnce(t *testing.T) {
+	srv := pdnsEnv(t)
+	zones := wwwZones("z%d.office1.example.test.", 5)
+	for _, z := range zones {
+		srv.CreateZone(t, z.zone)
+	}
+	dir := multiTenant(t, srv, map[string][]zoneSpec{"office1": zones})
+	if code, out, _ := siteRun(t, srv, "unlock", "office1", dir); code != exitOK ||
+		!strings.Contains(out, "tenant office1 is not locked (looked in PowerDNS zone z0.office1.example.test.") || !strings.Contains(out, "and 2 more (5 places)") {
+		t.Errorf("unlock of a free tenant: exit %d\n%s", code, out)
+	}
+	stale, _ := json.Marshal(lock.Holder{ID: "STALE", Tenant: "office1", Host: "crashed-runner", PID: 7, Start: time.Now(),
+		Command: "site apply tenants/office1.cue", Expires: time.Now().Add(time.Hour), State: lock.Held})
+	body, _ := json.Marshal(map[string]any{"metadata": []string{string(stale)}})
+	for _, z := range zones {
+		if code, b, err := srv.Do(context.Background(), "PUT", "/zones/"+z.zone+"/metadata/"+powerdns.LockKindPrefix+"STALE", body); err != nil || code != http.StatusOK {
+			t.Fatalf("PUT the stale entry: %d %v %s", code, err, b)
+		}
+	}
+	code, out, errOut := siteRun(t, srv, "unlock", "office1", dir)
+	if code != exitGated || strings.Count(out, "host crashed-runner, pid 7") != 1 || !strings.Contains(out, "and 2 more (5 places) (lease still running") {
+		t.Fatalf("unlock without --ack: exit %d, want 3 and the holder once, with its 5 places\nstdout:\n%s\nstderr:\n%s", code, out, errOut)
+	}
+	if code, out, errOut := siteRun(t, srv, "unlock", "office1", dir, "--ack", "GATE-LOCK-BREAK"); code != exitOK || !strings.Contains(out, "(5 entries)") {
+		t.Fatalf("unlock --ack: exit %d\nstdout:\n%s\nstderr:\n%s", code, out, errOut)
+	}
+}

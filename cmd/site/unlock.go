@@ -94,17 +94,31 @@ func runUnlock(cmd *cobra.Command, tenant string, paths []string, acked bool) er
 			}
 		}
 		if len(held) == 0 {
-			fmt.Fprintf(out, "tenant %s is not locked (looked in %s).\n", tenant, strings.Join(where, ", "))
+			fmt.Fprintf(out, "tenant %s is not locked (looked in %s).\n", tenant, somePlaces(where))
 			return nil
 		}
 		now := time.Now()
 		fmt.Fprintf(out, "tenant %s's apply lock:\n", tenant)
+		// One line a holder, however many zones it holds the lock in (a
+		// tenant of 40 zones printed the same holder 40 times).
+		var order []string
+		places := map[string][]string{}
+		holders := map[string]lock.Holder{}
 		for _, e := range held {
+			key := e.h.ID + "\x00" + string(e.h.State)
+			if _, ok := places[key]; !ok {
+				order = append(order, key)
+				holders[key] = e.h
+			}
+			places[key] = append(places[key], e.s.Where())
+		}
+		for _, key := range order {
+			h := holders[key]
 			state := "lease expired: the holder is taken for dead"
-			if e.h.Live(now) {
+			if h.Live(now) {
 				state = "lease still running: the holder may be alive"
 			}
-			fmt.Fprintf(out, "  - %s in %s (%s)\n", e.h, e.s.Where(), state)
+			fmt.Fprintf(out, "  - %s in %s (%s)\n", h, somePlaces(places[key]), state)
 		}
 		if !acked {
 			return withCode(exitGated, fmt.Errorf("GATE-LOCK-BREAK is not acknowledged, so nothing was changed: to break the lock, run site unlock %s with --ack %s", tenant, plan.GateLockBreak))
@@ -124,4 +138,13 @@ func runUnlock(cmd *cobra.Command, tenant string, paths []string, acked bool) er
 		loaded = "none"
 	}
 	return withCode(exitError, fmt.Errorf("no tenant %s with a zone, VM or network in the specs loaded (%s), and only those are ever locked: name one of them, or give the PATH of its spec", tenant, loaded))
+}
+
+// somePlaces names where a lock lives: all of them when a few, else the
+// first three and how many more.
+func somePlaces(where []string) string {
+	if len(where) <= 3 {
+		return strings.Join(where, ", ")
+	}
+	return fmt.Sprintf("%s and %d more (%d places)", strings.Join(where[:3], ", "), len(where)-3, len(where))
 }
