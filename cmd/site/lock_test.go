@@ -353,7 +353,8 @@ func TestUnlockNamesAHolderOnce(t *testing.T) {
 		}
 	}
 	code, out, errOut := siteRun(t, srv, "unlock", "office1", dir)
-	if code != exitGated || strings.Count(out, "host crashed-runner, pid 7") != 1 || !strings.Contains(out, "and 2 more (5 places) (lease still running") {
+	if code != exitGated || strings.Count(out, "host crashed-runner, pid 7") != 1 || !strings.Contains(out, "and 2 more (5 places) (lease still running") ||
+		!strings.Contains(errOut, "to break the lock, run: site unlock office1 "+dir+" --ack GATE-LOCK-BREAK") {
 		t.Fatalf("unlock without --ack: exit %d, want 3 and the holder once, with its 5 places\nstdout:\n%s\nstderr:\n%s", code, out, errOut)
 	}
 	if code, out, errOut := siteRun(t, srv, "unlock", "office1", dir, "--ack", "GATE-LOCK-BREAK"); code != exitOK || !strings.Contains(out, "(5 entries)") {
