@@ -68,7 +68,8 @@ func scopeTenants(g *graph.Graph) []*model.Tenant {
 // it) comes first: its KV v2 secret site-locks/<tenant> is written with
 // check-and-set, which PowerDNS metadata and a file lack. A vault that
 // does not answer from here holds nothing; the secret step reports it.
-func lockStores(ctx context.Context, g *graph.Graph, t *model.Tenant, bk *runBackends, run *backends.Run, readZones zoneReader) ([]lock.Store, map[string][]lock.Holder) {
+func lockStores(ctx context.Context, g *graph.Graph, t *model.Tenant, bk *runBackends, run *backends.Run, readZones zoneReader) ([]lock.Store, map[string][]lock.Holder, []string) {
+	var skipped []string // why a vault that could hold the lock does not
 	var stores []lock.Store
 	vaults := map[string]*model.Vault{}
 	for _, s := range g.Steps {
@@ -84,9 +85,12 @@ func lockStores(ctx context.Context, g *graph.Graph, t *model.Tenant, bk *runBac
 			continue
 		}
 		seen[ref.Vault] = true
-		if s, err := vl.LockStore(ctx, vaults[ref.Vault], t.Name, run, nil); err == nil {
-			stores = append(stores, s)
+		s, err := vl.LockStore(ctx, vaults[ref.Vault], t.Name, run, nil)
+		if err != nil {
+			skipped = append(skipped, fmt.Sprintf("vault %s does not hold tenant %s's apply lock (%v)", ref.Vault, t.Name, err))
+			continue
 		}
+		stores = append(stores, s)
 	}
 	var zoneStores []lock.Store
 	for _, z := range t.Zones {
@@ -113,7 +117,7 @@ func lockStores(ctx context.Context, g *graph.Graph, t *model.Tenant, bk *runBac
 	if len(stores) == 0 {
 		stores = append(stores, lock.File{Path: lock.FilePath(t.Pos.File, t.Name)})
 	}
-	return stores, read
+	return stores, read, skipped
 }
 
 // zoneReader reads the lock entries of a tenant's zones: readHolders
@@ -269,7 +273,16 @@ func lockTenants(ctx, interrupted context.Context, g *graph.Graph, bk *runBacken
 		if interrupted.Err() != nil {
 			return stopped(t)
 		}
-		stores, _ := lockStores(ctx, g, t, bk, run, readHolders)
+		stores, _, skipped := lockStores(ctx, g, t, bk, run, readHolders)
+		for _, why := range skipped {
+			where := make([]string, len(stores))
+			for i, s := range stores {
+				where[i] = s.Where()
+			}
+			// The lock then covers fewer runs (a file only this
+			// checkout's): worth knowing before relying on it.
+			say(fmt.Sprintf("site: note: %s; it is held in %s instead", why, somePlaces(where)))
+		}
 		l, err := lock.Acquire(ctx, stores, lock.NewHolder(t.Name, command, time.Now()), lock.Options{Wait: wait,
 			Sleep: func(ctx context.Context, d time.Duration) error {
 				timer := time.NewTimer(d)
@@ -315,7 +328,7 @@ func lockTenants(ctx, interrupted context.Context, g *graph.Graph, bk *runBacken
 func noteLocks(ctx context.Context, w io.Writer, g *graph.Graph, bk *runBackends, run *backends.Run) {
 	now := time.Now()
 	for _, t := range scopeTenants(g) {
-		stores, read := lockStores(ctx, g, t, bk, run, readFirstHolders)
+		stores, read, _ := lockStores(ctx, g, t, bk, run, readFirstHolders)
 		for _, s := range stores {
 			hs, ok := read[s.Where()]
 			if !ok {

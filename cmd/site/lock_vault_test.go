@@ -69,3 +69,17 @@ func TestLockVault(t *testing.T) {
 		t.Errorf("lock file %s: %v, want none (the lock is in the vault)", filepath.Base(lockFile), err)
 	}
 }
+
+// TestLockVaultUnreachableSaysWhereTheLockIs: when the vault that would
+// hold the lock does not answer, the lock falls back (here to the lock
+// file beside the spec, which covers only this checkout), and apply
+// says so; it fell back in silence.
+func TestLockVaultUnreachableSaysWhereTheLockIs(t *testing.T) {
+	cs := newColdStart(t, "sjc.example.net")
+	file := sjcFile(t, sjcLike(), []string{closedPort(t)}, cs.cf.URL)
+	code, out, errOut := cs.site(t, "apply", file, "--ack", "GATE-SECRET-UNREACHABLE")
+	want := "site: note: vault bao does not hold tenant sjc's apply lock (no address of vault bao answered for the apply lock:"
+	if !strings.Contains(errOut, want) || !strings.Contains(errOut, "it is held in file "+lock.FilePath(file, "sjc")+" instead") {
+		t.Errorf("apply with the vault down: exit %d, want a note that the lock is in the file\nstdout:\n%s\nstderr:\n%s", code, out, errOut)
+	}
+}

@@ -78,7 +78,7 @@ func runUnlock(cmd *cobra.Command, tenant string, paths []string, acked bool) er
 		}
 		var held []entry
 		var where []string
-		stores, read := lockStores(ctx, g, t, bk, run, readHolders)
+		stores, read, _ := lockStores(ctx, g, t, bk, run, readHolders)
 		for _, s := range stores {
 			where = append(where, s.Where())
 			hs, ok := read[s.Where()]
