@@ -130,6 +130,11 @@ func (e *Engine) applyStep(ctx context.Context, s *graph.Step, deps map[string]S
 	case errors.As(err, &partial):
 		r.Status, r.Reason = StatusPartial, red.Redact(err.Error())
 		return r
+	case errors.Is(err, backends.ErrInterrupted) && r.Writes == 0:
+		// The step stopped before its first write (waiting its turn,
+		// or for a DHCP lease): not started, as the steps after it.
+		r.Status, r.Reason = StatusSkipped, red.Redact(err.Error())
+		return r
 	case err != nil:
 		r.Status, r.Reason = StatusFailed, red.Redact(err.Error())
 		return r

@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -18,6 +19,7 @@ import (
 // "failed" or "applied".
 func TestInterruptFinishesInFlightStartsNothing(t *testing.T) {
 	partial := &backends.PartialError{Applied: 1, Total: 3, Err: backends.ErrInterrupted}
+	notStarted := fmt.Errorf("not started: it waited its turn to write to the server: %w", backends.ErrInterrupted)
 	for _, tc := range []struct {
 		name    string
 		err     error
@@ -26,6 +28,9 @@ func TestInterruptFinishesInFlightStartsNothing(t *testing.T) {
 	}{
 		{"the step in flight completes", nil, StatusApplied, ""},
 		{"the step in flight stops between parts", partial, StatusPartial, partial.Error()},
+		// Stopped before its first write (waiting its turn for the
+		// server): not started, as the steps after it, not failed.
+		{"the step in flight had not written yet", notStarted, StatusSkipped, notStarted.Error()},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			g := mustGraph(t, testSpec())
@@ -58,7 +63,7 @@ func TestInterruptFinishesInFlightStartsNothing(t *testing.T) {
 				switch {
 				case s.Step == stepNet && s.Reason != tc.reason:
 					t.Errorf("step %s: reason %q, want %q", s.Step, s.Reason, tc.reason)
-				case s.Status == StatusSkipped && s.Reason != "not started: the run was interrupted":
+				case s.Step != stepNet && s.Status == StatusSkipped && s.Reason != "not started: the run was interrupted":
 					t.Errorf("step %s: reason %q, want it not started", s.Step, s.Reason)
 				}
 			}

@@ -159,3 +159,42 @@ func TestVerifyQueryInterrupted(t *testing.T) {
 		t.Errorf("got %v, want context.Canceled", err)
 	}
 }
+
+// TestInterruptedBeforeItsTurnWritesNothing: a step interrupted while it
+// waited its turn to write (PATCHes to one server go one at a time, and
+// zone creations share that turn) sends nothing and says it was not
+// started; steps queued behind a long write wrote after the Ctrl-C.
+func TestInterruptedBeforeItsTurnWritesNothing(t *testing.T) {
+	srv := pdnstest.Shared(t)
+	for _, tc := range []struct {
+		name   string
+		exists bool
+	}{
+		{"patch", true},
+		{"create", false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			zone := "turn-" + tc.name + ".example.test."
+			if tc.exists {
+				srv.CreateZone(t, zone)
+			}
+			step := zoneStep(srv, "office1", zone, rr("www."+zone, "A", 300, "192.0.2.1"))
+			run := newRun(srv)
+			d := testDriver()
+			sp, err := d.Plan(context.Background(), step, run)
+			if err != nil {
+				t.Fatal(err)
+			}
+			srv.ResetRequests(zone)
+			srv.ResetRequests("")
+			run.Interrupt()
+			res, err := d.Apply(context.Background(), sp, run)
+			if !errors.Is(err, backends.ErrInterrupted) || !strings.Contains(err.Error(), "not started") {
+				t.Fatalf("got %v, want not started because of the interrupt", err)
+			}
+			if res.Writes != 0 || srv.Requests(zone).Writes() != 0 || srv.Requests("").Writes() != 0 {
+				t.Errorf("an interrupted step wrote: result %d writes, server %+v / %+v", res.Writes, srv.Requests(zone), srv.Requests(""))
+			}
+		})
+	}
+}

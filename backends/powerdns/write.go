@@ -22,6 +22,12 @@ func (d *Driver) write(ctx context.Context, b *batch, zone string, run *backends
 	if !b.create {
 		b.client.writeLock.Lock()
 		defer b.client.writeLock.Unlock()
+		if run.Interrupted() {
+			// Interrupted while it waited its turn: nothing was sent,
+			// so nothing is started (a first Ctrl-C finishes only what
+			// is under way).
+			return fmt.Errorf("not started: it waited its turn to write to the server: %w", backends.ErrInterrupted)
+		}
 		if err := d.recheck(ctx, b, zone); err != nil {
 			return err
 		}
@@ -42,6 +48,10 @@ func (d *Driver) write(ctx context.Context, b *batch, zone string, run *backends
 	}
 	// Zone creations share the server's write lock (see servers).
 	b.client.writeLock.RLock()
+	if run.Interrupted() {
+		b.client.writeLock.RUnlock()
+		return fmt.Errorf("not started: it waited its turn to write to the server: %w", backends.ErrInterrupted)
+	}
 	var created *pdns.Zone
 	err := d.retry(ctx, func(ctx context.Context) error {
 		var err error
