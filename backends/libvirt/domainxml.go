@@ -268,9 +268,27 @@ func diffShapes(a, b shape) []field {
 			an[i] = an[i][:strings.LastIndex(an[i], " mac=")+5]
 		}
 	}
-	add("nics", strings.Join(an, "; "), strings.Join(b.NICs, "; "))
+	if x, y := strings.Join(an, "; "), strings.Join(b.NICs, "; "); x != y {
+		out = append(out, field{"nics", nicsShown(an), nicsShown(b.NICs)})
+	}
 	add("owner", a.Owner, b.Owner)
 	return out
+}
+
+// nicsShown writes NIC lines for a plan: a MAC left to libvirt reads as
+// such, not as an empty "mac=", and no NICs as "(none)".
+func nicsShown(nics []string) string {
+	if len(nics) == 0 {
+		return "(none)"
+	}
+	shown := make([]string, len(nics))
+	for i, n := range nics {
+		if strings.HasSuffix(n, " mac=") {
+			n += "(libvirt's)"
+		}
+		shown[i] = n
+	}
+	return strings.Join(shown, "; ")
 }
 
 func kibString(k uint) string { return sizeString(uint64(k) * 1024) }
