@@ -2,6 +2,7 @@ package lease
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -23,7 +24,21 @@ func (d *Driver) Apply(ctx context.Context, sp *backends.StepPlan, run *backends
 		return d.Inner.Apply(ctx, dt.inner, run)
 	}
 	if err := d.wait(ctx, run, dt.waiting); err != nil {
-		return nil, err
+		var late *noLeaseError
+		if !errors.As(err, &late) || ctx.Err() != nil {
+			return nil, err
+		}
+		// The guest took no lease in time. The rest of the zone does not
+		// depend on it (a live record at the lease names is kept as it
+		// is): write it, and report the lease names as not converged,
+		// so the run fails and the next one tries again, rather than
+		// hold every other record of the zone back for one guest.
+		res, aerr := d.Inner.Apply(ctx, dt.inner, run)
+		if res == nil {
+			res = &backends.StepResult{}
+		}
+		res.Problems = append(res.Problems, err.Error())
+		return res, aerr
 	}
 	fresh, err := d.Plan(ctx, sp.Step, run)
 	if err != nil {
@@ -53,6 +68,12 @@ func (d *Driver) Apply(ctx context.Context, sp *backends.StepPlan, run *backends
 	}
 	return res, err
 }
+
+// noLeaseError is a wait that ended at --lease-timeout: the guest took
+// no lease, which the rest of the zone does not wait for.
+type noLeaseError struct{ msg string }
+
+func (e *noLeaseError) Error() string { return e.msg }
 
 // wait polls the leases of the waiting records' VMs until each has one,
 // ctx ends, the run is interrupted (Ctrl-C: nothing was written yet, so
@@ -99,8 +120,8 @@ func (d *Driver) wait(ctx context.Context, run *backends.Run, waiting []*model.R
 			select {
 			case <-ctx.Done():
 				if ctx.Err() == context.DeadlineExceeded {
-					return fmt.Errorf("VM %s took no DHCP lease within %s, so %s unwritten: check that the guest boots and asks DHCP on its first NIC, then run site apply again (or give it longer with --lease-timeout)",
-						ref.VM, timeout, stay(names[ref]))
+					return &noLeaseError{fmt.Sprintf("VM %s took no DHCP lease within %s, so %s unwritten: check that the guest boots and asks DHCP on its first NIC, then run site apply again (or give it longer with --lease-timeout)",
+						ref.VM, timeout, stay(names[ref]))}
 				}
 				return fmt.Errorf("waiting for the DHCP lease of VM %s: %w", ref.VM, ctx.Err())
 			case <-time.After(poll):
