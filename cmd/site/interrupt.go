@@ -68,6 +68,7 @@ func watchInterrupts(p *progress, run *backends.Run, stopObserving context.Cance
 			case <-sigs:
 			}
 			if n == 0 {
+				p.interrupted()
 				run.Interrupt()
 				stopObserving()
 				p.say(firstInterrupt(p.running()))

@@ -30,6 +30,16 @@ type progress struct {
 	total int
 	n     int
 	open  bool // a live line is on screen
+	// stopped is set by the first interrupt: a step not observed after
+	// it was stopped, not blocked by its backend.
+	stopped bool
+}
+
+// interrupted marks the run as interrupted, for the steps it stops.
+func (p *progress) interrupted() {
+	p.mu.Lock()
+	p.stopped = true
+	p.mu.Unlock()
 }
 
 // liveWidth keeps a live line within one terminal row: a wrapped line
@@ -53,6 +63,8 @@ func (p *progress) Observed(id string, sp *backends.StepPlan, b *plan.Blocked) {
 		p.step(id, statusObserved, describeChanges(len(sp.Changes)))
 	// Why a step was not observed is printed once, by the plan that
 	// follows (its "Not observed" section, or the JSON), not here too.
+	case p.stopped:
+		p.step(id, statusStopped, "")
 	case b.Skipped:
 		p.step(id, engine.StatusSkipped, "")
 	default:

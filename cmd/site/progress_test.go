@@ -9,6 +9,7 @@ import (
 
 	"github.com/site-tools/site/backends"
 	"github.com/site-tools/site/backends/engine"
+	"github.com/site-tools/site/compiler/plan"
 )
 
 func TestProgress(t *testing.T) {
@@ -71,6 +72,25 @@ func TestProgressHook(t *testing.T) {
 		"[2/3] dns/b.example. failed\n" + // the report says why, once
 		"[3/3] vm/test:///default/web unchanged: no changes\n" +
 		"apply: 1 applied; 1 request\n"
+	if got := b.String(); got != want {
+		t.Errorf("got %q, want %q", got, want)
+	}
+}
+
+// TestProgressAfterInterrupt: a step not observed because the run was
+// interrupted reads as that, not as "blocked", the word for a backend
+// that refused or a gate.
+func TestProgressAfterInterrupt(t *testing.T) {
+	var b bytes.Buffer
+	p := newProgress(&b, false, false)
+	p.PlanStart(3)
+	p.Observed("dns/a.example.", nil, &plan.Blocked{Step: "dns/a.example.", Reason: "connection refused"})
+	p.interrupted()
+	p.Observed("vm/test:///default/web", nil, &plan.Blocked{Step: "vm/test:///default/web", Reason: "not observed: context canceled"})
+	p.Observed("dns/b.example.", nil, &plan.Blocked{Step: "dns/b.example.", Skipped: true})
+	want := "[1/3] dns/a.example. blocked\n" +
+		"[2/3] vm/test:///default/web not observed (interrupted)\n" +
+		"[3/3] dns/b.example. not observed (interrupted)\n"
 	if got := b.String(); got != want {
 		t.Errorf("got %q, want %q", got, want)
 	}

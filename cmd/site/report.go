@@ -125,6 +125,7 @@ func describeChanges(n int) string {
 const (
 	statusObserved engine.Status = "observed"
 	statusBlocked  engine.Status = "blocked"
+	statusStopped  engine.Status = "not observed (interrupted)"
 	// statusRefused marks a planned change apply did not make (impact
 	// refused); it counts changes, not steps.
 	statusRefused engine.Status = "refused"
@@ -134,7 +135,7 @@ func colorFor(st engine.Status) string {
 	switch st {
 	case statusBlocked, engine.StatusFailed, engine.StatusPartial:
 		return "\x1b[31m" // red
-	case engine.StatusSkipped, engine.StatusDeferred, statusRefused:
+	case engine.StatusSkipped, engine.StatusDeferred, statusRefused, statusStopped:
 		return "\x1b[33m" // yellow
 	case engine.StatusApplied, statusObserved:
 		return "\x1b[32m" // green
