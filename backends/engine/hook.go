@@ -32,6 +32,14 @@ type Hook interface {
 	ApplyDone(rep *Report)
 }
 
+// ObservingHook is a Hook that also hears which steps Plan hands to
+// their backend, so it can say what an interrupt stops.
+type ObservingHook interface {
+	// Observing reports that Plan hands step to its backend: it is being
+	// observed until Observed reports it.
+	Observing(step string)
+}
+
 // hooks serialises calls to a Hook, so that a Hook need not lock, and
 // makes a nil Hook silent.
 type hooks struct {

@@ -13,7 +13,7 @@ import (
 )
 
 // recorder is a Hook that writes down every call as a line.
-type recorder struct{ calls, started []string }
+type recorder struct{ calls, started, observing []string }
 
 func (r *recorder) PlanStart(total int) {
 	r.calls = append(r.calls, fmt.Sprintf("plan start %d", total))
@@ -33,6 +33,9 @@ func (r *recorder) ApplyStart(total int) {
 	r.calls = append(r.calls, fmt.Sprintf("apply start %d", total))
 }
 func (r *recorder) Started(step string) { r.started = append(r.started, step) }
+
+// Observing makes the recorder an ObservingHook.
+func (r *recorder) Observing(step string) { r.observing = append(r.observing, step) }
 func (r *recorder) Applied(s StepReport) {
 	r.calls = append(r.calls, fmt.Sprintf("%s %s", s.Status, s.Step))
 }
@@ -96,5 +99,16 @@ func TestHookHearsEveryStep(t *testing.T) {
 	// Only the step handed to its backend was in flight.
 	if want := []string{stepNet}; !slices.Equal(rec.started, want) {
 		t.Errorf("Started: got %q, want %q", rec.started, want)
+	}
+	// Every step Plan visits is said to be observed first, so an
+	// interrupt can name what it stops.
+	slices.Sort(rec.observing)
+	var all []string
+	for _, s := range g.Steps {
+		all = append(all, s.ID)
+	}
+	slices.Sort(all)
+	if !slices.Equal(rec.observing, all) {
+		t.Errorf("Observing: got %q, want every step %q", rec.observing, all)
 	}
 }

@@ -58,6 +58,11 @@ func (e *Engine) Plan(ctx context.Context, g *graph.Graph, run *backends.Run) (*
 	// that stopped answering).
 	needed := func(s, dep *graph.Step) bool { return !graph.OnlyOrders(s, dep) }
 	results := walk(ctx, g, e.parallelism(), needed, func(ctx context.Context, s *graph.Step, deps map[string]planned) planned {
+		hook.call(func(h Hook) {
+			if oh, ok := h.(ObservingHook); ok {
+				oh.Observing(s.ID)
+			}
+		})
 		r := e.planStep(ctx, s, deps, run, red)
 		hook.call(func(h Hook) { h.Observed(s.ID, r.sp, r.blocked) })
 		return r

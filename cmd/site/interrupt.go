@@ -71,7 +71,11 @@ func watchInterrupts(p *progress, run *backends.Run, stopObserving context.Cance
 				p.interrupted()
 				run.Interrupt()
 				stopObserving()
-				p.say(firstInterrupt(p.running()))
+				if reading := p.observing(); len(reading) > 0 && len(p.running()) == 0 {
+					p.say(interruptObserving(reading))
+				} else {
+					p.say(firstInterrupt(p.running()))
+				}
 				continue
 			}
 			p.say(secondInterrupt(p.running()))
@@ -95,6 +99,13 @@ func watchInterrupts(p *progress, run *backends.Run, stopObserving context.Cance
 func lockKept(tenant string, expires, now time.Time) string {
 	return fmt.Sprintf("site: the apply lock of tenant %s stays held: releasing it did not finish within %s, so the next site apply of it is refused until its lease runs out at %s (in %s), or site unlock %s --ack GATE-LOCK-BREAK breaks it",
 		tenant, releaseOnExit, expires.UTC().Format(time.RFC3339), expires.Sub(now).Round(time.Second), tenant)
+}
+
+// interruptObserving is the first interrupt's message while steps are
+// being observed: observing only reads, so it stops rather than finishes.
+func interruptObserving(reading []string) string {
+	return "site: interrupted: stopping the observation of " + strings.Join(reading, ", ") +
+		" (it only reads: nothing was changed); interrupt again to exit at once"
 }
 
 func firstInterrupt(running []string) string {

@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"io"
+	"maps"
 	"slices"
 	"strings"
 	"sync"
@@ -22,6 +23,7 @@ import (
 type progress struct {
 	mu       sync.Mutex
 	inFlight map[string]bool // steps handed to a backend, not yet finished
+	reading  map[string]bool // steps being observed
 
 	w     io.Writer
 	live  bool
@@ -49,15 +51,30 @@ const liveWidth = 100
 // newProgress writes to w; live rewrites one line (for a terminal),
 // color paints the status words.
 func newProgress(w io.Writer, live, color bool) *progress {
-	return &progress{w: w, live: live, color: color, inFlight: map[string]bool{}}
+	return &progress{w: w, live: live, color: color, inFlight: map[string]bool{}, reading: map[string]bool{}}
 }
 
 // PlanStart, Observed and PlanDone show Engine.Plan's walk.
 func (p *progress) PlanStart(total int) { p.start("observe", total) }
 
+// Observing keeps the steps being observed, which an interrupt names.
+func (p *progress) Observing(id string) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.reading[id] = true
+}
+
+// observing lists, sorted, the steps being observed.
+func (p *progress) observing() []string {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return slices.Sorted(maps.Keys(p.reading))
+}
+
 func (p *progress) Observed(id string, sp *backends.StepPlan, b *plan.Blocked) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	delete(p.reading, id)
 	switch {
 	case sp != nil:
 		p.step(id, statusObserved, describeChanges(len(sp.Changes)))
