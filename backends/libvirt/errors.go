@@ -39,6 +39,12 @@ func classifyLibvirt(e libvirt.Error) backends.Class {
 		// reading data") the daemon went away and may come back. Anywhere
 		// else (storage: no space, permission denied on a file) it is the
 		// host's state, which retrying does not change.
+		// The daemon's own helpers are reached over sockets too: a
+		// virtlogd or virtlockd that is not running is the host's setup,
+		// which the daemon answered about, not a daemon that went away.
+		if helperDaemon(e.Message) {
+			return backends.ClassInvalid
+		}
 		if e.Domain == libvirt.FROM_RPC || e.Domain == libvirt.FROM_REMOTE || connLost(e.Message) {
 			return backends.ClassTransient
 		}
@@ -88,6 +94,13 @@ func connLost(msg string) bool {
 		}
 	}
 	return false
+}
+
+// helperDaemon reports whether a message is about one of libvirtd's
+// helper daemons (its log and lock managers) rather than libvirtd.
+func helperDaemon(msg string) bool {
+	m := strings.ToLower(msg)
+	return strings.Contains(m, "virtlogd") || strings.Contains(m, "virtlockd")
 }
 
 // stateConflict reports whether an ERR_OPERATION_FAILED message names a

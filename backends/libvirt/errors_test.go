@@ -25,6 +25,10 @@ func TestClassifyLibvirtError(t *testing.T) {
 		{"invalid connection", libvirt.Error{Code: libvirt.ERR_INVALID_CONN, Message: "invalid connection pointer"}, backends.ClassTransient},
 		{"rpc", libvirt.Error{Code: libvirt.ERR_RPC, Domain: libvirt.FROM_RPC, Message: "Unable to read from monitor"}, backends.ClassTransient},
 		{"system error on the rpc layer", libvirt.Error{Code: libvirt.ERR_SYSTEM_ERROR, Domain: libvirt.FROM_RPC, Message: "Failed to connect socket to '/run/x': No such file or directory"}, backends.ClassTransient},
+		// The daemon answered: its log manager is not running, which
+		// retrying does not change ("the daemon could not be reached"
+		// sent the user looking at the wrong daemon).
+		{"virtlogd not running", libvirt.Error{Code: libvirt.ERR_SYSTEM_ERROR, Domain: libvirt.FROM_RPC, Message: "Failed to connect socket to '/run/user/0/libvirt/virtlogd-sock': No such file or directory"}, backends.ClassInvalid},
 		{"cannot recv data, any domain", libvirt.Error{Code: libvirt.ERR_SYSTEM_ERROR, Domain: libvirt.FROM_NONE, Message: "Cannot recv data: Connection reset by peer"}, backends.ClassTransient},
 		{"internal error: end of file", libvirt.Error{Code: libvirt.ERR_INTERNAL_ERROR, Domain: libvirt.FROM_RPC, Message: "internal error: End of file while reading data: Input/output error"}, backends.ClassTransient},
 		{"system error in storage", libvirt.Error{Code: libvirt.ERR_SYSTEM_ERROR, Domain: libvirt.FROM_STORAGE, Message: "cannot allocate 1073741824 bytes in file '/var/lib/x.img': No space left on device"}, backends.ClassInvalid},
