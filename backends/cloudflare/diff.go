@@ -1,8 +1,8 @@
 package cloudflare
 
 import (
-	"fmt"
 	"sort"
+	"strings"
 
 	"github.com/site-tools/site/backends"
 	"github.com/site-tools/site/backends/dnsplan"
@@ -88,7 +88,7 @@ func owners(recs []record) string {
 	if len(out) == 1 && out[0] == "(none)" {
 		return ""
 	}
-	return fmt.Sprint(out)
+	return strings.Join(out, ", ")
 }
 
 // diff plans the step's zone against the observation with the shared

@@ -585,6 +585,11 @@ func TestProxied(t *testing.T) {
 		if c := sp.Changes[0]; c.After["proxied"] != s.proxied {
 			t.Errorf("%s: change After proxied = %v, want %v", s.name, c.After["proxied"], s.proxied)
 		}
+		// Our own record stays ours: no owner line in the diff (it
+		// read "owner: [t1] → (none)", as if the marker went away).
+		if c := sp.Changes[0]; c.Action == plan.ActionUpdate && c.Before["owner"] != c.After["owner"] {
+			t.Errorf("%s: owner %v → %v, want it unchanged", s.name, c.Before["owner"], c.After["owner"])
+		}
 		f.apply(t, sp)
 		if r := live(); r.Proxied != s.proxied || r.TTL != s.ttl {
 			t.Errorf("%s: live record proxied %t TTL %d, want %t %d", s.name, r.Proxied, r.TTL, s.proxied, s.ttl)
@@ -599,8 +604,13 @@ func TestProxied(t *testing.T) {
 	if got := summary(g.plan(t, g.step(proxied(true, 1))).Changes); strings.Join(got, "") != "adopt www.sjc.example.net./A" {
 		t.Errorf("foreign proxied record wanted proxied: got %q, want an adopt", got)
 	}
-	if got := summary(g.plan(t, g.step(proxied(false, 1))).Changes); strings.Join(got, "") != "update www.sjc.example.net./A GATE-DNS-OVERWRITE" {
+	over := g.plan(t, g.step(proxied(false, 1))).Changes
+	if got := summary(over); strings.Join(got, "") != "update www.sjc.example.net./A GATE-DNS-OVERWRITE" {
 		t.Errorf("foreign proxied record wanted unproxied: got %q, want a gated overwrite", got)
+	}
+	g.add(t, cftest.Record{Name: "www.sjc.example.net", Type: "A", Content: "203.0.113.11", TTL: 1, Proxied: true, Comment: Marker("other")})
+	if c := g.plan(t, g.step(proxied(false, 1))).Changes[0]; c.Before["owner"] != "(none), other" || c.After["owner"] != "sjc" {
+		t.Errorf("overwrite of records held by nobody and by other: owner %v → %v, want \"(none), other\" → %s", c.Before["owner"], c.After["owner"], "sjc")
 	}
 }
 

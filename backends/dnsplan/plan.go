@@ -226,6 +226,12 @@ func (p *planner) want(w *model.RRset, l *RRset) {
 	c.After = attrs(w.TTL, values)
 	if op.Kind != Create {
 		c.Before = p.before(l)
+		if _, ok := c.Before["owner"]; ok {
+			// The write marks the records the tenant's: said beside who
+			// holds them now, or an update of our own records read as
+			// taking the marker away.
+			c.After["owner"] = tenant
+		}
 		if l.Proxied || w.Proxied {
 			// Its own line in the diff, whichever way it turns.
 			c.Before["proxied"] = l.Proxied
