@@ -120,7 +120,7 @@ demo: deps build
 	@if ! curl -sf -o /dev/null -H "X-API-Key: $$PDNS_API_KEY" http://127.0.0.1:8081/api/v1/servers/localhost; then \
 		rm -f $(DEMO_DIR)/pdns.sqlite3; \
 		sqlite3 $(DEMO_DIR)/pdns.sqlite3 < /usr/share/pdns-backend-sqlite3/schema/schema.sqlite3.sql; \
-		printf '%s\n' launch=gsqlite3 gsqlite3-database=$(DEMO_DIR)/pdns.sqlite3 \
+		printf '%s\n' launch=gsqlite3 gsqlite3-database=$(DEMO_DIR)/pdns.sqlite3 gsqlite3-dnssec=yes \
 			local-address=127.0.0.1 local-port=5300 api=yes api-key=$$PDNS_API_KEY \
 			webserver=yes webserver-address=127.0.0.1 webserver-port=8081 \
 			webserver-allow-from=127.0.0.0/8 socket-dir=$(DEMO_DIR) daemon=no guardian=no \
