@@ -74,6 +74,19 @@ func Read(ctx context.Context, x backends.ZoneExporter, req Request, run *backen
 	if err != nil {
 		return nil, a.redact(err)
 	}
+	// An RRset the language cannot say (a proxied CNAME at a Cloudflare
+	// apex, read as an ALIAS) is left out and listed, as every exporter
+	// leaves out what it knows it cannot say, rather than failing the
+	// whole export on one record.
+	kept := snap.RRsets[:0]
+	for _, r := range snap.RRsets {
+		if err := Check(*r); err != nil {
+			snap.Skipped = append(snap.Skipped, err.Error()+"; left as it is, site will not touch it")
+			continue
+		}
+		kept = append(kept, r)
+	}
+	snap.RRsets = kept
 	rrsets := make([]model.RRset, len(snap.RRsets))
 	for i, r := range snap.RRsets {
 		rrsets[i] = *r
