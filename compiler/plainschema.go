@@ -19,7 +19,7 @@ package compiler
 
 // checkedSchemaSum is the hash (schemaSum) of the schema/*.cue the
 // mirror below was last checked against.
-const checkedSchemaSum = "602ed4bd9b48be76c2c6678b53fefd2342131b861435fca5817e822b96cbef07"
+const checkedSchemaSum = "0bf2134e0473a99a267e8ea176e8897219be6bd95bd4974021dfe07c93dc5049"
 
 // The mirror of schema/*.cue, definition by definition.
 var (

@@ -206,8 +206,8 @@ func (b *builder) hasErrorsUnder(path []string) bool {
 }
 
 // proxied marks the RRsets at a name proxied: true as served through
-// Cloudflare's proxy, which holds only for A, AAAA and CNAME on a
-// Cloudflare zone. Cloudflare answers for a proxied name with its own
+// Cloudflare's proxy, which holds only for A, AAAA and CNAME (an ALIAS
+// included: Cloudflare's apex CNAME) on a Cloudflare zone. Cloudflare answers for a proxied name with its own
 // TTL and reports 1 ("automatic"), so that is the TTL wanted and a ttl
 // beside it is refused rather than silently dropped.
 func (b *builder) proxied(rp []string, z *model.Zone, raw *rawName, out []*model.RRset) {
@@ -226,10 +226,12 @@ func (b *builder) proxied(rp []string, z *model.Zone, raw *rawName, out []*model
 	}
 	for _, rs := range out {
 		switch rs.Type {
-		case "A", "AAAA", "CNAME":
+		// An ALIAS is on Cloudflare the CNAME it flattens at the apex,
+		// which Cloudflare proxies as any CNAME.
+		case "A", "AAAA", "CNAME", "ALIAS":
 			rs.Proxied, rs.TTL = true, 1
 		default:
-			b.errorf(at(rp, rs.Type), "Cloudflare proxies only A, AAAA and CNAME, not %s; move the %s records to a name without proxied: true", rs.Type, rs.Type)
+			b.errorf(at(rp, rs.Type), "Cloudflare proxies only A, AAAA and CNAME (and ALIAS, its CNAME at the apex), not %s; move the %s records to a name without proxied: true", rs.Type, rs.Type)
 		}
 	}
 }

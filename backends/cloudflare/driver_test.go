@@ -627,3 +627,26 @@ func TestNotesCountInWords(t *testing.T) {
 		t.Errorf("got %q, want it to say %q", e.Error(), want)
 	}
 }
+
+// TestProxiedApexAlias: an ALIAS is Cloudflare's CNAME at the apex, and
+// Cloudflare proxies it as any CNAME: written proxied, read back as the
+// proxied ALIAS it is, converged. (vet refused proxied: true beside an
+// ALIAS, so a proxied apex could not be said at all.)
+func TestProxiedApexAlias(t *testing.T) {
+	f := newFixture(t)
+	alias := rr(zoneName, "ALIAS", 1, "lb.example.org.")
+	alias.Proxied = true
+	step := f.step(alias)
+	sp := f.plan(t, step)
+	if got := summary(sp.Changes); strings.Join(got, "") != "create "+zoneName+"/ALIAS" {
+		t.Fatalf("got %q, want the apex created", got)
+	}
+	f.apply(t, sp)
+	recs := f.fake.Records(f.zoneID)
+	if len(recs) != 1 || recs[0].Type != "CNAME" || !recs[0].Proxied || recs[0].TTL != 1 {
+		t.Fatalf("live records %+v, want one proxied CNAME at the apex", recs)
+	}
+	if again := f.plan(t, step); len(again.Changes) != 0 {
+		t.Errorf("after apply got changes %q, want none", summary(again.Changes))
+	}
+}

@@ -61,8 +61,8 @@ func canonicalValues(rs model.RRset) ([]string, error) {
 	if !utf8Strings(typ, values) {
 		return nil, fmt.Errorf("%s %s: holds data that is not UTF-8, which a CUE string cannot carry", rs.Name, typ)
 	}
-	if rs.Proxied && typ != "A" && typ != "AAAA" && typ != "CNAME" {
-		return nil, fmt.Errorf("%s %s: is proxied, which the language says only of A, AAAA and CNAME", rs.Name, typ)
+	if rs.Proxied && typ != "A" && typ != "AAAA" && typ != "CNAME" && typ != "ALIAS" {
+		return nil, fmt.Errorf("%s %s: is proxied, which the language says only of A, AAAA, CNAME and ALIAS", rs.Name, typ)
 	}
 	if (typ == "CNAME" || typ == "DNAME" || typ == "ALIAS") && len(values) > 1 {
 		return nil, fmt.Errorf("%s has %d %s records; a name has at most one", rs.Name, len(values), typ)
