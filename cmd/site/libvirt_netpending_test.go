@@ -4,6 +4,7 @@ import (
 	"os"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/site-tools/site/backends/libvirt"
 	"github.com/site-tools/site/backends/libvirt/libvirttest"
@@ -128,7 +129,20 @@ tenants: lab: {
 			br = f[1]
 		}
 	}
-	s.TakeLease(t, br)
+	mac := s.TakeLease(t, br)
+	// dnsmasq's lease script tells libvirt after the client has its
+	// address: wait until libvirt reports it, or the diff can run first
+	// (it did, under load in CI).
+	for i := 0; ; i++ {
+		leases, err := s.Virsh("net-dhcp-leases", net)
+		if err == nil && strings.Contains(strings.ToLower(leases), strings.ToLower(mac)) {
+			break
+		}
+		if i == 600 {
+			t.Fatalf("libvirt did not report the lease of %s within 30 s: %v\n%s", mac, err, leases)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
 	dropped := tenant(false)
 	out := site(exitChanges, dropped, "diff", "--detailed-exitcode")
 	t.Logf("diff dropping the leased network:\n%s", out)
