@@ -3,6 +3,7 @@ package compiler
 import (
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/site-tools/site/compiler/dnsname"
@@ -44,7 +45,7 @@ func (b *builder) targets(rp []string, fq string, z *model.Zone, raw *rawName, t
 	one("CNAME", raw.CNAME, func() string {
 		switch {
 		case fq == z.Name:
-			return "a CNAME at the zone apex " + fq + " is not allowed: the apex holds SOA and NS records, and a CNAME allows no other data; use A/AAAA records"
+			return "a CNAME at the zone apex " + fq + " is not allowed: the apex holds SOA and NS records, and a CNAME allows no other data; write ALIAS: " + strconv.Quote(*raw.CNAME) + " (served as the target's addresses; on Cloudflare its flattened apex CNAME), or A/AAAA records"
 		case len(out) > 0:
 			return "CNAME beside " + others() + " at " + fq + ": a name with a CNAME has no other data (RFC 1034 §3.6.2); keep the CNAME or the other records"
 		}
