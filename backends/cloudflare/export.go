@@ -52,12 +52,14 @@ func (d *Driver) Export(ctx context.Context, zone *model.Zone, run *backends.Run
 				proxied[r.proxied] = true
 			}
 		}
-		if len(ttls) > 1 {
-			s.Skipped = append(s.Skipped, fmt.Sprintf("%s: its records have %d different TTLs and the language has one per name; left as it is, declare it by hand to manage it", name, len(ttls)))
-			continue
-		}
+		// Proxied first: a proxied record reports TTL 1, so a name that
+		// mixes proxied and not differs in TTL too, and that is not why.
 		if len(proxied) > 1 {
 			s.Skipped = append(s.Skipped, fmt.Sprintf("%s: some of its records are proxied and some not, and the language says proxied once per name; left as it is, declare it by hand to manage it", name))
+			continue
+		}
+		if len(ttls) > 1 {
+			s.Skipped = append(s.Skipped, fmt.Sprintf("%s: its records have %d different TTLs and the language has one per name; left as it is, declare it by hand to manage it", name, len(ttls)))
 			continue
 		}
 		for typ, recs := range types {
