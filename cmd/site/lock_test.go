@@ -135,12 +135,7 @@ func TestUnlock(t *testing.T) {
 	const zone = "office1.example.test."
 	srv.CreateZone(t, zone)
 	file := tenantFile(t, srv, "office1.example.test", `www: A: ["192.0.2.1"]`)
-	stale, _ := json.Marshal(lock.Holder{ID: "STALE", Tenant: "office1", Host: "crashed-runner", PID: 7, Start: time.Now(),
-		Command: "site apply tenants/office1.cue", Expires: time.Now().Add(time.Hour), State: lock.Held})
-	body, _ := json.Marshal(map[string]any{"metadata": []string{string(stale)}})
-	if code, b, err := srv.Do(context.Background(), "PUT", "/zones/"+zone+"/metadata/"+powerdns.LockKindPrefix+"STALE", body); err != nil || code != http.StatusOK {
-		t.Fatalf("PUT the stale entry: %d %v %s", code, err, b)
-	}
+	putLockEntry(t, srv, zone, staleHolder())
 	if code, out, errOut := siteRun(t, srv, "apply", file); code != exitError || !strings.Contains(errOut, "host crashed-runner, pid 7") {
 		t.Fatalf("apply under a live lease: exit %d, want 1 naming crashed-runner\nstdout:\n%s\nstderr:\n%s", code, out, errOut)
 	}
@@ -167,11 +162,7 @@ func TestUnlock(t *testing.T) {
 // diff of 200 zones), and apply takes them at once, after the first.
 func TestLockEntriesReadOnceAndAtOnce(t *testing.T) {
 	srv := pdnsEnv(t)
-	zones := wwwZones("z%d.office1.example.test.", 6)
-	for _, z := range zones {
-		srv.CreateZone(t, z.zone)
-	}
-	dir := multiTenant(t, srv, map[string][]zoneSpec{"office1": zones})
+	zones, dir := office1Zones(t, srv, 6)
 	var g *locktest.Gauge
 	gauged := func(r *http.Request) bool { return r.Method == "GET" }
 	srv.FailWhen(t, func(r *http.Request) (int, string, bool) {
@@ -293,16 +284,9 @@ func TestDiffNotesAnApplyFromItsFirstZone(t *testing.T) {
 	// z0 does not exist; another run holds the lock in the rest.
 	now := time.Now()
 	holder := lock.Holder{ID: "OTHERRUN", Tenant: "office1", Host: "runner-b", PID: 7, Start: now, Command: "site apply", Expires: now.Add(time.Minute), State: lock.Held}
-	entry, err := json.Marshal(holder)
-	if err != nil {
-		t.Fatal(err)
-	}
 	for _, z := range zones[1:] {
 		srv.CreateZone(t, z.zone)
-		body, _ := json.Marshal(map[string]any{"kind": powerdns.LockKindPrefix + holder.ID, "metadata": []string{string(entry)}})
-		if status, out, err := srv.Do(context.Background(), "PUT", "/zones/"+z.zone+"/metadata/"+powerdns.LockKindPrefix+holder.ID, body); err != nil || status != 200 {
-			t.Fatalf("write a lock entry to %s: %d %v %s", z.zone, status, err, out)
-		}
+		putLockEntry(t, srv, z.zone, holder)
 		srv.ResetRequests(z.zone + pdnstest.MetadataSuffix)
 	}
 	code, out, errOut := siteRun(t, srv, "diff", dir)
@@ -335,22 +319,13 @@ func wwwZones(format string, n int) []zoneSpec {
 // tenant of 40 zones), and "not locked" listed every place looked in.
 func TestUnlockNamesAHolderOnce(t *testing.T) {
 	srv := pdnsEnv(t)
-	zones := wwwZones("z%d.office1.example.test.", 5)
-	for _, z := range zones {
-		srv.CreateZone(t, z.zone)
-	}
-	dir := multiTenant(t, srv, map[string][]zoneSpec{"office1": zones})
+	zones, dir := office1Zones(t, srv, 5)
 	if code, out, _ := siteRun(t, srv, "unlock", "office1", dir); code != exitOK ||
 		!strings.Contains(out, "tenant office1 is not locked (looked in PowerDNS zone z0.office1.example.test.") || !strings.Contains(out, "and 2 more (5 places)") {
 		t.Errorf("unlock of a free tenant: exit %d\n%s", code, out)
 	}
-	stale, _ := json.Marshal(lock.Holder{ID: "STALE", Tenant: "office1", Host: "crashed-runner", PID: 7, Start: time.Now(),
-		Command: "site apply tenants/office1.cue", Expires: time.Now().Add(time.Hour), State: lock.Held})
-	body, _ := json.Marshal(map[string]any{"metadata": []string{string(stale)}})
 	for _, z := range zones {
-		if code, b, err := srv.Do(context.Background(), "PUT", "/zones/"+z.zone+"/metadata/"+powerdns.LockKindPrefix+"STALE", body); err != nil || code != http.StatusOK {
-			t.Fatalf("PUT the stale entry: %d %v %s", code, err, b)
-		}
+		putLockEntry(t, srv, z.zone, staleHolder())
 	}
 	code, out, errOut := siteRun(t, srv, "unlock", "office1", dir)
 	if code != exitGated || strings.Count(out, "host crashed-runner, pid 7") != 1 || !strings.Contains(out, "and 2 more (5 places) (lease still running") ||
@@ -360,4 +335,37 @@ func TestUnlockNamesAHolderOnce(t *testing.T) {
 	if code, out, errOut := siteRun(t, srv, "unlock", "office1", dir, "--ack", "GATE-LOCK-BREAK"); code != exitOK || !strings.Contains(out, "(5 entries)") {
 		t.Fatalf("unlock --ack: exit %d\nstdout:\n%s\nstderr:\n%s", code, out, errOut)
 	}
+}
+
+// staleHolder is a run that crashed holding office1's lock, its lease
+// running for another hour.
+func staleHolder() lock.Holder {
+	return lock.Holder{ID: "STALE", Tenant: "office1", Host: "crashed-runner", PID: 7, Start: time.Now(),
+		Command: "site apply tenants/office1.cue", Expires: time.Now().Add(time.Hour), State: lock.Held}
+}
+
+// putLockEntry writes h's apply lock entry into zone's metadata, as a
+// run holding the lock there would have.
+func putLockEntry(t *testing.T, srv *pdnstest.Server, zone string, h lock.Holder) {
+	t.Helper()
+	entry, err := json.Marshal(h)
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := json.Marshal(map[string]any{"kind": powerdns.LockKindPrefix + h.ID, "metadata": []string{string(entry)}})
+	if code, out, err := srv.Do(context.Background(), "PUT", "/zones/"+zone+"/metadata/"+powerdns.LockKindPrefix+h.ID, body); err != nil || code != http.StatusOK {
+		t.Fatalf("write a lock entry to %s: %d %v %s", zone, code, err, out)
+	}
+}
+
+// office1Zones creates n zones on srv, z0.office1.example.test. and on,
+// and writes tenant office1 holding them; it returns the zones and the
+// spec's directory.
+func office1Zones(t *testing.T, srv *pdnstest.Server, n int) ([]zoneSpec, string) {
+	t.Helper()
+	zones := wwwZones("z%d.office1.example.test.", n)
+	for _, z := range zones {
+		srv.CreateZone(t, z.zone)
+	}
+	return zones, multiTenant(t, srv, map[string][]zoneSpec{"office1": zones})
 }
