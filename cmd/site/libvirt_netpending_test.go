@@ -1,13 +1,9 @@
 package main
 
 import (
-	"os"
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/site-tools/site/backends/libvirt"
-	"github.com/site-tools/site/backends/libvirt/libvirttest"
 )
 
 // TestNetworkCIDRPendingThroughCLI runs site against a real root
@@ -16,12 +12,7 @@ import (
 // restarted, not "No changes", and the running network gets no fixed
 // address outside its range.
 func TestNetworkCIDRPendingThroughCLI(t *testing.T) {
-	if err := libvirt.Available(); err != nil {
-		libvirttest.Need(t, err.Error())
-	}
-	s := libvirttest.StartSystem(t)
-	t.Setenv(libvirt.URIMapEnv, "qemu:///system="+s.URI)
-	t.Setenv("NO_COLOR", "1")
+	s := systemDaemon(t)
 	keep, net := s.Name("keep"), s.Name("net")
 	keepCIDR, oldCIDR, newCIDR := s.CIDR(t), s.CIDR(t), s.CIDR(t)
 	box := s.Name("box")
@@ -42,16 +33,9 @@ tenants: lab: {
 		}
 		return src + "}\n"
 	}
-	spec := writeSpec(t, siteSrc(`hosts: kvm: uri: "qemu:///system"`, grant{tenant: "lab", domains: []string{"lab.example.test"}, hosts: []string{"kvm"}}),
+	spec := writeSpec(t, systemLabSite(),
 		"lab.cue", tenant(oldCIDR, true, strings.TrimSuffix(oldCIDR, "0/24")+"10"))
-	runSpec := specRunner(t, spec)
-	site := func(wantCode int, src string, args ...string) string {
-		t.Helper()
-		if err := os.WriteFile(spec, []byte(src), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return runSpec(wantCode, args...)
-	}
+	site := specWriter(t, spec)
 	site(exitOK, tenant(oldCIDR, true, strings.TrimSuffix(oldCIDR, "0/24")+"10"), "apply")
 
 	moved := tenant(newCIDR, true, strings.TrimSuffix(newCIDR, "0/24")+"10")
@@ -86,12 +70,7 @@ tenants: lab: {
 // lease on it is reported as refused, with the reason and what to do,
 // not as a change applied to another step, nor as pending until a boot.
 func TestNetworkRefusedDeleteThroughCLI(t *testing.T) {
-	if err := libvirt.Available(); err != nil {
-		libvirttest.Need(t, err.Error())
-	}
-	s := libvirttest.StartSystem(t)
-	t.Setenv(libvirt.URIMapEnv, "qemu:///system="+s.URI)
-	t.Setenv("NO_COLOR", "1")
+	s := systemDaemon(t)
 	keep, net := s.Name("keep"), s.Name("net")
 	keepCIDR, cidr := s.CIDR(t), s.CIDR(t)
 	tenant := func(withNet bool) string {
@@ -107,16 +86,9 @@ tenants: lab: {
 		}
 		return src + "}\n"
 	}
-	spec := writeSpec(t, siteSrc(`hosts: kvm: uri: "qemu:///system"`, grant{tenant: "lab", domains: []string{"lab.example.test"}, hosts: []string{"kvm"}}),
+	spec := writeSpec(t, systemLabSite(),
 		"lab.cue", tenant(true))
-	runSpec := specRunner(t, spec)
-	site := func(wantCode int, src string, args ...string) string {
-		t.Helper()
-		if err := os.WriteFile(spec, []byte(src), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return runSpec(wantCode, args...)
-	}
+	site := specWriter(t, spec)
 	// A DHCP client takes a lease on the network, and the spec drops it.
 	site(exitOK, tenant(true), "apply")
 	info, err := s.Virsh("net-info", net)

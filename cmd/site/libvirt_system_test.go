@@ -14,14 +14,9 @@ import (
 // network runs with its dnsmasq and autostarts, and the next diff is
 // converged.
 func TestNetworkApplyOnSystemDaemon(t *testing.T) {
-	if err := libvirt.Available(); err != nil {
-		libvirttest.Need(t, err.Error())
-	}
-	s := libvirttest.StartSystem(t)
-	t.Setenv(libvirt.URIMapEnv, "qemu:///system="+s.URI)
-	t.Setenv("NO_COLOR", "1")
+	s := systemDaemon(t)
 	name := s.Name("lan")
-	spec := writeSpec(t, siteSrc(`hosts: kvm: uri: "qemu:///system"`, grant{tenant: "lab", domains: []string{"lab.example.test"}, hosts: []string{"kvm"}}),
+	spec := writeSpec(t, systemLabSite(),
 		"lab.cue", `package tenants
 
 tenants: lab: {
@@ -47,4 +42,24 @@ tenants: lab: {
 		t.Errorf("no dnsmasq runs for %s", name)
 	}
 	site(exitOK, "diff", "--detailed-exitcode")
+}
+
+// systemDaemon starts a root system libvirtd for the test (skipped, or
+// failed under CI, where libvirt is missing) and maps qemu:///system to
+// it.
+func systemDaemon(t *testing.T) *libvirttest.System {
+	t.Helper()
+	if err := libvirt.Available(); err != nil {
+		libvirttest.Need(t, err.Error())
+	}
+	s := libvirttest.StartSystem(t)
+	t.Setenv(libvirt.URIMapEnv, "qemu:///system="+s.URI)
+	t.Setenv("NO_COLOR", "1")
+	return s
+}
+
+// systemLabSite is the operator's file granting tenant lab the host kvm,
+// qemu:///system.
+func systemLabSite() string {
+	return siteSrc(`hosts: kvm: uri: "qemu:///system"`, grant{tenant: "lab", domains: []string{"lab.example.test"}, hosts: []string{"kvm"}})
 }

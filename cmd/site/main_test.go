@@ -136,3 +136,16 @@ func specRunner(t *testing.T, spec string) func(wantCode int, args ...string) st
 		return out.String()
 	}
 }
+
+// specWriter is specRunner for a test that changes the spec between
+// runs: each run first writes src to spec.
+func specWriter(t *testing.T, spec string) func(wantCode int, src string, args ...string) string {
+	run := specRunner(t, spec)
+	return func(wantCode int, src string, args ...string) string {
+		t.Helper()
+		if err := os.WriteFile(spec, []byte(src), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return run(wantCode, args...)
+	}
+}
