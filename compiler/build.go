@@ -330,12 +330,8 @@ func (b *builder) ownerName(path []string, name string, z *model.Zone) (string, 
 	// A relative name that already ends in the zone's name was meant
 	// absolute: www.example.org in zone example.org would be
 	// www.example.org.example.org., a name nobody queries.
-	if abs, err := dnsname.Canonical(name+".", "."); err == nil && z.Name != "." && !strings.HasSuffix(name, ".") && name != "@" && dnsname.IsSubdomain(abs, z.Name) {
-		short := strings.TrimSuffix(strings.TrimSuffix(abs, z.Name), ".")
-		if short == "" {
-			short = "@"
-		}
-		b.errorf(path, "%q is relative to zone %s, so it reads as %s; write %q (relative to the zone) or %q (absolute, with the trailing dot)", name, z.Name, fq, short, abs)
+	if abs, ok := dnsname.MeantAbsolute(name, z.Name); ok {
+		b.errorf(path, "%q is relative to zone %s, so it reads as %s; write %q (relative to the zone) or %q (absolute, with the trailing dot)", name, z.Name, fq, dnsname.Relative(abs, z.Name), abs)
 		return "", false
 	}
 	if !dnsname.IsSubdomain(fq, z.Name) {

@@ -189,14 +189,10 @@ func disownName(n, zone string) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("--name %s: %w", n, err)
 	}
-	if n == "@" || strings.HasSuffix(n, ".") || zone == "." {
-		return c, nil
-	}
-	// Read as absolute, n compares with zone the way names are compared
-	// everywhere: in canonical form, so case and Unicode or xn--
-	// spellings do not matter.
-	abs, err := dnsname.Canonical(n+".", "")
-	if err != nil || !dnsname.IsSubdomain(abs, zone) {
+	// Compared in canonical form, so case and Unicode or xn--
+	// spellings do not matter; vet holds record names to the same rule.
+	abs, ok := dnsname.MeantAbsolute(n, zone)
+	if !ok {
 		return c, nil
 	}
 	rel := dnsname.Relative(abs, zone)

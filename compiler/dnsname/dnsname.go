@@ -253,6 +253,22 @@ func Relative(name, zone string) string {
 	return name
 }
 
+// MeantAbsolute reports whether name, written relative to the canonical
+// zone, already ends in the zone's name, so it was almost certainly meant
+// absolute ("www.example.com" in zone example.com would read as
+// www.example.com.example.com.), and returns the absolute name it reads
+// as that way. "@", absolute names and names in the root zone never are.
+func MeantAbsolute(name, zone string) (string, bool) {
+	if name == "@" || strings.HasSuffix(name, ".") || zone == "." {
+		return "", false
+	}
+	abs, err := Canonical(name+".", ".")
+	if err != nil || !IsSubdomain(abs, zone) {
+		return "", false
+	}
+	return abs, true
+}
+
 // IsWildcard reports whether the canonical name is a wildcard ("*" as its
 // leftmost label).
 func IsWildcard(name string) bool {

@@ -261,3 +261,24 @@ func FuzzCanonical(f *testing.F) {
 		}
 	})
 }
+
+func TestMeantAbsolute(t *testing.T) {
+	for _, tt := range []struct {
+		name, zone, abs string
+		ok              bool
+	}{
+		{"www.example.org", "example.org.", "www.example.org.", true},
+		{"Www.Example.ORG", "example.org.", "www.example.org.", true},
+		{"example.org", "example.org.", "example.org.", true},
+		{"www", "example.org.", "", false},
+		{"www.example", "example.org.", "", false},
+		{"www.example.org.", "example.org.", "", false},
+		{"@", "example.org.", "", false},
+		{"host", ".", "", false},
+	} {
+		abs, ok := MeantAbsolute(tt.name, tt.zone)
+		if abs != tt.abs || ok != tt.ok {
+			t.Errorf("MeantAbsolute(%q, %q) = %q, %v; want %q, %v", tt.name, tt.zone, abs, ok, tt.abs, tt.ok)
+		}
+	}
+}
