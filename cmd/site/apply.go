@@ -242,15 +242,7 @@ func carryOut(cmd *cobra.Command, args []string, o applyOptions, eng *engine.Eng
 // about missing gates can end with the exact command that acknowledges
 // them (the missing --ack flags are appended by the error itself).
 func applyCommand(args []string, o applyOptions) string {
-	words := []string{"site", "apply"}
-	if configFlag != "" {
-		// Pasted back without it, the command would read another
-		// operator's file (or none).
-		words = append(words, "--config", shellQuote(configFlag))
-	}
-	for _, a := range args {
-		words = append(words, shellQuote(a))
-	}
+	words := commandWords("apply", args...)
 	var planFlag []string
 	if o.planFile != "" {
 		planFlag = []string{"--plan", shellQuote(o.planFile)}

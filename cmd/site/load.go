@@ -138,6 +138,21 @@ func isTerminal(w any) bool {
 	return ok && term.IsTerminal(int(f.Fd()))
 }
 
+// commandWords starts a site command line to print for pasting back:
+// site, the subcommand, --config when the run was given one (without it
+// the pasted command would read another operator's file, or none), and
+// args, each quoted for a shell.
+func commandWords(sub string, args ...string) []string {
+	words := []string{"site", sub}
+	if configFlag != "" {
+		words = append(words, "--config", shellQuote(configFlag))
+	}
+	for _, a := range args {
+		words = append(words, shellQuote(a))
+	}
+	return words
+}
+
 var plainWord = regexp.MustCompile(`^[A-Za-z0-9_./:=@%+,-]+$`)
 
 // shellQuote quotes s for a POSIX shell when it needs it, so a command

@@ -121,14 +121,7 @@ func runUnlock(cmd *cobra.Command, tenant string, paths []string, acked bool) er
 			fmt.Fprintf(out, "  - %s in %s (%s)\n", h, somePlaces(places[key]), state)
 		}
 		if !acked {
-			words := []string{"site", "unlock"}
-			if configFlag != "" {
-				words = append(words, "--config", shellQuote(configFlag))
-			}
-			words = append(words, shellQuote(tenant))
-			for _, p := range paths {
-				words = append(words, shellQuote(p))
-			}
+			words := commandWords("unlock", append([]string{tenant}, paths...)...)
 			return withCode(exitGated, fmt.Errorf("GATE-LOCK-BREAK is not acknowledged, so nothing was changed: to break the lock, run: %s --ack %s", strings.Join(words, " "), plan.GateLockBreak))
 		}
 		for _, e := range held {
