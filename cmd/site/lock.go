@@ -274,14 +274,16 @@ func lockTenants(ctx, interrupted context.Context, g *graph.Graph, bk *runBacken
 			return stopped(t)
 		}
 		stores, _, skipped := lockStores(ctx, g, t, bk, run, readHolders)
-		for _, why := range skipped {
+		if len(skipped) > 0 {
 			where := make([]string, len(stores))
 			for i, s := range stores {
 				where[i] = s.Where()
 			}
 			// The lock then covers fewer runs (a file only this
 			// checkout's): worth knowing before relying on it.
-			say(fmt.Sprintf("site: note: %s; it is held in %s instead", why, somePlaces(where)))
+			for _, why := range skipped {
+				say(fmt.Sprintf("site: note: %s; it is held in %s instead", why, somePlaces(where)))
+			}
 		}
 		l, err := lock.Acquire(ctx, stores, lock.NewHolder(t.Name, command, time.Now()), lock.Options{Wait: wait,
 			Sleep: func(ctx context.Context, d time.Duration) error {
