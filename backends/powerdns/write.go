@@ -26,7 +26,7 @@ func (d *Driver) write(ctx context.Context, b *batch, zone string, run *backends
 			// Interrupted while it waited its turn: nothing was sent,
 			// so nothing is started (a first Ctrl-C finishes only what
 			// is under way).
-			return fmt.Errorf("not started: it waited its turn to write to the server: %w", backends.ErrInterrupted)
+			return errNotStarted
 		}
 		if err := d.recheck(ctx, b, zone); err != nil {
 			return err
@@ -50,7 +50,7 @@ func (d *Driver) write(ctx context.Context, b *batch, zone string, run *backends
 	b.client.writeLock.RLock()
 	if run.Interrupted() {
 		b.client.writeLock.RUnlock()
-		return fmt.Errorf("not started: it waited its turn to write to the server: %w", backends.ErrInterrupted)
+		return errNotStarted
 	}
 	var created *pdns.Zone
 	err := d.retry(ctx, func(ctx context.Context) error {
@@ -226,3 +226,8 @@ func digits(v uint64) int {
 	}
 	return n
 }
+
+// errNotStarted is a step interrupted while it waited its turn to write
+// (PATCHes to one server go one at a time, creations share that turn):
+// nothing was sent.
+var errNotStarted = fmt.Errorf("not started: it waited its turn to write to the server: %w", backends.ErrInterrupted)
