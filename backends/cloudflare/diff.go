@@ -36,6 +36,7 @@ type diffResult struct {
 	ops     []op
 	soa     map[string]any // the DNS settings PATCH body, nil when the SOA stays
 	expect  []expectation  // what ops leave in the zone, for verify
+	kept    dnsplan.Kept   // what the zone's ignore rules kept out of the plan
 }
 
 // PlanHooks are Cloudflare's rules for the planner: values are compared in
@@ -95,7 +96,7 @@ func owners(recs []record) string {
 // planner and encodes its decisions as record operations.
 func diff(step *graph.Step, obs *observation, run *backends.Run) (*diffResult, error) {
 	res := dnsplan.Plan(step, obs.rrsets(), run, PlanHooks())
-	out := &diffResult{changes: res.Changes}
+	out := &diffResult{changes: res.Changes, kept: res.Kept}
 	if out.changes == nil {
 		out.changes = []plan.Change{}
 	}

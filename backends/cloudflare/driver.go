@@ -163,7 +163,11 @@ type detail struct {
 	// pendingDS are signed children whose key their step makes in this
 	// apply: Apply plans again for their DS before it sends anything.
 	pendingDS []*model.Zone
+	kept      dnsplan.Kept
 }
+
+// Kept names the live RRsets the zone's ignore rules kept out of the plan.
+func (d *detail) Kept() dnsplan.Kept { return d.kept }
 
 // Plan observes the zone and diffs it against the step's records.
 func (d *Driver) Plan(ctx context.Context, step *graph.Step, run *backends.Run) (*backends.StepPlan, error) {
@@ -207,7 +211,7 @@ func (d *Driver) plan(ctx context.Context, step *graph.Step, run *backends.Run, 
 	}
 	changes := append(df.changes, dnsplan.PendingDSChanges(step, pending)...)
 	return &backends.StepPlan{Step: step, Changes: changes, Fingerprint: obs.fingerprint(), Notes: notes,
-		Detail: &detail{api: det.api, zoneID: obs.zoneID, chunk: det.chunk, ops: df.ops, soa: df.soa, expect: df.expect, requests: det.requests, pendingDS: pending},
+		Detail: &detail{api: det.api, zoneID: obs.zoneID, chunk: det.chunk, ops: df.ops, soa: df.soa, expect: df.expect, requests: det.requests, pendingDS: pending, kept: df.kept},
 		Reads:  int(det.requests.n.Load())}, nil
 }
 

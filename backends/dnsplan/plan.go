@@ -70,6 +70,22 @@ type Op struct {
 type Result struct {
 	Changes []plan.Change
 	Ops     []Op
+	// Kept are the live RRsets holding data that the zone's ignore
+	// rules kept out of the plan (nil when none): they stay as they are.
+	Kept Kept
+}
+
+// Kept names live RRsets that a zone's ignore rules kept out of its plan.
+type Kept map[NameType]bool
+
+// KeptReader is the Detail of a zone's plan from a provider that plans
+// with Plan. A wrapper that takes RRsets whose values it does not know
+// yet out of the zone, ignoring their live data meanwhile
+// (backends/lease, for an address a guest has not leased), reads it to
+// show each as it will be written: an update of the data kept at its
+// name and type, else a create, as Plan shows a wanted RRset.
+type KeptReader interface {
+	Kept() Kept
 }
 
 // attrs are a change's Before or After. values is shared, not copied:
@@ -167,7 +183,14 @@ func Plan(step *graph.Step, obs *Observed, run *backends.Run, h Hooks) *Result {
 		// The signer's records are the server's to make (PowerDNS signs
 		// from its cryptokeys): never adopted, changed or deleted, even
 		// when something once marked them.
-		l.ignored = SignerType(l.Type) || (len(z.Ignore) > 0 && z.Ignored(l.Name, l.Type) != nil)
+		signer := SignerType(l.Type)
+		l.ignored = signer || (len(z.Ignore) > 0 && z.Ignored(l.Name, l.Type) != nil)
+		if l.ignored && !signer && l.HasData() {
+			if p.res.Kept == nil {
+				p.res.Kept = Kept{}
+			}
+			p.res.Kept[l.NameType] = true
+		}
 	}
 	live := make([]*RRset, len(wanted))
 	for i, w := range wanted {

@@ -381,3 +381,35 @@ func TestPlanProxied(t *testing.T) {
 		})
 	}
 }
+
+// TestPlanKept: Kept names the live RRsets with data that an ignore
+// rule kept out of the plan, and nothing else: not what no rule covers,
+// not an RRset without records, not the signer's records, which are
+// ignored without a rule.
+func TestPlanKept(t *testing.T) {
+	const a, b = "a.example.test.", "b.example.test."
+	obs := observed([]live{
+		{name: a, typ: "A", ttl: 300, values: []string{"192.0.2.1"}},
+		{name: a, typ: "TXT", ttl: 300, values: []string{`"kept"`}},
+		{name: b, typ: "A", ttl: 300}, // only a comment
+		{name: b, typ: "TXT", ttl: 300, values: []string{`"not covered"`}, owner: "office1"},
+		{name: a, typ: "RRSIG", ttl: 300, values: []string{"A 13 3 300 20261201000000 20261101000000 1 example.test. AAAA"}},
+	})
+	z := &model.Zone{Tenant: "office1", Name: zone, RRsets: []*model.RRset{want(b, "TXT", 300, `"not covered"`)},
+		Ignore: []model.IgnoreRule{{Name: a}, {Name: b, Type: "A"}}}
+	res := dnsplan.Plan(graph.ZoneStep(z), obs, backends.NewRun(), powerdns.PlanHooks())
+	var got []string
+	for nt := range res.Kept {
+		got = append(got, nt.Name+"/"+nt.Type)
+	}
+	slices.Sort(got)
+	if want := []string{a + "/A", a + "/TXT"}; !slices.Equal(got, want) {
+		t.Errorf("kept %q, want %q", got, want)
+	}
+	if len(res.Changes) != 0 {
+		t.Errorf("changes %q, want none", summary(res))
+	}
+	if kept := dnsplan.Plan(graph.ZoneStep(&model.Zone{Tenant: "office1", Name: zone}), observed(nil), backends.NewRun(), powerdns.PlanHooks()).Kept; kept != nil {
+		t.Errorf("an empty zone kept %v, want nil", kept)
+	}
+}

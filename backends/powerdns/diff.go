@@ -34,7 +34,11 @@ type batch struct {
 	// created is the zone as the POST that created it answered, when
 	// that one request wrote all of it: the same JSON a GET returns.
 	created *pdns.Zone
+	kept    dnsplan.Kept
 }
+
+// Kept names the live rrsets the zone's ignore rules kept out of the plan.
+func (b *batch) Kept() dnsplan.Kept { return b.kept }
 
 // expectation is what the DNS port must answer after apply.
 type expectation struct {
@@ -57,7 +61,7 @@ func PlanHooks() dnsplan.Hooks { return dnsplan.Hooks{Same: sameValues} }
 // shared planner, and encodes its decisions as one PATCH's rrsets.
 func diff(step *graph.Step, obs *observation, run *backends.Run) *batch {
 	res := dnsplan.Plan(step, obs.Observed, run, PlanHooks())
-	b := &batch{changes: res.Changes}
+	b := &batch{changes: res.Changes, kept: res.Kept}
 	if len(res.Ops) == 0 {
 		return b
 	}
