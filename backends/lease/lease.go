@@ -6,11 +6,12 @@
 //
 // A record whose VM has no lease yet (it does not exist, does not run,
 // or has not asked) shows in the plan as "address known after the guest
-// takes its DHCP lease" and its live RRset, if any, is left alone: not
-// knowing the address is not wanting the record gone. Apply then waits
-// for the lease, with progress and a bounded timeout, plans the zone
-// again with the address and writes it; a gate the fresh plan needs
-// that the run did not acknowledge stops it there.
+// takes its DHCP lease": a create where the zone holds no data at its
+// name and type, an update where it does. That live RRset is left
+// alone: not knowing the address is not wanting the record gone. Apply
+// then waits for the lease, with progress and a bounded timeout, plans
+// the zone again with the address and writes it; a gate the fresh plan
+// needs that the run did not acknowledge stops it there.
 //
 // The VM stays the one writer of its names: the compiler made the
 // records, with the VM as their writer, before any lease was read.
@@ -106,14 +107,29 @@ func (d *Driver) Plan(ctx context.Context, step *graph.Step, run *backends.Run) 
 	if err != nil {
 		return nil, err
 	}
+	var kept dnsplan.Kept
+	if len(waiting) > 0 {
+		kr, ok := sp.Detail.(dnsplan.KeptReader)
+		if !ok {
+			return nil, fmt.Errorf("zone %s: its DNS driver %T does not say what the zone holds at the names waiting for a DHCP lease, so their changes cannot be planned; this is a bug in this build of site: please report it", step.Zone.Name, d.Inner)
+		}
+		kept = kr.Kept()
+	}
 	out := *sp
 	out.Step = step
 	out.Changes = append([]plan.Change(nil), sp.Changes...)
 	out.Notes = append([]string(nil), sp.Notes...)
 	for _, w := range waiting {
+		// Live data at the name and type was kept out of the plan
+		// (resolve ignores it): the address replaces it; with none, it
+		// creates the RRset.
+		action := plan.ActionCreate
+		if kept[dnsplan.NameType{Name: w.Name, Type: w.Type}] {
+			action = plan.ActionUpdate
+		}
 		out.Changes = append(out.Changes, plan.Change{
 			Key: dnsplan.Key(step.Zone.Name, w.Name, w.Type), Step: step.ID, Phase: step.Phase, Tenant: step.Tenant,
-			Action: plan.ActionUpdate, Impact: plan.ImpactLive,
+			Action: action, Impact: plan.ImpactLive,
 			Reason: fmt.Sprintf("address known after the guest takes its DHCP lease (VM %s); apply waits for it", w.Lease.VM),
 			After:  map[string]any{"ttl": w.TTL, "lease": fmt.Sprintf("of VM %s, NIC %d", w.Lease.VM, w.Lease.NIC)},
 		})

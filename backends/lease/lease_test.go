@@ -126,6 +126,71 @@ func TestLeaseRecordWaitsThenWrites(t *testing.T) {
 	}
 }
 
+// TestLeaseWaitingCreateOrUpdate: a record waiting for its lease shows
+// as a create where the zone holds no data at its name and type (a zone
+// not created yet, another type at the name, an rrset with only a
+// comment), as an update only where live data is there to be replaced,
+// ours or not; the change count follows, so the summary line agrees.
+// Apply still writes the leased address either way.
+func TestLeaseWaitingCreateOrUpdate(t *testing.T) {
+	marker := []pdnstest.Comment{{Account: powerdns.MarkerAccount, Content: powerdns.Marker("t1")}}
+	for _, tc := range []struct {
+		name   string
+		noZone bool // the zone itself does not exist yet
+		live   []pdnstest.RRset
+		want   plan.Action
+	}{
+		{name: "no zone", noZone: true, want: plan.ActionCreate},
+		{name: "empty zone", want: plan.ActionCreate},
+		{name: "other type at the name", live: []pdnstest.RRset{{Name: "www", Type: "TXT", TTL: 300, Records: []string{`"hello"`}}}, want: plan.ActionCreate},
+		{name: "comment only", live: []pdnstest.RRset{{Name: "www", Type: "A", TTL: 300, Comments: []pdnstest.Comment{{Account: "ops", Content: "reserved"}}}}, want: plan.ActionCreate},
+		{name: "ours", live: []pdnstest.RRset{{Name: "www", Type: "A", TTL: 300, Records: []string{"192.0.2.99"}, Comments: marker}}, want: plan.ActionUpdate},
+		{name: "foreign", live: []pdnstest.RRset{{Name: "www", Type: "A", TTL: 300, Records: []string{"192.0.2.50"}}}, want: plan.ActionUpdate},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			lr := &leases{addr: map[string]string{"web": "192.0.2.7"}, after: map[string]int{"web": 1}, reads: map[string]int{}}
+			d, step, run, srv := fixture(t, lr, true)
+			zone := step.Zone.Name
+			if tc.noZone {
+				t.Cleanup(func() { srv.Do(context.Background(), "DELETE", "/zones/"+zone, nil) })
+			} else {
+				for i := range tc.live {
+					tc.live[i].Name += "." + zone
+				}
+				srv.CreateZone(t, zone, tc.live...)
+			}
+			sp, err := d.Plan(context.Background(), step, run)
+			if err != nil {
+				t.Fatal(err)
+			}
+			key := "dns/" + zone + "/www." + zone + "/A"
+			var got []plan.Action
+			for _, c := range sp.Changes {
+				if c.Key == key {
+					got = append(got, c.Action)
+				}
+			}
+			if !slices.Equal(got, []plan.Action{tc.want}) {
+				t.Fatalf("www A: got %q, want %q; plan %q", got, tc.want, keys(sp.Changes))
+			}
+			run.Acked[plan.GateDNSOverwrite] = true // the foreign record is replaced once the address is known
+			if _, err := d.Apply(context.Background(), sp, run); err != nil {
+				t.Fatal(err)
+			}
+			if got := srv.Query(t, "www."+zone, "A"); !slices.Equal(got, []string{"300 192.0.2.7"}) {
+				t.Errorf("www serves %q, want the leased 192.0.2.7", got)
+			}
+			again, err := d.Plan(context.Background(), step, run)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(again.Changes) > 0 {
+				t.Errorf("after apply: got %q, want no changes", keys(again.Changes))
+			}
+		})
+	}
+}
+
 // TestLeaseTimeout: a guest that never takes a lease ends apply's wait
 // at the timeout with what to do, as a problem of the step (the run
 // fails), and the rest of the zone is written: it was held back too, so

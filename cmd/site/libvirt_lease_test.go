@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"os"
 	"strings"
@@ -62,6 +63,32 @@ tenants: lab: {
 	code, out, errOut := siteRun(t, srv, "diff", "--detailed-exitcode", file)
 	if code != exitChanges || !strings.Contains(out, "address known after the guest takes its DHCP lease") {
 		t.Fatalf("diff: exit %d, want %d and the record waiting for the lease\nstdout:\n%s\nstderr:\n%s", code, exitChanges, out, errOut)
+	}
+	// Nothing lives at www yet: the waiting record is a create, in the
+	// text, the summary line's count and the JSON alike.
+	key := "dns/" + zone + "./www." + zone + "./A"
+	if !strings.Contains(out, "  + "+key+"  [live]\n") {
+		t.Errorf("diff does not show %s as a create:\n%s", key, out)
+	}
+	creates, updates := strings.Count(out, "\n  + "), strings.Count(out, "\n  ~ ")
+	if summary := fmt.Sprintf("Plan: %d to create, %d to update,", creates, updates); !strings.Contains(out, summary) {
+		t.Errorf("the summary line does not count the %d creates and %d updates listed (want %q):\n%s", creates, updates, summary, out)
+	}
+	_, js, errOut := siteRun(t, srv, "diff", "--format", "json", file)
+	var p struct {
+		Changes []struct{ Key, Action string }
+	}
+	if err := json.Unmarshal([]byte(js), &p); err != nil {
+		t.Fatalf("diff --format json: %v\n%s\nstderr:\n%s", err, js, errOut)
+	}
+	var actions []string
+	for _, c := range p.Changes {
+		if c.Key == key {
+			actions = append(actions, c.Action)
+		}
+	}
+	if len(actions) != 1 || actions[0] != "create" {
+		t.Errorf("JSON plan: %s has actions %q, want one create\n%s", key, actions, js)
 	}
 	code, out, errOut = siteRun(t, srv, "apply", file)
 	if code != exitOK {
