@@ -63,6 +63,31 @@ func TestParentWritesPendingChildDS(t *testing.T) {
 	}
 }
 
+// TestPendingChildDSReplacesTheLiveOne: a DS the parent already holds at
+// a child signed in this apply is planned as an update, then replaced by
+// the DS of the child's new key.
+func TestPendingChildDSReplacesTheLiveOne(t *testing.T) {
+	const stale = "11111 13 2 " + "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"
+	const ds = "2371 13 2 " + "48e939042e82c22542cb377b580dfdc52a361cefdc72e7f9107e2b6bd9306a45"
+	f := newFixture(t)
+	held := f.parentStep()
+	held.Zone.SignedChildren = nil
+	held.Zone.RRsets = append(held.Zone.RRsets, rr(kid, "DS", 300, stale))
+	f.apply(t, f.plan(t, held))
+
+	step := f.parentStep()
+	f.run.SetSignerDS(kid, backends.SignerDS{Status: "signed in this apply", Pending: true})
+	sp := f.plan(t, step)
+	if want := []string{"update " + kid + "/DS"}; !slices.Equal(summary(sp.Changes), want) {
+		t.Fatalf("got %q, want %q", summary(sp.Changes), want)
+	}
+	f.run.SetSignerDS(kid, backends.SignerDS{DS: []string{ds}, Status: "active"})
+	f.apply(t, sp)
+	if got := f.heldDS(); !slices.Equal(got, []string{ds}) {
+		t.Errorf("got DS %q, want [%s]", got, ds)
+	}
+}
+
 // TestParentDSSurvivesStaleReplan: when a batch finds the zone changed
 // and the apply observes and plans it again, that plan still wants the
 // children's DS.

@@ -102,11 +102,17 @@ func WithChildDS(step *graph.Step, childDS func(child *model.Zone) (ChildDS, err
 
 // PendingDSChanges are the changes a parent plans for children signed in
 // this apply: their DS is written in the same apply, after their step.
-func PendingDSChanges(step *graph.Step, pending []*model.Zone) []plan.Change {
+// Each replaces the DS the zone holds at the child (kept, which the plan
+// ignored meanwhile), else creates it.
+func PendingDSChanges(step *graph.Step, pending []*model.Zone, kept Kept) []plan.Change {
 	var out []plan.Change
 	for _, child := range pending {
+		action := plan.ActionCreate
+		if kept[NameType{Name: child.Name, Type: "DS"}] {
+			action = plan.ActionUpdate
+		}
 		out = append(out, plan.Change{Key: Key(step.Zone.Name, child.Name, "DS"), Step: step.ID, Phase: step.Phase, Tenant: step.Tenant,
-			Action: plan.ActionCreate, Impact: plan.ImpactLive,
+			Action: action, Impact: plan.ImpactLive,
 			Reason: fmt.Sprintf("the DS of %s, read from its key once its step has signed it in this apply", child.Name)})
 	}
 	return out

@@ -71,7 +71,7 @@ func TestWithChildDS(t *testing.T) {
 			if strings.Join(notes, "\n") != tt.note {
 				t.Errorf("got notes %q, want %q", notes, tt.note)
 			}
-			if changes := dnsplan.PendingDSChanges(step, pending); tt.pending && (len(changes) != 1 || changes[0].Key != dnsplan.Key(zone, tt.child.Name, "DS")) {
+			if changes := dnsplan.PendingDSChanges(step, pending, nil); tt.pending && (len(changes) != 1 || changes[0].Key != dnsplan.Key(zone, tt.child.Name, "DS")) {
 				t.Errorf("got pending changes %v, want one for the child's DS", changes)
 			}
 		})

@@ -203,3 +203,43 @@ func TestKeysDS(t *testing.T) {
 		})
 	}
 }
+
+// TestDNSSECPendingDSReplacesTheLiveOne: a parent that already holds a
+// DS at a child signed afresh in this apply (its keys were lost, or it
+// moved here) plans the pending DS as an update of that DS, not as a
+// create, and writes the DS of the child's new key over it.
+func TestDNSSECPendingDSReplacesTheLiveOne(t *testing.T) {
+	srv := pdnstest.Shared(t)
+	const parent, child = "dsreplace.test.", "kid.dsreplace.test."
+	const stale = "11111 13 2 " + "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"
+	t.Cleanup(func() {
+		srv.Do(context.Background(), "DELETE", "/zones/"+child, nil)
+		srv.Do(context.Background(), "DELETE", "/zones/"+parent, nil)
+	})
+	d, run := testDriver(), newRun(srv)
+	delegation := rr(child, "NS", 300, "ns1.example.org.")
+	mustApply(t, d, mustPlan(t, d, zoneStep(srv, "office1", parent, delegation, rr(child, "DS", 300, stale)), run), run)
+
+	cs := zoneStep(srv, "office1", child, rr("www."+child, "A", 300, "192.0.2.20"), rr(child, "NS", 300, "ns1.example.org."))
+	cs.Zone.DNSSEC = true
+	ps := zoneStep(srv, "office1", parent, delegation)
+	ps.Zone.SignedChildren = append(ps.Zone.SignedChildren, cs.Zone)
+	run = newRun(srv)
+	csp, psp := mustPlan(t, d, cs, run), mustPlan(t, d, ps, run)
+	if got, want := summary(psp.Changes), []string{"update dns/dsreplace.test./kid.dsreplace.test./DS live"}; !equalStrings(got, want) {
+		t.Fatalf("parent plan: got %q, want %q", got, want)
+	}
+	mustApply(t, d, csp, run)
+	mustApply(t, d, psp, run)
+	ds := activeDS(liveKeys(t, d, cs, srv))
+	_, answer := queryDO(t, srv, child, dns.TypeDS)
+	var served []string
+	for _, rr := range answer {
+		if d, ok := rr.(*dns.DS); ok {
+			served = append(served, strings.ToLower(strings.TrimPrefix(d.String(), d.Hdr.String())))
+		}
+	}
+	if len(ds) != 1 || !equalStrings(served, ds) {
+		t.Errorf("parent serves DS %q, want the child's new %q", served, ds)
+	}
+}

@@ -233,7 +233,7 @@ func (d *Driver) Plan(ctx context.Context, step *graph.Step, run *backends.Run) 
 	obs := observe(live)
 	b := diff(withDS, obs, run)
 	b.pendingDS = pending
-	b.changes = append(b.changes, dnsplan.PendingDSChanges(step, pending)...)
+	b.changes = append(b.changes, dnsplan.PendingDSChanges(step, pending, b.kept)...)
 	if err := d.planSigning(ctx, step, c, absent, b); err != nil {
 		return nil, err
 	}
