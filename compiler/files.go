@@ -16,9 +16,10 @@ import (
 // is every .cue file below dir (skipping directories whose name starts
 // with "." or "_", testdata and cue.mod, as the go and cue tools do).
 // A missing path, or a directory without .cue files, is a diagnostic:
-// vetting nothing must never pass silently. It is one function because
-// each kind of path gets its own message, and the cases read best side
-// by side.
+// vetting nothing must never pass silently. So is a .cue file that is
+// not a regular file, such as a symbolic link (linkError). It is one
+// function because each kind of path gets its own message, and the
+// cases read best side by side.
 func expand(paths []string) ([]string, Diagnostics) {
 	var files []string
 	var diags Diagnostics
@@ -47,6 +48,9 @@ func expand(paths []string) ([]string, Diagnostics) {
 		fail := func(msg string) {
 			diags = append(diags, Diagnostic{Pos: model.Pos{File: arg}, Msg: msg})
 		}
+		failAt := func(path string, mode fs.FileMode) {
+			diags = append(diags, Diagnostic{Pos: model.Pos{File: path}, Msg: linkError(mode)})
+		}
 		info, err := os.Stat(root)
 		if err != nil {
 			if os.IsNotExist(err) {
@@ -64,6 +68,10 @@ func expand(paths []string) ([]string, Diagnostics) {
 				fail("not a .cue file; site reads tenant specs written in CUE")
 				continue
 			}
+			if l, err := os.Lstat(root); err == nil && !l.Mode().IsRegular() {
+				fail(linkError(l.Mode()))
+				continue
+			}
 			add(root)
 		case recursive:
 			n := 0
@@ -77,8 +85,12 @@ func expand(paths []string) ([]string, Diagnostics) {
 					}
 					return nil
 				}
-				if filepath.Ext(p) == ".cue" && d.Type().IsRegular() {
-					add(p)
+				if filepath.Ext(p) == ".cue" {
+					if d.Type().IsRegular() {
+						add(p)
+					} else {
+						failAt(p, d.Type())
+					}
 					n++
 				}
 				return nil
@@ -96,10 +108,16 @@ func expand(paths []string) ([]string, Diagnostics) {
 			}
 			n := 0
 			for _, e := range entries {
-				if filepath.Ext(e.Name()) == ".cue" && e.Type().IsRegular() {
-					add(filepath.Join(root, e.Name()))
-					n++
+				p := filepath.Join(root, e.Name())
+				switch {
+				case filepath.Ext(p) != ".cue" || e.IsDir():
+					continue
+				case e.Type().IsRegular():
+					add(p)
+				default:
+					failAt(p, e.Type())
 				}
+				n++
 			}
 			if n == 0 {
 				fail("no .cue files in this directory; use \"" + root + string(filepath.Separator) + "...\" to include subdirectories")
@@ -108,6 +126,18 @@ func expand(paths []string) ([]string, Diagnostics) {
 	}
 	sort.Strings(files)
 	return files, diags
+}
+
+// linkError says why a tenant file of the given mode (a symbolic link,
+// a device, a pipe) is not read. A tenant's pull request can add a link
+// to any file of the machine that runs the check (a token, a .env), and
+// what site reports about a file it read quotes its words.
+func linkError(mode fs.FileMode) string {
+	what := "not a regular file"
+	if mode&fs.ModeSymlink != 0 {
+		what = "a symbolic link"
+	}
+	return what + "; site reads a tenant file only as a regular file, never through a link, which a pull request could point at a file of the machine that runs site: replace it with the file itself"
 }
 
 func skipDir(name string) bool {

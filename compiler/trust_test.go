@@ -2,6 +2,7 @@ package compiler
 
 import (
 	"errors"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -165,3 +166,51 @@ tenants: {
 		})
 	}
 }
+
+// TestTrust_SymlinkedTenantFile: a pull request that adds
+// tenants/evil.cue as a symbolic link to a file of the runner
+// (~/.vault-token, a .env) had site read that file when a check named
+// the changed files, and its syntax errors quoted the file's words
+// (found 'IDENT' hvs_...). Found by ./tenants/..., the link was skipped
+// without a word, so vet passed a file it never read. A tenant file is
+// read only as a regular file, and a link where one is expected is an
+// error that quotes nothing of its target.
+func TestTrust_SymlinkedTenantFile(t *testing.T) {
+	const secret = "hvs_RUNNERSECRET"
+	root := t.TempDir()
+	outside := filepath.Join(root, "runner-token")
+	tenants := filepath.Join(root, "repo", "tenants")
+	config := filepath.Join(root, "repo", ConfigName)
+	for path, src := range map[string]string{
+		outside:                         "token " + secret + "\n",
+		config:                          "package site\ntenants: a: domains: [\"a.test\"]\n",
+		filepath.Join(tenants, "a.cue"): "package tenants\ntenants: a: domain: \"a.test\"\n",
+	} {
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, []byte(src), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	evil := filepath.Join(tenants, "evil.cue")
+	if err := os.Symlink(outside, evil); err != nil {
+		t.Fatal(err)
+	}
+	for _, paths := range [][]string{{evil}, {tenants + "/..."}, {tenants}} {
+		t.Run(strings.Join(paths, " "), func(t *testing.T) {
+			_, err := Load(config, paths)
+			var diags Diagnostics
+			if !errors.As(err, &diags) {
+				t.Fatalf("got %v, want Diagnostics", err)
+			}
+			if strings.Contains(err.Error(), secret) {
+				t.Errorf("the diagnostics quote the link's target:\n%v", err)
+			}
+			if len(diags) != 1 || diags[0].Pos.File != evil || !strings.Contains(diags[0].Msg, "symbolic link") {
+				t.Errorf("got %v, want one error at %s saying it is a symbolic link", err, evil)
+			}
+		})
+	}
+}
+
