@@ -2,6 +2,8 @@ package compiler
 
 import (
 	"fmt"
+	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/site-tools/site/compiler/model"
@@ -13,6 +15,7 @@ import (
 func check(spec *model.Spec) Diagnostics {
 	c := &checker{claims: map[string]firstClaim{}}
 	zones := c.claimResources(spec)
+	c.claimVolumes(spec)
 	c.oneWriterPerName(spec, zones)
 	return c.diags
 }
@@ -66,6 +69,59 @@ func (c *checker) claimResources(spec *model.Spec) map[string]*model.Zone {
 		}
 	}
 	return zones
+}
+
+// claimVolumes gives a disk volume one tenant. Tenants granted one host
+// share its pools, and a VM names its volumes by pool and name, so
+// another tenant's VM naming the same volume as its disk would get that
+// tenant's data, read and write, and naming it as its base would read
+// it (an overlay) or copy it (a clone). Which of two tenants naming one
+// volume made it is the live system's to say, not the specs', so each
+// is reported. A base that is no tenant's disk, an image the operator
+// provides, is every tenant's to start from.
+func (c *checker) claimVolumes(spec *model.Spec) {
+	type diskOf struct {
+		tenant, vm string
+		pos        model.Pos
+	}
+	disks := map[string][]diskOf{} // the first disk of each tenant on a volume
+	key := func(v *model.VM, pool, name string) string { return v.Host + "\x00" + pool + "\x00" + name }
+	each := func(f func(t *model.Tenant, v *model.VM, i int, d model.Disk)) {
+		for _, t := range spec.Tenants {
+			for _, v := range t.VMs {
+				for i, d := range v.Disks {
+					if v.Host != "" { // "" is a host not granted, reported where it is named
+						f(t, v, i, d)
+					}
+				}
+			}
+		}
+	}
+	each(func(t *model.Tenant, v *model.VM, _ int, d model.Disk) {
+		k := key(v, d.Pool, d.Name)
+		if !slices.ContainsFunc(disks[k], func(o diskOf) bool { return o.tenant == t.Name }) {
+			disks[k] = append(disks[k], diskOf{t.Name, v.Name, d.Pos})
+		}
+	})
+	taken := func(t *model.Tenant, v *model.VM, i int, field, name string, at model.Pos) {
+		for _, o := range disks[key(v, v.Disks[i].Pool, name)] {
+			if o.tenant != t.Name {
+				c.two(at, o.pos, cuePath("tenants", t.Name, "vms", v.Name, "disks", strconv.Itoa(i), field),
+					"volume %s/%s on host %s is a disk of tenant %s's VM %s: a disk volume belongs to one tenant, and no other tenant's VM uses it, as a disk or as a base; name a volume of your own, or an image the operator provides",
+					v.Disks[i].Pool, name, v.Host, o.tenant, o.vm)
+				return
+			}
+		}
+	}
+	each(func(t *model.Tenant, v *model.VM, i int, d model.Disk) {
+		// A tenant's first disk on a volume others name too.
+		if o := disks[key(v, d.Pool, d.Name)]; len(o) > 1 && slices.ContainsFunc(o, func(o diskOf) bool { return o.pos == d.Pos }) {
+			taken(t, v, i, "name", d.Name, d.Pos)
+		}
+		if d.Base != "" {
+			taken(t, v, i, "base", d.Base, d.BasePos)
+		}
+	})
 }
 
 // written is the first writer of a name and the types it wrote there.

@@ -96,7 +96,8 @@ func (b *builder) vmDisks(v *model.VM, vp []string, raw *rawVM) {
 		case d.Base != "" && d.Base == d.Name:
 			b.errorf(at(dp, "base"), "disk %s names itself as its base; base is the image volume it starts from, in pool %s", d.Name, d.Pool)
 		}
-		v.Disks = append(v.Disks, model.Disk{Pool: d.Pool, Name: d.Name, SizeBytes: size, Base: d.Base, Clone: d.Clone})
+		v.Disks = append(v.Disks, model.Disk{Pool: d.Pool, Name: d.Name, SizeBytes: size, Base: d.Base, Clone: d.Clone,
+			Pos: b.pos.pos(at(dp, "name")...), BasePos: b.pos.pos(at(dp, "base")...)})
 	}
 	// A base is read by every disk made from it: never a disk as well.
 	for i, d := range v.Disks {

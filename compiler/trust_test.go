@@ -214,3 +214,30 @@ func TestTrust_SymlinkedTenantFile(t *testing.T) {
 	}
 }
 
+// TestTrust_VolumeTheft: a tenant's VM named another tenant's disk
+// volume on a shared host as its own disk (its guest got the victim's
+// data, read and write) or as the base of its disk (an overlay reads
+// it, a clone copies it), and vet passed. A disk volume belongs to the
+// tenant whose VM declares it (which of two came first is the live
+// system's to say, so both are reported); a base shared by tenants is
+// an image.
+func TestTrust_VolumeTheft(t *testing.T) {
+	diags := loadCase(t, "trust_volume_theft")
+	for path, want := range map[string]string{
+		"tenants.evil.vms.attach.disks.0.name":  "volume default/db-data on host qemu:///system is a disk of tenant victim's VM db",
+		"tenants.evil.vms.overlay.disks.0.base": "volume default/db-root on host qemu:///system is a disk of tenant victim's VM db",
+		"tenants.evil.vms.copy.disks.0.base":    "volume default/db-data on host qemu:///system is a disk of tenant victim's VM db",
+	} {
+		if msgs := diagAt(diags, path); len(msgs) != 1 || !strings.Contains(msgs[0], want) {
+			t.Errorf("at %s: got %q, want one error containing %q", path, msgs, want)
+		}
+	}
+	for _, prefix := range []string{"tenants.victim.vms.db.disks.0", "tenants.evil.vms.ok"} {
+		if msgs := diagAt(diags, prefix); len(msgs) > 0 {
+			t.Errorf("%s is the tenant's own, got errors %q", prefix, msgs)
+		}
+	}
+	if len(diags) != 4 {
+		t.Errorf("got %d diagnostics, want 4 (the victim's db-data too):\n%v", len(diags), diags)
+	}
+}

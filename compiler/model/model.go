@@ -273,6 +273,10 @@ type Disk struct {
 	// overlay backed by it, or with Clone a full copy. "" is a blank disk.
 	Base  string `json:",omitempty"`
 	Clone bool   `json:",omitempty"`
+	// Pos and BasePos are where the spec names the volume and its base,
+	// for the checks between tenants; a plan does not compare them.
+	Pos     Pos `json:"-"`
+	BasePos Pos `json:"-"`
 }
 
 // Image is a base image the operator declares on a host (site.cue
