@@ -2,6 +2,7 @@ package compiler
 
 import (
 	"fmt"
+	"net/netip"
 	"slices"
 	"strconv"
 	"strings"
@@ -16,6 +17,7 @@ func check(spec *model.Spec) Diagnostics {
 	c := &checker{claims: map[string]firstClaim{}}
 	zones := c.claimResources(spec)
 	c.claimVolumes(spec)
+	c.separateNetworks(spec)
 	c.oneWriterPerName(spec, zones)
 	return c.diags
 }
@@ -122,6 +124,43 @@ func (c *checker) claimVolumes(spec *model.Spec) {
 			taken(t, v, i, "base", d.Base, d.BasePos)
 		}
 	})
+}
+
+// separateNetworks reports networks on one host whose prefixes overlap:
+// the host routes each network's prefix to its bridge, so the one that
+// starts first takes the addresses and libvirt refuses to start the
+// other, and a tenant's network inside another tenant's would take the
+// other's addresses. Each network that overlaps is reported, naming
+// another tenant's network before one of its own.
+func (c *checker) separateNetworks(spec *model.Spec) {
+	type net struct {
+		tenant string
+		n      *model.Network
+		prefix netip.Prefix
+	}
+	byHost := map[string][]net{}
+	for _, t := range spec.Tenants {
+		for _, n := range t.Networks {
+			if p, err := netip.ParsePrefix(n.CIDR); err == nil && n.Host != "" {
+				byHost[n.Host] = append(byHost[n.Host], net{t.Name, n, p.Masked()})
+			}
+		}
+	}
+	for _, nets := range byHost {
+		for i, a := range nets {
+			var other *net
+			for j, b := range nets {
+				if j != i && a.prefix.Overlaps(b.prefix) && (other == nil || other.tenant == a.tenant && b.tenant != a.tenant) {
+					other = &nets[j]
+				}
+			}
+			if other != nil {
+				c.two(a.n.Pos, other.n.Pos, cuePath("tenants", a.tenant, "networks", a.n.Name),
+					"network %s (%s) on host %s overlaps tenant %s's network %s (%s): networks on one host never share addresses; pick a prefix no other network there uses",
+					a.n.Name, a.n.CIDR, a.n.Host, other.tenant, other.n.Name, other.n.CIDR)
+			}
+		}
+	}
 }
 
 // written is the first writer of a name and the types it wrote there.

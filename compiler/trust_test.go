@@ -241,3 +241,26 @@ func TestTrust_VolumeTheft(t *testing.T) {
 		t.Errorf("got %d diagnostics, want 4 (the victim's db-data too):\n%v", len(diags), diags)
 	}
 }
+
+// TestTrust_NetworkOverlap: a tenant's network on a shared host with
+// the prefix of another tenant's (or one inside it) passed vet; the
+// network that started first took the addresses, and libvirt refused
+// to start the other. Networks on one host never overlap, and each
+// of two that do is reported.
+func TestTrust_NetworkOverlap(t *testing.T) {
+	diags := loadCase(t, "trust_network_overlap")
+	for path, want := range map[string]string{
+		"tenants.evil.networks.same":   "network same (10.88.0.0/24) on host qemu:///system overlaps tenant victim's network lan (10.88.0.0/24)",
+		"tenants.evil.networks.inside": "network inside (10.88.0.128/25) on host qemu:///system overlaps tenant victim's network lan (10.88.0.0/24)",
+		"tenants.victim.networks.lan":  "network lan (10.88.0.0/24) on host qemu:///system overlaps tenant evil's network",
+	} {
+		if msgs := diagAt(diags, path); len(msgs) != 1 || !strings.Contains(msgs[0], want) {
+			t.Errorf("at %s: got %q, want one error containing %q", path, msgs, want)
+		}
+	}
+	for _, path := range []string{"tenants.evil.networks.elsewhere", "tenants.evil.networks.apart"} {
+		if msgs := diagAt(diags, path); len(msgs) > 0 {
+			t.Errorf("%s overlaps nothing on its host, got %q", path, msgs)
+		}
+	}
+}
