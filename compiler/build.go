@@ -311,6 +311,9 @@ func (b *builder) publish(tenant string, pp []string, raw *rawVM, vm *model.VM, 
 		if lease != nil {
 			rs.Values = nil
 		}
+		if b.delegatedAway(np, z, rs) {
+			continue
+		}
 		z.RRsets = append(z.RRsets, rs)
 	}
 	if raw.Publish.PTR && len(p.Names) > 0 {

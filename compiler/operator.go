@@ -330,6 +330,18 @@ func (o *operator) overlaps() Diagnostics {
 	return diags
 }
 
+// grantsBelow reports whether site.cue grants a name strictly below
+// zone to a tenant other than tenant: only then can a name of zone be
+// another tenant's.
+func (o *operator) grantsBelow(zone, tenant string) bool {
+	for name, c := range o.claims {
+		if c.tenant != tenant && name != zone && dnsname.IsSubdomain(name, zone) {
+			return true
+		}
+	}
+	return false
+}
+
 // holder returns the claim that covers name most specifically, and its
 // name; ok is false when no tenant holds name.
 func (o *operator) holder(name string) (string, claim, bool) {

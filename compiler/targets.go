@@ -93,6 +93,17 @@ func (b *builder) zoneRules(zp []string, z *model.Zone, spelt map[string]string)
 			dnames = append(dnames, rs.Name)
 		}
 	}
+	if b.op.grantsBelow(z.Name, z.Tenant) {
+		away := map[*model.RRset]bool{}
+		for _, rs := range z.RRsets {
+			if b.delegatedAway(at(zp, "records", spelt[rs.Name], rs.Type), z, rs) {
+				away[rs] = true
+			}
+		}
+		// Reported once, here: not also as a second writer of the
+		// other tenant's names.
+		z.RRsets = slices.DeleteFunc(z.RRsets, func(rs *model.RRset) bool { return away[rs] })
+	}
 	for _, rs := range z.RRsets {
 		p := at(zp, "records", spelt[rs.Name], rs.Type)
 		for _, d := range dnames {
@@ -115,4 +126,31 @@ func (b *builder) zoneRules(zp []string, z *model.Zone, spelt map[string]string)
 			b.errorf(p, "on Cloudflare an ALIAS is a flattened CNAME at the apex only; below the apex write CNAME: %q", rs.Values[0])
 		}
 	}
+}
+
+// delegatedAway reports rs when its name lies in a name site.cue grants
+// another tenant inside z (a delegate: carve-out, or a domain granted
+// below z's): the zone's tenant may write there only the delegation,
+// the NS and DS at the granted name and the addresses of its name
+// servers below it (glue); anything else would answer for the other
+// tenant's names, at once while its zone does not exist yet, and from
+// the zone's server whenever a resolver asks it.
+func (b *builder) delegatedAway(path []string, z *model.Zone, rs *model.RRset) bool {
+	held, c, ok := b.op.holder(rs.Name)
+	if !ok || c.tenant == z.Tenant {
+		return false
+	}
+	if rs.Name == held && (rs.Type == "NS" || rs.Type == "DS") {
+		return false
+	}
+	if rs.Type == "A" || rs.Type == "AAAA" {
+		for _, ns := range z.RRsets {
+			if ns.Name == held && ns.Type == "NS" && slices.Contains(ns.Values, rs.Name) {
+				return false
+			}
+		}
+	}
+	b.related(path, []model.Pos{c.pos}, "%s %s lies in %s, which site.cue grants to tenant %s: zone %s may hold there only the delegation (NS and DS at %s, and the addresses of its name servers below it); tenant %s writes the rest in its own zone",
+		rs.Name, rs.Type, held, c.tenant, z.Name, held, c.tenant)
+	return true
 }

@@ -264,3 +264,26 @@ func TestTrust_NetworkOverlap(t *testing.T) {
 		}
 	}
 }
+
+// TestTrust_DelegatedNames: site.cue delegates shop.parent.test to
+// tenant shop, and tenant parent, who holds parent.test, wrote records
+// at and below it in its own zone (or published a VM's name there), and
+// vet passed: the parent's server answered for the shop's names, at once
+// while the shop's zone did not exist yet. The parent keeps the
+// delegation: NS and DS at the delegated name and its name servers'
+// addresses (glue).
+func TestTrust_DelegatedNames(t *testing.T) {
+	diags := loadCase(t, "trust_delegated_names")
+	for path, want := range map[string]string{
+		`tenants.parent.dns.zones."parent.test".records."www.shop".A`: "www.shop.parent.test. A lies in shop.parent.test., which site.cue grants to tenant shop",
+		`tenants.parent.dns.zones."parent.test".records."ns2.shop".A`: "ns2.shop.parent.test. A lies in shop.parent.test., which site.cue grants to tenant shop",
+		`tenants.parent.vms.web.publish.names.1`:                      "pay.shop.parent.test. A lies in shop.parent.test., which site.cue grants to tenant shop",
+	} {
+		if msgs := diagAt(diags, path); len(msgs) != 1 || !strings.Contains(msgs[0], want) {
+			t.Errorf("at %s: got %q, want one error containing %q", path, msgs, want)
+		}
+	}
+	if len(diags) != 3 {
+		t.Errorf("got %d diagnostics, want 3 (the delegation, its glue and the parent's own names pass):\n%v", len(diags), diags)
+	}
+}
