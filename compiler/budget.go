@@ -40,6 +40,12 @@ type Options struct {
 	// workers call it, several at once; the load may still fail
 	// afterwards.
 	Early func(*model.Zone)
+	// Warn, when not nil, is given the warnings (Diagnostic.Warning) of
+	// a spec that loads, sorted, once every check has run: only those
+	// positioned in the files at the paths loaded, not their neighbours
+	// (loaded for the checks between tenants). A spec that does not
+	// load has its warnings among the errors Load returns instead.
+	Warn func(Diagnostics)
 }
 
 // The default budgets are far above what real specs need: 1,000 tenants

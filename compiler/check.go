@@ -12,13 +12,15 @@ import (
 
 // check finds what is wrong between tenants (and between writers inside
 // one tenant) once every file is built: each canonical DNS name, zone,
-// VM and network has exactly one writer across everything loaded.
+// VM and network has exactly one writer across everything loaded. It
+// also warns of what needs every zone to judge (delegation.go).
 func check(spec *model.Spec) Diagnostics {
 	c := &checker{claims: map[string]firstClaim{}}
 	zones := c.claimResources(spec)
 	c.claimVolumes(spec)
 	c.separateNetworks(spec)
 	c.oneWriterPerName(spec, zones)
+	c.dsWithoutDelegation(spec, zones)
 	return c.diags
 }
 

@@ -22,6 +22,11 @@ type Diagnostic struct {
 	Path string
 	// Msg says what is wrong and, where it helps, what to write instead.
 	Msg string
+	// Warning marks what does not make the spec invalid: it loads and
+	// does what it says, but most likely not what its author meant (a DS
+	// that no NS delegates). It is rendered with "warning: " before its
+	// path, and a spec with warnings alone loads (Options.Warn).
+	Warning bool
 }
 
 // FormatPos renders p as file:line:col (file alone when p has no line).
@@ -33,8 +38,9 @@ func FormatPos(p model.Pos) string {
 }
 
 // Format renders d on one line, "file:line:col: path: message (also at
-// file:line:col)", with every position passed through rel (for example to
-// make file names relative to the working directory).
+// file:line:col)", "file:line:col: warning: path: ..." for a warning,
+// with every position passed through rel (for example to make file
+// names relative to the working directory).
 func (d Diagnostic) Format(rel func(model.Pos) model.Pos) string {
 	if rel == nil {
 		rel = func(p model.Pos) model.Pos { return p }
@@ -42,6 +48,9 @@ func (d Diagnostic) Format(rel func(model.Pos) model.Pos) string {
 	var b strings.Builder
 	b.WriteString(FormatPos(rel(d.Pos)))
 	b.WriteString(": ")
+	if d.Warning {
+		b.WriteString("warning: ")
+	}
 	b.WriteString(d.Message(rel))
 	return b.String()
 }
@@ -74,7 +83,8 @@ func (d Diagnostic) Message(rel func(model.Pos) model.Pos) string {
 func (d Diagnostic) Error() string { return d.Format(nil) }
 
 // Diagnostics is every problem found in a set of specs, sorted by
-// position. Load returns it as its error when a spec is invalid.
+// position. Load returns it as its error when a spec is invalid, its
+// warnings included.
 type Diagnostics []Diagnostic
 
 // Error renders one diagnostic per line.

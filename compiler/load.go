@@ -22,7 +22,9 @@
 // Diagnostics error: the schema's findings for every tenant, and site's
 // own checks for every tenant the schema accepted (a tenant the schema
 // rejects gets site's checks once it is fixed, as its values cannot be
-// trusted before). A tenant lives in one file: each file is evaluated
+// trusted before). A warning (Diagnostic.Warning, such as a DS no NS
+// delegates) does not make a spec invalid: a spec that loads hands its
+// warnings to Options.Warn. A tenant lives in one file: each file is evaluated
 // on its own (in parallel, one CUE context per worker, which is what
 // keeps a thousand tenants fast), so a tenant spread over two files is
 // reported rather than merged, whether or not the schema accepts its
@@ -95,7 +97,7 @@ func LoadWith(config string, paths []string, o Options) (*model.Spec, error) {
 	if err != nil {
 		return nil, err
 	}
-	return assemble(op, results, scoped, diags)
+	return assemble(op, results, scoped, diags, o.Warn)
 }
 
 // LoadSource validates one tenant spec held in memory, named name,
@@ -115,13 +117,14 @@ func loadSource(configName string, config []byte, name string, src []byte, o Opt
 	if err != nil {
 		return nil, err
 	}
-	return assemble(op, results, map[string]bool{name: true}, nil)
+	return assemble(op, results, map[string]bool{name: true}, nil, o.Warn)
 }
 
 // assemble builds the model from evaluated files and runs the checks
 // between tenants. Tenants from files not in scoped are checked and
-// counted as writers, but left out of the model.
-func assemble(op *operator, results []*fileResult, scoped map[string]bool, diags Diagnostics) (*model.Spec, error) {
+// counted as writers, but left out of the model, and warn is not given
+// their warnings (see Options.Warn).
+func assemble(op *operator, results []*fileResult, scoped map[string]bool, diags Diagnostics, warn func(Diagnostics)) (*model.Spec, error) {
 	spec := &model.Spec{Vaults: op.vaults}
 	all := &model.Spec{}
 	// A tenant lives in one file (onefile.go), checked first: it leaves
@@ -146,8 +149,17 @@ func assemble(op *operator, results []*fileResult, scoped map[string]bool, diags
 	sort.Slice(spec.Tenants, func(i, j int) bool { return spec.Tenants[i].Name < spec.Tenants[j].Name })
 	sort.Slice(all.Tenants, func(i, j int) bool { return all.Tenants[i].Name < all.Tenants[j].Name })
 	diags = append(diags, check(all)...)
-	if len(diags) > 0 {
-		return nil, diags.sort().elided()
+	var warnings Diagnostics
+	for _, d := range diags {
+		if !d.Warning {
+			return nil, diags.sort().elided()
+		}
+		if scoped[d.Pos.File] {
+			warnings = append(warnings, d)
+		}
+	}
+	if warn != nil && len(warnings) > 0 {
+		warn(warnings.sort().elided())
 	}
 	return spec, nil
 }
