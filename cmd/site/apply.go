@@ -150,7 +150,9 @@ func runApply(cmd *cobra.Command, args []string, o applyOptions) error {
 		}
 	}
 
-	g, err := o.scope(args, phases, targets, budget(cmd))
+	load := budget(cmd)
+	load.Warn = warnTo(cmd.ErrOrStderr())
+	g, err := o.scope(args, phases, targets, load)
 	if err != nil {
 		return withCode(exitError, err)
 	}

@@ -130,6 +130,7 @@ func runDiff(cmd *cobra.Command, args []string, o diffOptions) (err error) {
 	observing, stopObserving := context.WithCancel(cmd.Context())
 	defer stopObserving()
 	load := budget(cmd)
+	load.Warn = warnTo(cmd.ErrOrStderr())
 	ahead := startPrefetch(observing, bk, run, phases, targets, o.parallelism)
 	defer ahead.stop()
 	if ahead != nil {

@@ -33,7 +33,9 @@ Exit codes: 0 printed, 1 an invalid spec or flag.`,
 			if err != nil {
 				return withCode(exitError, err)
 			}
-			g, err := loadGraph(args, phases, parseTargets(targets), budget(cmd))
+			load := budget(cmd)
+			load.Warn = warnTo(cmd.ErrOrStderr())
+			g, err := loadGraph(args, phases, parseTargets(targets), load)
 			if err != nil {
 				return withCode(exitError, err)
 			}

@@ -57,6 +57,17 @@ func loadGraph(paths []string, only []plan.Phase, targets []string, budget compi
 	return g, nil
 }
 
+// warnTo is the compiler.Options.Warn of diff, apply and graph: the
+// spec's warnings (site vet prints the same) on w, stderr, so that
+// stdout keeps only the plan, the report or the graph.
+func warnTo(w io.Writer) func(compiler.Diagnostics) {
+	return func(ws compiler.Diagnostics) {
+		for _, d := range ws {
+			fmt.Fprintln(w, d.Format(relPos))
+		}
+	}
+}
+
 // configFlag is --config, the operator's file; empty: found as
 // compiler.FindConfig says.
 var configFlag string

@@ -35,8 +35,12 @@ directory (its .cue files), or dir/... (every .cue file below dir);
 with no PATH, vet reads ./tenants/... .
 
 Formats: text (file:line:col: message), json ({valid, summary, errors:
-[{file, line, col, path, message, related}]}), github (GitHub Actions
-workflow commands: ::error file=...,line=...,col=...::message).
+[{file, line, col, path, message, related}], warnings: [...]}), github
+(GitHub Actions workflow commands: ::error file=...,line=...,col=...::message).
+
+A warning (file:line:col: warning: message; ::warning in github) is
+something valid that most likely does not do what was meant, such as a
+DS that no NS delegates: it does not fail vet.
 
   site vet                                  every spec below ./tenants
   site vet tenants/sjc.cue tenants/lab.cue  these files, vetted together
@@ -65,10 +69,12 @@ Exit codes: 0 every spec is valid, 1 one is invalid or unreadable.`,
 			debug.SetGCPercent(200)
 			config, paths, err := specInput(args)
 			var spec *model.Spec
-			if err == nil {
-				spec, err = compiler.LoadWith(config, paths, budget(cmd))
-			}
 			var diags compiler.Diagnostics
+			if err == nil {
+				o := budget(cmd)
+				o.Warn = func(ws compiler.Diagnostics) { diags = ws }
+				spec, err = compiler.LoadWith(config, paths, o)
+			}
 			if err != nil && !errors.As(err, &diags) {
 				if format == "text" {
 					return withCode(exitError, err)
@@ -83,7 +89,7 @@ Exit codes: 0 every spec is valid, 1 one is invalid or unreadable.`,
 			if err := printVet(out, format, spec, diags); err != nil {
 				return withCode(exitError, err)
 			}
-			if len(diags) > 0 {
+			if spec == nil {
 				return withCode(exitError, nil)
 			}
 			return nil
@@ -146,12 +152,14 @@ type jsonDiag struct {
 	Related []jsonPos `json:"related,omitempty"`
 }
 
-// jsonVet is vet --format json. Summary is always there, zero when the
-// spec did not load, so a reader need not test for it.
+// jsonVet is vet --format json. Summary, errors and warnings are always
+// there, zero or empty when the spec did not load or has none, so a
+// reader need not test for them.
 type jsonVet struct {
-	Valid   bool       `json:"valid"`
-	Summary vetSummary `json:"summary"`
-	Errors  []jsonDiag `json:"errors"`
+	Valid    bool       `json:"valid"`
+	Summary  vetSummary `json:"summary"`
+	Errors   []jsonDiag `json:"errors"`
+	Warnings []jsonDiag `json:"warnings"`
 }
 
 // printVetError reports an error that has no position in a spec (no
@@ -163,13 +171,15 @@ func printVetError(w io.Writer, format string, err error) error {
 	}
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
-	return enc.Encode(jsonVet{Errors: []jsonDiag{{Message: err.Error()}}})
+	return enc.Encode(jsonVet{Errors: []jsonDiag{{Message: err.Error()}}, Warnings: []jsonDiag{}})
 }
 
+// printVet prints diags, the errors and warnings of the load, and the
+// summary of spec when it loaded (it is nil when the specs are invalid).
 func printVet(w io.Writer, format string, spec *model.Spec, diags compiler.Diagnostics) error {
 	switch format {
 	case "json":
-		out := jsonVet{Valid: len(diags) == 0, Errors: []jsonDiag{}}
+		out := jsonVet{Valid: spec != nil, Errors: []jsonDiag{}, Warnings: []jsonDiag{}}
 		if spec != nil {
 			out.Summary = summarize(spec)
 		}
@@ -180,7 +190,11 @@ func printVet(w io.Writer, format string, spec *model.Spec, diags compiler.Diagn
 				r = relPos(r)
 				jd.Related = append(jd.Related, jsonPos{r.File, r.Line, r.Col})
 			}
-			out.Errors = append(out.Errors, jd)
+			if d.Warning {
+				out.Warnings = append(out.Warnings, jd)
+			} else {
+				out.Errors = append(out.Errors, jd)
+			}
 		}
 		enc := json.NewEncoder(w)
 		enc.SetIndent("", "  ")
@@ -192,7 +206,11 @@ func printVet(w io.Writer, format string, spec *model.Spec, diags compiler.Diagn
 			if p.Line > 0 {
 				props += fmt.Sprintf(",line=%d,col=%d", p.Line, p.Col)
 			}
-			if _, err := fmt.Fprintf(w, "::error %s::%s\n", props, ghData(d.Message(relPos))); err != nil {
+			command := "error"
+			if d.Warning {
+				command = "warning"
+			}
+			if _, err := fmt.Fprintf(w, "::%s %s::%s\n", command, props, ghData(d.Message(relPos))); err != nil {
 				return err
 			}
 		}
@@ -203,7 +221,7 @@ func printVet(w io.Writer, format string, spec *model.Spec, diags compiler.Diagn
 			}
 		}
 	}
-	if len(diags) == 0 && spec != nil {
+	if spec != nil {
 		s := summarize(spec)
 		_, err := fmt.Fprintf(w, "ok: %s, %s, %s, %s, %s\n", count(s.Tenants, "tenant"), count(s.Zones, "zone"),
 			count(s.Records, "record"), count(s.VMs, "VM"), count(s.Networks, "network"))
