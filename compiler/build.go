@@ -101,7 +101,10 @@ func (b *builder) tenant(name string, raw *rawTenant) *model.Tenant {
 			t.Zones = append(t.Zones, z)
 		}
 	}
-	signedChildren(t.Zones)
+	signedChildren(t.Zones, func(n string) bool {
+		c, ok := b.op.claims[n]
+		return ok && c.tenant != name
+	})
 	nets := map[string]*model.Network{}
 	for _, n := range t.Networks {
 		nets[n.Name] = n

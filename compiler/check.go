@@ -231,13 +231,35 @@ func (c *checker) misplaced(rs *model.RRset, z *model.Zone, zones map[string]*mo
 	}
 	// Below another tenant's zone the builder reported it already, at
 	// the name site.cue grants that tenant (delegatedAway).
-	if cut := zoneCut(rs.Name, z.Name, zones); cut != nil && cut.Tenant == z.Tenant && !(rs.Type == "NS" && rs.Name == cut.Name) {
-		c.two(rs.Writer.Pos, cut.Pos, writerPath(rs.Writer),
-			"%s lies in zone %s (tenant %s), below this zone's cut; write it in that zone, or only NS records at %s to delegate",
-			rs.Name, cut.Name, cut.Tenant, cut.Name)
-		return true
+	cut := zoneCut(rs.Name, z.Name, zones)
+	if cut == nil || cut.Tenant != z.Tenant {
+		return false
 	}
-	return false
+	atCut := rs.Name == cut.Name
+	switch {
+	case atCut && rs.Type == "NS":
+		return false // the delegation
+	case atCut && rs.Type == "DS" && cut.DNSSEC:
+		c.two(rs.Writer.Pos, cut.Pos, writerPath(rs.Writer),
+			"zone %s is signed (dnssec: true), so site publishes its DS in its nearest parent zone itself, from its keys; remove this DS",
+			cut.Name)
+		return true
+	case atCut && rs.Type == "DS" && zoneCut(parentName(rs.Name), z.Name, zones) == nil:
+		return false // the parent's half of the delegation of a child signed elsewhere
+	}
+	c.two(rs.Writer.Pos, cut.Pos, writerPath(rs.Writer),
+		"%s lies in zone %s (tenant %s), below this zone's cut; write it in that zone, or only the delegation at %s (NS, and a DS if that zone is signed outside site) in its nearest parent zone",
+		rs.Name, cut.Name, cut.Tenant, cut.Name)
+	return true
+}
+
+// parentName is name without its first label ("." for a top-level name).
+func parentName(name string) string {
+	_, rest, _ := strings.Cut(name, ".")
+	if rest == "" {
+		return "."
+	}
+	return rest
 }
 
 // below returns the DNAME rs lies strictly below, or nil.

@@ -8,7 +8,8 @@ import (
 
 // TestSignedChildren: a signed zone's DS goes to its nearest enclosing
 // zone of the tenant, and only a signed zone's, whatever the providers
-// of parent and child.
+// of parent and child; never across a name granted to another tenant,
+// whose zone its DS belongs in.
 func TestSignedChildren(t *testing.T) {
 	pdns := model.Provider{PowerDNS: &model.PowerDNS{URL: "http://127.0.0.1:8081"}}
 	top := &model.Zone{Name: "example.test.", Provider: pdns}
@@ -22,7 +23,10 @@ func TestSignedChildren(t *testing.T) {
 	cf := &model.Zone{Name: "cf.a.example.test.", DNSSEC: true, Provider: cloudflare}
 	cfTop := &model.Zone{Name: "cf.example.org.", Provider: cloudflare}
 	cfChild := &model.Zone{Name: "s.cf.example.org.", DNSSEC: true, Provider: cloudflare}
-	signedChildren([]*model.Zone{top, mid, signed, skip, plain, cf, cfTop, cfChild})
+	// other.example.test. is another tenant's: a DS below it is not
+	// top's to write.
+	across := &model.Zone{Name: "kid.other.example.test.", DNSSEC: true, Provider: pdns}
+	signedChildren([]*model.Zone{top, mid, signed, skip, plain, cf, cfTop, cfChild, across}, func(n string) bool { return n == "other.example.test." })
 	for _, tc := range []struct {
 		z    *model.Zone
 		want []*model.Zone

@@ -239,8 +239,12 @@ func (b *builder) proxied(rp []string, z *model.Zone, raw *rawName, out []*model
 // signedChildren tells each zone which signed zones of the same tenant
 // it is the nearest parent of, so that it publishes their DS. The
 // parent's records cannot write that DS themselves: below a zone cut
-// they may hold only NS (see zoneRules).
-func signedChildren(zones []*model.Zone) {
+// they may hold only NS (see zoneRules). Between child and parent no
+// name may be granted to another tenant (grantedElsewhere, nil for
+// none): the child's DS then belongs in that tenant's zone, below the
+// parent's delegation to it, and the child's step notes the DS for
+// whoever publishes it.
+func signedChildren(zones []*model.Zone, grantedElsewhere func(name string) bool) {
 	byName := map[string]*model.Zone{}
 	for _, z := range zones {
 		byName[z.Name] = z
@@ -255,7 +259,9 @@ func signedChildren(zones []*model.Zone) {
 				break
 			}
 			n = rest
-			if parent := byName[n]; parent != nil {
+			if parent := byName[n]; parent == nil && grantedElsewhere != nil && grantedElsewhere(n) {
+				break
+			} else if parent != nil {
 				// Whatever the providers: a Cloudflare child's step
 				// reads the DS Cloudflare shows, a PowerDNS child's
 				// its keys, and the parent writes it (backends/dnsplan).
