@@ -136,8 +136,11 @@ func (b *builder) network(tenant string, g *grant, np []string, name string, raw
 	if raw.CIDR != "" {
 		b.errorf(at(np, "cidr"), "a bridge network has no cidr: its guests are on the LAN of host bridge %s, where libvirt serves no DHCP; remove cidr (use mode: \"isolated\" or \"nat\" for a network libvirt addresses)", raw.Bridge)
 	}
-	if !bridgeName.MatchString(raw.Bridge) {
+	switch {
+	case !bridgeName.MatchString(raw.Bridge):
 		b.errorf(at(np, "bridge"), "bridge %q is not a Linux interface name: 1 to 15 characters, none of them '/', ':' or white space", raw.Bridge)
+	case n.Host != "": // else the host is not granted, and that is the error
+		b.bridge(tenant, g, at(np, "bridge"), raw.Host, raw.Bridge)
 	}
 	n.Bridge = raw.Bridge
 	return n

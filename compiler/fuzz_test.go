@@ -20,7 +20,7 @@ providers: {
 	cf: cloudflare: token: env: "CF_API_TOKEN"
 }
 hosts: {kvm1: uri: "qemu:///system", local: uri: "qemu:///session"}
-tenants: fuzz: {domains: ["example.com"], providers: ["pdns", "cf"], hosts: ["kvm1", "local"]}
+tenants: fuzz: {domains: ["example.com"], providers: ["pdns", "cf"], hosts: ["kvm1", "local"], bridges: ["kvm1/br0"]}
 `
 
 // seeds adds every fixture file in testdata, the example tenants
@@ -91,6 +91,12 @@ func FuzzOperatorSource(f *testing.F) {
 			for h := range g.hosts {
 				if _, ok := op.hosts[h]; !ok {
 					t.Fatalf("tenant %s is granted host %q, which is not declared", name, h)
+				}
+			}
+			for hb := range g.bridges {
+				h, br, _ := strings.Cut(hb, "/")
+				if !g.hosts[h] || !bridgeName.MatchString(br) {
+					t.Fatalf("tenant %s is granted bridge %q, not a bridge of a host it is granted", name, hb)
 				}
 			}
 		}

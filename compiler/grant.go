@@ -10,9 +10,9 @@ import (
 )
 
 // This file checks a tenant against its grant in site.cue: a tenant's
-// file may use only the providers and hosts granted to it, and only
-// zones at or below its own domains (or names delegated to it), never a
-// public suffix unless the operator allows it.
+// file may use only the providers, hosts and host bridges granted to
+// it, and only zones at or below its own domains (or names delegated to
+// it), never a public suffix unless the operator allows it.
 
 // grantOf returns tenant's grant, reporting a tenant site.cue does not
 // declare.
@@ -67,6 +67,28 @@ func (b *builder) host(tenant string, g *grant, path []string, name string) stri
 		return ""
 	}
 	return b.op.hosts[name]
+}
+
+// bridge checks that tenant may join host bridge br of host (a name
+// site.cue declares and grants it) with a bridged network: its guests
+// are then on that bridge's LAN, which only the operator may give.
+func (b *builder) bridge(tenant string, g *grant, path []string, host, br string) {
+	if g.bridges[host+"/"+br] {
+		return
+	}
+	var onHost []string
+	for _, hb := range sortedKeys(g.bridges) {
+		if h, name, _ := strings.Cut(hb, "/"); h == host {
+			onHost = append(onHost, name)
+		}
+	}
+	if len(onHost) == 0 {
+		b.errorf(path, "bridge %q on host %s is not granted to tenant %s in site.cue, and a bridged network's guests join that bridge's LAN; it is granted no bridge on %s: ask the operator to add bridges: [%q] to its grant, or use mode: \"nat\" or \"isolated\" for a LAN of its own",
+			br, host, tenant, host, host+"/"+br)
+		return
+	}
+	b.errorf(path, "bridge %q on host %s is not granted to tenant %s in site.cue, and a bridged network's guests join that bridge's LAN; use one of: %s, or ask the operator to add %q to its bridges",
+		br, host, tenant, strings.Join(onHost, ", "), host+"/"+br)
 }
 
 // useGranted says what to do instead of naming one not granted: use

@@ -69,6 +69,7 @@ type rawGrant struct {
 	Delegate          []string `json:"delegate"`
 	Providers         []string `json:"providers"`
 	Hosts             []string `json:"hosts"`
+	Bridges           []string `json:"bridges"`
 	AllowPublicSuffix bool     `json:"allow_public_suffix"`
 }
 
@@ -87,6 +88,7 @@ type operator struct {
 // grant is what one tenant may use.
 type grant struct {
 	providers, hosts map[string]bool
+	bridges          map[string]bool // "HOST/BRIDGE"
 	publicSuffix     bool
 	pos              model.Pos
 }
@@ -256,7 +258,7 @@ func buildOperator(path string, pos *positions, raw *rawSite) (*operator, Diagno
 		if err := CheckTenantName(tenant); err != nil {
 			errorf(tp, "%v", err)
 		}
-		g := &grant{providers: map[string]bool{}, hosts: map[string]bool{}, publicSuffix: rg.AllowPublicSuffix, pos: pos.pos(tp...)}
+		g := &grant{providers: map[string]bool{}, hosts: map[string]bool{}, bridges: map[string]bool{}, publicSuffix: rg.AllowPublicSuffix, pos: pos.pos(tp...)}
 		for i, p := range rg.Providers {
 			if _, ok := o.providers[p]; !ok && raw.Providers[p] == nil {
 				errorf(at(tp, "providers", fmt.Sprint(i)), "no provider %q is declared; declare it under providers, or use one of: %s", p, names(raw.Providers))
@@ -268,6 +270,17 @@ func buildOperator(path string, pos *positions, raw *rawSite) (*operator, Diagno
 				errorf(at(tp, "hosts", fmt.Sprint(i)), "no host %q is declared; declare it under hosts, or use one of: %s", h, names(o.hosts))
 			}
 			g.hosts[h] = true
+		}
+		for i, hb := range rg.Bridges {
+			// The schema holds it to HOST/BRIDGE.
+			h, br, _ := strings.Cut(hb, "/")
+			switch _, ok := o.hosts[h]; {
+			case !ok:
+				errorf(at(tp, "bridges", fmt.Sprint(i)), "no host %q is declared for bridge %s; declare it under hosts, or use one of: %s", h, br, names(o.hosts))
+			case !g.hosts[h]:
+				errorf(at(tp, "bridges", fmt.Sprint(i)), "bridge %s is on host %s, which tenant %s is not granted; add %q to its hosts too, or remove the bridge", br, h, tenant, h)
+			}
+			g.bridges[hb] = true
 		}
 		o.grants[tenant] = g
 		add := func(list []string, field string, delegated bool) {

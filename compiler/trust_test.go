@@ -287,3 +287,31 @@ func TestTrust_DelegatedNames(t *testing.T) {
 		t.Errorf("got %d diagnostics, want 3 (the delegation, its glue and the parent's own names pass):\n%v", len(diags), diags)
 	}
 }
+
+// TestTrust_BridgeNotGranted: a bridged network (mode: "bridge") named
+// any bridge of its host, and vet passed: a tenant put its VMs on the
+// host's management LAN, on another tenant's LAN bridge, or on the
+// virbrN of another tenant's network. A tenant joins only the host
+// bridges site.cue grants it, on the host they are granted on.
+func TestTrust_BridgeNotGranted(t *testing.T) {
+	diags := loadCase(t, "trust_bridge_not_granted")
+	for path, want := range map[string]string{
+		"tenants.evil.networks.mgmt.bridge":      `bridge "br0" on host kvm1 is not granted to tenant evil in site.cue`,
+		"tenants.evil.networks.virbr.bridge":     `bridge "virbr1" on host kvm1 is not granted to tenant evil in site.cue`,
+		"tenants.evil.networks.theft.bridge":     `bridge "br-victim" on host kvm1 is not granted to tenant evil in site.cue`,
+		"tenants.evil.networks.elsewhere.bridge": `bridge "br-dmz" on host kvm2 is not granted to tenant evil in site.cue`,
+		"tenants.plain.networks.uplink.bridge":   `bridge "br0" on host kvm1 is not granted to tenant plain in site.cue`,
+	} {
+		if msgs := diagAt(diags, path); len(msgs) != 1 || !strings.Contains(msgs[0], want) {
+			t.Errorf("at %s: got %q, want one error containing %q", path, msgs, want)
+		}
+	}
+	for _, prefix := range []string{"tenants.victim", "tenants.evil.networks.dmz"} {
+		if msgs := diagAt(diags, prefix); len(msgs) > 0 {
+			t.Errorf("%s is granted, got errors %q", prefix, msgs)
+		}
+	}
+	if len(diags) != 5 {
+		t.Errorf("got %d diagnostics, want 5:\n%v", len(diags), diags)
+	}
+}
