@@ -137,8 +137,8 @@ func (b *builder) network(tenant string, g *grant, np []string, name string, raw
 		b.errorf(at(np, "cidr"), "a bridge network has no cidr: its guests are on the LAN of host bridge %s, where libvirt serves no DHCP; remove cidr (use mode: \"isolated\" or \"nat\" for a network libvirt addresses)", raw.Bridge)
 	}
 	switch {
-	case !bridgeName.MatchString(raw.Bridge):
-		b.errorf(at(np, "bridge"), "bridge %q is not a Linux interface name: 1 to 15 characters, none of them '/', ':' or white space", raw.Bridge)
+	case !isInterfaceName(raw.Bridge):
+		b.errorf(at(np, "bridge"), "bridge %q is not a Linux interface name: 1 to 15 bytes, not \".\" or \"..\", none of them '/', ':' or white space", raw.Bridge)
 	case n.Host != "": // else the host is not granted, and that is the error
 		b.bridge(tenant, g, at(np, "bridge"), raw.Host, raw.Bridge)
 	}
@@ -146,9 +146,15 @@ func (b *builder) network(tenant string, g *grant, np []string, name string, raw
 	return n
 }
 
-// bridgeName is what Linux takes as an interface name (IFNAMSIZ less
-// the terminating NUL; dev_valid_name refuses '/', ':' and white space).
-var bridgeName = regexp.MustCompile(`^[^/:\s]{1,15}$`)
+// isInterfaceName reports whether Linux takes name as an interface
+// name: dev_valid_name allows at most IFNAMSIZ-1 bytes (not runes: a
+// name of 15 accented letters is 30 bytes), and refuses "." and "..",
+// '/', ':' and white space.
+func isInterfaceName(name string) bool {
+	return len(name) <= 15 && name != "." && name != ".." && bridgeChars.MatchString(name)
+}
+
+var bridgeChars = regexp.MustCompile(`^[^/:\s]+$`)
 
 // cidr checks the prefix of a NAT or isolated network and returns it
 // canonical, or "" after reporting what is wrong at path.

@@ -95,7 +95,7 @@ func FuzzOperatorSource(f *testing.F) {
 			}
 			for hb := range g.bridges {
 				h, br, _ := strings.Cut(hb, "/")
-				if !g.hosts[h] || !bridgeName.MatchString(br) {
+				if !g.hosts[h] || !isInterfaceName(br) {
 					t.Fatalf("tenant %s is granted bridge %q, not a bridge of a host it is granted", name, hb)
 				}
 			}

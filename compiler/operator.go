@@ -279,6 +279,9 @@ func buildOperator(path string, pos *positions, raw *rawSite) (*operator, Diagno
 				errorf(at(tp, "bridges", fmt.Sprint(i)), "no host %q is declared for bridge %s; declare it under hosts, or use one of: %s", h, br, names(o.hosts))
 			case !g.hosts[h]:
 				errorf(at(tp, "bridges", fmt.Sprint(i)), "bridge %s is on host %s, which tenant %s is not granted; add %q to its hosts too, or remove the bridge", br, h, tenant, h)
+			case !isInterfaceName(br):
+				// The schema's pattern counts characters, Linux bytes.
+				errorf(at(tp, "bridges", fmt.Sprint(i)), "bridge %q is not a Linux interface name: 1 to 15 bytes, not \".\" or \"..\", none of them '/', ':' or white space", br)
 			}
 			g.bridges[hb] = true
 		}
