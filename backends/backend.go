@@ -55,6 +55,19 @@ type Prefetcher interface {
 	Prefetch(ctx context.Context, zone *model.Zone, run *Run) func()
 }
 
+// Discoverer is a backend that finds the steps only observing can name:
+// resources that carry the owner marker of a tenant with steps in g but
+// that its spec no longer declares (graph.Undeclared). The caller adds
+// them to g (graph.With) before --target picks steps, so each removal is
+// a step of its own. Discover only lists; the steps' Plan observes
+// again, under the tenant's lock, and plans nothing for a resource gone
+// meanwhile. An error says which hosts could not be listed: their
+// undeclared resources are not in the graph (not knowing is not
+// wanting), and the steps declared there fail their own observation.
+type Discoverer interface {
+	Discover(ctx context.Context, g *graph.Graph) ([]*graph.Step, error)
+}
+
 // StepPlan is what one step would change.
 type StepPlan struct {
 	Step    *graph.Step

@@ -90,11 +90,15 @@
 // site refuses to plan it and says how to adopt it.
 //
 // Resources a tenant no longer declares are found without a state file:
-// the alphabetically first VM step of a tenant on a host also plans the
-// removal of the tenant's other marked domains on that host, and the
-// first network step does the same for networks. A tenant that declares
-// nothing on a host any more is not looked at there: its leftovers stay
-// untouched (deleting needs a spec that still names the host).
+// for a tenant with a VM step on a host, Driver.Discover lists the
+// domains there marked with its name that it does not declare, and each
+// becomes a step of its own (graph.UndeclaredVM, ID vm/URI/NAME, as the
+// step that made it), whose plan undefines it and deletes the volumes its
+// owner element lists, behind GATE-VM-DESTROY; networks likewise, for a
+// tenant with a network step there (network/URI/NAME, GATE-NET-DESTROY).
+// A tenant that declares nothing on a host any more is not looked at
+// there: its leftovers stay untouched (deleting needs a spec that still
+// names the host).
 //
 // Destroying a network that still has attached interfaces (in any live
 // or inactive domain definition on the host) or DHCP leases is refused;

@@ -70,12 +70,21 @@ func (r *rig) vm(name string) *model.VM {
 	return &model.VM{Tenant: tenant, Name: name, Host: r.host, Autostart: false, Running: true, VCPUs: 1, MemoryBytes: 64 << 20}
 }
 
-// graph compiles one tenant holding vms and nets.
+// graph compiles one tenant holding vms and nets, with a step for each
+// domain and network of the tenant on the host that it no longer
+// declares, as site diff and site apply do.
 func (r *rig) graph(vms []*model.VM, nets []*model.Network) *graph.Graph {
 	r.t.Helper()
 	t := &model.Tenant{Name: tenant, Domain: "t1.example.net.", VMs: vms, Networks: nets}
 	g, err := graph.Build(&model.Spec{Tenants: []*model.Tenant{t}})
 	if err != nil {
+		r.t.Fatal(err)
+	}
+	found, err := r.d.Discover(context.Background(), g)
+	if err != nil {
+		r.t.Fatal(err)
+	}
+	if g, err = g.With(found); err != nil {
 		r.t.Fatal(err)
 	}
 	return g
@@ -236,6 +245,15 @@ func refusedKeys(rep *engine.Report) []string {
 		for _, c := range s.Refused {
 			out = append(out, c.Key)
 		}
+	}
+	return out
+}
+
+// stepIDs lists the IDs of g's steps in order.
+func stepIDs(g *graph.Graph) []string {
+	var out []string
+	for _, s := range g.Steps {
+		out = append(out, s.ID)
 	}
 	return out
 }

@@ -27,6 +27,9 @@ func TestOrphanDomainNeedsDestroyGate(t *testing.T) {
 	if got := lines(obs.Plan); !slices.Equal(got, want) {
 		t.Fatalf("got %q, want %q", got, want)
 	}
+	if got := obs.Plan.Changes[0].Step; got != "vm/"+r.host+"/b-old" {
+		t.Errorf("the removal is in step %s, want a step of its own", got)
+	}
 	if got := obs.Plan.Changes[0].Before["volumes"]; !slices.Equal(got.([]string), []string{"default/old-root"}) {
 		t.Errorf("got volumes %v, want [default/old-root]", got)
 	}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"slices"
-	"sort"
 	"strconv"
 	"strings"
 
@@ -51,14 +50,17 @@ type netDetail struct {
 }
 
 // Plan observes the network's host (once per run) and plans define,
-// start and autostart, and the destroy of the tenant's networks the spec
-// no longer declares.
+// start and autostart, or, for a network the tenant no longer declares,
+// its destroy.
 func (n netDriver) Plan(ctx context.Context, step *graph.Step, run *backends.Run) (*backends.StepPlan, error) {
 	sp, err := n.plan(ctx, step, run)
 	return sp, explain(err)
 }
 
 func (n netDriver) plan(ctx context.Context, step *graph.Step, run *backends.Run) (*backends.StepPlan, error) {
+	if step.Undeclared != nil {
+		return n.planUndeclared(step)
+	}
 	nw := step.Network
 	if nw == nil {
 		return nil, fmt.Errorf("step %s: not a network step", step.ID)
@@ -96,7 +98,6 @@ func (n netDriver) plan(ctx context.Context, step *graph.Step, run *backends.Run
 	if err != nil {
 		return nil, err
 	}
-	p.planRemovals()
 	p.sp.Fingerprint = fingerprint(p.seen...)
 	p.sp.Detail = p.det
 	return p.sp, nil
@@ -362,81 +363,49 @@ func (p *netPlanner) hostOps(live []libvirtxml.NetworkDHCPHost, running bool, pe
 	}
 }
 
-// planRemovals destroys the tenant's networks the spec no longer
-// declares, and reports those it refuses to destroy yet.
-func (p *netPlanner) planRemovals() {
-	nw := p.nw
-	orphans, refused := p.n.planOrphans(p.h, p.step, &p.seen)
-	for _, rf := range refused {
-		// Not an error: that would block this step and the VM steps
-		// behind it, including the very change that frees the network.
-		// Planned by this step (an undeclared network has none of its
-		// own), it changes nothing here: apply reports it refused.
-		p.change(graph.NetworkStepID(nw.Host, rf.name), plan.ActionDelete, plan.ImpactRefused,
-			"refused for now: "+rf.why+"; "+rf.todo+"; the spec no longer declares this network, so a later run destroys it (with "+string(plan.GateNetDestroy)+") once nothing uses it",
-			map[string]any{"in use": rf.users}, nil)
+// planUndeclared plans the destroy of a network its tenant no longer
+// declares (found by Discover), behind GATE-NET-DESTROY, or shows it
+// refused while something uses it. A network gone meanwhile, or no
+// longer the tenant's, plans nothing.
+func (n netDriver) planUndeclared(step *graph.Step) (*backends.StepPlan, error) {
+	u := step.Undeclared
+	h, err := n.d.observe(u.Host)
+	if err != nil {
+		return nil, err
 	}
-	for _, name := range orphans {
-		p.change(graph.NetworkStepID(nw.Host, name), plan.ActionDelete, plan.ImpactDestroy,
-			"the spec no longer declares this network; it has no attached interfaces and no DHCP leases", map[string]any{"active": p.h.networks[name].Active}, nil, plan.GateNetDestroy)
-		p.add(netOp{Kind: netDestroy, Gate: plan.GateNetDestroy, Name: name})
+	det := &netDetail{host: u.Host}
+	sp := &backends.StepPlan{Step: step, Detail: det}
+	o := h.networks[u.Name]
+	if o == nil || o.Owner == nil || o.Owner.Tenant != step.Tenant {
+		sp.Fingerprint = fingerprint("undeclared", u.Name, "gone")
+		return sp, nil
 	}
+	change := plan.Change{Key: step.ID, Step: step.ID, Phase: step.Phase, Tenant: step.Tenant, Action: plan.ActionDelete}
+	if rf, busy := n.inUse(h, o); busy {
+		// Not an error: that would block the run, including the very
+		// change that frees the network. It changes nothing here: apply
+		// reports it refused.
+		change.Impact = plan.ImpactRefused
+		change.Reason = "refused for now: " + rf.why + "; " + rf.todo + "; the spec no longer declares this network, so a later run destroys it (with " + string(plan.GateNetDestroy) + ") once nothing uses it"
+		change.Before = map[string]any{"in use": rf.users}
+		sp.Fingerprint = fingerprint("undeclared", u.Name, o.XML, strconv.FormatBool(o.Active), "refused", strings.Join(rf.users, ","))
+	} else {
+		change.Impact = plan.ImpactDestroy
+		change.Reason = "the spec no longer declares this network; it has no attached interfaces and no DHCP leases"
+		change.Before = map[string]any{"active": o.Active}
+		change.Gates = []plan.Gate{plan.GateNetDestroy}
+		det.ops = append(det.ops, netOp{Kind: netDestroy, Gate: plan.GateNetDestroy, Name: u.Name})
+		sp.Fingerprint = fingerprint("undeclared", u.Name, o.XML, strconv.FormatBool(o.Active))
+	}
+	sp.Changes = append(sp.Changes, change)
+	return sp, nil
 }
 
 // refusal is a network site will not destroy (or recreate) yet.
 type refusal struct {
-	name  string
 	why   string   // "in use: 1 DHCP lease (10.0.0.5 52:54:00:…)"
 	todo  string   // what frees it
 	users []string // domains and leases that use it
-}
-
-// planOrphans lets the tenant's first network step on a host find the
-// tenant's marked networks there that the spec no longer declares: those
-// it may destroy, and those it refuses to because they have attached
-// interfaces, DHCP leases, or leases it cannot read.
-func (n netDriver) planOrphans(h *hostObs, step *graph.Step, seen *[]string) ([]string, []refusal) {
-	t, nw := step.TenantSpec, step.Network
-	if t == nil {
-		return nil, nil
-	}
-	declared := map[string]bool{}
-	first := ""
-	for _, other := range t.Networks {
-		if other.Host != nw.Host {
-			continue
-		}
-		declared[other.Name] = true
-		if first == "" || other.Name < first {
-			first = other.Name
-		}
-	}
-	if first != nw.Name {
-		return nil, nil
-	}
-	var out []string
-	var refused []refusal
-	names := make([]string, 0, len(h.networks))
-	for name := range h.networks {
-		names = append(names, name)
-	}
-	sort.Strings(names)
-	for _, name := range names {
-		o := h.networks[name]
-		if declared[name] || o.Owner == nil || o.Owner.Tenant != nw.Tenant {
-			continue
-		}
-		*seen = append(*seen, "orphan", name, o.XML, strconv.FormatBool(o.Active))
-		if rf, busy := n.inUse(h, o); busy {
-			refused = append(refused, rf)
-			continue
-		}
-		out = append(out, name)
-	}
-	for _, rf := range refused {
-		*seen = append(*seen, "refused", rf.name, strings.Join(rf.users, ","))
-	}
-	return out, refused
 }
 
 // inUse says why network o must not be destroyed, if it must not: a
@@ -448,12 +417,12 @@ func (n netDriver) inUse(h *hostObs, o *netObs) (refusal, bool) {
 		if len(users) > 1 {
 			why = fmt.Sprintf("in use: %d domains have interfaces on it in their running or persistent definitions", len(users))
 		}
-		return refusal{o.Name, why + " (" + strings.Join(users, ", ") + ")",
+		return refusal{why + " (" + strings.Join(users, ", ") + ")",
 			"take the interfaces out of the spec (a running guest keeps its interface until it shuts down) or the domains", users}, true
 	}
 	leases, err := n.leases(h, o)
 	if err != nil {
-		return refusal{o.Name, fmt.Sprintf("site cannot confirm it has no DHCP leases (%v)", err),
+		return refusal{fmt.Sprintf("site cannot confirm it has no DHCP leases (%v)", err),
 			fmt.Sprintf("stop it with virsh net-destroy %s if it is unused", o.Name), nil}, true
 	}
 	if len(leases) > 0 {
@@ -461,7 +430,7 @@ func (n netDriver) inUse(h *hostObs, o *netObs) (refusal, bool) {
 		if len(leases) > 1 {
 			why = fmt.Sprintf("in use: %d DHCP leases", len(leases))
 		}
-		return refusal{o.Name, why + " (" + strings.Join(leases, ", ") + ")",
+		return refusal{why + " (" + strings.Join(leases, ", ") + ")",
 			fmt.Sprintf("a lease ends when its client releases it or it expires (virsh net-dhcp-leases %s lists them)", o.Name), leases}, true
 	}
 	return refusal{}, false

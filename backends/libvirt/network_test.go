@@ -263,3 +263,64 @@ func TestFixedAddressIsADHCPHost(t *testing.T) {
 		t.Errorf("got blocked %+v, want the gateway address refused", obs.Plan.Blocked)
 	}
 }
+
+// TestUndeclaredNetworkIsItsOwnStep: a network the spec drops is a step
+// of its own, named as the step that made it, so that --target picks
+// its removal alone, and a --target on the network still declared
+// leaves it be.
+func TestUndeclaredNetworkIsItsOwnStep(t *testing.T) {
+	r := newRig(t, libvirttest.TestURI(t, libvirttest.Fixture{}), Options{})
+	lan := &model.Network{Tenant: tenant, Name: "lan", Host: r.host, CIDR: "10.77.0.0/24", Autostart: true}
+	dmz := &model.Network{Tenant: tenant, Name: "dmz", Host: r.host, CIDR: "10.78.0.0/24"}
+	r.converge(r.graph(nil, []*model.Network{lan, dmz}))
+	// Stopped: the test driver cannot report the leases of a running one.
+	n, err := r.conn().LookupNetworkByName("dmz")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := n.Destroy(); err != nil {
+		t.Fatal(err)
+	}
+	n.Free()
+
+	g := r.graph(nil, []*model.Network{lan})
+	id := "network/" + r.host + "/dmz"
+	if s := g.Step(id); s == nil || s.Undeclared == nil {
+		t.Fatalf("no step %s for the undeclared network in %q", id, stepIDs(g))
+	}
+	obs, _ := r.diff(g)
+	if len(obs.Plan.Changes) != 1 || obs.Plan.Changes[0].Step != id {
+		t.Fatalf("got %+v, want one change, in step %s", obs.Plan.Changes, id)
+	}
+
+	lanOnly, err := g.Targets([]string{"network/" + r.host + "/lan"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if obs, _ := r.diff(lanOnly); obs.Plan.HasChanges() {
+		t.Errorf("--target lan plans %q", lines(obs.Plan))
+	}
+	dmzOnly, err := g.Targets([]string{id})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := stepIDs(dmzOnly); !slices.Equal(got, []string{id}) {
+		t.Fatalf("--target %s keeps %q", id, got)
+	}
+	obs, run := r.diff(dmzOnly)
+	want := []string{"destroy delete " + id + " [active] GATE-NET-DESTROY"}
+	if got := lines(obs.Plan); !slices.Equal(got, want) {
+		t.Fatalf("got %q, want %q", got, want)
+	}
+	r.apply(dmzOnly, obs, run, plan.GateNetDestroy)
+	if _, err := r.conn().LookupNetworkByName("dmz"); err == nil {
+		t.Error("dmz is still defined")
+	}
+	if _, err := r.conn().LookupNetworkByName("lan"); err != nil {
+		t.Errorf("lan went away: %v", err)
+	}
+	// Gone, it is no step any more.
+	if g := r.graph(nil, []*model.Network{lan}); g.Step(id) != nil {
+		t.Errorf("step %s is still in the graph after the network went away", id)
+	}
+}

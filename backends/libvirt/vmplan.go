@@ -80,6 +80,9 @@ func (v vmDriver) Plan(ctx context.Context, step *graph.Step, run *backends.Run)
 }
 
 func (v vmDriver) plan(ctx context.Context, step *graph.Step, run *backends.Run) (*backends.StepPlan, error) {
+	if step.Undeclared != nil {
+		return v.planUndeclared(step)
+	}
 	if step.VM == nil {
 		return nil, fmt.Errorf("step %s: not a VM step", step.ID)
 	}
@@ -149,7 +152,7 @@ func (p *vmPlanner) plan() error {
 	} else if err := p.planUpdate(o, want); err != nil {
 		return err
 	}
-	return p.planOrphans()
+	return nil
 }
 
 // observeDomain refuses a domain site does not own for the VM's tenant,
@@ -197,56 +200,54 @@ func (p *vmPlanner) planCreate(want *wantDomain) {
 	}
 }
 
-// planOrphans lets the tenant's first VM step on a host plan the
-// removal of the tenant's marked domains there that the spec no longer
-// declares.
-func (p *vmPlanner) planOrphans() error {
-	t, vm, h := p.step.TenantSpec, p.vm, p.h
-	if t == nil {
-		return nil
+// planUndeclared plans the removal of a domain its tenant no longer
+// declares (found by Discover): undefine it and delete the volumes its
+// owner element lists that no other domain uses, behind GATE-VM-DESTROY.
+// A domain gone meanwhile, or no longer the tenant's, plans nothing.
+func (v vmDriver) planUndeclared(step *graph.Step) (*backends.StepPlan, error) {
+	u := step.Undeclared
+	h, err := v.d.observe(u.Host)
+	if err != nil {
+		return nil, err
 	}
-	declared := map[string]bool{}
-	var first string
-	for _, other := range t.VMs {
-		if other.Host != vm.Host {
-			continue
-		}
-		declared[other.Name] = true
-		if first == "" || other.Name < first {
-			first = other.Name
-		}
+	det := &vmDetail{host: u.Host}
+	sp := &backends.StepPlan{Step: step, Detail: det}
+	o := h.domains[u.Name]
+	if o == nil || o.Owner == nil || o.Owner.Tenant != step.Tenant {
+		sp.Fingerprint = fingerprint("undeclared", u.Name, "gone")
+		return sp, nil
 	}
-	if first != vm.Name {
-		return nil
+	sp.Fingerprint = fingerprint("undeclared", u.Name, o.LiveXML, o.InactiveXML)
+	refs := h.volumeRefs(u.Name, true)
+	var vols []string
+	var delVols []ownedVolume
+	for _, ov := range o.Owner.Volumes {
+		if len(refs[ov.key()]) > 0 {
+			continue // another domain uses it
+		}
+		vols = append(vols, ov.String())
+		delVols = append(delVols, ov)
 	}
-	for _, name := range h.domainNames() {
-		o := h.domains[name]
-		if declared[name] || o.Owner == nil || o.Owner.Tenant != vm.Tenant {
-			continue
-		}
-		p.seen = append(p.seen, "orphan", name, o.LiveXML, o.InactiveXML)
-		refs := h.volumeRefs(name, true)
-		var vols []string
-		var delVols []ownedVolume
-		for _, ov := range o.Owner.Volumes {
-			if len(refs[ov.key()]) > 0 {
-				continue // another domain uses it
-			}
-			vols = append(vols, ov.String())
-			delVols = append(delVols, ov)
-		}
-		sort.Strings(vols)
-		reason := "the spec no longer declares this domain: undefine it and delete its volumes"
-		if o.Running {
-			reason = "the spec no longer declares this running domain: force it off, undefine it and delete its volumes (an outage)"
-		}
-		p.changes = append(p.changes, plan.Change{Key: graph.VMStepID(vm.Host, name), Step: p.step.ID, Phase: p.step.Phase, Tenant: vm.Tenant,
-			Action: plan.ActionDelete, Impact: plan.ImpactDestroy, Gates: []plan.Gate{plan.GateVMDestroy}, Reason: reason,
-			Before: map[string]any{"running": o.Running, "volumes": vols}})
-		p.add(op{Kind: opUndefine, Gate: plan.GateVMDestroy, Domain: name})
-		for _, ov := range delVols {
-			p.add(op{Kind: opDeleteVolume, Gate: plan.GateVMDestroy, Pool: ov.Pool, Volume: ov.Name})
-		}
+	sort.Strings(vols)
+	reason := "the spec no longer declares this domain: undefine it"
+	if o.Running {
+		reason = "the spec no longer declares this running domain: force it off, undefine it"
 	}
-	return nil
+	if len(vols) > 0 {
+		reason += " and delete its volumes"
+	}
+	if o.Running {
+		reason += " (an outage)"
+	}
+	before := map[string]any{"running": o.Running}
+	if len(vols) > 0 {
+		before["volumes"] = vols
+	}
+	sp.Changes = append(sp.Changes, plan.Change{Key: step.ID, Step: step.ID, Phase: step.Phase, Tenant: step.Tenant,
+		Action: plan.ActionDelete, Impact: plan.ImpactDestroy, Gates: []plan.Gate{plan.GateVMDestroy}, Reason: reason, Before: before})
+	det.ops = append(det.ops, op{Kind: opUndefine, Gate: plan.GateVMDestroy, Domain: u.Name})
+	for _, ov := range delVols {
+		det.ops = append(det.ops, op{Kind: opDeleteVolume, Gate: plan.GateVMDestroy, Pool: ov.Pool, Volume: ov.Name})
+	}
+	return sp, nil
 }

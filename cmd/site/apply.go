@@ -150,14 +150,14 @@ func runApply(cmd *cobra.Command, args []string, o applyOptions) error {
 		}
 	}
 
+	bk := openBackends(run)
+	defer closeBackends(bk, cmd.ErrOrStderr())
 	load := budget(cmd)
 	load.Warn = warnTo(cmd.ErrOrStderr())
-	g, err := o.scope(args, phases, targets, load)
+	g, err := o.scope(args, phases, targets, load, bk.discover(cmd.Context()))
 	if err != nil {
 		return withCode(exitError, err)
 	}
-	bk := openBackends(run)
-	defer closeBackends(bk, cmd.ErrOrStderr())
 	eng, prog := newEngine(bk, o.parallelism, cmd.ErrOrStderr())
 	bk.leaseTimeout, bk.leaseProgress = o.leaseTimeout, func(s string) { prog.say("site: " + s) }
 	// An interrupt cancels observing, which only reads, and a wait for

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -54,6 +55,7 @@ var builtIn = []backend{
 			bk.kinds[plan.PhaseNetwork] = d.Networks()
 			bk.kinds[plan.PhaseStorage] = d.Pools()
 			bk.leases = d
+			bk.discoverers = append(bk.discoverers, d)
 			bk.closers = append(bk.closers, d.Close)
 		},
 	},
@@ -78,6 +80,8 @@ type runBackends struct {
 	kinds     map[plan.Phase]backends.Driver // secrets, network, storage, vm
 	providers map[string]backends.Driver     // DNS zones by provider kind
 	closers   []func() error
+	// discoverers find the steps only observing names (see discover).
+	discoverers []backends.Discoverer
 	// leases reads the DHCP leases of the VMs that publish address
 	// "lease" (nil without a libvirt backend); apply waits for them up
 	// to leaseTimeout and tells leaseProgress.
@@ -107,6 +111,23 @@ func (bk *runBackends) Close() error {
 		return fmt.Errorf("closing the backends after the run: %w", err)
 	}
 	return nil
+}
+
+// discover returns what finds, for a graph, the steps of every
+// backend's resources that a tenant no longer declares.
+func (bk *runBackends) discover(ctx context.Context) discoverFunc {
+	return func(g *graph.Graph) ([]*graph.Step, error) {
+		var out []*graph.Step
+		var errs []error
+		for _, d := range bk.discoverers {
+			found, err := d.Discover(ctx, g)
+			out = append(out, found...)
+			if err != nil {
+				errs = append(errs, err)
+			}
+		}
+		return out, errors.Join(errs...)
+	}
 }
 
 // driverFor picks the backend that converges step.

@@ -63,7 +63,7 @@ func completeUnlock(cmd *cobra.Command, args []string, toComplete string) ([]str
 	if len(args) > 0 {
 		return []string{"cue"}, cobra.ShellCompDirectiveFilterFileExt
 	}
-	g, err := loadGraph(nil, nil, nil, budget(cmd))
+	g, err := loadGraph(nil, nil, nil, budget(cmd), nil)
 	if err != nil {
 		return nil, cobra.ShellCompDirectiveNoFileComp
 	}
@@ -99,7 +99,7 @@ func completePhases(_ *cobra.Command, _ []string, toComplete string) ([]string, 
 // completeTargets loads the specs in args (as the command would) and
 // offers their step IDs; a spec that does not load offers nothing.
 func completeTargets(cmd *cobra.Command, args []string, toComplete string) ([]string, cobra.ShellCompDirective) {
-	g, err := loadGraph(args, nil, nil, budget(cmd))
+	g, err := loadGraph(args, nil, nil, budget(cmd), nil)
 	if err != nil {
 		return nil, cobra.ShellCompDirectiveNoFileComp
 	}

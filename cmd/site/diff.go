@@ -136,7 +136,7 @@ func runDiff(cmd *cobra.Command, args []string, o diffOptions) (err error) {
 	if ahead != nil {
 		load.Early = ahead.zone
 	}
-	g, err := o.scope(args, phases, targets, load)
+	g, err := o.scope(args, phases, targets, load, bk.discover(observing))
 	if err != nil {
 		return withCode(exitError, err)
 	}

@@ -35,7 +35,7 @@ Exit codes: 0 printed, 1 an invalid spec or flag.`,
 			}
 			load := budget(cmd)
 			load.Warn = warnTo(cmd.ErrOrStderr())
-			g, err := loadGraph(args, phases, parseTargets(targets), load)
+			g, err := loadGraph(args, phases, parseTargets(targets), load, nil)
 			if err != nil {
 				return withCode(exitError, err)
 			}

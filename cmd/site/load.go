@@ -27,7 +27,13 @@ import (
 // they need. An invalid spec is an error listing every problem at
 // file:line:col, as site vet prints them; so is a target that matches no
 // step in scope.
-func loadGraph(paths []string, only []plan.Phase, targets []string, budget compiler.Options) (*graph.Graph, error) {
+//
+// discover, when not nil, adds the steps only observing finds (a domain
+// or network a tenant no longer declares, see backends.Discoverer)
+// before targets pick steps, unless every target names a declared step:
+// site diff and apply pass it, site graph and completion do not look at
+// live systems.
+func loadGraph(paths []string, only []plan.Phase, targets []string, budget compiler.Options, discover discoverFunc) (*graph.Graph, error) {
 	config, paths, err := specInput(paths)
 	if err != nil {
 		return nil, err
@@ -50,11 +56,27 @@ func loadGraph(paths []string, only []plan.Phase, targets []string, budget compi
 	}
 	// --only first, so a --target naming a step that --only left out is
 	// an error (listing what is in scope) rather than an empty run.
-	g, err = g.Only(only).Targets(targets)
-	if err != nil {
-		return nil, fmt.Errorf("--target: %w", err)
+	g = g.Only(only)
+	looked := false
+	var unlisted error
+	if discover != nil && !g.NamesOnly(targets) {
+		var found []*graph.Step
+		found, unlisted = discover(g)
+		if g, err = g.With(found); err != nil {
+			return nil, fmt.Errorf("compiling the step graph: %w", err)
+		}
+		looked = true
 	}
-	return g, nil
+	scoped, err := g.Targets(targets)
+	switch {
+	case err == nil:
+		return scoped, nil
+	case unlisted != nil:
+		return nil, fmt.Errorf("--target: %w\n(and what the tenants no longer declare could not be listed, so it is not among them: %v)", err, unlisted)
+	case !looked && mayNameUndeclared(g, targets):
+		return nil, fmt.Errorf("--target: %w\n(a domain or network a tenant no longer declares is a step only site diff and site apply find, by observing the host)", err)
+	}
+	return nil, fmt.Errorf("--target: %w", err)
 }
 
 // warnTo is the compiler.Options.Warn of diff, apply and graph: the
@@ -67,6 +89,30 @@ func warnTo(w io.Writer) func(compiler.Diagnostics) {
 		}
 	}
 }
+
+// mayNameUndeclared reports whether one of targets may name the removal
+// of a domain or network that site graph, not observing, cannot list:
+// it names a VM or network step and g has such steps to look from.
+func mayNameUndeclared(g *graph.Graph, targets []string) bool {
+	kinds := map[string]bool{}
+	for _, s := range g.Steps {
+		if !s.Prerequisite && (s.VM != nil || s.Network != nil) {
+			kinds[strings.SplitN(s.ID, "/", 2)[0]+"/"] = true
+		}
+	}
+	for _, t := range targets {
+		for k := range kinds {
+			if strings.HasPrefix(t, k) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// discoverFunc finds the steps only observing can name, for g (see
+// runBackends.discover).
+type discoverFunc func(g *graph.Graph) ([]*graph.Step, error)
 
 // configFlag is --config, the operator's file; empty: found as
 // compiler.FindConfig says.

@@ -136,10 +136,10 @@ func (f *planFlags) words(extra ...string) []string {
 	return words
 }
 
-// scope loads the specs at args into the graph of phases and targets
-// and checks --restart against it.
-func (f *planFlags) scope(args []string, phases []plan.Phase, targets []string, budget compiler.Options) (*graph.Graph, error) {
-	g, err := loadGraph(args, phases, targets, budget)
+// scope loads the specs at args into the graph of phases and targets,
+// with the steps discover finds, and checks --restart against it.
+func (f *planFlags) scope(args []string, phases []plan.Phase, targets []string, budget compiler.Options, discover discoverFunc) (*graph.Graph, error) {
+	g, err := loadGraph(args, phases, targets, budget, discover)
 	if err != nil {
 		return nil, err
 	}

@@ -23,8 +23,8 @@ func writeReport(w io.Writer, rep *engine.Report, color bool) error {
 		return code + s + "\x1b[0m"
 	}
 	for _, s := range rep.Steps {
-		// A refused change is named by its own key: an undeclared
-		// network's removal is planned by another network's step.
+		// A refused change is named by its own key, which says what
+		// was refused (a network's removal, its mode change).
 		for _, c := range s.Refused {
 			fmt.Fprintf(&b, "%s %s: %s %s\n", paint(colorFor(statusRefused), fmt.Sprintf("%-9s", statusRefused)), c.Key, c.Action, c.Reason)
 		}

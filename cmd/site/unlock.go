@@ -57,7 +57,7 @@ GATE-LOCK-BREAK not acknowledged (nothing changed).`,
 }
 
 func runUnlock(cmd *cobra.Command, tenant string, paths []string, acked bool) error {
-	g, err := loadGraph(paths, nil, nil, budget(cmd))
+	g, err := loadGraph(paths, nil, nil, budget(cmd), nil)
 	if err != nil {
 		return withCode(exitError, err)
 	}

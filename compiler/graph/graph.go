@@ -34,13 +34,15 @@ type Step struct {
 	// that converge something, so a scope never changes more than it says.
 	Prerequisite bool
 
-	// Exactly one of these is set, matching Phase.
-	Secret  *Secret
-	Network *model.Network
-	Pool    *model.Pool
-	Image   *model.Image
-	VM      *model.VM
-	Zone    *model.Zone
+	// Exactly one of these is set, matching Phase; Undeclared instead
+	// of VM or Network for a resource the tenant no longer declares.
+	Secret     *Secret
+	Network    *model.Network
+	Pool       *model.Pool
+	Image      *model.Image
+	VM         *model.VM
+	Zone       *model.Zone
+	Undeclared *Undeclared
 }
 
 // Secret is one credential read from one of the operator's stores.

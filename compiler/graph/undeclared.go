@@ -1,0 +1,65 @@
+package graph
+
+import (
+	"strings"
+
+	"github.com/site-tools/site/compiler/model"
+	"github.com/site-tools/site/compiler/plan"
+)
+
+// Undeclared is a resource on a host that carries a tenant's owner
+// marker but that the tenant's spec no longer declares. There is no
+// state file to remember it, so a backend finds it by observing (see
+// backends.Discoverer) and it becomes a step of its own, named as the
+// step that made it was ("vm/URI/NAME", "network/URI/NAME"): a plan
+// lists its removal under that ID, and --target can name it.
+type Undeclared struct {
+	Host, Name string
+}
+
+// UndeclaredVM is the step that removes a domain of tenant t on host
+// that t no longer declares.
+func UndeclaredVM(t *model.Tenant, host, name string) *Step {
+	return &Step{ID: VMStepID(host, name), Phase: plan.PhaseVM, Tenant: t.Name, TenantSpec: t, Undeclared: &Undeclared{Host: host, Name: name}}
+}
+
+// UndeclaredNetwork is the step that removes a network of tenant t on
+// host that t no longer declares.
+func UndeclaredNetwork(t *model.Tenant, host, name string) *Step {
+	return &Step{ID: NetworkStepID(host, name), Phase: plan.PhaseNetwork, Tenant: t.Name, TenantSpec: t, Undeclared: &Undeclared{Host: host, Name: name}}
+}
+
+// With returns g with the steps extra added, in order. A step whose ID
+// g already has is left out: a resource some step in g declares is that
+// step's, whoever marked it.
+func (g *Graph) With(extra []*Step) (*Graph, error) {
+	if len(extra) == 0 {
+		return g, nil
+	}
+	steps := make([]*Step, 0, len(g.Steps)+len(extra))
+	for _, s := range g.Steps {
+		cp := *s
+		steps = append(steps, &cp)
+	}
+	for _, s := range extra {
+		if g.byID[s.ID] == nil {
+			steps = append(steps, s)
+		}
+	}
+	return order(steps)
+}
+
+// NamesOnly reports whether every one of patterns is the exact ID of a
+// step in g, with no glob in it: then no step found by observing (see
+// With) can match one, and a caller need not look for them.
+func (g *Graph) NamesOnly(patterns []string) bool {
+	if len(patterns) == 0 {
+		return false
+	}
+	for _, p := range patterns {
+		if strings.ContainsAny(p, `*?[\`) || g.byID[p] == nil {
+			return false
+		}
+	}
+	return true
+}
