@@ -173,7 +173,10 @@ type written struct {
 
 // oneWriterPerName checks one writer per canonical name, whatever the
 // types: a CNAME from one writer beside an A from another is the
-// conflict of INCIDENTS.md 2.
+// conflict of INCIDENTS.md 2. A zone cut has two sides, each with a
+// writer of its own: the parent's delegation (NS and DS at the cut, glue
+// below it, all misplaced lets through) and the child zone's records at
+// its apex and below, which a resolver asks the child for.
 func (c *checker) oneWriterPerName(spec *model.Spec, zones map[string]*model.Zone) {
 	names := map[string]*written{}
 	reported := map[string]bool{}
@@ -186,9 +189,13 @@ func (c *checker) oneWriterPerName(spec *model.Spec, zones map[string]*model.Zon
 				if c.misplaced(rs, z, zones) {
 					continue
 				}
-				w, ok := names[rs.Name]
+				name := rs.Name
+				if zoneCut(rs.Name, z.Name, zones) != nil {
+					name += "\x00delegation"
+				}
+				w, ok := names[name]
 				if !ok {
-					names[rs.Name] = &written{writer: rs.Writer, types: []string{rs.Type}}
+					names[name] = &written{writer: rs.Writer, types: []string{rs.Type}}
 					continue
 				}
 				if sameWriter(w.writer, rs.Writer) {
