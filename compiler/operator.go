@@ -314,6 +314,9 @@ func buildOperator(path string, pos *positions, raw *rawSite) (*operator, Diagno
 		}
 		add(rg.Domains, "domains", false)
 		add(rg.Delegate, "delegate", true)
+		if len(rg.Domains) == 0 && len(rg.Delegate) == 0 {
+			errorf(tp, "tenant %s is granted no names, and a tenant's domain and zones must be at or below one: add domains: [...] (domains of its own), or delegate: [...] (names carved out of another tenant's domain)", tenant)
+		}
 	}
 	diags = append(diags, o.overlaps()...)
 	if len(diags) > 0 {
@@ -338,8 +341,8 @@ func (o *operator) overlaps() Diagnostics {
 		for _, outer := range names[:i] {
 			oc := o.claims[outer]
 			if oc.tenant != c.tenant && dnsname.IsSubdomain(inner, outer) {
-				diags = append(diags, Diagnostic{Pos: c.pos, Related: []model.Pos{oc.pos},
-					Msg: fmt.Sprintf("domain %s of tenant %s lies inside domain %s of tenant %s: granted domains never overlap; move it to delegate: [...] to carve it out on purpose", inner, c.tenant, outer, oc.tenant)})
+				diags = append(diags, Diagnostic{Pos: c.pos, Related: []model.Pos{oc.pos}, Path: c.path,
+					Msg: fmt.Sprintf("domain %s of tenant %s lies inside domain %s of tenant %s: granted domains never overlap; to carve it out of tenant %s's domain on purpose, move it from domains to delegate: [%q]", inner, c.tenant, outer, oc.tenant, oc.tenant, strings.TrimSuffix(inner, "."))})
 			}
 		}
 	}

@@ -36,7 +36,10 @@ func TestSchemaWithCueCLI(t *testing.T) {
 		{"provider struct in a tenant", tenantSchema, "package tenants\ntenants: a: {domain: \"a.example\", dns: zones: \"a.example\": provider: powerdns: {url: \"http://x\"}}\n", "conflicting values"},
 		{"misspelt field", tenantSchema, "package tenants\ntenants: a: {domain: \"a.example\", domian: \"x\"}\n", "field not allowed"},
 		{"autostart required", tenantSchema, "package tenants\ntenants: a: {domain: \"a.example\", vms: v: host: \"kvm1\"}\n", "autostart: field is required but not present"},
-		{"grant needs domains", siteSchema, "package site\ntenants: a: providers: [\"p\"]\n", "domains: field is required but not present"},
+		// A grant with neither domains nor delegate is site vet's to refuse
+		// (rules/site_domains): "one of two fields" is no field's constraint.
+		{"grant domains are names", siteSchema, "package site\ntenants: a: domains: [\"\"]\n", "invalid value"},
+		{"grant of a delegated name only", siteSchema, "package site\ntenants: a: delegate: [\"a.example\"]\n", ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
