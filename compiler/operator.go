@@ -386,6 +386,14 @@ func names[V any](m map[string]V) string {
 	return strings.Join(sortedKeys(m), ", ")
 }
 
+// Grants reports whether an operator's file held in memory grants
+// tenant: site init then writes only the tenant's file, vetted against
+// that grant, rather than add a second one.
+func Grants(name string, src []byte, tenant string) bool {
+	o, diags := operatorSource(name, src)
+	return len(diags) == 0 && o.grants[tenant] != nil
+}
+
 // DeclaredProviders returns the providers an operator's file held in
 // memory declares, by name: site init grants a declared provider rather
 // than declaring it again, and site export names the one that is the

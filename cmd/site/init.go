@@ -33,6 +33,9 @@ operator's file, site.cue, must add for it: the tenant's grant (its
 domain and provider) and, when site.cue does not declare the provider
 yet, a PowerDNS provider of that name. With --config FILE it adds them
 to FILE itself; otherwise it prints them (to stderr with --out -).
+When site.cue grants NAME already (say, only a name delegated out of
+another tenant's domain, a grant init does not write), init adds
+nothing and writes the tenant's file for that grant.
 Both are generated from syntax trees and vetted together before a byte
 is written, so they always pass site vet; a NAME or zone that a spec
 already in the target directory (tenants/) declares is refused, since
@@ -97,7 +100,7 @@ func writeScaffold(cmd *cobra.Command, out string, site initSite, g generated) e
 	} else if err := writeNew(out, g.tenant); err != nil {
 		return withCode(exitError, err)
 	}
-	if configFlag != "" {
+	if configFlag != "" && !g.granted {
 		if err := appendFile(site.path, g.site); err != nil {
 			return withCode(exitError, err)
 		}
@@ -107,6 +110,10 @@ func writeScaffold(cmd *cobra.Command, out string, site initSite, g generated) e
 			_, err := stderr.Write(g.site)
 			return err
 		}
+		return nil
+	}
+	if g.granted {
+		fmt.Fprintf(stdout, "wrote %s; %s grants tenant %s already, so it needs nothing more; check it with: site vet %s\n", out, site.path, g.name, out)
 		return nil
 	}
 	if configFlag != "" {

@@ -42,11 +42,12 @@ func findInitConfig(dir string) (initSite, error) {
 }
 
 // generated is what init writes: the tenant's file, and the lines the
-// operator's file needs for it.
+// operator's file needs for it (none when it grants the tenant already).
 type generated struct {
-	name   string
-	tenant []byte
-	site   []byte
+	name    string
+	tenant  []byte
+	site    []byte
+	granted bool
 }
 
 // scaffold generates the tenant spec and its grant, and vets them
@@ -64,18 +65,24 @@ func scaffold(o initOptions, site initSite, file string) (generated, error) {
 	if err != nil {
 		return generated{}, err
 	}
-	var decls []ast.Decl
-	if !declaresProvider(site, o.provider) {
-		decls = append(decls, providerDecl(o.provider))
-	}
-	decls = append(decls, grantDecl(o, domain))
-	siteLines, err := formatFile("", decls...)
-	if err != nil {
-		return generated{}, err
-	}
-	if site.path == "" {
-		if siteLines, err = formatFile("site", decls...); err != nil {
+	// A tenant site.cue grants already (the operator wrote its grant
+	// first, say to delegate it a name, which init does not write) is
+	// vetted against that grant: a second one would claim its names twice.
+	granted := site.path != "" && compiler.Grants(site.path, site.src, o.name)
+	var siteLines []byte
+	if !granted {
+		var decls []ast.Decl
+		if !declaresProvider(site, o.provider) {
+			decls = append(decls, providerDecl(o.provider))
+		}
+		decls = append(decls, grantDecl(o, domain))
+		if siteLines, err = formatFile("", decls...); err != nil {
 			return generated{}, err
+		}
+		if site.path == "" {
+			if siteLines, err = formatFile("site", decls...); err != nil {
+				return generated{}, err
+			}
 		}
 	}
 	// By construction these parse; vetting them too turns a bad NAME or
@@ -87,7 +94,7 @@ func scaffold(o initOptions, site initSite, file string) (generated, error) {
 	if err := export.Vet(siteName, append(append(site.src, '\n'), siteLines...), file, tenant); err != nil {
 		return generated{}, fmt.Errorf("cannot scaffold tenant %q with domain %q: %w", o.name, o.domain, err)
 	}
-	return generated{name: o.name, tenant: tenant, site: siteLines}, nil
+	return generated{name: o.name, tenant: tenant, site: siteLines, granted: granted}, nil
 }
 
 // declaresProvider reports whether site's file declares provider name:
