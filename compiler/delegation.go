@@ -38,13 +38,20 @@ func (c *checker) dsWithoutDelegation(spec *model.Spec, zones map[string]*model.
 				return !delegated[name] && z.Ignored(name, "NS") == nil
 			}
 			for _, rs := range z.RRsets {
-				// A DS at the apex or below another zone's cut is an
-				// error already (zoneRules, misplaced).
-				if rs.Type != "DS" || rs.Name == z.Name || zoneCut(rs.Name, z.Name, zones) != nil || !undelegated(rs.Name) {
+				if rs.Type != "DS" || rs.Name == z.Name || !undelegated(rs.Name) {
+					continue
+				}
+				// A DS at the apex, below another zone's cut, or at the
+				// cut of a zone site signs is an error already
+				// (zoneRules, misplaced); one at the cut of a child
+				// declared here and signed elsewhere (or another
+				// tenant's) is the delegation's, which needs its NS.
+				child := zones[rs.Name]
+				if zoneCut(parentName(rs.Name), z.Name, zones) != nil || child != nil && child.Tenant == z.Tenant && child.DNSSEC {
 					continue
 				}
 				c.diags = append(c.diags, Diagnostic{Pos: rs.Writer.Pos, Path: writerPath(rs.Writer) + ".DS", Warning: true,
-					Msg: fmt.Sprintf("%s has a DS but no NS in zone %s: %s", rs.Name, z.Name, delegate(rs.Name, z, nil))})
+					Msg: fmt.Sprintf("%s has a DS but no NS in zone %s: %s", rs.Name, z.Name, delegate(rs.Name, z, child))})
 			}
 			for _, child := range z.SignedChildren {
 				if !undelegated(child.Name) {

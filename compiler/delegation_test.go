@@ -45,6 +45,23 @@ func TestDSWithoutDelegation(t *testing.T) {
 			child: DS: [{key_tag: 2371, algorithm: 13, digest_type: 2, digest: "` + digest + `"}]
 		}}`,
 	}, {
+		// A child zone declared here but signed outside site: its DS is
+		// the parent's to write by hand, at the cut, and needs its NS
+		// there as much as any DS (as for another tenant's child).
+		name: "DS written for a declared child, no NS",
+		zones: `"example.com": {provider: "pdns", records: {
+			child: DS: [{key_tag: 2371, algorithm: 13, digest_type: 2, digest: "` + digest + `"}]
+		}}
+		"child.example.com": {provider: "pdns", records: "@": A: ["192.0.2.1"]}`,
+		want: []string{`a.cue:5:4: warning: tenants.a.dns.zones."example.com".records.child.DS: child.example.com. has a DS but no NS in zone example.com.: a DS belongs at a delegation (RFC 4035 §2.4), and resolvers ignore it without the NS that delegates child.example.com.; add child: NS: [the child zone's name servers] to zone example.com.'s records, or an ignore rule for child NS if another writer delegates it`},
+	}, {
+		name: "DS written for a declared child with its NS",
+		zones: `"example.com": {provider: "pdns", records: {
+			child: DS: [{key_tag: 2371, algorithm: 13, digest_type: 2, digest: "` + digest + `"}]
+			child: NS: ["ns1.example.net."]
+		}}
+		"child.example.com": {provider: "pdns", records: "@": A: ["192.0.2.1"]}`,
+	}, {
 		name: "signed child, no NS in the parent",
 		zones: `"example.com": {provider: "pdns", records: www: A: ["192.0.2.1"]}
 		"sub.example.com": {provider: "pdns", dnssec: true}`,
