@@ -322,7 +322,7 @@ var (
 		`"^[A-Za-z_][A-Za-z0-9_]*$"`:             "an environment variable name: letters, digits and _, not starting with a digit",
 		`"^[0-9]+(KiB|MiB|GiB|TiB)$"`:            `a size with a binary unit, like "512MiB" or "2GiB"`,
 		`"^([0-9a-fA-F]{2}:){5}[0-9a-fA-F]{2}$"`: `a MAC address like "52:54:00:12:34:56"`,
-		`"^[a-z0-9][a-z0-9_-]*/[^/:\\s]{1,15}$"`: `a host and one of its bridges, "HOST/BRIDGE" like "kvm1/br0" (a bridge is a Linux interface name: 1 to 15 characters, none of them '/', ':' or white space)`,
+		`"^[a-z0-9][a-z0-9_-]*/[^/:\\s]{1,15}$"`: `a host and one of its bridges, "HOST/BRIDGE" like "kvm1/br0" (a bridge is a Linux interface name: 1 to 15 bytes, not "." or "..", none of them '/', ':' or white space)`,
 	}
 )
 
