@@ -51,8 +51,9 @@ Specs vetted together are checked against each other too: one writer
 per DNS name, one tenant per zone, VM and network; so is every tenant
 file beside the ones named. Each tenant is checked against its grant in
 the operator's site.cue (--config FILE, else site.cue here or in the
-nearest parent, else beside the PATHs): only its providers, hosts and
-domains, and no endpoint or credential in a tenant's file.
+nearest parent, else beside the PATHs): only its providers, hosts, host
+bridges and domains (and names delegated to it), and no endpoint or
+credential in a tenant's file.
 
 Exit codes: 0 every spec is valid, 1 one is invalid or unreadable.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
