@@ -89,6 +89,17 @@
 // name without our owner element, or owned by another tenant, is foreign:
 // site refuses to plan it and says how to adopt it.
 //
+// A VM names its volumes by pool and name, and vet knows only the
+// volumes the specs declare. So a VM's step is refused when it would
+// attach a volume it does not have attached yet, or make a disk from a
+// base, that a domain of another tenant or one without an owner element
+// has as a disk in its live or persistent definition (by pool and
+// volume, or by the volume's file path): that is the other domain's
+// data (voluse.go). The host's observation has every definition, so the
+// check makes no libvirt call, and a VM whose disks are attached to it
+// already does not run it. A base no domain attaches (an image) is
+// every tenant's; a disk's backing chain does not attach its base.
+//
 // Resources a tenant no longer declares are found without a state file:
 // for a tenant with a VM step on a host, Driver.Discover lists the
 // domains there marked with its name that it does not declare, and each

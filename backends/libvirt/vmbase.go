@@ -77,6 +77,9 @@ func (p *vmPlanner) planNewDisk(want *wantDomain, disk model.Disk, key string) e
 		if err != nil {
 			return err
 		}
+		if err := p.refuseForeignBase(disk, b.Path); err != nil {
+			return err
+		}
 		format = o.from(b, disk.Clone)
 		after["base"] = disk.Base
 		reason += ": a qcow2 overlay on base " + disk.Base
@@ -125,6 +128,11 @@ func (p *vmPlanner) planRebase(want *wantDomain, disk model.Disk, vol *volObs, p
 	}
 	if disk.Base != "" && b == nil {
 		if b, err = p.base(disk); err != nil {
+			return false, err
+		}
+	}
+	if b != nil {
+		if err := p.refuseForeignBase(disk, b.Path); err != nil {
 			return false, err
 		}
 	}

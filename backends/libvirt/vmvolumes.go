@@ -29,11 +29,17 @@ func (p *vmPlanner) planDisks(want *wantDomain, owned map[string]ownedVolume) er
 		}
 		p.seen = append(p.seen, disk.Pool, disk.Name, strconv.FormatBool(vol.Exists), strconv.FormatUint(vol.Capacity, 10), vol.Format, vol.Backing, vol.NoPool)
 		p.notRead(disk.Pool, vol)
+		attached := p.attachedHere(disk.Pool, disk.Name, vol.Path)
+		if !attached {
+			if err := p.refuseForeignDisk(disk, vol.Path); err != nil {
+				return err
+			}
+		}
 		ov := ownedVolume{Pool: disk.Pool, Name: disk.Name, Role: "disk", Base: disk.Base}
 		prior, mine := owned[ov.key()]
 		key := volumeKey(vm.Host, disk.Pool, disk.Name)
 		if vol.unread() {
-			if err := p.planUnreadDisk(want, disk, key); err != nil {
+			if err := p.planUnreadDisk(want, disk, key, attached); err != nil {
 				return err
 			}
 			switch {
@@ -81,13 +87,20 @@ func (p *vmPlanner) planDisks(want *wantDomain, owned map[string]ownedVolume) er
 // until the pool's step starts the pool, so the plan claims neither a
 // create nor a resize, and Apply plans the disk then. A base is still
 // checked now, as far as it can be (a declared image by its file), so a
-// disk that cannot be made blocks the step before anything changes.
-func (p *vmPlanner) planUnreadDisk(want *wantDomain, disk model.Disk, key string) error {
+// disk that cannot be made blocks the step before anything changes; and
+// unless the VM has the disk attached already, so is whether another
+// tenant's domain has that base.
+func (p *vmPlanner) planUnreadDisk(want *wantDomain, disk model.Disk, key string, attached bool) error {
 	format := p.definedFormat(disk.Pool, disk.Name)
 	if disk.Base != "" {
 		b, err := p.base(disk)
 		if err != nil {
 			return err
+		}
+		if !attached {
+			if err := p.refuseForeignBase(disk, b.Path); err != nil {
+				return err
+			}
 		}
 		if format == "" {
 			format = (&op{}).from(b, disk.Clone)

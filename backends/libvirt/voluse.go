@@ -1,0 +1,161 @@
+package libvirt
+
+import (
+	"fmt"
+
+	"libvirt.org/go/libvirtxml"
+
+	"github.com/site-tools/site/compiler/model"
+)
+
+// A VM names its volumes by pool and name, and vet knows only the
+// volumes the specs declare as disks: a volume another domain has
+// attached, which no spec declares (the disk of a VM its tenant dropped
+// from its spec, or of a domain site does not manage), would be any
+// tenant's to name. So before a VM attaches a volume it does not have
+// attached yet, or a volume is made from a base, the host's domains are
+// looked at: a volume attached to a domain, running or not, that is not
+// the VM's tenant's is that domain's data, and the VM's step is refused.
+// The host's observation already holds every domain's definitions, so
+// this makes no libvirt call, and a VM whose disks are attached to it
+// already is not looked at again.
+
+// volumeUser is a domain with a disk on a volume.
+type volumeUser struct {
+	dom *domObs
+	dev string // the disk's target device (vda), "" when it has none
+}
+
+// foreignUser returns a domain other than the VM that has a disk on
+// volume pool/name, or on its file path (path, "" when unknown), and is
+// not the VM's tenant's; nil when there is none.
+func (p *vmPlanner) foreignUser(pool, name, path string) *volumeUser {
+	for _, n := range p.h.domainNames() {
+		o := p.h.domains[n]
+		if n == p.vm.Name || o.Owner != nil && o.Owner.Tenant == p.vm.Tenant {
+			continue
+		}
+		for _, def := range []*libvirtxml.Domain{o.Inactive, o.Live} {
+			if dev, ok := diskOn(def, pool, name, path); ok {
+				return &volumeUser{dom: o, dev: dev}
+			}
+		}
+	}
+	return nil
+}
+
+// attachedHere reports whether the VM's own domain has a disk on volume
+// pool/name (or its path) in its live or persistent definition.
+func (p *vmPlanner) attachedHere(pool, name, path string) bool {
+	o := p.h.domains[p.vm.Name]
+	if o == nil {
+		return false
+	}
+	for _, def := range []*libvirtxml.Domain{o.Inactive, o.Live} {
+		if _, ok := diskOn(def, pool, name, path); ok {
+			return true
+		}
+	}
+	return false
+}
+
+// diskOn finds the disk of def on volume pool/name, or on the file or
+// block device path ("" matches no path), and returns its target
+// device. A disk's backing chain is not its source: an overlay on a
+// base does not attach the base.
+func diskOn(def *libvirtxml.Domain, pool, name, path string) (string, bool) {
+	if def == nil || def.Devices == nil {
+		return "", false
+	}
+	for _, d := range def.Devices.Disks {
+		s := d.Source
+		var on bool
+		switch {
+		case s == nil:
+		case s.Volume != nil:
+			on = s.Volume.Pool == pool && s.Volume.Volume == name
+		case path == "":
+		case s.File != nil:
+			on = s.File.File == path
+		case s.Block != nil:
+			on = s.Block.Dev == path
+		}
+		if on {
+			dev := ""
+			if d.Target != nil {
+				dev = d.Target.Dev
+			}
+			return dev, true
+		}
+	}
+	return "", false
+}
+
+// refuseForeignDisk refuses the VM's disk on volume pool/name (at path,
+// "" when unknown) while a domain that is not the tenant's has it.
+func (p *vmPlanner) refuseForeignDisk(disk model.Disk, path string) error {
+	u := p.foreignUser(disk.Pool, disk.Name, path)
+	if u == nil {
+		return nil
+	}
+	return fmt.Errorf("%sVM %s on %s: volume %s/%s is attached to %s: as this VM's disk it would give the VM that domain's data, so site refuses it; "+
+		"name another volume, or have the operator remove domain %s or detach the volume from it (%s); nothing was changed",
+		at(disk.Pos), p.vm.Name, p.vm.Host, disk.Pool, disk.Name, u.describe(), u.dom.Name, u.detach(p.vm.Host))
+}
+
+// refuseForeignBase refuses to make the VM's disk from base volume
+// disk.Base (at path) while a domain that is not the tenant's has it.
+func (p *vmPlanner) refuseForeignBase(disk model.Disk, path string) error {
+	u := p.foreignUser(disk.Pool, disk.Base, path)
+	if u == nil {
+		return nil
+	}
+	how := "an overlay on it would read that domain's data"
+	if disk.Clone {
+		how = "a copy of it would copy that domain's data"
+	}
+	return fmt.Errorf("%sVM %s on %s: disk %s starts from base volume %s/%s, which is attached to %s: %s, so site refuses it; "+
+		"name another base (an image site.cue declares, or a volume no domain has attached), or have the operator remove domain %s or detach the volume from it (%s); nothing was changed",
+		at(disk.BasePos), p.vm.Name, p.vm.Host, disk.Name, disk.Pool, disk.Base, u.describe(), how, u.dom.Name, u.detach(p.vm.Host))
+}
+
+// describe names the domain, its owner and its state.
+func (u *volumeUser) describe() string {
+	o := u.dom
+	state := "defined, not running"
+	if o.Running {
+		state = "running"
+	}
+	s := fmt.Sprintf("domain %s, a domain site does not manage (no site owner element; %s)", o.Name, state)
+	if o.Owner != nil {
+		s = fmt.Sprintf("domain %s of tenant %q (%s)", o.Name, o.Owner.Tenant, state)
+	}
+	if u.dev != "" {
+		s += ", as its disk " + u.dev
+	}
+	return s
+}
+
+// detach is the virsh command that takes the disk from the domain.
+func (u *volumeUser) detach(host string) string {
+	target := u.dev
+	if target == "" {
+		target = "TARGET"
+	}
+	flags := ""
+	if u.dom.Running {
+		flags += " --live"
+	}
+	if u.dom.Persistent {
+		flags += " --config"
+	}
+	return fmt.Sprintf("virsh -c %s detach-disk %s %s%s", host, u.dom.Name, target, flags)
+}
+
+// at is "FILE:LINE:COL: " for a valid position, else "".
+func at(pos model.Pos) string {
+	if !pos.IsValid() {
+		return ""
+	}
+	return fmt.Sprintf("%s:%d:%d: ", pos.File, pos.Line, pos.Col)
+}
