@@ -253,11 +253,28 @@ func (c *checker) misplaced(rs *model.RRset, z *model.Zone, zones map[string]*mo
 		return true
 	case atCut && rs.Type == "DS" && zoneCut(parentName(rs.Name), z.Name, zones) == nil:
 		return false // the parent's half of the delegation of a child signed elsewhere
+	case isGlue(rs, z, cut.Name):
+		return false // a resolver that follows the delegation needs it
 	}
 	c.two(rs.Writer.Pos, cut.Pos, writerPath(rs.Writer),
-		"%s lies in zone %s (tenant %s), below this zone's cut; write it in that zone, or only the delegation at %s (NS, and a DS if that zone is signed outside site) in its nearest parent zone",
+		"%s lies in zone %s (tenant %s), below this zone's cut; write it in that zone, or only the delegation at %s (NS, a DS if that zone is signed outside site, and the addresses of its name servers below it) in its nearest parent zone",
 		rs.Name, cut.Name, cut.Tenant, cut.Name)
 	return true
+}
+
+// isGlue reports whether rs is an address of a name server that zone z
+// delegates cut to (an NS at cut in z names it): the glue a parent
+// serves beside the delegation, for a name server inside the child.
+func isGlue(rs *model.RRset, z *model.Zone, cut string) bool {
+	if rs.Type != "A" && rs.Type != "AAAA" {
+		return false
+	}
+	for _, ns := range z.RRsets {
+		if ns.Name == cut && ns.Type == "NS" && slices.Contains(ns.Values, rs.Name) {
+			return true
+		}
+	}
+	return false
 }
 
 // parentName is name without its first label ("." for a top-level name).

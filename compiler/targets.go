@@ -143,12 +143,8 @@ func (b *builder) delegatedAway(path []string, z *model.Zone, rs *model.RRset) b
 	if rs.Name == held && (rs.Type == "NS" || rs.Type == "DS") {
 		return false
 	}
-	if rs.Type == "A" || rs.Type == "AAAA" {
-		for _, ns := range z.RRsets {
-			if ns.Name == held && ns.Type == "NS" && slices.Contains(ns.Values, rs.Name) {
-				return false
-			}
-		}
+	if isGlue(rs, z, held) {
+		return false
 	}
 	b.related(path, []model.Pos{c.pos}, "%s %s lies in %s, which site.cue grants to tenant %s: zone %s may hold there only the delegation (NS and DS at %s, and the addresses of its name servers below it); tenant %s writes the rest in its own zone",
 		rs.Name, rs.Type, held, c.tenant, z.Name, held, c.tenant)

@@ -243,3 +243,28 @@ func TestDNSSECPendingDSReplacesTheLiveOne(t *testing.T) {
 		t.Errorf("parent serves DS %q, want the child's new %q", served, ds)
 	}
 }
+
+// TestDelegationWithGlue: a parent's delegation to a child whose name
+// server lies inside it carries that server's address (glue), below
+// the cut: applied, verified by what the server serves, and converged.
+func TestDelegationWithGlue(t *testing.T) {
+	srv := pdnstest.Shared(t)
+	const parent, child = "glue.test.", "kid.glue.test."
+	t.Cleanup(func() { srv.Do(context.Background(), "DELETE", "/zones/"+parent, nil) })
+	d, run := testDriver(), newRun(srv)
+	step := zoneStep(srv, "office1", parent,
+		rr(child, "NS", 300, "ns1."+child, "ns.example.net."),
+		rr("ns1."+child, "A", 300, "192.0.2.53"),
+		rr("ns1."+child, "AAAA", 300, "2001:db8::53"))
+	mustApply(t, d, mustPlan(t, d, step, run), run) // verified by a zone transfer
+	if sp := mustPlan(t, d, step, run); len(sp.Changes) != 0 {
+		t.Errorf("second plan got %q, want no changes", summary(sp.Changes))
+	}
+	// One changed rrset is verified by a query of its own, which the
+	// server answers with a referral carrying the glue.
+	step.Zone.RRsets[1] = rr("ns1."+child, "A", 300, "192.0.2.54")
+	mustApply(t, d, mustPlan(t, d, step, run), run)
+	if sp := mustPlan(t, d, step, run); len(sp.Changes) != 0 {
+		t.Errorf("third plan got %q, want no changes", summary(sp.Changes))
+	}
+}

@@ -258,10 +258,16 @@ func query(ctx context.Context, n *atomic.Int64, addr, name, typ string) (*serve
 	}
 	s := &served{}
 	rrs := in.Answer
-	if t == dns.TypeNS && len(in.Answer) == 0 {
+	switch {
+	case len(in.Answer) > 0:
+	case t == dns.TypeNS:
 		// NS records below the apex delegate: the server answers them
 		// as a referral, in the authority section, not as an answer.
 		rrs = in.Ns
+	case (t == dns.TypeA || t == dns.TypeAAAA) && len(in.Ns) > 0:
+		// The address of a name server inside a child zone (glue) is
+		// served in the referral's additional section.
+		rrs = in.Extra
 	}
 	for _, rr := range rrs {
 		h := rr.Header()
@@ -325,7 +331,8 @@ func (out servedZone) finish() {
 // answer is what a query for name/type would answer, read from the
 // transfer: nothing for a name a delegation or a DNAME hides (the
 // server answers those with a referral or a rewrite, incident 2), save
-// the NS and DS records at the cut itself.
+// the NS and DS records at the cut itself and the addresses of the name
+// servers the cut's NS name below it (glue, served in the referral).
 func (out servedZone) answer(zone, name, typ string) *served {
 	name = strings.ToLower(name)
 	apex := strings.ToLower(zone)
@@ -334,7 +341,12 @@ func (out servedZone) answer(zone, name, typ string) *served {
 			if typ != "NS" && typ != "DS" && out[rrKey{cut, "NS"}] != nil {
 				return nil
 			}
-		} else if out[rrKey{cut, "NS"}] != nil || out[rrKey{cut, "DNAME"}] != nil {
+		} else if ns := out[rrKey{cut, "NS"}]; ns != nil {
+			if (typ == "A" || typ == "AAAA") && slices.Contains(ns.values, name) {
+				return out[rrKey{name, typ}]
+			}
+			return nil
+		} else if out[rrKey{cut, "DNAME"}] != nil {
 			return nil
 		}
 		i, end := dns.NextLabel(cut, 0)
