@@ -11,57 +11,67 @@ import (
 	"github.com/site-tools/site/compiler"
 )
 
-// workflowYAML returns the example GitHub Actions workflow in the
-// README.
-func workflowYAML(t *testing.T) string {
+// workflowYAML returns the example GitHub Actions workflow named name
+// (site-vet.yml, site-diff.yml) in the README.
+func workflowYAML(t *testing.T, name string) string {
 	t.Helper()
 	readme, err := os.ReadFile(repoFile("README.md"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, rest, ok := strings.Cut(string(readme), "```yaml\n# .github/workflows/site.yml\n")
+	_, rest, ok := strings.Cut(string(readme), "```yaml\n# .github/workflows/"+name+"\n")
 	yaml, _, ok2 := strings.Cut(rest, "\n```\n")
 	if !ok || !ok2 {
-		t.Fatal("README has no ```yaml block starting with # .github/workflows/site.yml")
+		t.Fatalf("README has no ```yaml block starting with # .github/workflows/%s", name)
 	}
 	return yaml
 }
 
-// workflowCommands returns the site command lines of the example GitHub
-// Actions workflow in the README, without "./site" and any redirection.
-func workflowCommands(t *testing.T) [][]string {
-	t.Helper()
-	yaml := workflowYAML(t)
-	cmd := regexp.MustCompile(`(?m)^\s*(?:- run: )?\./site (.*)$`)
+// siteCommand is a site command line of a workflow, without "./site"
+// and any redirection.
+var siteCommand = regexp.MustCompile(`(?m)^\s*(?:- run: )?\./site (.*)$`)
+
+// workflowCommands returns the site command lines of a workflow.
+func workflowCommands(yaml string) [][]string {
 	var out [][]string
-	for _, m := range cmd.FindAllStringSubmatch(yaml, -1) {
+	for _, m := range siteCommand.FindAllStringSubmatch(yaml, -1) {
 		line, _, _ := strings.Cut(m[1], " >")
 		out = append(out, strings.Fields(line))
-	}
-	if len(out) == 0 {
-		t.Fatal("the README's workflow runs no ./site command")
 	}
 	return out
 }
 
-// TestREADMEWorkflow runs the README's pull-request workflow against the
-// example tenants in a copy of the repository's layout (site.cue at the
-// top, tenants/ below), so it stays true: vet exactly as written; diff
-// as written, against a PowerDNS of the test's own (named in the
-// base-site.cue the workflow makes from the base branch's site.cue) and
-// scoped to office1's zone, the one part of tenants/ a test can observe
-// here.
+// TestREADMEWorkflow runs the README's pull-request workflows against
+// the example tenants in a copy of the repository's layout (site.cue at
+// the top, tenants/ below), so they stay true: vet exactly as written;
+// diff as written, against a PowerDNS of the test's own (named in the
+// copy's site.cue) and scoped to office1's zone, the one part of
+// tenants/ a test can observe here. The diff's workflow is held to what
+// keeps the operator's credentials from the pull request's code: the
+// base branch's workflow (pull_request_target) and checkout, site built
+// before anything of the pull request is fetched, and of it only
+// tenants/ taken; the vet workflow, which runs the pull request's code,
+// gets no secret.
 func TestREADMEWorkflow(t *testing.T) {
-	cmds := workflowCommands(t)
-	// The workflow reads the base branch's operator file by its path in
-	// the repository: that path must be the repository's site.cue.
-	show := regexp.MustCompile(`git show FETCH_HEAD:(\S+) > base-site\.cue`).FindStringSubmatch(workflowYAML(t))
-	if show == nil {
-		t.Fatal("the README's workflow makes no base-site.cue with git show FETCH_HEAD:PATH")
+	vetYAML, diffYAML := workflowYAML(t, "site-vet.yml"), workflowYAML(t, "site-diff.yml")
+	if !regexp.MustCompile(`(?m)^on: pull_request$`).MatchString(vetYAML) || strings.Contains(vetYAML, "secrets.") {
+		t.Errorf("the vet workflow must run on pull_request without secrets:\n%s", vetYAML)
 	}
-	site, err := os.ReadFile(repoFile(show[1]))
+	if !regexp.MustCompile(`(?m)^on: pull_request_target$`).MatchString(diffYAML) {
+		t.Errorf("the diff workflow must run the base branch's workflow (on: pull_request_target):\n%s", diffYAML)
+	}
+	if strings.Contains(diffYAML, "ref:") || strings.Contains(diffYAML, "head.sha") || strings.Contains(diffYAML, "head.ref") {
+		t.Errorf("the diff workflow must check out the base branch only, not the pull request's code:\n%s", diffYAML)
+	}
+	build := strings.Index(diffYAML, "go build")
+	fetch := strings.Index(diffYAML, "git fetch")
+	take := regexp.MustCompile(`git checkout FETCH_HEAD -- (\S+)\n`).FindAllStringSubmatch(diffYAML, -1)
+	if build < 0 || fetch < build || len(take) != 1 || take[0][1] != "tenants" || !strings.Contains(diffYAML, "rm -rf tenants && git checkout") {
+		t.Errorf("the diff workflow must build site first, then take only tenants/ of the pull request (emptied first):\n%s", diffYAML)
+	}
+	site, err := os.ReadFile(repoFile(compiler.ConfigName))
 	if err != nil || !bytes.HasPrefix(site, []byte("package site\n")) {
-		t.Fatalf("the README's workflow takes the operator's file from %s, which is not the repository's operator file (%v)", show[1], err)
+		t.Fatalf("the repository's operator file: %v", err)
 	}
 	srv := pdnsEnv(t)
 	t.Setenv("VAULT_TOKEN", "")
@@ -69,20 +79,17 @@ func TestREADMEWorkflow(t *testing.T) {
 	if err := os.CopyFS(filepath.Join(dir, "tenants"), os.DirFS(repoFile("tenants"))); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(filepath.Join(dir, "site.cue"), site, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	base := strings.Replace(string(site), `"http://127.0.0.1:8081"`, `"`+srv.URL+`"`, 1)
-	base = strings.Replace(base, `"127.0.0.1:5300"`, `"`+srv.DNSAddr+`"`, 1)
-	if base == string(site) {
+	local := strings.Replace(string(site), `"http://127.0.0.1:8081"`, `"`+srv.URL+`"`, 1)
+	local = strings.Replace(local, `"127.0.0.1:5300"`, `"`+srv.DNSAddr+`"`, 1)
+	if local == string(site) {
 		t.Fatal("site.cue no longer names the PowerDNS this test replaces")
 	}
-	if err := os.WriteFile(filepath.Join(dir, "base-site.cue"), []byte(base), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(dir, compiler.ConfigName), []byte(local), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	t.Chdir(dir)
 	ran := map[string]bool{}
-	for _, args := range cmds {
+	for _, args := range append(workflowCommands(vetYAML), workflowCommands(diffYAML)...) {
 		ran[args[0]] = true
 		switch args[0] {
 		case "vet":
@@ -102,11 +109,11 @@ func TestREADMEWorkflow(t *testing.T) {
 				}
 			}
 		default:
-			t.Errorf("the workflow runs site %s, which this test does not know how to check", args[0])
+			t.Errorf("the workflows run site %s, which this test does not know how to check", args[0])
 		}
 	}
 	if !ran["vet"] || !ran["diff"] {
-		t.Errorf("the workflow should run site vet and site diff; it runs %v", ran)
+		t.Errorf("the workflows should run site vet and site diff; they run %v", ran)
 	}
 }
 
