@@ -54,6 +54,12 @@ func CheckTenantName(name string) error {
 	if !tenantName.MatchString(name) {
 		return fmt.Errorf("tenant name %q: use lower case letters, digits and '-', at most 63 characters (it names owner markers and steps)", name)
 	}
+	if name+".cue" == ConfigName {
+		// Its file would be tenants/site.cue: taken for the operator's
+		// file by a run from inside tenants/, and the operators' under
+		// the owner rule **/site.cue.
+		return fmt.Errorf("tenant name %q: its file would be named %s, as the operator's file is; pick another name", name, ConfigName)
+	}
 	return nil
 }
 
