@@ -85,8 +85,8 @@ func TestDNSSECSignsZone(t *testing.T) {
 	if types, _ := queryDO(t, srv, "www."+zone, dns.TypeA); !equalStrings(sorted(types), []string{"A", "RRSIG"}) {
 		t.Errorf("got answer types %q for www A with DO, want A and its RRSIG", types)
 	}
-	if len(sp.Notes) != 0 {
-		t.Errorf("plan that signs: got notes %q, want none (the DS is not known yet)", sp.Notes)
+	if strings.Contains(strings.Join(sp.Notes, "\n"), "DS") {
+		t.Errorf("plan that signs: got notes %q, want none of a DS (it is not known yet)", sp.Notes)
 	}
 	again := mustPlan(t, d, step, run)
 	if len(again.Changes) != 0 {
