@@ -152,29 +152,35 @@ func runApply(cmd *cobra.Command, args []string, o applyOptions) error {
 
 	bk := openBackends(run)
 	defer closeBackends(bk, cmd.ErrOrStderr())
-	load := budget(cmd)
-	load.Warn = warnTo(cmd.ErrOrStderr())
-	g, err := o.scope(args, phases, targets, load, bk.discover(cmd.Context()))
-	if err != nil {
-		return withCode(exitError, err)
-	}
 	eng, prog := newEngine(bk, o.parallelism, cmd.ErrOrStderr())
 	bk.leaseTimeout, bk.leaseProgress = o.leaseTimeout, func(s string) { prog.say("site: " + s) }
-	// An interrupt cancels observing, which only reads, and a wait for
-	// the lock; the walk that writes keeps cmd's context and stops
-	// through run (interrupt.go).
+	// An interrupt cancels observing, which only reads (what the tenants
+	// no longer declare, then the steps), and a wait for the lock; the
+	// walk that writes keeps cmd's context and stops through run
+	// (interrupt.go).
 	observing, stopObserving := context.WithCancel(cmd.Context())
 	defer stopObserving()
-	locks := newTenantLocks(g, run)
+	locks := &tenantLocks{} // its redactor once the graph is known
 	defer func() {
 		if err := locks.release(context.WithoutCancel(cmd.Context())); err != nil {
 			fmt.Fprintln(cmd.ErrOrStderr(), "site:", err)
 		}
 	}()
-	// Watching from before the locks are taken, and stopped before they
-	// are released (defers run last first): a second interrupt releases
-	// them itself.
+	// Watching from before the load (a hung host must not hang a Ctrl-C
+	// while the load lists what the tenants no longer declare) and the
+	// locks, and stopped before they are released (defers run last
+	// first): a second interrupt releases them itself.
 	defer watchInterrupts(prog, run, stopObserving, locks)()
+	load := budget(cmd)
+	load.Warn = warnTo(cmd.ErrOrStderr())
+	g, err := o.scope(args, phases, targets, load, bk.discover(observing, prog.listing))
+	if err != nil {
+		return withCode(exitError, err)
+	}
+	if observing.Err() != nil {
+		return withCode(exitError, errors.New("apply was interrupted before anything was observed: nothing was changed"))
+	}
+	locks.setRedactor(backends.NewRedactor(g, run).Redact)
 	// Held from before the first observation to the end, so no other
 	// apply of these tenants changes what this one observed and acts on.
 	if err := lockTenants(cmd.Context(), observing, g, bk, run, applyCommand(args, o), o.lockTimeout, prog.say, locks); err != nil {

@@ -114,21 +114,48 @@ func (bk *runBackends) Close() error {
 }
 
 // discover returns what finds, for a graph, the steps of every
-// backend's resources that a tenant no longer declares.
-func (bk *runBackends) discover(ctx context.Context) discoverFunc {
+// backend's resources that a tenant no longer declares. Listing them
+// only reads, so once ctx ends (the first Ctrl-C) it is not waited for:
+// a host that stopped answering is left behind (closing the backends
+// does not wait long for it), and nothing undeclared is added (not
+// knowing is not wanting). reading names the listing while it runs, for
+// the interrupt's message; nil names nothing.
+func (bk *runBackends) discover(ctx context.Context, reading func(what string) (done func())) discoverFunc {
 	return func(g *graph.Graph) ([]*graph.Step, error) {
-		var out []*graph.Step
-		var errs []error
-		for _, d := range bk.discoverers {
-			found, err := d.Discover(ctx, g)
-			out = append(out, found...)
-			if err != nil {
-				errs = append(errs, err)
-			}
+		if len(bk.discoverers) == 0 {
+			return nil, nil
 		}
-		return out, errors.Join(errs...)
+		if reading != nil {
+			defer reading(listingUndeclared)()
+		}
+		type found struct {
+			steps []*graph.Step
+			err   error
+		}
+		done := make(chan found, 1)
+		go func() {
+			var out []*graph.Step
+			var errs []error
+			for _, d := range bk.discoverers {
+				steps, err := d.Discover(ctx, g)
+				out = append(out, steps...)
+				if err != nil {
+					errs = append(errs, err)
+				}
+			}
+			done <- found{out, errors.Join(errs...)}
+		}()
+		select {
+		case f := <-done:
+			return f.steps, f.err
+		case <-ctx.Done():
+			return nil, fmt.Errorf("%s was interrupted: %w", listingUndeclared, context.Cause(ctx))
+		}
 	}
 }
+
+// listingUndeclared names discover's work in messages.
+const listingUndeclared = "the listing of what the tenants no longer declare on their hosts"
 
 // driverFor picks the backend that converges step.
 func (bk *runBackends) driverFor(step *graph.Step) (backends.Driver, error) {

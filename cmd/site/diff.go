@@ -136,12 +136,14 @@ func runDiff(cmd *cobra.Command, args []string, o diffOptions) (err error) {
 	if ahead != nil {
 		load.Early = ahead.zone
 	}
-	g, err := o.scope(args, phases, targets, load, bk.discover(observing))
+	// Watching from before the load: listing what the tenants no longer
+	// declare reads the hosts, and a hung one must not hang a Ctrl-C.
+	eng, prog := newEngine(bk, o.parallelism, cmd.ErrOrStderr())
+	defer watchInterrupts(prog, run, stopObserving, nil)()
+	g, err := o.scope(args, phases, targets, load, bk.discover(observing, prog.listing))
 	if err != nil {
 		return withCode(exitError, err)
 	}
-	eng, prog := newEngine(bk, o.parallelism, cmd.ErrOrStderr())
-	defer watchInterrupts(prog, run, stopObserving, nil)()
 	// diff takes no lock, but says when an apply of these tenants runs.
 	noted := noteLocksMeanwhile(observing, cmd.ErrOrStderr(), g, bk, run)
 	obs, err := eng.Plan(observing, g, run)

@@ -189,8 +189,12 @@ type tenantLock struct {
 	l      *lock.Lock
 }
 
-func newTenantLocks(g *graph.Graph, run *backends.Run) *tenantLocks {
-	return &tenantLocks{redact: backends.NewRedactor(g, run).Redact}
+// setRedactor sets what keeps credential values out of release's
+// errors, once the run's graph is known.
+func (t *tenantLocks) setRedactor(redact func(string) string) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.redact = redact
 }
 
 // add keeps l, or reports false when the locks were released for the
@@ -216,7 +220,13 @@ func (t *tenantLocks) release(ctx context.Context) error {
 		errs = append(errs, held[i].l.Release(ctx))
 	}
 	if err := errors.Join(errs...); err != nil {
-		return errors.New(t.redact(err.Error()))
+		t.mu.Lock()
+		redact := t.redact
+		t.mu.Unlock()
+		if redact == nil {
+			redact = func(s string) string { return s } // nothing was held: no credential was read
+		}
+		return errors.New(redact(err.Error()))
 	}
 	return nil
 }

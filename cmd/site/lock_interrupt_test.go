@@ -5,9 +5,12 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
+	"net"
 	"net/http"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -270,5 +273,84 @@ func TestLockWaitSaysWhoAndStopsOnInterrupt(t *testing.T) {
 	}
 	if c := srv.Requests(zone); c.PATCH != 0 {
 		t.Errorf("the zone was written: %+v", c)
+	}
+}
+
+// hungLibvirt is a libvirt socket that accepts connections and never
+// answers, as a libvirtd stopped with SIGSTOP does; it returns the URI
+// and a channel that gets a value at each connection.
+func hungLibvirt(t *testing.T) (string, <-chan struct{}) {
+	t.Helper()
+	connected := make(chan struct{}, 16)
+	sock := filepath.Join(t.TempDir(), "libvirt-sock")
+	l, err := net.Listen("unix", sock)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var held []net.Conn
+	var mu sync.Mutex
+	go func() {
+		for {
+			c, err := l.Accept()
+			if err != nil {
+				return
+			}
+			mu.Lock()
+			held = append(held, c)
+			mu.Unlock()
+			select {
+			case connected <- struct{}{}:
+			default:
+			}
+		}
+	}()
+	t.Cleanup(func() {
+		l.Close()
+		mu.Lock()
+		defer mu.Unlock()
+		for _, c := range held {
+			c.Close()
+		}
+	})
+	return "qemu+unix:///session?socket=" + sock, connected
+}
+
+// TestInterruptStopsListingAHungHost: diff and apply list the domains a
+// tenant no longer declares on its hosts before anything else; against
+// a host that never answers, the first Ctrl-C names that listing, stops
+// it (it only reads) and the run exits 1 within a few seconds, having
+// changed nothing. (They hung, silent, until a second signal killed
+// them.)
+func TestInterruptStopsListingAHungHost(t *testing.T) {
+	dir := t.TempDir()
+	uri, connected := hungLibvirt(t)
+	site := fmt.Sprintf("package site\n\nhosts: h: uri: %q\ntenants: lab: {domains: [\"lab.example.test\"], hosts: [\"h\"]}\n", uri)
+	tenant := `package tenants
+
+tenants: lab: {
+	domain: "lab.example.test"
+	vms: tiny: {host: "h", autostart: false, running: true, vcpus: 1, memory: "64MiB"}
+}
+`
+	for name, src := range map[string]string{"site.cue": site, "lab.cue": tenant} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(src), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, command := range []string{"diff", "apply"} {
+		t.Run(command, func(t *testing.T) {
+			c := startSite(t, false, command, "--config", filepath.Join(dir, "site.cue"), filepath.Join(dir, "lab.cue"))
+			select { // into the listing, which never ends
+			case <-connected:
+			case <-c.done:
+				t.Fatalf("site exited before it reached the host: exit %d\n%s\n%s", c.code, &c.out, c.err)
+			}
+			c.cmd.Process.Signal(os.Interrupt)
+			c.waitFor(t, "stopping the observation of the listing of what the tenants no longer declare on their hosts (it only reads: nothing was changed)", 5*time.Second)
+			code, _ := c.exit(t, 10*time.Second)
+			if code != exitError {
+				t.Errorf("exit %d, want %d\nstderr:\n%s", code, exitError, c.err)
+			}
+		})
 	}
 }

@@ -64,6 +64,17 @@ func (p *progress) Observing(id string) {
 	p.reading[id] = true
 }
 
+// listing names work that only reads outside any step (what the tenants
+// no longer declare), for an interrupt's message, until done is called.
+func (p *progress) listing(what string) (done func()) {
+	p.Observing(what)
+	return func() {
+		p.mu.Lock()
+		defer p.mu.Unlock()
+		delete(p.reading, what)
+	}
+}
+
 // observing lists, sorted, the steps being observed.
 func (p *progress) observing() []string {
 	p.mu.Lock()
