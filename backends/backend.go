@@ -59,13 +59,16 @@ type Prefetcher interface {
 // resources that carry the owner marker of a tenant with steps in g but
 // that its spec no longer declares (graph.Undeclared). The caller adds
 // them to g (graph.With) before --target picks steps, so each removal is
-// a step of its own. Discover only lists; the steps' Plan observes
-// again, under the tenant's lock, and plans nothing for a resource gone
-// meanwhile. An error says which hosts could not be listed: their
+// a step of its own. Discover only reads, and keeps what it read for the
+// steps' Plan of the same run (a diff reads each host once); a run that
+// must observe afresh after it (apply, under the tenants' locks) calls
+// ForgetObserved first, and a step's Plan plans nothing for a resource
+// gone meanwhile. An error says which hosts could not be listed: their
 // undeclared resources are not in the graph (not knowing is not
 // wanting), and the steps declared there fail their own observation.
 type Discoverer interface {
 	Discover(ctx context.Context, g *graph.Graph) ([]*graph.Step, error)
+	ForgetObserved()
 }
 
 // StepPlan is what one step would change.

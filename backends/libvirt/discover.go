@@ -3,11 +3,7 @@ package libvirt
 import (
 	"context"
 	"errors"
-	"fmt"
 	"sort"
-
-	"libvirt.org/go/libvirt"
-	"libvirt.org/go/libvirtxml"
 
 	"github.com/site-tools/site/compiler/graph"
 	"github.com/site-tools/site/compiler/model"
@@ -31,9 +27,8 @@ type sweep struct {
 // Discover lists, for every tenant with a chosen VM or network step in
 // g, the domains and networks on that step's host that carry the
 // tenant's owner element and that the tenant does not declare, and
-// returns a step for each. It reads only names and owner elements, and
-// nothing it reads is kept for the steps' plans (they observe under the
-// tenant's lock).
+// returns a step for each. What it reads is each host's observation,
+// kept for the steps' plans of the run (ForgetObserved drops it).
 func (d *Driver) Discover(ctx context.Context, g *graph.Graph) ([]*graph.Step, error) {
 	sweeps := map[string]*sweep{}
 	var hosts []string
@@ -87,25 +82,24 @@ func (d *Driver) Discover(ctx context.Context, g *graph.Graph) ([]*graph.Step, e
 		if err := ctx.Err(); err != nil {
 			return out, err
 		}
-		var wantDoms, wantNets bool
-		for _, sw := range sweeps {
-			if sw.host == host {
-				wantDoms = wantDoms || sw.phase == plan.PhaseVM
-				wantNets = wantNets || sw.phase == plan.PhaseNetwork
-			}
-		}
-		var doms, nets map[string]string // name -> owning tenant
-		err := d.retry(func() error {
-			c, err := d.conn(host)
-			if err != nil {
-				return err
-			}
-			doms, nets, err = d.listOwners(c, host, wantDoms, wantNets)
-			return err
-		})
+		// The host's observation, which the run's steps then share: a
+		// diff reads the host once; apply drops it (ForgetObserved) to
+		// observe again under its lock.
+		h, err := d.observe(host)
 		if err != nil {
 			errs = append(errs, explain(err))
 			continue
+		}
+		doms, nets := map[string]string{}, map[string]string{} // name -> owning tenant
+		for name, o := range h.domains {
+			if o.Owner != nil {
+				doms[name] = o.Owner.Tenant
+			}
+		}
+		for name, o := range h.networks {
+			if o.Owner != nil {
+				nets[name] = o.Owner.Tenant
+			}
 		}
 		for _, sw := range sweeps {
 			if sw.host != host {
@@ -126,88 +120,10 @@ func (d *Driver) Discover(ctx context.Context, g *graph.Graph) ([]*graph.Step, e
 	return out, errors.Join(errs...)
 }
 
-// listOwners reads the tenant named by the owner element of every domain
-// (its persistent definition, else the live one) and network on host;
-// resources without one are left out.
-func (d *Driver) listOwners(c *libvirt.Connect, host string, doms, nets bool) (map[string]string, map[string]string, error) {
-	domOwners, netOwners := map[string]string{}, map[string]string{}
-	if doms {
-		d.call()
-		list, err := c.ListAllDomains(0)
-		if err != nil {
-			return nil, nil, fmt.Errorf("list domains on %s: %w", host, err)
-		}
-		defer func() {
-			for i := range list {
-				_ = list[i].Free()
-			}
-		}()
-		for i := range list {
-			// The inactive flag gives a persistent domain's definition
-			// and a transient one's live definition.
-			d.call()
-			x, err := list[i].GetXMLDesc(libvirt.DOMAIN_XML_INACTIVE)
-			if isCode(err, libvirt.ERR_NO_DOMAIN) {
-				continue // undefined while we looked
-			}
-			if err != nil {
-				return nil, nil, fmt.Errorf("read a domain on %s: %w", host, err)
-			}
-			var def libvirtxml.Domain
-			if err := def.Unmarshal(x); err != nil {
-				return nil, nil, fmt.Errorf("parse a domain on %s: %w", host, err)
-			}
-			if def.Metadata == nil {
-				continue
-			}
-			o, _, err := parseOwner(def.Metadata.XML)
-			if err != nil {
-				return nil, nil, fmt.Errorf("domain %s on %s: %w", def.Name, host, err)
-			}
-			if o != nil {
-				domOwners[def.Name] = o.Tenant
-			}
-		}
-	}
-	if nets {
-		d.call()
-		list, err := c.ListAllNetworks(0)
-		if err != nil {
-			return nil, nil, fmt.Errorf("list networks on %s: %w", host, err)
-		}
-		defer func() {
-			for i := range list {
-				_ = list[i].Free()
-			}
-		}()
-		for i := range list {
-			d.call()
-			x, err := list[i].GetXMLDesc(libvirt.NETWORK_XML_INACTIVE)
-			if isCode(err, libvirt.ERR_INVALID_ARG) { // the test driver: one definition
-				d.call()
-				x, err = list[i].GetXMLDesc(0)
-			}
-			if isCode(err, libvirt.ERR_NO_NETWORK) {
-				continue
-			}
-			if err != nil {
-				return nil, nil, fmt.Errorf("read a network on %s: %w", host, err)
-			}
-			var def libvirtxml.Network
-			if err := def.Unmarshal(x); err != nil {
-				return nil, nil, fmt.Errorf("parse a network on %s: %w", host, err)
-			}
-			if def.Metadata == nil {
-				continue
-			}
-			o, _, err := parseOwner(def.Metadata.XML)
-			if err != nil {
-				return nil, nil, fmt.Errorf("network %s on %s: %w", def.Name, host, err)
-			}
-			if o != nil {
-				netOwners[def.Name] = o.Tenant
-			}
-		}
-	}
-	return domOwners, netOwners, nil
+// ForgetObserved drops what Discover observed, so that the steps
+// observe every host afresh (apply, under the tenants' locks).
+func (d *Driver) ForgetObserved() {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	clear(d.observed)
 }

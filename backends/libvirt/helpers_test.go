@@ -93,7 +93,7 @@ func (r *rig) graph(vms []*model.VM, nets []*model.Network) *graph.Graph {
 // diff plans g in a fresh run, as a new site diff would.
 func (r *rig) diff(g *graph.Graph, restart ...string) (*engine.Observation, *backends.Run) {
 	r.t.Helper()
-	r.d.freshRun()
+	r.d.ForgetObserved()
 	run := backends.NewRun()
 	for _, vm := range restart {
 		run.Restart[vm] = true
@@ -218,15 +218,6 @@ func wantGatesMissing(t testing.TB, err error, gate plan.Gate) {
 }
 
 func backendsRun() *backends.Run { return backends.NewRun() }
-
-// freshRun drops what the driver observed, as the driver cmd/site builds
-// for a new run starts with nothing; the connections stay, which only
-// saves the tests time.
-func (d *Driver) freshRun() {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	d.observed = map[string]*hostEntry{}
-}
 
 // wantPoolRunning checks that p is active and starts with its host.
 func wantPoolRunning(t *testing.T, p *libvirt.StoragePool) {

@@ -180,6 +180,8 @@ func runApply(cmd *cobra.Command, args []string, o applyOptions) error {
 	if observing.Err() != nil {
 		return withCode(exitError, errors.New("apply was interrupted before anything was observed: nothing was changed"))
 	}
+	// What the listing read was read without the locks.
+	bk.forgetDiscovered()
 	locks.setRedactor(backends.NewRedactor(g, run).Redact)
 	// Held from before the first observation to the end, so no other
 	// apply of these tenants changes what this one observed and acts on.

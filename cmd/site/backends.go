@@ -154,6 +154,15 @@ func (bk *runBackends) discover(ctx context.Context, reading func(what string) (
 	}
 }
 
+// forgetDiscovered drops what discover read, so that the steps observe
+// afresh: apply lists before it takes its locks, and observes under
+// them.
+func (bk *runBackends) forgetDiscovered() {
+	for _, d := range bk.discoverers {
+		d.ForgetObserved()
+	}
+}
+
 // listingUndeclared names discover's work in messages.
 const listingUndeclared = "the listing of what the tenants no longer declare on their hosts"
 
