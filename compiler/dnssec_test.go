@@ -27,6 +27,9 @@ func TestSignedChildren(t *testing.T) {
 	// top's to write.
 	across := &model.Zone{Name: "kid.other.example.test.", DNSSEC: true, Provider: pdns}
 	signedChildren([]*model.Zone{top, mid, signed, skip, plain, cf, cfTop, cfChild, across}, func(n string) bool { return n == "other.example.test." })
+	if signed.DSParent != mid.Name || across.DSParent != "" || plain.DSParent != "" {
+		t.Errorf("DSParent: signed %q (want %q), across %q, plain %q (want none)", signed.DSParent, mid.Name, across.DSParent, plain.DSParent)
+	}
 	for _, tc := range []struct {
 		z    *model.Zone
 		want []*model.Zone

@@ -266,6 +266,7 @@ func signedChildren(zones []*model.Zone, grantedElsewhere func(name string) bool
 				// reads the DS Cloudflare shows, a PowerDNS child's
 				// its keys, and the parent writes it (backends/dnsplan).
 				parent.SignedChildren = append(parent.SignedChildren, child)
+				child.DSParent = parent.Name
 				break
 			}
 		}

@@ -68,13 +68,18 @@ func publishedDS(d *dnssecDetails) []string {
 }
 
 // dnssecNotes say what Cloudflare's DNSSEC status means for zone.
-func dnssecNotes(zone string, d *dnssecDetails) []string {
+func dnssecNotes(zone string, dsParent string, d *dnssecDetails) []string {
 	switch d.Status {
 	case "active", "pending":
 		if d.KeyTag == 0 || d.Algorithm == "" || d.DigestType == "" || d.Digest == "" {
 			return []string{fmt.Sprintf("Cloudflare's DNSSEC for zone %s is %s but shows no DS: see the zone's DNSSEC page in the dashboard", zone, d.Status)}
 		}
-		out := []string{backends.DSNote(zone, publishedDS(d)[0])}
+		var out []string
+		if dsParent == "" {
+			// Else its parent's plan shows the DS it writes, when it
+			// changes.
+			out = append(out, backends.DSNote(zone, publishedDS(d)[0]))
+		}
 		if d.Status == "pending" {
 			out = append(out, fmt.Sprintf("Cloudflare's DNSSEC for zone %s is pending: it turns active once the parent publishes that DS", zone))
 		}

@@ -11,25 +11,31 @@ import (
 
 // TestDNSSECNotesCloudflareStatus: a zone with dnssec: true has its
 // DNSSEC details read once per plan, and the plan notes what they say:
-// the DS while active or pending, that it is off while disabled.
+// the DS while active or pending (unless a zone of the tenant publishes
+// it), that it is off while disabled.
 func TestDNSSECNotesCloudflareStatus(t *testing.T) {
 	const digest = "48E939042E82C22542CB377B580DFDC52A361CEFDC72E7F9107E2B6BD9306A45"
 	ds := "DS for the parent: " + zoneName + " IN DS 2371 13 2 " + strings.ToLower(digest)
+	pending := "Cloudflare's DNSSEC for zone sjc.example.net. is pending: it turns active once the parent publishes that DS"
 	for _, tc := range []struct {
-		status string // "" leaves the fake's default
-		want   []string
+		status   string // "" leaves the fake's default
+		dsParent string // a zone of the tenant that publishes the DS: no DS note
+		want     []string
 	}{
-		{"", []string{"zone sjc.example.net. says dnssec: true, but Cloudflare's DNSSEC is disabled: enable it in Cloudflare's dashboard (site does not); its DS then shows here"}},
-		{"active", []string{ds}},
-		{"pending", []string{ds, "Cloudflare's DNSSEC for zone sjc.example.net. is pending: it turns active once the parent publishes that DS"}},
+		{"", "", []string{"zone sjc.example.net. says dnssec: true, but Cloudflare's DNSSEC is disabled: enable it in Cloudflare's dashboard (site does not); its DS then shows here"}},
+		{"active", "", []string{ds}},
+		{"pending", "", []string{ds, pending}},
+		{"active", "example.net.", nil},
+		{"pending", "example.net.", []string{pending}},
 	} {
-		t.Run(tc.status, func(t *testing.T) {
+		t.Run(tc.status+" "+tc.dsParent, func(t *testing.T) {
 			f := newFixture(t)
 			if tc.status != "" {
 				f.fake.SetDNSSEC(f.zoneID, tc.status, 2371, digest)
 			}
 			step := f.step(rr("www."+zoneName, "A", 300, "192.0.2.1"))
 			step.Zone.DNSSEC = true
+			step.Zone.DSParent = tc.dsParent
 			sp := f.plan(t, step)
 			if !slices.Equal(sp.Notes, tc.want) {
 				t.Errorf("got notes %q, want %q", sp.Notes, tc.want)

@@ -204,7 +204,7 @@ func (d *Driver) plan(ctx context.Context, step *graph.Step, run *backends.Run, 
 		return nil, err
 	}
 	if obs.dnssec != nil {
-		notes = append(dnssecNotes(z.Name, obs.dnssec), notes...)
+		notes = append(dnssecNotes(z.Name, z.DSParent, obs.dnssec), notes...)
 		// The parent of this zone publishes this DS; its step runs
 		// after this one and reads it from the run.
 		run.SetSignerDS(z.Name, backends.SignerDS{DS: publishedDS(obs.dnssec), Status: obs.dnssec.Status})

@@ -147,6 +147,10 @@ func planNotes(zone *model.Zone, b *batch) []string {
 	if !zone.DNSSEC || b.sign {
 		return nil
 	}
+	if zone.DSParent != "" && len(b.ds) > 0 {
+		// Its parent's plan shows the DS it writes, when it changes.
+		return nil
+	}
 	if len(b.ds) == 0 {
 		return []string{fmt.Sprintf("zone %s is signed, but its keys show no SHA-256 DS: check them with pdnsutil show-zone %s", zone.Name, zone.Name)}
 	}

@@ -96,6 +96,12 @@ func TestDNSSECSignsZone(t *testing.T) {
 	if want := []string{"DS for the parent: signed.test. IN DS " + ds[0]}; !equalStrings(again.Notes, want) {
 		t.Errorf("second plan: got notes %q, want %q", again.Notes, want)
 	}
+	// Unless a parent zone of the tenant publishes it: then its plan
+	// shows the DS, and only when it changes.
+	step.Zone.DSParent = "test."
+	if sp := mustPlan(t, d, step, run); len(sp.Notes) != 0 {
+		t.Errorf("plan with a parent that publishes the DS: got notes %q, want none", sp.Notes)
+	}
 }
 
 // TestDNSSECUnsignedZoneHasNoNotes: a zone without dnssec plans no notes

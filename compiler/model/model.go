@@ -94,7 +94,11 @@ type Zone struct {
 	// depends on theirs, so a key made in the same apply is there to
 	// read. Parent and child may be on either provider.
 	SignedChildren []*Zone `json:"-"`
-	Pos            Pos
+	// DSParent is the zone whose SignedChildren hold this one: it
+	// publishes this zone's DS, so no note asks anyone to ("" when no
+	// zone of the tenant does).
+	DSParent string `json:"-"`
+	Pos      Pos
 }
 
 // SOA is what a zone sets of its SOA record: each nil field stays as the
