@@ -62,7 +62,11 @@ import (
 //	  reason        string, why, in words; absent if obvious.
 //	  before, after objects of the compared attributes (for DNS: "ttl"
 //	                number, "values" array of strings in presentation
-//	                form); absent means the resource is absent on that side.
+//	                form); absent means the resource is absent on that side,
+//	                save one case: an update waiting for a value site
+//	                learns during apply (a DHCP lease's address, the DS of
+//	                a child signed in the same apply) has no before, and
+//	                its after holds what is known ("ttl", "lease").
 //	blocked         array of steps that could not be observed and so plan
 //	                nothing; absent when every step was observed. Each:
 //	  step, phase, tenant  as in changes.
