@@ -3,9 +3,6 @@ package libvirt
 import (
 	"fmt"
 	"testing"
-
-	"github.com/site-tools/site/backends/libvirt/libvirttest"
-	"github.com/site-tools/site/compiler/model"
 )
 
 // BenchmarkDiffDomains plans n converged domains on one test-driver host
@@ -15,23 +12,7 @@ import (
 func BenchmarkDiffDomains(b *testing.B) {
 	for _, n := range []int{10, 100} {
 		b.Run(fmt.Sprintf("domains=%d", n), func(b *testing.B) {
-			var fx libvirttest.Fixture
-			var vms []*model.VM
-			for i := range n {
-				vm := &model.VM{Tenant: tenant, Name: fmt.Sprintf("vm%03d", i), Autostart: false, Running: true, VCPUs: 1, MemoryBytes: 64 << 20}
-				def := newDomain(vm.Name, "test")
-				(&wantDomain{vm: vm, owner: &owner{Tenant: tenant}}).apply(def, "")
-				x, err := def.Marshal()
-				if err != nil {
-					b.Fatal(err)
-				}
-				fx.Domains = append(fx.Domains, x)
-				vms = append(vms, vm)
-			}
-			r := newRig(b, libvirttest.TestURI(b, fx), Options{})
-			for _, vm := range vms {
-				vm.Host = r.host
-			}
+			r, vms := convergedDomains(b, n)
 			g := r.graph(vms, nil)
 			obs, _ := r.diff(g) // connect outside the measurement
 			if obs.Plan.HasChanges() || len(obs.Plan.Blocked) > 0 {

@@ -2,12 +2,9 @@ package libvirt
 
 import (
 	"context"
-	"fmt"
 	"testing"
 
 	"github.com/site-tools/site/backends"
-	"github.com/site-tools/site/backends/libvirt/libvirttest"
-	"github.com/site-tools/site/compiler/model"
 )
 
 // TestDiscoverSharesTheObservation: listing what a tenant no longer
@@ -16,23 +13,7 @@ import (
 // one); ForgetObserved makes the steps read it again, as apply does
 // under its locks.
 func TestDiscoverSharesTheObservation(t *testing.T) {
-	fx := libvirttest.Fixture{}
-	var vms []*model.VM
-	for i := range 5 {
-		vm := &model.VM{Tenant: tenant, Name: fmt.Sprintf("vm%d", i), Autostart: false, Running: true, VCPUs: 1, MemoryBytes: 64 << 20}
-		def := newDomain(vm.Name, "test")
-		(&wantDomain{vm: vm, owner: &owner{Tenant: tenant}}).apply(def, "")
-		x, err := def.Marshal()
-		if err != nil {
-			t.Fatal(err)
-		}
-		fx.Domains = append(fx.Domains, x)
-		vms = append(vms, vm)
-	}
-	r := newRig(t, libvirttest.TestURI(t, fx), Options{})
-	for _, vm := range vms {
-		vm.Host = r.host
-	}
+	r, vms := convergedDomains(t, 5)
 	g := r.graph(vms, nil) // a first run connects
 	r.d.ForgetObserved()
 

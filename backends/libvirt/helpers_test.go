@@ -13,6 +13,7 @@ import (
 
 	"github.com/site-tools/site/backends"
 	"github.com/site-tools/site/backends/engine"
+	"github.com/site-tools/site/backends/libvirt/libvirttest"
 	"github.com/site-tools/site/compiler/graph"
 	"github.com/site-tools/site/compiler/model"
 	"github.com/site-tools/site/compiler/plan"
@@ -247,4 +248,28 @@ func stepIDs(g *graph.Graph) []string {
 		out = append(out, s.ID)
 	}
 	return out
+}
+
+// convergedDomains is a rig on a test-driver host holding n domains of
+// the test tenant, each as the VM returned for it would define it.
+func convergedDomains(t testing.TB, n int) (*rig, []*model.VM) {
+	t.Helper()
+	var fx libvirttest.Fixture
+	var vms []*model.VM
+	for i := range n {
+		vm := &model.VM{Tenant: tenant, Name: fmt.Sprintf("vm%03d", i), Autostart: false, Running: true, VCPUs: 1, MemoryBytes: 64 << 20}
+		def := newDomain(vm.Name, "test")
+		(&wantDomain{vm: vm, owner: &owner{Tenant: tenant}}).apply(def, "")
+		x, err := def.Marshal()
+		if err != nil {
+			t.Fatal(err)
+		}
+		fx.Domains = append(fx.Domains, x)
+		vms = append(vms, vm)
+	}
+	r := newRig(t, libvirttest.TestURI(t, fx), Options{})
+	for _, vm := range vms {
+		vm.Host = r.host
+	}
+	return r, vms
 }
