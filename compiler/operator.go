@@ -394,6 +394,21 @@ func Grants(name string, src []byte, tenant string) bool {
 	return len(diags) == 0 && o.grants[tenant] != nil
 }
 
+// GrantHolder reads the names an operator's file held in memory grants
+// (domains and delegated names, canonical) and gives the most specific
+// one covering a name, with its tenant, as AnotherTenants asks: site
+// export leaves out what another tenant's grant holds.
+func GrantHolder(name string, src []byte) (func(string) (held, tenant string, ok bool), error) {
+	o, diags := operatorSource(name, src)
+	if len(diags) > 0 {
+		return nil, diags
+	}
+	return func(n string) (string, string, bool) {
+		held, c, ok := o.holder(n)
+		return held, c.tenant, ok
+	}, nil
+}
+
 // DeclaredProviders returns the providers an operator's file held in
 // memory declares, by name: site init grants a declared provider rather
 // than declaring it again, and site export names the one that is the

@@ -128,25 +128,40 @@ func (b *builder) zoneRules(zp []string, z *model.Zone, spelt map[string]string)
 	}
 }
 
-// delegatedAway reports rs when its name lies in a name site.cue grants
-// another tenant inside z (a delegate: carve-out, or a domain granted
-// below z's): the zone's tenant may write there only the delegation,
-// the NS and DS at the granted name and the addresses of its name
-// servers below it (glue); anything else would answer for the other
-// tenant's names, at once while its zone does not exist yet, and from
-// the zone's server whenever a resolver asks it.
+// delegatedAway reports rs (see AnotherTenants) at path.
 func (b *builder) delegatedAway(path []string, z *model.Zone, rs *model.RRset) bool {
-	held, c, ok := b.op.holder(rs.Name)
-	if !ok || c.tenant == z.Tenant {
-		return false
+	held, tenant, away := AnotherTenants(rs, z, func(name string) (string, string, bool) {
+		held, c, ok := b.op.holder(name)
+		return held, c.tenant, ok
+	})
+	if away {
+		_, c, _ := b.op.holder(rs.Name)
+		b.related(path, []model.Pos{c.pos}, "%s", delegatedAwayMsg(rs, z, held, tenant))
 	}
-	if rs.Name == held && (rs.Type == "NS" || rs.Type == "DS") {
-		return false
+	return away
+}
+
+// AnotherTenants reports whether rs, a record of zone z, lies at or below
+// held, a name site.cue grants another tenant inside z (a delegate:
+// carve-out, or a domain granted below z's), and is not that
+// delegation's data: the zone's tenant may write there only the NS and
+// DS at held and the addresses of the name servers those NS name below
+// it (glue); anything else would answer for the other tenant's names, at
+// once while its zone does not exist yet, and from the zone's server
+// whenever a resolver asks it. holder gives the most specific grant
+// covering a name, and its tenant. site export leaves such records out.
+func AnotherTenants(rs *model.RRset, z *model.Zone, holder func(name string) (held, tenant string, ok bool)) (held, tenant string, away bool) {
+	held, tenant, ok := holder(rs.Name)
+	if !ok || tenant == z.Tenant {
+		return "", "", false
 	}
-	if isGlue(rs, z, held) {
-		return false
+	if rs.Name == held && (rs.Type == "NS" || rs.Type == "DS") || isGlue(rs, z, held) {
+		return "", "", false
 	}
-	b.related(path, []model.Pos{c.pos}, "%s %s lies in %s, which site.cue grants to tenant %s: zone %s may hold there only the delegation (NS and DS at %s, and the addresses of its name servers below it); tenant %s writes the rest in its own zone",
-		rs.Name, rs.Type, held, c.tenant, z.Name, held, c.tenant)
-	return true
+	return held, tenant, true
+}
+
+func delegatedAwayMsg(rs *model.RRset, z *model.Zone, held, tenant string) string {
+	return fmt.Sprintf("%s %s lies in %s, which site.cue grants to tenant %s: zone %s may hold there only the delegation (NS and DS at %s, and the addresses of its name servers below it); tenant %s writes the rest in its own zone",
+		rs.Name, rs.Type, held, tenant, z.Name, held, tenant)
 }

@@ -155,7 +155,8 @@ func exportZone(cmd *cobra.Command, req exportRequest) error {
 	ctx := cmd.Context()
 	req.where.Name = req.provider // the name the printed site.cue lines give it
 	stderr := cmd.ErrOrStderr()
-	switch found, config := declaredAs(req.where, req.out); len(found) {
+	found, config, grants := declaredAs(req.where, req.out)
+	switch len(found) {
 	case 1:
 		p := found[0]
 		req.where.Name, req.declaredIn = p.Name, config
@@ -174,7 +175,7 @@ func exportZone(cmd *cobra.Command, req exportRequest) error {
 		fmt.Fprintf(stderr, "note: %s declares this server as %d providers (%s); the spec names a new one, %s: name the one you mean in both\n", config, len(found), strings.Join(names, ", "), req.where.Name)
 	}
 	declared := req.declaredIn != ""
-	a, err := export.Read(ctx, x, export.Request{Tenant: req.tenant, Zone: req.zone, Domain: req.domain, Provider: req.where, ProviderDeclared: declared}, run)
+	a, err := export.Read(ctx, x, export.Request{Tenant: req.tenant, Zone: req.zone, Domain: req.domain, Provider: req.where, ProviderDeclared: declared, Grants: grants}, run)
 	if err != nil {
 		return withCode(exitError, err)
 	}
@@ -217,30 +218,32 @@ func exportZone(cmd *cobra.Command, req exportRequest) error {
 // exported spec names it and the lines for site.cue only grant it,
 // rather than declaring the server again under its kind's name; with
 // none (or no file, or one that does not load) they declare it; with
-// several (two Cloudflare accounts) the caller cannot choose.
-func declaredAs(where model.Provider, out string) (found []model.Provider, config string) {
+// several (two Cloudflare accounts) the caller cannot choose. grants
+// are that file's grants (compiler.GrantHolder), nil without one.
+func declaredAs(where model.Provider, out string) (found []model.Provider, config string, grants func(string) (string, string, bool)) {
 	var paths []string
 	if out != "" {
 		paths = []string{out}
 	}
 	config, err := compiler.FindConfig("", paths)
 	if err != nil {
-		return nil, ""
+		return nil, "", nil
 	}
 	src, err := os.ReadFile(config)
 	if err != nil {
-		return nil, ""
+		return nil, "", nil
 	}
 	providers, err := compiler.DeclaredProviders(config, src)
 	if err != nil {
-		return nil, ""
+		return nil, "", nil
 	}
 	for _, p := range providers {
 		if sameServer(p, where) {
 			found = append(found, p)
 		}
 	}
-	return found, config
+	grants, _ = compiler.GrantHolder(config, src) // it loaded just now
+	return found, config, grants
 }
 
 // sameServer reports whether a and b name the same API of one kind.

@@ -30,6 +30,11 @@ type Request struct {
 	// ProviderDeclared: the operator's site.cue declares Provider under
 	// Provider.Name already; the lines for it only grant it.
 	ProviderDeclared bool
+	// Grants gives the most specific name the operator's site.cue grants
+	// that covers a name, and its tenant (compiler.GrantHolder); nil
+	// when there is no such file. What another tenant's grant inside the
+	// zone holds, beyond the delegation, is left out.
+	Grants func(name string) (held, tenant string, ok bool)
 }
 
 // Adoption is a live zone read and rendered as a spec that passes site
@@ -78,11 +83,23 @@ func Read(ctx context.Context, x backends.ZoneExporter, req Request, run *backen
 	// apex, read as an ALIAS) is left out and listed, as every exporter
 	// leaves out what it knows it cannot say, rather than failing the
 	// whole export on one record.
-	kept := snap.RRsets[:0]
+	// So is what site.cue grants another tenant inside the zone: the
+	// spec would not pass site vet with it, and --adopt must not mark it
+	// as this tenant's.
+	owner := &model.Zone{Name: name, Tenant: req.Tenant, RRsets: snap.RRsets}
+	kept := make([]*model.RRset, 0, len(snap.RRsets))
 	for _, r := range snap.RRsets {
 		if err := Check(*r); err != nil {
 			snap.Skipped = append(snap.Skipped, err.Error()+"; left as it is, site will not touch it")
 			continue
+		}
+		if req.Grants != nil {
+			// Only a grant inside the zone: one of the zone itself is
+			// for the grant's lines and site vet to judge.
+			if held, tenant, away := compiler.AnotherTenants(r, owner, req.Grants); away && held != name && dnsname.IsSubdomain(held, name) {
+				snap.Skipped = append(snap.Skipped, fmt.Sprintf("%s %s lies in %s, which site.cue grants to tenant %s, beyond the delegation this zone may hold; left as it is, site will not touch it", r.Name, r.Type, held, tenant))
+				continue
+			}
 		}
 		kept = append(kept, r)
 	}
