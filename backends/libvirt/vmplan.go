@@ -169,7 +169,7 @@ func (p *vmPlanner) observeDomain(o *domObs) error {
 			vm.Name, vm.Host, vm.Tenant, vm.Host, vm.Name, OwnerNS, ownerPrefix, vm.Tenant)
 	}
 	if o.Owner.Tenant != vm.Tenant {
-		return fmt.Errorf("domain %s on %s belongs to tenant %q, not %q: rename one of them", vm.Name, vm.Host, o.Owner.Tenant, vm.Tenant)
+		return fmt.Errorf("domain %s on %s belongs to tenant %q, not %q: rename one of them, or, if %s no longer declares it, remove it first with a run of %s's file alone (site apply tenants/%s.cue --target %s --ack %s), which then lists its removal", vm.Name, vm.Host, o.Owner.Tenant, vm.Tenant, o.Owner.Tenant, o.Owner.Tenant, o.Owner.Tenant, "'"+graph.VMStepID(vm.Host, vm.Name)+"'", plan.GateVMDestroy)
 	}
 	p.seen = append(p.seen, vm.Name, strconv.Itoa(int(o.State)), strconv.FormatBool(o.Persistent), strconv.FormatBool(o.Autostart), o.LiveXML, o.InactiveXML)
 	return nil

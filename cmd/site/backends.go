@@ -149,7 +149,7 @@ func (bk *runBackends) discover(ctx context.Context, reading func(what string) (
 		case f := <-done:
 			return f.steps, f.err
 		case <-ctx.Done():
-			return nil, fmt.Errorf("%s was interrupted: %w", listingUndeclared, context.Cause(ctx))
+			return nil, fmt.Errorf("listing %s was interrupted: %w", listingUndeclared, context.Cause(ctx))
 		}
 	}
 }
@@ -164,7 +164,7 @@ func (bk *runBackends) forgetDiscovered() {
 }
 
 // listingUndeclared names discover's work in messages.
-const listingUndeclared = "the listing of what the tenants no longer declare on their hosts"
+const listingUndeclared = "what the tenants no longer declare on their hosts"
 
 // driverFor picks the backend that converges step.
 func (bk *runBackends) driverFor(step *graph.Step) (backends.Driver, error) {
@@ -199,7 +199,7 @@ func closeBackends(bk *runBackends, stderr io.Writer) {
 		// A connection whose server stopped answering (an observation
 		// left behind by an interrupt holds it) would keep the run from
 		// ending; the process ends and the kernel closes it.
-		fmt.Fprintf(stderr, "site: closing the connections did not finish within %s (a server that stopped answering?); exiting without waiting\n", closeTimeout)
+		fmt.Fprintf(stderr, "site: closing the connections did not finish within %s (a server that stopped answering?); exiting without waiting longer\n", closeTimeout)
 	}
 }
 

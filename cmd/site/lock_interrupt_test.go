@@ -346,7 +346,7 @@ tenants: lab: {
 				t.Fatalf("site exited before it reached the host: exit %d\n%s\n%s", c.code, &c.out, c.err)
 			}
 			c.cmd.Process.Signal(os.Interrupt)
-			c.waitFor(t, "stopping the observation of the listing of what the tenants no longer declare on their hosts (it only reads: nothing was changed)", 5*time.Second)
+			c.waitFor(t, "stopping the observation of what the tenants no longer declare on their hosts (it only reads: nothing was changed)", 5*time.Second)
 			code, _ := c.exit(t, 10*time.Second)
 			if code != exitError {
 				t.Errorf("exit %d, want %d\nstderr:\n%s", code, exitError, c.err)

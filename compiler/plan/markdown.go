@@ -52,7 +52,7 @@ func (p *Plan) WriteMarkdown(w io.Writer, acked map[Gate]bool) error {
 	}
 	if len(p.Changes) == 0 && len(p.Blocked) == 0 {
 		aloneNotes()
-		b.WriteString("No changes. The live systems match the spec.\n")
+		b.WriteString(p.noChanges() + "\n")
 		_, err := io.WriteString(w, b.String())
 		return err
 	}

@@ -427,3 +427,33 @@ func TestRenderPlainIsRender(t *testing.T) {
 		t.Errorf("renderPlain took %d of %d values, want all but the 7 holding what JSON escapes", taken, len(values))
 	}
 }
+
+// TestNoChangesSaysItsScope: a plan without changes says the live
+// systems match the spec only when nothing scoped it; --only and
+// --target leave steps unobserved, which may well differ (a diff with
+// --target on one VM said "The live systems match the spec." while two
+// removals were pending beside it).
+func TestNoChangesSaysItsScope(t *testing.T) {
+	for _, tc := range []struct {
+		only    []Phase
+		targets []string
+		want    string
+	}{
+		{nil, nil, "No changes. The live systems match the spec.\n"},
+		{[]Phase{PhaseDNS}, nil, "No changes. The steps --only chose match the spec; the rest was not looked at.\n"},
+		{nil, []string{"vm/*/web"}, "No changes. The steps --target chose match the spec; the rest was not looked at.\n"},
+		{[]Phase{PhaseVM}, []string{"vm/*/web"}, "No changes. The steps --only and --target chose match the spec; the rest was not looked at.\n"},
+	} {
+		p := &Plan{Only: tc.only, Targets: tc.targets}
+		var text, md strings.Builder
+		if err := p.WriteText(&text, TextOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		if err := p.WriteMarkdown(&md, nil); err != nil {
+			t.Fatal(err)
+		}
+		if text.String() != tc.want || !strings.HasSuffix(md.String(), tc.want) {
+			t.Errorf("only %v, targets %v: text %q, markdown %q, want %q", tc.only, tc.targets, text.String(), md.String(), tc.want)
+		}
+	}
+}

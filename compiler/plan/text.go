@@ -55,7 +55,8 @@ var actionColors = map[Action]string{
 //	Plan: 3 to create, 1 to update, 0 to delete, 1 to adopt; gates needed: GATE-DNS-OVERWRITE.
 //
 // A converged, unscoped plan with every step observed is exactly
-// "No changes. The live systems match the spec.".
+// "No changes. The live systems match the spec."; a scoped one says
+// that only its scope was looked at (noChanges).
 func (p *Plan) WriteText(w io.Writer, opts TextOptions) error {
 	var b strings.Builder
 	paint := func(code, s string) string {
@@ -91,7 +92,7 @@ func (p *Plan) WriteText(w io.Writer, opts TextOptions) error {
 			writeNotes(n.Step)
 			b.WriteString("\n")
 		}
-		b.WriteString("No changes. The live systems match the spec.\n")
+		b.WriteString(p.noChanges() + "\n")
 		_, err := io.WriteString(w, b.String())
 		return err
 	}
@@ -396,4 +397,21 @@ func plainString(s string) bool {
 		}
 	}
 	return true
+}
+
+// noChanges is the line of a plan without changes: the whole spec's, or
+// only what --only and --target chose, since what they left out was not
+// observed and may well differ.
+func (p *Plan) noChanges() string {
+	if len(p.Only) == 0 && len(p.Targets) == 0 {
+		return "No changes. The live systems match the spec."
+	}
+	var scope []string
+	if len(p.Only) > 0 {
+		scope = append(scope, "--only")
+	}
+	if len(p.Targets) > 0 {
+		scope = append(scope, "--target")
+	}
+	return "No changes. The steps " + strings.Join(scope, " and ") + " chose match the spec; the rest was not looked at."
 }
