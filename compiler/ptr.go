@@ -37,11 +37,17 @@ func (b *builder) publishPTR(tenant string, pp []string, p *model.Publish, zones
 			tenant, rev, addr, suggestedReverse(addr, rev), or, tenant)
 		return
 	}
-	p.PTR, p.PTRZone = name, z.Name
-	z.RRsets = append(z.RRsets, &model.RRset{
+	rs := &model.RRset{
 		Name: name, Type: "PTR", TTL: z.TTL, Values: []string{p.Names[0]},
 		Writer: model.Writer{Kind: model.WriterVMPublish, Tenant: tenant, Element: cuePath(pp[2:]...), Pos: b.pos.pos(pp...)},
-	})
+	}
+	// The reverse name may lie in a block site.cue delegates to another
+	// tenant: its PTR is then that tenant's to write.
+	if b.delegatedAway(pp, z, rs) {
+		return
+	}
+	p.PTR, p.PTRZone = name, z.Name
+	z.RRsets = append(z.RRsets, rs)
 }
 
 // coveringZone returns the zone of zones that holds the PTR of addr,

@@ -315,3 +315,16 @@ func TestTrust_BridgeNotGranted(t *testing.T) {
 		t.Errorf("got %d diagnostics, want 5:\n%v", len(diags), diags)
 	}
 }
+
+// TestTrust_DelegatedPTR: a VM's ptr: true put the PTR of its address
+// at a reverse name site.cue delegates to another tenant, and vet
+// passed; the PTR of an address of its own stays.
+func TestTrust_DelegatedPTR(t *testing.T) {
+	diags := loadCase(t, "trust_delegated_ptr")
+	if msgs := diagAt(diags, "tenants.acme.vms.evil.publish.ptr"); len(msgs) != 1 || !strings.Contains(msgs[0], "5.2.0.192.in-addr.arpa. PTR lies in 5.2.0.192.in-addr.arpa., which site.cue grants to tenant shop") {
+		t.Errorf("got %q, want the PTR refused as shop's", msgs)
+	}
+	if len(diags) != 1 {
+		t.Errorf("got %d diagnostics, want 1 (fine's PTR is acme's):\n%v", len(diags), diags)
+	}
+}
