@@ -91,6 +91,11 @@ func (b *builder) vmDisks(v *model.VM, vp []string, raw *rawVM) {
 		}
 		disks[key] = i
 		switch {
+		case b.op.images[v.HostName][key] != nil:
+			// Every tenant's disks start from it: one tenant's guest
+			// writing it would change (or read out) the others'.
+			b.related(at(dp, "name"), []model.Pos{b.op.images[v.HostName][key].Pos},
+				"volume %s is an image site.cue provides on host %s, every tenant's to start from, never one's disk: name a disk of your own with base: %q", key, v.HostName, d.Name)
 		case d.Clone && d.Base == "":
 			b.errorf(at(dp, "clone"), "clone copies a base volume: name it with base: \"IMAGE\", or drop clone for a blank disk")
 		case d.Base != "" && d.Base == d.Name:
