@@ -329,7 +329,7 @@ func (b *builder) publish(tenant string, pp []string, raw *rawVM, vm *model.VM, 
 		if lease != nil {
 			rs.Values = nil
 		}
-		if b.delegatedAway(np, z, rs) {
+		if b.delegatedAway(np, z, rs) || b.coversGranted(np, z, rs) {
 			continue
 		}
 		z.RRsets = append(z.RRsets, rs)

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"slices"
 	"sort"
 	"strings"
 
@@ -359,6 +360,19 @@ func (o *operator) grantsBelow(zone, tenant string) bool {
 		}
 	}
 	return false
+}
+
+// grantedBelow lists, sorted, the names strictly below name that
+// site.cue grants a tenant other than tenant.
+func (o *operator) grantedBelow(name, tenant string) []string {
+	var out []string
+	for n, c := range o.claims {
+		if c.tenant != tenant && n != name && dnsname.IsSubdomain(n, name) {
+			out = append(out, n)
+		}
+	}
+	slices.Sort(out)
+	return out
 }
 
 // holder returns the claim that covers name most specifically, and its

@@ -100,6 +100,11 @@ func (b *builder) zoneRules(zp []string, z *model.Zone, spelt map[string]string)
 				away[rs] = true
 			}
 		}
+		for _, rs := range z.RRsets {
+			if !away[rs] {
+				b.coversGranted(at(zp, "records", spelt[rs.Name], rs.Type), z, rs)
+			}
+		}
 		// Reported once, here: not also as a second writer of the
 		// other tenant's names.
 		z.RRsets = slices.DeleteFunc(z.RRsets, func(rs *model.RRset) bool { return away[rs] })
@@ -126,6 +131,54 @@ func (b *builder) zoneRules(zp []string, z *model.Zone, spelt map[string]string)
 			b.errorf(p, "on Cloudflare an ALIAS is a flattened CNAME at the apex only; below the apex write CNAME: %q", rs.Values[0])
 		}
 	}
+}
+
+// coversGranted reports rs when, from a name of the zone's own, it
+// answers for names site.cue grants another tenant below it: a DNAME
+// redirects every name below it, delegated or not; a wildcard answers
+// for every name below its parent that the zone does not hold, so for a
+// granted name until the zone delegates it (an NS there). Both would
+// answer for the other tenant at once while its zone does not exist yet.
+func (b *builder) coversGranted(path []string, z *model.Zone, rs *model.RRset) bool {
+	var over string
+	switch {
+	case rs.Type == "DNAME":
+		over = rs.Name
+	case dnsname.IsWildcard(rs.Name):
+		over = strings.TrimPrefix(rs.Name, "*.")
+	default:
+		return false
+	}
+	var covered []string
+	var at []model.Pos
+	for _, name := range b.op.grantedBelow(over, z.Tenant) {
+		if rs.Type == "DNAME" || !holdsNS(z, name) {
+			covered = append(covered, name)
+			_, c, _ := b.op.holder(name)
+			at = append(at, c.pos)
+		}
+	}
+	switch {
+	case len(covered) == 0:
+		return false
+	case rs.Type == "DNAME":
+		b.related(path, at, "the DNAME at %s redirects every name below it, and %s lies below it, which site.cue grants to another tenant: remove the DNAME, or have it at a name that covers no other tenant's",
+			rs.Name, strings.Join(covered, ", "))
+	default:
+		b.related(path, at, "wildcard %s answers for %s, which site.cue grants to another tenant, while this zone does not delegate it: write the delegation (NS at %s), or narrow the wildcard",
+			rs.Name, strings.Join(covered, ", "), strings.Join(covered, ", "))
+	}
+	return true
+}
+
+// holdsNS reports whether zone z holds an NS RRset at name.
+func holdsNS(z *model.Zone, name string) bool {
+	for _, rs := range z.RRsets {
+		if rs.Name == name && rs.Type == "NS" {
+			return true
+		}
+	}
+	return false
 }
 
 // delegatedAway reports rs (see AnotherTenants) at path.

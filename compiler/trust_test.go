@@ -328,3 +328,26 @@ func TestTrust_DelegatedPTR(t *testing.T) {
 		t.Errorf("got %d diagnostics, want 1 (fine's PTR is acme's):\n%v", len(diags), diags)
 	}
 }
+
+// TestTrust_DelegatedNamesCovered: a parent's record at a name of its
+// own answered for a name site.cue delegates to another tenant below
+// it, and vet passed: a DNAME above the delegated name redirects it, a
+// wildcard above it answers for it while the parent does not delegate
+// it (NS at the name), at once while the other tenant's zone does not
+// exist yet.
+func TestTrust_DelegatedNamesCovered(t *testing.T) {
+	diags := loadCase(t, "trust_delegated_cover")
+	for path, want := range map[string]string{
+		`tenants.acme.dns.zones."example.test".records."*".A`:      "wildcard *.example.test. answers for a.shop.example.test., c.web.example.test., x.pub.example.test., which site.cue grants to another tenant, while this zone does not delegate it",
+		`tenants.acme.dns.zones."example.test".records.shop.DNAME`: "the DNAME at shop.example.test. redirects every name below it, and a.shop.example.test. lies below it",
+		`tenants.acme.dns.zones."example.test".records."*.web".A`:  "wildcard *.web.example.test. answers for c.web.example.test.",
+		`tenants.acme.vms.web.publish.names.0`:                     "wildcard *.pub.example.test. answers for x.pub.example.test.",
+	} {
+		if msgs := diagAt(diags, path); len(msgs) != 1 || !strings.Contains(msgs[0], want) {
+			t.Errorf("at %s: got %q, want one error containing %q", path, msgs, want)
+		}
+	}
+	if len(diags) != 4 {
+		t.Errorf("got %d diagnostics, want 4 (b is delegated, example.org's wildcard covers nothing granted):\n%v", len(diags), diags)
+	}
+}
