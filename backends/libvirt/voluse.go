@@ -5,6 +5,7 @@ import (
 
 	"libvirt.org/go/libvirtxml"
 
+	"github.com/site-tools/site/compiler"
 	"github.com/site-tools/site/compiler/model"
 )
 
@@ -157,5 +158,5 @@ func at(pos model.Pos) string {
 	if !pos.IsValid() {
 		return ""
 	}
-	return fmt.Sprintf("%s:%d:%d: ", pos.File, pos.Line, pos.Col)
+	return compiler.FormatPos(pos) + ": "
 }
