@@ -350,18 +350,6 @@ func (o *operator) overlaps() Diagnostics {
 	return diags
 }
 
-// grantsBelow reports whether site.cue grants a name strictly below
-// zone to a tenant other than tenant: only then can a name of zone be
-// another tenant's.
-func (o *operator) grantsBelow(zone, tenant string) bool {
-	for name, c := range o.claims {
-		if c.tenant != tenant && name != zone && dnsname.IsSubdomain(name, zone) {
-			return true
-		}
-	}
-	return false
-}
-
 // grantedBelow lists, sorted, the names strictly below name that
 // site.cue grants a tenant other than tenant.
 func (o *operator) grantedBelow(name, tenant string) []string {
@@ -417,10 +405,14 @@ func GrantHolder(name string, src []byte) (func(string) (held, tenant string, ok
 	if len(diags) > 0 {
 		return nil, diags
 	}
-	return func(n string) (string, string, bool) {
-		held, c, ok := o.holder(n)
-		return held, c.tenant, ok
-	}, nil
+	return o.grantHolder, nil
+}
+
+// grantHolder is holder as AnotherTenants asks: the claim's name and
+// its tenant.
+func (o *operator) grantHolder(name string) (held, tenant string, ok bool) {
+	held, c, ok := o.holder(name)
+	return held, c.tenant, ok
 }
 
 // DeclaredProviders returns the providers an operator's file held in

@@ -93,7 +93,9 @@ func (b *builder) zoneRules(zp []string, z *model.Zone, spelt map[string]string)
 			dnames = append(dnames, rs.Name)
 		}
 	}
-	if b.op.grantsBelow(z.Name, z.Tenant) {
+	// Only a zone inside which site.cue grants another tenant a name
+	// can hold that tenant's names.
+	if len(b.op.grantedBelow(z.Name, z.Tenant)) > 0 {
 		away := map[*model.RRset]bool{}
 		for _, rs := range z.RRsets {
 			if b.delegatedAway(at(zp, "records", spelt[rs.Name], rs.Type), z, rs) {
@@ -154,8 +156,7 @@ func (b *builder) coversGranted(path []string, z *model.Zone, rs *model.RRset) b
 	for _, name := range b.op.grantedBelow(over, z.Tenant) {
 		if rs.Type == "DNAME" || !holdsNS(z, name) {
 			covered = append(covered, name)
-			_, c, _ := b.op.holder(name)
-			at = append(at, c.pos)
+			at = append(at, b.op.claims[name].pos)
 		}
 	}
 	switch {
@@ -183,13 +184,9 @@ func holdsNS(z *model.Zone, name string) bool {
 
 // delegatedAway reports rs (see AnotherTenants) at path.
 func (b *builder) delegatedAway(path []string, z *model.Zone, rs *model.RRset) bool {
-	held, tenant, away := AnotherTenants(rs, z, func(name string) (string, string, bool) {
-		held, c, ok := b.op.holder(name)
-		return held, c.tenant, ok
-	})
+	held, tenant, away := AnotherTenants(rs, z, b.op.grantHolder)
 	if away {
-		_, c, _ := b.op.holder(rs.Name)
-		b.related(path, []model.Pos{c.pos}, "%s", delegatedAwayMsg(rs, z, held, tenant))
+		b.related(path, []model.Pos{b.op.claims[held].pos}, "%s", delegatedAwayMsg(rs, z, held, tenant))
 	}
 	return away
 }
