@@ -269,12 +269,8 @@ func isGlue(rs *model.RRset, z *model.Zone, cut string) bool {
 	if rs.Type != "A" && rs.Type != "AAAA" {
 		return false
 	}
-	for _, ns := range z.RRsets {
-		if ns.Name == cut && ns.Type == "NS" && slices.Contains(ns.Values, rs.Name) {
-			return true
-		}
-	}
-	return false
+	ns := z.RRset(cut, "NS")
+	return ns != nil && slices.Contains(ns.Values, rs.Name)
 }
 
 // parentName is name without its first label ("." for a top-level name).

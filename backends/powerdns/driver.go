@@ -255,7 +255,7 @@ func (d *Driver) Plan(ctx context.Context, step *graph.Step, run *backends.Run) 
 		b.changes = append([]plan.Change{{Key: graph.ZoneStepID(step.Zone.Name), Step: step.ID, Phase: step.Phase, Tenant: step.Tenant,
 			Action: plan.ActionCreate, Impact: plan.ImpactLive, Reason: "the zone does not exist: created as a Native zone with SOA-EDIT-API DEFAULT",
 			After: map[string]any{"kind": "Native", "soa_edit_api": "DEFAULT"}}}, b.changes...)
-		if !hasApexNS(step.Zone) {
+		if step.Zone.RRset(step.Zone.Name, "NS") == nil {
 			childNotes = append(childNotes, fmt.Sprintf("zone %s is created without NS records at its apex, so no parent can delegate to it: name its name servers in its records (\"@\": NS: [\"ns1.example.net.\", ...])", step.Zone.Name))
 		}
 		if step.Zone.SOA != nil {
@@ -354,14 +354,4 @@ func keySource(err error, c model.Credential) string {
 		return " with the API key from vault " + c.Vault.Path + "#" + c.Vault.Key
 	}
 	return ""
-}
-
-// hasApexNS reports whether zone's records name its name servers.
-func hasApexNS(zone *model.Zone) bool {
-	for _, rs := range zone.RRsets {
-		if rs.Name == zone.Name && rs.Type == "NS" {
-			return true
-		}
-	}
-	return false
 }

@@ -332,3 +332,14 @@ type Publish struct {
 	PTRZone string `json:",omitempty"`
 	Pos     Pos
 }
+
+// RRset returns the zone's RRset of type typ at name, nil when it has
+// none.
+func (z *Zone) RRset(name, typ string) *RRset {
+	for _, rs := range z.RRsets {
+		if rs.Name == name && rs.Type == typ {
+			return rs
+		}
+	}
+	return nil
+}
