@@ -388,24 +388,40 @@ func names[V any](m map[string]V) string {
 	return strings.Join(sortedKeys(m), ", ")
 }
 
-// Grants reports whether an operator's file held in memory grants
-// tenant: site init then writes only the tenant's file, vetted against
-// that grant, rather than add a second one.
-func Grants(name string, src []byte, tenant string) bool {
-	o, diags := operatorSource(name, src)
-	return len(diags) == 0 && o.grants[tenant] != nil
-}
+// OperatorFile is an operator's file held in memory and read on its
+// own, for the commands that write specs beside it: site init (which
+// grants a declared provider rather than declaring it again, and writes
+// only the tenant's file when it is granted already) and site export
+// (which names the provider that is the server it read, and leaves out
+// what another tenant's grant holds).
+type OperatorFile struct{ o *operator }
 
-// GrantHolder reads the names an operator's file held in memory grants
-// (domains and delegated names, canonical) and gives the most specific
-// one covering a name, with its tenant, as AnotherTenants asks: site
-// export leaves out what another tenant's grant holds.
-func GrantHolder(name string, src []byte) (func(string) (held, tenant string, ok bool), error) {
+// ReadOperatorFile reads the operator's file name, whose bytes are src.
+func ReadOperatorFile(name string, src []byte) (*OperatorFile, error) {
 	o, diags := operatorSource(name, src)
 	if len(diags) > 0 {
 		return nil, diags
 	}
-	return o.grantHolder, nil
+	return &OperatorFile{o}, nil
+}
+
+// Providers returns the providers the file declares, by name (none for
+// a nil file: no operator's file, or one that does not load).
+func (f *OperatorFile) Providers() map[string]model.Provider {
+	if f == nil {
+		return nil
+	}
+	return f.o.providers
+}
+
+// Grants reports whether the file grants tenant (false for a nil file).
+func (f *OperatorFile) Grants(tenant string) bool { return f != nil && f.o.grants[tenant] != nil }
+
+// GrantHolder gives the most specific name the file grants (a domain or
+// a delegated name, canonical) that covers name, and its tenant, as
+// AnotherTenants asks.
+func (f *OperatorFile) GrantHolder(name string) (held, tenant string, ok bool) {
+	return f.o.grantHolder(name)
 }
 
 // grantHolder is holder as AnotherTenants asks: the claim's name and
@@ -413,16 +429,4 @@ func GrantHolder(name string, src []byte) (func(string) (held, tenant string, ok
 func (o *operator) grantHolder(name string) (held, tenant string, ok bool) {
 	held, c, ok := o.holder(name)
 	return held, c.tenant, ok
-}
-
-// DeclaredProviders returns the providers an operator's file held in
-// memory declares, by name: site init grants a declared provider rather
-// than declaring it again, and site export names the one that is the
-// server it read.
-func DeclaredProviders(name string, src []byte) (map[string]model.Provider, error) {
-	o, diags := operatorSource(name, src)
-	if len(diags) > 0 {
-		return nil, diags
-	}
-	return o.providers, nil
 }

@@ -219,7 +219,7 @@ func exportZone(cmd *cobra.Command, req exportRequest) error {
 // rather than declaring the server again under its kind's name; with
 // none (or no file, or one that does not load) they declare it; with
 // several (two Cloudflare accounts) the caller cannot choose. grants
-// are that file's grants (compiler.GrantHolder), nil without one.
+// are that file's grants (OperatorFile.GrantHolder), nil without one.
 func declaredAs(where model.Provider, out string) (found []model.Provider, config string, grants func(string) (string, string, bool)) {
 	var paths []string
 	if out != "" {
@@ -233,17 +233,16 @@ func declaredAs(where model.Provider, out string) (found []model.Provider, confi
 	if err != nil {
 		return nil, "", nil
 	}
-	providers, err := compiler.DeclaredProviders(config, src)
+	read, err := compiler.ReadOperatorFile(config, src)
 	if err != nil {
 		return nil, "", nil
 	}
-	for _, p := range providers {
+	for _, p := range read.Providers() {
 		if sameServer(p, where) {
 			found = append(found, p)
 		}
 	}
-	grants, _ = compiler.GrantHolder(config, src) // it loaded just now
-	return found, config, grants
+	return found, config, read.GrantHolder
 }
 
 // sameServer reports whether a and b name the same API of one kind.

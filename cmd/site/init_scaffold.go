@@ -68,11 +68,15 @@ func scaffold(o initOptions, site initSite, file string) (generated, error) {
 	// A tenant site.cue grants already (the operator wrote its grant
 	// first, say to delegate it a name, which init does not write) is
 	// vetted against that grant: a second one would claim its names twice.
-	granted := site.path != "" && compiler.Grants(site.path, site.src, o.name)
+	var read *compiler.OperatorFile
+	if site.path != "" {
+		read, _ = compiler.ReadOperatorFile(site.path, site.src) // nil: vet below says why
+	}
+	granted := read.Grants(o.name)
 	var siteLines []byte
 	if !granted {
 		var decls []ast.Decl
-		if !declaresProvider(site, o.provider) {
+		if _, declared := read.Providers()[o.provider]; !declared {
 			decls = append(decls, providerDecl(o.provider))
 		}
 		decls = append(decls, grantDecl(o, domain))
@@ -95,17 +99,6 @@ func scaffold(o initOptions, site initSite, file string) (generated, error) {
 		return generated{}, fmt.Errorf("cannot scaffold tenant %q with domain %q: %w", o.name, o.domain, err)
 	}
 	return generated{name: o.name, tenant: tenant, site: siteLines, granted: granted}, nil
-}
-
-// declaresProvider reports whether site's file declares provider name:
-// then init only grants it.
-func declaresProvider(site initSite, name string) bool {
-	if site.path == "" {
-		return false
-	}
-	declared, err := compiler.DeclaredProviders(site.path, site.src)
-	_, ok := declared[name]
-	return err == nil && ok
 }
 
 func tenantDecl(o initOptions, domain string) ast.Decl {

@@ -31,7 +31,7 @@ type Request struct {
 	// Provider.Name already; the lines for it only grant it.
 	ProviderDeclared bool
 	// Grants gives the most specific name the operator's site.cue grants
-	// that covers a name, and its tenant (compiler.GrantHolder); nil
+	// that covers a name, and its tenant (compiler.OperatorFile.GrantHolder); nil
 	// when there is no such file. What another tenant's grant inside the
 	// zone holds, beyond the delegation, is left out.
 	Grants func(name string) (held, tenant string, ok bool)

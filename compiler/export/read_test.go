@@ -65,10 +65,11 @@ tenants: {
 	shop: {delegate: ["shop.example.test"], providers: ["pdns"]}
 }
 `)
-	grants, err := compiler.GrantHolder("site.cue", site)
+	read, err := compiler.ReadOperatorFile("site.cue", site)
 	if err != nil {
 		t.Fatal(err)
 	}
+	grants := read.GrantHolder
 	x := snapshotExporter{backends.ZoneSnapshot{RRsets: []*model.RRset{
 		ptr(rr("www."+zone, "A", 300, "192.0.2.1")),
 		ptr(rr("shop."+zone, "NS", 300, "ns1.shop."+zone)),
