@@ -66,9 +66,11 @@ func (e *GatesMissingError) Error() string {
 	return b.String()
 }
 
-// BlockedError means some steps in scope were not observed and no
+// BlockedError means some steps in scope were not planned (not
+// observed, or observed and refused by their driver) and no
 // acknowledged gate defers them. Apply returns it before changing
-// anything: what it could not see, it must not half-change.
+// anything: what it could not see or will not do, it must not
+// half-change.
 type BlockedError struct {
 	Blocked []plan.Blocked // sorted by step
 }
@@ -76,14 +78,14 @@ type BlockedError struct {
 func (e *BlockedError) Error() string {
 	var b strings.Builder
 	n := len(e.Blocked)
-	fmt.Fprintf(&b, "%d %s could not be observed, so nothing was changed:\n", n, plural(n, "step", "steps"))
+	fmt.Fprintf(&b, "%d %s could not be planned, so nothing was changed:\n", n, plural(n, "step", "steps"))
 	for _, bl := range e.Blocked {
 		fmt.Fprintf(&b, "  %s: %s\n", bl.Step, indentLines(bl.Reason, "    "))
 		if bl.Gate != "" && !strings.Contains(bl.Reason, "--ack "+string(bl.Gate)) {
 			fmt.Fprintf(&b, "    (or defer it and the steps that need it: --ack %s)\n", bl.Gate)
 		}
 	}
-	b.WriteString("fix what stopped the observation and run again, or leave those steps out with --only or --target")
+	b.WriteString("fix what each reason names and run again, or leave those steps out with --only or --target")
 	return b.String()
 }
 

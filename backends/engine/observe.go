@@ -14,8 +14,8 @@ import (
 
 // Observation is what Engine.Plan saw: the plan a user reads, and each
 // observed step's StepPlan (keyed by step ID) that Apply carries out.
-// Steps that could not be observed are in Plan.Blocked and absent from
-// Steps.
+// Steps that could not be observed, or that their driver refused, are
+// in Plan.Blocked and absent from Steps.
 type Observation struct {
 	Plan  *plan.Plan
 	Steps map[string]*backends.StepPlan
@@ -120,9 +120,9 @@ func (e *Engine) planStep(ctx context.Context, s *graph.Step, deps map[string]pl
 	return planned{sp: sp}
 }
 
-// blockedByDeps reports whether a dependency of s was not observed (deps
-// holds those observing s needs: see Plan); then s is blocked as
-// skipped, naming the dependency.
+// blockedByDeps reports whether a dependency of s was not planned (not
+// observed, or refused by its driver; deps holds those observing s
+// needs: see Plan); then s is blocked as skipped, naming the dependency.
 func blockedByDeps(s *graph.Step, deps map[string]planned) (planned, bool) {
 	var bad []string
 	root, gate, gated := "", plan.Gate(""), true
@@ -148,7 +148,7 @@ func blockedByDeps(s *graph.Step, deps map[string]planned) (planned, bool) {
 		gate = ""
 	}
 	sort.Strings(bad)
-	reason := fmt.Sprintf("not observed: it depends on %s, which could not be observed", strings.Join(bad, ", "))
+	reason := fmt.Sprintf("not observed: it depends on %s, which was not planned", strings.Join(bad, ", "))
 	return planned{
 		blocked: &plan.Blocked{Step: s.ID, Phase: s.Phase, Tenant: s.Tenant, Reason: reason, Gate: gate, Skipped: true},
 		root:    root, gate: gate,

@@ -115,7 +115,7 @@ func TestPlanBlocksUnobservedSteps(t *testing.T) {
 			wantBlocked: []plan.Blocked{
 				{Step: stepNet, Phase: plan.PhaseNetwork, Tenant: "a", Reason: "connection refused"},
 				{Step: stepVM, Phase: plan.PhaseVM, Tenant: "a", Skipped: true,
-					Reason: "not observed: it depends on " + stepNet + ", which could not be observed"},
+					Reason: "not observed: it depends on " + stepNet + ", which was not planned"},
 			},
 			wantChanges: []string{stepZoneA + "/old", stepZoneB + "/www"},
 		},
@@ -127,7 +127,7 @@ func TestPlanBlocksUnobservedSteps(t *testing.T) {
 			},
 			wantBlocked: []plan.Blocked{
 				{Step: stepZoneB, Phase: plan.PhaseDNS, Tenant: "b", Skipped: true, Gate: plan.GateSecretUnreachable,
-					Reason: "not observed: it depends on " + stepSecret + ", which could not be observed"},
+					Reason: "not observed: it depends on " + stepSecret + ", which was not planned"},
 				{Step: stepSecret, Phase: plan.PhaseSecrets, Gate: plan.GateSecretUnreachable,
 					Reason: "no vault answered at http://127.0.0.1:1"},
 			},

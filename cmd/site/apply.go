@@ -42,7 +42,8 @@ that replaces foreign data, deletes many records, restarts or destroys
 something needs its gate acknowledged with --ack GATE-ID. When one is
 missing apply changes nothing, names each gate and the changes behind
 it, prints the command that acknowledges them, and exits 3. A step that
-could not be observed stops apply too (exit 1), unless its gate (e.g.
+could not be planned (not observed, or observed and refused) stops
+apply too (exit 1), unless its gate (e.g.
 GATE-SECRET-UNREACHABLE) is acknowledged: then it and the steps that
 depend on it are deferred and the rest goes on.
 
@@ -228,7 +229,7 @@ func carryOut(cmd *cobra.Command, args []string, o applyOptions, eng *engine.Eng
 	switch {
 	case errors.As(err, &be):
 		// The plan above lists each step and why, once.
-		return withCode(exitError, fmt.Errorf("%s could not be observed, so nothing was changed: see \"Not observed\" above; fix what stopped the observation and run again, or leave those steps out with --only or --target", count(len(be.Blocked), "step")))
+		return withCode(exitError, fmt.Errorf("%s could not be planned, so nothing was changed: see \"Not planned\" above; fix what each reason names and run again, or leave those steps out with --only or --target", count(len(be.Blocked), "step")))
 	case errors.As(err, &gm):
 		gm.Command = applyCommand(args, o)
 		return withCode(exitGated, gm)

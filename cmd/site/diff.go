@@ -33,8 +33,9 @@ identical foreign data as ours), its resource key, its impact ([live],
 [next-boot], [restart], [destroy], [overwrite], [none]; a new VM,
 network or volume that disturbs nothing reads [create]) and the gates
 apply will need (--ack GATE-ID). A step that cannot be observed (an API
-error, an unreachable secret store) plans nothing, deletes least of all,
-and is listed under "Not observed".
+error, an unreachable secret store), or that site observed and refuses
+(a volume another domain has attached), plans nothing, deletes least of
+all, and is listed under "Not planned" with the reason.
 
   site diff tenants/sjc.cue                  what would change
   site diff --only dns ./tenants/...         DNS only (plus the secrets it needs)
@@ -64,7 +65,8 @@ apply --plan) is the one apply carries out.
 
 Exit codes: 0 no changes (or changes without --detailed-exitcode), 2
 changes present with --detailed-exitcode, 1 an error or a step that
-could not be observed (and is not deferred by --ack).`,
+could not be planned (not observed, or refused; and not deferred by
+--ack).`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return runDiff(cmd, args, diffOptions{pf, format, out, detailed})
 		},
@@ -179,11 +181,11 @@ func runDiff(cmd *cobra.Command, args []string, o diffOptions) (err error) {
 	// secret store with --ack GATE-SECRET-UNREACHABLE) is deferred, as
 	// apply would defer it: shown, not an error.
 	if n := len(p.Unobserved(run.Acked)); n > 0 {
-		where := `see "Not observed" above`
+		where := `see "Not planned" above`
 		if o.format == "json" {
 			where = `see "blocked" in the plan`
 		}
-		return withCode(exitError, fmt.Errorf("%s could not be observed, so this plan is incomplete: %s", count(n, "step"), where))
+		return withCode(exitError, fmt.Errorf("%s could not be planned, so this plan is incomplete: %s", count(n, "step"), where))
 	}
 	if o.detailed && p.HasChanges() {
 		return withCode(exitChanges, nil)

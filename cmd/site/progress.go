@@ -90,7 +90,7 @@ func (p *progress) Observed(id string, sp *backends.StepPlan, b *plan.Blocked) {
 	case sp != nil:
 		p.step(id, statusObserved, describeChanges(len(sp.Changes)))
 	// Why a step was not observed is printed once, by the plan that
-	// follows (its "Not observed" section, or the JSON), not here too.
+	// follows (its "Not planned" section, or the JSON), not here too.
 	case p.stopped:
 		p.step(id, statusStopped, "")
 	case b.Skipped:

@@ -51,7 +51,7 @@ func TestTargetLeavesAnUnobservableStepOut(t *testing.T) {
 	if code != exitError {
 		t.Fatalf("apply exit %d, want %d\nstdout:\n%s\nstderr:\n%s", code, exitError, stdout, stderr)
 	}
-	for _, want := range []string{"could not be observed, so nothing was changed", "dns/down.example.test.", "--target"} {
+	for _, want := range []string{"could not be planned, so nothing was changed", "dns/down.example.test.", "--target"} {
 		if !strings.Contains(stderr, want) {
 			t.Errorf("stderr does not say %q:\n%s", want, stderr)
 		}

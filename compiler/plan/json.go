@@ -67,10 +67,13 @@ import (
 //	                learns during apply (a DHCP lease's address, the DS of
 //	                a child signed in the same apply) has no before, and
 //	                its after holds what is known ("ttl", "lease").
-//	blocked         array of steps that could not be observed and so plan
-//	                nothing; absent when every step was observed. Each:
+//	blocked         array of steps that plan nothing: not observed, or
+//	                observed and refused by their backend (a volume
+//	                another domain has attached); absent when every step
+//	                was planned. Text and Markdown list them under "Not
+//	                planned". Each:
 //	  step, phase, tenant  as in changes.
-//	  reason        string, what went wrong.
+//	  reason        string, what went wrong or why site refuses.
 //	  gate          string, a gate that, acknowledged, defers the step and
 //	                its dependents; absent if the step cannot be deferred.
 //	  skipped       true when the step was not tried because a step it

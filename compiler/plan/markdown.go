@@ -20,7 +20,7 @@ var markdownActions = []Action{ActionCreate, ActionUpdate, ActionDelete, ActionA
 // (rows) and action (columns), the gates apply will need with what each
 // allows, one collapsible <details> section per step (a zone, a VM, a
 // network) holding its changes in the text form, then the steps that
-// could not be observed and the summary line WriteText ends with.
+// were not planned and the summary line WriteText ends with.
 //
 // A converged plan with every step observed is the heading and
 // "No changes. The live systems match the spec.".
@@ -103,7 +103,7 @@ func (p *Plan) WriteMarkdown(w io.Writer, acked map[Gate]bool) error {
 		}
 	}
 	if len(blocked) > 0 {
-		b.WriteString("**Not observed**, so nothing is planned for these steps:\n\n")
+		b.WriteString("**Not planned** (not observed, or refused) for these steps:\n\n")
 		var body strings.Builder
 		for _, bl := range blocked {
 			fmt.Fprintf(&body, "! %s: %s\n", bl.Step, indentRest(bl.Reason, "    "))

@@ -115,8 +115,9 @@ type Change struct {
 }
 
 // Blocked is a step that could not be planned: its scope was not fully
-// observed, or a secret it needs is unreachable. A blocked step plans no
-// deletes (not knowing is not wanting).
+// observed, a secret it needs is unreachable, or its driver observed it
+// and refuses it (a volume another domain has attached). A blocked step
+// plans no deletes (not knowing is not wanting).
 type Blocked struct {
 	Step   string `json:"step"`
 	Phase  Phase  `json:"phase"`

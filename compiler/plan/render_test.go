@@ -13,7 +13,8 @@ import (
 )
 
 // fullPlan has one change of every action, several impacts and gates,
-// a blocked step with a gate and its skipped dependent.
+// a blocked step with a gate and its skipped dependent, a step not
+// observed and one observed and refused.
 func fullPlan() *Plan {
 	p := New()
 	p.Changes = []Change{
@@ -49,9 +50,11 @@ func fullPlan() *Plan {
 		{Step: "secret/lab/dns/cloudflare#token", Phase: PhaseSecrets, Tenant: "lab", Gate: GateSecretUnreachable,
 			Reason: "no Vault answered:\n  tried https://keys.lab.example.net: no such host\n  tried http://10.77.0.13:8200: connection refused"},
 		{Step: "dns/lab.example.net.", Phase: PhaseDNS, Tenant: "lab", Gate: GateSecretUnreachable, Skipped: true,
-			Reason: "not observed: it depends on secret/lab/dns/cloudflare#token, which could not be observed"},
+			Reason: "not observed: it depends on secret/lab/dns/cloudflare#token, which was not planned"},
 		{Step: "dns/other.example.", Phase: PhaseDNS, Tenant: "other",
 			Reason: "GET http://127.0.0.1:8081/api/v1/servers/localhost/zones/other.example.: connection refused"},
+		{Step: "vm/qemu:///system/mail", Phase: PhaseVM, Tenant: "office1",
+			Reason: "tenants/office1.cue:12:30: VM mail on qemu:///system: volume default/old-root is attached to domain old, a domain site does not manage (no site owner element; running), as its disk vda: as this VM's disk it would give the VM that domain's data, so site refuses it; name another volume, or have the operator remove domain old or detach the volume from it (virsh -c qemu:///system detach-disk old vda --live --config); nothing was changed"},
 	}
 	p.Fingerprints = map[string]string{"dns/sjc.example.net.": "sha256:0f1e", "vm/qemu:///system/keys": "sha256:a1b2"}
 	p.Spec = &Spec{Paths: []string{"tenants/..."}, Files: map[string]string{"tenants/sjc.cue": "sha256:5e1c", "tenants/lab.cue": "sha256:1ab0"}}

@@ -124,7 +124,7 @@ func (p *Plan) WriteText(w io.Writer, opts TextOptions) error {
 	}
 	if len(blocked) > 0 {
 		gap(&b)
-		b.WriteString(paint(ansiRed, "Not observed, so nothing is planned for these steps:") + "\n")
+		b.WriteString(paint(ansiRed, "Not planned (not observed, or refused) for these steps:") + "\n")
 		for _, bl := range blocked {
 			fmt.Fprintf(&b, "  %s %s: %s\n", paint(ansiRed, "!"), bl.Step, indentRest(bl.Reason, "      "))
 			if bl.Gate != "" && !bl.Skipped && !strings.Contains(bl.Reason, "--ack "+string(bl.Gate)) {
@@ -181,7 +181,7 @@ func (p *Plan) summary(acked map[Gate]bool, blocked, deferred int) string {
 		s += "; gates needed: " + strings.Join(names, ", ")
 	}
 	if blocked > 0 {
-		s += fmt.Sprintf("; %d %s not observed", blocked, pluralSteps(blocked))
+		s += fmt.Sprintf("; %d %s not planned", blocked, pluralSteps(blocked))
 	}
 	if deferred > 0 {
 		s += fmt.Sprintf("; %d %s deferred", deferred, pluralSteps(deferred))
