@@ -424,6 +424,20 @@ func (f *OperatorFile) GrantHolder(name string) (held, tenant string, ok bool) {
 	return f.o.grantHolder(name)
 }
 
+// CoversGranted reports whether rs, a record of zone z (which holds
+// the zone's other records too), answers for a name the file grants a
+// tenant other than z's below it, and says how, in site vet's words: a
+// DNAME above that name, or a wildcard above it while z does not
+// delegate it. It asks what vet asks (coversGranted), so site export
+// leaves out exactly what vet would refuse.
+func (f *OperatorFile) CoversGranted(z *model.Zone, rs *model.RRset) (why string, covers bool) {
+	b := &builder{op: f.o, pos: &positions{}}
+	if !b.coversGranted(nil, z, rs) {
+		return "", false
+	}
+	return b.diags[0].Msg, true
+}
+
 // grantHolder is holder as AnotherTenants asks: the claim's name and
 // its tenant.
 func (o *operator) grantHolder(name string) (held, tenant string, ok bool) {

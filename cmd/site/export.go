@@ -30,7 +30,10 @@ func newExportCmd() *cobra.Command {
 		Short: "Write an existing zone as a tenant spec, to adopt it",
 		Long: `export reads a live zone and writes a tenant spec (CUE) that wants
 exactly what the zone serves: it passes site vet. Records the language
-cannot say are left out, listed on stderr, and never touched by site.
+cannot say, and those site.cue leaves to another tenant (at or below a
+name it grants them, beyond the delegation, or a DNAME or wildcard
+answering for such a name from above), are left out, listed on stderr,
+and never touched by site.
 
 export only reads: it changes nothing on the server unless --adopt is
 given, and --out never replaces an existing file unless --force is.
@@ -155,7 +158,7 @@ func exportZone(cmd *cobra.Command, req exportRequest) error {
 	ctx := cmd.Context()
 	req.where.Name = req.provider // the name the printed site.cue lines give it
 	stderr := cmd.ErrOrStderr()
-	found, config, grants := declaredAs(req.where, req.out)
+	found, config, read := declaredAs(req.where, req.out)
 	switch len(found) {
 	case 1:
 		p := found[0]
@@ -175,7 +178,7 @@ func exportZone(cmd *cobra.Command, req exportRequest) error {
 		fmt.Fprintf(stderr, "note: %s declares this server as %d providers (%s); the spec names a new one, %s: name the one you mean in both\n", config, len(found), strings.Join(names, ", "), req.where.Name)
 	}
 	declared := req.declaredIn != ""
-	a, err := export.Read(ctx, x, export.Request{Tenant: req.tenant, Zone: req.zone, Domain: req.domain, Provider: req.where, ProviderDeclared: declared, Grants: grants}, run)
+	a, err := export.Read(ctx, x, export.Request{Tenant: req.tenant, Zone: req.zone, Domain: req.domain, Provider: req.where, ProviderDeclared: declared, Operator: read}, run)
 	if err != nil {
 		return withCode(exitError, err)
 	}
@@ -218,9 +221,9 @@ func exportZone(cmd *cobra.Command, req exportRequest) error {
 // exported spec names it and the lines for site.cue only grant it,
 // rather than declaring the server again under its kind's name; with
 // none (or no file, or one that does not load) they declare it; with
-// several (two Cloudflare accounts) the caller cannot choose. grants
-// are that file's grants (OperatorFile.GrantHolder), nil without one.
-func declaredAs(where model.Provider, out string) (found []model.Provider, config string, grants func(string) (string, string, bool)) {
+// several (two Cloudflare accounts) the caller cannot choose. read is
+// the file as read, nil without one.
+func declaredAs(where model.Provider, out string) (found []model.Provider, config string, read *compiler.OperatorFile) {
 	var paths []string
 	if out != "" {
 		paths = []string{out}
@@ -233,7 +236,7 @@ func declaredAs(where model.Provider, out string) (found []model.Provider, confi
 	if err != nil {
 		return nil, "", nil
 	}
-	read, err := compiler.ReadOperatorFile(config, src)
+	read, err = compiler.ReadOperatorFile(config, src)
 	if err != nil {
 		return nil, "", nil
 	}
@@ -242,7 +245,7 @@ func declaredAs(where model.Provider, out string) (found []model.Provider, confi
 			found = append(found, p)
 		}
 	}
-	return found, config, read.GrantHolder
+	return found, config, read
 }
 
 // sameServer reports whether a and b name the same API of one kind.

@@ -30,11 +30,11 @@ type Request struct {
 	// ProviderDeclared: the operator's site.cue declares Provider under
 	// Provider.Name already; the lines for it only grant it.
 	ProviderDeclared bool
-	// Grants gives the most specific name the operator's site.cue grants
-	// that covers a name, and its tenant (compiler.OperatorFile.GrantHolder); nil
-	// when there is no such file. What another tenant's grant inside the
-	// zone holds, beyond the delegation, is left out.
-	Grants func(name string) (held, tenant string, ok bool)
+	// Operator is the operator's site.cue, nil when there is none (or it
+	// does not load). What it grants another tenant inside the zone is
+	// left out beyond the delegation, and so is a record that answers
+	// for such a name from above it, as site vet would refuse them.
+	Operator *compiler.OperatorFile
 }
 
 // Adoption is a live zone read and rendered as a spec that passes site
@@ -83,9 +83,10 @@ func Read(ctx context.Context, x backends.ZoneExporter, req Request, run *backen
 	// apex, read as an ALIAS) is left out and listed, as every exporter
 	// leaves out what it knows it cannot say, rather than failing the
 	// whole export on one record.
-	// So is what site.cue grants another tenant inside the zone: the
-	// spec would not pass site vet with it, and --adopt must not mark it
-	// as this tenant's.
+	// So is what site.cue grants another tenant inside the zone, and
+	// what answers for such a name from above it (a DNAME, a wildcard):
+	// the spec would not pass site vet with it, and --adopt must not
+	// mark it as this tenant's.
 	owner := &model.Zone{Name: name, Tenant: req.Tenant, RRsets: snap.RRsets}
 	kept := make([]*model.RRset, 0, len(snap.RRsets))
 	for _, r := range snap.RRsets {
@@ -93,15 +94,28 @@ func Read(ctx context.Context, x backends.ZoneExporter, req Request, run *backen
 			snap.Skipped = append(snap.Skipped, err.Error()+"; left as it is, site will not touch it")
 			continue
 		}
-		if req.Grants != nil {
+		if req.Operator != nil {
 			// Only a grant inside the zone: one of the zone itself is
 			// for the grant's lines and site vet to judge.
-			if held, tenant, away := compiler.AnotherTenants(r, owner, req.Grants); away && held != name && dnsname.IsSubdomain(held, name) {
+			if held, tenant, away := compiler.AnotherTenants(r, owner, req.Operator.GrantHolder); away && held != name && dnsname.IsSubdomain(held, name) {
 				snap.Skipped = append(snap.Skipped, fmt.Sprintf("%s %s lies in %s, which site.cue grants to tenant %s, beyond the delegation this zone may hold; left as it is, site will not touch it", r.Name, r.Type, held, tenant))
 				continue
 			}
 		}
 		kept = append(kept, r)
+	}
+	if req.Operator != nil {
+		// Judged against what is kept, as vet judges the spec: a wildcard
+		// needs the NS at the name it would cover.
+		judged := &model.Zone{Name: name, Tenant: req.Tenant, RRsets: kept}
+		kept = make([]*model.RRset, 0, len(judged.RRsets))
+		for _, r := range judged.RRsets {
+			if why, covers := req.Operator.CoversGranted(judged, r); covers {
+				snap.Skipped = append(snap.Skipped, fmt.Sprintf("%s %s: %s; left as it is, site will not touch it", r.Name, r.Type, why))
+				continue
+			}
+			kept = append(kept, r)
+		}
 	}
 	snap.RRsets = kept
 	rrsets := make([]model.RRset, len(snap.RRsets))
