@@ -108,7 +108,7 @@ func PendingDSChanges(step *graph.Step, pending []*model.Zone, kept Kept) []plan
 	var out []plan.Change
 	for _, child := range pending {
 		action := plan.ActionCreate
-		if kept[NameType{Name: child.Name, Type: "DS"}] {
+		if _, ok := kept[NameType{Name: child.Name, Type: "DS"}]; ok {
 			action = plan.ActionUpdate
 		}
 		out = append(out, plan.Change{Key: Key(step.Zone.Name, child.Name, "DS"), Step: step.ID, Phase: step.Phase, Tenant: step.Tenant,

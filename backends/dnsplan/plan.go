@@ -75,15 +75,17 @@ type Result struct {
 	Kept Kept
 }
 
-// Kept names live RRsets that a zone's ignore rules kept out of its plan.
-type Kept map[NameType]bool
+// Kept maps the live RRsets that a zone's ignore rules kept out of its
+// plan to their attributes as a change's Before shows them (Hooks.Before).
+type Kept map[NameType]map[string]any
 
 // KeptReader is the Detail of a zone's plan from a provider that plans
 // with Plan. A wrapper that takes RRsets whose values it does not know
 // yet out of the zone, ignoring their live data meanwhile
 // (backends/lease, for an address a guest has not leased), reads it to
 // show each as it will be written: an update of the data kept at its
-// name and type, else a create, as Plan shows a wanted RRset.
+// name and type, with that data as its Before, else a create, as Plan
+// shows a wanted RRset.
 type KeptReader interface {
 	Kept() Kept
 }
@@ -189,7 +191,7 @@ func Plan(step *graph.Step, obs *Observed, run *backends.Run, h Hooks) *Result {
 			if p.res.Kept == nil {
 				p.res.Kept = Kept{}
 			}
-			p.res.Kept[l.NameType] = true
+			p.res.Kept[l.NameType] = p.before(l)
 		}
 	}
 	live := make([]*RRset, len(wanted))

@@ -2,6 +2,7 @@ package dnsplan_test
 
 import (
 	"fmt"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -385,7 +386,8 @@ func TestPlanProxied(t *testing.T) {
 // TestPlanKept: Kept names the live RRsets with data that an ignore
 // rule kept out of the plan, and nothing else: not what no rule covers,
 // not an RRset without records, not the signer's records, which are
-// ignored without a rule.
+// ignored without a rule. Each holds what a change's Before would show
+// of it, for a change that replaces it later (backends/lease).
 func TestPlanKept(t *testing.T) {
 	const a, b = "a.example.test.", "b.example.test."
 	obs := observed([]live{
@@ -405,6 +407,9 @@ func TestPlanKept(t *testing.T) {
 	slices.Sort(got)
 	if want := []string{a + "/A", a + "/TXT"}; !slices.Equal(got, want) {
 		t.Errorf("kept %q, want %q", got, want)
+	}
+	if got, want := res.Kept[dnsplan.NameType{Name: a, Type: "A"}], map[string]any{"ttl": uint32(300), "values": []string{"192.0.2.1"}}; !reflect.DeepEqual(got, want) {
+		t.Errorf("kept %s A as %#v, want %#v", a, got, want)
 	}
 	if len(res.Changes) != 0 {
 		t.Errorf("changes %q, want none", summary(res))

@@ -2,6 +2,8 @@ package lease
 
 import (
 	"context"
+	"maps"
+	"reflect"
 	"slices"
 	"testing"
 	"time"
@@ -17,16 +19,21 @@ import (
 // TestLeaseOnCloudflare: the wrapper is the same for every DNS
 // provider. On the Cloudflare fake, the record waiting for its lease is
 // an update where a record of ours with an old address lives (which
-// survives the plan), a create where none does; apply writes the leased
+// survives the plan, and is the update's before, with its owner, which
+// the write keeps), a create where none does; apply writes the leased
 // address either way.
 func TestLeaseOnCloudflare(t *testing.T) {
 	for _, tc := range []struct {
 		name string
 		live bool // a record of ours at www with an old address
 		want plan.Action
+		// the change's Before and After, without the after's lease
+		before, after map[string]any
 	}{
-		{name: "ours", live: true, want: plan.ActionUpdate},
-		{name: "none", want: plan.ActionCreate},
+		{name: "ours", live: true, want: plan.ActionUpdate,
+			before: map[string]any{"ttl": uint32(300), "values": []string{"192.0.2.99"}, "owner": "t1"},
+			after:  map[string]any{"ttl": uint32(300), "owner": "t1"}},
+		{name: "none", want: plan.ActionCreate, after: map[string]any{"ttl": uint32(300)}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			const token, zone = "cf-lease-token", "lease.example.net."
@@ -61,6 +68,12 @@ func TestLeaseOnCloudflare(t *testing.T) {
 			want := []string{string(tc.want) + " dns/" + zone + "/www." + zone + "/A address known after the guest takes its DHCP lease (VM web); apply waits for it"}
 			if got := keys(sp.Changes); !slices.Equal(got, want) {
 				t.Fatalf("got plan %q, want %q", got, want)
+			}
+			c := sp.Changes[0]
+			after := maps.Clone(c.After)
+			delete(after, "lease")
+			if !reflect.DeepEqual(c.Before, tc.before) || !reflect.DeepEqual(after, tc.after) {
+				t.Errorf("before %#v, after %#v; want %#v, %#v (and a lease)", c.Before, c.After, tc.before, tc.after)
 			}
 			if _, err := d.Apply(context.Background(), sp, run); err != nil {
 				t.Fatal(err)

@@ -121,18 +121,26 @@ func (d *Driver) Plan(ctx context.Context, step *graph.Step, run *backends.Run) 
 	out.Notes = append([]string(nil), sp.Notes...)
 	for _, w := range waiting {
 		// Live data at the name and type was kept out of the plan
-		// (resolve ignores it): the address replaces it; with none, it
-		// creates the RRset.
-		action := plan.ActionCreate
-		if kept[dnsplan.NameType{Name: w.Name, Type: w.Type}] {
-			action = plan.ActionUpdate
-		}
-		out.Changes = append(out.Changes, plan.Change{
+		// (resolve ignores it): the address replaces it, shown as its
+		// before; with none, it creates the RRset.
+		c := plan.Change{
 			Key: dnsplan.Key(step.Zone.Name, w.Name, w.Type), Step: step.ID, Phase: step.Phase, Tenant: step.Tenant,
-			Action: action, Impact: plan.ImpactLive,
+			Action: plan.ActionCreate, Impact: plan.ImpactLive,
 			Reason: fmt.Sprintf("address known after the guest takes its DHCP lease (VM %s); apply waits for it", w.Lease.VM),
 			After:  map[string]any{"ttl": w.TTL, "lease": fmt.Sprintf("of VM %s, NIC %d", w.Lease.VM, w.Lease.NIC)},
-		})
+		}
+		if before, ok := kept[dnsplan.NameType{Name: w.Name, Type: w.Type}]; ok {
+			c.Action, c.Before = plan.ActionUpdate, before
+			// As dnsplan shows a replaced RRset: the write marks it the
+			// tenant's, and sets proxied either way when it was.
+			if _, ok := before["owner"]; ok {
+				c.After["owner"] = step.Tenant
+			}
+			if _, ok := before["proxied"]; ok {
+				c.After["proxied"] = w.Proxied
+			}
+		}
+		out.Changes = append(out.Changes, c)
 	}
 	for _, rs := range idle {
 		out.Notes = append(out.Notes, fmt.Sprintf("%s %s: VM %s is declared not running and holds no DHCP lease, so its published address is unknown; the record is left as it is", rs.Name, rs.Type, rs.Lease.VM))

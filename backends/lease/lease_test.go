@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"os"
+	"reflect"
 	"slices"
 	"strings"
 	"sync"
@@ -131,7 +132,9 @@ func TestLeaseRecordWaitsThenWrites(t *testing.T) {
 // not created yet, another type at the name, an rrset with only a
 // comment), as an update only where live data is there to be replaced,
 // ours or not; the change count follows, so the summary line agrees.
-// Apply still writes the leased address either way.
+// An update shows the live data it replaces as its before (it had none,
+// and read as "ttl: (none) → 300"). Apply still writes the leased
+// address either way.
 func TestLeaseWaitingCreateOrUpdate(t *testing.T) {
 	marker := []pdnstest.Comment{{Account: powerdns.MarkerAccount, Content: powerdns.Marker("t1")}}
 	for _, tc := range []struct {
@@ -139,13 +142,16 @@ func TestLeaseWaitingCreateOrUpdate(t *testing.T) {
 		noZone bool // the zone itself does not exist yet
 		live   []pdnstest.RRset
 		want   plan.Action
+		before map[string]any // the change's Before, nil for a create
 	}{
 		{name: "no zone", noZone: true, want: plan.ActionCreate},
 		{name: "empty zone", want: plan.ActionCreate},
 		{name: "other type at the name", live: []pdnstest.RRset{{Name: "www", Type: "TXT", TTL: 300, Records: []string{`"hello"`}}}, want: plan.ActionCreate},
 		{name: "comment only", live: []pdnstest.RRset{{Name: "www", Type: "A", TTL: 300, Comments: []pdnstest.Comment{{Account: "ops", Content: "reserved"}}}}, want: plan.ActionCreate},
-		{name: "ours", live: []pdnstest.RRset{{Name: "www", Type: "A", TTL: 300, Records: []string{"192.0.2.99"}, Comments: marker}}, want: plan.ActionUpdate},
-		{name: "foreign", live: []pdnstest.RRset{{Name: "www", Type: "A", TTL: 300, Records: []string{"192.0.2.50"}}}, want: plan.ActionUpdate},
+		{name: "ours", live: []pdnstest.RRset{{Name: "www", Type: "A", TTL: 300, Records: []string{"192.0.2.99"}, Comments: marker}}, want: plan.ActionUpdate,
+			before: map[string]any{"ttl": uint32(300), "values": []string{"192.0.2.99"}}},
+		{name: "foreign", live: []pdnstest.RRset{{Name: "www", Type: "A", TTL: 60, Records: []string{"192.0.2.50", "192.0.2.51"}}}, want: plan.ActionUpdate,
+			before: map[string]any{"ttl": uint32(60), "values": []string{"192.0.2.50", "192.0.2.51"}}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			lr := &leases{addr: map[string]string{"web": "192.0.2.7"}, after: map[string]int{"web": 1}, reads: map[string]int{}}
@@ -165,13 +171,18 @@ func TestLeaseWaitingCreateOrUpdate(t *testing.T) {
 			}
 			key := "dns/" + zone + "/www." + zone + "/A"
 			var got []plan.Action
+			var before map[string]any
 			for _, c := range sp.Changes {
 				if c.Key == key {
 					got = append(got, c.Action)
+					before = c.Before
 				}
 			}
 			if !slices.Equal(got, []plan.Action{tc.want}) {
 				t.Fatalf("www A: got %q, want %q; plan %q", got, tc.want, keys(sp.Changes))
+			}
+			if !reflect.DeepEqual(before, tc.before) {
+				t.Errorf("www A: before %#v, want %#v", before, tc.before)
 			}
 			run.Acked[plan.GateDNSOverwrite] = true // the foreign record is replaced once the address is known
 			if _, err := d.Apply(context.Background(), sp, run); err != nil {

@@ -63,10 +63,13 @@ import (
 //	  before, after objects of the compared attributes (for DNS: "ttl"
 //	                number, "values" array of strings in presentation
 //	                form); absent means the resource is absent on that side,
-//	                save one case: an update waiting for a value site
-//	                learns during apply (a DHCP lease's address, the DS of
-//	                a child signed in the same apply) has no before, and
-//	                its after holds what is known ("ttl", "lease").
+//	                save for a value site learns during apply. A record
+//	                waiting for a DHCP lease's address has an after of
+//	                what is known ("ttl", "lease" saying whose lease, no
+//	                "values"); as an update, its before is the live data
+//	                it replaces (added within version 2: such an update
+//	                had no before). The DS of a child signed in the same
+//	                apply has neither.
 //	blocked         array of steps that plan nothing: not observed, or
 //	                observed and refused by their backend (a volume
 //	                another domain has attached); absent when every step

@@ -80,6 +80,28 @@ func notesPlan() *Plan {
 	return p
 }
 
+// leasePlan has records waiting for a DHCP lease's address: one new,
+// one replacing live data, whose before is that data.
+func leasePlan() *Plan {
+	p := New()
+	reason := "address known after the guest takes its DHCP lease (VM web); apply waits for it"
+	p.Changes = []Change{
+		{Key: "dns/lab.example.net./web.lab.example.net./A", Step: "dns/lab.example.net.", Phase: PhaseDNS, Tenant: "lab",
+			Action: ActionCreate, Impact: ImpactLive, Reason: reason,
+			After: map[string]any{"ttl": 300, "lease": "of VM web, NIC 0"}},
+		{Key: "dns/lab.example.net./www.lab.example.net./A", Step: "dns/lab.example.net.", Phase: PhaseDNS, Tenant: "lab",
+			Action: ActionUpdate, Impact: ImpactLive, Reason: reason,
+			Before: map[string]any{"ttl": 300, "values": []string{"192.0.2.7"}},
+			After:  map[string]any{"ttl": 300, "lease": "of VM web, NIC 0"}},
+		{Key: "dns/lab.example.net./old.lab.example.net./A", Step: "dns/lab.example.net.", Phase: PhaseDNS, Tenant: "lab",
+			Action: ActionUpdate, Impact: ImpactLive, Reason: reason,
+			Before: map[string]any{"ttl": 60, "values": []string{"192.0.2.8", "192.0.2.9"}, "owner": "(none)"},
+			After:  map[string]any{"ttl": 300, "lease": "of VM web, NIC 0", "owner": "lab"}},
+	}
+	p.Sort()
+	return p
+}
+
 func notesConverged() *Plan {
 	p := New()
 	p.Notes = signedNotes()[1:]
@@ -106,6 +128,7 @@ func TestWriteText(t *testing.T) {
 		{name: "plan_converged.golden", plan: New()},
 		{name: "plan_notes.golden", plan: notesPlan()},
 		{name: "plan_notes_converged.golden", plan: notesConverged()},
+		{name: "plan_lease.golden", plan: leasePlan()},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var b bytes.Buffer

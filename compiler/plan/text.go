@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
 	"sort"
 	"strconv"
 	"strings"
@@ -266,13 +267,21 @@ func impactColor(i Impact) string {
 
 // attributeLines shows what a change compares: the new values of a
 // create or adopt, the old values of a delete, and for an update only the
-// attributes that differ, as before → after.
+// attributes that differ, as before → after. Values site learns during
+// apply (a DHCP lease's address: After holds "lease", where they come
+// from, instead of "values") read as what they will be, in parentheses.
 func attributeLines(c Change) []string {
+	after := c.After
+	if lease, ok := c.After["lease"]; ok && c.After["values"] == nil {
+		after = maps.Clone(c.After)
+		delete(after, "lease")
+		after["values"] = pending(fmt.Sprintf("(address from the DHCP lease %v)", lease))
+	}
 	keys := map[string]bool{}
 	for k := range c.Before {
 		keys[k] = true
 	}
-	for k := range c.After {
+	for k := range after {
 		keys[k] = true
 	}
 	names := make([]string, 0, len(keys))
@@ -285,7 +294,7 @@ func attributeLines(c Change) []string {
 	width := 0
 	for _, k := range names {
 		before, hadBefore := c.Before[k]
-		after, hasAfter := c.After[k]
+		after, hasAfter := after[k]
 		var v string
 		switch {
 		case c.Action == ActionDelete || !hasAfter:
@@ -314,6 +323,9 @@ func attributeLines(c Change) []string {
 	}
 	return out
 }
+
+// pending is a value not known until apply, shown as its words say.
+type pending string
 
 // render writes an attribute value as compact JSON, which reads well for
 // strings, numbers and lists. The value goes through plain JSON values
@@ -351,6 +363,8 @@ func render(v any) string {
 // would escape (TestRenderPlainIsRender).
 func renderPlain(v any) (string, bool) {
 	switch v := v.(type) {
+	case pending:
+		return string(v), true
 	case string:
 		if plainString(v) {
 			return `"` + v + `"`, true
