@@ -107,17 +107,21 @@ func (p *progress) PlanDone(obs *engine.Observation) {
 }
 
 // observedLine sums up an observation: the changes are those of the
-// steps observed, which is worth saying when some were not ("no
-// changes" after observing nothing read as "converged").
-func observedLine(observed, blocked, changes int) string {
-	line := fmt.Sprintf("observed %d of %s", observed, count(observed+blocked, "step"))
-	switch {
-	case blocked == 0:
-		return line + ", " + describeChanges(changes)
-	case observed == 0:
-		return fmt.Sprintf("%s (%d not observed)", line, blocked)
+// steps planned, which is worth saying when some were not ("no changes"
+// after planning nothing read as "converged"). A step is not planned
+// when it could not be observed, or was observed and refused (a volume
+// another tenant's domain holds): the plan's "Not planned" section says
+// which, so this line does not claim either.
+func observedLine(planned, blocked, changes int) string {
+	if blocked == 0 {
+		return fmt.Sprintf("observed %d of %s, %s", planned, count(planned, "step"), describeChanges(changes))
 	}
-	return fmt.Sprintf("%s (%d not observed), %s in those observed", line, blocked, describeChanges(changes))
+	line := fmt.Sprintf("planned %d of %s", planned, count(planned+blocked, "step"))
+	switch {
+	case planned == 0:
+		return fmt.Sprintf("%s (%d not planned)", line, blocked)
+	}
+	return fmt.Sprintf("%s (%d not planned), %s in those planned", line, blocked, describeChanges(changes))
 }
 
 // ApplyStart, Applied and ApplyDone show Engine.Apply's walk.

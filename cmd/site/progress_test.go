@@ -199,20 +199,22 @@ func TestIsTerminal(t *testing.T) {
 }
 
 // TestObservedLine: the changes counted are those of the steps
-// observed; with none observed, "no changes" would read as converged.
+// planned; with none planned, "no changes" would read as converged. A
+// step not planned may have been observed and refused, so the line
+// does not call it "not observed".
 func TestObservedLine(t *testing.T) {
 	for _, tc := range []struct {
-		observed, blocked, changes int
-		want                       string
+		planned, blocked, changes int
+		want                      string
 	}{
 		{3, 0, 12, "observed 3 of 3 steps, 12 changes"},
 		{1, 0, 0, "observed 1 of 1 step, no changes"},
-		{0, 2, 0, "observed 0 of 2 steps (2 not observed)"},
-		{1, 2, 1, "observed 1 of 3 steps (2 not observed), 1 change in those observed"},
-		{2, 1, 0, "observed 2 of 3 steps (1 not observed), no changes in those observed"},
+		{0, 2, 0, "planned 0 of 2 steps (2 not planned)"},
+		{1, 2, 1, "planned 1 of 3 steps (2 not planned), 1 change in those planned"},
+		{2, 1, 0, "planned 2 of 3 steps (1 not planned), no changes in those planned"},
 	} {
-		if got := observedLine(tc.observed, tc.blocked, tc.changes); got != tc.want {
-			t.Errorf("observedLine(%d, %d, %d) = %q, want %q", tc.observed, tc.blocked, tc.changes, got, tc.want)
+		if got := observedLine(tc.planned, tc.blocked, tc.changes); got != tc.want {
+			t.Errorf("observedLine(%d, %d, %d) = %q, want %q", tc.planned, tc.blocked, tc.changes, got, tc.want)
 		}
 	}
 }
