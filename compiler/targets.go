@@ -139,8 +139,10 @@ func (b *builder) zoneRules(zp []string, z *model.Zone, spelt map[string]string)
 // answers for names site.cue grants another tenant below it: a DNAME
 // redirects every name below it, delegated or not; a wildcard answers
 // for every name below its parent that the zone does not hold, so for a
-// granted name until the zone delegates it (an NS there). Both would
-// answer for the other tenant at once while its zone does not exist yet.
+// granted name until the zone delegates it (an NS there), and for an
+// address of a granted RFC 2317 block without its CNAME (see
+// wildcardOverBlocks). All would answer for the other tenant, the first
+// two at once while its zone does not exist yet.
 func (b *builder) coversGranted(path []string, z *model.Zone, rs *model.RRset) bool {
 	var over string
 	switch {
@@ -160,6 +162,8 @@ func (b *builder) coversGranted(path []string, z *model.Zone, rs *model.RRset) b
 		}
 	}
 	switch {
+	case len(covered) == 0 && rs.Type != "DNAME":
+		return b.wildcardOverBlocks(path, z, rs, over)
 	case len(covered) == 0:
 		return false
 	case rs.Type == "DNAME":
@@ -175,8 +179,13 @@ func (b *builder) coversGranted(path []string, z *model.Zone, rs *model.RRset) b
 // delegatedAway reports rs (see AnotherTenants) at path.
 func (b *builder) delegatedAway(path []string, z *model.Zone, rs *model.RRset) bool {
 	held, tenant, away := AnotherTenants(rs, z, b.op.grantHolder)
-	if away {
+	switch {
+	case !away:
+	case dnsname.IsSubdomain(rs.Name, held):
 		b.related(path, []model.Pos{b.op.claims[held].pos}, "%s", delegatedAwayMsg(rs, z, held, tenant))
+	default: // an address of the block held
+		a, _ := grantedBlock(rs.Name, b.op.grantHolder)
+		b.related(path, []model.Pos{b.op.claims[held].pos}, "%s", blockMsg(rs, z, a))
 	}
 	return away
 }
@@ -188,17 +197,25 @@ func (b *builder) delegatedAway(path []string, z *model.Zone, rs *model.RRset) b
 // DS at held and the addresses of the name servers those NS name below
 // it (glue); anything else would answer for the other tenant's names, at
 // once while its zone does not exist yet, and from the zone's server
-// whenever a resolver asks it. holder gives the most specific grant
-// covering a name, and its tenant. site export leaves such records out.
+// whenever a resolver asks it. Or held is an RFC 2317 block site.cue
+// grants another tenant, and rs lies at or below the reverse name of an
+// address of the block (so not below held), and is not the CNAME into
+// the block the zone may hold there (see grantedBlock). holder gives
+// the most specific grant covering a name, and its tenant. site export
+// leaves such records out.
 func AnotherTenants(rs *model.RRset, z *model.Zone, holder func(name string) (held, tenant string, ok bool)) (held, tenant string, away bool) {
 	held, tenant, ok := holder(rs.Name)
-	if !ok || tenant == z.Tenant {
+	if ok && tenant != z.Tenant {
+		if rs.Name == held && (rs.Type == "NS" || rs.Type == "DS") || isGlue(rs, z, held) {
+			return "", "", false
+		}
+		return held, tenant, true
+	}
+	a, ok := grantedBlock(rs.Name, holder)
+	if !ok || a.tenant == z.Tenant || rs.Name == a.rev && rs.Type == "CNAME" && len(rs.Values) == 1 && rs.Values[0] == a.cname() {
 		return "", "", false
 	}
-	if rs.Name == held && (rs.Type == "NS" || rs.Type == "DS") || isGlue(rs, z, held) {
-		return "", "", false
-	}
-	return held, tenant, true
+	return a.block, a.tenant, true
 }
 
 func delegatedAwayMsg(rs *model.RRset, z *model.Zone, held, tenant string) string {

@@ -1,0 +1,157 @@
+package compiler
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/site-tools/site/compiler/dnsname"
+	"github.com/site-tools/site/compiler/model"
+)
+
+// An RFC 2317 block site.cue grants a tenant (delegate:
+// ["0/26.2.0.192.in-addr.arpa"]) is not a subdomain of the addresses it
+// covers: a resolver asks the /24's zone for 5.2.0.192.in-addr.arpa.
+// and reaches the block's zone only through the CNAME that zone holds
+// there, to 5.0/26.2.0.192.in-addr.arpa. (RFC 2317 §4). So the /24's
+// names for the block's addresses are the block's tenant's as much as
+// the names below the block are, and the /24's tenant writes there only
+// that CNAME: at or below such a name anything else answers for another
+// tenant's address (AnotherTenants), and so does a wildcard beside an
+// address without its CNAME (wildcardOverBlocks).
+//
+// site knows a block only as the BASE/LEN label directly below a /24's
+// reverse name, the one spelling dnsname accepts with a "/"; another
+// spelling (some providers write "0-63") is an ordinary name to it.
+
+// addressBlock is an address of a granted block, as grantedBlock finds
+// it.
+type addressBlock struct {
+	block, tenant string // the block's name and the tenant site.cue grants it
+	rev           string // the address's reverse name in the /24's zone
+	addr          string // the address, 192.0.2.5
+	octet         int
+}
+
+// cname is the one record the /24's zone may hold at the address's
+// reverse name: the CNAME into the block.
+func (a addressBlock) cname() string { return strconv.Itoa(a.octet) + "." + a.block }
+
+// grantedBlock returns the block, granted by holder (a name it gives as
+// held exactly), that holds the IPv4 address whose reverse name is
+// name or lies above it: the smallest such block, as the most specific
+// grant wins, and none when site.cue grants the address's own name (or
+// a name below it, name's holder) itself.
+func grantedBlock(name string, holder func(name string) (held, tenant string, ok bool)) (addressBlock, bool) {
+	head, ok := strings.CutSuffix(name, ".in-addr.arpa.")
+	if !ok || strings.Count(head, ".") < 3 {
+		return addressBlock{}, false // not at or below an address's name: the common case, cheap
+	}
+	labels := strings.Split(head, ".")
+	labels = labels[len(labels)-4:]
+	for _, l := range labels {
+		if n, err := strconv.Atoi(l); err != nil || n > 255 || l != strconv.Itoa(n) {
+			return addressBlock{}, false // no address's name ("05", "0/26", "x")
+		}
+	}
+	a := addressBlock{
+		rev:  strings.Join(labels, ".") + ".in-addr.arpa.",
+		addr: labels[3] + "." + labels[2] + "." + labels[1] + "." + labels[0],
+	}
+	a.octet, _ = strconv.Atoi(labels[0])
+	if held, _, ok := holder(name); ok && dnsname.IsSubdomain(held, a.rev) {
+		return addressBlock{}, false
+	}
+	net := strings.TrimPrefix(a.rev, labels[0])
+	for n := 32; n >= 25; n-- {
+		size := 1 << (32 - n)
+		g := strconv.Itoa(a.octet&^(size-1)) + "/" + strconv.Itoa(n) + net
+		if held, tenant, ok := holder(g); ok && held == g {
+			a.block, a.tenant = g, tenant
+			return a, true
+		}
+	}
+	return addressBlock{}, false
+}
+
+// where says where name lies, at or below a.rev, and in which block.
+func (a addressBlock) where(name string) string {
+	at := "is the reverse name of " + a.addr
+	if name != a.rev {
+		at = "lies below " + a.rev + ", the reverse name of " + a.addr
+	}
+	return fmt.Sprintf("%s, in the RFC 2317 block %s, which site.cue grants to tenant %s", at, a.block, a.tenant)
+}
+
+// blockMsg says why rs, a record of zone z at or below the reverse name
+// of an address of a's block, is not the zone's to write.
+func blockMsg(rs *model.RRset, z *model.Zone, a addressBlock) string {
+	fix := "remove this record"
+	if rs.Writer.Kind == model.WriterVMPublish && rs.Type == "PTR" {
+		fix = "remove ptr from this VM"
+	}
+	return fmt.Sprintf("%s %s %s: zone %s may hold at %s only the CNAME into the block, to %s, and nothing below it; %s (tenant %s writes the address's PTR in its own zone, at %s)",
+		rs.Name, rs.Type, a.where(rs.Name), z.Name, a.rev, a.cname(), fix, a.tenant, a.cname())
+}
+
+// wildcardOverBlocks reports the wildcard rs at path when it answers
+// for addresses of a block site.cue grants another tenant: one at the
+// /24's reverse name (over) answers for each address whose name the
+// zone does not hold, so every address of the block needs its CNAME
+// beside such a wildcard. (A wildcard further up answers for none: the
+// block's delegation makes the /24's name exist.)
+func (b *builder) wildcardOverBlocks(path []string, z *model.Zone, rs *model.RRset, over string) bool {
+	cnames := map[string]string{}
+	for _, r := range z.RRsets {
+		if r.Type == "CNAME" && parentName(r.Name) == over {
+			cnames[r.Name] = r.Values[0]
+		}
+	}
+	var parts []string
+	var at []model.Pos
+	var example addressBlock
+	for _, name := range b.op.grantedBelow(over, z.Tenant) {
+		label, parent, _ := strings.Cut(name, ".")
+		base, size, err := dnsname.Classless(label)
+		if err != nil || parent != over {
+			continue
+		}
+		var runs []string
+		first, last := "", ""
+		flush := func() {
+			if first != "" && first == last {
+				runs = append(runs, first)
+			} else if first != "" {
+				runs = append(runs, first+" to "+last)
+			}
+			first = ""
+		}
+		for n := base; n < base+size; n++ {
+			a, ok := grantedBlock(strconv.Itoa(n)+"."+over, b.op.grantHolder)
+			// A smaller block, or a grant of the address's own name,
+			// holds it (and is judged on its own); or it has its CNAME.
+			if !ok || a.block != name || cnames[a.rev] == a.cname() {
+				flush()
+				continue
+			}
+			if first == "" {
+				first = a.addr
+				if example.block == "" {
+					example = a
+				}
+			}
+			last = a.addr
+		}
+		flush()
+		if len(runs) > 0 {
+			parts = append(parts, fmt.Sprintf("%s (block %s, tenant %s)", strings.Join(runs, ", "), name, b.op.claims[name].tenant))
+			at = append(at, b.op.claims[name].pos)
+		}
+	}
+	if len(parts) == 0 {
+		return false
+	}
+	b.related(path, at, "wildcard %s answers for the reverse names of %s, which have no CNAME into their block in this zone: write each address's CNAME (%q: CNAME: %q), or remove the wildcard",
+		rs.Name, strings.Join(parts, "; "), dnsname.Relative(example.rev, z.Name), example.cname())
+	return true
+}
