@@ -31,9 +31,10 @@ func newExportCmd() *cobra.Command {
 		Long: `export reads a live zone and writes a tenant spec (CUE) that wants
 exactly what the zone serves: it passes site vet. Records the language
 cannot say, and those site.cue leaves to another tenant (at or below a
-name it grants them, beyond the delegation, or a DNAME or wildcard
-answering for such a name from above), are left out, listed on stderr,
-and never touched by site.
+name it grants them, beyond the delegation; at an address of an RFC 2317
+block it grants them, beyond the CNAME into the block; or a DNAME or
+wildcard answering for such a name from above), are left out, listed on
+stderr, and never touched by site.
 
 export only reads: it changes nothing on the server unless --adopt is
 given, and --out never replaces an existing file unless --force is.

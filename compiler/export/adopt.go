@@ -98,7 +98,11 @@ func Read(ctx context.Context, x backends.ZoneExporter, req Request, run *backen
 			// Only a grant inside the zone: one of the zone itself is
 			// for the grant's lines and site vet to judge.
 			if held, tenant, away := compiler.AnotherTenants(r, owner, req.Operator.GrantHolder); away && held != name && dnsname.IsSubdomain(held, name) {
-				snap.Skipped = append(snap.Skipped, fmt.Sprintf("%s %s lies in %s, which site.cue grants to tenant %s, beyond the delegation this zone may hold; left as it is, site will not touch it", r.Name, r.Type, held, tenant))
+				why := fmt.Sprintf("lies in %s, which site.cue grants to tenant %s, beyond the delegation this zone may hold", held, tenant)
+				if !dnsname.IsSubdomain(r.Name, held) { // held is an RFC 2317 block
+					why = fmt.Sprintf("is at or below the reverse name of an address in the RFC 2317 block %s, which site.cue grants to tenant %s, and is not the CNAME into the block this zone may hold there", held, tenant)
+				}
+				snap.Skipped = append(snap.Skipped, fmt.Sprintf("%s %s %s; left as it is, site will not touch it", r.Name, r.Type, why))
 				continue
 			}
 		}
