@@ -15,6 +15,10 @@ func TestInZone(t *testing.T) {
 	}{
 		{"label", "www", "example.org.", `MX host: target "www" is relative; write it absolute with a trailing dot: www.example.org.`},
 		{"dotted", "a.example.net", "example.org.", `MX host: target "a.example.net" is relative; write it absolute with a trailing dot: a.example.net. or, in this zone, a.example.net.example.org.`},
+		// A name that ends in the zone's own name means that name: the
+		// zone added once more would double it.
+		{"ends in the zone", "www.example.org", "example.org.", `MX host: target "www.example.org" is relative; write it absolute with a trailing dot: www.example.org.`},
+		{"the zone itself", "Example.org", "example.org.", `MX host: target "Example.org" is relative; write it absolute with a trailing dot: Example.org.`},
 		{"reverse zone", "host", "2.0.192.in-addr.arpa.", `MX host: target "host" is relative; write it absolute with a trailing dot: host.`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -58,11 +58,15 @@ func (e *RelativeError) Error() string {
 
 // InZone returns err's message with e's advice made for a record in
 // zone (absolute, with its trailing dot): "www" becomes "www.<zone>",
-// and "a.b" either "a.b." or "a.b.<zone>". err is e itself or an error
+// and "a.b" either "a.b." or "a.b.<zone>"; a name that ends in the
+// zone's own name ("www.<zone>" without its dot) only gets its dot, as
+// the zone added again would double it. err is e itself or an error
 // that wraps it and quotes its message.
 func (e *RelativeError) InZone(err error, zone string) string {
 	advice := fmt.Sprintf("target %q is relative; write it absolute with a trailing dot: %s.%s", e.Name, e.Name, zone)
-	if strings.Contains(e.Name, ".") {
+	if abs := strings.ToLower(e.Name) + "."; abs == zone || strings.HasSuffix(abs, "."+zone) {
+		advice = e.Error()
+	} else if strings.Contains(e.Name, ".") {
 		advice = fmt.Sprintf("target %q is relative; write it absolute with a trailing dot: %s. or, in this zone, %s.%s", e.Name, e.Name, e.Name, zone)
 	}
 	return strings.Replace(err.Error(), e.Error(), advice, 1)
