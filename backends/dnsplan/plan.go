@@ -343,36 +343,46 @@ func (p *planner) deletes(run *backends.Run) {
 		deletes = append(deletes, ci)
 		p.res.Ops = append(p.res.Ops, Op{Kind: Delete, Live: l})
 	}
-	if !deleteMany(len(deletes), p.lost(gone), ours, run) {
+	why := deleteMany(len(deletes), p.lost(gone), ours, run)
+	if why == "" {
 		return
 	}
 	for _, ci := range deletes {
 		c := &p.res.Changes[ci]
 		c.Gates = append(c.Gates, plan.GateDNSDeleteMany)
-		c.Reason = fmt.Sprintf("no longer in the spec; %d of the %d rrsets site owns in this zone go at once", len(deletes), ours)
+		c.Reason = fmt.Sprintf("no longer in the spec; %d of the %d RRsets site owns in this zone go at once: %s", len(deletes), ours, why)
 	}
 }
 
-// deleteMany reports whether n deletes of the ours rrsets this tenant
-// owns in a zone need GATE-DNS-DELETE-MANY, lost of them at names the
-// spec no longer wants at all. Many deletes at once are more likely a
-// mistake in the spec (a zone's records dropped, a file cut short) than
-// an intent. The percentage rule starts at Run.DeleteManyMin so that a
-// big zone may shed a few rrsets; a small zone would then have no net
-// at all, so losing every name of ours, or more than half of 3 or
-// more, is gated whatever the size. A type changed at a kept name (our
-// A giving way to our CNAME) loses nothing and does not count there.
-func deleteMany(n, lost, ours int, run *backends.Run) bool {
+// deleteMany says why n deletes of the ours rrsets this tenant owns in
+// a zone need GATE-DNS-DELETE-MANY, lost of them at names the spec no
+// longer wants at all, or returns "" when they do not. Many deletes at
+// once are more likely a mistake in the spec (a zone's records dropped,
+// a file cut short) than an intent. The percentage rule starts at
+// Run.DeleteManyMin so that a big zone may shed a few rrsets; a small
+// zone would then have no net at all, so losing every name of ours, or
+// more than half of 3 or more, is gated whatever the size. A type
+// changed at a kept name (our A giving way to our CNAME) loses nothing
+// and does not count there. The rule is named because the way past it
+// differs: --delete-threshold moves the percentage alone.
+func deleteMany(n, lost, ours int, run *backends.Run) string {
 	switch {
 	case run.DeleteManyPercent >= 100:
-		return false // the operator allowed every delete (--delete-threshold 100)
+		return "" // the operator allowed every delete (--delete-threshold 100)
 	case lost == 0:
 	case lost == ours:
-		return true
+		return "no name site owns in this zone is left"
 	case ours >= 3 && lost*2 > ours:
-		return true
+		if lost == n {
+			return "more than half"
+		}
+		return fmt.Sprintf("%d of them at names the spec no longer has, more than half", lost)
 	}
-	return ours >= run.DeleteManyMin && n*100 > run.DeleteManyPercent*ours
+	if ours >= run.DeleteManyMin && n*100 > run.DeleteManyPercent*ours {
+		// Rounded up: a share just over the threshold never reads as it.
+		return fmt.Sprintf("%d %%, over the %d %% --delete-threshold allows", (n*100+ours-1)/ours, run.DeleteManyPercent)
+	}
+	return ""
 }
 
 // lost counts the rrsets of gone, less the apex NS, at names the spec

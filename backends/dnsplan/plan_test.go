@@ -254,6 +254,48 @@ func TestPlan(t *testing.T) {
 	}
 }
 
+// TestDeleteManySaysWhy: a delete behind GATE-DNS-DELETE-MANY says which
+// rule gated it, so that the operator knows whether to acknowledge the
+// gate or raise --delete-threshold: the percentage over the threshold,
+// every name of ours gone, or more than half of a small zone's.
+func TestDeleteManySaysWhy(t *testing.T) {
+	const ours = "office1"
+	for _, tc := range []struct {
+		name     string
+		live     lives
+		want     []*model.RRset
+		min, pct int
+		reason   string
+	}{
+		{"over the threshold", owned(ours, 15), owned(ours, 15)[6:].wanted(), 10, 30,
+			"no longer in the spec; 6 of the 15 RRsets site owns in this zone go at once: 40 %, over the 30 % --delete-threshold allows"},
+		{"rounded up, never to the threshold", owned(ours, 13), owned(ours, 13)[4:].wanted(), 10, 30,
+			"no longer in the spec; 4 of the 13 RRsets site owns in this zone go at once: 31 %, over the 30 % --delete-threshold allows"},
+		{"every one", owned(ours, 4), nil, 10, 30,
+			"no longer in the spec; 4 of the 4 RRsets site owns in this zone go at once: no name site owns in this zone is left"},
+		{"more than half", owned(ours, 3), owned(ours, 3)[2:].wanted(), 10, 30,
+			"no longer in the spec; 2 of the 3 RRsets site owns in this zone go at once: more than half"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			run := backends.NewRun()
+			run.DeleteManyMin, run.DeleteManyPercent = tc.min, tc.pct
+			step := graph.ZoneStep(&model.Zone{Tenant: ours, Name: zone, RRsets: tc.want})
+			res := dnsplan.Plan(step, observed(tc.live), run, powerdns.PlanHooks())
+			if len(res.Changes) == 0 {
+				t.Fatal("no changes")
+			}
+			for _, c := range res.Changes {
+				if !slices.Contains(c.Gates, plan.GateDNSDeleteMany) {
+					t.Errorf("%s: gates %v, want %s", c.Key, c.Gates, plan.GateDNSDeleteMany)
+				}
+				if c.Reason != tc.reason {
+					t.Errorf("%s: reason\n%q, want\n%q", c.Key, c.Reason, tc.reason)
+				}
+			}
+		})
+	}
+}
+
 type lives []live
 
 // owned is n A RRsets of tenant, h0 to h<n-1>.
