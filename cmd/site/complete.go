@@ -6,14 +6,15 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/site-tools/site/compiler/graph"
 	"github.com/site-tools/site/compiler/plan"
 )
 
 // completeScope registers shell completion for the flags of cmd that
-// name gates, phases and steps: --ack (the gates cmd uses), --only
-// (phases, after any already given with commas) and --target (the step
-// IDs of the specs named so far, or ./tenants/...). Flags cmd lacks are
-// left alone.
+// name gates, phases, steps and VMs: --ack (the gates cmd uses), --only
+// (phases, after any already given with commas), --target (the step
+// IDs of the specs named so far, or ./tenants/..., that --only keeps)
+// and --restart (their VMs, TENANT/VM). Flags cmd lacks are left alone.
 func completeScope(cmd *cobra.Command) {
 	if cmd.Flags().Lookup("ack") != nil {
 		_ = cmd.RegisterFlagCompletionFunc("ack", completeGates(cmd.Name()))
@@ -23,6 +24,9 @@ func completeScope(cmd *cobra.Command) {
 	}
 	if cmd.Flags().Lookup("target") != nil {
 		_ = cmd.RegisterFlagCompletionFunc("target", completeTargets)
+	}
+	if cmd.Flags().Lookup("restart") != nil {
+		_ = cmd.RegisterFlagCompletionFunc("restart", completeRestarts)
 	}
 }
 
@@ -96,11 +100,12 @@ func completePhases(_ *cobra.Command, _ []string, toComplete string) ([]string, 
 	return out, cobra.ShellCompDirectiveNoFileComp | cobra.ShellCompDirectiveNoSpace
 }
 
-// completeTargets loads the specs in args (as the command would) and
+// completeTargets loads the specs in args (as the command would, with
+// its --only: a step --only leaves out is refused as a target) and
 // offers their step IDs; a spec that does not load offers nothing.
 func completeTargets(cmd *cobra.Command, args []string, toComplete string) ([]string, cobra.ShellCompDirective) {
-	g, err := loadGraph(args, nil, nil, budget(cmd), nil)
-	if err != nil {
+	g, ok := completionGraph(cmd, args)
+	if !ok {
 		return nil, cobra.ShellCompDirectiveNoFileComp
 	}
 	var out []string
@@ -111,4 +116,35 @@ func completeTargets(cmd *cobra.Command, args []string, toComplete string) ([]st
 	}
 	sort.Strings(out)
 	return out, cobra.ShellCompDirectiveNoFileComp
+}
+
+// completeRestarts offers the VMs in scope as --restart names them,
+// TENANT/VM (checkRestarts refuses any other).
+func completeRestarts(cmd *cobra.Command, args []string, toComplete string) ([]string, cobra.ShellCompDirective) {
+	g, ok := completionGraph(cmd, args)
+	if !ok {
+		return nil, cobra.ShellCompDirectiveNoFileComp
+	}
+	var out []string
+	for _, s := range g.Steps {
+		if s.VM != nil {
+			if name := s.VM.Tenant + "/" + s.VM.Name; strings.HasPrefix(name, toComplete) {
+				out = append(out, name)
+			}
+		}
+	}
+	sort.Strings(out)
+	return out, cobra.ShellCompDirectiveNoFileComp
+}
+
+// completionGraph is the step graph of the specs in args under cmd's
+// --only, if it has one and it parses; ok is false when they do not
+// load.
+func completionGraph(cmd *cobra.Command, args []string) (g *graph.Graph, ok bool) {
+	var phases []plan.Phase
+	if f := cmd.Flags().Lookup("only"); f != nil {
+		phases, _ = parseOnly(f.Value.String()) // a bad --only is the command's to report
+	}
+	g, err := loadGraph(args, phases, nil, budget(cmd), nil)
+	return g, err == nil
 }

@@ -75,6 +75,15 @@ tenants: orchard: {
 		{[]string{"unlock", ""}, []string{"lab", "office1", "orchard"}},
 		{[]string{"unlock", "o"}, []string{"office1", "orchard"}},
 		{[]string{"unlock", "--config", "site.cue", "l"}, []string{"lab"}},
+		// --target: the steps of the specs named, else ./tenants/...;
+		// with --only, only those it keeps (apply refuses the others).
+		{[]string{"diff", "--target", ""}, []string{"dns/office1.example.test.", "dns/orchard.example.test.", "vm/qemu:///system/box"}},
+		{[]string{"apply", "tenants/office1.cue", "--target", ""}, []string{"dns/office1.example.test."}},
+		{[]string{"apply", "--only", "dns", "--target", ""}, []string{"dns/office1.example.test.", "dns/orchard.example.test."}},
+		{[]string{"diff", "--only", "vm", "--target", "d"}, nil},
+		// --restart: the VMs in scope, as TENANT/VM.
+		{[]string{"apply", "--restart", ""}, []string{"lab/box"}},
+		{[]string{"diff", "tenants/office1.cue", "--restart", ""}, nil},
 	} {
 		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
 			got := complete(t, tc.args...)
