@@ -82,8 +82,9 @@ Ctrl-C (or SIGTERM) lets the steps in flight finish, starts nothing
 new, and prints the report with each step's true state ("applied part
 1 of 3", "not started"); a second one exits at once with 130, naming
 what may be half-done, after releasing the lock (2s at most: if that
-fails it says until when the lock stays). Ctrl-C while waiting for
-another apply's lock (--lock-timeout) ends the wait, changing nothing.
+fails it says until when the lock stays). Ctrl-C while reading where
+the lock stands, or waiting for another apply's lock (--lock-timeout),
+ends the read or the wait, changing nothing.
 
 A VM that publishes address "lease" has its records planned with the
 address its first NIC holds in the network's DHCP leases. A guest with

@@ -271,9 +271,10 @@ var errWaitInterrupted = errors.New("interrupted")
 // runs over overlapping tenants never wait for each other in a circle),
 // into locks. It says through say whom it waits for (--lock-timeout)
 // and any lock taken over from a dead run, which may have stopped
-// half-way. Once interrupted is done (Ctrl-C) it waits no more and
-// takes no other tenant's lock: the run then changes nothing. ctx is
-// the requests' (cancelling one half-way could leave a claim behind).
+// half-way. Once interrupted is done (Ctrl-C) it waits no more, stops
+// reading where the locks are, and takes no other tenant's lock: the
+// run then changes nothing. ctx is the requests' that take the lock
+// (cancelling one half-way could leave a claim behind).
 // Its errors never carry a credential value, even one a server echoed.
 func lockTenants(ctx, interrupted context.Context, g *graph.Graph, bk *runBackends, run *backends.Run, command string, wait time.Duration, say func(string), locks *tenantLocks) error {
 	stopped := func(t *model.Tenant) error {
@@ -283,7 +284,13 @@ func lockTenants(ctx, interrupted context.Context, g *graph.Graph, bk *runBacken
 		if interrupted.Err() != nil {
 			return stopped(t)
 		}
-		stores, _, skipped := lockStores(ctx, g, t, bk, run, readHolders)
+		// Reading the entries changes nothing, so Ctrl-C ends it: a
+		// server that holds the read (stopped, say) kept the user
+		// waiting out every try of it.
+		stores, _, skipped := lockStores(interrupted, g, t, bk, run, readHolders)
+		if interrupted.Err() != nil {
+			return fmt.Errorf("apply was interrupted while reading tenant %s's apply lock: nothing was changed", t.Name)
+		}
 		if len(skipped) > 0 {
 			where := make([]string, len(stores))
 			for i, s := range stores {

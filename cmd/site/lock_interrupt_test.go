@@ -354,3 +354,52 @@ tenants: lab: {
 		})
 	}
 }
+
+// TestInterruptStopsReadingTheLock: apply reads a tenant's lock entries
+// before it takes the lock; against a server that holds that read (a
+// PowerDNS stopped with SIGSTOP), the first Ctrl-C ends the read, which
+// changes nothing, and apply exits 1 saying so. It waited for the read,
+// up to three tries of a minute each, silent after "interrupted".
+func TestInterruptStopsReadingTheLock(t *testing.T) {
+	srv := pdnsEnv(t)
+	const zone = "office1.example.test."
+	srv.CreateZone(t, zone)
+	file := tenantFile(t, srv, "office1.example.test", `www: A: ["192.0.2.1"]`)
+	arrived, held := make(chan struct{}), make(chan struct{})
+	var once, released sync.Once
+	release := func() { released.Do(func() { close(held) }) }
+	t.Cleanup(release) // the server's proxy waits for the request it holds
+	srv.FailWhen(t, func(r *http.Request) (int, string, bool) {
+		if r.Method == http.MethodGet && strings.HasSuffix(r.URL.Path, "/zones/"+zone+"/metadata") {
+			once.Do(func() {
+				close(arrived)
+				<-held
+			})
+		}
+		return 0, "", false
+	})
+	c := startSite(t, false, "apply", file)
+	select {
+	case <-arrived:
+	case <-c.done:
+		t.Fatalf("site exited before reading its lock: exit %d\n%s\n%s", c.code, &c.out, c.err)
+	}
+	c.cmd.Process.Signal(os.Interrupt)
+	code, _ := c.exit(t, 20*time.Second)
+	release()
+	if code != exitError {
+		t.Errorf("exit %d, want %d\nstderr:\n%s", code, exitError, c.err)
+	}
+	if want := "site: apply was interrupted while reading tenant office1's apply lock: nothing was changed"; !strings.Contains(c.err.String(), want) {
+		t.Errorf("stderr lacks %q:\n%s", want, c.err)
+	}
+	if e := lockEntries(t, srv, zone); len(e) != 0 {
+		t.Errorf("lock entries %+v, want none", e)
+	}
+	if c := srv.Requests(zone); c.PATCH != 0 {
+		t.Errorf("the zone was written: %+v", c)
+	}
+	if _, err := os.Stat(lock.FilePath(file, "office1")); err == nil {
+		t.Errorf("a lock file was left beside the spec")
+	}
+}
