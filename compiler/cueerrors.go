@@ -3,6 +3,7 @@ package compiler
 import (
 	"fmt"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -149,16 +150,27 @@ func fromCUE(errs []cueError, pos *positions) Diagnostics {
 			msg = last + " is required; add it"
 		}
 		d := Diagnostic{Path: cuePath(path...), Msg: msg}
-		var inFile []token.Pos
+		var inFile []model.Pos
 		for _, p := range e.pos {
 			if p.IsValid() && p.Filename() == pos.file {
-				inFile = append(inFile, p)
+				at := model.Pos{File: pos.file, Line: p.Line(), Col: p.Column()}
+				if !slices.Contains(inFile, at) {
+					inFile = append(inFile, at)
+				}
 			}
 		}
 		if len(inFile) > 0 {
-			d.Pos = model.Pos{File: pos.file, Line: inFile[0].Line(), Col: inFile[0].Column()}
+			d.Pos = inFile[0]
 		} else {
 			d.Pos = pos.pos(path...)
+		}
+		if m := conflict.FindStringSubmatch(msg); m != nil && m[3] == "" && len(inFile) > 1 &&
+			literalValue.MatchString(m[1]) && literalValue.MatchString(m[2]) {
+			// Both values are the user's: one field written twice
+			// (a key repeated in a struct), which CUE unifies rather
+			// than overrides. Name both places.
+			d.Msg = fmt.Sprintf("written twice with different values, %s and %s (CUE merges a field written twice); keep one", m[1], m[2])
+			d.Related = inFile[1:]
 		}
 		diags = append(diags, d)
 	}
