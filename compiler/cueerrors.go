@@ -171,6 +171,14 @@ func fromCUE(errs []cueError, pos *positions) Diagnostics {
 			// than overrides. Name both places.
 			d.Msg = fmt.Sprintf("written twice with different values, %s and %s (CUE merges a field written twice); keep one", m[1], m[2])
 			d.Related = inFile[1:]
+		} else if m := listLengths.FindStringSubmatch(msg); m != nil && len(inFile) == 1 {
+			// CUE positions only one of the lists; the index knows
+			// where the field was first written. On another line, that
+			// is the other writing.
+			if first := pos.pos(path...); first.Line > 0 && first.Line != d.Pos.Line {
+				d.Msg = fmt.Sprintf("written twice with different lists, of %s and %s values (CUE merges a field written twice); keep one", m[1], m[2])
+				d.Related = []model.Pos{first}
+			}
 		}
 		diags = append(diags, d)
 	}
@@ -277,6 +285,7 @@ var (
 	conflict     = regexp.MustCompile(`^conflicting values (.+?) and (.+?)( \(mismatched types .*\))?$`)
 	typeMismatch = regexp.MustCompile(`^conflicting values (.+) and (.+) \(mismatched types (\w+) and (\w+)\)$`)
 	literalValue = regexp.MustCompile(`^(-?[0-9.]+|".*"|true|false|null)$`)
+	listLengths  = regexp.MustCompile(`^incompatible list lengths \(([0-9]+) and ([0-9]+)\)$`)
 )
 
 // kindWords says in words what a schema kind wants.
