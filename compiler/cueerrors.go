@@ -12,6 +12,7 @@ import (
 	"cuelang.org/go/cue/token"
 
 	"github.com/site-tools/site/compiler/model"
+	"github.com/site-tools/site/compiler/rdata"
 )
 
 // This file turns CUE's errors into diagnostics a user can act on:
@@ -129,6 +130,16 @@ func fromCUE(errs []cueError, pos *positions) Diagnostics {
 			m := patternMismatch.FindStringSubmatch(msg)
 			if want, ok := patternWords[m[2]]; ok {
 				msg = m[1] + ": want " + want
+			}
+		case len(path) >= 3 && path[len(path)-3] == "records" && msg == "field not allowed":
+			// A name's fields are its types: say which there are.
+			switch lower := strings.ToLower(last); {
+			case rdata.IsType(strings.ToUpper(last)):
+				msg = "record types are written in upper case: " + strings.ToUpper(last)
+			case lower == "ttl" || lower == "proxied":
+				msg = lower + " is written in lower case: " + lower
+			default:
+				msg = last + " is not a record type site manages; a name takes ttl, proxied and the types " + strings.Join(rdata.Types, ", ")
 			}
 		case len(path) >= 4 && path[len(path)-3] == "networks" && last == "mode" && strings.Contains(msg, "conflicting values"):
 			// One line, not one per branch of the disjunction.
