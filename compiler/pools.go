@@ -2,6 +2,7 @@ package compiler
 
 import (
 	"path"
+	"regexp"
 	"slices"
 	"sort"
 	"strconv"
@@ -13,6 +14,27 @@ import (
 // (hosts: NAME: pools: POOL: {type, path}) and site creates the missing
 // ones. A tenant's disk names a pool by name only; naming one that is
 // not declared keeps working, as long as it exists on the host.
+
+// volumeName is what a tenant may call a volume (a disk, or the base it
+// starts from): a file name in a dir pool, never "." or "..", a path,
+// or a hidden file. A tenant's names reach libvirt's XML, the plan and
+// the pull request comment it is posted as, so they hold no character
+// that means more there: no white space, control character, '/', '<',
+// '@' or Markdown.
+var volumeName = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.+-]{0,254}$`)
+
+// checkVolumeNames reports a disk's pool, volume or base that is not a
+// name site can write, at the field.
+func (b *builder) checkVolumeNames(dp []string, pool, name, base string) {
+	if !libvirtName.MatchString(pool) {
+		b.errorf(at(dp, "pool"), "pool name %q: use letters, digits, '-', '_', '.' and '+', at most 63 characters", pool)
+	}
+	for _, f := range []struct{ field, name string }{{"name", name}, {"base", base}} {
+		if (f.field == "name" || f.name != "") && !volumeName.MatchString(f.name) {
+			b.errorf(at(dp, f.field), "volume name %q: use letters, digits, '-', '_', '.' and '+', first a letter or digit, at most 255 characters; rename the volume (virsh vol-clone) if it is already there", f.name)
+		}
+	}
+}
 
 // rawPool is one pool as CUE evaluated it, defaults applied.
 type rawPool struct {
@@ -81,6 +103,7 @@ func (b *builder) vmDisks(v *model.VM, vp []string, raw *rawVM) {
 	disks := map[string]int{}
 	for i, d := range raw.Disks {
 		dp := at(vp, "disks", strconv.Itoa(i))
+		b.checkVolumeNames(dp, d.Pool, d.Name, d.Base)
 		size, err := ParseSize(d.Size)
 		if err != nil {
 			b.errorf(at(dp, "size"), "%v", err)

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"unicode"
 )
 
 // The tests of issue 9, "the contract": a tenant's file arrives as a
@@ -384,5 +385,72 @@ func TestTrust_DelegatedBlock(t *testing.T) {
 	// PTR and all of shop's pass.
 	if len(diags) != len(tests) {
 		t.Errorf("got %d diagnostics, want %d:\n%v", len(diags), len(tests), diags)
+	}
+}
+
+// TestTrust_OutputInjection: vet's text output quoted a tenant's value
+// as written, so a relative MX host of "h\n::error::forged" printed a
+// line of its own, which the log of a pull-request check runs as a
+// workflow command, and an ANSI escape drove the terminal; volume, pool
+// and mailbox names passed vet with any bytes in them and reached the
+// plan the same way (a blank line in a pull request comment started
+// Markdown). Now every diagnostic is one line with its control
+// characters escaped, and those names are errors.
+func TestTrust_OutputInjection(t *testing.T) {
+	diags := loadCase(t, "trust_output_injection")
+	const zone = `tenants.evil.dns.zones."evil.test".`
+	for _, path := range []string{
+		zone + "soa.mbox",
+		zone + "records.m.MX.0",
+		zone + "records.w.CNAME",
+		zone + "records.s.SRV.0",
+		"tenants.evil.vms.v.disks.0.name",
+		"tenants.evil.vms.v.disks.0.base",
+		"tenants.evil.vms.v.disks.1.pool",
+		"tenants.evil.vms.v.disks.2.name",
+	} {
+		if msgs := diagAt(diags, path); len(msgs) != 1 {
+			t.Errorf("at %s: got %q, want one error", path, msgs)
+		}
+	}
+	checkOneLineEach(t, diags)
+}
+
+// TestTrust_FileNameInjection: a tenant file's name is the pull
+// request's to choose, and positions printed it as written.
+func TestTrust_FileNameInjection(t *testing.T) {
+	dir := t.TempDir()
+	site := "package site\n\ntenants: x: domains: [\"x.test\"]\n"
+	if err := os.WriteFile(filepath.Join(dir, "site.cue"), []byte(site), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	name := "x\n::error::forged\x1b[31m.cue"
+	if err := os.WriteFile(filepath.Join(dir, name), []byte("package tenants\n\ntenants: x: domain: \"x.test\"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, err := Load(filepath.Join(dir, "site.cue"), []string{dir})
+	var diags Diagnostics
+	if !errors.As(err, &diags) {
+		t.Fatalf("Load: got %v, want Diagnostics", err)
+	}
+	checkOneLineEach(t, diags)
+}
+
+// checkOneLineEach fails unless diags render one line each (as text and
+// as GitHub workflow commands do) with no control or bidirectional
+// formatting character in it.
+func checkOneLineEach(t *testing.T, diags Diagnostics) {
+	t.Helper()
+	lines := strings.Split(diags.Error(), "\n")
+	if len(lines) != len(diags) {
+		t.Errorf("%d diagnostics printed %d lines:\n%s", len(diags), len(lines), diags.Error())
+	}
+	for _, l := range lines {
+		for _, r := range l {
+			if unicode.IsControl(r) || unicode.Is(unicode.Cf, r) {
+				t.Errorf("line holds %U: %q", r, l)
+				break
+			}
+		}
 	}
 }

@@ -47,12 +47,20 @@ func Mbox(s string) (string, error) {
 		}
 		return n, nil
 	}
-	if local == "" || strings.ContainsAny(local, " \\\"@") {
-		return "", fmt.Errorf("soa mbox %q: the part before @ must be a plain mailbox name", s)
+	if local == "" || strings.IndexFunc(local, notMailboxChar) >= 0 {
+		return "", fmt.Errorf("soa mbox %q: the part before @ must be a plain mailbox name: printable ASCII, no space, '\\', '\"' or '@'", s)
 	}
 	d, err := absolute(strings.TrimSuffix(domain, ".") + ".")
 	if err != nil {
 		return "", fmt.Errorf("soa mbox %q: %w", s, err)
 	}
 	return strings.ReplaceAll(strings.ToLower(local), ".", `\.`) + "." + d, nil
+}
+
+// notMailboxChar reports a byte the local part of an SOA mailbox may
+// not hold: one that is not printable ASCII (it reaches the plan and
+// the terminal as it is), a space, or one that would end or escape the
+// label in presentation form.
+func notMailboxChar(r rune) bool {
+	return r <= ' ' || r >= 0x7f || strings.ContainsRune("\\\"@", r)
 }
