@@ -51,7 +51,7 @@ func workflowCommands(yaml string) [][]string {
 // base branch's workflow (pull_request_target) and checkout, site built
 // before anything of the pull request is fetched, and of it only
 // tenants/ taken; the vet workflow, which runs the pull request's code,
-// gets no secret.
+// gets no secret. What the diff prints is no workflow command.
 func TestREADMEWorkflow(t *testing.T) {
 	vetYAML, diffYAML := workflowYAML(t, "site-vet.yml"), workflowYAML(t, "site-diff.yml")
 	if !regexp.MustCompile(`(?m)^on: pull_request$`).MatchString(vetYAML) || strings.Contains(vetYAML, "secrets.") {
@@ -68,6 +68,19 @@ func TestREADMEWorkflow(t *testing.T) {
 	take := regexp.MustCompile(`git checkout FETCH_HEAD -- (\S+)\n`).FindAllStringSubmatch(diffYAML, -1)
 	if build < 0 || fetch < build || len(take) != 1 || take[0][1] != "tenants" || !strings.Contains(diffYAML, "rm -rf tenants && git checkout") {
 		t.Errorf("the diff workflow must build site first, then take only tenants/ of the pull request (emptied first):\n%s", diffYAML)
+	}
+	// What site prints on stderr quotes the pull request's files, and
+	// the runner takes a line of a step's output that reads as a
+	// workflow command for one (::add-mask::, ::error::, and ##[...]
+	// anywhere in a line): the diff runs between ::stop-commands:: and
+	// its resume, under a token the pull request cannot guess, and no
+	// run: script is built from an expression a step's output sets.
+	stop := regexp.MustCompile(`(?s)token="\$\(openssl rand -hex 16\)"\n\s*echo "::stop-commands::\$token"\n[^\n]*\./site diff [^\n]*\n(.*?)echo "::\$token::"`).FindStringSubmatch(diffYAML)
+	if stop == nil || strings.Contains(stop[1], "./site") || strings.Count(diffYAML, "./site diff") != 1 {
+		t.Errorf("the diff workflow must run site diff between echo \"::stop-commands::$token\" and echo \"::$token::\", with a random token:\n%s", diffYAML)
+	}
+	if regexp.MustCompile(`run: [^\n]*\$\{\{`).MatchString(diffYAML) {
+		t.Errorf("the diff workflow interpolates an expression into a run: script; pass it through env:\n%s", diffYAML)
 	}
 	site, err := os.ReadFile(repoFile(compiler.ConfigName))
 	if err != nil || !bytes.HasPrefix(site, []byte("package site\n")) {
