@@ -72,3 +72,44 @@ func TestFormatSize(t *testing.T) {
 		}
 	}
 }
+
+// TestBudgets_SharedValues: CUE shares a value every reference makes,
+// so a string of 4 MiB given to 1,000 VMs evaluates in a second and a
+// few MB, within every budget; but the cache wrote each copy (4 GiB on
+// disk, 10 GB of memory, 100 s), and diff built each VM's seed from
+// it (7 GB). What a file evaluates to is held to a sixteenth of the
+// memory budget in strings, counted as often as they are used.
+func TestBudgets_SharedValues(t *testing.T) {
+	dir := t.TempDir()
+	site := "package site\n\nhosts: kvm1: uri: \"test:///default\"\ntenants: evil: {domains: [\"evil.test\"], hosts: [\"kvm1\"]}\n"
+	spec := "package tenants\n\n_u: \"" + strings.Repeat("x", 1<<20) + "\"\n_l: [0, 1, 2, 3, 4, 5, 6, 7]\n" +
+		"tenants: evil: {\n\tdomain: \"evil.test\"\n" +
+		"\tvms: {for a in _l for b in _l {\"v\\(a)\\(b)\": {host: \"kvm1\", autostart: true, cloudinit: user_data: _u}}}\n}\n"
+	for name, src := range map[string]string{ConfigName: site, "evil.cue": spec} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(src), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cache := t.TempDir()
+	o := Options{EvalMemory: 512 << 20, Cache: OpenCache(cache)} // 32 MiB of strings; the spec holds 64
+	_, err := LoadWith(filepath.Join(dir, ConfigName), []string{dir}, o)
+	var diags Diagnostics
+	const want = "evaluates to more than 32MiB of strings (a value counts once per use), the most a memory budget of 512MiB allows"
+	if !errors.As(err, &diags) || len(diags) != 1 || !strings.Contains(diags[0].Msg, want) || diags[0].Pos.Line != 1 {
+		t.Errorf("Load: got %v, want one error at evil.cue:1:1 containing %q", err, want)
+	}
+	var cached int64
+	_ = filepath.Walk(cache, func(_ string, fi os.FileInfo, err error) error {
+		if err == nil && !fi.IsDir() {
+			cached += fi.Size()
+		}
+		return nil
+	})
+	if cached > 1<<20 {
+		t.Errorf("the cache holds %s, want the refused file not cached", FormatSize(uint64(cached)))
+	}
+	o.EvalMemory = 2 << 30 // 128 MiB of strings: the same spec loads
+	if _, err := LoadWith(filepath.Join(dir, ConfigName), []string{dir}, o); err != nil {
+		t.Errorf("Load with --eval-memory 2GiB: %v", err)
+	}
+}

@@ -2,6 +2,7 @@ package compiler
 
 import (
 	"fmt"
+	"reflect"
 
 	"cuelang.org/go/cue/ast"
 	"cuelang.org/go/cue/scanner"
@@ -123,4 +124,77 @@ func checkTokens(path string, src []byte) *Diagnostic {
 			}
 		}
 	}
+}
+
+// stringsShare is the part of the memory budget (1/stringsShare) the
+// strings of one file's evaluated tenants may add up to, each counted
+// as often as the tenants use it.
+//
+// CUE shares a value between the places that refer to it, so a string
+// of 4 MiB given to 1,000 VMs (a comprehension of three lines)
+// evaluates in a second and a few MB, within every budget; but what
+// follows the evaluation handles each use of it on its own: the cache
+// wrote 4 GiB for that file, in 100 s and 10 GB of memory, and diff
+// built a 4 MiB seed for every VM, 7 GB. Counted per use, the strings
+// bound that work: a sixteenth of the default budget is 64 MiB, the
+// most a spec file may hold, and real specs hold a few MB.
+const stringsShare = 16
+
+// withinStrings returns r, or when the strings of its tenants add up to
+// more than limit bytes, a result with no tenants and a diagnostic at
+// the file that says so.
+func (r *fileResult) withinStrings(limit uint64) *fileResult {
+	if r == nil || r.tenants == nil {
+		return r
+	}
+	n := stringBytes(reflect.ValueOf(r.tenants), limit)
+	if n <= limit {
+		return r
+	}
+	return &fileResult{path: r.path, pos: &positions{file: r.path}, diags: Diagnostics{{
+		Pos: model.Pos{File: r.path, Line: 1, Col: 1},
+		Msg: fmt.Sprintf("this file evaluates to more than %s of strings (a value counts once per use), the most a memory budget of %s allows: give a long value (cloud-init user_data, say) to fewer VMs or records, or, if it is legitimately this large, raise the budget with --eval-memory",
+			FormatSize(limit), FormatSize(limit*stringsShare)),
+	}}}
+}
+
+// stringBytes adds up the lengths of the strings in v (map keys
+// included), each as often as v holds it, and stops counting once the
+// sum passes limit, returning limit+1 then.
+func stringBytes(v reflect.Value, limit uint64) uint64 {
+	var n uint64
+	var walk func(reflect.Value) bool
+	walk = func(v reflect.Value) bool {
+		switch v.Kind() {
+		case reflect.String:
+			n += uint64(v.Len())
+		case reflect.Pointer, reflect.Interface:
+			if !v.IsNil() {
+				return walk(v.Elem())
+			}
+		case reflect.Struct:
+			for i := range v.NumField() {
+				if !walk(v.Field(i)) {
+					return false
+				}
+			}
+		case reflect.Slice, reflect.Array:
+			for i := range v.Len() {
+				if !walk(v.Index(i)) {
+					return false
+				}
+			}
+		case reflect.Map:
+			for it := v.MapRange(); it.Next(); {
+				if !walk(it.Key()) || !walk(it.Value()) {
+					return false
+				}
+			}
+		}
+		return n <= limit
+	}
+	if !walk(v) {
+		return limit + 1
+	}
+	return n
 }

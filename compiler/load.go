@@ -193,6 +193,7 @@ func evaluate(inputs []input, o Options, keys *cacheKeyer) ([]*fileResult, error
 	}
 	w := watch(o, inputs[0].path)
 	defer w.stop()
+	maxStrings := w.o.EvalMemory / stringsShare
 	results := make([]*fileResult, len(inputs))
 	var toCache []string // per input: the key to store its result under
 	if keys != nil {
@@ -239,13 +240,21 @@ func evaluate(inputs []input, o Options, keys *cacheKeyer) ([]*fileResult, error
 				if keys != nil {
 					key := keys.key(in.path, in.data)
 					if r := o.Cache.get(key, in.path, in.cached); r != nil {
-						results[i] = r
+						results[i] = r.withinStrings(maxStrings)
 						w.finish(n)
 						continue
 					}
 					toCache[i] = key
 				}
 				results[i] = e.guarded(in)
+				if r := results[i].withinStrings(maxStrings); r != results[i] {
+					// The refusal depends on the budget, not only on
+					// the inputs the key hashes: never cached.
+					results[i] = r
+					if keys != nil {
+						toCache[i] = ""
+					}
+				}
 				if results[i].panicked {
 					done = filesPerContext // its context may be broken: start afresh
 				}
