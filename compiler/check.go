@@ -13,7 +13,8 @@ import (
 // check finds what is wrong between tenants (and between writers inside
 // one tenant) once every file is built: each canonical DNS name, zone,
 // VM and network has exactly one writer across everything loaded. It
-// also warns of what needs every zone to judge (delegation.go).
+// also checks what needs every zone to judge (delegation.go): a DS
+// beside no NS, and a delegation of another tenant's zone against it.
 func check(spec *model.Spec) Diagnostics {
 	c := &checker{claims: map[string]firstClaim{}}
 	zones := c.claimResources(spec)
@@ -21,6 +22,7 @@ func check(spec *model.Spec) Diagnostics {
 	c.separateNetworks(spec)
 	c.oneWriterPerName(spec, zones)
 	c.dsWithoutDelegation(spec, zones)
+	c.delegationsAcrossTenants(spec, zones)
 	return c.diags
 }
 

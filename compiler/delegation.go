@@ -2,8 +2,10 @@ package compiler
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
+	"github.com/site-tools/site/compiler/dnsname"
 	"github.com/site-tools/site/compiler/model"
 )
 
@@ -89,4 +91,134 @@ func quoteAll(values []string) string {
 		q[i] = fmt.Sprintf("%q", v)
 	}
 	return strings.Join(q, ", ")
+}
+
+// The delegation of a name site.cue grants another tenant is written
+// by the parent's tenant (NS at the cut, glue below it), and every
+// resolver follows it: the name servers it names answer for all of the
+// child's names, and a resolver reaches a name server inside the child
+// at the glue's address. So where the child's zone is loaded and says
+// what they are (its apex NS, the addresses of those names), the
+// parent names only those name servers and only those addresses; else
+// the parent could take the child's names by naming a server of its
+// own, or a name of the child's with an address of its own.
+//
+// A subset is safe (it names no server the child did not) and is how a
+// change of name servers goes with each tenant's pull request passing
+// on its own: the child adds the new server, the parent follows, and
+// the parent drops the old before the child does. It is a warning, as
+// the two sides should agree (RFC 1034 §4.2.2). A glue name the child's
+// zone declares no address at is an error: resolvers would have no
+// address for that server but the parent's. Where the child's zone is
+// not loaded, names no apex NS, ignores the name or takes its address
+// from a DHCP lease, there is nothing to compare, and nothing is.
+
+// delegationsAcrossTenants checks every NS zones write at the apex of a
+// zone of another tenant, and its glue, against that zone. zones are
+// the first declarations.
+func (c *checker) delegationsAcrossTenants(spec *model.Spec, zones map[string]*model.Zone) {
+	for _, t := range spec.Tenants {
+		for _, z := range t.Zones {
+			if zones[z.Name] != z {
+				continue
+			}
+			for _, ns := range z.RRsets {
+				child := zones[ns.Name]
+				if ns.Type != "NS" || ns.Name == z.Name || child == nil || child.Tenant == z.Tenant {
+					continue
+				}
+				apex := child.RRset(child.Name, "NS")
+				if apex == nil {
+					continue
+				}
+				c.childNS(z, ns, child, apex)
+				for _, g := range z.RRsets {
+					if dnsname.IsSubdomain(g.Name, ns.Name) && isGlue(g, z, ns.Name) {
+						c.childGlue(z, ns, g, zones)
+					}
+				}
+			}
+		}
+	}
+}
+
+// childNS compares the NS at child's cut in parent with child's apex NS.
+func (c *checker) childNS(parent *model.Zone, ns *model.RRset, child *model.Zone, apex *model.RRset) {
+	extra, missing := difference(ns.Values, apex.Values)
+	label := cuePath(strings.TrimSuffix(ns.Name, "."+parent.Name))
+	d := Diagnostic{Pos: ns.Writer.Pos, Related: []model.Pos{apex.Writer.Pos}, Path: writerPath(ns.Writer) + ".NS"}
+	switch {
+	case len(extra) > 0:
+		d.Msg = fmt.Sprintf("%s NS names %s, which tenant %s's zone %s does not name at its apex (\"@\": NS): resolvers ask the name servers a delegation names for every name of tenant %s, so zone %s (tenant %s) names only the child zone's own; write %s: NS: [%s] (or some of them), or tenant %s adds %s to its \"@\": NS first",
+			ns.Name, strings.Join(extra, ", "), child.Tenant, child.Name, child.Tenant, parent.Name, parent.Tenant, label, quoteAll(apex.Values), child.Tenant, strings.Join(extra, ", "))
+	case len(missing) > 0:
+		d.Warning = true
+		d.Msg = fmt.Sprintf("%s NS leaves out %s, which tenant %s's zone %s names at its apex (\"@\": NS): a delegation names the child zone's name servers (RFC 1034 §4.2.2); write %s: NS: [%s] once the child serves from them all",
+			ns.Name, strings.Join(missing, ", "), child.Tenant, child.Name, label, quoteAll(apex.Values))
+	default:
+		return
+	}
+	c.diags = append(c.diags, d)
+}
+
+// childGlue compares glue g, which parent writes below ns's cut for a
+// name server ns names, with the addresses the zone holding that name
+// declares there.
+func (c *checker) childGlue(parent *model.Zone, ns, g *model.RRset, zones map[string]*model.Zone) {
+	owner := zoneCut(g.Name, parent.Name, zones)
+	if owner.Ignored(g.Name, g.Type) != nil {
+		return // written outside site: nothing to compare
+	}
+	decl := owner.RRset(g.Name, g.Type)
+	if decl != nil && decl.Lease != nil {
+		return // known at plan time only
+	}
+	label := cuePath(strings.TrimSuffix(g.Name, "."+parent.Name))
+	d := Diagnostic{Pos: g.Writer.Pos, Path: writerPath(g.Writer), Related: []model.Pos{owner.Pos}}
+	if g.Writer.Kind == model.WriterZoneRecords {
+		d.Path += "." + g.Type
+	}
+	if decl == nil {
+		if other := slices.IndexFunc(owner.RRsets, func(rs *model.RRset) bool { return rs.Name == g.Name }); other >= 0 {
+			d.Related = []model.Pos{owner.RRsets[other].Writer.Pos}
+		}
+		d.Msg = fmt.Sprintf("%s %s is glue for the delegation of %s, and tenant %s's zone %s declares no %s at %s: resolvers would have no address for that name server but the one zone %s (tenant %s) chooses; tenant %s declares the name server's address in its zone first (%s: %s: [...]) and the glue copies it, or remove this %s",
+			g.Name, g.Type, ns.Name, owner.Tenant, owner.Name, g.Type, g.Name, parent.Name, parent.Tenant, owner.Tenant, cuePath(dnsname.Relative(g.Name, owner.Name)), g.Type, g.Type)
+		c.diags = append(c.diags, d)
+		return
+	}
+	d.Related = []model.Pos{decl.Writer.Pos}
+	extra, missing := difference(g.Values, decl.Values)
+	what := g.Type + " " + strings.Join(extra, ", ")
+	if g.Lease != nil {
+		extra, what = []string{"lease"}, g.Type+" from a DHCP lease ("+g.Writer.Element+")"
+	}
+	switch {
+	case len(extra) > 0:
+		d.Msg = fmt.Sprintf("%s %s is glue for the delegation of %s, and tenant %s's zone %s declares %s %s there: resolvers reach tenant %s's name server at the glue's address, so the glue holds only addresses the child zone declares; write %s: %s: [%s] in zone %s, or tenant %s declares the address there first",
+			g.Name, what, ns.Name, owner.Tenant, owner.Name, g.Type, strings.Join(decl.Values, ", "), owner.Tenant, label, g.Type, quoteAll(decl.Values), parent.Name, owner.Tenant)
+	case len(missing) > 0:
+		d.Warning = true
+		d.Msg = fmt.Sprintf("%s %s leaves out %s, which tenant %s's zone %s declares there: the glue of a delegation is the name server's addresses; write %s: %s: [%s]",
+			g.Name, g.Type, strings.Join(missing, ", "), owner.Tenant, owner.Name, label, g.Type, quoteAll(decl.Values))
+	default:
+		return
+	}
+	c.diags = append(c.diags, d)
+}
+
+// difference returns the values of got that want lacks, and those of
+// want that got lacks.
+func difference(got, want []string) (extra, missing []string) {
+	for _, v := range got {
+		if !slices.Contains(want, v) {
+			extra = append(extra, v)
+		}
+	}
+	for _, v := range want {
+		if !slices.Contains(got, v) {
+			missing = append(missing, v)
+		}
+	}
+	return extra, missing
 }

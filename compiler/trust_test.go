@@ -454,3 +454,117 @@ func checkOneLineEach(t *testing.T, diags Diagnostics) {
 		}
 	}
 }
+
+// TestTrust_DelegationNS: site.cue delegates shop.acme.example to
+// tenant shop, whose zone names its name servers at its apex, and
+// tenant acme, who writes the delegation in its own zone, named other
+// name servers there (its own, or a name of shop's it gave "glue"), or
+// gave a name server of shop's another address, and vet passed: every
+// resolver then asked acme's choice for shop's names. The delegation
+// names only name servers the child zone names at its apex, and its
+// glue only addresses the child zone declares at those names; where
+// the child's zone is not loaded, or names no apex NS, there is
+// nothing to compare.
+func TestTrust_DelegationNS(t *testing.T) {
+	const site = `package site
+providers: pdns: powerdns: {url: "http://127.0.0.1:8081", api_key: env: "K"}
+tenants: {
+	acme: {domains: ["acme.example"], providers: ["pdns"]}
+	shop: {delegate: ["shop.acme.example"], providers: ["pdns"]}
+}
+`
+	const shopRecords = `"@": NS: ["ns1.shop.acme.example.", "ns.example.net."]
+		ns1: {A: ["192.0.2.53"], AAAA: ["2001:db8::53"]}
+		www: A: ["192.0.2.80"]`
+	const delegation = `shop: NS: ["ns1.shop.acme.example.", "ns.example.net."]
+		"ns1.shop": {A: ["192.0.2.53"], AAAA: ["2001:db8::53"]}`
+	tenant := func(name, domain, zone string) string {
+		return "package tenants\ntenants: " + name + ": {domain: \"" + domain + "\", dns: zones: \"" + domain + "\": {provider: \"pdns\"\n" + zone + "}}\n"
+	}
+	records := func(r string) string { return "records: {\n\t\t" + r + "\n\t}" }
+	const (
+		nsPath   = `tenants.acme.dns.zones."acme.example".records.shop.NS`
+		gluePath = `tenants.acme.dns.zones."acme.example".records."ns1.shop".`
+	)
+	tests := []struct {
+		name, acme, shop string
+		shopApart        bool   // shop.cue in another directory, not loaded
+		path, want       string // an error at path containing want; "" when it loads
+		warn             string // a warning (of a spec that loads) containing warn
+	}{
+		{name: "the child's name servers and addresses", acme: delegation, shop: shopRecords},
+		{name: "another name server", acme: `shop: NS: ["ns.evil.example."]`, shop: shopRecords,
+			path: nsPath, want: `shop.acme.example. NS names ns.evil.example., which tenant shop's zone shop.acme.example. does not name at its apex`},
+		{name: "one more name server", acme: `shop: NS: ["ns1.shop.acme.example.", "ns.example.net.", "ns.evil.example."]
+		"ns1.shop": A: ["192.0.2.53"]`, shop: shopRecords,
+			path: nsPath, want: `write shop: NS: ["ns.example.net.", "ns1.shop.acme.example."]`},
+		{name: "a name of the child's as name server, with glue", acme: `shop: NS: ["www.shop.acme.example."]
+		"www.shop": A: ["203.0.113.66"]`, shop: shopRecords,
+			path: nsPath, want: `shop.acme.example. NS names www.shop.acme.example., which tenant shop's zone shop.acme.example. does not name at its apex`},
+		{name: "glue with another address", acme: `shop: NS: ["ns1.shop.acme.example.", "ns.example.net."]
+		"ns1.shop": A: ["203.0.113.66"]`, shop: shopRecords,
+			path: gluePath + "A", want: `ns1.shop.acme.example. A 203.0.113.66 is glue for the delegation of shop.acme.example., and tenant shop's zone shop.acme.example. declares A 192.0.2.53 there`},
+		{name: "glue of a type the child does not declare there", acme: delegation, shop: `"@": NS: ["ns1.shop.acme.example.", "ns.example.net."]
+		ns1: A: ["192.0.2.53"]`,
+			path: gluePath + "AAAA", want: `tenant shop's zone shop.acme.example. declares no AAAA at ns1.shop.acme.example.`},
+		{name: "glue for a name the child does not declare", acme: `shop: NS: ["ns1.shop.acme.example.", "ns.example.net."]
+		"ns1.shop": A: ["192.0.2.53"]`, shop: `"@": NS: ["ns1.shop.acme.example.", "ns.example.net."]`,
+			path: gluePath + "A", want: `tenant shop's zone shop.acme.example. declares no A at ns1.shop.acme.example.`},
+		{name: "glue for a name the child's zone ignores", acme: delegation, shop: `"@": NS: ["ns1.shop.acme.example.", "ns.example.net."]
+		}
+		ignore: [{name: "ns1"}]
+		records: {`},
+		{name: "fewer name servers", acme: `shop: NS: ["ns.example.net."]`, shop: shopRecords,
+			warn: `shop.acme.example. NS leaves out ns1.shop.acme.example., which tenant shop's zone shop.acme.example. names at its apex`},
+		{name: "fewer glue addresses", acme: `shop: NS: ["ns1.shop.acme.example.", "ns.example.net."]
+		"ns1.shop": A: ["192.0.2.53"]`, shop: `"@": NS: ["ns1.shop.acme.example.", "ns.example.net."]
+		ns1: A: ["192.0.2.53", "192.0.2.54"]`,
+			warn: `ns1.shop.acme.example. A leaves out 192.0.2.54, which tenant shop's zone shop.acme.example. declares there`},
+		{name: "the child's zone names no apex NS", acme: `shop: NS: ["ns.evil.example."]`, shop: `www: A: ["192.0.2.80"]`},
+		{name: "the child's file is not loaded", acme: `shop: NS: ["ns.evil.example."]`, shop: shopRecords, shopApart: true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := t.TempDir()
+			shopDir := dir
+			if tt.shopApart {
+				shopDir = filepath.Join(dir, "elsewhere")
+			}
+			for path, src := range map[string]string{
+				filepath.Join(dir, "site.cue"):     site,
+				filepath.Join(dir, "acme.cue"):     tenant("acme", "acme.example", records(`www: A: ["192.0.2.1"]`+"\n\t\t"+tt.acme)),
+				filepath.Join(shopDir, "shop.cue"): tenant("shop", "shop.acme.example", records(tt.shop)),
+			} {
+				if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+					t.Fatal(err)
+				}
+				if err := os.WriteFile(path, []byte(src), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			var warnings Diagnostics
+			// acme's file alone, as a single-tenant run names it: its
+			// neighbours are loaded for the checks between tenants.
+			_, err := LoadWith(filepath.Join(dir, "site.cue"), []string{filepath.Join(dir, "acme.cue")},
+				Options{Warn: func(d Diagnostics) { warnings = append(warnings, d...) }})
+			var diags Diagnostics
+			switch {
+			case tt.want == "" && err != nil:
+				t.Fatalf("got %v, want it to load", err)
+			case tt.want != "" && !errors.As(err, &diags):
+				t.Fatalf("got %v, want an error at %s containing %q", err, tt.path, tt.want)
+			case tt.want != "":
+				if msgs := diagAt(diags, tt.path); len(msgs) != 1 || !strings.Contains(msgs[0], tt.want) {
+					t.Errorf("at %s: got %q, want one error containing %q\nall: %v", tt.path, msgs, tt.want, err)
+				}
+				return
+			}
+			switch {
+			case tt.warn == "" && len(warnings) > 0:
+				t.Errorf("got warnings %v, want none", warnings)
+			case tt.warn != "" && (len(warnings) != 1 || !strings.Contains(warnings[0].Msg, tt.warn)):
+				t.Errorf("got warnings %v, want one containing %q", warnings, tt.warn)
+			}
+		})
+	}
+}
