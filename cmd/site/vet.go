@@ -48,8 +48,9 @@ DS that no NS delegates: it does not fail vet.
   site vet --format json ./tenants/... | jq '.errors[].message'
 
 Specs vetted together are checked against each other too: one writer
-per DNS name, one tenant per zone, VM and network; so is every tenant
-file beside the ones named. Each tenant is checked against its grant in
+per DNS name, one tenant per zone, VM and network, and a delegation of
+another tenant's zone names only the name servers (and glue addresses)
+that zone declares; so is every tenant file beside the ones named. Each tenant is checked against its grant in
 the operator's site.cue (--config FILE, else site.cue here or in the
 nearest parent, else beside the PATHs): only its providers, hosts, host
 bridges and domains (and names delegated to it), and no endpoint or
