@@ -184,7 +184,7 @@ func BenchmarkDoubling(b *testing.B) {
 func BenchmarkLoadZones(b *testing.B) {
 	const zones, records = 200, 50
 	one, many := b.TempDir(), b.TempDir()
-	if err := os.WriteFile(filepath.Join(one, "site.cue"), specgen.SiteFor(specgen.PowerDNS{URL: "http://127.0.0.1:8081"}, 0, 1), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(one, "site.cue"), specgen.SiteForZones(specgen.PowerDNS{URL: "http://127.0.0.1:8081"}, 0, zones), 0o644); err != nil {
 		b.Fatal(err)
 	}
 	if err := os.WriteFile(filepath.Join(one, "t0000.cue"), specgen.Zones(0, zones, records), 0o644); err != nil {

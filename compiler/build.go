@@ -82,6 +82,7 @@ func (b *builder) tenant(name string, raw *rawTenant) *model.Tenant {
 	if t.Domain != "" {
 		b.holds(name, g, at(tp, "domain"), "domain", t.Domain)
 	}
+	b.withinLimits(name, g, tp, raw)
 
 	if raw.Networks != nil {
 		for _, n := range sortedKeys(raw.Networks) {

@@ -66,12 +66,13 @@ type rawProvider struct {
 }
 
 type rawGrant struct {
-	Domains           []string `json:"domains"`
-	Delegate          []string `json:"delegate"`
-	Providers         []string `json:"providers"`
-	Hosts             []string `json:"hosts"`
-	Bridges           []string `json:"bridges"`
-	AllowPublicSuffix bool     `json:"allow_public_suffix"`
+	Domains           []string  `json:"domains"`
+	Delegate          []string  `json:"delegate"`
+	Providers         []string  `json:"providers"`
+	Hosts             []string  `json:"hosts"`
+	Bridges           []string  `json:"bridges"`
+	AllowPublicSuffix bool      `json:"allow_public_suffix"`
+	Limits            rawLimits `json:"limits"`
 }
 
 // operator is site.cue, resolved: what tenants name, and what each may use.
@@ -91,6 +92,7 @@ type grant struct {
 	providers, hosts map[string]bool
 	bridges          map[string]bool // "HOST/BRIDGE"
 	publicSuffix     bool
+	limits           limits // how many zones, VMs and networks (quota.go)
 	pos              model.Pos
 }
 
@@ -259,7 +261,8 @@ func buildOperator(path string, pos *positions, raw *rawSite) (*operator, Diagno
 		if err := CheckTenantName(tenant); err != nil {
 			errorf(tp, "%v", err)
 		}
-		g := &grant{providers: map[string]bool{}, hosts: map[string]bool{}, bridges: map[string]bool{}, publicSuffix: rg.AllowPublicSuffix, pos: pos.pos(tp...)}
+		g := &grant{providers: map[string]bool{}, hosts: map[string]bool{}, bridges: map[string]bool{}, publicSuffix: rg.AllowPublicSuffix,
+			limits: readLimits(rg.Limits, pos, tp), pos: pos.pos(tp...)}
 		for i, p := range rg.Providers {
 			if _, ok := o.providers[p]; !ok && raw.Providers[p] == nil {
 				errorf(at(tp, "providers", fmt.Sprint(i)), "no provider %q is declared; declare it under providers, or use one of: %s", p, names(raw.Providers))

@@ -53,8 +53,10 @@ another tenant's zone names only the name servers (and glue addresses)
 that zone declares; so is every tenant file beside the ones named. Each tenant is checked against its grant in
 the operator's site.cue (--config FILE, else site.cue here or in the
 nearest parent, else beside the PATHs): only its providers, hosts, host
-bridges and domains (and names delegated to it), and no endpoint or
-credential in a tenant's file.
+bridges and domains (and names delegated to it), no more zones, VMs and
+networks than its limits (each costs requests on every diff; site.cue
+raises one with limits: zones: N in the tenant's grant), and no
+endpoint or credential in a tenant's file.
 
 Exit codes: 0 every spec is valid, 1 one is invalid or unreadable.`,
 		RunE: func(cmd *cobra.Command, args []string) error {

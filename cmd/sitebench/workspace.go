@@ -62,7 +62,7 @@ func (b *bench) zonesOneFile(name string) (workspace, error) {
 		w.zones = append(w.zones, fmt.Sprintf("z%03d.t%04d.example.test.", z, tenantZones))
 	}
 	return w, writeFiles(w.dir, map[string][]byte{
-		"site.cue":                            specgen.SiteFor(b.pdns(), tenantZones, 1),
+		"site.cue":                            specgen.SiteForZones(b.pdns(), tenantZones, b.sizes.zones),
 		fmt.Sprintf("t%04d.cue", tenantZones): specgen.Zones(tenantZones, b.sizes.zones, b.sizes.zoneRecords),
 	})
 }

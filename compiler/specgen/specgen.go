@@ -84,7 +84,16 @@ func Site(tenants int) []byte { return SiteFor(PowerDNS{URL: "http://127.0.0.1:8
 
 // SiteFor is Site with the provider pointing at p, its API key read
 // from $PDNS_API_KEY, granting tenants first..first+count-1.
-func SiteFor(p PowerDNS, first, count int) []byte {
+func SiteFor(p PowerDNS, first, count int) []byte { return siteFor(p, first, count, "") }
+
+// SiteForZones is SiteFor granting tenant i alone, and as many zones as
+// Zones writes for it (limits: zones: zones), as an operator grants a
+// tenant more zones than the default limit.
+func SiteForZones(p PowerDNS, i, zones int) []byte {
+	return siteFor(p, i, 1, fmt.Sprintf(", limits: zones: %d", zones))
+}
+
+func siteFor(p PowerDNS, first, count int, limits string) []byte {
 	var b strings.Builder
 	dns := ""
 	if p.DNS != "" {
@@ -93,7 +102,7 @@ func SiteFor(p PowerDNS, first, count int) []byte {
 	fmt.Fprintf(&b, "package site\n\nproviders: pdns: powerdns: {url: %q, api_key: env: \"PDNS_API_KEY\"%s}\n", p.URL, dns)
 	b.WriteString("hosts: kvm1: uri: \"qemu:///system\"\n\ntenants: {\n")
 	for i := first; i < first+count; i++ {
-		fmt.Fprintf(&b, "\tt%04d: {domains: [\"t%04d.example.test\"], providers: [\"pdns\"], hosts: [\"kvm1\"]}\n", i, i)
+		fmt.Fprintf(&b, "\tt%04d: {domains: [\"t%04d.example.test\"], providers: [\"pdns\"], hosts: [\"kvm1\"]%s}\n", i, i, limits)
 	}
 	b.WriteString("}\n")
 	return []byte(b.String())
