@@ -19,10 +19,11 @@ import (
 // tenants come first in it, without records; they are given from there.
 //
 // Only what the tenant's own checks passed is given: a cached file
-// without problems, declaring the one tenant its name says, and zones
-// that tenant's grant lets it hold, on a provider granted to it; the
-// checks between tenants come later and may still fail the load, whose
-// caller then uses nothing it read.
+// without problems, declaring the one tenant its name says, no more
+// zones than its grant's limit, and zones that tenant's grant lets it
+// hold, on a provider granted to it; the checks between tenants come
+// later and may still fail the load, whose caller then uses nothing it
+// read.
 
 // earlyZones gives f every zone of r, in name order (r's positions are
 // not read yet), when all of them pass those checks; else none.
@@ -38,7 +39,9 @@ func earlyZones(op *operator, r *fileResult, f func(*model.Zone)) {
 	b := &builder{op: op, pos: r.pos}
 	tp := []string{"tenants", name}
 	g := b.grantOf(name, tp)
-	if g == nil {
+	// A file past its limit is refused by the load: none of its zones
+	// may cost a request meanwhile (quota.go).
+	if g == nil || !b.withinZones(name, g, tp, len(raw.DNS.Zones)) {
 		return
 	}
 	var zones []*model.Zone

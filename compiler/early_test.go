@@ -16,8 +16,8 @@ import (
 // paths loaded whose entries the cache holds, as the model holds them
 // (name, provider, TTL), and nothing of a file the cache does not hold,
 // of a file beside them, of a file with a problem of its own, or of a
-// file declaring a tenant it is not named after or a zone outside its
-// grant.
+// file declaring a tenant it is not named after, a zone outside its
+// grant or more zones than its grant's limit.
 func TestEarlyZones(t *testing.T) {
 	outside := func(s string) string {
 		return strings.Replace(s, `"z001.t0000.example.test"`, `"z001.t0001.example.test"`, 1)
@@ -25,6 +25,7 @@ func TestEarlyZones(t *testing.T) {
 	cases := []struct {
 		name   string
 		tenant func(string) string // rewrites t0000.cue
+		site   func(string) string // rewrites site.cue
 		extra  map[string][]byte   // more files in tenants/
 		paths  []string            // what is loaded, below tenants/
 		want   []string            // zones given on the cached load
@@ -39,6 +40,9 @@ func TestEarlyZones(t *testing.T) {
 			return strings.Replace(s, `provider: "pdns"`, `provider: "other"`, 1)
 		}},
 		{name: "a zone outside the grant", tenant: outside},
+		{name: "more zones than its limit", site: func(s string) string {
+			return strings.Replace(s, `hosts: ["kvm1"]}`, `hosts: ["kvm1"], limits: zones: 2}`, 1)
+		}},
 		{name: "a file named for another tenant", extra: map[string][]byte{"t0002.cue": specgen.Tenant(1, 2)}, paths: []string{"t0002.cue"}},
 	}
 	for _, tc := range cases {
@@ -49,8 +53,12 @@ func TestEarlyZones(t *testing.T) {
 			if tc.tenant != nil {
 				zones = tc.tenant(zones)
 			}
+			site := string(specgen.SiteFor(specgen.PowerDNS{URL: "http://127.0.0.1:8081"}, 0, 3))
+			if tc.site != nil {
+				site = tc.site(site)
+			}
 			files := map[string]string{
-				filepath.Join(dir, "site.cue"):      string(specgen.SiteFor(specgen.PowerDNS{URL: "http://127.0.0.1:8081"}, 0, 3)),
+				filepath.Join(dir, "site.cue"):      site,
 				filepath.Join(tenants, "t0000.cue"): zones,
 				filepath.Join(tenants, "t0001.cue"): string(specgen.Tenant(1, 2)),
 			}
