@@ -97,9 +97,19 @@ func readPools(hostName, uri string, raw map[string]*rawPool, pos *positions, er
 	return out
 }
 
+// maxDisks is how many disks a VM may have: the libvirt driver names
+// them vda to vdz (diskTarget). The bound also keeps one VM from costing
+// its host thousands of volume reads on every diff (each disk is a few
+// libvirt calls), as the grant's limits do for VMs.
+const maxDisks = 26
+
 // vmDisks reads a VM's disks and the declared pools its volumes live
 // in (its disks' and its seed's, which goes to the first disk's pool).
 func (b *builder) vmDisks(v *model.VM, vp []string, raw *rawVM) {
+	if len(raw.Disks) > maxDisks {
+		b.errorf(at(vp, "disks"), "VM %s declares %d disks, at most %d: they are vda to vdz on its virtio bus; put the data of several on one larger disk", v.Name, len(raw.Disks), maxDisks)
+		return
+	}
 	disks := map[string]int{}
 	for i, d := range raw.Disks {
 		dp := at(vp, "disks", strconv.Itoa(i))
