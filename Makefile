@@ -128,6 +128,8 @@ demo: deps build
 		nohup pdns_server --config-dir=$(DEMO_DIR) > $(DEMO_DIR)/pdns.log 2>&1 & echo $$! > $(DEMO_DIR)/pdns.pid; \
 		for i in $$(seq 100); do curl -sf -o /dev/null -H "X-API-Key: $$PDNS_API_KEY" http://127.0.0.1:8081/api/v1/servers/localhost && break; sleep 0.1; done; \
 		echo "== PowerDNS started on 127.0.0.1:8081 (API) and 127.0.0.1:5300 (DNS), pid $$(cat $(DEMO_DIR)/pdns.pid)"; \
+	elif ! { [ -f $(DEMO_DIR)/pdns.pid ] && kill -0 $$(cat $(DEMO_DIR)/pdns.pid) 2>/dev/null; }; then \
+		echo "== A PowerDNS this checkout did not start answers on 127.0.0.1:8081 (another checkout's make demo?): using it; make demo-stop here will not stop it, run it where it was started"; \
 	fi
 	@echo "== site vet ./tenants/..."
 	@$(BIN) vet ./tenants/...
