@@ -21,9 +21,11 @@ import (
 // Only what the tenant's own checks passed is given: a cached file
 // without problems, declaring the one tenant its name says, no more
 // zones than its grant's limit, and zones that tenant's grant lets it
-// hold, on a provider granted to it; the checks between tenants come
-// later and may still fail the load, whose caller then uses nothing it
-// read.
+// hold, on a provider granted to it; and only a file no other file
+// being loaded shares a name with (LoadWith), as a tenant's limit
+// bounds its zones only once it is in one file. The checks between
+// tenants come later and may still fail the load, whose caller then
+// uses nothing it read.
 
 // earlyZones gives f every zone of r, in name order (r's positions are
 // not read yet), when all of them pass those checks; else none.

@@ -17,7 +17,8 @@ import (
 // (name, provider, TTL), and nothing of a file the cache does not hold,
 // of a file beside them, of a file with a problem of its own, or of a
 // file declaring a tenant it is not named after, a zone outside its
-// grant or more zones than its grant's limit.
+// grant or more zones than its grant's limit, or of a tenant split
+// over two files (each within the limit, both past it together).
 func TestEarlyZones(t *testing.T) {
 	outside := func(s string) string {
 		return strings.Replace(s, `"z001.t0000.example.test"`, `"z001.t0001.example.test"`, 1)
@@ -44,6 +45,10 @@ func TestEarlyZones(t *testing.T) {
 			return strings.Replace(s, `hosts: ["kvm1"]}`, `hosts: ["kvm1"], limits: zones: 2}`, 1)
 		}},
 		{name: "a file named for another tenant", extra: map[string][]byte{"t0002.cue": specgen.Tenant(1, 2)}, paths: []string{"t0002.cue"}},
+		{name: "a tenant split over two files", site: func(s string) string {
+			return strings.Replace(s, `hosts: ["kvm1"]}`, `hosts: ["kvm1"], limits: zones: 3}`, 1)
+		}, extra: map[string][]byte{"team/t0000.cue": []byte(strings.ReplaceAll(string(specgen.Zones(0, 3, 2)), `"z00`, `"y00`))},
+			paths: []string{"..."}, want: []string{"t0001.example.test."}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -69,6 +74,9 @@ func TestEarlyZones(t *testing.T) {
 				t.Fatal(err)
 			}
 			for p, data := range files {
+				if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+					t.Fatal(err)
+				}
 				if err := os.WriteFile(p, []byte(data), 0o644); err != nil {
 					t.Fatal(err)
 				}

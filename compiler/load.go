@@ -40,6 +40,7 @@ package compiler
 import (
 	"fmt"
 	"os"
+	"path/filepath"
 	"runtime"
 	"sort"
 	"sync"
@@ -78,10 +79,18 @@ func LoadWith(config string, paths []string, o Options) (*model.Spec, error) {
 	if o.Early != nil {
 		early = func(r *fileResult) { earlyZones(op, r, o.Early) }
 	}
+	// Two files with one name (tenants/a.cue, tenants/team/a.cue) are
+	// one tenant split over them, which the load refuses; each may hold
+	// as many zones as the tenant's limit, so neither reads ahead, or N
+	// such files would read N times the limit before the load failed.
+	named := map[string]int{}
+	for _, f := range all {
+		named[filepath.Base(f)]++
+	}
 	inputs := make([]input, len(all))
 	for i, f := range all {
 		inputs[i] = input{path: f}
-		if scoped[f] {
+		if scoped[f] && named[filepath.Base(f)] == 1 {
 			inputs[i].cached = early
 		}
 	}
