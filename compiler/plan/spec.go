@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"os"
 	"sort"
+	"strconv"
 	"strings"
 )
 
@@ -66,13 +67,13 @@ type SpecChangedError struct {
 func (e *SpecChangedError) Error() string {
 	var what []string
 	for _, f := range e.Changed {
-		what = append(what, f+" changed")
+		what = append(what, fileName(f)+" changed")
 	}
 	for _, f := range e.Removed {
-		what = append(what, f+" is no longer there (paths are relative to where site diff ran)")
+		what = append(what, fileName(f)+" is no longer there (paths are relative to where site diff ran)")
 	}
 	for _, f := range e.Added {
-		what = append(what, f+" is new")
+		what = append(what, fileName(f)+" is new")
 	}
 	return fmt.Sprintf("the plan is stale: the specs changed since it was saved: %s; run site diff --out again", strings.Join(what, "; "))
 }
@@ -109,4 +110,15 @@ func (s *Spec) CheckFiles(files []string) error {
 	sort.Strings(e.Removed)
 	sort.Strings(e.Added)
 	return e
+}
+
+// fileName shows the name of a spec file as it is, or Go-quoted when it
+// holds anything but printable characters: the names under tenants/
+// are the tenants' to choose, and one with a newline would start a
+// line of its own in the log of the job that applies.
+func fileName(f string) string {
+	if q := strconv.Quote(f); q[1:len(q)-1] != f {
+		return q
+	}
+	return f
 }

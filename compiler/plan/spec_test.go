@@ -5,7 +5,10 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
+	"strings"
 	"testing"
+	"unicode"
 )
 
 // TestSpecCheckFiles: a saved plan's spec hashes name every file that
@@ -49,5 +52,30 @@ func TestSpecCheckFiles(t *testing.T) {
 				t.Errorf("got %+v, want %+v (%v)", got, tc.want, err)
 			}
 		})
+	}
+}
+
+// TestSpecChangedErrorOneLine: the names of a saved plan's files are
+// the tenants' to choose (a directory under tenants/ whose name holds
+// a newline), and site apply --plan printed them as they were, so a
+// stale plan's error put a line of the pull request's choosing in the
+// log of the job that applies (a workflow command there). Each name
+// is quoted as Go quotes it when it holds anything but printable
+// characters.
+func TestSpecChangedErrorOneLine(t *testing.T) {
+	dir := t.TempDir()
+	plain := filepath.Join(dir, "a.cue")
+	hostile := filepath.Join(dir, "x\n::error::forged\x1b[2J\u202e", "a.cue")
+	e := &SpecChangedError{Changed: []string{plain}, Added: []string{hostile}}
+	got := e.Error()
+	for _, r := range got {
+		if unicode.IsControl(r) || unicode.Is(unicode.Cf, r) {
+			t.Fatalf("the error holds %U: %q", r, got)
+		}
+	}
+	for _, want := range []string{plain + " changed", strconv.Quote(hostile) + " is new"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("got %q, want it to hold %q", got, want)
+		}
 	}
 }
