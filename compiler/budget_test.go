@@ -113,3 +113,55 @@ func TestBudgets_SharedValues(t *testing.T) {
 		t.Errorf("Load with --eval-memory 2GiB: %v", err)
 	}
 }
+
+// TestBudgets_SharedValuesAcrossFiles: the strings budget held each
+// file on its own, so a pull request that spread TestBudgets_SharedValues'
+// spec over many files, each just within it, had the cache write and
+// the load handle all of them: ten files of 56 MiB each took vet 2 GB
+// of memory and 560 MB of cache, and nothing bounded the number of
+// files. The budget is for every file of one load together: the file
+// that passes it is refused, and not cached.
+func TestBudgets_SharedValuesAcrossFiles(t *testing.T) {
+	dir := t.TempDir()
+	site := "package site\n\nhosts: kvm1: uri: \"test:///default\"\ntenants: {\n"
+	files := map[string]string{}
+	for _, name := range []string{"evil1", "evil2", "evil3"} {
+		site += "\t" + name + ": {domains: [\"" + name + ".test\"], hosts: [\"kvm1\"]}\n"
+		// 12 MiB of strings each, counted per use: within the 32 MiB
+		// of a 512 MiB budget, and three of them past it.
+		files[name+".cue"] = "package tenants\n\n_u: \"" + strings.Repeat("x", 1<<20) + "\"\n" +
+			"tenants: " + name + ": {\n\tdomain: \"" + name + ".test\"\n" +
+			"\tvms: {for i in [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11] {\"" + name + "-\\(i)\": {host: \"kvm1\", autostart: true, cloudinit: user_data: _u}}}\n}\n"
+	}
+	files[ConfigName] = site + "}\n"
+	for name, src := range files {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(src), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cache := t.TempDir()
+	o := Options{EvalMemory: 512 << 20, Cache: OpenCache(cache)}
+	for _, run := range []string{"evaluated", "cached"} {
+		_, err := LoadWith(filepath.Join(dir, ConfigName), []string{dir}, o)
+		var diags Diagnostics
+		const want = "this file and the files loaded before it evaluate to more than 32MiB of strings (a value counts once per use), the most a memory budget of 512MiB allows one load"
+		if !errors.As(err, &diags) || len(diags) != 1 || !strings.Contains(diags[0].Msg, want) ||
+			filepath.Base(diags[0].Pos.File) != "evil3.cue" || diags[0].Pos.Line != 1 {
+			t.Fatalf("%s: got %v, want one error at evil3.cue:1:1 containing %q", run, err, want)
+		}
+	}
+	var cached int64
+	_ = filepath.Walk(cache, func(_ string, fi os.FileInfo, err error) error {
+		if err == nil && !fi.IsDir() {
+			cached += fi.Size()
+		}
+		return nil
+	})
+	if cached > 30<<20 {
+		t.Errorf("the cache holds %s, want evil1 and evil2 alone (24 MiB of strings), not the file refused", FormatSize(uint64(cached)))
+	}
+	o.EvalMemory = 1 << 30 // 64 MiB of strings: the three load
+	if _, err := LoadWith(filepath.Join(dir, ConfigName), []string{dir}, o); err != nil {
+		t.Errorf("Load with --eval-memory 1GiB: %v", err)
+	}
+}

@@ -38,6 +38,9 @@ type fileResult struct {
 	diags   Diagnostics
 	// panicked says evaluation panicked: the evaluator is replaced.
 	panicked bool
+	// strings is what its tenants' strings add up to, each counted per
+	// use (withinStrings), for the budget of every file together.
+	strings uint64
 }
 
 func newEvaluator(halt <-chan struct{}) (*evaluator, error) {

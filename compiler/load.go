@@ -298,6 +298,7 @@ func evaluate(inputs []input, o Options, keys *cacheKeyer) ([]*fileResult, error
 			return nil, err
 		}
 	}
+	stringsTogether(results, maxStrings, toCache)
 	if keys != nil {
 		store(o.Cache, toCache, results, workers)
 	}
