@@ -23,6 +23,7 @@ import (
 	"os"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/site-tools/site/compiler/graph"
 	"github.com/site-tools/site/compiler/model"
@@ -135,7 +136,14 @@ type Run struct {
 	// Getenv reads credentials named by {env: NAME} and every setting a
 	// backend takes from the environment; os.Getenv by default.
 	Getenv func(string) string
+	// Slow hears of a request that has waited SlowAfter (0 means
+	// DefaultSlowAfter) for its answer, then each time the wait has
+	// doubled, from the request's own goroutine (see Await); nil hears
+	// nothing.
+	Slow      func(a Awaited, waited time.Duration)
+	SlowAfter time.Duration
 
+	await   awaiting // see Await
 	mu      sync.Mutex
 	secrets map[string]string // secret step ID -> value
 	// signerDS holds the DS each Cloudflare-signed zone's step read

@@ -150,10 +150,20 @@ func (d *Driver) zoneClient(zone *model.Zone, run *backends.Run) (*client, error
 	if hc == nil {
 		hc = endpoint.Client(nil)
 	}
-	ct := &countingTransport{base: hc.Transport}
-	if ct.base == nil {
-		ct.base = http.DefaultTransport
+	base := hc.Transport
+	if base == nil {
+		base = http.DefaultTransport
 	}
+	// A server that stops answering is named, with the request it holds.
+	prefix := "/api/v1/servers/" + p.Server + "/"
+	ct := &countingTransport{base: backends.AwaitTransport(base, run, fmt.Sprintf("PowerDNS %s (%s)", zone.Provider.Name, p.URL),
+		func(r *http.Request) string {
+			path := r.URL.Path
+			if i := strings.Index(path, prefix); i >= 0 {
+				path = path[i+len(prefix):]
+			}
+			return r.Method + " " + path
+		})}
 	wrapped := *hc
 	wrapped.Transport = ct
 	// Whatever client the caller gave, the key stays on this origin.

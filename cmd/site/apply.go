@@ -155,6 +155,7 @@ func runApply(cmd *cobra.Command, args []string, o applyOptions) error {
 	bk := openBackends(run)
 	defer closeBackends(bk, cmd.ErrOrStderr())
 	eng, prog := newEngine(bk, o.parallelism, cmd.ErrOrStderr())
+	prog.watchSlow(run)
 	bk.leaseTimeout, bk.leaseProgress = o.leaseTimeout, func(s string) { prog.say("site: " + s) }
 	// An interrupt cancels observing, which only reads (what the tenants
 	// no longer declare, then the steps), and a wait for the lock; the
@@ -187,7 +188,7 @@ func runApply(cmd *cobra.Command, args []string, o applyOptions) error {
 	locks.setRedactor(backends.NewRedactor(g, run).Redact)
 	// Held from before the first observation to the end, so no other
 	// apply of these tenants changes what this one observed and acts on.
-	if err := lockTenants(cmd.Context(), observing, g, bk, run, applyCommand(args, o), o.lockTimeout, prog.say, locks); err != nil {
+	if err := lockTenants(cmd.Context(), observing, g, bk, run, applyCommand(args, o), o.lockTimeout, prog, locks); err != nil {
 		return withCode(exitError, err)
 	}
 	obs, err := eng.Plan(observing, g, run)

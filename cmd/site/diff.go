@@ -131,6 +131,8 @@ func runDiff(cmd *cobra.Command, args []string, o diffOptions) (err error) {
 	// Reads ahead are observing too: the first Ctrl-C stops them.
 	observing, stopObserving := context.WithCancel(cmd.Context())
 	defer stopObserving()
+	eng, prog := newEngine(bk, o.parallelism, cmd.ErrOrStderr())
+	prog.watchSlow(run) // before the reads ahead, the first requests
 	load := budget(cmd)
 	load.Warn = warnTo(cmd.ErrOrStderr())
 	ahead := startPrefetch(observing, bk, run, phases, targets, o.parallelism)
@@ -140,7 +142,6 @@ func runDiff(cmd *cobra.Command, args []string, o diffOptions) (err error) {
 	}
 	// Watching from before the load: listing what the tenants no longer
 	// declare reads the hosts, and a hung one must not hang a Ctrl-C.
-	eng, prog := newEngine(bk, o.parallelism, cmd.ErrOrStderr())
 	defer watchInterrupts(prog, run, stopObserving, nil)()
 	g, err := o.scope(args, phases, targets, load, bk.discover(observing, prog.listing))
 	if err != nil {

@@ -72,9 +72,9 @@ func watchInterrupts(p *progress, run *backends.Run, stopObserving context.Cance
 				run.Interrupt()
 				stopObserving()
 				if reading := p.observing(); len(reading) > 0 && len(p.running()) == 0 {
-					p.say(interruptObserving(reading))
+					p.say(interruptObserving(reading, run.Awaiting()))
 				} else {
-					p.say(firstInterrupt(p.running()))
+					p.say(firstInterrupt(p.running(), run.Awaiting()))
 				}
 				continue
 			}
@@ -103,12 +103,22 @@ func lockKept(tenant string, expires, now time.Time) string {
 
 // interruptObserving is the first interrupt's message while steps are
 // being observed: observing only reads, so it stops rather than finishes.
-func interruptObserving(reading []string) string {
-	return "site: interrupted: stopping the observation of " + strings.Join(reading, ", ") +
+// It names the requests it was waiting for, if any.
+func interruptObserving(reading []string, awaiting []backends.Awaited) string {
+	waiting := ""
+	if len(awaiting) > 0 {
+		waiting = ", which was waiting for " + waitingFor(awaiting)
+	}
+	return "site: interrupted: stopping the observation of " + strings.Join(reading, ", ") + waiting +
 		" (it only reads: nothing was changed); interrupt again to exit at once"
 }
 
-func firstInterrupt(running []string) string {
+// firstInterrupt is the first interrupt's message otherwise: the steps
+// in flight, else the requests (taking a lock, reading ahead).
+func firstInterrupt(running []string, awaiting []backends.Awaited) string {
+	if len(running) == 0 && len(awaiting) > 0 {
+		return "site: interrupted: starting nothing new; in flight: waiting for " + waitingFor(awaiting) + "; interrupt again to exit at once"
+	}
 	if len(running) == 0 {
 		return "site: interrupted: starting nothing new (interrupt again to exit at once)"
 	}

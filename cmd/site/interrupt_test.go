@@ -204,7 +204,7 @@ func TestInterruptMessagesCountTheSteps(t *testing.T) {
 		{[]string{"dns/a."}, "finishing dns/a. (in flight), starting nothing new; interrupt again to exit at once, which may leave it half-done"},
 		{[]string{"dns/a.", "dns/b."}, "finishing dns/a., dns/b. (in flight), starting nothing new; interrupt again to exit at once, which may leave them half-done"},
 	} {
-		if got := firstInterrupt(c.running); !strings.HasSuffix(got, c.want) {
+		if got := firstInterrupt(c.running, nil); !strings.HasSuffix(got, c.want) {
 			t.Errorf("firstInterrupt(%q) = %q, want it to end %q", c.running, got, c.want)
 		}
 	}

@@ -269,14 +269,15 @@ var errWaitInterrupted = errors.New("interrupted")
 
 // lockTenants takes the lock of every tenant in g, in name order (so two
 // runs over overlapping tenants never wait for each other in a circle),
-// into locks. It says through say whom it waits for (--lock-timeout)
+// into locks. It says through p whom it waits for (--lock-timeout)
 // and any lock taken over from a dead run, which may have stopped
 // half-way. Once interrupted is done (Ctrl-C) it waits no more, stops
 // reading where the locks are, and takes no other tenant's lock: the
 // run then changes nothing. ctx is the requests' that take the lock
 // (cancelling one half-way could leave a claim behind).
 // Its errors never carry a credential value, even one a server echoed.
-func lockTenants(ctx, interrupted context.Context, g *graph.Graph, bk *runBackends, run *backends.Run, command string, wait time.Duration, say func(string), locks *tenantLocks) error {
+func lockTenants(ctx, interrupted context.Context, g *graph.Graph, bk *runBackends, run *backends.Run, command string, wait time.Duration, p *progress, locks *tenantLocks) error {
+	say := p.say
 	stopped := func(t *model.Tenant) error {
 		return fmt.Errorf("apply was interrupted while waiting for tenant %s's apply lock: nothing was changed", t.Name)
 	}
@@ -287,7 +288,9 @@ func lockTenants(ctx, interrupted context.Context, g *graph.Graph, bk *runBacken
 		// Reading the entries changes nothing, so Ctrl-C ends it: a
 		// server that holds the read (stopped, say) kept the user
 		// waiting out every try of it.
+		read := p.listing(fmt.Sprintf("tenant %s's apply lock", t.Name)) // named by an interrupt
 		stores, _, skipped := lockStores(interrupted, g, t, bk, run, readHolders)
+		read()
 		if interrupted.Err() != nil {
 			return fmt.Errorf("apply was interrupted while reading tenant %s's apply lock: nothing was changed", t.Name)
 		}

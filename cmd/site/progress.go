@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/site-tools/site/backends"
 	"github.com/site-tools/site/backends/engine"
@@ -234,4 +235,35 @@ func trouble(st engine.Status) bool {
 		return true
 	}
 	return false
+}
+
+// slowRequestAfter is how long a request goes unanswered before site
+// names it on stderr (backends.Run.Slow); tests shorten it.
+var slowRequestAfter = backends.DefaultSlowAfter
+
+// watchSlow has run name, among the progress lines, each request a
+// server leaves unanswered for slowRequestAfter, and again each time
+// its wait doubles: a stopped server otherwise leaves diff and apply
+// silent for every try of a request. Call it before the run's first
+// request.
+func (p *progress) watchSlow(run *backends.Run) {
+	run.SlowAfter = slowRequestAfter
+	run.Slow = func(a backends.Awaited, waited time.Duration) {
+		p.say(fmt.Sprintf("site: waiting for %s to answer %s (%s)...", a.Server, a.Request, waited.Round(time.Second)))
+	}
+}
+
+// waitingFor names requests in flight for a message: "PowerDNS pdns
+// (URL) to answer GET zones/a.", at most three of them.
+func waitingFor(as []backends.Awaited) string {
+	const most = 3
+	var parts []string
+	for i, a := range as {
+		if i == most {
+			parts = append(parts, fmt.Sprintf("%d more", len(as)-most))
+			break
+		}
+		parts = append(parts, a.Server+" to answer "+a.Request)
+	}
+	return strings.Join(parts, ", ")
 }

@@ -110,7 +110,7 @@ func TestProgressObserving(t *testing.T) {
 		t.Errorf("observing: got %q, want the VM alone", got)
 	}
 	want := "site: interrupted: stopping the observation of vm/test:///default/web (it only reads: nothing was changed); interrupt again to exit at once"
-	if got := interruptObserving(p.observing()); got != want {
+	if got := interruptObserving(p.observing(), nil); got != want {
 		t.Errorf("got %q, want %q", got, want)
 	}
 }

@@ -1,0 +1,101 @@
+package main
+
+import (
+	"encoding/json"
+	"net/http"
+	"os"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/site-tools/site/backends/powerdns/pdnstest"
+)
+
+// holdRequest makes srv hold the first request match accepts until the
+// returned release is called; arrived is closed when it comes.
+func holdRequest(t *testing.T, srv *pdnstest.Server, match func(*http.Request) bool) (arrived chan struct{}, release func()) {
+	arrived, held := make(chan struct{}), make(chan struct{})
+	var once, released sync.Once
+	release = func() { released.Do(func() { close(held) }) }
+	t.Cleanup(release) // the server's proxy waits for the request it holds
+	srv.FailWhen(t, func(r *http.Request) (int, string, bool) {
+		if match(r) {
+			once.Do(func() {
+				close(arrived)
+				<-held
+			})
+		}
+		return 0, "", false
+	})
+	return arrived, release
+}
+
+// TestDiffNamesTheRequestASlowServerHolds: while PowerDNS holds the
+// zone's GET (as one stopped with SIGSTOP does), site diff says on
+// stderr whom it waits for and which request, and keeps it out of the
+// JSON plan on stdout. It said nothing at all until the server answered
+// or the request timed out.
+func TestDiffNamesTheRequestASlowServerHolds(t *testing.T) {
+	srv := pdnsEnv(t)
+	const zone = "office1.example.test."
+	srv.CreateZone(t, zone)
+	file := tenantFile(t, srv, "office1.example.test", `www: A: ["192.0.2.1"]`)
+	old := slowRequestAfter
+	slowRequestAfter = time.Millisecond // the server holds the request until the message comes
+	t.Cleanup(func() { slowRequestAfter = old })
+	_, release := holdRequest(t, srv, func(r *http.Request) bool {
+		return r.Method == http.MethodGet && strings.HasSuffix(r.URL.Path, "/zones/"+zone)
+	})
+	var stdout strings.Builder
+	stderr := &watchBuffer{changed: make(chan struct{})}
+	done, code := make(chan struct{}), 0
+	go func() {
+		defer close(done)
+		code = run([]string{"diff", "--format", "json", file}, &stdout, stderr)
+	}()
+	want := "site: waiting for PowerDNS pdns (" + srv.URL + ") to answer GET zones/" + zone + " ("
+	if !stderr.waitFor(want, done) {
+		t.Fatalf("stderr lacks %q:\n%s", want, stderr)
+	}
+	release()
+	<-done
+	if code != exitOK {
+		t.Fatalf("exit %d, want 0\nstderr:\n%s", code, stderr)
+	}
+	var plan map[string]any
+	if err := json.Unmarshal([]byte(stdout.String()), &plan); err != nil {
+		t.Errorf("stdout is not the JSON plan alone: %v\n%s", err, stdout.String())
+	}
+}
+
+// TestInterruptNamesTheRequestInFlight: the first Ctrl-C while apply
+// reads its lock from a server that holds the read says what it stops
+// and which request it was waiting for; it said only "starting nothing
+// new".
+func TestInterruptNamesTheRequestInFlight(t *testing.T) {
+	srv := pdnsEnv(t)
+	const zone = "office1.example.test."
+	srv.CreateZone(t, zone)
+	file := tenantFile(t, srv, "office1.example.test", `www: A: ["192.0.2.1"]`)
+	arrived, release := holdRequest(t, srv, func(r *http.Request) bool {
+		return r.Method == http.MethodGet && strings.HasSuffix(r.URL.Path, "/zones/"+zone+"/metadata")
+	})
+	s, done := startInterruptible(t, "apply", file)
+	select {
+	case <-arrived:
+	case <-done:
+		t.Fatalf("site ended before reading its lock (exit %d):\n%s", <-s.code, s.err)
+	}
+	s.sigs <- os.Interrupt
+	want := "site: interrupted: stopping the observation of tenant office1's apply lock, which was waiting for PowerDNS pdns (" + srv.URL +
+		") to answer GET zones/" + zone + "/metadata (it only reads: nothing was changed); interrupt again to exit at once"
+	if !s.err.waitFor(want, done) {
+		t.Errorf("stderr lacks %q:\n%s", want, s.err)
+	}
+	release()
+	<-done
+	if code := <-s.code; code != exitError {
+		t.Errorf("exit %d, want %d\nstderr:\n%s", code, exitError, s.err)
+	}
+}
