@@ -17,6 +17,21 @@ import (
 //
 //	format_version  integer, 2. Bumped on any change a reader could notice
 //	                (2 added spec and options; 1 is refused).
+//	summary         object, the plan counted as the text form's last line
+//	                ("Plan: 2 to create, ...") counts it; added within
+//	                version 2, so a plan saved before has none. site
+//	                computes it from the rest and ignores it when it reads
+//	                a plan. Members (all but acknowledged always present):
+//	  create, update, delete, adopt  integers, the changes of each action
+//	                apply makes (those with impact "refused" left out).
+//	  refused       integer, the changes with impact "refused".
+//	  gates         array of the gates the plan needs, from its changes
+//	                and its blocked steps, sorted; empty when none.
+//	  acknowledged  array of those gates that options.acks holds (so
+//	                defer a step), sorted; absent when none.
+//	  not_planned   integer, the blocked steps no acknowledged gate
+//	                defers: while above 0 the plan is incomplete.
+//	  deferred      integer, the blocked steps an acknowledged gate defers.
 //	only            array of phases ("secrets", "network", "storage", "vm", "dns") the
 //	                plan was scoped to with --only; absent when unscoped.
 //	targets         array of the --target patterns (step IDs or globs, sorted)
@@ -96,6 +111,15 @@ import (
 func (p *Plan) WriteJSON(w io.Writer) error {
 	cp := *p
 	cp.FormatVersion = FormatVersion
+	var acked map[Gate]bool // what deferred a step when the plan was made
+	if p.Options != nil {
+		acked = map[Gate]bool{}
+		for _, g := range p.Options.Acks {
+			acked[g] = true
+		}
+	}
+	sum := p.Summarize(acked)
+	cp.Summary = &sum
 	if cp.Changes == nil {
 		cp.Changes = []Change{}
 	}
@@ -137,6 +161,7 @@ func ReadJSON(r io.Reader) (*Plan, error) {
 	if err := dec.Decode(p); err != nil {
 		return nil, fmt.Errorf("the plan does not match format_version %d (%v): save it again with site diff --out", FormatVersion, err)
 	}
+	p.Summary = nil // derived: counted again from the plan when needed
 	if p.Changes == nil {
 		p.Changes = []Change{}
 	}

@@ -94,14 +94,7 @@ func (p *Plan) WriteMarkdown(w io.Writer, acked map[Gate]bool) error {
 		b.WriteString("</details>\n\n")
 	}
 	aloneNotes()
-	var blocked, deferred []Blocked
-	for _, bl := range p.Blocked {
-		if bl.Gate != "" && acked[bl.Gate] {
-			deferred = append(deferred, bl)
-		} else {
-			blocked = append(blocked, bl)
-		}
-	}
+	blocked, deferred := p.splitBlocked(acked)
 	if len(blocked) > 0 {
 		b.WriteString("**Not planned** (not observed, or refused) for these steps:\n\n")
 		var body strings.Builder
@@ -120,7 +113,7 @@ func (p *Plan) WriteMarkdown(w io.Writer, acked map[Gate]bool) error {
 		writeFenced(&b, "text", body.String())
 		b.WriteString("\n")
 	}
-	b.WriteString(p.summary(acked, len(blocked), len(deferred)) + "\n")
+	b.WriteString(p.Summarize(acked).String() + "\n")
 	_, err := io.WriteString(w, b.String())
 	return err
 }

@@ -133,9 +133,13 @@ type Blocked struct {
 
 // Plan is the result of observing every step in scope.
 type Plan struct {
-	FormatVersion int      `json:"format_version"`
-	Only          []Phase  `json:"only,omitempty"`
-	Targets       []string `json:"targets,omitempty"` // --target patterns, sorted
+	FormatVersion int `json:"format_version"`
+	// Summary is the plan counted (Summarize), for readers of the JSON
+	// form: WriteJSON fills it in, ReadJSON drops it (it is derived,
+	// never trusted from a file); nil elsewhere.
+	Summary *Summary `json:"summary,omitempty"`
+	Only    []Phase  `json:"only,omitempty"`
+	Targets []string `json:"targets,omitempty"` // --target patterns, sorted
 	// Prerequisites are the steps outside --only and --target that the
 	// scope converges because a chosen step needs them (a VM's network),
 	// in step order.

@@ -184,7 +184,7 @@ func TestSummaryLine(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			p := New()
 			p.Changes = tc.changes
-			if got := p.summary(nil, 0, 0); got != tc.want {
+			if got := p.Summarize(nil).String(); got != tc.want {
 				t.Errorf("got %q, want %q", got, tc.want)
 			}
 		})
@@ -209,6 +209,36 @@ func TestWriteJSON(t *testing.T) {
 			}
 			golden.Check(t, filepath.Join("testdata", tc.name), b.Bytes())
 		})
+	}
+}
+
+// TestJSONSummary: the JSON plan counts what the text's last line
+// counts, the acks the plan was made with (options.acks) deferring the
+// steps they would defer in apply.
+func TestJSONSummary(t *testing.T) {
+	var b bytes.Buffer
+	if err := fullPlan().WriteJSON(&b); err != nil {
+		t.Fatal(err)
+	}
+	var got struct {
+		Summary *Summary `json:"summary"`
+	}
+	if err := json.Unmarshal(b.Bytes(), &got); err != nil {
+		t.Fatal(err)
+	}
+	want := &Summary{Create: 2, Update: 4, Delete: 1, Adopt: 1,
+		Gates:        []Gate{GateDNSOverwrite, GateSecretUnreachable, GateVMRestart},
+		Acknowledged: []Gate{GateSecretUnreachable}, NotPlanned: 2, Deferred: 2}
+	if !reflect.DeepEqual(got.Summary, want) {
+		t.Errorf("summary %+v, want %+v", got.Summary, want)
+	}
+	var text bytes.Buffer
+	if err := fullPlan().WriteText(&text, TextOptions{Acked: map[Gate]bool{GateSecretUnreachable: true}}); err != nil {
+		t.Fatal(err)
+	}
+	line := "Plan: 2 to create, 4 to update, 1 to delete, 1 to adopt; gates needed: GATE-DNS-OVERWRITE, GATE-SECRET-UNREACHABLE (acknowledged), GATE-VM-RESTART; 2 steps not planned; 2 steps deferred."
+	if !strings.Contains(text.String(), line) {
+		t.Errorf("the text plan lacks %q:\n%s", line, text.String())
 	}
 }
 

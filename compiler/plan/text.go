@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"maps"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -115,14 +116,7 @@ func (p *Plan) WriteText(w io.Writer, opts TextOptions) error {
 		head(n.Step, n.Tenant)
 		writeNotes(n.Step)
 	}
-	var blocked, deferred []Blocked
-	for _, bl := range p.Blocked {
-		if bl.Gate != "" && opts.Acked[bl.Gate] {
-			deferred = append(deferred, bl)
-		} else {
-			blocked = append(blocked, bl)
-		}
-	}
+	blocked, deferred := p.splitBlocked(opts.Acked)
 	if len(blocked) > 0 {
 		gap(&b)
 		b.WriteString(paint(ansiRed, "Not planned (not observed, or refused) for these steps:") + "\n")
@@ -141,7 +135,7 @@ func (p *Plan) WriteText(w io.Writer, opts TextOptions) error {
 		}
 	}
 	gap(&b)
-	b.WriteString(p.summary(opts.Acked, len(blocked), len(deferred)) + "\n")
+	b.WriteString(p.Summarize(opts.Acked).String() + "\n")
 	_, err := io.WriteString(w, b.String())
 	return err
 }
@@ -153,41 +147,96 @@ func indentRest(s, indent string) string {
 	return strings.ReplaceAll(strings.TrimRight(s, "\n"), "\n", "\n"+indent)
 }
 
-// summary is the plan's last line.
-func (p *Plan) summary(acked map[Gate]bool, blocked, deferred int) string {
-	n := map[Action]int{}
-	refused := 0
-	for _, c := range p.Changes {
-		if c.Impact == ImpactRefused {
-			refused++
-			continue
+// Summary counts a plan: what its text and Markdown forms end with
+// ("Plan: 3 to create, ...") and its JSON form's summary, so the three
+// never count differently.
+type Summary struct {
+	// Create, Update, Delete and Adopt count the changes apply makes, by
+	// action; Refused those it will not make yet (impact "refused"),
+	// which the other four leave out.
+	Create  int `json:"create"`
+	Update  int `json:"update"`
+	Delete  int `json:"delete"`
+	Adopt   int `json:"adopt"`
+	Refused int `json:"refused"`
+	// Gates are the gates the plan needs (Plan.Gates), sorted;
+	// Acknowledged those of them acked holds.
+	Gates        []Gate `json:"gates"`
+	Acknowledged []Gate `json:"acknowledged,omitempty"`
+	// NotPlanned counts the blocked steps no acknowledged gate defers;
+	// Deferred those one does.
+	NotPlanned int `json:"not_planned"`
+	Deferred   int `json:"deferred"`
+}
+
+// splitBlocked parts the blocked steps into those not planned and those
+// a gate in acked defers.
+func (p *Plan) splitBlocked(acked map[Gate]bool) (blocked, deferred []Blocked) {
+	for _, bl := range p.Blocked {
+		if bl.Gate != "" && acked[bl.Gate] {
+			deferred = append(deferred, bl)
+		} else {
+			blocked = append(blocked, bl)
 		}
-		n[c.Action]++
 	}
-	s := fmt.Sprintf("Plan: %d to create, %d to update, %d to delete, %d to adopt",
-		n[ActionCreate], n[ActionUpdate], n[ActionDelete], n[ActionAdopt])
-	if refused > 0 {
-		s += fmt.Sprintf("; %d refused (not made by apply; see why above)", refused)
+	return blocked, deferred
+}
+
+// Summarize counts the plan with the gates in acked acknowledged.
+func (p *Plan) Summarize(acked map[Gate]bool) Summary {
+	var s Summary
+	for _, c := range p.Changes {
+		switch {
+		case c.Impact == ImpactRefused:
+			s.Refused++
+		case c.Action == ActionCreate:
+			s.Create++
+		case c.Action == ActionUpdate:
+			s.Update++
+		case c.Action == ActionDelete:
+			s.Delete++
+		case c.Action == ActionAdopt:
+			s.Adopt++
+		}
 	}
-	if gates := p.Gates(); len(gates) > 0 {
-		names := make([]string, 0, len(gates))
-		for g := range gates {
-			if acked[g] {
-				names = append(names, string(g)+" (acknowledged)")
-			} else {
-				names = append(names, string(g))
+	s.Gates = []Gate{}
+	for g := range p.Gates() {
+		s.Gates = append(s.Gates, g)
+		if acked[g] {
+			s.Acknowledged = append(s.Acknowledged, g)
+		}
+	}
+	slices.Sort(s.Gates)
+	slices.Sort(s.Acknowledged)
+	blocked, deferred := p.splitBlocked(acked)
+	s.NotPlanned, s.Deferred = len(blocked), len(deferred)
+	return s
+}
+
+// String is the plan's last line in text and Markdown.
+func (s Summary) String() string {
+	line := fmt.Sprintf("Plan: %d to create, %d to update, %d to delete, %d to adopt",
+		s.Create, s.Update, s.Delete, s.Adopt)
+	if s.Refused > 0 {
+		line += fmt.Sprintf("; %d refused (not made by apply; see why above)", s.Refused)
+	}
+	if len(s.Gates) > 0 {
+		names := make([]string, len(s.Gates))
+		for i, g := range s.Gates {
+			names[i] = string(g)
+			if slices.Contains(s.Acknowledged, g) {
+				names[i] += " (acknowledged)"
 			}
 		}
-		sort.Strings(names)
-		s += "; gates needed: " + strings.Join(names, ", ")
+		line += "; gates needed: " + strings.Join(names, ", ")
 	}
-	if blocked > 0 {
-		s += fmt.Sprintf("; %d %s not planned", blocked, pluralSteps(blocked))
+	if s.NotPlanned > 0 {
+		line += fmt.Sprintf("; %d %s not planned", s.NotPlanned, pluralSteps(s.NotPlanned))
 	}
-	if deferred > 0 {
-		s += fmt.Sprintf("; %d %s deferred", deferred, pluralSteps(deferred))
+	if s.Deferred > 0 {
+		line += fmt.Sprintf("; %d %s deferred", s.Deferred, pluralSteps(s.Deferred))
 	}
-	return s + "."
+	return line + "."
 }
 
 // gap separates sections with one blank line.
