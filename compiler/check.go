@@ -13,8 +13,9 @@ import (
 // check finds what is wrong between tenants (and between writers inside
 // one tenant) once every file is built: each canonical DNS name, zone,
 // VM and network has exactly one writer across everything loaded. It
-// also checks what needs every zone to judge (delegation.go): a DS
-// beside no NS, and a delegation of another tenant's zone against it.
+// also checks what needs every zone to judge: a DS beside no NS, and a
+// delegation of another tenant's zone against it (delegation.go), and
+// warns of a target its zone leaves empty (dangling.go).
 func check(spec *model.Spec) Diagnostics {
 	c := &checker{claims: map[string]firstClaim{}}
 	zones := c.claimResources(spec)
@@ -23,6 +24,7 @@ func check(spec *model.Spec) Diagnostics {
 	c.oneWriterPerName(spec, zones)
 	c.dsWithoutDelegation(spec, zones)
 	c.delegationsAcrossTenants(spec, zones)
+	c.danglingTargets(spec, zones)
 	return c.diags
 }
 
