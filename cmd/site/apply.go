@@ -92,11 +92,14 @@ no lease yet (a VM this apply creates) shows "address known after the
 guest takes its DHCP lease"; apply then waits for the lease, saying so
 on stderr, up to --lease-timeout (default 2m), and writes the address.
 
-Each tenant in scope is locked for the whole apply (in its PowerDNS
-zones' metadata, else in a file beside its spec): a second apply of the
-same tenant waits --lock-timeout (default 0), saying once whom it waits
-for, then exits 1 naming the holder's host, pid, start time and command. The lock's lease runs out
-a minute after a holder dies; site unlock TENANT breaks it sooner.
+Each tenant in scope is locked for the whole apply: in a Vault KV v2 secret
+(site-locks/TENANT) when a vault in site.cue holds one of its DNS
+credentials and answers, and in its PowerDNS zones' metadata; in a file beside its spec only
+when neither holds it. A second apply of the same tenant waits
+--lock-timeout (default 0), saying once whom it waits for, then exits 1
+naming the holder's host, pid, start time and command. The lock's lease
+runs out a minute after a holder dies; site unlock TENANT breaks it
+sooner.
 
 Exit codes: 0 converged, 1 an error, a step that failed or did not
 converge, a question not answered "yes", an interrupted run, or the

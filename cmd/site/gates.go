@@ -52,7 +52,10 @@ func parseAck(command, s string) (plan.Gate, error) {
 	if err != nil {
 		up, uerr := plan.ParseGate(strings.ToUpper(s))
 		if uerr != nil {
-			return "", fmt.Errorf("--ack: unknown gate %q: acknowledge %s", s, oneOf(takes))
+			if near := nearestGate(s, takes); near != "" {
+				return "", fmt.Errorf("--ack: unknown gate %q: did you mean %s? (site %s takes %s)", s, near, command, oneOf(takes))
+			}
+			return "", fmt.Errorf("--ack: unknown gate %q: site %s takes %s", s, command, oneOf(takes))
 		}
 		if usesGate(command, up) {
 			return "", fmt.Errorf("--ack %s: gate ids are upper case: --ack %s", s, up)
@@ -75,4 +78,46 @@ func oneOf(gates []plan.Gate) string {
 		return names[0]
 	}
 	return "one of " + strings.Join(names, ", ")
+}
+
+// nearestGate is the gate of gates a misspelt s most likely meant: the
+// one fewest edits away, case aside, when those are at most a third of
+// its length and no other gate is as near; "" otherwise.
+func nearestGate(s string, gates []plan.Gate) plan.Gate {
+	best, bestD, tie := plan.Gate(""), -1, false
+	for _, g := range gates {
+		d := editDistance(strings.ToUpper(s), string(g))
+		switch {
+		case bestD < 0 || d < bestD:
+			best, bestD, tie = g, d, false
+		case d == bestD:
+			tie = true
+		}
+	}
+	if bestD < 0 || tie || bestD*3 > len(best) {
+		return ""
+	}
+	return best
+}
+
+// editDistance is the Levenshtein distance between a and b, in bytes
+// (gate ids are ASCII).
+func editDistance(a, b string) int {
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(b)]
 }

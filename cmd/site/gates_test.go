@@ -43,13 +43,18 @@ func TestAckOfAnotherCommandsGate(t *testing.T) {
 		{[]string{"disown", "cloudflare", "example.org", "--ack", "GATE-VM-STOP"}, exitError,
 			"site: --ack GATE-VM-STOP: that gate is for site apply and site diff, and site disown never uses it"},
 
-		// An unknown gate lists only the command's own.
+		// An unknown gate suggests the command's own gate it is close
+		// to, else lists only the command's own.
 		{[]string{"apply", "--ack", "GATE-DNS-OVERWRIT", file}, exitError,
-			"site: --ack: unknown gate \"GATE-DNS-OVERWRIT\": acknowledge one of " + applyGates + "\n"},
+			"site: --ack: unknown gate \"GATE-DNS-OVERWRIT\": did you mean GATE-DNS-OVERWRITE? (site apply takes one of " + applyGates + ")\n"},
+		{[]string{"apply", "--ack", "GATE-NOPE", file}, exitError,
+			"site: --ack: unknown gate \"GATE-NOPE\": site apply takes one of " + applyGates + "\n"},
 		{[]string{"unlock", "quiet", "--ack", "GATE-LOCK-BRAEK", file}, exitError,
-			"site: --ack: unknown gate \"GATE-LOCK-BRAEK\": acknowledge GATE-LOCK-BREAK\n"},
+			"site: --ack: unknown gate \"GATE-LOCK-BRAEK\": did you mean GATE-LOCK-BREAK? (site unlock takes GATE-LOCK-BREAK)\n"},
 		{[]string{"disown", "powerdns", "example.org", "--url", "http://127.0.0.1:1", "--ack", "GATE-DISOWN"}, exitError,
-			"site: --ack: unknown gate \"GATE-DISOWN\": acknowledge GATE-DNS-DISOWN\n"},
+			"site: --ack: unknown gate \"GATE-DISOWN\": did you mean GATE-DNS-DISOWN? (site disown takes GATE-DNS-DISOWN)\n"},
+		{[]string{"unlock", "quiet", "--ack", "OVERWRITE", file}, exitError,
+			"site: --ack: unknown gate \"OVERWRITE\": site unlock takes GATE-LOCK-BREAK\n"},
 		// A command's own gate in lower case gets its spelling.
 		{[]string{"apply", "--ack", "gate-dns-overwrite", file}, exitError,
 			"site: --ack gate-dns-overwrite: gate ids are upper case: --ack GATE-DNS-OVERWRITE\n"},

@@ -124,7 +124,9 @@ func writeScaffold(cmd *cobra.Command, out string, site initSite, g generated) e
 	if site.path != "" {
 		where = site.path
 	}
-	fmt.Fprintf(stdout, "wrote %s; the operator adds this to %s (or run site init with --config FILE):\n\n%s\nthen check it with: site vet %s\n", out, where, g.site, out)
+	// vet refuses a tenant site.cue does not grant: the grant comes first.
+	fmt.Fprintf(stdout, "wrote %s; site vet refuses it until site.cue grants tenant %s, so first the operator adds this to %s (or run site init with --config FILE, which adds it):\n\n%s\nthen check it with: site vet %s\n",
+		out, g.name, where, g.site, out)
 	return nil
 }
 

@@ -321,7 +321,7 @@ func TestUnlockNamesAHolderOnce(t *testing.T) {
 	srv := pdnsEnv(t)
 	zones, dir := office1Zones(t, srv, 5)
 	if code, out, _ := siteRun(t, srv, "unlock", "office1", dir); code != exitOK ||
-		!strings.Contains(out, "tenant office1 is not locked (looked in PowerDNS zone z0.office1.example.test.") || !strings.Contains(out, "and 2 more (5 places)") {
+		!strings.Contains(out, "tenant office1 is not locked: no lock entry in PowerDNS zone z0.office1.example.test.") || strings.Contains(out, "))") || !strings.Contains(out, "and 2 more (5 places)") {
 		t.Errorf("unlock of a free tenant: exit %d\n%s", code, out)
 	}
 	for _, z := range zones {

@@ -94,7 +94,7 @@ func runUnlock(cmd *cobra.Command, tenant string, paths []string, acked bool) er
 			}
 		}
 		if len(held) == 0 {
-			fmt.Fprintf(out, "tenant %s is not locked (looked in %s).\n", tenant, somePlaces(where))
+			fmt.Fprintf(out, "tenant %s is not locked: no lock entry in %s.\n", tenant, somePlaces(where))
 			return nil
 		}
 		now := time.Now()
