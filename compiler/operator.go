@@ -51,7 +51,8 @@ type rawVault struct {
 }
 
 type rawProvider struct {
-	PowerDNS *struct {
+	Nameservers []string `json:"nameservers"`
+	PowerDNS    *struct {
 		URL       string           `json:"url"`
 		Server    string           `json:"server"`
 		APIKey    model.Credential `json:"api_key"`
@@ -85,6 +86,17 @@ type operator struct {
 	images    map[string]map[string]*model.Image // host name -> "pool/volume" -> declared image
 	grants    map[string]*grant
 	claims    map[string]claim // canonical domain or delegated name -> who holds it
+	// nameservers are the name servers each provider's zones are served
+	// from, by provider name, where site.cue lists them.
+	nameservers map[string]nameservers
+}
+
+// nameservers are the name servers site.cue lists for a provider: all
+// that a zone holding another tenant's name below its apex may name at
+// the apex or at a cut above that name (see nsAboveGrants).
+type nameservers struct {
+	hosts []string  // canonical, as an NS record's values are
+	pos   model.Pos // the nameservers field
 }
 
 // grant is what one tenant may use.
@@ -212,7 +224,8 @@ func checkOperatorTopLevel(path string, f *ast.File) Diagnostics {
 // which reads best as one sequence.
 func buildOperator(path string, pos *positions, raw *rawSite) (*operator, Diagnostics) {
 	o := &operator{file: path, vaults: map[string]*model.Vault{}, providers: map[string]model.Provider{},
-		hosts: map[string]string{}, pools: map[string]map[string]*model.Pool{}, images: map[string]map[string]*model.Image{}, grants: map[string]*grant{}, claims: map[string]claim{}}
+		hosts: map[string]string{}, pools: map[string]map[string]*model.Pool{}, images: map[string]map[string]*model.Image{}, grants: map[string]*grant{}, claims: map[string]claim{},
+		nameservers: map[string]nameservers{}}
 	var diags Diagnostics
 	errorf := func(p []string, format string, args ...any) {
 		diags = append(diags, Diagnostic{Pos: pos.pos(p...), Path: cuePath(p...), Msg: fmt.Sprintf(format, args...)})
@@ -250,6 +263,24 @@ func buildOperator(path string, pos *positions, raw *rawSite) (*operator, Diagno
 			continue
 		}
 		o.providers[name] = p
+		if rp.Nameservers != nil {
+			ns := nameservers{pos: pos.pos(at(pp, "nameservers")...)}
+			for i, h := range rp.Nameservers {
+				np := at(pp, "nameservers", fmt.Sprint(i))
+				host, err := dnsname.Canonical(h, ".")
+				switch {
+				case err != nil:
+					errorf(np, "%v", err)
+				case host == ".":
+					errorf(np, "name server %q is the DNS root, not a host; list the host names of the name servers that serve provider %s's zones", h, name)
+				case dnsname.IsWildcard(host):
+					errorf(np, "name server %q is a wildcard; list the host names of the name servers that serve provider %s's zones", h, name)
+				case !slices.Contains(ns.hosts, host):
+					ns.hosts = append(ns.hosts, host)
+				}
+			}
+			o.nameservers[name] = ns
+		}
 	}
 	for _, name := range sortedKeys(raw.Hosts) {
 		o.hosts[name] = raw.Hosts[name].URI

@@ -95,7 +95,7 @@ func (b *builder) zoneRules(zp []string, z *model.Zone, spelt map[string]string)
 	}
 	// Only a zone inside which site.cue grants another tenant a name
 	// can hold that tenant's names.
-	if len(b.op.grantedBelow(z.Name, z.Tenant)) > 0 {
+	if below := b.op.grantedBelow(z.Name, z.Tenant); len(below) > 0 {
 		away := map[*model.RRset]bool{}
 		for _, rs := range z.RRsets {
 			if b.delegatedAway(at(zp, "records", spelt[rs.Name], rs.Type), z, rs) {
@@ -110,6 +110,7 @@ func (b *builder) zoneRules(zp []string, z *model.Zone, spelt map[string]string)
 		// Reported once, here: not also as a second writer of the
 		// other tenant's names.
 		z.RRsets = slices.DeleteFunc(z.RRsets, func(rs *model.RRset) bool { return away[rs] })
+		b.nsAboveGrants(zp, z, spelt, below)
 	}
 	for _, rs := range z.RRsets {
 		p := at(zp, "records", spelt[rs.Name], rs.Type)
@@ -174,6 +175,62 @@ func (b *builder) coversGranted(path []string, z *model.Zone, rs *model.RRset) b
 			rs.Name, strings.Join(covered, ", "), strings.Join(covered, ", "))
 	}
 	return true
+}
+
+// nsAboveGrants reports each NS of zone z at its apex or at a cut of
+// its own above a name in below (the names site.cue grants other
+// tenants below z's apex) that names a server site.cue does not list
+// for z's provider. Resolvers ask the servers such an NS names for
+// every name below it (most learn a zone's name servers from the zone
+// itself, so the apex NS count as much as the parent's delegation),
+// and the other tenant's names are below it: z's tenant would choose
+// who answers for them. Which servers are the operator's only site.cue
+// can say. The NS at a granted name itself is that name's delegation,
+// held to the other tenant's zone (delegationsAcrossTenants), and a
+// cut above no granted name is the zone's own business.
+func (b *builder) nsAboveGrants(zp []string, z *model.Zone, spelt map[string]string, below []string) {
+	if z.Provider.Name == "" {
+		return // a provider not granted: reported already
+	}
+	listed, declared := b.op.nameservers[z.Provider.Name]
+	for _, rs := range z.RRsets {
+		if rs.Type != "NS" {
+			continue
+		}
+		if _, tenant, _ := b.op.grantHolder(rs.Name); tenant != z.Tenant {
+			continue // at another tenant's name: its delegation
+		}
+		i := slices.IndexFunc(below, func(g string) bool { return g != rs.Name && dnsname.IsSubdomain(g, rs.Name) })
+		if i < 0 {
+			continue
+		}
+		extra, _ := difference(rs.Values, listed.hosts)
+		if len(extra) == 0 {
+			continue
+		}
+		granted := below[i]
+		c := b.op.claims[granted]
+		related := []model.Pos{c.pos}
+		where := "makes a zone cut above " + granted
+		if rs.Name == z.Name {
+			where = "is at the apex of zone " + z.Name + ", above " + granted
+		}
+		p := at(zp, "records", spelt[rs.Name], "NS")
+		if len(listed.hosts) == 0 {
+			if declared { // nameservers: []
+				related = append([]model.Pos{listed.pos}, related...)
+			}
+			b.related(p, related, "%s NS %s, which site.cue grants to tenant %s, and site.cue lists no name servers for provider %s (providers: %s: nameservers: [...]): resolvers ask the name servers this NS names for every name below %s, tenant %s's included, so in a zone holding another tenant's name the NS above it name only the operator's name servers; the operator lists the name servers that serve provider %s's zones in site.cue, or remove this NS",
+				rs.Name, where, c.tenant, z.Provider.Name, z.Provider.Name, rs.Name, c.tenant, z.Provider.Name)
+			continue
+		}
+		label := spelt[rs.Name]
+		if !isIdent(label) {
+			label = strconv.Quote(label)
+		}
+		b.related(p, append([]model.Pos{listed.pos}, related...), "%s NS names %s, which site.cue does not list among provider %s's name servers (%s): this NS %s, which site.cue grants to tenant %s, and resolvers ask the name servers it names for every name below %s, tenant %s's included; write %s: NS: [%s] (or some of them), or have the operator add %s to providers: %s: nameservers in site.cue if they serve that provider's zones",
+			rs.Name, strings.Join(extra, ", "), z.Provider.Name, strings.Join(listed.hosts, ", "), where, c.tenant, rs.Name, c.tenant, label, quoteAll(listed.hosts), strings.Join(extra, ", "), z.Provider.Name)
+	}
 }
 
 // delegatedAway reports rs (see AnotherTenants) at path.

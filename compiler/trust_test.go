@@ -4,9 +4,12 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"unicode"
+
+	"github.com/site-tools/site/compiler/model"
 )
 
 // The tests of issue 9, "the contract": a tenant's file arrives as a
@@ -564,6 +567,109 @@ tenants: {
 				t.Errorf("got warnings %v, want none", warnings)
 			case tt.warn != "" && (len(warnings) != 1 || !strings.Contains(warnings[0].Msg, tt.warn)):
 				t.Errorf("got warnings %v, want one containing %q", warnings, tt.warn)
+			}
+		})
+	}
+}
+
+// TestTrust_NSAboveGrant: site.cue grants tenant acme acme.example and
+// 0.192.in-addr.arpa, and tenants shop and blk names below them
+// (shop.acme.example, the RFC 2317 block 0/26.2.0.192.in-addr.arpa).
+// acme named a name server of its own at its zone's apex, or at a cut
+// above the block ("2": NS, or a zone of its own at
+// 2.0.192.in-addr.arpa), and vet passed: resolvers that learn a zone's
+// name servers from the zone ask those for every name below, shop's
+// and blk's included. In a zone holding another tenant's name, the NS
+// at the apex and at every cut above that name name only the name
+// servers site.cue lists for the zone's provider; NS at the granted
+// name itself (the delegation, TestTrust_DelegationNS) and cuts above
+// no other tenant's name stay the zone's to choose.
+func TestTrust_NSAboveGrant(t *testing.T) {
+	site := func(providers string) string {
+		return `package site
+providers: {
+	pdns: powerdns: {url: "http://127.0.0.1:8081", api_key: env: "K"}
+	` + providers + `
+}
+tenants: {
+	acme: {domains: ["acme.example", "0.192.in-addr.arpa", "other.example"], providers: ["pdns", "pdns2"]}
+	shop: {delegate: ["shop.acme.example"], providers: ["pdns"]}
+	blk: {delegate: ["0/26.2.0.192.in-addr.arpa"], providers: ["pdns"]}
+}
+`
+	}
+	const (
+		listed     = `pdns: nameservers: ["ns1.example.net.", "ns2.example.net."]`
+		noDots     = `pdns: nameservers: ["NS1.example.net", "ns2.example.net"]`
+		otherLists = `pdns2: {powerdns: {url: "http://127.0.0.1:8082", api_key: env: "K"}, nameservers: ["ns1.example.net."]}`
+		pdns2      = `pdns2: powerdns: {url: "http://127.0.0.1:8082", api_key: env: "K"}`
+	)
+	zone := func(name, provider, records string) string {
+		return `"` + name + `": {provider: "` + provider + `", records: {` + records + `}}` + "\n"
+	}
+	acmeZone := func(records string) string { return zone("acme.example", "pdns", records) }
+	revZone := func(records string) string { return zone("0.192.in-addr.arpa", "pdns", records) }
+	const (
+		apexPath = `tenants.acme.dns.zones."acme.example".records."@".NS`
+		revPath  = `tenants.acme.dns.zones."0.192.in-addr.arpa".records.`
+		cutPath  = `tenants.acme.dns.zones."2.0.192.in-addr.arpa".records."@".NS`
+	)
+	tests := []struct {
+		name, providers, zones string
+		path, want             string // an error at path containing want; "" when it loads
+		related                bool   // the error points at site.cue's nameservers line too
+	}{
+		{name: "apex NS, no name servers listed", providers: pdns2, zones: acmeZone(`"@": NS: ["ns.evil."]`),
+			path: apexPath, want: `site.cue lists no name servers for provider pdns (providers: pdns: nameservers: [...])`},
+		{name: "apex NS naming another server", providers: listed + "\n" + pdns2, zones: acmeZone(`"@": NS: ["ns1.example.net.", "ns.evil."]`),
+			path: apexPath, want: `acme.example. NS names ns.evil., which site.cue does not list among provider pdns's name servers (ns1.example.net., ns2.example.net.)`, related: true},
+		{name: "a cut above a granted block", providers: listed + "\n" + pdns2, zones: revZone(`"2": NS: ["ns.evil."]`),
+			path: revPath + `2.NS`, want: `2.0.192.in-addr.arpa. NS names ns.evil., which site.cue does not list among provider pdns's name servers`, related: true},
+		{name: "a cut above a granted block, no name servers listed", providers: pdns2, zones: revZone(`"2": NS: ["ns1.example.net."]`),
+			path: revPath + `2.NS`, want: `which site.cue grants to tenant blk`},
+		{name: "the apex of a zone of its own above a granted block", providers: listed + "\n" + pdns2, zones: zone("2.0.192.in-addr.arpa", "pdns", `"@": NS: ["ns.evil."]`),
+			path: cutPath, want: `0/26.2.0.192.in-addr.arpa., which site.cue grants to tenant blk`, related: true},
+		{name: "another provider's name servers", providers: otherLists, zones: acmeZone(`"@": NS: ["ns1.example.net."]`),
+			path: apexPath, want: `site.cue lists no name servers for provider pdns`},
+		{name: "apex NS naming the listed servers", providers: listed + "\n" + pdns2, zones: acmeZone(`"@": NS: ["ns1.example.net.", "ns2.example.net."]`)},
+		{name: "listed without trailing dots", providers: noDots + "\n" + pdns2, zones: acmeZone(`"@": NS: ["ns2.example.net.", "ns1.example.net."]`)},
+		{name: "some of the listed servers", providers: listed + "\n" + pdns2, zones: revZone(`"@": NS: ["ns2.example.net."], "2": NS: ["ns1.example.net."]`)},
+		{name: "the zone's own provider lists them", providers: otherLists, zones: zone("acme.example", "pdns2", `"@": NS: ["ns1.example.net."]`)},
+		{name: "a cut above no granted name", providers: pdns2, zones: acmeZone(`sub: NS: ["ns.evil."]`) + revZone(`"3": NS: ["ns.evil."]`)},
+		{name: "the delegation at the granted name", providers: pdns2, zones: acmeZone(`shop: NS: ["ns.shop.example."]`) + revZone(`"0/26.2": NS: ["ns.shop.example."]`)},
+		{name: "a zone with no other tenant's name below", providers: pdns2, zones: zone("other.example", "pdns", `"@": NS: ["ns.evil."]`)},
+		{name: "a listed name that is no host name", providers: `pdns: nameservers: ["*.example.net"]` + "\n" + pdns2, zones: acmeZone(``),
+			path: `providers.pdns.nameservers.0`, want: `name server "*.example.net" is a wildcard`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			src := "package tenants\ntenants: acme: {domain: \"acme.example\", dns: zones: {\n" + tt.zones + "}}\n"
+			config := site(tt.providers)
+			_, err := LoadSource("site.cue", []byte(config), "acme.cue", []byte(src))
+			var diags Diagnostics
+			switch {
+			case tt.want == "" && err != nil:
+				t.Fatalf("got %v, want it to load", err)
+			case tt.want == "":
+				return
+			case !errors.As(err, &diags):
+				t.Fatalf("got %v, want an error at %s containing %q", err, tt.path, tt.want)
+			}
+			var at []Diagnostic
+			for _, d := range diags {
+				if d.Path == tt.path {
+					at = append(at, d)
+				}
+			}
+			if len(at) != 1 || !strings.Contains(at[0].Msg, tt.want) {
+				t.Fatalf("at %s: got %v, want one error containing %q\nall: %v", tt.path, at, tt.want, err)
+			}
+			if !tt.related {
+				return
+			}
+			line := strings.Count(config[:strings.Index(config, "nameservers")], "\n") + 1
+			if !slices.ContainsFunc(at[0].Related, func(p model.Pos) bool { return p.File == "site.cue" && p.Line == line }) {
+				t.Errorf("related %v, want site.cue:%d (the nameservers line)", at[0].Related, line)
 			}
 		})
 	}
