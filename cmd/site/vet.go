@@ -56,7 +56,10 @@ nearest parent, else beside the PATHs): only its providers, hosts, host
 bridges and domains (and names delegated to it), no more zones, VMs and
 networks than its limits (each costs requests on every diff; site.cue
 raises one with limits: zones: N in the tenant's grant), and no
-endpoint or credential in a tenant's file.
+endpoint or credential in a tenant's file. In a zone holding a name
+site.cue grants another tenant, NS at the apex and at any cut above
+that name may name only the name servers site.cue lists for the zone's
+provider (providers: NAME: nameservers: [...]).
 
 Exit codes: 0 every spec is valid, 1 one is invalid or unreadable.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
