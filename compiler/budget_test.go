@@ -112,6 +112,12 @@ func TestBudgets_SharedValues(t *testing.T) {
 	if _, err := LoadWith(filepath.Join(dir, ConfigName), []string{dir}, o); err != nil {
 		t.Errorf("Load with --eval-memory 2GiB: %v", err)
 	}
+	// Now cached, under the larger budget: the smaller one still refuses
+	// it, from the count the entry keeps.
+	o.EvalMemory = 512 << 20
+	if _, err := LoadWith(filepath.Join(dir, ConfigName), []string{dir}, o); !errors.As(err, &diags) || len(diags) != 1 || !strings.Contains(diags[0].Msg, want) {
+		t.Errorf("Load of the cached file with --eval-memory 512MiB: got %v, want one error containing %q", err, want)
+	}
 }
 
 // TestBudgets_SharedValuesAcrossFiles: the strings budget held each

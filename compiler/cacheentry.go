@@ -21,10 +21,13 @@ import (
 type metaEntry struct {
 	Tenants map[string]*rawTenant `json:"tenants"`
 	Diags   Diagnostics           `json:"diags"`
+	// Strings is what withinStrings counted, read back so that a cache
+	// hit is held to the strings budget without walking its tenants.
+	Strings uint64 `json:"strings,omitempty"`
 }
 
 func encodeEntry(r *fileResult) ([]byte, error) {
-	meta, err := json.Marshal(metaEntry{Tenants: withoutRecords(r.tenants), Diags: r.diags})
+	meta, err := json.Marshal(metaEntry{Tenants: withoutRecords(r.tenants), Diags: r.diags, Strings: r.strings})
 	if err != nil {
 		return nil, err
 	}
@@ -65,7 +68,7 @@ func decodeEntry(body []byte, path string, meta func(*fileResult)) (*fileResult,
 	if !ok || !unpackRecords(string(sections[3]), m.Tenants) {
 		return nil, false
 	}
-	return &fileResult{path: path, pos: &positions{file: path, at: at}, tenants: m.Tenants, diags: m.Diags}, true
+	return &fileResult{path: path, pos: &positions{file: path, at: at}, tenants: m.Tenants, diags: m.Diags, strings: m.Strings}, true
 }
 
 // withoutRecords copies tenants down to their zones, leaving out every

@@ -61,7 +61,9 @@ func entryFixture() *fileResult {
 	pos := &positions{file: "t/t.cue", at: map[string]lineCol{"tenants": {1, 1}, "tenants\x00t": {1, 10},
 		records + "null": {3, 5}, records + "all": {4, 5}, records + "_first": {4, 2}, records + "none": {0, 0}}}
 	diags := Diagnostics{{Pos: model.Pos{File: "t/t.cue", Line: 3, Col: 4}, Related: []model.Pos{{File: "t/t.cue", Line: 9, Col: 1}}, Path: "tenants.t", Msg: "m"}}
-	return &fileResult{path: "t/t.cue", pos: pos, tenants: tenants, diags: diags}
+	// strings as withinStrings counted them: a cache hit reads the
+	// count back instead of walking the tenants again.
+	return &fileResult{path: "t/t.cue", pos: pos, tenants: tenants, diags: diags, strings: 12345}
 }
 
 // TestCacheEntryRoundTrip: an entry reads back as the result it was
