@@ -130,7 +130,7 @@ func (b *builder) wildcardOverBlocks(path []string, z *model.Zone, rs *model.RRs
 			a, ok := grantedBlock(strconv.Itoa(n)+"."+over, b.op.grantHolder)
 			// A smaller block, or a grant of the address's own name,
 			// holds it (and is judged on its own); or it has its CNAME.
-			if !ok || a.block != name || cnames[a.rev] == a.cname() {
+			if !ok || a.block != name || strings.EqualFold(cnames[a.rev], a.cname()) {
 				flush()
 				continue
 			}
