@@ -114,27 +114,10 @@ func (c *siteChild) exit(t *testing.T, within time.Duration) (int, time.Duration
 }
 
 // holdPatch makes srv hold the first PATCH until the returned release
-// is closed; arrived is closed when it comes.
+// is closed; arrived is closed when it comes. also, when not nil,
+// answers every request as a FailWhen function does.
 func holdPatch(t *testing.T, srv *pdnstest.Server, also func(*http.Request) (int, string, bool)) (arrived chan struct{}, release func()) {
-	arrived, held := make(chan struct{}), make(chan struct{})
-	var once, released sync.Once
-	release = func() { released.Do(func() { close(held) }) }
-	// Also when the test fails first: the server's proxy waits for
-	// the request it holds before it shuts down.
-	t.Cleanup(release)
-	srv.FailWhen(t, func(r *http.Request) (int, string, bool) {
-		if r.Method == http.MethodPatch {
-			once.Do(func() {
-				close(arrived)
-				<-held
-			})
-		}
-		if also != nil {
-			return also(r)
-		}
-		return 0, "", false
-	})
-	return arrived, release
+	return holdRequest(t, srv, func(r *http.Request) bool { return r.Method == http.MethodPatch }, also)
 }
 
 // TestSecondInterruptReleasesTheLock: the second Ctrl-C exits 130 at

@@ -13,18 +13,24 @@ import (
 )
 
 // holdRequest makes srv hold the first request match accepts until the
-// returned release is called; arrived is closed when it comes.
-func holdRequest(t *testing.T, srv *pdnstest.Server, match func(*http.Request) bool) (arrived chan struct{}, release func()) {
+// returned release is called; arrived is closed when it comes. also,
+// when not nil, then answers every request as a FailWhen function does.
+func holdRequest(t *testing.T, srv *pdnstest.Server, match func(*http.Request) bool, also func(*http.Request) (int, string, bool)) (arrived chan struct{}, release func()) {
 	arrived, held := make(chan struct{}), make(chan struct{})
 	var once, released sync.Once
 	release = func() { released.Do(func() { close(held) }) }
-	t.Cleanup(release) // the server's proxy waits for the request it holds
+	// Also when the test fails first: the server's proxy waits for the
+	// request it holds before it shuts down.
+	t.Cleanup(release)
 	srv.FailWhen(t, func(r *http.Request) (int, string, bool) {
 		if match(r) {
 			once.Do(func() {
 				close(arrived)
 				<-held
 			})
+		}
+		if also != nil {
+			return also(r)
 		}
 		return 0, "", false
 	})
@@ -46,7 +52,7 @@ func TestDiffNamesTheRequestASlowServerHolds(t *testing.T) {
 	t.Cleanup(func() { slowRequestAfter = old })
 	_, release := holdRequest(t, srv, func(r *http.Request) bool {
 		return r.Method == http.MethodGet && strings.HasSuffix(r.URL.Path, "/zones/"+zone)
-	})
+	}, nil)
 	var stdout strings.Builder
 	stderr := &watchBuffer{changed: make(chan struct{})}
 	done, code := make(chan struct{}), 0
@@ -80,7 +86,7 @@ func TestInterruptNamesTheRequestInFlight(t *testing.T) {
 	file := tenantFile(t, srv, "office1.example.test", `www: A: ["192.0.2.1"]`)
 	arrived, release := holdRequest(t, srv, func(r *http.Request) bool {
 		return r.Method == http.MethodGet && strings.HasSuffix(r.URL.Path, "/zones/"+zone+"/metadata")
-	})
+	}, nil)
 	s, done := startInterruptible(t, "apply", file)
 	select {
 	case <-arrived:
