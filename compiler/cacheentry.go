@@ -62,7 +62,7 @@ func decodeEntry(body []byte, path string, meta func(*fileResult)) (*fileResult,
 		return nil, false
 	}
 	if meta != nil {
-		meta(&fileResult{path: path, pos: &positions{file: path}, tenants: m.Tenants, diags: m.Diags})
+		meta(&fileResult{path: path, pos: &positions{file: path}, tenants: m.Tenants, diags: m.Diags, strings: m.Strings})
 	}
 	at, ok := unpackPositions(sections[2])
 	if !ok || !unpackRecords(string(sections[3]), m.Tenants) {

@@ -31,6 +31,7 @@ func TestEarlyZones(t *testing.T) {
 		paths  []string            // what is loaded, below tenants/
 		want   []string            // zones given on the cached load
 		loads  bool                // the load succeeds
+		memory uint64              // --eval-memory of the cached load
 	}{
 		{name: "cached tenant", want: []string{"z000.t0000.example.test.", "z001.t0000.example.test.", "z002.t0000.example.test."}, loads: true},
 		{name: "only the files loaded", paths: []string{"t0001.cue"}, want: []string{"t0001.example.test."}, loads: true},
@@ -49,6 +50,11 @@ func TestEarlyZones(t *testing.T) {
 			return strings.Replace(s, `hosts: ["kvm1"]}`, `hosts: ["kvm1"], limits: zones: 3}`, 1)
 		}, extra: map[string][]byte{"team/t0000.cue": []byte(strings.ReplaceAll(string(specgen.Zones(0, 3, 2)), `"z00`, `"y00`))},
 			paths: []string{"..."}, want: []string{"t0001.example.test."}},
+		// Cached under the default budget (64 MiB of strings), loaded
+		// under one of 128 MiB (8 MiB of strings), which refuses it.
+		{name: "strings past this run's budget", tenant: func(s string) string {
+			return strings.Replace(s, "\tdns: zones: {", "\tvms: big: {host: \"kvm1\", autostart: true, cloudinit: user_data: \""+strings.Repeat("x", 10<<20)+"\"}\n\tdns: zones: {", 1)
+		}, memory: 128 << 20},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -97,12 +103,15 @@ func TestEarlyZones(t *testing.T) {
 				given = append(given, z)
 			}}
 			load := func() (*model.Spec, error) { return LoadWith(filepath.Join(dir, "site.cue"), paths, o) }
-			if _, err := load(); (err == nil) != tc.loads {
-				t.Fatalf("first load: error %v, want success %v", err, tc.loads)
+			// Under the default budget, a case with a budget of its own
+			// loads the first time.
+			if _, err := load(); (err == nil) != (tc.loads || tc.memory != 0) {
+				t.Fatalf("first load: error %v, want success %v", err, tc.loads || tc.memory != 0)
 			}
 			if len(given) != 0 {
 				t.Fatalf("a load with nothing cached gave %d zones early", len(given))
 			}
+			o.EvalMemory = tc.memory
 			spec, err := load()
 			if (err == nil) != tc.loads {
 				t.Fatalf("cached load: error %v, want success %v", err, tc.loads)

@@ -77,7 +77,15 @@ func LoadWith(config string, paths []string, o Options) (*model.Spec, error) {
 	}
 	var early func(*fileResult)
 	if o.Early != nil {
-		early = func(r *fileResult) { earlyZones(op, r, o.Early) }
+		// A file cached under a larger budget than this run's is
+		// refused for its strings (withinStrings): none of its zones
+		// may cost a request meanwhile.
+		maxStrings := o.withDefaults().EvalMemory / stringsShare
+		early = func(r *fileResult) {
+			if r.strings <= maxStrings {
+				earlyZones(op, r, o.Early)
+			}
+		}
 	}
 	// Two files with one name (tenants/a.cue, tenants/team/a.cue) are
 	// one tenant split over them, which the load refuses; each may hold
