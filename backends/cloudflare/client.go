@@ -9,7 +9,9 @@ import (
 	"io"
 	"math"
 	"net/http"
+	"net/url"
 	"strconv"
+	"strings"
 	"sync/atomic"
 	"time"
 
@@ -48,8 +50,13 @@ const EnvAPIURL = "SITE_CLOUDFLARE_API_URL"
 // one client per zone step, with steps running in parallel; so the
 // transport waits on one limiter per token and API URL, shared by every
 // zone and every retry, and the client's limiter is opened wide.
-func (d *Driver) newAPI(baseURL, token string, counter *calls) (*cf.API, error) {
-	rt := &retrying{next: d.transport(), attempts: d.retries() + 1, maxWait: d.maxWait(), counter: counter,
+//
+// Each try is named to run while it waits for its answer (Run.Await),
+// as "Cloudflare PROVIDER (API URL)" and its method and path, so that
+// a server that holds a request is named; a nil run names nothing.
+func (d *Driver) newAPI(baseURL, token string, counter *calls, run *backends.Run, provider string) (*cf.API, error) {
+	next := backends.AwaitTransport(d.transport(), run, fmt.Sprintf("Cloudflare %s (%s)", provider, baseURL), apiRequest(baseURL))
+	rt := &retrying{next: next, attempts: d.retries() + 1, maxWait: d.maxWait(), counter: counter,
 		limiter: d.limiter(baseURL, token)}
 	// Redirects are followed only as backends/endpoint allows: net/http
 	// keeps the Authorization header on a redirect to another port of
@@ -63,6 +70,18 @@ func (d *Driver) newAPI(baseURL, token string, counter *calls) (*cf.API, error) 
 		cf.UsingRateLimit(math.MaxFloat64),
 		cf.UserAgent("site"),
 	)
+}
+
+// apiRequest names a request by its method and its path below the API
+// URL's: "GET zones/ID/dns_records".
+func apiRequest(baseURL string) func(*http.Request) string {
+	prefix := "/"
+	if u, err := url.Parse(baseURL); err == nil {
+		prefix = strings.TrimRight(u.Path, "/") + "/"
+	}
+	return func(r *http.Request) string {
+		return r.Method + " " + strings.TrimPrefix(r.URL.Path, prefix)
+	}
 }
 
 // limiter returns the limiter shared by every client of one token at one

@@ -233,7 +233,7 @@ func (d *Driver) client(step *graph.Step, run *backends.Run) (*cf.API, *calls, e
 		return nil, nil, fmt.Errorf("Cloudflare API URL for zone %s: %w", step.Zone.Name, err)
 	}
 	requests := new(calls)
-	api, err := d.newAPI(strings.TrimRight(base, "/"), token, requests)
+	api, err := d.newAPI(strings.TrimRight(base, "/"), token, requests, run, step.Zone.Provider.Name)
 	if err != nil {
 		return nil, nil, fmt.Errorf("Cloudflare client for zone %s: %w", step.Zone.Name, err)
 	}
