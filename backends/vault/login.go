@@ -4,10 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/http"
 	"strings"
 
 	"github.com/hashicorp/vault/api"
 
+	"github.com/site-tools/site/backends"
 	"github.com/site-tools/site/compiler/model"
 )
 
@@ -23,8 +25,14 @@ import (
 // environment, where httpClient decides TLS itself. DisableRedirects
 // stops the library's own redirect following (one redirect, to any
 // host, token included); r.http follows same-origin ones only.
+//
+// Each request is named to the run while it waits for its answer
+// (backends.Run.Await), as "Vault STORE (address)" and its method and
+// API path: the token is in a header, never in the name.
 func (r *reader) client(addr string) (*api.Client, error) {
-	c, err := api.NewClient(&api.Config{Address: addr, HttpClient: r.http, MaxRetries: 0,
+	hc := *r.http
+	hc.Transport = backends.AwaitTransport(r.http.Transport, r.run, "Vault "+r.sec.Store.Name+" ("+addr+")", apiRequest)
+	c, err := api.NewClient(&api.Config{Address: addr, HttpClient: &hc, MaxRetries: 0,
 		Timeout: r.timeout, DisableRedirects: true})
 	if err != nil {
 		return nil, err
@@ -36,6 +44,12 @@ func (r *reader) client(addr string) (*api.Client, error) {
 		c.SetToken(r.token)
 	}
 	return c, nil
+}
+
+// apiRequest names a request by its method and its path below /v1/:
+// "GET secret/data/dns/cloudflare".
+func apiRequest(req *http.Request) string {
+	return req.Method + " " + strings.TrimPrefix(req.URL.Path, "/v1/")
 }
 
 // credentials resolves the token, or the AppRole's role and secret ids.

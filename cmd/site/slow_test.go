@@ -14,6 +14,7 @@ import (
 	"github.com/site-tools/site/backends/cloudflare"
 	"github.com/site-tools/site/backends/cloudflare/cftest"
 	"github.com/site-tools/site/backends/powerdns/pdnstest"
+	"github.com/site-tools/site/backends/vault/vaulttest"
 )
 
 // holdRequest makes srv hold the first request match accepts until the
@@ -188,4 +189,34 @@ func TestDiffNamesTheRequestCloudflareHolds(t *testing.T) {
 		grant{tenant: "office1", domains: []string{zone}, providers: []string{"cf"}}), "office1.cue",
 		fmt.Sprintf("package tenants\n\ntenants: office1: {domain: %q, dns: zones: %q: {provider: \"cf\", records: www: A: [\"192.0.2.1\"]}}\n", zone, zone))
 	diffUntilNamed(t, file, "site: waiting for Cloudflare cf ("+front+") to answer GET zones/"+id+"/dns_records (", release, cfToken)
+}
+
+// TestDiffNamesTheRequestVaultHolds: while the Vault that keeps a
+// Cloudflare token holds the read of it, site diff names the store, its
+// address and the secret's path on stderr (never the token). It said
+// nothing until the address's timeout.
+func TestDiffNamesTheRequestVaultHolds(t *testing.T) {
+	const zone = "slow.example.test"
+	cf := cftest.New(cfToken)
+	t.Cleanup(cf.Close)
+	store := vaulttest.StartDev(t, vaultToken)
+	store.Put("secret", "dns/cloudflare", map[string]any{"token": cfToken})
+	t.Setenv("VAULT_TOKEN", vaultToken)
+	t.Setenv("VAULT_ADDR", "")
+	t.Setenv("SITE_VAULT_ADDRS", "")
+	t.Setenv("NO_COLOR", "1")
+	t.Setenv(cloudflare.EnvAPIURL, "")
+	useBackend(t, "cloudflare", func(bk *runBackends, _ func(string) string) {
+		bk.providers["cloudflare"] = &cloudflare.Driver{RPS: 1000}
+	})
+	cf.AddZone(zone)
+	front, _, release := holdingServer(t, store.Handler(), func(r *http.Request) bool {
+		return r.Method == http.MethodGet && r.URL.Path == "/v1/secret/data/dns/cloudflare"
+	})
+	site := siteSrc(fmt.Sprintf("vaults: bao: {addrs: [%q], mount: \"secret\", token: env: \"VAULT_TOKEN\"}\n", front)+
+		cfProvider("cf", cf.URL, `{vault: {vault: "bao", path: "dns/cloudflare", key: "token"}}`),
+		grant{tenant: "office1", domains: []string{zone}, providers: []string{"cf"}})
+	file := writeSpec(t, site, "office1.cue",
+		fmt.Sprintf("package tenants\n\ntenants: office1: {domain: %q, dns: zones: %q: {provider: \"cf\", records: www: A: [\"192.0.2.1\"]}}\n", zone, zone))
+	diffUntilNamed(t, file, "site: waiting for Vault bao ("+front+") to answer GET secret/data/dns/cloudflare (", release, cfToken, vaultToken)
 }
