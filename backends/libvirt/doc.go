@@ -169,6 +169,12 @@
 // and keeps the connections until Close, which site calls at the run's
 // end.
 //
+// A libvirt call has no timeout and nothing cancels it, so the calls
+// that connect to a host and observe it (each of its domains and
+// networks included) are named to the run while they wait
+// (Options.Run, backends.Run.Await): a daemon that stopped answering
+// is named, with the call, by diff and apply and by the first Ctrl-C.
+//
 // # Library
 //
 // The binding is built with the libvirt_dlopen tag: libvirt.so.0 (Debian

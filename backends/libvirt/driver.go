@@ -3,6 +3,7 @@ package libvirt
 import (
 	"errors"
 	"fmt"
+	"net/url"
 	"sort"
 	"strings"
 	"sync"
@@ -40,6 +41,10 @@ type Options struct {
 	// hypervisor that accepts KVM calls but boots only paravirtualised
 	// guests) needs "qemu".
 	DomainType string
+	// Run hears of the calls that wait for a host's daemon
+	// (backends.Run.Await): connecting, and observing the host, each
+	// domain and each network; nil hears of none.
+	Run *backends.Run
 }
 
 // Driver converges the VM and network steps of one site run against any
@@ -93,6 +98,44 @@ func (d *Driver) Calls() int64 { return d.calls.Load() }
 // call counts one libvirt API call.
 func (d *Driver) call() { d.calls.Add(1) }
 
+// calling counts one libvirt API call to server (see server) and names
+// it to the run until done is called (see await).
+func (d *Driver) calling(server, call string) (done func()) {
+	d.call()
+	return d.await(server, call)
+}
+
+// await names calls to server to the run until done is called
+// (backends.Run.Await): a daemon that stopped answering leaves a call
+// waiting, and nothing can cancel it, so diff and apply say whom they
+// wait for, and so does the first Ctrl-C.
+func (d *Driver) await(server, calls string) (done func()) {
+	if d.opts.Run == nil {
+		return func() {}
+	}
+	return d.opts.Run.Await(server, calls)
+}
+
+// server names a host's daemon for a person: "libvirt host URI", with
+// the URI opened when URIMapEnv maps it, and without a password the URI
+// might hold.
+func (d *Driver) server(host string) string {
+	s := "libvirt host " + redactURI(host)
+	if m, ok := d.opts.URIMap[host]; ok {
+		s += " (as " + redactURI(m) + ")"
+	}
+	return s
+}
+
+func redactURI(uri string) string {
+	if u, err := url.Parse(uri); err == nil && u.User != nil {
+		if _, ok := u.User.Password(); ok {
+			return u.Redacted()
+		}
+	}
+	return uri
+}
+
 // Close closes every connection.
 func (d *Driver) Close() error {
 	d.mu.Lock()
@@ -131,8 +174,9 @@ func (d *Driver) conn(host string) (*libvirt.Connect, error) {
 	if m, ok := d.opts.URIMap[host]; ok {
 		uri = m
 	}
-	d.call()
+	done := d.calling(d.server(host), "NewConnect")
 	c, err := libvirt.NewConnect(uri)
+	done()
 	if err != nil {
 		via := ""
 		if uri != host {
@@ -208,14 +252,15 @@ func refuseUnacked[O interface{ gate() plan.Gate }](step string, ops []O, run *b
 // guest to shut down before forcing it off.
 const DefaultShutdownTimeout = 2 * time.Minute
 
-// NewFromEnv returns the Driver site's command builds for a run, with
-// options read through getenv (the run's Run.Getenv): host URIs
-// rewritten by URIMapEnv, and DefaultShutdownTimeout unless
-// ShutdownTimeoutEnv says otherwise. A malformed value fails every step
-// with the parse error, so a run that touches no libvirt host still
-// goes on.
-func NewFromEnv(getenv func(string) string) *Driver {
-	d := New(Options{ShutdownTimeout: DefaultShutdownTimeout})
+// NewFromEnv returns the Driver site's command builds for run, with
+// options read through run.Getenv: host URIs rewritten by URIMapEnv,
+// and DefaultShutdownTimeout unless ShutdownTimeoutEnv says otherwise;
+// its calls are named to run (Options.Run). A malformed value fails
+// every step with the parse error, so a run that touches no libvirt
+// host still goes on.
+func NewFromEnv(run *backends.Run) *Driver {
+	getenv := run.Getenv
+	d := New(Options{ShutdownTimeout: DefaultShutdownTimeout, Run: run})
 	d.opts.URIMap, d.optsErr = ParseURIMap(getenv(URIMapEnv))
 	if v := getenv(ShutdownTimeoutEnv); v != "" && d.optsErr == nil {
 		t, err := time.ParseDuration(v)

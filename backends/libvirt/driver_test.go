@@ -99,12 +99,12 @@ func TestDomainTypeEnv(t *testing.T) {
 		{"kvm", "kvm", ""},
 		{"tcg", "", `SITE_LIBVIRT_DOMAIN_TYPE="tcg": want kvm or qemu`},
 	} {
-		d := NewFromEnv(func(k string) string {
+		d := NewFromEnv(&backends.Run{Getenv: func(k string) string {
 			if k == DomainTypeEnv {
 				return tc.env
 			}
 			return ""
-		})
+		}})
 		got, err := d.opts.DomainType, ""
 		if d.optsErr != nil {
 			err = d.optsErr.Error()

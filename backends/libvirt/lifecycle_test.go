@@ -10,6 +10,7 @@ import (
 	"libvirt.org/go/libvirt"
 	"libvirt.org/go/libvirtxml"
 
+	"github.com/site-tools/site/backends"
 	"github.com/site-tools/site/backends/libvirt/libvirttest"
 	"github.com/site-tools/site/compiler/model"
 	"github.com/site-tools/site/compiler/plan"
@@ -268,7 +269,7 @@ func TestNewFromEnvReadsThroughGetenv(t *testing.T) {
 		libvirttest.Need(t, err.Error())
 	}
 	env := func(m map[string]string) func(string) string { return func(k string) string { return m[k] } }
-	d := NewFromEnv(env(map[string]string{URIMapEnv: "qemu:///remapped=test:///default", ShutdownTimeoutEnv: "7s"}))
+	d := NewFromEnv(&backends.Run{Getenv: env(map[string]string{URIMapEnv: "qemu:///remapped=test:///default", ShutdownTimeoutEnv: "7s"})})
 	defer d.Close()
 	if _, err := d.conn("qemu:///remapped"); err != nil {
 		t.Fatalf("mapped URI: %v", err)
@@ -276,7 +277,7 @@ func TestNewFromEnvReadsThroughGetenv(t *testing.T) {
 	if d.opts.ShutdownTimeout != 7*time.Second {
 		t.Errorf("shutdown timeout: got %v, want 7s", d.opts.ShutdownTimeout)
 	}
-	bad := NewFromEnv(env(map[string]string{ShutdownTimeoutEnv: "soon"}))
+	bad := NewFromEnv(&backends.Run{Getenv: env(map[string]string{ShutdownTimeoutEnv: "soon"})})
 	defer bad.Close()
 	if _, err := bad.conn("test:///default"); err == nil || !strings.Contains(err.Error(), ShutdownTimeoutEnv) {
 		t.Fatalf("got %v, want an error naming %s", err, ShutdownTimeoutEnv)

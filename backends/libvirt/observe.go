@@ -107,8 +107,10 @@ func (v *volObs) unread() bool { return v.NoPool == poolInactive }
 func observeHost(d *Driver, c *libvirt.Connect, host string) (*hostObs, error) {
 	h := &hostObs{d: d, conn: c, host: host, domains: map[string]*domObs{}, networks: map[string]*netObs{},
 		vols: map[string]*volObs{}, pools: map[string]error{}}
-	d.call()
+	server := d.server(host)
+	done := d.calling(server, "GetCapabilities")
 	capsXML, err := c.GetCapabilities()
+	done()
 	if err != nil {
 		return nil, fmt.Errorf("read capabilities of %s: %w", host, err)
 	}
@@ -118,8 +120,9 @@ func observeHost(d *Driver, c *libvirt.Connect, host string) (*hostObs, error) {
 	if d.opts.DomainType != "" {
 		h.domType = d.opts.DomainType
 	}
-	d.call()
+	done = d.calling(server, "ListAllDomains")
 	doms, err := c.ListAllDomains(0)
+	done()
 	if err != nil {
 		return nil, fmt.Errorf("list domains on %s: %w", host, err)
 	}
@@ -129,7 +132,11 @@ func observeHost(d *Driver, c *libvirt.Connect, host string) (*hostObs, error) {
 		}
 	}()
 	for i := range doms {
+		// The handle holds the name: asking for it calls no daemon.
+		name, _ := doms[i].GetName()
+		done := d.await(server, "GetState, IsPersistent, GetAutostart, GetXMLDesc of domain "+name)
 		o, err := observeDomain(d, &doms[i])
+		done()
 		if err != nil {
 			if isCode(err, libvirt.ERR_NO_DOMAIN) {
 				continue // undefined while we looked: it is gone
@@ -138,8 +145,9 @@ func observeHost(d *Driver, c *libvirt.Connect, host string) (*hostObs, error) {
 		}
 		h.domains[o.Name] = o
 	}
-	d.call()
+	done = d.calling(server, "ListAllNetworks")
 	nets, err := c.ListAllNetworks(0)
+	done()
 	if err != nil {
 		return nil, fmt.Errorf("list networks on %s: %w", host, err)
 	}
@@ -149,7 +157,10 @@ func observeHost(d *Driver, c *libvirt.Connect, host string) (*hostObs, error) {
 		}
 	}()
 	for i := range nets {
+		name, _ := nets[i].GetName() // held by the handle, as a domain's
+		done := d.await(server, "IsActive, IsPersistent, GetAutostart, GetXMLDesc of network "+name)
 		o, err := observeNetwork(d, &nets[i])
+		done()
 		if err != nil {
 			if isCode(err, libvirt.ERR_NO_NETWORK) {
 				continue

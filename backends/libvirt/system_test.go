@@ -10,6 +10,7 @@ import (
 
 	"libvirt.org/go/libvirtxml"
 
+	"github.com/site-tools/site/backends"
 	"github.com/site-tools/site/backends/engine"
 	"github.com/site-tools/site/backends/libvirt/libvirttest"
 	"github.com/site-tools/site/compiler/model"
@@ -36,12 +37,12 @@ func systemRigWith(t *testing.T, env map[string]string) (*rig, *libvirttest.Syst
 		libvirttest.Need(t, err.Error())
 	}
 	s := libvirttest.StartSystem(t)
-	d := NewFromEnv(func(k string) string {
+	d := NewFromEnv(&backends.Run{Getenv: func(k string) string {
 		if k == URIMapEnv {
 			return systemHost + "=" + s.URI
 		}
 		return env[k]
-	})
+	}})
 	return newRigWith(t, systemHost, d), s
 }
 

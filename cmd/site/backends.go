@@ -24,9 +24,9 @@ type backend struct {
 	// about describes it for site version: the API and library it talks
 	// through and the environment variables it reads.
 	about func() string
-	// open builds the backend's drivers for one run into bk, reading the
-	// environment through getenv (the run's Run.Getenv).
-	open func(bk *runBackends, getenv func(string) string)
+	// open builds the backend's drivers for run into bk, reading the
+	// environment through run.Getenv.
+	open func(bk *runBackends, run *backends.Run)
 }
 
 // builtIn lists every backend this binary has, in the order site
@@ -38,7 +38,7 @@ var builtIn = []backend{
 		about: func() string {
 			return "Cloudflare DNS (cloudflare-go v0.119.0); batch writes, comment owner marker; " + cloudflare.EnvAPIURL + " overrides the API URL"
 		},
-		open: func(bk *runBackends, _ func(string) string) { bk.providers["cloudflare"] = cloudflare.New() },
+		open: func(bk *runBackends, _ *backends.Run) { bk.providers["cloudflare"] = cloudflare.New() },
 	},
 	{
 		name: "libvirt",
@@ -49,8 +49,8 @@ var builtIn = []backend{
 			}
 			return "libvirt (dlopen; " + status + "); host URIs rewritten by " + libvirt.URIMapEnv + ", domain type (kvm or qemu) forced by " + libvirt.DomainTypeEnv
 		},
-		open: func(bk *runBackends, getenv func(string) string) {
-			d := libvirt.NewFromEnv(getenv)
+		open: func(bk *runBackends, run *backends.Run) {
+			d := libvirt.NewFromEnv(run)
 			bk.kinds[plan.PhaseVM] = d.VMs()
 			bk.kinds[plan.PhaseNetwork] = d.Networks()
 			bk.kinds[plan.PhaseStorage] = d.Pools()
@@ -64,14 +64,14 @@ var builtIn = []backend{
 		about: func() string {
 			return "PowerDNS Authoritative HTTP API (go-powerdns v3.17.0); verified over DNS at " + powerdns.EnvDNSAddr + " (host:port, or off), else the API host on port 53"
 		},
-		open: func(bk *runBackends, _ func(string) string) { bk.providers["powerdns"] = &powerdns.Driver{} },
+		open: func(bk *runBackends, _ *backends.Run) { bk.providers["powerdns"] = &powerdns.Driver{} },
 	},
 	{
 		name: "vault",
 		about: func() string {
 			return "Vault/OpenBao KV v2 secrets (hashicorp/vault/api v1.23.0); addrs in order, then VAULT_ADDR; SITE_VAULT_ADDRS replaces addrs"
 		},
-		open: func(bk *runBackends, _ func(string) string) { bk.kinds[plan.PhaseSecrets] = vault.New() },
+		open: func(bk *runBackends, _ *backends.Run) { bk.kinds[plan.PhaseSecrets] = vault.New() },
 	},
 }
 
@@ -94,7 +94,7 @@ type runBackends struct {
 func openBackends(run *backends.Run) *runBackends {
 	bk := &runBackends{kinds: map[plan.Phase]backends.Driver{}, providers: map[string]backends.Driver{}}
 	for _, b := range builtIn {
-		b.open(bk, run.Getenv)
+		b.open(bk, run)
 	}
 	return bk
 }

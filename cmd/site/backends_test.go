@@ -14,7 +14,7 @@ import (
 // useBackend makes the runs of test t build the backend called name with
 // open instead of its own constructor (a fake's rate limit, a driver
 // shared across runs), and puts the built-in one back when t ends.
-func useBackend(t *testing.T, name string, open func(bk *runBackends, getenv func(string) string)) {
+func useBackend(t *testing.T, name string, open func(bk *runBackends, run *backends.Run)) {
 	t.Helper()
 	i := slices.IndexFunc(builtIn, func(b backend) bool { return b.name == name })
 	if i < 0 {

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/site-tools/site/backends"
 	"github.com/site-tools/site/backends/cloudflare"
 	"github.com/site-tools/site/backends/cloudflare/cftest"
 	"github.com/site-tools/site/backends/powerdns"
@@ -245,7 +246,7 @@ func TestDisownCloudflareNames(t *testing.T) {
 	t.Setenv("CF_TOKEN", cfToken)
 	t.Setenv("NO_COLOR", "1")
 	t.Setenv(cloudflare.EnvAPIURL, "")
-	useBackend(t, "cloudflare", func(bk *runBackends, _ func(string) string) {
+	useBackend(t, "cloudflare", func(bk *runBackends, _ *backends.Run) {
 		bk.providers["cloudflare"] = &cloudflare.Driver{RPS: 1000}
 	})
 	var ids []string

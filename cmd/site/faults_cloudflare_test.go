@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/site-tools/site/backends"
 	"github.com/site-tools/site/backends/cloudflare"
 	"github.com/site-tools/site/backends/cloudflare/cftest"
 )
@@ -32,7 +33,7 @@ func TestFaultsCloudflareApply(t *testing.T) {
 	const retries = 2
 	// Stalls end after 250 ms instead of the client's two minutes, and
 	// retries wait milliseconds, so a faulty run costs the suite little.
-	useBackend(t, "cloudflare", func(bk *runBackends, _ func(string) string) {
+	useBackend(t, "cloudflare", func(bk *runBackends, _ *backends.Run) {
 		bk.providers["cloudflare"] = &cloudflare.Driver{RPS: 1000, Retries: retries, MaxWait: 20 * time.Millisecond,
 			Transport: &http.Transport{ResponseHeaderTimeout: 250 * time.Millisecond}}
 	})

@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/site-tools/site/backends"
 	"github.com/site-tools/site/backends/powerdns"
 	"github.com/site-tools/site/backends/powerdns/pdnstest"
 )
@@ -241,7 +242,7 @@ func (fs *faultSite) unlockIfHeld(t *testing.T, what string) {
 // a few milliseconds, so a stall costs the suite little.
 func shortTimeouts(t *testing.T, timeout time.Duration) {
 	t.Helper()
-	useBackend(t, "powerdns", func(bk *runBackends, _ func(string) string) {
+	useBackend(t, "powerdns", func(bk *runBackends, _ *backends.Run) {
 		bk.providers["powerdns"] = &powerdns.Driver{Timeout: timeout, Backoff: 5 * time.Millisecond}
 	})
 }

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/site-tools/site/backends"
 	"github.com/site-tools/site/backends/cloudflare"
 	"github.com/site-tools/site/backends/cloudflare/cftest"
 	"github.com/site-tools/site/backends/vault"
@@ -34,11 +35,11 @@ func TestFaultsVaultApply(t *testing.T) {
 	t.Setenv("NO_COLOR", "1")
 	t.Setenv(cloudflare.EnvAPIURL, "")
 	fp := newFaultProxy(t, store.URL)
-	useBackend(t, "cloudflare", func(bk *runBackends, _ func(string) string) {
+	useBackend(t, "cloudflare", func(bk *runBackends, _ *backends.Run) {
 		bk.providers["cloudflare"] = &cloudflare.Driver{RPS: 1000}
 	})
 	// A stalled store is given up on after 250 ms instead of 5 s.
-	useBackend(t, "vault", func(bk *runBackends, _ func(string) string) {
+	useBackend(t, "vault", func(bk *runBackends, _ *backends.Run) {
 		bk.kinds[plan.PhaseSecrets] = &vault.Driver{Timeout: 250 * time.Millisecond}
 	})
 	id := cf.AddZone(zone)

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/site-tools/site/backends"
 	"github.com/site-tools/site/backends/cloudflare"
 	"github.com/site-tools/site/backends/cloudflare/cftest"
 	"github.com/site-tools/site/backends/libvirt"
@@ -54,7 +55,7 @@ func newColdStart(t *testing.T, zone string) *coldStart {
 	t.Setenv(cloudflare.EnvAPIURL, "")
 	// The production driver keeps Cloudflare's 4 requests per second;
 	// the fake needs no such courtesy.
-	useBackend(t, "cloudflare", func(bk *runBackends, _ func(string) string) {
+	useBackend(t, "cloudflare", func(bk *runBackends, _ *backends.Run) {
 		bk.providers["cloudflare"] = &cloudflare.Driver{RPS: 1000}
 	})
 	return cs
@@ -180,7 +181,7 @@ func libvirtTestHost(t *testing.T) {
 	// keeps what a run defined only while a connection to it is open.
 	d := libvirt.New(libvirt.Options{URIMap: map[string]string{"qemu:///system": "test:///default"}})
 	t.Cleanup(func() { d.Close() })
-	useBackend(t, "libvirt", func(bk *runBackends, _ func(string) string) {
+	useBackend(t, "libvirt", func(bk *runBackends, _ *backends.Run) {
 		bk.kinds[plan.PhaseVM], bk.kinds[plan.PhaseNetwork] = d.VMs(), d.Networks()
 	})
 }

@@ -10,6 +10,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/site-tools/site/backends"
 	"github.com/site-tools/site/backends/powerdns"
 	"github.com/site-tools/site/backends/powerdns/pdnstest"
 )
@@ -113,7 +114,7 @@ func splitZone(t *testing.T, srv *pdnstest.Server, zone string) (file string, in
 		fmt.Fprintf(&records, "\t\t\th%02d: A: [\"192.0.2.%d\"]\n", i, i+1)
 	}
 	file = tenantFile(t, srv, zone, records.String())
-	useBackend(t, "powerdns", func(bk *runBackends, _ func(string) string) {
+	useBackend(t, "powerdns", func(bk *runBackends, _ *backends.Run) {
 		bk.providers["powerdns"] = &powerdns.Driver{MaxBodyBytes: 2000, Attempts: 1}
 	})
 	inPatch, release = make(chan struct{}), make(chan struct{})

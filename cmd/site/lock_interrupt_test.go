@@ -300,10 +300,11 @@ func hungLibvirt(t *testing.T) (string, <-chan struct{}) {
 
 // TestInterruptStopsListingAHungHost: diff and apply list the domains a
 // tenant no longer declares on its hosts before anything else; against
-// a host that never answers, the first Ctrl-C names that listing, stops
-// it (it only reads) and the run exits 1 within a few seconds, having
-// changed nothing. (They hung, silent, until a second signal killed
-// them.)
+// a host that never answers, the first Ctrl-C names that listing and
+// the libvirt call it waits on, stops it (it only reads) and the run
+// exits 1 within a few seconds, having changed nothing. (They hung,
+// silent, until a second signal killed them; then the message did not
+// say which host held them.)
 func TestInterruptStopsListingAHungHost(t *testing.T) {
 	dir := t.TempDir()
 	uri, connected := hungLibvirt(t)
@@ -329,7 +330,8 @@ tenants: lab: {
 				t.Fatalf("site exited before it reached the host: exit %d\n%s\n%s", c.code, &c.out, c.err)
 			}
 			c.cmd.Process.Signal(os.Interrupt)
-			c.waitFor(t, "stopping the observation of what the tenants no longer declare on their hosts (it only reads: nothing was changed)", 5*time.Second)
+			c.waitFor(t, "stopping the observation of what the tenants no longer declare on their hosts, which was waiting for libvirt host "+uri+
+				" to answer NewConnect (it only reads: nothing was changed)", 5*time.Second)
 			code, _ := c.exit(t, 10*time.Second)
 			if code != exitError {
 				t.Errorf("exit %d, want %d\nstderr:\n%s", code, exitError, c.err)

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/site-tools/site/backends"
 	"github.com/site-tools/site/backends/cloudflare"
 	"github.com/site-tools/site/backends/cloudflare/cftest"
 	"github.com/site-tools/site/backends/powerdns/pdnstest"
@@ -178,7 +179,7 @@ func TestDiffNamesTheRequestCloudflareHolds(t *testing.T) {
 	t.Setenv("CF_TOKEN", cfToken)
 	t.Setenv("NO_COLOR", "1")
 	t.Setenv(cloudflare.EnvAPIURL, "")
-	useBackend(t, "cloudflare", func(bk *runBackends, _ func(string) string) {
+	useBackend(t, "cloudflare", func(bk *runBackends, _ *backends.Run) {
 		bk.providers["cloudflare"] = &cloudflare.Driver{RPS: 1000}
 	})
 	id := cf.AddZone(zone)
@@ -206,7 +207,7 @@ func TestDiffNamesTheRequestVaultHolds(t *testing.T) {
 	t.Setenv("SITE_VAULT_ADDRS", "")
 	t.Setenv("NO_COLOR", "1")
 	t.Setenv(cloudflare.EnvAPIURL, "")
-	useBackend(t, "cloudflare", func(bk *runBackends, _ func(string) string) {
+	useBackend(t, "cloudflare", func(bk *runBackends, _ *backends.Run) {
 		bk.providers["cloudflare"] = &cloudflare.Driver{RPS: 1000}
 	})
 	cf.AddZone(zone)
