@@ -125,6 +125,34 @@ func LoadSource(configName string, config []byte, name string, src []byte) (*mod
 	return loadSource(configName, config, name, src, Options{})
 }
 
+// LoadBeside validates one tenant spec held in memory as Load would
+// validate it written at path: with the operator's file held in memory,
+// named configName, and every tenant file beside path on disk (the file
+// at path itself, if there is one, excepted: src stands for it), within
+// the default budgets. Only path's tenants are in the model. site
+// export checks the spec it is about to write with it, before writing
+// a byte, so that the checks between tenants (one holder per zone, a
+// delegation of another tenant's zone) see the file's real neighbours.
+func LoadBeside(configName string, config []byte, path string, src []byte) (*model.Spec, error) {
+	op, diags := operatorSource(configName, config)
+	if len(diags) > 0 {
+		return nil, diags.sort()
+	}
+	all := withoutFile(withSiblings([]string{path}), configName)
+	inputs := make([]input, len(all))
+	for i, f := range all {
+		inputs[i] = input{path: f}
+		if f == path {
+			inputs[i].data = src
+		}
+	}
+	results, err := evaluate(inputs, Options{}, nil)
+	if err != nil {
+		return nil, err
+	}
+	return assemble(op, results, map[string]bool{path: true}, nil, nil)
+}
+
 func loadSource(configName string, config []byte, name string, src []byte, o Options) (*model.Spec, error) {
 	op, diags := operatorSource(configName, config)
 	if len(diags) > 0 {

@@ -164,3 +164,42 @@ func TestExampleTenants(t *testing.T) {
 		t.Errorf("tenants: got %q, want %q", got, want)
 	}
 }
+
+// TestLoadBeside: the spec held in memory stands for the file at its
+// path (whatever that file holds now), and the tenant files beside it
+// are loaded too, as Load of that path would load them: a delegation
+// of the zone of the tenant beside it is held to that zone's apex NS.
+func TestLoadBeside(t *testing.T) {
+	const site = `package site
+
+providers: pdns: powerdns: {url: "http://127.0.0.1:8081", api_key: env: "PDNS_API_KEY"}
+tenants: {
+	a: {domains: ["example.test"], providers: ["pdns"]}
+	b: {delegate: ["b.example.test"], providers: ["pdns"]}
+}
+`
+	const a = `package tenants
+tenants: a: {domain: "example.test", dns: zones: "example.test": {provider: "pdns", records: b: NS: ["ns.evil.example."]}}
+`
+	const b = `package tenants
+tenants: b: {domain: "b.example.test", dns: zones: "b.example.test": {provider: "pdns", records: "@": NS: ["ns1.example.net."]}}
+`
+	dir := t.TempDir()
+	path := filepath.Join(dir, "a.cue")
+	// What --force would replace: not read.
+	if err := os.WriteFile(path, []byte("not CUE {"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	spec, err := LoadBeside("site.cue", []byte(site), path, []byte(a))
+	if err != nil || len(spec.Tenants) != 1 || spec.Tenants[0].Name != "a" {
+		t.Fatalf("LoadBeside alone = %v, %v; want tenant a", spec, err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "b.cue"), []byte(b), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, err = LoadBeside("site.cue", []byte(site), path, []byte(a))
+	var diags Diagnostics
+	if !errors.As(err, &diags) || !strings.Contains(err.Error(), "b.example.test. NS names ns.evil.example., which tenant b's zone b.example.test. does not name at its apex") {
+		t.Fatalf("LoadBeside with b.cue beside = %v, want the delegation held to b's apex NS", err)
+	}
+}

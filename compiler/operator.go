@@ -428,7 +428,11 @@ func names[V any](m map[string]V) string {
 // only the tenant's file when it is granted already) and site export
 // (which names the provider that is the server it read, and leaves out
 // what another tenant's grant holds).
-type OperatorFile struct{ o *operator }
+type OperatorFile struct {
+	o    *operator
+	name string
+	src  []byte
+}
 
 // ReadOperatorFile reads the operator's file name, whose bytes are src.
 func ReadOperatorFile(name string, src []byte) (*OperatorFile, error) {
@@ -436,8 +440,12 @@ func ReadOperatorFile(name string, src []byte) (*OperatorFile, error) {
 	if len(diags) > 0 {
 		return nil, diags
 	}
-	return &OperatorFile{o}, nil
+	return &OperatorFile{o: o, name: name, src: src}, nil
 }
+
+// Source returns the file's name and its bytes as read, for a load
+// with it (LoadBeside).
+func (f *OperatorFile) Source() (name string, src []byte) { return f.name, f.src }
 
 // Providers returns the providers the file declares, by name (none for
 // a nil file: no operator's file, or one that does not load).
