@@ -36,6 +36,18 @@ block it grants them, beyond the CNAME into the block; or a DNAME or
 wildcard answering for such a name from above), are left out, listed on
 stderr, and never touched by site.
 
+Before it writes or marks anything, export vets the spec as site vet
+of --out would: with the operator's site.cue (found as site vet finds
+it, plus the lines export prints while it does not grant the tenant)
+and the tenant files beside --out (none without --out). When vet
+refuses it (in a zone holding another tenant's name, an NS at the
+apex or at a cut above that name naming servers site.cue does not
+list for the provider; a delegation of another tenant's zone naming
+servers that zone does not), export writes nothing, marks nothing,
+exits 1 and prints vet's
+messages: do what they ask (on the server, in site.cue, or in the
+other tenant's file), then export again.
+
 export only reads: it changes nothing on the server unless --adopt is
 given, and --out never replaces an existing file unless --force is.
 With --adopt, every exported record gets the tenant's owner marker, so
@@ -179,7 +191,7 @@ func exportZone(cmd *cobra.Command, req exportRequest) error {
 		fmt.Fprintf(stderr, "note: %s declares this server as %d providers (%s); the spec names a new one, %s: name the one you mean in both\n", config, len(found), strings.Join(names, ", "), req.where.Name)
 	}
 	declared := req.declaredIn != ""
-	a, err := export.Read(ctx, x, export.Request{Tenant: req.tenant, Zone: req.zone, Domain: req.domain, Provider: req.where, ProviderDeclared: declared, Operator: read}, run)
+	a, err := export.Read(ctx, x, export.Request{Tenant: req.tenant, Zone: req.zone, Domain: req.domain, Provider: req.where, ProviderDeclared: declared, Operator: read, Out: req.out}, run)
 	if err != nil {
 		return withCode(exitError, err)
 	}

@@ -335,3 +335,75 @@ func TestExportNamesTheDeclaredProvider(t *testing.T) {
 		t.Errorf("export with two providers for the server: exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
 	}
 }
+
+// TestExportRefusesWhatSiteVetRefuses: exporting a parent zone inside
+// which site.cue delegates a name to another tenant, whose apex NS (the
+// tenant's already) names servers site.cue does not list for the
+// provider, and whose delegation names a server the child tenant's zone
+// beside --out does not: export wrote the spec and --adopt marked it,
+// and then site vet refused it. Now it refuses with vet's messages,
+// writes nothing and marks nothing; once the operator lists the name
+// servers and the delegation on the server names the child's, it
+// exports, and site vet passes.
+func TestExportRefusesWhatSiteVetRefuses(t *testing.T) {
+	srv := pdnsEnv(t)
+	const zone = "parent.example.test."
+	srv.CreateZone(t, zone,
+		pdnstest.RRset{Name: zone, Type: "NS", TTL: 300, Records: []string{"ns1.example.net."},
+			Comments: []pdnstest.Comment{{Account: powerdns.MarkerAccount, Content: powerdns.Marker("acme")}}},
+		pdnstest.RRset{Name: "www." + zone, Type: "A", TTL: 300, Records: []string{"192.0.2.1"}},
+		pdnstest.RRset{Name: "shop." + zone, Type: "NS", TTL: 300, Records: []string{"ns.evil.example."}},
+	)
+	provider := fmt.Sprintf("providers: pdns: {powerdns: {url: %q, api_key: env: \"PDNS_API_KEY\", dns: %q}%%s}\n", srv.URL, srv.DNSAddr)
+	grants := `tenants: {
+	acme: {domains: ["parent.example.test"], providers: ["pdns"]}
+	shop: {delegate: ["shop.parent.example.test"], providers: ["pdns"]}
+}
+`
+	dir := writeSpecs(t, "package site\n\n"+fmt.Sprintf(provider, "")+grants, map[string]string{"shop.cue": `package tenants
+
+tenants: shop: {
+	domain: "shop.parent.example.test"
+	dns: zones: "shop.parent.example.test": {provider: "pdns", records: "@": NS: ["ns1.example.net."]}
+}
+`})
+	out := filepath.Join(dir, "acme.cue")
+	export := []string{"export", "powerdns", "--url", srv.URL, "--zone", zone, "--tenant", "acme", "--out", out, "--adopt"}
+	srv.ResetRequests(zone)
+	code, stdout, stderr := siteRun(t, srv, export...)
+	if code != exitError {
+		vcode, vout, verr := siteRun(t, srv, "vet", out)
+		t.Fatalf("export exit %d, want 1\nstdout:\n%s\nstderr:\n%s\nsite vet of what it wrote: exit %d\n%s%s", code, stdout, stderr, vcode, vout, verr)
+	}
+	for _, want := range []string{
+		"site vet of " + out + " would refuse the exported spec for tenant acme (checked with ",
+		"nothing was written or marked",
+		`records."@".NS: parent.example.test. NS is at the apex of zone parent.example.test., above shop.parent.example.test., which site.cue grants to tenant shop, and site.cue lists no name servers for provider pdns`,
+		`records.shop.NS: shop.parent.example.test. NS names ns.evil.example., which tenant shop's zone shop.parent.example.test. does not name at its apex`,
+		filepath.Join(dir, "shop.cue") + ":5:",
+		"then run site export again",
+	} {
+		if !strings.Contains(stderr, want) {
+			t.Errorf("stderr lacks %q:\n%s", want, stderr)
+		}
+	}
+	if _, err := os.Stat(out); err == nil {
+		t.Errorf("export wrote %s, which site vet refuses", out)
+	}
+	if got := srv.Requests(zone).Writes(); got != 0 {
+		t.Errorf("export made %d writes to a zone whose spec site vet refuses, want none", got)
+	}
+
+	// The operator lists the name servers; the delegation on the server
+	// names the child's.
+	if err := os.WriteFile(filepath.Join(dir, "site.cue"), []byte("package site\n\n"+fmt.Sprintf(provider, `, nameservers: ["ns1.example.net."]`)+grants), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	srv.Replace(t, zone, pdnstest.RRset{Name: "shop." + zone, Type: "NS", TTL: 300, Records: []string{"ns1.example.net."}})
+	if code, stdout, stderr := siteRun(t, srv, export...); code != exitOK || !strings.Contains(stderr, "marked 2 RRsets") {
+		t.Fatalf("export exit %d, want 0 and 2 marked\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
+	}
+	if code, stdout, stderr := siteRun(t, srv, "vet", out); code != exitOK {
+		t.Fatalf("vet of the exported spec exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
+	}
+}

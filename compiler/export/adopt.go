@@ -1,9 +1,11 @@
 package export
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/site-tools/site/backends"
@@ -33,8 +35,12 @@ type Request struct {
 	// Operator is the operator's site.cue, nil when there is none (or it
 	// does not load). What it grants another tenant inside the zone is
 	// left out beyond the delegation, and so is a record that answers
-	// for such a name from above it, as site vet would refuse them.
+	// for such a name from above it, as site vet would refuse them; and
+	// the spec is vetted with it as site vet of Out would vet it.
 	Operator *compiler.OperatorFile
+	// Out is the file the caller will write the spec to, "" for stdout.
+	// With Operator, the tenant files beside it are loaded for the vet.
+	Out string
 }
 
 // Adoption is a live zone read and rendered as a spec that passes site
@@ -55,7 +61,9 @@ type Adoption struct {
 }
 
 // Read checks req, reads the zone through x, renders the tenant spec and
-// vets it. Nothing is marked: the caller writes Source, then calls Mark.
+// vets it (with req.Operator, as site vet of req.Out would: see
+// vetWithOperator). Nothing is marked: the caller writes Source, then
+// calls Mark.
 // Errors never carry a credential value, even one a backend quoted.
 func Read(ctx context.Context, x backends.ZoneExporter, req Request, run *backends.Run) (*Adoption, error) {
 	// The tenant's name goes into the owner marker on every exported
@@ -146,9 +154,84 @@ func Read(ctx context.Context, x backends.ZoneExporter, req Request, run *backen
 	if err := Vet(compiler.ConfigName, append([]byte("package site\n\n"), site...), req.Tenant+".cue", a.Source); err != nil {
 		return nil, fmt.Errorf("the exported spec for tenant %s does not pass site vet, so nothing was written or marked: %w", req.Tenant, err)
 	}
+	// That vet knows only this tenant's grant. What depends on the
+	// operator's real file and the other tenants' (the name servers
+	// site.cue lists for NS above another tenant's name, a delegation of
+	// another tenant's zone as that zone names it) is vetted here, or
+	// the spec would be written, and with --adopt its records marked,
+	// and then fail site vet.
+	if req.Operator != nil {
+		if err := vetWithOperator(req, a); err != nil {
+			return nil, err
+		}
+	}
 	z.RRsets = snap.RRsets
 	a.Skipped = snap.Skipped
 	return a, nil
+}
+
+// vetWithOperator vets a.Source as site vet of req.Out would once it is
+// written: with the operator's file (and the lines a.Site holds for it
+// while it does not grant the tenant, as the operator is asked to add
+// them) and the tenant files beside req.Out. Its error lists what vet
+// refuses, with the positions in files that exist, and says what to do.
+func vetWithOperator(req Request, a *Adoption) error {
+	config, site := req.Operator.Source()
+	lines := bytes.Count(site, []byte("\n")) + 1 // site.cue's own, before any added
+	granted := req.Operator.Grants(req.Tenant)
+	if !granted {
+		site = append(append(slices.Clip(site), '\n'), a.Site...)
+	}
+	file := req.Out
+	var err error
+	if file == "" {
+		file = req.Tenant + ".cue"
+		_, err = compiler.LoadSource(config, site, file, a.Source)
+	} else {
+		_, err = compiler.LoadBeside(config, site, file, a.Source)
+	}
+	var diags compiler.Diagnostics
+	switch {
+	case err == nil:
+		return nil
+	case !errors.As(err, &diags):
+		return fmt.Errorf("the exported spec for tenant %s could not be vetted with %s, so nothing was written or marked: %w", req.Tenant, config, err)
+	}
+	// Positions in the spec point into a file not written, and those in
+	// the lines added into lines site.cue does not hold yet: the CUE path
+	// says where in the spec.
+	shown := func(p model.Pos) bool {
+		return p.File != file && (p.File != config || p.Line <= lines)
+	}
+	var b strings.Builder
+	checked := config + " and the tenant files beside it"
+	switch {
+	case req.Out == "" && granted:
+		checked = config + "; without --out, no tenant files beside it"
+	case req.Out == "":
+		checked = config + " and the lines below added; without --out, no tenant files beside it"
+	case !granted:
+		checked = config + ", the lines below added, and the tenant files beside it"
+	}
+	if req.Out == "" {
+		fmt.Fprintf(&b, "site vet would refuse the exported spec for tenant %s (checked with %s); nothing was written or marked:\n", req.Tenant, checked)
+	} else {
+		fmt.Fprintf(&b, "site vet of %s would refuse the exported spec for tenant %s (checked with %s); nothing was written or marked:\n", req.Out, req.Tenant, checked)
+	}
+	for _, d := range diags {
+		if d.Warning {
+			continue
+		}
+		b.WriteString("  ")
+		if shown(d.Pos) {
+			b.WriteString(compiler.FormatPos(d.Pos) + ": ")
+		}
+		d.Related = slices.DeleteFunc(slices.Clone(d.Related), func(p model.Pos) bool { return !shown(p) })
+		b.WriteString(d.Message(nil) + "\n")
+	}
+	b.WriteString("the spec says what the zone serves: do what vet asks (on the server, for the zone's own records; or in site.cue, or in the other tenant's file, as it says), then run site export again")
+	fmt.Fprintf(&b, "\nthe lines site.cue needs for tenant %s:\n\n%s", req.Tenant, a.Site)
+	return errors.New(strings.TrimRight(b.String(), "\n"))
 }
 
 // Mark puts the tenant's owner marker on every RRset read, without

@@ -2,6 +2,8 @@ package export
 
 import (
 	"context"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -204,5 +206,117 @@ tenants: {
 	}
 	if err := Vet("site.cue", site, "acme.cue", a.Source); err != nil {
 		t.Errorf("the spec does not pass site vet with the real site.cue: %v\n%s", err, a.Source)
+	}
+}
+
+// TestReadVetsWithTheOperatorsFiles: where the operator's site.cue is
+// read, the spec is vetted as site vet of the file it goes to would vet
+// it: with that site.cue (plus the lines it needs, while it does not
+// grant the tenant) and the tenant files beside the file. A parent zone
+// whose apex NS site.cue does not list, or whose delegation of another
+// tenant's zone names servers that zone does not, passed the export's
+// own vet (a site.cue of the exporting tenant's grant alone), was
+// written and marked, and then failed site vet.
+func TestReadVetsWithTheOperatorsFiles(t *testing.T) {
+	const zone = "example.test."
+	const shopFile = `package tenants
+
+tenants: shop: {
+	domain: "shop.example.test"
+	dns: zones: "shop.example.test": {
+		provider: "pdns"
+		records: "@": NS: ["ns1.example.net.", "ns2.example.net."]
+	}
+}
+`
+	site := func(nameservers, acme string) string {
+		return `package site
+
+providers: pdns: {
+	powerdns: {url: "http://127.0.0.1:8081", api_key: env: "PDNS_API_KEY"}
+` + nameservers + `}
+tenants: {
+	shop: {delegate: ["shop.example.test"], providers: ["pdns"]}
+` + acme + `}
+`
+	}
+	const listed = "\tnameservers: [\"ns1.example.net.\", \"ns2.example.net.\"]\n"
+	const acme = "\tacme: {domains: [\"example.test\"], providers: [\"pdns\"]}\n"
+	apexNS := rr(zone, "NS", 300, "ns1.example.net.", "ns2.example.net.")
+	www := rr("www."+zone, "A", 300, "192.0.2.1")
+	for _, tc := range []struct {
+		name   string
+		site   string
+		rrsets []model.RRset
+		stdout bool     // no --out: no tenant files beside it to load
+		want   []string // in the error, in order; none: it passes
+	}{
+		{name: "apex NS, no name servers listed", site: site("", acme),
+			rrsets: []model.RRset{apexNS, www},
+			want: []string{
+				"site vet of ", "acme.cue would refuse the exported spec for tenant acme (checked with ", "site.cue and the tenant files beside it); nothing was written or marked:\n",
+				`tenants.acme.dns.zones."example.test".records."@".NS: example.test. NS is at the apex of zone example.test., above shop.example.test., which site.cue grants to tenant shop, and site.cue lists no name servers for provider pdns`,
+				"site.cue:7:", // shop's grant, in the real site.cue
+				"do what vet asks", "then run site export again"}},
+		{name: "apex NS, to stdout", site: site("", acme), stdout: true,
+			rrsets: []model.RRset{apexNS, www},
+			want:   []string{"site vet would refuse the exported spec for tenant acme (checked with ", "site.cue; without --out, no tenant files beside it)", "site.cue lists no name servers for provider pdns"}},
+		{name: "apex NS, tenant not granted yet", site: site("", ""),
+			rrsets: []model.RRset{apexNS, www},
+			want: []string{"(checked with ", "site.cue, the lines below added, and the tenant files beside it)",
+				"site.cue lists no name servers for provider pdns",
+				"the lines site.cue needs for tenant acme:\n\ntenants: acme: {\n"}},
+		{name: "apex NS listed", site: site(listed, acme),
+			rrsets: []model.RRset{apexNS, www}},
+		{name: "delegation unlike the child's apex NS", site: site(listed, acme),
+			rrsets: []model.RRset{apexNS, rr("shop."+zone, "NS", 300, "ns.evil.example.")},
+			want: []string{
+				`records.shop.NS: shop.example.test. NS names ns.evil.example., which tenant shop's zone shop.example.test. does not name at its apex`,
+				"shop.cue:7:"}}, // the child's "@": NS
+		{name: "delegation unlike the child's, to stdout", site: site(listed, acme), stdout: true,
+			rrsets: []model.RRset{apexNS, rr("shop."+zone, "NS", 300, "ns.evil.example.")}},
+		{name: "delegation as the child's apex NS", site: site(listed, acme),
+			rrsets: []model.RRset{apexNS, rr("shop."+zone, "NS", 300, "ns1.example.net.", "ns2.example.net.")}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			config := filepath.Join(dir, "site.cue")
+			for name, src := range map[string]string{config: tc.site, filepath.Join(dir, "shop.cue"): shopFile} {
+				if err := os.WriteFile(name, []byte(src), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			read, err := compiler.ReadOperatorFile(config, []byte(tc.site))
+			if err != nil {
+				t.Fatal(err)
+			}
+			var snap backends.ZoneSnapshot
+			for _, r := range tc.rrsets {
+				snap.RRsets = append(snap.RRsets, ptr(r))
+			}
+			req := Request{Tenant: "acme", Zone: zone, Operator: read, Out: filepath.Join(dir, "acme.cue"), ProviderDeclared: true,
+				Provider: model.Provider{Name: "pdns", PowerDNS: &model.PowerDNS{URL: "http://127.0.0.1:8081", APIKey: model.Credential{Env: "PDNS_API_KEY"}}}}
+			if tc.stdout {
+				req.Out = ""
+			}
+			_, err = Read(context.Background(), snapshotExporter{snap}, req, backends.NewRun())
+			if len(tc.want) == 0 {
+				if err != nil {
+					t.Fatalf("Read: %v", err)
+				}
+				return
+			}
+			if err == nil {
+				t.Fatalf("Read passed a spec site vet refuses, want an error saying %q", tc.want)
+			}
+			rest := err.Error()
+			for _, w := range tc.want {
+				i := strings.Index(rest, w)
+				if i < 0 {
+					t.Fatalf("the error lacks %q (in order):\n%v", w, err)
+				}
+				rest = rest[i+len(w):]
+			}
+		})
 	}
 }
