@@ -5,6 +5,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/miekg/dns"
 )
@@ -15,7 +17,9 @@ import (
 // orders), mandatory's list sorted, values unquoted except ech and
 // keyNNNNN. Params are parsed by miekg/dns, so every key RFC 9460 §14.3.2
 // registers is checked for its syntax. Priority 0 is AliasMode, which
-// carries no params (§2.4.2).
+// carries no params (§2.4.2). A control character in params is an
+// error, not a separator: miekg/dns reads params as one zone-file line,
+// so a newline would end them there and silently drop what follows.
 func SVCB(typ string, priority int, target, params string) (string, error) {
 	if err := uint16Field(typ+" priority", priority); err != nil {
 		return "", err
@@ -23,6 +27,10 @@ func SVCB(typ string, priority int, target, params string) (string, error) {
 	t, err := Target(target)
 	if err != nil {
 		return "", fmt.Errorf("%s target: %w", typ, err)
+	}
+	if i := strings.IndexFunc(params, unicode.IsControl); i >= 0 {
+		r, _ := utf8.DecodeRuneInString(params[i:])
+		return "", fmt.Errorf("%s params %q hold the control character %s (%U); params are key=value pairs separated by spaces, such as alpn=h2,h3 port=443", typ, params, strconv.QuoteRune(r), r)
 	}
 	params = strings.TrimSpace(params)
 	if priority == 0 && params != "" {
