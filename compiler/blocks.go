@@ -2,6 +2,7 @@ package compiler
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -40,7 +41,7 @@ func (a addressBlock) cname() string { return strconv.Itoa(a.octet) + "." + a.bl
 // grantedBlock returns the block, granted by holder (a name it gives as
 // held exactly), that holds the IPv4 address whose reverse name is
 // name or lies above it: the smallest such block, as the most specific
-// grant wins, and none when site.cue grants the address's own name (or
+// grant wins (blocks that overlap are one tenant's: blockOverlaps), and none when site.cue grants the address's own name (or
 // a name below it, name's holder) itself.
 func grantedBlock(name string, holder func(name string) (held, tenant string, ok bool)) (addressBlock, bool) {
 	head, ok := strings.CutSuffix(name, ".in-addr.arpa.")
@@ -72,6 +73,60 @@ func grantedBlock(name string, holder func(name string) (held, tenant string, ok
 		}
 	}
 	return addressBlock{}, false
+}
+
+// blockOverlaps reports RFC 2317 blocks granted to two tenants that
+// share an address (0/25 and 0/26 of one /24): each address's PTR has
+// one holder, and grantedBlock would silently give the shared addresses
+// to the smaller block's tenant. It is reported at the grant later in
+// the file, as a name granted twice is. One tenant may hold blocks that
+// overlap: the addresses are its own either way.
+func (o *operator) blockOverlaps() Diagnostics {
+	type block struct {
+		name        string
+		first, last int
+		claim
+	}
+	nets := map[string][]block{}
+	for name, c := range o.claims {
+		label, net, _ := strings.Cut(name, ".")
+		if base, size, err := dnsname.Classless(label); err == nil {
+			nets[net] = append(nets[net], block{name, base, base + size - 1, c})
+		}
+	}
+	var diags Diagnostics
+	for _, net := range sortedKeys(nets) {
+		bs := nets[net]
+		slices.SortFunc(bs, func(a, b block) int { return strings.Compare(a.name, b.name) })
+		prefix := reverseV4(net)
+		for i, x := range bs {
+			for _, y := range bs[i+1:] {
+				if x.tenant == y.tenant || x.last < y.first || y.last < x.first {
+					continue
+				}
+				held, again := x, y
+				if again.pos.Line < held.pos.Line || again.pos.Line == held.pos.Line && again.pos.Col < held.pos.Col {
+					held, again = again, held
+				}
+				diags = append(diags, Diagnostic{Pos: again.pos, Related: []model.Pos{held.pos}, Path: again.path,
+					Msg: fmt.Sprintf("RFC 2317 block %s of tenant %s shares addresses %s%d to %s%d with block %s of tenant %s: an address's PTR has one holder, so grant tenant %s a block of addresses tenant %s does not hold, or grant both blocks to one tenant",
+						again.name, again.tenant, prefix, max(x.first, y.first), prefix, min(x.last, y.last), held.name, held.tenant, again.tenant, held.tenant)})
+			}
+		}
+	}
+	return diags
+}
+
+// reverseV4 returns "192.0.2." for the /24's reverse name
+// "2.0.192.in-addr.arpa.", and "" for any other name.
+func reverseV4(net string) string {
+	head, ok := strings.CutSuffix(net, ".in-addr.arpa.")
+	labels := strings.Split(head, ".")
+	if !ok || len(labels) != 3 {
+		return ""
+	}
+	slices.Reverse(labels)
+	return strings.Join(labels, ".") + "."
 }
 
 // where says where name lies, at or below a.rev, and in which block.

@@ -354,6 +354,7 @@ func buildOperator(path string, pos *positions, raw *rawSite) (*operator, Diagno
 		}
 	}
 	diags = append(diags, o.overlaps()...)
+	diags = append(diags, o.blockOverlaps()...)
 	if len(diags) > 0 {
 		return nil, diags
 	}
