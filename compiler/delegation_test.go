@@ -88,7 +88,7 @@ func TestDSWithoutDelegation(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			src := "package tenants\n\ntenants: a: {domain: \"example.com\", dns: zones: {\n\t\t" + tc.zones + "\n}}\n"
 			var got []string
-			_, err := loadSource("site.cue", []byte(delegationSite), "a.cue", []byte(src), Options{Warn: func(ds Diagnostics) {
+			_, err := LoadSourceWith("site.cue", []byte(delegationSite), "a.cue", []byte(src), Options{Warn: func(ds Diagnostics) {
 				for _, d := range ds {
 					if !d.Warning {
 						t.Errorf("Warn was given an error: %s", d.Format(nil))
@@ -120,7 +120,7 @@ tenants: a: {domain: "example.com", dns: zones: "example.com": {provider: "pdns"
 }}}
 `
 	warned := false
-	_, err := loadSource("site.cue", []byte(delegationSite), "a.cue", []byte(src), Options{Warn: func(Diagnostics) { warned = true }})
+	_, err := LoadSourceWith("site.cue", []byte(delegationSite), "a.cue", []byte(src), Options{Warn: func(Diagnostics) { warned = true }})
 	var diags Diagnostics
 	if !errors.As(err, &diags) {
 		t.Fatalf("got %v, want Diagnostics", err)

@@ -62,7 +62,7 @@ func seeds(f *testing.F) {
 func FuzzLoadSource(f *testing.F) {
 	seeds(f)
 	f.Fuzz(func(t *testing.T, src []byte) {
-		spec, err := loadSource("site.cue", []byte(fuzzSite), "fuzz.cue", src, Options{EvalTimeout: 2 * time.Second, EvalMemory: 256 << 20})
+		spec, err := LoadSourceWith("site.cue", []byte(fuzzSite), "fuzz.cue", src, Options{EvalTimeout: 2 * time.Second, EvalMemory: 256 << 20})
 		checkFuzzResult(t, "fuzz.cue", spec != nil, err)
 	})
 }

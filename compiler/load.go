@@ -122,7 +122,21 @@ func LoadWith(config string, paths []string, o Options) (*model.Spec, error) {
 // the default budgets: site init checks what it generated with it
 // before writing a byte.
 func LoadSource(configName string, config []byte, name string, src []byte) (*model.Spec, error) {
-	return loadSource(configName, config, name, src, Options{})
+	return LoadSourceWith(configName, config, name, src, Options{})
+}
+
+// LoadSourceWith is LoadSource with options: site export hands vet's
+// warnings on (Options.Warn).
+func LoadSourceWith(configName string, config []byte, name string, src []byte, o Options) (*model.Spec, error) {
+	op, diags := operatorSource(configName, config)
+	if len(diags) > 0 {
+		return nil, diags.sort()
+	}
+	results, err := evaluate([]input{{path: name, data: src}}, o, nil)
+	if err != nil {
+		return nil, err
+	}
+	return assemble(op, results, map[string]bool{name: true}, nil, o.Warn)
 }
 
 // LoadBeside validates one tenant spec held in memory as Load would
@@ -134,6 +148,12 @@ func LoadSource(configName string, config []byte, name string, src []byte) (*mod
 // a byte, so that the checks between tenants (one holder per zone, a
 // delegation of another tenant's zone) see the file's real neighbours.
 func LoadBeside(configName string, config []byte, path string, src []byte) (*model.Spec, error) {
+	return LoadBesideWith(configName, config, path, src, Options{})
+}
+
+// LoadBesideWith is LoadBeside with options: site export hands vet's
+// warnings for path on (Options.Warn).
+func LoadBesideWith(configName string, config []byte, path string, src []byte, o Options) (*model.Spec, error) {
 	op, diags := operatorSource(configName, config)
 	if len(diags) > 0 {
 		return nil, diags.sort()
@@ -146,23 +166,11 @@ func LoadBeside(configName string, config []byte, path string, src []byte) (*mod
 			inputs[i].data = src
 		}
 	}
-	results, err := evaluate(inputs, Options{}, nil)
+	results, err := evaluate(inputs, o, nil)
 	if err != nil {
 		return nil, err
 	}
-	return assemble(op, results, map[string]bool{path: true}, nil, nil)
-}
-
-func loadSource(configName string, config []byte, name string, src []byte, o Options) (*model.Spec, error) {
-	op, diags := operatorSource(configName, config)
-	if len(diags) > 0 {
-		return nil, diags.sort()
-	}
-	results, err := evaluate([]input{{path: name, data: src}}, o, nil)
-	if err != nil {
-		return nil, err
-	}
-	return assemble(op, results, map[string]bool{name: true}, nil, o.Warn)
+	return assemble(op, results, map[string]bool{path: true}, nil, o.Warn)
 }
 
 // assemble builds the model from evaluated files and runs the checks

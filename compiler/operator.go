@@ -460,6 +460,22 @@ func (f *OperatorFile) Providers() map[string]model.Provider {
 // Grants reports whether the file grants tenant (false for a nil file).
 func (f *OperatorFile) Grants(tenant string) bool { return f != nil && f.o.grants[tenant] != nil }
 
+// Holds reports whether the file grants tenant provider and each of
+// names: the most specific grant covering each name is tenant's (false
+// for a nil file). site export prints the lines for a grant only when
+// the file does not hold them.
+func (f *OperatorFile) Holds(tenant, provider string, names ...string) bool {
+	if f == nil || f.o.grants[tenant] == nil || !f.o.grants[tenant].providers[provider] {
+		return false
+	}
+	for _, n := range names {
+		if _, c, ok := f.o.holder(n); !ok || c.tenant != tenant {
+			return false
+		}
+	}
+	return true
+}
+
 // GrantHolder gives the most specific name the file grants (a domain or
 // a delegated name, canonical) that covers name, and its tenant, as
 // AnotherTenants asks.

@@ -46,7 +46,11 @@ list for the provider; a delegation of another tenant's zone naming
 servers that zone does not), export writes nothing, marks nothing,
 exits 1 and prints vet's
 messages: do what they ask (on the server, in site.cue, or in the
-other tenant's file), then export again.
+other tenant's file), then export again. vet's warnings (a DS no NS
+delegates) are printed on stderr as warning: lines, and the spec is
+written all the same. The lines for site.cue are printed only while it
+lacks them: the provider's declaration, or the tenant's grant of the
+zone (and --domain) and the provider.
 
 export only reads: it changes nothing on the server unless --adopt is
 given, and --out never replaces an existing file unless --force is.
@@ -195,13 +199,19 @@ func exportZone(cmd *cobra.Command, req exportRequest) error {
 	if err != nil {
 		return withCode(exitError, err)
 	}
-	if declared {
+	switch {
+	case len(a.Site) == 0:
+		fmt.Fprintf(stderr, "%s grants tenant %s zone %s on provider %s already; it needs no lines\n", req.declaredIn, req.tenant, a.Zone.Name, req.where.Name)
+	case declared:
 		fmt.Fprintf(stderr, "%s declares this server as provider %s; it needs these lines to grant it:\n\n%s\n", req.declaredIn, req.where.Name, a.Site)
-	} else {
+	default:
 		fmt.Fprintf(stderr, "the operator's site.cue needs these lines for it:\n\n%s\n", a.Site)
 	}
 	for _, s := range a.Skipped {
 		fmt.Fprintln(stderr, "left out:", s)
+	}
+	for _, w := range a.Warnings {
+		fmt.Fprintln(stderr, "warning:", w)
 	}
 	if req.out == "" {
 		if _, err := cmd.OutOrStdout().Write(a.Source); err != nil {

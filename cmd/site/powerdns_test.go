@@ -169,10 +169,12 @@ func TestPowerDNSExportThenVetAndDiff(t *testing.T) {
 	if !strings.Contains(stderr, "left out: mx.legacy.example.test. HINFO") || !strings.Contains(stderr, "left out: legacy.example.test. NS") || !strings.Contains(stderr, "marked 7 RRsets") {
 		t.Errorf("stderr does not say what was left out and marked:\n%s", stderr)
 	}
-	// site.cue beside the file declares the server now (from the first
-	// export's lines): this export only grants it.
-	if !strings.Contains(stderr, "site.cue declares this server as provider powerdns") {
-		t.Errorf("export beside a site.cue that declares the server does not say so:\n%s", stderr)
+	// site.cue beside the file declares the server and grants the
+	// tenant now (from the first export's lines): this export needs no
+	// lines, and says so.
+	if !strings.Contains(stderr, "site.cue grants tenant legacy zone legacy.example.test. on provider powerdns already; it needs no lines") ||
+		strings.Contains(stderr, "tenants:") {
+		t.Errorf("export beside a site.cue that declares the server and grants the zone does not say so:\n%s", stderr)
 	}
 	src, _ := os.ReadFile(out)
 	if lines, _ := os.ReadFile(site); strings.Contains(string(src)+string(lines)+stderr, srv.APIKey) || strings.Contains(string(src), "PDNS_API_KEY") || !strings.Contains(string(lines), `env: "PDNS_API_KEY"`) {
@@ -318,6 +320,13 @@ func TestExportNamesTheDeclaredProvider(t *testing.T) {
 	if code, stdout, stderr := siteRun(t, srv, "diff", "--detailed-exitcode", out); code != exitOK || !strings.Contains(stdout, "No changes.") {
 		t.Fatalf("diff after the export: exit %d, want 0 and No changes.\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
 	}
+	// Now site.cue grants it all: export says so and prints no lines
+	// (it asked for the lines the operator had just added).
+	code, stdout, stderr = siteRun(t, srv, "export", "powerdns", "--url", srv.URL, "--zone", zone, "--tenant", "named")
+	if code != exitOK || strings.Contains(stderr, "needs these lines") || strings.Contains(stderr, "tenants:") ||
+		!strings.Contains(stderr, "site.cue grants tenant named zone named.example.test. on provider ours already; it needs no lines") {
+		t.Errorf("export once site.cue grants the zone: exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
+	}
 
 	// Another server id at the same url is another server.
 	code, stdout, stderr = siteRun(t, srv, "export", "powerdns", "--url", srv.URL, "--server", "other", "--zone", zone, "--tenant", "named")
@@ -333,6 +342,33 @@ func TestExportNamesTheDeclaredProvider(t *testing.T) {
 	code, stdout, stderr = siteRun(t, srv, "export", "powerdns", "--url", srv.URL, "--zone", zone, "--tenant", "named")
 	if code != exitOK || !strings.Contains(stderr, "note: site.cue declares this server as 2 providers (ours, too); the spec names a new one, powerdns: name the one you mean in both") {
 		t.Errorf("export with two providers for the server: exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
+	}
+}
+
+// TestExportPassesOnVetWarnings: site vet's warnings for the exported
+// spec (here a DS that no NS delegates) are printed as warning: lines,
+// positioned in --out, and the spec is written all the same; export
+// dropped them, and the first the operator heard was site vet's.
+func TestExportPassesOnVetWarnings(t *testing.T) {
+	srv := pdnsEnv(t)
+	const zone = "warned.example.test."
+	srv.CreateZone(t, zone,
+		pdnstest.RRset{Name: "www." + zone, Type: "A", TTL: 300, Records: []string{"192.0.2.7"}},
+		pdnstest.RRset{Name: "d." + zone, Type: "DS", TTL: 300, Records: []string{"2371 13 2 abcdef0123456789abcdef0123456789abcdef0123456789abcdef0123456789"}})
+	site := "package site\n\n" + pdnsProvider("ours", srv.URL, "PDNS_API_KEY", srv.DNSAddr) +
+		"tenants: warned: {domains: [\"warned.example.test\"], providers: [\"ours\"]}\n"
+	dir := writeSpecs(t, site, map[string]string{})
+	t.Chdir(dir)
+	code, stdout, stderr := siteRun(t, srv, "export", "powerdns", "--url", srv.URL, "--zone", zone, "--tenant", "warned", "--out", "warned.cue")
+	want := `warning: warned.cue:`
+	if code != exitOK || !strings.Contains(stderr, want) ||
+		!strings.Contains(stderr, `: tenants.warned.dns.zones."warned.example.test".records.d.DS: d.warned.example.test. has a DS but no NS in zone warned.example.test.`) {
+		t.Fatalf("export exit %d, want 0 and a warning\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
+	}
+	_, line, _ := strings.Cut(stderr, want)
+	line, _, _ = strings.Cut(line, ":")
+	if code, vout, verr := siteRun(t, srv, "vet", "warned.cue"); code != exitOK || !strings.Contains(vout, "warned.cue:"+line+":") {
+		t.Errorf("site vet of the written spec: exit %d, want 0 and the warning at line %s\nstdout:\n%s\nstderr:\n%s", code, line, vout, verr)
 	}
 }
 

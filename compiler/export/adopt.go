@@ -2,6 +2,7 @@ package export
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -49,11 +50,16 @@ type Adoption struct {
 	Zone   *model.Zone // canonical, with the RRsets read
 	Source []byte      // the tenant spec, vetted
 	// Site holds the lines the operator's site.cue needs for Source: the
-	// provider and the tenant's grant.
+	// provider and the tenant's grant; nil when Request.Operator declares
+	// the provider and grants the tenant it and the zone already.
 	Site []byte
 	// Skipped says, one line each, what was left out and why; site never
 	// touches what it left out.
 	Skipped []string
+	// Warnings are site vet's warnings for Source, one line each
+	// ("path: message", positioned in Request.Out when there is one):
+	// what passes vet but most likely does not do what was meant.
+	Warnings []string
 
 	exporter backends.ZoneExporter
 	run      *backends.Run
@@ -138,30 +144,41 @@ func Read(ctx context.Context, x backends.ZoneExporter, req Request, run *backen
 	if a.Source, err = Render(ez); err != nil {
 		return nil, err
 	}
-	if a.Site, err = RenderSite(ez); err != nil {
+	lines, err := RenderSite(ez)
+	if err != nil {
 		return nil, err
+	}
+	domain := name
+	if req.Domain != "" {
+		domain, _ = dnsname.Canonical(req.Domain, ".") // checked above
+	}
+	if !req.ProviderDeclared || !req.Operator.Holds(req.Tenant, req.Provider.Name, name, domain) {
+		a.Site = lines
 	}
 	// Vetted before it is written or anything is marked: the spec site
 	// export hands over must pass site vet as it is, with those lines
 	// (and the provider they leave to site.cue, as it would be declared).
-	site := a.Site
+	site := lines
 	if ez.ProviderDeclared {
 		ez.ProviderDeclared = false
 		if site, err = RenderSite(ez); err != nil {
 			return nil, err
 		}
 	}
-	if err := Vet(compiler.ConfigName, append([]byte("package site\n\n"), site...), req.Tenant+".cue", a.Source); err != nil {
+	var warnings compiler.Diagnostics
+	file := cmp.Or(req.Out, req.Tenant+".cue") // its warnings point into --out once written
+	if err := vet(compiler.ConfigName, append([]byte("package site\n\n"), site...), file, a.Source, &warnings); err != nil {
 		return nil, fmt.Errorf("the exported spec for tenant %s does not pass site vet, so nothing was written or marked: %w", req.Tenant, err)
 	}
+	a.Warnings = warningLines(warnings, func(p model.Pos) bool { return req.Out != "" && p.File == req.Out })
 	// That vet knows only this tenant's grant. What depends on the
 	// operator's real file and the other tenants' (the name servers
 	// site.cue lists for NS above another tenant's name, a delegation of
 	// another tenant's zone as that zone names it) is vetted here, or
 	// the spec would be written, and with --adopt its records marked,
-	// and then fail site vet.
+	// and then fail site vet. Its warnings are site vet's.
 	if req.Operator != nil {
-		if err := vetWithOperator(req, a); err != nil {
+		if err := vetWithOperator(req, a, lines); err != nil {
 			return nil, err
 		}
 	}
@@ -171,38 +188,46 @@ func Read(ctx context.Context, x backends.ZoneExporter, req Request, run *backen
 }
 
 // vetWithOperator vets a.Source as site vet of req.Out would once it is
-// written: with the operator's file (and the lines a.Site holds for it
+// written: with the operator's file (and siteLines, the lines for it,
 // while it does not grant the tenant, as the operator is asked to add
-// them) and the tenant files beside req.Out. Its error lists what vet
-// refuses, with the positions in files that exist, and says what to do.
-func vetWithOperator(req Request, a *Adoption) error {
+// them) and the tenant files beside req.Out. Its warnings go to
+// a.Warnings, in place of those of the vet with the tenant's grant
+// alone. Its error lists what vet refuses, with the positions in files
+// that exist, and says what to do.
+func vetWithOperator(req Request, a *Adoption, siteLines []byte) error {
 	config, site := req.Operator.Source()
 	lines := bytes.Count(site, []byte("\n")) + 1 // site.cue's own, before any added
 	granted := req.Operator.Grants(req.Tenant)
 	if !granted {
-		site = append(append(slices.Clip(site), '\n'), a.Site...)
+		site = append(append(slices.Clip(site), '\n'), siteLines...)
 	}
 	file := req.Out
+	var warnings compiler.Diagnostics
+	o := compiler.Options{Warn: func(ws compiler.Diagnostics) { warnings = ws }}
 	var err error
 	if file == "" {
 		file = req.Tenant + ".cue"
-		_, err = compiler.LoadSource(config, site, file, a.Source)
+		_, err = compiler.LoadSourceWith(config, site, file, a.Source, o)
 	} else {
-		_, err = compiler.LoadBeside(config, site, file, a.Source)
+		_, err = compiler.LoadBesideWith(config, site, file, a.Source, o)
+	}
+	// Positions in the lines added point into lines site.cue does not
+	// hold yet, and those in the spec, to stdout, into no file: the CUE
+	// path says where in the spec. Written to req.Out, the spec is
+	// there to point into.
+	shown := func(p model.Pos) bool {
+		return (p.File != file || req.Out != "") && (p.File != config || p.Line <= lines)
 	}
 	var diags compiler.Diagnostics
 	switch {
 	case err == nil:
+		a.Warnings = warningLines(warnings, shown)
 		return nil
 	case !errors.As(err, &diags):
 		return fmt.Errorf("the exported spec for tenant %s could not be vetted with %s, so nothing was written or marked: %w", req.Tenant, config, err)
 	}
-	// Positions in the spec point into a file not written, and those in
-	// the lines added into lines site.cue does not hold yet: the CUE path
-	// says where in the spec.
-	shown := func(p model.Pos) bool {
-		return p.File != file && (p.File != config || p.Line <= lines)
-	}
+	// Nothing is written on an error: no position in the spec is shown.
+	errShown := func(p model.Pos) bool { return p.File != file && shown(p) }
 	var b strings.Builder
 	checked := config + " and the tenant files beside it"
 	switch {
@@ -222,16 +247,32 @@ func vetWithOperator(req Request, a *Adoption) error {
 		if d.Warning {
 			continue
 		}
-		b.WriteString("  ")
-		if shown(d.Pos) {
-			b.WriteString(compiler.FormatPos(d.Pos) + ": ")
-		}
-		d.Related = slices.DeleteFunc(slices.Clone(d.Related), func(p model.Pos) bool { return !shown(p) })
-		b.WriteString(d.Message(nil) + "\n")
+		b.WriteString("  " + message(d, errShown) + "\n")
 	}
 	b.WriteString("the spec says what the zone serves: do what vet asks (on the server, for the zone's own records; or in site.cue, or in the other tenant's file, as it says), then run site export again")
-	fmt.Fprintf(&b, "\nthe lines site.cue needs for tenant %s:\n\n%s", req.Tenant, a.Site)
+	if len(a.Site) > 0 {
+		fmt.Fprintf(&b, "\nthe lines site.cue needs for tenant %s:\n\n%s", req.Tenant, a.Site)
+	}
 	return errors.New(strings.TrimRight(b.String(), "\n"))
+}
+
+// message is d on one line, with only the positions shown says exist.
+func message(d compiler.Diagnostic, shown func(model.Pos) bool) string {
+	var at string
+	if shown(d.Pos) {
+		at = compiler.FormatPos(d.Pos) + ": "
+	}
+	d.Related = slices.DeleteFunc(slices.Clone(d.Related), func(p model.Pos) bool { return !shown(p) })
+	return at + d.Message(nil)
+}
+
+// warningLines is ds, warnings, one line each, as message shows them.
+func warningLines(ds compiler.Diagnostics, shown func(model.Pos) bool) []string {
+	var out []string
+	for _, d := range ds {
+		out = append(out, message(d, shown))
+	}
+	return out
 }
 
 // Mark puts the tenant's owner marker on every RRset read, without
@@ -264,7 +305,17 @@ func (e redactedError) Unwrap() error { return e.err }
 // returns vet's messages as one error, each once, without positions:
 // they would point into files not yet written.
 func Vet(siteName string, site []byte, name string, src []byte) error {
-	_, err := compiler.LoadSource(siteName, site, name, src)
+	return vet(siteName, site, name, src, nil)
+}
+
+// vet is Vet, and sets *warnings (when not nil) to the warnings of a
+// spec that passes.
+func vet(siteName string, site []byte, name string, src []byte, warnings *compiler.Diagnostics) error {
+	var o compiler.Options
+	if warnings != nil {
+		o.Warn = func(ws compiler.Diagnostics) { *warnings = ws }
+	}
+	_, err := compiler.LoadSourceWith(siteName, site, name, src, o)
 	var diags compiler.Diagnostics
 	if !errors.As(err, &diags) {
 		return err

@@ -244,12 +244,15 @@ tenants: {
 	const acme = "\tacme: {domains: [\"example.test\"], providers: [\"pdns\"]}\n"
 	apexNS := rr(zone, "NS", 300, "ns1.example.net.", "ns2.example.net.")
 	www := rr("www."+zone, "A", 300, "192.0.2.1")
+	ds := rr("d."+zone, "DS", 300, "2371 13 2 abcdef0123456789abcdef0123456789abcdef0123456789abcdef0123456789")
 	for _, tc := range []struct {
-		name   string
-		site   string
-		rrsets []model.RRset
-		stdout bool     // no --out: no tenant files beside it to load
-		want   []string // in the error, in order; none: it passes
+		name     string
+		site     string
+		rrsets   []model.RRset
+		stdout   bool     // no --out: no tenant files beside it to load
+		want     []string // in the error, in order; none: it passes
+		lines    bool     // it passes, and site.cue lacks the grant: Site holds its lines
+		warnings []string // it passes, and site vet warns: one each, in order
 	}{
 		{name: "apex NS, no name servers listed", site: site("", acme),
 			rrsets: []model.RRset{apexNS, www},
@@ -268,6 +271,23 @@ tenants: {
 				"the lines site.cue needs for tenant acme:\n\ntenants: acme: {\n"}},
 		{name: "apex NS listed", site: site(listed, acme),
 			rrsets: []model.RRset{apexNS, www}},
+		{name: "tenant not granted yet, passes", site: site(listed, ""),
+			rrsets: []model.RRset{apexNS, www}, lines: true},
+		{name: "grant without the provider", site: site(listed, "\tacme: {domains: [\"example.test\"], providers: []}\n"),
+			rrsets: []model.RRset{www},
+			want:   []string{"provider", "the lines site.cue needs for tenant acme:\n\ntenants: acme: {\n"}},
+		{name: "grant without the zone", site: site(listed, "\tacme: {domains: [\"other.test\"], providers: [\"pdns\"]}\n"),
+			rrsets: []model.RRset{www},
+			want:   []string{"example.test", "the lines site.cue needs for tenant acme:\n\ntenants: acme: {\n"}},
+		{name: "warning", site: site(listed, acme),
+			rrsets:   []model.RRset{apexNS, www, ds},
+			warnings: []string{`tenants.acme.dns.zones."example.test".records.d.DS: d.example.test. has a DS but no NS in zone example.test.`}},
+		{name: "warning, to stdout", site: site(listed, acme), stdout: true,
+			rrsets:   []model.RRset{apexNS, www, ds},
+			warnings: []string{`tenants.acme.dns.zones."example.test".records.d.DS: d.example.test. has a DS but no NS in zone example.test.`}},
+		{name: "warning, tenant not granted yet", site: site(listed, ""),
+			rrsets: []model.RRset{apexNS, www, ds}, lines: true,
+			warnings: []string{`records.d.DS: d.example.test. has a DS but no NS`}},
 		{name: "delegation unlike the child's apex NS", site: site(listed, acme),
 			rrsets: []model.RRset{apexNS, rr("shop."+zone, "NS", 300, "ns.evil.example.")},
 			want: []string{
@@ -299,10 +319,26 @@ tenants: {
 			if tc.stdout {
 				req.Out = ""
 			}
-			_, err = Read(context.Background(), snapshotExporter{snap}, req, backends.NewRun())
+			a, err := Read(context.Background(), snapshotExporter{snap}, req, backends.NewRun())
 			if len(tc.want) == 0 {
 				if err != nil {
 					t.Fatalf("Read: %v", err)
+				}
+				if got := len(a.Site) > 0; got != tc.lines || tc.lines && !strings.Contains(string(a.Site), "tenants: acme: {") {
+					t.Errorf("the lines for site.cue are %q; want them: %v", a.Site, tc.lines)
+				}
+				if len(a.Warnings) != len(tc.warnings) {
+					t.Fatalf("warnings %q, want %d", a.Warnings, len(tc.warnings))
+				}
+				for i, w := range a.Warnings {
+					// Positioned in --out, which holds the spec once
+					// written; to stdout there is no file to point into.
+					if positioned := strings.HasPrefix(w, req.Out+":"); positioned == tc.stdout {
+						t.Errorf("warning %q: positioned in %s is %v, want %v", w, req.Out, positioned, !tc.stdout)
+					}
+					if !strings.Contains(w, tc.warnings[i]) {
+						t.Errorf("warning %q lacks %q", w, tc.warnings[i])
+					}
 				}
 				return
 			}
@@ -316,6 +352,34 @@ tenants: {
 					t.Fatalf("the error lacks %q (in order):\n%v", w, err)
 				}
 				rest = rest[i+len(w):]
+			}
+		})
+	}
+}
+
+// TestReadWarnsWithoutSiteCue: with no operator's file, the spec is
+// vetted with its grant's lines alone, and site vet's warnings come back
+// all the same, positioned in --out when there is one.
+func TestReadWarnsWithoutSiteCue(t *testing.T) {
+	const zone = "example.test."
+	x := snapshotExporter{backends.ZoneSnapshot{RRsets: []*model.RRset{
+		ptr(rr("www."+zone, "A", 300, "192.0.2.1")),
+		ptr(rr("d."+zone, "DS", 300, "2371 13 2 abcdef0123456789abcdef0123456789abcdef0123456789abcdef0123456789")),
+	}}}
+	for _, out := range []string{"", "tenants/acme.cue"} {
+		t.Run("out="+out, func(t *testing.T) {
+			a, err := Read(context.Background(), x, Request{Tenant: "acme", Zone: zone, Out: out,
+				Provider: model.Provider{Name: "pdns", PowerDNS: &model.PowerDNS{URL: "http://127.0.0.1:8081", APIKey: model.Credential{Env: "PDNS_API_KEY"}}}},
+				backends.NewRun())
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := `tenants.acme.dns.zones."example.test".records.d.DS: d.example.test. has a DS but no NS`
+			if len(a.Warnings) != 1 || !strings.Contains(a.Warnings[0], want) || strings.HasPrefix(a.Warnings[0], "tenants/acme.cue:") != (out != "") {
+				t.Errorf("warnings %q, want one holding %q, positioned in %q", a.Warnings, want, out)
+			}
+			if len(a.Site) == 0 {
+				t.Error("no lines for site.cue, which there is none of")
 			}
 		})
 	}
