@@ -169,11 +169,15 @@
 // and keeps the connections until Close, which site calls at the run's
 // end.
 //
-// A libvirt call has no timeout and nothing cancels it, so the calls
-// that connect to a host and observe it (each of its domains and
-// networks included) are named to the run while they wait
-// (Options.Run, backends.Run.Await): a daemon that stopped answering
-// is named, with the call, by diff and apply and by the first Ctrl-C.
+// A libvirt call has no timeout and nothing cancels it, so every call
+// to a host's daemon is named to the run while it waits (Options.Run,
+// backends.Run.Await), with what it acts on: connecting and observing
+// ("ListAllDomains"), and each change apply makes ("DomainDefineXML
+// web", "StorageVolCreateXML default/web-root", "Create of network
+// lan"). A daemon that stopped answering is named, with the call, by
+// diff and apply and by the first Ctrl-C. What site waits for itself,
+// a guest shutting down before a restart, is not a call: only the
+// IsActive calls that poll it are named.
 //
 // # Library
 //

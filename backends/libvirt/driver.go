@@ -42,8 +42,8 @@ type Options struct {
 	// guests) needs "qemu".
 	DomainType string
 	// Run hears of the calls that wait for a host's daemon
-	// (backends.Run.Await): connecting, and observing the host, each
-	// domain and each network; nil hears of none.
+	// (backends.Run.Await): connecting, observing the host, each domain
+	// and each network, and every call of an apply; nil hears of none.
 	Run *backends.Run
 }
 

@@ -141,10 +141,9 @@ func (pd poolDriver) applyImage(det *imageDetail) error {
 		return err
 	}
 	a := &applier{d: pd.d, c: c, host: img.Pool.Host, res: &backends.StepResult{}}
-	pd.d.call()
-	pool, err := c.LookupStoragePoolByName(img.Pool.Name)
+	pool, err := a.pool(img.Pool.Name)
 	if err != nil {
-		return fmt.Errorf("look up pool %s on %s: %w", img.Pool.Name, img.Pool.Host, err)
+		return err
 	}
 	defer pool.Free()
 	def := libvirtxml.StorageVolume{
@@ -156,15 +155,16 @@ func (pd poolDriver) applyImage(det *imageDetail) error {
 	if err != nil {
 		return fmt.Errorf("volume %s: %w", img.Name, err)
 	}
-	pd.d.call()
+	what := img.Pool.Name + "/" + img.Name
+	done := a.calling("StorageVolCreateXML " + what)
 	vol, err := pool.StorageVolCreateXML(x, 0)
+	done()
 	if err != nil {
 		return fmt.Errorf("create volume %s/%s on %s: %w", img.Pool.Name, img.Name, img.Pool.Host, err)
 	}
 	defer vol.Free()
-	if err := a.uploadFile(vol, img.Source, det.file.Bytes); err != nil {
-		pd.d.call()
-		if derr := vol.Delete(0); derr != nil {
+	if err := a.uploadFile(vol, what, img.Source, det.file.Bytes); err != nil {
+		if derr := a.deletePartial(vol, what); derr != nil {
 			err = fmt.Errorf("%w (and deleting the partial volume failed: %v; delete %s/%s by hand)", err, derr, img.Pool.Name, img.Name)
 		}
 		return fmt.Errorf("upload %s into %s/%s on %s: %w", img.Source, img.Pool.Name, img.Name, img.Pool.Host, err)
@@ -173,11 +173,11 @@ func (pd poolDriver) applyImage(det *imageDetail) error {
 }
 
 // uploadFile streams a file of size bytes into vol.
-func (a *applier) uploadFile(vol *libvirt.StorageVol, name string, size int64) error {
+func (a *applier) uploadFile(vol *libvirt.StorageVol, what, name string, size int64) error {
 	f, err := os.Open(name)
 	if err != nil {
 		return err
 	}
 	defer f.Close()
-	return a.upload(vol, f, size)
+	return a.upload(vol, what, f, size)
 }

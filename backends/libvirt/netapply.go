@@ -74,28 +74,39 @@ func netRetryable(k netOpKind) bool {
 }
 
 func (n netDriver) do(c *libvirt.Connect, host string, o netOp) error {
+	server := n.d.server(host)
 	if o.Kind == netDefine {
 		n.d.defineNet.Lock()
 		defer n.d.defineNet.Unlock()
-		n.d.call()
+		done := n.d.calling(server, "NetworkDefineXML "+o.Name)
 		nw, err := c.NetworkDefineXML(o.XML)
+		done()
 		if err != nil {
 			return fmt.Errorf("define network %s on %s: %w", o.Name, host, err)
 		}
 		return nw.Free()
 	}
-	n.d.call()
+	done := n.d.calling(server, "LookupNetworkByName "+o.Name)
 	nw, err := c.LookupNetworkByName(o.Name)
+	done()
 	if err != nil {
 		return fmt.Errorf("look up network %s on %s: %w", o.Name, host, err)
 	}
 	defer nw.Free()
-	n.d.call()
+	// call names a call on the network to the run while it waits.
+	call := func(name string, f func() error) error {
+		defer n.d.calling(server, name+" of network "+o.Name)()
+		return f()
+	}
+	isActive := func() (active bool, err error) {
+		err = call("IsActive", func() (err error) { active, err = nw.IsActive(); return err })
+		return active, err
+	}
 	switch o.Kind {
 	case netStart:
-		err = nw.Create()
+		err = call("Create", nw.Create)
 	case netAutostart:
-		err = nw.SetAutostart(o.Bool)
+		err = call("SetAutostart", func() error { return nw.SetAutostart(o.Bool) })
 	case netHostAdd, netHostDelete:
 		cmd := libvirt.NETWORK_UPDATE_COMMAND_ADD_LAST
 		if o.Kind == netHostDelete {
@@ -108,21 +119,18 @@ func (n netDriver) do(c *libvirt.Connect, host string, o netOp) error {
 		if o.Config {
 			flags |= libvirt.NETWORK_UPDATE_AFFECT_CONFIG
 		}
-		err = nw.Update(cmd, libvirt.NETWORK_SECTION_IP_DHCP_HOST, -1, o.XML, flags)
+		err = call("Update", func() error { return nw.Update(cmd, libvirt.NETWORK_SECTION_IP_DHCP_HOST, -1, o.XML, flags) })
 	case netStop:
-		if active, aerr := nw.IsActive(); aerr == nil && active {
-			n.d.call()
-			err = nw.Destroy()
+		if active, aerr := isActive(); aerr == nil && active {
+			err = call("Destroy", nw.Destroy)
 		}
 	case netDestroy:
-		if active, aerr := nw.IsActive(); aerr == nil && active {
-			n.d.call()
-			if err = nw.Destroy(); err != nil {
+		if active, aerr := isActive(); aerr == nil && active {
+			if err = call("Destroy", nw.Destroy); err != nil {
 				break
 			}
 		}
-		n.d.call()
-		err = nw.Undefine()
+		err = call("Undefine", nw.Undefine)
 	}
 	if err != nil {
 		return fmt.Errorf("network %s on %s: %w", o.Name, host, err)

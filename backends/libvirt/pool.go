@@ -157,6 +157,7 @@ func (pd poolDriver) apply(det *poolDetail) error {
 	if err != nil {
 		return err
 	}
+	server := pd.d.server(det.host)
 	var pool *libvirt.StoragePool
 	if det.define {
 		def := libvirtxml.StoragePool{Type: p.Type, Name: p.Name, Target: &libvirtxml.StoragePoolTarget{Path: p.Path}}
@@ -164,33 +165,43 @@ func (pd poolDriver) apply(det *poolDetail) error {
 		if err != nil {
 			return fmt.Errorf("storage pool %s: %w", p.Name, err)
 		}
-		pd.d.call()
-		if pool, err = c.StoragePoolDefineXML(x, 0); err != nil {
+		done := pd.d.calling(server, "StoragePoolDefineXML "+p.Name)
+		pool, err = c.StoragePoolDefineXML(x, 0)
+		done()
+		if err != nil {
 			return fmt.Errorf("define storage pool %s on %s: %w", p.Name, p.Host, err)
 		}
 		// Build makes the directory; an existing one is kept (with
 		// whatever images the operator already put there).
-		pd.d.call()
-		if err := pool.Build(0); err != nil {
+		done = pd.d.calling(server, "Build of storage pool "+p.Name)
+		err = pool.Build(0)
+		done()
+		if err != nil {
 			pool.Free()
 			return fmt.Errorf("build storage pool %s on %s (make %s): %w", p.Name, p.Host, p.Path, err)
 		}
 	} else {
-		pd.d.call()
-		if pool, err = c.LookupStoragePoolByName(p.Name); err != nil {
+		done := pd.d.calling(server, "LookupStoragePoolByName "+p.Name)
+		pool, err = c.LookupStoragePoolByName(p.Name)
+		done()
+		if err != nil {
 			return fmt.Errorf("look up storage pool %s on %s: %w", p.Name, p.Host, err)
 		}
 	}
 	defer pool.Free()
 	if det.start {
-		pd.d.call()
-		if err := pool.Create(0); err != nil {
+		done := pd.d.calling(server, "Create of storage pool "+p.Name)
+		err := pool.Create(0)
+		done()
+		if err != nil {
 			return fmt.Errorf("start storage pool %s on %s: %w", p.Name, p.Host, err)
 		}
 	}
 	if det.auto {
-		pd.d.call()
-		if err := pool.SetAutostart(true); err != nil {
+		done := pd.d.calling(server, "SetAutostart of storage pool "+p.Name)
+		err := pool.SetAutostart(true)
+		done()
+		if err != nil {
 			return fmt.Errorf("autostart storage pool %s on %s: %w", p.Name, p.Host, err)
 		}
 	}

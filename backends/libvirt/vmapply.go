@@ -107,9 +107,17 @@ type applier struct {
 	try func(op) error
 }
 
+// calling counts a call to the applier's host and names it to the run
+// (Driver.calling), with what it acts on, until done is called: a
+// daemon that stops answering mid-apply then shows which call it holds.
+func (a *applier) calling(call string) (done func()) {
+	return a.d.calling(a.d.server(a.host), call)
+}
+
 func (a *applier) domain(name string) (*libvirt.Domain, error) {
-	a.d.call()
+	done := a.calling("LookupDomainByName " + name)
 	dom, err := a.c.LookupDomainByName(name)
+	done()
 	if err != nil {
 		return nil, fmt.Errorf("look up domain %s on %s: %w", name, a.host, err)
 	}
@@ -169,16 +177,17 @@ func (a *applier) once(o op) error {
 	case opUploadSeed:
 		return a.createVolume(o.Pool, o.Volume, uint64(len(o.ISO)), o.ISO)
 	case opResizeVolume:
-		return a.withVolume(o.Pool, o.Volume, func(vol *libvirt.StorageVol) error { return vol.Resize(o.Bytes, 0) })
+		return a.withVolume(o.Pool, o.Volume, "Resize", func(vol *libvirt.StorageVol) error { return vol.Resize(o.Bytes, 0) })
 	case opDeleteVolume, opDropVolume:
-		err := a.withVolume(o.Pool, o.Volume, func(vol *libvirt.StorageVol) error { return vol.Delete(0) })
+		err := a.withVolume(o.Pool, o.Volume, "Delete", func(vol *libvirt.StorageVol) error { return vol.Delete(0) })
 		if isCode(err, libvirt.ERR_NO_STORAGE_VOL) {
 			return nil // already gone
 		}
 		return err
 	case opDefine:
-		a.d.call()
+		done := a.calling("DomainDefineXML " + o.Domain)
 		dom, err := a.c.DomainDefineXML(o.XML)
+		done()
 		if err != nil {
 			return fmt.Errorf("define domain %s on %s: %w", o.Domain, a.host, err)
 		}
@@ -201,28 +210,38 @@ func (a *applier) onDomain(dom *libvirt.Domain, o op) error {
 		if o.Live {
 			flags |= libvirt.DOMAIN_AFFECT_LIVE
 		}
-		a.d.call()
-		if err := dom.SetMetadata(libvirt.DOMAIN_METADATA_ELEMENT, o.Owner.element(), ownerPrefix, OwnerNS, flags); err != nil {
+		done := a.calling("SetMetadata of domain " + o.Domain)
+		err := dom.SetMetadata(libvirt.DOMAIN_METADATA_ELEMENT, o.Owner.element(), ownerPrefix, OwnerNS, flags)
+		done()
+		if err != nil {
 			return fmt.Errorf("set owner metadata of %s on %s: %w", o.Domain, a.host, err)
 		}
 	case opSetAutostart:
-		a.d.call()
-		if err := dom.SetAutostart(o.Bool); err != nil {
+		done := a.calling("SetAutostart of domain " + o.Domain)
+		err := dom.SetAutostart(o.Bool)
+		done()
+		if err != nil {
 			return fmt.Errorf("set autostart of %s on %s: %w", o.Domain, a.host, err)
 		}
 	case opMemoryLive:
-		a.d.call()
-		if err := dom.SetMemoryFlags(o.Bytes, libvirt.DOMAIN_MEM_LIVE); err != nil {
+		done := a.calling("SetMemoryFlags of domain " + o.Domain)
+		err := dom.SetMemoryFlags(o.Bytes, libvirt.DOMAIN_MEM_LIVE)
+		done()
+		if err != nil {
 			a.res.Notes = append(a.res.Notes, fmt.Sprintf("%s: the live memory change failed (%v); the new size is pending until the next shutdown", o.Domain, err))
 		}
 	case opVCPUsLive:
-		a.d.call()
-		if err := dom.SetVcpusFlags(uint(o.Bytes), libvirt.DOMAIN_VCPU_LIVE); err != nil {
+		done := a.calling("SetVcpusFlags of domain " + o.Domain)
+		err := dom.SetVcpusFlags(uint(o.Bytes), libvirt.DOMAIN_VCPU_LIVE)
+		done()
+		if err != nil {
 			a.res.Notes = append(a.res.Notes, fmt.Sprintf("%s: the live vCPU change failed (%v); the new count is pending until the next shutdown", o.Domain, err))
 		}
 	case opStart:
-		a.d.call()
-		if err := dom.Create(); err != nil {
+		done := a.calling("Create of domain " + o.Domain)
+		err := dom.Create()
+		done()
+		if err != nil {
 			return fmt.Errorf("start %s on %s: %w", o.Domain, a.host, err)
 		}
 	case opStop:
@@ -243,8 +262,10 @@ func (a *applier) restart(dom *libvirt.Domain, name string) error {
 	if err := a.stop(dom, name); err != nil {
 		return err
 	}
-	a.d.call()
-	if err := dom.Create(); err != nil {
+	done := a.calling("Create of domain " + name)
+	err := dom.Create()
+	done()
+	if err != nil {
 		return fmt.Errorf("start %s on %s after the restart's shutdown: %w", name, a.host, err)
 	}
 	a.res.Notes = append(a.res.Notes, name+" restarted: pending changes are now live")
@@ -254,20 +275,28 @@ func (a *applier) restart(dom *libvirt.Domain, name string) error {
 // undefine forces a running guest off, then removes its definition,
 // with its NVRAM when libvirt refuses to leave that behind.
 func (a *applier) undefine(dom *libvirt.Domain, name string) error {
-	a.d.call()
-	if active, err := dom.IsActive(); err == nil && active {
-		a.d.call()
-		if err := dom.Destroy(); err != nil {
+	done := a.calling("IsActive of domain " + name)
+	active, err := dom.IsActive()
+	done()
+	if err == nil && active {
+		done := a.calling("Destroy of domain " + name)
+		err := dom.Destroy()
+		done()
+		if err != nil {
 			return fmt.Errorf("force off %s on %s before undefining it: %w", name, a.host, err)
 		}
 	}
-	a.d.call()
-	if err := dom.Undefine(); err != nil {
+	done = a.calling("Undefine of domain " + name)
+	err = dom.Undefine()
+	done()
+	if err != nil {
 		if !strings.Contains(err.Error(), "nvram") {
 			return fmt.Errorf("undefine %s on %s: %w", name, a.host, err)
 		}
-		a.d.call()
-		if err := dom.UndefineFlags(libvirt.DOMAIN_UNDEFINE_NVRAM); err != nil {
+		done := a.calling("UndefineFlags of domain " + name)
+		err := dom.UndefineFlags(libvirt.DOMAIN_UNDEFINE_NVRAM)
+		done()
+		if err != nil {
 			return fmt.Errorf("undefine %s on %s with its NVRAM: %w", name, a.host, err)
 		}
 	}
@@ -278,12 +307,18 @@ func (a *applier) undefine(dom *libvirt.Domain, name string) error {
 // it off.
 func (a *applier) stop(dom *libvirt.Domain, name string) error {
 	if t := a.d.opts.ShutdownTimeout; t > 0 {
-		a.d.call()
-		if err := dom.Shutdown(); err == nil {
+		done := a.calling("Shutdown of domain " + name)
+		err := dom.Shutdown()
+		done()
+		if err == nil {
+			// The wait itself is the guest's, not the daemon's: only
+			// each IsActive it polls with is named, so a slow guest is
+			// never reported as a host that does not answer.
 			deadline := time.Now().Add(t)
 			for time.Now().Before(deadline) {
-				a.d.call()
+				done := a.calling("IsActive of domain " + name)
 				active, err := dom.IsActive()
+				done()
 				if err != nil {
 					return fmt.Errorf("wait for %s on %s to shut down: %w", name, a.host, err)
 				}
@@ -295,41 +330,56 @@ func (a *applier) stop(dom *libvirt.Domain, name string) error {
 		}
 		a.res.Notes = append(a.res.Notes, fmt.Sprintf("%s did not shut down within %s: forced off", name, t))
 	}
-	a.d.call()
-	if err := dom.Destroy(); err != nil {
+	done := a.calling("Destroy of domain " + name)
+	err := dom.Destroy()
+	done()
+	if err != nil {
 		return fmt.Errorf("force off %s on %s: %w", name, a.host, err)
 	}
 	return nil
 }
 
-func (a *applier) withVolume(pool, name string, f func(*libvirt.StorageVol) error) error {
-	a.d.call()
-	p, err := a.c.LookupStoragePoolByName(pool)
+// withVolume runs f, the call named call, on volume name of pool.
+func (a *applier) withVolume(pool, name, call string, f func(*libvirt.StorageVol) error) error {
+	p, err := a.pool(pool)
 	if err != nil {
-		return fmt.Errorf("look up pool %s on %s: %w", pool, a.host, err)
+		return err
 	}
 	defer p.Free()
-	a.d.call()
+	done := a.calling("LookupStorageVolByName " + pool + "/" + name)
 	vol, err := p.LookupStorageVolByName(name)
+	done()
 	if err != nil {
 		return fmt.Errorf("look up volume %s/%s on %s: %w", pool, name, a.host, err)
 	}
 	defer vol.Free()
-	a.d.call()
-	if err := f(vol); err != nil {
+	done = a.calling(call + " of volume " + pool + "/" + name)
+	err = f(vol)
+	done()
+	if err != nil {
 		return fmt.Errorf("volume %s/%s on %s: %w", pool, name, a.host, err)
 	}
 	return nil
+}
+
+// pool looks up the storage pool name on the applier's host.
+func (a *applier) pool(name string) (*libvirt.StoragePool, error) {
+	done := a.calling("LookupStoragePoolByName " + name)
+	p, err := a.c.LookupStoragePoolByName(name)
+	done()
+	if err != nil {
+		return nil, fmt.Errorf("look up pool %s on %s: %w", name, a.host, err)
+	}
+	return p, nil
 }
 
 // createVolume creates a raw volume, sparse, and uploads data into it
 // when data is not nil. A half-uploaded volume is deleted again so the
 // next run does not take it for a complete seed.
 func (a *applier) createVolume(pool, name string, size uint64, data []byte) error {
-	a.d.call()
-	p, err := a.c.LookupStoragePoolByName(pool)
+	p, err := a.pool(pool)
 	if err != nil {
-		return fmt.Errorf("look up pool %s on %s: %w", pool, a.host, err)
+		return err
 	}
 	defer p.Free()
 	def := libvirtxml.StorageVolume{
@@ -342,8 +392,9 @@ func (a *applier) createVolume(pool, name string, size uint64, data []byte) erro
 	if err != nil {
 		return fmt.Errorf("volume %s: %w", name, err)
 	}
-	a.d.call()
+	done := a.calling("StorageVolCreateXML " + pool + "/" + name)
 	vol, err := p.StorageVolCreateXML(x, 0)
+	done()
 	if err != nil {
 		return fmt.Errorf("create volume %s/%s on %s: %w", pool, name, a.host, err)
 	}
@@ -351,9 +402,8 @@ func (a *applier) createVolume(pool, name string, size uint64, data []byte) erro
 	if data == nil {
 		return nil
 	}
-	if err := a.upload(vol, bytes.NewReader(data), int64(len(data))); err != nil {
-		a.d.call()
-		if derr := vol.Delete(0); derr != nil {
+	if err := a.upload(vol, pool+"/"+name, bytes.NewReader(data), int64(len(data))); err != nil {
+		if derr := a.deletePartial(vol, pool+"/"+name); derr != nil {
 			err = fmt.Errorf("%w (and deleting the partial volume failed: %v; delete %s/%s by hand)", err, derr, pool, name)
 		}
 		return fmt.Errorf("upload %s/%s on %s: %w", pool, name, a.host, err)
@@ -361,10 +411,21 @@ func (a *applier) createVolume(pool, name string, size uint64, data []byte) erro
 	return nil
 }
 
+// deletePartial deletes vol, named for a person by what ("pool/name"),
+// after an upload or copy into it failed.
+func (a *applier) deletePartial(vol *libvirt.StorageVol, what string) error {
+	defer a.calling("Delete of volume " + what)()
+	return vol.Delete(0)
+}
+
 // upload streams size bytes read from r into vol (StorageVolUpload),
 // following the binding's own integration test: a seed from memory and
-// a base image from a file take the same path.
-func (a *applier) upload(vol *libvirt.StorageVol, r io.Reader, size int64) error {
+// a base image from a file take the same path. The upload is named to
+// the run as one call, from opening the stream to its Finish, with what
+// it fills ("pool/name"): a large image takes a while to send, but it
+// is sent to a daemon that may stop answering, as any call.
+func (a *applier) upload(vol *libvirt.StorageVol, what string, r io.Reader, size int64) error {
+	defer a.d.await(a.d.server(a.host), fmt.Sprintf("StorageVolUpload %s (%d bytes)", what, size))()
 	a.d.call()
 	st, err := a.c.NewStream(0)
 	if err != nil {

@@ -12,10 +12,9 @@ import (
 // <backingStore>), or with Clone a full copy (StorageVolCreateXMLFrom)
 // grown to the disk's size. libvirt runs qemu-img on the host for both.
 func (a *applier) createFromBase(o op) error {
-	a.d.call()
-	pool, err := a.c.LookupStoragePoolByName(o.Pool)
+	pool, err := a.pool(o.Pool)
 	if err != nil {
-		return fmt.Errorf("look up pool %s on %s: %w", o.Pool, a.host, err)
+		return err
 	}
 	defer pool.Free()
 	if o.Clone {
@@ -33,8 +32,9 @@ func (a *applier) createFromBase(o op) error {
 	if err != nil {
 		return fmt.Errorf("volume %s: %w", o.Volume, err)
 	}
-	a.d.call()
+	done := a.calling("StorageVolCreateXML " + o.Pool + "/" + o.Volume)
 	vol, err := pool.StorageVolCreateXML(x, 0)
+	done()
 	if err != nil {
 		return fmt.Errorf("create volume %s/%s on %s as an overlay on %s: %w", o.Pool, o.Volume, a.host, o.Base, err)
 	}
@@ -45,8 +45,9 @@ func (a *applier) createFromBase(o op) error {
 // size, then grows it to the disk's size. A copy that fails half-way is
 // deleted, so the next run makes it again rather than take it as done.
 func (a *applier) cloneBase(pool *libvirt.StoragePool, o op) error {
-	a.d.call()
+	done := a.calling("LookupStorageVolByName " + o.Pool + "/" + o.Base)
 	base, err := pool.LookupStorageVolByName(o.Base)
+	done()
 	if err != nil {
 		return fmt.Errorf("look up base volume %s/%s on %s: %w", o.Pool, o.Base, a.host, err)
 	}
@@ -60,8 +61,10 @@ func (a *applier) cloneBase(pool *libvirt.StoragePool, o op) error {
 	if err != nil {
 		return fmt.Errorf("volume %s: %w", o.Volume, err)
 	}
-	a.d.call()
+	// qemu-img copies the base while the daemon holds this call.
+	done = a.calling("StorageVolCreateXMLFrom " + o.Pool + "/" + o.Volume + " (a copy of " + o.Base + ")")
 	vol, err := pool.StorageVolCreateXMLFrom(x, base, 0)
+	done()
 	if err != nil {
 		return fmt.Errorf("copy base %s into volume %s/%s on %s: %w", o.Base, o.Pool, o.Volume, a.host, err)
 	}
@@ -69,10 +72,11 @@ func (a *applier) cloneBase(pool *libvirt.StoragePool, o op) error {
 	if o.Bytes <= o.BaseBytes {
 		return nil
 	}
-	a.d.call()
-	if err := vol.Resize(o.Bytes, 0); err != nil {
-		a.d.call()
-		if derr := vol.Delete(0); derr != nil {
+	done = a.calling("Resize of volume " + o.Pool + "/" + o.Volume)
+	err = vol.Resize(o.Bytes, 0)
+	done()
+	if err != nil {
+		if derr := a.deletePartial(vol, o.Pool+"/"+o.Volume); derr != nil {
 			err = fmt.Errorf("%w (and deleting the copy failed: %v; delete %s/%s by hand)", err, derr, o.Pool, o.Volume)
 		}
 		return fmt.Errorf("grow the copy %s/%s on %s to %s: %w", o.Pool, o.Volume, a.host, sizeString(o.Bytes), err)
