@@ -176,8 +176,8 @@
 // web", "StorageVolCreateXML default/web-root", "Create of network
 // lan"). A daemon that stopped answering is named, with the call, by
 // diff and apply and by the first Ctrl-C. What site waits for itself,
-// a guest shutting down before a restart, is not a call: only the
-// IsActive calls that poll it are named.
+// a guest shutting down before a restart or taking its DHCP lease, is
+// not a call: only the calls that poll it are named.
 //
 // # Library
 //

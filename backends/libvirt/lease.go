@@ -22,6 +22,9 @@ func (d *Driver) Lease(_ context.Context, ref model.LeaseRef) (string, error) {
 	if err != nil {
 		return "", err
 	}
+	// One read of a lease, not the wait for it: that wait is the
+	// guest's, and apply names it itself.
+	defer d.await(d.server(ref.Host), "LookupDomainByName, IsActive, GetXMLDesc of domain "+ref.VM+", GetDHCPLeases of its network")()
 	d.call()
 	dom, err := c.LookupDomainByName(ref.VM)
 	if isCode(err, libvirt.ERR_NO_DOMAIN) {

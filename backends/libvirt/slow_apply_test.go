@@ -1,6 +1,7 @@
 package libvirt
 
 import (
+	"context"
 	"encoding/binary"
 	"fmt"
 	"io"
@@ -23,17 +24,18 @@ import (
 // Procedure numbers of libvirt's remote protocol (remote_protocol.x),
 // for the calls holdingProxy holds.
 const (
-	remoteProgram        = 0x20008086
-	procDomainDefineXML  = 11
-	procDomainUndefine   = 35
-	procPoolDefineXML    = 77
-	procPoolCreate       = 78
-	procPoolBuild        = 79
-	procPoolSetAutostart = 90
-	procVolCreateXML     = 93
-	procVolDelete        = 94
-	rpcHeaderBytes       = 4 * 7 // length, program, version, procedure, type, serial, status
-	rpcTypeCall          = 0
+	remoteProgram          = 0x20008086
+	procDomainDefineXML    = 11
+	procDomainLookupByName = 23
+	procDomainUndefine     = 35
+	procPoolDefineXML      = 77
+	procPoolCreate         = 78
+	procPoolBuild          = 79
+	procPoolSetAutostart   = 90
+	procVolCreateXML       = 93
+	procVolDelete          = 94
+	rpcHeaderBytes         = 4 * 7 // length, program, version, procedure, type, serial, status
+	rpcTypeCall            = 0
 )
 
 // heldCall is a call holdingProxy holds back from the daemon until
@@ -177,5 +179,36 @@ func TestApplyCallsAreNamed(t *testing.T) {
 		if !heard[p] {
 			t.Errorf("apply never sent the call that %s names (procedure %d)", want[p], p)
 		}
+	}
+}
+
+// TestLeaseReadIsNamed: a read of a guest's DHCP lease, which apply
+// polls while the guest boots, is named to the run while the daemon
+// holds it, as a read and not as the wait for the lease.
+func TestLeaseReadIsNamed(t *testing.T) {
+	s := libvirttest.StartSession(t)
+	uri, held := holdingProxy(t, strings.TrimPrefix(s.URI, "qemu+unix:///session?socket="), procDomainLookupByName)
+	run := backends.NewRun()
+	d := New(Options{URIMap: map[string]string{sessionHost: uri}, Run: run})
+	t.Cleanup(func() { _ = d.Close() })
+	done := make(chan error, 1)
+	go func() {
+		_, err := d.Lease(context.Background(), model.LeaseRef{Host: sessionHost, VM: "web"})
+		done <- err
+	}()
+	want := backends.Awaited{Server: "libvirt host " + sessionHost + " (as " + uri + ")",
+		Request: "LookupDomainByName, IsActive, GetXMLDesc of domain web, GetDHCPLeases of its network"}
+	select {
+	case h := <-held:
+		got := run.Awaiting()
+		if len(got) != 1 || got[0].Server != want.Server || got[0].Request != want.Request {
+			t.Errorf("while the daemon holds the lookup, the run awaits %+v, want %s to answer %s", got, want.Server, want.Request)
+		}
+		close(h.release)
+	case err := <-done:
+		t.Fatalf("Lease ended (%v) without looking the domain up", err)
+	}
+	if err := <-done; err != nil {
+		t.Fatalf("Lease of a domain that does not exist: %v, want no address and no error", err)
 	}
 }
