@@ -129,6 +129,7 @@ func (c *checker) delegationsAcrossTenants(spec *model.Spec, zones map[string]*m
 				}
 				apex := child.RRset(child.Name, "NS")
 				if apex == nil {
+					c.childWithoutNS(z, ns, child)
 					continue
 				}
 				c.childNS(z, ns, child, apex)
@@ -140,6 +141,21 @@ func (c *checker) delegationsAcrossTenants(spec *model.Spec, zones map[string]*m
 			}
 		}
 	}
+}
+
+// childWithoutNS reports the NS at child's cut in parent while child's
+// zone, loaded, names no name servers at its apex: there is nothing the
+// delegation may name yet, and whatever it names would answer for all
+// of the child's names (site init writes such a zone). An apex NS the
+// child leaves to an ignore rule is written outside site: nothing to
+// compare, as when the child's file is not loaded.
+func (c *checker) childWithoutNS(parent *model.Zone, ns *model.RRset, child *model.Zone) {
+	if child.Ignored(child.Name, "NS") != nil {
+		return
+	}
+	c.diags = append(c.diags, Diagnostic{Pos: ns.Writer.Pos, Related: []model.Pos{child.Pos}, Path: writerPath(ns.Writer) + ".NS",
+		Msg: fmt.Sprintf("%s NS: tenant %s's zone %s names no name servers at its apex (\"@\": NS), so this delegation may name none yet: resolvers ask the name servers a delegation names for every name of tenant %s; tenant %s writes \"@\": NS: [...] in its zone first, then zone %s (tenant %s) names the same",
+			ns.Name, child.Tenant, child.Name, child.Tenant, child.Tenant, parent.Name, parent.Tenant)})
 }
 
 // childNS compares the NS at child's cut in parent with child's apex NS.

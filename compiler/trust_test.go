@@ -523,7 +523,12 @@ tenants: {
 		"ns1.shop": A: ["192.0.2.53"]`, shop: `"@": NS: ["ns1.shop.acme.example.", "ns.example.net."]
 		ns1: A: ["192.0.2.53", "192.0.2.54"]`,
 			warn: `ns1.shop.acme.example. A leaves out 192.0.2.54, which tenant shop's zone shop.acme.example. declares there`},
-		{name: "the child's zone names no apex NS", acme: `shop: NS: ["ns.evil.example."]`, shop: `www: A: ["192.0.2.80"]`},
+		{name: "the child's zone names no apex NS", acme: `shop: NS: ["ns.evil.example."]`, shop: `www: A: ["192.0.2.80"]`,
+			path: nsPath, want: `tenant shop's zone shop.acme.example. names no name servers at its apex ("@": NS), so this delegation may name none yet`},
+		{name: "the child's apex NS written outside site", acme: `shop: NS: ["ns.elsewhere.example."]`, shop: `www: A: ["192.0.2.80"]
+		}
+		ignore: [{name: "@", type: "NS"}]
+		records: {`},
 		{name: "the child's file is not loaded", acme: `shop: NS: ["ns.evil.example."]`, shop: shopRecords, shopApart: true},
 	}
 	for _, tt := range tests {
