@@ -25,19 +25,8 @@ import (
 // apply converges.
 func TestFaultsVaultApply(t *testing.T) {
 	const zone = "v.faults.example.test"
-	cf := cftest.New(cfToken)
-	t.Cleanup(cf.Close)
-	store := vaulttest.StartDev(t, vaultToken)
-	store.Put("secret", "dns/cloudflare", map[string]any{"token": cfToken})
-	t.Setenv("VAULT_TOKEN", vaultToken)
-	t.Setenv("VAULT_ADDR", "")
-	t.Setenv("SITE_VAULT_ADDRS", "")
-	t.Setenv("NO_COLOR", "1")
-	t.Setenv(cloudflare.EnvAPIURL, "")
+	cf, store := cloudflareTokenInVault(t)
 	fp := newFaultProxy(t, store.URL)
-	useBackend(t, "cloudflare", func(bk *runBackends, _ *backends.Run) {
-		bk.providers["cloudflare"] = &cloudflare.Driver{RPS: 1000}
-	})
 	// A stalled store is given up on after 250 ms instead of 5 s.
 	useBackend(t, "vault", func(bk *runBackends, _ *backends.Run) {
 		bk.kinds[plan.PhaseSecrets] = &vault.Driver{Timeout: 250 * time.Millisecond}
@@ -157,4 +146,25 @@ tenants: office1: {
 	if code, stdout, stderr := vaultRun("apply", file); code != exitOK {
 		t.Errorf("clean apply after the faults exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
 	}
+}
+
+// cloudflareTokenInVault starts the Cloudflare fake and a real Vault dev
+// server holding its token at secret/dns/cloudflare, clears the
+// environment that would point site elsewhere, and has site's runs use
+// the fake through a Cloudflare driver without the client's rate limit.
+func cloudflareTokenInVault(t *testing.T) (*cftest.Server, *vaulttest.Dev) {
+	t.Helper()
+	cf := cftest.New(cfToken)
+	t.Cleanup(cf.Close)
+	store := vaulttest.StartDev(t, vaultToken)
+	store.Put("secret", "dns/cloudflare", map[string]any{"token": cfToken})
+	t.Setenv("VAULT_TOKEN", vaultToken)
+	t.Setenv("VAULT_ADDR", "")
+	t.Setenv("SITE_VAULT_ADDRS", "")
+	t.Setenv("NO_COLOR", "1")
+	t.Setenv(cloudflare.EnvAPIURL, "")
+	useBackend(t, "cloudflare", func(bk *runBackends, _ *backends.Run) {
+		bk.providers["cloudflare"] = &cloudflare.Driver{RPS: 1000}
+	})
+	return cf, store
 }

@@ -15,7 +15,6 @@ import (
 	"github.com/site-tools/site/backends/cloudflare"
 	"github.com/site-tools/site/backends/cloudflare/cftest"
 	"github.com/site-tools/site/backends/powerdns/pdnstest"
-	"github.com/site-tools/site/backends/vault/vaulttest"
 )
 
 // holdRequest makes srv hold the first request match accepts until the
@@ -53,32 +52,10 @@ func TestDiffNamesTheRequestASlowServerHolds(t *testing.T) {
 	const zone = "office1.example.test."
 	srv.CreateZone(t, zone)
 	file := tenantFile(t, srv, "office1.example.test", `www: A: ["192.0.2.1"]`)
-	old := slowRequestAfter
-	slowRequestAfter = time.Millisecond // the server holds the request until the message comes
-	t.Cleanup(func() { slowRequestAfter = old })
 	_, release := holdRequest(t, srv, func(r *http.Request) bool {
 		return r.Method == http.MethodGet && strings.HasSuffix(r.URL.Path, "/zones/"+zone)
 	}, nil)
-	var stdout strings.Builder
-	stderr := &watchBuffer{changed: make(chan struct{})}
-	done, code := make(chan struct{}), 0
-	go func() {
-		defer close(done)
-		code = run([]string{"diff", "--format", "json", file}, &stdout, stderr)
-	}()
-	want := "site: waiting for PowerDNS pdns (" + srv.URL + ") to answer GET zones/" + zone + " ("
-	if !stderr.waitFor(want, done) {
-		t.Fatalf("stderr lacks %q:\n%s", want, stderr)
-	}
-	release()
-	<-done
-	if code != exitOK {
-		t.Fatalf("exit %d, want 0\nstderr:\n%s", code, stderr)
-	}
-	var plan map[string]any
-	if err := json.Unmarshal([]byte(stdout.String()), &plan); err != nil {
-		t.Errorf("stdout is not the JSON plan alone: %v\n%s", err, stdout.String())
-	}
+	diffUntilNamed(t, file, "site: waiting for PowerDNS pdns ("+srv.URL+") to answer GET zones/"+zone+" (", release)
 }
 
 // TestInterruptNamesTheRequestInFlight: the first Ctrl-C while apply
@@ -198,18 +175,7 @@ func TestDiffNamesTheRequestCloudflareHolds(t *testing.T) {
 // nothing until the address's timeout.
 func TestDiffNamesTheRequestVaultHolds(t *testing.T) {
 	const zone = "slow.example.test"
-	cf := cftest.New(cfToken)
-	t.Cleanup(cf.Close)
-	store := vaulttest.StartDev(t, vaultToken)
-	store.Put("secret", "dns/cloudflare", map[string]any{"token": cfToken})
-	t.Setenv("VAULT_TOKEN", vaultToken)
-	t.Setenv("VAULT_ADDR", "")
-	t.Setenv("SITE_VAULT_ADDRS", "")
-	t.Setenv("NO_COLOR", "1")
-	t.Setenv(cloudflare.EnvAPIURL, "")
-	useBackend(t, "cloudflare", func(bk *runBackends, _ *backends.Run) {
-		bk.providers["cloudflare"] = &cloudflare.Driver{RPS: 1000}
-	})
+	cf, store := cloudflareTokenInVault(t)
 	cf.AddZone(zone)
 	front, _, release := holdingServer(t, store.Handler(), func(r *http.Request) bool {
 		return r.Method == http.MethodGet && r.URL.Path == "/v1/secret/data/dns/cloudflare"
