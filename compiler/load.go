@@ -128,15 +128,7 @@ func LoadSource(configName string, config []byte, name string, src []byte) (*mod
 // LoadSourceWith is LoadSource with options: site export hands vet's
 // warnings on (Options.Warn).
 func LoadSourceWith(configName string, config []byte, name string, src []byte, o Options) (*model.Spec, error) {
-	op, diags := operatorSource(configName, config)
-	if len(diags) > 0 {
-		return nil, diags.sort()
-	}
-	results, err := evaluate([]input{{path: name, data: src}}, o, nil)
-	if err != nil {
-		return nil, err
-	}
-	return assemble(op, results, map[string]bool{name: true}, nil, o.Warn)
+	return loadHeld(configName, config, name, src, []string{name}, o)
 }
 
 // LoadBeside validates one tenant spec held in memory as Load would
@@ -154,11 +146,17 @@ func LoadBeside(configName string, config []byte, path string, src []byte) (*mod
 // LoadBesideWith is LoadBeside with options: site export hands vet's
 // warnings for path on (Options.Warn).
 func LoadBesideWith(configName string, config []byte, path string, src []byte, o Options) (*model.Spec, error) {
+	return loadHeld(configName, config, path, src, withoutFile(withSiblings([]string{path}), configName), o)
+}
+
+// loadHeld loads the files all (path among them, its data src, the rest
+// read from disk) with the operator's file held in memory; only path's
+// tenants are in the model.
+func loadHeld(configName string, config []byte, path string, src []byte, all []string, o Options) (*model.Spec, error) {
 	op, diags := operatorSource(configName, config)
 	if len(diags) > 0 {
 		return nil, diags.sort()
 	}
-	all := withoutFile(withSiblings([]string{path}), configName)
 	inputs := make([]input, len(all))
 	for i, f := range all {
 		inputs[i] = input{path: f}
