@@ -4,13 +4,15 @@
 // CLI is installed, cue vet -c; each ratio with its target, marked met
 // or not. It never fails on a target it misses: it reports it.
 //
-//	sitebench table [--site bin/site] [--cue cue] [--runs 3] [sizes]
+//	sitebench table [--site bin/site] [--cue cue] [--runs 3] [--pdns-dir DIR] [sizes]
 //	sitebench vet   [--site bin/site] [--cue cue] [--tenants 1000] [--records 50]
 //
 // table starts a PowerDNS of its own on loopback (package pdnstest:
 // pdns_server with the sqlite3 backend, make deps installs it) and
 // writes generated specs (package specgen) into a temporary directory;
 // site runs there with its evaluation cache in that directory too.
+// --pdns-dir puts the server's database elsewhere: /dev/shm (tmpfs)
+// takes the disk out of its writes.
 // vet needs no server: site vet against cue vet -c alone. Every case
 // runs --runs times and reports medians; cores are shared with whatever
 // else runs on the machine, so ratios, measured in one run, are the
@@ -40,6 +42,7 @@ func main() {
 	cue := fl.String("cue", "cue", "the cue CLI to compare with (skipped when not found)")
 	runs := fl.Int("runs", 3, "runs of each command; the median is reported")
 	cases := fl.String("cases", "big,bigger,zones,vet", "the cases to run, comma-separated: big, bigger, zones, vet")
+	pdnsRoot := fl.String("pdns-dir", "", "the directory that holds PowerDNS's database, e.g. /dev/shm for tmpfs (default: the bench's temporary directory)")
 	var sz sizes
 	fl.IntVar(&sz.big, "big", 10000, "records in the one-zone cases")
 	fl.IntVar(&sz.bigger, "bigger", 50000, "records in the bigger one-zone case")
@@ -68,7 +71,7 @@ func main() {
 		}
 		return
 	}
-	if err := table(bin, cuePath, *runs, sz, strings.Split(*cases, ",")); err != nil {
+	if err := table(bin, cuePath, *runs, sz, strings.Split(*cases, ","), *pdnsRoot); err != nil {
 		fail(err)
 	}
 }
@@ -79,16 +82,23 @@ func fail(err error) {
 }
 
 // table runs every case against a PowerDNS of its own and prints them.
-func table(site, cue string, runs int, sz sizes, cases []string) error {
+// PowerDNS keeps its database in a directory of its own below pdnsRoot
+// ("" is the bench's temporary directory): on tmpfs its writes cost no
+// disk.
+func table(site, cue string, runs int, sz sizes, cases []string, pdnsRoot string) error {
 	dir, err := os.MkdirTemp("", "sitebench-")
 	if err != nil {
 		return err
 	}
 	defer os.RemoveAll(dir)
-	pdnsDir := filepath.Join(dir, "pdns")
-	if err := os.Mkdir(pdnsDir, 0o755); err != nil {
-		return err
+	if pdnsRoot == "" {
+		pdnsRoot = dir
 	}
+	pdnsDir, err := os.MkdirTemp(pdnsRoot, "sitebench-pdns-")
+	if err != nil {
+		return fmt.Errorf("--pdns-dir: %w", err)
+	}
+	defer os.RemoveAll(pdnsDir)
 	// A body limit that takes the floor's one PATCH of a whole zone
 	// (site's own writes split at PowerDNS's default 2 MiB).
 	srv, err := pdnstest.Start(pdnsDir, pdnstest.Options{MaxBodyMB: 16})
