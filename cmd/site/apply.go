@@ -135,6 +135,9 @@ func runApply(cmd *cobra.Command, args []string, o applyOptions) error {
 		return withCode(exitError, err)
 	}
 	targets := parseTargets(o.targets)
+	if p := savedPlanArg(args); p != "" && o.planFile == "" {
+		return withCode(exitError, fmt.Errorf("%s is a plan saved by site diff --out, not a spec: apply it with site apply --plan %s", p, shellQuote(p)))
+	}
 	var saved *plan.Plan
 	if o.planFile != "" {
 		// The plan brings its paths, scope and options; what the

@@ -1,10 +1,12 @@
 package main
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
 	"os"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -101,6 +103,32 @@ func (o applyOptions) readSaved(flags *pflag.FlagSet, args []string, phases []pl
 		return nil, err
 	}
 	return saved, nil
+}
+
+// savedPlanArg is the first of args that is a plan saved by site diff
+// --out rather than a spec, or "" when none is. terraform apply takes
+// its saved plan as an argument; read as a spec, it would only be "not
+// a .cue file", which does not say where a plan goes.
+func savedPlanArg(args []string) string {
+	for _, a := range args {
+		if filepath.Ext(a) == ".cue" || strings.HasSuffix(a, "...") {
+			continue
+		}
+		if info, err := os.Stat(a); err != nil || !info.Mode().IsRegular() {
+			continue
+		}
+		b, err := os.ReadFile(a)
+		if err != nil {
+			continue
+		}
+		var top struct {
+			FormatVersion *int `json:"format_version"`
+		}
+		if json.Unmarshal(b, &top) == nil && top.FormatVersion != nil {
+			return a
+		}
+	}
+	return ""
 }
 
 // readPlan loads a plan saved by site diff --out.
