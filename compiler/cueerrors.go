@@ -118,7 +118,7 @@ func fromCUE(errs []cueError, pos *positions) Diagnostics {
 		case len(path) >= 4 && path[0] == "vaults" && last == "vault" && msg == "field not allowed":
 			msg = "site logs in to a store with a credential from the environment, {env: \"NAME\"}: a store cannot hold its own key"
 		case typeMismatch.MatchString(msg):
-			if plain, ok := wrongKind(msg); ok {
+			if plain, ok := wrongKind(msg, path); ok {
 				msg = plain
 			}
 		case (last == "provider" || last == "host") && patternMismatch.MatchString(msg):
@@ -310,8 +310,9 @@ var kindWords = map[string]string{
 // prints the schema's side as a type ([...string], {host!: string},
 // int), which a user reads as noise. It says which side was written and
 // what the schema wants, and for a lone value where a list goes, how to
-// write it. ok is false when neither side is clearly the schema's.
-func wrongKind(msg string) (plain string, ok bool) {
+// write it. ok is false when neither side is clearly the schema's. path
+// is where the value was written.
+func wrongKind(msg string, path []string) (plain string, ok bool) {
 	m := typeMismatch.FindStringSubmatch(msg)
 	if m == nil {
 		return "", false
@@ -321,12 +322,12 @@ func wrongKind(msg string) (plain string, ok bool) {
 			strings.HasPrefix(v, "{") && (strings.Contains(v, "!:") || strings.Contains(v, "?:") || strings.Contains(v, "...") ||
 				strings.Contains(v, "#") || strings.Contains(v, "[string]"))
 	}
-	var got, kind string
+	var got, kind, schema string
 	switch {
 	case isSchema(m[1]) && !isSchema(m[2]):
-		got, kind = m[2], m[3]
+		got, kind, schema = m[2], m[3], m[1]
 	case isSchema(m[2]) && !isSchema(m[1]):
-		got, kind = m[1], m[4]
+		got, kind, schema = m[1], m[4], m[2]
 	default:
 		return "", false
 	}
@@ -335,12 +336,109 @@ func wrongKind(msg string) (plain string, ok bool) {
 		want = "a " + kind
 	}
 	switch {
+	case kind == "list" && strings.HasPrefix(got, "{") && !strings.HasPrefix(schema, "[...{") && !strings.HasPrefix(schema, "[...#"):
+		// A struct where a list of values goes: in a list it would
+		// still be a struct. Most likely a record as other tools write
+		// one, {ttl, values}.
+		return structForValues(got, path), true
 	case kind == "list":
 		return fmt.Sprintf("got %s, want %s: write [%s]", got, want, got), true
 	case strings.HasPrefix(got, "[") && kind != "struct":
 		return fmt.Sprintf("got the list %s, want %s (one value, not a list)", got, want), true
 	}
 	return fmt.Sprintf("got %s, want %s", got, want), true
+}
+
+// structForValues says how to write the struct got, written at path
+// where a list of values goes. For a record type written as octoDNS and
+// DNSControl write a record ({ttl: 60, values: [...]}, or value: "..."),
+// it spells the language's form out: the values as the type's list, the
+// ttl beside the name's types.
+func structForValues(got string, path []string) string {
+	msg := fmt.Sprintf("got %s, want a list of values, not a struct", got)
+	if len(path) < 3 || path[len(path)-3] != "records" || !rdata.IsType(path[len(path)-1]) {
+		return msg
+	}
+	name, typ := path[len(path)-2], path[len(path)-1]
+	values := topField(got, "values")
+	if v := topField(got, "value"); values == "" && v != "" {
+		values = "[" + v + "]"
+	}
+	if values == "" {
+		values = "[...]"
+	}
+	msg += fmt.Sprintf(": write %s: %s", typ, values)
+	if ttl := topField(got, "ttl"); ttl != "" {
+		msg += fmt.Sprintf(", and the ttl beside the name's types: %s: {ttl: %s, %s: [...]}", cueLabel(name), ttl, typ)
+	}
+	return msg
+}
+
+// topField is the value of field in s, a struct as CUE prints it in a
+// message ({a:1,b:["x"]}), or "" when s has no such field at its top.
+func topField(s, field string) string {
+	depth, inString := 0, false
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if inString {
+			if c == '\\' {
+				i++
+			} else if c == '"' {
+				inString = false
+			}
+			continue
+		}
+		switch c {
+		case '"':
+			inString = true
+		case '{', '[':
+			depth++
+		case '}', ']':
+			depth--
+		}
+		if depth == 1 && (c == '{' || c == ',') && strings.HasPrefix(s[i+1:], field+":") {
+			return valueAt(s[i+1+len(field)+1:])
+		}
+	}
+	return ""
+}
+
+// valueAt is the value at the start of s, up to the comma or brace that
+// ends it at its own depth.
+func valueAt(s string) string {
+	depth, inString := 0, false
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if inString {
+			if c == '\\' {
+				i++
+			} else if c == '"' {
+				inString = false
+			}
+			continue
+		}
+		switch {
+		case c == '"':
+			inString = true
+		case c == '{' || c == '[':
+			depth++
+		case (c == ',' || c == '}') && depth == 0:
+			return s[:i]
+		case c == '}' || c == ']':
+			depth--
+		}
+	}
+	return s
+}
+
+// cueLabel is name as a label in a spec: quoted unless CUE reads it
+// bare as a regular field ("_x" would be a hidden one, "#x" a
+// definition).
+func cueLabel(name string) string {
+	if isIdent(name) && !strings.HasPrefix(name, "_") && !strings.HasPrefix(name, "#") {
+		return name
+	}
+	return strconv.Quote(name)
 }
 
 // patternMismatch matches CUE's message for a string that fails a
