@@ -15,6 +15,7 @@ type dnsProxy struct {
 	addr       string
 	upstream   string
 	refuseAXFR bool   // answer AXFR with REFUSED instead of passing it on
+	refuseAll  bool   // answer every question REFUSED, as a server that does not serve the zone
 	before     func() // called once, before the first question is passed on
 	once       sync.Once
 	mu         sync.Mutex
@@ -67,6 +68,10 @@ func (p *dnsProxy) ServeDNS(w dns.ResponseWriter, r *dns.Msg) {
 	p.mu.Unlock()
 	if p.before != nil {
 		p.once.Do(p.before)
+	}
+	if p.refuseAll {
+		w.WriteMsg(new(dns.Msg).SetRcode(r, dns.RcodeRefused))
+		return
 	}
 	if q.Qtype == dns.TypeAXFR {
 		if p.refuseAXFR {

@@ -2,6 +2,7 @@ package powerdns
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -72,7 +73,12 @@ func verifyInto(ctx context.Context, run *backends.Run, res *backends.StepResult
 	case interrupted:
 		res.Notes = append(res.Notes, fmt.Sprintf("zone %s: verification over DNS at %s was interrupted: the changes were written, but what the server answers was not checked", zone, addr))
 	case err != nil:
-		res.Problems = append(res.Problems, fmt.Sprintf("zone %s: could not verify at %s: %v", zone, addr, err))
+		msg := fmt.Sprintf("zone %s: could not verify at %s: %v", zone, addr, err)
+		if rc := (*rcodeError)(nil); errors.As(err, &rc) && rc.rcode == dns.RcodeRefused {
+			// What the API wrote is not what this address serves.
+			msg += fmt.Sprintf(": it does not serve zone %s, though the API took the changes: check that dns: of the zone's provider in site.cue is this PowerDNS's DNS address; a zone created outside the API (pdnsutil) is served once PowerDNS's zone cache takes it in (zone-cache-refresh-interval, 300 s by default)", zone)
+		}
+		res.Problems = append(res.Problems, msg)
 	default:
 		res.Problems = append(res.Problems, v.problems...)
 		res.Notes = append(res.Notes, v.notes...)

@@ -273,3 +273,27 @@ func manyA(zone string, n int) []*model.RRset {
 	}
 	return out
 }
+
+// TestVerifyRefusedSaysTheServerDoesNotServeTheZone: a DNS port that
+// answers REFUSED is not serving the zone, though the API wrote it: the
+// provider's dns: names another server, or PowerDNS has not loaded a
+// zone created outside its API (pdnsutil) into its zone cache yet. The
+// problem says both, not only the rcode.
+func TestVerifyRefusedSaysTheServerDoesNotServeTheZone(t *testing.T) {
+	srv := pdnstest.Shared(t)
+	const zone = "refused.test."
+	srv.CreateZone(t, zone)
+	p := newDNSProxy(t, srv.DNSAddr)
+	p.refuseAll = true
+	d, run := testDriver(), newRun(srv)
+	d.VerifyAddr = func(*model.Zone, *backends.Run) string { return p.addr }
+	sp := mustPlan(t, d, zoneStep(srv, "office1", zone, rr("a.refused.test.", "A", 300, "192.0.2.1")), run)
+	res, err := d.Apply(context.Background(), sp, run)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "zone refused.test.: could not verify at " + p.addr + ": query a.refused.test. A: server answered REFUSED: it does not serve zone refused.test., though the API took the changes: check that dns: of the zone's provider in site.cue is this PowerDNS's DNS address; a zone created outside the API (pdnsutil) is served once PowerDNS's zone cache takes it in (zone-cache-refresh-interval, 300 s by default)"
+	if len(res.Problems) != 1 || res.Problems[0] != want {
+		t.Errorf("got problems %q, want [%q]", res.Problems, want)
+	}
+}
