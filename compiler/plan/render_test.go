@@ -489,18 +489,26 @@ func TestRenderPlainIsRender(t *testing.T) {
 // --target leave steps unobserved, which may well differ (a diff with
 // --target on one VM said "The live systems match the spec." while two
 // removals were pending beside it).
+//
+// --only of a phase the specs have no step in (--only vm for a tenant
+// of DNS alone) chose nothing: saying that what it chose matches the
+// spec read as if something had been checked.
 func TestNoChangesSaysItsScope(t *testing.T) {
+	observed := map[string]string{"dns/example.org.": "powerdns:0123"}
 	for _, tc := range []struct {
-		only    []Phase
-		targets []string
-		want    string
+		only     []Phase
+		targets  []string
+		observed map[string]string
+		want     string
 	}{
-		{nil, nil, "No changes. The live systems match the spec.\n"},
-		{[]Phase{PhaseDNS}, nil, "No changes. The steps --only chose match the spec; the rest was not looked at.\n"},
-		{nil, []string{"vm/*/web"}, "No changes. The steps --target chose match the spec; the rest was not looked at.\n"},
-		{[]Phase{PhaseVM}, []string{"vm/*/web"}, "No changes. The steps --only and --target chose match the spec; the rest was not looked at.\n"},
+		{nil, nil, observed, "No changes. The live systems match the spec.\n"},
+		{[]Phase{PhaseDNS}, nil, observed, "No changes. The steps --only chose match the spec; the rest was not looked at.\n"},
+		{nil, []string{"vm/*/web"}, observed, "No changes. The steps --target chose match the spec; the rest was not looked at.\n"},
+		{[]Phase{PhaseVM}, []string{"vm/*/web"}, observed, "No changes. The steps --only and --target chose match the spec; the rest was not looked at.\n"},
+		{[]Phase{PhaseVM, PhaseNetwork}, nil, nil, "No changes: --only vm,network keeps no step of these specs, so nothing was looked at.\n"},
+		{nil, nil, nil, "No changes. The live systems match the spec.\n"},
 	} {
-		p := &Plan{Only: tc.only, Targets: tc.targets}
+		p := &Plan{Only: tc.only, Targets: tc.targets, Fingerprints: tc.observed}
 		var text, md strings.Builder
 		if err := p.WriteText(&text, TextOptions{}); err != nil {
 			t.Fatal(err)

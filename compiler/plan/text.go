@@ -464,10 +464,18 @@ func plainString(s string) bool {
 
 // noChanges is the line of a plan without changes: the whole spec's, or
 // only what --only and --target chose, since what they left out was not
-// observed and may well differ.
+// observed and may well differ; or that --only chose nothing at all
+// (--only vm for specs without VMs), which checked nothing.
 func (p *Plan) noChanges() string {
 	if len(p.Only) == 0 && len(p.Targets) == 0 {
 		return "No changes. The live systems match the spec."
+	}
+	if len(p.Only) > 0 && len(p.Fingerprints) == 0 && len(p.Blocked) == 0 {
+		phases := make([]string, len(p.Only))
+		for i, ph := range p.Only {
+			phases[i] = string(ph)
+		}
+		return "No changes: --only " + strings.Join(phases, ",") + " keeps no step of these specs, so nothing was looked at."
 	}
 	var scope []string
 	if len(p.Only) > 0 {
