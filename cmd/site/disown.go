@@ -53,10 +53,21 @@ func newDisownPowerDNSCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "powerdns ZONE --url URL [--server localhost] [--api-key-env PDNS_API_KEY] [--name NAME ...] [--ack GATE-DNS-DISOWN]",
 		Short: "Remove site's owner markers (rrset comments) from a PowerDNS zone",
-		Args:  oneArg("zone", "site disown powerdns example.org --url http://127.0.0.1:8081"),
+		Long: `disown powerdns lists the rrsets of ZONE, on the PowerDNS whose HTTP
+API is at URL, that carry site's owner marker (an rrset comment of
+account site), and with --ack GATE-DNS-DISOWN removes those markers in
+one PATCH; the records and other comments stay as they are. The API key
+is read from the environment variable --api-key-env names.
+
+  site disown powerdns example.org --url http://127.0.0.1:8081
+  site disown powerdns example.org --url http://127.0.0.1:8081 --name www --ack GATE-DNS-DISOWN
+
+Exit codes: 0 nothing to remove or removed, 1 an error, 3 markers listed
+but GATE-DNS-DISOWN not acknowledged (nothing changed).`,
+		Args: oneArg("zone", "site disown powerdns example.org --url http://127.0.0.1:8081"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if url == "" {
-				return withCode(exitError, fmt.Errorf("--url is required"))
+				return withCode(exitError, fmt.Errorf("--url is required: the PowerDNS HTTP API base URL, as url: in site.cue: site disown powerdns %s --url http://127.0.0.1:8081", args[0]))
 			}
 			req.where = model.Provider{PowerDNS: &model.PowerDNS{URL: url, Server: server, APIKey: model.Credential{Env: keyEnv}}}
 			return disownZone(cmd, args[0], req)
@@ -76,7 +87,17 @@ func newDisownCloudflareCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "cloudflare ZONE [--token-env CLOUDFLARE_API_TOKEN] [--api-url URL] [--name NAME ...] [--ack GATE-DNS-DISOWN]",
 		Short: "Remove site's owner markers (record comments) from a Cloudflare zone",
-		Args:  oneArg("zone", "site disown cloudflare example.net"),
+		Long: `disown cloudflare lists the records of ZONE that carry site's owner
+marker (a record comment "managed by site tenant=..."), and with --ack
+GATE-DNS-DISOWN removes those comments; the records stay as they are.
+The API token is read from the environment variable --token-env names.
+
+  site disown cloudflare example.net
+  site disown cloudflare example.net --name old --ack GATE-DNS-DISOWN
+
+Exit codes: 0 nothing to remove or removed, 1 an error, 3 markers listed
+but GATE-DNS-DISOWN not acknowledged (nothing changed).`,
+		Args: oneArg("zone", "site disown cloudflare example.net"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			req.where = model.Provider{Cloudflare: &model.Cloudflare{Token: model.Credential{Env: tokenEnv}, APIURL: apiURL}}
 			return disownZone(cmd, args[0], req)
