@@ -105,7 +105,9 @@
 // domains there marked with its name that it does not declare, and each
 // becomes a step of its own (graph.UndeclaredVM, ID vm/URI/NAME, as the
 // step that made it), whose plan undefines it and deletes the volumes its
-// owner element lists, behind GATE-VM-DESTROY; networks likewise, for a
+// owner element lists (but not those the spec names as a VM's disk or
+// base: a VM renamed in the spec keeps its disks, and is refused while
+// the domain it was still has one), behind GATE-VM-DESTROY; networks likewise, for a
 // tenant with a network step there (network/URI/NAME, GATE-NET-DESTROY).
 // A tenant that declares nothing on a host any more is not looked at
 // there: its leftovers stay untouched (deleting needs a spec that still

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"sort"
 	"strconv"
+	"strings"
 
 	"github.com/site-tools/site/backends"
 	"github.com/site-tools/site/compiler/graph"
@@ -202,7 +203,9 @@ func (p *vmPlanner) planCreate(want *wantDomain) {
 
 // planUndeclared plans the removal of a domain its tenant no longer
 // declares (found by Discover): undefine it and delete the volumes its
-// owner element lists that no other domain uses, behind GATE-VM-DESTROY.
+// owner element lists that no other domain uses and that the spec does
+// not name as a VM's disk or base (a VM renamed in the spec keeps its
+// disks), behind GATE-VM-DESTROY.
 // A domain gone meanwhile, or no longer the tenant's, plans nothing.
 func (v vmDriver) planUndeclared(step *graph.Step) (*backends.StepPlan, error) {
 	u := step.Undeclared
@@ -219,16 +222,24 @@ func (v vmDriver) planUndeclared(step *graph.Step) (*backends.StepPlan, error) {
 	}
 	sp.Fingerprint = fingerprint("undeclared", u.Name, o.LiveXML, o.InactiveXML)
 	refs := h.volumeRefs(u.Name, true)
-	var vols []string
+	wanted := specVolumes(step.TenantSpec, u.Host)
+	var vols, kept []string
 	var delVols []ownedVolume
 	for _, ov := range o.Owner.Volumes {
 		if len(refs[ov.key()]) > 0 {
 			continue // another domain uses it
 		}
+		if vm, ok := wanted[ov.key()]; ok {
+			// A VM renamed in the spec names the disks of the domain it
+			// was: they are its data, not this removal's to delete.
+			kept = append(kept, ov.Pool+"/"+ov.Name+": the spec names it as a disk of VM "+vm)
+			continue
+		}
 		vols = append(vols, ov.String())
 		delVols = append(delVols, ov)
 	}
 	sort.Strings(vols)
+	sort.Strings(kept)
 	reason := "the spec no longer declares this domain: undefine it"
 	if o.Running {
 		reason = "the spec no longer declares this running domain: force it off, undefine it"
@@ -238,6 +249,9 @@ func (v vmDriver) planUndeclared(step *graph.Step) (*backends.StepPlan, error) {
 	}
 	if o.Running {
 		reason += " (an outage)"
+	}
+	if len(kept) > 0 {
+		reason += "; keeps " + strings.Join(kept, "; keeps ")
 	}
 	before := map[string]any{"running": o.Running}
 	if len(vols) > 0 {
@@ -250,4 +264,25 @@ func (v vmDriver) planUndeclared(step *graph.Step) (*backends.StepPlan, error) {
 		det.ops = append(det.ops, op{Kind: opDeleteVolume, Gate: plan.GateVMDestroy, Pool: ov.Pool, Volume: ov.Name})
 	}
 	return sp, nil
+}
+
+// specVolumes maps each volume tenant t's spec names on host as a disk
+// or a base (pool and name, as ownedVolume.key) to the VM that names it.
+func specVolumes(t *model.Tenant, host string) map[string]string {
+	out := map[string]string{}
+	if t == nil {
+		return out
+	}
+	for _, vm := range t.VMs {
+		if vm.Host != host {
+			continue
+		}
+		for _, d := range vm.Disks {
+			out[ownedVolume{Pool: d.Pool, Name: d.Name}.key()] = vm.Name
+			if d.Base != "" {
+				out[ownedVolume{Pool: d.Pool, Name: d.Base}.key()] = vm.Name
+			}
+		}
+	}
+	return out
 }

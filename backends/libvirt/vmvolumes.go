@@ -34,6 +34,9 @@ func (p *vmPlanner) planDisks(want *wantDomain, owned map[string]ownedVolume) er
 			if err := p.refuseForeignDisk(disk, vol.Path); err != nil {
 				return err
 			}
+			if err := p.refuseLeftDisk(disk, vol.Path); err != nil {
+				return err
+			}
 		}
 		ov := ownedVolume{Pool: disk.Pool, Name: disk.Name, Role: "disk", Base: disk.Base}
 		prior, mine := owned[ov.key()]

@@ -6,7 +6,9 @@ import (
 	"libvirt.org/go/libvirtxml"
 
 	"github.com/site-tools/site/compiler"
+	"github.com/site-tools/site/compiler/graph"
 	"github.com/site-tools/site/compiler/model"
+	"github.com/site-tools/site/compiler/plan"
 )
 
 // A VM names its volumes by pool and name, and vet knows only the
@@ -34,6 +36,35 @@ func (p *vmPlanner) foreignUser(pool, name, path string) *volumeUser {
 	for _, n := range p.h.domainNames() {
 		o := p.h.domains[n]
 		if n == p.vm.Name || o.Owner != nil && o.Owner.Tenant == p.vm.Tenant {
+			continue
+		}
+		for _, def := range []*libvirtxml.Domain{o.Inactive, o.Live} {
+			if dev, ok := diskOn(def, pool, name, path); ok {
+				return &volumeUser{dom: o, dev: dev}
+			}
+		}
+	}
+	return nil
+}
+
+// leftUser returns a domain of the VM's own tenant that the tenant no
+// longer declares on the VM's host (the name a VM had before the spec
+// renamed it) and that has a disk on volume pool/name (or path); nil
+// when there is none. Its removal is a step of its own, which keeps the
+// volumes the spec names; until it has run, the VM would share the
+// disk with it.
+func (p *vmPlanner) leftUser(pool, name, path string) *volumeUser {
+	declared := map[string]bool{}
+	if t := p.step.TenantSpec; t != nil {
+		for _, vm := range t.VMs {
+			if vm.Host == p.vm.Host {
+				declared[vm.Name] = true
+			}
+		}
+	}
+	for _, n := range p.h.domainNames() {
+		o := p.h.domains[n]
+		if n == p.vm.Name || declared[n] || o.Owner == nil || o.Owner.Tenant != p.vm.Tenant {
 			continue
 		}
 		for _, def := range []*libvirtxml.Domain{o.Inactive, o.Live} {
@@ -102,6 +133,20 @@ func (p *vmPlanner) refuseForeignDisk(disk model.Disk, path string) error {
 	return fmt.Errorf("%sVM %s on %s: volume %s/%s is attached to %s: as this VM's disk it would give the VM that domain's data, so site refuses it; "+
 		"name another volume, or have the operator remove domain %s or detach the volume from it (%s); nothing was changed",
 		at(disk.Pos), p.vm.Name, p.vm.Host, disk.Pool, disk.Name, u.describe(), u.dom.Name, u.detach(p.vm.Host))
+}
+
+// refuseLeftDisk refuses the VM's disk on volume pool/name while a
+// domain its tenant no longer declares has it: two domains on one disk
+// corrupt it (one running writes under the other), and the removal
+// that frees it needs its own gate.
+func (p *vmPlanner) refuseLeftDisk(disk model.Disk, path string) error {
+	u := p.leftUser(disk.Pool, disk.Name, path)
+	if u == nil {
+		return nil
+	}
+	return fmt.Errorf("%sVM %s on %s: volume %s/%s is attached to %s, which tenant %s no longer declares (renamed?): two domains on one disk corrupt it, so site refuses this VM while %s has it; "+
+		"remove %s first (its removal keeps the volumes the spec names as disks): site apply tenants/%s.cue --target %s --ack %s; then apply again; nothing was changed",
+		at(disk.Pos), p.vm.Name, p.vm.Host, disk.Pool, disk.Name, u.describe(), p.vm.Tenant, u.dom.Name, u.dom.Name, p.vm.Tenant, graph.VMStepID(p.vm.Host, u.dom.Name), plan.GateVMDestroy)
 }
 
 // refuseForeignBase refuses to make the VM's disk from base volume
