@@ -86,13 +86,16 @@ func (c *checker) claimResources(spec *model.Spec) map[string]*model.Zone {
 // it (an overlay) or copy it (a clone). Which of two tenants naming one
 // volume made it is the live system's to say, not the specs', so each
 // is reported. A base that is no tenant's disk, an image the operator
-// provides, is every tenant's to start from.
+// provides, is every tenant's to start from. Within a tenant a disk
+// volume is one VM's too: two guests on one disk corrupt it, and an
+// overlay on (or a copy of) another VM's disk reads it while that guest
+// writes it.
 func (c *checker) claimVolumes(spec *model.Spec) {
 	type diskOf struct {
 		tenant, vm string
 		pos        model.Pos
 	}
-	disks := map[string][]diskOf{} // the first disk of each tenant on a volume
+	disks := map[string][]diskOf{} // the first disk of each VM on a volume
 	key := func(v *model.VM, pool, name string) string { return v.Host + "\x00" + pool + "\x00" + name }
 	each := func(f func(t *model.Tenant, v *model.VM, i int, d model.Disk)) {
 		for _, t := range spec.Tenants {
@@ -107,22 +110,39 @@ func (c *checker) claimVolumes(spec *model.Spec) {
 	}
 	each(func(t *model.Tenant, v *model.VM, _ int, d model.Disk) {
 		k := key(v, d.Pool, d.Name)
-		if !slices.ContainsFunc(disks[k], func(o diskOf) bool { return o.tenant == t.Name }) {
+		if !slices.ContainsFunc(disks[k], func(o diskOf) bool { return o.tenant == t.Name && o.vm == v.Name }) {
 			disks[k] = append(disks[k], diskOf{t.Name, v.Name, d.Pos})
 		}
 	})
 	taken := func(t *model.Tenant, v *model.VM, i int, field, name string, at model.Pos) {
-		for _, o := range disks[key(v, v.Disks[i].Pool, name)] {
+		path := cuePath("tenants", t.Name, "vms", v.Name, "disks", strconv.Itoa(i), field)
+		users := disks[key(v, v.Disks[i].Pool, name)]
+		for _, o := range users {
 			if o.tenant != t.Name {
-				c.two(at, o.pos, cuePath("tenants", t.Name, "vms", v.Name, "disks", strconv.Itoa(i), field),
+				c.two(at, o.pos, path,
 					"volume %s/%s on host %s is a disk of tenant %s's VM %s: a disk volume belongs to one tenant, and no other tenant's VM uses it, as a disk or as a base; name a volume of your own, or an image the operator provides",
 					v.Disks[i].Pool, name, v.Host, o.tenant, o.vm)
 				return
 			}
 		}
+		for _, o := range users {
+			if o.vm == v.Name {
+				continue
+			}
+			if field == "name" {
+				c.two(at, o.pos, path,
+					"volume %s/%s on host %s is a disk of VM %s too: a disk volume is one VM's, and two guests on one disk corrupt it; give each VM a volume of its own (base: an image starts each from the same one)",
+					v.Disks[i].Pool, name, v.Host, o.vm)
+			} else {
+				c.two(at, o.pos, path,
+					"volume %s/%s on host %s is a disk of VM %s: a disk made from it would read it while that guest writes it; start from an image the operator provides, or a volume no VM has as its disk",
+					v.Disks[i].Pool, name, v.Host, o.vm)
+			}
+			return
+		}
 	}
 	each(func(t *model.Tenant, v *model.VM, i int, d model.Disk) {
-		// A tenant's first disk on a volume others name too.
+		// A VM's first disk on a volume other VMs name too.
 		if o := disks[key(v, d.Pool, d.Name)]; len(o) > 1 && slices.ContainsFunc(o, func(o diskOf) bool { return o.pos == d.Pos }) {
 			taken(t, v, i, "name", d.Name, d.Pos)
 		}
