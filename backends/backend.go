@@ -142,6 +142,10 @@ type Run struct {
 	// nothing.
 	Slow      func(a Awaited, waited time.Duration)
 	SlowAfter time.Duration
+	// Progress hears, as a line for the user, a wait of a step's own
+	// that is no request to a server (a guest asked to shut down); nil
+	// hears nothing. See Say.
+	Progress func(line string)
 
 	await   awaiting // see Await
 	mu      sync.Mutex
@@ -154,6 +158,13 @@ type Run struct {
 
 	interrupted atomic.Bool   // see Interrupt
 	interruptC  chan struct{} // closed by Interrupt; see interruptCh
+}
+
+// Say tells r.Progress line, if r and it are not nil.
+func (r *Run) Say(line string) {
+	if r != nil && r.Progress != nil {
+		r.Progress(line)
+	}
 }
 
 // The default GATE-DNS-DELETE-MANY thresholds (see Run): site apply

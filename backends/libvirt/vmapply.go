@@ -313,8 +313,12 @@ func (a *applier) stop(dom *libvirt.Domain, name string) error {
 		if err == nil {
 			// The wait itself is the guest's, not the daemon's: only
 			// each IsActive it polls with is named, so a slow guest is
-			// never reported as a host that does not answer.
-			deadline := time.Now().Add(t)
+			// never reported as a host that does not answer; the wait
+			// is said on its own, as it may last minutes.
+			say := a.d.opts.Run.Say
+			say(fmt.Sprintf("asked guest %s on %s to shut down; waiting up to %s (%s), then forcing it off", name, a.host, t, ShutdownTimeoutEnv))
+			start := time.Now()
+			deadline, next := start.Add(t), start.Add(10*time.Second)
 			for time.Now().Before(deadline) {
 				done := a.calling("IsActive of domain " + name)
 				active, err := dom.IsActive()
@@ -323,10 +327,16 @@ func (a *applier) stop(dom *libvirt.Domain, name string) error {
 					return fmt.Errorf("wait for %s on %s to shut down: %w", name, a.host, err)
 				}
 				if !active {
+					say(fmt.Sprintf("guest %s shut down after %s", name, time.Since(start).Round(time.Second)))
 					return nil
+				}
+				if time.Now().After(next) {
+					say(fmt.Sprintf("still waiting for guest %s to shut down (%s of %s)", name, time.Since(start).Round(time.Second), t))
+					next = next.Add(10 * time.Second)
 				}
 				time.Sleep(250 * time.Millisecond)
 			}
+			say(fmt.Sprintf("guest %s did not shut down within %s: forcing it off", name, t))
 		}
 		a.res.Notes = append(a.res.Notes, fmt.Sprintf("%s did not shut down within %s: forced off", name, t))
 	}

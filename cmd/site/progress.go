@@ -251,6 +251,7 @@ func (p *progress) watchSlow(run *backends.Run) {
 	run.Slow = func(a backends.Awaited, waited time.Duration) {
 		p.say(fmt.Sprintf("site: waiting for %s to answer %s (%s)...", a.Server, a.Request, waited.Round(time.Second)))
 	}
+	run.Progress = func(line string) { p.say("site: " + line) }
 }
 
 // waitingFor names requests in flight for a message: "PowerDNS pdns
