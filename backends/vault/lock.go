@@ -12,7 +12,6 @@ import (
 	"github.com/hashicorp/vault/api"
 
 	"github.com/site-tools/site/backends"
-	"github.com/site-tools/site/backends/endpoint"
 	"github.com/site-tools/site/backends/lock"
 	"github.com/site-tools/site/compiler/graph"
 	"github.com/site-tools/site/compiler/model"
@@ -62,19 +61,7 @@ func (d *Driver) LockStore(ctx context.Context, store *model.Vault, tenant strin
 	if len(addrs) == 0 {
 		return nil, fmt.Errorf("vault %s has no address and VAULT_ADDR is unset", store.Name)
 	}
-	for _, a := range addrs {
-		if _, err := endpoint.Check(a, store.Plaintext); err != nil {
-			return nil, fmt.Errorf("address of vault %s: %w", store.Name, err)
-		}
-	}
-	if err := r.checkPaths(); err != nil {
-		return nil, err
-	}
-	var err error
-	if r.http, err = r.httpClient(); err != nil {
-		return nil, err
-	}
-	if err := r.credentials(); err != nil {
+	if err := r.prepare(addrs); err != nil {
 		return nil, err
 	}
 	// The run's memory of the store is shared with its secret steps: an

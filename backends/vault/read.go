@@ -95,6 +95,26 @@ func (r *reader) addrs() []string {
 	return out
 }
 
+// prepare does what comes before any address is dialled, for a secret
+// read and a lock alike: every address must be one the store may be
+// reached at, the paths must be sound, and the HTTP client and the
+// credentials are made once for all addresses.
+func (r *reader) prepare(addrs []string) error {
+	for _, a := range addrs {
+		if _, err := endpoint.Check(a, r.sec.Store.Plaintext); err != nil {
+			return fmt.Errorf("address of vault %s: %w", r.sec.Store.Name, err)
+		}
+	}
+	if err := r.checkPaths(); err != nil {
+		return err
+	}
+	var err error
+	if r.http, err = r.httpClient(); err != nil {
+		return err
+	}
+	return r.credentials()
+}
+
 // read tries every address in order. An answer about the secret itself
 // (missing, deleted, permission denied, no such key) is final: every
 // address of one store serves the same data. A sealed or failing server
@@ -113,19 +133,7 @@ func (r *reader) read(ctx context.Context) (*secret, error) {
 		}
 		return nil, fmt.Errorf("vault %s has no address and VAULT_ADDR is unset: add addrs to vaults: %s in site.cue, or export VAULT_ADDR", r.sec.Store.Name, r.sec.Store.Name)
 	}
-	for _, a := range addrs {
-		if _, err := endpoint.Check(a, r.sec.Store.Plaintext); err != nil {
-			return nil, fmt.Errorf("address of vault %s: %w", r.sec.Store.Name, err)
-		}
-	}
-	if err := r.checkPaths(); err != nil {
-		return nil, err
-	}
-	var err error
-	if r.http, err = r.httpClient(); err != nil {
-		return nil, err
-	}
-	if err := r.credentials(); err != nil {
+	if err := r.prepare(addrs); err != nil {
 		return nil, err
 	}
 	mem := r.driver.memory(storeKey(r.sec.Store.Name, addrs))
