@@ -50,16 +50,26 @@ func (r *reader) loginFailure(att *attempt, err error) error {
 	return fmt.Errorf("AppRole login at %s failed: %s: check the role_id and secret_id credentials and the AppRole mount", att.addr, att.reason)
 }
 
-// getFailure records why reading the secret at att.addr failed, and
-// returns the error to report when the answer is about the secret
-// itself and so final.
-func (r *reader) getFailure(att *attempt, err error, what string) error {
-	addr := att.addr
+// failed records why the request to att.addr failed, without any token,
+// and returns the TLS failure that ends the walk over the addresses, if
+// it was one.
+func (r *reader) failed(att *attempt, err error) error {
 	if final := tlsFailure(att, err); final != nil {
 		return final
 	}
 	att.reason, att.answered = describe(err, r.timeout)
 	att.reason = r.scrub(att.reason)
+	return nil
+}
+
+// getFailure records why reading the secret at att.addr failed, and
+// returns the error to report when the answer is about the secret
+// itself and so final.
+func (r *reader) getFailure(att *attempt, err error, what string) error {
+	addr := att.addr
+	if final := r.failed(att, err); final != nil {
+		return final
+	}
 	var re *api.ResponseError
 	switch {
 	case !att.answered, isServerTrouble(err):

@@ -106,21 +106,13 @@ func (r *reader) lockAt(ctx context.Context, addr, tenant string, now func() tim
 	tctx, cancel := context.WithTimeout(ctx, r.timeout)
 	defer cancel()
 	if err := r.login(tctx, c); err != nil {
-		if final := tlsFailure(&att, err); final != nil {
-			return nil, att, final
-		}
-		att.reason, att.answered = describe(err, r.timeout)
-		att.reason = r.scrub(att.reason)
-		return nil, att, nil
+		final := r.failed(&att, err) // before att is returned: it fills att in
+		return nil, att, final
 	}
 	s := &LockStore{r: r, c: c, addr: addr, tenant: tenant, now: now}
 	if _, _, err := s.get(tctx); err != nil {
-		if final := tlsFailure(&att, err); final != nil {
-			return nil, att, final
-		}
-		att.reason, att.answered = describe(err, r.timeout)
-		att.reason = r.scrub(att.reason)
-		return nil, att, nil
+		final := r.failed(&att, err)
+		return nil, att, final
 	}
 	return s, att, nil
 }
