@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
-	"strings"
 	"unicode/utf8"
 
 	"cuelang.org/go/cue"
@@ -13,7 +12,6 @@ import (
 	"cuelang.org/go/cue/build"
 	"cuelang.org/go/cue/cuecontext"
 	"cuelang.org/go/cue/parser"
-	"cuelang.org/go/cue/token"
 
 	"github.com/site-tools/site/compiler/model"
 	"github.com/site-tools/site/schema"
@@ -140,9 +138,9 @@ func (e *evaluator) source(path string, data []byte) *fileResult {
 		r.diags = append(r.diags, *d)
 		return r
 	}
-	// checkTopLevel reads f before takeTree takes it apart; its findings
+	// tenantsTop.check reads f before takeTree takes it apart; its findings
 	// come after legacyFields', as they always did.
-	topLevel := checkTopLevel(path, f)
+	topLevel := tenantsTop.check(path, f)
 	pos, top, isPlain := takeTree(path, f)
 	r.pos = pos
 	if d := legacyFields(r.pos); len(d) > 0 {
@@ -271,39 +269,14 @@ func (e *evaluator) check(f *ast.File, plain bool) (map[string]cue.Value, []cueE
 	return valid, errs
 }
 
-// checkTopLevel insists on "package tenants" and, at the top level, on
-// nothing but tenants (definitions, hidden fields and lets are the
-// user's own helpers). Anything else would be silently ignored.
-func checkTopLevel(path string, f *ast.File) Diagnostics {
-	var diags Diagnostics
-	at := func(p token.Pos) model.Pos {
-		if !p.IsValid() {
-			return model.Pos{File: path, Line: 1, Col: 1}
-		}
-		return model.Pos{File: path, Line: p.Line(), Col: p.Column()}
-	}
-	var pkg *ast.Package
-	for _, d := range f.Decls {
-		switch d := d.(type) {
-		case *ast.Package:
-			pkg = d
-		case *ast.Field:
-			name, isIdent, err := ast.LabelName(d.Label)
-			if err != nil || name == "tenants" || isIdent && (strings.HasPrefix(name, "#") || strings.HasPrefix(name, "_")) {
-				continue
-			}
-			diags = append(diags, Diagnostic{Pos: at(d.Label.Pos()), Path: cuePath(name),
-				Msg: "unknown top-level field; a spec file fills only tenants: NAME: {...}"})
-		}
-	}
-	switch {
-	case pkg == nil:
-		diags = append(diags, Diagnostic{Pos: at(token.NoPos), Msg: "missing \"package tenants\" at the top of the file"})
-	case pkg.Name.Name != "tenants":
-		diags = append(diags, Diagnostic{Pos: at(pkg.Name.Pos()),
-			Msg: fmt.Sprintf("package %s; tenant files are \"package tenants\" (the operator's file is site.cue, \"package site\")", pkg.Name.Name)})
-	}
-	return diags
+// tenantsTop is what a tenant file holds at its top level: "package
+// tenants" and nothing but tenants.
+var tenantsTop = topLevel{
+	pkg:     "tenants",
+	fields:  map[string]bool{"tenants": true},
+	unknown: "unknown top-level field; a spec file fills only tenants: NAME: {...}",
+	missing: "missing \"package tenants\" at the top of the file",
+	other:   "package %s; tenant files are \"package tenants\" (the operator's file is site.cue, \"package site\")",
 }
 
 // badUTF8 returns the line and column (in bytes) of the first byte that

@@ -10,11 +10,9 @@ import (
 	"strings"
 
 	"cuelang.org/go/cue"
-	"cuelang.org/go/cue/ast"
 	"cuelang.org/go/cue/build"
 	"cuelang.org/go/cue/cuecontext"
 	"cuelang.org/go/cue/parser"
-	"cuelang.org/go/cue/token"
 
 	"github.com/site-tools/site/compiler/dnsname"
 	"github.com/site-tools/site/compiler/model"
@@ -140,7 +138,7 @@ func operatorSource(path string, data []byte) (*operator, Diagnostics) {
 		return nil, fromCUE(syntaxErrors(err), pos)
 	}
 	pos = indexPositions(path, f)
-	if d := checkOperatorTopLevel(path, f); len(d) > 0 {
+	if d := operatorTop.check(path, f); len(d) > 0 {
 		return nil, d
 	}
 	ctx := cuecontext.New()
@@ -179,41 +177,14 @@ func operatorSource(path string, data []byte) (*operator, Diagnostics) {
 	return buildOperator(path, pos, &raw)
 }
 
-// checkOperatorTopLevel insists on "package site" and on its four
-// fields at the top level: anything else would be silently ignored.
-func checkOperatorTopLevel(path string, f *ast.File) Diagnostics {
-	var diags Diagnostics
-	at := func(p token.Pos) model.Pos {
-		if !p.IsValid() {
-			return model.Pos{File: path, Line: 1, Col: 1}
-		}
-		return model.Pos{File: path, Line: p.Line(), Col: p.Column()}
-	}
-	known := map[string]bool{"vaults": true, "providers": true, "hosts": true, "tenants": true}
-	for _, d := range f.Decls {
-		if d, ok := d.(*ast.Field); ok {
-			name, isIdent, err := ast.LabelName(d.Label)
-			if err != nil || known[name] || isIdent && len(name) > 0 && (name[0] == '#' || name[0] == '_') {
-				continue
-			}
-			diags = append(diags, Diagnostic{Pos: at(d.Label.Pos()), Path: cuePath(name),
-				Msg: "unknown top-level field; site.cue declares vaults, providers, hosts and tenants"})
-		}
-	}
-	var pkg *ast.Package
-	for _, d := range f.Decls {
-		if p, ok := d.(*ast.Package); ok {
-			pkg = p
-		}
-	}
-	switch {
-	case pkg == nil:
-		diags = append(diags, Diagnostic{Pos: at(token.NoPos), Msg: "missing \"package site\" at the top of the operator's file"})
-	case pkg.Name.Name != "site":
-		diags = append(diags, Diagnostic{Pos: at(pkg.Name.Pos()),
-			Msg: fmt.Sprintf("package %s; the operator's file is \"package site\" (tenant files are \"package tenants\")", pkg.Name.Name)})
-	}
-	return diags
+// operatorTop is what the operator's file holds at its top level:
+// "package site" and its four fields.
+var operatorTop = topLevel{
+	pkg:     "site",
+	fields:  map[string]bool{"vaults": true, "providers": true, "hosts": true, "tenants": true},
+	unknown: "unknown top-level field; site.cue declares vaults, providers, hosts and tenants",
+	missing: "missing \"package site\" at the top of the operator's file",
+	other:   "package %s; the operator's file is \"package site\" (tenant files are \"package tenants\")",
 }
 
 // buildOperator resolves names and checks what the schema cannot say:

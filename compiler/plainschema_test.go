@@ -36,7 +36,7 @@ func judge(t testing.TB, e *evaluator, name string, src []byte) (v verdict, ok b
 	}
 	f, err := parser.ParseFile(name, src)
 	if err != nil || f.PackageName() != "tenants" || checkDepth(name, f) != nil ||
-		len(legacyFields(indexPositions(name, f))) > 0 || len(checkTopLevel(name, f)) > 0 {
+		len(legacyFields(indexPositions(name, f))) > 0 || len(tenantsTop.check(name, f)) > 0 {
 		return v, false
 	}
 	top, plain := plainData(f)
