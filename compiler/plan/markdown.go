@@ -95,24 +95,8 @@ func (p *Plan) WriteMarkdown(w io.Writer, acked map[Gate]bool) error {
 	}
 	aloneNotes()
 	blocked, deferred := p.splitBlocked(acked)
-	if len(blocked) > 0 {
-		b.WriteString("**Not planned** (not observed, or refused) for these steps:\n\n")
-		var body strings.Builder
-		for _, bl := range blocked {
-			fmt.Fprintf(&body, "! %s: %s\n", bl.Step, indentRest(bl.Reason, "    "))
-		}
-		writeFenced(&b, "text", body.String())
-		b.WriteString("\n")
-	}
-	if len(deferred) > 0 {
-		b.WriteString("**Deferred** by an acknowledged gate:\n\n")
-		var body strings.Builder
-		for _, bl := range deferred {
-			fmt.Fprintf(&body, "> %s: %s\n", bl.Step, indentRest(bl.Reason, "    "))
-		}
-		writeFenced(&b, "text", body.String())
-		b.WriteString("\n")
-	}
+	writeBlockedMarkdown(&b, "**Not planned** (not observed, or refused) for these steps:", "!", blocked)
+	writeBlockedMarkdown(&b, "**Deferred** by an acknowledged gate:", ">", deferred)
 	b.WriteString(p.Summarize(acked).String() + "\n")
 	_, err := io.WriteString(w, b.String())
 	return err
@@ -210,6 +194,21 @@ func actionCounts(cs []Change) string {
 		}
 	}
 	return strings.Join(parts, ", ")
+}
+
+// writeBlockedMarkdown writes steps under title, each marked with mark
+// and its reason, in a fenced block; nothing when there are none.
+func writeBlockedMarkdown(b *strings.Builder, title, mark string, steps []Blocked) {
+	if len(steps) == 0 {
+		return
+	}
+	b.WriteString(title + "\n\n")
+	var body strings.Builder
+	for _, bl := range steps {
+		fmt.Fprintf(&body, "%s %s: %s\n", mark, bl.Step, indentRest(bl.Reason, "    "))
+	}
+	writeFenced(b, "text", body.String())
+	b.WriteString("\n")
 }
 
 // writeFenced writes body as a fenced code block whose fence is longer
