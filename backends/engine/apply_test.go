@@ -45,21 +45,14 @@ func TestApplySkipsDependentsOfFailure(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			g := mustGraph(t, testSpec())
-			scripts := map[string]*script{}
-			for _, id := range []string{stepNet, stepVM, stepZoneA, stepZoneB} {
-				scripts[id] = &script{changes: []plan.Change{change(id, "x", plan.ActionCreate)}, requests: 1}
+			scripts := creates(stepNet, stepVM, stepZoneA, stepZoneB)
+			for _, sc := range scripts {
+				sc.requests = 1
 			}
 			scripts[tc.failing].applyErr = errors.New("HTTP 500 from the server")
 			d := newTestDriver(scripts)
 			e := d.engine(2)
-			obs, err := e.Plan(context.Background(), g, backends.NewRun())
-			if err != nil {
-				t.Fatal(err)
-			}
-			rep, err := e.Apply(context.Background(), g, obs, backends.NewRun())
-			if err != nil {
-				t.Fatal(err)
-			}
+			rep := planApply(t, e, g, backends.NewRun(), backends.NewRun())
 			slices.Sort(tc.wantApplied)
 			if got := d.applies(); !slices.Equal(got, tc.wantApplied) {
 				t.Errorf("Apply called for %q, want %q", got, tc.wantApplied)
@@ -268,14 +261,7 @@ func TestApplyReobserves(t *testing.T) {
 			sc.changes = []plan.Change{change(stepZoneA, "www", plan.ActionCreate)}
 			d := newTestDriver(map[string]*script{stepZoneA: &sc})
 			e := d.engine(4)
-			obs, err := e.Plan(context.Background(), g, backends.NewRun())
-			if err != nil {
-				t.Fatal(err)
-			}
-			rep, err := e.Apply(context.Background(), g, obs, backends.NewRun())
-			if err != nil {
-				t.Fatal(err)
-			}
+			rep := planApply(t, e, g, backends.NewRun(), backends.NewRun())
 			var got StepReport
 			for _, s := range rep.Steps {
 				if s.Step == stepZoneA {
@@ -321,10 +307,7 @@ func TestBackendPanicIsContained(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			g := mustGraph(t, testSpec())
-			scripts := map[string]*script{}
-			for _, id := range []string{stepNet, stepVM, stepZoneA, stepZoneB} {
-				scripts[id] = &script{changes: []plan.Change{change(id, "x", plan.ActionCreate)}}
-			}
+			scripts := creates(stepNet, stepVM, stepZoneA, stepZoneB)
 			scripts[stepNet].panics = tc.panics
 			d := newTestDriver(scripts)
 			e := d.engine(4)
@@ -408,10 +391,7 @@ func TestUngatedBlockedStepComesBeforeMissingGates(t *testing.T) {
 // driver that does not tell reads from writes as requests.
 func TestApplyCountsReadsWritesAndQueries(t *testing.T) {
 	g := mustGraph(t, testSpec())
-	scripts := map[string]*script{}
-	for _, id := range []string{stepNet, stepVM, stepZoneA, stepZoneB} {
-		scripts[id] = &script{changes: []plan.Change{change(id, "x", plan.ActionCreate)}}
-	}
+	scripts := creates(stepNet, stepVM, stepZoneA, stepZoneB)
 	scripts[stepZoneA].requests, scripts[stepZoneA].reads, scripts[stepZoneA].writes, scripts[stepZoneA].queries = 2, 1, 1, 1
 	scripts[stepZoneB].requests, scripts[stepZoneB].reads, scripts[stepZoneB].writes, scripts[stepZoneB].queries = 2, 1, 1, 1
 	// Observing again after apply reads once more (issue 13: that read
@@ -420,14 +400,7 @@ func TestApplyCountsReadsWritesAndQueries(t *testing.T) {
 	scripts[stepVM].requests = 11
 	d := newTestDriver(scripts)
 	e := d.engine(2)
-	obs, err := e.Plan(context.Background(), g, backends.NewRun())
-	if err != nil {
-		t.Fatal(err)
-	}
-	rep, err := e.Apply(context.Background(), g, obs, backends.NewRun())
-	if err != nil {
-		t.Fatal(err)
-	}
+	rep := planApply(t, e, g, backends.NewRun(), backends.NewRun())
 	for _, s := range rep.Steps {
 		if s.Step == stepZoneA && (s.Reads != 2 || s.Writes != 1 || s.Queries != 1 || s.Requests != 3) {
 			t.Errorf("%s: got %+v, want 2 reads, 1 write, 1 query of 3 requests", s.Step, s)

@@ -175,6 +175,30 @@ func (d *testDriver) engine(parallelism int) *Engine {
 	return &Engine{DriverFor: func(*graph.Step) (backends.Driver, error) { return d, nil }, Parallelism: parallelism}
 }
 
+// planApply plans g with planRun and applies the plan with applyRun,
+// failing the test on either's error.
+func planApply(t *testing.T, e *Engine, g *graph.Graph, planRun, applyRun *backends.Run) *Report {
+	t.Helper()
+	obs, err := e.Plan(context.Background(), g, planRun)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep, err := e.Apply(context.Background(), g, obs, applyRun)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rep
+}
+
+// creates scripts each of ids to plan one create.
+func creates(ids ...string) map[string]*script {
+	scripts := map[string]*script{}
+	for _, id := range ids {
+		scripts[id] = &script{changes: []plan.Change{change(id, "x", plan.ActionCreate)}}
+	}
+	return scripts
+}
+
 // Step IDs of testSpec.
 const (
 	stepNet    = "network/test:///default/lan"

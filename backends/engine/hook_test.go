@@ -1,7 +1,6 @@
 package engine
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"slices"
@@ -58,13 +57,7 @@ func TestHookHearsEveryStep(t *testing.T) {
 	e.Hook = rec
 	run := backends.NewRun()
 	run.Acked[plan.GateSecretUnreachable] = true
-	obs, err := e.Plan(context.Background(), g, run)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := e.Apply(context.Background(), g, obs, run); err != nil {
-		t.Fatal(err)
-	}
+	planApply(t, e, g, run, run)
 	// Steps finish in any order between start and done: compare sorted.
 	n := len(g.Steps)
 	if len(rec.calls) != 2*n+4 {

@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/site-tools/site/backends"
-	"github.com/site-tools/site/compiler/plan"
 )
 
 // TestInterruptFinishesInFlightStartsNothing: a run interrupted while
@@ -34,23 +33,13 @@ func TestInterruptFinishesInFlightStartsNothing(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			g := mustGraph(t, testSpec())
-			scripts := map[string]*script{}
-			for _, id := range []string{stepNet, stepVM, stepZoneA} {
-				scripts[id] = &script{changes: []plan.Change{change(id, "x", plan.ActionCreate)}}
-			}
+			scripts := creates(stepNet, stepVM, stepZoneA)
 			scripts[stepNet].interrupts = true
 			scripts[stepNet].applyErr = tc.err
 			d := newTestDriver(scripts)
 			e := d.engine(1)
 			run := backends.NewRun()
-			obs, err := e.Plan(context.Background(), g, run)
-			if err != nil {
-				t.Fatal(err)
-			}
-			rep, err := e.Apply(context.Background(), g, obs, run)
-			if err != nil {
-				t.Fatal(err)
-			}
+			rep := planApply(t, e, g, run, run)
 			if got := d.applies(); len(got) != 1 || got[0] != stepNet {
 				t.Errorf("Apply called for %q, want only %s", got, stepNet)
 			}

@@ -231,19 +231,10 @@ func TestOnlyScopesTheWalk(t *testing.T) {
 	} {
 		t.Run(fmt.Sprint(tc.only), func(t *testing.T) {
 			g := mustGraph(t, testSpec()).Only(tc.only)
-			scripts := map[string]*script{}
-			for _, id := range []string{stepNet, stepVM, stepZoneA, stepZoneB} {
-				scripts[id] = &script{changes: []plan.Change{change(id, "x", plan.ActionCreate)}}
-			}
+			scripts := creates(stepNet, stepVM, stepZoneA, stepZoneB)
 			d := newTestDriver(scripts)
 			e := d.engine(4)
-			obs, err := e.Plan(context.Background(), g, backends.NewRun())
-			if err != nil {
-				t.Fatal(err)
-			}
-			if _, err := e.Apply(context.Background(), g, obs, backends.NewRun()); err != nil {
-				t.Fatal(err)
-			}
+			planApply(t, e, g, backends.NewRun(), backends.NewRun())
 			var planned []string
 			for _, c := range d.calls {
 				if id, ok := strings.CutPrefix(c, "plan "); ok && !slices.Contains(planned, id) {
