@@ -2,7 +2,6 @@ package libvirttest
 
 import (
 	"fmt"
-	"net"
 	"os"
 	"os/exec"
 	"os/user"
@@ -11,7 +10,6 @@ import (
 	"strings"
 	"syscall"
 	"testing"
-	"time"
 )
 
 // Session is a running session libvirtd, run as nobody, with all its
@@ -43,7 +41,7 @@ func StartSession(t testing.TB) *Session {
 	exited := s.start(t, nobody)
 	t.Cleanup(func() { s.stop(t, exited) })
 	sock := filepath.Join(dir, "run", "libvirt", "libvirt-sock")
-	s.waitForSocket(t, sock, exited)
+	waitForSocket(t, sock, exited, s.log)
 	s.URI = "qemu+unix:///session?socket=" + sock
 	return s
 }
@@ -130,43 +128,18 @@ func (s *Session) start(t testing.TB, nobody *user.User) chan error {
 	return exited
 }
 
-// waitForSocket waits for a connection, not for the file: bind creates
-// the socket file before libvirtd listens on it, and a test that
-// connects in between is refused (seen on a loaded machine).
-func (s *Session) waitForSocket(t testing.TB, sock string, exited chan error) {
-	t.Helper()
-	for {
-		if c, err := net.Dial("unix", sock); err == nil {
-			c.Close()
-			return
-		}
-		select {
-		case err := <-exited:
-			exited <- err
-			t.Fatalf("libvirtd exited before its socket accepted a connection: %v\n%s", err, s.logTail())
-		case <-time.After(20 * time.Millisecond):
-		}
-	}
-}
-
 // stop kills libvirtd, then the virtlogd it spawned and any QEMU left,
 // each by the PID in its pidfile.
 func (s *Session) stop(t testing.TB, exited chan error) {
 	pids := s.pidfiles()
-	_ = s.cmd.Process.Signal(syscall.SIGTERM)
-	select {
-	case <-exited:
-	case <-time.After(10 * time.Second):
-		_ = s.cmd.Process.Kill()
-		<-exited
-	}
+	terminate(s.cmd, exited)
 	for _, pid := range pids {
 		if p, err := os.FindProcess(pid); err == nil {
 			_ = p.Signal(syscall.SIGKILL)
 		}
 	}
 	if t.Failed() {
-		t.Logf("libvirtd log:\n%s", s.logTail())
+		t.Logf("libvirtd log:\n%s", tail(s.log))
 	}
 }
 
@@ -219,14 +192,4 @@ func lookPath(bin string) (string, error) {
 		}
 	}
 	return "", fmt.Errorf("%s not in PATH, /usr/sbin or /sbin", bin)
-}
-
-// logTail returns the last lines of libvirtd's output.
-func (s *Session) logTail() string {
-	b, _ := os.ReadFile(s.log)
-	lines := strings.Split(strings.TrimRight(string(b), "\n"), "\n")
-	if len(lines) > 40 {
-		lines = lines[len(lines)-40:]
-	}
-	return strings.Join(lines, "\n")
 }

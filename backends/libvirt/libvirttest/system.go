@@ -85,29 +85,12 @@ func StartSystem(t testing.TB) *System {
 	exited := make(chan error, 1)
 	go func() { exited <- s.cmd.Wait() }()
 	t.Cleanup(func() {
-		_ = s.cmd.Process.Signal(syscall.SIGTERM)
-		select {
-		case <-exited:
-		case <-time.After(10 * time.Second):
-			_ = s.cmd.Process.Kill()
-			<-exited
-		}
+		terminate(s.cmd, exited)
 		if t.Failed() {
 			t.Logf("libvirtd log:\n%s", tail(s.log))
 		}
 	})
-	for {
-		if c, err := net.Dial("unix", sock); err == nil {
-			c.Close()
-			break
-		}
-		select {
-		case err := <-exited:
-			exited <- err
-			t.Fatalf("libvirtd exited before its socket accepted a connection: %v\n%s", err, tail(s.log))
-		case <-time.After(20 * time.Millisecond):
-		}
-	}
+	waitForSocket(t, sock, exited, s.log)
 	t.Cleanup(func() { s.removeOurs(t) })
 	return s
 }
@@ -227,15 +210,9 @@ func (s *System) spawn(t testing.TB, bin string, args ...string) *exec.Cmd {
 }
 
 func stopCmd(cmd *exec.Cmd) {
-	_ = cmd.Process.Signal(syscall.SIGTERM)
-	done := make(chan struct{})
-	go func() { _ = cmd.Wait(); close(done) }()
-	select {
-	case <-done:
-	case <-time.After(10 * time.Second):
-		_ = cmd.Process.Kill()
-		<-done
-	}
+	exited := make(chan error, 1)
+	go func() { exited <- cmd.Wait() }()
+	terminate(cmd, exited)
 }
 
 // removeOurs destroys and undefines every domain and network named with
@@ -372,15 +349,6 @@ func DnsmasqPID(network string) int {
 		return 0
 	}
 	return pid
-}
-
-func tail(path string) string {
-	b, _ := os.ReadFile(path)
-	lines := strings.Split(strings.TrimRight(string(b), "\n"), "\n")
-	if len(lines) > 40 {
-		lines = lines[len(lines)-40:]
-	}
-	return strings.Join(lines, "\n")
 }
 
 // TakeLease makes the host a DHCP client of the network on bridge: a
