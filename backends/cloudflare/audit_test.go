@@ -6,7 +6,6 @@ import (
 	"io"
 	"net/http"
 	"slices"
-	"sort"
 	"strings"
 	"testing"
 
@@ -21,25 +20,10 @@ import (
 // at the edges the happy-path tests leave out: records of another site
 // tenant, RRsets that gain or lose values, listings that fail half-way.
 
-func zoneLines(f *fixture) []string {
-	var got []string
-	for _, r := range f.fake.Records(f.zoneID) {
-		got = append(got, fmt.Sprintf("%s %s %s %s", r.Name, r.Type, r.Content, r.Comment))
-	}
-	sort.Strings(got)
-	return got
-}
-
 func TestRecordsOfAnotherTenantOrNoneNeedOverwriteGate(t *testing.T) {
 	const keys = "keys." + zoneName
 	other := Marker("office1")
-	tests := []struct {
-		name     string
-		existing []cftest.Record
-		want     []*model.RRset
-		changes  []string
-		after    []string // with every gate acknowledged
-	}{
+	tests := []zoneCase{
 		{"identical record of another tenant is not taken silently",
 			[]cftest.Record{{Name: "keys.sjc.example.net", Type: "A", Content: "203.0.113.10", TTL: 300, Comment: other}},
 			[]*model.RRset{rr(keys, "A", 300, "203.0.113.10")},
@@ -87,17 +71,7 @@ func TestRecordsOfAnotherTenantOrNoneNeedOverwriteGate(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			f := newFixture(t)
-			for _, r := range tt.existing {
-				f.add(t, r)
-			}
-			step := f.step(tt.want...)
-			sp, err := f.drv.Plan(context.Background(), step, f.run)
-			if err != nil {
-				t.Fatalf("Plan: %v", err)
-			}
-			if got := summary(sp.Changes); strings.Join(got, "\n") != strings.Join(tt.changes, "\n") {
-				t.Fatalf("got changes\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(tt.changes, "\n"))
-			}
+			step, sp := f.planCase(t, tt)
 			for _, c := range sp.Changes {
 				if slices.Contains(c.Gates, plan.GateDNSOverwrite) && c.Impact != plan.ImpactOverwrite {
 					t.Errorf("%s is gated but its impact is %s, want %s", c.Key, c.Impact, plan.ImpactOverwrite)
@@ -105,12 +79,7 @@ func TestRecordsOfAnotherTenantOrNoneNeedOverwriteGate(t *testing.T) {
 			}
 			f.run.Acked[plan.GateDNSOverwrite] = true
 			f.apply(t, sp)
-			if got := zoneLines(f); strings.Join(got, "\n") != strings.Join(tt.after, "\n") {
-				t.Errorf("zone after apply:\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(tt.after, "\n"))
-			}
-			if again := f.plan(t, step); len(again.Changes) != 0 {
-				t.Errorf("not converged: %v", summary(again.Changes))
-			}
+			f.checkAfter(t, step, tt.after)
 		})
 	}
 }

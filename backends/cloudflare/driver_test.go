@@ -83,6 +83,54 @@ func (f *fixture) add(t testing.TB, r cftest.Record) string {
 	return id
 }
 
+// zoneCase is a row of the tables that plan a zone over records already
+// there, apply the plan and read the zone back.
+type zoneCase struct {
+	name     string
+	existing []cftest.Record
+	want     []*model.RRset
+	changes  []string // summary lines of the plan
+	after    []string // zoneLines after apply, with every gate acknowledged
+}
+
+// planCase adds tc's existing records, plans its wanted RRsets and ends
+// the test unless the plan makes tc's changes.
+func (f *fixture) planCase(t testing.TB, tc zoneCase) (*graph.Step, *backends.StepPlan) {
+	t.Helper()
+	for _, r := range tc.existing {
+		f.add(t, r)
+	}
+	step := f.step(tc.want...)
+	sp := f.plan(t, step)
+	if got := summary(sp.Changes); strings.Join(got, "\n") != strings.Join(tc.changes, "\n") {
+		t.Fatalf("got changes\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(tc.changes, "\n"))
+	}
+	return step, sp
+}
+
+// checkAfter fails the test unless, after apply, the zone holds after
+// and a second plan of step changes nothing.
+func (f *fixture) checkAfter(t testing.TB, step *graph.Step, after []string) {
+	t.Helper()
+	if got := zoneLines(f); strings.Join(got, "\n") != strings.Join(after, "\n") {
+		t.Errorf("zone after apply:\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(after, "\n"))
+	}
+	if again := f.plan(t, step); len(again.Changes) != 0 {
+		t.Errorf("not converged: %v", summary(again.Changes))
+	}
+}
+
+// zoneLines renders the fake's records of the zone as sorted
+// "name type content comment" lines for comparison.
+func zoneLines(f *fixture) []string {
+	var got []string
+	for _, r := range f.fake.Records(f.zoneID) {
+		got = append(got, fmt.Sprintf("%s %s %s %s", r.Name, r.Type, r.Content, r.Comment))
+	}
+	sort.Strings(got)
+	return got
+}
+
 // summary renders changes as "action key gates" lines for comparison.
 func summary(cs []plan.Change) []string {
 	var out []string
@@ -152,13 +200,7 @@ func TestCreateThenConverged(t *testing.T) {
 
 func TestOwnership(t *testing.T) {
 	const keys = "keys." + zoneName
-	tests := []struct {
-		name     string
-		existing []cftest.Record
-		want     []*model.RRset
-		changes  []string
-		after    []string // "name type content comment" of the zone after apply with every gate acked
-	}{
+	tests := []zoneCase{
 		{"identical foreign record is adopted",
 			[]cftest.Record{{Name: "keys.sjc.example.net", Type: "A", Content: "203.0.113.10", TTL: 300}},
 			[]*model.RRset{rr(keys, "A", 300, "203.0.113.10")},
@@ -201,30 +243,13 @@ func TestOwnership(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			f := newFixture(t)
-			for _, r := range tt.existing {
-				f.add(t, r)
-			}
-			step := f.step(tt.want...)
-			sp := f.plan(t, step)
-			if got := summary(sp.Changes); strings.Join(got, "\n") != strings.Join(tt.changes, "\n") {
-				t.Fatalf("got changes\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(tt.changes, "\n"))
-			}
+			step, sp := f.planCase(t, tt)
 			f.fake.ResetCounts()
 			f.apply(t, sp)
 			if n := f.fake.Count(cftest.EpCreate); n != 0 {
 				t.Errorf("got %d creates outside batches, want 0", n)
 			}
-			var got []string
-			for _, r := range f.fake.Records(f.zoneID) {
-				got = append(got, fmt.Sprintf("%s %s %s %s", r.Name, r.Type, r.Content, r.Comment))
-			}
-			sort.Strings(got)
-			if strings.Join(got, "\n") != strings.Join(tt.after, "\n") {
-				t.Errorf("zone after apply:\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(tt.after, "\n"))
-			}
-			if again := f.plan(t, step); len(again.Changes) != 0 {
-				t.Errorf("not converged: %v", summary(again.Changes))
-			}
+			f.checkAfter(t, step, tt.after)
 		})
 	}
 }
