@@ -3,12 +3,8 @@ package main
 import (
 	"bytes"
 	"os"
-	"os/exec"
 	"strings"
 	"testing"
-
-	"github.com/site-tools/site/backends/libvirt"
-	"github.com/site-tools/site/backends/libvirt/libvirttest"
 )
 
 // TestMemoryShrinkConvergesThroughCLI: shrinking a running guest's memory
@@ -17,19 +13,7 @@ import (
 // pending, as a cron job needs, and site diff --detailed-exitcode exits 2
 // while it is.
 func TestMemoryShrinkConvergesThroughCLI(t *testing.T) {
-	s := libvirttest.StartSession(t)
-	for _, args := range [][]string{
-		{"pool-define-as", "default", "dir", "--target", s.PoolDir},
-		{"pool-start", "default"},
-	} {
-		if out, err := exec.Command("virsh", append([]string{"-c", s.URI}, args...)...).CombinedOutput(); err != nil {
-			t.Fatalf("virsh %v: %v\n%s", args, err, out)
-		}
-	}
-	t.Setenv(libvirt.URIMapEnv, "qemu:///session="+s.URI)
-	t.Setenv("NO_COLOR", "1")
-	spec := writeSpec(t, siteSrc(`hosts: local: uri: "qemu:///session"`, grant{tenant: "lab", domains: []string{"lab.example.test"}, hosts: []string{"local"}}),
-		"lab.cue", labSpec("128MiB", false))
+	s, spec := labSession(t, "128MiB")
 	site := func(wantCode int, memory string, args ...string) string {
 		t.Helper()
 		if err := os.WriteFile(spec, []byte(labSpec(memory, false)), 0o644); err != nil {

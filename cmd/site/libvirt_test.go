@@ -40,11 +40,12 @@ tenants: lab: {
 `
 }
 
-// TestVMDiffAndApplyThroughCLI runs site diff and site apply against a
-// real session libvirtd with QEMU: a memory change is next-boot, an
-// autostart change is live, and the restart that applies the pending
-// change happens only with --restart and GATE-VM-RESTART.
-func TestVMDiffAndApplyThroughCLI(t *testing.T) {
+// labSession starts a session libvirtd with its pool "default" started,
+// points qemu:///session at it, and writes site.cue and lab.cue (labSpec
+// with memory, autostart off) for tenant lab; it returns the daemon and
+// lab.cue's path.
+func labSession(t *testing.T, memory string) (*libvirttest.Session, string) {
+	t.Helper()
 	s := libvirttest.StartSession(t)
 	for _, args := range [][]string{
 		{"pool-define-as", "default", "dir", "--target", s.PoolDir},
@@ -56,10 +57,19 @@ func TestVMDiffAndApplyThroughCLI(t *testing.T) {
 	}
 	t.Setenv(libvirt.URIMapEnv, "qemu:///session="+s.URI)
 	t.Setenv("NO_COLOR", "1")
+	spec := writeSpec(t, siteSrc(`hosts: local: uri: "qemu:///session"`, grant{tenant: "lab", domains: []string{"lab.example.test"}, hosts: []string{"local"}}),
+		"lab.cue", labSpec(memory, false))
+	return s, spec
+}
+
+// TestVMDiffAndApplyThroughCLI runs site diff and site apply against a
+// real session libvirtd with QEMU: a memory change is next-boot, an
+// autostart change is live, and the restart that applies the pending
+// change happens only with --restart and GATE-VM-RESTART.
+func TestVMDiffAndApplyThroughCLI(t *testing.T) {
+	s, spec := labSession(t, "64MiB")
 	// The guest has no OS to honour a shutdown request: force it off.
 	t.Setenv(libvirt.ShutdownTimeoutEnv, "0s")
-	spec := writeSpec(t, siteSrc(`hosts: local: uri: "qemu:///session"`, grant{tenant: "lab", domains: []string{"lab.example.test"}, hosts: []string{"local"}}),
-		"lab.cue", labSpec("64MiB", false))
 	write := func(memory string, autostart bool) {
 		if err := os.WriteFile(spec, []byte(labSpec(memory, autostart)), 0o644); err != nil {
 			t.Fatal(err)
