@@ -27,8 +27,9 @@ CUE_VERSION := v0.17.1
 # linux-image-cloud-amd64 and syslinux on a FAT file system made with
 # dosfstools and mtools; busybox-static replaces the dynamic busybox;
 # iproute2: the tests make a host bridge for a bridged network with ip
-# link).
-DEB_PKGS := pdns-server pdns-backend-sqlite3 sqlite3 bind9-dnsutils \
+# link; pdns-backend-lmdb: a PowerDNS that stores no rrset comments, so
+# no owner markers, for the test of what site says about it).
+DEB_PKGS := pdns-server pdns-backend-sqlite3 pdns-backend-lmdb sqlite3 bind9-dnsutils \
             libvirt-daemon libvirt-clients qemu-system-x86 qemu-utils libvirt0 ca-certificates \
             curl dnsmasq-base iptables busybox-static iproute2 \
             linux-image-cloud-amd64 syslinux mtools dosfstools

@@ -5,29 +5,38 @@ import (
 	"strconv"
 )
 
-// config is the pdns.conf of a test server: the sqlite database db,
-// DNS and HTTP API on loopback ports, no daemon, nothing sent outside.
+// config is the pdns.conf of a test server: the database db of its
+// backend, DNS and HTTP API on loopback ports, no daemon, nothing sent
+// outside.
 func config(db string, dnsPort, apiPort int, apiKey, dir string, opts Options) []string {
-	dnssec := "yes"
-	if opts.NoDNSSEC {
-		dnssec = "no"
+	var conf []string
+	switch opts.Backend {
+	case LMDB:
+		conf = []string{"launch=lmdb", "lmdb-filename=" + db}
+	default:
+		dnssec := "yes"
+		if opts.NoDNSSEC {
+			dnssec = "no"
+		}
+		conf = []string{
+			"launch=gsqlite3",
+			"gsqlite3-database=" + db,
+			// Keys for zones with dnssec: true (the schema has the tables;
+			// without this adding a key answers 422 "Adding key failed,
+			// perhaps DNSSEC not enabled in configuration?").
+			"gsqlite3-dnssec=" + dnssec,
+		}
 	}
-	conf := []string{
-		"launch=gsqlite3",
-		"gsqlite3-database=" + db,
-		// Keys for zones with dnssec: true (the schema has the tables;
-		// without this adding a key answers 422 "Adding key failed,
-		// perhaps DNSSEC not enabled in configuration?").
-		"gsqlite3-dnssec=" + dnssec,
+	conf = append(conf,
 		"local-address=127.0.0.1",
-		"local-port=" + strconv.Itoa(dnsPort),
+		"local-port="+strconv.Itoa(dnsPort),
 		"api=yes",
-		"api-key=" + apiKey,
+		"api-key="+apiKey,
 		"webserver=yes",
 		"webserver-address=127.0.0.1",
-		"webserver-port=" + strconv.Itoa(apiPort),
+		"webserver-port="+strconv.Itoa(apiPort),
 		"webserver-allow-from=127.0.0.0/8",
-		"socket-dir=" + dir,
+		"socket-dir="+dir,
 		"daemon=no",
 		"guardian=no",
 		"disable-syslog=yes",
@@ -40,8 +49,8 @@ func config(db string, dnsPort, apiPort int, apiKey, dir string, opts Options) [
 		// server itself is that resolver: tests point ALIAS records at
 		// names in zones it serves, so no query leaves loopback.
 		"expand-alias=yes",
-		"resolver=" + net.JoinHostPort("127.0.0.1", strconv.Itoa(dnsPort)),
-	}
+		"resolver="+net.JoinHostPort("127.0.0.1", strconv.Itoa(dnsPort)),
+	)
 	if opts.MaxBodyMB > 0 {
 		conf = append(conf, "webserver-max-bodysize="+strconv.Itoa(opts.MaxBodyMB))
 	}

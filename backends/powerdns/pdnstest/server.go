@@ -80,10 +80,20 @@ type Options struct {
 	MaxBodyMB int
 	// NoDNSSEC leaves gsqlite3-dnssec off: the server then keeps no keys.
 	NoDNSSEC bool
+	// Backend is the storage: "" (or GSQLite3) is the tests' sqlite
+	// database, LMDB the lmdb backend (pdns-backend-lmdb), which keeps
+	// no rrset comments.
+	Backend string
 }
 
+// The backends a Server can run on (Options.Backend).
+const (
+	GSQLite3 = "gsqlite3"
+	LMDB     = "lmdb"
+)
+
 // ErrNotInstalled means pdns_server is not on PATH.
-var ErrNotInstalled = errors.New("pdns_server is not installed (Debian: apt-get install pdns-server pdns-backend-sqlite3 sqlite3)")
+var ErrNotInstalled = errors.New("pdns_server is not installed (Debian: apt-get install pdns-server pdns-backend-sqlite3 pdns-backend-lmdb sqlite3)")
 
 // Require skips t when pdns_server is missing, or fails it in CI.
 func Require(t testing.TB) {
@@ -154,15 +164,29 @@ func Start(dir string, opts Options) (*Server, error) {
 	if _, err := exec.LookPath("pdns_server"); err != nil {
 		return nil, ErrNotInstalled
 	}
-	schema, err := os.ReadFile(SchemaPath)
-	if err != nil {
-		return nil, fmt.Errorf("read the sqlite schema (install pdns-backend-sqlite3): %w", err)
-	}
-	db := filepath.Join(dir, "pdns.sqlite3")
-	sq := exec.Command("sqlite3", db)
-	sq.Stdin = bytes.NewReader(schema)
-	if out, err := sq.CombinedOutput(); err != nil {
-		return nil, fmt.Errorf("create %s with sqlite3: %w: %s", db, err, out)
+	var db string
+	switch opts.Backend {
+	case "", GSQLite3:
+		schema, err := os.ReadFile(SchemaPath)
+		if err != nil {
+			return nil, fmt.Errorf("read the sqlite schema (install pdns-backend-sqlite3): %w", err)
+		}
+		db = filepath.Join(dir, "pdns.sqlite3")
+		sq := exec.Command("sqlite3", db)
+		sq.Stdin = bytes.NewReader(schema)
+		if out, err := sq.CombinedOutput(); err != nil {
+			return nil, fmt.Errorf("create %s with sqlite3: %w: %s", db, err, out)
+		}
+	case LMDB:
+		// Where Debian's pdns-backend-lmdb puts the module; without it
+		// pdns_server exits with a log line the caller would have to
+		// dig out of an error about the API.
+		if m, _ := filepath.Glob("/usr/lib/*/pdns/liblmdbbackend.so"); len(m) == 0 {
+			return nil, errors.New("the PowerDNS lmdb backend is not installed (Debian: apt-get install pdns-backend-lmdb; make deps installs it)")
+		}
+		db = filepath.Join(dir, "pdns.lmdb") // pdns_server creates it
+	default:
+		return nil, fmt.Errorf("pdnstest: no backend %q (%s or %s)", opts.Backend, GSQLite3, LMDB)
 	}
 	// A free port can be taken by another process between being picked
 	// and pdns_server binding it (packages' tests start servers at

@@ -1,8 +1,11 @@
 package pdnstest
 
 import (
+	"context"
+	"encoding/json"
 	"net/http"
 	"os"
+	"slices"
 	"testing"
 )
 
@@ -45,5 +48,25 @@ func TestProxyCountsPerZoneAndFails(t *testing.T) {
 	}
 	if got := s.Requests("other.test.").GET; got != 0 {
 		t.Errorf("got %d GETs for another zone, want 0", got)
+	}
+}
+
+func TestLMDBServerRunsTheLMDBBackend(t *testing.T) {
+	s := New(t, Options{Backend: LMDB})
+	st, out, err := s.Do(context.Background(), "GET", "/config", nil)
+	if err != nil || st != http.StatusOK {
+		t.Fatalf("GET config: %d %v %s", st, err, out)
+	}
+	var settings []struct{ Name, Value string }
+	if err := json.Unmarshal(out, &settings); err != nil {
+		t.Fatal(err)
+	}
+	i := slices.IndexFunc(settings, func(s struct{ Name, Value string }) bool { return s.Name == "launch" })
+	if i < 0 || settings[i].Value != "lmdb" {
+		t.Fatalf("got launch %+v, want lmdb", settings)
+	}
+	s.CreateZone(t, "lmdb.test.", RRset{Name: "www.lmdb.test.", Type: "A", TTL: 300, Records: []string{"192.0.2.8"}})
+	if got := s.Query(t, "www.lmdb.test.", "A"); len(got) != 1 || got[0] != "300 192.0.2.8" {
+		t.Errorf("got %q, want %q", got, []string{"300 192.0.2.8"})
 	}
 }
