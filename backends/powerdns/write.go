@@ -28,6 +28,9 @@ func (d *Driver) write(ctx context.Context, b *batch, zone string, run *backends
 			// is under way).
 			return errNotStarted
 		}
+		if nc, ok := knownNoComments(b.client, run); ok {
+			return notWritten(zone, "nothing was written", nc)
+		}
 		if err := d.recheck(ctx, b, zone); err != nil {
 			return err
 		}
@@ -52,6 +55,10 @@ func (d *Driver) write(ctx context.Context, b *batch, zone string, run *backends
 		b.client.writeLock.RUnlock()
 		return errNotStarted
 	}
+	if nc, ok := knownNoComments(b.client, run); ok {
+		b.client.writeLock.RUnlock()
+		return notWritten(zone, "nothing was written", nc)
+	}
 	var created *pdns.Zone
 	err := d.retry(ctx, func(ctx context.Context) error {
 		var err error
@@ -63,6 +70,9 @@ func (d *Driver) write(ctx context.Context, b *batch, zone string, run *backends
 		return fmt.Errorf("create zone %s: %w", zone, err)
 	}
 	if len(chunks) == 0 {
+		if droppedMarkers(b.replaces, created) {
+			return d.markersDropped(ctx, b.client, zone, run)
+		}
 		b.created = created
 		return nil
 	}
@@ -82,6 +92,14 @@ func (d *Driver) patch(ctx context.Context, b *batch, zone string, chunks [][]pd
 		err := d.retry(ctx, func(ctx context.Context) error {
 			return b.client.api.Records.Patch(ctx, zone, &pdns.RRsets{Sets: chunk})
 		})
+		if msg, ok := commentsRefused(err); ok {
+			// The whole PATCH was refused for its owner markers.
+			err = d.markersRefused(ctx, b.client, zone, msg, b.create, run)
+			if done > 0 && !b.create {
+				return &backends.PartialError{Applied: done, Total: total, Err: err}
+			}
+			return err
+		}
 		if err != nil {
 			err = fmt.Errorf("update zone %s: %w", zone, err)
 			if done > 0 {

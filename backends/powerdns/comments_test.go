@@ -1,0 +1,53 @@
+package powerdns
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/site-tools/site/backends/powerdns/pdnstest"
+)
+
+// A server that dropped the owner markers of one zone's creation gets no
+// further write in the run: another zone would only add unmarked records
+// that site never deletes.
+func TestNoCommentsServerGetsNoMoreWritesInTheRun(t *testing.T) {
+	srv := pdnstest.New(t, pdnstest.Options{Backend: pdnstest.LMDB})
+	d, run := testDriver(), newRun(srv)
+	a := zoneStep(srv, "t1", "a.lmdb.test.", rr("www.a.lmdb.test.", "A", 300, "192.0.2.1"))
+	b := zoneStep(srv, "t1", "b.lmdb.test.", rr("www.b.lmdb.test.", "A", 300, "192.0.2.2"))
+	spA, spB := mustPlan(t, d, a, run), mustPlan(t, d, b, run)
+
+	_, err := d.Apply(context.Background(), spA, run)
+	if err == nil || !strings.Contains(err.Error(), "zone a.lmdb.test. was created with its records, but the server kept none of the owner markers") {
+		t.Fatalf("got %v, want the markers of a.lmdb.test. reported dropped", err)
+	}
+	_, err = d.Apply(context.Background(), spB, run)
+	want := "zone b.lmdb.test.: nothing was written: its server stores no rrset comments, so no owner markers, as writing zone a.lmdb.test. found in this run (see that zone's error)"
+	if err == nil || err.Error() != want {
+		t.Errorf("got %v, want %q", err, want)
+	}
+	if srv.Exists(t, "b.lmdb.test.") {
+		t.Errorf("b.lmdb.test. was created after the server was known to drop the markers")
+	}
+}
+
+// A creation split by the body limit is an empty zone's POST, then
+// PATCHes: the first PATCH is refused for its markers.
+func TestNoCommentsSplitCreationSaysTheZoneIsEmpty(t *testing.T) {
+	srv := pdnstest.New(t, pdnstest.Options{Backend: pdnstest.LMDB})
+	d, run := testDriver(), newRun(srv)
+	d.MaxBodyBytes = 300
+	step := zoneStep(srv, "t1", "split.lmdb.test.",
+		rr("a.split.lmdb.test.", "A", 300, "192.0.2.1"),
+		rr("b.split.lmdb.test.", "A", 300, "192.0.2.2"),
+		rr("c.split.lmdb.test.", "A", 300, "192.0.2.3"))
+	_, err := d.Apply(context.Background(), mustPlan(t, d, step, run), run)
+	want := `zone split.lmdb.test.: the server refused the owner markers ("Hosting backend does not support editing comments."): the zone was created empty and none of its records were written; PowerDNS at ` + srv.URL + ` (server localhost) cannot hold site's owner markers: its backend (launch=lmdb)`
+	if err == nil || !strings.HasPrefix(err.Error(), want) {
+		t.Fatalf("got %v, want it to start %q", err, want)
+	}
+	if got := srv.Requests("split.lmdb.test.").PATCH; got != 1 {
+		t.Errorf("got %d PATCHes, want 1: the refusal stops the parts after it", got)
+	}
+}
