@@ -129,6 +129,17 @@ func cuePath(path ...string) string {
 	return b.String()
 }
 
+// cueLabel renders s as a label to write in a CUE file, for a message
+// that shows the line to write: an identifier as it is, anything else
+// quoted. Unlike in a path CUE prints, a leading _ or # would make it a
+// hidden field or a definition there.
+func cueLabel(s string) string {
+	if isIdent(s) && s[0] != '_' && s[0] != '#' {
+		return s
+	}
+	return strconv.Quote(s)
+}
+
 func isIdent(s string) bool {
 	if s == "" {
 		return false

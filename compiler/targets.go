@@ -220,14 +220,13 @@ func (b *builder) nsAboveGrants(zp []string, z *model.Zone, spelt map[string]str
 			if declared { // nameservers: []
 				related = append([]model.Pos{listed.pos}, related...)
 			}
-			b.related(p, related, "%s NS %s, which site.cue grants to tenant %s, and site.cue lists no name servers for provider %s (providers: %s: nameservers: [...]): resolvers ask the name servers this NS names for every name below %s, tenant %s's included, so in a zone holding another tenant's name the NS above it name only the operator's name servers; the operator lists the name servers that serve provider %s's zones in site.cue, or remove this NS",
-				rs.Name, where, c.tenant, z.Provider.Name, z.Provider.Name, rs.Name, c.tenant, z.Provider.Name)
+			// The line to write, filled with this NS's servers: the
+			// tenant's choice, which only the operator can vouch for.
+			b.related(p, related, "%s NS %s, which site.cue grants to tenant %s, and site.cue lists no name servers for provider %s (providers: %s: nameservers: [...]): resolvers ask the name servers this NS names for every name below %s, tenant %s's included, so in a zone holding another tenant's name the NS above it name only the operator's name servers; the operator writes providers: %s: nameservers: [%s] in site.cue if those are the name servers that serve provider %s's zones (they are this NS's, not yet the operator's: check them), or remove this NS",
+				rs.Name, where, c.tenant, z.Provider.Name, z.Provider.Name, rs.Name, c.tenant, cueLabel(z.Provider.Name), quoteAll(rs.Values), z.Provider.Name)
 			continue
 		}
-		label := spelt[rs.Name]
-		if !isIdent(label) {
-			label = strconv.Quote(label)
-		}
+		label := cueLabel(spelt[rs.Name])
 		b.related(p, append([]model.Pos{listed.pos}, related...), "%s NS names %s, which site.cue does not list among provider %s's name servers (%s): this NS %s, which site.cue grants to tenant %s, and resolvers ask the name servers it names for every name below %s, tenant %s's included; write %s: NS: [%s] (or some of them), or have the operator add %s to providers: %s: nameservers in site.cue if they serve that provider's zones",
 			rs.Name, strings.Join(extra, ", "), z.Provider.Name, strings.Join(listed.hosts, ", "), where, c.tenant, rs.Name, c.tenant, label, quoteAll(listed.hosts), strings.Join(extra, ", "), z.Provider.Name)
 	}

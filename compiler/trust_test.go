@@ -626,6 +626,10 @@ tenants: {
 	}{
 		{name: "apex NS, no name servers listed", providers: pdns2, zones: acmeZone(`"@": NS: ["ns.evil."]`),
 			path: apexPath, want: `site.cue lists no name servers for provider pdns (providers: pdns: nameservers: [...])`},
+		{name: "the site.cue line to write, from the NS written", providers: pdns2, zones: acmeZone(`"@": NS: ["NS2.example.org.", "ns1.example.org."]`),
+			path: apexPath, want: `the operator writes providers: pdns: nameservers: ["ns1.example.org.", "ns2.example.org."] in site.cue if those are the name servers that serve provider pdns's zones (they are this NS's, not yet the operator's: check them), or remove this NS`},
+		{name: "an empty list of name servers", providers: `pdns: nameservers: []` + "\n" + pdns2, zones: acmeZone(`"@": NS: ["ns.evil."]`),
+			path: apexPath, want: `the operator writes providers: pdns: nameservers: ["ns.evil."] in site.cue if`, related: true},
 		{name: "apex NS naming another server", providers: listed + "\n" + pdns2, zones: acmeZone(`"@": NS: ["ns1.example.net.", "ns.evil."]`),
 			path: apexPath, want: `acme.example. NS names ns.evil., which site.cue does not list among provider pdns's name servers (ns1.example.net., ns2.example.net.)`, related: true},
 		{name: "a cut above a granted block", providers: listed + "\n" + pdns2, zones: revZone(`"2": NS: ["ns.evil."]`),
