@@ -85,8 +85,8 @@ func (b *builder) targets(rp []string, fq string, z *model.Zone, raw *rawName, t
 
 // zoneRules checks what spans names or depends on the provider, once
 // every name of zone z is built; spelt maps each name to its key under
-// records, for positions.
-func (b *builder) zoneRules(zp []string, z *model.Zone, spelt map[string]string) {
+// records, and records holds the names as written, for positions.
+func (b *builder) zoneRules(zp []string, z *model.Zone, spelt map[string]string, records map[string]*rawName) {
 	var dnames []string
 	for _, rs := range z.RRsets {
 		if rs.Type == "DNAME" {
@@ -110,7 +110,7 @@ func (b *builder) zoneRules(zp []string, z *model.Zone, spelt map[string]string)
 		// Reported once, here: not also as a second writer of the
 		// other tenant's names.
 		z.RRsets = slices.DeleteFunc(z.RRsets, func(rs *model.RRset) bool { return away[rs] })
-		b.nsAboveGrants(zp, z, spelt, below)
+		b.nsAboveGrants(zp, z, spelt, records, below)
 	}
 	for _, rs := range z.RRsets {
 		p := at(zp, "records", spelt[rs.Name], rs.Type)
@@ -187,8 +187,10 @@ func (b *builder) coversGranted(path []string, z *model.Zone, rs *model.RRset) b
 // who answers for them. Which servers are the operator's only site.cue
 // can say. The NS at a granted name itself is that name's delegation,
 // held to the other tenant's zone (delegationsAcrossTenants), and a
-// cut above no granted name is the zone's own business.
-func (b *builder) nsAboveGrants(zp []string, z *model.Zone, spelt map[string]string, below []string) {
+// cut above no granted name is the zone's own business. The error is
+// at the first server site.cue does not list, or at the NS when it
+// lists none.
+func (b *builder) nsAboveGrants(zp []string, z *model.Zone, spelt map[string]string, records map[string]*rawName, below []string) {
 	if z.Provider.Name == "" {
 		return // a provider not granted: reported already
 	}
@@ -215,19 +217,19 @@ func (b *builder) nsAboveGrants(zp []string, z *model.Zone, spelt map[string]str
 		if rs.Name == z.Name {
 			where = "is at the apex of zone " + z.Name + ", above " + granted
 		}
-		p := at(zp, "records", spelt[rs.Name], "NS")
+		rp := at(zp, "records", spelt[rs.Name])
 		if len(listed.hosts) == 0 {
 			if declared { // nameservers: []
 				related = append([]model.Pos{listed.pos}, related...)
 			}
 			// The line to write, filled with this NS's servers: the
 			// tenant's choice, which only the operator can vouch for.
-			b.related(p, related, "%s NS %s, which site.cue grants to tenant %s, and site.cue lists no name servers for provider %s (providers: %s: nameservers: [...]): resolvers ask the name servers this NS names for every name below %s, tenant %s's included, so in a zone holding another tenant's name the NS above it name only the operator's name servers; the operator writes providers: %s: nameservers: [%s] in site.cue if those are the name servers that serve provider %s's zones (they are this NS's, not yet the operator's: check them), or remove this NS",
+			b.related(at(rp, "NS"), related, "%s NS %s, which site.cue grants to tenant %s, and site.cue lists no name servers for provider %s (providers: %s: nameservers: [...]): resolvers ask the name servers this NS names for every name below %s, tenant %s's included, so in a zone holding another tenant's name the NS above it name only the operator's name servers; the operator writes providers: %s: nameservers: [%s] in site.cue if those are the name servers that serve provider %s's zones (they are this NS's, not yet the operator's: check them), or remove this NS",
 				rs.Name, where, c.tenant, z.Provider.Name, z.Provider.Name, rs.Name, c.tenant, cueLabel(z.Provider.Name), quoteAll(rs.Values), z.Provider.Name)
 			continue
 		}
 		label := cueLabel(spelt[rs.Name])
-		b.related(p, append([]model.Pos{listed.pos}, related...), "%s NS names %s, which site.cue does not list among provider %s's name servers (%s): this NS %s, which site.cue grants to tenant %s, and resolvers ask the name servers it names for every name below %s, tenant %s's included; write %s: NS: [%s] (or some of them), or have the operator add %s to providers: %s: nameservers in site.cue if they serve that provider's zones",
+		b.related(valuePath(rp, "NS", records[spelt[rs.Name]], extra), append([]model.Pos{listed.pos}, related...), "%s NS names %s, which site.cue does not list among provider %s's name servers (%s): this NS %s, which site.cue grants to tenant %s, and resolvers ask the name servers it names for every name below %s, tenant %s's included; write %s: NS: [%s] (or some of them), or have the operator add %s to providers: %s: nameservers in site.cue if they serve that provider's zones",
 			rs.Name, strings.Join(extra, ", "), z.Provider.Name, strings.Join(listed.hosts, ", "), where, c.tenant, rs.Name, c.tenant, label, quoteAll(listed.hosts), strings.Join(extra, ", "), z.Provider.Name)
 	}
 }

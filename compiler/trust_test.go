@@ -622,22 +622,23 @@ tenants: {
 	tests := []struct {
 		name, providers, zones string
 		path, want             string // an error at path containing want; "" when it loads
+		at                     string // where the error points, when not ""
 		related                bool   // the error points at site.cue's nameservers line too
 	}{
 		{name: "apex NS, no name servers listed", providers: pdns2, zones: acmeZone(`"@": NS: ["ns.evil."]`),
-			path: apexPath, want: `site.cue lists no name servers for provider pdns (providers: pdns: nameservers: [...])`},
+			path: apexPath, at: "acme.cue:3:51", want: `site.cue lists no name servers for provider pdns (providers: pdns: nameservers: [...])`},
 		{name: "the site.cue line to write, from the NS written", providers: pdns2, zones: acmeZone(`"@": NS: ["NS2.example.org.", "ns1.example.org."]`),
 			path: apexPath, want: `the operator writes providers: pdns: nameservers: ["ns1.example.org.", "ns2.example.org."] in site.cue if those are the name servers that serve provider pdns's zones (they are this NS's, not yet the operator's: check them), or remove this NS`},
 		{name: "an empty list of name servers", providers: `pdns: nameservers: []` + "\n" + pdns2, zones: acmeZone(`"@": NS: ["ns.evil."]`),
 			path: apexPath, want: `the operator writes providers: pdns: nameservers: ["ns.evil."] in site.cue if`, related: true},
 		{name: "apex NS naming another server", providers: listed + "\n" + pdns2, zones: acmeZone(`"@": NS: ["ns1.example.net.", "ns.evil."]`),
-			path: apexPath, want: `acme.example. NS names ns.evil., which site.cue does not list among provider pdns's name servers (ns1.example.net., ns2.example.net.)`, related: true},
+			path: apexPath + ".1", at: "acme.cue:3:76", want: `acme.example. NS names ns.evil., which site.cue does not list among provider pdns's name servers (ns1.example.net., ns2.example.net.)`, related: true},
 		{name: "a cut above a granted block", providers: listed + "\n" + pdns2, zones: revZone(`"2": NS: ["ns.evil."]`),
-			path: revPath + `2.NS`, want: `2.0.192.in-addr.arpa. NS names ns.evil., which site.cue does not list among provider pdns's name servers`, related: true},
+			path: revPath + `2.NS.0`, at: "acme.cue:3:62", want: `2.0.192.in-addr.arpa. NS names ns.evil., which site.cue does not list among provider pdns's name servers`, related: true},
 		{name: "a cut above a granted block, no name servers listed", providers: pdns2, zones: revZone(`"2": NS: ["ns1.example.net."]`),
-			path: revPath + `2.NS`, want: `which site.cue grants to tenant blk`},
+			path: revPath + `2.NS`, at: "acme.cue:3:57", want: `which site.cue grants to tenant blk`},
 		{name: "the apex of a zone of its own above a granted block", providers: listed + "\n" + pdns2, zones: zone("2.0.192.in-addr.arpa", "pdns", `"@": NS: ["ns.evil."]`),
-			path: cutPath, want: `0/26.2.0.192.in-addr.arpa., which site.cue grants to tenant blk`, related: true},
+			path: cutPath + ".0", want: `0/26.2.0.192.in-addr.arpa., which site.cue grants to tenant blk`, related: true},
 		{name: "another provider's name servers", providers: otherLists, zones: acmeZone(`"@": NS: ["ns1.example.net."]`),
 			path: apexPath, want: `site.cue lists no name servers for provider pdns`},
 		{name: "apex NS naming the listed servers", providers: listed + "\n" + pdns2, zones: acmeZone(`"@": NS: ["ns1.example.net.", "ns2.example.net."]`)},
@@ -672,6 +673,9 @@ tenants: {
 			}
 			if len(at) != 1 || !strings.Contains(at[0].Msg, tt.want) {
 				t.Fatalf("at %s: got %v, want one error containing %q\nall: %v", tt.path, at, tt.want, err)
+			}
+			if got := FormatPos(at[0].Pos); tt.at != "" && got != tt.at {
+				t.Errorf("error at %s, want %s (the element naming a server not listed; the NS field when none is)", got, tt.at)
 			}
 			if !tt.related {
 				return

@@ -77,7 +77,7 @@ func (b *builder) zone(tenant string, g *grant, zp []string, key string, raw *ra
 		spelt[fq] = key
 		z.RRsets = append(z.RRsets, b.records(tenant, rp, elems+cuePath(key), fq, z, raw.Records[key])...)
 	}
-	b.zoneRules(zp, z, spelt)
+	b.zoneRules(zp, z, spelt, raw.Records)
 	return z
 }
 
