@@ -15,9 +15,10 @@ import (
 // VM and network has exactly one writer across everything loaded. It
 // also checks what needs every zone to judge: a DS beside no NS, and a
 // delegation of another tenant's zone against it (delegation.go), and
-// warns of a target its zone leaves empty (dangling.go).
-func check(spec *model.Spec) Diagnostics {
-	c := &checker{claims: map[string]firstClaim{}}
+// warns of a target its zone leaves empty (dangling.go). src are the
+// files spec was built from, for positions of values.
+func check(spec *model.Spec, src sources) Diagnostics {
+	c := &checker{claims: map[string]firstClaim{}, src: src}
 	zones := c.claimResources(spec)
 	c.claimVolumes(spec)
 	c.separateNetworks(spec)
@@ -32,6 +33,7 @@ func check(spec *model.Spec) Diagnostics {
 type checker struct {
 	diags  Diagnostics
 	claims map[string]firstClaim
+	src    sources
 }
 
 // firstClaim is the first tenant to declare a zone, VM or network.

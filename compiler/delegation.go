@@ -153,16 +153,21 @@ func (c *checker) childWithoutNS(parent *model.Zone, ns *model.RRset, child *mod
 	if child.Ignored(child.Name, "NS") != nil {
 		return
 	}
-	c.diags = append(c.diags, Diagnostic{Pos: ns.Writer.Pos, Related: []model.Pos{child.Pos}, Path: writerPath(ns.Writer) + ".NS",
+	pos, path := c.src.value(ns, nil)
+	c.diags = append(c.diags, Diagnostic{Pos: pos, Related: []model.Pos{child.Pos}, Path: path,
 		Msg: fmt.Sprintf("%s NS: tenant %s's zone %s names no name servers at its apex (\"@\": NS), so this delegation may name none yet: resolvers ask the name servers a delegation names for every name of tenant %s; tenant %s writes \"@\": NS: [...] in its zone first, then zone %s (tenant %s) names the same",
 			ns.Name, child.Tenant, child.Name, child.Tenant, child.Tenant, parent.Name, parent.Tenant)})
 }
 
-// childNS compares the NS at child's cut in parent with child's apex NS.
+// childNS compares the NS at child's cut in parent with child's apex
+// NS: an error at the first server the child does not name, a warning
+// at the NS that leave some out.
 func (c *checker) childNS(parent *model.Zone, ns *model.RRset, child *model.Zone, apex *model.RRset) {
 	extra, missing := difference(ns.Values, apex.Values)
 	label := cuePath(strings.TrimSuffix(ns.Name, "."+parent.Name))
-	d := Diagnostic{Pos: ns.Writer.Pos, Related: []model.Pos{apex.Writer.Pos}, Path: writerPath(ns.Writer) + ".NS"}
+	apexPos, _ := c.src.value(apex, nil)
+	d := Diagnostic{Related: []model.Pos{apexPos}}
+	d.Pos, d.Path = c.src.value(ns, extra)
 	switch {
 	case len(extra) > 0:
 		d.Msg = fmt.Sprintf("%s NS names %s, which tenant %s's zone %s does not name at its apex (\"@\": NS): resolvers ask the name servers a delegation names for every name of tenant %s, so zone %s (tenant %s) names only the child zone's own; write %s: NS: [%s] (or some of them), or tenant %s adds %s to its \"@\": NS first",
@@ -179,7 +184,9 @@ func (c *checker) childNS(parent *model.Zone, ns *model.RRset, child *model.Zone
 
 // childGlue compares glue g, which parent writes below ns's cut for a
 // name server ns names, with the addresses the zone holding that name
-// declares there.
+// declares there: an error at the first address it does not declare,
+// or at the glue's type when it declares none of that type; a warning
+// at the glue's type when the glue leaves some out.
 func (c *checker) childGlue(parent *model.Zone, ns, g *model.RRset, zones map[string]*model.Zone) {
 	owner := zoneCut(g.Name, parent.Name, zones)
 	if owner.Ignored(g.Name, g.Type) != nil {
@@ -190,10 +197,8 @@ func (c *checker) childGlue(parent *model.Zone, ns, g *model.RRset, zones map[st
 		return // known at plan time only
 	}
 	label := cuePath(strings.TrimSuffix(g.Name, "."+parent.Name))
-	d := Diagnostic{Pos: g.Writer.Pos, Path: writerPath(g.Writer), Related: []model.Pos{owner.Pos}}
-	if g.Writer.Kind == model.WriterZoneRecords {
-		d.Path += "." + g.Type
-	}
+	d := Diagnostic{Related: []model.Pos{owner.Pos}}
+	d.Pos, d.Path = c.src.value(g, nil)
 	if decl == nil {
 		if other := slices.IndexFunc(owner.RRsets, func(rs *model.RRset) bool { return rs.Name == g.Name }); other >= 0 {
 			d.Related = []model.Pos{owner.RRsets[other].Writer.Pos}
@@ -203,8 +208,12 @@ func (c *checker) childGlue(parent *model.Zone, ns, g *model.RRset, zones map[st
 		c.diags = append(c.diags, d)
 		return
 	}
-	d.Related = []model.Pos{decl.Writer.Pos}
+	declPos, _ := c.src.value(decl, nil)
+	d.Related = []model.Pos{declPos}
 	extra, missing := difference(g.Values, decl.Values)
+	if len(extra) > 0 {
+		d.Pos, d.Path = c.src.value(g, extra) // at the first address the child does not declare
+	}
 	what := g.Type + " " + strings.Join(extra, ", ")
 	if g.Lease != nil {
 		extra, what = []string{"lease"}, g.Type+" from a DHCP lease ("+g.Writer.Element+")"

@@ -199,7 +199,7 @@ func assemble(op *operator, results []*fileResult, scoped map[string]bool, diags
 	}
 	sort.Slice(spec.Tenants, func(i, j int) bool { return spec.Tenants[i].Name < spec.Tenants[j].Name })
 	sort.Slice(all.Tenants, func(i, j int) bool { return all.Tenants[i].Name < all.Tenants[j].Name })
-	diags = append(diags, check(all)...)
+	diags = append(diags, check(all, sourcesOf(results))...)
 	var warnings Diagnostics
 	for _, d := range diags {
 		if !d.Warning {

@@ -1,6 +1,7 @@
 package compiler
 
 import (
+	"slices"
 	"testing"
 
 	"github.com/site-tools/site/compiler/model"
@@ -34,6 +35,29 @@ func TestPositionsPos(t *testing.T) {
 		want := model.Pos{File: "t.cue", Line: c.want[0], Col: c.want[1]}
 		if got := p.pos(c.path...); got != want {
 			t.Errorf("pos(%q) = %v, want %v", c.path, got, want)
+		}
+	}
+}
+
+// TestSplitCuePath: a path cuePath rendered splits back into the same
+// segments, whatever they hold (dots, quotes, "@", numbers), and a
+// string cuePath cannot have rendered is refused.
+func TestSplitCuePath(t *testing.T) {
+	for _, segs := range [][]string{
+		{"dns", "zones", "acme.example", "records", "@"},
+		{"dns", "zones", "0.192.in-addr.arpa", "records", "0/26.2"},
+		{"records", `a"b.c`, "_dmarc", "7", "ü"},
+		{""},
+	} {
+		p := cuePath(segs...)
+		got, ok := splitCuePath(p)
+		if !ok || !slices.Equal(got, segs) {
+			t.Errorf("splitCuePath(%q) = %q, %v, want %q", p, got, ok, segs)
+		}
+	}
+	for _, p := range []string{`"open`, `a..b`, `a.`, `"x"y`} {
+		if got, ok := splitCuePath(p); ok {
+			t.Errorf("splitCuePath(%q) = %q, want refused", p, got)
 		}
 	}
 }

@@ -494,37 +494,38 @@ tenants: {
 		shopApart        bool   // shop.cue in another directory, not loaded
 		path, want       string // an error at path containing want; "" when it loads
 		warn             string // a warning (of a spec that loads) containing warn
+		at               string // where the error or warning points in acme.cue, when not ""
 	}{
 		{name: "the child's name servers and addresses", acme: delegation, shop: shopRecords},
 		{name: "another name server", acme: `shop: NS: ["ns.evil.example."]`, shop: shopRecords,
-			path: nsPath, want: `shop.acme.example. NS names ns.evil.example., which tenant shop's zone shop.acme.example. does not name at its apex`},
+			path: nsPath, at: "acme.cue:5:14", want: `shop.acme.example. NS names ns.evil.example., which tenant shop's zone shop.acme.example. does not name at its apex`},
 		{name: "one more name server", acme: `shop: NS: ["ns1.shop.acme.example.", "ns.example.net.", "ns.evil.example."]
 		"ns1.shop": A: ["192.0.2.53"]`, shop: shopRecords,
-			path: nsPath, want: `write shop: NS: ["ns.example.net.", "ns1.shop.acme.example."]`},
+			path: nsPath, at: "acme.cue:5:59", want: `write shop: NS: ["ns.example.net.", "ns1.shop.acme.example."]`},
 		{name: "a name of the child's as name server, with glue", acme: `shop: NS: ["www.shop.acme.example."]
 		"www.shop": A: ["203.0.113.66"]`, shop: shopRecords,
-			path: nsPath, want: `shop.acme.example. NS names www.shop.acme.example., which tenant shop's zone shop.acme.example. does not name at its apex`},
+			path: nsPath, at: "acme.cue:5:14", want: `shop.acme.example. NS names www.shop.acme.example., which tenant shop's zone shop.acme.example. does not name at its apex`},
 		{name: "glue with another address", acme: `shop: NS: ["ns1.shop.acme.example.", "ns.example.net."]
 		"ns1.shop": A: ["203.0.113.66"]`, shop: shopRecords,
-			path: gluePath + "A", want: `ns1.shop.acme.example. A 203.0.113.66 is glue for the delegation of shop.acme.example., and tenant shop's zone shop.acme.example. declares A 192.0.2.53 there`},
+			path: gluePath + "A", at: "acme.cue:6:19", want: `ns1.shop.acme.example. A 203.0.113.66 is glue for the delegation of shop.acme.example., and tenant shop's zone shop.acme.example. declares A 192.0.2.53 there`},
 		{name: "glue of a type the child does not declare there", acme: delegation, shop: `"@": NS: ["ns1.shop.acme.example.", "ns.example.net."]
 		ns1: A: ["192.0.2.53"]`,
-			path: gluePath + "AAAA", want: `tenant shop's zone shop.acme.example. declares no AAAA at ns1.shop.acme.example.`},
+			path: gluePath + "AAAA", at: "acme.cue:6:35", want: `tenant shop's zone shop.acme.example. declares no AAAA at ns1.shop.acme.example.`},
 		{name: "glue for a name the child does not declare", acme: `shop: NS: ["ns1.shop.acme.example.", "ns.example.net."]
 		"ns1.shop": A: ["192.0.2.53"]`, shop: `"@": NS: ["ns1.shop.acme.example.", "ns.example.net."]`,
-			path: gluePath + "A", want: `tenant shop's zone shop.acme.example. declares no A at ns1.shop.acme.example.`},
+			path: gluePath + "A", at: "acme.cue:6:15", want: `tenant shop's zone shop.acme.example. declares no A at ns1.shop.acme.example.`},
 		{name: "glue for a name the child's zone ignores", acme: delegation, shop: `"@": NS: ["ns1.shop.acme.example.", "ns.example.net."]
 		}
 		ignore: [{name: "ns1"}]
 		records: {`},
 		{name: "fewer name servers", acme: `shop: NS: ["ns.example.net."]`, shop: shopRecords,
-			warn: `shop.acme.example. NS leaves out ns1.shop.acme.example., which tenant shop's zone shop.acme.example. names at its apex`},
+			at: "acme.cue:5:9", warn: `shop.acme.example. NS leaves out ns1.shop.acme.example., which tenant shop's zone shop.acme.example. names at its apex`},
 		{name: "fewer glue addresses", acme: `shop: NS: ["ns1.shop.acme.example.", "ns.example.net."]
 		"ns1.shop": A: ["192.0.2.53"]`, shop: `"@": NS: ["ns1.shop.acme.example.", "ns.example.net."]
 		ns1: A: ["192.0.2.53", "192.0.2.54"]`,
-			warn: `ns1.shop.acme.example. A leaves out 192.0.2.54, which tenant shop's zone shop.acme.example. declares there`},
+			at: "acme.cue:6:15", warn: `ns1.shop.acme.example. A leaves out 192.0.2.54, which tenant shop's zone shop.acme.example. declares there`},
 		{name: "the child's zone names no apex NS", acme: `shop: NS: ["ns.evil.example."]`, shop: `www: A: ["192.0.2.80"]`,
-			path: nsPath, want: `tenant shop's zone shop.acme.example. names no name servers at its apex ("@": NS), so this delegation may name none yet`},
+			path: nsPath, at: "acme.cue:5:9", want: `tenant shop's zone shop.acme.example. names no name servers at its apex ("@": NS), so this delegation may name none yet`},
 		{name: "the child's apex NS written outside site", acme: `shop: NS: ["ns.elsewhere.example."]`, shop: `www: A: ["192.0.2.80"]
 		}
 		ignore: [{name: "@", type: "NS"}]
@@ -565,6 +566,11 @@ tenants: {
 				if msgs := diagAt(diags, tt.path); len(msgs) != 1 || !strings.Contains(msgs[0], tt.want) {
 					t.Errorf("at %s: got %q, want one error containing %q\nall: %v", tt.path, msgs, tt.want, err)
 				}
+				for _, d := range diags {
+					if strings.HasPrefix(d.Path, tt.path) && tt.at != "" && !strings.HasSuffix(FormatPos(d.Pos), "/"+tt.at) {
+						t.Errorf("error at %s, want %s (the value at fault, else the field)", FormatPos(d.Pos), tt.at)
+					}
+				}
 				return
 			}
 			switch {
@@ -572,6 +578,8 @@ tenants: {
 				t.Errorf("got warnings %v, want none", warnings)
 			case tt.warn != "" && (len(warnings) != 1 || !strings.Contains(warnings[0].Msg, tt.warn)):
 				t.Errorf("got warnings %v, want one containing %q", warnings, tt.warn)
+			case tt.at != "" && !strings.HasSuffix(FormatPos(warnings[0].Pos), "/"+tt.at):
+				t.Errorf("warning at %s, want %s (the field)", FormatPos(warnings[0].Pos), tt.at)
 			}
 		})
 	}

@@ -415,7 +415,7 @@ tenants: shop: {
 		"site vet of " + out + " would refuse the exported spec for tenant acme (checked with ",
 		"nothing was written or marked",
 		`records."@".NS: parent.example.test. NS is at the apex of zone parent.example.test., above shop.parent.example.test., which site.cue grants to tenant shop, and site.cue lists no name servers for provider pdns`,
-		`records.shop.NS: shop.parent.example.test. NS names ns.evil.example., which tenant shop's zone shop.parent.example.test. does not name at its apex`,
+		`records.shop.NS.0: shop.parent.example.test. NS names ns.evil.example., which tenant shop's zone shop.parent.example.test. does not name at its apex`,
 		filepath.Join(dir, "shop.cue") + ":5:",
 		"then run site export again",
 	} {

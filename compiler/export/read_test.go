@@ -291,7 +291,7 @@ tenants: {
 		{name: "delegation unlike the child's apex NS", site: site(listed, acme),
 			rrsets: []model.RRset{apexNS, rr("shop."+zone, "NS", 300, "ns.evil.example.")},
 			want: []string{
-				`records.shop.NS: shop.example.test. NS names ns.evil.example., which tenant shop's zone shop.example.test. does not name at its apex`,
+				`records.shop.NS.0: shop.example.test. NS names ns.evil.example., which tenant shop's zone shop.example.test. does not name at its apex`,
 				"shop.cue:7:"}}, // the child's "@": NS
 		{name: "delegation unlike the child's, to stdout", site: site(listed, acme), stdout: true,
 			rrsets: []model.RRset{apexNS, rr("shop."+zone, "NS", 300, "ns.evil.example.")}},
