@@ -17,7 +17,7 @@ import (
 // delegation of another tenant's zone against it (delegation.go), and
 // warns of a target its zone leaves empty (dangling.go). src are the
 // files spec was built from, for positions of values.
-func check(spec *model.Spec, src sources) Diagnostics {
+func check(spec *model.Spec, src *sources) Diagnostics {
 	c := &checker{claims: map[string]firstClaim{}, src: src}
 	zones := c.claimResources(spec)
 	c.claimVolumes(spec)
@@ -33,7 +33,7 @@ func check(spec *model.Spec, src sources) Diagnostics {
 type checker struct {
 	diags  Diagnostics
 	claims map[string]firstClaim
-	src    sources
+	src    *sources
 }
 
 // firstClaim is the first tenant to declare a zone, VM or network.

@@ -52,6 +52,7 @@ func (c *checker) danglingTargets(spec *model.Spec, zones map[string]*model.Zone
 					continue
 				}
 				warned := map[string]bool{}
+				var byTarget map[string][]string // read once a warning needs it
 				for _, v := range rs.Values {
 					fields := strings.Fields(v)
 					if len(fields) == 0 {
@@ -67,13 +68,31 @@ func (c *checker) danglingTargets(spec *model.Spec, zones map[string]*model.Zone
 					}
 					warned[target] = true
 					label := cuePath(strings.TrimSuffix(target, "."+home.Name))
-					c.diags = append(c.diags, Diagnostic{Pos: rs.Writer.Pos, Path: writerPath(rs.Writer) + "." + rs.Type, Warning: true,
+					if byTarget == nil {
+						byTarget = valuesByTarget(rs.Values)
+					}
+					pos, path := c.src.value(rs, byTarget[target])
+					c.diags = append(c.diags, Diagnostic{Pos: pos, Path: path, Warning: true,
 						Msg: fmt.Sprintf("%s %s names %s, but zone %s (tenant %s) has no records at %s, so it would not resolve; add records at %s to that zone, or an ignore rule for %s if another writer serves it",
 							rs.Name, rs.Type, target, home.Name, home.Tenant, target, label, label)})
 				}
 			}
 		}
 	}
+}
+
+// valuesByTarget groups values by the name each names (its last
+// field): a warning about a target is at the first of its values
+// written, as an error about a value is at its element.
+func valuesByTarget(values []string) map[string][]string {
+	out := map[string][]string{}
+	for _, v := range values {
+		if fields := strings.Fields(v); len(fields) > 0 {
+			target := fields[len(fields)-1]
+			out[target] = append(out[target], v)
+		}
+	}
+	return out
 }
 
 // enclosingZone is the deepest declared zone name lies in, nil when

@@ -6,13 +6,17 @@ import (
 )
 
 // TestDanglingTargets: an MX, CNAME, ALIAS, SRV or NS naming a name in
-// a zone its tenant declares warns, at the record that names it, when
+// a zone its tenant declares warns, at the value that names it (the
+// list's element, or the single target's field), as an error about
+// that value would be, when
 // that zone writes nothing there; a name with any record, the apex, a
 // name at or below a delegation or a DNAME, one under a wildcard, one
 // a VM publishes and one an ignore rule leaves to another writer do
 // not, and neither does a name outside the tenant's zones.
 func TestDanglingTargets(t *testing.T) {
-	const at = `a.cue:4:4: warning: tenants.a.dns.zones."example.com".records.`
+	at := func(lineCol string) string {
+		return "a.cue:" + lineCol + `: warning: tenants.a.dns.zones."example.com".records.`
+	}
 	for _, tc := range []struct {
 		name, records string
 		extra         string // more zones, and VMs, of tenant a
@@ -20,7 +24,12 @@ func TestDanglingTargets(t *testing.T) {
 	}{{
 		name:    "MX naming a dropped host",
 		records: `"@": MX: [{priority: 10, host: "mx1.example.com."}]`,
-		want:    []string{at + `"@".MX: example.com. MX names mx1.example.com., but zone example.com. (tenant a) has no records at mx1.example.com., so it would not resolve; add records at mx1 to that zone, or an ignore rule for mx1 if another writer serves it`},
+		want:    []string{at("4:14") + `"@".MX.0: example.com. MX names mx1.example.com., but zone example.com. (tenant a) has no records at mx1.example.com., so it would not resolve; add records at mx1 to that zone, or an ignore rule for mx1 if another writer serves it`},
+	}, {
+		name: "MX in a second block of its name",
+		records: `"@": A: ["192.0.2.1"]
+			"@": MX: [{priority: 10, host: "mx.example.org."}, {priority: 20, host: "mx1.example.com."}]`,
+		want: []string{at("5:55") + `"@".MX.1: example.com. MX names mx1.example.com., but zone example.com. (tenant a) has no records at mx1.example.com., so it would not resolve; add records at mx1 to that zone, or an ignore rule for mx1 if another writer serves it`},
 	}, {
 		name: "MX naming a host with its address",
 		records: `"@": MX: [{priority: 10, host: "mx1.example.com."}]
@@ -28,19 +37,19 @@ func TestDanglingTargets(t *testing.T) {
 	}, {
 		name:    "CNAME naming a dropped name",
 		records: `www: CNAME: "web.example.com."`,
-		want:    []string{at + `www.CNAME: www.example.com. CNAME names web.example.com., but zone example.com. (tenant a) has no records at web.example.com., so it would not resolve; add records at web to that zone, or an ignore rule for web if another writer serves it`},
+		want:    []string{at("4:9") + `www.CNAME: www.example.com. CNAME names web.example.com., but zone example.com. (tenant a) has no records at web.example.com., so it would not resolve; add records at web to that zone, or an ignore rule for web if another writer serves it`},
 	}, {
 		name:    "ALIAS at the apex naming a dropped name",
 		records: `"@": ALIAS: "lb.example.com."`,
-		want:    []string{at + `"@".ALIAS: example.com. ALIAS names lb.example.com., but zone example.com. (tenant a) has no records at lb.example.com., so it would not resolve; add records at lb to that zone, or an ignore rule for lb if another writer serves it`},
+		want:    []string{at("4:9") + `"@".ALIAS: example.com. ALIAS names lb.example.com., but zone example.com. (tenant a) has no records at lb.example.com., so it would not resolve; add records at lb to that zone, or an ignore rule for lb if another writer serves it`},
 	}, {
 		name:    "SRV naming a dropped target",
 		records: `"_sip._tcp": SRV: [{priority: 10, weight: 5, port: 5060, target: "sip.example.com."}]`,
-		want:    []string{at + `"_sip._tcp".SRV: _sip._tcp.example.com. SRV names sip.example.com., but zone example.com. (tenant a) has no records at sip.example.com., so it would not resolve; add records at sip to that zone, or an ignore rule for sip if another writer serves it`},
+		want:    []string{at("4:23") + `"_sip._tcp".SRV.0: _sip._tcp.example.com. SRV names sip.example.com., but zone example.com. (tenant a) has no records at sip.example.com., so it would not resolve; add records at sip to that zone, or an ignore rule for sip if another writer serves it`},
 	}, {
 		name:    "apex NS naming a server without its address",
 		records: `"@": NS: ["ns1.example.com.", "ns.example.net."]`,
-		want:    []string{at + `"@".NS: example.com. NS names ns1.example.com., but zone example.com. (tenant a) has no records at ns1.example.com., so it would not resolve; add records at ns1 to that zone, or an ignore rule for ns1 if another writer serves it`},
+		want:    []string{at("4:14") + `"@".NS.0: example.com. NS names ns1.example.com., but zone example.com. (tenant a) has no records at ns1.example.com., so it would not resolve; add records at ns1 to that zone, or an ignore rule for ns1 if another writer serves it`},
 	}, {
 		name:    "delegation NS naming a server inside the child",
 		records: `lab: NS: ["ns1.lab.example.com."]`,
@@ -49,7 +58,7 @@ func TestDanglingTargets(t *testing.T) {
 	}, {
 		name:    "delegation NS naming a dropped server of the parent",
 		records: `lab: NS: ["ns1.example.com."]`,
-		want:    []string{at + `lab.NS: lab.example.com. NS names ns1.example.com., but zone example.com. (tenant a) has no records at ns1.example.com., so it would not resolve; add records at ns1 to that zone, or an ignore rule for ns1 if another writer serves it`},
+		want:    []string{at("4:14") + `lab.NS.0: lab.example.com. NS names ns1.example.com., but zone example.com. (tenant a) has no records at ns1.example.com., so it would not resolve; add records at ns1 to that zone, or an ignore rule for ns1 if another writer serves it`},
 	}, {
 		name:    "target outside every declared zone",
 		records: `"@": MX: [{priority: 10, host: "mx.example.org."}]`,
@@ -91,14 +100,14 @@ func TestDanglingTargets(t *testing.T) {
 		records: `www: CNAME: "web.sub.example.com."`,
 		extra: `
 		}, dns: zones: "sub.example.com": {provider: "pdns", records: other: A: ["192.0.2.1"]`,
-		want: []string{at + `www.CNAME: www.example.com. CNAME names web.sub.example.com., but zone sub.example.com. (tenant a) has no records at web.sub.example.com., so it would not resolve; add records at web to that zone, or an ignore rule for web if another writer serves it`},
+		want: []string{at("4:9") + `www.CNAME: www.example.com. CNAME names web.sub.example.com., but zone sub.example.com. (tenant a) has no records at web.sub.example.com., so it would not resolve; add records at web to that zone, or an ignore rule for web if another writer serves it`},
 	}, {
 		name:    "target in another tenant's zone",
 		records: `www: CNAME: "web.b.example.net."`,
 	}, {
-		name:    "two values naming one dropped host warn once",
-		records: `"@": MX: [{priority: 10, host: "mx1.example.com."}, {priority: 20, host: "mx1.example.com."}]`,
-		want:    []string{at + `"@".MX: example.com. MX names mx1.example.com., but zone example.com. (tenant a) has no records at mx1.example.com., so it would not resolve; add records at mx1 to that zone, or an ignore rule for mx1 if another writer serves it`},
+		name:    "two values naming one dropped host warn once, at the first written",
+		records: `"@": MX: [{priority: 20, host: "mx1.example.com."}, {priority: 10, host: "mx1.example.com."}]`,
+		want:    []string{at("4:14") + `"@".MX.0: example.com. MX names mx1.example.com., but zone example.com. (tenant a) has no records at mx1.example.com., so it would not resolve; add records at mx1 to that zone, or an ignore rule for mx1 if another writer serves it`},
 	}} {
 		t.Run(tc.name, func(t *testing.T) {
 			src := "package tenants\n\ntenants: a: {domain: \"example.com\", dns: zones: \"example.com\": {provider: \"pdns\", records: {\n\t\t\t" +
