@@ -431,16 +431,6 @@ func valueAt(s string) string {
 	return s
 }
 
-// cueLabel is name as a label in a spec: quoted unless CUE reads it
-// bare as a regular field ("_x" would be a hidden one, "#x" a
-// definition).
-func cueLabel(name string) string {
-	if isIdent(name) && !strings.HasPrefix(name, "_") && !strings.HasPrefix(name, "#") {
-		return name
-	}
-	return strconv.Quote(name)
-}
-
 // patternMismatch matches CUE's message for a string that fails a
 // schema regex; patternWords says in words what each regex of the
 // schema wants.
