@@ -71,6 +71,15 @@
 // base image site.cue declares (images:) is uploaded by a step of its
 // own when its volume is missing, and never replaced.
 //
+// An upload (a base image, a seed) is marked in its pool until it is
+// complete, so that one a run did not finish (killed, disconnected, a
+// host that crashed) is never taken for the whole image: libvirt has no
+// volume rename, so before creating volume NAME site creates an empty
+// volume ".NAME.uploading" beside it, and deletes that marker only once
+// the last byte was sent and the stream finished. A volume with its
+// marker beside it reads as missing (volObs.Partial): the plan uploads
+// it again, deleting what the failed upload left first (upload.go).
+//
 // site never undefines a domain to update it.
 //
 // # Ownership

@@ -9,7 +9,6 @@ import (
 	"path"
 	"strconv"
 
-	"libvirt.org/go/libvirt"
 	"libvirt.org/go/libvirtxml"
 
 	"github.com/site-tools/site/backends"
@@ -75,11 +74,11 @@ func (pd poolDriver) planImage(step *graph.Step) (*backends.StepPlan, error) {
 	if err != nil {
 		return nil, err
 	}
-	vol, err := h.declaredVolume(img.Pool.Name, img.Name, true)
+	vol, err := h.uploaded(img.Pool.Name, img.Name, true)
 	if err != nil {
 		return nil, err
 	}
-	sp := &backends.StepPlan{Step: step, Fingerprint: fingerprint(strconv.FormatBool(vol.Exists), vol.NoPool)}
+	sp := &backends.StepPlan{Step: step, Fingerprint: fingerprint(strconv.FormatBool(vol.Exists), strconv.FormatBool(vol.Partial), vol.NoPool)}
 	if vol.Exists {
 		return sp, nil // uploaded once, never replaced
 	}
@@ -98,8 +97,12 @@ func (pd poolDriver) planImage(step *graph.Step) (*backends.StepPlan, error) {
 	if err != nil {
 		return nil, err
 	}
+	reason := "base image declared in site.cue, uploaded once from " + img.Source
+	if vol.Partial {
+		reason += partialReason(img.Name)
+	}
 	sp.Changes = append(sp.Changes, plan.Change{Key: key, Step: step.ID, Phase: step.Phase,
-		Action: plan.ActionCreate, Impact: plan.ImpactNone, Reason: "base image declared in site.cue, uploaded once from " + img.Source,
+		Action: plan.ActionCreate, Impact: plan.ImpactNone, Reason: reason,
 		After: map[string]any{"format": f.Format, "size": sizeString(f.Capacity)}})
 	sp.Detail = &imageDetail{step: step, img: img, file: f, replan: vol.NoPool != ""}
 	return sp, nil
@@ -123,10 +126,10 @@ func (pd poolDriver) replanImage(det *imageDetail) (*imageDetail, error) {
 	return again, nil
 }
 
-// applyImage creates the volume and streams the file into it. A volume
-// whose upload failed is deleted, so the next run uploads again rather
-// than take a part of an image as a base.
-func (pd poolDriver) applyImage(det *imageDetail) error {
+// applyImage creates the volume and streams the file into it, under
+// its marker (createUploaded): a volume whose upload did not finish is
+// never taken for the image.
+func (pd poolDriver) applyImage(det *imageDetail, run *backends.Run) error {
 	img := det.img
 	defer pd.d.forget(img.Pool.Host)
 	if det.replan {
@@ -140,44 +143,19 @@ func (pd poolDriver) applyImage(det *imageDetail) error {
 	if err != nil {
 		return err
 	}
-	a := &applier{d: pd.d, c: c, host: img.Pool.Host, res: &backends.StepResult{}}
-	pool, err := a.pool(img.Pool.Name)
+	a := &applier{d: pd.d, c: c, host: img.Pool.Host, res: &backends.StepResult{}, run: run}
+	f, err := os.Open(img.Source)
 	if err != nil {
-		return err
+		return fmt.Errorf("base image %s: %w", img.Name, err)
 	}
-	defer pool.Free()
+	defer f.Close()
 	def := libvirtxml.StorageVolume{
 		Name:     img.Name,
 		Capacity: &libvirtxml.StorageVolumeSize{Value: det.file.Capacity, Unit: "bytes"},
 		Target:   &libvirtxml.StorageVolumeTarget{Format: &libvirtxml.StorageVolumeTargetFormat{Type: det.file.Format}},
 	}
-	x, err := def.Marshal()
-	if err != nil {
-		return fmt.Errorf("volume %s: %w", img.Name, err)
-	}
-	what := img.Pool.Name + "/" + img.Name
-	done := a.calling("StorageVolCreateXML " + what)
-	vol, err := pool.StorageVolCreateXML(x, 0)
-	done()
-	if err != nil {
-		return fmt.Errorf("create volume %s/%s on %s: %w", img.Pool.Name, img.Name, img.Pool.Host, err)
-	}
-	defer vol.Free()
-	if err := a.uploadFile(vol, what, img.Source, det.file.Bytes); err != nil {
-		if derr := a.deletePartial(vol, what); derr != nil {
-			err = fmt.Errorf("%w (and deleting the partial volume failed: %v; delete %s/%s by hand)", err, derr, img.Pool.Name, img.Name)
-		}
-		return fmt.Errorf("upload %s into %s/%s on %s: %w", img.Source, img.Pool.Name, img.Name, img.Pool.Host, err)
+	if err := a.createUploaded(img.Pool.Name, def, f, det.file.Bytes); err != nil {
+		return fmt.Errorf("base image %s from %s: %w", img.Name, img.Source, err)
 	}
 	return nil
-}
-
-// uploadFile streams a file of size bytes into vol.
-func (a *applier) uploadFile(vol *libvirt.StorageVol, what, name string, size int64) error {
-	f, err := os.Open(name)
-	if err != nil {
-		return err
-	}
-	defer f.Close()
-	return a.upload(vol, what, f, size)
 }

@@ -83,6 +83,11 @@ type volObs struct {
 	// steps of the volumes in it plan them again at apply time, once
 	// they can be read. "" when it was read.
 	NoPool string
+	// Partial: the volume is there, but an upload into it did not
+	// finish (its marker is beside it, see uploadingName), so it reads
+	// as missing (Exists false) and is uploaded again. Only
+	// hostObs.uploaded sets it.
+	Partial bool
 }
 
 // Why a declared pool's volumes cannot be read yet.
@@ -374,6 +379,27 @@ func (h *hostObs) declaredVolume(pool, name string, declared bool) (*volObs, err
 		return &volObs{NoPool: np.why}, nil
 	}
 	return v, err
+}
+
+// uploaded is declaredVolume for a volume site fills by uploading (a
+// base image, a cloud-init seed): one with its upload marker beside it
+// (see uploadingName) is what an upload that did not finish left, and
+// reads as missing, with Partial set.
+func (h *hostObs) uploaded(pool, name string, declared bool) (*volObs, error) {
+	v, err := h.declaredVolume(pool, name, declared)
+	if err != nil || !v.Exists {
+		return v, err
+	}
+	m, err := h.volume(pool, uploadingName(name))
+	if err != nil {
+		return nil, err
+	}
+	if !m.Exists {
+		return v, nil
+	}
+	partial := *v
+	partial.Exists, partial.Partial = false, true
+	return &partial, nil
 }
 
 // domainType picks the <domain type> for new domains from the host's

@@ -138,7 +138,7 @@ func observePool(d *Driver, c *libvirt.Connect, p *model.Pool) (*poolObs, error)
 func (pd poolDriver) Apply(ctx context.Context, sp *backends.StepPlan, run *backends.Run) (*backends.StepResult, error) {
 	if det, ok := sp.Detail.(*imageDetail); ok {
 		start := pd.d.Calls()
-		err := pd.applyImage(det)
+		err := pd.applyImage(det, run)
 		return &backends.StepResult{Requests: int(pd.d.Calls() - start)}, explain(err)
 	}
 	det, ok := sp.Detail.(*poolDetail)

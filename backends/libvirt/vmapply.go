@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"io"
 	"slices"
 	"strings"
 	"time"
@@ -47,7 +46,7 @@ func (v vmDriver) apply(ctx context.Context, sp *backends.StepPlan, run *backend
 	if err != nil {
 		return nil, err
 	}
-	a := &applier{d: v.d, c: c, host: det.host, res: &backends.StepResult{}}
+	a := &applier{d: v.d, c: c, host: det.host, res: &backends.StepResult{}, run: run}
 	start := v.d.Calls() - replanned
 	ops := slices.Clone(det.ops)
 	slices.SortStableFunc(ops, func(x, y op) int { return int(x.Kind) - int(y.Kind) })
@@ -102,6 +101,7 @@ type applier struct {
 	c    *libvirt.Connect
 	host string
 	res  *backends.StepResult
+	run  *backends.Run // nil in tests that need no interrupt or progress
 	// try runs one op once; nil is (*applier).once. Tests set it to see
 	// which ops do retries.
 	try func(op) error
@@ -384,20 +384,23 @@ func (a *applier) pool(name string) (*libvirt.StoragePool, error) {
 }
 
 // createVolume creates a raw volume, sparse, and uploads data into it
-// when data is not nil. A half-uploaded volume is deleted again so the
-// next run does not take it for a complete seed.
+// when data is not nil (createUploaded: a half-uploaded volume is never
+// taken for a complete seed).
 func (a *applier) createVolume(pool, name string, size uint64, data []byte) error {
-	p, err := a.pool(pool)
-	if err != nil {
-		return err
-	}
-	defer p.Free()
 	def := libvirtxml.StorageVolume{
 		Name:       name,
 		Capacity:   &libvirtxml.StorageVolumeSize{Value: size, Unit: "bytes"},
 		Allocation: &libvirtxml.StorageVolumeSize{Value: 0, Unit: "bytes"},
 		Target:     &libvirtxml.StorageVolumeTarget{Format: &libvirtxml.StorageVolumeTargetFormat{Type: "raw"}},
 	}
+	if data != nil {
+		return a.createUploaded(pool, def, bytes.NewReader(data), int64(len(data)))
+	}
+	p, err := a.pool(pool)
+	if err != nil {
+		return err
+	}
+	defer p.Free()
 	x, err := def.Marshal()
 	if err != nil {
 		return fmt.Errorf("volume %s: %w", name, err)
@@ -408,58 +411,6 @@ func (a *applier) createVolume(pool, name string, size uint64, data []byte) erro
 	if err != nil {
 		return fmt.Errorf("create volume %s/%s on %s: %w", pool, name, a.host, err)
 	}
-	defer vol.Free()
-	if data == nil {
-		return nil
-	}
-	if err := a.upload(vol, pool+"/"+name, bytes.NewReader(data), int64(len(data))); err != nil {
-		if derr := a.deletePartial(vol, pool+"/"+name); derr != nil {
-			err = fmt.Errorf("%w (and deleting the partial volume failed: %v; delete %s/%s by hand)", err, derr, pool, name)
-		}
-		return fmt.Errorf("upload %s/%s on %s: %w", pool, name, a.host, err)
-	}
+	vol.Free()
 	return nil
-}
-
-// deletePartial deletes vol, named for a person by what ("pool/name"),
-// after an upload or copy into it failed.
-func (a *applier) deletePartial(vol *libvirt.StorageVol, what string) error {
-	defer a.calling("Delete of volume " + what)()
-	return vol.Delete(0)
-}
-
-// upload streams size bytes read from r into vol (StorageVolUpload),
-// following the binding's own integration test: a seed from memory and
-// a base image from a file take the same path. The upload is named to
-// the run as one call, from opening the stream to its Finish, with what
-// it fills ("pool/name"): a large image takes a while to send, but it
-// is sent to a daemon that may stop answering, as any call.
-func (a *applier) upload(vol *libvirt.StorageVol, what string, r io.Reader, size int64) error {
-	defer a.d.await(a.d.server(a.host), fmt.Sprintf("StorageVolUpload %s (%d bytes)", what, size))()
-	a.d.call()
-	st, err := a.c.NewStream(0)
-	if err != nil {
-		return err
-	}
-	defer st.Free()
-	a.d.call()
-	if err := vol.Upload(st, 0, uint64(size), 0); err != nil {
-		_ = st.Abort()
-		return err
-	}
-	a.d.call()
-	err = st.SendAll(func(_ *libvirt.Stream, n int) ([]byte, error) {
-		buf := make([]byte, n)
-		k, err := r.Read(buf)
-		if err == io.EOF {
-			return buf[:k], nil // k == 0 ends the stream
-		}
-		return buf[:k], err
-	})
-	if err != nil {
-		_ = st.Abort()
-		return err
-	}
-	a.d.call()
-	return st.Finish()
 }

@@ -24,11 +24,11 @@ type baseImage struct {
 // the apply changes nothing rather than make a blank disk.
 func (p *vmPlanner) base(disk model.Disk) (*baseImage, error) {
 	vm := p.vm
-	vol, err := p.h.declaredVolume(disk.Pool, disk.Base, p.declared(disk.Pool))
+	vol, err := p.h.uploaded(disk.Pool, disk.Base, p.declared(disk.Pool))
 	if err != nil {
 		return nil, err
 	}
-	p.seen = append(p.seen, "base", disk.Pool, disk.Base, vol.Path, vol.Format, fmt.Sprint(vol.Capacity), vol.NoPool)
+	p.seen = append(p.seen, "base", disk.Pool, disk.Base, vol.Path, vol.Format, fmt.Sprint(vol.Capacity), vol.NoPool, fmt.Sprint(vol.Partial))
 	p.notRead(disk.Pool, vol)
 	if img := p.image(disk); img != nil && !vol.Exists {
 		// Its step uploads it first, in this run.
@@ -42,6 +42,9 @@ func (p *vmPlanner) base(disk model.Disk) (*baseImage, error) {
 	case vol.NoPool != "":
 		return nil, fmt.Errorf("VM %s: disk %s starts from base volume %s in pool %s on %s (host %s), but that pool %s, so the base cannot be checked: have site make and start it first (site apply --target %s), make sure the image is in it (copy the file into the pool's directory and run virsh pool-refresh %s, or virsh vol-upload), then apply again",
 			vm.Name, disk.Name, disk.Base, disk.Pool, vm.Host, vm.HostName, vol.NoPool, poolStepID(vm, disk.Pool), disk.Pool)
+	case vol.Partial:
+		return nil, fmt.Errorf("VM %s: disk %s starts from base volume %s in pool %s on %s (host %s), but an upload into it did not finish (its marker %s is beside it), so it is not the image: declare it in site.cue (hosts: %s: images: %q: {pool: %q, source: FILE}) for site to upload it again, or delete both volumes and upload it yourself (virsh -c %s vol-delete --pool %s %s; virsh -c %s vol-delete --pool %s %s); nothing was changed",
+			vm.Name, disk.Name, disk.Base, disk.Pool, vm.Host, vm.HostName, uploadingName(disk.Base), vm.HostName, disk.Base, disk.Pool, vm.Host, disk.Pool, disk.Base, vm.Host, disk.Pool, uploadingName(disk.Base))
 	case !vol.Exists:
 		return nil, fmt.Errorf("VM %s: disk %s starts from base volume %s, which is not in pool %s on %s (host %s): declare it in site.cue (hosts: %s: images: %q: {pool: %q, source: FILE}) for site to upload, or provide it yourself: virsh -c %s vol-create-as %s %s SIZE --format qcow2 && virsh -c %s vol-upload --pool %s %s FILE (or copy the file into the pool's directory and run virsh pool-refresh %s); nothing was changed",
 			vm.Name, disk.Name, disk.Base, disk.Pool, vm.Host, vm.HostName, vm.HostName, disk.Base, disk.Pool, vm.Host, disk.Pool, disk.Base, vm.Host, disk.Pool, disk.Base, disk.Pool)

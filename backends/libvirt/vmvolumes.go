@@ -170,11 +170,11 @@ func (p *vmPlanner) planSeed(want *wantDomain) error {
 	}
 	s := seed.Build(seed.Input{Hostname: vm.Name, UserData: ci.UserData, MetaData: ci.MetaData, NetworkConfig: ci.NetworkConfig})
 	want.seedPool, want.seedName = seedPool(vm), s.Name
-	vol, err := p.h.declaredVolume(want.seedPool, s.Name, p.declared(want.seedPool))
+	vol, err := p.h.uploaded(want.seedPool, s.Name, p.declared(want.seedPool))
 	if err != nil {
 		return err
 	}
-	p.seen = append(p.seen, s.Name, strconv.FormatBool(vol.Exists), vol.NoPool)
+	p.seen = append(p.seen, s.Name, strconv.FormatBool(vol.Exists), strconv.FormatBool(vol.Partial), vol.NoPool)
 	p.notRead(want.seedPool, vol)
 	want.owner.Volumes = append(want.owner.Volumes, ownedVolume{Pool: want.seedPool, Name: s.Name, Role: "seed"})
 	if vol.unread() {
@@ -182,8 +182,12 @@ func (p *vmPlanner) planSeed(want *wantDomain) error {
 		return nil
 	}
 	if !vol.Exists {
+		reason := "cloud-init seed (" + s.InstanceID + ") uploaded into the pool"
+		if vol.Partial {
+			reason += partialReason(s.Name)
+		}
 		p.change(volumeKey(vm.Host, want.seedPool, s.Name), plan.ActionCreate, plan.ImpactNone,
-			"cloud-init seed ("+s.InstanceID+") uploaded into the pool", nil, map[string]any{"size": sizeString(uint64(len(s.ISO)))})
+			reason, nil, map[string]any{"size": sizeString(uint64(len(s.ISO)))})
 		p.add(op{Kind: opUploadSeed, Pool: want.seedPool, Volume: s.Name, ISO: s.ISO})
 	}
 	return nil
