@@ -54,8 +54,8 @@ func (r *Run) ReadContext(ctx context.Context) (context.Context, context.CancelF
 	return ctx, func() { cancel(context.Canceled) }
 }
 
-// Interrupted reports whether Interrupt was called.
-func (r *Run) Interrupted() bool { return r.interrupted.Load() }
+// Interrupted reports whether Interrupt was called; never for a nil r.
+func (r *Run) Interrupted() bool { return r != nil && r.interrupted.Load() }
 
 // PartialError means a step's write went out in parts and only the
 // first Applied of Total were made: the live system holds part of the

@@ -78,7 +78,10 @@
 // volume ".NAME.uploading" beside it, and deletes that marker only once
 // the last byte was sent and the stream finished. A volume with its
 // marker beside it reads as missing (volObs.Partial): the plan uploads
-// it again, deleting what the failed upload left first (upload.go).
+// it again, deleting what the failed upload left first (upload.go). A
+// long upload says how far it got every few seconds (Run.Say), and the
+// run's first interrupt stops it between two chunks and deletes the
+// partial volume and its marker.
 //
 // site never undefines a domain to update it.
 //

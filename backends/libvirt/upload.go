@@ -3,11 +3,16 @@ package libvirt
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"io"
+	"sync/atomic"
+	"time"
 
 	"libvirt.org/go/libvirt"
 	"libvirt.org/go/libvirtxml"
+
+	"github.com/site-tools/site/backends"
 )
 
 // An upload (a base image, a cloud-init seed) fills a volume that
@@ -44,6 +49,10 @@ func uploadingName(name string) string {
 func partialReason(name string) string {
 	return "; the volume in the pool is what an upload that did not finish left (its marker " + uploadingName(name) + " is beside it): it is deleted and uploaded again"
 }
+
+// uploadProgressEvery is how often a long upload says how far it got;
+// tests shorten it.
+var uploadProgressEvery = 5 * time.Second
 
 // createUploaded creates the volume def in pool and streams size bytes
 // from src into it, under its marker (see uploadingName). A volume of
@@ -144,38 +153,114 @@ func (a *applier) deletePartial(vol *libvirt.StorageVol, what string) error {
 	return vol.Delete(0)
 }
 
+// errUploadInterrupted stops an upload at the first interrupt: the
+// partial volume is deleted, and the next run uploads it whole.
+var errUploadInterrupted = fmt.Errorf("stopped at the interrupt: %w", backends.ErrInterrupted)
+
 // upload streams size bytes read from r into vol (StorageVolUpload),
 // following the binding's own integration test: a seed from memory and
-// a base image from a file take the same path. The upload is named to
-// the run as one call, from opening the stream to its Finish, with what
-// it fills ("pool/name"): a large image takes a while to send, but it
-// is sent to a daemon that may stop answering, as any call.
+// a base image from a file take the same path. Opening and finishing
+// the stream are named to the run as calls (what: "pool/name"); while
+// the bytes flow, an upload that takes longer than uploadProgressEvery
+// says how far it got, every uploadProgressEvery: a 3 GiB image takes
+// minutes, and a single "waiting to answer StorageVolUpload" read as a
+// host that hung. The run's first interrupt stops it between two
+// chunks.
 func (a *applier) upload(vol *libvirt.StorageVol, what string, r io.Reader, size int64) error {
-	defer a.d.await(a.d.server(a.host), fmt.Sprintf("StorageVolUpload %s (%d bytes)", what, size))()
-	a.d.call()
+	done := a.calling("NewStream for " + what)
 	st, err := a.c.NewStream(0)
+	done()
 	if err != nil {
 		return err
 	}
 	defer st.Free()
-	a.d.call()
-	if err := vol.Upload(st, 0, uint64(size), 0); err != nil {
-		_ = st.Abort()
-		return err
-	}
-	a.d.call()
-	err = st.SendAll(func(_ *libvirt.Stream, n int) ([]byte, error) {
-		buf := make([]byte, n)
-		k, err := r.Read(buf)
-		if err == io.EOF {
-			return buf[:k], nil // k == 0 ends the stream
-		}
-		return buf[:k], err
-	})
+	done = a.calling(fmt.Sprintf("StorageVolUpload %s (%s)", what, byteString(size)))
+	err = vol.Upload(st, 0, uint64(size), 0)
+	done()
 	if err != nil {
 		_ = st.Abort()
 		return err
 	}
+	var sent atomic.Int64
+	stop := a.sayProgress(what, size, &sent)
+	var stopped error
 	a.d.call()
+	err = st.SendAll(func(_ *libvirt.Stream, n int) ([]byte, error) {
+		if a.run.Interrupted() {
+			stopped = errUploadInterrupted
+			return nil, stopped
+		}
+		buf := make([]byte, n)
+		k, err := r.Read(buf)
+		sent.Add(int64(k))
+		if err == io.EOF {
+			return buf[:k], nil // k == 0 ends the stream
+		}
+		if err != nil {
+			stopped = err
+		}
+		return buf[:k], err
+	})
+	stop()
+	if err != nil {
+		_ = st.Abort()
+		if stopped != nil {
+			err = stopped
+		}
+		if errors.Is(err, backends.ErrInterrupted) {
+			return fmt.Errorf("%s of %s sent, %w", byteString(sent.Load()), byteString(size), err)
+		}
+		return err
+	}
+	defer a.calling("Finish of the upload into " + what)()
 	return st.Finish()
+}
+
+// sayProgress says every uploadProgressEvery how much of an upload of
+// size bytes into what was sent, until stop is called.
+func (a *applier) sayProgress(what string, size int64, sent *atomic.Int64) (stop func()) {
+	quit, over := make(chan struct{}), make(chan struct{})
+	start := time.Now()
+	go func() {
+		defer close(over)
+		t := time.NewTicker(uploadProgressEvery)
+		defer t.Stop()
+		last := int64(-1)
+		for {
+			select {
+			case <-quit:
+				return
+			case <-t.C:
+			}
+			n := sent.Load()
+			line := fmt.Sprintf("uploading %s to %s: %s of %s sent (%d%%, %s)", what, a.d.server(a.host),
+				byteString(n), byteString(size), percent(n, size), time.Since(start).Round(time.Second))
+			if n == last {
+				line += "; nothing more was taken since the last report"
+			}
+			last = n
+			a.run.Say(line)
+		}
+	}()
+	return func() { close(quit); <-over }
+}
+
+func percent(n, of int64) int64 {
+	if of <= 0 {
+		return 100
+	}
+	return n * 100 / of
+}
+
+// byteString is a byte count for a person: "1.5 GiB", "12 KiB", "10 bytes".
+func byteString(n int64) string {
+	for _, u := range []struct {
+		name string
+		size int64
+	}{{"GiB", 1 << 30}, {"MiB", 1 << 20}, {"KiB", 1 << 10}} {
+		if n >= u.size {
+			return fmt.Sprintf("%.1f %s", float64(n)/float64(u.size), u.name)
+		}
+	}
+	return fmt.Sprintf("%d bytes", n)
 }

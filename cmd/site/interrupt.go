@@ -18,7 +18,8 @@ import (
 //   - The first one stops observing (reads only: nothing was changed)
 //     and makes apply start nothing new, while every step in flight
 //     finishes; a PowerDNS PATCH split at the body limit stops between
-//     parts. site says at once what it is finishing, and apply then
+//     parts, and an upload into a libvirt volume between chunks (its
+//     partial volume deleted). site says at once what it is finishing, and apply then
 //     prints its usual report with each step's true state ("applied
 //     part 1 of 3", "not started") and exits 1.
 //   - The second one exits at once with exitInterrupted, naming the

@@ -1,0 +1,101 @@
+package libvirt
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/site-tools/site/backends/engine"
+	"github.com/site-tools/site/compiler/model"
+)
+
+// TestUploadSaysProgressAndStopsAtInterrupt: a long upload says how far
+// it got while the bytes flow (the walkthrough saw only "waiting for
+// libvirt host … to answer StorageVolUpload", which read as a hung
+// host), and the run's first interrupt stops it between two chunks
+// instead of sending the rest: the partial volume and its marker are
+// deleted, the step is not reported applied, and the next plan uploads
+// the image again.
+func TestUploadSaysProgressAndStopsAtInterrupt(t *testing.T) {
+	r, pool := storageRig(t)
+	every := uploadProgressEvery
+	uploadProgressEvery = 10 * time.Millisecond
+	t.Cleanup(func() { uploadProgressEvery = every })
+	src := filepath.Join(t.TempDir(), "big.raw")
+	if err := os.WriteFile(src, pattern(256<<20), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	vm := r.stopped("web", pool, model.Disk{Pool: "images", Name: "web-root", SizeBytes: 256 << 20, Base: "big.raw"})
+	vm.Images = []*model.Image{{Pool: pool, Name: "big.raw", Source: src}}
+	g := r.graph([]*model.VM{vm}, nil)
+	obs, run := r.diff(g)
+	said := make(chan string, 1000)
+	run.Progress = func(line string) {
+		select {
+		case said <- line:
+		default:
+		}
+	}
+	type result struct {
+		rep *engine.Report
+		err error
+	}
+	done := make(chan result, 1)
+	go func() {
+		rep, err := r.tryApply(g, obs, run)
+		done <- result{rep, err}
+	}()
+	var res result
+	for waiting := true; waiting; {
+		select {
+		case line := <-said:
+			if !strings.HasPrefix(line, "uploading images/big.raw to libvirt host qemu:///session") || !strings.Contains(line, " of 256.0 MiB sent (") {
+				t.Fatalf("progress line %q does not say what is uploaded where and how far it got", line)
+			}
+			waiting = false
+		case res = <-done:
+			t.Fatalf("the apply ended (%v) without saying how far its upload got", res.err)
+		}
+	}
+	run.Interrupt()
+	res = <-done
+	var img *engine.StepReport
+	for i, s := range res.rep.Steps {
+		if s.Step == "image/qemu:///session/images/big.raw" {
+			img = &res.rep.Steps[i]
+		}
+	}
+	if img == nil || img.Status == engine.StatusApplied || !strings.Contains(img.Reason, "stopped at the interrupt") || !strings.Contains(img.Reason, "the partial volume was deleted") {
+		t.Fatalf("image step after the interrupt: %+v; want it stopped, saying so and that the partial volume is gone", img)
+	}
+	for _, name := range []string{"big.raw", uploadingName("big.raw")} {
+		if _, err := os.Stat(filepath.Join(pool.Path, name)); !os.IsNotExist(err) {
+			t.Errorf("%s is in the pool after the interrupted upload (stat: %v)", name, err)
+		}
+	}
+	again, _ := r.diff(g)
+	if l := lines(again.Plan); len(l) == 0 || !strings.Contains(strings.Join(l, "\n"), "none create volume/qemu:///session/images/big.raw") {
+		t.Errorf("after the interrupted upload the plan is %q, want big.raw uploaded again", l)
+	}
+}
+
+// TestUploadingNameFitsAFileName: the marker of an upload never
+// collides with a name vet allows (those start with a letter or digit)
+// and fits in a file name, however long the volume's name.
+func TestUploadingNameFitsAFileName(t *testing.T) {
+	long := strings.Repeat("a", 255)
+	for _, tt := range []struct{ name, want string }{
+		{"big.raw", ".big.raw.uploading"},
+		{long, ".uploading-"},
+	} {
+		got := uploadingName(tt.name)
+		if !strings.HasPrefix(got, tt.want) || len(got) > 255 {
+			t.Errorf("uploadingName(%q) = %q, want %q… of at most 255 bytes", tt.name, got, tt.want)
+		}
+	}
+	if uploadingName(long) == uploadingName(long[1:]) {
+		t.Error("two long names share a marker")
+	}
+}
