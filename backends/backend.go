@@ -101,6 +101,11 @@ type StepResult struct {
 	Notes []string
 	// Requests counts the API calls the step made, for benchmarks.
 	Requests int
+	// Waiting counts the planned changes the apply found made already
+	// and only waiting for something no step does (a guest's next boot,
+	// a network's restart): it did nothing for them. A step all of
+	// whose changes wait is reported pending, not applied.
+	Waiting int
 	// Reads and Writes split Requests, for a driver that tells them
 	// apart (a write changes something); both are 0 for one that does
 	// not, and then the report says "requests".

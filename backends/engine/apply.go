@@ -140,6 +140,12 @@ func (e *Engine) applyStep(ctx context.Context, s *graph.Step, deps map[string]S
 		return r
 	}
 	r.Status = StatusApplied
+	if res != nil && res.Waiting > 0 {
+		r.Waiting = min(res.Waiting, r.Changes)
+		if r.Waiting == r.Changes {
+			r.Status = StatusPending
+		}
+	}
 	e.reobserve(ctx, d, s, run, red, &r)
 	return r
 }

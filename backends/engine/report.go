@@ -8,6 +8,7 @@ type Status string
 // Step statuses in a Report.
 const (
 	StatusApplied   Status = "applied"   // its changes were applied
+	StatusPending   Status = "pending"   // its changes were made before and wait for a restart; nothing was done (backends.StepResult.Waiting)
 	StatusUnchanged Status = "unchanged" // it planned no changes; its backend was not called
 	StatusFailed    Status = "failed"    // its backend's Apply returned an error
 	StatusPartial   Status = "partial"   // its backend applied some parts of a split write, not all (see backends.PartialError)
@@ -23,6 +24,9 @@ type StepReport struct {
 	Status Status
 	// Changes counts the planned changes handed to the backend.
 	Changes int
+	// Waiting counts those of them the backend found made already,
+	// waiting for a restart (StatusPending when it is all of them).
+	Waiting int
 	// Reason says why a step failed, was skipped or deferred.
 	Reason string
 	// Problems fail the run: post-apply checks from the backend and

@@ -37,8 +37,11 @@
 //     DefineXML on the persistent domain, which libvirt keeps as the next
 //     boot's definition and does not apply to the running guest. Until
 //     the next shutdown, every diff shows the difference between the live
-//     and the inactive definition as pending, whoever caused it. A changed
-//     cloud-init seed is a next-boot media change too.
+//     and the inactive definition as pending, whoever caused it; an
+//     apply does nothing for those and counts them in
+//     StepResult.Waiting, so a step with nothing else is reported
+//     pending, not applied. A changed cloud-init seed is a next-boot
+//     media change too.
 //   - restart: a running guest with pending changes is restarted only
 //     when the user asks for it (run.Restart, `site apply --restart
 //     TENANT/VM`) and acknowledges GATE-VM-RESTART. `running: false` on a

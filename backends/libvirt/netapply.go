@@ -28,7 +28,7 @@ func (n netDriver) apply(ctx context.Context, sp *backends.StepPlan, run *backen
 	if err != nil {
 		return nil, err
 	}
-	res := &backends.StepResult{}
+	res := &backends.StepResult{Waiting: det.waiting}
 	start := n.d.Calls()
 	defer func() { res.Requests = int(n.d.Calls() - start) }()
 	for _, o := range det.ops {

@@ -47,6 +47,9 @@ func (o netOp) gate() plan.Gate { return o.Gate }
 type netDetail struct {
 	host string
 	ops  []netOp
+	// waiting counts the changes that are only pending: in the
+	// persistent definition already, waiting for the network's restart.
+	waiting int
 }
 
 // Plan observes the network's host (once per run) and plans define,
@@ -197,6 +200,7 @@ func (p *netPlanner) planUpdate(o *netObs, hosts []libvirtxml.NetworkDHCPHost) e
 	if o.Active && before == after && live != after {
 		p.change(p.step.ID, plan.ActionUpdate, plan.ImpactNextBoot, "already in the persistent definition; "+p.restartHint(),
 			map[string]any{"network": live}, map[string]any{"network": after})
+		p.det.waiting++
 	}
 	if o.Active {
 		p.planLiveHosts(o, def, hosts, define)
@@ -304,6 +308,7 @@ func (p *netPlanner) planLiveHosts(o *netObs, def *libvirtxml.Network, hosts []l
 	case !slices.Equal(liveLines, nextLines):
 		p.change(p.step.ID, plan.ActionUpdate, plan.ImpactNextBoot, "DHCP host entries already in the persistent definition; they take effect when the network is next restarted",
 			map[string]any{"dhcp hosts": liveLines}, map[string]any{"dhcp hosts": nextLines})
+		p.det.waiting++
 	}
 }
 

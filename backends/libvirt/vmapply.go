@@ -60,6 +60,12 @@ func (v vmDriver) apply(ctx context.Context, sp *backends.StepPlan, run *backend
 		}
 	}
 	a.res.Requests = int(v.d.Calls() - start)
+	// A restart or stop carries the pending changes out; otherwise they
+	// wait for the guest's next boot, and this apply did nothing for
+	// them.
+	if !slices.ContainsFunc(ops, func(o op) bool { return o.Kind == opRestart || o.Kind == opStop }) {
+		a.res.Waiting = det.waiting
+	}
 	return a.res, nil
 }
 

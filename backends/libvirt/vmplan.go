@@ -71,6 +71,9 @@ type vmDetail struct {
 	// first, so Apply plans the step again then and carries out that
 	// plan (see replan).
 	unread []string
+	// waiting counts the changes that are only pending: written to the
+	// persistent definition before, waiting for the guest's next boot.
+	waiting int
 }
 
 // Plan observes the VM's host (once per run) and classifies every

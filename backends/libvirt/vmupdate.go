@@ -134,6 +134,7 @@ func (p *vmPlanner) planWaiting(o *domObs, ds *domainShapes, written map[string]
 		if f.Name != "owner" && !written[f.Name] {
 			p.change(p.step.ID, plan.ActionUpdate, plan.ImpactNextBoot, "already in the persistent definition; "+p.restartHint(),
 				map[string]any{f.Name: f.Before}, map[string]any{f.Name: f.After})
+			p.det.waiting++
 		}
 	}
 }

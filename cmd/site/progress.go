@@ -143,8 +143,11 @@ func (p *progress) Applied(r engine.StepReport) {
 	// Why a step failed, or was skipped or deferred, is printed once,
 	// by the report that follows, not here too.
 	detail := ""
-	if r.Status == engine.StatusApplied || r.Status == engine.StatusUnchanged {
+	switch r.Status {
+	case engine.StatusApplied, engine.StatusUnchanged:
 		detail = describeChanges(r.Changes)
+	case engine.StatusPending:
+		detail = describeWaiting(r)
 	}
 	if len(r.Problems) > 0 {
 		detail = strings.TrimSpace(detail + fmt.Sprintf(" (%s)", count(len(r.Problems), "problem")))

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/site-tools/site/backends/engine"
+	"github.com/site-tools/site/compiler/plan"
 )
 
 // This file renders what the engine did for a person: the report after
@@ -37,6 +38,8 @@ func writeReport(w io.Writer, rep *engine.Report, color bool) error {
 		case engine.StatusApplied:
 			one := engine.Report{Steps: []engine.StepReport{s}}
 			fmt.Fprintf(&b, ": %s, %s", describeChanges(s.Changes), describeCalls(&one))
+		case engine.StatusPending:
+			fmt.Fprintf(&b, ": %s", describeWaiting(s))
 		default:
 			if s.Reason != "" {
 				fmt.Fprintf(&b, ": %s", s.Reason)
@@ -60,7 +63,7 @@ func writeReport(w io.Writer, rep *engine.Report, color bool) error {
 // 3 unchanged; 2 reads, 2 writes, 2 DNS queries".
 func reportCounts(rep *engine.Report) string {
 	var parts []string
-	for _, st := range []engine.Status{engine.StatusApplied, engine.StatusPartial, engine.StatusUnchanged, engine.StatusFailed, engine.StatusSkipped, engine.StatusDeferred} {
+	for _, st := range []engine.Status{engine.StatusApplied, engine.StatusPending, engine.StatusPartial, engine.StatusUnchanged, engine.StatusFailed, engine.StatusSkipped, engine.StatusDeferred} {
 		if n := rep.Count(st); n > 0 || st == engine.StatusApplied {
 			parts = append(parts, fmt.Sprintf("%d %s", n, st))
 		}
@@ -113,6 +116,16 @@ func reportSummary(rep *engine.Report) string {
 	return head + ": " + reportCounts(rep) + "."
 }
 
+// describeWaiting says that a pending step's changes were made before
+// and wait for a restart (engine.StatusPending).
+func describeWaiting(s engine.StepReport) string {
+	until := "the guest's next boot"
+	if s.Phase == plan.PhaseNetwork {
+		until = "the network's next restart"
+	}
+	return count(s.Waiting, "change") + " already written, waiting for " + until + "; nothing to do now"
+}
+
 // describeChanges says how many changes, as a plan's summary does.
 func describeChanges(n int) string {
 	if n == 0 {
@@ -135,7 +148,7 @@ func colorFor(st engine.Status) string {
 	switch st {
 	case statusBlocked, engine.StatusFailed, engine.StatusPartial:
 		return "\x1b[31m" // red
-	case engine.StatusSkipped, engine.StatusDeferred, statusRefused, statusStopped:
+	case engine.StatusSkipped, engine.StatusDeferred, engine.StatusPending, statusRefused, statusStopped:
 		return "\x1b[33m" // yellow
 	case engine.StatusApplied, statusObserved:
 		return "\x1b[32m" // green
