@@ -87,8 +87,13 @@ func (pd poolDriver) plan(step *graph.Step) (*backends.StepPlan, error) {
 			det.auto = true
 			before["autostart"], after["autostart"] = false, true
 		}
-		if len(after) > 0 {
+		switch {
+		case det.start && det.auto:
 			change(plan.ActionUpdate, "start the declared storage pool and start it with the host", before, after)
+		case det.start:
+			change(plan.ActionUpdate, "start the declared storage pool (it starts with the host already)", before, after)
+		case det.auto:
+			change(plan.ActionUpdate, "start the declared storage pool with the host (autostart); it runs already", before, after)
 		}
 	}
 	sp.Detail = det

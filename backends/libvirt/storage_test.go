@@ -335,3 +335,31 @@ func TestDiskSmallerThanBase(t *testing.T) {
 		t.Fatalf("blocked: got %+v, want the disk refused as smaller than its base", obs.Plan.Blocked)
 	}
 }
+
+// TestPoolStepSaysOnlyWhatItDoes: a declared pool that runs but does not
+// start with the host gets only autostart, and the plan says so rather
+// than claim to start a running pool.
+func TestPoolStepSaysOnlyWhatItDoes(t *testing.T) {
+	r, pool := storageRig(t)
+	r.makePool(pool)
+	p, err := r.conn().LookupStoragePoolByName(pool.Name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Free()
+	if err := p.SetAutostart(false); err != nil {
+		t.Fatal(err)
+	}
+	vm := r.stopped("web", pool, model.Disk{Pool: "images", Name: "web-data", SizeBytes: 1 << 20})
+	obs, _ := r.diff(r.graph([]*model.VM{vm}, nil))
+	for _, c := range obs.Plan.Changes {
+		if c.Key != "pool/qemu:///session/images" {
+			continue
+		}
+		if want := "start the declared storage pool with the host (autostart); it runs already"; c.Reason != want {
+			t.Errorf("pool change reason %q, want %q", c.Reason, want)
+		}
+		return
+	}
+	t.Fatalf("no change planned for the pool: %q", lines(obs.Plan))
+}
