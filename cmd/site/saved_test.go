@@ -1,7 +1,10 @@
 package main
 
 import (
+	"os"
+	"path/filepath"
 	"slices"
+	"syscall"
 	"testing"
 
 	"github.com/site-tools/site/backends"
@@ -38,5 +41,56 @@ func TestPlanOptionsRecordWhatShapedThePlan(t *testing.T) {
 				t.Errorf("got %+v, want threshold 50, both restarts sorted and acks %q", got, tc.want)
 			}
 		})
+	}
+}
+
+// TestSavedPlanArgReadsNoLink: site apply PATH looks at a PATH that is
+// not a .cue file to say when it is a saved plan. A path a pull request
+// can add (site apply tenants/*) may be a symbolic link to any file of
+// the runner, which site never reads through a link; it read it, to
+// its end. A link, even to a plan, or a pipe, is not looked into.
+func TestSavedPlanArgReadsNoLink(t *testing.T) {
+	dir := t.TempDir()
+	path := func(name string) string { return filepath.Join(dir, name) }
+	if err := os.WriteFile(path("plan.json"), []byte(`{"format_version": 2, "changes": [], "fingerprints": {}}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(path("plan.json"), path("link")); err != nil {
+		t.Fatal(err)
+	}
+	if err := syscall.Mkfifo(path("fifo"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if got := savedPlanArg([]string{path("plan.json")}); got != path("plan.json") {
+		t.Errorf("a saved plan: got %q, want it named", got)
+	}
+	for _, name := range []string{"link", "fifo"} {
+		if got := savedPlanArg([]string{path(name)}); got != "" {
+			t.Errorf("%s: got %q, want \"\": site does not read it", name, got)
+		}
+	}
+}
+
+// TestSavedPlanArgReadsItsStart: a saved plan starts with its
+// format_version, so that is all savedPlanArg reads of a PATH; it read
+// the whole file into memory (a log file, a disk image), and one of
+// 1 TiB (sparse here) ran the runner out of memory.
+func TestSavedPlanArgReadsItsStart(t *testing.T) {
+	dir := t.TempDir()
+	for name, start := range map[string]string{"huge-plan.json": `{"format_version": 2, "changes": [`, "huge-log": `{"level": "info", "msg": "`} {
+		f, err := os.Create(filepath.Join(dir, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := f.WriteString(start); err != nil {
+			t.Fatal(err)
+		}
+		if err := f.Truncate(1 << 40); err != nil {
+			t.Skipf("no sparse file of 1 TiB here: %v", err)
+		}
+		f.Close()
+	}
+	if got, want := savedPlanArg([]string{filepath.Join(dir, "huge-log"), filepath.Join(dir, "huge-plan.json")}), filepath.Join(dir, "huge-plan.json"); got != want {
+		t.Errorf("got %q, want %q", got, want)
 	}
 }
