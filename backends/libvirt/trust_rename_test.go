@@ -1,0 +1,100 @@
+package libvirt
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/site-tools/site/backends/libvirt/libvirttest"
+	"github.com/site-tools/site/compiler/graph"
+	"github.com/site-tools/site/compiler/model"
+)
+
+// tenantsGraph compiles the tenants' VMs on the rig's host, with the
+// steps that remove what each no longer declares, as a diff of their
+// files together does.
+func (r *rig) tenantsGraph(vms map[string][]*model.VM) *graph.Graph {
+	r.t.Helper()
+	spec := &model.Spec{}
+	for name, list := range vms {
+		for _, v := range list {
+			v.Tenant = name
+		}
+		spec.Tenants = append(spec.Tenants, &model.Tenant{Name: name, Domain: name + ".example.net.", VMs: list})
+	}
+	g, err := graph.Build(spec)
+	if err != nil {
+		r.t.Fatal(err)
+	}
+	found, err := r.d.Discover(context.Background(), g)
+	if err != nil {
+		r.t.Fatal(err)
+	}
+	if g, err = g.With(found); err != nil {
+		r.t.Fatal(err)
+	}
+	return g
+}
+
+// TestTrust_RenameKeepsOnlyItsOwn: the removal of a domain its tenant
+// no longer declares keeps the volumes that tenant's spec names (a VM
+// renamed in the spec keeps its disks). Another tenant naming those
+// volumes, or the removed domain's name, must not make the removal keep
+// them for it, nor have its VM take them: victim dropped VM db from its
+// spec, and evil names db's disk as its own and declares a VM db.
+func TestTrust_RenameKeepsOnlyItsOwn(t *testing.T) {
+	r := newRig(t, libvirttest.TestURI(t, libvirttest.Fixture{
+		Domains: []string{
+			testDomain("db", "victim", volumeDisk("default", "db-data", "vda")),
+			testDomain("app", "victim", volumeDisk("default", "app-root", "vda")),
+		},
+		Pools: []string{trustPool("db-data", "app-root")},
+	}), Options{})
+	// db's owner element lists the disk site made for it.
+	dom, err := r.conn().LookupDomainByName("db")
+	if err != nil {
+		t.Fatal(err)
+	}
+	o := &owner{Tenant: "victim", Volumes: []ownedVolume{{Pool: "default", Name: "db-data", Role: "disk"}}}
+	if err := dom.SetMetadata(2, o.element(), ownerPrefix, OwnerNS, 2); err != nil { // DOMAIN_METADATA_ELEMENT, AFFECT_CONFIG
+		t.Fatal(err)
+	}
+	_ = dom.Free()
+
+	app := r.vm("app")
+	app.Disks = []model.Disk{{Pool: "default", Name: "app-root", SizeBytes: 1 << 20}}
+	thief := r.vm("thief")
+	thief.Disks = []model.Disk{{Pool: "default", Name: "db-data", SizeBytes: 1 << 20}}
+	squat := r.vm("db")
+	squat.Disks = []model.Disk{{Pool: "default", Name: "squat-root", SizeBytes: 1 << 20}}
+	// A VM db of evil's takes the removal's step ID, so it is planned
+	// on its own: refused, as the domain is victim's.
+	obs, _ := r.diff(r.tenantsGraph(map[string][]*model.VM{"victim": {app}, "evil": {squat}}))
+	if len(obs.Plan.Blocked) != 1 || !strings.Contains(obs.Plan.Blocked[0].Reason, `domain db on `+r.host+` belongs to tenant "victim", not "evil"`) {
+		t.Errorf("evil's VM db: got blocked %+v, plan %q, want it refused as victim's domain", obs.Plan.Blocked, lines(obs.Plan))
+	}
+
+	obs, _ = r.diff(r.tenantsGraph(map[string][]*model.VM{"victim": {app}, "evil": {thief}}))
+	blocked := map[string]string{}
+	for _, b := range obs.Plan.Blocked {
+		blocked[b.Step] = b.Reason
+	}
+	if want := `volume default/db-data is attached to domain db of tenant "victim"`; !strings.Contains(blocked["vm/"+r.host+"/thief"], want) {
+		t.Errorf("evil's VM thief: got %q, want it refused with %q; plan %q", blocked["vm/"+r.host+"/thief"], want, lines(obs.Plan))
+	}
+	var removal string
+	for _, c := range obs.Plan.Changes {
+		if c.Step == "vm/"+r.host+"/db" && c.Tenant == "victim" {
+			removal = c.Reason
+			if vols, _ := c.Before["volumes"].([]string); len(vols) != 1 || vols[0] != "default/db-data" {
+				t.Errorf("victim's removal of db deletes %v, want default/db-data: evil's spec does not keep it", c.Before["volumes"])
+			}
+		}
+	}
+	if removal == "" {
+		t.Fatalf("no removal of victim's db planned; plan %q, blocked %v", lines(obs.Plan), blocked)
+	}
+	if strings.Contains(removal, "keeps") {
+		t.Errorf("victim's removal of db: got %q, want it to keep nothing", removal)
+	}
+}
