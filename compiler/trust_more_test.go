@@ -1,6 +1,9 @@
 package compiler
 
 import (
+	"errors"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -32,4 +35,45 @@ func TestTrust_SeedName(t *testing.T) {
 	if len(diags) != 2 {
 		t.Errorf("got %d diagnostics, want 2:\n%v", len(diags), diags)
 	}
+}
+
+// TestTrust_OutputAmplification: diagnostics quote the value a tenant
+// wrote, and a few hundred bytes of CUE make a string of megabytes (a
+// doubling concatenation, within the evaluation budget): with spaces in
+// it, no run was long enough to shorten, so vet printed it whole, twice
+// in "got X, want a list: write [X]" and in the advice for a record
+// written as {ttl, values}, for every use: megabytes of stderr and of
+// pull-request annotations from a spec of a kilobyte. A quoted value is
+// shortened like a long run.
+func TestTrust_OutputAmplification(t *testing.T) {
+	dir := t.TempDir()
+	site := "package site\n\nproviders: pdns: powerdns: {url: \"http://127.0.0.1:8081\", api_key: env: \"PDNS_API_KEY\"}\n" +
+		"tenants: evil: {domains: [\"evil.test\"], providers: [\"pdns\"]}\n"
+	var b strings.Builder
+	b.WriteString("package tenants\n\n_s0: \"aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa\"\n")
+	for i := 1; i <= 4; i++ {
+		p := "_s" + string(rune('0'+i-1))
+		b.WriteString("_s" + string(rune('0'+i)) + ": " + strings.Repeat(p+"+\" \"+", 7) + p + "\n")
+	}
+	b.WriteString("tenants: evil: {\n\tdomain: \"evil.test\"\n\tdns: zones: \"evil.test\": {\n\t\tprovider: \"pdns\"\n\t\trecords: {\n")
+	b.WriteString("\t\t\ta: A: _s4\n\t\t\tb: A: {ttl: 60, values: [_s4], value: _s4}\n\t\t\tc: TXT: {ttl: _s4, values: [\"x\"]}\n")
+	b.WriteString("\t\t}\n\t}\n}\n")
+	for name, src := range map[string]string{"site.cue": site, "evil.cue": b.String()} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(src), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	_, err := Load(filepath.Join(dir, "site.cue"), []string{filepath.Join(dir, "evil.cue")})
+	var diags Diagnostics
+	if !errors.As(err, &diags) {
+		t.Fatalf("Load: got %v, want Diagnostics", err)
+	}
+	out := diags.Error()
+	if !strings.Contains(out, "want a list") {
+		t.Fatalf("no diagnostic for the value where a list goes:\n%.2000s", out)
+	}
+	if limit := 16 * b.Len(); len(out) > limit {
+		t.Errorf("a spec of %d bytes printed %d bytes of diagnostics, want at most %d:\n%.2000s", b.Len(), len(out), limit, out)
+	}
+	checkOneLineEach(t, diags)
 }
