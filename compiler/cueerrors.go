@@ -13,6 +13,7 @@ import (
 
 	"github.com/site-tools/site/compiler/model"
 	"github.com/site-tools/site/compiler/rdata"
+	"github.com/site-tools/site/compiler/spelling"
 )
 
 // This file turns CUE's errors into diagnostics a user can act on:
@@ -91,8 +92,10 @@ func validateTree(v cue.Value, prefix []string, errs *[]cueError) {
 // fromCUE turns CUE's errors into diagnostics positioned in the user's
 // file: CUE positions some errors in the schema only, so the position
 // is the first one in the user's file, else the user's nearest element
-// on the error's path.
-func fromCUE(errs []cueError, pos *positions) Diagnostics {
+// on the error's path. schema is the schema the file was checked
+// against, which says what a misspelt field may have meant; the zero
+// Value (for syntax errors) suggests nothing.
+func fromCUE(errs []cueError, pos *positions, schema cue.Value) Diagnostics {
 	var diags Diagnostics
 	seen := map[string]bool{}
 	for _, e := range errs {
@@ -138,6 +141,8 @@ func fromCUE(errs []cueError, pos *positions) Diagnostics {
 				msg = "record types are written in upper case: " + strings.ToUpper(last)
 			case lower == "ttl" || lower == "proxied":
 				msg = lower + " is written in lower case: " + lower
+			case spelling.Nearest(last, schemaFields(schema, path[:len(path)-1])) != "":
+				msg = fmt.Sprintf("%s is not a record type site manages: did you mean %s?", last, spelling.Nearest(last, schemaFields(schema, path[:len(path)-1])))
 			default:
 				msg = last + " is not a record type site manages; a name takes ttl, proxied and the types " + strings.Join(rdata.Types, ", ")
 			}
@@ -159,6 +164,8 @@ func fromCUE(errs []cueError, pos *positions) Diagnostics {
 			msg = "name the zone's provider, one that site.cue grants this tenant: provider: \"NAME\""
 		case strings.Contains(msg, "required but not present"):
 			msg = last + " is required; add it"
+		case msg == "field not allowed" && !underCredential(path):
+			msg = notAllowed(last, schemaFields(schema, path[:len(path)-1]))
 		}
 		d := Diagnostic{Path: cuePath(path...), Msg: msg}
 		var inFile []model.Pos
@@ -203,6 +210,65 @@ func fromCUE(errs []cueError, pos *positions) Diagnostics {
 		diags = append(diags, Diagnostic{Pos: model.Pos{File: pos.file, Line: 1, Col: 1}, Msg: msg})
 	}
 	return diags
+}
+
+// notAllowed says that field is not one of those the schema allows
+// beside it, fields, and which of them it most likely meant, or which
+// there are when it comes near none.
+func notAllowed(field string, fields []string) string {
+	if near := spelling.Nearest(field, fields); near != "" {
+		return "field not allowed: did you mean " + near + "?"
+	}
+	if len(fields) == 0 {
+		return "field not allowed"
+	}
+	return "field not allowed: the fields here are " + strings.Join(fields, ", ")
+}
+
+// underCredential reports whether path lies inside a credential, whose
+// "field not allowed" errors are the branches of #Cred rejecting each
+// other's field (tidyCredentials).
+func underCredential(path []string) bool {
+	for _, label := range path[:max(len(path)-1, 0)] {
+		if credentialFields[label] {
+			return true
+		}
+	}
+	return false
+}
+
+// schemaFields lists, in the schema's order, the fields schema allows
+// in the struct at path, a path into the user's file: a label the
+// schema names is followed as such, any other through the schema's
+// pattern ([string]: #VM) or list element. It is nil where the schema
+// has no struct.
+func schemaFields(schema cue.Value, path []string) []string {
+	if !schema.Exists() {
+		return nil
+	}
+	v := schema
+	for _, label := range path {
+		next := cue.Value{}
+		for _, sel := range []cue.Selector{cue.Str(label), cue.Str(label).Optional(), cue.Str(label).Required(), cue.AnyString, cue.AnyIndex} {
+			if w := v.LookupPath(cue.MakePath(sel)); w.Exists() {
+				next = w
+				break
+			}
+		}
+		if !next.Exists() {
+			return nil
+		}
+		v = next
+	}
+	it, err := v.Fields(cue.Optional(true))
+	if err != nil {
+		return nil
+	}
+	var fields []string
+	for it.Next() {
+		fields = append(fields, it.Selector().Unquoted())
+	}
+	return fields
 }
 
 // tidyCredentials untangles the errors of #Cred, a disjunction of

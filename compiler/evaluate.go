@@ -123,7 +123,7 @@ func (e *evaluator) source(path string, data []byte) *fileResult {
 	}
 	f, err := parser.ParseFile(path, data)
 	if err != nil {
-		r.diags = append(r.diags, fromCUE(syntaxErrors(err), r.pos)...)
+		r.diags = append(r.diags, fromCUE(syntaxErrors(err), r.pos, cue.Value{})...)
 		return r
 	}
 	if f.PackageName() == "site" {
@@ -175,7 +175,7 @@ func (e *evaluator) tree(top map[string]any, isPlain bool, data []byte, r *fileR
 	}
 	f, err := parser.ParseFile(r.path, data)
 	if err != nil { // it parsed a moment ago
-		r.diags = append(r.diags, fromCUE(syntaxErrors(err), r.pos)...)
+		r.diags = append(r.diags, fromCUE(syntaxErrors(err), r.pos, cue.Value{})...)
 		return r
 	}
 	tenants, errs := e.check(f, isPlain)
@@ -191,7 +191,7 @@ func (e *evaluator) tree(top map[string]any, isPlain bool, data []byte, r *fileR
 			}
 		}
 		errs = append(errs, e.hiddenErrors(f, errs)...)
-		r.diags = append(r.diags, fromCUE(errs, r.pos)...)
+		r.diags = append(r.diags, fromCUE(errs, r.pos, e.schema)...)
 		return r
 	}
 	if isPlain {
@@ -201,7 +201,7 @@ func (e *evaluator) tree(top map[string]any, isPlain bool, data []byte, r *fileR
 		for name, v := range tenants {
 			var t rawTenant
 			if err := v.Decode(&t); err != nil {
-				r.diags = append(r.diags, fromCUE(cueErrors(err, []string{"tenants", name}), r.pos)...)
+				r.diags = append(r.diags, fromCUE(cueErrors(err, []string{"tenants", name}), r.pos, e.schema)...)
 				continue
 			}
 			r.tenants[name] = &t

@@ -115,6 +115,41 @@ type claim struct {
 	path      string // where in site.cue, as a diagnostic's Path
 }
 
+// siteSchema is a new instance of package site holding the embedded
+// schema of the operator's file (schema/site).
+func siteSchema() (*build.Instance, error) {
+	inst := build.NewContext().NewInstance("site", nil)
+	names, err := fs.Glob(sitefs.FS, "*.cue")
+	if err != nil {
+		return nil, fmt.Errorf("embedded site schema: %w", err)
+	}
+	for _, name := range names {
+		src, err := fs.ReadFile(sitefs.FS, name)
+		if err != nil {
+			return nil, fmt.Errorf("embedded site schema: %w", err)
+		}
+		sf, err := parser.ParseFile("schema/site/"+name, src)
+		if err != nil {
+			return nil, fmt.Errorf("embedded site schema (a bug in site): %w", err)
+		}
+		if err := inst.AddSyntax(sf); err != nil {
+			return nil, fmt.Errorf("embedded site schema (a bug in site): %w", err)
+		}
+	}
+	return inst, nil
+}
+
+// siteSchemaValue is the schema of the operator's file on its own, for
+// the fields a misspelt one may have meant. It is built only when the
+// file has errors; the zero Value, which suggests nothing, if it fails.
+func siteSchemaValue(ctx *cue.Context) cue.Value {
+	inst, err := siteSchema()
+	if err != nil {
+		return cue.Value{}
+	}
+	return ctx.BuildInstance(inst)
+}
+
 // readOperator reads and checks the operator's file.
 func readOperator(path string) (*operator, Diagnostics) {
 	data, err := os.ReadFile(path)
@@ -135,44 +170,30 @@ func operatorSource(path string, data []byte) (*operator, Diagnostics) {
 	}
 	f, err := parser.ParseFile(path, data)
 	if err != nil {
-		return nil, fromCUE(syntaxErrors(err), pos)
+		return nil, fromCUE(syntaxErrors(err), pos, cue.Value{})
 	}
 	pos = indexPositions(path, f)
 	if d := operatorTop.check(path, f); len(d) > 0 {
 		return nil, d
 	}
 	ctx := cuecontext.New()
-	inst := build.NewContext().NewInstance("site", nil)
-	names, err := fs.Glob(sitefs.FS, "*.cue")
+	inst, err := siteSchema()
 	if err != nil {
-		return fail(1, 1, "embedded site schema: %v", err)
-	}
-	for _, name := range names {
-		src, err := fs.ReadFile(sitefs.FS, name)
-		if err != nil {
-			return fail(1, 1, "embedded site schema: %v", err)
-		}
-		sf, err := parser.ParseFile("schema/site/"+name, src)
-		if err != nil {
-			return fail(1, 1, "embedded site schema (a bug in site): %v", err)
-		}
-		if err := inst.AddSyntax(sf); err != nil {
-			return fail(1, 1, "embedded site schema (a bug in site): %v", err)
-		}
+		return fail(1, 1, "%v", err)
 	}
 	if err := inst.AddSyntax(f); err != nil {
-		return nil, fromCUE(cueErrors(err, nil), pos)
+		return nil, fromCUE(cueErrors(err, nil), pos, cue.Value{})
 	}
 	v := ctx.BuildInstance(inst)
 	if err := v.Validate(cue.Concrete(true), cue.Final()); err != nil {
 		// Every field's errors, not only the first CUE meets.
 		errs := cueErrors(err, nil)
 		validateTree(v, nil, &errs)
-		return nil, fromCUE(errs, pos).sort()
+		return nil, fromCUE(errs, pos, siteSchemaValue(ctx)).sort()
 	}
 	var raw rawSite
 	if err := v.Decode(&raw); err != nil {
-		return nil, fromCUE(cueErrors(err, nil), pos)
+		return nil, fromCUE(cueErrors(err, nil), pos, siteSchemaValue(ctx))
 	}
 	return buildOperator(path, pos, &raw)
 }

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/site-tools/site/compiler/plan"
+	"github.com/site-tools/site/compiler/spelling"
 )
 
 // Which command acknowledges which gate. Every gate in the catalogue is
@@ -80,44 +81,13 @@ func oneOf(gates []plan.Gate) string {
 	return "one of " + strings.Join(names, ", ")
 }
 
-// nearestGate is the gate of gates a misspelt s most likely meant: the
-// one fewest edits away, case aside, when those are at most a third of
-// its length and no other gate is as near; "" otherwise.
+// nearestGate is the gate of gates a misspelt s most likely meant, by
+// the rule every "did you mean" of site follows (spelling.Nearest), or
+// "" when none is near.
 func nearestGate(s string, gates []plan.Gate) plan.Gate {
-	best, bestD, tie := plan.Gate(""), -1, false
-	for _, g := range gates {
-		d := editDistance(strings.ToUpper(s), string(g))
-		switch {
-		case bestD < 0 || d < bestD:
-			best, bestD, tie = g, d, false
-		case d == bestD:
-			tie = true
-		}
+	names := make([]string, len(gates))
+	for i, g := range gates {
+		names[i] = string(g)
 	}
-	if bestD < 0 || tie || bestD*3 > len(best) {
-		return ""
-	}
-	return best
-}
-
-// editDistance is the Levenshtein distance between a and b, in bytes
-// (gate ids are ASCII).
-func editDistance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
+	return plan.Gate(spelling.Nearest(s, names))
 }
