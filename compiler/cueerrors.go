@@ -121,7 +121,9 @@ func fromCUE(errs []cueError, pos *positions, schema cue.Value) Diagnostics {
 		case len(path) >= 4 && path[0] == "vaults" && last == "vault" && msg == "field not allowed":
 			msg = "site logs in to a store with a credential from the environment, {env: \"NAME\"}: a store cannot hold its own key"
 		case typeMismatch.MatchString(msg):
-			if plain, ok := wrongKind(msg, path); ok {
+			if plain, ok := zoneFileForm(msg, path, schema); ok {
+				msg = plain
+			} else if plain, ok := wrongKind(msg, path); ok {
 				msg = plain
 			}
 		case (last == "provider" || last == "host") && patternMismatch.MatchString(msg):
@@ -238,13 +240,30 @@ func underCredential(path []string) bool {
 }
 
 // schemaFields lists, in the schema's order, the fields schema allows
-// in the struct at path, a path into the user's file: a label the
-// schema names is followed as such, any other through the schema's
-// pattern ([string]: #VM) or list element. It is nil where the schema
-// has no struct.
+// in the struct at path (schemaAt); nil where the schema has no struct.
 func schemaFields(schema cue.Value, path []string) []string {
-	if !schema.Exists() {
+	v := schemaAt(schema, path)
+	if !v.Exists() {
 		return nil
+	}
+	it, err := v.Fields(cue.Optional(true))
+	if err != nil {
+		return nil
+	}
+	var fields []string
+	for it.Next() {
+		fields = append(fields, it.Selector().Unquoted())
+	}
+	return fields
+}
+
+// schemaAt is what schema wants at path, a path into the user's file:
+// a label the schema names is followed as such, any other through the
+// schema's pattern ([string]: #VM) or list element. It does not exist
+// where the schema has nothing there.
+func schemaAt(schema cue.Value, path []string) cue.Value {
+	if !schema.Exists() {
+		return cue.Value{}
 	}
 	v := schema
 	for _, label := range path {
@@ -256,19 +275,11 @@ func schemaFields(schema cue.Value, path []string) []string {
 			}
 		}
 		if !next.Exists() {
-			return nil
+			return cue.Value{}
 		}
 		v = next
 	}
-	it, err := v.Fields(cue.Optional(true))
-	if err != nil {
-		return nil
-	}
-	var fields []string
-	for it.Next() {
-		fields = append(fields, it.Selector().Unquoted())
-	}
-	return fields
+	return v
 }
 
 // tidyCredentials untangles the errors of #Cred, a disjunction of

@@ -56,7 +56,11 @@ func (e *evaluator) hiddenErrors(f *ast.File, errs []cueError) []cueError {
 		var fresh []cueError
 		for _, err := range errs {
 			k := errKey(err)
-			if seen[k] || under(err.path) {
+			if seen[k] || under(err.path) || len(err.path) == 0 || err.path[0] != "tenants" {
+				// A list element removed is _, which a list of structs
+				// reads as a struct with its required fields missing,
+				// reported by CUE at a path relative to the element
+				// ("priority"): not the user's error either.
 				continue
 			}
 			seen[k] = true

@@ -86,6 +86,12 @@ func ParseTXTStrings(s string) ([]string, error) {
 	return parts, nil
 }
 
+// Words splits a value in presentation form, as a zone file writes it,
+// into its words: unquoted ones end at white space, quoted ones at their
+// closing quote, and escapes are undone ("0 issue \"ca.example\"" is 0,
+// issue and ca.example).
+func Words(s string) ([]string, error) { return characterStrings(s) }
+
 // quote writes one quoted character-string, escaped the way PowerDNS's
 // txtEscape does.
 func quote(s string) string {
