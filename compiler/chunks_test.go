@@ -57,7 +57,7 @@ func TestLargeZoneInChunks(t *testing.T) {
 		}
 		got := strings.ReplaceAll(err.Error(), filepath.Dir(p)+string(filepath.Separator), "")
 		want := strings.Join([]string{
-			`big.cue:18:25: tenants.big.dns.zones."big.example".records.h10.MX.0.priority: invalid value 70000 (out of bound <=65535)`,
+			`big.cue:18:25: tenants.big.dns.zones."big.example".records.h10.MX.0.priority: priority 70000 is out of range; use 0 to 65535`,
 			`big.cue:1508:29: tenants.big.dns.zones."big.example".records.h1500.TTL: ttl is written in lower case: ttl`,
 		}, "\n")
 		if got != want {

@@ -130,6 +130,10 @@ func fromCUE(errs []cueError, pos *positions, schema cue.Value) Diagnostics {
 			// Most likely the old language: a URL where a name goes.
 			msg = fmt.Sprintf("%s: want the name of a %s that site.cue grants this tenant; its URL and credentials live in the operator's site.cue (%ss: NAME: ...)",
 				patternMismatch.FindStringSubmatch(msg)[1], last, last)
+		case outOfBound.MatchString(msg):
+			if plain, ok := outOfRange(outOfBound.FindStringSubmatch(msg)[1], path, schema); ok {
+				msg = plain
+			}
 		case patternMismatch.MatchString(msg):
 			// Say what the pattern means rather than print it.
 			m := patternMismatch.FindStringSubmatch(msg)
@@ -506,6 +510,60 @@ func valueAt(s string) string {
 		}
 	}
 	return s
+}
+
+// outOfBound matches CUE's message for a number past a bound of the
+// schema, "invalid value 0 (out of bound >=1)"; schemaBound finds the
+// bounds in the schema as CUE prints it ("uint & >=1 & <=2147483647",
+// "*0 | uint8").
+var (
+	outOfBound  = regexp.MustCompile(`^invalid value (-?[0-9.]+) \(out of bound [<>]=?-?[0-9.]+\)$`)
+	schemaBound = regexp.MustCompile(`(>=|<=|\buint(?:8|16|32)?\b)(-?[0-9]*)`)
+)
+
+// outOfRange says in words which whole numbers the schema allows at
+// path, where got is not one of them: "ttl 0 is out of range; use 1 to
+// 2147483647 seconds" rather than CUE's "(out of bound >=1)", which
+// gives one bound, as a comparison. ok is false
+// where the schema's bounds are not found.
+func outOfRange(got string, path []string, schema cue.Value) (plain string, ok bool) {
+	v := schemaAt(schema, path)
+	if !v.Exists() {
+		return "", false
+	}
+	lo, hi := "", ""
+	for _, m := range schemaBound.FindAllStringSubmatch(fmt.Sprint(v), -1) {
+		switch m[1] {
+		case ">=":
+			lo = m[2]
+		case "<=":
+			hi = m[2]
+		case "uint8":
+			lo, hi = "0", "255"
+		case "uint16":
+			lo, hi = "0", "65535"
+		case "uint32":
+			lo, hi = "0", "4294967295"
+		case "uint":
+			if lo == "" {
+				lo = "0"
+			}
+		}
+	}
+	last := path[len(path)-1]
+	unit := ""
+	if last == "ttl" || len(path) >= 2 && path[len(path)-2] == "soa" {
+		unit = " seconds"
+	}
+	switch {
+	case lo != "" && hi != "":
+		return fmt.Sprintf("%s %s is out of range; use %s to %s%s", last, got, lo, hi, unit), true
+	case lo != "":
+		return fmt.Sprintf("%s %s is out of range; use %s%s or more", last, got, lo, unit), true
+	case hi != "":
+		return fmt.Sprintf("%s %s is out of range; use at most %s%s", last, got, hi, unit), true
+	}
+	return "", false
 }
 
 // patternMismatch matches CUE's message for a string that fails a
