@@ -34,7 +34,7 @@ DEB_PKGS := pdns-server pdns-backend-sqlite3 pdns-backend-lmdb sqlite3 bind9-dns
             curl dnsmasq-base iptables busybox-static iproute2 \
             linux-image-cloud-amd64 syslinux mtools dosfstools
 
-.PHONY: all build test lint bench demo demo-vm demo-full demo-stop deps clean vault-server
+.PHONY: all build test lint bench demo demo-vm demo-full demo-stop demo-vm-stop deps clean vault-server
 
 all: build
 
@@ -153,14 +153,28 @@ demo: deps build
 demo-full: demo vault-server
 	@GO="$(GO)" TAGS="$(TAGS)" BIN="$(BIN)" sh cmd/demo/full.sh
 
-demo-stop:
+demo-stop: demo-vm-stop
 	@sh cmd/demo/stop.sh
 	@if [ -f $(DEMO_DIR)/pdns.pid ]; then kill $$(cat $(DEMO_DIR)/pdns.pid) 2>/dev/null || true; rm -f $(DEMO_DIR)/pdns.pid; echo "PowerDNS stopped"; fi
+
+# demo-vm-stop is make demo-stop's part for make demo-vm. $(DEMO_LV) is
+# one directory for every checkout on the machine: only the checkout
+# that started the session (make demo-vm writes it in $(DEMO_LV)/checkout)
+# stops it and removes the directory.
+demo-vm-stop:
 	@if [ -f $(DEMO_LV)/libvirtd.pid ]; then \
-		for d in $$(virsh -q -c "$(DEMO_URI)" list --name 2>/dev/null); do virsh -q -c "$(DEMO_URI)" destroy "$$d" >/dev/null 2>&1 || true; done; \
-		kill $$(cat $(DEMO_LV)/libvirtd.pid) 2>/dev/null || true; \
-		[ -f $(DEMO_LV)/run/libvirt/virtlogd.pid ] && kill $$(cat $(DEMO_LV)/run/libvirt/virtlogd.pid) 2>/dev/null || true; \
-		rm -rf $(DEMO_LV); echo "libvirtd session stopped"; fi
+		by=$$(cat $(DEMO_LV)/checkout 2>/dev/null); \
+		if [ "$$by" != "$(CURDIR)" ]; then \
+			if [ -n "$$by" ]; then by="make demo-vm in $$by started it, not this checkout ($(CURDIR)): run make demo-stop there, or if that checkout is gone, stop it"; \
+			else by="it does not say which checkout started it (one of before make demo-vm wrote $(DEMO_LV)/checkout): stop it"; fi; \
+			echo "libvirtd session in $(DEMO_LV) not stopped: $$by by hand: kill $$(cat $(DEMO_LV)/libvirtd.pid) && rm -rf $(DEMO_LV)"; \
+		else \
+			for d in $$(virsh -q -c "$(DEMO_URI)" list --name 2>/dev/null); do virsh -q -c "$(DEMO_URI)" destroy "$$d" >/dev/null 2>&1 || true; done; \
+			kill $$(cat $(DEMO_LV)/libvirtd.pid) 2>/dev/null || true; \
+			[ -f $(DEMO_LV)/run/libvirt/virtlogd.pid ] && kill $$(cat $(DEMO_LV)/run/libvirt/virtlogd.pid) 2>/dev/null || true; \
+			rm -rf $(DEMO_LV); echo "libvirtd session stopped"; \
+		fi; \
+	fi
 
 # demo-vm starts an unprivileged libvirt session daemon with QEMU (as
 # nobody when run by root; as you otherwise), state in $(DEMO_LV), defines
@@ -172,6 +186,7 @@ demo-vm: deps build
 	@if [ ! -S $(DEMO_LV)/run/libvirt/libvirt-sock ]; then \
 		mkdir -p $(DEMO_LV)/home $(DEMO_LV)/run $(DEMO_LV)/config $(DEMO_LV)/cache $(DEMO_LV)/data $(DEMO_LV)/pool; \
 		chmod 700 $(DEMO_LV)/run; \
+		echo "$(CURDIR)" > $(DEMO_LV)/checkout; \
 		env="env HOME=$(DEMO_LV)/home XDG_RUNTIME_DIR=$(DEMO_LV)/run XDG_CONFIG_HOME=$(DEMO_LV)/config XDG_CACHE_HOME=$(DEMO_LV)/cache XDG_DATA_HOME=$(DEMO_LV)/data"; \
 		if [ "$$(id -u)" = 0 ]; then chown -R nobody:nogroup $(DEMO_LV); env="setpriv --reuid=nobody --regid=nogroup --clear-groups $$env"; fi; \
 		nohup $$env libvirtd > $(DEMO_LV)/libvirtd.log 2>&1 & echo $$! > $(DEMO_LV)/libvirtd.pid; \
@@ -179,6 +194,8 @@ demo-vm: deps build
 		virsh -q -c "$(DEMO_URI)" pool-define-as default dir --target $(DEMO_LV)/pool >/dev/null; \
 		virsh -q -c "$(DEMO_URI)" pool-start default >/dev/null; \
 		echo "== libvirtd session started, pid $$(cat $(DEMO_LV)/libvirtd.pid), socket $(DEMO_LV)/run/libvirt/libvirt-sock"; \
+	elif by=$$(cat $(DEMO_LV)/checkout 2>/dev/null); [ "$$by" != "$(CURDIR)" ]; then \
+		echo "== A libvirtd session this checkout did not start runs in $(DEMO_LV) (make demo-vm in $${by:-a checkout it does not name}): using it; make demo-stop here will not stop it, run it where it was started"; \
 	fi
 	@echo "== site diff tenants/lab.cue"
 	@SITE_LIBVIRT_URI_MAP="qemu:///session=$(DEMO_URI)" $(BIN) diff tenants/lab.cue

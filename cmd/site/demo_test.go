@@ -3,8 +3,12 @@ package main
 import (
 	"bytes"
 	"os"
+	"os/exec"
+	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 )
 
@@ -70,5 +74,75 @@ func TestDemoStateDirMatches(t *testing.T) {
 		if !strings.HasPrefix(string(p[1]), state+"/") {
 			t.Errorf("%s: %s is not under the demo's state %s (cmd/demo/env.sh)", demoConfig, p[1], state)
 		}
+	}
+}
+
+// TestDemoVMStopOnlyOwn: make demo-vm's session libvirtd lives in a
+// fixed directory every checkout on the machine shares, so make
+// demo-stop stops it, and removes the directory, only in the checkout
+// that started it; elsewhere it leaves both and says so. The daemon is a
+// sleep here, in a directory of the test's own (DEMO_LV).
+func TestDemoVMStopOnlyOwn(t *testing.T) {
+	if _, err := exec.LookPath("make"); err != nil {
+		t.Skip("make not installed")
+	}
+	root, err := filepath.EvalSymlinks(repoFile(""))
+	if err != nil {
+		t.Fatal(err)
+	}
+	lv := filepath.Join(t.TempDir(), "lv")
+	if err := os.MkdirAll(lv, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	daemon := exec.Command("sleep", "600")
+	if err := daemon.Start(); err != nil {
+		t.Fatal(err)
+	}
+	exited := make(chan error, 1)
+	go func() { exited <- daemon.Wait() }()
+	t.Cleanup(func() { daemon.Process.Kill() })
+	write := func(name, content string) {
+		t.Helper()
+		if err := os.WriteFile(filepath.Join(lv, name), []byte(content+"\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("libvirtd.pid", strconv.Itoa(daemon.Process.Pid))
+	stop := func() string {
+		t.Helper()
+		out, err := exec.Command("make", "-s", "-C", root, "demo-vm-stop", "DEMO_LV="+lv).CombinedOutput()
+		if err != nil {
+			t.Fatalf("make demo-vm-stop: %v\n%s", err, out)
+		}
+		return string(out)
+	}
+
+	for _, other := range []string{"/elsewhere/site", ""} { // another checkout's, and one of before checkouts were recorded
+		if other != "" {
+			write("checkout", other)
+		}
+		out := stop()
+		if _, err := os.Stat(lv); err != nil {
+			t.Fatalf("started in %q: make demo-vm-stop in %s removed %s: %v\n%s", other, root, lv, err, out)
+		}
+		if err := daemon.Process.Signal(syscall.Signal(0)); err != nil {
+			t.Fatalf("started in %q: make demo-vm-stop in %s stopped its daemon: %v\n%s", other, root, err, out)
+		}
+		if !strings.Contains(out, "not stopped") || !strings.Contains(out, "kill "+strconv.Itoa(daemon.Process.Pid)) {
+			t.Errorf("started in %q: make demo-vm-stop says %q; want that it is not stopped and how to stop it", other, out)
+		}
+		if other != "" && !strings.Contains(out, other) {
+			t.Errorf("make demo-vm-stop says %q; want the checkout that started it, %s", out, other)
+		}
+	}
+
+	write("checkout", root)
+	out := stop()
+	<-exited // the daemon of this checkout is stopped
+	if _, err := os.Stat(lv); !os.IsNotExist(err) {
+		t.Errorf("make demo-vm-stop in the checkout that started it left %s (%v)\n%s", lv, err, out)
+	}
+	if !strings.Contains(out, "libvirtd session stopped") {
+		t.Errorf("make demo-vm-stop says %q; want that it stopped the session", out)
 	}
 }
