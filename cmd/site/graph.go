@@ -2,8 +2,12 @@ package main
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/spf13/cobra"
+
+	"github.com/site-tools/site/compiler"
+	"github.com/site-tools/site/compiler/plan"
 )
 
 func init() { register(newGraphCmd) }
@@ -39,8 +43,16 @@ Exit codes: 0 printed, 1 an invalid spec or flag.`,
 			if err != nil {
 				return withCode(exitError, err)
 			}
-			_, err = fmt.Fprint(cmd.OutOrStdout(), g.DOT())
-			return err
+			if _, err := fmt.Fprint(cmd.OutOrStdout(), g.DOT()); err != nil {
+				return err
+			}
+			if len(phases) > 0 && len(g.Steps) == 0 {
+				// An empty graph is valid DOT, and reads as a spec with
+				// nothing in it: say that --only left it empty.
+				load.Warn = nil // said already
+				fmt.Fprintln(cmd.ErrOrStderr(), "site graph: "+onlyKeptNone(phases, args, load))
+			}
+			return nil
 		},
 	}
 	cmd.Flags().StringVar(&only, "only", "", "keep only these phases, comma-separated: secrets, network, storage, vm, dns")
@@ -48,4 +60,35 @@ Exit codes: 0 printed, 1 an invalid spec or flag.`,
 	completeScope(cmd)
 	addCacheFlag(cmd)
 	return cmd
+}
+
+// onlyKeptNone says that --only phases kept no step of the specs at
+// paths, and which phases they do have steps in.
+func onlyKeptNone(phases []plan.Phase, paths []string, load compiler.Options) string {
+	msg := "--only " + joinPhases(phases) + " keeps no step of these specs, so the graph is empty"
+	all, err := loadGraph(paths, nil, nil, load, nil)
+	if err != nil {
+		return msg
+	}
+	var have []plan.Phase
+	for _, ph := range plan.Phases {
+		for _, s := range all.Steps {
+			if s.Phase == ph {
+				have = append(have, ph)
+				break
+			}
+		}
+	}
+	if len(have) == 0 {
+		return msg + "; the specs have no steps at all"
+	}
+	return msg + "; the specs have steps in the phases " + joinPhases(have)
+}
+
+func joinPhases(phases []plan.Phase) string {
+	names := make([]string, len(phases))
+	for i, ph := range phases {
+		names[i] = string(ph)
+	}
+	return strings.Join(names, ",")
 }
