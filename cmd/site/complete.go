@@ -1,11 +1,14 @@
 package main
 
 import (
+	"os"
 	"sort"
 	"strings"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
+	"github.com/site-tools/site/compiler"
 	"github.com/site-tools/site/compiler/graph"
 	"github.com/site-tools/site/compiler/plan"
 )
@@ -28,6 +31,54 @@ func completeScope(cmd *cobra.Command) {
 	if cmd.Flags().Lookup("restart") != nil {
 		_ = cmd.RegisterFlagCompletionFunc("restart", completeRestarts)
 	}
+}
+
+// fileFlags are the flags whose value is a file: the shell's own
+// completion, file names, fits them.
+var fileFlags = map[string]bool{"config": true, "out": true, "plan": true}
+
+// completeNoFiles gives every flag of cmd and the commands below it that
+// takes a value, names no file and has no completion of its own one
+// that offers nothing: without it the shell offers file names, as if
+// --zone or --provider took one. It runs once every command is added.
+func completeNoFiles(cmd *cobra.Command) {
+	cmd.LocalNonPersistentFlags().VisitAll(func(f *pflag.Flag) {
+		if f.Value.Type() == "bool" || fileFlags[f.Name] {
+			return
+		}
+		if _, ok := cmd.GetFlagCompletionFunc(f.Name); !ok {
+			_ = cmd.RegisterFlagCompletionFunc(f.Name, cobra.NoFileCompletions)
+		}
+	})
+	for _, c := range cmd.Commands() {
+		completeNoFiles(c)
+	}
+}
+
+// completeProviders completes site init --provider with the providers
+// the operator's file declares (--config, else found from here), each
+// with its kind; with no such file, nothing.
+func completeProviders(_ *cobra.Command, _ []string, toComplete string) ([]string, cobra.ShellCompDirective) {
+	config, err := compiler.FindConfig(configFlag, nil)
+	if err != nil {
+		return nil, cobra.ShellCompDirectiveNoFileComp
+	}
+	src, err := os.ReadFile(config)
+	if err != nil {
+		return nil, cobra.ShellCompDirectiveNoFileComp
+	}
+	op, err := compiler.ReadOperatorFile(config, src)
+	if err != nil {
+		return nil, cobra.ShellCompDirectiveNoFileComp
+	}
+	var out []string
+	for name, p := range op.Providers() {
+		if strings.HasPrefix(name, toComplete) {
+			out = append(out, name+"\t"+p.Kind())
+		}
+	}
+	sort.Strings(out)
+	return out, cobra.ShellCompDirectiveNoFileComp
 }
 
 // completeGates completes --ack of command (apply, diff, disown,

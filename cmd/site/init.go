@@ -85,6 +85,7 @@ is taken, or the file exists.`,
 	}
 	cmd.Flags().StringVar(&opts.domain, "domain", "", "the tenant's DNS domain, e.g. sjc.example.net (required)")
 	cmd.Flags().StringVar(&opts.provider, "provider", "pdns", "the name site.cue gives the zone's DNS provider")
+	_ = cmd.RegisterFlagCompletionFunc("provider", completeProviders)
 	cmd.Flags().StringVar(&out, "out", "", `file to write (default tenants/NAME.cue; "-" for stdout)`)
 	return cmd
 }

@@ -87,6 +87,7 @@ Exit codes: 0 ok or no changes, 1 error, 2 changes present (diff
 	for _, c := range commands {
 		root.AddCommand(c())
 	}
+	completeNoFiles(root)
 	return root
 }
 
