@@ -21,7 +21,8 @@
 // secret steps, which list the earlier attempt ("(earlier in this run)")
 // in their messages instead, and the address that answered is tried
 // first. So a run with N secrets waits out a silent address once, not N
-// times. Steps of one store take turns, so concurrent steps do not both
+// times. A store with an AppRole is logged in to once per run, for its
+// lock and all its secrets: a secret_id may be good for one login only. Steps of one store take turns, so concurrent steps do not both
 // wait for the same timeout. The memory is held by the Driver, which
 // serves one run: every run builds its own and so observes the stores
 // afresh, and nothing is written to disk.

@@ -318,6 +318,41 @@ func TestPlanAppRole(t *testing.T) {
 	}
 }
 
+// TestAppRoleLogsInOncePerRun: a run logs in to a store once, for its
+// apply lock and every secret it reads there. A secret_id made for one
+// use (secret_id_num_uses=1, as a CI job is often given) otherwise
+// served the lock's login, and the secret read that followed was refused
+// as "permission denied", so no run with such a secret_id could work.
+func TestAppRoleLogsInOncePerRun(t *testing.T) {
+	srv := newVault(t)
+	srv.AddRole("role-1", "s3cret-id")
+	srv.Put("secret", "dns/pdns", map[string]any{"key": "pdns-value"})
+	run := newRun(map[string]string{"ROLE_ID": "role-1", "SECRET_ID": "s3cret-id"})
+	d := New()
+	cf := secretStep(srv.URL)
+	cf.Secret.Store.AppRole = &model.AppRole{RoleID: model.Credential{Env: "ROLE_ID"}, SecretID: model.Credential{Env: "SECRET_ID"}}
+	ref := model.VaultRef{Vault: "bao", Path: "dns/pdns", Key: "key"}
+	pdns := &graph.Step{ID: graph.SecretStepID(ref), Phase: plan.PhaseSecrets, Secret: &graph.Secret{Store: cf.Secret.Store, Ref: ref}}
+	if _, err := d.LockStore(context.Background(), cf.Secret.Store, "office1", run, nil); err != nil {
+		t.Fatalf("LockStore: %v", err)
+	}
+	for _, step := range []*graph.Step{cf, pdns} {
+		if _, err := d.Plan(context.Background(), step, run); err != nil {
+			t.Fatalf("Plan %s: %v", step.ID, err)
+		}
+	}
+	if got := srv.Count("login"); got != 1 {
+		t.Errorf("got %d AppRole logins for one run's lock and two secrets, want 1", got)
+	}
+	// A new run (a new Driver) logs in afresh.
+	if _, err := New().Plan(context.Background(), cf, run); err != nil {
+		t.Fatalf("Plan in a second run: %v", err)
+	}
+	if got := srv.Count("login"); got != 2 {
+		t.Errorf("got %d logins after a second run, want 2", got)
+	}
+}
+
 func TestPlanInterruptedIsNotGated(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()

@@ -71,6 +71,7 @@ func (d *Driver) LockStore(ctx context.Context, store *model.Vault, tenant strin
 		return nil, err
 	}
 	defer mem.unlock()
+	r.mem = mem
 	var tried []attempt
 	for _, addr := range mem.order(addrs) {
 		if att, ok := mem.failed[addr]; ok {

@@ -89,10 +89,16 @@ func (r *reader) tokenSource() string {
 }
 
 // login exchanges the AppRole credentials for a token when the store
-// declares an AppRole.
+// declares an AppRole, once per run and store: the run's later reads
+// and its lock use the token the first login got (see memory).
 func (r *reader) login(ctx context.Context, c *api.Client) error {
 	ar := r.sec.Store.AppRole
 	if ar == nil {
+		return nil
+	}
+	if r.mem != nil && r.mem.loginToken != "" {
+		c.SetToken(r.mem.loginToken)
+		r.loginToken = r.mem.loginToken
 		return nil
 	}
 	mount := ar.Mount
@@ -109,6 +115,9 @@ func (r *reader) login(ctx context.Context, c *api.Client) error {
 	}
 	c.SetToken(s.Auth.ClientToken)
 	r.loginToken = s.Auth.ClientToken
+	if r.mem != nil {
+		r.mem.loginToken = s.Auth.ClientToken
+	}
 	return nil
 }
 

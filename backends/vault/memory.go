@@ -31,6 +31,11 @@ type memory struct {
 	// answered is the address that last gave an answer about a secret
 	// (the secret, or a final refusal); it is tried first.
 	answered string
+	// loginToken is the token this run's AppRole login got from the
+	// store, used by the run's later reads and its lock instead of a
+	// second login: a secret_id may be good for one use only
+	// (secret_id_num_uses), and every address of a store is one Vault.
+	loginToken string
 }
 
 // lock waits for the store's turn, or for ctx to end.

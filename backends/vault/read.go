@@ -19,6 +19,9 @@ type reader struct {
 	run     *backends.Run
 	sec     *graph.Secret
 	driver  *Driver // holds what this run learned about the store's addresses
+	// mem is what this run learned about the store (driver.memory),
+	// set while the reader holds the store's turn.
+	mem *memory
 	// http carries every request of this read, to whichever address.
 	http *http.Client
 
@@ -141,6 +144,7 @@ func (r *reader) read(ctx context.Context) (*secret, error) {
 		return nil, fmt.Errorf("reading secret %s was interrupted while another step read from the same store: %w", what, err)
 	}
 	defer mem.unlock()
+	r.mem = mem
 	var tried []attempt
 	for _, addr := range mem.order(addrs) {
 		if att, ok := mem.failed[addr]; ok {
