@@ -3,6 +3,7 @@ package vault
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net"
 	"strings"
 	"testing"
@@ -219,7 +220,11 @@ func TestPlanErrors(t *testing.T) {
 			s.Put("secret", "dns/cloudflare", map[string]any{"token": testValue})
 			s.Destroy("secret", "dns/cloudflare")
 		}, testToken, "token", "latest version (1) is destroyed: write a new version"},
-		{"permission denied", func(s *vaulttest.Dev) { s.Put("secret", "dns/cloudflare", map[string]any{"token": testValue}) }, "hvs.wrong", "token", "permission denied"},
+		// Vault answers a token it does not know (expired, revoked, of
+		// another Vault) with 403 "permission denied" and "invalid
+		// token": no policy would help it.
+		{"invalid token", func(s *vaulttest.Dev) { s.Put("secret", "dns/cloudflare", map[string]any{"token": testValue}) }, "hvs.wrong", "token",
+			`permission denied reading secret dns/cloudflare#token in mount secret at ` + "%s" + `: Vault does not accept the token in $VAULT_TOKEN ("invalid token": it expired, was revoked, or belongs to another Vault): export a current token`},
 		{"token without a policy for the path", func(s *vaulttest.Dev) {
 			s.Put("secret", "dns/cloudflare", map[string]any{"token": testValue})
 			s.AddToken("other-paths-only", "other", `path "secret/data/other/*" { capabilities = ["read"] }`)
@@ -242,8 +247,12 @@ func TestPlanErrors(t *testing.T) {
 			if errors.As(err, &ge) {
 				t.Errorf("got a gated error for a store that answered: %v", err)
 			}
-			if !strings.Contains(err.Error(), tt.want) {
-				t.Errorf("got %q, want it to contain %q", err, tt.want)
+			want := tt.want
+			if strings.Contains(want, "%s") {
+				want = fmt.Sprintf(want, srv.URL)
+			}
+			if !strings.Contains(err.Error(), want) {
+				t.Errorf("got %q, want it to contain %q", err, want)
 			}
 			for _, secret := range []string{testValue, testToken, "hvs.wrong", "other-paths-only"} {
 				if strings.Contains(err.Error(), secret) {

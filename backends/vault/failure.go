@@ -94,3 +94,15 @@ func isServerTrouble(err error) bool {
 	var re *api.ResponseError
 	return errors.As(err, &re) && (re.StatusCode >= 500 || re.StatusCode == http.StatusTooManyRequests) || redirected(err)
 }
+
+// invalidToken is true for Vault's answer to a token it does not know:
+// 403 with "invalid token" beside "permission denied". A token that is
+// valid but lacks a policy gets "permission denied" alone.
+func invalidToken(re *api.ResponseError) bool {
+	for _, e := range re.Errors {
+		if strings.Contains(e, "invalid token") {
+			return true
+		}
+	}
+	return false
+}

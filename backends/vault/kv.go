@@ -77,6 +77,13 @@ func (r *reader) getFailure(att *attempt, err error, what string) error {
 	case errors.Is(err, api.ErrSecretNotFound):
 		return fmt.Errorf("secret %s does not exist at %s: write it (vault kv put -mount=%s %s %s=...) or fix the reference in the spec",
 			what, addr, r.mount(), r.sec.Ref.Path, r.sec.Ref.Key)
+	case errors.As(err, &re) && re.StatusCode == http.StatusForbidden && invalidToken(re):
+		advice := "export a current token"
+		if r.sec.Store.AppRole != nil {
+			advice = "run again to log in afresh"
+		}
+		return fmt.Errorf("permission denied reading secret %s at %s: Vault does not accept the token in %s (\"invalid token\": it expired, was revoked, or belongs to another Vault): %s",
+			what, addr, r.tokenSource(), advice)
 	case errors.As(err, &re) && re.StatusCode == http.StatusForbidden:
 		return fmt.Errorf("permission denied reading secret %s at %s: the token in %s has no policy that allows read on %s/data/%s; grant it or use another token",
 			what, addr, r.tokenSource(), r.mount(), r.sec.Ref.Path)
