@@ -55,9 +55,10 @@ const EnvAPIURL = "SITE_CLOUDFLARE_API_URL"
 // as "Cloudflare PROVIDER (API URL)" and its method and path, so that
 // a server that holds a request is named; a nil run names nothing.
 func (d *Driver) newAPI(baseURL, token string, counter *calls, run *backends.Run, provider string) (*cf.API, error) {
-	next := backends.AwaitTransport(d.transport(), run, fmt.Sprintf("Cloudflare %s (%s)", provider, baseURL), apiRequest(baseURL))
+	server := fmt.Sprintf("Cloudflare %s (%s)", provider, baseURL)
+	next := backends.AwaitTransport(d.transport(), run, server, apiRequest(baseURL))
 	rt := &retrying{next: next, attempts: d.retries() + 1, maxWait: d.maxWait(), counter: counter,
-		limiter: d.limiter(baseURL, token)}
+		limiter: d.limiter(baseURL, token), server: server, name: apiRequest(baseURL), say: run.Say}
 	// Redirects are followed only as backends/endpoint allows: net/http
 	// keeps the Authorization header on a redirect to another port of
 	// the same host, and re-sends a 307's body to any host.
@@ -167,6 +168,12 @@ type retrying struct {
 	sleep func(context.Context, time.Duration) error
 	// limiter paces every attempt; nil does not wait.
 	limiter *rate.Limiter
+	// say, when set, hears each wait after a 429, as a line naming
+	// server and the request (name): Retry-After may ask for a minute,
+	// and a run would be silent for as long. See backends.Run.Say.
+	say    func(line string)
+	server string
+	name   func(*http.Request) string
 }
 
 // RoundTrip sends req through backends.Retry: a 429 is tried again for
@@ -187,20 +194,47 @@ func (t *retrying) RoundTrip(req *http.Request) (*http.Response, error) {
 		}
 		return 0
 	}
-	r := backends.Retry{Tries: t.attempts, Backoff: 500 * time.Millisecond, Max: t.maxWait, Sleep: t.sleep,
-		Classify: again, After: after}
 	var resp *http.Response
+	var last error // the failure of the try just made
 	tries := 0
+	sleep := t.sleep
+	if sleep == nil {
+		sleep = backends.Sleep
+	}
+	r := backends.Retry{Tries: t.attempts, Backoff: 500 * time.Millisecond, Max: t.maxWait,
+		Classify: again, After: after, Sleep: func(ctx context.Context, d time.Duration) error {
+			t.sayWait(req, last, d, tries+1)
+			return sleep(ctx, d)
+		}}
 	err := r.Do(req.Context(), func(context.Context) error {
 		tries++
-		var err error
-		resp, err = t.once(req, tries)
-		return err
+		resp, last = t.once(req, tries)
+		return last
 	})
 	if err != nil {
 		return nil, err
 	}
 	return resp, nil
+}
+
+// sayWait tells t.say of the wait d after a 429, before the given try.
+func (t *retrying) sayWait(req *http.Request, err error, d time.Duration, try int) {
+	var te *TransientError
+	if t.say == nil || !errors.As(err, &te) || te.Status != http.StatusTooManyRequests {
+		return
+	}
+	what := req.Method + " " + req.URL.Path
+	if t.name != nil {
+		what = t.name(req)
+	}
+	line := fmt.Sprintf("%s answered HTTP 429 (rate limited) to %s: waiting %s before try %d of %d", t.server, what, d, try, t.attempts)
+	switch {
+	case te.RetryAfter > d:
+		line += fmt.Sprintf(" (its Retry-After of %s is capped at %s)", te.RetryAfter, d)
+	case te.RetryAfter > 0:
+		line += " as its Retry-After asks"
+	}
+	t.say(line)
 }
 
 // once sends req for the given (1-based) try. A 429, a 5xx or no answer

@@ -416,6 +416,26 @@ func TestRateLimit(t *testing.T) {
 	})
 }
 
+// TestRateLimitWaitIsSaid: a 429 makes site wait what Retry-After asks,
+// up to a minute a try and four tries: it says so, naming the server and
+// the request, rather than leaving diff and apply silent all that time.
+func TestRateLimitWaitIsSaid(t *testing.T) {
+	f := newFixture(t)
+	var lines []string
+	f.run.Progress = func(line string) { lines = append(lines, line) }
+	f.fake.RateLimit(1, 30)
+	step := f.step()
+	step.Zone.Provider.Name = "cf"
+	f.plan(t, step)
+	if len(lines) != 1 {
+		t.Fatalf("got progress lines %q, want one about the rate limit", lines)
+	}
+	want := "Cloudflare cf (" + f.fake.URL + ") answered HTTP 429 (rate limited) to GET zones: waiting 20ms before try 2 of 5 (its Retry-After of 30s is capped at 20ms)"
+	if lines[0] != want {
+		t.Errorf("got %q, want %q", lines[0], want)
+	}
+}
+
 func TestErrors(t *testing.T) {
 	tests := []struct {
 		name  string
