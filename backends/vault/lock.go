@@ -73,7 +73,8 @@ func (d *Driver) LockStore(ctx context.Context, store *model.Vault, tenant strin
 	defer mem.unlock()
 	r.mem = mem
 	var tried []attempt
-	for _, addr := range mem.order(addrs) {
+	order := mem.order(addrs)
+	for i, addr := range order {
 		if att, ok := mem.failed[addr]; ok {
 			tried = append(tried, att)
 			continue
@@ -92,6 +93,9 @@ func (d *Driver) LockStore(ctx context.Context, store *model.Vault, tenant strin
 			mem.failed[addr] = rem
 		}
 		tried = append(tried, att)
+		if ctx.Err() == nil {
+			r.movingOn(att, order[i+1:])
+		}
 	}
 	return nil, fmt.Errorf("no address of vault %s answered for the apply lock:\n%s", store.Name, list(inOrder(tried, addrs)))
 }

@@ -283,3 +283,33 @@ func TestRunInterruptedLearnsNothing(t *testing.T) {
 		t.Errorf("got %d attempts on the silent address by a step that never had its turn, want 0", got)
 	}
 }
+
+// TestMovingOnIsSaid: when an address gives nothing and the walk goes on
+// to the next, the run hears which address, why, and which is next. An
+// address is given up on after 5 s, as long as the first "waiting for"
+// message takes, so without this a run fell back to the internal address
+// without a word (or after a "waiting" line that never ended). A
+// remembered address is not tried again, so it says nothing a second
+// time; the lock and the secrets share the memory.
+func TestMovingOnIsSaid(t *testing.T) {
+	srv := newVault(t)
+	slow, closed := newSilent(t), closedAddr(t)
+	d := &Driver{Timeout: silentTimeout}
+	run := newRun(map[string]string{"VAULT_TOKEN": testToken})
+	var lines []string
+	run.Progress = func(line string) { lines = append(lines, line) }
+	step := secretStep(slow.url, closed, srv.URL)
+	if _, err := d.LockStore(context.Background(), step.Secret.Store, "office1", run, nil); err != nil {
+		t.Fatalf("LockStore: %v", err)
+	}
+	if _, err := d.Plan(context.Background(), step, run); err != nil {
+		t.Fatalf("Plan: %v", err)
+	}
+	want := []string{
+		"vault bao: " + slow.url + ": no answer within 200ms; trying " + closed + " next",
+		"vault bao: " + closed + ": connect: connection refused; trying " + srv.URL + " next",
+	}
+	if strings.Join(lines, "\n") != strings.Join(want, "\n") {
+		t.Errorf("got lines\n%s\nwant\n%s", strings.Join(lines, "\n"), strings.Join(want, "\n"))
+	}
+}

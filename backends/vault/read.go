@@ -146,7 +146,8 @@ func (r *reader) read(ctx context.Context) (*secret, error) {
 	defer mem.unlock()
 	r.mem = mem
 	var tried []attempt
-	for _, addr := range mem.order(addrs) {
+	order := mem.order(addrs)
+	for i, addr := range order {
 		if att, ok := mem.failed[addr]; ok {
 			tried = append(tried, att)
 			continue
@@ -177,6 +178,7 @@ func (r *reader) read(ctx context.Context) (*secret, error) {
 		if final != nil {
 			return nil, withTried(final, inOrder(tried[:len(tried)-1], addrs))
 		}
+		r.movingOn(att, order[i+1:])
 	}
 	tried = inOrder(tried, addrs)
 	for _, a := range tried {
@@ -193,6 +195,19 @@ func (r *reader) read(ctx context.Context) (*secret, error) {
 		"no address of vault %s answered, so secret %s cannot be read:\n%s\n"+
 			"what to do: make one of these addresses reachable, or export VAULT_ADDR with one that is "+
 			"(it is tried after site.cue's addresses)%s", r.sec.Store.Name, what, list(tried), deferAdvice)}
+}
+
+// movingOn tells the run that an address gave nothing and which address
+// is dialled next, if any: an address is given up on after as long as a
+// slow request takes to be named (5 s), so the fall-back to the next one
+// would otherwise go unsaid. rest are the addresses after it.
+func (r *reader) movingOn(att attempt, rest []string) {
+	for _, next := range rest {
+		if _, ok := r.mem.failed[next]; !ok {
+			r.run.Say(fmt.Sprintf("vault %s: %s; trying %s next", r.sec.Store.Name, att, next))
+			return
+		}
+	}
 }
 
 // inOrder sorts attempts into the order of addrs, so that a message
