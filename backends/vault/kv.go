@@ -59,6 +59,10 @@ func (r *reader) failed(att *attempt, err error) error {
 	}
 	att.reason, att.answered = describe(err, r.timeout)
 	att.reason = r.scrub(att.reason)
+	var re *api.ResponseError
+	if errors.As(err, &re) {
+		att.status = re.StatusCode
+	}
 	return nil
 }
 

@@ -97,7 +97,20 @@ func (d *Driver) LockStore(ctx context.Context, store *model.Vault, tenant strin
 			r.movingOn(att, order[i+1:])
 		}
 	}
-	return nil, fmt.Errorf("no address of vault %s answered for the apply lock:\n%s", store.Name, list(inOrder(tried, addrs)))
+	answered, forbidden := false, false
+	for _, a := range tried {
+		answered = answered || a.answered
+		forbidden = forbidden || a.status == http.StatusForbidden
+	}
+	if !answered {
+		return nil, fmt.Errorf("no address of vault %s answered for the apply lock:\n%s", store.Name, list(inOrder(tried, addrs)))
+	}
+	msg := fmt.Sprintf("vault %s refused the apply lock:\n%s", store.Name, list(inOrder(tried, addrs)))
+	if forbidden {
+		msg += fmt.Sprintf("\n  the token in %s needs read, create and update on %s/data/%s* for the lock to be kept in this store",
+			r.tokenSource(), r.mount(), LockPrefix)
+	}
+	return nil, errors.New(msg)
 }
 
 // lockAt makes the store's lock at addr, if addr answers a read of it.

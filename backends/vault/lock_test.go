@@ -238,3 +238,20 @@ func TestVaultLockReadOnlyToken(t *testing.T) {
 		t.Errorf("the error shows the token: %v", err)
 	}
 }
+
+// TestVaultLockRefusedSaysWhatToGrant: a token that may read the
+// secrets but not the lock leaves the lock to other stores; the reason
+// says the store refused (it did answer) and what to grant, where it
+// said "no address answered".
+func TestVaultLockRefusedSaysWhatToGrant(t *testing.T) {
+	srv := newVault(t)
+	const tok = "secrets-only-7a21"
+	srv.AddToken(tok, "secrets-only", `path "secret/data/dns/*" { capabilities = ["read"] }`)
+	store := &model.Vault{Name: "bao", Addrs: []string{srv.URL}, Mount: "secret", Token: model.Credential{Env: "VAULT_TOKEN"}}
+	_, err := New().LockStore(context.Background(), store, "office1", newRun(map[string]string{"VAULT_TOKEN": tok}), nil)
+	want := "vault bao refused the apply lock:\n  tried " + srv.URL + ": HTTP 403: permission denied\n" +
+		"  the token in $VAULT_TOKEN needs read, create and update on secret/data/site-locks/* for the lock to be kept in this store"
+	if err == nil || err.Error() != want {
+		t.Fatalf("LockStore with a token that may not read the lock: %v, want\n%s", err, want)
+	}
+}

@@ -51,6 +51,8 @@ type attempt struct {
 	// answered is true when the address answered HTTP at all: the
 	// store is reachable there, even if it refused.
 	answered bool
+	// status is the HTTP status of Vault's refusal, 0 for none.
+	status int
 	// earlier is true when this attempt was made by an earlier step of
 	// the run and remembered, not repeated (see memory).
 	earlier bool
