@@ -295,7 +295,12 @@ func TestPlanAppRole(t *testing.T) {
 		wantErr  string
 	}{
 		{"valid", "s3cret-id", ""},
-		{"wrong secret id", "nope", "AppRole login"},
+		// Vault cannot tell an expired or used-up secret_id from a wrong
+		// one ("invalid role or secret ID"), so the message names both,
+		// with the variables and the mount.
+		{"wrong secret id", "nope", "AppRole login at %s (mount approle) failed: HTTP 400: invalid role or secret ID: " +
+			"a secret_id that expired (secret_id_ttl) or was used up (secret_id_num_uses) is refused this way too: " +
+			"issue a new one (vault write -f auth/approle/role/ROLE/secret-id) into $SECRET_ID, or check $ROLE_ID and the mount"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -317,8 +322,9 @@ func TestPlanAppRole(t *testing.T) {
 				}
 				return
 			}
-			if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
-				t.Fatalf("got %v, want an error containing %q", err, tt.wantErr)
+			want := strings.Replace(tt.wantErr, "%s", srv.URL, 1)
+			if err == nil || !strings.Contains(err.Error(), want) {
+				t.Fatalf("got %v, want an error containing %q", err, want)
 			}
 			if strings.Contains(err.Error(), tt.secretID) {
 				t.Errorf("error %q contains the secret id", err)

@@ -9,6 +9,8 @@ import (
 	"strings"
 
 	"github.com/hashicorp/vault/api"
+
+	"github.com/site-tools/site/compiler/model"
 )
 
 // readAt makes one attempt at addr. It returns the secret, or the attempt
@@ -47,7 +49,18 @@ func (r *reader) loginFailure(att *attempt, err error) error {
 	if !att.answered || isServerTrouble(err) {
 		return nil
 	}
-	return fmt.Errorf("AppRole login at %s failed: %s: check the role_id and secret_id credentials and the AppRole mount", att.addr, att.reason)
+	ar := r.sec.Store.AppRole
+	return fmt.Errorf("AppRole login at %s (mount %s) failed: %s: a secret_id that expired (secret_id_ttl) or was used up (secret_id_num_uses) "+
+		"is refused this way too: issue a new one (vault write -f auth/%s/role/ROLE/secret-id) into %s, or check %s and the mount",
+		att.addr, r.appRoleMount(), att.reason, r.appRoleMount(), credName(ar.SecretID), credName(ar.RoleID))
+}
+
+// credName names where a credential comes from, never its value.
+func credName(c model.Credential) string {
+	if c.Env != "" {
+		return "$" + c.Env
+	}
+	return "its credential"
 }
 
 // failed records why the request to att.addr failed, without any token,

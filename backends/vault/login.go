@@ -101,11 +101,7 @@ func (r *reader) login(ctx context.Context, c *api.Client) error {
 		r.loginToken = r.mem.loginToken
 		return nil
 	}
-	mount := ar.Mount
-	if mount == "" {
-		mount = "approle"
-	}
-	s, err := c.Logical().WriteWithContext(ctx, "auth/"+mount+"/login",
+	s, err := c.Logical().WriteWithContext(ctx, "auth/"+r.appRoleMount()+"/login",
 		map[string]any{"role_id": r.roleID, "secret_id": r.secretID})
 	if err != nil {
 		return err
@@ -127,4 +123,12 @@ func (r *reader) scrub(s string) string {
 		return s
 	}
 	return strings.ReplaceAll(s, r.loginToken, "[redacted]")
+}
+
+// appRoleMount is where the store's AppRole is mounted.
+func (r *reader) appRoleMount() string {
+	if ar := r.sec.Store.AppRole; ar != nil && ar.Mount != "" {
+		return ar.Mount
+	}
+	return "approle"
 }
