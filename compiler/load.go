@@ -182,6 +182,7 @@ func assemble(op *operator, results []*fileResult, scoped map[string]bool, diags
 	// out of each file the tenants and the diagnostics that are not its.
 	files, owner := oneFile(results)
 	diags = append(diags, files...)
+	diags = append(diags, op.warnings...)
 	for _, r := range results {
 		diags = append(diags, r.diags...)
 		b := &builder{op: op, pos: r.pos}
@@ -205,7 +206,8 @@ func assemble(op *operator, results []*fileResult, scoped map[string]bool, diags
 		if !d.Warning {
 			return nil, diags.sort().elided()
 		}
-		if scoped[d.Pos.File] {
+		// site.cue's are every run's: it is never a neighbour.
+		if scoped[d.Pos.File] || d.Pos.File == op.file {
 			warnings = append(warnings, d)
 		}
 	}

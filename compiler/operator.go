@@ -87,6 +87,9 @@ type operator struct {
 	// nameservers are the name servers each provider's zones are served
 	// from, by provider name, where site.cue lists them.
 	nameservers map[string]nameservers
+	// warnings are what site.cue says that is valid but most likely
+	// not meant (endpoints.go); every load shows them.
+	warnings Diagnostics
 }
 
 // nameservers are the name servers site.cue lists for a provider: all
@@ -210,10 +213,11 @@ var operatorTop = topLevel{
 
 // buildOperator resolves names and checks what the schema cannot say:
 // references to undeclared vaults, providers and hosts, domains that
-// overlap between tenants, public suffixes. It runs the checks in the
-// order their results feed each other (stores before the providers that
-// read from them, providers and hosts before the grants that name them),
-// which reads best as one sequence.
+// overlap between tenants, public suffixes; and it warns of endpoints
+// a tenant's records could redirect (endpoints.go). It runs the checks
+// in the order their results feed each other (stores before the
+// providers that read from them, providers and hosts before the grants
+// that name them), which reads best as one sequence.
 func buildOperator(path string, pos *positions, raw *rawSite) (*operator, Diagnostics) {
 	o := &operator{file: path, vaults: map[string]*model.Vault{}, providers: map[string]model.Provider{},
 		hosts: map[string]string{}, pools: map[string]map[string]*model.Pool{}, images: map[string]map[string]*model.Image{}, grants: map[string]*grant{}, claims: map[string]claim{},
@@ -350,6 +354,7 @@ func buildOperator(path string, pos *positions, raw *rawSite) (*operator, Diagno
 	if len(diags) > 0 {
 		return nil, diags
 	}
+	o.warnings = o.endpointWarnings(pos)
 	return o, nil
 }
 

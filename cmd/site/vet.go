@@ -61,6 +61,12 @@ site.cue grants another tenant, NS at the apex and at any cut above
 that name may name only the name servers site.cue lists for the zone's
 provider (providers: NAME: nameservers: [...]).
 
+site.cue's own addresses warn too: a store or provider reached at a
+name inside a tenant's domain, which that tenant's records point
+wherever it likes, when what site sends there serves more than that
+tenant (a credential another store or provider uses, or the key of a
+provider granted to another tenant).
+
 Exit codes: 0 every spec is valid, 1 one is invalid or unreadable.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			out := cmd.OutOrStdout()
