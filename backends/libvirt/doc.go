@@ -79,12 +79,21 @@
 // host that crashed) is never taken for the whole image: libvirt has no
 // volume rename, so before creating volume NAME site creates an empty
 // volume ".NAME.uploading" beside it, and deletes that marker only once
-// the last byte was sent and the stream finished. A volume with its
-// marker beside it reads as missing (volObs.Partial): the plan uploads
-// it again, deleting what the failed upload left first (upload.go). A
-// long upload says how far it got every few seconds (Run.Say), and the
-// run's first interrupt stops it between two chunks and deletes the
-// partial volume and its marker.
+// the last byte was sent and the stream finished. A volume with a
+// marker beside it reads as missing (volObs.Partial), and the plan
+// uploads it (upload.go). Two applies can upload one volume at once
+// (locks are per tenant, and two tenants' VMs may start from one
+// image), so the marker is the upload's lock too (uploadmark.go): it
+// names its run, and grows by a byte every 5 s while the upload goes
+// on. A run that finds one waits while it grows and is done when the
+// other run's upload is; it deletes the partial volume and uploads
+// anew only when the marker is proved stale (its run ran on this
+// machine and its process is gone, or the marker has not grown for
+// 15 s), under a marker of the next generation (".NAME.uploading.1"),
+// which only one run can create. A run paused past that finds its
+// marker taken and deletes nothing. A long upload says how far it got
+// every few seconds (Run.Say), and the run's first interrupt stops it
+// between two chunks and deletes the partial volume and its marker.
 //
 // site never undefines a domain to update it.
 //

@@ -99,7 +99,7 @@ func (pd poolDriver) planImage(step *graph.Step) (*backends.StepPlan, error) {
 	}
 	reason := "base image declared in site.cue, uploaded once from " + img.Source
 	if vol.Partial {
-		reason += partialReason(img.Name)
+		reason += partialReason(vol.Markers)
 	}
 	sp.Changes = append(sp.Changes, plan.Change{Key: key, Step: step.ID, Phase: step.Phase,
 		Action: plan.ActionCreate, Impact: plan.ImpactNone, Reason: reason,

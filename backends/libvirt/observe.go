@@ -25,8 +25,9 @@ type hostObs struct {
 	networks map[string]*netObs
 
 	mu    sync.Mutex
-	vols  map[string]*volObs // by pool "\x00" name
-	pools map[string]error   // pool name -> nil when active
+	vols  map[string]*volObs  // by pool "\x00" name
+	names map[string][]string // pool -> its volumes' names, listed once
+	pools map[string]error    // pool name -> nil when active
 }
 
 // domObs is what was seen of one domain.
@@ -83,11 +84,14 @@ type volObs struct {
 	// steps of the volumes in it plan them again at apply time, once
 	// they can be read. "" when it was read.
 	NoPool string
-	// Partial: the volume is there, but an upload into it did not
-	// finish (its marker is beside it, see uploadingName), so it reads
-	// as missing (Exists false) and is uploaded again. Only
-	// hostObs.uploaded sets it.
+	// Partial: the volume is there, but an upload into it has not
+	// finished (a marker is beside it, see uploadmark.go): another run
+	// uploads it now, or one that did not finish left it. It reads as
+	// missing (Exists false), and its step uploads it, or waits for the
+	// run that does. Markers names the markers. Only hostObs.uploaded
+	// sets them.
 	Partial bool
+	Markers []string
 }
 
 // Why a declared pool's volumes cannot be read yet.
@@ -382,24 +386,48 @@ func (h *hostObs) declaredVolume(pool, name string, declared bool) (*volObs, err
 }
 
 // uploaded is declaredVolume for a volume site fills by uploading (a
-// base image, a cloud-init seed): one with its upload marker beside it
-// (see uploadingName) is what an upload that did not finish left, and
-// reads as missing, with Partial set.
+// base image, a cloud-init seed): one with an upload marker beside it
+// (see uploadmark.go) is one whose upload has not finished, and reads
+// as missing, with Partial set.
 func (h *hostObs) uploaded(pool, name string, declared bool) (*volObs, error) {
 	v, err := h.declaredVolume(pool, name, declared)
 	if err != nil || !v.Exists {
 		return v, err
 	}
-	m, err := h.volume(pool, uploadingName(name))
-	if err != nil {
-		return nil, err
-	}
-	if !m.Exists {
-		return v, nil
+	ms, err := h.markers(pool, name)
+	if err != nil || len(ms) == 0 {
+		return v, err
 	}
 	partial := *v
 	partial.Exists, partial.Partial = false, true
+	for _, m := range ms {
+		partial.Markers = append(partial.Markers, m.Name)
+	}
 	return &partial, nil
+}
+
+// markers lists the upload markers of volume name in pool (see
+// uploadmark.go), from one listing of the pool per observation.
+func (h *hostObs) markers(pool, name string) ([]marker, error) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	names, ok := h.names[pool]
+	if !ok {
+		p, err := h.pool(pool)
+		if err != nil {
+			return nil, err
+		}
+		defer p.Free()
+		h.d.call()
+		if names, err = p.ListStorageVolumes(); err != nil {
+			return nil, fmt.Errorf("list the volumes of pool %s on %s: %w", pool, h.host, err)
+		}
+		if h.names == nil {
+			h.names = map[string][]string{}
+		}
+		h.names[pool] = names
+	}
+	return markersIn(names, name), nil
 }
 
 // domainType picks the <domain type> for new domains from the host's

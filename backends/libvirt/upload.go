@@ -1,11 +1,11 @@
 package libvirt
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
+	"slices"
+	"strings"
 	"sync/atomic"
 	"time"
 
@@ -25,29 +25,19 @@ import (
 // site therefore marks an upload in the pool itself: before it creates
 // the volume NAME it creates an empty volume named uploadingName(NAME)
 // (".NAME.uploading"), and deletes it only once every byte was sent and
-// the stream finished. Observing a volume that has its marker beside it
-// reads it as missing (volObs.Partial), so the plan uploads it again:
-// the partial volume is deleted first, then made and filled anew. The
+// the stream finished. Observing a volume that has a marker beside it
+// reads it as missing (volObs.Partial), so the plan uploads it. The
 // marker's leading dot keeps it apart from every name a spec may give a
 // volume (site vet wants a letter or digit first). A run that dies after
 // the last byte but before deleting the marker costs one upload more,
-// never a broken base.
-
-// uploadingName is the marker volume of an upload into name (see
-// above). A name too long to carry the marker's dot and suffix within a
-// file name's 255 bytes gets a marker named by its hash.
-func uploadingName(name string) string {
-	if n := "." + name + ".uploading"; len(n) <= 255 {
-		return n
-	}
-	sum := sha256.Sum256([]byte(name))
-	return ".uploading-" + hex.EncodeToString(sum[:16])
-}
+// never a broken base. The marker is the upload's lock too, since two
+// runs may upload one volume at once: see uploadmark.go.
 
 // partialReason says, after a plan's reason, why a volume that is there
-// is uploaded again.
-func partialReason(name string) string {
-	return "; the volume in the pool is what an upload that did not finish left (its marker " + uploadingName(name) + " is beside it): it is deleted and uploaded again"
+// is uploaded, markers naming the markers beside it.
+func partialReason(markers []string) string {
+	return "; an upload into the volume in the pool has not finished (its marker " + strings.Join(markers, ", ") +
+		" is beside it): apply waits while another run's upload goes on, and deletes and uploads again what a run that is gone left"
 }
 
 // uploadProgressEvery is how often a long upload says how far it got;
@@ -55,9 +45,10 @@ func partialReason(name string) string {
 var uploadProgressEvery = 5 * time.Second
 
 // createUploaded creates the volume def in pool and streams size bytes
-// from src into it, under its marker (see uploadingName). A volume of
-// that name already there is deleted first, but only when its marker
-// says it is what a failed upload left. A failed upload deletes its
+// from src into it, under a marker of its own (see uploadmark.go). It
+// waits while another run uploads it, and is done when that upload
+// finishes; it deletes a volume of that name only when it took the
+// upload over from a run proved gone. A failed upload deletes its
 // volume, and then its marker; whatever cannot be deleted stays marked,
 // so the next run uploads again.
 func (a *applier) createUploaded(pool string, def libvirtxml.StorageVolume, src io.Reader, size int64) error {
@@ -67,51 +58,72 @@ func (a *applier) createUploaded(pool string, def libvirtxml.StorageVolume, src 
 		return err
 	}
 	defer p.Free()
-	marker := uploadingName(def.Name)
-	done := a.calling("LookupStorageVolByName " + pool + "/" + marker)
-	mark, err := p.LookupStorageVolByName(marker)
-	done()
-	left := err == nil // a failed upload's marker, and maybe its volume
-	switch {
-	case left:
-	case !isCode(err, libvirt.ERR_NO_STORAGE_VOL):
-		return fmt.Errorf("look up volume %s/%s on %s: %w", pool, marker, a.host, err)
-	default:
-		m := libvirtxml.StorageVolume{Name: marker, Capacity: &libvirtxml.StorageVolumeSize{Value: 0, Unit: "bytes"},
-			Target: &libvirtxml.StorageVolumeTarget{Format: &libvirtxml.StorageVolumeTargetFormat{Type: "raw"}}}
-		x, err := m.Marshal()
+	var (
+		mark  *libvirt.StorageVol
+		mine  marker
+		stale []marker // taken over: deleted with what they marked
+	)
+	for mark == nil {
+		// The volume before its markers: a run creates its marker
+		// before the volume and deletes it after the last byte, so a
+		// volume seen with no marker after it is whole.
+		old, err := a.lookupVol(p, pool, def.Name)
 		if err != nil {
-			return fmt.Errorf("volume %s: %w", marker, err)
+			return err
 		}
-		done := a.calling("StorageVolCreateXML " + pool + "/" + marker)
-		mark, err = p.StorageVolCreateXML(x, 0)
-		done()
+		if old != nil {
+			old.Free()
+		}
+		ms, err := a.markers(p, pool, def.Name)
 		if err != nil {
-			return fmt.Errorf("create volume %s/%s on %s, which marks the upload of %s until it is complete: %w", pool, marker, a.host, what, err)
+			return err
+		}
+		mine, stale = marker{uploadingName(def.Name), 0}, nil
+		if len(ms) == 0 && old != nil {
+			a.run.Say(what + " was uploaded by another run meanwhile: nothing to upload")
+			return nil
+		}
+		if len(ms) > 0 {
+			top := ms[len(ms)-1]
+			state, why, err := a.waitMarker(p, pool, top, what)
+			if err != nil {
+				return err
+			}
+			if state == markerGone {
+				continue
+			}
+			a.run.Say(fmt.Sprintf("the upload into %s on %s: %s; this run takes it over (marker %s)", what, a.d.server(a.host), why, markerName(def.Name, top.Gen+1)))
+			mine, stale = marker{markerName(def.Name, top.Gen+1), top.Gen + 1}, ms
+		}
+		// nil: another run made this marker first; wait for it.
+		if mark, err = a.createMarker(p, pool, mine, what); err != nil {
+			return err
 		}
 	}
 	defer mark.Free()
 	unmark := func() error {
-		defer a.calling("Delete of volume " + pool + "/" + marker)()
+		defer a.calling("Delete of volume " + pool + "/" + mine.Name)()
 		if err := mark.Delete(0); err != nil {
 			return fmt.Errorf("delete volume %s/%s on %s, which marks the upload of %s: %w; delete it by hand (virsh -c %s vol-delete --pool %s %s), else the next run uploads %s again",
-				pool, marker, a.host, what, err, a.host, pool, marker, def.Name)
+				pool, mine.Name, a.host, what, err, a.host, pool, mine.Name, def.Name)
 		}
 		return nil
 	}
-	if left {
-		done := a.calling("LookupStorageVolByName " + what)
-		old, err := p.LookupStorageVolByName(def.Name)
-		done()
-		switch {
-		case isCode(err, libvirt.ERR_NO_STORAGE_VOL):
-		case err != nil:
-			return fmt.Errorf("look up volume %s on %s: %w", what, a.host, err)
-		default:
+	if len(stale) > 0 {
+		old, err := a.lookupVol(p, pool, def.Name)
+		if err != nil {
+			return err
+		}
+		if old != nil {
 			err := a.deletePartial(old, what)
 			old.Free()
 			if err != nil {
 				return fmt.Errorf("delete volume %s on %s, which an upload that did not finish left: %w", what, a.host, err)
+			}
+		}
+		for _, m := range stale {
+			if err := a.deleteMarker(p, pool, m.Name); err != nil {
+				return err
 			}
 		}
 	}
@@ -119,12 +131,17 @@ func (a *applier) createUploaded(pool string, def libvirtxml.StorageVolume, src 
 	if err != nil {
 		return fmt.Errorf("volume %s: %w", def.Name, err)
 	}
-	done = a.calling("StorageVolCreateXML " + what)
+	done := a.calling("StorageVolCreateXML " + what)
 	vol, err := p.StorageVolCreateXML(x, 0)
 	done()
+	if isCode(err, libvirt.ERR_STORAGE_VOL_EXIST) && len(stale) == 0 {
+		// Whole: its run deleted its marker between our two looks.
+		a.run.Say(what + " was uploaded by another run meanwhile: nothing to upload")
+		return unmark()
+	}
 	if err != nil {
 		err = fmt.Errorf("create volume %s on %s: %w", what, a.host, err)
-		if !left {
+		if len(stale) == 0 {
 			// Nothing was uploaded; a volume that was there already
 			// is not this run's to mark.
 			if uerr := unmark(); uerr != nil {
@@ -134,7 +151,17 @@ func (a *applier) createUploaded(pool string, def libvirtxml.StorageVolume, src 
 		return err
 	}
 	defer vol.Free()
-	if err := a.upload(vol, what, src, size); err != nil {
+	lost, stopBeat := a.beat(mark)
+	err = a.upload(vol, what, src, size, lost)
+	stopBeat()
+	if taken, terr := a.takenOver(p, pool, def.Name, mine, lost()); terr != nil || taken != "" {
+		if terr != nil {
+			return terr
+		}
+		// The volume is the new holder's now: nothing here is deleted.
+		return fmt.Errorf("%s took the upload into %s over while this run was paused (marker %s): it uploads it now; apply again once it has finished", taken, what, mine.Name)
+	}
+	if err != nil {
 		if derr := a.deletePartial(vol, what); derr != nil {
 			return fmt.Errorf("upload into %s on %s: %w (deleting the partial volume failed too: %v; it stays marked as partial, so the next run deletes it and uploads again)", what, a.host, err, derr)
 		}
@@ -144,6 +171,44 @@ func (a *applier) createUploaded(pool string, def libvirtxml.StorageVolume, src 
 		return fmt.Errorf("upload into %s on %s: %w; the partial volume was deleted", what, a.host, err)
 	}
 	return unmark()
+}
+
+// takenOver says which run took the upload under marker mine over
+// ("" when none did): this run's marker is gone (lost) or a newer one
+// is beside it.
+func (a *applier) takenOver(p *libvirt.StoragePool, pool, name string, mine marker, lost bool) (string, error) {
+	ms, err := a.markers(p, pool, name)
+	if err != nil {
+		return "", err
+	}
+	newer := len(ms) > 0 && ms[len(ms)-1].Gen > mine.Gen
+	if !lost && !newer && slices.Contains(ms, mine) {
+		return "", nil
+	}
+	if newer {
+		if v, err := a.lookupVol(p, pool, ms[len(ms)-1].Name); err == nil && v != nil {
+			defer v.Free()
+			if note, _, err := a.readNote(v, pool+"/"+ms[len(ms)-1].Name); err == nil {
+				return note.who(), nil
+			}
+		}
+	}
+	return "another site run", nil
+}
+
+// deleteMarker deletes marker volume name of pool p; one already gone
+// is no error.
+func (a *applier) deleteMarker(p *libvirt.StoragePool, pool, name string) error {
+	v, err := a.lookupVol(p, pool, name)
+	if err != nil || v == nil {
+		return err
+	}
+	defer v.Free()
+	defer a.calling("Delete of volume " + pool + "/" + name)()
+	if err := v.Delete(0); err != nil && !isCode(err, libvirt.ERR_NO_STORAGE_VOL) {
+		return fmt.Errorf("delete volume %s/%s on %s, the marker of an upload that did not finish: %w", pool, name, a.host, err)
+	}
+	return nil
 }
 
 // deletePartial deletes vol, named for a person by what ("pool/name"),
@@ -157,6 +222,10 @@ func (a *applier) deletePartial(vol *libvirt.StorageVol, what string) error {
 // partial volume is deleted, and the next run uploads it whole.
 var errUploadInterrupted = fmt.Errorf("stopped at the interrupt: %w", backends.ErrInterrupted)
 
+// errUploadTakenOver stops an upload whose marker another run deleted,
+// taking the upload over.
+var errUploadTakenOver = errors.New("stopped: another run took the upload over")
+
 // upload streams size bytes read from r into vol (StorageVolUpload),
 // following the binding's own integration test: a seed from memory and
 // a base image from a file take the same path. Opening and finishing
@@ -165,8 +234,8 @@ var errUploadInterrupted = fmt.Errorf("stopped at the interrupt: %w", backends.E
 // says how far it got, every uploadProgressEvery: a 3 GiB image takes
 // minutes, and a single "waiting to answer StorageVolUpload" read as a
 // host that hung. The run's first interrupt stops it between two
-// chunks.
-func (a *applier) upload(vol *libvirt.StorageVol, what string, r io.Reader, size int64) error {
+// chunks, and so does lost (nil: never) reporting true.
+func (a *applier) upload(vol *libvirt.StorageVol, what string, r io.Reader, size int64, lost func() bool) error {
 	done := a.calling("NewStream for " + what)
 	st, err := a.c.NewStream(0)
 	done()
@@ -188,6 +257,10 @@ func (a *applier) upload(vol *libvirt.StorageVol, what string, r io.Reader, size
 	err = st.SendAll(func(_ *libvirt.Stream, n int) ([]byte, error) {
 		if a.run.Interrupted() {
 			stopped = errUploadInterrupted
+			return nil, stopped
+		}
+		if lost != nil && lost() {
+			stopped = errUploadTakenOver
 			return nil, stopped
 		}
 		buf := make([]byte, n)

@@ -1,6 +1,7 @@
 package libvirt
 
 import (
+	"bytes"
 	"os"
 	"path/filepath"
 	"strings"
@@ -98,4 +99,52 @@ func TestUploadingNameFitsAFileName(t *testing.T) {
 	if uploadingName(long) == uploadingName(long[1:]) {
 		t.Error("two long names share a marker")
 	}
+}
+
+// TestStaleUploadIsTakenOver: markers whose runs ran elsewhere (so no
+// process can be asked) and that stop growing are stale: after
+// staleAfter the apply takes the upload over with a marker of the next
+// generation, deletes the partial volume and every older marker, and
+// uploads the image whole; the plan before names the markers.
+func TestStaleUploadIsTakenOver(t *testing.T) {
+	r, pool := storageRig(t)
+	beat := uploadBeat
+	uploadBeat = 20 * time.Millisecond
+	t.Cleanup(func() { uploadBeat = beat })
+	img := pattern(4 << 20)
+	src := filepath.Join(t.TempDir(), "big.raw")
+	if err := os.WriteFile(src, img, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r.makePool(pool)
+	elsewhere := markerNote{Machine: "elsewhere", PID: 1, Boot: "another-kernel", PIDNS: "pid:[1]", Since: "2026-01-01T00:00:00Z"}
+	r.upload("images", "big.raw", img[:1<<20])
+	r.upload("images", markerName("big.raw", 0), elsewhere.bytes())
+	r.upload("images", markerName("big.raw", 1), elsewhere.bytes())
+	vm := r.stopped("web", pool, model.Disk{Pool: "images", Name: "web-root", SizeBytes: 8 << 20, Base: "big.raw"})
+	vm.Images = []*model.Image{{Pool: pool, Name: "big.raw", Source: src}}
+	g := r.graph([]*model.VM{vm}, nil)
+	obs, run := r.diff(g)
+	var plan string
+	for _, c := range obs.Plan.Changes {
+		if c.Key == volumeKey(sessionHost, "images", "big.raw") {
+			plan = c.Reason
+		}
+	}
+	if !strings.Contains(plan, "its marker .big.raw.uploading, .big.raw.uploading.1 is beside it") {
+		t.Errorf("the plan for big.raw says %q, want it to name both markers", plan)
+	}
+	var said []string
+	run.Progress = func(line string) { said = append(said, line) }
+	r.apply(g, obs, run)
+	if got, err := os.ReadFile(filepath.Join(pool.Path, "big.raw")); err != nil || !bytes.Equal(got, img) {
+		t.Fatalf("big.raw after the apply is not the image (err %v)", err)
+	}
+	if left, _ := filepath.Glob(filepath.Join(pool.Path, ".big.raw.uploading*")); len(left) > 0 {
+		t.Errorf("markers left in the pool: %v", left)
+	}
+	if s := strings.Join(said, "\n"); !strings.Contains(s, "another site run (pid 1 on elsewhere, since 2026-01-01T00:00:00Z) left it unfinished: its marker has not grown for 60ms; this run takes it over (marker .big.raw.uploading.2)") {
+		t.Errorf("the apply said:\n%s\nwant it to say whose upload it took over, why and under which marker", s)
+	}
+	r.converge(g)
 }

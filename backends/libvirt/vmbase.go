@@ -3,6 +3,7 @@ package libvirt
 import (
 	"fmt"
 	"path/filepath"
+	"strings"
 
 	"github.com/site-tools/site/compiler/model"
 	"github.com/site-tools/site/compiler/plan"
@@ -43,8 +44,8 @@ func (p *vmPlanner) base(disk model.Disk) (*baseImage, error) {
 		return nil, fmt.Errorf("VM %s: disk %s starts from base volume %s in pool %s on %s (host %s), but that pool %s, so the base cannot be checked: have site make and start it first (site apply --target %s), make sure the image is in it (copy the file into the pool's directory and run virsh pool-refresh %s, or virsh vol-upload), then apply again",
 			vm.Name, disk.Name, disk.Base, disk.Pool, vm.Host, vm.HostName, vol.NoPool, poolStepID(vm, disk.Pool), disk.Pool)
 	case vol.Partial:
-		return nil, fmt.Errorf("VM %s: disk %s starts from base volume %s in pool %s on %s (host %s), but an upload into it did not finish (its marker %s is beside it), so it is not the image: declare it in site.cue (hosts: %s: images: %q: {pool: %q, source: FILE}) for site to upload it again, or delete both volumes and upload it yourself (virsh -c %s vol-delete --pool %s %s; virsh -c %s vol-delete --pool %s %s); nothing was changed",
-			vm.Name, disk.Name, disk.Base, disk.Pool, vm.Host, vm.HostName, uploadingName(disk.Base), vm.HostName, disk.Base, disk.Pool, vm.Host, disk.Pool, disk.Base, vm.Host, disk.Pool, uploadingName(disk.Base))
+		return nil, fmt.Errorf("VM %s: disk %s starts from base volume %s in pool %s on %s (host %s), but an upload into it has not finished (its marker %s is beside it), so it is not the image yet: if no other site run is uploading it, declare it in site.cue (hosts: %s: images: %q: {pool: %q, source: FILE}) for site to upload it again, or delete the volume and its marker and upload it yourself (virsh -c %s vol-delete --pool %s %s; virsh -c %s vol-delete --pool %s %s); nothing was changed",
+			vm.Name, disk.Name, disk.Base, disk.Pool, vm.Host, vm.HostName, strings.Join(vol.Markers, ", "), vm.HostName, disk.Base, disk.Pool, vm.Host, disk.Pool, disk.Base, vm.Host, disk.Pool, vol.Markers[len(vol.Markers)-1])
 	case !vol.Exists:
 		return nil, fmt.Errorf("VM %s: disk %s starts from base volume %s, which is not in pool %s on %s (host %s): declare it in site.cue (hosts: %s: images: %q: {pool: %q, source: FILE}) for site to upload, or provide it yourself: virsh -c %s vol-create-as %s %s SIZE --format qcow2 && virsh -c %s vol-upload --pool %s %s FILE (or copy the file into the pool's directory and run virsh pool-refresh %s); nothing was changed",
 			vm.Name, disk.Name, disk.Base, disk.Pool, vm.Host, vm.HostName, vm.HostName, disk.Base, disk.Pool, vm.Host, disk.Pool, disk.Base, vm.Host, disk.Pool, disk.Base, disk.Pool)

@@ -184,7 +184,7 @@ func (p *vmPlanner) planSeed(want *wantDomain) error {
 	if !vol.Exists {
 		reason := "cloud-init seed (" + s.InstanceID + ") uploaded into the pool"
 		if vol.Partial {
-			reason += partialReason(s.Name)
+			reason += partialReason(vol.Markers)
 		}
 		p.change(volumeKey(vm.Host, want.seedPool, s.Name), plan.ActionCreate, plan.ImpactNone,
 			reason, nil, map[string]any{"size": sizeString(uint64(len(s.ISO)))})

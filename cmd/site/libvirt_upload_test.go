@@ -6,6 +6,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -101,4 +102,94 @@ func TestKilledImageUploadIsUploadedAgain(t *testing.T) {
 		t.Fatalf("after apply, big.raw in the pool is not the image (err %v)", err)
 	}
 	site(exitOK, "diff", "--detailed-exitcode")
+}
+
+// TestTwoAppliesShareAnImageUpload: two tenants' VMs start from one
+// base image, and their applies run at once (each holds only its own
+// tenant's lock). The second must not take the first's upload, still
+// going, for one that did not finish: deleting it and uploading anew
+// would let the first's end remove the marker of the second's upload,
+// and a third run take a partial volume for the image. It waits for
+// the first to finish and uploads nothing. The first run is stopped
+// (SIGSTOP) mid-upload until the second says it waits, so "at once" is
+// a fact, not a matter of timing; it beats again as soon as it goes on.
+func TestTwoAppliesShareAnImageUpload(t *testing.T) {
+	sitePath := siteProcess(t)
+	s := libvirttest.StartSession(t)
+	t.Setenv(libvirt.URIMapEnv, "qemu:///session="+s.URI)
+	t.Setenv("NO_COLOR", "1")
+	img, want := bigImage(t, 256<<20)
+	pool := filepath.Join(s.Dir, "vp")
+	tenant := func(name string) string {
+		return `package tenants
+
+tenants: ` + name + `: {
+	domain: "` + name + `.example.test"
+	vms: ` + name + `vm: {
+		host:      "local"
+		autostart: false
+		running:   false
+		memory:    "64MiB"
+		disks: [{pool: "vp", name: "` + name + `-root", size: "512MiB", base: "big.raw"}]
+	}
+}
+`
+	}
+	dir := writeSpecs(t, siteSrc(`hosts: local: {uri: "qemu:///session", pools: vp: {type: "dir", path: "`+pool+`"}, images: "big.raw": {pool: "vp", source: "`+img+`"}}`,
+		grant{tenant: "lab", domains: []string{"lab.example.test"}, hosts: []string{"local"}},
+		grant{tenant: "lab2", domains: []string{"lab2.example.test"}, hosts: []string{"local"}}),
+		map[string]string{"lab.cue": tenant("lab"), "lab2.cue": tenant("lab2")})
+	specRunner(t, filepath.Join(dir, "lab.cue"))(exitOK, "apply", "--only", "storage", "--target", "pool/qemu:///session/vp")
+
+	start := func(tenant string) (*exec.Cmd, *watchBuffer, chan struct{}, *error) {
+		out := &watchBuffer{changed: make(chan struct{})}
+		cmd := exec.Command(sitePath, "apply", filepath.Join(dir, tenant+".cue"))
+		cmd.Stdout, cmd.Stderr = out, out
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		done, res := make(chan struct{}), new(error)
+		go func() { *res = cmd.Wait(); close(done) }()
+		t.Cleanup(func() { _ = cmd.Process.Kill(); <-done })
+		return cmd, out, done, res
+	}
+	first, firstOut, firstDone, firstErr := start("lab")
+	vol := filepath.Join(pool, "big.raw")
+	for {
+		if _, err := os.Stat(vol); err == nil {
+			break
+		}
+		select {
+		case <-firstDone:
+			t.Fatalf("the first apply ended before its upload began (%v):\n%s", *firstErr, firstOut.String())
+		case <-time.After(time.Millisecond):
+		}
+	}
+	if err := first.Process.Signal(syscall.SIGSTOP); err != nil {
+		t.Fatal(err)
+	}
+	_, secondOut, secondDone, secondErr := start("lab2")
+	waits := secondOut.waitFor("is uploading vp/big.raw", secondDone)
+	if err := first.Process.Signal(syscall.SIGCONT); err != nil {
+		t.Fatal(err)
+	}
+	if !waits {
+		<-firstDone
+		t.Fatalf("the second apply did not wait for the first's upload (exit %v):\n%s\nfirst apply (exit %v):\n%s", *secondErr, secondOut.String(), *firstErr, firstOut.String())
+	}
+	<-firstDone
+	<-secondDone
+	if *firstErr != nil || *secondErr != nil {
+		t.Fatalf("first apply: %v\n%s\nsecond apply: %v\n%s", *firstErr, firstOut.String(), *secondErr, secondOut.String())
+	}
+	if !strings.Contains(secondOut.String(), "vp/big.raw was uploaded by another run") {
+		t.Errorf("the second apply does not say the other run uploaded the image:\n%s", secondOut.String())
+	}
+	if got, err := os.ReadFile(vol); err != nil || !bytes.Equal(got, want) {
+		t.Fatalf("after both applies, big.raw in the pool is not the image (err %v)", err)
+	}
+	if left, _ := filepath.Glob(filepath.Join(pool, ".big.raw.uploading*")); len(left) > 0 {
+		t.Errorf("markers left in the pool after both uploads finished: %v", left)
+	}
+	specRunner(t, filepath.Join(dir, "lab2.cue"))(exitOK, "diff", "--detailed-exitcode")
 }
