@@ -84,7 +84,13 @@ func liveDiffers(o *domObs, ds *domainShapes) map[string]bool {
 	return out
 }
 
+// restartHint says how long a change stays pending: until the restart
+// this plan makes when the run asked for it (planRunning), else until
+// the next shutdown, and how to restart now.
 func (p *vmPlanner) restartHint() string {
+	if p.vm.Running && p.run.Restart[p.vm.Tenant+"/"+p.vm.Name] {
+		return "pending until the restart below, which this run makes as asked with --restart"
+	}
 	return fmt.Sprintf("pending until the guest's next shutdown (site apply --restart %s/%s --ack %s restarts it now)", p.vm.Tenant, p.vm.Name, plan.GateVMRestart)
 }
 
