@@ -5,7 +5,9 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"slices"
 	"sort"
+	"strings"
 	"sync"
 
 	"libvirt.org/go/libvirt"
@@ -411,23 +413,87 @@ func (h *hostObs) uploaded(pool, name string, declared bool) (*volObs, error) {
 func (h *hostObs) markers(pool, name string) ([]marker, error) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	names, ok := h.names[pool]
-	if !ok {
-		p, err := h.pool(pool)
-		if err != nil {
-			return nil, err
-		}
-		defer p.Free()
-		h.d.call()
-		if names, err = p.ListStorageVolumes(); err != nil {
-			return nil, fmt.Errorf("list the volumes of pool %s on %s: %w", pool, h.host, err)
-		}
-		if h.names == nil {
-			h.names = map[string][]string{}
-		}
-		h.names[pool] = names
+	names, err := h.volNames(pool)
+	if err != nil {
+		return nil, err
 	}
 	return markersIn(names, name), nil
+}
+
+// volNames lists the names of pool's volumes, once per observation;
+// h.mu is held.
+func (h *hostObs) volNames(pool string) ([]string, error) {
+	if names, ok := h.names[pool]; ok {
+		return names, nil
+	}
+	p, err := h.pool(pool)
+	if err != nil {
+		return nil, err
+	}
+	defer p.Free()
+	h.d.call()
+	names, err := p.ListStorageVolumes()
+	if err != nil {
+		return nil, fmt.Errorf("list the volumes of pool %s on %s: %w", pool, h.host, err)
+	}
+	if h.names == nil {
+		h.names = map[string][]string{}
+	}
+	h.names[pool] = names
+	return names, nil
+}
+
+// volumesThere names the volumes of pool for a message that did not
+// find one (", which holds a, b"; upload markers left out), "" when
+// they cannot be listed.
+func (h *hostObs) volumesThere(pool string) string {
+	h.mu.Lock()
+	names, err := h.volNames(pool)
+	h.mu.Unlock()
+	if err != nil {
+		return ""
+	}
+	var out []string
+	for _, n := range names {
+		if !strings.HasPrefix(n, ".") {
+			out = append(out, n)
+		}
+	}
+	if len(out) == 0 {
+		return ", which is empty"
+	}
+	return ", which holds " + someNames(out)
+}
+
+// poolsThere names the host's storage pools for a message that did not
+// find one ("pools there: a, b"), "" when they cannot be listed.
+func (h *hostObs) poolsThere() string {
+	h.d.call()
+	pools, err := h.conn.ListAllStoragePools(0)
+	if err != nil {
+		return ""
+	}
+	var out []string
+	for _, p := range pools {
+		if n, err := p.GetName(); err == nil {
+			out = append(out, n)
+		}
+		_ = p.Free()
+	}
+	return "; pools there: " + someNames(out)
+}
+
+// someNames lists names sorted, at most 20 of them, for a message.
+func someNames(names []string) string {
+	if len(names) == 0 {
+		return "none"
+	}
+	slices.Sort(names)
+	const most = 20
+	if len(names) > most {
+		return strings.Join(names[:most], ", ") + fmt.Sprintf(" and %d more", len(names)-most)
+	}
+	return strings.Join(names, ", ")
 }
 
 // domainType picks the <domain type> for new domains from the host's

@@ -1,6 +1,7 @@
 package libvirt
 
 import (
+	"errors"
 	"fmt"
 	"slices"
 	"strconv"
@@ -24,6 +25,9 @@ func (p *vmPlanner) planDisks(want *wantDomain, owned map[string]ownedVolume) er
 	vm := p.vm
 	for _, disk := range vm.Disks {
 		vol, err := p.h.declaredVolume(disk.Pool, disk.Name, p.declared(disk.Pool))
+		if np := (noPoolError{}); errors.As(err, &np) && np.why == poolMissing {
+			return fmt.Errorf("%sVM %s: disk %s: %w%s", at(disk.Pos), vm.Name, disk.Name, err, p.h.poolsThere())
+		}
 		if err != nil {
 			return err
 		}
