@@ -43,9 +43,10 @@ something needs its gate acknowledged with --ack GATE-ID. When one is
 missing apply changes nothing, names each gate and the changes behind
 it, prints the command that acknowledges them, and exits 3. A step that
 could not be planned (not observed, or observed and refused) stops
-apply too (exit 1), unless its gate (e.g.
-GATE-SECRET-UNREACHABLE) is acknowledged: then it and the steps that
-depend on it are deferred and the rest goes on.
+apply too: exit 1, or 3 when every such step waits for a gate (e.g.
+GATE-SECRET-UNREACHABLE, no address of a secret store answered). With
+that gate acknowledged, they and the steps that depend on them are
+deferred and the rest goes on.
 
 --target PATTERN (repeatable) keeps only the steps whose ID matches (as
 site graph names them; * also matches /, e.g. 'vm/*/keys'), plus the
@@ -104,7 +105,8 @@ sooner.
 Exit codes: 0 converged, 1 an error, a step that failed or did not
 converge, a question not answered "yes", an interrupted run, or the
 tenant locked by another apply, 3 a
-gate was not acknowledged (nothing was changed), 130 a second
+gate was not acknowledged (nothing was changed; an unreachable secret
+store's GATE-SECRET-UNREACHABLE too), 130 a second
 interrupt.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return runApply(cmd, args, o)

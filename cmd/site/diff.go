@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -55,7 +57,8 @@ the steps in scope.
 
 --ack GATE-SECRET-UNREACHABLE shows the steps whose secret cannot be
 read as deferred (as apply would defer them) and exits as if they were
-not in scope; without it they make diff exit 1. apply's other gates
+not in scope; without it they make diff exit 3, as apply, and the
+message ends with the command that adds it. apply's other gates
 change nothing in a diff; those of site disown and site unlock are
 refused, as apply refuses them.
 
@@ -65,8 +68,9 @@ apply --plan) is the one apply carries out.
 
 Exit codes: 0 no changes (or changes without --detailed-exitcode), 2
 changes present with --detailed-exitcode, 1 an error or a step that
-could not be planned (not observed, or refused; and not deferred by
---ack).`,
+could not be planned (not observed, or refused) and that no gate
+defers, 3 steps that could not be planned and each wait for a gate not
+acknowledged (GATE-SECRET-UNREACHABLE).`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return runDiff(cmd, args, diffOptions{pf, format, out, detailed})
 		},
@@ -181,17 +185,74 @@ func runDiff(cmd *cobra.Command, args []string, o diffOptions) (err error) {
 	// A step held back by a gate the user acknowledged (an unreachable
 	// secret store with --ack GATE-SECRET-UNREACHABLE) is deferred, as
 	// apply would defer it: shown, not an error.
-	if n := len(p.Unobserved(run.Acked)); n > 0 {
+	if stuck := p.Unobserved(run.Acked); len(stuck) > 0 {
 		where := `see "Not planned" above`
 		if o.format == "json" {
 			where = `see "blocked" in the plan`
 		}
-		return withCode(exitError, fmt.Errorf("%s could not be planned, so this plan is incomplete: %s", count(n, "step"), where))
+		// As apply: a step that no gate defers is an error whatever is
+		// acknowledged; steps that each wait for a gate not
+		// acknowledged are blocked by gates (exit 3), and the message
+		// ends with the command that shows them deferred.
+		if gates := waitingGates(stuck); gates != nil {
+			n := len(stuck)
+			return withCode(exitGated, fmt.Errorf("%s could not be planned without %s acknowledged, so this plan is incomplete: %s; to show %s deferred, as site apply would defer %s, run: %s",
+				count(n, "step"), joinGates(gates), where, them(n), them(n), diffCommand(args, o, gates)))
+		}
+		return withCode(exitError, fmt.Errorf("%s could not be planned, so this plan is incomplete: %s", count(len(stuck), "step"), where))
 	}
 	if o.detailed && p.HasChanges() {
 		return withCode(exitChanges, nil)
 	}
 	return nil
+}
+
+// waitingGates returns the gates the stuck steps wait for, sorted, or
+// nil when one of them has none (no acknowledgement would plan it).
+func waitingGates(stuck []plan.Blocked) []plan.Gate {
+	var gates []plan.Gate
+	for _, b := range stuck {
+		if b.Gate == "" {
+			return nil
+		}
+		if !slices.Contains(gates, b.Gate) {
+			gates = append(gates, b.Gate)
+		}
+	}
+	slices.Sort(gates)
+	return gates
+}
+
+// joinGates names gates as a message does: "A", "A and B", "A, B and C".
+func joinGates(gates []plan.Gate) string {
+	s := make([]string, len(gates))
+	for i, g := range gates {
+		s[i] = string(g)
+	}
+	if len(s) == 1 {
+		return s[0]
+	}
+	return strings.Join(s[:len(s)-1], ", ") + " and " + s[len(s)-1]
+}
+
+// diffCommand is the diff that was run, with --ack for each of gates:
+// the command that shows the steps waiting for them as deferred.
+func diffCommand(args []string, o diffOptions, gates []plan.Gate) string {
+	var extra []string
+	if o.format != "text" {
+		extra = append(extra, "--format", o.format)
+	}
+	if o.out != "" {
+		extra = append(extra, "--out", shellQuote(o.out))
+	}
+	if o.detailed {
+		extra = append(extra, "--detailed-exitcode")
+	}
+	words := append(commandWords("diff", args...), o.words(extra...)...)
+	for _, g := range gates {
+		words = append(words, "--ack", string(g))
+	}
+	return strings.Join(words, " ")
 }
 
 // savePlan writes p as JSON to path through a temporary file, so an

@@ -67,7 +67,9 @@ reading API tokens from Vault/OpenBao.
   site export powerdns ...                  adopt a live zone as a spec
 
 Exit codes: 0 ok or no changes, 1 error, 2 changes present (diff
---detailed-exitcode), 3 blocked by a gate that was not acknowledged.`,
+--detailed-exitcode), 3 blocked by a gate that was not acknowledged
+(apply; diff too when a step waits for one, as for an unreachable
+secret store).`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
