@@ -235,6 +235,9 @@ func buildOperator(path string, pos *positions, raw *rawSite) (*operator, Diagno
 		o.vaults[name] = v
 	}
 	vaultRef := func(p []string, c model.Credential) {
+		if c.Vault != nil {
+			c.Vault.Pos = pos.pos(at(p, "vault")...)
+		}
 		if c.Vault != nil && o.vaults[c.Vault.Vault] == nil {
 			errorf(append(p, "vault", "vault"), "no vault %q is declared; declare it under vaults, or use one of: %s", c.Vault.Vault, names(o.vaults))
 		}

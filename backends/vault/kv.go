@@ -55,6 +55,16 @@ func (r *reader) loginFailure(att *attempt, err error) error {
 		att.addr, r.appRoleMount(), att.reason, r.appRoleMount(), credName(ar.SecretID), credName(ar.RoleID))
 }
 
+// refAt says where site.cue writes the secret's reference: "at
+// FILE:LINE:COL", or "in site.cue" when the step was built without it.
+func (r *reader) refAt() string {
+	p := r.sec.Ref.Pos
+	if !p.IsValid() {
+		return "in site.cue"
+	}
+	return fmt.Sprintf("at %s:%d:%d", p.File, p.Line, p.Col)
+}
+
 // credName names where a credential comes from, never its value.
 func credName(c model.Credential) string {
 	if c.Env != "" {
@@ -92,8 +102,8 @@ func (r *reader) getFailure(att *attempt, err error, what string) error {
 	case !att.answered, isServerTrouble(err):
 		return nil
 	case errors.Is(err, api.ErrSecretNotFound):
-		return fmt.Errorf("secret %s does not exist at %s: write it (vault kv put -mount=%s %s %s=...) or fix the reference in the spec",
-			what, addr, r.mount(), r.sec.Ref.Path, r.sec.Ref.Key)
+		return fmt.Errorf("secret %s does not exist at %s: write it (vault kv put -mount=%s %s %s=...) or fix the reference %s",
+			what, addr, r.mount(), r.sec.Ref.Path, r.sec.Ref.Key, r.refAt())
 	case errors.As(err, &re) && re.StatusCode == http.StatusForbidden && invalidToken(re):
 		advice := "export a current token"
 		if r.sec.Store.AppRole != nil {
@@ -138,8 +148,8 @@ func (r *reader) value(kv *api.KVSecret, att attempt, what string) (*secret, att
 		}
 		sort.Strings(keys)
 		att.answered, att.reason = true, "no such key"
-		return nil, att, fmt.Errorf("secret %s at %s has no key %q (its keys: %s): add the key or fix the reference in the spec",
-			what, addr, r.sec.Ref.Key, strings.Join(keys, ", "))
+		return nil, att, fmt.Errorf("secret %s at %s has no key %q (its keys: %s): add the key or fix the reference %s",
+			what, addr, r.sec.Ref.Key, strings.Join(keys, ", "), r.refAt())
 	}
 	val, ok := raw.(string)
 	if !ok || val == "" {

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -166,7 +165,9 @@ func TestIncident1_RenderedSpecLoads(t *testing.T) {
 			if zone.DNSSEC != tc.zone.DNSSEC {
 				t.Errorf("dnssec: got %v, want %v", zone.DNSSEC, tc.zone.DNSSEC)
 			}
-			if !reflect.DeepEqual(zone.Provider, tc.zone.Provider) {
+			// Compared as JSON, which leaves out where site.cue writes a
+			// credential (model.VaultRef.Pos): what it says must match.
+			if jsonString(zone.Provider) != jsonString(tc.zone.Provider) {
 				t.Errorf("provider: got %s, want %s", jsonString(zone.Provider), jsonString(tc.zone.Provider))
 			}
 			var got []string

@@ -49,6 +49,9 @@ type VaultRef struct {
 	Vault string `json:"vault"` // a key of Spec.Vaults
 	Path  string `json:"path"`
 	Key   string `json:"key"`
+	// Pos is where site.cue writes the reference, so a path or key the
+	// store does not hold is pointed to; not part of what is read.
+	Pos Pos `json:"-"`
 }
 
 // Vault is one of the operator's Vault/OpenBao stores and how site
