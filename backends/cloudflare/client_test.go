@@ -169,7 +169,7 @@ func TestClassifyCutBody(t *testing.T) {
 	if got := Classify(err); got != backends.ClassTransient {
 		t.Errorf("got class %s, want %s (error: %v)", got, backends.ClassTransient, err)
 	}
-	if msg := describe("listing records", err).Error(); strings.Contains(msg, "refused") || !strings.Contains(msg, "re-run") {
+	if msg := describe("listing records", needDNSEdit("example.com."), err).Error(); strings.Contains(msg, "refused") || !strings.Contains(msg, "re-run") {
 		t.Errorf("got %q, want a temporary failure to re-run, not a refusal", msg)
 	}
 }

@@ -48,7 +48,7 @@ type dnssecDetails struct {
 func readDNSSEC(ctx context.Context, api *cf.API, zoneID, zone string) (*dnssecDetails, error) {
 	res, err := api.Raw(ctx, http.MethodGet, "/zones/"+zoneID+"/dnssec", nil, nil)
 	if err != nil {
-		return nil, describe(fmt.Sprintf("reading the DNSSEC status of Cloudflare zone %s", zone), err)
+		return nil, describe(fmt.Sprintf("reading the DNSSEC status of Cloudflare zone %s", zone), needDNSEdit(zone), err)
 	}
 	var out dnssecDetails
 	if err := json.Unmarshal(res.Result, &out); err != nil || out.Status == "" {

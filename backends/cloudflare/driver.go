@@ -183,7 +183,8 @@ func (d *Driver) Plan(ctx context.Context, step *graph.Step, run *backends.Run) 
 	if err != nil {
 		return nil, err
 	}
-	return d.plan(ctx, step, run, &detail{api: api, chunk: chunk, requests: requests})
+	sp, err := d.plan(ctx, step, run, &detail{api: api, chunk: chunk, requests: requests})
+	return sp, tokenFrom(err, step.Zone.Provider.Cloudflare.Token)
 }
 
 // plan observes the zone through det's client and plans it, with the DS
@@ -244,6 +245,11 @@ func (d *Driver) client(step *graph.Step, run *backends.Run) (*cf.API, *calls, e
 // records back and compares them with what was written (verify.go). On
 // a stale observation it re-observes and re-plans once.
 func (d *Driver) Apply(ctx context.Context, sp *backends.StepPlan, run *backends.Run) (*backends.StepResult, error) {
+	res, err := d.apply(ctx, sp, run)
+	return res, tokenFrom(err, sp.Step.Zone.Provider.Cloudflare.Token)
+}
+
+func (d *Driver) apply(ctx context.Context, sp *backends.StepPlan, run *backends.Run) (*backends.StepResult, error) {
 	det, ok := sp.Detail.(*detail)
 	if !ok {
 		return nil, fmt.Errorf("step %s: no Cloudflare plan to apply (plan it in this process first)", sp.Step.ID)

@@ -450,12 +450,12 @@ func TestErrors(t *testing.T) {
 				}
 				return ""
 			}
-		}, backends.ClassAuth, "token was refused"},
+		}, backends.ClassAuth, "Cloudflare refused the API token from env CLOUDFLARE_API_TOKEN: it needs Zone:Read"},
 		// Nothing listens on port 1 of loopback: the cause comes first,
 		// then what to do ends the message.
 		{"no answer", func(f *fixture, s *graph.Step) { s.Zone.Provider.Cloudflare.APIURL = "http://127.0.0.1:1/client/v4" },
 			backends.ClassTransient, "connection refused; a temporary failure: re-run later"},
-		{"unknown zone", func(f *fixture, s *graph.Step) { s.Zone.Name = "nope.example.net." }, "", "has no zone nope.example.net"},
+		{"unknown zone", func(f *fixture, s *graph.Step) { s.Zone.Name = "nope.example.net." }, "", "has no zone nope.example.net that the token from env CLOUDFLARE_API_TOKEN can see"},
 		{"token unset", func(f *fixture, s *graph.Step) { f.run.Getenv = func(string) string { return "" } }, "", "CLOUDFLARE_API_TOKEN"},
 		{"batch size out of range", func(f *fixture, s *graph.Step) {
 			f.run.Getenv = func(k string) string {
@@ -693,5 +693,73 @@ func TestProxiedApexAlias(t *testing.T) {
 	}
 	if again := f.plan(t, step); len(again.Changes) != 0 {
 		t.Errorf("after apply got changes %q, want none", summary(again.Changes))
+	}
+}
+
+// TestRefusedTokenNamesItsSource: when Cloudflare refuses the token,
+// the message names where it came from (the environment variable, or
+// the store, path and key of the vault secret), never the token, and
+// the permission the refused request needs on the zone: Zone:Read to
+// find it in the zone list, Zone:DNS:Edit to write its records.
+func TestRefusedTokenNamesItsSource(t *testing.T) {
+	const readOnly = "cf-read-only-token-77e1"
+	vaultRef := &model.VaultRef{Vault: "bao", Path: "dns/cloudflare", Key: "token"}
+	for _, tc := range []struct {
+		name  string
+		token string
+		cred  model.Credential
+		write bool // refused on write (Apply), not on the zone lookup (Plan)
+		want  []string
+	}{
+		{"wrong token from env", "not-the-token", model.Credential{Env: "CF_TOKEN"}, false, []string{
+			"looking up Cloudflare zone sjc.example.net: ",
+			"Cloudflare refused the API token from env CF_TOKEN: ",
+			"it needs Zone:Read to find zone sjc.example.net in the zone list",
+		}},
+		{"read-only token from env", readOnly, model.Credential{Env: "CF_TOKEN"}, true, []string{
+			"Cloudflare refused the API token from env CF_TOKEN: ",
+			"it needs Zone:DNS:Edit on zone sjc.example.net",
+		}},
+		{"read-only token from vault", readOnly, model.Credential{Vault: vaultRef}, true, []string{
+			"Cloudflare refused the API token from vault bao dns/cloudflare#token: ",
+			"it needs Zone:DNS:Edit on zone sjc.example.net",
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			f := newFixture(t)
+			f.fake.ReadOnlyToken(readOnly)
+			f.run.Getenv = func(k string) string {
+				if k == "CF_TOKEN" {
+					return tc.token
+				}
+				return ""
+			}
+			if tc.cred.Vault != nil {
+				f.run.SetSecret(graph.SecretStepID(*tc.cred.Vault), tc.token)
+			}
+			s := f.step(rr("keys."+zoneName, "A", 300, "192.0.2.1"))
+			s.Zone.Provider.Cloudflare.Token = tc.cred
+			sp, err := f.drv.Plan(context.Background(), s, f.run)
+			if tc.write {
+				if err != nil {
+					t.Fatalf("Plan: %v", err)
+				}
+				_, err = f.drv.Apply(context.Background(), sp, f.run)
+			}
+			if err == nil {
+				t.Fatal("got no error, want the token refused")
+			}
+			if Classify(err) != backends.ClassAuth {
+				t.Errorf("got class %s, want %s", Classify(err), backends.ClassAuth)
+			}
+			for _, w := range tc.want {
+				if !strings.Contains(err.Error(), w) {
+					t.Errorf("error does not say %q:\n%s", w, err)
+				}
+			}
+			if strings.Contains(err.Error(), tc.token) {
+				t.Errorf("error contains the token:\n%s", err)
+			}
+		})
 	}
 }

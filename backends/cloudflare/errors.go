@@ -6,21 +6,25 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"strings"
 	"syscall"
 
 	cf "github.com/cloudflare/cloudflare-go"
 
 	"github.com/site-tools/site/backends"
+	"github.com/site-tools/site/compiler/model"
 )
 
 // describe wraps a client error with what site was doing and what the
 // user can do about it, keeping the cause for Classify: what was done,
-// what went wrong, then what to do, so the advice ends the line.
-func describe(doing string, err error) error {
+// what went wrong, then what to do, so the advice ends the line. need
+// is the permission the request needs of the token (needList,
+// needDNSEdit), said when Cloudflare refuses the token.
+func describe(doing, need string, err error) error {
 	var hint string
 	switch Classify(err) {
 	case backends.ClassAuth:
-		hint = "the API token was refused: check that it is current and has Zone:Read and DNS:Edit on this zone"
+		return &tokenError{doing: doing, need: need, err: err}
 	case backends.ClassTransient:
 		hint = "a temporary failure: re-run later"
 	case backends.ClassConflict:
@@ -32,6 +36,56 @@ func describe(doing string, err error) error {
 		hint = "cancelled"
 	}
 	return fmt.Errorf("%s: %w; %s", doing, err, hint)
+}
+
+// needList is what the zone lookup needs of the token: it lists the
+// zones the token may read.
+func needList(zone string) string {
+	zone = strings.TrimSuffix(zone, ".")
+	return fmt.Sprintf("Zone:Read to find zone %s in the zone list (and Zone:DNS:Edit on it to write its records)", zone)
+}
+
+// needDNSEdit is what every request on a zone's DNS needs of the token:
+// site reads and writes the records with one token.
+func needDNSEdit(zone string) string {
+	zone = strings.TrimSuffix(zone, ".")
+	return fmt.Sprintf("Zone:DNS:Edit on zone %s (and Zone:Read to find it in the zone list)", zone)
+}
+
+// tokenError is Cloudflare refusing the API token (HTTP 401 or 403).
+// It says what the refused request needs of the token and, once the
+// driver has set from, where the token came from, so the operator
+// knows which token to fix and how; never the token.
+type tokenError struct {
+	doing, need string
+	// from is the provider's credential, set by the driver, which
+	// knows the provider; nil until then.
+	from *model.Credential
+	err  error
+}
+
+func (e *tokenError) Error() string {
+	from, put := "", "give site a token that has it"
+	switch c := e.from; {
+	case c != nil && c.Env != "":
+		from, put = " from "+c.Source(), "export "+c.Env+" holding a token that has it"
+	case c != nil && c.Vault != nil:
+		from, put = " from "+c.Source(), "write a token that has it to "+c.Source()
+	}
+	return fmt.Sprintf("%s: %v; Cloudflare refused the API token%s: it needs %s, or it is no longer current (expired, revoked or rolled): "+
+		"grant that to the token (Cloudflare dashboard, My Profile > API Tokens) or %s", e.doing, e.err, from, e.need, put)
+}
+
+func (e *tokenError) Unwrap() error { return e.err }
+
+// tokenFrom names in err, when it is Cloudflare refusing the token,
+// where the token came from.
+func tokenFrom(err error, c model.Credential) error {
+	var te *tokenError
+	if errors.As(err, &te) {
+		te.from = &c
+	}
+	return err
 }
 
 // alreadyExists are the codes that mean the observation was stale

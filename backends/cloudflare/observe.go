@@ -91,7 +91,7 @@ func (d *Driver) observe(ctx context.Context, api *cf.API, z *model.Zone) (*obse
 	name := strings.TrimSuffix(z.Name, ".")
 	zones, err := api.ListZonesContext(ctx, cf.WithZoneFilters(name, "", ""))
 	if err != nil {
-		return nil, describe(fmt.Sprintf("looking up Cloudflare zone %s", name), err)
+		return nil, describe(fmt.Sprintf("looking up Cloudflare zone %s", name), needList(name), err)
 	}
 	var ids []string
 	for _, zz := range zones.Result {
@@ -103,7 +103,7 @@ func (d *Driver) observe(ctx context.Context, api *cf.API, z *model.Zone) (*obse
 	}
 	switch len(ids) {
 	case 0:
-		return nil, fmt.Errorf("Cloudflare has no zone %s that this token can see: add the zone in Cloudflare (site does not create zones) or give the token Zone:Read and DNS:Edit on it", name)
+		return nil, fmt.Errorf("Cloudflare has no zone %s that the token from %s can see: add the zone in Cloudflare (site does not create zones) or give the token Zone:Read and Zone:DNS:Edit on it", name, z.Provider.Cloudflare.Token.Source())
 	case 1:
 	default:
 		return nil, fmt.Errorf("Cloudflare returned %d zones named %s for this token: restrict the token to one account", len(ids), name)
@@ -118,7 +118,7 @@ func (d *Driver) observe(ctx context.Context, api *cf.API, z *model.Zone) (*obse
 	for ; ; page++ {
 		recs, info, err := api.ListDNSRecords(ctx, rc, cf.ListDNSRecordsParams{ResultInfo: cf.ResultInfo{Page: page, PerPage: d.perPage()}})
 		if err != nil {
-			return nil, describe(fmt.Sprintf("listing records of Cloudflare zone %s (page %d)", name, page), err)
+			return nil, describe(fmt.Sprintf("listing records of Cloudflare zone %s (page %d)", name, page), needDNSEdit(name), err)
 		}
 		seen += len(recs)
 		if info != nil {

@@ -29,7 +29,7 @@ type soaSettings struct {
 func readSOA(ctx context.Context, api *cf.API, zoneID, zone string) (*soaSettings, error) {
 	res, err := api.Raw(ctx, http.MethodGet, "/zones/"+zoneID+"/dns_settings", nil, nil)
 	if err != nil {
-		return nil, describe(fmt.Sprintf("reading the DNS settings (SOA) of Cloudflare zone %s", zone), err)
+		return nil, describe(fmt.Sprintf("reading the DNS settings (SOA) of Cloudflare zone %s", zone), needDNSEdit(zone), err)
 	}
 	var out struct {
 		SOA *soaSettings `json:"soa"`
@@ -62,7 +62,7 @@ func writeSOA(ctx context.Context, det *detail, zone string, patch map[string]an
 		return nil, nil
 	}
 	if _, err := det.api.Raw(ctx, http.MethodPatch, "/zones/"+det.zoneID+"/dns_settings", patch, nil); err != nil {
-		return nil, describe(fmt.Sprintf("writing the SOA settings of Cloudflare zone %s", zone), err)
+		return nil, describe(fmt.Sprintf("writing the SOA settings of Cloudflare zone %s", zone), needDNSEdit(zone), err)
 	}
 	return []string{"updated the zone's SOA settings"}, nil
 }

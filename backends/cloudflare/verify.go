@@ -96,7 +96,7 @@ func (d *Driver) listChanged(ctx context.Context, det *detail, zone string, expe
 		q.Set("page", strconv.Itoa(page))
 		raw, err := det.api.Raw(ctx, http.MethodGet, "/zones/"+det.zoneID+"/dns_records?"+q.Encode(), nil, nil)
 		if err != nil {
-			return nil, page, describe(fmt.Sprintf("listing the changed records of Cloudflare zone %s (page %d)", zone, page), err)
+			return nil, page, describe(fmt.Sprintf("listing the changed records of Cloudflare zone %s (page %d)", zone, page), needDNSEdit(zone), err)
 		}
 		var recs []cf.DNSRecord
 		if err := json.Unmarshal(raw.Result, &recs); err != nil {

@@ -61,7 +61,7 @@ func (d *Driver) send(ctx context.Context, det *detail, zone string, ops []op, r
 			}
 		}
 		if _, err := det.api.Raw(ctx, http.MethodPost, "/zones/"+det.zoneID+"/dns_records/batch", req, nil); err != nil {
-			var failed error = &BatchError{Zone: zone, Index: i + 1, Of: n, Applied: done, Err: describe("batch", err)}
+			var failed error = &BatchError{Zone: zone, Index: i + 1, Of: n, Applied: done, Err: describe("batch", needDNSEdit(zone), err)}
 			if i > 0 {
 				failed = &backends.PartialError{Applied: i, Total: n, Err: failed}
 			}

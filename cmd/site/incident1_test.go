@@ -345,7 +345,7 @@ func TestIncident1_SecretNeverPrinted(t *testing.T) {
 			t.Errorf("a secret value appears in the output:\n%s", everything)
 		}
 	}
-	if !strings.Contains(everything, "permission denied") || !strings.Contains(everything, "token was refused") {
+	if !strings.Contains(everything, "permission denied") || !strings.Contains(everything, "Cloudflare refused the API token from vault bao dns/cloudflare#token: it needs Zone:Read") {
 		t.Errorf("the error paths did not run as intended:\n%s", everything)
 	}
 }

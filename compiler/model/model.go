@@ -43,6 +43,19 @@ type Credential struct {
 	Vault *VaultRef `json:"vault,omitempty"`
 }
 
+// Source names where the credential's value comes from, for messages
+// about a credential a service refused: "env NAME" or "vault STORE
+// PATH#KEY". Never the value.
+func (c Credential) Source() string {
+	switch {
+	case c.Env != "":
+		return "env " + c.Env
+	case c.Vault != nil:
+		return "vault " + c.Vault.Vault + " " + c.Vault.Path + "#" + c.Vault.Key
+	}
+	return "no source"
+}
+
 // VaultRef names one key of a KV v2 secret in one of the operator's
 // stores.
 type VaultRef struct {

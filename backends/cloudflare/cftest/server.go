@@ -24,7 +24,8 @@
 //	GET    /zones/{z}/dnssec                    DNSSEC status and DS (disabled unless SetDNSSEC)
 //
 // Every answer uses the v4 envelope {"success","errors","messages","result"}
-// (lists add "result_info"). Errors: 403 code 10000 for a wrong token;
+// (lists add "result_info"). Errors: 403 code 10000 for a wrong token,
+// and for a write with a token that may only read (ReadOnlyToken);
 // 400 code 81053 creating a CNAME where an A, AAAA or CNAME exists; 81054
 // creating an A or AAAA where a CNAME exists; 81058 for an identical
 // record; 404 code 81044 for an unknown record id; 429 with Retry-After
@@ -92,6 +93,10 @@ type Server struct {
 	zones  map[string]*zone // by id
 	nextID int
 	counts map[string]int
+
+	// readOnly is a second token that may read but not write
+	// (ReadOnlyToken), "" for none.
+	readOnly string
 
 	// BatchLimit is the most operations one batch may hold: 200 on the
 	// Free plan (the default here), 3,500 on paid plans.
@@ -226,6 +231,16 @@ func (s *Server) RateLimit(n, retryAfter int) {
 	s.rateLimited, s.retryAfter = n, retryAfter
 }
 
+// ReadOnlyToken makes the fake accept token for GET requests only, as
+// Cloudflare does a token with Zone:Read and Zone:DNS:Read but without
+// Zone:DNS:Edit: every write with it is answered 403 code 10000, the
+// answer the real API gives a token without the permission (see serve).
+func (s *Server) ReadOnlyToken(token string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.readOnly = token
+}
+
 // BadGateway makes the next n requests answer 502 with an HTML page, as
 // Cloudflare's edge does when the API behind it is down: no JSON
 // envelope, so a client must not read it as the API's refusal.
@@ -282,7 +297,9 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	// Cloudflare answers a token without permission with 403 code 10000.
 	// A malformed Authorization header gets 400 6003/6111 from the real
 	// API; the fake treats every wrong or missing token alike.
-	if r.Header.Get("Authorization") != "Bearer "+s.token {
+	auth := r.Header.Get("Authorization")
+	readOnly := s.readOnly != "" && auth == "Bearer "+s.readOnly
+	if auth != "Bearer "+s.token && (!readOnly || r.Method != http.MethodGet) {
 		writeError(w, &apiError{http.StatusForbidden, 10000, "Authentication error"})
 		return
 	}

@@ -39,6 +39,30 @@ func TestZoneLookupAndAuth(t *testing.T) {
 	}
 }
 
+// TestReadOnlyToken: a token that may only read lists the zone and its
+// records, and every write with it is refused 403 code 10000.
+func TestReadOnlyToken(t *testing.T) {
+	s := New("tok")
+	defer s.Close()
+	s.ReadOnlyToken("ro")
+	id := s.AddZone("example.com")
+	api := client(t, s, "ro")
+	if got, err := api.ZoneIDByName("example.com"); err != nil || got != id {
+		t.Fatalf("ZoneIDByName = %q, %v; want %q", got, err, id)
+	}
+	if _, _, err := api.ListDNSRecords(context.Background(), cloudflare.ZoneIdentifier(id), cloudflare.ListDNSRecordsParams{}); err != nil {
+		t.Fatalf("ListDNSRecords: %v", err)
+	}
+	_, err := api.CreateDNSRecord(context.Background(), cloudflare.ZoneIdentifier(id), cloudflare.CreateDNSRecordParams{Name: "a.example.com", Type: "A", Content: "192.0.2.1"})
+	var ae *cloudflare.AuthenticationError
+	if !errors.As(err, &ae) || !ae.InternalErrorCodeIs(10000) {
+		t.Errorf("create with a read-only token: got %v, want an AuthenticationError with code 10000", err)
+	}
+	if n := len(s.Records(id)); n != 0 {
+		t.Errorf("got %d records, want none written", n)
+	}
+}
+
 func TestCreateConflicts(t *testing.T) {
 	tests := []struct {
 		name     string
