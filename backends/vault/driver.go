@@ -18,7 +18,8 @@
 //
 // A run remembers what it learned about each store (memory.go):
 // an address that did not answer is not dialled again by the run's later
-// secret steps, which list the earlier attempt ("(earlier in this run)")
+// secret steps, which list the earlier attempt and what it was for
+// ("(earlier in this run, reading tenant sjc's apply lock entry: ...)")
 // in their messages instead, and the address that answered is tried
 // first. So a run with N secrets waits out a silent address once, not N
 // times. A store with an AppRole is logged in to once per run, for its

@@ -88,9 +88,7 @@ func (d *Driver) LockStore(ctx context.Context, store *model.Vault, tenant strin
 			return nil, err
 		}
 		if !att.answered && ctx.Err() == nil {
-			rem := att
-			rem.earlier = true
-			mem.failed[addr] = rem
+			mem.remember(att, fmt.Sprintf("reading tenant %s's apply lock entry: GET %s/data/%s", tenant, r.mount(), r.sec.Ref.Path))
 		}
 		tried = append(tried, att)
 		if ctx.Err() == nil {

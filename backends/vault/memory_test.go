@@ -178,8 +178,8 @@ func TestRunBlockedStoreListsEveryAddress(t *testing.T) {
 			"tried " + slow.url + ": no answer within 200ms",
 			"tried " + closed + ": connect: connection refused"}},
 		{"later step reports what the first found", "dns/b", []string{
-			"tried " + slow.url + " (earlier in this run): no answer within 200ms",
-			"tried " + closed + " (earlier in this run): connect: connection refused"}},
+			"tried " + slow.url + " (earlier in this run, reading secret dns/a#token in mount secret): no answer within 200ms",
+			"tried " + closed + " (earlier in this run, reading secret dns/a#token in mount secret): connect: connection refused"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -311,5 +311,49 @@ func TestMovingOnIsSaid(t *testing.T) {
 	}
 	if strings.Join(lines, "\n") != strings.Join(want, "\n") {
 		t.Errorf("got lines\n%s\nwant\n%s", strings.Join(lines, "\n"), strings.Join(want, "\n"))
+	}
+}
+
+// TestEarlierAttemptSaysWhatItWas: an address this run gave up on is
+// not dialled again, and a later message lists it as tried earlier. It
+// says what that earlier request was (the read of a tenant's apply lock
+// entry, or of another secret) beside its address and why it failed, so
+// the message stands alone: site diff reads the lock entry before the
+// secret, and its stderr said only "waiting for ... GET
+// secret/data/site-locks/sjc".
+func TestEarlierAttemptSaysWhatItWas(t *testing.T) {
+	slow, closed := newSilent(t), closedAddr(t)
+	d := &Driver{Timeout: silentTimeout}
+	run := newRun(map[string]string{"VAULT_TOKEN": testToken})
+	first := refStep("dns/a", slow.url, closed)
+	if _, err := d.LockStore(context.Background(), first.Secret.Store, "sjc", run, nil); err == nil {
+		t.Fatal("LockStore: got a store, want none (no address answers)")
+	}
+	lockRead := "(earlier in this run, reading tenant sjc's apply lock entry: GET secret/data/site-locks/sjc): "
+	for _, tc := range []struct {
+		path string
+		want []string
+	}{
+		{"dns/a", []string{
+			"tried " + slow.url + " " + lockRead + "no answer within 200ms",
+			"tried " + closed + " " + lockRead + "connect: connection refused"}},
+		// A second secret lists what the lock read found, not the
+		// first secret's read, which dialled nothing.
+		{"dns/b", []string{
+			"tried " + slow.url + " " + lockRead + "no answer within 200ms",
+			"tried " + closed + " " + lockRead + "connect: connection refused"}},
+	} {
+		_, err := d.Plan(context.Background(), refStep(tc.path, slow.url, closed), run)
+		if err == nil {
+			t.Fatalf("Plan %s: got no error, want none of the addresses to answer", tc.path)
+		}
+		for _, want := range tc.want {
+			if !strings.Contains(err.Error(), want) {
+				t.Errorf("Plan %s: got\n%s\nwant it to contain %q", tc.path, err, want)
+			}
+		}
+	}
+	if got := slow.accepts(t); got != 1 {
+		t.Errorf("got %d attempts on the silent address, want 1 (the lock read's)", got)
 	}
 }

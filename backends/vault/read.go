@@ -53,17 +53,29 @@ type attempt struct {
 	answered bool
 	// status is the HTTP status of Vault's refusal, 0 for none.
 	status int
-	// earlier is true when this attempt was made by an earlier step of
-	// the run and remembered, not repeated (see memory).
-	earlier bool
+	// earlier is set when this attempt was made earlier in the run and
+	// remembered, not repeated (see memory), to what it was for
+	// ("reading secret P#K in mount M", "reading tenant T's apply lock
+	// entry: GET M/data/site-locks/T"). A later step's message says so:
+	// it must stand alone, and the earlier request may be one the user
+	// never saw named, as site diff's read of the lock entry.
+	earlier string
 }
 
 // String gives the address and why it failed, as messages list them.
 func (a attempt) String() string {
-	if a.earlier {
-		return a.addr + " (earlier in this run): " + a.reason
+	if a.earlier != "" {
+		return a.addr + " (earlier in this run, " + a.earlier + "): " + a.reason
 	}
 	return a.addr + ": " + a.reason
+}
+
+// remember records in the run's memory that att's address did not
+// answer, when the run was doing what it says, for later steps to list
+// instead of dialling the address again.
+func (m *memory) remember(att attempt, doing string) {
+	att.earlier = doing
+	m.failed[att.addr] = att
 }
 
 func (r *reader) mount() string {
@@ -166,9 +178,7 @@ func (r *reader) read(ctx context.Context) (*secret, error) {
 			return nil, fmt.Errorf("reading secret %s was interrupted: %w", what, ctx.Err())
 		}
 		if !att.answered {
-			rem := att
-			rem.earlier = true // as later steps report it
-			mem.failed[addr] = rem
+			mem.remember(att, "reading secret "+what)
 		}
 		switch {
 		case final != nil: // only an address that answered gives a final answer
