@@ -128,7 +128,8 @@
 // for a tenant with a VM step on a host, Driver.Discover lists the
 // domains there marked with its name that it does not declare, and each
 // becomes a step of its own (graph.UndeclaredVM, ID vm/URI/NAME, as the
-// step that made it), whose plan undefines it and deletes the volumes its
+// step that made it; vm/URI/NAME@TENANT where another tenant's spec in
+// the run declares that name, see graph.With), whose plan undefines it and deletes the volumes its
 // owner element lists (but not those the spec names as a VM's disk or
 // base: a VM renamed in the spec keeps its disks, and is refused while
 // the domain it was still has one), behind GATE-VM-DESTROY; networks likewise, for a

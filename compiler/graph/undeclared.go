@@ -30,8 +30,14 @@ func UndeclaredNetwork(t *model.Tenant, host, name string) *Step {
 }
 
 // With returns g with the steps extra added, in order. A step whose ID
-// g already has is left out: a resource some step in g declares is that
-// step's, whoever marked it.
+// a step of the same tenant in g has is left out. One whose ID another
+// tenant's step has (tenant evil declares a VM db where victim's
+// dropped domain db is) keeps its place beside that step under the ID
+// with "@" and its tenant added ("vm/URI/db@victim"), which no declared
+// step can have: the resource is the tenant's that marked it, and
+// another tenant's declaration must not hide its removal from a run of
+// both (the declared step is refused, as the resource is not its
+// tenant's).
 func (g *Graph) With(extra []*Step) (*Graph, error) {
 	if len(extra) == 0 {
 		return g, nil
@@ -42,9 +48,16 @@ func (g *Graph) With(extra []*Step) (*Graph, error) {
 		steps = append(steps, &cp)
 	}
 	for _, s := range extra {
-		if g.byID[s.ID] == nil {
-			steps = append(steps, s)
+		switch d := g.byID[s.ID]; {
+		case d == nil:
+		case d.Tenant == s.Tenant:
+			continue
+		default:
+			cp := *s
+			cp.ID += "@" + s.Tenant
+			s = &cp
 		}
+		steps = append(steps, s)
 	}
 	return order(steps)
 }
