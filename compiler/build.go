@@ -299,7 +299,7 @@ func (b *builder) publish(tenant string, pp []string, raw *rawVM, vm *model.VM, 
 			b.errorf(at(pp, "ptr"), "ptr needs a fixed address, and %q is known only once the guest has its lease: publish a fixed address (a NIC address the network hands out), or remove ptr", model.PublishLease)
 			return p
 		}
-		lease = &model.LeaseRef{Host: vm.Host, VM: vm.Name, NIC: 0}
+		lease = &model.LeaseRef{Host: vm.Host, VM: vm.Name, NIC: 0, Tenant: tenant}
 	} else if v, err := rdata.A(raw.Publish.Address); err == nil {
 		value = v
 	} else if v, err := rdata.AAAA(raw.Publish.Address); err == nil {

@@ -112,7 +112,7 @@ func TestSystemGuestBoots(t *testing.T) {
 	for _, tc := range []struct {
 		vm, want string
 	}{{vm.Name, l.IP}, {s.Name("absent"), ""}} {
-		got, err := r.d.Lease(context.Background(), model.LeaseRef{Host: r.host, VM: tc.vm})
+		got, err := r.d.Lease(context.Background(), model.LeaseRef{Host: r.host, VM: tc.vm, Tenant: tenant})
 		if err != nil || got != tc.want {
 			t.Errorf("Lease(%s): got %q, %v, want %q", tc.vm, got, err, tc.want)
 		}

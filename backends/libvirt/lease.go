@@ -47,6 +47,21 @@ func (d *Driver) Lease(_ context.Context, ref model.LeaseRef) (string, error) {
 	if err := def.Unmarshal(x); err != nil {
 		return "", fmt.Errorf("domain %s on %s: %w", ref.VM, ref.Host, err)
 	}
+	// The spec names the domain only by name, and a domain of that
+	// name may be another tenant's, or one site does not manage: its
+	// address is not the VM's tenant's to publish.
+	var own *owner
+	if def.Metadata != nil {
+		if own, _, err = parseOwner(def.Metadata.XML); err != nil {
+			return "", fmt.Errorf("domain %s on %s: %w", ref.VM, ref.Host, err)
+		}
+	}
+	switch {
+	case own == nil:
+		return "", fmt.Errorf("domain %s on %s carries no site owner element, so its DHCP lease is not tenant %q's to publish", ref.VM, ref.Host, ref.Tenant)
+	case own.Tenant != ref.Tenant:
+		return "", fmt.Errorf("domain %s on %s belongs to tenant %q, not %q, so its DHCP lease is not %s's to publish: rename the VM", ref.VM, ref.Host, own.Tenant, ref.Tenant, ref.Tenant)
+	}
 	if def.Devices == nil || ref.NIC >= len(def.Devices.Interfaces) {
 		return "", fmt.Errorf("domain %s on %s has no NIC %d to read a lease for; apply its VM step first", ref.VM, ref.Host, ref.NIC)
 	}

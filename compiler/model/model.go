@@ -200,6 +200,9 @@ type LeaseRef struct {
 	Host string // the VM's libvirt URI
 	VM   string
 	NIC  int // index into the VM's NICs
+	// Tenant is the VM's: only a domain marked as that tenant's gives
+	// its address (the domain of that name may be another's).
+	Tenant string
 }
 
 // PublishLease is the Publish.Address that takes the address from the
