@@ -3,6 +3,7 @@ package compiler
 import (
 	"fmt"
 	"net"
+	"net/netip"
 	"net/url"
 	"slices"
 	"strings"
@@ -220,4 +221,123 @@ func andList(s []string) string {
 		return strings.Join(s, "")
 	}
 	return strings.Join(s[:len(s)-1], ", ") + " and " + s[len(s)-1]
+}
+
+// A credential site.cue sends over plain http to an IP address goes to
+// whatever answers at that address, and on a libvirt host that is a
+// tenant's guest when the tenant's network holds it: the route to the
+// network's bridge is as narrow as its prefix, narrower than the LAN
+// the operator meant, so the runner's request reaches the guest. Over
+// https the guest has no certificate for the address and the request
+// fails; a name is endpointWarnings' concern. vet refuses a network
+// holding such an address where the tenant could take what serves
+// another tenant too (the same rule as the warnings), and lets the
+// tenant whose own store it is keep its network (site.cue's bao on
+// sjc's LAN).
+
+// plainIP is an address site.cue sends a credential to over plain http
+// by IP.
+type plainIP struct {
+	ip   netip.Addr
+	addr string // as site.cue writes it
+	// Exactly one of vault and provider names the store or provider.
+	vault, provider string
+	pos             model.Pos
+}
+
+// who names e's store or provider in a message.
+func (e plainIP) who() string {
+	if e.vault != "" {
+		return "vault " + e.vault
+	}
+	return "provider " + e.provider
+}
+
+// plainIPs lists the vault addresses, PowerDNS urls and Cloudflare
+// api_urls of site.cue that are http:// to an IP address.
+func (o *operator) plainIPs(pos *positions) []plainIP {
+	var out []plainIP
+	add := func(e plainIP, raw string, p []string) {
+		u, err := url.Parse(raw)
+		if err != nil || u.Scheme != "http" {
+			return
+		}
+		ip, err := netip.ParseAddr(u.Hostname())
+		if err != nil {
+			return
+		}
+		e.ip, e.addr, e.pos = ip.Unmap(), raw, pos.pos(p...)
+		out = append(out, e)
+	}
+	for _, name := range sortedKeys(o.vaults) {
+		for i, addr := range o.vaults[name].Addrs {
+			add(plainIP{vault: name}, addr, []string{"vaults", name, "addrs", fmt.Sprint(i)})
+		}
+	}
+	for _, pn := range sortedKeys(o.providers) {
+		switch pr := o.providers[pn]; {
+		case pr.PowerDNS != nil:
+			add(plainIP{provider: pn}, pr.PowerDNS.URL, []string{"providers", pn, "powerdns", "url"})
+		case pr.Cloudflare != nil && pr.Cloudflare.APIURL != "":
+			add(plainIP{provider: pn}, pr.Cloudflare.APIURL, []string{"providers", pn, "cloudflare", "api_url"})
+		}
+	}
+	return out
+}
+
+// takes lists what tenant could take by answering at e: nothing when
+// e's credential, and what it opens, serve tenant alone.
+func (o *operator) takes(e plainIP, tenant string) []string {
+	users := o.credentialUsers()
+	others := func(c model.Credential, self string) []string {
+		return slices.DeleteFunc(slices.Clone(users[credentialKey(c)]), func(u string) bool { return u == self })
+	}
+	var out []string
+	if e.vault != "" {
+		for _, c := range vaultLogin(o.vaults[e.vault]) {
+			if also := others(c.cred, e.who()); len(also) > 0 {
+				out = append(out, fmt.Sprintf("its %s %s, also the credential of %s", c.what, credentialName(c.cred), andList(also)))
+			}
+		}
+		for _, pn := range sortedKeys(o.providers) {
+			c, field := providerCredential(o.providers[pn])
+			if c.Vault == nil || c.Vault.Vault != e.vault {
+				continue
+			}
+			if to := o.grantedBesides(pn, tenant); len(to) > 0 {
+				out = append(out, fmt.Sprintf("provider %s's %s, read from it, and with it %s zones", pn, field, possessive(to)))
+			}
+		}
+		return out
+	}
+	c, field := providerCredential(o.providers[e.provider])
+	var what []string
+	if to := o.grantedBesides(e.provider, tenant); len(to) > 0 {
+		what = append(what, "with it "+possessive(to)+" zones")
+	}
+	if also := others(c, e.who()); len(also) > 0 {
+		what = append(what, "it is also the credential of "+andList(also))
+	}
+	if len(what) > 0 {
+		out = append(out, fmt.Sprintf("its %s %s, and %s", field, credentialName(c), strings.Join(what, ", and ")))
+	}
+	return out
+}
+
+// endpointsIn refuses network n's prefix, at path, where it holds an
+// address of plainIPs at which tenant could take what serves others.
+func (b *builder) endpointsIn(tenant string, path []string, n *model.Network) {
+	prefix, err := netip.ParsePrefix(n.CIDR)
+	if err != nil {
+		return
+	}
+	for _, e := range b.op.plainIP {
+		if !prefix.Contains(e.ip) {
+			continue
+		}
+		if took := b.op.takes(e, tenant); len(took) > 0 {
+			b.related(path, []model.Pos{e.pos}, "network %s's cidr %s holds %s, where site.cue reaches %s over plain http (%s): on its host the network's route takes that address unless a narrower one does, so tenant %s's guest there would answer the runner and take %s: pick a prefix without %s, or the operator reaches %s over https or at an address no tenant's network holds",
+				n.Name, n.CIDR, e.ip, e.who(), e.addr, tenant, strings.Join(took, "; and "), e.ip, e.who())
+		}
+	}
 }

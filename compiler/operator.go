@@ -90,6 +90,10 @@ type operator struct {
 	// warnings are what site.cue says that is valid but most likely
 	// not meant (endpoints.go); every load shows them.
 	warnings Diagnostics
+	// plainIP are the addresses site.cue sends credentials to over
+	// plain http by IP, which a tenant's network may not hold
+	// (endpoints.go).
+	plainIP []plainIP
 }
 
 // nameservers are the name servers site.cue lists for a provider: all
@@ -358,6 +362,7 @@ func buildOperator(path string, pos *positions, raw *rawSite) (*operator, Diagno
 		return nil, diags
 	}
 	o.warnings = o.endpointWarnings(pos)
+	o.plainIP = o.plainIPs(pos)
 	return o, nil
 }
 

@@ -77,3 +77,29 @@ func TestTrust_OutputAmplification(t *testing.T) {
 	}
 	checkOneLineEach(t, diags)
 }
+
+// TestTrust_NetworkHoldsEndpoint: site.cue sends credentials over plain
+// http to IP addresses (a store's fallback address, a PowerDNS url),
+// and a tenant's network holding one of them passed vet: on the host
+// the bridge's route to the prefix is narrower than the operator's LAN,
+// so the runner reached the tenant's guest at that address, which took
+// the credential and what it opens. A network holding such an address
+// is refused at its cidr where the tenant could take what serves
+// another tenant (a store holding another tenant's provider key, a
+// login that is also another's credential, a provider granted to
+// others); the tenant whose own store it is keeps its network.
+func TestTrust_NetworkHoldsEndpoint(t *testing.T) {
+	diags := loadCase(t, "trust_network_endpoint")
+	for path, want := range map[string]string{
+		"tenants.evil.networks.store.cidr": `network store's cidr 10.77.0.0/16 holds 10.77.0.13, where site.cue reaches vault bao over plain http (http://10.77.0.13:8200)`,
+		"tenants.evil.networks.api.cidr":   `network api's cidr 10.66.0.0/30 holds 10.66.0.2, where site.cue reaches provider pdns over plain http (http://10.66.0.2:8081)`,
+		"tenants.evil.networks.login.cidr": `network login's cidr 10.99.0.0/24 holds 10.99.0.5, where site.cue reaches vault ops over plain http`,
+	} {
+		if msgs := diagAt(diags, path); len(msgs) != 1 || !strings.Contains(msgs[0], want) {
+			t.Errorf("at %s: got %q, want one error containing %q", path, msgs, want)
+		}
+	}
+	if len(diags) != 3 {
+		t.Errorf("got %d diagnostics, want 3 (sjc's own store, an address over TLS and a prefix apart pass):\n%v", len(diags), diags)
+	}
+}
