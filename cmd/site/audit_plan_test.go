@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"fmt"
 	"net/http"
 	"os"
@@ -148,5 +149,47 @@ func TestSavedPlanWithDeleteThreshold(t *testing.T) {
 	}
 	if got := srv.Query(t, "h9.thr.test.", "A"); len(got) != 0 {
 		t.Errorf("h9 still served: %q", got)
+	}
+}
+
+// TestSavedPlanCannotAckAChangesGate: a saved plan records the acks that
+// deferred a step (GATE-SECRET-UNREACHABLE), and apply --plan takes
+// them; a plan file a pull request adds, or anyone edits, listed
+// GATE-DNS-OVERWRITE there, and apply --plan replaced a record site did
+// not write without an --ack on its command line. A gate of the
+// changes themselves is acknowledged on apply's command line only.
+func TestSavedPlanCannotAckAChangesGate(t *testing.T) {
+	srv := pdnsEnv(t)
+	srv.CreateZone(t, "ow.test.", pdnstest.RRset{Name: "www.ow.test.", Type: "A", TTL: 300, Records: []string{"192.0.2.1"}})
+	file := tenantFile(t, srv, "ow.test", `www: A: ["192.0.2.2"]`)
+	planFile := filepath.Join(t.TempDir(), "plan.json")
+	if code, out, errOut := siteRun(t, srv, "diff", "--out", planFile, file); code != exitOK || !strings.Contains(out, "GATE-DNS-OVERWRITE") {
+		t.Fatalf("diff: exit %d, want 0 and a change behind GATE-DNS-OVERWRITE\nstdout:\n%s\nstderr:\n%s", code, out, errOut)
+	}
+	src, err := os.ReadFile(planFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var p map[string]any
+	if err := json.Unmarshal(src, &p); err != nil {
+		t.Fatal(err)
+	}
+	p["options"].(map[string]any)["acks"] = []string{"GATE-DNS-OVERWRITE"}
+	if src, err = json.Marshal(p); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(planFile, src, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	srv.ResetRequests("ow.test.")
+	code, out, errOut := siteRun(t, srv, "apply", "--plan", planFile)
+	if code == exitOK {
+		t.Errorf("apply --plan with GATE-DNS-OVERWRITE among the plan's acks: exit 0, want a refusal\nstdout:\n%s\nstderr:\n%s", out, errOut)
+	}
+	if got := srv.Requests("ow.test.").Writes(); got != 0 {
+		t.Errorf("apply --plan made %d writes, want none", got)
+	}
+	if got := srv.Query(t, "www.ow.test.", "A"); len(got) != 1 || !strings.HasSuffix(got[0], " 192.0.2.1") {
+		t.Errorf("www.ow.test. A: %q, want the foreign 192.0.2.1 still served", got)
 	}
 }

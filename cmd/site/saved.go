@@ -72,10 +72,16 @@ func (o applyOptions) readSaved(flags *pflag.FlagSet, args []string, phases []pl
 	}
 	// The plan's acks are added to the command line's: held to the
 	// same rules, so an edited plan cannot slip in an ack apply would
-	// refuse (another command's gate, a misspelt one).
+	// refuse (another command's gate, a misspelt one), and only those
+	// that defer a step, as diff records no other: a plan file is
+	// anyone's to write (a pull request may add one), and a gate of the
+	// changes themselves is acknowledged on apply's command line.
 	for _, g := range saved.Options.Acks {
 		if _, err := parseAck("apply", string(g)); err != nil {
 			return nil, fmt.Errorf("--plan %s records an ack site apply cannot take (%v): save the plan again with site diff --out", o.planFile, err)
+		}
+		if !g.Defers() {
+			return nil, fmt.Errorf("--plan %s records the ack %s, which allows changes rather than deferring steps, and site diff --out never records one: a plan's changes are acknowledged on apply's command line (--ack %s); save the plan again with site diff --out", o.planFile, g, g)
 		}
 	}
 	differs := func(given, was string) error {

@@ -23,6 +23,14 @@ var gateMeanings = map[Gate]string{
 	GateLockBreak:         "break a tenant's apply lock (site unlock), even if its holder still runs",
 }
 
+// deferring are the gates that defer a step rather than allow one of its
+// changes: what a saved plan may record with its options (Options.Acks).
+var deferring = map[Gate]bool{GateSecretUnreachable: true}
+
+// Defers reports whether acknowledging g defers steps (leaves them out
+// and goes on with the rest) rather than allowing a change.
+func (g Gate) Defers() bool { return deferring[g] }
+
 // Meaning says what acknowledging g allows, or "" for a gate outside the
 // catalogue.
 func (g Gate) Meaning() string { return gateMeanings[g] }
