@@ -176,9 +176,15 @@ func checkClosed(t *testing.T, sub *Graph) {
 }
 
 func TestParsePhasesRejectsUnknown(t *testing.T) {
-	_, err := ParsePhases("dns,vms")
-	if err == nil || !strings.Contains(err.Error(), `unknown phase "vms"`) {
-		t.Errorf("got %v, want unknown phase error", err)
+	for _, tc := range []struct{ only, want string }{
+		{"dns,vms", `unknown phase "vms": did you mean vm? (use one or more of secrets, network, storage, vm, dns, separated by commas)`},
+		{"netwrok", `unknown phase "netwrok": did you mean network? (use one or more of`},
+		{"files", `unknown phase "files": use one or more of secrets, network, storage, vm, dns, separated by commas`},
+	} {
+		_, err := ParsePhases(tc.only)
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("ParsePhases(%q): got %v, want an error containing %q", tc.only, err, tc.want)
+		}
 	}
 }
 

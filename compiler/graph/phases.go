@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/site-tools/site/compiler/plan"
+	"github.com/site-tools/site/compiler/spelling"
 )
 
 // ParsePhases parses a comma-separated --only value.
@@ -23,6 +24,9 @@ func ParsePhases(s string) ([]plan.Phase, error) {
 			}
 		}
 		if !ok {
+			if near := spelling.Nearest(f, phaseNames()); near != "" {
+				return nil, fmt.Errorf("unknown phase %q: did you mean %s? (use one or more of %s, separated by commas)", f, near, phaseList())
+			}
 			return nil, fmt.Errorf("unknown phase %q: use one or more of %s, separated by commas", f, phaseList())
 		}
 	}
@@ -31,9 +35,14 @@ func ParsePhases(s string) ([]plan.Phase, error) {
 
 // phaseList names the phases for messages: "secrets, network, ...".
 func phaseList() string {
+	return strings.Join(phaseNames(), ", ")
+}
+
+// phaseNames are the names --only takes, in the order phases run.
+func phaseNames() []string {
 	names := make([]string, len(plan.Phases))
 	for i, p := range plan.Phases {
 		names[i] = string(p)
 	}
-	return strings.Join(names, ", ")
+	return names
 }

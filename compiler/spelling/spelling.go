@@ -11,8 +11,10 @@ import "strings"
 // it is the word fewest edits away (an insertion, a deletion, a change
 // or two neighbours swapped each count one), when those are at most a
 // third of its length and no other word is as near; failing that, the
-// only word that s, three or more letters long, begins. A word equal to
-// s, case aside, is returned as it is spelt in known.
+// word s is the plural of (vms for vm: one edit, but too many for so
+// short a word, and the commonest slip with names of kinds); failing
+// that, the only word that s, three or more letters long, begins. A
+// word equal to s, case aside, is returned as it is spelt in known.
 func Nearest(s string, known []string) string {
 	lower := strings.ToLower(s)
 	best, bestD, tie := "", -1, false
@@ -27,6 +29,13 @@ func Nearest(s string, known []string) string {
 	}
 	if bestD >= 0 && !tie && bestD*3 <= len(best) {
 		return best
+	}
+	if one, ok := strings.CutSuffix(lower, "s"); ok && one != "" {
+		for _, w := range known {
+			if strings.ToLower(w) == one {
+				return w
+			}
+		}
 	}
 	if len(s) < 3 {
 		return ""

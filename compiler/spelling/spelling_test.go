@@ -25,6 +25,11 @@ func TestNearest(t *testing.T) {
 		{"GATE-VM-STPO", gates, "GATE-VM-STOP"},
 		{"GATE-VM", gates, ""}, // begins three: none is the one
 		{"gate-dns-overwrit", gates, "GATE-DNS-OVERWRITE"},
+		// A plural of a short word: too many edits for its length, but
+		// an s too many is the slip.
+		{"vms", []string{"secrets", "network", "storage", "vm", "dns"}, "vm"},
+		{"As", name, "A"},
+		{"s", name, ""}, // the plural of nothing
 		{"", name, ""},
 		{"ttl", nil, ""},
 	} {
