@@ -5,6 +5,8 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+
+	"github.com/site-tools/site/compiler/plan"
 )
 
 // maxListed caps how many step IDs an unmatched --target error lists, so
@@ -91,6 +93,9 @@ func (g *Graph) noMatch(pattern string) error {
 	if id := g.stepOf(pattern); id != "" {
 		fmt.Fprintf(&b, " (%s is a change in step %s; --target takes whole steps: --target %s converges all of it)", pattern, id, id)
 	}
+	if hint := g.meantStep(pattern); hint != "" {
+		b.WriteString(" (" + hint + ")")
+	}
 	b.WriteString("; the steps in scope are:")
 	ids := make([]string, len(g.Steps))
 	for i, s := range g.Steps {
@@ -105,6 +110,61 @@ func (g *Graph) noMatch(pattern string) error {
 		b.WriteString("\n  " + id)
 	}
 	return fmt.Errorf("%s", b.String())
+}
+
+// stepKinds are the first segments of step IDs: a pattern beginning
+// with one of them was written as a step ID.
+var stepKinds = []string{"secret/", "network/", "pool/", "image/", "vm/", "dns/"}
+
+// meantStep tells the step ID a pattern that is not one most likely
+// meant, or "": a VM named as --restart names it (TENANT/VM), or by its
+// name alone, and a zone named without dns/ (with or without its final
+// dot). A glob is left alone: it was written as one.
+func (g *Graph) meantStep(pattern string) string {
+	if strings.ContainsAny(pattern, `*?[\`) {
+		return ""
+	}
+	for _, k := range stepKinds {
+		if strings.HasPrefix(pattern, k) {
+			return ""
+		}
+	}
+	zone := strings.ToLower(strings.TrimSuffix(pattern, ".")) + "."
+	if g.byID[ZoneStepID(zone)] != nil {
+		return "--target takes step IDs: --target " + ZoneStepID(zone)
+	}
+	tenant, name, isPair := strings.Cut(pattern, "/")
+	if !isPair {
+		name = pattern
+	}
+	if name == "" || strings.Contains(name, "/") {
+		return ""
+	}
+	var all, own []string
+	for _, s := range g.Steps {
+		if s.Phase == plan.PhaseVM && strings.HasPrefix(s.ID, "vm/") && s.ID[strings.LastIndex(s.ID, "/")+1:] == name {
+			all = append(all, s.ID)
+			if isPair && s.Tenant == tenant {
+				own = append(own, s.ID)
+			}
+		}
+	}
+	if len(all) == 0 {
+		return ""
+	}
+	why := "--target takes step IDs"
+	if isPair {
+		why += ", not TENANT/VM as --restart does"
+	}
+	ids := own
+	if len(ids) == 0 {
+		ids = all
+	}
+	if len(ids) > 1 && len(ids) == len(all) {
+		return fmt.Sprintf("%s: --target vm/*/%s takes every VM named %s", why, name, name)
+	}
+	sort.Strings(ids)
+	return why + ": --target " + strings.Join(ids, " --target ")
 }
 
 // stepOf returns the longest step ID that key starts with, followed by

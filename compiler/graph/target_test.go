@@ -89,6 +89,19 @@ func TestTargetsErrors(t *testing.T) {
 			[]string{"dns/sjc.example.net./www.sjc.example.net./CNAME is a change in step dns/sjc.example.net.; --target takes whole steps: --target dns/sjc.example.net. converges all of it"}},
 		{"a VM change key names its VM step", g, "vm/qemu:///system/keys/memory",
 			[]string{"is a change in step vm/qemu:///system/keys;"}},
+		// The TENANT/VM form --restart takes, a VM's bare name, a zone's
+		// name: each is told the step ID it meant.
+		{"TENANT/VM names the VM step", g, "sjc/keys",
+			[]string{`pattern "sjc/keys" matches no step (--target takes step IDs, not TENANT/VM as --restart does: --target vm/qemu:///system/keys); the steps in scope are:`}},
+		{"another tenant's name still finds the VM", g, "office1/keys",
+			[]string{"(--target takes step IDs, not TENANT/VM as --restart does: --target vm/qemu:///system/keys)"}},
+		{"a bare VM name", g, "keys",
+			[]string{`pattern "keys" matches no step (--target takes step IDs: --target vm/qemu:///system/keys); the steps`}},
+		{"a zone without dns/", g, "sjc.example.net.",
+			[]string{`pattern "sjc.example.net." matches no step (--target takes step IDs: --target dns/sjc.example.net.); the steps`}},
+		{"a zone without dns/ nor its dot", g, "SJC.example.net",
+			[]string{"(--target takes step IDs: --target dns/sjc.example.net.)"}},
+		{"a VM name that no step has", g, "sjc/db", []string{`pattern "sjc/db" matches no step; the steps in scope are:`}},
 		{"empty", g, "", []string{"empty pattern"}},
 		{"open class", g, "dns/[abc", []string{"a [ has no closing ]"}},
 		{"empty class", g, "dns/[]", []string{"[] names no character"}},
@@ -107,6 +120,32 @@ func TestTargetsErrors(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestTargetsSuggestsEveryVMOfThatName: VMs of one name on several
+// hosts are all offered, the asking tenant's before the others'.
+func TestTargetsSuggestsEveryVMOfThatName(t *testing.T) {
+	steps := []*Step{
+		{ID: "vm/qemu+ssh://kvm2/system/db", Phase: plan.PhaseVM, Tenant: "lab"},
+		{ID: "vm/qemu:///system/db", Phase: plan.PhaseVM, Tenant: "lab"},
+		{ID: "vm/qemu:///system/web", Phase: plan.PhaseVM, Tenant: "lab"},
+		{ID: "vm/test:///default/db", Phase: plan.PhaseVM, Tenant: "shop"},
+	}
+	g, err := order(steps)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct{ pattern, want string }{
+		{"lab/db", "(--target takes step IDs, not TENANT/VM as --restart does: --target vm/qemu+ssh://kvm2/system/db --target vm/qemu:///system/db)"},
+		{"shop/db", "(--target takes step IDs, not TENANT/VM as --restart does: --target vm/test:///default/db)"},
+		{"db", "(--target takes step IDs: --target vm/*/db takes every VM named db)"},
+		{"other/db", "(--target takes step IDs, not TENANT/VM as --restart does: --target vm/*/db takes every VM named db)"},
+	} {
+		_, err := g.Targets([]string{tc.pattern})
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("--target %s: got %v, want it to contain %q", tc.pattern, err, tc.want)
+		}
 	}
 }
 
