@@ -135,7 +135,7 @@ func TestBudgets_SharedValuesAcrossFiles(t *testing.T) {
 		site += "\t" + name + ": {domains: [\"" + name + ".test\"], hosts: [\"kvm1\"]}\n"
 		// 12 MiB of strings each, counted per use: within the 32 MiB
 		// of a 512 MiB budget, and three of them past it.
-		files[name+".cue"] = "package tenants\n\n_u: \"" + strings.Repeat("x", 1<<20) + "\"\n" +
+		files[name+".cue"] = "package tenants\n\n_u: \"#!" + strings.Repeat("x", 1<<20-2) + "\"\n" +
 			"tenants: " + name + ": {\n\tdomain: \"" + name + ".test\"\n" +
 			"\tvms: {for i in [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11] {\"" + name + "-\\(i)\": {host: \"kvm1\", autostart: true, cloudinit: user_data: _u}}}\n}\n"
 	}

@@ -123,6 +123,8 @@ func fromCUE(errs []cueError, pos *positions, schema cue.Value) Diagnostics {
 		case typeMismatch.MatchString(msg):
 			if plain, ok := zoneFileForm(msg, path, schema); ok {
 				msg = plain
+			} else if plain, ok := notPatterned(msg); ok {
+				msg = plain
 			} else if plain, ok := wrongKind(msg, path); ok {
 				msg = plain
 			}
@@ -426,6 +428,30 @@ func wrongKind(msg string, path []string) (plain string, ok bool) {
 		return fmt.Sprintf("got %s, want %s: write [%s]", got, want, got), true
 	case strings.HasPrefix(got, "[") && kind != "struct":
 		return fmt.Sprintf("got the list %s, want %s (one value, not a list)", got, want), true
+	}
+	return fmt.Sprintf("got %s, want %s", got, want), true
+}
+
+// notPatterned rewrites CUE's "conflicting values 2048 and =~"..."
+// (mismatched types int and string)", a value that is no string where
+// the schema wants a string of a pattern, as what the pattern wants in
+// words (patternWords): a memory of 2048 is told to write "2GiB", not
+// shown the regular expression.
+func notPatterned(msg string) (plain string, ok bool) {
+	m := typeMismatch.FindStringSubmatch(msg)
+	if m == nil {
+		return "", false
+	}
+	got, re := m[1], m[2]
+	if strings.HasPrefix(got, "=~") {
+		got, re = re, got
+	}
+	want := patternWords[strings.TrimPrefix(re, "=~")]
+	if want == "" || !strings.HasPrefix(re, "=~") || !literalValue.MatchString(got) {
+		return "", false
+	}
+	if _, err := strconv.ParseFloat(got, 64); err == nil {
+		return fmt.Sprintf("got the bare number %s, want %s", got, want), true
 	}
 	return fmt.Sprintf("got %s, want %s", got, want), true
 }

@@ -19,7 +19,7 @@ package compiler
 
 // checkedSchemaSum is the hash (schemaSum) of the schema/*.cue the
 // mirror below was last checked against.
-const checkedSchemaSum = "0bf2134e0473a99a267e8ea176e8897219be6bd95bd4974021dfe07c93dc5049"
+const checkedSchemaSum = "5f5cf5ca33e6e8b0f5c43e9f0fbb20a4cb083384633d5c64099ff82cca0cfefe"
 
 // The mirror of schema/*.cue, definition by definition.
 var (
