@@ -2,6 +2,9 @@
 # and how it reaches its services. STATE is also written in site.cue
 # beside this file (the pool and the image's source): keep them equal.
 STATE=/var/tmp/site-demo-full
+# DEMO_STATE moves it for the tests of stop.sh only (TestDemoFullStopOnlyOwn):
+# site.cue names its paths under the STATE above, and full.sh refuses it.
+STATE=${DEMO_STATE:-$STATE}
 LV=$STATE/libvirt # the root libvirtd's socket, config, pidfile and log
 SOCK=$LV/libvirt-sock
 URI="qemu:///system?socket=$SOCK"
@@ -9,6 +12,10 @@ URI="qemu:///system?socket=$SOCK"
 LOCK=/run/lock/site-libvirttest-system.lock
 CONFIG=cmd/demo/site.cue
 CF_URL=http://127.0.0.1:8082
+# The checkout these scripts are in: STATE is one directory for every
+# checkout on the machine, and full.sh writes in $STATE/checkout which
+# one started the demo, so that only its stop.sh stops it.
+CHECKOUT=$(cd "$(dirname "$0")/../.." && pwd -P)
 
 : "${GO:=go}" "${TAGS:=libvirt_dlopen}" "${BIN:=bin/site}"
 : "${VAULT_BIN:=${XDG_CACHE_HOME:-$HOME/.cache}/site-test/vault-v1.21.0/vault}"

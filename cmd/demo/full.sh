@@ -32,7 +32,16 @@ preflight() {
 	if sock_alive /run/libvirt/libvirt-sock; then
 		die "this host runs its own system libvirtd (/run/libvirt/libvirt-sock); the demo's would share its state. Point SITE_LIBVIRT_URI_MAP at it instead, or run the demo where none runs"
 	fi
-	mkdir -p "$STATE" "$LV"
+	[ -z "${DEMO_STATE:-}" ] || die "DEMO_STATE is for the tests of stop.sh: site.cue names the demo's paths under /var/tmp/site-demo-full; unset it"
+	if [ -d "$STATE" ]; then
+		by=$(cat "$STATE/checkout" 2>/dev/null || true)
+		[ "$by" = "$CHECKOUT" ] ||
+			say "make demo-full in ${by:-a checkout it does not name} started the demo in $STATE: using it; make demo-stop here will not stop it, run it where it was started"
+	else
+		mkdir -p "$STATE"
+		echo "$CHECKOUT" >"$STATE/checkout"
+	fi
+	mkdir -p "$LV"
 	chmod 755 "$STATE" # QEMU runs as libvirt-qemu and reads the pool below
 }
 

@@ -5,10 +5,24 @@
 # fixed by tenants/sjc.cue, and the daemon shares /etc/libvirt and
 # /var/lib/libvirt with the host, so anything else is left alone) --
 # then stop the daemons it started, by their pids, and remove its state.
+# $STATE is one directory for every checkout on the machine: only the
+# checkout whose make demo-full started the demo stops it (as make
+# demo-vm-stop does its session), unless told --any.
 set -u
 . "$(dirname "$0")/env.sh"
 
 [ -d "$STATE" ] || exit 0
+
+by=$(cat "$STATE/checkout" 2>/dev/null)
+if [ "$by" != "$CHECKOUT" ] && [ "${1:-}" != --any ]; then
+	if [ -n "$by" ]; then
+		why="make demo-full in $by started it, not this checkout ($CHECKOUT): run make demo-stop there, or if that checkout is gone, stop it from here"
+	else
+		why="it does not say which checkout started it (one of before make demo-full wrote $STATE/checkout): stop it"
+	fi
+	echo "demo-full in $STATE not stopped: $why with sh $0 --any"
+	exit 0
+fi
 
 v() { virsh -q -c "$URI" "$@" >/dev/null 2>&1; }
 
@@ -58,7 +72,9 @@ if ! virsh -q -c "$URI" version >/dev/null 2>&1 && [ -f "$LV/libvirtd.conf" ]; t
 	i=0
 	until virsh -q -c "$URI" version >/dev/null 2>&1 || [ "$i" -ge 3000 ]; do sleep 0.1; i=$((i + 1)); done
 fi
-if virsh -q -c "$URI" version >/dev/null 2>&1; then
+if [ ! -f "$LV/libvirtd.conf" ]; then
+	: # full.sh stopped before it set up its libvirtd: nothing of it to remove
+elif virsh -q -c "$URI" version >/dev/null 2>&1; then
 	remove_libvirt
 else
 	# Keep the state: the next make demo-stop tries again.

@@ -146,3 +146,92 @@ func TestDemoVMStopOnlyOwn(t *testing.T) {
 		t.Errorf("make demo-vm-stop says %q; want that it stopped the session", out)
 	}
 }
+
+// TestDemoFullStopOnlyOwn: make demo-full keeps its state in a fixed
+// directory every checkout on the machine shares, as make demo-vm does,
+// so cmd/demo/stop.sh (make demo-stop's part for it) stops its services
+// and removes the directory only in the checkout that started it;
+// elsewhere it leaves both, says so, and says how to stop them anyway.
+// The services are sleeps here, in a directory of the test's own
+// (DEMO_STATE), with no libvirtd.conf: the demo's libvirtd never set up,
+// so nothing of it is asked of libvirt.
+func TestDemoFullStopOnlyOwn(t *testing.T) {
+	root, err := filepath.EvalSymlinks(repoFile(""))
+	if err != nil {
+		t.Fatal(err)
+	}
+	state := filepath.Join(t.TempDir(), "demo-full")
+	if err := os.MkdirAll(filepath.Join(state, "libvirt"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	write := func(name, content string) {
+		t.Helper()
+		if err := os.WriteFile(filepath.Join(state, name), []byte(content+"\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	type service struct {
+		pidfile string
+		proc    *os.Process
+		exited  chan error
+	}
+	var services []service
+	for _, pidfile := range []string{"vault.pid", "cfserver.pid", "libvirt/libvirtd.pid"} {
+		cmd := exec.Command("sleep", "600")
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		s := service{pidfile, cmd.Process, make(chan error, 1)}
+		go func() { s.exited <- cmd.Wait() }()
+		t.Cleanup(func() { cmd.Process.Kill() })
+		write(pidfile, strconv.Itoa(cmd.Process.Pid))
+		services = append(services, s)
+	}
+	stop := func(args ...string) string {
+		t.Helper()
+		cmd := exec.Command("sh", append([]string{repoFile("cmd/demo/stop.sh")}, args...)...)
+		cmd.Env = append(os.Environ(), "DEMO_STATE="+state)
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			t.Fatalf("stop.sh %q: %v\n%s", args, err, out)
+		}
+		return string(out)
+	}
+
+	for _, other := range []string{"/elsewhere/site", ""} { // another checkout's, and one of before checkouts were recorded
+		if other != "" {
+			write("checkout", other)
+		}
+		out := stop()
+		if _, err := os.Stat(state); err != nil {
+			t.Fatalf("started in %q: stop.sh in %s removed %s: %v\n%s", other, root, state, err, out)
+		}
+		for _, s := range services {
+			if err := s.proc.Signal(syscall.Signal(0)); err != nil {
+				t.Fatalf("started in %q: stop.sh in %s stopped the process of %s: %v\n%s", other, root, s.pidfile, err, out)
+			}
+		}
+		if !strings.Contains(out, "not stopped") || !strings.Contains(out, "stop.sh --any") {
+			t.Errorf("started in %q: stop.sh says %q; want that it is not stopped and how to stop it", other, out)
+		}
+		if other != "" && !strings.Contains(out, other) {
+			t.Errorf("stop.sh says %q; want the checkout that started it, %s", out, other)
+		}
+	}
+
+	write("checkout", root)
+	out := stop()
+	// stop.sh removes the state after its services are gone; one that
+	// left it stopped nothing to wait for.
+	if _, err := os.Stat(state); !os.IsNotExist(err) {
+		t.Fatalf("stop.sh in the checkout that started it left %s (%v)\n%s", state, err, out)
+	}
+	for _, s := range services {
+		<-s.exited // each service of this checkout is stopped
+	}
+	for _, want := range []string{"libvirtd stopped", "Cloudflare fake stopped", "Vault dev server stopped"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("stop.sh says %q; want %q", out, want)
+		}
+	}
+}
