@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"fmt"
+	"path/filepath"
 	"slices"
 	"sort"
 	"strings"
@@ -293,5 +294,87 @@ func TestDisownCloudflareNames(t *testing.T) {
 				t.Errorf("records changed:\n%s\nwant\n%s", got, before)
 			}
 		})
+	}
+}
+
+// TestDisownPowerDNSByProvider: --provider names the server as site.cue
+// declares it (url, server id, API key), in place of --url; a name
+// site.cue does not declare, one of the other kind, or --provider beside
+// the flags it stands for is refused before anything is read.
+func TestDisownPowerDNSByProvider(t *testing.T) {
+	srv := pdnsEnv(t)
+	const zone = "gone.example.test."
+	srv.CreateZone(t, zone, pdnstest.RRset{Name: "www." + zone, Type: "A", TTL: 300, Records: []string{"192.0.2.1"},
+		Comments: []pdnstest.Comment{{Account: powerdns.MarkerAccount, Content: powerdns.Marker("old")}}})
+	// The key is in a variable of site.cue's choosing, not the
+	// --api-key-env default.
+	t.Setenv("OPS_PDNS_KEY", srv.APIKey)
+	t.Setenv("PDNS_API_KEY", "")
+	config := filepath.Join(writeSpecs(t, siteSrc(pdnsProvider("pdns", srv.URL, "OPS_PDNS_KEY", "off")+
+		cfProvider("cf", "http://127.0.0.1:1", `{env: "CF_TOKEN"}`)), map[string]string{}), "site.cue")
+
+	code, out, errOut := siteRun(t, srv, "disown", "powerdns", "gone.example.test", "--provider", "pdns", "--config", config)
+	if code != exitGated || !strings.Contains(out, "  - www.gone.example.test. A (tenant old)") {
+		t.Fatalf("disown --provider pdns: exit %d, want 3 and the marker listed\nstdout:\n%s\nstderr:\n%s", code, out, errOut)
+	}
+	code, out, errOut = siteRun(t, srv, "disown", "powerdns", "gone.example.test", "--provider", "pdns", "--config", config, "--ack", "GATE-DNS-DISOWN")
+	if code != exitOK || !strings.Contains(out, "removed site's owner marker from 1 record set") {
+		t.Fatalf("disown --provider pdns --ack: exit %d\nstdout:\n%s\nstderr:\n%s", code, out, errOut)
+	}
+
+	for _, tc := range []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"misspelt", []string{"--provider", "pnds"},
+			"site: --provider pnds: " + config + " declares no provider pnds: did you mean pdns? (its PowerDNS providers: pdns)"},
+		{"of the other kind", []string{"--provider", "cf"},
+			"site: --provider cf: provider cf in " + config + " is a Cloudflare provider: site disown cloudflare gone.example.test --provider cf"},
+		{"beside --url", []string{"--provider", "pdns", "--url", srv.URL},
+			"site: --provider pdns and --url both say where the server is: give one (--provider takes url, server and api_key from site.cue)"},
+		{"beside --api-key-env", []string{"--provider", "pdns", "--api-key-env", "X"},
+			"site: --provider pdns and --api-key-env both say where the server is: give one"},
+		{"neither", nil,
+			"site: name the server: --provider NAME (a provider site.cue declares) or --url URL: site disown powerdns gone.example.test --provider pdns"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			srv.ResetRequests("")
+			srv.ResetRequests(zone)
+			args := append([]string{"disown", "powerdns", "gone.example.test", "--config", config}, tc.args...)
+			code, out, errOut := siteRun(t, srv, args...)
+			if code != exitError || out != "" || !strings.Contains(errOut, tc.want) {
+				t.Errorf("site %s: exit %d, stdout %q\nstderr:\n%s\nwant exit 1 and stderr holding:\n%s", strings.Join(args, " "), code, out, errOut, tc.want)
+			}
+			if n := srv.Requests("").GET + srv.Requests(zone).GET; n != 0 {
+				t.Errorf("site %s was refused but sent %d requests", strings.Join(args, " "), n)
+			}
+		})
+	}
+}
+
+// TestDisownCloudflareByProviderVault: a provider whose token site.cue
+// keeps in a Vault store is read from it, as diff and apply read it.
+func TestDisownCloudflareByProviderVault(t *testing.T) {
+	cs := newColdStart(t, "sjc.example.net")
+	if _, err := cs.cf.AddRecord(cs.zoneID, cftest.Record{Name: "old.sjc.example.net", Type: "TXT", Content: `"x"`, TTL: 300, Comment: cloudflare.Marker("sjc")}); err != nil {
+		t.Fatal(err)
+	}
+	config := filepath.Join(filepath.Dir(sjcFile(t, sjcLike(), []string{cs.vault.URL}, cs.cf.URL)), "site.cue")
+	code, out, errOut := cs.site(t, "disown", "cloudflare", "sjc.example.net", "--provider", "cf", "--config", config, "--ack", "GATE-DNS-DISOWN")
+	if code != exitOK || !strings.Contains(out, "removed site's owner marker from 1 record of zone sjc.example.net.") {
+		t.Fatalf("disown cloudflare --provider cf: exit %d\nstdout:\n%s\nstderr:\n%s", code, out, errOut)
+	}
+	if strings.Contains(out+errOut, cfToken) {
+		t.Errorf("disown printed the token:\n%s%s", out, errOut)
+	}
+	// A store that does not answer says so, and what was tried; there
+	// are no steps to defer, so GATE-SECRET-UNREACHABLE is no advice.
+	down := closedPort(t)
+	config = filepath.Join(filepath.Dir(sjcFile(t, sjcLike(), []string{down}, cs.cf.URL)), "site.cue")
+	code, out, errOut = cs.site(t, "disown", "cloudflare", "sjc.example.net", "--provider", "cf", "--config", config)
+	if code != exitError || !strings.Contains(errOut, "site: --provider cf: its token is in Vault store bao, which could not be read: ") ||
+		!strings.Contains(errOut, "tried "+down) || strings.Contains(errOut, "GATE-SECRET-UNREACHABLE") {
+		t.Errorf("disown with the store down: exit %d\nstdout:\n%s\nstderr:\n%s", code, out, errOut)
 	}
 }
