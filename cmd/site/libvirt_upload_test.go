@@ -2,6 +2,9 @@ package main
 
 import (
 	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -37,18 +40,50 @@ tenants: lab: {
 }
 
 // bigImage writes an image of n bytes that no prefix of zeros matches,
-// so a half-uploaded copy differs from it.
-func bigImage(t *testing.T, n int) (string, []byte) {
+// so a half-uploaded copy differs from it, and returns its SHA-256. It
+// is written, and later compared, a chunk at a time: the package's
+// other tests run site in this process, and its evaluation budget
+// counts this process's heap, which two 256 MiB images held whole (and
+// the volume read back beside them) pushed past 1 GiB.
+func bigImage(t *testing.T, n int) (string, string) {
 	t.Helper()
-	b := make([]byte, n)
-	for i := range b {
-		b[i] = byte(i*7 + i/4096 + 1)
-	}
 	img := filepath.Join(t.TempDir(), "big.raw")
-	if err := os.WriteFile(img, b, 0o644); err != nil {
+	f, err := os.Create(img)
+	if err != nil {
 		t.Fatal(err)
 	}
-	return img, b
+	defer f.Close()
+	h := sha256.New()
+	w := io.MultiWriter(f, h)
+	chunk := make([]byte, 1<<20)
+	for off := 0; off < n; off += len(chunk) {
+		c := chunk[:min(len(chunk), n-off)]
+		for j := range c {
+			i := off + j
+			c[j] = byte(i*7 + i/4096 + 1)
+		}
+		if _, err := w.Write(c); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := f.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return img, hex.EncodeToString(h.Sum(nil))
+}
+
+// fileDigest is the SHA-256 of the file at name, read a chunk at a time.
+func fileDigest(name string) (string, error) {
+	f, err := os.Open(name)
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	h := sha256.New()
+	if _, err := io.Copy(h, f); err != nil {
+		return "", err
+	}
+	return hex.EncodeToString(h.Sum(nil)), nil
 }
 
 // TestKilledImageUploadIsUploadedAgain is the walkthrough's crash: site
@@ -88,7 +123,7 @@ func TestKilledImageUploadIsUploadedAgain(t *testing.T) {
 	}
 	_ = cmd.Process.Kill()
 	<-exited
-	if got, err := os.ReadFile(vol); err != nil || bytes.Equal(got, want) {
+	if got, err := fileDigest(vol); err != nil || got == want {
 		t.Fatalf("the upload finished before the kill (err %v): this test needs a larger image", err)
 	}
 
@@ -98,7 +133,7 @@ func TestKilledImageUploadIsUploadedAgain(t *testing.T) {
 	}
 	site(exitOK, "unlock", "lab", "--ack", "GATE-LOCK-BREAK")
 	site(exitOK, "apply")
-	if got, err := os.ReadFile(vol); err != nil || !bytes.Equal(got, want) {
+	if got, err := fileDigest(vol); err != nil || got != want {
 		t.Fatalf("after apply, big.raw in the pool is not the image (err %v)", err)
 	}
 	site(exitOK, "diff", "--detailed-exitcode")
@@ -185,7 +220,7 @@ tenants: ` + name + `: {
 	if !strings.Contains(secondOut.String(), "vp/big.raw was uploaded by another run") {
 		t.Errorf("the second apply does not say the other run uploaded the image:\n%s", secondOut.String())
 	}
-	if got, err := os.ReadFile(vol); err != nil || !bytes.Equal(got, want) {
+	if got, err := fileDigest(vol); err != nil || got != want {
 		t.Fatalf("after both applies, big.raw in the pool is not the image (err %v)", err)
 	}
 	if left, _ := filepath.Glob(filepath.Join(pool, ".big.raw.uploading*")); len(left) > 0 {
