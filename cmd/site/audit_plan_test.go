@@ -118,9 +118,12 @@ func TestSavedPlanRefusesAnyChangeInScope(t *testing.T) {
 }
 
 // TestSavedPlanWithDeleteThreshold: a plan saved by diff with a
-// --delete-threshold is applied as it was reviewed by apply --plan alone
-// (the plan records the threshold and the spec paths); another
-// threshold on apply's command line is refused, naming both.
+// --delete-threshold above the default is applied only with the same
+// --delete-threshold on apply's command line too: a plan file is
+// anyone's to write, and one from a pull request raised it so that
+// GATE-DNS-DELETE-MANY never triggered; apply --plan alone deleted 4
+// of 10 records without the gate. Another threshold on apply's
+// command line is refused, naming both.
 func TestSavedPlanWithDeleteThreshold(t *testing.T) {
 	srv := pdnsEnv(t)
 	var live []pdnstest.RRset
@@ -144,8 +147,17 @@ func TestSavedPlanWithDeleteThreshold(t *testing.T) {
 	if code != exitError || !strings.Contains(errOut, want) {
 		t.Errorf("apply --plan --delete-threshold 30: exit %d, want %d and %q\nstdout:\n%s\nstderr:\n%s", code, exitError, want, out, errOut)
 	}
-	if code, out, errOut := siteRun(t, srv, "apply", "--plan", planFile); code != exitOK {
-		t.Fatalf("apply --plan alone: exit %d, want 0\nstdout:\n%s\nstderr:\n%s", code, out, errOut)
+	srv.ResetRequests("thr.test.")
+	code, out, errOut = siteRun(t, srv, "apply", "--plan", planFile)
+	want = "site: the plan " + planFile + " was saved with --delete-threshold 50 (more of a zone's records deleted without GATE-DNS-DELETE-MANY than apply's 30)"
+	if code != exitError || !strings.Contains(errOut, want) || !strings.HasSuffix(errOut, ": add --delete-threshold 50 to apply's command line, or save the plan again without it\n") {
+		t.Errorf("apply --plan alone: exit %d, want %d, %q and what to add\nstdout:\n%s\nstderr:\n%s", code, exitError, want, out, errOut)
+	}
+	if got := srv.Requests("thr.test.").Writes(); got != 0 {
+		t.Errorf("apply --plan alone made %d writes, want none", got)
+	}
+	if code, out, errOut := siteRun(t, srv, "apply", "--plan", planFile, "--delete-threshold", "50"); code != exitOK {
+		t.Fatalf("apply --plan --delete-threshold 50: exit %d, want 0\nstdout:\n%s\nstderr:\n%s", code, out, errOut)
 	}
 	if got := srv.Query(t, "h9.thr.test.", "A"); len(got) != 0 {
 		t.Errorf("h9 still served: %q", got)

@@ -116,7 +116,6 @@ func TestSavedPlanAcksHeldToApplysGates(t *testing.T) {
 		code int
 		want string
 	}{
-		{"GATE-SECRET-UNREACHABLE", exitOK, ""},
 		{"GATE-LOCK-BREAK", exitError, "site: --plan " + saved + " records an ack site apply cannot take (--ack GATE-LOCK-BREAK: that gate is for site unlock, and site apply never uses it: drop it (site apply takes one of " + applyGates + ")): save the plan again with site diff --out\n"},
 		{"GATE-NOPE", exitError, "site: --plan " + saved + " records an ack site apply cannot take (--ack: unknown gate \"GATE-NOPE\""},
 	} {
@@ -140,6 +139,74 @@ func TestSavedPlanAcksHeldToApplysGates(t *testing.T) {
 			}
 			if tc.code != exitOK && !strings.HasPrefix(stderr.String(), tc.want) {
 				t.Errorf("stderr:\n%s\nwant it to start:\n%s", &stderr, tc.want)
+			}
+		})
+	}
+}
+
+// TestSavedPlanCannotLoosenApply: a saved plan's options that let apply
+// do more than its defaults (a --delete-threshold above the default,
+// a --restart, the ack that goes on without the steps it defers) count
+// only when apply's own command line gives them too, as a plan file is
+// anyone's to write; apply --plan said nothing and took them from the
+// file. The refusal comes before anything is observed and says exactly
+// what to add. A stricter threshold needs nothing.
+func TestSavedPlanCannotLoosenApply(t *testing.T) {
+	t.Setenv("NO_COLOR", "1")
+	file := quietSpec(t)
+	saved := filepath.Join(filepath.Dir(file), "plan.json")
+	var stdout, stderr bytes.Buffer
+	if code := run([]string{"diff", "--out", saved, file}, &stdout, &stderr); code != exitOK {
+		t.Fatalf("diff --out: exit %d\n%s", code, &stderr)
+	}
+	data, err := os.ReadFile(saved)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const (
+		threshold = "--delete-threshold 50 (more of a zone's records deleted without GATE-DNS-DELETE-MANY than apply's 30)"
+		restart   = "--restart quiet/web (restarts that guest when GATE-VM-RESTART is acknowledged)"
+		defers    = "--ack GATE-SECRET-UNREACHABLE (goes on without the steps it defers, where apply stops)"
+	)
+	refusal := func(what, add string) string {
+		return "site: the plan " + saved + " was saved with " + what + ", and a plan file is anyone's to write (a pull request may add one), so apply takes what loosens its checks only from its own command line: add " + add + " to apply's command line, or save the plan again without it\n"
+	}
+	for _, tc := range []struct {
+		name    string
+		options map[string]any
+		args    []string
+		code    int
+		want    string
+	}{
+		{"a higher threshold", map[string]any{"delete_threshold": 50}, nil, exitError, refusal(threshold, "--delete-threshold 50")},
+		{"a higher threshold given again", map[string]any{"delete_threshold": 50}, []string{"--delete-threshold", "50"}, exitOK, ""},
+		{"a lower threshold", map[string]any{"delete_threshold": 10}, nil, exitOK, ""},
+		{"a restart", map[string]any{"delete_threshold": 30, "restart": []string{"quiet/web"}}, nil, exitError, refusal(restart, "--restart quiet/web")},
+		{"a deferring ack", map[string]any{"delete_threshold": 30, "acks": []string{"GATE-SECRET-UNREACHABLE"}}, nil, exitError, refusal(defers, "--ack GATE-SECRET-UNREACHABLE")},
+		{"a deferring ack given again", map[string]any{"delete_threshold": 30, "acks": []string{"GATE-SECRET-UNREACHABLE"}}, []string{"--ack", "GATE-SECRET-UNREACHABLE"}, exitOK, ""},
+		{"all three", map[string]any{"delete_threshold": 50, "restart": []string{"quiet/web"}, "acks": []string{"GATE-SECRET-UNREACHABLE"}}, []string{"--ack", "GATE-SECRET-UNREACHABLE"}, exitError,
+			refusal(threshold+" and "+restart, "--delete-threshold 50 --restart quiet/web")},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var p map[string]any
+			if err := json.Unmarshal(data, &p); err != nil {
+				t.Fatal(err)
+			}
+			p["options"] = tc.options
+			edited, err := json.Marshal(p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(saved, edited, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			var stdout, stderr bytes.Buffer
+			code := run(append([]string{"apply", "--plan", saved}, tc.args...), &stdout, &stderr)
+			if code != tc.code {
+				t.Fatalf("exit %d, want %d\nstdout:\n%s\nstderr:\n%s", code, tc.code, &stdout, &stderr)
+			}
+			if got := stderr.String(); tc.code != exitOK && got != tc.want {
+				t.Errorf("stderr:\n%s\nwant:\n%s", got, tc.want)
 			}
 		})
 	}

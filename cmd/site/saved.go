@@ -99,6 +99,9 @@ func (o applyOptions) readSaved(flags *pflag.FlagSet, args []string, phases []pl
 	case flags.Changed("delete-threshold") && o.deleteThreshold != saved.Options.DeleteThreshold:
 		return nil, differs("--delete-threshold "+strconv.Itoa(o.deleteThreshold), "--delete-threshold "+strconv.Itoa(saved.Options.DeleteThreshold))
 	}
+	if what, add := loosening(saved.Options, flags, o.acks); len(what) > 0 {
+		return nil, fmt.Errorf("the plan %s was saved with %s, and a plan file is anyone's to write (a pull request may add one), so apply takes what loosens its checks only from its own command line: add %s to apply's command line, or save the plan again without it", o.planFile, strings.Join(what, " and "), strings.Join(add, " "))
+	}
 	config, paths, err := specInput(saved.Spec.Paths)
 	if err != nil {
 		return nil, fmt.Errorf("the plan %s was saved from %s, whose site.cue cannot be found now (%v): run site apply from the directory site diff ran in, or save the plan again", o.planFile, strings.Join(saved.Spec.Paths, " "), err)
@@ -111,6 +114,38 @@ func (o applyOptions) readSaved(flags *pflag.FlagSet, args []string, phases []pl
 		return nil, err
 	}
 	return saved, nil
+}
+
+// loosening lists the options of a saved plan that let apply do what
+// it would not with its defaults, where apply's command line (flags,
+// acks) does not give the same: each as what it does, and the words
+// that give it. A --delete-threshold above the default lets more
+// deletes pass without GATE-DNS-DELETE-MANY; a --restart makes a
+// pending change a restart, which a GATE-VM-RESTART acknowledged for
+// another guest would then allow; a deferring ack makes apply go on
+// without the steps it defers, where it would stop. The scope (PATH,
+// --only, --target) only narrows what is done, and a lower threshold
+// only gates more.
+func loosening(saved *plan.Options, flags *pflag.FlagSet, acks []string) (what, add []string) {
+	if t := saved.DeleteThreshold; t > backends.DefaultDeleteManyPercent && !flags.Changed("delete-threshold") {
+		what = append(what, fmt.Sprintf("--delete-threshold %d (more of a zone's records deleted without %s than apply's %d)", t, plan.GateDNSDeleteMany, backends.DefaultDeleteManyPercent))
+		add = append(add, "--delete-threshold", strconv.Itoa(t))
+	}
+	if len(saved.Restart) > 0 && !flags.Changed("restart") {
+		guests := "that guest"
+		if len(saved.Restart) > 1 {
+			guests = "those guests"
+		}
+		what = append(what, fmt.Sprintf("%s (restarts %s when %s is acknowledged)", describeRestarts(saved.Restart), guests, plan.GateVMRestart))
+		add = append(add, describeRestarts(saved.Restart))
+	}
+	for _, g := range saved.Acks {
+		if !slices.Contains(acks, string(g)) {
+			what = append(what, fmt.Sprintf("--ack %s (goes on without the steps it defers, where apply stops)", g))
+			add = append(add, "--ack", string(g))
+		}
+	}
+	return what, add
 }
 
 // savedPlanArg is the first of args that is a plan saved by site diff
