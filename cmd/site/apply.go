@@ -72,7 +72,9 @@ scope (--only, --target) and options (--restart, --delete-threshold,
 the acks that deferred a step); other values are refused, and so is
 a plan whose options loosen apply's checks (a --delete-threshold above
 the default, a --restart, an ack) unless the command line gives them
-too, as a plan file is anyone's to write. It refuses
+too, as a plan file is anyone's to write; nor do its paths choose
+site.cue: without --config, one beside them is read only where it lies
+in the current directory's tree. It refuses
 (exit 1) a plan whose spec files changed since, naming the file, and
 observes again to refuse one whose live systems changed: "the plan is
 stale".

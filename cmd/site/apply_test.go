@@ -22,6 +22,8 @@ func TestApplyPlanRefusesStalePlan(t *testing.T) {
 	file := tenantFile(t, srv, "stale.example.test", `
 			www: A: ["192.0.2.80"]`)
 	planFile := filepath.Join(t.TempDir(), "plan.json")
+	// apply --plan reads the site.cue of where it runs, as the operator runs it.
+	t.Chdir(filepath.Dir(file))
 
 	code, stdout, stderr := siteRun(t, srv, "diff", "--out", planFile, file)
 	if code != exitOK || !strings.Contains(stdout, "+ dns/stale.example.test./www.stale.example.test./A") {
@@ -80,6 +82,8 @@ func TestApplyPlanRefusesEditedSpec(t *testing.T) {
 	file := tenantFile(t, srv, "edited.example.test", `
 			www: A: ["192.0.2.80"]`)
 	planFile := filepath.Join(t.TempDir(), "plan.json")
+	// apply --plan reads the site.cue of where it runs, as the operator runs it.
+	t.Chdir(filepath.Dir(file))
 	if code, stdout, stderr := siteRun(t, srv, "diff", "--out", planFile, file); code != exitOK {
 		t.Fatalf("diff exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
 	}

@@ -100,6 +100,8 @@ func TestMissingGateAnywhereChangesNothingAnywhere(t *testing.T) {
 			args := append([]string{"apply"}, tt.args...)
 			if tt.plan {
 				planFile := filepath.Join(t.TempDir(), "plan.json")
+				// apply --plan reads the site.cue of where it runs, as the operator runs it.
+				t.Chdir(filepath.Dir(file))
 				diffArgs := []string{"diff", "--out", planFile}
 				if slicesContains(tt.args, "--only") {
 					diffArgs = append(diffArgs, "--only", "dns")

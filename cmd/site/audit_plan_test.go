@@ -91,6 +91,8 @@ func TestSavedPlanRefusesAnyChangeInScope(t *testing.T) {
 				"lab": {{"p2.test", `www: A: ["192.0.2.82"]`, ""}},
 			})
 			planFile := filepath.Join(t.TempDir(), "plan.json")
+			// apply --plan reads the site.cue of where it runs, as the operator runs it.
+			t.Chdir(filepath.Dir(file))
 			if tt.before != nil {
 				tt.before(t, srv)
 			}
@@ -138,6 +140,8 @@ func TestSavedPlanWithDeleteThreshold(t *testing.T) {
 	srv.CreateZone(t, "thr.test.", live...)
 	file := tenantFile(t, srv, "thr.test", strings.Join(keep, "\n"))
 	planFile := filepath.Join(t.TempDir(), "plan.json")
+	// apply --plan reads the site.cue of where it runs, as the operator runs it.
+	t.Chdir(filepath.Dir(file))
 	// 4 of 10 deletes: gated at 30 %, not at 50 %.
 	if code, out, errOut := siteRun(t, srv, "diff", "--delete-threshold", "50", "--out", planFile, file); code != exitOK || strings.Contains(out, "GATE-DNS-DELETE-MANY") {
 		t.Fatalf("diff --delete-threshold 50: exit %d, want 0 and no GATE-DNS-DELETE-MANY\nstdout:\n%s\nstderr:\n%s", code, out, errOut)
@@ -175,6 +179,8 @@ func TestSavedPlanCannotAckAChangesGate(t *testing.T) {
 	srv.CreateZone(t, "ow.test.", pdnstest.RRset{Name: "www.ow.test.", Type: "A", TTL: 300, Records: []string{"192.0.2.1"}})
 	file := tenantFile(t, srv, "ow.test", `www: A: ["192.0.2.2"]`)
 	planFile := filepath.Join(t.TempDir(), "plan.json")
+	// apply --plan reads the site.cue of where it runs, as the operator runs it.
+	t.Chdir(filepath.Dir(file))
 	if code, out, errOut := siteRun(t, srv, "diff", "--out", planFile, file); code != exitOK || !strings.Contains(out, "GATE-DNS-OVERWRITE") {
 		t.Fatalf("diff: exit %d, want 0 and a change behind GATE-DNS-OVERWRITE\nstdout:\n%s\nstderr:\n%s", code, out, errOut)
 	}

@@ -157,6 +157,8 @@ tenants: office1: {
 		t.Fatalf("apply exit %d\nstdout:\n%s\nstderr:\n%s", code, out, errOut)
 	}
 	planFile := filepath.Join(t.TempDir(), "plan.json")
+	// apply --plan reads the site.cue of where it runs, as the operator runs it.
+	t.Chdir(filepath.Dir(file))
 	if code, out, errOut := siteRun(t, srv, "diff", "--out", planFile, file); code != exitOK || !strings.Contains(out, "note: DS for the parent") {
 		t.Fatalf("diff exit %d, want 0 and the DS note\nstdout:\n%s\nstderr:\n%s", code, out, errOut)
 	}

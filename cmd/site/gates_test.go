@@ -103,6 +103,8 @@ func TestSavedPlanAcksHeldToApplysGates(t *testing.T) {
 	t.Setenv("NO_COLOR", "1")
 	file := quietSpec(t)
 	saved := filepath.Join(filepath.Dir(file), "plan.json")
+	// apply --plan reads the site.cue of where it runs, as the operator runs it.
+	t.Chdir(filepath.Dir(file))
 	var stdout, stderr bytes.Buffer
 	if code := run([]string{"diff", "--out", saved, file}, &stdout, &stderr); code != exitOK {
 		t.Fatalf("diff --out: exit %d\n%s", code, &stderr)
@@ -155,6 +157,8 @@ func TestSavedPlanCannotLoosenApply(t *testing.T) {
 	t.Setenv("NO_COLOR", "1")
 	file := quietSpec(t)
 	saved := filepath.Join(filepath.Dir(file), "plan.json")
+	// apply --plan reads the site.cue of where it runs, as the operator runs it.
+	t.Chdir(filepath.Dir(file))
 	var stdout, stderr bytes.Buffer
 	if code := run([]string{"diff", "--out", saved, file}, &stdout, &stderr); code != exitOK {
 		t.Fatalf("diff --out: exit %d\n%s", code, &stderr)

@@ -312,6 +312,8 @@ func TestIncident1_SecretNeverPrinted(t *testing.T) {
 	cs := newColdStart(t, "sjc.example.net")
 	file := sjcFile(t, sjcLike(), []string{closedPort(t), cs.vault.URL}, cs.cf.URL)
 	planFile := filepath.Join(t.TempDir(), "plan.json")
+	// apply --plan reads the site.cue of where it runs, as the operator runs it.
+	t.Chdir(filepath.Dir(file))
 	steps := [][]string{
 		{"diff", file},
 		{"diff", "--format", "json", file},

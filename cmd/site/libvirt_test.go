@@ -110,6 +110,8 @@ func TestVMDiffAndApplyThroughCLI(t *testing.T) {
 
 	// A saved plan applies while the host is as it was observed ...
 	planFile := filepath.Join(t.TempDir(), "plan.json")
+	// apply --plan reads the site.cue of where it runs, as the operator runs it.
+	t.Chdir(filepath.Dir(spec))
 	write("128MiB", false)
 	site(exitOK, "diff", "--out", planFile)
 	site(exitOK, "apply", "--plan", planFile)

@@ -102,6 +102,9 @@ func (o applyOptions) readSaved(flags *pflag.FlagSet, args []string, phases []pl
 	if what, add := loosening(saved.Options, flags, o.acks); len(what) > 0 {
 		return nil, fmt.Errorf("the plan %s was saved with %s, and a plan file is anyone's to write (a pull request may add one), so apply takes what loosens its checks only from its own command line: add %s to apply's command line, or save the plan again without it", o.planFile, strings.Join(what, " and "), strings.Join(add, " "))
 	}
+	if err := o.checkSavedConfig(saved.Spec.Paths); err != nil {
+		return nil, err
+	}
 	config, paths, err := specInput(saved.Spec.Paths)
 	if err != nil {
 		return nil, fmt.Errorf("the plan %s was saved from %s, whose site.cue cannot be found now (%v): run site apply from the directory site diff ran in, or save the plan again", o.planFile, strings.Join(saved.Spec.Paths, " "), err)
@@ -114,6 +117,48 @@ func (o applyOptions) readSaved(flags *pflag.FlagSet, args []string, phases []pl
 		return nil, err
 	}
 	return saved, nil
+}
+
+// checkSavedConfig refuses a plan whose paths would choose the
+// operator's file. Without --config, site reads the site.cue of the
+// current directory or its parents, else the one beside the paths; a
+// plan's paths come from the file, which is anyone's to write, so the
+// one beside them is taken only where it really lies in the current
+// directory's tree, as for site apply run there with paths of its own
+// tree. /tmp/evil/tenants/x.cue, or a link out of the tree, would have
+// apply read /tmp/evil/site.cue and reach what it names with the
+// runner's credentials.
+func (o applyOptions) checkSavedConfig(paths []string) error {
+	if configFlag != "" {
+		return nil
+	}
+	if _, err := compiler.FindConfig("", nil); err == nil {
+		return nil // the current directory's or a parent's, whatever the paths
+	}
+	config, err := compiler.FindConfig("", paths)
+	if err != nil {
+		return nil // none found: loading says so, naming where it looked
+	}
+	wd, err := os.Getwd()
+	if err != nil {
+		return err
+	}
+	abs := config
+	if !filepath.IsAbs(abs) {
+		abs = filepath.Join(wd, config)
+	}
+	realWD, err1 := filepath.EvalSymlinks(wd)
+	real, err2 := filepath.EvalSymlinks(abs)
+	if err1 == nil && err2 == nil {
+		if rel, err := filepath.Rel(realWD, real); err == nil && filepath.IsLocal(rel) {
+			return nil
+		}
+	}
+	shown := config
+	if err2 == nil && real != abs {
+		shown += " (really " + real + ")"
+	}
+	return fmt.Errorf("the plan %s names %s, beside which site would read %s, outside the current directory's tree and its parents; a plan file is anyone's to write, so it does not choose the operator's file: name it with --config FILE, or run site apply --plan where site.cue is", o.planFile, strings.Join(paths, " "), shown)
 }
 
 // loosening lists the options of a saved plan that let apply do what

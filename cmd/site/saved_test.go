@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"os"
 	"path/filepath"
 	"slices"
@@ -93,4 +94,67 @@ func TestSavedPlanArgReadsItsStart(t *testing.T) {
 	if got, want := savedPlanArg([]string{filepath.Join(dir, "huge-log"), filepath.Join(dir, "huge-plan.json")}), filepath.Join(dir, "huge-plan.json"); got != want {
 		t.Errorf("got %q, want %q", got, want)
 	}
+}
+
+// TestSavedPlanDoesNotChooseSiteCue: where the current directory and its
+// parents hold no site.cue, apply --plan took the one beside the paths
+// the plan names, so a plan file (anyone's to write) naming
+// /tmp/evil/tenants/x.cue had apply read /tmp/evil/site.cue and send
+// the runner's credentials where it says. It now finds site.cue as
+// site apply with those paths does only where that site.cue really lies
+// in the current directory's tree; elsewhere it insists on --config.
+func TestSavedPlanDoesNotChooseSiteCue(t *testing.T) {
+	t.Setenv("NO_COLOR", "1")
+	spec := quietSpec(t)
+	dir := filepath.Dir(spec)
+	siteRun := func(args ...string) (int, string) {
+		t.Helper()
+		var stdout, stderr bytes.Buffer
+		code := run(args, &stdout, &stderr)
+		return code, stderr.String()
+	}
+	saved := filepath.Join(t.TempDir(), "plan.json")
+	if code, errOut := siteRun("diff", "--out", saved, spec); code != exitOK {
+		t.Fatalf("diff --out: exit %d\n%s", code, errOut)
+	}
+	refusal := func(planFile, path, config string) string {
+		return "site: the plan " + planFile + " names " + path + ", beside which site would read " + config + ", outside the current directory's tree and its parents; a plan file is anyone's to write, so it does not choose the operator's file: name it with --config FILE, or run site apply --plan where site.cue is\n"
+	}
+	t.Run("outside the current directory", func(t *testing.T) {
+		code, errOut := siteRun("apply", "--plan", saved)
+		if want := refusal(saved, spec, filepath.Join(dir, "site.cue")); code != exitError || errOut != want {
+			t.Errorf("exit %d, want %d\nstderr:\n%s\nwant:\n%s", code, exitError, errOut, want)
+		}
+		if code, errOut := siteRun("apply", "--plan", saved, "--config", filepath.Join(dir, "site.cue")); code != exitOK {
+			t.Errorf("with --config: exit %d, want 0\nstderr:\n%s", code, errOut)
+		}
+	})
+	t.Run("beside the paths, inside the current directory", func(t *testing.T) {
+		t.Chdir(filepath.Dir(dir))
+		rel := filepath.Join(filepath.Base(dir), "quiet.cue")
+		if code, errOut := siteRun("diff", "--out", saved, rel); code != exitOK {
+			t.Fatalf("diff --out: exit %d\n%s", code, errOut)
+		}
+		if code, errOut := siteRun("apply", "--plan", saved); code != exitOK {
+			t.Errorf("exit %d, want 0\nstderr:\n%s", code, errOut)
+		}
+	})
+	t.Run("through a link out of the current directory", func(t *testing.T) {
+		cwd := t.TempDir()
+		t.Chdir(cwd)
+		if err := os.Symlink(dir, "tenants"); err != nil {
+			t.Fatal(err)
+		}
+		if code, errOut := siteRun("diff", "--out", saved, "tenants/quiet.cue"); code != exitOK {
+			t.Fatalf("diff --out: exit %d\n%s", code, errOut)
+		}
+		code, errOut := siteRun("apply", "--plan", saved)
+		real, err := filepath.EvalSymlinks(filepath.Join(dir, "site.cue"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := refusal(saved, "tenants/quiet.cue", "tenants/site.cue (really "+real+")"); code != exitError || errOut != want {
+			t.Errorf("exit %d, want %d\nstderr:\n%s\nwant:\n%s", code, exitError, errOut, want)
+		}
+	})
 }

@@ -110,6 +110,8 @@ func TestTargetIsPartOfASavedPlan(t *testing.T) {
 	const good = "good.example.test."
 	file := twoZonesFile(t, srv)
 	planFile := filepath.Join(t.TempDir(), "plan.json")
+	// apply --plan reads the site.cue of where it runs, as the operator runs it.
+	t.Chdir(filepath.Dir(file))
 
 	code, stdout, stderr := siteRun(t, srv, "diff", "--target", "dns/"+good, "--out", planFile, file)
 	if code != exitOK {
