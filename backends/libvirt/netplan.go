@@ -93,6 +93,8 @@ func (n netDriver) plan(ctx context.Context, step *graph.Step, run *backends.Run
 	case o.Owner == nil:
 		return nil, fmt.Errorf("network %s on %s exists but carries no site owner element, so site will not change it; to adopt it for tenant %s add <%s:owner xmlns:%s=%q tenant=%q/> to its <metadata> (virsh -c %s net-edit %s)",
 			nw.Name, nw.Host, nw.Tenant, ownerPrefix, ownerPrefix, OwnerNS, nw.Tenant, nw.Host, nw.Name)
+	case o.Owner.Tenant != nw.Tenant && step.Removal != "":
+		return nil, fmt.Errorf("network %s on %s belongs to tenant %q, not %q, and %s no longer declares it: its removal is step %s in a run of these PATHs; apply that first (those PATHs with --target %s --ack %s), or rename this network", nw.Name, nw.Host, o.Owner.Tenant, nw.Tenant, o.Owner.Tenant, step.Removal, "'"+step.Removal+"'", plan.GateNetDestroy)
 	case o.Owner.Tenant != nw.Tenant:
 		return nil, fmt.Errorf("network %s on %s belongs to tenant %q, not %q: rename one of them, or, if %s no longer declares it, remove it first with a run of %s's file alone (site apply tenants/%s.cue --target %s --ack %s), which then lists its removal", nw.Name, nw.Host, o.Owner.Tenant, nw.Tenant, o.Owner.Tenant, o.Owner.Tenant, o.Owner.Tenant, "'"+graph.NetworkStepID(nw.Host, nw.Name)+"'", plan.GateNetDestroy)
 	default:

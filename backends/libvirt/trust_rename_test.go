@@ -68,10 +68,13 @@ func TestTrust_RenameKeepsOnlyItsOwn(t *testing.T) {
 	squat := r.vm("db")
 	squat.Disks = []model.Disk{{Pool: "default", Name: "squat-root", SizeBytes: 1 << 20}}
 	// A VM db of evil's takes the removal's step ID, so it is planned
-	// on its own: refused, as the domain is victim's.
+	// on its own: refused, as the domain is victim's, naming the step
+	// that removes it in the same run (which once it said to find in a
+	// run of victim's file alone, under another ID).
 	obs, _ := r.diff(r.tenantsGraph(map[string][]*model.VM{"victim": {app}, "evil": {squat}}))
-	if len(obs.Plan.Blocked) != 1 || !strings.Contains(obs.Plan.Blocked[0].Reason, `domain db on `+r.host+` belongs to tenant "victim", not "evil"`) {
-		t.Errorf("evil's VM db: got blocked %+v, plan %q, want it refused as victim's domain", obs.Plan.Blocked, lines(obs.Plan))
+	want := `domain db on ` + r.host + ` belongs to tenant "victim", not "evil", and victim no longer declares it: its removal is step vm/` + r.host + `/db@victim in a run of these PATHs; apply that first (those PATHs with --target 'vm/` + r.host + `/db@victim' --ack GATE-VM-DESTROY), or rename this VM`
+	if len(obs.Plan.Blocked) != 1 || !strings.Contains(obs.Plan.Blocked[0].Reason, want) {
+		t.Errorf("evil's VM db: got blocked %+v, plan %q, want it refused with %q", obs.Plan.Blocked, lines(obs.Plan), want)
 	}
 
 	obs, _ = r.diff(r.tenantsGraph(map[string][]*model.VM{"victim": {app}, "evil": {thief}}))
@@ -96,5 +99,40 @@ func TestTrust_RenameKeepsOnlyItsOwn(t *testing.T) {
 	}
 	if strings.Contains(removal, "keeps") {
 		t.Errorf("victim's removal of db: got %q, want it to keep nothing", removal)
+	}
+}
+
+// TestTrust_NetworkCollisionNamesTheRemoval: as for a VM, a network of
+// evil's named like the network victim dropped is refused, and the
+// refusal names the step of the same run that removes victim's.
+func TestTrust_NetworkCollisionNamesTheRemoval(t *testing.T) {
+	mark := func(name, bridge, cidr string) string {
+		return `<network><name>` + name + `</name><bridge name="` + bridge + `"/><ip address="` + cidr + `" netmask="255.255.255.0"/>` +
+			`<metadata><site:owner xmlns:site="` + OwnerNS + `" tenant="victim"/></metadata></network>`
+	}
+	r := newRig(t, libvirttest.TestURI(t, libvirttest.Fixture{Networks: []string{mark("lan", "virbr21", "10.91.0.1"), mark("keep", "virbr22", "10.92.0.1")}}), Options{})
+	spec := &model.Spec{Tenants: []*model.Tenant{
+		{Name: "victim", Domain: "victim.example.net.", Networks: []*model.Network{{Tenant: "victim", Name: "keep", Host: r.host, CIDR: "10.92.0.0/24"}}},
+		{Name: "evil", Domain: "evil.example.net.", Networks: []*model.Network{{Tenant: "evil", Name: "lan", Host: r.host, CIDR: "10.93.0.0/24"}}},
+	}}
+	g, err := graph.Build(spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	found, err := r.d.Discover(context.Background(), g)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if g, err = g.With(found); err != nil {
+		t.Fatal(err)
+	}
+	obs, _ := r.diff(g)
+	blocked := map[string]string{}
+	for _, b := range obs.Plan.Blocked {
+		blocked[b.Step] = b.Reason
+	}
+	want := `network lan on ` + r.host + ` belongs to tenant "victim", not "evil", and victim no longer declares it: its removal is step network/` + r.host + `/lan@victim in a run of these PATHs; apply that first (those PATHs with --target 'network/` + r.host + `/lan@victim' --ack GATE-NET-DESTROY), or rename this network`
+	if got := blocked["network/"+r.host+"/lan"]; !strings.Contains(got, want) {
+		t.Errorf("evil's network lan: got %q, want it refused with %q; plan %q", got, want, lines(obs.Plan))
 	}
 }

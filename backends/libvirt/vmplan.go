@@ -172,6 +172,9 @@ func (p *vmPlanner) observeDomain(o *domObs) error {
 		return fmt.Errorf("domain %s on %s exists but carries no site owner element, so site will not change it; to adopt it for tenant %s run: virsh -c %s metadata %s %s --key %s --set '<owner tenant=\"%s\"/>' --live --config",
 			vm.Name, vm.Host, vm.Tenant, vm.Host, vm.Name, OwnerNS, ownerPrefix, vm.Tenant)
 	}
+	if o.Owner.Tenant != vm.Tenant && p.step.Removal != "" {
+		return fmt.Errorf("domain %s on %s belongs to tenant %q, not %q, and %s no longer declares it: its removal is step %s in a run of these PATHs; apply that first (those PATHs with --target %s --ack %s), or rename this VM", vm.Name, vm.Host, o.Owner.Tenant, vm.Tenant, o.Owner.Tenant, p.step.Removal, "'"+p.step.Removal+"'", plan.GateVMDestroy)
+	}
 	if o.Owner.Tenant != vm.Tenant {
 		return fmt.Errorf("domain %s on %s belongs to tenant %q, not %q: rename one of them, or, if %s no longer declares it, remove it first with a run of %s's file alone (site apply tenants/%s.cue --target %s --ack %s), which then lists its removal", vm.Name, vm.Host, o.Owner.Tenant, vm.Tenant, o.Owner.Tenant, o.Owner.Tenant, o.Owner.Tenant, "'"+graph.VMStepID(vm.Host, vm.Name)+"'", plan.GateVMDestroy)
 	}

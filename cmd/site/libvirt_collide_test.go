@@ -51,7 +51,7 @@ func TestAnotherTenantCannotHideARemoval(t *testing.T) {
 	out := siteAt(exitError, "diff")
 	for _, want := range []string{
 		"the spec no longer declares this domain: undefine it",
-		`domain db on qemu:///session belongs to tenant "victim", not "evil"`,
+		`domain db on qemu:///session belongs to tenant "victim", not "evil", and victim no longer declares it: its removal is step vm/qemu:///session/db@victim in a run of these PATHs; apply that first (those PATHs with --target 'vm/qemu:///session/db@victim' --ack GATE-VM-DESTROY)`,
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("the diff of every tenant lacks %q:\n%s", want, out)

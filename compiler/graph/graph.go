@@ -43,6 +43,12 @@ type Step struct {
 	VM         *model.VM
 	Zone       *model.Zone
 	Undeclared *Undeclared
+
+	// Removal is, on a declared step whose ID another tenant's
+	// undeclared resource took (see With), the ID of the step that
+	// removes that resource ("vm/URI/db@victim"), for the refusal of
+	// this step to name.
+	Removal string
 }
 
 // Secret is one credential read from one of the operator's stores.

@@ -43,12 +43,14 @@ func (g *Graph) With(extra []*Step) (*Graph, error) {
 		return g, nil
 	}
 	steps := make([]*Step, 0, len(g.Steps)+len(extra))
+	copies := make(map[string]*Step, len(g.Steps))
 	for _, s := range g.Steps {
 		cp := *s
 		steps = append(steps, &cp)
+		copies[cp.ID] = &cp
 	}
 	for _, s := range extra {
-		switch d := g.byID[s.ID]; {
+		switch d := copies[s.ID]; {
 		case d == nil:
 		case d.Tenant == s.Tenant:
 			continue
@@ -56,6 +58,7 @@ func (g *Graph) With(extra []*Step) (*Graph, error) {
 			cp := *s
 			cp.ID += "@" + s.Tenant
 			s = &cp
+			d.Removal = cp.ID
 		}
 		steps = append(steps, s)
 	}
