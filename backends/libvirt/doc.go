@@ -151,7 +151,11 @@
 // (forward mode bridge onto an existing host bridge: no address, no
 // dnsmasq; site neither makes nor removes the host bridge, and plans
 // nothing for a network whose host bridge is missing, which libvirt
-// would start anyway and fail only the guests on). No routed or
+// would start anyway and fail only the guests on). A network whose
+// address range overlaps another network on the host that is not its
+// tenant's own (libvirt's default, the operator's, another tenant's) is
+// refused at plan time (netplan.go, checkOverlap); the host's routes
+// that are not libvirt networks are not read. No routed or
 // open mode. libvirt cannot change an active network's mode, and a new
 // definition alone would switch it at the next restart, unannounced: a
 // mode change of an active network stops it, defines it anew and starts

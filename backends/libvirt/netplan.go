@@ -3,6 +3,7 @@ package libvirt
 import (
 	"context"
 	"fmt"
+	"net/netip"
 	"slices"
 	"strconv"
 	"strings"
@@ -85,6 +86,9 @@ func (n netDriver) plan(ctx context.Context, step *graph.Step, run *backends.Run
 		if note != "" {
 			p.sp.Notes = append(p.sp.Notes, note)
 		}
+	}
+	if err := h.checkOverlap(nw); err != nil {
+		return nil, err
 	}
 	o := h.networks[nw.Name]
 	switch {
@@ -491,4 +495,56 @@ func (h *hostObs) networkUsers(network string) []string {
 		}
 	}
 	return out
+}
+
+// checkOverlap refuses a network whose cidr overlaps another network on
+// the host that is not the tenant's own: vet compares only the networks
+// the specs declare, and the host has others (libvirt's default,
+// virbr0 on 192.168.122.0/24; the operator's; another tenant's whose
+// file is not loaded, or that it dropped), whose addresses the tenant's
+// guests would take and whose routes they would then answer for. A
+// network of the tenant's own is its spec's (vet checks it, and one it
+// dropped is removed in the same run). Both the persistent and the
+// running definition count.
+func (h *hostObs) checkOverlap(nw *model.Network) error {
+	if nw.CIDR == "" {
+		return nil
+	}
+	want, err := netip.ParsePrefix(nw.CIDR)
+	if err != nil {
+		return nil // vet refuses it; the plan says so where it builds the definition
+	}
+	names := make([]string, 0, len(h.networks))
+	for name := range h.networks {
+		names = append(names, name)
+	}
+	slices.Sort(names)
+	for _, name := range names {
+		o := h.networks[name]
+		if name == nw.Name || o.Owner != nil && o.Owner.Tenant == nw.Tenant {
+			continue
+		}
+		for _, def := range []*libvirtxml.Network{o.Live, o.Def} {
+			if def == nil {
+				continue
+			}
+			for _, ip := range def.IPs {
+				have, err := netip.ParsePrefix(ipPrefix(ip))
+				if err != nil || !have.Overlaps(want) {
+					continue
+				}
+				where := ""
+				if def.Bridge != nil && def.Bridge.Name != "" {
+					where = ", bridge " + def.Bridge.Name
+				}
+				whose := "which carries no site owner element (libvirt's default network, or the operator's own)"
+				if o.Owner != nil {
+					whose = fmt.Sprintf("which is tenant %q's", o.Owner.Tenant)
+				}
+				return fmt.Errorf("network %s on %s: cidr %s overlaps network %s on the host (%s%s), %s, so its guests would take addresses that network routes; pick a prefix no network on the host uses",
+					nw.Name, nw.Host, nw.CIDR, name, have, where, whose)
+			}
+		}
+	}
+	return nil
 }
