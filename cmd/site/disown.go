@@ -17,11 +17,12 @@ import (
 func init() { register(newDisownCmd) }
 
 // newDisownCmd is site disown: the way back from export --adopt and
-// apply. Its subcommands name the provider with the same flags export
-// uses, because a zone may be disowned that no spec names any more.
+// apply. Its subcommands name the server by --provider, as site.cue
+// declares it, or with the same flags export uses, because a zone may
+// be disowned on a server site.cue no longer declares.
 func newDisownCmd() *cobra.Command {
 	cmd := &cobra.Command{
-		Use:   "disown PROVIDER ZONE [--name NAME ...] [--ack GATE-DNS-DISOWN]",
+		Use:   "disown PROVIDER ZONE [--provider NAME] [--name NAME ...] [--ack GATE-DNS-DISOWN]",
 		Short: "Remove site's owner markers from a zone (dry run unless acknowledged)",
 		Long: `disown takes site's owner markers off a zone's records: PowerDNS rrset
 comments of account site, Cloudflare record comments, that say
@@ -34,9 +35,15 @@ It first lists every marker it would remove (all of the zone's, or those
 at the names --name gives) and changes nothing unless --ack
 GATE-DNS-DISOWN is given.
 
+--provider NAME names the server as site.cue declares it (its url or
+api_url and its credential, from the environment or a Vault store); a
+server site.cue does not declare is named by flags instead, as for
+site export (--url, --server, --api-key-env; --token-env, --api-url).
+
+  site disown powerdns example.org --provider pdns
+  site disown powerdns example.org --provider pdns --name www --ack GATE-DNS-DISOWN
   site disown powerdns example.org --url http://127.0.0.1:8081
-  site disown powerdns example.org --url http://127.0.0.1:8081 --name www --ack GATE-DNS-DISOWN
-  site disown cloudflare example.net --name old.example.net.
+  site disown cloudflare example.net --provider cf --name old.example.net.
 
 Exit codes: 0 nothing to remove or removed, 1 an error, 3 markers listed
 but GATE-DNS-DISOWN not acknowledged (nothing changed).`,
