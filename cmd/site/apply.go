@@ -53,7 +53,9 @@ site graph names them; * also matches /, e.g. 'vm/*/keys'), plus the
 steps they need (the secrets they read; a VM's networks, storage pools
 and base images), so a run can leave a live guest or an
 unreachable server alone. With --only, a step must pass both; a pattern
-that matches no step in scope is an error listing the steps in scope.
+that matches no step in scope is an error listing the steps in scope,
+and a VM written as --restart writes it (office1/files) or a zone
+without dns/ (example.org.) is told the step ID it meant.
 
 Steps run in dependency order, --parallelism at a time. When a step
 fails, the steps that depend on it are skipped and independent ones go

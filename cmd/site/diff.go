@@ -53,7 +53,8 @@ vm/qemu:///system/keys) or a glob where * also matches / (vm/*/keys,
 'dns/*'), plus the steps they need: the secrets they read and, for a VM,
 its networks, storage pools and base images. With --only, a step must
 pass both. A pattern that matches no step in scope is an error that lists
-the steps in scope.
+the steps in scope; a VM written as --restart writes it (office1/files)
+or a zone without dns/ (example.org.) is told the step ID it meant.
 
 --ack GATE-SECRET-UNREACHABLE shows the steps whose secret cannot be
 read as deferred (as apply would defer them) and exits as if they were

@@ -29,7 +29,8 @@ step to the steps that wait for it. It observes nothing.
   site graph --target 'vm/*/keys' tenants/sjc.cue   one VM's step, on any host
 
 The node names are the step IDs that --target takes in site graph, diff
-and apply.
+and apply. An --only that keeps no step prints the empty graph and says
+on stderr which phases the specs have steps in.
 
 Exit codes: 0 printed, 1 an invalid spec or flag.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
