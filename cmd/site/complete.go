@@ -55,9 +55,10 @@ func completeNoFiles(cmd *cobra.Command) {
 	}
 }
 
-// completeProviders completes site init --provider with the providers
-// the operator's file declares (--config, else found from here), each
-// with its kind; with no such file, nothing.
+// completeProviders completes site init --provider and site disown
+// PROVIDER --provider with the providers the operator's file declares
+// (--config, else found from here), each with its kind; with no such
+// file, nothing.
 func completeProviders(_ *cobra.Command, _ []string, toComplete string) ([]string, cobra.ShellCompDirective) {
 	config, err := compiler.FindConfig(configFlag, nil)
 	if err != nil {
@@ -198,4 +199,32 @@ func completionGraph(cmd *cobra.Command, args []string) (g *graph.Graph, ok bool
 	}
 	g, err := loadGraph(args, phases, nil, budget(cmd), nil)
 	return g, err == nil
+}
+
+// teachCompletion adds cobra's completion command to root now, rather
+// than when it runs, to say in its --help what site completes and to
+// give it an example, as every other command's --help does.
+func teachCompletion(root *cobra.Command) {
+	root.InitDefaultCompletionCmd()
+	for _, c := range root.Commands() {
+		if c.Name() != "completion" {
+			continue
+		}
+		c.Long = `completion prints a script for bash, zsh, fish or powershell that
+completes site's commands and flags: the gates each command takes for
+--ack, the formats for --format, the phases for --only, from the specs
+named (else ./tenants/...) the step IDs for --target (those --only
+keeps, when it is given first) and their VMs for --restart (TENANT/VM),
+the tenants site unlock can unlock, and the providers site.cue declares
+for site init --provider and site disown --provider. File names are
+offered only where a file goes (--config, --out, --plan, the PATHs).
+
+  source <(site completion bash)        in this shell; bash's script needs
+                                        the bash-completion package
+  site completion bash > /etc/bash_completion.d/site
+  site completion zsh > "${fpath[1]}/_site"
+
+See each shell's --help (site completion bash --help) for where its
+script goes.`
+	}
 }

@@ -90,6 +90,7 @@ secret store; disown and unlock, which change nothing without theirs),
 	for _, c := range commands {
 		root.AddCommand(c())
 	}
+	teachCompletion(root)
 	completeNoFiles(root)
 	return root
 }
