@@ -1,7 +1,8 @@
 // Package spelling finds the word a misspelt one most likely meant, for
 // the "did you mean ...?" of site's messages: a field the schema does not
-// allow where it was written, a gate --ack does not know. It is one rule
-// in one place, so that every such hint suggests alike.
+// allow where it was written, a gate --ack does not know, a phase --only
+// does not know (a plural such as vms means vm). It is one rule in one
+// place, so that every such hint suggests alike.
 package spelling
 
 import "strings"

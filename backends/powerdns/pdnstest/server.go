@@ -1,5 +1,6 @@
 // Package pdnstest starts a real PowerDNS Authoritative server
-// (pdns_server with the gsqlite3 backend) on free loopback ports for tests,
+// (pdns_server with the gsqlite3 backend, or lmdb, which stores no rrset
+// comments, with Options.Backend) on free loopback ports for tests,
 // and puts a small counting proxy in front of its HTTP API so tests can
 // assert how many requests a run made per zone, or make the API fail.
 //
