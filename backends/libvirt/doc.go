@@ -45,7 +45,9 @@
 //   - restart: a running guest with pending changes is restarted only
 //     when the user asks for it (run.Restart, `site apply --restart
 //     TENANT/VM`) and acknowledges GATE-VM-RESTART. `running: false` on a
-//     running guest needs GATE-VM-STOP. A restart is a shutdown, a wait of
+//     running guest needs GATE-VM-STOP. Renaming a running domain (a VM
+//     renamed in the spec) shuts it down first, behind GATE-VM-DESTROY.
+//     A restart is a shutdown, a wait of
 //     up to Options.ShutdownTimeout, then a forced stop, then a start.
 //   - destroy: undefining a domain the tenant no longer declares, or
 //     deleting a disk volume it no longer declares, needs GATE-VM-DESTROY.
@@ -131,9 +133,15 @@
 // step that made it; vm/URI/NAME@TENANT where another tenant's spec in
 // the run declares that name, see graph.With), whose plan undefines it and deletes the volumes its
 // owner element lists (but not those the spec names as a VM's disk or
-// base: a VM renamed in the spec keeps its disks, and is refused while
-// the domain it was still has one), behind GATE-VM-DESTROY; networks likewise, for a
-// tenant with a network step there (network/URI/NAME, GATE-NET-DESTROY).
+// base), behind GATE-VM-DESTROY. A VM renamed in the spec (rename.go) is
+// not a removal: the new VM's step renames the domain (virDomainRename)
+// that is the one dropped domain with a disk the new VM names, when the
+// new VM is the one VM naming its disks, so the owner element, and what
+// site made, go with it; a running one is shut down for it behind
+// GATE-VM-DESTROY, and the dropped domain's own step plans nothing. Any
+// other new VM is refused while a dropped domain still has one of its
+// disks. Networks a tenant no longer declares are removed likewise, for
+// a tenant with a network step there (network/URI/NAME, GATE-NET-DESTROY).
 // A tenant that declares nothing on a host any more is not looked at
 // there: its leftovers stay untouched (deleting needs a spec that still
 // names the host).

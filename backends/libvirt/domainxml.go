@@ -53,6 +53,7 @@ func newDomain(name, domType string) *libvirtxml.Domain {
 // Devices are matched by target (disks) or position (NICs) so that a
 // redefine does not move them around in the guest.
 func (w *wantDomain) apply(def *libvirtxml.Domain, others string) {
+	def.Name = w.vm.Name // a renamed domain's definition has its old name
 	kib := uint((w.vm.MemoryBytes + 1023) / 1024)
 	def.Memory = &libvirtxml.DomainMemory{Value: kib, Unit: "KiB"}
 	def.CurrentMemory = &libvirtxml.DomainCurrentMemory{Value: kib, Unit: "KiB"}

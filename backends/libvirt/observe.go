@@ -26,6 +26,13 @@ type hostObs struct {
 	domains  map[string]*domObs
 	networks map[string]*netObs
 
+	// The volumes read while planning, shared by every view of the
+	// host (renamedAs).
+	*volCache
+}
+
+// volCache holds what a host's plans read of its storage, once per run.
+type volCache struct {
 	mu    sync.Mutex
 	vols  map[string]*volObs  // by pool "\x00" name
 	names map[string][]string // pool -> its volumes' names, listed once
@@ -117,7 +124,7 @@ func (v *volObs) unread() bool { return v.NoPool == poolInactive }
 // not plan deletes.
 func observeHost(d *Driver, c *libvirt.Connect, host string) (*hostObs, error) {
 	h := &hostObs{d: d, conn: c, host: host, domains: map[string]*domObs{}, networks: map[string]*netObs{},
-		vols: map[string]*volObs{}, pools: map[string]error{}}
+		volCache: &volCache{vols: map[string]*volObs{}, pools: map[string]error{}}}
 	server := d.server(host)
 	done := d.calling(server, "GetCapabilities")
 	capsXML, err := c.GetCapabilities()

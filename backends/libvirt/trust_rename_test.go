@@ -136,3 +136,37 @@ func TestTrust_NetworkCollisionNamesTheRemoval(t *testing.T) {
 		t.Errorf("evil's network lan: got %q, want it refused with %q; plan %q", got, want, lines(obs.Plan))
 	}
 }
+
+// TestRenameOnlyWhenOnePairing: a domain the tenant dropped is renamed
+// to a new VM only when that VM is the one new VM naming its disks and
+// names the disks of no other dropped domain. Two new VMs on db's disk
+// would be two guesses: neither renames db, both stay refused while db
+// has the disk, and db's removal is planned as before.
+func TestRenameOnlyWhenOnePairing(t *testing.T) {
+	r := newRig(t, libvirttest.TestURI(t, libvirttest.Fixture{
+		Domains: []string{testDomain("db", "lab", volumeDisk("default", "db-data", "vda"))},
+		Pools:   []string{trustPool("db-data")},
+	}), Options{})
+	var vms []*model.VM
+	for _, name := range []string{"db1", "db2"} {
+		vm := r.vm(name)
+		vm.Disks = []model.Disk{{Pool: "default", Name: "db-data", SizeBytes: 1 << 20}}
+		vms = append(vms, vm)
+	}
+	obs, _ := r.diff(r.tenantsGraph(map[string][]*model.VM{"lab": vms}))
+	for _, c := range obs.Plan.Changes {
+		if _, ok := c.After["name"]; ok {
+			t.Errorf("%s renames db though two VMs name its disk: %q", c.Step, c.Reason)
+		}
+	}
+	if len(obs.Plan.Blocked) != 2 {
+		t.Errorf("got blocked %+v, want db1 and db2 refused while db has their disk; plan %q", obs.Plan.Blocked, lines(obs.Plan))
+	}
+	var removal bool
+	for _, c := range obs.Plan.Changes {
+		removal = removal || c.Step == "vm/"+r.host+"/db" && c.Action == "delete"
+	}
+	if !removal {
+		t.Errorf("db's removal is not planned; plan %q", lines(obs.Plan))
+	}
+}

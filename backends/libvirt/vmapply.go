@@ -256,6 +256,8 @@ func (a *applier) onDomain(dom *libvirt.Domain, o op) error {
 		return a.restart(dom, o.Domain)
 	case opUndefine:
 		return a.undefine(dom, o.Domain)
+	case opRename:
+		return a.rename(dom, o)
 	default:
 		return fmt.Errorf("unknown op %d", o.Kind)
 	}

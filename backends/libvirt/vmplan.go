@@ -22,9 +22,12 @@ type vmDriver struct{ d *Driver }
 type opKind int
 
 const (
+	// opRename renames the domain a VM was before the spec renamed it
+	// (rename.go), before anything else acts on the VM by its new name.
+	opRename opKind = iota
 	// opDropVolume deletes a disk that is made again from a new base,
 	// before opCreateVolume makes it.
-	opDropVolume opKind = iota
+	opDropVolume
 	opCreateVolume
 	opUploadSeed
 	opResizeVolume
@@ -45,6 +48,7 @@ type op struct {
 	Kind   opKind
 	Gate   plan.Gate // checked again right before the action
 	Domain string
+	To     string // opRename: the new name
 	Pool   string
 	Volume string
 	Bytes  uint64
@@ -131,6 +135,7 @@ func (p *vmPlanner) notRead(pool string, vol *volObs) {
 }
 
 func (p *vmPlanner) plan() error {
+	p.planRename()
 	o := p.h.domains[p.vm.Name]
 	if err := p.observeDomain(o); err != nil {
 		return err
@@ -227,6 +232,10 @@ func (v vmDriver) planUndeclared(step *graph.Step) (*backends.StepPlan, error) {
 		return sp, nil
 	}
 	sp.Fingerprint = fingerprint("undeclared", u.Name, o.LiveXML, o.InactiveXML)
+	if to := h.renamedTo(step.TenantSpec, u.Host, u.Name); to != "" {
+		sp.Notes = append(sp.Notes, renameNote(u.Host, u.Name, to))
+		return sp, nil
+	}
 	refs := h.volumeRefs(u.Name, true)
 	wanted := specVolumes(step.TenantSpec, u.Host)
 	var vols, kept []string

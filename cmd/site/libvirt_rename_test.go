@@ -10,61 +10,124 @@ import (
 	"github.com/site-tools/site/backends/libvirt/libvirttest"
 )
 
-// TestRenamedVMKeepsItsDisks: renaming a VM in the spec (web -> www,
-// same disks) is, without a state file, the removal of web and a new
-// domain www. The removal used to delete web's volumes, which www names
-// as its disks, and www was defined beside web on the same disk: the
-// walkthrough's rename lost both disks. Now www is refused while web
-// still has its disk, naming the removal that frees it, and that
-// removal keeps the volumes the spec names, so the second apply gives
-// www web's disk with its data.
-func TestRenamedVMKeepsItsDisks(t *testing.T) {
-	s := libvirttest.StartSession(t)
-	t.Setenv(libvirt.URIMapEnv, "qemu:///session="+s.URI)
-	t.Setenv("NO_COLOR", "1")
-	pools := filepath.Join(s.Dir, "images")
-	lab := func(name string) string {
-		return "package tenants\n\ntenants: lab: {\n\tdomain: \"lab.example.test\"\n" + `	vms: ` + name + `: {
+// renameLab is tenant lab's spec with VM name on disk images/web-data
+// (running as running says), and VM other, which keeps the tenant on
+// the host once name is dropped.
+func renameLab(name string, running bool) string {
+	vm := ""
+	if name != "" {
+		r := "false"
+		if running {
+			r = "true"
+		}
+		vm = `	vms: ` + name + `: {
 		host:      "local"
 		autostart: false
-		running:   false
+		running:   ` + r + `
 		memory:    "64MiB"
 		disks: [{pool: "images", name: "web-data", size: "1MiB"}]
 		cloudinit: user_data: "#cloud-config\n"
 	}
-}
 `
 	}
+	return "package tenants\n\ntenants: lab: {\n\tdomain: \"lab.example.test\"\n" + vm + `	vms: other: {
+		host:      "local"
+		autostart: false
+		running:   false
+		memory:    "64MiB"
+	}
+}
+`
+}
+
+// renameSession starts a session daemon with pool images granted to
+// tenant lab, and returns it with a runner for specs.
+func renameSession(t *testing.T) (*libvirttest.Session, func(wantCode int, src string, args ...string) string) {
+	s := libvirttest.StartSession(t)
+	t.Setenv(libvirt.URIMapEnv, "qemu:///session="+s.URI)
+	t.Setenv("NO_COLOR", "1")
+	pools := filepath.Join(s.Dir, "images")
 	spec := writeSpec(t, siteSrc(`hosts: local: {uri: "qemu:///session", pools: images: {type: "dir", path: "`+pools+`"}}`,
 		grant{tenant: "lab", domains: []string{"lab.example.test"}, hosts: []string{"local"}}),
-		"lab.cue", lab("web"))
-	site := specWriter(t, spec)
-	virsh := func(args ...string) error {
-		return exec.Command("virsh", append([]string{"-c", s.URI}, args...)...).Run()
-	}
-	site(exitOK, lab("web"), "apply")
+		"lab.cue", renameLab("web", false))
+	return s, specWriter(t, spec)
+}
 
-	out := site(exitError, lab("www"), "diff", "--detailed-exitcode")
+// virshOut runs virsh against the session and returns its output.
+func virshOut(s *libvirttest.Session, args ...string) (string, error) {
+	out, err := exec.Command("virsh", append([]string{"-c", s.URI}, args...)...).CombinedOutput()
+	return string(out), err
+}
+
+// checkRenamedOwnsDisk checks that domain www has web-data as its disk,
+// that its owner element lists it, that web is gone, and that dropping
+// www from the spec then plans web-data's delete with it.
+func checkRenamedOwnsDisk(t *testing.T, s *libvirttest.Session, site func(int, string, ...string) string, running bool) {
+	t.Helper()
+	if _, err := virshOut(s, "dominfo", "web"); err == nil {
+		t.Error("web is still defined after the rename")
+	}
+	if out, err := virshOut(s, "domblklist", "www"); err != nil || !strings.Contains(out, "web-data") {
+		t.Errorf("www does not have web-data as its disk (%v):\n%s", err, out)
+	}
+	if out, err := virshOut(s, "metadata", "www", libvirt.OwnerNS); err != nil || !strings.Contains(out, `name="web-data"`) {
+		t.Errorf("www's owner element does not list web-data, the volume site made for web (%v):\n%s", err, out)
+	}
+	site(exitOK, renameLab("www", running), "diff", "--detailed-exitcode")
+	out := site(exitChanges, renameLab("", false), "diff", "--detailed-exitcode")
+	if !strings.Contains(out, "images/web-data") {
+		t.Errorf("dropping www does not plan the delete of web-data, which site made:\n%s", out)
+	}
+}
+
+// TestRenamedVMKeepsItsDisks: renaming a VM in the spec (web -> www,
+// same disks) renames the shut-off domain (virDomainRename), so www
+// keeps web's disks and the owner element that says site made them,
+// in one run, with no gate. Before, web's removal (GATE-VM-DESTROY)
+// kept the disks but took the owner element with it: www, defined in a
+// second run, did not own them, and dropping www later left them
+// behind unreported.
+func TestRenamedVMKeepsItsDisks(t *testing.T) {
+	s, site := renameSession(t)
+	site(exitOK, renameLab("web", false), "apply")
+
+	out := site(exitChanges, renameLab("www", false), "diff", "--detailed-exitcode")
 	for _, want := range []string{
-		"volume images/web-data is attached to domain web",
-		"which tenant lab no longer declares",
-		"--target vm/qemu:///session/web --ack GATE-VM-DESTROY",
-		"keeps images/web-data: the spec names it as a disk of VM www",
+		"# vm/qemu:///session/www (tenant lab)",
+		`name: "web" → "www"`,
+		"virDomainRename",
+		"step vm/qemu:///session/www renames this domain",
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("diff after the rename does not say %q:\n%s", want, out)
 		}
 	}
-	site(exitOK, lab("www"), "apply", "--target", "vm/qemu:///session/web", "--ack", "GATE-VM-DESTROY")
-	if err := virsh("dominfo", "web"); err == nil {
-		t.Error("web is still defined after its removal")
+	if strings.Contains(out, "GATE-VM-DESTROY") {
+		t.Errorf("renaming a shut-off domain asks for a gate:\n%s", out)
 	}
-	if err := virsh("vol-info", "--pool", "images", "web-data"); err != nil {
-		t.Fatalf("the removal of web deleted web-data, which the spec names as www's disk: %v", err)
+	site(exitOK, renameLab("www", false), "apply")
+	checkRenamedOwnsDisk(t, s, site, false)
+}
+
+// TestRenamedRunningVMNeedsTheRemovalGate: libvirt renames only a
+// shut-off domain, so renaming a running one stops it first: an
+// outage, behind GATE-VM-DESTROY like the removal it replaces; then
+// www starts again.
+func TestRenamedRunningVMNeedsTheRemovalGate(t *testing.T) {
+	s, site := renameSession(t)
+	t.Setenv(libvirt.ShutdownTimeoutEnv, "0s")
+	site(exitOK, renameLab("web", true), "apply")
+
+	out := site(exitGated, renameLab("www", true), "apply")
+	if !strings.Contains(out, "needs GATE-VM-DESTROY") {
+		t.Errorf("the rename of a running domain does not need GATE-VM-DESTROY:\n%s", out)
 	}
-	site(exitOK, lab("www"), "apply")
-	if out, err := exec.Command("virsh", "-c", s.URI, "domblklist", "www").CombinedOutput(); err != nil || !strings.Contains(string(out), "web-data") {
-		t.Errorf("www does not have web-data as its disk (%v):\n%s", err, out)
+	if out, err := virshOut(s, "domstate", "web"); err != nil || !strings.Contains(out, "running") {
+		t.Fatalf("web is not running after an apply without the gate (%v): %s", err, out)
 	}
-	site(exitOK, lab("www"), "diff", "--detailed-exitcode")
+	site(exitOK, renameLab("www", true), "apply", "--ack", "GATE-VM-DESTROY")
+	if out, err := virshOut(s, "domstate", "www"); err != nil || !strings.Contains(out, "running") {
+		t.Errorf("www is not running after the rename (%v): %s", err, out)
+	}
+	checkRenamedOwnsDisk(t, s, site, true)
 }
