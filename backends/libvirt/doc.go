@@ -41,7 +41,9 @@
 //     apply does nothing for those and counts them in
 //     StepResult.Waiting, so a step with nothing else is reported
 //     pending, not applied. A changed cloud-init seed is a next-boot
-//     media change too.
+//     media change too; its new instance-id makes cloud-init run its
+//     first-boot modules again at that boot, and a disk added to an
+//     existing domain is attached then: the change's reason says both.
 //   - restart: a running guest with pending changes is restarted only
 //     when the user asks for it (run.Restart, `site apply --restart
 //     TENANT/VM`) and acknowledges GATE-VM-RESTART. `running: false` on a

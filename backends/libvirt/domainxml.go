@@ -30,6 +30,7 @@ type wantDomain struct {
 	formats  []string // per disk: the volume's format, "raw" for new ones
 	seedPool string   // "" without cloudinit
 	seedName string
+	seedIID  string // the seed's instance-id
 	owner    *owner
 }
 

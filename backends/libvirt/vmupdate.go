@@ -2,6 +2,8 @@ package libvirt
 
 import (
 	"fmt"
+	"slices"
+	"strings"
 
 	"libvirt.org/go/libvirtxml"
 
@@ -15,6 +17,9 @@ import (
 type domainShapes struct {
 	def             *libvirtxml.Domain
 	cur, next, live shape
+	// seed and iid are the wanted seed's volume (pool/name, "" without
+	// cloudinit) and instance-id.
+	seed, iid string
 }
 
 // planUpdate plans the changes to a domain site already owns: the
@@ -48,7 +53,10 @@ func (p *vmPlanner) shapes(o *domObs, want *wantDomain) (*domainShapes, error) {
 	if base == "" {
 		base = o.LiveXML
 	}
-	ds := &domainShapes{def: &libvirtxml.Domain{}}
+	ds := &domainShapes{def: &libvirtxml.Domain{}, iid: want.seedIID}
+	if want.seedName != "" {
+		ds.seed = want.seedPool + "/" + want.seedName
+	}
 	if err := ds.def.Unmarshal(base); err != nil {
 		return nil, fmt.Errorf("domain %s: %w", p.vm.Name, err)
 	}
@@ -112,6 +120,7 @@ func (p *vmPlanner) planDefinition(o *domObs, ds *domainShapes, pending map[stri
 		case o.Running:
 			reason = "written to the persistent definition; the running guest already has it, so nothing stays pending"
 		}
+		reason += ds.effect(f.Name, ds.cur)
 		p.change(key, plan.ActionUpdate, plan.ImpactNextBoot, reason, map[string]any{f.Name: f.Before}, map[string]any{f.Name: f.After})
 	}
 	if !define {
@@ -129,6 +138,35 @@ func (p *vmPlanner) planDefinition(o *domObs, ds *domainShapes, pending map[stri
 	return written, nil
 }
 
+// effect says what a change of field name from the definition before
+// does that "update" does not tell: a disk added to an existing domain
+// is attached at its next boot (site does not hot-plug), and a new seed
+// carries a new instance-id, on which cloud-init runs its first-boot
+// modules again. "" for any other change.
+func (ds *domainShapes) effect(name string, before shape) string {
+	switch name {
+	case "disks":
+		had := map[string]bool{}
+		for _, d := range before.Disks {
+			had[diskVolume(d)] = true
+		}
+		for _, d := range ds.next.Disks {
+			if !had[diskVolume(d)] {
+				return "; a disk added to an existing domain is attached at its next boot: site does not hot-plug disks"
+			}
+		}
+	case "cdroms":
+		if ds.seed == "" || slices.ContainsFunc(before.CDROMs, func(c string) bool { return diskVolume(c) == ds.seed }) {
+			return ""
+		}
+		return "; the new seed (its user-data, meta-data, network-config or hostname changed) has a new instance-id, " + ds.iid + ": at the next boot cloud-init takes the guest for a new instance and runs its first-boot modules again (users, SSH keys and new SSH host keys, runcmd)"
+	}
+	return ""
+}
+
+// diskVolume is the "pool/name" a shape's disk or cdrom line ends with.
+func diskVolume(line string) string { return line[strings.LastIndex(line, " ")+1:] }
+
 // planWaiting reports the differences between the running guest and a
 // persistent definition that already says what the spec wants: written
 // earlier, by site or by hand, waiting for the next shutdown.
@@ -138,7 +176,7 @@ func (p *vmPlanner) planWaiting(o *domObs, ds *domainShapes, written map[string]
 	}
 	for _, f := range diffShapes(ds.live, ds.next) {
 		if f.Name != "owner" && !written[f.Name] {
-			p.change(p.step.ID, plan.ActionUpdate, plan.ImpactNextBoot, "already in the persistent definition; "+p.restartHint(),
+			p.change(p.step.ID, plan.ActionUpdate, plan.ImpactNextBoot, "already in the persistent definition; "+p.restartHint()+ds.effect(f.Name, ds.live),
 				map[string]any{f.Name: f.Before}, map[string]any{f.Name: f.After})
 			p.det.waiting++
 		}

@@ -173,7 +173,7 @@ func (p *vmPlanner) planSeed(want *wantDomain) error {
 		return nil
 	}
 	s := seed.Build(seed.Input{Hostname: vm.Name, UserData: ci.UserData, MetaData: ci.MetaData, NetworkConfig: ci.NetworkConfig})
-	want.seedPool, want.seedName = seedPool(vm), s.Name
+	want.seedPool, want.seedName, want.seedIID = seedPool(vm), s.Name, s.InstanceID
 	vol, err := p.h.uploaded(want.seedPool, s.Name, p.declared(want.seedPool))
 	if err != nil {
 		return err
