@@ -12,6 +12,8 @@ import (
 
 	"libvirt.org/go/libvirt"
 	"libvirt.org/go/libvirtxml"
+
+	"github.com/site-tools/site/compiler/spelling"
 )
 
 // hostObs is one run's observation of one host. Domains and networks are
@@ -451,9 +453,10 @@ func (h *hostObs) volNames(pool string) ([]string, error) {
 }
 
 // volumesThere names the volumes of pool for a message that did not
-// find one (", which holds a, b"; upload markers left out), "" when
-// they cannot be listed.
-func (h *hostObs) volumesThere(pool string) string {
+// find volume missing (", which holds a, b"; upload markers left out),
+// with the one near it, if any (" (did you mean a?)"); "" when they
+// cannot be listed.
+func (h *hostObs) volumesThere(pool, missing string) string {
 	h.mu.Lock()
 	names, err := h.volNames(pool)
 	h.mu.Unlock()
@@ -469,12 +472,13 @@ func (h *hostObs) volumesThere(pool string) string {
 	if len(out) == 0 {
 		return ", which is empty"
 	}
-	return ", which holds " + someNames(out)
+	return ", which holds " + someNames(out) + didYouMean(missing, out)
 }
 
 // poolsThere names the host's storage pools for a message that did not
-// find one ("pools there: a, b"), "" when they cannot be listed.
-func (h *hostObs) poolsThere() string {
+// find pool missing ("; pools there: a, b", with " (did you mean a?)"
+// when one is near it), "" when they cannot be listed.
+func (h *hostObs) poolsThere(missing string) string {
 	h.d.call()
 	pools, err := h.conn.ListAllStoragePools(0)
 	if err != nil {
@@ -487,7 +491,17 @@ func (h *hostObs) poolsThere() string {
 		}
 		_ = p.Free()
 	}
-	return "; pools there: " + someNames(out)
+	return "; pools there: " + someNames(out) + didYouMean(missing, out)
+}
+
+// didYouMean is " (did you mean NAME?)" for the one name in names near
+// missing (spelling.Nearest, the rule of every "did you mean" in site),
+// else "".
+func didYouMean(missing string, names []string) string {
+	if near := spelling.Nearest(missing, names); near != "" {
+		return " (did you mean " + near + "?)"
+	}
+	return ""
 }
 
 // someNames lists names sorted, at most 20 of them, for a message.

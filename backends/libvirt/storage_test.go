@@ -367,7 +367,8 @@ func TestPoolStepSaysOnlyWhatItDoes(t *testing.T) {
 // TestMissingPoolOrBaseSaysWhereAndWhatExists: a typo in a disk's pool
 // or base ("defualt", "bigg.raw") blocks the VM's step with the spec's
 // file:line:col of the name and the names the host has, so the user
-// sees the typo without running virsh.
+// sees the typo without running virsh, and the one name near it, if
+// any (spelling.Nearest), as "did you mean".
 func TestMissingPoolOrBaseSaysWhereAndWhatExists(t *testing.T) {
 	r, pool := storageRig(t)
 	r.makePool(pool)
@@ -380,8 +381,12 @@ func TestMissingPoolOrBaseSaysWhereAndWhatExists(t *testing.T) {
 	}{
 		{"pool", model.Disk{Pool: "defualt", Name: "web-root", SizeBytes: 1 << 20, Pos: at},
 			[]string{"tenants/lab.cue:9:12: ", `storage pool "defualt" does not exist on qemu:///session`, "pools there: images"}},
+		{"pool near", model.Disk{Pool: "imagse", Name: "web-root", SizeBytes: 1 << 20, Pos: at},
+			[]string{"tenants/lab.cue:9:12: ", "pools there: images (did you mean images?)"}},
 		{"base", model.Disk{Pool: "images", Name: "web-root", SizeBytes: 2 << 20, Base: "bigg.raw", BasePos: at},
-			[]string{"tenants/lab.cue:9:12: ", "base volume bigg.raw, which is not in pool images", "which is not in pool images on qemu:///session (host local), which holds big.raw: declare it"}},
+			[]string{"tenants/lab.cue:9:12: ", "base volume bigg.raw, which is not in pool images", "which is not in pool images on qemu:///session (host local), which holds big.raw (did you mean big.raw?): declare it"}},
+		{"base far", model.Disk{Pool: "images", Name: "web-root", SizeBytes: 2 << 20, Base: "debian.qcow2", BasePos: at},
+			[]string{"which holds big.raw: declare it"}},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			vm := r.stopped("web", pool, tt.disk)

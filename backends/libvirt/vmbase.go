@@ -48,7 +48,7 @@ func (p *vmPlanner) base(disk model.Disk) (*baseImage, error) {
 			vm.Name, disk.Name, disk.Base, disk.Pool, vm.Host, vm.HostName, strings.Join(vol.Markers, ", "), vm.HostName, disk.Base, disk.Pool, vm.Host, disk.Pool, disk.Base, vm.Host, disk.Pool, vol.Markers[len(vol.Markers)-1])
 	case !vol.Exists:
 		return nil, fmt.Errorf("%sVM %s: disk %s starts from base volume %s, which is not in pool %s on %s (host %s)%s: declare it in site.cue (hosts: %s: images: %q: {pool: %q, source: FILE}) for site to upload, or provide it yourself: virsh -c %s vol-create-as %s %s SIZE --format qcow2 && virsh -c %s vol-upload --pool %s %s FILE (or copy the file into the pool's directory and run virsh pool-refresh %s); nothing was changed",
-			at(disk.BasePos), vm.Name, disk.Name, disk.Base, disk.Pool, vm.Host, vm.HostName, p.h.volumesThere(disk.Pool), vm.HostName, disk.Base, disk.Pool, vm.Host, disk.Pool, disk.Base, vm.Host, disk.Pool, disk.Base, disk.Pool)
+			at(disk.BasePos), vm.Name, disk.Name, disk.Base, disk.Pool, vm.Host, vm.HostName, p.h.volumesThere(disk.Pool, disk.Base), vm.HostName, disk.Base, disk.Pool, vm.Host, disk.Pool, disk.Base, vm.Host, disk.Pool, disk.Base, disk.Pool)
 	case disk.SizeBytes < vol.Capacity:
 		return nil, fmt.Errorf("VM %s: disk %s is %s but its base %s/%s on %s holds %s: a disk is at least as large as its base; declare size: %q or more",
 			vm.Name, disk.Name, sizeString(disk.SizeBytes), disk.Pool, disk.Base, vm.Host, sizeString(vol.Capacity), sizeString(vol.Capacity))

@@ -26,7 +26,7 @@ func (p *vmPlanner) planDisks(want *wantDomain, owned map[string]ownedVolume) er
 	for _, disk := range vm.Disks {
 		vol, err := p.h.declaredVolume(disk.Pool, disk.Name, p.declared(disk.Pool))
 		if np := (noPoolError{}); errors.As(err, &np) && np.why == poolMissing {
-			return fmt.Errorf("%sVM %s: disk %s: %w%s", at(disk.Pos), vm.Name, disk.Name, err, p.h.poolsThere())
+			return fmt.Errorf("%sVM %s: disk %s: %w%s", at(disk.Pos), vm.Name, disk.Name, err, p.h.poolsThere(disk.Pool))
 		}
 		if err != nil {
 			return err
