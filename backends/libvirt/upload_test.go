@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/site-tools/site/backends"
 	"github.com/site-tools/site/backends/engine"
 	"github.com/site-tools/site/compiler/model"
 )
@@ -147,4 +148,53 @@ func TestStaleUploadIsTakenOver(t *testing.T) {
 		t.Errorf("the apply said:\n%s\nwant it to say whose upload it took over, why and under which marker", s)
 	}
 	r.converge(g)
+}
+
+// TestMarkerBeatGrowsIt: a marker's beat makes it grow, as the runs
+// waiting on it measure. A 512-byte marker takes a whole block of the
+// file system (4 KiB), and libvirt refuses a capacity below a volume's
+// allocation ("can't shrink capacity below existing allocation"), so
+// every beat from 513 bytes on failed, unseen: no marker ever grew, and
+// every live upload longer than staleAfter was taken over by the next
+// run that came to upload it.
+func TestMarkerBeatGrowsIt(t *testing.T) {
+	r, pool := storageRig(t)
+	beat := uploadBeat
+	uploadBeat = 20 * time.Millisecond
+	t.Cleanup(func() { uploadBeat = beat })
+	r.makePool(pool)
+	a := &applier{d: r.d, c: r.conn(), host: r.host, res: &backends.StepResult{}, run: backends.NewRun()}
+	p, err := r.conn().LookupStoragePoolByName(pool.Name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Free()
+	m := marker{uploadingName("big.raw"), 0}
+	mark, err := a.createMarker(p, pool.Name, m, "images/big.raw")
+	if err != nil || mark == nil {
+		t.Fatalf("createMarker: %v", err)
+	}
+	defer mark.Free()
+	info, err := mark.GetInfo()
+	if err != nil {
+		t.Fatal(err)
+	}
+	lost, stop := a.beat(mark)
+	defer stop()
+	// A bounded wait for an event, not a timing: it grows within a
+	// beat or two, or never.
+	grown := info.Capacity
+	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline) && grown == info.Capacity; time.Sleep(uploadBeat) {
+		now, err := mark.GetInfo()
+		if err != nil {
+			t.Fatal(err)
+		}
+		grown = now.Capacity
+	}
+	if grown == info.Capacity {
+		t.Errorf("the marker stayed at %d bytes through its beats: runs waiting on it take it for stale", grown)
+	}
+	if lost() {
+		t.Error("the beat reports its marker lost, which is there")
+	}
 }

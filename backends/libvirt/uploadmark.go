@@ -334,7 +334,19 @@ func (a *applier) beat(mark *libvirt.StorageVol) (lost func() bool, stop func())
 		defer close(over)
 		t := time.NewTicker(uploadBeat)
 		defer t.Stop()
-		for size := uint64(noteSize); ; {
+		// libvirt refuses a capacity below the volume's allocation, a
+		// whole block of the file system (4 KiB for the 512-byte
+		// note), so the marker grows from the larger of the two and
+		// from the allocation again should a beat be refused.
+		size := uint64(noteSize)
+		from := func() {
+			a.d.call()
+			if info, err := mark.GetInfo(); err == nil {
+				size = max(size, info.Capacity, info.Allocation)
+			}
+		}
+		from()
+		for {
 			select {
 			case <-quit:
 				return
@@ -342,9 +354,13 @@ func (a *applier) beat(mark *libvirt.StorageVol) (lost func() bool, stop func())
 			}
 			size++
 			a.d.call()
-			if err := mark.Resize(size, 0); isCode(err, libvirt.ERR_NO_STORAGE_VOL) {
+			err := mark.Resize(size, 0)
+			switch {
+			case isCode(err, libvirt.ERR_NO_STORAGE_VOL):
 				gone.Store(true)
 				return
+			case err != nil:
+				from()
 			}
 		}
 	}()
