@@ -40,6 +40,11 @@ func partialReason(markers []string) string {
 		" is beside it): apply waits while another run's upload goes on, and deletes and uploads again what a run that is gone left"
 }
 
+// uploadStage is called as an upload reaches a stage: "cleanup" before
+// it deletes what a stale upload left, "create" before it creates the
+// volume. Tests use it to stand for a slow host or a pause there.
+var uploadStage = func(stage string) {}
+
 // uploadProgressEvery is how often a long upload says how far it got;
 // tests shorten it.
 var uploadProgressEvery = 5 * time.Second
@@ -101,6 +106,22 @@ func (a *applier) createUploaded(pool string, def libvirtxml.StorageVolume, src 
 		}
 	}
 	defer mark.Free()
+	// The marker grows from now on, not only once the volume exists:
+	// deleting what a stale upload left and creating the volume (which
+	// libvirt allocates in full) can outlast staleAfter on a slow
+	// host, and another run would take the live upload over.
+	lost, stopBeat := a.beat(mark)
+	defer stopBeat()
+	// stillMine fails once another run took the upload over (this run
+	// was paused past staleAfter): the volume is that run's from then
+	// on, so nothing of it is deleted or created here.
+	stillMine := func() error {
+		taken, err := a.takenOver(p, pool, def.Name, mine, lost())
+		if err != nil || taken == "" {
+			return err
+		}
+		return fmt.Errorf("%s took the upload into %s over while this run was paused (marker %s): it uploads it now; apply again once it has finished", taken, what, mine.Name)
+	}
 	unmark := func() error {
 		defer a.calling("Delete of volume " + pool + "/" + mine.Name)()
 		if err := mark.Delete(0); err != nil {
@@ -110,6 +131,10 @@ func (a *applier) createUploaded(pool string, def libvirtxml.StorageVolume, src 
 		return nil
 	}
 	if len(stale) > 0 {
+		uploadStage("cleanup")
+		if err := stillMine(); err != nil {
+			return err
+		}
 		old, err := a.lookupVol(p, pool, def.Name)
 		if err != nil {
 			return err
@@ -131,6 +156,10 @@ func (a *applier) createUploaded(pool string, def libvirtxml.StorageVolume, src 
 	if err != nil {
 		return fmt.Errorf("volume %s: %w", def.Name, err)
 	}
+	uploadStage("create")
+	if err := stillMine(); err != nil {
+		return err
+	}
 	done := a.calling("StorageVolCreateXML " + what)
 	vol, err := p.StorageVolCreateXML(x, 0)
 	done()
@@ -151,15 +180,11 @@ func (a *applier) createUploaded(pool string, def libvirtxml.StorageVolume, src 
 		return err
 	}
 	defer vol.Free()
-	lost, stopBeat := a.beat(mark)
 	err = a.upload(vol, what, src, size, lost)
 	stopBeat()
-	if taken, terr := a.takenOver(p, pool, def.Name, mine, lost()); terr != nil || taken != "" {
-		if terr != nil {
-			return terr
-		}
+	if terr := stillMine(); terr != nil {
 		// The volume is the new holder's now: nothing here is deleted.
-		return fmt.Errorf("%s took the upload into %s over while this run was paused (marker %s): it uploads it now; apply again once it has finished", taken, what, mine.Name)
+		return terr
 	}
 	if err != nil {
 		if derr := a.deletePartial(vol, what); derr != nil {

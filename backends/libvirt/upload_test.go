@@ -150,6 +150,103 @@ func TestStaleUploadIsTakenOver(t *testing.T) {
 	r.converge(g)
 }
 
+// TestUploadBeatsBeforeItCreatesTheVolume: a run's marker grows from
+// the moment the run holds it, not only once the volume is created. On
+// a slow host, creating the volume (libvirt allocates a raw volume in
+// full when no allocation is given) or deleting what a stale upload
+// left can take longer than staleAfter; the marker did not grow
+// meanwhile, and a second apply took the live upload over, so both
+// failed ("took the upload over while this run was paused") and the
+// image was uploaded again. The hook stands for that slow create: it
+// waits there until the marker grew.
+func TestUploadBeatsBeforeItCreatesTheVolume(t *testing.T) {
+	r, pool := storageRig(t)
+	beat := uploadBeat
+	uploadBeat = 20 * time.Millisecond
+	t.Cleanup(func() { uploadBeat = beat; uploadStage = func(string) {} })
+	img := pattern(1 << 20)
+	src := filepath.Join(t.TempDir(), "big.raw")
+	if err := os.WriteFile(src, img, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r.makePool(pool)
+	grew := false
+	uploadStage = func(stage string) {
+		if stage != "create" || grew {
+			return
+		}
+		// A bounded wait for an event, not a timing: the marker grows
+		// within a beat (20 ms) or never.
+		for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline) && !grew; time.Sleep(uploadBeat) {
+			info, err := os.Stat(filepath.Join(pool.Path, uploadingName("big.raw")))
+			grew = err == nil && info.Size() > noteSize
+		}
+	}
+	vm := r.stopped("web", pool, model.Disk{Pool: "images", Name: "web-root", SizeBytes: 8 << 20, Base: "big.raw"})
+	vm.Images = []*model.Image{{Pool: pool, Name: "big.raw", Source: src}}
+	g := r.graph([]*model.VM{vm}, nil)
+	obs, run := r.diff(g)
+	r.apply(g, obs, run)
+	if !grew {
+		t.Error("the marker did not grow while the run was about to create the volume: another run would take the live upload for stale")
+	}
+	if got, err := os.ReadFile(filepath.Join(pool.Path, "big.raw")); err != nil || !bytes.Equal(got, img) {
+		t.Fatalf("big.raw after the apply is not the image (err %v)", err)
+	}
+}
+
+// TestTakenOverBeforeCleanupDeletesNothing: a run that took a stale
+// upload over (marker .1) and was then paused past staleAfter before it
+// deleted what the stale upload left has lost the upload to a newer
+// marker (.2): the volume is that run's now. It deleted it anyway (and
+// the older markers) and uploaded into a fresh one, under the new
+// holder's upload; it now sees the newer marker first, deletes nothing
+// and says to apply again.
+func TestTakenOverBeforeCleanupDeletesNothing(t *testing.T) {
+	r, pool := storageRig(t)
+	beat := uploadBeat
+	uploadBeat = 20 * time.Millisecond
+	t.Cleanup(func() { uploadBeat = beat; uploadStage = func(string) {} })
+	img := pattern(4 << 20)
+	src := filepath.Join(t.TempDir(), "big.raw")
+	if err := os.WriteFile(src, img, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r.makePool(pool)
+	elsewhere := markerNote{Machine: "elsewhere", PID: 1, Boot: "another-kernel", PIDNS: "pid:[1]", Since: "2026-01-01T00:00:00Z"}
+	partial := img[:1<<20]
+	r.upload("images", "big.raw", partial)
+	r.upload("images", markerName("big.raw", 0), elsewhere.bytes())
+	newer := markerNote{Machine: "other", PID: 2, Boot: "a-third-kernel", PIDNS: "pid:[1]", Since: "2026-01-01T00:01:00Z"}
+	uploadStage = func(stage string) {
+		if stage == "cleanup" {
+			r.upload("images", markerName("big.raw", 2), newer.bytes())
+		}
+	}
+	vm := r.stopped("web", pool, model.Disk{Pool: "images", Name: "web-root", SizeBytes: 8 << 20, Base: "big.raw"})
+	vm.Images = []*model.Image{{Pool: pool, Name: "big.raw", Source: src}}
+	g := r.graph([]*model.VM{vm}, nil)
+	obs, run := r.diff(g)
+	rep, _ := r.tryApply(g, obs, run)
+	var reason string
+	for _, s := range rep.Steps {
+		if s.Step == "image/"+sessionHost+"/images/big.raw" {
+			reason = s.Reason
+		}
+	}
+	if !strings.Contains(reason, "another site run (pid 2 on other, since 2026-01-01T00:01:00Z) took the upload into images/big.raw over") {
+		t.Errorf("the image step says %q, want it to name the run that took the upload over", reason)
+	}
+	if got, err := os.ReadFile(filepath.Join(pool.Path, "big.raw")); err != nil || !bytes.Equal(got, partial) {
+		t.Errorf("big.raw, the newer holder's now, was changed (err %v)", err)
+	}
+	for _, m := range []string{markerName("big.raw", 0), markerName("big.raw", 2)} {
+		if _, err := os.Stat(filepath.Join(pool.Path, m)); err != nil {
+			t.Errorf("marker %s, which only the newer holder deletes, is gone: %v", m, err)
+		}
+	}
+}
+
 // TestMarkerBeatGrowsIt: a marker's beat makes it grow, as the runs
 // waiting on it measure. A 512-byte marker takes a whole block of the
 // file system (4 KiB), and libvirt refuses a capacity below a volume's
