@@ -103,6 +103,8 @@ func fromCUE(errs []cueError, pos *positions, schema cue.Value) Diagnostics {
 		if strings.Contains(msg, "errors in empty disjunction") {
 			continue // a summary line: the errors of each branch follow it
 		}
+		// An error at no path (the file's own) has no field to name,
+		// nor a bound or a struct of the schema to look up.
 		last := ""
 		if len(path) > 0 {
 			last = path[len(path)-1]
@@ -132,7 +134,7 @@ func fromCUE(errs []cueError, pos *positions, schema cue.Value) Diagnostics {
 			// Most likely the old language: a URL where a name goes.
 			msg = fmt.Sprintf("%s: want the name of a %s that site.cue grants this tenant; its URL and credentials live in the operator's site.cue (%ss: NAME: ...)",
 				patternMismatch.FindStringSubmatch(msg)[1], last, last)
-		case outOfBound.MatchString(msg):
+		case len(path) > 0 && outOfBound.MatchString(msg):
 			if plain, ok := outOfRange(outOfBound.FindStringSubmatch(msg)[1], path, schema); ok {
 				msg = plain
 			}
@@ -172,7 +174,7 @@ func fromCUE(errs []cueError, pos *positions, schema cue.Value) Diagnostics {
 			msg = "name the zone's provider, one that site.cue grants this tenant: provider: \"NAME\""
 		case strings.Contains(msg, "required but not present"):
 			msg = last + " is required; add it"
-		case msg == "field not allowed" && !underCredential(path):
+		case len(path) > 0 && msg == "field not allowed" && !underCredential(path):
 			msg = notAllowed(last, schemaFields(schema, path[:len(path)-1]))
 		}
 		d := Diagnostic{Path: cuePath(path...), Msg: msg}
