@@ -65,11 +65,11 @@ func zoneFileForm(msg string, path []string, schema cue.Value) (plain string, ok
 		return fmt.Sprintf("got %s, want %s", got, want), true
 	}
 	lit, filled := fillStruct(s, fields)
-	switch {
-	case !filled:
-		return fmt.Sprintf("got %s, want %s", got, want), true
-	case list:
+	if list {
 		lit = "[" + lit + "]"
+	}
+	if !filled || !accepts(schema, path, lit) {
+		return fmt.Sprintf("got %s, want %s", got, want), true
 	}
 	return fmt.Sprintf("got %s, the zone-file form, want %s: write %s", got, want, lit), true
 }
@@ -107,6 +107,16 @@ func fillStruct(s string, fields []structField) (lit string, ok bool) {
 		parts[i] = f.name + ": " + w
 	}
 	return "{" + strings.Join(parts, ", ") + "}", true
+}
+
+// accepts reports whether the schema takes lit, CUE source, at path.
+// The words fill the fields by kind alone: "70000 mx.example." has a
+// number where MX wants one of 16 bits, and a string of invalid UTF-8
+// quotes as no CUE string can. Either would be a hint to write what vet
+// refuses.
+func accepts(schema cue.Value, path []string, lit string) bool {
+	v := schema.Context().CompileString(lit)
+	return v.Err() == nil && schemaAt(schema, path).Unify(v).Validate(cue.Concrete(true)) == nil
 }
 
 // structFields lists the fields of the struct the schema wants at path,
