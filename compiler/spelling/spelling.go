@@ -28,7 +28,9 @@ func Nearest(s string, known []string) string {
 			tie = true
 		}
 	}
-	if bestD >= 0 && !tie && bestD*3 <= len(best) {
+	// The third is of the word as distance read it: lower case can be
+	// shorter (KELVIN SIGN, three bytes, is k).
+	if bestD >= 0 && !tie && bestD*3 <= len(strings.ToLower(best)) {
 		return best
 	}
 	if one, ok := strings.CutSuffix(lower, "s"); ok && one != "" {

@@ -1,6 +1,10 @@
 package spelling
 
-import "testing"
+import (
+	"slices"
+	"strings"
+	"testing"
+)
 
 func TestNearest(t *testing.T) {
 	vm := []string{"host", "autostart", "running", "vcpus", "memory", "disks", "nics", "cloudinit", "publish"}
@@ -67,4 +71,53 @@ func BenchmarkNearest(b *testing.B) {
 	for b.Loop() {
 		Nearest("proxyed", name)
 	}
+}
+
+// FuzzNearest holds Nearest to its rule for any word and any three
+// known words: it suggests one of them or none; one fewest edits away
+// only within a third of its length, else the word s is the plural of,
+// else the one word s begins; and it reads s case aside and known in
+// any order. The distance it counts by is symmetric.
+func FuzzNearest(f *testing.F) {
+	f.Add("tll", "ttl", "proxied", "A")
+	f.Add("vcpu", "vcpus", "memory", "disks")
+	f.Add("mem", "memory", "host", "nics")
+	f.Add("vms", "vm", "dns", "network")
+	f.Add("As", "A", "AAAA", "MX")
+	f.Add("x", "A", "MX", "NS")
+	f.Add("GATE-VM", "GATE-VM-STOP", "GATE-VM-RESTART", "GATE-VM-DESTROY")
+	f.Add("ca", "abc", "", "ca")
+	f.Add("", "", "ttl", "TTL")
+	f.Add("x", "\u212a", "ttl", "proxied") // KELVIN SIGN, three bytes, lowers to k
+	f.Fuzz(func(t *testing.T, s, a, b, c string) {
+		known := []string{a, b, c}
+		if d, e := distance(s, a), distance(a, s); d != e {
+			t.Fatalf("distance(%q, %q) = %d, but %d the other way", s, a, d, e)
+		}
+		got := Nearest(s, known)
+		if got == "" {
+			return
+		}
+		if !slices.Contains(known, got) {
+			t.Fatalf("Nearest(%q, %q) = %q, not a known word", s, known, got)
+		}
+		lower, w := strings.ToLower(s), strings.ToLower(got)
+		near := distance(lower, w)*3 <= len(w)
+		plural := lower == w+"s"
+		prefix := len(s) >= 3 && strings.HasPrefix(w, lower)
+		if !near && !plural && !prefix {
+			t.Fatalf("Nearest(%q, %q) = %q, %d edits away, which no rule allows", s, known, got, distance(lower, w))
+		}
+		// Case aside and in any order, where the known words are
+		// distinct case aside (else which is meant is a toss-up).
+		if la, lb, lc := strings.ToLower(a), strings.ToLower(b), strings.ToLower(c); la == lb || lb == lc || la == lc {
+			return
+		}
+		if r := Nearest(s, []string{c, b, a}); r != got {
+			t.Fatalf("Nearest(%q, %q) = %q, but %q with the words reversed", s, known, got, r)
+		}
+		if r := Nearest(strings.ToUpper(s), known); r != got && strings.ToLower(strings.ToUpper(s)) == lower {
+			t.Fatalf("Nearest(%q, %q) = %q, but %q in upper case", s, known, got, r)
+		}
+	})
 }
