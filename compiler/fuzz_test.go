@@ -62,8 +62,60 @@ func seeds(f *testing.F) {
 func FuzzLoadSource(f *testing.F) {
 	seeds(f)
 	f.Fuzz(func(t *testing.T, src []byte) {
-		spec, err := LoadSourceWith("site.cue", []byte(fuzzSite), "fuzz.cue", src, Options{EvalTimeout: 2 * time.Second, EvalMemory: 256 << 20})
+		var warned Diagnostics
+		spec, err := LoadSourceWith("site.cue", []byte(fuzzSite), "fuzz.cue", src, Options{EvalTimeout: 2 * time.Second, EvalMemory: 256 << 20, Warn: func(ds Diagnostics) { warned = ds }})
 		checkFuzzResult(t, "fuzz.cue", spec != nil, err)
+		var diags Diagnostics
+		errors.As(err, &diags)
+		checkLines(t, append(diags, warned...), len(src)+len(fuzzSite))
+	})
+}
+
+// FuzzRules is vet on a tenant's file beside the site.cue of a case of
+// testdata/rules, each the fuzzer changes: the file named name, src,
+// reaches every check with the grants its case was written for (which
+// FuzzLoadSource's fixed site.cue does not make). Whatever it holds,
+// vet gives a model or Diagnostics in the file, never a panic, each
+// diagnostic one visible line no more than a few times the input.
+func FuzzRules(f *testing.F) {
+	archives, _ := filepath.Glob("testdata/rules/*.txtar")
+	for _, a := range archives {
+		ar, err := txtar.ParseFile(a)
+		if err != nil {
+			f.Fatal(err)
+		}
+		var site []byte
+		for _, file := range ar.Files {
+			if file.Name == ConfigName {
+				site = file.Data
+			}
+		}
+		for _, file := range ar.Files {
+			if file.Name != ConfigName && !strings.Contains(file.Name, "/") {
+				f.Add(site, file.Name, file.Data)
+			}
+		}
+	}
+	f.Fuzz(func(t *testing.T, site []byte, name string, src []byte) {
+		if name == ConfigName || !strings.HasSuffix(name, ".cue") {
+			return // vet reads only .cue files, and site.cue as the operator's
+		}
+		var warned Diagnostics
+		spec, err := LoadSourceWith(ConfigName, site, name, src, Options{EvalTimeout: 2 * time.Second, EvalMemory: 256 << 20, Warn: func(ds Diagnostics) { warned = ds }})
+		if err == nil && spec == nil {
+			t.Fatal("no result and no error")
+		}
+		var diags Diagnostics
+		if err != nil && !errors.As(err, &diags) {
+			t.Fatalf("got %T %v, want Diagnostics", err, err)
+		}
+		for _, d := range diags {
+			// site.cue's warnings are every run's, beside the file's.
+			if d.Pos.File != name && d.Pos.File != ConfigName || d.Msg == "" {
+				t.Fatalf("diagnostic without position or message: %+v", d)
+			}
+		}
+		checkLines(t, append(diags, warned...), len(site)+len(name)+len(src))
 	})
 }
 
