@@ -138,6 +138,11 @@ func (b *builder) network(tenant string, g *grant, np []string, name string, raw
 			b.errorf(at(np, "bridge"), "bridge is for mode: \"bridge\" only; a %s network gets a bridge of libvirt's own: remove bridge, or set mode: \"bridge\" to use host bridge %s", n.Mode, raw.Bridge)
 		}
 		n.CIDR = b.cidr(at(np, "cidr"), raw.CIDR)
+		if n.CIDR != "" && !b.addressSpace(tenant, g, at(np, "cidr"), n) {
+			// A prefix not the tenant's takes nothing: the networks
+			// it would overlap are not reported for it.
+			n.CIDR = ""
+		}
 		b.endpointsIn(tenant, at(np, "cidr"), n)
 		return n
 	}

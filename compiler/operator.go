@@ -70,6 +70,7 @@ type rawGrant struct {
 	Providers         []string  `json:"providers"`
 	Hosts             []string  `json:"hosts"`
 	Bridges           []string  `json:"bridges"`
+	CIDRs             *[]string `json:"cidrs"`
 	AllowPublicSuffix bool      `json:"allow_public_suffix"`
 	Limits            rawLimits `json:"limits"`
 }
@@ -111,6 +112,9 @@ type grant struct {
 	publicSuffix     bool
 	limits           limits // how many zones, VMs and networks (quota.go)
 	pos              model.Pos
+	// cidrs is the address space the tenant's networks lie in; nil
+	// when site.cue grants none, and the default holds (cidrs.go).
+	cidrs *[]grantedCIDR
 }
 
 // claim is a name granted to a tenant, as one of its domains or by
@@ -323,6 +327,9 @@ func buildOperator(path string, pos *positions, raw *rawSite) (*operator, Diagno
 			}
 			g.bridges[hb] = true
 		}
+		if rg.CIDRs != nil {
+			g.cidrs = readCIDRs(*rg.CIDRs, tp, pos, errorf)
+		}
 		o.grants[tenant] = g
 		add := func(list []string, field string, delegated bool) {
 			for i, d := range list {
@@ -358,6 +365,7 @@ func buildOperator(path string, pos *positions, raw *rawSite) (*operator, Diagno
 	}
 	diags = append(diags, o.overlaps()...)
 	diags = append(diags, o.blockOverlaps()...)
+	diags = append(diags, o.cidrOverlaps()...)
 	if len(diags) > 0 {
 		return nil, diags
 	}

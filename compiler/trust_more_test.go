@@ -103,3 +103,81 @@ func TestTrust_NetworkHoldsEndpoint(t *testing.T) {
 		t.Errorf("got %d diagnostics, want 3 (sjc's own store, an address over TLS and a prefix apart pass):\n%v", len(diags), diags)
 	}
 }
+
+// TestTrust_NetworkSquat: a network was refused only where it overlapped
+// another on its host, whichever came first, and vet took any IPv4
+// prefix up to /30: tenant evil's 10.0.0.0/8 on kvm1 left no room for
+// any other tenant's network there, and 0.0.0.0/1 beside 128.0.0.0/1
+// none at all, while a NAT network's route to half the address space
+// (or to a public prefix) took the host's own traffic to it, the
+// runner's store and DNS server among it. A tenant's network lies in
+// the cidrs site.cue grants it; without a grant, in private space, no
+// wider than /16, and outside every other tenant's grant.
+func TestTrust_NetworkSquat(t *testing.T) {
+	diags := loadCase(t, "trust_network_squat")
+	for path, want := range map[string]string{
+		"tenants.evil.networks.slash8.cidr":    `network slash8's cidr 10.0.0.0/8 is wider than /16, and site.cue grants tenant evil no cidrs`,
+		"tenants.evil.networks.low.cidr":       `network low's cidr 0.0.0.0/1 is not private address space (10.0.0.0/8, 172.16.0.0/12, 192.168.0.0/16), and site.cue grants tenant evil no cidrs`,
+		"tenants.evil.networks.high.cidr":      `network high's cidr 128.0.0.0/1 is not private address space`,
+		"tenants.evil.networks.all.cidr":       `network all's cidr 0.0.0.0/0 is not private address space`,
+		"tenants.evil.networks.public.cidr":    `network public's cidr 198.51.100.0/24 is not private address space`,
+		"tenants.evil.networks.wide.cidr":      `network wide's cidr 172.16.0.0/15 is wider than /16`,
+		"tenants.evil.networks.taken.cidr":     `network taken's cidr 10.77.9.0/24 lies in 10.77.0.0/16, which site.cue grants tenant victim`,
+		"tenants.victim.networks.outside.cidr": `network outside's cidr 10.78.0.0/24 lies outside the cidrs site.cue grants tenant victim (10.77.0.0/16, 192.0.2.0/24)`,
+		"tenants.bare.networks.own.cidr":       `network own's cidr 10.55.0.0/24 lies outside the cidrs site.cue grants tenant bare (none)`,
+	} {
+		if msgs := diagAt(diags, path); len(msgs) != 1 || !strings.Contains(msgs[0], want) {
+			t.Errorf("at %s: got %q, want one error containing %q", path, msgs, want)
+		}
+	}
+	// Each says what the operator adds to site.cue to allow it.
+	for path, want := range map[string]string{
+		"tenants.evil.networks.slash8.cidr":    `tenants: evil: cidrs: ["10.0.0.0/8"]`,
+		"tenants.evil.networks.all.cidr":       `tenants: evil: cidrs: ["0.0.0.0/0"]`,
+		"tenants.victim.networks.outside.cidr": `add "10.78.0.0/24" to its cidrs`,
+	} {
+		if msgs := diagAt(diags, path); len(msgs) != 1 || !strings.Contains(msgs[0], want) {
+			t.Errorf("at %s: got %q, want one error containing %q", path, msgs, want)
+		}
+	}
+	// A refused prefix takes nothing: the networks it would overlap
+	// (victim's lan, evil's own) are not reported for it.
+	for _, prefix := range []string{"tenants.victim.networks.lan", "tenants.victim.networks.dmz", "tenants.evil.networks.ok"} {
+		if msgs := diagAt(diags, prefix); len(msgs) > 0 {
+			t.Errorf("%s is granted, got errors %q", prefix, msgs)
+		}
+	}
+	if msgs := diagAt(diags, "tenants.evil.networks.slash8"); len(msgs) != 1 {
+		t.Errorf("got %q, want only the refused cidr at slash8, not the networks it overlaps", msgs)
+	}
+	if len(diags) != 9 {
+		t.Errorf("got %d diagnostics, want 9:\n%v", len(diags), diags)
+	}
+}
+
+// TestTrust_CIDRGrants: address space granted to two tenants is one
+// they both take networks in, so neither's is its own; site.cue refuses
+// it at the later grant, naming both, as it refuses two tenants'
+// overlapping domains. One tenant's grants may overlap each other.
+func TestTrust_CIDRGrants(t *testing.T) {
+	diags := loadCase(t, "trust_cidr_grants")
+	for path, want := range map[string]string{
+		"tenants.evil.cidrs.0": `cidr 10.77.128.0/17 of tenant evil overlaps cidr 10.77.0.0/16 of tenant sjc`,
+		"tenants.lab.cidrs.0":  `cidr 10.90.0.128/25 of tenant lab overlaps cidr 10.90.0.0/24 of tenant sjc`,
+		"tenants.typo.cidrs.0": `"10.92.0.1/24" has host bits set; write the network address "10.92.0.0/24"`,
+		"tenants.typo.cidrs.1": `"fd00::/64" is not IPv4`,
+		"tenants.typo.cidrs.2": `"10.93.0.0" is not a CIDR prefix`,
+	} {
+		if msgs := diagAt(diags, path); len(msgs) != 1 || !strings.Contains(msgs[0], want) {
+			t.Errorf("at %s: got %q, want one error containing %q", path, msgs, want)
+		}
+	}
+	for _, d := range diags {
+		if strings.Contains(d.Msg, "overlaps") && len(d.Related) != 1 {
+			t.Errorf("%s: got related %v, want the other tenant's grant", d.Path, d.Related)
+		}
+	}
+	if len(diags) != 5 {
+		t.Errorf("got %d diagnostics, want 5 (lab's own two grants overlap each other, which is no error):\n%v", len(diags), diags)
+	}
+}
