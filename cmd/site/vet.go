@@ -53,10 +53,12 @@ another tenant's zone names only the name servers (and glue addresses)
 that zone declares; so is every tenant file beside the ones named. Each tenant is checked against its grant in
 the operator's site.cue (--config FILE, else site.cue here or in the
 nearest parent, else beside the PATHs): only its providers, hosts, host
-bridges and domains (and names delegated to it), no more zones, VMs and
-networks than its limits (each costs requests on every diff; site.cue
-raises one with limits: zones: N in the tenant's grant), and no
-endpoint or credential in a tenant's file. In a zone holding a name
+bridges and domains (and names delegated to it), networks only in the
+address space granted to it (cidrs: [...]; without it, a /16 or
+narrower of private space), no more zones, VMs and networks than its
+limits (each costs requests on every diff; site.cue raises one with
+limits: zones: N in the tenant's grant), and no endpoint or credential
+in a tenant's file. In a zone holding a name
 site.cue grants another tenant, NS at the apex and at any cut above
 that name may name only the name servers site.cue lists for the zone's
 provider (providers: NAME: nameservers: [...]).
