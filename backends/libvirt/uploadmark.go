@@ -339,8 +339,11 @@ func (a *applier) beat(mark *libvirt.StorageVol) (lost func() bool, stop func())
 		// note), so the marker grows from the larger of the two and
 		// from the allocation again should a beat be refused.
 		size := uint64(noteSize)
+		// The beat's calls are the marker's upkeep, as renewals are the
+		// apply lock's, and are not counted among the step's requests:
+		// their number depends on how long the upload takes, so the
+		// report would say a different count for the same work.
 		from := func() {
-			a.d.call()
 			if info, err := mark.GetInfo(); err == nil {
 				size = max(size, info.Capacity, info.Allocation)
 			}
@@ -353,7 +356,6 @@ func (a *applier) beat(mark *libvirt.StorageVol) (lost func() bool, stop func())
 			case <-t.C:
 			}
 			size++
-			a.d.call()
 			err := mark.Resize(size, 0)
 			switch {
 			case isCode(err, libvirt.ERR_NO_STORAGE_VOL):
