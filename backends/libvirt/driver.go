@@ -51,6 +51,15 @@ type Options struct {
 // number of libvirt hosts. It keeps one connection per host until Close;
 // make a new one for the next run.
 type Driver struct {
+	*shared
+	// step counts the calls made on one step's behalf (see
+	// Driver.counting); nil on the Driver New returns.
+	step *tally
+}
+
+// shared is the state of a Driver that its per-step views (counting)
+// share.
+type shared struct {
 	opts    Options
 	optsErr error // a bad URIMapEnv or ShutdownTimeoutEnv, reported by every step
 
@@ -80,7 +89,7 @@ type hostEntry struct {
 
 // New returns a Driver. Call Close when the run is over.
 func New(opts Options) *Driver {
-	return &Driver{opts: opts, conns: map[string]*libvirt.Connect{}, observed: map[string]*hostEntry{}}
+	return &Driver{shared: &shared{opts: opts, conns: map[string]*libvirt.Connect{}, observed: map[string]*hostEntry{}}}
 }
 
 // VMs returns the driver for plan.PhaseVM steps.
@@ -95,8 +104,12 @@ func (d *Driver) Networks() backends.Driver { return netDriver{d} }
 // Calls returns how many libvirt API calls the driver has made.
 func (d *Driver) Calls() int64 { return d.calls.Load() }
 
-// call counts one libvirt API call.
-func (d *Driver) call() { d.calls.Add(1) }
+// call counts one libvirt API call, and counts it to the step whose
+// view d is (counting).
+func (d *Driver) call() {
+	d.calls.Add(1)
+	d.step.add()
+}
 
 // calling counts one libvirt API call to server (see server) and names
 // it to the run until done is called (see await).
@@ -189,13 +202,19 @@ func (d *Driver) conn(host string) (*libvirt.Connect, error) {
 }
 
 // observe returns the run's observation of host, observing it on first
-// use.
+// use. A step's view (counting) keeps its own: a step that plans again
+// at apply time observes the host itself, so its count does not hang on
+// whether the executor had just observed the host for a step beside it.
 func (d *Driver) observe(host string) (*hostObs, error) {
+	observed := d.observed
+	if d.step != nil {
+		observed = d.step.observed
+	}
 	d.mu.Lock()
-	e := d.observed[host]
+	e := observed[host]
 	if e == nil {
 		e = &hostEntry{}
-		d.observed[host] = e
+		observed[host] = e
 	}
 	d.mu.Unlock()
 	e.once.Do(func() {
@@ -211,7 +230,14 @@ func (d *Driver) observe(host string) (*hostObs, error) {
 			return err
 		})
 	})
-	return e.obs, e.err
+	if e.err != nil {
+		return nil, e.err
+	}
+	// The host's observation is the run's, but the calls made reading
+	// it further (volumes, pools) are the caller's.
+	h := *e.obs
+	h.d = d
+	return &h, nil
 }
 
 // forget drops the observation of host after a change to it, so that

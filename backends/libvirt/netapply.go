@@ -29,13 +29,16 @@ func (n netDriver) apply(ctx context.Context, sp *backends.StepPlan, run *backen
 		return nil, err
 	}
 	res := &backends.StepResult{Waiting: det.waiting}
-	start := n.d.Calls()
-	defer func() { res.Requests = int(n.d.Calls() - start) }()
+	// The step counts its ops' calls, not the check of the connection
+	// above.
+	t := newTally()
+	counted := netDriver{n.d.counting(t)}
+	defer func() { res.Requests = t.requests() }()
 	for _, o := range det.ops {
 		if err := ctx.Err(); err != nil {
 			return res, err
 		}
-		if c, err = n.doRetrying(c, det.host, o, n.do); err != nil {
+		if c, err = counted.doRetrying(c, det.host, o, counted.do); err != nil {
 			return res, err
 		}
 	}

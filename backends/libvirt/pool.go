@@ -141,19 +141,19 @@ func observePool(d *Driver, c *libvirt.Connect, p *model.Pool) (*poolObs, error)
 // call is an "ensure" on a pool that exists by then, so a failed run's
 // next plan picks up where this one stopped.
 func (pd poolDriver) Apply(ctx context.Context, sp *backends.StepPlan, run *backends.Run) (*backends.StepResult, error) {
+	t := newTally()
+	counted := poolDriver{pd.d.counting(t)}
 	if det, ok := sp.Detail.(*imageDetail); ok {
-		start := pd.d.Calls()
-		err := pd.applyImage(det, run)
-		return &backends.StepResult{Requests: int(pd.d.Calls() - start)}, explain(err)
+		err := counted.applyImage(det, run)
+		return &backends.StepResult{Requests: t.requests()}, explain(err)
 	}
 	det, ok := sp.Detail.(*poolDetail)
 	if !ok {
 		return nil, fmt.Errorf("step %s: plan detail is %T, not a pool plan from this process", sp.Step.ID, sp.Detail)
 	}
 	defer pd.d.forget(det.host)
-	start := pd.d.Calls()
-	err := pd.apply(det)
-	return &backends.StepResult{Requests: int(pd.d.Calls() - start)}, explain(err)
+	err := counted.apply(det)
+	return &backends.StepResult{Requests: t.requests()}, explain(err)
 }
 
 func (pd poolDriver) apply(det *poolDetail) error {

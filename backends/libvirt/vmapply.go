@@ -29,13 +29,14 @@ func (v vmDriver) apply(ctx context.Context, sp *backends.StepPlan, run *backend
 		return nil, fmt.Errorf("step %s: plan detail is %T, not a VM plan from this process", sp.Step.ID, sp.Detail)
 	}
 	defer v.d.forget(det.host)
-	var replanned int64 // calls made planning again
+	// The step counts the calls made planning again and applying, not
+	// the check of the connection before it applies.
+	t := newTally()
+	counted := vmDriver{v.d.counting(t)}
 	if len(det.unread) > 0 {
-		before := v.d.Calls()
-		again, err := v.replan(ctx, sp, det, run)
-		replanned = v.d.Calls() - before
+		again, err := counted.replan(ctx, sp, det, run)
 		if err != nil {
-			return &backends.StepResult{Requests: int(replanned)}, err
+			return &backends.StepResult{Requests: t.requests()}, err
 		}
 		det = again
 	}
@@ -46,8 +47,7 @@ func (v vmDriver) apply(ctx context.Context, sp *backends.StepPlan, run *backend
 	if err != nil {
 		return nil, err
 	}
-	a := &applier{d: v.d, c: c, host: det.host, res: &backends.StepResult{}, run: run}
-	start := v.d.Calls() - replanned
+	a := &applier{d: counted.d, c: c, host: det.host, res: &backends.StepResult{}, run: run}
 	ops := slices.Clone(det.ops)
 	slices.SortStableFunc(ops, func(x, y op) int { return int(x.Kind) - int(y.Kind) })
 	for _, o := range ops {
@@ -55,11 +55,11 @@ func (v vmDriver) apply(ctx context.Context, sp *backends.StepPlan, run *backend
 			return a.res, err
 		}
 		if err := a.do(o); err != nil {
-			a.res.Requests = int(v.d.Calls() - start)
+			a.res.Requests = t.requests()
 			return a.res, err
 		}
 	}
-	a.res.Requests = int(v.d.Calls() - start)
+	a.res.Requests = t.requests()
 	// A restart or stop carries the pending changes out; otherwise they
 	// wait for the guest's next boot, and this apply did nothing for
 	// them.
@@ -103,7 +103,7 @@ func (v vmDriver) replan(ctx context.Context, sp *backends.StepPlan, det *vmDeta
 
 // applier runs ops against one host.
 type applier struct {
-	d    *Driver
+	d    *Driver // the step's view (Driver.counting): it counts the step's calls
 	c    *libvirt.Connect
 	host string
 	res  *backends.StepResult
