@@ -246,6 +246,9 @@ func (d *Driver) forget(host string) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	delete(d.observed, host)
+	if d.step != nil {
+		delete(d.step.observed, host) // a step's view observes afresh too
+	}
 }
 
 // ParseURIMap parses URIMapEnv's value: "from=to" entries separated by
