@@ -14,7 +14,7 @@ var gateMeanings = map[Gate]string{
 	GateDNSDeleteMany:     "delete more of a zone's records than the threshold allows",
 	GateVMRestart:         "restart a running guest so pending changes take effect (an outage)",
 	GateVMStop:            "stop a running guest",
-	GateVMDestroy:         "destroy a VM and its data",
+	GateVMDestroy:         "destroy a VM and its data, or shut a running one down to rename it",
 	GateVMDiskResize:      "grow a VM's disk volume (the guest must grow its file system)",
 	GateVMDiskRebase:      "recreate a VM's disk from its new base image (the disk's data is lost)",
 	GateNetDestroy:        "destroy a network",
