@@ -77,7 +77,14 @@ func (r *rig) vm(name string) *model.VM {
 func (r *rig) graph(vms []*model.VM, nets []*model.Network) *graph.Graph {
 	r.t.Helper()
 	t := &model.Tenant{Name: tenant, Domain: "t1.example.net.", VMs: vms, Networks: nets}
-	g, err := graph.Build(&model.Spec{Tenants: []*model.Tenant{t}})
+	return r.discovered(&model.Spec{Tenants: []*model.Tenant{t}})
+}
+
+// discovered compiles spec with the steps that remove what each tenant
+// no longer declares on the rig's host, found as site diff finds them.
+func (r *rig) discovered(spec *model.Spec) *graph.Graph {
+	r.t.Helper()
+	g, err := graph.Build(spec)
 	if err != nil {
 		r.t.Fatal(err)
 	}

@@ -1,7 +1,6 @@
 package libvirt
 
 import (
-	"context"
 	"strings"
 	"testing"
 
@@ -22,18 +21,7 @@ func (r *rig) tenantsGraph(vms map[string][]*model.VM) *graph.Graph {
 		}
 		spec.Tenants = append(spec.Tenants, &model.Tenant{Name: name, Domain: name + ".example.net.", VMs: list})
 	}
-	g, err := graph.Build(spec)
-	if err != nil {
-		r.t.Fatal(err)
-	}
-	found, err := r.d.Discover(context.Background(), g)
-	if err != nil {
-		r.t.Fatal(err)
-	}
-	if g, err = g.With(found); err != nil {
-		r.t.Fatal(err)
-	}
-	return g
+	return r.discovered(spec)
 }
 
 // TestTrust_RenameKeepsOnlyItsOwn: the removal of a domain its tenant
@@ -115,18 +103,7 @@ func TestTrust_NetworkCollisionNamesTheRemoval(t *testing.T) {
 		{Name: "victim", Domain: "victim.example.net.", Networks: []*model.Network{{Tenant: "victim", Name: "keep", Host: r.host, CIDR: "10.92.0.0/24"}}},
 		{Name: "evil", Domain: "evil.example.net.", Networks: []*model.Network{{Tenant: "evil", Name: "lan", Host: r.host, CIDR: "10.93.0.0/24"}}},
 	}}
-	g, err := graph.Build(spec)
-	if err != nil {
-		t.Fatal(err)
-	}
-	found, err := r.d.Discover(context.Background(), g)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if g, err = g.With(found); err != nil {
-		t.Fatal(err)
-	}
-	obs, _ := r.diff(g)
+	obs, _ := r.diff(r.discovered(spec))
 	blocked := map[string]string{}
 	for _, b := range obs.Plan.Blocked {
 		blocked[b.Step] = b.Reason
