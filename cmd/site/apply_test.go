@@ -37,7 +37,7 @@ func TestApplyPlanRefusesStalePlan(t *testing.T) {
 	if code != exitError {
 		t.Fatalf("apply --plan exit %d, want %d\nstdout:\n%s\nstderr:\n%s", code, exitError, stdout, stderr)
 	}
-	want := "site: the plan is stale: dns/stale.example.test. changed on the live system since the plan was saved; save a fresh one with site diff --out, review it and apply that"
+	want := "site: the plan is stale: dns/stale.example.test. changed on the live system since the plan was saved (its planned changes are the same: what changed is live data they do not write, such as another writer's record, which the plan's checks read); save a fresh one with site diff --out, review it and apply that"
 	if !strings.Contains(stderr, want) {
 		t.Errorf("stderr does not say the plan is stale:\n%s\nwant a line %q", stderr, want)
 	}

@@ -6,6 +6,8 @@ package plan
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
+	"slices"
 	"sort"
 	"strings"
 )
@@ -71,6 +73,10 @@ func (r StaleReason) explain(id string) string {
 type StaleStep struct {
 	Step   string
 	Reason StaleReason
+	// Detail names the records (the change keys) whose planned change
+	// differs, when any does: a step is a whole zone or VM, and the
+	// user reviewing the fresh plan looks for these.
+	Detail string
 }
 
 // StalePlanError means a saved plan no longer describes what applying
@@ -83,6 +89,9 @@ func (e *StalePlanError) Error() string {
 	details := make([]string, len(e.Steps))
 	for i, s := range e.Steps {
 		details[i] = s.Reason.explain(s.Step)
+		if s.Detail != "" {
+			details[i] += " (" + s.Detail + ")"
+		}
 	}
 	if !e.onlyDone() {
 		return fmt.Sprintf("the plan is stale: %s; save a fresh one with site diff --out, review it and apply that", strings.Join(details, "; "))
@@ -165,7 +174,11 @@ func CheckFresh(saved, fresh *Plan) error {
 	}
 	e := &StalePlanError{}
 	for id, r := range why {
-		e.Steps = append(e.Steps, StaleStep{Step: id, Reason: r})
+		var detail string
+		if r == StaleChangesDiffer || r == StaleLiveChanged {
+			detail = changedKeys(id, saved, fresh)
+		}
+		e.Steps = append(e.Steps, StaleStep{Step: id, Reason: r, Detail: detail})
 	}
 	sort.Slice(e.Steps, func(i, j int) bool { return e.Steps[i].Step < e.Steps[j].Step })
 	return e
@@ -183,6 +196,61 @@ func changesByStep(p *Plan) map[string]string {
 	for id, cs := range by {
 		sort.SliceStable(cs, func(i, j int) bool { return cs[i].Key < cs[j].Key })
 		out[id] = canonicalJSON(cs)
+	}
+	return out
+}
+
+// keysShown bounds the change keys a stale step names; the fresh plan
+// (site diff) shows them all.
+const keysShown = 3
+
+// changedKeys names the changes of step that differ between the saved
+// plan and the fresh one: planned only now, no longer planned, or
+// planned otherwise. When the live system changed and every change is
+// the same, it says so: what changed is something the plan only reads
+// (a record site does not write, what a gate or an owner marker rests
+// on), so the step's changes alone do not show it.
+func changedKeys(step string, saved, fresh *Plan) string {
+	was, now := changesByKey(saved, step), changesByKey(fresh, step)
+	keys := slices.Sorted(maps.Keys(was))
+	for k := range now {
+		if _, ok := was[k]; !ok {
+			keys = append(keys, k)
+		}
+	}
+	sort.Strings(keys)
+	var differ []string
+	for _, k := range keys {
+		w, inSaved := was[k]
+		n, inFresh := now[k]
+		name := strings.TrimPrefix(k, step+"/")
+		switch {
+		case !inSaved:
+			differ = append(differ, fmt.Sprintf("%s %s is planned now, not in the saved plan", name, n.Action))
+		case !inFresh:
+			differ = append(differ, fmt.Sprintf("%s %s is no longer planned", name, w.Action))
+		case w.Action != n.Action:
+			differ = append(differ, fmt.Sprintf("%s was %s, is %s now", name, w.Action, n.Action))
+		case canonicalJSON(w) != canonicalJSON(n):
+			differ = append(differ, fmt.Sprintf("%s %s differs", name, n.Action))
+		}
+	}
+	if len(differ) == 0 {
+		return "its planned changes are the same: what changed is live data they do not write, such as another writer's record, which the plan's checks read"
+	}
+	if len(differ) > keysShown {
+		differ = append(differ[:keysShown], fmt.Sprintf("and %d more", len(differ)-keysShown))
+	}
+	return strings.Join(differ, ", ")
+}
+
+// changesByKey are step's changes in p by their key.
+func changesByKey(p *Plan, step string) map[string]Change {
+	out := map[string]Change{}
+	for _, c := range p.Changes {
+		if c.Step == step {
+			out[c.Key] = c
+		}
 	}
 	return out
 }
