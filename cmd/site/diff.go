@@ -2,9 +2,11 @@ package main
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -12,6 +14,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/site-tools/site/compiler/graph"
 	"github.com/site-tools/site/compiler/plan"
 )
 
@@ -22,6 +25,7 @@ func newDiffCmd() *cobra.Command {
 		pf          planFlags
 		format, out string
 		detailed    bool
+		maxSteps    int
 	)
 	cmd := &cobra.Command{
 		Use:   "diff [PATH ...]",
@@ -73,7 +77,7 @@ could not be planned (not observed, or refused) and that no gate
 defers, 3 steps that could not be planned and each wait for a gate not
 acknowledged (GATE-SECRET-UNREACHABLE).`,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return runDiff(cmd, args, diffOptions{pf, format, out, detailed})
+			return runDiff(cmd, args, diffOptions{pf, format, out, detailed, maxSteps})
 		},
 	}
 	pf.add(cmd, planFlagHelp{
@@ -89,6 +93,7 @@ acknowledged (GATE-SECRET-UNREACHABLE).`,
 	_ = cmd.RegisterFlagCompletionFunc("format", completeWords("text\tthe plan for a terminal", "json\tthe versioned JSON plan", "markdown\tfor a pull request comment"))
 	f.StringVar(&out, "out", "", "also save the plan as JSON to this file, for site apply --plan")
 	f.BoolVar(&detailed, "detailed-exitcode", false, "exit 2 when there are changes")
+	f.IntVar(&maxSteps, "max-steps", 0, "stop before observing (exit 1) when the scope holds more than this many steps, and read no more zones ahead: for pull-request checks, where a pull request editing many tenants' files could make one diff read up to the sum of their limits (0: no bound)")
 	return cmd
 }
 
@@ -97,6 +102,7 @@ type diffOptions struct {
 	planFlags
 	format, out string
 	detailed    bool
+	maxSteps    int
 }
 
 func runDiff(cmd *cobra.Command, args []string, o diffOptions) (err error) {
@@ -116,6 +122,9 @@ func runDiff(cmd *cobra.Command, args []string, o diffOptions) (err error) {
 				_ = plan.WriteMarkdownFailure(cmd.OutOrStdout(), err)
 			}
 		}()
+	}
+	if o.maxSteps < 0 {
+		return withCode(exitError, fmt.Errorf("--max-steps %d: use 0 (no bound) or more", o.maxSteps))
 	}
 	run, err := o.newRun()
 	if err != nil {
@@ -140,7 +149,7 @@ func runDiff(cmd *cobra.Command, args []string, o diffOptions) (err error) {
 	prog.watchSlow(run) // before the reads ahead, the first requests
 	load := budget(cmd)
 	load.Warn = warnTo(cmd.ErrOrStderr())
-	ahead := startPrefetch(observing, bk, run, phases, targets, o.parallelism)
+	ahead := startPrefetch(observing, bk, run, phases, targets, o.parallelism, o.maxSteps)
 	defer ahead.stop()
 	if ahead != nil {
 		load.Early = ahead.zone
@@ -150,6 +159,9 @@ func runDiff(cmd *cobra.Command, args []string, o diffOptions) (err error) {
 	defer watchInterrupts(prog, run, stopObserving, nil)()
 	g, err := o.scope(args, phases, targets, load, bk.discover(observing, prog.listing))
 	if err != nil {
+		return withCode(exitError, err)
+	}
+	if err := withinMaxSteps(g, o.maxSteps); err != nil {
 		return withCode(exitError, err)
 	}
 	// diff takes no lock, but says when an apply of these tenants runs.
@@ -296,4 +308,31 @@ func checkOutDir(path string) error {
 		return fmt.Errorf("--out %s: is a directory; name a file, e.g. %s", path, filepath.Join(path, "plan.json"))
 	}
 	return nil
+}
+
+// withinMaxSteps refuses a scope of more than max steps (--max-steps; 0
+// is no bound), naming how many each tenant brings, most first: each
+// step costs requests with the operator's credentials, and a pull
+// request's check runs before anyone has read it.
+func withinMaxSteps(g *graph.Graph, max int) error {
+	if max == 0 || len(g.Steps) <= max {
+		return nil
+	}
+	by := map[string]int{}
+	for _, s := range g.Steps {
+		owner := "the operator's"
+		if s.TenantSpec != nil {
+			owner = "tenant " + s.TenantSpec.Name
+		}
+		by[owner]++
+	}
+	owners := slices.SortedFunc(maps.Keys(by), func(a, b string) int {
+		return cmp.Or(by[b]-by[a], strings.Compare(a, b))
+	})
+	counts := make([]string, len(owners))
+	for i, o := range owners {
+		counts[i] = fmt.Sprintf("%s %d", o, by[o])
+	}
+	return fmt.Errorf("the scope holds %d steps, more than --max-steps %d allows (%s), so nothing was observed: narrow the scope (PATH, --only, --target) or raise --max-steps if these are expected",
+		len(g.Steps), max, strings.Join(counts, ", "))
 }

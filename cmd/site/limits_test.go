@@ -83,3 +83,79 @@ func TestTrust_DiffOverLimitSendsNoRequest(t *testing.T) {
 		t.Errorf("a diff loading a cached tenant over its limit sent %d requests, want none", n)
 	}
 }
+
+// TestTrust_MaxStepsBoundsADiff: each tenant's limits bound its own
+// file, but a pull request that edits every tenant's file could make
+// one diff with the operator's credentials read up to the sum of their
+// limits. --max-steps bounds the run: past it, the diff stops at the
+// load, before its observation, and reads no more zones ahead than
+// the bound while a cached file loads.
+func TestTrust_MaxStepsBoundsADiff(t *testing.T) {
+	srv := pdnsEnv(t)
+	site := siteSrc(pdnsProvider("pdns", srv.URL, "PDNS_API_KEY", srv.DNSAddr))
+	files := map[string]string{}
+	var zones []string
+	for _, tenant := range []string{"ma", "mb", "mc"} {
+		domain := tenant + ".example.test"
+		site += grant{tenant: tenant, domains: []string{domain}, providers: []string{"pdns"}}.cue()
+		src := fmt.Sprintf("package tenants\n\ntenants: %s: {\n\tdomain: %q\n", tenant, domain)
+		for _, z := range []string{domain + ".", "sub." + domain + "."} {
+			zones = append(zones, z)
+			src += fmt.Sprintf("\tdns: zones: %q: {provider: \"pdns\", records: www: A: [\"192.0.2.80\"]}\n", z)
+		}
+		files[tenant+".cue"] = src + "}\n"
+	}
+	dir := writeSpecs(t, site, files)
+	specs := []string{filepath.Join(dir, "ma.cue"), filepath.Join(dir, "mb.cue"), filepath.Join(dir, "mc.cue")}
+	zoneReads := func() int {
+		n := 0
+		for _, z := range zones {
+			c := srv.Requests(z)
+			n += c.GET + c.Writes()
+		}
+		return n
+	}
+	reset := func() {
+		for _, z := range zones {
+			srv.ResetRequests(z)
+		}
+	}
+
+	code, out, errOut := siteRun(t, srv, append([]string{"diff", "--max-steps", "4"}, specs...)...)
+	want := "the scope holds 6 steps, more than --max-steps 4 allows (tenant ma 2, tenant mb 2, tenant mc 2)"
+	if code != exitError || !strings.Contains(errOut, want) {
+		t.Fatalf("diff exit %d, want %d and %q\nstdout:\n%s\nstderr:\n%s", code, exitError, want, out, errOut)
+	}
+	if n := zoneReads(); n != 0 {
+		t.Errorf("a diff over --max-steps sent %d zone requests, want none", n)
+	}
+	if code, out, errOut := siteRun(t, srv, append([]string{"diff", "--max-steps", "6"}, specs...)...); code != exitOK {
+		t.Fatalf("diff at its bound: exit %d, want 0\nstdout:\n%s\nstderr:\n%s", code, out, errOut)
+	}
+
+	// Cached now, the files' zones are read ahead while the rest loads:
+	// a file that evaluates until its two seconds pass keeps the load
+	// going long enough for every read ahead to be sent.
+	bomb, err := os.ReadFile(repoFile("compiler/testdata/hostile/bomb_comprehension_bomb.cue"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	slow := filepath.Join(t.TempDir(), "a.cue")
+	if err := os.WriteFile(slow, bomb, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	reset()
+	// At most --parallelism zones are read ahead at once (4 by default),
+	// each until the observation takes it; a bound below that is kept.
+	cmd := exec.Command(siteProcess(t), append([]string{"diff", "--max-steps", "2", "--eval-timeout", "2s", slow}, specs...)...)
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	err = cmd.Run()
+	var exit *exec.ExitError
+	if !errors.As(err, &exit) || exit.ExitCode() != exitError || !strings.Contains(stderr.String(), "passed its") {
+		t.Fatalf("diff: %v, want exit %d for a.cue's budget\nstdout:\n%s\nstderr:\n%s", err, exitError, &stdout, &stderr)
+	}
+	if n := zoneReads(); n != 2 {
+		t.Errorf("a diff with --max-steps 2 read %d zones ahead, want 2 (the bound)", n)
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"slices"
 	"sync"
+	"sync/atomic"
 
 	"github.com/site-tools/site/backends"
 	"github.com/site-tools/site/compiler/graph"
@@ -32,13 +33,17 @@ type zonePrefetch struct {
 	// than its observation would.
 	slots chan struct{}
 	wg    sync.WaitGroup
+	// limit is --max-steps: a zone is a step, so a run past its bound
+	// reads no more than the bound ahead before it stops (0: no bound).
+	limit   int
+	started atomic.Int64
 }
 
 // startPrefetch returns the reader ahead of a diff scoped by phases and
 // targets, or nil for a diff without DNS steps. With targets it reads
 // only the zones whose step they name; a pattern that is no glob reads
 // nothing ahead (the load reports it).
-func startPrefetch(ctx context.Context, bk *runBackends, run *backends.Run, phases []plan.Phase, targets []string, parallelism int) *zonePrefetch {
+func startPrefetch(ctx context.Context, bk *runBackends, run *backends.Run, phases []plan.Phase, targets []string, parallelism, limit int) *zonePrefetch {
 	if len(phases) > 0 && !slices.Contains(phases, plan.PhaseDNS) {
 		return nil
 	}
@@ -46,7 +51,7 @@ func startPrefetch(ctx context.Context, bk *runBackends, run *backends.Run, phas
 	if err != nil {
 		return nil
 	}
-	p := &zonePrefetch{bk: bk, run: run, wanted: wanted, slots: make(chan struct{}, parallelism)}
+	p := &zonePrefetch{bk: bk, run: run, wanted: wanted, slots: make(chan struct{}, parallelism), limit: limit}
 	p.ctx, p.cancel = context.WithCancel(ctx)
 	return p
 }
@@ -56,6 +61,9 @@ func startPrefetch(ctx context.Context, bk *runBackends, run *backends.Run, phas
 func (p *zonePrefetch) zone(z *model.Zone) {
 	pf, ok := p.bk.providers[z.Provider.Kind()].(backends.Prefetcher)
 	if !ok || !p.wanted(graph.ZoneStepID(z.Name)) {
+		return
+	}
+	if p.limit > 0 && p.started.Add(1) > int64(p.limit) {
 		return
 	}
 	read := pf.Prefetch(p.ctx, z, p.run)

@@ -79,6 +79,11 @@ func TestREADMEWorkflow(t *testing.T) {
 	if stop == nil || strings.Contains(stop[1], "./site") || strings.Count(diffYAML, "./site diff") != 1 {
 		t.Errorf("the diff workflow must run site diff between echo \"::stop-commands::$token\" and echo \"::$token::\", with a random token:\n%s", diffYAML)
 	}
+	// A pull request can edit every tenant's file: the run is bounded
+	// as a whole, not only each tenant by its limits.
+	if !regexp.MustCompile(`\./site diff [^\n]*--max-steps [1-9]`).MatchString(diffYAML) {
+		t.Errorf("the diff workflow must bound the run with --max-steps:\n%s", diffYAML)
+	}
 	if regexp.MustCompile(`run: [^\n]*\$\{\{`).MatchString(diffYAML) {
 		t.Errorf("the diff workflow interpolates an expression into a run: script; pass it through env:\n%s", diffYAML)
 	}
