@@ -58,8 +58,12 @@ func TestTrust_LiveVolumeOfAnotherDomain(t *testing.T) {
 			testDomain("db", "victim", volumeDisk("default", "db-data", "vda")),
 			testDomain("legacy", "", fileDisk("/default-pool/legacy-root", "vda")),
 			testDomain("app", "victim", volumeDisk("default", "app-root", "vdb")),
+			// made's owner element lists its disk: site made it, and the
+			// removal of made deletes it.
+			strings.Replace(testDomain("made", "victim", volumeDisk("default", "made-root", "vda")), `tenant="victim"/>`,
+				`tenant="victim"><site:volume pool="default" name="made-root" role="disk"/></site:owner>`, 1),
 		},
-		Pools: []string{trustPool("db-data", "legacy-root", "app-root")},
+		Pools: []string{trustPool("db-data", "legacy-root", "app-root", "made-root")},
 	}), Options{})
 	// db is defined but shut off: a disk of a guest that does not run
 	// is its data all the same.
@@ -72,6 +76,13 @@ func TestTrust_LiveVolumeOfAnotherDomain(t *testing.T) {
 	}
 	_ = dom.Free()
 
+	// removes is how a refusal names the step that frees the volume: the
+	// removal of the other tenant's domain, and the command that runs it.
+	removes := func(dom, owner string) string {
+		id := "vm/" + r.host + "/" + dom
+		return "the step that removes domain " + dom + " is " + id + " of tenant " + owner + ", planned once " + owner + "'s spec no longer declares " + dom +
+			" (site apply tenants/" + owner + ".cue --target '" + id + "' --ack GATE-VM-DESTROY"
+	}
 	disk := func(vm, name, base string, clone bool) *model.VM {
 		v := r.vm(vm)
 		v.Disks = []model.Disk{{Pool: "default", Name: name, SizeBytes: 1 << 20, Base: base, Clone: clone}}
@@ -81,11 +92,15 @@ func TestTrust_LiveVolumeOfAnotherDomain(t *testing.T) {
 		vm   *model.VM
 		want []string
 	}{
-		{disk("attach", "db-data", "", false), []string{"volume default/db-data", `domain db of tenant "victim"`, "defined, not running", "name another volume", "virsh -c " + r.host + " detach-disk db vda --config"}},
-		{disk("byfile", "legacy-root", "", false), []string{"volume default/legacy-root", "domain legacy, a domain site does not manage", "name another volume"}},
-		{disk("running", "app-root", "", false), []string{"volume default/app-root", `domain app of tenant "victim"`, "running"}},
-		{disk("overlay", "new-root", "db-data", false), []string{"base volume default/db-data", `domain db of tenant "victim"`, "name another base"}},
-		{disk("copy", "new-copy", "legacy-root", true), []string{"base volume default/legacy-root", "domain legacy, a domain site does not manage", "name another base"}},
+		{disk("attach", "db-data", "", false), []string{"volume default/db-data", `domain db of tenant "victim"`, "defined, not running", "name another volume", "virsh -c " + r.host + " detach-disk db vda --config",
+			removes("db", "victim"), "keeps the volume, which site did not make for domain db"}},
+		{disk("byfile", "legacy-root", "", false), []string{"volume default/legacy-root", "domain legacy, a domain site does not manage", "name another volume",
+			"have the operator remove domain legacy, which no site step removes (it carries no site owner element)"}},
+		{disk("running", "app-root", "", false), []string{"volume default/app-root", `domain app of tenant "victim"`, "running", removes("app", "victim")}},
+		{disk("claim", "made-root", "", false), []string{removes("made", "victim"), "that removal deletes the volume too, which site made for domain made"}},
+		{disk("overlay", "new-root", "db-data", false), []string{"base volume default/db-data", `domain db of tenant "victim"`, "name another base", removes("db", "victim")}},
+		{disk("copy", "new-copy", "legacy-root", true), []string{"base volume default/legacy-root", "domain legacy, a domain site does not manage", "name another base",
+			"have the operator remove domain legacy, which no site step removes"}},
 	}
 	var vms []*model.VM
 	for _, tt := range tests {

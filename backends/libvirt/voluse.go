@@ -2,6 +2,7 @@ package libvirt
 
 import (
 	"fmt"
+	"slices"
 
 	"libvirt.org/go/libvirtxml"
 
@@ -131,8 +132,8 @@ func (p *vmPlanner) refuseForeignDisk(disk model.Disk, path string) error {
 		return nil
 	}
 	return fmt.Errorf("%sVM %s on %s: volume %s/%s is attached to %s: as this VM's disk it would give the VM that domain's data, so site refuses it; "+
-		"name another volume, or have the operator remove domain %s or detach the volume from it (%s); nothing was changed",
-		at(disk.Pos), p.vm.Name, p.vm.Host, disk.Pool, disk.Name, u.describe(), u.dom.Name, u.detach(p.vm.Host))
+		"name another volume, or %s; nothing was changed",
+		at(disk.Pos), p.vm.Name, p.vm.Host, disk.Pool, disk.Name, u.describe(), u.freeing(p.vm.Host, disk.Pool, disk.Name))
 }
 
 // refuseLeftDisk refuses the VM's disk on volume pool/name while a
@@ -161,8 +162,8 @@ func (p *vmPlanner) refuseForeignBase(disk model.Disk, path string) error {
 		how = "a copy of it would copy that domain's data"
 	}
 	return fmt.Errorf("%sVM %s on %s: disk %s starts from base volume %s/%s, which is attached to %s: %s, so site refuses it; "+
-		"name another base (an image site.cue declares, or a volume no domain has attached), or have the operator remove domain %s or detach the volume from it (%s); nothing was changed",
-		at(disk.BasePos), p.vm.Name, p.vm.Host, disk.Name, disk.Pool, disk.Base, u.describe(), how, u.dom.Name, u.detach(p.vm.Host))
+		"name another base (an image site.cue declares, or a volume no domain has attached), or %s; nothing was changed",
+		at(disk.BasePos), p.vm.Name, p.vm.Host, disk.Name, disk.Pool, disk.Base, u.describe(), how, u.freeing(p.vm.Host, disk.Pool, disk.Base))
 }
 
 // describe names the domain, its owner and its state.
@@ -180,6 +181,29 @@ func (u *volumeUser) describe() string {
 		s += ", as its disk " + u.dev
 	}
 	return s
+}
+
+// freeing says what frees volume pool/name of the domain: for a
+// domain of another tenant, the step that removes it, once that tenant
+// no longer declares it, with the command that applies it (in a run of
+// that tenant's file alone the step has no "@TENANT" suffix) and
+// whether it deletes the volume; for a domain without an owner element,
+// which no site step removes, the operator. Either way detaching the
+// disk frees it too.
+func (u *volumeUser) freeing(host, pool, name string) string {
+	detach := "or detach the volume from it (" + u.detach(host) + ")"
+	o := u.dom
+	if o.Owner == nil {
+		return fmt.Sprintf("have the operator remove domain %s, which no site step removes (it carries no site owner element), %s", o.Name, detach)
+	}
+	id := graph.VMStepID(host, o.Name)
+	volume := "that removal keeps the volume, which site did not make for domain " + o.Name
+	want := ownedVolume{Pool: pool, Name: name}.key()
+	if slices.ContainsFunc(o.Owner.Volumes, func(v ownedVolume) bool { return v.key() == want }) {
+		volume = "that removal deletes the volume too, which site made for domain " + o.Name
+	}
+	return fmt.Sprintf("free it: the step that removes domain %s is %s of tenant %s, planned once %s's spec no longer declares %s (site apply tenants/%s.cue --target '%s' --ack %s; %s), %s",
+		o.Name, id, o.Owner.Tenant, o.Owner.Tenant, o.Name, o.Owner.Tenant, id, plan.GateVMDestroy, volume, detach)
 }
 
 // detach is the virsh command that takes the disk from the domain.
