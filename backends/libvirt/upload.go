@@ -63,126 +63,51 @@ func (a *applier) createUploaded(pool string, def libvirtxml.StorageVolume, src 
 		return err
 	}
 	defer p.Free()
-	var (
-		mark  *libvirt.StorageVol
-		mine  marker
-		stale []marker // taken over: deleted with what they marked
-	)
-	for mark == nil {
-		// The volume before its markers: a run creates its marker
-		// before the volume and deletes it after the last byte, so a
-		// volume seen with no marker after it is whole.
-		old, err := a.lookupVol(p, pool, def.Name)
-		if err != nil {
-			return err
-		}
-		if old != nil {
-			old.Free()
-		}
-		ms, err := a.markers(p, pool, def.Name)
-		if err != nil {
-			return err
-		}
-		mine, stale = marker{uploadingName(def.Name), 0}, nil
-		if len(ms) == 0 && old != nil {
+	u, whole, err := a.holdUpload(p, pool, def.Name, false)
+	if err != nil {
+		return err
+	}
+	if u == nil {
+		if whole {
 			a.run.Say(what + " was uploaded by another run meanwhile: nothing to upload")
-			return nil
-		}
-		if len(ms) > 0 {
-			top := ms[len(ms)-1]
-			state, why, err := a.waitMarker(p, pool, top, what)
-			if err != nil {
-				return err
-			}
-			if state == markerGone {
-				continue
-			}
-			a.run.Say(fmt.Sprintf("the upload into %s on %s: %s; this run takes it over (marker %s)", what, a.d.server(a.host), why, markerName(def.Name, top.Gen+1)))
-			mine, stale = marker{markerName(def.Name, top.Gen+1), top.Gen + 1}, ms
-		}
-		// nil: another run made this marker first; wait for it.
-		if mark, err = a.createMarker(p, pool, mine, what); err != nil {
-			return err
-		}
-	}
-	defer mark.Free()
-	// The marker grows from now on, not only once the volume exists:
-	// deleting what a stale upload left and creating the volume (which
-	// libvirt allocates in full) can outlast staleAfter on a slow
-	// host, and another run would take the live upload over.
-	lost, stopBeat := a.beat(mark)
-	defer stopBeat()
-	// stillMine fails once another run took the upload over (this run
-	// was paused past staleAfter): the volume is that run's from then
-	// on, so nothing of it is deleted or created here.
-	stillMine := func() error {
-		taken, err := a.takenOver(p, pool, def.Name, mine, lost())
-		if err != nil || taken == "" {
-			return err
-		}
-		return fmt.Errorf("%s took the upload into %s over while this run was paused (marker %s): it uploads it now; apply again once it has finished", taken, what, mine.Name)
-	}
-	unmark := func() error {
-		defer a.calling("Delete of volume " + pool + "/" + mine.Name)()
-		if err := mark.Delete(0); err != nil {
-			return fmt.Errorf("delete volume %s/%s on %s, which marks the upload of %s: %w; delete it by hand (virsh -c %s vol-delete --pool %s %s), else the next run uploads %s again",
-				pool, mine.Name, a.host, what, err, a.host, pool, mine.Name, def.Name)
 		}
 		return nil
 	}
-	if len(stale) > 0 {
-		uploadStage("cleanup")
-		if err := stillMine(); err != nil {
-			return err
-		}
-		old, err := a.lookupVol(p, pool, def.Name)
-		if err != nil {
-			return err
-		}
-		if old != nil {
-			err := a.deletePartial(old, what)
-			old.Free()
-			if err != nil {
-				return fmt.Errorf("delete volume %s on %s, which an upload that did not finish left: %w", what, a.host, err)
-			}
-		}
-		for _, m := range stale {
-			if err := a.deleteMarker(p, pool, m.Name); err != nil {
-				return err
-			}
-		}
+	defer u.release()
+	if err := u.dropStale(); err != nil {
+		return err
 	}
 	x, err := def.Marshal()
 	if err != nil {
 		return fmt.Errorf("volume %s: %w", def.Name, err)
 	}
 	uploadStage("create")
-	if err := stillMine(); err != nil {
+	if err := u.stillMine(); err != nil {
 		return err
 	}
 	done := a.calling("StorageVolCreateXML " + what)
 	vol, err := p.StorageVolCreateXML(x, 0)
 	done()
-	if isCode(err, libvirt.ERR_STORAGE_VOL_EXIST) && len(stale) == 0 {
+	if isCode(err, libvirt.ERR_STORAGE_VOL_EXIST) && len(u.stale) == 0 {
 		// Whole: its run deleted its marker between our two looks.
 		a.run.Say(what + " was uploaded by another run meanwhile: nothing to upload")
-		return unmark()
+		return u.unmark()
 	}
 	if err != nil {
 		err = fmt.Errorf("create volume %s on %s: %w", what, a.host, err)
-		if len(stale) == 0 {
+		if len(u.stale) == 0 {
 			// Nothing was uploaded; a volume that was there already
 			// is not this run's to mark.
-			if uerr := unmark(); uerr != nil {
+			if uerr := u.unmark(); uerr != nil {
 				err = fmt.Errorf("%w (and %v)", err, uerr)
 			}
 		}
 		return err
 	}
 	defer vol.Free()
-	err = a.upload(vol, what, src, size, lost)
-	stopBeat()
-	if terr := stillMine(); terr != nil {
+	err = a.upload(vol, what, src, size, u.lost)
+	u.stopBeat()
+	if terr := u.stillMine(); terr != nil {
 		// The volume is the new holder's now: nothing here is deleted.
 		return terr
 	}
@@ -190,12 +115,144 @@ func (a *applier) createUploaded(pool string, def libvirtxml.StorageVolume, src 
 		if derr := a.deletePartial(vol, what); derr != nil {
 			return fmt.Errorf("upload into %s on %s: %w (deleting the partial volume failed too: %v; it stays marked as partial, so the next run deletes it and uploads again)", what, a.host, err, derr)
 		}
-		if uerr := unmark(); uerr != nil {
+		if uerr := u.unmark(); uerr != nil {
 			return fmt.Errorf("upload into %s on %s: %w; the partial volume was deleted (and %v)", what, a.host, err, uerr)
 		}
 		return fmt.Errorf("upload into %s on %s: %w; the partial volume was deleted", what, a.host, err)
 	}
-	return unmark()
+	return u.unmark()
+}
+
+// heldUpload is an upload into pool/name that this run holds by its
+// marker mine (see uploadmark.go), which grows while it is held.
+type heldUpload struct {
+	a          *applier
+	p          *libvirt.StoragePool
+	pool, name string
+	mark       *libvirt.StorageVol
+	mine       marker
+	stale      []marker // taken over: deleted with what they marked
+	lost       func() bool
+	stopBeat   func()
+}
+
+// holdUpload takes the upload into pool/name for this run: it waits
+// while another run's marker grows, takes a stale one over with a
+// marker of the next generation, and otherwise creates the first
+// marker. It holds nothing (nil) when the volume is there with no
+// marker beside it (whole: its upload finished meanwhile), or, with
+// onlyLeft, when no marker is there at all: a run that only clears
+// what an upload left has nothing to clear then.
+func (a *applier) holdUpload(p *libvirt.StoragePool, pool, name string, onlyLeft bool) (u *heldUpload, whole bool, err error) {
+	what := pool + "/" + name
+	var (
+		mark  *libvirt.StorageVol
+		mine  marker
+		stale []marker
+	)
+	for mark == nil {
+		// The volume before its markers: a run creates its marker
+		// before the volume and deletes it after the last byte, so a
+		// volume seen with no marker after it is whole.
+		old, err := a.lookupVol(p, pool, name)
+		if err != nil {
+			return nil, false, err
+		}
+		if old != nil {
+			old.Free()
+		}
+		ms, err := a.markers(p, pool, name)
+		if err != nil {
+			return nil, false, err
+		}
+		mine, stale = marker{uploadingName(name), 0}, nil
+		if len(ms) == 0 && (old != nil || onlyLeft) {
+			return nil, old != nil, nil
+		}
+		if len(ms) > 0 {
+			top := ms[len(ms)-1]
+			state, why, err := a.waitMarker(p, pool, top, what)
+			if err != nil {
+				return nil, false, err
+			}
+			if state == markerGone {
+				continue
+			}
+			a.run.Say(fmt.Sprintf("the upload into %s on %s: %s; this run takes it over (marker %s)", what, a.d.server(a.host), why, markerName(name, top.Gen+1)))
+			mine, stale = marker{markerName(name, top.Gen+1), top.Gen + 1}, ms
+		}
+		// nil: another run made this marker first; wait for it.
+		if mark, err = a.createMarker(p, pool, mine, what); err != nil {
+			return nil, false, err
+		}
+	}
+	u = &heldUpload{a: a, p: p, pool: pool, name: name, mark: mark, mine: mine, stale: stale}
+	// The marker grows from now on, not only once the volume exists:
+	// deleting what a stale upload left and creating the volume (which
+	// libvirt allocates in full) can outlast staleAfter on a slow
+	// host, and another run would take the live upload over.
+	u.lost, u.stopBeat = a.beat(mark)
+	return u, false, nil
+}
+
+// release stops the marker's beat and frees it; the marker stays.
+func (u *heldUpload) release() {
+	u.stopBeat()
+	u.mark.Free()
+}
+
+// stillMine fails once another run took the upload over (this run was
+// paused past staleAfter): the volume is that run's from then on, so
+// nothing of it is deleted or created here.
+func (u *heldUpload) stillMine() error {
+	taken, err := u.a.takenOver(u.p, u.pool, u.name, u.mine, u.lost())
+	if err != nil || taken == "" {
+		return err
+	}
+	return fmt.Errorf("%s took the upload into %s/%s over while this run was paused (marker %s): it uploads it now; apply again once it has finished", taken, u.pool, u.name, u.mine.Name)
+}
+
+// dropStale deletes what the stale upload this run took over left: the
+// partial volume, then the older markers. It does nothing for an
+// upload nobody held before.
+func (u *heldUpload) dropStale() error {
+	if len(u.stale) == 0 {
+		return nil
+	}
+	a, what := u.a, u.pool+"/"+u.name
+	uploadStage("cleanup")
+	if err := u.stillMine(); err != nil {
+		return err
+	}
+	old, err := a.lookupVol(u.p, u.pool, u.name)
+	if err != nil {
+		return err
+	}
+	if old != nil {
+		err := a.deletePartial(old, what)
+		old.Free()
+		if err != nil {
+			return fmt.Errorf("delete volume %s on %s, which an upload that did not finish left: %w", what, a.host, err)
+		}
+	}
+	for _, m := range u.stale {
+		if err := a.deleteMarker(u.p, u.pool, m.Name); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// unmark deletes this run's marker: the upload is over, whole or
+// deleted.
+func (u *heldUpload) unmark() error {
+	a := u.a
+	defer a.calling("Delete of volume " + u.pool + "/" + u.mine.Name)()
+	if err := u.mark.Delete(0); err != nil {
+		return fmt.Errorf("delete volume %s/%s on %s, which marks the upload of %s/%s: %w; delete it by hand (virsh -c %s vol-delete --pool %s %s), else the next run uploads %s again",
+			u.pool, u.mine.Name, a.host, u.pool, u.name, err, a.host, u.pool, u.mine.Name, u.name)
+	}
+	return nil
 }
 
 // takenOver says which run took the upload under marker mine over
