@@ -109,6 +109,11 @@ type markerNote struct {
 	Boot    string // /proc/sys/kernel/random/boot_id
 	PIDNS   string // the /proc/self/ns/pid link
 	Since   string // when the upload began, RFC 3339
+	// Tenant is the tenant whose VM the upload is a seed of, "" for a
+	// base image (site.cue's) and in a marker an older site made: a
+	// later run of that tenant removes what the upload left once no VM
+	// names the seed any more (uploadleft.go).
+	Tenant string
 }
 
 // thisRun is the note of this process's uploads.
@@ -130,6 +135,9 @@ var thisRun = func() markerNote {
 
 func (n markerNote) bytes() []byte {
 	s := fmt.Sprintf("site upload\nmachine %s\npid %d\nboot %s\npidns %s\nsince %s\n", n.Machine, n.PID, n.Boot, n.PIDNS, n.Since)
+	if n.Tenant != "" {
+		s += "tenant " + n.Tenant + "\n"
+	}
 	b := make([]byte, noteSize)
 	copy(b, s)
 	return b
@@ -150,6 +158,8 @@ func parseNote(b []byte) markerNote {
 			n.PIDNS = v
 		case "since":
 			n.Since = v
+		case "tenant":
+			n.Tenant = v
 		}
 	}
 	return n
@@ -224,6 +234,7 @@ func (a *applier) createMarker(p *libvirt.StoragePool, pool string, m marker, wh
 	}
 	note := thisRun
 	note.Since = time.Now().UTC().Format(time.RFC3339)
+	note.Tenant = a.tenant
 	if err := a.upload(vol, pool+"/"+m.Name, bytes.NewReader(note.bytes()), noteSize, nil); err != nil {
 		// Unnamed, it is judged by its beat, which the upload's beat
 		// gives it from now on.

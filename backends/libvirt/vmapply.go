@@ -47,7 +47,7 @@ func (v vmDriver) apply(ctx context.Context, sp *backends.StepPlan, run *backend
 	if err != nil {
 		return nil, err
 	}
-	a := &applier{d: counted.d, c: c, host: det.host, res: &backends.StepResult{}, run: run}
+	a := &applier{d: counted.d, c: c, host: det.host, res: &backends.StepResult{}, run: run, tenant: sp.Step.Tenant}
 	ops := slices.Clone(det.ops)
 	slices.SortStableFunc(ops, func(x, y op) int { return int(x.Kind) - int(y.Kind) })
 	for _, o := range ops {
@@ -108,6 +108,9 @@ type applier struct {
 	host string
 	res  *backends.StepResult
 	run  *backends.Run // nil in tests that need no interrupt or progress
+	// tenant is the tenant whose step this is, which its upload markers
+	// name; "" for the image steps of site.cue.
+	tenant string
 	// try runs one op once; nil is (*applier).once. Tests set it to see
 	// which ops do retries.
 	try func(op) error
