@@ -169,6 +169,7 @@ func TestApplyRetriesOnlyEnsureOps(t *testing.T) {
 		{opUploadSeed, "upload seed", 1},
 		{opResizeVolume, "resize volume", 1},
 		{opDeleteVolume, "delete volume", 1},
+		{opClearUpload, "clear a left upload", 1},
 		{opMemoryLive, "live memory", 1},
 		{opVCPUsLive, "live vcpus", 1},
 		{opStart, "start", 1},

@@ -245,20 +245,27 @@ func (a *applier) createMarker(p *libvirt.StoragePool, pool string, m marker, wh
 
 // readNote reads a marker's note and its size (its beat).
 func (a *applier) readNote(vol *libvirt.StorageVol, what string) (markerNote, uint64, error) {
-	done := a.calling("GetInfo of volume " + what)
+	return readNote(a.c, vol, what, a.calling)
+}
+
+// readNote reads the note and size of marker vol ("pool/name" in
+// what) over connection c; calling counts and names each call (see
+// Driver.calling).
+func readNote(c *libvirt.Connect, vol *libvirt.StorageVol, what string, calling func(call string) (done func())) (markerNote, uint64, error) {
+	done := calling("GetInfo of volume " + what)
 	info, err := vol.GetInfo()
 	done()
 	if err != nil {
 		return markerNote{}, 0, err
 	}
-	done = a.calling("NewStream for " + what)
-	st, err := a.c.NewStream(0)
+	done = calling("NewStream for " + what)
+	st, err := c.NewStream(0)
 	done()
 	if err != nil {
 		return markerNote{}, 0, err
 	}
 	defer st.Free()
-	done = a.calling("StorageVolDownload " + what)
+	done = calling("StorageVolDownload " + what)
 	err = vol.Download(st, 0, noteSize, 0)
 	done()
 	if err != nil {

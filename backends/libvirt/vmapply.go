@@ -185,6 +185,8 @@ func (a *applier) once(o op) error {
 		return a.createVolume(o.Pool, o.Volume, o.Bytes, nil)
 	case opUploadSeed:
 		return a.createVolume(o.Pool, o.Volume, uint64(len(o.ISO)), o.ISO)
+	case opClearUpload:
+		return a.clearLeftUpload(o.Pool, o.Volume)
 	case opResizeVolume:
 		return a.withVolume(o.Pool, o.Volume, "Resize", func(vol *libvirt.StorageVol) error { return vol.Resize(o.Bytes, 0) })
 	case opDeleteVolume, opDropVolume:

@@ -41,6 +41,9 @@ const (
 	opStart
 	opUndefine
 	opDeleteVolume
+	// opClearUpload deletes what a seed upload that no spec names any
+	// more left (uploadleft.go).
+	opClearUpload
 )
 
 // op is one action; which fields matter depends on Kind.
@@ -154,6 +157,7 @@ func (p *vmPlanner) plan() error {
 		return err
 	}
 	p.planUnwantedVolumes(o, want, owned)
+	p.planLeftUploads()
 	want.owner.normalize()
 
 	if o == nil {

@@ -168,11 +168,10 @@ func (p *vmPlanner) declared(pool string) bool {
 // is content addressed: uploaded once, never replaced.
 func (p *vmPlanner) planSeed(want *wantDomain) error {
 	vm := p.vm
-	ci := vm.CloudInit
-	if ci == nil {
+	if vm.CloudInit == nil {
 		return nil
 	}
-	s := seed.Build(seed.Input{Hostname: vm.Name, UserData: ci.UserData, MetaData: ci.MetaData, NetworkConfig: ci.NetworkConfig})
+	s := vmSeed(vm)
 	want.seedPool, want.seedName, want.seedIID = seedPool(vm), s.Name, s.InstanceID
 	vol, err := p.h.uploaded(want.seedPool, s.Name, p.declared(want.seedPool))
 	if err != nil {
@@ -195,6 +194,12 @@ func (p *vmPlanner) planSeed(want *wantDomain) error {
 		p.add(op{Kind: opUploadSeed, Pool: want.seedPool, Volume: s.Name, ISO: s.ISO})
 	}
 	return nil
+}
+
+// vmSeed is the cloud-init seed of vm, which has cloudinit.
+func vmSeed(vm *model.VM) *seed.Seed {
+	ci := vm.CloudInit
+	return seed.Build(seed.Input{Hostname: vm.Name, UserData: ci.UserData, MetaData: ci.MetaData, NetworkConfig: ci.NetworkConfig})
 }
 
 // seedPool is where a VM's seed goes: its first disk's pool, else the
