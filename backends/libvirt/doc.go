@@ -98,6 +98,11 @@
 // marker taken and deletes nothing. A long upload says how far it got
 // every few seconds (Run.Say), and the run's first interrupt stops it
 // between two chunks and deletes the partial volume and its marker.
+// A seed's marker names the VM's tenant too: a seed upload that did not
+// finish and whose seed no VM of the tenant on the host names any more
+// (its cloud-init changed) is removed, without a gate, by the plan of
+// the tenant's first VM that uses the pool, under the same rules of
+// staleness (uploadleft.go).
 //
 // site never undefines a domain to update it.
 //
