@@ -124,7 +124,9 @@ func TestLeftSeedUploadIsRemoved(t *testing.T) {
 func TestLeftSeedUploadOfALiveRunIsKept(t *testing.T) {
 	r, pool := storageRig(t)
 	beat := uploadBeat
-	uploadBeat = 20 * time.Millisecond
+	// Long enough that a loaded machine does not make the other run's
+	// marker look stale between two of its beats.
+	uploadBeat = 200 * time.Millisecond
 	t.Cleanup(func() { uploadBeat = beat })
 	r.makePool(pool)
 	old := seedOf("#cloud-config\n# old\n")
@@ -172,14 +174,22 @@ func TestLeftSeedUploadOfALiveRunIsKept(t *testing.T) {
 			t.Fatalf("the apply ended (%v) without waiting for the run that uploads %s", err, old.Name)
 		}
 	}
-	// The other run finishes: the last byte, then its marker goes.
-	stopBeat()
-	if err := os.WriteFile(filepath.Join(pool.Path, old.Name), old.ISO, 0o644); err != nil {
+	// The other run finishes: the last byte, then its marker goes, which
+	// ends its beat.
+	f, err := os.OpenFile(filepath.Join(pool.Path, old.Name), os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatalf("the volume the other run uploads into is gone while it uploads: %v", err)
+	}
+	if _, err := f.Write(old.ISO); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Close(); err != nil {
 		t.Fatal(err)
 	}
 	if err := mark.Delete(0); err != nil {
 		t.Fatal(err)
 	}
+	stopBeat()
 	if err := <-done; err != nil {
 		t.Fatalf("apply: %v", err)
 	}
