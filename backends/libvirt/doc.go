@@ -64,10 +64,13 @@
 // is defined, built, started and autostarted; an existing one is only
 // started and autostarted, and one with another type or path blocks its
 // step (site never redefines a pool). Only dir pools. While a declared
-// pool does not exist yet, the volumes a VM step plans in it are missing;
-// while it exists but does not run, whether they exist is unknown, and
-// the plan says so ("read after the pool starts") instead of claiming a
-// create. Either way the image and VM steps plan again at apply time,
+// pool does not exist yet, the volumes a VM or image step plans in it
+// are read from its directory, as libvirt will list them once the pool
+// runs, where the daemon runs on this machine (pooldir.go); while it
+// exists but does not run, or its directory or a file there cannot be
+// read so, whether they exist is unknown, and the plan says so ("read
+// after the pool starts", "read after the pool is made") instead of
+// claiming a create. Either way the image and VM steps plan again at apply time,
 // after the pool's step has made or started the pool, and carry out that
 // plan; a gate it needs that the run did not acknowledge stops the step
 // before any change (vmDriver.replan, poolDriver.replanImage).

@@ -74,7 +74,7 @@ func (pd poolDriver) planImage(step *graph.Step) (*backends.StepPlan, error) {
 	if err != nil {
 		return nil, err
 	}
-	vol, err := h.uploaded(img.Pool.Name, img.Name, true)
+	vol, err := h.uploaded(img.Pool.Name, img.Name, img.Pool)
 	if err != nil {
 		return nil, err
 	}
@@ -86,10 +86,11 @@ func (pd poolDriver) planImage(step *graph.Step) (*backends.StepPlan, error) {
 	if vol.unread() {
 		// The file is not read either: an image already in the pool
 		// needs none.
+		before, after := unreadValues(img.Pool.Name, vol)
 		sp.Changes = append(sp.Changes, plan.Change{Key: key, Step: step.ID, Phase: step.Phase,
 			Action: plan.ActionUpdate, Impact: plan.ImpactNone,
-			Reason: unreadReason(img.Pool.Name, "base image declared in site.cue, uploaded once from "+img.Source+" if the pool lacks it"),
-			Before: map[string]any{"volume": "unknown: pool " + img.Pool.Name + " is not active"}, After: map[string]any{"volume": "read after the pool starts"}})
+			Reason: unreadReason(img.Pool.Name, "base image declared in site.cue, uploaded once from "+img.Source+" if the pool lacks it", vol),
+			Before: before, After: after})
 		sp.Detail = &imageDetail{step: step, img: img, replan: true}
 		return sp, nil
 	}

@@ -13,6 +13,7 @@ import (
 	"libvirt.org/go/libvirt"
 	"libvirt.org/go/libvirtxml"
 
+	"github.com/site-tools/site/compiler/model"
 	"github.com/site-tools/site/compiler/spelling"
 )
 
@@ -38,6 +39,7 @@ type volCache struct {
 	mu    sync.Mutex
 	vols  map[string]*volObs  // by pool "\x00" name
 	names map[string][]string // pool -> its volumes' names, listed once
+	dirs  map[string]*poolDir // declared pool that does not exist yet -> its directory, read once
 	pools map[string]error    // pool name -> nil when active
 }
 
@@ -95,6 +97,11 @@ type volObs struct {
 	// steps of the volumes in it plan them again at apply time, once
 	// they can be read. "" when it was read.
 	NoPool string
+	// Unknown, for a volume of a declared pool that does not exist
+	// yet, says why site could not read its file in the pool's
+	// directory as libvirt will once the pool runs (pooldir.go); "" when
+	// it could, or the pool exists.
+	Unknown string
 	// Partial: the volume is there, but an upload into it has not
 	// finished (a marker is beside it, see uploadmark.go): another run
 	// uploads it now, or one that did not finish left it. It reads as
@@ -118,8 +125,9 @@ const (
 )
 
 // unread reports whether v is in a pool that exists but does not run,
+// or in one that does not exist yet whose directory site could not read,
 // so whether v exists is unknown.
-func (v *volObs) unread() bool { return v.NoPool == poolInactive }
+func (v *volObs) unread() bool { return v.NoPool == poolInactive || v.Unknown != "" }
 
 // observeHost lists the host's domains and networks with everything site
 // compares. Any failure fails the whole observation: a partial view must
@@ -383,14 +391,19 @@ type noPoolError struct {
 
 func (e noPoolError) Unwrap() error { return e.error }
 
-// declaredVolume is volume for a volume whose pool site.cue declares:
-// while the pool does not exist yet or is not active (its step makes and
-// starts it before this volume's step), the volume is not an error but
-// one whose NoPool says why it could not be read.
-func (h *hostObs) declaredVolume(pool, name string, declared bool) (*volObs, error) {
+// declaredVolume is volume for a volume whose pool site.cue declares
+// (declared, nil for another pool): while the pool does not exist yet or
+// is not active (its step makes and starts it before this volume's
+// step), the volume is not an error but one whose NoPool says why
+// libvirt could not read it. One in a pool that does not exist yet is
+// read from the pool's directory where site can (newPoolVolume).
+func (h *hostObs) declaredVolume(pool, name string, declared *model.Pool) (*volObs, error) {
 	v, err := h.volume(pool, name)
 	var np noPoolError
-	if declared && errors.As(err, &np) {
+	if declared != nil && errors.As(err, &np) {
+		if np.why == poolMissing {
+			return h.newPoolVolume(declared, name), nil
+		}
 		return &volObs{NoPool: np.why}, nil
 	}
 	return v, err
@@ -400,7 +413,7 @@ func (h *hostObs) declaredVolume(pool, name string, declared bool) (*volObs, err
 // base image, a cloud-init seed): one with an upload marker beside it
 // (see uploadmark.go) is one whose upload has not finished, and reads
 // as missing, with Partial set.
-func (h *hostObs) uploaded(pool, name string, declared bool) (*volObs, error) {
+func (h *hostObs) uploaded(pool, name string, declared *model.Pool) (*volObs, error) {
 	v, err := h.declaredVolume(pool, name, declared)
 	if err != nil || !v.Exists {
 		return v, err

@@ -40,9 +40,16 @@ func (p *vmPlanner) base(disk model.Disk) (*baseImage, error) {
 		vol = &volObs{Exists: true, Path: imagePath(img), Format: f.Format, Capacity: f.Capacity}
 	}
 	switch {
-	case vol.NoPool != "":
+	case vol.NoPool != "" && !vol.Exists:
+		// Where the pool does not exist yet, a base read from its
+		// directory is checked as any other; a missing one can be put
+		// there only once the pool is made.
+		why := vol.NoPool
+		if vol.Unknown != "" {
+			why += ", and " + vol.Unknown
+		}
 		return nil, fmt.Errorf("VM %s: disk %s starts from base volume %s in pool %s on %s (host %s), but that pool %s, so the base cannot be checked: have site make and start it first (site apply --target %s), make sure the image is in it (copy the file into the pool's directory and run virsh pool-refresh %s, or virsh vol-upload), then apply again",
-			vm.Name, disk.Name, disk.Base, disk.Pool, vm.Host, vm.HostName, vol.NoPool, poolStepID(vm, disk.Pool), disk.Pool)
+			vm.Name, disk.Name, disk.Base, disk.Pool, vm.Host, vm.HostName, why, poolStepID(vm, disk.Pool), disk.Pool)
 	case vol.Partial:
 		return nil, fmt.Errorf("VM %s: disk %s starts from base volume %s in pool %s on %s (host %s), but an upload into it has not finished (its marker %s is beside it), so it is not the image yet: if no other site run is uploading it, declare it in site.cue (hosts: %s: images: %q: {pool: %q, source: FILE}) for site to upload it again, or delete the volume and its marker and upload it yourself (virsh -c %s vol-delete --pool %s %s; virsh -c %s vol-delete --pool %s %s); nothing was changed",
 			vm.Name, disk.Name, disk.Base, disk.Pool, vm.Host, vm.HostName, strings.Join(vol.Markers, ", "), vm.HostName, disk.Base, disk.Pool, vm.Host, disk.Pool, disk.Base, vm.Host, disk.Pool, vol.Markers[len(vol.Markers)-1])

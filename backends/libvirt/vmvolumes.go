@@ -46,7 +46,7 @@ func (p *vmPlanner) planDisks(want *wantDomain, owned map[string]ownedVolume) er
 		prior, mine := owned[ov.key()]
 		key := volumeKey(vm.Host, disk.Pool, disk.Name)
 		if vol.unread() {
-			if err := p.planUnreadDisk(want, disk, key, attached); err != nil {
+			if err := p.planUnreadDisk(want, disk, vol, key, attached); err != nil {
 				return err
 			}
 			switch {
@@ -97,7 +97,7 @@ func (p *vmPlanner) planDisks(want *wantDomain, owned map[string]ownedVolume) er
 // disk that cannot be made blocks the step before anything changes; and
 // unless the VM has the disk attached already, so is whether another
 // tenant's domain has that base.
-func (p *vmPlanner) planUnreadDisk(want *wantDomain, disk model.Disk, key string, attached bool) error {
+func (p *vmPlanner) planUnreadDisk(want *wantDomain, disk model.Disk, vol *volObs, key string, attached bool) error {
 	format := p.definedFormat(disk.Pool, disk.Name)
 	if disk.Base != "" {
 		b, err := p.base(disk)
@@ -114,21 +114,36 @@ func (p *vmPlanner) planUnreadDisk(want *wantDomain, disk model.Disk, key string
 		}
 	}
 	want.formats = append(want.formats, format)
-	p.unreadVolume(key, disk.Pool, "disk volume of "+p.vm.Name)
+	p.unreadVolume(key, disk.Pool, "disk volume of "+p.vm.Name, vol)
 	return nil
 }
 
-// unreadVolume is the change that shows a volume whose pool is not
-// active: unknown now, read after the pool's step starts the pool.
-func (p *vmPlanner) unreadVolume(key, pool, what string) {
-	p.change(key, plan.ActionUpdate, plan.ImpactNone, unreadReason(pool, what),
-		map[string]any{"volume": "unknown: pool " + pool + " is not active"}, map[string]any{"volume": "read after the pool starts"})
+// unreadVolume is the change that shows vol, a volume whose pool is not
+// active, or does not exist yet and whose directory site could not
+// read: unknown now, read once the pool's step has started or made the
+// pool.
+func (p *vmPlanner) unreadVolume(key, pool, what string, vol *volObs) {
+	before, after := unreadValues(pool, vol)
+	p.change(key, plan.ActionUpdate, plan.ImpactNone, unreadReason(pool, what, vol), before, after)
+}
+
+// unreadValues are the before and after of an unread volume's change.
+func unreadValues(pool string, vol *volObs) (before, after map[string]any) {
+	if vol.NoPool == poolMissing {
+		return map[string]any{"volume": "unknown: pool " + pool + " does not exist yet"}, map[string]any{"volume": "read after the pool is made"}
+	}
+	return map[string]any{"volume": "unknown: pool " + pool + " is not active"}, map[string]any{"volume": "read after the pool starts"}
 }
 
 // unreadReason says why a volume's plan waits for its pool.
-func unreadReason(pool, what string) string {
+func unreadReason(pool, what string, vol *volObs) string {
+	const then = "and made only if missing (an existing one is kept; a resize or a new base still needs its gate)"
+	if vol.NoPool == poolMissing {
+		return what + ": pool " + pool + " does not exist yet, and " + vol.Unknown + ", so whether the volume is there, and what it holds, is unknown (a diff makes no pool); " +
+			"it is read after the pool is made, in apply, " + then
+	}
 	return what + ": pool " + pool + " is not active, so whether this volume exists is unknown (a diff does not start the pool); " +
-		"it is read after the pool starts, in apply, and made only if missing (an existing one is kept; a resize or a new base still needs its gate)"
+		"it is read after the pool starts, in apply, " + then
 }
 
 // definedFormat is the driver type the VM's observed definition gives
@@ -154,14 +169,15 @@ func (p *vmPlanner) definedFormat(pool, name string) string {
 	return ""
 }
 
-// declared reports whether site.cue declares pool on the VM's host.
-func (p *vmPlanner) declared(pool string) bool {
+// declared is the pool of that name site.cue declares on the VM's host,
+// nil when it declares none.
+func (p *vmPlanner) declared(pool string) *model.Pool {
 	for _, dp := range p.vm.Pools {
 		if dp.Name == pool {
-			return true
+			return dp
 		}
 	}
-	return false
+	return nil
 }
 
 // planSeed uploads the cloud-init seed when the pool lacks it. The seed
@@ -181,7 +197,7 @@ func (p *vmPlanner) planSeed(want *wantDomain) error {
 	p.notRead(want.seedPool, vol)
 	want.owner.Volumes = append(want.owner.Volumes, ownedVolume{Pool: want.seedPool, Name: s.Name, Role: "seed"})
 	if vol.unread() {
-		p.unreadVolume(volumeKey(vm.Host, want.seedPool, s.Name), want.seedPool, "cloud-init seed ("+s.InstanceID+")")
+		p.unreadVolume(volumeKey(vm.Host, want.seedPool, s.Name), want.seedPool, "cloud-init seed ("+s.InstanceID+")", vol)
 		return nil
 	}
 	if !vol.Exists {

@@ -144,3 +144,78 @@ tenants: lab: {
 		t.Errorf("second diff:\n%s", out)
 	}
 }
+
+// TestMissingPoolDiffTellsTheTruth is the operator's walkthrough: a VM
+// with an overlay disk on a declared image, a data disk and a cloud-init
+// seed in a declared pool converges; then the pool is undefined by hand
+// (virsh pool-destroy; virsh pool-undefine), its files left in its
+// directory, and the spec grows the data disk. site diff must not claim
+// to create the volumes apply will find there once it has made the pool
+// again: it reads the directory and shows what apply does with each
+// (nothing for the image, the root disk and the seed; the data disk
+// grows, behind its gate). apply without the gate changes nothing; with
+// it, it converges, and the next diff has nothing.
+func TestMissingPoolDiffTellsTheTruth(t *testing.T) {
+	s := libvirttest.StartSession(t)
+	t.Setenv(libvirt.URIMapEnv, "qemu:///session="+s.URI)
+	t.Setenv("NO_COLOR", "1")
+	pools := filepath.Join(s.Dir, "vp")
+	img := filepath.Join(t.TempDir(), "boot.img")
+	if err := os.WriteFile(img, bytes.Repeat([]byte{7}, 1<<20), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	lab := func(dataSize string) string {
+		return `package tenants
+
+tenants: lab: {
+	domain: "lab.example.test"
+	vms: g1: {
+		host:      "local"
+		autostart: false
+		running:   false
+		memory:    "64MiB"
+		disks: [{pool: "vp", name: "g1-root", size: "4MiB", base: "boot.img"}, {pool: "vp", name: "g1-data", size: "` + dataSize + `"}]
+		cloudinit: user_data: "#cloud-config\n"
+	}
+}
+`
+	}
+	spec := writeSpec(t, siteSrc(`hosts: local: {uri: "qemu:///session", pools: vp: {type: "dir", path: "`+pools+`"}, images: "boot.img": {pool: "vp", source: "`+img+`"}}`,
+		grant{tenant: "lab", domains: []string{"lab.example.test"}, hosts: []string{"local"}}),
+		"lab.cue", lab("4MiB"))
+	site := specWriter(t, spec)
+	virsh := func(args ...string) string {
+		t.Helper()
+		out, err := exec.Command("virsh", append([]string{"-c", s.URI}, args...)...).CombinedOutput()
+		if err != nil {
+			t.Fatalf("virsh %s: %v\n%s", strings.Join(args, " "), err, out)
+		}
+		return string(out)
+	}
+	site(exitOK, lab("4MiB"), "apply")
+	virsh("pool-destroy", "vp")
+	virsh("pool-undefine", "vp")
+
+	out := site(exitChanges, lab("8MiB"), "diff", "--detailed-exitcode")
+	t.Logf("site diff with the pool undefined:\n%s", out)
+	if strings.Contains(out, "+ volume/") {
+		t.Errorf("diff claims to create volumes that are in the pool's directory:\n%s", out)
+	}
+	norm := regexp.MustCompile(`seed-[0-9a-f]+\.iso`).ReplaceAllString(strings.ReplaceAll(strings.ReplaceAll(out, s.Dir, "$DIR"), img, "$IMG"), "seed-HASH.iso")
+	golden.Check(t, filepath.Join(pkgDir, "testdata", "libvirt_storage_missing.golden"), []byte(norm))
+
+	site(exitGated, lab("8MiB"), "apply")
+	if out, err := exec.Command("virsh", "-c", s.URI, "pool-info", "vp").CombinedOutput(); err == nil {
+		t.Errorf("an apply without the disk's gate made the pool:\n%s", out)
+	}
+	site(exitOK, lab("8MiB"), "apply", "--ack", "GATE-VM-DISK-RESIZE")
+	if !strings.Contains(virsh("pool-info", "vp"), "running") {
+		t.Errorf("apply did not make and start the pool")
+	}
+	if st, err := os.Stat(filepath.Join(pools, "g1-data")); err != nil || st.Size() != 8<<20 {
+		t.Errorf("g1-data was not grown to 8MiB: %v", err)
+	}
+	if out := site(exitOK, lab("8MiB"), "diff", "--detailed-exitcode"); !strings.Contains(out, "No changes.") {
+		t.Errorf("second diff:\n%s", out)
+	}
+}
