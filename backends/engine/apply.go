@@ -115,6 +115,17 @@ func (e *Engine) applyStep(ctx context.Context, s *graph.Step, deps map[string]S
 		return r
 	}
 	hook.call(func(h Hook) { h.Started(s.ID) })
+	// Asked again once the step is known to be in flight: an interrupt
+	// that came after the check above but before Started would
+	// otherwise let the step write unseen by a caller that trusts
+	// Started (site lets go of a tenant's apply lock once none of its
+	// steps is in flight). Either the step saw no interrupt, and then
+	// its Started was reported before Interrupt returned, or it writes
+	// nothing.
+	if run.Interrupted() {
+		r.Status, r.Reason = StatusSkipped, "not started: the run was interrupted"
+		return r
+	}
 	res, err := guardedApply(ctx, d, sp, run)
 	if res != nil {
 		r.Requests, r.Reads, r.Writes, r.Queries = res.Requests, res.Reads, res.Writes, res.Queries

@@ -24,7 +24,12 @@ type Hook interface {
 	// gate checks passed).
 	ApplyStart(total int)
 	// Started reports that Apply hands step to its backend: it is in
-	// flight until Applied reports it.
+	// flight until Applied reports it. Once Run.Interrupt has returned,
+	// every step that goes on to write was reported Started before it
+	// (Apply asks Run.Interrupted after Started, and skips the step
+	// then): a caller that sees no step of a tenant in flight after an
+	// interrupt knows none of them writes any more. So a step reported
+	// Started may still be Applied as skipped, not started.
 	Started(step string)
 	// Applied reports one step Apply finished.
 	Applied(r StepReport)

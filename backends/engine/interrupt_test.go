@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -103,5 +104,45 @@ func TestInterruptAbandonsAStuckObservation(t *testing.T) {
 	}
 	if !strings.Contains(reason, "not observed: context canceled") {
 		t.Errorf("the stuck step's reason is %q, want it not observed because of the interrupt; blocked: %+v", reason, got.obs.Plan.Blocked)
+	}
+}
+
+// interruptingHook is an interrupt that lands while the engine hands a
+// step to its backend: after the engine asked whether the run was
+// interrupted, before the step is known to be in flight. It then keeps
+// what a caller keeps (site's progress), the steps reported started.
+type interruptingHook struct {
+	recorder
+	run *backends.Run
+}
+
+func (h *interruptingHook) Started(step string) {
+	h.run.Interrupt()
+	h.recorder.Started(step)
+}
+
+// TestInterruptBeforeStartedStartsNothing: a step whose start an
+// interrupt overtakes is not applied. site's second Ctrl-C lets go of a
+// tenant's apply lock once none of its steps is in flight (Started, not
+// yet Applied); a step that went on to write after its Started came late
+// would write beside the next run that takes the lock.
+func TestInterruptBeforeStartedStartsNothing(t *testing.T) {
+	g := mustGraph(t, testSpec())
+	d := newTestDriver(creates(stepNet, stepVM, stepZoneA))
+	e := d.engine(1)
+	run := backends.NewRun()
+	hook := &interruptingHook{run: run}
+	e.Hook = hook
+	rep := planApply(t, e, g, run, run)
+	if got := d.applies(); len(got) != 0 {
+		t.Errorf("Apply called for %q after the interrupt, want none", got)
+	}
+	for _, s := range rep.Steps {
+		if s.Step == stepNet && (s.Status != StatusSkipped || s.Reason != "not started: the run was interrupted") {
+			t.Errorf("step %s: %q (%s), want skipped, not started", s.Step, s.Status, s.Reason)
+		}
+	}
+	if !slices.Equal(hook.started, []string{stepNet}) {
+		t.Errorf("started %q, want only %s, which the interrupt overtook", hook.started, stepNet)
 	}
 }
