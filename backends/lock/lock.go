@@ -145,8 +145,25 @@ func (e *HeldError) Error() string {
 	if e.Waited > 0 {
 		waited = fmt.Sprintf("waited %s (--lock-timeout)", e.Waited)
 	}
-	return fmt.Sprintf("tenant %s is being applied by another run (%s) holding %s; %s: wait for it to finish and run again, give --lock-timeout to wait, or, if that run is dead, wait for its lease to run out or break the lock with site unlock %s --ack GATE-LOCK-BREAK",
-		e.Tenant, e.Holder, e.Where, waited, e.Tenant)
+	if e.Holder.State == Claim {
+		return fmt.Sprintf("%s; %s: run again in a moment, give --lock-timeout to wait, or, if that run is gone, break the claim with site unlock %s --ack GATE-LOCK-BREAK",
+			Busy(e.Tenant, e.Holder, e.Where), waited, e.Tenant)
+	}
+	return fmt.Sprintf("%s; %s: wait for it to finish and run again, give --lock-timeout to wait, or, if that run is dead, wait for its lease to run out or break the lock with site unlock %s --ack GATE-LOCK-BREAK",
+		Busy(e.Tenant, e.Holder, e.Where), waited, e.Tenant)
+}
+
+// Busy says what keeps a run from tenant's lock: another run applying
+// the tenant (a hold in where), or one taking the lock (a claim), which
+// is also what a run cut off half-way through taking it leaves behind
+// until its lease ends. A claim told as an apply sent the operator
+// looking for a run that was not there.
+func Busy(tenant string, other Holder, where string) string {
+	if other.State == Claim {
+		return fmt.Sprintf("tenant %s's apply lock is being taken by another run (%s), whose claim in %s was not followed by a hold: a run cut off while taking the lock leaves its claim behind, having changed nothing, until its lease runs out at %s",
+			tenant, other, where, other.Expires.UTC().Format(time.RFC3339))
+	}
+	return fmt.Sprintf("tenant %s is being applied by another run (%s) holding %s", tenant, other, where)
 }
 
 // Options tune Acquire.
@@ -161,6 +178,10 @@ type Options struct {
 	// another run (Wait > 0) that holds the lock in where: the caller
 	// says so, since the wait may be long and is otherwise silent.
 	Waiting func(other Holder, where string)
+	// Trying, when set, hears of each try before its first request,
+	// with the holder (and lease) the try writes: a caller that exits
+	// while a try is unanswered can name the entry it may leave behind.
+	Trying func(h Holder)
 }
 
 // contendedRetries bounds the tries of two runs that both backed off
@@ -219,6 +240,9 @@ func Acquire(ctx context.Context, stores []Store, h Holder, o Options) (*Lock, e
 	told := false
 	for {
 		h.Expires = o.Now().Add(o.Lease)
+		if o.Trying != nil {
+			o.Trying(h)
+		}
 		other, where, err := tryAll(ctx, stores, h)
 		if err != nil {
 			return nil, err

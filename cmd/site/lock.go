@@ -320,8 +320,11 @@ func lockTenants(ctx, interrupted context.Context, g *graph.Graph, bk *runBacken
 			},
 			// Said once: the wait may be long, and was silent.
 			Waiting: func(other lock.Holder, where string) {
-				say(fmt.Sprintf("site: tenant %s is being applied by another run (%s) holding %s; waiting up to %s (--lock-timeout) for it to finish",
-					t.Name, other, where, wait))
+				until := "for it to finish"
+				if other.State == lock.Claim {
+					until = "for it to take the lock and finish, or for its claim to run out"
+				}
+				say(fmt.Sprintf("site: %s; waiting up to %s (--lock-timeout) %s", lock.Busy(t.Name, other, where), wait, until))
 			}})
 		if err == nil {
 			if !locks.add(t.Name, l) {
