@@ -88,9 +88,11 @@ not a terminal nothing is asked.
 
 Ctrl-C (or SIGTERM) lets the steps in flight finish, starts nothing
 new, and prints the report with each step's true state ("applied part
-1 of 3", "not started"); a second one exits at once with 130, naming
-what may be half-done, after releasing the lock (2s at most: if that
-fails it says until when the lock stays). Ctrl-C while reading where
+1 of 3", "not started"); a second one exits with 130 within 2s, naming
+what may be half-done, after releasing the locks of the tenants none
+of whose writes can still land (one whose step is still in flight, or
+whose server does not answer the release, keeps its lock until the
+lease runs out, and site says until when). Ctrl-C while reading where
 the lock stands, or waiting for another apply's lock (--lock-timeout),
 ends the read or the wait, changing nothing.
 
@@ -178,7 +180,7 @@ func runApply(cmd *cobra.Command, args []string, o applyOptions) error {
 	// (interrupt.go).
 	observing, stopObserving := context.WithCancel(cmd.Context())
 	defer stopObserving()
-	locks := &tenantLocks{} // its redactor once the graph is known
+	locks := &tenantLocks{} // its scope once the graph is known
 	defer func() {
 		if err := locks.release(context.WithoutCancel(cmd.Context())); err != nil {
 			fmt.Fprintln(cmd.ErrOrStderr(), "site:", err)
@@ -200,7 +202,7 @@ func runApply(cmd *cobra.Command, args []string, o applyOptions) error {
 	}
 	// What the listing read was read without the locks.
 	bk.forgetDiscovered()
-	locks.setRedactor(backends.NewRedactor(g, run).Redact)
+	locks.setScope(g, backends.NewRedactor(g, run).Redact)
 	// Held from before the first observation to the end, so no other
 	// apply of these tenants changes what this one observed and acts on.
 	if err := lockTenants(cmd.Context(), observing, g, bk, run, applyCommand(args, o), o.lockTimeout, prog, locks); err != nil {

@@ -22,11 +22,13 @@ import (
 //     partial volume deleted). site says at once what it is finishing, and apply then
 //     prints its usual report with each step's true state ("applied
 //     part 1 of 3", "not started") and exits 1.
-//   - The second one exits at once with exitInterrupted, naming the
-//     steps that were in flight and may be half-done. On the way out
-//     it releases apply's locks, giving up after releaseOnExit: the
+//   - The second one exits with exitInterrupted, within releaseOnExit,
+//     naming the steps that were in flight and may be half-done. On
+//     the way out it releases apply's locks (interrupt_locks.go): the
 //     apply its message asks for must not be refused by this run's
-//     lease for a minute, nor a hung server keep the user waiting.
+//     lease for a minute, nor a hung server keep the user waiting; but
+//     a tenant's lock is released only once none of its writes can
+//     still land, so that apply never runs beside one of them.
 //   - apply watches from before it takes its locks: the first one ends
 //     a wait for another run's lock (nothing was changed yet).
 //
@@ -46,9 +48,10 @@ var signalSource = func() (<-chan os.Signal, func()) {
 // exitNow ends the process after a second interrupt; tests replace it.
 var exitNow = os.Exit
 
-// releaseOnExit bounds the release of apply's locks on a second
-// interrupt, all of them together.
-const releaseOnExit = 2 * time.Second
+// releaseOnExit bounds the exit of a second interrupt: the wait for
+// the steps and lock requests in flight and the release of apply's
+// locks, all of them together; tests change it.
+var releaseOnExit = 2 * time.Second
 
 // watchInterrupts handles the signals of one diff or apply: the first
 // cancels observing and interrupts run, the second releases locks (nil
@@ -81,8 +84,8 @@ func watchInterrupts(p *progress, run *backends.Run, stopObserving context.Cance
 			}
 			p.say(secondInterrupt(p.running()))
 			if locks != nil {
-				for _, h := range locks.releaseWithin(releaseOnExit) {
-					p.say(lockKept(h.tenant, h.l.Holder().Expires, time.Now()))
+				for _, k := range locks.releaseForExit(releaseOnExit, p.inFlightNow, p.say) {
+					p.say(k.say(time.Now()))
 				}
 			}
 			exitNow(exitInterrupted)
@@ -93,13 +96,6 @@ func watchInterrupts(p *progress, run *backends.Run, stopObserving context.Cance
 		<-finished
 		unsubscribe()
 	}
-}
-
-// lockKept says that tenant's apply lock outlives this run, until when
-// and how to end it sooner.
-func lockKept(tenant string, expires, now time.Time) string {
-	return fmt.Sprintf("site: the apply lock of tenant %s stays held: releasing it did not finish within %s, so the next site apply of it is refused until its lease runs out at %s (in %s), or site unlock %s --ack GATE-LOCK-BREAK breaks it",
-		tenant, releaseOnExit, expires.UTC().Format(time.RFC3339), expires.Sub(now).Round(time.Second), tenant)
 }
 
 // interruptObserving is the first interrupt's message while steps are

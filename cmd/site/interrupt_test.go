@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/site-tools/site/backends"
 	"github.com/site-tools/site/backends/powerdns"
@@ -28,6 +29,10 @@ type signalled struct {
 	out   *bytes.Buffer
 	err   *watchBuffer
 	code  chan int // site's exit code when run returns
+	// atExit, when set, runs as exitNow is called, before the exit is
+	// reported: what it sees is what the process left behind when it
+	// ended.
+	atExit func()
 }
 
 // watchBuffer is stderr that a test can wait on while site writes it.
@@ -79,6 +84,9 @@ func startInterruptible(t *testing.T, args ...string) (*signalled, <-chan struct
 	oldSource, oldExit := signalSource, exitNow
 	signalSource = func() (<-chan os.Signal, func()) { return s.sigs, func() {} }
 	exitNow = func(code int) {
+		if s.atExit != nil {
+			s.atExit()
+		}
 		s.exits <- code
 		runtime.Goexit()
 	}
@@ -172,7 +180,8 @@ func TestInterruptFinishesTheRequestInFlight(t *testing.T) {
 }
 
 // TestSecondInterruptExitsAtOnce: a second Ctrl-C while part 1 is still
-// in flight exits 130 at once and names the step that may be half-done.
+// in flight exits 130 (within releaseOnExit, the step keeping its
+// tenant's lock) and names the step that may be half-done.
 func TestSecondInterruptExitsAtOnce(t *testing.T) {
 	srv := pdnsEnv(t)
 	const zone = "twice.example.test"
@@ -209,4 +218,14 @@ func TestInterruptMessagesCountTheSteps(t *testing.T) {
 			t.Errorf("firstInterrupt(%q) = %q, want it to end %q", c.running, got, c.want)
 		}
 	}
+}
+
+// exitWithin sets how long a second interrupt waits for requests in
+// flight and for the release of the locks, for one test: a long bound
+// keeps "within the bound" out of a test's outcome, a short one makes a
+// test of giving up quick.
+func exitWithin(t *testing.T, d time.Duration) {
+	old := releaseOnExit
+	releaseOnExit = d
+	t.Cleanup(func() { releaseOnExit = old })
 }

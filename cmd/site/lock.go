@@ -173,15 +173,23 @@ func readFirstHolders(ctx context.Context, stores []lock.Store) map[string][]loc
 }
 
 // tenantLocks are the apply locks a run holds, in the order it took
-// them. The run releases them as it ends; a second Ctrl-C releases them
-// from the signal watcher (interrupt.go) while the run may still take
-// or release one, hence the mutex (each Lock's Release is safe to call
-// twice, and at once).
+// them, and those it is taking. The run releases them as it ends; a
+// second Ctrl-C releases them from the signal watcher (interrupt.go,
+// interrupt_locks.go) while the run may still take or release one,
+// hence the mutex (each Lock's Release is safe to call twice, and at
+// once).
 type tenantLocks struct {
 	mu     sync.Mutex
 	held   []tenantLock
 	closed bool // released for a second Ctrl-C: take no more
 	redact func(string) string
+	// acquiring are the Acquires in flight, whose entries the exit of a
+	// second Ctrl-C waits for (see taking).
+	acquiring map[*takingLock]bool
+	// tenantOf names the tenant of each step of the run, for the exit
+	// of a second Ctrl-C, which releases a tenant's lock only once none
+	// of its steps is in flight.
+	tenantOf map[string]string
 }
 
 type tenantLock struct {
@@ -189,24 +197,18 @@ type tenantLock struct {
 	l      *lock.Lock
 }
 
-// setRedactor sets what keeps credential values out of release's
-// errors, once the run's graph is known.
-func (t *tenantLocks) setRedactor(redact func(string) string) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	t.redact = redact
-}
-
-// add keeps l, or reports false when the locks were released for the
-// exit already: the caller lets go of l itself.
-func (t *tenantLocks) add(tenant string, l *lock.Lock) bool {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	if t.closed {
-		return false
+// setScope sets, once the run's graph g is known, whose each step is
+// and what keeps credential values out of release's errors.
+func (t *tenantLocks) setScope(g *graph.Graph, redact func(string) string) {
+	tenantOf := map[string]string{}
+	for _, s := range g.Steps {
+		if s.Tenant != "" {
+			tenantOf[s.ID] = s.Tenant
+		}
 	}
-	t.held = append(t.held, tenantLock{tenant, l})
-	return true
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.redact, t.tenantOf = redact, tenantOf
 }
 
 // release lets go of every lock, the last taken first. Its error never
@@ -229,38 +231,6 @@ func (t *tenantLocks) release(ctx context.Context) error {
 		return errors.New(redact(err.Error()))
 	}
 	return nil
-}
-
-// releaseWithin lets go of every lock at once, for the exit of a second
-// Ctrl-C, giving up after d (a hung server must not keep the user
-// waiting), and returns the locks still held. No lock is taken after.
-func (t *tenantLocks) releaseWithin(d time.Duration) []tenantLock {
-	t.mu.Lock()
-	t.closed = true
-	held := slices.Clone(t.held)
-	t.mu.Unlock()
-	ctx, cancel := context.WithTimeout(context.Background(), d)
-	defer cancel()
-	var wg sync.WaitGroup
-	for _, h := range held {
-		wg.Go(func() { _ = h.l.Release(ctx) }) // Released says how it went
-	}
-	done := make(chan struct{})
-	go func() {
-		wg.Wait()
-		close(done)
-	}()
-	select {
-	case <-done:
-	case <-ctx.Done(): // a store that does not heed ctx is not waited for
-	}
-	var kept []tenantLock
-	for _, h := range held {
-		if !h.l.Released() {
-			kept = append(kept, h)
-		}
-	}
-	return kept
 }
 
 // errWaitInterrupted ends a wait for another run's lock: the user
@@ -305,7 +275,13 @@ func lockTenants(ctx, interrupted context.Context, g *graph.Graph, bk *runBacken
 				say(fmt.Sprintf("site: note: %s; it is held in %s instead", why, somePlaces(where)))
 			}
 		}
-		l, err := lock.Acquire(ctx, stores, lock.NewHolder(t.Name, command, time.Now()), lock.Options{Wait: wait,
+		// Noted before its first request: a second Ctrl-C waits for the
+		// requests in flight, to remove the entries they wrote.
+		taking, ok := locks.taking(t.Name)
+		if !ok {
+			return stopped(t) // the process is exiting (a second Ctrl-C)
+		}
+		l, err := lock.Acquire(ctx, stores, lock.NewHolder(t.Name, command, time.Now()), lock.Options{Wait: wait, Trying: taking.trying,
 			Sleep: func(ctx context.Context, d time.Duration) error {
 				timer := time.NewTimer(d)
 				defer timer.Stop()
@@ -326,10 +302,10 @@ func lockTenants(ctx, interrupted context.Context, g *graph.Graph, bk *runBacken
 				}
 				say(fmt.Sprintf("site: %s; waiting up to %s (--lock-timeout) %s", lock.Busy(t.Name, other, where), wait, until))
 			}})
+		kept := locks.took(ctx, taking, l)
 		if err == nil {
-			if !locks.add(t.Name, l) {
-				_ = l.Release(ctx) // the process is exiting (a second Ctrl-C)
-				return stopped(t)
+			if !kept {
+				return stopped(t) // the process is exiting (a second Ctrl-C)
 			}
 			for _, dead := range l.TakenOver {
 				say(fmt.Sprintf("site: took over the expired apply lock of tenant %s held by %s: that run may have left changes half-done; this apply converges them", t.Name, dead))

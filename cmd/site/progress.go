@@ -24,6 +24,9 @@ import (
 type progress struct {
 	mu       sync.Mutex
 	inFlight map[string]bool // steps handed to a backend, not yet finished
+	// stepDone is closed, and replaced, whenever a step finishes: the
+	// exit of a second interrupt waits on it for the steps in flight.
+	stepDone chan struct{}
 	reading  map[string]bool // steps being observed
 
 	w     io.Writer
@@ -52,7 +55,7 @@ const liveWidth = 100
 // newProgress writes to w; live rewrites one line (for a terminal),
 // color paints the status words.
 func newProgress(w io.Writer, live, color bool) *progress {
-	return &progress{w: w, live: live, color: color, inFlight: map[string]bool{}, reading: map[string]bool{}}
+	return &progress{w: w, live: live, color: color, inFlight: map[string]bool{}, reading: map[string]bool{}, stepDone: make(chan struct{})}
 }
 
 // PlanStart, Observed and PlanDone show Engine.Plan's walk.
@@ -140,6 +143,8 @@ func (p *progress) Applied(r engine.StepReport) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	delete(p.inFlight, r.Step)
+	close(p.stepDone)
+	p.stepDone = make(chan struct{})
 	// Why a step failed, or was skipped or deferred, is printed once,
 	// by the report that follows, not here too.
 	detail := ""
@@ -178,6 +183,14 @@ func (p *progress) running() []string {
 	}
 	slices.Sort(ids)
 	return ids
+}
+
+// inFlightNow returns the steps in flight, sorted, and a channel
+// closed when a step next finishes.
+func (p *progress) inFlightNow() ([]string, <-chan struct{}) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return slices.Sorted(maps.Keys(p.inFlight)), p.stepDone
 }
 
 // say writes a line that stays, between progress lines.
