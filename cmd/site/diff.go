@@ -50,6 +50,8 @@ all, and is listed under "Not planned" with the reason.
   site diff --format markdown > plan.md      for a pull request comment
   site diff --out plan.json tenants/sjc.cue  save it for site apply --plan
   site diff --detailed-exitcode              for CI: exit 2 when changes are pending
+  site diff --max-steps 500 ./tenants/...    a pull-request check: stop, before any
+                                             request, when the scope holds more steps
 
 --target PATTERN (repeatable) keeps only the steps whose ID matches, as
 site graph names them: an exact ID (dns/sjc.example.net.,
