@@ -14,9 +14,10 @@ import (
 	"github.com/site-tools/site/backends"
 )
 
-// Apply carries out a VM step's plan in a fixed order: volumes, the
-// definition, metadata, autostart, live changes, the running state, then
-// deletes. It refuses up front when a gated action's gate was not
+// Apply carries out a VM step's plan in a fixed order (opKind's): the
+// definition and metadata, whose owner element claims the volumes about
+// to be made, then the volumes, autostart, live changes, the running
+// state, then deletes. It refuses up front when a gated action's gate was not
 // acknowledged, even though the executor checks gates first.
 func (v vmDriver) Apply(ctx context.Context, sp *backends.StepPlan, run *backends.Run) (*backends.StepResult, error) {
 	res, err := v.apply(ctx, sp, run)
@@ -48,8 +49,7 @@ func (v vmDriver) apply(ctx context.Context, sp *backends.StepPlan, run *backend
 		return nil, err
 	}
 	a := &applier{d: counted.d, c: c, host: det.host, res: &backends.StepResult{}, run: run, tenant: sp.Step.Tenant}
-	ops := slices.Clone(det.ops)
-	slices.SortStableFunc(ops, func(x, y op) int { return int(x.Kind) - int(y.Kind) })
+	ops := inApplyOrder(det.ops)
 	for _, o := range ops {
 		if err := ctx.Err(); err != nil {
 			return a.res, err
@@ -67,6 +67,13 @@ func (v vmDriver) apply(ctx context.Context, sp *backends.StepPlan, run *backend
 		a.res.Waiting = det.waiting
 	}
 	return a.res, nil
+}
+
+// inApplyOrder is ops in the order apply runs them: opKind's.
+func inApplyOrder(ops []op) []op {
+	ops = slices.Clone(ops)
+	slices.SortStableFunc(ops, func(x, y op) int { return int(x.Kind) - int(y.Kind) })
+	return ops
 }
 
 // replan plans a VM step again at apply time when its plan could not

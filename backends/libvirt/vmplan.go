@@ -25,14 +25,19 @@ const (
 	// opRename renames the domain a VM was before the spec renamed it
 	// (rename.go), before anything else acts on the VM by its new name.
 	opRename opKind = iota
+	// opDefine and opSetMetadata write the owner element, which lists
+	// the volumes site makes for the domain, before the volume ops make
+	// them: a run killed between leaves a volume the next run knows for
+	// site's (and a removal deletes), never one listed nowhere. libvirt
+	// resolves a disk's volume when the guest starts, not at define.
+	opDefine
+	opSetMetadata
 	// opDropVolume deletes a disk that is made again from a new base,
 	// before opCreateVolume makes it.
 	opDropVolume
 	opCreateVolume
 	opUploadSeed
 	opResizeVolume
-	opDefine
-	opSetMetadata
 	opSetAutostart
 	opMemoryLive
 	opVCPUsLive

@@ -1,0 +1,112 @@
+package libvirt
+
+import (
+	"context"
+	"errors"
+	"testing"
+
+	"github.com/site-tools/site/backends"
+	"github.com/site-tools/site/backends/libvirt/seed"
+	"github.com/site-tools/site/compiler/graph"
+	"github.com/site-tools/site/compiler/model"
+)
+
+// errDied stands for the process dying: no op after it runs.
+var errDied = errors.New("the run died here")
+
+// TestVolumesAreClaimedBeforeTheyAreMade: a VM step's apply that dies
+// right after it makes a volume (SIGKILL: nothing of it runs after) has
+// already listed that volume in the owner element of the VM's domain.
+// The next run then converges with the volume owned, so removing the VM
+// later deletes it. Before, volumes were made first and the definition
+// written after: a run killed between left the disk in the pool listed
+// nowhere, the next run attached it as a volume site had not made, and
+// a removal of the VM left it behind, unreported.
+func TestVolumesAreClaimedBeforeTheyAreMade(t *testing.T) {
+	r, pool := storageRig(t)
+	r.makePool(pool)
+	disk := func(name string) model.Disk { return model.Disk{Pool: pool.Name, Name: name, SizeBytes: 1 << 20} }
+	tests := []struct {
+		name     string
+		before   []model.Disk // the VM as a first, whole apply left it; nil: no domain yet
+		disks    []model.Disk
+		seed     bool
+		dieAfter opKind
+		want     string // the owner element once the next run converged
+	}{
+		{name: "a new VM's disk", disks: []model.Disk{disk("new-root")}, dieAfter: opCreateVolume,
+			want: "tenant=t1 disk=images/new-root"},
+		{name: "a new VM's seed", disks: []model.Disk{disk("seeded-root")}, seed: true, dieAfter: opUploadSeed,
+			want: "tenant=t1 seed=images/" + seedName("seeded") + " disk=images/seeded-root"},
+		{name: "a disk added to a VM", before: []model.Disk{disk("grown-root")}, disks: []model.Disk{disk("grown-root"), disk("grown-data")}, dieAfter: opCreateVolume,
+			want: "tenant=t1 disk=images/grown-data disk=images/grown-root"},
+	}
+	// Each case's VM stays declared, so that the next case's runs do
+	// not take it for one the tenant dropped.
+	var declared []*model.VM
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := newRigWith(t, r.host, r.d)
+			name := tt.disks[0].Name[:len(tt.disks[0].Name)-len("-root")]
+			vm := func(disks []model.Disk) *model.VM {
+				vm := r.stopped(name, pool, disks...)
+				if tt.seed {
+					vm.CloudInit = &model.CloudInit{UserData: "#cloud-config\n"}
+				}
+				return vm
+			}
+			if tt.before != nil {
+				r.converge(r.graph(append(declared, vm(tt.before)), nil))
+			}
+			declared = append(declared, vm(tt.disks))
+			g := r.graph(declared, nil)
+			r.applyDying(g.Step(graph.VMStepID(r.host, name)), tt.dieAfter)
+
+			obs, run := r.diff(g)
+			r.apply(g, obs, run) // no gate: the killed run's leftovers need none
+			o, _, err := parseOwner(r.domain(name).Inactive.Metadata.XML)
+			if err != nil || o.String() != tt.want {
+				t.Errorf("owner element %q (%v), want %q", o.String(), err, tt.want)
+			}
+		})
+	}
+}
+
+// applyDying plans step and applies it as apply does, in apply's order,
+// but dies right after the first op of kind die has run.
+func (r *rig) applyDying(step *graph.Step, die opKind) {
+	r.t.Helper()
+	r.d.ForgetObserved()
+	sp, err := vmDriver{r.d}.plan(context.Background(), step, backends.NewRun())
+	if err != nil {
+		r.t.Fatal(err)
+	}
+	a := &applier{d: r.d, c: r.conn(), host: r.host, res: &backends.StepResult{}, tenant: step.Tenant}
+	died := false
+	a.try = func(o op) error {
+		if died {
+			return errDied
+		}
+		err := a.once(o)
+		died = o.Kind == die
+		return err
+	}
+	for _, o := range inApplyOrder(sp.Detail.(*vmDetail).ops) {
+		if err := a.do(o); err != nil {
+			if !errors.Is(err, errDied) {
+				r.t.Fatalf("op %d before the death: %v", o.Kind, err)
+			}
+			break
+		}
+	}
+	if !died {
+		r.t.Fatalf("the plan has no op of kind %d to die after", die)
+	}
+	r.d.ForgetObserved()
+}
+
+// seedName is the seed volume of a VM of that name whose user-data is
+// "#cloud-config\n".
+func seedName(vm string) string {
+	return seed.Build(seed.Input{Hostname: vm, UserData: "#cloud-config\n"}).Name
+}
