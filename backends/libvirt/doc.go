@@ -121,7 +121,10 @@
 //
 // The volumes listed there are the ones site created for the domain,
 // with the base a disk was made from; they are the only volumes site ever
-// deletes. A domain or network of the same
+// deletes. Apply writes the element (DefineXML, SetMetadata) before it
+// makes the volumes it lists, so a run killed in between leaves a listed
+// volume missing, which the next run makes, and never a made one that no
+// domain claims. A domain or network of the same
 // name without our owner element, or owned by another tenant, is foreign:
 // site refuses to plan it and says how to adopt it.
 //
