@@ -226,10 +226,21 @@
 // backends.Run.Await), with what it acts on: connecting and observing
 // ("ListAllDomains"), and each change apply makes ("DomainDefineXML
 // web", "StorageVolCreateXML default/web-root", "Create of network
-// lan"). A daemon that stopped answering is named, with the call, by
+// lan"). A daemon that is slow to answer is named, with the call, by
 // diff and apply and by the first Ctrl-C. What site waits for itself,
 // a guest shutting down before a restart or taking its DHCP lease, is
 // not a call: only the calls that poll it are named.
+//
+// A daemon that stopped answering altogether is given up on (see
+// connect.go): libvirt's keepalive (Options.KeepAlive, by default a
+// probe after 5 s of silence and two more 5 s apart) closes a
+// connection whose daemon said nothing for 20 s, failing the calls in
+// flight, and an open that has not finished within Options.OpenTimeout
+// (30 s) is left behind unused. Either way the host is given up on for
+// the rest of the run with a SilentHostError, which every later step
+// on it returns at once. Keepalive bounds the daemon's silence, not a
+// call's length: a live daemon answers the probes during a long upload
+// or a slow call.
 //
 // # Library
 //

@@ -41,6 +41,12 @@ type Options struct {
 	// hypervisor that accepts KVM calls but boots only paravirtualised
 	// guests) needs "qemu".
 	DomainType string
+	// KeepAlive says when a connection whose daemon stopped answering
+	// is given up on; zero fields take DefaultKeepAlive's.
+	KeepAlive KeepAlive
+	// OpenTimeout bounds opening a connection, which keepalive cannot
+	// cover; zero is DefaultOpenTimeout.
+	OpenTimeout time.Duration
 	// Run hears of the calls that wait for a host's daemon
 	// (backends.Run.Await): connecting, observing the host, each domain
 	// and each network, and every call of an apply; nil hears of none.
@@ -65,6 +71,10 @@ type shared struct {
 
 	mu    sync.Mutex
 	conns map[string]*libvirt.Connect // by spec URI
+	// opening holds, per host, the lock its open is made under, so that
+	// a host is opened once at a time without holding mu (and every
+	// other host) for as long as an open may take.
+	opening map[string]*sync.Mutex
 	// observed caches one observation per host for the run, so 100 VM
 	// steps on one host list its domains once. Apply on a host drops its
 	// entry.
@@ -74,6 +84,17 @@ type shared struct {
 	// once picked the same one (the second start then failed "creating
 	// bridge interface virbr0: File exists").
 	defineNet sync.Mutex
+
+	// silentMu guards silent and inflight. A keepalive close reads
+	// inflight and writes silent from inside libvirt, maybe while
+	// Close holds mu, so they have a lock of their own.
+	silentMu sync.Mutex
+	// silent holds the hosts whose daemon stopped answering, given up
+	// on for the rest of the run (see connect.go).
+	silent map[string]*SilentHostError
+	// inflight holds the calls waiting for an answer, by server (see
+	// Driver.server), for what a keepalive close says it cut off.
+	inflight map[string]map[*inFlightCall]bool
 
 	calls atomic.Int64
 	// sleep waits between tries of a retried call; nil is time.Sleep.
@@ -89,7 +110,8 @@ type hostEntry struct {
 
 // New returns a Driver. Call Close when the run is over.
 func New(opts Options) *Driver {
-	return &Driver{shared: &shared{opts: opts, conns: map[string]*libvirt.Connect{}, observed: map[string]*hostEntry{}}}
+	return &Driver{shared: &shared{opts: opts, conns: map[string]*libvirt.Connect{}, opening: map[string]*sync.Mutex{},
+		observed: map[string]*hostEntry{}, silent: map[string]*SilentHostError{}, inflight: map[string]map[*inFlightCall]bool{}}}
 }
 
 // VMs returns the driver for plan.PhaseVM steps.
@@ -119,14 +141,21 @@ func (d *Driver) calling(server, call string) (done func()) {
 }
 
 // await names calls to server to the run until done is called
-// (backends.Run.Await): a daemon that stopped answering leaves a call
+// (backends.Run.Await): a daemon that is slow to answer leaves a call
 // waiting, and nothing can cancel it, so diff and apply say whom they
-// wait for, and so does the first Ctrl-C.
+// wait for, and so does the first Ctrl-C. The driver notes them too,
+// so that a daemon given up on by keepalive is reported with the calls
+// it left unanswered.
 func (d *Driver) await(server, calls string) (done func()) {
+	untrack := d.track(server, calls)
 	if d.opts.Run == nil {
-		return func() {}
+		return untrack
 	}
-	return d.opts.Run.Await(server, calls)
+	told := d.opts.Run.Await(server, calls)
+	return func() {
+		told()
+		untrack()
+	}
 }
 
 // server names a host's daemon for a person: "libvirt host URI", with
@@ -164,32 +193,94 @@ func (d *Driver) Close() error {
 	return errors.Join(errs...)
 }
 
-// conn returns the open connection to host, opening it on first use.
+// conn returns the open connection to host, opening it on first use,
+// and again when the daemon dropped it (a restart). A host whose daemon
+// stopped answering was given up on for the run: its error comes back
+// at once.
 func (d *Driver) conn(host string) (*libvirt.Connect, error) {
+	if err := d.givenUp(host); err != nil {
+		return nil, err
+	}
+	if c := d.aliveConn(host); c != nil {
+		return c, nil
+	}
+	lock := d.openLock(host)
+	lock.Lock()
+	defer lock.Unlock()
+	// Another step may have opened the host, or given up on it, while
+	// this one waited for the lock.
+	if err := d.givenUp(host); err != nil {
+		return nil, err
+	}
+	if c := d.aliveConn(host); c != nil {
+		return c, nil
+	}
+	c, err := d.open(host)
+	if err != nil {
+		return nil, err
+	}
+	d.mu.Lock()
+	d.conns[host] = c
+	d.mu.Unlock()
+	return c, nil
+}
+
+// aliveConn returns the open connection to host, or nil when there is
+// none or it died, which it then closes and forgets.
+func (d *Driver) aliveConn(host string) *libvirt.Connect {
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	if c, ok := d.conns[host]; ok {
-		// A daemon restart kills the connection; open a new one then.
-		d.call()
-		if alive, err := c.IsAlive(); err == nil && alive {
-			return c, nil
-		}
-		_, _ = c.Close()
-		delete(d.conns, host)
+	c, ok := d.conns[host]
+	if !ok {
+		return nil
 	}
+	// A daemon restart kills the connection; open a new one then.
+	d.call()
+	if alive, err := c.IsAlive(); err == nil && alive {
+		return c
+	}
+	_, _ = c.Close()
+	delete(d.conns, host)
+	return nil
+}
+
+// openLock returns the lock host is opened under.
+func (d *Driver) openLock(host string) *sync.Mutex {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	l := d.opening[host]
+	if l == nil {
+		l = &sync.Mutex{}
+		d.opening[host] = l
+	}
+	return l
+}
+
+// open opens a connection to host within the open timeout, with
+// keepalive on. A daemon that does not answer the open is given up on
+// for the run (openWithin says why that is safe).
+func (d *Driver) open(host string) (*libvirt.Connect, error) {
 	if d.optsErr != nil {
 		return nil, d.optsErr
 	}
 	if err := Available(); err != nil {
 		return nil, err
 	}
+	if err := startEventLoop(); err != nil {
+		return nil, err
+	}
 	uri := host
 	if m, ok := d.opts.URIMap[host]; ok {
 		uri = m
 	}
+	timeout := d.openTimeout()
 	done := d.calling(d.server(host), "NewConnect")
-	c, err := libvirt.NewConnect(uri)
+	o, ok := openWithin(uri, timeout)
 	done()
+	if !ok {
+		return nil, d.giveUp(host, &SilentHostError{Server: d.server(host), URI: uri, Calls: "NewConnect", Waited: timeout})
+	}
+	c, err := o.c, o.err
 	if err != nil {
 		via := ""
 		if uri != host {
@@ -197,7 +288,14 @@ func (d *Driver) conn(host string) (*libvirt.Connect, error) {
 		}
 		return nil, fmt.Errorf("connect to libvirt host %s%s: %w; check that the daemon runs and that this user may use its socket", host, via, plainError(err))
 	}
-	d.conns[host] = c
+	if err := setKeepAlive(c, d.keepAlive()); err != nil {
+		_, _ = c.Close()
+		return nil, fmt.Errorf("turn on keepalive for %s, without which a daemon that stops answering would hang the run: %w", d.server(host), plainError(err))
+	}
+	if err := d.watchKeepAlive(c, host, uri); err != nil {
+		_, _ = c.Close()
+		return nil, fmt.Errorf("watch the connection to %s for a keepalive close: %w", d.server(host), plainError(err))
+	}
 	return c, nil
 }
 

@@ -138,12 +138,29 @@ type HostError struct {
 
 func (e *HostError) Error() string {
 	msg := e.Err.Error()
+	what := advice(e.Class)
 	var lerr libvirt.Error
 	if errors.As(e.Err, &lerr) && lerr.Message != "" {
 		// Say what libvirt said, in its words.
 		msg = strings.ReplaceAll(msg, lerr.Error(), lerr.Message)
+		if keepAliveClosed(lerr.Message) {
+			what = keepAliveAdvice
+		}
 	}
-	return fmt.Sprintf("%s (libvirt %s error: %s)", msg, e.Class, advice(e.Class))
+	return fmt.Sprintf("%s (libvirt %s error: %s)", msg, e.Class, what)
+}
+
+// keepAliveAdvice is what to do about a call keepalive failed (see
+// connect.go). Observation reports the host given up on instead
+// (SilentHostError): its retry meets that.
+const keepAliveAdvice = "the libvirt daemon stopped answering site's keepalive probes, so site gave up on this host for the run; " +
+	"check that it runs and is not stopped or hung (virsh version answers at once from a daemon that is well), and the network or SSH tunnel to the host; " +
+	"once it answers, site diff shows whether this call changed anything"
+
+// keepAliveClosed reports whether a libvirt message says keepalive
+// closed the connection.
+func keepAliveClosed(msg string) bool {
+	return strings.Contains(strings.ToLower(msg), "keepalive timeout")
 }
 
 func (e *HostError) Unwrap() error { return e.Err }
