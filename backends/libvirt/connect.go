@@ -266,36 +266,21 @@ func (s *shared) track(server, calls string) (untrack func()) {
 	}
 }
 
-// inFlight returns the calls to server that wait for an answer, in the
-// order they were made, and how long the oldest has waited.
+// inFlight returns the calls to server that wait for an answer, each
+// named once and in order, and how long the oldest has waited.
 func (s *shared) inFlight(server string) (calls string, waited time.Duration) {
 	s.silentMu.Lock()
 	defer s.silentMu.Unlock()
-	var all []*inFlightCall
+	names := map[string]bool{}
+	var oldest time.Time
 	for c := range s.inflight[server] {
-		all = append(all, c)
-	}
-	if len(all) == 0 {
-		return "", 0
-	}
-	oldest := all[0]
-	for _, c := range all {
-		if c.since.Before(oldest.since) {
-			oldest = c
+		names[c.calls] = true
+		if oldest.IsZero() || c.since.Before(oldest) {
+			oldest = c.since
 		}
 	}
-	names := make([]string, 0, len(all))
-	for _, c := range all {
-		names = append(names, c.calls)
+	if len(names) == 0 {
+		return "", 0
 	}
-	sortedNames := sortedKeys(toSet(names))
-	return strings.Join(sortedNames, "; "), time.Since(oldest.since)
-}
-
-func toSet(names []string) map[string]bool {
-	out := make(map[string]bool, len(names))
-	for _, n := range names {
-		out[n] = true
-	}
-	return out
+	return strings.Join(sortedKeys(names), "; "), time.Since(oldest)
 }
