@@ -12,6 +12,7 @@ import (
 	"strings"
 	"unicode"
 
+	"github.com/site-tools/site/compiler"
 	"github.com/site-tools/site/compiler/model"
 )
 
@@ -180,8 +181,12 @@ var otherFormats = []struct {
 func probeVolume(dir, name string) *volObs {
 	p := path.Join(dir, name)
 	v := &volObs{NoPool: poolMissing}
-	// A volume site could not read claims nothing of what it holds.
-	unknown := func(why string) *volObs { return &volObs{NoPool: poolMissing, Unknown: p + " " + why} }
+	// A volume site could not read claims nothing of what it holds. Why
+	// may quote the file's header, which a guest wrote (the start of its
+	// raw disk), so it reaches the plan escaped, on one line.
+	unknown := func(why string) *volObs {
+		return &volObs{NoPool: poolMissing, Unknown: compiler.Visible(p + " " + why)}
+	}
 	if _, err := os.Lstat(p); errors.Is(err, fs.ErrNotExist) {
 		return v
 	}
@@ -255,10 +260,24 @@ func probeQcow2(v *volObs, at func(int64, int) []byte, head []byte, dir string, 
 	if !strings.HasPrefix(v.Backing, "/") {
 		v.Backing = strings.TrimSuffix(dir, "/") + "/" + v.Backing
 	}
+	// The name is the header's, which a guest writes when the file is
+	// its raw disk: looked up outside the pool, it would have the plan
+	// tell whether the runner has some file. A base a disk starts from
+	// is in the disk's own pool, so nothing outside is one site plans
+	// with; libvirt, once the pool runs, says what the file is.
+	if !inDir(dir, v.Backing) {
+		return unknown("is an overlay on a file outside the pool's directory, which site does not look at before libvirt does")
+	}
 	// libvirt leaves out of the pool an overlay whose backing file it
 	// cannot probe.
 	if _, err := os.Stat(v.Backing); err != nil {
 		return unknown("is an overlay on " + v.Backing + ", which cannot be read here: " + err.Error())
 	}
 	return v
+}
+
+// inDir reports whether file, an absolute path, names something inside
+// directory dir once "." and ".." are resolved (symbolic links are not).
+func inDir(dir, file string) bool {
+	return strings.HasPrefix(path.Clean(file), strings.TrimSuffix(path.Clean(dir), "/")+"/")
 }

@@ -2,12 +2,14 @@ package libvirt
 
 import (
 	"bytes"
+	"encoding/binary"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
+	"unicode"
 
 	"github.com/site-tools/site/backends/engine"
 	"github.com/site-tools/site/backends/libvirt/seed"
@@ -168,6 +170,26 @@ func TestMissingPoolDiffSaysWhatItCannotRead(t *testing.T) {
 			mkdir(t, dir)
 			qemuImg(t, dir, "create", "-q", "-f", "qcow2", "-u", "-b", "gone.raw", "-F", "raw", "web-data", "1M")
 		}, "/web-data is an overlay on " + "DIR/gone.raw, which cannot be read here: "},
+		// A guest writes the first bytes of its raw disk: what its header
+		// names is the guest's text, shown escaped on one line.
+		{"backing name a guest wrote", func(t *testing.T, dir string) {
+			mkdir(t, dir)
+			writeFile(t, filepath.Join(dir, "web-data"), guestQcow2Header(1<<20, "gone\x1b[2J\n::error::forged"))
+		}, `/web-data is an overlay on DIR/gone\x1b[2J\n::error::forged, which cannot be read here: `},
+		// Nor does a header make site look outside the pool's directory:
+		// whether the runner has a file there is not the plan's to say.
+		{"backing outside the pool there", func(t *testing.T, dir string) {
+			mkdir(t, dir)
+			writeFile(t, filepath.Join(dir, "web-data"), guestQcow2Header(1<<20, outsideFile(t, true)))
+		}, "/web-data is an overlay on a file outside the pool's directory, which site does not look at before libvirt does"},
+		{"backing outside the pool not there", func(t *testing.T, dir string) {
+			mkdir(t, dir)
+			writeFile(t, filepath.Join(dir, "web-data"), guestQcow2Header(1<<20, outsideFile(t, false)))
+		}, "/web-data is an overlay on a file outside the pool's directory, which site does not look at before libvirt does"},
+		{"backing outside the pool relative", func(t *testing.T, dir string) {
+			mkdir(t, dir)
+			writeFile(t, filepath.Join(dir, "web-data"), guestQcow2Header(1<<20, "../../../../../../etc/hostname"))
+		}, "/web-data is an overlay on a file outside the pool's directory, which site does not look at before libvirt does"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			name := "q" + strings.ReplaceAll(tc.name, " ", "")
@@ -197,9 +219,51 @@ func TestMissingPoolDiffSaysWhatItCannotRead(t *testing.T) {
 					t.Errorf("reason %q does not say %q", c.Reason, want)
 				}
 			}
+			if i := strings.IndexFunc(c.Reason, hiddenRune); i >= 0 {
+				t.Errorf("reason %q holds %q, which the plan shows as it is", c.Reason, c.Reason[i:i+1])
+			}
+			if strings.Contains(c.Reason, "outside") && strings.Contains(c.Reason, outsideDir) {
+				t.Errorf("reason %q names the file outside the pool", c.Reason)
+			}
 		})
 	}
 }
+
+// guestQcow2Header is what a guest writes to the start of its raw disk
+// to have it probed as a qcow2 image of size bytes whose backing file is
+// backing (none when "").
+func guestQcow2Header(size uint64, backing string) []byte {
+	b := make([]byte, 4096)
+	copy(b, qcow2Magic)
+	binary.BigEndian.PutUint32(b[4:], 3)
+	if backing != "" {
+		binary.BigEndian.PutUint64(b[8:], 512)
+		binary.BigEndian.PutUint32(b[16:], uint32(len(backing)))
+		copy(b[512:], backing)
+	}
+	binary.BigEndian.PutUint32(b[20:], 16) // cluster bits
+	binary.BigEndian.PutUint64(b[24:], size)
+	binary.BigEndian.PutUint32(b[100:], 104) // header length
+	return b
+}
+
+// outsideDir holds the files a guest's header names outside the pool.
+var outsideDir = filepath.Join(os.TempDir(), "site-redteam-outside")
+
+// outsideFile is a path outside every pool, a file there when exists.
+func outsideFile(t *testing.T, exists bool) string {
+	t.Helper()
+	mkdir(t, outsideDir)
+	t.Cleanup(func() { os.RemoveAll(outsideDir) })
+	p := filepath.Join(outsideDir, "missing")
+	if exists {
+		p = filepath.Join(outsideDir, "secret")
+		writeFile(t, p, []byte("runner's"))
+	}
+	return p
+}
+
+func hiddenRune(r rune) bool { return unicode.IsControl(r) || unicode.In(r, unicode.Cf) }
 
 // TestMissingPoolDiskGrowsBehindItsGate: a disk's file found smaller
 // than the spec in the directory of a pool site makes needs its resize
