@@ -64,6 +64,9 @@ func (p *vmPlanner) planDisks(want *wantDomain, owned map[string]ownedVolume) er
 			want.owner.Volumes = append(want.owner.Volumes, ov)
 			continue
 		}
+		if err := p.refuseProbedOverlay(disk, vol, mine); err != nil {
+			return err
+		}
 		rebased, err := p.planRebase(want, disk, vol, prior, mine, key)
 		if err != nil {
 			return err
@@ -72,7 +75,7 @@ func (p *vmPlanner) planDisks(want *wantDomain, owned map[string]ownedVolume) er
 			want.owner.Volumes = append(want.owner.Volumes, ov)
 			continue
 		}
-		want.formats = append(want.formats, vol.Format)
+		want.formats = append(want.formats, p.diskFormat(disk, vol))
 		switch {
 		case vol.Capacity < disk.SizeBytes:
 			p.change(key, plan.ActionUpdate, plan.ImpactNextBoot, "grow the disk volume; the guest sees the new size after its next boot and must grow its file system itself",
@@ -146,18 +149,33 @@ func unreadReason(pool, what string, vol *volObs) string {
 		"it is read after the pool starts, in apply, " + then
 }
 
-// definedFormat is the driver type the VM's observed definition gives
-// the disk on volume pool/name, "" when it has no such disk: what an
-// unread volume keeps until it can be read.
+// definedFormat is the driver type a domain's definition gives the
+// disk on volume pool/name: the VM's own domain's (persistent, else
+// live), else that of another domain on the host that has the volume
+// attached (a disk the tenant moves from one of its VMs to another);
+// "" when none has it. It is what an unread volume keeps until it can
+// be read, and what a disk keeps whatever libvirt probes: the format
+// libvirt reads from a file's first bytes is, on a raw disk, whatever
+// its guest wrote there, and a qcow2 header has QEMU follow it to any
+// backing file it names.
 func (p *vmPlanner) definedFormat(pool, name string) string {
-	o := p.h.domains[p.vm.Name]
-	if o == nil {
-		return ""
+	for _, n := range append([]string{p.vm.Name}, p.h.domainNames()...) {
+		o := p.h.domains[n]
+		if o == nil {
+			continue
+		}
+		for _, def := range []*libvirtxml.Domain{o.Inactive, o.Live} {
+			if t := driverType(def, pool, name); t != "" {
+				return t
+			}
+		}
 	}
-	def := o.Inactive
-	if def == nil {
-		def = o.Live
-	}
+	return ""
+}
+
+// driverType is the driver type def gives its disk on volume pool/name,
+// "" when it has none there.
+func driverType(def *libvirtxml.Domain, pool, name string) string {
 	if def == nil || def.Devices == nil {
 		return ""
 	}
@@ -167,6 +185,32 @@ func (p *vmPlanner) definedFormat(pool, name string) string {
 		}
 	}
 	return ""
+}
+
+// diskFormat is the driver type the VM's disk on the existing volume
+// vol gets: a definition's, else what libvirt probes.
+func (p *vmPlanner) diskFormat(disk model.Disk, vol *volObs) string {
+	if f := p.definedFormat(disk.Pool, disk.Name); f != "" {
+		return f
+	}
+	return vol.Format
+}
+
+// refuseProbedOverlay refuses a disk that declares no base on a volume
+// site did not make for the VM, that no domain has attached and whose
+// header makes it an overlay: attached with the format libvirt probes,
+// QEMU would read the backing file the header names for this VM, and
+// the header may be a guest's, written to the start of its raw disk
+// (one whose domain was undefined by hand, or whose pool was remade
+// over its files), naming another tenant's disk or any file of the
+// host.
+func (p *vmPlanner) refuseProbedOverlay(disk model.Disk, vol *volObs, mine bool) error {
+	if mine || disk.Base != "" || vol.Backing == "" || p.definedFormat(disk.Pool, disk.Name) != "" {
+		return nil
+	}
+	return fmt.Errorf("%sVM %s on %s: volume %s/%s, which site did not make for this VM and no domain has attached, reads as a %s overlay on %q, but the disk declares no base: its header may be a guest's, written to the start of a raw disk, and attached as an overlay it would have QEMU read that file for this VM, so site refuses it; "+
+		"declare the base it was made on (base: a volume of pool %s), or, if it is a raw disk, have the operator attach it to the VM as raw (virsh -c %s attach-disk %s %s vdX --driver qemu --subdriver raw --config), or name another volume; nothing was changed",
+		at(disk.Pos), p.vm.Name, p.vm.Host, disk.Pool, disk.Name, vol.Format, vol.Backing, disk.Pool, p.vm.Host, p.vm.Name, vol.Path)
 }
 
 // declared is the pool of that name site.cue declares on the VM's host,
