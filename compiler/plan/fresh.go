@@ -9,6 +9,7 @@ import (
 	"maps"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 )
 
@@ -88,7 +89,7 @@ type StalePlanError struct {
 func (e *StalePlanError) Error() string {
 	details := make([]string, len(e.Steps))
 	for i, s := range e.Steps {
-		details[i] = s.Reason.explain(s.Step)
+		details[i] = s.Reason.explain(shown(s.Step))
 		if s.Detail != "" {
 			details[i] += " (" + s.Detail + ")"
 		}
@@ -223,7 +224,7 @@ func changedKeys(step string, saved, fresh *Plan) string {
 	for _, k := range keys {
 		w, inSaved := was[k]
 		n, inFresh := now[k]
-		name := strings.TrimPrefix(k, step+"/")
+		name := shown(strings.TrimPrefix(k, step+"/"))
 		switch {
 		case !inSaved:
 			differ = append(differ, fmt.Sprintf("%s %s is planned now, not in the saved plan", name, n.Action))
@@ -242,6 +243,20 @@ func changedKeys(step string, saved, fresh *Plan) string {
 		differ = append(differ[:keysShown], fmt.Sprintf("and %d more", len(differ)-keysShown))
 	}
 	return strings.Join(differ, ", ")
+}
+
+// shown is a step ID or change key as a stale plan's error quotes it.
+// The saved plan is anyone's to write (a pull request may add one), so
+// one read from it may hold a newline, which would start a line a
+// workflow log runs as a command, or an escape sequence for the
+// reader's terminal: such a one is shown as a quoted Go string, every
+// byte escaped; the IDs and keys site makes (names vet checked) as
+// they are.
+func shown(s string) string {
+	if q := strconv.Quote(s); q[1:len(q)-1] != s {
+		return q
+	}
+	return s
 }
 
 // changesByKey are step's changes in p by their key.

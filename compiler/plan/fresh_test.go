@@ -4,7 +4,9 @@ import (
 	"encoding/json"
 	"errors"
 	"slices"
+	"strings"
 	"testing"
+	"unicode"
 )
 
 // Step IDs as graph names them; this package cannot import graph.
@@ -130,5 +132,33 @@ func TestStalePlanErrorText(t *testing.T) {
 	if !err.Has(StaleLiveChanged) || err.Has(StaleChangesDiffer) {
 		t.Errorf("Has: got %v for the step's own reason and %v for another, want true and false",
 			err.Has(StaleLiveChanged), err.Has(StaleChangesDiffer))
+	}
+}
+
+// TestStalePlanErrorShowsAForgedPlanEscaped: a saved plan is anyone's
+// to write (a pull request may add one), and the stale plan's error
+// quotes its step IDs and change keys on stderr: a newline there would
+// start a line a workflow log runs as a command, an escape sequence
+// would drive the reader's terminal. They are shown escaped, on one
+// line.
+func TestStalePlanErrorShowsAForgedPlanEscaped(t *testing.T) {
+	const forged = "\n::error::forged\x1b[2J\u202e"
+	saved := New()
+	saved.Fingerprints = map[string]string{stepZoneA: "fp1", "dns/x." + forged: "fp2"}
+	saved.Changes = []Change{{Key: stepZoneA + "/www" + forged + "/A", Step: stepZoneA, Action: ActionCreate}}
+	fresh := New()
+	fresh.Fingerprints = map[string]string{stepZoneA: "fp1"}
+	err := CheckFresh(saved, fresh)
+	if err == nil {
+		t.Fatal("got fresh, want stale")
+	}
+	msg := err.Error()
+	if i := strings.IndexFunc(msg, func(r rune) bool { return unicode.IsControl(r) || unicode.In(r, unicode.Cf) }); i >= 0 {
+		t.Errorf("the error holds %q as it is: %q", msg[i:i+1], msg)
+	}
+	for _, want := range []string{`"dns/x.\n::error::forged\x1b[2J\u202e"`, `"www\n::error::forged\x1b[2J\u202e/A" create is no longer planned`} {
+		if !strings.Contains(msg, want) {
+			t.Errorf("the error %q does not show %s", msg, want)
+		}
 	}
 }
