@@ -159,7 +159,7 @@ func runDiff(cmd *cobra.Command, args []string, o diffOptions) (err error) {
 	// Watching from before the load: listing what the tenants no longer
 	// declare reads the hosts, and a hung one must not hang a Ctrl-C.
 	defer watchInterrupts(prog, run, stopObserving, nil)()
-	g, err := o.scope(args, phases, targets, load, bk.discover(observing, prog.listing))
+	g, err := o.scope(args, phases, targets, load, listWithinMaxSteps(bk.discover(observing, prog.listing), o.maxSteps, targets))
 	if err != nil {
 		return withCode(exitError, err)
 	}
@@ -337,4 +337,23 @@ func withinMaxSteps(g *graph.Graph, max int) error {
 	}
 	return fmt.Errorf("the scope holds %d steps, more than --max-steps %d allows (%s), so nothing was observed: narrow the scope (PATH, --only, --target) or raise --max-steps if these are expected",
 		len(g.Steps), max, strings.Join(counts, ", "))
+}
+
+// listWithinMaxSteps is discover for a diff bounded by --max-steps
+// (max; 0 is no bound): listing what the tenants no longer declare
+// reads every host the scope's VMs and networks name, so a scope past
+// the bound already is not listed, and withinMaxSteps then refuses it.
+// Without --target the scope holds every step the listing is given, and
+// only gains steps from it; a --target may narrow it below the bound,
+// so with one the listing is left to decide.
+func listWithinMaxSteps(discover discoverFunc, max int, targets []string) discoverFunc {
+	if max == 0 || len(targets) > 0 {
+		return discover
+	}
+	return func(g *graph.Graph) ([]*graph.Step, error) {
+		if len(g.Steps) > max {
+			return nil, nil
+		}
+		return discover(g)
+	}
 }

@@ -159,3 +159,27 @@ func TestTrust_MaxStepsBoundsADiff(t *testing.T) {
 		t.Errorf("a diff with --max-steps 2 read %d zones ahead, want 2 (the bound)", n)
 	}
 }
+
+// TestTrust_MaxStepsListsNoHost: before its steps observe, a diff lists
+// what the tenants no longer declare on each host their VMs name,
+// reading every domain there. A scope already past --max-steps is
+// refused without that listing: the diff connects to no host.
+func TestTrust_MaxStepsListsNoHost(t *testing.T) {
+	uri, connected := hungLibvirt(t)
+	site := fmt.Sprintf("package site\n\nhosts: h: uri: %q\ntenants: lab: {domains: [\"lab.example.test\"], hosts: [\"h\"]}\n", uri)
+	tenant := "package tenants\n\ntenants: lab: {\n\tdomain: \"lab.example.test\"\n"
+	for _, vm := range []string{"a", "b", "c"} {
+		tenant += fmt.Sprintf("\tvms: %s: {host: \"h\", autostart: false, running: true, vcpus: 1, memory: \"64MiB\"}\n", vm)
+	}
+	dir := writeSpecs(t, site, map[string]string{"lab.cue": tenant + "}\n"})
+	c := startSite(t, false, "diff", "--max-steps", "2", "--config", filepath.Join(dir, "site.cue"), filepath.Join(dir, "lab.cue"))
+	select {
+	case <-connected:
+		t.Fatalf("a diff past --max-steps connected to host h to list it\nstderr:\n%s", c.err)
+	case <-c.done:
+	}
+	want := "the scope holds 3 steps, more than --max-steps 2 allows"
+	if c.code != exitError || !strings.Contains(c.err.String(), want) {
+		t.Errorf("exit %d, want %d and %q\nstderr:\n%s", c.code, exitError, want, c.err)
+	}
+}
