@@ -79,7 +79,11 @@
 // (StorageVolCreateXMLFrom) grown to its size; libvirt runs qemu-img. A
 // missing base, or one larger than the disk, blocks the VM's step. A
 // base image site.cue declares (images:) is uploaded by a step of its
-// own when its volume is missing, and never replaced.
+// own when its volume is missing, and never replaced. A disk's driver
+// type is the one a domain's definition gives it (definedFormat), never
+// the format libvirt probes from a file a guest writes (a blank disk is
+// raw); a volume no domain has attached that reads as an overlay is
+// refused for a disk without a base (refuseProbedOverlay).
 //
 // An upload (a base image, a seed) is marked in its pool until it is
 // complete, so that one a run did not finish (killed, disconnected, a
