@@ -113,3 +113,20 @@ func TestUnattachedOverlayWithoutBaseIsRefused(t *testing.T) {
 		t.Error("a diff defined the domain")
 	}
 }
+
+// TestOverlayBaseIsRefused: nor is a disk made from a base volume
+// whose header makes it an overlay, unless site.cue declares the image:
+// a volume no domain has attached is any tenant's to start from, and a
+// guest's raw disk left in the pool would have the new disk read the
+// file its header names (the overlay's backing chain goes through it).
+func TestOverlayBaseIsRefused(t *testing.T) {
+	r, pool := storageRig(t)
+	r.makePool(pool)
+	r.upload("images", "victim-root", pattern(1<<20))
+	r.upload("images", "left-data", guestQcow2Header(1<<20, "victim-root"))
+	g := r.graph([]*model.VM{r.stopped("b", pool, model.Disk{Pool: "images", Name: "b-root", SizeBytes: 2 << 20, Base: "left-data"})}, nil)
+	obs, _ := r.diff(g)
+	if len(obs.Plan.Blocked) != 1 || !strings.Contains(obs.Plan.Blocked[0].Reason, "victim-root") {
+		t.Fatalf("got plan %q, blocked %+v; want b's step refused, naming the backing file victim-root", lines(obs.Plan), obs.Plan.Blocked)
+	}
+}

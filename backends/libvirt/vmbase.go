@@ -56,6 +56,13 @@ func (p *vmPlanner) base(disk model.Disk) (*baseImage, error) {
 	case !vol.Exists:
 		return nil, fmt.Errorf("%sVM %s: disk %s starts from base volume %s, which is not in pool %s on %s (host %s)%s: declare it in site.cue (hosts: %s: images: %q: {pool: %q, source: FILE}) for site to upload, or provide it yourself: virsh -c %s vol-create-as %s %s SIZE --format qcow2 && virsh -c %s vol-upload --pool %s %s FILE (or copy the file into the pool's directory and run virsh pool-refresh %s); nothing was changed",
 			at(disk.BasePos), vm.Name, disk.Name, disk.Base, disk.Pool, vm.Host, vm.HostName, p.h.volumesThere(disk.Pool, disk.Base), vm.HostName, disk.Base, disk.Pool, vm.Host, disk.Pool, disk.Base, vm.Host, disk.Pool, disk.Base, disk.Pool)
+	case vol.Backing != "" && p.image(disk) == nil:
+		// A volume no domain has attached is any tenant's base, and its
+		// header may be a guest's (a raw disk left in the pool): an
+		// overlay on it, or a copy in its format, reads the file the
+		// header names. site.cue's images are the operator's files.
+		return nil, fmt.Errorf("%sVM %s: disk %s starts from base volume %s/%s on %s, which reads as a %s overlay on %q: a disk made from it would read that file too, and the header that says so may be a guest's (a raw disk left in the pool), so site refuses it; start from an image site.cue declares (hosts: %s: images: ...), or a volume that is no overlay; nothing was changed",
+			at(disk.BasePos), vm.Name, disk.Name, disk.Pool, disk.Base, vm.Host, vol.Format, vol.Backing, vm.HostName)
 	case disk.SizeBytes < vol.Capacity:
 		return nil, fmt.Errorf("VM %s: disk %s is %s but its base %s/%s on %s holds %s: a disk is at least as large as its base; declare size: %q or more",
 			vm.Name, disk.Name, sizeString(disk.SizeBytes), disk.Pool, disk.Base, vm.Host, sizeString(vol.Capacity), sizeString(vol.Capacity))
