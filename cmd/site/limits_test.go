@@ -62,23 +62,8 @@ func TestTrust_DiffOverLimitSendsNoRequest(t *testing.T) {
 	// while the rest loads: here a file that evaluates until its two
 	// seconds pass (as TestDiffReadsCachedZonesWhileLoading), long
 	// enough for reads ahead to be sent.
-	bomb, err := os.ReadFile(repoFile("compiler/testdata/hostile/bomb_comprehension_bomb.cue"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	slow := filepath.Join(t.TempDir(), "a.cue")
-	if err := os.WriteFile(slow, bomb, 0o644); err != nil {
-		t.Fatal(err)
-	}
 	reset()
-	cmd := exec.Command(siteProcess(t), "diff", "--eval-timeout", "2s", file, slow)
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	err = cmd.Run()
-	var exit *exec.ExitError
-	if !errors.As(err, &exit) || exit.ExitCode() != exitError || !strings.Contains(stderr.String(), "passed its") {
-		t.Fatalf("diff: %v, want exit %d for a.cue's budget\nstdout:\n%s\nstderr:\n%s", err, exitError, &stdout, &stderr)
-	}
+	diffHeldByASlowFile(t, "diff", file)
 	if n := requests(); n != 0 {
 		t.Errorf("a diff loading a cached tenant over its limit sent %d requests, want none", n)
 	}
@@ -136,25 +121,10 @@ func TestTrust_MaxStepsBoundsADiff(t *testing.T) {
 	// Cached now, the files' zones are read ahead while the rest loads:
 	// a file that evaluates until its two seconds pass keeps the load
 	// going long enough for every read ahead to be sent.
-	bomb, err := os.ReadFile(repoFile("compiler/testdata/hostile/bomb_comprehension_bomb.cue"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	slow := filepath.Join(t.TempDir(), "a.cue")
-	if err := os.WriteFile(slow, bomb, 0o644); err != nil {
-		t.Fatal(err)
-	}
 	reset()
 	// At most --parallelism zones are read ahead at once (4 by default),
 	// each until the observation takes it; a bound below that is kept.
-	cmd := exec.Command(siteProcess(t), append([]string{"diff", "--max-steps", "2", "--eval-timeout", "2s", slow}, specs...)...)
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	err = cmd.Run()
-	var exit *exec.ExitError
-	if !errors.As(err, &exit) || exit.ExitCode() != exitError || !strings.Contains(stderr.String(), "passed its") {
-		t.Fatalf("diff: %v, want exit %d for a.cue's budget\nstdout:\n%s\nstderr:\n%s", err, exitError, &stdout, &stderr)
-	}
+	diffHeldByASlowFile(t, append([]string{"diff", "--max-steps", "2"}, specs...)...)
 	if n := zoneReads(); n != 2 {
 		t.Errorf("a diff with --max-steps 2 read %d zones ahead, want 2 (the bound)", n)
 	}
@@ -181,5 +151,30 @@ func TestTrust_MaxStepsListsNoHost(t *testing.T) {
 	want := "the scope holds 3 steps, more than --max-steps 2 allows"
 	if c.code != exitError || !strings.Contains(c.err.String(), want) {
 		t.Errorf("exit %d, want %d and %q\nstderr:\n%s", c.code, exitError, want, c.err)
+	}
+}
+
+// diffHeldByASlowFile runs site with args (a diff) and a file that
+// evaluates until its two seconds pass (as in
+// TestDiffReadsCachedZonesWhileLoading): the load then lasts long
+// enough for every read ahead of the cached files to be sent, and the
+// diff fails at that file's budget, before it observes anything.
+func diffHeldByASlowFile(t *testing.T, args ...string) {
+	t.Helper()
+	bomb, err := os.ReadFile(repoFile("compiler/testdata/hostile/bomb_comprehension_bomb.cue"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	slow := filepath.Join(t.TempDir(), "a.cue")
+	if err := os.WriteFile(slow, bomb, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(siteProcess(t), append(append([]string{}, args...), "--eval-timeout", "2s", slow)...)
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	err = cmd.Run()
+	var exit *exec.ExitError
+	if !errors.As(err, &exit) || exit.ExitCode() != exitError || !strings.Contains(stderr.String(), "passed its") {
+		t.Fatalf("site %s: %v, want exit %d for a.cue's budget\nstdout:\n%s\nstderr:\n%s", strings.Join(args, " "), err, exitError, &stdout, &stderr)
 	}
 }
