@@ -128,7 +128,13 @@
 // deletes. Apply writes the element (DefineXML, SetMetadata) before it
 // makes the volumes it lists, so a run killed in between leaves a listed
 // volume missing, which the next run makes, and never a made one that no
-// domain claims. A domain or network of the same
+// domain claims. A create the daemon refuses made nothing: the volume
+// appeared after the plan, or its file is in the pool's directory
+// unlisted, or the build failed. Before the step returns that error it
+// takes the volume out of the owner element (live and persistent) and
+// the disk on it out of the definition (volclaim.go), so a removal of
+// the VM never deletes it, and the next run does not take it for a
+// disk the VM has attached already. A domain or network of the same
 // name without our owner element, or owned by another tenant, is foreign:
 // site refuses to plan it and says how to adopt it.
 //

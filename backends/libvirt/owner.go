@@ -4,6 +4,7 @@ import (
 	"encoding/xml"
 	"fmt"
 	"io"
+	"slices"
 	"sort"
 	"strings"
 )
@@ -58,6 +59,15 @@ func (o *owner) normalize() {
 		out = append(out, v)
 	}
 	o.Volumes = out
+}
+
+// drop takes volume pool/name out of the list, and reports whether the
+// list had it.
+func (o *owner) drop(pool, name string) bool {
+	key := ownedVolume{Pool: pool, Name: name}.key()
+	n := len(o.Volumes)
+	o.Volumes = slices.DeleteFunc(o.Volumes, func(v ownedVolume) bool { return v.key() == key })
+	return len(o.Volumes) != n
 }
 
 // String is a stable one-line form for plans.

@@ -186,10 +186,7 @@ func retryable(k opKind) bool {
 func (a *applier) once(o op) error {
 	switch o.Kind {
 	case opCreateVolume:
-		if o.Base != "" {
-			return a.createFromBase(o)
-		}
-		return a.createVolume(o.Pool, o.Volume, o.Bytes, nil)
+		return a.createDisk(o)
 	case opUploadSeed:
 		return a.createVolume(o.Pool, o.Volume, uint64(len(o.ISO)), o.ISO)
 	case opClearUpload:
@@ -429,7 +426,7 @@ func (a *applier) createVolume(pool, name string, size uint64, data []byte) erro
 	vol, err := p.StorageVolCreateXML(x, 0)
 	done()
 	if err != nil {
-		return fmt.Errorf("create volume %s/%s on %s: %w", pool, name, a.host, err)
+		return fmt.Errorf("create volume %s/%s on %s: %w", pool, name, a.host, refusedCreate(err))
 	}
 	vol.Free()
 	return nil

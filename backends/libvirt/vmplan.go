@@ -55,8 +55,8 @@ const (
 type op struct {
 	Kind   opKind
 	Gate   plan.Gate // checked again right before the action
-	Domain string
-	To     string // opRename: the new name
+	Domain string    // opCreateVolume too: the domain whose owner element claims the volume
+	To     string    // opRename: the new name
 	Pool   string
 	Volume string
 	Bytes  uint64

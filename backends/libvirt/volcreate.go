@@ -36,7 +36,7 @@ func (a *applier) createFromBase(o op) error {
 	vol, err := pool.StorageVolCreateXML(x, 0)
 	done()
 	if err != nil {
-		return fmt.Errorf("create volume %s/%s on %s as an overlay on %s: %w", o.Pool, o.Volume, a.host, o.Base, err)
+		return fmt.Errorf("create volume %s/%s on %s as an overlay on %s: %w", o.Pool, o.Volume, a.host, o.Base, refusedCreate(err))
 	}
 	return vol.Free()
 }
@@ -66,7 +66,7 @@ func (a *applier) cloneBase(pool *libvirt.StoragePool, o op) error {
 	vol, err := pool.StorageVolCreateXMLFrom(x, base, 0)
 	done()
 	if err != nil {
-		return fmt.Errorf("copy base %s into volume %s/%s on %s: %w", o.Base, o.Pool, o.Volume, a.host, err)
+		return fmt.Errorf("copy base %s into volume %s/%s on %s: %w", o.Base, o.Pool, o.Volume, a.host, refusedCreate(err))
 	}
 	defer vol.Free()
 	if o.Bytes <= o.BaseBytes {
