@@ -74,6 +74,13 @@
 // after the pool's step has made or started the pool, and carry out that
 // plan; a gate it needs that the run did not acknowledge stops the step
 // before any change (vmDriver.replan, poolDriver.replanImage).
+// A volume a running pool does not list whose path in the pool's
+// directory holds a file (put there after libvirt last read the pool,
+// one its daemon cannot open, a symbolic link to nothing, a named pipe,
+// a socket or a character device) blocks its step, naming the file and
+// why, where the daemon runs on this machine (unlisted.go): apply's
+// create would fail over it, or write through the link. libvirt 9.0
+// does list an overlay whose backing file is missing.
 // A disk with a base is a qcow2 overlay on the base volume of its pool
 // (StorageVolCreateXML with a backing store), or with clone a copy
 // (StorageVolCreateXMLFrom) grown to its size; libvirt runs qemu-img. A

@@ -41,6 +41,10 @@ type volCache struct {
 	names map[string][]string // pool -> its volumes' names, listed once
 	dirs  map[string]*poolDir // declared pool that does not exist yet -> its directory, read once
 	pools map[string]error    // pool name -> nil when active
+	// dirPaths maps a pool to its directory ("" for a pool of another
+	// kind), read where a volume it does not list may have a file there
+	// (unlisted.go).
+	dirPaths map[string]string
 }
 
 // domObs is what was seen of one domain.
@@ -316,6 +320,9 @@ func (h *hostObs) volume(pool, name string) (*volObs, error) {
 	vol, err := p.LookupStorageVolByName(name)
 	switch {
 	case isCode(err, libvirt.ERR_NO_STORAGE_VOL):
+		if err := h.unlisted(p, pool, name); err != nil {
+			return nil, err
+		}
 	case err != nil:
 		return nil, fmt.Errorf("look up volume %s in pool %s on %s: %w", name, pool, h.host, err)
 	default:

@@ -268,8 +268,10 @@ func probeQcow2(v *volObs, at func(int64, int) []byte, head []byte, dir string, 
 	if !inDir(dir, v.Backing) {
 		return unknown("is an overlay on a file outside the pool's directory, which site does not look at before libvirt does")
 	}
-	// libvirt leaves out of the pool an overlay whose backing file it
-	// cannot probe.
+	// libvirt 9.0 lists an overlay whose backing file it cannot probe,
+	// faking the backing's format as raw; whether its daemon can read
+	// the file is not site's to tell from here, so the volume is shown
+	// unknown until libvirt has read it.
 	if _, err := os.Stat(v.Backing); err != nil {
 		return unknown("is an overlay on " + v.Backing + ", which cannot be read here: " + err.Error())
 	}

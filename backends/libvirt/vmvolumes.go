@@ -28,6 +28,9 @@ func (p *vmPlanner) planDisks(want *wantDomain, owned map[string]ownedVolume) er
 		if np := (noPoolError{}); errors.As(err, &np) && np.why == poolMissing {
 			return fmt.Errorf("%sVM %s: disk %s: %w%s", at(disk.Pos), vm.Name, disk.Name, err, p.h.poolsThere(disk.Pool))
 		}
+		if errors.As(err, new(unlistedError)) {
+			return fmt.Errorf("%sVM %s: disk %s: %w", at(disk.Pos), vm.Name, disk.Name, err)
+		}
 		if err != nil {
 			return err
 		}
