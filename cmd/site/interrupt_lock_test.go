@@ -1,6 +1,8 @@
 package main
 
 import (
+	"context"
+	"io"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -314,4 +316,132 @@ func TestSecondInterruptNamesAClaimLeftUnanswered(t *testing.T) {
 	}
 	release() // the process would be gone; let the test's run end
 	<-done
+}
+
+// failTaking starts site apply file, and presses Ctrl-C twice while
+// the server holds its claim on zone's lock; release then writes the
+// claim and answers the request with an error, as a request that timed
+// out after it reached the server: the run's lock store does not know
+// its claim is there. With failRemove, removing it fails too. claim is
+// the entry the run wrote, read at the exit.
+func failTaking(t *testing.T, srv *pdnstest.Server, zone, file string, failRemove bool, atExit func(claim lock.Holder)) (s *signalled, done <-chan struct{}, release func()) {
+	t.Helper()
+	isClaim := func(r *http.Request) bool {
+		return r.Method == http.MethodPut && strings.Contains(r.URL.Path, "/zones/"+zone+"/metadata/")
+	}
+	var wrote sync.Once
+	arrived, release := holdRequest(t, srv, isClaim, func(r *http.Request) (int, string, bool) {
+		switch {
+		case isClaim(r):
+			wrote.Do(func() { writeThrough(t, srv, r) })
+			return http.StatusUnprocessableEntity, `{"error": "the claim's answer was lost"}`, true
+		case failRemove && r.Method == http.MethodDelete:
+			return http.StatusUnprocessableEntity, `{"error": "the store failed the removal"}`, true
+		}
+		return 0, "", false
+	})
+	s, done = startInterruptible(t, "apply", file)
+	s.atExit = func() {
+		var claim lock.Holder
+		for _, h := range lockEntries(t, srv, zone) {
+			claim = h
+		}
+		atExit(claim)
+	}
+	select {
+	case <-arrived:
+	case <-done:
+		t.Fatalf("site ended before it claimed the lock (exit %d):\n%s", <-s.code, s.err)
+	}
+	s.sigs <- os.Interrupt
+	if !s.err.waitFor("site: interrupted:", done) {
+		t.Fatalf("no message after the first interrupt:\n%s", s.err)
+	}
+	s.sigs <- os.Interrupt
+	if !s.err.waitFor("site: waiting up to 1m0s for the requests taking tenant office1's apply lock", done) {
+		t.Fatalf("the exit did not wait for the request taking the lock:\n%s", s.err)
+	}
+	return s, done, release
+}
+
+// writeThrough sends r, which the server's proxy holds, straight to the
+// server.
+func writeThrough(t *testing.T, srv *pdnstest.Server, r *http.Request) {
+	body, err := io.ReadAll(r.Body)
+	if err != nil {
+		t.Error(err)
+		return
+	}
+	path := strings.TrimPrefix(r.URL.Path, "/api/v1/servers/"+srv.ServerID)
+	if code, out, err := srv.Do(context.Background(), r.Method, path, body); err != nil || code >= 300 {
+		t.Errorf("%s %s straight to the server: %d %v %s", r.Method, path, code, err, out)
+	}
+}
+
+// TestSecondInterruptRemovesTheClaimOfAFailedRequest: the second
+// Ctrl-C while apply takes its lock, whose request then fails after
+// the claim was written, removes the claim (the run's own entry, by its
+// ID) and names it at the exit, with what a request still on its way
+// may leave. The exit named only unanswered requests, and left the
+// claim without a word, to delay or refuse the next apply for its
+// whole lease.
+func TestSecondInterruptRemovesTheClaimOfAFailedRequest(t *testing.T) {
+	srv := pdnsEnv(t)
+	exitWithin(t, time.Minute)
+	const zone = "claim.example.test."
+	srv.CreateZone(t, zone)
+	file := tenantFile(t, srv, "claim.example.test", `www: A: ["192.0.2.1"]`)
+	var left lock.Holder
+	s, done, release := failTaking(t, srv, zone, file, false, func(claim lock.Holder) { left = claim })
+	release()
+	if code := <-s.exits; code != exitInterrupted {
+		t.Errorf("exit %d, want %d", code, exitInterrupted)
+	}
+	<-done
+	if left.ID != "" {
+		t.Errorf("at the exit the zone held the claim %+v, want none\nstderr:\n%s", left, s.err)
+	}
+	for _, want := range []string{
+		"site: a request taking tenant office1's apply lock failed (",
+		"the claim's answer was lost",
+		"site removed the entry it may have written (this run's: host ",
+		"should a request of it that timed out still reach its store after that, the entry stays until its lease runs out at ",
+		"site unlock office1 --ack GATE-LOCK-BREAK removes it",
+	} {
+		if !strings.Contains(s.err.String(), want) {
+			t.Errorf("stderr lacks %q:\n%s", want, s.err)
+		}
+	}
+}
+
+// TestSecondInterruptNamesTheClaimOfAFailedRequest: when removing that
+// claim fails too, the exit names the entry it leaves (whose, until
+// when) and the command that removes it.
+func TestSecondInterruptNamesTheClaimOfAFailedRequest(t *testing.T) {
+	srv := pdnsEnv(t)
+	exitWithin(t, time.Minute)
+	const zone = "claim.example.test."
+	srv.CreateZone(t, zone)
+	file := tenantFile(t, srv, "claim.example.test", `www: A: ["192.0.2.1"]`)
+	var claim lock.Holder
+	s, done, release := failTaking(t, srv, zone, file, true, func(left lock.Holder) { claim = left })
+	release()
+	if code := <-s.exits; code != exitInterrupted {
+		t.Errorf("exit %d, want %d", code, exitInterrupted)
+	}
+	<-done
+	if claim.ID == "" {
+		t.Fatalf("at the exit the zone held no claim, want the one the removal failed to remove\nstderr:\n%s", s.err)
+	}
+	for _, want := range []string{
+		"site: a request taking tenant office1's apply lock failed (",
+		"and removing the entry it may have written failed too (",
+		"the store failed the removal",
+		"that entry, if it was written (this run's: " + claim.String() + "), stays until its lease runs out at " + claim.Expires.UTC().Format(time.RFC3339),
+		"site unlock office1 --ack GATE-LOCK-BREAK removes it",
+	} {
+		if !strings.Contains(s.err.String(), want) {
+			t.Errorf("stderr lacks %q:\n%s", want, s.err)
+		}
+	}
 }

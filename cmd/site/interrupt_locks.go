@@ -2,12 +2,15 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"maps"
 	"slices"
 	"strings"
 	"sync"
 	"time"
+
+	"golang.org/x/sync/errgroup"
 
 	"github.com/site-tools/site/backends/lock"
 )
@@ -41,15 +44,27 @@ import (
 //     left behind delays or refuses the next apply for its whole lease.
 //     One still unanswered when the time is up is named, with the entry
 //     it may leave behind.
+//   - An Acquire that fails meanwhile may have written an entry all the
+//     same (a request that timed out had reached its store, or the
+//     store's own removal after a failed read failed), which its store
+//     does not know of. Its entries are removed by the run's holder ID,
+//     which no other run has (a store's Release removes only that ID's
+//     entry), and named at the exit: with why its removal failed, or
+//     because a request of it still on its way may write it again.
 
 // takingLock is an Acquire of a tenant's lock in flight: its requests
 // may be on their way to the stores.
 type takingLock struct {
 	tenant string
-	done   chan struct{} // closed once Acquire returned and what it took was kept or let go of
+	stores []lock.Store  // where its tries write
+	done   chan struct{} // closed once Acquire returned and what it took or may have written was kept or let go of
 	mu     sync.Mutex
 	tried  lock.Holder // what its latest try writes, lease included
 	took   *lock.Lock  // what it took, when the exit came first and let go of it
+	// failed says why the Acquire failed, when the exit came first and
+	// a try of it may have written an entry (mayHaveWritten); removing
+	// says why removing that entry failed, "" once it was removed.
+	failed, removing string
 }
 
 // trying hears of each try of the Acquire (lock.Options.Trying).
@@ -65,15 +80,15 @@ func (k *takingLock) holder() lock.Holder {
 	return k.tried
 }
 
-// taking notes that the run starts taking tenant's lock; false once the
-// locks were let go of for the exit: take none then.
-func (t *tenantLocks) taking(tenant string) (*takingLock, bool) {
+// taking notes that the run starts taking tenant's lock in stores;
+// false once the locks were let go of for the exit: take none then.
+func (t *tenantLocks) taking(tenant string, stores []lock.Store) (*takingLock, bool) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if t.closed {
 		return nil, false
 	}
-	k := &takingLock{tenant: tenant, done: make(chan struct{})}
+	k := &takingLock{tenant: tenant, stores: stores, done: make(chan struct{})}
 	if t.acquiring == nil {
 		t.acquiring = map[*takingLock]bool{}
 	}
@@ -81,11 +96,11 @@ func (t *tenantLocks) taking(tenant string) (*takingLock, bool) {
 	return k, true
 }
 
-// took ends k with what its Acquire returned (l is nil when it failed,
-// and then left nothing of its own behind): it keeps l, or, when the
-// locks were let go of for the exit meanwhile, lets go of l with ctx
-// and reports false. The exit waits for it.
-func (t *tenantLocks) took(ctx context.Context, k *takingLock, l *lock.Lock) bool {
+// took ends k with what its Acquire returned (l, or err when it
+// failed): it keeps l, or, when the locks were let go of for the exit
+// meanwhile, lets go of l, or of the entry a failed Acquire may have
+// written, with ctx, and reports false. The exit waits for it.
+func (t *tenantLocks) took(ctx context.Context, k *takingLock, l *lock.Lock, err error) bool {
 	defer close(k.done)
 	t.mu.Lock()
 	delete(t.acquiring, k)
@@ -93,19 +108,58 @@ func (t *tenantLocks) took(ctx context.Context, k *takingLock, l *lock.Lock) boo
 	if !closed && l != nil {
 		t.held = append(t.held, tenantLock{k.tenant, l})
 	}
+	redact := t.redact
 	t.mu.Unlock()
-	if closed && l != nil {
+	switch {
+	case closed && l != nil:
 		k.mu.Lock()
 		k.took = l
 		k.mu.Unlock()
 		_ = l.Release(ctx) // Released says how it went
+	case closed && mayHaveWritten(err):
+		k.removeTried(ctx, err, redact)
 	}
 	return !closed
 }
 
+// mayHaveWritten reports whether an Acquire that failed with err may
+// have left an entry of its own: any failure of a try may, but not a
+// wait for another run's lock that ran out (a try that found another
+// holder leaves nothing of its own) or was interrupted between tries.
+func mayHaveWritten(err error) bool {
+	return err != nil && !errors.Is(err, errWaitInterrupted) && !errors.As(err, new(*lock.HeldError))
+}
+
+// removeTried removes from k's stores the entries of the holder its
+// tries wrote (by its ID, only ever this run's), after its Acquire
+// failed with err, and notes how it went for the exit. Errors are
+// redacted: a server may echo a credential.
+func (k *takingLock) removeTried(ctx context.Context, err error, redact func(string) string) {
+	if redact == nil {
+		redact = func(s string) string { return s } // no credential was read yet
+	}
+	h := k.holder()
+	var eg errgroup.Group
+	eg.SetLimit(lockReadsAtOnce)
+	errs := make([]error, len(k.stores))
+	for i, s := range k.stores {
+		eg.Go(func() error {
+			errs[i] = s.Release(ctx, h)
+			return nil
+		})
+	}
+	_ = eg.Wait() // the goroutines report through errs
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	k.failed = redact(err.Error())
+	if err := errors.Join(errs...); err != nil {
+		k.removing = redact(err.Error())
+	}
+}
+
 // keptLock is a tenant's apply lock that outlives the exit, and why:
-// its steps in flight, a request taking it unanswered, or else a
-// release that did not finish.
+// its steps in flight, a request taking it unanswered or failed (the
+// entry it may leave), or else a release that did not finish.
 type keptLock struct {
 	tenant string
 	until  time.Time     // when its lease runs out
@@ -113,9 +167,12 @@ type keptLock struct {
 	// inFlight are the tenant's steps still in flight: the lock was
 	// not released, since a write of them may still land.
 	inFlight []string
-	// taking is set when a request taking the lock was unanswered: the
-	// entry it may have written.
+	// taking is set when a request taking the lock was unanswered, or
+	// failed: the entry it may have written.
 	taking *lock.Holder
+	// failed says why the Acquire failed, and removing why removing
+	// the entry it may have written failed ("" once it was removed).
+	failed, removing string
 }
 
 // stepsInFlight reads the walk: the steps in flight, and a channel
@@ -222,10 +279,14 @@ func keptAtExit(held []tenantLock, busy map[string][]string, taking []*takingLoc
 		select {
 		case <-k.done:
 			k.mu.Lock()
-			l := k.took
+			l, failed, removing := k.took, k.failed, k.removing
 			k.mu.Unlock()
 			if l != nil && !l.Released() {
 				kept = append(kept, keptLock{tenant: k.tenant, until: l.Holder().Expires, within: within})
+			}
+			if failed != "" {
+				h := k.holder()
+				kept = append(kept, keptLock{tenant: k.tenant, until: h.Expires, taking: &h, failed: failed, removing: removing, within: within})
 			}
 		default:
 			h := k.holder()
@@ -243,6 +304,12 @@ func (k keptLock) say(now time.Time) string {
 	case len(k.inFlight) > 0:
 		return fmt.Sprintf("site: the apply lock of tenant %s stays held: %s %s still in flight after %s, so a write of %s may still land; the next site apply of %s is refused until its lease runs out at %s, or, once no request of %s can land any more (its server answered, or was restarted), site unlock %s --ack GATE-LOCK-BREAK breaks it",
 			k.tenant, strings.Join(k.inFlight, ", "), wasWere(len(k.inFlight)), k.within, them(len(k.inFlight)), k.tenant, until, them(len(k.inFlight)), k.tenant)
+	case k.failed != "" && k.removing != "":
+		return fmt.Sprintf("site: a request taking tenant %s's apply lock failed (%s), and removing the entry it may have written failed too (%s): that entry, if it was written (this run's: %s), stays until its lease runs out at %s, and the next site apply of %s waits for it or is refused until then, or site unlock %s --ack GATE-LOCK-BREAK removes it",
+			k.tenant, k.failed, k.removing, k.taking, until, k.tenant, k.tenant)
+	case k.failed != "":
+		return fmt.Sprintf("site: a request taking tenant %s's apply lock failed (%s): site removed the entry it may have written (this run's: %s); should a request of it that timed out still reach its store after that, the entry stays until its lease runs out at %s, and the next site apply of %s waits for it or is refused until then, or site unlock %s --ack GATE-LOCK-BREAK removes it",
+			k.tenant, k.failed, k.taking, until, k.tenant, k.tenant)
 	case k.taking != nil:
 		return fmt.Sprintf("site: a request taking tenant %s's apply lock was still unanswered after %s: the entry it wrote, if it was written (this run's: %s), stays until its lease runs out at %s, and the next site apply of %s waits for it or is refused until then, or site unlock %s --ack GATE-LOCK-BREAK removes it",
 			k.tenant, k.within, k.taking, until, k.tenant, k.tenant)

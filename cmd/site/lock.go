@@ -277,7 +277,7 @@ func lockTenants(ctx, interrupted context.Context, g *graph.Graph, bk *runBacken
 		}
 		// Noted before its first request: a second Ctrl-C waits for the
 		// requests in flight, to remove the entries they wrote.
-		taking, ok := locks.taking(t.Name)
+		taking, ok := locks.taking(t.Name, stores)
 		if !ok {
 			return stopped(t) // the process is exiting (a second Ctrl-C)
 		}
@@ -302,7 +302,7 @@ func lockTenants(ctx, interrupted context.Context, g *graph.Graph, bk *runBacken
 				}
 				say(fmt.Sprintf("site: %s; waiting up to %s (--lock-timeout) %s", lock.Busy(t.Name, other, where), wait, until))
 			}})
-		kept := locks.took(ctx, taking, l)
+		kept := locks.took(ctx, taking, l, err)
 		if err == nil {
 			if !kept {
 				return stopped(t) // the process is exiting (a second Ctrl-C)

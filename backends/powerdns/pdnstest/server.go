@@ -326,6 +326,7 @@ func (s *Server) startProxy() {
 		fail := s.fail
 		s.mu.Unlock()
 		if fail != nil {
+			r.Body = io.NopCloser(bytes.NewReader(body)) // f may read it
 			if status, msg, ok := fail(r); ok {
 				w.Header().Set("Content-Type", "application/json")
 				w.WriteHeader(status)
