@@ -303,8 +303,10 @@ func observeNetwork(d *Driver, n *libvirt.Network) (*netObs, error) {
 }
 
 // volume looks a volume up by pool and name, once per run. A missing
-// volume is not an error; a missing or inactive pool is.
-func (h *hostObs) volume(pool, name string) (*volObs, error) {
+// volume is not an error; a missing or inactive pool is, and so is a
+// file in the pool's directory that libvirt does not list (unlisted).
+// declared is the pool as site.cue declares it, nil when it does not.
+func (h *hostObs) volume(pool, name string, declared *model.Pool) (*volObs, error) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	if v, ok := h.vols[pool+"\x00"+name]; ok {
@@ -320,7 +322,7 @@ func (h *hostObs) volume(pool, name string) (*volObs, error) {
 	vol, err := p.LookupStorageVolByName(name)
 	switch {
 	case isCode(err, libvirt.ERR_NO_STORAGE_VOL):
-		if err := h.unlisted(p, pool, name); err != nil {
+		if err := h.unlisted(p, pool, name, declared); err != nil {
 			return nil, err
 		}
 	case err != nil:
@@ -405,7 +407,7 @@ func (e noPoolError) Unwrap() error { return e.error }
 // libvirt could not read it. One in a pool that does not exist yet is
 // read from the pool's directory where site can (newPoolVolume).
 func (h *hostObs) declaredVolume(pool, name string, declared *model.Pool) (*volObs, error) {
-	v, err := h.volume(pool, name)
+	v, err := h.volume(pool, name, declared)
 	var np noPoolError
 	if declared != nil && errors.As(err, &np) {
 		if np.why == poolMissing {

@@ -32,17 +32,20 @@ func TestUnlistedFileIsNotMadeOver(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+	copied := func(t *testing.T, p string) {
+		writeFile(t, p, pattern(1<<20))
+		nobody(t, p)
+	}
 	tests := []struct {
-		name string
-		disk string
-		base bool // the disk is an overlay on base.raw
-		put  func(t *testing.T, path string)
-		why  string // in the reason
+		name       string
+		disk       string
+		base       bool // the disk is an overlay on base.raw
+		undeclared bool // site.cue does not declare the pool: its path is libvirt's
+		put        func(t *testing.T, path string)
+		why        string // in the reason
 	}{
-		{name: "put there since the pool was read", disk: "copied", put: func(t *testing.T, p string) {
-			writeFile(t, p, pattern(1<<20))
-			nobody(t, p)
-		}, why: "pool-refresh"},
+		{name: "put there since the pool was read", disk: "copied", put: copied, why: "pool-refresh"},
+		{name: "in a pool site.cue does not declare", disk: "other", undeclared: true, put: copied, why: "pool-refresh"},
 		{name: "one the daemon cannot open", disk: "private", put: func(t *testing.T, p string) {
 			if err := os.WriteFile(p, pattern(1<<20), 0o600); err != nil {
 				t.Fatal(err)
@@ -68,6 +71,9 @@ func TestUnlistedFileIsNotMadeOver(t *testing.T) {
 				disk.Base, disk.SizeBytes = "base.raw", 2<<20
 			}
 			vm := r.stopped("vm-"+tt.disk, pool, disk)
+			if tt.undeclared {
+				vm.Pools = nil
+			}
 			g := r.graph([]*model.VM{vm}, nil)
 			obs, run := r.diff(g)
 			if len(obs.Plan.Blocked) != 1 || obs.Plan.Blocked[0].Step != graph.VMStepID(r.host, vm.Name) {

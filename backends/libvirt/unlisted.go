@@ -12,6 +12,7 @@ import (
 	"libvirt.org/go/libvirtxml"
 
 	"github.com/site-tools/site/compiler"
+	"github.com/site-tools/site/compiler/model"
 )
 
 // A dir pool's directory may hold a file that libvirt does not list as
@@ -42,15 +43,15 @@ func (e unlistedError) Error() string {
 }
 
 // unlisted looks for a file at the path of volume name, which libvirt
-// does not list in pool p: an unlistedError when there is one, nil when
-// there is none or site cannot look (the daemon runs on another
-// machine, the pool is not a directory, the directory cannot be read
-// here). h.mu is held.
-func (h *hostObs) unlisted(p *libvirt.StoragePool, pool, name string) error {
+// does not list in pool p (declared, when site.cue declares it): an
+// unlistedError when there is one, nil when there is none or site
+// cannot look (the daemon runs on another machine, the pool is not a
+// directory, the directory cannot be read here). h.mu is held.
+func (h *hostObs) unlisted(p *libvirt.StoragePool, pool, name string, declared *model.Pool) error {
 	if h.whereDaemonRuns() != daemonLocal {
 		return nil
 	}
-	dir, err := h.poolDirPath(p, pool)
+	dir, err := h.poolDirPath(p, pool, declared)
 	if err != nil || dir == "" {
 		return err
 	}
@@ -62,10 +63,15 @@ func (h *hostObs) unlisted(p *libvirt.StoragePool, pool, name string) error {
 	return unlistedError{host: h.host, pool: pool, name: name, path: path, why: why}
 }
 
-// poolDirPath is the directory of pool p, whose volumes are its files,
-// read once per observation; "" for a pool of another kind (logical,
-// disk, iSCSI, …). h.mu is held.
-func (h *hostObs) poolDirPath(p *libvirt.StoragePool, pool string) (string, error) {
+// poolDirPath is the directory of pool p, whose volumes are its files:
+// declared's path when site.cue declares the pool (its step blocks the
+// VMs that need a pool there with another type or path, so it costs no
+// request), else read from libvirt once per observation; "" for a pool
+// of another kind (logical, disk, iSCSI, …). h.mu is held.
+func (h *hostObs) poolDirPath(p *libvirt.StoragePool, pool string, declared *model.Pool) (string, error) {
+	if declared != nil && declared.Type == "dir" {
+		return declared.Path, nil
+	}
 	if dir, ok := h.dirPaths[pool]; ok {
 		return dir, nil
 	}
