@@ -90,7 +90,12 @@
 // type is the one a domain's definition gives it (definedFormat), never
 // the format libvirt probes from a file a guest writes (a blank disk is
 // raw); a volume no domain has attached that reads as an overlay is
-// refused for a disk without a base (refuseProbedOverlay).
+// refused for a disk without a base (refuseProbedOverlay). Where the
+// probe does say (a disk no domain has attached, a base site.cue does
+// not declare), only raw, ISO and a qcow2 image whose data is its own
+// are taken: a qcow2 external data file or a vmdk descriptor's extents
+// would have QEMU, or qemu-img copying a base, read a file the header
+// names, and libvirt 9 reports neither (probed.go).
 //
 // An upload (a base image, a seed) is marked in its pool until it is
 // complete, so that one a run did not finish (killed, disconnected, a

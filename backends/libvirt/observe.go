@@ -45,6 +45,9 @@ type volCache struct {
 	// kind), read where a volume it does not list may have a file there
 	// (unlisted.go).
 	dirPaths map[string]string
+	// heads holds volumes' first bytes by pool "\x00" name, where site
+	// reads what a header names (probed.go).
+	heads map[string][]byte
 }
 
 // domObs is what was seen of one domain.

@@ -244,6 +244,11 @@ func probeQcow2(v *volObs, at func(int64, int) []byte, head []byte, dir string, 
 		return unknown(fmt.Sprintf("is a qcow image of version %d, which site does not read", ver))
 	}
 	v.Format, v.Capacity = "qcow2", binary.BigEndian.Uint64(head[24:32])
+	// As once the pool runs (probed.go): data kept in a file the
+	// header names is that file's, not this volume's.
+	if qcow2DataFile(at(0, qcow2IncompatAt+8)) != "" {
+		return unknown("is a qcow2 image whose data is in an external data file its header names, which site refuses for a disk or a base")
+	}
 	off, n := binary.BigEndian.Uint64(head[8:16]), binary.BigEndian.Uint32(head[16:20])
 	if off == 0 {
 		return v

@@ -186,6 +186,12 @@ func TestMissingPoolDiffSaysWhatItCannotRead(t *testing.T) {
 			mkdir(t, dir)
 			writeFile(t, filepath.Join(dir, "web-data"), guestQcow2Header(1<<20, outsideFile(t, false)))
 		}, "/web-data is an overlay on a file outside the pool's directory, which site does not look at before libvirt does"},
+		// Nor is a header that keeps the data in another file taken
+		// for a qcow2 image of the disk's own.
+		{"external data file a guest wrote", func(t *testing.T, dir string) {
+			mkdir(t, dir)
+			writeFile(t, filepath.Join(dir, "web-data"), guestDataFileImage(t, 1<<20, outsideFile(t, true)))
+		}, "/web-data is a qcow2 image whose data is in an external data file its header names"},
 		{"backing outside the pool relative", func(t *testing.T, dir string) {
 			mkdir(t, dir)
 			writeFile(t, filepath.Join(dir, "web-data"), guestQcow2Header(1<<20, "../../../../../../etc/hostname"))

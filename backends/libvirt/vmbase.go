@@ -67,7 +67,31 @@ func (p *vmPlanner) base(disk model.Disk) (*baseImage, error) {
 		return nil, fmt.Errorf("VM %s: disk %s is %s but its base %s/%s on %s holds %s: a disk is at least as large as its base; declare size: %q or more",
 			vm.Name, disk.Name, sizeString(disk.SizeBytes), disk.Pool, disk.Base, vm.Host, sizeString(vol.Capacity), sizeString(vol.Capacity))
 	}
+	if err := p.refuseBaseNamingFiles(disk, vol); err != nil {
+		return nil, err
+	}
 	return &baseImage{Name: disk.Base, Path: vol.Path, Format: vol.Format, Capacity: vol.Capacity}, nil
+}
+
+// refuseBaseNamingFiles refuses a base whose header, read as libvirt
+// probes it, names another file than its own: a disk made from it (an
+// overlay whose backing format is the probed one, or a copy libvirt
+// reads in that format) would read that file too. A volume no domain
+// has attached is any tenant's to start from, and one a domain has is
+// its guest's to write, so the header may be a guest's; site.cue's
+// images are the operator's files, and a base read from the directory
+// of a pool not made yet was checked there (pooldir.go).
+func (p *vmPlanner) refuseBaseNamingFiles(disk model.Disk, vol *volObs) error {
+	if p.image(disk) != nil {
+		return nil
+	}
+	why, err := p.h.probedFiles(disk.Pool, disk.Base, vol)
+	if err != nil || why == "" {
+		return err
+	}
+	vm := p.vm
+	return fmt.Errorf("%sVM %s: disk %s starts from base volume %s/%s on %s, which %s: a disk made from it would read that file too, and the header that says so may be a guest's (the start of a raw disk), so site refuses it; start from an image site.cue declares (hosts: %s: images: ...), or a raw or qcow2 volume that names no other file; nothing was changed",
+		at(disk.BasePos), vm.Name, disk.Name, disk.Pool, disk.Base, vm.Host, why, vm.HostName)
 }
 
 // image returns the base image site.cue declares for disk, or nil.

@@ -78,7 +78,11 @@ func (p *vmPlanner) planDisks(want *wantDomain, owned map[string]ownedVolume) er
 			want.owner.Volumes = append(want.owner.Volumes, ov)
 			continue
 		}
-		want.formats = append(want.formats, p.diskFormat(disk, vol))
+		format, err := p.diskFormat(disk, vol)
+		if err != nil {
+			return err
+		}
+		want.formats = append(want.formats, format)
 		switch {
 		case vol.Capacity < disk.SizeBytes:
 			p.change(key, plan.ActionUpdate, plan.ImpactNextBoot, "grow the disk volume; the guest sees the new size after its next boot and must grow its file system itself",
@@ -191,12 +195,16 @@ func driverType(def *libvirtxml.Domain, pool, name string) string {
 }
 
 // diskFormat is the driver type the VM's disk on the existing volume
-// vol gets: a definition's, else what libvirt probes.
-func (p *vmPlanner) diskFormat(disk model.Disk, vol *volObs) string {
+// vol gets: a definition's, else what libvirt probes, unless that
+// header names other files (probed.go).
+func (p *vmPlanner) diskFormat(disk model.Disk, vol *volObs) (string, error) {
 	if f := p.definedFormat(disk.Pool, disk.Name); f != "" {
-		return f
+		return f, nil
 	}
-	return vol.Format
+	if err := p.refuseDiskNamingFiles(disk, vol); err != nil {
+		return "", err
+	}
+	return vol.Format, nil
 }
 
 // refuseProbedOverlay refuses a disk that declares no base on a volume

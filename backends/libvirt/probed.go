@@ -1,0 +1,161 @@
+package libvirt
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"slices"
+
+	"libvirt.org/go/libvirt"
+
+	"github.com/site-tools/site/compiler/model"
+)
+
+// A volume's format, where no domain's definition gives it, is what
+// libvirt probes from the file's first bytes, and those may be a
+// guest's: a blank disk is a raw file the guest writes from its first
+// sector. Some headers name other files that QEMU (for a disk) or
+// qemu-img (for a copy of a base, which libvirt reads in the format it
+// probed) then read: a backing store, which libvirt reports and the
+// planner checks where it uses one (refuseProbedOverlay, base); a
+// qcow2 external data file, which libvirt 9 does not report; a vmdk
+// descriptor's extents, which it does not either. site takes from the
+// probe only the formats whose every outside file it can see.
+
+// probedFormatsTaken are the formats site takes from libvirt's probe:
+// raw and an ISO hold only their own bytes, and a qcow2 image names
+// other files only as its backing store and its external data file,
+// both of which are checked. Every other format libvirt probes (vmdk,
+// qed, vpc, vdi, vhdx, bochs, cloop, dmg, luks, ...) site neither makes
+// nor reads, and some name files of their own.
+var probedFormatsTaken = []string{"raw", "iso", "qcow2"}
+
+// qcow2's header (QEMU's docs/interop/qcow2.txt): version 3 adds the
+// incompatible feature bits at 72, whose bit 2 says the image's data is
+// in an external file, named by a header extension, that QEMU opens
+// unless told another.
+const (
+	qcow2IncompatAt       = 72
+	qcow2IncompatDataFile = 1 << 2
+)
+
+// probedFiles says why volume pool/name, read as the format vol has by
+// libvirt's probe, would have QEMU or qemu-img read another file than
+// its own for it ("" when it would not): a format site does not take
+// from a probe, or a qcow2 header naming an external data file. Its
+// backing store is the caller's to check, as libvirt reports it.
+func (h *hostObs) probedFiles(pool, name string, vol *volObs) (string, error) {
+	if vol.NoPool != "" {
+		// Read from the directory of a pool not made yet, by site as
+		// libvirt will (pooldir.go), which checked the same.
+		return "", nil
+	}
+	if !slices.Contains(probedFormatsTaken, vol.Format) {
+		return fmt.Sprintf("reads as a %s image, a format site does not take from a volume's first bytes (QEMU may read files its header names, as a vmdk descriptor's extents)", vol.Format), nil
+	}
+	if vol.Format != "qcow2" {
+		return "", nil
+	}
+	head, err := h.volumeHead(pool, name, qcow2IncompatAt+8)
+	if err != nil {
+		return "", err
+	}
+	return qcow2DataFile(head), nil
+}
+
+// qcow2DataFile says so when the qcow2 header head keeps the image's
+// data in an external file, "" when it does not.
+func qcow2DataFile(head []byte) string {
+	if len(head) < qcow2IncompatAt+8 || binary.BigEndian.Uint32(head[4:8]) < 3 {
+		return "" // a version 2 header has no feature bits, and no data file
+	}
+	if binary.BigEndian.Uint64(head[qcow2IncompatAt:])&qcow2IncompatDataFile == 0 {
+		return ""
+	}
+	return "reads as a qcow2 image whose data is in an external data file its header names (QEMU and qemu-img read that file for it)"
+}
+
+// volumeHead reads the first n bytes of volume pool/name through the
+// daemon (virStorageVolDownload), so that it works wherever the host
+// is; once per run. Fewer come back from a shorter volume.
+func (h *hostObs) volumeHead(pool, name string, n uint64) ([]byte, error) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	key := pool + "\x00" + name
+	if b, ok := h.heads[key]; ok {
+		return b, nil
+	}
+	b, err := h.downloadHead(pool, name, n)
+	if err != nil {
+		return nil, fmt.Errorf("read the header of volume %s/%s on %s, to see which files it names: %w", pool, name, h.host, err)
+	}
+	if h.heads == nil {
+		h.heads = map[string][]byte{}
+	}
+	h.heads[key] = b
+	return b, nil
+}
+
+// downloadHead streams the first n bytes of pool/name; h.mu is held.
+func (h *hostObs) downloadHead(pool, name string, n uint64) ([]byte, error) {
+	p, err := h.pool(pool)
+	if err != nil {
+		return nil, err
+	}
+	defer p.Free()
+	h.d.call()
+	vol, err := p.LookupStorageVolByName(name)
+	if err != nil {
+		return nil, plainError(err)
+	}
+	defer vol.Free()
+	h.d.call()
+	st, err := h.conn.NewStream(0)
+	if err != nil {
+		return nil, plainError(err)
+	}
+	defer st.Free()
+	h.d.call()
+	if err := vol.Download(st, 0, n, 0); err != nil {
+		_ = st.Abort()
+		return nil, plainError(err)
+	}
+	return recvAll(st, n)
+}
+
+// recvAll reads st to its end (at most n bytes are asked for) and
+// finishes it.
+func recvAll(st *libvirt.Stream, n uint64) ([]byte, error) {
+	out := make([]byte, 0, n)
+	buf := make([]byte, n)
+	for {
+		k, err := st.Recv(buf)
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			_ = st.Abort()
+			return nil, plainError(err)
+		}
+		out = append(out, buf[:max(k, 0)]...)
+	}
+	if err := st.Finish(); err != nil {
+		return nil, plainError(err)
+	}
+	return out, nil
+}
+
+// refuseDiskNamingFiles refuses a disk on a volume no domain has
+// attached whose header, read as libvirt probes it, names another file
+// than its own: attached in that format, QEMU would read that file for
+// this VM, and the header may be a guest's, written to the start of its
+// raw disk (one whose domain was undefined, or that a removal kept).
+func (p *vmPlanner) refuseDiskNamingFiles(disk model.Disk, vol *volObs) error {
+	why, err := p.h.probedFiles(disk.Pool, disk.Name, vol)
+	if err != nil || why == "" {
+		return err
+	}
+	return fmt.Errorf("%sVM %s on %s: volume %s/%s, which no domain has attached, %s: attached as libvirt reads it, QEMU would read that file for this VM, and the header that says so may be a guest's, written to the start of a raw disk, so site refuses it; if it is a raw disk, have the operator attach it to the VM as raw (virsh -c %s attach-disk %s %s vdX --driver qemu --subdriver raw --config), or name another volume; nothing was changed",
+		at(disk.Pos), p.vm.Name, p.vm.Host, disk.Pool, disk.Name, why, p.vm.Host, p.vm.Name, vol.Path)
+}

@@ -1,0 +1,130 @@
+package libvirt
+
+import (
+	"bytes"
+	"encoding/binary"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/site-tools/site/compiler/model"
+)
+
+// A qcow2 image may keep its data in an external file its header names
+// (the "data file" extension, incompatible feature bit 2). libvirt 9
+// does not report it, QEMU and qemu-img follow it, and a guest writes
+// such a header to the start of its raw disk as easily as a backing
+// file's: a disk, or a copy of a base, read through it holds whatever
+// file the header names (another tenant's disk, any file of the host).
+
+// guestDataFileImage is a qcow2 image whose data is the file dataFile,
+// read as raw from its start: what a guest writes to the start of its
+// raw disk, built with qemu-img (create names a file of its own, as it
+// truncates the one it is given; amend then names dataFile).
+func guestDataFileImage(t *testing.T, size int, dataFile string) []byte {
+	t.Helper()
+	dir := t.TempDir()
+	img := filepath.Join(dir, "hdr.qcow2")
+	for _, args := range [][]string{
+		{"create", "-q", "-f", "qcow2", "-o", "data_file=" + filepath.Join(dir, "scratch") + ",data_file_raw=on", img, strconv.Itoa(size)},
+		{"amend", "-q", "-f", "qcow2", "-o", "data_file=" + dataFile, img},
+	} {
+		if out, err := exec.Command("qemu-img", args...).CombinedOutput(); err != nil {
+			t.Fatalf("qemu-img %s: %v: %s", strings.Join(args, " "), err, out)
+		}
+	}
+	b, err := os.ReadFile(img)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// TestGuestDataFileIsNotCopied: a guest that writes a qcow2 header
+// naming another tenant's disk as its external data file into its own
+// raw disk, which its tenant then names as the base of a copy, does not
+// get that disk's bytes in the copy (libvirt copies a base in the
+// format it probes, whatever the domain has it as): the base is refused.
+func TestGuestDataFileIsNotCopied(t *testing.T) {
+	r, pool := storageRig(t)
+	r.makePool(pool)
+	secret := bytes.Repeat([]byte("VICTIMDATA"), (1<<20)/10)
+	r.upload("images", "victim-root", secret)
+	a := r.stopped("a", pool, model.Disk{Pool: "images", Name: "a-data", SizeBytes: 1 << 20})
+	r.converge(r.graph([]*model.VM{a}, nil))
+	r.writeGuestHeader(pool, "a-data", guestDataFileImage(t, 1<<20, filepath.Join(pool.Path, "victim-root")))
+
+	b := r.stopped("b", pool, model.Disk{Pool: "images", Name: "b-copy", SizeBytes: 1 << 20, Base: "a-data", Clone: true})
+	g := r.graph([]*model.VM{a, b}, nil)
+	obs, run := r.diff(g)
+	if len(obs.Plan.Blocked) == 0 {
+		r.apply(g, obs, run)
+	}
+	got, err := os.ReadFile(filepath.Join(pool.Path, "b-copy"))
+	if err == nil && bytes.Contains(got, []byte("VICTIMDATAVICTIMDATA")) {
+		t.Fatalf("the copy of a's disk holds victim-root's bytes: the guest's header chose the file it was read from")
+	}
+}
+
+// guestVMDKExtents is a vmdk image of size bytes whose header sends
+// QEMU to the descriptor after it, which names file as its one extent:
+// what a guest writes to the start of its raw disk to have the disk
+// read from another file. libvirt probes it as vmdk and reports no
+// backing store.
+func guestVMDKExtents(size int, file string) []byte {
+	b := make([]byte, size)
+	copy(b, "KDMV")
+	le := binary.LittleEndian
+	le.PutUint32(b[4:], 1)    // version
+	le.PutUint32(b[8:], 3)    // flags
+	le.PutUint64(b[12:], 0)   // capacity 0: the extents are the descriptor's
+	le.PutUint64(b[20:], 128) // granularity
+	le.PutUint64(b[28:], 1)   // the descriptor's sector
+	le.PutUint64(b[36:], 20)  // and its length in sectors
+	le.PutUint32(b[44:], 512)
+	copy(b[73:], "\n \r\n")
+	copy(b[512:], fmt.Sprintf("# Disk DescriptorFile\nversion=1\nCID=fffffffe\nparentCID=ffffffff\ncreateType=\"monolithicFlat\"\n\nRW %d FLAT %q 0\n", size/512, file))
+	return b
+}
+
+// TestGuestHeaderNamingAnotherFileIsRefused: a volume whose format
+// comes from what libvirt probes in its first bytes (no domain's
+// definition says) is refused as a disk, or as a base a disk is made
+// from, when that header names another file QEMU or qemu-img would
+// read for it: a qcow2 external data file, a vmdk descriptor's
+// extents. The header may be a guest's, written to the start of its
+// raw disk; here it names another tenant's disk.
+func TestGuestHeaderNamingAnotherFileIsRefused(t *testing.T) {
+	r, pool := storageRig(t)
+	r.makePool(pool)
+	victim := filepath.Join(pool.Path, "victim-root")
+	r.upload("images", "victim-root", bytes.Repeat([]byte("VICTIMDATA"), (1<<20)/10))
+	r.upload("images", "left-datafile", guestDataFileImage(t, 1<<20, victim))
+	r.upload("images", "left-vmdk", guestVMDKExtents(1<<20, victim))
+	a := r.stopped("a", pool, model.Disk{Pool: "images", Name: "a-data", SizeBytes: 1 << 20})
+	r.converge(r.graph([]*model.VM{a}, nil))
+	r.writeGuestHeader(pool, "a-data", guestDataFileImage(t, 1<<20, victim))
+
+	for _, tc := range []struct {
+		name, why string
+		disk      model.Disk
+	}{
+		{"data file as a disk", "external data file", model.Disk{Name: "left-datafile"}},
+		{"vmdk as a disk", "vmdk", model.Disk{Name: "left-vmdk"}},
+		{"data file as a base", "external data file", model.Disk{Name: "b-root", Base: "left-datafile"}},
+		{"vmdk as a base to copy", "vmdk", model.Disk{Name: "b-root", Base: "left-vmdk", Clone: true}},
+		{"a raw disk of the tenant's as a base to copy", "external data file", model.Disk{Name: "b-root", Base: "a-data", Clone: true}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			tc.disk.Pool, tc.disk.SizeBytes = "images", 1<<20
+			obs, _ := r.diff(r.graph([]*model.VM{a, r.stopped("b", pool, tc.disk)}, nil))
+			if len(obs.Plan.Blocked) != 1 || !strings.Contains(obs.Plan.Blocked[0].Reason, tc.why) {
+				t.Fatalf("got plan %q, blocked %+v; want b's step refused, saying %q", lines(obs.Plan), obs.Plan.Blocked, tc.why)
+			}
+		})
+	}
+}
