@@ -441,10 +441,23 @@ func (n netDriver) inUse(h *hostObs, o *netObs) (refusal, bool) {
 		if len(leases) > 1 {
 			why = fmt.Sprintf("in use: %d DHCP leases", len(leases))
 		}
-		return refusal{why + " (" + strings.Join(leases, ", ") + ")",
-			fmt.Sprintf("a lease ends when its client releases it or it expires (virsh net-dhcp-leases %s lists them)", o.Name), leases}, true
+		named := firstFew(leases, maxLeasesNamed)
+		return refusal{why + " (" + strings.Join(named, ", ") + ")",
+			fmt.Sprintf("a lease ends when its client releases it or it expires (virsh net-dhcp-leases %s lists them)", o.Name), named}, true
 	}
 	return refusal{}, false
+}
+
+// maxLeasesNamed is how many of a network's DHCP leases its refusal
+// names: how many there are is its guests' to choose.
+const maxLeasesNamed = 3
+
+// firstFew is the first n of items, and how many more there are.
+func firstFew(items []string, n int) []string {
+	if len(items) <= n {
+		return items
+	}
+	return append(items[:n:n], fmt.Sprintf("and %d more", len(items)-n))
 }
 
 // leases lists an active network's DHCP leases ("ip mac"). An inactive
