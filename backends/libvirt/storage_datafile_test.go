@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/site-tools/site/compiler/model"
+	"github.com/site-tools/site/compiler/plan"
 )
 
 // A qcow2 image may keep its data in an external file its header names
@@ -127,4 +128,42 @@ func TestGuestHeaderNamingAnotherFileIsRefused(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestGuestHeaderDoesNotSteerAResize: the size of a raw disk whose
+// guest wrote a qcow2 header into it is its file's, not the header's,
+// and site does not have libvirt grow it, as libvirt would grow it as
+// that qcow2 image: qemu-img resize follows the header's external data
+// file and grows that file (another tenant's disk, any file of the
+// host) to the new size.
+func TestGuestHeaderDoesNotSteerAResize(t *testing.T) {
+	r, pool := storageRig(t)
+	r.makePool(pool)
+	victim := pattern(64 << 10)
+	r.upload("images", "victim-root", victim)
+	a := r.stopped("a", pool, model.Disk{Pool: "images", Name: "a-data", SizeBytes: 1 << 20})
+	r.converge(r.graph([]*model.VM{a}, nil))
+	r.writeGuestHeader(pool, "a-data", guestDataFileImage(t, 64<<10, filepath.Join(pool.Path, "victim-root")))
+
+	if obs, _ := r.diff(r.graph([]*model.VM{a}, nil)); obs.Plan.HasChanges() || len(obs.Plan.Blocked) > 0 {
+		t.Errorf("got plan %q, blocked %+v; want No changes: the disk's file is the size the spec declares", lines(obs.Plan), obs.Plan.Blocked)
+	}
+	a.Disks[0].SizeBytes = 2 << 20
+	g := r.graph([]*model.VM{a}, nil)
+	obs, run := r.diff(g)
+	if len(obs.Plan.Blocked) == 0 {
+		r.apply(g, obs, run, plan.GateVMDiskResize)
+	} else if !strings.Contains(obs.Plan.Blocked[0].Reason, "qemu-img resize -f raw") {
+		t.Errorf("blocked %+v, want the step refused saying how to grow the disk as raw", obs.Plan.Blocked)
+	}
+	if st, err := os.Stat(filepath.Join(pool.Path, "victim-root")); err != nil || st.Size() != int64(len(victim)) {
+		t.Fatalf("victim-root after a's disk grew: %v, %d bytes, want %d: the guest's header chose the file grown", err, fileSize(st), len(victim))
+	}
+}
+
+func fileSize(st os.FileInfo) int64 {
+	if st == nil {
+		return -1
+	}
+	return st.Size()
 }

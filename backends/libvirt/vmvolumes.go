@@ -83,14 +83,21 @@ func (p *vmPlanner) planDisks(want *wantDomain, owned map[string]ownedVolume) er
 			return err
 		}
 		want.formats = append(want.formats, format)
+		capacity, err := p.diskCapacity(disk, vol, format)
+		if err != nil {
+			return err
+		}
 		switch {
-		case vol.Capacity < disk.SizeBytes:
+		case capacity < disk.SizeBytes:
+			if err := p.refuseProbedResize(disk, vol, format); err != nil {
+				return err
+			}
 			p.change(key, plan.ActionUpdate, plan.ImpactNextBoot, "grow the disk volume; the guest sees the new size after its next boot and must grow its file system itself",
-				map[string]any{"size": sizeString(vol.Capacity)}, map[string]any{"size": sizeString(disk.SizeBytes)}, plan.GateVMDiskResize)
+				map[string]any{"size": sizeString(capacity)}, map[string]any{"size": sizeString(disk.SizeBytes)}, plan.GateVMDiskResize)
 			p.add(op{Kind: opResizeVolume, Gate: plan.GateVMDiskResize, Pool: disk.Pool, Volume: disk.Name, Bytes: disk.SizeBytes})
-		case vol.Capacity > disk.SizeBytes:
+		case capacity > disk.SizeBytes:
 			return fmt.Errorf("VM %s: volume %s/%s on %s holds %s but the spec declares %s: site never shrinks a volume (data would be lost); declare its real size, %q",
-				vm.Name, disk.Pool, disk.Name, vm.Host, sizeString(vol.Capacity), sizeString(disk.SizeBytes), sizeString(vol.Capacity))
+				vm.Name, disk.Pool, disk.Name, vm.Host, sizeString(capacity), sizeString(disk.SizeBytes), sizeString(capacity))
 		}
 		if mine {
 			want.owner.Volumes = append(want.owner.Volumes, ov)
