@@ -90,7 +90,11 @@
 // type is the one a domain's definition gives it (definedFormat), never
 // the format libvirt probes from a file a guest writes (a blank disk is
 // raw); a volume no domain has attached that reads as an overlay is
-// refused for a disk without a base (refuseProbedOverlay). Where the
+// refused for a disk without a base (refuseProbedOverlay). An overlay
+// reads a base a domain has attached in that domain's driver type
+// (baseFormat), and a copy of a raw disk a domain has attached is
+// refused, as libvirt copies in the format it probes when it copies
+// (refuseCopyOfRawDisk). Where the
 // probe does say (a disk no domain has attached, a base site.cue does
 // not declare), only raw, ISO and a qcow2 image whose data is its own
 // are taken: a qcow2 external data file or a vmdk descriptor's extents

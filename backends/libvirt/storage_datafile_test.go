@@ -167,3 +167,86 @@ func fileSize(st os.FileInfo) int64 {
 	}
 	return st.Size()
 }
+
+// TestOverlayOnAGuestsDiskReadsItRaw: an overlay made on a raw disk of
+// the tenant's own VM reads it as raw, as its domain does, whatever
+// header its guest has written there: the overlay's header keeps the
+// backing format it was made with, so one made while the guest's header
+// was a plain qcow2 image's would read the file as qcow2 for good, and
+// an external data file the guest names there later, another tenant's
+// disk, would be what the new VM reads.
+func TestOverlayOnAGuestsDiskReadsItRaw(t *testing.T) {
+	r, pool := storageRig(t)
+	r.makePool(pool)
+	r.upload("images", "victim-root", bytes.Repeat([]byte("VICTIMDATA"), (1<<20)/10))
+	a := r.stopped("a", pool, model.Disk{Pool: "images", Name: "a-data", SizeBytes: 1 << 20})
+	r.converge(r.graph([]*model.VM{a}, nil))
+	r.writeGuestHeader(pool, "a-data", qemuImgImage(t, "create", "-q", "-f", "qcow2", "IMG", "1M"))
+
+	b := r.stopped("b", pool, model.Disk{Pool: "images", Name: "b-root", SizeBytes: 1 << 20, Base: "a-data"})
+	g := r.graph([]*model.VM{a, b}, nil)
+	obs, run := r.diff(g)
+	r.apply(g, obs, run)
+	if bs := r.volumeDef("images", "b-root").BackingStore; bs == nil || bs.Format == nil || bs.Format.Type != "raw" {
+		t.Errorf("b-root's backing store %+v, want a-data as raw", bs)
+	}
+	// What b's QEMU reads once a's guest names victim-root as its data
+	// file.
+	r.writeGuestHeader(pool, "a-data", guestDataFileImage(t, 1<<20, filepath.Join(pool.Path, "victim-root")))
+	out := filepath.Join(t.TempDir(), "b.raw")
+	if msg, err := exec.Command("qemu-img", "convert", "-O", "raw", filepath.Join(pool.Path, "b-root"), out).CombinedOutput(); err != nil {
+		t.Fatalf("qemu-img convert b-root: %v: %s", err, msg)
+	}
+	if got, _ := os.ReadFile(out); bytes.Contains(got, []byte("VICTIMDATAVICTIMDATA")) {
+		t.Errorf("b's disk reads victim-root's bytes through a's guest's header")
+	}
+}
+
+// qemuImgImage runs qemu-img with args, IMG standing for a file of its
+// own, and returns that file's bytes: an image as a guest writes it to
+// the start of its raw disk.
+func qemuImgImage(t *testing.T, args ...string) []byte {
+	t.Helper()
+	img := filepath.Join(t.TempDir(), "img")
+	for i, a := range args {
+		if a == "IMG" {
+			args[i] = img
+		}
+	}
+	if out, err := exec.Command("qemu-img", args...).CombinedOutput(); err != nil {
+		t.Fatalf("qemu-img %s: %v: %s", strings.Join(args, " "), err, out)
+	}
+	b, err := os.ReadFile(img)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// TestNoCopyOfAGuestsDisk: a disk is not made as a copy of a raw disk
+// of the tenant's own VM. libvirt copies a volume in the format it last
+// probed, and probes again whenever anything is uploaded into the pool
+// (here another run's upload, between the plan and the copy): a header
+// the guest wrote after the plan read the volume as raw would have
+// qemu-img copy the external data file it names, another tenant's disk.
+func TestNoCopyOfAGuestsDisk(t *testing.T) {
+	r, pool := storageRig(t)
+	r.makePool(pool)
+	r.upload("images", "victim-root", bytes.Repeat([]byte("VICTIMDATA"), (1<<20)/10))
+	a := r.stopped("a", pool, model.Disk{Pool: "images", Name: "a-data", SizeBytes: 1 << 20})
+	r.converge(r.graph([]*model.VM{a}, nil))
+
+	b := r.stopped("b", pool, model.Disk{Pool: "images", Name: "b-copy", SizeBytes: 1 << 20, Base: "a-data", Clone: true})
+	g := r.graph([]*model.VM{a, b}, nil)
+	obs, run := r.diff(g)
+	if len(obs.Plan.Blocked) == 0 {
+		writeGuestBytes(t, pool, "a-data", guestDataFileImage(t, 1<<20, filepath.Join(pool.Path, "victim-root")))
+		r.upload("images", "another-runs-upload", pattern(4096))
+		r.apply(g, obs, run)
+	} else if !strings.Contains(obs.Plan.Blocked[0].Reason, "has attached as raw") {
+		t.Errorf("blocked %+v, want b's step refused, saying a has the volume attached as raw", obs.Plan.Blocked)
+	}
+	if got, err := os.ReadFile(filepath.Join(pool.Path, "b-copy")); err == nil && bytes.Contains(got, []byte("VICTIMDATAVICTIMDATA")) {
+		t.Fatalf("the copy of a's disk holds victim-root's bytes: the guest's header chose the file copied")
+	}
+}

@@ -22,14 +22,7 @@ import (
 // again, as it does when it restarts or an upload into the pool ends.
 func (r *rig) writeGuestHeader(pool *model.Pool, name string, hdr []byte) {
 	r.t.Helper()
-	f, err := os.OpenFile(filepath.Join(pool.Path, name), os.O_WRONLY, 0)
-	if err != nil {
-		r.t.Fatal(err)
-	}
-	defer f.Close()
-	if _, err := f.WriteAt(hdr, 0); err != nil {
-		r.t.Fatal(err)
-	}
+	writeGuestBytes(r.t, pool, name, hdr)
 	p, err := r.conn().LookupStoragePoolByName(pool.Name)
 	if err != nil {
 		r.t.Fatal(err)
@@ -37,6 +30,21 @@ func (r *rig) writeGuestHeader(pool *model.Pool, name string, hdr []byte) {
 	defer p.Free()
 	if err := p.Refresh(0); err != nil {
 		r.t.Fatal(err)
+	}
+}
+
+// writeGuestBytes writes hdr over the start of a volume's file, as its
+// guest writes its first sector; libvirt reads it at its next refresh
+// of the pool.
+func writeGuestBytes(t testing.TB, pool *model.Pool, name string, hdr []byte) {
+	t.Helper()
+	f, err := os.OpenFile(filepath.Join(pool.Path, name), os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if _, err := f.WriteAt(hdr, 0); err != nil {
+		t.Fatal(err)
 	}
 }
 

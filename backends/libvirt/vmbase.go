@@ -70,7 +70,43 @@ func (p *vmPlanner) base(disk model.Disk) (*baseImage, error) {
 	if err := p.refuseBaseNamingFiles(disk, vol); err != nil {
 		return nil, err
 	}
-	return &baseImage{Name: disk.Base, Path: vol.Path, Format: vol.Format, Capacity: vol.Capacity}, nil
+	if err := p.refuseCopyOfRawDisk(disk); err != nil {
+		return nil, err
+	}
+	return &baseImage{Name: disk.Base, Path: vol.Path, Format: p.baseFormat(disk, vol), Capacity: vol.Capacity}, nil
+}
+
+// refuseCopyOfRawDisk refuses to make a disk as a copy of a base that
+// a domain has attached as raw (a disk of the tenant's own VM): its
+// first bytes are its guest's, and libvirt copies a volume in the
+// format it last probed from them, probing again whenever anything is
+// uploaded into the pool, so a header the guest writes after the plan
+// read it would have qemu-img copy whatever file that header names.
+// An overlay on it reads it as raw, the format it is made with.
+func (p *vmPlanner) refuseCopyOfRawDisk(disk model.Disk) error {
+	if !disk.Clone {
+		return nil
+	}
+	holder, format := p.attachedAs(disk.Pool, disk.Base)
+	if o := p.h.domains[holder]; format != "raw" || o == nil || o.Owner == nil || o.Owner.Tenant != p.vm.Tenant {
+		return nil // another's domain: refuseForeignBase refuses any disk made from it
+	}
+	vm := p.vm
+	return fmt.Errorf("%sVM %s: disk %s would be a copy of volume %s/%s on %s, which domain %s has attached as raw: its first bytes are its guest's, and libvirt copies a volume in the format it reads from them (with qemu-img, which follows files such a header names), so site does not copy it; drop clone to make the disk an overlay on it, which reads it as raw, or copy it yourself with the guest shut off (qemu-img convert -f raw -O raw); nothing was changed",
+		at(disk.BasePos), vm.Name, disk.Name, disk.Pool, disk.Base, vm.Host, holder)
+}
+
+// baseFormat is the format a disk made from base volume vol reads it
+// in: the driver type of a domain that has it attached (a raw disk of
+// the tenant's own VM), else what libvirt probes. An overlay keeps the
+// backing format it was made with in its header for good, and a raw
+// disk's first bytes are its guest's to rewrite: read as the qcow2
+// image they say today, they could name an external data file tomorrow.
+func (p *vmPlanner) baseFormat(disk model.Disk, vol *volObs) string {
+	if f := p.definedFormat(disk.Pool, disk.Base); f != "" {
+		return f
+	}
+	return vol.Format
 }
 
 // refuseBaseNamingFiles refuses a base whose header, read as libvirt

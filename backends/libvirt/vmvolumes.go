@@ -173,6 +173,14 @@ func unreadReason(pool, what string, vol *volObs) string {
 // its guest wrote there, and a qcow2 header has QEMU follow it to any
 // backing file it names.
 func (p *vmPlanner) definedFormat(pool, name string) string {
+	_, format := p.attachedAs(pool, name)
+	return format
+}
+
+// attachedAs is the domain whose definition has volume pool/name as a
+// disk (the VM's own first) and the driver type it gives it; "", ""
+// when none has.
+func (p *vmPlanner) attachedAs(pool, name string) (domain, format string) {
 	for _, n := range append([]string{p.vm.Name}, p.h.domainNames()...) {
 		o := p.h.domains[n]
 		if o == nil {
@@ -180,11 +188,11 @@ func (p *vmPlanner) definedFormat(pool, name string) string {
 		}
 		for _, def := range []*libvirtxml.Domain{o.Inactive, o.Live} {
 			if t := driverType(def, pool, name); t != "" {
-				return t
+				return n, t
 			}
 		}
 	}
-	return ""
+	return "", ""
 }
 
 // driverType is the driver type def gives its disk on volume pool/name,
