@@ -1,6 +1,7 @@
 package libvirt
 
 import (
+	"bytes"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -57,11 +58,59 @@ func (h *hostObs) probedFiles(pool, name string, vol *volObs) (string, error) {
 	if vol.Format != "qcow2" {
 		return "", nil
 	}
-	head, err := h.volumeHead(pool, name, qcow2IncompatAt+8)
+	head, err := h.volumeHead(pool, name, headLen)
 	if err != nil {
 		return "", err
 	}
 	return qcow2DataFile(head), nil
+}
+
+// headLen is how much of a volume's start site reads: a qcow2 header
+// to its feature bits, and every magic of otherFormats.
+const headLen = qcow2IncompatAt + 8
+
+// copiedFiles is probedFiles for a base a disk is copied from. libvirt
+// copies a volume in the format it probes at the copy, which may not
+// be the one it reported to the plan: it probes again whenever
+// anything is uploaded into the pool, so the first bytes of a volume
+// it last read as raw (a disk of a domain undefined since its guest
+// wrote them) are read as they are now, and a header there that names
+// other files is refused as if libvirt had read it.
+func (h *hostObs) copiedFiles(pool, name string, vol *volObs) (string, error) {
+	why, err := h.probedFiles(pool, name, vol)
+	if why != "" || err != nil || vol.NoPool != "" || vol.Format != "raw" {
+		return why, err
+	}
+	head, err := h.volumeHead(pool, name, headLen)
+	if err != nil {
+		return "", err
+	}
+	if names := headerNamesFiles(head); names != "" {
+		return "was last read by libvirt as raw, but now begins with " + names + ", which libvirt reads at its next probe of the pool (any upload into it) and copies it as", nil
+	}
+	return "", nil
+}
+
+// headerNamesFiles says which header head begins with when it may name
+// other files than its own ("" when it does not): a qcow2 header
+// naming a backing or an external data file, or a header of another
+// format libvirt probes.
+func headerNamesFiles(head []byte) string {
+	if bytes.HasPrefix(head, qcow2Magic) && len(head) >= 16 {
+		switch {
+		case qcow2DataFile(head) != "":
+			return "a qcow2 header whose data is in an external data file it names"
+		case binary.BigEndian.Uint64(head[8:16]) != 0:
+			return "a qcow2 header naming a backing file"
+		}
+		return ""
+	}
+	for _, o := range otherFormats {
+		if end := int(o.at) + len(o.magic); end <= len(head) && bytes.Equal(head[o.at:end], o.magic) {
+			return "a " + o.name + " header, a format site does not take (it may name other files)"
+		}
+	}
+	return ""
 }
 
 // qcow2DataFile says so when the qcow2 header head keeps the image's

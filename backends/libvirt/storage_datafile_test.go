@@ -250,3 +250,30 @@ func TestNoCopyOfAGuestsDisk(t *testing.T) {
 		t.Fatalf("the copy of a's disk holds victim-root's bytes: the guest's header chose the file copied")
 	}
 }
+
+// TestNoCopyOfAStaleRawRead: nor is a disk made as a copy of a volume
+// no domain has attached whose first bytes are another format's header
+// while libvirt, which has not probed it since the header was written
+// (the raw disk of a domain undefined since), still reads it as raw:
+// the next upload into the pool, before the copy, has libvirt probe it
+// again and copy it in that format.
+func TestNoCopyOfAStaleRawRead(t *testing.T) {
+	r, pool := storageRig(t)
+	r.makePool(pool)
+	r.upload("images", "victim-root", bytes.Repeat([]byte("VICTIMDATA"), (1<<20)/10))
+	r.upload("images", "left-data", make([]byte, 1<<20))
+	writeGuestBytes(t, pool, "left-data", guestDataFileImage(t, 1<<20, filepath.Join(pool.Path, "victim-root")))
+
+	b := r.stopped("b", pool, model.Disk{Pool: "images", Name: "b-copy", SizeBytes: 1 << 20, Base: "left-data", Clone: true})
+	g := r.graph([]*model.VM{b}, nil)
+	obs, run := r.diff(g)
+	if len(obs.Plan.Blocked) == 0 {
+		r.upload("images", "another-runs-upload", pattern(4096))
+		r.apply(g, obs, run)
+	} else if !strings.Contains(obs.Plan.Blocked[0].Reason, "external data file") {
+		t.Errorf("blocked %+v, want b's step refused, saying the header names an external data file", obs.Plan.Blocked)
+	}
+	if got, err := os.ReadFile(filepath.Join(pool.Path, "b-copy")); err == nil && bytes.Contains(got, []byte("VICTIMDATAVICTIMDATA")) {
+		t.Fatalf("the copy of left-data holds victim-root's bytes: the header libvirt had not read yet chose the file copied")
+	}
+}

@@ -121,7 +121,11 @@ func (p *vmPlanner) refuseBaseNamingFiles(disk model.Disk, vol *volObs) error {
 	if p.image(disk) != nil {
 		return nil
 	}
-	why, err := p.h.probedFiles(disk.Pool, disk.Base, vol)
+	read := p.h.probedFiles
+	if disk.Clone {
+		read = p.h.copiedFiles
+	}
+	why, err := read(disk.Pool, disk.Base, vol)
 	if err != nil || why == "" {
 		return err
 	}
