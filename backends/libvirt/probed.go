@@ -9,6 +9,7 @@ import (
 	"slices"
 
 	"libvirt.org/go/libvirt"
+	"libvirt.org/go/libvirtxml"
 
 	"github.com/site-tools/site/compiler/model"
 )
@@ -257,4 +258,32 @@ func (h *hostObs) physicalSize(pool, name string) (uint64, error) {
 		return 0, fmt.Errorf("read the file size of volume %s/%s on %s: %w", pool, name, h.host, plainError(err))
 	}
 	return info.Allocation, nil
+}
+
+// stillReadAs fails unless libvirt still reads vol in format, the one
+// the plan grew it in: libvirt grows a volume in the format it probes,
+// and probes the pool again whenever anything is uploaded into it, so
+// a header a running guest wrote since the plan (and an external data
+// file it names) would be what qemu-img resize grows. format "" (a
+// plan that did not say) is not checked.
+func stillReadAs(vol *libvirt.StorageVol, format string) error {
+	if format == "" {
+		return nil
+	}
+	x, err := vol.GetXMLDesc(0)
+	if err != nil {
+		return fmt.Errorf("read it again before growing it: %w", plainError(err))
+	}
+	var def libvirtxml.StorageVolume
+	if err := def.Unmarshal(x); err != nil {
+		return fmt.Errorf("read it again before growing it: %w", err)
+	}
+	now := "raw"
+	if def.Target != nil && def.Target.Format != nil && def.Target.Format.Type != "" {
+		now = def.Target.Format.Type
+	}
+	if now != format {
+		return fmt.Errorf("the plan read it as %s, but libvirt now reads it as %s (its first bytes, which its guest writes, changed since) and would grow it in that format, following any file such a header names; nothing was grown: run site diff again", format, now)
+	}
+	return nil
 }

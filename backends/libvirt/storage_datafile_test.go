@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/site-tools/site/backends/engine"
 	"github.com/site-tools/site/compiler/model"
 	"github.com/site-tools/site/compiler/plan"
 )
@@ -275,5 +276,41 @@ func TestNoCopyOfAStaleRawRead(t *testing.T) {
 	}
 	if got, err := os.ReadFile(filepath.Join(pool.Path, "b-copy")); err == nil && bytes.Contains(got, []byte("VICTIMDATAVICTIMDATA")) {
 		t.Fatalf("the copy of left-data holds victim-root's bytes: the header libvirt had not read yet chose the file copied")
+	}
+}
+
+// TestResizeRechecksTheFormat: a disk whose guest writes a header
+// after the plan read it is not grown in the format libvirt reads in
+// that header by the time of the resize (it probes the pool again when
+// anything is uploaded into it): the resize checks the format libvirt
+// reads it in first, and fails the step rather than grow the external
+// data file the header names.
+func TestResizeRechecksTheFormat(t *testing.T) {
+	r, pool := storageRig(t)
+	r.makePool(pool)
+	victim := pattern(64 << 10)
+	r.upload("images", "victim-root", victim)
+	a := r.stopped("a", pool, model.Disk{Pool: "images", Name: "a-data", SizeBytes: 1 << 20})
+	r.converge(r.graph([]*model.VM{a}, nil))
+
+	a.Disks[0].SizeBytes = 2 << 20
+	g := r.graph([]*model.VM{a}, nil)
+	obs, run := r.diff(g)
+	writeGuestBytes(t, pool, "a-data", guestDataFileImage(t, 64<<10, filepath.Join(pool.Path, "victim-root")))
+	r.upload("images", "another-runs-upload", pattern(4096))
+	rep, err := r.tryApply(g, obs, run, plan.GateVMDiskResize)
+	if st, serr := os.Stat(filepath.Join(pool.Path, "victim-root")); serr != nil || st.Size() != int64(len(victim)) {
+		t.Fatalf("victim-root after a's disk grew: %v, %d bytes, want %d: the guest's header chose the file grown", serr, fileSize(st), len(victim))
+	}
+	var failed []string
+	if rep != nil {
+		for _, s := range rep.Steps {
+			if s.Status == engine.StatusFailed {
+				failed = append(failed, s.Reason)
+			}
+		}
+	}
+	if len(failed) != 1 || !strings.Contains(failed[0], "reads it as qcow2") {
+		t.Errorf("apply: %v, failed %q; want a's step failed, saying libvirt now reads the volume as qcow2", err, failed)
 	}
 }

@@ -192,7 +192,12 @@ func (a *applier) once(o op) error {
 	case opClearUpload:
 		return a.clearLeftUpload(o.Pool, o.Volume)
 	case opResizeVolume:
-		return a.withVolume(o.Pool, o.Volume, "Resize", func(vol *libvirt.StorageVol) error { return vol.Resize(o.Bytes, 0) })
+		return a.withVolume(o.Pool, o.Volume, "Resize", func(vol *libvirt.StorageVol) error {
+			if err := stillReadAs(vol, o.Format); err != nil {
+				return err
+			}
+			return vol.Resize(o.Bytes, 0)
+		})
 	case opDeleteVolume, opDropVolume:
 		err := a.withVolume(o.Pool, o.Volume, "Delete", func(vol *libvirt.StorageVol) error { return vol.Delete(0) })
 		if isCode(err, libvirt.ERR_NO_STORAGE_VOL) {

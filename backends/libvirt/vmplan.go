@@ -70,6 +70,9 @@ type op struct {
 	Owner                      *owner
 	Bool                       bool
 	Live                       bool // SetMetadata: the domain runs, so change the live definition too
+	// Format, for opResizeVolume, is the format the plan read the
+	// volume in, which libvirt must still read it in to grow it.
+	Format string
 }
 
 func (o op) gate() plan.Gate { return o.Gate }

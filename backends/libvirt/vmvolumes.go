@@ -94,7 +94,7 @@ func (p *vmPlanner) planDisks(want *wantDomain, owned map[string]ownedVolume) er
 			}
 			p.change(key, plan.ActionUpdate, plan.ImpactNextBoot, "grow the disk volume; the guest sees the new size after its next boot and must grow its file system itself",
 				map[string]any{"size": sizeString(capacity)}, map[string]any{"size": sizeString(disk.SizeBytes)}, plan.GateVMDiskResize)
-			p.add(op{Kind: opResizeVolume, Gate: plan.GateVMDiskResize, Pool: disk.Pool, Volume: disk.Name, Bytes: disk.SizeBytes})
+			p.add(op{Kind: opResizeVolume, Gate: plan.GateVMDiskResize, Pool: disk.Pool, Volume: disk.Name, Bytes: disk.SizeBytes, Format: vol.Format})
 		case capacity > disk.SizeBytes:
 			return fmt.Errorf("VM %s: volume %s/%s on %s holds %s but the spec declares %s: site never shrinks a volume (data would be lost); declare its real size, %q",
 				vm.Name, disk.Pool, disk.Name, vm.Host, sizeString(capacity), sizeString(disk.SizeBytes), sizeString(capacity))
