@@ -79,7 +79,8 @@ site.cue: without --config, one beside them is read only where it lies
 in the current directory's tree. It refuses
 (exit 1) a plan whose spec files changed since, naming the file, and
 observes again to refuse one whose live systems changed: "the plan is
-stale".
+stale", naming for each step up to three records whose planned change
+differs.
 
 On a terminal, apply without --ack, --yes or --plan shows the plan and
 asks "Type yes:" before changes that delete, overwrite, restart or
@@ -92,7 +93,8 @@ new, and prints the report with each step's true state ("applied part
 what may be half-done, after releasing the locks of the tenants none
 of whose writes can still land (one whose step is still in flight, or
 whose server does not answer the release, keeps its lock until the
-lease runs out, and site says until when). Ctrl-C while reading where
+lease runs out, and site says until when; so does an entry a request
+taking the lock may have written and site could not remove). Ctrl-C while reading where
 the lock stands, or waiting for another apply's lock (--lock-timeout),
 ends the read or the wait, changing nothing.
 

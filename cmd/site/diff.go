@@ -50,8 +50,8 @@ all, and is listed under "Not planned" with the reason.
   site diff --format markdown > plan.md      for a pull request comment
   site diff --out plan.json tenants/sjc.cue  save it for site apply --plan
   site diff --detailed-exitcode              for CI: exit 2 when changes are pending
-  site diff --max-steps 500 ./tenants/...    a pull-request check: stop, before any
-                                             request, when the scope holds more steps
+  site diff --max-steps 500 ./tenants/...    a pull-request check: exit 1, observing
+                                             nothing, when the scope holds more steps
 
 --target PATTERN (repeatable) keeps only the steps whose ID matches, as
 site graph names them: an exact ID (dns/sjc.example.net.,
@@ -74,9 +74,9 @@ diff the ones apply will get, so that the plan shown (or saved for
 apply --plan) is the one apply carries out.
 
 Exit codes: 0 no changes (or changes without --detailed-exitcode), 2
-changes present with --detailed-exitcode, 1 an error or a step that
-could not be planned (not observed, or refused) and that no gate
-defers, 3 steps that could not be planned and each wait for a gate not
+changes present with --detailed-exitcode, 1 an error (a scope past
+--max-steps too) or a step that could not be planned (not observed, or
+refused) and that no gate defers, 3 steps that could not be planned and each wait for a gate not
 acknowledged (GATE-SECRET-UNREACHABLE).`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return runDiff(cmd, args, diffOptions{pf, format, out, detailed, maxSteps})
