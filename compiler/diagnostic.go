@@ -3,12 +3,10 @@ package compiler
 import (
 	"fmt"
 	"sort"
-	"strconv"
 	"strings"
-	"unicode"
-	"unicode/utf8"
 
 	"github.com/site-tools/site/compiler/model"
+	"github.com/site-tools/site/compiler/visible"
 )
 
 // Diagnostic is one problem in a spec, positioned in the user's file.
@@ -42,44 +40,15 @@ func FormatPos(p model.Pos) string {
 	return fmt.Sprintf("%s:%d:%d", Visible(p.File), p.Line, p.Col)
 }
 
-// Visible returns s with every control character (C0, DEL, C1),
-// Unicode format character (the bidirectional overrides among them),
-// line or paragraph separator and invalid UTF-8 byte written as a Go
-// escape ("\n", "\x1b", "\u202e"), and everything else as it is.
+// Visible returns s as one line of plain text (see package visible):
+// control and format characters, line separators and invalid UTF-8 as
+// Go escapes ("\n", "\x1b", "\u202e"), everything else as it is.
 //
 // Diagnostics quote what a spec holds, and a spec arrives as a pull
 // request: a value that is not valid is quoted all the same, a file's
 // name is the author's to choose, and CUE's own messages quote values
-// as they are. Shown raw, a newline in one starts a line the log of a
-// pull-request check runs as a workflow command (::error::,
-// ::add-mask::, ::stop-commands::), an escape sequence drives the
-// reader's terminal, and a right-to-left override reorders what the
-// line seems to say. Escaped, the reader still sees every byte.
-func Visible(s string) string {
-	i := strings.IndexFunc(s, hidden)
-	if i < 0 && utf8.ValidString(s) {
-		return s
-	}
-	var b strings.Builder
-	for len(s) > 0 {
-		r, n := utf8.DecodeRuneInString(s)
-		switch {
-		case r == utf8.RuneError && n == 1:
-			fmt.Fprintf(&b, `\x%02x`, s[0])
-		case hidden(r):
-			q := strconv.QuoteRune(r)
-			b.WriteString(q[1 : len(q)-1])
-		default:
-			b.WriteString(s[:n])
-		}
-		s = s[n:]
-	}
-	return b.String()
-}
-
-func hidden(r rune) bool {
-	return unicode.IsControl(r) || unicode.In(r, unicode.Cf, unicode.Zl, unicode.Zp)
-}
+// as they are.
+func Visible(s string) string { return visible.String(s) }
 
 // Format renders d on one line, "file:line:col: path: message (also at
 // file:line:col)", "file:line:col: warning: path: ..." for a warning,
