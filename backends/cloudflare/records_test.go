@@ -109,7 +109,7 @@ func TestToCloudflare(t *testing.T) {
 func TestOwnerIsTheWholeMarker(t *testing.T) {
 	tests := []struct{ comment, want string }{
 		{Marker("sjc"), "sjc"},
-		{"managed by site tenant=sjc (do not edit)", "sjc (do not edit)"},
+		{"managed by site tenant=sjc (do not edit)", `"sjc (do not edit)"`},
 		{"hand-made record", ""},
 		{"", ""},
 	}
