@@ -14,6 +14,7 @@ import (
 	"github.com/hashicorp/vault/api"
 
 	"github.com/site-tools/site/backends/endpoint"
+	"github.com/site-tools/site/compiler/visible"
 )
 
 // describe says in a few words why an attempt failed, and whether the
@@ -70,17 +71,21 @@ var multiError = regexp.MustCompile(`^\d+ errors? occurred:\n`)
 
 // errorList joins the errors of a Vault answer on one line, each
 // multi-error text taken apart into its items, so a reason never
-// spreads over lines.
+// spreads over lines. Each item is shown as visible.Short shows it: a
+// store's address may be a name a tenant's records point (README,
+// Trust model), so the answer is the tenant's to write, and a newline,
+// an escape sequence or a megabyte in it would reach the operator's
+// terminal, a workflow log and the plan as they are.
 func errorList(errs []string) string {
 	var out []string
 	for _, e := range errs {
 		if !multiError.MatchString(e) {
-			out = append(out, strings.TrimSpace(e))
+			out = append(out, visible.Short(strings.TrimSpace(e)))
 			continue
 		}
 		for _, line := range strings.Split(e, "\n")[1:] {
 			if item, ok := strings.CutPrefix(strings.TrimSpace(line), "* "); ok {
-				out = append(out, item)
+				out = append(out, visible.Short(item))
 			}
 		}
 	}
