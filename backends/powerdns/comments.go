@@ -10,6 +10,7 @@ import (
 	pdns "github.com/joeig/go-powerdns/v3"
 
 	"github.com/site-tools/site/backends"
+	"github.com/site-tools/site/compiler/visible"
 )
 
 // A PowerDNS whose backend stores no rrset comments (lmdb, and the others
@@ -147,7 +148,7 @@ func (d *Driver) launch(ctx context.Context, c *client) string {
 func cannotMark(c *client, nc noComments, after string) string {
 	backend := "its backend"
 	if nc.launch != "" {
-		backend = "its backend (launch=" + nc.launch + ")"
+		backend = "its backend (launch=" + visible.Short(nc.launch) + ")"
 	}
 	return fmt.Sprintf("PowerDNS at %s (server %s) cannot hold site's owner markers: %s does not store rrset comments, and site marks the records it manages with rrset comments, so it cannot manage zones on this server and writes nothing more to it in this run; "+
 		"run this PowerDNS with a backend that stores comments (launch=gsqlite3, gmysql or gpgsql; pdnsutil b2b-migrate moves the zones over), then run site apply again, %s",

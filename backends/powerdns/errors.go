@@ -15,6 +15,7 @@ import (
 
 	"github.com/site-tools/site/backends"
 	"github.com/site-tools/site/backends/endpoint"
+	"github.com/site-tools/site/compiler/visible"
 )
 
 // APIError is a classified PowerDNS API failure.
@@ -28,6 +29,10 @@ type APIError struct {
 	Err      error // the underlying cause
 }
 
+// Error quotes the server's messages as visible.Short shows them: what
+// answers at the url may be a proxy whose error page is HTML over many
+// lines, of any size, and the error is printed on the terminal, in a
+// workflow log and in the plan.
 func (e *APIError) Error() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s error", e.Class)
@@ -35,9 +40,13 @@ func (e *APIError) Error() string {
 		fmt.Fprintf(&b, " (HTTP %d)", e.Status)
 	}
 	if len(e.Messages) > 0 {
-		b.WriteString(": " + strings.Join(e.Messages, "; "))
+		sep := ": "
+		for _, m := range e.Messages {
+			b.WriteString(sep + visible.Short(m))
+			sep = "; "
+		}
 	} else if e.Err != nil {
-		b.WriteString(": " + e.Err.Error())
+		b.WriteString(": " + visible.Short(e.Err.Error()))
 	}
 	b.WriteString(": " + advice(e.Class))
 	return b.String()

@@ -2,6 +2,8 @@ package powerdns
 
 import (
 	"context"
+	"fmt"
+	"net/http"
 	"strings"
 	"testing"
 	"unicode"
@@ -61,6 +63,44 @@ func TestForeignCommentsPrintAsOneLine(t *testing.T) {
 		}
 		if !strings.Contains(out, `lab\n::error::forged\x1b[2J`) {
 			t.Errorf("the %s plan does not show the forged owner escaped:\n%s", form, out)
+		}
+	}
+}
+
+// TestServerErrorTextIsOneLine: what answers at a PowerDNS url may be a
+// proxy in front of it, whose error page is HTML over many lines, or
+// anything at all. The error that quotes it (the reason a step is not
+// planned, on the terminal, in a workflow log and the plan) shows it
+// escaped on one line and shortened.
+func TestServerErrorTextIsOneLine(t *testing.T) {
+	srv := pdnstest.Shared(t)
+	const zone = "proxied.foreign.test."
+	srv.CreateZone(t, zone)
+	t.Cleanup(func() { srv.Do(context.Background(), "DELETE", "/zones/"+zone, nil) })
+	for _, tc := range []struct{ name, body string }{
+		{"html page", "<html>\n<body>\n::error::forged\x1b[2J</body>\n</html>\n"},
+		{"json error", `{"error": "bad\n::error::forged\u001b[2J"}`},
+		{"5.1 errors", `{"errors": ["bad\n::error::forged\u001b[2J", "more"]}`},
+		{"a megabyte", strings.Repeat("x", 1<<20)},
+	} {
+		for _, status := range []int{http.StatusBadGateway, http.StatusUnprocessableEntity} {
+			t.Run(fmt.Sprint(tc.name, " ", status), func(t *testing.T) {
+				srv.FailWhen(t, func(r *http.Request) (int, string, bool) { return status, tc.body, r.Method == "GET" })
+				sp, err := testDriver().Plan(context.Background(), zoneStep(srv, "office1", zone), newRun(srv))
+				if err == nil {
+					t.Fatalf("got a plan with %q, want an error", summary(sp.Changes))
+				}
+				msg := err.Error()
+				if i := strings.IndexFunc(msg, unicode.IsControl); i >= 0 {
+					t.Errorf("error %q holds %q, which site prints as it is", msg, msg[i:i+1])
+				}
+				if len(msg) > 2000 {
+					t.Errorf("error is %d bytes, want the server's text shortened", len(msg))
+				}
+				if !strings.Contains(msg, "nothing is planned") {
+					t.Errorf("error %q does not say that nothing is planned", msg)
+				}
+			})
 		}
 	}
 }
