@@ -41,6 +41,9 @@ func describe(err error, timeout time.Duration) (reason string, answered bool) {
 	if errors.As(err, &nv) {
 		return nv.Error(), false
 	}
+	if errors.As(err, &answerTooLarge{}) {
+		return answerTooLarge{}.Error(), false
+	}
 	var redirect *endpoint.RedirectError
 	if errors.As(err, &redirect) {
 		return redirect.Error(), true

@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"unicode"
 )
@@ -26,7 +27,7 @@ func TestHostileErrorTextIsOneLine(t *testing.T) {
 		{"server trouble, passed over", http.StatusInternalServerError, []string{forged}},
 		{"bad request, final", http.StatusBadRequest, []string{forged}},
 		{"multi-error text", http.StatusInternalServerError, []string{"2 errors occurred:\n\t* " + forged + "\n\t* again\x1b[2J\n\n"}},
-		{"a megabyte", http.StatusInternalServerError, []string{strings.Repeat("x", 1<<20)}},
+		{"half a megabyte", http.StatusInternalServerError, []string{strings.Repeat("x", 512<<10)}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			hostile := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -62,5 +63,49 @@ func TestHostileErrorTextIsOneLine(t *testing.T) {
 				t.Errorf("what site shows is %d bytes, want the store's error shortened", len(text))
 			}
 		})
+	}
+}
+
+// TestHugeAnswerIsCut: an address that answers a read with an endless
+// secret (a store at a tenant's name can) is read no further than a
+// secret or an error could be long, rather than into the runner's
+// memory until the 5 s timeout; the read moves on to the next address.
+func TestHugeAnswerIsCut(t *testing.T) {
+	const stream = 1 << 30
+	var written atomic.Int64
+	hostile := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		chunk := []byte(strings.Repeat("x", 64<<10))
+		n, _ := w.Write([]byte(`{"data": {"data": {"token": "`))
+		written.Add(int64(n))
+		for written.Load() < stream {
+			n, err := w.Write(chunk)
+			written.Add(int64(n))
+			if err != nil {
+				return
+			}
+		}
+	}))
+	t.Cleanup(hostile.Close)
+	srv := newVault(t)
+	step := secretStep(hostile.URL, srv.URL)
+	run := newRun(map[string]string{"VAULT_TOKEN": testToken})
+	sp, err := New().Plan(context.Background(), step, run)
+	if err != nil {
+		t.Fatalf("got %v, want the second address read", err)
+	}
+	if got := readSecret(t, run, step); got != testValue {
+		t.Errorf("the secret was not read from the second address")
+	}
+	hostile.CloseClientConnections()
+	if n := written.Load(); n > 64<<20 {
+		t.Errorf("site took %d MiB of the answer, want it cut at what a secret can be", n>>20)
+	}
+	res, err := New().Apply(context.Background(), sp, run)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if notes := strings.Join(res.Notes, "\n"); !strings.Contains(notes, "larger than") {
+		t.Errorf("notes %q do not say why the first address was passed over", notes)
 	}
 }
