@@ -8,6 +8,7 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"unicode"
 
 	"github.com/site-tools/site/compiler/golden"
 )
@@ -519,5 +520,26 @@ func TestNoChangesSaysItsScope(t *testing.T) {
 		if text.String() != tc.want || !strings.HasSuffix(md.String(), tc.want) {
 			t.Errorf("only %v, targets %v: text %q, markdown %q, want %q", tc.only, tc.targets, text.String(), md.String(), tc.want)
 		}
+	}
+}
+
+// TestRenderEscapesFormatCharacters: record data observed live may be
+// written by anyone (PowerDNS keeps a TXT's UTF-8 as it was sent), and
+// JSON leaves a right-to-left override as it is, which would reorder
+// how the rest of the line reads on a terminal or in a comment. render
+// shows every format character as a JSON escape, still valid JSON.
+func TestRenderEscapesFormatCharacters(t *testing.T) {
+	for _, v := range []any{"a\u202eb\u2066c\ufeffd\U000e0041", []string{"ok", "a\u202eb"}, map[string]any{"values": []string{"\u200fx"}}} {
+		got := render(v)
+		if i := strings.IndexFunc(got, func(r rune) bool { return unicode.Is(unicode.Cf, r) }); i >= 0 {
+			t.Errorf("render(%q) = %q, which holds a format character", v, got)
+		}
+		var back any
+		if err := json.Unmarshal([]byte(got), &back); err != nil {
+			t.Errorf("render(%q) = %q, not JSON: %v", v, got, err)
+		}
+	}
+	if got, want := render("a\u202eb"), `"a\u202eb"`; got != want {
+		t.Errorf("render = %s, want %s", got, want)
 	}
 }

@@ -10,6 +10,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"unicode"
+	"unicode/utf16"
 )
 
 // TextOptions control the text form of a plan.
@@ -397,13 +399,38 @@ func render(v any) string {
 	}
 	var plain any
 	if json.Unmarshal([]byte(s), &plain) != nil {
-		return s
+		return escapeFormat(s)
 	}
 	if s, err = encode(plain); err != nil {
 		return fmt.Sprint(v)
 	}
-	return s
+	return escapeFormat(s)
 }
+
+// escapeFormat writes the Unicode format characters JSON leaves as they
+// are (a right-to-left override, a zero-width joiner) as JSON escapes,
+// so the text stays the same JSON. Live record data is whoever wrote
+// it's, and an override would reorder how the rest of the line reads.
+func escapeFormat(s string) string {
+	if !strings.ContainsFunc(s, isFormat) {
+		return s
+	}
+	var b strings.Builder
+	for _, r := range s {
+		switch {
+		case !isFormat(r):
+			b.WriteRune(r)
+		case r > 0xffff: // JSON writes it as a surrogate pair
+			hi, lo := utf16.EncodeRune(r)
+			fmt.Fprintf(&b, `\u%04x\u%04x`, hi, lo)
+		default:
+			fmt.Fprintf(&b, `\u%04x`, r)
+		}
+	}
+	return b.String()
+}
+
+func isFormat(r rune) bool { return unicode.Is(unicode.Cf, r) }
 
 // renderPlain renders what most changes carry (a TTL, a string, a list
 // of strings) as render would, without its three passes through
