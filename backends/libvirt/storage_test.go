@@ -387,6 +387,9 @@ func TestMissingPoolOrBaseSaysWhereAndWhatExists(t *testing.T) {
 			[]string{"tenants/lab.cue:9:12: ", "base volume bigg.raw, which is not in pool images", "which is not in pool images on qemu:///session (host local), which holds big.raw (did you mean big.raw?): declare it"}},
 		{"base far", model.Disk{Pool: "images", Name: "web-root", SizeBytes: 2 << 20, Base: "debian.qcow2", BasePos: at},
 			[]string{"which holds big.raw: declare it"}},
+		// A disk smaller than its base: the size to raise is the disk's.
+		{"smaller than its base", model.Disk{Pool: "images", Name: "web-root", SizeBytes: 512 << 10, Base: "big.raw", Pos: at},
+			[]string{"tenants/lab.cue:9:12: ", "a disk is at least as large as its base"}},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			vm := r.stopped("web", pool, tt.disk)

@@ -48,11 +48,11 @@ func (p *vmPlanner) base(disk model.Disk) (*baseImage, error) {
 		if vol.Unknown != "" {
 			why += ", and " + vol.Unknown
 		}
-		return nil, fmt.Errorf("VM %s: disk %s starts from base volume %s in pool %s on %s (host %s), but that pool %s, so the base cannot be checked: have site make and start it first (site apply --target %s), make sure the image is in it (copy the file into the pool's directory and run virsh pool-refresh %s, or virsh vol-upload), then apply again",
-			vm.Name, disk.Name, disk.Base, disk.Pool, vm.Host, vm.HostName, why, poolStepID(vm, disk.Pool), disk.Pool)
+		return nil, fmt.Errorf("%sVM %s: disk %s starts from base volume %s in pool %s on %s (host %s), but that pool %s, so the base cannot be checked: have site make and start it first (site apply --target %s), make sure the image is in it (copy the file into the pool's directory and run virsh pool-refresh %s, or virsh vol-upload), then apply again",
+			at(disk.BasePos), vm.Name, disk.Name, disk.Base, disk.Pool, vm.Host, vm.HostName, why, poolStepID(vm, disk.Pool), disk.Pool)
 	case vol.Partial:
-		return nil, fmt.Errorf("VM %s: disk %s starts from base volume %s in pool %s on %s (host %s), but an upload into it has not finished (its marker %s is beside it), so it is not the image yet: if no other site run is uploading it, declare it in site.cue (hosts: %s: images: %q: {pool: %q, source: FILE}) for site to upload it again, or delete the volume and its marker and upload it yourself (virsh -c %s vol-delete --pool %s %s; virsh -c %s vol-delete --pool %s %s); nothing was changed",
-			vm.Name, disk.Name, disk.Base, disk.Pool, vm.Host, vm.HostName, strings.Join(vol.Markers, ", "), vm.HostName, disk.Base, disk.Pool, vm.Host, disk.Pool, disk.Base, vm.Host, disk.Pool, vol.Markers[len(vol.Markers)-1])
+		return nil, fmt.Errorf("%sVM %s: disk %s starts from base volume %s in pool %s on %s (host %s), but an upload into it has not finished (its marker %s is beside it), so it is not the image yet: if no other site run is uploading it, declare it in site.cue (hosts: %s: images: %q: {pool: %q, source: FILE}) for site to upload it again, or delete the volume and its marker and upload it yourself (virsh -c %s vol-delete --pool %s %s; virsh -c %s vol-delete --pool %s %s); nothing was changed",
+			at(disk.BasePos), vm.Name, disk.Name, disk.Base, disk.Pool, vm.Host, vm.HostName, strings.Join(vol.Markers, ", "), vm.HostName, disk.Base, disk.Pool, vm.Host, disk.Pool, disk.Base, vm.Host, disk.Pool, vol.Markers[len(vol.Markers)-1])
 	case !vol.Exists:
 		return nil, fmt.Errorf("%sVM %s: disk %s starts from base volume %s, which is not in pool %s on %s (host %s)%s: declare it in site.cue (hosts: %s: images: %q: {pool: %q, source: FILE}) for site to upload, or provide it yourself: virsh -c %s vol-create-as %s %s SIZE --format qcow2 && virsh -c %s vol-upload --pool %s %s FILE (or copy the file into the pool's directory and run virsh pool-refresh %s); nothing was changed",
 			at(disk.BasePos), vm.Name, disk.Name, disk.Base, disk.Pool, vm.Host, vm.HostName, p.h.volumesThere(disk.Pool, disk.Base), vm.HostName, disk.Base, disk.Pool, vm.Host, disk.Pool, disk.Base, vm.Host, disk.Pool, disk.Base, disk.Pool)
@@ -64,8 +64,8 @@ func (p *vmPlanner) base(disk model.Disk) (*baseImage, error) {
 		return nil, fmt.Errorf("%sVM %s: disk %s starts from base volume %s/%s on %s, which reads as a %s overlay on %q: a disk made from it would read that file too, and the header that says so may be a guest's (a raw disk left in the pool), so site refuses it; start from an image site.cue declares (hosts: %s: images: ...), or a volume that is no overlay; nothing was changed",
 			at(disk.BasePos), vm.Name, disk.Name, disk.Pool, disk.Base, vm.Host, vol.Format, vol.Backing, vm.HostName)
 	case disk.SizeBytes < vol.Capacity:
-		return nil, fmt.Errorf("VM %s: disk %s is %s but its base %s/%s on %s holds %s: a disk is at least as large as its base; declare size: %q or more",
-			vm.Name, disk.Name, sizeString(disk.SizeBytes), disk.Pool, disk.Base, vm.Host, sizeString(vol.Capacity), sizeString(vol.Capacity))
+		return nil, fmt.Errorf("%sVM %s: disk %s is %s but its base %s/%s on %s holds %s: a disk is at least as large as its base; declare size: %q or more",
+			at(disk.Pos), vm.Name, disk.Name, sizeString(disk.SizeBytes), disk.Pool, disk.Base, vm.Host, sizeString(vol.Capacity), sizeString(vol.Capacity))
 	}
 	if err := p.refuseBaseNamingFiles(disk, vol); err != nil {
 		return nil, err
