@@ -81,13 +81,29 @@ func (n netDriver) do(c *libvirt.Connect, host string, o netOp) error {
 	if o.Kind == netDefine {
 		n.d.defineNet.Lock()
 		defer n.d.defineNet.Unlock()
+		// The plan's overlap check saw the host as it was then; another
+		// tenant's apply may have defined a network since. libvirt does
+		// not refuse an overlapping define, and its start refuses only a
+		// prefix some route has exactly (10.90.0.0/16 starts beside a
+		// running 10.90.0.0/24), so check again right before acting.
+		if err := n.recheckOverlap(c, host, o); err != nil {
+			return fmt.Errorf("%w; that network was defined after this run's plan (another tenant's apply, which holds a lock of its own, or the operator), so site defined nothing", err)
+		}
 		done := n.d.calling(server, "NetworkDefineXML "+o.Name)
 		nw, err := c.NetworkDefineXML(o.XML)
 		done()
 		if err != nil {
 			return fmt.Errorf("define network %s on %s: %w", o.Name, host, err)
 		}
-		return nw.Free()
+		_ = nw.Free()
+		// Two applies may both check before either defines. Checking
+		// again after the define closes that: the later of two defines
+		// sees the earlier one and takes its own back (both may; never
+		// both stay).
+		if err := n.recheckOverlap(c, host, o); err != nil {
+			return fmt.Errorf("%w; that network was defined while this run defined %s, so %s; run site diff again, then apply", err, o.Name, n.undoDefine(c, host, o))
+		}
+		return nil
 	}
 	done := n.d.calling(server, "LookupNetworkByName "+o.Name)
 	nw, err := c.LookupNetworkByName(o.Name)
@@ -139,4 +155,45 @@ func (n netDriver) do(c *libvirt.Connect, host string, o netOp) error {
 		return fmt.Errorf("network %s on %s: %w", o.Name, host, err)
 	}
 	return nil
+}
+
+// recheckOverlap reads host's networks now and checks o's network
+// against them as the plan did.
+func (n netDriver) recheckOverlap(c *libvirt.Connect, host string, o netOp) error {
+	if o.Net == nil || o.Net.CIDR == "" {
+		return nil
+	}
+	nets, err := observeNetworks(n.d, c, host)
+	if err != nil {
+		return fmt.Errorf("network %s on %s: check the host's networks again before defining it: %w", o.Name, host, err)
+	}
+	return (&hostObs{host: host, networks: nets}).checkOverlap(o.Net)
+}
+
+// undoDefine takes back a define whose network was found overlapping
+// another after it: it undefines a network the define made, or puts
+// back the definition it replaced, and says which it did.
+func (n netDriver) undoDefine(c *libvirt.Connect, host string, o netOp) string {
+	server := n.d.server(host)
+	if o.Prev != "" {
+		done := n.d.calling(server, "NetworkDefineXML "+o.Name)
+		nw, err := c.NetworkDefineXML(o.Prev)
+		done()
+		if err != nil {
+			return fmt.Sprintf("putting back the definition it replaced failed (%v): check it with virsh -c %s net-dumpxml --inactive %s", plainError(err), host, o.Name)
+		}
+		_ = nw.Free()
+		return "site put back the definition it replaced"
+	}
+	done := n.d.calling(server, "Undefine of network "+o.Name)
+	defer done()
+	nw, err := c.LookupNetworkByName(o.Name)
+	if err == nil {
+		defer nw.Free()
+		err = nw.Undefine()
+	}
+	if err != nil {
+		return fmt.Sprintf("undefining it again failed (%v): remove it with virsh -c %s net-undefine %s", plainError(err), host, o.Name)
+	}
+	return "site undefined it again"
 }

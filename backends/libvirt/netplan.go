@@ -41,6 +41,14 @@ type netOp struct {
 	// network, the persistent definition (not when a define writes it),
 	// or both.
 	Live, Config bool
+	// Net is the network a define writes, whose cidr the define checks
+	// against the host's other networks again as it acts: another
+	// tenant's apply (its lock is its own) may define one between this
+	// run's plan and its define. Prev is the persistent definition the
+	// define replaces, "" when it makes the network, to put back when
+	// that check fails after the define.
+	Net  *model.Network
+	Prev string
 }
 
 func (o netOp) gate() plan.Gate { return o.Gate }
@@ -147,7 +155,7 @@ func (p *netPlanner) planCreate(hosts []libvirtxml.NetworkDHCPHost) error {
 		after["dhcp hosts"] = hostLines(hosts)
 	}
 	p.change(p.step.ID, plan.ActionCreate, plan.ImpactNone, "new "+modeWords[nw.ModeOrNAT()], nil, after)
-	p.add(netOp{Kind: netDefine, Name: nw.Name, XML: x}, netOp{Kind: netStart, Name: nw.Name})
+	p.add(netOp{Kind: netDefine, Name: nw.Name, XML: x, Net: nw}, netOp{Kind: netStart, Name: nw.Name})
 	if nw.Autostart {
 		p.add(netOp{Kind: netAutostart, Name: nw.Name, Bool: true})
 	}
@@ -201,7 +209,7 @@ func (p *netPlanner) planUpdate(o *netObs, hosts []libvirtxml.NetworkDHCPHost) e
 			}
 			p.change(p.step.ID, plan.ActionUpdate, imp, reason, map[string]any{"network": before}, map[string]any{"network": after})
 		}
-		p.add(netOp{Kind: netDefine, Name: nw.Name, XML: x})
+		p.add(netOp{Kind: netDefine, Name: nw.Name, XML: x, Net: nw, Prev: o.XML})
 	}
 	if o.Active && before == after && live != after {
 		p.change(p.step.ID, plan.ActionUpdate, plan.ImpactNextBoot, "already in the persistent definition; "+p.restartHint(),
@@ -260,7 +268,7 @@ func (p *netPlanner) planRecreate(o *netObs, def *libvirtxml.Network, was model.
 		p.change(p.step.ID, plan.ActionUpdate, plan.ImpactDestroy,
 			reason+", so it is stopped, defined anew and started (nothing uses it: no attached interfaces, no DHCP leases)",
 			map[string]any{"network": before}, map[string]any{"network": after}, plan.GateNetDestroy)
-		p.add(netOp{Kind: netStop, Gate: plan.GateNetDestroy, Name: nw.Name}, netOp{Kind: netDefine, Name: nw.Name, XML: x}, netOp{Kind: netStart, Name: nw.Name})
+		p.add(netOp{Kind: netStop, Gate: plan.GateNetDestroy, Name: nw.Name}, netOp{Kind: netDefine, Name: nw.Name, XML: x, Net: nw, Prev: o.XML}, netOp{Kind: netStart, Name: nw.Name})
 	}
 	// Autostart is host side only: it changes whether or not the mode
 	// can change yet.

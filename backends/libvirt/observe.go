@@ -180,7 +180,19 @@ func observeHost(d *Driver, c *libvirt.Connect, host string) (*hostObs, error) {
 		}
 		h.domains[o.Name] = o
 	}
-	done = d.calling(server, "ListAllNetworks")
+	if h.networks, err = observeNetworks(d, c, host); err != nil {
+		return nil, err
+	}
+	h.namesBridgedNICs()
+	return h, nil
+}
+
+// observeNetworks reads every network on host, by name: for the host's
+// observation, and again right before a define relies on what the
+// others hold (netapply.go).
+func observeNetworks(d *Driver, c *libvirt.Connect, host string) (map[string]*netObs, error) {
+	server := d.server(host)
+	done := d.calling(server, "ListAllNetworks")
 	nets, err := c.ListAllNetworks(0)
 	done()
 	if err != nil {
@@ -191,6 +203,7 @@ func observeHost(d *Driver, c *libvirt.Connect, host string) (*hostObs, error) {
 			_ = nets[i].Free()
 		}
 	}()
+	m := map[string]*netObs{}
 	for i := range nets {
 		name, _ := nets[i].GetName() // held by the handle, as a domain's
 		done := d.await(server, "IsActive, IsPersistent, GetAutostart, GetXMLDesc of network "+name)
@@ -202,10 +215,9 @@ func observeHost(d *Driver, c *libvirt.Connect, host string) (*hostObs, error) {
 			}
 			return nil, fmt.Errorf("observe a network on %s: %w", host, err)
 		}
-		h.networks[o.Name] = o
+		m[o.Name] = o
 	}
-	h.namesBridgedNICs()
-	return h, nil
+	return m, nil
 }
 
 func observeDomain(d *Driver, dom *libvirt.Domain) (*domObs, error) {
