@@ -155,7 +155,22 @@ func observeHost(d *Driver, c *libvirt.Connect, host string) (*hostObs, error) {
 	if d.opts.DomainType != "" {
 		h.domType = d.opts.DomainType
 	}
-	done = d.calling(server, "ListAllDomains")
+	if h.domains, err = observeDomains(d, c, host); err != nil {
+		return nil, err
+	}
+	if h.networks, err = observeNetworks(d, c, host); err != nil {
+		return nil, err
+	}
+	h.namesBridgedNICs()
+	return h, nil
+}
+
+// observeDomains reads every domain on host, by name: for the host's
+// observation, and again right before a define relies on which volumes
+// the others have (voluse.go).
+func observeDomains(d *Driver, c *libvirt.Connect, host string) (map[string]*domObs, error) {
+	server := d.server(host)
+	done := d.calling(server, "ListAllDomains")
 	doms, err := c.ListAllDomains(0)
 	done()
 	if err != nil {
@@ -166,6 +181,7 @@ func observeHost(d *Driver, c *libvirt.Connect, host string) (*hostObs, error) {
 			_ = doms[i].Free()
 		}
 	}()
+	m := map[string]*domObs{}
 	for i := range doms {
 		// The handle holds the name: asking for it calls no daemon.
 		name, _ := doms[i].GetName()
@@ -178,13 +194,9 @@ func observeHost(d *Driver, c *libvirt.Connect, host string) (*hostObs, error) {
 			}
 			return nil, fmt.Errorf("observe a domain on %s: %w", host, err)
 		}
-		h.domains[o.Name] = o
+		m[o.Name] = o
 	}
-	if h.networks, err = observeNetworks(d, c, host); err != nil {
-		return nil, err
-	}
-	h.namesBridgedNICs()
-	return h, nil
+	return m, nil
 }
 
 // observeNetworks reads every network on host, by name: for the host's

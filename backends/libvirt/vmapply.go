@@ -205,13 +205,15 @@ func (a *applier) once(o op) error {
 		}
 		return err
 	case opDefine:
-		done := a.calling("DomainDefineXML " + o.Domain)
-		dom, err := a.c.DomainDefineXML(o.XML)
-		done()
-		if err != nil {
-			return fmt.Errorf("define domain %s on %s: %w", o.Domain, a.host, err)
-		}
-		return dom.Free()
+		return a.defineGuarded(o, func() error {
+			done := a.calling("DomainDefineXML " + o.Domain)
+			dom, err := a.c.DomainDefineXML(o.XML)
+			done()
+			if err != nil {
+				return fmt.Errorf("define domain %s on %s: %w", o.Domain, a.host, err)
+			}
+			return dom.Free()
+		})
 	}
 
 	dom, err := a.domain(o.Domain)

@@ -73,6 +73,21 @@ type op struct {
 	// Format, for opResizeVolume, is the format the plan read the
 	// volume in, which libvirt must still read it in to grow it.
 	Format string
+	// Guard, for opDefine, lists the volumes the plan found no other
+	// tenant's domain has (a disk the VM attaches, a base it makes a
+	// disk from), which the define checks again as it acts: another
+	// tenant's apply (its lock is its own) may attach one meanwhile.
+	// New says the define makes the domain, which undoing it undefines.
+	Guard []guardedVolume
+	New   bool
+}
+
+// guardedVolume is a volume a VM's plan relied on no other tenant's
+// domain having: pool/name at path ("" when unknown), the disk the VM
+// has on it or, for a base, the disk made from it.
+type guardedVolume struct {
+	Pool, Name, Path, Disk string
+	Base                   bool
 }
 
 func (o op) gate() plan.Gate { return o.Gate }
@@ -128,6 +143,9 @@ type vmPlanner struct {
 	changes []plan.Change
 	notes   []string
 	seen    []string // observed facts, for the fingerprint
+	// guard is what the plan found free of other tenants' domains, for
+	// the define to check again (op.Guard).
+	guard []guardedVolume
 }
 
 func (p *vmPlanner) change(key string, a plan.Action, imp plan.Impact, reason string, before, after map[string]any, gates ...plan.Gate) {
@@ -135,7 +153,12 @@ func (p *vmPlanner) change(key string, a plan.Action, imp plan.Impact, reason st
 		Action: a, Impact: imp, Gates: gates, Reason: reason, Before: before, After: after})
 }
 
-func (p *vmPlanner) add(o op) { p.det.ops = append(p.det.ops, o) }
+func (p *vmPlanner) add(o op) {
+	if o.Kind == opDefine {
+		o.Guard = slices.Clone(p.guard)
+	}
+	p.det.ops = append(p.det.ops, o)
+}
 
 // notRead records that a volume in pool could not be read because of
 // vol.NoPool, so Apply must plan the step again once the pool runs.
@@ -215,7 +238,7 @@ func (p *vmPlanner) planCreate(want *wantDomain) {
 		}
 	}
 	p.change(p.step.ID, plan.ActionCreate, plan.ImpactNone, "new domain ("+p.h.domType+")", nil, after)
-	p.add(op{Kind: opDefine, Domain: vm.Name, XML: x})
+	p.add(op{Kind: opDefine, Domain: vm.Name, XML: x, New: true})
 	if vm.Autostart {
 		p.add(op{Kind: opSetAutostart, Domain: vm.Name, Bool: true})
 	}

@@ -1,6 +1,7 @@
 package libvirt
 
 import (
+	"errors"
 	"fmt"
 	"slices"
 
@@ -129,6 +130,7 @@ func diskOn(def *libvirtxml.Domain, pool, name, path string) (string, bool) {
 func (p *vmPlanner) refuseForeignDisk(disk model.Disk, path string) error {
 	u := p.foreignUser(disk.Pool, disk.Name, path)
 	if u == nil {
+		p.guard = append(p.guard, guardedVolume{Pool: disk.Pool, Name: disk.Name, Path: path, Disk: disk.Name})
 		return nil
 	}
 	return fmt.Errorf("%sVM %s on %s: volume %s/%s is attached to %s: as this VM's disk it would give the VM that domain's data, so site refuses it; "+
@@ -155,6 +157,7 @@ func (p *vmPlanner) refuseLeftDisk(disk model.Disk, path string) error {
 func (p *vmPlanner) refuseForeignBase(disk model.Disk, path string) error {
 	u := p.foreignUser(disk.Pool, disk.Base, path)
 	if u == nil {
+		p.guard = append(p.guard, guardedVolume{Pool: disk.Pool, Name: disk.Base, Path: path, Disk: disk.Name, Base: true})
 		return nil
 	}
 	how := "an overlay on it would read that domain's data"
@@ -228,4 +231,87 @@ func at(pos model.Pos) string {
 		return ""
 	}
 	return compiler.FormatPos(pos) + ": "
+}
+
+// recheckUsers reads the host's domains now and checks that none but
+// the define's own and its tenant's has a volume in o.Guard, as the
+// plan found: another tenant's apply holds a lock of its own, and
+// libvirt defines two domains on one volume without a word (QEMU's
+// image locking keeps only two running guests from writing it at
+// once).
+func (a *applier) recheckUsers(o op) error {
+	if len(o.Guard) == 0 {
+		return nil
+	}
+	doms, err := observeDomains(a.d, a.c, a.host)
+	if err != nil {
+		return fmt.Errorf("VM %s: check the host's domains again before defining it: %w", o.Domain, err)
+	}
+	p := &vmPlanner{h: &hostObs{host: a.host, domains: doms}, vm: &model.VM{Name: o.Domain, Tenant: a.tenant, Host: a.host}}
+	for _, g := range o.Guard {
+		u := p.foreignUser(g.Pool, g.Name, g.Path)
+		if u == nil {
+			continue
+		}
+		what := "as this VM's disk it would give the VM that domain's data"
+		if g.Base {
+			what = fmt.Sprintf("disk %s would be made from it and read that domain's data", g.Disk)
+		}
+		return volumeTakenError{pool: g.Pool, name: g.Name, msg: fmt.Sprintf("VM %s on %s: volume %s/%s is attached to %s: %s, so site refuses it; name another volume, or %s",
+			o.Domain, a.host, g.Pool, g.Name, u.describe(), what, u.freeing(a.host, g.Pool, g.Name))}
+	}
+	return nil
+}
+
+// volumeTakenError is recheckUsers' refusal: volume pool/name is
+// another tenant's domain's.
+type volumeTakenError struct {
+	pool, name, msg string
+}
+
+func (e volumeTakenError) Error() string { return e.msg }
+
+// defineGuarded defines o's domain, checking right before and right
+// after that no other tenant's domain has a volume the plan found free.
+// Two applies that each check before they define may both check first;
+// the check after the define closes that: the later of two defines sees
+// the earlier and takes its own back (both may; never both stay).
+func (a *applier) defineGuarded(o op, define func() error) error {
+	if err := a.recheckUsers(o); err != nil {
+		return fmt.Errorf("%w; that domain had it after this run's plan (another tenant's apply, which holds a lock of its own, or the operator): nothing was changed", err)
+	}
+	if err := define(); err != nil {
+		return err
+	}
+	err := a.recheckUsers(o)
+	var taken volumeTakenError
+	if !errors.As(err, &taken) {
+		return err
+	}
+	return fmt.Errorf("%w; that domain was given it while this run defined %s, so %s; run site diff again, then apply", err, o.Domain, a.undoDefine(o, taken))
+}
+
+// undoDefine takes back a define that attached a volume another
+// tenant's domain has: it undefines a domain the define made (site has
+// made none of its volumes yet: their creates come after), and
+// otherwise takes the disk on that volume out of the definition again.
+// It says which it did.
+func (a *applier) undoDefine(o op, taken volumeTakenError) string {
+	if o.New {
+		dom, err := a.domain(o.Domain)
+		if err == nil {
+			done := a.calling("Undefine of domain " + o.Domain)
+			err = dom.Undefine()
+			done()
+			_ = dom.Free()
+		}
+		if err != nil {
+			return fmt.Sprintf("undefining it again failed (%v): remove it with virsh -c %s undefine %s", plainError(err), a.host, o.Domain)
+		}
+		return "site undefined it again"
+	}
+	if err := a.unclaim(o.Domain, taken.pool, taken.name); err != nil {
+		return fmt.Sprintf("taking its disk on %s/%s out again failed (%v): take it out with virsh -c %s edit %s", taken.pool, taken.name, plainError(err), a.host, o.Domain)
+	}
+	return fmt.Sprintf("site took its disk on %s/%s out of the definition again", taken.pool, taken.name)
 }
