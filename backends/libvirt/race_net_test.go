@@ -124,3 +124,51 @@ func TestNetworkOverlapDefinedAtOnceIsUndone(t *testing.T) {
 	}
 	wantNetworks(t, other.conn(), "other-lan", "lan")
 }
+
+// TestNetworkOverlapOnUpdateIsPutBack: a cidr change writes the
+// network's definition anew; found overlapping another tenant's network
+// right after, the define puts back the definition it replaced.
+func TestNetworkOverlapOnUpdateIsPutBack(t *testing.T) {
+	s := libvirttest.StartSession(t)
+	uri, held := holdingProxy(t, strings.TrimPrefix(s.URI, "qemu+unix:///session?socket="), procNetworkDefineXML)
+	r := newRig(t, sessionHost, Options{URIMap: map[string]string{sessionHost: uri}})
+	other := newRig(t, sessionHost, Options{URIMap: map[string]string{sessionHost: s.URI}})
+	// The tenant's network as an earlier apply defined it (a session
+	// daemon cannot start it: it makes no bridges).
+	nw, err := other.conn().NetworkDefineXML(`<network><name>lan</name><ip address="10.94.0.1" prefix="24"/>` +
+		`<metadata><site:owner xmlns:site="` + OwnerNS + `" tenant="` + tenant + `"/></metadata></network>`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	was, _ := nw.GetXMLDesc(libvirt.NETWORK_XML_INACTIVE)
+	lan := &model.Network{Tenant: tenant, Name: "lan", Host: r.host, CIDR: "10.95.0.0/24", Mode: model.NetIsolated}
+	g := r.graph(nil, []*model.Network{lan})
+	obs, run := r.diff(g)
+	if len(obs.Plan.Blocked) > 0 {
+		t.Fatalf("blocked: %+v", obs.Plan.Blocked)
+	}
+	type result struct {
+		rep *engine.Report
+		err error
+	}
+	done := make(chan result, 1)
+	go func() {
+		rep, err := r.tryApply(g, obs, run)
+		done <- result{rep, err}
+	}()
+	h := <-held
+	othersNetwork(t, other.conn(), "other-lan", "10.95.0.1", false)
+	close(h.release)
+	res := <-done
+	if res.err != nil {
+		t.Fatal(res.err)
+	}
+	step := stepReport(t, res.rep, "network/"+r.host+"/lan")
+	if step.Status != engine.StatusFailed || !strings.Contains(step.Reason, "put back the definition it replaced") {
+		t.Fatalf("the network's step %s (%s), want failed, the definition put back", step.Status, step.Reason)
+	}
+	if got, _ := nw.GetXMLDesc(libvirt.NETWORK_XML_INACTIVE); got != was {
+		t.Errorf("lan's definition is\n%s\nwant it put back to\n%s", got, was)
+	}
+	nw.Free()
+}
