@@ -164,6 +164,10 @@
 // check makes no libvirt call, and a VM whose disks are attached to it
 // already does not run it. A base no domain attaches (an image) is
 // every tenant's; a disk's backing chain does not attach its base.
+// Each tenant's apply holds its own lock, so another tenant's apply may
+// attach such a volume between this run's plan and its define: the
+// define reads the host's domains again right before it acts and right
+// after, and takes a define that lost back (applier.defineGuarded).
 //
 // Resources a tenant no longer declares are found without a state file:
 // for a tenant with a VM step on a host, Driver.Discover lists the
@@ -201,7 +205,9 @@
 // would start anyway and fail only the guests on). A network whose
 // address range overlaps another network on the host that is not its
 // tenant's own (libvirt's default, the operator's, another tenant's) is
-// refused at plan time (netplan.go, checkOverlap); the host's routes
+// refused at plan time (netplan.go, checkOverlap), and again right
+// before and after its define, for a network another tenant's apply
+// defined meanwhile (netapply.go, recheckOverlap); the host's routes
 // that are not libvirt networks are not read. No routed or
 // open mode. libvirt cannot change an active network's mode, and a new
 // definition alone would switch it at the next restart, unannounced: a
