@@ -1,8 +1,6 @@
 package libvirt
 
 import (
-	"bytes"
-	"encoding/binary"
 	"fmt"
 	"io"
 	"os"
@@ -29,10 +27,6 @@ type imageFile struct {
 	Bytes    int64  // the file's size, what is uploaded
 }
 
-// qcow2Magic starts every qcow2 file; its virtual size is the big-endian
-// 64-bit number at offset 24 (QEMU's docs/interop/qcow2.txt).
-var qcow2Magic = []byte{'Q', 'F', 'I', 0xfb}
-
 // readImageFile reads the format and size of an image file.
 func readImageFile(img *model.Image) (*imageFile, error) {
 	f, err := os.Open(img.Source)
@@ -45,9 +39,11 @@ func readImageFile(img *model.Image) (*imageFile, error) {
 		return nil, fmt.Errorf("base image %s: %w", img.Source, err)
 	}
 	out := &imageFile{Format: "raw", Capacity: uint64(st.Size()), Bytes: st.Size()}
-	head := make([]byte, 32)
-	if n, _ := io.ReadFull(f, head); n == len(head) && bytes.Equal(head[:4], qcow2Magic) {
-		out.Format, out.Capacity = "qcow2", binary.BigEndian.Uint64(head[24:32])
+	head := make([]byte, qcow2SizeEnd)
+	if n, _ := io.ReadFull(f, head); n == len(head) {
+		if h, ok := parseQcow2(head); ok {
+			out.Format, out.Capacity = "qcow2", h.Size
+		}
 	}
 	return out, nil
 }

@@ -2,7 +2,6 @@ package libvirt
 
 import (
 	"bytes"
-	"encoding/binary"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -148,11 +147,6 @@ func listPoolDir(dir string) ([]string, string) {
 	return names, ""
 }
 
-// qcow2's header (QEMU's docs/interop/qcow2.txt) is big-endian: magic,
-// version at 4, the backing file's offset (8, 8 bytes) and length (16,
-// 4 bytes), the virtual size at 24.
-const qcow2HeaderLen = 32
-
 // isoMagic is an ISO 9660 volume descriptor's identifier, at 32769.
 var isoMagic, isoMagicAt = []byte("CD001"), int64(32769)
 
@@ -220,10 +214,13 @@ func probeVolume(dir, name string) *volObs {
 		}
 		return b
 	}
-	head := at(0, qcow2HeaderLen)
-	switch {
-	case head != nil && bytes.Equal(head[:4], qcow2Magic):
-		return probeQcow2(v, at, head, dir, unknown)
+	head := at(0, qcow2IncompatAt+8) // to the feature bits, where there are some
+	if head == nil {
+		head = at(0, qcow2SizeEnd)
+	}
+	switch h, ok := parseQcow2(head); {
+	case ok:
+		return probeQcow2(v, at, h, dir, unknown)
 	case bytes.Equal(at(isoMagicAt, len(isoMagic)), isoMagic):
 		v.Format = "iso"
 		return v
@@ -239,17 +236,17 @@ func probeVolume(dir, name string) *volObs {
 // probeQcow2 reads the size and backing store of a qcow2 file whose
 // header is head: a relative backing file name is relative to the
 // file's directory, as libvirt resolves it.
-func probeQcow2(v *volObs, at func(int64, int) []byte, head []byte, dir string, unknown func(string) *volObs) *volObs {
-	if ver := binary.BigEndian.Uint32(head[4:8]); ver != 2 && ver != 3 {
-		return unknown(fmt.Sprintf("is a qcow image of version %d, which site does not read", ver))
+func probeQcow2(v *volObs, at func(int64, int) []byte, h qcow2Header, dir string, unknown func(string) *volObs) *volObs {
+	if h.Version != 2 && h.Version != 3 {
+		return unknown(fmt.Sprintf("is a qcow image of version %d, which site does not read", h.Version))
 	}
-	v.Format, v.Capacity = "qcow2", binary.BigEndian.Uint64(head[24:32])
+	v.Format, v.Capacity = "qcow2", h.Size
 	// As once the pool runs (probed.go): data kept in a file the
 	// header names is that file's, not this volume's.
-	if qcow2DataFile(at(0, qcow2IncompatAt+8)) != "" {
+	if h.DataFile {
 		return unknown("is a qcow2 image whose data is in an external data file its header names, which site refuses for a disk or a base")
 	}
-	off, n := binary.BigEndian.Uint64(head[8:16]), binary.BigEndian.Uint32(head[16:20])
+	off, n := h.BackingOffset, h.BackingLen
 	if off == 0 {
 		return v
 	}

@@ -2,7 +2,6 @@ package libvirt
 
 import (
 	"bytes"
-	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
@@ -32,15 +31,6 @@ import (
 // qed, vpc, vdi, vhdx, bochs, cloop, dmg, luks, ...) site neither makes
 // nor reads, and some name files of their own.
 var probedFormatsTaken = []string{"raw", "iso", "qcow2"}
-
-// qcow2's header (QEMU's docs/interop/qcow2.txt): version 3 adds the
-// incompatible feature bits at 72, whose bit 2 says the image's data is
-// in an external file, named by a header extension, that QEMU opens
-// unless told another.
-const (
-	qcow2IncompatAt       = 72
-	qcow2IncompatDataFile = 1 << 2
-)
 
 // probedFiles says why volume pool/name, read as the format vol has by
 // libvirt's probe, would have QEMU or qemu-img read another file than
@@ -97,11 +87,11 @@ func (h *hostObs) copiedFiles(pool, name string, vol *volObs) (string, error) {
 // naming a backing or an external data file, or a header of another
 // format libvirt probes.
 func headerNamesFiles(head []byte) string {
-	if bytes.HasPrefix(head, qcow2Magic) && len(head) >= 16 {
+	if h, ok := parseQcow2(head); ok && len(head) >= 16 {
 		switch {
-		case qcow2DataFile(head) != "":
+		case h.DataFile:
 			return "a qcow2 header whose data is in an external data file it names"
-		case binary.BigEndian.Uint64(head[8:16]) != 0:
+		case h.BackingOffset != 0:
 			return "a qcow2 header naming a backing file"
 		}
 		return ""
@@ -117,10 +107,8 @@ func headerNamesFiles(head []byte) string {
 // qcow2DataFile says so when the qcow2 header head keeps the image's
 // data in an external file, "" when it does not.
 func qcow2DataFile(head []byte) string {
-	if len(head) < qcow2IncompatAt+8 || binary.BigEndian.Uint32(head[4:8]) < 3 {
-		return "" // a version 2 header has no feature bits, and no data file
-	}
-	if binary.BigEndian.Uint64(head[qcow2IncompatAt:])&qcow2IncompatDataFile == 0 {
+	// A version 2 header has no feature bits, and no data file.
+	if h, ok := parseQcow2(head); !ok || !h.DataFile {
 		return ""
 	}
 	return "reads as a qcow2 image whose data is in an external data file its header names (QEMU and qemu-img read that file for it)"
