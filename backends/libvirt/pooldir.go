@@ -140,7 +140,7 @@ func listPoolDir(dir string) ([]string, string) {
 		if err != nil {
 			continue // a dangling link, which libvirt skips too
 		}
-		if m := st.Mode(); m.IsRegular() || m.IsDir() || m&fs.ModeDevice != 0 && m&fs.ModeCharDevice == 0 {
+		if libvirtLists(st.Mode()) {
 			names = append(names, e.Name())
 		}
 	}

@@ -126,11 +126,19 @@ func whyUnlisted(path string) string {
 	return "it was put there after libvirt last read the pool, or libvirt's daemon cannot open it" + owner
 }
 
+// libvirtLists reports whether libvirt lists a file of mode m (through
+// symbolic links) as a volume of a dir pool: regular files, directories
+// and block devices (virStorageBackendRefreshLocal).
+func libvirtLists(m fs.FileMode) bool {
+	return m.IsRegular() || m.IsDir() || m&fs.ModeDevice != 0 && m&fs.ModeCharDevice == 0
+}
+
 // unlistedKind names a kind of file libvirt never lists as a volume of
-// a dir pool (it lists regular files, directories and block devices);
-// "" for those it lists.
+// a dir pool; "" for those it lists (libvirtLists).
 func unlistedKind(m fs.FileMode) string {
 	switch {
+	case libvirtLists(m):
+		return ""
 	case m&fs.ModeNamedPipe != 0:
 		return "named pipe"
 	case m&fs.ModeSocket != 0:
