@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -29,21 +30,10 @@ import (
 // truncates the one it is given; amend then names dataFile).
 func guestDataFileImage(t *testing.T, size int, dataFile string) []byte {
 	t.Helper()
-	dir := t.TempDir()
-	img := filepath.Join(dir, "hdr.qcow2")
-	for _, args := range [][]string{
-		{"create", "-q", "-f", "qcow2", "-o", "data_file=" + filepath.Join(dir, "scratch") + ",data_file_raw=on", img, strconv.Itoa(size)},
-		{"amend", "-q", "-f", "qcow2", "-o", "data_file=" + dataFile, img},
-	} {
-		if out, err := exec.Command("qemu-img", args...).CombinedOutput(); err != nil {
-			t.Fatalf("qemu-img %s: %v: %s", strings.Join(args, " "), err, out)
-		}
-	}
-	b, err := os.ReadFile(img)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return b
+	scratch := filepath.Join(t.TempDir(), "scratch")
+	return qemuImgImage(t,
+		[]string{"create", "-q", "-f", "qcow2", "-o", "data_file=" + scratch + ",data_file_raw=on", "IMG", strconv.Itoa(size)},
+		[]string{"amend", "-q", "-f", "qcow2", "-o", "data_file=" + dataFile, "IMG"})
 }
 
 // TestGuestDataFileIsNotCopied: a guest that writes a qcow2 header
@@ -182,7 +172,7 @@ func TestOverlayOnAGuestsDiskReadsItRaw(t *testing.T) {
 	r.upload("images", "victim-root", bytes.Repeat([]byte("VICTIMDATA"), (1<<20)/10))
 	a := r.stopped("a", pool, model.Disk{Pool: "images", Name: "a-data", SizeBytes: 1 << 20})
 	r.converge(r.graph([]*model.VM{a}, nil))
-	r.writeGuestHeader(pool, "a-data", qemuImgImage(t, "create", "-q", "-f", "qcow2", "IMG", "1M"))
+	r.writeGuestHeader(pool, "a-data", qemuImgImage(t, []string{"create", "-q", "-f", "qcow2", "IMG", "1M"}))
 
 	b := r.stopped("b", pool, model.Disk{Pool: "images", Name: "b-root", SizeBytes: 1 << 20, Base: "a-data"})
 	g := r.graph([]*model.VM{a, b}, nil)
@@ -203,19 +193,22 @@ func TestOverlayOnAGuestsDiskReadsItRaw(t *testing.T) {
 	}
 }
 
-// qemuImgImage runs qemu-img with args, IMG standing for a file of its
-// own, and returns that file's bytes: an image as a guest writes it to
-// the start of its raw disk.
-func qemuImgImage(t *testing.T, args ...string) []byte {
+// qemuImgImage runs qemu-img once per command, IMG standing for a file
+// of its own, and returns that file's bytes: an image as a guest writes
+// it to the start of its raw disk.
+func qemuImgImage(t *testing.T, commands ...[]string) []byte {
 	t.Helper()
 	img := filepath.Join(t.TempDir(), "img")
-	for i, a := range args {
-		if a == "IMG" {
-			args[i] = img
+	for _, args := range commands {
+		args = slices.Clone(args)
+		for i, a := range args {
+			if a == "IMG" {
+				args[i] = img
+			}
 		}
-	}
-	if out, err := exec.Command("qemu-img", args...).CombinedOutput(); err != nil {
-		t.Fatalf("qemu-img %s: %v: %s", strings.Join(args, " "), err, out)
+		if out, err := exec.Command("qemu-img", args...).CombinedOutput(); err != nil {
+			t.Fatalf("qemu-img %s: %v: %s", strings.Join(args, " "), err, out)
+		}
 	}
 	b, err := os.ReadFile(img)
 	if err != nil {
