@@ -127,7 +127,7 @@ func (b *bench) manyZones() ([]row, error) {
 	if err != nil {
 		return nil, err
 	}
-	gets, posts, err := b.zonesFloor(one)
+	gets, posts, applyFloor, err := b.zonesFloor(one)
 	if err != nil {
 		return nil, err
 	}
@@ -158,25 +158,47 @@ func (b *bench) manyZones() ([]row, error) {
 		{name: "floor: one raw request per zone, 4 at a time", site: "",
 			against: fmt.Sprintf("%d GETs %s, %d POSTs %s", b.sizes.zones, gets, b.sizes.zones, posts),
 			ratio:   ratio(posts.wall.Seconds(), gets.wall.Seconds()), label: fmt.Sprintf("POSTs %.2f× GETs", ratio(posts.wall.Seconds(), gets.wall.Seconds()))},
+		// What no client can go below: the target of the apply row
+		// above is 2× site's diff, and this is the server's own work.
+		{name: "floor: apply's server work, " + shape + ", 4 at a time", site: "",
+			against: fmt.Sprintf("%d × (POST + AXFR) %s", b.sizes.zones, applyFloor),
+			ratio:   ratio(applyFloor.wall.Seconds(), diff.wall.Seconds()),
+			label:   fmt.Sprintf("%.2f× site's diff", ratio(applyFloor.wall.Seconds(), diff.wall.Seconds()))},
 	}, nil
 }
 
-// zonesFloor times one raw GET of each of w's zones, then one raw POST
-// creating each with what site's apply wrote into it, 4 at a time as
-// site's default --parallelism. It leaves the zones as it found them.
-func (b *bench) zonesFloor(w workspace) (gets, posts sample, err error) {
+// zonesFloor times one raw GET of each of w's zones; then one raw POST
+// creating each with what site's apply wrote into it; then what site's
+// apply from empty asks of the server for each zone, the POST and the
+// AXFR that verifies it. All 4 at a time, as site's default
+// --parallelism. It leaves the zones as it found them.
+func (b *bench) zonesFloor(w workspace) (gets, posts, applyFloor sample, err error) {
 	bodies := map[string][]byte{}
 	for _, z := range w.zones {
 		if bodies[z], err = createBody(b.srv, z); err != nil {
-			return gets, posts, err
+			return gets, posts, applyFloor, err
 		}
 	}
-	if gets, err = measure(b.runs, nil, func() (sample, error) { return floorMany(b.srv, w.zones, nil, 4) }); err != nil {
-		return gets, posts, err
+	get := func(z string) error { _, err := floorGET(b.srv, z); return err }
+	post := func(z string) error { return floorCreate(b.srv, z, bodies[z]) }
+	postAndTransfer := func(z string) error {
+		if err := post(z); err != nil {
+			return err
+		}
+		return floorAXFR(b.srv, z)
+	}
+	many := func(do func(string) error) func() (sample, error) {
+		return func() (sample, error) { return floorMany(w.zones, 4, do) }
 	}
 	drop := func() error { return dropZones(b.srv, w.zones) }
-	posts, err = measure(b.runs, drop, func() (sample, error) { return floorMany(b.srv, w.zones, bodies, 4) })
-	return gets, posts, err
+	if gets, err = measure(b.runs, nil, many(get)); err != nil {
+		return gets, posts, applyFloor, err
+	}
+	if posts, err = measure(b.runs, drop, many(post)); err != nil {
+		return gets, posts, applyFloor, err
+	}
+	applyFloor, err = measure(b.runs, drop, many(postAndTransfer))
+	return gets, posts, applyFloor, err
 }
 
 // vetRows is site vet against cue vet -c on sizes.tenants generated

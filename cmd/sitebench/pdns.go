@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/miekg/dns"
+
 	"github.com/site-tools/site/backends/powerdns/pdnstest"
 )
 
@@ -95,9 +97,9 @@ func createBody(srv *pdnstest.Server, zone string) ([]byte, error) {
 	return json.Marshal(map[string]any{"name": zone, "kind": "Native", "soa_edit_api": "DEFAULT", "nameservers": []string{}, "rrsets": sets})
 }
 
-// floorMany times one raw request per zone, parallel at a time (site's
-// default parallelism): GET when bodies is nil, else POST /zones.
-func floorMany(srv *pdnstest.Server, zones []string, bodies map[string][]byte, parallel int) (sample, error) {
+// floorMany times do on each of zones, parallel at a time (site's
+// default parallelism).
+func floorMany(zones []string, parallel int, do func(zone string) error) (sample, error) {
 	next := make(chan string)
 	errs := make(chan error, parallel)
 	start := time.Now()
@@ -105,16 +107,8 @@ func floorMany(srv *pdnstest.Server, zones []string, bodies map[string][]byte, p
 		go func() {
 			var err error
 			for z := range next {
-				if err != nil {
-					continue
-				}
-				if bodies == nil {
-					_, err = floorGET(srv, z)
-					continue
-				}
-				status, out, e := srv.Do(context.Background(), "POST", "/zones", bodies[z])
-				if err = e; err == nil && status != 201 {
-					err = fmt.Errorf("POST %s: status %d: %s", z, status, out)
+				if err == nil {
+					err = do(z)
 				}
 			}
 			errs <- err
@@ -131,6 +125,33 @@ func floorMany(srv *pdnstest.Server, zones []string, bodies map[string][]byte, p
 		}
 	}
 	return sample{wall: time.Since(start)}, err
+}
+
+// floorCreate is one raw POST /zones of body, creating zone.
+func floorCreate(srv *pdnstest.Server, zone string, body []byte) error {
+	status, out, err := srv.Do(context.Background(), "POST", "/zones", body)
+	if err == nil && status != 201 {
+		err = fmt.Errorf("POST %s: status %d: %s", zone, status, out)
+	}
+	return err
+}
+
+// floorAXFR transfers zone from the server's DNS listener, as site's
+// apply verifies what a zone serves once it has written it (incident
+// 2: a record can read as written while the name does not resolve).
+func floorAXFR(srv *pdnstest.Server, zone string) error {
+	m := new(dns.Msg)
+	m.SetAxfr(zone)
+	answers, err := new(dns.Transfer).In(m, srv.DNSAddr)
+	if err != nil {
+		return fmt.Errorf("AXFR %s: %w", zone, err)
+	}
+	for a := range answers {
+		if a.Error != nil {
+			err = fmt.Errorf("AXFR %s: %w", zone, a.Error)
+		}
+	}
+	return err
 }
 
 // emptyZone makes zone exist with nothing but its SOA.

@@ -37,7 +37,13 @@ func (r row) ratioText() string {
 	if r.ratio == 0 {
 		return "—"
 	}
-	return fmt.Sprintf("%.2f× %s", r.ratio, r.unit)
+	text := fmt.Sprintf("%.2f", r.ratio)
+	if r.target != 0 && r.ratio > r.target && text == fmt.Sprintf("%.2f", r.target) {
+		// 1.003 against a target of 1 is NOT MET: two decimals would
+		// print the same number as the target beside it.
+		text = fmt.Sprintf("%.3f", r.ratio)
+	}
+	return fmt.Sprintf("%s× %s", text, r.unit)
 }
 
 func (r row) targetText() string {
