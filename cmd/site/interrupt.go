@@ -107,20 +107,28 @@ func interruptObserving(reading []string, awaiting []backends.Awaited) string {
 		waiting = ", which was waiting for " + waitingFor(awaiting)
 	}
 	return "site: interrupted: stopping the observation of " + strings.Join(reading, ", ") + waiting +
-		" (it only reads: nothing was changed); interrupt again to exit at once"
+		" (it only reads: nothing was changed); " + interruptAgain()
 }
 
 // firstInterrupt is the first interrupt's message otherwise: the steps
 // in flight, else the requests (taking a lock, reading ahead).
 func firstInterrupt(running []string, awaiting []backends.Awaited) string {
 	if len(running) == 0 && len(awaiting) > 0 {
-		return "site: interrupted: starting nothing new; in flight: waiting for " + waitingFor(awaiting) + "; interrupt again to exit at once"
+		return "site: interrupted: starting nothing new; in flight: waiting for " + waitingFor(awaiting) + "; " + interruptAgain()
 	}
 	if len(running) == 0 {
-		return "site: interrupted: starting nothing new (interrupt again to exit at once)"
+		return "site: interrupted: starting nothing new (" + interruptAgain() + ")"
 	}
 	return "site: interrupted: finishing " + strings.Join(running, ", ") +
-		" (in flight), starting nothing new; interrupt again to exit at once, which may leave " + them(len(running)) + " half-done"
+		" (in flight), starting nothing new; " + interruptAgain() + ", which may leave " + them(len(running)) + " half-done"
+}
+
+// interruptAgain says what a second interrupt does and how long it
+// takes: up to releaseOnExit while a write in flight keeps its
+// tenant's lock, at once otherwise, so "at once" would promise too
+// much.
+func interruptAgain() string {
+	return fmt.Sprintf("interrupt again to exit within %s", releaseOnExit)
 }
 
 func secondInterrupt(running []string) string {

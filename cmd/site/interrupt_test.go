@@ -149,7 +149,7 @@ func TestInterruptFinishesTheRequestInFlight(t *testing.T) {
 	s, done := startInterruptible(t, "apply", file)
 	s.waitForPatch(t, inPatch, done)
 	s.sigs <- os.Interrupt
-	finishing := "site: interrupted: finishing dns/" + zone + ". (in flight), starting nothing new; interrupt again to exit at once, which may leave it half-done"
+	finishing := "site: interrupted: finishing dns/" + zone + ". (in flight), starting nothing new; interrupt again to exit within 2s, which may leave it half-done"
 	if !s.err.waitFor(finishing, done) {
 		t.Fatalf("stderr lacks %q:\n%s", finishing, s.err)
 	}
@@ -211,8 +211,8 @@ func TestInterruptMessagesCountTheSteps(t *testing.T) {
 		running []string
 		want    string
 	}{
-		{[]string{"dns/a."}, "finishing dns/a. (in flight), starting nothing new; interrupt again to exit at once, which may leave it half-done"},
-		{[]string{"dns/a.", "dns/b."}, "finishing dns/a., dns/b. (in flight), starting nothing new; interrupt again to exit at once, which may leave them half-done"},
+		{[]string{"dns/a."}, "finishing dns/a. (in flight), starting nothing new; interrupt again to exit within 2s, which may leave it half-done"},
+		{[]string{"dns/a.", "dns/b."}, "finishing dns/a., dns/b. (in flight), starting nothing new; interrupt again to exit within 2s, which may leave them half-done"},
 	} {
 		if got := firstInterrupt(c.running, nil); !strings.HasSuffix(got, c.want) {
 			t.Errorf("firstInterrupt(%q) = %q, want it to end %q", c.running, got, c.want)

@@ -109,7 +109,7 @@ func TestProgressObserving(t *testing.T) {
 	if got := p.observing(); !slices.Equal(got, []string{"vm/test:///default/web"}) {
 		t.Errorf("observing: got %q, want the VM alone", got)
 	}
-	want := "site: interrupted: stopping the observation of vm/test:///default/web (it only reads: nothing was changed); interrupt again to exit at once"
+	want := "site: interrupted: stopping the observation of vm/test:///default/web (it only reads: nothing was changed); interrupt again to exit within 2s"
 	if got := interruptObserving(p.observing(), nil); got != want {
 		t.Errorf("got %q, want %q", got, want)
 	}

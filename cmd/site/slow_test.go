@@ -78,7 +78,7 @@ func TestInterruptNamesTheRequestInFlight(t *testing.T) {
 	}
 	s.sigs <- os.Interrupt
 	want := "site: interrupted: stopping the observation of tenant office1's apply lock, which was waiting for PowerDNS pdns (" + srv.URL +
-		") to answer GET zones/" + zone + "/metadata (it only reads: nothing was changed); interrupt again to exit at once"
+		") to answer GET zones/" + zone + "/metadata (it only reads: nothing was changed); interrupt again to exit within 2s"
 	if !s.err.waitFor(want, done) {
 		t.Errorf("stderr lacks %q:\n%s", want, s.err)
 	}
