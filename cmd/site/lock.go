@@ -8,7 +8,6 @@ import (
 	"io"
 	"slices"
 	"sort"
-	"strings"
 	"sync"
 	"time"
 
@@ -359,9 +358,4 @@ func noteLocksMeanwhile(ctx context.Context, w io.Writer, g *graph.Graph, bk *ru
 		<-done
 		_, _ = notes.WriteTo(w)
 	}
-}
-
-// runCommand is the command line of this run, for the lock's holder.
-func runCommand(name string, args []string) string {
-	return strings.Join(append([]string{"site", name}, args...), " ")
 }

@@ -19,7 +19,6 @@ import (
 
 	"github.com/site-tools/site/backends/lock"
 	"github.com/site-tools/site/backends/powerdns"
-	"github.com/site-tools/site/backends/powerdns/pdnstest"
 )
 
 // These tests run site apply as a process of its own (siteProcess) and
@@ -111,13 +110,6 @@ func (c *siteChild) exit(t *testing.T, within time.Duration) (int, time.Duration
 		t.Fatal(c.waited)
 	}
 	return c.code, time.Since(start)
-}
-
-// holdPatch makes srv hold the first PATCH until the returned release
-// is closed; arrived is closed when it comes. also, when not nil,
-// answers every request as a FailWhen function does.
-func holdPatch(t *testing.T, srv *pdnstest.Server, also func(*http.Request) (int, string, bool)) (arrived chan struct{}, release func()) {
-	return holdRequest(t, srv, func(r *http.Request) bool { return r.Method == http.MethodPatch }, also)
 }
 
 // TestSecondInterruptDoesNotWaitForAHungServer: when releasing a lock

@@ -134,10 +134,9 @@ func TestInterruptStopsAReadAhead(t *testing.T) {
 // test takes their answer, as the real one holds until the observation
 // takes it.
 type heldReads struct {
-	mu      sync.Mutex
-	started []string
-	startc  chan string
-	taken   map[string]chan struct{}
+	mu     sync.Mutex
+	startc chan string
+	taken  map[string]chan struct{}
 }
 
 func (h *heldReads) Plan(context.Context, *graph.Step, *backends.Run) (*backends.StepPlan, error) {
