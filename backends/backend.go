@@ -3,8 +3,9 @@
 // change, then applies that plan; a Run carries what one site run shares
 // between steps (acknowledged gates, thresholds, the secrets read, the
 // environment). Beside the contract it holds what every provider shares:
-// the DNS owner marker, the zone snapshot site export adopts, and the
-// redactor that keeps credentials out of every message.
+// the DNS owner marker, the zone snapshot site export adopts, the
+// redactor that keeps credentials out of every message, and the bound on
+// the size of an HTTP answer (CapAnswers).
 //
 // The executor that walks the step graph is backends/engine; it knows
 // backends only through Driver. cmd/site builds the concrete backends
