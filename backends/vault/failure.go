@@ -13,6 +13,7 @@ import (
 
 	"github.com/hashicorp/vault/api"
 
+	"github.com/site-tools/site/backends"
 	"github.com/site-tools/site/backends/endpoint"
 	"github.com/site-tools/site/compiler/visible"
 )
@@ -41,8 +42,8 @@ func describe(err error, timeout time.Duration) (reason string, answered bool) {
 	if errors.As(err, &nv) {
 		return nv.Error(), false
 	}
-	if errors.As(err, &answerTooLarge{}) {
-		return answerTooLarge{}.Error(), false
+	if errors.As(err, new(*backends.AnswerTooLargeError)) {
+		return fmt.Sprintf("answered with more than %d MiB, larger than any answer of a Vault site reads", maxAnswer>>20), false
 	}
 	var redirect *endpoint.RedirectError
 	if errors.As(err, &redirect) {

@@ -4,7 +4,6 @@ import (
 	"crypto/tls"
 	"errors"
 	"fmt"
-	"io"
 	"mime"
 	"net"
 	"net/http"
@@ -13,6 +12,7 @@ import (
 
 	"github.com/hashicorp/vault/api"
 
+	"github.com/site-tools/site/backends"
 	"github.com/site-tools/site/backends/endpoint"
 	"github.com/site-tools/site/compiler/visible"
 )
@@ -46,7 +46,8 @@ func (r *reader) httpClient() (*http.Client, error) {
 			r.sec.Store.Name, err)
 	}
 	// After ConfigureTLS, which needs the *http.Transport itself.
-	hc.Transport = capAnswer{next: notVaultCheck{next: hc.Transport}}
+	hc.Transport = backends.CapAnswers(notVaultCheck{next: hc.Transport}, maxAnswer, "vault "+r.sec.Store.Name,
+		"check the vault's addrs in site.cue, and any proxy before them")
 	return hc, nil
 }
 
@@ -85,47 +86,9 @@ func (e *notVaultError) Error() string {
 // Vault's JSON around them is a few KiB. A store's address may be a name
 // a tenant's records point (README, Trust model), and an answer that
 // does not end would otherwise be read into memory until the 5 s
-// timeout: measured, 260 MiB.
+// timeout: measured, 260 MiB. Reading past it fails with
+// backends.AnswerTooLargeError, and the walk moves on to the next address.
 const maxAnswer = 1 << 20
-
-// capAnswer cuts every answer at maxAnswer: reading past it fails with
-// answerTooLarge, and the walk moves on to the next address.
-type capAnswer struct{ next http.RoundTripper }
-
-func (c capAnswer) RoundTrip(req *http.Request) (*http.Response, error) {
-	resp, err := c.next.RoundTrip(req)
-	if err == nil {
-		resp.Body = &cappedBody{ReadCloser: resp.Body, left: maxAnswer}
-	}
-	return resp, err
-}
-
-// cappedBody is an answer's body that fails once more than left bytes
-// were read.
-type cappedBody struct {
-	io.ReadCloser
-	left int64
-}
-
-func (b *cappedBody) Read(p []byte) (int, error) {
-	if b.left <= 0 {
-		return 0, answerTooLarge{}
-	}
-	if int64(len(p)) > b.left {
-		p = p[:b.left]
-	}
-	n, err := b.ReadCloser.Read(p)
-	b.left -= int64(n)
-	return n, err
-}
-
-// answerTooLarge is an address whose answer is longer than any Vault
-// answer site reads.
-type answerTooLarge struct{}
-
-func (answerTooLarge) Error() string {
-	return fmt.Sprintf("answered with more than %d MiB, larger than any answer of a Vault site reads", maxAnswer>>20)
-}
 
 // tlsFailure recognises a failed TLS handshake: a certificate that does
 // not verify, a server that does not speak TLS, an alert. Such a failure
