@@ -15,8 +15,8 @@ import (
 
 // CapAnswers is next, whose answers fail to read with an
 // *AnswerTooLargeError once more than limit bytes of one were read.
-// server names whom for a person ("PowerDNS provider pdns"), check what
-// to look at when an answer passes the bound; neither may hold a
+// server names whom for a person ("PowerDNS provider pdns"); check says
+// why no answer is that large and what to look at. Neither may hold a
 // credential.
 func CapAnswers(next http.RoundTripper, limit int64, server, check string) http.RoundTripper {
 	return &capTransport{next: next, limit: limit, server: server, check: check}
@@ -82,7 +82,7 @@ type AnswerTooLargeError struct {
 }
 
 func (e *AnswerTooLargeError) Error() string {
-	return fmt.Sprintf("%s answered %s with more than %s, more than any answer site reads from it, and site stopped reading there: %s",
+	return fmt.Sprintf("%s answered %s with more than %s, and site stopped reading there: %s",
 		e.Server, e.Request, sizeText(e.Limit), e.Check)
 }
 

@@ -47,7 +47,7 @@ func (r *reader) httpClient() (*http.Client, error) {
 	}
 	// After ConfigureTLS, which needs the *http.Transport itself.
 	hc.Transport = backends.CapAnswers(notVaultCheck{next: hc.Transport}, maxAnswer, "vault "+r.sec.Store.Name,
-		"check the vault's addrs in site.cue, and any proxy before them")
+		"no answer of a Vault site reads is this large: check the vault's addrs in site.cue, and any proxy before them")
 	return hc, nil
 }
 
