@@ -51,6 +51,17 @@ import (
 // DefaultMaxBodyBytes is PowerDNS's default webserver-max-bodysize (2 MB).
 const DefaultMaxBodyBytes = 2 << 20
 
+// DefaultMaxAnswerBytes bounds what site reads of one answer (1 GiB).
+// The largest answer is a zone's GET, all of its rrsets at once, and
+// PowerDNS bounds neither a zone's rrsets nor a record's size (a TXT may
+// hold 64 KiB), so no bound follows from the API. Measured against
+// pdnstest, a zone of 50,000 rrsets with owner markers answers 11.5 MB
+// (all A) to 12.8 MB (A, AAAA, MX and SPF-sized TXT): about 250 bytes an
+// rrset. 1 GiB is some 4 million such rrsets, 80 times the largest
+// zone the benchmarks run, so an answer past it is not a zone: a proxy
+// that streams without end, or a url that names something else.
+const DefaultMaxAnswerBytes = 1 << 30
+
 // EnvDNSAddr names the environment variable that tells the driver where
 // to send its verification queries (host:port), or "off" to skip them.
 const EnvDNSAddr = "SITE_PDNS_DNS_ADDR"
@@ -73,6 +84,10 @@ type Driver struct {
 	// Run.Getenv; "off" skips verification), else the API URL's host on
 	// port 53. An empty result skips verification, with a note.
 	VerifyAddr func(zone *model.Zone, run *backends.Run) string
+	// MaxAnswerBytes bounds what is read of one answer; 0 means
+	// DefaultMaxAnswerBytes. Reading past it fails the request with a
+	// *backends.AnswerTooLargeError, which is not retried.
+	MaxAnswerBytes int64
 	// Attempts bounds the tries of one request that fails transiently
 	// (connection refused, 5xx, 429). 0 means 3.
 	Attempts int
@@ -97,6 +112,13 @@ func (d *Driver) timeout() time.Duration {
 		return d.Timeout
 	}
 	return 60 * time.Second
+}
+
+func (d *Driver) maxAnswer() int64 {
+	if d.MaxAnswerBytes > 0 {
+		return d.MaxAnswerBytes
+	}
+	return DefaultMaxAnswerBytes
 }
 
 func (d *Driver) maxBody() int {
@@ -154,6 +176,9 @@ func (d *Driver) zoneClient(zone *model.Zone, run *backends.Run) (*client, error
 	if base == nil {
 		base = http.DefaultTransport
 	}
+	base = backends.CapAnswers(base, d.maxAnswer(), "PowerDNS provider "+zone.Provider.Name,
+		"no PowerDNS answer site reads is this large (a zone of 50,000 rrsets answers about 13 MB): "+
+			"check the url of provider "+zone.Provider.Name+" in site.cue (it must name the PowerDNS API itself) and any proxy between site and the server")
 	// A server that stops answering is named, with the request it holds.
 	prefix := "/api/v1/servers/" + p.Server + "/"
 	ct := &countingTransport{base: backends.AwaitTransport(base, run, fmt.Sprintf("PowerDNS %s (%s)", zone.Provider.Name, p.URL),

@@ -167,6 +167,11 @@ func call(ctx context.Context, f func(context.Context) error) error {
 		}
 		return &APIError{Class: classify(pe.StatusCode, msgs), Status: pe.StatusCode, Messages: msgs, Err: err}
 	}
+	if errors.As(err, new(*backends.AnswerTooLargeError)) {
+		// Said whole, and never retried: the same proxy or wrong url
+		// answers the same way again, and each try reads to the bound.
+		return err
+	}
 	var re *endpoint.RedirectError
 	if errors.As(err, &re) {
 		// The server answered, and will send the same redirect again.
