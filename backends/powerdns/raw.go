@@ -49,7 +49,9 @@ func (r rawAPI) do(ctx context.Context, method, path string, body, out any) erro
 		return err
 	}
 	defer resp.Body.Close()
-	data, err := io.ReadAll(io.LimitReader(resp.Body, 8<<20))
+	// The client's transport bounds the answer (Driver.MaxAnswerBytes)
+	// and says so when it cuts it.
+	data, err := io.ReadAll(resp.Body)
 	if err != nil {
 		return err
 	}
