@@ -56,7 +56,11 @@ const EnvAPIURL = "SITE_CLOUDFLARE_API_URL"
 // a server that holds a request is named; a nil run names nothing.
 func (d *Driver) newAPI(baseURL, token string, counter *calls, run *backends.Run, provider string) (*cf.API, error) {
 	server := fmt.Sprintf("Cloudflare %s (%s)", provider, baseURL)
-	next := backends.AwaitTransport(d.transport(), run, server, apiRequest(baseURL))
+	capped := backends.CapAnswers(d.transport(), d.maxAnswer(), "Cloudflare provider "+provider,
+		fmt.Sprintf("no Cloudflare answer site reads is this large (a page of %d records, a batch of %d): "+
+			"check the api_url of provider %s in site.cue (or %s, which replaces it when set) and any proxy between site and the API",
+			d.perPage(), MaxChunkSize, provider, EnvAPIURL))
+	next := backends.AwaitTransport(capped, run, server, apiRequest(baseURL))
 	rt := &retrying{next: next, attempts: d.retries() + 1, maxWait: d.maxWait(), counter: counter,
 		limiter: d.limiter(baseURL, token), server: server, name: apiRequest(baseURL), say: run.Say}
 	// Redirects are followed only as backends/endpoint allows: net/http
@@ -71,6 +75,26 @@ func (d *Driver) newAPI(baseURL, token string, counter *calls, run *backends.Run
 		cf.UsingRateLimit(math.MaxFloat64),
 		cf.UserAgent("site"),
 	)
+}
+
+// maxRecordJSON is more than one record takes in an answer: a record
+// is at most 4,096 bytes in wire format (Cloudflare's "DNS record
+// types" page), which JSON escapes may grow sixfold (\u00XX) to 24 KiB,
+// beside a comment of at most 500 characters, its tags and some 1 KiB
+// of fields (id, zone, dates, settings, meta).
+const maxRecordJSON = 32 << 10
+
+// maxAnswer bounds what site reads of one answer. The largest are a
+// page of records and a batch's answer, which holds the records it
+// wrote: at most max(per page, MaxChunkSize) records of maxRecordJSON,
+// and 1 MiB for the envelope and the rest, rounded up to whole MiB
+// (158 MiB with the default 5,000 records a page).
+func (d *Driver) maxAnswer() int64 {
+	if d.MaxAnswerBytes > 0 {
+		return d.MaxAnswerBytes
+	}
+	n := int64(max(d.perPage(), MaxChunkSize))*maxRecordJSON + 1<<20
+	return (n + 1<<20 - 1) &^ (1<<20 - 1)
 }
 
 // apiRequest names a request by its method and its path below the API

@@ -87,6 +87,10 @@ type Driver struct {
 	RPS       float64       // requests per second per token, shared by all zones
 	Retries   int           // transport retries for 429, and for 5xx or no answer on GET
 	MaxWait   time.Duration // longest single wait before a retry (caps Retry-After)
+	// MaxAnswerBytes bounds what is read of one answer; 0 means as
+	// maxAnswer derives it from PerPage. Reading past it fails the
+	// request with a *backends.AnswerTooLargeError.
+	MaxAnswerBytes int64
 	// Transport carries the HTTP requests; http.DefaultTransport when nil.
 	Transport http.RoundTripper
 

@@ -21,6 +21,9 @@ import (
 // is the permission the request needs of the token (needList,
 // needDNSEdit), said when Cloudflare refuses the token.
 func describe(doing, need string, err error) error {
+	if errors.As(err, new(*backends.AnswerTooLargeError)) {
+		return fmt.Errorf("%s: %w", doing, err) // it says what to do itself
+	}
 	var hint string
 	switch Classify(err) {
 	case backends.ClassAuth:

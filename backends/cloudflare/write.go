@@ -2,6 +2,7 @@ package cloudflare
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net/http"
 	"sort"
@@ -23,8 +24,14 @@ func (e *BatchError) Error() string {
 	if e.Applied == 1 {
 		were = "was"
 	}
-	return fmt.Sprintf("zone %s: batch %d of %d failed and changed nothing (Cloudflare applies a batch in one transaction); %s in earlier batches %s applied: %v",
-		e.Zone, e.Index, e.Of, counted(e.Applied, "operation", "operations"), were, e.Err)
+	outcome := "failed and changed nothing (Cloudflare applies a batch in one transaction)"
+	if errors.As(e.Err, new(*backends.AnswerTooLargeError)) {
+		// Cloudflare answered, so the batch may have been applied: only
+		// its answer was refused.
+		outcome = "was answered, but its answer was cut, so whether Cloudflare applied it is not known (site diff shows what it holds)"
+	}
+	return fmt.Sprintf("zone %s: batch %d of %d %s; %s in earlier batches %s applied: %v",
+		e.Zone, e.Index, e.Of, outcome, counted(e.Applied, "operation", "operations"), were, e.Err)
 }
 
 func (e *BatchError) Unwrap() error { return e.Err }
