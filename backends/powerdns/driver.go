@@ -70,7 +70,8 @@ const EnvDNSAddr = "SITE_PDNS_DNS_ADDR"
 // provider. The zero value is ready to use.
 type Driver struct {
 	// HTTPClient carries every API request; nil means backends/endpoint's
-	// client. Whichever it is, redirects follow endpoint.CheckRedirect.
+	// client. Whichever it is, redirects follow endpoint.CheckRedirect
+	// and answers are read no further than MaxAnswerBytes.
 	// Give it no Timeout: use Driver.Timeout, which ends with each try.
 	HTTPClient *http.Client
 	// Timeout bounds one try of one request; 0 means 60 s.
