@@ -18,12 +18,82 @@ import (
 // names for the block's addresses are the block's tenant's as much as
 // the names below the block are, and the /24's tenant writes there only
 // that CNAME: at or below such a name anything else answers for another
-// tenant's address (AnotherTenants), and so does a wildcard beside an
+// tenant's address (anotherTenants), and so does a wildcard beside an
 // address without its CNAME (wildcardOverBlocks).
 //
-// site knows a block only as the BASE/LEN label directly below a /24's
-// reverse name, the one spelling dnsname accepts with a "/"; another
-// spelling (some providers write "0-63") is an ordinary name to it.
+// site knows a block as a label directly below a /24's reverse name in
+// either spelling RFC 2317 and its users give it: BASE/LEN ("0/26", the
+// one dnsname accepts with a "/"), or FIRST-LAST ("0-63", which many
+// ISPs and BIND configurations use, and which need not be aligned:
+// "10-20" names 192.0.2.10 to .20). Both are an addressRange; a name
+// whose label is neither is an ordinary name.
+
+// addressRange is the last octets of the addresses of a /24 that an
+// RFC 2317 block names, first to last.
+type addressRange struct{ first, last int }
+
+func (r addressRange) holds(octet int) bool { return r.first <= octet && octet <= r.last }
+
+func (r addressRange) size() int { return r.last - r.first + 1 }
+
+func (r addressRange) overlaps(o addressRange) bool { return r.first <= o.last && o.first <= r.last }
+
+// blockLabel parses label as an RFC 2317 block: "BASE/LEN" (see
+// dnsname.Classless) or "FIRST-LAST", two octets without leading zeros
+// with FIRST <= LAST ("0-63", "10-20", "7-7"). "63-0" or "00-63" is no
+// block: ok is false, and the label is an ordinary name.
+func blockLabel(label string) (addressRange, bool) {
+	if base, size, err := dnsname.Classless(label); err == nil {
+		return addressRange{base, base + size - 1}, true
+	}
+	f, l, ok := strings.Cut(label, "-")
+	first, okF := octet(f)
+	last, okL := octet(l)
+	if !ok || !okF || !okL || first > last {
+		return addressRange{}, false
+	}
+	return addressRange{first, last}, true
+}
+
+// octet parses an IPv4 address's octet as a reverse name spells it:
+// decimal, 0 to 255, without a sign or leading zeros.
+func octet(s string) (int, bool) {
+	n, err := strconv.Atoi(s)
+	return n, err == nil && n >= 0 && n <= 255 && s == strconv.Itoa(n)
+}
+
+// parseBlock splits name (canonical) into the addresses its first
+// label names as an RFC 2317 block and the /24's reverse name it lies
+// directly below ("2.0.192.in-addr.arpa."); ok is false for any other
+// name, a hyphenated label elsewhere included.
+func parseBlock(name string) (r addressRange, net string, ok bool) {
+	label, net, _ := strings.Cut(name, ".")
+	if reverseV4(net) == "" {
+		return addressRange{}, "", false
+	}
+	r, ok = blockLabel(label)
+	return r, net, ok
+}
+
+// grantedRange is a block site.cue grants, by its name.
+type grantedRange struct {
+	name string
+	addressRange
+}
+
+// blocksByNet indexes the RFC 2317 blocks among claims by the /24's
+// reverse name they lie below, each list sorted by name: an address's
+// reverse name says only its /24, not which spelling or bounds a block
+// holding it has.
+func blocksByNet(claims map[string]claim) map[string][]grantedRange {
+	nets := map[string][]grantedRange{}
+	for _, name := range sortedKeys(claims) {
+		if r, net, ok := parseBlock(name); ok {
+			nets[net] = append(nets[net], grantedRange{name, r})
+		}
+	}
+	return nets
+}
 
 // addressBlock is an address of a granted block, as grantedBlock finds
 // it.
@@ -38,12 +108,13 @@ type addressBlock struct {
 // reverse name: the CNAME into the block.
 func (a addressBlock) cname() string { return strconv.Itoa(a.octet) + "." + a.block }
 
-// grantedBlock returns the block, granted by holder (a name it gives as
-// held exactly), that holds the IPv4 address whose reverse name is
-// name or lies above it: the smallest such block, as the most specific
-// grant wins (blocks that overlap are one tenant's: blockOverlaps), and none when site.cue grants the address's own name (or
-// a name below it, name's holder) itself.
-func grantedBlock(name string, holder func(name string) (held, tenant string, ok bool)) (addressBlock, bool) {
+// grantedBlock returns the block site.cue grants that holds the IPv4
+// address whose reverse name is name or lies above it: the smallest
+// such block (the first by name of those that size), as the most
+// specific grant wins (blocks that overlap are one tenant's:
+// blockOverlaps), and none when site.cue grants the address's own name
+// (or a name below it, name's holder) itself.
+func (o *operator) grantedBlock(name string) (addressBlock, bool) {
 	head, ok := strings.CutSuffix(name, ".in-addr.arpa.")
 	if !ok || strings.Count(head, ".") < 3 {
 		return addressBlock{}, false // not at or below an address's name: the common case, cheap
@@ -51,66 +122,57 @@ func grantedBlock(name string, holder func(name string) (held, tenant string, ok
 	labels := strings.Split(head, ".")
 	labels = labels[len(labels)-4:]
 	for _, l := range labels {
-		if n, err := strconv.Atoi(l); err != nil || n > 255 || l != strconv.Itoa(n) {
-			return addressBlock{}, false // no address's name ("05", "0/26", "x")
+		if _, ok := octet(l); !ok {
+			return addressBlock{}, false // no address's name ("05", "0/26", "0-63", "x")
 		}
 	}
 	a := addressBlock{
 		rev:  strings.Join(labels, ".") + ".in-addr.arpa.",
 		addr: labels[3] + "." + labels[2] + "." + labels[1] + "." + labels[0],
 	}
-	a.octet, _ = strconv.Atoi(labels[0])
-	if held, _, ok := holder(name); ok && dnsname.IsSubdomain(held, a.rev) {
+	a.octet, _ = octet(labels[0])
+	if held, _, ok := o.holder(name); ok && dnsname.IsSubdomain(held, a.rev) {
 		return addressBlock{}, false
 	}
-	net := strings.TrimPrefix(a.rev, labels[0])
-	for n := 32; n >= 25; n-- {
-		size := 1 << (32 - n)
-		g := strconv.Itoa(a.octet&^(size-1)) + "/" + strconv.Itoa(n) + net
-		if held, tenant, ok := holder(g); ok && held == g {
-			a.block, a.tenant = g, tenant
-			return a, true
+	bs := o.blocks[strings.TrimPrefix(a.rev, labels[0]+".")]
+	best := -1
+	for i, b := range bs {
+		if b.holds(a.octet) && (best < 0 || b.size() < bs[best].size()) {
+			best = i
 		}
 	}
-	return addressBlock{}, false
+	if best < 0 {
+		return addressBlock{}, false
+	}
+	a.block, a.tenant = bs[best].name, o.claims[bs[best].name].tenant
+	return a, true
 }
 
 // blockOverlaps reports RFC 2317 blocks granted to two tenants that
-// share an address (0/25 and 0/26 of one /24): each address's PTR has
-// one holder, and grantedBlock would silently give the shared addresses
-// to the smaller block's tenant. It is reported at the grant later in
-// the file, as a name granted twice is. One tenant may hold blocks that
-// overlap: the addresses are its own either way.
+// share an address (0/25 and 0/26 of one /24, or 0/26 and 0-63, or 0-63
+// and 32-95): each address's PTR has one holder, and grantedBlock would
+// silently give the shared addresses to the smaller block's tenant. It
+// is reported at the grant later in the file, as a name granted twice
+// is. One tenant may hold blocks that overlap: the addresses are its
+// own either way.
 func (o *operator) blockOverlaps() Diagnostics {
-	type block struct {
-		name        string
-		first, last int
-		claim
-	}
-	nets := map[string][]block{}
-	for name, c := range o.claims {
-		label, net, _ := strings.Cut(name, ".")
-		if base, size, err := dnsname.Classless(label); err == nil {
-			nets[net] = append(nets[net], block{name, base, base + size - 1, c})
-		}
-	}
 	var diags Diagnostics
-	for _, net := range sortedKeys(nets) {
-		bs := nets[net]
-		slices.SortFunc(bs, func(a, b block) int { return strings.Compare(a.name, b.name) })
+	for _, net := range sortedKeys(o.blocks) {
+		bs := o.blocks[net]
 		prefix := reverseV4(net)
 		for i, x := range bs {
 			for _, y := range bs[i+1:] {
-				if x.tenant == y.tenant || x.last < y.first || y.last < x.first {
+				held, again := o.claims[x.name], o.claims[y.name]
+				if held.tenant == again.tenant || !x.overlaps(y.addressRange) {
 					continue
 				}
-				held, again := x, y
+				heldName, againName := x.name, y.name
 				if again.pos.Line < held.pos.Line || again.pos.Line == held.pos.Line && again.pos.Col < held.pos.Col {
-					held, again = again, held
+					held, again, heldName, againName = again, held, againName, heldName
 				}
 				diags = append(diags, Diagnostic{Pos: again.pos, Related: []model.Pos{held.pos}, Path: again.path,
 					Msg: fmt.Sprintf("RFC 2317 block %s of tenant %s shares addresses %s%d to %s%d with block %s of tenant %s: an address's PTR has one holder, so grant tenant %s a block of addresses tenant %s does not hold, or grant both blocks to one tenant",
-						again.name, again.tenant, prefix, max(x.first, y.first), prefix, min(x.last, y.last), held.name, held.tenant, again.tenant, held.tenant)})
+						againName, again.tenant, prefix, max(x.first, y.first), prefix, min(x.last, y.last), heldName, held.tenant, again.tenant, held.tenant)})
 			}
 		}
 	}
@@ -124,6 +186,11 @@ func reverseV4(net string) string {
 	labels := strings.Split(head, ".")
 	if !ok || len(labels) != 3 {
 		return ""
+	}
+	for _, l := range labels {
+		if _, ok := octet(l); !ok {
+			return ""
+		}
 	}
 	slices.Reverse(labels)
 	return strings.Join(labels, ".") + "."
@@ -165,10 +232,9 @@ func (b *builder) wildcardOverBlocks(path []string, z *model.Zone, rs *model.RRs
 	var parts []string
 	var at []model.Pos
 	var example addressBlock
-	for _, name := range b.op.grantedBelow(over, z.Tenant) {
-		label, parent, _ := strings.Cut(name, ".")
-		base, size, err := dnsname.Classless(label)
-		if err != nil || parent != over {
+	for _, blk := range b.op.blocks[over] {
+		name := blk.name
+		if b.op.claims[name].tenant == z.Tenant {
 			continue
 		}
 		var runs []string
@@ -181,8 +247,8 @@ func (b *builder) wildcardOverBlocks(path []string, z *model.Zone, rs *model.RRs
 			}
 			first = ""
 		}
-		for n := base; n < base+size; n++ {
-			a, ok := grantedBlock(strconv.Itoa(n)+"."+over, b.op.grantHolder)
+		for n := blk.first; n <= blk.last; n++ {
+			a, ok := b.op.grantedBlock(strconv.Itoa(n) + "." + over)
 			// A smaller block, or a grant of the address's own name,
 			// holds it (and is judged on its own); or it has its CNAME.
 			if !ok || a.block != name || strings.EqualFold(cnames[a.rev], a.cname()) {

@@ -3,7 +3,8 @@ package compiler
 import "testing"
 
 // TestGrantedBlock pins which granted RFC 2317 block, if any, an
-// address's reverse name (or a name below it) belongs to.
+// address's reverse name (or a name below it) belongs to, whether the
+// block is spelt BASE/LEN or FIRST-LAST.
 func TestGrantedBlock(t *testing.T) {
 	grants := map[string]string{
 		"2.0.192.in-addr.arpa.":       "acme",
@@ -11,15 +12,19 @@ func TestGrantedBlock(t *testing.T) {
 		"8/29.2.0.192.in-addr.arpa.":  "web",
 		"12.2.0.192.in-addr.arpa.":    "one",
 		"64/26.9.0.192.in-addr.arpa.": "far",
+		"0-63.5.0.192.in-addr.arpa.":  "range",
+		"10-20.5.0.192.in-addr.arpa.": "range", // not aligned: 10 to 20
+		"7-7.5.0.192.in-addr.arpa.":   "one",   // one address
+		"30-0.6.0.192.in-addr.arpa.":  "none",  // no range: an ordinary name
+		"0-63.6.0.192.in-addr.arpa.":  "six",
+		"05-9.6.0.192.in-addr.arpa.":  "none", // a leading zero: an ordinary name
+		"0-63.0.192.in-addr.arpa.":    "none", // not below a /24's reverse name
 	}
-	holder := func(name string) (string, string, bool) {
-		for n := name; n != "."; n = parentName(n) {
-			if t, ok := grants[n]; ok {
-				return n, t, true
-			}
-		}
-		return "", "", false
+	claims := map[string]claim{}
+	for name, tenant := range grants {
+		claims[name] = claim{tenant: tenant}
 	}
+	o := &operator{claims: claims, blocks: blocksByNet(claims)}
 	tests := []struct{ name, block, tenant, cname string }{
 		{"5.2.0.192.in-addr.arpa.", "0/26.2.0.192.in-addr.arpa.", "shop", "5.0/26.2.0.192.in-addr.arpa."},
 		{"x.63.2.0.192.in-addr.arpa.", "0/26.2.0.192.in-addr.arpa.", "shop", "63.0/26.2.0.192.in-addr.arpa."},
@@ -31,10 +36,19 @@ func TestGrantedBlock(t *testing.T) {
 		{"5.0/26.2.0.192.in-addr.arpa.", "", "", ""},
 		{"100.9.0.192.in-addr.arpa.", "64/26.9.0.192.in-addr.arpa.", "far", "100.64/26.9.0.192.in-addr.arpa."},
 		{"www.example.test.", "", "", ""},
+		{"5.5.0.192.in-addr.arpa.", "0-63.5.0.192.in-addr.arpa.", "range", "5.0-63.5.0.192.in-addr.arpa."},
+		{"10.5.0.192.in-addr.arpa.", "10-20.5.0.192.in-addr.arpa.", "range", "10.10-20.5.0.192.in-addr.arpa."}, // the smallest block
+		{"x.20.5.0.192.in-addr.arpa.", "10-20.5.0.192.in-addr.arpa.", "range", "20.10-20.5.0.192.in-addr.arpa."},
+		{"21.5.0.192.in-addr.arpa.", "0-63.5.0.192.in-addr.arpa.", "range", "21.0-63.5.0.192.in-addr.arpa."},
+		{"7.5.0.192.in-addr.arpa.", "7-7.5.0.192.in-addr.arpa.", "one", "7.7-7.5.0.192.in-addr.arpa."},
+		{"64.5.0.192.in-addr.arpa.", "", "", ""},
+		{"5.0-63.5.0.192.in-addr.arpa.", "", "", ""},
+		{"9.6.0.192.in-addr.arpa.", "0-63.6.0.192.in-addr.arpa.", "six", "9.0-63.6.0.192.in-addr.arpa."}, // 30-0 and 05-9 name no addresses
+		{"9.0.192.in-addr.arpa.", "", "", ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			a, ok := grantedBlock(tt.name, holder)
+			a, ok := o.grantedBlock(tt.name)
 			if ok != (tt.block != "") || a.block != tt.block || a.tenant != tt.tenant || ok && a.cname() != tt.cname {
 				t.Errorf("got %q of %q (CNAME %q), %v; want %q of %q (CNAME %q)", a.block, a.tenant, a.cname(), ok, tt.block, tt.tenant, tt.cname)
 			}

@@ -49,7 +49,7 @@ func (b *builder) holds(tenant string, g *grant, path []string, what, name strin
 	// Its tenant's zone would answer for the address once the /24's
 	// zone delegated it there instead of holding the CNAME into the
 	// block (see grantedBlock).
-	if a, ok := grantedBlock(name, b.op.grantHolder); ok && a.tenant != tenant {
+	if a, ok := b.op.grantedBlock(name); ok && a.tenant != tenant {
 		b.related(path, []model.Pos{b.op.claims[a.block].pos}, "%s %s %s: the address is that tenant's, reached through the CNAME the /24's zone holds at %s, to %s; remove this %s (tenant %s writes the address's PTR in its own zone, at %s)",
 			what, name, a.where(name), a.rev, a.cname(), what, a.tenant, a.cname())
 		return false

@@ -127,8 +127,10 @@ func TestWriterOfPublish(t *testing.T) {
 
 // TestPublishPTR checks that publish ptr: true makes the VM the writer
 // of its address's PTR, naming its first published name, in the
-// covering reverse zone: the RFC 2317 block for .5, the /24 zone (with
-// its TTL) for .200, the ip6.arpa zone for an IPv6 address.
+// covering reverse zone: the RFC 2317 block for .5, the smaller block
+// 10-20 for .12 (spelt FIRST-LAST, inside 0/26), the unaligned block
+// 100-120 for .110, the /24 zone (with its TTL) for .200, the ip6.arpa
+// zone for an IPv6 address.
 func TestPublishPTR(t *testing.T) {
 	spec, _ := loadArchive(t, "testdata/valid/publish_ptr.txtar")
 	if spec == nil {
@@ -145,6 +147,8 @@ func TestPublishPTR(t *testing.T) {
 	slices.Sort(got)
 	want := []string{
 		"0/26.2.0.192.in-addr.arpa. 5.0/26.2.0.192.in-addr.arpa. 300 low.example.com. vms.low.publish.ptr",
+		"10-20.2.0.192.in-addr.arpa. 12.10-20.2.0.192.in-addr.arpa. 300 mid.example.com. vms.mid.publish.ptr",
+		"100-120.2.0.192.in-addr.arpa. 110.100-120.2.0.192.in-addr.arpa. 300 range.example.com. vms.range.publish.ptr",
 		"2.0.192.in-addr.arpa. 200.2.0.192.in-addr.arpa. 3600 high.example.com. vms.high.publish.ptr",
 		"8.b.d.0.1.0.0.2.ip6.arpa. 7.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.8.b.d.0.1.0.0.2.ip6.arpa. 300 six.example.com. vms.six.publish.ptr",
 	}

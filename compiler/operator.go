@@ -85,6 +85,9 @@ type operator struct {
 	images    map[string]map[string]*model.Image // host name -> "pool/volume" -> declared image
 	grants    map[string]*grant
 	claims    map[string]claim // canonical domain or delegated name -> who holds it
+	// blocks are the RFC 2317 blocks among claims, by the /24's reverse
+	// name they lie below (blocksByNet).
+	blocks map[string][]grantedRange
 	// nameservers are the name servers each provider's zones are served
 	// from, by provider name, where site.cue lists them.
 	nameservers map[string]nameservers
@@ -364,6 +367,7 @@ func buildOperator(path string, pos *positions, raw *rawSite) (*operator, Diagno
 		}
 	}
 	diags = append(diags, o.overlaps()...)
+	o.blocks = blocksByNet(o.claims)
 	diags = append(diags, o.blockOverlaps()...)
 	diags = append(diags, o.cidrOverlaps()...)
 	if len(diags) > 0 {
@@ -489,11 +493,11 @@ func (f *OperatorFile) Holds(tenant, provider string, names ...string) bool {
 	return true
 }
 
-// GrantHolder gives the most specific name the file grants (a domain or
-// a delegated name, canonical) that covers name, and its tenant, as
-// AnotherTenants asks.
-func (f *OperatorFile) GrantHolder(name string) (held, tenant string, ok bool) {
-	return f.o.grantHolder(name)
+// AnotherTenants reports whether rs, a record of zone z, is another
+// tenant's by the file's grants, as site vet judges it (see
+// operator.anotherTenants): site export leaves such records out.
+func (f *OperatorFile) AnotherTenants(rs *model.RRset, z *model.Zone) (held, tenant string, away bool) {
+	return f.o.anotherTenants(rs, z)
 }
 
 // CoversGranted reports whether rs, a record of zone z (which holds
@@ -510,8 +514,8 @@ func (f *OperatorFile) CoversGranted(z *model.Zone, rs *model.RRset) (why string
 	return b.diags[0].Msg, true
 }
 
-// grantHolder is holder as AnotherTenants asks: the claim's name and
-// its tenant.
+// grantHolder is holder as a caller that needs only the claim's
+// tenant asks: the claim's name and its tenant.
 func (o *operator) grantHolder(name string) (held, tenant string, ok bool) {
 	held, c, ok := o.holder(name)
 	return held, c.tenant, ok

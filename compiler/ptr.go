@@ -2,7 +2,6 @@ package compiler
 
 import (
 	"net/netip"
-	"strconv"
 	"strings"
 
 	"github.com/miekg/dns"
@@ -52,18 +51,19 @@ func (b *builder) publishPTR(tenant string, pp []string, p *model.Publish, zones
 
 // coveringZone returns the zone of zones that holds the PTR of addr,
 // whose reverse name is rev, and the name of the PTR in it: the smallest
-// RFC 2317 block that holds addr, else the longest zone above rev.
+// RFC 2317 block that holds addr (the first by name of those that
+// size, as zones has no order), else the longest zone above rev.
 func coveringZone(addr netip.Addr, rev string, zones map[string]*model.Zone) (*model.Zone, string) {
 	var best, block *model.Zone
-	blockSize := 0
+	var blockRange addressRange
 	last, rest, _ := strings.Cut(rev, ".")
+	n, _ := octet(last)
 	for _, z := range zones {
-		// "0/26.2.0.192.in-addr.arpa." holds 192.0.2.0 to .63, as
-		// "5.0/26.2.0.192.in-addr.arpa.".
-		label, parent, _ := strings.Cut(z.Name, ".")
-		if base, size, err := dnsname.Classless(label); err == nil && addr.Is4() && parent == rest {
-			if n, _ := strconv.Atoi(last); n >= base && n < base+size && (block == nil || size < blockSize) {
-				block, blockSize = z, size
+		// "0/26.2.0.192.in-addr.arpa." (or "0-63.2.0.192.in-addr.arpa.")
+		// holds 192.0.2.0 to .63, as "5.0/26.2.0.192.in-addr.arpa.".
+		if r, net, ok := parseBlock(z.Name); ok && addr.Is4() && net == rest && r.holds(n) {
+			if block == nil || r.size() < blockRange.size() || r.size() == blockRange.size() && z.Name < block.Name {
+				block, blockRange = z, r
 			}
 		}
 		if dnsname.IsSubdomain(rev, z.Name) && (best == nil || len(z.Name) > len(best.Name)) {

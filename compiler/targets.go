@@ -234,21 +234,21 @@ func (b *builder) nsAboveGrants(zp []string, z *model.Zone, spelt map[string]str
 	}
 }
 
-// delegatedAway reports rs (see AnotherTenants) at path.
+// delegatedAway reports rs (see anotherTenants) at path.
 func (b *builder) delegatedAway(path []string, z *model.Zone, rs *model.RRset) bool {
-	held, tenant, away := AnotherTenants(rs, z, b.op.grantHolder)
+	held, tenant, away := b.op.anotherTenants(rs, z)
 	switch {
 	case !away:
 	case dnsname.IsSubdomain(rs.Name, held):
 		b.related(path, []model.Pos{b.op.claims[held].pos}, "%s", delegatedAwayMsg(rs, z, held, tenant))
 	default: // an address of the block held
-		a, _ := grantedBlock(rs.Name, b.op.grantHolder)
+		a, _ := b.op.grantedBlock(rs.Name)
 		b.related(path, []model.Pos{b.op.claims[held].pos}, "%s", blockMsg(rs, z, a))
 	}
 	return away
 }
 
-// AnotherTenants reports whether rs, a record of zone z, lies at or below
+// anotherTenants reports whether rs, a record of zone z, lies at or below
 // held, a name site.cue grants another tenant inside z (a delegate:
 // carve-out, or a domain granted below z's), and is not that
 // delegation's data: the zone's tenant may write there only the NS and
@@ -258,11 +258,10 @@ func (b *builder) delegatedAway(path []string, z *model.Zone, rs *model.RRset) b
 // whenever a resolver asks it. Or held is an RFC 2317 block site.cue
 // grants another tenant, and rs lies at or below the reverse name of an
 // address of the block (so not below held), and is not the CNAME into
-// the block the zone may hold there (see grantedBlock). holder gives
-// the most specific grant covering a name, and its tenant. site export
-// leaves such records out.
-func AnotherTenants(rs *model.RRset, z *model.Zone, holder func(name string) (held, tenant string, ok bool)) (held, tenant string, away bool) {
-	held, tenant, ok := holder(rs.Name)
+// the block the zone may hold there (see grantedBlock). site export
+// leaves such records out (OperatorFile.AnotherTenants).
+func (o *operator) anotherTenants(rs *model.RRset, z *model.Zone) (held, tenant string, away bool) {
+	held, tenant, ok := o.grantHolder(rs.Name)
 	if ok && tenant != z.Tenant {
 		if rs.Name == held && (rs.Type == "NS" || rs.Type == "DS") || isGlue(rs, z, held) {
 			return "", "", false
@@ -271,7 +270,7 @@ func AnotherTenants(rs *model.RRset, z *model.Zone, holder func(name string) (he
 	}
 	// The CNAME's target in any case: a live one written by hand (site
 	// export reads it as the server holds it) names the same.
-	a, ok := grantedBlock(rs.Name, holder)
+	a, ok := o.grantedBlock(rs.Name)
 	if !ok || a.tenant == z.Tenant || rs.Name == a.rev && rs.Type == "CNAME" && len(rs.Values) == 1 && strings.EqualFold(rs.Values[0], a.cname()) {
 		return "", "", false
 	}

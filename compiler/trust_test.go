@@ -363,31 +363,48 @@ func TestTrust_DelegatedNamesCovered(t *testing.T) {
 // block, a wildcard answering for addresses without their CNAME, a zone
 // at one, or had a VM's ptr: true write one, and vet passed: acme's
 // server answered for shop's addresses. At an address of the block the
-// /24's zone holds only the CNAME into it.
+// /24's zone holds only the CNAME into it. The block spelt FIRST-LAST
+// (0-63, or 10-20, which no prefix spells) passed all of that even
+// after BASE/LEN was checked: it is the same block.
 func TestTrust_DelegatedBlock(t *testing.T) {
-	diags := loadCase(t, "trust_delegated_block")
 	const rev = `tenants.acme.dns.zones."2.0.192.in-addr.arpa".records.`
-	tests := []struct{ path, want string }{
-		{rev + `5.PTR`, "5.2.0.192.in-addr.arpa. PTR is the reverse name of 192.0.2.5, in the RFC 2317 block 0/26.2.0.192.in-addr.arpa., which site.cue grants to tenant shop: zone 2.0.192.in-addr.arpa. may hold at 5.2.0.192.in-addr.arpa. only the CNAME into the block, to 5.0/26.2.0.192.in-addr.arpa."},
-		{rev + `6.CNAME`, "6.2.0.192.in-addr.arpa. CNAME is the reverse name of 192.0.2.6, in the RFC 2317 block 0/26.2.0.192.in-addr.arpa."},
-		{rev + `7.CNAME`, "only the CNAME into the block, to 7.0/26.2.0.192.in-addr.arpa."},
-		{rev + `"x.9".TXT`, "x.9.2.0.192.in-addr.arpa. TXT lies below 9.2.0.192.in-addr.arpa., the reverse name of 192.0.2.9, in the RFC 2317 block 0/26.2.0.192.in-addr.arpa."},
-		{rev + `"*".PTR`, "wildcard *.2.0.192.in-addr.arpa. answers for the reverse names of 192.0.2.0, 192.0.2.3 to 192.0.2.63 (block 0/26.2.0.192.in-addr.arpa., tenant shop), which have no CNAME into their block in this zone"},
-		{"tenants.acme.vms.evil.publish.ptr", "10.2.0.192.in-addr.arpa. PTR is the reverse name of 192.0.2.10, in the RFC 2317 block 0/26.2.0.192.in-addr.arpa., which site.cue grants to tenant shop"},
-		{`tenants.acme.dns.zones."1.3.0.192.in-addr.arpa"`, "zone 1.3.0.192.in-addr.arpa. is the reverse name of 192.0.3.1, in the RFC 2317 block 0/30.3.0.192.in-addr.arpa., which site.cue grants to tenant shop"},
+	cases := []struct {
+		archive, block string
+		// a zone acme declares at an address of a block in 3.0.192, and
+		// what vet says of it
+		zone, zoneWant string
+	}{
+		{"trust_delegated_block", "0/26", `tenants.acme.dns.zones."1.3.0.192.in-addr.arpa"`,
+			"zone 1.3.0.192.in-addr.arpa. is the reverse name of 192.0.3.1, in the RFC 2317 block 0/30.3.0.192.in-addr.arpa., which site.cue grants to tenant shop"},
+		{"trust_delegated_range", "0-63", `tenants.acme.dns.zones."15.3.0.192.in-addr.arpa"`,
+			"zone 15.3.0.192.in-addr.arpa. is the reverse name of 192.0.3.15, in the RFC 2317 block 10-20.3.0.192.in-addr.arpa., which site.cue grants to tenant shop"},
 	}
-	for _, tt := range tests {
-		t.Run(tt.path, func(t *testing.T) {
-			if msgs := diagAt(diags, tt.path); len(msgs) != 1 || !strings.Contains(msgs[0], tt.want) {
-				t.Errorf("got %q, want one error containing %q", msgs, tt.want)
+	for _, c := range cases {
+		t.Run(c.block, func(t *testing.T) {
+			diags := loadCase(t, c.archive)
+			blk := c.block + ".2.0.192.in-addr.arpa."
+			tests := []struct{ path, want string }{
+				{rev + `5.PTR`, "5.2.0.192.in-addr.arpa. PTR is the reverse name of 192.0.2.5, in the RFC 2317 block " + blk + ", which site.cue grants to tenant shop: zone 2.0.192.in-addr.arpa. may hold at 5.2.0.192.in-addr.arpa. only the CNAME into the block, to 5." + blk},
+				{rev + `6.CNAME`, "6.2.0.192.in-addr.arpa. CNAME is the reverse name of 192.0.2.6, in the RFC 2317 block " + blk},
+				{rev + `7.CNAME`, "only the CNAME into the block, to 7." + blk},
+				{rev + `"x.9".TXT`, "x.9.2.0.192.in-addr.arpa. TXT lies below 9.2.0.192.in-addr.arpa., the reverse name of 192.0.2.9, in the RFC 2317 block " + blk},
+				{rev + `"*".PTR`, "wildcard *.2.0.192.in-addr.arpa. answers for the reverse names of 192.0.2.0, 192.0.2.3 to 192.0.2.63 (block " + blk + ", tenant shop), which have no CNAME into their block in this zone"},
+				{"tenants.acme.vms.evil.publish.ptr", "10.2.0.192.in-addr.arpa. PTR is the reverse name of 192.0.2.10, in the RFC 2317 block " + blk + ", which site.cue grants to tenant shop"},
+				{c.zone, c.zoneWant},
+			}
+			for _, tt := range tests {
+				if msgs := diagAt(diags, tt.path); len(msgs) != 1 || !strings.Contains(msgs[0], tt.want) {
+					t.Errorf("at %s: got %q, want one error containing %q", tt.path, msgs, tt.want)
+				}
+			}
+			// The delegation, the CNAMEs into the blocks, the addresses
+			// outside them, a wildcard beside every address's CNAME, the
+			// fine VM's PTR and all of shop's (its VM's PTR in its block's
+			// zone) pass.
+			if len(diags) != len(tests) {
+				t.Errorf("got %d diagnostics, want %d:\n%v", len(diags), len(tests), diags)
 			}
 		})
-	}
-	// The delegation, the CNAMEs into the blocks, the address outside
-	// the block, a wildcard beside every address's CNAME, the fine VM's
-	// PTR and all of shop's pass.
-	if len(diags) != len(tests) {
-		t.Errorf("got %d diagnostics, want %d:\n%v", len(diags), len(tests), diags)
 	}
 }
 

@@ -111,7 +111,7 @@ func Read(ctx context.Context, x backends.ZoneExporter, req Request, run *backen
 		if req.Operator != nil {
 			// Only a grant inside the zone: one of the zone itself is
 			// for the grant's lines and site vet to judge.
-			if held, tenant, away := compiler.AnotherTenants(r, owner, req.Operator.GrantHolder); away && held != name && dnsname.IsSubdomain(held, name) {
+			if held, tenant, away := req.Operator.AnotherTenants(r, owner); away && held != name && dnsname.IsSubdomain(held, name) {
 				why := fmt.Sprintf("lies in %s, which site.cue grants to tenant %s, beyond the delegation this zone may hold", held, tenant)
 				if !dnsname.IsSubdomain(r.Name, held) { // held is an RFC 2317 block
 					why = fmt.Sprintf("is at or below the reverse name of an address in the RFC 2317 block %s, which site.cue grants to tenant %s, and is not the CNAME into the block this zone may hold there", held, tenant)

@@ -166,46 +166,51 @@ tenants: {
 // block keeps the delegation and the CNAMEs into the block and leaves
 // out, listed, what else answers for the block's addresses (a PTR there,
 // a wildcard beside addresses without their CNAME): it is not below the
-// block's name, and the spec would not pass site vet with it.
+// block's name, and the spec would not pass site vet with it. The block
+// spelt FIRST-LAST (0-63) is the same block.
 func TestReadLeavesOutAnotherTenantsBlockAddresses(t *testing.T) {
 	const zone = "2.0.192.in-addr.arpa."
-	site := []byte(`package site
+	for _, block := range []string{"0/26", "0-63"} {
+		t.Run(block, func(t *testing.T) {
+			site := []byte(`package site
 
 providers: pdns: powerdns: {url: "http://127.0.0.1:8081", api_key: env: "PDNS_API_KEY"}
 tenants: {
 	acme: {domains: ["example.test", "2.0.192.in-addr.arpa"], providers: ["pdns"]}
-	shop: {domains: ["shop.test"], delegate: ["0/26.2.0.192.in-addr.arpa"], providers: ["pdns"]}
+	shop: {domains: ["shop.test"], delegate: ["` + block + `.2.0.192.in-addr.arpa"], providers: ["pdns"]}
 }
 `)
-	read, err := compiler.ReadOperatorFile("site.cue", site)
-	if err != nil {
-		t.Fatal(err)
-	}
-	x := snapshotExporter{backends.ZoneSnapshot{RRsets: []*model.RRset{
-		ptr(rr("0/26."+zone, "NS", 300, "ns1.shop.test.")),
-		ptr(rr("5."+zone, "CNAME", 300, "5.0/26."+zone)),
-		// Written by hand in another case: the same name to DNS.
-		ptr(rr("7."+zone, "CNAME", 300, "7.0/26.2.0.192.IN-ADDR.ARPA.")),
-		ptr(rr("6."+zone, "PTR", 300, "evil.example.test.")),
-		ptr(rr("64."+zone, "PTR", 300, "www.example.test.")),
-		ptr(rr("*."+zone, "PTR", 300, "any.example.test.")),
-	}}}
-	a, err := Read(context.Background(), x, Request{Tenant: "acme", Zone: zone, Operator: read,
-		Provider: model.Provider{Name: "pdns", PowerDNS: &model.PowerDNS{URL: "http://127.0.0.1:8081", APIKey: model.Credential{Env: "PDNS_API_KEY"}}}},
-		backends.NewRun())
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(a.Skipped) != 2 ||
-		!strings.Contains(a.Skipped[0], "6.2.0.192.in-addr.arpa. PTR is at or below the reverse name of an address in the RFC 2317 block 0/26.2.0.192.in-addr.arpa., which site.cue grants to tenant shop") ||
-		!strings.Contains(a.Skipped[1], "wildcard *.2.0.192.in-addr.arpa. answers for the reverse names of 192.0.2.0 to 192.0.2.4, 192.0.2.6, 192.0.2.8 to 192.0.2.63 (block 0/26.2.0.192.in-addr.arpa., tenant shop)") {
-		t.Errorf("skipped %q, want 6's PTR and the wildcard left out", a.Skipped)
-	}
-	if len(a.Zone.RRsets) != 4 || strings.Contains(string(a.Source), "evil.example.test.") {
-		t.Errorf("kept %d RRsets, want the delegation, the two CNAMEs and 64's PTR:\n%s", len(a.Zone.RRsets), a.Source)
-	}
-	if err := Vet("site.cue", site, "acme.cue", a.Source); err != nil {
-		t.Errorf("the spec does not pass site vet with the real site.cue: %v\n%s", err, a.Source)
+			read, err := compiler.ReadOperatorFile("site.cue", site)
+			if err != nil {
+				t.Fatal(err)
+			}
+			x := snapshotExporter{backends.ZoneSnapshot{RRsets: []*model.RRset{
+				ptr(rr(block+"."+zone, "NS", 300, "ns1.shop.test.")),
+				ptr(rr("5."+zone, "CNAME", 300, "5."+block+"."+zone)),
+				// Written by hand in another case: the same name to DNS.
+				ptr(rr("7."+zone, "CNAME", 300, "7."+block+".2.0.192.IN-ADDR.ARPA.")),
+				ptr(rr("6."+zone, "PTR", 300, "evil.example.test.")),
+				ptr(rr("64."+zone, "PTR", 300, "www.example.test.")),
+				ptr(rr("*."+zone, "PTR", 300, "any.example.test.")),
+			}}}
+			a, err := Read(context.Background(), x, Request{Tenant: "acme", Zone: zone, Operator: read,
+				Provider: model.Provider{Name: "pdns", PowerDNS: &model.PowerDNS{URL: "http://127.0.0.1:8081", APIKey: model.Credential{Env: "PDNS_API_KEY"}}}},
+				backends.NewRun())
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(a.Skipped) != 2 ||
+				!strings.Contains(a.Skipped[0], "6.2.0.192.in-addr.arpa. PTR is at or below the reverse name of an address in the RFC 2317 block "+block+".2.0.192.in-addr.arpa., which site.cue grants to tenant shop") ||
+				!strings.Contains(a.Skipped[1], "wildcard *.2.0.192.in-addr.arpa. answers for the reverse names of 192.0.2.0 to 192.0.2.4, 192.0.2.6, 192.0.2.8 to 192.0.2.63 (block "+block+".2.0.192.in-addr.arpa., tenant shop)") {
+				t.Errorf("skipped %q, want 6's PTR and the wildcard left out", a.Skipped)
+			}
+			if len(a.Zone.RRsets) != 4 || strings.Contains(string(a.Source), "evil.example.test.") {
+				t.Errorf("kept %d RRsets, want the delegation, the two CNAMEs and 64's PTR:\n%s", len(a.Zone.RRsets), a.Source)
+			}
+			if err := Vet("site.cue", site, "acme.cue", a.Source); err != nil {
+				t.Errorf("the spec does not pass site vet with the real site.cue: %v\n%s", err, a.Source)
+			}
+		})
 	}
 }
 
