@@ -213,7 +213,15 @@ func Classless(label string) (base, size int, err error) {
 	}
 	size = 1 << (32 - n)
 	if base > 255 || base%size != 0 {
-		return bad(fmt.Sprintf("%d is not the first address of a /%d block (a multiple of %d below 256)", base, n, size))
+		msg := fmt.Sprintf("%d is not the first address of a /%d block (a multiple of %d below 256)", base, n, size)
+		if base > 255 {
+			return bad(msg)
+		}
+		// The addresses meant may be a block of their own that no
+		// prefix spells: site reads the FIRST-LAST label as the block
+		// it names (compiler/blocks.go).
+		_, _, err := bad(msg)
+		return 0, 0, fmt.Errorf("%w, or name the addresses from %d first to last, as RFC 2317 allows too: %q", err, base, fmt.Sprintf("%d-%d", base, min(base+size-1, 255)))
 	}
 	return base, size, nil
 }

@@ -69,6 +69,9 @@ func TestCanonical(t *testing.T) {
 		{name: "0/26.2.0.192.ip6.arpa.", origin: "", wantErr: `only an RFC 2317 classless reverse name`},
 		{name: "00/26.2.0.192.in-addr.arpa.", origin: "", wantErr: `without leading zeros`},
 		{name: "32/26.2.0.192.in-addr.arpa.", origin: "", wantErr: `not the first address of a /26 block`},
+		{name: "32/26.2.0.192.in-addr.arpa.", origin: "", wantErr: `or name the addresses from 32 first to last, as RFC 2317 allows too: "32-95"`},
+		{name: "250/29.2.0.192.in-addr.arpa.", origin: "", wantErr: `or name the addresses from 250 first to last, as RFC 2317 allows too: "250-255"`},
+		{name: "0-63.2.0.192.in-addr.arpa.", origin: "", want: "0-63.2.0.192.in-addr.arpa."}, // the FIRST-LAST spelling: an ordinary label here
 		{name: "0/24.2.0.192.in-addr.arpa.", origin: "", wantErr: `outside 25 to 32`},
 		{name: "0/26/1.2.0.192.in-addr.arpa.", origin: "", wantErr: `not an RFC 2317 classless block`},
 		{name: "a/26.2.0.192.in-addr.arpa.", origin: "", wantErr: `not an RFC 2317 classless block`},
