@@ -19,6 +19,9 @@ func TestGrantedBlock(t *testing.T) {
 		"0-63.6.0.192.in-addr.arpa.":  "six",
 		"05-9.6.0.192.in-addr.arpa.":  "none", // a leading zero: an ordinary name
 		"0-63.0.192.in-addr.arpa.":    "none", // not below a /24's reverse name
+		"8/29.5.0.192.in-addr.arpa.":  "range",
+		"30.5.0.192.in-addr.arpa.":    "own",
+		"0/26.6.0.192.in-addr.arpa.":  "six", // the same addresses as 0-63
 	}
 	claims := map[string]claim{}
 	for name, tenant := range grants {
@@ -37,13 +40,17 @@ func TestGrantedBlock(t *testing.T) {
 		{"100.9.0.192.in-addr.arpa.", "64/26.9.0.192.in-addr.arpa.", "far", "100.64/26.9.0.192.in-addr.arpa."},
 		{"www.example.test.", "", "", ""},
 		{"5.5.0.192.in-addr.arpa.", "0-63.5.0.192.in-addr.arpa.", "range", "5.0-63.5.0.192.in-addr.arpa."},
-		{"10.5.0.192.in-addr.arpa.", "10-20.5.0.192.in-addr.arpa.", "range", "10.10-20.5.0.192.in-addr.arpa."}, // the smallest block
+		{"17.5.0.192.in-addr.arpa.", "10-20.5.0.192.in-addr.arpa.", "range", "17.10-20.5.0.192.in-addr.arpa."}, // the smallest block
 		{"x.20.5.0.192.in-addr.arpa.", "10-20.5.0.192.in-addr.arpa.", "range", "20.10-20.5.0.192.in-addr.arpa."},
 		{"21.5.0.192.in-addr.arpa.", "0-63.5.0.192.in-addr.arpa.", "range", "21.0-63.5.0.192.in-addr.arpa."},
 		{"7.5.0.192.in-addr.arpa.", "7-7.5.0.192.in-addr.arpa.", "one", "7.7-7.5.0.192.in-addr.arpa."},
 		{"64.5.0.192.in-addr.arpa.", "", "", ""},
 		{"5.0-63.5.0.192.in-addr.arpa.", "", "", ""},
-		{"9.6.0.192.in-addr.arpa.", "0-63.6.0.192.in-addr.arpa.", "six", "9.0-63.6.0.192.in-addr.arpa."}, // 30-0 and 05-9 name no addresses
+		{"9.6.0.192.in-addr.arpa.", "0-63.6.0.192.in-addr.arpa.", "six", "9.0-63.6.0.192.in-addr.arpa."},   // 30-0 and 05-9 name no addresses; of 0-63 and 0/26 the first by name
+		{"9.5.0.192.in-addr.arpa.", "8/29.5.0.192.in-addr.arpa.", "range", "9.8/29.5.0.192.in-addr.arpa."}, // the smallest across spellings
+		{"12.5.0.192.in-addr.arpa.", "8/29.5.0.192.in-addr.arpa.", "range", "12.8/29.5.0.192.in-addr.arpa."},
+		{"16.5.0.192.in-addr.arpa.", "10-20.5.0.192.in-addr.arpa.", "range", "16.10-20.5.0.192.in-addr.arpa."},
+		{"30.5.0.192.in-addr.arpa.", "", "", ""}, // the address's own grant
 		{"9.0.192.in-addr.arpa.", "", "", ""},
 	}
 	for _, tt := range tests {
