@@ -30,16 +30,18 @@ func (b *builder) holds(tenant string, g *grant, path []string, what, name strin
 	held, c, ok := b.op.holder(name)
 	switch {
 	case !ok:
-		b.errorf(path, "%s %s is outside the domains site.cue grants tenant %s (%s); a tenant holds names at or below its domains only: ask the operator to grant it",
-			what, name, tenant, strings.Join(b.op.domainsOf(tenant), ", "))
+		// At the tenant's grant too: after a revoke, that is the line
+		// that changed.
+		b.related(path, []model.Pos{g.pos}, "%s %s is outside the domains site.cue grants tenant %s (%s); a tenant holds names at or below its domains only: %sask the operator to grant it",
+			what, name, tenant, strings.Join(b.op.domainsOf(tenant), ", "), dropZone(what, ", or "))
 		return false
 	case c.tenant != tenant && held == name:
-		b.related(path, []model.Pos{c.pos}, "%s %s is granted to tenant %s in site.cue: a name has one holder, so a tenant never takes another's",
-			what, name, c.tenant)
+		b.related(path, []model.Pos{c.pos}, "%s %s is granted to tenant %s in site.cue: a name has one holder, so a tenant never takes another's%s",
+			what, name, c.tenant, strings.TrimSuffix("; "+dropZone(what, ""), "; "))
 		return false
 	case c.tenant != tenant:
-		b.related(path, []model.Pos{c.pos}, "%s %s lies in %s, which site.cue grants to tenant %s: a tenant never takes names of another tenant's domain unless the operator delegates them (tenants: %s: delegate: [%q])",
-			what, name, held, c.tenant, tenant, strings.TrimSuffix(name, "."))
+		b.related(path, []model.Pos{c.pos}, "%s %s lies in %s, which site.cue grants to tenant %s: a tenant never takes names of another tenant's domain unless the operator delegates them: %sask the operator to delegate it (tenants: %s: delegate: [%q])",
+			what, name, held, c.tenant, dropZone(what, ", or "), tenant, strings.TrimSuffix(name, "."))
 		return false
 	case !g.publicSuffix && isPublicSuffix(name):
 		b.errorf(path, "%s %s is a public suffix: whoever holds it can answer for every name below it; the operator allows it only with allow_public_suffix: true on tenant %s",
@@ -55,6 +57,18 @@ func (b *builder) holds(tenant string, g *grant, path []string, what, name strin
 		return false
 	}
 	return true
+}
+
+// dropZone says, for a zone a tenant may not hold, that the tenant
+// removes it from its file, then sep; "" for any other what. A grant
+// moved or revoked leaves the tenant's file declaring the zone, and
+// removing it is the tenant's half of the change: nothing is deleted,
+// as a zone a spec no longer declares is not looked at.
+func dropZone(what, sep string) string {
+	if what != "zone" {
+		return ""
+	}
+	return "remove the zone from this file (what site wrote in it stays on the server as it is)" + sep
 }
 
 // provider resolves the provider a zone names, if granted. (A grant
