@@ -37,6 +37,7 @@ type diffResult struct {
 	soa     map[string]any // the DNS settings PATCH body, nil when the SOA stays
 	expect  []expectation  // what ops leave in the zone, for verify
 	kept    dnsplan.Kept   // what the zone's ignore rules kept out of the plan
+	notes   []string       // the planner's lines for the plan
 }
 
 // PlanHooks are Cloudflare's rules for the planner: values are compared in
@@ -96,7 +97,7 @@ func owners(recs []record) string {
 // planner and encodes its decisions as record operations.
 func diff(step *graph.Step, obs *observation, run *backends.Run) (*diffResult, error) {
 	res := dnsplan.Plan(step, obs.rrsets(), run, PlanHooks())
-	out := &diffResult{changes: res.Changes, kept: res.Kept}
+	out := &diffResult{changes: res.Changes, kept: res.Kept, notes: res.Notes}
 	if out.changes == nil {
 		out.changes = []plan.Change{}
 	}

@@ -215,7 +215,7 @@ func (d *Driver) plan(ctx context.Context, step *graph.Step, run *backends.Run, 
 		run.SetSignerDS(z.Name, backends.SignerDS{DS: publishedDS(obs.dnssec), Status: obs.dnssec.Status})
 	}
 	changes := append(df.changes, dnsplan.PendingDSChanges(step, pending, df.kept)...)
-	return &backends.StepPlan{Step: step, Changes: changes, Fingerprint: obs.fingerprint(), Notes: notes,
+	return &backends.StepPlan{Step: step, Changes: changes, Fingerprint: obs.fingerprint(), Notes: append(notes, df.notes...),
 		Detail: &detail{api: det.api, zoneID: obs.zoneID, chunk: det.chunk, ops: df.ops, soa: df.soa, expect: df.expect, requests: det.requests, pendingDS: pending, kept: df.kept},
 		Reads:  int(det.requests.n.Load())}, nil
 }

@@ -73,6 +73,10 @@ type Result struct {
 	// Kept are the live RRsets holding data that the zone's ignore
 	// rules kept out of the plan (nil when none): they stay as they are.
 	Kept Kept
+	// Notes are lines for the plan that change nothing: the RRsets
+	// another tenant's marker names that the spec does not want
+	// (strays.go).
+	Notes []string
 }
 
 // Kept maps the live RRsets that a zone's ignore rules kept out of its
@@ -318,8 +322,10 @@ func (p *planner) deletes(run *backends.Run) {
 	tenant := p.step.Tenant
 	ours := 0
 	var gone []*RRset
+	strays := strays{}
 	for _, l := range p.obs.Sets {
 		if l.ignored || !p.ownsPart(l, tenant) {
+			strays.add(l)
 			continue
 		}
 		ours++
@@ -330,6 +336,7 @@ func (p *planner) deletes(run *backends.Run) {
 	slices.SortFunc(gone, func(a, b *RRset) int {
 		return cmp.Or(strings.Compare(a.Name, b.Name), strings.Compare(a.Type, b.Type))
 	})
+	p.res.Notes = strays.notes(p.step.Zone.Name)
 	var deletes []int
 	for _, l := range gone {
 		if l.Type == "NS" && l.Name == p.step.Zone.Name {

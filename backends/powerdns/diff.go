@@ -35,6 +35,8 @@ type batch struct {
 	// that one request wrote all of it: the same JSON a GET returns.
 	created *pdns.Zone
 	kept    dnsplan.Kept
+	// notes are the planner's lines for the plan (dnsplan.Result.Notes).
+	notes []string
 }
 
 // Kept names the live rrsets the zone's ignore rules kept out of the plan.
@@ -61,7 +63,7 @@ func PlanHooks() dnsplan.Hooks { return dnsplan.Hooks{Same: sameValues} }
 // shared planner, and encodes its decisions as one PATCH's rrsets.
 func diff(step *graph.Step, obs *observation, run *backends.Run) *batch {
 	res := dnsplan.Plan(step, obs.Observed, run, PlanHooks())
-	b := &batch{changes: res.Changes, kept: res.Kept}
+	b := &batch{changes: res.Changes, kept: res.Kept, notes: res.Notes}
 	if len(res.Ops) == 0 {
 		return b
 	}

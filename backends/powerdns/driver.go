@@ -34,6 +34,7 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -300,7 +301,7 @@ func (d *Driver) Plan(ctx context.Context, step *graph.Step, run *backends.Run) 
 				Reason: "the fields the zone's soa sets, written over the SOA PowerDNS makes with the zone; the serial stays the server's"})
 		}
 	}
-	return &backends.StepPlan{Step: step, Changes: b.changes, Fingerprint: obs.fingerprint(), Notes: append(planNotes(step.Zone, b), childNotes...), Detail: b,
+	return &backends.StepPlan{Step: step, Changes: b.changes, Fingerprint: obs.fingerprint(), Notes: slices.Concat(planNotes(step.Zone, b), b.notes, childNotes), Detail: b,
 		Reads: int(c.count.n.Load() - c.count.writes.Load())}, nil
 }
 

@@ -1,0 +1,62 @@
+package dnsplan
+
+import (
+	"cmp"
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+)
+
+// StrayAdvice ends the note on strays: why they stay, and the two ways
+// to be rid of them.
+const StrayAdvice = "no run of site changes or deletes them, as no other tenant's spec holds this zone and this one's deletes only its own; " +
+	"to remove them, write them into this zone's records (taking them over needs GATE-DNS-OVERWRITE) and drop them in the next apply, " +
+	"or remove their markers with site disown and delete them by hand"
+
+// strays are the RRsets of a zone that another tenant's marker names
+// and that the spec does not want, by who owns them (OwnerText). A zone
+// is one tenant's, so the tenant a stray names never reads the zone and
+// the one that does deletes only its own: without a note they would be
+// served on, unseen by every plan. They are what a zone handed to
+// another tenant, or a renamed tenant, leaves behind of the records the
+// new holder does not declare.
+type strays map[string][]NameType
+
+// add takes l when it is a stray: data under a site marker that is not
+// the planning tenant's (the caller checked), at a name and type the
+// spec does not want, and not left to an ignore rule. Unmarked foreign
+// data is no stray: it is the normal state of a zone site shares.
+func (s strays) add(l *RRset) {
+	if l.Owner == "" || l.wanted || l.giveWay || l.ignored || !l.HasData() {
+		return
+	}
+	s[l.OwnerText()] = append(s[l.OwnerText()], l.NameType)
+}
+
+// notes are the plan's lines on the strays of zone, one per owner, each
+// naming three of its RRsets at most: the note is on every diff until
+// they are gone, and a renamed tenant's may be thousands.
+func (s strays) notes(zone string) []string {
+	var out []string
+	for _, owner := range slices.Sorted(maps.Keys(s)) {
+		sets := s[owner]
+		slices.SortFunc(sets, func(a, b NameType) int {
+			return cmp.Or(strings.Compare(a.Name, b.Name), strings.Compare(a.Type, b.Type))
+		})
+		var names []string
+		for _, nt := range sets[:min(3, len(sets))] {
+			names = append(names, nt.Name+"/"+nt.Type)
+		}
+		list := strings.Join(names, ", ")
+		if len(sets) > 3 {
+			list += fmt.Sprintf(" and %d more", len(sets)-3)
+		}
+		count, verb, them := "1 RRset", "is", "it"
+		if len(sets) > 1 {
+			count, verb, them = fmt.Sprintf("%d RRsets", len(sets)), "are", "them"
+		}
+		out = append(out, fmt.Sprintf("%s in zone %s %s %s and the spec does not want %s (%s): %s", count, zone, verb, owner, them, list, StrayAdvice))
+	}
+	return out
+}

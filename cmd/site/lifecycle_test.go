@@ -1,0 +1,189 @@
+package main
+
+import (
+	"maps"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/site-tools/site/backends/powerdns"
+	"github.com/site-tools/site/backends/powerdns/pdnstest"
+)
+
+// These tests walk the DNS lifecycle an operator and tenants go through
+// over months, against a real PowerDNS and through the CLI: a zone
+// handed from one tenant to another, a tenant renamed, a tenant removed,
+// a grant revoked. Each state is a step an operator or a tenant really
+// commits, in the order a pull request would land it.
+
+// lifecycle is a directory of specs on one PowerDNS, rewritten step by
+// step.
+type lifecycle struct {
+	t   *testing.T
+	srv *pdnstest.Server
+	dir string
+}
+
+func newLifecycle(t *testing.T, grants ...grant) *lifecycle {
+	t.Helper()
+	srv := pdnsEnv(t)
+	l := &lifecycle{t: t, srv: srv}
+	l.dir = writeSpecs(t, l.site(grants...), map[string]string{})
+	return l
+}
+
+// site is the operator's file granting grants on the one provider pdns.
+func (l *lifecycle) site(grants ...grant) string {
+	return siteSrc(pdnsProvider("pdns", l.srv.URL, "PDNS_API_KEY", l.srv.DNSAddr), grants...)
+}
+
+// grant rewrites site.cue, as the operator's commit does.
+func (l *lifecycle) grant(grants ...grant) { l.write("site.cue", l.site(grants...)) }
+
+func (l *lifecycle) write(name, src string) {
+	l.t.Helper()
+	if err := os.WriteFile(l.path(name), []byte(src), 0o644); err != nil {
+		l.t.Fatal(err)
+	}
+}
+
+func (l *lifecycle) remove(name string) {
+	l.t.Helper()
+	if err := os.Remove(l.path(name)); err != nil {
+		l.t.Fatal(err)
+	}
+}
+
+func (l *lifecycle) path(name string) string { return filepath.Join(l.dir, name) }
+
+// run runs site, failing the test unless it exits with code.
+func (l *lifecycle) run(code int, args ...string) (stdout, stderr string) {
+	l.t.Helper()
+	got, out, errOut := siteRun(l.t, l.srv, args...)
+	if got != code {
+		l.t.Fatalf("site %s: exit %d, want %d\nstdout:\n%s\nstderr:\n%s", strings.Join(args, " "), got, code, out, errOut)
+	}
+	return out, errOut
+}
+
+// marked lists "name type tenant" for every RRset of zone carrying a
+// site owner marker.
+func (l *lifecycle) marked(zone string) []string {
+	l.t.Helper()
+	var out []string
+	for _, rs := range l.srv.Get(l.t, zone).RRsets {
+		for _, c := range rs.Comments {
+			if c.Account == powerdns.MarkerAccount {
+				out = append(out, rs.Name+" "+rs.Type+" "+strings.TrimPrefix(c.Content, "managed by site tenant="))
+			}
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// zoneFile is a tenant file declaring tenant with domain and, for each
+// zone, its records (CUE fields).
+func zoneFile(tenant, domain string, zones map[string]string) string {
+	var b strings.Builder
+	b.WriteString("package tenants\n\ntenants: " + tenant + ": {\n\tdomain: \"" + domain + "\"\n")
+	for _, z := range slices.Sorted(maps.Keys(zones)) {
+		b.WriteString("\tdns: zones: \"" + z + "\": {provider: \"pdns\", ttl: 300, records: {" + zones[z] + "}}\n")
+	}
+	b.WriteString("}\n")
+	return b.String()
+}
+
+// mustSay fails unless text holds every one of want.
+func mustSay(t *testing.T, what, text string, want ...string) {
+	t.Helper()
+	for _, w := range want {
+		if !strings.Contains(text, w) {
+			t.Errorf("%s does not say %q:\n%s", what, w, text)
+		}
+	}
+}
+
+// TestZoneHandedToAnotherTenant walks a zone from tenant alpha to
+// tenant beta: the operator moves the grant, alpha drops the zone, beta
+// declares it. While alpha's file still declares a zone no longer
+// granted to it, every run stops at that file (beta's too: the checks
+// between tenants load every file); once alpha has dropped it, beta's
+// first apply takes alpha's marked records over behind
+// GATE-DNS-OVERWRITE, and the plan says which of alpha's records beta
+// does not want, which no run of either tenant would change or delete
+// again. alpha's runs never write to the zone again.
+func TestZoneHandedToAnotherTenant(t *testing.T) {
+	const zone = "shop.test."
+	alphaHolds := grant{tenant: "alpha", domains: []string{"alpha.test", "shop.test"}, providers: []string{"pdns"}}
+	betaHolds := grant{tenant: "beta", domains: []string{"beta.test", "shop.test"}, providers: []string{"pdns"}}
+	alpha := grant{tenant: "alpha", domains: []string{"alpha.test"}, providers: []string{"pdns"}}
+	beta := grant{tenant: "beta", domains: []string{"beta.test"}, providers: []string{"pdns"}}
+	l := newLifecycle(t, alphaHolds, beta)
+	l.write("alpha.cue", zoneFile("alpha", "alpha.test", map[string]string{
+		"shop.test": `www: A: ["192.0.2.1"], mail: A: ["192.0.2.2"], old: TXT: ["x"]`}))
+	l.write("beta.cue", zoneFile("beta", "beta.test", map[string]string{"beta.test": `www: A: ["192.0.2.9"]`}))
+	l.run(exitOK, "apply", l.dir)
+	alphaMarked := []string{"mail.shop.test. A alpha", "old.shop.test. TXT alpha", "www.shop.test. A alpha"}
+	if got := l.marked(zone); !slices.Equal(got, alphaMarked) {
+		t.Fatalf("after alpha's apply the zone holds %q, want %q", got, alphaMarked)
+	}
+
+	// The operator moves the grant; alpha's file still declares the zone.
+	l.grant(alpha, betaHolds)
+	l.srv.ResetRequests(zone)
+	for _, file := range []string{"alpha.cue", "beta.cue"} {
+		_, errOut := l.run(exitError, "diff", l.path(file))
+		mustSay(t, "diff "+file+" while alpha's file declares beta's zone", errOut,
+			l.path("alpha.cue")+":5:14: ", "zone shop.test. is granted to tenant beta in site.cue",
+			"remove the zone from this file", "(also at "+l.path("site.cue")+":")
+	}
+
+	// beta declares it before alpha has dropped it: still alpha's file.
+	l.write("beta.cue", zoneFile("beta", "beta.test", map[string]string{
+		"beta.test": `www: A: ["192.0.2.9"]`,
+		"shop.test": `www: A: ["192.0.2.1"], mail: A: ["192.0.2.3"]`}))
+	_, errOut := l.run(exitError, "apply", "--ack", "GATE-DNS-OVERWRITE", l.path("beta.cue"))
+	mustSay(t, "beta's apply while alpha's file declares the zone", errOut, l.path("alpha.cue")+":5:14: ")
+	if got := l.srv.Requests(zone); got.GET != 0 || got.Writes() != 0 {
+		t.Errorf("runs stopped at the specs still reached the zone: %+v", got)
+	}
+
+	// alpha drops the zone: beta takes over what it wants, behind the gate.
+	l.write("alpha.cue", zoneFile("alpha", "alpha.test", nil))
+	out, _ := l.run(exitOK, "diff", l.dir)
+	mustSay(t, "diff once alpha dropped the zone", out,
+		"= dns/shop.test./www.shop.test./A  [overwrite]  needs GATE-DNS-OVERWRITE",
+		"identical data owned by site tenant alpha",
+		"~ dns/shop.test./mail.shop.test./A  [overwrite]  needs GATE-DNS-OVERWRITE",
+		"replaces other content owned by site tenant alpha",
+		"note: 1 RRset in zone shop.test. is owned by site tenant alpha and the spec does not want it (old.shop.test./TXT)")
+	_, errOut = l.run(exitGated, "apply", l.path("beta.cue"))
+	mustSay(t, "beta's apply without the gate", errOut, "--ack GATE-DNS-OVERWRITE")
+	if got := l.marked(zone); !slices.Equal(got, alphaMarked) {
+		t.Errorf("a gated apply changed the zone: %q", got)
+	}
+	l.run(exitOK, "apply", "--ack", "GATE-DNS-OVERWRITE", l.path("beta.cue"))
+	handed := []string{"mail.shop.test. A beta", "old.shop.test. TXT alpha", "www.shop.test. A beta"}
+	if got := l.marked(zone); !slices.Equal(got, handed) {
+		t.Fatalf("after beta's apply the zone holds %q, want %q", got, handed)
+	}
+	// Converged, the record alpha left is still said, not hidden.
+	out, _ = l.run(exitOK, "diff", "--detailed-exitcode", l.path("beta.cue"))
+	mustSay(t, "beta's converged diff", out, "No changes.", "old.shop.test./TXT")
+
+	// alpha can never touch the zone again: not by applying its file,
+	// and not by declaring the zone back.
+	l.srv.ResetRequests(zone)
+	l.run(exitOK, "apply", "--ack", "GATE-DNS-DELETE-MANY", l.path("alpha.cue"))
+	l.write("alpha.cue", zoneFile("alpha", "alpha.test", map[string]string{"shop.test": ``}))
+	l.run(exitError, "apply", "--ack", "GATE-DNS-DELETE-MANY", "--ack", "GATE-DNS-OVERWRITE", l.path("alpha.cue"))
+	if got := l.srv.Requests(zone); got.Writes() != 0 {
+		t.Errorf("alpha's runs wrote to beta's zone: %+v", got)
+	}
+	if got := l.marked(zone); !slices.Equal(got, handed) {
+		t.Errorf("alpha's runs changed beta's zone: %q, want %q", got, handed)
+	}
+}
