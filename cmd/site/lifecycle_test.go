@@ -187,3 +187,136 @@ func TestZoneHandedToAnotherTenant(t *testing.T) {
 		t.Errorf("alpha's runs changed beta's zone: %q, want %q", got, handed)
 	}
 }
+
+// TestRenamedTenantTakesOverItsRecords renames tenant beta to gamma:
+// tenants/beta.cue becomes tenants/gamma.cue and the grant is renamed in
+// the same commit. The marker names the tenant, and site keeps no record
+// of a rename, so gamma's first plan shows each of beta's records as an
+// adoption behind GATE-DNS-OVERWRITE (nothing deleted and recreated,
+// nothing served changes), and a record gamma no longer declares is
+// noted as beta's, not deleted. Half-done renames stop at the file that
+// names a tenant site.cue does not grant.
+func TestRenamedTenantTakesOverItsRecords(t *testing.T) {
+	const zone = "beta.test."
+	beta := grant{tenant: "beta", domains: []string{"beta.test"}, providers: []string{"pdns"}}
+	gamma := grant{tenant: "gamma", domains: []string{"beta.test"}, providers: []string{"pdns"}}
+	l := newLifecycle(t, beta)
+	l.write("beta.cue", zoneFile("beta", "beta.test", map[string]string{"beta.test": `www: A: ["192.0.2.9"], mail: A: ["192.0.2.25"]`}))
+	l.run(exitOK, "apply", l.path("beta.cue"))
+
+	// The file is renamed before the grant: gamma is no tenant yet.
+	l.remove("beta.cue")
+	l.write("gamma.cue", zoneFile("gamma", "beta.test", map[string]string{"beta.test": `www: A: ["192.0.2.9"]`}))
+	_, errOut := l.run(exitError, "diff", l.path("gamma.cue"))
+	mustSay(t, "diff of the renamed file before its grant", errOut, l.path("gamma.cue")+":3:", "tenant gamma is not declared in the operator's file")
+
+	// Both renamed: gamma takes beta's records over, behind the gate.
+	l.grant(gamma)
+	l.srv.ResetRequests(zone)
+	out, _ := l.run(exitOK, "diff", l.path("gamma.cue"))
+	mustSay(t, "diff after the rename", out,
+		"= dns/beta.test./www.beta.test./A  [overwrite]  needs GATE-DNS-OVERWRITE",
+		"identical data owned by site tenant beta: marked as ours, served data unchanged",
+		"note: 1 RRset in zone beta.test. is owned by site tenant beta and the spec does not want it (mail.beta.test./A)",
+		"0 to create, 0 to update, 0 to delete, 1 to adopt")
+	l.run(exitGated, "apply", l.path("gamma.cue"))
+	if got := l.srv.Requests(zone).Writes(); got != 0 {
+		t.Errorf("a gated apply wrote %d times", got)
+	}
+	l.run(exitOK, "apply", "--ack", "GATE-DNS-OVERWRITE", l.path("gamma.cue"))
+	if got, want := l.marked(zone), []string{"mail.beta.test. A beta", "www.beta.test. A gamma"}; !slices.Equal(got, want) {
+		t.Errorf("after the rename the zone holds %q, want %q", got, want)
+	}
+	if got := l.srv.Query(t, "mail.beta.test.", "A"); !slices.Equal(got, []string{"300 192.0.2.25"}) {
+		t.Errorf("mail.beta.test. A serves %q after the rename, want it kept", got)
+	}
+}
+
+// TestRemovedTenantLeavesItsRecords removes tenant delta outright (its
+// file and its grant): what it wrote stays on the server, marked, and
+// no diff says a word of it, as README's offboarding paragraph warns.
+// Offboarded as that paragraph says, emptying the zone's records first,
+// its records go behind GATE-DNS-DELETE-MANY and the zone itself stays.
+func TestRemovedTenantLeavesItsRecords(t *testing.T) {
+	const zone = "delta.test."
+	delta := grant{tenant: "delta", domains: []string{"delta.test"}, providers: []string{"pdns"}}
+	alpha := grant{tenant: "alpha", domains: []string{"alpha.test"}, providers: []string{"pdns"}}
+	l := newLifecycle(t, alpha, delta)
+	l.write("alpha.cue", zoneFile("alpha", "alpha.test", map[string]string{"alpha.test": `www: A: ["192.0.2.1"]`}))
+	l.write("delta.cue", zoneFile("delta", "delta.test", map[string]string{"delta.test": `www: A: ["192.0.2.4"], mail: A: ["192.0.2.5"]`}))
+	l.run(exitOK, "apply", l.dir)
+	written := []string{"mail.delta.test. A delta", "www.delta.test. A delta"}
+
+	// Removed outright: nothing is looked at, nothing said, nothing gone.
+	l.remove("delta.cue")
+	l.grant(alpha)
+	l.srv.ResetRequests(zone)
+	out, _ := l.run(exitOK, "diff", "--detailed-exitcode", l.dir)
+	if strings.Contains(out, "delta") {
+		t.Errorf("diff after delta's removal mentions it:\n%s", out)
+	}
+	if got := l.srv.Requests(zone); got.GET != 0 || got.Writes() != 0 {
+		t.Errorf("diff read delta's zone after its removal: %+v", got)
+	}
+	if got := l.marked(zone); !slices.Equal(got, written) {
+		t.Errorf("after delta's removal its zone holds %q, want %q", got, written)
+	}
+
+	// Offboarded: the records first, then the file and the grant.
+	l.grant(alpha, delta)
+	l.write("delta.cue", zoneFile("delta", "delta.test", map[string]string{"delta.test": ``}))
+	out, _ = l.run(exitGated, "apply", l.path("delta.cue"))
+	mustSay(t, "apply of delta's emptied zone", out, "- dns/delta.test./www.delta.test./A", "needs GATE-DNS-DELETE-MANY")
+	l.run(exitOK, "apply", "--ack", "GATE-DNS-DELETE-MANY", l.path("delta.cue"))
+	if got := l.marked(zone); len(got) != 0 {
+		t.Errorf("after offboarding delta's zone holds %q, want nothing marked", got)
+	}
+	if !l.srv.Exists(t, zone) {
+		t.Errorf("offboarding deleted the zone itself; README says it stays for the operator to delete")
+	}
+}
+
+// TestRevokedGrantStopsEveryRun revokes a zone from tenant gamma's grant
+// while gamma's file still declares it: every run stops at the load with
+// exit 1 (alpha's too, as the checks between tenants load every file),
+// at gamma's zone and gamma's grant in site.cue, saying what to do;
+// nothing is read or written. Once gamma removes the zone from its file,
+// its records stay on the server, marked, untouched.
+func TestRevokedGrantStopsEveryRun(t *testing.T) {
+	const zone = "shop.test."
+	gammaHolds := grant{tenant: "gamma", domains: []string{"gamma.test", "shop.test"}, providers: []string{"pdns"}}
+	gamma := grant{tenant: "gamma", domains: []string{"gamma.test"}, providers: []string{"pdns"}}
+	alpha := grant{tenant: "alpha", domains: []string{"alpha.test"}, providers: []string{"pdns"}}
+	l := newLifecycle(t, alpha, gammaHolds)
+	l.write("alpha.cue", zoneFile("alpha", "alpha.test", map[string]string{"alpha.test": `www: A: ["192.0.2.1"]`}))
+	l.write("gamma.cue", zoneFile("gamma", "gamma.test", map[string]string{
+		"gamma.test": `www: A: ["192.0.2.7"]`,
+		"shop.test":  `www: A: ["192.0.2.8"]`}))
+	l.run(exitOK, "apply", l.dir)
+
+	l.grant(alpha, gamma)
+	l.srv.ResetRequests(zone)
+	for _, args := range [][]string{
+		{"vet", l.dir},
+		{"diff", l.path("gamma.cue")},
+		{"apply", l.path("gamma.cue")},
+		{"diff", l.path("alpha.cue")},
+	} {
+		out, errOut := l.run(exitError, args...)
+		mustSay(t, "site "+strings.Join(args, " ")+" after the revoke", out+errOut,
+			l.path("gamma.cue")+":6:14: ",
+			"zone shop.test. is outside the domains site.cue grants tenant gamma (gamma.test.)",
+			"remove the zone from this file (what site wrote in it stays on the server as it is), or ask the operator to grant it",
+			"(also at "+l.path("site.cue")+":")
+	}
+	if got := l.srv.Requests(zone); got.GET != 0 || got.Writes() != 0 {
+		t.Errorf("runs stopped at the specs reached the zone: %+v", got)
+	}
+
+	l.write("gamma.cue", zoneFile("gamma", "gamma.test", map[string]string{"gamma.test": `www: A: ["192.0.2.7"]`}))
+	out, _ := l.run(exitOK, "diff", "--detailed-exitcode", l.dir)
+	mustSay(t, "diff once gamma dropped the zone", out, "No changes.")
+	if got, want := l.marked(zone), []string{"www.shop.test. A gamma"}; !slices.Equal(got, want) {
+		t.Errorf("after the revoke the zone holds %q, want %q", got, want)
+	}
+}
