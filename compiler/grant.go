@@ -19,7 +19,9 @@ import (
 func (b *builder) grantOf(tenant string, tp []string) *grant {
 	g := b.op.grants[tenant]
 	if g == nil {
-		b.errorf(tp, "tenant %s is not declared in the operator's file %s; the operator grants it there: tenants: %s: {domains: [...], providers: [...], hosts: [...]}",
+		// A tenant offboarded with its grant removed first leaves its
+		// file here, and every tenant's runs stop at it.
+		b.errorf(tp, "tenant %s is not declared in the operator's file %s; the operator grants it there: tenants: %s: {domains: [...], providers: [...], hosts: [...]}, or, for a tenant removed, remove this file (what site wrote for it stays on the servers as it is)",
 			tenant, b.op.file, tenant)
 	}
 	return g

@@ -247,9 +247,15 @@ func TestRemovedTenantLeavesItsRecords(t *testing.T) {
 	l.run(exitOK, "apply", l.dir)
 	written := []string{"mail.delta.test. A delta", "www.delta.test. A delta"}
 
+	// The grant goes first: every run stops at delta's file, saying so.
+	l.grant(alpha)
+	_, errOut := l.run(exitError, "diff", l.path("alpha.cue"))
+	mustSay(t, "alpha's diff while delta's file outlives its grant", errOut,
+		l.path("delta.cue")+":3:10: ", "tenant delta is not declared in the operator's file",
+		"or, for a tenant removed, remove this file (what site wrote for it stays on the servers as it is)")
+
 	// Removed outright: nothing is looked at, nothing said, nothing gone.
 	l.remove("delta.cue")
-	l.grant(alpha)
 	l.srv.ResetRequests(zone)
 	out, _ := l.run(exitOK, "diff", "--detailed-exitcode", l.dir)
 	if strings.Contains(out, "delta") {
