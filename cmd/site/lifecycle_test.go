@@ -326,3 +326,40 @@ func TestRevokedGrantStopsEveryRun(t *testing.T) {
 		t.Errorf("after the revoke the zone holds %q, want %q", got, want)
 	}
 }
+
+// TestDelegatedNameHandedOver hands a name inside alpha's zone to beta
+// (delegate: ["shop.acme.test"]): alpha's records there stop vet at
+// each of them, pointing at the grant, until alpha drops them; beta's
+// zone applied first serves the name, and alpha's apply then deletes
+// its own copies (its zone, its marker) without the name going dark.
+func TestDelegatedNameHandedOver(t *testing.T) {
+	const parent, child = "acme.test.", "shop.acme.test."
+	alpha := grant{tenant: "alpha", domains: []string{"acme.test"}, providers: []string{"pdns"}}
+	l := newLifecycle(t, alpha)
+	l.write("alpha.cue", zoneFile("alpha", "acme.test", map[string]string{"acme.test": `www: A: ["192.0.2.1"], shop: A: ["192.0.2.50"], "x.shop": TXT: ["x"]`}))
+	l.run(exitOK, "apply", l.dir)
+
+	l.write("site.cue", l.site(alpha)+"tenants: beta: {delegate: [\"shop.acme.test\"], providers: [\"pdns\"]}\n")
+	_, errOut := l.run(exitError, "diff", l.dir)
+	mustSay(t, "diff while alpha's zone holds beta's name", errOut,
+		l.path("alpha.cue")+":5:", "shop.acme.test. A lies in shop.acme.test., which site.cue grants to tenant beta",
+		"x.shop.acme.test. TXT lies in shop.acme.test.", "(also at "+l.path("site.cue")+":")
+
+	l.write("beta.cue", zoneFile("beta", "shop.acme.test", map[string]string{"shop.acme.test": `"@": A: ["192.0.2.50"]`}))
+	l.write("alpha.cue", zoneFile("alpha", "acme.test", map[string]string{"acme.test": `www: A: ["192.0.2.1"]`}))
+	l.run(exitOK, "apply", l.path("beta.cue"))
+	if got := l.srv.Query(t, child, "A"); !slices.Equal(got, []string{"300 192.0.2.50"}) {
+		t.Errorf("after beta's apply %s A serves %q", child, got)
+	}
+	out, _ := l.run(exitOK, "apply", "--ack", "GATE-DNS-DELETE-MANY", l.path("alpha.cue"))
+	mustSay(t, "alpha's apply", out, "- dns/acme.test./shop.acme.test./A", "- dns/acme.test./x.shop.acme.test./TXT")
+	if got := l.srv.Query(t, child, "A"); !slices.Equal(got, []string{"300 192.0.2.50"}) {
+		t.Errorf("after alpha's apply %s A serves %q", child, got)
+	}
+	if got, want := l.marked(parent), []string{"www.acme.test. A alpha"}; !slices.Equal(got, want) {
+		t.Errorf("alpha's zone holds %q, want %q", got, want)
+	}
+	if got, want := l.marked(child), []string{"shop.acme.test. A beta"}; !slices.Equal(got, want) {
+		t.Errorf("beta's zone holds %q, want %q", got, want)
+	}
+}
