@@ -322,7 +322,7 @@ func (p *planner) deletes(run *backends.Run) {
 	tenant := p.step.Tenant
 	ours := 0
 	var gone []*RRset
-	strays := strays{}
+	var strays strays
 	for _, l := range p.obs.Sets {
 		if l.ignored || !p.ownsPart(l, tenant) {
 			strays.add(l)

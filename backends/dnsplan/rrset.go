@@ -23,6 +23,9 @@
 //     Run.DeleteManyPercent of ours at once needs GATE-DNS-DELETE-MANY,
 //     and so does, whatever the zone's size, deleting all of ours or
 //     more than half of 3 or more.
+//   - Another tenant's marked RRsets that the spec does not want are
+//     neither changed nor deleted, and the plan notes them (strays.go):
+//     no run would touch them again.
 //   - The apex NS is never removed.
 //   - Ignored: what a zone's ignore rule covers is neither adopted,
 //     changed nor deleted, and not counted by the delete gate (the

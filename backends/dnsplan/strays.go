@@ -27,11 +27,17 @@ type strays map[string][]NameType
 // the planning tenant's (the caller checked), at a name and type the
 // spec does not want, and not left to an ignore rule. Unmarked foreign
 // data is no stray: it is the normal state of a zone site shares.
-func (s strays) add(l *RRset) {
+// The map is made on the first stray: a zone without any, as nearly
+// every zone is, allocates nothing for them.
+func (s *strays) add(l *RRset) {
 	if l.Owner == "" || l.wanted || l.giveWay || l.ignored || !l.HasData() {
 		return
 	}
-	s[l.OwnerText()] = append(s[l.OwnerText()], l.NameType)
+	if *s == nil {
+		*s = strays{}
+	}
+	owner := l.OwnerText()
+	(*s)[owner] = append((*s)[owner], l.NameType)
 }
 
 // notes are the plan's lines on the strays of zone, one per owner, each
