@@ -46,6 +46,11 @@ type Options struct {
 	// (loaded for the checks between tenants). A spec that does not
 	// load has its warnings among the errors Load returns instead.
 	Warn func(Diagnostics)
+	// Neighbours keeps in the model the tenants of the files loaded
+	// beside the paths too, not only for the checks between tenants:
+	// site leftovers asks what no tenant declares, which every
+	// tenant's file answers, not only those named.
+	Neighbours bool
 }
 
 // The default budgets are far above what real specs need: 1,000 tenants

@@ -75,6 +75,11 @@ func LoadWith(config string, paths []string, o Options) (*model.Spec, error) {
 	for _, f := range files {
 		scoped[f] = true
 	}
+	if o.Neighbours {
+		for _, f := range all {
+			scoped[f] = true
+		}
+	}
 	var early func(*fileResult)
 	if o.Early != nil {
 		// A file cached under a larger budget than this run's is

@@ -474,6 +474,15 @@ func (f *OperatorFile) Providers() map[string]model.Provider {
 	return f.o.providers
 }
 
+// Hosts returns the libvirt hosts the file declares: name -> URI (none
+// for a nil file).
+func (f *OperatorFile) Hosts() map[string]string {
+	if f == nil {
+		return nil
+	}
+	return f.o.hosts
+}
+
 // Grants reports whether the file grants tenant (false for a nil file).
 func (f *OperatorFile) Grants(tenant string) bool { return f != nil && f.o.grants[tenant] != nil }
 
