@@ -16,17 +16,7 @@ func (d *Driver) Marks(ctx context.Context, zone *model.Zone, run *backends.Run)
 	if err != nil {
 		return nil, err
 	}
-	seen := map[backends.Mark]bool{}
-	var out []backends.Mark
-	for _, r := range obs.records {
-		m := backends.Mark{Name: r.name, Type: r.typ, Tenant: r.owner}
-		if r.owner != "" && !seen[m] {
-			seen[m] = true
-			out = append(out, m)
-		}
-	}
-	backends.SortMarks(out)
-	return out, nil
+	return marksOf(obs.records), nil
 }
 
 // Unmark observes zone again and empties the comment of every marked

@@ -222,25 +222,31 @@ func (d *Driver) plan(ctx context.Context, step *graph.Step, run *backends.Run, 
 
 // client builds the API client for a zone step.
 func (d *Driver) client(step *graph.Step, run *backends.Run) (*cf.API, *calls, error) {
-	prov := step.Zone.Provider.Cloudflare
-	token, err := run.Credential(prov.Token)
+	return d.providerAPI(step.Zone.Provider, "zone "+step.Zone.Name, run)
+}
+
+// providerAPI builds the API client for provider prov (a Cloudflare
+// one); what names what it is for in messages ("zone example.org.").
+func (d *Driver) providerAPI(prov model.Provider, what string, run *backends.Run) (*cf.API, *calls, error) {
+	cfp := prov.Cloudflare
+	token, err := run.Credential(cfp.Token)
 	if err != nil {
-		return nil, nil, fmt.Errorf("Cloudflare API token for zone %s: %w", step.Zone.Name, err)
+		return nil, nil, fmt.Errorf("Cloudflare API token for %s: %w", what, err)
 	}
 	base := DefaultAPIURL
-	if prov.APIURL != "" {
-		base = prov.APIURL
+	if cfp.APIURL != "" {
+		base = cfp.APIURL
 	}
 	if env := strings.TrimSpace(run.Getenv(EnvAPIURL)); env != "" {
 		base = env
 	}
-	if _, err := endpoint.Check(base, prov.Plaintext); err != nil {
-		return nil, nil, fmt.Errorf("Cloudflare API URL for zone %s: %w", step.Zone.Name, err)
+	if _, err := endpoint.Check(base, cfp.Plaintext); err != nil {
+		return nil, nil, fmt.Errorf("Cloudflare API URL for %s: %w", what, err)
 	}
 	requests := new(calls)
-	api, err := d.newAPI(strings.TrimRight(base, "/"), token, requests, run, step.Zone.Provider.Name)
+	api, err := d.newAPI(strings.TrimRight(base, "/"), token, requests, run, prov.Name)
 	if err != nil {
-		return nil, nil, fmt.Errorf("Cloudflare client for zone %s: %w", step.Zone.Name, err)
+		return nil, nil, fmt.Errorf("Cloudflare client for %s: %w", what, err)
 	}
 	return api, requests, nil
 }

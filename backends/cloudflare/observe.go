@@ -109,38 +109,8 @@ func (d *Driver) observe(ctx context.Context, api *cf.API, z *model.Zone) (*obse
 		return nil, fmt.Errorf("Cloudflare returned %d zones named %s for this token: restrict the token to one account", len(ids), name)
 	}
 	obs := &observation{zoneID: ids[0], zone: z.Name}
-	rc := cf.ZoneIdentifier(obs.zoneID)
-	// announced is the most records any page said the zone holds; a
-	// listing that ends with fewer (an empty or info-less page before
-	// the last) saw only part of the zone, and a record it missed could
-	// be foreign data a create would then be written beside, ungated.
-	announced, seen, page := 0, 0, 1
-	for ; ; page++ {
-		recs, info, err := api.ListDNSRecords(ctx, rc, cf.ListDNSRecordsParams{ResultInfo: cf.ResultInfo{Page: page, PerPage: d.perPage()}})
-		if err != nil {
-			return nil, describe(fmt.Sprintf("listing records of Cloudflare zone %s (page %d)", name, page), needDNSEdit(name), err)
-		}
-		seen += len(recs)
-		if info != nil {
-			announced = max(announced, info.Total)
-		}
-		for _, r := range recs {
-			rec, ok, err := fromCloudflare(r, z.Name)
-			if err != nil {
-				return nil, fmt.Errorf("zone %s: %w: fix or remove the record in Cloudflare", name, err)
-			}
-			if ok {
-				obs.records = append(obs.records, rec)
-			} else {
-				obs.unmanaged = append(obs.unmanaged, fqdn(r.Name)+" "+r.Type)
-			}
-		}
-		if info == nil || page >= info.TotalPages || len(recs) == 0 {
-			break
-		}
-	}
-	if seen < announced {
-		return nil, fmt.Errorf("listing records of Cloudflare zone %s stopped at page %d with %d of the %d records the API announced, so the zone was not fully observed: re-run (it may have changed while it was read)", name, page, seen, announced)
+	if obs.records, obs.unmanaged, err = d.listRecords(ctx, api, obs.zoneID, z.Name); err != nil {
+		return nil, err
 	}
 	if z.SOA != nil {
 		if obs.soa, err = readSOA(ctx, api, obs.zoneID, name); err != nil {
@@ -153,4 +123,45 @@ func (d *Driver) observe(ctx context.Context, api *cf.API, z *model.Zone) (*obse
 		}
 	}
 	return obs, nil
+}
+
+// listRecords reads every record of the zone with id zoneID, named
+// apex, page by page: the records site manages, and "name TYPE" of the
+// others. A listing that saw only part of the zone is an error.
+func (d *Driver) listRecords(ctx context.Context, api *cf.API, zoneID, apex string) (records []record, unmanaged []string, err error) {
+	name := strings.TrimSuffix(apex, ".")
+	rc := cf.ZoneIdentifier(zoneID)
+	// announced is the most records any page said the zone holds; a
+	// listing that ends with fewer (an empty or info-less page before
+	// the last) saw only part of the zone, and a record it missed could
+	// be foreign data a create would then be written beside, ungated.
+	announced, seen, page := 0, 0, 1
+	for ; ; page++ {
+		recs, info, err := api.ListDNSRecords(ctx, rc, cf.ListDNSRecordsParams{ResultInfo: cf.ResultInfo{Page: page, PerPage: d.perPage()}})
+		if err != nil {
+			return nil, nil, describe(fmt.Sprintf("listing records of Cloudflare zone %s (page %d)", name, page), needDNSEdit(name), err)
+		}
+		seen += len(recs)
+		if info != nil {
+			announced = max(announced, info.Total)
+		}
+		for _, r := range recs {
+			rec, ok, err := fromCloudflare(r, apex)
+			if err != nil {
+				return nil, nil, fmt.Errorf("zone %s: %w: fix or remove the record in Cloudflare", name, err)
+			}
+			if ok {
+				records = append(records, rec)
+			} else {
+				unmanaged = append(unmanaged, fqdn(r.Name)+" "+r.Type)
+			}
+		}
+		if info == nil || page >= info.TotalPages || len(recs) == 0 {
+			break
+		}
+	}
+	if seen < announced {
+		return nil, nil, fmt.Errorf("listing records of Cloudflare zone %s stopped at page %d with %d of the %d records the API announced, so the zone was not fully observed: re-run (it may have changed while it was read)", name, page, seen, announced)
+	}
+	return records, unmanaged, nil
 }

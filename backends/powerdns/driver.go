@@ -156,19 +156,30 @@ func (d *Driver) newClient(step *graph.Step, run *backends.Run) (*client, error)
 // zoneClient is newClient for a zone of another step (a signed child
 // whose keys a parent reads).
 func (d *Driver) zoneClient(zone *model.Zone, run *backends.Run) (*client, error) {
-	p := zone.Provider.PowerDNS
-	if p == nil {
+	if zone.Provider.PowerDNS == nil {
 		return nil, fmt.Errorf("zone %s has no powerdns provider", zone.Name)
 	}
+	c, err := d.providerClient(zone.Provider, run)
+	if err != nil {
+		return nil, fmt.Errorf("zone %s: %w", zone.Name, err)
+	}
+	return c, nil
+}
+
+// providerClient builds a client for provider prov (a PowerDNS one),
+// for the requests of no one zone (site leftovers' zone list) and of
+// every zone.
+func (d *Driver) providerClient(prov model.Provider, run *backends.Run) (*client, error) {
+	p := prov.PowerDNS
 	// go-powerdns v3.17.0 calls log.Fatalf on a URL it cannot parse, so
 	// check it here and return an error instead; the check also applies
 	// the transport rules (backends/endpoint).
 	if _, err := endpoint.Check(p.URL, p.Plaintext); err != nil {
-		return nil, fmt.Errorf("zone %s: powerdns url: %w", zone.Name, err)
+		return nil, fmt.Errorf("powerdns url: %w", err)
 	}
 	key, err := run.Credential(p.APIKey)
 	if err != nil {
-		return nil, fmt.Errorf("zone %s: read the PowerDNS API key: %w", zone.Name, err)
+		return nil, fmt.Errorf("read the PowerDNS API key: %w", err)
 	}
 	hc := d.HTTPClient
 	if hc == nil {
@@ -178,12 +189,12 @@ func (d *Driver) zoneClient(zone *model.Zone, run *backends.Run) (*client, error
 	if base == nil {
 		base = http.DefaultTransport
 	}
-	base = backends.CapAnswers(base, d.maxAnswer(), "PowerDNS provider "+zone.Provider.Name,
+	base = backends.CapAnswers(base, d.maxAnswer(), "PowerDNS provider "+prov.Name,
 		"no PowerDNS answer site reads is this large (a zone of 50,000 rrsets answers about 13 MB): "+
-			"check the url of provider "+zone.Provider.Name+" in site.cue (it must name the PowerDNS API itself) and any proxy between site and the server")
+			"check the url of provider "+prov.Name+" in site.cue (it must name the PowerDNS API itself) and any proxy between site and the server")
 	// A server that stops answering is named, with the request it holds.
 	prefix := "/api/v1/servers/" + p.Server + "/"
-	ct := &countingTransport{base: backends.AwaitTransport(base, run, fmt.Sprintf("PowerDNS %s (%s)", zone.Provider.Name, p.URL),
+	ct := &countingTransport{base: backends.AwaitTransport(base, run, fmt.Sprintf("PowerDNS %s (%s)", prov.Name, p.URL),
 		func(r *http.Request) string {
 			path := r.URL.Path
 			if i := strings.Index(path, prefix); i >= 0 {
