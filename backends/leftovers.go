@@ -24,3 +24,33 @@ type MarkReader interface {
 	// owner markers on it, sorted (SortMarks).
 	ZoneMarks(ctx context.Context, p model.Provider, z ListedZone, run *Run) ([]Mark, error)
 }
+
+// Owned is a domain or network on a libvirt host that carries site's
+// owner element.
+type Owned struct {
+	Kind   string // OwnedDomain or OwnedNetwork
+	Name   string
+	Tenant string // as the owner element says it: foreign text
+	Active bool   // a running domain, an active network
+	// Volumes are the volumes site made for a domain, as its owner
+	// element lists them.
+	Volumes []Volume
+}
+
+// Volume is a storage volume on a libvirt host.
+type Volume struct{ Pool, Name string }
+
+func (v Volume) String() string { return v.Pool + "/" + v.Name }
+
+// The kinds of Owned.
+const (
+	OwnedDomain  = "domain"
+	OwnedNetwork = "network"
+)
+
+// OwnerLister is a backend that lists, read-only, what on a host
+// carries site's owner element, whichever tenant it names (site
+// leftovers).
+type OwnerLister interface {
+	ListOwned(ctx context.Context, host string) ([]Owned, error)
+}

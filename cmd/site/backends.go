@@ -82,6 +82,9 @@ type runBackends struct {
 	closers   []func() error
 	// discoverers find the steps only observing names (see discover).
 	discoverers []backends.Discoverer
+	// owners lists the owner elements on a host, for site leftovers;
+	// nil without a libvirt backend.
+	owners backends.OwnerLister
 	// leases reads the DHCP leases of the VMs that publish address
 	// "lease" (nil without a libvirt backend); apply waits for them up
 	// to leaseTimeout and tells leaseProgress.
@@ -152,6 +155,18 @@ func (bk *runBackends) discover(ctx context.Context, reading func(what string) (
 			return nil, fmt.Errorf("listing %s was interrupted: %w", listingUndeclared, context.Cause(ctx))
 		}
 	}
+}
+
+// markReaders are the DNS backends that can list a provider's zones
+// and read the owner markers in one, by provider kind (site leftovers).
+func (bk *runBackends) markReaders() map[string]backends.MarkReader {
+	out := map[string]backends.MarkReader{}
+	for kind, d := range bk.providers {
+		if r, ok := d.(backends.MarkReader); ok {
+			out[kind] = r
+		}
+	}
+	return out
 }
 
 // forgetDiscovered drops what discover read, so that the steps observe

@@ -14,6 +14,7 @@ import (
 	"github.com/site-tools/site/backends/engine"
 	"github.com/site-tools/site/compiler"
 	"github.com/site-tools/site/compiler/graph"
+	"github.com/site-tools/site/compiler/model"
 	"github.com/site-tools/site/compiler/plan"
 )
 
@@ -34,21 +35,9 @@ import (
 // site diff and apply pass it, site graph and completion do not look at
 // live systems.
 func loadGraph(paths []string, only []plan.Phase, targets []string, budget compiler.Options, discover discoverFunc) (*graph.Graph, error) {
-	config, paths, err := specInput(paths)
+	spec, _, err := loadSpecs(paths, budget)
 	if err != nil {
 		return nil, err
-	}
-	spec, err := compiler.LoadWith(config, paths, budget)
-	if err != nil {
-		var diags compiler.Diagnostics
-		if !errors.As(err, &diags) {
-			return nil, err
-		}
-		lines := make([]string, len(diags))
-		for i, d := range diags {
-			lines[i] = d.Format(relPos)
-		}
-		return nil, fmt.Errorf("the specs have errors (site vet lists the same), so nothing was observed:\n%s", strings.Join(lines, "\n"))
 	}
 	g, err := graph.Build(spec)
 	if err != nil {
@@ -77,6 +66,30 @@ func loadGraph(paths []string, only []plan.Phase, targets []string, budget compi
 		return nil, fmt.Errorf("--target: %w\n(a domain or network a tenant no longer declares is a step only site diff and site apply find, by observing the host)", err)
 	}
 	return nil, fmt.Errorf("--target: %w", err)
+}
+
+// loadSpecs loads the operator's file and the specs at paths
+// (./tenants/... when none), and returns the model and the operator's
+// file's path. An invalid spec is an error listing every problem at
+// file:line:col, as site vet prints them.
+func loadSpecs(paths []string, budget compiler.Options) (*model.Spec, string, error) {
+	config, paths, err := specInput(paths)
+	if err != nil {
+		return nil, "", err
+	}
+	spec, err := compiler.LoadWith(config, paths, budget)
+	if err != nil {
+		var diags compiler.Diagnostics
+		if !errors.As(err, &diags) {
+			return nil, "", err
+		}
+		lines := make([]string, len(diags))
+		for i, d := range diags {
+			lines[i] = d.Format(relPos)
+		}
+		return nil, "", fmt.Errorf("the specs have errors (site vet lists the same), so nothing was observed:\n%s", strings.Join(lines, "\n"))
+	}
+	return spec, config, nil
 }
 
 // warnTo is the compiler.Options.Warn of diff, apply and graph: the

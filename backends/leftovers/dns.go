@@ -1,0 +1,109 @@
+package leftovers
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/site-tools/site/backends"
+	"github.com/site-tools/site/compiler/model"
+)
+
+// zoneIndex says where the loaded tenants declare each zone: by the
+// provider's endpoint (two providers of site.cue may be one server),
+// and as "tenant T on provider P" for the report.
+type zoneIndex struct {
+	on    map[string]map[string]bool // endpoint -> zone -> declared there
+	where map[string][]string        // zone -> "tenant T on provider P"
+}
+
+func declaredZones(in Input) zoneIndex {
+	idx := zoneIndex{on: map[string]map[string]bool{}, where: map[string][]string{}}
+	for _, t := range in.Tenants {
+		for _, z := range t.Zones {
+			key := endpoint(z.Provider)
+			if idx.on[key] == nil {
+				idx.on[key] = map[string]bool{}
+			}
+			idx.on[key][z.Name] = true
+			idx.where[z.Name] = append(idx.where[z.Name], fmt.Sprintf("tenant %s on provider %s", t.Name, z.Provider.Name))
+		}
+	}
+	return idx
+}
+
+// endpoint identifies the server (PowerDNS) or account (Cloudflare) a
+// provider reaches, so that two names for one are looked at once.
+func endpoint(p model.Provider) string {
+	switch {
+	case p.PowerDNS != nil:
+		return "powerdns " + strings.TrimRight(p.PowerDNS.URL, "/") + " " + p.PowerDNS.Server
+	case p.Cloudflare != nil:
+		return "cloudflare " + strings.TrimRight(p.Cloudflare.APIURL, "/") + " " + p.Cloudflare.Token.Source()
+	}
+	return "provider " + p.Name
+}
+
+// provider lists p's zones and reads each that no loaded tenant
+// declares on it.
+func (f *Finder) provider(ctx context.Context, p model.Provider, idx zoneIndex, loaded map[string]bool) ProviderReport {
+	rep := ProviderReport{Name: p.Name, Kind: p.Kind()}
+	rd := f.DNS[p.Kind()]
+	if rd == nil {
+		rep.Error = fmt.Sprintf("this build of site has no %s backend that can list zones", p.Kind())
+		return rep
+	}
+	if f.Prepare != nil {
+		if err := f.Prepare(ctx, p); err != nil {
+			rep.Error = err.Error()
+			return rep
+		}
+	}
+	listed, err := rd.ListZones(ctx, p, f.Run)
+	if err != nil {
+		rep.Error = err.Error()
+		return rep
+	}
+	rep.Listed = len(listed)
+	declared := idx.on[endpoint(p)]
+	for _, z := range listed {
+		if declared[z.Name] {
+			continue // its tenant's runs read it
+		}
+		if err := ctx.Err(); err != nil {
+			rep.Zones = append(rep.Zones, ZoneReport{Zone: z.Name, Error: fmt.Sprintf("not read: %v", context.Cause(ctx))})
+			continue
+		}
+		rep.Read++
+		marks, err := rd.ZoneMarks(ctx, p, z, f.Run)
+		switch {
+		case err != nil:
+			rep.Zones = append(rep.Zones, ZoneReport{Zone: z.Name, Error: err.Error()})
+		case len(marks) > 0:
+			rep.Zones = append(rep.Zones, ZoneReport{Zone: z.Name, DeclaredOn: idx.where[z.Name],
+				Owners: owners(marks, loaded), Remove: f.Command("disown", p.Kind(), z.Name, "--provider", p.Name, "--ack", "GATE-DNS-DISOWN")})
+		}
+	}
+	return rep
+}
+
+// owners groups marks by tenant, in tenant order.
+func owners(marks []backends.Mark, loaded map[string]bool) []Owner {
+	by := map[string]*Owner{}
+	for _, m := range marks {
+		o := by[m.Tenant]
+		if o == nil {
+			o = &Owner{Tenant: m.Tenant, Loaded: loaded[m.Tenant], Names: []string{}}
+			by[m.Tenant] = o
+		}
+		o.Count++
+		if len(o.Names) < maxNames {
+			o.Names = append(o.Names, m.Name+" "+m.Type)
+		}
+	}
+	out := make([]Owner, 0, len(by))
+	for _, t := range sortedKeys(by) {
+		out = append(out, *by[t])
+	}
+	return out
+}

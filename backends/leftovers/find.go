@@ -1,0 +1,90 @@
+package leftovers
+
+import (
+	"context"
+	"sort"
+
+	"github.com/site-tools/site/backends"
+	"github.com/site-tools/site/compiler/model"
+)
+
+// Input is what the specs say: every tenant loaded, and the providers
+// and hosts the operator's file declares, by name.
+type Input struct {
+	Tenants   []*model.Tenant
+	Providers map[string]model.Provider
+	Hosts     map[string]string // name -> libvirt URI
+}
+
+// Finder looks at the live systems through this build's backends.
+type Finder struct {
+	// DNS reads a provider's zones and markers, by provider kind
+	// (model.Provider.Kind); a kind missing here is reported unread.
+	DNS map[string]backends.MarkReader
+	// Hosts lists the owner elements on a libvirt host; nil when this
+	// build has no libvirt backend.
+	Hosts backends.OwnerLister
+	// Prepare reads what p's credential needs into Run (a secret from a
+	// Vault store) before p is listed; an error leaves p unread. nil
+	// prepares nothing.
+	Prepare func(ctx context.Context, p model.Provider) error
+	// Run carries the credentials (read from the environment, or by the
+	// caller from a Vault store into the run) and the request hooks.
+	Run *backends.Run
+	// Command is the site command line the report prints for sub and
+	// args, ready to paste (quoted, --config when the run had one).
+	Command func(sub string, args ...string) string
+}
+
+// Find looks at every provider and host of in, in name order. What it
+// cannot read is said in the report (Error), never taken for nothing
+// left over.
+func (f *Finder) Find(ctx context.Context, in Input) *Report {
+	r := &Report{FormatVersion: FormatVersion, Providers: []ProviderReport{}, Hosts: []HostReport{}}
+	zones := declaredZones(in)
+	seen := map[string]string{} // endpoint -> the provider looked at there
+	for _, name := range sortedKeys(in.Providers) {
+		p := in.Providers[name]
+		key := endpoint(p)
+		if first, ok := seen[key]; ok {
+			r.Providers = append(r.Providers, ProviderReport{Name: name, Kind: p.Kind(), SameAs: first})
+			continue
+		}
+		seen[key] = name
+		r.Providers = append(r.Providers, f.provider(ctx, p, zones, loaded(in)))
+	}
+	owners := declaredOnHosts(in)
+	hosts := map[string]string{} // URI -> the host looked at there
+	for _, name := range sortedKeys(in.Hosts) {
+		uri := in.Hosts[name]
+		if first, ok := hosts[uri]; ok {
+			r.Hosts = append(r.Hosts, HostReport{Name: name, URI: uri, SameAs: first})
+			continue
+		}
+		hosts[uri] = name
+		r.Hosts = append(r.Hosts, f.host(ctx, name, uri, owners, loaded(in)))
+	}
+	return r
+}
+
+// loaded is the names of the tenants loaded.
+func loaded(in Input) map[string]bool {
+	out := map[string]bool{}
+	for _, t := range in.Tenants {
+		out[t.Name] = true
+	}
+	return out
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
+
+// maxNames is how many marked names (or volumes) a zone's owner lists;
+// the count says how many there are, site disown lists them all.
+const maxNames = 3

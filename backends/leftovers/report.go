@@ -1,0 +1,125 @@
+// Package leftovers finds what site marked that no spec declares any
+// more: the owner markers in zones no tenant declares on the provider
+// that holds them (a removed tenant's zones, a zone handed away, the
+// copy a zone leaves on a provider it moved off), and the domains and
+// networks on a libvirt host whose owner element names a tenant that
+// declares nothing of that kind there any more (or no tenant file at
+// all). No run of diff or apply looks at these, as looking costs reads
+// on every run; site leftovers looks on demand, and only reads.
+package leftovers
+
+// FormatVersion is the version of the JSON report; it changes only when
+// a field changes meaning or goes away.
+const FormatVersion = 1
+
+// Report is what site leftovers found.
+type Report struct {
+	FormatVersion int              `json:"format_version"`
+	Providers     []ProviderReport `json:"providers"`
+	Hosts         []HostReport     `json:"hosts"`
+}
+
+// ProviderReport is one DNS provider site.cue declares.
+type ProviderReport struct {
+	Name string `json:"name"`
+	Kind string `json:"kind"` // powerdns or cloudflare
+	// SameAs names the provider declared first with the same server (or
+	// account): it was looked at there, so not twice.
+	SameAs string `json:"same_as,omitempty"`
+	// Error says why the provider's zones could not be listed: nothing
+	// is known of them.
+	Error string `json:"error,omitempty"`
+	// Listed counts the zones it holds; Read those of them no tenant
+	// declares on it, which were read.
+	Listed int          `json:"listed"`
+	Read   int          `json:"read"`
+	Zones  []ZoneReport `json:"zones,omitempty"`
+}
+
+// ZoneReport is one zone no loaded tenant declares on its provider that
+// holds site's owner markers, or that could not be read.
+type ZoneReport struct {
+	Zone string `json:"zone"`
+	// DeclaredOn lists where loaded tenants declare the zone instead, as
+	// "tenant T on provider P": the copy a moved zone left.
+	DeclaredOn []string `json:"declared_on,omitempty"`
+	Error      string   `json:"error,omitempty"`
+	Owners     []Owner  `json:"owners,omitempty"`
+	// Remove is the command that takes the markers off (the records
+	// stay, foreign to every tenant).
+	Remove string `json:"remove,omitempty"`
+}
+
+// Owner is the markers of one tenant in a zone.
+type Owner struct {
+	Tenant string `json:"tenant"`
+	// Loaded: a tenant file of that name was loaded (it declares
+	// something, but not this zone here).
+	Loaded bool `json:"loaded"`
+	Count  int  `json:"count"`
+	// Names are the first few marked "NAME TYPE", sorted.
+	Names []string `json:"names"`
+}
+
+// HostReport is one libvirt host site.cue declares.
+type HostReport struct {
+	Name   string `json:"name"`
+	URI    string `json:"uri"`
+	SameAs string `json:"same_as,omitempty"`
+	Error  string `json:"error,omitempty"`
+	// Listed counts the domains and networks carrying an owner element.
+	Listed    int        `json:"listed"`
+	Leftovers []Resource `json:"leftovers,omitempty"`
+}
+
+// Resource is one domain or network left over on a host.
+type Resource struct {
+	Kind   string `json:"kind"` // domain or network
+	Name   string `json:"name"`
+	Tenant string `json:"tenant"`
+	Loaded bool   `json:"loaded"`
+	Active bool   `json:"active"`
+	// Volumes are the volumes site made for a domain (pool/name), which
+	// its owner element lists.
+	Volumes []string `json:"volumes,omitempty"`
+	// Remove are the commands that remove it by hand, in order.
+	Remove []string `json:"remove"`
+}
+
+// Unread reports whether a provider, zone or host could not be read:
+// then nothing can be said of it, least of all that nothing is left.
+func (r *Report) Unread() bool {
+	for _, p := range r.Providers {
+		if p.Error != "" {
+			return true
+		}
+		for _, z := range p.Zones {
+			if z.Error != "" {
+				return true
+			}
+		}
+	}
+	for _, h := range r.Hosts {
+		if h.Error != "" {
+			return true
+		}
+	}
+	return false
+}
+
+// Found reports whether anything is left over.
+func (r *Report) Found() bool {
+	for _, p := range r.Providers {
+		for _, z := range p.Zones {
+			if len(z.Owners) > 0 {
+				return true
+			}
+		}
+	}
+	for _, h := range r.Hosts {
+		if len(h.Leftovers) > 0 {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,186 @@
+package leftovers
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/site-tools/site/compiler/visible"
+)
+
+// WriteJSON writes r as the versioned JSON report.
+func (r *Report) WriteJSON(w io.Writer) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(r)
+}
+
+// WriteText writes r for a reader: per provider and host what is left
+// over, whose it is, and the commands that remove it. Names a server
+// answered with are shown escaped (visible), so none can start a line
+// of its own or drive the terminal.
+func (r *Report) WriteText(w io.Writer) error {
+	var b strings.Builder
+	for _, p := range r.Providers {
+		writeProvider(&b, p)
+	}
+	for _, h := range r.Hosts {
+		writeHost(&b, h)
+	}
+	b.WriteString(r.summary() + "\n")
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+func writeProvider(b *strings.Builder, p ProviderReport) {
+	head := fmt.Sprintf("provider %s (%s)", p.Name, p.Kind)
+	switch {
+	case p.SameAs != "":
+		fmt.Fprintf(b, "%s: the same server as provider %s, looked at there\n", head, p.SameAs)
+		return
+	case p.Error != "":
+		fmt.Fprintf(b, "%s: its zones could not be listed, so nothing is known of them: %s\n", head, p.Error)
+		return
+	}
+	if p.Read == 0 {
+		fmt.Fprintf(b, "%s: %s listed, each declared on it by a tenant", head, count(p.Listed, "zone"))
+	} else {
+		fmt.Fprintf(b, "%s: %s listed, %d read (no tenant declares them on it)", head, count(p.Listed, "zone"), p.Read)
+	}
+	if len(p.Zones) == 0 {
+		b.WriteString(": nothing left over\n")
+		return
+	}
+	b.WriteString("\n")
+	for _, z := range p.Zones {
+		writeZone(b, z)
+	}
+}
+
+func writeZone(b *strings.Builder, z ZoneReport) {
+	name := visible.String(z.Zone)
+	if z.Error != "" {
+		fmt.Fprintf(b, "  zone %s: could not be read, so nothing is known of it: %s\n", name, z.Error)
+		return
+	}
+	where := "no tenant declares it"
+	if len(z.DeclaredOn) > 0 {
+		where = "declared by " + strings.Join(z.DeclaredOn, ", ") + ", not here"
+	}
+	fmt.Fprintf(b, "  zone %s: %s\n", name, where)
+	for _, o := range z.Owners {
+		whose := "tenant " + o.Tenant
+		if !o.Loaded {
+			whose += " (no tenant file)"
+		}
+		names := make([]string, len(o.Names))
+		for i, n := range o.Names {
+			names[i] = visible.String(n)
+		}
+		more := ""
+		if n := o.Count - len(o.Names); n > 0 {
+			more = fmt.Sprintf(" and %d more", n)
+		}
+		fmt.Fprintf(b, "    %s: %s: %s%s\n", whose, count(o.Count, "marked RRset"), strings.Join(names, ", "), more)
+	}
+	fmt.Fprintf(b, "    take the markers off (the records stay, no tenant's): %s\n", z.Remove)
+}
+
+func writeHost(b *strings.Builder, h HostReport) {
+	head := fmt.Sprintf("host %s (%s)", h.Name, h.URI)
+	switch {
+	case h.SameAs != "":
+		fmt.Fprintf(b, "%s: the same URI as host %s, looked at there\n", head, h.SameAs)
+		return
+	case h.Error != "":
+		fmt.Fprintf(b, "%s: could not be read, so nothing is known of it: %s\n", head, h.Error)
+		return
+	}
+	fmt.Fprintf(b, "%s: %s", head, count(h.Listed, "domain or network", "domains or networks")+" with an owner element")
+	if len(h.Leftovers) == 0 {
+		b.WriteString(": nothing left over\n")
+		return
+	}
+	b.WriteString("\n")
+	for _, l := range h.Leftovers {
+		writeResource(b, l)
+	}
+}
+
+func writeResource(b *strings.Builder, l Resource) {
+	what := "VM"
+	if l.Kind == "network" {
+		what = "network"
+	}
+	whose := fmt.Sprintf("tenant %s, which declares no %s on this host any more", visible.Short(l.Tenant), what)
+	if !l.Loaded {
+		whose = fmt.Sprintf("tenant %s, which has no tenant file", visible.Short(l.Tenant))
+	}
+	state := ""
+	if l.Active {
+		state = map[string]string{"domain": "; running", "network": "; active"}[l.Kind]
+	}
+	fmt.Fprintf(b, "  %s %s (%s%s)\n", l.Kind, visible.String(l.Name), whose, state)
+	if len(l.Volumes) > 0 {
+		vols := make([]string, len(l.Volumes))
+		for i, v := range l.Volumes {
+			vols[i] = visible.String(v)
+		}
+		fmt.Fprintf(b, "    volumes site made for it: %s\n", strings.Join(vols, ", "))
+	}
+	b.WriteString("    remove by hand:\n")
+	for _, c := range l.Remove {
+		fmt.Fprintf(b, "      %s\n", visible.String(c))
+	}
+}
+
+// summary is the report's last line.
+func (r *Report) summary() string {
+	zones, res, unread := 0, 0, 0
+	for _, p := range r.Providers {
+		if p.Error != "" {
+			unread++
+		}
+		for _, z := range p.Zones {
+			if z.Error != "" {
+				unread++
+			} else {
+				zones++
+			}
+		}
+	}
+	for _, h := range r.Hosts {
+		if h.Error != "" {
+			unread++
+		}
+		res += len(h.Leftovers)
+	}
+	var parts []string
+	if zones > 0 {
+		parts = append(parts, count(zones, "zone")+" with owner markers no tenant declares there")
+	}
+	if res > 0 {
+		parts = append(parts, count(res, "domain or network", "domains or networks")+" whose tenant declares nothing of the kind on its host")
+	}
+	switch {
+	case unread > 0 && len(parts) > 0:
+		return fmt.Sprintf("Left over: %s; and %s could not be read, so there may be more.", strings.Join(parts, "; "), count(unread, "provider, zone or host", "providers, zones or hosts"))
+	case unread > 0:
+		return fmt.Sprintf("Nothing left over where site could read, but %s could not be read.", count(unread, "provider, zone or host", "providers, zones or hosts"))
+	case len(parts) > 0:
+		return "Left over: " + strings.Join(parts, "; ") + "."
+	}
+	return fmt.Sprintf("Nothing left over on %s and %s.", count(len(r.Providers), "provider"), count(len(r.Hosts), "host"))
+}
+
+// count is "1 zone", "2 zones": one, or n and many (else one with an s).
+func count(n int, one string, many ...string) string {
+	switch {
+	case n == 1:
+		return "1 " + one
+	case len(many) > 0:
+		return fmt.Sprintf("%d %s", n, many[0])
+	}
+	return fmt.Sprintf("%d %ss", n, one)
+}

@@ -1,0 +1,146 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/site-tools/site/backends"
+	"github.com/site-tools/site/backends/leftovers"
+	"github.com/site-tools/site/compiler"
+	"github.com/site-tools/site/compiler/graph"
+	"github.com/site-tools/site/compiler/model"
+	"github.com/site-tools/site/compiler/plan"
+)
+
+func init() { register(newLeftoversCmd) }
+
+func newLeftoversCmd() *cobra.Command {
+	var format string
+	cmd := &cobra.Command{
+		Use:   "leftovers [PATH ...]",
+		Short: "List what site marked that no spec declares any more (read-only)",
+		Long: `leftovers answers "what did site mark that no spec declares any more?",
+which no diff or apply looks at: looking would cost reads on every run.
+It loads site.cue and the tenant files as diff does (PATH, default
+./tenants/...; every tenant file beside those named counts too) and,
+only reading:
+
+  - lists the zones of each PowerDNS and Cloudflare provider site.cue
+    declares (one listing per provider), and reads each zone that no
+    tenant declares on that provider (one read each; a declared zone is
+    not read): a zone whose RRsets carry site's owner marker is a
+    removed tenant's zone, a zone handed away, or the copy a zone left
+    on a provider it moved off. A zone without markers is not site's
+    and is not reported.
+  - lists the domains and networks on each libvirt host site.cue
+    declares that carry site's owner element, and reports those whose
+    tenant declares nothing of that kind on that host any more (or has
+    no tenant file): what diff and apply never look at there.
+
+Each leftover is named with its owner tenant (a zone's first few marked
+names, with their count) and the command that removes it: site disown
+for a zone's markers (the records stay, foreign to every tenant; delete
+the zone by hand to stop serving it), virsh for a domain (and the
+volumes site made for it) or a network. Credentials are read as diff
+reads them, from the environment or a Vault store.
+
+  site leftovers                       every tenant file under ./tenants
+  site leftovers --format json         the versioned JSON report
+
+Exit codes: 0 nothing left over, 2 something is left over, 1 an error,
+among them a provider, zone or host that could not be read (never
+reported as holding nothing).`,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return runLeftovers(cmd, args, format)
+		},
+	}
+	addBudgetFlags(cmd)
+	cmd.Flags().StringVar(&format, "format", "text", "output format: text or json")
+	_ = cmd.RegisterFlagCompletionFunc("format", completeWords("text\tthe report for a terminal", "json\tthe versioned JSON report"))
+	return cmd
+}
+
+func runLeftovers(cmd *cobra.Command, args []string, format string) error {
+	if format != "text" && format != "json" {
+		return withCode(exitError, fmt.Errorf("--format %q: use text or json", format))
+	}
+	load := budget(cmd)
+	load.Warn = warnTo(cmd.ErrOrStderr())
+	// What no tenant declares is judged against every tenant's file,
+	// not only those named.
+	load.Neighbours = true
+	spec, config, err := loadSpecs(args, load)
+	if err != nil {
+		return withCode(exitError, err)
+	}
+	op, err := readOperator(config)
+	if err != nil {
+		return withCode(exitError, err)
+	}
+	run := backends.NewRun()
+	bk := openBackends(run)
+	defer closeBackends(bk, cmd.ErrOrStderr())
+	f := &leftovers.Finder{DNS: bk.markReaders(), Hosts: bk.owners, Run: run,
+		Prepare: readCredential(bk, spec, run),
+		Command: pasteable(config)}
+	report := f.Find(cmd.Context(), leftovers.Input{Tenants: spec.Tenants, Providers: op.Providers(), Hosts: op.Hosts()})
+	out := cmd.OutOrStdout()
+	if format == "json" {
+		err = report.WriteJSON(out)
+	} else {
+		err = report.WriteText(out)
+	}
+	switch {
+	case err != nil:
+		return withCode(exitError, err)
+	case report.Unread():
+		return withCode(exitError, fmt.Errorf("what could not be read is said in the report, and may hold leftovers: fix what it says and run site leftovers again"))
+	case report.Found():
+		return withCode(exitChanges, nil)
+	}
+	return nil
+}
+
+// readCredential reads a provider's credential into run when it is in
+// a Vault store, as diff's secret step would (one read per secret).
+func readCredential(bk *runBackends, spec *model.Spec, run *backends.Run) func(context.Context, model.Provider) error {
+	read := map[string]error{}
+	return func(ctx context.Context, p model.Provider) error {
+		ref := p.Credential().Vault
+		if ref == nil {
+			return nil // from the environment, read when used
+		}
+		id := graph.SecretStepID(*ref)
+		if err, ok := read[id]; ok {
+			return err
+		}
+		// leftovers has no steps to defer, so a store that does not
+		// answer must not advise --ack GATE-SECRET-UNREACHABLE: with the
+		// gate counted as given its message leaves that out.
+		run.Acked[plan.GateSecretUnreachable] = true
+		step := &graph.Step{ID: id, Phase: plan.PhaseSecrets, Secret: &graph.Secret{Store: spec.Vaults[ref.Vault], Ref: *ref}}
+		_, err := bk.kinds[plan.PhaseSecrets].Plan(ctx, step, run)
+		if err != nil {
+			err = fmt.Errorf("its credential is in Vault store %s, which could not be read: %w", ref.Vault, err)
+		}
+		read[id] = err
+		return err
+	}
+}
+
+// pasteable prints the site commands the report advises. They name the
+// operator's file with --config when site found it beside the PATHs
+// rather than from the current directory: pasted here, the command
+// would not find it.
+func pasteable(config string) func(sub string, args ...string) string {
+	return func(sub string, args ...string) string {
+		words := commandWords(sub, args...)
+		if here, err := compiler.FindConfig("", nil); configFlag == "" && (err != nil || here != config) {
+			words = append(words, "--config", shellQuote(config))
+		}
+		return strings.Join(words, " ")
+	}
+}

@@ -1,0 +1,122 @@
+package main
+
+import (
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/site-tools/site/backends/powerdns"
+	"github.com/site-tools/site/backends/powerdns/pdnstest"
+	"github.com/site-tools/site/compiler/golden"
+)
+
+// marked is an rrset carrying tenant's owner marker, as site writes it.
+func marked(tenant, name string, records ...string) pdnstest.RRset {
+	return pdnstest.RRset{Name: name, Type: "A", TTL: 300, Records: records,
+		Comments: []pdnstest.Comment{{Account: powerdns.MarkerAccount, Content: powerdns.Marker(tenant)}}}
+}
+
+// leftoversOnTwoServers is two PowerDNS servers as site leftovers meets
+// them: on old, a removed tenant's zone (its file and grant gone), the
+// copy office1's zone left when it moved to new, a zone no tenant ever
+// had (unmarked) and a zone tenant kept declares there; on new,
+// office1's zone where it is declared now.
+func leftoversOnTwoServers(t *testing.T) (old, moved *pdnstest.Server, dir string) {
+	old = pdnsEnv(t)
+	moved = pdnstest.New(t, pdnstest.Options{})
+	t.Setenv("PDNS_API_KEY_NEW", moved.APIKey)
+	old.CreateZone(t, "gone.test.", marked("gone", "www.gone.test.", "192.0.2.1"), marked("gone", "mail.gone.test.", "192.0.2.2"),
+		marked("gone", "a.gone.test.", "192.0.2.3"), marked("gone", "b.gone.test.", "192.0.2.4"))
+	old.CreateZone(t, "office1.example.test.", marked("office1", "www.office1.example.test.", "192.0.2.10"))
+	old.CreateZone(t, "foreign.test.", pdnstest.RRset{Name: "www.foreign.test.", Type: "A", TTL: 300, Records: []string{"192.0.2.20"}})
+	old.CreateZone(t, "kept.test.", marked("kept", "www.kept.test.", "192.0.2.30"))
+	moved.CreateZone(t, "office1.example.test.", marked("office1", "www.office1.example.test.", "192.0.2.10"))
+	site := siteSrc(pdnsProvider("old", old.URL, "PDNS_API_KEY", old.DNSAddr)+pdnsProvider("new", moved.URL, "PDNS_API_KEY_NEW", moved.DNSAddr),
+		grant{tenant: "office1", domains: []string{"office1.example.test"}, providers: []string{"old", "new"}},
+		grant{tenant: "kept", domains: []string{"kept.test"}, providers: []string{"old"}})
+	zone := func(tenant, zone, provider, records string) string {
+		return "package tenants\n\ntenants: " + tenant + ": {\n\tdomain: \"" + zone + "\"\n\tdns: zones: \"" + zone + "\": {provider: \"" + provider + "\", ttl: 300, records: {" + records + "}}\n}\n"
+	}
+	dir = writeSpecs(t, site, map[string]string{
+		"office1.cue": zone("office1", "office1.example.test", "new", `www: A: ["192.0.2.10"]`),
+		"kept.cue":    zone("kept", "kept.test", "old", `www: A: ["192.0.2.30"]`),
+	})
+	return old, moved, dir
+}
+
+// TestLeftoversFindsMarkedZonesNoTenantDeclares: site leftovers reports
+// the removed tenant's zone and the copy a moved zone left, with their
+// owners and the disown command, exits 2, and reads only what no
+// tenant declares on each server: one zone list per server, one read
+// per undeclared zone, none of a declared one. The unmarked zone is
+// read and not reported. Running the commands it printed leaves
+// nothing over (exit 0).
+func TestLeftoversFindsMarkedZonesNoTenantDeclares(t *testing.T) {
+	old, moved, dir := leftoversOnTwoServers(t)
+	// From elsewhere, site.cue is found beside the PATH, and the
+	// commands printed name it, or pasted here they would not find it.
+	code, out, errOut := siteRun(t, old, "leftovers", dir)
+	if want := "--ack GATE-DNS-DISOWN --config " + filepath.Join(dir, "site.cue") + "\n"; code != exitChanges || !strings.Contains(out, want) {
+		t.Fatalf("leftovers from another directory: exit %d, want %d and commands ending in %q\nstdout:\n%s\nstderr:\n%s", code, exitChanges, want, out, errOut)
+	}
+	old.ResetRequests("")
+	for _, z := range []string{"gone.test.", "office1.example.test.", "foreign.test.", "kept.test."} {
+		old.ResetRequests(z)
+		moved.ResetRequests(z)
+	}
+	moved.ResetRequests("")
+	// One tenant file named: its neighbour kept.cue counts too, so
+	// kept.test is not a leftover.
+	t.Chdir(dir)
+	code, out, errOut = siteRun(t, old, "leftovers", "office1.cue")
+	if code != exitChanges {
+		t.Fatalf("leftovers: exit %d, want %d\nstdout:\n%s\nstderr:\n%s", code, exitChanges, out, errOut)
+	}
+	golden.Check(t, filepath.Join(pkgDir, "testdata", "leftovers_pdns.golden"), []byte(out))
+	for _, c := range []struct {
+		srv  *pdnstest.Server
+		zone string
+		gets int
+	}{
+		{old, "", 1}, {old, "gone.test.", 1}, {old, "office1.example.test.", 1}, {old, "foreign.test.", 1}, {old, "kept.test.", 0},
+		{moved, "", 1}, {moved, "office1.example.test.", 0},
+	} {
+		if got := c.srv.Requests(c.zone); got.GET != c.gets || got.Writes() != 0 {
+			t.Errorf("requests for %q on %s: %+v, want %d GETs and no write", c.zone, c.srv.URL, got, c.gets)
+		}
+	}
+	for _, line := range strings.Split(out, "\n") {
+		_, command, ok := strings.Cut(line, "(the records stay, no tenant's): ")
+		if !ok {
+			continue
+		}
+		args := strings.Fields(command)[1:]
+		if code, o, e := siteRun(t, old, args...); code != exitOK {
+			t.Fatalf("%s: exit %d\n%s%s", command, code, o, e)
+		}
+	}
+	if code, out, errOut := siteRun(t, old, "leftovers", dir); code != exitOK || !strings.Contains(out, "Nothing left over on 2 providers and 0 hosts.") {
+		t.Errorf("after disown: exit %d, want 0 and nothing left over\nstdout:\n%s\nstderr:\n%s", code, out, errOut)
+	}
+}
+
+// TestLeftoversSaysWhatItCouldNotRead: a provider whose key is not set
+// is reported unread, and the run exits 1 even though the other
+// provider holds nothing left over: never "nothing left over" for what
+// was not read.
+func TestLeftoversSaysWhatItCouldNotRead(t *testing.T) {
+	old, _, dir := leftoversOnTwoServers(t)
+	t.Setenv("PDNS_API_KEY_NEW", "")
+	code, out, errOut := siteRun(t, old, "leftovers", "--format", "json", dir)
+	if code != exitError {
+		t.Fatalf("leftovers: exit %d, want 1\nstdout:\n%s\nstderr:\n%s", code, out, errOut)
+	}
+	for _, want := range []string{`"name": "new"`, `"error": "provider new: read the PowerDNS API key: environment variable PDNS_API_KEY_NEW is empty or unset`, `"zone": "gone.test."`} {
+		if !strings.Contains(out, want) {
+			t.Errorf("the JSON report lacks %s:\n%s", want, out)
+		}
+	}
+	if !strings.Contains(errOut, "could not be read") {
+		t.Errorf("stderr does not say what could not be read:\n%s", errOut)
+	}
+}
