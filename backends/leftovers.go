@@ -53,4 +53,8 @@ const (
 // leftovers).
 type OwnerLister interface {
 	ListOwned(ctx context.Context, host string) ([]Owned, error)
+	// Opens is the URI site connects to for host: host itself, unless
+	// the environment maps it to another (a test's or demo's daemon).
+	// A command printed for the reader names that one.
+	Opens(host string) string
 }

@@ -56,7 +56,7 @@ func (f *Finder) host(ctx context.Context, name, uri string, idx hostIndex, load
 			continue
 		}
 		rep.Leftovers = append(rep.Leftovers, Resource{Kind: o.Kind, Name: o.Name, Tenant: o.Tenant, Loaded: loaded[o.Tenant],
-			Active: o.Active, Volumes: volumeNames(o.Volumes), Remove: removal(uri, o)})
+			Active: o.Active, Volumes: volumeNames(o.Volumes), Remove: removal(f.Hosts.Opens(uri), o)})
 	}
 	return rep
 }

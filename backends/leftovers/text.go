@@ -40,7 +40,7 @@ func writeProvider(b *strings.Builder, p ProviderReport) {
 		fmt.Fprintf(b, "%s: the same server as provider %s, looked at there\n", head, p.SameAs)
 		return
 	case p.Error != "":
-		fmt.Fprintf(b, "%s: its zones could not be listed, so nothing is known of them: %s\n", head, p.Error)
+		fmt.Fprintf(b, "%s: its zones could not be listed, so nothing is known of them: %s\n", head, visible.Short(p.Error))
 		return
 	}
 	if p.Read == 0 {
@@ -61,7 +61,7 @@ func writeProvider(b *strings.Builder, p ProviderReport) {
 func writeZone(b *strings.Builder, z ZoneReport) {
 	name := visible.String(z.Zone)
 	if z.Error != "" {
-		fmt.Fprintf(b, "  zone %s: could not be read, so nothing is known of it: %s\n", name, z.Error)
+		fmt.Fprintf(b, "  zone %s: could not be read, so nothing is known of it: %s\n", name, visible.Short(z.Error))
 		return
 	}
 	where := "no tenant declares it"
@@ -94,7 +94,7 @@ func writeHost(b *strings.Builder, h HostReport) {
 		fmt.Fprintf(b, "%s: the same URI as host %s, looked at there\n", head, h.SameAs)
 		return
 	case h.Error != "":
-		fmt.Fprintf(b, "%s: could not be read, so nothing is known of it: %s\n", head, h.Error)
+		fmt.Fprintf(b, "%s: could not be read, so nothing is known of it: %s\n", head, visible.Short(h.Error))
 		return
 	}
 	fmt.Fprintf(b, "%s: %s", head, count(h.Listed, "domain or network", "domains or networks")+" with an owner element")

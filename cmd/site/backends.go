@@ -56,6 +56,7 @@ var builtIn = []backend{
 			bk.kinds[plan.PhaseStorage] = d.Pools()
 			bk.leases = d
 			bk.discoverers = append(bk.discoverers, d)
+			bk.owners = d
 			bk.closers = append(bk.closers, d.Close)
 		},
 	},

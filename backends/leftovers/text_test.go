@@ -1,0 +1,69 @@
+package leftovers
+
+import (
+	"bytes"
+	"path/filepath"
+	"testing"
+
+	"github.com/site-tools/site/backends"
+	"github.com/site-tools/site/compiler/golden"
+)
+
+// TestWriteText renders what each kind of finding reads like: a marked
+// zone with more names than are shown, a name a server answered with
+// control characters in it (escaped, never a line of its own), a
+// running domain with the volumes site made for it, an active network,
+// a provider that is another's alias, and what could not be read.
+func TestWriteText(t *testing.T) {
+	odd := backends.Owned{Kind: backends.OwnedDomain, Name: "web\nvm", Tenant: "lab\x1b[2J", Active: true,
+		Volumes: []backends.Volume{{Pool: "default", Name: "web-root"}, {Pool: "default", Name: "seed 1.iso"}}}
+	lan := backends.Owned{Kind: backends.OwnedNetwork, Name: "old-lan", Tenant: "gone", Active: true}
+	r := &Report{
+		Providers: []ProviderReport{
+			{Name: "cf", Kind: "cloudflare", Error: "Cloudflare API token for provider cf: environment variable CF_TOKEN is empty or unset"},
+			{Name: "pdns", Kind: "powerdns", Listed: 5, Read: 3, Zones: []ZoneReport{
+				{Zone: "gone.test.", Owners: []Owner{{Tenant: "gone", Count: 5, Names: []string{"a.gone.test. A", "b.gone.test. A", "c\r.gone.test. TXT"}}},
+					Remove: "site disown powerdns gone.test. --provider pdns --ack GATE-DNS-DISOWN"},
+				{Zone: "moved.test.", DeclaredOn: []string{"tenant m on provider pdns2"}, Owners: []Owner{{Tenant: "m", Loaded: true, Count: 1, Names: []string{"www.moved.test. A"}}},
+					Remove: "site disown powerdns moved.test. --provider pdns --ack GATE-DNS-DISOWN"},
+				{Zone: "broken.test.", Error: "read zone broken.test.: 500 Internal Server Error"},
+			}},
+			{Name: "pdns-again", Kind: "powerdns", SameAs: "pdns"},
+		},
+		Hosts: []HostReport{
+			{Name: "kvm1", URI: "qemu:///system", Listed: 4, Leftovers: []Resource{
+				{Kind: odd.Kind, Name: odd.Name, Tenant: odd.Tenant, Loaded: true, Active: true, Volumes: volumeNames(odd.Volumes), Remove: removal("qemu:///system", odd)},
+				{Kind: lan.Kind, Name: lan.Name, Tenant: lan.Tenant, Active: true, Remove: removal("qemu:///system", lan)},
+			}},
+			{Name: "kvm2", URI: "qemu+ssh://kvm2/system", Error: "connect to qemu+ssh://kvm2/system: no route to host"},
+		},
+	}
+	var b bytes.Buffer
+	if err := r.WriteText(&b); err != nil {
+		t.Fatal(err)
+	}
+	golden.Check(t, filepath.Join("testdata", "text.golden"), b.Bytes())
+}
+
+// TestExitDecision: a report is unread when any provider, zone or host
+// could not be read, whatever else it found, and found when anything is
+// left over; an alias or a provider holding nothing is neither.
+func TestExitDecision(t *testing.T) {
+	for _, c := range []struct {
+		name          string
+		r             Report
+		unread, found bool
+	}{
+		{"empty", Report{}, false, false},
+		{"clean provider and alias", Report{Providers: []ProviderReport{{Name: "a", Listed: 3}, {Name: "b", SameAs: "a"}}}, false, false},
+		{"provider unread", Report{Providers: []ProviderReport{{Name: "a", Error: "x"}}}, true, false},
+		{"zone unread", Report{Providers: []ProviderReport{{Name: "a", Zones: []ZoneReport{{Zone: "z.", Error: "x"}}}}}, true, false},
+		{"zone marked", Report{Providers: []ProviderReport{{Name: "a", Zones: []ZoneReport{{Zone: "z.", Owners: []Owner{{Tenant: "t", Count: 1}}}}}}}, false, true},
+		{"host unread", Report{Hosts: []HostReport{{Name: "h", Error: "x"}}}, true, false},
+		{"domain left", Report{Hosts: []HostReport{{Name: "h", Leftovers: []Resource{{Kind: "domain", Name: "d"}}}}}, false, true},
+	} {
+		if u, f := c.r.Unread(), c.r.Found(); u != c.unread || f != c.found {
+			t.Errorf("%s: Unread %t Found %t, want %t %t", c.name, u, f, c.unread, c.found)
+		}
+	}
+}

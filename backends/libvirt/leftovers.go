@@ -1,0 +1,63 @@
+package libvirt
+
+import (
+	"context"
+	"sort"
+
+	"github.com/site-tools/site/backends"
+)
+
+var _ backends.OwnerLister = (*Driver)(nil)
+
+// ListOwned lists the domains and then the networks on host that carry
+// site's owner element, whichever tenant it names, each by name: for
+// site leftovers, which judges them against every tenant's spec. It
+// reads what a run's observation of the host reads, and nothing more.
+func (d *Driver) ListOwned(ctx context.Context, host string) ([]backends.Owned, error) {
+	if d.optsErr != nil {
+		return nil, d.optsErr
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	h, err := d.observe(host)
+	if err != nil {
+		return nil, explain(err)
+	}
+	var doms, nets []backends.Owned
+	for name, o := range h.domains {
+		if o.Owner != nil {
+			doms = append(doms, backends.Owned{Kind: backends.OwnedDomain, Name: name, Tenant: o.Owner.Tenant, Active: o.Running, Volumes: volumesOf(o.Owner)})
+		}
+	}
+	for name, o := range h.networks {
+		if o.Owner != nil {
+			nets = append(nets, backends.Owned{Kind: backends.OwnedNetwork, Name: name, Tenant: o.Owner.Tenant, Active: o.Active})
+		}
+	}
+	byName := func(s []backends.Owned) { sort.Slice(s, func(i, j int) bool { return s[i].Name < s[j].Name }) }
+	byName(doms)
+	byName(nets)
+	return append(doms, nets...), nil
+}
+
+// volumesOf is the volumes an owner element lists.
+func volumesOf(o *owner) []backends.Volume {
+	if len(o.Volumes) == 0 {
+		return nil
+	}
+	out := make([]backends.Volume, len(o.Volumes))
+	for i, v := range o.Volumes {
+		out[i] = backends.Volume{Pool: v.Pool, Name: v.Name}
+	}
+	return out
+}
+
+// Opens is the URI d connects to for host: URIMapEnv's mapping of it,
+// else host itself (backends.OwnerLister).
+func (d *Driver) Opens(host string) string {
+	if m, ok := d.opts.URIMap[host]; ok {
+		return m
+	}
+	return host
+}
