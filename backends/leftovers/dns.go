@@ -2,6 +2,7 @@ package leftovers
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 
@@ -53,6 +54,10 @@ func (f *Finder) provider(ctx context.Context, p model.Provider, idx zoneIndex, 
 		rep.Error = fmt.Sprintf("this build of site has no %s backend that can list zones", p.Kind())
 		return rep
 	}
+	if ctx.Err() != nil {
+		rep.Error = notRead(ctx)
+		return rep
+	}
 	if f.Prepare != nil {
 		if err := f.Prepare(ctx, p); err != nil {
 			rep.Error = err.Error()
@@ -70,8 +75,8 @@ func (f *Finder) provider(ctx context.Context, p model.Provider, idx zoneIndex, 
 		if declared[z.Name] {
 			continue // its tenant's runs read it
 		}
-		if err := ctx.Err(); err != nil {
-			rep.Zones = append(rep.Zones, ZoneReport{Zone: z.Name, Error: fmt.Sprintf("not read: %v", context.Cause(ctx))})
+		if ctx.Err() != nil {
+			rep.Zones = append(rep.Zones, ZoneReport{Zone: z.Name, Error: notRead(ctx)})
 			continue
 		}
 		rep.Read++
@@ -106,4 +111,12 @@ func owners(marks []backends.Mark, loaded map[string]bool) []Owner {
 		out = append(out, *by[t])
 	}
 	return out
+}
+
+// notRead says why what ctx's end left unread was not read.
+func notRead(ctx context.Context) string {
+	if errors.Is(ctx.Err(), context.Canceled) {
+		return "not read: the run was interrupted"
+	}
+	return fmt.Sprintf("not read: %v", context.Cause(ctx))
 }

@@ -41,6 +41,10 @@ func (f *Finder) host(ctx context.Context, name, uri string, idx hostIndex, load
 		rep.Error = "this build of site has no libvirt backend"
 		return rep
 	}
+	if ctx.Err() != nil {
+		rep.Error = notRead(ctx)
+		return rep
+	}
 	owned, err := f.Hosts.ListOwned(ctx, uri)
 	if err != nil {
 		rep.Error = err.Error()

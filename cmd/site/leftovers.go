@@ -83,10 +83,18 @@ func runLeftovers(cmd *cobra.Command, args []string, format string) error {
 	run := backends.NewRun()
 	bk := openBackends(run)
 	defer closeBackends(bk, cmd.ErrOrStderr())
+	// As diff: a server slow to answer is named, and the first Ctrl-C
+	// stops the reading (it only reads), leaving the rest unread.
+	stderr := cmd.ErrOrStderr()
+	prog := newProgress(stderr, isTerminal(stderr), useColor(stderr))
+	prog.watchSlow(run)
+	reading, stopReading := context.WithCancel(cmd.Context())
+	defer stopReading()
+	defer watchInterrupts(prog, run, stopReading, nil)()
 	f := &leftovers.Finder{DNS: bk.markReaders(), Hosts: bk.owners, Run: run,
 		Prepare: readCredential(bk, spec, run),
 		Command: pasteable(config)}
-	report := f.Find(cmd.Context(), leftovers.Input{Tenants: spec.Tenants, Providers: op.Providers(), Hosts: op.Hosts()})
+	report := f.Find(reading, leftovers.Input{Tenants: spec.Tenants, Providers: op.Providers(), Hosts: op.Hosts()})
 	out := cmd.OutOrStdout()
 	if format == "json" {
 		err = report.WriteJSON(out)

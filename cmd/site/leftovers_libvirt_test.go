@@ -80,3 +80,23 @@ func TestLeftoversOnALibvirtHost(t *testing.T) {
 		t.Errorf("after the virsh commands:\n%s", out)
 	}
 }
+
+// TestLeftoversSaysAHostItCouldNotRead: a host that cannot be opened is
+// said to be so, and the run exits 1: nothing is claimed of it.
+func TestLeftoversSaysAHostItCouldNotRead(t *testing.T) {
+	t.Setenv(libvirt.URIMapEnv, "")
+	dir := writeSpecs(t, siteSrc(`hosts: lost: uri: "test://`+filepath.Join(t.TempDir(), "no-such-file.xml")+`"`,
+		grant{tenant: "lab", domains: []string{"lab.example.test"}, hosts: []string{"lost"}}), map[string]string{})
+	writeTenants(t, dir, map[string]string{"lab.cue": "package tenants\n\ntenants: lab: domain: \"lab.example.test\"\n"})
+	t.Chdir(dir)
+	var stdout, stderr bytes.Buffer
+	code := run([]string{"leftovers"}, &stdout, &stderr)
+	if code != exitError {
+		t.Fatalf("exit %d, want 1\nstdout:\n%s\nstderr:\n%s", code, stdout.String(), stderr.String())
+	}
+	for _, want := range []string{"host lost (test://", "could not be read, so nothing is known of it: ", "Nothing left over where site could read, but 1 provider, zone or host could not be read."} {
+		if !strings.Contains(stdout.String(), want) {
+			t.Errorf("stdout lacks %q:\n%s\nstderr:\n%s", want, stdout.String(), stderr.String())
+		}
+	}
+}

@@ -1,8 +1,11 @@
 package main
 
 import (
+	"net/http"
+	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/site-tools/site/backends/powerdns"
@@ -118,5 +121,44 @@ func TestLeftoversSaysWhatItCouldNotRead(t *testing.T) {
 	}
 	if !strings.Contains(errOut, "could not be read") {
 		t.Errorf("stderr does not say what could not be read:\n%s", errOut)
+	}
+}
+
+// TestLeftoversInterruptedSaysWhatWasNotRead: Ctrl-C while a zone is
+// being read stops the reading (it only reads); the zones not read are
+// said to be so and the run exits 1, never "nothing left over".
+func TestLeftoversInterruptedSaysWhatWasNotRead(t *testing.T) {
+	old, _, dir := leftoversOnTwoServers(t)
+	inGet, release := make(chan struct{}), make(chan struct{})
+	var once sync.Once
+	old.FailWhen(t, func(r *http.Request) (int, string, bool) {
+		if r.Method == http.MethodGet && strings.HasSuffix(r.URL.Path, "/zones/foreign.test.") {
+			once.Do(func() {
+				close(inGet)
+				<-release
+			})
+		}
+		return 0, "", false
+	})
+	t.Cleanup(func() { close(release) }) // before FailWhen's own cleanup: the held request ends
+	s, done := startInterruptible(t, "leftovers", dir)
+	select {
+	case <-inGet:
+	case <-done:
+		t.Fatalf("leftovers ended before reading foreign.test. (exit %d):\n%s\n%s", <-s.code, s.out, s.err)
+	}
+	s.sigs <- os.Interrupt
+	<-done
+	out := s.out.String()
+	if code := <-s.code; code != exitError {
+		t.Fatalf("exit %d, want 1\nstdout:\n%s\nstderr:\n%s", code, out, s.err)
+	}
+	for _, want := range []string{"zone foreign.test.: could not be read", "zone gone.test.: could not be read, so nothing is known of it: not read: the run was interrupted", "Nothing left over where site could read, but 3 providers, zones or hosts could not be read."} {
+		if !strings.Contains(out, want) {
+			t.Errorf("stdout lacks %q:\n%s", want, out)
+		}
+	}
+	if !strings.Contains(s.err.String(), "site: interrupted") {
+		t.Errorf("stderr does not say the run was interrupted:\n%s", s.err)
 	}
 }
