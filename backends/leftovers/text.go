@@ -72,7 +72,7 @@ func writeZone(b *strings.Builder, z ZoneReport) {
 	for _, o := range z.Owners {
 		whose := "tenant " + o.Tenant
 		if !o.Loaded {
-			whose += " (no tenant file)"
+			whose += " (its file was not loaded)"
 		}
 		names := make([]string, len(o.Names))
 		for i, n := range o.Names {
@@ -115,7 +115,7 @@ func writeResource(b *strings.Builder, l Resource) {
 	}
 	whose := fmt.Sprintf("tenant %s, which declares no %s on this host any more", visible.Short(l.Tenant), what)
 	if !l.Loaded {
-		whose = fmt.Sprintf("tenant %s, which has no tenant file", visible.Short(l.Tenant))
+		whose = fmt.Sprintf("tenant %s, whose file was not loaded", visible.Short(l.Tenant))
 	}
 	state := ""
 	if l.Active {

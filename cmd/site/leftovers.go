@@ -37,8 +37,8 @@ only reading:
     and is not reported.
   - lists the domains and networks on each libvirt host site.cue
     declares that carry site's owner element, and reports those whose
-    tenant declares nothing of that kind on that host any more (or has
-    no tenant file): what diff and apply never look at there.
+    tenant declares nothing of that kind on that host any more (or whose
+    file was not loaded): what diff and apply never look at there.
 
 Each leftover is named with its owner tenant (a zone's first few marked
 names, with their count) and the command that removes it: site disown
