@@ -16,10 +16,11 @@ import (
 type zoneIndex struct {
 	on    map[string]map[string]bool // endpoint -> zone -> declared there
 	where map[string][]string        // zone -> "tenant T on provider P"
+	ids   map[string]bool            // Cloudflare zone ids declared (noteIDs)
 }
 
 func declaredZones(in Input) zoneIndex {
-	idx := zoneIndex{on: map[string]map[string]bool{}, where: map[string][]string{}}
+	idx := zoneIndex{on: map[string]map[string]bool{}, where: map[string][]string{}, ids: map[string]bool{}}
 	for _, t := range in.Tenants {
 		for _, z := range t.Zones {
 			key := endpoint(z.Provider)
@@ -45,34 +46,68 @@ func endpoint(p model.Provider) string {
 	return "provider " + p.Name
 }
 
-// provider lists p's zones and reads each that no loaded tenant
-// declares on it.
-func (f *Finder) provider(ctx context.Context, p model.Provider, idx zoneIndex, loaded map[string]bool) ProviderReport {
-	rep := ProviderReport{Name: p.Name, Kind: p.Kind()}
-	rd := f.DNS[p.Kind()]
-	if rd == nil {
-		rep.Error = fmt.Sprintf("this build of site has no %s backend that can list zones", p.Kind())
-		return rep
+// providerList is one provider's zones as listed, before any is read;
+// report holds what is known of it so far (an error, or SameAs).
+type providerList struct {
+	p      model.Provider
+	rd     backends.MarkReader
+	listed []backends.ListedZone
+	report ProviderReport
+}
+
+// list lists p's zones; an error is the report's.
+func (f *Finder) list(ctx context.Context, p model.Provider) *providerList {
+	l := &providerList{p: p, report: ProviderReport{Name: p.Name, Kind: p.Kind()}}
+	l.rd = f.DNS[p.Kind()]
+	if l.rd == nil {
+		l.report.Error = fmt.Sprintf("this build of site has no %s backend that can list zones", p.Kind())
+		return l
 	}
 	if ctx.Err() != nil {
-		rep.Error = notRead(ctx)
-		return rep
+		l.report.Error = notRead(ctx)
+		return l
 	}
 	if f.Prepare != nil {
 		if err := f.Prepare(ctx, p); err != nil {
-			rep.Error = err.Error()
-			return rep
+			l.report.Error = err.Error()
+			return l
 		}
 	}
-	listed, err := rd.ListZones(ctx, p, f.Run)
+	listed, err := l.rd.ListZones(ctx, p, f.Run)
 	if err != nil {
-		rep.Error = err.Error()
-		return rep
+		l.report.Error = err.Error()
+		return l
 	}
-	rep.Listed = len(listed)
+	l.listed = listed
+	l.report.Listed = len(listed)
+	return l
+}
+
+// noteIDs records the Cloudflare zone ids of the zones the tenants
+// declare, as the providers they declare them on list them: an id is
+// one zone of one account, whichever token lists it. PowerDNS's ids
+// are names, the same on every server, so they say nothing of this.
+func (idx *zoneIndex) noteIDs(lists []*providerList) {
+	for _, l := range lists {
+		if l.p.Cloudflare == nil {
+			continue
+		}
+		declared := idx.on[endpoint(l.p)]
+		for _, z := range l.listed {
+			if declared[z.Name] {
+				idx.ids[z.ID] = true
+			}
+		}
+	}
+}
+
+// read reads each zone of l that no loaded tenant declares on its
+// provider.
+func (f *Finder) read(ctx context.Context, l *providerList, idx zoneIndex, loaded map[string]bool) ProviderReport {
+	rep, p := l.report, l.p
 	declared := idx.on[endpoint(p)]
-	for _, z := range listed {
-		if declared[z.Name] {
+	for _, z := range l.listed {
+		if declared[z.Name] || (p.Cloudflare != nil && idx.ids[z.ID]) {
 			continue // its tenant's runs read it
 		}
 		if ctx.Err() != nil {
@@ -80,7 +115,7 @@ func (f *Finder) provider(ctx context.Context, p model.Provider, idx zoneIndex, 
 			continue
 		}
 		rep.Read++
-		marks, err := rd.ZoneMarks(ctx, p, z, f.Run)
+		marks, err := l.rd.ZoneMarks(ctx, p, z, f.Run)
 		switch {
 		case err != nil:
 			rep.Zones = append(rep.Zones, ZoneReport{Zone: z.Name, Error: err.Error()})

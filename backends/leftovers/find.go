@@ -43,15 +43,23 @@ func (f *Finder) Find(ctx context.Context, in Input) *Report {
 	r := &Report{FormatVersion: FormatVersion, Providers: []ProviderReport{}, Hosts: []HostReport{}}
 	zones := declaredZones(in)
 	seen := map[string]string{} // endpoint -> the provider looked at there
+	var lists []*providerList
 	for _, name := range sortedKeys(in.Providers) {
 		p := in.Providers[name]
 		key := endpoint(p)
 		if first, ok := seen[key]; ok {
-			r.Providers = append(r.Providers, ProviderReport{Name: name, Kind: p.Kind(), SameAs: first})
+			lists = append(lists, &providerList{report: ProviderReport{Name: name, Kind: p.Kind(), SameAs: first}})
 			continue
 		}
 		seen[key] = name
-		r.Providers = append(r.Providers, f.provider(ctx, p, zones, loaded(in)))
+		lists = append(lists, f.list(ctx, p))
+	}
+	// Every provider is listed before any zone is read: a zone declared
+	// through one provider is known by its id on another that reaches
+	// the same account (two Cloudflare tokens).
+	zones.noteIDs(lists)
+	for _, l := range lists {
+		r.Providers = append(r.Providers, f.read(ctx, l, zones, loaded(in)))
 	}
 	owners := declaredOnHosts(in)
 	hosts := map[string]string{} // URI -> the host looked at there

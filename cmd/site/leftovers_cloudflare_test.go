@@ -105,3 +105,35 @@ func TestLeftoversSaysACredentialItCouldNotRead(t *testing.T) {
 		}
 	}
 }
+
+// TestLeftoversKnowsACloudflareZoneByItsID: two providers of site.cue
+// with tokens of their own may reach one Cloudflare account (a token
+// that writes, one that only reads). Their endpoints differ, but a zone
+// has one id in the account, so the zone a tenant declares on one is
+// declared on the other too: neither reported nor read there.
+func TestLeftoversKnowsACloudflareZoneByItsID(t *testing.T) {
+	cs := newColdStart(t, "kept.example.net")
+	cs.cf.ReadOnlyToken("reader-token")
+	t.Setenv("CF_READER_TOKEN", "reader-token")
+	if _, err := cs.cf.AddRecord(cs.zoneID, cftest.Record{Name: "www.kept.example.net", Type: "A", Content: "192.0.2.4", TTL: 300, Comment: cloudflare.Marker("kept")}); err != nil {
+		t.Fatal(err)
+	}
+	site := siteSrc(fmt.Sprintf("vaults: bao: {addrs: [%q], mount: \"secret\", token: env: \"VAULT_TOKEN\"}\n", cs.vault.URL)+
+		cfProvider("cf", cs.cf.URL, `{vault: {vault: "bao", path: "dns/cloudflare", key: "token"}}`)+
+		cfProvider("reader", cs.cf.URL, `{env: "CF_READER_TOKEN"}`),
+		grant{tenant: "kept", domains: []string{"kept.example.net"}, providers: []string{"cf"}})
+	dir := writeSpecs(t, site, map[string]string{})
+	writeTenants(t, dir, map[string]string{"kept.cue": "package tenants\n\ntenants: kept: {\n\tdomain: \"kept.example.net\"\n\tdns: zones: \"kept.example.net\": {provider: \"cf\", ttl: 300, records: www: A: [\"192.0.2.4\"]}\n}\n"})
+	t.Chdir(dir)
+	cs.cf.ResetCounts()
+	code, out, errOut := cs.site(t, "leftovers")
+	if code != exitOK {
+		t.Fatalf("exit %d, want 0\nstdout:\n%s\nstderr:\n%s", code, out, errOut)
+	}
+	if strings.Contains(out, "zone kept.example.net.") {
+		t.Errorf("the zone tenant kept declares on provider cf is reported on provider reader, the same account:\n%s", out)
+	}
+	if got, want := fmt.Sprint(cs.cf.Counts()), fmt.Sprint(map[string]int{cftest.EpZones: 2}); got != want {
+		t.Errorf("requests: %s, want %s (one zone list per provider, no zone read)", got, want)
+	}
+}
