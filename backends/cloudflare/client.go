@@ -60,7 +60,7 @@ func (d *Driver) newAPI(baseURL, token string, counter *calls, run *backends.Run
 		fmt.Sprintf("no Cloudflare answer site reads is this large (a page of %d records, a batch of %d): "+
 			"check the api_url of provider %s in site.cue (or %s, which replaces it when set) and any proxy between site and the API",
 			d.perPage(), MaxChunkSize, provider, EnvAPIURL))
-	next := backends.AwaitTransport(capped, run, server, apiRequest(baseURL))
+	next := recordDelivery{next: backends.AwaitTransport(capped, run, server, apiRequest(baseURL))}
 	rt := &retrying{next: next, attempts: d.retries() + 1, maxWait: d.maxWait(), counter: counter,
 		limiter: d.limiter(baseURL, token), server: server, name: apiRequest(baseURL), say: run.Say}
 	// Redirects are followed only as backends/endpoint allows: net/http

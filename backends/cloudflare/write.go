@@ -2,7 +2,6 @@ package cloudflare
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"net/http"
 	"sort"
@@ -16,7 +15,14 @@ type BatchError struct {
 	Index   int // 1-based
 	Of      int
 	Applied int // operations applied by earlier batches
-	Err     error
+	// Reached is true when the request was sent in full and not
+	// refused (see delivery): Cloudflare may have applied the batch,
+	// and only observing the zone tells.
+	Reached bool
+	// Status is the HTTP status of the batch's answer; 0 when none
+	// came.
+	Status int
+	Err    error
 }
 
 func (e *BatchError) Error() string {
@@ -24,14 +30,20 @@ func (e *BatchError) Error() string {
 	if e.Applied == 1 {
 		were = "was"
 	}
-	outcome := "failed and changed nothing (Cloudflare applies a batch in one transaction)"
-	if errors.As(e.Err, new(*backends.AnswerTooLargeError)) {
-		// Cloudflare answered, so the batch may have been applied: only
-		// its answer was refused.
-		outcome = "was answered, but its answer was cut, so whether Cloudflare applied it is not known (site diff shows what it holds)"
-	}
 	return fmt.Sprintf("zone %s: batch %d of %d %s; %s in earlier batches %s applied: %v",
-		e.Zone, e.Index, e.Of, outcome, counted(e.Applied, "operation", "operations"), were, e.Err)
+		e.Zone, e.Index, e.Of, e.outcome(), counted(e.Applied, "operation", "operations"), were, e.Err)
+}
+
+// outcome says what is known of the batch's effect on the zone.
+func (e *BatchError) outcome() string {
+	switch {
+	case e.Reached:
+		return "was sent in full, but no answer came back that says whether Cloudflare applied it, so it may have " +
+			"(all of it or none: one transaction); run site diff to see what the zone holds"
+	case e.Status != 0:
+		return fmt.Sprintf("was refused (HTTP %d) and changed nothing (Cloudflare applies a batch in one transaction)", e.Status)
+	}
+	return "failed before Cloudflare had all of it, so it changed nothing"
 }
 
 func (e *BatchError) Unwrap() error { return e.Err }
@@ -67,12 +79,24 @@ func (d *Driver) send(ctx context.Context, det *detail, zone string, ops []op, r
 				req.Posts = append(req.Posts, o.body)
 			}
 		}
-		if _, err := det.api.Raw(ctx, http.MethodPost, "/zones/"+det.zoneID+"/dns_records/batch", req, nil); err != nil {
-			var failed error = &BatchError{Zone: zone, Index: i + 1, Of: n, Applied: done, Err: describe("batch", needDNSEdit(zone), err)}
+		sending, delivered := withDelivery(ctx)
+		if _, err := det.api.Raw(sending, http.MethodPost, "/zones/"+det.zoneID+"/dns_records/batch", req, nil); err != nil {
+			be := &BatchError{Zone: zone, Index: i + 1, Of: n, Applied: done}
+			be.Status, be.Reached = delivered.fate()
+			note := sentNote(done, i, n)
+			if be.Reached {
+				// Not refused: describe's hints (a refusal, re-run
+				// later) would not be true; outcome says what is.
+				be.Err = fmt.Errorf("batch: %w", err)
+				note = sentNote(done+len(part), i+1, n) + ", the last of which Cloudflare may have applied (no answer said whether it did)"
+			} else {
+				be.Err = describe("batch", needDNSEdit(zone), err)
+			}
+			var failed error = be
 			if i > 0 {
 				failed = &backends.PartialError{Applied: i, Total: n, Err: failed}
 			}
-			return []string{sentNote(done, i, n)}, failed
+			return []string{note}, failed
 		}
 		done += len(part)
 	}

@@ -1,0 +1,90 @@
+package cloudflare
+
+import (
+	"context"
+	"net/http"
+	"net/http/httptrace"
+	"sync"
+)
+
+// A write whose request fails may or may not have been acted on, and
+// only what became of the request tells which: a request whose body
+// never reached the connection in full cannot have been run (Cloudflare
+// runs a batch only once it has read the whole JSON body), nor one
+// answered 4xx (Cloudflare refused it, and a batch is one transaction);
+// any other failure after the body was sent (no answer, a 5xx from a
+// proxy whose origin may have acted, a 200 whose body was cut or is no
+// JSON) leaves it unknown. The client's errors do not keep this apart
+// (a cut body and a refusal may both be untyped), so the transport
+// records it for the write that asks (withDelivery).
+
+// delivery is what became of the last try of one request.
+type delivery struct {
+	mu      sync.Mutex
+	written bool // its body was written to the connection in full
+	status  int  // the status of its answer; 0 when none came
+}
+
+type deliveryKey struct{}
+
+// withDelivery returns ctx carrying a delivery that the requests made
+// with it fill in.
+func withDelivery(ctx context.Context) (context.Context, *delivery) {
+	d := &delivery{}
+	return context.WithValue(ctx, deliveryKey{}, d), d
+}
+
+// fate is what the last try came to: the status of its answer (0 when
+// none came), and whether it may have reached Cloudflare in a state it
+// could act on (sent in full, and not refused with a 4xx).
+func (d *delivery) fate() (status int, reached bool) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.status >= 400 && d.status < 500 {
+		return d.status, false
+	}
+	return d.status, d.written || d.status != 0
+}
+
+// try forgets an earlier try's fate (a 429 tried again): what the
+// caller hears is the last try's.
+func (d *delivery) try() {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.written, d.status = false, 0
+}
+
+func (d *delivery) wrote(info httptrace.WroteRequestInfo) {
+	if info.Err != nil {
+		return
+	}
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.written = true
+}
+
+func (d *delivery) answered(status int) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.status = status
+}
+
+// recordDelivery is next, recording into the delivery of each request's
+// context, if it carries one, what became of each try. It sits below
+// the retrying transport, so that it sees every try.
+type recordDelivery struct{ next http.RoundTripper }
+
+func (t recordDelivery) RoundTrip(req *http.Request) (*http.Response, error) {
+	d, ok := req.Context().Value(deliveryKey{}).(*delivery)
+	if !ok {
+		return t.next.RoundTrip(req)
+	}
+	d.try()
+	trace := &httptrace.ClientTrace{WroteRequest: d.wrote}
+	req = req.WithContext(httptrace.WithClientTrace(req.Context(), trace))
+	resp, err := t.next.RoundTrip(req)
+	if resp != nil {
+		d.answered(resp.StatusCode)
+	}
+	return resp, err
+}
