@@ -168,13 +168,9 @@ func (d *Driver) markersDropped(ctx context.Context, c *client, zone string, run
 }
 
 // markersRefused is the error of a PATCH the server refused for its
-// comments (msg); created is true when the zone was created, empty,
-// before it.
-func (d *Driver) markersRefused(ctx context.Context, c *client, zone, msg string, created bool, run *backends.Run) error {
-	written := "nothing was written"
-	if created {
-		written = "the zone was created empty and none of its records were written"
-	}
+// comments (msg); written says what of the zone's write was not
+// written (see unwritten).
+func (d *Driver) markersRefused(ctx context.Context, c *client, zone, msg, written string, run *backends.Run) error {
 	nc, first := d.foundNoComments(ctx, c, zone, run)
 	if !first {
 		return notWritten(zone, written, nc)
@@ -187,4 +183,21 @@ func (d *Driver) markersRefused(ctx context.Context, c *client, zone, msg string
 // comments.
 func notWritten(zone, written string, nc noComments) error {
 	return fmt.Errorf("zone %s: %s: its server stores no rrset comments, so no owner markers, as writing zone %s found in this run (see that zone's error)", zone, written, nc.zone)
+}
+
+// unwritten says what a write left unwritten when the server refused
+// its part done+1 of total (a PATCH is refused whole): the parts before
+// it were written, and a claim that nothing was would send the operator
+// away from a zone that changed. created is true when part 1 created
+// the zone, empty.
+func unwritten(created bool, done, total int) string {
+	switch {
+	case created && done == 1:
+		return "the zone was created empty and none of its records were written"
+	case done == 0:
+		return "nothing was written"
+	case done+1 == total:
+		return fmt.Sprintf("part %d of %d was not written (the parts before it were)", total, total)
+	}
+	return fmt.Sprintf("parts %d to %d of %d were not written (the parts before them were)", done+1, total, total)
 }

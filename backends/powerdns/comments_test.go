@@ -51,3 +51,24 @@ func TestNoCommentsSplitCreationSaysTheZoneIsEmpty(t *testing.T) {
 		t.Errorf("got %d PATCHes, want 1: the refusal stops the parts after it", got)
 	}
 }
+
+// TestUnwritten: what a refused part leaves unwritten is said as it is:
+// nothing only when no part before it was written.
+func TestUnwritten(t *testing.T) {
+	for _, tc := range []struct {
+		created     bool
+		done, total int
+		want        string
+	}{
+		{false, 0, 1, "nothing was written"},
+		{false, 0, 3, "nothing was written"},
+		{true, 1, 2, "the zone was created empty and none of its records were written"},
+		{false, 1, 2, "part 2 of 2 was not written (the parts before it were)"},
+		{false, 1, 4, "parts 2 to 4 of 4 were not written (the parts before them were)"},
+		{true, 2, 4, "parts 3 to 4 of 4 were not written (the parts before them were)"},
+	} {
+		if got := unwritten(tc.created, tc.done, tc.total); got != tc.want {
+			t.Errorf("unwritten(%v, %d, %d) = %q, want %q", tc.created, tc.done, tc.total, got, tc.want)
+		}
+	}
+}

@@ -94,7 +94,7 @@ func (d *Driver) patch(ctx context.Context, b *batch, zone string, chunks [][]pd
 		})
 		if msg, ok := commentsRefused(err); ok {
 			// The whole PATCH was refused for its owner markers.
-			err = d.markersRefused(ctx, b.client, zone, msg, b.create, run)
+			err = d.markersRefused(ctx, b.client, zone, msg, unwritten(b.create, done, total), run)
 			if done > 0 && !b.create {
 				return &backends.PartialError{Applied: done, Total: total, Err: err}
 			}
