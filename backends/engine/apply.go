@@ -141,7 +141,7 @@ func (e *Engine) applyStep(ctx context.Context, s *graph.Step, deps map[string]S
 	case errors.As(err, &partial):
 		r.Status, r.Reason = StatusPartial, red.Redact(err.Error())
 		return r
-	case errors.Is(err, backends.ErrInterrupted) && r.Writes == 0:
+	case errors.Is(err, backends.ErrInterrupted) && wroteNothing(r):
 		// The step stopped before its first write (waiting its turn,
 		// or for a DHCP lease): not started, as the steps after it.
 		r.Status, r.Reason = StatusSkipped, red.Redact(err.Error())
@@ -159,6 +159,15 @@ func (e *Engine) applyStep(ctx context.Context, s *graph.Step, deps map[string]S
 	}
 	e.reobserve(ctx, d, s, run, red, &r)
 	return r
+}
+
+// wroteNothing reports whether r's calls are known to hold no write:
+// its backend tells reads from writes and counted none. A backend that
+// does not (libvirt: a VM step defines its domain, then is stopped at
+// the interrupt uploading its seed) may have written before it
+// stopped, and "skipped" would tell the user it changed nothing.
+func wroteNothing(r StepReport) bool {
+	return r.Writes == 0 && r.Reads+r.Writes == r.Requests
 }
 
 // reobserve plans s again after its apply and reports what is still not

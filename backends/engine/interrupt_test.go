@@ -20,23 +20,32 @@ import (
 func TestInterruptFinishesInFlightStartsNothing(t *testing.T) {
 	partial := &backends.PartialError{Applied: 1, Total: 3, Err: backends.ErrInterrupted}
 	notStarted := fmt.Errorf("not started: it waited its turn to write to the server: %w", backends.ErrInterrupted)
+	stopped := fmt.Errorf("upload into images/seed.iso: 0 bytes of 46.0 KiB sent, stopped at the interrupt: %w", backends.ErrInterrupted)
 	for _, tc := range []struct {
 		name    string
 		err     error
 		netWant Status
 		reason  string
+		// requests the step made, which its backend does not split
+		// into reads and writes
+		requests int
 	}{
-		{"the step in flight completes", nil, StatusApplied, ""},
-		{"the step in flight stops between parts", partial, StatusPartial, partial.Error()},
+		{"the step in flight completes", nil, StatusApplied, "", 0},
+		{"the step in flight stops between parts", partial, StatusPartial, partial.Error(), 0},
 		// Stopped before its first write (waiting its turn for the
 		// server): not started, as the steps after it, not failed.
-		{"the step in flight had not written yet", notStarted, StatusSkipped, notStarted.Error()},
+		{"the step in flight had not written yet", notStarted, StatusSkipped, notStarted.Error(), 0},
+		// Stopped after calls that may have been writes (a libvirt VM
+		// step defines its domain before it uploads its seed): not
+		// "not started", which would say it changed nothing.
+		{"the step in flight stops after calls that may have written", stopped, StatusFailed, stopped.Error(), 5},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			g := mustGraph(t, testSpec())
 			scripts := creates(stepNet, stepVM, stepZoneA)
 			scripts[stepNet].interrupts = true
 			scripts[stepNet].applyErr = tc.err
+			scripts[stepNet].requests = tc.requests
 			d := newTestDriver(scripts)
 			e := d.engine(1)
 			run := backends.NewRun()

@@ -10,6 +10,7 @@ import (
 
 	"github.com/site-tools/site/backends"
 	"github.com/site-tools/site/backends/engine"
+	"github.com/site-tools/site/compiler/graph"
 	"github.com/site-tools/site/compiler/model"
 )
 
@@ -293,5 +294,43 @@ func TestMarkerBeatGrowsIt(t *testing.T) {
 	}
 	if lost() {
 		t.Error("the beat reports its marker lost, which is there")
+	}
+}
+
+// TestInterruptedSeedUploadIsNotReportedNotStarted: a VM step stopped
+// at the interrupt while it uploads its cloud-init seed has defined the
+// domain and made its disk already: the report must not call it
+// "skipped" (not tried), as it does a step that wrote nothing.
+func TestInterruptedSeedUploadIsNotReportedNotStarted(t *testing.T) {
+	r, pool := storageRig(t)
+	t.Cleanup(func() { uploadStage = func(string) {} })
+	r.makePool(pool)
+	vm := r.stopped("web", pool, model.Disk{Pool: "images", Name: "web-root", SizeBytes: 8 << 20})
+	vm.CloudInit = &model.CloudInit{UserData: "#cloud-config\n"}
+	g := r.graph([]*model.VM{vm}, nil)
+	obs, run := r.diff(g)
+	uploadStage = func(stage string) {
+		if stage == "create" {
+			run.Interrupt() // Ctrl-C as the seed's upload begins
+		}
+	}
+	rep, err := r.tryApply(g, obs, run)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var step *engine.StepReport
+	for i, s := range rep.Steps {
+		if s.Step == graph.VMStepID(r.host, "web") {
+			step = &rep.Steps[i]
+		}
+	}
+	if step == nil || !strings.Contains(step.Reason, "stopped at the interrupt") {
+		t.Fatalf("VM step after the interrupt: %+v; want it stopped at the interrupt (the case does not do what it says)", step)
+	}
+	if r.domain("web").Inactive == nil {
+		t.Fatal("domain web is not defined: the step wrote nothing before the upload")
+	}
+	if step.Status == engine.StatusSkipped || step.Status == engine.StatusApplied {
+		t.Errorf("VM step reported %q (%s), but it defined the domain and made its disk before it stopped", step.Status, step.Reason)
 	}
 }
