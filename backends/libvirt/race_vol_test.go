@@ -115,3 +115,42 @@ func TestVolumeAttachedAtOnceIsUndone(t *testing.T) {
 	}
 	wantDomainGone(t, other, "wa", "wb", pool.Name, "shared")
 }
+
+// TestVolumeAttachedMeanwhileAfterARename: a VM renamed in the spec that
+// also names a volume another tenant's domain attached after the plan
+// is renamed first (its step's first action), then refused at its
+// define: the error must not say nothing was changed, since the domain
+// now has its new name.
+func TestVolumeAttachedMeanwhileAfterARename(t *testing.T) {
+	r, pool := storageRig(t)
+	r.makePool(pool)
+	r.upload(pool.Name, "shared", pattern(1<<20))
+	root := model.Disk{Pool: pool.Name, Name: "wold-root", SizeBytes: 1 << 20}
+	shared := model.Disk{Pool: pool.Name, Name: "shared", SizeBytes: 1 << 20}
+	r.converge(r.graph([]*model.VM{r.stopped("wold", pool, root)}, nil))
+	g := r.graph([]*model.VM{r.stopped("wa", pool, root, shared)}, nil)
+	obs, run := r.diff(g)
+	if len(obs.Plan.Blocked) > 0 {
+		t.Fatalf("blocked: %+v", obs.Plan.Blocked)
+	}
+	other := newRigWith(t, r.host, New(r.d.opts))
+	other.converge(other.othersGraph(other.stopped("wb", pool, shared))) // between the plan and the apply
+
+	rep, err := r.tryApply(g, obs, run)
+	if err != nil {
+		t.Fatal(err)
+	}
+	step := stepReport(t, rep, graph.VMStepID(r.host, "wa"))
+	if step.Status != engine.StatusFailed || !strings.Contains(step.Reason, "after this run's plan") {
+		t.Fatalf("the VM's step %s (%s), want it failed at the define", step.Status, step.Reason)
+	}
+	if _, err := r.conn().LookupDomainByName("wa"); err != nil {
+		t.Fatalf("domain wa is not there (%v): the step did not rename wold first, so the case does not do what it says", err)
+	}
+	if strings.Contains(step.Reason, "nothing was changed") {
+		t.Errorf("the step's error says nothing was changed, but it renamed domain wold to wa:\n%s", step.Reason)
+	}
+	if !strings.Contains(step.Reason, "renamed domain wold to wa") {
+		t.Errorf("the step's error does not say what it did before it stopped (renamed domain wold to wa):\n%s", step.Reason)
+	}
+}

@@ -58,6 +58,7 @@ func (v vmDriver) apply(ctx context.Context, sp *backends.StepPlan, run *backend
 			a.res.Requests = t.requests()
 			return a.res, err
 		}
+		a.done = append(a.done, o)
 	}
 	a.res.Requests = t.requests()
 	// A restart or stop carries the pending changes out; otherwise they
@@ -121,6 +122,24 @@ type applier struct {
 	// try runs one op once; nil is (*applier).once. Tests set it to see
 	// which ops do retries.
 	try func(op) error
+	// done are the step's ops carried out so far, for an error that
+	// stops the step to say what it changed before (changedBefore).
+	done []op
+}
+
+// changedBefore says what the step changed before the op that stops it
+// (which itself changed nothing): "nothing was changed" only when no op
+// ran. A VM renamed in the spec is renamed first, and a define refused
+// after it leaves the domain under its new name.
+func (a *applier) changedBefore() string {
+	if len(a.done) == 0 {
+		return "nothing was changed"
+	}
+	var did []string
+	for _, o := range a.done {
+		did = append(did, o.described())
+	}
+	return "nothing more was changed after this step " + strings.Join(did, ", ") + " (which stays: run site diff to see where it stands)"
 }
 
 // calling counts a call to the applier's host and names it to the run

@@ -92,6 +92,20 @@ type guardedVolume struct {
 
 func (o op) gate() plan.Gate { return o.Gate }
 
+// described says what o did, for an error of a later op of its step.
+func (o op) described() string {
+	switch o.Kind {
+	case opRename:
+		if o.Gate != "" {
+			return fmt.Sprintf("renamed domain %s to %s (shutting it down first if it ran)", o.Domain, o.To)
+		}
+		return fmt.Sprintf("renamed domain %s to %s", o.Domain, o.To)
+	}
+	// Only a rename comes before the define, the one op whose refusal
+	// asks; any other is named by the domain it acted on.
+	return "acted on domain " + o.Domain
+}
+
 // vmDetail is a VM step's plan for Apply.
 type vmDetail struct {
 	host string

@@ -278,7 +278,7 @@ func (e volumeTakenError) Error() string { return e.msg }
 // the earlier and takes its own back (both may; never both stay).
 func (a *applier) defineGuarded(o op, define func() error) error {
 	if err := a.recheckUsers(o); err != nil {
-		return fmt.Errorf("%w; that domain had it after this run's plan (another tenant's apply, which holds a lock of its own, or the operator): nothing was changed", err)
+		return fmt.Errorf("%w; that domain had it after this run's plan (another tenant's apply, which holds a lock of its own, or the operator): %s", err, a.changedBefore())
 	}
 	if err := define(); err != nil {
 		return err
