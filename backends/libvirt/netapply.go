@@ -3,6 +3,7 @@ package libvirt
 import (
 	"context"
 	"fmt"
+	"strings"
 
 	"libvirt.org/go/libvirt"
 
@@ -34,15 +35,32 @@ func (n netDriver) apply(ctx context.Context, sp *backends.StepPlan, run *backen
 	t := newTally()
 	counted := netDriver{n.d.counting(t)}
 	defer func() { res.Requests = t.requests() }()
+	var done []netOp
 	for _, o := range det.ops {
 		if err := ctx.Err(); err != nil {
 			return res, err
 		}
 		if c, err = counted.doRetrying(c, det.host, o, counted.do); err != nil {
-			return res, err
+			return res, withDone(err, done, det.host)
 		}
+		done = append(done, o)
 	}
 	return res, nil
+}
+
+// withDone adds to err, the failure of a network step's op, what the
+// ops before it did: an error that says the define "defined nothing"
+// after the step stopped the network (a mode change) would have the
+// operator take the network for untouched while it is down.
+func withDone(err error, done []netOp, host string) error {
+	var did []string
+	for _, o := range done {
+		did = append(did, o.described(host))
+	}
+	if len(did) == 0 {
+		return err
+	}
+	return fmt.Errorf("%w; before that, this step %s", err, strings.Join(did, ", "))
 }
 
 // doRetrying runs op with try (n.do outside tests): once, or, for the

@@ -53,6 +53,24 @@ type netOp struct {
 
 func (o netOp) gate() plan.Gate { return o.Gate }
 
+// described says what o did on host, for the error of a later op of its
+// step (withDone).
+func (o netOp) described(host string) string {
+	switch o.Kind {
+	case netStop:
+		return fmt.Sprintf("stopped network %s, which stays stopped until it is started (virsh -c %s net-start %s, or site apply once the error is fixed)", o.Name, host, o.Name)
+	case netDefine:
+		return "defined network " + o.Name
+	case netHostDelete, netHostAdd:
+		return "updated the DHCP host entries of network " + o.Name
+	case netStart:
+		return "started network " + o.Name
+	case netAutostart:
+		return "set the autostart of network " + o.Name
+	}
+	return "destroyed network " + o.Name // netDestroy
+}
+
 type netDetail struct {
 	host string
 	ops  []netOp

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/site-tools/site/backends/engine"
 	"github.com/site-tools/site/backends/libvirt/libvirttest"
 	"github.com/site-tools/site/compiler/model"
 	"github.com/site-tools/site/compiler/plan"
@@ -269,5 +270,47 @@ func TestSystemBridgedNetworkWithoutHostBridge(t *testing.T) {
 	}
 	if _, err := r.network(up.Name); err == nil {
 		t.Errorf("network %s was defined onto a missing host bridge", up.Name)
+	}
+}
+
+// TestSystemModeChangeRefusedAfterTheStop: a network whose mode changed
+// is stopped, defined anew and started; when another tenant's network
+// overlapping it was defined after the plan, the define is refused
+// after the stop. The error must say the network was stopped, which
+// "defined nothing" alone hides: the operator would take it for
+// untouched, and it is down.
+func TestSystemModeChangeRefusedAfterTheStop(t *testing.T) {
+	r, s := systemRig(t)
+	cidr := s.CIDR(t)
+	lan := &model.Network{Tenant: tenant, Name: s.Name("lan"), Host: r.host, Mode: model.NetNAT, CIDR: cidr}
+	g := r.graph(nil, []*model.Network{lan})
+	r.converge(g)
+	lan.Mode = model.NetIsolated
+	obs, run := r.diff(g)
+	if want := []string{"destroy update network/" + r.host + "/" + lan.Name + " [network] GATE-NET-DESTROY"}; !slices.Equal(lines(obs.Plan), want) {
+		t.Fatalf("got plan %q, want %q", lines(obs.Plan), want)
+	}
+	other := s.Name("other")
+	othersNetwork(t, r.conn(), other, strings.TrimSuffix(cidr, "0/24")+"1", false) // between the plan and the apply
+	t.Cleanup(func() {
+		if nw, err := r.conn().LookupNetworkByName(other); err == nil {
+			_ = nw.Undefine()
+			nw.Free()
+		}
+	})
+
+	rep, err := r.tryApply(g, obs, run, plan.GateNetDestroy)
+	if err != nil {
+		t.Fatal(err)
+	}
+	step := stepReport(t, rep, "network/"+r.host+"/"+lan.Name)
+	if step.Status != engine.StatusFailed || !strings.Contains(step.Reason, "defined nothing") {
+		t.Fatalf("the network's step %s (%s), want it failed at the define", step.Status, step.Reason)
+	}
+	if ln, err := r.network(lan.Name); err != nil || ln.Active {
+		t.Fatalf("network %s active=%v (%v), want it stopped by the step (the case does not do what it says)", lan.Name, ln.Active, err)
+	}
+	if want := "stopped network " + lan.Name; !strings.Contains(step.Reason, want) {
+		t.Errorf("the step's error does not say %q, and the network stays stopped:\n%s", want, step.Reason)
 	}
 }
