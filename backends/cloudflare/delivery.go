@@ -2,6 +2,7 @@ package cloudflare
 
 import (
 	"context"
+	"fmt"
 	"net/http"
 	"net/http/httptrace"
 	"sync"
@@ -87,4 +88,11 @@ func (t recordDelivery) RoundTrip(req *http.Request) (*http.Response, error) {
 		d.answered(resp.StatusCode)
 	}
 	return resp, err
+}
+
+// mayHaveApplied is the error of a write (doing) that failed with err
+// after it may have reached Cloudflare (fate): describe's hints, a
+// refusal or a re-run, would not be true of it.
+func mayHaveApplied(doing string, err error) error {
+	return fmt.Errorf("%s: %w; the request was sent in full, but no answer came back that says whether Cloudflare applied it, so it may have: run site diff to see what the zone holds", doing, err)
 }

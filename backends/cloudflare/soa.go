@@ -61,8 +61,13 @@ func writeSOA(ctx context.Context, det *detail, zone string, patch map[string]an
 	if patch == nil {
 		return nil, nil
 	}
-	if _, err := det.api.Raw(ctx, http.MethodPatch, "/zones/"+det.zoneID+"/dns_settings", patch, nil); err != nil {
-		return nil, describe(fmt.Sprintf("writing the SOA settings of Cloudflare zone %s", zone), needDNSEdit(zone), err)
+	sending, delivered := withDelivery(ctx)
+	if _, err := det.api.Raw(sending, http.MethodPatch, "/zones/"+det.zoneID+"/dns_settings", patch, nil); err != nil {
+		doing := fmt.Sprintf("writing the SOA settings of Cloudflare zone %s", zone)
+		if _, reached := delivered.fate(); reached {
+			return nil, mayHaveApplied(doing, err)
+		}
+		return nil, describe(doing, needDNSEdit(zone), err)
 	}
 	return []string{"updated the zone's SOA settings"}, nil
 }
