@@ -2,11 +2,13 @@ package powerdns
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
 	pdns "github.com/joeig/go-powerdns/v3"
 
 	"github.com/site-tools/site/backends"
+	"github.com/site-tools/site/compiler/visible"
 )
 
 // write sends the batch: a missing zone is created with its rrsets in one
@@ -60,14 +62,17 @@ func (d *Driver) write(ctx context.Context, b *batch, zone string, run *backends
 		return notWritten(zone, "nothing was written", nc)
 	}
 	var created *pdns.Zone
+	// lost is the failure of the try before the last: retried, so
+	// transient, and that try may have created the zone.
+	var lost, last error
 	err := d.retry(ctx, func(ctx context.Context) error {
-		var err error
-		created, err = b.client.api.Zones.Add(ctx, z)
-		return err
+		lost = last
+		created, last = b.client.api.Zones.Add(ctx, z)
+		return last
 	})
 	b.client.writeLock.RUnlock()
 	if err != nil {
-		return fmt.Errorf("create zone %s: %w", zone, err)
+		return createFailed(zone, err, lost)
 	}
 	if len(chunks) == 0 {
 		if droppedMarkers(b.replaces, created) {
@@ -249,3 +254,33 @@ func digits(v uint64) int {
 // (PATCHes to one server go one at a time, creations share that turn):
 // nothing was sent.
 var errNotStarted = fmt.Errorf("not started: it waited its turn to write to the server: %w", backends.ErrInterrupted)
+
+// createFailed is the error of a zone's create. A try that failed
+// transiently (no answer, a proxy's 502) may have reached PowerDNS and
+// created the zone with its records; the retry then finds it there
+// (409), which is no refusal of the change: the zone holds what the
+// lost try sent, and only observing it tells.
+func createFailed(zone string, err, lost error) error {
+	if lost != nil && classOf(err) == backends.ClassConflict {
+		return &createLostError{zone: zone, lost: lost, err: err}
+	}
+	return fmt.Errorf("create zone %s: %w", zone, err)
+}
+
+// createLostError is a create whose retry found the zone that an
+// earlier, unanswered try may have made.
+type createLostError struct {
+	zone      string
+	lost, err error
+}
+
+func (e *createLostError) Error() string {
+	lost := visible.Short(e.lost.Error())
+	var pe *pdns.Error
+	if errors.As(e.lost, &pe) {
+		lost = fmt.Sprintf("HTTP %d", pe.StatusCode)
+	}
+	return fmt.Sprintf("create zone %s: a try got no answer site could read (%s), and the retry found the zone there (HTTP 409): that try may have created it, with its records; run site diff to see what it holds", e.zone, lost)
+}
+
+func (e *createLostError) Unwrap() error { return e.err }

@@ -1,0 +1,66 @@
+package powerdns
+
+import (
+	"context"
+	"net/http"
+	"net/http/httptest"
+	"net/http/httputil"
+	"net/url"
+	"strings"
+	"testing"
+
+	"github.com/site-tools/site/backends/powerdns/pdnstest"
+	"github.com/site-tools/site/compiler/model"
+)
+
+// TestLostAnswerOfAZoneCreate: the POST that creates a zone reaches
+// PowerDNS, which creates it, and a proxy then answers 502. The retry
+// finds the zone there (409). The error must not read as the server
+// refusing the change, since the zone and its records were written by
+// the first try: it says the create may have been applied, and to look.
+func TestLostAnswerOfAZoneCreate(t *testing.T) {
+	srv := pdnstest.Shared(t)
+	const zone = "lostcreate.test."
+	t.Cleanup(func() { srv.Do(context.Background(), "DELETE", "/zones/"+zone, nil) })
+	target, err := url.Parse(srv.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	origin := httputil.NewSingleHostReverseProxy(target)
+	posts := 0
+	front := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method != http.MethodPost || !strings.HasSuffix(r.URL.Path, "/zones") {
+			origin.ServeHTTP(w, r)
+			return
+		}
+		posts++
+		if posts > 1 {
+			origin.ServeHTTP(w, r)
+			return
+		}
+		origin.ServeHTTP(httptest.NewRecorder(), r) // PowerDNS creates the zone ...
+		w.Header().Set("Content-Type", "text/html")
+		w.WriteHeader(http.StatusBadGateway) // ... and the proxy loses its answer
+		_, _ = w.Write([]byte("<html><body>502 Bad Gateway</body></html>"))
+	}))
+	t.Cleanup(front.Close)
+
+	d, run := testDriver(), newRun(srv)
+	step := zoneStep(srv, "office1", zone, rr("www."+zone, "A", 300, "192.0.2.1"))
+	step.Zone.Provider.PowerDNS = &model.PowerDNS{URL: front.URL, Server: srv.ServerID, APIKey: step.Zone.Provider.PowerDNS.APIKey}
+	sp := mustPlan(t, d, step, run)
+	_, err = d.Apply(context.Background(), sp, run)
+	if err == nil {
+		t.Fatal("Apply succeeded, want the lost answer said")
+	}
+	if posts < 2 {
+		t.Fatalf("the create was sent %d times: the case needs the retry to find the zone there", posts)
+	}
+	if got := srv.Query(t, "www."+zone, "A"); len(got) != 1 {
+		t.Fatalf("www: got %q, want the first try's record served (the case does not do what it says)", got)
+	}
+	msg := err.Error()
+	if strings.Contains(msg, "refuses this change") || !strings.Contains(msg, "may have") || !strings.Contains(msg, "site diff") {
+		t.Errorf("error %q: want it to say the first try may have created the zone and to run site diff, not that the zone refuses the change", msg)
+	}
+}
