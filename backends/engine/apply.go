@@ -83,7 +83,10 @@ func (e *Engine) applyStep(ctx context.Context, s *graph.Step, deps map[string]S
 	switch {
 	case len(failed) > 0:
 		r.Status = StatusSkipped
-		r.Reason = fmt.Sprintf("it depends on %s, which did not apply", strings.Join(failed, ", "))
+		// "did not complete", not "did not apply": a failed step may
+		// have made some of its changes (a write whose answer was
+		// lost), a partial one made some.
+		r.Reason = fmt.Sprintf("it depends on %s, which did not complete", strings.Join(failed, ", "))
 		return r
 	case len(deferred) > 0:
 		r.Status = StatusDeferred
