@@ -64,3 +64,58 @@ func TestLostAnswerOfAZoneCreate(t *testing.T) {
 		t.Errorf("error %q: want it to say the first try may have created the zone and to run site diff, not that the zone refuses the change", msg)
 	}
 }
+
+// TestLostAnswerOfAPatch: a PATCH that PowerDNS applied, whose answer a
+// proxy then replaced with a 502, is not reported as a server that was
+// unreachable: the error says PowerDNS may have applied it. A PATCH
+// answered 429 (not processed) does not say so.
+func TestLostAnswerOfAPatch(t *testing.T) {
+	srv := pdnstest.Shared(t)
+	for _, tc := range []struct {
+		name    string
+		applied bool
+	}{
+		{"502 after PowerDNS applied it", true},
+		{"429 from the server", false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			zone := "lostpatch" + map[bool]string{true: "1", false: "2"}[tc.applied] + ".test."
+			srv.CreateZone(t, zone)
+			t.Cleanup(func() { srv.Do(context.Background(), "DELETE", "/zones/"+zone, nil) })
+			target, err := url.Parse(srv.URL)
+			if err != nil {
+				t.Fatal(err)
+			}
+			origin := httputil.NewSingleHostReverseProxy(target)
+			front := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				if r.Method != http.MethodPatch || !tc.applied {
+					origin.ServeHTTP(w, r)
+					return
+				}
+				origin.ServeHTTP(httptest.NewRecorder(), r)
+				w.WriteHeader(http.StatusBadGateway)
+			}))
+			t.Cleanup(front.Close)
+			if !tc.applied {
+				srv.FailWhen(t, func(r *http.Request) (int, string, bool) {
+					return http.StatusTooManyRequests, `{"error":"slow down"}`, r.Method == http.MethodPatch
+				})
+			}
+			d, run := testDriver(), newRun(srv)
+			d.Attempts = 1
+			step := zoneStep(srv, "office1", zone, rr("www."+zone, "A", 300, "192.0.2.1"))
+			step.Zone.Provider.PowerDNS = &model.PowerDNS{URL: front.URL, Server: srv.ServerID, APIKey: step.Zone.Provider.PowerDNS.APIKey}
+			sp := mustPlan(t, d, step, run)
+			_, err = d.Apply(context.Background(), sp, run)
+			if err == nil || !strings.HasPrefix(err.Error(), "update zone ") {
+				t.Fatalf("Apply: got %v, want the PATCH to fail", err)
+			}
+			if got := srv.Query(t, "www."+zone, "A"); (len(got) == 1) != tc.applied {
+				t.Fatalf("www: got %q, applied %v (the case does not do what it says)", got, tc.applied)
+			}
+			if said := strings.Contains(err.Error(), "may have applied"); said != tc.applied {
+				t.Errorf("error %q: says it may have applied: %v, want %v", err, said, tc.applied)
+			}
+		})
+	}
+}

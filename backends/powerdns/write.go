@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net"
+	"net/http"
 
 	pdns "github.com/joeig/go-powerdns/v3"
 
@@ -106,7 +108,7 @@ func (d *Driver) patch(ctx context.Context, b *batch, zone string, chunks [][]pd
 			return err
 		}
 		if err != nil {
-			err = fmt.Errorf("update zone %s: %w", zone, err)
+			err = writeFailed("update zone "+zone, err)
 			if done > 0 {
 				return &backends.PartialError{Applied: done, Total: total, Err: err}
 			}
@@ -264,8 +266,56 @@ func createFailed(zone string, err, lost error) error {
 	if lost != nil && classOf(err) == backends.ClassConflict {
 		return &createLostError{zone: zone, lost: lost, err: err}
 	}
-	return fmt.Errorf("create zone %s: %w", zone, err)
+	return writeFailed("create zone "+zone, err)
 }
+
+// writeFailed is the error of a write (what) that failed with err. A
+// write whose request may have reached PowerDNS and whose answer was
+// then lost may have been applied, which the transient advice (the
+// server "unreachable", re-run when it answers) would hide.
+func writeFailed(what string, err error) error {
+	if mayHaveApplied(err) {
+		return &unansweredError{what: what, err: err}
+	}
+	return fmt.Errorf("%s: %w", what, err)
+}
+
+// mayHaveApplied reports whether a write that failed with err may have
+// been applied: it failed transiently after its request may have
+// reached the server (no answer, a 5xx, an answer cut short), not in
+// a dial that never reached it, nor with a 429, answered unprocessed.
+func mayHaveApplied(err error) bool {
+	if errors.As(err, new(*backends.AnswerTooLargeError)) {
+		return true
+	}
+	var ae *APIError
+	if !errors.As(err, &ae) || ae.Class != backends.ClassTransient || ae.Status == http.StatusTooManyRequests {
+		return false
+	}
+	var oe *net.OpError
+	return !errors.As(err, &oe) || oe.Op != "dial"
+}
+
+// unansweredError is a write that may have been applied: no answer
+// that said so came back.
+type unansweredError struct {
+	what string
+	err  error
+}
+
+func (e *unansweredError) Error() string {
+	got := "no answer"
+	var ae *APIError
+	switch {
+	case errors.As(e.err, &ae) && ae.Status != 0:
+		got = fmt.Sprintf("HTTP %d", ae.Status)
+	case errors.As(e.err, &ae) && ae.Err != nil:
+		got = visible.Short(ae.Err.Error())
+	}
+	return fmt.Sprintf("%s: the request was sent, but no answer site could read came back (%s), so PowerDNS may have applied it: run site diff to see what the zone holds, then site apply again to converge", e.what, got)
+}
+
+func (e *unansweredError) Unwrap() error { return e.err }
 
 // createLostError is a create whose retry found the zone that an
 // earlier, unanswered try may have made.
