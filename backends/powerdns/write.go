@@ -312,7 +312,7 @@ func (e *unansweredError) Error() string {
 	case errors.As(e.err, &ae) && ae.Err != nil:
 		got = visible.Short(ae.Err.Error())
 	}
-	return fmt.Sprintf("%s: the request was sent, but no answer site could read came back (%s), so PowerDNS may have applied it: run site diff to see what the zone holds, then site apply again to converge", e.what, got)
+	return fmt.Sprintf("%s: the request may have reached PowerDNS, and no answer site could read came back (%s), so PowerDNS may have applied it: run site diff to see what the zone holds, then site apply again to converge", e.what, got)
 }
 
 func (e *unansweredError) Unwrap() error { return e.err }
