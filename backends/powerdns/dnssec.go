@@ -111,9 +111,14 @@ func hasActive(keys []pdns.Cryptokey) bool {
 // returns the DS the parent must publish.
 func (d *Driver) sign(ctx context.Context, c *client, zone string) ([]string, error) {
 	path := "zones/" + url.PathEscape(zone) + "/cryptokeys"
-	err := d.retry(ctx, func(ctx context.Context) error { return c.raw.do(ctx, http.MethodPost, path, newKey, nil) })
+	// A POST that may have added the key is not sent again: it would
+	// add a second one.
+	err := d.retryUnapplied(ctx, func(ctx context.Context) error { return c.raw.do(ctx, http.MethodPost, path, newKey, nil) })
 	if err != nil && strings.Contains(err.Error(), "DNSSEC not enabled") {
 		return nil, fmt.Errorf("sign zone %s: the server keeps no keys: enable DNSSEC in its backend (gsqlite3-dnssec=yes, gmysql-dnssec=yes, gpgsql-dnssec=yes in pdns.conf), restart it and run site apply again (%w)", zone, err)
+	}
+	if mayHaveApplied(err) {
+		return nil, writeFailed(fmt.Sprintf("sign zone %s: add a key (the records are written)", zone), err)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("sign zone %s: add a key: %w; the records are written, run site apply again to sign", zone, err)

@@ -183,8 +183,26 @@ func call(ctx context.Context, f func(context.Context) error) error {
 // retry runs f until it succeeds, fails for a reason other than a
 // transient one, or has been tried Attempts times (backends.Retry).
 func (d *Driver) retry(ctx context.Context, f func(context.Context) error) error {
+	return d.retryAs(ctx, classOf, f)
+}
+
+// retryUnapplied is retry for a write that is no "ensure" (adding a
+// key adds another key): a try that may have been applied
+// (mayHaveApplied) is never sent again.
+func (d *Driver) retryUnapplied(ctx context.Context, f func(context.Context) error) error {
+	return d.retryAs(ctx, func(err error) backends.Class {
+		if mayHaveApplied(err) {
+			return ""
+		}
+		return classOf(err)
+	}, f)
+}
+
+// retryAs is retry with the tries that classify finds transient
+// repeated.
+func (d *Driver) retryAs(ctx context.Context, classify func(error) backends.Class, f func(context.Context) error) error {
 	tries := 0
-	r := backends.Retry{Tries: d.Attempts, Backoff: d.Backoff, Classify: classOf}
+	r := backends.Retry{Tries: d.Attempts, Backoff: d.Backoff, Classify: classify}
 	err := r.Do(ctx, func(ctx context.Context) error {
 		tries++
 		// Each try has its own deadline, released as soon as the call

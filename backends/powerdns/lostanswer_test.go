@@ -119,3 +119,47 @@ func TestLostAnswerOfAPatch(t *testing.T) {
 		})
 	}
 }
+
+// TestLostAnswerOfAKeyIsNotAddedAgain: adding a zone's signing key is
+// no "ensure": a POST repeated adds a second key. When the first POST
+// reached PowerDNS and its answer was lost (a proxy's 502), site does
+// not send it again, and says the key may have been added.
+func TestLostAnswerOfAKeyIsNotAddedAgain(t *testing.T) {
+	srv := pdnstest.Shared(t)
+	const zone = "lostkey.test."
+	t.Cleanup(func() { srv.Do(context.Background(), "DELETE", "/zones/"+zone, nil) })
+	target, err := url.Parse(srv.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	origin := httputil.NewSingleHostReverseProxy(target)
+	posts := 0
+	front := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method != http.MethodPost || !strings.HasSuffix(r.URL.Path, "/cryptokeys") {
+			origin.ServeHTTP(w, r)
+			return
+		}
+		posts++
+		origin.ServeHTTP(httptest.NewRecorder(), r) // PowerDNS adds the key ...
+		if posts == 1 {
+			w.WriteHeader(http.StatusBadGateway) // ... and the proxy loses the first answer
+			return
+		}
+		w.WriteHeader(http.StatusCreated)
+	}))
+	t.Cleanup(front.Close)
+
+	d, run := testDriver(), newRun(srv)
+	step := zoneStep(srv, "office1", zone, rr("www."+zone, "A", 300, "192.0.2.1"))
+	step.Zone.DNSSEC = true
+	step.Zone.Provider.PowerDNS = &model.PowerDNS{URL: front.URL, Server: srv.ServerID, APIKey: step.Zone.Provider.PowerDNS.APIKey}
+	sp := mustPlan(t, d, step, run)
+	_, err = d.Apply(context.Background(), sp, run)
+	direct := zoneStep(srv, "office1", zone)
+	if keys := liveKeys(t, d, direct, srv); len(keys) != 1 {
+		t.Errorf("the zone has %d keys after %d POSTs, want the one the first POST added", len(keys), posts)
+	}
+	if err == nil || !strings.Contains(err.Error(), "may have") || !strings.Contains(err.Error(), "site diff") {
+		t.Errorf("Apply: got %v, want it to say the key may have been added and to run site diff", err)
+	}
+}
