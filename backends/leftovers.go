@@ -28,8 +28,12 @@ type MarkReader interface {
 // Owned is a domain or network on a libvirt host that carries site's
 // owner element.
 type Owned struct {
-	Kind   string // OwnedDomain or OwnedNetwork
-	Name   string
+	Kind string // OwnedDomain or OwnedNetwork
+	Name string
+	// UUID is the domain's (network's) UUID: what a printed virsh
+	// command names it by, as virsh finds a name that reads as an id
+	// or a UUID by that first, which may be another domain.
+	UUID   string
 	Tenant string // as the owner element says it: foreign text
 	Active bool   // a running domain, an active network
 	// Volumes are the volumes site made for a domain, as its owner

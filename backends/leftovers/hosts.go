@@ -59,7 +59,7 @@ func (f *Finder) host(ctx context.Context, name, uri string, idx hostIndex, load
 		if declares[uri][o.Tenant] {
 			continue
 		}
-		rep.Leftovers = append(rep.Leftovers, Resource{Kind: o.Kind, Name: o.Name, Tenant: o.Tenant, Loaded: loaded[o.Tenant],
+		rep.Leftovers = append(rep.Leftovers, Resource{Kind: o.Kind, Name: o.Name, UUID: o.UUID, Tenant: o.Tenant, Loaded: loaded[o.Tenant],
 			Active: o.Active, Volumes: volumeNames(o.Volumes), Remove: removal(f.Hosts.Opens(uri), o)})
 	}
 	return rep
@@ -67,7 +67,10 @@ func (f *Finder) host(ctx context.Context, name, uri string, idx hostIndex, load
 
 // removal is the virsh commands that remove o by hand, as README's
 // libvirt section advises: stop it if it runs, undefine it, and delete
-// the volumes site made for a domain.
+// the volumes site made for a domain. They name o by its UUID, not its
+// name: virsh takes a word that reads as a domain id, or as a UUID, for
+// that first, so a leftover named "1" (a tenant's VM name may be) would
+// have them stop and undefine whichever live domain has id 1.
 func removal(uri string, o backends.Owned) []string {
 	virsh := func(args ...string) string {
 		words := []string{"virsh", "-c", shellQuote(uri)}
@@ -79,14 +82,14 @@ func removal(uri string, o backends.Owned) []string {
 	var out []string
 	if o.Kind == backends.OwnedNetwork {
 		if o.Active {
-			out = append(out, virsh("net-destroy", o.Name))
+			out = append(out, virsh("net-destroy", o.UUID))
 		}
-		return append(out, virsh("net-undefine", o.Name))
+		return append(out, virsh("net-undefine", o.UUID))
 	}
 	if o.Active {
-		out = append(out, virsh("shutdown", o.Name))
+		out = append(out, virsh("shutdown", o.UUID))
 	}
-	out = append(out, virsh("undefine", o.Name))
+	out = append(out, virsh("undefine", o.UUID))
 	for _, v := range o.Volumes {
 		out = append(out, virsh("vol-delete", "--pool", v.Pool, v.Name))
 	}

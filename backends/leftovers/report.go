@@ -74,8 +74,11 @@ type HostReport struct {
 
 // Resource is one domain or network left over on a host.
 type Resource struct {
-	Kind   string `json:"kind"` // domain or network
-	Name   string `json:"name"`
+	Kind string `json:"kind"` // domain or network
+	Name string `json:"name"`
+	// UUID is what Remove names it by (a name may read as another
+	// domain's id or UUID to virsh).
+	UUID   string `json:"uuid"`
 	Tenant string `json:"tenant"`
 	Loaded bool   `json:"loaded"`
 	Active bool   `json:"active"`

@@ -121,7 +121,7 @@ func writeResource(b *strings.Builder, l Resource) {
 	if l.Active {
 		state = map[string]string{"domain": "; running", "network": "; active"}[l.Kind]
 	}
-	fmt.Fprintf(b, "  %s %s (%s%s)\n", l.Kind, visible.String(l.Name), whose, state)
+	fmt.Fprintf(b, "  %s %s (uuid %s; %s%s)\n", l.Kind, visible.String(l.Name), visible.String(l.UUID), whose, state)
 	if len(l.Volumes) > 0 {
 		vols := make([]string, len(l.Volumes))
 		for i, v := range l.Volumes {

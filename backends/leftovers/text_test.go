@@ -15,9 +15,9 @@ import (
 // running domain with the volumes site made for it, an active network,
 // a provider that is another's alias, and what could not be read.
 func TestWriteText(t *testing.T) {
-	odd := backends.Owned{Kind: backends.OwnedDomain, Name: "web\nvm", Tenant: "lab\x1b[2J", Active: true,
+	odd := backends.Owned{Kind: backends.OwnedDomain, Name: "web\nvm", UUID: "6f0d3c1e-2f4b-4a51-9c7e-0b8a1d2e3f40", Tenant: "lab\x1b[2J", Active: true,
 		Volumes: []backends.Volume{{Pool: "default", Name: "web-root"}, {Pool: "default", Name: "seed 1.iso"}}}
-	lan := backends.Owned{Kind: backends.OwnedNetwork, Name: "old-lan", Tenant: "gone", Active: true}
+	lan := backends.Owned{Kind: backends.OwnedNetwork, Name: "old-lan", UUID: "0c9b8a7d-6e5f-4d3c-b2a1-908f7e6d5c4b", Tenant: "gone", Active: true}
 	r := &Report{
 		Providers: []ProviderReport{
 			{Name: "cf", Kind: "cloudflare", Error: "Cloudflare API token for provider cf: environment variable CF_TOKEN is empty or unset"},
@@ -32,8 +32,8 @@ func TestWriteText(t *testing.T) {
 		},
 		Hosts: []HostReport{
 			{Name: "kvm1", URI: "qemu:///system", Listed: 4, Leftovers: []Resource{
-				{Kind: odd.Kind, Name: odd.Name, Tenant: odd.Tenant, Loaded: true, Active: true, Volumes: volumeNames(odd.Volumes), Remove: removal("qemu:///system", odd)},
-				{Kind: lan.Kind, Name: lan.Name, Tenant: lan.Tenant, Active: true, Remove: removal("qemu:///system", lan)},
+				{Kind: odd.Kind, Name: odd.Name, UUID: odd.UUID, Tenant: odd.Tenant, Loaded: true, Active: true, Volumes: volumeNames(odd.Volumes), Remove: removal("qemu:///system", odd)},
+				{Kind: lan.Kind, Name: lan.Name, UUID: lan.UUID, Tenant: lan.Tenant, Active: true, Remove: removal("qemu:///system", lan)},
 			}},
 			{Name: "kvm2", URI: "qemu+ssh://kvm2/system", Error: "connect to qemu+ssh://kvm2/system: no route to host"},
 		},

@@ -27,12 +27,12 @@ func (d *Driver) ListOwned(ctx context.Context, host string) ([]backends.Owned, 
 	var doms, nets []backends.Owned
 	for name, o := range h.domains {
 		if o.Owner != nil {
-			doms = append(doms, backends.Owned{Kind: backends.OwnedDomain, Name: name, Tenant: o.Owner.Tenant, Active: o.Running, Volumes: volumesOf(o.Owner)})
+			doms = append(doms, backends.Owned{Kind: backends.OwnedDomain, Name: name, UUID: o.uuid(), Tenant: o.Owner.Tenant, Active: o.Running, Volumes: volumesOf(o.Owner)})
 		}
 	}
 	for name, o := range h.networks {
 		if o.Owner != nil {
-			nets = append(nets, backends.Owned{Kind: backends.OwnedNetwork, Name: name, Tenant: o.Owner.Tenant, Active: o.Active})
+			nets = append(nets, backends.Owned{Kind: backends.OwnedNetwork, Name: name, UUID: o.uuid(), Tenant: o.Owner.Tenant, Active: o.Active})
 		}
 	}
 	byName := func(s []backends.Owned) { sort.Slice(s, func(i, j int) bool { return s[i].Name < s[j].Name }) }
@@ -60,4 +60,27 @@ func (d *Driver) Opens(host string) string {
 		return m
 	}
 	return host
+}
+
+// uuid is the domain's UUID, from the definition its owner element was
+// read from.
+func (o *domObs) uuid() string {
+	if o.Inactive != nil {
+		return o.Inactive.UUID
+	}
+	if o.Live != nil {
+		return o.Live.UUID
+	}
+	return ""
+}
+
+// uuid is the network's UUID.
+func (o *netObs) uuid() string {
+	if o.Def != nil {
+		return o.Def.UUID
+	}
+	if o.Live != nil {
+		return o.Live.UUID
+	}
+	return ""
 }

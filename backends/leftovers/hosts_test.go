@@ -1,0 +1,107 @@
+package leftovers_test
+
+import (
+	"bufio"
+	"context"
+	"os/exec"
+	"strings"
+	"testing"
+
+	"github.com/site-tools/site/backends"
+	"github.com/site-tools/site/backends/leftovers"
+	"github.com/site-tools/site/backends/libvirt"
+	"github.com/site-tools/site/backends/libvirt/libvirttest"
+	"github.com/site-tools/site/compiler/model"
+)
+
+const ns = `xmlns:site="` + libvirt.OwnerNS + `"`
+
+func testDomain(name, uuid, tenant string) string {
+	return `<domain type="test"><name>` + name + `</name><uuid>` + uuid + `</uuid><memory unit="MiB">64</memory><vcpu>1</vcpu><os><type>hvm</type></os>` +
+		`<metadata><site:owner ` + ns + ` tenant="` + tenant + `"/></metadata></domain>`
+}
+
+func testNetwork(name, uuid, tenant string) string {
+	return `<network><name>` + name + `</name><uuid>` + uuid + `</uuid><metadata><site:owner ` + ns + ` tenant="` + tenant + `"/></metadata></network>`
+}
+
+// TestLeftoverCommandsNameOnlyTheLeftover: virsh looks a domain up by
+// its id first, then by UUID, then by name (a network by UUID, then by
+// name), so a leftover named "1", or named as another domain's UUID,
+// would have its pasted commands stop and undefine a live tenant's
+// domain. A tenant chooses its VM names: each command the report prints,
+// split as sh splits it and looked up as virsh looks it up, must reach
+// the leftover and nothing else.
+func TestLeftoverCommandsNameOnlyTheLeftover(t *testing.T) {
+	if err := libvirt.Available(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := exec.LookPath("virsh"); err != nil {
+		libvirttest.Need(t, "virsh is not installed (Debian: libvirt-clients)")
+	}
+	const liveUUID, liveNetUUID = "11111111-1111-1111-1111-111111111111", "44444444-4444-4444-4444-444444444444"
+	uri := libvirttest.TestURI(t, libvirttest.Fixture{
+		Domains: []string{
+			testDomain("live", liveUUID, "keep"), // id 1 on the test driver
+			testDomain("1", "22222222-2222-2222-2222-222222222222", "gone"),
+			testDomain(liveUUID, "33333333-3333-3333-3333-333333333333", "gone"),
+		},
+		Networks: []string{
+			testNetwork("live-lan", liveNetUUID, "keep"),
+			testNetwork(liveNetUUID, "55555555-5555-5555-5555-555555555555", "gone"),
+		},
+	})
+	d := libvirt.New(libvirt.Options{})
+	t.Cleanup(func() { _ = d.Close() })
+	keep := &model.Tenant{Name: "keep", VMs: []*model.VM{{Name: "live", Host: uri}}, Networks: []*model.Network{{Name: "live-lan", Host: uri}}}
+	f := &leftovers.Finder{Hosts: d, Run: backends.NewRun()}
+	r := f.Find(context.Background(), leftovers.Input{Tenants: []*model.Tenant{keep}, Hosts: map[string]string{"kvm": uri}})
+	if len(r.Hosts) != 1 || r.Hosts[0].Error != "" || len(r.Hosts[0].Leftovers) != 3 {
+		t.Fatalf("want 3 leftovers on one host, got %+v", r.Hosts)
+	}
+	for _, l := range r.Hosts[0].Leftovers {
+		for _, c := range l.Remove {
+			args := shellWords(t, c)
+			if len(args) < 4 || args[0] != "virsh" || args[1] != "-c" {
+				t.Fatalf("%q: not a virsh command", c)
+			}
+			target := args[len(args)-1]
+			if got := virshResolves(t, args[2], l.Kind, target); got != l.Name {
+				t.Errorf("%s %q: %q reaches %s %q, not the leftover", l.Kind, l.Name, c, l.Kind, got)
+			}
+		}
+	}
+}
+
+// shellWords is the words sh makes of the command line c, read by a
+// virsh that only prints them.
+func shellWords(t *testing.T, c string) []string {
+	t.Helper()
+	out, err := exec.Command("sh", "-c", `virsh() { printf 'virsh\0'; for a; do printf '%s\0' "$a"; done; }; `+c).Output()
+	if err != nil {
+		t.Fatalf("sh -c %q: %v", c, err)
+	}
+	return strings.Split(strings.TrimSuffix(string(out), "\x00"), "\x00")
+}
+
+// virshResolves is the name of the domain (network) virsh finds on uri
+// for target, as undefine, shutdown (net-destroy, net-undefine) find it.
+func virshResolves(t *testing.T, uri, kind, target string) string {
+	t.Helper()
+	info := "dominfo"
+	if kind == backends.OwnedNetwork {
+		info = "net-info"
+	}
+	out, err := exec.Command("virsh", "-c", uri, info, target).CombinedOutput()
+	if err != nil {
+		t.Fatalf("virsh %s %q: %v\n%s", info, target, err, out)
+	}
+	sc := bufio.NewScanner(strings.NewReader(string(out)))
+	for sc.Scan() {
+		if k, v, ok := strings.Cut(sc.Text(), ":"); ok && strings.TrimSpace(k) == "Name" {
+			return strings.TrimSpace(v)
+		}
+	}
+	t.Fatalf("virsh %s %q names nothing:\n%s", info, target, out)
+	return ""
+}
