@@ -61,17 +61,7 @@ func (f *Finder) Find(ctx context.Context, in Input) *Report {
 	for _, l := range lists {
 		r.Providers = append(r.Providers, f.read(ctx, l, zones, loaded(in)))
 	}
-	owners := declaredOnHosts(in)
-	hosts := map[string]string{} // URI -> the host looked at there
-	for _, name := range sortedKeys(in.Hosts) {
-		uri := in.Hosts[name]
-		if first, ok := hosts[uri]; ok {
-			r.Hosts = append(r.Hosts, HostReport{Name: name, URI: uri, SameAs: first})
-			continue
-		}
-		hosts[uri] = name
-		r.Hosts = append(r.Hosts, f.host(ctx, name, uri, owners, loaded(in)))
-	}
+	r.Hosts = f.hosts(ctx, in)
 	return r
 }
 

@@ -31,36 +31,97 @@ func declaredOnHosts(in Input) hostIndex {
 	return idx
 }
 
-// host lists what carries an owner element on uri and keeps what its
-// tenant declares nothing of that kind there for: what diff and apply
-// never look at (a tenant that still declares a VM there has the
-// others' removal planned by its own runs).
-func (f *Finder) host(ctx context.Context, name, uri string, idx hostIndex, loaded map[string]bool) HostReport {
-	rep := HostReport{Name: name, URI: uri}
-	if f.Hosts == nil {
-		rep.Error = "this build of site has no libvirt backend"
-		return rep
+// hosts looks at every host of in, once per URI. Every host is listed
+// before any is judged: a domain or network is known by its UUID (which
+// libvirt picks at random, and site never sets) on every URI that lists
+// it, so one daemon that site.cue declares under two URIs
+// (qemu:///system and qemu+unix:///system) shows its tenants' VMs as
+// theirs through both.
+func (f *Finder) hosts(ctx context.Context, in Input) []HostReport {
+	idx := declaredOnHosts(in)
+	var lists []*hostList
+	first := map[string]string{} // URI -> the host looked at there
+	for _, name := range sortedKeys(in.Hosts) {
+		uri := in.Hosts[name]
+		if same, ok := first[uri]; ok {
+			lists = append(lists, &hostList{report: HostReport{Name: name, URI: uri, SameAs: same}})
+			continue
+		}
+		first[uri] = name
+		lists = append(lists, f.listHost(ctx, name, uri))
 	}
-	if ctx.Err() != nil {
-		rep.Error = notRead(ctx)
-		return rep
+	declared := idx.declaredUUIDs(lists)
+	out := make([]HostReport, len(lists))
+	for i, l := range lists {
+		out[i] = f.judge(l, idx, declared, loaded(in))
+	}
+	return out
+}
+
+// hostList is one host's owner elements as listed, before they are
+// judged; report holds what is known of it so far (an error, or SameAs).
+type hostList struct {
+	uri    string
+	owned  []backends.Owned
+	report HostReport
+}
+
+// listHost lists what carries an owner element on uri; an error is the
+// report's.
+func (f *Finder) listHost(ctx context.Context, name, uri string) *hostList {
+	l := &hostList{uri: uri, report: HostReport{Name: name, URI: uri}}
+	switch {
+	case f.Hosts == nil:
+		l.report.Error = "this build of site has no libvirt backend"
+		return l
+	case ctx.Err() != nil:
+		l.report.Error = notRead(ctx)
+		return l
 	}
 	owned, err := f.Hosts.ListOwned(ctx, uri)
 	if err != nil {
-		rep.Error = err.Error()
-		return rep
+		l.report.Error = err.Error()
+		return l
 	}
-	rep.Listed = len(owned)
-	for _, o := range owned {
-		declares := idx.vms
-		if o.Kind == backends.OwnedNetwork {
-			declares = idx.nets
+	l.owned = owned
+	l.report.Listed = len(owned)
+	return l
+}
+
+// declares reports whether o's tenant declares one of o's kind on uri.
+func (idx hostIndex) declares(uri string, o backends.Owned) bool {
+	if o.Kind == backends.OwnedNetwork {
+		return idx.nets[uri][o.Tenant]
+	}
+	return idx.vms[uri][o.Tenant]
+}
+
+// declaredUUIDs is the UUIDs of what a host lists whose tenant declares
+// one of its kind on that host.
+func (idx hostIndex) declaredUUIDs(lists []*hostList) map[string]bool {
+	out := map[string]bool{}
+	for _, l := range lists {
+		for _, o := range l.owned {
+			if o.UUID != "" && idx.declares(l.uri, o) {
+				out[o.Kind+" "+o.UUID] = true
+			}
 		}
-		if declares[uri][o.Tenant] {
+	}
+	return out
+}
+
+// judge keeps of l what its tenant declares nothing of that kind for,
+// on l's host or on any URI that lists it too: what diff and apply never
+// look at (a tenant that still declares a VM there has the others'
+// removal planned by its own runs).
+func (f *Finder) judge(l *hostList, idx hostIndex, declared, loaded map[string]bool) HostReport {
+	rep := l.report
+	for _, o := range l.owned {
+		if idx.declares(l.uri, o) || declared[o.Kind+" "+o.UUID] {
 			continue
 		}
 		rep.Leftovers = append(rep.Leftovers, Resource{Kind: o.Kind, Name: o.Name, UUID: o.UUID, Tenant: o.Tenant, Loaded: loaded[o.Tenant],
-			Active: o.Active, Volumes: volumeNames(o.Volumes), Remove: removal(f.Hosts.Opens(uri), o)})
+			Active: o.Active, Volumes: volumeNames(o.Volumes), Remove: removal(f.Hosts.Opens(l.uri), o)})
 	}
 	return rep
 }

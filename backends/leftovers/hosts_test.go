@@ -105,3 +105,37 @@ func virshResolves(t *testing.T, uri, kind, target string) string {
 	t.Fatalf("virsh %s %q names nothing:\n%s", info, target, out)
 	return ""
 }
+
+// TestOneHostUnderTwoURIsHoldsNoLeftover: site.cue may declare one
+// daemon twice (qemu:///system and qemu+unix:///system), and a tenant
+// declares its VMs and networks through one of the two. Listed through
+// the other they are still that tenant's, not left over: a domain or
+// network is known by its UUID on every URI that lists it. The test
+// driver serves one fixture file under two spellings of its path.
+func TestOneHostUnderTwoURIsHoldsNoLeftover(t *testing.T) {
+	if err := libvirt.Available(); err != nil {
+		t.Fatal(err)
+	}
+	uri := libvirttest.TestURI(t, libvirttest.Fixture{
+		Domains:  []string{testDomain("web", "11111111-1111-1111-1111-111111111111", "keep")},
+		Networks: []string{testNetwork("lan", "44444444-4444-4444-4444-444444444444", "keep")},
+	})
+	alias := strings.Replace(uri, "/node.xml", "//node.xml", 1)
+	d := libvirt.New(libvirt.Options{})
+	t.Cleanup(func() { _ = d.Close() })
+	keep := &model.Tenant{Name: "keep", VMs: []*model.VM{{Name: "web", Host: uri}}, Networks: []*model.Network{{Name: "lan", Host: uri}}}
+	f := &leftovers.Finder{Hosts: d, Run: backends.NewRun()}
+	r := f.Find(context.Background(), leftovers.Input{Tenants: []*model.Tenant{keep}, Hosts: map[string]string{"kvm1": uri, "kvm1-again": alias}})
+	if len(r.Hosts) != 2 {
+		t.Fatalf("want 2 hosts, got %+v", r.Hosts)
+	}
+	for _, h := range r.Hosts {
+		if h.Error != "" || h.Listed != 2 {
+			t.Errorf("host %s: error %q, listed %d, want 2 listed", h.Name, h.Error, h.Listed)
+		}
+		for _, l := range h.Leftovers {
+			t.Errorf("host %s (%s): %s %s of tenant %s reported left over, but keep declares it through the other URI: %q",
+				h.Name, h.URI, l.Kind, l.Name, l.Tenant, l.Remove)
+		}
+	}
+}
