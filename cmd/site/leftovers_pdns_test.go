@@ -162,3 +162,34 @@ func TestLeftoversInterruptedSaysWhatWasNotRead(t *testing.T) {
 		t.Errorf("stderr does not say the run was interrupted:\n%s", s.err)
 	}
 }
+
+// TestLeftoversKnowsOneServerUnderTwoURLs: site.cue may name one
+// PowerDNS twice, by 127.0.0.1 and by localhost (or with the host in
+// capitals, or a trailing slash). A zone a tenant
+// declares through one is that tenant's live zone through the other
+// too: it is not left over, and no disown command that would take its
+// markers off is printed.
+func TestLeftoversKnowsOneServerUnderTwoURLs(t *testing.T) {
+	srv := pdnsEnv(t)
+	srv.CreateZone(t, "kept.test.", marked("kept", "www.kept.test.", "192.0.2.30"))
+	if !strings.HasPrefix(srv.URL, "http://127.0.0.1:") {
+		t.Fatalf("pdnstest serves %s, not on 127.0.0.1", srv.URL)
+	}
+	for _, alias := range []string{
+		strings.Replace(srv.URL, "127.0.0.1", "localhost", 1),
+		strings.Replace(srv.URL, "127.0.0.1", "LocalHost", 1) + "/",
+	} {
+		t.Run(alias, func(t *testing.T) {
+			site := siteSrc(pdnsProvider("a", srv.URL, "PDNS_API_KEY", srv.DNSAddr)+pdnsProvider("b", alias, "PDNS_API_KEY", srv.DNSAddr),
+				grant{tenant: "kept", domains: []string{"kept.test"}, providers: []string{"a"}})
+			dir := writeSpecs(t, site, map[string]string{
+				"kept.cue": "package tenants\n\ntenants: kept: {\n\tdomain: \"kept.test\"\n\tdns: zones: \"kept.test\": {provider: \"a\", ttl: 300, records: {www: A: [\"192.0.2.30\"]}}\n}\n",
+			})
+			t.Chdir(dir)
+			code, out, errOut := siteRun(t, srv, "leftovers", "kept.cue")
+			if code != exitOK || strings.Contains(out, "disown") || !strings.Contains(out, "provider b (powerdns): the same server as provider a") {
+				t.Errorf("leftovers: exit %d, want 0, b as a's alias and no disown command\nstdout:\n%s\nstderr:\n%s", code, out, errOut)
+			}
+		})
+	}
+}

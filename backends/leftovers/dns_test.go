@@ -1,0 +1,28 @@
+package leftovers
+
+import "testing"
+
+// TestServerURL: the spellings of one server's URL are one server; a
+// different host, port, scheme or path is another.
+func TestServerURL(t *testing.T) {
+	same := [][]string{
+		{"http://127.0.0.1:8081", "http://localhost:8081", "http://LocalHost:8081/", "http://[::1]:8081", "http://127.0.0.2:8081//"},
+		{"https://api.cloudflare.com/client/v4", "https://API.cloudflare.com:443/client/v4/"},
+		{"http://pdns.example.net", "http://pdns.example.net:80"},
+	}
+	for _, group := range same {
+		for _, u := range group[1:] {
+			if got, want := serverURL(u), serverURL(group[0]); got != want {
+				t.Errorf("serverURL(%q) = %q, want %q as for %q", u, got, want, group[0])
+			}
+		}
+	}
+	differ := []string{"http://127.0.0.1:8081", "http://127.0.0.1:8082", "https://127.0.0.1:8081", "http://10.0.0.1:8081", "http://127.0.0.1:8081/other", ""}
+	seen := map[string]string{}
+	for _, u := range differ {
+		if first, ok := seen[serverURL(u)]; ok {
+			t.Errorf("serverURL(%q) = serverURL(%q) = %q, want two servers", u, first, serverURL(u))
+		}
+		seen[serverURL(u)] = u
+	}
+}
