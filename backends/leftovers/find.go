@@ -14,6 +14,10 @@ type Input struct {
 	Tenants   []*model.Tenant
 	Providers map[string]model.Provider
 	Hosts     map[string]string // name -> libvirt URI
+	// Granted reports whether the operator's file grants a tenant: one
+	// granted whose file was not loaded is not known to be gone, and
+	// what its markers hold is not judged. nil grants none.
+	Granted func(tenant string) bool
 }
 
 // Finder looks at the live systems through this build's backends.
@@ -59,7 +63,7 @@ func (f *Finder) Find(ctx context.Context, in Input) *Report {
 	// the same account (two Cloudflare tokens).
 	zones.noteIDs(lists)
 	for _, l := range lists {
-		r.Providers = append(r.Providers, f.read(ctx, l, zones, loaded(in)))
+		r.Providers = append(r.Providers, withholdGranted(f.read(ctx, l, zones, loaded(in)), in, loaded(in)))
 	}
 	r.Hosts = f.hosts(ctx, in)
 	return r

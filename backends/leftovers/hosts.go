@@ -53,7 +53,7 @@ func (f *Finder) hosts(ctx context.Context, in Input) []HostReport {
 	declared := idx.declaredUUIDs(lists)
 	out := make([]HostReport, len(lists))
 	for i, l := range lists {
-		out[i] = f.judge(l, idx, declared, loaded(in))
+		out[i] = f.judge(l, idx, declared, in)
 	}
 	return out
 }
@@ -114,14 +114,20 @@ func (idx hostIndex) declaredUUIDs(lists []*hostList) map[string]bool {
 // on l's host or on any URI that lists it too: what diff and apply never
 // look at (a tenant that still declares a VM there has the others'
 // removal planned by its own runs).
-func (f *Finder) judge(l *hostList, idx hostIndex, declared, loaded map[string]bool) HostReport {
-	rep := l.report
+func (f *Finder) judge(l *hostList, idx hostIndex, declared map[string]bool, in Input) HostReport {
+	rep, loaded := l.report, loaded(in)
 	for _, o := range l.owned {
 		if idx.declares(l.uri, o) || declared[o.Kind+" "+o.UUID] {
 			continue
 		}
-		rep.Leftovers = append(rep.Leftovers, Resource{Kind: o.Kind, Name: o.Name, UUID: o.UUID, Tenant: o.Tenant, Loaded: loaded[o.Tenant],
-			Active: o.Active, Volumes: volumeNames(o.Volumes), Remove: removal(f.Hosts.Opens(l.uri), o)})
+		r := Resource{Kind: o.Kind, Name: o.Name, UUID: o.UUID, Tenant: o.Tenant, Loaded: loaded[o.Tenant],
+			Active: o.Active, Volumes: volumeNames(o.Volumes), Remove: []string{}}
+		if grantedUnloaded(in, loaded, o.Tenant) {
+			r.NotJudged = notJudgedWhy(o.Tenant, map[string]string{backends.OwnedDomain: "VM", backends.OwnedNetwork: "network"}[o.Kind])
+		} else {
+			r.Remove = removal(f.Hosts.Opens(l.uri), o)
+		}
+		rep.Leftovers = append(rep.Leftovers, r)
 	}
 	return rep
 }

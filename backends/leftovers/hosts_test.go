@@ -139,3 +139,34 @@ func TestOneHostUnderTwoURIsHoldsNoLeftover(t *testing.T) {
 		}
 	}
 }
+
+// TestAGrantedTenantsDomainIsNotJudged: a domain of a tenant site.cue
+// grants, whose file was not loaded (a PATH that did not reach it), is
+// said not judged, with no command that would remove it, and the report
+// counts as unread: the tenant may declare it still.
+func TestAGrantedTenantsDomainIsNotJudged(t *testing.T) {
+	if err := libvirt.Available(); err != nil {
+		t.Fatal(err)
+	}
+	uri := libvirttest.TestURI(t, libvirttest.Fixture{Domains: []string{
+		testDomain("team-web", "11111111-1111-1111-1111-111111111111", "team"),
+		testDomain("gone-web", "22222222-2222-2222-2222-222222222222", "gone"),
+	}})
+	d := libvirt.New(libvirt.Options{})
+	t.Cleanup(func() { _ = d.Close() })
+	f := &leftovers.Finder{Hosts: d, Run: backends.NewRun()}
+	r := f.Find(context.Background(), leftovers.Input{Hosts: map[string]string{"kvm": uri}, Granted: func(tenant string) bool { return tenant == "team" }})
+	if len(r.Hosts) != 1 || len(r.Hosts[0].Leftovers) != 2 {
+		t.Fatalf("want 2 domains on one host, got %+v", r.Hosts)
+	}
+	gone, team := r.Hosts[0].Leftovers[0], r.Hosts[0].Leftovers[1]
+	if team.NotJudged == "" || len(team.Remove) != 0 {
+		t.Errorf("granted tenant team's domain: not judged %q, remove %q; want a reason and no command", team.NotJudged, team.Remove)
+	}
+	if gone.NotJudged != "" || len(gone.Remove) == 0 {
+		t.Errorf("removed tenant gone's domain: not judged %q, remove %q; want commands", gone.NotJudged, gone.Remove)
+	}
+	if !r.Unread() || !r.Found() {
+		t.Errorf("Unread %t, Found %t; want both", r.Unread(), r.Found())
+	}
+}

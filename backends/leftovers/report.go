@@ -44,7 +44,11 @@ type ZoneReport struct {
 	// "tenant T on provider P": the copy a moved zone left.
 	DeclaredOn []string `json:"declared_on,omitempty"`
 	Error      string   `json:"error,omitempty"`
-	Owners     []Owner  `json:"owners,omitempty"`
+	// NotJudged says why the zone, though read, is not judged left
+	// over (its markers name a tenant site.cue grants whose file was
+	// not loaded); then Remove is empty.
+	NotJudged string  `json:"not_judged,omitempty"`
+	Owners    []Owner `json:"owners,omitempty"`
 	// Remove is the command that takes the markers off (the records
 	// stay, foreign to every tenant).
 	Remove string `json:"remove,omitempty"`
@@ -85,19 +89,24 @@ type Resource struct {
 	// Volumes are the volumes site made for a domain (pool/name), which
 	// its owner element lists.
 	Volumes []string `json:"volumes,omitempty"`
+	// NotJudged says why it is not judged left over (its tenant is
+	// granted in site.cue but its file was not loaded); then Remove is
+	// empty.
+	NotJudged string `json:"not_judged,omitempty"`
 	// Remove are the commands that remove it by hand, in order.
 	Remove []string `json:"remove"`
 }
 
-// Unread reports whether a provider, zone or host could not be read:
-// then nothing can be said of it, least of all that nothing is left.
+// Unread reports whether a provider, zone or host could not be read,
+// or what was read could not be judged: then nothing can be said of
+// it, least of all that nothing is left.
 func (r *Report) Unread() bool {
 	for _, p := range r.Providers {
 		if p.Error != "" {
 			return true
 		}
 		for _, z := range p.Zones {
-			if z.Error != "" {
+			if z.Error != "" || z.NotJudged != "" {
 				return true
 			}
 		}
@@ -105,6 +114,11 @@ func (r *Report) Unread() bool {
 	for _, h := range r.Hosts {
 		if h.Error != "" {
 			return true
+		}
+		for _, l := range h.Leftovers {
+			if l.NotJudged != "" {
+				return true
+			}
 		}
 	}
 	return false
@@ -114,14 +128,16 @@ func (r *Report) Unread() bool {
 func (r *Report) Found() bool {
 	for _, p := range r.Providers {
 		for _, z := range p.Zones {
-			if len(z.Owners) > 0 {
+			if len(z.Owners) > 0 && z.NotJudged == "" {
 				return true
 			}
 		}
 	}
 	for _, h := range r.Hosts {
-		if len(h.Leftovers) > 0 {
-			return true
+		for _, l := range h.Leftovers {
+			if l.NotJudged == "" {
+				return true
+			}
 		}
 	}
 	return false

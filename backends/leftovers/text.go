@@ -65,7 +65,10 @@ func writeZone(b *strings.Builder, z ZoneReport) {
 		return
 	}
 	where := "no tenant declares it"
-	if len(z.DeclaredOn) > 0 {
+	switch {
+	case z.NotJudged != "":
+		where = "not judged: " + z.NotJudged
+	case len(z.DeclaredOn) > 0:
 		where = "declared by " + strings.Join(z.DeclaredOn, ", ") + ", not here"
 	}
 	fmt.Fprintf(b, "  zone %s: %s\n", name, where)
@@ -84,7 +87,9 @@ func writeZone(b *strings.Builder, z ZoneReport) {
 		}
 		fmt.Fprintf(b, "    %s: %s: %s%s\n", whose, count(o.Count, "marked RRset"), strings.Join(names, ", "), more)
 	}
-	fmt.Fprintf(b, "    take the markers off (the records stay, no tenant's): %s\n", z.Remove)
+	if z.Remove != "" {
+		fmt.Fprintf(b, "    take the markers off (the records stay, no tenant's): %s\n", z.Remove)
+	}
 }
 
 func writeHost(b *strings.Builder, h HostReport) {
@@ -129,6 +134,10 @@ func writeResource(b *strings.Builder, l Resource) {
 		}
 		fmt.Fprintf(b, "    volumes site made for it: %s\n", strings.Join(vols, ", "))
 	}
+	if l.NotJudged != "" {
+		fmt.Fprintf(b, "    not judged: %s\n", l.NotJudged)
+		return
+	}
 	b.WriteString("    remove by hand:\n")
 	for _, c := range l.Remove {
 		fmt.Fprintf(b, "      %s\n", visible.String(c))
@@ -137,15 +146,18 @@ func writeResource(b *strings.Builder, l Resource) {
 
 // summary is the report's last line.
 func (r *Report) summary() string {
-	zones, res, unread := 0, 0, 0
+	zones, res, unread, unjudged := 0, 0, 0, 0
 	for _, p := range r.Providers {
 		if p.Error != "" {
 			unread++
 		}
 		for _, z := range p.Zones {
-			if z.Error != "" {
+			switch {
+			case z.Error != "":
 				unread++
-			} else {
+			case z.NotJudged != "":
+				unjudged++
+			default:
 				zones++
 			}
 		}
@@ -154,7 +166,13 @@ func (r *Report) summary() string {
 		if h.Error != "" {
 			unread++
 		}
-		res += len(h.Leftovers)
+		for _, l := range h.Leftovers {
+			if l.NotJudged != "" {
+				unjudged++
+			} else {
+				res++
+			}
+		}
 	}
 	var parts []string
 	if zones > 0 {
@@ -163,15 +181,29 @@ func (r *Report) summary() string {
 	if res > 0 {
 		parts = append(parts, count(res, "domain or network", "domains or networks")+" whose tenant declares nothing of the kind on its host")
 	}
+	unknown := unknownPhrase(unread, unjudged)
 	switch {
-	case unread > 0 && len(parts) > 0:
-		return fmt.Sprintf("Left over: %s; and %s could not be read, so there may be more.", strings.Join(parts, "; "), count(unread, "provider, zone or host", "providers, zones or hosts"))
-	case unread > 0:
-		return fmt.Sprintf("Nothing left over where site could read, but %s could not be read.", count(unread, "provider, zone or host", "providers, zones or hosts"))
+	case unknown != "" && len(parts) > 0:
+		return fmt.Sprintf("Left over: %s; and %s, so there may be more.", strings.Join(parts, "; "), unknown)
+	case unknown != "":
+		return fmt.Sprintf("Nothing left over where site could read, but %s.", unknown)
 	case len(parts) > 0:
 		return "Left over: " + strings.Join(parts, "; ") + "."
 	}
 	return fmt.Sprintf("Nothing left over on %s and %s.", count(len(r.Providers), "provider"), count(len(r.Hosts), "host"))
+}
+
+// unknownPhrase says what the report cannot speak for: what could not
+// be read, and what was read but not judged; "" when there is none.
+func unknownPhrase(unread, unjudged int) string {
+	var parts []string
+	if unread > 0 {
+		parts = append(parts, count(unread, "provider, zone or host", "providers, zones or hosts")+" could not be read")
+	}
+	if unjudged > 0 {
+		parts = append(parts, count(unjudged, "zone, domain or network was", "zones, domains or networks were")+" not judged")
+	}
+	return strings.Join(parts, " and ")
 }
 
 // count is "1 zone", "2 zones": one, or n and many (else one with an s).

@@ -13,7 +13,9 @@ import (
 // zone with more names than are shown, a name a server answered with
 // control characters in it (escaped, never a line of its own), a
 // running domain with the volumes site made for it, an active network,
-// a provider that is another's alias, and what could not be read.
+// a provider that is another's alias, what could not be read, and what
+// a tenant site.cue grants but whose file was not loaded holds (not
+// judged, no command).
 func TestWriteText(t *testing.T) {
 	odd := backends.Owned{Kind: backends.OwnedDomain, Name: "web\nvm", UUID: "6f0d3c1e-2f4b-4a51-9c7e-0b8a1d2e3f40", Tenant: "lab\x1b[2J", Active: true,
 		Volumes: []backends.Volume{{Pool: "default", Name: "web-root"}, {Pool: "default", Name: "seed 1.iso"}}}
@@ -27,6 +29,7 @@ func TestWriteText(t *testing.T) {
 				{Zone: "moved.test.", DeclaredOn: []string{"tenant m on provider pdns2"}, Owners: []Owner{{Tenant: "m", Loaded: true, Count: 1, Names: []string{"www.moved.test. A"}}},
 					Remove: "site disown powerdns moved.test. --provider pdns --ack GATE-DNS-DISOWN"},
 				{Zone: "broken.test.", Error: "read zone broken.test.: 500 Internal Server Error"},
+				{Zone: "team.test.", NotJudged: "tenant team is granted in site.cue, but its file was not loaded, so it may declare this zone still", Owners: []Owner{{Tenant: "team", Count: 1, Names: []string{"www.team.test. A"}}}},
 			}},
 			{Name: "pdns-again", Kind: "powerdns", SameAs: "pdns"},
 		},
@@ -34,6 +37,7 @@ func TestWriteText(t *testing.T) {
 			{Name: "kvm1", URI: "qemu:///system", Listed: 4, Leftovers: []Resource{
 				{Kind: odd.Kind, Name: odd.Name, UUID: odd.UUID, Tenant: odd.Tenant, Loaded: true, Active: true, Volumes: volumeNames(odd.Volumes), Remove: removal("qemu:///system", odd)},
 				{Kind: lan.Kind, Name: lan.Name, UUID: lan.UUID, Tenant: lan.Tenant, Active: true, Remove: removal("qemu:///system", lan)},
+				{Kind: backends.OwnedDomain, Name: "team-web", UUID: "7e6d5c4b-3a29-4180-9f7e-6d5c4b3a2918", Tenant: "team", NotJudged: "tenant team is granted in site.cue, but its file was not loaded, so it may declare this VM still", Remove: []string{}},
 			}},
 			{Name: "kvm2", URI: "qemu+ssh://kvm2/system", Error: "connect to qemu+ssh://kvm2/system: no route to host"},
 		},

@@ -94,7 +94,7 @@ func runLeftovers(cmd *cobra.Command, args []string, format string) error {
 	f := &leftovers.Finder{DNS: bk.markReaders(), Hosts: bk.owners, Run: run,
 		Prepare: readCredential(bk, spec, run),
 		Command: pasteable(config)}
-	report := f.Find(reading, leftovers.Input{Tenants: spec.Tenants, Providers: op.Providers(), Hosts: op.Hosts()})
+	report := f.Find(reading, leftovers.Input{Tenants: spec.Tenants, Providers: op.Providers(), Hosts: op.Hosts(), Granted: op.Grants})
 	out := cmd.OutOrStdout()
 	if format == "json" {
 		err = report.WriteJSON(out)
@@ -105,7 +105,7 @@ func runLeftovers(cmd *cobra.Command, args []string, format string) error {
 	case err != nil:
 		return withCode(exitError, err)
 	case report.Unread():
-		return withCode(exitError, fmt.Errorf("what could not be read is said in the report, and may hold leftovers: fix what it says and run site leftovers again"))
+		return withCode(exitError, fmt.Errorf("what could not be read or judged is said in the report, and may hold leftovers: fix what it says and run site leftovers again"))
 	case report.Found():
 		return withCode(exitChanges, nil)
 	}

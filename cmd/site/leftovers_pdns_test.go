@@ -193,3 +193,40 @@ func TestLeftoversKnowsOneServerUnderTwoURLs(t *testing.T) {
 		})
 	}
 }
+
+// TestLeftoversDoesNotJudgeAGrantedTenantItDidNotLoad: tenant team's
+// file is in a directory no PATH reaches (tenants/team/), so it is not
+// loaded, but site.cue still grants team: its zone is live, not left
+// over. The report says why it is not judged, prints no disown command
+// for it and exits 1, as for what it could not read.
+func TestLeftoversDoesNotJudgeAGrantedTenantItDidNotLoad(t *testing.T) {
+	srv := pdnsEnv(t)
+	srv.CreateZone(t, "kept.test.", marked("kept", "www.kept.test.", "192.0.2.30"))
+	srv.CreateZone(t, "team.test.", marked("team", "www.team.test.", "192.0.2.40"))
+	zone := func(tenant, zone string) string {
+		return "package tenants\n\ntenants: " + tenant + ": {\n\tdomain: \"" + zone + "\"\n\tdns: zones: \"" + zone + "\": {provider: \"pdns\", ttl: 300, records: {www: A: [\"192.0.2.30\"]}}\n}\n"
+	}
+	dir := writeSpecs(t, siteSrc(pdnsProvider("pdns", srv.URL, "PDNS_API_KEY", srv.DNSAddr),
+		grant{tenant: "kept", domains: []string{"kept.test"}, providers: []string{"pdns"}},
+		grant{tenant: "team", domains: []string{"team.test"}, providers: []string{"pdns"}}), map[string]string{})
+	writeTenants(t, dir, map[string]string{"kept.cue": zone("kept", "kept.test")})
+	if err := os.MkdirAll(filepath.Join(dir, "tenants", "team"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "tenants", "team", "team.cue"), []byte(zone("team", "team.test")), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Chdir(dir)
+	if code, out, errOut := siteRun(t, srv, "leftovers"); code != exitOK {
+		t.Fatalf("leftovers on every tenant file: exit %d, want 0\nstdout:\n%s\nstderr:\n%s", code, out, errOut)
+	}
+	code, out, errOut := siteRun(t, srv, "leftovers", "tenants/kept.cue")
+	if code != exitError || strings.Contains(out, "disown") {
+		t.Errorf("leftovers tenants/kept.cue: exit %d, want 1 and no disown command\nstdout:\n%s\nstderr:\n%s", code, out, errOut)
+	}
+	for _, want := range []string{"zone team.test.: not judged: tenant team is granted in site.cue, but its file was not loaded"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("stdout lacks %q:\n%s", want, out)
+		}
+	}
+}
