@@ -81,14 +81,18 @@ func (e *notVaultError) Error() string {
 	return fmt.Sprintf("not a Vault (HTTP 404 with %s, not Vault's JSON)", visible.Short(e.contentType))
 }
 
-// maxAnswer bounds what site reads of one answer. A secret site reads
-// is a token or a key, a lock entry a few lines, an error a sentence:
-// Vault's JSON around them is a few KiB. A store's address may be a name
-// a tenant's records point (README, Trust model), and an answer that
-// does not end would otherwise be read into memory until the 5 s
-// timeout: measured, 260 MiB. Reading past it fails with
-// backends.AnswerTooLargeError, and the walk moves on to the next address.
-const maxAnswer = 1 << 20
+// maxAnswer bounds what site reads of one answer. A store's address
+// may be a name a tenant's records point (README, Trust model), and an
+// answer that does not end would otherwise be read into memory until
+// the 5 s timeout: measured, 260 MiB. Reading past it fails with
+// backends.AnswerTooLargeError, and the walk moves on to the next
+// address. The key site wants is a token, but KV v2 answers with every
+// key of the secret at its path, and escapes '<', '>' and '&' six bytes
+// each: a secret Vault took in one request (its max_request_size, 32
+// MiB by default) is what a real answer may hold, so the bound is that
+// (a template of 250 KiB of HTML answers 760 KiB; 1 MiB cut such a
+// secret, TestPlanReadsAKeyBesideALargeOne).
+const maxAnswer = 32 << 20
 
 // tlsFailure recognises a failed TLS handshake: a certificate that does
 // not verify, a server that does not speak TLS, an alert. Such a failure
