@@ -40,29 +40,65 @@ func (s *strays) add(l *RRset) {
 	(*s)[owner] = append((*s)[owner], l.NameType)
 }
 
-// notes are the plan's lines on the strays of zone, one per owner, each
-// naming three of its RRsets at most: the note is on every diff until
-// they are gone, and a renamed tenant's may be thousands.
+// maxStrayOwners is how many owners the notes name one by one; the
+// rest are counted in one more note. A marker is whoever wrote it's,
+// and one forged per record would otherwise make a note per record, on
+// every diff of the zone.
+const maxStrayOwners = 3
+
+// notes are the plan's lines on the strays of zone, one per owner (the
+// first maxStrayOwners by name, then one for the rest), each naming
+// three of its RRsets at most: the note is on every diff until they are
+// gone, and a renamed tenant's may be thousands.
 func (s strays) notes(zone string) []string {
 	var out []string
-	for _, owner := range slices.Sorted(maps.Keys(s)) {
+	owners := slices.Sorted(maps.Keys(s))
+	named := len(owners)
+	if named > maxStrayOwners+1 { // a note for one more is no shorter
+		named = maxStrayOwners
+	}
+	for _, owner := range owners[:named] {
 		sets := s[owner]
 		slices.SortFunc(sets, func(a, b NameType) int {
 			return cmp.Or(strings.Compare(a.Name, b.Name), strings.Compare(a.Type, b.Type))
 		})
 		var names []string
-		for _, nt := range sets[:min(3, len(sets))] {
+		for _, nt := range sets {
 			names = append(names, nt.Name+"/"+nt.Type)
-		}
-		list := strings.Join(names, ", ")
-		if len(sets) > 3 {
-			list += fmt.Sprintf(" and %d more", len(sets)-3)
 		}
 		count, verb, them := "1 RRset", "is", "it"
 		if len(sets) > 1 {
 			count, verb, them = fmt.Sprintf("%d RRsets", len(sets)), "are", "them"
 		}
-		out = append(out, fmt.Sprintf("%s in zone %s %s %s and the spec does not want %s (%s): %s", count, zone, verb, owner, them, list, StrayAdvice))
+		out = append(out, fmt.Sprintf("%s in zone %s %s %s and the spec does not want %s (%s): %s", count, zone, verb, owner, them, firstFew(names), StrayAdvice))
+	}
+	if rest := owners[named:]; len(rest) > 0 {
+		sets := 0
+		var names []string
+		for _, owner := range rest {
+			sets += len(s[owner])
+			names = append(names, tenantOf(owner))
+		}
+		out = append(out, fmt.Sprintf("%d RRsets in zone %s are owned by %d other site tenants (%s) and the spec does not want them: %s", sets, zone, len(rest), firstFew(names), StrayAdvice))
 	}
 	return out
+}
+
+// tenantOf is the tenant an owner text (RRset.OwnerText) names.
+func tenantOf(owner string) string {
+	for _, prefix := range []string{"owned by site tenant ", "owned in part by site tenant "} {
+		if t, ok := strings.CutPrefix(owner, prefix); ok {
+			return strings.TrimSuffix(t, ", the rest written outside site")
+		}
+	}
+	return owner
+}
+
+// firstFew is the first three of names, and how many more there are.
+func firstFew(names []string) string {
+	list := strings.Join(names[:min(3, len(names))], ", ")
+	if len(names) > 3 {
+		list += fmt.Sprintf(" and %d more", len(names)-3)
+	}
+	return list
 }

@@ -1,6 +1,7 @@
 package dnsplan_test
 
 import (
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -72,5 +73,28 @@ func TestPlanNotesStrays(t *testing.T) {
 				}
 			})
 		}
+	}
+}
+
+// TestStrayNotesAreBoundedByOwner: whoever holds the server's key can
+// mark records with as many tenants' names as the zone holds records,
+// one each. The notes are on every diff of the zone's tenant until the
+// strays are gone: a few owners are named, the rest counted in one more
+// note, never a note per marker.
+func TestStrayNotesAreBoundedByOwner(t *testing.T) {
+	var forged []live
+	for i := range 500 {
+		forged = append(forged, live{name: fmt.Sprintf("n%d.example.test.", i), typ: "TXT", ttl: 300, values: []string{`"x"`}, owner: fmt.Sprintf("t%03d", i)})
+	}
+	step := graph.ZoneStep(&model.Zone{Tenant: "beta", Name: zone})
+	h := providers[0].hooks()
+	h.Before = nil
+	res := dnsplan.Plan(step, observed(forged), backends.NewRun(), h)
+	if len(res.Notes) > 4 {
+		t.Fatalf("%d notes for 500 strays of 500 owners, want at most 4:\n%s", len(res.Notes), strings.Join(res.Notes[:6], "\n"))
+	}
+	last := res.Notes[len(res.Notes)-1]
+	if want := "497 RRsets in zone example.test. are owned by 497 other site tenants (t003, t004, t005 and 494 more) and the spec does not want them: " + dnsplan.StrayAdvice; last != want {
+		t.Errorf("last note\n%s\nwant\n%s", last, want)
 	}
 }
