@@ -39,10 +39,18 @@ type Owned struct {
 	// Volumes are the volumes site made for a domain, as its owner
 	// element lists them.
 	Volumes []Volume
+	// UsedBy, for a network, names the other domains whose live or
+	// persistent definition has an interface on it.
+	UsedBy []string
 }
 
 // Volume is a storage volume on a libvirt host.
-type Volume struct{ Pool, Name string }
+type Volume struct {
+	Pool, Name string
+	// UsedBy names the other domains whose live or persistent
+	// definition uses it, when it is a volume Owned lists.
+	UsedBy []string
+}
 
 func (v Volume) String() string { return v.Pool + "/" + v.Name }
 

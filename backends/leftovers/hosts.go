@@ -121,7 +121,7 @@ func (f *Finder) judge(l *hostList, idx hostIndex, declared map[string]bool, in 
 			continue
 		}
 		r := Resource{Kind: o.Kind, Name: o.Name, UUID: o.UUID, Tenant: o.Tenant, Loaded: loaded[o.Tenant],
-			Active: o.Active, Volumes: volumeNames(o.Volumes), Remove: []string{}}
+			Active: o.Active, Volumes: volumeNames(o.Volumes), InUse: inUse(o), Remove: []string{}}
 		if grantedUnloaded(in, loaded, o.Tenant) {
 			r.NotJudged = notJudgedWhy(o.Tenant, map[string]string{backends.OwnedDomain: "VM", backends.OwnedNetwork: "network"}[o.Kind])
 		} else {
@@ -134,7 +134,9 @@ func (f *Finder) judge(l *hostList, idx hostIndex, declared map[string]bool, in 
 
 // removal is the virsh commands that remove o by hand, as README's
 // libvirt section advises: stop it if it runs, undefine it, and delete
-// the volumes site made for a domain. They name o by its UUID, not its
+// the volumes site made for a domain; none for a network a domain has
+// an interface on, and no delete of a volume another domain uses: what
+// something uses is never destroyed (INCIDENTS.md, 3). They name o by its UUID, not its
 // name: virsh takes a word that reads as a domain id, or as a UUID, for
 // that first, so a leftover named "1" (a tenant's VM name may be) would
 // have them stop and undefine whichever live domain has id 1.
@@ -148,6 +150,9 @@ func removal(uri string, o backends.Owned) []string {
 	}
 	var out []string
 	if o.Kind == backends.OwnedNetwork {
+		if len(o.UsedBy) > 0 {
+			return out // never from under a domain: inUse says which
+		}
 		if o.Active {
 			out = append(out, virsh("net-destroy", o.UUID))
 		}
@@ -158,7 +163,27 @@ func removal(uri string, o backends.Owned) []string {
 	}
 	out = append(out, virsh("undefine", o.UUID))
 	for _, v := range o.Volumes {
-		out = append(out, virsh("vol-delete", "--pool", v.Pool, v.Name))
+		if len(v.UsedBy) == 0 {
+			out = append(out, virsh("vol-delete", "--pool", v.Pool, v.Name))
+		}
+	}
+	return out
+}
+
+// inUse says what of o another domain uses, which removal leaves: the
+// domains on a network, or each volume of a domain another one uses.
+func inUse(o backends.Owned) []string {
+	if o.Kind == backends.OwnedNetwork {
+		if len(o.UsedBy) == 0 {
+			return nil
+		}
+		return []string{"network " + o.Name + " by " + strings.Join(o.UsedBy, ", ")}
+	}
+	var out []string
+	for _, v := range o.Volumes {
+		if len(v.UsedBy) > 0 {
+			out = append(out, v.String()+" by "+strings.Join(v.UsedBy, ", "))
+		}
 	}
 	return out
 }

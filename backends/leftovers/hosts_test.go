@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"os/exec"
+	"slices"
 	"strings"
 	"testing"
 
@@ -168,5 +169,45 @@ func TestAGrantedTenantsDomainIsNotJudged(t *testing.T) {
 	}
 	if !r.Unread() || !r.Found() {
 		t.Errorf("Unread %t, Found %t; want both", r.Unread(), r.Found())
+	}
+}
+
+// TestLeftoversInUseAreNotRemoved: a leftover network a live domain
+// still has an interface on (its tenant dropped the network, and the
+// running guest keeps it until its next boot), or a leftover domain's
+// volume another domain uses, is still reported, but without the
+// command that would take it from under that domain: a network or
+// volume something uses is never destroyed (INCIDENTS.md, 3).
+func TestLeftoversInUseAreNotRemoved(t *testing.T) {
+	if err := libvirt.Available(); err != nil {
+		t.Fatal(err)
+	}
+	web := `<domain type="test"><name>web</name><uuid>11111111-1111-1111-1111-111111111111</uuid><memory unit="MiB">64</memory><vcpu>1</vcpu><os><type>hvm</type></os>` +
+		`<devices><disk type="volume" device="disk"><source pool="default" volume="shared"/><target dev="vda"/></disk>` +
+		`<interface type="network"><source network="old-lan"/></interface></devices>` +
+		`<metadata><site:owner ` + ns + ` tenant="keep"/></metadata></domain>`
+	old := `<domain type="test"><name>old</name><uuid>22222222-2222-2222-2222-222222222222</uuid><memory unit="MiB">64</memory><vcpu>1</vcpu><os><type>hvm</type></os>` +
+		`<metadata><site:owner ` + ns + ` tenant="gone"><site:volume pool="default" name="old-root" role="disk"/><site:volume pool="default" name="shared" role="disk"/></site:owner></metadata></domain>`
+	uri := libvirttest.TestURI(t, libvirttest.Fixture{
+		Domains:  []string{web, old},
+		Networks: []string{testNetwork("old-lan", "44444444-4444-4444-4444-444444444444", "keep")},
+	})
+	d := libvirt.New(libvirt.Options{})
+	t.Cleanup(func() { _ = d.Close() })
+	keep := &model.Tenant{Name: "keep", VMs: []*model.VM{{Name: "web", Host: uri}}} // declares no network any more
+	f := &leftovers.Finder{Hosts: d, Run: backends.NewRun()}
+	r := f.Find(context.Background(), leftovers.Input{Tenants: []*model.Tenant{keep}, Hosts: map[string]string{"kvm": uri}})
+	if len(r.Hosts) != 1 || r.Hosts[0].Error != "" || len(r.Hosts[0].Leftovers) != 2 {
+		t.Fatalf("want domain old and network old-lan left over, got %+v", r.Hosts)
+	}
+	for _, l := range r.Hosts[0].Leftovers {
+		for _, c := range l.Remove {
+			if strings.Contains(c, "44444444-4444-4444-4444-444444444444") || strings.HasSuffix(c, " shared") {
+				t.Errorf("%s %s: %q takes from domain web what it uses", l.Kind, l.Name, c)
+			}
+		}
+		if l.Name == "old" && !slices.ContainsFunc(l.Remove, func(c string) bool { return strings.HasSuffix(c, " old-root") }) {
+			t.Errorf("domain old: no vol-delete of old-root, which nothing else uses: %q", l.Remove)
+		}
 	}
 }

@@ -89,6 +89,11 @@ type Resource struct {
 	// Volumes are the volumes site made for a domain (pool/name), which
 	// its owner element lists.
 	Volumes []string `json:"volumes,omitempty"`
+	// InUse says what of it another domain uses, which Remove leaves:
+	// a network some domain has an interface on (then Remove is
+	// empty), or a domain's volume another domain uses ("pool/name by
+	// web, db").
+	InUse []string `json:"in_use,omitempty"`
 	// NotJudged says why it is not judged left over (its tenant is
 	// granted in site.cue but its file was not loaded); then Remove is
 	// empty.

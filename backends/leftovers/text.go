@@ -138,6 +138,16 @@ func writeResource(b *strings.Builder, l Resource) {
 		fmt.Fprintf(b, "    not judged: %s\n", l.NotJudged)
 		return
 	}
+	if len(l.InUse) > 0 {
+		used := make([]string, len(l.InUse))
+		for i, u := range l.InUse {
+			used[i] = visible.String(u)
+		}
+		fmt.Fprintf(b, "    in use, so not removed while it is: %s\n", strings.Join(used, "; "))
+	}
+	if len(l.Remove) == 0 {
+		return
+	}
 	b.WriteString("    remove by hand:\n")
 	for _, c := range l.Remove {
 		fmt.Fprintf(b, "      %s\n", visible.String(c))

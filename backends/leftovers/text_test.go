@@ -12,13 +12,15 @@ import (
 // TestWriteText renders what each kind of finding reads like: a marked
 // zone with more names than are shown, a name a server answered with
 // control characters in it (escaped, never a line of its own), a
-// running domain with the volumes site made for it, an active network,
+// running domain with the volumes site made for it (one another domain
+// uses, kept), an active network, one a domain uses (no command),
 // a provider that is another's alias, what could not be read, and what
 // a tenant site.cue grants but whose file was not loaded holds (not
 // judged, no command).
 func TestWriteText(t *testing.T) {
 	odd := backends.Owned{Kind: backends.OwnedDomain, Name: "web\nvm", UUID: "6f0d3c1e-2f4b-4a51-9c7e-0b8a1d2e3f40", Tenant: "lab\x1b[2J", Active: true,
-		Volumes: []backends.Volume{{Pool: "default", Name: "web-root"}, {Pool: "default", Name: "seed 1.iso"}}}
+		Volumes: []backends.Volume{{Pool: "default", Name: "web-root"}, {Pool: "default", Name: "seed 1.iso"}, {Pool: "default", Name: "base.qcow2", UsedBy: []string{"db", "mail"}}}}
+	used := backends.Owned{Kind: backends.OwnedNetwork, Name: "shared-lan", UUID: "1a2b3c4d-5e6f-4a7b-8c9d-0e1f2a3b4c5d", Tenant: "gone", UsedBy: []string{"web"}}
 	lan := backends.Owned{Kind: backends.OwnedNetwork, Name: "old-lan", UUID: "0c9b8a7d-6e5f-4d3c-b2a1-908f7e6d5c4b", Tenant: "gone", Active: true}
 	r := &Report{
 		Providers: []ProviderReport{
@@ -35,8 +37,9 @@ func TestWriteText(t *testing.T) {
 		},
 		Hosts: []HostReport{
 			{Name: "kvm1", URI: "qemu:///system", Listed: 4, Leftovers: []Resource{
-				{Kind: odd.Kind, Name: odd.Name, UUID: odd.UUID, Tenant: odd.Tenant, Loaded: true, Active: true, Volumes: volumeNames(odd.Volumes), Remove: removal("qemu:///system", odd)},
+				{Kind: odd.Kind, Name: odd.Name, UUID: odd.UUID, Tenant: odd.Tenant, Loaded: true, Active: true, Volumes: volumeNames(odd.Volumes), InUse: inUse(odd), Remove: removal("qemu:///system", odd)},
 				{Kind: lan.Kind, Name: lan.Name, UUID: lan.UUID, Tenant: lan.Tenant, Active: true, Remove: removal("qemu:///system", lan)},
+				{Kind: used.Kind, Name: used.Name, UUID: used.UUID, Tenant: used.Tenant, InUse: inUse(used), Remove: removal("qemu:///system", used)},
 				{Kind: backends.OwnedDomain, Name: "team-web", UUID: "7e6d5c4b-3a29-4180-9f7e-6d5c4b3a2918", Tenant: "team", NotJudged: "tenant team is granted in site.cue, but its file was not loaded, so it may declare this VM still", Remove: []string{}},
 			}},
 			{Name: "kvm2", URI: "qemu+ssh://kvm2/system", Error: "connect to qemu+ssh://kvm2/system: no route to host"},

@@ -24,15 +24,19 @@ func (d *Driver) ListOwned(ctx context.Context, host string) ([]backends.Owned, 
 	if err != nil {
 		return nil, explain(err)
 	}
+	// What another domain uses is said, so that no command printed to
+	// remove a leftover takes it from under that domain.
 	var doms, nets []backends.Owned
 	for name, o := range h.domains {
 		if o.Owner != nil {
-			doms = append(doms, backends.Owned{Kind: backends.OwnedDomain, Name: name, UUID: o.uuid(), Tenant: o.Owner.Tenant, Active: o.Running, Volumes: volumesOf(o.Owner)})
+			doms = append(doms, backends.Owned{Kind: backends.OwnedDomain, Name: name, UUID: o.uuid(), Tenant: o.Owner.Tenant, Active: o.Running,
+				Volumes: volumesOf(o.Owner, h.volumeRefs(name, true))})
 		}
 	}
 	for name, o := range h.networks {
 		if o.Owner != nil {
-			nets = append(nets, backends.Owned{Kind: backends.OwnedNetwork, Name: name, UUID: o.uuid(), Tenant: o.Owner.Tenant, Active: o.Active})
+			nets = append(nets, backends.Owned{Kind: backends.OwnedNetwork, Name: name, UUID: o.uuid(), Tenant: o.Owner.Tenant, Active: o.Active,
+				UsedBy: h.networkUsers(name)})
 		}
 	}
 	byName := func(s []backends.Owned) { sort.Slice(s, func(i, j int) bool { return s[i].Name < s[j].Name }) }
@@ -41,14 +45,15 @@ func (d *Driver) ListOwned(ctx context.Context, host string) ([]backends.Owned, 
 	return append(doms, nets...), nil
 }
 
-// volumesOf is the volumes an owner element lists.
-func volumesOf(o *owner) []backends.Volume {
+// volumesOf is the volumes an owner element lists, each with the
+// domains refs (volumeRefs, by pool "\x00" name) says use it.
+func volumesOf(o *owner, refs map[string][]string) []backends.Volume {
 	if len(o.Volumes) == 0 {
 		return nil
 	}
 	out := make([]backends.Volume, len(o.Volumes))
 	for i, v := range o.Volumes {
-		out[i] = backends.Volume{Pool: v.Pool, Name: v.Name}
+		out[i] = backends.Volume{Pool: v.Pool, Name: v.Name, UsedBy: refs[v.Pool+"\x00"+v.Name]}
 	}
 	return out
 }
