@@ -25,8 +25,9 @@ import (
 // either spelling RFC 2317 and its users give it: BASE/LEN ("0/26", the
 // one dnsname accepts with a "/"), or FIRST-LAST ("0-63", which many
 // ISPs and BIND configurations use, and which need not be aligned:
-// "10-20" names 192.0.2.10 to .20). Both are an addressRange; a name
-// whose label is neither is an ordinary name.
+// "10-20" names 192.0.2.10 to .20), or BASE-LEN where FIRST-LAST cannot
+// be meant ("128-25"). All are an addressRange; a name whose label is
+// none of them is an ordinary name.
 
 // addressRange is the last octets of the addresses of a /24 that an
 // RFC 2317 block names, first to last.
@@ -40,8 +41,11 @@ func (r addressRange) overlaps(o addressRange) bool { return r.first <= o.last &
 
 // blockLabel parses label as an RFC 2317 block: "BASE/LEN" (see
 // dnsname.Classless) or "FIRST-LAST", two octets without leading zeros
-// with FIRST <= LAST ("0-63", "10-20", "7-7"). "63-0" or "00-63" is no
-// block: ok is false, and the label is an ordinary name.
+// with FIRST <= LAST ("0-63", "10-20", "7-7"), or, where the two
+// cannot be a range, "BASE-LEN" as BASE/LEN ("128-25": 128 to 255,
+// which left an ordinary name had protected none of its addresses).
+// "63-0" or "00-63" is no block: ok is false, and the label is an
+// ordinary name.
 func blockLabel(label string) (addressRange, bool) {
 	if base, size, err := dnsname.Classless(label); err == nil {
 		return addressRange{base, base + size - 1}, true
@@ -49,7 +53,15 @@ func blockLabel(label string) (addressRange, bool) {
 	f, l, ok := strings.Cut(label, "-")
 	first, okF := octet(f)
 	last, okL := octet(l)
-	if !ok || !okF || !okL || first > last {
+	if !ok || !okF || !okL {
+		return addressRange{}, false
+	}
+	if first > last {
+		// No range: the BASE-LEN spelling ISPs also give a block
+		// ("128-25", the /25 from .128), or none.
+		if base, size, err := dnsname.Classless(f + "/" + l); err == nil {
+			return addressRange{base, base + size - 1}, true
+		}
 		return addressRange{}, false
 	}
 	return addressRange{first, last}, true

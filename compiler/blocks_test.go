@@ -7,21 +7,24 @@ import "testing"
 // block is spelt BASE/LEN or FIRST-LAST.
 func TestGrantedBlock(t *testing.T) {
 	grants := map[string]string{
-		"2.0.192.in-addr.arpa.":       "acme",
-		"0/26.2.0.192.in-addr.arpa.":  "shop",
-		"8/29.2.0.192.in-addr.arpa.":  "web",
-		"12.2.0.192.in-addr.arpa.":    "one",
-		"64/26.9.0.192.in-addr.arpa.": "far",
-		"0-63.5.0.192.in-addr.arpa.":  "range",
-		"10-20.5.0.192.in-addr.arpa.": "range", // not aligned: 10 to 20
-		"7-7.5.0.192.in-addr.arpa.":   "one",   // one address
-		"30-0.6.0.192.in-addr.arpa.":  "none",  // no range: an ordinary name
-		"0-63.6.0.192.in-addr.arpa.":  "six",
-		"05-9.6.0.192.in-addr.arpa.":  "none", // a leading zero: an ordinary name
-		"0-63.0.192.in-addr.arpa.":    "none", // not below a /24's reverse name
-		"8/29.5.0.192.in-addr.arpa.":  "range",
-		"30.5.0.192.in-addr.arpa.":    "own",
-		"0/26.6.0.192.in-addr.arpa.":  "six", // the same addresses as 0-63
+		"2.0.192.in-addr.arpa.":        "acme",
+		"0/26.2.0.192.in-addr.arpa.":   "shop",
+		"8/29.2.0.192.in-addr.arpa.":   "web",
+		"12.2.0.192.in-addr.arpa.":     "one",
+		"64/26.9.0.192.in-addr.arpa.":  "far",
+		"0-63.5.0.192.in-addr.arpa.":   "range",
+		"10-20.5.0.192.in-addr.arpa.":  "range", // not aligned: 10 to 20
+		"7-7.5.0.192.in-addr.arpa.":    "one",   // one address
+		"30-0.6.0.192.in-addr.arpa.":   "none",  // no range: an ordinary name
+		"0-63.6.0.192.in-addr.arpa.":   "six",
+		"05-9.6.0.192.in-addr.arpa.":   "none", // a leading zero: an ordinary name
+		"0-63.0.192.in-addr.arpa.":     "none", // not below a /24's reverse name
+		"8/29.5.0.192.in-addr.arpa.":   "range",
+		"30.5.0.192.in-addr.arpa.":     "own",
+		"0/26.6.0.192.in-addr.arpa.":   "six",  // the same addresses as 0-63
+		"128-25.7.0.192.in-addr.arpa.": "isp",  // BASE-LEN: FIRST > LAST, so 128/25
+		"64-26.7.0.192.in-addr.arpa.":  "isp",  // 64/26, inside 128-25? no: 64 to 127
+		"100-24.7.0.192.in-addr.arpa.": "none", // not aligned, and no prefix below a /24: an ordinary name
 	}
 	claims := map[string]claim{}
 	for name, tenant := range grants {
@@ -52,6 +55,10 @@ func TestGrantedBlock(t *testing.T) {
 		{"16.5.0.192.in-addr.arpa.", "10-20.5.0.192.in-addr.arpa.", "range", "16.10-20.5.0.192.in-addr.arpa."},
 		{"30.5.0.192.in-addr.arpa.", "", "", ""}, // the address's own grant
 		{"9.0.192.in-addr.arpa.", "", "", ""},
+		{"200.7.0.192.in-addr.arpa.", "128-25.7.0.192.in-addr.arpa.", "isp", "200.128-25.7.0.192.in-addr.arpa."},
+		{"127.7.0.192.in-addr.arpa.", "64-26.7.0.192.in-addr.arpa.", "isp", "127.64-26.7.0.192.in-addr.arpa."},
+		{"63.7.0.192.in-addr.arpa.", "", "", ""},
+		{"101.7.0.192.in-addr.arpa.", "64-26.7.0.192.in-addr.arpa.", "isp", "101.64-26.7.0.192.in-addr.arpa."},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
