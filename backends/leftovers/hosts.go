@@ -2,6 +2,7 @@ package leftovers
 
 import (
 	"context"
+	"fmt"
 	"strings"
 
 	"github.com/site-tools/site/backends"
@@ -50,12 +51,35 @@ func (f *Finder) hosts(ctx context.Context, in Input) []HostReport {
 		first[uri] = name
 		lists = append(lists, f.listHost(ctx, name, uri))
 	}
-	declared := idx.declaredUUIDs(lists)
+	declared, unread := idx.declaredUUIDs(lists), unreadHosts(lists)
 	out := make([]HostReport, len(lists))
 	for i, l := range lists {
-		out[i] = f.judge(l, idx, declared, in)
+		out[i] = f.judge(l, idx, declared, unread, in)
 	}
 	return out
+}
+
+// unreadHosts is the hosts of lists that could not be listed, by URI.
+func unreadHosts(lists []*hostList) map[string]string {
+	out := map[string]string{}
+	for _, l := range lists {
+		if l.report.Error != "" {
+			out[l.uri] = l.report.Name
+		}
+	}
+	return out
+}
+
+// declaredOnUnread names a host that could not be listed on which o's
+// tenant declares one of its kind: it may be o's host under another
+// URI, and o that tenant's, which only its listing would say.
+func (idx hostIndex) declaredOnUnread(o backends.Owned, unread map[string]string) (string, bool) {
+	for _, uri := range sortedKeys(unread) {
+		if idx.declares(uri, o) {
+			return unread[uri], true
+		}
+	}
+	return "", false
 }
 
 // hostList is one host's owner elements as listed, before they are
@@ -114,17 +138,21 @@ func (idx hostIndex) declaredUUIDs(lists []*hostList) map[string]bool {
 // on l's host or on any URI that lists it too: what diff and apply never
 // look at (a tenant that still declares a VM there has the others'
 // removal planned by its own runs).
-func (f *Finder) judge(l *hostList, idx hostIndex, declared map[string]bool, in Input) HostReport {
+func (f *Finder) judge(l *hostList, idx hostIndex, declared map[string]bool, unread map[string]string, in Input) HostReport {
 	rep, loaded := l.report, loaded(in)
 	for _, o := range l.owned {
 		if idx.declares(l.uri, o) || declared[o.Kind+" "+o.UUID] {
 			continue
 		}
+		what := map[string]string{backends.OwnedDomain: "VM", backends.OwnedNetwork: "network"}[o.Kind]
 		r := Resource{Kind: o.Kind, Name: o.Name, UUID: o.UUID, Tenant: o.Tenant, Loaded: loaded[o.Tenant],
 			Active: o.Active, Volumes: volumeNames(o.Volumes), InUse: inUse(o), Remove: []string{}}
-		if grantedUnloaded(in, loaded, o.Tenant) {
-			r.NotJudged = notJudgedWhy(o.Tenant, map[string]string{backends.OwnedDomain: "VM", backends.OwnedNetwork: "network"}[o.Kind])
-		} else {
+		switch host, onUnread := idx.declaredOnUnread(o, unread); {
+		case grantedUnloaded(in, loaded, o.Tenant):
+			r.NotJudged = notJudgedWhy(o.Tenant, what)
+		case onUnread:
+			r.NotJudged = fmt.Sprintf("tenant %s declares a %s on host %s, which could not be read: if that is this host under another URI, this may be it; run site leftovers again once host %s can be read", o.Tenant, what, host, host)
+		default:
 			r.Remove = removal(f.Hosts.Opens(l.uri), o)
 		}
 		rep.Leftovers = append(rep.Leftovers, r)

@@ -67,7 +67,7 @@ func writeZone(b *strings.Builder, z ZoneReport) {
 	where := "no tenant declares it"
 	switch {
 	case z.NotJudged != "":
-		where = "not judged: " + z.NotJudged
+		where = "not judged: " + visible.String(z.NotJudged)
 	case len(z.DeclaredOn) > 0:
 		where = "declared by " + strings.Join(z.DeclaredOn, ", ") + ", not here"
 	}
@@ -135,7 +135,7 @@ func writeResource(b *strings.Builder, l Resource) {
 		fmt.Fprintf(b, "    volumes site made for it: %s\n", strings.Join(vols, ", "))
 	}
 	if l.NotJudged != "" {
-		fmt.Fprintf(b, "    not judged: %s\n", l.NotJudged)
+		fmt.Fprintf(b, "    not judged: %s\n", visible.String(l.NotJudged))
 		return
 	}
 	if len(l.InUse) > 0 {
