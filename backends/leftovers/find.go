@@ -63,7 +63,11 @@ func (f *Finder) Find(ctx context.Context, in Input) *Report {
 	// the same account (two Cloudflare tokens).
 	zones.noteIDs(lists)
 	for _, l := range lists {
-		r.Providers = append(r.Providers, withholdGranted(f.read(ctx, l, zones, loaded(in)), in, loaded(in)))
+		rep := withholdGranted(f.read(ctx, l, zones, loaded(in)), in, loaded(in))
+		if l.p.Cloudflare != nil {
+			rep = withholdUnlisted(rep, in, lists)
+		}
+		r.Providers = append(r.Providers, rep)
 	}
 	r.Hosts = f.hosts(ctx, in)
 	return r
