@@ -8,6 +8,8 @@ import (
 	"net/url"
 	"strings"
 
+	"golang.org/x/sync/errgroup"
+
 	"github.com/site-tools/site/backends"
 	"github.com/site-tools/site/compiler/model"
 )
@@ -125,29 +127,69 @@ func (idx *zoneIndex) noteIDs(lists []*providerList) {
 }
 
 // read reads each zone of l that no loaded tenant declares on its
-// provider.
+// provider, ZoneReadsAtOnce at a time; the report keeps the listing's
+// order (by name), whichever read answers first.
 func (f *Finder) read(ctx context.Context, l *providerList, idx zoneIndex, loaded map[string]bool) ProviderReport {
-	rep, p := l.report, l.p
-	declared := idx.on[endpoint(p)]
-	for _, z := range l.listed {
-		if declared[z.Name] || (p.Cloudflare != nil && idx.ids[z.ID]) {
-			continue // its tenant's runs read it
+	rep := l.report
+	todo := undeclared(l, idx)
+	reads := make([]zoneRead, len(todo))
+	var eg errgroup.Group
+	eg.SetLimit(ZoneReadsAtOnce)
+	for i, z := range todo {
+		eg.Go(func() error {
+			reads[i] = f.readZone(ctx, l, z, idx, loaded)
+			return nil
+		})
+	}
+	_ = eg.Wait() // each read reports through reads
+	for _, r := range reads {
+		if r.asked {
+			rep.Read++
 		}
-		if ctx.Err() != nil {
-			rep.Zones = append(rep.Zones, ZoneReport{Zone: z.Name, Error: notRead(ctx)})
-			continue
-		}
-		rep.Read++
-		marks, err := l.rd.ZoneMarks(ctx, p, z, f.Run)
-		switch {
-		case err != nil:
-			rep.Zones = append(rep.Zones, ZoneReport{Zone: z.Name, Error: err.Error()})
-		case len(marks) > 0:
-			rep.Zones = append(rep.Zones, ZoneReport{Zone: z.Name, DeclaredOn: idx.where[z.Name],
-				Owners: owners(marks, loaded), Remove: f.Command("disown", p.Kind(), z.Name, "--provider", p.Name, "--ack", "GATE-DNS-DISOWN")})
+		if r.report != nil {
+			rep.Zones = append(rep.Zones, *r.report)
 		}
 	}
 	return rep
+}
+
+// undeclared is the zones of l no loaded tenant declares on its
+// provider: its tenant's runs read a declared one.
+func undeclared(l *providerList, idx zoneIndex) []backends.ListedZone {
+	declared := idx.on[endpoint(l.p)]
+	var out []backends.ListedZone
+	for _, z := range l.listed {
+		if !declared[z.Name] && (l.p.Cloudflare == nil || !idx.ids[z.ID]) {
+			out = append(out, z)
+		}
+	}
+	return out
+}
+
+// zoneRead is what reading one zone came to: asked says the provider
+// was asked for it (the run's end may come first), report is nil when
+// the zone holds no marker.
+type zoneRead struct {
+	asked  bool
+	report *ZoneReport
+}
+
+// readZone reads z's markers. A zone whose turn comes after the run
+// was interrupted is said not read, without asking.
+func (f *Finder) readZone(ctx context.Context, l *providerList, z backends.ListedZone, idx zoneIndex, loaded map[string]bool) zoneRead {
+	if ctx.Err() != nil {
+		return zoneRead{report: &ZoneReport{Zone: z.Name, Error: notRead(ctx)}}
+	}
+	p := l.p
+	marks, err := l.rd.ZoneMarks(ctx, p, z, f.Run)
+	switch {
+	case err != nil:
+		return zoneRead{asked: true, report: &ZoneReport{Zone: z.Name, Error: err.Error()}}
+	case len(marks) > 0:
+		return zoneRead{asked: true, report: &ZoneReport{Zone: z.Name, DeclaredOn: idx.where[z.Name],
+			Owners: owners(marks, loaded), Remove: f.Command("disown", p.Kind(), z.Name, "--provider", p.Name, "--ack", "GATE-DNS-DISOWN")}}
+	}
+	return zoneRead{asked: true}
 }
 
 // owners groups marks by tenant, in tenant order.
@@ -178,3 +220,7 @@ func notRead(ctx context.Context) string {
 	}
 	return fmt.Sprintf("not read: %v", context.Cause(ctx))
 }
+
+// ZoneReadsAtOnce bounds the zones of one provider read at once, as
+// the apply lock's reads are bounded (cmd/site's lockReadsAtOnce).
+const ZoneReadsAtOnce = 8

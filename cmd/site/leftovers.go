@@ -30,10 +30,10 @@ only reading:
 
   - lists the zones of each PowerDNS and Cloudflare provider site.cue
     declares (one listing per provider), and reads each zone that no
-    tenant declares on that provider (one read each; a declared zone is
-    not read): a zone whose RRsets carry site's owner marker is a
-    removed tenant's zone, a zone handed away, or the copy a zone left
-    on a provider it moved off. A zone without markers is not site's
+    tenant declares on that provider (one read each, eight at a time;
+    a declared zone is not read): a zone whose RRsets carry site's
+    owner marker is a removed tenant's zone, a zone handed away, or the
+    copy a zone left on a provider it moved off. A zone without markers is not site's
     and is not reported.
   - lists the domains and networks on each libvirt host site.cue
     declares that carry site's owner element, and reports those whose

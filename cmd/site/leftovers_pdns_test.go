@@ -1,13 +1,15 @@
 package main
 
 import (
+	"fmt"
 	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 
+	"github.com/site-tools/site/backends/leftovers"
+	"github.com/site-tools/site/backends/lock/locktest"
 	"github.com/site-tools/site/backends/powerdns"
 	"github.com/site-tools/site/backends/powerdns/pdnstest"
 	"github.com/site-tools/site/compiler/golden"
@@ -124,28 +126,37 @@ func TestLeftoversSaysWhatItCouldNotRead(t *testing.T) {
 	}
 }
 
-// TestLeftoversInterruptedSaysWhatWasNotRead: Ctrl-C while a zone is
-// being read stops the reading (it only reads); the zones not read are
-// said to be so and the run exits 1, never "nothing left over".
+// TestLeftoversInterruptedSaysWhatWasNotRead: Ctrl-C while the first
+// leftovers.ZoneReadsAtOnce zones are being read stops the reading (it
+// only reads); those and the zones whose turn had not come are said not
+// read, the latter never asked for, and the run exits 1, never "nothing
+// left over".
 func TestLeftoversInterruptedSaysWhatWasNotRead(t *testing.T) {
 	old, _, dir := leftoversOnTwoServers(t)
-	inGet, release := make(chan struct{}), make(chan struct{})
-	var once sync.Once
+	// Listed after the three undeclared zones of old: 12 to read.
+	var later []string
+	for i := range 9 {
+		z := fmt.Sprintf("y%02d.test.", i)
+		old.CreateZone(t, z)
+		old.ResetRequests(z)
+		later = append(later, z)
+	}
+	arrived, release := make(chan string, 16), make(chan struct{})
 	old.FailWhen(t, func(r *http.Request) (int, string, bool) {
-		if r.Method == http.MethodGet && strings.HasSuffix(r.URL.Path, "/zones/foreign.test.") {
-			once.Do(func() {
-				close(inGet)
-				<-release
-			})
+		if r.Method == http.MethodGet && strings.Contains(r.URL.Path, "/zones/") {
+			arrived <- r.URL.Path
+			<-release
 		}
 		return 0, "", false
 	})
-	t.Cleanup(func() { close(release) }) // before FailWhen's own cleanup: the held request ends
+	t.Cleanup(func() { close(release) }) // before FailWhen's own cleanup: the held requests end
 	s, done := startInterruptible(t, "leftovers", dir)
-	select {
-	case <-inGet:
-	case <-done:
-		t.Fatalf("leftovers ended before reading foreign.test. (exit %d):\n%s\n%s", <-s.code, s.out, s.err)
+	for range leftovers.ZoneReadsAtOnce {
+		select {
+		case <-arrived:
+		case <-done:
+			t.Fatalf("leftovers ended before %d zones were being read (exit %d):\n%s\n%s", leftovers.ZoneReadsAtOnce, <-s.code, s.out, s.err)
+		}
 	}
 	s.sigs <- os.Interrupt
 	<-done
@@ -153,9 +164,16 @@ func TestLeftoversInterruptedSaysWhatWasNotRead(t *testing.T) {
 	if code := <-s.code; code != exitError {
 		t.Fatalf("exit %d, want 1\nstdout:\n%s\nstderr:\n%s", code, out, s.err)
 	}
-	for _, want := range []string{"zone foreign.test.: could not be read", "zone gone.test.: could not be read, so nothing is known of it: not read: the run was interrupted", "Nothing left over where site could read, but 3 providers, zones or hosts could not be read."} {
+	for _, want := range []string{"zone foreign.test.: could not be read", "zone gone.test.: could not be read", "zone y04.test.: could not be read",
+		"zone y05.test.: could not be read, so nothing is known of it: not read: the run was interrupted",
+		"13 zones listed, 8 read", "Nothing left over where site could read, but 12 providers, zones or hosts could not be read."} {
 		if !strings.Contains(out, want) {
 			t.Errorf("stdout lacks %q:\n%s", want, out)
+		}
+	}
+	for _, z := range later[5:] {
+		if got := old.Requests(z); got.GET != 0 {
+			t.Errorf("%s, whose turn came after the interrupt, was asked for %d times, want never", z, got.GET)
 		}
 	}
 	if !strings.Contains(s.err.String(), "site: interrupted") {
@@ -228,5 +246,50 @@ func TestLeftoversDoesNotJudgeAGrantedTenantItDidNotLoad(t *testing.T) {
 		if !strings.Contains(out, want) {
 			t.Errorf("stdout lacks %q:\n%s", want, out)
 		}
+	}
+}
+
+// TestLeftoversReadsZonesAFewAtATime: the zones no tenant declares are
+// read several at a time, never more than leftovers.ZoneReadsAtOnce, each once,
+// and reported in the provider's order (by name) whatever order the
+// answers come in: here 20 zones, every other one a removed tenant's.
+func TestLeftoversReadsZonesAFewAtATime(t *testing.T) {
+	srv := pdnsEnv(t)
+	var zones []string
+	for i := range 20 {
+		zone := fmt.Sprintf("z%02d.test.", i)
+		zones = append(zones, zone)
+		rr := pdnstest.RRset{Name: "www." + zone, Type: "A", TTL: 300, Records: []string{"192.0.2.1"}}
+		if i%2 == 0 {
+			rr = marked("gone", "www."+zone, "192.0.2.1")
+		}
+		srv.CreateZone(t, zone, rr)
+		srv.ResetRequests(zone)
+	}
+	srv.ResetRequests("")
+	g := locktest.NewGauge()
+	srv.FailWhen(t, func(r *http.Request) (int, string, bool) {
+		if r.Method == http.MethodGet && strings.Contains(r.URL.Path, "/zones/z") {
+			g.Enter()
+			defer g.Leave()
+		}
+		return 0, "", false
+	})
+	dir := writeSpecs(t, siteSrc(pdnsProvider("pdns", srv.URL, "PDNS_API_KEY", srv.DNSAddr)), map[string]string{})
+	code, out, errOut := siteRun(t, srv, "leftovers", dir)
+	if code != exitChanges {
+		t.Fatalf("leftovers: exit %d, want %d\nstdout:\n%s\nstderr:\n%s", code, exitChanges, out, errOut)
+	}
+	golden.Check(t, filepath.Join(pkgDir, "testdata", "leftovers_pdns_many.golden"), []byte(strings.ReplaceAll(out, dir, "DIR")))
+	for _, z := range zones {
+		if got := srv.Requests(z); got.GET != 1 || got.Writes() != 0 {
+			t.Errorf("requests for %s: %+v, want 1 GET and no write", z, got)
+		}
+	}
+	if got := srv.Requests(""); got.GET != 1 || got.Writes() != 0 {
+		t.Errorf("zone lists: %+v, want 1 GET and no write", got)
+	}
+	if g.Most() < 2 || g.Most() > leftovers.ZoneReadsAtOnce {
+		t.Errorf("read at most %d zones at once, want 2 to %d", g.Most(), leftovers.ZoneReadsAtOnce)
 	}
 }
