@@ -18,6 +18,9 @@ type Input struct {
 	// granted whose file was not loaded is not known to be gone, and
 	// what its markers hold is not judged. nil grants none.
 	Granted func(tenant string) bool
+	// NoTenantFile says no tenant file was loaded (every one removed):
+	// everything is judged against site.cue alone, and the report says so.
+	NoTenantFile bool
 }
 
 // Finder looks at the live systems through this build's backends.
@@ -44,7 +47,7 @@ type Finder struct {
 // cannot read is said in the report (Error), never taken for nothing
 // left over.
 func (f *Finder) Find(ctx context.Context, in Input) *Report {
-	r := &Report{FormatVersion: FormatVersion, Providers: []ProviderReport{}, Hosts: []HostReport{}}
+	r := &Report{FormatVersion: FormatVersion, NoTenantFile: in.NoTenantFile, Providers: []ProviderReport{}, Hosts: []HostReport{}}
 	zones := declaredZones(in)
 	seen := map[string]string{} // endpoint -> the provider looked at there
 	var lists []*providerList

@@ -14,9 +14,13 @@ const FormatVersion = 1
 
 // Report is what site leftovers found.
 type Report struct {
-	FormatVersion int              `json:"format_version"`
-	Providers     []ProviderReport `json:"providers"`
-	Hosts         []HostReport     `json:"hosts"`
+	FormatVersion int `json:"format_version"`
+	// NoTenantFile: no tenant file was loaded, so no tenant declares
+	// anything: everything site marked is reported, what a tenant
+	// site.cue still grants marked as not judged.
+	NoTenantFile bool             `json:"no_tenant_file,omitempty"`
+	Providers    []ProviderReport `json:"providers"`
+	Hosts        []HostReport     `json:"hosts"`
 }
 
 // ProviderReport is one DNS provider site.cue declares.

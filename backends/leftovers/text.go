@@ -22,6 +22,9 @@ func (r *Report) WriteJSON(w io.Writer) error {
 // of its own or drive the terminal.
 func (r *Report) WriteText(w io.Writer) error {
 	var b strings.Builder
+	if r.NoTenantFile {
+		b.WriteString("No tenant file was loaded (./tenants holds none): what site marked is judged against site.cue alone; what a tenant it still grants marked is not judged.\n")
+	}
 	for _, p := range r.Providers {
 		writeProvider(&b, p)
 	}

@@ -2,7 +2,11 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -25,8 +29,9 @@ func newLeftoversCmd() *cobra.Command {
 		Long: `leftovers answers "what did site mark that no spec declares any more?",
 which no diff or apply looks at: looking would cost reads on every run.
 It loads site.cue and the tenant files as diff does (PATH, default
-./tenants/...; every tenant file beside those named counts too) and,
-only reading:
+./tenants/...; every tenant file beside those named counts too; with
+no PATH and no .cue file left under ./tenants, site.cue alone, which
+the report's first line says) and, only reading:
 
   - lists the zones of each PowerDNS and Cloudflare provider site.cue
     declares (one listing per provider), and reads each zone that no
@@ -72,7 +77,7 @@ func runLeftovers(cmd *cobra.Command, args []string, format string) error {
 	// What no tenant declares is judged against every tenant's file,
 	// not only those named.
 	load.Neighbours = true
-	spec, config, err := loadSpecs(args, load)
+	spec, config, alone, err := loadForLeftovers(args, load)
 	if err != nil {
 		return withCode(exitError, err)
 	}
@@ -94,7 +99,7 @@ func runLeftovers(cmd *cobra.Command, args []string, format string) error {
 	f := &leftovers.Finder{DNS: bk.markReaders(), Hosts: bk.owners, Run: run,
 		Prepare: readCredential(bk, spec, run),
 		Command: pasteable(config)}
-	report := f.Find(reading, leftovers.Input{Tenants: spec.Tenants, Providers: op.Providers(), Hosts: op.Hosts(), Granted: op.Grants})
+	report := f.Find(reading, leftovers.Input{Tenants: spec.Tenants, Providers: op.Providers(), Hosts: op.Hosts(), Granted: op.Grants, NoTenantFile: alone})
 	out := cmd.OutOrStdout()
 	if format == "json" {
 		err = report.WriteJSON(out)
@@ -110,6 +115,73 @@ func runLeftovers(cmd *cobra.Command, args []string, format string) error {
 		return withCode(exitChanges, nil)
 	}
 	return nil
+}
+
+// loadForLeftovers loads the specs as diff does. With no PATH and no
+// tenant file under ./tenants it loads site.cue alone (alone is then
+// true), where diff refuses to: every tenant removed is when what site
+// marked is most left over. ./tenants may have gone with its last file
+// (git keeps no empty directory); then only site.cue in the current
+// directory says this is the checkout, not a directory below it, whose
+// missing ./tenants says nothing.
+func loadForLeftovers(args []string, load compiler.Options) (spec *model.Spec, config string, alone bool, err error) {
+	if len(args) > 0 {
+		spec, config, err = loadSpecs(args, load)
+		return spec, config, false, err
+	}
+	empty, gone := tenantDirState()
+	if !empty {
+		spec, config, err = loadSpecs(args, load)
+		return spec, config, false, err
+	}
+	config, err = compiler.FindConfig(configFlag, nil)
+	if err != nil {
+		return nil, "", false, err
+	}
+	if gone && !inCurrentDir(config) {
+		spec, config, err = loadSpecs(args, load) // says ./tenants is missing
+		return spec, config, false, err
+	}
+	spec, err = compiler.LoadWith(config, nil, load)
+	if err != nil {
+		return nil, "", false, fmt.Errorf("no tenant file under ./%s, so site.cue alone was loaded: %w", defaultDir, err)
+	}
+	return spec, config, true, nil
+}
+
+// tenantDirState says whether ./tenants holds no .cue file at any
+// depth (empty), and whether that is because it is not there (gone).
+// A .cue file the load would refuse (a link) counts as one: the load
+// then says why.
+func tenantDirState() (empty, gone bool) {
+	fi, err := os.Stat(defaultDir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return true, true
+	}
+	if err != nil || !fi.IsDir() {
+		return false, false // the load says what is wrong with it
+	}
+	found := false
+	walkErr := filepath.WalkDir(defaultDir, func(_ string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if !d.IsDir() && filepath.Ext(d.Name()) == ".cue" {
+			found = true
+			return fs.SkipAll
+		}
+		return nil
+	})
+	// A directory that cannot be read may hold tenant files: the load
+	// says so rather than this run judging every zone undeclared.
+	return !found && walkErr == nil, false
+}
+
+// inCurrentDir reports whether file is in the current directory.
+func inCurrentDir(file string) bool {
+	abs, err := filepath.Abs(file)
+	wd, werr := os.Getwd()
+	return err == nil && werr == nil && filepath.Dir(abs) == wd
 }
 
 // readCredential reads a provider's credential into run when it is in
