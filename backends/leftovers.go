@@ -65,8 +65,46 @@ const (
 // leftovers).
 type OwnerLister interface {
 	ListOwned(ctx context.Context, host string) ([]Owned, error)
+	// ListLeftUploads lists, per pool of host, the uploads that did not
+	// finish and that site's own markers prove it began, leaving out
+	// any a domain has a disk on or an owner element lists.
+	ListLeftUploads(ctx context.Context, host string) ([]PoolUploads, error)
 	// Opens is the URI site connects to for host: host itself, unless
 	// the environment maps it to another (a test's or demo's daemon).
 	// A command printed for the reader names that one.
 	Opens(host string) string
+}
+
+// PoolUploads is what one storage pool holds of uploads that did not
+// finish; Error says why its volumes could not be listed (a pool that
+// is not active), and then nothing is known of them.
+type PoolUploads struct {
+	Pool  string
+	Error string
+	Left  []LeftUpload
+}
+
+// LeftUpload is an upload into a volume (a base image, a cloud-init
+// seed) that did not finish: a killed or disconnected run left its
+// markers, volumes ".NAME.uploading[.N]" whose note, written by site,
+// names the run. No domain has a disk on the volume or a marker, and
+// no owner element lists them.
+type LeftUpload struct {
+	Pool string
+	// Volume is the volume uploaded into; "" when the marker is named
+	// by a hash (a long name) and no volume of the pool has that name.
+	Volume string
+	// Partial: the volume is there, holding part of the upload; else
+	// the run was killed before it made it, and only markers are left.
+	Partial bool
+	Markers []string // oldest first
+	// Tenant is the tenant the newest note names (a seed's VM's), as
+	// written: foreign text. "" for a base image of site.cue's, and in
+	// a marker an older site wrote.
+	Tenant string
+	Seed   bool   // Volume has the name site keeps for a seed
+	Run    string // the run the newest note names, for a person
+	// RunGone: the note proves that run's process is gone (it ran on
+	// this machine); else it may be uploading still.
+	RunGone bool
 }

@@ -20,6 +20,13 @@ func (l listerOf) ListOwned(_ context.Context, host string) ([]backends.Owned, e
 	return nil, errors.New("connection refused")
 }
 
+func (l listerOf) ListLeftUploads(_ context.Context, host string) ([]backends.PoolUploads, error) {
+	if _, ok := l[host]; ok {
+		return nil, nil
+	}
+	return nil, errors.New("connection refused")
+}
+
 func (listerOf) Opens(host string) string { return host }
 
 // TestAHostNotReadHidesNoTenantsVM: a tenant declares its VM through

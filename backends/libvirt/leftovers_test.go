@@ -3,10 +3,14 @@ package libvirt
 import (
 	"context"
 	"fmt"
+	"path/filepath"
+	"slices"
+	"strings"
 	"testing"
 
 	"github.com/site-tools/site/backends"
 	"github.com/site-tools/site/backends/libvirt/libvirttest"
+	"github.com/site-tools/site/compiler/model"
 )
 
 // TestListOwnedListsEveryTenantsOwnerElements: site leftovers lists what
@@ -40,5 +44,119 @@ func TestListOwnedListsEveryTenantsOwnerElements(t *testing.T) {
 	}
 	if got := fmt.Sprintf("%+v", owned); got != fmt.Sprintf("%+v", want) {
 		t.Errorf("ListOwned =\n%s\nwant\n%+v", got, want)
+	}
+}
+
+// TestListLeftUploadsListsOnlyWhatSitesMarkersProve: on a session
+// daemon, the uploads that did not finish are listed per pool from
+// site's markers (their note says "site upload"), with the tenant the
+// newest note names (none for a base image or an older site's seed),
+// whether the partial volume is there, and whether the run is proved
+// gone. Never listed: a volume without a marker (a whole seed, a disk
+// a domain undefined by hand left: nothing proves them site's), a
+// marker whose note is not site's, and an upload a domain still has a
+// disk on (by volume or by path, site's or not) or that an owner
+// element lists. A pool that is not active is said unread.
+func TestListLeftUploadsListsOnlyWhatSitesMarkersProve(t *testing.T) {
+	r, pool := storageRig(t)
+	r.makePool(pool)
+	gone, bare, older, used, claimed, foreign := seedOf("#1"), seedOf("#2"), seedOf("#3"), seedOf("#4"), seedOf("#5"), seedOf("#6")
+	here := thisRun
+	here.PID, here.Tenant = 999999999, "gone" // no such process on this machine
+	r.leftUpload(pool.Name, gone, true, here)
+	r.leftUpload(pool.Name, bare, false, elsewhere("gone"))
+	r.leftUpload(pool.Name, older, true, elsewhere(""))
+	r.leftUpload(pool.Name, used, true, elsewhere("gone"))
+	r.leftUpload(pool.Name, claimed, true, elsewhere("gone"))
+	r.upload(pool.Name, "base.raw", pattern(4096))
+	r.upload(pool.Name, markerName("base.raw", 0), elsewhere("").bytes())
+	r.upload(pool.Name, markerName("base.raw", 1), elsewhere("").bytes())
+	r.upload(pool.Name, foreign.Name, foreign.ISO[:4096])
+	r.upload(pool.Name, markerName(foreign.Name, 0), make([]byte, noteSize)) // not site's note
+	r.upload(pool.Name, seedOf("#7").Name, seedOf("#7").ISO)                 // whole, unmarked
+	r.upload(pool.Name, "orphan-root", pattern(4096))                        // a disk whose domain went
+	define := func(x string) {
+		t.Helper()
+		dom, err := r.conn().DomainDefineXML(x)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_ = dom.Free()
+	}
+	// Not site's: a disk on the partial seed's file.
+	define(`<domain type="qemu"><name>byhand</name><memory>65536</memory><vcpu>1</vcpu><os><type>hvm</type></os><devices>` +
+		fileDisk(filepath.Join(pool.Path, used.Name), "vda") + `</devices></domain>`)
+	define(`<domain type="qemu"><name>web</name><memory>65536</memory><vcpu>1</vcpu><os><type>hvm</type></os>` +
+		`<metadata><site:owner xmlns:site="` + OwnerNS + `" tenant="t1"><site:volume pool="` + pool.Name + `" name="` + claimed.Name + `" role="seed"/></site:owner></metadata></domain>`)
+	stopped := &model.Pool{Name: "stopped", Type: "dir", Path: filepath.Join(filepath.Dir(pool.Path), "stopped")}
+	r.makePool(stopped)
+	r.stopPool("stopped")
+	r.d.ForgetObserved()
+	if _, err := r.d.ListOwned(context.Background(), r.host); err != nil { // as site leftovers does first
+		t.Fatal(err)
+	}
+	before := r.d.Calls()
+	got, err := r.d.ListLeftUploads(context.Background(), r.host)
+	if err != nil {
+		t.Fatal(err)
+	}
+	calls := r.d.Calls() - before
+	markers := func(name string, gens ...int) []string {
+		var out []string
+		for _, g := range gens {
+			out = append(out, markerName(name, g))
+		}
+		return out
+	}
+	far := elsewhere("").who()
+	want := []backends.PoolUploads{
+		{Pool: pool.Name, Left: sortedUploads([]backends.LeftUpload{
+			{Pool: pool.Name, Volume: gone.Name, Partial: true, Markers: markers(gone.Name, 0), Tenant: "gone", Seed: true, Run: here.who(), RunGone: true},
+			{Pool: pool.Name, Volume: bare.Name, Markers: markers(bare.Name, 0), Tenant: "gone", Seed: true, Run: far},
+			{Pool: pool.Name, Volume: older.Name, Partial: true, Markers: markers(older.Name, 0), Seed: true, Run: far},
+			{Pool: pool.Name, Volume: "base.raw", Partial: true, Markers: markers("base.raw", 0, 1), Run: far},
+		})},
+		{Pool: "stopped", Error: `storage pool "stopped" on ` + sessionHost + ` is not active: start it (virsh pool-start stopped)`},
+	}
+	if fmt.Sprintf("%+v", got) != fmt.Sprintf("%+v", want) {
+		t.Errorf("ListLeftUploads =\n%+v\nwant\n%+v", got, want)
+	}
+	// On the observation ListOwned made: the pools' listing and their
+	// names (3); images' lookup, state and volumes (3), its handle for
+	// the notes (1); a note each (lookup, info, stream, download: 4)
+	// for six uploads (not claimed's: an owner element lists it; the
+	// foreign one's note is read, and is not site's); images'
+	// definition for its directory (1), where used's volume is the
+	// file byhand's disk names; stopped's lookup and state (2).
+	if want := int64(3 + 3 + 1 + 6*4 + 1 + 2); calls != want {
+		t.Errorf("ListLeftUploads made %d libvirt calls, want %d", calls, want)
+	}
+}
+
+func sortedUploads(us []backends.LeftUpload) []backends.LeftUpload {
+	slices.SortFunc(us, func(a, b backends.LeftUpload) int { return strings.Compare(a.Volume, b.Volume) })
+	return us
+}
+
+// TestUploadsInGroupsMarkersByVolume: markers are grouped by the
+// volume they mark, oldest first, a hashed marker by the volume whose
+// hash it is (or by none when no such volume is there); a name that
+// only looks like a marker is none.
+func TestUploadsInGroupsMarkersByVolume(t *testing.T) {
+	long := strings.Repeat("l", 240)
+	gone := strings.Repeat("g", 240)
+	names := []string{"a.raw", markerName("a.raw", 2), markerName("a.raw", 0), long, markerName(long, 0), markerName(gone, 1),
+		".b.uploading.01", ".uploading", "..uploading", "c.uploading", markerName("d", 0) + ".x"}
+	var got []string
+	for _, u := range uploadsIn(names) {
+		got = append(got, fmt.Sprintf("%q %v", u.volume, u.markerNames()))
+	}
+	want := []string{
+		fmt.Sprintf("%q %v", "", []string{markerName(gone, 1)}),
+		fmt.Sprintf("%q %v", "a.raw", []string{markerName("a.raw", 0), markerName("a.raw", 2)}),
+		fmt.Sprintf("%q %v", long, []string{markerName(long, 0)}),
+	}
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("uploadsIn =\n%v\nwant\n%v", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
 }

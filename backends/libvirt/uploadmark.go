@@ -114,6 +114,9 @@ type markerNote struct {
 	// later run of that tenant removes what the upload left once no VM
 	// names the seed any more (uploadleft.go).
 	Tenant string
+	// Site: the note begins as site writes it ("site upload"), which
+	// proves site made the marker (site leftovers reports no other).
+	Site bool
 }
 
 // thisRun is the note of this process's uploads.
@@ -133,8 +136,11 @@ var thisRun = func() markerNote {
 	return n
 }()
 
+// noteHeader is how every note site writes begins.
+const noteHeader = "site upload\n"
+
 func (n markerNote) bytes() []byte {
-	s := fmt.Sprintf("site upload\nmachine %s\npid %d\nboot %s\npidns %s\nsince %s\n", n.Machine, n.PID, n.Boot, n.PIDNS, n.Since)
+	s := fmt.Sprintf(noteHeader+"machine %s\npid %d\nboot %s\npidns %s\nsince %s\n", n.Machine, n.PID, n.Boot, n.PIDNS, n.Since)
 	if n.Tenant != "" {
 		s += "tenant " + n.Tenant + "\n"
 	}
@@ -145,6 +151,7 @@ func (n markerNote) bytes() []byte {
 
 func parseNote(b []byte) markerNote {
 	var n markerNote
+	n.Site = bytes.HasPrefix(b, []byte(noteHeader))
 	for _, l := range strings.Split(string(bytes.TrimRight(b, "\x00")), "\n") {
 		k, v, _ := strings.Cut(l, " ")
 		switch k {

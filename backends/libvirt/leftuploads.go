@@ -1,0 +1,342 @@
+package libvirt
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+
+	"libvirt.org/go/libvirt"
+	"libvirt.org/go/libvirtxml"
+
+	"github.com/site-tools/site/backends"
+	"github.com/site-tools/site/compiler"
+)
+
+// What an upload that did not finish leaves (uploadmark.go) no diff or
+// apply looks at once no spec names its volume: a seed whose VM's
+// tenant declares nothing on the host any more, a base image site.cue
+// no longer declares, a seed upload whose marker an older site wrote
+// (it names no tenant). site leftovers lists them from the markers:
+// only those whose note site wrote (noteHeader) prove an upload site
+// began, so a volume is never listed for merely being unlisted. A
+// volume or marker a domain has a disk on, or an owner element lists,
+// is that domain's, and never listed.
+
+// ListLeftUploads lists, for each pool on host in name order, the
+// uploads that did not finish there that site's markers prove
+// (backends.OwnerLister). A pool that is not active cannot list its
+// volumes: its PoolUploads says so.
+func (d *Driver) ListLeftUploads(ctx context.Context, host string) ([]backends.PoolUploads, error) {
+	if d.optsErr != nil {
+		return nil, d.optsErr
+	}
+	h, err := d.observe(host)
+	if err != nil {
+		return nil, explain(err)
+	}
+	pools, err := h.poolNames()
+	if err != nil {
+		return nil, err
+	}
+	var out []backends.PoolUploads
+	for _, pool := range pools {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		left, err := h.leftUploadsIn(pool)
+		switch {
+		case err != nil:
+			out = append(out, backends.PoolUploads{Pool: pool, Error: err.Error()})
+		case len(left) > 0:
+			out = append(out, backends.PoolUploads{Pool: pool, Left: left})
+		}
+	}
+	return out, nil
+}
+
+// poolNames lists the names of every storage pool on the host, sorted.
+func (h *hostObs) poolNames() ([]string, error) {
+	done := h.d.calling(h.d.server(h.host), "ListAllStoragePools")
+	pools, err := h.conn.ListAllStoragePools(0)
+	done()
+	if err != nil {
+		return nil, fmt.Errorf("list the storage pools on %s: %w", h.host, err)
+	}
+	var names []string
+	for _, p := range pools {
+		h.d.call()
+		name, err := p.GetName()
+		_ = p.Free()
+		if err != nil {
+			return nil, fmt.Errorf("read a storage pool's name on %s: %w", h.host, err)
+		}
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	return names, nil
+}
+
+// leftUploadsIn lists the uploads left in pool (see above). What is
+// cheap is judged first: an owner element's volume or a domain's disk
+// by pool and name costs no call, a note costs four.
+func (h *hostObs) leftUploadsIn(pool string) ([]backends.LeftUpload, error) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	names, err := h.volNames(pool)
+	if err != nil {
+		return nil, err
+	}
+	ups := uploadsIn(names)
+	if len(ups) == 0 {
+		return nil, nil
+	}
+	p, err := h.pool(pool)
+	if err != nil {
+		return nil, err
+	}
+	defer p.Free()
+	r := poolReader{h: h, p: p, pool: pool}
+	listed := h.ownerListed()
+	var out []backends.LeftUpload
+	for _, u := range ups {
+		vols := u.present(names)
+		if listed[ownedVolume{Pool: pool, Name: u.volume}.key()] || h.diskOnAny(pool, vols, nil) {
+			continue
+		}
+		note, proved, err := r.siteNote(u.markers)
+		if err != nil || !proved {
+			if err != nil {
+				return nil, err
+			}
+			continue
+		}
+		paths, err := r.paths(vols)
+		if err != nil {
+			return nil, err
+		}
+		if h.diskOnAny(pool, vols, paths) {
+			continue
+		}
+		out = append(out, backends.LeftUpload{Pool: pool, Volume: u.volume, Partial: u.volume != "" && slices.Contains(names, u.volume),
+			Markers: u.markerNames(), Tenant: note.Tenant, Seed: compiler.SeedVolumeName.MatchString(u.volume),
+			Run: note.who(), RunGone: note.gone()})
+	}
+	return out, nil
+}
+
+// markedUpload is one upload's markers in a pool, oldest first, and
+// the volume they mark ("" when a hash names it and no volume of the
+// pool has that name).
+type markedUpload struct {
+	volume  string
+	markers []marker
+}
+
+func (u markedUpload) markerNames() []string {
+	out := make([]string, len(u.markers))
+	for i, m := range u.markers {
+		out[i] = m.Name
+	}
+	return out
+}
+
+// present is the upload's volumes that names holds: its markers, and
+// the volume when it is there.
+func (u markedUpload) present(names []string) []string {
+	out := u.markerNames()
+	if u.volume != "" && slices.Contains(names, u.volume) {
+		out = append(out, u.volume)
+	}
+	return out
+}
+
+// hashedMarker is the first marker of an upload into a name too long
+// to carry the marker's dot and suffix (uploadingName).
+var hashedMarker = regexp.MustCompile(`^\.uploading-[0-9a-f]{32}$`)
+
+// uploadsIn groups the upload markers among a pool's volume names by
+// the upload they mark, by volume name.
+func uploadsIn(names []string) []markedUpload {
+	byBase := map[string]markedUpload{}
+	for _, n := range names {
+		base, gen, ok := markerBase(n)
+		if !ok {
+			continue
+		}
+		u := byBase[base]
+		if u.volume == "" {
+			u.volume = markedVolume(base, names)
+		}
+		u.markers = append(u.markers, marker{n, gen})
+		byBase[base] = u
+	}
+	out := make([]markedUpload, 0, len(byBase))
+	for _, u := range byBase {
+		slices.SortFunc(u.markers, func(a, b marker) int { return a.Gen - b.Gen })
+		out = append(out, u)
+	}
+	sort.Slice(out, func(i, j int) bool {
+		if out[i].volume != out[j].volume {
+			return out[i].volume < out[j].volume
+		}
+		return out[i].markers[0].Name < out[j].markers[0].Name
+	})
+	return out
+}
+
+// markerBase reads name as a marker of generation gen whose first
+// marker is base (markerName): ok is false for any other volume.
+func markerBase(name string) (base string, gen int, ok bool) {
+	base = name
+	if i := strings.LastIndexByte(name, '.'); i > 0 {
+		if g, err := strconv.Atoi(name[i+1:]); err == nil && g > 0 && strconv.Itoa(g) == name[i+1:] {
+			base, gen = name[:i], g
+		}
+	}
+	if hashedMarker.MatchString(base) {
+		return base, gen, true
+	}
+	vol, ok := strings.CutSuffix(strings.TrimPrefix(base, "."), ".uploading")
+	if !ok || !strings.HasPrefix(base, ".") || vol == "" || uploadingName(vol) != base {
+		return "", 0, false
+	}
+	return base, gen, true
+}
+
+// markedVolume is the volume whose first marker is base: the name base
+// carries, or for a hashed one the volume of names whose hash it is.
+func markedVolume(base string, names []string) string {
+	if !hashedMarker.MatchString(base) {
+		return strings.TrimSuffix(strings.TrimPrefix(base, "."), ".uploading")
+	}
+	for _, n := range names {
+		sum := sha256.Sum256([]byte(n))
+		if ".uploading-"+hex.EncodeToString(sum[:16]) == base {
+			return n
+		}
+	}
+	return ""
+}
+
+// poolReader reads the volumes of one pool through one handle; h.mu
+// is held.
+type poolReader struct {
+	h    *hostObs
+	p    *libvirt.StoragePool
+	pool string
+}
+
+func (r poolReader) calling(call string) func() {
+	return r.h.d.calling(r.h.d.server(r.h.host), call)
+}
+
+// siteNote reads the notes of an upload's markers, newest first, until
+// one is site's: proved is false when none is (a marker site did not
+// write, or one a kill left before its note was written).
+func (r poolReader) siteNote(ms []marker) (note markerNote, proved bool, err error) {
+	for i := len(ms) - 1; i >= 0; i-- {
+		note, err := r.note(ms[i].Name)
+		if err != nil {
+			return markerNote{}, false, err
+		}
+		if note.Site {
+			return note, true, nil
+		}
+	}
+	return markerNote{}, false, nil
+}
+
+// note reads marker name's note; an empty one when it went meanwhile.
+func (r poolReader) note(name string) (markerNote, error) {
+	what := r.pool + "/" + name
+	done := r.calling("LookupStorageVolByName " + what)
+	vol, err := r.p.LookupStorageVolByName(name)
+	done()
+	if isCode(err, libvirt.ERR_NO_STORAGE_VOL) {
+		return markerNote{}, nil
+	}
+	if err != nil {
+		return markerNote{}, fmt.Errorf("look up the upload marker %s on %s: %w", what, r.h.host, err)
+	}
+	defer vol.Free()
+	note, _, err := readNote(r.h.conn, vol, what, r.calling)
+	if isCode(err, libvirt.ERR_NO_STORAGE_VOL) {
+		return markerNote{}, nil
+	}
+	if err != nil {
+		return markerNote{}, fmt.Errorf("read the upload marker %s on %s: %w", what, r.h.host, err)
+	}
+	return note, nil
+}
+
+// paths are the file paths of vols: in a directory pool its directory
+// and the name (one read of the pool's definition per observation),
+// else each volume's path as libvirt says it ("" for one that went
+// meanwhile).
+func (r poolReader) paths(vols []string) ([]string, error) {
+	dir, err := r.h.poolDirPath(r.p, r.pool, nil)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]string, len(vols))
+	for i, name := range vols {
+		if dir != "" {
+			out[i] = filepath.Join(dir, name)
+			continue
+		}
+		if out[i], err = r.path(name); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+// path is volume name's path, as libvirt says it.
+func (r poolReader) path(name string) (string, error) {
+	what := r.pool + "/" + name
+	done := r.calling("LookupStorageVolByName " + what)
+	vol, err := r.p.LookupStorageVolByName(name)
+	done()
+	if isCode(err, libvirt.ERR_NO_STORAGE_VOL) {
+		return "", nil
+	}
+	if err != nil {
+		return "", fmt.Errorf("look up volume %s on %s: %w", what, r.h.host, err)
+	}
+	defer vol.Free()
+	done = r.calling("GetPath of volume " + what)
+	path, err := vol.GetPath()
+	done()
+	if err != nil {
+		return "", fmt.Errorf("read the path of volume %s on %s: %w", what, r.h.host, err)
+	}
+	return path, nil
+}
+
+// diskOnAny reports whether a domain on the host, site's or not,
+// running or not, has a disk on one of vols of pool, by pool and name,
+// or by file path when paths (vols' paths, "" for unknown) is given.
+func (h *hostObs) diskOnAny(pool string, vols, paths []string) bool {
+	for i, name := range vols {
+		path := ""
+		if paths != nil {
+			path = paths[i]
+		}
+		for _, dom := range h.domainNames() {
+			o := h.domains[dom]
+			for _, def := range []*libvirtxml.Domain{o.Inactive, o.Live} {
+				if _, on := diskOn(def, pool, name, path); on {
+					return true
+				}
+			}
+		}
+	}
+	return false
+}
