@@ -65,7 +65,7 @@ const (
 // leftovers).
 type OwnerLister interface {
 	ListOwned(ctx context.Context, host string) ([]Owned, error)
-	// ListLeftUploads lists, per pool of host, the uploads that did not
+	// ListLeftUploads lists, for every pool of host, the uploads that did not
 	// finish and that site's own markers prove it began, leaving out
 	// any a domain has a disk on or an owner element lists.
 	ListLeftUploads(ctx context.Context, host string) ([]PoolUploads, error)
@@ -79,7 +79,10 @@ type OwnerLister interface {
 // finish; Error says why its volumes could not be listed (a pool that
 // is not active), and then nothing is known of them.
 type PoolUploads struct {
-	Pool  string
+	Pool string
+	// UUID is the pool's: a pool listed under two URIs of one daemon
+	// is known as one by it.
+	UUID  string
 	Error string
 	Left  []LeftUpload
 }

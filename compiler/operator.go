@@ -483,6 +483,15 @@ func (f *OperatorFile) Hosts() map[string]string {
 	return f.o.hosts
 }
 
+// Images returns the base images the file declares: host name ->
+// "pool/volume" -> image (none for a nil file).
+func (f *OperatorFile) Images() map[string]map[string]*model.Image {
+	if f == nil {
+		return nil
+	}
+	return f.o.images
+}
+
 // Grants reports whether the file grants tenant (false for a nil file).
 func (f *OperatorFile) Grants(tenant string) bool { return f != nil && f.o.grants[tenant] != nil }
 

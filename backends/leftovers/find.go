@@ -18,6 +18,9 @@ type Input struct {
 	// granted whose file was not loaded is not known to be gone, and
 	// what its markers hold is not judged. nil grants none.
 	Granted func(tenant string) bool
+	// Images are the base images site.cue declares on each host (by
+	// name), "pool/volume" -> image: site uploads them again.
+	Images map[string]map[string]*model.Image
 	// NoTenantFile says no tenant file was loaded (every one removed):
 	// everything is judged against site.cue alone, and the report says so.
 	NoTenantFile bool

@@ -8,18 +8,19 @@ import (
 	"github.com/site-tools/site/backends"
 )
 
-// hostIndex says which tenants declare VMs (networks) on each host URI.
+// hostIndex says which tenants declare VMs (networks) on each host URI,
+// and which base images site.cue declares there.
 type hostIndex struct {
 	vms, nets map[string]map[string]bool // URI -> tenant -> declares one there
+	images    map[string]map[string]bool // URI -> "pool/volume" -> declared
 }
 
 func declaredOnHosts(in Input) hostIndex {
-	idx := hostIndex{vms: map[string]map[string]bool{}, nets: map[string]map[string]bool{}}
-	mark := func(m map[string]map[string]bool, uri, tenant string) {
-		if m[uri] == nil {
-			m[uri] = map[string]bool{}
+	idx := hostIndex{vms: map[string]map[string]bool{}, nets: map[string]map[string]bool{}, images: map[string]map[string]bool{}}
+	for name, imgs := range in.Images {
+		for key := range imgs {
+			mark(idx.images, in.Hosts[name], key)
 		}
-		m[uri][tenant] = true
 	}
 	for _, t := range in.Tenants {
 		for _, vm := range t.VMs {
@@ -32,12 +33,21 @@ func declaredOnHosts(in Input) hostIndex {
 	return idx
 }
 
+// mark notes key under uri in m.
+func mark(m map[string]map[string]bool, uri, key string) {
+	if m[uri] == nil {
+		m[uri] = map[string]bool{}
+	}
+	m[uri][key] = true
+}
+
 // hosts looks at every host of in, once per URI. Every host is listed
 // before any is judged: a domain or network is known by its UUID (which
 // libvirt picks at random, and site never sets) on every URI that lists
 // it, so one daemon that site.cue declares under two URIs
 // (qemu:///system and qemu+unix:///system) shows its tenants' VMs as
-// theirs through both.
+// theirs through both. So are a pool's uploads, by the pool's UUID
+// (uploads.go).
 func (f *Finder) hosts(ctx context.Context, in Input) []HostReport {
 	idx := declaredOnHosts(in)
 	var lists []*hostList
@@ -52,9 +62,11 @@ func (f *Finder) hosts(ctx context.Context, in Input) []HostReport {
 		lists = append(lists, f.listHost(ctx, name, uri))
 	}
 	declared, unread := idx.declaredUUIDs(lists), unreadHosts(lists)
+	up := newUploadJudging(idx, in, lists)
 	out := make([]HostReport, len(lists))
 	for i, l := range lists {
 		out[i] = f.judge(l, idx, declared, unread, in)
+		out[i].Pools = f.judgePools(l, up)
 	}
 	return out
 }
@@ -82,16 +94,20 @@ func (idx hostIndex) declaredOnUnread(o backends.Owned, unread map[string]string
 	return "", false
 }
 
-// hostList is one host's owner elements as listed, before they are
-// judged; report holds what is known of it so far (an error, or SameAs).
+// hostList is one host's owner elements and the uploads left in its
+// pools as listed, before they are judged; report holds what is known
+// of it so far (an error, or SameAs, or why its pools were not listed).
 type hostList struct {
 	uri    string
 	owned  []backends.Owned
+	pools  []backends.PoolUploads
 	report HostReport
 }
 
-// listHost lists what carries an owner element on uri; an error is the
-// report's.
+// listHost lists what carries an owner element on uri, then what its
+// pools hold of uploads that did not finish; an error is the report's
+// (PoolsError when only the pools could not be listed: the domains and
+// networks listed are judged still).
 func (f *Finder) listHost(ctx context.Context, name, uri string) *hostList {
 	l := &hostList{uri: uri, report: HostReport{Name: name, URI: uri}}
 	switch {
@@ -109,6 +125,15 @@ func (f *Finder) listHost(ctx context.Context, name, uri string) *hostList {
 	}
 	l.owned = owned
 	l.report.Listed = len(owned)
+	pools, err := f.Hosts.ListLeftUploads(ctx, uri)
+	switch {
+	case err != nil && ctx.Err() != nil:
+		l.report.PoolsError = notRead(ctx)
+	case err != nil:
+		l.report.PoolsError = err.Error()
+	default:
+		l.pools = pools
+	}
 	return l
 }
 
@@ -169,13 +194,7 @@ func (f *Finder) judge(l *hostList, idx hostIndex, declared map[string]bool, unr
 // that first, so a leftover named "1" (a tenant's VM name may be) would
 // have them stop and undefine whichever live domain has id 1.
 func removal(uri string, o backends.Owned) []string {
-	virsh := func(args ...string) string {
-		words := []string{"virsh", "-c", shellQuote(uri)}
-		for _, a := range args {
-			words = append(words, shellQuote(a))
-		}
-		return strings.Join(words, " ")
-	}
+	virsh := func(args ...string) string { return virsh(uri, args...) }
 	var out []string
 	if o.Kind == backends.OwnedNetwork {
 		if len(o.UsedBy) > 0 {
@@ -222,4 +241,14 @@ func volumeNames(vs []backends.Volume) []string {
 		out[i] = v.String()
 	}
 	return out
+}
+
+// virsh is the virsh command line on uri with args, each quoted for a
+// shell.
+func virsh(uri string, args ...string) string {
+	words := []string{"virsh", "-c", shellQuote(uri)}
+	for _, a := range args {
+		words = append(words, shellQuote(a))
+	}
+	return strings.Join(words, " ")
 }

@@ -4,8 +4,10 @@
 // copy a zone leaves on a provider it moved off), and the domains and
 // networks on a libvirt host whose owner element names a tenant that
 // declares nothing of that kind there any more (or no tenant file at
-// all). No run of diff or apply looks at these, as looking costs reads
-// on every run; site leftovers looks on demand, and only reads.
+// all), and the uploads into a host's pools that did not finish, which
+// site's own markers prove, and that no run takes up again. No run of
+// diff or apply looks at these, as looking costs reads on every run;
+// site leftovers looks on demand, and only reads.
 package leftovers
 
 // FormatVersion is the version of the JSON report; it changes only when
@@ -78,6 +80,51 @@ type HostReport struct {
 	// Listed counts the domains and networks carrying an owner element.
 	Listed    int        `json:"listed"`
 	Leftovers []Resource `json:"leftovers,omitempty"`
+	// PoolsError says why the host's storage pools could not be listed
+	// (its domains and networks were): nothing is known of the uploads
+	// they hold.
+	PoolsError string `json:"pools_error,omitempty"`
+	// Pools are the host's storage pools that hold uploads left over,
+	// or whose volumes could not be listed, by name.
+	Pools []PoolReport `json:"pools,omitempty"`
+}
+
+// PoolReport is one storage pool of a host.
+type PoolReport struct {
+	Pool string `json:"pool"`
+	// Error says why the pool's volumes could not be listed: nothing is
+	// known of them.
+	Error   string         `json:"error,omitempty"`
+	Uploads []UploadReport `json:"uploads,omitempty"`
+}
+
+// UploadReport is an upload into a volume that did not finish (a
+// killed run's), which site's own markers prove site began, and which
+// no run of diff or apply takes up again: a seed whose tenant declares
+// no VM on the host (or was not loaded), a seed whose marker an older
+// site wrote (it names no tenant), a base image site.cue does not
+// declare on the host, on any URI of the same daemon. No domain has a
+// disk on it, and no owner element lists it.
+type UploadReport struct {
+	// Volume is "" when a hash names the markers and the pool holds no
+	// volume of that hash.
+	Volume  string   `json:"volume"`
+	Partial bool     `json:"partial"` // the volume is there; else only markers
+	Markers []string `json:"markers"`
+	Seed    bool     `json:"seed"`
+	// Tenant is the tenant the newest marker names, "" for none.
+	Tenant string `json:"tenant,omitempty"`
+	Loaded bool   `json:"loaded"`
+	// Run is the run that left it; RunGone says its process is proved
+	// gone, else it may still be uploading.
+	Run     string `json:"run"`
+	RunGone bool   `json:"run_gone"`
+	// NotJudged says why it is not judged left over (its tenant is
+	// granted in site.cue but its file was not loaded, or a run on a
+	// host that could not be read may take it up); then Remove is
+	// empty.
+	NotJudged string   `json:"not_judged,omitempty"`
+	Remove    []string `json:"remove"`
 }
 
 // Resource is one domain or network left over on a host.
@@ -129,6 +176,19 @@ func (r *Report) Unread() bool {
 				return true
 			}
 		}
+		if h.PoolsError != "" {
+			return true
+		}
+		for _, p := range h.Pools {
+			if p.Error != "" {
+				return true
+			}
+			for _, u := range p.Uploads {
+				if u.NotJudged != "" {
+					return true
+				}
+			}
+		}
 	}
 	return false
 }
@@ -146,6 +206,13 @@ func (r *Report) Found() bool {
 		for _, l := range h.Leftovers {
 			if l.NotJudged == "" {
 				return true
+			}
+		}
+		for _, p := range h.Pools {
+			for _, u := range p.Uploads {
+				if u.NotJudged == "" {
+					return true
+				}
 			}
 		}
 	}

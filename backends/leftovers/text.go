@@ -106,7 +106,7 @@ func writeHost(b *strings.Builder, h HostReport) {
 		return
 	}
 	fmt.Fprintf(b, "%s: %s", head, count(h.Listed, "domain or network", "domains or networks")+" with an owner element")
-	if len(h.Leftovers) == 0 {
+	if len(h.Leftovers) == 0 && len(h.Pools) == 0 && h.PoolsError == "" {
 		b.WriteString(": nothing left over\n")
 		return
 	}
@@ -114,6 +114,75 @@ func writeHost(b *strings.Builder, h HostReport) {
 	for _, l := range h.Leftovers {
 		writeResource(b, l)
 	}
+	for _, p := range h.Pools {
+		writePool(b, p)
+	}
+	if h.PoolsError != "" {
+		fmt.Fprintf(b, "  its storage pools could not be listed, so nothing is known of the uploads they hold: %s\n", visible.Short(h.PoolsError))
+	}
+}
+
+func writePool(b *strings.Builder, p PoolReport) {
+	head := "  pool " + visible.String(p.Pool)
+	if p.Error != "" {
+		fmt.Fprintf(b, "%s: its volumes could not be listed, so nothing is known of them: %s\n", head, visible.Short(p.Error))
+		return
+	}
+	fmt.Fprintf(b, "%s: %s that did not finish, which site's markers prove\n", head, count(len(p.Uploads), "upload"))
+	for _, u := range p.Uploads {
+		writeUpload(b, u)
+	}
+}
+
+func writeUpload(b *strings.Builder, u UploadReport) {
+	what := "base image"
+	if u.Seed {
+		what = "cloud-init seed"
+	}
+	name := visible.String(u.Volume)
+	if u.Volume == "" {
+		name = "whose name only its markers' hash keeps"
+	}
+	state := "partial"
+	if !u.Partial {
+		state = "never made: only its markers are left"
+	}
+	markers := make([]string, len(u.Markers))
+	for i, m := range u.Markers {
+		markers[i] = visible.String(m)
+	}
+	fmt.Fprintf(b, "    %s %s (%s; markers %s)\n", what, name, state, strings.Join(markers, ", "))
+	fmt.Fprintf(b, "      %s; left by %s\n", uploadWhose(u), uploadRun(u))
+	if u.NotJudged != "" {
+		fmt.Fprintf(b, "    not judged: %s\n", visible.String(u.NotJudged))
+		return
+	}
+	b.WriteString("    remove by hand:\n")
+	for _, c := range u.Remove {
+		fmt.Fprintf(b, "      %s\n", visible.String(c))
+	}
+}
+
+// uploadWhose says why no run takes the upload up again.
+func uploadWhose(u UploadReport) string {
+	switch {
+	case u.Tenant != "" && !u.Loaded:
+		return fmt.Sprintf("tenant %s's, whose file was not loaded", visible.Short(u.Tenant))
+	case u.Tenant != "":
+		return fmt.Sprintf("tenant %s's, which declares no VM on this host any more", visible.Short(u.Tenant))
+	case u.Seed:
+		return "its marker names no tenant (an older site wrote it)"
+	}
+	return "site.cue does not declare this image on this host any more"
+}
+
+// uploadRun names the run that left the upload, and whether it may be
+// at it still.
+func uploadRun(u UploadReport) string {
+	if u.RunGone {
+		return visible.Short(u.Run) + ", whose process is gone"
+	}
+	return visible.Short(u.Run) + ", which may still be uploading: wait while the newest marker's capacity (virsh vol-info) grows, as it does every 5 s while a run uploads"
 }
 
 func writeResource(b *strings.Builder, l Resource) {
@@ -175,6 +244,7 @@ func (r *Report) summary() string {
 			}
 		}
 	}
+	uploads, pools, upUnjudged := 0, 0, 0
 	for _, h := range r.Hosts {
 		if h.Error != "" {
 			unread++
@@ -186,6 +256,21 @@ func (r *Report) summary() string {
 				res++
 			}
 		}
+		if h.PoolsError != "" {
+			pools++
+		}
+		for _, p := range h.Pools {
+			if p.Error != "" {
+				pools++
+			}
+			for _, u := range p.Uploads {
+				if u.NotJudged != "" {
+					upUnjudged++
+				} else {
+					uploads++
+				}
+			}
+		}
 	}
 	var parts []string
 	if zones > 0 {
@@ -194,7 +279,10 @@ func (r *Report) summary() string {
 	if res > 0 {
 		parts = append(parts, count(res, "domain or network", "domains or networks")+" whose tenant declares nothing of the kind on its host")
 	}
-	unknown := unknownPhrase(unread, unjudged)
+	if uploads > 0 {
+		parts = append(parts, count(uploads, "upload")+" that did not finish and no run takes up")
+	}
+	unknown := unknownPhrase(unread, pools, unjudged, upUnjudged)
 	switch {
 	case unknown != "" && len(parts) > 0:
 		return fmt.Sprintf("Left over: %s; and %s, so there may be more.", strings.Join(parts, "; "), unknown)
@@ -207,14 +295,21 @@ func (r *Report) summary() string {
 }
 
 // unknownPhrase says what the report cannot speak for: what could not
-// be read, and what was read but not judged; "" when there is none.
-func unknownPhrase(unread, unjudged int) string {
+// be read (pools among it), and what was read but not judged (uploads
+// apart); "" when there is none.
+func unknownPhrase(unread, pools, unjudged, uploads int) string {
 	var parts []string
-	if unread > 0 {
+	switch {
+	case pools > 0:
+		parts = append(parts, count(unread+pools, "provider, zone, host or pool", "providers, zones, hosts or pools")+" could not be read")
+	case unread > 0:
 		parts = append(parts, count(unread, "provider, zone or host", "providers, zones or hosts")+" could not be read")
 	}
 	if unjudged > 0 {
 		parts = append(parts, count(unjudged, "zone, domain or network was", "zones, domains or networks were")+" not judged")
+	}
+	if uploads > 0 {
+		parts = append(parts, count(uploads, "upload was", "uploads were")+" not judged")
 	}
 	return strings.Join(parts, " and ")
 }

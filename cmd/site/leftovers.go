@@ -44,13 +44,21 @@ the report's first line says) and, only reading:
     declares that carry site's owner element, and reports those whose
     tenant declares nothing of that kind on that host any more (or whose
     file was not loaded): what diff and apply never look at there.
+  - lists, per storage pool of those hosts, the uploads that did not
+    finish (a killed run's seed or base image) that no run takes up
+    again: a seed whose marker names a tenant that declares no VM on
+    the host, a seed whose marker names no tenant (an older site's), a
+    base image site.cue no longer declares there. Only what site's own
+    upload markers prove is reported, never a volume for being listed
+    nowhere, nor one any domain has a disk on.
 
 Each leftover is named with its owner tenant (a zone's first few marked
 names, with their count) and the command that removes it: site disown
 for a zone's markers (the records stay, foreign to every tenant; delete
 the zone by hand to stop serving it), virsh for a domain (and the
-volumes site made for it) or a network. Credentials are read as diff
-reads them, from the environment or a Vault store.
+volumes site made for it), a network, or an upload (its partial
+volume, then its markers). Credentials are read as diff reads them,
+from the environment or a Vault store.
 
   site leftovers                       every tenant file under ./tenants
   site leftovers --format json         the versioned JSON report
@@ -99,7 +107,7 @@ func runLeftovers(cmd *cobra.Command, args []string, format string) error {
 	f := &leftovers.Finder{DNS: bk.markReaders(), Hosts: bk.owners, Run: run,
 		Prepare: readCredential(bk, spec, run),
 		Command: pasteable(config)}
-	report := f.Find(reading, leftovers.Input{Tenants: spec.Tenants, Providers: op.Providers(), Hosts: op.Hosts(), Granted: op.Grants, NoTenantFile: alone})
+	report := f.Find(reading, leftovers.Input{Tenants: spec.Tenants, Providers: op.Providers(), Hosts: op.Hosts(), Images: op.Images(), Granted: op.Grants, NoTenantFile: alone})
 	out := cmd.OutOrStdout()
 	if format == "json" {
 		err = report.WriteJSON(out)
