@@ -194,7 +194,7 @@ func (f *Finder) judge(l *hostList, idx hostIndex, declared map[string]bool, unr
 // that first, so a leftover named "1" (a tenant's VM name may be) would
 // have them stop and undefine whichever live domain has id 1.
 func removal(uri string, o backends.Owned) []string {
-	virsh := func(args ...string) string { return virsh(uri, args...) }
+	virsh := func(args ...string) string { return virshLine(uri, args...) }
 	var out []string
 	if o.Kind == backends.OwnedNetwork {
 		if len(o.UsedBy) > 0 {
@@ -243,9 +243,9 @@ func volumeNames(vs []backends.Volume) []string {
 	return out
 }
 
-// virsh is the virsh command line on uri with args, each quoted for a
+// virshLine is the virsh command line on uri with args, each quoted for a
 // shell.
-func virsh(uri string, args ...string) string {
+func virshLine(uri string, args ...string) string {
 	words := []string{"virsh", "-c", shellQuote(uri)}
 	for _, a := range args {
 		words = append(words, shellQuote(a))

@@ -214,7 +214,7 @@ func uploadRemoval(uri string, u backends.LeftUpload) []string {
 	}
 	out := make([]string, len(vols))
 	for i, v := range vols {
-		out[i] = virsh(uri, "vol-delete", "--pool", u.Pool, v)
+		out[i] = virshLine(uri, "vol-delete", "--pool", u.Pool, v)
 	}
 	return out
 }
