@@ -69,11 +69,15 @@ func (h *hostObs) poolNames() ([]string, error) {
 	if err != nil {
 		return nil, fmt.Errorf("list the storage pools on %s: %w", h.host, err)
 	}
+	defer func() {
+		for _, p := range pools {
+			_ = p.Free()
+		}
+	}()
 	var names []string
 	for _, p := range pools {
 		h.d.call()
 		name, err := p.GetName()
-		_ = p.Free()
 		if err != nil {
 			return nil, fmt.Errorf("read a storage pool's name on %s: %w", h.host, err)
 		}
