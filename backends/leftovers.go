@@ -65,9 +65,10 @@ const (
 // leftovers).
 type OwnerLister interface {
 	ListOwned(ctx context.Context, host string) ([]Owned, error)
-	// ListLeftUploads lists, for every pool of host, the uploads that did not
-	// finish and that site's own markers prove it began, leaving out
-	// any a domain has a disk on or an owner element lists.
+	// ListLeftUploads lists, for every pool of host, the uploads that
+	// did not finish and that site's own markers prove it began, and the
+	// whole seeds their bytes prove site made, leaving out any a domain
+	// has a disk on or an owner element lists.
 	ListLeftUploads(ctx context.Context, host string) ([]PoolUploads, error)
 	// Opens is the URI site connects to for host: host itself, unless
 	// the environment maps it to another (a test's or demo's daemon).
@@ -85,6 +86,18 @@ type PoolUploads struct {
 	UUID  string
 	Error string
 	Left  []LeftUpload
+	// Seeds are the whole cloud-init seeds no domain has a disk on or
+	// an owner element lists (the domain they were made for undefined
+	// by hand), which their bytes prove site made.
+	Seeds []LeftSeed
+}
+
+// LeftSeed is a whole cloud-init seed in a pool that no domain has and
+// no owner element lists: built again from the files it holds, it is
+// that image byte for byte, which only site's seed builder makes.
+type LeftSeed struct {
+	Pool, Volume string
+	VM           string // the hostname it was made for: its VM's name
 }
 
 // LeftUpload is an upload into a volume (a base image, a cloud-init

@@ -52,11 +52,13 @@ func TestListOwnedListsEveryTenantsOwnerElements(t *testing.T) {
 // site's markers (their note says "site upload"), with the tenant the
 // newest note names (none for a base image or an older site's seed),
 // whether the partial volume is there, and whether the run is proved
-// gone. Never listed: a volume without a marker (a whole seed, a disk
-// a domain undefined by hand left: nothing proves them site's), a
+// gone. Never listed: a volume without a marker or a seed's proof (a
+// disk a domain undefined by hand left: nothing proves it site's), a
 // marker whose note is not site's, and an upload a domain still has a
 // disk on (by volume or by path, site's or not) or that an owner
-// element lists. A pool that is not active is said unread.
+// element lists. A whole seed is listed, with the VM it was made for,
+// only when its bytes prove site made it (seed.Made) under its own name
+// and no domain has it. A pool that is not active is said unread.
 func TestListLeftUploadsListsOnlyWhatSitesMarkersProve(t *testing.T) {
 	r, pool := storageRig(t)
 	r.makePool(pool)
@@ -73,8 +75,12 @@ func TestListLeftUploadsListsOnlyWhatSitesMarkersProve(t *testing.T) {
 	r.upload(pool.Name, markerName("base.raw", 1), elsewhere("").bytes())
 	r.upload(pool.Name, foreign.Name, foreign.ISO[:4096])
 	r.upload(pool.Name, markerName(foreign.Name, 0), make([]byte, noteSize)) // not site's note
-	r.upload(pool.Name, seedOf("#7").Name, seedOf("#7").ISO)                 // whole, unmarked
-	r.upload(pool.Name, "orphan-root", pattern(4096))                        // a disk whose domain went
+	whole, attached := seedOf("#7"), seedOf("#8")
+	r.upload(pool.Name, whole.Name, whole.ISO)                      // its domain undefined by hand
+	r.upload(pool.Name, attached.Name, attached.ISO)                // a domain has it
+	r.upload(pool.Name, "seed-0000000000000000.iso", pattern(8192)) // not site's bytes
+	r.upload(pool.Name, "seed-000000000000000f.iso", whole.ISO)     // site's bytes, not its name
+	r.upload(pool.Name, "orphan-root", pattern(4096))               // a disk whose domain went: no mark of site's
 	define := func(x string) {
 		t.Helper()
 		dom, err := r.conn().DomainDefineXML(x)
@@ -86,6 +92,8 @@ func TestListLeftUploadsListsOnlyWhatSitesMarkersProve(t *testing.T) {
 	// Not site's: a disk on the partial seed's file.
 	define(`<domain type="qemu"><name>byhand</name><memory>65536</memory><vcpu>1</vcpu><os><type>hvm</type></os><devices>` +
 		fileDisk(filepath.Join(pool.Path, used.Name), "vda") + `</devices></domain>`)
+	define(`<domain type="qemu"><name>db</name><memory>65536</memory><vcpu>1</vcpu><os><type>hvm</type></os><devices>` +
+		volumeDisk(pool.Name, attached.Name, "hdc") + `</devices></domain>`)
 	define(`<domain type="qemu"><name>web</name><memory>65536</memory><vcpu>1</vcpu><os><type>hvm</type></os>` +
 		`<metadata><site:owner xmlns:site="` + OwnerNS + `" tenant="t1"><site:volume pool="` + pool.Name + `" name="` + claimed.Name + `" role="seed"/></site:owner></metadata></domain>`)
 	stopped := &model.Pool{Name: "stopped", Type: "dir", Path: filepath.Join(filepath.Dir(pool.Path), "stopped")}
@@ -115,7 +123,7 @@ func TestListLeftUploadsListsOnlyWhatSitesMarkersProve(t *testing.T) {
 			{Pool: pool.Name, Volume: bare.Name, Markers: markers(bare.Name, 0), Tenant: "gone", Seed: true, Run: far},
 			{Pool: pool.Name, Volume: older.Name, Partial: true, Markers: markers(older.Name, 0), Seed: true, Run: far},
 			{Pool: pool.Name, Volume: "base.raw", Partial: true, Markers: markers("base.raw", 0, 1), Run: far},
-		})},
+		}), Seeds: []backends.LeftSeed{{Pool: pool.Name, Volume: whole.Name, VM: "web"}}},
 		{Pool: "stopped", Error: `storage pool "stopped" on ` + sessionHost + ` is not active: start it (virsh pool-start stopped)`},
 	}
 	if fmt.Sprintf("%+v", got) != fmt.Sprintf("%+v", want) {
@@ -127,8 +135,10 @@ func TestListLeftUploadsListsOnlyWhatSitesMarkersProve(t *testing.T) {
 	// for six uploads (not claimed's: an owner element lists it; the
 	// foreign one's note is read, and is not site's); images'
 	// definition for its directory (1), where used's volume is the
-	// file byhand's disk names; stopped's lookup and state (2).
-	if want := int64(3 + 3 + 1 + 6*4 + 1 + 2); calls != want {
+	// file byhand's disk names; the bytes (lookup, info, stream,
+	// download: 4) of three seeds without a marker (not attached's: db
+	// has it); stopped's lookup and state (2).
+	if want := int64(3 + 3 + 1 + 6*4 + 1 + 3*4 + 2); calls != want {
 		t.Errorf("ListLeftUploads made %d libvirt calls, want %d", calls, want)
 	}
 }

@@ -16,6 +16,7 @@ import (
 	"libvirt.org/go/libvirtxml"
 
 	"github.com/site-tools/site/backends"
+	"github.com/site-tools/site/backends/libvirt/seed"
 	"github.com/site-tools/site/compiler"
 )
 
@@ -50,12 +51,12 @@ func (d *Driver) ListLeftUploads(ctx context.Context, host string) ([]backends.P
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		left, err := h.leftUploadsIn(pool)
+		left, seeds, err := h.leftUploadsIn(pool)
 		switch {
 		case err != nil:
 			out = append(out, backends.PoolUploads{Pool: pool, Error: err.Error()})
-		case len(left) > 0:
-			out = append(out, backends.PoolUploads{Pool: pool, Left: left})
+		case len(left) > 0 || len(seeds) > 0:
+			out = append(out, backends.PoolUploads{Pool: pool, Left: left, Seeds: seeds})
 		}
 	}
 	return out, nil
@@ -87,26 +88,42 @@ func (h *hostObs) poolNames() ([]string, error) {
 	return names, nil
 }
 
-// leftUploadsIn lists the uploads left in pool (see above). What is
-// cheap is judged first: an owner element's volume or a domain's disk
-// by pool and name costs no call, a note costs four.
-func (h *hostObs) leftUploadsIn(pool string) ([]backends.LeftUpload, error) {
+// leftUploadsIn lists the uploads left in pool, and the whole seeds no
+// domain has (see above). What is cheap is judged first: an owner
+// element's volume or a domain's disk by pool and name costs no call,
+// a note or a seed's bytes cost four.
+func (h *hostObs) leftUploadsIn(pool string) ([]backends.LeftUpload, []backends.LeftSeed, error) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	names, err := h.volNames(pool)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	ups := uploadsIn(names)
-	if len(ups) == 0 {
-		return nil, nil
+	ups, seeds := uploadsIn(names), unmarkedSeeds(names)
+	if len(ups) == 0 && len(seeds) == 0 {
+		return nil, nil, nil
 	}
 	p, err := h.pool(pool)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	defer p.Free()
 	r := poolReader{h: h, p: p, pool: pool}
+	left, err := r.leftUploads(ups, names)
+	if err != nil {
+		return nil, nil, err
+	}
+	made, err := r.leftSeeds(seeds)
+	if err != nil {
+		return nil, nil, err
+	}
+	return left, made, nil
+}
+
+// leftUploads keeps the uploads of ups that site's notes prove and no
+// domain has; names are the pool's volumes.
+func (r poolReader) leftUploads(ups []markedUpload, names []string) ([]backends.LeftUpload, error) {
+	h, pool := r.h, r.pool
 	listed := h.ownerListed()
 	var out []backends.LeftUpload
 	for _, u := range ups {
@@ -131,6 +148,55 @@ func (h *hostObs) leftUploadsIn(pool string) ([]backends.LeftUpload, error) {
 		out = append(out, backends.LeftUpload{Pool: pool, Volume: u.volume, Partial: u.volume != "" && slices.Contains(names, u.volume),
 			Markers: u.markerNames(), Tenant: note.Tenant, Seed: compiler.SeedVolumeName.MatchString(u.volume),
 			Run: note.who(), RunGone: note.gone()})
+	}
+	return out, nil
+}
+
+// unmarkedSeeds are the volumes of names with a seed's name and no
+// upload marker: whole seeds, whoever made them.
+func unmarkedSeeds(names []string) []string {
+	marked := map[string]bool{}
+	for _, u := range uploadsIn(names) {
+		marked[u.volume] = true
+	}
+	var out []string
+	for _, n := range names {
+		if compiler.SeedVolumeName.MatchString(n) && !marked[n] {
+			out = append(out, n)
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+// maxSeedBytes bounds the seed read to prove it site's: a larger
+// volume is not read, and not reported.
+const maxSeedBytes = 16 << 20
+
+// leftSeeds keeps the seeds among vols that no domain has, no owner
+// element lists, and whose bytes prove site made them (seed.Made).
+func (r poolReader) leftSeeds(vols []string) ([]backends.LeftSeed, error) {
+	listed := r.h.ownerListed()
+	var out []backends.LeftSeed
+	for _, name := range vols {
+		if listed[ownedVolume{Pool: r.pool, Name: name}.key()] || r.h.diskOnAny(r.pool, []string{name}, nil) {
+			continue
+		}
+		iso, err := r.read(name, maxSeedBytes)
+		if err != nil {
+			return nil, err
+		}
+		s, vm, ok := seed.Made(iso)
+		if !ok || s.Name != name {
+			continue
+		}
+		paths, err := r.paths([]string{name})
+		if err != nil {
+			return nil, err
+		}
+		if !r.h.diskOnAny(r.pool, []string{name}, paths) {
+			out = append(out, backends.LeftSeed{Pool: r.pool, Volume: name, VM: vm})
+		}
 	}
 	return out, nil
 }
@@ -278,6 +344,71 @@ func (r poolReader) note(name string) (markerNote, error) {
 		return markerNote{}, fmt.Errorf("read the upload marker %s on %s: %w", what, r.h.host, err)
 	}
 	return note, nil
+}
+
+// read reads volume name whole when it holds at most limit bytes: nil
+// for a larger one, or one that went meanwhile.
+func (r poolReader) read(name string, limit uint64) ([]byte, error) {
+	what := r.pool + "/" + name
+	done := r.calling("LookupStorageVolByName " + what)
+	vol, err := r.p.LookupStorageVolByName(name)
+	done()
+	if isCode(err, libvirt.ERR_NO_STORAGE_VOL) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("look up volume %s on %s: %w", what, r.h.host, err)
+	}
+	defer vol.Free()
+	done = r.calling("GetInfo of volume " + what)
+	info, err := vol.GetInfo()
+	done()
+	if err != nil || info.Capacity > limit {
+		if isCode(err, libvirt.ERR_NO_STORAGE_VOL) {
+			err = nil
+		}
+		return nil, err
+	}
+	b, err := download(r.h.conn, vol, what, info.Capacity, r.calling)
+	if isCode(err, libvirt.ERR_NO_STORAGE_VOL) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("read volume %s on %s: %w", what, r.h.host, err)
+	}
+	return b, nil
+}
+
+// download reads the first n bytes of vol over connection c.
+func download(c *libvirt.Connect, vol *libvirt.StorageVol, what string, n uint64, calling func(call string) (done func())) ([]byte, error) {
+	done := calling("NewStream for " + what)
+	st, err := c.NewStream(0)
+	done()
+	if err != nil {
+		return nil, err
+	}
+	defer st.Free()
+	done = calling("StorageVolDownload " + what)
+	err = vol.Download(st, 0, n, 0)
+	done()
+	if err != nil {
+		_ = st.Abort()
+		return nil, err
+	}
+	out := make([]byte, 0, n)
+	buf := make([]byte, 64<<10)
+	for uint64(len(out)) < n {
+		got, err := st.Recv(buf)
+		if err != nil {
+			_ = st.Abort()
+			return nil, err
+		}
+		if got == 0 {
+			break
+		}
+		out = append(out, buf[:got]...)
+	}
+	return out, st.Finish()
 }
 
 // paths are the file paths of vols: in a directory pool its directory
