@@ -495,6 +495,20 @@ func (f *OperatorFile) Images() map[string]map[string]*model.Image {
 // Grants reports whether the file grants tenant (false for a nil file).
 func (f *OperatorFile) Grants(tenant string) bool { return f != nil && f.o.grants[tenant] != nil }
 
+// Grantees returns every tenant the file grants, sorted (none for a nil
+// file).
+func (f *OperatorFile) Grantees() []string {
+	if f == nil {
+		return nil
+	}
+	out := make([]string, 0, len(f.o.grants))
+	for t := range f.o.grants {
+		out = append(out, t)
+	}
+	sort.Strings(out)
+	return out
+}
+
 // Holds reports whether the file grants tenant provider and each of
 // names: the most specific grant covering each name is tenant's (false
 // for a nil file). site export prints the lines for a grant only when

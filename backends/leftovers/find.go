@@ -18,6 +18,10 @@ type Input struct {
 	// granted whose file was not loaded is not known to be gone, and
 	// what its markers hold is not judged. nil grants none.
 	Granted func(tenant string) bool
+	// Grantees are the tenants Granted grants, by name: what names no
+	// tenant (a whole seed, by its VM's name) may be the VM of one of
+	// them that was not loaded, and is then not judged.
+	Grantees []string
 	// Images are the base images site.cue declares on each host (by
 	// name), "pool/volume" -> image: site uploads them again.
 	Images map[string]map[string]*model.Image

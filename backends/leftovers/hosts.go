@@ -13,10 +13,11 @@ import (
 type hostIndex struct {
 	vms, nets map[string]map[string]bool // URI -> tenant -> declares one there
 	images    map[string]map[string]bool // URI -> "pool/volume" -> declared
+	vmNames   map[string]map[string]bool // URI -> VM name -> declared there
 }
 
 func declaredOnHosts(in Input) hostIndex {
-	idx := hostIndex{vms: map[string]map[string]bool{}, nets: map[string]map[string]bool{}, images: map[string]map[string]bool{}}
+	idx := hostIndex{vms: map[string]map[string]bool{}, nets: map[string]map[string]bool{}, images: map[string]map[string]bool{}, vmNames: map[string]map[string]bool{}}
 	for name, imgs := range in.Images {
 		for key := range imgs {
 			mark(idx.images, in.Hosts[name], key)
@@ -25,6 +26,7 @@ func declaredOnHosts(in Input) hostIndex {
 	for _, t := range in.Tenants {
 		for _, vm := range t.VMs {
 			mark(idx.vms, vm.Host, t.Name)
+			mark(idx.vmNames, vm.Host, vm.Name)
 		}
 		for _, n := range t.Networks {
 			mark(idx.nets, n.Host, t.Name)

@@ -96,6 +96,21 @@ type PoolReport struct {
 	// known of them.
 	Error   string         `json:"error,omitempty"`
 	Uploads []UploadReport `json:"uploads,omitempty"`
+	Seeds   []SeedReport   `json:"seeds,omitempty"`
+}
+
+// SeedReport is a whole cloud-init seed whose bytes prove site made it,
+// that no domain on the host has or lists and no loaded tenant declares
+// a VM of its name for there: the domain it was made for was undefined
+// (by hand, or by a tool other than site).
+type SeedReport struct {
+	Volume string `json:"volume"`
+	VM     string `json:"vm"` // the VM it was made for
+	// NotJudged says why it is not judged left over (a tenant granted
+	// in site.cue was not loaded, or a host that could not be read
+	// declares its VM); then Remove is empty.
+	NotJudged string   `json:"not_judged,omitempty"`
+	Remove    []string `json:"remove"`
 }
 
 // UploadReport is an upload into a volume that did not finish (a
@@ -188,6 +203,11 @@ func (r *Report) Unread() bool {
 					return true
 				}
 			}
+			for _, s := range p.Seeds {
+				if s.NotJudged != "" {
+					return true
+				}
+			}
 		}
 	}
 	return false
@@ -211,6 +231,11 @@ func (r *Report) Found() bool {
 		for _, p := range h.Pools {
 			for _, u := range p.Uploads {
 				if u.NotJudged == "" {
+					return true
+				}
+			}
+			for _, s := range p.Seeds {
+				if s.NotJudged == "" {
 					return true
 				}
 			}

@@ -128,9 +128,29 @@ func writePool(b *strings.Builder, p PoolReport) {
 		fmt.Fprintf(b, "%s: its volumes could not be listed, so nothing is known of them: %s\n", head, visible.Short(p.Error))
 		return
 	}
-	fmt.Fprintf(b, "%s: %s that did not finish, which site's markers prove\n", head, count(len(p.Uploads), "upload"))
+	var parts []string
+	if len(p.Uploads) > 0 {
+		parts = append(parts, count(len(p.Uploads), "upload")+" that did not finish, which site's markers prove")
+	}
+	if len(p.Seeds) > 0 {
+		parts = append(parts, count(len(p.Seeds), "cloud-init seed")+" site made that no domain on this host has or lists")
+	}
+	fmt.Fprintf(b, "%s: %s\n", head, strings.Join(parts, "; "))
 	for _, u := range p.Uploads {
 		writeUpload(b, u)
+	}
+	for _, s := range p.Seeds {
+		vm := visible.Short(s.VM)
+		fmt.Fprintf(b, "    seed %s, made for VM %s (its bytes prove site made it): no tenant declares VM %s on this host, and the domain it was made for is gone\n", visible.String(s.Volume), vm, vm)
+		b.WriteString("      that domain's other disks carry no mark of site's and are not reported: look for them by hand\n")
+		if s.NotJudged != "" {
+			fmt.Fprintf(b, "    not judged: %s\n", visible.String(s.NotJudged))
+			continue
+		}
+		b.WriteString("    remove by hand:\n")
+		for _, c := range s.Remove {
+			fmt.Fprintf(b, "      %s\n", visible.String(c))
+		}
 	}
 }
 
@@ -244,7 +264,7 @@ func (r *Report) summary() string {
 			}
 		}
 	}
-	uploads, pools, upUnjudged := 0, 0, 0
+	uploads, seeds, pools, upUnjudged := 0, 0, 0, 0
 	for _, h := range r.Hosts {
 		if h.Error != "" {
 			unread++
@@ -270,6 +290,13 @@ func (r *Report) summary() string {
 					uploads++
 				}
 			}
+			for _, sd := range p.Seeds {
+				if sd.NotJudged != "" {
+					upUnjudged++
+				} else {
+					seeds++
+				}
+			}
 		}
 	}
 	var parts []string
@@ -281,6 +308,9 @@ func (r *Report) summary() string {
 	}
 	if uploads > 0 {
 		parts = append(parts, count(uploads, "upload")+" that did not finish and no run takes up")
+	}
+	if seeds > 0 {
+		parts = append(parts, count(seeds, "cloud-init seed")+" whose domain is gone")
 	}
 	unknown := unknownPhrase(unread, pools, unjudged, upUnjudged)
 	switch {
@@ -296,7 +326,7 @@ func (r *Report) summary() string {
 
 // unknownPhrase says what the report cannot speak for: what could not
 // be read (pools among it), and what was read but not judged (uploads
-// apart); "" when there is none.
+// and seeds apart); "" when there is none.
 func unknownPhrase(unread, pools, unjudged, uploads int) string {
 	var parts []string
 	switch {
@@ -309,7 +339,7 @@ func unknownPhrase(unread, pools, unjudged, uploads int) string {
 		parts = append(parts, count(unjudged, "zone, domain or network was", "zones, domains or networks were")+" not judged")
 	}
 	if uploads > 0 {
-		parts = append(parts, count(uploads, "upload was", "uploads were")+" not judged")
+		parts = append(parts, count(uploads, "upload or seed was", "uploads or seeds were")+" not judged")
 	}
 	return strings.Join(parts, " and ")
 }

@@ -94,7 +94,7 @@ func sameDaemons(lists []*hostList) map[string][]string {
 func (f *Finder) judgePools(l *hostList, up uploadJudging) []PoolReport {
 	var out []PoolReport
 	for _, p := range l.pools {
-		if pr := f.pool(p, l.uri, up); pr.Error != "" || len(pr.Uploads) > 0 {
+		if pr := f.pool(p, l.uri, up); pr.Error != "" || len(pr.Uploads) > 0 || len(pr.Seeds) > 0 {
 			out = append(out, pr)
 		}
 	}
@@ -132,7 +132,42 @@ func (f *Finder) pool(p backends.PoolUploads, uri string, up uploadJudging) Pool
 		}
 		rep.Uploads = append(rep.Uploads, r)
 	}
+	for _, s := range p.Seeds {
+		if r, ok := f.wholeSeed(s, uri, up); ok {
+			rep.Seeds = append(rep.Seeds, r)
+		}
+	}
 	return rep
+}
+
+// wholeSeed judges a whole seed made for VM s.VM: not left over when a
+// loaded tenant declares a VM of that name on one of uri's daemon's
+// URIs (its next apply defines the domain again, and may take the seed
+// up); not judged when one declares it on a host that could not be
+// read, or when a tenant site.cue grants was not loaded (the seed names
+// no tenant, and its VM may be that tenant's).
+func (f *Finder) wholeSeed(s backends.LeftSeed, uri string, up uploadJudging) (SeedReport, bool) {
+	for _, u := range up.daemons[uri] {
+		if up.idx.vmNames[u][s.VM] {
+			return SeedReport{}, false
+		}
+	}
+	r := SeedReport{Volume: s.Volume, VM: s.VM, Remove: []string{}}
+	for _, u := range sortedKeys(up.unread) {
+		if up.idx.vmNames[u][s.VM] {
+			host := up.unread[u]
+			r.NotJudged = fmt.Sprintf("a tenant declares VM %s on host %s, which could not be read: if that is this host under another URI, its apply takes this seed up; run site leftovers again once host %s can be read", s.VM, host, host)
+			return r, true
+		}
+	}
+	for _, t := range up.in.Grantees {
+		if grantedUnloaded(up.in, up.loaded, t) {
+			r.NotJudged = notJudgedWhy(t, "seed's VM")
+			return r, true
+		}
+	}
+	r.Remove = []string{virshLine(f.Hosts.Opens(uri), "vol-delete", "--pool", s.Pool, s.Volume)}
+	return r, true
 }
 
 // takesUp says which declaration on one of uris has a run take u up

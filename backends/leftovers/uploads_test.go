@@ -50,7 +50,8 @@ func (h hostsFake) Opens(host string) string { return host }
 // remove or upload it), and one whose marker names no tenant when
 // site.cue declares it as an image on the host (on another name of the
 // same URI too), or, for markers a hash names, declares an image whose
-// name is that long in the pool.
+// name is that long in the pool; a whole seed unless a tenant declares
+// the VM it was made for on the host.
 func TestUploadsNoRunTakesUp(t *testing.T) {
 	long := strings.Repeat("x", 237)
 	up := func(tenant, volume string) backends.LeftUpload {
@@ -58,7 +59,7 @@ func TestUploadsNoRunTakesUp(t *testing.T) {
 	}
 	f := &Finder{Hosts: hostsFake{pools: []backends.PoolUploads{{Pool: "p", Left: []backends.LeftUpload{
 		up("keep", "seed-1"), up("lab", "seed-2"), up("gone", "seed-3"), up("", "img.raw"), up("", "old.raw"), up("", ""),
-	}}}}}
+	}, Seeds: []backends.LeftSeed{{Pool: "p", Volume: "seed-4", VM: "k"}, {Pool: "p", Volume: "seed-5", VM: "gone-vm"}}}}}}
 	in := Input{
 		Tenants: []*model.Tenant{{Name: "keep", VMs: []*model.VM{{Name: "k", Host: "qemu:///system"}}}, {Name: "lab"}},
 		Hosts:   map[string]string{"kvm1": "qemu:///system", "alias": "qemu:///system"},
@@ -74,6 +75,9 @@ func TestUploadsNoRunTakesUp(t *testing.T) {
 	want := []string{`seed-2 "lab" loaded=true`, `seed-3 "gone" loaded=false`, `old.raw "" loaded=false`}
 	if fmt.Sprint(got) != fmt.Sprint(want) {
 		t.Errorf("reported %q, want %q", got, want)
+	}
+	if seeds := fmt.Sprintf("%+v", r.Hosts[0].Pools[0].Seeds); seeds != "[{Volume:seed-5 VM:gone-vm NotJudged: Remove:[virsh -c qemu:///system vol-delete --pool p seed-5]}]" {
+		t.Errorf("whole seeds reported: %s, want seed-5's alone (VM k is declared there)", seeds)
 	}
 	delete(in.Images["alias"], "p/"+long)
 	r = f.Find(context.Background(), in)
@@ -137,5 +141,29 @@ func TestUploadsJudgedAsDomainsAre(t *testing.T) {
 	}
 	if !r.Unread() || !r.Found() {
 		t.Errorf("Unread %t Found %t, want both", r.Unread(), r.Found())
+	}
+
+	// Whole seeds name their VM, not its tenant: one whose VM a tenant
+	// declares through the other URI is taken up, one whose VM is
+	// declared on the host not read is not judged, and while a tenant
+	// granted is not loaded, none is judged.
+	pool.Left = nil
+	pool.Seeds = []backends.LeftSeed{{Pool: "p", Volume: "seed-5", VM: "k"}, {Pool: "p", Volume: "seed-6", VM: "f"}, {Pool: "p", Volume: "seed-7", VM: "old"}}
+	f.Hosts = poolsOf{"qemu:///system": {pool}, "qemu+unix:///system": {pool}}
+	seeds := func(r *Report) []string {
+		var got []string
+		for _, p := range r.Hosts[0].Pools {
+			for _, s := range p.Seeds {
+				got = append(got, fmt.Sprintf("%s judged=%t remove=%d", s.Volume, s.NotJudged == "", len(s.Remove)))
+			}
+		}
+		return got
+	}
+	if got, want := seeds(f.Find(context.Background(), in)), []string{"seed-6 judged=false remove=0", "seed-7 judged=true remove=1"}; fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("whole seeds: %q, want %q", got, want)
+	}
+	in.Grantees = []string{"far", "keep", "team"}
+	if got, want := seeds(f.Find(context.Background(), in)), []string{"seed-6 judged=false remove=0", "seed-7 judged=false remove=0"}; fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("whole seeds while team is granted and not loaded: %q, want %q", got, want)
 	}
 }

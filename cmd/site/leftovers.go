@@ -48,8 +48,10 @@ the report's first line says) and, only reading:
     finish (a killed run's seed or base image) that no run takes up
     again: a seed whose marker names a tenant that declares no VM on
     the host, a seed whose marker names no tenant (an older site's), a
-    base image site.cue no longer declares there. Only what site's own
-    upload markers prove is reported, never a volume for being listed
+    base image site.cue no longer declares there; and the whole seeds
+    no domain has whose bytes prove site made them for a VM no tenant
+    declares there (a domain undefined by hand). Only what site's own
+    markers or bytes prove is reported, never a volume for being listed
     nowhere, nor one any domain has a disk on.
 
 Each leftover is named with its owner tenant (a zone's first few marked
@@ -107,7 +109,7 @@ func runLeftovers(cmd *cobra.Command, args []string, format string) error {
 	f := &leftovers.Finder{DNS: bk.markReaders(), Hosts: bk.owners, Run: run,
 		Prepare: readCredential(bk, spec, run),
 		Command: pasteable(config)}
-	report := f.Find(reading, leftovers.Input{Tenants: spec.Tenants, Providers: op.Providers(), Hosts: op.Hosts(), Images: op.Images(), Granted: op.Grants, NoTenantFile: alone})
+	report := f.Find(reading, leftovers.Input{Tenants: spec.Tenants, Providers: op.Providers(), Hosts: op.Hosts(), Images: op.Images(), Granted: op.Grants, Grantees: op.Grantees(), NoTenantFile: alone})
 	out := cmd.OutOrStdout()
 	if format == "json" {
 		err = report.WriteJSON(out)

@@ -11,6 +11,7 @@ import (
 
 	"github.com/site-tools/site/backends/libvirt"
 	"github.com/site-tools/site/backends/libvirt/libvirttest"
+	"github.com/site-tools/site/backends/libvirt/seed"
 	"github.com/site-tools/site/compiler/golden"
 )
 
@@ -44,10 +45,13 @@ func uploadNote(t *testing.T, tenant string, here bool) []byte {
 // of a tenant that declares no VM on the host, a seed whose marker an
 // older site wrote (no tenant), a base image site.cue no longer
 // declares; with the virsh commands that delete the volume and then
-// its markers. Not reported: a seed of a tenant that still declares a
-// VM there, the partial upload of an image site.cue declares (its
-// runs upload them again), a partial seed a domain not site's has as
-// its disk, and a volume without a marker (nothing proves it site's).
+// its markers; and a whole seed whose bytes prove site made it for a
+// VM no tenant declares there (its domain undefined by hand). Not
+// reported: a seed of a tenant that still declares a VM there, the
+// partial upload of an image site.cue declares (its runs upload them
+// again), a partial seed a domain not site's has as its disk, a whole
+// seed of a VM declared there, and a volume without a marker or whose
+// bytes are not a seed site made (nothing proves it site's).
 // Running the commands leaves nothing over.
 func TestLeftoversReportsUploadsNoRunTakesUp(t *testing.T) {
 	s := libvirttest.StartSession(t)
@@ -87,6 +91,14 @@ func TestLeftoversReportsUploadsNoRunTakesUp(t *testing.T) {
 	left("kept.raw", true, uploadNote(t, "", false))
 	left("seed-000000000000000e.iso", true, uploadNote(t, "gone", false))
 	volume("orphan-root", bytes.Repeat([]byte{7}, 4096))
+	// Whole seeds: of a VM whose domain was undefined by hand, of VM k,
+	// which keep declares (its apply takes the seed up again), and a
+	// volume with a seed's name whose bytes are not a seed site made.
+	for _, host := range []string{"gone-vm", "k"} {
+		s := seed.Build(seed.Input{Hostname: host, UserData: "#cloud-config\n"})
+		volume(s.Name, s.ISO)
+	}
+	volume("seed-00000000000000ff.iso", bytes.Repeat([]byte{7}, 8192))
 	byhand := filepath.Join(t.TempDir(), "byhand.xml")
 	if err := os.WriteFile(byhand, []byte(`<domain type="qemu"><name>byhand</name><memory>65536</memory><vcpu>1</vcpu><os><type>hvm</type></os><devices>`+
 		`<disk type="file" device="cdrom"><source file="`+filepath.Join(dir, "seed-000000000000000e.iso")+`"/><target dev="hdc" bus="ide"/><readonly/></disk></devices></domain>`), 0o644); err != nil {
