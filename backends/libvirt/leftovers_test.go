@@ -130,15 +130,14 @@ func TestListLeftUploadsListsOnlyWhatSitesMarkersProve(t *testing.T) {
 		t.Errorf("ListLeftUploads =\n%+v\nwant\n%+v", got, want)
 	}
 	// On the observation ListOwned made: the pools' listing and their
-	// names (3); images' lookup, state and volumes (3), its handle for
-	// the notes (1); a note each (lookup, info, stream, download: 4)
-	// for six uploads (not claimed's: an owner element lists it; the
-	// foreign one's note is read, and is not site's); images'
-	// definition for its directory (1), where used's volume is the
-	// file byhand's disk names; the bytes (lookup, info, stream,
-	// download: 4) of three seeds without a marker (not attached's: db
+	// names (3); images' lookup, state and volumes (3), its handle (1)
+	// and its definition, for the file each volume is (1); a note each
+	// (lookup, info, stream, download: 4) for five uploads (not
+	// claimed's, which an owner element lists, nor used's, whose file
+	// byhand has; the foreign one's is read, and is not site's); the
+	// bytes (4) of three seeds without a marker (not attached's: db
 	// has it); stopped's lookup and state (2).
-	if want := int64(3 + 3 + 1 + 6*4 + 1 + 3*4 + 2); calls != want {
+	if want := int64(3 + 3 + 1 + 1 + 5*4 + 3*4 + 2); calls != want {
 		t.Errorf("ListLeftUploads made %d libvirt calls, want %d", calls, want)
 	}
 }

@@ -89,9 +89,9 @@ func (h *hostObs) poolNames() ([]string, error) {
 }
 
 // leftUploadsIn lists the uploads left in pool, and the whole seeds no
-// domain has (see above). What is cheap is judged first: an owner
-// element's volume or a domain's disk by pool and name costs no call,
-// a note or a seed's bytes cost four.
+// domain has (see above). What is cheap is judged first: whether a
+// domain has a volume (inUse), then a note or a seed's bytes (four
+// calls each).
 func (h *hostObs) leftUploadsIn(pool string) ([]backends.LeftUpload, []backends.LeftSeed, error) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
@@ -123,33 +123,49 @@ func (h *hostObs) leftUploadsIn(pool string) ([]backends.LeftUpload, []backends.
 // leftUploads keeps the uploads of ups that site's notes prove and no
 // domain has; names are the pool's volumes.
 func (r poolReader) leftUploads(ups []markedUpload, names []string) ([]backends.LeftUpload, error) {
-	h, pool := r.h, r.pool
-	listed := h.ownerListed()
 	var out []backends.LeftUpload
 	for _, u := range ups {
-		vols := u.present(names)
-		if listed[ownedVolume{Pool: pool, Name: u.volume}.key()] || h.diskOnAny(pool, vols, nil) {
-			continue
-		}
-		note, proved, err := r.siteNote(u.markers)
-		if err != nil || !proved {
-			if err != nil {
-				return nil, err
-			}
-			continue
-		}
-		paths, err := r.paths(vols)
+		used, err := r.inUse(u.present(names))
 		if err != nil {
 			return nil, err
 		}
-		if h.diskOnAny(pool, vols, paths) {
+		if used {
 			continue
 		}
-		out = append(out, backends.LeftUpload{Pool: pool, Volume: u.volume, Partial: u.volume != "" && slices.Contains(names, u.volume),
+		note, proved, err := r.siteNote(u.markers)
+		if err != nil {
+			return nil, err
+		}
+		if !proved {
+			continue
+		}
+		out = append(out, backends.LeftUpload{Pool: r.pool, Volume: u.volume, Partial: u.volume != "" && slices.Contains(names, u.volume),
 			Markers: u.markerNames(), Tenant: note.Tenant, Seed: compiler.SeedVolumeName.MatchString(u.volume),
 			Run: note.who(), RunGone: note.gone()})
 	}
 	return out, nil
+}
+
+// inUse reports whether an owner element lists one of vols, or a
+// domain on the host, site's or not, running or not, has a disk on
+// one, by pool and name or by its file. It is judged before anything
+// of the volumes is read: in a directory pool it costs one read of the
+// pool's definition, whatever the number of volumes.
+func (r poolReader) inUse(vols []string) (bool, error) {
+	listed := r.h.ownerListed()
+	for _, v := range vols {
+		if listed[ownedVolume{Pool: r.pool, Name: v}.key()] {
+			return true, nil
+		}
+	}
+	if r.h.diskOnAny(r.pool, vols, nil) {
+		return true, nil
+	}
+	paths, err := r.paths(vols)
+	if err != nil {
+		return false, err
+	}
+	return r.h.diskOnAny(r.pool, vols, paths), nil
 }
 
 // unmarkedSeeds are the volumes of names with a seed's name and no
@@ -176,25 +192,20 @@ const maxSeedBytes = 16 << 20
 // leftSeeds keeps the seeds among vols that no domain has, no owner
 // element lists, and whose bytes prove site made them (seed.Made).
 func (r poolReader) leftSeeds(vols []string) ([]backends.LeftSeed, error) {
-	listed := r.h.ownerListed()
 	var out []backends.LeftSeed
 	for _, name := range vols {
-		if listed[ownedVolume{Pool: r.pool, Name: name}.key()] || r.h.diskOnAny(r.pool, []string{name}, nil) {
+		used, err := r.inUse([]string{name})
+		if err != nil {
+			return nil, err
+		}
+		if used {
 			continue
 		}
 		iso, err := r.read(name, maxSeedBytes)
 		if err != nil {
 			return nil, err
 		}
-		s, vm, ok := seed.Made(iso)
-		if !ok || s.Name != name {
-			continue
-		}
-		paths, err := r.paths([]string{name})
-		if err != nil {
-			return nil, err
-		}
-		if !r.h.diskOnAny(r.pool, []string{name}, paths) {
+		if s, vm, ok := seed.Made(iso); ok && s.Name == name {
 			out = append(out, backends.LeftSeed{Pool: r.pool, Volume: name, VM: vm})
 		}
 	}
