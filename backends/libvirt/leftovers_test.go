@@ -109,6 +109,20 @@ func TestListLeftUploadsListsOnlyWhatSitesMarkersProve(t *testing.T) {
 		t.Fatal(err)
 	}
 	calls := r.d.Calls() - before
+	// A pool is listed with its UUID, which knows it under another URI
+	// of the daemon: each pool's own, read back here.
+	for i := range got {
+		p, err := r.conn().LookupStoragePoolByName(got[i].Pool)
+		if err != nil {
+			t.Fatal(err)
+		}
+		uuid, err := p.GetUUIDString()
+		_ = p.Free()
+		if err != nil || uuid == "" || got[i].UUID != uuid {
+			t.Errorf("pool %s listed with UUID %q, want %q (%v)", got[i].Pool, got[i].UUID, uuid, err)
+		}
+		got[i].UUID = ""
+	}
 	markers := func(name string, gens ...int) []string {
 		var out []string
 		for _, g := range gens {
@@ -129,15 +143,15 @@ func TestListLeftUploadsListsOnlyWhatSitesMarkersProve(t *testing.T) {
 	if fmt.Sprintf("%+v", got) != fmt.Sprintf("%+v", want) {
 		t.Errorf("ListLeftUploads =\n%+v\nwant\n%+v", got, want)
 	}
-	// On the observation ListOwned made: the pools' listing and their
-	// names (3); images' lookup, state and volumes (3), its handle (1)
+	// On the observation ListOwned made: the pools' listing, their
+	// names and UUIDs (5); images' lookup, state and volumes (3), its handle (1)
 	// and its definition, for the file each volume is (1); a note each
 	// (lookup, info, stream, download: 4) for five uploads (not
 	// claimed's, which an owner element lists, nor used's, whose file
 	// byhand has; the foreign one's is read, and is not site's); the
 	// bytes (4) of three seeds without a marker (not attached's: db
 	// has it); stopped's lookup and state (2).
-	if want := int64(3 + 3 + 1 + 1 + 5*4 + 3*4 + 2); calls != want {
+	if want := int64(5 + 3 + 1 + 1 + 5*4 + 3*4 + 2); calls != want {
 		t.Errorf("ListLeftUploads made %d libvirt calls, want %d", calls, want)
 	}
 }

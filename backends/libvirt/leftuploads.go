@@ -30,9 +30,10 @@ import (
 // volume or marker a domain has a disk on, or an owner element lists,
 // is that domain's, and never listed.
 
-// ListLeftUploads lists, for each pool on host in name order, the
-// uploads that did not finish there that site's markers prove
-// (backends.OwnerLister). A pool that is not active cannot list its
+// ListLeftUploads lists, for every pool on host in name order, with
+// its UUID, the uploads that did not finish there that site's markers
+// prove (backends.OwnerLister): the UUID knows a pool listed under two
+// URIs of one daemon as one. A pool that is not active cannot list its
 // volumes: its PoolUploads says so.
 func (d *Driver) ListLeftUploads(ctx context.Context, host string) ([]backends.PoolUploads, error) {
 	if d.optsErr != nil {
@@ -46,24 +47,27 @@ func (d *Driver) ListLeftUploads(ctx context.Context, host string) ([]backends.P
 	if err != nil {
 		return nil, err
 	}
-	var out []backends.PoolUploads
+	out := make([]backends.PoolUploads, 0, len(pools))
 	for _, pool := range pools {
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		left, seeds, err := h.leftUploadsIn(pool)
-		switch {
-		case err != nil:
-			out = append(out, backends.PoolUploads{Pool: pool, Error: err.Error()})
-		case len(left) > 0 || len(seeds) > 0:
-			out = append(out, backends.PoolUploads{Pool: pool, Left: left, Seeds: seeds})
+		left, seeds, err := h.leftUploadsIn(pool.name)
+		p := backends.PoolUploads{Pool: pool.name, UUID: pool.uuid, Left: left, Seeds: seeds}
+		if err != nil {
+			p.Error = err.Error()
 		}
+		out = append(out, p)
 	}
 	return out, nil
 }
 
-// poolNames lists the names of every storage pool on the host, sorted.
-func (h *hostObs) poolNames() ([]string, error) {
+// namedPool is a storage pool's name and UUID.
+type namedPool struct{ name, uuid string }
+
+// poolNames lists the name and UUID of every storage pool on the host,
+// by name.
+func (h *hostObs) poolNames() ([]namedPool, error) {
 	done := h.d.calling(h.d.server(h.host), "ListAllStoragePools")
 	pools, err := h.conn.ListAllStoragePools(0)
 	done()
@@ -75,16 +79,21 @@ func (h *hostObs) poolNames() ([]string, error) {
 			_ = p.Free()
 		}
 	}()
-	var names []string
+	var names []namedPool
 	for _, p := range pools {
 		h.d.call()
 		name, err := p.GetName()
 		if err != nil {
 			return nil, fmt.Errorf("read a storage pool's name on %s: %w", h.host, err)
 		}
-		names = append(names, name)
+		h.d.call()
+		uuid, err := p.GetUUIDString()
+		if err != nil {
+			return nil, fmt.Errorf("read the UUID of storage pool %s on %s: %w", name, h.host, err)
+		}
+		names = append(names, namedPool{name, uuid})
 	}
-	sort.Strings(names)
+	sort.Slice(names, func(i, j int) bool { return names[i].name < names[j].name })
 	return names, nil
 }
 
