@@ -188,7 +188,8 @@ func (f *Finder) judge(l *hostList, idx hostIndex, declared map[string]bool, unr
 }
 
 // removal is the virsh commands that remove o by hand, as README's
-// libvirt section advises: stop it if it runs, undefine it, and delete
+// libvirt section advises: stop it if it runs (destroy, a hard stop that
+// returns once it is off), undefine it, and delete
 // the volumes site made for a domain; none for a network a domain has
 // an interface on, and no delete of a volume another domain uses: what
 // something uses is never destroyed (INCIDENTS.md, 3). They name o by its UUID, not its
@@ -208,7 +209,11 @@ func removal(uri string, o backends.Owned) []string {
 		return append(out, virsh("net-undefine", o.UUID))
 	}
 	if o.Active {
-		out = append(out, virsh("shutdown", o.UUID))
+		// destroy, not shutdown: shutdown only asks the guest and returns
+		// at once, so the undefine and vol-delete pasted after it would
+		// delete the disks of a guest still running. destroy returns once
+		// the domain is off.
+		out = append(out, virsh("destroy", o.UUID))
 	}
 	out = append(out, virsh("undefine", o.UUID))
 	for _, v := range o.Volumes {

@@ -86,7 +86,7 @@ func shellWords(t *testing.T, c string) []string {
 }
 
 // virshResolves is the name of the domain (network) virsh finds on uri
-// for target, as undefine, shutdown (net-destroy, net-undefine) find it.
+// for target, as undefine, destroy (net-destroy, net-undefine) find it.
 func virshResolves(t *testing.T, uri, kind, target string) string {
 	t.Helper()
 	info := "dominfo"

@@ -3,6 +3,7 @@ package leftovers
 import (
 	"bytes"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/site-tools/site/backends"
@@ -72,5 +73,27 @@ func TestExitDecision(t *testing.T) {
 		if u, f := c.r.Unread(), c.r.Found(); u != c.unread || f != c.found {
 			t.Errorf("%s: Unread %t Found %t, want %t %t", c.name, u, f, c.unread, c.found)
 		}
+	}
+}
+
+// TestLeftoverRunningDomainIsOffBeforeItsDisksGo: the commands for a
+// running domain stop it with destroy, which returns once it is off,
+// never with shutdown, which returns at once: pasted together, undefine
+// and vol-delete would otherwise delete the disks of a guest still
+// running. Each is quoted, and names the domain by its UUID.
+func TestLeftoverRunningDomainIsOffBeforeItsDisksGo(t *testing.T) {
+	o := backends.Owned{Kind: backends.OwnedDomain, Name: "web", UUID: "6f0d3c1e-2f4b-4a51-9c7e-0b8a1d2e3f40", Tenant: "lab", Active: true,
+		Volumes: []backends.Volume{{Pool: "default", Name: "web root"}}}
+	want := []string{
+		"virsh -c 'qemu+ssh://kvm 1/system' destroy 6f0d3c1e-2f4b-4a51-9c7e-0b8a1d2e3f40",
+		"virsh -c 'qemu+ssh://kvm 1/system' undefine 6f0d3c1e-2f4b-4a51-9c7e-0b8a1d2e3f40",
+		"virsh -c 'qemu+ssh://kvm 1/system' vol-delete --pool default 'web root'",
+	}
+	if got := removal("qemu+ssh://kvm 1/system", o); strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("removal =\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	o.Active = false
+	if got := removal("qemu:///system", o); len(got) != 2 || strings.Contains(strings.Join(got, "\n"), "destroy") {
+		t.Errorf("a domain shut off: %q, want undefine and vol-delete alone", got)
 	}
 }
