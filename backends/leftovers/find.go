@@ -2,7 +2,8 @@ package leftovers
 
 import (
 	"context"
-	"sort"
+	"maps"
+	"slices"
 
 	"github.com/site-tools/site/backends"
 	"github.com/site-tools/site/compiler/model"
@@ -92,14 +93,8 @@ func loaded(in Input) map[string]bool {
 	return out
 }
 
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
-}
+// sortedKeys is m's keys in order: what is listed is reported by name.
+func sortedKeys[V any](m map[string]V) []string { return slices.Sorted(maps.Keys(m)) }
 
 // maxNames is how many marked names (or volumes) a zone's owner lists;
 // the count says how many there are, site disown lists them all.
