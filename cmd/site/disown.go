@@ -40,6 +40,14 @@ api_url and its credential, from the environment or a Vault store); a
 server site.cue does not declare is named by flags instead, as for
 site export (--url, --server, --api-key-env; --token-env, --api-url).
 
+With --provider, disown also loads the tenant files beside site.cue
+(its tenants/ directory) and warns when a tenant still declares the
+zone on that provider, naming its file:line: that tenant's next apply
+takes the unmarked records back (adopting what matches its spec, the
+rest with --ack GATE-DNS-OVERWRITE). It still disowns; to leave the
+records to no tenant, remove the zone from the tenant's file first.
+When the tenant files do not load, it says it could not check.
+
   site disown powerdns example.org --provider pdns
   site disown powerdns example.org --provider pdns --name www --ack GATE-DNS-DISOWN
   site disown powerdns example.org --url http://127.0.0.1:8081
@@ -70,7 +78,9 @@ other comments stay as they are.
 url, server id and api_key, read from the environment or from a Vault
 store as diff and apply read it. For a server site.cue does not declare,
 --url gives its HTTP API instead, with --server, and the API key is read
-from the environment variable --api-key-env names.
+from the environment variable --api-key-env names. With --provider it
+warns when a tenant file (tenants/ beside site.cue) still declares ZONE
+on that provider, as that tenant's next apply takes the records back.
 
   site disown powerdns example.org --provider pdns
   site disown powerdns example.org --provider pdns --name www --ack GATE-DNS-DISOWN
@@ -119,7 +129,9 @@ GATE-DNS-DISOWN removes those comments; the records stay as they are.
 --provider NAME takes the account as site.cue (--config) declares it:
 its token, read from the environment or from a Vault store as diff and
 apply read it, and its api_url. Without it the API token is read from
-the environment variable --token-env names.
+the environment variable --token-env names. With --provider it warns
+when a tenant file (tenants/ beside site.cue) still declares ZONE on
+that provider, as that tenant's next apply takes the records back.
 
   site disown cloudflare example.net --provider cf
   site disown cloudflare example.net
@@ -240,6 +252,12 @@ func disownZone(cmd *cobra.Command, zoneArg string, req disownRequest) error {
 		return nil
 	}
 	printMarks(out, zone, marks, acked)
+	if req.byName != "" {
+		// Only a provider site.cue names can be matched to the tenants'
+		// zones, which name their provider so.
+		claims, err := claimsOf(zone, req.byName)
+		warnClaims(out, zone, req.byName, claims, err)
+	}
 	if len(unmarked) > 0 {
 		fmt.Fprintf(out, "zone %s: no site owner markers%s\n", zone, namesNote(unmarked))
 	}
