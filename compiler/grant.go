@@ -39,7 +39,7 @@ func (b *builder) holds(tenant string, g *grant, path []string, what, name strin
 		return false
 	case c.tenant != tenant && held == name:
 		b.related(path, []model.Pos{c.pos}, "%s %s is granted to tenant %s in site.cue: a name has one holder, so a tenant never takes another's%s",
-			what, name, c.tenant, strings.TrimSuffix("; "+dropZone(what, ""), "; "))
+			what, name, c.tenant, strings.TrimSuffix("; "+dropZone(what, "")+b.ownDomain(what, name, tenant, c.tenant), "; "))
 		return false
 	case c.tenant != tenant:
 		b.related(path, []model.Pos{c.pos}, "%s %s lies in %s, which site.cue grants to tenant %s: a tenant never takes names of another tenant's domain unless the operator delegates them: %sask the operator to delegate it (tenants: %s: delegate: [%q])",
@@ -71,6 +71,22 @@ func dropZone(what, sep string) string {
 		return ""
 	}
 	return "remove the zone from this file (what site wrote in it stays on the server as it is)" + sep
+}
+
+// ownDomain says, for a tenant's domain field that names another
+// tenant's grant, what the tenant writes instead or asks the operator
+// for; "" for any other what (a zone is removed, see dropZone). The
+// domain is the tenant's own name, so unlike a zone it cannot just go.
+func (b *builder) ownDomain(what, name, tenant, holder string) string {
+	if what != "domain" {
+		return ""
+	}
+	ask := fmt.Sprintf("ask the operator to grant %s to tenant %s in place of tenant %s", strings.TrimSuffix(name, "."), tenant, holder)
+	granted := b.op.domainsOf(tenant)
+	if len(granted) == 0 {
+		return ask
+	}
+	return fmt.Sprintf("write a domain at or below one of the names site.cue grants tenant %s (%s), or %s", tenant, strings.Join(granted, ", "), ask)
 }
 
 // provider resolves the provider a zone names, if granted. (A grant
