@@ -6,6 +6,8 @@ import (
 	"net/http"
 	"net/http/httptrace"
 	"sync"
+
+	cf "github.com/cloudflare/cloudflare-go"
 )
 
 // A write whose request fails may or may not have been acted on, and
@@ -24,6 +26,9 @@ type delivery struct {
 	mu      sync.Mutex
 	written bool // its body was written to the connection in full
 	status  int  // the status of its answer; 0 when none came
+	// refused is an answer of 2xx whose envelope says "success": false
+	// (see unsuccessful): a refusal, whatever the status.
+	refused bool
 }
 
 type deliveryKey struct{}
@@ -41,7 +46,7 @@ func withDelivery(ctx context.Context) (context.Context, *delivery) {
 func (d *delivery) fate() (status int, reached bool) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	if d.status >= 400 && d.status < 500 {
+	if d.refused || d.status >= 400 && d.status < 500 {
 		return d.status, false
 	}
 	return d.status, d.written || d.status != 0
@@ -52,7 +57,7 @@ func (d *delivery) fate() (status int, reached bool) {
 func (d *delivery) try() {
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	d.written, d.status = false, 0
+	d.written, d.status, d.refused = false, 0, false
 }
 
 func (d *delivery) wrote(info httptrace.WroteRequestInfo) {
@@ -95,4 +100,35 @@ func (t recordDelivery) RoundTrip(req *http.Request) (*http.Response, error) {
 // refusal or a re-run, would not be true of it.
 func mayHaveApplied(doing string, err error) error {
 	return fmt.Errorf("%s: %w; the request was sent in full, but no answer came back that says whether Cloudflare applied it, so it may have: run site diff to see what the zone holds", doing, err)
+}
+
+// unsuccessful is the error of an answer whose status the client took
+// for success (2xx) but whose envelope says "success": false, or nil
+// when it says true. cloudflare-go v0's Raw decodes such an answer and
+// returns no error, leaving Success to the caller; Cloudflare's
+// envelope (API schema api-response-common-failure: "success": false,
+// errors at least one, result null) says the call failed, and a batch
+// that fails is applied not at all (cloudflare-docs
+// dns/manage-dns-records/how-to/batch-record-changes.mdx: "If any of
+// the individual action fails, no changes are applied and the API
+// returns the first error it encountered"). So it is a refusal, and d
+// records it as one. The error is the client's own *cf.Error, as a 4xx
+// with the same body would give, so Classify reads its codes alike
+// (81058: the zone changed since it was observed).
+func (d *delivery) unsuccessful(res cf.RawResponse) error {
+	if res.Success {
+		return nil
+	}
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.refused = true
+	e := &cf.Error{Type: cf.ErrorTypeRequest, StatusCode: d.status, Errors: res.Errors, Messages: res.Messages}
+	for _, ri := range res.Errors {
+		e.ErrorCodes = append(e.ErrorCodes, ri.Code)
+		e.ErrorMessages = append(e.ErrorMessages, ri.Message)
+	}
+	if len(e.Errors) == 0 {
+		e.Errors = []cf.ResponseInfo{{Message: `the answer says "success": false and gives no error`}}
+	}
+	return e
 }

@@ -40,6 +40,9 @@ func (e *BatchError) outcome() string {
 	case e.Reached:
 		return "was sent in full, but no answer came back that says whether Cloudflare applied it, so it may have " +
 			"(all of it or none: one transaction); run site diff to see what the zone holds"
+	case e.Status != 0 && e.Status < 300:
+		// A 2xx that is a refusal: its envelope said so (unsuccessful).
+		return fmt.Sprintf("was refused (HTTP %d, \"success\": false) and changed nothing (Cloudflare applies a batch in one transaction)", e.Status)
 	case e.Status != 0:
 		return fmt.Sprintf("was refused (HTTP %d) and changed nothing (Cloudflare applies a batch in one transaction)", e.Status)
 	}
@@ -80,7 +83,11 @@ func (d *Driver) send(ctx context.Context, det *detail, zone string, ops []op, r
 			}
 		}
 		sending, delivered := withDelivery(ctx)
-		if _, err := det.api.Raw(sending, http.MethodPost, "/zones/"+det.zoneID+"/dns_records/batch", req, nil); err != nil {
+		res, err := det.api.Raw(sending, http.MethodPost, "/zones/"+det.zoneID+"/dns_records/batch", req, nil)
+		if err == nil {
+			err = delivered.unsuccessful(res)
+		}
+		if err != nil {
 			be := &BatchError{Zone: zone, Index: i + 1, Of: n, Applied: done}
 			be.Status, be.Reached = delivered.fate()
 			note := sentNote(done, i, n)
