@@ -62,7 +62,11 @@ func writeSOA(ctx context.Context, det *detail, zone string, patch map[string]an
 		return nil, nil
 	}
 	sending, delivered := withDelivery(ctx)
-	if _, err := det.api.Raw(sending, http.MethodPatch, "/zones/"+det.zoneID+"/dns_settings", patch, nil); err != nil {
+	res, err := det.api.Raw(sending, http.MethodPatch, "/zones/"+det.zoneID+"/dns_settings", patch, nil)
+	if err == nil {
+		err = delivered.unsuccessful(res)
+	}
+	if err != nil {
 		doing := fmt.Sprintf("writing the SOA settings of Cloudflare zone %s", zone)
 		if _, reached := delivered.fate(); reached {
 			return nil, mayHaveApplied(doing, err)

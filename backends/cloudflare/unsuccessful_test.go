@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/site-tools/site/backends/cloudflare/cftest"
+	"github.com/site-tools/site/compiler/model"
 )
 
 // An answer of HTTP 200 whose envelope says "success": false is a
@@ -92,5 +93,33 @@ func TestBatchRefusedInA200ChangedNothing(t *testing.T) {
 	}
 	if res == nil || !strings.Contains(strings.Join(res.Notes, "\n"), "sent 0 operations") {
 		t.Errorf("result %+v: want a note that counts the refused batch as not sent", res)
+	}
+}
+
+// TestSOAWriteRefusedInA200: the SOA settings PATCH answered 200 with
+// "success": false failed: the step fails with Cloudflare's code and
+// says Cloudflare refused it, rather than noting the settings updated.
+func TestSOAWriteRefusedInA200(t *testing.T) {
+	f := newFixture(t)
+	front := frontOfFake(t, f, func(w http.ResponseWriter, r *http.Request, origin http.Handler) {
+		if r.Method != http.MethodPatch {
+			origin.ServeHTTP(w, r)
+			return
+		}
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = w.Write([]byte(`{"success":false,"errors":[{"code":1004,"message":"DNS Validation Error"}],"messages":[],"result":null}`))
+	})
+	target, _ := url.Parse(f.fake.URL)
+	refresh := uint32(7200)
+	step := f.step(rr("www."+zoneName, "A", 300, "192.0.2.1"))
+	step.Zone.SOA = &model.SOA{Mbox: "hostmaster.sjc.example.net.", Refresh: &refresh}
+	step.Zone.Provider.Cloudflare.APIURL = front.URL + target.Path
+	res, err := f.drv.Apply(context.Background(), f.plan(t, step), f.run)
+	if err == nil {
+		t.Fatalf("Apply succeeded (notes %q), want the SOA write answered \"success\": false to fail", res.Notes)
+	}
+	msg := err.Error()
+	if !strings.Contains(msg, "DNS Validation Error (1004)") || !strings.Contains(msg, "Cloudflare refused the request") || strings.Contains(msg, "may have") {
+		t.Errorf("error %q: want Cloudflare's code and that it refused the SOA settings", msg)
 	}
 }
