@@ -66,7 +66,7 @@ func (d *Driver) newAPI(baseURL, token string, counter *calls, run *backends.Run
 	// Redirects are followed only as backends/endpoint allows: net/http
 	// keeps the Authorization header on a redirect to another port of
 	// the same host, and re-sends a 307's body to any host.
-	hc := endpoint.Client(rt)
+	hc := endpoint.Client(checkedReads{next: rt})
 	hc.Timeout = 2 * time.Minute
 	return cf.NewWithAPIToken(token,
 		cf.BaseURL(baseURL),

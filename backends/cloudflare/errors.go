@@ -24,6 +24,12 @@ func describe(doing, need string, err error) error {
 	if errors.As(err, new(*backends.AnswerTooLargeError)) {
 		return fmt.Errorf("%s: %w", doing, err) // it says what to do itself
 	}
+	// The client's wrapping ("HTTP request failed: Get URL: ...") adds
+	// nothing to what Cloudflare answered.
+	var ue *UnsuccessfulError
+	if errors.As(err, &ue) {
+		err = ue
+	}
 	var hint string
 	switch Classify(err) {
 	case backends.ClassAuth:
