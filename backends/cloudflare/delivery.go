@@ -103,32 +103,18 @@ func mayHaveApplied(doing string, err error) error {
 }
 
 // unsuccessful is the error of an answer whose status the client took
-// for success (2xx) but whose envelope says "success": false, or nil
-// when it says true. cloudflare-go v0's Raw decodes such an answer and
-// returns no error, leaving Success to the caller; Cloudflare's
-// envelope (API schema api-response-common-failure: "success": false,
-// errors at least one, result null) says the call failed, and a batch
-// that fails is applied not at all (cloudflare-docs
+// for success (2xx) but whose envelope says "success": false (an
+// *UnsuccessfulError), or nil when it says true. A batch that fails is
+// applied not at all (cloudflare-docs
 // dns/manage-dns-records/how-to/batch-record-changes.mdx: "If any of
 // the individual action fails, no changes are applied and the API
 // returns the first error it encountered"). So it is a refusal, and d
-// records it as one. The error is the client's own *cf.Error, as a 4xx
-// with the same body would give, so Classify reads its codes alike
-// (81058: the zone changed since it was observed).
+// records it as one; Classify reads its codes as a 4xx's (81058: the
+// zone changed since it was observed).
 func (d *delivery) unsuccessful(res cf.RawResponse) error {
-	if res.Success {
-		return nil
-	}
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	d.refused = true
-	e := &cf.Error{Type: cf.ErrorTypeRequest, StatusCode: d.status, Errors: res.Errors, Messages: res.Messages}
-	for _, ri := range res.Errors {
-		e.ErrorCodes = append(e.ErrorCodes, ri.Code)
-		e.ErrorMessages = append(e.ErrorMessages, ri.Message)
-	}
-	if len(e.Errors) == 0 {
-		e.Errors = []cf.ResponseInfo{{Message: `the answer says "success": false and gives no error`}}
-	}
-	return e
+	err := unsuccessful(d.status, res.Response)
+	d.refused = err != nil
+	return err
 }

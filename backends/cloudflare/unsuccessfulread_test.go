@@ -188,3 +188,21 @@ func errString(s string) error {
 type stringError string
 
 func (e stringError) Error() string { return string(e) }
+
+// TestBatchRefusalIn200IsEscaped: a batch refused in a 200 quotes
+// Cloudflare's message escaped, as the reads do: server text never
+// reaches the terminal raw.
+func TestBatchRefusalIn200IsEscaped(t *testing.T) {
+	f := newFixture(t)
+	front := frontOfFake(t, f, func(w http.ResponseWriter, r *http.Request, origin http.Handler) {
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = w.Write([]byte(refusedRead))
+	})
+	target, _ := url.Parse(f.fake.URL)
+	step := f.step(rr("a."+zoneName, "A", 300, "192.0.2.1"))
+	step.Zone.Provider.Cloudflare.APIURL = front.URL + target.Path
+	_, err := f.drv.Apply(context.Background(), f.plan(t, step), f.run)
+	if err == nil || strings.Contains(err.Error(), "\x1b") || !strings.Contains(err.Error(), `x,\x1b[31m perhaps`) {
+		t.Errorf("Apply: %v; want the refusal with Cloudflare's message escaped", err)
+	}
+}
