@@ -68,10 +68,10 @@ reading API tokens from Vault/OpenBao.
   site leftovers                            what site marked that no spec declares any more
 
 Exit codes: 0 ok or no changes, 1 error, 2 changes present (diff
---detailed-exitcode; leftovers: something is left over), 3 blocked by a gate that was not acknowledged
-(apply; diff too when a step waits for one, as for an unreachable
-secret store; disown and unlock, which change nothing without theirs),
-130 a second Ctrl-C.`,
+--detailed-exitcode; leftovers: something is left over), 3 blocked by
+a gate that was not acknowledged (apply; diff too when a step waits
+for one, as for an unreachable secret store; disown and unlock, which
+change nothing without theirs), 130 a second Ctrl-C.`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
