@@ -6,7 +6,6 @@ import (
 
 	"libvirt.org/go/libvirt"
 
-	"github.com/site-tools/site/backends/engine"
 	"github.com/site-tools/site/backends/libvirt/libvirttest"
 	"github.com/site-tools/site/compiler/model"
 )
@@ -68,15 +67,7 @@ func TestNetworkOverlapMadeMeanwhileIsRefused(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	step := stepReport(t, rep, "network/"+r.host+"/lan")
-	if step.Status != engine.StatusFailed {
-		t.Fatalf("the network's step %s (%s), want failed", step.Status, step.Reason)
-	}
-	for _, want := range []string{"overlaps network other-lan", `tenant "other"`, "after this run's plan", "defined nothing"} {
-		if !strings.Contains(step.Reason, want) {
-			t.Errorf("the step's error does not say %q:\n%s", want, step.Reason)
-		}
-	}
+	failedSaying(t, rep, "network/"+r.host+"/lan", "overlaps network other-lan", `tenant "other"`, "after this run's plan", "defined nothing")
 	wantNetworks(t, r.conn(), "other-lan", "lan")
 }
 
@@ -97,31 +88,8 @@ func TestNetworkOverlapDefinedAtOnceIsUndone(t *testing.T) {
 	if len(obs.Plan.Blocked) > 0 {
 		t.Fatalf("blocked: %+v", obs.Plan.Blocked)
 	}
-	type result struct {
-		rep *engine.Report
-		err error
-	}
-	done := make(chan result, 1)
-	go func() {
-		rep, err := r.tryApply(g, obs, run)
-		done <- result{rep, err}
-	}()
-	h := <-held // this run checked, and its define is on its way
-	othersNetwork(t, other.conn(), "other-lan", "10.91.0.1", false)
-	close(h.release)
-	res := <-done
-	if res.err != nil {
-		t.Fatal(res.err)
-	}
-	step := stepReport(t, res.rep, "network/"+r.host+"/lan")
-	if step.Status != engine.StatusFailed {
-		t.Fatalf("the network's step %s (%s), want failed", step.Status, step.Reason)
-	}
-	for _, want := range []string{"overlaps network other-lan", "undefined", "site diff"} {
-		if !strings.Contains(step.Reason, want) {
-			t.Errorf("the step's error does not say %q:\n%s", want, step.Reason)
-		}
-	}
+	rep := r.applyHeldWhile(g, obs, run, held, func() { othersNetwork(t, other.conn(), "other-lan", "10.91.0.1", false) })
+	failedSaying(t, rep, "network/"+r.host+"/lan", "overlaps network other-lan", "undefined", "site diff")
 	wantNetworks(t, other.conn(), "other-lan", "lan")
 }
 
@@ -147,26 +115,8 @@ func TestNetworkOverlapOnUpdateIsPutBack(t *testing.T) {
 	if len(obs.Plan.Blocked) > 0 {
 		t.Fatalf("blocked: %+v", obs.Plan.Blocked)
 	}
-	type result struct {
-		rep *engine.Report
-		err error
-	}
-	done := make(chan result, 1)
-	go func() {
-		rep, err := r.tryApply(g, obs, run)
-		done <- result{rep, err}
-	}()
-	h := <-held
-	othersNetwork(t, other.conn(), "other-lan", "10.95.0.1", false)
-	close(h.release)
-	res := <-done
-	if res.err != nil {
-		t.Fatal(res.err)
-	}
-	step := stepReport(t, res.rep, "network/"+r.host+"/lan")
-	if step.Status != engine.StatusFailed || !strings.Contains(step.Reason, "put back the definition it replaced") {
-		t.Fatalf("the network's step %s (%s), want failed, the definition put back", step.Status, step.Reason)
-	}
+	rep := r.applyHeldWhile(g, obs, run, held, func() { othersNetwork(t, other.conn(), "other-lan", "10.95.0.1", false) })
+	failedSaying(t, rep, "network/"+r.host+"/lan", "put back the definition it replaced")
 	if got, _ := nw.GetXMLDesc(libvirt.NETWORK_XML_INACTIVE); got != was {
 		t.Errorf("lan's definition is\n%s\nwant it put back to\n%s", got, was)
 	}

@@ -57,15 +57,7 @@ func TestVolumeAttachedMeanwhileIsRefused(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	step := stepReport(t, rep, graph.VMStepID(r.host, "wa"))
-	if step.Status != engine.StatusFailed {
-		t.Fatalf("the VM's step %s (%s), want failed", step.Status, step.Reason)
-	}
-	for _, want := range []string{"images/shared is attached to domain wb of tenant \"other\"", "after this run's plan", "nothing was changed"} {
-		if !strings.Contains(step.Reason, want) {
-			t.Errorf("the step's error does not say %q:\n%s", want, step.Reason)
-		}
-	}
+	failedSaying(t, rep, graph.VMStepID(r.host, "wa"), "images/shared is attached to domain wb of tenant \"other\"", "after this run's plan", "nothing was changed")
 	wantDomainGone(t, r, "wa", "wb", pool.Name, "shared")
 }
 
@@ -88,31 +80,8 @@ func TestVolumeAttachedAtOnceIsUndone(t *testing.T) {
 	if len(obs.Plan.Blocked) > 0 {
 		t.Fatalf("blocked: %+v", obs.Plan.Blocked)
 	}
-	type result struct {
-		rep *engine.Report
-		err error
-	}
-	done := make(chan result, 1)
-	go func() {
-		rep, err := r.tryApply(g, obs, run)
-		done <- result{rep, err}
-	}()
-	h := <-held // this run looked, and its define is on its way
-	other.converge(other.othersGraph(other.stopped("wb", pool, shared)))
-	close(h.release)
-	res := <-done
-	if res.err != nil {
-		t.Fatal(res.err)
-	}
-	step := stepReport(t, res.rep, graph.VMStepID(r.host, "wa"))
-	if step.Status != engine.StatusFailed {
-		t.Fatalf("the VM's step %s (%s), want failed", step.Status, step.Reason)
-	}
-	for _, want := range []string{"images/shared is attached to domain wb of tenant \"other\"", "undefined", "site diff"} {
-		if !strings.Contains(step.Reason, want) {
-			t.Errorf("the step's error does not say %q:\n%s", want, step.Reason)
-		}
-	}
+	rep := r.applyHeldWhile(g, obs, run, held, func() { other.converge(other.othersGraph(other.stopped("wb", pool, shared))) })
+	failedSaying(t, rep, graph.VMStepID(r.host, "wa"), "images/shared is attached to domain wb of tenant \"other\"", "undefined", "site diff")
 	wantDomainGone(t, other, "wa", "wb", pool.Name, "shared")
 }
 
