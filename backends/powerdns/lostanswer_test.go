@@ -7,6 +7,7 @@ import (
 	"net/http/httputil"
 	"net/url"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/site-tools/site/backends/powerdns/pdnstest"
@@ -22,39 +23,20 @@ func TestLostAnswerOfAZoneCreate(t *testing.T) {
 	srv := pdnstest.Shared(t)
 	const zone = "lostcreate.test."
 	t.Cleanup(func() { srv.Do(context.Background(), "DELETE", "/zones/"+zone, nil) })
-	target, err := url.Parse(srv.URL)
-	if err != nil {
-		t.Fatal(err)
-	}
-	origin := httputil.NewSingleHostReverseProxy(target)
-	posts := 0
-	front := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.Method != http.MethodPost || !strings.HasSuffix(r.URL.Path, "/zones") {
-			origin.ServeHTTP(w, r)
-			return
-		}
-		posts++
-		if posts > 1 {
-			origin.ServeHTTP(w, r)
-			return
-		}
-		origin.ServeHTTP(httptest.NewRecorder(), r) // PowerDNS creates the zone ...
-		w.Header().Set("Content-Type", "text/html")
-		w.WriteHeader(http.StatusBadGateway) // ... and the proxy loses its answer
-		_, _ = w.Write([]byte("<html><body>502 Bad Gateway</body></html>"))
-	}))
-	t.Cleanup(front.Close)
+	front, posts := losingProxy(t, srv, 1, func(r *http.Request) bool {
+		return r.Method == http.MethodPost && strings.HasSuffix(r.URL.Path, "/zones")
+	})
 
 	d, run := testDriver(), newRun(srv)
 	step := zoneStep(srv, "office1", zone, rr("www."+zone, "A", 300, "192.0.2.1"))
-	step.Zone.Provider.PowerDNS = &model.PowerDNS{URL: front.URL, Server: srv.ServerID, APIKey: step.Zone.Provider.PowerDNS.APIKey}
+	step.Zone.Provider.PowerDNS = &model.PowerDNS{URL: front, Server: srv.ServerID, APIKey: step.Zone.Provider.PowerDNS.APIKey}
 	sp := mustPlan(t, d, step, run)
-	_, err = d.Apply(context.Background(), sp, run)
+	_, err := d.Apply(context.Background(), sp, run)
 	if err == nil {
 		t.Fatal("Apply succeeded, want the lost answer said")
 	}
-	if posts < 2 {
-		t.Fatalf("the create was sent %d times: the case needs the retry to find the zone there", posts)
+	if posts.Load() < 2 {
+		t.Fatalf("the create was sent %d times: the case needs the retry to find the zone there", posts.Load())
 	}
 	if got := srv.Query(t, "www."+zone, "A"); len(got) != 1 {
 		t.Fatalf("www: got %q, want the first try's record served (the case does not do what it says)", got)
@@ -82,20 +64,7 @@ func TestLostAnswerOfAPatch(t *testing.T) {
 			zone := "lostpatch" + map[bool]string{true: "1", false: "2"}[tc.applied] + ".test."
 			srv.CreateZone(t, zone)
 			t.Cleanup(func() { srv.Do(context.Background(), "DELETE", "/zones/"+zone, nil) })
-			target, err := url.Parse(srv.URL)
-			if err != nil {
-				t.Fatal(err)
-			}
-			origin := httputil.NewSingleHostReverseProxy(target)
-			front := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-				if r.Method != http.MethodPatch || !tc.applied {
-					origin.ServeHTTP(w, r)
-					return
-				}
-				origin.ServeHTTP(httptest.NewRecorder(), r)
-				w.WriteHeader(http.StatusBadGateway)
-			}))
-			t.Cleanup(front.Close)
+			front, _ := losingProxy(t, srv, -1, func(r *http.Request) bool { return r.Method == http.MethodPatch && tc.applied })
 			if !tc.applied {
 				srv.FailWhen(t, func(r *http.Request) (int, string, bool) {
 					return http.StatusTooManyRequests, `{"error":"slow down"}`, r.Method == http.MethodPatch
@@ -104,9 +73,9 @@ func TestLostAnswerOfAPatch(t *testing.T) {
 			d, run := testDriver(), newRun(srv)
 			d.Attempts = 1
 			step := zoneStep(srv, "office1", zone, rr("www."+zone, "A", 300, "192.0.2.1"))
-			step.Zone.Provider.PowerDNS = &model.PowerDNS{URL: front.URL, Server: srv.ServerID, APIKey: step.Zone.Provider.PowerDNS.APIKey}
+			step.Zone.Provider.PowerDNS = &model.PowerDNS{URL: front, Server: srv.ServerID, APIKey: step.Zone.Provider.PowerDNS.APIKey}
 			sp := mustPlan(t, d, step, run)
-			_, err = d.Apply(context.Background(), sp, run)
+			_, err := d.Apply(context.Background(), sp, run)
 			if err == nil || !strings.HasPrefix(err.Error(), "update zone ") {
 				t.Fatalf("Apply: got %v, want the PATCH to fail", err)
 			}
@@ -128,38 +97,52 @@ func TestLostAnswerOfAKeyIsNotAddedAgain(t *testing.T) {
 	srv := pdnstest.Shared(t)
 	const zone = "lostkey.test."
 	t.Cleanup(func() { srv.Do(context.Background(), "DELETE", "/zones/"+zone, nil) })
+	front, posts := losingProxy(t, srv, 1, func(r *http.Request) bool {
+		return r.Method == http.MethodPost && strings.HasSuffix(r.URL.Path, "/cryptokeys")
+	})
+
+	d, run := testDriver(), newRun(srv)
+	step := zoneStep(srv, "office1", zone, rr("www."+zone, "A", 300, "192.0.2.1"))
+	step.Zone.DNSSEC = true
+	step.Zone.Provider.PowerDNS = &model.PowerDNS{URL: front, Server: srv.ServerID, APIKey: step.Zone.Provider.PowerDNS.APIKey}
+	sp := mustPlan(t, d, step, run)
+	_, err := d.Apply(context.Background(), sp, run)
+	direct := zoneStep(srv, "office1", zone)
+	if keys := liveKeys(t, d, direct, srv); len(keys) != 1 {
+		t.Errorf("the zone has %d keys after %d POSTs, want the one the first POST added", len(keys), posts.Load())
+	}
+	if err == nil || !strings.Contains(err.Error(), "may have") || !strings.Contains(err.Error(), "site diff") {
+		t.Errorf("Apply: got %v, want it to say the key may have been added and to run site diff", err)
+	}
+}
+
+// losingProxy is a proxy in front of srv that passes every request on,
+// but loses PowerDNS's answer to the first lose requests that match
+// (all of them when lose < 0): PowerDNS acts on each, and the proxy
+// answers 502 with a proxy's page instead. It returns the proxy's URL
+// and the count of matching requests.
+func losingProxy(t *testing.T, srv *pdnstest.Server, lose int, match func(*http.Request) bool) (string, *atomic.Int32) {
+	t.Helper()
 	target, err := url.Parse(srv.URL)
 	if err != nil {
 		t.Fatal(err)
 	}
 	origin := httputil.NewSingleHostReverseProxy(target)
-	posts := 0
+	var matched atomic.Int32
 	front := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.Method != http.MethodPost || !strings.HasSuffix(r.URL.Path, "/cryptokeys") {
+		if !match(r) {
 			origin.ServeHTTP(w, r)
 			return
 		}
-		posts++
-		origin.ServeHTTP(httptest.NewRecorder(), r) // PowerDNS adds the key ...
-		if posts == 1 {
-			w.WriteHeader(http.StatusBadGateway) // ... and the proxy loses the first answer
+		if n := matched.Add(1); lose >= 0 && int(n) > lose {
+			origin.ServeHTTP(w, r)
 			return
 		}
-		w.WriteHeader(http.StatusCreated)
+		origin.ServeHTTP(httptest.NewRecorder(), r) // PowerDNS acts ...
+		w.Header().Set("Content-Type", "text/html")
+		w.WriteHeader(http.StatusBadGateway) // ... and the proxy loses its answer
+		_, _ = w.Write([]byte("<html><body>502 Bad Gateway</body></html>"))
 	}))
 	t.Cleanup(front.Close)
-
-	d, run := testDriver(), newRun(srv)
-	step := zoneStep(srv, "office1", zone, rr("www."+zone, "A", 300, "192.0.2.1"))
-	step.Zone.DNSSEC = true
-	step.Zone.Provider.PowerDNS = &model.PowerDNS{URL: front.URL, Server: srv.ServerID, APIKey: step.Zone.Provider.PowerDNS.APIKey}
-	sp := mustPlan(t, d, step, run)
-	_, err = d.Apply(context.Background(), sp, run)
-	direct := zoneStep(srv, "office1", zone)
-	if keys := liveKeys(t, d, direct, srv); len(keys) != 1 {
-		t.Errorf("the zone has %d keys after %d POSTs, want the one the first POST added", len(keys), posts)
-	}
-	if err == nil || !strings.Contains(err.Error(), "may have") || !strings.Contains(err.Error(), "site diff") {
-		t.Errorf("Apply: got %v, want it to say the key may have been added and to run site diff", err)
-	}
+	return front.URL, &matched
 }
