@@ -4,9 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net"
-	"net/url"
-	"strings"
 
 	"golang.org/x/sync/errgroup"
 
@@ -43,32 +40,11 @@ func declaredZones(in Input) zoneIndex {
 func endpoint(p model.Provider) string {
 	switch {
 	case p.PowerDNS != nil:
-		return "powerdns " + serverURL(p.PowerDNS.URL) + " " + p.PowerDNS.Server
+		return "powerdns " + model.ServerURL(p.PowerDNS.URL) + " " + p.PowerDNS.Server
 	case p.Cloudflare != nil:
-		return "cloudflare " + serverURL(p.Cloudflare.APIURL) + " " + p.Cloudflare.Token.Source()
+		return "cloudflare " + model.ServerURL(p.Cloudflare.APIURL) + " " + p.Cloudflare.Token.Source()
 	}
 	return "provider " + p.Name
-}
-
-// serverURL is raw as the server it reaches, whichever way site.cue
-// spells it: 127.0.0.1 and localhost (or ::1) are one server, as are a
-// host in capitals, the default port spelt out and a trailing slash.
-// Taken for two servers, a zone a tenant declares through one provider
-// would be read through the other as no tenant's, and the report would
-// advise taking its live markers off.
-func serverURL(raw string) string {
-	u, err := url.Parse(raw)
-	if err != nil || u.Host == "" {
-		return strings.TrimRight(raw, "/")
-	}
-	scheme, host, port := strings.ToLower(u.Scheme), strings.ToLower(u.Hostname()), u.Port()
-	if ip := net.ParseIP(host); host == "localhost" || (ip != nil && ip.IsLoopback()) {
-		host = "loopback"
-	}
-	if port == "" {
-		port = map[string]string{"http": "80", "https": "443"}[scheme]
-	}
-	return scheme + "://" + net.JoinHostPort(host, port) + strings.TrimRight(u.EscapedPath(), "/")
 }
 
 // providerList is one provider's zones as listed, before any is read;

@@ -273,7 +273,7 @@ func declaredAs(where model.Provider, out string) (found []model.Provider, confi
 
 // sameServer reports whether a and b name the same API of one kind.
 func sameServer(a, b model.Provider) bool {
-	url := func(u string) string { return strings.TrimRight(u, "/") }
+	url := model.ServerURL
 	server := func(s string) string { return cmp.Or(s, "localhost") }
 	switch {
 	case a.PowerDNS != nil && b.PowerDNS != nil:

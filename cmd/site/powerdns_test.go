@@ -328,6 +328,14 @@ func TestExportNamesTheDeclaredProvider(t *testing.T) {
 		t.Errorf("export once site.cue grants the zone: exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
 	}
 
+	// The same server spelt another way (localhost for 127.0.0.1) is
+	// the provider site.cue declares for it, as site leftovers reads it.
+	alias := strings.Replace(srv.URL, "127.0.0.1", "localhost", 1)
+	code, stdout, stderr = siteRun(t, srv, "export", "powerdns", "--url", alias, "--zone", zone, "--tenant", "named")
+	if code != exitOK || !strings.Contains(stderr, "site.cue grants tenant named zone named.example.test. on provider ours already") {
+		t.Errorf("export through %s: exit %d\nstdout:\n%s\nstderr:\n%s", alias, code, stdout, stderr)
+	}
+
 	// Another server id at the same url is another server.
 	code, stdout, stderr = siteRun(t, srv, "export", "powerdns", "--url", srv.URL, "--server", "other", "--zone", zone, "--tenant", "named")
 	if strings.Contains(stderr, "declares this server") || strings.Contains(stdout, `provider: "ours"`) {

@@ -1,4 +1,4 @@
-package leftovers
+package model
 
 import "testing"
 
@@ -12,17 +12,17 @@ func TestServerURL(t *testing.T) {
 	}
 	for _, group := range same {
 		for _, u := range group[1:] {
-			if got, want := serverURL(u), serverURL(group[0]); got != want {
-				t.Errorf("serverURL(%q) = %q, want %q as for %q", u, got, want, group[0])
+			if got, want := ServerURL(u), ServerURL(group[0]); got != want {
+				t.Errorf("ServerURL(%q) = %q, want %q as for %q", u, got, want, group[0])
 			}
 		}
 	}
 	differ := []string{"http://127.0.0.1:8081", "http://127.0.0.1:8082", "https://127.0.0.1:8081", "http://10.0.0.1:8081", "http://127.0.0.1:8081/other", ""}
 	seen := map[string]string{}
 	for _, u := range differ {
-		if first, ok := seen[serverURL(u)]; ok {
-			t.Errorf("serverURL(%q) = serverURL(%q) = %q, want two servers", u, first, serverURL(u))
+		if first, ok := seen[ServerURL(u)]; ok {
+			t.Errorf("ServerURL(%q) = ServerURL(%q) = %q, want two servers", u, first, ServerURL(u))
 		}
-		seen[serverURL(u)] = u
+		seen[ServerURL(u)] = u
 	}
 }
