@@ -78,20 +78,33 @@ func (p Problems) Error() string {
 
 // Import reads req.Src and returns the tenant spec that says its
 // zones' records, vetted as site vet would vet it with site.cue
-// granting the tenant those zones and the provider. A source site
-// cannot say in full is refused with Problems.
-func Import(req Request) ([]byte, error) {
+// granting the tenant those zones and the provider, and the zones'
+// names (without the trailing dot, as site.cue grants them). A source
+// site cannot say in full is refused with Problems.
+func Import(req Request) (spec []byte, zones []string, err error) {
+	spec, out, err := importZones(req)
+	if err != nil {
+		return nil, nil, err
+	}
+	for _, z := range out {
+		zones = append(zones, strings.TrimSuffix(z.Zone, "."))
+	}
+	return spec, zones, nil
+}
+
+// importZones is Import, the zones as rendered.
+func importZones(req Request) ([]byte, []export.Zone, error) {
 	if err := compiler.CheckTenantName(req.Tenant); err != nil {
-		return nil, fmt.Errorf("--tenant: %w", err)
+		return nil, nil, fmt.Errorf("--tenant: %w", err)
 	}
 	if req.Provider == "" {
-		return nil, fmt.Errorf("--provider is required: the name site.cue gives the provider the zone will live on")
+		return nil, nil, fmt.Errorf("--provider is required: the name site.cue gives the provider the zone will live on")
 	}
 	want := ""
 	if req.Zone != "" {
 		z, err := dnsname.Canonical(strings.TrimSuffix(req.Zone, ".")+".", "")
 		if err != nil {
-			return nil, fmt.Errorf("--zone: %w", err)
+			return nil, nil, fmt.Errorf("--zone: %w", err)
 		}
 		want = z
 	}
@@ -105,7 +118,7 @@ func Import(req Request) ([]byte, error) {
 	case "dnscontrol":
 		zones, err = parseDNSControl(req.File, req.Src)
 	default:
-		return nil, fmt.Errorf("site import cannot read %q: name one of %s", req.Format, strings.Join(Formats, ", "))
+		return nil, nil, fmt.Errorf("site import cannot read %q: name one of %s", req.Format, strings.Join(Formats, ", "))
 	}
 	// A parser lists the records it could not read as Problems and
 	// returns the rest, so that what they break is listed too.
@@ -114,10 +127,10 @@ func Import(req Request) ([]byte, error) {
 		problems, err = p, nil
 	}
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if zones, err = pick(zones, want, req.File); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	var out []export.Zone
 	for _, z := range zones {
@@ -126,16 +139,16 @@ func Import(req Request) ([]byte, error) {
 		out = append(out, ez)
 	}
 	if len(problems) > 0 {
-		return nil, problems
+		return nil, nil, problems
 	}
 	src, err := export.RenderZones(out)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if err := vet(req, out, src); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	return src, nil
+	return src, out, nil
 }
 
 // pick returns the zone want names, or every zone when want is "".

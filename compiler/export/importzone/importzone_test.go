@@ -33,7 +33,7 @@ func importFixture(t *testing.T, format, file, zone string) []byte {
 	if err != nil {
 		t.Fatal(err)
 	}
-	out, err := Import(Request{Format: format, File: file, Src: src, Zone: zone, Tenant: "lab", Provider: "pdns"})
+	out, _, err := Import(Request{Format: format, File: file, Src: src, Zone: zone, Tenant: "lab", Provider: "pdns"})
 	if err != nil {
 		t.Fatalf("import %s %s: %v", format, file, err)
 	}
@@ -201,7 +201,7 @@ func TestImportRefuses(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			out, err := Import(Request{Format: tt.format, File: "src", Src: []byte(tt.src), Zone: tt.zone, Tenant: "lab", Provider: "pdns"})
+			out, _, err := Import(Request{Format: tt.format, File: "src", Src: []byte(tt.src), Zone: tt.zone, Tenant: "lab", Provider: "pdns"})
 			if err == nil {
 				t.Fatalf("got no error, want one; output:\n%s", out)
 			}

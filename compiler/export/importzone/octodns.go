@@ -16,7 +16,7 @@ import (
 const octoDNSDefaultTTL = 3600
 
 // parseOctoDNS reads an octoDNS YamlProvider zone file: a map of names
-// relative to the zone (” for the apex) to one record or a list of
+// relative to the zone (the empty name for the apex) to one record or a list of
 // them, each {type, ttl?, value | values}, the value's shape set by the
 // type. The zone is want, else the file's name less .yaml (the
 // provider's convention). Keys octoDNS reads for other purposes
