@@ -2,6 +2,7 @@ package main
 
 import (
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -41,6 +42,19 @@ func TestImportBINDAppliesAsTheSource(t *testing.T) {
 	}
 	if !slices.Equal(got, want) {
 		t.Errorf("AXFR of %s after apply:\n got %q\nwant %q", zone, got, want)
+	}
+
+	// site export --format zone of that zone says what the AXFR says.
+	code, exported, errOut := siteRun(t, srv, "export", "powerdns", "--url", srv.URL, "--zone", "example.test", "--tenant", "lab", "--format", "zone")
+	if code != exitOK {
+		t.Fatalf("export --format zone exit %d\nstderr:\n%s", code, errOut)
+	}
+	path := filepath.Join(t.TempDir(), "exported.zone")
+	if err := os.WriteFile(path, []byte(exported), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if again := zoneFileRecords(t, path, zone); !slices.Equal(again, got) {
+		t.Errorf("export --format zone:\n got %q\nwant the AXFR %q\nfile:\n%s", again, got, exported)
 	}
 }
 

@@ -73,3 +73,23 @@ func TestRenderZones(t *testing.T) {
 		t.Errorf("two tenants: got %v, want an error", err)
 	}
 }
+
+// TestRenderZoneFile pins the zone-file form of the render cases, and
+// checks that it refuses what Render refuses, with the same error.
+func TestRenderZoneFile(t *testing.T) {
+	for _, tc := range renderCases {
+		t.Run(tc.name, func(t *testing.T) {
+			got, err := RenderZoneFile(tc.zone)
+			if err != nil {
+				t.Fatal(err)
+			}
+			golden.Check(t, filepath.Join("testdata", tc.name+".zone.golden"), got)
+		})
+	}
+	bad := Zone{Tenant: "sjc", Zone: "sjc.example.net.", Provider: pdnsProvider, RRsets: []model.RRset{
+		rr("www.sjc.example.net.", "A", 300, "192.0.2.1"), rr("www.sjc.example.net.", "TXT", 60, `"x"`)}}
+	_, want := Render(bad)
+	if _, err := RenderZoneFile(bad); err == nil || want == nil || err.Error() != want.Error() {
+		t.Errorf("got %v, want Render's error %v", err, want)
+	}
+}
