@@ -52,6 +52,11 @@ written all the same. The lines for site.cue are printed only while it
 lacks them: the provider's declaration, or the tenant's grant of the
 zone (and --domain) and the provider.
 
+--format zone writes the same records as a BIND master file in place of
+the spec ($ORIGIN, a line per record, names relative to the zone), and
+no site.cue lines; site import bind reads it back to the same spec. It
+cannot --adopt.
+
 export only reads: it changes nothing on the server unless --adopt is
 given, and --out never replaces an existing file unless --force is.
 With --adopt, every exported record gets the tenant's owner marker, so
@@ -133,6 +138,7 @@ type exportRequest struct {
 	zone, tenant string
 	domain, out  string
 	adopt, force bool
+	format       string // cue or zone
 	required     []struct{ name, v string }
 	where        model.Provider // the provider flags, credentials by name
 	declaredIn   string         // the site.cue that declares where as where.Name, if one does
@@ -148,6 +154,7 @@ func (r *exportRequest) addFlags(cmd *cobra.Command, zoneExample, what string) {
 	f.StringVar(&r.out, "out", "", "write the spec to FILE instead of stdout; an existing FILE is refused unless --force")
 	f.BoolVar(&r.force, "force", false, "let --out replace an existing file")
 	f.BoolVar(&r.adopt, "adopt", false, "also put the tenant's owner marker on the exported "+what+" (the only change export makes on the server)")
+	f.StringVar(&r.format, "format", "cue", "cue: the tenant spec; zone: the same records as a BIND master file")
 }
 
 // exportZone reads the live zone, writes the tenant spec, and (with
@@ -157,6 +164,12 @@ func exportZone(cmd *cobra.Command, req exportRequest) error {
 		if f.v == "" {
 			return withCode(exitError, fmt.Errorf("%s is required", f.name))
 		}
+	}
+	switch {
+	case req.format != "cue" && req.format != "zone":
+		return withCode(exitError, fmt.Errorf("--format %q: give cue (the tenant spec) or zone (a BIND master file)", req.format))
+	case req.format == "zone" && req.adopt:
+		return withCode(exitError, fmt.Errorf("--adopt marks records for the tenant spec export writes; --format zone writes none: export the spec to adopt"))
 	}
 	// Before any request: a file that is there is someone's spec (its
 	// VMs, networks, comments), and export would replace all of it.
@@ -199,7 +212,13 @@ func exportZone(cmd *cobra.Command, req exportRequest) error {
 	if err != nil {
 		return withCode(exitError, err)
 	}
+	if req.format == "zone" {
+		if a.Source, err = a.ZoneFile(); err != nil {
+			return withCode(exitError, err)
+		}
+	}
 	switch {
+	case req.format == "zone":
 	case len(a.Site) == 0:
 		fmt.Fprintf(stderr, "%s grants tenant %s zone %s on provider %s already; it needs no lines\n", req.declaredIn, req.tenant, a.Zone.Name, req.where.Name)
 	case declared:
@@ -222,6 +241,9 @@ func exportZone(cmd *cobra.Command, req exportRequest) error {
 			return withCode(exitError, err)
 		}
 		fmt.Fprintf(stderr, "wrote %s: %d RRsets of zone %s for tenant %s\n", req.out, len(a.Zone.RRsets), a.Zone.Name, req.tenant)
+	}
+	if req.format == "zone" {
+		return nil // read-only: --adopt is refused above
 	}
 	if !req.adopt {
 		// Some may carry the tenant's marker already (an earlier export);

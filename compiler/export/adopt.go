@@ -275,6 +275,17 @@ func warningLines(ds compiler.Diagnostics, shown func(model.Pos) bool) []string 
 	return out
 }
 
+// ZoneFile returns the records of Source as a BIND master file
+// (RenderZoneFile): site export --format zone.
+func (a *Adoption) ZoneFile() ([]byte, error) {
+	z := Zone{Tenant: a.Zone.Tenant, Zone: a.Zone.Name, Provider: a.Zone.Provider, RRsets: make([]model.RRset, len(a.Zone.RRsets)),
+		Notes: []string{fmt.Sprintf("Zone %s as site export reads it for tenant %s: what the tenant language can say.", a.Zone.Name, a.Zone.Tenant)}}
+	for i, r := range a.Zone.RRsets {
+		z.RRsets[i] = *r
+	}
+	return RenderZoneFile(z)
+}
+
 // Mark puts the tenant's owner marker on every RRset read, without
 // changing what the zone serves, and returns how many it marked. It
 // refuses, marking nothing, when the zone changed since Read.

@@ -57,13 +57,58 @@ type Zone struct {
 	RRsets           []model.RRset // canonical names and values; empty RRsets are skipped
 	// DNSSEC writes dnssec: true: the zone is signed.
 	DNSSEC bool
+	// Notes are written as comments above the zone's block, a line
+	// each (an import says there what it left out and why).
+	Notes []string
 }
 
 // Render returns the tenant spec for z: `package tenants` and
 // `tenants: <name>: {domain, dns: zones: "<zone>": {provider, ttl,
 // records}}`, the provider by name (RenderSite says what it names). The zone's ttl is the most common TTL among its names (the
 // smaller one on a tie); a name with another TTL carries its own ttl.
-func Render(z Zone) ([]byte, error) {
+func Render(z Zone) ([]byte, error) { return RenderZones([]Zone{z}) }
+
+// RenderZones is Render for several zones of one tenant (zs[0]'s Tenant
+// and Domain), one zone block each in the order given: what an import
+// of a source holding several zones writes.
+func RenderZones(zs []Zone) ([]byte, error) {
+	if len(zs) == 0 {
+		return nil, fmt.Errorf("export: no zone to write; give at least one")
+	}
+	var zones []any
+	seen := map[string]bool{}
+	for _, z := range zs {
+		if z.Tenant != zs[0].Tenant {
+			return nil, fmt.Errorf("export: zones of tenants %s and %s in one file; a tenant file holds one tenant", zs[0].Tenant, z.Tenant)
+		}
+		if seen[z.Zone] {
+			return nil, fmt.Errorf("export: zone %s given twice; give each zone once", z.Zone)
+		}
+		seen[z.Zone] = true
+		field, err := zoneField(z)
+		if err != nil {
+			return nil, err
+		}
+		zones = append(zones, field)
+	}
+	z := zs[0]
+	domain := cmp.Or(z.Domain, z.Zone)
+	tenant := []any{ast.NewIdent("domain"), ast.NewString(strings.TrimSuffix(domain, "."))}
+	tenant = append(tenant, ast.NewIdent("dns"), ast.NewStruct(ast.NewIdent("zones"), ast.NewStruct(zones...)))
+	file := &ast.File{Decls: []ast.Decl{
+		&ast.Package{Name: ast.NewIdent("tenants")},
+		&ast.Field{Label: ast.NewIdent("tenants"), Value: ast.NewStruct(label(z.Tenant), ast.NewStruct(tenant...))},
+	}}
+	out, err := format.Node(file, format.Simplify())
+	if err != nil {
+		return nil, fmt.Errorf("export: formatting the spec of zone %s: %w", z.Zone, err)
+	}
+	return out, nil
+}
+
+// zoneField writes z as the field "<zone>": {provider, ttl, records},
+// its Notes as comments above it.
+func zoneField(z Zone) (*ast.Field, error) {
 	if z.Tenant == "" {
 		return nil, fmt.Errorf("export: no tenant name; give the name the zone's records should belong to")
 	}
@@ -92,20 +137,17 @@ func Render(z Zone) ([]byte, error) {
 		zone.Elts = append(zone.Elts, &ast.Field{Label: ast.NewIdent("dnssec"), Value: ast.NewBool(true)})
 	}
 	zone.Elts = append(zone.Elts, recordsField)
-	domain := cmp.Or(z.Domain, z.Zone)
-	tenant := []any{ast.NewIdent("domain"), ast.NewString(strings.TrimSuffix(domain, "."))}
-	tenant = append(tenant, ast.NewIdent("dns"), ast.NewStruct(
-		ast.NewIdent("zones"), ast.NewStruct(
-			ast.NewString(strings.TrimSuffix(z.Zone, ".")), zone)))
-	file := &ast.File{Decls: []ast.Decl{
-		&ast.Package{Name: ast.NewIdent("tenants")},
-		&ast.Field{Label: ast.NewIdent("tenants"), Value: ast.NewStruct(label(z.Tenant), ast.NewStruct(tenant...))},
-	}}
-	out, err := format.Node(file, format.Simplify())
-	if err != nil {
-		return nil, fmt.Errorf("export: formatting the spec of zone %s: %w", z.Zone, err)
+	field := &ast.Field{Label: ast.NewString(strings.TrimSuffix(z.Zone, ".")), Value: zone}
+	if len(z.Notes) > 0 {
+		group := &ast.CommentGroup{Doc: true}
+		for _, line := range z.Notes {
+			for _, l := range strings.Split(line, "\n") {
+				group.List = append(group.List, &ast.Comment{Text: strings.TrimRight("// "+l, " ")})
+			}
+		}
+		ast.AddComment(field, group)
 	}
-	return out, nil
+	return field, nil
 }
 
 // commonTTL is the TTL most names have; the smaller one wins a tie, and

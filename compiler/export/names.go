@@ -70,36 +70,107 @@ func canonicalValues(rs model.RRset) ([]string, error) {
 	return values, nil
 }
 
+// ProblemKind says which of the language's rules an RRset breaks.
+type ProblemKind int
+
+const (
+	// Unsayable: the language cannot say the RRset itself (Check's
+	// reason: its type, TTL, values).
+	Unsayable ProblemKind = iota
+	// Outside: the RRset's name lies outside the zone.
+	Outside
+	// Twice: the same type twice at one name.
+	Twice
+	// TTLs: another TTL than the name's other types have (the language
+	// has one TTL per name).
+	TTLs
+	// Proxied: proxied where the name's other types are not, or the
+	// other way round.
+	Proxied
+)
+
+// Problem is why Render cannot write one RRset of a Zone.
+type Problem struct {
+	Kind  ProblemKind
+	RRset int // its index in Zone.RRsets
+	// Clash is the index of the RRset it cannot stand beside (Twice,
+	// TTLs, Proxied), -1 when none.
+	Clash int
+	Err   error // what is wrong, without advice: the caller knows what to do
+}
+
+// Problems lists every RRset of z that Render cannot write, in the
+// order of z.RRsets, so that a caller holding where each came from (an
+// importer, with file and line) can name them all at once; Render
+// itself stops at the first.
+func Problems(z Zone) []Problem {
+	_, problems := group(z)
+	return problems
+}
+
 // collect groups z's RRsets by name, in DNS order.
 func collect(z Zone) ([]*name, error) {
+	names, problems := group(z)
+	if len(problems) == 0 {
+		return names, nil
+	}
+	p := problems[0]
+	switch p.Kind {
+	case Unsayable:
+		return nil, fmt.Errorf("export: %w; leave it out (see export.Check) or fix the live zone, then export again", p.Err)
+	case TTLs:
+		return nil, fmt.Errorf("export: %w; make them equal in the live zone, then export again", p.Err)
+	case Proxied:
+		return nil, fmt.Errorf("export: %w; make them agree in the live zone, then export again", p.Err)
+	case Twice:
+		return nil, fmt.Errorf("export: %w; pass each RRset once", p.Err)
+	}
+	return nil, fmt.Errorf("export: %w; pass only the zone's own RRsets", p.Err)
+}
+
+// group groups z's RRsets by name, in DNS order, and lists those the
+// language cannot say.
+func group(z Zone) ([]*name, []Problem) {
 	byName := map[string]*name{}
-	for _, rs := range z.RRsets {
+	first := map[string]int{} // name, or name and type: the RRset that set it
+	var problems []Problem
+	for i, rs := range z.RRsets {
 		if len(rs.Values) == 0 {
 			continue // a comment-only RRset holds no records
 		}
+		problem := func(kind ProblemKind, clash int, format string, args ...any) {
+			problems = append(problems, Problem{Kind: kind, RRset: i, Clash: clash, Err: fmt.Errorf(format, args...)})
+		}
 		if !dnsname.IsSubdomain(rs.Name, z.Zone) {
-			return nil, fmt.Errorf("export: %s %s lies outside zone %s; pass only the zone's own RRsets", rs.Name, rs.Type, z.Zone)
+			problem(Outside, -1, "%s %s lies outside zone %s", rs.Name, rs.Type, z.Zone)
+			continue
 		}
 		values, err := canonicalValues(rs)
 		if err != nil {
-			return nil, fmt.Errorf("export: %w; leave it out (see export.Check) or fix the live zone, then export again", err)
+			problems = append(problems, Problem{Kind: Unsayable, RRset: i, Clash: -1, Err: err})
+			continue
 		}
 		typ := strings.ToUpper(rs.Type)
 		n := byName[rs.Name]
 		if n == nil {
 			n = &name{fqdn: rs.Name, ttl: rs.TTL, ttlFrom: typ, proxied: rs.Proxied, values: map[string][]string{}}
 			byName[rs.Name] = n
+			first[rs.Name] = i
 		}
-		if rs.Proxied != n.proxied {
-			return nil, fmt.Errorf("export: %s is proxied for some types and not for others, but the language says proxied once per name; make them agree in the live zone, then export again", rs.Name)
-		}
-		if _, dup := n.values[typ]; dup {
-			return nil, fmt.Errorf("export: two %s RRsets at %s; pass each RRset once", typ, rs.Name)
-		}
-		if rs.TTL != n.ttl {
-			return nil, fmt.Errorf("export: %s has TTL %d for %s and %d for %s, but the language has one TTL per name; make them equal in the live zone, then export again",
+		_, dup := n.values[typ]
+		switch at := first[rs.Name]; {
+		case rs.Proxied != n.proxied:
+			problem(Proxied, at, "%s is proxied for some types and not for others, but the language says proxied once per name", rs.Name)
+			continue
+		case dup:
+			problem(Twice, first[rs.Name+" "+typ], "two %s RRsets at %s", typ, rs.Name)
+			continue
+		case rs.TTL != n.ttl:
+			problem(TTLs, at, "%s has TTL %d for %s and %d for %s, but the language has one TTL per name",
 				rs.Name, n.ttl, n.ttlFrom, rs.TTL, typ)
+			continue
 		}
+		first[rs.Name+" "+typ] = i
 		n.values[typ] = values
 	}
 	names := make([]*name, 0, len(byName))
@@ -107,7 +178,7 @@ func collect(z Zone) ([]*name, error) {
 		names = append(names, n)
 	}
 	slices.SortFunc(names, func(a, b *name) int { return dnsOrder(a.fqdn, b.fqdn) })
-	return names, nil
+	return names, problems
 }
 
 // utf8Strings reports whether the strings inside TXT, CAA and NAPTR values are

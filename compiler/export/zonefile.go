@@ -1,0 +1,64 @@
+package export
+
+import (
+	"cmp"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/site-tools/site/compiler/dnsname"
+	"github.com/site-tools/site/compiler/model"
+)
+
+// RenderZoneFile writes z's RRsets as a BIND master file (RFC 1035 §5),
+// the other form site export writes: $ORIGIN, then a line per record,
+// "owner TTL IN TYPE data", owners relative to the zone ("@" the apex)
+// in DNS order, types in the language's order, values in the canonical
+// form Render writes them in. It refuses what Render refuses, with the
+// same error, so the two forms of one export say the same records, and
+// site import bind reads this file back to the spec Render writes.
+// z.Notes head the file as comments; a proxied record (which a zone
+// file cannot say) ends in a comment saying so.
+func RenderZoneFile(z Zone) ([]byte, error) {
+	if !strings.HasSuffix(z.Zone, ".") {
+		return nil, fmt.Errorf("export: zone %q is not a canonical name; pass it absolute with a trailing dot", z.Zone)
+	}
+	if _, err := collect(z); err != nil {
+		return nil, err
+	}
+	type line struct {
+		rs     model.RRset
+		values []string
+	}
+	var lines []line
+	for _, rs := range z.RRsets {
+		if len(rs.Values) == 0 {
+			continue
+		}
+		values, _ := canonicalValues(rs) // collect checked them
+		slices.Sort(values)
+		rs.Type = strings.ToUpper(rs.Type)
+		lines = append(lines, line{rs, values})
+	}
+	slices.SortFunc(lines, func(a, b line) int {
+		return cmp.Or(dnsOrder(a.rs.Name, b.rs.Name), cmp.Compare(slices.Index(typeOrder, a.rs.Type), slices.Index(typeOrder, b.rs.Type)))
+	})
+	var b strings.Builder
+	for _, n := range z.Notes {
+		for _, l := range strings.Split(n, "\n") {
+			b.WriteString(strings.TrimRight("; "+l, " ") + "\n")
+		}
+	}
+	fmt.Fprintf(&b, "$ORIGIN %s\n", z.Zone)
+	for _, l := range lines {
+		owner := dnsname.Relative(l.rs.Name, z.Zone)
+		for _, v := range l.values {
+			fmt.Fprintf(&b, "%s\t%d\tIN\t%s\t%s", owner, l.rs.TTL, l.rs.Type, v)
+			if l.rs.Proxied {
+				b.WriteString("\t; proxied through Cloudflare, which serves it with a TTL of its own")
+			}
+			b.WriteByte('\n')
+		}
+	}
+	return []byte(b.String()), nil
+}
