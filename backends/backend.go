@@ -152,6 +152,10 @@ type Run struct {
 	// that is no request to a server (a guest asked to shut down); nil
 	// hears nothing. See Say.
 	Progress func(line string)
+	// RequestTimeout bounds each request of a driver that retries with
+	// backends.Retry, its tries and the waits between them included
+	// (see deadline.go); 0 means DefaultRequestTimeout.
+	RequestTimeout time.Duration
 
 	await   awaiting // see Await
 	mu      sync.Mutex
@@ -161,6 +165,9 @@ type Run struct {
 	signerDS map[string]SignerDS
 	memos    map[string]*memo // see Once
 	left     map[string]any   // see Leave
+	// silent are the servers that let a request pass its deadline
+	// unanswered, by Awaited.Server (see deadline.go).
+	silent map[string]*NoAnswerError
 
 	interrupted atomic.Bool   // see Interrupt
 	interruptC  chan struct{} // closed by Interrupt; see interruptCh

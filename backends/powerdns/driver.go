@@ -77,6 +77,10 @@ type Driver struct {
 	HTTPClient *http.Client
 	// Timeout bounds one try of one request; 0 means 60 s.
 	Timeout time.Duration
+	// RequestTimeout bounds one request, its tries and the waits
+	// between them included; 0 means the run's (Run.RequestTimeout,
+	// site's --request-timeout), else backends.DefaultRequestTimeout.
+	RequestTimeout time.Duration
 	// MaxBodyBytes is the largest PATCH body sent in one request; set it
 	// to the server's webserver-max-bodysize. 0 means DefaultMaxBodyBytes.
 	MaxBodyBytes int
@@ -243,6 +247,7 @@ func (d *Driver) verifyAddr(zone *model.Zone, run *backends.Run) string {
 // as the one path a zone step takes (client, read, completeness, signed
 // children's DS, planner, encoding), so it stays whole.
 func (d *Driver) Plan(ctx context.Context, step *graph.Step, run *backends.Run) (*backends.StepPlan, error) {
+	ctx = backends.WithRun(ctx, run) // for backends.Retry
 	if step.Zone == nil {
 		return nil, fmt.Errorf("step %s is not a zone step", step.ID)
 	}
@@ -319,6 +324,7 @@ func (d *Driver) Plan(ctx context.Context, step *graph.Step, run *backends.Run) 
 // Apply sends the planned batch: one POST for a missing zone, else one
 // PATCH (more only past the body limit), then verifies over DNS.
 func (d *Driver) Apply(ctx context.Context, sp *backends.StepPlan, run *backends.Run) (*backends.StepResult, error) {
+	ctx = backends.WithRun(ctx, run) // for backends.Retry
 	b, ok := sp.Detail.(*batch)
 	if !ok {
 		return nil, fmt.Errorf("step %s: plan was not made by the powerdns driver in this process", sp.Step.ID)
