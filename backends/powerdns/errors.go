@@ -35,6 +35,11 @@ type APIError struct {
 // lines, of any size, and the error is printed on the terminal, in a
 // workflow log and in the plan.
 func (e *APIError) Error() string {
+	if na := (*backends.NoAnswerError)(nil); errors.As(e.Err, &na) {
+		// It names the server, the request and what to do; the URL
+		// again and "retried" would only blur it.
+		return na.Error()
+	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s error", e.Class)
 	if e.Status != 0 {
@@ -170,8 +175,9 @@ func call(ctx context.Context, f func(context.Context) error) error {
 	}
 	var na *backends.NoAnswerError
 	if errors.As(err, &na) && na.Earlier {
-		// Not sent, and never retried: the server was silent earlier.
-		return err
+		// Not sent, and never retried (no class): the server was
+		// silent earlier in the run.
+		return &APIError{Err: err}
 	}
 	if errors.As(err, new(*backends.AnswerTooLargeError)) {
 		// Said whole, and never retried: the same proxy or wrong url

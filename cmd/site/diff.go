@@ -14,6 +14,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/site-tools/site/backends"
 	"github.com/site-tools/site/compiler/graph"
 	"github.com/site-tools/site/compiler/plan"
 )
@@ -145,7 +146,8 @@ func runDiff(cmd *cobra.Command, args []string, o diffOptions) (err error) {
 	bk := openBackends(run)
 	defer closeBackends(bk, cmd.ErrOrStderr())
 	// Reads ahead are observing too: the first Ctrl-C stops them.
-	observing, stopObserving := context.WithCancel(cmd.Context())
+	// It carries the run, so its requests keep to --request-timeout.
+	observing, stopObserving := context.WithCancel(backends.WithRun(cmd.Context(), run))
 	defer stopObserving()
 	eng, prog := newEngine(bk, o.parallelism, cmd.ErrOrStderr())
 	prog.watchSlow(run) // before the reads ahead, the first requests
