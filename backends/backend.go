@@ -84,6 +84,12 @@ type StepPlan struct {
 	// (the DS a signed zone's parent must publish); the plan shows them
 	// under the step.
 	Notes []string
+	// Problems are what observing found wrong that no change of the
+	// plan fixes: an authoritative server answering other data than
+	// the spec wants and the API holds (a non-resolving ALIAS). They
+	// make diff fail, and apply too, so that what the check after an
+	// apply found is not forgotten by the next run.
+	Problems []string
 	// Detail is the driver's own data for Apply (the batch to send, the
 	// XML to define, ...). It never leaves the process.
 	Detail any

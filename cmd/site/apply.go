@@ -235,6 +235,9 @@ func carryOut(cmd *cobra.Command, args []string, o applyOptions, eng *engine.Eng
 		return withCode(exitError, err)
 	}
 	if !obs.Plan.HasChanges() && len(obs.Plan.Blocked) == 0 {
+		if err := problemsError(obs.Plan.Problems, false); err != nil {
+			return withCode(exitError, err)
+		}
 		return nil
 	}
 	// Gates first: a run they stop is not worth a question.
@@ -267,6 +270,9 @@ func carryOut(cmd *cobra.Command, args []string, o applyOptions, eng *engine.Eng
 	}
 	if !rep.OK() {
 		return withCode(exitError, errors.New("apply did not converge (see the report above): fix the cause and run site apply again; it converges from any partial state"))
+	}
+	if err := problemsError(obs.Plan.Problems, false); err != nil {
+		return withCode(exitError, err)
 	}
 	return nil
 }
