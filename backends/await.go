@@ -133,5 +133,5 @@ type awaitTransport struct {
 
 func (t *awaitTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 	defer t.run.Await(t.server, t.request(r))()
-	return t.next.RoundTrip(r)
+	return t.roundTripWithin(r)
 }

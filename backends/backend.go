@@ -84,6 +84,12 @@ type StepPlan struct {
 	// (the DS a signed zone's parent must publish); the plan shows them
 	// under the step.
 	Notes []string
+	// Problems are what observing found wrong that no change of the
+	// plan fixes: an authoritative server answering other data than
+	// the spec wants and the API holds (a non-resolving ALIAS). They
+	// make diff fail, and apply too, so that what the check after an
+	// apply found is not forgotten by the next run.
+	Problems []string
 	// Detail is the driver's own data for Apply (the batch to send, the
 	// XML to define, ...). It never leaves the process.
 	Detail any
@@ -152,6 +158,10 @@ type Run struct {
 	// that is no request to a server (a guest asked to shut down); nil
 	// hears nothing. See Say.
 	Progress func(line string)
+	// RequestTimeout bounds each request of a driver that retries with
+	// backends.Retry, its tries and the waits between them included
+	// (see deadline.go); 0 means DefaultRequestTimeout.
+	RequestTimeout time.Duration
 
 	await   awaiting // see Await
 	mu      sync.Mutex
@@ -161,6 +171,9 @@ type Run struct {
 	signerDS map[string]SignerDS
 	memos    map[string]*memo // see Once
 	left     map[string]any   // see Leave
+	// silent are the servers that let a request pass its deadline
+	// unanswered, by Awaited.Server (see deadline.go).
+	silent map[string]*NoAnswerError
 
 	interrupted atomic.Bool   // see Interrupt
 	interruptC  chan struct{} // closed by Interrupt; see interruptCh

@@ -82,3 +82,23 @@ func (e *PartialError) Progress() string {
 	}
 	return fmt.Sprintf("applied parts 1 to %d of %d", e.Applied, e.Total)
 }
+
+// runKey carries a *Run in a context (WithRun).
+type runKey struct{}
+
+// WithRun returns ctx carrying run, for the code under a driver's
+// Plan or Apply that gets a context and no run: Retry.Do sends no
+// further try once run is interrupted, and takes run's
+// RequestTimeout (RequestTimeoutOf).
+func WithRun(ctx context.Context, run *Run) context.Context {
+	if run == nil || RunOf(ctx) == run {
+		return ctx
+	}
+	return context.WithValue(ctx, runKey{}, run)
+}
+
+// RunOf returns the run ctx carries (WithRun), or nil.
+func RunOf(ctx context.Context) *Run {
+	r, _ := ctx.Value(runKey{}).(*Run)
+	return r
+}

@@ -3,6 +3,7 @@ package backends
 import (
 	"context"
 	"errors"
+	"strings"
 	"testing"
 	"time"
 )
@@ -101,5 +102,100 @@ func TestRetryStopsWhenSleepFails(t *testing.T) {
 	})
 	if tries != 1 || !errors.Is(err, context.Canceled) {
 		t.Errorf("got %d tries and %v, want 1 try and context.Canceled", tries, err)
+	}
+}
+
+// TestRetryAfterAnInterrupt: once the run that the context carries is
+// interrupted, a transient failure is not tried again, whether the
+// interrupt came during the try or during the wait for the next one
+// (issue 27: a PATCH part re-sent twice after Ctrl-C).
+func TestRetryAfterAnInterrupt(t *testing.T) {
+	tests := []struct {
+		name      string
+		interrupt func(run *Run, try int) // called in each try, and while waiting
+		inWait    bool
+		wantTries int
+	}{
+		{"not interrupted", func(*Run, int) {}, false, 3},
+		{"interrupted during the first try", func(run *Run, try int) {
+			if try == 1 {
+				run.Interrupt()
+			}
+		}, false, 1},
+		{"interrupted while waiting to retry", func(run *Run, _ int) { run.Interrupt() }, true, 1},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			run := &Run{}
+			tries := 0
+			r := Retry{Classify: classifyTest, Backoff: time.Millisecond}
+			if tc.inWait {
+				r.Backoff = time.Hour
+				r.Sleep = func(ctx context.Context, d time.Duration) error {
+					tc.interrupt(run, tries)
+					return Sleep(ctx, d) // ends at the interrupt, not in an hour
+				}
+			}
+			err := r.Do(WithRun(context.Background(), run), func(context.Context) error {
+				tries++
+				if !tc.inWait {
+					tc.interrupt(run, tries)
+				}
+				return errTransient
+			})
+			if tries != tc.wantTries {
+				t.Errorf("got %d tries, want %d", tries, tc.wantTries)
+			}
+			if !errors.Is(err, errTransient) {
+				t.Errorf("got %v, want the try's own error", err)
+			}
+			if interrupted := errors.As(err, new(*NotRetriedError)); interrupted != (tc.wantTries == 1) {
+				t.Errorf("error %q: says it was not retried for the interrupt: %v, want %v", err, interrupted, tc.wantTries == 1)
+			}
+		})
+	}
+}
+
+// TestRetryWithin: Within ends the tries of a request that gets no
+// answer, with a *NoAnswerError naming the setting; a try that cannot
+// begin before it is not begun.
+func TestRetryWithin(t *testing.T) {
+	tests := []struct {
+		name      string
+		r         Retry
+		wantTries int
+	}{
+		// Each try waits for an answer that never comes: the first
+		// uses all of Within.
+		{"a try that hangs", Retry{Tries: 5, Within: 50 * time.Millisecond, Backoff: time.Millisecond}, 1},
+		// The first try fails at once; the wait for the second would
+		// pass Within, so there is none.
+		{"a wait past the deadline", Retry{Tries: 5, Within: time.Hour, Backoff: 2 * time.Hour}, 1},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			tries := 0
+			r := tc.r
+			r.Classify = classifyTest
+			err := r.Do(context.Background(), func(ctx context.Context) error {
+				tries++
+				if r.Backoff > r.Within {
+					return errTransient
+				}
+				<-ctx.Done()
+				return errors.Join(errTransient, ctx.Err())
+			})
+			if tries != tc.wantTries {
+				t.Errorf("got %d tries, want %d", tries, tc.wantTries)
+			}
+			var na *NoAnswerError
+			hung := r.Backoff < r.Within
+			if errors.As(err, &na) != hung {
+				t.Fatalf("got %v (%T), want a *NoAnswerError: %v", err, err, hung)
+			}
+			if hung && (na.Within != r.Within || !strings.Contains(err.Error(), RequestTimeoutSetting)) {
+				t.Errorf("got %q, want it to name %s %s", err, RequestTimeoutSetting, r.Within)
+			}
+		})
 	}
 }

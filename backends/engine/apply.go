@@ -185,6 +185,13 @@ func (e *Engine) reobserve(ctx context.Context, d backends.Driver, s *graph.Step
 	if again == nil {
 		return
 	}
+	// What the authority serves was checked after the writes (the
+	// driver's verification) and again by observing: said once.
+	for _, p := range again.Problems {
+		if p = red.Redact(p); !slices.Contains(r.Problems, p) {
+			r.Problems = append(r.Problems, p)
+		}
+	}
 	// Observing again is part of what the apply cost.
 	r.Reads += again.Reads
 	r.Requests += again.Reads

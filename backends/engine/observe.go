@@ -80,6 +80,9 @@ func (e *Engine) Plan(ctx context.Context, g *graph.Graph, run *backends.Run) (*
 		for _, n := range r.sp.Notes {
 			obs.Plan.Notes = append(obs.Plan.Notes, plan.Note{Step: s.ID, Tenant: s.Tenant, Text: n})
 		}
+		for _, p := range r.sp.Problems {
+			obs.Plan.Problems = append(obs.Plan.Problems, plan.Note{Step: s.ID, Tenant: s.Tenant, Text: red.Redact(p)})
+		}
 	}
 	obs.Plan.Sort()
 	hook.call(func(h Hook) { h.PlanDone(obs) })

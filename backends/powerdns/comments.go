@@ -130,7 +130,7 @@ func (d *Driver) launch(ctx context.Context, c *client) string {
 		Name  string `json:"name"`
 		Value string `json:"value"`
 	}
-	actx, cancel := context.WithTimeout(ctx, d.timeout())
+	actx, cancel := context.WithTimeout(ctx, min(d.timeout(), d.requestTimeout(ctx)))
 	defer cancel()
 	if call(actx, func(ctx context.Context) error { return c.raw.do(ctx, http.MethodGet, "config", nil, &settings) }) != nil {
 		return ""

@@ -15,6 +15,7 @@ import (
 // Marks lists the owner markers on zone: every rrset comment with
 // account MarkerAccount whose text is a marker (backends.Disowner).
 func (d *Driver) Marks(ctx context.Context, zone *model.Zone, run *backends.Run) ([]backends.Mark, error) {
+	ctx = backends.WithRun(ctx, run) // for backends.Retry
 	live, _, err := d.readZone(ctx, zone, run)
 	if err != nil {
 		return nil, err
@@ -35,6 +36,7 @@ func (d *Driver) Marks(ctx context.Context, zone *model.Zone, run *backends.Run)
 // takes site's markers off the rrsets of marks that still carry one;
 // other comments and the records stay (backends.Disowner).
 func (d *Driver) Unmark(ctx context.Context, zone *model.Zone, marks []backends.Mark, run *backends.Run) (int, error) {
+	ctx = backends.WithRun(ctx, run) // for backends.Retry
 	live, c, err := d.readZone(ctx, zone, run)
 	if err != nil {
 		return 0, err

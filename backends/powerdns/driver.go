@@ -31,9 +31,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net"
 	"net/http"
-	"net/url"
 	"slices"
 	"strings"
 	"sync"
@@ -77,6 +75,10 @@ type Driver struct {
 	HTTPClient *http.Client
 	// Timeout bounds one try of one request; 0 means 60 s.
 	Timeout time.Duration
+	// RequestTimeout bounds one request, its tries and the waits
+	// between them included; 0 means the run's (Run.RequestTimeout,
+	// site's --request-timeout), else backends.DefaultRequestTimeout.
+	RequestTimeout time.Duration
 	// MaxBodyBytes is the largest PATCH body sent in one request; set it
 	// to the server's webserver-max-bodysize. 0 means DefaultMaxBodyBytes.
 	MaxBodyBytes int
@@ -211,38 +213,11 @@ func (d *Driver) providerClient(prov model.Provider, run *backends.Run) (*client
 		raw: rawAPI{http: &wrapped, base: strings.TrimRight(p.URL, "/"), server: p.Server, key: key}}, nil
 }
 
-// verifyAddr picks where to send verification queries for zone.
-func (d *Driver) verifyAddr(zone *model.Zone, run *backends.Run) string {
-	if d.VerifyAddr != nil {
-		return d.VerifyAddr(zone, run)
-	}
-	switch a := zone.Provider.PowerDNS.DNSAddr; a { // site.cue's dns: wins over the environment
-	case "off":
-		return ""
-	case "":
-	default:
-		return a
-	}
-	if run != nil && run.Getenv != nil {
-		switch v := run.Getenv(EnvDNSAddr); v {
-		case "off":
-			return ""
-		case "":
-		default:
-			return v
-		}
-	}
-	u, err := url.Parse(zone.Provider.PowerDNS.URL)
-	if err != nil || u.Hostname() == "" {
-		return ""
-	}
-	return net.JoinHostPort(u.Hostname(), "53")
-}
-
 // Plan observes the zone with one GET and plans the changes. It reads
 // as the one path a zone step takes (client, read, completeness, signed
 // children's DS, planner, encoding), so it stays whole.
 func (d *Driver) Plan(ctx context.Context, step *graph.Step, run *backends.Run) (*backends.StepPlan, error) {
+	ctx = backends.WithRun(ctx, run) // for backends.Retry
 	if step.Zone == nil {
 		return nil, fmt.Errorf("step %s is not a zone step", step.ID)
 	}
@@ -296,6 +271,10 @@ func (d *Driver) Plan(ctx context.Context, step *graph.Step, run *backends.Run) 
 	}
 	b.client = c
 	b.verifyAddr = d.verifyAddr(step.Zone, run)
+	var problems, authNotes []string
+	if !absent {
+		problems, authNotes = authority(ctx, run, b.verifyAddr, step.Zone, b)
+	}
 	if absent {
 		// The zone itself is a change too, so that a zone the spec wants
 		// empty is still created, and the plan says it will be.
@@ -312,13 +291,14 @@ func (d *Driver) Plan(ctx context.Context, step *graph.Step, run *backends.Run) 
 				Reason: "the fields the zone's soa sets, written over the SOA PowerDNS makes with the zone; the serial stays the server's"})
 		}
 	}
-	return &backends.StepPlan{Step: step, Changes: b.changes, Fingerprint: obs.fingerprint(), Notes: slices.Concat(planNotes(step.Zone, b), b.notes, childNotes), Detail: b,
+	return &backends.StepPlan{Step: step, Changes: b.changes, Fingerprint: obs.fingerprint(), Notes: slices.Concat(planNotes(step.Zone, b), b.notes, childNotes, authNotes), Problems: problems, Detail: b,
 		Reads: int(c.count.n.Load() - c.count.writes.Load())}, nil
 }
 
 // Apply sends the planned batch: one POST for a missing zone, else one
 // PATCH (more only past the body limit), then verifies over DNS.
 func (d *Driver) Apply(ctx context.Context, sp *backends.StepPlan, run *backends.Run) (*backends.StepResult, error) {
+	ctx = backends.WithRun(ctx, run) // for backends.Retry
 	b, ok := sp.Detail.(*batch)
 	if !ok {
 		return nil, fmt.Errorf("step %s: plan was not made by the powerdns driver in this process", sp.Step.ID)

@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"strings"
 	"sync/atomic"
+	"time"
 
 	pdns "github.com/joeig/go-powerdns/v3"
 
@@ -34,6 +35,11 @@ type APIError struct {
 // lines, of any size, and the error is printed on the terminal, in a
 // workflow log and in the plan.
 func (e *APIError) Error() string {
+	if na := (*backends.NoAnswerError)(nil); errors.As(e.Err, &na) {
+		// It names the server, the request and what to do; the URL
+		// again and "retried" would only blur it.
+		return na.Error()
+	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s error", e.Class)
 	if e.Status != 0 {
@@ -167,6 +173,12 @@ func call(ctx context.Context, f func(context.Context) error) error {
 		}
 		return &APIError{Class: classify(pe.StatusCode, msgs), Status: pe.StatusCode, Messages: msgs, Err: err}
 	}
+	var na *backends.NoAnswerError
+	if errors.As(err, &na) && na.Earlier {
+		// Not sent, and never retried (no class): the server was
+		// silent earlier in the run.
+		return &APIError{Err: err}
+	}
 	if errors.As(err, new(*backends.AnswerTooLargeError)) {
 		// Said whole, and never retried: the same proxy or wrong url
 		// answers the same way again, and each try reads to the bound.
@@ -199,21 +211,25 @@ func (d *Driver) retryUnapplied(ctx context.Context, f func(context.Context) err
 }
 
 // retryAs is retry with the tries that classify finds transient
-// repeated.
+// repeated, all of them within the run's request timeout
+// (backends.RequestTimeoutOf), and none after an interrupt of the run
+// ctx carries (backends.WithRun).
 func (d *Driver) retryAs(ctx context.Context, classify func(error) backends.Class, f func(context.Context) error) error {
 	tries := 0
-	r := backends.Retry{Tries: d.Attempts, Backoff: d.Backoff, Classify: classify}
-	err := r.Do(ctx, func(ctx context.Context) error {
+	r := backends.Retry{Tries: d.Attempts, Backoff: d.Backoff, Classify: classify, Within: d.requestTimeout(ctx)}
+	err := r.Do(ctx, func(tctx context.Context) error {
 		tries++
 		// Each try has its own deadline, released as soon as the call
 		// returns: an http.Client Timeout would instead keep every
 		// request (and its body, 2 MB for a big PATCH) alive until the
 		// timer fires, because the client library never closes the empty
 		// body of a 204.
-		actx, cancel := context.WithTimeout(ctx, d.timeout())
+		actx, cancel := context.WithTimeout(tctx, d.timeout())
 		defer cancel()
 		err := call(actx, f)
 		if ctx.Err() != nil {
+			// The caller's context ended (an interrupted observation);
+			// the request timeout ending tctx is the call's error.
 			return ctx.Err()
 		}
 		return err
@@ -222,6 +238,14 @@ func (d *Driver) retryAs(ctx context.Context, classify func(error) backends.Clas
 		return fmt.Errorf("after %d tries: %w", tries, err)
 	}
 	return err
+}
+
+// requestTimeout bounds one request, its tries included.
+func (d *Driver) requestTimeout(ctx context.Context) time.Duration {
+	if d.RequestTimeout > 0 {
+		return d.RequestTimeout
+	}
+	return backends.RequestTimeoutOf(ctx)
 }
 
 // classOf is the class of an *APIError in err's chain, "" for any other

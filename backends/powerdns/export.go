@@ -17,6 +17,7 @@ import (
 // Rrsets owned by another site tenant are left out: they are that
 // tenant's to declare. So is the apex NS unless this tenant owns it.
 func (d *Driver) Export(ctx context.Context, zone *model.Zone, run *backends.Run) (*backends.ZoneSnapshot, error) {
+	ctx = backends.WithRun(ctx, run) // for backends.Retry
 	live, c, err := d.readZone(ctx, zone, run)
 	if err != nil {
 		return nil, err
@@ -58,6 +59,7 @@ func (d *Driver) Export(ctx context.Context, zone *model.Zone, run *backends.Run
 // that lacks it, with one comments-only PATCH (served data unchanged);
 // see backends.MarkOwned.
 func (d *Driver) MarkOwned(ctx context.Context, zone *model.Zone, run *backends.Run) (int, error) {
+	ctx = backends.WithRun(ctx, run) // for backends.Retry
 	return backends.MarkOwned(ctx, d, zone, run)
 }
 

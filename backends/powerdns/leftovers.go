@@ -17,6 +17,7 @@ var _ backends.MarkReader = (*Driver)(nil)
 // ListZones lists the zones on p's server with one GET, sorted by name
 // (backends.MarkReader).
 func (d *Driver) ListZones(ctx context.Context, p model.Provider, run *backends.Run) ([]backends.ListedZone, error) {
+	ctx = backends.WithRun(ctx, run) // for backends.Retry
 	c, err := d.providerClient(p, run)
 	if err != nil {
 		return nil, fmt.Errorf("provider %s: %w", p.Name, err)
@@ -44,5 +45,6 @@ func (d *Driver) ListZones(ctx context.Context, p model.Provider, run *backends.
 // ZoneMarks reads zone z on p with one GET and returns its owner
 // markers (backends.MarkReader).
 func (d *Driver) ZoneMarks(ctx context.Context, p model.Provider, z backends.ListedZone, run *backends.Run) ([]backends.Mark, error) {
+	ctx = backends.WithRun(ctx, run) // for backends.Retry
 	return d.Marks(ctx, &model.Zone{Name: z.Name, Provider: p}, run)
 }

@@ -312,6 +312,9 @@ func (e *unansweredError) Error() string {
 	case errors.As(e.err, &ae) && ae.Err != nil:
 		got = visible.Short(ae.Err.Error())
 	}
+	if errors.As(e.err, new(*backends.NotRetriedError)) {
+		got += "; not tried again: the run was interrupted"
+	}
 	return fmt.Sprintf("%s: the request may have reached PowerDNS, and no answer site could read came back (%s), so PowerDNS may have applied it: run site diff to see what the zone holds, then site apply again to converge", e.what, got)
 }
 

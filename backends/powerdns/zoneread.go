@@ -117,6 +117,7 @@ func prefetchKey(zone *model.Zone) string { return "prefetch " + answerKey(zone)
 // read ahead: a key from Vault is in the run only once its secret step
 // has read it (run.Credential), and any other failure the step reports.
 func (d *Driver) Prefetch(ctx context.Context, zone *model.Zone, run *backends.Run) func() {
+	ctx = backends.WithRun(ctx, run) // for backends.Retry
 	c, err := d.zoneClient(zone, run)
 	if err != nil {
 		return nil

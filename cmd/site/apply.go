@@ -180,7 +180,8 @@ func runApply(cmd *cobra.Command, args []string, o applyOptions) error {
 	// no longer declare, then the steps), and a wait for the lock; the
 	// walk that writes keeps cmd's context and stops through run
 	// (interrupt.go).
-	observing, stopObserving := context.WithCancel(cmd.Context())
+	// It carries the run, so its requests keep to --request-timeout.
+	observing, stopObserving := context.WithCancel(backends.WithRun(cmd.Context(), run))
 	defer stopObserving()
 	locks := &tenantLocks{} // its scope once the graph is known
 	defer func() {
@@ -207,7 +208,7 @@ func runApply(cmd *cobra.Command, args []string, o applyOptions) error {
 	locks.setScope(g, backends.NewRedactor(g, run).Redact)
 	// Held from before the first observation to the end, so no other
 	// apply of these tenants changes what this one observed and acts on.
-	if err := lockTenants(cmd.Context(), observing, g, bk, run, applyCommand(args, o), o.lockTimeout, prog, locks); err != nil {
+	if err := lockTenants(backends.WithRun(cmd.Context(), run), observing, g, bk, run, applyCommand(args, o), o.lockTimeout, prog, locks); err != nil {
 		return withCode(exitError, err)
 	}
 	obs, err := eng.Plan(observing, g, run)
@@ -234,6 +235,9 @@ func carryOut(cmd *cobra.Command, args []string, o applyOptions, eng *engine.Eng
 		return withCode(exitError, err)
 	}
 	if !obs.Plan.HasChanges() && len(obs.Plan.Blocked) == 0 {
+		if err := problemsError(obs.Plan.Problems, false); err != nil {
+			return withCode(exitError, err)
+		}
 		return nil
 	}
 	// Gates first: a run they stop is not worth a question.
@@ -266,6 +270,9 @@ func carryOut(cmd *cobra.Command, args []string, o applyOptions, eng *engine.Eng
 	}
 	if !rep.OK() {
 		return withCode(exitError, errors.New("apply did not converge (see the report above): fix the cause and run site apply again; it converges from any partial state"))
+	}
+	if err := problemsError(obs.Plan.Problems, false); err != nil {
+		return withCode(exitError, err)
 	}
 	return nil
 }

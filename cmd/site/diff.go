@@ -14,6 +14,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/site-tools/site/backends"
 	"github.com/site-tools/site/compiler/graph"
 	"github.com/site-tools/site/compiler/plan"
 )
@@ -145,7 +146,8 @@ func runDiff(cmd *cobra.Command, args []string, o diffOptions) (err error) {
 	bk := openBackends(run)
 	defer closeBackends(bk, cmd.ErrOrStderr())
 	// Reads ahead are observing too: the first Ctrl-C stops them.
-	observing, stopObserving := context.WithCancel(cmd.Context())
+	// It carries the run, so its requests keep to --request-timeout.
+	observing, stopObserving := context.WithCancel(backends.WithRun(cmd.Context(), run))
 	defer stopObserving()
 	eng, prog := newEngine(bk, o.parallelism, cmd.ErrOrStderr())
 	prog.watchSlow(run) // before the reads ahead, the first requests
@@ -216,10 +218,27 @@ func runDiff(cmd *cobra.Command, args []string, o diffOptions) (err error) {
 		}
 		return withCode(exitError, fmt.Errorf("%s could not be planned, so this plan is incomplete: %s", count(len(stuck), "step"), where))
 	}
+	if err := problemsError(p.Problems, o.format == "json"); err != nil {
+		return withCode(exitError, err)
+	}
 	if o.detailed && p.HasChanges() {
 		return withCode(exitChanges, nil)
 	}
 	return nil
+}
+
+// problemsError is the error of a plan with problems (what the live
+// systems serve differs from the spec, and no change fixes it), nil
+// without: an exit 0 would forget what the check after an apply found.
+func problemsError(problems []plan.Note, json bool) error {
+	if len(problems) == 0 {
+		return nil
+	}
+	where := `see "Problems" above`
+	if json {
+		where = `see "problems" in the plan`
+	}
+	return fmt.Errorf("%s: what the live systems serve differs from the spec where no change of the plan can fix it (%s): fix the cause each names, then run site diff again", count(len(problems), "problem"), where)
 }
 
 // waitingGates returns the gates the stuck steps wait for, sorted, or

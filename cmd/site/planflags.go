@@ -5,6 +5,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -27,6 +28,9 @@ type planFlags struct {
 	parallelism     int
 	restarts        []string
 	deleteThreshold int
+	// requestTimeout bounds each request to a server, its retries
+	// included (backends.Run.RequestTimeout).
+	requestTimeout time.Duration
 }
 
 // planFlagHelp is what each shared flag means to one command.
@@ -47,6 +51,9 @@ func (f *planFlags) add(cmd *cobra.Command, help planFlagHelp) {
 	fs.IntVar(&f.parallelism, "parallelism", engine.DefaultParallelism, help.parallelism)
 	fs.StringArrayVar(&f.restarts, "restart", nil, help.restart)
 	fs.IntVar(&f.deleteThreshold, "delete-threshold", backends.DefaultDeleteManyPercent, help.deleteThreshold)
+	durationVar(fs, &f.requestTimeout, "request-timeout", backends.DefaultRequestTimeout, false, "a positive duration such as 30s",
+		"how long one request to a PowerDNS server may go unanswered, its retries included, before site gives up on it; "+
+			"a server that let one pass it is asked nothing more in the run")
 	completeScope(cmd)
 }
 
@@ -77,6 +84,7 @@ func (f *planFlags) newRun() (*backends.Run, error) {
 		return nil, fmt.Errorf("--delete-threshold %d: use a percentage from 0 to 100", f.deleteThreshold)
 	}
 	run.DeleteManyPercent = f.deleteThreshold
+	run.RequestTimeout = f.requestTimeout
 	return run, nil
 }
 
@@ -126,6 +134,9 @@ func (f *planFlags) words(extra ...string) []string {
 	}
 	if f.deleteThreshold != backends.DefaultDeleteManyPercent {
 		words = append(words, "--delete-threshold", strconv.Itoa(f.deleteThreshold))
+	}
+	if f.requestTimeout != 0 && f.requestTimeout != backends.DefaultRequestTimeout {
+		words = append(words, "--request-timeout", f.requestTimeout.String())
 	}
 	for _, r := range f.restarts {
 		words = append(words, "--restart", shellQuote(r))

@@ -50,7 +50,7 @@ func (p *Plan) WriteMarkdown(w io.Writer, acked map[Gate]bool) error {
 			writeNotes(n.Step)
 		}
 	}
-	if len(p.Changes) == 0 && len(p.Blocked) == 0 {
+	if len(p.Changes) == 0 && len(p.Blocked) == 0 && len(p.Problems) == 0 {
 		aloneNotes()
 		b.WriteString(p.noChanges() + "\n")
 		_, err := io.WriteString(w, b.String())
@@ -94,6 +94,11 @@ func (p *Plan) WriteMarkdown(w io.Writer, acked map[Gate]bool) error {
 		b.WriteString("</details>\n\n")
 	}
 	aloneNotes()
+	problems := make([]Blocked, len(p.Problems))
+	for i, pr := range p.Problems {
+		problems[i] = Blocked{Step: pr.Step, Tenant: pr.Tenant, Reason: pr.Text}
+	}
+	writeBlockedMarkdown(&b, "**"+problemsHeading+"**:", "!", problems)
 	blocked, deferred := p.splitBlocked(acked)
 	writeBlockedMarkdown(&b, "**Not planned** (not observed, or refused) for these steps:", "!", blocked)
 	writeBlockedMarkdown(&b, "**Deferred** by an acknowledged gate:", ">", deferred)

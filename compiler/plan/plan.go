@@ -154,6 +154,11 @@ type Plan struct {
 	// Notes are what a person must know beside the changes, per step:
 	// the DS a signed zone's parent must publish. They change nothing.
 	Notes []Note `json:"notes,omitempty"`
+	// Problems are what observing found wrong that no change of this
+	// plan fixes (an authoritative server answering other than the
+	// spec wants and the API holds), per step; diff and apply fail on
+	// them.
+	Problems []Note `json:"problems,omitempty"`
 	// Fingerprints map each observed step to a hash of what was seen, so
 	// a saved plan can be checked for staleness before it is applied.
 	Fingerprints map[string]string `json:"fingerprints"`
@@ -250,4 +255,5 @@ func (p *Plan) Sort() {
 	})
 	sort.SliceStable(p.Blocked, func(i, j int) bool { return p.Blocked[i].Step < p.Blocked[j].Step })
 	sort.SliceStable(p.Notes, func(i, j int) bool { return p.Notes[i].Step < p.Notes[j].Step })
+	sort.SliceStable(p.Problems, func(i, j int) bool { return p.Problems[i].Step < p.Problems[j].Step })
 }

@@ -90,7 +90,7 @@ func (p *Plan) WriteText(w io.Writer, opts TextOptions) error {
 			fmt.Fprintf(&b, "  %s %s\n", paint(ansiCyan, "note:"), indentRest(n, "      "))
 		}
 	}
-	if len(p.Changes) == 0 && len(p.Blocked) == 0 {
+	if len(p.Changes) == 0 && len(p.Blocked) == 0 && len(p.Problems) == 0 {
 		for _, n := range alone {
 			head(n.Step, n.Tenant)
 			writeNotes(n.Step)
@@ -117,6 +117,13 @@ func (p *Plan) WriteText(w io.Writer, opts TextOptions) error {
 		gap(&b)
 		head(n.Step, n.Tenant)
 		writeNotes(n.Step)
+	}
+	if len(p.Problems) > 0 {
+		gap(&b)
+		b.WriteString(paint(ansiRed, problemsHeading+":") + "\n")
+		for _, pr := range p.Problems {
+			fmt.Fprintf(&b, "  %s %s: %s\n", paint(ansiRed, "!"), pr.Step, indentRest(pr.Text, "      "))
+		}
 	}
 	blocked, deferred := p.splitBlocked(opts.Acked)
 	if len(blocked) > 0 {
@@ -169,7 +176,12 @@ type Summary struct {
 	// Deferred those one does.
 	NotPlanned int `json:"not_planned"`
 	Deferred   int `json:"deferred"`
+	// Problems counts Plan.Problems.
+	Problems int `json:"problems,omitempty"`
 }
+
+// problemsHeading introduces Plan.Problems in text and Markdown.
+const problemsHeading = "Problems (what the live systems serve differs from the spec, and no change of this plan fixes it)"
 
 // splitBlocked parts the blocked steps into those not planned and those
 // a gate in acked defers.
@@ -212,6 +224,7 @@ func (p *Plan) Summarize(acked map[Gate]bool) Summary {
 	slices.Sort(s.Acknowledged)
 	blocked, deferred := p.splitBlocked(acked)
 	s.NotPlanned, s.Deferred = len(blocked), len(deferred)
+	s.Problems = len(p.Problems)
 	return s
 }
 
@@ -237,6 +250,12 @@ func (s Summary) String() string {
 	}
 	if s.Deferred > 0 {
 		line += fmt.Sprintf("; %d %s deferred", s.Deferred, pluralSteps(s.Deferred))
+	}
+	switch {
+	case s.Problems == 1:
+		line += "; 1 problem"
+	case s.Problems > 1:
+		line += fmt.Sprintf("; %d problems", s.Problems)
 	}
 	return line + "."
 }
