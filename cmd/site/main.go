@@ -3,8 +3,8 @@
 // credentials from Vault/OpenBao) and converges them.
 //
 // The command holds no logic: it parses flags, calls the library, picks
-// the output format and the exit code. See README.md for the language
-// and the exit codes.
+// the output format and the exit code. The reference is
+// site help TOPIC (compiler/manual).
 package main
 
 import (
@@ -91,6 +91,7 @@ change nothing without theirs), 130 a second Ctrl-C.`,
 	for _, c := range commands {
 		root.AddCommand(c())
 	}
+	root.SetHelpCommand(newHelpCmd())
 	teachCompletion(root)
 	completeNoFiles(root)
 	return root
