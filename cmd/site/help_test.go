@@ -126,6 +126,7 @@ func TestHelpTopicCommandLinesParse(t *testing.T) {
 func parseCommandLine(args []string) error {
 	root := newRootCmd(io.Discard, io.Discard)
 	root.InitDefaultHelpFlag()
+	root.InitDefaultVersionFlag()
 	root.InitDefaultHelpCmd()
 	root.InitDefaultCompletionCmd()
 	c, rest, err := root.Find(args)
@@ -253,4 +254,48 @@ func TestTopicCommands(t *testing.T) {
 	if want := "diff,--only,dns,tenants/a.cue@6;vet@8;apply,--yes@9;"; got != want {
 		t.Errorf("topicCommands = %s, want %s", got, want)
 	}
+}
+
+// TestCommandHelpIsShort: every command's --help fits a screen (at most
+// 45 lines of at most 100 characters), the long text being in a topic
+// it points to, and its examples parse with today's flags.
+func TestCommandHelpIsShort(t *testing.T) {
+	var visit func(path []string)
+	visit = func(path []string) {
+		root := newRootCmd(io.Discard, io.Discard)
+		root.InitDefaultHelpCmd()
+		c, _, err := root.Find(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out bytes.Buffer
+		if code := run(append(append([]string{}, path...), "--help"), &out, io.Discard); code != 0 {
+			t.Fatalf("site %s --help: exit %d", strings.Join(path, " "), code)
+		}
+		name := strings.TrimSpace("site " + strings.Join(path, " "))
+		lines := strings.Split(strings.TrimRight(out.String(), "\n"), "\n")
+		if len(lines) > 45 {
+			t.Errorf("%s --help is %d lines, want at most 45: move the long text into a help topic", name, len(lines))
+		}
+		for i, l := range lines {
+			if n := len([]rune(l)); n > 100 {
+				t.Errorf("%s --help line %d is %d characters, want at most 100: %s", name, i+1, n, l)
+			}
+		}
+		_, examples := topicCommands("```\n" + c.Example + "\n```\n")
+		if len(examples) == 0 && c.Runnable() && !strings.HasPrefix(name, "site completion") {
+			t.Errorf("%s --help has no example", name)
+		}
+		for _, args := range examples {
+			if err := parseCommandLine(args); err != nil {
+				t.Errorf("%s --help example site %s: %v", name, strings.Join(args, " "), err)
+			}
+		}
+		for _, sub := range c.Commands() {
+			if sub.Name() != "help" && !sub.Hidden {
+				visit(append(append([]string{}, path...), sub.Name()))
+			}
+		}
+	}
+	visit(nil)
 }

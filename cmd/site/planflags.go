@@ -35,7 +35,7 @@ type planFlagHelp struct {
 }
 
 // deleteThresholdHelp says what --delete-threshold counts.
-var deleteThresholdHelp = fmt.Sprintf("percent of our records in a zone (of %d or more) that may be deleted without GATE-DNS-DELETE-MANY", backends.DefaultDeleteManyMin)
+var deleteThresholdHelp = fmt.Sprintf("percent of a zone's records (of %d+) deleted ungated", backends.DefaultDeleteManyMin)
 
 // add defines the shared flags on cmd with the command's own words.
 func (f *planFlags) add(cmd *cobra.Command, help planFlagHelp) {
