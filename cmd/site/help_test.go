@@ -299,3 +299,65 @@ func TestCommandHelpIsShort(t *testing.T) {
 	}
 	visit(nil)
 }
+
+// TestREADMECodeMap: the code map names every package of the module,
+// and every package it names exists, so it matches the tree.
+func TestREADMECodeMap(t *testing.T) {
+	text := readme(t)
+	_, codeMap, ok := strings.Cut(text, "## How the code is laid out")
+	if !ok {
+		t.Fatal(`README.md has no "## How the code is laid out"`)
+	}
+	codeMap, _, _ = strings.Cut(codeMap, "\n## ")
+	named := map[string]bool{}
+	for _, m := range regexp.MustCompile("`((?:cmd|compiler|backends|schema)(?:/[a-z0-9]+)*)`").FindAllStringSubmatch(codeMap, -1) {
+		named[m[1]] = true
+		if _, err := os.Stat(repoFile(m[1])); err != nil {
+			t.Errorf("the code map names %s, which is not in the tree", m[1])
+		}
+	}
+	top := repoFile("")
+	err := filepath.WalkDir(top, func(p string, d os.DirEntry, err error) error {
+		if err != nil || !d.IsDir() {
+			return err
+		}
+		rel, _ := filepath.Rel(top, p)
+		rel = filepath.ToSlash(rel)
+		if strings.HasPrefix(d.Name(), ".") && rel != "." || d.Name() == "testdata" || d.Name() == "help" || d.Name() == "vaultserver" {
+			return filepath.SkipDir
+		}
+		if goFiles, _ := filepath.Glob(filepath.Join(p, "*.go")); len(goFiles) > 0 && !named[rel] {
+			t.Errorf("the code map in README.md does not name package %s", rel)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestREADMEExamplesVet writes the README's two example files, site.cue
+// and tenants/acme.cue, into a directory and vets them as a reader would.
+func TestREADMEExamplesVet(t *testing.T) {
+	blocks := regexp.MustCompile("(?s)```cue\n(.*?)```").FindAllStringSubmatch(readme(t), -1)
+	dir := t.TempDir()
+	var wrote []string
+	for _, b := range blocks {
+		name := map[bool]string{true: "site.cue", false: "tenants/acme.cue"}[strings.HasPrefix(b[1], "package site\n")]
+		if err := os.MkdirAll(filepath.Join(dir, "tenants"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(b[1]), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		wrote = append(wrote, name)
+	}
+	if strings.Join(wrote, " ") != "site.cue tenants/acme.cue" {
+		t.Fatalf("README.md's cue blocks are %v, want site.cue then tenants/acme.cue", wrote)
+	}
+	var out, errOut bytes.Buffer
+	t.Chdir(dir)
+	if code := run([]string{"vet", "--no-cache", "./tenants/..."}, &out, &errOut); code != 0 {
+		t.Errorf("site vet of README.md's examples: exit %d\n%s%s", code, out.String(), errOut.String())
+	}
+}
