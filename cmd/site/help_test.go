@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/spf13/cobra"
+
 	"github.com/site-tools/site/compiler/manual"
 )
 
@@ -261,6 +263,51 @@ func TestHelpTopicVariablesExist(t *testing.T) {
 			}
 		}
 	}
+}
+
+// helpRef is a pointer to a topic: `site help NAME` in a topic or the
+// README, "See site help A, B, C." in a command's --help.
+var (
+	helpRef     = regexp.MustCompile("`site help ([a-z-]+)`")
+	helpSeeList = regexp.MustCompile(`[Ss]ee site help ([a-z-]+(?:,\s+[a-z-]+)*)`)
+)
+
+// topicExists reports whether name is a topic, or one a colleague's
+// branch adds (pendingTopics).
+func topicExists(name string) bool {
+	_, ok := manual.Lookup(name)
+	return ok || pendingTopics[name]
+}
+
+// TestHelpReferencesResolve: every topic a topic, the README or a
+// command's --help points to exists.
+func TestHelpReferencesResolve(t *testing.T) {
+	for _, tp := range manual.Topics() {
+		for _, m := range helpRef.FindAllStringSubmatch(tp.Body, -1) {
+			if !topicExists(m[1]) {
+				t.Errorf("%s points to site help %s, which is no topic", tp.Source, m[1])
+			}
+		}
+	}
+	for _, m := range helpRef.FindAllStringSubmatch(readme(t), -1) {
+		if !topicExists(m[1]) {
+			t.Errorf("README.md points to site help %s, which is no topic", m[1])
+		}
+	}
+	var visit func(c *cobra.Command)
+	visit = func(c *cobra.Command) {
+		for _, m := range helpSeeList.FindAllStringSubmatch(c.Long, -1) {
+			for _, name := range regexp.MustCompile(`,\s+`).Split(m[1], -1) {
+				if !topicExists(name) {
+					t.Errorf("%s --help points to site help %s, which is no topic", c.CommandPath(), name)
+				}
+			}
+		}
+		for _, sub := range c.Commands() {
+			visit(sub)
+		}
+	}
+	visit(newRootCmd(io.Discard, io.Discard))
 }
 
 // readme reads the repository's README.md.
