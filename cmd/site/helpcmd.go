@@ -71,7 +71,8 @@ func topicNames() []string {
 	return names
 }
 
-// listTopics prints the topics with their one-line summaries.
+// listTopics prints the topics, each with its title: a title is one
+// short line, where a topic's first sentence would have to be cut.
 func listTopics(w io.Writer) {
 	topics := manual.Topics()
 	width := 0
@@ -81,18 +82,14 @@ func listTopics(w io.Writer) {
 	fmt.Fprintln(w, "site help TOPIC prints one of these; site COMMAND --help a command's flags.")
 	fmt.Fprintln(w)
 	for _, t := range topics {
-		fmt.Fprintf(w, "  %-*s  %s\n", width, t.Name, oneLine(t, 96-width))
+		fmt.Fprintf(w, "  %-*s  %s\n", width, t.Name, oneLine(t.Title, 96-width))
 	}
 }
 
-// oneLine is a topic's summary cut to n characters.
-func oneLine(t manual.Topic, n int) string {
-	s := t.Summary
-	if s == "" {
-		s = t.Title
-	}
-	if len(s) > n {
-		s = s[:n-3] + "..."
+// oneLine is s cut to n characters.
+func oneLine(s string, n int) string {
+	if len([]rune(s)) > n {
+		s = string([]rune(s)[:n-3]) + "..."
 	}
 	return s
 }

@@ -23,7 +23,7 @@ type Variable struct {
 // and so are not listed, except the defaults site itself writes.
 var Variables = []Variable{
 	{"NO_COLOR", "cmd/site", false, "Set to anything: no ANSI colours, even on a terminal (https://no-color.org)."},
-	{"SITE_CACHE_DIR", "compiler", false, "Where site vet keeps its evaluation cache; else `site` in the user's cache directory. `--no-cache` skips it."},
+	{"SITE_CACHE_DIR", "compiler", false, "Where vet, diff, apply and graph keep the evaluation cache; else `site` in the user's cache directory. `--no-cache` skips it."},
 	{"VAULT_TOKEN", "backends/vault", false, "The token of a vault whose `token` is not set in site.cue (a credential; site init writes `token: env: \"VAULT_TOKEN\"`)."},
 	{"VAULT_ADDR", "backends/vault", false, "Tried after a vault's `addrs` in site.cue, once, with the same short timeout."},
 	{"SITE_VAULT_ADDRS", "backends/vault", false, "Comma-separated addresses that replace every vault's `addrs` (tests, or a runner that reaches the stores by other names)."},
