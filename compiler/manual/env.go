@@ -24,7 +24,7 @@ type Variable struct {
 var Variables = []Variable{
 	{"NO_COLOR", "cmd/site", false, "Set to anything: no ANSI colours, even on a terminal (https://no-color.org)."},
 	{"SITE_CACHE_DIR", "compiler", false, "Where vet, diff, apply and graph keep the evaluation cache; else `site` in the user's cache directory. `--no-cache` skips it."},
-	{"VAULT_TOKEN", "backends/vault", false, "The token of a vault whose `token` is not set in site.cue (a credential; site init writes `token: env: \"VAULT_TOKEN\"`)."},
+	{"VAULT_TOKEN", "backends/vault", false, "The token of a vault that names neither a `token` nor an `approle` in site.cue (the schema's default)."},
 	{"VAULT_ADDR", "backends/vault", false, "Tried after a vault's `addrs` in site.cue, once, with the same short timeout."},
 	{"SITE_VAULT_ADDRS", "backends/vault", false, "Comma-separated addresses that replace every vault's `addrs` (tests, or a runner that reaches the stores by other names)."},
 	{"VAULT_CACERT", "backends/vault", false, "CA file that signed the store's certificate, when it is not in the system roots."},
