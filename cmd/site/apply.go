@@ -34,111 +34,39 @@ func newApplyCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "apply [PATH ...]",
 		Short: "Converge the live systems to the specs",
-		Long: `apply observes every live system the specs in PATH describe (./tenants/...
-when none), prints the plan as site diff does, and carries it out.
+		Long: `apply observes the live systems the specs in PATH describe (./tenants/...
+when none), prints the plan as site diff does, checks every gate in scope,
+then carries the plan out step by step and observes again to verify. A
+missing gate changes nothing: apply names it and the --ack to add (exit 3).
+A re-run converges from any partial state.
 
-Before it changes anything, apply checks every gate in scope: a change
-that replaces foreign data, deletes many records, restarts or destroys
-something needs its gate acknowledged with --ack GATE-ID. When one is
-missing apply changes nothing, names each gate and the changes behind
-it, prints the command that acknowledges them, and exits 3. A step that
-could not be planned (not observed, or observed and refused) stops
-apply too: exit 1, or 3 when every such step waits for a gate (e.g.
-GATE-SECRET-UNREACHABLE, no address of a secret store answered). With
-that gate acknowledged, they and the steps that depend on them are
-deferred and the rest goes on.
-
---target PATTERN (repeatable) keeps only the steps whose ID matches (as
-site graph names them; * also matches /, e.g. 'vm/*/keys'), plus the
-steps they need (the secrets they read; a VM's networks, storage pools
-and base images), so a run can leave a live guest or an
-unreachable server alone. With --only, a step must pass both; a pattern
-that matches no step in scope is an error listing the steps in scope,
-and a VM written as --restart writes it (office1/files) or a zone
-without dns/ (example.org.) is told the step ID it meant.
-
-Steps run in dependency order, --parallelism at a time. When a step
-fails, the steps that depend on it are skipped and independent ones go
-on; every applied step is observed again and anything not converged is
-reported. A re-run converges from any partial state.
-
-  site apply tenants/sjc.cue
-  site apply --only dns tenants/sjc.cue
-  site apply --target dns/sjc.example.net. tenants/sjc.cue
-  site apply tenants/sjc.cue --ack GATE-DNS-OVERWRITE
+Exit codes: 0 converged, 1 an error or a step not converged, 3 a gate not
+acknowledged (nothing changed), 130 a second interrupt.
+See site help running, gates, plans, confirmation, interrupts, locking.`,
+		Example: `  site apply tenants/sjc.cue
+  site apply --only dns tenants/sjc.cue --ack GATE-DNS-OVERWRITE
   site diff --out plan.json tenants/sjc.cue && site apply --plan plan.json
-  site apply --restart office1/files --ack GATE-VM-RESTART tenants/office1.cue
-
-With --plan, apply needs nothing else: the plan names its spec files,
-scope (--only, --target) and options (--restart, --delete-threshold,
-the acks that deferred a step); other values are refused, and so is
-a plan whose options loosen apply's checks (a --delete-threshold above
-the default, a --restart, an ack) unless the command line gives them
-too, as a plan file is anyone's to write; nor do its paths choose
-site.cue: without --config, one beside them is read only where it lies
-in the current directory's tree. It refuses
-(exit 1) a plan whose spec files changed since, naming the file, and
-observes again to refuse one whose live systems changed: "the plan is
-stale", naming for each step up to three records whose planned change
-differs.
-
-On a terminal, apply without --ack, --yes or --plan shows the plan and
-asks "Type yes:" before changes that delete, overwrite, restart or
-destroy; any other answer exits 1 having changed nothing. When stdin is
-not a terminal nothing is asked.
-
-Ctrl-C (or SIGTERM) lets the steps in flight finish, starts nothing
-new, and prints the report with each step's true state ("applied part
-1 of 3", "not started"); a second one exits with 130 within 2s, naming
-what may be half-done, after releasing the locks of the tenants none
-of whose writes can still land (one whose step is still in flight, or
-whose server does not answer the release, keeps its lock until the
-lease runs out, and site says until when; so does an entry a request
-taking the lock may have written and site could not remove). Ctrl-C while reading where
-the lock stands, or waiting for another apply's lock (--lock-timeout),
-ends the read or the wait, changing nothing.
-
-A VM that publishes address "lease" has its records planned with the
-address its first NIC holds in the network's DHCP leases. A guest with
-no lease yet (a VM this apply creates) shows "address known after the
-guest takes its DHCP lease"; apply then waits for the lease, saying so
-on stderr, up to --lease-timeout (default 2m), and writes the address.
-
-Each tenant in scope is locked for the whole apply: in a Vault KV v2 secret
-(site-locks/TENANT) when a vault in site.cue holds one of its DNS
-credentials and answers, and in its PowerDNS zones' metadata; in a file beside its spec only
-when neither holds it. A second apply of the same tenant waits
---lock-timeout (default 0), saying once whom it waits for, then exits 1
-naming the holder's host, pid, start time and command. The lock's lease
-runs out a minute after a holder dies; site unlock TENANT breaks it
-sooner.
-
-Exit codes: 0 converged, 1 an error, a step that failed or did not
-converge, a question not answered "yes", an interrupted run, or the
-tenant locked by another apply, 3 a
-gate was not acknowledged (nothing was changed; an unreachable secret
-store's GATE-SECRET-UNREACHABLE too), 130 a second
-interrupt.`,
+  site apply --restart office1/files --ack GATE-VM-RESTART tenants/office1.cue`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return runApply(cmd, args, o)
 		},
 	}
 	addBudgetFlags(cmd)
 	o.add(cmd, planFlagHelp{
-		only:            "apply only these phases, comma-separated: secrets, network, storage, vm, dns",
+		only:            "apply only these phases: secrets,network,storage,vm,dns",
 		ack:             "acknowledge a gate, e.g. GATE-DNS-OVERWRITE (repeatable)",
 		parallelism:     "how many steps run at once",
-		restart:         "restart TENANT/VM so pending changes take effect (repeatable; needs GATE-VM-RESTART)",
+		restart:         "restart TENANT/VM to take pending changes (GATE-VM-RESTART)",
 		deleteThreshold: deleteThresholdHelp,
 	})
-	cmd.Flags().BoolVar(&o.yes, "yes", false, "do not ask before destructive changes on a terminal (for scripts that run apply with a terminal attached)")
-	cmd.Flags().StringVar(&o.planFile, "plan", "", "apply only if a fresh observation still matches this plan saved by site diff --out")
+	cmd.Flags().BoolVar(&o.yes, "yes", false, "do not ask before destructive changes on a terminal")
+	cmd.Flags().StringVar(&o.planFile, "plan", "", "apply this plan saved by site diff --out, if still fresh")
 	durationVar(cmd.Flags(), &o.lockTimeout, "lock-timeout", 0, true,
 		"0 to fail at once, or how long to wait, such as 5m",
-		"how long to wait for another apply of the same tenant to finish (e.g. 5m); 0 fails at once, naming the holder")
+		"wait this long for another run's lock (0: fail now)")
 	durationVar(cmd.Flags(), &o.leaseTimeout, "lease-timeout", lease.DefaultTimeout, false,
 		"a positive duration such as 2m",
-		`how long to wait for the DHCP lease of a VM that publishes address "lease" and has none yet`)
+		"wait this long for a VM's DHCP lease")
 	return cmd
 }
 

@@ -17,9 +17,9 @@ func addBudgetFlags(cmd *cobra.Command) {
 	f := cmd.Flags()
 	durationVar(f, new(time.Duration), "eval-timeout", compiler.DefaultEvalTimeout, false,
 		"a positive duration such as 2m (the budget cannot be turned off)",
-		"stop when evaluating the specs takes longer than this")
+		"stop when evaluating takes longer than this")
 	mem := byteSize(compiler.DefaultEvalMemory)
-	f.Var(&mem, "eval-memory", "stop when evaluating the specs needs more heap than this, e.g. 2GiB")
+	f.Var(&mem, "eval-memory", "stop when evaluating needs more heap, e.g. 2GiB")
 	addCacheFlag(cmd)
 }
 
@@ -28,7 +28,7 @@ func addBudgetFlags(cmd *cobra.Command) {
 // cache directory and an unchanged file is not evaluated again
 // (compiler.Cache).
 func addCacheFlag(cmd *cobra.Command) {
-	cmd.Flags().Bool("no-cache", false, "evaluate every spec file, neither reading nor writing the evaluation cache ($SITE_CACHE_DIR, else site in the user's cache directory)")
+	cmd.Flags().Bool("no-cache", false, "neither read nor write the evaluation cache ($SITE_CACHE_DIR)")
 }
 
 // budget reads the budgets and the cache back from cmd's flags; a

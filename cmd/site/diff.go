@@ -32,71 +32,36 @@ func newDiffCmd() *cobra.Command {
 		Use:   "diff [PATH ...]",
 		Short: "Show what apply would change on the live systems, and how disruptive",
 		Long: `diff loads the specs in PATH (./tenants/... when none), observes every
-live system they describe and prints what site apply would change. It
-never changes anything.
+live system they describe and prints what site apply would change, each
+change with its impact and the gates apply will need. It never changes
+anything; a step it cannot observe plans nothing and is listed as not
+planned. Give diff the --restart and --delete-threshold apply will get.
 
-Each change has a symbol (+ create, ~ update, - delete, = adopt: mark
-identical foreign data as ours), its resource key, its impact ([live],
-[next-boot], [restart], [destroy], [overwrite], [none]; a new VM,
-network or volume that disturbs nothing reads [create]) and the gates
-apply will need (--ack GATE-ID). A step that cannot be observed (an API
-error, an unreachable secret store), or that site observed and refuses
-(a volume another domain has attached), plans nothing, deletes least of
-all, and is listed under "Not planned" with the reason.
-
-  site diff tenants/sjc.cue                  what would change
-  site diff --only dns ./tenants/...         DNS only (plus the secrets it needs)
-  site diff --target dns/sjc.example.net. tenants/sjc.cue   one step only
-  site diff --format json                    the versioned JSON plan
-  site diff --format markdown > plan.md      for a pull request comment
-  site diff --out plan.json tenants/sjc.cue  save it for site apply --plan
-  site diff --detailed-exitcode              for CI: exit 2 when changes are pending
-  site diff --max-steps 500 ./tenants/...    a pull-request check: exit 1, observing
-                                             nothing, when the scope holds more steps
-
---target PATTERN (repeatable) keeps only the steps whose ID matches, as
-site graph names them: an exact ID (dns/sjc.example.net.,
-vm/qemu:///system/keys) or a glob where * also matches / (vm/*/keys,
-'dns/*'), plus the steps they need: the secrets they read and, for a VM,
-its networks, storage pools and base images. With --only, a step must
-pass both. A pattern that matches no step in scope is an error that lists
-the steps in scope; a VM written as --restart writes it (office1/files)
-or a zone without dns/ (example.org.) is told the step ID it meant.
-
---ack GATE-SECRET-UNREACHABLE shows the steps whose secret cannot be
-read as deferred (as apply would defer them) and exits as if they were
-not in scope; without it they make diff exit 3, as apply, and the
-message ends with the command that adds it. apply's other gates
-change nothing in a diff; those of site disown and site unlock are
-refused, as apply refuses them.
-
---restart and --delete-threshold mean what they mean to site apply; give
-diff the ones apply will get, so that the plan shown (or saved for
-apply --plan) is the one apply carries out.
-
-Exit codes: 0 no changes (or changes without --detailed-exitcode), 2
-changes present with --detailed-exitcode, 1 an error (a scope past
---max-steps too) or a step that could not be planned (not observed, or
-refused) and that no gate defers, 3 steps that could not be planned and each wait for a gate not
-acknowledged (GATE-SECRET-UNREACHABLE).`,
+Exit codes: 0 no changes (or changes without --detailed-exitcode), 2 changes
+with --detailed-exitcode, 1 an error or a step not planned, 3 steps that
+wait for a gate (GATE-SECRET-UNREACHABLE). See site help plans, gates, ci.`,
+		Example: `  site diff tenants/sjc.cue
+  site diff --only dns --format markdown ./tenants/... > plan.md
+  site diff --out plan.json --detailed-exitcode tenants/sjc.cue
+  site diff --max-steps 500 ./tenants/...`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return runDiff(cmd, args, diffOptions{pf, format, out, detailed, maxSteps})
 		},
 	}
 	pf.add(cmd, planFlagHelp{
-		only:            "observe only these phases, comma-separated: secrets, network, storage, vm, dns",
-		ack:             "show steps held back by this gate as deferred, as site apply --ack would, instead of failing (e.g. GATE-SECRET-UNREACHABLE; repeatable)",
-		parallelism:     "how many steps observe at once (and how many zones of unchanged specs are read while the specs load)",
+		only:            "observe only these phases: secrets,network,storage,vm,dns",
+		ack:             "show steps this gate holds back as deferred (repeatable)",
+		parallelism:     "how many steps observe at once",
 		restart:         "plan as site apply --restart TENANT/VM would (repeatable)",
-		deleteThreshold: "plan as site apply --delete-threshold would: " + deleteThresholdHelp,
+		deleteThreshold: "plan as site apply --delete-threshold would",
 	})
 	addBudgetFlags(cmd)
 	f := cmd.Flags()
-	f.StringVar(&format, "format", "text", "output format: text, json, or markdown (for a pull request comment)")
+	f.StringVar(&format, "format", "text", "text, json, or markdown (a pull request comment)")
 	_ = cmd.RegisterFlagCompletionFunc("format", completeWords("text\tthe plan for a terminal", "json\tthe versioned JSON plan", "markdown\tfor a pull request comment"))
-	f.StringVar(&out, "out", "", "also save the plan as JSON to this file, for site apply --plan")
+	f.StringVar(&out, "out", "", "also save the plan as JSON, for site apply --plan")
 	f.BoolVar(&detailed, "detailed-exitcode", false, "exit 2 when there are changes")
-	f.IntVar(&maxSteps, "max-steps", 0, "stop before observing (exit 1) when the scope holds more than this many steps, and read no more zones ahead: for pull-request checks, where a pull request editing many tenants' files could make one diff read up to the sum of their limits (0: no bound)")
+	f.IntVar(&maxSteps, "max-steps", 0, "exit 1 before observing past this many steps (0: no bound)")
 	return cmd
 }
 

@@ -24,37 +24,19 @@ func newDisownCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "disown PROVIDER ZONE [--provider NAME] [--name NAME ...] [--ack GATE-DNS-DISOWN]",
 		Short: "Remove site's owner markers from a zone (dry run unless acknowledged)",
-		Long: `disown takes site's owner markers off a zone's records: PowerDNS rrset
-comments of account site, Cloudflare record comments, that say
-"managed by site tenant=...". The records and every other comment stay as
-they are; from then on no tenant updates or deletes them, and the next
-apply of a spec that wants them adopts them again (or needs
-GATE-DNS-OVERWRITE).
-
-It first lists every marker it would remove (all of the zone's, or those
-at the names --name gives) and changes nothing unless --ack
-GATE-DNS-DISOWN is given.
-
---provider NAME names the server as site.cue declares it (its url or
-api_url and its credential, from the environment or a Vault store); a
-server site.cue does not declare is named by flags instead, as for
-site export (--url, --server, --api-key-env; --token-env, --api-url).
-
-With --provider, disown also loads the tenant files beside site.cue
-(its tenants/ directory) and warns when a tenant still declares the
-zone on that provider, naming its file:line: that tenant's next apply
-takes the unmarked records back (adopting what matches its spec, the
-rest with --ack GATE-DNS-OVERWRITE). It still disowns; to leave the
-records to no tenant, remove the zone from the tenant's file first.
-When the tenant files do not load, it says it could not check.
-
-  site disown powerdns example.org --provider pdns
-  site disown powerdns example.org --provider pdns --name www --ack GATE-DNS-DISOWN
-  site disown powerdns example.org --url http://127.0.0.1:8081
-  site disown cloudflare example.net --provider cf --name old.example.net.
+		Long: `disown takes site's owner markers off a zone's records (PowerDNS rrset
+comments, Cloudflare record comments); the records stay as they are, and
+from then on no tenant updates or deletes them. It first lists every
+marker it would remove and changes nothing without --ack GATE-DNS-DISOWN.
+--provider NAME names the server as site.cue declares it, and then warns
+when a tenant still declares the zone (its next apply takes it back).
 
 Exit codes: 0 nothing to remove or removed, 1 an error, 3 markers listed
-but GATE-DNS-DISOWN not acknowledged (nothing changed).`,
+but GATE-DNS-DISOWN not acknowledged (nothing changed). See site help export.`,
+		Example: `  site disown powerdns example.org --provider pdns
+  site disown powerdns example.org --provider pdns --name www --ack GATE-DNS-DISOWN
+  site disown powerdns example.org --url http://127.0.0.1:8081
+  site disown cloudflare example.net --provider cf --name old.example.net.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return withCode(exitError, fmt.Errorf("name the provider to disown in: powerdns, cloudflare"))
 		},
@@ -67,27 +49,19 @@ func newDisownPowerDNSCmd() *cobra.Command {
 	var url, server, keyEnv string
 	req := disownRequest{provider: "powerdns", unit: "record set"}
 	cmd := &cobra.Command{
-		Use:   "powerdns ZONE (--provider NAME | --url URL [--server localhost] [--api-key-env PDNS_API_KEY]) [--name NAME ...] [--ack GATE-DNS-DISOWN]",
+		Use:   "powerdns ZONE (--provider NAME | --url URL) [--ack GATE-DNS-DISOWN]",
 		Short: "Remove site's owner markers (rrset comments) from a PowerDNS zone",
-		Long: `disown powerdns lists the rrsets of ZONE, on a PowerDNS, that carry
-site's owner marker (an rrset comment of account site), and with --ack
-GATE-DNS-DISOWN removes those markers in one PATCH; the records and
-other comments stay as they are.
-
---provider NAME names the server as site.cue (--config) declares it: its
-url, server id and api_key, read from the environment or from a Vault
-store as diff and apply read it. For a server site.cue does not declare,
---url gives its HTTP API instead, with --server, and the API key is read
-from the environment variable --api-key-env names. With --provider it
-warns when a tenant file (tenants/ beside site.cue) still declares ZONE
-on that provider, as that tenant's next apply takes the records back.
-
-  site disown powerdns example.org --provider pdns
-  site disown powerdns example.org --provider pdns --name www --ack GATE-DNS-DISOWN
-  site disown powerdns example.org --url http://127.0.0.1:8081
+		Long: `disown powerdns lists the rrsets of ZONE that carry site's owner marker
+(an rrset comment of account site) and, with --ack GATE-DNS-DISOWN,
+removes those markers in one PATCH. --provider NAME takes the server from
+site.cue; for one site.cue does not declare, give --url (and --server,
+--api-key-env) instead.
 
 Exit codes: 0 nothing to remove or removed, 1 an error, 3 markers listed
-but GATE-DNS-DISOWN not acknowledged (nothing changed).`,
+but GATE-DNS-DISOWN not acknowledged (nothing changed). See site help export.`,
+		Example: `  site disown powerdns example.org --provider pdns
+  site disown powerdns example.org --provider pdns --name www --ack GATE-DNS-DISOWN
+  site disown powerdns example.org --url http://127.0.0.1:8081`,
 		Args: oneArg("zone", "site disown powerdns example.org --provider pdns"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			switch {
@@ -107,7 +81,7 @@ but GATE-DNS-DISOWN not acknowledged (nothing changed).`,
 		},
 	}
 	f := cmd.Flags()
-	f.StringVar(&req.byName, "provider", "", "the PowerDNS provider site.cue declares under this name: its url, server and api_key (in place of --url, --server and --api-key-env)")
+	f.StringVar(&req.byName, "provider", "", "the PowerDNS provider site.cue declares (instead of --url)")
 	_ = cmd.RegisterFlagCompletionFunc("provider", completeProviders)
 	f.StringVar(&url, "url", "", "PowerDNS HTTP API base URL, e.g. http://127.0.0.1:8081")
 	f.StringVar(&server, "server", "localhost", "PowerDNS server id")
@@ -120,25 +94,18 @@ func newDisownCloudflareCmd() *cobra.Command {
 	var tokenEnv, apiURL string
 	req := disownRequest{provider: "cloudflare", unit: "record"}
 	cmd := &cobra.Command{
-		Use:   "cloudflare ZONE [--provider NAME | [--token-env CLOUDFLARE_API_TOKEN] [--api-url URL]] [--name NAME ...] [--ack GATE-DNS-DISOWN]",
+		Use:   "cloudflare ZONE [--provider NAME] [--ack GATE-DNS-DISOWN]",
 		Short: "Remove site's owner markers (record comments) from a Cloudflare zone",
 		Long: `disown cloudflare lists the records of ZONE that carry site's owner
-marker (a record comment "managed by site tenant=..."), and with --ack
-GATE-DNS-DISOWN removes those comments; the records stay as they are.
-
---provider NAME takes the account as site.cue (--config) declares it:
-its token, read from the environment or from a Vault store as diff and
-apply read it, and its api_url. Without it the API token is read from
-the environment variable --token-env names. With --provider it warns
-when a tenant file (tenants/ beside site.cue) still declares ZONE on
-that provider, as that tenant's next apply takes the records back.
-
-  site disown cloudflare example.net --provider cf
-  site disown cloudflare example.net
-  site disown cloudflare example.net --name old --ack GATE-DNS-DISOWN
+marker (a record comment "managed by site tenant=...") and, with --ack
+GATE-DNS-DISOWN, removes those comments. --provider NAME takes the account
+from site.cue; without it the token is read from --token-env.
 
 Exit codes: 0 nothing to remove or removed, 1 an error, 3 markers listed
-but GATE-DNS-DISOWN not acknowledged (nothing changed).`,
+but GATE-DNS-DISOWN not acknowledged (nothing changed). See site help export.`,
+		Example: `  site disown cloudflare example.net --provider cf
+  site disown cloudflare example.net
+  site disown cloudflare example.net --name old --ack GATE-DNS-DISOWN`,
 		Args: oneArg("zone", "site disown cloudflare example.net"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if req.byName != "" {
@@ -154,9 +121,9 @@ but GATE-DNS-DISOWN not acknowledged (nothing changed).`,
 		},
 	}
 	f := cmd.Flags()
-	f.StringVar(&req.byName, "provider", "", "the Cloudflare provider site.cue declares under this name: its token and api_url (in place of --token-env and --api-url)")
+	f.StringVar(&req.byName, "provider", "", "the Cloudflare provider site.cue declares")
 	_ = cmd.RegisterFlagCompletionFunc("provider", completeProviders)
-	f.StringVar(&tokenEnv, "token-env", "CLOUDFLARE_API_TOKEN", "environment variable holding the API token")
+	f.StringVar(&tokenEnv, "token-env", "CLOUDFLARE_API_TOKEN", "variable holding the API token")
 	f.StringVar(&apiURL, "api-url", "", "Cloudflare API base URL (default: the public v4 API)")
 	req.addFlags(cmd)
 	return cmd
@@ -175,8 +142,8 @@ type disownRequest struct {
 
 func (r *disownRequest) addFlags(cmd *cobra.Command) {
 	f := cmd.Flags()
-	f.StringArrayVar(&r.names, "name", nil, "only the markers at this name: relative to the zone (www, @) or absolute with a trailing dot (www.example.org.) (repeatable; default: every marker in the zone)")
-	f.StringArrayVar(&r.acks, "ack", nil, "GATE-DNS-DISOWN to remove the markers listed; without it nothing changes")
+	f.StringArrayVar(&r.names, "name", nil, "only the markers at this name (www, @, www.example.org.; repeatable)")
+	f.StringArrayVar(&r.acks, "ack", nil, "GATE-DNS-DISOWN: remove the markers listed (else change nothing)")
 	_ = cmd.RegisterFlagCompletionFunc("ack", completeGates("disown"))
 }
 

@@ -28,46 +28,20 @@ func newExportCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "export PROVIDER ...",
 		Short: "Write an existing zone as a tenant spec, to adopt it",
-		Long: `export reads a live zone and writes a tenant spec (CUE) that wants
-exactly what the zone serves: it passes site vet. Records the language
-cannot say, and those site.cue leaves to another tenant (at or below a
-name it grants them, beyond the delegation; at an address of an RFC 2317
-block it grants them, beyond the CNAME into the block; or a DNAME or
-wildcard answering for such a name from above), are left out, listed on
-stderr, and never touched by site.
+		Long: `export reads a live zone and writes a tenant spec (CUE) that wants exactly
+what the zone serves, vetted as site vet would. It only reads unless
+--adopt is given (then the tenant's owner marker goes on every exported
+record), and --out never replaces a file unless --force is. Records the
+language cannot say, or that site.cue leaves to another tenant, are left
+out and listed on stderr.
 
-Before it writes or marks anything, export vets the spec as site vet
-of --out would: with the operator's site.cue (found as site vet finds
-it, plus the lines export prints while it does not grant the tenant)
-and the tenant files beside --out (none without --out). When vet
-refuses it (in a zone holding another tenant's name, an NS at the
-apex or at a cut above that name naming servers site.cue does not
-list for the provider; a delegation of another tenant's zone naming
-servers that zone does not), export writes nothing, marks nothing,
-exits 1 and prints vet's
-messages: do what they ask (on the server, in site.cue, or in the
-other tenant's file), then export again. vet's warnings (a DS no NS
-delegates) are printed on stderr as warning: lines, and the spec is
-written all the same. The lines for site.cue are printed only while it
-lacks them: the provider's declaration, or the tenant's grant of the
-zone (and --domain) and the provider.
+--format zone writes the same records as a BIND master file (site import
+bind reads it back); it cannot --adopt.
 
---format zone writes the same records as a BIND master file in place of
-the spec ($ORIGIN, a line per record, names relative to the zone), and
-no site.cue lines; site import bind reads it back to the same spec. It
-cannot --adopt.
-
-export only reads: it changes nothing on the server unless --adopt is
-given, and --out never replaces an existing file unless --force is.
-With --adopt, every exported record gets the tenant's owner marker, so
-site diff says No changes; without it, site diff shows each record as
-"= adopt" until the first site apply (site disown removes markers).
-
-  site export powerdns --url http://127.0.0.1:8081 --zone example.org --tenant office1
-  site export cloudflare --zone example.net --tenant web --out tenants/web.cue --adopt
-
-Exit codes: 0 written (and marked, with --adopt), 1 an error (nothing
-is marked unless the spec was written first).`,
+Exit codes: 0 written (and marked, with --adopt), 1 an error.
+See site help export.`,
+		Example: `  site export powerdns --url http://127.0.0.1:8081 --zone example.org --tenant office1
+  site export cloudflare --zone example.net --tenant web --out tenants/web.cue --adopt`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if len(args) > 0 {
 				return withCode(exitError, fmt.Errorf("site export cannot read from %q: name one of %s", args[0], strings.Join(exportProviders(cmd), ", ")))
@@ -93,27 +67,16 @@ func newExportPowerDNSCmd() *cobra.Command {
 	var url, server, keyEnv string
 	req := exportRequest{provider: "powerdns"}
 	cmd := &cobra.Command{
-		Use:   "powerdns --url URL --zone ZONE --tenant NAME [--api-key-env PDNS_API_KEY] [--out FILE [--force]] [--adopt]",
+		Use:   "powerdns --url URL --zone ZONE --tenant NAME [--out FILE] [--adopt]",
 		Short: "Write a PowerDNS zone as a tenant spec (read-only unless --adopt)",
-		Long: `export powerdns reads ZONE from the PowerDNS HTTP API at URL with one
-GET and writes tenant NAME's spec for it to FILE (stdout when none); an
-existing FILE is refused unless --force.
-
-It changes nothing on the server unless --adopt is given. With --adopt
-it then adopts the zone: every exported rrset gets the tenant's owner
-marker (an rrset comment; what the server serves does not change), in
-one PATCH, so site diff says No changes and site apply may later update
-or delete these records. Without it, site diff shows each rrset as
-"= adopt" until the first site apply. site disown removes the markers.
-
-Left out, and so never touched by site: record types the language
-cannot say (SOA, HINFO, LOC, ...), rrsets with disabled records,
-rrsets another site tenant owns, and the apex NS (it came with the zone;
-declare it to manage it).
-
-The API key is read from the environment variable --api-key-env names,
-and the spec refers to it by that name; its value is never printed.
-
+		Long: `export powerdns reads ZONE from the PowerDNS HTTP API at URL with one GET
+and writes tenant NAME's spec for it (stdout without --out). With --adopt
+it then puts the owner marker on every exported rrset in one PATCH. Left
+out: types the language cannot say, rrsets with disabled records or
+another tenant's marker, and the apex NS. The API key is read from the
+variable --api-key-env names; the spec names it, never its value.
+See site help export, powerdns.`,
+		Example: `  site export powerdns --url http://127.0.0.1:8081 --zone example.org --tenant office1
   site export powerdns --url http://127.0.0.1:8081 --zone example.org \
       --tenant office1 --out tenants/office1.cue --adopt`,
 		Args: noArgs("give the zone with --zone and the server with --url"),
@@ -126,7 +89,7 @@ and the spec refers to it by that name; its value is never printed.
 	f := cmd.Flags()
 	f.StringVar(&url, "url", "", "PowerDNS HTTP API base URL, e.g. http://127.0.0.1:8081")
 	f.StringVar(&server, "server", "localhost", "PowerDNS server id")
-	f.StringVar(&keyEnv, "api-key-env", "PDNS_API_KEY", "environment variable holding the API key (the spec names it, never its value)")
+	f.StringVar(&keyEnv, "api-key-env", "PDNS_API_KEY", "environment variable holding the API key")
 	req.addFlags(cmd, "example.org", "rrsets")
 	return cmd
 }
@@ -151,10 +114,10 @@ func (r *exportRequest) addFlags(cmd *cobra.Command, zoneExample, what string) {
 	f.StringVar(&r.zone, "zone", "", "zone to export, e.g. "+zoneExample)
 	f.StringVar(&r.tenant, "tenant", "", "tenant the records belong to")
 	f.StringVar(&r.domain, "domain", "", "the tenant's domain (default: the zone)")
-	f.StringVar(&r.out, "out", "", "write the spec to FILE instead of stdout; an existing FILE is refused unless --force")
+	f.StringVar(&r.out, "out", "", "write the spec to FILE, never over one unless --force")
 	f.BoolVar(&r.force, "force", false, "let --out replace an existing file")
-	f.BoolVar(&r.adopt, "adopt", false, "also put the tenant's owner marker on the exported "+what+" (the only change export makes on the server)")
-	f.StringVar(&r.format, "format", "cue", "cue: the tenant spec; zone: the same records as a BIND master file")
+	f.BoolVar(&r.adopt, "adopt", false, "also mark the exported "+what+" as the tenant's (a server change)")
+	f.StringVar(&r.format, "format", "cue", "cue (a tenant spec) or zone (a BIND master file)")
 }
 
 // exportZone reads the live zone, writes the tenant spec, and (with

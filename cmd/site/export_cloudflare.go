@@ -12,32 +12,17 @@ func newExportCloudflareCmd() *cobra.Command {
 	var tokenEnv, apiURL string
 	req := exportRequest{provider: "cloudflare"}
 	cmd := &cobra.Command{
-		Use:   "cloudflare --zone ZONE --tenant NAME [--token-env CLOUDFLARE_API_TOKEN] [--api-url URL] [--out FILE [--force]] [--adopt]",
+		Use:   "cloudflare --zone ZONE --tenant NAME [--out FILE] [--adopt]",
 		Short: "Write a Cloudflare zone as a tenant spec (read-only unless --adopt)",
-		Long: `export cloudflare reads every record of ZONE through the Cloudflare v4
-API and writes tenant NAME's spec for it to FILE (stdout when none); an
-existing FILE is refused unless --force.
-
-It changes nothing in the zone unless --adopt is given. With --adopt it
-then adopts the zone: every exported record gets the tenant's owner
-marker in its comment (what the zone serves does not change; a record's
-previous comment is replaced, since Cloudflare keeps one per record),
-through the batch endpoint, so site diff says No changes and site apply
-may later update or delete these records. Without it, site diff shows
-each RRset as "= adopt" until the first site apply. site disown removes
-the markers.
-
-Left out, and so never touched by site: record types the language
-cannot say (CERT, LOC, URI, ...), records another site tenant owns,
-and names whose records have different TTLs or are proxied for some
-types and not others. A proxied name is exported with proxied: true. A
-CNAME at the apex (which Cloudflare flattens) is exported as an ALIAS.
-
-The API token is read from the environment variable --token-env names,
-and the spec refers to it by that name; its value is never printed.
---api-url points at another API base URL (a test server) and is
-written into the spec as api_url.
-
+		Long: `export cloudflare reads every record of ZONE through the Cloudflare v4 API
+and writes tenant NAME's spec for it (stdout without --out). With --adopt
+it then puts the owner marker in every exported record's comment. Left
+out: types the language cannot say, another tenant's records, and names
+whose records differ in TTL or proxying. A proxied name is exported with
+proxied: true, an apex CNAME as an ALIAS. The token is read from the
+variable --token-env names; the spec names it, never its value.
+See site help export, cloudflare.`,
+		Example: `  site export cloudflare --zone example.net --tenant web
   site export cloudflare --zone example.net --tenant web \
       --token-env CLOUDFLARE_API_TOKEN --out tenants/web.cue --adopt`,
 		Args: noArgs("give the zone with --zone"),
@@ -48,8 +33,8 @@ written into the spec as api_url.
 		},
 	}
 	f := cmd.Flags()
-	f.StringVar(&tokenEnv, "token-env", "CLOUDFLARE_API_TOKEN", "environment variable holding the API token (the spec names it, never its value)")
-	f.StringVar(&apiURL, "api-url", "", "Cloudflare API base URL (default: the public v4 API); written into the spec")
+	f.StringVar(&tokenEnv, "token-env", "CLOUDFLARE_API_TOKEN", "variable holding the API token")
+	f.StringVar(&apiURL, "api-url", "", "API base URL (default: the public v4 API), into the spec")
 	req.addFlags(cmd, "example.net", "records")
 	return cmd
 }

@@ -24,15 +24,15 @@ func newGraphCmd() *cobra.Command {
 ensure-steps site would run, clustered by phase, with an edge from each
 step to the steps that wait for it. It observes nothing.
 
-  site graph tenants/office1.cue | dot -Tsvg > office1.svg
-  site graph --only dns ./tenants/...     DNS steps and the secrets they read
-  site graph --target 'vm/*/keys' tenants/sjc.cue   one VM's step, on any host
 
 The node names are the step IDs that --target takes in site graph, diff
 and apply. An --only that keeps no step prints the empty graph and says
 on stderr which phases the specs have steps in.
 
-Exit codes: 0 printed, 1 an invalid spec or flag.`,
+Exit codes: 0 printed, 1 an invalid spec or flag. See site help plans.`,
+		Example: `  site graph tenants/office1.cue | dot -Tsvg > office1.svg
+  site graph --only dns ./tenants/...
+  site graph --target 'vm/*/keys' tenants/sjc.cue`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			phases, err := parseOnly(only)
 			if err != nil {
@@ -56,7 +56,7 @@ Exit codes: 0 printed, 1 an invalid spec or flag.`,
 			return nil
 		},
 	}
-	cmd.Flags().StringVar(&only, "only", "", "keep only these phases, comma-separated: secrets, network, storage, vm, dns")
+	cmd.Flags().StringVar(&only, "only", "", "keep only these phases: secrets,network,storage,vm,dns")
 	cmd.Flags().StringArrayVar(&targets, "target", nil, targetFlagHelp)
 	completeScope(cmd)
 	addCacheFlag(cmd)

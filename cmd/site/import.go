@@ -42,14 +42,11 @@ record is listed with FILE:LINE (print-ir: its domain and number) and
 nothing is written. The spec is vetted as site vet would before it is
 printed. It reads FILE only: nothing is changed anywhere.
 
-  site import bind example.test.zone --tenant lab --provider pdns > tenants/lab.cue
-  site import octodns example.test.yaml --tenant lab --provider pdns
-  dnscontrol print-ir | site import dnscontrol - --zone example.test --tenant lab --provider pdns
-
-See site help migration.
-
 Exit codes: 0 written, 1 an error (FILE unreadable, or records site
-cannot say: all listed, nothing written).`,
+cannot say: all listed, nothing written). See site help migration.`,
+		Example: `  site import bind example.test.zone --tenant lab --provider pdns > tenants/lab.cue
+  site import octodns example.test.yaml --tenant lab --provider pdns
+  site import dnscontrol ir.json --zone example.test --tenant lab --provider pdns`,
 		Args: func(cmd *cobra.Command, args []string) error {
 			if len(args) != 2 {
 				return fmt.Errorf("name the source's format (%s) and its file: %s", strings.Join(importzone.Formats, ", "), usage)
@@ -91,7 +88,7 @@ cannot say: all listed, nothing written).`,
 		},
 	}
 	f := cmd.Flags()
-	f.StringVar(&req.Zone, "zone", "", "the zone to import, of several in FILE (default: every zone; BIND: the SOA's; octoDNS: the file's name)")
+	f.StringVar(&req.Zone, "zone", "", "the zone to import of several in FILE (default: all)")
 	f.StringVar(&req.Tenant, "tenant", "", "tenant the records belong to")
 	f.StringVar(&req.Provider, "provider", "", "the provider, by the name site.cue gives it, the zone will live on")
 	return cmd

@@ -45,11 +45,11 @@ vetting them together would fail.
 a tenant file is named like its tenant, and an existing file is never
 overwritten.
 
-  site init acme --domain acme.example.net
-  site init shop --domain shop.example --provider cf --config site.cue
 
 Exit codes: 0 written, 1 a NAME or --domain vet would refuse or that
-is taken, or the file exists.`,
+is taken, or the file exists. See site help operator.`,
+		Example: `  site init acme --domain acme.example.net
+  site init shop --domain shop.example --provider cf --config site.cue`,
 		Args: oneArg("tenant", "site init NAME --domain D, e.g. site init acme --domain acme.example.net"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.name = args[0]

@@ -27,47 +27,17 @@ func newLeftoversCmd() *cobra.Command {
 		Use:   "leftovers [PATH ...]",
 		Short: "List what site marked that no spec declares any more (read-only)",
 		Long: `leftovers answers "what did site mark that no spec declares any more?",
-which no diff or apply looks at: looking would cost reads on every run.
-It loads site.cue and the tenant files as diff does (PATH, default
-./tenants/...; every tenant file beside those named counts too; with
-no PATH and no .cue file left under ./tenants, site.cue alone, which
-the report's first line says) and, only reading:
+which no diff or apply looks at. Only reading, it lists the zones of each
+provider site.cue declares and reads those no tenant declares there, the
+domains and networks on each libvirt host that carry site's owner marker
+and no tenant declares, and uploads that did not finish. Each leftover is
+named with its owner tenant and the command that removes it.
 
-  - lists the zones of each PowerDNS and Cloudflare provider site.cue
-    declares (one listing per provider), and reads each zone that no
-    tenant declares on that provider (one read each, eight at a time;
-    a declared zone is not read): a zone whose RRsets carry site's
-    owner marker is a removed tenant's zone, a zone handed away, or the
-    copy a zone left on a provider it moved off. A zone without markers is not site's
-    and is not reported.
-  - lists the domains and networks on each libvirt host site.cue
-    declares that carry site's owner element, and reports those whose
-    tenant declares nothing of that kind on that host any more (or whose
-    file was not loaded): what diff and apply never look at there.
-  - lists, per storage pool of those hosts, the uploads that did not
-    finish (a killed run's seed or base image) that no run takes up
-    again: a seed whose marker names a tenant that declares no VM on
-    the host, a seed whose marker names no tenant (an older site's), a
-    base image site.cue no longer declares there; and the whole seeds
-    no domain has whose bytes prove site made them for a VM no tenant
-    declares there (a domain undefined by hand). Only what site's own
-    markers or bytes prove is reported, never a volume for being listed
-    nowhere, nor one any domain has a disk on.
-
-Each leftover is named with its owner tenant (a zone's first few marked
-names, with their count) and the command that removes it: site disown
-for a zone's markers (the records stay, foreign to every tenant; delete
-the zone by hand to stop serving it), virsh for a domain (and the
-volumes site made for it), a network, or an upload (its partial
-volume, then its markers). Credentials are read as diff reads them,
-from the environment or a Vault store.
-
-  site leftovers                       every tenant file under ./tenants
-  site leftovers --format json         the versioned JSON report
-
-Exit codes: 0 nothing left over, 2 something is left over, 1 an error,
-among them a provider, zone or host that could not be read (never
-reported as holding nothing).`,
+Exit codes: 0 nothing left over, 2 something is left over, 1 an error
+(a provider, zone or host not read is never reported as empty).
+See site help leftovers.`,
+		Example: `  site leftovers
+  site leftovers --format json ./tenants/...`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return runLeftovers(cmd, args, format)
 		},

@@ -131,7 +131,7 @@ type discoverFunc func(g *graph.Graph) ([]*graph.Step, error)
 // compiler.FindConfig says.
 var configFlag string
 
-const configFlagHelp = "the operator's file (site.cue, package site); default: site.cue here or in the nearest parent, else beside the PATHs or in their nearest parent"
+const configFlagHelp = "the operator's file; default: the nearest site.cue upwards"
 
 // specInput is what vet, diff, apply and graph read: the operator's
 // file and the tenant files at the PATH arguments.
@@ -174,7 +174,7 @@ func parseOnly(s string) ([]plan.Phase, error) {
 }
 
 // targetFlagHelp is the --target flag's usage for diff, apply and graph.
-const targetFlagHelp = "keep only the steps whose ID matches: an ID as site graph prints it (dns/example.org.) or a glob where * also matches / (vm/*/keys); repeatable"
+const targetFlagHelp = "keep the steps whose ID matches, e.g. 'vm/*/keys' (repeatable)"
 
 // parseTargets reads --target: sorted and without repeats, so a saved
 // plan's scope compares equal however the patterns were ordered.

@@ -3,8 +3,8 @@
 // credentials from Vault/OpenBao) and converges them.
 //
 // The command holds no logic: it parses flags, calls the library, picks
-// the output format and the exit code. See README.md for the language
-// and the exit codes.
+// the output format and the exit code. The reference is
+// site help TOPIC (compiler/manual).
 package main
 
 import (
@@ -65,13 +65,12 @@ reading API tokens from Vault/OpenBao.
   site diff tenants/sjc.cue                 what would change, how disruptive
   site apply tenants/sjc.cue                do it; gates need --ack GATE-ID
   site export powerdns ...                  adopt a live zone as a spec
-  site leftovers                            what site marked that no spec declares any more
+  site leftovers                            what site marked that no spec declares
 
 Exit codes: 0 ok or no changes, 1 error, 2 changes present (diff
---detailed-exitcode; leftovers: something is left over), 3 blocked by
-a gate that was not acknowledged (apply; diff too when a step waits
-for one, as for an unreachable secret store; disown and unlock, which
-change nothing without theirs), 130 a second Ctrl-C.`,
+--detailed-exitcode, leftovers), 3 a gate not acknowledged, 130 a second
+Ctrl-C. The reference is in site help: site help lists its topics, site
+help exit-codes details these codes.`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
@@ -91,6 +90,7 @@ change nothing without theirs), 130 a second Ctrl-C.`,
 	for _, c := range commands {
 		root.AddCommand(c())
 	}
+	root.SetHelpCommand(newHelpCmd())
 	teachCompletion(root)
 	completeNoFiles(root)
 	return root

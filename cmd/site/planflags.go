@@ -39,7 +39,7 @@ type planFlagHelp struct {
 }
 
 // deleteThresholdHelp says what --delete-threshold counts.
-var deleteThresholdHelp = fmt.Sprintf("percent of our records in a zone (of %d or more) that may be deleted without GATE-DNS-DELETE-MANY", backends.DefaultDeleteManyMin)
+var deleteThresholdHelp = fmt.Sprintf("percent of a zone's records (of %d+) deleted ungated", backends.DefaultDeleteManyMin)
 
 // add defines the shared flags on cmd with the command's own words.
 func (f *planFlags) add(cmd *cobra.Command, help planFlagHelp) {
@@ -52,8 +52,7 @@ func (f *planFlags) add(cmd *cobra.Command, help planFlagHelp) {
 	fs.StringArrayVar(&f.restarts, "restart", nil, help.restart)
 	fs.IntVar(&f.deleteThreshold, "delete-threshold", backends.DefaultDeleteManyPercent, help.deleteThreshold)
 	durationVar(fs, &f.requestTimeout, "request-timeout", backends.DefaultRequestTimeout, false, "a positive duration such as 30s",
-		"how long one request to a PowerDNS server may go unanswered, its retries included, before site gives up on it; "+
-			"a server that let one pass it is asked nothing more in the run")
+		"give up on a silent server after this long")
 	completeScope(cmd)
 }
 

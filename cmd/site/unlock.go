@@ -26,11 +26,11 @@ GATE-LOCK-BREAK removes it. Use it when the holder is known to be dead
 and its lease (a minute) should not be waited out; breaking the lock
 of a run that still lives lets another apply run beside it.
 
-  site unlock office1
-  site unlock office1 tenants/office1.cue --ack GATE-LOCK-BREAK
 
 Exit codes: 0 not locked or broken, 1 an error, 3 held but
-GATE-LOCK-BREAK not acknowledged (nothing changed).`,
+GATE-LOCK-BREAK not acknowledged (nothing changed). See site help locking.`,
+		Example: `  site unlock office1
+  site unlock office1 tenants/office1.cue --ack GATE-LOCK-BREAK`,
 		Args: func(cmd *cobra.Command, args []string) error {
 			if len(args) == 0 {
 				return fmt.Errorf("name the tenant: site unlock office1 [PATH ...]")
@@ -49,7 +49,7 @@ GATE-LOCK-BREAK not acknowledged (nothing changed).`,
 			return runUnlock(cmd, args[0], args[1:], acked)
 		},
 	}
-	cmd.Flags().StringArrayVar(&acks, "ack", nil, "GATE-LOCK-BREAK to remove the lock listed; without it nothing changes")
+	cmd.Flags().StringArrayVar(&acks, "ack", nil, "GATE-LOCK-BREAK: remove the lock listed (else change nothing)")
 	_ = cmd.RegisterFlagCompletionFunc("ack", completeGates("unlock"))
 	cmd.ValidArgsFunction = completeUnlock
 	addBudgetFlags(cmd)

@@ -20,10 +20,9 @@ func newVersionCmd() *cobra.Command {
 and one line per backend built into this binary: the API and library
 version it talks through and the environment variables it reads. For
 libvirt it says whether libvirt.so.0 could be loaded on this machine:
-libvirt is opened at run time, so site vet works where it is missing.
-
-  site version      the version and the backends
-  site --version    the version line alone`,
+libvirt is opened at run time, so site vet works where it is missing.`,
+		Example: `  site version      # the version and the backends
+  site --version    # the version line alone`,
 		Args: noArgs("run site version on its own"),
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			out := cmd.OutOrStdout()

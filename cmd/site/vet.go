@@ -29,47 +29,18 @@ func newVetCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "vet [PATH ...]",
 		Short: "Validate tenant specs (for editors and pull-request checks)",
-		Long: `vet loads every spec in PATH together and reports every problem, each
-positioned at file:line:col of the user's file. PATH is a .cue file, a
-directory (its .cue files), or dir/... (every .cue file below dir);
-with no PATH, vet reads ./tenants/... .
+		Long: `vet loads every spec in PATH together and reports every problem, each at
+file:line:col of the user's file. PATH is a .cue file, a directory, or
+dir/... (every .cue file below); with none, ./tenants/... . Specs are
+checked against each other and against their grants in site.cue; a
+warning is something valid that most likely does not do what was meant.
 
-Formats: text (file:line:col: message), json ({valid, summary, errors:
-[{file, line, col, path, message, related}], warnings: [...]}), github
-(GitHub Actions workflow commands: ::error file=...,line=...,col=...::message).
-
-A warning (file:line:col: warning: message; ::warning in github) is
-something valid that most likely does not do what was meant, such as a
-DS that no NS delegates: it does not fail vet.
-
-  site vet                                  every spec below ./tenants
-  site vet tenants/sjc.cue tenants/lab.cue  these files, vetted together
-  site vet --format github ./tenants/...    in a GitHub Actions workflow
-  site vet --format json ./tenants/... | jq '.errors[].message'
-
-Specs vetted together are checked against each other too: one writer
-per DNS name, one tenant per zone, VM and network, and a delegation of
-another tenant's zone names only the name servers (and glue addresses)
-that zone declares; so is every tenant file beside the ones named. Each tenant is checked against its grant in
-the operator's site.cue (--config FILE, else site.cue here or in the
-nearest parent, else beside the PATHs): only its providers, hosts, host
-bridges and domains (and names delegated to it), networks only in the
-address space granted to it (cidrs: [...]; without it, a /16 or
-narrower of private space), no more zones, VMs and networks than its
-limits (each costs requests on every diff; site.cue raises one with
-limits: zones: N in the tenant's grant), and no endpoint or credential
-in a tenant's file. In a zone holding a name
-site.cue grants another tenant, NS at the apex and at any cut above
-that name may name only the name servers site.cue lists for the zone's
-provider (providers: NAME: nameservers: [...]).
-
-site.cue's own addresses warn too: a store or provider reached at a
-name inside a tenant's domain, which that tenant's records point
-wherever it likes, when what site sends there serves more than that
-tenant (a credential another store or provider uses, or the key of a
-provider granted to another tenant).
-
-Exit codes: 0 every spec is valid, 1 one is invalid or unreadable.`,
+Exit codes: 0 every spec is valid, 1 one is invalid or unreadable.
+See site help language, records, operator, trust.`,
+		Example: `  site vet
+  site vet tenants/sjc.cue tenants/lab.cue
+  site vet --format github ./tenants/...
+  site vet --format json ./tenants/... | jq '.errors[].message'`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			out := cmd.OutOrStdout()
 			switch format {

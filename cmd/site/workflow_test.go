@@ -12,17 +12,17 @@ import (
 )
 
 // workflowYAML returns the example GitHub Actions workflow named name
-// (site-vet.yml, site-diff.yml) in the README.
+// (site-vet.yml, site-diff.yml) in site help ci (cmd/site/help/ci.md).
 func workflowYAML(t *testing.T, name string) string {
 	t.Helper()
-	readme, err := os.ReadFile(repoFile("README.md"))
+	readme, err := os.ReadFile(repoFile("cmd/site/help/ci.md"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	_, rest, ok := strings.Cut(string(readme), "```yaml\n# .github/workflows/"+name+"\n")
 	yaml, _, ok2 := strings.Cut(rest, "\n```\n")
 	if !ok || !ok2 {
-		t.Fatalf("README has no ```yaml block starting with # .github/workflows/%s", name)
+		t.Fatalf("cmd/site/help/ci.md (site help ci) has no ```yaml block starting with # .github/workflows/%s", name)
 	}
 	return yaml
 }
@@ -41,7 +41,7 @@ func workflowCommands(yaml string) [][]string {
 	return out
 }
 
-// TestREADMEWorkflow runs the README's pull-request workflows against
+// TestREADMEWorkflow runs the pull-request workflows of site help ci against
 // the example tenants in a copy of the repository's layout (site.cue at
 // the top, tenants/ below), so they stay true: vet exactly as written;
 // diff as written, against a PowerDNS of the test's own (named in the
