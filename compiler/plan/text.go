@@ -14,6 +14,10 @@ type TextOptions struct {
 	// Acked are the gates the user acknowledged: a blocked step whose
 	// gate is among them is shown as deferred, not blocked.
 	Acked map[Gate]bool
+	// Quiet keeps only the changes and the problems (site diff and
+	// apply --quiet): no notes, no prerequisites, and nothing at all
+	// for a plan without changes or steps not planned.
+	Quiet bool
 }
 
 // Symbols for each action, as Terraform users expect them; adopt has no
@@ -54,6 +58,14 @@ var actionColors = map[Action]string{
 // "No changes. The live systems match the spec."; a scoped one says
 // that only its scope was looked at (noChanges).
 func (p *Plan) WriteText(w io.Writer, opts TextOptions) error {
+	if opts.Quiet {
+		if len(p.Changes) == 0 && len(p.Blocked) == 0 {
+			return nil
+		}
+		q := *p
+		q.Notes, q.Prerequisites = nil, nil
+		p = &q
+	}
 	var b strings.Builder
 	paint := func(code, s string) string {
 		if !opts.Color || code == "" {
@@ -100,9 +112,7 @@ func (p *Plan) WriteText(w io.Writer, opts TextOptions) error {
 		c0 := group[0]
 		b.WriteString("\n")
 		head(c0.Step, c0.Tenant)
-		for _, c := range group {
-			writeChange(&b, c, paint)
-		}
+		writeStep(&b, group, paint)
 		writeNotes(c0.Step)
 	}
 	for _, n := range alone {
@@ -110,28 +120,33 @@ func (p *Plan) WriteText(w io.Writer, opts TextOptions) error {
 		head(n.Step, n.Tenant)
 		writeNotes(n.Step)
 	}
-	blocked, deferred := p.splitBlocked(opts.Acked)
-	if len(blocked) > 0 {
-		gap(&b)
-		b.WriteString(paint(ansiRed, "Not planned (not observed, or refused) for these steps:") + "\n")
-		for _, bl := range blocked {
-			fmt.Fprintf(&b, "  %s %s: %s\n", paint(ansiRed, "!"), bl.Step, indentRest(bl.Reason, "      "))
-			if bl.Gate != "" && !bl.Skipped && !strings.Contains(bl.Reason, "--ack "+string(bl.Gate)) {
-				fmt.Fprintf(&b, "      acknowledge %s to defer it and its dependents: --ack %s\n", bl.Gate, bl.Gate)
-			}
-		}
-	}
-	if len(deferred) > 0 {
-		gap(&b)
-		b.WriteString(paint(ansiYellow, "Deferred by an acknowledged gate:") + "\n")
-		for _, bl := range deferred {
-			fmt.Fprintf(&b, "  %s %s: %s\n", paint(ansiYellow, ">"), bl.Step, indentRest(bl.Reason, "      "))
-		}
-	}
+	p.writeBlockedText(&b, opts.Acked, paint)
 	gap(&b)
 	b.WriteString(p.Summarize(opts.Acked).String() + "\n")
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// writeBlockedText lists the steps not planned, then those deferred.
+func (p *Plan) writeBlockedText(b *strings.Builder, acked map[Gate]bool, paint func(code, s string) string) {
+	blocked, deferred := p.splitBlocked(acked)
+	if len(blocked) > 0 {
+		gap(b)
+		b.WriteString(paint(ansiRed, "Not planned (not observed, or refused) for these steps:") + "\n")
+		for _, bl := range blocked {
+			fmt.Fprintf(b, "  %s %s: %s\n", paint(ansiRed, "!"), bl.Step, indentRest(bl.Reason, "      "))
+			if bl.Gate != "" && !bl.Skipped && !strings.Contains(bl.Reason, "--ack "+string(bl.Gate)) {
+				fmt.Fprintf(b, "      acknowledge %s to defer it and its dependents: --ack %s\n", bl.Gate, bl.Gate)
+			}
+		}
+	}
+	if len(deferred) > 0 {
+		gap(b)
+		b.WriteString(paint(ansiYellow, "Deferred by an acknowledged gate:") + "\n")
+		for _, bl := range deferred {
+			fmt.Fprintf(b, "  %s %s: %s\n", paint(ansiYellow, ">"), bl.Step, indentRest(bl.Reason, "      "))
+		}
+	}
 }
 
 // indentRest indents every line of s but the first, so that a
@@ -173,21 +188,21 @@ func groupByStep(cs []Change) [][]Change {
 	return out
 }
 
-func writeChange(b *strings.Builder, c Change, paint func(code, s string) string) {
+// writeChange writes c as its symbol, its key under the step's heading
+// (displayKey), [impact] and the gates it needs, then its reason unless
+// withReason is false (a reason it shares, said above), then its
+// attributes.
+func writeChange(b *strings.Builder, c Change, withReason bool, paint func(code, s string) string) {
 	sym, ok := symbols[c.Action]
 	if !ok {
 		sym = "?"
 	}
-	fmt.Fprintf(b, "  %s %s  [%s]", paint(actionColors[c.Action], sym), c.Key, paint(impactColor(c.Impact), label(c)))
+	fmt.Fprintf(b, "  %s %s  [%s]", paint(actionColors[c.Action], sym), displayKey(c), paint(impactColor(c.Impact), label(c)))
 	if len(c.Gates) > 0 {
-		names := make([]string, len(c.Gates))
-		for i, g := range c.Gates {
-			names[i] = string(g)
-		}
-		fmt.Fprintf(b, "  needs %s", paint(ansiBold, strings.Join(names, ", ")))
+		fmt.Fprintf(b, "  needs %s", paint(ansiBold, gateList(c.Gates)))
 	}
 	b.WriteString("\n")
-	if c.Reason != "" {
+	if c.Reason != "" && withReason {
 		fmt.Fprintf(b, "      %s\n", c.Reason)
 	}
 	for _, line := range attributeLines(c) {
