@@ -107,14 +107,18 @@ func render(v any) string {
 // are (a right-to-left override, a zero-width joiner) as JSON escapes,
 // so the text stays the same JSON. Live record data is whoever wrote
 // it's, and an override would reorder how the rest of the line reads.
-func escapeFormat(s string) string {
-	if !strings.ContainsFunc(s, isFormat) {
+func escapeFormat(s string) string { return escapeRunes(s, isFormat) }
+
+// escapeRunes writes each rune of JSON text s that hide holds as a JSON
+// \u escape.
+func escapeRunes(s string, hide func(rune) bool) string {
+	if !strings.ContainsFunc(s, hide) {
 		return s
 	}
 	var b strings.Builder
 	for _, r := range s {
 		switch {
-		case !isFormat(r):
+		case !hide(r):
 			b.WriteRune(r)
 		case r > 0xffff: // JSON writes it as a surrogate pair
 			hi, lo := utf16.EncodeRune(r)
