@@ -148,6 +148,7 @@ func runDiff(cmd *cobra.Command, args []string, o diffOptions) (err error) {
 	observing, stopObserving := context.WithCancel(cmd.Context())
 	defer stopObserving()
 	eng, prog := newEngine(bk, o.parallelism, cmd.ErrOrStderr())
+	prog.quiet = o.quiet
 	prog.watchSlow(run) // before the reads ahead, the first requests
 	load := budget(cmd)
 	load.Warn = warnTo(cmd.ErrOrStderr())
@@ -187,7 +188,7 @@ func runDiff(cmd *cobra.Command, args []string, o diffOptions) (err error) {
 	case "markdown":
 		err = p.WriteMarkdown(stdout, run.Acked)
 	default:
-		err = p.WriteText(stdout, plan.TextOptions{Color: useColor(stdout), Acked: run.Acked})
+		err = p.WriteText(stdout, plan.TextOptions{Color: useColor(stdout), Acked: run.Acked, Quiet: o.quiet})
 	}
 	if err != nil {
 		return withCode(exitError, err)

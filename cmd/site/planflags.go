@@ -27,6 +27,8 @@ type planFlags struct {
 	parallelism     int
 	restarts        []string
 	deleteThreshold int
+	// quiet prints only the changes and the problems (see quiet.go).
+	quiet bool
 }
 
 // planFlagHelp is what each shared flag means to one command.
@@ -47,6 +49,7 @@ func (f *planFlags) add(cmd *cobra.Command, help planFlagHelp) {
 	fs.IntVar(&f.parallelism, "parallelism", engine.DefaultParallelism, help.parallelism)
 	fs.StringArrayVar(&f.restarts, "restart", nil, help.restart)
 	fs.IntVar(&f.deleteThreshold, "delete-threshold", backends.DefaultDeleteManyPercent, help.deleteThreshold)
+	fs.BoolVarP(&f.quiet, "quiet", "q", false, quietFlagHelp)
 	completeScope(cmd)
 }
 

@@ -116,8 +116,9 @@ func gateList(gates []Gate) string {
 
 // writeStep writes one step's changes under its heading: the reasons
 // they share first, then each change, without a reason said above.
-// The apex's records come first, as in a zone file: in plan order
-// (by key) "@" would fall among the names that sort around the zone's.
+// The apex's records come first, as in a zone file, after the zone's
+// own creation: in plan order (by key) "@" would fall among the names
+// that sort around the zone's.
 func writeStep(b *strings.Builder, group []Change, paint func(code, s string) string) {
 	group = slices.Clone(group)
 	slices.SortStableFunc(group, func(x, y Change) int { return apexFirst(x) - apexFirst(y) })
@@ -130,10 +131,14 @@ func writeStep(b *strings.Builder, group []Change, paint func(code, s string) st
 	}
 }
 
-// apexFirst ranks a record at the zone's apex before the others.
+// apexFirst ranks a step's own change (a zone's creation) first, then
+// the records at the zone's apex, then the others.
 func apexFirst(c Change) int {
-	if strings.HasPrefix(displayKey(c), "@ ") {
+	switch {
+	case c.Key == c.Step:
 		return 0
+	case strings.HasPrefix(displayKey(c), "@ "):
+		return 1
 	}
-	return 1
+	return 2
 }

@@ -158,3 +158,20 @@ func TestWriteTextQuiet(t *testing.T) {
 		})
 	}
 }
+
+// TestWriteStepOrder: a zone's creation first, then its apex, then the
+// other names in plan order.
+func TestWriteStepOrder(t *testing.T) {
+	group := []Change{
+		{Key: "dns/z.", Step: "dns/z.", Action: ActionCreate},
+		{Key: "dns/z./a.z./A", Step: "dns/z.", Action: ActionCreate},
+		{Key: "dns/z./z./TXT", Step: "dns/z.", Action: ActionCreate},
+		{Key: "dns/z./zz.z./A", Step: "dns/z.", Action: ActionCreate},
+	}
+	var b strings.Builder
+	writeStep(&b, group, noPaint)
+	want := "  + dns/z.  []\n  + @ TXT  []\n  + a A  []\n  + zz A  []\n"
+	if got := b.String(); got != want {
+		t.Errorf("got\n%s\nwant\n%s", got, want)
+	}
+}
