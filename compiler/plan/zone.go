@@ -120,8 +120,7 @@ func gateList(gates []Gate) string {
 // own creation: in plan order (by key) "@" would fall among the names
 // that sort around the zone's.
 func writeStep(b *strings.Builder, group []Change, paint func(code, s string) string) {
-	group = slices.Clone(group)
-	slices.SortStableFunc(group, func(x, y Change) int { return apexFirst(x) - apexFirst(y) })
+	group = apexFirst(group)
 	shared, covered := sharedReasons(group)
 	for _, s := range shared {
 		writeShared(b, s, paint)
@@ -131,14 +130,24 @@ func writeStep(b *strings.Builder, group []Change, paint func(code, s string) st
 	}
 }
 
-// apexFirst ranks a step's own change (a zone's creation) first, then
-// the records at the zone's apex, then the others.
-func apexFirst(c Change) int {
-	switch {
-	case c.Key == c.Step:
-		return 0
-	case strings.HasPrefix(displayKey(c), "@ "):
-		return 1
+// apexFirst returns group with a step's own change (a zone's creation)
+// first, then the records at the zone's apex, then the others, each
+// part in plan order.
+func apexFirst(group []Change) []Change {
+	var own, apex, rest []Change
+	for _, c := range group {
+		zone, isDNS := strings.CutPrefix(c.Step, "dns/")
+		switch {
+		case c.Key == c.Step:
+			own = append(own, c)
+		case isDNS && strings.HasPrefix(c.Key, c.Step+"/"+zone+"/"): // dns/ZONE/ZONE/TYPE
+			apex = append(apex, c)
+		default:
+			rest = append(rest, c)
+		}
 	}
-	return 2
+	if len(own)+len(apex) == 0 {
+		return group
+	}
+	return slices.Concat(own, apex, rest)
 }
