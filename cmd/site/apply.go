@@ -22,7 +22,8 @@ func init() { register(newApplyCmd) }
 type applyOptions struct {
 	planFlags
 	planFile    string
-	yes         bool // --yes: do not ask before destructive changes
+	format      string // --format: text or json (applyjson.go)
+	yes         bool   // --yes: do not ask before destructive changes
 	lockTimeout time.Duration
 	// leaseTimeout bounds the wait for the DHCP leases of VMs that
 	// publish address "lease".
@@ -60,6 +61,8 @@ See site help running, gates, plans, confirmation, interrupts, locking.`,
 		deleteThreshold: deleteThresholdHelp,
 	})
 	cmd.Flags().BoolVar(&o.yes, "yes", false, "do not ask before destructive changes on a terminal")
+	cmd.Flags().StringVar(&o.format, "format", "text", applyFormatHelp)
+	_ = cmd.RegisterFlagCompletionFunc("format", completeWords("text\tthe plan and the report", "json\tthe JSON plan with each step's outcome"))
 	cmd.Flags().StringVar(&o.planFile, "plan", "", "apply this plan saved by site diff --out, if still fresh")
 	durationVar(cmd.Flags(), &o.lockTimeout, "lock-timeout", 0, true,
 		"0 to fail at once, or how long to wait, such as 5m",
@@ -73,6 +76,9 @@ See site help running, gates, plans, confirmation, interrupts, locking.`,
 func runApply(cmd *cobra.Command, args []string, o applyOptions) error {
 	phases, err := parseOnly(o.only)
 	if err != nil {
+		return withCode(exitError, err)
+	}
+	if err := checkApplyFormat(o.format); err != nil {
 		return withCode(exitError, err)
 	}
 	targets := parseTargets(o.targets)
@@ -102,6 +108,7 @@ func runApply(cmd *cobra.Command, args []string, o applyOptions) error {
 	bk := openBackends(run)
 	defer closeBackends(bk, cmd.ErrOrStderr())
 	eng, prog := newEngine(bk, o.parallelism, cmd.ErrOrStderr())
+	prog.quiet = o.quiet
 	prog.watchSlow(run)
 	bk.leaseTimeout, bk.leaseProgress = o.leaseTimeout, func(s string) { prog.say("site: " + s) }
 	// An interrupt cancels observing, which only reads (what the tenants
@@ -156,10 +163,14 @@ func runApply(cmd *cobra.Command, args []string, o applyOptions) error {
 
 // carryOut prints the plan, checks the gates, asks on a terminal when
 // it is destructive, applies it and prints the report.
-func carryOut(cmd *cobra.Command, args []string, o applyOptions, eng *engine.Engine, g *graph.Graph, obs *engine.Observation, run *backends.Run) error {
+func carryOut(cmd *cobra.Command, args []string, o applyOptions, eng *engine.Engine, g *graph.Graph, obs *engine.Observation, run *backends.Run) (err error) {
 	stdout := cmd.OutOrStdout()
 	color := useColor(stdout)
-	if err := obs.Plan.WriteText(stdout, plan.TextOptions{Color: color, Acked: run.Acked}); err != nil {
+	var rep *engine.Report
+	if o.format == "json" {
+		// One JSON object in place of the plan and the report, whatever the end.
+		defer func() { err = writeApplyJSON(stdout, obs.Plan, run.Acked, rep, err) }()
+	} else if err := obs.Plan.WriteText(stdout, plan.TextOptions{Color: color, Acked: run.Acked, Quiet: o.quiet}); err != nil {
 		return withCode(exitError, err)
 	}
 	if !obs.Plan.HasChanges() && len(obs.Plan.Blocked) == 0 {
@@ -169,11 +180,10 @@ func carryOut(cmd *cobra.Command, args []string, o applyOptions, eng *engine.Eng
 		return nil
 	}
 	// Gates first: a run they stop is not worth a question.
-	err := obs.Check(g, run.Acked)
+	err = obs.Check(g, run.Acked)
 	if err == nil {
 		err = o.confirm(obs.Plan, cmd.InOrStdin(), cmd.ErrOrStderr())
 	}
-	var rep *engine.Report
 	if err == nil {
 		rep, err = eng.Apply(cmd.Context(), g, obs, run)
 	}
@@ -189,9 +199,11 @@ func carryOut(cmd *cobra.Command, args []string, o applyOptions, eng *engine.Eng
 	case err != nil:
 		return withCode(exitError, err)
 	}
-	fmt.Fprintln(stdout)
-	if err := writeReport(stdout, rep, color); err != nil {
-		return withCode(exitError, err)
+	if o.format != "json" {
+		fmt.Fprintln(stdout)
+		if err := writeReport(stdout, reportShown(rep, o.quiet), color); err != nil {
+			return withCode(exitError, err)
+		}
 	}
 	if rep.Interrupted {
 		return withCode(exitError, errors.New("apply was interrupted (see the report above for what was applied and what was not started): run site apply again to converge the rest"))
@@ -213,6 +225,9 @@ func applyCommand(args []string, o applyOptions) string {
 	var planFlag []string
 	if o.planFile != "" {
 		planFlag = []string{"--plan", shellQuote(o.planFile)}
+	}
+	if o.format != "text" && o.format != "" {
+		planFlag = append(planFlag, "--format", o.format)
 	}
 	return strings.Join(append(words, o.words(planFlag...)...), " ")
 }

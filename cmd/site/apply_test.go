@@ -26,7 +26,7 @@ func TestApplyPlanRefusesStalePlan(t *testing.T) {
 	t.Chdir(filepath.Dir(file))
 
 	code, stdout, stderr := siteRun(t, srv, "diff", "--out", planFile, file)
-	if code != exitOK || !strings.Contains(stdout, "+ dns/stale.example.test./www.stale.example.test./A") {
+	if code != exitOK || !strings.Contains(stdout, "# dns/stale.example.test. (tenant office1)\n  + www A") {
 		t.Fatalf("diff exit %d, want 0 and the create\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
 	}
 

@@ -68,7 +68,7 @@ func TestApplyAsksBeforeDeleting(t *testing.T) {
 			if code != wantCode {
 				t.Errorf("exit %d, want %d\nstdout:\n%s\nstderr:\n%s", code, wantCode, stdout, stderr)
 			}
-			if !strings.Contains(stdout, "- dns/"+zone+"./old."+zone+"./A") {
+			if !strings.Contains(stdout, "# dns/"+zone+". (tenant office1)\n  - old A") {
 				t.Errorf("the plan was not shown before the question:\n%s", stdout)
 			}
 			if got := len(srv.Query(t, "old."+zone+".", "A")) == 0; got != tc.applied {

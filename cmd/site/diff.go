@@ -115,6 +115,7 @@ func runDiff(cmd *cobra.Command, args []string, o diffOptions) (err error) {
 	observing, stopObserving := context.WithCancel(backends.WithRun(cmd.Context(), run))
 	defer stopObserving()
 	eng, prog := newEngine(bk, o.parallelism, cmd.ErrOrStderr())
+	prog.quiet = o.quiet
 	prog.watchSlow(run) // before the reads ahead, the first requests
 	load := budget(cmd)
 	load.Warn = warnTo(cmd.ErrOrStderr())
@@ -154,7 +155,7 @@ func runDiff(cmd *cobra.Command, args []string, o diffOptions) (err error) {
 	case "markdown":
 		err = p.WriteMarkdown(stdout, run.Acked)
 	default:
-		err = p.WriteText(stdout, plan.TextOptions{Color: useColor(stdout), Acked: run.Acked})
+		err = p.WriteText(stdout, plan.TextOptions{Color: useColor(stdout), Acked: run.Acked, Quiet: o.quiet})
 	}
 	if err != nil {
 		return withCode(exitError, err)

@@ -270,7 +270,7 @@ func TestIncident1_ExistingRecordsAreNot81053(t *testing.T) {
 	if code != exitOK {
 		t.Fatalf("diff exit %d\n%s%s", code, out, errOut)
 	}
-	for _, want := range []string{"keys.sjc.example.net./A", "forge.sjc.example.net./A", "GATE-DNS-OVERWRITE", "adopt"} {
+	for _, want := range []string{"# dns/sjc.example.net.", "keys A", "forge A", "GATE-DNS-OVERWRITE", "adopt"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("diff does not mention %q:\n%s", want, out)
 		}

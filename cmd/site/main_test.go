@@ -67,6 +67,7 @@ func TestScripts(t *testing.T) {
 		Dir:                 pkgFile("testdata/script"),
 		UpdateScripts:       *updateScripts,
 		RequireExplicitExec: true,
+		Cmds:                scriptCmds,
 		Setup: func(env *testscript.Env) error {
 			// Output must not depend on the terminal or the user's setup.
 			env.Setenv("NO_COLOR", "1")

@@ -31,6 +31,8 @@ type planFlags struct {
 	// requestTimeout bounds each request to a server, its retries
 	// included (backends.Run.RequestTimeout).
 	requestTimeout time.Duration
+	// quiet prints only the changes and the problems (see quiet.go).
+	quiet bool
 }
 
 // planFlagHelp is what each shared flag means to one command.
@@ -53,6 +55,7 @@ func (f *planFlags) add(cmd *cobra.Command, help planFlagHelp) {
 	fs.IntVar(&f.deleteThreshold, "delete-threshold", backends.DefaultDeleteManyPercent, help.deleteThreshold)
 	durationVar(fs, &f.requestTimeout, "request-timeout", backends.DefaultRequestTimeout, false, "a positive duration such as 30s",
 		"give up on a silent server after this long")
+	fs.BoolVarP(&f.quiet, "quiet", "q", false, quietFlagHelp)
 	completeScope(cmd)
 }
 

@@ -39,6 +39,10 @@ type progress struct {
 	// stopped is set by the first interrupt: a step not observed after
 	// it was stopped, not blocked by its backend.
 	stopped bool
+	// quiet drops the per-step lines and the summary line (--quiet):
+	// the plan and the report say the same, and lines that are said
+	// (a slow server, an interrupt) stay.
+	quiet bool
 }
 
 // interrupted marks the run as interrupted, for the steps it stops.
@@ -207,6 +211,9 @@ func (p *progress) say(line string) {
 // step reports one finished step.
 func (p *progress) step(id string, st engine.Status, detail string) {
 	p.n++
+	if p.quiet {
+		return
+	}
 	word := string(st)
 	if p.color {
 		word = colorFor(st) + word + "\x1b[0m"
@@ -238,6 +245,9 @@ func (p *progress) step(id string, st engine.Status, detail string) {
 
 // done ends the progress with a summary line that stays.
 func (p *progress) done(summary string) {
+	if p.quiet {
+		return
+	}
 	if p.open {
 		fmt.Fprint(p.w, "\r\x1b[K")
 		p.open = false

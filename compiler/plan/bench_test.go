@@ -13,7 +13,7 @@ func BenchmarkWriteText(b *testing.B) {
 	for z := range 200 {
 		step := fmt.Sprintf("dns/z%03d.example.test.", z)
 		for r := range 50 {
-			p.Changes = append(p.Changes, Change{Key: fmt.Sprintf("%sh%03d.z%03d.example.test./A", step, r, z), Step: step, Phase: PhaseDNS,
+			p.Changes = append(p.Changes, Change{Key: fmt.Sprintf("%s/h%03d.z%03d.example.test./A", step, r, z), Step: step, Phase: PhaseDNS,
 				Tenant: "t", Action: ActionCreate, Impact: ImpactLive,
 				After: map[string]any{"ttl": uint32(300), "values": []string{fmt.Sprintf("192.0.2.%d", r)}}})
 		}

@@ -106,11 +106,39 @@ import (
 //	fingerprints    object mapping each observed step ID to an opaque hash of
 //	                what was observed; `site apply --plan` refuses the plan
 //	                when a fresh observation hashes differently.
+//	apply           object, only in what `site apply --format json`
+//	                prints (added within version 2; never in a saved
+//	                plan, and ReadJSON refuses a file that has it): what
+//	                the apply did. Its summary counts the plan with the
+//	                run's --ack gates as acknowledged. Members:
+//	  result        "converged" (nothing to do), "applied" (every step
+//	                converged or was deferred), "failed", "interrupted",
+//	                "gated" (a gate not acknowledged), "not_planned" (a
+//	                step could not be planned), "declined" (the question
+//	                on a terminal was not answered yes) or "error" (apply
+//	                stopped before its report); the last four changed
+//	                nothing.
+//	  error         string, the message site printed on stderr; absent
+//	                when result is "converged" or "applied".
+//	  steps         array, one outcome per step (empty when converged):
+//	    step, phase, tenant  as in changes.
+//	    outcome     "applied", "unchanged", "pending" (made before, waits
+//	                for a restart), "partial", "failed", "skipped",
+//	                "deferred", or "blocked" (not started: the run
+//	                changed nothing).
+//	    changes     integer, the step's planned changes.
+//	    error       string, why it failed, was skipped, deferred or
+//	                blocked; absent otherwise.
+//	    problems    array of what re-observing after the apply still
+//	                found (the step did not converge); absent when none.
+//	    notes       array of lines to know; absent when none.
+//	    refused     array of the keys of changes apply did not make
+//	                (impact "refused"); absent when none.
+//	                Text from servers in error, problems and notes has
+//	                control and format characters as \u escapes.
 //
 // Credentials never appear in a plan.
 func (p *Plan) WriteJSON(w io.Writer) error {
-	cp := *p
-	cp.FormatVersion = FormatVersion
 	var acked map[Gate]bool // what deferred a step when the plan was made
 	if p.Options != nil {
 		acked = map[Gate]bool{}
@@ -118,6 +146,26 @@ func (p *Plan) WriteJSON(w io.Writer) error {
 			acked[g] = true
 		}
 	}
+	return p.writeJSON(w, acked, nil)
+}
+
+// WriteAppliedJSON writes what site apply --format json prints: the
+// plan as WriteJSON writes it, its summary counted with the gates
+// acked holds (the run's --ack), and an "apply" member saying what the
+// apply did (see the schema on WriteJSON). Characters a terminal acts
+// on or hides are written as \u escapes, in error text above all.
+func (p *Plan) WriteAppliedJSON(w io.Writer, acked map[Gate]bool, a *Applied) error {
+	var b bytes.Buffer
+	if err := p.writeJSON(&b, acked, a); err != nil {
+		return err
+	}
+	_, err := io.WriteString(w, escapeHidden(b.String()))
+	return err
+}
+
+func (p *Plan) writeJSON(w io.Writer, acked map[Gate]bool, a *Applied) error {
+	cp := *p
+	cp.FormatVersion = FormatVersion
 	sum := p.Summarize(acked)
 	cp.Summary = &sum
 	if cp.Changes == nil {
@@ -126,10 +174,19 @@ func (p *Plan) WriteJSON(w io.Writer) error {
 	if cp.Fingerprints == nil {
 		cp.Fingerprints = map[string]string{}
 	}
+	if a != nil && a.Steps == nil {
+		a.Steps = []Outcome{}
+	}
+	// The plan's members, then "apply": encoding/json promotes the
+	// fields of an embedded struct.
+	doc := struct {
+		*Plan
+		Apply *Applied `json:"apply,omitempty"`
+	}{&cp, a}
 	enc := json.NewEncoder(w)
 	enc.SetEscapeHTML(false)
 	enc.SetIndent("", "  ")
-	if err := enc.Encode(&cp); err != nil {
+	if err := enc.Encode(&doc); err != nil {
 		return fmt.Errorf("writing the plan as JSON: %w", err)
 	}
 	return nil

@@ -84,9 +84,7 @@ func (p *Plan) WriteMarkdown(w io.Writer, acked map[Gate]bool) error {
 		summary += ": " + html.EscapeString(actionCounts(group))
 		fmt.Fprintf(&b, "<details><summary>%s</summary>\n\n", summary)
 		var body strings.Builder
-		for _, c := range group {
-			writeChange(&body, c, noPaint)
-		}
+		writeStep(&body, group, noPaint)
 		// GitHub colours a diff block's lines by their first column.
 		writeFenced(&b, "diff", strings.ReplaceAll("\n"+body.String(), "\n  ", "\n")[1:])
 		b.WriteString("\n")
