@@ -234,12 +234,17 @@ func blockMsg(rs *model.RRset, z *model.Zone, a addressBlock) string {
 // zone does not hold, so every address of the block needs its CNAME
 // beside such a wildcard. (A wildcard further up answers for none: the
 // block's delegation makes the /24's name exist.)
-func (b *builder) wildcardOverBlocks(path []string, z *model.Zone, rs *model.RRset, over string) bool {
-	cnames := map[string]string{}
-	for _, r := range z.RRsets {
-		if r.Type == "CNAME" && parentName(r.Name) == over {
-			cnames[r.Name] = r.Values[0]
+//
+// ix indexes z's RRsets (nil: none, scan).
+func (b *builder) wildcardOverBlocks(path []string, z *model.Zone, rs *model.RRset, over string, ix rrIndex) bool {
+	if len(b.op.blocks[over]) == 0 {
+		return false
+	}
+	cname := func(name string) string {
+		if r := ix.get(z, name, "CNAME"); r != nil && len(r.Values) > 0 {
+			return r.Values[0]
 		}
+		return ""
 	}
 	var parts []string
 	var at []model.Pos
@@ -263,7 +268,7 @@ func (b *builder) wildcardOverBlocks(path []string, z *model.Zone, rs *model.RRs
 			a, ok := b.op.grantedBlock(strconv.Itoa(n) + "." + over)
 			// A smaller block, or a grant of the address's own name,
 			// holds it (and is judged on its own); or it has its CNAME.
-			if !ok || a.block != name || strings.EqualFold(cnames[a.rev], a.cname()) {
+			if !ok || a.block != name || strings.EqualFold(cname(a.rev), a.cname()) {
 				flush()
 				continue
 			}

@@ -18,7 +18,7 @@ import (
 // warns of a target its zone leaves empty (dangling.go). src are the
 // files spec was built from, for positions of values.
 func check(spec *model.Spec, src *sources) Diagnostics {
-	c := &checker{claims: map[string]firstClaim{}, src: src}
+	c := &checker{claims: map[string]firstClaim{}, src: src, ix: zoneIndexes{}}
 	zones := c.claimResources(spec)
 	c.claimVolumes(spec)
 	c.separateNetworks(spec)
@@ -34,6 +34,7 @@ type checker struct {
 	diags  Diagnostics
 	claims map[string]firstClaim
 	src    *sources
+	ix     zoneIndexes // each zone's RRsets by name and type (rrindex.go)
 }
 
 // firstClaim is the first tenant to declare a zone, VM or network.
@@ -247,13 +248,12 @@ func (c *checker) oneWriterPerName(spec *model.Spec, zones map[string]*model.Zon
 func (c *checker) misplaced(rs *model.RRset, z *model.Zone, zones map[string]*model.Zone) bool {
 	// zoneRules reports the zone's own records below a DNAME; a VM's
 	// publish joins the zone later, so it is checked here.
+	ix := c.ix.of(z)
 	if rs.Writer.Kind == model.WriterVMPublish {
-		for _, d := range z.RRsets {
-			if d.Type == "DNAME" && below(rs, []*model.RRset{d}) != nil {
-				c.two(rs.Writer.Pos, d.Writer.Pos, writerPath(rs.Writer),
-					"%s lies below the DNAME at %s, which redirects every name below it (RFC 6672 §2.3); publish another name or remove the DNAME", rs.Name, d.Name)
-				return true
-			}
+		if d := dnameAbove(rs.Name, z, ix); d != nil {
+			c.two(rs.Writer.Pos, d.Writer.Pos, writerPath(rs.Writer),
+				"%s lies below the DNAME at %s, which redirects every name below it (RFC 6672 §2.3); publish another name or remove the DNAME", rs.Name, d.Name)
+			return true
 		}
 	}
 	if r := z.Ignored(rs.Name, rs.Type); r != nil {
@@ -279,7 +279,7 @@ func (c *checker) misplaced(rs *model.RRset, z *model.Zone, zones map[string]*mo
 		return true
 	case atCut && rs.Type == "DS" && zoneCut(parentName(rs.Name), z.Name, zones) == nil:
 		return false // the parent's half of the delegation of a child signed elsewhere
-	case isGlue(rs, z, cut.Name):
+	case isGlue(rs, ix.get(z, cut.Name, "NS")):
 		return false // a resolver that follows the delegation needs it
 	}
 	c.two(rs.Writer.Pos, cut.Pos, writerPath(rs.Writer),
@@ -288,15 +288,26 @@ func (c *checker) misplaced(rs *model.RRset, z *model.Zone, zones map[string]*mo
 	return true
 }
 
-// isGlue reports whether rs is an address of a name server that zone z
-// delegates cut to (an NS at cut in z names it): the glue a parent
+// isGlue reports whether rs is an address of a name server that ns,
+// the NS of a zone at a cut (nil for none), names: the glue a parent
 // serves beside the delegation, for a name server inside the child.
-func isGlue(rs *model.RRset, z *model.Zone, cut string) bool {
+func isGlue(rs, ns *model.RRset) bool {
 	if rs.Type != "A" && rs.Type != "AAAA" {
 		return false
 	}
-	ns := z.RRset(cut, "NS")
 	return ns != nil && slices.Contains(ns.Values, rs.Name)
+}
+
+// dnameAbove returns the DNAME of zone z that name lies strictly below
+// (the deepest, walking name's ancestors up to the apex), or nil.
+func dnameAbove(name string, z *model.Zone, ix rrIndex) *model.RRset {
+	for n := name; n != z.Name && n != "." && n != ""; {
+		n = parentName(n)
+		if d := ix.get(z, n, "DNAME"); d != nil {
+			return d
+		}
+	}
+	return nil
 }
 
 // parentName is name without its first label ("." for a top-level name).
@@ -306,16 +317,6 @@ func parentName(name string) string {
 		return "."
 	}
 	return rest
-}
-
-// below returns the DNAME rs lies strictly below, or nil.
-func below(rs *model.RRset, dnames []*model.RRset) *model.RRset {
-	for _, d := range dnames {
-		if strings.HasSuffix(rs.Name, "."+d.Name) {
-			return d
-		}
-	}
-	return nil
 }
 
 func typeSuffix(typ string) string {

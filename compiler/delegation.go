@@ -127,15 +127,24 @@ func (c *checker) delegationsAcrossTenants(spec *model.Spec, zones map[string]*m
 				if ns.Type != "NS" || ns.Name == z.Name || child == nil || child.Tenant == z.Tenant {
 					continue
 				}
-				apex := child.RRset(child.Name, "NS")
+				apex := c.ix.of(child).get(child, child.Name, "NS")
 				if apex == nil {
 					c.childWithoutNS(z, ns, child)
 					continue
 				}
 				c.childNS(z, ns, child, apex)
-				for _, g := range z.RRsets {
-					if dnsname.IsSubdomain(g.Name, ns.Name) && isGlue(g, z, ns.Name) {
-						c.childGlue(z, ns, g, zones)
+				// The glue: an address at a name the NS names, below
+				// the cut; looked up by the NS's values, not by a scan
+				// of the zone per cut.
+				ix := c.ix.of(z)
+				for _, v := range ns.Values {
+					if !dnsname.IsSubdomain(v, ns.Name) {
+						continue
+					}
+					for _, typ := range []string{"A", "AAAA"} {
+						if g := ix.get(z, v, typ); g != nil {
+							c.childGlue(z, ns, g, zones)
+						}
 					}
 				}
 			}
@@ -192,7 +201,8 @@ func (c *checker) childGlue(parent *model.Zone, ns, g *model.RRset, zones map[st
 	if owner.Ignored(g.Name, g.Type) != nil {
 		return // written outside site: nothing to compare
 	}
-	decl := owner.RRset(g.Name, g.Type)
+	oix := c.ix.of(owner)
+	decl := oix.get(owner, g.Name, g.Type)
 	if decl != nil && decl.Lease != nil {
 		return // known at plan time only
 	}
@@ -200,8 +210,8 @@ func (c *checker) childGlue(parent *model.Zone, ns, g *model.RRset, zones map[st
 	d := Diagnostic{Related: []model.Pos{owner.Pos}}
 	d.Pos, d.Path = c.src.value(g, nil)
 	if decl == nil {
-		if other := slices.IndexFunc(owner.RRsets, func(rs *model.RRset) bool { return rs.Name == g.Name }); other >= 0 {
-			d.Related = []model.Pos{owner.RRsets[other].Writer.Pos}
+		if other := oix.get(owner, g.Name, ""); other != nil {
+			d.Related = []model.Pos{other.Writer.Pos}
 		}
 		d.Msg = fmt.Sprintf("%s %s is glue for the delegation of %s, and tenant %s's zone %s declares no %s at %s: resolvers would have no address for that name server but the one zone %s (tenant %s) chooses; tenant %s declares the name server's address in its zone first (%s: %s: [...]) and the glue copies it, or remove this %s",
 			g.Name, g.Type, ns.Name, owner.Tenant, owner.Name, g.Type, g.Name, parent.Name, parent.Tenant, owner.Tenant, cuePath(dnsname.Relative(g.Name, owner.Name)), g.Type, g.Type)
