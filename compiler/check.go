@@ -16,9 +16,11 @@ import (
 // also checks what needs every zone to judge: a DS beside no NS, and a
 // delegation of another tenant's zone against it (delegation.go), and
 // warns of a target its zone leaves empty (dangling.go). src are the
-// files spec was built from, for positions of values.
-func check(spec *model.Spec, src *sources) Diagnostics {
-	c := &checker{claims: map[string]firstClaim{}, src: src, ix: zoneIndexes{}}
+// files spec was built from, for positions of values. The checks run
+// within w's budgets (nil: none): each stops at the next zone once a
+// budget passed (checker.next), and what they found is not used.
+func check(spec *model.Spec, src *sources, w *watchdog) Diagnostics {
+	c := &checker{claims: map[string]firstClaim{}, src: src, ix: zoneIndexes{}, w: w}
 	zones := c.claimResources(spec)
 	c.claimVolumes(spec)
 	c.separateNetworks(spec)
@@ -35,7 +37,13 @@ type checker struct {
 	claims map[string]firstClaim
 	src    *sources
 	ix     zoneIndexes // each zone's RRsets by name and type (rrindex.go)
+	w      *watchdog
 }
+
+// next records that the checks are at pos (a tenant or a zone, where a
+// budget that passes is reported) and reports false once a budget has
+// passed: the check then stops.
+func (c *checker) next(pos model.Pos) bool { return c.w.at(pos) }
 
 // firstClaim is the first tenant to declare a zone, VM or network.
 type firstClaim struct {
@@ -64,6 +72,9 @@ func (c *checker) claimOnce(key, tenant string, pos model.Pos, path, what, fix s
 func (c *checker) claimResources(spec *model.Spec) map[string]*model.Zone {
 	zones := map[string]*model.Zone{}
 	for _, t := range spec.Tenants {
+		if !c.next(t.Pos) {
+			return zones
+		}
 		for _, z := range t.Zones {
 			if c.claimOnce("zone\x00"+z.Name, t.Name, z.Pos, cuePath("tenants", t.Name, "dns", "zones", strings.TrimSuffix(z.Name, ".")),
 				"zone "+z.Name, "declare each zone in one tenant") {
@@ -211,6 +222,9 @@ func (c *checker) oneWriterPerName(spec *model.Spec, zones map[string]*model.Zon
 		for _, z := range t.Zones {
 			if zones[z.Name] != z {
 				continue // a second declaration of a zone, reported above
+			}
+			if !c.next(z.Pos) {
+				return
 			}
 			for _, rs := range z.RRsets {
 				if c.misplaced(rs, z, zones) {

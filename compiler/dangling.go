@@ -47,6 +47,9 @@ func (c *checker) danglingTargets(spec *model.Spec, zones map[string]*model.Zone
 			if zones[z.Name] != z {
 				continue
 			}
+			if !c.next(z.Pos) {
+				return
+			}
 			for _, rs := range z.RRsets {
 				if !danglingTypes[rs.Type] || rs.Writer.Kind != model.WriterZoneRecords {
 					continue

@@ -30,6 +30,9 @@ func (c *checker) dsWithoutDelegation(spec *model.Spec, zones map[string]*model.
 			if zones[z.Name] != z {
 				continue
 			}
+			if !c.next(z.Pos) {
+				return
+			}
 			delegated := map[string]bool{}
 			for _, rs := range z.RRsets {
 				if rs.Type == "NS" && rs.Name != z.Name {
@@ -121,6 +124,9 @@ func (c *checker) delegationsAcrossTenants(spec *model.Spec, zones map[string]*m
 		for _, z := range t.Zones {
 			if zones[z.Name] != z {
 				continue
+			}
+			if !c.next(z.Pos) {
+				return
 			}
 			for _, ns := range z.RRsets {
 				child := zones[ns.Name]
