@@ -241,8 +241,13 @@ func (b *builder) delegatedAway(path []string, z *model.Zone, rs *model.RRset, i
 	case !away:
 	case dnsname.IsSubdomain(rs.Name, held):
 		b.related(path, []model.Pos{b.op.claims[held].pos}, "%s", delegatedAwayMsg(rs, z, held, tenant))
-	default: // an address of the block held
-		a, _ := b.op.grantedBlock(rs.Name)
+	default:
+		if sb, ok := b.op.blockSpelling(rs.Name, z.Tenant); ok && sb.block == held {
+			b.related(path, []model.Pos{b.op.claims[held].pos}, "%s", sb.msg(b.op, rs.Type, rs.Name,
+				"zone "+z.Name+" writes there nothing, and only the CNAME into the block at each address's own name"))
+			break
+		}
+		a, _ := b.op.grantedBlock(rs.Name) // an address of the block held
 		b.related(path, []model.Pos{b.op.claims[held].pos}, "%s", blockMsg(rs, z, a))
 	}
 	return away
@@ -268,6 +273,9 @@ func (o *operator) anotherTenants(rs *model.RRset, z *model.Zone, ix rrIndex) (h
 			return "", "", false
 		}
 		return held, tenant, true
+	}
+	if sb, ok := o.blockSpelling(rs.Name, z.Tenant); ok {
+		return sb.block, o.claims[sb.block].tenant, true
 	}
 	// The CNAME's target in any case: a live one written by hand (site
 	// export reads it as the server holds it) names the same.
