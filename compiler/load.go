@@ -243,4 +243,3 @@ func assemble(op *operator, results []*fileResult, scoped map[string]bool, diags
 	}
 	return spec, nil
 }
-
