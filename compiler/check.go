@@ -24,6 +24,7 @@ func check(spec *model.Spec, src *sources, w *watchdog) Diagnostics {
 	zones := c.claimResources(spec)
 	c.claimVolumes(spec)
 	c.separateNetworks(spec)
+	c.uniqueMACs(spec)
 	c.oneWriterPerName(spec, zones)
 	c.dsWithoutDelegation(spec, zones)
 	c.delegationsAcrossTenants(spec, zones)
