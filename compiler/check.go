@@ -39,6 +39,7 @@ type checker struct {
 	src    *sources
 	ix     zoneIndexes // each zone's RRsets by name and type (rrindex.go)
 	w      *watchdog
+	ign    map[*model.Zone]*ignoreIndex // each zone's ignore rules (ignoreindex.go)
 }
 
 // next records that the checks are at pos (a tenant or a zone, where a
@@ -271,7 +272,7 @@ func (c *checker) misplaced(rs *model.RRset, z *model.Zone, zones map[string]*mo
 			return true
 		}
 	}
-	if r := z.Ignored(rs.Name, rs.Type); r != nil {
+	if r := c.ignored(z, rs.Name, rs.Type); r != nil {
 		c.two(rs.Writer.Pos, r.Pos, writerPath(rs.Writer),
 			"%s %s matches the zone's ignore rule %q, so site would never write it; remove the record or narrow the rule",
 			rs.Name, rs.Type, r.Name+typeSuffix(r.Type))

@@ -25,6 +25,8 @@ type cutShape struct {
 	line func(i int) string
 	// extra records, written once.
 	extra string
+	// ignore, when not nil, is the zone's i-th ignore rule.
+	ignore func(i int) string
 	// warnings says, for n, the names whose targets would not resolve,
 	// in order; errors counts the errors.
 	warnings func(n int) []string
@@ -68,12 +70,29 @@ var cutShapes = []cutShape{{
 		return fmt.Sprintf("\"*.w%d\": TXT: [\"x\"]\nc%d: NS: [\"ns.example.net.\"]\nm%d: MX: [{priority: 10, host: \"mail.w%d.%s\"}]\n", i, i, i, i+1, cutZone)
 	},
 	warnings: func(n int) []string { return []string{fmt.Sprintf("m%d.%s", n-1, cutZone)} },
+}, {
+	// An ignore rule for each mail host but the last: each name was
+	// tried against every rule.
+	name: "ignore_rules",
+	line: func(i int) string {
+		return fmt.Sprintf("m%d: MX: [{priority: 10, host: \"h%d.%s\"}]\n", i, i+1, cutZone)
+	},
+	ignore:   func(i int) string { return fmt.Sprintf("{name: \"h%d\"}", i) },
+	warnings: func(n int) []string { return []string{fmt.Sprintf("m%d.%s", n-1, cutZone)} },
 }}
 
 // spec is the tenant file of the shape at n names.
 func (s cutShape) spec(n int) string {
 	var b strings.Builder
-	b.WriteString("package tenants\n\ntenants: a: {\n\tdomain: \"a.example.test\"\n\tdns: zones: \"a.example.test\": {provider: \"pdns\", records: {\n")
+	b.WriteString("package tenants\n\ntenants: a: {\n\tdomain: \"a.example.test\"\n\tdns: zones: \"a.example.test\": {provider: \"pdns\", ")
+	if s.ignore != nil {
+		b.WriteString("ignore: [\n")
+		for i := range n {
+			b.WriteString(s.ignore(i) + ",\n")
+		}
+		b.WriteString("], ")
+	}
+	b.WriteString("records: {\n")
 	for i := range n {
 		b.WriteString(s.line(i))
 	}

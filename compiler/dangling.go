@@ -66,7 +66,7 @@ func (c *checker) danglingTargets(spec *model.Spec, zones map[string]*model.Zone
 						continue // a name server inside the child it delegates: its address is glue, the delegation checks' (check.go)
 					}
 					home := enclosingZone(target, zones)
-					if home == nil || home.Tenant != z.Tenant || warned[target] || served(target, home, names(home), c.ix.of(home)) {
+					if home == nil || home.Tenant != z.Tenant || warned[target] || served(target, home, names(home), c.ix.of(home), c.ignoreIndex(home)) {
 						continue
 					}
 					warned[target] = true
@@ -114,10 +114,10 @@ func enclosingZone(name string, zones map[string]*model.Zone) *model.Zone {
 // records, a name an ignore rule leaves to another writer, a name at or
 // below a delegation or below a DNAME, or a name a wildcard covers.
 //
-// ix indexes z's RRsets: each of target's ancestors is looked up, not
-// scanned for.
-func served(target string, z *model.Zone, names map[string]bool, ix rrIndex) bool {
-	if target == z.Name || names[target] || ignoredAnyType(z, target) {
+// ix and ign index z's RRsets and ignore rules: each of target's
+// ancestors is looked up, not scanned for.
+func served(target string, z *model.Zone, names map[string]bool, ix rrIndex, ign *ignoreIndex) bool {
+	if target == z.Name || names[target] || ign.first(z, target, "", true) != nil {
 		return true
 	}
 	for n := target; n != z.Name && n != "." && n != ""; n = parentName(n) {
@@ -129,15 +129,4 @@ func served(target string, z *model.Zone, names map[string]bool, ix rrIndex) boo
 		}
 	}
 	return names["*."+z.Name]
-}
-
-// ignoredAnyType reports whether an ignore rule of z covers name for
-// some type: whoever writes it, site leaves the name to them.
-func ignoredAnyType(z *model.Zone, name string) bool {
-	for _, r := range z.Ignore {
-		if r.Matches(name, r.Type) {
-			return true
-		}
-	}
-	return false
 }

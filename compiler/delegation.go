@@ -40,7 +40,7 @@ func (c *checker) dsWithoutDelegation(spec *model.Spec, zones map[string]*model.
 				}
 			}
 			undelegated := func(name string) bool {
-				return !delegated[name] && z.Ignored(name, "NS") == nil
+				return !delegated[name] && c.ignored(z, name, "NS") == nil
 			}
 			for _, rs := range z.RRsets {
 				if rs.Type != "DS" || rs.Name == z.Name || !undelegated(rs.Name) {
@@ -165,7 +165,7 @@ func (c *checker) delegationsAcrossTenants(spec *model.Spec, zones map[string]*m
 // child leaves to an ignore rule is written outside site: nothing to
 // compare, as when the child's file is not loaded.
 func (c *checker) childWithoutNS(parent *model.Zone, ns *model.RRset, child *model.Zone) {
-	if child.Ignored(child.Name, "NS") != nil {
+	if c.ignored(child, child.Name, "NS") != nil {
 		return
 	}
 	pos, path := c.src.value(ns, nil)
@@ -204,7 +204,7 @@ func (c *checker) childNS(parent *model.Zone, ns *model.RRset, child *model.Zone
 // at the glue's type when the glue leaves some out.
 func (c *checker) childGlue(parent *model.Zone, ns, g *model.RRset, zones map[string]*model.Zone) {
 	owner := zoneCut(g.Name, parent.Name, zones)
-	if owner.Ignored(g.Name, g.Type) != nil {
+	if c.ignored(owner, g.Name, g.Type) != nil {
 		return // written outside site: nothing to compare
 	}
 	oix := c.ix.of(owner)
