@@ -25,11 +25,13 @@ import (
 
 // Options tune Load. The zero value means the defaults.
 type Options struct {
-	// EvalTimeout bounds the wall time of evaluating every file
-	// (site's --eval-timeout); 0 is DefaultEvalTimeout.
+	// EvalTimeout bounds the wall time of the whole load: reading,
+	// evaluating and checking every file (site's --eval-timeout); 0 is
+	// DefaultEvalTimeout.
 	EvalTimeout time.Duration
 	// EvalMemory bounds the Go heap in use, in bytes, while files are
-	// evaluated (site's --eval-memory); 0 is DefaultEvalMemory.
+	// loaded, evaluated and checked (site's --eval-memory); 0 is
+	// DefaultEvalMemory.
 	EvalMemory uint64
 	// Cache, when not nil, keeps each file's evaluation across runs
 	// and skips evaluating a file whose inputs are unchanged (cache.go).
