@@ -191,6 +191,61 @@ func (o *operator) blockOverlaps() Diagnostics {
 	return diags
 }
 
+// spelledBlock is a name at or below a label that spells, as an RFC
+// 2317 block, addresses of a block site.cue grants another tenant, in
+// another spelling or bounds ("0-63" or "0/25" for a grant of "0/26").
+type spelledBlock struct {
+	label       string // the name of the spelling: "0-63.2.0.192.in-addr.arpa."
+	block       string // the block granted: "0/26.2.0.192.in-addr.arpa."
+	first, last int
+}
+
+// blockSpelling returns the block site.cue grants a tenant other than
+// tenant whose addresses the block label name lies at or below shares
+// (the smallest, the first by name of those that size), unless that
+// label is the granted name itself (holder judges that one). The
+// spellings are the same to site (see above), so a spelling of another
+// tenant's block is that tenant's as much as the granted one: the /24's
+// tenant writing at 0-63 or 0/25 would delegate or answer for addresses
+// of the 0/26 site.cue grants another.
+func (o *operator) blockSpelling(name, tenant string) (spelledBlock, bool) {
+	head, ok := strings.CutSuffix(name, ".in-addr.arpa.")
+	if !ok || strings.Count(head, ".") < 3 {
+		return spelledBlock{}, false
+	}
+	labels := strings.Split(head, ".")
+	labels = labels[len(labels)-4:] // the block label and the /24's three
+	net := strings.Join(labels[1:], ".") + ".in-addr.arpa."
+	r, ok := blockLabel(labels[0])
+	if !ok || len(o.blocks[net]) == 0 {
+		return spelledBlock{}, false
+	}
+	label := labels[0] + "." + net
+	best := -1
+	bs := o.blocks[net]
+	for i, b := range bs {
+		if b.name != label && o.claims[b.name].tenant != tenant && b.overlaps(r) && (best < 0 || b.size() < bs[best].size()) {
+			best = i
+		}
+	}
+	if best < 0 {
+		return spelledBlock{}, false
+	}
+	return spelledBlock{label: label, block: bs[best].name, first: max(r.first, bs[best].first), last: min(r.last, bs[best].last)}, true
+}
+
+// msg says why what (a zone, a record) at name, at or below s.label,
+// is not its writer's: about is what to do instead.
+func (s spelledBlock) msg(o *operator, what, name, about string) string {
+	at := ""
+	if name != s.label {
+		at = " lies below " + s.label + ", which"
+	}
+	prefix := reverseV4(parentName(s.label))
+	return fmt.Sprintf("%s %s%s spells as an RFC 2317 block addresses %s%d to %s%d of block %s, which site.cue grants to tenant %s: site judges every spelling of a block (BASE/LEN, FIRST-LAST) as one, so those addresses are tenant %s's whatever the spelling; %s",
+		what, name, at, prefix, s.first, prefix, s.last, s.block, o.claims[s.block].tenant, o.claims[s.block].tenant, about)
+}
+
 // reverseV4 returns "192.0.2." for the /24's reverse name
 // "2.0.192.in-addr.arpa.", and "" for any other name.
 func reverseV4(net string) string {
@@ -234,12 +289,17 @@ func blockMsg(rs *model.RRset, z *model.Zone, a addressBlock) string {
 // zone does not hold, so every address of the block needs its CNAME
 // beside such a wildcard. (A wildcard further up answers for none: the
 // block's delegation makes the /24's name exist.)
-func (b *builder) wildcardOverBlocks(path []string, z *model.Zone, rs *model.RRset, over string) bool {
-	cnames := map[string]string{}
-	for _, r := range z.RRsets {
-		if r.Type == "CNAME" && parentName(r.Name) == over {
-			cnames[r.Name] = r.Values[0]
+//
+// ix indexes z's RRsets (nil: none, scan).
+func (b *builder) wildcardOverBlocks(path []string, z *model.Zone, rs *model.RRset, over string, ix rrIndex) bool {
+	if len(b.op.blocks[over]) == 0 {
+		return false
+	}
+	cname := func(name string) string {
+		if r := ix.get(z, name, "CNAME"); r != nil && len(r.Values) > 0 {
+			return r.Values[0]
 		}
+		return ""
 	}
 	var parts []string
 	var at []model.Pos
@@ -263,7 +323,7 @@ func (b *builder) wildcardOverBlocks(path []string, z *model.Zone, rs *model.RRs
 			a, ok := b.op.grantedBlock(strconv.Itoa(n) + "." + over)
 			// A smaller block, or a grant of the address's own name,
 			// holds it (and is judged on its own); or it has its CNAME.
-			if !ok || a.block != name || strings.EqualFold(cnames[a.rev], a.cname()) {
+			if !ok || a.block != name || strings.EqualFold(cname(a.rev), a.cname()) {
 				flush()
 				continue
 			}

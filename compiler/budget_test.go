@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/site-tools/site/compiler/model"
 )
 
 // TestBudgets sets budgets the heap and the clock have passed before
@@ -169,5 +171,44 @@ func TestBudgets_SharedValuesAcrossFiles(t *testing.T) {
 	o.EvalMemory = 1 << 30 // 64 MiB of strings: the three load
 	if _, err := LoadWith(filepath.Join(dir, ConfigName), []string{dir}, o); err != nil {
 		t.Errorf("Load with --eval-memory 1GiB: %v", err)
+	}
+}
+
+// TestBudgetCoversChecks: the checks after evaluation run within the
+// time budget too (issue 27, finding 5: 30,000 cuts vetted for 39 s,
+// exit 0, with no budget message). The spec is evaluated first with
+// the default budgets; its checks then get a budget of 1ms, which they
+// take far longer than, and end in the budget's message at the file
+// being checked rather than in their findings.
+func TestBudgetCoversChecks(t *testing.T) {
+	if testing.Short() {
+		t.Skip("checks a 30,000-name zone")
+	}
+	dir := t.TempDir()
+	file := filepath.Join(dir, "a.cue")
+	writeFiles(t, dir, map[string]string{"a.cue": cutShapes[0].spec(30_000)})
+	op, diags := operatorSource("site.cue", []byte(hostileSite))
+	if len(diags) > 0 {
+		t.Fatal(diags)
+	}
+	evalw := watch(Options{}, file)
+	results, err := evaluate([]input{{path: file}}, evalw, Options{}, nil)
+	evalw.stop()
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := watch(Options{EvalTimeout: time.Millisecond}, file)
+	defer w.stop()
+	w.enter(phaseCheck)
+	_, err = w.bound(func() (*model.Spec, error) {
+		return assemble(op, results, map[string]bool{file: true}, nil, nil, w)
+	})
+	var got Diagnostics
+	if !errors.As(err, &got) || len(got) != 1 {
+		t.Fatalf("got %v, want one diagnostic", err)
+	}
+	const want = "checking the specs after evaluation passed its time budget of 1ms while checking this file (names, zone cuts, delegations and tenants against each other); make the spec simpler (fewer names?) or, if it is legitimately this large, raise it with --eval-timeout"
+	if d := got[0]; d.Pos.File != file || d.Pos.Line < 1 || d.Pos.Col < 1 || d.Msg != want {
+		t.Errorf("got %s, want %s:LINE:COL: %s", d.Format(nil), file, want)
 	}
 }

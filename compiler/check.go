@@ -16,12 +16,15 @@ import (
 // also checks what needs every zone to judge: a DS beside no NS, and a
 // delegation of another tenant's zone against it (delegation.go), and
 // warns of a target its zone leaves empty (dangling.go). src are the
-// files spec was built from, for positions of values.
-func check(spec *model.Spec, src *sources) Diagnostics {
-	c := &checker{claims: map[string]firstClaim{}, src: src}
+// files spec was built from, for positions of values. The checks run
+// within w's budgets (nil: none): each stops at the next zone once a
+// budget passed (checker.next), and what they found is not used.
+func check(spec *model.Spec, src *sources, w *watchdog) Diagnostics {
+	c := &checker{claims: map[string]firstClaim{}, src: src, ix: zoneIndexes{}, w: w}
 	zones := c.claimResources(spec)
 	c.claimVolumes(spec)
 	c.separateNetworks(spec)
+	c.uniqueMACs(spec)
 	c.oneWriterPerName(spec, zones)
 	c.dsWithoutDelegation(spec, zones)
 	c.delegationsAcrossTenants(spec, zones)
@@ -34,7 +37,15 @@ type checker struct {
 	diags  Diagnostics
 	claims map[string]firstClaim
 	src    *sources
+	ix     zoneIndexes // each zone's RRsets by name and type (rrindex.go)
+	w      *watchdog
+	ign    map[*model.Zone]*ignoreIndex // each zone's ignore rules (ignoreindex.go)
 }
+
+// next records that the checks are at pos (a tenant or a zone, where a
+// budget that passes is reported) and reports false once a budget has
+// passed: the check then stops.
+func (c *checker) next(pos model.Pos) bool { return c.w.at(pos) }
 
 // firstClaim is the first tenant to declare a zone, VM or network.
 type firstClaim struct {
@@ -63,6 +74,9 @@ func (c *checker) claimOnce(key, tenant string, pos model.Pos, path, what, fix s
 func (c *checker) claimResources(spec *model.Spec) map[string]*model.Zone {
 	zones := map[string]*model.Zone{}
 	for _, t := range spec.Tenants {
+		if !c.next(t.Pos) {
+			return zones
+		}
 		for _, z := range t.Zones {
 			if c.claimOnce("zone\x00"+z.Name, t.Name, z.Pos, cuePath("tenants", t.Name, "dns", "zones", strings.TrimSuffix(z.Name, ".")),
 				"zone "+z.Name, "declare each zone in one tenant") {
@@ -211,6 +225,9 @@ func (c *checker) oneWriterPerName(spec *model.Spec, zones map[string]*model.Zon
 			if zones[z.Name] != z {
 				continue // a second declaration of a zone, reported above
 			}
+			if !c.next(z.Pos) {
+				return
+			}
 			for _, rs := range z.RRsets {
 				if c.misplaced(rs, z, zones) {
 					continue
@@ -247,16 +264,15 @@ func (c *checker) oneWriterPerName(spec *model.Spec, zones map[string]*model.Zon
 func (c *checker) misplaced(rs *model.RRset, z *model.Zone, zones map[string]*model.Zone) bool {
 	// zoneRules reports the zone's own records below a DNAME; a VM's
 	// publish joins the zone later, so it is checked here.
+	ix := c.ix.of(z)
 	if rs.Writer.Kind == model.WriterVMPublish {
-		for _, d := range z.RRsets {
-			if d.Type == "DNAME" && below(rs, []*model.RRset{d}) != nil {
-				c.two(rs.Writer.Pos, d.Writer.Pos, writerPath(rs.Writer),
-					"%s lies below the DNAME at %s, which redirects every name below it (RFC 6672 §2.3); publish another name or remove the DNAME", rs.Name, d.Name)
-				return true
-			}
+		if d := dnameAbove(rs.Name, z, ix); d != nil {
+			c.two(rs.Writer.Pos, d.Writer.Pos, writerPath(rs.Writer),
+				"%s lies below the DNAME at %s, which redirects every name below it (RFC 6672 §2.3); publish another name or remove the DNAME", rs.Name, d.Name)
+			return true
 		}
 	}
-	if r := z.Ignored(rs.Name, rs.Type); r != nil {
+	if r := c.ignored(z, rs.Name, rs.Type); r != nil {
 		c.two(rs.Writer.Pos, r.Pos, writerPath(rs.Writer),
 			"%s %s matches the zone's ignore rule %q, so site would never write it; remove the record or narrow the rule",
 			rs.Name, rs.Type, r.Name+typeSuffix(r.Type))
@@ -279,7 +295,7 @@ func (c *checker) misplaced(rs *model.RRset, z *model.Zone, zones map[string]*mo
 		return true
 	case atCut && rs.Type == "DS" && zoneCut(parentName(rs.Name), z.Name, zones) == nil:
 		return false // the parent's half of the delegation of a child signed elsewhere
-	case isGlue(rs, z, cut.Name):
+	case isGlue(rs, ix.get(z, cut.Name, "NS")):
 		return false // a resolver that follows the delegation needs it
 	}
 	c.two(rs.Writer.Pos, cut.Pos, writerPath(rs.Writer),
@@ -288,15 +304,26 @@ func (c *checker) misplaced(rs *model.RRset, z *model.Zone, zones map[string]*mo
 	return true
 }
 
-// isGlue reports whether rs is an address of a name server that zone z
-// delegates cut to (an NS at cut in z names it): the glue a parent
+// isGlue reports whether rs is an address of a name server that ns,
+// the NS of a zone at a cut (nil for none), names: the glue a parent
 // serves beside the delegation, for a name server inside the child.
-func isGlue(rs *model.RRset, z *model.Zone, cut string) bool {
+func isGlue(rs, ns *model.RRset) bool {
 	if rs.Type != "A" && rs.Type != "AAAA" {
 		return false
 	}
-	ns := z.RRset(cut, "NS")
 	return ns != nil && slices.Contains(ns.Values, rs.Name)
+}
+
+// dnameAbove returns the DNAME of zone z that name lies strictly below
+// (the deepest, walking name's ancestors up to the apex), or nil.
+func dnameAbove(name string, z *model.Zone, ix rrIndex) *model.RRset {
+	for n := name; n != z.Name && n != "." && n != ""; {
+		n = parentName(n)
+		if d := ix.get(z, n, "DNAME"); d != nil {
+			return d
+		}
+	}
+	return nil
 }
 
 // parentName is name without its first label ("." for a top-level name).
@@ -306,16 +333,6 @@ func parentName(name string) string {
 		return "."
 	}
 	return rest
-}
-
-// below returns the DNAME rs lies strictly below, or nil.
-func below(rs *model.RRset, dnames []*model.RRset) *model.RRset {
-	for _, d := range dnames {
-		if strings.HasSuffix(rs.Name, "."+d.Name) {
-			return d
-		}
-	}
-	return nil
 }
 
 func typeSuffix(typ string) string {

@@ -47,6 +47,9 @@ func (c *checker) danglingTargets(spec *model.Spec, zones map[string]*model.Zone
 			if zones[z.Name] != z {
 				continue
 			}
+			if !c.next(z.Pos) {
+				return
+			}
 			for _, rs := range z.RRsets {
 				if !danglingTypes[rs.Type] || rs.Writer.Kind != model.WriterZoneRecords {
 					continue
@@ -63,7 +66,7 @@ func (c *checker) danglingTargets(spec *model.Spec, zones map[string]*model.Zone
 						continue // a name server inside the child it delegates: its address is glue, the delegation checks' (check.go)
 					}
 					home := enclosingZone(target, zones)
-					if home == nil || home.Tenant != z.Tenant || warned[target] || served(target, home, names(home)) {
+					if home == nil || home.Tenant != z.Tenant || warned[target] || served(target, home, names(home), c.ix.of(home), c.ignoreIndex(home)) {
 						continue
 					}
 					warned[target] = true
@@ -110,28 +113,20 @@ func enclosingZone(name string, zones map[string]*model.Zone) *model.Zone {
 // accounts for: the apex (SOA and NS are always there), a name with
 // records, a name an ignore rule leaves to another writer, a name at or
 // below a delegation or below a DNAME, or a name a wildcard covers.
-func served(target string, z *model.Zone, names map[string]bool) bool {
-	if target == z.Name || names[target] || ignoredAnyType(z, target) {
+//
+// ix and ign index z's RRsets and ignore rules: each of target's
+// ancestors is looked up, not scanned for.
+func served(target string, z *model.Zone, names map[string]bool, ix rrIndex, ign *ignoreIndex) bool {
+	if target == z.Name || names[target] || ign.first(z, target, "", true) != nil {
 		return true
 	}
 	for n := target; n != z.Name && n != "." && n != ""; n = parentName(n) {
-		if rs := z.RRset(n, "NS"); rs != nil {
+		if rs := ix.get(z, n, "NS"); rs != nil {
 			return true // a delegation: the child zone serves it
 		}
-		if n != target && (z.RRset(n, "DNAME") != nil || names["*."+n]) {
+		if n != target && (ix.get(z, n, "DNAME") != nil || names["*."+n]) {
 			return true
 		}
 	}
 	return names["*."+z.Name]
-}
-
-// ignoredAnyType reports whether an ignore rule of z covers name for
-// some type: whoever writes it, site leaves the name to them.
-func ignoredAnyType(z *model.Zone, name string) bool {
-	for _, r := range z.Ignore {
-		if r.Matches(name, r.Type) {
-			return true
-		}
-	}
-	return false
 }

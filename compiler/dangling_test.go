@@ -122,9 +122,11 @@ func TestDanglingTargets(t *testing.T) {
 			if len(diags) > 0 {
 				t.Fatal(diags)
 			}
-			results, err := evaluate([]input{{path: "a.cue", data: []byte(src)}, {path: "b.cue", data: []byte(danglingOther)}}, o, nil)
+			w := watch(o, "a.cue")
+			defer w.stop()
+			results, err := evaluate([]input{{path: "a.cue", data: []byte(src)}, {path: "b.cue", data: []byte(danglingOther)}}, w, o, nil)
 			if err == nil {
-				_, err = assemble(op, results, map[string]bool{"a.cue": true}, nil, o.Warn)
+				_, err = assemble(op, results, map[string]bool{"a.cue": true}, nil, o.Warn, w)
 			}
 			if err != nil {
 				t.Fatalf("the spec does not load:\n%v\n%s", err, src)

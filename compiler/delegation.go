@@ -30,6 +30,9 @@ func (c *checker) dsWithoutDelegation(spec *model.Spec, zones map[string]*model.
 			if zones[z.Name] != z {
 				continue
 			}
+			if !c.next(z.Pos) {
+				return
+			}
 			delegated := map[string]bool{}
 			for _, rs := range z.RRsets {
 				if rs.Type == "NS" && rs.Name != z.Name {
@@ -37,7 +40,7 @@ func (c *checker) dsWithoutDelegation(spec *model.Spec, zones map[string]*model.
 				}
 			}
 			undelegated := func(name string) bool {
-				return !delegated[name] && z.Ignored(name, "NS") == nil
+				return !delegated[name] && c.ignored(z, name, "NS") == nil
 			}
 			for _, rs := range z.RRsets {
 				if rs.Type != "DS" || rs.Name == z.Name || !undelegated(rs.Name) {
@@ -122,20 +125,32 @@ func (c *checker) delegationsAcrossTenants(spec *model.Spec, zones map[string]*m
 			if zones[z.Name] != z {
 				continue
 			}
+			if !c.next(z.Pos) {
+				return
+			}
 			for _, ns := range z.RRsets {
 				child := zones[ns.Name]
 				if ns.Type != "NS" || ns.Name == z.Name || child == nil || child.Tenant == z.Tenant {
 					continue
 				}
-				apex := child.RRset(child.Name, "NS")
+				apex := c.ix.of(child).get(child, child.Name, "NS")
 				if apex == nil {
 					c.childWithoutNS(z, ns, child)
 					continue
 				}
 				c.childNS(z, ns, child, apex)
-				for _, g := range z.RRsets {
-					if dnsname.IsSubdomain(g.Name, ns.Name) && isGlue(g, z, ns.Name) {
-						c.childGlue(z, ns, g, zones)
+				// The glue: an address at a name the NS names, below
+				// the cut; looked up by the NS's values, not by a scan
+				// of the zone per cut.
+				ix := c.ix.of(z)
+				for _, v := range ns.Values {
+					if !dnsname.IsSubdomain(v, ns.Name) {
+						continue
+					}
+					for _, typ := range []string{"A", "AAAA"} {
+						if g := ix.get(z, v, typ); g != nil {
+							c.childGlue(z, ns, g, zones)
+						}
 					}
 				}
 			}
@@ -150,7 +165,7 @@ func (c *checker) delegationsAcrossTenants(spec *model.Spec, zones map[string]*m
 // child leaves to an ignore rule is written outside site: nothing to
 // compare, as when the child's file is not loaded.
 func (c *checker) childWithoutNS(parent *model.Zone, ns *model.RRset, child *model.Zone) {
-	if child.Ignored(child.Name, "NS") != nil {
+	if c.ignored(child, child.Name, "NS") != nil {
 		return
 	}
 	pos, path := c.src.value(ns, nil)
@@ -189,10 +204,11 @@ func (c *checker) childNS(parent *model.Zone, ns *model.RRset, child *model.Zone
 // at the glue's type when the glue leaves some out.
 func (c *checker) childGlue(parent *model.Zone, ns, g *model.RRset, zones map[string]*model.Zone) {
 	owner := zoneCut(g.Name, parent.Name, zones)
-	if owner.Ignored(g.Name, g.Type) != nil {
+	if c.ignored(owner, g.Name, g.Type) != nil {
 		return // written outside site: nothing to compare
 	}
-	decl := owner.RRset(g.Name, g.Type)
+	oix := c.ix.of(owner)
+	decl := oix.get(owner, g.Name, g.Type)
 	if decl != nil && decl.Lease != nil {
 		return // known at plan time only
 	}
@@ -200,8 +216,8 @@ func (c *checker) childGlue(parent *model.Zone, ns, g *model.RRset, zones map[st
 	d := Diagnostic{Related: []model.Pos{owner.Pos}}
 	d.Pos, d.Path = c.src.value(g, nil)
 	if decl == nil {
-		if other := slices.IndexFunc(owner.RRsets, func(rs *model.RRset) bool { return rs.Name == g.Name }); other >= 0 {
-			d.Related = []model.Pos{owner.RRsets[other].Writer.Pos}
+		if other := oix.get(owner, g.Name, ""); other != nil {
+			d.Related = []model.Pos{other.Writer.Pos}
 		}
 		d.Msg = fmt.Sprintf("%s %s is glue for the delegation of %s, and tenant %s's zone %s declares no %s at %s: resolvers would have no address for that name server but the one zone %s (tenant %s) chooses; tenant %s declares the name server's address in its zone first (%s: %s: [...]) and the glue copies it, or remove this %s",
 			g.Name, g.Type, ns.Name, owner.Tenant, owner.Name, g.Type, g.Name, parent.Name, parent.Tenant, owner.Tenant, cuePath(dnsname.Relative(g.Name, owner.Name)), g.Type, g.Type)

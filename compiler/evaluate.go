@@ -138,6 +138,10 @@ func (e *evaluator) source(path string, data []byte) *fileResult {
 		r.diags = append(r.diags, *d)
 		return r
 	}
+	if d := checkBuiltins(path, f); d != nil {
+		r.diags = append(r.diags, *d)
+		return r
+	}
 	// tenantsTop.check reads f before takeTree takes it apart; its findings
 	// come after legacyFields', as they always did.
 	topLevel := tenantsTop.check(path, f)

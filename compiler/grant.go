@@ -58,6 +58,10 @@ func (b *builder) holds(tenant string, g *grant, path []string, what, name strin
 			what, name, a.where(name), a.rev, a.cname(), what, a.tenant, a.cname())
 		return false
 	}
+	if sb, ok := b.op.blockSpelling(name, tenant); ok {
+		b.related(path, []model.Pos{b.op.claims[sb.block].pos}, "%s", sb.msg(b.op, what, name, "remove this "+what))
+		return false
+	}
 	return true
 }
 

@@ -63,12 +63,17 @@ func writeGenerated(t testing.TB, dir string) []string {
 		"zones_10k": head + "\tdns: zones: {\n" + generate(10_000, func(i int) string {
 			return fmt.Sprintf("\t\t\"z%d.a.example.test\": provider: powerdns: {url: \"http://x\", api_key: env: \"K\"}\n", i)
 		}) + "\t}\n}\n",
-		"long_line_comment":   "// " + strings.Repeat("c", 20_000_000) + "\n" + head + "}\n",
-		"many_comments":       strings.Repeat("// c\n", 1_000_000) + head + "}\n",
-		"nul_bytes_1m":        head + "\t_x: \"" + strings.Repeat("\x00", 1_000_000) + "\"\n}\n",
-		"invalid_utf8_1m":     head + "\t_x: \"" + strings.Repeat("\xff", 1_000_000) + "\"\n}\n",
-		"doubling_hidden_60":  string(doublingSpec(60)),
-		"doubling_hidden_30":  string(doublingSpec(30)),
+		"long_line_comment":  "// " + strings.Repeat("c", 20_000_000) + "\n" + head + "}\n",
+		"many_comments":      strings.Repeat("// c\n", 1_000_000) + head + "}\n",
+		"nul_bytes_1m":       head + "\t_x: \"" + strings.Repeat("\x00", 1_000_000) + "\"\n}\n",
+		"invalid_utf8_1m":    head + "\t_x: \"" + strings.Repeat("\xff", 1_000_000) + "\"\n}\n",
+		"doubling_hidden_60": string(doublingSpec(60)),
+		"doubling_hidden_30": string(doublingSpec(30)),
+		// Issue 27, finding 5: quadratic in cuts before the checks
+		// used an index (63 s).
+		"cuts_ns_literal_90k": head + zone + generate(90_000, func(i int) string {
+			return fmt.Sprintf("\t\tc%d: NS: [\"ns.c%d.a.example.test.\"]\n", i, i+1)
+		}) + "\t}}\n}\n",
 		"comprehension_10e10": head + "\t_l: [0,1,2,3,4,5,6,7,8,9]\n\t_x: [" + strings.Repeat("for a in _l ", 10) + "{a}]\n}\n",
 	}
 	var paths []string

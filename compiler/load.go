@@ -38,12 +38,9 @@
 package compiler
 
 import (
-	"fmt"
 	"os"
 	"path/filepath"
-	"runtime"
 	"sort"
-	"sync"
 
 	"github.com/site-tools/site/compiler/model"
 )
@@ -63,7 +60,20 @@ func Load(config string, paths []string) (*model.Spec, error) {
 
 // LoadWith is Load with options: a spec whose evaluation passes a
 // budget is a Diagnostics error at the file being evaluated.
+//
+// The budgets cover the whole load (budget.go): reading site.cue and the
+// files, evaluating them and the checks after.
 func LoadWith(config string, paths []string, o Options) (*model.Spec, error) {
+	first := config
+	if len(paths) > 0 {
+		first = paths[0]
+	}
+	w := watch(o, first)
+	defer w.stop()
+	return w.bound(func() (*model.Spec, error) { return loadWith(config, paths, o, w) })
+}
+
+func loadWith(config string, paths []string, o Options, w *watchdog) (*model.Spec, error) {
 	op, diags := readOperator(config)
 	if len(diags) > 0 {
 		return nil, diags.sort()
@@ -115,11 +125,11 @@ func LoadWith(config string, paths []string, o Options) (*model.Spec, error) {
 			keys, _ = o.Cache.keyer(site)
 		}
 	}
-	results, err := evaluate(inputs, o, keys)
+	results, err := evaluate(inputs, w, o, keys)
 	if err != nil {
 		return nil, err
 	}
-	return assemble(op, results, scoped, diags, o.Warn)
+	return assemble(op, results, scoped, diags, o.Warn, w)
 }
 
 // LoadSource validates one tenant spec held in memory, named name,
@@ -158,6 +168,12 @@ func LoadBesideWith(configName string, config []byte, path string, src []byte, o
 // read from disk) with the operator's file held in memory; only path's
 // tenants are in the model.
 func loadHeld(configName string, config []byte, path string, src []byte, all []string, o Options) (*model.Spec, error) {
+	w := watch(o, path)
+	defer w.stop()
+	return w.bound(func() (*model.Spec, error) { return loadHeldWithin(configName, config, path, src, all, o, w) })
+}
+
+func loadHeldWithin(configName string, config []byte, path string, src []byte, all []string, o Options, w *watchdog) (*model.Spec, error) {
 	op, diags := operatorSource(configName, config)
 	if len(diags) > 0 {
 		return nil, diags.sort()
@@ -169,18 +185,21 @@ func loadHeld(configName string, config []byte, path string, src []byte, all []s
 			inputs[i].data = src
 		}
 	}
-	results, err := evaluate(inputs, o, nil)
+	results, err := evaluate(inputs, w, o, nil)
 	if err != nil {
 		return nil, err
 	}
-	return assemble(op, results, map[string]bool{path: true}, nil, o.Warn)
+	return assemble(op, results, map[string]bool{path: true}, nil, o.Warn, w)
 }
 
 // assemble builds the model from evaluated files and runs the checks
 // between tenants. Tenants from files not in scoped are checked and
 // counted as writers, but left out of the model, and warn is not given
-// their warnings (see Options.Warn).
-func assemble(op *operator, results []*fileResult, scoped map[string]bool, diags Diagnostics, warn func(Diagnostics)) (*model.Spec, error) {
+// their warnings (see Options.Warn). They run within w's budgets (nil:
+// none): each file and zone checked is where a budget that passes is
+// reported.
+func assemble(op *operator, results []*fileResult, scoped map[string]bool, diags Diagnostics, warn func(Diagnostics), w *watchdog) (*model.Spec, error) {
+	w.enter(phaseCheck)
 	spec := &model.Spec{Vaults: op.vaults}
 	all := &model.Spec{}
 	// A tenant lives in one file (onefile.go), checked first: it leaves
@@ -189,6 +208,9 @@ func assemble(op *operator, results []*fileResult, scoped map[string]bool, diags
 	diags = append(diags, files...)
 	diags = append(diags, op.warnings...)
 	for _, r := range results {
+		if !w.at(model.Pos{File: r.path}) {
+			return nil, nil // the budget's diagnostics are bound's
+		}
 		diags = append(diags, r.diags...)
 		b := &builder{op: op, pos: r.pos}
 		for _, name := range sortedKeys(r.tenants) {
@@ -205,7 +227,7 @@ func assemble(op *operator, results []*fileResult, scoped map[string]bool, diags
 	}
 	sort.Slice(spec.Tenants, func(i, j int) bool { return spec.Tenants[i].Name < spec.Tenants[j].Name })
 	sort.Slice(all.Tenants, func(i, j int) bool { return all.Tenants[i].Name < all.Tenants[j].Name })
-	diags = append(diags, check(all, sourcesOf(results))...)
+	diags = append(diags, check(all, sourcesOf(results), w)...)
 	var warnings Diagnostics
 	for _, d := range diags {
 		if !d.Warning {
@@ -220,176 +242,4 @@ func assemble(op *operator, results []*fileResult, scoped map[string]bool, diags
 		warn(warnings.sort().elided())
 	}
 	return spec, nil
-}
-
-// filesPerContext is how many files a worker evaluates with one CUE
-// context before it starts a new one.
-const filesPerContext = 50
-
-// input is one spec to evaluate: a file, or data held in memory.
-type input struct {
-	path string
-	data []byte // nil: read the file at path
-	// cached, when not nil, is given the result if the cache holds it,
-	// before its positions and records are read (Options.Early).
-	cached func(*fileResult)
-}
-
-// evaluate runs the CUE part of loading over inputs in parallel, within
-// o's budgets. CUE is not safe for concurrent use, so each worker owns an
-// evaluator (its own context and its own compiled schema) and hands back
-// plain Go values. When a budget passes, evaluate returns its
-// diagnostics at once and leaves the workers behind (budget.go). With
-// keys (and o.Cache), a file whose result is cached is read back rather
-// than evaluated, and the results evaluated are cached once every file
-// is done within budget. The pool, the budget watch and the cache are
-// one function because their order (start, watch, collect, then cache
-// only a complete run) is what keeps a bomb from poisoning the cache.
-func evaluate(inputs []input, o Options, keys *cacheKeyer) ([]*fileResult, error) {
-	if len(inputs) == 0 {
-		return nil, nil
-	}
-	w := watch(o, inputs[0].path)
-	defer w.stop()
-	maxStrings := w.o.EvalMemory / stringsShare
-	results := make([]*fileResult, len(inputs))
-	var toCache []string // per input: the key to store its result under
-	if keys != nil {
-		toCache = make([]string, len(inputs))
-	}
-	workers := min(runtime.GOMAXPROCS(0), len(inputs))
-	next := make(chan int)
-	errs := make([]error, workers)
-	var wg sync.WaitGroup
-	for n := range workers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			e, err := newEvaluator(w.over)
-			if err != nil {
-				errs[n] = err
-				for range next {
-				}
-				return
-			}
-			done := 0
-			for i := range next {
-				if !w.start(n, inputs[i].path) {
-					continue
-				}
-				if done >= filesPerContext {
-					// A CUE context keeps everything it evaluated; a fresh
-					// one every so often bounds memory (the schema
-					// compiles in about a millisecond).
-					if fresh, err := newEvaluator(w.over); err == nil {
-						e, done = fresh, 0
-					}
-				}
-				in := inputs[i]
-				if keys != nil && in.data == nil {
-					data, fail := readSpec(in.path)
-					if fail != nil {
-						results[i] = fail
-						w.finish(n)
-						continue
-					}
-					in.data = data
-				}
-				if keys != nil {
-					key := keys.key(in.path, in.data)
-					if r := o.Cache.get(key, in.path, in.cached); r != nil {
-						results[i] = r.withinStrings(maxStrings)
-						w.finish(n)
-						continue
-					}
-					toCache[i] = key
-				}
-				results[i] = e.guarded(in)
-				if r := results[i].withinStrings(maxStrings); r != results[i] {
-					// The refusal depends on the budget, not only on
-					// the inputs the key hashes: never cached.
-					results[i] = r
-					if keys != nil {
-						toCache[i] = ""
-					}
-				}
-				if results[i].panicked {
-					done = filesPerContext // its context may be broken: start afresh
-				}
-				w.finish(n)
-				done++
-			}
-		}()
-	}
-	finished := make(chan struct{})
-	go func() {
-		for i := range inputs {
-			next <- i
-		}
-		close(next)
-		wg.Wait()
-		close(finished)
-	}()
-	select {
-	case <-finished:
-	case <-w.over:
-		return nil, w.diagnostics()
-	}
-	select {
-	case <-w.over:
-		// The budget passed as the last file finished: a worker may
-		// have stopped early, so no result can be trusted.
-		return nil, w.diagnostics()
-	default:
-	}
-	for _, err := range errs {
-		if err != nil {
-			return nil, err
-		}
-	}
-	stringsTogether(results, maxStrings, toCache)
-	if keys != nil {
-		store(o.Cache, toCache, results, workers)
-	}
-	return results, nil
-}
-
-// store writes the results that have a key to the cache, on as many
-// goroutines as evaluated them. A failed write is a miss next time.
-func store(c *Cache, keys []string, results []*fileResult, workers int) {
-	next := make(chan int)
-	var wg sync.WaitGroup
-	for range workers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := range next {
-				c.put(keys[i], results[i])
-			}
-		}()
-	}
-	for i, key := range keys {
-		if key != "" && !results[i].panicked {
-			next <- i
-		}
-	}
-	close(next)
-	wg.Wait()
-}
-
-// guarded evaluates one input and turns a panic in CUE (or in site's
-// own code) into a diagnostic at the file, so that no spec, however
-// hostile, ends in a Go stack trace.
-func (e *evaluator) guarded(in input) (r *fileResult) {
-	defer func() {
-		if p := recover(); p != nil {
-			r = &fileResult{path: in.path, pos: &positions{file: in.path}, panicked: true,
-				diags: Diagnostics{{Pos: model.Pos{File: in.path, Line: 1, Col: 1},
-					Msg: fmt.Sprintf("evaluating this file failed inside site or CUE (%v); this is a bug: please report it with the file", p)}}}
-		}
-	}()
-	if in.data != nil {
-		return e.source(in.path, in.data)
-	}
-	return e.file(in.path)
 }

@@ -529,7 +529,7 @@ func (f *OperatorFile) Holds(tenant, provider string, names ...string) bool {
 // tenant's by the file's grants, as site vet judges it (see
 // operator.anotherTenants): site export leaves such records out.
 func (f *OperatorFile) AnotherTenants(rs *model.RRset, z *model.Zone) (held, tenant string, away bool) {
-	return f.o.anotherTenants(rs, z)
+	return f.o.anotherTenants(rs, z, nil)
 }
 
 // CoversGranted reports whether rs, a record of zone z (which holds
@@ -540,7 +540,7 @@ func (f *OperatorFile) AnotherTenants(rs *model.RRset, z *model.Zone) (held, ten
 // leaves out exactly what vet would refuse.
 func (f *OperatorFile) CoversGranted(z *model.Zone, rs *model.RRset) (why string, covers bool) {
 	b := &builder{op: f.o, pos: &positions{}}
-	if !b.coversGranted(nil, z, rs) {
+	if !b.coversGranted(nil, z, rs, nil) {
 		return "", false
 	}
 	return b.diags[0].Msg, true

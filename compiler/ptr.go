@@ -42,7 +42,7 @@ func (b *builder) publishPTR(tenant string, pp []string, p *model.Publish, zones
 	}
 	// The reverse name may lie in a block site.cue delegates to another
 	// tenant: its PTR is then that tenant's to write.
-	if b.delegatedAway(pp, z, rs) {
+	if b.delegatedAway(pp, z, rs, nil) {
 		return
 	}
 	p.PTR, p.PTRZone = name, z.Name

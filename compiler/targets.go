@@ -87,24 +87,21 @@ func (b *builder) targets(rp []string, fq string, z *model.Zone, raw *rawName, t
 // every name of zone z is built; spelt maps each name to its key under
 // records, and records holds the names as written, for positions.
 func (b *builder) zoneRules(zp []string, z *model.Zone, spelt map[string]string, records map[string]*rawName) {
-	var dnames []string
-	for _, rs := range z.RRsets {
-		if rs.Type == "DNAME" {
-			dnames = append(dnames, rs.Name)
-		}
-	}
+	// Indexed once: each check below asks about a name's ancestors,
+	// which a scan of the zone per name would make quadratic.
+	ix := indexRRsets(z)
 	// Only a zone inside which site.cue grants another tenant a name
 	// can hold that tenant's names.
 	if below := b.op.grantedBelow(z.Name, z.Tenant); len(below) > 0 {
 		away := map[*model.RRset]bool{}
 		for _, rs := range z.RRsets {
-			if b.delegatedAway(at(zp, "records", spelt[rs.Name], rs.Type), z, rs) {
+			if b.delegatedAway(at(zp, "records", spelt[rs.Name], rs.Type), z, rs, ix) {
 				away[rs] = true
 			}
 		}
 		for _, rs := range z.RRsets {
 			if !away[rs] {
-				b.coversGranted(at(zp, "records", spelt[rs.Name], rs.Type), z, rs)
+				b.coversGranted(at(zp, "records", spelt[rs.Name], rs.Type), z, rs, ix)
 			}
 		}
 		// Reported once, here: not also as a second writer of the
@@ -114,9 +111,10 @@ func (b *builder) zoneRules(zp []string, z *model.Zone, spelt map[string]string,
 	}
 	for _, rs := range z.RRsets {
 		p := at(zp, "records", spelt[rs.Name], rs.Type)
-		for _, d := range dnames {
-			if rs.Name != d && dnsname.IsSubdomain(rs.Name, d) {
-				b.errorf(p, "%s %s lies below the DNAME at %s, which redirects every name below it (RFC 6672 §2.3); remove it or the DNAME", rs.Name, rs.Type, d)
+		for n := rs.Name; n != z.Name && n != "." && n != ""; {
+			n = parentName(n)
+			if d := ix.get(z, n, "DNAME"); d != nil {
+				b.errorf(p, "%s %s lies below the DNAME at %s, which redirects every name below it (RFC 6672 §2.3); remove it or the DNAME", rs.Name, rs.Type, d.Name)
 			}
 		}
 		if rs.Type == "DS" && rs.Name == z.Name {
@@ -144,7 +142,9 @@ func (b *builder) zoneRules(zp []string, z *model.Zone, spelt map[string]string,
 // address of a granted RFC 2317 block without its CNAME (see
 // wildcardOverBlocks). All would answer for the other tenant, the first
 // two at once while its zone does not exist yet.
-func (b *builder) coversGranted(path []string, z *model.Zone, rs *model.RRset) bool {
+//
+// ix indexes z's RRsets (nil: none, scan).
+func (b *builder) coversGranted(path []string, z *model.Zone, rs *model.RRset, ix rrIndex) bool {
 	var over string
 	switch {
 	case rs.Type == "DNAME":
@@ -157,14 +157,14 @@ func (b *builder) coversGranted(path []string, z *model.Zone, rs *model.RRset) b
 	var covered []string
 	var at []model.Pos
 	for _, name := range b.op.grantedBelow(over, z.Tenant) {
-		if rs.Type == "DNAME" || z.RRset(name, "NS") == nil {
+		if rs.Type == "DNAME" || ix.get(z, name, "NS") == nil {
 			covered = append(covered, name)
 			at = append(at, b.op.claims[name].pos)
 		}
 	}
 	switch {
 	case len(covered) == 0 && rs.Type != "DNAME":
-		return b.wildcardOverBlocks(path, z, rs, over)
+		return b.wildcardOverBlocks(path, z, rs, over, ix)
 	case len(covered) == 0:
 		return false
 	case rs.Type == "DNAME":
@@ -235,14 +235,19 @@ func (b *builder) nsAboveGrants(zp []string, z *model.Zone, spelt map[string]str
 }
 
 // delegatedAway reports rs (see anotherTenants) at path.
-func (b *builder) delegatedAway(path []string, z *model.Zone, rs *model.RRset) bool {
-	held, tenant, away := b.op.anotherTenants(rs, z)
+func (b *builder) delegatedAway(path []string, z *model.Zone, rs *model.RRset, ix rrIndex) bool {
+	held, tenant, away := b.op.anotherTenants(rs, z, ix)
 	switch {
 	case !away:
 	case dnsname.IsSubdomain(rs.Name, held):
 		b.related(path, []model.Pos{b.op.claims[held].pos}, "%s", delegatedAwayMsg(rs, z, held, tenant))
-	default: // an address of the block held
-		a, _ := b.op.grantedBlock(rs.Name)
+	default:
+		if sb, ok := b.op.blockSpelling(rs.Name, z.Tenant); ok && sb.block == held {
+			b.related(path, []model.Pos{b.op.claims[held].pos}, "%s", sb.msg(b.op, rs.Type, rs.Name,
+				"zone "+z.Name+" writes there nothing, and only the CNAME into the block at each address's own name"))
+			break
+		}
+		a, _ := b.op.grantedBlock(rs.Name) // an address of the block held
 		b.related(path, []model.Pos{b.op.claims[held].pos}, "%s", blockMsg(rs, z, a))
 	}
 	return away
@@ -260,13 +265,17 @@ func (b *builder) delegatedAway(path []string, z *model.Zone, rs *model.RRset) b
 // address of the block (so not below held), and is not the CNAME into
 // the block the zone may hold there (see grantedBlock). site export
 // leaves such records out (OperatorFile.AnotherTenants).
-func (o *operator) anotherTenants(rs *model.RRset, z *model.Zone) (held, tenant string, away bool) {
+// ix indexes z's RRsets (nil: none, scan).
+func (o *operator) anotherTenants(rs *model.RRset, z *model.Zone, ix rrIndex) (held, tenant string, away bool) {
 	held, tenant, ok := o.grantHolder(rs.Name)
 	if ok && tenant != z.Tenant {
-		if rs.Name == held && (rs.Type == "NS" || rs.Type == "DS") || isGlue(rs, z, held) {
+		if rs.Name == held && (rs.Type == "NS" || rs.Type == "DS") || isGlue(rs, ix.get(z, held, "NS")) {
 			return "", "", false
 		}
 		return held, tenant, true
+	}
+	if sb, ok := o.blockSpelling(rs.Name, z.Tenant); ok {
+		return sb.block, o.claims[sb.block].tenant, true
 	}
 	// The CNAME's target in any case: a live one written by hand (site
 	// export reads it as the server holds it) names the same.

@@ -10,16 +10,17 @@ import (
 	"github.com/site-tools/site/compiler"
 )
 
-// addBudgetFlags registers the evaluation budgets on a command that
-// loads specs (vet, diff, apply): a spec that passes one stops loading
-// with exit 1 and a message at the file being evaluated.
+// addBudgetFlags registers the budgets on a command that loads specs
+// (vet, diff, apply). They cover the whole load, reading, evaluating and
+// checking the specs: a spec that passes one stops loading with exit 1
+// and a message at the file being evaluated or checked.
 func addBudgetFlags(cmd *cobra.Command) {
 	f := cmd.Flags()
 	durationVar(f, new(time.Duration), "eval-timeout", compiler.DefaultEvalTimeout, false,
 		"a positive duration such as 2m (the budget cannot be turned off)",
-		"stop when evaluating takes longer than this")
+		"stop when loading (reading, evaluating, checking) takes longer")
 	mem := byteSize(compiler.DefaultEvalMemory)
-	f.Var(&mem, "eval-memory", "stop when evaluating needs more heap, e.g. 2GiB")
+	f.Var(&mem, "eval-memory", "stop when loading needs more heap, e.g. 2GiB")
 	addCacheFlag(cmd)
 }
 
