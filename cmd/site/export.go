@@ -14,6 +14,7 @@ import (
 	"github.com/site-tools/site/backends"
 	"github.com/site-tools/site/compiler"
 	"github.com/site-tools/site/compiler/export"
+	"github.com/site-tools/site/compiler/graph"
 	"github.com/site-tools/site/compiler/model"
 )
 
@@ -88,7 +89,7 @@ func newExportPowerDNSCmd() *cobra.Command {
 	var url, server, keyEnv string
 	req := exportRequest{provider: "powerdns"}
 	cmd := &cobra.Command{
-		Use:   "powerdns --url URL --zone ZONE --tenant NAME [--api-key-env PDNS_API_KEY] [--out FILE [--force]] [--adopt]",
+		Use:   "powerdns (--provider NAME | --url URL [--api-key-env PDNS_API_KEY]) --zone ZONE --tenant NAME [--out FILE [--force]] [--adopt]",
 		Short: "Write a PowerDNS zone as a tenant spec (read-only unless --adopt)",
 		Long: `export powerdns reads ZONE from the PowerDNS HTTP API at URL with one
 GET and writes tenant NAME's spec for it to FILE (stdout when none); an
@@ -106,20 +107,27 @@ cannot say (SOA, HINFO, LOC, ...), rrsets with disabled records,
 rrsets another site tenant owns, and the apex NS (it came with the zone;
 declare it to manage it).
 
-The API key is read from the environment variable --api-key-env names,
-and the spec refers to it by that name; its value is never printed.
+--provider NAME takes the server as site.cue declares it (url, server
+and api_key); else --url names it (as PowerDNS writes it, /api/v1 or
+not), and the API key is read from the environment variable
+--api-key-env names, which the spec refers to; its value is never
+printed.
 
-  site export powerdns --url http://127.0.0.1:8081 --zone example.org \
+  site export powerdns --provider pdns --zone example.org \
       --tenant office1 --out tenants/office1.cue --adopt`,
-		Args: noArgs("give the zone with --zone and the server with --url"),
+		Args: noArgs("give the zone with --zone and the server with --provider or --url"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			req.required = []struct{ name, v string }{{"--url", url}, {"--zone", req.zone}, {"--tenant", req.tenant}, {"--api-key-env", keyEnv}}
-			req.where = model.Provider{PowerDNS: &model.PowerDNS{URL: url, Server: server, APIKey: model.Credential{Env: keyEnv}}}
+			req.required = []struct{ name, v string }{{"--zone", req.zone}, {"--tenant", req.tenant}}
+			if req.byName != "" {
+				return exportByName(cmd, req, "url", "server", "api-key-env")
+			}
+			req.required = append(req.required, []struct{ name, v string }{{"--url (or --provider NAME)", url}, {"--api-key-env", keyEnv}}...)
+			req.where = model.Provider{PowerDNS: &model.PowerDNS{URL: model.PowerDNSBase(url), Server: server, APIKey: model.Credential{Env: keyEnv}}}
 			return exportZone(cmd, req)
 		},
 	}
 	f := cmd.Flags()
-	f.StringVar(&url, "url", "", "PowerDNS HTTP API base URL, e.g. http://127.0.0.1:8081")
+	f.StringVar(&url, "url", "", "PowerDNS HTTP API URL, e.g. http://127.0.0.1:8081 (or .../api/v1)")
 	f.StringVar(&server, "server", "localhost", "PowerDNS server id")
 	f.StringVar(&keyEnv, "api-key-env", "PDNS_API_KEY", "environment variable holding the API key (the spec names it, never its value)")
 	req.addFlags(cmd, "example.org", "rrsets")
@@ -136,18 +144,38 @@ type exportRequest struct {
 	required     []struct{ name, v string }
 	where        model.Provider // the provider flags, credentials by name
 	declaredIn   string         // the site.cue that declares where as where.Name, if one does
+	byName       string         // --provider: where is site.cue's provider of that name
+	secret       *graph.Step    // reads where's credential from Vault; nil: from the environment
+	operator     *compiler.OperatorFile
 }
 
 // addFlags defines the flags every provider's export has; zoneExample
 // and what ("rrsets", "records") speak the provider's language.
 func (r *exportRequest) addFlags(cmd *cobra.Command, zoneExample, what string) {
 	f := cmd.Flags()
+	f.StringVar(&r.byName, "provider", "", "the provider site.cue declares under this name (in place of the flags that say where the server is)")
+	_ = cmd.RegisterFlagCompletionFunc("provider", completeProviders)
 	f.StringVar(&r.zone, "zone", "", "zone to export, e.g. "+zoneExample)
 	f.StringVar(&r.tenant, "tenant", "", "tenant the records belong to")
 	f.StringVar(&r.domain, "domain", "", "the tenant's domain (default: the zone)")
 	f.StringVar(&r.out, "out", "", "write the spec to FILE instead of stdout; an existing FILE is refused unless --force")
 	f.BoolVar(&r.force, "force", false, "let --out replace an existing file")
 	f.BoolVar(&r.adopt, "adopt", false, "also put the tenant's owner marker on the exported "+what+" (the only change export makes on the server)")
+}
+
+// exportByName exports from the provider --provider names: where and
+// its credential as site.cue declares them. flags are the provider
+// flags --provider stands for.
+func exportByName(cmd *cobra.Command, req exportRequest, flags ...string) error {
+	suggest := func(kind string) string {
+		return fmt.Sprintf("site export %s --provider %s --zone %s --tenant %s", kind, req.byName, cmp.Or(req.zone, "ZONE"), cmp.Or(req.tenant, "NAME"))
+	}
+	d, err := byProvider(cmd, req.provider, req.byName, suggest, flags...)
+	if err != nil {
+		return withCode(exitError, err)
+	}
+	req.where, req.secret, req.declaredIn, req.operator = d.p, d.secret, d.config, d.read
+	return exportZone(cmd, req)
 }
 
 // exportZone reads the live zone, writes the tenant spec, and (with
@@ -173,9 +201,19 @@ func exportZone(cmd *cobra.Command, req exportRequest) error {
 		return withCode(exitError, fmt.Errorf("this build of site has no %s backend that can export", req.provider))
 	}
 	ctx := cmd.Context()
-	req.where.Name = req.provider // the name the printed site.cue lines give it
+	if err := readSecret(ctx, bk, run, req.provider, req.byName, req.secret); err != nil {
+		return withCode(exitError, err)
+	}
 	stderr := cmd.ErrOrStderr()
-	found, config, read := declaredAs(req.where, req.out)
+	var found []model.Provider
+	var config string
+	var read *compiler.OperatorFile
+	if req.byName != "" {
+		found, config, read = []model.Provider{req.where}, req.declaredIn, req.operator
+	} else {
+		req.where.Name = req.provider // the name the printed site.cue lines give it
+		found, config, read = declaredAs(req.where, req.out)
+	}
 	switch len(found) {
 	case 1:
 		p := found[0]
@@ -277,7 +315,8 @@ func sameServer(a, b model.Provider) bool {
 	server := func(s string) string { return cmp.Or(s, "localhost") }
 	switch {
 	case a.PowerDNS != nil && b.PowerDNS != nil:
-		return url(a.PowerDNS.URL) == url(b.PowerDNS.URL) && server(a.PowerDNS.Server) == server(b.PowerDNS.Server)
+		base := func(p *model.PowerDNS) string { return url(model.PowerDNSBase(p.URL)) }
+		return base(a.PowerDNS) == base(b.PowerDNS) && server(a.PowerDNS.Server) == server(b.PowerDNS.Server)
 	case a.Cloudflare != nil && b.Cloudflare != nil:
 		return url(a.Cloudflare.APIURL) == url(b.Cloudflare.APIURL)
 	}

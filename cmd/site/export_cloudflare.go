@@ -12,7 +12,7 @@ func newExportCloudflareCmd() *cobra.Command {
 	var tokenEnv, apiURL string
 	req := exportRequest{provider: "cloudflare"}
 	cmd := &cobra.Command{
-		Use:   "cloudflare --zone ZONE --tenant NAME [--token-env CLOUDFLARE_API_TOKEN] [--api-url URL] [--out FILE [--force]] [--adopt]",
+		Use:   "cloudflare --zone ZONE --tenant NAME [--provider NAME | [--token-env CLOUDFLARE_API_TOKEN] [--api-url URL]] [--out FILE [--force]] [--adopt]",
 		Short: "Write a Cloudflare zone as a tenant spec (read-only unless --adopt)",
 		Long: `export cloudflare reads every record of ZONE through the Cloudflare v4
 API and writes tenant NAME's spec for it to FILE (stdout when none); an
@@ -33,8 +33,10 @@ and names whose records have different TTLs or are proxied for some
 types and not others. A proxied name is exported with proxied: true. A
 CNAME at the apex (which Cloudflare flattens) is exported as an ALIAS.
 
-The API token is read from the environment variable --token-env names,
-and the spec refers to it by that name; its value is never printed.
+--provider NAME takes the account as site.cue declares it (token and
+api_url). Else the API token is read from the environment variable
+--token-env names, and the spec refers to it by that name; its value
+is never printed.
 --api-url points at another API base URL (a test server) and is
 written into the spec as api_url.
 
@@ -42,7 +44,11 @@ written into the spec as api_url.
       --token-env CLOUDFLARE_API_TOKEN --out tenants/web.cue --adopt`,
 		Args: noArgs("give the zone with --zone"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			req.required = []struct{ name, v string }{{"--zone", req.zone}, {"--tenant", req.tenant}, {"--token-env", tokenEnv}}
+			req.required = []struct{ name, v string }{{"--zone", req.zone}, {"--tenant", req.tenant}}
+			if req.byName != "" {
+				return exportByName(cmd, req, "token-env", "api-url")
+			}
+			req.required = append(req.required, struct{ name, v string }{"--token-env", tokenEnv})
 			req.where = model.Provider{Cloudflare: &model.Cloudflare{Token: model.Credential{Env: tokenEnv}, APIURL: apiURL}}
 			return exportZone(cmd, req)
 		},
