@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"slices"
@@ -205,33 +206,7 @@ func exportZone(cmd *cobra.Command, req exportRequest) error {
 		return withCode(exitError, err)
 	}
 	stderr := cmd.ErrOrStderr()
-	var found []model.Provider
-	var config string
-	var read *compiler.OperatorFile
-	if req.byName != "" {
-		found, config, read = []model.Provider{req.where}, req.declaredIn, req.operator
-	} else {
-		req.where.Name = req.provider // the name the printed site.cue lines give it
-		found, config, read = declaredAs(req.where, req.out)
-	}
-	switch len(found) {
-	case 1:
-		p := found[0]
-		req.where.Name, req.declaredIn = p.Name, config
-		if p.PowerDNS != nil && req.where.PowerDNS.DNSAddr == "" {
-			// Where adopting checks what the server serves, as apply
-			// would for that provider.
-			req.where.PowerDNS.DNSAddr = p.PowerDNS.DNSAddr
-		}
-	case 0:
-	default:
-		names := make([]string, len(found))
-		for i, p := range found {
-			names[i] = p.Name
-		}
-		slices.Sort(names)
-		fmt.Fprintf(stderr, "note: %s declares this server as %d providers (%s); the spec names a new one, %s: name the one you mean in both\n", config, len(found), strings.Join(names, ", "), req.where.Name)
-	}
+	read := req.declared(stderr)
 	declared := req.declaredIn != ""
 	a, err := export.Read(ctx, x, export.Request{Tenant: req.tenant, Zone: req.zone, Domain: req.domain, Provider: req.where, ProviderDeclared: declared, Operator: read, Out: req.out}, run)
 	if err != nil {
@@ -273,6 +248,38 @@ func exportZone(cmd *cobra.Command, req exportRequest) error {
 	}
 	fmt.Fprintf(stderr, "marked %d RRsets as owned by tenant %s (comments only; served data unchanged)\n", n, req.tenant)
 	return nil
+}
+
+// declared settles which provider of the operator's file the spec
+// names: --provider's, or the one declaring the server the flags name
+// (req.where gets its name and dns address; with none, the kind's name,
+// and with several a note on w). It returns the operator's file, nil
+// without one.
+func (req *exportRequest) declared(w io.Writer) *compiler.OperatorFile {
+	if req.byName != "" {
+		return req.operator
+	}
+	req.where.Name = req.provider // the name the printed site.cue lines give it
+	found, config, read := declaredAs(req.where, req.out)
+	switch len(found) {
+	case 1:
+		p := found[0]
+		req.where.Name, req.declaredIn = p.Name, config
+		if p.PowerDNS != nil && req.where.PowerDNS.DNSAddr == "" {
+			// Where adopting checks what the server serves, as apply
+			// would for that provider.
+			req.where.PowerDNS.DNSAddr = p.PowerDNS.DNSAddr
+		}
+	case 0:
+	default:
+		names := make([]string, len(found))
+		for i, p := range found {
+			names[i] = p.Name
+		}
+		slices.Sort(names)
+		fmt.Fprintf(w, "note: %s declares this server as %d providers (%s); the spec names a new one, %s: name the one you mean in both\n", config, len(found), strings.Join(names, ", "), req.where.Name)
+	}
+	return read
 }
 
 // declaredAs finds the operator's file a run would read from here (or,
