@@ -3,6 +3,7 @@ package main
 import (
 	"cmp"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 
@@ -95,6 +96,10 @@ func runInit(cmd *cobra.Command, opts scaffold.Options, out string) error {
 		if err := checkTaken(op.Path, specDir, opts.Name); err != nil {
 			return err
 		}
+	} else if spec := aSpecIn(specDir); spec != "" && out != "-" {
+		// The new site.cue would grant only NAME, and vet of the
+		// directory would refuse the tenants already there.
+		return fmt.Errorf("%s holds tenant specs already (%s) and no site.cue grants them: write the operator's file for them first (or name it with --config FILE), then run site init again", specDir, spec)
 	}
 	return writeScaffold(cmd, out, op, g, opts)
 }
@@ -158,4 +163,18 @@ func checkTaken(config, dir, name string) error {
 		}
 	}
 	return nil
+}
+
+// aSpecIn returns a .cue file below dir, "" when there is none (or no
+// dir).
+func aSpecIn(dir string) string {
+	var found string
+	_ = filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
+		if err == nil && !d.IsDir() && filepath.Ext(path) == ".cue" {
+			found = path
+			return fs.SkipAll
+		}
+		return nil
+	})
+	return found
 }
