@@ -180,7 +180,7 @@ func projectTenants() (string, bool) {
 	if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
 		return "", false
 	}
-	return filepath.Join(dir, "..."), true
+	return dir + string(filepath.Separator) + "...", true // "./...", not Join's "..."
 }
 
 // tenantsBesideConfig is the tenants directory beside the operator's
