@@ -74,11 +74,12 @@ func LoadWith(config string, paths []string, o Options) (*model.Spec, error) {
 }
 
 func loadWith(config string, paths []string, o Options, w *watchdog) (*model.Spec, error) {
-	op, diags := readOperator(config)
-	if len(diags) > 0 {
-		return nil, diags.sort()
+	op, opDiags := readOperator(config)
+	if op == nil {
+		return nil, opDiags.sort() // it does not evaluate: nothing to check tenants with
 	}
 	files, diags := expand(paths)
+	diags = append(diags, opDiags...)
 	files = withoutFile(files, config)
 	all := withoutFile(withSiblings(files), config)
 	scoped := map[string]bool{}
@@ -91,7 +92,7 @@ func loadWith(config string, paths []string, o Options, w *watchdog) (*model.Spe
 		}
 	}
 	var early func(*fileResult)
-	if o.Early != nil {
+	if o.Early != nil && len(opDiags) == 0 { // a load that fails costs no request
 		// A file cached under a larger budget than this run's is
 		// refused for its strings (withinStrings): none of its zones
 		// may cost a request meanwhile.

@@ -371,7 +371,10 @@ func buildOperator(path string, pos *positions, raw *rawSite) (*operator, Diagno
 	diags = append(diags, o.blockOverlaps()...)
 	diags = append(diags, o.cidrOverlaps()...)
 	if len(diags) > 0 {
-		return nil, diags
+		// Still the operator, less what was wrong: vet checks the
+		// tenants against it and reports their errors beside these,
+		// rather than one round of fixes per file.
+		return o, diags
 	}
 	o.warnings = o.endpointWarnings(pos)
 	o.plainIP = o.plainIPs(pos)

@@ -19,7 +19,7 @@ package compiler
 
 // checkedSchemaSum is the hash (schemaSum) of the schema/*.cue the
 // mirror below was last checked against.
-const checkedSchemaSum = "5f5cf5ca33e6e8b0f5c43e9f0fbb20a4cb083384633d5c64099ff82cca0cfefe"
+const checkedSchemaSum = "fb08f4ca3526f321ff21b27317a8a615c56b9aa393fc96c828f5a993d9b98141"
 
 // The mirror of schema/*.cue, definition by definition.
 var (
@@ -64,7 +64,7 @@ var (
 		opt("ttl", plainTTL),
 		opt("records", mapOf(plainName)),
 		opt("ignore", listOf(closed(req("name", isString), opt("type", isString)), 0)),
-		opt("soa", closed(opt("mbox", isString), opt("refresh", plainTTL), opt("retry", plainTTL),
+		opt("soa", closed(opt("primary", isString), opt("mbox", isString), opt("refresh", plainTTL), opt("retry", plainTTL),
 			opt("expire", plainTTL), opt("minimum", plainTTL))),
 		opt("dnssec", isBool),
 	)

@@ -22,7 +22,7 @@ tenants: t: {
 		provider: "pdns"
 		ttl:      300
 		dnssec:   false
-		soa: {mbox: "hostmaster@t.example.test", refresh: 3600, retry: 600, expire: 86400, minimum: 300}
+		soa: {primary: "ns1.t.example.test.", mbox: "hostmaster@t.example.test", refresh: 3600, retry: 600, expire: 86400, minimum: 300}
 		ignore: [{name: "_acme-challenge", type: "TXT"}]
 		records: {
 			"@": {ttl: 60, NS: ["ns1.example.org."], MX: [{priority: 10, host: "mx.example.org."}]}
@@ -77,6 +77,7 @@ var nearMisses = []struct{ name, old, new string }{
 	{"soa unknown field", `mbox: "hostmaster@t.example.test"`, `mname: "x"`},
 	{"soa refresh zero", `refresh: 3600`, `refresh: 0`},
 	{"soa mbox int", `mbox: "hostmaster@t.example.test"`, `mbox: 1`},
+	{"soa primary int", `primary: "ns1.t.example.test."`, `primary: 1`},
 	{"ignore name missing", `{name: "_acme-challenge", type: "TXT"}`, `{type: "TXT"}`},
 	{"ignore unknown field", `type: "TXT"}`, `type: "TXT", why: "x"}`},
 	{"ignore not a list", `ignore: [{name: "_acme-challenge", type: "TXT"}]`, `ignore: {name: "x"}`},

@@ -30,6 +30,7 @@ type rawZone struct {
 		Type string `json:"type"`
 	} `json:"ignore"`
 	SOA *struct {
+		Primary *string `json:"primary"`
 		Mbox    *string `json:"mbox"`
 		Refresh *int64  `json:"refresh"`
 		Retry   *int64  `json:"retry"`

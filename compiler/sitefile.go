@@ -45,7 +45,7 @@ func FindConfig(flag string, paths []string) (string, error) {
 		}
 		tried = append(tried, root+" and its parents")
 	}
-	return "", fmt.Errorf("no %s found in %s: the operator's file declares the providers, hosts and vaults tenants may use; create it (site init prints what it needs) or name it with --config FILE",
+	return "", fmt.Errorf("no %s found in %s: the operator's file declares the providers, hosts and vaults tenants may use; create it (site init NAME --domain D writes one with a first tenant) or name it with --config FILE",
 		ConfigName, strings.Join(tried, ", "))
 }
 

@@ -1,6 +1,8 @@
 package compiler
 
 import (
+	"errors"
+
 	"github.com/site-tools/site/compiler/model"
 	"github.com/site-tools/site/compiler/rdata"
 )
@@ -13,6 +15,12 @@ func (b *builder) soa(zp []string, z *model.Zone, raw *rawZone) {
 	}
 	sp := at(zp, "soa")
 	s := &model.SOA{}
+	// Cloudflare's DNS settings apply below too (their ranges), so the
+	// provider is known before the fields are read.
+	cloudflare := z.Provider.Cloudflare != nil
+	if r.Primary != nil {
+		b.soaPrimary(at(sp, "primary"), s, *r.Primary, z.Name, cloudflare)
+	}
 	if r.Mbox != nil {
 		m, err := rdata.Mbox(*r.Mbox)
 		if err != nil {
@@ -22,7 +30,6 @@ func (b *builder) soa(zp []string, z *model.Zone, raw *rawZone) {
 	}
 	// Cloudflare's DNS settings take narrower ranges than DNS does (its
 	// API reference for the zone's DNS settings).
-	cloudflare := z.Provider.Cloudflare != nil
 	for _, f := range []struct {
 		name   string
 		v      *int64
@@ -45,4 +52,27 @@ func (b *builder) soa(zp []string, z *model.Zone, raw *rawZone) {
 		*f.dst = &u
 	}
 	z.SOA = s
+}
+
+// soaPrimary reads soa.primary, the SOA MNAME. Cloudflare serves its
+// own name servers as the primary of a zone it hosts; the mname of its
+// DNS settings only names a server for outgoing zone transfers, which
+// is not what primary means, so it is refused there rather than
+// silently ignored.
+func (b *builder) soaPrimary(p []string, s *model.SOA, primary, zone string, cloudflare bool) {
+	if cloudflare {
+		b.errorf(p, "soa primary: Cloudflare names its own name servers as a zone's SOA primary; remove primary from this zone's soa")
+		return
+	}
+	m, err := rdata.Host(primary)
+	var rel *rdata.RelativeError
+	switch {
+	case errors.As(err, &rel):
+		b.errorf(p, "soa primary: %s", rel.InZone(err, zone))
+		return
+	case err != nil:
+		b.errorf(p, "soa primary: %v", err)
+		return
+	}
+	s.MName = m
 }

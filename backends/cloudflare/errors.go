@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"slices"
 	"strings"
 	"syscall"
 
@@ -38,6 +39,9 @@ func describe(doing, need string, err error) error {
 		hint = "a temporary failure: re-run later"
 	case backends.ClassConflict:
 		hint = "the zone changed since it was observed"
+		if notRouted(err) {
+			hint = "Cloudflare has no such path: the zone was deleted since it was observed, or the API URL or zone id is wrong"
+		}
 	default:
 		hint = "Cloudflare refused the request"
 	}
@@ -103,8 +107,31 @@ func tokenFrom(err error, c model.Credential) error {
 // (record does not exist) means the same for a patch or delete.
 var alreadyExists = map[int]bool{81053: true, 81054: true, 81057: true, 81058: true}
 
+// notRouted reports whether Cloudflare answered that it has no such
+// path: 7003 ("Could not route to ..., perhaps your object identifier is
+// invalid?") or 7000 ("No route for that URI"). The code, not the
+// message, is what site reads.
+func notRouted(err error) bool {
+	var ce *cf.Error
+	if !errors.As(err, &ce) {
+		return false
+	}
+	return slices.ContainsFunc(ce.ErrorCodes, func(c int) bool { return c == 7003 || c == 7000 })
+}
+
+// routeError is a path Cloudflare does not know on a run's first
+// request, the zone lookup: a wrong API URL, which no re-observation or
+// retry mends.
+type routeError struct{ err error }
+
+func (e *routeError) Error() string { return e.err.Error() }
+func (e *routeError) Unwrap() error { return e.err }
+
 // Classify sorts an error from the Cloudflare client.
 func Classify(err error) backends.Class {
+	if errors.As(err, new(*routeError)) {
+		return backends.ClassInvalid
+	}
 	var te *TransientError
 	if errors.As(err, &te) || errors.Is(err, context.DeadlineExceeded) {
 		return backends.ClassTransient

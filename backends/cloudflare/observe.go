@@ -91,6 +91,12 @@ func (d *Driver) observe(ctx context.Context, api *cf.API, z *model.Zone) (*obse
 	name := strings.TrimSuffix(z.Name, ".")
 	zones, err := api.ListZonesContext(ctx, cf.WithZoneFilters(name, "", ""))
 	if err != nil {
+		if notRouted(err) {
+			// The first request of the zone's run: nothing was observed
+			// that could have changed, so the path itself is wrong.
+			return nil, &routeError{err: fmt.Errorf("looking up Cloudflare zone %s at %s: %w; Cloudflare has no such path, so that API URL is wrong: "+
+				"fix the provider's api_url in site.cue (or $%s), or leave it out for the public API, %s", name, api.BaseURL, err, EnvAPIURL, DefaultAPIURL)}
+		}
 		return nil, describe(fmt.Sprintf("looking up Cloudflare zone %s", name), needList(name), err)
 	}
 	var ids []string

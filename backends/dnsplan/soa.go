@@ -20,6 +20,9 @@ func (p *planner) soa() {
 	if err != nil {
 		return // an SOA site cannot read is left as it is
 	}
+	if want.MName != "" {
+		s.MName = want.MName
+	}
 	if want.Mbox != "" {
 		s.RName = want.Mbox
 	}

@@ -40,7 +40,7 @@ func declaredZones(in Input) zoneIndex {
 func endpoint(p model.Provider) string {
 	switch {
 	case p.PowerDNS != nil:
-		return "powerdns " + model.ServerURL(p.PowerDNS.URL) + " " + p.PowerDNS.Server
+		return "powerdns " + model.ServerURL(model.PowerDNSBase(p.PowerDNS.URL)) + " " + p.PowerDNS.Server
 	case p.Cloudflare != nil:
 		return "cloudflare " + model.ServerURL(p.Cloudflare.APIURL) + " " + p.Cloudflare.Token.Source()
 	}

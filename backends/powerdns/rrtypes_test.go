@@ -130,7 +130,7 @@ func TestSOAFieldsKeepTheServersSerial(t *testing.T) {
 	}
 
 	refresh, minimum := uint32(7200), uint32(120)
-	step.Zone.SOA = &model.SOA{Mbox: "dns.example.net.", Refresh: &refresh, Minimum: &minimum}
+	step.Zone.SOA = &model.SOA{MName: "ns1.example.net.", Mbox: "dns.example.net.", Refresh: &refresh, Minimum: &minimum}
 	sp := mustPlan(t, d, step, run)
 	if got := summary(sp.Changes); len(got) != 1 || got[0] != "update dns/soa.test./soa.test./SOA live" {
 		t.Fatalf("got %q, want one live SOA update", got)
@@ -141,7 +141,7 @@ func TestSOAFieldsKeepTheServersSerial(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := old
-	want.RName, want.Refresh, want.Minimum, want.Serial = "dns.example.net.", 7200, 120, got.Serial
+	want.MName, want.RName, want.Refresh, want.Minimum, want.Serial = "ns1.example.net.", "dns.example.net.", 7200, 120, got.Serial
 	if got != want || got.Serial <= old.Serial {
 		t.Errorf("got SOA %s, want %s with a serial past %d", got, want, old.Serial)
 	}
@@ -151,15 +151,16 @@ func TestSOAFieldsKeepTheServersSerial(t *testing.T) {
 }
 
 // TestSOAOfACreatedZoneInOneRun: a zone site creates gets its soa fields
-// in the same apply (PowerDNS makes the SOA with the zone), the plan
-// says so, and the next plan is empty.
+// in the same apply (PowerDNS makes the SOA with the zone, its primary
+// a.misconfigured.dns.server.invalid.), the primary among them, the
+// plan says so, and the next plan is empty.
 func TestSOAOfACreatedZoneInOneRun(t *testing.T) {
 	srv := pdnstest.Shared(t)
 	const zone = "soa-new.test."
 	t.Cleanup(func() { srv.Do(context.Background(), "DELETE", "/zones/"+zone, nil) })
 	step := zoneStep(srv, "office1", zone, rr("www."+zone, "A", 300, "192.0.2.1"))
 	expire := uint32(1209600)
-	step.Zone.SOA = &model.SOA{Mbox: "dns.example.net.", Expire: &expire}
+	step.Zone.SOA = &model.SOA{MName: "ns1.soa-new.test.", Mbox: "dns.example.net.", Expire: &expire}
 	d, run := testDriver(), newRun(srv)
 	sp := mustPlan(t, d, step, run)
 	want := []string{"create dns/soa-new.test. live", "create dns/soa-new.test./www.soa-new.test./A live", "update dns/soa-new.test./soa-new.test./SOA live"}
@@ -168,8 +169,8 @@ func TestSOAOfACreatedZoneInOneRun(t *testing.T) {
 	}
 	mustApply(t, d, sp, run)
 	got, err := record.ParseSOA(srv.Get(t, zone).Find(zone, "SOA").Records[0])
-	if err != nil || got.RName != "dns.example.net." || got.Expire != expire {
-		t.Errorf("got SOA %s (%v), want rname dns.example.net. and expire %d", got, err, expire)
+	if err != nil || got.MName != "ns1.soa-new.test." || got.RName != "dns.example.net." || got.Expire != expire {
+		t.Errorf("got SOA %s (%v), want mname ns1.soa-new.test., rname dns.example.net. and expire %d", got, err, expire)
 	}
 	if again := mustPlan(t, d, step, run); len(again.Changes) != 0 {
 		t.Errorf("not converged after creating the zone: %q", summary(again.Changes))

@@ -18,7 +18,7 @@ func addBudgetFlags(cmd *cobra.Command) {
 	f := cmd.Flags()
 	durationVar(f, new(time.Duration), "eval-timeout", compiler.DefaultEvalTimeout, false,
 		"a positive duration such as 2m (the budget cannot be turned off)",
-		"stop when loading (reading, evaluating, checking) takes longer")
+		"stop when loading the specs takes longer")
 	mem := byteSize(compiler.DefaultEvalMemory)
 	f.Var(&mem, "eval-memory", "stop when loading needs more heap, e.g. 2GiB")
 	addCacheFlag(cmd)

@@ -121,6 +121,13 @@ func TestExportCloudflare(t *testing.T) {
 			t.Errorf("%s %s: comment %q (left out: %v)", r.Name, r.Type, r.Comment, skipped)
 		}
 	}
+	// Once site.cue declares the account, --provider names it as
+	// disown's does: its token and api_url come from there.
+	t.Chdir(filepath.Dir(file))
+	code, out, errOut = cs.site(t, "export", "cloudflare", "--provider", "cloudflare", "--zone", "web.example.net", "--tenant", "web")
+	if code != exitOK || !strings.Contains(errOut, "grants tenant web zone web.example.net. on provider cloudflare already") || !strings.Contains(out, `provider: "cloudflare"`) {
+		t.Errorf("export --provider cloudflare: exit %d\nstdout:\n%s\nstderr:\n%s", code, out, errOut)
+	}
 }
 
 func u16(n uint16) *uint16 { return &n }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"sort"
@@ -8,6 +9,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/site-tools/site/backends"
 	"github.com/site-tools/site/compiler"
 	"github.com/site-tools/site/compiler/graph"
 	"github.com/site-tools/site/compiler/model"
@@ -18,25 +20,36 @@ import (
 // kindWords names a provider kind in messages.
 var kindWords = map[string]string{"powerdns": "PowerDNS", "cloudflare": "Cloudflare"}
 
-// byProvider resolves disown's --provider NAME: the provider of kind
-// (powerdns, cloudflare) that the operator's file (--config, or found as
-// for vet) declares as NAME, with its credential as that file gives it.
-// A credential in a Vault store comes with the step that reads it, as
-// diff and apply read it; nil for one from the environment. where lists
-// the flags --provider stands for, which must not be given beside it.
-func byProvider(cmd *cobra.Command, kind, name, zone string, where ...string) (model.Provider, *graph.Step, error) {
+// declaredProvider is a provider --provider NAME names: as the
+// operator's file declares it, with its credential as that file gives
+// it. A credential in a Vault store comes with secret, the step that
+// reads it as diff and apply read it; nil for one from the environment.
+type declaredProvider struct {
+	p      model.Provider
+	secret *graph.Step
+	config string // the operator's file
+	read   *compiler.OperatorFile
+}
+
+// byProvider resolves --provider NAME for export, disown and leftovers:
+// the provider of kind (powerdns, cloudflare; any when empty) that the
+// operator's file (--config, or found as for vet) declares as NAME.
+// where lists the flags --provider stands for, which must not be given
+// beside it; suggest is the command to run for a provider of another
+// kind.
+func byProvider(cmd *cobra.Command, kind, name string, suggest func(kind string) string, where ...string) (declaredProvider, error) {
 	for _, f := range where {
 		if cmd.Flags().Changed(f) {
-			return model.Provider{}, nil, fmt.Errorf("--provider %s and --%s both say where the server is: give one (--provider takes %s from site.cue)", name, f, providerFields[kind])
+			return declaredProvider{}, fmt.Errorf("--provider %s and --%s both say where the server is: give one (--provider takes %s from site.cue)", name, f, providerFields[kind])
 		}
 	}
 	config, err := compiler.FindConfig(configFlag, nil)
 	if err != nil {
-		return model.Provider{}, nil, fmt.Errorf("--provider %s: %w", name, err)
+		return declaredProvider{}, fmt.Errorf("--provider %s: %w", name, err)
 	}
 	read, err := readOperator(config)
 	if err != nil {
-		return model.Provider{}, nil, err
+		return declaredProvider{}, err
 	}
 	p, ok := read.Providers()[name]
 	switch {
@@ -47,26 +60,40 @@ func byProvider(cmd *cobra.Command, kind, name, zone string, where ...string) (m
 			msg += ": did you mean " + near + "?"
 		}
 		if len(names) == 0 {
-			return model.Provider{}, nil, fmt.Errorf("%s (and no %s provider at all: use --url)", msg, kindWords[kind])
+			return declaredProvider{}, fmt.Errorf("%s (and no %sprovider at all: %s)", msg, kindWord(kind), noProviderFlags[kind])
 		}
-		return model.Provider{}, nil, fmt.Errorf("%s (its %s providers: %s)", msg, kindWords[kind], strings.Join(names, ", "))
-	case p.Kind() != kind:
-		return model.Provider{}, nil, fmt.Errorf("--provider %s: provider %s in %s is a %s provider: site disown %s %s --provider %s",
-			name, name, config, kindWords[p.Kind()], p.Kind(), zone, name)
+		return declaredProvider{}, fmt.Errorf("%s (its %sproviders: %s)", msg, kindWord(kind), strings.Join(names, ", "))
+	case kind != "" && p.Kind() != kind:
+		return declaredProvider{}, fmt.Errorf("--provider %s: provider %s in %s is a %s provider: %s",
+			name, name, config, kindWords[p.Kind()], suggest(p.Kind()))
 	}
 	p.Name = name
+	d := declaredProvider{p: p, config: config, read: read}
 	ref := p.Credential().Vault
 	if ref == nil {
-		return p, nil, nil
+		return d, nil
 	}
 	// The stores are in the model a load builds; loading no tenant file
 	// builds that of site.cue alone.
 	spec, err := compiler.Load(config, nil)
 	if err != nil {
-		return model.Provider{}, nil, err
+		return declaredProvider{}, err
 	}
-	return p, &graph.Step{ID: graph.SecretStepID(*ref), Phase: plan.PhaseSecrets, Secret: &graph.Secret{Store: spec.Vaults[ref.Vault], Ref: *ref}}, nil
+	d.secret = &graph.Step{ID: graph.SecretStepID(*ref), Phase: plan.PhaseSecrets, Secret: &graph.Secret{Store: spec.Vaults[ref.Vault], Ref: *ref}}
+	return d, nil
 }
+
+// kindWord is kind as a word before "provider", "" for any kind.
+func kindWord(kind string) string {
+	if kind == "" {
+		return ""
+	}
+	return kindWords[kind] + " "
+}
+
+// noProviderFlags says, by kind, how to name a server site.cue does not
+// declare.
+var noProviderFlags = map[string]string{"powerdns": "use --url", "cloudflare": "use --token-env and --api-url", "": "declare one in site.cue"}
 
 // providerFields says what --provider takes from site.cue, by kind.
 var providerFields = map[string]string{"powerdns": "url, server and api_key", "cloudflare": "token and api_url"}
@@ -104,4 +131,28 @@ func serverExample(kind, zone, fallback string) string {
 		}
 	}
 	return fmt.Sprintf("site disown %s %s %s", kind, zone, fallback)
+}
+
+// disownSuggest is the disown command for a provider of another kind.
+func disownSuggest(zone, name string) func(kind string) string {
+	return func(kind string) string { return fmt.Sprintf("site disown %s %s --provider %s", kind, zone, name) }
+}
+
+// readSecret reads a --provider's credential into run when it is in a
+// Vault store (secret not nil), as a secret step of diff would: the
+// value goes to run, where the provider's driver asks for it
+// (Run.Credential). These commands have no steps to defer, so a store
+// that does not answer must not advise --ack GATE-SECRET-UNREACHABLE:
+// with the gate counted as given, its message leaves that out, and the
+// read still fails.
+func readSecret(ctx context.Context, bk *runBackends, run *backends.Run, kind, name string, secret *graph.Step) error {
+	if secret == nil {
+		return nil
+	}
+	run.Acked[plan.GateSecretUnreachable] = true
+	if _, err := bk.kinds[plan.PhaseSecrets].Plan(ctx, secret, run); err != nil {
+		what := map[string]string{"powerdns": "API key", "cloudflare": "token"}[kind]
+		return fmt.Errorf("--provider %s: its %s is in Vault store %s, which could not be read: %w", name, what, secret.Secret.Ref.Vault, err)
+	}
+	return nil
 }

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"slices"
@@ -14,6 +15,7 @@ import (
 	"github.com/site-tools/site/backends"
 	"github.com/site-tools/site/compiler"
 	"github.com/site-tools/site/compiler/export"
+	"github.com/site-tools/site/compiler/graph"
 	"github.com/site-tools/site/compiler/model"
 )
 
@@ -67,27 +69,33 @@ func newExportPowerDNSCmd() *cobra.Command {
 	var url, server, keyEnv string
 	req := exportRequest{provider: "powerdns"}
 	cmd := &cobra.Command{
-		Use:   "powerdns --url URL --zone ZONE --tenant NAME [--out FILE] [--adopt]",
+		Use:   "powerdns (--provider NAME | --url URL) --zone ZONE --tenant NAME",
 		Short: "Write a PowerDNS zone as a tenant spec (read-only unless --adopt)",
 		Long: `export powerdns reads ZONE from the PowerDNS HTTP API at URL with one GET
 and writes tenant NAME's spec for it (stdout without --out). With --adopt
-it then puts the owner marker on every exported rrset in one PATCH. Left
+it then puts the owner marker on every exported rrset in one PATCH.
+--provider NAME takes url, server and api_key from site.cue; --url may
+be written as PowerDNS writes it (/api/v1 or not). Left
 out: types the language cannot say, rrsets with disabled records or
 another tenant's marker, and the apex NS. The API key is read from the
 variable --api-key-env names; the spec names it, never its value.
 See site help export, powerdns.`,
 		Example: `  site export powerdns --url http://127.0.0.1:8081 --zone example.org --tenant office1
-  site export powerdns --url http://127.0.0.1:8081 --zone example.org \
+  site export powerdns --provider pdns --zone example.org \
       --tenant office1 --out tenants/office1.cue --adopt`,
-		Args: noArgs("give the zone with --zone and the server with --url"),
+		Args: noArgs("give the zone with --zone and the server with --provider or --url"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			req.required = []struct{ name, v string }{{"--url", url}, {"--zone", req.zone}, {"--tenant", req.tenant}, {"--api-key-env", keyEnv}}
-			req.where = model.Provider{PowerDNS: &model.PowerDNS{URL: url, Server: server, APIKey: model.Credential{Env: keyEnv}}}
+			req.required = []struct{ name, v string }{{"--zone", req.zone}, {"--tenant", req.tenant}}
+			if req.byName != "" {
+				return exportByName(cmd, req, "url", "server", "api-key-env")
+			}
+			req.required = append(req.required, []struct{ name, v string }{{"--url (or --provider NAME)", url}, {"--api-key-env", keyEnv}}...)
+			req.where = model.Provider{PowerDNS: &model.PowerDNS{URL: model.PowerDNSBase(url), Server: server, APIKey: model.Credential{Env: keyEnv}}}
 			return exportZone(cmd, req)
 		},
 	}
 	f := cmd.Flags()
-	f.StringVar(&url, "url", "", "PowerDNS HTTP API base URL, e.g. http://127.0.0.1:8081")
+	f.StringVar(&url, "url", "", "PowerDNS HTTP API URL, e.g. http://127.0.0.1:8081 (or .../api/v1)")
 	f.StringVar(&server, "server", "localhost", "PowerDNS server id")
 	f.StringVar(&keyEnv, "api-key-env", "PDNS_API_KEY", "environment variable holding the API key")
 	req.addFlags(cmd, "example.org", "rrsets")
@@ -105,12 +113,17 @@ type exportRequest struct {
 	required     []struct{ name, v string }
 	where        model.Provider // the provider flags, credentials by name
 	declaredIn   string         // the site.cue that declares where as where.Name, if one does
+	byName       string         // --provider: where is site.cue's provider of that name
+	secret       *graph.Step    // reads where's credential from Vault; nil: from the environment
+	operator     *compiler.OperatorFile
 }
 
 // addFlags defines the flags every provider's export has; zoneExample
 // and what ("rrsets", "records") speak the provider's language.
 func (r *exportRequest) addFlags(cmd *cobra.Command, zoneExample, what string) {
 	f := cmd.Flags()
+	f.StringVar(&r.byName, "provider", "", "a provider site.cue declares (in place of the server flags)")
+	_ = cmd.RegisterFlagCompletionFunc("provider", completeProviders)
 	f.StringVar(&r.zone, "zone", "", "zone to export, e.g. "+zoneExample)
 	f.StringVar(&r.tenant, "tenant", "", "tenant the records belong to")
 	f.StringVar(&r.domain, "domain", "", "the tenant's domain (default: the zone)")
@@ -118,6 +131,21 @@ func (r *exportRequest) addFlags(cmd *cobra.Command, zoneExample, what string) {
 	f.BoolVar(&r.force, "force", false, "let --out replace an existing file")
 	f.BoolVar(&r.adopt, "adopt", false, "also mark the exported "+what+" as the tenant's (a server change)")
 	f.StringVar(&r.format, "format", "cue", "cue (a tenant spec) or zone (a BIND master file)")
+}
+
+// exportByName exports from the provider --provider names: where and
+// its credential as site.cue declares them. flags are the provider
+// flags --provider stands for.
+func exportByName(cmd *cobra.Command, req exportRequest, flags ...string) error {
+	suggest := func(kind string) string {
+		return fmt.Sprintf("site export %s --provider %s --zone %s --tenant %s", kind, req.byName, cmp.Or(req.zone, "ZONE"), cmp.Or(req.tenant, "NAME"))
+	}
+	d, err := byProvider(cmd, req.provider, req.byName, suggest, flags...)
+	if err != nil {
+		return withCode(exitError, err)
+	}
+	req.where, req.secret, req.declaredIn, req.operator = d.p, d.secret, d.config, d.read
+	return exportZone(cmd, req)
 }
 
 // exportZone reads the live zone, writes the tenant spec, and (with
@@ -149,27 +177,11 @@ func exportZone(cmd *cobra.Command, req exportRequest) error {
 		return withCode(exitError, fmt.Errorf("this build of site has no %s backend that can export", req.provider))
 	}
 	ctx := cmd.Context()
-	req.where.Name = req.provider // the name the printed site.cue lines give it
-	stderr := cmd.ErrOrStderr()
-	found, config, read := declaredAs(req.where, req.out)
-	switch len(found) {
-	case 1:
-		p := found[0]
-		req.where.Name, req.declaredIn = p.Name, config
-		if p.PowerDNS != nil && req.where.PowerDNS.DNSAddr == "" {
-			// Where adopting checks what the server serves, as apply
-			// would for that provider.
-			req.where.PowerDNS.DNSAddr = p.PowerDNS.DNSAddr
-		}
-	case 0:
-	default:
-		names := make([]string, len(found))
-		for i, p := range found {
-			names[i] = p.Name
-		}
-		slices.Sort(names)
-		fmt.Fprintf(stderr, "note: %s declares this server as %d providers (%s); the spec names a new one, %s: name the one you mean in both\n", config, len(found), strings.Join(names, ", "), req.where.Name)
+	if err := readSecret(ctx, bk, run, req.provider, req.byName, req.secret); err != nil {
+		return withCode(exitError, err)
 	}
+	stderr := cmd.ErrOrStderr()
+	read := req.declared(stderr)
 	declared := req.declaredIn != ""
 	a, err := export.Read(ctx, x, export.Request{Tenant: req.tenant, Zone: req.zone, Domain: req.domain, Provider: req.where, ProviderDeclared: declared, Operator: read, Out: req.out}, run)
 	if err != nil {
@@ -222,6 +234,38 @@ func exportZone(cmd *cobra.Command, req exportRequest) error {
 	return nil
 }
 
+// declared settles which provider of the operator's file the spec
+// names: --provider's, or the one declaring the server the flags name
+// (req.where gets its name and dns address; with none, the kind's name,
+// and with several a note on w). It returns the operator's file, nil
+// without one.
+func (req *exportRequest) declared(w io.Writer) *compiler.OperatorFile {
+	if req.byName != "" {
+		return req.operator
+	}
+	req.where.Name = req.provider // the name the printed site.cue lines give it
+	found, config, read := declaredAs(req.where, req.out)
+	switch len(found) {
+	case 1:
+		p := found[0]
+		req.where.Name, req.declaredIn = p.Name, config
+		if p.PowerDNS != nil && req.where.PowerDNS.DNSAddr == "" {
+			// Where adopting checks what the server serves, as apply
+			// would for that provider.
+			req.where.PowerDNS.DNSAddr = p.PowerDNS.DNSAddr
+		}
+	case 0:
+	default:
+		names := make([]string, len(found))
+		for i, p := range found {
+			names[i] = p.Name
+		}
+		slices.Sort(names)
+		fmt.Fprintf(w, "note: %s declares this server as %d providers (%s); the spec names a new one, %s: name the one you mean in both\n", config, len(found), strings.Join(names, ", "), req.where.Name)
+	}
+	return read
+}
+
 // declaredAs finds the operator's file a run would read from here (or,
 // with --out, from beside the file written) and in it the providers
 // that are where: the same kind at the same address (for PowerDNS the
@@ -262,7 +306,8 @@ func sameServer(a, b model.Provider) bool {
 	server := func(s string) string { return cmp.Or(s, "localhost") }
 	switch {
 	case a.PowerDNS != nil && b.PowerDNS != nil:
-		return url(a.PowerDNS.URL) == url(b.PowerDNS.URL) && server(a.PowerDNS.Server) == server(b.PowerDNS.Server)
+		base := func(p *model.PowerDNS) string { return url(model.PowerDNSBase(p.URL)) }
+		return base(a.PowerDNS) == base(b.PowerDNS) && server(a.PowerDNS.Server) == server(b.PowerDNS.Server)
 	case a.Cloudflare != nil && b.Cloudflare != nil:
 		return url(a.Cloudflare.APIURL) == url(b.Cloudflare.APIURL)
 	}

@@ -1,7 +1,7 @@
 package main
 
 import (
-	"errors"
+	"cmp"
 	"fmt"
 	"io/fs"
 	"os"
@@ -10,139 +10,136 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/site-tools/site/compiler"
+	"github.com/site-tools/site/compiler/scaffold"
 )
 
 func init() { register(newInitCmd) }
 
-// initOptions are the choices of `site init`.
-type initOptions struct {
-	name     string
-	domain   string
-	provider string // a provider name in site.cue
-}
-
 func newInitCmd() *cobra.Command {
-	var opts initOptions
+	var opts scaffold.Options
 	var out string
 	cmd := &cobra.Command{
 		Use:   "init NAME --domain D",
-		Short: "Scaffold a tenant spec, and its grant in site.cue, that pass site vet",
-		Long: `init writes a new tenant NAME with one DNS zone, D, on the provider
-that site.cue calls --provider (default pdns), and says what the
-operator's file, site.cue, must add for it: the tenant's grant (its
-domain and provider) and, when site.cue does not declare the provider
-yet, a PowerDNS provider of that name. With --config FILE it adds them
-to FILE itself; otherwise it prints them (to stderr with --out -).
-When site.cue grants NAME already (say, only a name delegated out of
-another tenant's domain, a grant init does not write), init adds
-nothing and writes the tenant's file for that grant.
-Both are generated from syntax trees and vetted together before a byte
-is written, so they always pass site vet; a NAME or zone that a spec
-already in the target directory (tenants/) declares is refused, since
-vetting them together would fail.
+		Short: "Start a project, or add a tenant to one, that passes site vet",
+		Long: `init writes tenant NAME's spec, tenants/NAME.cue, with one DNS zone, D,
+on the provider site.cue calls --provider.
 
---out names the file (default tenants/NAME.cue; "-" writes to stdout);
-a tenant file is named like its tenant, and an existing file is never
-overwritten.
+Where no site.cue is found (here or in a parent), init starts a project:
+it also writes site.cue here, declaring a provider whose endpoint and
+credential are marked placeholders (PowerDNS on loopback, its key from
+$PDNS_API_KEY; with --provider-kind cloudflare, Cloudflare's API, its
+token from $CLOUDFLARE_API_TOKEN), and prints the next commands.
+
+With a site.cue, init says what it must add for the tenant (its grant,
+and the provider when site.cue lacks it); with --config FILE it adds
+them to FILE itself. When site.cue grants NAME already, init adds
+nothing. What init writes is vetted together first, so it passes
+site vet; a NAME or zone taken already is refused, and an existing
+file is never overwritten. "--out -" prints the tenant's file on stdout
+and site.cue's lines on stderr, and writes no file.
 
 
 Exit codes: 0 written, 1 a NAME or --domain vet would refuse or that
 is taken, or the file exists. See site help operator.`,
 		Example: `  site init acme --domain acme.example.net
-  site init shop --domain shop.example --provider cf --config site.cue`,
+  site init shop --domain shop.example --provider-kind cloudflare
+  site init web --domain web.example --provider cf --config site.cue`,
 		Args: oneArg("tenant", "site init NAME --domain D, e.g. site init acme --domain acme.example.net"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			opts.name = args[0]
-			if out == "" {
-				out = filepath.Join(defaultDir, opts.name+".cue")
+			opts.Name = args[0]
+			if !cmd.Flags().Changed("provider") {
+				opts.Provider = scaffold.DefaultName[cmp.Or(opts.Kind, scaffold.PowerDNS)]
 			}
-			specDir := filepath.Dir(out)
-			if out == "-" {
-				specDir = defaultDir
-			}
-			site, err := findInitConfig(specDir)
-			if err != nil {
+			if err := runInit(cmd, opts, out); err != nil {
 				return withCode(exitError, err)
 			}
-			name := out
-			if out == "-" {
-				name = opts.name + ".cue"
-			}
-			g, err := scaffold(opts, site, name)
-			if err != nil {
-				return withCode(exitError, err)
-			}
-			if out != "-" {
-				if _, err := os.Stat(out); err == nil {
-					return withCode(exitError, errExists(out)) // before "taken": the file is the tenant
-				}
-			}
-			if err := checkTaken(site.path, specDir, opts); err != nil {
-				return withCode(exitError, err)
-			}
-			return writeScaffold(cmd, out, site, g)
+			return nil
 		},
 	}
-	cmd.Flags().StringVar(&opts.domain, "domain", "", "the tenant's DNS domain, e.g. sjc.example.net (required)")
-	cmd.Flags().StringVar(&opts.provider, "provider", "pdns", "the name site.cue gives the zone's DNS provider")
+	f := cmd.Flags()
+	f.StringVar(&opts.Domain, "domain", "", "the tenant's DNS domain, e.g. acme.example.net (required)")
+	f.StringVar(&opts.Provider, "provider", "pdns", "the name of the zone's provider in site.cue")
 	_ = cmd.RegisterFlagCompletionFunc("provider", completeProviders)
-	cmd.Flags().StringVar(&out, "out", "", `file to write (default tenants/NAME.cue; "-" for stdout)`)
+	f.StringVar(&opts.Kind, "provider-kind", "", "powerdns (default) or cloudflare, for a new provider")
+	_ = cmd.RegisterFlagCompletionFunc("provider-kind", completeWords("powerdns\ta PowerDNS HTTP API", "cloudflare\tthe Cloudflare API"))
+	f.StringVar(&out, "out", "", `file to write (default tenants/NAME.cue; "-" for stdout)`)
 	return cmd
 }
 
-// writeScaffold writes the tenant file (or prints it) and adds the
-// grant to site.cue with --config, or prints it for the operator.
-func writeScaffold(cmd *cobra.Command, out string, site initSite, g generated) error {
-	stdout, stderr := cmd.OutOrStdout(), cmd.ErrOrStderr()
+// runInit generates the scaffold for opts, written to out, and writes
+// it; a nil error is exit 0.
+func runInit(cmd *cobra.Command, opts scaffold.Options, out string) error {
+	if opts.Kind != "" && scaffold.DefaultName[opts.Kind] == "" {
+		return fmt.Errorf("--provider-kind %q: use %s or %s", opts.Kind, scaffold.PowerDNS, scaffold.Cloudflare)
+	}
+	if out == "" {
+		out = filepath.Join(tenantsDir(), opts.Name+".cue")
+	}
+	specDir, name := filepath.Dir(out), out
 	if out == "-" {
-		if _, err := stdout.Write(g.tenant); err != nil {
-			return err
-		}
-	} else if err := writeNew(out, g.tenant); err != nil {
-		return withCode(exitError, err)
+		specDir, name = defaultDir, opts.Name+".cue"
 	}
-	if configFlag != "" && !g.granted {
-		if err := appendFile(site.path, g.site); err != nil {
-			return withCode(exitError, err)
-		}
-	}
-	if out == "-" {
-		if configFlag == "" {
-			_, err := stderr.Write(g.site)
-			return err
-		}
-		return nil
-	}
-	if g.granted {
-		fmt.Fprintf(stdout, "wrote %s; %s grants tenant %s already, so it needs nothing more; check it with: site vet %s\n", out, site.path, g.name, out)
-		return nil
-	}
-	if configFlag != "" {
-		fmt.Fprintf(stdout, "wrote %s and added tenant %s to %s; check them with: site vet %s\n", out, g.name, site.path, out)
-		return nil
-	}
-	where := "a new site.cue beside " + filepath.Dir(out) + string(filepath.Separator) + " or above it"
-	if site.path != "" {
-		where = site.path
-	}
-	// vet refuses a tenant site.cue does not grant: the grant comes first.
-	fmt.Fprintf(stdout, "wrote %s; site vet refuses it until site.cue grants tenant %s, so first the operator adds this to %s (or run site init with --config FILE, which adds it):\n\n%s\nthen check it with: site vet %s\n",
-		out, g.name, where, g.site, out)
-	return nil
-}
-
-// appendFile adds src to the end of the operator's file, which vet has
-// already checked with it.
-func appendFile(path string, src []byte) error {
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND, 0)
+	op, err := findInitConfig(specDir)
 	if err != nil {
 		return err
 	}
-	if _, err := f.Write(append([]byte("\n"), src...)); err != nil {
-		f.Close()
+	g, err := scaffold.Generate(opts, op, name)
+	if err != nil {
 		return err
 	}
-	return f.Close()
+	if out != "-" {
+		if _, err := os.Stat(out); err == nil {
+			return errExists(out) // before "taken": the file is the tenant
+		}
+	}
+	if op.Exists {
+		if err := checkTaken(op.Path, specDir, opts.Name); err != nil {
+			return err
+		}
+	} else if spec := aSpecIn(specDir); spec != "" && out != "-" {
+		// The new site.cue would grant only NAME, and vet of the
+		// directory would refuse the tenants already there.
+		return fmt.Errorf("%s holds tenant specs already (%s) and no site.cue grants them: write the operator's file for them first (or name it with --config FILE), then run site init again", specDir, spec)
+	}
+	return writeScaffold(cmd, out, op, g, opts)
+}
+
+// tenantsDir is where a tenant's file goes: the tenants directory beside
+// the operator's file found from here, so that init from anywhere in the
+// project writes where vet reads; tenants/ here when there is none yet.
+func tenantsDir() string {
+	if dir, ok := tenantsBesideConfig(); ok {
+		return dir
+	}
+	return defaultDir
+}
+
+// findInitConfig finds the operator's file for a tenant written into
+// dir, as vet would find it. With none, init makes one: here, or at
+// --config. A --config that does not exist while vet would find another
+// is refused: most likely a typo, which would leave the real operator's
+// file without the grant.
+func findInitConfig(dir string) (scaffold.Operator, error) {
+	found, findErr := compiler.FindConfig("", []string{dir})
+	path := configFlag
+	switch {
+	case path == "" && findErr != nil:
+		return scaffold.Operator{Path: compiler.ConfigName}, nil
+	case path == "":
+		path = found
+	default:
+		if _, err := os.Stat(path); err != nil {
+			if findErr == nil {
+				return scaffold.Operator{}, fmt.Errorf("--config %s: %w, and site finds the operator's file %s from here: name that one, or leave --config out", path, err, found)
+			}
+			return scaffold.Operator{Path: path}, nil
+		}
+	}
+	src, err := os.ReadFile(path)
+	if err != nil {
+		return scaffold.Operator{}, err
+	}
+	return scaffold.Operator{Path: path, Src: src, Exists: true}, nil
 }
 
 // checkTaken refuses a tenant name that a spec below dir already
@@ -151,8 +148,8 @@ func appendFile(path string, src []byte) error {
 // when the grant is vetted with site.cue.) A directory that is missing
 // or does not load is not init's to judge; vet will say what is wrong
 // with it.
-func checkTaken(config, dir string, o initOptions) error {
-	if fi, err := os.Stat(dir); err != nil || !fi.IsDir() || config == "" {
+func checkTaken(config, dir, name string) error {
+	if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
 		return nil
 	}
 	spec, err := compiler.Load(config, []string{filepath.Join(dir, "...")})
@@ -160,36 +157,24 @@ func checkTaken(config, dir string, o initOptions) error {
 		return nil
 	}
 	for _, t := range spec.Tenants {
-		if t.Name == o.name {
+		if t.Name == name {
 			p := relPos(t.Pos)
-			return fmt.Errorf("tenant %s already exists at %s:%d:%d: choose another NAME", o.name, p.File, p.Line, p.Col)
+			return fmt.Errorf("tenant %s already exists at %s:%d:%d: choose another NAME", name, p.File, p.Line, p.Col)
 		}
 	}
 	return nil
 }
 
-func errExists(path string) error {
-	return fmt.Errorf("%s exists; site init never overwrites a file: choose another --out, or remove it", path)
-}
-
-// writeNew writes src to path, creating its directory, and refuses to
-// replace an existing file.
-func writeNew(path string, src []byte) error {
-	if dir := filepath.Dir(path); dir != "." {
-		if err := os.MkdirAll(dir, 0o755); err != nil {
-			return err
+// aSpecIn returns a .cue file below dir, "" when there is none (or no
+// dir).
+func aSpecIn(dir string) string {
+	var found string
+	_ = filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
+		if err == nil && !d.IsDir() && filepath.Ext(path) == ".cue" {
+			found = path
+			return fs.SkipAll
 		}
-	}
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
-	if errors.Is(err, fs.ErrExist) {
-		return errExists(path)
-	}
-	if err != nil {
-		return err
-	}
-	if _, err := f.Write(src); err != nil {
-		f.Close()
-		return err
-	}
-	return f.Close()
+		return nil
+	})
+	return found
 }

@@ -11,12 +11,13 @@ import (
 // TestIncident1_InitOutputPassesVet: a scaffold printed a config with a
 // syntax error (INCIDENTS.md 1c). Whatever site init generates, the
 // tenant's file and the site.cue lines, passes site vet: every provider
-// name, every way to write the output, with the operator's file printed
-// or added to with --config, domains in every spelling a user might type.
+// name and kind, every way to write the output, with the operator's file
+// made new or added to with --config, domains in every spelling a user
+// might type.
 func TestIncident1_InitOutputPassesVet(t *testing.T) {
-	providers := [][]string{nil, {"--provider", "pdns"}, {"--provider", "dns-1"}}
+	providers := [][]string{nil, {"--provider", "pdns"}, {"--provider", "dns-1"}, {"--provider-kind", "cloudflare"}, {"--provider", "dns-1", "--provider-kind", "cloudflare"}}
 	outs := []string{"default", "file", "stdout"}
-	sites := []string{"printed", "--config"}
+	sites := []string{"new", "--config"}
 	domains := []string{"acme.example.net", "Acme.Example.NET.", "bücher.example", "xn--bcher-kva.example", "a-b.c-d.example"}
 	names := []string{"acme", "office-2"}
 	for _, provider := range providers {
@@ -67,13 +68,9 @@ func initThenVet(t *testing.T, name, domain, out, site string, provider []string
 			t.Fatal(err)
 		}
 	}
-	if site == "printed" {
-		lines := stderr.String()
-		if out != "stdout" {
-			_, rest, _ := strings.Cut(stdout.String(), ":\n\n")
-			lines, _, _ = strings.Cut(rest, "\nthen check it with")
-		}
-		if err := os.WriteFile("site.cue", []byte(lines), 0o644); err != nil {
+	if site == "new" && out == "stdout" {
+		// --out - writes no file: the new site.cue is printed on stderr.
+		if err := os.WriteFile("site.cue", stderr.Bytes(), 0o644); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -99,7 +96,8 @@ func TestInitRefuses(t *testing.T) {
 	}{
 		{"existing file", []string{"init", "exists", "--domain", "acme.example", "--out", "exists.cue"}, "exists.cue exists; site init never overwrites a file"},
 		{"file not named like the tenant", []string{"init", "acme", "--domain", "acme.example", "--out", "exists.cue"}, "--out exists.cue: a tenant's file is named like the tenant, acme.cue"},
-		{"--config that does not exist", []string{"init", "acme", "--domain", "acme.example", "--config", "nosuch.cue"}, "--config nosuch.cue: no such file or directory: init adds the grant to an existing operator's file; name that one, or leave --config out and init prints a whole site.cue to start from"},
+		{"--config that does not exist beside one that does", []string{"init", "acme", "--domain", "acme.example", "--config", "nosuch.cue"}, "--config nosuch.cue: stat nosuch.cue: no such file or directory, and site finds the operator's file site.cue from here: name that one, or leave --config out"},
+		{"unknown provider kind", []string{"init", "acme", "--domain", "acme.example", "--provider-kind", "route53"}, `--provider-kind "route53": use powerdns or cloudflare`},
 		{"bad tenant name", []string{"init", "Acme_1", "--domain", "acme.example", "--out", "-"}, `tenant name "Acme_1": use lower case letters`},
 		{"bad domain", []string{"init", "acme", "--domain", "acme..example", "--out", "-"}, "two dots in a row"},
 		{"empty domain", []string{"init", "acme", "--domain", ".", "--out", "-"}, "--domain is missing or empty"},
@@ -112,6 +110,9 @@ func TestInitRefuses(t *testing.T) {
 			if err := os.WriteFile("exists.cue", []byte("keep me\n"), 0o644); err != nil {
 				t.Fatal(err)
 			}
+			if err := os.WriteFile("site.cue", []byte("package site\n"), 0o644); err != nil {
+				t.Fatal(err)
+			}
 			var stdout, stderr bytes.Buffer
 			if code := run(tt.args, &stdout, &stderr); code != exitError {
 				t.Errorf("exit %d, want %d", code, exitError)
@@ -121,6 +122,9 @@ func TestInitRefuses(t *testing.T) {
 			}
 			if b, _ := os.ReadFile("exists.cue"); string(b) != "keep me\n" {
 				t.Errorf("exists.cue was changed to %q", b)
+			}
+			if b, _ := os.ReadFile("site.cue"); string(b) != "package site\n" {
+				t.Errorf("site.cue was changed to %q", b)
 			}
 			if _, err := os.Stat("tenants"); err == nil {
 				t.Errorf("a refused init created tenants/")

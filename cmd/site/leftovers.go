@@ -1,12 +1,15 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -17,12 +20,13 @@ import (
 	"github.com/site-tools/site/compiler/graph"
 	"github.com/site-tools/site/compiler/model"
 	"github.com/site-tools/site/compiler/plan"
+	"github.com/site-tools/site/compiler/spelling"
 )
 
 func init() { register(newLeftoversCmd) }
 
 func newLeftoversCmd() *cobra.Command {
-	var format string
+	var format, provider string
 	cmd := &cobra.Command{
 		Use:   "leftovers [PATH ...]",
 		Short: "List what site marked that no spec declares any more (read-only)",
@@ -35,20 +39,24 @@ named with its owner tenant and the command that removes it.
 
 Exit codes: 0 nothing left over, 2 something is left over, 1 an error
 (a provider, zone or host not read is never reported as empty).
+--provider NAME reads only that provider (and no libvirt host).
 See site help leftovers.`,
 		Example: `  site leftovers
+  site leftovers --provider pdns
   site leftovers --format json ./tenants/...`,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return runLeftovers(cmd, args, format)
+			return runLeftovers(cmd, args, format, provider)
 		},
 	}
 	addBudgetFlags(cmd)
+	cmd.Flags().StringVar(&provider, "provider", "", "read only this provider of site.cue (and no host)")
+	_ = cmd.RegisterFlagCompletionFunc("provider", completeProviders)
 	cmd.Flags().StringVar(&format, "format", "text", "output format: text or json")
 	_ = cmd.RegisterFlagCompletionFunc("format", completeWords("text\tthe report for a terminal", "json\tthe versioned JSON report"))
 	return cmd
 }
 
-func runLeftovers(cmd *cobra.Command, args []string, format string) error {
+func runLeftovers(cmd *cobra.Command, args []string, format, provider string) error {
 	if format != "text" && format != "json" {
 		return withCode(exitError, fmt.Errorf("--format %q: use text or json", format))
 	}
@@ -65,6 +73,12 @@ func runLeftovers(cmd *cobra.Command, args []string, format string) error {
 	if err != nil {
 		return withCode(exitError, err)
 	}
+	in := leftovers.Input{Tenants: spec.Tenants, Providers: op.Providers(), Hosts: op.Hosts(), Images: op.Images(), Granted: op.Grants, Grantees: op.Grantees(), NoTenantFile: alone}
+	if provider != "" {
+		if in, err = onlyProvider(in, provider, config); err != nil {
+			return withCode(exitError, err)
+		}
+	}
 	run := backends.NewRun()
 	bk := openBackends(run)
 	defer closeBackends(bk, cmd.ErrOrStderr())
@@ -79,7 +93,7 @@ func runLeftovers(cmd *cobra.Command, args []string, format string) error {
 	f := &leftovers.Finder{DNS: bk.markReaders(), Hosts: bk.owners, Run: run,
 		Prepare: readCredential(bk, spec, run),
 		Command: pasteable(config)}
-	report := f.Find(reading, leftovers.Input{Tenants: spec.Tenants, Providers: op.Providers(), Hosts: op.Hosts(), Images: op.Images(), Granted: op.Grants, Grantees: op.Grantees(), NoTenantFile: alone})
+	report := f.Find(reading, in)
 	out := cmd.OutOrStdout()
 	if format == "json" {
 		err = report.WriteJSON(out)
@@ -203,4 +217,21 @@ func pasteable(config string) func(sub string, args ...string) string {
 		}
 		return strings.Join(words, " ")
 	}
+}
+
+// onlyProvider narrows in to --provider NAME: that provider of the
+// operator's file config, and no host.
+func onlyProvider(in leftovers.Input, name, config string) (leftovers.Input, error) {
+	p, ok := in.Providers[name]
+	if !ok {
+		names := slices.Sorted(maps.Keys(in.Providers))
+		msg := fmt.Sprintf("--provider %s: %s declares no provider %s", name, config, name)
+		if near := spelling.Nearest(name, names); near != "" {
+			msg += ": did you mean " + near + "?"
+		}
+		return in, fmt.Errorf("%s (its providers: %s)", msg, cmp.Or(strings.Join(names, ", "), "none"))
+	}
+	in.Providers = map[string]model.Provider{name: p}
+	in.Hosts, in.Images = nil, nil
+	return in, nil
 }

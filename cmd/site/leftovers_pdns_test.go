@@ -126,6 +126,27 @@ func TestLeftoversSaysWhatItCouldNotRead(t *testing.T) {
 	}
 }
 
+// TestLeftoversOneProvider: --provider NAME reads only the provider
+// site.cue declares under that name: another it cannot read (its key
+// unset) is neither asked nor reported, and what NAME holds is. A name
+// site.cue does not declare is refused with the nearest one.
+func TestLeftoversOneProvider(t *testing.T) {
+	old, moved, dir := leftoversOnTwoServers(t)
+	t.Setenv("PDNS_API_KEY_NEW", "")
+	moved.ResetRequests("")
+	code, out, errOut := siteRun(t, old, "leftovers", "--provider", "old", dir)
+	if code != exitChanges || !strings.Contains(out, "zone gone.test.: no tenant declares it") || strings.Contains(out, "provider new (powerdns)") {
+		t.Fatalf("leftovers --provider old: exit %d, want %d, gone.test. and nothing of provider new\nstdout:\n%s\nstderr:\n%s", code, exitChanges, out, errOut)
+	}
+	if got := moved.Requests(""); got.GET != 0 {
+		t.Errorf("provider new was asked %d times, want never", got.GET)
+	}
+	code, _, errOut = siteRun(t, old, "leftovers", "--provider", "olde", dir)
+	if want := "--provider olde: " + filepath.Join(dir, "site.cue") + " declares no provider olde: did you mean old? (its providers: new, old)"; code != exitError || !strings.Contains(errOut, want) {
+		t.Errorf("leftovers --provider olde: exit %d, want 1 and %q\nstderr:\n%s", code, want, errOut)
+	}
+}
+
 // TestLeftoversInterruptedSaysWhatWasNotRead: Ctrl-C while the first
 // leftovers.ZoneReadsAtOnce zones are being read stops the reading (it
 // only reads); those and the zones whose turn had not come are said not

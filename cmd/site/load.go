@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
@@ -158,10 +159,45 @@ func specPaths(args []string) ([]string, error) {
 	if len(args) > 0 {
 		return args, nil
 	}
-	if fi, err := os.Stat(defaultDir); err != nil || !fi.IsDir() {
-		return nil, fmt.Errorf("no PATH given and no %s directory here: name the spec files (e.g. site vet tenants/sjc.cue), or run site in the directory that holds %s/ (site init NAME --domain D creates it)", defaultDir, defaultDir)
+	if fi, err := os.Stat(defaultDir); err == nil && fi.IsDir() {
+		return defaultPaths, nil
 	}
-	return defaultPaths, nil
+	if dir, ok := projectTenants(); ok {
+		return []string{dir}, nil
+	}
+	return nil, fmt.Errorf("no PATH given and no %s directory here, nor beside a site.cue above: name the spec files (e.g. site vet tenants/sjc.cue), or run site inside the project (site init NAME --domain D starts one)", defaultDir)
+}
+
+// projectTenants is the default PATH from a directory below the top of
+// the project (tenants/ itself, say): the tenants directory beside the
+// operator's file found from here, and everything below it, as go finds
+// go.mod from a package's directory.
+func projectTenants() (string, bool) {
+	dir, ok := tenantsBesideConfig()
+	if !ok {
+		return "", false
+	}
+	if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
+		return "", false
+	}
+	return dir + string(filepath.Separator) + "...", true // "./...", not Join's "..."
+}
+
+// tenantsBesideConfig is the tenants directory beside the operator's
+// file found from here (relative to here when it can be); false when
+// there is no operator's file.
+func tenantsBesideConfig() (string, bool) {
+	config, err := compiler.FindConfig(configFlag, nil)
+	if err != nil {
+		return "", false
+	}
+	dir := filepath.Join(filepath.Dir(config), defaultDir)
+	if wd, err := os.Getwd(); err == nil && filepath.IsAbs(dir) {
+		if rel, err := filepath.Rel(wd, dir); err == nil {
+			dir = rel
+		}
+	}
+	return dir, true
 }
 
 // parseOnly reads --only.

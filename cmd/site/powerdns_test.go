@@ -328,12 +328,34 @@ func TestExportNamesTheDeclaredProvider(t *testing.T) {
 		t.Errorf("export once site.cue grants the zone: exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
 	}
 
-	// The same server spelt another way (localhost for 127.0.0.1) is
-	// the provider site.cue declares for it, as site leftovers reads it.
+	// The same server spelt another way (localhost for 127.0.0.1, the
+	// API path as PowerDNS writes it) is the provider site.cue declares
+	// for it, as site leftovers reads it, and export reads through it.
 	alias := strings.Replace(srv.URL, "127.0.0.1", "localhost", 1)
-	code, stdout, stderr = siteRun(t, srv, "export", "powerdns", "--url", alias, "--zone", zone, "--tenant", "named")
-	if code != exitOK || !strings.Contains(stderr, "site.cue grants tenant named zone named.example.test. on provider ours already") {
-		t.Errorf("export through %s: exit %d\nstdout:\n%s\nstderr:\n%s", alias, code, stdout, stderr)
+	for _, spelt := range []string{alias, srv.URL + "/api/v1", alias + "/api/v1/"} {
+		code, stdout, stderr = siteRun(t, srv, "export", "powerdns", "--url", spelt, "--zone", zone, "--tenant", "named")
+		if code != exitOK || !strings.Contains(stderr, "site.cue grants tenant named zone named.example.test. on provider ours already") {
+			t.Errorf("export through %s: exit %d\nstdout:\n%s\nstderr:\n%s", spelt, code, stdout, stderr)
+		}
+	}
+
+	// --provider names it as site.cue does, as disown's does: no --url.
+	code, stdout, stderr = siteRun(t, srv, "export", "powerdns", "--provider", "ours", "--zone", zone, "--tenant", "named")
+	if code != exitOK || !strings.Contains(stderr, "site.cue grants tenant named zone named.example.test. on provider ours already") ||
+		!strings.Contains(stdout, `provider: "ours"`) {
+		t.Errorf("export --provider ours: exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
+	}
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--provider", "our"}, "--provider our: site.cue declares no provider our: did you mean ours? (its PowerDNS providers: other, ours)"},
+		{[]string{"--provider", "ours", "--url", srv.URL}, "--provider ours and --url both say where the server is"},
+	} {
+		args := append([]string{"export", "powerdns", "--zone", zone, "--tenant", "named"}, tc.args...)
+		if code, _, stderr := siteRun(t, srv, args...); code != exitError || !strings.Contains(stderr, tc.want) {
+			t.Errorf("site %s: exit %d, want 1 and %q\nstderr:\n%s", strings.Join(args, " "), code, tc.want, stderr)
+		}
 	}
 
 	// Another server id at the same url is another server.

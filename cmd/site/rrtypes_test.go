@@ -28,7 +28,7 @@ tenants: office1: {
 	dns: zones: "rr.example.test": {
 		provider: "pdns"
 		ignore: [{name: "_acme-challenge", type: "TXT"}]
-		soa: {mbox: "hostmaster@rr.example.test", refresh: 7200}
+		soa: {primary: "ns1.rr.example.test.", mbox: "hostmaster@rr.example.test", refresh: 7200}
 		records: {
 			"@": {
 				ALIAS: "lb.rr.example.test."
@@ -61,8 +61,8 @@ tenants: office1: {
 		t.Errorf("got %+v, want the ignored ACME TXT left in place", acme)
 	}
 	soa, err := rdata.ParseSOA(live.Find(zone, "SOA").Records[0])
-	if err != nil || soa.RName != "hostmaster.rr.example.test." || soa.Refresh != 7200 {
-		t.Errorf("got SOA %s (%v), want rname hostmaster.rr.example.test. and refresh 7200", soa, err)
+	if err != nil || soa.MName != "ns1.rr.example.test." || soa.RName != "hostmaster.rr.example.test." || soa.Refresh != 7200 {
+		t.Errorf("got SOA %s (%v), want mname ns1.rr.example.test., rname hostmaster.rr.example.test. and refresh 7200", soa, err)
 	}
 	if got := srv.Query(t, zone, "A"); len(got) != 1 || got[0] != "300 192.0.2.7" {
 		t.Errorf("apex A (the ALIAS): got %q, want the target's address", got)

@@ -120,6 +120,7 @@ type Zone struct {
 // SOA is what a zone sets of its SOA record: each nil field stays as the
 // server has it, and the serial is always the server's.
 type SOA struct {
+	MName                           string // canonical primary name server, "" to keep
 	Mbox                            string // canonical RNAME, "" to keep
 	Refresh, Retry, Expire, Minimum *uint32
 }

@@ -26,3 +26,18 @@ func ServerURL(raw string) string {
 	}
 	return scheme + "://" + net.JoinHostPort(host, port) + strings.TrimRight(u.EscapedPath(), "/")
 }
+
+// PowerDNSBase is raw, a PowerDNS HTTP API URL, as the base site adds
+// /api/v1/servers/... to: PowerDNS's own documentation and its
+// webserver's pages write the API as http://host:8081/api/v1, which
+// reaches the same server as http://host:8081. A trailing slash goes
+// too.
+func PowerDNSBase(raw string) string {
+	base := strings.TrimRight(raw, "/")
+	for _, suffix := range []string{"/api/v1", "/api"} {
+		if b, ok := strings.CutSuffix(base, suffix); ok {
+			return strings.TrimRight(b, "/")
+		}
+	}
+	return base
+}

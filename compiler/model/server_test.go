@@ -26,3 +26,21 @@ func TestServerURL(t *testing.T) {
 		seen[ServerURL(u)] = u
 	}
 }
+
+// TestPowerDNSBase: the API URL as PowerDNS writes it (with /api/v1 or
+// /api, a trailing slash) is the base site adds the API path to.
+func TestPowerDNSBase(t *testing.T) {
+	for _, tc := range []struct{ in, want string }{
+		{"http://127.0.0.1:8081", "http://127.0.0.1:8081"},
+		{"http://127.0.0.1:8081/", "http://127.0.0.1:8081"},
+		{"http://127.0.0.1:8081/api/v1", "http://127.0.0.1:8081"},
+		{"http://127.0.0.1:8081/api/v1/", "http://127.0.0.1:8081"},
+		{"http://127.0.0.1:8081/api", "http://127.0.0.1:8081"},
+		{"https://dns.example.net/pdns/api/v1", "https://dns.example.net/pdns"},
+		{"https://dns.example.net/pdns", "https://dns.example.net/pdns"},
+	} {
+		if got := PowerDNSBase(tc.in); got != tc.want {
+			t.Errorf("PowerDNSBase(%q) = %q, want %q", tc.in, got, tc.want)
+		}
+	}
+}
