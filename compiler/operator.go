@@ -85,7 +85,7 @@ type operator struct {
 	pools     map[string]map[string]*model.Pool  // host name -> pool name -> declared pool
 	images    map[string]map[string]*model.Image // host name -> "pool/volume" -> declared image
 	grants    map[string]*grant
-	locks     *model.Locks // where every tenant's apply lock lives (locks.go)
+	locks     *model.Locks     // where every tenant's apply lock lives (locks.go)
 	claims    map[string]claim // canonical domain or delegated name -> who holds it
 	// blocks are the RFC 2317 blocks among claims, by the /24's reverse
 	// name they lie below (blocksByNet).
