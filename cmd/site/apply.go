@@ -195,19 +195,41 @@ func runApply(cmd *cobra.Command, args []string, o applyOptions) error {
 	defer watchInterrupts(prog, run, stopObserving, locks)()
 	load := budget(cmd)
 	load.Warn = warnTo(cmd.ErrOrStderr())
-	g, err := o.scope(args, phases, targets, load, bk.discover(observing, prog.listing))
+	// Held from before the first observation to the end, so no other
+	// apply of these tenants changes what this one observed and acts
+	// on; and taken before any slow read (listing what the tenants no
+	// longer declare), so a locked tenant's apply fails at once.
+	lockAll := func(g *graph.Graph) error {
+		locks.setScope(g, backends.NewRedactor(g, run).Redact)
+		return lockTenants(cmd.Context(), observing, g, specDirs(args, g), bk, run, applyCommand(args, o), o.lockTimeout, prog, locks)
+	}
+	var lockErr error
+	discover := bk.discover(observing, prog.listing)
+	g, err := o.scope(args, phases, targets, load, func(g *graph.Graph) ([]*graph.Step, error) {
+		pre := g
+		if scoped, err := g.Targets(targets); err == nil {
+			pre = scoped // else the targets name only what discover finds
+		}
+		if lockErr = lockAll(pre); lockErr != nil {
+			return nil, lockErr
+		}
+		return discover(g)
+	})
+	if lockErr != nil {
+		return withCode(exitError, lockErr)
+	}
 	if err != nil {
 		return withCode(exitError, err)
 	}
 	if observing.Err() != nil {
 		return withCode(exitError, errors.New("apply was interrupted before anything was observed: nothing was changed"))
 	}
-	// What the listing read was read without the locks.
+	// What the listing read may have been read before a tenant's lock
+	// (one whose only steps it found).
 	bk.forgetDiscovered()
-	locks.setScope(g, backends.NewRedactor(g, run).Redact)
-	// Held from before the first observation to the end, so no other
-	// apply of these tenants changes what this one observed and acts on.
-	if err := lockTenants(cmd.Context(), observing, g, bk, run, applyCommand(args, o), o.lockTimeout, prog, locks); err != nil {
+	// The tenants not locked yet: those of steps the listing found, or
+	// all when no listing ran (the targets name declared steps only).
+	if err := lockAll(g); err != nil {
 		return withCode(exitError, err)
 	}
 	obs, err := eng.Plan(observing, g, run)

@@ -345,7 +345,7 @@ func TestInterruptStopsReadingTheLock(t *testing.T) {
 	if c := srv.Requests(zone); c.PATCH != 0 {
 		t.Errorf("the zone was written: %+v", c)
 	}
-	if _, err := os.Stat(lock.FilePath(file, "office1")); err == nil {
+	if _, err := os.Stat(filepath.Join(filepath.Dir(file), ".office1.lock")); err == nil {
 		t.Errorf("a lock file was left beside the spec")
 	}
 }

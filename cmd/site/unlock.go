@@ -78,20 +78,17 @@ func runUnlock(cmd *cobra.Command, tenant string, paths []string, acked bool) er
 		}
 		var held []entry
 		var where []string
-		stores, read, _ := lockStores(ctx, g, t, bk, run, readHolders)
-		for _, s := range stores {
-			where = append(where, s.Where())
-			hs, ok := read[s.Where()]
-			var err error
-			if !ok { // a vault or the lock file, not read by lockStores
-				hs, err = s.Holders(ctx)
-			}
-			if err != nil {
-				return withCode(exitError, fmt.Errorf("tenant %s: reading its lock in %s: %w", tenant, s.Where(), err))
-			}
-			for _, h := range hs {
-				held = append(held, entry{s, h})
-			}
+		s, err := lockStore(ctx, t, bk, run, specDirs(paths, g))
+		if err != nil {
+			return withCode(exitError, err)
+		}
+		where = append(where, s.Where())
+		hs, err := s.Holders(ctx)
+		if err != nil {
+			return withCode(exitError, fmt.Errorf("tenant %s: reading its lock in %s: %w", tenant, s.Where(), err))
+		}
+		for _, h := range hs {
+			held = append(held, entry{s, h})
 		}
 		if len(held) == 0 {
 			fmt.Fprintf(out, "tenant %s is not locked: no lock entry in %s.\n", tenant, somePlaces(where))
