@@ -109,6 +109,7 @@ func specDirs(args []string, g *graph.Graph) []string {
 	slices.Sort(dirs)
 	return slices.Compact(dirs)
 }
+
 // tenantLocks are the apply locks a run holds, in the order it took
 // them, and those it is taking. The run releases them as it ends; a
 // second Ctrl-C releases them from the signal watcher (interrupt.go,

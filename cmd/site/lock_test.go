@@ -207,6 +207,7 @@ func lockEntriesOf(t *testing.T, srv *pdnstest.Server, zone, tenant string) map[
 	}
 	return out
 }
+
 // TestDiffReadsLocksWhileObserving: site diff reads the lock entries
 // while it observes the zones, not before (one more round trip before
 // the first observation, on every diff).
