@@ -209,10 +209,15 @@ func lockTenants(ctx, interrupted context.Context, g *graph.Graph, dirs []string
 		if interrupted.Err() != nil {
 			return stopped(t)
 		}
-		// Finding the store may read it (a vault's address that
-		// answers); Ctrl-C ends that, since it changes nothing.
+		// Finding the store and reading it once change nothing, so
+		// Ctrl-C ends them: a server that holds the read (stopped, say)
+		// is found here, before the first write of the lock, which is
+		// not cut off half-way (it would leave a claim behind).
 		read := p.listing(fmt.Sprintf("tenant %s's apply lock", t.Name)) // named by an interrupt
 		store, err := lockStore(interrupted, t, bk, run, dirs)
+		if err == nil {
+			_, err = store.Holders(interrupted)
+		}
 		read()
 		if interrupted.Err() != nil {
 			return fmt.Errorf("apply was interrupted while reading tenant %s's apply lock: nothing was changed", t.Name)

@@ -196,6 +196,23 @@ func lockedTenantFile(t *testing.T, srv *pdnstest.Server, zone, records string) 
 	return file
 }
 
+// lockedMultiTenant is multiTenant with site.cue keeping every tenant's
+// apply lock in lockZone's metadata (locks: powerdns).
+func lockedMultiTenant(t *testing.T, srv *pdnstest.Server, tenants map[string][]zoneSpec, lockZone string) string {
+	t.Helper()
+	dir := multiTenant(t, srv, tenants)
+	site := filepath.Join(dir, "site.cue")
+	b, err := os.ReadFile(site)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b = regexp.MustCompile(`(?m)^locks: .*$`).ReplaceAll(b, []byte(fmt.Sprintf("locks: powerdns: {provider: %q, zone: %q}", "pdns_api_key", lockZone)))
+	if err := os.WriteFile(site, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
 // lockEntriesOf is lockEntries of tenant's runs alone.
 func lockEntriesOf(t *testing.T, srv *pdnstest.Server, zone, tenant string) map[string]lock.Holder {
 	t.Helper()
