@@ -51,7 +51,7 @@ func DirFile(dir, tenant string, outside []string) (File, error) {
 		if o == "" {
 			continue
 		}
-		if within(real, resolved(o)) {
+		if o := resolved(o); within(real, o) {
 			return File{}, fmt.Errorf("lock directory %s is inside %s, which holds the specs: a pull request could plant lock files there; name a directory outside the repository in site.cue (locks: dir), or leave locks out for the user's state directory", dir, o)
 		}
 	}
