@@ -20,8 +20,9 @@ func newUnlockCmd() *cobra.Command {
 		Use:   "unlock TENANT [PATH ...] [--ack GATE-LOCK-BREAK]",
 		Short: "Break a tenant's apply lock (dry run unless acknowledged)",
 		Long: `unlock lists who holds TENANT's apply lock (host, pid, start time,
-command, and whether its lease still runs), read from the specs in PATH
-(./tenants/... when none) as site apply finds it, and with --ack
+command, and whether its lease still runs), in the one store site.cue's
+locks names (the user's state directory when it names none), for a
+tenant of the specs in PATH (./tenants/... when none), and with --ack
 GATE-LOCK-BREAK removes it. Use it when the holder is known to be dead
 and its lease (a minute) should not be waited out; breaking the lock
 of a run that still lives lets another apply run beside it.
