@@ -101,3 +101,29 @@ func TestLockVaultUnreachableSaysWhereTheLockIs(t *testing.T) {
 		}
 	}
 }
+
+// TestLockVaultForgedHolderStaysOnOneLine: a holder in the vault whose
+// host carries a newline and ::error:: is shown escaped by apply, diff
+// and unlock; no line they print starts a workflow command.
+func TestLockVaultForgedHolderStaysOnOneLine(t *testing.T) {
+	cs := newColdStart(t, "sjc.example.net")
+	file := vaultLockedSjc(t, []string{cs.vault.URL}, cs.cf.URL)
+	var held map[string]any
+	b, _ := json.Marshal(lock.Holder{ID: "F0E6ED0000000000", Tenant: "sjc", Host: "h\n::error::forged", PID: 77, Start: time.Now(),
+		Command: "site apply\n::error::forged", Expires: time.Now().Add(time.Hour), State: lock.Held})
+	if err := json.Unmarshal(b, &held); err != nil {
+		t.Fatal(err)
+	}
+	cs.vault.Put("secret", "site-locks/sjc", held)
+	for _, args := range [][]string{{"apply", file}, {"diff", file}, {"unlock", "sjc", file}} {
+		_, out, errOut := cs.site(t, args...)
+		if !strings.Contains(out+errOut, `host h\n::error::forged`) {
+			t.Errorf("site %s: the holder is not shown escaped\nstdout:\n%s\nstderr:\n%s", args[0], out, errOut)
+		}
+		for _, line := range strings.Split(out+"\n"+errOut, "\n") {
+			if strings.HasPrefix(strings.TrimSpace(line), "::") {
+				t.Errorf("site %s printed a workflow command: %q", args[0], line)
+			}
+		}
+	}
+}
