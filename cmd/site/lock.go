@@ -56,42 +56,22 @@ func scopeTenants(g *graph.Graph) []*model.Tenant {
 }
 
 // lockStore is the store of tenant t's apply lock, as site.cue alone
-// says. A lock directory may not lie at or below any of specDirs (the
-// directories of site.cue and of the tenants' specs).
+// says (lock.For), kept by this run's backends.
 func lockStore(ctx context.Context, t *model.Tenant, bk *runBackends, run *backends.Run, specDirs []string) (lock.Store, error) {
-	l := t.Locks
-	switch {
-	case l != nil && l.Vault != nil:
-		vl, ok := bk.kinds[plan.PhaseSecrets].(vaultLocker)
-		if !ok {
-			return nil, fmt.Errorf("tenant %s's apply lock: this build of site has no Vault backend for site.cue's locks: vault", t.Name)
-		}
-		s, err := vl.LockStore(ctx, l.Vault, t.Name, run, nil)
-		if err != nil {
-			return nil, fmt.Errorf("tenant %s's apply lock lives in vault %s (site.cue locks), which cannot hold it now: %w", t.Name, l.Vault.Name, err)
-		}
-		return s, nil
-	case l != nil && l.PowerDNS != nil:
-		zl, ok := bk.providers[l.PowerDNS.Provider.Kind()].(zoneLocker)
-		if !ok {
-			return nil, fmt.Errorf("tenant %s's apply lock: this build of site has no PowerDNS backend for site.cue's locks: powerdns", t.Name)
-		}
-		return zl.TenantLockStore(l.PowerDNS.Provider, l.PowerDNS.Zone, t.Name, run, nil)
-	}
-	var dir string
-	if l != nil {
-		dir = l.Dir
-	} else {
-		var err error
-		if dir, err = lock.DefaultDir(); err != nil {
-			return nil, err
+	var k lock.Keepers
+	if vl, ok := bk.kinds[plan.PhaseSecrets].(vaultLocker); ok {
+		k.Vault = func(ctx context.Context, store *model.Vault, tenant string) (lock.Store, error) {
+			return vl.LockStore(ctx, store, tenant, run, nil)
 		}
 	}
-	f, err := lock.DirFile(dir, t.Name, specDirs)
-	if err != nil {
-		return nil, fmt.Errorf("tenant %s's apply lock: %w", t.Name, err)
+	if t.Locks != nil && t.Locks.PowerDNS != nil {
+		if zl, ok := bk.providers[t.Locks.PowerDNS.Provider.Kind()].(zoneLocker); ok {
+			k.PowerDNS = func(provider model.Provider, zone, tenant string) (lock.Store, error) {
+				return zl.TenantLockStore(provider, zone, tenant, run, nil)
+			}
+		}
 	}
-	return f, nil
+	return lock.For(ctx, t, k, specDirs)
 }
 
 // specDirs are the directories of the operator's file and of the specs
@@ -308,15 +288,8 @@ func noteLocks(ctx context.Context, w io.Writer, g *graph.Graph, dirs []string, 
 			}
 			continue
 		}
-		for _, h := range hs {
-			switch {
-			case h.State == lock.Claim:
-			case h.Live(now):
-				fmt.Fprintf(w, "note: tenant %s is being applied now by %s (lock in %s); what is live may be half-way through that apply\n", t.Name, h, s.Where())
-			default:
-				fmt.Fprintf(w, "note: tenant %s's apply lock in %s is stale: its holder (%s) died without releasing it, and may have left changes half-done; the next site apply takes it over, or site unlock %s --ack GATE-LOCK-BREAK breaks it\n",
-					t.Name, s.Where(), h, t.Name)
-			}
+		for _, note := range lock.Notes(t.Name, s.Where(), hs, now) {
+			fmt.Fprintln(w, note)
 		}
 	}
 }
