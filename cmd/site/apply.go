@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -195,41 +196,21 @@ func runApply(cmd *cobra.Command, args []string, o applyOptions) error {
 	defer watchInterrupts(prog, run, stopObserving, locks)()
 	load := budget(cmd)
 	load.Warn = warnTo(cmd.ErrOrStderr())
-	// Held from before the first observation to the end, so no other
-	// apply of these tenants changes what this one observed and acts
-	// on; and taken before any slow read (listing what the tenants no
-	// longer declare), so a locked tenant's apply fails at once.
-	lockAll := func(g *graph.Graph) error {
-		locks.setScope(g, backends.NewRedactor(g, run).Redact)
-		return lockTenants(cmd.Context(), observing, g, specDirs(args, g), bk, run, applyCommand(args, o), o.lockTimeout, prog, locks)
-	}
+	// The locks are held from before the first slow read to the end.
+	al := applyLocking{ctx: cmd.Context(), interrupted: observing, args: args, bk: bk, run: run,
+		command: applyCommand(args, o), wait: o.lockTimeout, p: prog, locks: locks}
 	var lockErr error
-	discover := bk.discover(observing, prog.listing)
-	g, err := o.scope(args, phases, targets, load, func(g *graph.Graph) ([]*graph.Step, error) {
-		pre := g
-		if scoped, err := g.Targets(targets); err == nil {
-			pre = scoped // else the targets name only what discover finds
-		}
-		if lockErr = lockAll(pre); lockErr != nil {
-			return nil, lockErr
-		}
-		return discover(g)
-	})
-	if lockErr != nil {
-		return withCode(exitError, lockErr)
-	}
-	if err != nil {
+	g, err := o.scope(args, phases, targets, load, al.first(targets, bk.discover(observing, prog.listing), &lockErr))
+	if err = cmp.Or(lockErr, err); err != nil {
 		return withCode(exitError, err)
 	}
 	if observing.Err() != nil {
 		return withCode(exitError, errors.New("apply was interrupted before anything was observed: nothing was changed"))
 	}
 	// What the listing read may have been read before a tenant's lock
-	// (one whose only steps it found).
+	// (one whose only steps it found): the steps observe afresh.
 	bk.forgetDiscovered()
-	// The tenants not locked yet: those of steps the listing found, or
-	// all when no listing ran (the targets name declared steps only).
-	if err := lockAll(g); err != nil {
+	if err := al.lock(g); err != nil {
 		return withCode(exitError, err)
 	}
 	obs, err := eng.Plan(observing, g, run)

@@ -212,6 +212,44 @@ func lockTenants(ctx, interrupted context.Context, g *graph.Graph, dirs []string
 	return nil
 }
 
+// applyLocking is what site apply takes its tenants' locks with (see
+// lockTenants).
+type applyLocking struct {
+	ctx, interrupted context.Context
+	args             []string
+	bk               *runBackends
+	run              *backends.Run
+	command          string
+	wait             time.Duration
+	p                *progress
+	locks            *tenantLocks
+}
+
+// lock takes the locks of g's tenants that the run does not hold yet:
+// all of them, or those of the steps only the listing found.
+func (a applyLocking) lock(g *graph.Graph) error {
+	a.locks.setScope(g, backends.NewRedactor(g, a.run).Redact)
+	return lockTenants(a.ctx, a.interrupted, g, specDirs(a.args, g), a.bk, a.run, a.command, a.wait, a.p, a.locks)
+}
+
+// first is discover once the locks of the tenants that targets pick
+// among the declared steps are held: listing what the tenants no longer
+// declare is the first slow read, and a locked tenant's apply must fail
+// before it (it failed after two). A lock not taken ends the listing
+// and is kept in *failed, which the caller reports first.
+func (a applyLocking) first(targets []string, discover discoverFunc, failed *error) discoverFunc {
+	return func(g *graph.Graph) ([]*graph.Step, error) {
+		pre := g
+		if scoped, err := g.Targets(targets); err == nil {
+			pre = scoped // else the targets name only what discover finds
+		}
+		if *failed = a.lock(pre); *failed != nil {
+			return nil, *failed
+		}
+		return discover(g)
+	}
+}
+
 // takeLock takes tenant t's lock in store into locks (see lockTenants).
 func takeLock(ctx, interrupted context.Context, t *model.Tenant, store lock.Store, command string, wait time.Duration, say func(string), locks *tenantLocks) error {
 	stopped := fmt.Errorf("apply was interrupted while waiting for tenant %s's apply lock: nothing was changed", t.Name)
