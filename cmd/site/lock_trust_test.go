@@ -280,3 +280,24 @@ func TestForgedHolderStaysOnOneLine(t *testing.T) {
 		})
 	}
 }
+
+// TestLockDirInsideTheRepositoryIsRefused: a lock directory at or below
+// the directory of site.cue (the repository a pull request writes into)
+// is refused before anything is read or written, and no lock file is
+// made there.
+func TestLockDirInsideTheRepositoryIsRefused(t *testing.T) {
+	srv := pdnsEnv(t)
+	repo := t.TempDir()
+	inside := filepath.Join(repo, "tenants", ".locks")
+	dir := filepath.Join(lockSpecs(t, srv, repo, "newt", []string{"newt.test"}, fmt.Sprintf("locks: dir: %q", inside)), "tenants")
+	code, out, errOut := siteRun(t, srv, "apply", dir)
+	if code != exitError || !strings.Contains(errOut, "lock directory "+inside+" is inside "+repo) {
+		t.Errorf("apply with the locks in the repository: exit %d, want 1 refusing it\nstdout:\n%s\nstderr:\n%s", code, out, errOut)
+	}
+	if _, err := os.Stat(inside); !os.IsNotExist(err) {
+		t.Errorf("%s: %v, want it never made", inside, err)
+	}
+	if got := srv.Query(t, "www.newt.test.", "A"); len(got) != 0 {
+		t.Errorf("the refused apply wrote www.newt.test.: %q", got)
+	}
+}
