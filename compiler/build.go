@@ -65,7 +65,7 @@ func CheckTenantName(name string) error {
 
 func (b *builder) tenant(name string, raw *rawTenant) *model.Tenant {
 	tp := []string{"tenants", name}
-	t := &model.Tenant{Name: name, Pos: b.pos.pos(tp...)}
+	t := &model.Tenant{Name: name, Pos: b.pos.pos(tp...), Locks: b.op.locks}
 	if err := CheckTenantName(name); err != nil {
 		b.errorf(tp, "%v", err)
 		return t // no grant can name it

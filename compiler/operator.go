@@ -34,6 +34,7 @@ type rawSite struct {
 		Images map[string]*rawImage `json:"images"`
 	} `json:"hosts"`
 	Tenants map[string]*rawGrant `json:"tenants"`
+	Locks   *rawLocks            `json:"locks"`
 }
 
 type rawVault struct {
@@ -84,6 +85,7 @@ type operator struct {
 	pools     map[string]map[string]*model.Pool  // host name -> pool name -> declared pool
 	images    map[string]map[string]*model.Image // host name -> "pool/volume" -> declared image
 	grants    map[string]*grant
+	locks     *model.Locks     // where every tenant's apply lock lives (locks.go)
 	claims    map[string]claim // canonical domain or delegated name -> who holds it
 	// blocks are the RFC 2317 blocks among claims, by the /24's reverse
 	// name they lie below (blocksByNet).
@@ -216,8 +218,8 @@ func operatorSource(path string, data []byte) (*operator, Diagnostics) {
 // "package site" and its four fields.
 var operatorTop = topLevel{
 	pkg:     "site",
-	fields:  map[string]bool{"vaults": true, "providers": true, "hosts": true, "tenants": true},
-	unknown: "unknown top-level field; site.cue declares vaults, providers, hosts and tenants",
+	fields:  map[string]bool{"vaults": true, "providers": true, "hosts": true, "tenants": true, "locks": true},
+	unknown: "unknown top-level field; site.cue declares vaults, providers, hosts, tenants and locks",
 	missing: "missing \"package site\" at the top of the operator's file",
 	other:   "package %s; the operator's file is \"package site\" (tenant files are \"package tenants\")",
 }
@@ -292,6 +294,7 @@ func buildOperator(path string, pos *positions, raw *rawSite) (*operator, Diagno
 			o.nameservers[name] = ns
 		}
 	}
+	o.locks = readLocks(raw.Locks, o, pos, errorf)
 	for _, name := range sortedKeys(raw.Hosts) {
 		o.hosts[name] = raw.Hosts[name].URI
 		o.pools[name] = readPools(name, raw.Hosts[name].URI, raw.Hosts[name].Pools, pos, errorf)

@@ -5,27 +5,33 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
-	"path/filepath"
+	"syscall"
 	"time"
 )
 
-// File is a lock file, for a tenant with no PowerDNS zone to hold its
-// lock: created with O_EXCL (so of two runs exactly one creates it),
+// File is a tenant's lock file in the operator's lock directory (see
+// Dir): created with O_EXCL (so of two runs exactly one creates it),
 // holding the holder as JSON. It protects runs that share the file
-// system, one runner's checkout; runs from two machines need a shared
-// store (PowerDNS metadata).
+// system; runs from two machines need a shared store (a Vault or
+// PowerDNS metadata, site.cue's locks).
+//
+// Whatever is at Path is read as hostile: opened without following a
+// symbolic link, taken only when it is a regular file, read up to
+// maxLockFile bytes, and its holder's ID must be one site writes (see
+// ValidID). No path is ever built from what the file says: moving a
+// dead holder's file aside names it after the new holder's own ID.
 type File struct {
 	Path string
 	Now  func() time.Time // time.Now when nil
 }
 
-// FilePath is the lock file of the tenant whose spec is specFile:
-// beside it, hidden, named for the tenant.
-func FilePath(specFile, tenant string) string {
-	return filepath.Join(filepath.Dir(specFile), "."+tenant+".lock")
-}
+// maxLockFile bounds what is read of a lock file: a holder is a few
+// hundred bytes, and a file that is a symbolic link to /dev/zero, or
+// simply huge, must not be read into memory.
+const maxLockFile = 4096
 
 // Where implements Store.
 func (f File) Where() string { return "file " + f.Path }
@@ -40,6 +46,9 @@ func (f File) now() time.Time {
 // Try implements Store: create the file, or read who has it; a holder
 // whose lease has run out is moved aside and the file created again.
 func (f File) Try(ctx context.Context, h Holder) (*Holder, error) {
+	if !ValidID(h.ID) {
+		return nil, fmt.Errorf("%s: holder id %q is not one site makes", f.Where(), h.ID)
+	}
 	h.State = Held
 	for range 3 {
 		err := f.create(h)
@@ -59,7 +68,7 @@ func (f File) Try(ctx context.Context, h Holder) (*Holder, error) {
 		if cur.Live(f.now()) {
 			return cur, nil
 		}
-		took, err := f.takeOver(cur)
+		took, err := f.takeOver(cur, h)
 		if err != nil {
 			return nil, err
 		}
@@ -70,11 +79,12 @@ func (f File) Try(ctx context.Context, h Holder) (*Holder, error) {
 	return nil, fmt.Errorf("%s: other runs keep taking it over; run again", f.Where())
 }
 
-// takeOver moves a dead holder's file aside, and says whether it was the
-// dead holder's; when another run renewed or replaced it in the
-// meantime, that file is put back.
-func (f File) takeOver(dead *Holder) (bool, error) {
-	aside := f.Path + ".expired-" + dead.ID
+// takeOver moves a dead holder's file aside, under a name made of the
+// new holder's own ID (never of anything the file says), and says
+// whether it was the dead holder's; when another run renewed or
+// replaced it in the meantime, that file is put back.
+func (f File) takeOver(dead *Holder, h Holder) (bool, error) {
+	aside := f.Path + ".expired-" + h.ID
 	if err := os.Rename(f.Path, aside); err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
 			return false, nil
@@ -93,18 +103,22 @@ func (f File) takeOver(dead *Holder) (bool, error) {
 	return true, os.Remove(aside)
 }
 
-func (f File) create(h Holder) error {
+func (f File) create(h Holder) error { return writeNew(f.Path, h) }
+
+// writeNew writes h to a file at path that does not exist yet (O_EXCL
+// never follows a symbolic link there either).
+func writeNew(path string, h Holder) error {
 	b, err := json.MarshalIndent(h, "", "  ")
 	if err != nil {
 		return err
 	}
-	file, err := os.OpenFile(f.Path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	file, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL|syscall.O_NOFOLLOW, 0o600)
 	if err != nil {
 		return err
 	}
 	if _, err := file.Write(append(b, '\n')); err != nil {
 		file.Close()
-		os.Remove(f.Path)
+		os.Remove(path)
 		return err
 	}
 	return file.Close()
@@ -112,14 +126,42 @@ func (f File) create(h Holder) error {
 
 func (f File) read() (*Holder, error) { return readHolder(f.Path) }
 
+// readHolder reads the holder in the lock file at path. Its errors
+// never quote the file's bytes: they may be anything a symbolic link
+// points at.
 func readHolder(path string) (*Holder, error) {
-	b, err := os.ReadFile(path)
+	notLock := func(why string) error {
+		return fmt.Errorf("lock file %s is not a site lock (%s): if no site apply runs, remove it", path, why)
+	}
+	// O_NONBLOCK: opening a FIFO must not wait for a writer.
+	file, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0)
+	if errors.Is(err, syscall.ELOOP) {
+		return nil, notLock("a symbolic link")
+	}
 	if err != nil {
 		return nil, err
 	}
+	defer file.Close()
+	fi, err := file.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if !fi.Mode().IsRegular() {
+		return nil, notLock("not a regular file")
+	}
+	b, err := io.ReadAll(io.LimitReader(file, maxLockFile+1))
+	if err != nil {
+		return nil, err
+	}
+	if len(b) > maxLockFile {
+		return nil, notLock(fmt.Sprintf("larger than %d bytes", maxLockFile))
+	}
 	var h Holder
 	if err := json.Unmarshal(b, &h); err != nil {
-		return nil, fmt.Errorf("lock file %s is not a site lock (%v): if no site apply runs, remove it", path, err)
+		return nil, notLock("not the JSON of a holder")
+	}
+	if !ValidID(h.ID) {
+		return nil, notLock("its id is not one site makes")
 	}
 	return &h, nil
 }
@@ -135,12 +177,9 @@ func (f File) Renew(ctx context.Context, h Holder) error {
 		return fmt.Errorf("the lock was taken over by %s after this run's lease ran out", cur)
 	}
 	h.State = Held
-	b, err := json.MarshalIndent(h, "", "  ")
-	if err != nil {
-		return err
-	}
-	tmp := f.Path + ".renew-" + h.ID
-	if err := os.WriteFile(tmp, append(b, '\n'), 0o644); err != nil {
+	tmp := f.Path + ".renew-" + h.ID // h is this run's: its ID is one site made
+	_ = os.Remove(tmp)               // left by a renewal cut short
+	if err := writeNew(tmp, h); err != nil {
 		return err
 	}
 	return os.Rename(tmp, f.Path)
@@ -173,7 +212,8 @@ func (f File) Holders(ctx context.Context) ([]Holder, error) {
 	return []Holder{*cur}, nil
 }
 
-// Break implements Store.
+// Break implements Store: remove the file (a symbolic link itself, never
+// what it points at).
 func (f File) Break(ctx context.Context, h Holder) error {
 	err := os.Remove(f.Path)
 	if errors.Is(err, fs.ErrNotExist) {

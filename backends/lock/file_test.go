@@ -16,7 +16,7 @@ var t0 = time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
 func fixedNow() time.Time { return t0 }
 
 func holder(id string) Holder {
-	return Holder{ID: id, Tenant: "office1", Host: "runner-" + id, PID: 4242, Start: t0.Add(-time.Minute), Command: "site apply tenants/office1.cue"}
+	return Holder{ID: tok(id), Tenant: "office1", Host: "runner-" + id, PID: 4242, Start: t0.Add(-time.Minute), Command: "site apply tenants/office1.cue"}
 }
 
 func TestFileLock(t *testing.T) {
@@ -28,9 +28,9 @@ func TestFileLock(t *testing.T) {
 		wantErr string // "" when the run gets the lock
 	}{
 		{name: "free", before: nil},
-		{name: "held by a live run", before: &Holder{ID: "A", Host: "runner-A", PID: 4242, Start: t0.Add(-time.Minute), Command: "site apply tenants/office1.cue", Expires: t0.Add(time.Second)},
+		{name: "held by a live run", before: &Holder{ID: tok("A"), Host: "runner-A", PID: 4242, Start: t0.Add(-time.Minute), Command: "site apply tenants/office1.cue", Expires: t0.Add(time.Second)},
 			wantErr: `tenant office1 is being applied by another run (host runner-A, pid 4242, started 2026-11-30T11:59:00Z, command "site apply tenants/office1.cue", lease until 2026-11-30T12:00:01Z)`},
-		{name: "dead holder's lease has run out", before: &Holder{ID: "A", Host: "runner-A", PID: 4242, Expires: t0.Add(-time.Second)}},
+		{name: "dead holder's lease has run out", before: &Holder{ID: tok("A"), Host: "runner-A", PID: 4242, Expires: t0.Add(-time.Second)}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -59,7 +59,7 @@ func TestFileLock(t *testing.T) {
 				t.Errorf("TakenOver = %+v, want the dead holder (if any)", l.TakenOver)
 			}
 			hs, _ := f.Holders(ctx)
-			if len(hs) != 1 || hs[0].ID != "B" || hs[0].Host != "runner-B" || !hs[0].Expires.Equal(t0.Add(DefaultLease)) {
+			if len(hs) != 1 || hs[0].ID != tok("B") || hs[0].Host != "runner-B" || !hs[0].Expires.Equal(t0.Add(DefaultLease)) {
 				t.Errorf("lock file holds %+v, want holder B with a lease of %s", hs, DefaultLease)
 			}
 			if _, err := Acquire(ctx, []Store{f}, holder("C"), Options{Now: fixedNow}); err == nil {
@@ -94,13 +94,13 @@ func TestWaitForHolder(t *testing.T) {
 			return first.Release(ctx)
 		}
 		return nil
-	}, Waiting: func(other Holder, where string) { told = append(told, other.ID+" in "+where) }}
+	}, Waiting: func(other Holder, where string) { told = append(told, other.Host+" in "+where) }}
 	second, err := Acquire(ctx, []Store{f}, holder("B"), o)
 	if err != nil || slept != 3 {
 		t.Fatalf("Acquire after %d waits: %v; want the lock once the first run released it", slept, err)
 	}
 	// The wait is said once, as it starts, naming the holder.
-	if want := "A in " + f.Where(); len(told) != 1 || told[0] != want {
+	if want := "runner-A in " + f.Where(); len(told) != 1 || told[0] != want {
 		t.Errorf("Waiting was called with %q, want once with %q", told, want)
 	}
 	if err := second.Release(ctx); err != nil {
@@ -130,3 +130,7 @@ func TestWaitForHolder(t *testing.T) {
 		t.Errorf("--lock-timeout 0: %v, told %q; want a HeldError and nothing said", err, told)
 	}
 }
+
+// tok is an ID as NewHolder makes it, spelt from s ("A": 16 A's), so
+// that tests name holders by a letter.
+func tok(s string) string { return strings.Repeat(s, 16/len(s)) }

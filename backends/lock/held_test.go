@@ -81,7 +81,7 @@ func TestAcquireSaysEachTry(t *testing.T) {
 		t.Errorf("Trying heard %d tries, want %d", len(tries), contendedRetries+1)
 	}
 	for _, h := range tries {
-		if h.ID != "B" || !h.Expires.Equal(t0.Add(30*time.Second)) {
+		if h.ID != tok("B") || !h.Expires.Equal(t0.Add(30*time.Second)) {
 			t.Errorf("Trying heard %+v, want holder B with a lease until %s", h, t0.Add(30*time.Second))
 		}
 	}

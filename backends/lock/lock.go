@@ -2,9 +2,11 @@
 // interleaving: each run holds the tenant's lock for its whole apply, and
 // a second run waits for it (up to --lock-timeout) or exits naming the
 // holder. There is no coordinator of site's own: a lock lives in a store
-// that already exists, a KV v2 secret written with check-and-set in the
-// operator's Vault (backends/vault), PowerDNS zone metadata
-// (backends/powerdns) or a lock file beside the specs (File), and every
+// that already exists and that the operator's site.cue names (locks): a
+// KV v2 secret written with check-and-set in the operator's Vault
+// (backends/vault), metadata of one PowerDNS zone (backends/powerdns),
+// or a file in a directory outside the repository (File, DirFile),
+// never anything under tenants/, which a pull request writes. Every
 // holder writes a lease that it renews while it runs, so a holder that
 // died (kill -9, a lost machine) stops holding once its lease has
 // expired.
@@ -22,6 +24,7 @@ import (
 	"fmt"
 	"math/big"
 	"os"
+	"regexp"
 	"slices"
 	"strings"
 	"sync"
@@ -29,6 +32,8 @@ import (
 	"time"
 
 	"golang.org/x/sync/errgroup"
+
+	"github.com/site-tools/site/compiler/visible"
 )
 
 // DefaultLease is how long a holder's claim lasts without renewal; a
@@ -69,11 +74,25 @@ func NewHolder(tenant, command string, now time.Time) Holder {
 }
 
 // String names the holder the way an operator finds it: host, pid, start
-// time, command and when its lease runs out.
+// time, command and when its lease runs out. Host and command are what
+// a store said, which need not be what site wrote (a file anyone could
+// write, an entry an API client wrote): they are shown through
+// visible.Short, so a newline in them never starts a line of its own (a
+// line starting ::error:: in a pull-request check's log is a workflow
+// command).
 func (h Holder) String() string {
-	return fmt.Sprintf("host %s, pid %d, started %s, command %q, lease until %s",
-		h.Host, h.PID, h.Start.UTC().Format(time.RFC3339), h.Command, h.Expires.UTC().Format(time.RFC3339))
+	return fmt.Sprintf("host %s, pid %d, started %s, command \"%s\", lease until %s",
+		visible.Short(h.Host), h.PID, h.Start.UTC().Format(time.RFC3339), visible.Short(strings.ReplaceAll(h.Command, `"`, `\"`)), h.Expires.UTC().Format(time.RFC3339))
 }
+
+// validID is the form of a holder's ID as NewHolder makes it.
+var validID = regexp.MustCompile(`^[0-9A-F]{16}$`)
+
+// ValidID reports whether id is one NewHolder could have made. A
+// store's entry whose ID is anything else is not a site lock: an ID is
+// an opaque token, compared and written back as it is, and never a part
+// of a path or a name built from what a store said.
+func ValidID(id string) bool { return validID.MatchString(id) }
 
 // Live reports whether h's lease still runs at now.
 func (h Holder) Live(now time.Time) bool { return now.Before(h.Expires) }

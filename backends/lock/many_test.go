@@ -71,7 +71,7 @@ func TestAcquireManyStoresAtOnce(t *testing.T) {
 		t.Errorf("Acquire tried at most %d stores at once, want several", g.Most())
 	}
 	for _, f := range files {
-		if h, _ := f.Holders(ctx); len(h) != 1 || h[0].ID != "A" {
+		if h, _ := f.Holders(ctx); len(h) != 1 || h[0].ID != tok("A") {
 			t.Errorf("%s holds %+v, want A", f.Path, h)
 		}
 	}
@@ -116,7 +116,7 @@ func TestAcquireManyStoresAllOrNone(t *testing.T) {
 			for i, f := range files {
 				h, _ := f.Holders(ctx)
 				switch {
-				case i == heldAt && (len(h) != 1 || h[0].ID != "B"):
+				case i == heldAt && (len(h) != 1 || h[0].ID != tok("B")):
 					t.Errorf("%s holds %+v, want B alone", f.Path, h)
 				case i != heldAt && len(h) != 0:
 					t.Errorf("%s holds %+v after a failed Acquire, want nothing", f.Path, h)
@@ -197,7 +197,7 @@ func TestAcquireReportsATakeoverOnce(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer l.Release(ctx)
-	if len(l.TakenOver) != 1 || l.TakenOver[0].ID != "DEAD" {
+	if len(l.TakenOver) != 1 || l.TakenOver[0].ID != tok("DEAD") {
 		t.Errorf("TakenOver = %+v, want DEAD once", l.TakenOver)
 	}
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/site-tools/site/backends/lock"
 	"github.com/site-tools/site/compiler/graph"
 	"github.com/site-tools/site/compiler/model"
+	"github.com/site-tools/site/compiler/visible"
 )
 
 // LockKindPrefix starts the zone metadata kind of every site apply lock
@@ -46,6 +47,27 @@ type LockStore struct {
 	// run is where a read that finds no zone says so, for the zone's
 	// observation (see observeZone).
 	run *backends.Run
+	// tenant, when set, makes the store the lock of that tenant alone in
+	// the operator's lock zone (site.cue locks: powerdns): entries of
+	// other tenants' runs in the zone are not this lock's.
+	tenant string
+}
+
+// TenantLockStore returns tenant's lock store in the metadata of zone,
+// the operator's lock zone on a server of provider (site.cue locks:
+// powerdns): one entry per run of the tenant, whichever of its zones the
+// run touches, so taking, renewing and releasing the lock cost the same
+// for a tenant of one zone or of a thousand.
+func (d *Driver) TenantLockStore(provider model.Provider, zone, tenant string, run *backends.Run, now func() time.Time) (lock.Store, error) {
+	z := &model.Zone{Name: zone, Provider: provider}
+	c, err := d.zoneClient(z, run)
+	if err != nil {
+		return nil, err
+	}
+	if now == nil {
+		now = time.Now
+	}
+	return &LockStore{d: d, zone: z, c: c, now: now, run: run, tenant: tenant}, nil
 }
 
 // LockStore returns the lock store of zone on its PowerDNS server.
@@ -62,6 +84,9 @@ func (d *Driver) LockStore(zone *model.Zone, run *backends.Run, now func() time.
 
 // Where implements lock.Store.
 func (s *LockStore) Where() string {
+	if s.tenant != "" {
+		return fmt.Sprintf("PowerDNS zone %s at %s (metadata %s*, tenant %s)", s.zone.Name, s.c.base, LockKindPrefix, s.tenant)
+	}
 	return fmt.Sprintf("PowerDNS zone %s at %s (metadata %s*)", s.zone.Name, s.c.base, LockKindPrefix)
 }
 
@@ -170,7 +195,7 @@ func (s *LockStore) Break(ctx context.Context, h lock.Holder) error {
 // Holders implements lock.Store: every lock entry of the zone, oldest
 // start first.
 func (s *LockStore) Holders(ctx context.Context) ([]lock.Holder, error) {
-	if s.unlisted() {
+	if s.tenant == "" && s.unlisted() {
 		leaveNoZone(s.zone, s.run)
 		return nil, s.noZone()
 	}
@@ -182,6 +207,9 @@ func (s *LockStore) Holders(ctx context.Context) ([]lock.Holder, error) {
 	})
 	if err != nil {
 		err = s.wrap("read the lock entries of", err)
+		if s.tenant != "" && errors.Is(err, ErrNoZone) {
+			return nil, fmt.Errorf("%w: create it, or name an existing zone in site.cue (locks: powerdns: zone), which holds the apply locks", err)
+		}
 		if errors.Is(err, ErrNoZone) {
 			leaveNoZone(s.zone, s.run)
 			// The server lists its zones once, so that the rest of a
@@ -196,9 +224,15 @@ func (s *LockStore) Holders(ctx context.Context) ([]lock.Holder, error) {
 		if !strings.HasPrefix(strings.ToUpper(kind), LockKindPrefix) || len(m.Metadata) == 0 {
 			continue
 		}
+		// An entry is read as anything an API client may have written:
+		// its id must be one site makes, and the kind its own, since
+		// Break deletes the kind made of the id; no error quotes it.
 		var h lock.Holder
-		if err := json.Unmarshal([]byte(m.Metadata[0]), &h); err != nil {
-			return nil, fmt.Errorf("zone %s at %s: metadata %s is not a site lock entry (%v): remove it if no site apply runs", s.zone.Name, s.c.base, kind, err)
+		if err := json.Unmarshal([]byte(m.Metadata[0]), &h); err != nil || !lock.ValidID(h.ID) || !strings.EqualFold(kind, LockKindPrefix+h.ID) {
+			return nil, fmt.Errorf("zone %s at %s: metadata %s is not a site lock entry: remove it if no site apply runs", s.zone.Name, s.c.base, visible.Short(kind))
+		}
+		if s.tenant != "" && h.Tenant != s.tenant {
+			continue // another tenant's lock, in the same zone
 		}
 		out = append(out, h)
 	}

@@ -2,8 +2,10 @@ package powerdns
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -23,8 +25,8 @@ func lockFixture(t *testing.T, srv *pdnstest.Server, zone string) (s *LockStore,
 	if err != nil {
 		t.Fatal(err)
 	}
-	a = lock.Holder{ID: "AAAA", Tenant: "office1", Host: "runner-a", PID: 1, Start: at, Command: "site apply", Expires: at.Add(time.Minute)}
-	b = lock.Holder{ID: "BBBB", Tenant: "office1", Host: "runner-b", PID: 2, Start: at, Command: "site apply", Expires: at.Add(time.Minute)}
+	a = lock.Holder{ID: "AAAAAAAAAAAAAAAA", Tenant: "office1", Host: "runner-a", PID: 1, Start: at, Command: "site apply", Expires: at.Add(time.Minute)}
+	b = lock.Holder{ID: "BBBBBBBBBBBBBBBB", Tenant: "office1", Host: "runner-b", PID: 2, Start: at, Command: "site apply", Expires: at.Add(time.Minute)}
 	return st.(*LockStore), &at, a, b
 }
 
@@ -44,7 +46,7 @@ func TestLockStore(t *testing.T) {
 	if err != nil || other == nil || other.Host != "runner-a" || other.State != lock.Held {
 		t.Fatalf("Try while held: got %+v, %v; want runner-a as the holder", other, err)
 	}
-	if hs, _ := s.Holders(ctx); len(hs) != 1 || hs[0].ID != "AAAA" {
+	if hs, _ := s.Holders(ctx); len(hs) != 1 || hs[0].ID != "AAAAAAAAAAAAAAAA" {
 		t.Errorf("the refused run left an entry: %+v", hs)
 	}
 
@@ -57,10 +59,10 @@ func TestLockStore(t *testing.T) {
 	if other, err := s.Try(watched, b); err != nil || other != nil {
 		t.Fatalf("Try after the holder's lease ran out: holder %v, err %v", other, err)
 	}
-	if len(dead) != 1 || dead[0] != "AAAA" {
+	if len(dead) != 1 || dead[0] != "AAAAAAAAAAAAAAAA" {
 		t.Errorf("the take-over reported %q, want AAAA", dead)
 	}
-	if hs, _ := s.Holders(ctx); len(hs) != 1 || hs[0].ID != "BBBB" || hs[0].State != lock.Held {
+	if hs, _ := s.Holders(ctx); len(hs) != 1 || hs[0].ID != "BBBBBBBBBBBBBBBB" || hs[0].State != lock.Held {
 		t.Errorf("after take-over the zone holds %+v, want only BBBB held", hs)
 	}
 	if err := s.Release(ctx, b); err != nil {
@@ -146,10 +148,10 @@ func TestLockStoreTryHeld(t *testing.T) {
 		t.Errorf("TryHeld made %+v, want one PUT and one GET", c)
 	}
 	other, err := store.TryHeld(ctx, b)
-	if err != nil || other == nil || other.ID != "AAAA" || other.State != lock.Held {
+	if err != nil || other == nil || other.ID != "AAAAAAAAAAAAAAAA" || other.State != lock.Held {
 		t.Fatalf("TryHeld while held: got %+v, %v; want AAAA as the holder", other, err)
 	}
-	if hs, _ := store.Holders(ctx); len(hs) != 1 || hs[0].ID != "AAAA" || hs[0].State != lock.Held {
+	if hs, _ := store.Holders(ctx); len(hs) != 1 || hs[0].ID != "AAAAAAAAAAAAAAAA" || hs[0].State != lock.Held {
 		t.Errorf("after the refused TryHeld the zone holds %+v, want only AAAA held", hs)
 	}
 	*now = now.Add(2 * time.Minute)
@@ -157,7 +159,7 @@ func TestLockStoreTryHeld(t *testing.T) {
 	if other, err := store.TryHeld(ctx, b); err != nil || other != nil {
 		t.Fatalf("TryHeld after the holder's lease ran out: holder %v, err %v", other, err)
 	}
-	if hs, _ := store.Holders(ctx); len(hs) != 1 || hs[0].ID != "BBBB" {
+	if hs, _ := store.Holders(ctx); len(hs) != 1 || hs[0].ID != "BBBBBBBBBBBBBBBB" {
 		t.Errorf("after take-over the zone holds %+v, want only BBBB", hs)
 	}
 	if err := store.Release(ctx, b); err != nil {
@@ -190,8 +192,8 @@ func TestLockStoreRacesNeverBothHold(t *testing.T) {
 	}{{"one step against one step", oneStep, oneStep}, {"one step against the claim round", oneStep, claimRound}} {
 		both := 0
 		for i := range 40 {
-			a := lock.Holder{ID: fmt.Sprintf("A%03d", i), Tenant: "office1", Start: now, Expires: now.Add(time.Minute)}
-			b := lock.Holder{ID: fmt.Sprintf("B%03d", i), Tenant: "office1", Start: now, Expires: now.Add(time.Minute)}
+			a := lock.Holder{ID: fmt.Sprintf("A%015d", i), Tenant: "office1", Start: now, Expires: now.Add(time.Minute)}
+			b := lock.Holder{ID: fmt.Sprintf("B%015d", i), Tenant: "office1", Start: now, Expires: now.Add(time.Minute)}
 			sa, sb := newStore(), newStore()
 			var wg sync.WaitGroup
 			var oa, ob *lock.Holder
@@ -217,5 +219,57 @@ func TestLockStoreRacesNeverBothHold(t *testing.T) {
 		if both > 0 {
 			t.Errorf("%s: both runs held the zone %d times of 40", pair.name, both)
 		}
+	}
+}
+
+// TestTenantLockStore: the operator's lock zone holds every tenant's
+// lock, each tenant's entries apart (site.cue locks: powerdns); an
+// entry that is not one site writes (an id of another form, a kind not
+// its own) is an error that quotes none of it.
+func TestTenantLockStore(t *testing.T) {
+	srv := pdnstest.Shared(t)
+	const zone = "locks.example.test."
+	srv.CreateZone(t, zone)
+	ctx := context.Background()
+	zs := zoneStep(srv, "office1", "other.example.test.").Zone
+	store := func(tenant string) lock.Store {
+		s, err := testDriver().TenantLockStore(zs.Provider, zone, tenant, newRun(srv), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s
+	}
+	office1, shop := store("office1"), store("shop")
+	now := time.Now()
+	a := lock.Holder{ID: "AAAAAAAAAAAAAAAA", Tenant: "office1", Host: "runner-a", Start: now, Expires: now.Add(time.Minute)}
+	b := lock.Holder{ID: "BBBBBBBBBBBBBBBB", Tenant: "shop", Host: "runner-b", Start: now, Expires: now.Add(time.Minute)}
+	c := lock.Holder{ID: "CCCCCCCCCCCCCCCC", Tenant: "office1", Host: "runner-c", Start: now, Expires: now.Add(time.Minute)}
+	if other, err := office1.Try(ctx, a); err != nil || other != nil {
+		t.Fatalf("office1's first run: %v %v", other, err)
+	}
+	if other, err := shop.Try(ctx, b); err != nil || other != nil {
+		t.Fatalf("shop's run beside office1's: %v %v, want the lock (another tenant's)", other, err)
+	}
+	if other, err := office1.Try(ctx, c); err != nil || other == nil || other.ID != a.ID {
+		t.Fatalf("office1's second run: %v %v, want refused by the first", other, err)
+	}
+	if hs, err := office1.Holders(ctx); err != nil || len(hs) != 1 || hs[0].ID != a.ID {
+		t.Errorf("office1's holders %v %v, want only its own", hs, err)
+	}
+	for _, kind := range []string{LockKindPrefix + "..%2F..", LockKindPrefix + "DDDDDDDDDDDDDDDD"} {
+		forged := lock.Holder{ID: "H\n::error::x", Tenant: "office1"}
+		if kind != LockKindPrefix+"..%2F.." {
+			forged.ID = "EEEEEEEEEEEEEEEE" // a kind not its own
+		}
+		b, _ := json.Marshal(forged)
+		body, _ := json.Marshal(map[string]any{"metadata": []string{string(b)}})
+		if code, out, err := srv.Do(ctx, "PUT", "/zones/"+zone+"/metadata/"+kind, body); err != nil || code != 200 {
+			t.Fatalf("PUT %s: %d %v %s", kind, code, err, out)
+		}
+		_, err := office1.Holders(ctx)
+		if err == nil || !strings.Contains(err.Error(), "is not a site lock entry") || strings.Contains(err.Error(), "::error::") || strings.Contains(err.Error(), "EEEE") {
+			t.Errorf("holders beside %s: %v, want \"not a site lock entry\" quoting nothing of it", kind, err)
+		}
+		_, _, _ = srv.Do(ctx, "DELETE", "/zones/"+zone+"/metadata/"+kind, nil)
 	}
 }

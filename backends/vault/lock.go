@@ -164,9 +164,11 @@ func (s *LockStore) get(ctx context.Context) (*lock.Holder, int, error) {
 		return nil, 0, err
 	}
 	var h lock.Holder
-	if err := json.Unmarshal(b, &h); err != nil || h.ID == "" {
-		return nil, 0, fmt.Errorf("%s is not a site lock (%v): if no site apply runs, delete it (vault kv metadata delete -mount=%s %s)",
-			s.Where(), err, s.r.mount(), s.path())
+	// Read as anything a client with write access may have put there:
+	// the id must be one site makes, and no error quotes the secret.
+	if err := json.Unmarshal(b, &h); err != nil || !lock.ValidID(h.ID) {
+		return nil, 0, fmt.Errorf("%s is not a site lock: if no site apply runs, delete it (vault kv metadata delete -mount=%s %s)",
+			s.Where(), s.r.mount(), s.path())
 	}
 	return &h, v, nil
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -131,19 +132,21 @@ func runApply(cmd *cobra.Command, args []string, o applyOptions) error {
 	defer watchInterrupts(prog, run, stopObserving, locks)()
 	load := budget(cmd)
 	load.Warn = warnTo(cmd.ErrOrStderr())
-	g, err := o.scope(args, phases, targets, load, bk.discover(observing, prog.listing))
-	if err != nil {
+	// The locks are held from before the first slow read to the end.
+	al := applyLocking{ctx: backends.WithRun(cmd.Context(), run), interrupted: observing, args: args, bk: bk, run: run,
+		command: applyCommand(args, o), wait: o.lockTimeout, p: prog, locks: locks}
+	var lockErr error
+	g, err := o.scope(args, phases, targets, load, al.first(targets, bk.discover(observing, prog.listing), &lockErr))
+	if err = cmp.Or(lockErr, err); err != nil {
 		return withCode(exitError, err)
 	}
 	if observing.Err() != nil {
 		return withCode(exitError, errors.New("apply was interrupted before anything was observed: nothing was changed"))
 	}
-	// What the listing read was read without the locks.
+	// What the listing read may have been read before a tenant's lock
+	// (one whose only steps it found): the steps observe afresh.
 	bk.forgetDiscovered()
-	locks.setScope(g, backends.NewRedactor(g, run).Redact)
-	// Held from before the first observation to the end, so no other
-	// apply of these tenants changes what this one observed and acts on.
-	if err := lockTenants(backends.WithRun(cmd.Context(), run), observing, g, bk, run, applyCommand(args, o), o.lockTimeout, prog, locks); err != nil {
+	if err := al.lock(g); err != nil {
 		return withCode(exitError, err)
 	}
 	obs, err := eng.Plan(observing, g, run)

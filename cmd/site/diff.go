@@ -135,7 +135,7 @@ func runDiff(cmd *cobra.Command, args []string, o diffOptions) (err error) {
 		return withCode(exitError, err)
 	}
 	// diff takes no lock, but says when an apply of these tenants runs.
-	noted := noteLocksMeanwhile(observing, cmd.ErrOrStderr(), g, bk, run)
+	noted := noteLocksMeanwhile(observing, cmd.ErrOrStderr(), g, specDirs(args, g), bk, run)
 	obs, err := eng.Plan(observing, g, run)
 	noted()
 	if err != nil {

@@ -52,10 +52,11 @@ func TestSecondInterruptKeepsTheLockOfAWriteInFlight(t *testing.T) {
 	srv := pdnsEnv(t)
 	srv.CreateZone(t, "a.test.")
 	srv.CreateZone(t, "b.test.")
-	dir := multiTenant(t, srv, map[string][]zoneSpec{
+	// Both tenants' locks in b.test.'s metadata (site.cue locks).
+	dir := lockedMultiTenant(t, srv, map[string][]zoneSpec{
 		"office1": {{"a.test", `www: A: ["192.0.2.1"]`, ""}},
 		"shop":    {{"b.test", `www: A: ["192.0.2.2"]`, ""}},
-	})
+	}, "b.test.")
 	office1, shop := filepath.Join(dir, "office1.cue"), filepath.Join(dir, "shop.cue")
 	// shop is converged: its step writes nothing, so it is never in flight.
 	if code, out, errOut := siteRun(t, srv, "apply", shop); code != exitOK {
@@ -77,11 +78,11 @@ func TestSecondInterruptKeepsTheLockOfAWriteInFlight(t *testing.T) {
 		t.Errorf("exit %d, want %d\nstderr:\n%s", code, exitInterrupted, c.err)
 	}
 	// The PATCH is still held: a write of the run that exited may land.
-	kept := lockEntries(t, srv, "a.test.")
+	kept := lockEntriesOf(t, srv, "b.test.", "office1")
 	if len(kept) != 1 {
 		t.Errorf("office1's lock entries %+v, want the exited run's, kept while its PATCH is in flight\nstderr:\n%s", kept, c.err)
 	}
-	if e := lockEntries(t, srv, "b.test."); len(e) != 0 {
+	if e := lockEntriesOf(t, srv, "b.test.", "shop"); len(e) != 0 {
 		t.Errorf("shop's lock is still held, though none of its steps was in flight: %+v\nstderr:\n%s", e, c.err)
 	}
 	code, out, errOut := siteRun(t, srv, "apply", office1)
@@ -222,7 +223,7 @@ func TestSecondInterruptRemovesAClaimWhoseRequestReturns(t *testing.T) {
 	exitWithin(t, time.Minute)
 	const zone = "claim.example.test."
 	srv.CreateZone(t, zone)
-	file := tenantFile(t, srv, "claim.example.test", `www: A: ["192.0.2.1"]`)
+	file := lockedTenantFile(t, srv, "claim.example.test", `www: A: ["192.0.2.1"]`)
 	var left map[string]lock.Holder
 	s, done, release := interruptTaking(t, srv, zone, file, func() { left = lockEntries(t, srv, zone) })
 	waiting := "site: waiting up to 1m0s for the requests taking tenant office1's apply lock to be answered, to remove the entries they wrote"
@@ -261,9 +262,9 @@ func TestNextApplySaysAClaimLeftBehind(t *testing.T) {
 	srv := pdnsEnv(t)
 	const zone = "office1.example.test."
 	srv.CreateZone(t, zone)
-	file := tenantFile(t, srv, "office1.example.test", `www: A: ["192.0.2.1"]`)
+	file := lockedTenantFile(t, srv, "office1.example.test", `www: A: ["192.0.2.1"]`)
 	cut := staleHolder()
-	cut.ID, cut.State = "0", lock.Claim // before every run's ID: it keeps them out
+	cut.ID, cut.State = "0000000000000000", lock.Claim // before every run's ID: it keeps them out
 	putLockEntry(t, srv, zone, cut)
 	code, out, errOut := siteRun(t, srv, "apply", file)
 	if code != exitError {
@@ -292,7 +293,7 @@ func TestSecondInterruptNamesAClaimLeftUnanswered(t *testing.T) {
 	exitWithin(t, 100*time.Millisecond) // the read is never answered in time
 	const zone = "claim.example.test."
 	srv.CreateZone(t, zone)
-	file := tenantFile(t, srv, "claim.example.test", `www: A: ["192.0.2.1"]`)
+	file := lockedTenantFile(t, srv, "claim.example.test", `www: A: ["192.0.2.1"]`)
 	var left map[string]lock.Holder
 	s, done, release := interruptTaking(t, srv, zone, file, func() { left = lockEntries(t, srv, zone) })
 	if code := <-s.exits; code != exitInterrupted {
@@ -390,7 +391,7 @@ func TestSecondInterruptRemovesTheClaimOfAFailedRequest(t *testing.T) {
 	exitWithin(t, time.Minute)
 	const zone = "claim.example.test."
 	srv.CreateZone(t, zone)
-	file := tenantFile(t, srv, "claim.example.test", `www: A: ["192.0.2.1"]`)
+	file := lockedTenantFile(t, srv, "claim.example.test", `www: A: ["192.0.2.1"]`)
 	var left lock.Holder
 	s, done, release := failTaking(t, srv, zone, file, false, func(claim lock.Holder) { left = claim })
 	release()
@@ -422,7 +423,7 @@ func TestSecondInterruptNamesTheClaimOfAFailedRequest(t *testing.T) {
 	exitWithin(t, time.Minute)
 	const zone = "claim.example.test."
 	srv.CreateZone(t, zone)
-	file := tenantFile(t, srv, "claim.example.test", `www: A: ["192.0.2.1"]`)
+	file := lockedTenantFile(t, srv, "claim.example.test", `www: A: ["192.0.2.1"]`)
 	var claim lock.Holder
 	s, done, release := failTaking(t, srv, zone, file, true, func(left lock.Holder) { claim = left })
 	release()

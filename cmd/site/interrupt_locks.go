@@ -140,7 +140,6 @@ func (k *takingLock) removeTried(ctx context.Context, err error, redact func(str
 	}
 	h := k.holder()
 	var eg errgroup.Group
-	eg.SetLimit(lockReadsAtOnce)
 	errs := make([]error, len(k.stores))
 	for i, s := range k.stores {
 		eg.Go(func() error {

@@ -121,7 +121,7 @@ func splitZone(t *testing.T, srv *pdnstest.Server, zone string) (file string, in
 	for i := range 24 {
 		fmt.Fprintf(&records, "\t\t\th%02d: A: [\"192.0.2.%d\"]\n", i, i+1)
 	}
-	file = tenantFile(t, srv, zone, records.String())
+	file = lockedTenantFile(t, srv, zone, records.String())
 	useBackend(t, "powerdns", func(bk *runBackends, _ *backends.Run) {
 		bk.providers["powerdns"] = &powerdns.Driver{MaxBodyBytes: 2000, Attempts: 1}
 	})

@@ -6,31 +6,31 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"path/filepath"
 	"slices"
 	"sort"
 	"sync"
 	"time"
 
-	"golang.org/x/sync/errgroup"
-
 	"github.com/site-tools/site/backends"
 	"github.com/site-tools/site/backends/lock"
-	"github.com/site-tools/site/backends/powerdns"
 	"github.com/site-tools/site/compiler/graph"
 	"github.com/site-tools/site/compiler/model"
 	"github.com/site-tools/site/compiler/plan"
 )
 
-// This file decides where each tenant's apply lock lives and takes it
-// for site apply; site diff only reads it, site unlock breaks it. The
-// rule (README, "Locking"): a KV v2 secret in each vault that holds one
-// of the tenant's DNS credentials and answers; the metadata of each of
-// the tenant's PowerDNS zones that exists and whose API key is in the
-// environment; for a tenant with neither, a lock file beside its spec.
+// This file finds each tenant's apply lock and takes it for site apply;
+// site diff only reads it, site unlock breaks it. The rule (help topic
+// "locking"): one entry per tenant, in the one store site.cue names
+// (locks: a directory, a vault or a PowerDNS zone), else in a directory
+// of the user's state directory. Nothing a tenant's spec declares moves
+// it, and nothing is ever read or written under the specs' directories,
+// which a pull request writes.
 
-// zoneLocker is a DNS backend that can hold an apply lock in a zone.
+// zoneLocker is the PowerDNS backend, which can hold every tenant's
+// apply lock in the metadata of one zone (site.cue locks: powerdns).
 type zoneLocker interface {
-	LockStore(zone *model.Zone, run *backends.Run, now func() time.Time) (lock.Store, error)
+	TenantLockStore(provider model.Provider, zone, tenant string, run *backends.Run, now func() time.Time) (lock.Store, error)
 }
 
 // vaultLocker is the secrets backend when it can hold an apply lock in a
@@ -55,120 +55,39 @@ func scopeTenants(g *graph.Graph) []*model.Tenant {
 	return out
 }
 
-// lockStores are the stores of tenant t's lock, with the holders
-// readZones read in its zones, by the store's Where (a vault's and the
-// lock file's are not read here). Reading a zone's lock entries tells
-// whether the zone exists: a zone store is among the stores when it was
-// read. readHolders reads every zone once, lockReadsAtOnce at a time (a
-// tenant of 200 zones read them one after the other for most of a
-// converged diff's time); readFirstHolders only the first that exists.
-//
-// A vault that holds a zone's credential (as the secret steps of g name
-// it) comes first: its KV v2 secret site-locks/<tenant> is written with
-// check-and-set, which PowerDNS metadata and a file lack. A vault that
-// does not answer from here holds nothing; the secret step reports it.
-func lockStores(ctx context.Context, g *graph.Graph, t *model.Tenant, bk *runBackends, run *backends.Run, readZones zoneReader) ([]lock.Store, map[string][]lock.Holder, []string) {
-	var skipped []string // why a vault that could hold the lock does not
-	var stores []lock.Store
-	vaults := map[string]*model.Vault{}
-	for _, s := range g.Steps {
-		if s.Secret != nil && s.Secret.Store != nil {
-			vaults[s.Secret.Ref.Vault] = s.Secret.Store
+// lockStore is the store of tenant t's apply lock, as site.cue alone
+// says (lock.For), kept by this run's backends.
+func lockStore(ctx context.Context, t *model.Tenant, bk *runBackends, run *backends.Run, specDirs []string) (lock.Store, error) {
+	var k lock.Keepers
+	if vl, ok := bk.kinds[plan.PhaseSecrets].(vaultLocker); ok {
+		k.Vault = func(ctx context.Context, store *model.Vault, tenant string) (lock.Store, error) {
+			return vl.LockStore(ctx, store, tenant, run, nil)
 		}
 	}
-	vl, _ := bk.kinds[plan.PhaseSecrets].(vaultLocker)
-	seen := map[string]bool{}
-	for _, z := range t.Zones {
-		ref := z.Provider.Credential().Vault
-		if vl == nil || ref == nil || seen[ref.Vault] || vaults[ref.Vault] == nil {
-			continue
-		}
-		seen[ref.Vault] = true
-		s, err := vl.LockStore(ctx, vaults[ref.Vault], t.Name, run, nil)
-		if err != nil {
-			skipped = append(skipped, fmt.Sprintf("vault %s does not hold tenant %s's apply lock (%v)", ref.Vault, t.Name, err))
-			continue
-		}
-		stores = append(stores, s)
-	}
-	var zoneStores []lock.Store
-	for _, z := range t.Zones {
-		zl, ok := bk.providers[z.Provider.Kind()].(zoneLocker)
-		// A key from Vault is read by a secret step, after the lock is
-		// taken: that zone cannot hold it.
-		if !ok || z.Provider.PowerDNS == nil || z.Provider.PowerDNS.APIKey.Env == "" {
-			continue
-		}
-		if s, err := zl.LockStore(z, run, nil); err == nil {
-			zoneStores = append(zoneStores, s)
-		}
-	}
-	read := readZones(ctx, zoneStores)
-	for _, s := range zoneStores {
-		// A zone that does not exist yet (this apply creates it) holds
-		// nothing; one that cannot be read (server down, key refused)
-		// holds nothing either, and the apply reports it when it
-		// observes the zone, or leaves it out (--target).
-		if _, ok := read[s.Where()]; ok {
-			stores = append(stores, s)
-		}
-	}
-	if len(stores) == 0 {
-		stores = append(stores, lock.File{Path: lock.FilePath(t.Pos.File, t.Name)})
-	}
-	return stores, read, skipped
-}
-
-// zoneReader reads the lock entries of a tenant's zones: readHolders
-// every zone (to take or break the lock, which lives in each of them),
-// readFirstHolders the one that tells (to note a running apply).
-type zoneReader func(ctx context.Context, stores []lock.Store) map[string][]lock.Holder
-
-// lockReadsAtOnce bounds the zones whose lock entries are read at once.
-const lockReadsAtOnce = 8
-
-// readHolders reads the holders of every store, lockReadsAtOnce at a
-// time, by the store's Where; a store that could not be read is not in
-// the result.
-func readHolders(ctx context.Context, stores []lock.Store) map[string][]lock.Holder {
-	var mu sync.Mutex
-	read := map[string][]lock.Holder{}
-	var eg errgroup.Group
-	eg.SetLimit(lockReadsAtOnce)
-	for _, s := range stores {
-		eg.Go(func() error {
-			hs, err := s.Holders(ctx)
-			if err == nil {
-				mu.Lock()
-				read[s.Where()] = hs
-				mu.Unlock()
+	if t.Locks != nil && t.Locks.PowerDNS != nil {
+		if zl, ok := bk.providers[t.Locks.PowerDNS.Provider.Kind()].(zoneLocker); ok {
+			k.PowerDNS = func(provider model.Provider, zone, tenant string) (lock.Store, error) {
+				return zl.TenantLockStore(provider, zone, tenant, run, nil)
 			}
-			return nil
-		})
+		}
 	}
-	_ = eg.Wait() // the goroutines report through read
-	return read
+	return lock.For(ctx, t, k, specDirs)
 }
 
-// readFirstHolders reads the lock entries of the first zone that
-// exists, in the order lock.Acquire takes them (lock.InOrder); a zone
-// found missing says so at once once its server's zones are listed (see
-// powerdns.LockStore). A run holds a tenant's lock in every zone it
-// sees or in none, and takes that first zone before any other, so its
-// entries tell whether a run that sees the same zones applies the
-// tenant now: one request for site diff's note, not one per zone. Any
-// other failure ends the reading: the observation reports the server.
-func readFirstHolders(ctx context.Context, stores []lock.Store) map[string][]lock.Holder {
-	for _, s := range lock.InOrder(stores) {
-		hs, err := s.Holders(ctx)
-		if err == nil {
-			return map[string][]lock.Holder{s.Where(): hs}
-		}
-		if !errors.Is(err, powerdns.ErrNoZone) {
-			break
+// specDirs are the directories of the operator's file and of the specs
+// of g's tenants: what a lock directory must stay out of.
+func specDirs(args []string, g *graph.Graph) []string {
+	var dirs []string
+	if config, _, err := specInput(args); err == nil {
+		dirs = append(dirs, filepath.Dir(config))
+	}
+	for _, t := range scopeTenants(g) {
+		if t.Pos.File != "" {
+			dirs = append(dirs, filepath.Dir(t.Pos.File))
 		}
 	}
-	return map[string][]lock.Holder{}
+	slices.Sort(dirs)
+	return slices.Compact(dirs)
 }
 
 // tenantLocks are the apply locks a run holds, in the order it took
@@ -241,118 +160,188 @@ var errWaitInterrupted = errors.New("interrupted")
 // into locks. It says through p whom it waits for (--lock-timeout)
 // and any lock taken over from a dead run, which may have stopped
 // half-way. Once interrupted is done (Ctrl-C) it waits no more, stops
-// reading where the locks are, and takes no other tenant's lock: the
-// run then changes nothing. ctx is the requests' that take the lock
-// (cancelling one half-way could leave a claim behind).
-// Its errors never carry a credential value, even one a server echoed.
-func lockTenants(ctx, interrupted context.Context, g *graph.Graph, bk *runBackends, run *backends.Run, command string, wait time.Duration, p *progress, locks *tenantLocks) error {
-	say := p.say
+
+// holds reports whether the run took tenant's lock already.
+func (t *tenantLocks) holds(tenant string) bool {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return slices.ContainsFunc(t.held, func(l tenantLock) bool { return l.tenant == tenant })
+}
+
+// lockTenants takes the lock of every tenant in g that the run does not
+// hold yet, in name order (so two runs over overlapping tenants never
+// wait for each other in a circle), into locks. It says through p whom
+// it waits for (--lock-timeout) and any lock taken over from a dead
+// run, which may have stopped half-way. Once interrupted is done
+// (Ctrl-C) it waits no more, stops reading the locks, and takes no
+// other tenant's lock: the run then changes nothing. ctx is the
+// requests' that take the lock (cancelling one half-way could leave a
+// claim behind). Its errors never carry a credential value, even one a
+// server echoed.
+func lockTenants(ctx, interrupted context.Context, g *graph.Graph, dirs []string, bk *runBackends, run *backends.Run, command string, wait time.Duration, p *progress, locks *tenantLocks) error {
 	stopped := func(t *model.Tenant) error {
 		return fmt.Errorf("apply was interrupted while waiting for tenant %s's apply lock: nothing was changed", t.Name)
 	}
 	for _, t := range scopeTenants(g) {
+		if locks.holds(t.Name) {
+			continue
+		}
 		if interrupted.Err() != nil {
 			return stopped(t)
 		}
-		// Reading the entries changes nothing, so Ctrl-C ends it: a
-		// server that holds the read (stopped, say) kept the user
-		// waiting out every try of it.
+		// Finding the store and reading it once change nothing, so
+		// Ctrl-C ends them: a server that holds the read (stopped, say)
+		// is found here, before the first write of the lock, which is
+		// not cut off half-way (it would leave a claim behind).
 		read := p.listing(fmt.Sprintf("tenant %s's apply lock", t.Name)) // named by an interrupt
-		stores, _, skipped := lockStores(interrupted, g, t, bk, run, readHolders)
+		store, err := lockStore(interrupted, t, bk, run, dirs)
+		if err == nil {
+			_, err = store.Holders(interrupted)
+		}
 		read()
 		if interrupted.Err() != nil {
 			return fmt.Errorf("apply was interrupted while reading tenant %s's apply lock: nothing was changed", t.Name)
 		}
-		if len(skipped) > 0 {
-			where := make([]string, len(stores))
-			for i, s := range stores {
-				where[i] = s.Where()
-			}
-			// The lock then covers fewer runs (a file only this
-			// checkout's): worth knowing before relying on it.
-			for _, why := range skipped {
-				say(fmt.Sprintf("site: note: %s; it is held in %s instead", why, somePlaces(where)))
-			}
+		if err != nil {
+			return errors.New(locks.redactErr(err))
 		}
-		// Noted before its first request: a second Ctrl-C waits for the
-		// requests in flight, to remove the entries they wrote.
-		taking, ok := locks.taking(t.Name, stores)
-		if !ok {
-			return stopped(t) // the process is exiting (a second Ctrl-C)
+		if err := takeLock(ctx, interrupted, t, store, command, wait, p.say, locks); err != nil {
+			return err
 		}
-		l, err := lock.Acquire(ctx, stores, lock.NewHolder(t.Name, command, time.Now()), lock.Options{Wait: wait, Trying: taking.trying,
-			Sleep: func(ctx context.Context, d time.Duration) error {
-				timer := time.NewTimer(d)
-				defer timer.Stop()
-				select {
-				case <-timer.C:
-					return nil
-				case <-interrupted.Done():
-					return errWaitInterrupted
-				case <-ctx.Done():
-					return ctx.Err()
-				}
-			},
-			// Said once: the wait may be long, and was silent.
-			Waiting: func(other lock.Holder, where string) {
-				until := "for it to finish"
-				if other.State == lock.Claim {
-					until = "for it to take the lock and finish, or for its claim to run out"
-				}
-				say(fmt.Sprintf("site: %s; waiting up to %s (--lock-timeout) %s", lock.Busy(t.Name, other, where), wait, until))
-			}})
-		kept := locks.took(ctx, taking, l, err)
-		if err == nil {
-			if !kept {
-				return stopped(t) // the process is exiting (a second Ctrl-C)
-			}
-			for _, dead := range l.TakenOver {
-				say(fmt.Sprintf("site: took over the expired apply lock of tenant %s held by %s: that run may have left changes half-done; this apply converges them", t.Name, dead))
-			}
-			continue
-		}
-		var he *lock.HeldError
-		switch {
-		case errors.Is(err, errWaitInterrupted):
-			return stopped(t)
-		case errors.As(err, &he):
-			return he
-		}
-		return errors.New(locks.redact(err.Error()))
 	}
 	return nil
 }
 
-// noteLocks tells, on w, which tenants in g another run is applying now;
-// site diff says so and takes nothing.
-func noteLocks(ctx context.Context, w io.Writer, g *graph.Graph, bk *runBackends, run *backends.Run) {
+// applyLocking is what site apply takes its tenants' locks with (see
+// lockTenants).
+type applyLocking struct {
+	ctx, interrupted context.Context
+	args             []string
+	bk               *runBackends
+	run              *backends.Run
+	command          string
+	wait             time.Duration
+	p                *progress
+	locks            *tenantLocks
+}
+
+// lock takes the locks of g's tenants that the run does not hold yet:
+// all of them, or those of the steps only the listing found.
+func (a applyLocking) lock(g *graph.Graph) error {
+	a.locks.setScope(g, backends.NewRedactor(g, a.run).Redact)
+	return lockTenants(a.ctx, a.interrupted, g, specDirs(a.args, g), a.bk, a.run, a.command, a.wait, a.p, a.locks)
+}
+
+// first is discover once the locks of the tenants that targets pick
+// among the declared steps are held: listing what the tenants no longer
+// declare is the first slow read, and a locked tenant's apply must fail
+// before it (it failed after two). A lock not taken ends the listing
+// and is kept in *failed, which the caller reports first.
+func (a applyLocking) first(targets []string, discover discoverFunc, failed *error) discoverFunc {
+	return func(g *graph.Graph) ([]*graph.Step, error) {
+		pre := g
+		if scoped, err := g.Targets(targets); err == nil {
+			pre = scoped // else the targets name only what discover finds
+		}
+		if *failed = a.lock(pre); *failed != nil {
+			return nil, *failed
+		}
+		return discover(g)
+	}
+}
+
+// takeLock takes tenant t's lock in store into locks (see lockTenants).
+func takeLock(ctx, interrupted context.Context, t *model.Tenant, store lock.Store, command string, wait time.Duration, say func(string), locks *tenantLocks) error {
+	stopped := fmt.Errorf("apply was interrupted while waiting for tenant %s's apply lock: nothing was changed", t.Name)
+	// Noted before its first request: a second Ctrl-C waits for the
+	// requests in flight, to remove the entries they wrote.
+	taking, ok := locks.taking(t.Name, []lock.Store{store})
+	if !ok {
+		return stopped // the process is exiting (a second Ctrl-C)
+	}
+	l, err := lock.Acquire(ctx, []lock.Store{store}, lock.NewHolder(t.Name, command, time.Now()), lock.Options{Wait: wait, Trying: taking.trying,
+		Sleep: func(ctx context.Context, d time.Duration) error {
+			timer := time.NewTimer(d)
+			defer timer.Stop()
+			select {
+			case <-timer.C:
+				return nil
+			case <-interrupted.Done():
+				return errWaitInterrupted
+			case <-ctx.Done():
+				return ctx.Err()
+			}
+		},
+		// Said once: the wait may be long, and was silent.
+		Waiting: func(other lock.Holder, where string) {
+			until := "for it to finish"
+			if other.State == lock.Claim {
+				until = "for it to take the lock and finish, or for its claim to run out"
+			}
+			say(fmt.Sprintf("site: %s; waiting up to %s (--lock-timeout) %s", lock.Busy(t.Name, other, where), wait, until))
+		}})
+	kept := locks.took(ctx, taking, l, err)
+	var he *lock.HeldError
+	switch {
+	case err == nil && !kept:
+		return stopped // the process is exiting (a second Ctrl-C)
+	case err == nil:
+		for _, dead := range l.TakenOver {
+			say(fmt.Sprintf("site: took over the expired apply lock of tenant %s held by %s: that run may have left changes half-done; this apply converges them", t.Name, dead))
+		}
+		return nil
+	case errors.Is(err, errWaitInterrupted):
+		return stopped
+	case errors.As(err, &he):
+		return he
+	}
+	return errors.New(locks.redactErr(err))
+}
+
+// redactErr is err's text without any credential value.
+func (t *tenantLocks) redactErr(err error) string {
+	t.mu.Lock()
+	redact := t.redact
+	t.mu.Unlock()
+	if redact == nil {
+		return err.Error() // no scope yet: no credential was read
+	}
+	return redact(err.Error())
+}
+
+// noteLocks tells, on w, which tenants in g another run is applying now,
+// and whose lock a run that died left behind; site diff says so and
+// takes nothing. One read per tenant, whatever its size.
+func noteLocks(ctx context.Context, w io.Writer, g *graph.Graph, dirs []string, bk *runBackends, run *backends.Run) {
 	now := time.Now()
 	for _, t := range scopeTenants(g) {
-		stores, read, _ := lockStores(ctx, g, t, bk, run, readFirstHolders)
-		for _, s := range stores {
-			hs, ok := read[s.Where()]
-			if !ok {
-				hs, _ = s.Holders(ctx) // the lock file, not read by lockStores
+		s, err := lockStore(ctx, t, bk, run, dirs)
+		var hs []lock.Holder
+		if err == nil {
+			hs, err = s.Holders(ctx)
+		}
+		if err != nil {
+			if ctx.Err() == nil {
+				fmt.Fprintf(w, "note: tenant %s's apply lock could not be read, so whether another run applies it now is not known: %v\n", t.Name, err)
 			}
-			for _, h := range hs {
-				if h.Live(now) && h.State != lock.Claim {
-					fmt.Fprintf(w, "note: tenant %s is being applied now by %s (lock in %s); what is live may be half-way through that apply\n", t.Name, h, s.Where())
-				}
-			}
+			continue
+		}
+		for _, note := range lock.Notes(t.Name, s.Where(), hs, now) {
+			fmt.Fprintln(w, note)
 		}
 	}
 }
 
 // noteLocksMeanwhile is noteLocks while the caller observes: the lock
-// entries are other requests (a zone's metadata), so they need not wait
-// for the plan, nor the plan for them. The returned function waits for
-// them and writes the notes to w, after the progress.
-func noteLocksMeanwhile(ctx context.Context, w io.Writer, g *graph.Graph, bk *runBackends, run *backends.Run) (wait func()) {
+// entries are other requests, so they need not wait for the plan, nor
+// the plan for them. The returned function waits for them and writes
+// the notes to w, after the progress.
+func noteLocksMeanwhile(ctx context.Context, w io.Writer, g *graph.Graph, dirs []string, bk *runBackends, run *backends.Run) (wait func()) {
 	var notes bytes.Buffer
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		noteLocks(ctx, &notes, g, bk, run)
+		noteLocks(ctx, &notes, g, dirs, bk, run)
 	}()
 	return func() {
 		<-done

@@ -121,10 +121,12 @@ func TestSecondInterruptDoesNotWaitForAHungServer(t *testing.T) {
 	srv := pdnsEnv(t)
 	srv.CreateZone(t, "a.test.")
 	srv.CreateZone(t, "b.test.")
-	dir := multiTenant(t, srv, map[string][]zoneSpec{
+	// Both tenants' locks in b.test.'s metadata (site.cue locks): office1's
+	// is kept (its PATCH in flight), so the hung removals are shop's.
+	dir := lockedMultiTenant(t, srv, map[string][]zoneSpec{
 		"office1": {{"a.test", `www: A: ["192.0.2.1"]`, ""}},
 		"shop":    {{"b.test", `www: A: ["192.0.2.2"]`, ""}},
-	})
+	}, "b.test.")
 	// shop is converged: its step writes nothing, so it is never in flight.
 	if code, out, errOut := siteRun(t, srv, "apply", filepath.Join(dir, "shop.cue")); code != exitOK {
 		t.Fatalf("converging shop: exit %d\n%s\n%s", code, out, errOut)
@@ -158,7 +160,7 @@ func TestSecondInterruptDoesNotWaitForAHungServer(t *testing.T) {
 	if took > 6*time.Second {
 		t.Errorf("took %s to exit with the server hung, want about 2s", took)
 	}
-	held := lockEntries(t, srv, "b.test.")
+	held := lockEntriesOf(t, srv, "b.test.", "shop")
 	if len(held) != 1 {
 		t.Fatalf("shop's lock entries %+v, want the one the hung server kept", held)
 	}
@@ -185,8 +187,8 @@ func TestLockWaitSaysWhoAndStopsOnInterrupt(t *testing.T) {
 	srv := pdnsEnv(t)
 	const zone = "office1.example.test."
 	srv.CreateZone(t, zone)
-	file := tenantFile(t, srv, "office1.example.test", `www: A: ["192.0.2.1"]`)
-	other := lock.Holder{ID: "OTHERRUN", Tenant: "office1", Host: "runner-b", PID: 7, Start: time.Now().Add(-time.Minute),
+	file := lockedTenantFile(t, srv, "office1.example.test", `www: A: ["192.0.2.1"]`)
+	other := lock.Holder{ID: "07E4E2000000000B", Tenant: "office1", Host: "runner-b", PID: 7, Start: time.Now().Add(-time.Minute),
 		Command: "site apply tenants/office1.cue", Expires: time.Now().Add(time.Hour), State: lock.Held}
 	entry, _ := json.Marshal(other)
 	body, _ := json.Marshal(map[string]any{"metadata": []string{string(entry)}})
@@ -310,7 +312,7 @@ func TestInterruptStopsReadingTheLock(t *testing.T) {
 	srv := pdnsEnv(t)
 	const zone = "office1.example.test."
 	srv.CreateZone(t, zone)
-	file := tenantFile(t, srv, "office1.example.test", `www: A: ["192.0.2.1"]`)
+	file := lockedTenantFile(t, srv, "office1.example.test", `www: A: ["192.0.2.1"]`)
 	arrived, held := make(chan struct{}), make(chan struct{})
 	var once, released sync.Once
 	release := func() { released.Do(func() { close(held) }) }
@@ -345,7 +347,7 @@ func TestInterruptStopsReadingTheLock(t *testing.T) {
 	if c := srv.Requests(zone); c.PATCH != 0 {
 		t.Errorf("the zone was written: %+v", c)
 	}
-	if _, err := os.Stat(lock.FilePath(file, "office1")); err == nil {
+	if _, err := os.Stat(filepath.Join(filepath.Dir(file), ".office1.lock")); err == nil {
 		t.Errorf("a lock file was left beside the spec")
 	}
 }

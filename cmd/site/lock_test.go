@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"net/http"
 	"os"
+	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -53,8 +55,8 @@ func TestApplyLock(t *testing.T) {
 	srv := pdnsEnv(t)
 	const zone = "office1.example.test."
 	srv.CreateZone(t, zone)
-	fileA := tenantFile(t, srv, "office1.example.test", `www: A: ["192.0.2.1"]`)
-	fileB := tenantFile(t, srv, "office1.example.test", `www: A: ["192.0.2.2"]`)
+	fileA := lockedTenantFile(t, srv, "office1.example.test", `www: A: ["192.0.2.1"]`)
+	fileB := lockedTenantFile(t, srv, "office1.example.test", `www: A: ["192.0.2.2"]`)
 
 	patching, resume := make(chan struct{}), make(chan struct{})
 	first := true
@@ -103,10 +105,10 @@ func TestApplyLock(t *testing.T) {
 	}
 
 	// A holder that died: its entry stays, with a lease that has run out.
-	dead, _ := json.Marshal(lock.Holder{ID: "DEAD", Tenant: "office1", Host: "gone", PID: 1, Start: time.Now().Add(-time.Hour),
+	dead, _ := json.Marshal(lock.Holder{ID: "DEAD000000000000", Tenant: "office1", Host: "gone", PID: 1, Start: time.Now().Add(-time.Hour),
 		Command: "site apply", Expires: time.Now().Add(-time.Minute), State: lock.Held})
 	body, _ := json.Marshal(map[string]any{"metadata": []string{string(dead)}})
-	if code, b, err := srv.Do(context.Background(), "PUT", "/zones/"+zone+"/metadata/"+powerdns.LockKindPrefix+"DEAD", body); err != nil || code != http.StatusOK {
+	if code, b, err := srv.Do(context.Background(), "PUT", "/zones/"+zone+"/metadata/"+powerdns.LockKindPrefix+"DEAD000000000000", body); err != nil || code != http.StatusOK {
 		t.Fatalf("PUT the dead holder's entry: %d %v %s", code, err, b)
 	}
 	code, out, errOut = siteRun(t, srv, "apply", fileB)
@@ -134,7 +136,7 @@ func TestUnlock(t *testing.T) {
 	srv := pdnsEnv(t)
 	const zone = "office1.example.test."
 	srv.CreateZone(t, zone)
-	file := tenantFile(t, srv, "office1.example.test", `www: A: ["192.0.2.1"]`)
+	file := lockedTenantFile(t, srv, "office1.example.test", `www: A: ["192.0.2.1"]`)
 	putLockEntry(t, srv, zone, staleHolder())
 	if code, out, errOut := siteRun(t, srv, "apply", file); code != exitError || !strings.Contains(errOut, "host crashed-runner, pid 7") {
 		t.Fatalf("apply under a live lease: exit %d, want 1 naming crashed-runner\nstdout:\n%s\nstderr:\n%s", code, out, errOut)
@@ -155,192 +157,10 @@ func TestUnlock(t *testing.T) {
 	}
 }
 
-// TestLockEntriesReadOnceAndAtOnce: a tenant's apply lock lives in each
-// of its PowerDNS zones. site diff reads the first zone's entries only
-// (a run holds them all or none, the first before any other; it read
-// every zone's twice, one zone after the other, most of a converged
-// diff of 200 zones), and apply takes them at once, after the first.
-func TestLockEntriesReadOnceAndAtOnce(t *testing.T) {
-	srv := pdnsEnv(t)
-	zones, dir := office1Zones(t, srv, 6)
-	var g *locktest.Gauge
-	gauged := func(r *http.Request) bool { return r.Method == "GET" }
-	srv.FailWhen(t, func(r *http.Request) (int, string, bool) {
-		if strings.Contains(r.URL.Path, "/metadata") && g != nil && gauged(r) {
-			g.Enter()
-			defer g.Leave()
-		}
-		return 0, "", false
-	})
-
-	if code, out, errOut := siteRun(t, srv, "diff", dir); code != exitOK {
-		t.Fatalf("diff: exit %d\nstdout:\n%s\nstderr:\n%s", code, out, errOut)
-	}
-	for i, z := range zones {
-		want := 0
-		if i == 0 {
-			want = 1
-		}
-		if c := srv.Requests(z.zone + pdnstest.MetadataSuffix); c.GET != want || c.Writes() != 0 {
-			t.Errorf("diff: %s lock entries: %+v, want %d GET and no write", z.zone, c, want)
-		}
-		srv.ResetRequests(z.zone + pdnstest.MetadataSuffix)
-	}
-
-	// The writes of every zone but the first, which is taken alone.
-	gauged = func(r *http.Request) bool { return r.Method == "PUT" && !strings.Contains(r.URL.Path, zones[0].zone) }
-	g = locktest.NewGauge()
-	if code, out, errOut := siteRun(t, srv, "apply", dir); code != exitOK {
-		t.Fatalf("apply: exit %d\nstdout:\n%s\nstderr:\n%s", code, out, errOut)
-	}
-	if g.Most() < 2 {
-		t.Errorf("apply took at most %d zones' lock entries at once, want several", g.Most())
-	}
-	for i, z := range zones {
-		// The probe, then the first zone's claim, read, held, read, and
-		// the release; every other zone is taken in one step (held,
-		// read).
-		want := pdnstest.Counts{GET: 2, PUT: 1, DELETE: 1}
-		if i == 0 {
-			want = pdnstest.Counts{GET: 3, PUT: 2, DELETE: 1}
-		}
-		if c := srv.Requests(z.zone + pdnstest.MetadataSuffix); c.GET != want.GET || c.PUT != want.PUT || c.DELETE != want.DELETE || c.POST+c.PATCH != 0 {
-			t.Errorf("apply: %s lock entries: %+v, want %d GETs, %d PUTs, %d DELETE", z.zone, c, want.GET, want.PUT, want.DELETE)
-		}
-		if e := lockEntries(t, srv, z.zone); len(e) != 0 {
-			t.Errorf("%s: entries left after the apply: %+v", z.zone, e)
-		}
-	}
-}
-
-// TestDiffReadsLocksWhileObserving: site diff reads the lock entries
-// while it observes the zones, not before (one more round trip before
-// the first observation, on every diff).
-func TestDiffReadsLocksWhileObserving(t *testing.T) {
-	srv := pdnsEnv(t)
-	const zone = "office1.example.test."
-	srv.CreateZone(t, zone)
-	file := tenantFile(t, srv, "office1.example.test", `www: A: ["192.0.2.1"]`)
-	g := locktest.NewGauge()
-	srv.FailWhen(t, func(r *http.Request) (int, string, bool) {
-		if r.Method == "GET" {
-			g.Enter()
-			defer g.Leave()
-		}
-		return 0, "", false
-	})
-	if code, out, errOut := siteRun(t, srv, "diff", file); code != exitOK {
-		t.Fatalf("diff: exit %d\nstdout:\n%s\nstderr:\n%s", code, out, errOut)
-	}
-	if c := srv.Requests(zone + pdnstest.MetadataSuffix); c.GET != 1 {
-		t.Fatalf("diff read the lock entries %d times, want once", c.GET)
-	}
-	if g.Most() < 2 {
-		t.Errorf("the lock entries and the zone were read one after the other, want at once")
-	}
-}
-
-// TestNewZonesCostAListNotAReadEach: applying a tenant of 24 zones that
-// do not exist yet reads at most lockReadsAtOnce zones' lock entries
-// (the first zone found missing lists the server's zones, and the list
-// answers for the rest), never reads a zone itself (the observation,
-// after the lock is held, lists once more; each created zone is then
-// observed from its POST's answer), and creates each with one POST.
-// 200 new zones read their lock entries, then each zone, then each zone
-// again after its POST: 600 reads, where this is 8 and two lists.
-func TestNewZonesCostAListNotAReadEach(t *testing.T) {
-	srv := pdnsEnv(t)
-	zones := wwwZones("new%02d.office1.example.test.", 24)
-	dir := multiTenant(t, srv, map[string][]zoneSpec{"office1": zones})
-	if code, out, errOut := siteRun(t, srv, "apply", dir); code != exitOK {
-		t.Fatalf("apply: exit %d\nstdout:\n%s\nstderr:\n%s", code, out, errOut)
-	}
-	lockReads := 0
-	for _, z := range zones {
-		lockReads += srv.Requests(z.zone + pdnstest.MetadataSuffix).GET
-		if c := srv.Requests(z.zone); c.GET != 0 {
-			t.Errorf("%s: read %d times, want never (absent by the zone list, then the POST's answer)", z.zone, c.GET)
-		}
-	}
-	if lockReads < 1 || lockReads > lockReadsAtOnce {
-		t.Errorf("read the lock entries of %d zones, want 1 to %d (then the zone list)", lockReads, lockReadsAtOnce)
-	}
-	if c := srv.Requests(""); c.GET != 2 || c.POST != len(zones) {
-		t.Errorf("zone lists and creations: %+v, want 2 lists (lock reads, observation) and %d POSTs", c, len(zones))
-	}
-	if code, out, errOut := siteRun(t, srv, "diff", "--detailed-exitcode", dir); code != exitOK {
-		t.Errorf("diff after apply: exit %d, want converged\nstdout:\n%s\nstderr:\n%s", code, out, errOut)
-	}
-}
-
-// TestDiffNotesAnApplyFromItsFirstZone: site diff learns that another
-// run applies the tenant from the first zone of the tenant that exists
-// (a missing one before it is skipped), since that run holds its lock
-// in every zone or in none; the other zones' entries are not read.
-func TestDiffNotesAnApplyFromItsFirstZone(t *testing.T) {
-	srv := pdnsEnv(t)
-	zones := wwwZones("z%d.office1.example.test.", 4)
-	dir := multiTenant(t, srv, map[string][]zoneSpec{"office1": zones})
-	// z0 does not exist; another run holds the lock in the rest.
-	now := time.Now()
-	holder := lock.Holder{ID: "OTHERRUN", Tenant: "office1", Host: "runner-b", PID: 7, Start: now, Command: "site apply", Expires: now.Add(time.Minute), State: lock.Held}
-	for _, z := range zones[1:] {
-		srv.CreateZone(t, z.zone)
-		putLockEntry(t, srv, z.zone, holder)
-		srv.ResetRequests(z.zone + pdnstest.MetadataSuffix)
-	}
-	code, out, errOut := siteRun(t, srv, "diff", dir)
-	if code != exitOK || !strings.Contains(errOut, "note: tenant office1 is being applied now by host runner-b") {
-		t.Errorf("diff: exit %d, want 0 and a note on the running apply\nstdout:\n%s\nstderr:\n%s", code, out, errOut)
-	}
-	for i, z := range zones {
-		want := 0
-		if i <= 1 { // z0 answers that it is missing, z1 tells
-			want = 1
-		}
-		if c := srv.Requests(z.zone + pdnstest.MetadataSuffix); c.GET != want {
-			t.Errorf("%s: %d reads of its lock entries, want %d", z.zone, c.GET, want)
-		}
-	}
-}
-
-// wwwZones is n zones named by format and their index, each wanting
-// www A 192.0.2.1.
-func wwwZones(format string, n int) []zoneSpec {
-	zones := make([]zoneSpec, n)
-	for i := range zones {
-		zones[i] = zoneSpec{zone: fmt.Sprintf(format, i), records: `www: A: ["192.0.2.1"]`}
-	}
-	return zones
-}
-
-// TestUnlockNamesAHolderOnce: a holder of the lock in many zones is one
-// line, with where; it printed one identical line per zone (40 for a
-// tenant of 40 zones), and "not locked" listed every place looked in.
-func TestUnlockNamesAHolderOnce(t *testing.T) {
-	srv := pdnsEnv(t)
-	zones, dir := office1Zones(t, srv, 5)
-	if code, out, _ := siteRun(t, srv, "unlock", "office1", dir); code != exitOK ||
-		!strings.Contains(out, "tenant office1 is not locked: no lock entry in PowerDNS zone z0.office1.example.test.") || strings.Contains(out, "))") || !strings.Contains(out, "and 2 more (5 places)") {
-		t.Errorf("unlock of a free tenant: exit %d\n%s", code, out)
-	}
-	for _, z := range zones {
-		putLockEntry(t, srv, z.zone, staleHolder())
-	}
-	code, out, errOut := siteRun(t, srv, "unlock", "office1", dir)
-	if code != exitGated || strings.Count(out, "host crashed-runner, pid 7") != 1 || !strings.Contains(out, "and 2 more (5 places) (lease still running") ||
-		!strings.Contains(errOut, "to break the lock, run: site unlock office1 "+dir+" --ack GATE-LOCK-BREAK") {
-		t.Fatalf("unlock without --ack: exit %d, want 3 and the holder once, with its 5 places\nstdout:\n%s\nstderr:\n%s", code, out, errOut)
-	}
-	if code, out, errOut := siteRun(t, srv, "unlock", "office1", dir, "--ack", "GATE-LOCK-BREAK"); code != exitOK || !strings.Contains(out, "(5 entries)") {
-		t.Fatalf("unlock --ack: exit %d\nstdout:\n%s\nstderr:\n%s", code, out, errOut)
-	}
-}
-
 // staleHolder is a run that crashed holding office1's lock, its lease
 // running for another hour.
 func staleHolder() lock.Holder {
-	return lock.Holder{ID: "STALE", Tenant: "office1", Host: "crashed-runner", PID: 7, Start: time.Now(),
+	return lock.Holder{ID: "57A1E00000000000", Tenant: "office1", Host: "crashed-runner", PID: 7, Start: time.Now(),
 		Command: "site apply tenants/office1.cue", Expires: time.Now().Add(time.Hour), State: lock.Held}
 }
 
@@ -358,14 +178,76 @@ func putLockEntry(t *testing.T, srv *pdnstest.Server, zone string, h lock.Holder
 	}
 }
 
-// office1Zones creates n zones on srv, z0.office1.example.test. and on,
-// and writes tenant office1 holding them; it returns the zones and the
-// spec's directory.
-func office1Zones(t *testing.T, srv *pdnstest.Server, n int) ([]zoneSpec, string) {
+// lockedTenantFile is tenantFile with site.cue keeping the apply locks
+// in zone's own metadata (locks: powerdns), where the lock tests written
+// before locks: look for them; zone must exist.
+func lockedTenantFile(t *testing.T, srv *pdnstest.Server, zone, records string) string {
 	t.Helper()
-	zones := wwwZones("z%d.office1.example.test.", n)
-	for _, z := range zones {
-		srv.CreateZone(t, z.zone)
+	file := tenantFile(t, srv, zone, records)
+	site := filepath.Join(filepath.Dir(file), "site.cue")
+	b, err := os.ReadFile(site)
+	if err != nil {
+		t.Fatal(err)
 	}
-	return zones, multiTenant(t, srv, map[string][]zoneSpec{"office1": zones})
+	b = regexp.MustCompile(`(?m)^locks: .*$`).ReplaceAll(b, []byte(fmt.Sprintf("locks: powerdns: {provider: %q, zone: %q}", "pdns", zone)))
+	if err := os.WriteFile(site, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return file
+}
+
+// lockedMultiTenant is multiTenant with site.cue keeping every tenant's
+// apply lock in lockZone's metadata (locks: powerdns).
+func lockedMultiTenant(t *testing.T, srv *pdnstest.Server, tenants map[string][]zoneSpec, lockZone string) string {
+	t.Helper()
+	dir := multiTenant(t, srv, tenants)
+	site := filepath.Join(dir, "site.cue")
+	b, err := os.ReadFile(site)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b = regexp.MustCompile(`(?m)^locks: .*$`).ReplaceAll(b, []byte(fmt.Sprintf("locks: powerdns: {provider: %q, zone: %q}", "pdns_api_key", lockZone)))
+	if err := os.WriteFile(site, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+// lockEntriesOf is lockEntries of tenant's runs alone.
+func lockEntriesOf(t *testing.T, srv *pdnstest.Server, zone, tenant string) map[string]lock.Holder {
+	t.Helper()
+	out := map[string]lock.Holder{}
+	for k, h := range lockEntries(t, srv, zone) {
+		if h.Tenant == tenant {
+			out[k] = h
+		}
+	}
+	return out
+}
+
+// TestDiffReadsLocksWhileObserving: site diff reads the lock entries
+// while it observes the zones, not before (one more round trip before
+// the first observation, on every diff).
+func TestDiffReadsLocksWhileObserving(t *testing.T) {
+	srv := pdnsEnv(t)
+	const zone = "office1.example.test."
+	srv.CreateZone(t, zone)
+	file := lockedTenantFile(t, srv, "office1.example.test", `www: A: ["192.0.2.1"]`)
+	g := locktest.NewGauge()
+	srv.FailWhen(t, func(r *http.Request) (int, string, bool) {
+		if r.Method == "GET" {
+			g.Enter()
+			defer g.Leave()
+		}
+		return 0, "", false
+	})
+	if code, out, errOut := siteRun(t, srv, "diff", file); code != exitOK {
+		t.Fatalf("diff: exit %d\nstdout:\n%s\nstderr:\n%s", code, out, errOut)
+	}
+	if c := srv.Requests(zone + pdnstest.MetadataSuffix); c.GET != 1 {
+		t.Fatalf("diff read the lock entries %d times, want once", c.GET)
+	}
+	if g.Most() < 2 {
+		t.Errorf("the lock entries and the zone were read one after the other, want at once")
+	}
 }

@@ -11,19 +11,27 @@ import (
 	"github.com/site-tools/site/backends/lock"
 )
 
-// TestLockVault: tenant sjc's Cloudflare token is in the vault bao, so
-// its apply lock is the KV v2 secret site-locks/sjc there, not a lock
-// file: a live holder written there stops apply (named, with where),
-// diff notes it, unlock breaks it, and an apply then takes and releases
-// the lock in the vault, leaving no file beside the spec.
+// vaultLockedSjc writes tenant sjc and a site.cue keeping the apply
+// locks in the vault bao (locks: vault).
+func vaultLockedSjc(t *testing.T, addrs []string, cfURL string) string {
+	t.Helper()
+	return writeSpec(t, sjcSite(addrs, cfURL)+"locks: vault: \"bao\"\n", "sjc.cue", sjcLike())
+}
+
+// TestLockVault: site.cue keeps the locks in the vault bao, so tenant
+// sjc's apply lock is the KV v2 secret site-locks/sjc there: a live
+// holder written there stops apply (named, with where), diff notes it,
+// unlock breaks it, and an apply then takes and releases the lock in
+// the vault, leaving no file beside the spec. (Before site.cue's locks,
+// the vault of a zone's credential held it; the test now names it.)
 func TestLockVault(t *testing.T) {
 	cs := newColdStart(t, "sjc.example.net")
-	file := sjcFile(t, sjcLike(), []string{closedPort(t), cs.vault.URL}, cs.cf.URL)
-	lockFile := lock.FilePath(file, "sjc")
+	file := vaultLockedSjc(t, []string{closedPort(t), cs.vault.URL}, cs.cf.URL)
+	lockFile := filepath.Join(filepath.Dir(file), ".sjc.lock")
 	where := "vault bao at " + cs.vault.URL + " (KV v2 secret/site-locks/sjc)"
 
 	var held map[string]any
-	b, _ := json.Marshal(lock.Holder{ID: "OTHER", Tenant: "sjc", Host: "runner-2", PID: 77, Start: time.Now(),
+	b, _ := json.Marshal(lock.Holder{ID: "07E4000000000000", Tenant: "sjc", Host: "runner-2", PID: 77, Start: time.Now(),
 		Command: "site apply tenants/sjc.cue", Expires: time.Now().Add(time.Hour), State: lock.Held})
 	if err := json.Unmarshal(b, &held); err != nil {
 		t.Fatal(err)
@@ -45,7 +53,7 @@ func TestLockVault(t *testing.T) {
 	if code != exitOK || !strings.Contains(out, "host runner-2, pid 77") || !strings.Contains(out, where) {
 		t.Fatalf("unlock --ack: exit %d\nstdout:\n%s\nstderr:\n%s", code, out, errOut)
 	}
-	if data, _ := cs.vault.Latest("secret", "site-locks/sjc"); data["released_by"] != "OTHER" {
+	if data, _ := cs.vault.Latest("secret", "site-locks/sjc"); data["released_by"] != "07E4000000000000" {
 		t.Errorf("lock after unlock = %v, want released_by OTHER", data)
 	}
 
@@ -62,7 +70,7 @@ func TestLockVault(t *testing.T) {
 		t.Errorf("apply wrote the vault lock %d times, want a take and a release", n)
 	}
 	data, _ := cs.vault.Latest("secret", "site-locks/sjc")
-	if data["released_by"] == nil || data["released_by"] == "OTHER" {
+	if data["released_by"] == nil || data["released_by"] == "07E4000000000000" {
 		t.Errorf("lock after the apply = %v, want released by the apply", data)
 	}
 	if _, err := os.Stat(lockFile); !os.IsNotExist(err) {
@@ -70,16 +78,52 @@ func TestLockVault(t *testing.T) {
 	}
 }
 
-// TestLockVaultUnreachableSaysWhereTheLockIs: when the vault that would
-// hold the lock does not answer, the lock falls back (here to the lock
-// file beside the spec, which covers only this checkout), and apply
-// says so; it fell back in silence.
+// TestLockVaultUnreachableSaysWhereTheLockIs: when the vault site.cue
+// keeps the locks in does not answer, apply stops at once, saying so,
+// and writes nothing: the lock lives in that one store, chosen by the
+// operator (it fell back to a lock file beside the spec, which covered
+// only that checkout, and a pull request could plant).
 func TestLockVaultUnreachableSaysWhereTheLockIs(t *testing.T) {
 	cs := newColdStart(t, "sjc.example.net")
-	file := sjcFile(t, sjcLike(), []string{closedPort(t)}, cs.cf.URL)
+	file := vaultLockedSjc(t, []string{closedPort(t)}, cs.cf.URL)
 	code, out, errOut := cs.site(t, "apply", file, "--ack", "GATE-SECRET-UNREACHABLE")
-	want := "site: note: vault bao does not hold tenant sjc's apply lock (no address of vault bao answered for the apply lock:"
-	if !strings.Contains(errOut, want) || !strings.Contains(errOut, "it is held in file "+lock.FilePath(file, "sjc")+" instead") {
-		t.Errorf("apply with the vault down: exit %d, want a note that the lock is in the file\nstdout:\n%s\nstderr:\n%s", code, out, errOut)
+	want := "site: tenant sjc's apply lock lives in vault bao (site.cue locks), which cannot hold it now: no address of vault bao answered for the apply lock:"
+	if code != exitError || !strings.Contains(errOut, want) {
+		t.Errorf("apply with the vault down: exit %d, want 1 and %q\nstdout:\n%s\nstderr:\n%s", code, want, out, errOut)
+	}
+	if n := len(cs.records()); n != 0 {
+		t.Errorf("the apply without its lock wrote %d records", n)
+	}
+	entries, _ := os.ReadDir(filepath.Dir(file))
+	for _, e := range entries {
+		if strings.HasSuffix(e.Name(), ".lock") {
+			t.Errorf("a lock file %s was written beside the spec", e.Name())
+		}
+	}
+}
+
+// TestLockVaultForgedHolderStaysOnOneLine: a holder in the vault whose
+// host carries a newline and ::error:: is shown escaped by apply, diff
+// and unlock; no line they print starts a workflow command.
+func TestLockVaultForgedHolderStaysOnOneLine(t *testing.T) {
+	cs := newColdStart(t, "sjc.example.net")
+	file := vaultLockedSjc(t, []string{cs.vault.URL}, cs.cf.URL)
+	var held map[string]any
+	b, _ := json.Marshal(lock.Holder{ID: "F0E6ED0000000000", Tenant: "sjc", Host: "h\n::error::forged", PID: 77, Start: time.Now(),
+		Command: "site apply\n::error::forged", Expires: time.Now().Add(time.Hour), State: lock.Held})
+	if err := json.Unmarshal(b, &held); err != nil {
+		t.Fatal(err)
+	}
+	cs.vault.Put("secret", "site-locks/sjc", held)
+	for _, args := range [][]string{{"apply", file}, {"diff", file}, {"unlock", "sjc", file}} {
+		_, out, errOut := cs.site(t, args...)
+		if !strings.Contains(out+errOut, `host h\n::error::forged`) {
+			t.Errorf("site %s: the holder is not shown escaped\nstdout:\n%s\nstderr:\n%s", args[0], out, errOut)
+		}
+		for _, line := range strings.Split(out+"\n"+errOut, "\n") {
+			if strings.HasPrefix(strings.TrimSpace(line), "::") {
+				t.Errorf("site %s printed a workflow command: %q", args[0], line)
+			}
+		}
 	}
 }

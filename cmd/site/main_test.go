@@ -54,6 +54,17 @@ func TestMain(m *testing.M) {
 		os.Setenv("SITE_CACHE_DIR", dir)
 		tm = removeAfter{tm, dir}
 	}
+	// Nor do their apply locks live in the user's state directory (a
+	// script's site has its own, from Setup).
+	if os.Getenv("SITE_TEST_STATE") == "" {
+		state, err := os.MkdirTemp("", "site-test-state-")
+		if err != nil {
+			panic(err)
+		}
+		os.Setenv("XDG_STATE_HOME", state)
+		os.Setenv("SITE_TEST_STATE", "1")
+		tm = removeAfter{tm, state}
+	}
 	testscript.Main(tm, map[string]func(){
 		"site": func() { os.Exit(run(os.Args[1:], os.Stdout, os.Stderr)) },
 	})
@@ -72,6 +83,11 @@ func TestScripts(t *testing.T) {
 			// Output must not depend on the terminal or the user's setup.
 			env.Setenv("NO_COLOR", "1")
 			env.Setenv("SITE_CACHE_DIR", filepath.Join(env.WorkDir, ".site-cache"))
+			// Apply locks in a state directory of the script's own,
+			// outside $WORK (site refuses one beside the specs).
+			env.Setenv("XDG_STATE_HOME", env.WorkDir+"-state")
+			env.Setenv("SITE_TEST_STATE", "1")
+			env.Defer(func() { os.RemoveAll(env.WorkDir + "-state") })
 			return nil
 		},
 	})

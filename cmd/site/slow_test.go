@@ -66,7 +66,8 @@ func TestInterruptNamesTheRequestInFlight(t *testing.T) {
 	srv := pdnsEnv(t)
 	const zone = "office1.example.test."
 	srv.CreateZone(t, zone)
-	file := tenantFile(t, srv, "office1.example.test", `www: A: ["192.0.2.1"]`)
+	// The lock in the zone's metadata (site.cue locks), read first.
+	file := lockedTenantFile(t, srv, "office1.example.test", `www: A: ["192.0.2.1"]`)
 	arrived, release := holdRequest(t, srv, func(r *http.Request) bool {
 		return r.Method == http.MethodGet && strings.HasSuffix(r.URL.Path, "/zones/"+zone+"/metadata")
 	}, nil)

@@ -69,10 +69,16 @@ func exportedSite(t *testing.T, stderr string) string {
 }
 
 // writeSpecs writes site.cue and the tenant files (file name -> source)
-// into a new directory and returns it.
+// into a new directory and returns it. A site.cue that names no lock
+// store keeps its locks in a directory of the test's own (locks: dir):
+// a lock a killed run of one test left would otherwise hold up the
+// next test's apply of a tenant of the same name.
 func writeSpecs(t *testing.T, site string, tenants map[string]string) string {
 	t.Helper()
 	dir := t.TempDir()
+	if !strings.Contains(site, "\nlocks:") {
+		site += fmt.Sprintf("locks: dir: %q\n", filepath.Join(t.TempDir(), "locks"))
+	}
 	tenants["site.cue"] = site
 	for name, src := range tenants {
 		if err := os.WriteFile(filepath.Join(dir, name), []byte(src), 0o644); err != nil {

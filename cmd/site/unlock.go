@@ -20,8 +20,9 @@ func newUnlockCmd() *cobra.Command {
 		Use:   "unlock TENANT [PATH ...] [--ack GATE-LOCK-BREAK]",
 		Short: "Break a tenant's apply lock (dry run unless acknowledged)",
 		Long: `unlock lists who holds TENANT's apply lock (host, pid, start time,
-command, and whether its lease still runs), read from the specs in PATH
-(./tenants/... when none) as site apply finds it, and with --ack
+command, and whether its lease still runs), in the one store site.cue's
+locks names (the user's state directory when it names none), for a
+tenant of the specs in PATH (./tenants/... when none), and with --ack
 GATE-LOCK-BREAK removes it. Use it when the holder is known to be dead
 and its lease (a minute) should not be waited out; breaking the lock
 of a run that still lives lets another apply run beside it.
@@ -78,20 +79,17 @@ func runUnlock(cmd *cobra.Command, tenant string, paths []string, acked bool) er
 		}
 		var held []entry
 		var where []string
-		stores, read, _ := lockStores(ctx, g, t, bk, run, readHolders)
-		for _, s := range stores {
-			where = append(where, s.Where())
-			hs, ok := read[s.Where()]
-			var err error
-			if !ok { // a vault or the lock file, not read by lockStores
-				hs, err = s.Holders(ctx)
-			}
-			if err != nil {
-				return withCode(exitError, fmt.Errorf("tenant %s: reading its lock in %s: %w", tenant, s.Where(), err))
-			}
-			for _, h := range hs {
-				held = append(held, entry{s, h})
-			}
+		s, err := lockStore(ctx, t, bk, run, specDirs(paths, g))
+		if err != nil {
+			return withCode(exitError, err)
+		}
+		where = append(where, s.Where())
+		hs, err := s.Holders(ctx)
+		if err != nil {
+			return withCode(exitError, fmt.Errorf("tenant %s: reading its lock in %s: %w", tenant, s.Where(), err))
+		}
+		for _, h := range hs {
+			held = append(held, entry{s, h})
 		}
 		if len(held) == 0 {
 			fmt.Fprintf(out, "tenant %s is not locked: no lock entry in %s.\n", tenant, somePlaces(where))

@@ -42,6 +42,7 @@ var Variables = []Variable{
 	{"SITE_LIBVIRT_URI_MAP", "backends/libvirt", false, "`FROM=TO,...`: connect to TO where site.cue says FROM (a test daemon's socket, an ssh tunnel)."},
 	{"SITE_LIBVIRT_SHUTDOWN_TIMEOUT", "backends/libvirt", false, "How long a guest gets to shut down before it is forced off; 2m by default, 0s forces at once."},
 	{"SITE_LIBVIRT_DOMAIN_TYPE", "backends/libvirt", false, "`kvm` or `qemu`: the domain type of new guests; unset, kvm where the host offers it."},
+	{"XDG_STATE_HOME", "backends/lock", false, "Where apply locks live when site.cue names no `locks` store: `$XDG_STATE_HOME/site/locks`, else `~/.local/state/site/locks`."},
 	{"SITE_TEST_VAULT_BIN", "backends/vault/vaulttest", true, "The Vault binary the tests start; else the one make vault-server builds into the user's cache."},
 	{"XDG_CACHE_HOME", "backends/vault/vaulttest", true, "Where the tests look for that cached Vault binary."},
 	{"CI", "backends/vault/vaulttest", true, "`true`: a test whose real server (PowerDNS, Vault, libvirt) is missing fails instead of skipping."},

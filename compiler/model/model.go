@@ -33,6 +33,24 @@ type Tenant struct {
 	Networks []*Network
 	VMs      []*VM
 	Pos      Pos
+	// Locks is where the tenant's apply lock lives, as site.cue says
+	// (the same for every tenant); nil when site.cue names no store.
+	Locks *Locks `json:",omitempty"`
+}
+
+// Locks is the store of every tenant's apply lock, site.cue's locks:
+// exactly one of Dir, Vault and PowerDNS is set.
+type Locks struct {
+	Dir      string    // an absolute directory, a file per tenant
+	Vault    *Vault    // a KV v2 secret per tenant in this store
+	PowerDNS *LockZone // metadata entries in one zone
+	Pos      Pos
+}
+
+// LockZone is the PowerDNS zone whose metadata holds the apply locks.
+type LockZone struct {
+	Provider Provider
+	Zone     string // canonical
 }
 
 // Credential is a reference to a secret, never the secret itself.
