@@ -82,10 +82,13 @@ observes again to refuse one whose live systems changed: "the plan is
 stale", naming for each step up to three records whose planned change
 differs.
 
-On a terminal, apply without --ack, --yes or --plan shows the plan and
-asks "Type yes:" before changes that delete, overwrite, restart or
-destroy; any other answer exits 1 having changed nothing. When stdin is
-not a terminal nothing is asked.
+Changes that delete, overwrite, restart or destroy need a yes. On a
+terminal, apply shows the plan and asks "Type yes:" about those that
+neither --yes, --plan nor an --ack of each of their gates answered (an
+ack answers only its own gate's changes, never an ungated delete); any
+other answer exits 1 having changed nothing. When stdin is not a
+terminal nobody can answer: only --yes does, and without it apply exits
+3, naming the changes and --yes, having changed nothing.
 
 Ctrl-C (or SIGTERM) lets the steps in flight finish, starts nothing
 new, and prints the report with each step's true state ("applied part
@@ -116,8 +119,9 @@ sooner.
 Exit codes: 0 converged, 1 an error, a step that failed or did not
 converge, a question not answered "yes", an interrupted run, or the
 tenant locked by another apply, 3 a
-gate was not acknowledged (nothing was changed; an unreachable secret
-store's GATE-SECRET-UNREACHABLE too), 130 a second
+gate was not acknowledged or, without a terminal, --yes was missing
+(nothing was changed; an unreachable secret store's
+GATE-SECRET-UNREACHABLE too), 130 a second
 interrupt.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return runApply(cmd, args, o)
@@ -131,7 +135,7 @@ interrupt.`,
 		restart:         "restart TENANT/VM so pending changes take effect (repeatable; needs GATE-VM-RESTART)",
 		deleteThreshold: deleteThresholdHelp,
 	})
-	cmd.Flags().BoolVar(&o.yes, "yes", false, "do not ask before destructive changes on a terminal (for scripts that run apply with a terminal attached)")
+	cmd.Flags().BoolVar(&o.yes, "yes", false, "say yes to every change that deletes, overwrites, restarts or destroys: needed for those without a terminal, and never asked on one")
 	cmd.Flags().StringVar(&o.planFile, "plan", "", "apply only if a fresh observation still matches this plan saved by site diff --out")
 	durationVar(cmd.Flags(), &o.lockTimeout, "lock-timeout", 0, true,
 		"0 to fail at once, or how long to wait, such as 5m",
@@ -239,7 +243,7 @@ func carryOut(cmd *cobra.Command, args []string, o applyOptions, eng *engine.Eng
 	// Gates first: a run they stop is not worth a question.
 	err := obs.Check(g, run.Acked)
 	if err == nil {
-		err = o.confirm(obs.Plan, cmd.InOrStdin(), cmd.ErrOrStderr())
+		err = o.confirm(obs.Plan, run.Acked, applyCommand(args, o), cmd.InOrStdin(), cmd.ErrOrStderr())
 	}
 	var rep *engine.Report
 	if err == nil {
@@ -247,13 +251,20 @@ func carryOut(cmd *cobra.Command, args []string, o applyOptions, eng *engine.Eng
 	}
 	var gm *engine.GatesMissingError
 	var be *engine.BlockedError
+	var ue *unconfirmedError
 	switch {
 	case errors.As(err, &be):
 		// The plan above lists each step and why, once.
 		return withCode(exitError, fmt.Errorf("%s could not be planned, so nothing was changed: see \"Not planned\" above; fix what each reason names and run again, or leave those steps out with --only or --target", count(len(be.Blocked), "step")))
 	case errors.As(err, &gm):
 		gm.Command = applyCommand(args, o)
+		if !stdinIsTerminal() && len(o.unanswered(obs.Plan, nil, false)) > 0 {
+			// The next run would stop again for want of --yes.
+			gm.Command += " --yes"
+		}
 		return withCode(exitGated, gm)
+	case errors.As(err, &ue):
+		return withCode(exitGated, ue)
 	case err != nil:
 		return withCode(exitError, err)
 	}
