@@ -82,6 +82,8 @@ func TestPowerDNSTextIsEscaped(t *testing.T) {
 		{"apply, the PATCH's 422 error", nil, isPatch, pdnsError, []string{"apply"}},
 		{"export, the read's 422 error", nil, isGetZone, pdnsError, []string{"export", "powerdns", "--tenant", "office1", "--api-key-env", "PDNS_API_KEY"}},
 		{"leftovers, the read's 422 error", nil, isGetZone, pdnsError, []string{"leftovers"}},
+		{"export, a foreign value", []pdnstest.RRset{{Name: "www.", Type: "TXT", TTL: 300, Records: []string{`"x\010::error::forged"`}}}, nil, "",
+			[]string{"export", "powerdns", "--tenant", "office1", "--api-key-env", "PDNS_API_KEY"}},
 		{"diff, another tenant's marker", []pdnstest.RRset{{Name: "www.", Type: "A", TTL: 300, Records: []string{"192.0.2.9"},
 			Comments: []pdnstest.Comment{{Account: powerdns.MarkerAccount, Content: powerdns.Marker(forged)}}}}, nil, "", []string{"diff"}},
 		{"diff markdown, another tenant's marker", []pdnstest.RRset{{Name: "www.", Type: "A", TTL: 300, Records: []string{"192.0.2.9"},
