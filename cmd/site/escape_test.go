@@ -132,6 +132,7 @@ func TestCloudflareTextIsEscaped(t *testing.T) {
 		{"export, a listing's error", cftest.Record{}, always, []string{"export", "cloudflare", "--zone", "cfesc.example.net", "--tenant", "office1", "--token-env", "CF_TOKEN"}},
 		{"leftovers, a listing's error", cftest.Record{}, always, []string{"leftovers"}},
 		{"diff, a foreign value", cftest.Record{Name: "www.cfesc.example.net", Type: "TXT", Content: `"` + forged + `"`, TTL: 300}, nil, []string{"diff"}},
+		{"export, a foreign name", cftest.Record{Name: forged + ".cfesc.example.net", Type: "TXT", Content: `"a"`, TTL: 300}, nil, []string{"export", "cloudflare", "--zone", "cfesc.example.net", "--tenant", "office1", "--token-env", "CF_TOKEN"}},
 		{"diff markdown, a foreign value", cftest.Record{Name: "www.cfesc.example.net", Type: "TXT", Content: `"` + forged + `"`, TTL: 300}, nil, []string{"diff", "--format", "markdown"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
