@@ -77,7 +77,7 @@ func ackedAll(gates []plan.Gate, acked map[plan.Gate]bool) bool {
 	return len(gates) > 0
 }
 
-// UnconfirmedError means stdin is not a terminal and the plan has
+// unconfirmedError means stdin is not a terminal and the plan has
 // destructive changes that --yes did not answer: apply returns it
 // before changing anything, and site exits 3.
 type unconfirmedError struct {
