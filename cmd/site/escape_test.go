@@ -122,23 +122,31 @@ func TestPowerDNSTextIsEscaped(t *testing.T) {
 func TestCloudflareTextIsEscaped(t *testing.T) {
 	cfError := `{"success":false,"errors":[{"code":1004,"message":` + jsonString(forged) + `}],"messages":[],"result":null}`
 	for _, tc := range []struct {
-		name  string
-		live  cftest.Record
-		match func(*http.Request) bool
-		args  []string
+		name   string
+		live   cftest.Record
+		match  func(*http.Request) bool
+		args   []string
+		dnssec [2]string // Cloudflare's DNSSEC status and digest, for a zone with dnssec: true
 	}{
-		{"diff, a listing's error", cftest.Record{}, always, []string{"diff"}},
-		{"apply, a write's error", cftest.Record{}, onWrite, []string{"apply"}},
-		{"export, a listing's error", cftest.Record{}, always, []string{"export", "cloudflare", "--zone", "cfesc.example.net", "--tenant", "office1", "--token-env", "CF_TOKEN"}},
-		{"leftovers, a listing's error", cftest.Record{}, always, []string{"leftovers"}},
-		{"diff, a foreign value", cftest.Record{Name: "www.cfesc.example.net", Type: "TXT", Content: `"` + forged + `"`, TTL: 300}, nil, []string{"diff"}},
-		{"export, a foreign name", cftest.Record{Name: forged + ".cfesc.example.net", Type: "TXT", Content: `"a"`, TTL: 300}, nil, []string{"export", "cloudflare", "--zone", "cfesc.example.net", "--tenant", "office1", "--token-env", "CF_TOKEN"}},
-		{"diff markdown, a foreign value", cftest.Record{Name: "www.cfesc.example.net", Type: "TXT", Content: `"` + forged + `"`, TTL: 300}, nil, []string{"diff", "--format", "markdown"}},
+		{"diff, a listing's error", cftest.Record{}, always, []string{"diff"}, [2]string{}},
+		{"apply, a write's error", cftest.Record{}, onWrite, []string{"apply"}, [2]string{}},
+		{"export, a listing's error", cftest.Record{}, always, []string{"export", "cloudflare", "--zone", "cfesc.example.net", "--tenant", "office1", "--token-env", "CF_TOKEN"}, [2]string{}},
+		{"leftovers, a listing's error", cftest.Record{}, always, []string{"leftovers"}, [2]string{}},
+		{"diff, a DNSSEC status", cftest.Record{}, nil, []string{"diff"}, [2]string{forged, "ab"}},
+		{"diff, a DNSSEC digest", cftest.Record{}, nil, []string{"diff"}, [2]string{"active", forged}},
+		{"diff, a foreign value", cftest.Record{Name: "www.cfesc.example.net", Type: "TXT", Content: `"` + forged + `"`, TTL: 300}, nil, []string{"diff"}, [2]string{}},
+		{"export, a foreign name", cftest.Record{Name: forged + ".cfesc.example.net", Type: "TXT", Content: `"a"`, TTL: 300}, nil, []string{"export", "cloudflare", "--zone", "cfesc.example.net", "--tenant", "office1", "--token-env", "CF_TOKEN"}, [2]string{}},
+		{"diff markdown, a foreign value", cftest.Record{Name: "www.cfesc.example.net", Type: "TXT", Content: `"` + forged + `"`, TTL: 300}, nil, []string{"diff", "--format", "markdown"}, [2]string{}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			cf := cftest.New(cfToken)
 			t.Cleanup(cf.Close)
 			zoneID := cf.AddZone("cfesc.example.net")
+			spec := `records: www: TXT: ["b"]`
+			if tc.dnssec[0] != "" {
+				cf.SetDNSSEC(zoneID, tc.dnssec[0], 4711, tc.dnssec[1])
+				spec += ", dnssec: true"
+			}
 			if tc.live.Name != "" {
 				if _, err := cf.AddRecord(zoneID, tc.live); err != nil {
 					t.Fatal(err)
@@ -157,7 +165,7 @@ func TestCloudflareTextIsEscaped(t *testing.T) {
 
 tenants: office1: {
 	domain: "cfesc.example.net"
-	dns: zones: "cfesc.example.net": {provider: "cf", ttl: 300, records: www: TXT: ["b"]}
+	dns: zones: "cfesc.example.net": {provider: "cf", ttl: 300, ` + spec + `}
 }
 `})
 			t.Chdir(dir)
