@@ -260,7 +260,7 @@ func carryOut(cmd *cobra.Command, args []string, o applyOptions, eng *engine.Eng
 		gm.Command = applyCommand(args, o)
 		if !stdinIsTerminal() && len(o.unanswered(obs.Plan, nil, false)) > 0 {
 			// The next run would stop again for want of --yes.
-			gm.Command += " --yes"
+			gm.Then = "--yes"
 		}
 		return withCode(exitGated, gm)
 	case errors.As(err, &ue):
