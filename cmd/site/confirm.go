@@ -38,12 +38,14 @@ var (
 var errNotConfirmed = errors.New("apply cancelled: the answer was not \"yes\", so nothing was changed")
 
 // destructive returns the changes that cause an outage, lose data or
-// replace foreign data: what apply asks about.
+// replace foreign data: what apply asks about. A delete of impact none
+// is of site's own leftovers (a seed image no definition uses, an
+// unfinished upload), which nobody sees go.
 func destructive(p *plan.Plan) []plan.Change {
 	var out []plan.Change
 	for _, c := range p.Changes {
 		switch {
-		case c.Action == plan.ActionDelete,
+		case c.Action == plan.ActionDelete && c.Impact != plan.ImpactNone,
 			c.Impact == plan.ImpactRestart, c.Impact == plan.ImpactDestroy, c.Impact == plan.ImpactOverwrite:
 			out = append(out, c)
 		}
