@@ -56,5 +56,5 @@ func tenantShaped(s string) bool {
 // parent must publish, in zone-file form; ds is "key-tag algorithm
 // digest-type digest". Every DNS driver says it the same way.
 func DSNote(zone, ds string) string {
-	return "DS for the parent: " + zone + " IN DS " + ds
+	return "DS for the parent: " + zone + " IN DS " + visible.String(ds)
 }

@@ -32,6 +32,7 @@ import (
 	"github.com/site-tools/site/backends/dnsplan"
 	"github.com/site-tools/site/compiler/graph"
 	"github.com/site-tools/site/compiler/model"
+	"github.com/site-tools/site/compiler/visible"
 )
 
 // dnssecDetails are the fields of "DNSSEC Details" (GET
@@ -53,6 +54,11 @@ func readDNSSEC(ctx context.Context, api *cf.API, zoneID, zone string) (*dnssecD
 	var out dnssecDetails
 	if err := json.Unmarshal(res.Result, &out); err != nil || out.Status == "" {
 		return nil, fmt.Errorf("the DNSSEC details of Cloudflare zone %s have no readable status (%v): check the token may read the zone's DNS", zone, err)
+	}
+	// Server text, quoted in notes: escaped on one line (a real status
+	// or DS field holds nothing to escape).
+	for _, f := range []*string{&out.Status, &out.Algorithm, &out.DigestType, &out.Digest} {
+		*f = visible.Short(*f)
 	}
 	return &out, nil
 }

@@ -14,6 +14,7 @@ import (
 
 	"github.com/site-tools/site/backends"
 	"github.com/site-tools/site/compiler/model"
+	"github.com/site-tools/site/compiler/visible"
 )
 
 // describe wraps a client error with what site was doing and what the
@@ -30,6 +31,8 @@ func describe(doing, need string, err error) error {
 	var ue *UnsuccessfulError
 	if errors.As(err, &ue) {
 		err = ue
+	} else {
+		err = quoted{err}
 	}
 	var hint string
 	switch Classify(err) {
@@ -50,6 +53,15 @@ func describe(doing, need string, err error) error {
 	}
 	return fmt.Errorf("%s: %w; %s", doing, err, hint)
 }
+
+// quoted is a client error shown as visible.Short shows server text:
+// cloudflare-go's *cf.Error quotes Cloudflare's messages as they are,
+// and a message holding "\n::error::" would start a workflow command
+// in a pull-request check's log (UnsuccessfulError escapes its own).
+type quoted struct{ err error }
+
+func (q quoted) Error() string { return visible.Short(q.err.Error()) }
+func (q quoted) Unwrap() error { return q.err }
 
 // needList is what the zone lookup needs of the token: it lists the
 // zones the token may read.

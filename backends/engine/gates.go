@@ -16,6 +16,9 @@ type GatesMissingError struct {
 	// (e.g. "site apply tenants/sjc.cue"); Error then ends with the whole
 	// command that acknowledges the missing gates, ready to copy.
 	Command string
+	// Then, when set, follows the --ack flags in that command: the
+	// other flags the next run needs (apply's --yes without a terminal).
+	Then string
 }
 
 func (e *GatesMissingError) Error() string {
@@ -57,6 +60,9 @@ func (e *GatesMissingError) Error() string {
 	var flags []string
 	for _, g := range e.Missing {
 		flags = append(flags, "--ack "+string(g))
+	}
+	if e.Then != "" {
+		flags = append(flags, e.Then)
 	}
 	if e.Command != "" {
 		fmt.Fprintf(&b, "to acknowledge, run: %s %s", e.Command, strings.Join(flags, " "))

@@ -10,6 +10,7 @@ import (
 	"libvirt.org/go/libvirt"
 
 	"github.com/site-tools/site/backends"
+	"github.com/site-tools/site/compiler/visible"
 )
 
 // Classify returns the class of the first libvirt.Error in err's chain,
@@ -141,8 +142,10 @@ func (e *HostError) Error() string {
 	what := advice(e.Class)
 	var lerr libvirt.Error
 	if errors.As(e.Err, &lerr) && lerr.Message != "" {
-		// Say what libvirt said, in its words.
-		msg = strings.ReplaceAll(msg, lerr.Error(), lerr.Message)
+		// Say what libvirt said, in its words, escaped on one line: it
+		// quotes names and XML of the host's, which may hold a newline
+		// that would start a line of a workflow log (::error::).
+		msg = strings.ReplaceAll(msg, lerr.Error(), visible.Short(lerr.Message))
 		if keepAliveClosed(lerr.Message) {
 			what = keepAliveAdvice
 		}

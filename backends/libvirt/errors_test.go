@@ -283,3 +283,25 @@ func TestNetworkApplyRetriesOnlyEnsureOps(t *testing.T) {
 		})
 	}
 }
+
+// TestLibvirtMessagesAreEscaped: libvirt's messages quote the host's
+// names and XML, so a newline in them must not reach the output as a
+// line of its own (a workflow command, ::error::, in a check's log);
+// issue 27 finding 3.
+func TestLibvirtMessagesAreEscaped(t *testing.T) {
+	lerr := libvirt.Error{Code: libvirt.ERR_OPERATION_FAILED, Domain: libvirt.FROM_DOMAIN, Message: "operation failed: domain 'x\n::error::forged' already exists"}
+	for _, tc := range []struct {
+		name string
+		err  error
+	}{
+		{"a step's host error", &HostError{Class: backends.ClassInvalid, Err: fmt.Errorf("define domain: %w", lerr)}},
+		{"an observation's plain error", plainError(lerr)},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got := tc.err.Error()
+			if strings.Contains(got, "\n") || !strings.Contains(got, `x\n::error::forged`) {
+				t.Errorf("Error() = %q, want libvirt's message escaped on one line", got)
+			}
+		})
+	}
+}

@@ -15,6 +15,7 @@ import (
 
 	"github.com/site-tools/site/compiler/model"
 	"github.com/site-tools/site/compiler/spelling"
+	"github.com/site-tools/site/compiler/visible"
 )
 
 // hostObs is one run's observation of one host. Domains and networks are
@@ -599,10 +600,10 @@ func domainType(capsXML string) (string, error) {
 
 // libvirtError shows a libvirt error as libvirt's own message; the Go
 // binding's virError(Code=38, Domain=7, Message='...') means nothing to
-// a user. Unwrap keeps the code for isCode.
+// a user; escaped on one line (visible.Short). Unwrap keeps the code.
 type libvirtError struct{ e libvirt.Error }
 
-func (l libvirtError) Error() string { return l.e.Message }
+func (l libvirtError) Error() string { return visible.Short(l.e.Message) }
 func (l libvirtError) Unwrap() error { return l.e }
 
 // plainError turns a libvirt error into a libvirtError; others pass.

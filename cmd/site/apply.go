@@ -43,7 +43,8 @@ missing gate changes nothing: apply names it and the --ack to add (exit 3).
 A re-run converges from any partial state.
 
 Exit codes: 0 converged, 1 an error or a step not converged, 3 a gate not
-acknowledged (nothing changed), 130 a second interrupt.
+acknowledged or, without a terminal, --yes missing (nothing changed),
+130 a second interrupt.
 See site help running, gates, plans, confirmation, interrupts, locking.`,
 		Example: `  site apply tenants/sjc.cue
   site apply --only dns tenants/sjc.cue --ack GATE-DNS-OVERWRITE
@@ -61,7 +62,7 @@ See site help running, gates, plans, confirmation, interrupts, locking.`,
 		restart:         "restart TENANT/VM to take pending changes (GATE-VM-RESTART)",
 		deleteThreshold: deleteThresholdHelp,
 	})
-	cmd.Flags().BoolVar(&o.yes, "yes", false, "do not ask before destructive changes on a terminal")
+	cmd.Flags().BoolVar(&o.yes, "yes", false, "say yes to destructive changes (required without a terminal)")
 	cmd.Flags().StringVar(&o.format, "format", "text", applyFormatHelp)
 	_ = cmd.RegisterFlagCompletionFunc("format", completeWords("text\tthe plan and the report", "json\tthe JSON plan with each step's outcome"))
 	cmd.Flags().StringVar(&o.planFile, "plan", "", "apply this plan saved by site diff --out, if still fresh")
@@ -185,20 +186,27 @@ func carryOut(cmd *cobra.Command, args []string, o applyOptions, eng *engine.Eng
 	// Gates first: a run they stop is not worth a question.
 	err = obs.Check(g, run.Acked)
 	if err == nil {
-		err = o.confirm(obs.Plan, cmd.InOrStdin(), cmd.ErrOrStderr())
+		err = o.confirm(obs.Plan, run.Acked, applyCommand(args, o), cmd.InOrStdin(), cmd.ErrOrStderr())
 	}
 	if err == nil {
 		rep, err = eng.Apply(cmd.Context(), g, obs, run)
 	}
 	var gm *engine.GatesMissingError
 	var be *engine.BlockedError
+	var ue *unconfirmedError
 	switch {
 	case errors.As(err, &be):
 		// The plan above lists each step and why, once.
 		return withCode(exitError, fmt.Errorf("%s could not be planned, so nothing was changed: see \"Not planned\" above; fix what each reason names and run again, or leave those steps out with --only or --target", count(len(be.Blocked), "step")))
 	case errors.As(err, &gm):
 		gm.Command = applyCommand(args, o)
+		if !stdinIsTerminal() && len(o.unanswered(obs.Plan, nil, false)) > 0 {
+			// The next run would stop again for want of --yes.
+			gm.Then = "--yes"
+		}
 		return withCode(exitGated, gm)
+	case errors.As(err, &ue):
+		return withCode(exitGated, ue)
 	case err != nil:
 		return withCode(exitError, err)
 	}

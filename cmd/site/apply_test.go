@@ -124,7 +124,7 @@ func TestApplyGateMessageNamesTheCommand(t *testing.T) {
 		"site: 1 gate is not acknowledged, so nothing was changed:",
 		"  GATE-DNS-OVERWRITE (replace DNS data that site did not write):",
 		"    update dns/gate.example.test./www.gate.example.test./A [overwrite]",
-		"to acknowledge, run: site apply " + file + " --only dns --ack GATE-DNS-OVERWRITE",
+		"to acknowledge, run: site apply " + file + " --only dns --ack GATE-DNS-OVERWRITE --yes",
 	} {
 		if !strings.Contains(stderr, want) {
 			t.Errorf("stderr lacks %q:\n%s", want, stderr)
@@ -154,7 +154,8 @@ func TestApplyGateMessageNamesTheCommand(t *testing.T) {
 	if want := "to acknowledge, run: site apply --config '" + other + "' " + alone + " --only dns --ack GATE-DNS-OVERWRITE"; code != exitGated || !strings.Contains(stderr, want) {
 		t.Errorf("apply --config: exit %d, want %d and %q on stderr:\n%s", code, exitGated, want, stderr)
 	}
-	code, stdout, stderr = siteRun(t, srv, "apply", file, "--only", "dns", "--ack", "GATE-DNS-OVERWRITE")
+	// The overwrite also needs --yes: no terminal answers for it.
+	code, stdout, stderr = siteRun(t, srv, "apply", file, "--only", "dns", "--ack", "GATE-DNS-OVERWRITE", "--yes")
 	if code != exitOK || !strings.Contains(stdout, "Apply complete: 1 applied") {
 		t.Fatalf("acknowledged apply exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
 	}

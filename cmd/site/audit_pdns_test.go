@@ -182,7 +182,7 @@ func TestOtherTenantsDataIsNeverTakenOrDeleted(t *testing.T) {
 			// GATE-DNS-DELETE-MANY; acknowledged here, it leaves the
 			// question this test asks to GATE-DNS-OVERWRITE: whose
 			// rrsets may be taken or deleted at all.
-			code, out, errOut := siteRun(t, srv, "apply", "--ack", "GATE-DNS-DELETE-MANY", file)
+			code, out, errOut := siteRun(t, srv, "apply", "--ack", "GATE-DNS-DELETE-MANY", "--yes", file)
 			if tt.gated {
 				if code != exitGated {
 					t.Fatalf("apply exit %d, want %d\nstdout:\n%s\nstderr:\n%s", code, exitGated, out, errOut)

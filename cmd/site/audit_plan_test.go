@@ -160,7 +160,7 @@ func TestSavedPlanWithDeleteThreshold(t *testing.T) {
 	if got := srv.Requests("thr.test.").Writes(); got != 0 {
 		t.Errorf("apply --plan alone made %d writes, want none", got)
 	}
-	if code, out, errOut := siteRun(t, srv, "apply", "--plan", planFile, "--delete-threshold", "50"); code != exitOK {
+	if code, out, errOut := siteRun(t, srv, "apply", "--plan", planFile, "--delete-threshold", "50", "--yes"); code != exitOK {
 		t.Fatalf("apply --plan --delete-threshold 50: exit %d, want 0\nstdout:\n%s\nstderr:\n%s", code, out, errOut)
 	}
 	if got := srv.Query(t, "h9.thr.test.", "A"); len(got) != 0 {

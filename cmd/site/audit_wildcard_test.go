@@ -26,7 +26,7 @@ func TestDeleteUnderAWildcardConverges(t *testing.T) {
 				t.Fatalf("first apply exit %d\nstdout:\n%s\nstderr:\n%s", code, out, errOut)
 			}
 			file := tenantFile(t, srv, "wild.test", tt.second)
-			code, out, errOut := siteRun(t, srv, "apply", file)
+			code, out, errOut := siteRun(t, srv, "apply", "--yes", file)
 			if code != exitOK || !strings.Contains(out, "- dns/wild.test./") {
 				t.Fatalf("apply of the delete exit %d, want 0 and a delete\nstdout:\n%s\nstderr:\n%s", code, out, errOut)
 			}

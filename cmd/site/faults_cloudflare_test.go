@@ -77,7 +77,7 @@ tenants: office1: {
 	}
 	apply := func(what string) int {
 		t.Helper()
-		code, stdout, stderr := cfRun(t, "apply", file)
+		code, stdout, stderr := cfRun(t, "apply", "--yes", file)
 		checkExit(t, what, code, stdout, stderr)
 		if code == exitOK {
 			// Exit 0 promises the zone holds the spec: a diff on a clean
@@ -126,7 +126,7 @@ tenants: office1: {
 		if f.toxics != nil {
 			f.toxics(t, fp, lockedPick(rnd.Int63()))
 		}
-		code, stdout, stderr := cfRun(t, "apply", file)
+		code, stdout, stderr := cfRun(t, "apply", "--yes", file)
 		fp.clear(t)
 		cf.RateLimit(0, 0)
 		cf.BadGateway(0)

@@ -52,7 +52,7 @@ func TestFaultsPowerDNSKilled(t *testing.T) {
 	// it finish), and returns whether it was killed and its output.
 	apply := func(at int, fwd bool) (bool, string) {
 		var out bytes.Buffer
-		cmd := exec.Command(sitePath, "apply", fs.file)
+		cmd := exec.Command(sitePath, "apply", "--yes", fs.file)
 		cmd.Stdout, cmd.Stderr = &out, &out
 		mu.Lock()
 		killAt, forward, seen, killed, child = at, fwd, 0, false, nil
@@ -99,7 +99,7 @@ func TestFaultsPowerDNSKilled(t *testing.T) {
 		mid := fs.snapshot(t)
 		fs.checkKept(t, what+" after the kill", before, mid, v)
 
-		code, stdout, stderr := siteRun(t, fs.srv, "apply", fs.file)
+		code, stdout, stderr := siteRun(t, fs.srv, "apply", "--yes", fs.file)
 		// A run killed while taking the lock may leave a claim instead.
 		if code == exitError && (strings.Contains(stderr, "is being applied by another run") || strings.Contains(stderr, "is being taken by another run")) {
 			if !strings.Contains(stderr, "site unlock") {
@@ -107,7 +107,7 @@ func TestFaultsPowerDNSKilled(t *testing.T) {
 			}
 			locked++
 			fs.unlockIfHeld(t, what)
-			code, stdout, stderr = siteRun(t, fs.srv, "apply", fs.file)
+			code, stdout, stderr = siteRun(t, fs.srv, "apply", "--yes", fs.file)
 		}
 		fs.checkRun(t, what+", next apply", mid, fs.snapshot(t), v, code, stdout, stderr)
 		if code != exitOK {

@@ -120,14 +120,14 @@ func TestFaultsPowerDNSApply(t *testing.T) {
 	fs.writeVersion(t, v)
 	fs.resetRequests()
 	before := fs.snapshot(t)
-	code, stdout, stderr := siteRun(t, fs.srv, "apply", fs.file)
+	code, stdout, stderr := siteRun(t, fs.srv, "apply", "--yes", fs.file)
 	fs.checkRun(t, "first apply", before, fs.snapshot(t), v, code, stdout, stderr)
 	if code != exitOK {
 		t.Fatalf("first apply exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
 	}
 	fs.writeVersion(t, 2)
 	fs.resetRequests()
-	if code, stdout, stderr := siteRun(t, fs.srv, "apply", fs.file); code != exitOK {
+	if code, stdout, stderr := siteRun(t, fs.srv, "apply", "--yes", fs.file); code != exitOK {
 		t.Fatalf("second apply exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
 	}
 	bound := 3*fs.requests() + 6
@@ -142,7 +142,7 @@ func TestFaultsPowerDNSApply(t *testing.T) {
 		before := fs.snapshot(t)
 		fs.resetRequests()
 		f.set(t, fs, lockedPick(rnd.Int63()))
-		code, stdout, stderr := siteRun(t, fs.srv, "apply", fs.file)
+		code, stdout, stderr := siteRun(t, fs.srv, "apply", "--yes", fs.file)
 		fs.fp.clear(t)
 		fs.setAnswer(nil)
 		fs.checkRun(t, what, before, fs.snapshot(t), v, code, stdout, stderr)
@@ -162,7 +162,7 @@ func TestFaultsPowerDNSApply(t *testing.T) {
 
 	// Once the line is clean, one apply converges whatever the runs left.
 	before = fs.snapshot(t)
-	code, stdout, stderr = siteRun(t, fs.srv, "apply", fs.file)
+	code, stdout, stderr = siteRun(t, fs.srv, "apply", "--yes", fs.file)
 	fs.checkRun(t, "clean apply after the faults", before, fs.snapshot(t), v, code, stdout, stderr)
 	if code != exitOK {
 		t.Fatalf("clean apply after the faults exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)

@@ -62,7 +62,7 @@ func TestAckOfAnotherCommandsGate(t *testing.T) {
 			"site: --ack gate-lock-break: gate ids are upper case: --ack GATE-LOCK-BREAK\n"},
 
 		// Each command's own gates are taken.
-		{[]string{"apply", "--ack", "GATE-DNS-OVERWRITE", "--ack", "GATE-SECRET-UNREACHABLE", file}, exitOK, ""},
+		{[]string{"apply", "--yes", "--ack", "GATE-DNS-OVERWRITE", "--ack", "GATE-SECRET-UNREACHABLE", file}, exitOK, ""},
 		{[]string{"diff", "--ack", "GATE-SECRET-UNREACHABLE", file}, exitOK, ""},
 		// (The quiet tenant has nothing to lock: unlock gets past the
 		// --ack to say so.)

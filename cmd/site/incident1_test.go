@@ -282,7 +282,7 @@ func TestIncident1_ExistingRecordsAreNot81053(t *testing.T) {
 	if n := cs.cf.Count(cftest.EpBatch); n != 0 {
 		t.Errorf("got %d batches before the gate was acknowledged, want 0", n)
 	}
-	code, out, errOut = cs.site(t, "apply", "--ack", "GATE-DNS-OVERWRITE", file)
+	code, out, errOut = cs.site(t, "apply", "--ack", "GATE-DNS-OVERWRITE", "--yes", file)
 	if code != exitOK {
 		t.Fatalf("apply --ack exit %d\n%s%s", code, out, errOut)
 	}

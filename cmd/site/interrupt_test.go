@@ -146,7 +146,7 @@ func TestInterruptFinishesTheRequestInFlight(t *testing.T) {
 	srv := pdnsEnv(t)
 	const zone = "ctrlc.example.test"
 	file, inPatch, release := splitZone(t, srv, zone)
-	s, done := startInterruptible(t, "apply", file)
+	s, done := startInterruptible(t, "apply", "--yes", file)
 	s.waitForPatch(t, inPatch, done)
 	s.sigs <- os.Interrupt
 	finishing := "site: interrupted: finishing dns/" + zone + ". (in flight), starting nothing new; interrupt again to exit within 2s, which may leave it half-done"
@@ -186,7 +186,7 @@ func TestSecondInterruptExitsAtOnce(t *testing.T) {
 	srv := pdnsEnv(t)
 	const zone = "twice.example.test"
 	file, inPatch, release := splitZone(t, srv, zone)
-	s, done := startInterruptible(t, "apply", file)
+	s, done := startInterruptible(t, "apply", "--yes", file)
 	s.waitForPatch(t, inPatch, done)
 	s.sigs <- os.Interrupt
 	if !s.err.waitFor("site: interrupted: finishing", done) {

@@ -67,7 +67,7 @@ func TestKilledCloudflareApplyConverges(t *testing.T) {
 	fx.mustApply(t, "the other version")
 	wantOld := fx.ours()
 	fx.writeVersion(t, 1)
-	run := startKillable(t, "apply", fx.file)
+	run := startKillable(t, "apply", "--yes", fx.file)
 	fx.proxy.arm(run, 0, killUnanswered)
 	run.wait(t, "the whole change")
 	requests := fx.proxy.disarm()
@@ -94,7 +94,7 @@ func TestKilledCloudflareApplyConverges(t *testing.T) {
 			fx.mustApply(t, what+": setting the zone back")
 			others, before := fx.others(), fx.ours()
 			fx.writeVersion(t, 1)
-			run := startKillable(t, "apply", fx.file)
+			run := startKillable(t, "apply", "--yes", fx.file)
 			fx.proxy.arm(run, at, when)
 			killed := run.wait(t, what)
 			fx.proxy.disarm()
@@ -180,7 +180,7 @@ func (fx *cloudflareKillFixture) writeVersion(t *testing.T, v int) {
 // converged.
 func (fx *cloudflareKillFixture) mustApply(t *testing.T, what string) {
 	t.Helper()
-	if code, stdout, stderr := cfRun(t, "apply", fx.file); code != exitOK {
+	if code, stdout, stderr := cfRun(t, "apply", "--yes", fx.file); code != exitOK {
 		t.Fatalf("%s: apply exit %d\nstdout:\n%s\nstderr:\n%s", what, code, stdout, stderr)
 	}
 }
@@ -325,7 +325,7 @@ func rrsetKey(rrset string) string {
 // no --ack. It says whether the lock had to be broken.
 func (fx *cloudflareKillFixture) applyAfterKill(t *testing.T, what string) bool {
 	t.Helper()
-	code, stdout, stderr := cfRun(t, "apply", fx.file)
+	code, stdout, stderr := cfRun(t, "apply", "--yes", fx.file)
 	broke := lockRefused(code, stderr)
 	if broke {
 		if !strings.Contains(stderr, "site unlock office1") {
@@ -334,7 +334,7 @@ func (fx *cloudflareKillFixture) applyAfterKill(t *testing.T, what string) bool 
 		if c, o, e := cfRun(t, "unlock", "office1", fx.file, "--ack", "GATE-LOCK-BREAK"); c != exitOK {
 			t.Fatalf("%s: unlock exit %d\nstdout:\n%s\nstderr:\n%s", what, c, o, e)
 		}
-		code, stdout, stderr = cfRun(t, "apply", fx.file)
+		code, stdout, stderr = cfRun(t, "apply", "--yes", fx.file)
 	}
 	if code != exitOK {
 		t.Errorf("%s: the apply after the kill exit %d, want 0\nstdout:\n%s\nstderr:\n%s", what, code, stdout, stderr)

@@ -145,7 +145,7 @@ func vmKillTenant(tenant, lan, cidr, vm, pool string, running, seed bool) string
 // left), so that a removal of the VM takes them with it.
 func (fx *vmKillFixture) killEveryWrite(t *testing.T) {
 	t.Helper()
-	run := startKillable(t, "apply", fx.file)
+	run := startKillable(t, "apply", "--yes", fx.file)
 	fx.proxy.arm(run, 0)
 	run.wait(t, "the whole creation")
 	calls, writes := fx.proxy.disarm()
@@ -157,7 +157,7 @@ func (fx *vmKillFixture) killEveryWrite(t *testing.T) {
 		what := fmt.Sprintf("killed after call %d of %d (%s), its answer lost", at, len(writes), writes[at-1])
 		fx.removeLab(t)
 		others := fx.otherState(t)
-		run := startKillable(t, "apply", fx.file)
+		run := startKillable(t, "apply", "--yes", fx.file)
 		fx.proxy.arm(run, at)
 		killed := run.wait(t, what)
 		fx.proxy.disarm()
@@ -363,7 +363,7 @@ func (fx *vmKillFixture) applyAfterKill(t *testing.T, what string) bool {
 	t.Helper()
 	apply := func() (int, string, string) {
 		var out, errOut bytes.Buffer
-		code := run([]string{"apply", fx.file}, &out, &errOut)
+		code := run([]string{"apply", "--yes", fx.file}, &out, &errOut)
 		return code, out.String(), errOut.String()
 	}
 	code, stdout, stderr := apply()

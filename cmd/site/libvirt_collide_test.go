@@ -63,7 +63,7 @@ func TestAnotherTenantCannotHideARemoval(t *testing.T) {
 	// A run with a refused step changes nothing; the removal's own step
 	// is named to apply it alone.
 	siteAt(exitError, "apply", "--ack", "GATE-VM-DESTROY")
-	out = siteAt(exitOK, "apply", "--target", "vm/qemu:///session/db@victim", "--ack", "GATE-VM-DESTROY")
+	out = siteAt(exitOK, "apply", "--yes", "--target", "vm/qemu:///session/db@victim", "--ack", "GATE-VM-DESTROY")
 	if exec.Command("virsh", "-c", s.URI, "dominfo", "db").Run() == nil {
 		t.Errorf("victim's dropped domain db is still defined after its removal was applied:\n%s", out)
 	}

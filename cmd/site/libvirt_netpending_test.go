@@ -121,7 +121,7 @@ tenants: lab: {
 	if !strings.Contains(out, "- network/qemu:///system/"+net+"  [refused]") || !strings.Contains(out, "in use: 1 DHCP lease (") {
 		t.Errorf("diff dropping the leased network: got\n%s\nwant the delete shown refused, naming the lease", out)
 	}
-	out = site(exitOK, dropped, "apply", "--ack", "GATE-NET-DESTROY")
+	out = site(exitOK, dropped, "apply", "--yes", "--ack", "GATE-NET-DESTROY")
 	t.Logf("apply dropping the leased network:\n%s", out)
 	for _, bad := range []string{"applied   network", "boot", "DHCP leases", "1 applied"} {
 		if strings.Contains(out, bad) {

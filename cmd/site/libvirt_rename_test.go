@@ -125,7 +125,7 @@ func TestRenamedRunningVMNeedsTheRemovalGate(t *testing.T) {
 	if out, err := virshOut(s, "domstate", "web"); err != nil || !strings.Contains(out, "running") {
 		t.Fatalf("web is not running after an apply without the gate (%v): %s", err, out)
 	}
-	site(exitOK, renameLab("www", true), "apply", "--ack", "GATE-VM-DESTROY")
+	site(exitOK, renameLab("www", true), "apply", "--yes", "--ack", "GATE-VM-DESTROY")
 	if out, err := virshOut(s, "domstate", "www"); err != nil || !strings.Contains(out, "running") {
 		t.Errorf("www is not running after the rename (%v): %s", err, out)
 	}

@@ -40,7 +40,7 @@ func TestRestartSaysItWaitsForTheGuest(t *testing.T) {
 	site(exitOK, "apply")
 
 	var out, errOut bytes.Buffer
-	if code := run([]string{"apply", "--restart", "lab/tiny", "--ack", "GATE-VM-RESTART", spec}, &out, &errOut); code != exitOK {
+	if code := run([]string{"apply", "--yes", "--restart", "lab/tiny", "--ack", "GATE-VM-RESTART", spec}, &out, &errOut); code != exitOK {
 		t.Fatalf("apply --restart: exit %d\nstdout:\n%s\nstderr:\n%s", code, out.String(), errOut.String())
 	}
 	for _, want := range []string{

@@ -208,7 +208,7 @@ tenants: lab: {
 	if out, err := exec.Command("virsh", "-c", s.URI, "pool-info", "vp").CombinedOutput(); err == nil {
 		t.Errorf("an apply without the disk's gate made the pool:\n%s", out)
 	}
-	site(exitOK, lab("8MiB"), "apply", "--ack", "GATE-VM-DISK-RESIZE")
+	site(exitOK, lab("8MiB"), "apply", "--yes", "--ack", "GATE-VM-DISK-RESIZE")
 	if !strings.Contains(virsh("pool-info", "vp"), "running") {
 		t.Errorf("apply did not make and start the pool")
 	}

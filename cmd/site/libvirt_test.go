@@ -100,7 +100,7 @@ func TestVMDiffAndApplyThroughCLI(t *testing.T) {
 	if got := pid(); got != before {
 		t.Fatalf("apply without the gate restarted the guest: QEMU PID %d -> %d", before, got)
 	}
-	site(exitOK, "apply", "--restart", "lab/tiny", "--ack", "GATE-VM-RESTART")
+	site(exitOK, "apply", "--yes", "--restart", "lab/tiny", "--ack", "GATE-VM-RESTART")
 	after := pid()
 	t.Logf("QEMU PID %d -> %d", before, after)
 	if after == before || after == 0 {

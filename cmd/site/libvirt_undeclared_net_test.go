@@ -50,7 +50,7 @@ func TestUndeclaredNetworkIsItsOwnStep(t *testing.T) {
 	if !strings.Contains(out, "# "+oldID+" (tenant lab)") {
 		t.Errorf("apply --target on %s does not show its removal under its own step:\n%s", old, out)
 	}
-	out = site(exitOK, lab(false), "apply", "--target", oldID, "--ack", "GATE-NET-DESTROY")
+	out = site(exitOK, lab(false), "apply", "--yes", "--target", oldID, "--ack", "GATE-NET-DESTROY")
 	if !strings.Contains(out, "applied   "+oldID) {
 		t.Errorf("the report does not name the removal's own step:\n%s", out)
 	}

@@ -53,7 +53,7 @@ func TestUndeclaredDomainIsItsOwnStep(t *testing.T) {
 	if !strings.Contains(out, "# vm/qemu:///session/db (tenant lab)") {
 		t.Errorf("apply --target on db does not show its removal under its own step:\n%s", out)
 	}
-	out = site(exitOK, lab(vm("web")), "apply", "--target", "vm/qemu:///session/db", "--ack", "GATE-VM-DESTROY")
+	out = site(exitOK, lab(vm("web")), "apply", "--yes", "--target", "vm/qemu:///session/db", "--ack", "GATE-VM-DESTROY")
 	if !strings.Contains(out, "applied   vm/qemu:///session/db") {
 		t.Errorf("the report does not name the removal's own step:\n%s", out)
 	}

@@ -165,7 +165,7 @@ func TestZoneHandedToAnotherTenant(t *testing.T) {
 	if got := l.marked(zone); !slices.Equal(got, alphaMarked) {
 		t.Errorf("a gated apply changed the zone: %q", got)
 	}
-	l.run(exitOK, "apply", "--ack", "GATE-DNS-OVERWRITE", l.path("beta.cue"))
+	l.run(exitOK, "apply", "--yes", "--ack", "GATE-DNS-OVERWRITE", l.path("beta.cue"))
 	handed := []string{"mail.shop.test. A beta", "old.shop.test. TXT alpha", "www.shop.test. A beta"}
 	if got := l.marked(zone); !slices.Equal(got, handed) {
 		t.Fatalf("after beta's apply the zone holds %q, want %q", got, handed)
@@ -177,7 +177,7 @@ func TestZoneHandedToAnotherTenant(t *testing.T) {
 	// alpha can never touch the zone again: not by applying its file,
 	// and not by declaring the zone back.
 	l.srv.ResetRequests(zone)
-	l.run(exitOK, "apply", "--ack", "GATE-DNS-DELETE-MANY", l.path("alpha.cue"))
+	l.run(exitOK, "apply", "--yes", "--ack", "GATE-DNS-DELETE-MANY", l.path("alpha.cue"))
 	l.write("alpha.cue", zoneFile("alpha", "alpha.test", map[string]string{"shop.test": ``}))
 	l.run(exitError, "apply", "--ack", "GATE-DNS-DELETE-MANY", "--ack", "GATE-DNS-OVERWRITE", l.path("alpha.cue"))
 	if got := l.srv.Requests(zone); got.Writes() != 0 {
@@ -223,7 +223,7 @@ func TestRenamedTenantTakesOverItsRecords(t *testing.T) {
 	if got := l.srv.Requests(zone).Writes(); got != 0 {
 		t.Errorf("a gated apply wrote %d times", got)
 	}
-	l.run(exitOK, "apply", "--ack", "GATE-DNS-OVERWRITE", l.path("gamma.cue"))
+	l.run(exitOK, "apply", "--yes", "--ack", "GATE-DNS-OVERWRITE", l.path("gamma.cue"))
 	if got, want := l.marked(zone), []string{"mail.beta.test. A beta", "www.beta.test. A gamma"}; !slices.Equal(got, want) {
 		t.Errorf("after the rename the zone holds %q, want %q", got, want)
 	}
@@ -273,7 +273,7 @@ func TestRemovedTenantLeavesItsRecords(t *testing.T) {
 	l.write("delta.cue", zoneFile("delta", "delta.test", map[string]string{"delta.test": ``}))
 	out, _ = l.run(exitGated, "apply", l.path("delta.cue"))
 	mustSay(t, "apply of delta's emptied zone", out, "# dns/delta.test.", "- www A", "needs GATE-DNS-DELETE-MANY")
-	l.run(exitOK, "apply", "--ack", "GATE-DNS-DELETE-MANY", l.path("delta.cue"))
+	l.run(exitOK, "apply", "--yes", "--ack", "GATE-DNS-DELETE-MANY", l.path("delta.cue"))
 	if got := l.marked(zone); len(got) != 0 {
 		t.Errorf("after offboarding delta's zone holds %q, want nothing marked", got)
 	}
@@ -351,7 +351,7 @@ func TestDelegatedNameHandedOver(t *testing.T) {
 	if got := l.srv.Query(t, child, "A"); !slices.Equal(got, []string{"300 192.0.2.50"}) {
 		t.Errorf("after beta's apply %s A serves %q", child, got)
 	}
-	out, _ := l.run(exitOK, "apply", "--ack", "GATE-DNS-DELETE-MANY", l.path("alpha.cue"))
+	out, _ := l.run(exitOK, "apply", "--yes", "--ack", "GATE-DNS-DELETE-MANY", l.path("alpha.cue"))
 	mustSay(t, "alpha's apply", out, "# dns/acme.test.", "- shop A", "- x.shop TXT")
 	if got := l.srv.Query(t, child, "A"); !slices.Equal(got, []string{"300 192.0.2.50"}) {
 		t.Errorf("after alpha's apply %s A serves %q", child, got)

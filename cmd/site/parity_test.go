@@ -125,7 +125,7 @@ func parityStepRun(t *testing.T, srv *pdnstest.Server, dir, zone string, st pari
 	}
 	// Every step replaces the whole zone, as DNSControl's do; when that
 	// deletes all of ours, site asks for the delete-many gate.
-	if code, out, errOut := siteRun(t, srv, "apply", "--ack", "GATE-DNS-DELETE-MANY", file); code != exitOK {
+	if code, out, errOut := siteRun(t, srv, "apply", "--yes", "--ack", "GATE-DNS-DELETE-MANY", file); code != exitOK {
 		t.Fatalf("apply exit %d\nstdout:\n%s\nstderr:\n%s", code, out, errOut)
 	}
 	if code, out, errOut := siteRun(t, srv, "diff", "--detailed-exitcode", file); code != exitOK || !strings.Contains(out, "No changes.") {

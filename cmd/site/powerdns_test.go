@@ -211,7 +211,7 @@ func TestPowerDNSGateExitsThreeAndChangesNothing(t *testing.T) {
 		t.Errorf("got %d writes behind a missing gate, want none", got)
 	}
 	srv.ResetRequests(zone)
-	if code, stdout, stderr := siteRun(t, srv, "apply", "--ack", "GATE-DNS-OVERWRITE", file); code != exitOK {
+	if code, stdout, stderr := siteRun(t, srv, "apply", "--yes", "--ack", "GATE-DNS-OVERWRITE", file); code != exitOK {
 		t.Fatalf("acked apply exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
 	}
 	if got := srv.Requests(zone); got.PATCH != 1 || got.Writes() != 1 {

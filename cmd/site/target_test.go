@@ -171,7 +171,7 @@ func TestTargetIsInTheAckCommand(t *testing.T) {
 	if !strings.Contains(stderr, want) {
 		t.Fatalf("stderr lacks %q:\n%s", want, stderr)
 	}
-	code, stdout, stderr = siteRun(t, srv, "apply", file, "--target", "dns/good.*", "--ack", "GATE-DNS-OVERWRITE")
+	code, stdout, stderr = siteRun(t, srv, "apply", "--yes", file, "--target", "dns/good.*", "--ack", "GATE-DNS-OVERWRITE")
 	if code != exitOK {
 		t.Fatalf("the printed command exit %d, want 0\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
 	}

@@ -39,7 +39,7 @@ tenants: office1: {
 		if err := os.WriteFile(file, []byte(spec(provider, records)), 0o644); err != nil {
 			t.Fatal(err)
 		}
-		code, out, errOut := siteRun(t, old, "apply", file)
+		code, out, errOut := siteRun(t, old, "apply", "--yes", file)
 		if code != exitOK {
 			t.Fatalf("apply on %s: exit %d\nstdout:\n%s\nstderr:\n%s", provider, code, out, errOut)
 		}
