@@ -12,6 +12,7 @@ import (
 	"github.com/site-tools/site/backends"
 	"github.com/site-tools/site/backends/engine"
 	"github.com/site-tools/site/backends/lease"
+	"github.com/site-tools/site/backends/providers"
 	"github.com/site-tools/site/compiler/graph"
 	"github.com/site-tools/site/compiler/plan"
 )
@@ -171,11 +172,11 @@ func runApply(cmd *cobra.Command, args []string, o applyOptions) error {
 		}
 	}
 
-	bk := openBackends(run)
+	bk := providers.Open(run)
 	defer closeBackends(bk, cmd.ErrOrStderr())
 	eng, prog := newEngine(bk, o.parallelism, cmd.ErrOrStderr())
 	prog.watchSlow(run)
-	bk.leaseTimeout, bk.leaseProgress = o.leaseTimeout, func(s string) { prog.say("site: " + s) }
+	bk.LeaseTimeout, bk.LeaseProgress = o.leaseTimeout, func(s string) { prog.say("site: " + s) }
 	// An interrupt cancels observing, which only reads (what the tenants
 	// no longer declare, then the steps), and a wait for the lock; the
 	// walk that writes keeps cmd's context and stops through run
@@ -195,15 +196,18 @@ func runApply(cmd *cobra.Command, args []string, o applyOptions) error {
 	defer watchInterrupts(prog, run, stopObserving, locks)()
 	load := budget(cmd)
 	load.Warn = warnTo(cmd.ErrOrStderr())
-	g, err := o.scope(args, phases, targets, load, bk.discover(observing, prog.listing))
+	g, err := o.scope(args, phases, targets, load, bk.Discover(observing, prog.listing))
 	if err != nil {
+		return withCode(exitError, err)
+	}
+	if err := bk.Check(g); err != nil {
 		return withCode(exitError, err)
 	}
 	if observing.Err() != nil {
 		return withCode(exitError, errors.New("apply was interrupted before anything was observed: nothing was changed"))
 	}
 	// What the listing read was read without the locks.
-	bk.forgetDiscovered()
+	bk.ForgetDiscovered()
 	locks.setScope(g, backends.NewRedactor(g, run).Redact)
 	// Held from before the first observation to the end, so no other
 	// apply of these tenants changes what this one observed and acts on.

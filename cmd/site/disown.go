@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/site-tools/site/backends"
+	"github.com/site-tools/site/backends/providers"
 	"github.com/site-tools/site/compiler/dnsname"
 	"github.com/site-tools/site/compiler/graph"
 	"github.com/site-tools/site/compiler/model"
@@ -208,9 +209,9 @@ func disownZone(cmd *cobra.Command, zoneArg string, req disownRequest) error {
 		acked = acked || g == plan.GateDNSDisown
 	}
 	run := backends.NewRun()
-	bk := openBackends(run)
+	bk := providers.Open(run)
 	defer closeBackends(bk, cmd.ErrOrStderr())
-	d, _ := bk.providers[req.provider].(backends.Disowner)
+	d, _ := bk.Providers[req.provider].(backends.Disowner)
 	if d == nil {
 		return withCode(exitError, fmt.Errorf("this build of site has no %s backend that can disown", req.provider))
 	}
@@ -223,7 +224,7 @@ func disownZone(cmd *cobra.Command, zoneArg string, req disownRequest) error {
 		// advise --ack GATE-SECRET-UNREACHABLE: with the gate counted as
 		// given, its message leaves that out, and the read still fails.
 		run.Acked[plan.GateSecretUnreachable] = true
-		if _, err := bk.kinds[plan.PhaseSecrets].Plan(ctx, req.secret, run); err != nil {
+		if _, err := bk.Kinds[plan.PhaseSecrets].Plan(ctx, req.secret, run); err != nil {
 			what := map[string]string{"powerdns": "API key", "cloudflare": "token"}[req.provider]
 			return withCode(exitError, fmt.Errorf("--provider %s: its %s is in Vault store %s, which could not be read: %w", req.byName, what, req.secret.Secret.Ref.Vault, err))
 		}

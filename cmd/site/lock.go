@@ -76,7 +76,7 @@ func lockStores(ctx context.Context, g *graph.Graph, t *model.Tenant, bk *runBac
 			vaults[s.Secret.Ref.Vault] = s.Secret.Store
 		}
 	}
-	vl, _ := bk.kinds[plan.PhaseSecrets].(vaultLocker)
+	vl, _ := bk.Kinds[plan.PhaseSecrets].(vaultLocker)
 	seen := map[string]bool{}
 	for _, z := range t.Zones {
 		ref := z.Provider.Credential().Vault
@@ -93,7 +93,7 @@ func lockStores(ctx context.Context, g *graph.Graph, t *model.Tenant, bk *runBac
 	}
 	var zoneStores []lock.Store
 	for _, z := range t.Zones {
-		zl, ok := bk.providers[z.Provider.Kind()].(zoneLocker)
+		zl, ok := bk.Providers[z.Provider.Kind()].(zoneLocker)
 		// A key from Vault is read by a secret step, after the lock is
 		// taken: that zone cannot hold it.
 		if !ok || z.Provider.PowerDNS == nil || z.Provider.PowerDNS.APIKey.Env == "" {
