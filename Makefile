@@ -16,7 +16,9 @@
 GO        ?= go
 TAGS      ?= libvirt_dlopen
 BIN       ?= bin/site
-VERSION   ?= $(shell git describe --always --dirty 2>/dev/null || echo dev)
+# VERSION: git describe's; empty outside a git checkout, and site then
+# reports the module's build info (site help install).
+VERSION   ?= $(shell git describe --always --dirty 2>/dev/null)
 SUDO      := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 CUE_VERSION := v0.17.1
 
