@@ -1,6 +1,7 @@
 # site — build, test, benchmark and demo targets.
 #
-#   make demo    install what is missing, start a local PowerDNS on loopback,
+#   make demo    install what is missing for DNS (PowerDNS, curl, dig; no
+#                libvirt or QEMU), start a local PowerDNS on loopback,
 #                apply tenants/office1.cue's DNS and show the diff converged
 #   make demo-full  (root) make demo, then a Vault dev server, the Cloudflare
 #                fake and a root libvirtd; apply tenants/sjc.cue whole from a
@@ -15,36 +16,46 @@
 GO        ?= go
 TAGS      ?= libvirt_dlopen
 BIN       ?= bin/site
-VERSION   ?= $(shell git describe --always --dirty 2>/dev/null || echo dev)
+# VERSION: git describe's; empty outside a git checkout, and site then
+# reports the module's build info (site help install).
+VERSION   ?= $(shell git describe --always --dirty 2>/dev/null)
 SUDO      := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 CUE_VERSION := v0.17.1
 
-# Debian packages the tests and the demo need (curl: make demo polls the
-# PowerDNS API with it; dnsmasq-base and iptables: the system libvirtd the
-# network tests start runs NAT networks with them; busybox-static: its
-# udhcpc takes a real DHCP lease from such a network, and it is the
-# userland of the boot image the guest tests build, with the kernel of
+# Debian packages, in three lists so that each target installs only what
+# it needs. DEMO_PKGS: make demo (DNS only) runs PowerDNS with its SQLite
+# backend, polls its API with curl and asks it with dig; nothing of
+# libvirt: the binary loads libvirt only at run time, and only for VMs.
+# VM_PKGS: make demo-vm, demo-full and the tests run libvirtd and QEMU
+# (dnsmasq-base and iptables: the system libvirtd the network tests
+# start runs NAT networks with them; busybox-static: its udhcpc takes a
+# real DHCP lease from such a network, and it is the userland of the
+# boot image the guest tests build, with the kernel of
 # linux-image-cloud-amd64 and syslinux on a FAT file system made with
 # dosfstools and mtools; busybox-static replaces the dynamic busybox;
 # iproute2: the tests make a host bridge for a bridged network with ip
-# link; pdns-backend-lmdb: a PowerDNS that stores no rrset comments, so
-# no owner markers, for the test of what site says about it).
-DEB_PKGS := pdns-server pdns-backend-sqlite3 pdns-backend-lmdb sqlite3 bind9-dnsutils \
-            libvirt-daemon libvirt-clients qemu-system-x86 qemu-utils libvirt0 ca-certificates \
-            curl dnsmasq-base iptables busybox-static iproute2 \
-            linux-image-cloud-amd64 syslinux mtools dosfstools
+# link). TEST_PKGS: the tests alone (pdns-backend-lmdb: a PowerDNS that
+# stores no rrset comments, so no owner markers, for the test of what
+# site says about it).
+DEMO_PKGS := pdns-server pdns-backend-sqlite3 sqlite3 bind9-dnsutils ca-certificates curl
+VM_PKGS   := libvirt-daemon libvirt-clients qemu-system-x86 qemu-utils libvirt0 \
+             dnsmasq-base iptables busybox-static iproute2 \
+             linux-image-cloud-amd64 syslinux mtools dosfstools
+TEST_PKGS := pdns-backend-lmdb
+DEB_PKGS  := $(DEMO_PKGS) $(VM_PKGS) $(TEST_PKGS)
 
-.PHONY: all build test lint bench demo demo-vm demo-full demo-stop demo-vm-stop deps clean vault-server
+.PHONY: all build test lint bench demo demo-vm demo-full demo-stop demo-vm-stop deps deps-demo clean vault-server
 
 all: build
 
 build:
 	$(GO) build -tags $(TAGS) -ldflags "-X main.version=$(VERSION)" -o $(BIN) ./cmd/site
 
-# deps installs the Debian packages the tests need, only when one is missing.
-# policy-rc.d keeps the packages' own services (pdns on port 53) from starting.
-deps:
-	@missing=""; for p in $(DEB_PKGS); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
+# install-missing installs the Debian packages of $(1) that are missing,
+# and nothing when none is. policy-rc.d keeps the packages' own services
+# (pdns on port 53) from starting.
+define install-missing
+	@missing=""; for p in $(1); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
 	if [ -n "$$missing" ]; then \
 		echo "installing:$$missing"; \
 		$(SUDO) sh -c 'printf "#!/bin/sh\nexit 101\n" > /usr/sbin/policy-rc.d && chmod +x /usr/sbin/policy-rc.d'; \
@@ -52,6 +63,16 @@ deps:
 		$(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends $$missing; \
 		$(SUDO) rm -f /usr/sbin/policy-rc.d; \
 	fi
+endef
+
+# deps-demo installs what make demo needs (DNS only).
+deps-demo:
+	$(call install-missing,$(DEMO_PKGS))
+
+# deps installs everything the tests, make demo-vm and make demo-full
+# need, and the user and device QEMU runs with.
+deps:
+	$(call install-missing,$(DEB_PKGS))
 	@# A root libvirtd resolves its QEMU user libvirt-qemu at start and exits
 	@# without it (libvirt-daemon-system would create it, but pulls systemd).
 	@# QEMU runs as that user: give it /dev/kvm as Debian's udev rule does
@@ -116,7 +137,7 @@ clean:
 # keeps running so you can go on; `make demo-stop` stops it.
 DEMO_DIR := $(CURDIR)/.demo
 export PDNS_API_KEY ?= demo-key
-demo: deps build
+demo: deps-demo build
 	@mkdir -p $(DEMO_DIR)
 	@if ! curl -sf -o /dev/null -H "X-API-Key: $$PDNS_API_KEY" http://127.0.0.1:8081/api/v1/servers/localhost; then \
 		rm -f $(DEMO_DIR)/pdns.sqlite3; \
@@ -150,7 +171,7 @@ demo: deps build
 # whole from a cold start until its VM boots and takes its lease; then a
 # second diff is converged. Needs root and the Vault binary of make
 # vault-server. Everything keeps running; make demo-stop stops it.
-demo-full: demo vault-server
+demo-full: deps demo vault-server
 	@GO="$(GO)" TAGS="$(TAGS)" BIN="$(BIN)" sh cmd/demo/full.sh
 
 demo-stop: demo-vm-stop

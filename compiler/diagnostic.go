@@ -1,7 +1,6 @@
 package compiler
 
 import (
-	"fmt"
 	"sort"
 	"strings"
 
@@ -33,12 +32,7 @@ type Diagnostic struct {
 // FormatPos renders p as file:line:col (file alone when p has no line).
 // The file's name is the pull request's to choose, so it is shown as
 // Visible shows it.
-func FormatPos(p model.Pos) string {
-	if p.Line == 0 {
-		return Visible(p.File)
-	}
-	return fmt.Sprintf("%s:%d:%d", Visible(p.File), p.Line, p.Col)
-}
+func FormatPos(p model.Pos) string { return visible.Pos(p.File, p.Line, p.Col) }
 
 // Visible returns s as one line of plain text (see package visible):
 // control and format characters, line separators and invalid UTF-8 as

@@ -23,14 +23,6 @@ import (
 // '@' or Markdown.
 var volumeName = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.+-]{0,254}$`)
 
-// SeedVolumeName is how the libvirt driver names a VM's cloud-init seed:
-// a hash of the VM's name and cloud-init text, which the tenants' files
-// show. The driver uploads no seed whose volume is there already, so a
-// tenant's disk by that name (made first, a copy of its own seed) would
-// be another tenant's guest's seed; no tenant's disk or base has such a
-// name.
-var SeedVolumeName = regexp.MustCompile(`^seed-[0-9a-f]{16}\.iso$`)
-
 // checkVolumeNames reports a disk's pool, volume or base that is not a
 // name site can write, at the field.
 func (b *builder) checkVolumeNames(dp []string, pool, name, base string) {
@@ -41,7 +33,7 @@ func (b *builder) checkVolumeNames(dp []string, pool, name, base string) {
 		switch {
 		case (f.field == "name" || f.name != "") && !volumeName.MatchString(f.name):
 			b.errorf(at(dp, f.field), "volume name %q: use letters, digits, '-', '_', '.' and '+', first a letter or digit, at most 255 characters; rename the volume (virsh vol-clone) if it is already there", f.name)
-		case SeedVolumeName.MatchString(f.name):
+		case model.SeedVolumeName.MatchString(f.name):
 			b.errorf(at(dp, f.field), "volume name %q is how site names a cloud-init seed (seed-HASH.iso, made from a VM's cloudinit): seeds are site's to make, never a tenant's disk or base; name the volume otherwise", f.name)
 		}
 	}

@@ -37,8 +37,10 @@ type Finder struct {
 	// (model.Provider.Kind); a kind missing here is reported unread.
 	DNS map[string]backends.MarkReader
 	// Hosts lists the owner elements on a libvirt host; nil when this
-	// build has no libvirt backend.
-	Hosts backends.OwnerLister
+	// build has no libvirt backend, and NoHosts then says why and how to
+	// get a build with one, in each host's report.
+	Hosts   backends.OwnerLister
+	NoHosts error
 	// Prepare reads what p's credential needs into Run (a secret from a
 	// Vault store) before p is listed; an error leaves p unread. nil
 	// prepares nothing.

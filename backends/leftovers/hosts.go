@@ -115,6 +115,9 @@ func (f *Finder) listHost(ctx context.Context, name, uri string) *hostList {
 	switch {
 	case f.Hosts == nil:
 		l.report.Error = "this build of site has no libvirt backend"
+		if f.NoHosts != nil {
+			l.report.Error = f.NoHosts.Error()
+		}
 		return l
 	case ctx.Err() != nil:
 		l.report.Error = notRead(ctx)

@@ -1,3 +1,5 @@
+//go:build cgo && libvirt_dlopen
+
 // Package libvirt converges VMs, networks and the storage pools site.cue
 // declares on libvirt hosts, and never stops a guest without an
 // acknowledged gate (INCIDENTS.md §3).

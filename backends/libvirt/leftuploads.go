@@ -1,3 +1,5 @@
+//go:build cgo && libvirt_dlopen
+
 package libvirt
 
 import (
@@ -17,7 +19,7 @@ import (
 
 	"github.com/site-tools/site/backends"
 	"github.com/site-tools/site/backends/libvirt/seed"
-	"github.com/site-tools/site/compiler"
+	"github.com/site-tools/site/compiler/model"
 )
 
 // What an upload that did not finish leaves (uploadmark.go) no diff or
@@ -149,7 +151,7 @@ func (r poolReader) leftUploads(ups []markedUpload, names []string) ([]backends.
 			continue
 		}
 		out = append(out, backends.LeftUpload{Pool: r.pool, Volume: u.volume, Partial: u.volume != "" && slices.Contains(names, u.volume),
-			Markers: u.markerNames(), Tenant: note.Tenant, Seed: compiler.SeedVolumeName.MatchString(u.volume),
+			Markers: u.markerNames(), Tenant: note.Tenant, Seed: model.SeedVolumeName.MatchString(u.volume),
 			Run: note.who(), RunGone: note.gone()})
 	}
 	return out, nil
@@ -186,7 +188,7 @@ func unmarkedSeeds(names []string) []string {
 	}
 	var out []string
 	for _, n := range names {
-		if compiler.SeedVolumeName.MatchString(n) && !marked[n] {
+		if model.SeedVolumeName.MatchString(n) && !marked[n] {
 			out = append(out, n)
 		}
 	}

@@ -1,3 +1,5 @@
+//go:build cgo && libvirt_dlopen
+
 package libvirt
 
 import (
@@ -11,8 +13,8 @@ import (
 	"strings"
 	"unicode"
 
-	"github.com/site-tools/site/compiler"
 	"github.com/site-tools/site/compiler/model"
+	"github.com/site-tools/site/compiler/visible"
 )
 
 // A declared pool that does not exist yet is made by its step on its
@@ -179,7 +181,7 @@ func probeVolume(dir, name string) *volObs {
 	// may quote the file's header, which a guest wrote (the start of its
 	// raw disk), so it reaches the plan escaped, on one line.
 	unknown := func(why string) *volObs {
-		return &volObs{NoPool: poolMissing, Unknown: compiler.Visible(p + " " + why)}
+		return &volObs{NoPool: poolMissing, Unknown: visible.String(p + " " + why)}
 	}
 	if _, err := os.Lstat(p); errors.Is(err, fs.ErrNotExist) {
 		return v

@@ -1,3 +1,5 @@
+//go:build cgo && libvirt_dlopen
+
 package libvirt
 
 import (

@@ -1,3 +1,5 @@
+//go:build cgo && libvirt_dlopen
+
 package libvirt
 
 import (
@@ -11,8 +13,8 @@ import (
 	"libvirt.org/go/libvirt"
 	"libvirt.org/go/libvirtxml"
 
-	"github.com/site-tools/site/compiler"
 	"github.com/site-tools/site/compiler/model"
+	"github.com/site-tools/site/compiler/visible"
 )
 
 // A dir pool's directory may hold a file that libvirt does not list as
@@ -108,7 +110,7 @@ func whyUnlisted(path string) string {
 	}
 	if st.Mode()&fs.ModeSymlink != 0 {
 		target, _ := os.Readlink(path)
-		target = compiler.Visible(target)
+		target = visible.String(target)
 		if st, err = os.Stat(path); errors.Is(err, fs.ErrNotExist) {
 			return "a symbolic link to " + target + ", which does not exist: libvirt lists no link to nothing, and making the volume would write " + target + " through it"
 		}

@@ -1,3 +1,5 @@
+//go:build cgo && libvirt_dlopen
+
 package libvirt
 
 import (
@@ -8,7 +10,6 @@ import (
 
 	"libvirt.org/go/libvirt"
 
-	"github.com/site-tools/site/compiler"
 	"github.com/site-tools/site/compiler/model"
 	"github.com/site-tools/site/compiler/plan"
 )
@@ -170,7 +171,7 @@ func markedSeeds(names []string) map[string][]marker {
 	for _, n := range names {
 		rest, ok := strings.CutPrefix(n, ".")
 		seed, _, marks := strings.Cut(rest, ".uploading")
-		if !ok || !marks || !compiler.SeedVolumeName.MatchString(seed) || out[seed] != nil {
+		if !ok || !marks || !model.SeedVolumeName.MatchString(seed) || out[seed] != nil {
 			continue
 		}
 		if ms := markersIn(names, seed); len(ms) > 0 {

@@ -1,3 +1,5 @@
+//go:build cgo && libvirt_dlopen
+
 package libvirt
 
 import (
@@ -7,10 +9,10 @@ import (
 
 	"libvirt.org/go/libvirtxml"
 
-	"github.com/site-tools/site/compiler"
 	"github.com/site-tools/site/compiler/graph"
 	"github.com/site-tools/site/compiler/model"
 	"github.com/site-tools/site/compiler/plan"
+	"github.com/site-tools/site/compiler/visible"
 )
 
 // A VM names its volumes by pool and name, and vet knows only the
@@ -230,7 +232,7 @@ func at(pos model.Pos) string {
 	if !pos.IsValid() {
 		return ""
 	}
-	return compiler.FormatPos(pos) + ": "
+	return visible.Pos(pos.File, pos.Line, pos.Col) + ": "
 }
 
 // recheckUsers reads the host's domains now and checks that none but

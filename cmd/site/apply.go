@@ -13,6 +13,7 @@ import (
 	"github.com/site-tools/site/backends"
 	"github.com/site-tools/site/backends/engine"
 	"github.com/site-tools/site/backends/lease"
+	"github.com/site-tools/site/backends/providers"
 	"github.com/site-tools/site/compiler/graph"
 	"github.com/site-tools/site/compiler/plan"
 )
@@ -107,12 +108,12 @@ func runApply(cmd *cobra.Command, args []string, o applyOptions) error {
 		}
 	}
 
-	bk := openBackends(run)
+	bk := providers.Open(run)
 	defer closeBackends(bk, cmd.ErrOrStderr())
 	eng, prog := newEngine(bk, o.parallelism, cmd.ErrOrStderr())
 	prog.quiet = o.quiet
 	prog.watchSlow(run)
-	bk.leaseTimeout, bk.leaseProgress = o.leaseTimeout, func(s string) { prog.say("site: " + s) }
+	bk.LeaseTimeout, bk.LeaseProgress = o.leaseTimeout, func(s string) { prog.say("site: " + s) }
 	// An interrupt cancels observing, which only reads (what the tenants
 	// no longer declare, then the steps), and a wait for the lock; the
 	// walk that writes keeps cmd's context and stops through run
@@ -137,8 +138,11 @@ func runApply(cmd *cobra.Command, args []string, o applyOptions) error {
 	al := applyLocking{ctx: backends.WithRun(cmd.Context(), run), interrupted: observing, args: args, bk: bk, run: run,
 		command: applyCommand(args, o), wait: o.lockTimeout, p: prog, locks: locks}
 	var lockErr error
-	g, err := o.scope(args, phases, targets, load, al.first(targets, bk.discover(observing, prog.listing), &lockErr))
+	g, err := o.scope(args, phases, targets, load, al.first(targets, bk.Discover(observing, prog.listing), &lockErr))
 	if err = cmp.Or(lockErr, err); err != nil {
+		return withCode(exitError, err)
+	}
+	if err := bk.Check(g); err != nil {
 		return withCode(exitError, err)
 	}
 	if observing.Err() != nil {
@@ -146,7 +150,7 @@ func runApply(cmd *cobra.Command, args []string, o applyOptions) error {
 	}
 	// What the listing read may have been read before a tenant's lock
 	// (one whose only steps it found): the steps observe afresh.
-	bk.forgetDiscovered()
+	bk.ForgetDiscovered()
 	if err := al.lock(g); err != nil {
 		return withCode(exitError, err)
 	}

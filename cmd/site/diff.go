@@ -15,6 +15,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/site-tools/site/backends"
+	"github.com/site-tools/site/backends/providers"
 	"github.com/site-tools/site/compiler/graph"
 	"github.com/site-tools/site/compiler/plan"
 )
@@ -108,7 +109,7 @@ func runDiff(cmd *cobra.Command, args []string, o diffOptions) (err error) {
 	if err != nil {
 		return withCode(exitError, err)
 	}
-	bk := openBackends(run)
+	bk := providers.Open(run)
 	defer closeBackends(bk, cmd.ErrOrStderr())
 	// Reads ahead are observing too: the first Ctrl-C stops them.
 	// It carries the run, so its requests keep to --request-timeout.
@@ -127,8 +128,11 @@ func runDiff(cmd *cobra.Command, args []string, o diffOptions) (err error) {
 	// Watching from before the load: listing what the tenants no longer
 	// declare reads the hosts, and a hung one must not hang a Ctrl-C.
 	defer watchInterrupts(prog, run, stopObserving, nil)()
-	g, err := o.scope(args, phases, targets, load, listWithinMaxSteps(bk.discover(observing, prog.listing), o.maxSteps, targets))
+	g, err := o.scope(args, phases, targets, load, listWithinMaxSteps(bk.Discover(observing, prog.listing), o.maxSteps, targets))
 	if err != nil {
+		return withCode(exitError, err)
+	}
+	if err := bk.Check(g); err != nil {
 		return withCode(exitError, err)
 	}
 	if err := withinMaxSteps(g, o.maxSteps); err != nil {

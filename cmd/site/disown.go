@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/site-tools/site/backends"
+	"github.com/site-tools/site/backends/providers"
 	"github.com/site-tools/site/compiler/dnsname"
 	"github.com/site-tools/site/compiler/graph"
 	"github.com/site-tools/site/compiler/model"
@@ -175,9 +176,9 @@ func disownZone(cmd *cobra.Command, zoneArg string, req disownRequest) error {
 		acked = acked || g == plan.GateDNSDisown
 	}
 	run := backends.NewRun()
-	bk := openBackends(run)
+	bk := providers.Open(run)
 	defer closeBackends(bk, cmd.ErrOrStderr())
-	d, _ := bk.providers[req.provider].(backends.Disowner)
+	d, _ := bk.Providers[req.provider].(backends.Disowner)
 	if d == nil {
 		return withCode(exitError, fmt.Errorf("this build of site has no %s backend that can disown", req.provider))
 	}

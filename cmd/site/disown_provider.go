@@ -150,7 +150,7 @@ func readSecret(ctx context.Context, bk *runBackends, run *backends.Run, kind, n
 		return nil
 	}
 	run.Acked[plan.GateSecretUnreachable] = true
-	if _, err := bk.kinds[plan.PhaseSecrets].Plan(ctx, secret, run); err != nil {
+	if _, err := bk.Kinds[plan.PhaseSecrets].Plan(ctx, secret, run); err != nil {
 		what := map[string]string{"powerdns": "API key", "cloudflare": "token"}[kind]
 		return fmt.Errorf("--provider %s: its %s is in Vault store %s, which could not be read: %w", name, what, secret.Secret.Ref.Vault, err)
 	}

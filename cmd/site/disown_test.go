@@ -248,7 +248,7 @@ func TestDisownCloudflareNames(t *testing.T) {
 	t.Setenv("NO_COLOR", "1")
 	t.Setenv(cloudflare.EnvAPIURL, "")
 	useBackend(t, "cloudflare", func(bk *runBackends, _ *backends.Run) {
-		bk.providers["cloudflare"] = &cloudflare.Driver{RPS: 1000}
+		bk.Providers["cloudflare"] = &cloudflare.Driver{RPS: 1000}
 	})
 	var ids []string
 	for _, zone := range disownNameZones {

@@ -13,6 +13,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/site-tools/site/backends"
+	"github.com/site-tools/site/backends/providers"
 	"github.com/site-tools/site/compiler"
 	"github.com/site-tools/site/compiler/export"
 	"github.com/site-tools/site/compiler/graph"
@@ -170,9 +171,9 @@ func exportZone(cmd *cobra.Command, req exportRequest) error {
 		}
 	}
 	run := backends.NewRun()
-	bk := openBackends(run)
+	bk := providers.Open(run)
 	defer closeBackends(bk, cmd.ErrOrStderr())
-	x, _ := bk.providers[req.provider].(backends.ZoneExporter)
+	x, _ := bk.Providers[req.provider].(backends.ZoneExporter)
 	if x == nil {
 		return withCode(exitError, fmt.Errorf("this build of site has no %s backend that can export", req.provider))
 	}

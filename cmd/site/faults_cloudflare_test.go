@@ -34,7 +34,7 @@ func TestFaultsCloudflareApply(t *testing.T) {
 	// Stalls end after 250 ms instead of the client's two minutes, and
 	// retries wait milliseconds, so a faulty run costs the suite little.
 	useBackend(t, "cloudflare", func(bk *runBackends, _ *backends.Run) {
-		bk.providers["cloudflare"] = &cloudflare.Driver{RPS: 1000, Retries: retries, MaxWait: 20 * time.Millisecond,
+		bk.Providers["cloudflare"] = &cloudflare.Driver{RPS: 1000, Retries: retries, MaxWait: 20 * time.Millisecond,
 			Transport: &http.Transport{ResponseHeaderTimeout: 250 * time.Millisecond}}
 	})
 	id := cf.AddZone(zone)

@@ -243,7 +243,7 @@ func (fs *faultSite) unlockIfHeld(t *testing.T, what string) {
 func shortTimeouts(t *testing.T, timeout time.Duration) {
 	t.Helper()
 	useBackend(t, "powerdns", func(bk *runBackends, _ *backends.Run) {
-		bk.providers["powerdns"] = &powerdns.Driver{Timeout: timeout, Backoff: 5 * time.Millisecond}
+		bk.Providers["powerdns"] = &powerdns.Driver{Timeout: timeout, Backoff: 5 * time.Millisecond}
 	})
 }
 

@@ -29,7 +29,7 @@ func TestFaultsVaultApply(t *testing.T) {
 	fp := newFaultProxy(t, store.URL)
 	// A stalled store is given up on after 250 ms instead of 5 s.
 	useBackend(t, "vault", func(bk *runBackends, _ *backends.Run) {
-		bk.kinds[plan.PhaseSecrets] = &vault.Driver{Timeout: 250 * time.Millisecond}
+		bk.Kinds[plan.PhaseSecrets] = &vault.Driver{Timeout: 250 * time.Millisecond}
 	})
 	id := cf.AddZone(zone)
 	if _, err := cf.AddRecord(id, cftest.Record{Name: "legacy." + zone, Type: "A", Content: "192.0.2.200", TTL: 3600}); err != nil {
@@ -164,7 +164,7 @@ func cloudflareTokenInVault(t *testing.T) (*cftest.Server, *vaulttest.Dev) {
 	t.Setenv("NO_COLOR", "1")
 	t.Setenv(cloudflare.EnvAPIURL, "")
 	useBackend(t, "cloudflare", func(bk *runBackends, _ *backends.Run) {
-		bk.providers["cloudflare"] = &cloudflare.Driver{RPS: 1000}
+		bk.Providers["cloudflare"] = &cloudflare.Driver{RPS: 1000}
 	})
 	return cf, store
 }

@@ -13,10 +13,7 @@ import (
 	"github.com/site-tools/site/backends"
 	"github.com/site-tools/site/backends/cloudflare"
 	"github.com/site-tools/site/backends/cloudflare/cftest"
-	"github.com/site-tools/site/backends/libvirt"
-	"github.com/site-tools/site/backends/libvirt/libvirttest"
 	"github.com/site-tools/site/backends/vault/vaulttest"
-	"github.com/site-tools/site/compiler/plan"
 )
 
 // These tests reproduce INCIDENTS.md §1 through the site command, with
@@ -56,7 +53,7 @@ func newColdStart(t *testing.T, zone string) *coldStart {
 	// The production driver keeps Cloudflare's 4 requests per second;
 	// the fake needs no such courtesy.
 	useBackend(t, "cloudflare", func(bk *runBackends, _ *backends.Run) {
-		bk.providers["cloudflare"] = &cloudflare.Driver{RPS: 1000}
+		bk.Providers["cloudflare"] = &cloudflare.Driver{RPS: 1000}
 	})
 	return cs
 }
@@ -167,23 +164,6 @@ func TestIncident1_ColdStartUsesFallbackAddress(t *testing.T) {
 	if code != exitOK || !strings.Contains(out, "No changes.") {
 		t.Errorf("second diff: exit %d, want 0 and No changes.\nstdout:\n%s\nstderr:\n%s", code, out, errOut)
 	}
-}
-
-// libvirtTestHost points the spec's qemu:///system at libvirt's
-// in-process test driver, so the network phase runs for real without a
-// system daemon.
-func libvirtTestHost(t *testing.T) {
-	t.Helper()
-	if err := libvirt.Available(); err != nil {
-		libvirttest.Need(t, "libvirt cannot be loaded here: "+err.Error())
-	}
-	// One driver for the whole test, not one per run: test:///default
-	// keeps what a run defined only while a connection to it is open.
-	d := libvirt.New(libvirt.Options{URIMap: map[string]string{"qemu:///system": "test:///default"}})
-	t.Cleanup(func() { d.Close() })
-	useBackend(t, "libvirt", func(bk *runBackends, _ *backends.Run) {
-		bk.kinds[plan.PhaseVM], bk.kinds[plan.PhaseNetwork] = d.VMs(), d.Networks()
-	})
 }
 
 func TestIncident1_UnreachableSecretBlocksWithGate(t *testing.T) {

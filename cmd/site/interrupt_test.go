@@ -123,7 +123,7 @@ func splitZone(t *testing.T, srv *pdnstest.Server, zone string) (file string, in
 	}
 	file = lockedTenantFile(t, srv, zone, records.String())
 	useBackend(t, "powerdns", func(bk *runBackends, _ *backends.Run) {
-		bk.providers["powerdns"] = &powerdns.Driver{MaxBodyBytes: 2000, Attempts: 1}
+		bk.Providers["powerdns"] = &powerdns.Driver{MaxBodyBytes: 2000, Attempts: 1}
 	})
 	inPatch, release = make(chan struct{}), make(chan struct{})
 	var once sync.Once

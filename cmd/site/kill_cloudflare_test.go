@@ -148,7 +148,7 @@ func newCloudflareKillFixture(t *testing.T) *cloudflareKillFixture {
 	// rate; the killed one does, which costs it a quarter second a
 	// request.
 	useBackend(t, "cloudflare", func(bk *runBackends, _ *backends.Run) {
-		bk.providers["cloudflare"] = &cloudflare.Driver{RPS: 1000}
+		bk.Providers["cloudflare"] = &cloudflare.Driver{RPS: 1000}
 	})
 	fx := &cloudflareKillFixture{cf: cf, proxy: proxy, zoneID: cf.AddZone(killZone)}
 	for _, r := range []cftest.Record{

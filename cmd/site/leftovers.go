@@ -16,6 +16,7 @@ import (
 
 	"github.com/site-tools/site/backends"
 	"github.com/site-tools/site/backends/leftovers"
+	"github.com/site-tools/site/backends/providers"
 	"github.com/site-tools/site/compiler"
 	"github.com/site-tools/site/compiler/graph"
 	"github.com/site-tools/site/compiler/model"
@@ -80,7 +81,7 @@ func runLeftovers(cmd *cobra.Command, args []string, format, provider string) er
 		}
 	}
 	run := backends.NewRun()
-	bk := openBackends(run)
+	bk := providers.Open(run)
 	defer closeBackends(bk, cmd.ErrOrStderr())
 	// As diff: a server slow to answer is named, and the first Ctrl-C
 	// stops the reading (it only reads), leaving the rest unread.
@@ -90,7 +91,7 @@ func runLeftovers(cmd *cobra.Command, args []string, format, provider string) er
 	reading, stopReading := context.WithCancel(cmd.Context())
 	defer stopReading()
 	defer watchInterrupts(prog, run, stopReading, nil)()
-	f := &leftovers.Finder{DNS: bk.markReaders(), Hosts: bk.owners, Run: run,
+	f := &leftovers.Finder{DNS: bk.MarkReaders(), Hosts: bk.Owners, NoHosts: bk.Absent(), Run: run,
 		Prepare: readCredential(bk, spec, run),
 		Command: pasteable(config)}
 	report := f.Find(reading, in)
@@ -196,7 +197,7 @@ func readCredential(bk *runBackends, spec *model.Spec, run *backends.Run) func(c
 		// gate counted as given its message leaves that out.
 		run.Acked[plan.GateSecretUnreachable] = true
 		step := &graph.Step{ID: id, Phase: plan.PhaseSecrets, Secret: &graph.Secret{Store: spec.Vaults[ref.Vault], Ref: *ref}}
-		_, err := bk.kinds[plan.PhaseSecrets].Plan(ctx, step, run)
+		_, err := bk.Kinds[plan.PhaseSecrets].Plan(ctx, step, run)
 		if err != nil {
 			err = fmt.Errorf("its credential is in Vault store %s, which could not be read: %w", ref.Vault, err)
 		}

@@ -227,7 +227,7 @@ func parseTargets(ts []string) []string {
 // to stderr so stdout holds only the plan or the report.
 func newEngine(bk *runBackends, parallelism int, stderr io.Writer) (*engine.Engine, *progress) {
 	p := newProgress(stderr, isTerminal(stderr), useColor(stderr))
-	return &engine.Engine{DriverFor: bk.driverFor, Parallelism: parallelism, Hook: p}, p
+	return &engine.Engine{DriverFor: bk.DriverFor, Parallelism: parallelism, Hook: p}, p
 }
 
 // useColor reports whether output to w may carry ANSI colours: only on

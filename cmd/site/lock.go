@@ -59,13 +59,13 @@ func scopeTenants(g *graph.Graph) []*model.Tenant {
 // says (lock.For), kept by this run's backends.
 func lockStore(ctx context.Context, t *model.Tenant, bk *runBackends, run *backends.Run, specDirs []string) (lock.Store, error) {
 	var k lock.Keepers
-	if vl, ok := bk.kinds[plan.PhaseSecrets].(vaultLocker); ok {
+	if vl, ok := bk.Kinds[plan.PhaseSecrets].(vaultLocker); ok {
 		k.Vault = func(ctx context.Context, store *model.Vault, tenant string) (lock.Store, error) {
 			return vl.LockStore(ctx, store, tenant, run, nil)
 		}
 	}
 	if t.Locks != nil && t.Locks.PowerDNS != nil {
-		if zl, ok := bk.providers[t.Locks.PowerDNS.Provider.Kind()].(zoneLocker); ok {
+		if zl, ok := bk.Providers[t.Locks.PowerDNS.Provider.Kind()].(zoneLocker); ok {
 			k.PowerDNS = func(provider model.Provider, zone, tenant string) (lock.Store, error) {
 				return zl.TenantLockStore(provider, zone, tenant, run, nil)
 			}

@@ -83,9 +83,8 @@ help exit-codes details these codes.`,
 	root.SetErr(stderr)
 	// Usage is silenced (it would bury the error), so a flag error says
 	// where the flags are listed instead.
-	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
-		return fmt.Errorf("%w (see %s --help)", err, c.CommandPath())
-	})
+	// It names the flag the user most likely meant (habits.go).
+	root.SetFlagErrorFunc(flagError)
 	root.PersistentFlags().StringVar(&configFlag, "config", "", configFlagHelp)
 	for _, c := range commands {
 		root.AddCommand(c())
@@ -104,6 +103,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	if err == nil {
 		return exitOK
 	}
+	err = suggestCommand(root, args, err)
 	var ee *exitErr
 	if errors.As(err, &ee) {
 		if ee.err != nil {

@@ -83,14 +83,18 @@ func TestScripts(t *testing.T) {
 			// Output must not depend on the terminal or the user's setup.
 			env.Setenv("NO_COLOR", "1")
 			env.Setenv("SITE_CACHE_DIR", filepath.Join(env.WorkDir, ".site-cache"))
-			// Apply locks in a state directory of the script's own,
-			// outside $WORK (site refuses one beside the specs).
-			env.Setenv("XDG_STATE_HOME", env.WorkDir+"-state")
-			env.Setenv("SITE_TEST_STATE", "1")
-			env.Defer(func() { os.RemoveAll(env.WorkDir + "-state") })
+			scriptStateDir(env)
 			return nil
 		},
 	})
+}
+
+// scriptStateDir gives a script apply locks in a state directory of its
+// own, outside $WORK (site refuses one beside the specs).
+func scriptStateDir(env *testscript.Env) {
+	env.Setenv("XDG_STATE_HOME", env.WorkDir+"-state")
+	env.Setenv("SITE_TEST_STATE", "1")
+	env.Defer(func() { os.RemoveAll(env.WorkDir + "-state") })
 }
 
 // removeAfter runs the tests, then removes dir.

@@ -59,7 +59,7 @@ func startPrefetch(ctx context.Context, bk *runBackends, run *backends.Run, phas
 // zone starts reading z. The compiler's loading workers call it: it
 // never waits for a read.
 func (p *zonePrefetch) zone(z *model.Zone) {
-	pf, ok := p.bk.providers[z.Provider.Kind()].(backends.Prefetcher)
+	pf, ok := p.bk.Providers[z.Provider.Kind()].(backends.Prefetcher)
 	if !ok || !p.wanted(graph.ZoneStepID(z.Name)) {
 		return
 	}

@@ -168,7 +168,7 @@ func (h *heldReads) Prefetch(ctx context.Context, z *model.Zone, _ *backends.Run
 // end when the diff does.
 func TestReadsAheadHoldNoMoreThanParallelism(t *testing.T) {
 	h := &heldReads{startc: make(chan string, 8), taken: map[string]chan struct{}{}}
-	bk := &runBackends{providers: map[string]backends.Driver{"powerdns": h}}
+	bk := &runBackends{Providers: map[string]backends.Driver{"powerdns": h}}
 	p := startPrefetch(context.Background(), bk, backends.NewRun(), nil, nil, 2, 0)
 	zones := []string{"a.test.", "b.test.", "c.test.", "d.test."}
 	for _, name := range zones {

@@ -34,6 +34,7 @@ func TestScriptsPowerDNS(t *testing.T) {
 			env.Setenv("PDNS_URL", srv.URL)
 			env.Setenv("PDNS_DNS", srv.DNSAddr)
 			env.Setenv("PDNS_API_KEY", srv.APIKey)
+			scriptStateDir(env)
 			return nil
 		},
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){

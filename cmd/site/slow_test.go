@@ -158,7 +158,7 @@ func TestDiffNamesTheRequestCloudflareHolds(t *testing.T) {
 	t.Setenv("NO_COLOR", "1")
 	t.Setenv(cloudflare.EnvAPIURL, "")
 	useBackend(t, "cloudflare", func(bk *runBackends, _ *backends.Run) {
-		bk.providers["cloudflare"] = &cloudflare.Driver{RPS: 1000}
+		bk.Providers["cloudflare"] = &cloudflare.Driver{RPS: 1000}
 	})
 	id := cf.AddZone(zone)
 	front, _, release := holdingServer(t, cf.Config.Handler, func(r *http.Request) bool {

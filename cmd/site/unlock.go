@@ -9,6 +9,7 @@ import (
 
 	"github.com/site-tools/site/backends"
 	"github.com/site-tools/site/backends/lock"
+	"github.com/site-tools/site/backends/providers"
 	"github.com/site-tools/site/compiler/plan"
 )
 
@@ -69,7 +70,7 @@ func runUnlock(cmd *cobra.Command, tenant string, paths []string, acked bool) er
 			continue
 		}
 		run := backends.NewRun()
-		bk := openBackends(run)
+		bk := providers.Open(run)
 		defer closeBackends(bk, cmd.ErrOrStderr())
 		ctx := cmd.Context()
 		out := cmd.OutOrStdout()

@@ -5,10 +5,14 @@ import (
 	"runtime/debug"
 
 	"github.com/spf13/cobra"
+
+	"github.com/site-tools/site/backends/providers"
 )
 
-// version is set at build time with -ldflags "-X main.version=...".
-var version = "dev"
+// version is set at build time with -ldflags "-X main.version=..."
+// (make build sets it from git describe); empty, the module's build
+// info says it (see versionOf).
+var version string
 
 func init() { register(newVersionCmd) }
 
@@ -19,30 +23,58 @@ func newVersionCmd() *cobra.Command {
 		Long: `version prints site's version (set at build time, else the module's)
 and one line per backend built into this binary: the API and library
 version it talks through and the environment variables it reads. For
-libvirt it says whether libvirt.so.0 could be loaded on this machine:
-libvirt is opened at run time, so site vet works where it is missing.`,
+libvirt it says whether libvirt.so.0 could be loaded on this machine
+(libvirt is opened at run time, so site vet works where it is missing),
+or that this binary was built without it and how to get one with it.`,
 		Example: `  site version      # the version and the backends
   site --version    # the version line alone`,
 		Args: noArgs("run site version on its own"),
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			out := cmd.OutOrStdout()
 			fmt.Fprintf(out, "site %s\n", siteVersion())
-			if len(builtIn) == 0 {
-				fmt.Fprintln(out, "backends: none")
-			}
-			for _, b := range builtIn {
-				fmt.Fprintf(out, "backend %s: %s\n", b.name, b.about())
+			for _, b := range providers.Table {
+				fmt.Fprintf(out, "backend %s: %s\n", b.Name, b.About())
 			}
 			return nil
 		},
 	}
 }
 
-// siteVersion is the version set at build time, else the module's.
+// siteVersion is the version set at build time, else the one the
+// module's build info holds (see versionOf).
 func siteVersion() string {
-	v := version
-	if info, ok := debug.ReadBuildInfo(); ok && v == "dev" && info.Main.Version != "" && info.Main.Version != "(devel)" {
-		v = info.Main.Version
+	info, _ := debug.ReadBuildInfo()
+	return versionOf(version, info)
+}
+
+// versionOf is set when the build set one (-X main.version), else the
+// main module's version as go install of a version records it
+// (v1.2.3) and go build in a checkout stamps it (a pseudo-version with
+// the commit, +dirty for uncommitted changes), else, when the module
+// has none ("(devel)"), the commit the build records (devel-REV, with
+// +dirty), else "dev": a build that records nothing (-buildvcs=false
+// outside a module version).
+func versionOf(set string, info *debug.BuildInfo) string {
+	if set != "" {
+		return set
 	}
-	return v
+	if info == nil {
+		return "dev"
+	}
+	if v := info.Main.Version; v != "" && v != "(devel)" {
+		return v
+	}
+	var rev, dirty string
+	for _, s := range info.Settings {
+		switch {
+		case s.Key == "vcs.revision":
+			rev = s.Value
+		case s.Key == "vcs.modified" && s.Value == "true":
+			dirty = "+dirty"
+		}
+	}
+	if rev == "" {
+		return "dev"
+	}
+	return "devel-" + rev[:min(len(rev), 12)] + dirty
 }

@@ -76,3 +76,13 @@ func Short(s string) string {
 	}
 	return String(s)
 }
+
+// Pos renders a position in a spec as file:line:col, the file alone
+// when line is 0. The file's name is a pull request's to choose, so it
+// is shown as String shows it.
+func Pos(file string, line, col int) string {
+	if line == 0 {
+		return String(file)
+	}
+	return fmt.Sprintf("%s:%d:%d", String(file), line, col)
+}

@@ -33,3 +33,19 @@ func TestShortKeepsTheEndsOfLongText(t *testing.T) {
 		t.Errorf("Short(short) = %q, want it escaped whole", got)
 	}
 }
+
+func TestPos(t *testing.T) {
+	for _, tc := range []struct {
+		file      string
+		line, col int
+		want      string
+	}{
+		{"tenants/a.cue", 3, 7, "tenants/a.cue:3:7"},
+		{"tenants/a.cue", 0, 0, "tenants/a.cue"},
+		{"tenants/a\n.cue", 1, 1, `tenants/a\n.cue:1:1`},
+	} {
+		if got := Pos(tc.file, tc.line, tc.col); got != tc.want {
+			t.Errorf("Pos(%q, %d, %d) = %q, want %q", tc.file, tc.line, tc.col, got, tc.want)
+		}
+	}
+}

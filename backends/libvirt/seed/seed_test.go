@@ -14,18 +14,18 @@ import (
 	"github.com/kdomanski/iso9660"
 
 	"github.com/site-tools/site/backends/libvirt/libvirttest"
-	"github.com/site-tools/site/compiler"
 	"github.com/site-tools/site/compiler/golden"
+	"github.com/site-tools/site/compiler/model"
 )
 
 // TestNameIsReservedFromTenants: vet refuses a tenant's disk or base
-// named as a seed (compiler.SeedVolumeName), so no tenant can make a
+// named as a seed (model.SeedVolumeName), so no tenant can make a
 // volume by another VM's seed name first. That holds only while the
 // pattern matches the names Build gives.
 func TestNameIsReservedFromTenants(t *testing.T) {
 	for _, in := range []Input{example, {Hostname: "a"}, {Hostname: "web", UserData: "#cloud-config\nruncmd: [x]\n"}} {
-		if s := Build(in); !compiler.SeedVolumeName.MatchString(s.Name) {
-			t.Errorf("seed name %q does not match compiler.SeedVolumeName %s: tenants could name it", s.Name, compiler.SeedVolumeName)
+		if s := Build(in); !model.SeedVolumeName.MatchString(s.Name) {
+			t.Errorf("seed name %q does not match model.SeedVolumeName %s: tenants could name it", s.Name, model.SeedVolumeName)
 		}
 	}
 }
