@@ -77,14 +77,14 @@ func TestApplyFormatJSON(t *testing.T) {
 	srv.FailWhen(t, func(r *http.Request) (int, string, bool) {
 		return http.StatusUnprocessableEntity, `{"error": "` + strings.ReplaceAll(hostile, "\x1b", `\u001b`) + `"}`, r.Method == http.MethodPatch
 	})
-	failed := applyJSON(t, srv, exitError, "--ack", "GATE-DNS-OVERWRITE", file)
+	failed := applyJSON(t, srv, exitError, "--ack", "GATE-DNS-OVERWRITE", "--yes", file)
 	if failed.Apply.Result != plan.ResultFailed || len(failed.Apply.Steps) != 1 || failed.Apply.Steps[0].Outcome != "failed" ||
 		!strings.Contains(failed.Apply.Steps[0].Error, "backend down") {
 		t.Errorf("a refused write: apply %+v, want result failed and the step failed with the server's error", failed.Apply)
 	}
 	srv.FailWhen(t, func(*http.Request) (int, string, bool) { return 0, "", false })
 
-	applied := applyJSON(t, srv, exitOK, "--ack", "GATE-DNS-OVERWRITE", file)
+	applied := applyJSON(t, srv, exitOK, "--ack", "GATE-DNS-OVERWRITE", "--yes", file)
 	want := []plan.Outcome{{Step: "dns/" + zone, Phase: plan.PhaseDNS, Tenant: "office1", Outcome: "applied", Changes: 1}}
 	if applied.Apply.Result != plan.ResultApplied || applied.Apply.Error != "" || !slices.EqualFunc(applied.Apply.Steps, want, outcomeEqual) ||
 		!slices.Equal(applied.Summary.Acknowledged, []plan.Gate{plan.GateDNSOverwrite}) {

@@ -27,7 +27,7 @@ func TestDeleteUnderAWildcardConverges(t *testing.T) {
 			}
 			file := tenantFile(t, srv, "wild.test", tt.second)
 			code, out, errOut := siteRun(t, srv, "apply", "--yes", file)
-			if code != exitOK || !strings.Contains(out, "- dns/wild.test./") {
+			if code != exitOK || !strings.Contains(out, "# dns/wild.test.") || !strings.Contains(out, "1 to delete") {
 				t.Fatalf("apply of the delete exit %d, want 0 and a delete\nstdout:\n%s\nstderr:\n%s", code, out, errOut)
 			}
 			if code, out, errOut := siteRun(t, srv, "diff", "--detailed-exitcode", file); code != exitOK {
