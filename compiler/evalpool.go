@@ -70,39 +70,18 @@ func evaluate(inputs []input, w *watchdog, o Options, keys *cacheKeyer) ([]*file
 						e, done = fresh, 0
 					}
 				}
-				in := inputs[i]
-				if keys != nil && in.data == nil {
-					data, fail := readSpec(in.path)
-					if fail != nil {
-						results[i] = fail
-						w.finish(n)
-						continue
-					}
-					in.data = data
-				}
+				r, key, evaluated := evalOne(e, inputs[i], o, keys, maxStrings)
+				results[i] = r
 				if keys != nil {
-					key := keys.key(in.path, in.data)
-					if r := o.Cache.get(key, in.path, in.cached); r != nil {
-						results[i] = r.withinStrings(maxStrings)
-						w.finish(n)
-						continue
-					}
 					toCache[i] = key
 				}
-				results[i] = e.guarded(in)
-				if r := results[i].withinStrings(maxStrings); r != results[i] {
-					// The refusal depends on the budget, not only on
-					// the inputs the key hashes: never cached.
-					results[i] = r
-					if keys != nil {
-						toCache[i] = ""
-					}
-				}
-				if results[i].panicked {
+				if evaluated && r.panicked {
 					done = filesPerContext // its context may be broken: start afresh
 				}
 				w.finish(n)
-				done++
+				if evaluated {
+					done++
+				}
 			}
 		}()
 	}
@@ -115,17 +94,8 @@ func evaluate(inputs []input, w *watchdog, o Options, keys *cacheKeyer) ([]*file
 		wg.Wait()
 		close(finished)
 	}()
-	select {
-	case <-finished:
-	case <-w.over:
+	if !finishedWithin(finished, w.over) {
 		return nil, w.diagnostics()
-	}
-	select {
-	case <-w.over:
-		// The budget passed as the last file finished: a worker may
-		// have stopped early, so no result can be trusted.
-		return nil, w.diagnostics()
-	default:
 	}
 	for _, err := range errs {
 		if err != nil {
@@ -137,6 +107,52 @@ func evaluate(inputs []input, w *watchdog, o Options, keys *cacheKeyer) ([]*file
 		store(o.Cache, toCache, results, workers)
 	}
 	return results, nil
+}
+
+// finishedWithin waits for finished, and reports whether every worker
+// finished within the budget, over being closed when it passes.
+func finishedWithin(finished, over <-chan struct{}) bool {
+	select {
+	case <-finished:
+	case <-over:
+		return false
+	}
+	select {
+	case <-over:
+		// The budget passed as the last file finished: a worker may
+		// have stopped early, so no result can be trusted.
+		return false
+	default:
+	}
+	return true
+}
+
+// evalOne is the result for in: read from the cache where keys are
+// given and it holds one (evaluated false), else evaluated by e. key is
+// what to store an evaluated result under; "" for none, as for a
+// result refused for the strings budget, which depends on the budget,
+// not only on the inputs the key hashes.
+func evalOne(e *evaluator, in input, o Options, keys *cacheKeyer, maxStrings uint64) (r *fileResult, key string, evaluated bool) {
+	if keys != nil && in.data == nil {
+		data, fail := readSpec(in.path)
+		if fail != nil {
+			return fail, "", false
+		}
+		in.data = data
+	}
+	if keys != nil {
+		key = keys.key(in.path, in.data)
+		if r := o.Cache.get(key, in.path, in.cached); r != nil {
+			return r.withinStrings(maxStrings), "", false
+		}
+	}
+	r = e.guarded(in)
+	if within := r.withinStrings(maxStrings); within != r {
+		// The refusal depends on the budget, not only on the inputs
+		// the key hashes: never cached.
+		return within, "", true
+	}
+	return r, key, true
 }
 
 // store writes the results that have a key to the cache, on as many

@@ -74,50 +74,17 @@ func expand(paths []string) ([]string, Diagnostics) {
 			}
 			add(root)
 		case recursive:
-			n := 0
-			err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
-				if err != nil {
-					return err
-				}
-				if d.IsDir() {
-					if p != root && skipDir(d.Name()) {
-						return filepath.SkipDir
-					}
-					return nil
-				}
-				if filepath.Ext(p) == ".cue" {
-					if d.Type().IsRegular() {
-						add(p)
-					} else {
-						failAt(p, d.Type())
-					}
-					n++
-				}
-				return nil
-			})
+			n, err := walkCUE(root, add, failAt)
 			if err != nil {
 				fail(err.Error())
 			} else if n == 0 {
 				fail("no .cue files in this directory or below it")
 			}
 		default:
-			entries, err := os.ReadDir(root)
+			n, err := listCUE(root, add, failAt)
 			if err != nil {
 				fail(err.Error())
 				continue
-			}
-			n := 0
-			for _, e := range entries {
-				p := filepath.Join(root, e.Name())
-				switch {
-				case filepath.Ext(p) != ".cue" || e.IsDir():
-					continue
-				case e.Type().IsRegular():
-					add(p)
-				default:
-					failAt(p, e.Type())
-				}
-				n++
 			}
 			if n == 0 {
 				fail("no .cue files in this directory; use \"" + root + string(filepath.Separator) + "...\" to include subdirectories")
@@ -126,6 +93,55 @@ func expand(paths []string) ([]string, Diagnostics) {
 	}
 	sort.Strings(files)
 	return files, diags
+}
+
+// walkCUE adds every .cue file in root and below it, skipping the
+// directories skipDir names, and reports each that is no regular file
+// (failAt). n counts both.
+func walkCUE(root string, add func(string), failAt func(string, fs.FileMode)) (n int, err error) {
+	err = filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() {
+			if p != root && skipDir(d.Name()) {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if filepath.Ext(p) == ".cue" {
+			if d.Type().IsRegular() {
+				add(p)
+			} else {
+				failAt(p, d.Type())
+			}
+			n++
+		}
+		return nil
+	})
+	return n, err
+}
+
+// listCUE adds every .cue file in root itself, not below it, and
+// reports each that is no regular file (failAt). n counts both.
+func listCUE(root string, add func(string), failAt func(string, fs.FileMode)) (n int, err error) {
+	entries, err := os.ReadDir(root)
+	if err != nil {
+		return 0, err
+	}
+	for _, e := range entries {
+		p := filepath.Join(root, e.Name())
+		switch {
+		case filepath.Ext(p) != ".cue" || e.IsDir():
+			continue
+		case e.Type().IsRegular():
+			add(p)
+		default:
+			failAt(p, e.Type())
+		}
+		n++
+	}
+	return n, nil
 }
 
 // linkError says why a tenant file of the given mode (a symbolic link,

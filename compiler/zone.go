@@ -96,70 +96,10 @@ func (b *builder) records(tenant string, rp []string, elem, fq string, z *model.
 	}
 	writer := model.Writer{Kind: model.WriterZoneRecords, Tenant: tenant, Element: elem, Pos: b.pos.pos(rp...)}
 	var out []*model.RRset
-	// add builds one RRset from n values, value(i) giving the canonical
-	// form of the i-th; a value that fails is reported at its element.
-	add := func(typ string, n int, value func(i int) (string, error)) {
-		if n == 0 {
-			b.errorf(at(rp, typ), "%s has no values; give at least one, or remove %s", typ, typ)
-			return
-		}
-		rs := &model.RRset{Name: fq, Type: typ, TTL: ttl, Writer: writer, Values: make([]string, 0, n)}
-		// first finds an earlier equal value: a scan through the few
-		// values most names have, a map past those (a map per rrset
-		// was most of a cached load's allocations).
-		var seen map[string]int
-		var index []int // index[k]: the element rs.Values[k] came from
-		first := func(v string) (int, bool) {
-			if seen != nil {
-				j, ok := seen[v]
-				return j, ok
-			}
-			for k, w := range rs.Values {
-				if w == v {
-					return index[k], true
-				}
-			}
-			return 0, false
-		}
-		if n > 16 {
-			seen = make(map[string]int, n)
-		}
-		for i := 0; i < n; i++ {
-			v, err := value(i)
-			if err != nil {
-				b.errorf(elemPath(rp, typ, i), "%s", inZone(err, z.Name))
-				continue
-			}
-			if z.Provider.Cloudflare != nil {
-				if err := rdata.CloudflareValue(typ, v); err != nil {
-					b.errorf(elemPath(rp, typ, i), "%v", err)
-					continue
-				}
-			}
-			if n, err := rdata.RdataLen(typ, v); err == nil && n > rdata.MaxRdata {
-				b.errorf(elemPath(rp, typ, i), "this %s record is %d octets on the wire; DNS carries at most %d per record: split the data over several records or names", typ, n, rdata.MaxRdata)
-				continue
-			}
-			if j, dup := first(v); dup {
-				b.related(elemPath(rp, typ, i), []model.Pos{b.pos.pos(elemPath(rp, typ, j)...)}, "%s %s is listed twice; remove one", typ, v)
-				continue
-			}
-			if seen != nil {
-				seen[v] = i
-			} else {
-				index = append(index, i)
-			}
-			rs.Values = append(rs.Values, v)
-		}
-		sort.Strings(rs.Values)
-		if n, err := rdata.MessageLen(fq, typ, rs.Values); err == nil && n > rdata.MaxMessage {
-			b.errorf(at(rp, typ), "the %d %s records of %s need a %d-octet answer; a DNS message holds at most %d (over TCP): use fewer or shorter values",
-				len(rs.Values), typ, fq, n, rdata.MaxMessage)
-		}
-		out = append(out, rs)
-	}
 	for _, t := range listTypes(raw) {
-		add(t.typ, t.n, t.value)
+		if rs := b.rrset(rp, fq, z, ttl, writer, t.typ, t.n, t.value); rs != nil {
+			out = append(out, rs)
+		}
 	}
 	out = b.targets(rp, fq, z, raw, ttl, writer, out)
 	b.proxied(rp, z, raw, out)
@@ -167,6 +107,70 @@ func (b *builder) records(tenant string, rp []string, elem, fq string, z *model.
 		b.errorf(rp, "%s has no records; give at least one type (%s), or remove the name", fq, strings.Join(rdata.Types, ", "))
 	}
 	return out
+}
+
+// rrset builds one RRset of typ from n values, value(i) giving the
+// canonical form of the i-th; a value that fails is reported at its
+// element. It is nil when there are no values.
+func (b *builder) rrset(rp []string, fq string, z *model.Zone, ttl uint32, writer model.Writer, typ string, n int, value func(i int) (string, error)) *model.RRset {
+	if n == 0 {
+		b.errorf(at(rp, typ), "%s has no values; give at least one, or remove %s", typ, typ)
+		return nil
+	}
+	rs := &model.RRset{Name: fq, Type: typ, TTL: ttl, Writer: writer, Values: make([]string, 0, n)}
+	// first finds an earlier equal value: a scan through the few
+	// values most names have, a map past those (a map per rrset
+	// was most of a cached load's allocations).
+	var seen map[string]int
+	var index []int // index[k]: the element rs.Values[k] came from
+	first := func(v string) (int, bool) {
+		if seen != nil {
+			j, ok := seen[v]
+			return j, ok
+		}
+		for k, w := range rs.Values {
+			if w == v {
+				return index[k], true
+			}
+		}
+		return 0, false
+	}
+	if n > 16 {
+		seen = make(map[string]int, n)
+	}
+	for i := 0; i < n; i++ {
+		v, err := value(i)
+		if err != nil {
+			b.errorf(elemPath(rp, typ, i), "%s", inZone(err, z.Name))
+			continue
+		}
+		if z.Provider.Cloudflare != nil {
+			if err := rdata.CloudflareValue(typ, v); err != nil {
+				b.errorf(elemPath(rp, typ, i), "%v", err)
+				continue
+			}
+		}
+		if n, err := rdata.RdataLen(typ, v); err == nil && n > rdata.MaxRdata {
+			b.errorf(elemPath(rp, typ, i), "this %s record is %d octets on the wire; DNS carries at most %d per record: split the data over several records or names", typ, n, rdata.MaxRdata)
+			continue
+		}
+		if j, dup := first(v); dup {
+			b.related(elemPath(rp, typ, i), []model.Pos{b.pos.pos(elemPath(rp, typ, j)...)}, "%s %s is listed twice; remove one", typ, v)
+			continue
+		}
+		if seen != nil {
+			seen[v] = i
+		} else {
+			index = append(index, i)
+		}
+		rs.Values = append(rs.Values, v)
+	}
+	sort.Strings(rs.Values)
+	if n, err := rdata.MessageLen(fq, typ, rs.Values); err == nil && n > rdata.MaxMessage {
+		b.errorf(at(rp, typ), "the %d %s records of %s need a %d-octet answer; a DNS message holds at most %d (over TCP): use fewer or shorter values",
+			len(rs.Values), typ, fq, n, rdata.MaxMessage)
+	}
+	return rs
 }
 
 // elemPath is the path of the i-th value of type typ at the name at rp,

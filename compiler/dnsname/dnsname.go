@@ -117,28 +117,8 @@ func Canonical(name, origin string) (string, error) {
 	reverse := strings.HasSuffix(out, ".in-addr.arpa")
 	if out != "" {
 		for label := range strings.SplitSeq(out, ".") {
-			if strings.Contains(label, "/") {
-				if !reverse {
-					return fail("label %q holds \"/\", which only an RFC 2317 classless reverse name below in-addr.arpa may (\"0/26.2.0.192.in-addr.arpa.\"); use only letters, digits, \"-\" and \"_\"", label)
-				}
-				if _, _, err := Classless(label); err != nil {
-					return fail("%v", err)
-				}
-				continue
-			}
-			if len(label) > maxLabel {
-				return fail("label %q is %d octets long, more than %d; shorten it", label, len(label), maxLabel)
-			}
-			if msg := checkScripts(label); msg != "" {
+			if msg := checkLabel(label, reverse); msg != "" {
 				return fail("%s", msg)
-			}
-			for i := 0; i < len(label); i++ {
-				if !validByte(label[i]) {
-					if label[i] == '*' {
-						return fail("\"*\" is allowed only as the whole leftmost label (a wildcard such as \"*.apps\")")
-					}
-					return fail("label %q holds %q; use only letters, digits, \"-\" and \"_\"", label, rune(label[i]))
-				}
 			}
 		}
 	}
@@ -153,6 +133,36 @@ func Canonical(name, origin string) (string, error) {
 		return fail("the name is %d octets long, more than %d; shorten it", len(out), maxName)
 	}
 	return out + ".", nil
+}
+
+// checkLabel says what is wrong with label, one label of a name in its
+// ASCII form, or "" when nothing is. Only a name below in-addr.arpa
+// (reverse) may hold an RFC 2317 classless label.
+func checkLabel(label string, reverse bool) string {
+	if strings.Contains(label, "/") {
+		if !reverse {
+			return fmt.Sprintf("label %q holds \"/\", which only an RFC 2317 classless reverse name below in-addr.arpa may (\"0/26.2.0.192.in-addr.arpa.\"); use only letters, digits, \"-\" and \"_\"", label)
+		}
+		if _, _, err := Classless(label); err != nil {
+			return err.Error()
+		}
+		return ""
+	}
+	if len(label) > maxLabel {
+		return fmt.Sprintf("label %q is %d octets long, more than %d; shorten it", label, len(label), maxLabel)
+	}
+	if msg := checkScripts(label); msg != "" {
+		return msg
+	}
+	for i := 0; i < len(label); i++ {
+		if !validByte(label[i]) {
+			if label[i] == '*' {
+				return "\"*\" is allowed only as the whole leftmost label (a wildcard such as \"*.apps\")"
+			}
+			return fmt.Sprintf("label %q holds %q; use only letters, digits, \"-\" and \"_\"", label, rune(label[i]))
+		}
+	}
+	return ""
 }
 
 // checkEmptyLabels reports an empty label in s (a name without its trailing

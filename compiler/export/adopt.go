@@ -72,19 +72,9 @@ type Adoption struct {
 // calls Mark.
 // Errors never carry a credential value, even one a backend quoted.
 func Read(ctx context.Context, x backends.ZoneExporter, req Request, run *backends.Run) (*Adoption, error) {
-	// The tenant's name goes into the owner marker on every exported
-	// RRset: a name no spec can hold would mark the zone for nobody.
-	if err := compiler.CheckTenantName(req.Tenant); err != nil {
-		return nil, fmt.Errorf("--tenant: %w", err)
-	}
-	name, err := dnsname.Canonical(strings.TrimSuffix(req.Zone, ".")+".", "")
+	name, err := checkRequest(req)
 	if err != nil {
-		return nil, fmt.Errorf("--zone: %w", err)
-	}
-	if req.Domain != "" {
-		if _, err := dnsname.Canonical(req.Domain, "."); err != nil {
-			return nil, fmt.Errorf("--domain: %w", err)
-		}
+		return nil, err
 	}
 	z := &model.Zone{Name: name, Tenant: req.Tenant, Provider: req.Provider}
 	scope := &graph.Graph{Steps: []*graph.Step{{ID: graph.ZoneStepID(name), Phase: plan.PhaseDNS, Zone: z}}}
@@ -93,6 +83,57 @@ func Read(ctx context.Context, x backends.ZoneExporter, req Request, run *backen
 	if err != nil {
 		return nil, a.redact(err)
 	}
+	leaveOut(req, name, snap)
+	rrsets := make([]model.RRset, len(snap.RRsets))
+	for i, r := range snap.RRsets {
+		rrsets[i] = *r
+	}
+	ez := Zone{Tenant: req.Tenant, Domain: req.Domain, Zone: name, Provider: req.Provider, ProviderDeclared: req.ProviderDeclared, RRsets: rrsets, DNSSEC: snap.DNSSEC}
+	if a.Source, err = Render(ez); err != nil {
+		return nil, err
+	}
+	lines, err := RenderSite(ez)
+	if err != nil {
+		return nil, err
+	}
+	domain := name
+	if req.Domain != "" {
+		domain, _ = dnsname.Canonical(req.Domain, ".") // checked above
+	}
+	if !req.ProviderDeclared || !req.Operator.Holds(req.Tenant, req.Provider.Name, name, domain) {
+		a.Site = lines
+	}
+	if err := vetExport(req, a, ez, lines); err != nil {
+		return nil, err
+	}
+	z.RRsets = snap.RRsets
+	a.Skipped = snap.Skipped
+	return a, nil
+}
+
+// checkRequest checks the names req gives and returns the zone's,
+// canonical. The tenant's name goes into the owner marker on every
+// exported RRset: a name no spec can hold would mark the zone for
+// nobody.
+func checkRequest(req Request) (string, error) {
+	if err := compiler.CheckTenantName(req.Tenant); err != nil {
+		return "", fmt.Errorf("--tenant: %w", err)
+	}
+	name, err := dnsname.Canonical(strings.TrimSuffix(req.Zone, ".")+".", "")
+	if err != nil {
+		return "", fmt.Errorf("--zone: %w", err)
+	}
+	if req.Domain != "" {
+		if _, err := dnsname.Canonical(req.Domain, "."); err != nil {
+			return "", fmt.Errorf("--domain: %w", err)
+		}
+	}
+	return name, nil
+}
+
+// leaveOut drops from snap, a read of zone name, the RRsets the
+// exported spec must not hold, and lists each in snap.Skipped.
+func leaveOut(req Request, name string, snap *backends.ZoneSnapshot) {
 	// An RRset the language cannot say (a proxied CNAME at a Cloudflare
 	// apex, read as an ALIAS) is left out and listed, as every exporter
 	// leaves out what it knows it cannot say, rather than failing the
@@ -136,39 +177,27 @@ func Read(ctx context.Context, x backends.ZoneExporter, req Request, run *backen
 		}
 	}
 	snap.RRsets = kept
-	rrsets := make([]model.RRset, len(snap.RRsets))
-	for i, r := range snap.RRsets {
-		rrsets[i] = *r
-	}
-	ez := Zone{Tenant: req.Tenant, Domain: req.Domain, Zone: name, Provider: req.Provider, ProviderDeclared: req.ProviderDeclared, RRsets: rrsets, DNSSEC: snap.DNSSEC}
-	if a.Source, err = Render(ez); err != nil {
-		return nil, err
-	}
-	lines, err := RenderSite(ez)
-	if err != nil {
-		return nil, err
-	}
-	domain := name
-	if req.Domain != "" {
-		domain, _ = dnsname.Canonical(req.Domain, ".") // checked above
-	}
-	if !req.ProviderDeclared || !req.Operator.Holds(req.Tenant, req.Provider.Name, name, domain) {
-		a.Site = lines
-	}
+}
+
+// vetExport vets the exported spec ez, with the site.cue lines it
+// needs, before anything is written or marked, and keeps its warnings
+// in a.
+func vetExport(req Request, a *Adoption, ez Zone, lines []byte) error {
 	// Vetted before it is written or anything is marked: the spec site
 	// export hands over must pass site vet as it is, with those lines
 	// (and the provider they leave to site.cue, as it would be declared).
 	site := lines
 	if ez.ProviderDeclared {
 		ez.ProviderDeclared = false
+		var err error
 		if site, err = RenderSite(ez); err != nil {
-			return nil, err
+			return err
 		}
 	}
 	var warnings compiler.Diagnostics
 	file := cmp.Or(req.Out, req.Tenant+".cue") // its warnings point into --out once written
 	if err := vet(compiler.ConfigName, append([]byte("package site\n\n"), site...), file, a.Source, &warnings); err != nil {
-		return nil, fmt.Errorf("the exported spec for tenant %s does not pass site vet, so nothing was written or marked: %w", req.Tenant, err)
+		return fmt.Errorf("the exported spec for tenant %s does not pass site vet, so nothing was written or marked: %w", req.Tenant, err)
 	}
 	a.Warnings = warningLines(warnings, func(p model.Pos) bool { return req.Out != "" && p.File == req.Out })
 	// That vet knows only this tenant's grant. What depends on the
@@ -179,12 +208,10 @@ func Read(ctx context.Context, x backends.ZoneExporter, req Request, run *backen
 	// and then fail site vet. Its warnings are site vet's.
 	if req.Operator != nil {
 		if err := vetWithOperator(req, a, lines); err != nil {
-			return nil, err
+			return err
 		}
 	}
-	z.RRsets = snap.RRsets
-	a.Skipped = snap.Skipped
-	return a, nil
+	return nil
 }
 
 // vetWithOperator vets a.Source as site vet of req.Out would once it is

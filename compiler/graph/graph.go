@@ -75,61 +75,22 @@ func (g *Graph) Step(id string) *Step { return g.byID[id] }
 
 // Build compiles a validated spec into a graph.
 func Build(spec *model.Spec) (*Graph, error) {
-	var steps []*Step
-	secretSteps := map[string]*Step{}
-	needSecret := func(c model.Credential) (string, error) {
-		if c.Vault == nil {
-			return "", nil
-		}
-		store := spec.Vaults[c.Vault.Vault]
-		if store == nil {
-			return "", fmt.Errorf("a credential refers to vault %q, which site.cue does not declare", c.Vault.Vault)
-		}
-		id := SecretStepID(*c.Vault)
-		if _, ok := secretSteps[id]; !ok {
-			s := &Step{ID: id, Phase: plan.PhaseSecrets,
-				Secret: &Secret{Store: store, Ref: *c.Vault}}
-			secretSteps[id] = s
-			steps = append(steps, s)
-		}
-		return id, nil
-	}
-	storageSteps := map[string]bool{}
-	// needPool returns the step of a declared pool, made once for every
-	// VM on the host that uses it: pools are the operator's.
-	needPool := func(p *model.Pool) string {
-		id := PoolStepID(p.Host, p.Name)
-		if !storageSteps[id] {
-			storageSteps[id] = true
-			steps = append(steps, &Step{ID: id, Phase: plan.PhaseStorage, Pool: p})
-		}
-		return id
-	}
-	// needImage returns the step that uploads a declared base image,
-	// after its pool's.
-	needImage := func(img *model.Image) string {
-		id := ImageStepID(img.Pool.Host, img.Pool.Name, img.Name)
-		if !storageSteps[id] {
-			storageSteps[id] = true
-			steps = append(steps, &Step{ID: id, Phase: plan.PhaseStorage, Image: img, Deps: []string{needPool(img.Pool)}})
-		}
-		return id
-	}
+	l := &stepList{secrets: map[string]*Step{}, storage: map[string]bool{}}
 	for _, t := range spec.Tenants {
 		netIDs := map[string]string{}
 		for _, n := range t.Networks {
 			s := &Step{ID: NetworkStepID(n.Host, n.Name), Phase: plan.PhaseNetwork, Tenant: t.Name, TenantSpec: t, Network: n}
 			netIDs[n.Name] = s.ID
-			steps = append(steps, s)
+			l.steps = append(l.steps, s)
 		}
 		publishers := map[string][]string{} // zone name -> VM step IDs
 		for _, vm := range t.VMs {
 			s := &Step{ID: VMStepID(vm.Host, vm.Name), Phase: plan.PhaseVM, Tenant: t.Name, TenantSpec: t, VM: vm}
 			for _, p := range vm.Pools {
-				s.Deps = append(s.Deps, needPool(p))
+				s.Deps = append(s.Deps, l.needPool(p))
 			}
 			for _, img := range vm.Images {
-				s.Deps = append(s.Deps, needImage(img))
+				s.Deps = append(s.Deps, l.needImage(img))
 			}
 			for _, nic := range vm.NICs {
 				if id, ok := netIDs[nic.Network]; ok {
@@ -142,11 +103,11 @@ func Build(spec *model.Spec) (*Graph, error) {
 					publishers[z] = append(publishers[z], s.ID)
 				}
 			}
-			steps = append(steps, s)
+			l.steps = append(l.steps, s)
 		}
 		for _, z := range t.Zones {
 			s := &Step{ID: ZoneStepID(z.Name), Phase: plan.PhaseDNS, Tenant: t.Name, TenantSpec: t, Zone: z}
-			id, err := needSecret(z.Provider.Credential())
+			id, err := l.needSecret(spec, z.Provider.Credential())
 			if err != nil {
 				return nil, err
 			}
@@ -159,10 +120,10 @@ func Build(spec *model.Spec) (*Graph, error) {
 			for _, c := range z.SignedChildren {
 				s.Deps = append(s.Deps, ZoneStepID(c.Name))
 			}
-			steps = append(steps, s)
+			l.steps = append(l.steps, s)
 		}
 	}
-	return order(steps)
+	return order(l.steps)
 }
 
 // ZoneStep is the step that converges zone on its own, for calls outside
