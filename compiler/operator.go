@@ -51,6 +51,7 @@ type rawVault struct {
 
 type rawProvider struct {
 	Nameservers []string `json:"nameservers"`
+	Rate        *rawRate `json:"rate"`
 	PowerDNS    *struct {
 		URL       string           `json:"url"`
 		Server    string           `json:"server"`
@@ -274,6 +275,7 @@ func buildOperator(path string, pos *positions, raw *rawSite) (*operator, Diagno
 			errorf(pp, "say which service: powerdns: {url, api_key} or cloudflare: {token}")
 			continue
 		}
+		p.Rate = readRate(rp.Rate, p, at(pp, "rate"), errorf)
 		o.providers[name] = p
 		if rp.Nameservers != nil {
 			ns := nameservers{pos: pos.pos(at(pp, "nameservers")...)}

@@ -48,7 +48,7 @@ func TestClassify(t *testing.T) {
 			}))
 			defer srv.Close()
 			d := &Driver{RPS: 1e6, Retries: 2, MaxWait: time.Millisecond}
-			api, err := d.newAPI(srv.URL, "tok", nil, nil, "cf")
+			api, err := d.newAPI(srv.URL, "tok", nil, nil, "cf", nil)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -158,7 +158,7 @@ func TestClassifyCutBody(t *testing.T) {
 	}))
 	defer srv.Close()
 	d := &Driver{RPS: 1e6, Retries: 2, MaxWait: time.Millisecond}
-	api, err := d.newAPI(srv.URL, "tok", nil, nil, "cf")
+	api, err := d.newAPI(srv.URL, "tok", nil, nil, "cf", nil)
 	if err != nil {
 		t.Fatal(err)
 	}

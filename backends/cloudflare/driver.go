@@ -244,7 +244,7 @@ func (d *Driver) providerAPI(prov model.Provider, what string, run *backends.Run
 		return nil, nil, fmt.Errorf("Cloudflare API URL for %s: %w", what, err)
 	}
 	requests := new(calls)
-	api, err := d.newAPI(strings.TrimRight(base, "/"), token, requests, run, prov.Name)
+	api, err := d.newAPI(strings.TrimRight(base, "/"), token, requests, run, prov.Name, prov.Rate)
 	if err != nil {
 		return nil, nil, fmt.Errorf("Cloudflare client for %s: %w", what, err)
 	}
