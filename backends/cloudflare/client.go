@@ -68,7 +68,7 @@ func (d *Driver) newAPI(baseURL, token string, counter *calls, run *backends.Run
 	budget := run.Budget(provider, rate)
 	next := recordDelivery{next: backends.PaceTransport(backends.AwaitTransport(capped, run, server, apiRequest(baseURL)), budget)}
 	rt := &retrying{next: next, attempts: d.retries() + 1, maxWait: d.maxWait(), counter: counter,
-		server: server, name: apiRequest(baseURL), say: run.Say}
+		server: server, name: apiRequest(baseURL), say: run.Say, within: backends.RequestTimeoutOf(backends.WithRun(context.Background(), run))}
 	if budget == nil {
 		rt.limiter = d.limiter(baseURL, token)
 	}
@@ -207,15 +207,28 @@ type retrying struct {
 	say    func(line string)
 	server string
 	name   func(*http.Request) string
+	// within is the run's request timeout: a 429 is tried again only if
+	// its Retry-After fits it; 0 reads it from the request's context.
+	within time.Duration
 }
 
 // RoundTrip sends req through backends.Retry: a 429 is tried again for
 // every method, after its Retry-After when it names one; a 5xx or no
 // answer only for GET.
 func (t *retrying) RoundTrip(req *http.Request) (*http.Response, error) {
+	// A 429 is tried again only if the wait it asks for fits the run's
+	// request timeout: Cloudflare blocks an overdrawn token for five
+	// minutes, and a run that waits them out would seem hung.
+	within := t.within
+	if within <= 0 {
+		within = backends.RequestTimeoutOf(req.Context())
+	}
+	tooLong := func(te *TransientError) bool {
+		return te.Status == http.StatusTooManyRequests && te.RetryAfter > within
+	}
 	again := func(err error) backends.Class {
 		var te *TransientError
-		if errors.As(err, &te) && (te.Status == http.StatusTooManyRequests || req.Method == http.MethodGet) {
+		if errors.As(err, &te) && !tooLong(te) && (te.Status == http.StatusTooManyRequests || req.Method == http.MethodGet) {
 			return backends.ClassTransient
 		}
 		return ""
@@ -244,6 +257,9 @@ func (t *retrying) RoundTrip(req *http.Request) (*http.Response, error) {
 		resp, last = t.once(req, tries)
 		return last
 	})
+	if te := (*TransientError)(nil); errors.As(err, &te) && tooLong(te) {
+		return nil, fmt.Errorf("%w; not tried again: the wait it asks for is longer than the request timeout of %s (%s)", err, within, backends.RequestTimeoutSetting)
+	}
 	if err != nil {
 		return nil, err
 	}
