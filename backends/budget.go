@@ -85,19 +85,28 @@ func (b *Budget) Take(ctx context.Context) (done func(), err error) {
 		}
 		changed := b.changed
 		b.mu.Unlock()
-		var timer <-chan time.Time
-		if at != inFlight {
-			t := time.NewTimer(at.Sub(now))
-			timer = t.C
-			defer t.Stop()
-		}
-		select {
-		case <-timer:
-		case <-changed:
-		case <-ctx.Done():
-			return nil, fmt.Errorf("waiting to send within the provider's budget of %s: %w", b.rate, context.Cause(ctx))
+		if err := b.wait(ctx, at.Sub(now), at == inFlight, changed); err != nil {
+			return nil, err
 		}
 	}
+}
+
+// wait waits d (forever when untimed) or until changed is closed or ctx
+// ends.
+func (b *Budget) wait(ctx context.Context, d time.Duration, untimed bool, changed chan struct{}) error {
+	var timer <-chan time.Time
+	if !untimed {
+		t := time.NewTimer(d)
+		defer t.Stop()
+		timer = t.C
+	}
+	select {
+	case <-timer:
+	case <-changed:
+	case <-ctx.Done():
+		return fmt.Errorf("waiting to send within the provider's budget of %s: %w", b.rate, context.Cause(ctx))
+	}
+	return nil
 }
 
 func (b *Budget) release(slot int) {
