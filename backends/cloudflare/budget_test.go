@@ -20,6 +20,7 @@ var wideRate = &model.Rate{Requests: 1000, Per: time.Second}
 // down, so that none is refused.
 func TestRatelimitHeadersKeepWithinQuota(t *testing.T) {
 	f := newFixture(t)
+	f.drv.RPS = 0 // paced by the provider's rate
 	f.fake.SetLimit(3, time.Second)
 	var want []*model.RRset
 	for _, n := range []string{"a", "b", "c", "d"} {
@@ -52,6 +53,7 @@ func TestRateLimitRetryAfterFitsTheRequestTimeout(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			f := newFixture(t)
+			f.drv.RPS = 0 // paced by the provider's rate
 			f.drv.MaxWait = time.Minute
 			f.run.RequestTimeout = 2 * time.Second
 			var lines []string

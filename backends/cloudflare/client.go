@@ -64,8 +64,11 @@ func (d *Driver) newAPI(baseURL, token string, counter *calls, run *backends.Run
 	// A provider with a rate (site.cue's, else Cloudflare's documented
 	// limit) is paced by the run's budget for it, which also reads the
 	// Ratelimit and Retry-After headers; the driver's own limiter paces
-	// a provider without one.
-	budget := run.Budget(provider, rate)
+	// a provider without one, and every provider when Driver.RPS is set.
+	var budget *backends.Budget
+	if d.RPS <= 0 {
+		budget = run.Budget(provider, rate)
+	}
 	next := recordDelivery{next: backends.PaceTransport(backends.AwaitTransport(capped, run, server, apiRequest(baseURL)), budget)}
 	rt := &retrying{next: next, attempts: d.retries() + 1, maxWait: d.maxWait(), counter: counter,
 		server: server, name: apiRequest(baseURL), say: run.Say, within: backends.RequestTimeoutOf(backends.WithRun(context.Background(), run))}
