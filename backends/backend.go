@@ -174,6 +174,9 @@ type Run struct {
 	// silent are the servers that let a request pass its deadline
 	// unanswered, by Awaited.Server (see deadline.go).
 	silent map[string]*NoAnswerError
+	// budgets are the providers' request budgets, by provider name
+	// (see Budget).
+	budgets map[string]*Budget
 
 	interrupted atomic.Bool   // see Interrupt
 	interruptC  chan struct{} // closed by Interrupt; see interruptCh

@@ -230,6 +230,7 @@ func (o *operator) readProviders(raw map[string]*rawProvider, pos *positions, er
 			errorf(pp, "say which service: powerdns: {url, api_key} or cloudflare: {token}")
 			continue
 		}
+		p.Rate = readRate(rp.Rate, p, at(pp, "rate"), errorf)
 		o.providers[name] = p
 		if rp.Nameservers != nil {
 			o.nameservers[name] = readNameservers(name, rp.Nameservers, pos, errorf)

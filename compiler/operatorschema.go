@@ -42,6 +42,7 @@ type rawVault struct {
 
 type rawProvider struct {
 	Nameservers []string `json:"nameservers"`
+	Rate        *rawRate `json:"rate"`
 	PowerDNS    *struct {
 		URL       string           `json:"url"`
 		Server    string           `json:"server"`

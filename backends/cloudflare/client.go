@@ -20,6 +20,7 @@ import (
 
 	"github.com/site-tools/site/backends"
 	"github.com/site-tools/site/backends/endpoint"
+	"github.com/site-tools/site/compiler/model"
 )
 
 // DefaultAPIURL is Cloudflare's public v4 API.
@@ -54,15 +55,26 @@ const EnvAPIURL = "SITE_CLOUDFLARE_API_URL"
 // Each try is named to run while it waits for its answer (Run.Await),
 // as "Cloudflare PROVIDER (API URL)" and its method and path, so that
 // a server that holds a request is named; a nil run names nothing.
-func (d *Driver) newAPI(baseURL, token string, counter *calls, run *backends.Run, provider string) (*cf.API, error) {
+func (d *Driver) newAPI(baseURL, token string, counter *calls, run *backends.Run, provider string, rate *model.Rate) (*cf.API, error) {
 	server := fmt.Sprintf("Cloudflare %s (%s)", provider, baseURL)
 	capped := backends.CapAnswers(d.transport(), d.maxAnswer(), "Cloudflare provider "+provider,
 		fmt.Sprintf("no Cloudflare answer site reads is this large (a page of %d records, a batch of %d): "+
 			"check the api_url of provider %s in site.cue (or %s, which replaces it when set) and any proxy between site and the API",
 			d.perPage(), MaxChunkSize, provider, EnvAPIURL))
-	next := recordDelivery{next: backends.AwaitTransport(capped, run, server, apiRequest(baseURL))}
+	// A provider with a rate (site.cue's, else Cloudflare's documented
+	// limit) is paced by the run's budget for it, which also reads the
+	// Ratelimit and Retry-After headers; the driver's own limiter paces
+	// a provider without one, and every provider when Driver.RPS is set.
+	var budget *backends.Budget
+	if d.RPS <= 0 {
+		budget = run.Budget(provider, rate)
+	}
+	next := recordDelivery{next: backends.PaceTransport(backends.AwaitTransport(capped, run, server, apiRequest(baseURL)), budget)}
 	rt := &retrying{next: next, attempts: d.retries() + 1, maxWait: d.maxWait(), counter: counter,
-		limiter: d.limiter(baseURL, token), server: server, name: apiRequest(baseURL), say: run.Say}
+		server: server, name: apiRequest(baseURL), say: run.Say, within: backends.RequestTimeoutOf(backends.WithRun(context.Background(), run))}
+	if budget == nil {
+		rt.limiter = d.limiter(baseURL, token)
+	}
 	// Redirects are followed only as backends/endpoint allows: net/http
 	// keeps the Authorization header on a redirect to another port of
 	// the same host, and re-sends a 307's body to any host.
@@ -198,15 +210,28 @@ type retrying struct {
 	say    func(line string)
 	server string
 	name   func(*http.Request) string
+	// within is the run's request timeout: a 429 is tried again only if
+	// its Retry-After fits it; 0 reads it from the request's context.
+	within time.Duration
 }
 
 // RoundTrip sends req through backends.Retry: a 429 is tried again for
 // every method, after its Retry-After when it names one; a 5xx or no
 // answer only for GET.
 func (t *retrying) RoundTrip(req *http.Request) (*http.Response, error) {
+	// A 429 is tried again only if the wait it asks for fits the run's
+	// request timeout: Cloudflare blocks an overdrawn token for five
+	// minutes, and a run that waits them out would seem hung.
+	within := t.within
+	if within <= 0 {
+		within = backends.RequestTimeoutOf(req.Context())
+	}
+	tooLong := func(te *TransientError) bool {
+		return te.Status == http.StatusTooManyRequests && te.RetryAfter > within
+	}
 	again := func(err error) backends.Class {
 		var te *TransientError
-		if errors.As(err, &te) && (te.Status == http.StatusTooManyRequests || req.Method == http.MethodGet) {
+		if errors.As(err, &te) && !tooLong(te) && (te.Status == http.StatusTooManyRequests || req.Method == http.MethodGet) {
 			return backends.ClassTransient
 		}
 		return ""
@@ -235,6 +260,9 @@ func (t *retrying) RoundTrip(req *http.Request) (*http.Response, error) {
 		resp, last = t.once(req, tries)
 		return last
 	})
+	if te := (*TransientError)(nil); errors.As(err, &te) && tooLong(te) {
+		return nil, fmt.Errorf("%w; not tried again: the wait it asks for is longer than the request timeout of %s (%s)", err, within, backends.RequestTimeoutSetting)
+	}
 	if err != nil {
 		return nil, err
 	}

@@ -48,7 +48,7 @@ func TestClassify(t *testing.T) {
 			}))
 			defer srv.Close()
 			d := &Driver{RPS: 1e6, Retries: 2, MaxWait: time.Millisecond}
-			api, err := d.newAPI(srv.URL, "tok", nil, nil, "cf")
+			api, err := d.newAPI(srv.URL, "tok", nil, nil, "cf", nil)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -95,7 +95,10 @@ func TestRetryAfterHonoured(t *testing.T) {
 		want    time.Duration
 	}{
 		{"as asked", "7", time.Minute, 7 * time.Second},
-		{"capped", "600", time.Minute, time.Minute},
+		{"capped", "20", 10 * time.Second, 10 * time.Second},
+		// A wait longer than the request timeout (30 s by default) is
+		// not waited for: the try fails at once.
+		{"longer than the request timeout", "600", time.Hour, 0},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -114,6 +117,12 @@ func TestRetryAfterHonoured(t *testing.T) {
 				sleep: func(_ context.Context, d time.Duration) error { waits = append(waits, d); return nil }}
 			req, _ := http.NewRequest(http.MethodPost, srv.URL, nil)
 			resp, err := rt.RoundTrip(req)
+			if tt.want == 0 {
+				if err == nil || !strings.Contains(err.Error(), "longer than the request timeout") || len(waits) != 0 || hits.Load() != 1 {
+					t.Errorf("got %v after waits %v and %d requests, want one try refused as too long a wait", err, waits, hits.Load())
+				}
+				return
+			}
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -158,7 +167,7 @@ func TestClassifyCutBody(t *testing.T) {
 	}))
 	defer srv.Close()
 	d := &Driver{RPS: 1e6, Retries: 2, MaxWait: time.Millisecond}
-	api, err := d.newAPI(srv.URL, "tok", nil, nil, "cf")
+	api, err := d.newAPI(srv.URL, "tok", nil, nil, "cf", nil)
 	if err != nil {
 		t.Fatal(err)
 	}

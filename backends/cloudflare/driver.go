@@ -82,11 +82,14 @@ const (
 // Driver converges plan.PhaseDNS steps whose provider is Cloudflare.
 // The zero value is usable; fields override the defaults above.
 type Driver struct {
-	ChunkSize int           // operations per batch request, 1..MaxChunkSize
-	PerPage   int           // records per list page
-	RPS       float64       // requests per second per token, shared by all zones
-	Retries   int           // transport retries for 429, and for 5xx or no answer on GET
-	MaxWait   time.Duration // longest single wait before a retry (caps Retry-After)
+	ChunkSize int // operations per batch request, 1..MaxChunkSize
+	PerPage   int // records per list page
+	// RPS, when set, paces every provider at this many requests per
+	// second per token instead of the provider's rate (and its budget's
+	// reading of Ratelimit headers); left 0, the rate paces.
+	RPS     float64
+	Retries int           // transport retries for 429, and for 5xx or no answer on GET
+	MaxWait time.Duration // longest single wait before a retry (caps Retry-After)
 	// MaxAnswerBytes bounds what is read of one answer; 0 means as
 	// maxAnswer derives it from PerPage. Reading past it fails the
 	// request with a *backends.AnswerTooLargeError.
@@ -244,7 +247,7 @@ func (d *Driver) providerAPI(prov model.Provider, what string, run *backends.Run
 		return nil, nil, fmt.Errorf("Cloudflare API URL for %s: %w", what, err)
 	}
 	requests := new(calls)
-	api, err := d.newAPI(strings.TrimRight(base, "/"), token, requests, run, prov.Name)
+	api, err := d.newAPI(strings.TrimRight(base, "/"), token, requests, run, prov.Name, prov.Rate)
 	if err != nil {
 		return nil, nil, fmt.Errorf("Cloudflare client for %s: %w", what, err)
 	}

@@ -98,7 +98,7 @@ func TestLostAnswerMayHaveApplied(t *testing.T) {
 			w.Header().Set("Content-Type", "application/json")
 			w.Header().Set("Retry-After", "0")
 			w.WriteHeader(http.StatusTooManyRequests)
-			_, _ = w.Write([]byte(`{"success":false,"errors":[{"code":971,"message":"Please wait"}],"messages":[],"result":null}`))
+			_, _ = w.Write([]byte(`{"success":false,"errors":[{"code":10429,"message":"Rate limited. Please wait and consider throttling your request speed"}],"messages":[],"result":null}`))
 		}},
 		{name: "proxy gone before the batch", down: true, said: "failed before Cloudflare had all of it, so it changed nothing"},
 	}

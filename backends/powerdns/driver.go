@@ -196,14 +196,16 @@ func (d *Driver) providerClient(prov model.Provider, run *backends.Run) (*client
 			"check the url of provider "+prov.Name+" in site.cue (it must name the PowerDNS API itself) and any proxy between site and the server")
 	// A server that stops answering is named, with the request it holds.
 	prefix := "/api/v1/servers/" + p.Server + "/"
-	ct := &countingTransport{base: backends.AwaitTransport(base, run, fmt.Sprintf("PowerDNS %s (%s)", prov.Name, p.URL),
+	// Every request of the run to this provider keeps within its rate
+	// (backends.Budget), whichever step sends it.
+	ct := &countingTransport{base: backends.PaceTransport(backends.AwaitTransport(base, run, fmt.Sprintf("PowerDNS %s (%s)", prov.Name, p.URL),
 		func(r *http.Request) string {
 			path := r.URL.Path
 			if i := strings.Index(path, prefix); i >= 0 {
 				path = path[i+len(prefix):]
 			}
 			return r.Method + " " + path
-		})}
+		}), run.Budget(prov.Name, prov.Rate))}
 	wrapped := *hc
 	wrapped.Transport = ct
 	// Whatever client the caller gave, the key stays on this origin.

@@ -151,6 +151,9 @@ func runDiff(cmd *cobra.Command, args []string, o diffOptions) (err error) {
 	p.Prerequisites = g.Prerequisites()
 	p.Spec = spec
 	p.Options = planOptions(p, run)
+	if !o.quiet {
+		writeRequestNotes(cmd.ErrOrStderr(), g, p)
+	}
 	stdout := cmd.OutOrStdout()
 	planned = true
 	switch o.format {

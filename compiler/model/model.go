@@ -149,6 +149,9 @@ type Provider struct {
 	Name       string // its name in site.cue
 	PowerDNS   *PowerDNS
 	Cloudflare *Cloudflare
+	// Rate is the provider's request budget (site.cue's rate, else the
+	// service's documented limit); nil: none.
+	Rate *Rate
 }
 
 // Credential is what site authenticates to the provider with: the

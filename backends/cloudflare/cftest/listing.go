@@ -23,7 +23,7 @@ func (s *Server) listZones(w http.ResponseWriter, r *http.Request) {
 	for _, id := range ids {
 		z := s.zones[id]
 		if name == "" || aLabels(z.name) == name {
-			out = append(out, map[string]any{"id": z.id, "name": z.name, "status": "active", "paused": false, "type": "full"})
+			out = append(out, zoneObject(z))
 		}
 	}
 	page(w, r, out, 20)
@@ -115,4 +115,21 @@ func page[T any](w http.ResponseWriter, r *http.Request, items []T, def int) {
 	body := envelope(res)
 	body["result_info"] = map[string]int{"page": pg, "per_page": per, "count": hi - lo, "total_count": total, "total_pages": pages}
 	writeJSON(w, http.StatusOK, body)
+}
+
+// zoneObject is a zone as the API lists it, with the fields Cloudflare's
+// published schema requires of a zone (account, meta, name_servers,
+// owner, original_*, created_on, modified_on, activated_on,
+// development_mode among them).
+func zoneObject(z *zone) map[string]any {
+	const created = "2014-01-01T05:20:00.12345Z"
+	return map[string]any{"id": z.id, "name": z.name, "status": "active", "paused": false, "type": "full",
+		"account":          map[string]any{"id": "023e105f4ecef8ad9ca31a8372d0c353", "name": "Example Account"},
+		"meta":             map[string]any{"cdn_only": false, "custom_certificate_quota": 0, "dns_only": false, "foundation_dns": false, "page_rule_quota": 3, "phishing_detected": false, "step": 2},
+		"name_servers":     []string{"bob.ns.cloudflare.com", "lola.ns.cloudflare.com"},
+		"owner":            map[string]any{"id": nil, "name": nil, "type": "user"},
+		"original_dnshost": nil, "original_name_servers": nil, "original_registrar": nil,
+		"created_on": created, "modified_on": created, "activated_on": created,
+		"development_mode": 0,
+	}
 }

@@ -36,7 +36,6 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
-	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -111,6 +110,7 @@ type Server struct {
 	rateLimited int // answer this many next requests with 429
 	badGateway  int // answer this many next requests with an HTML 502
 	retryAfter  int
+	quota       *quota // see SetLimit
 }
 
 // New starts a fake that accepts only token. Close it when done.
@@ -283,15 +283,10 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	}
 	if s.rateLimited > 0 {
 		s.rateLimited--
-		s.counts[EpRateLimited]++
-		w.Header().Set("Retry-After", strconv.Itoa(s.retryAfter))
-		w.Header().Set("Ratelimit", `"default";r=0;t=`+strconv.Itoa(s.retryAfter))
-		w.Header().Set("Ratelimit-Policy", `"burst";q=100;w=60`)
-		// The REST API's 429 body is not documented (the limits page,
-		// https://developers.cloudflare.com/fundamentals/api/reference/limits/,
-		// names only the status and headers); the fake uses the code and
-		// text wrangler has been seen to get (cloudflare/workers-sdk#10025).
-		writeError(w, &apiError{http.StatusTooManyRequests, 971, "Please wait and consider throttling your request speed"})
+		s.refuse(w, s.retryAfter, nil)
+		return
+	}
+	if s.limited(w) {
 		return
 	}
 	// Cloudflare answers a token without permission with 403 code 10000.
