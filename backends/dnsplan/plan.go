@@ -146,6 +146,9 @@ type planner struct {
 	step *graph.Step
 	obs  *Observed
 	res  *Result
+	// updates are the changes that rewrite RRsets of ours (Update ops),
+	// counted by the update gate.
+	updates []int
 	// room is how many changes the rest of the plan can make at most:
 	// the first change sizes the slices by it, so a converged zone
 	// allocates none and a zone created from empty allocates once.
@@ -210,7 +213,8 @@ func Plan(step *graph.Step, obs *Observed, run *backends.Run, h Hooks) *Result {
 		p.want(w, live[i])
 	}
 	p.soa()
-	p.deletes(run)
+	ours := p.deletes(run)
+	p.updateMany(ours, run)
 	return p.res
 }
 
@@ -236,6 +240,7 @@ func (p *planner) want(w *model.RRset, l *RRset) {
 		}
 		op.Kind = Update
 		ci = p.change(w.Name, w.Type, plan.ActionUpdate, plan.ImpactLive, "")
+		p.updates = append(p.updates, ci)
 	case same():
 		op.Kind = Adopt
 		ci = p.change(w.Name, w.Type, plan.ActionAdopt, plan.ImpactNone,
@@ -317,8 +322,9 @@ func (p *planner) giveWay(w *model.RRset, ci int) {
 
 // deletes plans the deletes of what carries this tenant's marker and is
 // no longer wanted. The observation is complete here, which is what
-// makes deleting safe at all.
-func (p *planner) deletes(run *backends.Run) {
+// makes deleting safe at all. It returns how many live RRsets are ours,
+// which the update gate counts against too.
+func (p *planner) deletes(run *backends.Run) int {
 	tenant := p.step.Tenant
 	ours := 0
 	var gone []*RRset
@@ -352,44 +358,14 @@ func (p *planner) deletes(run *backends.Run) {
 	}
 	why := deleteMany(len(deletes), p.lost(gone), ours, run)
 	if why == "" {
-		return
+		return ours
 	}
 	for _, ci := range deletes {
 		c := &p.res.Changes[ci]
 		c.Gates = append(c.Gates, plan.GateDNSDeleteMany)
 		c.Reason = fmt.Sprintf("no longer in the spec; %d of the %d RRsets site owns in this zone go at once: %s", len(deletes), ours, why)
 	}
-}
-
-// deleteMany says why n deletes of the ours rrsets this tenant owns in
-// a zone need GATE-DNS-DELETE-MANY, lost of them at names the spec no
-// longer wants at all, or returns "" when they do not. Many deletes at
-// once are more likely a mistake in the spec (a zone's records dropped,
-// a file cut short) than an intent. The percentage rule starts at
-// Run.DeleteManyMin so that a big zone may shed a few rrsets; a small
-// zone would then have no net at all, so losing every name of ours, or
-// more than half of 3 or more, is gated whatever the size. A type
-// changed at a kept name (our A giving way to our CNAME) loses nothing
-// and does not count there. The rule is named because the way past it
-// differs: --delete-threshold moves the percentage alone.
-func deleteMany(n, lost, ours int, run *backends.Run) string {
-	switch {
-	case run.DeleteManyPercent >= 100:
-		return "" // the operator allowed every delete (--delete-threshold 100)
-	case lost == 0:
-	case lost == ours:
-		return "no name site owns in this zone is left"
-	case ours >= 3 && lost*2 > ours:
-		if lost == n {
-			return "more than half"
-		}
-		return fmt.Sprintf("%d of them at names the spec no longer has, more than half", lost)
-	}
-	if ours >= run.DeleteManyMin && n*100 > run.DeleteManyPercent*ours {
-		// Rounded up: a share just over the threshold never reads as it.
-		return fmt.Sprintf("%d %%, over the %d %% --delete-threshold allows", (n*100+ours-1)/ours, run.DeleteManyPercent)
-	}
-	return ""
+	return ours
 }
 
 // lost counts the rrsets of gone, less the apex NS, at names the spec
@@ -407,21 +383,4 @@ func (p *planner) lost(gone []*RRset) int {
 		}
 	}
 	return n
-}
-
-// Compare orders wanted RRsets by name, then type: the order the
-// compiler hands them over in, and the order Plan works in.
-func Compare(a, b *model.RRset) int {
-	return cmp.Or(strings.Compare(a.Name, b.Name), strings.Compare(a.Type, b.Type))
-}
-
-// SignerType reports whether typ is a record type a DNSSEC signer makes
-// from the zone's keys (DNSKEY, RRSIG, NSEC, NSEC3, NSEC3PARAM, CDS,
-// CDNSKEY). site never writes these: it asks the provider to sign.
-func SignerType(typ string) bool {
-	switch typ {
-	case "DNSKEY", "RRSIG", "NSEC", "NSEC3", "NSEC3PARAM", "CDS", "CDNSKEY":
-		return true
-	}
-	return false
 }

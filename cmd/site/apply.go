@@ -71,7 +71,7 @@ reported. A re-run converges from any partial state.
 
 With --plan, apply needs nothing else: the plan names its spec files,
 scope (--only, --target) and options (--restart, --delete-threshold,
-the acks that deferred a step); other values are refused, and so is
+--update-threshold, the acks that deferred a step); other values are refused, and so is
 a plan whose options loosen apply's checks (a --delete-threshold above
 the default, a --restart, an ack) unless the command line gives them
 too, as a plan file is anyone's to write; nor do its paths choose
@@ -130,6 +130,7 @@ interrupt.`,
 		parallelism:     "how many steps run at once",
 		restart:         "restart TENANT/VM so pending changes take effect (repeatable; needs GATE-VM-RESTART)",
 		deleteThreshold: deleteThresholdHelp,
+		updateThreshold: updateThresholdHelp,
 	})
 	cmd.Flags().BoolVar(&o.yes, "yes", false, "do not ask before destructive changes on a terminal (for scripts that run apply with a terminal attached)")
 	cmd.Flags().StringVar(&o.planFile, "plan", "", "apply only if a fresh observation still matches this plan saved by site diff --out")
@@ -159,7 +160,7 @@ func runApply(cmd *cobra.Command, args []string, o applyOptions) error {
 			return withCode(exitError, err)
 		}
 		args, phases, targets = saved.Spec.Paths, saved.Only, saved.Targets
-		o.restarts, o.deleteThreshold = saved.Options.Restart, saved.Options.DeleteThreshold
+		o.fromSaved(saved.Options)
 	}
 	run, err := o.newRun()
 	if err != nil {

@@ -70,7 +70,8 @@ message ends with the command that adds it. apply's other gates
 change nothing in a diff; those of site disown and site unlock are
 refused, as apply refuses them.
 
---restart and --delete-threshold mean what they mean to site apply; give
+--restart, --delete-threshold and --update-threshold mean what they
+mean to site apply; give
 diff the ones apply will get, so that the plan shown (or saved for
 apply --plan) is the one apply carries out.
 
@@ -89,6 +90,7 @@ acknowledged (GATE-SECRET-UNREACHABLE).`,
 		parallelism:     "how many steps observe at once (and how many zones of unchanged specs are read while the specs load)",
 		restart:         "plan as site apply --restart TENANT/VM would (repeatable)",
 		deleteThreshold: "plan as site apply --delete-threshold would: " + deleteThresholdHelp,
+		updateThreshold: "plan as site apply --update-threshold would: " + updateThresholdHelp,
 	})
 	addBudgetFlags(cmd)
 	f := cmd.Flags()
