@@ -149,12 +149,12 @@ func fromCUE(errs []cueError, pos *positions, schema cue.Value) Diagnostics {
 			switch lower := strings.ToLower(last); {
 			case rdata.IsType(strings.ToUpper(last)):
 				msg = "record types are written in upper case: " + strings.ToUpper(last)
-			case lower == "ttl" || lower == "proxied":
+			case lower == "ttl" || lower == "ttls" || lower == "proxied":
 				msg = lower + " is written in lower case: " + lower
 			case spelling.Nearest(last, schemaFields(schema, path[:len(path)-1])) != "":
 				msg = fmt.Sprintf("%s is not a record type site manages: did you mean %s?", last, spelling.Nearest(last, schemaFields(schema, path[:len(path)-1])))
 			default:
-				msg = last + " is not a record type site manages; a name takes ttl, proxied and the types " + strings.Join(rdata.Types, ", ")
+				msg = last + " is not a record type site manages; a name takes ttl, ttls, proxied and the types " + strings.Join(rdata.Types, ", ")
 			}
 		case len(path) >= 4 && path[len(path)-3] == "networks" && last == "mode" && strings.Contains(msg, "conflicting values"):
 			// One line, not one per branch of the disjunction.

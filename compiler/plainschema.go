@@ -19,7 +19,7 @@ package compiler
 
 // checkedSchemaSum is the hash (schemaSum) of the schema/*.cue the
 // mirror below was last checked against.
-const checkedSchemaSum = "5f5cf5ca33e6e8b0f5c43e9f0fbb20a4cb083384633d5c64099ff82cca0cfefe"
+const checkedSchemaSum = "58ddedf05f8ba5db141df8806cfe6c9c9fc1fde0fe2a41bdc07f909056aa47aa"
 
 // The mirror of schema/*.cue, definition by definition.
 var (
@@ -35,6 +35,7 @@ var (
 	// #Name
 	plainName = closed(
 		opt("ttl", plainTTL),
+		opt("ttls", mapOf(plainTTL)),
 		opt("proxied", isBool),
 		opt("A", listOf(isString, 0)),
 		opt("AAAA", listOf(isString, 0)),
@@ -56,6 +57,12 @@ var (
 		opt("OPENPGPKEY", listOf(isString, 0)),
 		opt("DHCID", listOf(isString, 0)),
 		opt("ALIAS", isString),
+		opt("LOC", listOf(isString, 0)),
+		opt("URI", listOf(closed(req("priority", plainU16), req("weight", plainU16), req("target", isString)), 0)),
+		opt("CERT", listOf(closed(req("type", plainU16), req("key_tag", plainU16), req("algorithm", plainU8), req("certificate", isString)), 0)),
+		opt("SMIMEA", listOf(closed(req("usage", plainU8), req("selector", plainU8), req("matching_type", plainU8), req("certificate", isString)), 0)),
+		opt("HINFO", listOf(closed(req("cpu", isString), req("os", isString)), 0)),
+		opt("RP", listOf(closed(req("mbox", isString), req("txt", isString)), 0)),
 	)
 
 	// #Zone

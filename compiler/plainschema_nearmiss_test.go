@@ -42,6 +42,11 @@ tenants: t: {
 			pgp: OPENPGPKEY: ["AAAA"]
 			dh: DHCID: ["AAAA"]
 			al: ALIAS: "www.example.org."
+			loc: LOC: ["52 22 23 N 4 53 32 E -2m"]
+			"_u._tcp": URI: [{priority: 10, weight: 1, target: "https://x.example/"}]
+			cert: CERT: [{type: 1, key_tag: 12, algorithm: 8, certificate: "AAAA"}]
+			smime: SMIMEA: [{usage: 2, selector: 1, matching_type: 0, certificate: "abcd"}]
+			hi: {HINFO: [{cpu: "INTEL", os: "Linux"}], RP: [{mbox: "a.example.org.", txt: "."}], ttls: {HINFO: 60}}
 		}
 	}
 	networks: lan: {host: "kvm1", mode: "nat", cidr: "10.0.0.0/24", autostart: true}
@@ -114,6 +119,17 @@ var nearMisses = []struct{ name, old, new string }{
 	{"OPENPGPKEY string", `OPENPGPKEY: ["AAAA"]`, `OPENPGPKEY: "AAAA"`},
 	{"DHCID element bool", `DHCID: ["AAAA"]`, `DHCID: [false]`},
 	{"ALIAS int", `ALIAS: "www.example.org."`, `ALIAS: 1`},
+	{"LOC string", `LOC: ["52 22 23 N 4 53 32 E -2m"]`, `LOC: "52 22 23 N 4 53 32 E -2m"`},
+	{"URI weight too big", `weight: 1, target: "https`, `weight: 65536, target: "https`},
+	{"URI target missing", `, target: "https://x.example/"`, ``},
+	{"CERT algorithm too big", `algorithm: 8, certificate`, `algorithm: 256, certificate`},
+	{"CERT type string", `type: 1, key_tag: 12`, `type: "PKIX", key_tag: 12`},
+	{"SMIMEA usage too big", `usage: 2, selector: 1, matching_type: 0`, `usage: 256, selector: 1, matching_type: 0`},
+	{"HINFO os missing", `, os: "Linux"`, ``},
+	{"RP unknown field", `txt: "."}`, `txt: ".", mail: "x"}`},
+	{"ttls zero", `ttls: {HINFO: 60}`, `ttls: {HINFO: 0}`},
+	{"ttls string", `ttls: {HINFO: 60}`, `ttls: {HINFO: "60"}`},
+	{"ttls list", `ttls: {HINFO: 60}`, `ttls: [60]`},
 	{"network host missing", `lan: {host: "kvm1", `, `lan: {`},
 	{"network host bad regexp", `lan: {host: "kvm1"`, `lan: {host: "KVM 1"`},
 	{"network cidr int", `cidr: "10.0.0.0/24"`, `cidr: 10`},
