@@ -14,16 +14,17 @@ import (
 // Both share one percentage rule, overShare; deletes add rules of their
 // own for small zones.
 
-// overShare says why n of the ours RRsets the tenant owns in a zone are
-// too many to change at once without a gate: more than percent of them,
-// in a zone holding at least min. It returns "" when they are not; flag
-// names the option that moves the percentage, for the message.
-func overShare(n, ours, percent, min int, flag string) string {
-	if percent >= 100 || ours == 0 || ours < min || n*100 <= percent*ours {
+// overShare says why n changes to a zone's RRsets (of those site owns,
+// or the spec wants) are too many to make at once without a gate: more
+// than percent of them, in a zone holding at least min. It returns ""
+// when they are not; flag names the option that moves the percentage,
+// for the message.
+func overShare(n, of, percent, min int, flag string) string {
+	if percent >= 100 || of == 0 || of < min || n*100 <= percent*of {
 		return ""
 	}
 	// Rounded up: a share just over the threshold never reads as it.
-	return fmt.Sprintf("%d %%, over the %d %% %s allows", (n*100+ours-1)/ours, percent, flag)
+	return fmt.Sprintf("%d %%, over the %d %% %s allows", (n*100+of-1)/of, percent, flag)
 }
 
 // deleteMany says why n deletes of the ours rrsets this tenant owns in
@@ -53,23 +54,27 @@ func deleteMany(n, lost, ours int, run *backends.Run) string {
 
 // updateMany gates the plan's updates of our RRsets behind
 // GATE-DNS-UPDATE-MANY when they are more than Run.UpdateManyPercent of
-// the ours RRsets the tenant owns in the zone (in a zone of at least
-// Run.DeleteManyMin of them): octoDNS's rule, 30 % of a zone of 10 or
-// more by default. Creates, adoptions and overwrites do not count: what
-// was not ours is not rewritten by a mistake in our spec alone, and
-// overwriting has its own gate.
-func (p *planner) updateMany(ours int, run *backends.Run) {
+// the wanted RRsets the spec has in the zone, in a zone of at least
+// Run.DeleteManyMin of them: octoDNS's rule, 30 % of a zone of 10 or
+// more by default. The share is of what the spec wants, which is what
+// site owns in the zone once applied, and not of what lives there now:
+// a re-run after an apply that stopped half-way then counts the same
+// updates against the same zone as the first run did. Creates,
+// adoptions and overwrites do not count: what was not ours is not
+// rewritten by a mistake in our spec alone, and overwriting has its own
+// gate.
+func (p *planner) updateMany(wanted int, run *backends.Run) {
 	n := len(p.updates)
 	if n == 0 {
 		return
 	}
-	why := overShare(n, ours, run.UpdateManyPercent, run.DeleteManyMin, "--update-threshold")
+	why := overShare(n, wanted, run.UpdateManyPercent, run.DeleteManyMin, "--update-threshold")
 	if why == "" {
 		return
 	}
 	for _, ci := range p.updates {
 		c := &p.res.Changes[ci]
 		c.Gates = append(c.Gates, plan.GateDNSUpdateMany)
-		c.Reason = fmt.Sprintf("%d of the %d RRsets site owns in this zone change at once: %s", n, ours, why)
+		c.Reason = fmt.Sprintf("%d of the %d RRsets the spec has in this zone change at once: %s", n, wanted, why)
 	}
 }

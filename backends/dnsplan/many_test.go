@@ -36,12 +36,12 @@ func TestUpdateMany(t *testing.T) {
 		reason string // "" for no gate
 	}{
 		{"4 of 10 updated", owned(ours, 10), owned(ours, 10).changedTTL(4), 30,
-			"4 of the 10 RRsets site owns in this zone change at once: 40 %, over the 30 % --update-threshold allows"},
+			"4 of the 10 RRsets the spec has in this zone change at once: 40 %, over the 30 % --update-threshold allows"},
 		{"3 of 10 updated is at the threshold", owned(ours, 10), owned(ours, 10).changedTTL(3), 30, ""},
 		{"a smaller zone is not counted", owned(ours, 9), owned(ours, 9).changedTTL(9), 30, ""},
 		{"--update-threshold 50", owned(ours, 10), owned(ours, 10).changedTTL(4), 50, ""},
 		{"--update-threshold 0", owned(ours, 10), owned(ours, 10).changedTTL(1), 0,
-			"1 of the 10 RRsets site owns in this zone change at once: 10 %, over the 0 % --update-threshold allows"},
+			"1 of the 10 RRsets the spec has in this zone change at once: 10 %, over the 0 % --update-threshold allows"},
 		{"--update-threshold 100", owned(ours, 12), owned(ours, 12).changedTTL(12), 100, ""},
 		{"creates are no updates", owned(ours, 10), append(owned(ours, 10).wanted(), owned(ours, 20)[10:].wanted()...), 30, ""},
 	} {

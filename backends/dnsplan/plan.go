@@ -213,8 +213,8 @@ func Plan(step *graph.Step, obs *Observed, run *backends.Run, h Hooks) *Result {
 		p.want(w, live[i])
 	}
 	p.soa()
-	ours := p.deletes(run)
-	p.updateMany(ours, run)
+	p.deletes(run)
+	p.updateMany(len(wanted), run)
 	return p.res
 }
 
@@ -322,9 +322,8 @@ func (p *planner) giveWay(w *model.RRset, ci int) {
 
 // deletes plans the deletes of what carries this tenant's marker and is
 // no longer wanted. The observation is complete here, which is what
-// makes deleting safe at all. It returns how many live RRsets are ours,
-// which the update gate counts against too.
-func (p *planner) deletes(run *backends.Run) int {
+// makes deleting safe at all.
+func (p *planner) deletes(run *backends.Run) {
 	tenant := p.step.Tenant
 	ours := 0
 	var gone []*RRset
@@ -358,14 +357,13 @@ func (p *planner) deletes(run *backends.Run) int {
 	}
 	why := deleteMany(len(deletes), p.lost(gone), ours, run)
 	if why == "" {
-		return ours
+		return
 	}
 	for _, ci := range deletes {
 		c := &p.res.Changes[ci]
 		c.Gates = append(c.Gates, plan.GateDNSDeleteMany)
 		c.Reason = fmt.Sprintf("no longer in the spec; %d of the %d RRsets site owns in this zone go at once: %s", len(deletes), ours, why)
 	}
-	return ours
 }
 
 // lost counts the rrsets of gone, less the apex NS, at names the spec

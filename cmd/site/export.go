@@ -107,7 +107,7 @@ or delete these records. Without it, site diff shows each rrset as
 "= adopt" until the first site apply. site disown removes the markers.
 
 Left out, and so never touched by site: record types the language
-cannot say (SOA, HINFO, LOC, ...), rrsets with disabled records,
+cannot say (SOA, AFSDB, ...), rrsets with disabled records,
 rrsets another site tenant owns, and the apex NS (it came with the zone;
 declare it to manage it).
 

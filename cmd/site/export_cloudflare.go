@@ -28,9 +28,10 @@ each RRset as "= adopt" until the first site apply. site disown removes
 the markers.
 
 Left out, and so never touched by site: record types the language
-cannot say (CERT, LOC, URI, ...), records another site tenant owns,
-and names whose records have different TTLs or are proxied for some
-types and not others. A proxied name is exported with proxied: true. A
+cannot say, records another site tenant owns, RRsets whose records
+have different TTLs, and names proxied for some types and not others.
+Types at one name with different TTLs are kept (ttls says them). A
+proxied name is exported with proxied: true. A
 CNAME at the apex (which Cloudflare flattens) is exported as an ALIAS.
 
 The API token is read from the environment variable --token-env names,

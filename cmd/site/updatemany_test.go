@@ -32,7 +32,7 @@ func TestUpdateManyGate(t *testing.T) {
 	file := tenantFile(t, srv, "upd.test", strings.Join(spec, "\n"))
 
 	code, out, errOut := siteRun(t, srv, "diff", file)
-	if code != exitOK || !strings.Contains(out, "GATE-DNS-UPDATE-MANY") || !strings.Contains(out, "4 of the 10 RRsets site owns in this zone change at once: 40 %, over the 30 % --update-threshold allows") {
+	if code != exitOK || !strings.Contains(out, "GATE-DNS-UPDATE-MANY") || !strings.Contains(out, "4 of the 10 RRsets the spec has in this zone change at once: 40 %, over the 30 % --update-threshold allows") {
 		t.Fatalf("diff: exit %d, want 0 and the update gate with its reason\nstdout:\n%s\nstderr:\n%s", code, out, errOut)
 	}
 	if code, out, errOut := siteRun(t, srv, "diff", "--update-threshold", "40", file); code != exitOK || strings.Contains(out, "GATE-DNS-UPDATE-MANY") {
