@@ -19,7 +19,7 @@ package compiler
 
 // checkedSchemaSum is the hash (schemaSum) of the schema/*.cue the
 // mirror below was last checked against.
-const checkedSchemaSum = "58ddedf05f8ba5db141df8806cfe6c9c9fc1fde0fe2a41bdc07f909056aa47aa"
+const checkedSchemaSum = "d09d9d757e2fb51138a1788f1172c13f7ee23e72230502368409096af0965c22"
 
 // The mirror of schema/*.cue, definition by definition.
 var (
@@ -70,7 +70,7 @@ var (
 		req("provider", plainRef),
 		opt("ttl", plainTTL),
 		opt("records", mapOf(plainName)),
-		opt("ignore", listOf(closed(req("name", isString), opt("type", isString)), 0)),
+		opt("ignore", listOf(closed(req("name", isString), opt("type", isString), opt("value", isString)), 0)),
 		opt("soa", closed(opt("mbox", isString), opt("refresh", plainTTL), opt("retry", plainTTL),
 			opt("expire", plainTTL), opt("minimum", plainTTL))),
 		opt("dnssec", isBool),

@@ -23,7 +23,7 @@ tenants: t: {
 		ttl:      300
 		dnssec:   false
 		soa: {mbox: "hostmaster@t.example.test", refresh: 3600, retry: 600, expire: 86400, minimum: 300}
-		ignore: [{name: "_acme-challenge", type: "TXT"}]
+		ignore: [{name: "_acme-challenge", type: "TXT"}, {name: "@", value: "google-site-verification=*"}]
 		records: {
 			"@": {ttl: 60, NS: ["ns1.example.org."], MX: [{priority: 10, host: "mx.example.org."}]}
 			"@": CAA: [{flags: 0, tag: "issue", value: "letsencrypt.org"}]
@@ -84,7 +84,8 @@ var nearMisses = []struct{ name, old, new string }{
 	{"soa mbox int", `mbox: "hostmaster@t.example.test"`, `mbox: 1`},
 	{"ignore name missing", `{name: "_acme-challenge", type: "TXT"}`, `{type: "TXT"}`},
 	{"ignore unknown field", `type: "TXT"}`, `type: "TXT", why: "x"}`},
-	{"ignore not a list", `ignore: [{name: "_acme-challenge", type: "TXT"}]`, `ignore: {name: "x"}`},
+	{"ignore not a list", `ignore: [{name: "_acme-challenge", type: "TXT"}, {name: "@", value: "google-site-verification=*"}]`, `ignore: {name: "x"}`},
+	{"ignore value int", `value: "google-site-verification=*"`, `value: 1`},
 	{"name ttl zero", `ttl: 60`, `ttl: 0`},
 	{"name proxied string", `proxied: false`, `proxied: "no"`},
 	{"unknown record type", `dh: DHCID:`, `dh: DHCPID:`},

@@ -26,8 +26,9 @@ type rawZone struct {
 	TTL      int64               `json:"ttl"`
 	Records  map[string]*rawName `json:"records"`
 	Ignore   []struct {
-		Name string `json:"name"`
-		Type string `json:"type"`
+		Name  string `json:"name"`
+		Type  string `json:"type"`
+		Value string `json:"value"`
 	} `json:"ignore"`
 	SOA *struct {
 		Mbox    *string `json:"mbox"`

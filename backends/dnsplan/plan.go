@@ -73,6 +73,10 @@ type Result struct {
 	// Kept are the live RRsets holding data that the zone's ignore
 	// rules kept out of the plan (nil when none): they stay as they are.
 	Kept Kept
+	// Also are the records ignore rules with a value keep at a wanted
+	// name and type (nil when none): what the server serves there is
+	// the wanted values and these (kept.go).
+	Also map[NameType][]string
 	// Notes are lines for the plan that change nothing: the RRsets
 	// another tenant's marker names that the spec does not want
 	// (strays.go).
@@ -194,6 +198,9 @@ func Plan(step *graph.Step, obs *Observed, run *backends.Run, h Hooks) *Result {
 		// when something once marked them.
 		signer := SignerType(l.Type)
 		l.ignored = signer || (len(z.Ignore) > 0 && z.Ignored(l.Name, l.Type) != nil)
+		if !l.ignored && len(z.Ignore) > 0 {
+			l.kept = keptValues(z, l)
+		}
 		if l.ignored && !signer && l.HasData() {
 			if p.res.Kept == nil {
 				p.res.Kept = Kept{}
@@ -224,6 +231,10 @@ func (p *planner) want(w *model.RRset, l *RRset) {
 	values := w.Values
 	if !slices.IsSorted(values) {
 		values = slices.Sorted(slices.Values(values))
+	}
+	if l != nil && len(l.kept) > 0 {
+		values = withKept(values, l.kept)
+		p.also(l)
 	}
 	same := func() bool {
 		return l.TTL == w.TTL && !l.Irregular && l.Proxied == w.Proxied && p.same(w.Type, l.Values, values)
@@ -333,6 +344,9 @@ func (p *planner) deletes(run *backends.Run) {
 			strays.add(l)
 			continue
 		}
+		if !l.wanted && len(l.kept) == len(l.Values) {
+			continue // every record kept by a rule: left alone, not counted
+		}
 		ours++
 		if !l.wanted && !l.giveWay {
 			gone = append(gone, l)
@@ -348,6 +362,10 @@ func (p *planner) deletes(run *backends.Run) {
 			// The apex NS is never removed (the zone would stop working),
 			// so it is not among what could go either.
 			ours--
+			continue
+		}
+		if len(l.kept) > 0 {
+			p.keepOnly(l)
 			continue
 		}
 		ci := p.change(l.Name, l.Type, plan.ActionDelete, plan.ImpactLive, "no longer in the spec")

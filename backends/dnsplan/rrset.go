@@ -74,6 +74,9 @@ type RRset struct {
 	wanted  bool // the spec wants this name and type
 	giveWay bool // deleted to make room for a conflicting wanted type
 	ignored bool // a zone's ignore rule covers it: left alone, not counted
+	// kept are the values a zone's ignore rule with a value covers
+	// (see kept.go): written back beside what the spec wants there.
+	kept []string
 }
 
 // HasData reports whether the RRset holds records; PowerDNS lists an
