@@ -58,12 +58,18 @@ func (p *planner) keepOnly(l *RRset) {
 	p.res.Ops = append(p.res.Ops, Op{Kind: Update, Want: w, Values: l.kept, Live: l})
 }
 
-// also records l's kept values in the result (Result.Also).
-func (p *planner) also(l *RRset) {
+// keptToo returns the wanted values with those an ignore rule keeps in
+// l (nil or none: values as they are), and notes them in the result
+// (Result.Also).
+func (p *planner) keptToo(values []string, l *RRset) []string {
+	if l == nil || len(l.kept) == 0 {
+		return values
+	}
 	if p.res.Also == nil {
 		p.res.Also = map[NameType][]string{}
 	}
 	p.res.Also[l.NameType] = l.kept
+	return withKept(values, l.kept)
 }
 
 // WithAlso is the values the server serves at a wanted RRset w once

@@ -232,10 +232,7 @@ func (p *planner) want(w *model.RRset, l *RRset) {
 	if !slices.IsSorted(values) {
 		values = slices.Sorted(slices.Values(values))
 	}
-	if l != nil && len(l.kept) > 0 {
-		values = withKept(values, l.kept)
-		p.also(l)
-	}
+	values = p.keptToo(values, l)
 	same := func() bool {
 		return l.TTL == w.TTL && !l.Irregular && l.Proxied == w.Proxied && p.same(w.Type, l.Values, values)
 	}

@@ -95,17 +95,8 @@ func (s *Server) normalise(z *zone, rec *Record) *apiError {
 		if apiErr := structured(rec); apiErr != nil {
 			return apiErr
 		}
-	case "URI":
-		// priority is the record's own field, as an MX's; data holds
-		// weight and target (the API's URIRecord).
-		if rec.Priority == nil || rec.Data == nil || rec.Data["target"] == nil {
-			return validation("URI records need a priority and data with weight and target")
-		}
-		w, t := num(rec.Data["weight"]), fmt.Sprint(rec.Data["target"])
-		rec.Data = map[string]any{"weight": w, "target": t}
-		rec.Content = fmt.Sprintf("%d %q", w, t)
-	case "LOC":
-		if apiErr := locContent(rec); apiErr != nil {
+	case "URI", "LOC":
+		if apiErr := dataContent(rec); apiErr != nil {
 			return apiErr
 		}
 	default:
@@ -274,6 +265,22 @@ func prio(r *Record) int {
 var locFields = []string{"lat_degrees", "lat_minutes", "lat_seconds", "lat_direction",
 	"long_degrees", "long_minutes", "long_seconds", "long_direction",
 	"altitude", "size", "precision_horz", "precision_vert"}
+
+// dataContent checks the data of a URI or LOC record and writes its
+// content. A URI's priority is the record's own field, as an MX's, and
+// its data holds weight and target (the API's URIRecord).
+func dataContent(rec *Record) *apiError {
+	if rec.Type == "URI" {
+		if rec.Priority == nil || rec.Data == nil || rec.Data["target"] == nil {
+			return validation("URI records need a priority and data with weight and target")
+		}
+		w, t := num(rec.Data["weight"]), fmt.Sprint(rec.Data["target"])
+		rec.Data = map[string]any{"weight": w, "target": t}
+		rec.Content = fmt.Sprintf("%d %q", w, t)
+		return nil
+	}
+	return locContent(rec)
+}
 
 // locContent checks a LOC record's data and writes its content, the
 // numbers as sent and the four distances in metres.
