@@ -142,6 +142,10 @@ type Run struct {
 	// than half of 3 or more, unless Percent is 100; see dnsplan).
 	DeleteManyPercent int
 	DeleteManyMin     int
+	// UpdateManyPercent sets when updates of our RRsets in one zone need
+	// GATE-DNS-UPDATE-MANY: more than Percent of them in a zone holding
+	// at least DeleteManyMin (the same floor as deletes; see dnsplan).
+	UpdateManyPercent int
 	// Restart lists "tenant/vm" names the user asked to restart so that
 	// pending changes take effect.
 	Restart map[string]bool
@@ -189,17 +193,20 @@ func (r *Run) Say(line string) {
 	}
 }
 
-// The default GATE-DNS-DELETE-MANY thresholds (see Run): site apply
-// --delete-threshold changes the percentage.
+// The default GATE-DNS-DELETE-MANY and GATE-DNS-UPDATE-MANY thresholds
+// (see Run): site apply --delete-threshold and --update-threshold change
+// the percentages (30 %, octoDNS's own for updates).
 const (
 	DefaultDeleteManyPercent = 30
 	DefaultDeleteManyMin     = 10
+	DefaultUpdateManyPercent = 30
 )
 
 // NewRun returns a Run with the default thresholds.
 func NewRun() *Run {
 	return &Run{Acked: map[plan.Gate]bool{}, DeleteManyPercent: DefaultDeleteManyPercent, DeleteManyMin: DefaultDeleteManyMin,
-		Restart: map[string]bool{}, Getenv: os.Getenv, secrets: map[string]string{}}
+		UpdateManyPercent: DefaultUpdateManyPercent,
+		Restart:           map[string]bool{}, Getenv: os.Getenv, secrets: map[string]string{}}
 }
 
 // SetSecret records a value read by a secret step.

@@ -33,6 +33,9 @@ func everyField() *rawName {
 		HTTPS: []rdataFields{{"priority": 1.0, "target": ".", "params": map[string]any{"alpn": []any{"h2", int64(3)}}}},
 		SVCB:  []rdataFields{}, NAPTR: []rdataFields{{"order": 1.5}}, DS: []rdataFields{{"digest": "00"}},
 		DNAME: &dname, OPENPGPKEY: []string{"key"}, DHCID: []string{""}, ALIAS: &alias,
+		TTLs: map[string]int64{"MX": 3600, "A": -1}, LOC: []string{"52 N 1 E 10m"},
+		URI: []rdataFields{{"priority": int64(1), "target": "https://x.example/"}}, CERT: []rdataFields{{"type": int64(1)}},
+		SMIMEA: []rdataFields{}, HINFO: []rdataFields{{"cpu": "x", "os": ""}}, RP: []rdataFields{{"mbox": "."}},
 	}
 }
 

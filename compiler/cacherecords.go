@@ -2,6 +2,8 @@ package compiler
 
 import (
 	"encoding/json"
+	"maps"
+	"slices"
 )
 
 // packRecords writes the records of every zone of tenants, the part of
@@ -98,6 +100,13 @@ const (
 	hasOPENPGPKEY
 	hasDHCID
 	hasALIAS
+	hasTTLs
+	hasLOC
+	hasURI
+	hasCERT
+	hasSMIMEA
+	hasHINFO
+	hasRP
 	nilName
 )
 
@@ -115,7 +124,8 @@ func (w *entryWriter) name(n *rawName) error {
 	for bit, set := range []bool{n.TTL != nil, n.Proxied != nil, n.A != nil, n.AAAA != nil, n.CNAME != nil,
 		n.TXT != nil, n.MX != nil, n.SRV != nil, n.CAA != nil, n.NS != nil, n.PTR != nil,
 		n.SSHFP != nil, n.TLSA != nil, n.HTTPS != nil, n.SVCB != nil, n.NAPTR != nil, n.DS != nil,
-		n.DNAME != nil, n.OPENPGPKEY != nil, n.DHCID != nil, n.ALIAS != nil} {
+		n.DNAME != nil, n.OPENPGPKEY != nil, n.DHCID != nil, n.ALIAS != nil, n.TTLs != nil,
+		n.LOC != nil, n.URI != nil, n.CERT != nil, n.SMIMEA != nil, n.HINFO != nil, n.RP != nil} {
 		if set {
 			mask |= 1 << bit
 		}
@@ -127,18 +137,25 @@ func (w *entryWriter) name(n *rawName) error {
 	if n.Proxied != nil {
 		w.bool(*n.Proxied)
 	}
+	if n.TTLs != nil {
+		w.uint(uint64(len(n.TTLs)))
+		for _, typ := range slices.Sorted(maps.Keys(n.TTLs)) {
+			w.str(typ)
+			w.int(n.TTLs[typ])
+		}
+	}
 	for _, s := range []*string{n.CNAME, n.DNAME, n.ALIAS} {
 		if s != nil {
 			w.str(*s)
 		}
 	}
-	for _, ss := range [][]string{n.A, n.AAAA, n.NS, n.PTR, n.OPENPGPKEY, n.DHCID} {
+	for _, ss := range [][]string{n.A, n.AAAA, n.NS, n.PTR, n.OPENPGPKEY, n.DHCID, n.LOC} {
 		if ss != nil {
 			w.strs(ss)
 		}
 	}
 	w.structs(n)
-	for _, fs := range [][]rdataFields{n.SSHFP, n.TLSA, n.HTTPS, n.SVCB, n.NAPTR, n.DS} {
+	for _, fs := range [][]rdataFields{n.SSHFP, n.TLSA, n.HTTPS, n.SVCB, n.NAPTR, n.DS, n.URI, n.CERT, n.SMIMEA, n.HINFO, n.RP} {
 		if fs != nil {
 			b, err := json.Marshal(fs)
 			if err != nil {
@@ -216,6 +233,14 @@ func (r *entryReader) name(n *rawName) bool {
 		proxied := r.bool()
 		n.Proxied = &proxied
 	}
+	if mask&hasTTLs != 0 {
+		k := r.count()
+		n.TTLs = make(map[string]int64, k)
+		for range k {
+			typ := r.str()
+			n.TTLs[typ] = r.int()
+		}
+	}
 	for _, f := range []struct {
 		bit uint64
 		to  **string
@@ -228,7 +253,7 @@ func (r *entryReader) name(n *rawName) bool {
 	for _, f := range []struct {
 		bit uint64
 		to  *[]string
-	}{{hasA, &n.A}, {hasAAAA, &n.AAAA}, {hasNS, &n.NS}, {hasPTR, &n.PTR}, {hasOPENPGPKEY, &n.OPENPGPKEY}, {hasDHCID, &n.DHCID}} {
+	}{{hasA, &n.A}, {hasAAAA, &n.AAAA}, {hasNS, &n.NS}, {hasPTR, &n.PTR}, {hasOPENPGPKEY, &n.OPENPGPKEY}, {hasDHCID, &n.DHCID}, {hasLOC, &n.LOC}} {
 		if mask&f.bit != 0 {
 			*f.to = r.strs()
 		}
@@ -236,7 +261,7 @@ func (r *entryReader) name(n *rawName) bool {
 	if mask&(hasTXT|hasMX|hasSRV|hasCAA) != 0 {
 		r.structs(mask, n)
 	}
-	if mask&(hasSSHFP|hasTLSA|hasHTTPS|hasSVCB|hasNAPTR|hasDS) != 0 {
+	if mask&(hasSSHFP|hasTLSA|hasHTTPS|hasSVCB|hasNAPTR|hasDS|hasURI|hasCERT|hasSMIMEA|hasHINFO|hasRP) != 0 {
 		r.fields(mask, n)
 	}
 	return true
@@ -290,7 +315,8 @@ func (r *entryReader) fields(mask uint64, n *rawName) {
 	for _, f := range []struct {
 		bit uint64
 		to  *[]rdataFields
-	}{{hasSSHFP, &n.SSHFP}, {hasTLSA, &n.TLSA}, {hasHTTPS, &n.HTTPS}, {hasSVCB, &n.SVCB}, {hasNAPTR, &n.NAPTR}, {hasDS, &n.DS}} {
+	}{{hasSSHFP, &n.SSHFP}, {hasTLSA, &n.TLSA}, {hasHTTPS, &n.HTTPS}, {hasSVCB, &n.SVCB}, {hasNAPTR, &n.NAPTR}, {hasDS, &n.DS},
+		{hasURI, &n.URI}, {hasCERT, &n.CERT}, {hasSMIMEA, &n.SMIMEA}, {hasHINFO, &n.HINFO}, {hasRP, &n.RP}} {
 		if mask&f.bit == 0 {
 			continue
 		}

@@ -212,12 +212,12 @@ func notARecordType(last string, path []string, schema cue.Value) string {
 	switch lower := strings.ToLower(last); {
 	case rdata.IsType(strings.ToUpper(last)):
 		return "record types are written in upper case: " + strings.ToUpper(last)
-	case lower == "ttl" || lower == "proxied":
+	case lower == "ttl" || lower == "ttls" || lower == "proxied":
 		return lower + " is written in lower case: " + lower
 	case spelling.Nearest(last, schemaFields(schema, path[:len(path)-1])) != "":
 		return fmt.Sprintf("%s is not a record type site manages: did you mean %s?", last, spelling.Nearest(last, schemaFields(schema, path[:len(path)-1])))
 	}
-	return last + " is not a record type site manages; a name takes ttl, proxied and the types " + strings.Join(rdata.Types, ", ")
+	return last + " is not a record type site manages; a name takes ttl, ttls, proxied and the types " + strings.Join(rdata.Types, ", ")
 }
 
 // placeDiagnostic positions e, reworded as msg, in the user's file:

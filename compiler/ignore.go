@@ -1,6 +1,7 @@
 package compiler
 
 import (
+	"cmp"
 	"path"
 	"strconv"
 	"strings"
@@ -37,6 +38,18 @@ func (b *builder) ignoreRules(zp []string, z *model.Zone, raw *rawZone) {
 			b.errorf(at(ip, "type"), "ignore type %q is not a record type; write one such as TXT, or leave type out to match every type", r.Type)
 			continue
 		}
-		z.Ignore = append(z.Ignore, model.IgnoreRule{Name: name, Type: typ, Pos: b.pos.pos(ip...)})
+		if r.Value != "" {
+			if _, err := path.Match(r.Value, ""); err != nil {
+				b.errorf(at(ip, "value"), "ignore value %q is not a valid glob (%v); use * and ? and [...] only in pairs that close", r.Value, err)
+				continue
+			}
+			if z.Provider.Cloudflare != nil {
+				// Cloudflare marks each record: adopting the records the
+				// spec wants would mark the kept ones too.
+				b.errorf(at(ip, "value"), "an ignore rule with a value is for PowerDNS zones; on Cloudflare it would mark the records it keeps as the tenant's: remove value, or ignore the whole %s", cmp.Or(typ, "name"))
+				continue
+			}
+		}
+		z.Ignore = append(z.Ignore, model.IgnoreRule{Name: name, Type: typ, Value: r.Value, Pos: b.pos.pos(ip...)})
 	}
 }

@@ -19,7 +19,7 @@ package compiler
 
 // checkedSchemaSum is the hash (schemaSum) of the schema/*.cue the
 // mirror below was last checked against.
-const checkedSchemaSum = "fb08f4ca3526f321ff21b27317a8a615c56b9aa393fc96c828f5a993d9b98141"
+const checkedSchemaSum = "ca473d95c59edc187cc89b783e0107e97dc262cc21defed1184141afb86e8754"
 
 // The mirror of schema/*.cue, definition by definition.
 var (
@@ -35,6 +35,7 @@ var (
 	// #Name
 	plainName = closed(
 		opt("ttl", plainTTL),
+		opt("ttls", mapOf(plainTTL)),
 		opt("proxied", isBool),
 		opt("A", listOf(isString, 0)),
 		opt("AAAA", listOf(isString, 0)),
@@ -56,6 +57,12 @@ var (
 		opt("OPENPGPKEY", listOf(isString, 0)),
 		opt("DHCID", listOf(isString, 0)),
 		opt("ALIAS", isString),
+		opt("LOC", listOf(isString, 0)),
+		opt("URI", listOf(closed(req("priority", plainU16), req("weight", plainU16), req("target", isString)), 0)),
+		opt("CERT", listOf(closed(req("type", plainU16), req("key_tag", plainU16), req("algorithm", plainU8), req("certificate", isString)), 0)),
+		opt("SMIMEA", listOf(closed(req("usage", plainU8), req("selector", plainU8), req("matching_type", plainU8), req("certificate", isString)), 0)),
+		opt("HINFO", listOf(closed(req("cpu", isString), req("os", isString)), 0)),
+		opt("RP", listOf(closed(req("mbox", isString), req("txt", isString)), 0)),
 	)
 
 	// #Zone
@@ -63,7 +70,7 @@ var (
 		req("provider", plainRef),
 		opt("ttl", plainTTL),
 		opt("records", mapOf(plainName)),
-		opt("ignore", listOf(closed(req("name", isString), opt("type", isString)), 0)),
+		opt("ignore", listOf(closed(req("name", isString), opt("type", isString), opt("value", isString)), 0)),
 		opt("soa", closed(opt("primary", isString), opt("mbox", isString), opt("refresh", plainTTL), opt("retry", plainTTL),
 			opt("expire", plainTTL), opt("minimum", plainTTL))),
 		opt("dnssec", isBool),

@@ -23,7 +23,7 @@ tenants: t: {
 		ttl:      300
 		dnssec:   false
 		soa: {primary: "ns1.t.example.test.", mbox: "hostmaster@t.example.test", refresh: 3600, retry: 600, expire: 86400, minimum: 300}
-		ignore: [{name: "_acme-challenge", type: "TXT"}]
+		ignore: [{name: "_acme-challenge", type: "TXT"}, {name: "@", value: "google-site-verification=*"}]
 		records: {
 			"@": {ttl: 60, NS: ["ns1.example.org."], MX: [{priority: 10, host: "mx.example.org."}]}
 			"@": CAA: [{flags: 0, tag: "issue", value: "letsencrypt.org"}]
@@ -42,6 +42,11 @@ tenants: t: {
 			pgp: OPENPGPKEY: ["AAAA"]
 			dh: DHCID: ["AAAA"]
 			al: ALIAS: "www.example.org."
+			loc: LOC: ["52 22 23 N 4 53 32 E -2m"]
+			"_u._tcp": URI: [{priority: 10, weight: 1, target: "https://x.example/"}]
+			cert: CERT: [{type: 1, key_tag: 12, algorithm: 8, certificate: "AAAA"}]
+			smime: SMIMEA: [{usage: 2, selector: 1, matching_type: 0, certificate: "abcd"}]
+			hi: {HINFO: [{cpu: "INTEL", os: "Linux"}], RP: [{mbox: "a.example.org.", txt: "."}], ttls: {HINFO: 60}}
 		}
 	}
 	networks: lan: {host: "kvm1", mode: "nat", cidr: "10.0.0.0/24", autostart: true}
@@ -80,7 +85,8 @@ var nearMisses = []struct{ name, old, new string }{
 	{"soa primary int", `primary: "ns1.t.example.test."`, `primary: 1`},
 	{"ignore name missing", `{name: "_acme-challenge", type: "TXT"}`, `{type: "TXT"}`},
 	{"ignore unknown field", `type: "TXT"}`, `type: "TXT", why: "x"}`},
-	{"ignore not a list", `ignore: [{name: "_acme-challenge", type: "TXT"}]`, `ignore: {name: "x"}`},
+	{"ignore not a list", `ignore: [{name: "_acme-challenge", type: "TXT"}, {name: "@", value: "google-site-verification=*"}]`, `ignore: {name: "x"}`},
+	{"ignore value int", `value: "google-site-verification=*"`, `value: 1`},
 	{"name ttl zero", `ttl: 60`, `ttl: 0`},
 	{"name proxied string", `proxied: false`, `proxied: "no"`},
 	{"unknown record type", `dh: DHCID:`, `dh: DHCPID:`},
@@ -115,6 +121,17 @@ var nearMisses = []struct{ name, old, new string }{
 	{"OPENPGPKEY string", `OPENPGPKEY: ["AAAA"]`, `OPENPGPKEY: "AAAA"`},
 	{"DHCID element bool", `DHCID: ["AAAA"]`, `DHCID: [false]`},
 	{"ALIAS int", `ALIAS: "www.example.org."`, `ALIAS: 1`},
+	{"LOC string", `LOC: ["52 22 23 N 4 53 32 E -2m"]`, `LOC: "52 22 23 N 4 53 32 E -2m"`},
+	{"URI weight too big", `weight: 1, target: "https`, `weight: 65536, target: "https`},
+	{"URI target missing", `, target: "https://x.example/"`, ``},
+	{"CERT algorithm too big", `algorithm: 8, certificate`, `algorithm: 256, certificate`},
+	{"CERT type string", `type: 1, key_tag: 12`, `type: "PKIX", key_tag: 12`},
+	{"SMIMEA usage too big", `usage: 2, selector: 1, matching_type: 0`, `usage: 256, selector: 1, matching_type: 0`},
+	{"HINFO os missing", `, os: "Linux"`, ``},
+	{"RP unknown field", `txt: "."}`, `txt: ".", mail: "x"}`},
+	{"ttls zero", `ttls: {HINFO: 60}`, `ttls: {HINFO: 0}`},
+	{"ttls string", `ttls: {HINFO: 60}`, `ttls: {HINFO: "60"}`},
+	{"ttls list", `ttls: {HINFO: 60}`, `ttls: [60]`},
 	{"network host missing", `lan: {host: "kvm1", `, `lan: {`},
 	{"network host bad regexp", `lan: {host: "kvm1"`, `lan: {host: "KVM 1"`},
 	{"network cidr int", `cidr: "10.0.0.0/24"`, `cidr: 10`},

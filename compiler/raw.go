@@ -26,8 +26,9 @@ type rawZone struct {
 	TTL      int64               `json:"ttl"`
 	Records  map[string]*rawName `json:"records"`
 	Ignore   []struct {
-		Name string `json:"name"`
-		Type string `json:"type"`
+		Name  string `json:"name"`
+		Type  string `json:"type"`
+		Value string `json:"value"`
 	} `json:"ignore"`
 	SOA *struct {
 		Primary *string `json:"primary"`
@@ -52,17 +53,19 @@ type rawZone struct {
 // spec's size to read back on every cached run. omitzero keeps an
 // empty list apart from an absent one (A: [] is not A unset).
 type rawName struct {
-	TTL     *int64   `json:"ttl,omitzero"`
-	Proxied *bool    `json:"proxied,omitzero"`
-	A       []string `json:"A,omitzero"`
-	AAAA    []string `json:"AAAA,omitzero"`
-	CNAME   *string  `json:"CNAME,omitzero"`
-	TXT     []rawTXT `json:"TXT,omitzero"`
-	MX      []rawMX  `json:"MX,omitzero"`
-	SRV     []rawSRV `json:"SRV,omitzero"`
-	CAA     []rawCAA `json:"CAA,omitzero"`
-	NS      []string `json:"NS,omitzero"`
-	PTR     []string `json:"PTR,omitzero"`
+	TTL *int64 `json:"ttl,omitzero"`
+	// TTLs are the per-type TTLs (ttls: {MX: 3600}), by type as written.
+	TTLs    map[string]int64 `json:"ttls,omitzero"`
+	Proxied *bool            `json:"proxied,omitzero"`
+	A       []string         `json:"A,omitzero"`
+	AAAA    []string         `json:"AAAA,omitzero"`
+	CNAME   *string          `json:"CNAME,omitzero"`
+	TXT     []rawTXT         `json:"TXT,omitzero"`
+	MX      []rawMX          `json:"MX,omitzero"`
+	SRV     []rawSRV         `json:"SRV,omitzero"`
+	CAA     []rawCAA         `json:"CAA,omitzero"`
+	NS      []string         `json:"NS,omitzero"`
+	PTR     []string         `json:"PTR,omitzero"`
 	// Struct types go through rdata.FromFields, which knows their fields.
 	SSHFP      []rdataFields `json:"SSHFP,omitzero"`
 	TLSA       []rdataFields `json:"TLSA,omitzero"`
@@ -74,6 +77,12 @@ type rawName struct {
 	OPENPGPKEY []string      `json:"OPENPGPKEY,omitzero"`
 	DHCID      []string      `json:"DHCID,omitzero"`
 	ALIAS      *string       `json:"ALIAS,omitzero"`
+	LOC        []string      `json:"LOC,omitzero"`
+	URI        []rdataFields `json:"URI,omitzero"`
+	CERT       []rdataFields `json:"CERT,omitzero"`
+	SMIMEA     []rdataFields `json:"SMIMEA,omitzero"`
+	HINFO      []rdataFields `json:"HINFO,omitzero"`
+	RP         []rdataFields `json:"RP,omitzero"`
 }
 
 type rawMX struct {

@@ -38,8 +38,11 @@ func listTypes(raw *rawName) []rawType {
 		}})
 	}
 	strs("DHCID", raw.DHCID, func(s string) (string, error) { return rdata.Base64("DHCID", s) })
+	structs("CERT", raw.CERT)
 	structs("DS", raw.DS)
+	structs("HINFO", raw.HINFO)
 	structs("HTTPS", raw.HTTPS)
+	strs("LOC", raw.LOC, rdata.LOC)
 	if raw.MX != nil {
 		out = append(out, rawType{"MX", len(raw.MX), func(i int) (string, error) { return rdata.MX(int(raw.MX[i].Priority), raw.MX[i].Host) }})
 	}
@@ -53,6 +56,8 @@ func listTypes(raw *rawName) []rawType {
 		}
 		return h, nil
 	})
+	structs("RP", raw.RP)
+	structs("SMIMEA", raw.SMIMEA)
 	if raw.SRV != nil {
 		out = append(out, rawType{"SRV", len(raw.SRV), func(i int) (string, error) {
 			s := raw.SRV[i]
@@ -70,5 +75,6 @@ func listTypes(raw *rawName) []rawType {
 			return rdata.TXT(raw.TXT[i].Text), nil
 		}})
 	}
+	structs("URI", raw.URI)
 	return out
 }

@@ -126,7 +126,7 @@ func (b *builder) zoneRules(zp []string, z *model.Zone, spelt map[string]string,
 			continue
 		}
 		switch {
-		case rs.Type == "DNAME" || rs.Type == "DHCID":
+		case !rdata.CloudflareServes(rs.Type):
 			b.errorf(p, "Cloudflare has no %s records; serve this zone from PowerDNS, or remove them", rs.Type)
 		case rs.Type == "ALIAS" && rs.Name != z.Name:
 			b.errorf(p, "on Cloudflare an ALIAS is a flattened CNAME at the apex only; below the apex write CNAME: %q", rs.Values[0])

@@ -102,6 +102,7 @@ func (b *builder) records(tenant string, rp []string, elem, fq string, z *model.
 		}
 	}
 	out = b.targets(rp, fq, z, raw, ttl, writer, out)
+	b.typeTTLs(rp, fq, z, raw, out)
 	b.proxied(rp, z, raw, out)
 	if len(out) == 0 && raw.CNAME == nil && raw.DNAME == nil && raw.ALIAS == nil && !b.hasErrorsUnder(rp) {
 		b.errorf(rp, "%s has no records; give at least one type (%s), or remove the name", fq, strings.Join(rdata.Types, ", "))
@@ -233,6 +234,9 @@ func (b *builder) proxied(rp []string, z *model.Zone, raw *rawName, out []*model
 		// An ALIAS is on Cloudflare the CNAME it flattens at the apex,
 		// which Cloudflare proxies as any CNAME.
 		case "A", "AAAA", "CNAME", "ALIAS":
+			if _, ok := raw.TTLs[rs.Type]; ok {
+				b.errorf(at(rp, "ttls", rs.Type), "a proxied %s is served with Cloudflare's own TTL (it reports 1, automatic); remove its ttls entry, or proxied", rs.Type)
+			}
 			rs.Proxied, rs.TTL = true, 1
 		default:
 			b.errorf(at(rp, rs.Type), "Cloudflare proxies only A, AAAA and CNAME (and ALIAS, its CNAME at the apex), not %s; move the %s records to a name without proxied: true", rs.Type, rs.Type)

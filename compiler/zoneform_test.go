@@ -15,15 +15,20 @@ func TestZoneFormOrder(t *testing.T) {
 		t.Fatal(err)
 	}
 	cases := map[string]struct{ value, want string }{
-		"MX":    {"10 mx.example.", `{priority: 10, host: "mx.example."}`},
-		"SRV":   {"10 60 5060 sip.example.", `{priority: 10, weight: 60, port: 5060, target: "sip.example."}`},
-		"CAA":   {`0 issue "ca.example"`, `{flags: 0, tag: "issue", value: "ca.example"}`},
-		"SSHFP": {"1 2 abcd", `{algorithm: 1, type: 2, fingerprint: "abcd"}`},
-		"TLSA":  {"3 1 1 abcd", `{usage: 3, selector: 1, matching_type: 1, certificate: "abcd"}`},
-		"HTTPS": {"1 . alpn=h2 port=443", `{priority: 1, target: ".", params: "alpn=h2 port=443"}`},
-		"SVCB":  {"0 svc.example.", `{priority: 0, target: "svc.example."}`},
-		"NAPTR": {`100 10 "S" "SIP+D2U" "" _sip._udp.example.`, `{order: 100, preference: 10, flags: "S", service: "SIP+D2U", regexp: "", replacement: "_sip._udp.example."}`},
-		"DS":    {"12345 13 2 abcd", `{key_tag: 12345, algorithm: 13, digest_type: 2, digest: "abcd"}`},
+		"MX":     {"10 mx.example.", `{priority: 10, host: "mx.example."}`},
+		"SRV":    {"10 60 5060 sip.example.", `{priority: 10, weight: 60, port: 5060, target: "sip.example."}`},
+		"CAA":    {`0 issue "ca.example"`, `{flags: 0, tag: "issue", value: "ca.example"}`},
+		"SSHFP":  {"1 2 abcd", `{algorithm: 1, type: 2, fingerprint: "abcd"}`},
+		"TLSA":   {"3 1 1 abcd", `{usage: 3, selector: 1, matching_type: 1, certificate: "abcd"}`},
+		"HTTPS":  {"1 . alpn=h2 port=443", `{priority: 1, target: ".", params: "alpn=h2 port=443"}`},
+		"SVCB":   {"0 svc.example.", `{priority: 0, target: "svc.example."}`},
+		"NAPTR":  {`100 10 "S" "SIP+D2U" "" _sip._udp.example.`, `{order: 100, preference: 10, flags: "S", service: "SIP+D2U", regexp: "", replacement: "_sip._udp.example."}`},
+		"DS":     {"12345 13 2 abcd", `{key_tag: 12345, algorithm: 13, digest_type: 2, digest: "abcd"}`},
+		"URI":    {`10 1 "https://x.example/"`, `{priority: 10, weight: 1, target: "https://x.example/"}`},
+		"CERT":   {"1 12 8 MIIBIjAN", `{type: 1, key_tag: 12, algorithm: 8, certificate: "MIIBIjAN"}`},
+		"SMIMEA": {"3 1 1 abcd", `{usage: 3, selector: 1, matching_type: 1, certificate: "abcd"}`},
+		"HINFO":  {`"INTEL" "LINUX"`, `{cpu: "INTEL", os: "LINUX"}`},
+		"RP":     {"admin.example. .", `{mbox: "admin.example.", txt: "."}`},
 	}
 	name := []string{"tenants", "a", "dns", "zones", "example.com", "records", "www"}
 	it, err := schemaAt(e.schema, name).Fields(cue.Optional(true))

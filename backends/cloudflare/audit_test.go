@@ -226,6 +226,15 @@ func TestEveryTypeConvergesAfterApply(t *testing.T) {
 		{"NAPTR", []*model.RRset{rr("sip."+zoneName, "NAPTR", 300, `100 10 "S" "SIP+D2U" "" _sip._udp.example.org.`, `100 20 "u" "E2U+sip" "!^.*$!sip:a@example.org!" .`)}},
 		{"DS", []*model.RRset{rr("child."+zoneName, "NS", 300, "ns1.example.org."), rr("child."+zoneName, "DS", 300, "2371 13 2 "+strings.Repeat("ef", 32))}},
 		{"OPENPGPKEY", []*model.RRset{rr("pgp."+zoneName, "OPENPGPKEY", 300, "mQINBFq5ZXhhbXBsZQ==")}},
+		// issue 28: the types Cloudflare serves of those it added, and a
+		// TTL per type at one name.
+		{"URI", []*model.RRset{rr("_http._tcp."+zoneName, "URI", 300, `10 1 "https://www.example.org/a b"`, `20 0 "ftp://files.example.org/"`)}},
+		{"CERT", []*model.RRset{rr("cert."+zoneName, "CERT", 300, "1 12 8 MIIBIjAN", "253 0 0 aHR0cDovL2V4YW1wbGU=")}},
+		{"SMIMEA", []*model.RRset{rr("x._smimecert."+zoneName, "SMIMEA", 300, "3 1 1 "+strings.Repeat("cd", 32))}},
+		{"LOC", []*model.RRset{rr("loc."+zoneName, "LOC", 300, "52 22 23.000 N 4 53 32.000 E -2.00m 1.00m 10000.00m 10.00m",
+			"42 21 43.528 S 71 5 6.284 W 24.00m 1.00m 200.00m 10.00m")}},
+		{"a TTL per type at one name", []*model.RRset{rr("ttls."+zoneName, "A", 60, "192.0.2.1"), rr("ttls."+zoneName, "MX", 3600, "10 mx.example.org."),
+			rr("ttls."+zoneName, "TXT", 86400, `"x"`)}},
 		{"wildcard and underscore names", []*model.RRset{rr("*.apps."+zoneName, "A", 300, "192.0.2.9"), rr("_dmarc."+zoneName, "TXT", 300, `"v=DMARC1; p=none"`)}},
 	}
 	for _, tt := range tests {

@@ -13,8 +13,10 @@ import (
 // Export reads zone (its Tenant, Name and Provider.Cloudflare) and
 // returns what a tenant file would have to say to want exactly it. Left
 // out, and so never touched by site: types the language cannot say,
-// records another site tenant owns, and names whose records disagree on
-// the TTL or on proxied (the language has one of each per name). A
+// records another site tenant owns, names whose records disagree on
+// proxied (the language says it once per name), and RRsets whose
+// records disagree on the TTL (DNS has one per RRset). Types at one
+// name with different TTLs are kept: the spec says them with ttls. A
 // proxied name is exported with proxied: true. A CNAME at the apex,
 // which Cloudflare flattens, is exported as the ALIAS it reads as. A
 // zone whose DNSSEC is active or pending at Cloudflare says dnssec: true.
@@ -45,27 +47,28 @@ func (d *Driver) Export(ctx context.Context, zone *model.Zone, run *backends.Run
 		byName[r.name][r.typ] = append(byName[r.name][r.typ], r)
 	}
 	for name, types := range byName {
-		ttls, proxied := map[uint32]bool{}, map[bool]bool{}
+		proxied := map[bool]bool{}
 		for _, recs := range types {
 			for _, r := range recs {
-				ttls[r.ttl] = true
 				proxied[r.proxied] = true
 			}
 		}
-		// Proxied first: a proxied record reports TTL 1, so a name that
-		// mixes proxied and not differs in TTL too, and that is not why.
 		if len(proxied) > 1 {
 			s.Skipped = append(s.Skipped, fmt.Sprintf("%s: some of its records are proxied and some not, and the language says proxied once per name; left as it is, declare it by hand to manage it", name))
 			continue
 		}
-		if len(ttls) > 1 {
-			s.Skipped = append(s.Skipped, fmt.Sprintf("%s: its records have %d different TTLs and the language has one per name; left as it is, declare it by hand to manage it", name, len(ttls)))
-			continue
-		}
 		for typ, recs := range types {
+			// Types at one name may differ in TTL (the spec says it
+			// with ttls); the records of one RRset may not, in DNS.
+			ttls := map[uint32]bool{}
 			vals := make([]string, 0, len(recs))
 			for _, r := range recs {
+				ttls[r.ttl] = true
 				vals = append(vals, r.value)
+			}
+			if len(ttls) > 1 {
+				s.Skipped = append(s.Skipped, fmt.Sprintf("%s %s: its records have %d different TTLs, and an RRset has one in DNS; left as it is, give them one TTL to manage it", name, typ, len(ttls)))
+				continue
 			}
 			sort.Strings(vals)
 			s.RRsets = append(s.RRsets, &model.RRset{Name: name, Type: typ, TTL: recs[0].ttl, Values: vals, Proxied: recs[0].proxied,

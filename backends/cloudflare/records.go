@@ -52,9 +52,22 @@ func fromCloudflare(r cf.DNSRecord, apex string) (rec record, ok bool, err error
 	switch typ {
 	case "CNAME", "NS", "PTR", "ALIAS":
 		v, err = rdata.Normalize(typ, fqdn(r.Content))
-	case "SSHFP", "TLSA", "DS", "NAPTR", "HTTPS", "SVCB":
+	case "SSHFP", "TLSA", "DS", "NAPTR", "HTTPS", "SVCB", "CERT", "SMIMEA":
 		if d, ok := r.Data.(map[string]any); ok && len(d) > 0 {
 			v, err = fromData(typ, d)
+		} else {
+			v, err = rdata.Normalize(typ, r.Content)
+		}
+	case "URI":
+		// The priority is the record's own field, as an MX's is.
+		if d, ok := r.Data.(map[string]any); ok && d["target"] != nil {
+			v, err = rdata.URI(prio(r.Priority), num(d["weight"]), fmt.Sprint(d["target"]))
+		} else {
+			err = fmt.Errorf("URI record without data")
+		}
+	case "LOC":
+		if d, ok := r.Data.(map[string]any); ok && len(d) > 0 {
+			v, err = fromLOCData(d)
 		} else {
 			v, err = rdata.Normalize(typ, r.Content)
 		}
@@ -129,8 +142,22 @@ func toCloudflare(w *model.RRset, value string, comment string) (body, error) {
 		b.Content = hostname(value)
 	case "ALIAS":
 		b.Type, b.Content = "CNAME", hostname(value)
-	case "SSHFP", "TLSA", "DS", "NAPTR", "HTTPS", "SVCB":
+	case "SSHFP", "TLSA", "DS", "NAPTR", "HTTPS", "SVCB", "CERT", "SMIMEA":
 		d, err := toData(typ, value)
+		if err != nil {
+			return body{}, err
+		}
+		b.Data = d
+	case "URI":
+		// The target is a URI, not a host name: sent as it is.
+		p, w, t, err := rdata.ParseURI(value)
+		if err != nil {
+			return body{}, err
+		}
+		pr := uint16(p)
+		b.Priority, b.Data = &pr, map[string]any{"weight": w, "target": t}
+	case "LOC":
+		d, err := locData(value)
 		if err != nil {
 			return body{}, err
 		}

@@ -63,8 +63,20 @@ func TestFromCloudflare(t *testing.T) {
 			}
 		})
 	}
-	if _, ok, err := fromCloudflare(cf.DNSRecord{Type: "LOC", Name: "x.example.net", Content: "51 30 12.748 N 0 7 39.611 W 0.00m"}, "example.net."); ok || err != nil {
-		t.Errorf("LOC: got ok=%v err=%v, want an unmanaged type", ok, err)
+	if _, ok, err := fromCloudflare(cf.DNSRecord{Type: "DNSKEY", Name: "x.example.net", Content: "257 3 13 AAAA"}, "example.net."); ok || err != nil {
+		t.Errorf("DNSKEY: got ok=%v err=%v, want an unmanaged type", ok, err)
+	}
+	// A LOC listed with data (Cloudflare's LOCRecord), and with only
+	// its content, read as the one canonical spelling.
+	loc := cf.DNSRecord{Type: "LOC", Name: "x.example.net", Content: "51 30 12.748 N 0 7 39.611 W 0.00m", Data: map[string]any{
+		"lat_degrees": 51.0, "lat_minutes": 30.0, "lat_seconds": 12.748, "lat_direction": "N",
+		"long_degrees": 0.0, "long_minutes": 7.0, "long_seconds": 39.611, "long_direction": "W",
+		"altitude": 0.0, "size": 1.0, "precision_horz": 10000.0, "precision_vert": 10.0}}
+	const wantLOC = "51 30 12.748 N 0 7 39.611 W 0.00m 1.00m 10000.00m 10.00m"
+	for _, r := range []cf.DNSRecord{loc, {Type: "LOC", Name: "x.example.net", Content: loc.Content}} {
+		if rec, ok, err := fromCloudflare(r, "example.net."); !ok || err != nil || rec.value != wantLOC {
+			t.Errorf("LOC %v: got %q, ok=%v err=%v, want %q", r.Data != nil, rec.value, ok, err, wantLOC)
+		}
 	}
 	if _, _, err := fromCloudflare(cf.DNSRecord{Type: "SRV", Name: "x.example.net", Content: "nonsense"}, "example.net."); err == nil {
 		t.Error("malformed SRV: got no error")

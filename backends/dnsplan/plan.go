@@ -73,6 +73,10 @@ type Result struct {
 	// Kept are the live RRsets holding data that the zone's ignore
 	// rules kept out of the plan (nil when none): they stay as they are.
 	Kept Kept
+	// Also are the records ignore rules with a value keep at a wanted
+	// name and type (nil when none): what the server serves there is
+	// the wanted values and these (kept.go).
+	Also map[NameType][]string
 	// Notes are lines for the plan that change nothing: the RRsets
 	// another tenant's marker names that the spec does not want
 	// (strays.go).
@@ -146,6 +150,9 @@ type planner struct {
 	step *graph.Step
 	obs  *Observed
 	res  *Result
+	// updates are the changes that rewrite RRsets of ours (Update ops),
+	// counted by the update gate.
+	updates []int
 	// room is how many changes the rest of the plan can make at most:
 	// the first change sizes the slices by it, so a converged zone
 	// allocates none and a zone created from empty allocates once.
@@ -191,6 +198,9 @@ func Plan(step *graph.Step, obs *Observed, run *backends.Run, h Hooks) *Result {
 		// when something once marked them.
 		signer := SignerType(l.Type)
 		l.ignored = signer || (len(z.Ignore) > 0 && z.Ignored(l.Name, l.Type) != nil)
+		if !l.ignored && len(z.Ignore) > 0 {
+			l.kept = keptValues(z, l)
+		}
 		if l.ignored && !signer && l.HasData() {
 			if p.res.Kept == nil {
 				p.res.Kept = Kept{}
@@ -211,6 +221,7 @@ func Plan(step *graph.Step, obs *Observed, run *backends.Run, h Hooks) *Result {
 	}
 	p.soa()
 	p.deletes(run)
+	p.updateMany(len(wanted), run)
 	return p.res
 }
 
@@ -221,6 +232,7 @@ func (p *planner) want(w *model.RRset, l *RRset) {
 	if !slices.IsSorted(values) {
 		values = slices.Sorted(slices.Values(values))
 	}
+	values = p.keptToo(values, l)
 	same := func() bool {
 		return l.TTL == w.TTL && !l.Irregular && l.Proxied == w.Proxied && p.same(w.Type, l.Values, values)
 	}
@@ -236,6 +248,7 @@ func (p *planner) want(w *model.RRset, l *RRset) {
 		}
 		op.Kind = Update
 		ci = p.change(w.Name, w.Type, plan.ActionUpdate, plan.ImpactLive, "")
+		p.updates = append(p.updates, ci)
 	case same():
 		op.Kind = Adopt
 		ci = p.change(w.Name, w.Type, plan.ActionAdopt, plan.ImpactNone,
@@ -328,6 +341,9 @@ func (p *planner) deletes(run *backends.Run) {
 			strays.add(l)
 			continue
 		}
+		if !l.wanted && len(l.kept) == len(l.Values) {
+			continue // every record kept by a rule: left alone, not counted
+		}
 		ours++
 		if !l.wanted && !l.giveWay {
 			gone = append(gone, l)
@@ -343,6 +359,10 @@ func (p *planner) deletes(run *backends.Run) {
 			// The apex NS is never removed (the zone would stop working),
 			// so it is not among what could go either.
 			ours--
+			continue
+		}
+		if len(l.kept) > 0 {
+			p.keepOnly(l)
 			continue
 		}
 		ci := p.change(l.Name, l.Type, plan.ActionDelete, plan.ImpactLive, "no longer in the spec")
@@ -361,37 +381,6 @@ func (p *planner) deletes(run *backends.Run) {
 	}
 }
 
-// deleteMany says why n deletes of the ours rrsets this tenant owns in
-// a zone need GATE-DNS-DELETE-MANY, lost of them at names the spec no
-// longer wants at all, or returns "" when they do not. Many deletes at
-// once are more likely a mistake in the spec (a zone's records dropped,
-// a file cut short) than an intent. The percentage rule starts at
-// Run.DeleteManyMin so that a big zone may shed a few rrsets; a small
-// zone would then have no net at all, so losing every name of ours, or
-// more than half of 3 or more, is gated whatever the size. A type
-// changed at a kept name (our A giving way to our CNAME) loses nothing
-// and does not count there. The rule is named because the way past it
-// differs: --delete-threshold moves the percentage alone.
-func deleteMany(n, lost, ours int, run *backends.Run) string {
-	switch {
-	case run.DeleteManyPercent >= 100:
-		return "" // the operator allowed every delete (--delete-threshold 100)
-	case lost == 0:
-	case lost == ours:
-		return "no name site owns in this zone is left"
-	case ours >= 3 && lost*2 > ours:
-		if lost == n {
-			return "more than half"
-		}
-		return fmt.Sprintf("%d of them at names the spec no longer has, more than half", lost)
-	}
-	if ours >= run.DeleteManyMin && n*100 > run.DeleteManyPercent*ours {
-		// Rounded up: a share just over the threshold never reads as it.
-		return fmt.Sprintf("%d %%, over the %d %% --delete-threshold allows", (n*100+ours-1)/ours, run.DeleteManyPercent)
-	}
-	return ""
-}
-
 // lost counts the rrsets of gone, less the apex NS, at names the spec
 // no longer wants. Wanted names are collected only here, on the rare
 // path of a plan with deletes.
@@ -407,21 +396,4 @@ func (p *planner) lost(gone []*RRset) int {
 		}
 	}
 	return n
-}
-
-// Compare orders wanted RRsets by name, then type: the order the
-// compiler hands them over in, and the order Plan works in.
-func Compare(a, b *model.RRset) int {
-	return cmp.Or(strings.Compare(a.Name, b.Name), strings.Compare(a.Type, b.Type))
-}
-
-// SignerType reports whether typ is a record type a DNSSEC signer makes
-// from the zone's keys (DNSKEY, RRSIG, NSEC, NSEC3, NSEC3PARAM, CDS,
-// CDNSKEY). site never writes these: it asks the provider to sign.
-func SignerType(typ string) bool {
-	switch typ {
-	case "DNSKEY", "RRSIG", "NSEC", "NSEC3", "NSEC3PARAM", "CDS", "CDNSKEY":
-		return true
-	}
-	return false
 }

@@ -37,8 +37,11 @@
 package dnsplan
 
 import (
+	"cmp"
 	"slices"
 	"strings"
+
+	"github.com/site-tools/site/compiler/model"
 )
 
 // NameType names one RRset.
@@ -71,6 +74,9 @@ type RRset struct {
 	wanted  bool // the spec wants this name and type
 	giveWay bool // deleted to make room for a conflicting wanted type
 	ignored bool // a zone's ignore rule covers it: left alone, not counted
+	// kept are the values a zone's ignore rule with a value covers
+	// (see kept.go): written back beside what the spec wants there.
+	kept []string
 }
 
 // HasData reports whether the RRset holds records; PowerDNS lists an
@@ -135,3 +141,20 @@ func Claim(owner, t string) string {
 
 // Key is the resource key of one RRset: dns/<zone>/<name>/<type>.
 func Key(zone, name, typ string) string { return "dns/" + zone + "/" + name + "/" + typ }
+
+// Compare orders wanted RRsets by name, then type: the order the
+// compiler hands them over in, and the order Plan works in.
+func Compare(a, b *model.RRset) int {
+	return cmp.Or(strings.Compare(a.Name, b.Name), strings.Compare(a.Type, b.Type))
+}
+
+// SignerType reports whether typ is a record type a DNSSEC signer makes
+// from the zone's keys (DNSKEY, RRSIG, NSEC, NSEC3, NSEC3PARAM, CDS,
+// CDNSKEY). site never writes these: it asks the provider to sign.
+func SignerType(typ string) bool {
+	switch typ {
+	case "DNSKEY", "RRSIG", "NSEC", "NSEC3", "NSEC3PARAM", "CDS", "CDNSKEY":
+		return true
+	}
+	return false
+}

@@ -64,7 +64,11 @@ func unchanged(zone *model.Zone, b *batch) []expectation {
 		if changed[rrKey{w.Name, w.Type}] || b.kept[dnsplan.NameType{Name: w.Name, Type: w.Type}] != nil {
 			continue
 		}
-		out = append(out, expectation{name: w.Name, typ: w.Type, ttl: w.TTL, values: sortedCopy(w.Values)})
+		values := sortedCopy(w.Values)
+		if b.res != nil {
+			values = b.res.WithAlso(w)
+		}
+		out = append(out, expectation{name: w.Name, typ: w.Type, ttl: w.TTL, values: values})
 	}
 	return out
 }

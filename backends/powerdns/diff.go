@@ -35,6 +35,7 @@ type batch struct {
 	// that one request wrote all of it: the same JSON a GET returns.
 	created *pdns.Zone
 	kept    dnsplan.Kept
+	res     *dnsplan.Result // the plan, for the values ignore rules keep (Result.WithAlso)
 	// notes are the planner's lines for the plan (dnsplan.Result.Notes).
 	notes []string
 }
@@ -63,7 +64,7 @@ func PlanHooks() dnsplan.Hooks { return dnsplan.Hooks{Same: sameValues} }
 // shared planner, and encodes its decisions as one PATCH's rrsets.
 func diff(step *graph.Step, obs *observation, run *backends.Run) *batch {
 	res := dnsplan.Plan(step, obs.Observed, run, PlanHooks())
-	b := &batch{changes: res.Changes, kept: res.Kept, notes: res.Notes}
+	b := &batch{changes: res.Changes, kept: res.Kept, notes: res.Notes, res: res}
 	if len(res.Ops) == 0 {
 		return b
 	}

@@ -33,9 +33,7 @@ func (d *Driver) Export(ctx context.Context, zone *model.Zone, run *backends.Run
 			s.Skipped = append(s.Skipped, fmt.Sprintf("%s %s: has disabled records; left as it is, declare it by hand to manage it", l.Name, l.Type))
 		case l.Type == "NS" && l.Name == zone.Name && l.Owner != zone.Tenant:
 			// The apex NS came with the zone and site never touches it
-			// unless a spec names it; leaving it out also spares the
-			// common apex whose NS TTL differs from its other records,
-			// which the language (one TTL per name) could not say.
+			// unless a spec names it.
 			s.Skipped = append(s.Skipped, fmt.Sprintf("%s NS: the apex NS belongs to the zone's setup; left as it is, declare it to manage it", l.Name))
 		case l.Owner != "" && l.Owner != zone.Tenant:
 			s.Skipped = append(s.Skipped, fmt.Sprintf("%s %s: owned by site tenant %s; left to that tenant", l.Name, l.Type, l.Owner))

@@ -17,7 +17,7 @@ func TestExportThenMarkOwnedConverges(t *testing.T) {
 		pdnstest.RRset{Name: "adopt.test.", Type: "MX", TTL: 3600, Records: []string{"10 mx.example.org."}},
 		pdnstest.RRset{Name: "www.adopt.test.", Type: "A", TTL: 300, Records: []string{"192.0.2.1", "192.0.2.2"}},
 		pdnstest.RRset{Name: "txt.adopt.test.", Type: "TXT", TTL: 300, Records: []string{`"hello world"`}},
-		pdnstest.RRset{Name: "host.adopt.test.", Type: "HINFO", TTL: 300, Records: []string{`"PC" "Linux"`}},
+		pdnstest.RRset{Name: "host.adopt.test.", Type: "AFSDB", TTL: 300, Records: []string{"1 afs.adopt.test."}},
 		pdnstest.RRset{Name: "their.adopt.test.", Type: "A", TTL: 300, Records: []string{"192.0.2.9"}, Comments: []pdnstest.Comment{marker("branch2")}},
 	)
 	d, run := testDriver(), newRun(srv)
@@ -38,7 +38,7 @@ func TestExportThenMarkOwnedConverges(t *testing.T) {
 	if !equalStrings(got, want) {
 		t.Errorf("got %q, want %q", got, want)
 	}
-	wantSkipped := []string{"adopt.test. NS", "host.adopt.test. HINFO", "their.adopt.test. A: owned by site tenant branch2"}
+	wantSkipped := []string{"adopt.test. NS", "host.adopt.test. AFSDB", "their.adopt.test. A: owned by site tenant branch2"}
 	if len(snap.Skipped) != len(wantSkipped) {
 		t.Fatalf("got skipped %q, want %q", snap.Skipped, wantSkipped)
 	}
@@ -57,7 +57,7 @@ func TestExportThenMarkOwnedConverges(t *testing.T) {
 		t.Errorf("got %q after export and marking, want no changes", summary(sp.Changes))
 	}
 	after := srv.Get(t, zone)
-	for _, k := range [][2]string{{"host.adopt.test.", "HINFO"}, {"adopt.test.", "NS"}} {
+	for _, k := range [][2]string{{"host.adopt.test.", "AFSDB"}, {"adopt.test.", "NS"}} {
 		if r := after.Find(k[0], k[1]); r == nil || len(r.Comments) != 0 {
 			t.Errorf("got %+v, want %s %s untouched", r, k[0], k[1])
 		}

@@ -62,6 +62,7 @@ See site help running, gates, plans, confirmation, interrupts, locking.`,
 		parallelism:     "how many steps run at once",
 		restart:         "restart TENANT/VM to take pending changes (GATE-VM-RESTART)",
 		deleteThreshold: deleteThresholdHelp,
+		updateThreshold: updateThresholdHelp,
 	})
 	cmd.Flags().BoolVar(&o.yes, "yes", false, "say yes to destructive changes (required without a terminal)")
 	cmd.Flags().StringVar(&o.format, "format", "text", applyFormatHelp)
@@ -96,7 +97,7 @@ func runApply(cmd *cobra.Command, args []string, o applyOptions) error {
 			return withCode(exitError, err)
 		}
 		args, phases, targets = saved.Spec.Paths, saved.Only, saved.Targets
-		o.restarts, o.deleteThreshold = saved.Options.Restart, saved.Options.DeleteThreshold
+		o.fromSaved(saved.Options)
 	}
 	run, err := o.newRun()
 	if err != nil {

@@ -55,6 +55,7 @@ wait for a gate (GATE-SECRET-UNREACHABLE). See site help plans, gates, ci.`,
 		parallelism:     "how many steps observe at once",
 		restart:         "plan as site apply --restart TENANT/VM would (repeatable)",
 		deleteThreshold: "plan as site apply --delete-threshold would",
+		updateThreshold: "plan as site apply --update-threshold would",
 	})
 	addBudgetFlags(cmd)
 	f := cmd.Flags()

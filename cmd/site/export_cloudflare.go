@@ -17,8 +17,8 @@ func newExportCloudflareCmd() *cobra.Command {
 		Long: `export cloudflare reads every record of ZONE through the Cloudflare v4 API
 and writes tenant NAME's spec for it (stdout without --out). With --adopt
 it then puts the owner marker in every exported record's comment. Left
-out: types the language cannot say, another tenant's records, and names
-whose records differ in TTL or proxying. A proxied name is exported with
+out: types the language cannot say, another tenant's records, RRsets
+whose records differ in TTL, and names proxied for some types only. A proxied name is exported with
 proxied: true, an apex CNAME as an ALIAS. The token is read from the
 variable --token-env names (the spec names it, never its value), or
 token and api_url come from site.cue with --provider NAME.

@@ -10,7 +10,7 @@ import (
 )
 
 // applyGates is what site apply and site diff take with --ack.
-const applyGates = "GATE-DNS-DELETE-MANY, GATE-DNS-OVERWRITE, GATE-NET-DESTROY, GATE-SECRET-UNREACHABLE, GATE-VM-DESTROY, GATE-VM-DISK-REBASE, GATE-VM-DISK-RESIZE, GATE-VM-RESTART, GATE-VM-STOP"
+const applyGates = "GATE-DNS-DELETE-MANY, GATE-DNS-OVERWRITE, GATE-DNS-UPDATE-MANY, GATE-NET-DESTROY, GATE-SECRET-UNREACHABLE, GATE-VM-DESTROY, GATE-VM-DISK-REBASE, GATE-VM-DISK-RESIZE, GATE-VM-RESTART, GATE-VM-STOP"
 
 // TestAckOfAnotherCommandsGate: each command takes with --ack only the
 // gates it uses. A real gate of another command (apply --ack
@@ -147,7 +147,8 @@ func TestSavedPlanAcksHeldToApplysGates(t *testing.T) {
 }
 
 // TestSavedPlanCannotLoosenApply: a saved plan's options that let apply
-// do more than its defaults (a --delete-threshold above the default,
+// do more than its defaults (a --delete-threshold or --update-threshold
+// above the default,
 // a --restart, the ack that goes on without the steps it defers) count
 // only when apply's own command line gives them too, as a plan file is
 // anyone's to write; apply --plan said nothing and took them from the
@@ -185,6 +186,10 @@ func TestSavedPlanCannotLoosenApply(t *testing.T) {
 		{"a higher threshold", map[string]any{"delete_threshold": 50}, nil, exitError, refusal(threshold, "--delete-threshold 50")},
 		{"a higher threshold given again", map[string]any{"delete_threshold": 50}, []string{"--delete-threshold", "50"}, exitOK, ""},
 		{"a lower threshold", map[string]any{"delete_threshold": 10}, nil, exitOK, ""},
+		{"a higher update threshold", map[string]any{"delete_threshold": 30, "update_threshold": 60}, nil, exitError,
+			refusal("--update-threshold 60 (more of a zone's records updated without GATE-DNS-UPDATE-MANY than apply's 30)", "--update-threshold 60")},
+		{"a higher update threshold given again", map[string]any{"delete_threshold": 30, "update_threshold": 60}, []string{"--update-threshold", "60"}, exitOK, ""},
+		{"a plan saved before --update-threshold", map[string]any{"delete_threshold": 30}, []string{"--update-threshold", "30"}, exitOK, ""},
 		{"a restart", map[string]any{"delete_threshold": 30, "restart": []string{"quiet/web"}}, nil, exitError, refusal(restart, "--restart quiet/web")},
 		{"a deferring ack", map[string]any{"delete_threshold": 30, "acks": []string{"GATE-SECRET-UNREACHABLE"}}, nil, exitError, refusal(defers, "--ack GATE-SECRET-UNREACHABLE")},
 		{"a deferring ack given again", map[string]any{"delete_threshold": 30, "acks": []string{"GATE-SECRET-UNREACHABLE"}}, []string{"--ack", "GATE-SECRET-UNREACHABLE"}, exitOK, ""},

@@ -35,8 +35,7 @@ provider. The spec says so in comments, with the soa: fields and the NS
 line that would set them as FILE has them.
 
 What site's language cannot say is refused, never dropped: a type it
-lacks, two TTLs at one name (the language has one TTL per name), an
-RRset whose records disagree on the TTL, octoDNS's dynamic or geo
+lacks, an RRset whose records disagree on the TTL, octoDNS's dynamic or geo
 answers, a DNSControl record proxied through Cloudflare. Every such
 record is listed with FILE:LINE (print-ir: its domain and number) and
 nothing is written. The spec is vetted as site vet would before it is

@@ -28,6 +28,7 @@ type planFlags struct {
 	parallelism     int
 	restarts        []string
 	deleteThreshold int
+	updateThreshold int
 	// requestTimeout bounds each request to a server, its retries
 	// included (backends.Run.RequestTimeout).
 	requestTimeout time.Duration
@@ -37,11 +38,14 @@ type planFlags struct {
 
 // planFlagHelp is what each shared flag means to one command.
 type planFlagHelp struct {
-	only, parallelism, restart, ack, deleteThreshold string
+	only, parallelism, restart, ack, deleteThreshold, updateThreshold string
 }
 
 // deleteThresholdHelp says what --delete-threshold counts.
 var deleteThresholdHelp = fmt.Sprintf("percent of a zone's records (of %d+) deleted ungated", backends.DefaultDeleteManyMin)
+
+// updateThresholdHelp says what --update-threshold counts.
+var updateThresholdHelp = fmt.Sprintf("percent of a zone's records (of %d+) updated ungated", backends.DefaultDeleteManyMin)
 
 // add defines the shared flags on cmd with the command's own words.
 func (f *planFlags) add(cmd *cobra.Command, help planFlagHelp) {
@@ -53,6 +57,7 @@ func (f *planFlags) add(cmd *cobra.Command, help planFlagHelp) {
 	fs.IntVar(&f.parallelism, "parallelism", engine.DefaultParallelism, help.parallelism)
 	fs.StringArrayVar(&f.restarts, "restart", nil, help.restart)
 	fs.IntVar(&f.deleteThreshold, "delete-threshold", backends.DefaultDeleteManyPercent, help.deleteThreshold)
+	fs.IntVar(&f.updateThreshold, "update-threshold", backends.DefaultUpdateManyPercent, help.updateThreshold)
 	durationVar(fs, &f.requestTimeout, "request-timeout", backends.DefaultRequestTimeout, false, "a positive duration such as 30s",
 		"give up on a silent server after this long")
 	fs.BoolVarP(&f.quiet, "quiet", "q", false, quietFlagHelp)
@@ -82,12 +87,32 @@ func (f *planFlags) newRun() (*backends.Run, error) {
 		}
 		run.Restart[r] = true
 	}
-	if f.deleteThreshold < 0 || f.deleteThreshold > 100 {
-		return nil, fmt.Errorf("--delete-threshold %d: use a percentage from 0 to 100", f.deleteThreshold)
+	for _, t := range f.thresholds() {
+		if *t.value < 0 || *t.value > 100 {
+			return nil, fmt.Errorf("--%s %d: use a percentage from 0 to 100", t.flag, *t.value)
+		}
 	}
-	run.DeleteManyPercent = f.deleteThreshold
+	run.DeleteManyPercent, run.UpdateManyPercent = f.deleteThreshold, f.updateThreshold
 	run.RequestTimeout = f.requestTimeout
 	return run, nil
+}
+
+// threshold is one of the percentages that move a "many at once" gate.
+type threshold struct {
+	flag  string // delete-threshold, update-threshold
+	value *int
+	def   int // apply's default
+	gate  plan.Gate
+	verb  string // what the gate counts, for messages: "deleted"
+}
+
+// thresholds lists the flags of the "many at once" gates, so that each
+// is checked, echoed and held to a saved plan the same way.
+func (f *planFlags) thresholds() []threshold {
+	return []threshold{
+		{"delete-threshold", &f.deleteThreshold, backends.DefaultDeleteManyPercent, plan.GateDNSDeleteMany, "deleted"},
+		{"update-threshold", &f.updateThreshold, backends.DefaultUpdateManyPercent, plan.GateDNSUpdateMany, "updated"},
+	}
 }
 
 // checkRestarts refuses a --restart that names no VM in g: like a
@@ -134,8 +159,10 @@ func (f *planFlags) words(extra ...string) []string {
 	if f.parallelism != engine.DefaultParallelism {
 		words = append(words, "--parallelism", strconv.Itoa(f.parallelism))
 	}
-	if f.deleteThreshold != backends.DefaultDeleteManyPercent {
-		words = append(words, "--delete-threshold", strconv.Itoa(f.deleteThreshold))
+	for _, t := range f.thresholds() {
+		if *t.value != t.def {
+			words = append(words, "--"+t.flag, strconv.Itoa(*t.value))
+		}
 	}
 	if f.requestTimeout != 0 && f.requestTimeout != backends.DefaultRequestTimeout {
 		words = append(words, "--request-timeout", f.requestTimeout.String())

@@ -44,7 +44,8 @@ func hashSpec(args []string) (*plan.Spec, error) {
 // planOptions are the options of run that a saved plan records: those
 // that change what is planned, and the acks that deferred a step shown.
 func planOptions(p *plan.Plan, run *backends.Run) *plan.Options {
-	o := &plan.Options{DeleteThreshold: run.DeleteManyPercent}
+	update := run.UpdateManyPercent
+	o := &plan.Options{DeleteThreshold: run.DeleteManyPercent, UpdateThreshold: &update}
 	for r := range run.Restart {
 		o.Restart = append(o.Restart, r)
 	}
@@ -59,7 +60,7 @@ func planOptions(p *plan.Plan, run *backends.Run) *plan.Options {
 }
 
 // readSaved reads --plan and checks that what the command line adds
-// (PATH, --only, --target, --restart, --delete-threshold) agrees with
+// (PATH, --only, --target, --restart, the thresholds) agrees with
 // what the plan was saved with, and that its spec files are unchanged;
 // apply then takes the plan's.
 func (o applyOptions) readSaved(flags *pflag.FlagSet, args []string, phases []plan.Phase, targets []string) (*plan.Plan, error) {
@@ -96,8 +97,11 @@ func (o applyOptions) readSaved(flags *pflag.FlagSet, args []string, phases []pl
 		return nil, differs(describeTargets(targets), describeTargets(saved.Targets))
 	case flags.Changed("restart") && !slices.Equal(sortedCopy(o.restarts), saved.Options.Restart):
 		return nil, differs(describeRestarts(o.restarts), describeRestarts(saved.Options.Restart))
-	case flags.Changed("delete-threshold") && o.deleteThreshold != saved.Options.DeleteThreshold:
-		return nil, differs("--delete-threshold "+strconv.Itoa(o.deleteThreshold), "--delete-threshold "+strconv.Itoa(saved.Options.DeleteThreshold))
+	}
+	for i, was := range savedThresholds(saved.Options) {
+		if t := o.thresholds()[i]; flags.Changed(t.flag) && *t.value != *was.value {
+			return nil, differs("--"+t.flag+" "+strconv.Itoa(*t.value), "--"+t.flag+" "+strconv.Itoa(*was.value))
+		}
 	}
 	if what, add := loosening(saved.Options, flags, o.acks); len(what) > 0 {
 		return nil, fmt.Errorf("the plan %s was saved with %s, and a plan file is anyone's to write (a pull request may add one), so apply takes what loosens its checks only from its own command line: add %s to apply's command line, or save the plan again without it", o.planFile, strings.Join(what, " and "), strings.Join(add, " "))
@@ -117,6 +121,23 @@ func (o applyOptions) readSaved(flags *pflag.FlagSet, args []string, phases []pl
 		return nil, err
 	}
 	return saved, nil
+}
+
+// fromSaved takes the options a saved plan was made with.
+func (f *planFlags) fromSaved(o *plan.Options) {
+	f.restarts, f.deleteThreshold = o.Restart, o.DeleteThreshold
+	f.updateThreshold = backends.DefaultUpdateManyPercent
+	if o.UpdateThreshold != nil {
+		f.updateThreshold = *o.UpdateThreshold
+	}
+}
+
+// savedThresholds are the thresholds a saved plan was made with, in
+// the order of planFlags.thresholds.
+func savedThresholds(o *plan.Options) []threshold {
+	var f planFlags
+	f.fromSaved(o)
+	return f.thresholds()
 }
 
 // checkSavedConfig refuses a plan whose paths would choose the
@@ -164,17 +185,20 @@ func (o applyOptions) checkSavedConfig(paths []string) error {
 // loosening lists the options of a saved plan that let apply do what
 // it would not with its defaults, where apply's command line (flags,
 // acks) does not give the same: each as what it does, and the words
-// that give it. A --delete-threshold above the default lets more
-// deletes pass without GATE-DNS-DELETE-MANY; a --restart makes a
+// that give it. A --delete-threshold (--update-threshold) above the
+// default lets more deletes (updates) pass without GATE-DNS-DELETE-MANY
+// (GATE-DNS-UPDATE-MANY); a --restart makes a
 // pending change a restart, which a GATE-VM-RESTART acknowledged for
 // another guest would then allow; a deferring ack makes apply go on
 // without the steps it defers, where it would stop. The scope (PATH,
 // --only, --target) only narrows what is done, and a lower threshold
 // only gates more.
 func loosening(saved *plan.Options, flags *pflag.FlagSet, acks []string) (what, add []string) {
-	if t := saved.DeleteThreshold; t > backends.DefaultDeleteManyPercent && !flags.Changed("delete-threshold") {
-		what = append(what, fmt.Sprintf("--delete-threshold %d (more of a zone's records deleted without %s than apply's %d)", t, plan.GateDNSDeleteMany, backends.DefaultDeleteManyPercent))
-		add = append(add, "--delete-threshold", strconv.Itoa(t))
+	for _, t := range savedThresholds(saved) {
+		if *t.value > t.def && !flags.Changed(t.flag) {
+			what = append(what, fmt.Sprintf("--%s %d (more of a zone's records %s without %s than apply's %d)", t.flag, *t.value, t.verb, t.gate, t.def))
+			add = append(add, "--"+t.flag, strconv.Itoa(*t.value))
+		}
 	}
 	if len(saved.Restart) > 0 && !flags.Changed("restart") {
 		guests := "that guest"

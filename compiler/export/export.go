@@ -15,9 +15,10 @@
 // the caller adopts what it exported, and an adopted RRset missing from
 // the spec would be deleted by the next apply. So what the language
 // cannot say is an error naming the RRset: types site does not manage
-// (SOA, HINFO, LOC, ...), TXT or CAA data that is not UTF-8 (CUE strings are
-// UTF-8), and a name whose types have different TTLs (the language has one
-// TTL per name). Check tells a caller beforehand which RRsets to leave out.
+// (SOA, AFSDB, ...), TXT or CAA data that is not UTF-8 (CUE strings are
+// UTF-8), and a name proxied for some types and not others. A type whose
+// TTL differs from its name's others' is said with ttls. Check tells a
+// caller beforehand which RRsets to leave out.
 //
 // Read and Adoption.Mark are site export's whole flow (read through the
 // backend, render, vet; the caller writes; then mark), so the command
@@ -65,7 +66,8 @@ type Zone struct {
 // Render returns the tenant spec for z: `package tenants` and
 // `tenants: <name>: {domain, dns: zones: "<zone>": {provider, ttl,
 // records}}`, the provider by name (RenderSite says what it names). The zone's ttl is the most common TTL among its names (the
-// smaller one on a tie); a name with another TTL carries its own ttl.
+// smaller one on a tie); a name with another TTL carries its own ttl,
+// and a type with another than its name's its ttls entry.
 func Render(z Zone) ([]byte, error) { return RenderZones([]Zone{z}) }
 
 // RenderZones is Render for several zones of one tenant (zs[0]'s Tenant

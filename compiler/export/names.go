@@ -3,6 +3,7 @@ package export
 import (
 	"cmp"
 	"fmt"
+	"maps"
 	"net/netip"
 	"slices"
 	"strings"
@@ -21,15 +22,32 @@ var typeOrder = rdata.Types
 
 // name is every exported RRset at one owner name.
 type name struct {
-	fqdn    string
+	fqdn string
+	// ttl is the name's TTL: the one most of its types have (the
+	// smaller on a tie); ttls holds each type's own, as DNS has one per
+	// RRset, and the spec writes those that differ from ttl as ttls.
 	ttl     uint32
-	ttlFrom string              // the type that set ttl, for error messages
+	ttls    map[string]uint32
 	proxied bool                // Cloudflare proxies its records (all of them)
 	values  map[string][]string // canonical values by type
 }
 
+// settle picks the name's TTL from its types' (see name.ttl).
+func (n *name) settle() {
+	count := map[uint32]int{}
+	for _, ttl := range n.ttls {
+		count[ttl]++
+	}
+	most := 0
+	for _, ttl := range slices.Sorted(maps.Keys(count)) {
+		if count[ttl] > most {
+			n.ttl, most = ttl, count[ttl]
+		}
+	}
+}
+
 // Check reports why the language cannot say rs, or nil when Render can
-// write it: its type must be one the language has (not SOA, HINFO, LOC, ...),
+// write it: its type must be one the language has (not SOA, AFSDB, ...),
 // its TTL 1 to 2^31-1, its values valid for the type, TXT and CAA strings
 // UTF-8 (all a CUE string holds), and a CNAME single. A backend that
 // adopts exported records (marks them as the tenant's) leaves out what
@@ -81,9 +99,6 @@ const (
 	Outside
 	// Twice: the same type twice at one name.
 	Twice
-	// TTLs: another TTL than the name's other types have (the language
-	// has one TTL per name).
-	TTLs
 	// Proxied: proxied where the name's other types are not, or the
 	// other way round.
 	Proxied
@@ -94,7 +109,7 @@ type Problem struct {
 	Kind  ProblemKind
 	RRset int // its index in Zone.RRsets
 	// Clash is the index of the RRset it cannot stand beside (Twice,
-	// TTLs, Proxied), -1 when none.
+	// Proxied), -1 when none.
 	Clash int
 	Err   error // what is wrong, without advice: the caller knows what to do
 }
@@ -118,8 +133,6 @@ func collect(z Zone) ([]*name, error) {
 	switch p.Kind {
 	case Unsayable:
 		return nil, fmt.Errorf("export: %w; leave it out (see export.Check) or fix the live zone, then export again", p.Err)
-	case TTLs:
-		return nil, fmt.Errorf("export: %w; make them equal in the live zone, then export again", p.Err)
 	case Proxied:
 		return nil, fmt.Errorf("export: %w; make them agree in the live zone, then export again", p.Err)
 	case Twice:
@@ -153,7 +166,7 @@ func group(z Zone) ([]*name, []Problem) {
 		typ := strings.ToUpper(rs.Type)
 		n := byName[rs.Name]
 		if n == nil {
-			n = &name{fqdn: rs.Name, ttl: rs.TTL, ttlFrom: typ, proxied: rs.Proxied, values: map[string][]string{}}
+			n = &name{fqdn: rs.Name, proxied: rs.Proxied, ttls: map[string]uint32{}, values: map[string][]string{}}
 			byName[rs.Name] = n
 			first[rs.Name] = i
 		}
@@ -165,23 +178,21 @@ func group(z Zone) ([]*name, []Problem) {
 		case dup:
 			problem(Twice, first[rs.Name+" "+typ], "two %s RRsets at %s", typ, rs.Name)
 			continue
-		case rs.TTL != n.ttl:
-			problem(TTLs, at, "%s has TTL %d for %s and %d for %s, but the language has one TTL per name",
-				rs.Name, n.ttl, n.ttlFrom, rs.TTL, typ)
-			continue
 		}
 		first[rs.Name+" "+typ] = i
 		n.values[typ] = values
+		n.ttls[typ] = rs.TTL
 	}
 	names := make([]*name, 0, len(byName))
 	for _, n := range byName {
+		n.settle()
 		names = append(names, n)
 	}
 	slices.SortFunc(names, func(a, b *name) int { return dnsOrder(a.fqdn, b.fqdn) })
 	return names, problems
 }
 
-// utf8Strings reports whether the strings inside TXT, CAA and NAPTR values are
+// utf8Strings reports whether the strings inside TXT, CAA, NAPTR, URI and HINFO values are
 // UTF-8, which is all a CUE string can hold. Other types are ASCII.
 func utf8Strings(typ string, values []string) bool {
 	for _, v := range values {
@@ -194,6 +205,11 @@ func utf8Strings(typ string, values []string) bool {
 		case "NAPTR":
 			_, _, fl, svc, re, _, _ := rdata.ParseNAPTR(v)
 			s = fl + svc + re
+		case "URI":
+			_, _, s, _ = rdata.ParseURI(v)
+		case "HINFO":
+			cpu, os, _ := rdata.ParseHINFO(v)
+			s = cpu + os
 		}
 		if !utf8.ValidString(s) {
 			return false
@@ -217,9 +233,10 @@ func dnsOrder(a, b string) int {
 }
 
 // expr writes the name's value: proxied: true, or its ttl when it
-// differs from the zone's, then its types in the language's order.
+// differs from the zone's, then its types in the language's order, then
+// ttls for the types whose TTL differs from the name's.
 func (n *name) expr(zoneTTL uint32) ast.Expr {
-	var fields []any
+	var fields, ttls []any
 	switch {
 	case n.proxied:
 		// Cloudflare's own TTL, which the language does not let a
@@ -234,6 +251,12 @@ func (n *name) expr(zoneTTL uint32) ast.Expr {
 			continue
 		}
 		fields = append(fields, ast.NewIdent(typ), typeExpr(typ, values))
+		if ttl := n.ttls[typ]; ttl != n.ttl && !n.proxied {
+			ttls = append(ttls, ast.NewIdent(typ), number(int(ttl)))
+		}
+	}
+	if len(ttls) > 0 {
+		fields = append(fields, ast.NewIdent("ttls"), ast.NewStruct(ttls...))
 	}
 	return ast.NewStruct(fields...)
 }
@@ -256,7 +279,7 @@ func typeExpr(typ string, values []string) ast.Expr {
 		}
 		slices.SortFunc(addrs, netip.Addr.Compare)
 		return list(len(addrs), func(i int) ast.Expr { return ast.NewString(addrs[i].String()) })
-	case "NS", "PTR", "OPENPGPKEY", "DHCID":
+	case "NS", "PTR", "OPENPGPKEY", "DHCID", "LOC":
 		slices.Sort(values)
 		return list(len(values), func(i int) ast.Expr { return ast.NewString(values[i]) })
 	case "TXT":
@@ -340,8 +363,8 @@ func structsExpr(typ string, fields []rdata.Field, values []string) ast.Expr {
 		for _, fd := range fields {
 			if fd.Int {
 				kv = append(kv, fd.Name, number(rs[i][fd.Name].(int)))
-			} else if v := rs[i][fd.Name].(string); v != "" || typ == "NAPTR" {
-				kv = append(kv, fd.Name, ast.NewString(v)) // NAPTR's strings are required
+			} else if v := rs[i][fd.Name].(string); v != "" || !rdata.OptionalField(typ, fd.Name) {
+				kv = append(kv, fd.Name, ast.NewString(v)) // the schema requires it, even empty
 			}
 		}
 		return ast.NewStruct(kv...)

@@ -12,6 +12,7 @@ import (
 var gateMeanings = map[Gate]string{
 	GateDNSOverwrite:      "replace DNS data that site did not write",
 	GateDNSDeleteMany:     "delete more of a zone's records than the threshold allows",
+	GateDNSUpdateMany:     "update more of a zone's records than the threshold allows",
 	GateVMRestart:         "restart a running guest so pending changes take effect (an outage)",
 	GateVMStop:            "stop a running guest",
 	GateVMDestroy:         "destroy a VM and its data, or shut a running one down to rename it",

@@ -76,6 +76,9 @@ type Gate string
 const (
 	GateDNSOverwrite  Gate = "GATE-DNS-OVERWRITE"
 	GateDNSDeleteMany Gate = "GATE-DNS-DELETE-MANY"
+	// GateDNSUpdateMany guards rewriting more of a zone's records of
+	// ours at once than --update-threshold allows.
+	GateDNSUpdateMany Gate = "GATE-DNS-UPDATE-MANY"
 	GateVMRestart     Gate = "GATE-VM-RESTART"
 	GateVMStop        Gate = "GATE-VM-STOP"
 	GateVMDestroy     Gate = "GATE-VM-DESTROY"

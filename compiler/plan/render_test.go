@@ -337,13 +337,13 @@ func TestParseGate(t *testing.T) {
 }
 
 func TestCatalogueHasMeanings(t *testing.T) {
-	for _, g := range []Gate{GateDNSOverwrite, GateDNSDeleteMany, GateVMRestart, GateVMStop, GateVMDestroy, GateVMDiskResize, GateVMDiskRebase, GateNetDestroy, GateSecretUnreachable, GateDNSDisown, GateLockBreak} {
+	for _, g := range []Gate{GateDNSOverwrite, GateDNSDeleteMany, GateDNSUpdateMany, GateVMRestart, GateVMStop, GateVMDestroy, GateVMDiskResize, GateVMDiskRebase, GateNetDestroy, GateSecretUnreachable, GateDNSDisown, GateLockBreak} {
 		if g.Meaning() == "" {
 			t.Errorf("gate %s has no meaning", g)
 		}
 	}
-	if got := len(Catalogue()); got != 11 {
-		t.Errorf("catalogue has %d gates, want 11", got)
+	if got := len(Catalogue()); got != 12 {
+		t.Errorf("catalogue has %d gates, want 12", got)
 	}
 }
 

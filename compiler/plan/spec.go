@@ -30,6 +30,9 @@ type Options struct {
 	Restart []string `json:"restart,omitempty"`
 	// DeleteThreshold is --delete-threshold, in percent.
 	DeleteThreshold int `json:"delete_threshold"`
+	// UpdateThreshold is --update-threshold, in percent; nil in a plan
+	// saved before the flag was, which planned with its default.
+	UpdateThreshold *int `json:"update_threshold,omitempty"`
 	// Acks are the gates acknowledged with --ack that deferred a step
 	// shown in the plan (e.g. GATE-SECRET-UNREACHABLE), sorted; apply
 	// --plan defers the same steps.

@@ -2,6 +2,21 @@ package rdata
 
 import "fmt"
 
+// cloudflareTypes are the record types Cloudflare's API serves, of
+// Types: its documented list (A, AAAA, CAA, CERT, CNAME, DNSKEY, DS,
+// HTTPS, LOC, MX, NAPTR, NS, OPENPGPKEY, PTR, SMIMEA, SRV, SSHFP, SVCB,
+// TLSA, TXT, URI), and ALIAS, which the Cloudflare backend writes as the
+// CNAME Cloudflare flattens at the apex. It has no DNAME, DHCID, HINFO
+// or RP: vet refuses them in a Cloudflare zone, naming the type.
+var cloudflareTypes = map[string]bool{
+	"A": true, "AAAA": true, "CAA": true, "CERT": true, "CNAME": true, "DS": true, "HTTPS": true,
+	"LOC": true, "MX": true, "NAPTR": true, "NS": true, "OPENPGPKEY": true, "PTR": true, "SMIMEA": true,
+	"SRV": true, "SSHFP": true, "SVCB": true, "TLSA": true, "TXT": true, "URI": true, "ALIAS": true,
+}
+
+// CloudflareServes reports whether Cloudflare serves records of typ.
+func CloudflareServes(typ string) bool { return cloudflareTypes[typ] }
+
 // Cloudflare's API takes narrower values than DNS does (its published
 // OpenAPI schema, cloudflare/api-schemas). The compiler checks them for
 // zones served by Cloudflare, at the spec's positions, and the

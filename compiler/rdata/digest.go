@@ -39,16 +39,21 @@ func ParseSSHFP(s string) (algorithm, typ int, fingerprint string, err error) {
 // lower-case hex. RFC 6698 §2.1: usage 0-3, selector 0-1, matching type
 // 0-2, where 1 is SHA-256 (32 octets) and 2 SHA-512 (64 octets).
 func TLSA(usage, selector, matching int, certificate string) (string, error) {
-	if err := byteField("TLSA usage", usage, 0, 3); err != nil {
+	return tlsaLike("TLSA", usage, selector, matching, certificate)
+}
+
+// tlsaLike is TLSA, or SMIMEA (typ), which has TLSA's fields.
+func tlsaLike(typ string, usage, selector, matching int, certificate string) (string, error) {
+	if err := byteField(typ+" usage", usage, 0, 3); err != nil {
 		return "", err
 	}
-	if err := byteField("TLSA selector", selector, 0, 1); err != nil {
+	if err := byteField(typ+" selector", selector, 0, 1); err != nil {
 		return "", err
 	}
-	if err := byteField("TLSA matching_type", matching, 0, 2); err != nil {
+	if err := byteField(typ+" matching_type", matching, 0, 2); err != nil {
 		return "", err
 	}
-	c, err := hexField("TLSA certificate", certificate, map[int]int{1: 32, 2: 64}[matching], "matching_type "+strconv.Itoa(matching))
+	c, err := hexField(typ+" certificate", certificate, map[int]int{1: 32, 2: 64}[matching], "matching_type "+strconv.Itoa(matching))
 	if err != nil {
 		return "", err
 	}

@@ -10,7 +10,9 @@
 // and TXT; TTL checks a time to live. ParseMX, ParseSRV, ParseCAA and
 // ParseTXT are their inverses: Parse(Format(x)) == x for canonical x.
 // Host also serves PTR, DNAME and ALIAS; Base64 serves OPENPGPKEY and
-// DHCID. SSHFP, TLSA, SVCB (and HTTPS), NAPTR and DS have the same pair,
+// DHCID; LOC writes a location in the one spelling PowerDNS takes. SSHFP,
+// TLSA, SVCB (and HTTPS), NAPTR, DS, URI, CERT, SMIMEA, HINFO and RP have
+// the same pair,
 // and the language writes them as structs: FromFields and ToFields map
 // those structs, field by field as StructFields lists them, so the
 // compiler, export and the Cloudflare backend share one table.

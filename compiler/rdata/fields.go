@@ -23,6 +23,19 @@ var structFields = map[string][]Field{
 	"SVCB":  {{"priority", true}, {"target", false}, {"params", false}},
 	"NAPTR": {{"order", true}, {"preference", true}, {"flags", false}, {"service", false}, {"regexp", false}, {"replacement", false}},
 	"DS":    {{"key_tag", true}, {"algorithm", true}, {"digest_type", true}, {"digest", false}},
+	"URI":   {{"priority", true}, {"weight", true}, {"target", false}},
+	"CERT":  {{"type", true}, {"key_tag", true}, {"algorithm", true}, {"certificate", false}},
+	// SMIMEA has TLSA's fields (RFC 8162 §2).
+	"SMIMEA": {{"usage", true}, {"selector", true}, {"matching_type", true}, {"certificate", false}},
+	"HINFO":  {{"cpu", false}, {"os", false}},
+	"RP":     {{"mbox", false}, {"txt", false}},
+}
+
+// OptionalField reports whether the language lets a struct type's
+// string field be left out (as "" it is then): only the SvcParams of
+// HTTPS and SVCB. Export writes every other field, even empty.
+func OptionalField(typ, field string) bool {
+	return (typ == "HTTPS" || typ == "SVCB") && field == "params"
 }
 
 // StructFields returns the fields of typ's values when the language
@@ -60,6 +73,16 @@ func FromFields(typ string, f map[string]any) (string, error) {
 		return SVCB(typ, n[0], s[0], s[1])
 	case "NAPTR":
 		return NAPTR(n[0], n[1], s[0], s[1], s[2], s[3])
+	case "URI":
+		return URI(n[0], n[1], s[0])
+	case "CERT":
+		return CERT(n[0], n[1], n[2], s[0])
+	case "SMIMEA":
+		return SMIMEA(n[0], n[1], n[2], s[0])
+	case "HINFO":
+		return HINFO(s[0], s[1])
+	case "RP":
+		return RP(s[0], s[1])
 	}
 	return DS(n[0], n[1], n[2], s[0]) // the last struct type
 }
@@ -100,13 +123,59 @@ func ToFields(typ, value string) (map[string]any, error) {
 		}
 		vals = []any{k, a, d, dg}
 	default:
+		return moreToFields(typ, value)
+	}
+	return fieldMap(typ, vals), nil
+}
+
+// moreToFields is ToFields for the types of issue 28 (URI, CERT,
+// SMIMEA, HINFO, RP).
+func moreToFields(typ, value string) (map[string]any, error) {
+	var vals []any
+	switch typ {
+	case "URI":
+		p, w, t, err := ParseURI(value)
+		if err != nil {
+			return nil, err
+		}
+		vals = []any{p, w, t}
+	case "CERT":
+		t, k, a, c, err := ParseCERT(value)
+		if err != nil {
+			return nil, err
+		}
+		vals = []any{t, k, a, c}
+	case "SMIMEA":
+		u, s, m, c, err := ParseSMIMEA(value)
+		if err != nil {
+			return nil, err
+		}
+		vals = []any{u, s, m, c}
+	case "HINFO":
+		c, o, err := ParseHINFO(value)
+		if err != nil {
+			return nil, err
+		}
+		vals = []any{c, o}
+	case "RP":
+		m, t, err := ParseRP(value)
+		if err != nil {
+			return nil, err
+		}
+		vals = []any{m, t}
+	default:
 		return nil, fmt.Errorf("record type %s has no struct form", typ)
 	}
+	return fieldMap(typ, vals), nil
+}
+
+// fieldMap names vals by typ's fields, in order.
+func fieldMap(typ string, vals []any) map[string]any {
 	out := make(map[string]any, len(vals))
 	for i, fd := range structFields[typ] {
 		out[fd.Name] = vals[i]
 	}
-	return out, nil
+	return out
 }
 
 func integer(v any) (int, bool) {

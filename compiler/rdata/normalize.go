@@ -10,7 +10,8 @@ import (
 // types this package understands and site manages, in the order the
 // language documents them. Records of other types are never touched.
 var Types = []string{"A", "AAAA", "CNAME", "TXT", "MX", "SRV", "CAA", "NS",
-	"PTR", "SSHFP", "TLSA", "HTTPS", "SVCB", "NAPTR", "DS", "DNAME", "OPENPGPKEY", "DHCID", "ALIAS"}
+	"PTR", "SSHFP", "TLSA", "HTTPS", "SVCB", "NAPTR", "DS", "DNAME", "OPENPGPKEY", "DHCID", "ALIAS",
+	"LOC", "URI", "CERT", "SMIMEA", "HINFO", "RP"}
 
 // IsType reports whether typ (upper case) is one of Types.
 func IsType(typ string) bool { return slices.Contains(Types, typ) }
@@ -61,6 +62,8 @@ func Normalize(typ, value string) (string, error) {
 		return CAA(f, t, v)
 	case "OPENPGPKEY", "DHCID":
 		return Base64(strings.ToUpper(typ), value)
+	case "LOC":
+		return LOC(value)
 	}
 	if t := strings.ToUpper(typ); structFields[t] != nil {
 		f, err := ToFields(t, value)

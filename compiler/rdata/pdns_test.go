@@ -65,6 +65,12 @@ func TestPowerDNSKeepsCanonicalForm(t *testing.T) {
 		{Name: "pgp." + zone, Type: "OPENPGPKEY", TTL: 300, Records: []string{must(rdata.Base64("OPENPGPKEY", "mQINBFq5 ZXhhbXBsZQ=="))}},
 		{Name: "dhcp." + zone, Type: "DHCID", TTL: 300, Records: []string{must(rdata.Base64("DHCID", "AAIBY2/AuCccgoJbsaxcQc9TUapptP69lOjxfNuVAA2kjEA="))}},
 		{Name: "apex-like." + zone, Type: "ALIAS", TTL: 300, Records: []string{must(rdata.Host("Target.Example.NET."))}},
+		{Name: "loc." + zone, Type: "LOC", TTL: 300, Records: []string{must(rdata.LOC("52 22 23 N 4 53 32 E -2m")), must(rdata.LOC("42 21 43.528 S 71 5 6.284 W 24m 1m 200m 10m"))}},
+		{Name: "_http._tcp." + zone, Type: "URI", TTL: 300, Records: []string{must(rdata.URI(10, 1, `https://www.example.net/a "b"`))}},
+		{Name: "cert." + zone, Type: "CERT", TTL: 300, Records: []string{must(rdata.CERT(1, 12, 8, "MIIB IjAN")), must(rdata.CERT(253, 0, 0, "aHR0cDovL2V4YW1wbGU="))}},
+		{Name: "x._smimecert." + zone, Type: "SMIMEA", TTL: 300, Records: []string{must(rdata.SMIMEA(3, 1, 1, strings.Repeat("Cd", 32)))}},
+		{Name: "hinfo." + zone, Type: "HINFO", TTL: 300, Records: []string{must(rdata.HINFO("INTEL", `a "b" \ c`))}},
+		{Name: "rp." + zone, Type: "RP", TTL: 300, Records: []string{must(rdata.RP("Admin.Example.NET.", "txt.example.net.")), must(rdata.RP(".", "."))}},
 	}
 	srv.CreateZone(t, zone, canonical...)
 	live := srv.Get(t, zone)
@@ -94,6 +100,9 @@ func TestPowerDNSKeepsCanonicalForm(t *testing.T) {
 		{"PTR", "Host.Example.NET."},
 		{"SSHFP", "4 2 " + strings.Repeat("AB", 32)},
 		{"DNAME", "New.Example.NET."},
+		{"RP", "Admin.Example.NET. Txt.Example.NET."},
+		{"URI", `1 0 "ftp://x.example/"`},
+		{"HINFO", `"x86" "Linux 6.1"`},
 	}
 	for i, o := range other {
 		t.Run("other "+o.typ+" "+o.in, func(t *testing.T) {

@@ -58,6 +58,29 @@ func TestNormalizeGolden(t *testing.T) {
 		{"DHCID", ""},
 		{"ALIAS", "Target.Example.NET."},
 		{"ALIAS", "*.example.net."},
+		// issue 28
+		{"LOC", "51 30 12.748 N 0 7 39.611 W 0.00m 0.00m 0.00m 0.00m"},
+		{"LOC", "52 N 1 E 10m"},
+		{"LOC", "42 21 43.528 N 71 5 6.284 W -24m 1m 200m 10m"},
+		{"LOC", "91 0 0 N 0 0 0 E 0m"},
+		{"LOC", "north pole"},
+		{"URI", `10 1 "https://www.example.net/a b"`},
+		{"URI", `10 1 https://x.example/`},
+		{"URI", `10 1 "not a uri"`},
+		{"URI", `70000 1 "https://x.example/"`},
+		{"CERT", "PKIX 12 RSASHA256 MIIB IjAN"},
+		{"CERT", "1 12 8 MIIBIjAN"},
+		{"CERT", "URI 0 0 aHR0cDovL2V4YW1wbGU="},
+		{"CERT", "NOPE 0 0 AAAA"},
+		{"CERT", "1 0 0 not-base64!"},
+		{"SMIMEA", "3 1 1 " + sha256Hex},
+		{"SMIMEA", "3 1 1 abcd"},
+		{"HINFO", `"INTEL" "LINUX"`},
+		{"HINFO", `PC "a \"b\""`},
+		{"HINFO", `"only one"`},
+		{"RP", "Admin.Example.NET. TXT.example.net."},
+		{"RP", ". ."},
+		{"RP", "admin.example.net"},
 	}
 	var b strings.Builder
 	for _, in := range inputs {
@@ -94,6 +117,13 @@ func TestFields(t *testing.T) {
 		{"DS", map[string]any{"algorithm": 13, "digest_type": 2, "digest": sha256Hex}, "", "DS key_tag <nil> is not an integer"},
 		{"TLSA", map[string]any{"usage": 1.5, "selector": 1, "matching_type": 1, "certificate": sha256Hex}, "", "TLSA usage 1.5 is not an integer"},
 		{"MX", map[string]any{}, "", "has no struct form"},
+		{"URI", map[string]any{"priority": 10, "weight": 1, "target": "https://www.example.net/"}, `10 1 "https://www.example.net/"`, ""},
+		{"CERT", map[string]any{"type": 1, "key_tag": 12, "algorithm": 8, "certificate": "MIIB IjAN"}, "1 12 8 MIIBIjAN", ""},
+		{"SMIMEA", map[string]any{"usage": 3, "selector": 1, "matching_type": 1, "certificate": sha256Hex}, "3 1 1 " + strings.ToLower(sha256Hex), ""},
+		{"SMIMEA", map[string]any{"usage": 4, "selector": 1, "matching_type": 1, "certificate": sha256Hex}, "", "SMIMEA usage 4 is out of range"},
+		{"HINFO", map[string]any{"cpu": "INTEL", "os": ""}, `"INTEL" ""`, ""},
+		{"RP", map[string]any{"mbox": "Hostmaster.Example.NET.", "txt": "."}, "hostmaster.example.net. .", ""},
+		{"RP", map[string]any{"mbox": "hostmaster", "txt": "."}, "", "RP mbox: target \"hostmaster\" is relative"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.typ+" "+tt.want+tt.wantErr, func(t *testing.T) {

@@ -91,8 +91,12 @@ func (s *Server) normalise(z *zone, rec *Record) *apiError {
 			rec.Content = fmt.Sprintf("%d %s %q", f, tag, val)
 			rec.Data = map[string]any{"flags": f, "tag": tag, "value": val}
 		}
-	case "SSHFP", "TLSA", "SMIMEA", "DS", "NAPTR", "HTTPS", "SVCB":
+	case "SSHFP", "TLSA", "SMIMEA", "DS", "NAPTR", "HTTPS", "SVCB", "CERT":
 		if apiErr := structured(rec); apiErr != nil {
+			return apiErr
+		}
+	case "URI", "LOC":
+		if apiErr := dataContent(rec); apiErr != nil {
 			return apiErr
 		}
 	default:
@@ -142,9 +146,10 @@ var dataFields = map[string][]struct {
 }{
 	"SSHFP": {{"algorithm", true}, {"type", true}, {"fingerprint", false}},
 	"TLSA":  {{"usage", true}, {"selector", true}, {"matching_type", true}, {"certificate", false}},
-	// SMIMEA has TLSA's fields (RFC 8162); site does not manage it, and
-	// the fake serves it so that tests see a type site leaves alone.
+	// SMIMEA has TLSA's fields (RFC 8162).
 	"SMIMEA": {{"usage", true}, {"selector", true}, {"matching_type", true}, {"certificate", false}},
+	// CERT: the API's CERTRecord data (RFC 4398's fields).
+	"CERT": {{"type", true}, {"key_tag", true}, {"algorithm", true}, {"certificate", false}},
 	// DS: the API's DSRecordData (cloudflare-go v4 dns/record.go):
 	// key_tag, algorithm and digest_type numbers, digest a hex string.
 	"DS":    {{"key_tag", true}, {"algorithm", true}, {"digest_type", true}, {"digest", false}},
@@ -253,4 +258,47 @@ func prio(r *Record) int {
 		return -1
 	}
 	return int(*r.Priority)
+}
+
+// locFields are the API's LOC data fields (its LOCRecord), in the order
+// of the presentation form its content says them in.
+var locFields = []string{"lat_degrees", "lat_minutes", "lat_seconds", "lat_direction",
+	"long_degrees", "long_minutes", "long_seconds", "long_direction",
+	"altitude", "size", "precision_horz", "precision_vert"}
+
+// dataContent checks the data of a URI or LOC record and writes its
+// content. A URI's priority is the record's own field, as an MX's, and
+// its data holds weight and target (the API's URIRecord).
+func dataContent(rec *Record) *apiError {
+	if rec.Type == "URI" {
+		if rec.Priority == nil || rec.Data == nil || rec.Data["target"] == nil {
+			return validation("URI records need a priority and data with weight and target")
+		}
+		w, t := num(rec.Data["weight"]), fmt.Sprint(rec.Data["target"])
+		rec.Data = map[string]any{"weight": w, "target": t}
+		rec.Content = fmt.Sprintf("%d %q", w, t)
+		return nil
+	}
+	return locContent(rec)
+}
+
+// locContent checks a LOC record's data and writes its content, the
+// numbers as sent and the four distances in metres.
+func locContent(rec *Record) *apiError {
+	if rec.Data == nil {
+		return validation("LOC records are set through data, which is missing")
+	}
+	words := make([]string, len(locFields))
+	for i, f := range locFields {
+		v, ok := rec.Data[f]
+		if !ok {
+			return validation("LOC data needs " + f)
+		}
+		words[i] = fmt.Sprint(v)
+		if i >= 8 {
+			words[i] += "m"
+		}
+	}
+	rec.Content = strings.Join(words, " ")
+	return nil
 }

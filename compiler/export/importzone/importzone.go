@@ -215,8 +215,6 @@ func rrsets(z zone, req Request) (export.Zone, Problems) {
 		at := where[p.RRset]
 		msg := fmt.Sprintf("%s: %v", at[0], p.Err)
 		switch p.Kind {
-		case export.TTLs:
-			msg += fmt.Sprintf(" (the %s is at %s); give the name one TTL in the source", ez.RRsets[p.Clash].Type, where[p.Clash][0])
 		case export.Outside:
 			msg += "; import it with its own zone"
 		case export.Unsayable:

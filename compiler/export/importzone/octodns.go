@@ -146,6 +146,8 @@ var octoFields = map[string][]string{
 	"SSHFP": {"algorithm", "fingerprint_type", "fingerprint"},
 	"TLSA":  {"certificate_usage", "selector", "matching_type", "certificate_association_data"},
 	"DS":    {"key_tag", "algorithm", "digest_type", "digest"},
+	"LOC": {"lat_degrees", "lat_minutes", "lat_seconds", "lat_direction", "long_degrees", "long_minutes", "long_seconds", "long_direction",
+		"altitude", "size", "precision_horz", "precision_vert"},
 }
 
 // octoValue writes one octoDNS value of typ in presentation form.
