@@ -145,7 +145,7 @@ func gateHidden(b *batch, zone, addr string, f *hiddenFound) {
 			what = "a " + f.typ + " at this name"
 		}
 		c.Before = map[string]any{"ttl": f.served.ttl, "values": f.served.values}
-		c.Reason = fmt.Sprintf("the server at %s serves %s (before), which its API does not list (another backend of the server, such as a second gsqlite3, holds it): foreign data, written over only with GATE-DNS-OVERWRITE", addr, what)
+		c.Reason = fmt.Sprintf("the server at %s serves %s (before), which its API does not list (another backend of the server holds it, such as a second gsqlite3, or the API's answer left it out): foreign data, written over only with GATE-DNS-OVERWRITE", addr, what)
 		return
 	}
 }
