@@ -52,6 +52,22 @@ func authority(ctx context.Context, run *backends.Run, addr string, zone *model.
 	return v.problems, nil
 }
 
+// askAuthority asks addr both what authority and what hidden ask, at
+// once: the unchanged rrsets' problems, and whether the rrsets b creates
+// are already served (which gates their changes in b).
+func askAuthority(ctx context.Context, run *backends.Run, addr string, zone *model.Zone, obs *observation, b *batch) (problems, notes []string) {
+	var hiddenNotes []string
+	done := make(chan struct{})
+	go func() {
+		// hidden writes only b.changes; authority reads b.expect and b.kept.
+		defer close(done)
+		hiddenNotes, _ = hidden(ctx, run, addr, zone, obs, b)
+	}()
+	problems, notes = authority(ctx, run, addr, zone, b)
+	<-done
+	return problems, append(notes, hiddenNotes...)
+}
+
 // unchanged is an expectation for every wanted rrset of zone that b
 // neither writes nor deletes.
 func unchanged(zone *model.Zone, b *batch) []expectation {

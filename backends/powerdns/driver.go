@@ -275,7 +275,7 @@ func (d *Driver) Plan(ctx context.Context, step *graph.Step, run *backends.Run) 
 	b.verifyAddr = d.verifyAddr(step.Zone, run)
 	var problems, authNotes []string
 	if !absent {
-		problems, authNotes = authority(ctx, run, b.verifyAddr, step.Zone, b)
+		problems, authNotes = askAuthority(ctx, run, b.verifyAddr, step.Zone, obs, b)
 	}
 	if absent {
 		// The zone itself is a change too, so that a zone the spec wants

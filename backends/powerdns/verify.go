@@ -110,37 +110,16 @@ func verifyRRsets(ctx context.Context, n *atomic.Int64, addr, zone string, expec
 
 // queryEach asks addr about every expectation, one query each.
 func queryEach(ctx context.Context, n *atomic.Int64, addr string, expect []expectation) ([]string, error) {
-	// The first query that fails ends the others: an unreachable
-	// address would otherwise cost a timeout per changed rrset.
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
 	problems := make([]string, len(expect))
-	var (
-		wg       sync.WaitGroup
-		once     sync.Once
-		firstErr error
-	)
-	sem := make(chan struct{}, verifyWorkers)
-	for i, e := range expect {
-		if ctx.Err() != nil {
-			break
+	err := eachBounded(ctx, len(expect), func(ctx context.Context, i int) error {
+		got, err := query(ctx, n, addr, expect[i].name, expect[i].typ)
+		if err == nil {
+			problems[i] = compare(expect[i], got)
 		}
-		wg.Add(1)
-		sem <- struct{}{}
-		go func() {
-			defer wg.Done()
-			defer func() { <-sem }()
-			got, err := query(ctx, n, addr, e.name, e.typ)
-			if err != nil {
-				once.Do(func() { firstErr = err; cancel() })
-				return
-			}
-			problems[i] = compare(e, got)
-		}()
-	}
-	wg.Wait()
-	if firstErr != nil {
-		return nil, firstErr
+		return err
+	})
+	if err != nil {
+		return nil, err
 	}
 	var out []string
 	for _, p := range problems {
@@ -149,6 +128,36 @@ func queryEach(ctx context.Context, n *atomic.Int64, addr string, expect []expec
 		}
 	}
 	return out, nil
+}
+
+// eachBounded runs f for 0..count-1, verifyWorkers at a time, and
+// returns the first error. The first that fails ends the others: an
+// unreachable address would otherwise cost a timeout per question.
+func eachBounded(ctx context.Context, count int, f func(ctx context.Context, i int) error) error {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	var (
+		wg       sync.WaitGroup
+		once     sync.Once
+		firstErr error
+	)
+	sem := make(chan struct{}, verifyWorkers)
+	for i := range count {
+		if ctx.Err() != nil {
+			break
+		}
+		wg.Add(1)
+		sem <- struct{}{}
+		go func() {
+			defer wg.Done()
+			defer func() { <-sem }()
+			if err := f(ctx, i); err != nil {
+				once.Do(func() { firstErr = err; cancel() })
+			}
+		}()
+	}
+	wg.Wait()
+	return firstErr
 }
 
 // served is one rrset as the DNS port answers it.
@@ -243,24 +252,9 @@ func rdataPrinted(rr dns.RR) string {
 // keeps the answers of exactly that owner and type (a CNAME answering an
 // A query is not an A).
 func query(ctx context.Context, n *atomic.Int64, addr, name, typ string) (*served, error) {
-	t, ok := dns.StringToType[typ]
-	if !ok {
-		return nil, fmt.Errorf("cannot query type %s", typ)
-	}
-	m := new(dns.Msg)
-	m.SetQuestion(name, t)
-	m.RecursionDesired = false
-	n.Add(1)
-	in, err := exchange(ctx, &dns.Client{Timeout: queryTimeout}, m, addr)
-	if err == nil && in.Truncated {
-		n.Add(1)
-		in, err = exchange(ctx, &dns.Client{Net: "tcp", Timeout: queryTimeout}, m, addr)
-	}
+	in, t, err := ask(ctx, n, addr, name, typ)
 	if err != nil {
-		return nil, fmt.Errorf("query %s %s: %w", name, typ, err)
-	}
-	if in.Rcode != dns.RcodeSuccess && in.Rcode != dns.RcodeNameError {
-		return nil, &rcodeError{name, typ, in.Rcode}
+		return nil, err
 	}
 	s := &served{}
 	rrs := in.Answer
@@ -285,6 +279,32 @@ func query(ctx context.Context, n *atomic.Int64, addr, name, typ string) (*serve
 	}
 	slices.Sort(s.values)
 	return s, nil
+}
+
+// ask sends addr one question for name/type over UDP, then TCP when
+// the answer is truncated, and returns the answer, which is data or "no
+// such name" (any other rcode is an *rcodeError), and the type asked.
+func ask(ctx context.Context, n *atomic.Int64, addr, name, typ string) (*dns.Msg, uint16, error) {
+	t, ok := dns.StringToType[typ]
+	if !ok {
+		return nil, 0, fmt.Errorf("cannot query type %s", typ)
+	}
+	m := new(dns.Msg)
+	m.SetQuestion(name, t)
+	m.RecursionDesired = false
+	n.Add(1)
+	in, err := exchange(ctx, &dns.Client{Timeout: queryTimeout}, m, addr)
+	if err == nil && in.Truncated {
+		n.Add(1)
+		in, err = exchange(ctx, &dns.Client{Net: "tcp", Timeout: queryTimeout}, m, addr)
+	}
+	if err != nil {
+		return nil, 0, fmt.Errorf("query %s %s: %w", name, typ, err)
+	}
+	if in.Rcode != dns.RcodeSuccess && in.Rcode != dns.RcodeNameError {
+		return nil, 0, &rcodeError{name, typ, in.Rcode}
+	}
+	return in, t, nil
 }
 
 // rcodeError is a server's answer that is neither data nor "no such

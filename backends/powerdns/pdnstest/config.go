@@ -26,6 +26,10 @@ func config(db string, dnsPort, apiPort int, apiKey, dir string, opts Options) [
 			// perhaps DNSSEC not enabled in configuration?").
 			"gsqlite3-dnssec=" + dnssec,
 		}
+		if opts.Second {
+			conf[0] = "launch=gsqlite3,gsqlite3:second"
+			conf = append(conf, "gsqlite3-second-database="+secondDB(dir), "gsqlite3-second-dnssec=no")
+		}
 	}
 	conf = append(conf,
 		"local-address=127.0.0.1",

@@ -73,6 +73,10 @@ type Options struct {
 	// database, LMDB the lmdb backend (pdns-backend-lmdb), which keeps
 	// no rrset comments.
 	Backend string
+	// Second launches a second gsqlite3 backend (gsqlite3:second) with
+	// its own database: data there is served over DNS but not listed by
+	// the API (HideRecord).
+	Second bool
 }
 
 // The backends a Server can run on (Options.Backend).
@@ -165,6 +169,11 @@ func Start(dir string, opts Options) (*Server, error) {
 		sq.Stdin = bytes.NewReader(schema)
 		if out, err := sq.CombinedOutput(); err != nil {
 			return nil, fmt.Errorf("create %s with sqlite3: %w: %s", db, err, out)
+		}
+		if opts.Second {
+			if err := createSecond(dir, schema); err != nil {
+				return nil, err
+			}
 		}
 	case LMDB:
 		// Where Debian's pdns-backend-lmdb puts the module; without it

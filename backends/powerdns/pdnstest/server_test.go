@@ -70,3 +70,17 @@ func TestLMDBServerRunsTheLMDBBackend(t *testing.T) {
 		t.Errorf("got %q, want %q", got, []string{"300 192.0.2.8"})
 	}
 }
+
+// TestHiddenRecordIsServedNotListed: a record HideRecord puts into the
+// second backend is answered over DNS while the API does not list it.
+func TestHiddenRecordIsServedNotListed(t *testing.T) {
+	s := New(t, Options{Second: true})
+	s.CreateZone(t, "hide.test.")
+	s.HideRecord(t, "hide.test.", "secret.hide.test.", "A", 300, "192.0.2.66")
+	if got := s.Query(t, "secret.hide.test.", "A"); !slices.Equal(got, []string{"300 192.0.2.66"}) {
+		t.Errorf("DNS: got %q, want the hidden record served", got)
+	}
+	if r := s.Get(t, "hide.test.").Find("secret.hide.test.", "A"); r != nil {
+		t.Errorf("API: got %+v, want the hidden record not listed", r)
+	}
+}
