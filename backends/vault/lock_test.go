@@ -3,6 +3,7 @@ package vault
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 	"sync"
 	"testing"
@@ -24,8 +25,12 @@ func lockFor(t *testing.T, now func() time.Time, addrs ...string) *LockStore {
 	return s.(*LockStore)
 }
 
+// tok is the holder id of the run a test calls name: an opaque token of
+// 16 hex digits, the only ids a store accepts.
+func tok(name string) string { return fmt.Sprintf("%016X", []byte(name)) }
+
 func holder(id string, expires time.Time) lock.Holder {
-	return lock.Holder{ID: id, Tenant: "office1", Host: "runner-" + id, PID: 42, Start: expires.Add(-time.Minute),
+	return lock.Holder{ID: tok(id), Tenant: "office1", Host: "runner-" + id, PID: 42, Start: expires.Add(-time.Minute),
 		Command: "site apply tenants/office1.cue", Expires: expires}
 }
 
@@ -67,12 +72,12 @@ func TestVaultLockConcurrentClaims(t *testing.T) {
 		t.Fatal("no run holds the lock")
 	}
 	for i := range n {
-		if others[i] != nil && others[i].ID != winner {
+		if others[i] != nil && others[i].ID != tok(winner) {
 			t.Errorf("run %c was told %s holds the lock, want %s", 'A'+i, others[i].ID, winner)
 		}
 	}
 	hs, err := lockFor(t, now, srv.URL).Holders(context.Background())
-	if err != nil || len(hs) != 1 || hs[0].ID != winner || hs[0].State != lock.Held || hs[0].Host != "runner-"+winner || hs[0].PID != 42 {
+	if err != nil || len(hs) != 1 || hs[0].ID != tok(winner) || hs[0].State != lock.Held || hs[0].Host != "runner-"+winner || hs[0].PID != 42 {
 		t.Errorf("Holders = %+v, %v; want only %s, held, with its host and pid", hs, err, winner)
 	}
 }
@@ -97,7 +102,7 @@ func TestVaultLockLostRace(t *testing.T) {
 	if err := a.put(ctx, data, v); !errors.Is(err, errCAS) {
 		t.Fatalf("A's write over version %d after B's: %v, want the check-and-set refusal", v, err)
 	}
-	if other, err := a.Try(ctx, holder("A", t0.Add(time.Minute))); err != nil || other == nil || other.ID != "B" {
+	if other, err := a.Try(ctx, holder("A", t0.Add(time.Minute))); err != nil || other == nil || other.ID != tok("B") {
 		t.Errorf("A's Try: %+v %v, want B named", other, err)
 	}
 }
@@ -117,7 +122,7 @@ func TestVaultLockExpiredTakenOver(t *testing.T) {
 		t.Fatalf("A's Try: %+v %v", other, err)
 	}
 	clock = t0.Add(30 * time.Second)
-	if other, err := b.Try(ctx, holder("B", clock.Add(time.Minute))); err != nil || other == nil || other.ID != "A" {
+	if other, err := b.Try(ctx, holder("B", clock.Add(time.Minute))); err != nil || other == nil || other.ID != tok("A") {
 		t.Fatalf("B's Try under A's live lease: %+v %v, want A named", other, err)
 	}
 	clock = t0.Add(2 * time.Minute) // A died: its lease ran out
@@ -126,7 +131,7 @@ func TestVaultLockExpiredTakenOver(t *testing.T) {
 	if other, err := b.Try(watched, holder("B", clock.Add(time.Minute))); other != nil || err != nil {
 		t.Fatalf("B's Try over A's expired lease: %+v %v, want the lock", other, err)
 	}
-	if len(dead) != 1 || dead[0] != "A" {
+	if len(dead) != 1 || dead[0] != tok("A") {
 		t.Errorf("the take-over reported %q, want A", dead)
 	}
 	ha.Expires = clock.Add(time.Minute)
@@ -136,7 +141,7 @@ func TestVaultLockExpiredTakenOver(t *testing.T) {
 	if err := a.Release(ctx, ha); err != nil {
 		t.Errorf("A's Release after the take-over: %v", err)
 	}
-	if hs, err := b.Holders(ctx); err != nil || len(hs) != 1 || hs[0].ID != "B" {
+	if hs, err := b.Holders(ctx); err != nil || len(hs) != 1 || hs[0].ID != tok("B") {
 		t.Errorf("Holders = %+v %v, want B still holding", hs, err)
 	}
 }
@@ -155,7 +160,7 @@ func TestVaultLockRelease(t *testing.T) {
 		t.Fatalf("A's Acquire: %v", err)
 	}
 	var he *lock.HeldError
-	if _, err := lock.Acquire(ctx, []lock.Store{b}, holder("B", time.Time{}), lock.Options{Now: now}); !errors.As(err, &he) || he.Holder.ID != "A" {
+	if _, err := lock.Acquire(ctx, []lock.Store{b}, holder("B", time.Time{}), lock.Options{Now: now}); !errors.As(err, &he) || he.Holder.ID != tok("A") {
 		t.Fatalf("B's Acquire while A holds: %v, want A named", err)
 	}
 	if err := l.Release(ctx); err != nil {

@@ -80,7 +80,7 @@ func TestCloudflareParentPublishesPowerDNSChildDS(t *testing.T) {
 	file := writeDelegation(t, srv, cs, parent, "cf", child, "pdns", "ns1.example.org.", "192.0.2.42")
 
 	code, out, errOut := cs.site(t, "diff", file)
-	if want := "+ dns/" + parent + "/" + child + "/DS"; !strings.Contains(out, want) {
+	if want := "+ dns/" + parent + "/" + child + "/DS"; !shownChange(out, "+", parent, child, "DS") {
 		t.Errorf("diff exit %d does not show the pending DS %q\nstdout:\n%s\nstderr:\n%s", code, want, out, errOut)
 	}
 	cfConverge(t, cs, file, "signed")
@@ -163,7 +163,7 @@ func dropDNSSEC(t *testing.T, file string) {
 // and returns what it printed.
 func cfConverge(t *testing.T, cs *coldStart, file, step string) string {
 	t.Helper()
-	if code, out, errOut := cs.site(t, "apply", file); code != exitOK {
+	if code, out, errOut := cs.site(t, "apply", "--yes", file); code != exitOK {
 		t.Fatalf("%s: apply exit %d\nstdout:\n%s\nstderr:\n%s", step, code, out, errOut)
 	}
 	code, out, errOut := cs.site(t, "diff", "--detailed-exitcode", file)
@@ -195,7 +195,7 @@ func TestCloudflareParentPublishesCloudflareChildDS(t *testing.T) {
 	const keyTag, digest = 4711, "2fa14f53e6b15cac9ac77846c7be87862c2a7e9ec0c6cea319db939317f126ed"
 	cs.cf.SetDNSSEC(childID, "active", keyTag, digest)
 	code, out, errOut := cs.site(t, "diff", file)
-	if want := "+ dns/" + parent + "/" + child + "/DS"; !strings.Contains(out, want) {
+	if want := "+ dns/" + parent + "/" + child + "/DS"; !shownChange(out, "+", parent, child, "DS") {
 		t.Errorf("active: diff exit %d does not show %q\nstdout:\n%s\nstderr:\n%s", code, want, out, errOut)
 	}
 	cfConverge(t, cs, file, "active")

@@ -40,7 +40,7 @@ func TestPowerDNSParentPublishesCloudflareChildDS(t *testing.T) {
 	} {
 		cs.cf.SetDNSSEC(cs.zoneID, tc.status, tc.keyTag, tc.digest)
 		code, out, errOut := cs.site(t, "diff", file)
-		if want := tc.action + " dns/" + parent + "/" + child + "/DS"; !strings.Contains(out, want) {
+		if want := tc.action + " dns/" + parent + "/" + child + "/DS"; !shownChange(out, tc.action, parent, child, "DS") {
 			t.Errorf("%s: diff exit %d does not show %q\nstdout:\n%s\nstderr:\n%s", tc.status, code, want, out, errOut)
 		}
 		cfConverge(t, cs, file, tc.status)
