@@ -3,7 +3,6 @@ package powerdns
 import (
 	"context"
 	"errors"
-	"net"
 	"net/http"
 	"strings"
 	"sync"
@@ -57,41 +56,6 @@ func TestInterruptDuringAPatchSendsNothingMore(t *testing.T) {
 	}
 }
 
-// silentServer accepts connections and never answers, as a blackholed
-// or stopped server does once a connection is made; it counts the
-// connections, one per try of a request.
-func silentServer(t *testing.T) (url string, conns *atomic.Int32) {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	conns = &atomic.Int32{}
-	var mu sync.Mutex
-	var open []net.Conn
-	go func() {
-		for {
-			c, err := l.Accept()
-			if err != nil {
-				return
-			}
-			conns.Add(1)
-			mu.Lock()
-			open = append(open, c)
-			mu.Unlock()
-		}
-	}()
-	t.Cleanup(func() {
-		l.Close()
-		mu.Lock()
-		defer mu.Unlock()
-		for _, c := range open {
-			c.Close()
-		}
-	})
-	return "http://" + l.Addr().String(), conns
-}
-
 // TestSilentServerGivesUpWithinTheRequestTimeout: a server that never
 // answers costs one request timeout (the run's, site's
 // --request-timeout), its retries included, and the error names the
@@ -100,7 +64,8 @@ func silentServer(t *testing.T) (url string, conns *atomic.Int32) {
 // PowerDNS kept diff for 181 s, three tries of 60 s).
 func TestSilentServerGivesUpWithinTheRequestTimeout(t *testing.T) {
 	srv := pdnstest.Shared(t)
-	url, conns := silentServer(t)
+	silent := pdnstest.StartSilent(t)
+	url, conns := silent.URL, &silent.Conns
 	d, run := testDriver(), newRun(srv)
 	run.RequestTimeout = 300 * time.Millisecond
 	step := func(zone string) *graph.Step {

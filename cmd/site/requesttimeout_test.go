@@ -1,66 +1,11 @@
 package main
 
 import (
-	"bufio"
-	"maps"
-	"net"
 	"strings"
-	"sync"
-	"sync/atomic"
 	"testing"
-)
 
-// silentListener accepts connections and never answers, as a
-// blackholed server does once connected; it counts the connections,
-// one per try of a request, and the tries of each request by its
-// first line ("GET /api/v1/... HTTP/1.1") since tries was last called.
-func silentListener(t *testing.T) (url string, conns *atomic.Int32, tries func() map[string]int) {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	conns = &atomic.Int32{}
-	var mu sync.Mutex
-	var open []net.Conn
-	seen := map[string]int{}
-	go func() {
-		for {
-			c, err := l.Accept()
-			if err != nil {
-				return
-			}
-			conns.Add(1)
-			mu.Lock()
-			open = append(open, c)
-			mu.Unlock()
-			go func() {
-				line, err := bufio.NewReader(c).ReadString('\n')
-				if err == nil {
-					mu.Lock()
-					seen[strings.TrimSpace(line)]++
-					mu.Unlock()
-				}
-			}()
-		}
-	}()
-	t.Cleanup(func() {
-		l.Close()
-		mu.Lock()
-		defer mu.Unlock()
-		for _, c := range open {
-			c.Close()
-		}
-	})
-	tries = func() map[string]int {
-		mu.Lock()
-		defer mu.Unlock()
-		out := maps.Clone(seen)
-		clear(seen)
-		return out
-	}
-	return "http://" + l.Addr().String(), conns, tries
-}
+	"github.com/site-tools/site/backends/powerdns/pdnstest"
+)
 
 // TestRequestTimeoutBoundsARunAgainstASilentServer: diff and apply
 // against a PowerDNS that accepts connections and never answers give up
@@ -70,7 +15,8 @@ func silentListener(t *testing.T) (url string, conns *atomic.Int32, tries func()
 // 27: diff took 181 s, apply 361 s, three tries of 60 s per request).
 func TestRequestTimeoutBoundsARunAgainstASilentServer(t *testing.T) {
 	srv := pdnsEnv(t)
-	url, _, tries := silentListener(t)
+	silent := pdnstest.StartSilent(t)
+	url, tries := silent.URL, silent.Tries
 	const zoneA, zoneB = "a.silent.example.test", "b.silent.example.test"
 	src := `package tenants
 
