@@ -1,0 +1,253 @@
+//go:build cgo && libvirt_dlopen
+
+package libvirt
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+
+	"libvirt.org/go/libvirt"
+	"libvirt.org/go/libvirtxml"
+
+	"github.com/site-tools/site/compiler/model"
+	"github.com/site-tools/site/compiler/spelling"
+)
+
+// volume looks a volume up by pool and name, once per run. A missing
+// volume is not an error; a missing or inactive pool is, and so is a
+// file in the pool's directory that libvirt does not list (unlisted).
+// declared is the pool as site.cue declares it, nil when it does not.
+func (h *hostObs) volume(pool, name string, declared *model.Pool) (*volObs, error) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if v, ok := h.vols[pool+"\x00"+name]; ok {
+		return v, nil
+	}
+	p, err := h.pool(pool)
+	if err != nil {
+		return nil, err
+	}
+	defer p.Free()
+	v := &volObs{}
+	h.d.call()
+	vol, err := p.LookupStorageVolByName(name)
+	switch {
+	case isCode(err, libvirt.ERR_NO_STORAGE_VOL):
+		if err := h.unlisted(p, pool, name, declared); err != nil {
+			return nil, err
+		}
+	case err != nil:
+		return nil, fmt.Errorf("look up volume %s in pool %s on %s: %w", name, pool, h.host, err)
+	default:
+		defer vol.Free()
+		h.d.call()
+		info, err := vol.GetInfo()
+		if err != nil {
+			return nil, fmt.Errorf("read volume %s/%s on %s: %w", pool, name, h.host, err)
+		}
+		v.Exists, v.Capacity, v.Format = true, info.Capacity, "raw"
+		// The disk's driver type must match the volume's format: a qcow2
+		// image attached as raw would show its header to the guest.
+		h.d.call()
+		x, err := vol.GetXMLDesc(0)
+		if err != nil {
+			return nil, fmt.Errorf("read volume %s/%s on %s: %w", pool, name, h.host, err)
+		}
+		var def libvirtxml.StorageVolume
+		if err := def.Unmarshal(x); err != nil {
+			return nil, fmt.Errorf("parse volume %s/%s on %s: %w", pool, name, h.host, err)
+		}
+		if def.Target != nil && def.Target.Format != nil && def.Target.Format.Type != "" {
+			v.Format = def.Target.Format.Type
+		}
+		if def.Target != nil {
+			v.Path = def.Target.Path
+		}
+		if def.BackingStore != nil {
+			v.Backing = def.BackingStore.Path
+		}
+	}
+	h.vols[pool+"\x00"+name] = v
+	return v, nil
+}
+
+// pool opens an active pool; the caller frees it. h.mu is held.
+func (h *hostObs) pool(name string) (*libvirt.StoragePool, error) {
+	if err, ok := h.pools[name]; ok && err != nil {
+		return nil, err
+	}
+	h.d.call()
+	p, err := h.conn.LookupStoragePoolByName(name)
+	if err != nil {
+		if isCode(err, libvirt.ERR_NO_STORAGE_POOL) {
+			err = noPoolError{poolMissing, fmt.Errorf("storage pool %q does not exist on %s: declare it in site.cue (hosts: NAME: pools: %s: {type: \"dir\", path: DIR}) so site creates it, or define it (virsh pool-define-as %s dir --target DIR; virsh pool-start %s)", name, h.host, name, name, name)}
+		} else {
+			err = fmt.Errorf("look up storage pool %s on %s: %w", name, h.host, err)
+		}
+		h.pools[name] = err
+		return nil, err
+	}
+	if _, seen := h.pools[name]; !seen {
+		h.d.call()
+		active, err := p.IsActive()
+		if err == nil && !active {
+			err = noPoolError{poolInactive, fmt.Errorf("storage pool %q on %s is not active: start it (virsh pool-start %s)", name, h.host, name)}
+		}
+		h.pools[name] = err
+		if err != nil {
+			p.Free()
+			return nil, err
+		}
+	}
+	return p, nil
+}
+
+// noPoolError says a pool does not exist on the host or is not active,
+// so its volumes cannot be read.
+type noPoolError struct {
+	why string // poolMissing, poolInactive
+	error
+}
+
+func (e noPoolError) Unwrap() error { return e.error }
+
+// declaredVolume is volume for a volume whose pool site.cue declares
+// (declared, nil for another pool): while the pool does not exist yet or
+// is not active (its step makes and starts it before this volume's
+// step), the volume is not an error but one whose NoPool says why
+// libvirt could not read it. One in a pool that does not exist yet is
+// read from the pool's directory where site can (newPoolVolume).
+func (h *hostObs) declaredVolume(pool, name string, declared *model.Pool) (*volObs, error) {
+	v, err := h.volume(pool, name, declared)
+	var np noPoolError
+	if declared != nil && errors.As(err, &np) {
+		if np.why == poolMissing {
+			return h.newPoolVolume(declared, name), nil
+		}
+		return &volObs{NoPool: np.why}, nil
+	}
+	return v, err
+}
+
+// uploaded is declaredVolume for a volume site fills by uploading (a
+// base image, a cloud-init seed): one with an upload marker beside it
+// (see uploadmark.go) is one whose upload has not finished, and reads
+// as missing, with Partial set.
+func (h *hostObs) uploaded(pool, name string, declared *model.Pool) (*volObs, error) {
+	v, err := h.declaredVolume(pool, name, declared)
+	if err != nil || !v.Exists {
+		return v, err
+	}
+	ms, err := h.markers(pool, name)
+	if err != nil || len(ms) == 0 {
+		return v, err
+	}
+	partial := *v
+	partial.Exists, partial.Partial = false, true
+	for _, m := range ms {
+		partial.Markers = append(partial.Markers, m.Name)
+	}
+	return &partial, nil
+}
+
+// markers lists the upload markers of volume name in pool (see
+// uploadmark.go), from one listing of the pool per observation.
+func (h *hostObs) markers(pool, name string) ([]marker, error) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	names, err := h.volNames(pool)
+	if err != nil {
+		return nil, err
+	}
+	return markersIn(names, name), nil
+}
+
+// volNames lists the names of pool's volumes, once per observation;
+// h.mu is held.
+func (h *hostObs) volNames(pool string) ([]string, error) {
+	if names, ok := h.names[pool]; ok {
+		return names, nil
+	}
+	p, err := h.pool(pool)
+	if err != nil {
+		return nil, err
+	}
+	defer p.Free()
+	h.d.call()
+	names, err := p.ListStorageVolumes()
+	if err != nil {
+		return nil, fmt.Errorf("list the volumes of pool %s on %s: %w", pool, h.host, err)
+	}
+	if h.names == nil {
+		h.names = map[string][]string{}
+	}
+	h.names[pool] = names
+	return names, nil
+}
+
+// volumesThere names the volumes of pool for a message that did not
+// find volume missing (", which holds a, b"; upload markers left out),
+// with the one near it, if any (" (did you mean a?)"); "" when they
+// cannot be listed.
+func (h *hostObs) volumesThere(pool, missing string) string {
+	h.mu.Lock()
+	names, err := h.volNames(pool)
+	h.mu.Unlock()
+	if err != nil {
+		return ""
+	}
+	var out []string
+	for _, n := range names {
+		if !strings.HasPrefix(n, ".") {
+			out = append(out, n)
+		}
+	}
+	if len(out) == 0 {
+		return ", which is empty"
+	}
+	return ", which holds " + someNames(out) + didYouMean(missing, out)
+}
+
+// poolsThere names the host's storage pools for a message that did not
+// find pool missing ("; pools there: a, b", with " (did you mean a?)"
+// when one is near it), "" when they cannot be listed.
+func (h *hostObs) poolsThere(missing string) string {
+	h.d.call()
+	pools, err := h.conn.ListAllStoragePools(0)
+	if err != nil {
+		return ""
+	}
+	var out []string
+	for _, p := range pools {
+		if n, err := p.GetName(); err == nil {
+			out = append(out, n)
+		}
+		_ = p.Free()
+	}
+	return "; pools there: " + someNames(out) + didYouMean(missing, out)
+}
+
+// didYouMean is " (did you mean NAME?)" for the one name in names near
+// missing (spelling.Nearest, the rule of every "did you mean" in site),
+// else "".
+func didYouMean(missing string, names []string) string {
+	if near := spelling.Nearest(missing, names); near != "" {
+		return " (did you mean " + near + "?)"
+	}
+	return ""
+}
+
+// someNames lists names sorted, at most 20 of them, for a message.
+func someNames(names []string) string {
+	if len(names) == 0 {
+		return "none"
+	}
+	slices.Sort(names)
+	const most = 20
+	if len(names) > most {
+		return strings.Join(names[:most], ", ") + fmt.Sprintf(" and %d more", len(names)-most)
+	}
+	return strings.Join(names, ", ")
+}
