@@ -5,6 +5,7 @@ package libvirt
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"strconv"
 
@@ -312,7 +313,7 @@ func (p *vmPlanner) planUnwantedVolumes(o *domObs, want *wantDomain, owned map[s
 	// definition's volumes before the deletes run.
 	goesDown := o != nil && o.Running && (!vm.Running || p.run.Restart[vm.Tenant+"/"+vm.Name])
 	refs := p.h.volumeRefs(vm.Name, goesDown)
-	for _, k := range sortedKeys(owned) {
+	for _, k := range slices.Sorted(maps.Keys(owned)) {
 		ov := owned[k]
 		if wanted[k] {
 			continue
