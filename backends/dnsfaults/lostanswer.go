@@ -16,14 +16,24 @@ import (
 // TestLostAnswerOfAPatch in powerdns, whose "502 after PowerDNS applied
 // it" and "429 from the server" are rows here.)
 func lostAnswer(t *testing.T, p Provider) {
-	tests := []struct {
-		name    string
-		write   func(w http.ResponseWriter, r *http.Request, origin http.Handler)
-		down    bool // the proxy is gone before the write: nothing is sent
-		applied bool // the server acted on the write
-		ok2xx   bool // its answer is a 2xx: Provider.EmptyWriteAnswer
-		status  int  // the status of a refusal, for RefusedSays
-	}{
+	for _, tt := range lostAnswers(p) {
+		t.Run(tt.name, func(t *testing.T) { loseAnswer(t, p, tt) })
+	}
+}
+
+// lostCase is one way a write's answer goes astray.
+type lostCase struct {
+	name    string
+	write   func(w http.ResponseWriter, r *http.Request, origin http.Handler)
+	down    bool // the proxy is gone before the write: nothing is sent
+	applied bool // the server acted on the write
+	ok2xx   bool // its answer is a 2xx: Provider.EmptyWriteAnswer
+	status  int  // the status of a refusal, for RefusedSays
+}
+
+// lostAnswers are lostAnswer's rows.
+func lostAnswers(p Provider) []lostCase {
+	return []lostCase{
 		{name: "answer cut mid-body", applied: true, ok2xx: true, write: func(w http.ResponseWriter, r *http.Request, origin http.Handler) {
 			body := acted(r, origin).Body.Bytes()
 			w.Header().Set("Content-Type", "application/json")
@@ -65,64 +75,64 @@ func lostAnswer(t *testing.T, p Provider) {
 		}},
 		{name: "proxy gone before the write", down: true},
 	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			z := p.NewZone(t)
-			api, srv := front(t, z.API(), func(w http.ResponseWriter, r *http.Request, origin http.Handler) {
-				if p.IsWrite(r) {
-					tt.write(w, r, origin)
-					return
-				}
-				origin.ServeHTTP(w, r)
-			})
-			www := "www." + z.Name()
-			sp, err := z.Plan(context.Background(), api, rr(www, "A", 300, "203.0.113.10"))
-			if err != nil {
-				t.Fatalf("Plan: %v", err)
+}
+
+// loseAnswer runs one lostAnswer row.
+func loseAnswer(t *testing.T, p Provider, tt lostCase) {
+	z := p.NewZone(t)
+	api, srv := front(t, z.API(), func(w http.ResponseWriter, r *http.Request, origin http.Handler) {
+		if p.IsWrite(r) {
+			tt.write(w, r, origin)
+			return
+		}
+		origin.ServeHTTP(w, r)
+	})
+	www := "www." + z.Name()
+	sp, err := z.Plan(context.Background(), api, rr(www, "A", 300, "203.0.113.10"))
+	if err != nil {
+		t.Fatalf("Plan: %v", err)
+	}
+	if tt.down {
+		srv.Close()
+	}
+	res, err := z.Apply(context.Background(), sp)
+	if tt.ok2xx && p.EmptyWriteAnswer {
+		if err != nil || z.Served(t, www, "A") != 1 {
+			t.Fatalf("got %v, want the write applied and said so: a 2xx is all the API answers a write that worked", err)
+		}
+		return
+	}
+	if !p.WriteError(err, !tt.down) {
+		t.Fatalf("got %v, want the write's own error", err)
+	}
+	if got := z.Served(t, www, "A"); (got == 1) != tt.applied {
+		t.Fatalf("the server holds %d values at %s: the case does not do what it says", got, www)
+	}
+	msg := err.Error()
+	if tt.applied {
+		for _, want := range append([]string{p.MayHave}, p.LostSays...) {
+			if !strings.Contains(msg, want) {
+				t.Errorf("error %q does not say %q", msg, want)
 			}
-			if tt.down {
-				srv.Close()
+		}
+		for _, wrong := range p.LostNotSays {
+			if strings.Contains(msg, wrong) {
+				t.Errorf("error %q says %q, but the server had the write and may have applied it", msg, wrong)
 			}
-			res, err := z.Apply(context.Background(), sp)
-			if tt.ok2xx && p.EmptyWriteAnswer {
-				if err != nil || z.Served(t, www, "A") != 1 {
-					t.Fatalf("got %v, want the write applied and said so: a 2xx is all the API answers a write that worked", err)
-				}
-				return
-			}
-			if !p.WriteError(err, !tt.down) {
-				t.Fatalf("got %v, want the write's own error", err)
-			}
-			if got := z.Served(t, www, "A"); (got == 1) != tt.applied {
-				t.Fatalf("the server holds %d values at %s: the case does not do what it says", got, www)
-			}
-			msg := err.Error()
-			if tt.applied {
-				for _, want := range append([]string{p.MayHave}, p.LostSays...) {
-					if !strings.Contains(msg, want) {
-						t.Errorf("error %q does not say %q", msg, want)
-					}
-				}
-				for _, wrong := range p.LostNotSays {
-					if strings.Contains(msg, wrong) {
-						t.Errorf("error %q says %q, but the server had the write and may have applied it", msg, wrong)
-					}
-				}
-				if res != nil && strings.Contains(strings.Join(res.Notes, "\n"), "sent 0 operations") {
-					t.Errorf("notes %q say nothing was sent, but the write was", res.Notes)
-				}
-				return
-			}
-			said := p.GoneSays
-			if !tt.down {
-				said = p.RefusedSays(tt.status)
-			}
-			if !strings.Contains(msg, said) {
-				t.Errorf("error %q does not say %q", msg, said)
-			}
-			if strings.Contains(msg, p.MayHave) {
-				t.Errorf("error %q says the write may have applied, but the server did not act on it", msg)
-			}
-		})
+		}
+		if res != nil && strings.Contains(strings.Join(res.Notes, "\n"), "sent 0 operations") {
+			t.Errorf("notes %q say nothing was sent, but the write was", res.Notes)
+		}
+		return
+	}
+	said := p.GoneSays
+	if !tt.down {
+		said = p.RefusedSays(tt.status)
+	}
+	if !strings.Contains(msg, said) {
+		t.Errorf("error %q does not say %q", msg, said)
+	}
+	if strings.Contains(msg, p.MayHave) {
+		t.Errorf("error %q says the write may have applied, but the server did not act on it", msg)
 	}
 }
