@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/site-tools/site/backends"
+	"github.com/site-tools/site/backends/cloudflare/cftest"
 	"github.com/site-tools/site/backends/dnsfaults"
 	"github.com/site-tools/site/compiler/model"
 )
@@ -58,6 +59,7 @@ func faultProvider() dnsfaults.Provider {
 		LostNotSays:   []string{"changed nothing", "refused"},
 		RefusedSays:   func(status int) string { return fmt.Sprintf("was refused (HTTP %d) and changed nothing", status) },
 		GoneSays:      "failed before Cloudflare had all of it, so it changed nothing",
+		Partial:       partialListings(),
 		Refusal: dnsfaults.Answer{Status: http.StatusBadRequest,
 			Body: `{"success":false,"errors":[{"code":1004,"message":"DNS Validation Error"}],"messages":[],"result":null}`},
 	}
@@ -94,4 +96,62 @@ func (z faultZone) Served(t *testing.T, name, typ string) int {
 		}
 	}
 	return n
+}
+
+// partialListings: a zone listed over several pages whose later page
+// fails was not observed; Plan must fail rather than plan deletes of our
+// records it did not see.
+func partialListings() dnsfaults.PartialReads {
+	page3 := func(status int, body string) dnsfaults.PartialRead {
+		return dnsfaults.PartialRead{
+			Cut: func(w http.ResponseWriter, r *http.Request, _ http.Handler) bool {
+				if !strings.HasSuffix(r.URL.Path, "/dns_records") || r.URL.Query().Get("page") != "3" {
+					return false
+				}
+				w.Header().Set("Content-Type", "application/json")
+				w.WriteHeader(status)
+				_, _ = w.Write([]byte(body))
+				return true
+			},
+			Check: func(t *testing.T, _ dnsfaults.Zone, err error) {
+				if !strings.Contains(err.Error(), "page 3") {
+					t.Errorf("error %q does not name the page that failed", err)
+				}
+			},
+		}
+	}
+	cases := []dnsfaults.PartialRead{
+		page3(http.StatusInternalServerError, `{"success":false,"errors":[{"code":10001,"message":"internal"}],"messages":[],"result":null}`),
+		page3(http.StatusForbidden, `{"success":false,"errors":[{"code":10000,"message":"Authentication error"}],"messages":[],"result":null}`),
+		page3(http.StatusOK, `{"success":true,"result":[{"id":"x"`),
+		page3(http.StatusOK, `{"success":true,"errors":[],"messages":[],"result":[],"result_info":{"page":3,"per_page":2,"count":0,"total_count":6,"total_pages":3}}`),
+		page3(http.StatusOK, `{"success":true,"errors":[],"messages":[],"result":[]}`),
+	}
+	for i, name := range []string{"page 3 answers 500", "page 3 answers 403", "page 3 answers truncated JSON",
+		"page 3 answers an empty page though 3 of 3 are announced", "page 3 answers a success without result_info"} {
+		cases[i].Name = name
+	}
+	return dnsfaults.PartialReads{
+		// Six of ours over three pages of two; the spec keeps five.
+		Setup: func(t *testing.T, z dnsfaults.Zone) []*model.RRset {
+			f := z.(faultZone).f
+			var want []*model.RRset
+			for i := range 6 {
+				name := fmt.Sprintf("h%d.%s", i, zoneName)
+				f.add(t, cftest.Record{Name: strings.TrimSuffix(name, "."), Type: "A", Content: "192.0.2.1", TTL: 300, Comment: Marker("sjc")})
+				if i < 5 {
+					want = append(want, rr(name, "A", 300, "192.0.2.1"))
+				}
+			}
+			f.drv.PerPage = 2
+			f.drv.Retries = 1
+			return want
+		},
+		Intact: func(t *testing.T, z dnsfaults.Zone) {
+			if got := len(z.(faultZone).f.fake.Records(z.(faultZone).f.zoneID)); got != 6 {
+				t.Errorf("the fake holds %d records, want the 6 it held", got)
+			}
+		},
+		Cases: cases,
+	}
 }

@@ -1,7 +1,8 @@
 // Package dnsfaults is one table of faults between site and a DNS
 // provider's API: redirects (transport), answers without end (answer
-// size), writes whose answer is lost or refused (lost answer), and
-// writes that stop between their parts (partial writes). Every DNS
+// size), writes whose answer is lost or refused (lost answer), writes
+// that stop between their parts (partial write), and reads of a zone
+// that leave some of it out (partial read). Every DNS
 // provider's tests run the same table against their own test server
 // (pdnstest's real PowerDNS, cftest's fake Cloudflare) through a proxy
 // the table controls, so a fault is written once and every provider
@@ -65,6 +66,9 @@ type Provider struct {
 	// Refusal is how the provider's API refuses a write it did not
 	// apply, with a status the driver does not retry.
 	Refusal Answer
+
+	// Partial is how the provider's zone reads come back short.
+	Partial PartialReads
 }
 
 // Answer is an HTTP answer of JSON.
@@ -125,6 +129,7 @@ func Run(t *testing.T, p Provider) {
 	t.Run("answer size", func(t *testing.T) { answerSize(t, p) })
 	t.Run("lost answer", func(t *testing.T) { lostAnswer(t, p) })
 	t.Run("partial write", func(t *testing.T) { partialWrite(t, p) })
+	t.Run("partial read", func(t *testing.T) { partialRead(t, p) })
 }
 
 // rr builds a wanted rrset.

@@ -2,9 +2,11 @@ package powerdns
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
+	"net/http/httptest"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -62,6 +64,7 @@ func faultProvider(srv *pdnstest.Server) dnsfaults.Provider {
 		},
 		RefusedSays: func(status int) string { return fmt.Sprintf("error (HTTP %d)", status) },
 		GoneSays:    "nothing was written to zone",
+		Partial:     partialZoneAnswers(srv),
 		Refusal:     dnsfaults.Answer{Status: http.StatusUnprocessableEntity, Body: `{"error":"RRset h0 IN A: Conflicts with pre-existing RRset"}`},
 	}
 }
@@ -114,3 +117,83 @@ func (z *faultZone) Apply(ctx context.Context, sp *backends.StepPlan) (*backends
 }
 
 func (z *faultZone) Served(t *testing.T, name, typ string) int { return len(z.srv.Query(t, name, typ)) }
+
+// partialZoneAnswers: a 200 that is not the whole zone must not make a
+// foreign name look free. The zone holds an admin's A, with a comment,
+// at the name the spec wants with other data; read in full that is an
+// overwrite behind GATE-DNS-OVERWRITE. Read partially, site must either
+// refuse to plan (the answer shows it is incomplete) or refuse to write
+// (the re-read of the name before the PATCH finds the data): never
+// replace it as a plain create.
+func partialZoneAnswers(srv *pdnstest.Server) dnsfaults.PartialReads {
+	admin := pdnstest.Comment{Account: "alice", Content: "mail relay, ask alice"}
+	x := func(z dnsfaults.Zone) string { return "x." + z.Name() }
+	incomplete := func(t *testing.T, _ dnsfaults.Zone, err error) {
+		if !errors.Is(err, ErrIncomplete) {
+			t.Errorf("plan: got %v, want the answer refused as incomplete", err)
+		}
+	}
+	refused := func(t *testing.T, z dnsfaults.Zone, err error) {
+		var ae *APIError
+		if !errors.As(err, &ae) || ae.Class != backends.ClassConflict || !strings.Contains(err.Error(), x(z)) {
+			t.Errorf("apply: got %v, want a conflict naming %s", err, x(z))
+		}
+	}
+	edited := func(name string, edit func(z map[string]any), planned bool) dnsfaults.PartialRead {
+		check := incomplete
+		if planned {
+			check = refused
+		}
+		return dnsfaults.PartialRead{Name: name, Planned: planned, Check: check,
+			Cut: func(w http.ResponseWriter, r *http.Request, origin http.Handler) bool {
+				return editZoneAnswer(w, r, origin, edit)
+			}}
+	}
+	return dnsfaults.PartialReads{
+		Setup: func(t *testing.T, z dnsfaults.Zone) []*model.RRset {
+			srv.Replace(t, z.Name(), pdnstest.RRset{Name: z.Name(), Type: "NS", TTL: 3600, Records: []string{"ns1.example.net."}},
+				pdnstest.RRset{Name: x(z), Type: "A", TTL: 300, Records: []string{"192.0.2.1"}, Comments: []pdnstest.Comment{admin}})
+			return []*model.RRset{rr(x(z), "A", 300, "192.0.2.2")}
+		},
+		Intact: func(t *testing.T, z dnsfaults.Zone) {
+			live := srv.Get(t, z.Name()).Find(x(z), "A")
+			if live == nil || len(live.Records) != 1 || live.Records[0] != "192.0.2.1" || len(live.Comments) != 1 || live.Comments[0] != admin {
+				t.Errorf("got %+v, want the admin's A and comment untouched", live)
+			}
+		},
+		Cases: []dnsfaults.PartialRead{
+			edited("empty rrsets list", func(z map[string]any) { z["rrsets"] = []any{} }, false),
+			edited("SOA left out", keepRRsets(func(rs map[string]any) bool { return rs["type"] != "SOA" }), false),
+			edited("SOA serial contradicts the zone's", func(z map[string]any) { z["serial"] = 7 }, false),
+			edited("an rrset of another zone", func(z map[string]any) {
+				z["rrsets"] = append(z["rrsets"].([]any), map[string]any{"name": "www.other.test.", "type": "A", "ttl": 300,
+					"records": []any{map[string]any{"content": "192.0.2.7", "disabled": false}}, "comments": []any{}})
+			}, false),
+			edited("apex NS left out", keepRRsets(func(rs map[string]any) bool { return rs["type"] != "NS" }), false),
+			edited("foreign rrsets left out, SOA and NS kept",
+				keepRRsets(func(rs map[string]any) bool { return rs["type"] == "SOA" || rs["type"] == "NS" }), true),
+		},
+	}
+}
+
+// editZoneAnswer answers a whole-zone read (a GET of a zone without
+// ?rrset_name) with PowerDNS's answer passed through edit, and reports
+// whether r was one; the filtered re-read passes as it is.
+func editZoneAnswer(w http.ResponseWriter, r *http.Request, origin http.Handler, edit func(map[string]any)) bool {
+	if r.Method != http.MethodGet || !strings.Contains(r.URL.Path, "/zones/") || r.URL.Query().Has("rrset_name") {
+		return false
+	}
+	rec := httptest.NewRecorder()
+	origin.ServeHTTP(rec, r)
+	var z map[string]any
+	if rec.Code != http.StatusOK || json.Unmarshal(rec.Body.Bytes(), &z) != nil {
+		w.WriteHeader(rec.Code)
+		_, _ = w.Write(rec.Body.Bytes())
+		return true
+	}
+	edit(z)
+	body, _ := json.Marshal(z)
+	w.Header().Set("Content-Type", "application/json")
+	_, _ = w.Write(body)
+	return true
+}
