@@ -81,10 +81,13 @@ func (r Retry) Do(ctx context.Context, try func(context.Context) error) error {
 		if end, ok := ctx.Deadline(); ok && time.Until(end) < wait {
 			return err // the next try could not begin in time
 		}
-		if serr := r.sleepUnlessInterrupted(ctx, run, sleep, wait); serr != nil {
-			if run.Interrupted() {
-				return &NotRetriedError{Err: err}
-			}
+		serr := r.sleepUnlessInterrupted(ctx, run, sleep, wait)
+		if run.Interrupted() {
+			// Also when the wait ended well: a Sleep that does not end
+			// at the interrupt must not lead to another try.
+			return &NotRetriedError{Err: err}
+		}
+		if serr != nil {
 			return serr
 		}
 	}

@@ -2,6 +2,7 @@ package compiler
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"strconv"
 	"strings"
@@ -99,7 +100,7 @@ type grantedRange struct {
 // holding it has.
 func blocksByNet(claims map[string]claim) map[string][]grantedRange {
 	nets := map[string][]grantedRange{}
-	for _, name := range sortedKeys(claims) {
+	for _, name := range slices.Sorted(maps.Keys(claims)) {
 		if r, net, ok := parseBlock(name); ok {
 			nets[net] = append(nets[net], grantedRange{name, r})
 		}
@@ -169,7 +170,7 @@ func (o *operator) grantedBlock(name string) (addressBlock, bool) {
 // own either way.
 func (o *operator) blockOverlaps() Diagnostics {
 	var diags Diagnostics
-	for _, net := range sortedKeys(o.blocks) {
+	for _, net := range slices.Sorted(maps.Keys(o.blocks)) {
 		bs := o.blocks[net]
 		prefix := reverseV4(net)
 		for i, x := range bs {

@@ -79,7 +79,7 @@ func (b *builder) tenant(name string, raw *rawTenant) *model.Tenant {
 	b.withinLimits(name, g, tp, raw)
 
 	if raw.Networks != nil {
-		for _, n := range sortedKeys(raw.Networks) {
+		for _, n := range slices.Sorted(maps.Keys(raw.Networks)) {
 			t.Networks = append(t.Networks, b.network(name, g, at(tp, "networks", n), n, raw.Networks[n]))
 		}
 	}
@@ -111,7 +111,7 @@ func (b *builder) tenant(name string, raw *rawTenant) *model.Tenant {
 		nets[n.Name] = n
 	}
 	if raw.VMs != nil {
-		for _, v := range sortedKeys(raw.VMs) {
+		for _, v := range slices.Sorted(maps.Keys(raw.VMs)) {
 			t.VMs = append(t.VMs, b.vm(name, g, at(tp, "vms", v), v, raw.VMs[v], nets, zones))
 		}
 	}

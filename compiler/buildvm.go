@@ -4,8 +4,10 @@
 package compiler
 
 import (
+	"maps"
 	"net/netip"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -268,5 +270,5 @@ func declared(nets map[string]*model.Network) string {
 	if len(nets) == 0 {
 		return "(none declared)"
 	}
-	return strings.Join(sortedKeys(nets), ", ")
+	return strings.Join(slices.Sorted(maps.Keys(nets)), ", ")
 }

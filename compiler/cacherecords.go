@@ -17,12 +17,12 @@ import (
 func packRecords(tenants map[string]*rawTenant, pos *positions) ([]byte, error) {
 	var w entryWriter
 	b := &builder{pos: pos}
-	for _, tname := range sortedKeys(tenants) {
+	for _, tname := range slices.Sorted(maps.Keys(tenants)) {
 		t := tenants[tname]
 		if t == nil || t.DNS == nil {
 			continue
 		}
-		for _, zname := range sortedKeys(t.DNS.Zones) {
+		for _, zname := range slices.Sorted(maps.Keys(t.DNS.Zones)) {
 			z := t.DNS.Zones[zname]
 			if z == nil || z.Records == nil {
 				continue
@@ -30,7 +30,7 @@ func packRecords(tenants map[string]*rawTenant, pos *positions) ([]byte, error) 
 			w.str(tname)
 			w.str(zname)
 			w.uint(uint64(len(z.Records)))
-			for _, key := range b.inFileOrder([]string{"tenants", tname, "dns", "zones", zname, "records"}, sortedKeys(z.Records)) {
+			for _, key := range b.inFileOrder([]string{"tenants", tname, "dns", "zones", zname, "records"}, slices.Sorted(maps.Keys(z.Records))) {
 				w.str(key)
 				if err := w.name(z.Records[key]); err != nil {
 					return nil, err

@@ -2,6 +2,7 @@ package compiler
 
 import (
 	"fmt"
+	"maps"
 	"net/netip"
 	"slices"
 	"strings"
@@ -67,7 +68,7 @@ func (o *operator) cidrOverlaps() Diagnostics {
 		grantedCIDR
 	}
 	var all []held
-	for _, t := range sortedKeys(o.grants) {
+	for _, t := range slices.Sorted(maps.Keys(o.grants)) {
 		if cs := o.grants[t].cidrs; cs != nil {
 			for _, c := range *cs {
 				all = append(all, held{t, c})
@@ -127,7 +128,7 @@ func (b *builder) addressSpace(tenant string, g *grant, path []string, n *model.
 			n.Name, p, defaultMaxBits, tenant, defaultMaxBits, tenant, p.String())
 		return false
 	}
-	for _, other := range sortedKeys(b.op.grants) {
+	for _, other := range slices.Sorted(maps.Keys(b.op.grants)) {
 		cs := b.op.grants[other].cidrs
 		if other == tenant || cs == nil {
 			continue

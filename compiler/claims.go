@@ -2,6 +2,7 @@ package compiler
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"sort"
 	"strings"
@@ -17,7 +18,7 @@ import (
 // other: only a delegation may carve a name out of another's domain.
 func (o *operator) overlaps() Diagnostics {
 	var diags Diagnostics
-	names := sortedKeys(o.claims)
+	names := slices.Sorted(maps.Keys(o.claims))
 	sort.Slice(names, func(i, j int) bool {
 		return len(names[i]) < len(names[j]) || len(names[i]) == len(names[j]) && names[i] < names[j]
 	})

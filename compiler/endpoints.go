@@ -2,6 +2,7 @@ package compiler
 
 import (
 	"fmt"
+	"maps"
 	"net"
 	"net/netip"
 	"net/url"
@@ -35,7 +36,7 @@ func (o *operator) endpointWarnings(pos *positions) Diagnostics {
 	others := func(c model.Credential, self string) []string {
 		return slices.DeleteFunc(slices.Clone(users[credentialKey(c)]), func(u string) bool { return u == self })
 	}
-	for _, name := range sortedKeys(o.vaults) {
+	for _, name := range slices.Sorted(maps.Keys(o.vaults)) {
 		v, self := o.vaults[name], "vault "+name
 		for i, addr := range v.Addrs {
 			tenant, intro, ok := o.tenantEndpoint(self+"'s address", addr)
@@ -49,7 +50,7 @@ func (o *operator) endpointWarnings(pos *positions) Diagnostics {
 						intro, c.what, credentialName(c.cred), andList(also), tenant, name)
 				}
 			}
-			for _, pn := range sortedKeys(o.providers) {
+			for _, pn := range slices.Sorted(maps.Keys(o.providers)) {
 				c, field := providerCredential(o.providers[pn])
 				if c.Vault == nil || c.Vault.Vault != name {
 					continue
@@ -61,7 +62,7 @@ func (o *operator) endpointWarnings(pos *positions) Diagnostics {
 			}
 		}
 	}
-	for _, pn := range sortedKeys(o.providers) {
+	for _, pn := range slices.Sorted(maps.Keys(o.providers)) {
 		pr, self := o.providers[pn], "provider "+pn
 		var addr string
 		var p []string
@@ -157,12 +158,12 @@ func (o *operator) credentialUsers() map[string][]string {
 			users[k] = append(users[k], who)
 		}
 	}
-	for _, name := range sortedKeys(o.vaults) {
+	for _, name := range slices.Sorted(maps.Keys(o.vaults)) {
 		for _, l := range vaultLogin(o.vaults[name]) {
 			add(l.cred, "vault "+name)
 		}
 	}
-	for _, name := range sortedKeys(o.providers) {
+	for _, name := range slices.Sorted(maps.Keys(o.providers)) {
 		c, _ := providerCredential(o.providers[name])
 		add(c, "provider "+name)
 	}
@@ -191,7 +192,7 @@ func credentialName(c model.Credential) string {
 // provider.
 func (o *operator) grantedBesides(provider, tenant string) []string {
 	var out []string
-	for _, t := range sortedKeys(o.grants) {
+	for _, t := range slices.Sorted(maps.Keys(o.grants)) {
 		if t != tenant && o.grants[t].providers[provider] {
 			out = append(out, t)
 		}
@@ -269,12 +270,12 @@ func (o *operator) plainIPs(pos *positions) []plainIP {
 		e.ip, e.addr, e.pos = ip.Unmap(), raw, pos.pos(p...)
 		out = append(out, e)
 	}
-	for _, name := range sortedKeys(o.vaults) {
+	for _, name := range slices.Sorted(maps.Keys(o.vaults)) {
 		for i, addr := range o.vaults[name].Addrs {
 			add(plainIP{vault: name}, addr, []string{"vaults", name, "addrs", fmt.Sprint(i)})
 		}
 	}
-	for _, pn := range sortedKeys(o.providers) {
+	for _, pn := range slices.Sorted(maps.Keys(o.providers)) {
 		switch pr := o.providers[pn]; {
 		case pr.PowerDNS != nil:
 			add(plainIP{provider: pn}, pr.PowerDNS.URL, []string{"providers", pn, "powerdns", "url"})
@@ -299,7 +300,7 @@ func (o *operator) takes(e plainIP, tenant string) []string {
 				out = append(out, fmt.Sprintf("its %s %s, also the credential of %s", c.what, credentialName(c.cred), andList(also)))
 			}
 		}
-		for _, pn := range sortedKeys(o.providers) {
+		for _, pn := range slices.Sorted(maps.Keys(o.providers)) {
 			c, field := providerCredential(o.providers[pn])
 			if c.Vault == nil || c.Vault.Vault != e.vault {
 				continue

@@ -182,6 +182,7 @@ func (e *evaluator) tree(top map[string]any, isPlain bool, data []byte, r *fileR
 		r.diags = append(r.diags, fromCUE(syntaxErrors(err), r.pos, cue.Value{})...)
 		return r
 	}
+	guardRegexp(f) // checkBuiltins passed every use of them to be a call
 	tenants, errs := e.check(f, isPlain)
 	if len(errs) > 0 {
 		// Decode the tenants that are valid on their own, so that the

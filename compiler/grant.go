@@ -2,6 +2,8 @@ package compiler
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 
 	"golang.org/x/net/publicsuffix"
@@ -121,7 +123,7 @@ func (b *builder) bridge(tenant string, g *grant, path []string, host, br string
 		return
 	}
 	var onHost []string
-	for _, hb := range sortedKeys(g.bridges) {
+	for _, hb := range slices.Sorted(maps.Keys(g.bridges)) {
 		if h, name, _ := strings.Cut(hb, "/"); h == host {
 			onHost = append(onHost, name)
 		}
@@ -142,13 +144,13 @@ func useGranted(m map[string]bool, field, name string) string {
 	if len(m) == 0 {
 		return fmt.Sprintf("it is granted no %s: ask the operator to add %s: [%q] to its grant", field, field, name)
 	}
-	return "use one of: " + strings.Join(sortedKeys(m), ", ") + ", or ask the operator to grant it"
+	return "use one of: " + strings.Join(slices.Sorted(maps.Keys(m)), ", ") + ", or ask the operator to grant it"
 }
 
 // domainsOf lists the names site.cue grants tenant.
 func (o *operator) domainsOf(tenant string) []string {
 	var out []string
-	for _, n := range sortedKeys(o.claims) {
+	for _, n := range slices.Sorted(maps.Keys(o.claims)) {
 		if o.claims[n].tenant == tenant {
 			out = append(out, n)
 		}

@@ -38,8 +38,10 @@
 package compiler
 
 import (
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 
 	"github.com/site-tools/site/compiler/model"
@@ -214,7 +216,7 @@ func assemble(op *operator, results []*fileResult, scoped map[string]bool, diags
 		}
 		diags = append(diags, r.diags...)
 		b := &builder{op: op, pos: r.pos}
-		for _, name := range sortedKeys(r.tenants) {
+		for _, name := range slices.Sorted(maps.Keys(r.tenants)) {
 			t := b.tenant(name, r.tenants[name])
 			if owner[name] != r {
 				continue // declared in another file first: reported by oneFile

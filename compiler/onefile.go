@@ -2,7 +2,9 @@ package compiler
 
 import (
 	"fmt"
+	"maps"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -126,7 +128,7 @@ func declaredTenants(r *fileResult) []string {
 			}
 		}
 	}
-	return sortedKeys(names)
+	return slices.Sorted(maps.Keys(names))
 }
 
 // tenantOfPath returns the tenant a diagnostic's path (as cuePath

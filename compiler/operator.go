@@ -3,6 +3,7 @@ package compiler
 import (
 	"bytes"
 	"fmt"
+	"maps"
 	"os"
 	"slices"
 	"strings"
@@ -152,12 +153,12 @@ func buildOperator(path string, pos *positions, raw *rawSite) (*operator, Diagno
 	o.readVaults(raw.Vaults, pos)
 	o.readProviders(raw.Providers, pos, errorf)
 	o.locks = readLocks(raw.Locks, o, pos, errorf)
-	for _, name := range sortedKeys(raw.Hosts) {
+	for _, name := range slices.Sorted(maps.Keys(raw.Hosts)) {
 		o.hosts[name] = raw.Hosts[name].URI
 		o.pools[name] = readPools(name, raw.Hosts[name].URI, raw.Hosts[name].Pools, pos, errorf)
 		o.images[name] = readImages(name, raw.Hosts[name].Images, o.pools[name], pos, errorf)
 	}
-	for _, tenant := range sortedKeys(raw.Tenants) {
+	for _, tenant := range slices.Sorted(maps.Keys(raw.Tenants)) {
 		rg, tp := raw.Tenants[tenant], []string{"tenants", tenant}
 		if err := CheckTenantName(tenant); err != nil {
 			errorf(tp, "%v", err)
@@ -187,7 +188,7 @@ func buildOperator(path string, pos *positions, raw *rawSite) (*operator, Diagno
 // readVaults declares the stores site.cue names, before the providers
 // whose credentials name them.
 func (o *operator) readVaults(raw map[string]*rawVault, pos *positions) {
-	for _, name := range sortedKeys(raw) {
+	for _, name := range slices.Sorted(maps.Keys(raw)) {
 		rv := raw[name]
 		v := &model.Vault{Name: name, Addrs: rv.Addrs, Mount: rv.Mount, Token: rv.Token, Plaintext: rv.Plaintext, Pos: pos.pos("vaults", name)}
 		if rv.AppRole != nil {
@@ -211,7 +212,7 @@ func (o *operator) vaultRef(p []string, c model.Credential, pos *positions, erro
 // readProviders declares the providers site.cue names, each one
 // service, and the name servers it lists for them.
 func (o *operator) readProviders(raw map[string]*rawProvider, pos *positions, errorf func([]string, string, ...any)) {
-	for _, name := range sortedKeys(raw) {
+	for _, name := range slices.Sorted(maps.Keys(raw)) {
 		rp, pp := raw[name], []string{"providers", name}
 		p := model.Provider{Name: name}
 		switch {
@@ -336,5 +337,5 @@ func names[V any](m map[string]V) string {
 	if len(m) == 0 {
 		return "(none declared)"
 	}
-	return strings.Join(sortedKeys(m), ", ")
+	return strings.Join(slices.Sorted(maps.Keys(m)), ", ")
 }

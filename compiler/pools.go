@@ -1,6 +1,7 @@
 package compiler
 
 import (
+	"maps"
 	"path"
 	"regexp"
 	"slices"
@@ -57,7 +58,7 @@ type rawImage struct {
 // it: vet runs where the images are not.
 func readImages(hostName string, raw map[string]*rawImage, pools map[string]*model.Pool, pos *positions, errorf func([]string, string, ...any)) map[string]*model.Image {
 	out := map[string]*model.Image{}
-	for _, name := range sortedKeys(raw) {
+	for _, name := range slices.Sorted(maps.Keys(raw)) {
 		ri, ip := raw[name], []string{"hosts", hostName, "images", name}
 		p := pools[ri.Pool]
 		switch {
@@ -80,7 +81,7 @@ var poolTypes = map[string]bool{"dir": true}
 func readPools(hostName, uri string, raw map[string]*rawPool, pos *positions, errorf func([]string, string, ...any)) map[string]*model.Pool {
 	out := map[string]*model.Pool{}
 	paths := map[string]string{}
-	for _, name := range sortedKeys(raw) {
+	for _, name := range slices.Sorted(maps.Keys(raw)) {
 		rp, pp := raw[name], []string{"hosts", hostName, "pools", name}
 		if !poolTypes[rp.Type] {
 			errorf(at(pp, "type"), "pool type %q is not supported: site creates dir pools only (type: \"dir\"); create other pools by hand and name them from a disk without declaring them", rp.Type)

@@ -104,15 +104,6 @@ func (b *builder) inFileOrder(path []string, keys []string) []string {
 	return out
 }
 
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
-}
-
 func sortRRsets(rs []*model.RRset) {
 	sort.SliceStable(rs, func(i, j int) bool {
 		if rs[i].Name != rs[j].Name {

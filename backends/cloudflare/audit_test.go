@@ -84,52 +84,6 @@ func TestRecordsOfAnotherTenantOrNoneNeedOverwriteGate(t *testing.T) {
 	}
 }
 
-// TestPartialListingPlansNothing: a zone listed over several pages
-// whose later page fails was not observed; Plan must fail rather than
-// plan deletes of our records it did not see.
-func TestPartialListingPlansNothing(t *testing.T) {
-	tests := []struct {
-		name   string
-		status int
-		body   string
-	}{
-		{"page 3 answers 500", http.StatusInternalServerError, `{"success":false,"errors":[{"code":10001,"message":"internal"}],"messages":[],"result":null}`},
-		{"page 3 answers 403", http.StatusForbidden, `{"success":false,"errors":[{"code":10000,"message":"Authentication error"}],"messages":[],"result":null}`},
-		{"page 3 answers truncated JSON", http.StatusOK, `{"success":true,"result":[{"id":"x"`},
-		{"page 3 answers an empty page though 3 of 3 are announced", http.StatusOK, `{"success":true,"errors":[],"messages":[],"result":[],"result_info":{"page":3,"per_page":2,"count":0,"total_count":6,"total_pages":3}}`},
-		{"page 3 answers a success without result_info", http.StatusOK, `{"success":true,"errors":[],"messages":[],"result":[]}`},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			f := newFixture(t)
-			var want []*model.RRset
-			for i := range 6 {
-				name := fmt.Sprintf("h%d.%s", i, zoneName)
-				f.add(t, cftest.Record{Name: strings.TrimSuffix(name, "."), Type: "A", Content: "192.0.2.1", TTL: 300, Comment: Marker("sjc")})
-				if i < 5 {
-					want = append(want, rr(name, "A", 300, "192.0.2.1"))
-				}
-			}
-			f.drv.PerPage = 2
-			f.drv.Retries = 1
-			f.drv.Transport = roundTripFunc(func(r *http.Request) (*http.Response, error) {
-				if strings.HasSuffix(r.URL.Path, "/dns_records") && r.URL.Query().Get("page") == "3" {
-					return &http.Response{StatusCode: tt.status, Header: http.Header{"Content-Type": {"application/json"}},
-						Body: io.NopCloser(strings.NewReader(tt.body)), Request: r}, nil
-				}
-				return http.DefaultTransport.RoundTrip(r)
-			})
-			sp, err := f.drv.Plan(context.Background(), f.step(want...), f.run)
-			if err == nil {
-				t.Fatalf("Plan succeeded with changes %v, want an error: page 3 was never read", summary(sp.Changes))
-			}
-			if !strings.Contains(err.Error(), "page 3") {
-				t.Errorf("error %q does not name the page that failed", err)
-			}
-		})
-	}
-}
-
 // TestDeleteManyThresholdEdges pins where GATE-DNS-DELETE-MANY starts:
 // more than 30 % of this tenant's RRsets, in a zone holding at least 10
 // of them, and whatever the size all of them or more than half; other

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/site-tools/site/compiler/rdata"
+	"github.com/site-tools/site/compiler/words"
 )
 
 // checkLimits refuses, before anything is sent, an operation Cloudflare
@@ -35,5 +36,5 @@ func checkLimits(zone string, ops []op) error {
 	if len(bad) == 0 {
 		return nil
 	}
-	return fmt.Errorf("zone %s: Cloudflare would refuse %s, so nothing was sent:\n  %s", zone, counted(len(bad), "operation", "operations"), strings.Join(bad, "\n  "))
+	return fmt.Errorf("zone %s: Cloudflare would refuse %s, so nothing was sent:\n  %s", zone, words.Count(len(bad), "operation", "operations"), strings.Join(bad, "\n  "))
 }

@@ -7,7 +7,6 @@ import (
 	"net/http/httptest"
 	"net/http/httputil"
 	"net/url"
-	"strconv"
 	"strings"
 	"testing"
 
@@ -45,111 +44,6 @@ func acted(r *http.Request, origin http.Handler) *httptest.ResponseRecorder {
 	rec := httptest.NewRecorder()
 	origin.ServeHTTP(rec, r)
 	return rec
-}
-
-// TestLostAnswerMayHaveApplied: a batch whose request reached
-// Cloudflare in full and whose answer was then lost or unreadable may
-// have been applied, and the error says so instead of "changed
-// nothing"; a batch Cloudflare refused, or that never left site, did
-// change nothing, and the error says that.
-func TestLostAnswerMayHaveApplied(t *testing.T) {
-	tests := []struct {
-		name    string
-		batch   func(w http.ResponseWriter, r *http.Request, origin http.Handler)
-		down    bool   // the proxy is gone before the batch: nothing is sent
-		applied bool   // the fake acted on the batch
-		said    string // what the error says of a batch not applied
-	}{
-		{name: "answer cut mid-body", applied: true, batch: func(w http.ResponseWriter, r *http.Request, origin http.Handler) {
-			body := acted(r, origin).Body.Bytes()
-			w.Header().Set("Content-Type", "application/json")
-			w.Header().Set("Content-Length", strconv.Itoa(len(body)))
-			_, _ = w.Write(body[:len(body)/2]) // the connection ends short of Content-Length
-		}},
-		{name: "200 whose body is not JSON", applied: true, batch: func(w http.ResponseWriter, r *http.Request, origin http.Handler) {
-			acted(r, origin)
-			w.Header().Set("Content-Type", "text/html")
-			_, _ = w.Write([]byte("<html><body>welcome to the proxy</body></html>"))
-		}},
-		{name: "502 from a proxy after the origin acted", applied: true, batch: func(w http.ResponseWriter, r *http.Request, origin http.Handler) {
-			acted(r, origin)
-			w.Header().Set("Content-Type", "text/html")
-			w.WriteHeader(http.StatusBadGateway)
-			_, _ = w.Write([]byte("<html><body>502 Bad Gateway</body></html>"))
-		}},
-		{name: "connection closed after the origin acted", applied: true, batch: func(w http.ResponseWriter, r *http.Request, origin http.Handler) {
-			acted(r, origin)
-			conn, _, err := http.NewResponseController(w).Hijack()
-			if err == nil {
-				conn.Close()
-			}
-		}},
-		{name: "refused by Cloudflare", said: "was refused (HTTP 400) and changed nothing", batch: func(w http.ResponseWriter, r *http.Request, origin http.Handler) {
-			w.Header().Set("Content-Type", "application/json")
-			w.WriteHeader(http.StatusBadRequest)
-			_, _ = w.Write([]byte(`{"success":false,"errors":[{"code":1004,"message":"DNS Validation Error"}],"messages":[],"result":null}`))
-		}},
-		{name: "refused by a proxy in HTML", said: "was refused (HTTP 413) and changed nothing", batch: func(w http.ResponseWriter, r *http.Request, origin http.Handler) {
-			w.Header().Set("Content-Type", "text/html")
-			w.WriteHeader(http.StatusRequestEntityTooLarge)
-			_, _ = w.Write([]byte("<html><body>413 Request Entity Too Large</body></html>"))
-		}},
-		{name: "rate limited every try", said: "was refused (HTTP 429) and changed nothing", batch: func(w http.ResponseWriter, r *http.Request, origin http.Handler) {
-			w.Header().Set("Content-Type", "application/json")
-			w.Header().Set("Retry-After", "0")
-			w.WriteHeader(http.StatusTooManyRequests)
-			_, _ = w.Write([]byte(`{"success":false,"errors":[{"code":10429,"message":"Rate limited. Please wait and consider throttling your request speed"}],"messages":[],"result":null}`))
-		}},
-		{name: "proxy gone before the batch", down: true, said: "failed before Cloudflare had all of it, so it changed nothing"},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			f := newFixture(t)
-			front := frontOfFake(t, f, tt.batch)
-			target, _ := url.Parse(f.fake.URL)
-			step := f.step(rr("keys."+zoneName, "A", 300, "203.0.113.10"))
-			step.Zone.Provider.Cloudflare.APIURL = front.URL + target.Path
-			sp := f.plan(t, step)
-			if tt.down {
-				front.Close()
-			}
-			res, err := f.drv.Apply(context.Background(), sp, f.run)
-			var be *BatchError
-			if !errors.As(err, &be) {
-				t.Fatalf("got %v, want a *BatchError", err)
-			}
-			if got := len(f.fake.Records(f.zoneID)); got != map[bool]int{true: 1, false: 0}[tt.applied] {
-				t.Fatalf("the fake holds %d records: the case does not do what it says", got)
-			}
-			msg := err.Error()
-			notes := ""
-			if res != nil {
-				notes = strings.Join(res.Notes, "\n")
-			}
-			if tt.applied {
-				for _, want := range []string{"so it may have", "site diff"} {
-					if !strings.Contains(msg, want) {
-						t.Errorf("error %q does not say %q", msg, want)
-					}
-				}
-				for _, wrong := range []string{"changed nothing", "refused"} {
-					if strings.Contains(msg, wrong) {
-						t.Errorf("error %q says %q, but Cloudflare had the batch and may have applied it", msg, wrong)
-					}
-				}
-				if strings.Contains(notes, "sent 0 operations") {
-					t.Errorf("notes %q say nothing was sent, but the batch was", notes)
-				}
-				return
-			}
-			if !strings.Contains(msg, tt.said) {
-				t.Errorf("error %q does not say %q", msg, tt.said)
-			}
-			if strings.Contains(msg, "so it may have") {
-				t.Errorf("error %q says the batch may have applied, but Cloudflare did not act on it", msg)
-			}
-		})
-	}
 }
 
 // TestLostAnswerOfALaterBatch: when a later batch's answer is lost,

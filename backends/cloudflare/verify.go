@@ -13,6 +13,7 @@ import (
 	cf "github.com/cloudflare/cloudflare-go"
 
 	"github.com/site-tools/site/compiler/dnsname"
+	"github.com/site-tools/site/compiler/words"
 )
 
 // After a zone's batches are sent, Apply lists the changed records back
@@ -201,7 +202,7 @@ func proxiedNote(zone string, expect []expectation, live map[string][]record, pa
 	if len(direct) > 0 {
 		parts = append(parts, "DNS only: "+strings.Join(direct, ", "))
 	}
-	s := fmt.Sprintf("zone %s: read back %s in %s", zone, counted(len(expect), "changed RRset", "changed RRsets"), counted(pages, "list request", "list requests"))
+	s := fmt.Sprintf("zone %s: read back %s in %s", zone, words.Count(len(expect), "changed RRset", "changed RRsets"), words.Count(pages, "list request", "list requests"))
 	if len(parts) > 0 {
 		s += "; " + strings.Join(parts, "; ")
 	}

@@ -7,6 +7,7 @@ import (
 	"sort"
 
 	"github.com/site-tools/site/backends"
+	"github.com/site-tools/site/compiler/words"
 )
 
 // BatchError is a failed batch request.
@@ -31,7 +32,7 @@ func (e *BatchError) Error() string {
 		were = "was"
 	}
 	return fmt.Sprintf("zone %s: batch %d of %d %s; %s in earlier batches %s applied: %v",
-		e.Zone, e.Index, e.Of, e.outcome(), counted(e.Applied, "operation", "operations"), were, e.Err)
+		e.Zone, e.Index, e.Of, e.outcome(), words.Count(e.Applied, "operation", "operations"), were, e.Err)
 }
 
 // outcome says what is known of the batch's effect on the zone.
@@ -107,20 +108,12 @@ func (d *Driver) send(ctx context.Context, det *detail, zone string, ops []op, r
 		}
 		done += len(part)
 	}
-	return []string{fmt.Sprintf("sent %s in %s", counted(done, "operation", "operations"), counted(n, "batch request", "batch requests"))}, nil
+	return []string{fmt.Sprintf("sent %s in %s", words.Count(done, "operation", "operations"), words.Count(n, "batch request", "batch requests"))}, nil
 }
 
 // sentNote says how much of a write was sent before it stopped.
 func sentNote(ops, batches, of int) string {
-	return fmt.Sprintf("sent %s in %d of %s", counted(ops, "operation", "operations"), batches, counted(of, "batch", "batches"))
-}
-
-// counted says "1 operation" or "2 operations".
-func counted(n int, one, many string) string {
-	if n == 1 {
-		return "1 " + one
-	}
-	return fmt.Sprintf("%d %s", n, many)
+	return fmt.Sprintf("sent %s in %d of %s", words.Count(ops, "operation", "operations"), batches, words.Count(of, "batch", "batches"))
 }
 
 // batches splits ops into batches of at most size operations that each

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/site-tools/site/compiler/plan"
+	"github.com/site-tools/site/compiler/words"
 )
 
 // GatesMissingError means the plan needs gates that were not
@@ -24,7 +25,7 @@ type GatesMissingError struct {
 func (e *GatesMissingError) Error() string {
 	var b strings.Builder
 	n := len(e.Missing)
-	fmt.Fprintf(&b, "%d %s not acknowledged, so nothing was changed:\n", n, plural(n, "gate is", "gates are"))
+	fmt.Fprintf(&b, "%d %s not acknowledged, so nothing was changed:\n", n, words.Plural(n, "gate is", "gates are"))
 	p := e.Plan
 	if p == nil {
 		p = plan.New()
@@ -46,7 +47,7 @@ func (e *GatesMissingError) Error() string {
 		b.WriteString(":\n")
 		for _, key := range gates[g] {
 			if bl, ok := blocked[key]; ok {
-				fmt.Fprintf(&b, "    %s: not observed: %s\n", key, indentLines(bl.Reason, "      "))
+				fmt.Fprintf(&b, "    %s: not observed: %s\n", key, words.IndentLines(bl.Reason, "      "))
 				continue
 			}
 			c := changes[key]
@@ -84,26 +85,13 @@ type BlockedError struct {
 func (e *BlockedError) Error() string {
 	var b strings.Builder
 	n := len(e.Blocked)
-	fmt.Fprintf(&b, "%d %s could not be planned, so nothing was changed:\n", n, plural(n, "step", "steps"))
+	fmt.Fprintf(&b, "%d %s could not be planned, so nothing was changed:\n", n, words.Plural(n, "step", "steps"))
 	for _, bl := range e.Blocked {
-		fmt.Fprintf(&b, "  %s: %s\n", bl.Step, indentLines(bl.Reason, "    "))
+		fmt.Fprintf(&b, "  %s: %s\n", bl.Step, words.IndentLines(bl.Reason, "    "))
 		if bl.Gate != "" && !strings.Contains(bl.Reason, "--ack "+string(bl.Gate)) {
 			fmt.Fprintf(&b, "    (or defer it and the steps that need it: --ack %s)\n", bl.Gate)
 		}
 	}
 	b.WriteString("fix what each reason names and run again, or leave those steps out with --only or --target")
 	return b.String()
-}
-
-// indentLines indents every line of s but the first, so that a
-// multi-line reason stays inside the list item it belongs to.
-func indentLines(s, indent string) string {
-	return strings.ReplaceAll(strings.TrimRight(s, "\n"), "\n", "\n"+indent)
-}
-
-func plural(n int, one, many string) string {
-	if n == 1 {
-		return one
-	}
-	return many
 }

@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
+	"slices"
 
 	"golang.org/x/sync/errgroup"
 
@@ -183,7 +185,7 @@ func owners(marks []backends.Mark, loaded map[string]bool) []Owner {
 		}
 	}
 	out := make([]Owner, 0, len(by))
-	for _, t := range sortedKeys(by) {
+	for _, t := range slices.Sorted(maps.Keys(by)) {
 		out = append(out, *by[t])
 	}
 	return out

@@ -61,7 +61,7 @@ func (f *Finder) Find(ctx context.Context, in Input) *Report {
 	zones := declaredZones(in)
 	seen := map[string]string{} // endpoint -> the provider looked at there
 	var lists []*providerList
-	for _, name := range sortedKeys(in.Providers) {
+	for _, name := range slices.Sorted(maps.Keys(in.Providers)) {
 		p := in.Providers[name]
 		key := endpoint(p)
 		if first, ok := seen[key]; ok {
@@ -94,9 +94,6 @@ func loaded(in Input) map[string]bool {
 	}
 	return out
 }
-
-// sortedKeys is m's keys in order: what is listed is reported by name.
-func sortedKeys[V any](m map[string]V) []string { return slices.Sorted(maps.Keys(m)) }
 
 // maxNames is how many marked names (or volumes) a zone's owner lists;
 // the count says how many there are, site disown lists them all.

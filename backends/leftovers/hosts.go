@@ -3,6 +3,8 @@ package leftovers
 import (
 	"context"
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 
 	"github.com/site-tools/site/backends"
@@ -54,7 +56,7 @@ func (f *Finder) hosts(ctx context.Context, in Input) []HostReport {
 	idx := declaredOnHosts(in)
 	var lists []*hostList
 	first := map[string]string{} // URI -> the host looked at there
-	for _, name := range sortedKeys(in.Hosts) {
+	for _, name := range slices.Sorted(maps.Keys(in.Hosts)) {
 		uri := in.Hosts[name]
 		if same, ok := first[uri]; ok {
 			lists = append(lists, &hostList{report: HostReport{Name: name, URI: uri, SameAs: same}})
@@ -88,7 +90,7 @@ func unreadHosts(lists []*hostList) map[string]string {
 // tenant declares one of its kind: it may be o's host under another
 // URI, and o that tenant's, which only its listing would say.
 func (idx hostIndex) declaredOnUnread(o backends.Owned, unread map[string]string) (string, bool) {
-	for _, uri := range sortedKeys(unread) {
+	for _, uri := range slices.Sorted(maps.Keys(unread)) {
 		if idx.declares(uri, o) {
 			return unread[uri], true
 		}

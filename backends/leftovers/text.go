@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/site-tools/site/compiler/visible"
+	"github.com/site-tools/site/compiler/words"
 )
 
 // WriteJSON writes r as the versioned JSON report.
@@ -47,9 +48,9 @@ func writeProvider(b *strings.Builder, p ProviderReport) {
 		return
 	}
 	if p.Read == 0 {
-		fmt.Fprintf(b, "%s: %s listed, each declared on it by a tenant", head, count(p.Listed, "zone"))
+		fmt.Fprintf(b, "%s: %s listed, each declared on it by a tenant", head, words.Count(p.Listed, "zone"))
 	} else {
-		fmt.Fprintf(b, "%s: %s listed, %d read (no tenant declares them on it)", head, count(p.Listed, "zone"), p.Read)
+		fmt.Fprintf(b, "%s: %s listed, %d read (no tenant declares them on it)", head, words.Count(p.Listed, "zone"), p.Read)
 	}
 	if len(p.Zones) == 0 {
 		b.WriteString(": nothing left over\n")
@@ -88,7 +89,7 @@ func writeZone(b *strings.Builder, z ZoneReport) {
 		if n := o.Count - len(o.Names); n > 0 {
 			more = fmt.Sprintf(" and %d more", n)
 		}
-		fmt.Fprintf(b, "    %s: %s: %s%s\n", whose, count(o.Count, "marked RRset"), strings.Join(names, ", "), more)
+		fmt.Fprintf(b, "    %s: %s: %s%s\n", whose, words.Count(o.Count, "marked RRset"), strings.Join(names, ", "), more)
 	}
 	if z.Remove != "" {
 		fmt.Fprintf(b, "    take the markers off (the records stay, no tenant's): %s\n", z.Remove)
@@ -105,7 +106,7 @@ func writeHost(b *strings.Builder, h HostReport) {
 		fmt.Fprintf(b, "%s: could not be read, so nothing is known of it: %s\n", head, visible.Short(h.Error))
 		return
 	}
-	fmt.Fprintf(b, "%s: %s", head, count(h.Listed, "domain or network", "domains or networks")+" with an owner element")
+	fmt.Fprintf(b, "%s: %s", head, words.Count(h.Listed, "domain or network", "domains or networks")+" with an owner element")
 	if len(h.Leftovers) == 0 && len(h.Pools) == 0 && h.PoolsError == "" {
 		b.WriteString(": nothing left over\n")
 		return
@@ -130,10 +131,10 @@ func writePool(b *strings.Builder, p PoolReport) {
 	}
 	var parts []string
 	if len(p.Uploads) > 0 {
-		parts = append(parts, count(len(p.Uploads), "upload")+" that did not finish, which site's markers prove")
+		parts = append(parts, words.Count(len(p.Uploads), "upload")+" that did not finish, which site's markers prove")
 	}
 	if len(p.Seeds) > 0 {
-		parts = append(parts, count(len(p.Seeds), "cloud-init seed")+" site made that no domain on this host has or lists")
+		parts = append(parts, words.Count(len(p.Seeds), "cloud-init seed")+" site made that no domain on this host has or lists")
 	}
 	fmt.Fprintf(b, "%s: %s\n", head, strings.Join(parts, "; "))
 	for _, u := range p.Uploads {
@@ -301,16 +302,16 @@ func (r *Report) summary() string {
 	}
 	var parts []string
 	if zones > 0 {
-		parts = append(parts, count(zones, "zone")+" with owner markers no tenant declares there")
+		parts = append(parts, words.Count(zones, "zone")+" with owner markers no tenant declares there")
 	}
 	if res > 0 {
-		parts = append(parts, count(res, "domain or network", "domains or networks")+" whose tenant declares nothing of the kind on its host")
+		parts = append(parts, words.Count(res, "domain or network", "domains or networks")+" whose tenant declares nothing of the kind on its host")
 	}
 	if uploads > 0 {
-		parts = append(parts, count(uploads, "upload")+" that did not finish and no run takes up")
+		parts = append(parts, words.Count(uploads, "upload")+" that did not finish and no run takes up")
 	}
 	if seeds > 0 {
-		parts = append(parts, count(seeds, "cloud-init seed")+" whose domain is gone")
+		parts = append(parts, words.Count(seeds, "cloud-init seed")+" whose domain is gone")
 	}
 	unknown := unknownPhrase(unread, pools, unjudged, upUnjudged)
 	switch {
@@ -321,7 +322,7 @@ func (r *Report) summary() string {
 	case len(parts) > 0:
 		return "Left over: " + strings.Join(parts, "; ") + "."
 	}
-	return fmt.Sprintf("Nothing left over on %s and %s.", count(len(r.Providers), "provider"), count(len(r.Hosts), "host"))
+	return fmt.Sprintf("Nothing left over on %s and %s.", words.Count(len(r.Providers), "provider"), words.Count(len(r.Hosts), "host"))
 }
 
 // unknownPhrase says what the report cannot speak for: what could not
@@ -331,26 +332,15 @@ func unknownPhrase(unread, pools, unjudged, uploads int) string {
 	var parts []string
 	switch {
 	case pools > 0:
-		parts = append(parts, count(unread+pools, "provider, zone, host or pool", "providers, zones, hosts or pools")+" could not be read")
+		parts = append(parts, words.Count(unread+pools, "provider, zone, host or pool", "providers, zones, hosts or pools")+" could not be read")
 	case unread > 0:
-		parts = append(parts, count(unread, "provider, zone or host", "providers, zones or hosts")+" could not be read")
+		parts = append(parts, words.Count(unread, "provider, zone or host", "providers, zones or hosts")+" could not be read")
 	}
 	if unjudged > 0 {
-		parts = append(parts, count(unjudged, "zone, domain or network was", "zones, domains or networks were")+" not judged")
+		parts = append(parts, words.Count(unjudged, "zone, domain or network was", "zones, domains or networks were")+" not judged")
 	}
 	if uploads > 0 {
-		parts = append(parts, count(uploads, "upload or seed was", "uploads or seeds were")+" not judged")
+		parts = append(parts, words.Count(uploads, "upload or seed was", "uploads or seeds were")+" not judged")
 	}
 	return strings.Join(parts, " and ")
-}
-
-// count is "1 zone", "2 zones": one, or n and many (else one with an s).
-func count(n int, one string, many ...string) string {
-	switch {
-	case n == 1:
-		return "1 " + one
-	case len(many) > 0:
-		return fmt.Sprintf("%d %s", n, many[0])
-	}
-	return fmt.Sprintf("%d %ss", n, one)
 }

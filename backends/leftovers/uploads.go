@@ -2,6 +2,8 @@ package leftovers
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 
 	"github.com/site-tools/site/backends"
@@ -153,7 +155,7 @@ func (f *Finder) wholeSeed(s backends.LeftSeed, uri string, up uploadJudging) (S
 		}
 	}
 	r := SeedReport{Volume: s.Volume, VM: s.VM, Remove: []string{}}
-	for _, u := range sortedKeys(up.unread) {
+	for _, u := range slices.Sorted(maps.Keys(up.unread)) {
 		if up.idx.vmNames[u][s.VM] {
 			host := up.unread[u]
 			r.NotJudged = fmt.Sprintf("a tenant declares VM %s on host %s, which could not be read: if that is this host under another URI, its apply takes this seed up; run site leftovers again once host %s can be read", s.VM, host, host)
@@ -191,7 +193,7 @@ func (up uploadJudging) takesUp(u backends.LeftUpload, uris []string) (string, b
 // could not be read may take it up: that host may be u's under another
 // URI.
 func (up uploadJudging) takesUpOnUnread(u backends.LeftUpload) (string, bool) {
-	for _, uri := range sortedKeys(up.unread) {
+	for _, uri := range slices.Sorted(maps.Keys(up.unread)) {
 		if what, ok := up.takesUp(u, []string{uri}); ok {
 			host := up.unread[uri]
 			return fmt.Sprintf("%s on host %s, which could not be read: if that is this host under another URI, a run there takes this upload up; run site leftovers again once host %s can be read", what, host, host), true

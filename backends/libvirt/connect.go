@@ -5,6 +5,8 @@ package libvirt
 import (
 	"errors"
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -284,5 +286,5 @@ func (s *shared) inFlight(server string) (calls string, waited time.Duration) {
 	if len(names) == 0 {
 		return "", 0
 	}
-	return strings.Join(sortedKeys(names), "; "), time.Since(oldest)
+	return strings.Join(slices.Sorted(maps.Keys(names)), "; "), time.Since(oldest)
 }

@@ -32,6 +32,37 @@ type sweep struct {
 // returns a step for each. What it reads is each host's observation,
 // kept for the steps' plans of the run (ForgetObserved drops it).
 func (d *Driver) Discover(ctx context.Context, g *graph.Graph) ([]*graph.Step, error) {
+	sweeps, hosts := sweepsOf(g)
+	if len(sweeps) == 0 {
+		return nil, nil
+	}
+	if d.optsErr != nil {
+		return nil, d.optsErr
+	}
+	var out []*graph.Step
+	var errs []error
+	for _, host := range hosts {
+		if err := ctx.Err(); err != nil {
+			return out, err
+		}
+		// The host's observation, which the run's steps then share: a
+		// diff reads the host once; apply drops it (ForgetObserved) to
+		// observe again under its lock.
+		h, err := d.observe(host)
+		if err != nil {
+			errs = append(errs, explain(err))
+			continue
+		}
+		out = append(out, undeclaredOn(h, host, sweeps)...)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].ID < out[j].ID })
+	return out, errors.Join(errs...)
+}
+
+// sweepsOf returns a sweep per tenant, host and phase of g's chosen VM
+// and network steps, by key, with what the tenant declares there, and
+// the hosts they are on, sorted.
+func sweepsOf(g *graph.Graph) (map[string]*sweep, []string) {
 	sweeps := map[string]*sweep{}
 	var hosts []string
 	seen := map[string]bool{}
@@ -71,55 +102,40 @@ func (d *Driver) Discover(ctx context.Context, g *graph.Graph) ([]*graph.Step, e
 			hosts = append(hosts, host)
 		}
 	}
-	if len(sweeps) == 0 {
-		return nil, nil
-	}
-	if d.optsErr != nil {
-		return nil, d.optsErr
-	}
 	sort.Strings(hosts)
-	var out []*graph.Step
-	var errs []error
-	for _, host := range hosts {
-		if err := ctx.Err(); err != nil {
-			return out, err
+	return sweeps, hosts
+}
+
+// undeclaredOn returns a step for every domain or network on host,
+// observed as h, that a sweep's tenant owns and does not declare.
+func undeclaredOn(h *hostObs, host string, sweeps map[string]*sweep) []*graph.Step {
+	doms, nets := map[string]string{}, map[string]string{} // name -> owning tenant
+	for name, o := range h.domains {
+		if o.Owner != nil {
+			doms[name] = o.Owner.Tenant
 		}
-		// The host's observation, which the run's steps then share: a
-		// diff reads the host once; apply drops it (ForgetObserved) to
-		// observe again under its lock.
-		h, err := d.observe(host)
-		if err != nil {
-			errs = append(errs, explain(err))
+	}
+	for name, o := range h.networks {
+		if o.Owner != nil {
+			nets[name] = o.Owner.Tenant
+		}
+	}
+	var out []*graph.Step
+	for _, sw := range sweeps {
+		if sw.host != host {
 			continue
 		}
-		doms, nets := map[string]string{}, map[string]string{} // name -> owning tenant
-		for name, o := range h.domains {
-			if o.Owner != nil {
-				doms[name] = o.Owner.Tenant
-			}
+		owners, step := doms, graph.UndeclaredVM
+		if sw.phase == plan.PhaseNetwork {
+			owners, step = nets, graph.UndeclaredNetwork
 		}
-		for name, o := range h.networks {
-			if o.Owner != nil {
-				nets[name] = o.Owner.Tenant
-			}
-		}
-		for _, sw := range sweeps {
-			if sw.host != host {
-				continue
-			}
-			owners, step := doms, graph.UndeclaredVM
-			if sw.phase == plan.PhaseNetwork {
-				owners, step = nets, graph.UndeclaredNetwork
-			}
-			for name, tenant := range owners {
-				if tenant == sw.t.Name && !sw.declared[name] {
-					out = append(out, step(sw.t, host, name))
-				}
+		for name, tenant := range owners {
+			if tenant == sw.t.Name && !sw.declared[name] {
+				out = append(out, step(sw.t, host, name))
 			}
 		}
 	}
-	sort.Slice(out, func(i, j int) bool { return out[i].ID < out[j].ID })
-	return out, errors.Join(errs...)
+	return out
 }
 
 // ForgetObserved drops what Discover observed, so that the steps

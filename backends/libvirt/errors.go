@@ -204,12 +204,16 @@ const (
 // connection that died, which is what a transient error usually means.
 // Every libvirt call op makes is counted by op itself, so Calls stays
 // the true number of calls made, retries included.
+//
+// The run (Options.Run) goes with the tries: once it is interrupted, a
+// failed call is not tried again and a wait for the next try ends at
+// the interrupt (issue 27: nothing is sent after Ctrl-C that was not on
+// its way already).
 func (d *Driver) retry(op func() error) error {
-	sleep := d.sleep
-	if sleep == nil {
-		sleep = time.Sleep
+	sleep := backends.Sleep
+	if d.sleep != nil {
+		sleep = func(ctx context.Context, w time.Duration) error { d.sleep(w); return ctx.Err() }
 	}
-	r := backends.Retry{Tries: retryTries, Backoff: retryBackoff, Classify: Classify,
-		Sleep: func(_ context.Context, w time.Duration) error { sleep(w); return nil }}
-	return r.Do(context.Background(), func(context.Context) error { return op() })
+	r := backends.Retry{Tries: retryTries, Backoff: retryBackoff, Classify: Classify, Sleep: sleep}
+	return r.Do(backends.WithRun(context.Background(), d.opts.Run), func(context.Context) error { return op() })
 }

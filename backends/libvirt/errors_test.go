@@ -152,6 +152,51 @@ func TestRetry(t *testing.T) {
 	}
 }
 
+// TestRetryStopsAtInterrupt: once the run is interrupted, a call that
+// failed transiently is not tried again, whether the interrupt came
+// during the call or during the wait for the next try (issue 27: after
+// Ctrl-C nothing is sent that was not on its way already).
+func TestRetryStopsAtInterrupt(t *testing.T) {
+	transient := libvirt.Error{Code: libvirt.ERR_RPC, Domain: libvirt.FROM_RPC, Message: "Cannot recv data: Connection reset by peer"}
+	for _, tc := range []struct {
+		name      string
+		inCall    bool // interrupt during the first call, else during the first wait
+		wantTries int
+	}{
+		{"interrupted during the call", true, 1},
+		{"interrupted while waiting to retry", false, 1},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			run := &backends.Run{}
+			d := New(Options{Run: run})
+			waits := 0
+			d.sleep = func(time.Duration) {
+				waits++
+				if !tc.inCall {
+					run.Interrupt()
+				}
+			}
+			tries := 0
+			err := d.retry(func() error {
+				tries++
+				if tc.inCall {
+					run.Interrupt()
+				}
+				return fmt.Errorf("list domains on h: %w", transient)
+			})
+			if tries != tc.wantTries {
+				t.Errorf("got %d tries, want %d", tries, tc.wantTries)
+			}
+			if !errors.As(err, new(*backends.NotRetriedError)) || !errors.Is(err, transient) {
+				t.Errorf("got %v, want the call's error, saying it was not tried again", err)
+			}
+			if tc.inCall && waits != 0 {
+				t.Errorf("got %d waits after the interrupt, want none", waits)
+			}
+		})
+	}
+}
+
 // TestApplyRetriesOnlyEnsureOps feeds every VM op kind a transient
 // failure on every try: the "ensure" ops are tried retryTries times, on
 // a connection checked (and reopened if dead) before each retry, and

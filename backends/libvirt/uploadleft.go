@@ -5,6 +5,7 @@ package libvirt
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 
@@ -74,7 +75,7 @@ func (p *vmPlanner) planLeftUploadsIn(pool string, wanted map[string]bool) error
 	used := p.h.volumeRefs("", false)
 	listed := p.h.ownerListed()
 	marked := markedSeeds(names)
-	for _, name := range sortedKeys(marked) {
+	for _, name := range slices.Sorted(maps.Keys(marked)) {
 		key := ownedVolume{Pool: pool, Name: name}.key()
 		if wanted[name] || len(used[key]) > 0 || listed[key] {
 			continue

@@ -5,6 +5,7 @@ package libvirt
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"strconv"
 
@@ -24,86 +25,104 @@ func volumeKey(host, pool, name string) string { return "volume/" + host + "/" +
 // base image), makes a disk again behind a gate when the spec changed
 // its base, grows them behind a gate, and never shrinks one.
 func (p *vmPlanner) planDisks(want *wantDomain, owned map[string]ownedVolume) error {
+	for _, disk := range p.vm.Disks {
+		if err := p.planDisk(want, disk, owned); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// planDisk plans one disk: it refuses a volume the VM may not take,
+// and plans one that could not be read or is missing; planExistingDisk
+// plans the rest.
+func (p *vmPlanner) planDisk(want *wantDomain, disk model.Disk, owned map[string]ownedVolume) error {
 	vm := p.vm
-	for _, disk := range vm.Disks {
-		vol, err := p.h.declaredVolume(disk.Pool, disk.Name, p.declared(disk.Pool))
-		if np := (noPoolError{}); errors.As(err, &np) && np.why == poolMissing {
-			return fmt.Errorf("%sVM %s: disk %s: %w%s", at(disk.Pos), vm.Name, disk.Name, err, p.h.poolsThere(disk.Pool))
-		}
-		if errors.As(err, new(unlistedError)) {
-			return fmt.Errorf("%sVM %s: disk %s: %w", at(disk.Pos), vm.Name, disk.Name, err)
-		}
-		if err != nil {
+	vol, err := p.h.declaredVolume(disk.Pool, disk.Name, p.declared(disk.Pool))
+	if np := (noPoolError{}); errors.As(err, &np) && np.why == poolMissing {
+		return fmt.Errorf("%sVM %s: disk %s: %w%s", at(disk.Pos), vm.Name, disk.Name, err, p.h.poolsThere(disk.Pool))
+	}
+	if errors.As(err, new(unlistedError)) {
+		return fmt.Errorf("%sVM %s: disk %s: %w", at(disk.Pos), vm.Name, disk.Name, err)
+	}
+	if err != nil {
+		return err
+	}
+	p.seen = append(p.seen, disk.Pool, disk.Name, strconv.FormatBool(vol.Exists), strconv.FormatUint(vol.Capacity, 10), vol.Format, vol.Backing, vol.NoPool)
+	p.notRead(disk.Pool, vol)
+	attached := p.attachedHere(disk.Pool, disk.Name, vol.Path)
+	if !attached {
+		if err := p.refuseForeignDisk(disk, vol.Path); err != nil {
 			return err
 		}
-		p.seen = append(p.seen, disk.Pool, disk.Name, strconv.FormatBool(vol.Exists), strconv.FormatUint(vol.Capacity, 10), vol.Format, vol.Backing, vol.NoPool)
-		p.notRead(disk.Pool, vol)
-		attached := p.attachedHere(disk.Pool, disk.Name, vol.Path)
-		if !attached {
-			if err := p.refuseForeignDisk(disk, vol.Path); err != nil {
-				return err
-			}
-			if err := p.refuseLeftDisk(disk, vol.Path); err != nil {
-				return err
-			}
-		}
-		ov := ownedVolume{Pool: disk.Pool, Name: disk.Name, Role: "disk", Base: disk.Base}
-		prior, mine := owned[ov.key()]
-		key := volumeKey(vm.Host, disk.Pool, disk.Name)
-		if vol.unread() {
-			if err := p.planUnreadDisk(want, disk, vol, key, attached); err != nil {
-				return err
-			}
-			switch {
-			case mine:
-				want.owner.Volumes = append(want.owner.Volumes, prior) // as it is until it can be read
-			case p.h.domains[vm.Name] == nil:
-				want.owner.Volumes = append(want.owner.Volumes, ov)
-			}
-			continue
-		}
-		if !vol.Exists {
-			if err := p.planNewDisk(want, disk, key); err != nil {
-				return err
-			}
-			want.owner.Volumes = append(want.owner.Volumes, ov)
-			continue
-		}
-		if err := p.refuseProbedOverlay(disk, vol, mine); err != nil {
+		if err := p.refuseLeftDisk(disk, vol.Path); err != nil {
 			return err
 		}
-		rebased, err := p.planRebase(want, disk, vol, prior, mine, key)
-		if err != nil {
-			return err
-		}
-		if rebased {
-			want.owner.Volumes = append(want.owner.Volumes, ov)
-			continue
-		}
-		format, err := p.diskFormat(disk, vol)
-		if err != nil {
-			return err
-		}
-		want.formats = append(want.formats, format)
-		capacity, err := p.diskCapacity(disk, vol, format)
-		if err != nil {
+	}
+	ov := ownedVolume{Pool: disk.Pool, Name: disk.Name, Role: "disk", Base: disk.Base}
+	prior, mine := owned[ov.key()]
+	key := volumeKey(vm.Host, disk.Pool, disk.Name)
+	if vol.unread() {
+		if err := p.planUnreadDisk(want, disk, vol, key, attached); err != nil {
 			return err
 		}
 		switch {
-		case capacity < disk.SizeBytes:
-			if err := p.refuseProbedResize(disk, vol, format); err != nil {
-				return err
-			}
-			p.change(key, plan.ActionUpdate, plan.ImpactNextBoot, "grow the disk volume; the guest sees the new size after its next boot and must grow its file system itself",
-				map[string]any{"size": sizeString(capacity)}, map[string]any{"size": sizeString(disk.SizeBytes)}, plan.GateVMDiskResize)
-			p.add(op{Kind: opResizeVolume, Gate: plan.GateVMDiskResize, Pool: disk.Pool, Volume: disk.Name, Bytes: disk.SizeBytes, Format: vol.Format})
-		case capacity > disk.SizeBytes:
-			return fmt.Errorf("VM %s: volume %s/%s on %s holds %s but the spec declares %s: site never shrinks a volume (data would be lost); declare its real size, %q",
-				vm.Name, disk.Pool, disk.Name, vm.Host, sizeString(capacity), sizeString(disk.SizeBytes), sizeString(capacity))
-		}
-		if mine {
+		case mine:
+			want.owner.Volumes = append(want.owner.Volumes, prior) // as it is until it can be read
+		case p.h.domains[vm.Name] == nil:
 			want.owner.Volumes = append(want.owner.Volumes, ov)
 		}
+		return nil
+	}
+	if !vol.Exists {
+		if err := p.planNewDisk(want, disk, key); err != nil {
+			return err
+		}
+		want.owner.Volumes = append(want.owner.Volumes, ov)
+		return nil
+	}
+	return p.planExistingDisk(want, disk, vol, ov, prior, mine, key)
+}
+
+// planExistingDisk plans a disk whose volume exists: made again on a
+// new base, or grown, never shrunk; ov is what the owner element
+// records of it, prior what it recorded (mine: it did).
+func (p *vmPlanner) planExistingDisk(want *wantDomain, disk model.Disk, vol *volObs, ov, prior ownedVolume, mine bool, key string) error {
+	vm := p.vm
+	if err := p.refuseProbedOverlay(disk, vol, mine); err != nil {
+		return err
+	}
+	rebased, err := p.planRebase(want, disk, vol, prior, mine, key)
+	if err != nil {
+		return err
+	}
+	if rebased {
+		want.owner.Volumes = append(want.owner.Volumes, ov)
+		return nil
+	}
+	format, err := p.diskFormat(disk, vol)
+	if err != nil {
+		return err
+	}
+	want.formats = append(want.formats, format)
+	capacity, err := p.diskCapacity(disk, vol, format)
+	if err != nil {
+		return err
+	}
+	switch {
+	case capacity < disk.SizeBytes:
+		if err := p.refuseProbedResize(disk, vol, format); err != nil {
+			return err
+		}
+		p.change(key, plan.ActionUpdate, plan.ImpactNextBoot, "grow the disk volume; the guest sees the new size after its next boot and must grow its file system itself",
+			map[string]any{"size": sizeString(capacity)}, map[string]any{"size": sizeString(disk.SizeBytes)}, plan.GateVMDiskResize)
+		p.add(op{Kind: opResizeVolume, Gate: plan.GateVMDiskResize, Pool: disk.Pool, Volume: disk.Name, Bytes: disk.SizeBytes, Format: vol.Format})
+	case capacity > disk.SizeBytes:
+		return fmt.Errorf("VM %s: volume %s/%s on %s holds %s but the spec declares %s: site never shrinks a volume (data would be lost); declare its real size, %q",
+			vm.Name, disk.Pool, disk.Name, vm.Host, sizeString(capacity), sizeString(disk.SizeBytes), sizeString(capacity))
+	}
+	if mine {
+		want.owner.Volumes = append(want.owner.Volumes, ov)
 	}
 	return nil
 }
@@ -312,7 +331,7 @@ func (p *vmPlanner) planUnwantedVolumes(o *domObs, want *wantDomain, owned map[s
 	// definition's volumes before the deletes run.
 	goesDown := o != nil && o.Running && (!vm.Running || p.run.Restart[vm.Tenant+"/"+vm.Name])
 	refs := p.h.volumeRefs(vm.Name, goesDown)
-	for _, k := range sortedKeys(owned) {
+	for _, k := range slices.Sorted(maps.Keys(owned)) {
 		ov := owned[k]
 		if wanted[k] {
 			continue

@@ -73,68 +73,6 @@ func keepRRsets(keep func(rs map[string]any) bool) func(map[string]any) {
 	}
 }
 
-// TestPartialZoneAnswerIsNoObservation: a 200 that is not the whole
-// zone must not make a foreign name look free. The zone holds an
-// admin's A, with a comment, at the name the spec wants with other
-// data; read in full that is an overwrite behind GATE-DNS-OVERWRITE.
-// Read partially, site must either refuse to plan (the answer shows it
-// is incomplete) or refuse to write (the re-read of the name before the
-// PATCH finds the data): never replace it as a plain create.
-func TestPartialZoneAnswerIsNoObservation(t *testing.T) {
-	srv := pdnstest.Shared(t)
-	tests := []struct {
-		name string
-		edit func(z map[string]any)
-		// planned: the answer looks complete, so the plan is made and
-		// the write is what must refuse.
-		planned bool
-	}{
-		{name: "empty rrsets list", edit: func(z map[string]any) { z["rrsets"] = []any{} }},
-		{name: "SOA left out", edit: keepRRsets(func(rs map[string]any) bool { return rs["type"] != "SOA" })},
-		{name: "SOA serial contradicts the zone's", edit: func(z map[string]any) { z["serial"] = 7 }},
-		{name: "an rrset of another zone", edit: func(z map[string]any) {
-			z["rrsets"] = append(z["rrsets"].([]any), map[string]any{"name": "www.other.test.", "type": "A", "ttl": 300,
-				"records": []any{map[string]any{"content": "192.0.2.7", "disabled": false}}, "comments": []any{}})
-		}},
-		{name: "apex NS left out", edit: keepRRsets(func(rs map[string]any) bool { return rs["type"] != "NS" })},
-		{name: "foreign rrsets left out, SOA and NS kept", planned: true,
-			edit: keepRRsets(func(rs map[string]any) bool { return rs["type"] == "SOA" || rs["type"] == "NS" })},
-	}
-	for i, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			zone := fmt.Sprintf("partial%d.test.", i)
-			x := "x." + zone
-			admin := pdnstest.Comment{Account: "alice", Content: "mail relay, ask alice"}
-			srv.CreateZone(t, zone, pdnstest.RRset{Name: zone, Type: "NS", TTL: 3600, Records: []string{"ns1.example.net."}},
-				pdnstest.RRset{Name: x, Type: "A", TTL: 300, Records: []string{"192.0.2.1"}, Comments: []pdnstest.Comment{admin}})
-			step := zoneStep(srv, "office1", zone, rr(x, "A", 300, "192.0.2.2"))
-			step.Zone.Provider.PowerDNS.URL = rewriteProxy(t, srv, tt.edit)
-			d, run := testDriver(), newRun(srv)
-			srv.ResetRequests(zone)
-			sp, err := d.Plan(context.Background(), step, run)
-			switch {
-			case !tt.planned && !errors.Is(err, ErrIncomplete):
-				t.Fatalf("plan: got %v (changes %q), want the answer refused as incomplete", err, planSummary(sp))
-			case tt.planned && err != nil:
-				t.Fatalf("plan: %v", err)
-			case tt.planned:
-				_, err = d.Apply(context.Background(), sp, run)
-				var ae *APIError
-				if !errors.As(err, &ae) || ae.Class != backends.ClassConflict || !strings.Contains(err.Error(), x) {
-					t.Fatalf("apply: got %v, want a conflict naming %s", err, x)
-				}
-			}
-			if got := srv.Requests(zone).Writes(); got != 0 {
-				t.Errorf("got %d writes, want none", got)
-			}
-			live := srv.Get(t, zone).Find(x, "A")
-			if live == nil || len(live.Records) != 1 || live.Records[0] != "192.0.2.1" || len(live.Comments) != 1 || live.Comments[0] != admin {
-				t.Errorf("got %+v, want the admin's A and comment untouched", live)
-			}
-		})
-	}
-}
-
 // TestCreateRefusedWhereDataAppeared: a name free when observed that
 // another writer fills before the apply is not replaced in silence,
 // whether the creates are re-read one by one or, past recheckEach, by
@@ -167,13 +105,6 @@ func TestCreateRefusedWhereDataAppeared(t *testing.T) {
 			}
 		})
 	}
-}
-
-func planSummary(sp *backends.StepPlan) []string {
-	if sp == nil {
-		return nil
-	}
-	return summary(sp.Changes)
 }
 
 // TestExportRefusesPartialAnswer: an export of an incomplete answer

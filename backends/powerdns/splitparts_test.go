@@ -14,68 +14,6 @@ import (
 	"github.com/site-tools/site/compiler/plan"
 )
 
-// TestSplitPatchReportsTheAppliedParts: a write split over several
-// PATCHes that stops after the first (the run was interrupted, or the
-// second PATCH failed) says how many parts were applied, so the report
-// never calls a half-written zone "not applied". An interrupted run
-// sends no further part.
-func TestSplitPatchReportsTheAppliedParts(t *testing.T) {
-	srv := pdnstest.Shared(t)
-	tests := []struct {
-		name string
-		// onPatch sees the n-th PATCH (from 1) and may fail it.
-		onPatch     func(n int, run *backends.Run) (fail bool)
-		interrupted bool
-	}{
-		{"interrupted during part 1", func(n int, run *backends.Run) bool {
-			run.Interrupt()
-			return false
-		}, true},
-		{"part 2 fails", func(n int, _ *backends.Run) bool { return n == 2 }, false},
-	}
-	for i, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			zone := fmt.Sprintf("partial%d.test.", i)
-			srv.CreateZone(t, zone)
-			t.Cleanup(func() { srv.Do(context.Background(), "DELETE", "/zones/"+zone, nil) })
-			var want []*model.RRset
-			for j := range 40 {
-				want = append(want, rr(fmt.Sprintf("h%d.%s", j, zone), "A", 300, "192.0.2.1"))
-			}
-			d, run := testDriver(), newRun(srv)
-			d.MaxBodyBytes = 2000
-			d.Attempts = 1
-			sp := mustPlan(t, d, zoneStep(srv, "office1", zone, want...), run)
-			patches := 0
-			srv.FailWhen(t, func(r *http.Request) (int, string, bool) {
-				if r.Method != http.MethodPatch || !strings.Contains(r.URL.Path, zone) {
-					return 0, "", false
-				}
-				patches++
-				return http.StatusInternalServerError, `{"error":"backend went away"}`, tt.onPatch(patches, run)
-			})
-			_, err := d.Apply(context.Background(), sp, run)
-			var pe *backends.PartialError
-			if !errors.As(err, &pe) {
-				t.Fatalf("Apply: got %v, want a *backends.PartialError", err)
-			}
-			if pe.Applied != 1 || pe.Total < 3 || !strings.HasPrefix(err.Error(), "applied part 1 of ") {
-				t.Errorf("got %d of %d (%q), want part 1 of 3 or more applied", pe.Applied, pe.Total, err)
-			}
-			if got := errors.Is(err, backends.ErrInterrupted); got != tt.interrupted {
-				t.Errorf("errors.Is(err, ErrInterrupted) = %v, want %v (%v)", got, tt.interrupted, err)
-			}
-			if tt.interrupted && patches != 1 {
-				t.Errorf("sent %d PATCHes after the interrupt during the first, want only that one", patches)
-			}
-			// Part 1's rrsets are served: "applied" is the truth.
-			if got := srv.Query(t, "h0."+zone, "A"); len(got) != 1 {
-				t.Errorf("h0: got %q, want part 1's record served", got)
-			}
-		})
-	}
-}
-
 // TestMarkersRefusedAfterAPartSaysWhatWasWritten: a split write whose
 // first part holds only DELETEs (no comments to refuse) is applied, and
 // a later part is refused for its owner markers (a server that stores

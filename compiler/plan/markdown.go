@@ -6,6 +6,8 @@ import (
 	"io"
 	"sort"
 	"strings"
+
+	"github.com/site-tools/site/compiler/words"
 )
 
 // impactOrder ranks impacts least disruptive first, for the rows of the
@@ -136,10 +138,10 @@ func (p *Plan) gateUsers(g Gate) string {
 	}
 	var parts []string
 	if changes > 0 {
-		parts = append(parts, fmt.Sprintf("%d %s", changes, plural(changes, "change", "changes")))
+		parts = append(parts, fmt.Sprintf("%d %s", changes, words.Plural(changes, "change", "changes")))
 	}
 	if steps > 0 {
-		parts = append(parts, fmt.Sprintf("%d %s not observed", steps, plural(steps, "step", "steps")))
+		parts = append(parts, fmt.Sprintf("%d %s not observed", steps, words.Plural(steps, "step", "steps")))
 	}
 	return strings.Join(parts, ", ")
 }
@@ -193,7 +195,7 @@ func actionCounts(cs []Change) string {
 	var parts []string
 	for _, a := range markdownActions {
 		if n[a] > 0 {
-			parts = append(parts, fmt.Sprintf("%d %s", n[a], plural(n[a], string(a), string(a)+"s")))
+			parts = append(parts, fmt.Sprintf("%d %s", n[a], words.Plural(n[a], string(a), string(a)+"s")))
 		}
 	}
 	return strings.Join(parts, ", ")
@@ -231,10 +233,3 @@ func writeFenced(b *strings.Builder, lang, body string) {
 }
 
 func noPaint(_, s string) string { return s }
-
-func plural(n int, one, many string) string {
-	if n == 1 {
-		return one
-	}
-	return many
-}

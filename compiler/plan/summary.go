@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+
+	"github.com/site-tools/site/compiler/words"
 )
 
 // Summary counts a plan: what its text and Markdown forms end with
@@ -96,10 +98,10 @@ func (s Summary) String() string {
 		line += "; gates needed: " + strings.Join(names, ", ")
 	}
 	if s.NotPlanned > 0 {
-		line += fmt.Sprintf("; %d %s not planned", s.NotPlanned, pluralSteps(s.NotPlanned))
+		line += fmt.Sprintf("; %d %s not planned", s.NotPlanned, words.Plural(s.NotPlanned, "step"))
 	}
 	if s.Deferred > 0 {
-		line += fmt.Sprintf("; %d %s deferred", s.Deferred, pluralSteps(s.Deferred))
+		line += fmt.Sprintf("; %d %s deferred", s.Deferred, words.Plural(s.Deferred, "step"))
 	}
 	switch {
 	case s.Problems == 1:

@@ -170,13 +170,6 @@ func gap(b *strings.Builder) {
 	}
 }
 
-func pluralSteps(n int) string {
-	if n == 1 {
-		return "step"
-	}
-	return "steps"
-}
-
 // groupByStep splits sorted changes into runs of one step each, in the
 // order the steps first appear.
 func groupByStep(cs []Change) [][]Change {

@@ -63,6 +63,16 @@ func (s *Server) normalise(z *zone, rec *Record) *apiError {
 		// sends full names, so the fake does not guess and refuses.
 		return validation("name " + rec.Name + " is not in zone " + z.name)
 	}
+	if apiErr := normaliseContent(rec); apiErr != nil {
+		return apiErr
+	}
+	return s.checkRecord(rec)
+}
+
+// normaliseContent writes rec's content as the API stores it for its
+// type: host names without their final dot, SRV and CAA content from
+// their data, the structured types checked.
+func normaliseContent(rec *Record) *apiError {
 	switch rec.Type {
 	case "A", "AAAA", "TXT", "OPENPGPKEY":
 	case "CNAME", "NS", "MX", "PTR":
@@ -102,6 +112,12 @@ func (s *Server) normalise(z *zone, rec *Record) *apiError {
 	default:
 		return validation("type " + rec.Type + " is not supported by this fake")
 	}
+	return nil
+}
+
+// checkRecord checks what the API checks of every record: content,
+// an MX priority, the TTL, proxying, the comment and tags for the plan.
+func (s *Server) checkRecord(rec *Record) *apiError {
 	if rec.Content == "" {
 		return validation("content is required")
 	}
