@@ -142,6 +142,8 @@ func (e *Entry) check(tenant, id string) error {
 		return fmt.Errorf("its id is not its file's name")
 	case e.Tenant != tenant:
 		return fmt.Errorf("it names another tenant")
+	case e.Commit != "" && !hashForm.MatchString(e.Commit):
+		return fmt.Errorf("its commit is not a hash")
 	case e.Undoes != "" && !ValidID(e.Undoes):
 		return fmt.Errorf("the entry it undoes has an id site never makes")
 	}
