@@ -31,7 +31,7 @@ func NewRun(command, dir string, now time.Time) Run {
 
 // Who is the user running site and the host: "alice@build-3".
 func Who() string {
-	name := os.Getenv("USER")
+	name := "unknown-user"
 	if u, err := user.Current(); err == nil && u.Username != "" {
 		name = u.Username
 	}
