@@ -29,7 +29,10 @@ type Dir struct {
 
 // maxEntry bounds one entry's file: about 20,000 record sets with their
 // before-images. An apply that changed more is not journalled (said).
-const maxEntry = 8 << 20
+const maxEntry = MaxEntry
+
+// MaxEntry is the most bytes an entry's JSON may have, in any store.
+const MaxEntry = 8 << 20
 
 // maxNames bounds how many names are read from the directory: site
 // keeps Keep files there, and a directory holding millions must not be
@@ -172,12 +175,29 @@ func (d Dir) read(id string) (*Entry, error) {
 		}
 		return nil, fmt.Errorf("journal entry %s is not site's (%v): left alone", path, err)
 	}
+	e, err := Decode(b, d.Tenant)
+	if err == nil && e.ID != id {
+		err = errors.New("its id is not its file's name")
+	}
+	if err != nil {
+		return nil, fmt.Errorf("journal entry %s is not site's (%v): left alone", path, err)
+	}
+	return e, nil
+}
+
+// Decode reads an entry of tenant's journal from b, which a store gave
+// and anything may have written: b must be at most maxEntry bytes and
+// the entry one site writes. Its errors never quote b.
+func Decode(b []byte, tenant string) (*Entry, error) {
+	if len(b) > maxEntry {
+		return nil, fmt.Errorf("larger than %d bytes", maxEntry)
+	}
 	var e Entry
 	if err := json.Unmarshal(b, &e); err != nil {
-		return nil, fmt.Errorf("journal entry %s is not site's (not the JSON of an entry): left alone", path)
+		return nil, errors.New("not the JSON of an entry")
 	}
-	if err := e.check(d.Tenant, id); err != nil {
-		return nil, fmt.Errorf("journal entry %s is not site's (%v): left alone", path, err)
+	if err := e.check(tenant); err != nil {
+		return nil, err
 	}
 	return &e, nil
 }

@@ -133,13 +133,13 @@ func (e *Entry) Counts() map[plan.Action]int {
 	return out
 }
 
-// check reports what makes e not an entry of tenant with id.
-func (e *Entry) check(tenant, id string) error {
+// check reports what makes e not an entry of tenant's.
+func (e *Entry) check(tenant string) error {
 	switch {
 	case e.Format != Format:
 		return fmt.Errorf("format %d, not %d", e.Format, Format)
-	case e.ID != id:
-		return fmt.Errorf("its id is not its file's name")
+	case !ValidID(e.ID):
+		return fmt.Errorf("its id is not one site makes")
 	case e.Tenant != tenant:
 		return fmt.Errorf("it names another tenant")
 	case e.Commit != "" && !hashForm.MatchString(e.Commit):

@@ -27,15 +27,29 @@ type Store interface {
 // cannot hold a journal in this build of site.
 var ErrAbsent = errors.New("not built")
 
+// Keepers are the backends of this build that can keep a journal
+// outside a directory: each nil when the build has none.
+type Keepers struct {
+	// Vault is tenant's journal in store (a KV v2 secret).
+	Vault func(ctx context.Context, store *model.Vault, tenant string) (Store, error)
+}
+
 // For is tenant t's journal: in the store of its apply lock, as
 // site.cue alone says (see lock.For). A lock directory's journal is a
-// directory beside the lock file. Vault and PowerDNS metadata hold no
-// journal yet: For returns an error wrapping ErrAbsent.
-func For(ctx context.Context, t *model.Tenant, specDirs []string) (Store, error) {
+// directory beside the lock file; a Vault's, a KV v2 secret beside the
+// lock's. PowerDNS metadata holds no journal yet: For returns an error
+// wrapping ErrAbsent.
+func For(ctx context.Context, t *model.Tenant, k Keepers, specDirs []string) (Store, error) {
 	l := t.Locks
 	switch {
+	case l != nil && l.Vault != nil && k.Vault == nil:
+		return nil, fmt.Errorf("tenant %s's apply lock lives in vault %s (site.cue locks), and this build of site has no Vault backend for its journal: %w", t.Name, l.Vault.Name, ErrAbsent)
 	case l != nil && l.Vault != nil:
-		return nil, fmt.Errorf("tenant %s's apply lock lives in vault %s (site.cue locks), and a journal in a Vault is %w yet: its applies are not journalled, and site undo cannot undo them", t.Name, l.Vault.Name, ErrAbsent)
+		s, err := k.Vault(ctx, l.Vault, t.Name)
+		if err != nil {
+			return nil, fmt.Errorf("tenant %s's journal lives in vault %s (site.cue locks), which cannot hold it now: %w", t.Name, l.Vault.Name, err)
+		}
+		return s, nil
 	case l != nil && l.PowerDNS != nil:
 		return nil, fmt.Errorf("tenant %s's apply lock lives in PowerDNS metadata (site.cue locks), and a journal there is %w yet: its applies are not journalled, and site undo cannot undo them", t.Name, ErrAbsent)
 	}

@@ -176,7 +176,7 @@ func runApply(cmd *cobra.Command, args []string, o applyOptions) error {
 	if err := o.undoCheck(obs.Plan); err != nil {
 		return withCode(exitError, err)
 	}
-	o.journal = newApplyJournal(args, g, applyCommand(args, o), o.undo)
+	o.journal = newApplyJournal(args, g, applyCommand(args, o), o.undo, bk, run)
 	return carryOut(cmd, args, o, eng, g, obs, run)
 }
 

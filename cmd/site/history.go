@@ -9,7 +9,9 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/site-tools/site/backends"
 	"github.com/site-tools/site/backends/journal"
+	"github.com/site-tools/site/backends/providers"
 	"github.com/site-tools/site/compiler/plan"
 	"github.com/site-tools/site/compiler/visible"
 )
@@ -44,12 +46,15 @@ func runHistory(cmd *cobra.Command, args []string) error {
 	}
 	out := cmd.OutOrStdout()
 	dirs := specDirs(args, g)
+	run := backends.NewRun()
+	bk := providers.Open(run)
+	defer closeBackends(bk, cmd.ErrOrStderr())
 	failed := false
 	for i, t := range scopeTenants(g) {
 		if i > 0 {
 			fmt.Fprintln(out)
 		}
-		s, err := journal.For(cmd.Context(), t, dirs)
+		s, err := journalStore(cmd.Context(), t, bk, run, dirs)
 		if err != nil {
 			fmt.Fprintf(out, "# tenant %s: no journal\n", t.Name)
 			fmt.Fprintln(cmd.ErrOrStderr(), "site:", err)

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/site-tools/site/backends"
 	"github.com/site-tools/site/backends/engine"
 	"github.com/site-tools/site/backends/journal"
 	"github.com/site-tools/site/compiler/graph"
@@ -23,12 +24,32 @@ type applyJournal struct {
 	dirs []string // the specs' directories, which the journal stays out of
 	g    *graph.Graph
 	// undo is the undo this apply carries out, nil for an apply.
-	undo *journal.Undo
+	undo       *journal.Undo
+	bk         *runBackends
+	backendRun *backends.Run
+}
+
+// vaultJournaller is the secrets backend when it can keep a tenant's
+// journal in a KV v2 secret of one of the operator's stores.
+type vaultJournaller interface {
+	JournalStore(ctx context.Context, store *model.Vault, tenant string, run *backends.Run) (journal.Store, error)
+}
+
+// journalStore is tenant t's journal, where its lock lives (journal.For),
+// kept by this run's backends.
+func journalStore(ctx context.Context, t *model.Tenant, bk *runBackends, run *backends.Run, dirs []string) (journal.Store, error) {
+	var k journal.Keepers
+	if vj, ok := bk.Kinds[plan.PhaseSecrets].(vaultJournaller); ok {
+		k.Vault = func(ctx context.Context, store *model.Vault, tenant string) (journal.Store, error) {
+			return vj.JournalStore(ctx, store, tenant, run)
+		}
+	}
+	return journal.For(ctx, t, k, dirs)
 }
 
 // newApplyJournal is the journal of an apply of args over g, run as
-// command.
-func newApplyJournal(args []string, g *graph.Graph, command string, undo *journal.Undo) *applyJournal {
+// command with bk and run.
+func newApplyJournal(args []string, g *graph.Graph, command string, undo *journal.Undo, bk *runBackends, run *backends.Run) *applyJournal {
 	dir := ""
 	if config, _, err := specInput(args); err == nil {
 		dir = filepath.Dir(config)
@@ -37,7 +58,7 @@ func newApplyJournal(args []string, g *graph.Graph, command string, undo *journa
 	if undo != nil {
 		r.Undoes = undo.Entry.ID
 	}
-	return &applyJournal{run: r, dirs: specDirs(args, g), g: g, undo: undo}
+	return &applyJournal{run: r, dirs: specDirs(args, g), g: g, undo: undo, bk: bk, backendRun: run}
 }
 
 // record writes an entry for each tenant whose steps rep says were
@@ -52,7 +73,7 @@ func (j *applyJournal) record(ctx context.Context, w io.Writer, p *plan.Plan, re
 		if t == nil {
 			continue
 		}
-		s, err := journal.For(ctx, t, j.dirs)
+		s, err := journalStore(ctx, t, j.bk, j.backendRun, j.dirs)
 		if err == nil {
 			err = s.Append(ctx, e)
 		}

@@ -11,6 +11,7 @@ import (
 	"github.com/site-tools/site/backends/engine"
 	"github.com/site-tools/site/backends/journal"
 	"github.com/site-tools/site/backends/lease"
+	"github.com/site-tools/site/backends/providers"
 	"github.com/site-tools/site/compiler/graph"
 	"github.com/site-tools/site/compiler/plan"
 )
@@ -85,7 +86,10 @@ func runUndo(cmd *cobra.Command, args []string, o applyOptions, id string) error
 		return withCode(exitError, fmt.Errorf("site undo undoes one tenant's apply, and PATH holds the DNS of %d tenants (%s): name one tenant's spec file", len(tenants), strings.Join(names, ", ")))
 	}
 	t := tenants[0]
-	store, err := journal.For(cmd.Context(), t, specDirs(args, g))
+	run := backends.NewRun()
+	bk := providers.Open(run)
+	defer closeBackends(bk, cmd.ErrOrStderr())
+	store, err := journalStore(cmd.Context(), t, bk, run, specDirs(args, g))
 	if err != nil {
 		return withCode(exitError, err)
 	}
