@@ -36,8 +36,10 @@ func NewUndo(e *Entry, dnsOnly bool) (*Undo, error) {
 	var other []string
 	for _, c := range e.Changes {
 		switch {
-		case c.Phase != plan.PhaseDNS || c.Zone == "":
+		case c.Phase != plan.PhaseDNS:
 			other = append(other, c.Key)
+		case c.Zone == "":
+			u.Skipped = append(u.Skipped, fmt.Sprintf("%s: a change of the zone itself (%s), not of a record set: not undone (site undo never deletes a zone or unsigns one); left as it is", c.Key, c.Action))
 		case c.Type == "SOA":
 			u.Skipped = append(u.Skipped, fmt.Sprintf("%s: SOA fields are not undone (the spec's soa sets them); left as they are", c.Key))
 		default:

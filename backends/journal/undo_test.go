@@ -144,3 +144,18 @@ func TestUndoOfVMChangesIsNotBuilt(t *testing.T) {
 		t.Errorf("NewUndo --only dns: %v, %+v", err, u)
 	}
 }
+
+// TestUndoLeavesTheZoneItself: an apply that created its zone journals
+// that change too; the undo puts its record sets back and leaves the
+// zone (it never deletes or unsigns one), saying so.
+func TestUndoLeavesTheZoneItself(t *testing.T) {
+	e := *swap
+	e.Changes = append([]Change{{Key: "dns/z.test.", Step: "dns/z.test.", Phase: plan.PhaseDNS, Action: plan.ActionCreate}}, e.Changes...)
+	u, err := NewUndo(&e, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if u.Partial || len(u.Skipped) != 1 || !strings.Contains(u.Skipped[0], "dns/z.test.: a change of the zone itself (create)") {
+		t.Errorf("NewUndo: partial %v, skipped %q", u.Partial, u.Skipped)
+	}
+}
