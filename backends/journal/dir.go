@@ -27,8 +27,8 @@ type Dir struct {
 	Tenant string
 }
 
-// maxEntry bounds one entry's file: about 20,000 record sets with their
-// before-images. An apply that changed more is not journalled (said).
+// maxEntry bounds one entry's file: about 20,000 changes with their
+// before-images (385 bytes each, measured). An apply that changed more is not journalled (said).
 const maxEntry = MaxEntry
 
 // MaxEntry is the most bytes an entry's JSON may have, in any store.

@@ -138,7 +138,7 @@ func decodeVersion(data map[string]any, tenant string) (*journal.Entry, error) {
 
 // maxVaultEntry is the most an entry may hold in a Vault: a request's
 // JSON string value is at most 1 MiB there (max_request_json_strlen),
-// about 5,000 record sets with their before-images.
+// about 3,000 changes with their before-images.
 const maxVaultEntry = 1<<20 - 1024
 
 // jsonEntry is e as a version holds it, refused over maxVaultEntry.

@@ -21,9 +21,9 @@ func BenchmarkUndoRoundTripPowerDNS(b *testing.B) {
 	b.Setenv("PDNS_API_KEY", srv.APIKey)
 	b.Setenv("NO_COLOR", "1")
 	const zone = "bench-undo.example.test"
-	dir := b.TempDir()
+	dir, locks := b.TempDir(), filepath.Join(b.TempDir(), "locks")
 	site := fmt.Sprintf("package site\n\nproviders: pdns: powerdns: {url: %q, api_key: env: \"PDNS_API_KEY\", dns: %q}\n"+
-		"tenants: office1: {domains: [%q], providers: [\"pdns\"], hosts: []}\nlocks: dir: %q\n", srv.URL, srv.DNSAddr, zone, filepath.Join(b.TempDir(), "locks"))
+		"tenants: office1: {domains: [%q], providers: [\"pdns\"], hosts: []}\nlocks: dir: %q\n", srv.URL, srv.DNSAddr, zone, locks)
 	write := func(name, content string) {
 		if err := os.WriteFile(filepath.Join(dir, name), []byte(content), 0o644); err != nil {
 			b.Fatal(err)
@@ -78,5 +78,14 @@ func BenchmarkUndoRoundTripPowerDNS(b *testing.B) {
 		b.StartTimer()
 	}
 	b.ReportMetric(float64(reads)/float64(b.N), "reads/op")
+	// The size of the journal entry of the apply undone (201 changes).
+	largest := int64(0)
+	files, _ := os.ReadDir(filepath.Join(locks, "office1.journal"))
+	for _, f := range files {
+		if fi, err := f.Info(); err == nil {
+			largest = max(largest, fi.Size())
+		}
+	}
+	b.ReportMetric(float64(largest), "entry-bytes")
 	b.ReportMetric(float64(writes)/float64(b.N), "writes/op")
 }
