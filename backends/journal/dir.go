@@ -27,12 +27,12 @@ type Dir struct {
 	Tenant string
 }
 
-// maxEntry bounds one entry's file: about 20,000 changes with their
-// before-images (385 bytes each, measured). An apply that changed more is not journalled (said).
-const maxEntry = MaxEntry
-
-// MaxEntry is the most bytes an entry's JSON may have, in any store.
+// MaxEntry is the most bytes an entry's JSON may have, in any store:
+// about 20,000 changes with their before-images (385 bytes each,
+// measured). An apply that changed more is not journalled (said).
 const MaxEntry = 8 << 20
+
+const maxEntry = MaxEntry
 
 // maxNames bounds how many names are read from the directory: site
 // keeps Keep files there, and a directory holding millions must not be
