@@ -148,6 +148,7 @@ func (u *Undo) Check(p *plan.Plan) error {
 			count(len(beyond), "record set", "record sets"), u.Entry.ID, strings.Join(beyond, "\n")))
 	}
 	if len(msg) == 0 {
+		u.explain(p)
 		return nil
 	}
 	return fmt.Errorf("site undo refused, nothing was changed: %s", strings.Join(msg, "\n"))
@@ -162,4 +163,21 @@ func count(n int, one string, many ...string) string {
 		return fmt.Sprintf("%d %s", n, many[0])
 	}
 	return fmt.Sprintf("%d %ss", n, one)
+}
+
+// explain gives the undo's changes their reason: the planner's "no
+// longer in the spec" is untrue of a record set the spec still holds.
+// A gate's reason (how many go at once) is kept.
+func (u *Undo) explain(p *plan.Plan) {
+	for i := range p.Changes {
+		c := &p.Changes[i]
+		if _, ok := u.dns[c.Key]; !ok || len(c.Gates) > 0 {
+			continue
+		}
+		if c.Action == plan.ActionDelete {
+			c.Reason = "written by journal entry " + u.Entry.ID + ", which is undone"
+		} else {
+			c.Reason = "as it was before journal entry " + u.Entry.ID
+		}
+	}
 }

@@ -115,6 +115,11 @@ func TestUndoCheck(t *testing.T) {
 				if err != nil {
 					t.Errorf("Check: %v, want allowed", err)
 				}
+				for _, c := range tt.changes {
+					if !strings.Contains(c.Reason, "journal entry "+swap.ID) {
+						t.Errorf("%s's reason is %q, want it to name the entry", c.Key, c.Reason)
+					}
+				}
 				return
 			}
 			if err == nil {
