@@ -99,6 +99,12 @@ func TestJournalFilesAreReadBounded(t *testing.T) {
 		{"another entry's id", forged(func(e *Entry) { e.ID = NewID(t0) }), "its id is not its file's name"},
 		{"another tenant's", forged(func(e *Entry) { e.Tenant = "mallory" }), "it names another tenant"},
 		{"another format", forged(func(e *Entry) { e.Format = 99 }), "format 99"},
+		{"a name outside the zone", forged(func(e *Entry) {
+			e.Changes[0].Name, e.Changes[0].Key = "victim.other.", "dns/z./victim.other./A"
+		}), "change 1 names a record set outside its zone"},
+		{"a key that is not its record set", forged(func(e *Entry) { e.Changes[0].Key = "dns/z./b.z./A" }), "change 1 has a key that is not its zone, name and type"},
+		{"a key of two lines", forged(func(e *Entry) { e.Changes[0].Key = "vm/x\n::error::" }), "change 1 has a key that is no line of text"},
+		{"a value of two lines", forged(func(e *Entry) { e.Changes[0].After.Values = []string{"a\n::error::"} }), "change 1 has a value that is no line of text"},
 		{"a commit that is no hash", forged(func(e *Entry) { e.Commit = "x\n::error::" }), "its commit is not a hash"},
 	}
 	for _, tt := range tests {

@@ -21,8 +21,10 @@ import (
 	"encoding/json"
 	"fmt"
 	"regexp"
+	"slices"
 	"strings"
 	"time"
+	"unicode"
 
 	"github.com/site-tools/site/compiler/plan"
 )
@@ -146,6 +148,47 @@ func (e *Entry) check(tenant string) error {
 		return fmt.Errorf("its commit is not a hash")
 	case e.Undoes != "" && !ValidID(e.Undoes):
 		return fmt.Errorf("the entry it undoes has an id site never makes")
+	}
+	for i, c := range e.Changes {
+		if err := c.check(); err != nil {
+			return fmt.Errorf("change %d %v", i+1, err)
+		}
+	}
+	return nil
+}
+
+// typeForm is a record type as site writes it.
+var typeForm = regexp.MustCompile(`^[A-Z][A-Z0-9]{0,15}$`)
+
+// check reports what makes c not a change site journals: a key that is
+// not one line of printable text, or a DNS record set whose key is not
+// made of its zone, name and type, or whose name lies outside its zone.
+// An undo writes what a DNS change says back into the tenant's zone, so
+// it must at least name a record set of that zone.
+func (c Change) check() error {
+	if len(c.Key) > 1024 || strings.ContainsFunc(c.Key, unicode.IsControl) {
+		return fmt.Errorf("has a key that is no line of text")
+	}
+	if c.Zone == "" {
+		if c.Before != nil || c.After != nil {
+			return fmt.Errorf("has record data but no zone")
+		}
+		return nil
+	}
+	switch {
+	case c.Key != "dns/"+c.Zone+"/"+c.Name+"/"+c.Type:
+		return fmt.Errorf("has a key that is not its zone, name and type")
+	case !typeForm.MatchString(c.Type):
+		return fmt.Errorf("has a record type site never writes")
+	case c.Name != c.Zone && !strings.HasSuffix(c.Name, "."+c.Zone):
+		return fmt.Errorf("names a record set outside its zone")
+	case strings.ContainsFunc(c.Name, func(r rune) bool { return unicode.IsControl(r) || unicode.IsSpace(r) }):
+		return fmt.Errorf("has a name that is no DNS name")
+	}
+	for _, r := range []*RRset{c.Before, c.After} {
+		if r != nil && slices.ContainsFunc(r.Values, func(v string) bool { return strings.ContainsFunc(v, unicode.IsControl) }) {
+			return fmt.Errorf("has a value that is no line of text")
+		}
 	}
 	return nil
 }

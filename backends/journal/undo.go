@@ -9,6 +9,7 @@ import (
 	"github.com/site-tools/site/compiler/graph"
 	"github.com/site-tools/site/compiler/model"
 	"github.com/site-tools/site/compiler/plan"
+	"github.com/site-tools/site/compiler/visible"
 )
 
 // Undo is the inverse of one entry, planned as an ordinary apply: the
@@ -49,11 +50,11 @@ func NewUndo(e *Entry, dnsOnly bool) (*Undo, error) {
 	}
 	if len(other) > 0 && !dnsOnly {
 		return nil, fmt.Errorf("journal entry %s changed %s outside DNS (%s), and undoing VM, network and storage changes is not built: undo its DNS changes alone with --only dns, and put the rest back through the spec",
-			e.ID, count(len(other), "thing"), strings.Join(other, ", "))
+			e.ID, count(len(other), "thing"), visible.Short(strings.Join(other, ", ")))
 	}
 	u.Partial = len(other) > 0
 	for _, k := range other {
-		u.Skipped = append(u.Skipped, k+": not DNS; undoing it is not built, left as it is")
+		u.Skipped = append(u.Skipped, visible.Short(k)+": not DNS; undoing it is not built, left as it is")
 	}
 	if len(u.dns) == 0 {
 		return nil, fmt.Errorf("journal entry %s changed no DNS record set that site undo can put back", e.ID)
