@@ -146,10 +146,10 @@ func runApply(cmd *cobra.Command, args []string, o applyOptions) error {
 	if err = cmp.Or(lockErr, err); err != nil {
 		return withCode(exitError, err)
 	}
-	if err := bk.Check(g); err != nil {
+	if err := o.undoRewrite(g); err != nil {
 		return withCode(exitError, err)
 	}
-	if err := o.undoRewrite(g); err != nil {
+	if err := bk.Check(g); err != nil {
 		return withCode(exitError, err)
 	}
 	if observing.Err() != nil {
