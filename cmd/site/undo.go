@@ -63,6 +63,7 @@ Exit codes: as site apply's. See site help undo.`,
 	durationVar(fs, &f.requestTimeout, "request-timeout", backends.DefaultRequestTimeout, false, "a positive duration such as 30s",
 		"give up on a silent server after this long")
 	fs.BoolVarP(&f.quiet, "quiet", "q", false, quietFlagHelp)
+	completeScope(cmd)
 	return cmd
 }
 
