@@ -12,6 +12,7 @@ import (
 
 	"github.com/site-tools/site/backends"
 	"github.com/site-tools/site/backends/engine"
+	"github.com/site-tools/site/backends/journal"
 	"github.com/site-tools/site/backends/lease"
 	"github.com/site-tools/site/backends/providers"
 	"github.com/site-tools/site/compiler/graph"
@@ -30,6 +31,8 @@ type applyOptions struct {
 	// leaseTimeout bounds the wait for the DHCP leases of VMs that
 	// publish address "lease".
 	leaseTimeout time.Duration
+	undo         *journal.Undo // site undo's (undo.go); nil for an apply
+	journal      *applyJournal // records what the apply changed (journal.go)
 }
 
 func newApplyCmd() *cobra.Command {
@@ -143,6 +146,9 @@ func runApply(cmd *cobra.Command, args []string, o applyOptions) error {
 	if err = cmp.Or(lockErr, err); err != nil {
 		return withCode(exitError, err)
 	}
+	if err := o.undoRewrite(g); err != nil {
+		return withCode(exitError, err)
+	}
 	if err := bk.Check(g); err != nil {
 		return withCode(exitError, err)
 	}
@@ -167,6 +173,10 @@ func runApply(cmd *cobra.Command, args []string, o applyOptions) error {
 			return withCode(exitError, err)
 		}
 	}
+	if err := o.undoCheck(obs.Plan); err != nil {
+		return withCode(exitError, err)
+	}
+	o.journal = newApplyJournal(args, g, applyCommand(args, o), o.undo, bk, run)
 	return carryOut(cmd, args, o, eng, g, obs, run)
 }
 
@@ -195,6 +205,7 @@ func carryOut(cmd *cobra.Command, args []string, o applyOptions, eng *engine.Eng
 	}
 	if err == nil {
 		rep, err = eng.Apply(cmd.Context(), g, obs, run)
+		o.journal.record(cmd.Context(), cmd.ErrOrStderr(), obs.Plan, rep)
 	}
 	var gm *engine.GatesMissingError
 	var be *engine.BlockedError
@@ -237,6 +248,9 @@ func carryOut(cmd *cobra.Command, args []string, o applyOptions, eng *engine.Eng
 // about missing gates can end with the exact command that acknowledges
 // them (the missing --ack flags are appended by the error itself).
 func applyCommand(args []string, o applyOptions) string {
+	if o.undo != nil {
+		return undoCommand(args, o)
+	}
 	words := commandWords("apply", args...)
 	var planFlag []string
 	if o.planFile != "" {

@@ -32,7 +32,7 @@ func usesGate(command string, g plan.Gate) bool {
 	if own, ok := ownGates[g]; ok {
 		return own == command
 	}
-	return command == "apply" || command == "diff"
+	return command == "apply" || command == "diff" || command == "undo"
 }
 
 // gateUsers names the commands that take g, as the user types them.

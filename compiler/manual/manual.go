@@ -148,7 +148,7 @@ func Topics() []Topic {
 // has not been written yet is simply absent from site help.
 var Order = []string{
 	"language", "records", "operator", "trust", "ci",
-	"plans", "gates", "ownership", "running", "confirmation", "interrupts", "locking", "state", "exit-codes",
+	"plans", "gates", "ownership", "running", "confirmation", "interrupts", "locking", "state", "undo", "exit-codes",
 	EnvironmentTopic,
 	"powerdns", "cloudflare", "vault", "libvirt", "storage", "transport",
 	"export", "leftovers",

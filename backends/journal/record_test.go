@@ -1,0 +1,56 @@
+package journal
+
+import (
+	"testing"
+	"time"
+
+	"github.com/site-tools/site/backends/engine"
+	"github.com/site-tools/site/compiler/graph"
+	"github.com/site-tools/site/compiler/model"
+	"github.com/site-tools/site/compiler/plan"
+)
+
+// TestJournalEntriesFromApply: an apply's entries hold, per tenant, the
+// changes of the steps it applied (in whole or part) with their
+// before-images, DNS record sets named by zone, name and type (a name
+// may hold a "/", as RFC 2317 zones' do); refused changes, failed steps
+// and steps with nothing applied are not in them.
+func TestJournalEntriesFromApply(t *testing.T) {
+	const rev = "2.0.192.in-addr.arpa."
+	g := &graph.Graph{Steps: []*graph.Step{
+		{ID: "dns/" + rev, Phase: plan.PhaseDNS, Tenant: "a", Zone: &model.Zone{Name: rev}},
+		{ID: "dns/b.test.", Phase: plan.PhaseDNS, Tenant: "b", Zone: &model.Zone{Name: "b.test."}},
+		{ID: "vm/qemu:///system/files", Phase: plan.PhaseVM, Tenant: "a"},
+		{ID: "dns/c.test.", Phase: plan.PhaseDNS, Tenant: "c", Zone: &model.Zone{Name: "c.test."}},
+	}}
+	p := &plan.Plan{Changes: []plan.Change{
+		{Key: "dns/" + rev + "/1.0/25." + rev + "/PTR", Step: "dns/" + rev, Tenant: "a", Phase: plan.PhaseDNS, Action: plan.ActionUpdate,
+			Before: map[string]any{"ttl": uint32(300), "values": []string{"b.example."}}, After: map[string]any{"ttl": uint32(60), "values": []string{"a.example."}}},
+		{Key: "vm/qemu:///system/files/memory", Step: "vm/qemu:///system/files", Tenant: "a", Phase: plan.PhaseVM, Action: plan.ActionUpdate,
+			Before: map[string]any{"memory": "1GiB"}, After: map[string]any{"memory": "2GiB"}},
+		{Key: "vm/qemu:///system/files/net", Step: "vm/qemu:///system/files", Tenant: "a", Phase: plan.PhaseVM, Action: plan.ActionUpdate, Impact: plan.ImpactRefused},
+		{Key: "dns/b.test./x.b.test./A", Step: "dns/b.test.", Tenant: "b", Phase: plan.PhaseDNS, Action: plan.ActionCreate},
+		{Key: "dns/c.test./x.c.test./A", Step: "dns/c.test.", Tenant: "c", Phase: plan.PhaseDNS, Action: plan.ActionCreate},
+	}}
+	rep := &engine.Report{Steps: []engine.StepReport{
+		{Step: "dns/" + rev, Status: engine.StatusApplied},
+		{Step: "vm/qemu:///system/files", Status: engine.StatusPartial},
+		{Step: "dns/b.test.", Status: engine.StatusFailed},
+		{Step: "dns/c.test.", Status: engine.StatusSkipped},
+	}}
+	r := Run{ID: NewID(t0), Time: t0, Who: "t@h"}
+	es := Entries(r, g, p, rep)
+	if len(es) != 1 || es[0].Tenant != "a" || es[0].ID != r.ID || !es[0].Time.Equal(t0.Truncate(time.Millisecond)) {
+		t.Fatalf("Entries: %+v, want one of tenant a", es)
+	}
+	cs := es[0].Changes
+	if len(cs) != 2 {
+		t.Fatalf("%d changes, want the PTR and the memory (the refused one left out)", len(cs))
+	}
+	if c := cs[0]; c.Zone != rev || c.Name != "1.0/25."+rev || c.Type != "PTR" || !c.Before.Same(rr(300, "b.example.")) || !c.After.Same(rr(60, "a.example.")) {
+		t.Errorf("the PTR change: %+v", c)
+	}
+	if c := cs[1]; c.Zone != "" || c.BeforeFields["memory"] != "1GiB" || c.AfterFields["memory"] != "2GiB" {
+		t.Errorf("the VM change: %+v", c)
+	}
+}

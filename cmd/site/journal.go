@@ -1,0 +1,97 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"path/filepath"
+	"time"
+
+	"github.com/site-tools/site/backends"
+	"github.com/site-tools/site/backends/engine"
+	"github.com/site-tools/site/backends/journal"
+	"github.com/site-tools/site/compiler/graph"
+	"github.com/site-tools/site/compiler/model"
+	"github.com/site-tools/site/compiler/plan"
+)
+
+// applyJournal records, once an apply has changed something, what it
+// changed in each tenant's journal (site help undo), beside the
+// tenant's lock: site history lists it, site undo plans its inverse.
+type applyJournal struct {
+	run  journal.Run
+	dirs []string // the specs' directories, which the journal stays out of
+	g    *graph.Graph
+	// undo is the undo this apply carries out, nil for an apply.
+	undo       *journal.Undo
+	bk         *runBackends
+	backendRun *backends.Run
+}
+
+// vaultJournaller is the secrets backend when it can keep a tenant's
+// journal in a KV v2 secret of one of the operator's stores.
+type vaultJournaller interface {
+	JournalStore(ctx context.Context, store *model.Vault, tenant string, run *backends.Run) (journal.Store, error)
+}
+
+// journalStore is tenant t's journal, where its lock lives (journal.For),
+// kept by this run's backends.
+func journalStore(ctx context.Context, t *model.Tenant, bk *runBackends, run *backends.Run, dirs []string) (journal.Store, error) {
+	var k journal.Keepers
+	if vj, ok := bk.Kinds[plan.PhaseSecrets].(vaultJournaller); ok {
+		k.Vault = func(ctx context.Context, store *model.Vault, tenant string) (journal.Store, error) {
+			return vj.JournalStore(ctx, store, tenant, run)
+		}
+	}
+	return journal.For(ctx, t, k, dirs)
+}
+
+// newApplyJournal is the journal of an apply of args over g, run as
+// command with bk and run.
+func newApplyJournal(args []string, g *graph.Graph, command string, undo *journal.Undo, bk *runBackends, run *backends.Run) *applyJournal {
+	dir := ""
+	if config, _, err := specInput(args); err == nil {
+		dir = filepath.Dir(config)
+	}
+	r := journal.NewRun(command, dir, time.Now())
+	if undo != nil {
+		r.Undoes = undo.Entry.ID
+	}
+	return &applyJournal{run: r, dirs: specDirs(args, g), g: g, undo: undo, bk: bk, backendRun: run}
+}
+
+// record writes an entry for each tenant whose steps rep says were
+// applied. A journal that cannot be written fails nothing (the apply
+// is done): it is said on w, with what it costs.
+func (j *applyJournal) record(ctx context.Context, w io.Writer, p *plan.Plan, rep *engine.Report) {
+	if j == nil || rep == nil {
+		return
+	}
+	for _, e := range journal.Entries(j.run, j.g, p, rep) {
+		t := tenantOf(j.g, e.Tenant)
+		if t == nil {
+			continue
+		}
+		s, err := journalStore(ctx, t, j.bk, j.backendRun, j.dirs)
+		if err == nil {
+			err = s.Append(ctx, e)
+		}
+		switch {
+		case errors.Is(err, journal.ErrAbsent):
+			fmt.Fprintf(w, "site: note: %v\n", err)
+		case err != nil:
+			fmt.Fprintf(w, "site: tenant %s's journal was not written, so site undo cannot undo this apply: %v\n", e.Tenant, err)
+		}
+	}
+}
+
+// tenantOf is the tenant named name among g's, nil when none.
+func tenantOf(g *graph.Graph, name string) *model.Tenant {
+	for _, t := range scopeTenants(g) {
+		if t.Name == name {
+			return t
+		}
+	}
+	return nil
+}
