@@ -105,6 +105,18 @@ func TestExportAllCloudflare(t *testing.T) {
 	if strings.Contains(stdout.String()+stderr.String(), cfToken) {
 		t.Errorf("the token appears in the output")
 	}
+	// The zone file starts with the SOA Cloudflare keeps in the zone's
+	// DNS settings (it shows no serial: 0).
+	zones := filepath.Join(t.TempDir(), "bind")
+	stderr.Reset()
+	if code := run([]string{"export", "--provider", "cf", "--all", "--tenant", "web", "--format", "zone", "--out", zones}, &stdout, &stderr); code != exitOK {
+		t.Fatalf("export --all --format zone: exit %d\nstderr:\n%s", code, stderr.String())
+	}
+	src, err := os.ReadFile(filepath.Join(zones, "web.example.net.zone"))
+	soa := "@\t3600\tIN\tSOA\tns1.cftest.invalid. dns.cloudflare.com. 0 10000 2400 604800 1800\n"
+	if err != nil || !strings.Contains(string(src), soa) || !strings.Contains(string(src), "www\t300\tIN\tA\t192.0.2.7") {
+		t.Errorf("web.example.net.zone: %v, want it holding %q\n%s", err, soa, src)
+	}
 }
 
 // TestExportZoneFileIsTheWholeZone: site export --format zone of a live
