@@ -8,7 +8,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/site-tools/site/backends"
-	"github.com/site-tools/site/backends/disown"
+	"github.com/site-tools/site/backends/leftovers"
 	"github.com/site-tools/site/backends/providers"
 	"github.com/site-tools/site/compiler/graph"
 	"github.com/site-tools/site/compiler/model"
@@ -151,7 +151,7 @@ func (r *disownRequest) addFlags(cmd *cobra.Command) {
 // disownZone lists the markers to remove and, when GATE-DNS-DISOWN is
 // acknowledged, removes them.
 func disownZone(cmd *cobra.Command, zoneArg string, req disownRequest) error {
-	sel, err := disown.Select(zoneArg, req.names)
+	sel, err := leftovers.SelectDisown(zoneArg, req.names)
 	if err != nil {
 		return withCode(exitError, err)
 	}

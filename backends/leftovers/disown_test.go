@@ -1,4 +1,4 @@
-package disown
+package leftovers
 
 import (
 	"slices"
@@ -8,11 +8,11 @@ import (
 	"github.com/site-tools/site/backends"
 )
 
-// TestSelect: --name values are read relative to the zone unless
+// TestSelectDisown: --name values are read relative to the zone unless
 // absolute, a repeat counts once, a name spelt with the zone's own name
 // but no trailing dot is refused with both ways to write it, and Pick
 // keeps the markers at the names and lists the names without any.
-func TestSelect(t *testing.T) {
+func TestSelectDisown(t *testing.T) {
 	all := []backends.Mark{
 		{Name: "example.org.", Type: "MX", Tenant: "a"},
 		{Name: "www.example.org.", Type: "A", Tenant: "a"},
@@ -32,7 +32,7 @@ func TestSelect(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(strings.Join(tt.names, ","), func(t *testing.T) {
-			s, err := Select("Example.org", tt.names)
+			s, err := SelectDisown("Example.org", tt.names)
 			if tt.err != "" {
 				if err == nil || !strings.Contains(err.Error(), tt.err) {
 					t.Fatalf("err = %v, want %q", err, tt.err)
@@ -48,7 +48,7 @@ func TestSelect(t *testing.T) {
 			}
 		})
 	}
-	if _, err := Select("bad..zone", nil); err == nil || !strings.HasPrefix(err.Error(), "zone: ") {
+	if _, err := SelectDisown("bad..zone", nil); err == nil || !strings.HasPrefix(err.Error(), "zone: ") {
 		t.Errorf("a bad zone: %v", err)
 	}
 }

@@ -1,9 +1,10 @@
-// Package disown is site disown's logic: which owner markers of a zone
-// a run removes, from the zone and the --name values given, and which
-// of those names carry none. Reading and removing the markers is the
-// DNS backends' (backends.Disowner); cmd/site asks, prints and picks
-// the exit code.
-package disown
+package leftovers
+
+// This file is site disown's logic, the way back for what leftovers
+// reports: which owner markers of a zone a run removes, from the zone
+// and the --name values given, and which of those names carry none.
+// Reading and removing the markers is the DNS backends'
+// (backends.Disowner); cmd/site asks, prints and picks the exit code.
 
 import (
 	"fmt"
@@ -13,23 +14,23 @@ import (
 	"github.com/site-tools/site/compiler/dnsname"
 )
 
-// Selection is one disown's zone and names, canonical.
-type Selection struct {
+// Disown is one disown's zone and names, canonical.
+type Disown struct {
 	Zone   string
 	only   map[string]bool // the names; empty: every marker
 	looked []string        // the names, in the order given
 }
 
-// Select canonicalises zone and names (--name, relative to the zone
+// SelectDisown canonicalises zone and names (--name, relative to the zone
 // unless absolute) before anything is read.
-func Select(zone string, names []string) (*Selection, error) {
+func SelectDisown(zone string, names []string) (*Disown, error) {
 	z, err := dnsname.Canonical(strings.TrimSuffix(zone, ".")+".", "")
 	if err != nil {
 		return nil, fmt.Errorf("zone: %w", err)
 	}
-	s := &Selection{Zone: z, only: map[string]bool{}}
+	s := &Disown{Zone: z, only: map[string]bool{}}
 	for _, n := range names {
-		c, err := Name(n, z)
+		c, err := DisownName(n, z)
 		if err != nil {
 			return nil, err
 		}
@@ -44,7 +45,7 @@ func Select(zone string, names []string) (*Selection, error) {
 // Pick keeps the markers of all at the selected names (all of them
 // without names) and lists the names given that carry none, as they
 // were looked up.
-func (s *Selection) Pick(all []backends.Mark) (marks []backends.Mark, unmarked []string) {
+func (s *Disown) Pick(all []backends.Mark) (marks []backends.Mark, unmarked []string) {
 	marked := map[string]bool{}
 	for _, m := range all {
 		if len(s.only) == 0 || s.only[m.Name] {
@@ -60,12 +61,12 @@ func (s *Selection) Pick(all []backends.Mark) (marks []backends.Mark, unmarked [
 	return marks, unmarked
 }
 
-// Name canonicalises one --name in zone. A name without a trailing dot
+// DisownName canonicalises one --name in zone. A name without a trailing dot
 // is read relative to the zone, so one that already ends in the zone's
 // name ("www.example.org" in example.org) would be looked up as
 // www.example.org.example.org., which no one means: it is refused with
 // the two ways to write it, before anything is read.
-func Name(n, zone string) (string, error) {
+func DisownName(n, zone string) (string, error) {
 	c, err := dnsname.Canonical(n, zone)
 	if err != nil {
 		return "", fmt.Errorf("--name %s: %w", n, err)
