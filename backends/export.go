@@ -3,7 +3,6 @@ package backends
 import (
 	"context"
 	"fmt"
-	"sort"
 	"strings"
 
 	"github.com/site-tools/site/compiler/graph"
@@ -12,39 +11,8 @@ import (
 )
 
 // ZoneSnapshot is a live DNS zone in the tenant language's terms, for
-// site export.
-type ZoneSnapshot struct {
-	// RRsets are canonical and sorted by name then type.
-	RRsets []*model.RRset
-	// Skipped says, one line each, what was left out and why; site never
-	// touches what it left out.
-	Skipped []string
-	// DNSSEC is true when the zone is signed (PowerDNS: it has an active
-	// key), so its spec says dnssec: true.
-	DNSSEC bool
-}
-
-// Sort orders the snapshot's RRsets by name then type and its Skipped
-// lines alphabetically, so export output is the same on every run.
-func (s *ZoneSnapshot) Sort() {
-	sort.Slice(s.RRsets, func(i, j int) bool {
-		a, b := s.RRsets[i], s.RRsets[j]
-		if a.Name != b.Name {
-			return a.Name < b.Name
-		}
-		return a.Type < b.Type
-	})
-	sort.Strings(s.Skipped)
-}
-
-// String lists the RRsets one per line, for tests and messages.
-func (s *ZoneSnapshot) String() string {
-	var b strings.Builder
-	for _, r := range s.RRsets {
-		fmt.Fprintf(&b, "%s %d %s %s\n", r.Name, r.TTL, r.Type, strings.Join(r.Values, " | "))
-	}
-	return b.String()
-}
+// site export (see model.ZoneSnapshot, its home).
+type ZoneSnapshot = model.ZoneSnapshot
 
 // MarkOwned adopts zone for zone.Tenant through driver d: it plans the
 // zone and, when every planned change is an ungated adopt (marking
@@ -83,4 +51,61 @@ func MarkOwned(ctx context.Context, d Driver, zone *model.Zone, run *Run) (int, 
 type ZoneExporter interface {
 	Export(ctx context.Context, zone *model.Zone, run *Run) (*ZoneSnapshot, error)
 	MarkOwned(ctx context.Context, zone *model.Zone, run *Run) (int, error)
+}
+
+// BoundExporter is an exporter with the run it reads in: compiler/export
+// reads and marks a zone through it (as its export.Live) without
+// importing backends. Its errors never carry a credential value, even
+// one a backend quoted.
+type BoundExporter struct {
+	X   ZoneExporter
+	Run *Run
+}
+
+// Export reads zone as X does, its error redacted.
+func (b BoundExporter) Export(ctx context.Context, zone *model.Zone) (*ZoneSnapshot, error) {
+	snap, err := b.X.Export(ctx, zone, b.Run)
+	if err != nil {
+		return nil, b.redact(zone, err)
+	}
+	return snap, nil
+}
+
+// MarkOwned marks zone as X does, its error redacted.
+func (b BoundExporter) MarkOwned(ctx context.Context, zone *model.Zone) (int, error) {
+	n, err := b.X.MarkOwned(ctx, zone, b.Run)
+	if err != nil {
+		return 0, b.redact(zone, err)
+	}
+	return n, nil
+}
+
+// redact scrubs the credential values of zone's provider and the run's
+// secrets from err's text and keeps err as the cause, for errors.Is and
+// errors.As.
+func (b BoundExporter) redact(zone *model.Zone, err error) error {
+	scope := &graph.Graph{Steps: []*graph.Step{{ID: graph.ZoneStepID(zone.Name), Phase: plan.PhaseDNS, Zone: zone}}}
+	return redactedError{NewRedactor(scope, b.Run).Redact(err.Error()), err}
+}
+
+type redactedError struct {
+	msg string
+	err error
+}
+
+func (e redactedError) Error() string { return e.msg }
+func (e redactedError) Unwrap() error { return e.err }
+
+// Zones lists every zone on p that its credential can see, for site
+// export --all, its error redacted; X must also be a MarkReader.
+func (b BoundExporter) Zones(ctx context.Context, p model.Provider) ([]ListedZone, error) {
+	l, ok := b.X.(MarkReader)
+	if !ok {
+		return nil, fmt.Errorf("this build of site cannot list the zones of a %s provider", p.Kind())
+	}
+	zones, err := l.ListZones(ctx, p, b.Run)
+	if err != nil {
+		return nil, b.redact(&model.Zone{Provider: p}, err)
+	}
+	return zones, nil
 }

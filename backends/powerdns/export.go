@@ -35,12 +35,17 @@ func (d *Driver) Export(ctx context.Context, zone *model.Zone, run *backends.Run
 			// The apex NS came with the zone and site never touches it
 			// unless a spec names it.
 			s.Skipped = append(s.Skipped, fmt.Sprintf("%s NS: the apex NS belongs to the zone's setup; left as it is, declare it to manage it", l.Name))
+			s.Apex = append(s.Apex, apexSet(l.Name, l.Type, l.TTL, l.Values))
 		case l.Owner != "" && l.Owner != zone.Tenant:
 			s.Skipped = append(s.Skipped, fmt.Sprintf("%s %s: owned by site tenant %s; left to that tenant", l.Name, l.Type, l.Owner))
 		default:
 			s.RRsets = append(s.RRsets, &model.RRset{Name: l.Name, Type: l.Type, TTL: l.TTL, Values: append([]string(nil), l.Values...),
 				Writer: model.Writer{Kind: model.WriterZoneRecords, Tenant: zone.Tenant}})
 		}
+	}
+	if soa := live.SOA; soa != nil {
+		// First: a master file starts with its SOA.
+		s.Apex = append([]*model.RRset{apexSet(soa.Name, soa.Type, soa.TTL, soa.Values)}, s.Apex...)
 	}
 	// One more request: a signed zone's spec says dnssec: true, or the
 	// next diff would read as if signing were not wanted.
@@ -51,6 +56,12 @@ func (d *Driver) Export(ctx context.Context, zone *model.Zone, run *backends.Run
 	s.DNSSEC = hasActive(keys)
 	s.Sort()
 	return s, nil
+}
+
+// apexSet is the zone's SOA or apex NS as read, for the BIND master
+// file of an export (ZoneSnapshot.Apex): never part of the spec.
+func apexSet(name, typ string, ttl uint32, values []string) *model.RRset {
+	return &model.RRset{Name: name, Type: typ, TTL: ttl, Values: append([]string(nil), values...)}
 }
 
 // MarkOwned puts zone.Tenant's owner marker on every rrset of zone.RRsets

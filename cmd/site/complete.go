@@ -1,7 +1,6 @@
 package main
 
 import (
-	"os"
 	"sort"
 	"strings"
 
@@ -64,11 +63,7 @@ func completeProviders(_ *cobra.Command, _ []string, toComplete string) ([]strin
 	if err != nil {
 		return nil, cobra.ShellCompDirectiveNoFileComp
 	}
-	src, err := os.ReadFile(config)
-	if err != nil {
-		return nil, cobra.ShellCompDirectiveNoFileComp
-	}
-	op, err := compiler.ReadOperatorFile(config, src)
+	op, err := compiler.ReadOperatorAt(config)
 	if err != nil {
 		return nil, cobra.ShellCompDirectiveNoFileComp
 	}

@@ -8,8 +8,8 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/site-tools/site/backends"
+	"github.com/site-tools/site/backends/leftovers"
 	"github.com/site-tools/site/backends/providers"
-	"github.com/site-tools/site/compiler/dnsname"
 	"github.com/site-tools/site/compiler/graph"
 	"github.com/site-tools/site/compiler/model"
 	"github.com/site-tools/site/compiler/plan"
@@ -151,22 +151,11 @@ func (r *disownRequest) addFlags(cmd *cobra.Command) {
 // disownZone lists the markers to remove and, when GATE-DNS-DISOWN is
 // acknowledged, removes them.
 func disownZone(cmd *cobra.Command, zoneArg string, req disownRequest) error {
-	zone, err := dnsname.Canonical(strings.TrimSuffix(zoneArg, ".")+".", "")
+	sel, err := leftovers.SelectDisown(zoneArg, req.names)
 	if err != nil {
-		return withCode(exitError, fmt.Errorf("zone: %w", err))
+		return withCode(exitError, err)
 	}
-	only := map[string]bool{}
-	var looked []string // the canonical --names, in the order given
-	for _, n := range req.names {
-		c, err := disownName(n, zone)
-		if err != nil {
-			return withCode(exitError, err)
-		}
-		if !only[c] {
-			looked = append(looked, c)
-		}
-		only[c] = true
-	}
+	zone := sel.Zone
 	acked := false
 	for _, a := range req.acks {
 		g, err := parseAck("disown", a)
@@ -191,20 +180,7 @@ func disownZone(cmd *cobra.Command, zoneArg string, req disownRequest) error {
 	if err != nil {
 		return withCode(exitError, err)
 	}
-	var marks []backends.Mark
-	marked := map[string]bool{}
-	for _, m := range all {
-		if len(only) == 0 || only[m.Name] {
-			marks = append(marks, m)
-			marked[m.Name] = true
-		}
-	}
-	var unmarked []string // --names without a marker, named as looked up
-	for _, n := range looked {
-		if !marked[n] {
-			unmarked = append(unmarked, n)
-		}
-	}
+	marks, unmarked := sel.Pick(all)
 	out := cmd.OutOrStdout()
 	if len(marks) == 0 {
 		fmt.Fprintf(out, "zone %s: no site owner markers%s; nothing to do.\n", zone, namesNote(unmarked))
@@ -229,31 +205,6 @@ func disownZone(cmd *cobra.Command, zoneArg string, req disownRequest) error {
 	}
 	fmt.Fprintf(out, "removed site's owner marker from %s of zone %s; records unchanged.\n", count(n, req.unit), zone)
 	return nil
-}
-
-// disownName canonicalises one --name in zone. A name without a
-// trailing dot is read relative to the zone, so one that already ends
-// in the zone's name ("www.example.org" in example.org) would be looked
-// up as www.example.org.example.org., which no one means: it is refused
-// with the two ways to write it, before anything is read.
-func disownName(n, zone string) (string, error) {
-	c, err := dnsname.Canonical(n, zone)
-	if err != nil {
-		return "", fmt.Errorf("--name %s: %w", n, err)
-	}
-	// Compared in canonical form, so case and Unicode or xn--
-	// spellings do not matter; vet holds record names to the same rule.
-	abs, ok := dnsname.MeantAbsolute(n, zone)
-	if !ok {
-		return c, nil
-	}
-	rel := dnsname.Relative(abs, zone)
-	what := "(relative to the zone)"
-	if rel == "@" {
-		what = "(the zone apex)"
-	}
-	return "", fmt.Errorf("--name %s is read relative to zone %s, as %s; write --name %s %s or --name %s (absolute, with the trailing dot); nothing was read or changed",
-		n, zone, c, rel, what, abs)
 }
 
 func namesNote(names []string) string {

@@ -4,8 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
-	"path/filepath"
 
 	"github.com/site-tools/site/compiler"
 	"github.com/site-tools/site/compiler/model"
@@ -21,36 +19,15 @@ func claimsOf(zone, provider string) ([]*model.Zone, error) {
 	return zoneClaims(config, zone, provider)
 }
 
-// zoneClaims lists the zones that the tenant files beside config
-// (tenants/... in site.cue's directory, as diff loads them from there)
-// declare as zone on provider: those whose next apply takes back what
-// disown unmarks. A disown of such a zone is most often a command
-// pasted from an old site leftovers report, so disown warns about it;
-// an error means the check could not be made, not that no one claims
-// the zone.
+// zoneClaims is compiler.ZoneClaims, its first spec error as site vet
+// prints it (site vet lists them all).
 func zoneClaims(config, zone, provider string) ([]*model.Zone, error) {
-	dir := filepath.Join(filepath.Dir(config), defaultDir)
-	if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
-		return nil, fmt.Errorf("no %s directory beside %s", defaultDir, config)
+	claims, err := compiler.ZoneClaims(config, zone, provider)
+	var diags compiler.Diagnostics
+	if errors.As(err, &diags) && len(diags) > 0 {
+		return nil, fmt.Errorf("the tenant files have errors (site vet lists them): %s", diags[0].Format(relPos))
 	}
-	spec, err := compiler.Load(config, []string{filepath.Join(dir, "...")})
-	if err != nil {
-		var diags compiler.Diagnostics
-		if errors.As(err, &diags) && len(diags) > 0 {
-			// The first problem says enough here; site vet lists them all.
-			return nil, fmt.Errorf("the tenant files have errors (site vet lists them): %s", diags[0].Format(relPos))
-		}
-		return nil, err
-	}
-	var claims []*model.Zone
-	for _, t := range spec.Tenants {
-		for _, z := range t.Zones {
-			if z.Name == zone && z.Provider.Name == provider {
-				claims = append(claims, z)
-			}
-		}
-	}
-	return claims, nil
+	return claims, err
 }
 
 // warnClaims tells, beside the markers disown lists, which tenants

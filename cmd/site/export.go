@@ -2,20 +2,13 @@ package main
 
 import (
 	"cmp"
-	"errors"
 	"fmt"
-	"io"
-	"io/fs"
 	"os"
-	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
 
-	"github.com/site-tools/site/backends"
-	"github.com/site-tools/site/backends/providers"
 	"github.com/site-tools/site/compiler"
-	"github.com/site-tools/site/compiler/export"
 	"github.com/site-tools/site/compiler/graph"
 	"github.com/site-tools/site/compiler/model"
 )
@@ -28,8 +21,9 @@ func init() { register(newExportCmd) }
 var exportSubcommands = []func() *cobra.Command{newExportPowerDNSCmd}
 
 func newExportCmd() *cobra.Command {
+	var req exportRequest
 	cmd := &cobra.Command{
-		Use:   "export PROVIDER ...",
+		Use:   "export (PROVIDER ... | --provider NAME ...)",
 		Short: "Write an existing zone as a tenant spec, to adopt it",
 		Long: `export reads a live zone and writes a tenant spec (CUE) that wants exactly
 what the zone serves, vetted as site vet would. It only reads unless
@@ -39,19 +33,28 @@ language cannot say, or that site.cue leaves to another tenant, are left
 out and listed on stderr.
 
 --format zone writes the same records as a BIND master file (site import
-bind reads it back); it cannot --adopt.
+bind reads it back), with the SOA and apex NS; it cannot --adopt. --all
+writes every zone of the provider into the directory --out names:
+ZONE.zone, or ZONE/TENANT.cue (a tenant file is named after its tenant).
 
 Exit codes: 0 written (and marked, with --adopt), 1 an error.
 See site help export.`,
 		Example: `  site export powerdns --url http://127.0.0.1:8081 --zone example.org --tenant office1
-  site export cloudflare --zone example.net --tenant web --out tenants/web.cue --adopt`,
+  site export cloudflare --zone example.net --tenant web --out tenants/web.cue --adopt
+  site export --provider pdns --all --tenant office1 --format zone --out zones`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if len(args) > 0 {
 				return withCode(exitError, fmt.Errorf("site export cannot read from %q: name one of %s", args[0], strings.Join(exportProviders(cmd), ", ")))
 			}
-			return withCode(exitError, fmt.Errorf("name the provider to read from: %s", strings.Join(exportProviders(cmd), ", ")))
+			if req.byName != "" {
+				// The kind is the one site.cue gives the provider.
+				req.required = []struct{ name, v string }{{"--zone", req.zone}, {"--tenant", req.tenant}}
+				return exportByName(cmd, req)
+			}
+			return withCode(exitError, fmt.Errorf("name the provider to read from: %s (or --provider NAME, as site.cue declares it)", strings.Join(exportProviders(cmd), ", ")))
 		},
 	}
+	req.addFlags(cmd, "example.org", "records")
 	for _, sub := range exportSubcommands {
 		cmd.AddCommand(sub())
 	}
@@ -110,6 +113,7 @@ type exportRequest struct {
 	zone, tenant string
 	domain, out  string
 	adopt, force bool
+	all          bool   // every zone of the provider, one file each in out
 	format       string // cue or zone
 	required     []struct{ name, v string }
 	where        model.Provider // the provider flags, credentials by name
@@ -126,6 +130,7 @@ func (r *exportRequest) addFlags(cmd *cobra.Command, zoneExample, what string) {
 	f.StringVar(&r.byName, "provider", "", "a provider site.cue declares (in place of the server flags)")
 	_ = cmd.RegisterFlagCompletionFunc("provider", completeProviders)
 	f.StringVar(&r.zone, "zone", "", "zone to export, e.g. "+zoneExample)
+	f.BoolVar(&r.all, "all", false, "every zone of the provider, a file each in the directory --out names")
 	f.StringVar(&r.tenant, "tenant", "", "tenant the records belong to")
 	f.StringVar(&r.domain, "domain", "", "the tenant's domain (default: the zone)")
 	f.StringVar(&r.out, "out", "", "write the spec to FILE, never over one unless --force")
@@ -145,23 +150,39 @@ func exportByName(cmd *cobra.Command, req exportRequest, flags ...string) error 
 	if err != nil {
 		return withCode(exitError, err)
 	}
+	req.provider = d.p.Kind() // the kind site.cue gives, for site export --provider NAME
 	req.where, req.secret, req.declaredIn, req.operator = d.p, d.secret, d.config, d.read
 	return exportZone(cmd, req)
+}
+
+// check checks the flags before anything is read.
+func (req exportRequest) check() error {
+	for _, f := range req.required {
+		if f.v == "" && !(req.all && f.name == "--zone") {
+			return fmt.Errorf("%s is required", f.name)
+		}
+	}
+	switch {
+	case req.format != "cue" && req.format != "zone":
+		return fmt.Errorf("--format %q: give cue (the tenant spec) or zone (a BIND master file)", req.format)
+	case req.format == "zone" && req.adopt:
+		return fmt.Errorf("--adopt marks records for the tenant spec export writes; --format zone writes none: export the spec to adopt")
+	case req.all && (req.zone != "" || req.domain != ""):
+		return fmt.Errorf("--all exports every zone of the provider: give no --zone or --domain with it")
+	case req.all && req.out == "":
+		return fmt.Errorf("--all writes a file per zone: name their directory with --out DIR")
+	}
+	return nil
 }
 
 // exportZone reads the live zone, writes the tenant spec, and (with
 // --adopt) marks what it exported as the tenant's.
 func exportZone(cmd *cobra.Command, req exportRequest) error {
-	for _, f := range req.required {
-		if f.v == "" {
-			return withCode(exitError, fmt.Errorf("%s is required", f.name))
-		}
+	if err := req.check(); err != nil {
+		return withCode(exitError, err)
 	}
-	switch {
-	case req.format != "cue" && req.format != "zone":
-		return withCode(exitError, fmt.Errorf("--format %q: give cue (the tenant spec) or zone (a BIND master file)", req.format))
-	case req.format == "zone" && req.adopt:
-		return withCode(exitError, fmt.Errorf("--adopt marks records for the tenant spec export writes; --format zone writes none: export the spec to adopt"))
+	if req.all {
+		return exportAll(cmd, req)
 	}
 	// Before any request: a file that is there is someone's spec (its
 	// VMs, networks, comments), and export would replace all of it.
@@ -170,172 +191,20 @@ func exportZone(cmd *cobra.Command, req exportRequest) error {
 			return withCode(exitError, fmt.Errorf("--out %s exists; export writes a whole tenant file and would replace it: choose a new file, or add --force to replace it", req.out))
 		}
 	}
-	run := backends.NewRun()
-	bk := providers.Open(run)
-	defer closeBackends(bk, cmd.ErrOrStderr())
-	x, _ := bk.Providers[req.provider].(backends.ZoneExporter)
-	if x == nil {
-		return withCode(exitError, fmt.Errorf("this build of site has no %s backend that can export", req.provider))
-	}
-	ctx := cmd.Context()
-	if err := readSecret(ctx, bk, run, req.provider, req.byName, req.secret); err != nil {
-		return withCode(exitError, err)
-	}
-	stderr := cmd.ErrOrStderr()
-	read := req.declared(stderr)
-	declared := req.declaredIn != ""
-	a, err := export.Read(ctx, x, export.Request{Tenant: req.tenant, Zone: req.zone, Domain: req.domain, Provider: req.where, ProviderDeclared: declared, Operator: read, Out: req.out}, run)
+	s, err := openExport(cmd, req, req.out)
 	if err != nil {
 		return withCode(exitError, err)
 	}
-	if req.format == "zone" {
-		if a.Source, err = a.ZoneFile(); err != nil {
-			return withCode(exitError, err)
-		}
-	}
-	switch {
-	case req.format == "zone":
-	case len(a.Site) == 0:
-		fmt.Fprintf(stderr, "%s grants tenant %s zone %s on provider %s already; it needs no lines\n", req.declaredIn, req.tenant, a.Zone.Name, req.where.Name)
-	case declared:
-		fmt.Fprintf(stderr, "%s declares this server as provider %s; it needs these lines to grant it:\n\n%s\n", req.declaredIn, req.where.Name, a.Site)
-	default:
-		fmt.Fprintf(stderr, "the operator's site.cue needs these lines for it:\n\n%s\n", a.Site)
-	}
-	for _, s := range a.Skipped {
-		fmt.Fprintln(stderr, "left out:", s)
-	}
-	for _, w := range a.Warnings {
-		fmt.Fprintln(stderr, "warning:", w)
-	}
-	if req.out == "" {
-		if _, err := cmd.OutOrStdout().Write(a.Source); err != nil {
-			return withCode(exitError, err)
-		}
-	} else {
-		if err := writeExported(req.out, a.Source, req.force); err != nil {
-			return withCode(exitError, err)
-		}
-		fmt.Fprintf(stderr, "wrote %s: %d RRsets of zone %s for tenant %s\n", req.out, len(a.Zone.RRsets), a.Zone.Name, req.tenant)
-	}
-	if req.format == "zone" {
-		return nil // read-only: --adopt is refused above
-	}
-	if !req.adopt {
-		// Some may carry the tenant's marker already (an earlier export);
-		// the snapshot does not say which, so no count is given.
-		fmt.Fprintf(stderr, "nothing marked on the server (read-only; --adopt marks): site diff shows each RRset not yet marked for tenant %s as adopt until site apply marks it\n", req.tenant)
-		return nil
-	}
-	n, err := a.Mark(ctx)
+	defer s.close()
+	a, err := s.read(cmd.Context(), req, req.zone, req.out)
 	if err != nil {
 		return withCode(exitError, err)
 	}
-	fmt.Fprintf(stderr, "marked %d RRsets as owned by tenant %s (comments only; served data unchanged)\n", n, req.tenant)
-	return nil
-}
-
-// declared settles which provider of the operator's file the spec
-// names: --provider's, or the one declaring the server the flags name
-// (req.where gets its name and dns address; with none, the kind's name,
-// and with several a note on w). It returns the operator's file, nil
-// without one.
-func (req *exportRequest) declared(w io.Writer) *compiler.OperatorFile {
-	if req.byName != "" {
-		return req.operator
+	if err := s.write(a, req.out); err != nil {
+		return withCode(exitError, err)
 	}
-	req.where.Name = req.provider // the name the printed site.cue lines give it
-	found, config, read := declaredAs(req.where, req.out)
-	switch len(found) {
-	case 1:
-		p := found[0]
-		req.where.Name, req.declaredIn = p.Name, config
-		if p.PowerDNS != nil && req.where.PowerDNS.DNSAddr == "" {
-			// Where adopting checks what the server serves, as apply
-			// would for that provider.
-			req.where.PowerDNS.DNSAddr = p.PowerDNS.DNSAddr
-		}
-	case 0:
-	default:
-		names := make([]string, len(found))
-		for i, p := range found {
-			names[i] = p.Name
-		}
-		slices.Sort(names)
-		fmt.Fprintf(w, "note: %s declares this server as %d providers (%s); the spec names a new one, %s: name the one you mean in both\n", config, len(found), strings.Join(names, ", "), req.where.Name)
-	}
-	return read
-}
-
-// declaredAs finds the operator's file a run would read from here (or,
-// with --out, from beside the file written) and in it the providers
-// that are where: the same kind at the same address (for PowerDNS the
-// url and server id, for Cloudflare the API url). With exactly one, the
-// exported spec names it and the lines for site.cue only grant it,
-// rather than declaring the server again under its kind's name; with
-// none (or no file, or one that does not load) they declare it; with
-// several (two Cloudflare accounts) the caller cannot choose. read is
-// the file as read, nil without one.
-func declaredAs(where model.Provider, out string) (found []model.Provider, config string, read *compiler.OperatorFile) {
-	var paths []string
-	if out != "" {
-		paths = []string{out}
-	}
-	config, err := compiler.FindConfig("", paths)
-	if err != nil {
-		return nil, "", nil
-	}
-	src, err := os.ReadFile(config)
-	if err != nil {
-		return nil, "", nil
-	}
-	read, err = compiler.ReadOperatorFile(config, src)
-	if err != nil {
-		return nil, "", nil
-	}
-	for _, p := range read.Providers() {
-		if sameServer(p, where) {
-			found = append(found, p)
-		}
-	}
-	return found, config, read
-}
-
-// sameServer reports whether a and b name the same API of one kind.
-func sameServer(a, b model.Provider) bool {
-	url := model.ServerURL
-	server := func(s string) string { return cmp.Or(s, "localhost") }
-	switch {
-	case a.PowerDNS != nil && b.PowerDNS != nil:
-		base := func(p *model.PowerDNS) string { return url(model.PowerDNSBase(p.URL)) }
-		return base(a.PowerDNS) == base(b.PowerDNS) && server(a.PowerDNS.Server) == server(b.PowerDNS.Server)
-	case a.Cloudflare != nil && b.Cloudflare != nil:
-		return url(a.Cloudflare.APIURL) == url(b.Cloudflare.APIURL)
-	}
-	return false
-}
-
-// writeExported writes src to path; without force the file must not exist
-// when it is created (O_EXCL), so a file that appeared since the check
-// before the read is not replaced either.
-func writeExported(path string, src []byte, force bool) error {
-	flags := os.O_WRONLY | os.O_CREATE | os.O_EXCL
-	if force {
-		flags = os.O_WRONLY | os.O_CREATE | os.O_TRUNC
-	}
-	f, err := os.OpenFile(path, flags, 0o644)
-	if errors.Is(err, fs.ErrExist) {
-		return fmt.Errorf("--out %s appeared while the zone was read; nothing was marked: choose a new file, or add --force to replace it", path)
-	}
-	if err != nil {
-		return fmt.Errorf("write the spec: %w", err)
-	}
-	if _, err := f.Write(src); err != nil {
-		f.Close()
-		return fmt.Errorf("write the spec %s: %w", path, err)
-	}
-	if err := f.Close(); err != nil {
-		return fmt.Errorf("write the spec %s: %w", path, err)
+	if err := s.mark(cmd.Context(), a); err != nil {
+		return withCode(exitError, err)
 	}
 	return nil
 }

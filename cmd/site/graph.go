@@ -71,15 +71,7 @@ func onlyKeptNone(phases []plan.Phase, paths []string, load compiler.Options) st
 	if err != nil {
 		return msg
 	}
-	var have []plan.Phase
-	for _, ph := range plan.Phases {
-		for _, s := range all.Steps {
-			if s.Phase == ph {
-				have = append(have, ph)
-				break
-			}
-		}
-	}
+	have := all.Phases()
 	if len(have) == 0 {
 		return msg + "; the specs have no steps at all"
 	}

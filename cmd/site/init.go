@@ -3,8 +3,6 @@ package main
 import (
 	"cmp"
 	"fmt"
-	"io/fs"
-	"os"
 	"path/filepath"
 
 	"github.com/spf13/cobra"
@@ -79,7 +77,7 @@ func runInit(cmd *cobra.Command, opts scaffold.Options, out string) error {
 	if out == "-" {
 		specDir, name = defaultDir, opts.Name+".cue"
 	}
-	op, err := findInitConfig(specDir)
+	op, err := scaffold.FindOperator(configFlag, specDir)
 	if err != nil {
 		return err
 	}
@@ -87,19 +85,8 @@ func runInit(cmd *cobra.Command, opts scaffold.Options, out string) error {
 	if err != nil {
 		return err
 	}
-	if out != "-" {
-		if _, err := os.Stat(out); err == nil {
-			return errExists(out) // before "taken": the file is the tenant
-		}
-	}
-	if op.Exists {
-		if err := checkTaken(op.Path, specDir, opts.Name); err != nil {
-			return err
-		}
-	} else if spec := aSpecIn(specDir); spec != "" && out != "-" {
-		// The new site.cue would grant only NAME, and vet of the
-		// directory would refuse the tenants already there.
-		return fmt.Errorf("%s holds tenant specs already (%s) and no site.cue grants them: write the operator's file for them first (or name it with --config FILE), then run site init again", specDir, spec)
+	if err := scaffold.CheckPlace(op, out, specDir, opts.Name, relPos); err != nil {
+		return err
 	}
 	return writeScaffold(cmd, out, op, g, opts)
 }
@@ -108,73 +95,8 @@ func runInit(cmd *cobra.Command, opts scaffold.Options, out string) error {
 // the operator's file found from here, so that init from anywhere in the
 // project writes where vet reads; tenants/ here when there is none yet.
 func tenantsDir() string {
-	if dir, ok := tenantsBesideConfig(); ok {
+	if dir, ok := compiler.TenantsBesideConfig(configFlag); ok {
 		return dir
 	}
 	return defaultDir
-}
-
-// findInitConfig finds the operator's file for a tenant written into
-// dir, as vet would find it. With none, init makes one: here, or at
-// --config. A --config that does not exist while vet would find another
-// is refused: most likely a typo, which would leave the real operator's
-// file without the grant.
-func findInitConfig(dir string) (scaffold.Operator, error) {
-	found, findErr := compiler.FindConfig("", []string{dir})
-	path := configFlag
-	switch {
-	case path == "" && findErr != nil:
-		return scaffold.Operator{Path: compiler.ConfigName}, nil
-	case path == "":
-		path = found
-	default:
-		if _, err := os.Stat(path); err != nil {
-			if findErr == nil {
-				return scaffold.Operator{}, fmt.Errorf("--config %s: %w, and site finds the operator's file %s from here: name that one, or leave --config out", path, err, found)
-			}
-			return scaffold.Operator{Path: path}, nil
-		}
-	}
-	src, err := os.ReadFile(path)
-	if err != nil {
-		return scaffold.Operator{}, err
-	}
-	return scaffold.Operator{Path: path, Src: src, Exists: true}, nil
-}
-
-// checkTaken refuses a tenant name that a spec below dir already
-// declares: site vet of the directory the scaffold lands in would report
-// one tenant in two files. (A domain another tenant holds is refused
-// when the grant is vetted with site.cue.) A directory that is missing
-// or does not load is not init's to judge; vet will say what is wrong
-// with it.
-func checkTaken(config, dir, name string) error {
-	if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
-		return nil
-	}
-	spec, err := compiler.Load(config, []string{filepath.Join(dir, "...")})
-	if err != nil {
-		return nil
-	}
-	for _, t := range spec.Tenants {
-		if t.Name == name {
-			p := relPos(t.Pos)
-			return fmt.Errorf("tenant %s already exists at %s:%d:%d: choose another NAME", name, p.File, p.Line, p.Col)
-		}
-	}
-	return nil
-}
-
-// aSpecIn returns a .cue file below dir, "" when there is none (or no
-// dir).
-func aSpecIn(dir string) string {
-	var found string
-	_ = filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
-		if err == nil && !d.IsDir() && filepath.Ext(path) == ".cue" {
-			found = path
-			return fs.SkipAll
-		}
-		return nil
-	})
-	return found
 }

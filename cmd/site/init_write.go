@@ -1,11 +1,8 @@
 package main
 
 import (
-	"errors"
 	"fmt"
 	"io"
-	"io/fs"
-	"os"
 	"path/filepath"
 	"strings"
 
@@ -26,7 +23,7 @@ func writeScaffold(cmd *cobra.Command, out string, op scaffold.Operator, g scaff
 			return err
 		}
 		if configFlag != "" && op.Exists && !g.Granted {
-			return appendFile(op.Path, g.Site)
+			return scaffold.AppendFile(op.Path, g.Site)
 		}
 		_, err := stderr.Write(g.Site)
 		return err
@@ -34,15 +31,15 @@ func writeScaffold(cmd *cobra.Command, out string, op scaffold.Operator, g scaff
 	switch {
 	case !op.Exists:
 		// The operator's file first: O_EXCL makes sure no other appeared.
-		if err := writeNew(op.Path, g.Site); err != nil {
+		if err := scaffold.WriteNew(op.Path, g.Site); err != nil {
 			return err
 		}
 	case configFlag != "" && !g.Granted:
-		if err := appendFile(op.Path, g.Site); err != nil {
+		if err := scaffold.AppendFile(op.Path, g.Site); err != nil {
 			return err
 		}
 	}
-	if err := writeNew(out, g.Tenant); err != nil {
+	if err := scaffold.WriteNew(out, g.Tenant); err != nil {
 		return err
 	}
 	switch {
@@ -77,44 +74,4 @@ func printNext(w io.Writer, out, config string, g scaffold.Result, o scaffold.Op
 	for _, c := range [][]string{commandWords("vet", vet), commandWords("diff"), commandWords("apply")} {
 		fmt.Fprintln(w, "  "+strings.Join(c, " "))
 	}
-}
-
-// appendFile adds src to the end of the operator's file, which vet has
-// already checked with it.
-func appendFile(path string, src []byte) error {
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND, 0)
-	if err != nil {
-		return err
-	}
-	if _, err := f.Write(append([]byte("\n"), src...)); err != nil {
-		f.Close()
-		return err
-	}
-	return f.Close()
-}
-
-func errExists(path string) error {
-	return fmt.Errorf("%s exists; site init never overwrites a file: choose another --out, or remove it", path)
-}
-
-// writeNew writes src to path, creating its directory, and refuses to
-// replace an existing file.
-func writeNew(path string, src []byte) error {
-	if dir := filepath.Dir(path); dir != "." {
-		if err := os.MkdirAll(dir, 0o755); err != nil {
-			return err
-		}
-	}
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
-	if errors.Is(err, fs.ErrExist) {
-		return errExists(path)
-	}
-	if err != nil {
-		return err
-	}
-	if _, err := f.Write(src); err != nil {
-		f.Close()
-		return err
-	}
-	return f.Close()
 }

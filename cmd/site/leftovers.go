@@ -1,15 +1,8 @@
 package main
 
 import (
-	"cmp"
 	"context"
-	"errors"
 	"fmt"
-	"io/fs"
-	"maps"
-	"os"
-	"path/filepath"
-	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -18,10 +11,8 @@ import (
 	"github.com/site-tools/site/backends/leftovers"
 	"github.com/site-tools/site/backends/providers"
 	"github.com/site-tools/site/compiler"
-	"github.com/site-tools/site/compiler/graph"
 	"github.com/site-tools/site/compiler/model"
 	"github.com/site-tools/site/compiler/plan"
-	"github.com/site-tools/site/compiler/spelling"
 )
 
 func init() { register(newLeftoversCmd) }
@@ -76,7 +67,7 @@ func runLeftovers(cmd *cobra.Command, args []string, format, provider string) er
 	}
 	in := leftovers.Input{Tenants: spec.Tenants, Providers: op.Providers(), Hosts: op.Hosts(), Images: op.Images(), Granted: op.Grants, Grantees: op.Grantees(), NoTenantFile: alone}
 	if provider != "" {
-		if in, err = onlyProvider(in, provider, config); err != nil {
+		if in, err = in.Only(provider, config); err != nil {
 			return withCode(exitError, err)
 		}
 	}
@@ -92,7 +83,7 @@ func runLeftovers(cmd *cobra.Command, args []string, format, provider string) er
 	defer stopReading()
 	defer watchInterrupts(prog, run, stopReading, nil)()
 	f := &leftovers.Finder{DNS: bk.MarkReaders(), Hosts: bk.Owners, NoHosts: bk.Absent(), Run: run,
-		Prepare: readCredential(bk, spec, run),
+		Prepare: leftovers.VaultCredentials(bk.Kinds[plan.PhaseSecrets], spec.Vaults, run),
 		Command: pasteable(config)}
 	report := f.Find(reading, in)
 	out := cmd.OutOrStdout()
@@ -112,98 +103,10 @@ func runLeftovers(cmd *cobra.Command, args []string, format, provider string) er
 	return nil
 }
 
-// loadForLeftovers loads the specs as diff does. With no PATH and no
-// tenant file under ./tenants it loads site.cue alone (alone is then
-// true), where diff refuses to: every tenant removed is when what site
-// marked is most left over. ./tenants may have gone with its last file
-// (git keeps no empty directory); then only site.cue in the current
-// directory says this is the checkout, not a directory below it, whose
-// missing ./tenants says nothing.
+// loadForLeftovers loads the specs as diff does, or site.cue alone
+// (alone true) when no tenant file is left (compiler.LoadForLeftovers).
 func loadForLeftovers(args []string, load compiler.Options) (spec *model.Spec, config string, alone bool, err error) {
-	if len(args) > 0 {
-		spec, config, err = loadSpecs(args, load)
-		return spec, config, false, err
-	}
-	empty, gone := tenantDirState()
-	if !empty {
-		spec, config, err = loadSpecs(args, load)
-		return spec, config, false, err
-	}
-	config, err = compiler.FindConfig(configFlag, nil)
-	if err != nil {
-		return nil, "", false, err
-	}
-	if gone && !inCurrentDir(config) {
-		spec, config, err = loadSpecs(args, load) // says ./tenants is missing
-		return spec, config, false, err
-	}
-	spec, err = compiler.LoadWith(config, nil, load)
-	if err != nil {
-		return nil, "", false, fmt.Errorf("no tenant file under ./%s, so site.cue alone was loaded: %w", defaultDir, err)
-	}
-	return spec, config, true, nil
-}
-
-// tenantDirState says whether ./tenants holds no .cue file at any
-// depth (empty), and whether that is because it is not there (gone).
-// A .cue file the load would refuse (a link) counts as one: the load
-// then says why.
-func tenantDirState() (empty, gone bool) {
-	fi, err := os.Stat(defaultDir)
-	if errors.Is(err, fs.ErrNotExist) {
-		return true, true
-	}
-	if err != nil || !fi.IsDir() {
-		return false, false // the load says what is wrong with it
-	}
-	found := false
-	walkErr := filepath.WalkDir(defaultDir, func(_ string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		if !d.IsDir() && filepath.Ext(d.Name()) == ".cue" {
-			found = true
-			return fs.SkipAll
-		}
-		return nil
-	})
-	// A directory that cannot be read may hold tenant files: the load
-	// says so rather than this run judging every zone undeclared.
-	return !found && walkErr == nil, false
-}
-
-// inCurrentDir reports whether file is in the current directory.
-func inCurrentDir(file string) bool {
-	abs, err := filepath.Abs(file)
-	wd, werr := os.Getwd()
-	return err == nil && werr == nil && filepath.Dir(abs) == wd
-}
-
-// readCredential reads a provider's credential into run when it is in
-// a Vault store, as diff's secret step would (one read per secret).
-func readCredential(bk *runBackends, spec *model.Spec, run *backends.Run) func(context.Context, model.Provider) error {
-	read := map[string]error{}
-	return func(ctx context.Context, p model.Provider) error {
-		ref := p.Credential().Vault
-		if ref == nil {
-			return nil // from the environment, read when used
-		}
-		id := graph.SecretStepID(*ref)
-		if err, ok := read[id]; ok {
-			return err
-		}
-		// leftovers has no steps to defer, so a store that does not
-		// answer must not advise --ack GATE-SECRET-UNREACHABLE: with the
-		// gate counted as given its message leaves that out.
-		run.Acked[plan.GateSecretUnreachable] = true
-		step := &graph.Step{ID: id, Phase: plan.PhaseSecrets, Secret: &graph.Secret{Store: spec.Vaults[ref.Vault], Ref: *ref}}
-		_, err := bk.Kinds[plan.PhaseSecrets].Plan(ctx, step, run)
-		if err != nil {
-			err = fmt.Errorf("its credential is in Vault store %s, which could not be read: %w", ref.Vault, err)
-		}
-		read[id] = err
-		return err
-	}
+	return compiler.LoadForLeftovers(configFlag, args, load, loadSpecs)
 }
 
 // pasteable prints the site commands the report advises. They name the
@@ -218,21 +121,4 @@ func pasteable(config string) func(sub string, args ...string) string {
 		}
 		return strings.Join(words, " ")
 	}
-}
-
-// onlyProvider narrows in to --provider NAME: that provider of the
-// operator's file config, and no host.
-func onlyProvider(in leftovers.Input, name, config string) (leftovers.Input, error) {
-	p, ok := in.Providers[name]
-	if !ok {
-		names := slices.Sorted(maps.Keys(in.Providers))
-		msg := fmt.Sprintf("--provider %s: %s declares no provider %s", name, config, name)
-		if near := spelling.Nearest(name, names); near != "" {
-			msg += ": did you mean " + near + "?"
-		}
-		return in, fmt.Errorf("%s (its providers: %s)", msg, cmp.Or(strings.Join(names, ", "), "none"))
-	}
-	in.Providers = map[string]model.Provider{name: p}
-	in.Hosts, in.Images = nil, nil
-	return in, nil
 }

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
@@ -63,34 +62,27 @@ func loadGraph(paths []string, only []plan.Phase, targets []string, budget compi
 		return scoped, nil
 	case unlisted != nil:
 		return nil, fmt.Errorf("--target: %w\n(and what the tenants no longer declare could not be listed, so it is not among them: %v)", err, unlisted)
-	case !looked && mayNameUndeclared(g, targets):
+	case !looked && g.MayNameUndeclared(targets):
 		return nil, fmt.Errorf("--target: %w\n(a domain or network a tenant no longer declares is a step only site diff and site apply find, by observing the host)", err)
 	}
 	return nil, fmt.Errorf("--target: %w", err)
 }
 
 // loadSpecs loads the operator's file and the specs at paths
-// (./tenants/... when none), and returns the model and the operator's
-// file's path. An invalid spec is an error listing every problem at
-// file:line:col, as site vet prints them.
+// (./tenants/... when none, see compiler.SpecPaths), and returns the
+// model and the operator's file's path. An invalid spec is an error
+// listing every problem at file:line:col, as site vet prints them.
 func loadSpecs(paths []string, budget compiler.Options) (*model.Spec, string, error) {
-	config, paths, err := specInput(paths)
-	if err != nil {
-		return nil, "", err
+	spec, config, err := compiler.LoadSpecs(configFlag, paths, budget)
+	var diags compiler.Diagnostics
+	if err == nil || !errors.As(err, &diags) || config == "" {
+		return spec, config, err
 	}
-	spec, err := compiler.LoadWith(config, paths, budget)
-	if err != nil {
-		var diags compiler.Diagnostics
-		if !errors.As(err, &diags) {
-			return nil, "", err
-		}
-		lines := make([]string, len(diags))
-		for i, d := range diags {
-			lines[i] = d.Format(relPos)
-		}
-		return nil, "", fmt.Errorf("the specs have errors (site vet lists the same), so nothing was observed:\n%s", strings.Join(lines, "\n"))
+	lines := make([]string, len(diags))
+	for i, d := range diags {
+		lines[i] = d.Format(relPos)
 	}
-	return spec, config, nil
+	return nil, "", fmt.Errorf("the specs have errors (site vet lists the same), so nothing was observed:\n%s", strings.Join(lines, "\n"))
 }
 
 // warnTo is the compiler.Options.Warn of diff, apply and graph: the
@@ -104,26 +96,6 @@ func warnTo(w io.Writer) func(compiler.Diagnostics) {
 	}
 }
 
-// mayNameUndeclared reports whether one of targets may name the removal
-// of a domain or network that site graph, not observing, cannot list:
-// it names a VM or network step and g has such steps to look from.
-func mayNameUndeclared(g *graph.Graph, targets []string) bool {
-	kinds := map[string]bool{}
-	for _, s := range g.Steps {
-		if !s.Prerequisite && (s.VM != nil || s.Network != nil) {
-			kinds[strings.SplitN(s.ID, "/", 2)[0]+"/"] = true
-		}
-	}
-	for _, t := range targets {
-		for k := range kinds {
-			if strings.HasPrefix(t, k) {
-				return true
-			}
-		}
-	}
-	return false
-}
-
 // discoverFunc finds the steps only observing can name, for g (see
 // runBackends.discover).
 type discoverFunc func(g *graph.Graph) ([]*graph.Step, error)
@@ -135,69 +107,9 @@ var configFlag string
 const configFlagHelp = "the operator's file; default: the nearest site.cue upwards"
 
 // specInput is what vet, diff, apply and graph read: the operator's
-// file and the tenant files at the PATH arguments.
+// file and the tenant files at the PATH arguments (compiler.SpecInput).
 func specInput(args []string) (string, []string, error) {
-	paths, err := specPaths(args)
-	if err != nil {
-		return "", nil, err
-	}
-	config, err := compiler.FindConfig(configFlag, paths)
-	return config, paths, err
-}
-
-// specPaths is the PATH arguments, or ./tenants/... when none are
-// given. A missing ./tenants then gets its own message, since the user
-// named no path to check.
-func specPaths(args []string) ([]string, error) {
-	for i, a := range args {
-		if a == "" {
-			// Most likely an unset shell variable; reading "." instead
-			// would vet or converge something nobody named.
-			return nil, fmt.Errorf("PATH %d is empty (an unset variable?): name a .cue file, a directory, or dir/...", i+1)
-		}
-	}
-	if len(args) > 0 {
-		return args, nil
-	}
-	if fi, err := os.Stat(defaultDir); err == nil && fi.IsDir() {
-		return defaultPaths, nil
-	}
-	if dir, ok := projectTenants(); ok {
-		return []string{dir}, nil
-	}
-	return nil, fmt.Errorf("no PATH given and no %s directory here, nor beside a site.cue above: name the spec files (e.g. site vet tenants/sjc.cue), or run site inside the project (site init NAME --domain D starts one)", defaultDir)
-}
-
-// projectTenants is the default PATH from a directory below the top of
-// the project (tenants/ itself, say): the tenants directory beside the
-// operator's file found from here, and everything below it, as go finds
-// go.mod from a package's directory.
-func projectTenants() (string, bool) {
-	dir, ok := tenantsBesideConfig()
-	if !ok {
-		return "", false
-	}
-	if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
-		return "", false
-	}
-	return dir + string(filepath.Separator) + "...", true // "./...", not Join's "..."
-}
-
-// tenantsBesideConfig is the tenants directory beside the operator's
-// file found from here (relative to here when it can be); false when
-// there is no operator's file.
-func tenantsBesideConfig() (string, bool) {
-	config, err := compiler.FindConfig(configFlag, nil)
-	if err != nil {
-		return "", false
-	}
-	dir := filepath.Join(filepath.Dir(config), defaultDir)
-	if wd, err := os.Getwd(); err == nil && filepath.IsAbs(dir) {
-		if rel, err := filepath.Rel(wd, dir); err == nil {
-			dir = rel
-		}
-	}
-	return dir, true
+	return compiler.SpecInput(configFlag, args)
 }
 
 // parseOnly reads --only.

@@ -18,11 +18,9 @@ import (
 
 func init() { register(newVetCmd) }
 
-// defaultPaths is what vet, diff, apply and graph read with no PATH: the
-// tenants directory that `site init` writes into, and everything below it.
-var defaultPaths = []string{"./" + defaultDir + "/..."}
-
-const defaultDir = "tenants"
+// defaultDir is the tenants directory that `site init` writes into and
+// vet, diff, apply and graph read with no PATH (compiler.SpecPaths).
+const defaultDir = compiler.TenantsDir
 
 func newVetCmd() *cobra.Command {
 	var format string

@@ -9,19 +9,25 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/site-tools/site/backends"
 	"github.com/site-tools/site/compiler"
 	"github.com/site-tools/site/compiler/dnsname"
-	"github.com/site-tools/site/compiler/graph"
 	"github.com/site-tools/site/compiler/model"
-	"github.com/site-tools/site/compiler/plan"
 )
 
 // This file is `site export`'s flow: read a live zone through its
 // backend, render it, vet it, and (once the caller has written the spec)
 // mark its records as the tenant's. It is the one place data flows from
 // the live systems back to CUE, so it sits beside the renderer and
-// reaches the backend only through backends.ZoneExporter.
+// reaches the backend only through Live (backends.BoundExporter is one):
+// nothing under compiler imports backends.
+
+// Live is a DNS server's side of an export: it reads a zone as a
+// snapshot and marks the records read as the tenant's without changing
+// what the zone serves. Its errors carry no credential value.
+type Live interface {
+	Export(ctx context.Context, zone *model.Zone) (*model.ZoneSnapshot, error)
+	MarkOwned(ctx context.Context, zone *model.Zone) (int, error)
+}
 
 // Request names a live zone to adopt, as a user gave it.
 type Request struct {
@@ -61,28 +67,28 @@ type Adoption struct {
 	// what passes vet but most likely does not do what was meant.
 	Warnings []string
 
-	exporter backends.ZoneExporter
-	run      *backends.Run
-	redactor *backends.Redactor
+	live Live
+	apex []*model.RRset // the SOA and apex NS as read, for ZoneFile
 }
 
 // Read checks req, reads the zone through x, renders the tenant spec and
 // vets it (with req.Operator, as site vet of req.Out would: see
 // vetWithOperator). Nothing is marked: the caller writes Source, then
 // calls Mark.
-// Errors never carry a credential value, even one a backend quoted.
-func Read(ctx context.Context, x backends.ZoneExporter, req Request, run *backends.Run) (*Adoption, error) {
+// Errors never carry a credential value, even one a backend quoted:
+// x redacts its own.
+func Read(ctx context.Context, x Live, req Request) (*Adoption, error) {
 	name, err := checkRequest(req)
 	if err != nil {
 		return nil, err
 	}
 	z := &model.Zone{Name: name, Tenant: req.Tenant, Provider: req.Provider}
-	scope := &graph.Graph{Steps: []*graph.Step{{ID: graph.ZoneStepID(name), Phase: plan.PhaseDNS, Zone: z}}}
-	a := &Adoption{Zone: z, exporter: x, run: run, redactor: backends.NewRedactor(scope, run)}
-	snap, err := x.Export(ctx, z, run)
+	a := &Adoption{Zone: z, live: x}
+	snap, err := x.Export(ctx, z)
 	if err != nil {
-		return nil, a.redact(err)
+		return nil, err
 	}
+	a.apex = snap.Apex
 	leaveOut(req, name, snap)
 	rrsets := make([]model.RRset, len(snap.RRsets))
 	for i, r := range snap.RRsets {
@@ -133,7 +139,7 @@ func checkRequest(req Request) (string, error) {
 
 // leaveOut drops from snap, a read of zone name, the RRsets the
 // exported spec must not hold, and lists each in snap.Skipped.
-func leaveOut(req Request, name string, snap *backends.ZoneSnapshot) {
+func leaveOut(req Request, name string, snap *model.ZoneSnapshot) {
 	// An RRset the language cannot say (a proxied CNAME at a Cloudflare
 	// apex, read as an ALIAS) is left out and listed, as every exporter
 	// leaves out what it knows it cannot say, rather than failing the
@@ -310,6 +316,9 @@ func (a *Adoption) ZoneFile() ([]byte, error) {
 	for i, r := range a.Zone.RRsets {
 		z.RRsets[i] = *r
 	}
+	for _, r := range a.apex {
+		z.Apex = append(z.Apex, *r)
+	}
 	return RenderZoneFile(z)
 }
 
@@ -317,26 +326,12 @@ func (a *Adoption) ZoneFile() ([]byte, error) {
 // changing what the zone serves, and returns how many it marked. It
 // refuses, marking nothing, when the zone changed since Read.
 func (a *Adoption) Mark(ctx context.Context) (int, error) {
-	n, err := a.exporter.MarkOwned(ctx, a.Zone, a.run)
+	n, err := a.live.MarkOwned(ctx, a.Zone)
 	if err != nil {
-		return 0, a.redact(fmt.Errorf("the spec is written, but adopting the zone failed: %w", err))
+		return 0, fmt.Errorf("the spec is written, but adopting the zone failed: %w", err)
 	}
 	return n, nil
 }
-
-// redact scrubs credential values from err's text and keeps err as the
-// cause, for errors.Is and errors.As.
-func (a *Adoption) redact(err error) error {
-	return redactedError{a.redactor.Redact(err.Error()), err}
-}
-
-type redactedError struct {
-	msg string
-	err error
-}
-
-func (e redactedError) Error() string { return e.msg }
-func (e redactedError) Unwrap() error { return e.err }
 
 // Vet checks a spec site generated (site init's scaffold, an exported
 // zone) with the operator's file it needs, as site vet would, and

@@ -61,6 +61,10 @@ type Zone struct {
 	// Notes are written as comments above the zone's block, a line
 	// each (an import says there what it left out and why).
 	Notes []string
+	// Apex is the zone's SOA and apex NS as the server serves them:
+	// RenderZoneFile writes them first, so the master file is the whole
+	// zone; Render never writes them (site sets them by its own rules).
+	Apex []model.RRset
 }
 
 // Render returns the tenant spec for z: `package tenants` and

@@ -7,20 +7,19 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/site-tools/site/backends"
 	"github.com/site-tools/site/compiler"
 	"github.com/site-tools/site/compiler/model"
 )
 
 // snapshotExporter hands Read a snapshot as a backend would.
-type snapshotExporter struct{ snap backends.ZoneSnapshot }
+type snapshotExporter struct{ snap model.ZoneSnapshot }
 
-func (x snapshotExporter) Export(context.Context, *model.Zone, *backends.Run) (*backends.ZoneSnapshot, error) {
+func (x snapshotExporter) Export(context.Context, *model.Zone) (*model.ZoneSnapshot, error) {
 	s := x.snap
 	return &s, nil
 }
 
-func (x snapshotExporter) MarkOwned(context.Context, *model.Zone, *backends.Run) (int, error) {
+func (x snapshotExporter) MarkOwned(context.Context, *model.Zone) (int, error) {
 	return 0, nil
 }
 
@@ -31,13 +30,12 @@ func TestReadLeavesOutWhatTheLanguageCannotSay(t *testing.T) {
 	const zone = "example.test."
 	mx := rr(zone, "MX", 300, "10 mx.example.org.")
 	mx.Proxied = true // Cloudflare proxies no MX
-	x := snapshotExporter{backends.ZoneSnapshot{RRsets: []*model.RRset{
+	x := snapshotExporter{model.ZoneSnapshot{RRsets: []*model.RRset{
 		ptr(rr("www."+zone, "A", 300, "192.0.2.1")),
 		ptr(mx),
 	}}}
 	a, err := Read(context.Background(), x, Request{Tenant: "acme", Zone: zone,
-		Provider: model.Provider{Name: "pdns", PowerDNS: &model.PowerDNS{URL: "http://127.0.0.1:8081", APIKey: model.Credential{Env: "PDNS_API_KEY"}}}},
-		backends.NewRun())
+		Provider: model.Provider{Name: "pdns", PowerDNS: &model.PowerDNS{URL: "http://127.0.0.1:8081", APIKey: model.Credential{Env: "PDNS_API_KEY"}}}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -71,15 +69,14 @@ tenants: {
 	if err != nil {
 		t.Fatal(err)
 	}
-	x := snapshotExporter{backends.ZoneSnapshot{RRsets: []*model.RRset{
+	x := snapshotExporter{model.ZoneSnapshot{RRsets: []*model.RRset{
 		ptr(rr("www."+zone, "A", 300, "192.0.2.1")),
 		ptr(rr("shop."+zone, "NS", 300, "ns1.shop."+zone)),
 		ptr(rr("ns1.shop."+zone, "A", 300, "192.0.2.53")),
 		ptr(rr("www.shop."+zone, "A", 300, "203.0.113.66")),
 	}}}
 	a, err := Read(context.Background(), x, Request{Tenant: "acme", Zone: zone, Operator: read,
-		Provider: model.Provider{Name: "pdns", PowerDNS: &model.PowerDNS{URL: "http://127.0.0.1:8081", APIKey: model.Credential{Env: "PDNS_API_KEY"}}}},
-		backends.NewRun())
+		Provider: model.Provider{Name: "pdns", PowerDNS: &model.PowerDNS{URL: "http://127.0.0.1:8081", APIKey: model.Credential{Env: "PDNS_API_KEY"}}}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -133,13 +130,12 @@ tenants: {
 			if err != nil {
 				t.Fatal(err)
 			}
-			var snap backends.ZoneSnapshot
+			var snap model.ZoneSnapshot
 			for _, r := range tc.rrsets {
 				snap.RRsets = append(snap.RRsets, ptr(r))
 			}
 			a, err := Read(context.Background(), snapshotExporter{snap}, Request{Tenant: "acme", Zone: zone, Operator: read,
-				Provider: model.Provider{Name: "pdns", PowerDNS: &model.PowerDNS{URL: "http://127.0.0.1:8081", APIKey: model.Credential{Env: "PDNS_API_KEY"}}}},
-				backends.NewRun())
+				Provider: model.Provider{Name: "pdns", PowerDNS: &model.PowerDNS{URL: "http://127.0.0.1:8081", APIKey: model.Credential{Env: "PDNS_API_KEY"}}}})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -184,7 +180,7 @@ tenants: {
 			if err != nil {
 				t.Fatal(err)
 			}
-			x := snapshotExporter{backends.ZoneSnapshot{RRsets: []*model.RRset{
+			x := snapshotExporter{model.ZoneSnapshot{RRsets: []*model.RRset{
 				ptr(rr(block+"."+zone, "NS", 300, "ns1.shop.test.")),
 				ptr(rr("5."+zone, "CNAME", 300, "5."+block+"."+zone)),
 				// Written by hand in another case: the same name to DNS.
@@ -194,8 +190,7 @@ tenants: {
 				ptr(rr("*."+zone, "PTR", 300, "any.example.test.")),
 			}}}
 			a, err := Read(context.Background(), x, Request{Tenant: "acme", Zone: zone, Operator: read,
-				Provider: model.Provider{Name: "pdns", PowerDNS: &model.PowerDNS{URL: "http://127.0.0.1:8081", APIKey: model.Credential{Env: "PDNS_API_KEY"}}}},
-				backends.NewRun())
+				Provider: model.Provider{Name: "pdns", PowerDNS: &model.PowerDNS{URL: "http://127.0.0.1:8081", APIKey: model.Credential{Env: "PDNS_API_KEY"}}}})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -315,7 +310,7 @@ tenants: {
 			if err != nil {
 				t.Fatal(err)
 			}
-			var snap backends.ZoneSnapshot
+			var snap model.ZoneSnapshot
 			for _, r := range tc.rrsets {
 				snap.RRsets = append(snap.RRsets, ptr(r))
 			}
@@ -324,7 +319,7 @@ tenants: {
 			if tc.stdout {
 				req.Out = ""
 			}
-			a, err := Read(context.Background(), snapshotExporter{snap}, req, backends.NewRun())
+			a, err := Read(context.Background(), snapshotExporter{snap}, req)
 			if len(tc.want) == 0 {
 				if err != nil {
 					t.Fatalf("Read: %v", err)
@@ -367,15 +362,14 @@ tenants: {
 // all the same, positioned in --out when there is one.
 func TestReadWarnsWithoutSiteCue(t *testing.T) {
 	const zone = "example.test."
-	x := snapshotExporter{backends.ZoneSnapshot{RRsets: []*model.RRset{
+	x := snapshotExporter{model.ZoneSnapshot{RRsets: []*model.RRset{
 		ptr(rr("www."+zone, "A", 300, "192.0.2.1")),
 		ptr(rr("d."+zone, "DS", 300, "2371 13 2 abcdef0123456789abcdef0123456789abcdef0123456789abcdef0123456789")),
 	}}}
 	for _, out := range []string{"", "tenants/acme.cue"} {
 		t.Run("out="+out, func(t *testing.T) {
 			a, err := Read(context.Background(), x, Request{Tenant: "acme", Zone: zone, Out: out,
-				Provider: model.Provider{Name: "pdns", PowerDNS: &model.PowerDNS{URL: "http://127.0.0.1:8081", APIKey: model.Credential{Env: "PDNS_API_KEY"}}}},
-				backends.NewRun())
+				Provider: model.Provider{Name: "pdns", PowerDNS: &model.PowerDNS{URL: "http://127.0.0.1:8081", APIKey: model.Credential{Env: "PDNS_API_KEY"}}}})
 			if err != nil {
 				t.Fatal(err)
 			}

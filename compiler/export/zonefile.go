@@ -17,7 +17,8 @@ import (
 // form Render writes them in. It refuses what Render refuses, with the
 // same error, so the two forms of one export say the same records, and
 // site import bind reads this file back to the spec Render writes.
-// z.Notes head the file as comments; a proxied record (which a zone
+// z.Apex (the SOA and apex NS as served) comes first, under a comment
+// saying what site manages of them. z.Notes head the file as comments; a proxied record (which a zone
 // file cannot say) ends in a comment saying so.
 func RenderZoneFile(z Zone) ([]byte, error) {
 	if !strings.HasSuffix(z.Zone, ".") {
@@ -50,6 +51,7 @@ func RenderZoneFile(z Zone) ([]byte, error) {
 		}
 	}
 	fmt.Fprintf(&b, "$ORIGIN %s\n", z.Zone)
+	writeApex(&b, z)
 	for _, l := range lines {
 		owner := dnsname.Relative(l.rs.Name, z.Zone)
 		for _, v := range l.values {
@@ -61,4 +63,35 @@ func RenderZoneFile(z Zone) ([]byte, error) {
 		}
 	}
 	return []byte(b.String()), nil
+}
+
+// apexNote says, above the SOA and apex NS of an exported zone file,
+// what site manages of them: both are written here as the server serves
+// them, so the file is the whole zone, and neither is in the spec.
+const apexNote = `; The SOA and apex NS as the server serves them; the tenant spec holds neither.
+; site never writes the SOA's serial or primary name server (the server's own);
+; a zone's soa: {mbox, refresh, retry, expire, minimum} sets the rest.
+; The apex NS come with the zone on its provider; site touches them only
+; when a spec names them ("@": NS: [...]). site import bind leaves both out.`
+
+// writeApex writes z.Apex, SOA first, each RRset's values sorted.
+func writeApex(b *strings.Builder, z Zone) {
+	if len(z.Apex) == 0 {
+		return
+	}
+	b.WriteString(apexNote + "\n")
+	apex := slices.Clone(z.Apex)
+	notSOA := func(r model.RRset) int {
+		if strings.EqualFold(r.Type, "SOA") {
+			return 0
+		}
+		return 1
+	}
+	slices.SortStableFunc(apex, func(a, c model.RRset) int { return cmp.Compare(notSOA(a), notSOA(c)) })
+	for _, rs := range apex {
+		values := slices.Sorted(slices.Values(rs.Values))
+		for _, v := range values {
+			fmt.Fprintf(b, "%s\t%d\tIN\t%s\t%s\n", dnsname.Relative(rs.Name, z.Zone), rs.TTL, strings.ToUpper(rs.Type), v)
+		}
+	}
 }

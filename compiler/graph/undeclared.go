@@ -79,3 +79,37 @@ func (g *Graph) NamesOnly(patterns []string) bool {
 	}
 	return true
 }
+
+// MayNameUndeclared reports whether one of targets may name the removal
+// of a domain or network that a graph built without observing cannot
+// list: it names a VM or network step and g has such steps to look from.
+func (g *Graph) MayNameUndeclared(targets []string) bool {
+	kinds := map[string]bool{}
+	for _, s := range g.Steps {
+		if !s.Prerequisite && (s.VM != nil || s.Network != nil) {
+			kinds[strings.SplitN(s.ID, "/", 2)[0]+"/"] = true
+		}
+	}
+	for _, t := range targets {
+		for k := range kinds {
+			if strings.HasPrefix(t, k) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// Phases lists, in plan.Phases' order, the phases g has steps in.
+func (g *Graph) Phases() []plan.Phase {
+	var have []plan.Phase
+	for _, ph := range plan.Phases {
+		for _, s := range g.Steps {
+			if s.Phase == ph {
+				have = append(have, ph)
+				break
+			}
+		}
+	}
+	return have
+}

@@ -59,6 +59,8 @@ type irRecord struct {
 	TlsaUsage        int    `json:"tlsausage"`
 	TlsaSelector     int    `json:"tlsaselector"`
 	TlsaMatchingType int    `json:"tlsamatchingtype"`
+
+	irRecent // LOC, SMIMEA, HINFO, RP, URI, CERT: see dnscontrol_types.go
 }
 
 // parseDNSControl reads `dnscontrol print-ir` output: one zone per
@@ -132,6 +134,9 @@ func irMetaRefused(meta map[string]string) string {
 
 // irValue writes one DNSControl record's data in presentation form.
 func irValue(typ string, r irRecord) (string, error) {
+	if v, ok, err := irRecentValue(typ, r); ok {
+		return v, err
+	}
 	n := strconv.Itoa
 	switch typ {
 	case "TXT":
