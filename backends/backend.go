@@ -90,9 +90,11 @@ type StepPlan struct {
 	// make diff fail, and apply too, so that what the check after an
 	// apply found is not forgotten by the next run.
 	Problems []string
-	// Detail is the driver's own data for Apply (the batch to send, the
-	// XML to define, ...). It never leaves the process.
-	Detail any
+	// detail is the driver's own data for Apply (the batch to send, the
+	// XML to define, ...), of the type its Typed adapter names: set by
+	// Typed.Plan, read by Typed.Apply and DetailOf. It never leaves the
+	// process.
+	detail any
 	// Reads counts the API calls observing made, for a driver that
 	// counts them; the engine adds those of the re-observation after
 	// apply to the step's reads.

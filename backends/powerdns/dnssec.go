@@ -216,11 +216,10 @@ func signerDS(b *batch) backends.SignerDS {
 // exist, and returns that batch (dnsplan.CheckReplan says when it may
 // not be applied).
 func (d *Driver) replanForDS(ctx context.Context, step *graph.Step, run *backends.Run) (*batch, error) {
-	sp, err := d.Plan(ctx, step, run)
+	_, b, err := d.plan(ctx, step, run)
 	if err != nil {
 		return nil, fmt.Errorf("zone %s: planning again to write its children's DS: %w", step.Zone.Name, err)
 	}
-	b := sp.Detail.(*batch)
 	if err := dnsplan.CheckReplan(step.Zone.Name, b.pendingDS, b.changes, run); err != nil {
 		return nil, err
 	}
