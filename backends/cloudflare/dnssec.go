@@ -108,14 +108,14 @@ func withChildDS(step *graph.Step, run *backends.Run) (*graph.Step, []*model.Zon
 // replanForDS plans the zone of sp again at apply time, through the same
 // client, once the pending children's keys exist (dnsplan.CheckReplan
 // says when the new plan may not be sent).
-func (d *Driver) replanForDS(ctx context.Context, sp *backends.StepPlan, det *detail, run *backends.Run) (*backends.StepPlan, error) {
+func (d *Driver) replanForDS(ctx context.Context, sp *backends.StepPlan, det *detail, run *backends.Run) (*backends.StepPlan, *detail, error) {
 	zone := sp.Step.Zone.Name
-	again, err := d.plan(ctx, sp.Step, run, det)
+	again, fresh, err := d.plan(ctx, sp.Step, run, det)
 	if err != nil {
-		return nil, fmt.Errorf("zone %s: planning again to write its children's DS: %w", zone, err)
+		return nil, nil, fmt.Errorf("zone %s: planning again to write its children's DS: %w", zone, err)
 	}
-	if err := dnsplan.CheckReplan(zone, again.Detail.(*detail).pendingDS, again.Changes, run); err != nil {
-		return nil, err
+	if err := dnsplan.CheckReplan(zone, fresh.pendingDS, again.Changes, run); err != nil {
+		return nil, nil, err
 	}
-	return again, nil
+	return again, fresh, nil
 }
