@@ -12,14 +12,10 @@ import (
 	"github.com/site-tools/site/compiler/model"
 )
 
-// Apply writes the zone. When records were waiting for a lease it first
+// apply writes the zone. When records were waiting for a lease it first
 // waits for every one of them, then plans the zone again and applies
 // that plan, unless it needs a gate the run did not acknowledge.
-func (d *Driver) Apply(ctx context.Context, sp *backends.StepPlan, run *backends.Run) (*backends.StepResult, error) {
-	dt, ok := sp.Detail.(*detail)
-	if !ok {
-		return d.Inner.Apply(ctx, sp, run)
-	}
+func (d *Driver) apply(ctx context.Context, sp *backends.StepPlan, dt *detail, run *backends.Run) (*backends.StepResult, error) {
 	if len(dt.waiting) == 0 {
 		return d.Inner.Apply(ctx, dt.inner, run)
 	}
@@ -40,11 +36,10 @@ func (d *Driver) Apply(ctx context.Context, sp *backends.StepPlan, run *backends
 		res.Problems = append(res.Problems, err.Error())
 		return res, aerr
 	}
-	fresh, err := d.Plan(ctx, sp.Step, run)
+	fresh, fdt, err := d.plan(ctx, sp.Step, run)
 	if err != nil {
 		return nil, fmt.Errorf("plan zone %s again with the leased addresses: %w", sp.Step.Zone.Name, err)
 	}
-	fdt := fresh.Detail.(*detail)
 	if len(fdt.waiting) > 0 {
 		return nil, fmt.Errorf("zone %s: the DHCP lease of VM %s went away while the zone was planned again; run site apply again", sp.Step.Zone.Name, fdt.waiting[0].Lease.VM)
 	}
