@@ -99,6 +99,9 @@ type StepPlan struct {
 	// counts them; the engine adds those of the re-observation after
 	// apply to the step's reads.
 	Reads int
+	// Output is what the step tells the steps that depend on it (see
+	// Inputs).
+	Output Output
 }
 
 // StepResult reports what an apply did beyond its planned changes.
@@ -122,6 +125,10 @@ type StepResult struct {
 	// Queries counts the DNS queries verification made; a zone
 	// transfer is one.
 	Queries int
+	// Output, when not empty, is what the step tells its dependents
+	// after the apply, in place of its plan's (a zone signed now has
+	// its DS).
+	Output Output
 }
 
 // GatedError is an observation failure the user may acknowledge with a
@@ -172,11 +179,8 @@ type Run struct {
 	await   awaiting // see Await
 	mu      sync.Mutex
 	secrets map[string]string // secret step ID -> value
-	// signerDS holds the DS each Cloudflare-signed zone's step read
-	// (see SignerDS), by zone.
-	signerDS map[string]SignerDS
-	memos    map[string]*memo // see Once
-	left     map[string]any   // see Leave
+	memos   map[string]*memo  // see Once
+	left    map[string]any    // see Leave
 	// silent are the servers that let a request pass its deadline
 	// unanswered, by Awaited.Server (see deadline.go).
 	silent map[string]*NoAnswerError

@@ -4,15 +4,16 @@ package cloudflare
 // read (one GET /zones/{id}/dnssec per plan, for such zones only) and
 // its plan notes what they say: the DS the parent must publish while
 // Cloudflare's DNSSEC is active or pending, else that it is not on; and
-// it leaves that DS in the run for its parent to publish.
+// it tells that DS to its parent's step (backends.Output), which
+// publishes it.
 // site does not turn Cloudflare's DNSSEC on or off: that stays in the
 // dashboard, where Cloudflare also shows the registrar step.
 //
 // A Cloudflare zone that is the parent of signed zones of its tenant
 // writes their DS as DS records (data: key_tag, algorithm, digest_type,
 // digest), owned like any record site writes. It reads each child's DS
-// from what the child's step, which runs first, left in the run
-// (backends.SignerDS): Cloudflare's DNSSEC details for a Cloudflare
+// from what the child's step, which it depends on, told it (its
+// backends.Inputs): Cloudflare's DNSSEC details for a Cloudflare
 // child, a PowerDNS child's keys. The planning is dnsplan's, shared with
 // the PowerDNS parent: a child signed in this apply is a pending DS,
 // which Apply plans again for; a child with no DS (or not read in this
@@ -98,10 +99,10 @@ func dnssecNotes(zone string, dsParent string, d *dnssecDetails) []string {
 
 // withChildDS returns step with the DS of its signed children among its
 // wanted RRsets, the children signed in this apply, and the notes of
-// those with none: every child's DS is what its own step left in run.
-func withChildDS(step *graph.Step, run *backends.Run) (*graph.Step, []*model.Zone, []string, error) {
+// those with none: every child's DS is what its own step told this one.
+func withChildDS(step *graph.Step, in backends.Inputs) (*graph.Step, []*model.Zone, []string, error) {
 	return dnsplan.WithChildDS(step, func(child *model.Zone) (dnsplan.ChildDS, error) {
-		return dnsplan.SignerChildDS(run, child), nil
+		return dnsplan.SignerChildDS(in, child), nil
 	})
 }
 

@@ -213,7 +213,7 @@ func (d *Driver) plan(ctx context.Context, step *graph.Step, run *backends.Run, 
 	if err != nil {
 		return nil, nil, err
 	}
-	withDS, pending, notes, err := withChildDS(step, run)
+	withDS, pending, notes, err := withChildDS(step, backends.InputsOf(ctx))
 	if err != nil {
 		return nil, nil, err
 	}
@@ -221,15 +221,16 @@ func (d *Driver) plan(ctx context.Context, step *graph.Step, run *backends.Run, 
 	if err != nil {
 		return nil, nil, err
 	}
+	var out backends.Output
 	if obs.dnssec != nil {
 		notes = append(dnssecNotes(z.Name, z.DSParent, obs.dnssec), notes...)
-		// The parent of this zone publishes this DS; its step runs
-		// after this one and reads it from the run.
-		run.SetSignerDS(z.Name, backends.SignerDS{DS: publishedDS(obs.dnssec), Status: obs.dnssec.Status})
+		// The parent of this zone publishes this DS; its step depends
+		// on this one, and is told it.
+		out.Signer = &backends.SignerDS{DS: publishedDS(obs.dnssec), Status: obs.dnssec.Status}
 	}
 	changes := append(df.changes, dnsplan.PendingDSChanges(step, pending, df.kept)...)
 	return &backends.StepPlan{Step: step, Changes: changes, Fingerprint: obs.fingerprint(), Notes: append(notes, df.notes...),
-			Reads: int(det.requests.n.Load())},
+			Reads: int(det.requests.n.Load()), Output: out},
 		&detail{api: det.api, zoneID: obs.zoneID, chunk: det.chunk, ops: df.ops, soa: df.soa, expect: df.expect, requests: det.requests, pendingDS: pending, kept: df.kept}, nil
 }
 
@@ -346,7 +347,7 @@ func (d *Driver) replan(ctx context.Context, det *detail, sp *backends.StepPlan,
 		return nil, fmt.Errorf("%w; re-observing the zone failed: %v", cause, err)
 	}
 	// The children's DS are wanted as in the first plan, not deleted.
-	withDS, _, _, err := withChildDS(sp.Step, run)
+	withDS, _, _, err := withChildDS(sp.Step, backends.InputsOf(ctx))
 	if err != nil {
 		return nil, err
 	}

@@ -1,7 +1,6 @@
 package cloudflare
 
 import (
-	"context"
 	"slices"
 	"strings"
 	"testing"
@@ -35,25 +34,24 @@ func (f *fixture) heldDS() []string {
 
 // TestParentWritesPendingChildDS: a child signed in this apply is a
 // pending DS in the parent's plan; by the parent's apply the child's
-// step has left its DS in the run, and the apply plans again and writes
-// it. A child still unsigned by then is an error that says what to do.
+// step has told it its DS, and the apply writes it. A child still unsigned by then is an error that says what to do.
 func TestParentWritesPendingChildDS(t *testing.T) {
 	const ds = "2371 13 2 " + "48e939042e82c22542cb377b580dfdc52a361cefdc72e7f9107e2b6bd9306a45"
 	f := newFixture(t)
 	step := f.parentStep()
-	f.run.SetSignerDS(kid, backends.SignerDS{Status: "signed in this apply", Pending: true})
+	f.tell(kid, backends.SignerDS{Status: "signed in this apply", Pending: true})
 	sp := f.plan(t, step)
 	if want := []string{"create " + kid + "/DS", "create " + kid + "/NS"}; !slices.Equal(summary(sp.Changes), want) {
 		t.Fatalf("got %q, want %q", summary(sp.Changes), want)
 	}
-	if _, err := f.drv.Apply(context.Background(), sp, f.run); err == nil || !strings.Contains(err.Error(), kid+" still has no active key") {
+	if _, err := f.drv.Apply(f.ctx(), sp, f.run); err == nil || !strings.Contains(err.Error(), kid+" still has no active key") {
 		t.Errorf("child still unsigned: got %v, want an error that says so", err)
 	}
 	if got := f.heldDS(); len(got) != 0 {
 		t.Errorf("child still unsigned: the fake holds DS %q, want none", got)
 	}
 
-	f.run.SetSignerDS(kid, backends.SignerDS{DS: []string{ds}, Status: "active"})
+	f.tell(kid, backends.SignerDS{DS: []string{ds}, Status: "active"})
 	f.apply(t, sp)
 	if got := f.heldDS(); !slices.Equal(got, []string{ds}) {
 		t.Errorf("got DS %q, want [%s]", got, ds)
@@ -76,12 +74,12 @@ func TestPendingChildDSReplacesTheLiveOne(t *testing.T) {
 	f.apply(t, f.plan(t, held))
 
 	step := f.parentStep()
-	f.run.SetSignerDS(kid, backends.SignerDS{Status: "signed in this apply", Pending: true})
+	f.tell(kid, backends.SignerDS{Status: "signed in this apply", Pending: true})
 	sp := f.plan(t, step)
 	if want := []string{"update " + kid + "/DS"}; !slices.Equal(summary(sp.Changes), want) {
 		t.Fatalf("got %q, want %q", summary(sp.Changes), want)
 	}
-	f.run.SetSignerDS(kid, backends.SignerDS{DS: []string{ds}, Status: "active"})
+	f.tell(kid, backends.SignerDS{DS: []string{ds}, Status: "active"})
 	f.apply(t, sp)
 	if got := f.heldDS(); !slices.Equal(got, []string{ds}) {
 		t.Errorf("got DS %q, want [%s]", got, ds)
@@ -96,7 +94,7 @@ func TestParentDSSurvivesStaleReplan(t *testing.T) {
 	f := newFixture(t)
 	step := f.parentStep()
 	step.Zone.RRsets = append(step.Zone.RRsets, rr("keys."+zoneName, "A", 300, "203.0.113.10"))
-	f.run.SetSignerDS(kid, backends.SignerDS{DS: []string{ds}, Status: "active"})
+	f.tell(kid, backends.SignerDS{DS: []string{ds}, Status: "active"})
 	sp := f.plan(t, step)
 	f.add(t, cftest.Record{Name: "keys.sjc.example.net", Type: "A", Content: "203.0.113.10", TTL: 300})
 	res := f.apply(t, sp)

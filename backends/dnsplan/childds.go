@@ -36,11 +36,12 @@ type ChildDS struct {
 	Note string
 }
 
-// SignerChildDS is what child's own step left in run of its DS
-// (backends.Run.SetSignerDS): the provider-neutral way a parent learns
-// it, used for every child whose keys the parent's provider cannot read.
-func SignerChildDS(run *backends.Run, child *model.Zone) ChildDS {
-	signer, read := run.SignerDSOf(child.Name)
+// SignerChildDS is what child's own step told the parent's of its DS,
+// among the parent's Inputs (backends.Output.Signer): the
+// provider-neutral way a parent learns it, used for every child whose
+// keys the parent's provider cannot read.
+func SignerChildDS(in backends.Inputs, child *model.Zone) ChildDS {
+	signer, read := in.SignerOf(child.Name)
 	switch {
 	case !read:
 		return ChildDS{Note: fmt.Sprintf("the DS of %s is not written: its %s DNSSEC status was not read in this run (out of scope or not observed), so any DS here stays as it is",

@@ -14,7 +14,7 @@ import (
 )
 
 // TestWithChildDS: what a parent wants at each signed child, from what
-// the child's step left in the run: its DS (written), signed in this
+// the child's step told it (its Inputs): its DS (written), signed in this
 // apply (a pending change, any live DS left alone), no DS or not read
 // (a note, any live DS left alone). The step given is not changed.
 func TestWithChildDS(t *testing.T) {
@@ -38,13 +38,13 @@ func TestWithChildDS(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			run := backends.NewRun()
+			in := backends.Inputs{}
 			if tt.signer != nil {
-				run.SetSignerDS(tt.child.Name, *tt.signer)
+				in[graph.ZoneStepID(tt.child.Name)] = backends.Output{Signer: tt.signer}
 			}
 			step := graph.ZoneStep(&model.Zone{Tenant: "office1", Name: zone, TTL: 300, SignedChildren: []*model.Zone{tt.child}})
 			got, pending, notes, err := dnsplan.WithChildDS(step, func(c *model.Zone) (dnsplan.ChildDS, error) {
-				return dnsplan.SignerChildDS(run, c), nil
+				return dnsplan.SignerChildDS(in, c), nil
 			})
 			if err != nil {
 				t.Fatal(err)

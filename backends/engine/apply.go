@@ -57,6 +57,9 @@ func (e *Engine) Apply(ctx context.Context, g *graph.Graph, obs *Observation, ru
 // applyStep carries out one step whose dependencies are done.
 func (e *Engine) applyStep(ctx context.Context, s *graph.Step, deps map[string]StepReport, sp *backends.StepPlan, blocked map[string]plan.Blocked, run *backends.Run, red *backends.Redactor, hook *hooks) StepReport {
 	r := StepReport{Step: s.ID, Phase: s.Phase, Tenant: s.Tenant}
+	if sp != nil {
+		r.output = sp.Output
+	}
 	if b, ok := blocked[s.ID]; ok {
 		r.Status = StatusDeferred
 		r.Reason = fmt.Sprintf("%s acknowledged: %s", b.Gate, b.Reason)
@@ -129,7 +132,15 @@ func (e *Engine) applyStep(ctx context.Context, s *graph.Step, deps map[string]S
 		r.Status, r.Reason = StatusSkipped, "not started: the run was interrupted"
 		return r
 	}
+	in := backends.Inputs{}
+	for id, dep := range deps {
+		in[id] = dep.output
+	}
+	ctx = backends.WithInputs(ctx, in)
 	res, err := guardedApply(ctx, d, sp, run)
+	if res != nil && !res.Output.Empty() {
+		r.output = res.Output
+	}
 	if res != nil {
 		r.Requests, r.Reads, r.Writes, r.Queries = res.Requests, res.Reads, res.Writes, res.Queries
 		for _, p := range res.Problems {
@@ -191,6 +202,9 @@ func (e *Engine) reobserve(ctx context.Context, d backends.Driver, s *graph.Step
 		if p = red.Redact(p); !slices.Contains(r.Problems, p) {
 			r.Problems = append(r.Problems, p)
 		}
+	}
+	if !again.Output.Empty() {
+		r.output = again.Output // what is there now
 	}
 	// Observing again is part of what the apply cost.
 	r.Reads += again.Reads

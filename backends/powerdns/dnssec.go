@@ -170,12 +170,13 @@ func planNotes(zone *model.Zone, b *batch) []string {
 // wanted RRsets (dnsplan.WithChildDS), the children signed in this
 // apply and the notes of those with no DS. A PowerDNS child's DS is read
 // from its keys, so that it is known even when the child's step is out
-// of scope; any other child's is what its own step left in run.
+// of scope; any other child's is what its own step told this one (its
+// Inputs).
 func (d *Driver) withChildDS(ctx context.Context, step *graph.Step, run *backends.Run) (*graph.Step, []*model.Zone, []string, error) {
 	z := step.Zone
 	return dnsplan.WithChildDS(step, func(child *model.Zone) (dnsplan.ChildDS, error) {
 		if child.Provider.PowerDNS == nil {
-			return dnsplan.SignerChildDS(run, child), nil
+			return dnsplan.SignerChildDS(backends.InputsOf(ctx), child), nil
 		}
 		cc, err := d.zoneClient(child, run)
 		if err != nil {
@@ -202,14 +203,17 @@ func keysDS(child string, keys []pdns.Cryptokey) dnsplan.ChildDS {
 	return dnsplan.ChildDS{Pending: true}
 }
 
-// signerDS is what this zone's step leaves in run for a parent that
-// cannot read its keys (a Cloudflare parent): its DS, or that it is
-// signed in this apply.
-func signerDS(b *batch) backends.SignerDS {
-	if b.sign {
-		return backends.SignerDS{Status: "signed in this apply", Pending: true}
+// signerOutput is what this zone's step tells its parent's, for a
+// parent that cannot read its keys (a Cloudflare parent): its DS, or
+// that it is signed in this apply; nothing for an unsigned zone.
+func signerOutput(zone *model.Zone, b *batch) backends.Output {
+	switch {
+	case !zone.DNSSEC:
+		return backends.Output{}
+	case b.sign:
+		return backends.Output{Signer: &backends.SignerDS{Status: "signed in this apply", Pending: true}}
 	}
-	return backends.SignerDS{DS: b.ds, Status: "active"}
+	return backends.Output{Signer: &backends.SignerDS{DS: b.ds, Status: "active"}}
 }
 
 // replanForDS plans step again at apply time, once the children's keys

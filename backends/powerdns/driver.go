@@ -262,9 +262,6 @@ func (d *Driver) plan(ctx context.Context, step *graph.Step, run *backends.Run) 
 	if err := d.planSigning(ctx, step, c, absent, b); err != nil {
 		return nil, nil, err
 	}
-	if step.Zone.DNSSEC {
-		run.SetSignerDS(step.Zone.Name, signerDS(b))
-	}
 	if !absent && len(b.changes) > 0 {
 		// Only a plan that would write pays for this check.
 		if err := d.apexNS(ctx, c, live, step.Zone.Name); err != nil {
@@ -294,7 +291,7 @@ func (d *Driver) plan(ctx context.Context, step *graph.Step, run *backends.Run) 
 		}
 	}
 	return &backends.StepPlan{Step: step, Changes: b.changes, Fingerprint: obs.fingerprint(), Notes: slices.Concat(planNotes(step.Zone, b), b.notes, childNotes, authNotes), Problems: problems,
-		Reads: int(c.count.n.Load() - c.count.writes.Load())}, b, nil
+		Reads: int(c.count.n.Load() - c.count.writes.Load()), Output: signerOutput(step.Zone, b)}, b, nil
 }
 
 // apply sends the planned batch: one POST for a missing zone, else one
@@ -340,7 +337,7 @@ func (d *Driver) apply(ctx context.Context, sp *backends.StepPlan, b *batch, run
 		}
 		b.ds = ds
 		// A parent that cannot read this zone's keys learns its DS here.
-		run.SetSignerDS(zone, backends.SignerDS{DS: ds, Status: "active"})
+		res.Output = backends.Output{Signer: &backends.SignerDS{DS: ds, Status: "active"}}
 	}
 	if sp.Step.Zone.DNSSEC {
 		res.Notes = append(res.Notes, dsNote(zone, b.ds))
