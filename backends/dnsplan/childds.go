@@ -92,13 +92,18 @@ func WithChildDS(step *graph.Step, childDS func(child *model.Zone) (ChildDS, err
 			}
 			continue
 		}
-		zc.RRsets = append(zc.RRsets, &model.RRset{Name: child.Name, Type: "DS", TTL: z.TTL, Values: c.DS,
-			Writer: model.Writer{Kind: model.WriterZoneRecords, Tenant: step.Tenant, Element: "dns.zones." + child.Name + ".dnssec", Pos: child.Pos}})
+		zc.RRsets = append(zc.RRsets, DSRRset(step, child, c.DS))
 	}
 	slices.SortFunc(zc.RRsets, Compare)
 	sc := *step
 	sc.Zone = &zc
 	return &sc, pending, notes, nil
+}
+
+// DSRRset is the DS rrset the zone of step publishes for child.
+func DSRRset(step *graph.Step, child *model.Zone, ds []string) *model.RRset {
+	return &model.RRset{Name: child.Name, Type: "DS", TTL: step.Zone.TTL, Values: ds,
+		Writer: model.Writer{Kind: model.WriterZoneRecords, Tenant: step.Tenant, Element: "dns.zones." + child.Name + ".dnssec", Pos: child.Pos}}
 }
 
 // PendingDSChanges are the changes a parent plans for children signed in
@@ -119,10 +124,10 @@ func PendingDSChanges(step *graph.Step, pending []*model.Zone, kept Kept) []plan
 	return out
 }
 
-// CheckReplan checks the plan a parent made again at apply time to write
-// its pending children's DS: every child must be signed by now, and no
+// CheckReplan checks what a parent plans at apply time to write its
+// pending children's DS: every child must be signed by now, and no
 // change may need a gate the run has not acknowledged (the user was
-// shown a pending DS, not what the new plan holds).
+// shown a pending DS, not what writing it takes).
 func CheckReplan(zone string, pending []*model.Zone, changes []plan.Change, run *backends.Run) error {
 	if len(pending) > 0 {
 		var names []string

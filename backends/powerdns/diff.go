@@ -31,6 +31,9 @@ type batch struct {
 	sign      bool
 	ds        []string
 	pendingDS []*model.Zone
+	// observedDS is what the observation showed at each pending
+	// child's name, re-read before the PATCH (see pendingds.go).
+	observedDS []observedDS
 	// created is the zone as the POST that created it answered, when
 	// that one request wrote all of it: the same JSON a GET returns.
 	created *pdns.Zone

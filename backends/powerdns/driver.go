@@ -257,7 +257,7 @@ func (d *Driver) plan(ctx context.Context, step *graph.Step, run *backends.Run) 
 	}
 	obs := observe(live)
 	b := diff(withDS, obs, run)
-	b.pendingDS = pending
+	b.pendingDS, b.observedDS = pending, pendingObserved(obs, pending)
 	b.changes = append(b.changes, dnsplan.PendingDSChanges(step, pending, b.kept)...)
 	if err := d.planSigning(ctx, step, c, absent, b); err != nil {
 		return nil, nil, err
@@ -301,23 +301,18 @@ func (d *Driver) apply(ctx context.Context, sp *backends.StepPlan, b *batch, run
 	res := &backends.StepResult{}
 	planned := b.client.count
 	start, startWrites := planned.n.Load(), planned.writes.Load()
-	var replanned *countingTransport // a re-plan below brings its own client
 	defer func() {
 		res.Requests = int(planned.n.Load() - start)
 		res.Writes = int(planned.writes.Load() - startWrites)
-		if replanned != nil {
-			res.Requests += int(replanned.n.Load())
-			res.Writes += int(replanned.writes.Load())
-		}
 		res.Reads = res.Requests - res.Writes
 	}()
 	if len(b.pendingDS) > 0 {
 		// The children's steps have signed them by now.
-		again, err := d.replanForDS(ctx, sp.Step, run)
+		withDS, err := d.withPendingDS(ctx, sp.Step, b, run)
 		if err != nil {
 			return res, err
 		}
-		b, replanned = again, again.client.count
+		b = withDS
 	}
 	if len(b.deletes) == 0 && len(b.replaces) == 0 && !b.create && !b.sign {
 		return res, nil
