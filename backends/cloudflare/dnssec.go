@@ -16,7 +16,7 @@ package cloudflare
 // backends.Inputs): Cloudflare's DNSSEC details for a Cloudflare
 // child, a PowerDNS child's keys. The planning is dnsplan's, shared with
 // the PowerDNS parent: a child signed in this apply is a pending DS,
-// which Apply plans again for; a child with no DS (or not read in this
+// which Apply adds once it is known (pendingds.go); a child with no DS (or not read in this
 // run) gets none written, and any DS there stays, with a note.
 
 import (
@@ -104,19 +104,4 @@ func withChildDS(step *graph.Step, in backends.Inputs) (*graph.Step, []*model.Zo
 	return dnsplan.WithChildDS(step, func(child *model.Zone) (dnsplan.ChildDS, error) {
 		return dnsplan.SignerChildDS(in, child), nil
 	})
-}
-
-// replanForDS plans the zone of sp again at apply time, through the same
-// client, once the pending children's keys exist (dnsplan.CheckReplan
-// says when the new plan may not be sent).
-func (d *Driver) replanForDS(ctx context.Context, sp *backends.StepPlan, det *detail, run *backends.Run) (*backends.StepPlan, *detail, error) {
-	zone := sp.Step.Zone.Name
-	again, fresh, err := d.plan(ctx, sp.Step, run, det)
-	if err != nil {
-		return nil, nil, fmt.Errorf("zone %s: planning again to write its children's DS: %w", zone, err)
-	}
-	if err := dnsplan.CheckReplan(zone, fresh.pendingDS, again.Changes, run); err != nil {
-		return nil, nil, err
-	}
-	return again, fresh, nil
 }

@@ -168,9 +168,12 @@ type detail struct {
 	// after apply with one list call (verify.go).
 	expect []expectation
 	// pendingDS are signed children whose key their step makes in this
-	// apply: Apply plans again for their DS before it sends anything.
-	pendingDS []*model.Zone
-	kept      dnsplan.Kept
+	// apply: Apply adds their DS before it sends anything, planned
+	// against observedDS, the DS records seen at their names
+	// (pendingds.go).
+	pendingDS  []*model.Zone
+	observedDS []record
+	kept       dnsplan.Kept
 }
 
 // Kept names the live RRsets the zone's ignore rules kept out of the plan.
@@ -231,7 +234,8 @@ func (d *Driver) plan(ctx context.Context, step *graph.Step, run *backends.Run, 
 	changes := append(df.changes, dnsplan.PendingDSChanges(step, pending, df.kept)...)
 	return &backends.StepPlan{Step: step, Changes: changes, Fingerprint: obs.fingerprint(), Notes: append(notes, df.notes...),
 			Reads: int(det.requests.n.Load()), Output: out},
-		&detail{api: det.api, zoneID: obs.zoneID, chunk: det.chunk, ops: df.ops, soa: df.soa, expect: df.expect, requests: det.requests, pendingDS: pending, kept: df.kept}, nil
+		&detail{api: det.api, zoneID: obs.zoneID, chunk: det.chunk, ops: df.ops, soa: df.soa, expect: df.expect, requests: det.requests,
+			pendingDS: pending, observedDS: pendingObserved(obs, pending), kept: df.kept}, nil
 }
 
 // client builds the API client for a zone step.
@@ -284,11 +288,11 @@ func (d *Driver) apply(ctx context.Context, sp *backends.StepPlan, det *detail, 
 	zone := sp.Step.Zone.Name
 	if len(det.pendingDS) > 0 {
 		// The children's steps have signed them by now.
-		again, fresh, err := d.replanForDS(ctx, sp, det, run)
+		withDS, err := d.withPendingDS(ctx, sp.Step, det, run)
 		if err != nil {
 			return res, err
 		}
-		sp, det = again, fresh
+		det = withDS
 	}
 	sent, err := d.send(ctx, det, zone, det.ops, run)
 	res.Notes = append(res.Notes, sent...)
