@@ -168,12 +168,15 @@ type detail struct {
 	// after apply with one list call (verify.go).
 	expect []expectation
 	// pendingDS are signed children whose key their step makes in this
-	// apply: Apply adds their DS before it sends anything, planned
-	// against observedDS, the DS records seen at their names
-	// (pendingds.go).
-	pendingDS  []*model.Zone
-	observedDS []record
-	kept       dnsplan.Kept
+	// apply: Apply adds their DS before it sends anything (pendingds.go).
+	pendingDS []*model.Zone
+	kept      dnsplan.Kept
+	// seen are the records the plan observed, for the RRsets added when
+	// it is applied (Complete); added names those, whose records Apply
+	// lists again before it sends anything.
+	seen      []record
+	added     []dnsplan.NameType
+	addedWant []*model.RRset
 }
 
 // Kept names the live RRsets the zone's ignore rules kept out of the plan.
@@ -235,7 +238,7 @@ func (d *Driver) plan(ctx context.Context, step *graph.Step, run *backends.Run, 
 	return &backends.StepPlan{Step: step, Changes: changes, Fingerprint: obs.fingerprint(), Notes: append(notes, df.notes...),
 			Reads: int(det.requests.n.Load()), Output: out},
 		&detail{api: det.api, zoneID: obs.zoneID, chunk: det.chunk, ops: df.ops, soa: df.soa, expect: df.expect, requests: det.requests,
-			pendingDS: pending, observedDS: pendingObserved(obs, pending), kept: df.kept}, nil
+			pendingDS: pending, seen: obs.records, kept: df.kept}, nil
 }
 
 // client builds the API client for a zone step.
@@ -294,6 +297,9 @@ func (d *Driver) apply(ctx context.Context, sp *backends.StepPlan, det *detail, 
 		}
 		det = withDS
 	}
+	if err := d.asObserved(ctx, det, zone); err != nil {
+		return res, err
+	}
 	sent, err := d.send(ctx, det, zone, det.ops, run)
 	res.Notes = append(res.Notes, sent...)
 	if err == nil {
@@ -350,12 +356,13 @@ func (d *Driver) replan(ctx context.Context, det *detail, sp *backends.StepPlan,
 	if err != nil {
 		return nil, fmt.Errorf("%w; re-observing the zone failed: %v", cause, err)
 	}
-	// The children's DS are wanted as in the first plan, not deleted.
+	// The children's DS are wanted as in the first plan, not deleted,
+	// and so is what was added to it (Complete).
 	withDS, _, _, err := withChildDS(sp.Step, backends.InputsOf(ctx))
 	if err != nil {
 		return nil, err
 	}
-	df, err := diff(withDS, obs, run)
+	df, err := diff(withAdded(withDS, det), obs, run)
 	if err != nil {
 		return nil, err
 	}

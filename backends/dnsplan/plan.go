@@ -2,6 +2,7 @@ package dnsplan
 
 import (
 	"cmp"
+	"context"
 	"fmt"
 	"slices"
 	"strings"
@@ -96,6 +97,20 @@ type Kept map[NameType]map[string]any
 // shows a wanted RRset.
 type KeptReader interface {
 	Kept() Kept
+}
+
+// Completer is a DNS driver whose plan can take, when it is applied,
+// RRsets whose values were not known when it was made: the DS of a
+// child signed in the same apply, the address a guest's DHCP lease
+// gives (backends/lease). Complete returns sp with rrsets added (sp is
+// not changed), each planned against what sp's observation showed at
+// its name and type, as Plan would have; the Apply of the plan returned
+// reads those RRsets again before it writes, and writes nothing when
+// one is no longer what was observed. It refuses a write that needs a
+// gate the run has not acknowledged: the plan shown could not ask for
+// it. The rest of sp is applied as it was planned.
+type Completer interface {
+	Complete(ctx context.Context, sp *backends.StepPlan, rrsets []*model.RRset, run *backends.Run) (*backends.StepPlan, error)
 }
 
 // attrs are a change's Before or After. values is shared, not copied:

@@ -9,9 +9,11 @@
 // takes its DHCP lease": a create where the zone holds no data at its
 // name and type, an update where it does. That live RRset is left
 // alone: not knowing the address is not wanting the record gone. Apply
-// then waits for the lease, with progress and a bounded timeout, plans
-// the zone again with the address and writes it; a gate the fresh plan
-// needs that the run did not acknowledge stops it there.
+// then waits for the lease, with progress and a bounded timeout, and
+// has the zone's driver add the address to the plan it was given
+// (dnsplan.Completer), planned against the record observed at its name,
+// which must still be there as observed when it is written; a gate that
+// write needs that the run did not acknowledge stops it there.
 //
 // The VM stays the one writer of its names: the compiler made the
 // records, with the VM as their writer, before any lease was read.

@@ -257,7 +257,7 @@ func (d *Driver) plan(ctx context.Context, step *graph.Step, run *backends.Run) 
 	}
 	obs := observe(live)
 	b := diff(withDS, obs, run)
-	b.pendingDS, b.observedDS = pending, pendingObserved(obs, pending)
+	b.pendingDS, b.obs = pending, obs
 	b.changes = append(b.changes, dnsplan.PendingDSChanges(step, pending, b.kept)...)
 	if err := d.planSigning(ctx, step, c, absent, b); err != nil {
 		return nil, nil, err

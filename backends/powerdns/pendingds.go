@@ -1,15 +1,15 @@
 package powerdns
 
-// A parent's plan shows the DS of a child signed in the same apply as a
-// pending change: its value is known only once the child's step has
-// made the key. The parent's Apply does not plan the zone again for it.
-// It learns each pending child's DS (its keys, or what its step told),
-// plans that one DS against the DS rrset the plan observed at the
-// child's name, and adds it to the batch it was given; just before the
-// PATCH, under the server's write lock, it reads those DS rrsets again
-// and writes nothing if one is no longer what was observed
-// (dsAsObserved). The rest of the batch is sent as planned, as every
-// other zone's is.
+// A plan can be completed when it is applied (dnsplan.Completer): a
+// parent's plan shows the DS of a child signed in the same apply as a
+// pending change, and a zone with an address a guest has not leased yet
+// shows it waiting (backends/lease); their values are known only then.
+// The Apply does not plan the zone again for them. It plans each such
+// rrset against what the plan observed at its name and type, and adds
+// it to the batch it was given; just before the PATCH, under the
+// server's write lock, it reads those rrsets again and writes nothing if
+// one is no longer what was observed (asObserved). The rest of the batch
+// is sent as planned, as every other zone's is.
 
 import (
 	"bytes"
@@ -26,36 +26,64 @@ import (
 	"github.com/site-tools/site/compiler/model"
 )
 
-// observedDS is the DS rrset a parent's plan observed at a pending
-// child's name: the server's answer for it, nil when it held none.
-type observedDS struct {
+// observedRRset is what a plan observed at the name and type of an
+// rrset added when it was applied: the server's answer for it, nil when
+// it held none.
+type observedRRset struct {
 	key   rrKey
 	rrset *pdns.RRset
 }
 
-// pendingObserved is what obs showed at the name of each pending child.
-func pendingObserved(obs *observation, pending []*model.Zone) []observedDS {
-	var out []observedDS
-	for _, c := range pending {
-		k := dnsplan.NameType{Name: c.Name, Type: "DS"}
-		o := observedDS{key: rrKey{c.Name, "DS"}}
-		if l := obs.Sets[k]; l != nil {
-			o.rrset = l.Provider.(*pdns.RRset)
-		}
-		out = append(out, o)
+// Complete returns sp with rrsets added (see dnsplan.Completer).
+func (d *Driver) Complete(ctx context.Context, sp *backends.StepPlan, rrsets []*model.RRset, run *backends.Run) (*backends.StepPlan, error) {
+	b, err := backends.DetailOf[*batch](sp)
+	if err != nil {
+		return nil, err
 	}
-	return out
+	nb, err := d.complete(sp.Step, b, rrsets, run)
+	if err != nil {
+		return nil, err
+	}
+	out := *sp
+	return backends.WithDetail(&out, nb), nil
 }
 
-// withPendingDS returns b with the DS of its pending children added
-// (b itself is not changed), or an error when a child is still not
-// signed, or writing its DS needs a gate this run did not acknowledge:
-// the plan shown could not ask for it.
+// complete returns b with rrsets added, planned against what b's
+// observation showed at their names and types; b is not changed.
+func (d *Driver) complete(step *graph.Step, b *batch, rrsets []*model.RRset, run *backends.Run) (*batch, error) {
+	z := step.Zone
+	want := &model.Zone{Name: z.Name, Tenant: z.Tenant, TTL: z.TTL, Provider: z.Provider, RRsets: rrsets}
+	seen := &pdns.Zone{Name: pdns.String(z.Name)}
+	var observed []observedRRset
+	for _, w := range rrsets {
+		o := observedRRset{key: rrKey{w.Name, w.Type}}
+		if l := b.obs.Sets[dnsplan.NameType{Name: w.Name, Type: w.Type}]; l != nil {
+			o.rrset = l.Provider.(*pdns.RRset)
+			seen.RRsets = append(seen.RRsets, *o.rrset)
+		}
+		observed = append(observed, o)
+	}
+	only := *step
+	only.Zone = want
+	add := diff(&only, observe(seen), run)
+	if err := dnsplan.CheckReplan(z.Name, nil, add.changes, run); err != nil {
+		return nil, err
+	}
+	out := *b
+	out.observed = slices.Concat(b.observed, observed)
+	out.deletes = slices.Concat(b.deletes, add.deletes)
+	out.replaces = slices.Concat(b.replaces, add.replaces)
+	out.expect = slices.Concat(b.expect, add.expect)
+	return &out, nil
+}
+
+// withPendingDS returns b with the DS of its pending children added, or
+// an error when a child is still not signed.
 func (d *Driver) withPendingDS(ctx context.Context, step *graph.Step, b *batch, run *backends.Run) (*batch, error) {
 	z := step.Zone
 	in := backends.InputsOf(ctx)
 	var still []*model.Zone
-	want := &model.Zone{Name: z.Name, Tenant: z.Tenant, TTL: z.TTL, Provider: z.Provider}
+	var ds []*model.RRset
 	for _, child := range b.pendingDS {
 		c, err := d.childDS(ctx, z, child, in, run)
 		if err != nil {
@@ -65,38 +93,26 @@ func (d *Driver) withPendingDS(ctx context.Context, step *graph.Step, b *batch, 
 			still = append(still, child)
 			continue
 		}
-		want.RRsets = append(want.RRsets, dnsplan.DSRRset(step, child, c.DS))
+		ds = append(ds, dnsplan.DSRRset(step, child, c.DS))
 	}
 	if err := dnsplan.CheckReplan(z.Name, still, nil, run); err != nil {
 		return nil, err
 	}
-	seen := &pdns.Zone{Name: pdns.String(z.Name)}
-	for _, o := range b.observedDS {
-		if o.rrset != nil {
-			seen.RRsets = append(seen.RRsets, *o.rrset)
-		}
-	}
-	only := *step
-	only.Zone = want
-	ds := diff(&only, observe(seen), run)
-	if err := dnsplan.CheckReplan(z.Name, nil, ds.changes, run); err != nil {
+	out, err := d.complete(step, b, ds, run)
+	if err != nil {
 		return nil, err
 	}
-	out := *b
 	out.pendingDS = nil
-	out.deletes = slices.Concat(b.deletes, ds.deletes)
-	out.replaces = slices.Concat(b.replaces, ds.replaces)
-	out.expect = slices.Concat(b.expect, ds.expect)
-	return &out, nil
+	return out, nil
 }
 
-// dsAsObserved reads again, just before the PATCH and under the
-// server's write lock, the DS rrsets at the pending children's names,
-// and refuses to write when one is not what the plan observed: the DS
-// written there was planned against that.
-func (d *Driver) dsAsObserved(ctx context.Context, b *batch, zone string) error {
+// asObserved reads again, just before the PATCH and under the server's
+// write lock, the rrsets added to the batch when it was applied, and
+// refuses to write when one is not what the plan observed: it was
+// planned against that.
+func (d *Driver) asObserved(ctx context.Context, b *batch, zone string) error {
 	var changed []string
-	for _, o := range b.observedDS {
+	for _, o := range b.observed {
 		var live []pdns.RRset
 		err := d.retry(ctx, func(ctx context.Context) error {
 			var err error
@@ -118,7 +134,7 @@ func (d *Driver) dsAsObserved(ctx context.Context, b *batch, zone string) error 
 	}
 	if len(changed) > 0 {
 		return &APIError{Class: backends.ClassConflict, Err: fmt.Errorf(
-			"zone %s: %s changed since it was observed, and site would have written the DS planned against what was there; nothing was written: run site diff again",
+			"zone %s: %s changed since it was observed, and site would have written what it planned against what was there; nothing was written: run site diff again",
 			zone, strings.Join(changed, ", "))}
 	}
 	return nil

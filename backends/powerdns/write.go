@@ -38,7 +38,7 @@ func (d *Driver) write(ctx context.Context, b *batch, zone string, run *backends
 		if err := d.recheck(ctx, b, zone); err != nil {
 			return err
 		}
-		if err := d.dsAsObserved(ctx, b, zone); err != nil {
+		if err := d.asObserved(ctx, b, zone); err != nil {
 			return err
 		}
 		return d.patch(ctx, b, zone, chunks, 0, run)
