@@ -163,6 +163,11 @@ func (a *applier) do(o op) error {
 	if !retryable(o.Kind) {
 		return try(o)
 	}
+	// Checked once, before the first try: a retried define may find
+	// its own first try's definition there.
+	if err := a.definitionAsObserved(o); err != nil {
+		return err
+	}
 	tried := false
 	return a.d.retry(func() error {
 		if tried {

@@ -82,6 +82,10 @@ type op struct {
 	// New says the define makes the domain, which undoing it undefines.
 	Guard []guardedVolume
 	New   bool
+	// Was, for an opDefine of an existing persistent domain, is its
+	// definition as the plan read it, which the define was made from
+	// and checks is still there (definitionAsObserved).
+	Was string
 }
 
 // guardedVolume is a volume a VM's plan relied on no other tenant's
