@@ -52,7 +52,7 @@ func complete(step *graph.Step, det *detail, rrsets []*model.RRset, run *backend
 	if err != nil {
 		return nil, err
 	}
-	if err := dnsplan.CheckReplan(z.Name, nil, df.changes, run); err != nil {
+	if err := dnsplan.CheckCompletion(z.Name, nil, df.changes, run); err != nil {
 		return nil, err
 	}
 	out := *det
@@ -112,7 +112,7 @@ func (d *Driver) withPendingDS(ctx context.Context, step *graph.Step, det *detai
 		}
 		ds = append(ds, dnsplan.DSRRset(step, child, c.DS))
 	}
-	if err := dnsplan.CheckReplan(z.Name, still, nil, run); err != nil {
+	if err := dnsplan.CheckCompletion(z.Name, still, nil, run); err != nil {
 		return nil, err
 	}
 	out, err := complete(step, det, ds, run)

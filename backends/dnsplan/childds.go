@@ -5,8 +5,8 @@ package dnsplan
 // depends on theirs (compiler/graph), so when it plans, each child is
 // either signed, with a DS to write; signed in this same apply, so that
 // its DS is known only once its step has applied (a pending DS: the
-// parent plans it as a change, leaves any live DS alone, and plans again
-// at apply time); or unpublished (its signer shows no DS, or it was not
+// parent plans it as a change, leaves any live DS alone, and its apply
+// adds the DS to its plan, see Completer); or unpublished (its signer shows no DS, or it was not
 // read in this run), where the parent writes none and leaves what it has
 // alone, with a note. How a provider learns a child's DS differs (a
 // PowerDNS parent reads a PowerDNS child's keys itself); what it then
@@ -124,11 +124,11 @@ func PendingDSChanges(step *graph.Step, pending []*model.Zone, kept Kept) []plan
 	return out
 }
 
-// CheckReplan checks what a parent plans at apply time to write its
-// pending children's DS: every child must be signed by now, and no
+// CheckCompletion checks what a plan is completed with at apply time
+// (Completer): every pending child must be signed by now, and no
 // change may need a gate the run has not acknowledged (the user was
-// shown a pending DS, not what writing it takes).
-func CheckReplan(zone string, pending []*model.Zone, changes []plan.Change, run *backends.Run) error {
+// shown a value to come, not what writing it takes).
+func CheckCompletion(zone string, pending []*model.Zone, changes []plan.Change, run *backends.Run) error {
 	if len(pending) > 0 {
 		var names []string
 		for _, c := range pending {
@@ -139,7 +139,7 @@ func CheckReplan(zone string, pending []*model.Zone, changes []plan.Change, run 
 	for _, c := range changes {
 		for _, g := range c.Gates {
 			if !run.Acked[g] {
-				return fmt.Errorf("zone %s: with its children's DS, %s %s needs %s, which this plan did not show: run site diff again and apply with --ack %s", zone, c.Action, c.Key, g, g)
+				return fmt.Errorf("zone %s: with the values known only at apply, %s %s needs %s, which this plan did not show: run site diff again and apply with --ack %s", zone, c.Action, c.Key, g, g)
 			}
 		}
 	}

@@ -85,10 +85,10 @@ func TestWithChildDS(t *testing.T) {
 	})
 }
 
-// TestCheckReplan: the plan a parent makes again at apply time is sent
-// only when every child is signed and no change needs a gate the run
-// did not acknowledge.
-func TestCheckReplan(t *testing.T) {
+// TestCheckCompletion: what a plan is completed with at apply time is
+// sent only when every child is signed and no change needs a gate the
+// run did not acknowledge.
+func TestCheckCompletion(t *testing.T) {
 	gated := []plan.Change{{Key: "dns/x", Action: plan.ActionUpdate, Gates: []plan.Gate{"GATE-DNS-OVERWRITE"}}}
 	tests := []struct {
 		name    string
@@ -106,7 +106,7 @@ func TestCheckReplan(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			run := backends.NewRun()
 			run.Acked["GATE-DNS-OVERWRITE"] = tt.acked
-			err := dnsplan.CheckReplan(zone, tt.pending, tt.changes, run)
+			err := dnsplan.CheckCompletion(zone, tt.pending, tt.changes, run)
 			if (err == nil) != (tt.err == "") || (err != nil && !strings.Contains(err.Error(), tt.err)) {
 				t.Errorf("got %v, want %q", err, tt.err)
 			}

@@ -66,7 +66,7 @@ func (d *Driver) complete(step *graph.Step, b *batch, rrsets []*model.RRset, run
 	only := *step
 	only.Zone = want
 	add := diff(&only, observe(seen), run)
-	if err := dnsplan.CheckReplan(z.Name, nil, add.changes, run); err != nil {
+	if err := dnsplan.CheckCompletion(z.Name, nil, add.changes, run); err != nil {
 		return nil, err
 	}
 	out := *b
@@ -95,7 +95,7 @@ func (d *Driver) withPendingDS(ctx context.Context, step *graph.Step, b *batch, 
 		}
 		ds = append(ds, dnsplan.DSRRset(step, child, c.DS))
 	}
-	if err := dnsplan.CheckReplan(z.Name, still, nil, run); err != nil {
+	if err := dnsplan.CheckCompletion(z.Name, still, nil, run); err != nil {
 		return nil, err
 	}
 	out, err := d.complete(step, b, ds, run)
