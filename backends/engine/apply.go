@@ -56,10 +56,7 @@ func (e *Engine) Apply(ctx context.Context, g *graph.Graph, obs *Observation, ru
 
 // applyStep carries out one step whose dependencies are done.
 func (e *Engine) applyStep(ctx context.Context, s *graph.Step, deps map[string]StepReport, sp *backends.StepPlan, blocked map[string]plan.Blocked, run *backends.Run, red *backends.Redactor, hook *hooks) StepReport {
-	r := StepReport{Step: s.ID, Phase: s.Phase, Tenant: s.Tenant}
-	if sp != nil {
-		r.output = sp.Output
-	}
+	r := StepReport{Step: s.ID, Phase: s.Phase, Tenant: s.Tenant, output: planOutput(sp)}
 	if b, ok := blocked[s.ID]; ok {
 		r.Status = StatusDeferred
 		r.Reason = fmt.Sprintf("%s acknowledged: %s", b.Gate, b.Reason)
@@ -132,16 +129,12 @@ func (e *Engine) applyStep(ctx context.Context, s *graph.Step, deps map[string]S
 		r.Status, r.Reason = StatusSkipped, "not started: the run was interrupted"
 		return r
 	}
-	in := backends.Inputs{}
-	for id, dep := range deps {
-		in[id] = dep.output
-	}
-	ctx = backends.WithInputs(ctx, in)
+	ctx = backends.WithInputs(ctx, appliedInputs(deps))
 	res, err := guardedApply(ctx, d, sp, run)
-	if res != nil && !res.Output.Empty() {
-		r.output = res.Output
-	}
 	if res != nil {
+		if !res.Output.Empty() {
+			r.output = res.Output
+		}
 		r.Requests, r.Reads, r.Writes, r.Queries = res.Requests, res.Reads, res.Writes, res.Queries
 		for _, p := range res.Problems {
 			r.Problems = append(r.Problems, red.Redact(p))
@@ -173,6 +166,25 @@ func (e *Engine) applyStep(ctx context.Context, s *graph.Step, deps map[string]S
 	}
 	e.reobserve(ctx, d, s, run, red, &r)
 	return r
+}
+
+// planOutput is what sp tells its dependents, nothing for a step not
+// observed.
+func planOutput(sp *backends.StepPlan) backends.Output {
+	if sp == nil {
+		return backends.Output{}
+	}
+	return sp.Output
+}
+
+// appliedInputs are what a step's dependencies tell it when it applies
+// (StepReport.output).
+func appliedInputs(deps map[string]StepReport) backends.Inputs {
+	in := make(backends.Inputs, len(deps))
+	for id, dep := range deps {
+		in[id] = dep.output
+	}
+	return in
 }
 
 // wroteNothing reports whether r's calls are known to hold no write:
