@@ -39,7 +39,12 @@ type Driver interface {
 	// of all.
 	Plan(ctx context.Context, step *graph.Step, run *Run) (*StepPlan, error)
 	// Apply carries out a plan that Plan returned in this process. Gates
-	// have been checked by the executor before any Apply is called.
+	// have been checked by the executor before any Apply is called. It
+	// carries out that plan, not another: what it checks again before a
+	// write is a narrow, named check that what the plan observed is
+	// still there (a freshness check), and what only the apply can know
+	// (a value its dependencies' Outputs give, see Inputs) is planned
+	// against that observation, never by planning the step again.
 	Apply(ctx context.Context, sp *StepPlan, run *Run) (*StepResult, error)
 }
 
