@@ -44,7 +44,10 @@ type Driver interface {
 	// write is a narrow, named check that what the plan observed is
 	// still there (a freshness check), and what only the apply can know
 	// (a value its dependencies' Outputs give, see Inputs) is planned
-	// against that observation, never by planning the step again.
+	// against that observation rather than by planning the step again.
+	// (Two re-plans remain: libvirt's VM and image steps whose pool did
+	// not run when they were planned, whose volumes could not be read;
+	// and Cloudflare's once after the server refused a batch as stale.)
 	Apply(ctx context.Context, sp *StepPlan, run *Run) (*StepResult, error)
 }
 
