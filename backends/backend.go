@@ -39,7 +39,15 @@ type Driver interface {
 	// of all.
 	Plan(ctx context.Context, step *graph.Step, run *Run) (*StepPlan, error)
 	// Apply carries out a plan that Plan returned in this process. Gates
-	// have been checked by the executor before any Apply is called.
+	// have been checked by the executor before any Apply is called. It
+	// carries out that plan, not another: what it checks again before a
+	// write is a narrow, named check that what the plan observed is
+	// still there (a freshness check), and what only the apply can know
+	// (a value its dependencies' Outputs give, see Inputs) is planned
+	// against that observation rather than by planning the step again.
+	// (Two re-plans remain: libvirt's VM and image steps whose pool did
+	// not run when they were planned, whose volumes could not be read;
+	// and Cloudflare's once after the server refused a batch as stale.)
 	Apply(ctx context.Context, sp *StepPlan, run *Run) (*StepResult, error)
 }
 
@@ -90,13 +98,18 @@ type StepPlan struct {
 	// make diff fail, and apply too, so that what the check after an
 	// apply found is not forgotten by the next run.
 	Problems []string
-	// Detail is the driver's own data for Apply (the batch to send, the
-	// XML to define, ...). It never leaves the process.
-	Detail any
+	// detail is the driver's own data for Apply (the batch to send, the
+	// XML to define, ...), of the type its Typed adapter names: set by
+	// Typed.Plan, read by Typed.Apply and DetailOf. It never leaves the
+	// process.
+	detail any
 	// Reads counts the API calls observing made, for a driver that
 	// counts them; the engine adds those of the re-observation after
 	// apply to the step's reads.
 	Reads int
+	// Output is what the step tells the steps that depend on it (see
+	// Inputs).
+	Output Output
 }
 
 // StepResult reports what an apply did beyond its planned changes.
@@ -120,6 +133,10 @@ type StepResult struct {
 	// Queries counts the DNS queries verification made; a zone
 	// transfer is one.
 	Queries int
+	// Output, when not empty, is what the step tells its dependents
+	// after the apply, in place of its plan's (a zone signed now has
+	// its DS).
+	Output Output
 }
 
 // GatedError is an observation failure the user may acknowledge with a
@@ -170,11 +187,8 @@ type Run struct {
 	await   awaiting // see Await
 	mu      sync.Mutex
 	secrets map[string]string // secret step ID -> value
-	// signerDS holds the DS each Cloudflare-signed zone's step read
-	// (see SignerDS), by zone.
-	signerDS map[string]SignerDS
-	memos    map[string]*memo // see Once
-	left     map[string]any   // see Leave
+	memos   map[string]*memo  // see Once
+	left    map[string]any    // see Leave
 	// silent are the servers that let a request pass its deadline
 	// unanswered, by Awaited.Server (see deadline.go).
 	silent map[string]*NoAnswerError

@@ -4,18 +4,19 @@ package cloudflare
 // read (one GET /zones/{id}/dnssec per plan, for such zones only) and
 // its plan notes what they say: the DS the parent must publish while
 // Cloudflare's DNSSEC is active or pending, else that it is not on; and
-// it leaves that DS in the run for its parent to publish.
+// it tells that DS to its parent's step (backends.Output), which
+// publishes it.
 // site does not turn Cloudflare's DNSSEC on or off: that stays in the
 // dashboard, where Cloudflare also shows the registrar step.
 //
 // A Cloudflare zone that is the parent of signed zones of its tenant
 // writes their DS as DS records (data: key_tag, algorithm, digest_type,
 // digest), owned like any record site writes. It reads each child's DS
-// from what the child's step, which runs first, left in the run
-// (backends.SignerDS): Cloudflare's DNSSEC details for a Cloudflare
+// from what the child's step, which it depends on, told it (its
+// backends.Inputs): Cloudflare's DNSSEC details for a Cloudflare
 // child, a PowerDNS child's keys. The planning is dnsplan's, shared with
 // the PowerDNS parent: a child signed in this apply is a pending DS,
-// which Apply plans again for; a child with no DS (or not read in this
+// which Apply adds once it is known (pendingds.go); a child with no DS (or not read in this
 // run) gets none written, and any DS there stays, with a note.
 
 import (
@@ -98,24 +99,9 @@ func dnssecNotes(zone string, dsParent string, d *dnssecDetails) []string {
 
 // withChildDS returns step with the DS of its signed children among its
 // wanted RRsets, the children signed in this apply, and the notes of
-// those with none: every child's DS is what its own step left in run.
-func withChildDS(step *graph.Step, run *backends.Run) (*graph.Step, []*model.Zone, []string, error) {
+// those with none: every child's DS is what its own step told this one.
+func withChildDS(step *graph.Step, in backends.Inputs) (*graph.Step, []*model.Zone, []string, error) {
 	return dnsplan.WithChildDS(step, func(child *model.Zone) (dnsplan.ChildDS, error) {
-		return dnsplan.SignerChildDS(run, child), nil
+		return dnsplan.SignerChildDS(in, child), nil
 	})
-}
-
-// replanForDS plans the zone of sp again at apply time, through the same
-// client, once the pending children's keys exist (dnsplan.CheckReplan
-// says when the new plan may not be sent).
-func (d *Driver) replanForDS(ctx context.Context, sp *backends.StepPlan, det *detail, run *backends.Run) (*backends.StepPlan, error) {
-	zone := sp.Step.Zone.Name
-	again, err := d.plan(ctx, sp.Step, run, det)
-	if err != nil {
-		return nil, fmt.Errorf("zone %s: planning again to write its children's DS: %w", zone, err)
-	}
-	if err := dnsplan.CheckReplan(zone, again.Detail.(*detail).pendingDS, again.Changes, run); err != nil {
-		return nil, err
-	}
-	return again, nil
 }

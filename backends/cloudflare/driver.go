@@ -168,59 +168,77 @@ type detail struct {
 	// after apply with one list call (verify.go).
 	expect []expectation
 	// pendingDS are signed children whose key their step makes in this
-	// apply: Apply plans again for their DS before it sends anything.
+	// apply: Apply adds their DS before it sends anything (pendingds.go).
 	pendingDS []*model.Zone
 	kept      dnsplan.Kept
+	// seen are the records the plan observed, for the RRsets added when
+	// it is applied (Complete); added names those, whose records Apply
+	// lists again before it sends anything.
+	seen      []record
+	added     []dnsplan.NameType
+	addedWant []*model.RRset
 }
 
 // Kept names the live RRsets the zone's ignore rules kept out of the plan.
 func (d *detail) Kept() dnsplan.Kept { return d.kept }
 
+// typed is the driver as a backends.Driver: its plans carry the
+// operations their Apply sends.
+func (d *Driver) typed() backends.Typed[*detail] {
+	return backends.Typed[*detail]{Name: "Cloudflare", PlanD: d.planStep, ApplyD: d.applyStep}
+}
+
 // Plan observes the zone and diffs it against the step's records.
 func (d *Driver) Plan(ctx context.Context, step *graph.Step, run *backends.Run) (*backends.StepPlan, error) {
+	return d.typed().Plan(ctx, step, run)
+}
+
+func (d *Driver) planStep(ctx context.Context, step *graph.Step, run *backends.Run) (*backends.StepPlan, *detail, error) {
 	z := step.Zone
 	if z == nil || z.Provider.Cloudflare == nil {
-		return nil, fmt.Errorf("step %s: not a Cloudflare zone step", step.ID)
+		return nil, nil, fmt.Errorf("step %s: not a Cloudflare zone step", step.ID)
 	}
 	chunk, err := d.chunk(run)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	api, requests, err := d.client(step, run)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	sp, err := d.plan(ctx, step, run, &detail{api: api, chunk: chunk, requests: requests})
-	return sp, tokenFrom(err, step.Zone.Provider.Cloudflare.Token)
+	sp, det, err := d.plan(ctx, step, run, &detail{api: api, chunk: chunk, requests: requests})
+	return sp, det, tokenFrom(err, step.Zone.Provider.Cloudflare.Token)
 }
 
 // plan observes the zone through det's client and plans it, with the DS
 // of its signed children (dnssec.go); Apply calls it again for children
 // signed in the same apply.
-func (d *Driver) plan(ctx context.Context, step *graph.Step, run *backends.Run, det *detail) (*backends.StepPlan, error) {
+func (d *Driver) plan(ctx context.Context, step *graph.Step, run *backends.Run, det *detail) (*backends.StepPlan, *detail, error) {
 	z := step.Zone
 	obs, err := d.observe(ctx, det.api, z)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	withDS, pending, notes, err := withChildDS(step, run)
+	withDS, pending, notes, err := withChildDS(step, backends.InputsOf(ctx))
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	df, err := diff(withDS, obs, run)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
+	var out backends.Output
 	if obs.dnssec != nil {
 		notes = append(dnssecNotes(z.Name, z.DSParent, obs.dnssec), notes...)
-		// The parent of this zone publishes this DS; its step runs
-		// after this one and reads it from the run.
-		run.SetSignerDS(z.Name, backends.SignerDS{DS: publishedDS(obs.dnssec), Status: obs.dnssec.Status})
+		// The parent of this zone publishes this DS; its step depends
+		// on this one, and is told it.
+		out.Signer = &backends.SignerDS{DS: publishedDS(obs.dnssec), Status: obs.dnssec.Status}
 	}
 	changes := append(df.changes, dnsplan.PendingDSChanges(step, pending, df.kept)...)
 	return &backends.StepPlan{Step: step, Changes: changes, Fingerprint: obs.fingerprint(), Notes: append(notes, df.notes...),
-		Detail: &detail{api: det.api, zoneID: obs.zoneID, chunk: det.chunk, ops: df.ops, soa: df.soa, expect: df.expect, requests: det.requests, pendingDS: pending, kept: df.kept},
-		Reads:  int(det.requests.n.Load())}, nil
+			Reads: int(det.requests.n.Load()), Output: out},
+		&detail{api: det.api, zoneID: obs.zoneID, chunk: det.chunk, ops: df.ops, soa: df.soa, expect: df.expect, requests: det.requests,
+			pendingDS: pending, seen: obs.records, kept: df.kept}, nil
 }
 
 // client builds the API client for a zone step.
@@ -258,26 +276,29 @@ func (d *Driver) providerAPI(prov model.Provider, what string, run *backends.Run
 // records back and compares them with what was written (verify.go). On
 // a stale observation it re-observes and re-plans once.
 func (d *Driver) Apply(ctx context.Context, sp *backends.StepPlan, run *backends.Run) (*backends.StepResult, error) {
-	res, err := d.apply(ctx, sp, run)
+	return d.typed().Apply(ctx, sp, run)
+}
+
+func (d *Driver) applyStep(ctx context.Context, sp *backends.StepPlan, det *detail, run *backends.Run) (*backends.StepResult, error) {
+	res, err := d.apply(ctx, sp, det, run)
 	return res, tokenFrom(err, sp.Step.Zone.Provider.Cloudflare.Token)
 }
 
-func (d *Driver) apply(ctx context.Context, sp *backends.StepPlan, run *backends.Run) (*backends.StepResult, error) {
-	det, ok := sp.Detail.(*detail)
-	if !ok {
-		return nil, fmt.Errorf("step %s: no Cloudflare plan to apply (plan it in this process first)", sp.Step.ID)
-	}
+func (d *Driver) apply(ctx context.Context, sp *backends.StepPlan, det *detail, run *backends.Run) (*backends.StepResult, error) {
 	res := &backends.StepResult{}
 	start := det.requests.mark()
 	defer func() { res.Requests, res.Reads, res.Writes = det.requests.since(start) }()
 	zone := sp.Step.Zone.Name
 	if len(det.pendingDS) > 0 {
 		// The children's steps have signed them by now.
-		again, err := d.replanForDS(ctx, sp, det, run)
+		withDS, err := d.withPendingDS(ctx, sp.Step, det, run)
 		if err != nil {
 			return res, err
 		}
-		sp, det = again, again.Detail.(*detail)
+		det = withDS
+	}
+	if err := d.asObserved(ctx, det, zone); err != nil {
+		return res, err
 	}
 	sent, err := d.send(ctx, det, zone, det.ops, run)
 	res.Notes = append(res.Notes, sent...)
@@ -335,12 +356,13 @@ func (d *Driver) replan(ctx context.Context, det *detail, sp *backends.StepPlan,
 	if err != nil {
 		return nil, fmt.Errorf("%w; re-observing the zone failed: %v", cause, err)
 	}
-	// The children's DS are wanted as in the first plan, not deleted.
-	withDS, _, _, err := withChildDS(sp.Step, run)
+	// The children's DS are wanted as in the first plan, not deleted,
+	// and so is what was added to it (Complete).
+	withDS, _, _, err := withChildDS(sp.Step, backends.InputsOf(ctx))
 	if err != nil {
 		return nil, err
 	}
-	df, err := diff(withDS, obs, run)
+	df, err := diff(withAdded(withDS, det), obs, run)
 	if err != nil {
 		return nil, err
 	}

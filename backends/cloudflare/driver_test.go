@@ -28,6 +28,23 @@ type fixture struct {
 	zoneID string
 	drv    *Driver
 	run    *backends.Run
+	// in is what the steps the zone's depends on told it, as the
+	// engine passes it (see tell).
+	in backends.Inputs
+}
+
+// ctx carries f.in to the driver, as the engine does.
+func (f *fixture) ctx() context.Context {
+	return backends.WithInputs(context.Background(), f.in)
+}
+
+// tell is the step of zone telling f's zone its DS, as a signed
+// child's step does its parent's.
+func (f *fixture) tell(zone string, s backends.SignerDS) {
+	if f.in == nil {
+		f.in = backends.Inputs{}
+	}
+	f.in[graph.ZoneStepID(zone)] = backends.Output{Signer: &s}
 }
 
 func newFixture(t testing.TB) *fixture {
@@ -58,7 +75,7 @@ func (f *fixture) step(rrsets ...*model.RRset) *graph.Step {
 
 func (f *fixture) plan(t testing.TB, step *graph.Step) *backends.StepPlan {
 	t.Helper()
-	sp, err := f.drv.Plan(context.Background(), step, f.run)
+	sp, err := f.drv.Plan(f.ctx(), step, f.run)
 	if err != nil {
 		t.Fatalf("Plan: %v", err)
 	}
@@ -67,7 +84,7 @@ func (f *fixture) plan(t testing.TB, step *graph.Step) *backends.StepPlan {
 
 func (f *fixture) apply(t testing.TB, sp *backends.StepPlan) *backends.StepResult {
 	t.Helper()
-	res, err := f.drv.Apply(context.Background(), sp, f.run)
+	res, err := f.drv.Apply(f.ctx(), sp, f.run)
 	if err != nil {
 		t.Fatalf("Apply: %v", err)
 	}

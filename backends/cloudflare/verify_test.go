@@ -6,6 +6,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/site-tools/site/backends"
 	"github.com/site-tools/site/backends/cloudflare/cftest"
 	"github.com/site-tools/site/compiler/model"
 )
@@ -157,7 +158,10 @@ func TestReadBackCatchesAlteredRecords(t *testing.T) {
 func TestReadBackCatchesUndeletedRecord(t *testing.T) {
 	f := newFixture(t)
 	id := f.add(t, cftest.Record{Name: "old.sjc.example.net", Type: "A", Content: "203.0.113.8", TTL: 300, Comment: Marker("sjc")})
-	det := f.plan(t, f.step()).Detail.(*detail)
+	det, err := backends.DetailOf[*detail](f.plan(t, f.step()))
+	if err != nil {
+		t.Fatal(err)
+	}
 	gone := []expectation{{name: "old." + zoneName, typ: "A", gone: true, ids: []string{id}}}
 	c, err := f.drv.verify(t.Context(), det, zoneName, gone)
 	if err != nil {

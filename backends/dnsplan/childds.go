@@ -5,8 +5,8 @@ package dnsplan
 // depends on theirs (compiler/graph), so when it plans, each child is
 // either signed, with a DS to write; signed in this same apply, so that
 // its DS is known only once its step has applied (a pending DS: the
-// parent plans it as a change, leaves any live DS alone, and plans again
-// at apply time); or unpublished (its signer shows no DS, or it was not
+// parent plans it as a change, leaves any live DS alone, and its apply
+// adds the DS to its plan, see Completer); or unpublished (its signer shows no DS, or it was not
 // read in this run), where the parent writes none and leaves what it has
 // alone, with a note. How a provider learns a child's DS differs (a
 // PowerDNS parent reads a PowerDNS child's keys itself); what it then
@@ -36,11 +36,12 @@ type ChildDS struct {
 	Note string
 }
 
-// SignerChildDS is what child's own step left in run of its DS
-// (backends.Run.SetSignerDS): the provider-neutral way a parent learns
-// it, used for every child whose keys the parent's provider cannot read.
-func SignerChildDS(run *backends.Run, child *model.Zone) ChildDS {
-	signer, read := run.SignerDSOf(child.Name)
+// SignerChildDS is what child's own step told the parent's of its DS,
+// among the parent's Inputs (backends.Output.Signer): the
+// provider-neutral way a parent learns it, used for every child whose
+// keys the parent's provider cannot read.
+func SignerChildDS(in backends.Inputs, child *model.Zone) ChildDS {
+	signer, read := in.SignerOf(child.Name)
 	switch {
 	case !read:
 		return ChildDS{Note: fmt.Sprintf("the DS of %s is not written: its %s DNSSEC status was not read in this run (out of scope or not observed), so any DS here stays as it is",
@@ -91,13 +92,18 @@ func WithChildDS(step *graph.Step, childDS func(child *model.Zone) (ChildDS, err
 			}
 			continue
 		}
-		zc.RRsets = append(zc.RRsets, &model.RRset{Name: child.Name, Type: "DS", TTL: z.TTL, Values: c.DS,
-			Writer: model.Writer{Kind: model.WriterZoneRecords, Tenant: step.Tenant, Element: "dns.zones." + child.Name + ".dnssec", Pos: child.Pos}})
+		zc.RRsets = append(zc.RRsets, DSRRset(step, child, c.DS))
 	}
 	slices.SortFunc(zc.RRsets, Compare)
 	sc := *step
 	sc.Zone = &zc
 	return &sc, pending, notes, nil
+}
+
+// DSRRset is the DS rrset the zone of step publishes for child.
+func DSRRset(step *graph.Step, child *model.Zone, ds []string) *model.RRset {
+	return &model.RRset{Name: child.Name, Type: "DS", TTL: step.Zone.TTL, Values: ds,
+		Writer: model.Writer{Kind: model.WriterZoneRecords, Tenant: step.Tenant, Element: "dns.zones." + child.Name + ".dnssec", Pos: child.Pos}}
 }
 
 // PendingDSChanges are the changes a parent plans for children signed in
@@ -118,11 +124,11 @@ func PendingDSChanges(step *graph.Step, pending []*model.Zone, kept Kept) []plan
 	return out
 }
 
-// CheckReplan checks the plan a parent made again at apply time to write
-// its pending children's DS: every child must be signed by now, and no
+// CheckCompletion checks what a plan is completed with at apply time
+// (Completer): every pending child must be signed by now, and no
 // change may need a gate the run has not acknowledged (the user was
-// shown a pending DS, not what the new plan holds).
-func CheckReplan(zone string, pending []*model.Zone, changes []plan.Change, run *backends.Run) error {
+// shown a value to come, not what writing it takes).
+func CheckCompletion(zone string, pending []*model.Zone, changes []plan.Change, run *backends.Run) error {
 	if len(pending) > 0 {
 		var names []string
 		for _, c := range pending {
@@ -133,7 +139,7 @@ func CheckReplan(zone string, pending []*model.Zone, changes []plan.Change, run 
 	for _, c := range changes {
 		for _, g := range c.Gates {
 			if !run.Acked[g] {
-				return fmt.Errorf("zone %s: with its children's DS, %s %s needs %s, which this plan did not show: run site diff again and apply with --ack %s", zone, c.Action, c.Key, g, g)
+				return fmt.Errorf("zone %s: with the values known only at apply, %s %s needs %s, which this plan did not show: run site diff again and apply with --ack %s", zone, c.Action, c.Key, g, g)
 			}
 		}
 	}

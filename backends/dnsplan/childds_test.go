@@ -14,7 +14,7 @@ import (
 )
 
 // TestWithChildDS: what a parent wants at each signed child, from what
-// the child's step left in the run: its DS (written), signed in this
+// the child's step told it (its Inputs): its DS (written), signed in this
 // apply (a pending change, any live DS left alone), no DS or not read
 // (a note, any live DS left alone). The step given is not changed.
 func TestWithChildDS(t *testing.T) {
@@ -38,13 +38,13 @@ func TestWithChildDS(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			run := backends.NewRun()
+			in := backends.Inputs{}
 			if tt.signer != nil {
-				run.SetSignerDS(tt.child.Name, *tt.signer)
+				in[graph.ZoneStepID(tt.child.Name)] = backends.Output{Signer: tt.signer}
 			}
 			step := graph.ZoneStep(&model.Zone{Tenant: "office1", Name: zone, TTL: 300, SignedChildren: []*model.Zone{tt.child}})
 			got, pending, notes, err := dnsplan.WithChildDS(step, func(c *model.Zone) (dnsplan.ChildDS, error) {
-				return dnsplan.SignerChildDS(run, c), nil
+				return dnsplan.SignerChildDS(in, c), nil
 			})
 			if err != nil {
 				t.Fatal(err)
@@ -85,10 +85,10 @@ func TestWithChildDS(t *testing.T) {
 	})
 }
 
-// TestCheckReplan: the plan a parent makes again at apply time is sent
-// only when every child is signed and no change needs a gate the run
-// did not acknowledge.
-func TestCheckReplan(t *testing.T) {
+// TestCheckCompletion: what a plan is completed with at apply time is
+// sent only when every child is signed and no change needs a gate the
+// run did not acknowledge.
+func TestCheckCompletion(t *testing.T) {
 	gated := []plan.Change{{Key: "dns/x", Action: plan.ActionUpdate, Gates: []plan.Gate{"GATE-DNS-OVERWRITE"}}}
 	tests := []struct {
 		name    string
@@ -106,7 +106,7 @@ func TestCheckReplan(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			run := backends.NewRun()
 			run.Acked["GATE-DNS-OVERWRITE"] = tt.acked
-			err := dnsplan.CheckReplan(zone, tt.pending, tt.changes, run)
+			err := dnsplan.CheckCompletion(zone, tt.pending, tt.changes, run)
 			if (err == nil) != (tt.err == "") || (err != nil && !strings.Contains(err.Error(), tt.err)) {
 				t.Errorf("got %v, want %q", err, tt.err)
 			}

@@ -87,17 +87,6 @@ type Result struct {
 // plan to their attributes as a change's Before shows them (Hooks.Before).
 type Kept map[NameType]map[string]any
 
-// KeptReader is the Detail of a zone's plan from a provider that plans
-// with Plan. A wrapper that takes RRsets whose values it does not know
-// yet out of the zone, ignoring their live data meanwhile
-// (backends/lease, for an address a guest has not leased), reads it to
-// show each as it will be written: an update of the data kept at its
-// name and type, with that data as its Before, else a create, as Plan
-// shows a wanted RRset.
-type KeptReader interface {
-	Kept() Kept
-}
-
 // attrs are a change's Before or After. values is shared, not copied:
 // nothing changes an observed or wanted list after it is made.
 func attrs(ttl uint32, values []string) map[string]any {

@@ -56,7 +56,7 @@ func (e *Engine) Apply(ctx context.Context, g *graph.Graph, obs *Observation, ru
 
 // applyStep carries out one step whose dependencies are done.
 func (e *Engine) applyStep(ctx context.Context, s *graph.Step, deps map[string]StepReport, sp *backends.StepPlan, blocked map[string]plan.Blocked, run *backends.Run, red *backends.Redactor, hook *hooks) StepReport {
-	r := StepReport{Step: s.ID, Phase: s.Phase, Tenant: s.Tenant}
+	r := StepReport{Step: s.ID, Phase: s.Phase, Tenant: s.Tenant, output: planOutput(sp)}
 	if b, ok := blocked[s.ID]; ok {
 		r.Status = StatusDeferred
 		r.Reason = fmt.Sprintf("%s acknowledged: %s", b.Gate, b.Reason)
@@ -129,8 +129,12 @@ func (e *Engine) applyStep(ctx context.Context, s *graph.Step, deps map[string]S
 		r.Status, r.Reason = StatusSkipped, "not started: the run was interrupted"
 		return r
 	}
+	ctx = backends.WithInputs(ctx, appliedInputs(deps))
 	res, err := guardedApply(ctx, d, sp, run)
 	if res != nil {
+		if !res.Output.Empty() {
+			r.output = res.Output
+		}
 		r.Requests, r.Reads, r.Writes, r.Queries = res.Requests, res.Reads, res.Writes, res.Queries
 		for _, p := range res.Problems {
 			r.Problems = append(r.Problems, red.Redact(p))
@@ -164,6 +168,25 @@ func (e *Engine) applyStep(ctx context.Context, s *graph.Step, deps map[string]S
 	return r
 }
 
+// planOutput is what sp tells its dependents, nothing for a step not
+// observed.
+func planOutput(sp *backends.StepPlan) backends.Output {
+	if sp == nil {
+		return backends.Output{}
+	}
+	return sp.Output
+}
+
+// appliedInputs are what a step's dependencies tell it when it applies
+// (StepReport.output).
+func appliedInputs(deps map[string]StepReport) backends.Inputs {
+	in := make(backends.Inputs, len(deps))
+	for id, dep := range deps {
+		in[id] = dep.output
+	}
+	return in
+}
+
 // wroteNothing reports whether r's calls are known to hold no write:
 // its backend tells reads from writes and counted none. A backend that
 // does not (libvirt: a VM step defines its domain, then is stopped at
@@ -191,6 +214,9 @@ func (e *Engine) reobserve(ctx context.Context, d backends.Driver, s *graph.Step
 		if p = red.Redact(p); !slices.Contains(r.Problems, p) {
 			r.Problems = append(r.Problems, p)
 		}
+	}
+	if !again.Output.Empty() {
+		r.output = again.Output // what is there now
 	}
 	// Observing again is part of what the apply cost.
 	r.Reads += again.Reads

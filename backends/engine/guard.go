@@ -15,7 +15,8 @@ import (
 //
 // Every driver gets a context that carries the run (backends.WithRun):
 // its retries (backends.Retry) end at the run's interrupt and keep to
-// its request timeout.
+// its request timeout. It carries the step's Inputs too
+// (backends.WithInputs), the caller's.
 
 func guardedPlan(ctx context.Context, d backends.Driver, s *graph.Step, run *backends.Run) (sp *backends.StepPlan, err error) {
 	defer func() {

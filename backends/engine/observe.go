@@ -38,7 +38,8 @@ type planned struct {
 //
 // A step's driver plans only after all its dependencies planned, so a
 // secret step's value (set with run.SetSecret) is there when a DNS step
-// needs it. A driver error blocks the step: it plans nothing, deletes
+// needs it, and it is given what they told it (their plans' Outputs, as
+// backends.Inputs; Apply gives their results'). A driver error blocks the step: it plans nothing, deletes
 // least of all, and its dependents are blocked as skipped. A *backends.GatedError
 // blocks it with that gate, which the user may acknowledge to defer the
 // step and its dependents.
@@ -109,6 +110,11 @@ func (e *Engine) planStep(ctx context.Context, s *graph.Step, deps map[string]pl
 	if err != nil {
 		return block(err)
 	}
+	in := backends.Inputs{}
+	for id, dep := range deps {
+		in[id] = dep.sp.Output // every dependency planned (blockedByDeps)
+	}
+	ctx = backends.WithInputs(ctx, in)
 	sp, err := abandonable(ctx, func() (*backends.StepPlan, error) { return guardedPlan(ctx, d, s, run) })
 	if err != nil {
 		return block(err)

@@ -1,6 +1,9 @@
 package engine
 
-import "github.com/site-tools/site/compiler/plan"
+import (
+	"github.com/site-tools/site/backends"
+	"github.com/site-tools/site/compiler/plan"
+)
 
 // Status is what Apply did with one step.
 type Status string
@@ -46,6 +49,10 @@ type StepReport struct {
 	// handed to the backend as changes, not applied; each Reason says
 	// why and what frees it. They fail nothing.
 	Refused []plan.Change
+	// output is what the step tells its dependents when they apply:
+	// its plan's Output, or what its apply or the observation after it
+	// said instead.
+	output backends.Output
 }
 
 // Report is what Apply did, one entry per step in graph order.

@@ -9,9 +9,11 @@
 // takes its DHCP lease": a create where the zone holds no data at its
 // name and type, an update where it does. That live RRset is left
 // alone: not knowing the address is not wanting the record gone. Apply
-// then waits for the lease, with progress and a bounded timeout, plans
-// the zone again with the address and writes it; a gate the fresh plan
-// needs that the run did not acknowledge stops it there.
+// then waits for the lease, with progress and a bounded timeout, and
+// has the zone's driver add the address to the plan it was given
+// (dnsplan.Completer), planned against the record observed at its name,
+// which must still be there as observed when it is written; a gate that
+// write needs that the run did not acknowledge stops it there.
 //
 // The VM stays the one writer of its names: the compiler made the
 // records, with the VM as their writer, before any lease was read.
@@ -59,7 +61,7 @@ type Driver struct {
 	Progress func(string)
 }
 
-// detail is the StepPlan.Detail of a zone with lease records.
+// detail is what a zone's plan carries for its Apply.
 type detail struct {
 	inner   *backends.StepPlan // Inner's plan of the zone with the known addresses
 	waiting []*model.RRset     // lease records without an address
@@ -78,18 +80,39 @@ func HasLeases(zone *model.Zone) bool {
 	return false
 }
 
+// typed is the driver as a backends.Driver: its plans carry Inner's
+// plan and the records waiting for a lease.
+func (d *Driver) typed() backends.Typed[*detail] {
+	return backends.Typed[*detail]{Name: "lease", PlanD: d.plan, ApplyD: d.apply}
+}
+
 // Plan reads the leases zone's records need and plans the zone with
 // the addresses known, through Inner.
 func (d *Driver) Plan(ctx context.Context, step *graph.Step, run *backends.Run) (*backends.StepPlan, error) {
+	return d.typed().Plan(ctx, step, run)
+}
+
+// Apply writes the zone, once the leases it waits for are taken (see
+// apply).
+func (d *Driver) Apply(ctx context.Context, sp *backends.StepPlan, run *backends.Run) (*backends.StepResult, error) {
+	return d.typed().Apply(ctx, sp, run)
+}
+
+func (d *Driver) plan(ctx context.Context, step *graph.Step, run *backends.Run) (*backends.StepPlan, *detail, error) {
 	if !HasLeases(step.Zone) {
-		return d.Inner.Plan(ctx, step, run)
+		sp, err := d.Inner.Plan(ctx, step, run)
+		if err != nil || sp == nil {
+			return sp, nil, err
+		}
+		out := *sp
+		return &out, &detail{inner: sp}, nil
 	}
 	if d.Leases == nil {
-		return nil, fmt.Errorf("zone %s publishes VM addresses from DHCP leases, and this build of site has no libvirt backend to read them", step.Zone.Name)
+		return nil, nil, fmt.Errorf("zone %s publishes VM addresses from DHCP leases, and this build of site has no libvirt backend to read them", step.Zone.Name)
 	}
 	zone, waiting, seen, err := d.resolve(ctx, step.Zone)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	// A VM the spec keeps shut off takes no lease: its records are left
 	// as they are, and apply does not wait for it.
@@ -105,13 +128,13 @@ func (d *Driver) Plan(ctx context.Context, step *graph.Step, run *backends.Run) 
 	resolved.Zone = zone
 	sp, err := d.Inner.Plan(ctx, &resolved, run)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	var kept dnsplan.Kept
 	if len(waiting) > 0 {
-		kr, ok := sp.Detail.(dnsplan.KeptReader)
-		if !ok {
-			return nil, fmt.Errorf("zone %s: its DNS driver %T does not say what the zone holds at the names waiting for a DHCP lease, so their changes cannot be planned; this is a bug in this build of site: please report it", step.Zone.Name, d.Inner)
+		kr, err := backends.DetailOf[dnsplan.KeptReader](sp)
+		if err != nil {
+			return nil, nil, fmt.Errorf("zone %s: its DNS driver %T does not say what the zone holds at the names waiting for a DHCP lease, so their changes cannot be planned (%w); this is a bug in this build of site: please report it", step.Zone.Name, d.Inner, err)
 		}
 		kept = kr.Kept()
 	}
@@ -147,8 +170,7 @@ func (d *Driver) Plan(ctx context.Context, step *graph.Step, run *backends.Run) 
 	}
 	sum := sha256.Sum256([]byte(sp.Fingerprint + "\x00" + seen))
 	out.Fingerprint = hex.EncodeToString(sum[:])
-	out.Detail = &detail{inner: sp, waiting: waiting}
-	return &out, nil
+	return &out, &detail{inner: sp, waiting: waiting}, nil
 }
 
 // stopped reports whether the tenant declares ref's VM shut off.

@@ -4,26 +4,29 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"slices"
 	"strings"
 	"time"
 
 	"github.com/site-tools/site/backends"
+	"github.com/site-tools/site/backends/dnsplan"
 	"github.com/site-tools/site/compiler/model"
 )
 
-// Apply writes the zone. When records were waiting for a lease it first
-// waits for every one of them, then plans the zone again and applies
-// that plan, unless it needs a gate the run did not acknowledge.
-func (d *Driver) Apply(ctx context.Context, sp *backends.StepPlan, run *backends.Run) (*backends.StepResult, error) {
-	dt, ok := sp.Detail.(*detail)
-	if !ok {
-		return d.Inner.Apply(ctx, sp, run)
-	}
+// apply writes the zone. When records were waiting for a lease it first
+// waits for every one of them, then adds them, with the leased
+// addresses, to the plan it was given (Inner's dnsplan.Completer) and
+// applies that, unless writing them needs a gate the run did not
+// acknowledge.
+func (d *Driver) apply(ctx context.Context, sp *backends.StepPlan, dt *detail, run *backends.Run) (*backends.StepResult, error) {
 	if len(dt.waiting) == 0 {
 		return d.Inner.Apply(ctx, dt.inner, run)
 	}
-	if err := d.wait(ctx, run, dt.waiting); err != nil {
+	comp, ok := d.Inner.(dnsplan.Completer)
+	if !ok {
+		return nil, fmt.Errorf("zone %s: its DNS driver %T cannot add the leased addresses to its plan; this is a bug in this build of site: please report it", sp.Step.Zone.Name, d.Inner)
+	}
+	addrs, err := d.wait(ctx, run, dt.waiting)
+	if err != nil {
 		var late *noLeaseError
 		if !errors.As(err, &late) || ctx.Err() != nil {
 			return nil, err
@@ -40,33 +43,17 @@ func (d *Driver) Apply(ctx context.Context, sp *backends.StepPlan, run *backends
 		res.Problems = append(res.Problems, err.Error())
 		return res, aerr
 	}
-	fresh, err := d.Plan(ctx, sp.Step, run)
+	known := make([]*model.RRset, 0, len(dt.waiting))
+	for _, rs := range dt.waiting {
+		k := *rs
+		k.Values = []string{addrs[*rs.Lease]}
+		known = append(known, &k)
+	}
+	full, err := comp.Complete(ctx, dt.inner, known, run)
 	if err != nil {
-		return nil, fmt.Errorf("plan zone %s again with the leased addresses: %w", sp.Step.Zone.Name, err)
+		return nil, fmt.Errorf("zone %s: with the leased addresses: %w; nothing was written", sp.Step.Zone.Name, err)
 	}
-	fdt := fresh.Detail.(*detail)
-	if len(fdt.waiting) > 0 {
-		return nil, fmt.Errorf("zone %s: the DHCP lease of VM %s went away while the zone was planned again; run site apply again", sp.Step.Zone.Name, fdt.waiting[0].Lease.VM)
-	}
-	var missing []string
-	for _, c := range fresh.Changes {
-		for _, g := range c.Gates {
-			if !run.Acked[g] && !slices.Contains(missing, string(g)) {
-				missing = append(missing, string(g))
-			}
-		}
-	}
-	if len(missing) > 0 {
-		return nil, fmt.Errorf("zone %s: with the leased addresses the plan needs %s, which this run did not acknowledge; nothing was written: run site diff to see why, then site apply --ack %s",
-			sp.Step.Zone.Name, strings.Join(missing, ", "), strings.Join(missing, " --ack "))
-	}
-	res, err := d.Inner.Apply(ctx, fdt.inner, run)
-	if res != nil {
-		// Planning again was part of what the apply cost.
-		res.Reads += fresh.Reads
-		res.Requests += fresh.Reads
-	}
-	return res, err
+	return d.Inner.Apply(ctx, full, run)
 }
 
 // noLeaseError is a wait that ended at --lease-timeout: the guest took
@@ -78,8 +65,8 @@ func (e *noLeaseError) Error() string { return e.msg }
 // wait polls the leases of the waiting records' VMs until each has one,
 // ctx ends, the run is interrupted (Ctrl-C: nothing was written yet, so
 // the wait is what stops), or the timeout passes, and says what it waits
-// for.
-func (d *Driver) wait(ctx context.Context, run *backends.Run, waiting []*model.RRset) error {
+// for; it returns the address each took.
+func (d *Driver) wait(ctx context.Context, run *backends.Run, waiting []*model.RRset) (map[model.LeaseRef]string, error) {
 	timeout, poll := d.Timeout, d.Poll
 	if timeout <= 0 {
 		timeout = DefaultTimeout
@@ -95,6 +82,7 @@ func (d *Driver) wait(ctx context.Context, run *backends.Run, waiting []*model.R
 		}
 		names[*rs.Lease] = append(names[*rs.Lease], rs.Name)
 	}
+	addrs := make(map[model.LeaseRef]string, len(refs))
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	start := time.Now()
@@ -104,14 +92,15 @@ func (d *Driver) wait(ctx context.Context, run *backends.Run, waiting []*model.R
 		for {
 			addr, err := d.Leases.Lease(ctx, ref)
 			if err != nil && ctx.Err() == nil {
-				return fmt.Errorf("read the DHCP lease of VM %s: %w", ref.VM, err)
+				return nil, fmt.Errorf("read the DHCP lease of VM %s: %w", ref.VM, err)
 			}
 			if addr != "" {
+				addrs[ref] = addr
 				d.say(fmt.Sprintf("VM %s has the lease of %s after %s", ref.VM, addr, time.Since(start).Round(time.Second)))
 				break
 			}
 			if run.Interrupted() {
-				return fmt.Errorf("stopped waiting for the DHCP lease of VM %s, so %s unwritten: %w", ref.VM, stay(names[ref]), backends.ErrInterrupted)
+				return nil, fmt.Errorf("stopped waiting for the DHCP lease of VM %s, so %s unwritten: %w", ref.VM, stay(names[ref]), backends.ErrInterrupted)
 			}
 			if time.Now().After(next) {
 				d.say(fmt.Sprintf("still waiting for the DHCP lease of VM %s (%s)", ref.VM, time.Since(start).Round(time.Second)))
@@ -120,15 +109,15 @@ func (d *Driver) wait(ctx context.Context, run *backends.Run, waiting []*model.R
 			select {
 			case <-ctx.Done():
 				if ctx.Err() == context.DeadlineExceeded {
-					return &noLeaseError{fmt.Sprintf("VM %s took no DHCP lease within %s, so %s unwritten: check that the guest boots and asks DHCP on its first NIC, then run site apply again (or give it longer with --lease-timeout)",
+					return nil, &noLeaseError{fmt.Sprintf("VM %s took no DHCP lease within %s, so %s unwritten: check that the guest boots and asks DHCP on its first NIC, then run site apply again (or give it longer with --lease-timeout)",
 						ref.VM, timeout, stay(names[ref]))}
 				}
-				return fmt.Errorf("waiting for the DHCP lease of VM %s: %w", ref.VM, ctx.Err())
+				return nil, fmt.Errorf("waiting for the DHCP lease of VM %s: %w", ref.VM, ctx.Err())
 			case <-time.After(poll):
 			}
 		}
 	}
-	return nil
+	return addrs, nil
 }
 
 func (d *Driver) say(s string) {

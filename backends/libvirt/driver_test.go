@@ -68,13 +68,13 @@ func TestApplyRefusesUnackedGate(t *testing.T) {
 		gate  plan.Gate
 	}{
 		{name: "vm", gate: plan.GateVMStop, apply: func(run *backends.Run) error {
-			_, err := d.VMs().Apply(context.Background(), &backends.StepPlan{Step: step,
-				Detail: &vmDetail{host: "test:///default", ops: []op{{Kind: opStop, Gate: plan.GateVMStop, Domain: "web"}}}}, run)
+			_, err := d.VMs().Apply(context.Background(), backends.WithDetail(&backends.StepPlan{Step: step},
+				&vmDetail{host: "test:///default", ops: []op{{Kind: opStop, Gate: plan.GateVMStop, Domain: "web"}}}), run)
 			return err
 		}},
 		{name: "network", gate: plan.GateNetDestroy, apply: func(run *backends.Run) error {
-			_, err := d.Networks().Apply(context.Background(), &backends.StepPlan{Step: step,
-				Detail: &netDetail{host: "test:///default", ops: []netOp{{Kind: netDestroy, Gate: plan.GateNetDestroy, Name: "lan"}}}}, run)
+			_, err := d.Networks().Apply(context.Background(), backends.WithDetail(&backends.StepPlan{Step: step},
+				&netDetail{host: "test:///default", ops: []netOp{{Kind: netDestroy, Gate: plan.GateNetDestroy, Name: "lan"}}}), run)
 			return err
 		}},
 	} {

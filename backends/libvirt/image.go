@@ -66,19 +66,19 @@ type imageDetail struct {
 
 // planImage plans the upload of a declared base image that its pool
 // lacks.
-func (pd poolDriver) planImage(step *graph.Step) (*backends.StepPlan, error) {
+func (pd poolDriver) planImage(step *graph.Step) (*backends.StepPlan, *imageDetail, error) {
 	img := step.Image
 	h, err := pd.d.observe(img.Pool.Host)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	vol, err := h.uploaded(img.Pool.Name, img.Name, img.Pool)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	sp := &backends.StepPlan{Step: step, Fingerprint: fingerprint(strconv.FormatBool(vol.Exists), strconv.FormatBool(vol.Partial), vol.NoPool)}
 	if vol.Exists {
-		return sp, nil // uploaded once, never replaced
+		return sp, nil, nil // uploaded once, never replaced
 	}
 	key := volumeKey(img.Pool.Host, img.Pool.Name, img.Name)
 	if vol.unread() {
@@ -89,12 +89,11 @@ func (pd poolDriver) planImage(step *graph.Step) (*backends.StepPlan, error) {
 			Action: plan.ActionUpdate, Impact: plan.ImpactNone,
 			Reason: unreadReason(img.Pool.Name, "base image declared in site.cue, uploaded once from "+img.Source+" if the pool lacks it", vol),
 			Before: before, After: after})
-		sp.Detail = &imageDetail{step: step, img: img, replan: true}
-		return sp, nil
+		return sp, &imageDetail{step: step, img: img, replan: true}, nil
 	}
 	f, err := readImageFile(img)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	reason := "base image declared in site.cue, uploaded once from " + img.Source
 	if vol.Partial {
@@ -103,8 +102,7 @@ func (pd poolDriver) planImage(step *graph.Step) (*backends.StepPlan, error) {
 	sp.Changes = append(sp.Changes, plan.Change{Key: key, Step: step.ID, Phase: step.Phase,
 		Action: plan.ActionCreate, Impact: plan.ImpactNone, Reason: reason,
 		After: map[string]any{"format": f.Format, "size": sizeString(f.Capacity)}})
-	sp.Detail = &imageDetail{step: step, img: img, file: f, replan: vol.NoPool != ""}
-	return sp, nil
+	return sp, &imageDetail{step: step, img: img, file: f, replan: vol.NoPool != ""}, nil
 }
 
 // replanImage plans an image step again at apply time, once its pool's
@@ -113,11 +111,10 @@ func (pd poolDriver) planImage(step *graph.Step) (*backends.StepPlan, error) {
 func (pd poolDriver) replanImage(det *imageDetail) (*imageDetail, error) {
 	img := det.img
 	pd.d.forget(img.Pool.Host) // observed before the pool's step ran
-	sp, err := pd.planImage(det.step)
+	_, again, err := pd.planImage(det.step)
 	if err != nil {
 		return nil, fmt.Errorf("base image %s: planning it again once pool %s runs: %w", img.Name, img.Pool.Name, err)
 	}
-	again, _ := sp.Detail.(*imageDetail)
 	if again != nil && again.replan {
 		return nil, fmt.Errorf("base image %s: storage pool %s on %s still does not run, so the image cannot be read or uploaded: nothing was changed; start it (virsh -c %s pool-start %s) or apply its step (site apply --target pool/%s/%s), then apply again",
 			img.Name, img.Pool.Name, img.Pool.Host, img.Pool.Host, img.Pool.Name, img.Pool.Host, img.Pool.Name)

@@ -79,7 +79,7 @@ func TestVolumesAreClaimedBeforeTheyAreMade(t *testing.T) {
 func (r *rig) applyDying(step *graph.Step, die opKind) {
 	r.t.Helper()
 	r.d.ForgetObserved()
-	sp, err := vmDriver{r.d}.plan(context.Background(), step, backends.NewRun())
+	_, det, err := vmDriver{r.d}.plan(context.Background(), step, backends.NewRun())
 	if err != nil {
 		r.t.Fatal(err)
 	}
@@ -93,7 +93,7 @@ func (r *rig) applyDying(step *graph.Step, die opKind) {
 		died = o.Kind == die
 		return err
 	}
-	for _, o := range inApplyOrder(sp.Detail.(*vmDetail).ops) {
+	for _, o := range inApplyOrder(det.ops) {
 		if err := a.do(o); err != nil {
 			if !errors.Is(err, errDied) {
 				r.t.Fatalf("op %d before the death: %v", o.Kind, err)

@@ -14,15 +14,10 @@ import (
 
 // Apply defines, starts, sets autostart, and destroys what Plan found.
 func (n netDriver) Apply(ctx context.Context, sp *backends.StepPlan, run *backends.Run) (*backends.StepResult, error) {
-	res, err := n.apply(ctx, sp, run)
-	return res, explain(err)
+	return n.typed().Apply(ctx, sp, run)
 }
 
-func (n netDriver) apply(ctx context.Context, sp *backends.StepPlan, run *backends.Run) (*backends.StepResult, error) {
-	det, ok := sp.Detail.(*netDetail)
-	if !ok {
-		return nil, fmt.Errorf("step %s: plan detail is %T, not a network plan from this process", sp.Step.ID, sp.Detail)
-	}
+func (n netDriver) apply(ctx context.Context, sp *backends.StepPlan, det *netDetail, run *backends.Run) (*backends.StepResult, error) {
 	if err := refuseUnacked(sp.Step.ID, det.ops, run); err != nil {
 		return nil, err
 	}

@@ -84,59 +84,73 @@ type netDetail struct {
 // start and autostart, or, for a network the tenant no longer declares,
 // its destroy.
 func (n netDriver) Plan(ctx context.Context, step *graph.Step, run *backends.Run) (*backends.StepPlan, error) {
-	sp, err := n.plan(ctx, step, run)
-	return sp, explain(err)
+	return n.typed().Plan(ctx, step, run)
 }
 
-func (n netDriver) plan(ctx context.Context, step *graph.Step, run *backends.Run) (*backends.StepPlan, error) {
+// typed is the network driver as a backends.Driver: its plans carry
+// the ops their Apply runs.
+func (n netDriver) typed() backends.Typed[*netDetail] {
+	return backends.Typed[*netDetail]{
+		Name: "libvirt network",
+		PlanD: func(ctx context.Context, step *graph.Step, run *backends.Run) (*backends.StepPlan, *netDetail, error) {
+			sp, det, err := n.plan(ctx, step, run)
+			return sp, det, explain(err)
+		},
+		ApplyD: func(ctx context.Context, sp *backends.StepPlan, det *netDetail, run *backends.Run) (*backends.StepResult, error) {
+			res, err := n.apply(ctx, sp, det, run)
+			return res, explain(err)
+		},
+	}
+}
+
+func (n netDriver) plan(ctx context.Context, step *graph.Step, run *backends.Run) (*backends.StepPlan, *netDetail, error) {
 	if step.Undeclared != nil {
 		return n.planUndeclared(step)
 	}
 	nw := step.Network
 	if nw == nil {
-		return nil, fmt.Errorf("step %s: not a network step", step.ID)
+		return nil, nil, fmt.Errorf("step %s: not a network step", step.ID)
 	}
 	h, err := n.d.observe(nw.Host)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	p := &netPlanner{n: n, h: h, nw: nw, step: step, sp: &backends.StepPlan{Step: step}, det: &netDetail{host: nw.Host}}
 	hosts, err := dhcpHosts(step.TenantSpec, nw)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if nw.ModeOrNAT() == model.NetBridge {
 		note, err := h.checkHostBridge(nw)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		if note != "" {
 			p.sp.Notes = append(p.sp.Notes, note)
 		}
 	}
 	if err := h.checkOverlap(nw); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	o := h.networks[nw.Name]
 	switch {
 	case o == nil:
 		err = p.planCreate(hosts)
 	case o.Owner == nil:
-		return nil, fmt.Errorf("network %s on %s exists but carries no site owner element, so site will not change it; to adopt it for tenant %s add <%s:owner xmlns:%s=%q tenant=%q/> to its <metadata> (virsh -c %s net-edit %s)",
+		return nil, nil, fmt.Errorf("network %s on %s exists but carries no site owner element, so site will not change it; to adopt it for tenant %s add <%s:owner xmlns:%s=%q tenant=%q/> to its <metadata> (virsh -c %s net-edit %s)",
 			nw.Name, nw.Host, nw.Tenant, ownerPrefix, ownerPrefix, OwnerNS, nw.Tenant, nw.Host, nw.Name)
 	case o.Owner.Tenant != nw.Tenant && step.Removal != "":
-		return nil, fmt.Errorf("network %s on %s belongs to tenant %q, not %q, and %s no longer declares it: its removal is step %s in a run of these PATHs; apply that first (those PATHs with --target %s --ack %s), or rename this network", nw.Name, nw.Host, o.Owner.Tenant, nw.Tenant, o.Owner.Tenant, step.Removal, "'"+step.Removal+"'", plan.GateNetDestroy)
+		return nil, nil, fmt.Errorf("network %s on %s belongs to tenant %q, not %q, and %s no longer declares it: its removal is step %s in a run of these PATHs; apply that first (those PATHs with --target %s --ack %s), or rename this network", nw.Name, nw.Host, o.Owner.Tenant, nw.Tenant, o.Owner.Tenant, step.Removal, "'"+step.Removal+"'", plan.GateNetDestroy)
 	case o.Owner.Tenant != nw.Tenant:
-		return nil, fmt.Errorf("network %s on %s belongs to tenant %q, not %q: rename one of them, or, if %s no longer declares it, remove it first with a run of %s's file alone (site apply tenants/%s.cue --target %s --ack %s), which then lists its removal", nw.Name, nw.Host, o.Owner.Tenant, nw.Tenant, o.Owner.Tenant, o.Owner.Tenant, o.Owner.Tenant, "'"+graph.NetworkStepID(nw.Host, nw.Name)+"'", plan.GateNetDestroy)
+		return nil, nil, fmt.Errorf("network %s on %s belongs to tenant %q, not %q: rename one of them, or, if %s no longer declares it, remove it first with a run of %s's file alone (site apply tenants/%s.cue --target %s --ack %s), which then lists its removal", nw.Name, nw.Host, o.Owner.Tenant, nw.Tenant, o.Owner.Tenant, o.Owner.Tenant, o.Owner.Tenant, "'"+graph.NetworkStepID(nw.Host, nw.Name)+"'", plan.GateNetDestroy)
 	default:
 		err = p.planUpdate(o, hosts)
 	}
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	p.sp.Fingerprint = fingerprint(p.seen...)
-	p.sp.Detail = p.det
-	return p.sp, nil
+	return p.sp, p.det, nil
 }
 
 // netPlanner holds one network step's planning state.

@@ -77,18 +77,18 @@ func (p *netPlanner) hostOps(live []libvirtxml.NetworkDHCPHost, running bool, pe
 // declares (found by Discover), behind GATE-NET-DESTROY, or shows it
 // refused while something uses it. A network gone meanwhile, or no
 // longer the tenant's, plans nothing.
-func (n netDriver) planUndeclared(step *graph.Step) (*backends.StepPlan, error) {
+func (n netDriver) planUndeclared(step *graph.Step) (*backends.StepPlan, *netDetail, error) {
 	u := step.Undeclared
 	h, err := n.d.observe(u.Host)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	det := &netDetail{host: u.Host}
-	sp := &backends.StepPlan{Step: step, Detail: det}
+	sp := &backends.StepPlan{Step: step}
 	o := h.networks[u.Name]
 	if o == nil || o.Owner == nil || o.Owner.Tenant != step.Tenant {
 		sp.Fingerprint = fingerprint("undeclared", u.Name, "gone")
-		return sp, nil
+		return sp, det, nil
 	}
 	change := plan.Change{Key: step.ID, Step: step.ID, Phase: step.Phase, Tenant: step.Tenant, Action: plan.ActionDelete}
 	if rf, busy := n.inUse(h, o); busy {
@@ -108,7 +108,7 @@ func (n netDriver) planUndeclared(step *graph.Step) (*backends.StepPlan, error) 
 		sp.Fingerprint = fingerprint("undeclared", u.Name, o.XML, strconv.FormatBool(o.Active))
 	}
 	sp.Changes = append(sp.Changes, change)
-	return sp, nil
+	return sp, det, nil
 }
 
 // refusal is a network site will not destroy (or recreate) yet.

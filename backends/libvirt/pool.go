@@ -38,19 +38,38 @@ type poolDetail struct {
 	auto   bool // set autostart
 }
 
-// Plan looks the pool up and plans what is missing.
-func (pd poolDriver) Plan(ctx context.Context, step *graph.Step, run *backends.Run) (*backends.StepPlan, error) {
-	sp, err := pd.plan(step)
-	return sp, explain(err)
+// poolStep is what a pool step's plan, or an image step's, carries
+// for Apply: one of the two is set.
+type poolStep struct {
+	pool  *poolDetail
+	image *imageDetail
 }
 
-func (pd poolDriver) plan(step *graph.Step) (*backends.StepPlan, error) {
+// typed is the pool driver as a backends.Driver.
+func (pd poolDriver) typed() backends.Typed[poolStep] {
+	return backends.Typed[poolStep]{
+		Name: "libvirt storage",
+		PlanD: func(ctx context.Context, step *graph.Step, run *backends.Run) (*backends.StepPlan, poolStep, error) {
+			sp, det, err := pd.plan(step)
+			return sp, det, explain(err)
+		},
+		ApplyD: pd.apply,
+	}
+}
+
+// Plan looks the pool up and plans what is missing.
+func (pd poolDriver) Plan(ctx context.Context, step *graph.Step, run *backends.Run) (*backends.StepPlan, error) {
+	return pd.typed().Plan(ctx, step, run)
+}
+
+func (pd poolDriver) plan(step *graph.Step) (*backends.StepPlan, poolStep, error) {
 	if step.Image != nil {
-		return pd.planImage(step)
+		sp, det, err := pd.planImage(step)
+		return sp, poolStep{image: det}, err
 	}
 	p := step.Pool
 	if p == nil {
-		return nil, fmt.Errorf("step %s: not a pool step", step.ID)
+		return nil, poolStep{}, fmt.Errorf("step %s: not a pool step", step.ID)
 	}
 	var o *poolObs
 	err := pd.d.retry(func() error {
@@ -62,7 +81,7 @@ func (pd poolDriver) plan(step *graph.Step) (*backends.StepPlan, error) {
 		return err
 	})
 	if err != nil {
-		return nil, err
+		return nil, poolStep{}, err
 	}
 	sp := &backends.StepPlan{Step: step, Fingerprint: fingerprint(strconv.FormatBool(o.Exists), strconv.FormatBool(o.Active),
 		strconv.FormatBool(o.Autostart), o.Type, o.Path)}
@@ -77,7 +96,7 @@ func (pd poolDriver) plan(step *graph.Step) (*backends.StepPlan, error) {
 		change(plan.ActionCreate, "new storage pool declared in site.cue: define, build (make its directory), start, autostart", nil,
 			map[string]any{"type": p.Type, "path": p.Path, "active": true, "autostart": true})
 	case o.Type != p.Type || o.Path != p.Path:
-		return nil, fmt.Errorf("storage pool %s on %s (host %s) exists as a %s pool at %s, but site.cue declares a %s pool at %s: site never redefines a pool (its volumes are guests' data); change site.cue to match, or move the pool yourself",
+		return nil, poolStep{}, fmt.Errorf("storage pool %s on %s (host %s) exists as a %s pool at %s, but site.cue declares a %s pool at %s: site never redefines a pool (its volumes are guests' data); change site.cue to match, or move the pool yourself",
 			p.Name, p.Host, p.HostName, o.Type, o.Path, p.Type, p.Path)
 	default:
 		before, after := map[string]any{}, map[string]any{}
@@ -98,8 +117,7 @@ func (pd poolDriver) plan(step *graph.Step) (*backends.StepPlan, error) {
 			change(plan.ActionUpdate, "start the declared storage pool with the host (autostart); it runs already", before, after)
 		}
 	}
-	sp.Detail = det
-	return sp, nil
+	return sp, poolStep{pool: det}, nil
 }
 
 // observePool looks up the pool p names, reading its type and target
@@ -143,22 +161,26 @@ func observePool(d *Driver, c *libvirt.Connect, p *model.Pool) (*poolObs, error)
 // call is an "ensure" on a pool that exists by then, so a failed run's
 // next plan picks up where this one stopped.
 func (pd poolDriver) Apply(ctx context.Context, sp *backends.StepPlan, run *backends.Run) (*backends.StepResult, error) {
+	return pd.typed().Apply(ctx, sp, run)
+}
+
+func (pd poolDriver) apply(ctx context.Context, sp *backends.StepPlan, det poolStep, run *backends.Run) (*backends.StepResult, error) {
 	t := newTally()
 	counted := poolDriver{pd.d.counting(t)}
-	if det, ok := sp.Detail.(*imageDetail); ok {
-		err := counted.applyImage(det, run)
-		return &backends.StepResult{Requests: t.requests()}, explain(err)
+	var err error
+	switch {
+	case det.image != nil:
+		err = counted.applyImage(det.image, run)
+	case det.pool != nil:
+		defer pd.d.forget(det.pool.host)
+		err = counted.applyPool(det.pool)
+	default:
+		return nil, fmt.Errorf("step %s: its plan has nothing to apply (a bug in site: please report it)", sp.Step.ID)
 	}
-	det, ok := sp.Detail.(*poolDetail)
-	if !ok {
-		return nil, fmt.Errorf("step %s: plan detail is %T, not a pool plan from this process", sp.Step.ID, sp.Detail)
-	}
-	defer pd.d.forget(det.host)
-	err := counted.apply(det)
 	return &backends.StepResult{Requests: t.requests()}, explain(err)
 }
 
-func (pd poolDriver) apply(det *poolDetail) error {
+func (pd poolDriver) applyPool(det *poolDetail) error {
 	p := det.pool
 	c, err := pd.d.conn(det.host)
 	if err != nil {

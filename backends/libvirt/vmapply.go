@@ -20,15 +20,10 @@ import (
 // state, then deletes. It refuses up front when a gated action's gate was not
 // acknowledged, even though the executor checks gates first.
 func (v vmDriver) Apply(ctx context.Context, sp *backends.StepPlan, run *backends.Run) (*backends.StepResult, error) {
-	res, err := v.apply(ctx, sp, run)
-	return res, explain(err)
+	return v.typed().Apply(ctx, sp, run)
 }
 
-func (v vmDriver) apply(ctx context.Context, sp *backends.StepPlan, run *backends.Run) (*backends.StepResult, error) {
-	det, ok := sp.Detail.(*vmDetail)
-	if !ok {
-		return nil, fmt.Errorf("step %s: plan detail is %T, not a VM plan from this process", sp.Step.ID, sp.Detail)
-	}
+func (v vmDriver) apply(ctx context.Context, sp *backends.StepPlan, det *vmDetail, run *backends.Run) (*backends.StepResult, error) {
 	defer v.d.forget(det.host)
 	// The step counts the calls made planning again and applying, not
 	// the check of the connection before it applies.
@@ -89,11 +84,10 @@ func inApplyOrder(ops []op) []op {
 func (v vmDriver) replan(ctx context.Context, sp *backends.StepPlan, det *vmDetail, run *backends.Run) (*vmDetail, error) {
 	vm := sp.Step.VM
 	v.d.forget(det.host) // observed before the pool's step ran
-	again, err := v.plan(ctx, sp.Step, run)
+	again, fresh, err := v.plan(ctx, sp.Step, run)
 	if err != nil {
 		return nil, fmt.Errorf("VM %s: planning its volumes again once pool %s runs: %w", vm.Name, strings.Join(det.unread, ", "), err)
 	}
-	fresh := again.Detail.(*vmDetail)
 	if len(fresh.unread) > 0 {
 		return nil, fmt.Errorf("VM %s: storage pool %s on %s still does not run, so its volumes cannot be read: nothing in this step was changed; start it (virsh -c %s pool-start %s) or apply its step (site apply --target %s), then apply again",
 			vm.Name, fresh.unread[0], vm.Host, vm.Host, fresh.unread[0], poolStepID(vm, fresh.unread[0]))
@@ -168,6 +162,11 @@ func (a *applier) do(o op) error {
 	}
 	if !retryable(o.Kind) {
 		return try(o)
+	}
+	// Checked once, before the first try: a retried define may find
+	// its own first try's definition there.
+	if err := a.definitionAsObserved(o); err != nil {
+		return err
 	}
 	tried := false
 	return a.d.retry(func() error {

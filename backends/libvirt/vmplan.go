@@ -82,6 +82,10 @@ type op struct {
 	// New says the define makes the domain, which undoing it undefines.
 	Guard []guardedVolume
 	New   bool
+	// Was, for an opDefine of an existing persistent domain, is its
+	// definition as the plan read it, which the define was made from
+	// and checks is still there (definitionAsObserved).
+	Was string
 }
 
 // guardedVolume is a volume a VM's plan relied on no other tenant's
@@ -125,27 +129,42 @@ type vmDetail struct {
 // Plan observes the VM's host (once per run) and classifies every
 // difference by its impact on the guest.
 func (v vmDriver) Plan(ctx context.Context, step *graph.Step, run *backends.Run) (*backends.StepPlan, error) {
-	sp, err := v.plan(ctx, step, run)
-	return sp, explain(err)
+	return v.typed().Plan(ctx, step, run)
 }
 
-func (v vmDriver) plan(ctx context.Context, step *graph.Step, run *backends.Run) (*backends.StepPlan, error) {
+// typed is the VM driver as a backends.Driver: its plans carry the ops
+// their Apply runs.
+func (v vmDriver) typed() backends.Typed[*vmDetail] {
+	return backends.Typed[*vmDetail]{
+		Name: "libvirt VM",
+		PlanD: func(ctx context.Context, step *graph.Step, run *backends.Run) (*backends.StepPlan, *vmDetail, error) {
+			sp, det, err := v.plan(ctx, step, run)
+			return sp, det, explain(err)
+		},
+		ApplyD: func(ctx context.Context, sp *backends.StepPlan, det *vmDetail, run *backends.Run) (*backends.StepResult, error) {
+			res, err := v.apply(ctx, sp, det, run)
+			return res, explain(err)
+		},
+	}
+}
+
+func (v vmDriver) plan(ctx context.Context, step *graph.Step, run *backends.Run) (*backends.StepPlan, *vmDetail, error) {
 	if step.Undeclared != nil {
 		return v.planUndeclared(step)
 	}
 	if step.VM == nil {
-		return nil, fmt.Errorf("step %s: not a VM step", step.ID)
+		return nil, nil, fmt.Errorf("step %s: not a VM step", step.ID)
 	}
 	vm := step.VM
 	h, err := v.d.observe(vm.Host)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	p := &vmPlanner{h: h, vm: vm, step: step, run: run, det: &vmDetail{host: vm.Host}}
 	if err := p.plan(); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	return &backends.StepPlan{Step: step, Changes: p.changes, Notes: p.notes, Fingerprint: fingerprint(p.seen...), Detail: p.det}, nil
+	return &backends.StepPlan{Step: step, Changes: p.changes, Notes: p.notes, Fingerprint: fingerprint(p.seen...)}, p.det, nil
 }
 
 // vmPlanner holds one VM step's planning state.
@@ -269,23 +288,23 @@ func (p *vmPlanner) planCreate(want *wantDomain) {
 // not name as a VM's disk or base (a VM renamed in the spec keeps its
 // disks), behind GATE-VM-DESTROY.
 // A domain gone meanwhile, or no longer the tenant's, plans nothing.
-func (v vmDriver) planUndeclared(step *graph.Step) (*backends.StepPlan, error) {
+func (v vmDriver) planUndeclared(step *graph.Step) (*backends.StepPlan, *vmDetail, error) {
 	u := step.Undeclared
 	h, err := v.d.observe(u.Host)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	det := &vmDetail{host: u.Host}
-	sp := &backends.StepPlan{Step: step, Detail: det}
+	sp := &backends.StepPlan{Step: step}
 	o := h.domains[u.Name]
 	if o == nil || o.Owner == nil || o.Owner.Tenant != step.Tenant {
 		sp.Fingerprint = fingerprint("undeclared", u.Name, "gone")
-		return sp, nil
+		return sp, det, nil
 	}
 	sp.Fingerprint = fingerprint("undeclared", u.Name, o.LiveXML, o.InactiveXML)
 	if to := h.renamedTo(step.TenantSpec, u.Host, u.Name); to != "" {
 		sp.Notes = append(sp.Notes, renameNote(u.Host, u.Name, to))
-		return sp, nil
+		return sp, det, nil
 	}
 	refs := h.volumeRefs(u.Name, true)
 	wanted := specVolumes(step.TenantSpec, u.Host)
@@ -329,7 +348,7 @@ func (v vmDriver) planUndeclared(step *graph.Step) (*backends.StepPlan, error) {
 	for _, ov := range delVols {
 		det.ops = append(det.ops, op{Kind: opDeleteVolume, Gate: plan.GateVMDestroy, Pool: ov.Pool, Volume: ov.Name})
 	}
-	return sp, nil
+	return sp, det, nil
 }
 
 // specVolumes maps each volume tenant t's spec names on host as a disk

@@ -132,7 +132,7 @@ func (p *vmPlanner) planDefinition(o *domObs, ds *domainShapes, pending map[stri
 	if err != nil {
 		return nil, fmt.Errorf("domain %s: marshal the new definition: %w", vm.Name, err)
 	}
-	p.add(op{Kind: opDefine, Domain: vm.Name, XML: x})
+	p.add(op{Kind: opDefine, Domain: vm.Name, XML: x, Was: o.InactiveXML})
 	if !o.Persistent {
 		p.change(key, plan.ActionUpdate, plan.ImpactNone, "transient domain made persistent (DefineXML, the guest keeps running)",
 			map[string]any{"persistent": false}, map[string]any{"persistent": true})

@@ -145,7 +145,7 @@ func BenchmarkDiff(b *testing.B) {
 				if len(sp.Changes) != 0 {
 					b.Fatalf("converged zone planned %d changes", len(sp.Changes))
 				}
-				requests += int(sp.Detail.(*batch).client.count.n.Load())
+				requests += int(batchOf(b, sp).client.count.n.Load())
 			}
 			b.ReportMetric(float64(requests)/float64(b.N), "requests/op")
 			reportRSS(b)
@@ -193,7 +193,7 @@ func BenchmarkApply(b *testing.B) {
 				if err != nil || len(res.Problems) > 0 {
 					b.Fatalf("apply: %v %q", err, res.Problems)
 				}
-				requests += int(sp.Detail.(*batch).client.count.n.Load())
+				requests += int(batchOf(b, sp).client.count.n.Load())
 				queries += res.Queries
 			}
 			b.ReportMetric(float64(requests)/float64(b.N), "requests/op")

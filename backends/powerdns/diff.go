@@ -31,6 +31,11 @@ type batch struct {
 	sign      bool
 	ds        []string
 	pendingDS []*model.Zone
+	// obs is what the plan observed, for the rrsets added when it is
+	// applied (Complete), and observed what it showed at their names,
+	// re-read before the PATCH (see pendingds.go).
+	obs      *observation
+	observed []observedRRset
 	// created is the zone as the POST that created it answered, when
 	// that one request wrote all of it: the same JSON a GET returns.
 	created *pdns.Zone

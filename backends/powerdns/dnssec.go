@@ -11,8 +11,7 @@ package powerdns
 // children's keys (GET .../cryptokeys, one per child). When a child has
 // no key yet, the one it gets in this same apply cannot be known at plan
 // time: the parent plans a pending DS change, leaves any live DS there
-// alone, and its Apply plans the zone again, now with the key, and
-// applies that (refusing if the new plan needs a gate not acknowledged).
+// alone, and its Apply adds that DS, now with the key (pendingds.go).
 
 import (
 	"context"
@@ -168,25 +167,31 @@ func planNotes(zone *model.Zone, b *batch) []string {
 
 // withChildDS returns step with the DS of its signed children among its
 // wanted RRsets (dnsplan.WithChildDS), the children signed in this
-// apply and the notes of those with no DS. A PowerDNS child's DS is read
-// from its keys, so that it is known even when the child's step is out
-// of scope; any other child's is what its own step left in run.
+// apply and the notes of those with no DS.
 func (d *Driver) withChildDS(ctx context.Context, step *graph.Step, run *backends.Run) (*graph.Step, []*model.Zone, []string, error) {
-	z := step.Zone
+	in := backends.InputsOf(ctx)
 	return dnsplan.WithChildDS(step, func(child *model.Zone) (dnsplan.ChildDS, error) {
-		if child.Provider.PowerDNS == nil {
-			return dnsplan.SignerChildDS(run, child), nil
-		}
-		cc, err := d.zoneClient(child, run)
-		if err != nil {
-			return dnsplan.ChildDS{}, fmt.Errorf("zone %s publishes the DS of %s: %w", z.Name, child.Name, err)
-		}
-		keys, err := d.cryptokeys(ctx, cc, child.Name)
-		if err != nil {
-			return dnsplan.ChildDS{}, fmt.Errorf("zone %s publishes the DS of %s: read its keys at %s: %w; nothing is planned for zone %s", z.Name, child.Name, cc.base, err, z.Name)
-		}
-		return keysDS(child.Name, keys), nil
+		return d.childDS(ctx, step.Zone, child, in, run)
 	})
+}
+
+// childDS is what parent knows of child's DS. A PowerDNS child's is
+// read from its keys, so that it is known even when the child's step is
+// out of scope; any other child's is what its own step told the
+// parent's (in).
+func (d *Driver) childDS(ctx context.Context, parent, child *model.Zone, in backends.Inputs, run *backends.Run) (dnsplan.ChildDS, error) {
+	if child.Provider.PowerDNS == nil {
+		return dnsplan.SignerChildDS(in, child), nil
+	}
+	cc, err := d.zoneClient(child, run)
+	if err != nil {
+		return dnsplan.ChildDS{}, fmt.Errorf("zone %s publishes the DS of %s: %w", parent.Name, child.Name, err)
+	}
+	keys, err := d.cryptokeys(ctx, cc, child.Name)
+	if err != nil {
+		return dnsplan.ChildDS{}, fmt.Errorf("zone %s publishes the DS of %s: read its keys at %s: %w; nothing is planned for zone %s", parent.Name, child.Name, cc.base, err, parent.Name)
+	}
+	return keysDS(child.Name, keys), nil
 }
 
 // keysDS is what a parent publishes for a PowerDNS child with keys:
@@ -202,27 +207,15 @@ func keysDS(child string, keys []pdns.Cryptokey) dnsplan.ChildDS {
 	return dnsplan.ChildDS{Pending: true}
 }
 
-// signerDS is what this zone's step leaves in run for a parent that
-// cannot read its keys (a Cloudflare parent): its DS, or that it is
-// signed in this apply.
-func signerDS(b *batch) backends.SignerDS {
-	if b.sign {
-		return backends.SignerDS{Status: "signed in this apply", Pending: true}
+// signerOutput is what this zone's step tells its parent's, for a
+// parent that cannot read its keys (a Cloudflare parent): its DS, or
+// that it is signed in this apply; nothing for an unsigned zone.
+func signerOutput(zone *model.Zone, b *batch) backends.Output {
+	switch {
+	case !zone.DNSSEC:
+		return backends.Output{}
+	case b.sign:
+		return backends.Output{Signer: &backends.SignerDS{Status: "signed in this apply", Pending: true}}
 	}
-	return backends.SignerDS{DS: b.ds, Status: "active"}
-}
-
-// replanForDS plans step again at apply time, once the children's keys
-// exist, and returns that batch (dnsplan.CheckReplan says when it may
-// not be applied).
-func (d *Driver) replanForDS(ctx context.Context, step *graph.Step, run *backends.Run) (*batch, error) {
-	sp, err := d.Plan(ctx, step, run)
-	if err != nil {
-		return nil, fmt.Errorf("zone %s: planning again to write its children's DS: %w", step.Zone.Name, err)
-	}
-	b := sp.Detail.(*batch)
-	if err := dnsplan.CheckReplan(step.Zone.Name, b.pendingDS, b.changes, run); err != nil {
-		return nil, err
-	}
-	return b, nil
+	return backends.Output{Signer: &backends.SignerDS{DS: b.ds, Status: "active"}}
 }

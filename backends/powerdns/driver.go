@@ -215,27 +215,27 @@ func (d *Driver) providerClient(prov model.Provider, run *backends.Run) (*client
 		raw: rawAPI{http: &wrapped, base: strings.TrimRight(p.URL, "/"), server: p.Server, key: key}}, nil
 }
 
-// Plan observes the zone with one GET and plans the changes. It reads
+// plan observes the zone with one GET and plans the changes. It reads
 // as the one path a zone step takes (client, read, completeness, signed
 // children's DS, planner, encoding), so it stays whole.
-func (d *Driver) Plan(ctx context.Context, step *graph.Step, run *backends.Run) (*backends.StepPlan, error) {
+func (d *Driver) plan(ctx context.Context, step *graph.Step, run *backends.Run) (*backends.StepPlan, *batch, error) {
 	ctx = backends.WithRun(ctx, run) // for backends.Retry
 	if step.Zone == nil {
-		return nil, fmt.Errorf("step %s is not a zone step", step.ID)
+		return nil, nil, fmt.Errorf("step %s is not a zone step", step.ID)
 	}
 	c, err := d.newClient(step, run)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	live, absent, err := d.observeZone(ctx, c, step.Zone, run)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if !absent && (live == nil || !strings.EqualFold(pdns.StringValue(live.Name), step.Zone.Name)) {
 		// A 200 that is not this zone (JSON null or {} from a proxy,
 		// another zone's data) would read as a zone without rrsets, and
 		// every wanted rrset would be written over what is really there.
-		return nil, fmt.Errorf("observe zone %s at %s: the answer is not this zone (it names %q); nothing is planned for this zone, deletes least of all: check the url and server of the provider",
+		return nil, nil, fmt.Errorf("observe zone %s at %s: the answer is not this zone (it names %q); nothing is planned for this zone, deletes least of all: check the url and server of the provider",
 			step.Zone.Name, c.base, zoneName(live))
 	}
 	if live != nil && live.Kind != nil {
@@ -243,32 +243,29 @@ func (d *Driver) Plan(ctx context.Context, step *graph.Step, run *backends.Run) 
 		case "slave", "consumer":
 			// A secondary takes its data from its primary; writing it
 			// through the API would be undone by the next transfer.
-			return nil, fmt.Errorf("zone %s at %s is a %s (secondary) zone: site writes only primary zones; point the provider at the primary server", step.Zone.Name, c.base, *live.Kind)
+			return nil, nil, fmt.Errorf("zone %s at %s is a %s (secondary) zone: site writes only primary zones; point the provider at the primary server", step.Zone.Name, c.base, *live.Kind)
 		}
 	}
 	if !absent {
 		if err := complete(live, step.Zone.Name); err != nil {
-			return nil, incomplete(step.Zone.Name, c, err)
+			return nil, nil, incomplete(step.Zone.Name, c, err)
 		}
 	}
 	withDS, pending, childNotes, err := d.withChildDS(ctx, step, run)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	obs := observe(live)
 	b := diff(withDS, obs, run)
-	b.pendingDS = pending
+	b.pendingDS, b.obs = pending, obs
 	b.changes = append(b.changes, dnsplan.PendingDSChanges(step, pending, b.kept)...)
 	if err := d.planSigning(ctx, step, c, absent, b); err != nil {
-		return nil, err
-	}
-	if step.Zone.DNSSEC {
-		run.SetSignerDS(step.Zone.Name, signerDS(b))
+		return nil, nil, err
 	}
 	if !absent && len(b.changes) > 0 {
 		// Only a plan that would write pays for this check.
 		if err := d.apexNS(ctx, c, live, step.Zone.Name); err != nil {
-			return nil, incomplete(step.Zone.Name, c, err)
+			return nil, nil, incomplete(step.Zone.Name, c, err)
 		}
 	}
 	b.client = c
@@ -293,37 +290,29 @@ func (d *Driver) Plan(ctx context.Context, step *graph.Step, run *backends.Run) 
 				Reason: "the fields the zone's soa sets, written over the SOA PowerDNS makes with the zone; the serial stays the server's"})
 		}
 	}
-	return &backends.StepPlan{Step: step, Changes: b.changes, Fingerprint: obs.fingerprint(), Notes: slices.Concat(planNotes(step.Zone, b), b.notes, childNotes, authNotes), Problems: problems, Detail: b,
-		Reads: int(c.count.n.Load() - c.count.writes.Load())}, nil
+	return &backends.StepPlan{Step: step, Changes: b.changes, Fingerprint: obs.fingerprint(), Notes: slices.Concat(planNotes(step.Zone, b), b.notes, childNotes, authNotes), Problems: problems,
+		Reads: int(c.count.n.Load() - c.count.writes.Load()), Output: signerOutput(step.Zone, b)}, b, nil
 }
 
-// Apply sends the planned batch: one POST for a missing zone, else one
+// apply sends the planned batch: one POST for a missing zone, else one
 // PATCH (more only past the body limit), then verifies over DNS.
-func (d *Driver) Apply(ctx context.Context, sp *backends.StepPlan, run *backends.Run) (*backends.StepResult, error) {
+func (d *Driver) apply(ctx context.Context, sp *backends.StepPlan, b *batch, run *backends.Run) (*backends.StepResult, error) {
 	ctx = backends.WithRun(ctx, run) // for backends.Retry
-	b, ok := sp.Detail.(*batch)
-	if !ok {
-		return nil, fmt.Errorf("step %s: plan was not made by the powerdns driver in this process", sp.Step.ID)
-	}
 	res := &backends.StepResult{}
-	start, startWrites := b.client.count.n.Load(), b.client.count.writes.Load()
-	var replanned *countingTransport // a re-plan below brings its own client
+	planned := b.client.count
+	start, startWrites := planned.n.Load(), planned.writes.Load()
 	defer func() {
-		res.Requests = int(sp.Detail.(*batch).client.count.n.Load() - start)
-		res.Writes = int(sp.Detail.(*batch).client.count.writes.Load() - startWrites)
-		if replanned != nil {
-			res.Requests += int(replanned.n.Load())
-			res.Writes += int(replanned.writes.Load())
-		}
+		res.Requests = int(planned.n.Load() - start)
+		res.Writes = int(planned.writes.Load() - startWrites)
 		res.Reads = res.Requests - res.Writes
 	}()
 	if len(b.pendingDS) > 0 {
 		// The children's steps have signed them by now.
-		again, err := d.replanForDS(ctx, sp.Step, run)
+		withDS, err := d.withPendingDS(ctx, sp.Step, b, run)
 		if err != nil {
 			return res, err
 		}
-		b, replanned = again, again.client.count
+		b = withDS
 	}
 	if len(b.deletes) == 0 && len(b.replaces) == 0 && !b.create && !b.sign {
 		return res, nil
@@ -343,7 +332,7 @@ func (d *Driver) Apply(ctx context.Context, sp *backends.StepPlan, run *backends
 		}
 		b.ds = ds
 		// A parent that cannot read this zone's keys learns its DS here.
-		run.SetSignerDS(zone, backends.SignerDS{DS: ds, Status: "active"})
+		res.Output = backends.Output{Signer: &backends.SignerDS{DS: ds, Status: "active"}}
 	}
 	if sp.Step.Zone.DNSSEC {
 		res.Notes = append(res.Notes, dsNote(zone, b.ds))

@@ -92,3 +92,13 @@ func equalStrings(a, b []string) bool {
 func marker(tenant string) pdnstest.Comment {
 	return pdnstest.Comment{Account: MarkerAccount, Content: Marker(tenant)}
 }
+
+// batchOf is the batch sp carries for Apply.
+func batchOf(tb testing.TB, sp *backends.StepPlan) *batch {
+	tb.Helper()
+	b, err := backends.DetailOf[*batch](sp)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return b
+}

@@ -77,7 +77,7 @@ func manyNew(t testing.TB, srv *pdnstest.Server, zone string, n int) (*graph.Ste
 	if err != nil {
 		t.Fatal(err)
 	}
-	return step, sp.Detail.(*batch), run
+	return step, batchOf(t, sp), run
 }
 
 // TestHiddenCheckAsksOncePerCreate: the check costs one DNS question

@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 
+	pdns "github.com/joeig/go-powerdns/v3"
+
 	"github.com/site-tools/site/backends"
 	"github.com/site-tools/site/compiler/graph"
 )
@@ -12,8 +14,9 @@ import (
 // zone b has just created: PowerDNS makes that SOA with the zone, so
 // there was none to plan against, and without this the next run would
 // still have an SOA change to make. The plan said so (see Plan). Only
-// the SOA of the new plan is written; the verification then checks it
-// with the rest.
+// the SOA is planned here, against the one the server made: the rest of
+// the zone was written as planned. The verification then checks it with
+// the rest.
 func (d *Driver) soaAfterCreate(ctx context.Context, b *batch, step *graph.Step, run *backends.Run) error {
 	zone := step.Zone.Name
 	created := b.created
@@ -29,18 +32,18 @@ func (d *Driver) soaAfterCreate(ctx context.Context, b *batch, step *graph.Step,
 	if err != nil {
 		return fmt.Errorf("zone %s: created, but reading its SOA to set the spec's soa fields failed (%w); run site apply again", zone, err)
 	}
-	again := diff(step, observe(created), run)
-	soa := &batch{client: b.client}
-	for _, rs := range again.replaces {
-		if string(*rs.Type) == "SOA" {
-			soa.replaces = append(soa.replaces, rs)
+	made := &pdns.Zone{Name: created.Name}
+	for _, rs := range created.RRsets {
+		if derefType(rs.Type) == pdns.RRTypeSOA {
+			made.RRsets = append(made.RRsets, rs)
 		}
 	}
-	for _, e := range again.expect {
-		if e.typ == "SOA" {
-			b.expect = append(b.expect, e)
-		}
-	}
+	only, z := *step, *step.Zone
+	z.RRsets, z.Ignore, z.SignedChildren = nil, nil, nil
+	only.Zone = &z
+	soa := diff(&only, observe(made), run)
+	soa.client = b.client
+	b.expect = append(b.expect, soa.expect...)
 	if len(soa.replaces) == 0 {
 		return nil
 	}

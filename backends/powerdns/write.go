@@ -38,6 +38,9 @@ func (d *Driver) write(ctx context.Context, b *batch, zone string, run *backends
 		if err := d.recheck(ctx, b, zone); err != nil {
 			return err
 		}
+		if err := d.asObserved(ctx, b, zone); err != nil {
+			return err
+		}
 		return d.patch(ctx, b, zone, chunks, 0, run)
 	}
 	z := &pdns.Zone{Name: pdns.String(zone), Kind: pdns.ZoneKindPtr(pdns.NativeZoneKind),

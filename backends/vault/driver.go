@@ -91,36 +91,47 @@ type detail struct {
 	Passed  []string // the addresses tried before Addr, with why
 }
 
+// typed is the driver as a backends.Driver: its plans carry where the
+// secret was read.
+func (d *Driver) typed() backends.Typed[detail] {
+	return backends.Typed[detail]{Name: "vault", PlanD: d.plan, ApplyD: d.apply}
+}
+
 // Plan reads the step's secret and records it in run. It returns no
 // changes: a secret step never writes to a secret store.
 func (d *Driver) Plan(ctx context.Context, step *graph.Step, run *backends.Run) (*backends.StepPlan, error) {
-	if step.Secret == nil || step.Secret.Store == nil {
-		return nil, fmt.Errorf("step %s: not a secret step with a store", step.ID)
-	}
-	r := &reader{timeout: d.timeout(), run: run, sec: step.Secret, driver: d}
-	got, err := r.read(ctx)
-	if err != nil {
-		return nil, err // the executor names the step
-	}
-	run.SetSecret(step.ID, got.value)
-	h := sha256.Sum256([]byte(fmt.Sprintf("%s/%s#%s v%d %s", r.mount(), step.Secret.Ref.Path,
-		step.Secret.Ref.Key, got.version, got.created.UTC().Format(time.RFC3339Nano))))
-	return &backends.StepPlan{Step: step, Fingerprint: hex.EncodeToString(h[:]),
-		Detail: detail{Addr: got.addr, Version: got.version, Passed: describeAll(got.passed)}}, nil
+	return d.typed().Plan(ctx, step, run)
 }
 
 // Apply does nothing: the secret was read and recorded during Plan, which
 // the executor runs in the same process before any Apply.
 func (d *Driver) Apply(ctx context.Context, sp *backends.StepPlan, run *backends.Run) (*backends.StepResult, error) {
-	res := &backends.StepResult{}
-	if det, ok := sp.Detail.(detail); ok {
-		note := fmt.Sprintf("%s: read version %d from %s", sp.Step.ID, det.Version, det.Addr)
-		if len(det.Passed) > 0 {
-			note += " (passed over " + strings.Join(det.Passed, "; ") + ")"
-		}
-		res.Notes = append(res.Notes, note)
+	return d.typed().Apply(ctx, sp, run)
+}
+
+func (d *Driver) plan(ctx context.Context, step *graph.Step, run *backends.Run) (*backends.StepPlan, detail, error) {
+	if step.Secret == nil || step.Secret.Store == nil {
+		return nil, detail{}, fmt.Errorf("step %s: not a secret step with a store", step.ID)
 	}
-	return res, nil
+	r := &reader{timeout: d.timeout(), run: run, sec: step.Secret, driver: d}
+	got, err := r.read(ctx)
+	if err != nil {
+		return nil, detail{}, err // the executor names the step
+	}
+	run.SetSecret(step.ID, got.value)
+	h := sha256.Sum256([]byte(fmt.Sprintf("%s/%s#%s v%d %s", r.mount(), step.Secret.Ref.Path,
+		step.Secret.Ref.Key, got.version, got.created.UTC().Format(time.RFC3339Nano))))
+	return &backends.StepPlan{Step: step, Fingerprint: hex.EncodeToString(h[:])},
+		detail{Addr: got.addr, Version: got.version, Passed: describeAll(got.passed)}, nil
+}
+
+// apply says where the secret was read.
+func (d *Driver) apply(ctx context.Context, sp *backends.StepPlan, det detail, run *backends.Run) (*backends.StepResult, error) {
+	note := fmt.Sprintf("%s: read version %d from %s", sp.Step.ID, det.Version, det.Addr)
+	if len(det.Passed) > 0 {
+		note += " (passed over " + strings.Join(det.Passed, "; ") + ")"
+	}
+	return &backends.StepResult{Notes: []string{note}}, nil
 }
 
 // describeAll is each attempt as the report names it.

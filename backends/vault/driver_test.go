@@ -137,7 +137,7 @@ func TestPlanAddressOrder(t *testing.T) {
 			if err != nil {
 				t.Fatalf("Plan: %v", err)
 			}
-			if got := sp.Detail.(detail).Addr; got != srv.URL {
+			if got := detailOf(t, sp).Addr; got != srv.URL {
 				t.Errorf("read from %q, want %q", got, srv.URL)
 			}
 			if readSecret(t, run, step) != testValue {
@@ -197,7 +197,7 @@ func TestPlanTimeoutMovesOn(t *testing.T) {
 	if err != nil {
 		t.Fatalf("Plan: %v", err)
 	}
-	if got := sp.Detail.(detail).Addr; got != srv.URL {
+	if got := detailOf(t, sp).Addr; got != srv.URL {
 		t.Errorf("read from %q, want %q", got, srv.URL)
 	}
 }
@@ -272,7 +272,7 @@ func TestPlanSealedThenNextAddress(t *testing.T) {
 	if err != nil {
 		t.Fatalf("Plan: %v", err)
 	}
-	if got := sp.Detail.(detail).Addr; got != open.URL {
+	if got := detailOf(t, sp).Addr; got != open.URL {
 		t.Errorf("read from %q, want %q", got, open.URL)
 	}
 }
@@ -431,4 +431,15 @@ func TestPlanNoAddressSaysWhy(t *testing.T) {
 			}
 		})
 	}
+}
+
+// detailOf is where sp says its secret was read; an error (not a fatal
+// one: plans are made on goroutines too) when it carries none.
+func detailOf(t *testing.T, sp *backends.StepPlan) detail {
+	t.Helper()
+	det, err := backends.DetailOf[detail](sp)
+	if err != nil {
+		t.Error(err)
+	}
+	return det
 }

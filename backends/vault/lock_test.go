@@ -214,7 +214,7 @@ func TestVaultLockSharesRunMemory(t *testing.T) {
 	if err != nil {
 		t.Fatalf("Plan: %v", err)
 	}
-	det := sp.Detail.(detail)
+	det := detailOf(t, sp)
 	if det.Addr != srv.URL || len(det.Passed) != 0 {
 		t.Errorf("read from %s passing over %q, want %s first and nothing passed over", det.Addr, det.Passed, srv.URL)
 	}

@@ -126,7 +126,7 @@ func TestRunRemembersSilentAddress(t *testing.T) {
 				planStep := func(i int) {
 					sp, err := d.Plan(context.Background(), steps[i], run)
 					if errs[i] = err; err == nil {
-						addrs[i] = sp.Detail.(detail).Addr
+						addrs[i] = detailOf(t, sp).Addr
 					}
 				}
 				if tt.concurrent {
@@ -233,7 +233,7 @@ func TestRunTriesAnsweringAddressFirst(t *testing.T) {
 				if err != nil {
 					t.Fatalf("Plan: %v", err)
 				}
-				if got := sp.Detail.(detail).Addr; got != open.URL {
+				if got := detailOf(t, sp).Addr; got != open.URL {
 					t.Errorf("read from %q, want %q", got, open.URL)
 				}
 			}

@@ -65,7 +65,7 @@ func TestRedirectKeepsToken(t *testing.T) {
 			if err != nil {
 				t.Fatalf("Plan: %v", err)
 			}
-			if got := sp.Detail.(detail).Addr; got != srv.URL {
+			if got := detailOf(t, sp).Addr; got != srv.URL {
 				t.Errorf("read from %q, want %q (the next address after the redirect)", got, srv.URL)
 			}
 			mu.Lock()
@@ -163,7 +163,7 @@ func TestTLSFailureIsFinal(t *testing.T) {
 				if err != nil {
 					t.Fatalf("Plan: %v", err)
 				}
-				if got := sp.Detail.(detail).Addr; got != tt.first {
+				if got := detailOf(t, sp).Addr; got != tt.first {
 					t.Errorf("read from %q, want %q", got, tt.first)
 				}
 				return
