@@ -20,16 +20,33 @@ import (
 // within w's budgets (nil: none): each stops at the next zone once a
 // budget passed (checker.next), and what they found is not used.
 func check(spec *model.Spec, src *sources, w *watchdog) Diagnostics {
-	c := &checker{claims: map[string]firstClaim{}, src: src, ix: zoneIndexes{}, w: w}
-	zones := c.claimResources(spec)
-	c.claimVolumes(spec)
-	c.separateNetworks(spec)
-	c.uniqueMACs(spec)
+	return checkSplit(spec, spec, src, w)
+}
+
+// checkSplit is check with the record checks over records alone, a
+// part of all: the tenants of all not in it are neighbours whose record
+// checks are their own (neighbours.go), the claims are over all.
+func checkSplit(all, records *model.Spec, src *sources, w *watchdog) Diagnostics {
+	c := newChecker(src, w)
+	zones := c.claimResources(all)
+	c.claimVolumes(all)
+	c.separateNetworks(all)
+	c.uniqueMACs(all)
+	c.recordChecks(records, zones)
+	return c.diags
+}
+
+func newChecker(src *sources, w *watchdog) *checker {
+	return &checker{claims: map[string]firstClaim{}, src: src, ix: zoneIndexes{}, w: w}
+}
+
+// recordChecks runs the checks that read the records of spec's zones;
+// zones are the first declarations of every zone loaded.
+func (c *checker) recordChecks(spec *model.Spec, zones map[string]*model.Zone) {
 	c.oneWriterPerName(spec, zones)
 	c.dsWithoutDelegation(spec, zones)
 	c.delegationsAcrossTenants(spec, zones)
 	c.danglingTargets(spec, zones)
-	return c.diags
 }
 
 // checker collects the diagnostics of check.

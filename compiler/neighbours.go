@@ -1,0 +1,156 @@
+package compiler
+
+import (
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/site-tools/site/compiler/model"
+)
+
+// A neighbour is a tenant file loaded beside the files a run names, for
+// the checks between tenants only (Load). Those checks are of two
+// kinds. The claims (one holder per zone, VM and network, one tenant
+// per disk volume, networks apart, MACs unique on a host) read names,
+// prefixes and addresses: every tenant takes part in them, a neighbour
+// as its index (neighbourindex.go) holds it. The record checks (one
+// writer per name, DS and delegations, dangling targets) read another
+// file's records only where a zone of one file is at, above or below a
+// zone of another (a cut between them); a neighbour none of whose zones
+// is, is alone in them, and what they find in it is what they find in
+// it alone, which its index keeps. So a neighbour with no such zone is
+// checked as its index says; any other (or one whose tenant another
+// file declares too, which oneFile weighs by the file's whole content)
+// is read whole and checked with the rest.
+
+// builtFile is one file's part of the model: the tenants it holds that
+// the model takes, what building them reported, and whether its record
+// checks are the file's own (alone).
+type builtFile struct {
+	r       *fileResult
+	tenants []*model.Tenant
+	diags   Diagnostics // building's
+	alone   bool
+}
+
+// declarations counts, before oneFile takes tenants out of the files
+// that should not declare them, how many files declare each tenant, and
+// which tenants each file declares.
+type declarations struct {
+	count map[string]int
+	in    map[*fileResult][]string
+}
+
+func declarationsOf(results []*fileResult) declarations {
+	d := declarations{count: map[string]int{}, in: map[*fileResult][]string{}}
+	for _, r := range results {
+		names := declaredTenants(r)
+		d.in[r] = names
+		for _, name := range names {
+			d.count[name]++
+		}
+	}
+	return d
+}
+
+// soleTenant reports whether the neighbour f holds one tenant, named
+// after its file, that no other file declares: the only shape an index
+// is kept for.
+func soleTenant(f *builtFile, d declarations) bool {
+	base := strings.TrimSuffix(filepath.Base(f.r.path), ".cue")
+	if !f.r.neighbour || len(f.tenants) != 1 || f.tenants[0].Name != base || d.count[base] != 1 || !slices.Equal(d.in[f.r], []string{base}) {
+		return false
+	}
+	return f.r.index != nil || len(f.r.tenants) == 1
+}
+
+// markAlone sets alone on each neighbour whose record checks are its
+// own (see above), and returns the paths of the neighbours read as
+// their index that must be read whole.
+func markAlone(files []*builtFile, d declarations) (whole []string) {
+	holders := map[string][]*builtFile{} // zone name: the files declaring it
+	for _, f := range files {
+		for _, t := range f.tenants {
+			for _, z := range t.Zones {
+				if hs := holders[z.Name]; len(hs) == 0 || hs[len(hs)-1] != f {
+					holders[z.Name] = append(hs, f)
+				}
+			}
+		}
+	}
+	tied := map[*builtFile]bool{}
+	for _, f := range files {
+		for _, t := range f.tenants {
+			for _, z := range t.Zones {
+				for n := z.Name; n != "." && n != ""; n = parentName(n) {
+					for _, h := range holders[n] {
+						if h != f {
+							tied[f], tied[h] = true, true
+						}
+					}
+				}
+			}
+		}
+	}
+	for _, f := range files {
+		f.alone = !tied[f] && soleTenant(f, d)
+		if f.r.index != nil && !f.alone {
+			whole = append(whole, f.r.path)
+		}
+	}
+	return whole
+}
+
+// checkAlone runs the record checks over the tenant of one file, alone:
+// what they find there when no zone of another file is at, above or
+// below one of its zones (markAlone).
+func checkAlone(t *model.Tenant, r *fileResult, w *watchdog) Diagnostics {
+	spec := &model.Spec{Tenants: []*model.Tenant{t}}
+	c := newChecker(sourcesOf([]*fileResult{r}), w)
+	zones := c.claimResources(spec)
+	c.diags = nil // the claims are every tenant's together (check)
+	c.recordChecks(spec, zones)
+	return c.diags
+}
+
+// neighbourDiags returns what the files alone report of themselves
+// (their index's, or the record checks of each alone), and keeps the
+// index of each that was read whole in cache (nil: none).
+func neighbourDiags(files []*builtFile, w *watchdog, cache *Cache) Diagnostics {
+	var diags Diagnostics
+	for _, f := range files {
+		if !f.alone {
+			continue
+		}
+		if f.r.index != nil {
+			diags = append(diags, f.r.index.diags...)
+			continue
+		}
+		own := checkAlone(f.tenants[0], f.r, w)
+		diags = append(diags, own...)
+		if cache != nil && f.r.key != "" && !w.halted() {
+			all := slices.Concat(f.r.diags, f.diags, own)
+			cache.putIndex(f.r.key, f.r, f.tenants[0], all) // a failed write is a miss next time
+		}
+	}
+	return diags
+}
+
+// freshResults copies results as assemble may change them (oneFile
+// takes tenants out of files, and diagnostics), so that a second
+// assemble starts from what was read.
+func freshResults(results []*fileResult) []*fileResult {
+	out := make([]*fileResult, len(results))
+	for i, r := range results {
+		c := *r
+		if r.tenants != nil {
+			c.tenants = make(map[string]*rawTenant, len(r.tenants))
+			for k, v := range r.tenants {
+				c.tenants[k] = v
+			}
+		}
+		c.diags = slices.Clip(r.diags)
+		out[i] = &c
+	}
+	return out
+}
