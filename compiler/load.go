@@ -130,7 +130,7 @@ func loadWith(config string, paths []string, o Options, w *watchdog) (*model.Spe
 	for i := range inputs {
 		// A neighbour whose name is another file's is never read as
 		// its index: which one holds the tenant is oneFile's to say.
-		inputs[i].neighbour = !scoped[inputs[i].path] && named[filepath.Base(inputs[i].path)] == 1
+		inputs[i].neighbour = splitNeighbours && !scoped[inputs[i].path] && named[filepath.Base(inputs[i].path)] == 1
 	}
 	results, err := evaluate(inputs, w, o, keys)
 	if err != nil {

@@ -23,6 +23,10 @@ import (
 // file declares too, which oneFile weighs by the file's whole content)
 // is read whole and checked with the rest.
 
+// splitNeighbours is false only in tests, which compare what a load
+// reports with every file checked whole.
+var splitNeighbours = true
+
 // builtFile is one file's part of the model: the tenants it holds that
 // the model takes, what building them reported, and whether its record
 // checks are the file's own (alone).
