@@ -72,32 +72,37 @@ func soleTenant(f *builtFile, d declarations) bool {
 // own (see above), and returns the paths of the neighbours read as
 // their index that must be read whole.
 func markAlone(files []*builtFile, d declarations) (whole []string) {
-	holders := map[string][]*builtFile{} // zone name: the files declaring it
-	for _, f := range files {
+	const many = -1
+	holder := map[string]int{} // zone name: the index in files of the one file declaring it, or many
+	for i, f := range files {
 		for _, t := range f.tenants {
 			for _, z := range t.Zones {
-				if hs := holders[z.Name]; len(hs) == 0 || hs[len(hs)-1] != f {
-					holders[z.Name] = append(hs, f)
+				if h, ok := holder[z.Name]; !ok {
+					holder[z.Name] = i
+				} else if h != i {
+					holder[z.Name] = many
 				}
 			}
 		}
 	}
-	tied := map[*builtFile]bool{}
-	for _, f := range files {
+	tied := make([]bool, len(files))
+	for i, f := range files {
 		for _, t := range f.tenants {
 			for _, z := range t.Zones {
 				for n := z.Name; n != "." && n != ""; n = parentName(n) {
-					for _, h := range holders[n] {
-						if h != f {
-							tied[f], tied[h] = true, true
-						}
+					switch h, ok := holder[n]; {
+					case !ok || h == i:
+					case h == many:
+						tied[i] = true // every file declaring n is tied by it: each walks from n
+					default:
+						tied[i], tied[h] = true, true
 					}
 				}
 			}
 		}
 	}
-	for _, f := range files {
-		f.alone = !tied[f] && soleTenant(f, d)
+	for i, f := range files {
+		f.alone = !tied[i] && soleTenant(f, d)
 		if f.r.index != nil && !f.alone {
 			whole = append(whole, f.r.path)
 		}
