@@ -4,7 +4,7 @@
 // CLI is installed, cue vet -c; each ratio with its target, marked met
 // or not. It never fails on a target it misses: it reports it.
 //
-//	sitebench table [--site bin/site] [--cue cue] [--runs 3] [--pdns-dir DIR] [sizes]
+//	sitebench table [--site bin/site] [--cue cue] [--runs 3] [--pdns-dir DIR] [--cases LIST] [sizes]
 //	sitebench vet   [--site bin/site] [--cue cue] [--tenants 1000] [--records 50]
 //
 // table starts a PowerDNS of its own on loopback (package pdnstest:
@@ -41,7 +41,7 @@ func main() {
 	site := fl.String("site", "bin/site", "the site binary to measure")
 	cue := fl.String("cue", "cue", "the cue CLI to compare with (skipped when not found)")
 	runs := fl.Int("runs", 3, "runs of each command; the median is reported")
-	cases := fl.String("cases", "big,bigger,zones,vet", "the cases to run, comma-separated: big, bigger, zones, vet")
+	cases := fl.String("cases", "big,bigger,zones,vet,tenants", "the cases to run, comma-separated: big, bigger, zones, vet, tenants")
 	pdnsRoot := fl.String("pdns-dir", "", "the directory that holds PowerDNS's database, e.g. /dev/shm for tmpfs (default: the bench's temporary directory)")
 	var sz sizes
 	fl.IntVar(&sz.big, "big", 10000, "records in the one-zone cases")
@@ -50,6 +50,9 @@ func main() {
 	fl.IntVar(&sz.zoneRecords, "zone-records", 50, "records in each of those zones")
 	fl.IntVar(&sz.tenants, "tenants", 1000, "tenant files for site vet against cue vet")
 	fl.IntVar(&sz.vetRecords, "records", 50, "records in each of those files")
+	fl.IntVar(&sz.bigTenants, "many-tenants", 100, "tenants in the tenants case")
+	fl.IntVar(&sz.tenantZones, "tenant-zones", 100, "zones of each of those tenants")
+	fl.IntVar(&sz.tenantRecords, "tenant-records", 10, "records in each of those zones")
 	_ = fl.Parse(os.Args[2:])
 	bin, err := filepath.Abs(*site)
 	if err == nil {
@@ -109,11 +112,11 @@ func table(site, cue string, runs int, sz sizes, cases []string, pdnsRoot string
 	b := &bench{srv: srv, site: site, cue: cue, dir: dir, cache: filepath.Join(dir, "cache"), runs: runs, sizes: sz}
 	start := time.Now()
 	var rows []row
-	steps := map[string]func() ([]row, error){"big": b.bigZone, "bigger": b.biggerZone, "zones": b.manyZones, "vet": b.vetRows}
+	steps := map[string]func() ([]row, error){"big": b.bigZone, "bigger": b.biggerZone, "zones": b.manyZones, "vet": b.vetRows, "tenants": b.tenantsCase}
 	for _, c := range cases {
 		step, ok := steps[c]
 		if !ok {
-			return fmt.Errorf("--cases: no case %q; the cases are big, bigger, zones and vet", c)
+			return fmt.Errorf("--cases: no case %q; the cases are big, bigger, zones, vet and tenants", c)
 		}
 		r, err := step()
 		if err != nil {

@@ -32,6 +32,8 @@ type sizes struct {
 	big, bigger         int // records in one zone
 	zones, zoneRecords  int // many zones
 	tenants, vetRecords int // site vet against cue vet
+	// many tenants of many zones
+	bigTenants, tenantZones, tenantRecords int
 }
 
 // tenant numbers of the generated workspaces, apart so that no two
@@ -40,6 +42,7 @@ const (
 	tenantBig    = 1001
 	tenantBigger = 1002
 	tenantZones  = 2000
+	tenantMany   = 3000 // and on: the tenants case
 )
 
 func (b *bench) pdns() specgen.PowerDNS {

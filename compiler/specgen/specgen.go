@@ -138,16 +138,21 @@ func SiteForTenantsZones(p PowerDNS, first, count, zones int) []byte {
 // (Zones) into dir, and the operator's file site.cue that grants them,
 // and returns the tenant files' paths.
 func WriteZones(dir string, p PowerDNS, tenants, zones, n int) ([]string, error) {
-	if err := os.WriteFile(filepath.Join(dir, "site.cue"), SiteForTenantsZones(p, 0, tenants, zones), 0o644); err != nil {
+	return WriteZonesFrom(dir, p, 0, tenants, zones, n)
+}
+
+// WriteZonesFrom is WriteZones for tenants first..first+tenants-1.
+func WriteZonesFrom(dir string, p PowerDNS, first, tenants, zones, n int) ([]string, error) {
+	if err := os.WriteFile(filepath.Join(dir, "site.cue"), SiteForTenantsZones(p, first, tenants, zones), 0o644); err != nil {
 		return nil, err
 	}
 	var paths []string
-	for i := range tenants {
-		p := filepath.Join(dir, fmt.Sprintf("t%04d.cue", i))
-		if err := os.WriteFile(p, Zones(i, zones, n), 0o644); err != nil {
+	for i := first; i < first+tenants; i++ {
+		path := filepath.Join(dir, fmt.Sprintf("t%04d.cue", i))
+		if err := os.WriteFile(path, Zones(i, zones, n), 0o644); err != nil {
 			return nil, err
 		}
-		paths = append(paths, p)
+		paths = append(paths, path)
 	}
 	return paths, nil
 }
