@@ -129,7 +129,7 @@ func encodeIndex(r *fileResult, t *model.Tenant, diags Diagnostics) ([]byte, err
 	if err != nil {
 		return nil, err
 	}
-	var w entryWriter
+	w := entryWriter{file: r.path}
 	w.str(r.path)
 	w.uint(r.strings)
 	w.bytes(js)
@@ -147,7 +147,7 @@ func encodeIndex(r *fileResult, t *model.Tenant, diags Diagnostics) ([]byte, err
 // decodeIndex reads encodeIndex's body for the file at path, or
 // returns nil when it does not read back whole.
 func decodeIndex(body, path string) *fileResult {
-	rd := &entryReader{s: body, ok: true}
+	rd := &entryReader{s: body, ok: true, file: path}
 	if rd.str() != path || !rd.ok {
 		return nil
 	}

@@ -60,14 +60,32 @@ func writeStub(w *entryWriter, t *model.Tenant) {
 	}
 }
 
+// writePos writes p; a position in the file itself (nearly every one)
+// is written without its name: the index is read on every load of
+// every other tenant.
 func writePos(w *entryWriter, p model.Pos) {
-	w.str(p.File)
+	if p.File != "" && p.File == w.file {
+		w.uint(1)
+	} else {
+		w.uint(0)
+		w.str(p.File)
+	}
 	w.uint(uint64(p.Line))
 	w.uint(uint64(p.Col))
 }
 
 func readPos(r *entryReader) model.Pos {
-	return model.Pos{File: r.str(), Line: r.smallInt(), Col: r.smallInt()}
+	var p model.Pos
+	switch r.uint() {
+	case 0:
+		p.File = r.str()
+	case 1:
+		p.File = r.file
+	default:
+		r.ok = false
+	}
+	p.Line, p.Col = r.smallInt(), r.smallInt()
+	return p
 }
 
 // readStub reads what writeStub wrote; r.ok is false when it does not
