@@ -59,31 +59,49 @@ func (b *bench) tenantsCase() ([]row, error) {
 	if err != nil {
 		return nil, err
 	}
+	rows, err := b.amongAndAlone(all, lone, one, b.site, "", shape)
+	if err != nil {
+		return nil, err
+	}
+	if b.before != "" {
+		before, err := b.amongAndAlone(all, lone, one, b.before, " (--before)", shape)
+		if err != nil {
+			return nil, err
+		}
+		rows = append(rows, before...)
+	}
+	return append(rows, row{name: "converged apply, " + shape, site: converged.String(),
+		against: "site's converged diff " + diff.String(),
+		ratio:   ratio(converged.wall.Seconds(), diff.wall.Seconds()), unit: "wall", target: 2}), nil
+}
+
+// amongAndAlone is the row of one tenant's converged diff, from the
+// cache, among all's tenants against its file alone in lone, by the
+// site binary bin. The two run in turn, so that a machine busy for a
+// while slows both alike.
+func (b *bench) amongAndAlone(all, lone workspace, one, bin, label, shape string) ([]row, error) {
+	among, alone := b.diffOf(all, one), b.diffOf(lone, one)
+	among.name, alone.name = bin, bin
 	// The first diff of each fills the cache (the indexes of the
 	// neighbours among them): measured are the diffs after.
-	among, alone := b.diffOf(all, one), b.diffOf(lone, one)
-	if _, err := among.run(); err != nil {
-		return nil, err
+	var amongS, aloneS []sample
+	for i := range b.runs + 1 {
+		a, err := among.run()
+		if err != nil {
+			return nil, err
+		}
+		l, err := alone.run()
+		if err != nil {
+			return nil, err
+		}
+		if i > 0 {
+			amongS, aloneS = append(amongS, a), append(aloneS, l)
+		}
 	}
-	if _, err := alone.run(); err != nil {
-		return nil, err
-	}
-	amongS, err := measure(b.runs, nil, among.run)
-	if err != nil {
-		return nil, err
-	}
-	aloneS, err := measure(b.runs, nil, alone.run)
-	if err != nil {
-		return nil, err
-	}
-	return []row{
-		{name: fmt.Sprintf("converged diff of one tenant (%d zones) among %s, cached", b.sizes.tenantZones, shape), site: amongS.String(),
-			against: "the tenant's file alone " + aloneS.String(),
-			ratio:   ratio(amongS.wall.Seconds(), aloneS.wall.Seconds()), unit: "wall", target: 2},
-		{name: "converged apply, " + shape, site: converged.String(),
-			against: "site's converged diff " + diff.String(),
-			ratio:   ratio(converged.wall.Seconds(), diff.wall.Seconds()), unit: "wall", target: 2},
-	}, nil
+	am, al := median(amongS), median(aloneS)
+	return []row{{name: fmt.Sprintf("converged diff of one tenant (%d zones) among %s, cached%s", b.sizes.tenantZones, shape, label), site: am.String(),
+		against: "the tenant's file alone " + al.String(),
+		ratio:   ratio(am.wall.Seconds(), al.wall.Seconds()), unit: "wall", target: 2}}, nil
 }
 
 // diffOf is a converged diff of the tenant file named file in w.

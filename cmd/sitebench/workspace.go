@@ -18,13 +18,16 @@ type workspace struct {
 
 // bench is one run of the table: the server, the binaries, the sizes.
 type bench struct {
-	srv   *pdnstest.Server
-	site  string // the site binary
-	cue   string // the cue CLI; "" when not found
-	dir   string // everything generated lives below it
-	cache string // $SITE_CACHE_DIR for every site run
-	runs  int
-	sizes sizes
+	srv  *pdnstest.Server
+	site string // the site binary
+	// before is another build of site the tenants case measures one
+	// tenant's diffs with too ("" for none): a before and after.
+	before string
+	cue    string // the cue CLI; "" when not found
+	dir    string // everything generated lives below it
+	cache  string // $SITE_CACHE_DIR for every site run
+	runs   int
+	sizes  sizes
 }
 
 // sizes are the inputs of the cases; the defaults are issue 13's.
