@@ -144,23 +144,8 @@ func loadWith(config string, paths []string, o Options, w *watchdog) (*model.Spe
 	if len(whole) == 0 {
 		return spec, err
 	}
-	// Neighbours read as their index whose zones sit at, above or below
-	// another file's: their records are checked with the rest.
-	var again []input
-	var at []int
-	for i, in := range inputs {
-		if slices.Contains(whole, in.path) {
-			in.whole = true
-			again, at = append(again, in), append(at, i)
-		}
-	}
-	w.enter(phaseEval)
-	reread, err := evaluate(again, w, o, keys)
-	if err != nil {
+	if results, err = rereadWhole(inputs, results, whole, w, o, keys); err != nil {
 		return nil, err
-	}
-	for j, i := range at {
-		results[i] = reread[j]
 	}
 	spec, _, err = assembleCached(op, results, scoped, diags, o.Warn, w, cache)
 	return spec, err

@@ -163,3 +163,26 @@ func freshResults(results []*fileResult) []*fileResult {
 	}
 	return out
 }
+
+// rereadWhole reads the neighbours at paths whole, in results (of
+// inputs) in place of their index: their zones sit at, above or below
+// another file's, so their records are checked with the rest.
+func rereadWhole(inputs []input, results []*fileResult, paths []string, w *watchdog, o Options, keys *cacheKeyer) ([]*fileResult, error) {
+	var again []input
+	var at []int
+	for i, in := range inputs {
+		if slices.Contains(paths, in.path) {
+			in.whole = true
+			again, at = append(again, in), append(at, i)
+		}
+	}
+	w.enter(phaseEval)
+	reread, err := evaluate(again, w, o, keys)
+	if err != nil {
+		return nil, err
+	}
+	for j, i := range at {
+		results[i] = reread[j]
+	}
+	return results, nil
+}
