@@ -27,7 +27,20 @@ func check(spec *model.Spec, src *sources, w *watchdog) Diagnostics {
 // checks are their own (neighbours.go), the claims are over all.
 func checkSplit(all, records *model.Spec, src *sources, w *watchdog) Diagnostics {
 	c := newChecker(src, w)
-	zones := c.claimResources(all)
+	var alone map[*model.Tenant]bool // of all, not in records
+	if records != all {
+		in := make(map[*model.Tenant]bool, len(records.Tenants))
+		for _, t := range records.Tenants {
+			in[t] = true
+		}
+		alone = map[*model.Tenant]bool{}
+		for _, t := range all.Tenants {
+			if !in[t] {
+				alone[t] = true
+			}
+		}
+	}
+	zones := c.claimResources(all, alone)
 	c.claimVolumes(all)
 	c.separateNetworks(all)
 	c.uniqueMACs(all)

@@ -116,7 +116,7 @@ func markAlone(files []*builtFile, d declarations) (whole []string) {
 func checkAlone(t *model.Tenant, r *fileResult, w *watchdog) Diagnostics {
 	spec := &model.Spec{Tenants: []*model.Tenant{t}}
 	c := newChecker(sourcesOf([]*fileResult{r}), w)
-	zones := c.claimResources(spec)
+	zones := c.claimResources(spec, nil)
 	c.diags = nil // the claims are every tenant's together (check)
 	c.recordChecks(spec, zones)
 	return c.diags
