@@ -72,6 +72,9 @@ func soleTenant(f *builtFile, d declarations) bool {
 // own (see above), and returns the paths of the neighbours read as
 // their index that must be read whole.
 func markAlone(files []*builtFile, d declarations) (whole []string) {
+	if !slices.ContainsFunc(files, func(f *builtFile) bool { return f.r.neighbour }) {
+		return nil // every file is the run's: none is checked alone
+	}
 	const many = -1
 	holder := map[string]int{} // zone name: the index in files of the one file declaring it, or many
 	for i, f := range files {
@@ -149,6 +152,9 @@ func neighbourDiags(files []*builtFile, w *watchdog, cache *Cache) Diagnostics {
 // takes tenants out of files, and diagnostics), so that a second
 // assemble starts from what was read.
 func freshResults(results []*fileResult) []*fileResult {
+	if !slices.ContainsFunc(results, func(r *fileResult) bool { return r.index != nil }) {
+		return results // no second assemble: nothing to read whole
+	}
 	out := make([]*fileResult, len(results))
 	for i, r := range results {
 		c := *r
