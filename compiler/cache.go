@@ -25,7 +25,9 @@ import (
 // result depends on: the file's name and bytes, the operator's
 // site.cue, the embedded schema and the build of site itself. Only
 // evaluation is skipped: the model is still built and every check
-// between tenants still runs, since those depend on every file.
+// between tenants still runs, since those depend on every file. Of a
+// file loaded only as a neighbour, what those checks need of it is kept
+// beside its entry, and read instead (neighbourindex.go).
 //
 // An entry is written to a temporary file and renamed into place, so
 // concurrent runs see a whole entry or none, and it carries a checksum

@@ -188,7 +188,11 @@ func walkPositions(b []byte, f func(shared int, rest []byte, lc lineCol) bool) b
 }
 
 // entryWriter appends the numbers and strings of an entry's sections.
-type entryWriter struct{ b []byte }
+// file, when set, is the file the entry is of (writePos).
+type entryWriter struct {
+	b    []byte
+	file string
+}
 
 func (w *entryWriter) uint(n uint64) { w.b = binary.AppendUvarint(w.b, n) }
 func (w *entryWriter) int(n int64)   { w.b = binary.AppendVarint(w.b, n) }
@@ -209,8 +213,9 @@ func (w *entryWriter) strs(ss []string) {
 // strings it returns are slices of it rather than copies. Once a read
 // fails, ok is false and every later read returns zero values.
 type entryReader struct {
-	s  string
-	ok bool
+	s    string
+	ok   bool
+	file string // the file the entry is of (readPos)
 	// slab is where strs carves its lists from: most names hold a
 	// list of one string, and a list each was most of the allocations
 	// left in reading the records.

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"net/netip"
 	"slices"
-	"strconv"
 	"strings"
 
 	"github.com/site-tools/site/compiler/model"
@@ -20,22 +19,52 @@ import (
 // within w's budgets (nil: none): each stops at the next zone once a
 // budget passed (checker.next), and what they found is not used.
 func check(spec *model.Spec, src *sources, w *watchdog) Diagnostics {
-	c := &checker{claims: map[string]firstClaim{}, src: src, ix: zoneIndexes{}, w: w}
-	zones := c.claimResources(spec)
-	c.claimVolumes(spec)
-	c.separateNetworks(spec)
-	c.uniqueMACs(spec)
+	return checkSplit(spec, spec, src, w)
+}
+
+// checkSplit is check with the record checks over records alone, a
+// part of all: the tenants of all not in it are neighbours whose record
+// checks are their own (neighbours.go), the claims are over all.
+func checkSplit(all, records *model.Spec, src *sources, w *watchdog) Diagnostics {
+	c := newChecker(src, w)
+	var alone map[*model.Tenant]bool // of all, not in records
+	if records != all {
+		in := make(map[*model.Tenant]bool, len(records.Tenants))
+		for _, t := range records.Tenants {
+			in[t] = true
+		}
+		alone = map[*model.Tenant]bool{}
+		for _, t := range all.Tenants {
+			if !in[t] {
+				alone[t] = true
+			}
+		}
+	}
+	zones := c.claimResources(all, alone)
+	c.claimVolumes(all)
+	c.separateNetworks(all)
+	c.uniqueMACs(all)
+	c.recordChecks(records, zones)
+	return c.diags
+}
+
+func newChecker(src *sources, w *watchdog) *checker {
+	return &checker{claims: map[claimKey]firstClaim{}, src: src, ix: zoneIndexes{}, w: w}
+}
+
+// recordChecks runs the checks that read the records of spec's zones;
+// zones are the first declarations of every zone loaded.
+func (c *checker) recordChecks(spec *model.Spec, zones map[string]*model.Zone) {
 	c.oneWriterPerName(spec, zones)
 	c.dsWithoutDelegation(spec, zones)
 	c.delegationsAcrossTenants(spec, zones)
 	c.danglingTargets(spec, zones)
-	return c.diags
 }
 
 // checker collects the diagnostics of check.
 type checker struct {
 	diags  Diagnostics
-	claims map[string]firstClaim
+	claims map[claimKey]firstClaim
 	src    *sources
 	ix     zoneIndexes // each zone's RRsets by name and type (rrindex.go)
 	w      *watchdog
@@ -47,125 +76,8 @@ type checker struct {
 // passed: the check then stops.
 func (c *checker) next(pos model.Pos) bool { return c.w.at(pos) }
 
-// firstClaim is the first tenant to declare a zone, VM or network.
-type firstClaim struct {
-	tenant string
-	pos    model.Pos
-}
-
 func (c *checker) two(at model.Pos, first model.Pos, path, format string, args ...any) {
 	c.diags = append(c.diags, Diagnostic{Pos: at, Related: []model.Pos{first}, Path: path, Msg: fmt.Sprintf(format, args...)})
-}
-
-// claimOnce records tenant as key's writer, or reports the second one.
-func (c *checker) claimOnce(key, tenant string, pos model.Pos, path, what, fix string) bool {
-	if prev, ok := c.claims[key]; ok {
-		c.two(pos, prev.pos, path, "%s is declared by tenants %s and %s: two writers; %s", what, prev.tenant, tenant, fix)
-		return false
-	}
-	c.claims[key] = firstClaim{tenant, pos}
-	return true
-}
-
-// claimResources gives a zone, VM or network one writer: the same name
-// declared by two tenants would have them fight over it. The first
-// tenant (in load order) keeps it; the second is reported, pointing at
-// the first. It returns each zone's first declaration.
-func (c *checker) claimResources(spec *model.Spec) map[string]*model.Zone {
-	zones := map[string]*model.Zone{}
-	for _, t := range spec.Tenants {
-		if !c.next(t.Pos) {
-			return zones
-		}
-		for _, z := range t.Zones {
-			if c.claimOnce("zone\x00"+z.Name, t.Name, z.Pos, cuePath("tenants", t.Name, "dns", "zones", strings.TrimSuffix(z.Name, ".")),
-				"zone "+z.Name, "declare each zone in one tenant") {
-				zones[z.Name] = z
-			}
-		}
-		for _, v := range t.VMs {
-			c.claimOnce("vm\x00"+v.Host+"\x00"+v.Name, t.Name, v.Pos, cuePath("tenants", t.Name, "vms", v.Name),
-				"VM "+v.Name+" on host "+v.Host, "rename one")
-		}
-		for _, n := range t.Networks {
-			c.claimOnce("net\x00"+n.Host+"\x00"+n.Name, t.Name, n.Pos, cuePath("tenants", t.Name, "networks", n.Name),
-				"network "+n.Name+" on host "+n.Host, "rename one")
-		}
-	}
-	return zones
-}
-
-// claimVolumes gives a disk volume one tenant. Tenants granted one host
-// share its pools, and a VM names its volumes by pool and name, so
-// another tenant's VM naming the same volume as its disk would get that
-// tenant's data, read and write, and naming it as its base would read
-// it (an overlay) or copy it (a clone). Which of two tenants naming one
-// volume made it is the live system's to say, not the specs', so each
-// is reported. A base that is no tenant's disk, an image the operator
-// provides, is every tenant's to start from. Within a tenant a disk
-// volume is one VM's too: two guests on one disk corrupt it, and an
-// overlay on (or a copy of) another VM's disk reads it while that guest
-// writes it.
-func (c *checker) claimVolumes(spec *model.Spec) {
-	type diskOf struct {
-		tenant, vm string
-		pos        model.Pos
-	}
-	disks := map[string][]diskOf{} // the first disk of each VM on a volume
-	key := func(v *model.VM, pool, name string) string { return v.Host + "\x00" + pool + "\x00" + name }
-	each := func(f func(t *model.Tenant, v *model.VM, i int, d model.Disk)) {
-		for _, t := range spec.Tenants {
-			for _, v := range t.VMs {
-				for i, d := range v.Disks {
-					if v.Host != "" { // "" is a host not granted, reported where it is named
-						f(t, v, i, d)
-					}
-				}
-			}
-		}
-	}
-	each(func(t *model.Tenant, v *model.VM, _ int, d model.Disk) {
-		k := key(v, d.Pool, d.Name)
-		if !slices.ContainsFunc(disks[k], func(o diskOf) bool { return o.tenant == t.Name && o.vm == v.Name }) {
-			disks[k] = append(disks[k], diskOf{t.Name, v.Name, d.Pos})
-		}
-	})
-	taken := func(t *model.Tenant, v *model.VM, i int, field, name string, at model.Pos) {
-		path := cuePath("tenants", t.Name, "vms", v.Name, "disks", strconv.Itoa(i), field)
-		users := disks[key(v, v.Disks[i].Pool, name)]
-		for _, o := range users {
-			if o.tenant != t.Name {
-				c.two(at, o.pos, path,
-					"volume %s/%s on host %s is a disk of tenant %s's VM %s: a disk volume belongs to one tenant, and no other tenant's VM uses it, as a disk or as a base; name a volume of your own, or an image the operator provides",
-					v.Disks[i].Pool, name, v.Host, o.tenant, o.vm)
-				return
-			}
-		}
-		for _, o := range users {
-			if o.vm == v.Name {
-				continue
-			}
-			if field == "name" {
-				c.two(at, o.pos, path,
-					"volume %s/%s on host %s is a disk of VM %s too: a disk volume is one VM's, and two guests on one disk corrupt it; give each VM a volume of its own (base: an image starts each from the same one)",
-					v.Disks[i].Pool, name, v.Host, o.vm)
-			} else {
-				c.two(at, o.pos, path,
-					"volume %s/%s on host %s is a disk of VM %s: a disk made from it would read it while that guest writes it; start from an image the operator provides, or a volume no VM has as its disk",
-					v.Disks[i].Pool, name, v.Host, o.vm)
-			}
-			return
-		}
-	}
-	each(func(t *model.Tenant, v *model.VM, i int, d model.Disk) {
-		// A VM's first disk on a volume other VMs name too.
-		if o := disks[key(v, d.Pool, d.Name)]; len(o) > 1 && slices.ContainsFunc(o, func(o diskOf) bool { return o.pos == d.Pos }) {
-			taken(t, v, i, "name", d.Name, d.Pos)
-		}
-		if d.Base != "" {
-			taken(t, v, i, "base", d.Base, d.BasePos)
-		}
-	})
 }
 
 // separateNetworks reports networks on one host whose prefixes overlap:

@@ -19,6 +19,10 @@ type input struct {
 	// cached, when not nil, is given the result if the cache holds it,
 	// before its positions and records are read (Options.Early).
 	cached func(*fileResult)
+	// neighbour says the file is loaded for the checks between tenants
+	// only: its neighbour index, when cached, stands for it, unless
+	// whole says it must be read whole.
+	neighbour, whole bool
 }
 
 // evaluate runs the CUE part of loading over inputs in parallel, within
@@ -133,6 +137,12 @@ func finishedWithin(finished, over <-chan struct{}) bool {
 // result refused for the strings budget, which depends on the budget,
 // not only on the inputs the key hashes.
 func evalOne(e *evaluator, in input, o Options, keys *cacheKeyer, maxStrings uint64) (r *fileResult, key string, evaluated bool) {
+	r, key, evaluated = evalOrRead(e, in, o, keys, maxStrings)
+	r.neighbour = in.neighbour
+	return r, key, evaluated
+}
+
+func evalOrRead(e *evaluator, in input, o Options, keys *cacheKeyer, maxStrings uint64) (r *fileResult, key string, evaluated bool) {
 	if keys != nil && in.data == nil {
 		data, fail := readSpec(in.path)
 		if fail != nil {
@@ -142,8 +152,19 @@ func evalOne(e *evaluator, in input, o Options, keys *cacheKeyer, maxStrings uin
 	}
 	if keys != nil {
 		key = keys.key(in.path, in.data)
+		if in.neighbour && !in.whole {
+			// An index over this run's strings budget is read whole,
+			// and refused as the entry would be.
+			if r := o.Cache.getIndex(key, in.path); r != nil && r.strings <= maxStrings {
+				r.key = key
+				return r, "", false
+			}
+		}
 		if r := o.Cache.get(key, in.path, in.cached); r != nil {
-			return r.withinStrings(maxStrings), "", false
+			if r = r.withinStrings(maxStrings); r.tenants != nil {
+				r.key = key
+			}
+			return r, "", false
 		}
 	}
 	r = e.guarded(in)
@@ -152,6 +173,7 @@ func evalOne(e *evaluator, in input, o Options, keys *cacheKeyer, maxStrings uin
 		// the key hashes: never cached.
 		return within, "", true
 	}
+	r.key = key
 	return r, key, true
 }
 

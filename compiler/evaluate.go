@@ -39,6 +39,13 @@ type fileResult struct {
 	// strings is what its tenants' strings add up to, each counted per
 	// use (withinStrings), for the budget of every file together.
 	strings uint64
+	// neighbour says the file was loaded for the checks between tenants
+	// only (input.neighbour); index, when not nil, is all that was read
+	// of it (neighbourindex.go): tenants is nil then. key is its cache
+	// key ("" without a cache, or when it must not be cached).
+	neighbour bool
+	index     *neighbourIndex
+	key       string
 }
 
 func newEvaluator(halt <-chan struct{}) (*evaluator, error) {

@@ -128,11 +128,28 @@ func loadWith(config string, paths []string, o Options, w *watchdog) (*model.Spe
 			keys, _ = o.Cache.keyer(site)
 		}
 	}
+	for i := range inputs {
+		// A neighbour whose name is another file's is never read as
+		// its index: which one holds the tenant is oneFile's to say.
+		inputs[i].neighbour = splitNeighbours && !scoped[inputs[i].path] && named[filepath.Base(inputs[i].path)] == 1
+	}
 	results, err := evaluate(inputs, w, o, keys)
 	if err != nil {
 		return nil, err
 	}
-	return assemble(op, results, scoped, diags, o.Warn, w)
+	var cache *Cache
+	if keys != nil {
+		cache = o.Cache
+	}
+	spec, whole, err := assembleCached(op, freshResults(results), scoped, slices.Clip(diags), o.Warn, w, cache)
+	if len(whole) == 0 {
+		return spec, err
+	}
+	if results, err = rereadWhole(inputs, results, whole, w, o, keys); err != nil {
+		return nil, err
+	}
+	spec, _, err = assembleCached(op, results, scoped, diags, o.Warn, w, cache)
+	return spec, err
 }
 
 // LoadSource validates one tenant spec held in memory, named name,
@@ -202,39 +219,54 @@ func loadHeldWithin(configName string, config []byte, path string, src []byte, a
 // none): each file and zone checked is where a budget that passes is
 // reported.
 func assemble(op *operator, results []*fileResult, scoped map[string]bool, diags Diagnostics, warn func(Diagnostics), w *watchdog) (*model.Spec, error) {
+	spec, _, err := assembleCached(op, results, scoped, diags, warn, w, nil)
+	return spec, err
+}
+
+// assembleCached is assemble keeping neighbours' indexes in cache (nil:
+// none), or naming the neighbours read as their index that must be read
+// whole (neighbours.go) in whole, and returning nothing else.
+func assembleCached(op *operator, results []*fileResult, scoped map[string]bool, diags Diagnostics, warn func(Diagnostics), w *watchdog, cache *Cache) (*model.Spec, []string, error) {
 	w.enter(phaseCheck)
 	spec := &model.Spec{Vaults: op.vaults}
-	all := &model.Spec{}
 	// A tenant lives in one file (onefile.go), checked first: it leaves
 	// out of each file the tenants and the diagnostics that are not its.
+	decl := declarationsOf(results)
 	files, owner := oneFile(results)
 	diags = append(diags, files...)
 	diags = append(diags, op.warnings...)
+	built := make([]*builtFile, 0, len(results))
 	for _, r := range results {
 		if !w.at(model.Pos{File: r.path}) {
-			return nil, nil // the budget's diagnostics are bound's
+			return nil, nil, nil // the budget's diagnostics are bound's
 		}
+		f := buildFile(op, r, owner)
 		diags = append(diags, r.diags...)
-		b := &builder{op: op, pos: r.pos}
-		for _, name := range slices.Sorted(maps.Keys(r.tenants)) {
-			t := b.tenant(name, r.tenants[name])
-			if owner[name] != r {
-				continue // declared in another file first: reported by oneFile
-			}
-			all.Tenants = append(all.Tenants, t)
-			if scoped[r.path] {
-				spec.Tenants = append(spec.Tenants, t)
-			}
-		}
-		diags = append(diags, b.diags...)
+		diags = append(diags, f.diags...)
+		built = append(built, f)
 	}
-	sort.Slice(spec.Tenants, func(i, j int) bool { return spec.Tenants[i].Name < spec.Tenants[j].Name })
-	sort.Slice(all.Tenants, func(i, j int) bool { return all.Tenants[i].Name < all.Tenants[j].Name })
-	diags = append(diags, check(all, sourcesOf(results), w)...)
+	if whole := markAlone(built, decl); len(whole) > 0 {
+		return nil, whole, nil
+	}
+	all, records := &model.Spec{}, &model.Spec{}
+	for _, f := range built {
+		all.Tenants = append(all.Tenants, f.tenants...)
+		if !f.alone {
+			records.Tenants = append(records.Tenants, f.tenants...)
+		}
+		if scoped[f.r.path] {
+			spec.Tenants = append(spec.Tenants, f.tenants...)
+		}
+	}
+	for _, s := range []*model.Spec{spec, all, records} {
+		sort.Slice(s.Tenants, func(i, j int) bool { return s.Tenants[i].Name < s.Tenants[j].Name })
+	}
+	diags = append(diags, checkSplit(all, records, sourcesOf(results), w)...)
+	diags = append(diags, neighbourDiags(built, w, cache)...)
 	var warnings Diagnostics
 	for _, d := range diags {
 		if !d.Warning {
-			return nil, diags.sort().elided()
+			return nil, nil, diags.sort().elided()
 		}
 		// site.cue's are every run's: it is never a neighbour.
 		if scoped[d.Pos.File] || d.Pos.File == op.file {
@@ -244,5 +276,27 @@ func assemble(op *operator, results []*fileResult, scoped map[string]bool, diags
 	if warn != nil && len(warnings) > 0 {
 		warn(warnings.sort().elided())
 	}
-	return spec, nil
+	return spec, nil, nil
+}
+
+// buildFile builds the tenants of r the model takes (owner: oneFile's);
+// a neighbour read as its index is its index's tenant.
+func buildFile(op *operator, r *fileResult, owner map[string]*fileResult) *builtFile {
+	f := &builtFile{r: r}
+	if r.index != nil {
+		if owner[r.index.tenant.Name] == r {
+			f.tenants = []*model.Tenant{r.index.tenant}
+		}
+		return f
+	}
+	b := &builder{op: op, pos: r.pos}
+	for _, name := range slices.Sorted(maps.Keys(r.tenants)) {
+		t := b.tenant(name, r.tenants[name])
+		if owner[name] != r {
+			continue // declared in another file first: reported by oneFile
+		}
+		f.tenants = append(f.tenants, t)
+	}
+	f.diags = b.diags
+	return f
 }

@@ -110,6 +110,9 @@ func count(n int) string {
 // others the schema refused, named in the file (its position index) or,
 // when CUE computed the name, by their diagnostics.
 func declaredTenants(r *fileResult) []string {
+	if r.index != nil {
+		return []string{r.index.tenant.Name} // an index is kept of a file declaring its tenant alone
+	}
 	names := map[string]bool{}
 	for name := range r.tenants {
 		names[name] = true

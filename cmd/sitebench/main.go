@@ -4,7 +4,7 @@
 // CLI is installed, cue vet -c; each ratio with its target, marked met
 // or not. It never fails on a target it misses: it reports it.
 //
-//	sitebench table [--site bin/site] [--cue cue] [--runs 3] [--pdns-dir DIR] [sizes]
+//	sitebench table [--site bin/site] [--before BIN] [--cue cue] [--runs 3] [--pdns-dir DIR] [--cases LIST] [sizes]
 //	sitebench vet   [--site bin/site] [--cue cue] [--tenants 1000] [--records 50]
 //
 // table starts a PowerDNS of its own on loopback (package pdnstest:
@@ -41,7 +41,8 @@ func main() {
 	site := fl.String("site", "bin/site", "the site binary to measure")
 	cue := fl.String("cue", "cue", "the cue CLI to compare with (skipped when not found)")
 	runs := fl.Int("runs", 3, "runs of each command; the median is reported")
-	cases := fl.String("cases", "big,bigger,zones,vet", "the cases to run, comma-separated: big, bigger, zones, vet")
+	cases := fl.String("cases", "big,bigger,zones,vet,tenants", "the cases to run, comma-separated: big, bigger, zones, vet, tenants")
+	before := fl.String("before", "", "another site binary (a build of main, say) the tenants case measures one tenant's diffs with too")
 	pdnsRoot := fl.String("pdns-dir", "", "the directory that holds PowerDNS's database, e.g. /dev/shm for tmpfs (default: the bench's temporary directory)")
 	var sz sizes
 	fl.IntVar(&sz.big, "big", 10000, "records in the one-zone cases")
@@ -50,6 +51,9 @@ func main() {
 	fl.IntVar(&sz.zoneRecords, "zone-records", 50, "records in each of those zones")
 	fl.IntVar(&sz.tenants, "tenants", 1000, "tenant files for site vet against cue vet")
 	fl.IntVar(&sz.vetRecords, "records", 50, "records in each of those files")
+	fl.IntVar(&sz.bigTenants, "many-tenants", 100, "tenants in the tenants case")
+	fl.IntVar(&sz.tenantZones, "tenant-zones", 100, "zones of each of those tenants")
+	fl.IntVar(&sz.tenantRecords, "tenant-records", 10, "records in each of those zones")
 	_ = fl.Parse(os.Args[2:])
 	bin, err := filepath.Abs(*site)
 	if err == nil {
@@ -71,7 +75,12 @@ func main() {
 		}
 		return
 	}
-	if err := table(bin, cuePath, *runs, sz, strings.Split(*cases, ","), *pdnsRoot); err != nil {
+	if *before != "" {
+		if *before, err = filepath.Abs(*before); err != nil {
+			fail(err)
+		}
+	}
+	if err := table(bin, *before, cuePath, *runs, sz, strings.Split(*cases, ","), *pdnsRoot); err != nil {
 		fail(err)
 	}
 }
@@ -85,7 +94,7 @@ func fail(err error) {
 // PowerDNS keeps its database in a directory of its own below pdnsRoot
 // ("" is the bench's temporary directory): on tmpfs its writes cost no
 // disk.
-func table(site, cue string, runs int, sz sizes, cases []string, pdnsRoot string) error {
+func table(site, before, cue string, runs int, sz sizes, cases []string, pdnsRoot string) error {
 	dir, err := os.MkdirTemp("", "sitebench-")
 	if err != nil {
 		return err
@@ -106,14 +115,14 @@ func table(site, cue string, runs int, sz sizes, cases []string, pdnsRoot string
 		return fmt.Errorf("start PowerDNS: %w", err)
 	}
 	defer srv.Close()
-	b := &bench{srv: srv, site: site, cue: cue, dir: dir, cache: filepath.Join(dir, "cache"), runs: runs, sizes: sz}
+	b := &bench{srv: srv, site: site, before: before, cue: cue, dir: dir, cache: filepath.Join(dir, "cache"), runs: runs, sizes: sz}
 	start := time.Now()
 	var rows []row
-	steps := map[string]func() ([]row, error){"big": b.bigZone, "bigger": b.biggerZone, "zones": b.manyZones, "vet": b.vetRows}
+	steps := map[string]func() ([]row, error){"big": b.bigZone, "bigger": b.biggerZone, "zones": b.manyZones, "vet": b.vetRows, "tenants": b.tenantsCase}
 	for _, c := range cases {
 		step, ok := steps[c]
 		if !ok {
-			return fmt.Errorf("--cases: no case %q; the cases are big, bigger, zones and vet", c)
+			return fmt.Errorf("--cases: no case %q; the cases are big, bigger, zones, vet and tenants", c)
 		}
 		r, err := step()
 		if err != nil {

@@ -18,13 +18,16 @@ type workspace struct {
 
 // bench is one run of the table: the server, the binaries, the sizes.
 type bench struct {
-	srv   *pdnstest.Server
-	site  string // the site binary
-	cue   string // the cue CLI; "" when not found
-	dir   string // everything generated lives below it
-	cache string // $SITE_CACHE_DIR for every site run
-	runs  int
-	sizes sizes
+	srv  *pdnstest.Server
+	site string // the site binary
+	// before is another build of site the tenants case measures one
+	// tenant's diffs with too ("" for none): a before and after.
+	before string
+	cue    string // the cue CLI; "" when not found
+	dir    string // everything generated lives below it
+	cache  string // $SITE_CACHE_DIR for every site run
+	runs   int
+	sizes  sizes
 }
 
 // sizes are the inputs of the cases; the defaults are issue 13's.
@@ -32,6 +35,8 @@ type sizes struct {
 	big, bigger         int // records in one zone
 	zones, zoneRecords  int // many zones
 	tenants, vetRecords int // site vet against cue vet
+	// many tenants of many zones
+	bigTenants, tenantZones, tenantRecords int
 }
 
 // tenant numbers of the generated workspaces, apart so that no two
@@ -40,6 +45,7 @@ const (
 	tenantBig    = 1001
 	tenantBigger = 1002
 	tenantZones  = 2000
+	tenantMany   = 3000 // and on: the tenants case
 )
 
 func (b *bench) pdns() specgen.PowerDNS {

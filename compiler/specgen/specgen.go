@@ -126,3 +126,33 @@ func Write(dir string, tenants, n int) (paths []string, size int64, err error) {
 	}
 	return paths, size, nil
 }
+
+// SiteForTenantsZones is SiteFor granting tenants first..first+count-1
+// zones zones each (limits: zones: zones), for the files WriteZones
+// writes.
+func SiteForTenantsZones(p PowerDNS, first, count, zones int) []byte {
+	return siteFor(p, first, count, fmt.Sprintf(", limits: zones: %d", zones))
+}
+
+// WriteZones writes tenants files of zones zones of n records each
+// (Zones) into dir, and the operator's file site.cue that grants them,
+// and returns the tenant files' paths.
+func WriteZones(dir string, p PowerDNS, tenants, zones, n int) ([]string, error) {
+	return WriteZonesFrom(dir, p, 0, tenants, zones, n)
+}
+
+// WriteZonesFrom is WriteZones for tenants first..first+tenants-1.
+func WriteZonesFrom(dir string, p PowerDNS, first, tenants, zones, n int) ([]string, error) {
+	if err := os.WriteFile(filepath.Join(dir, "site.cue"), SiteForTenantsZones(p, first, tenants, zones), 0o644); err != nil {
+		return nil, err
+	}
+	var paths []string
+	for i := first; i < first+tenants; i++ {
+		path := filepath.Join(dir, fmt.Sprintf("t%04d.cue", i))
+		if err := os.WriteFile(path, Zones(i, zones, n), 0o644); err != nil {
+			return nil, err
+		}
+		paths = append(paths, path)
+	}
+	return paths, nil
+}
