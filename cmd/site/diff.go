@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"cmp"
-	"context"
 	"errors"
 	"fmt"
 	"maps"
@@ -14,7 +13,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/site-tools/site/backends"
+	"github.com/site-tools/site/backends/engine"
 	"github.com/site-tools/site/backends/providers"
 	"github.com/site-tools/site/compiler/graph"
 	"github.com/site-tools/site/compiler/plan"
@@ -110,41 +109,28 @@ func runDiff(cmd *cobra.Command, args []string, o diffOptions) (err error) {
 	if err != nil {
 		return withCode(exitError, err)
 	}
-	bk := providers.Open(run)
-	defer closeBackends(bk, cmd.ErrOrStderr())
-	// Reads ahead are observing too: the first Ctrl-C stops them.
-	// It carries the run, so its requests keep to --request-timeout.
-	observing, stopObserving := context.WithCancel(backends.WithRun(cmd.Context(), run))
-	defer stopObserving()
-	eng, prog := newEngine(bk, o.parallelism, cmd.ErrOrStderr())
-	prog.quiet = o.quiet
-	prog.watchSlow(run) // before the reads ahead, the first requests
+	s, prog := openSession(cmd, args, providers.Open(run), run, o.planFlags, engine.Options{})
+	defer s.Close()
 	load := budget(cmd)
 	load.Warn = warnTo(cmd.ErrOrStderr())
-	ahead := startPrefetch(observing, bk, run, phases, targets, o.parallelism, o.maxSteps)
-	defer ahead.stop()
-	if ahead != nil {
-		load.Early = ahead.zone
-	}
+	load.Early = s.ReadAhead(phases, targets, o.maxSteps)
 	// Watching from before the load: listing what the tenants no longer
 	// declare reads the hosts, and a hung one must not hang a Ctrl-C.
-	defer watchInterrupts(prog, run, stopObserving, nil)()
-	g, err := o.scope(args, phases, targets, load, listWithinMaxSteps(bk.Discover(observing, prog.listing), o.maxSteps, targets))
+	defer watchInterrupts(prog, nil, nil, s)()
+	g, err := o.scope(args, phases, targets, load, listWithinMaxSteps(s.Discover(), o.maxSteps, targets))
 	if err != nil {
 		return withCode(exitError, err)
 	}
-	if err := bk.Check(g); err != nil {
+	if err := s.Check(g); err != nil {
 		return withCode(exitError, err)
 	}
 	if err := withinMaxSteps(g, o.maxSteps); err != nil {
 		return withCode(exitError, err)
 	}
 	// diff takes no lock, but says when an apply of these tenants runs.
-	noted := noteLocksMeanwhile(observing, cmd.ErrOrStderr(), g, specDirs(args, g), bk, run)
-	obs, err := eng.Plan(observing, g, run)
-	noted()
+	obs, err := s.Plan(g)
 	if err != nil {
-		return withCode(exitError, interruptedObserving(err, "nothing is planned"))
+		return withCode(exitError, err)
 	}
 	p := obs.Plan
 	p.Only = phases

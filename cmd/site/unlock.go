@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/site-tools/site/backends"
+	"github.com/site-tools/site/backends/engine"
 	"github.com/site-tools/site/backends/lock"
 	"github.com/site-tools/site/backends/providers"
 	"github.com/site-tools/site/compiler/plan"
@@ -64,7 +65,7 @@ func runUnlock(cmd *cobra.Command, tenant string, paths []string, acked bool) er
 		return withCode(exitError, err)
 	}
 	var names []string
-	for _, t := range scopeTenants(g) {
+	for _, t := range engine.ScopeTenants(g) {
 		names = append(names, t.Name)
 		if t.Name != tenant {
 			continue
@@ -80,7 +81,7 @@ func runUnlock(cmd *cobra.Command, tenant string, paths []string, acked bool) er
 		}
 		var held []entry
 		var where []string
-		s, err := lockStore(ctx, t, bk, run, specDirs(paths, g))
+		s, err := bk.LockStore(ctx, t, run, engine.SpecDirs(configDir(paths), g))
 		if err != nil {
 			return withCode(exitError, err)
 		}
