@@ -117,9 +117,8 @@ func (s *Session) notify(e Event) {
 	}
 }
 
-// Observing is the context of what only reads: the first interrupt
-// ends it.
-func (s *Session) Observing() context.Context { return s.observing }
+// Run is what the session's steps share.
+func (s *Session) Run() *backends.Run { return s.run }
 
 // Discover is what the loader calls to find the steps only observing
 // names; diff's listing reads without any lock.

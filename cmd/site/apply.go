@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"errors"
 	"fmt"
+	"maps"
 	"strings"
 	"time"
 
@@ -103,9 +104,8 @@ func runApply(cmd *cobra.Command, args []string, o applyOptions) error {
 		return withCode(exitError, err)
 	}
 	if saved != nil {
-		for _, g := range saved.Options.Acks {
-			run.Acked[g] = true
-		}
+		// The acks that deferred a step it shows (checked by readSaved).
+		maps.Copy(run.Acked, saved.Options.Settings().Acked)
 	}
 
 	bk := providers.Open(run)

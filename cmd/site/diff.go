@@ -13,6 +13,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/site-tools/site/backends"
 	"github.com/site-tools/site/backends/engine"
 	"github.com/site-tools/site/backends/providers"
 	"github.com/site-tools/site/compiler/graph"
@@ -104,45 +105,61 @@ func runDiff(cmd *cobra.Command, args []string, o diffOptions) (err error) {
 			return withCode(exitError, err)
 		}
 	}
-	targets := parseTargets(o.targets)
-	spec, err := hashSpec(args)
-	if err != nil {
-		return withCode(exitError, err)
-	}
 	s, prog := openSession(cmd, args, providers.Open(run), run, o.planFlags, engine.Options{})
 	defer s.Close()
-	load := budget(cmd)
-	load.Warn = warnTo(cmd.ErrOrStderr())
-	load.Early = s.ReadAhead(phases, targets, o.maxSteps)
 	// Watching from before the load: listing what the tenants no longer
 	// declare reads the hosts, and a hung one must not hang a Ctrl-C.
 	defer watchInterrupts(prog, nil, nil, s)()
+	p, err := observeDiff(cmd, args, o, s, phases)
+	if err != nil {
+		return err
+	}
+	planned = true
+	return showDiff(cmd, args, o, p, run)
+}
+
+// observeDiff loads the specs and observes them in session s: the plan
+// diff shows, with what it records for a saved plan.
+func observeDiff(cmd *cobra.Command, args []string, o diffOptions, s *engine.Session, phases []plan.Phase) (*plan.Plan, error) {
+	targets := parseTargets(o.targets)
+	spec, err := hashSpec(args)
+	if err != nil {
+		return nil, withCode(exitError, err)
+	}
+	load := budget(cmd)
+	load.Warn = warnTo(cmd.ErrOrStderr())
+	load.Early = s.ReadAhead(phases, targets, o.maxSteps)
 	g, err := o.scope(args, phases, targets, load, listWithinMaxSteps(s.Discover(), o.maxSteps, targets))
 	if err != nil {
-		return withCode(exitError, err)
+		return nil, withCode(exitError, err)
 	}
 	if err := s.Check(g); err != nil {
-		return withCode(exitError, err)
+		return nil, withCode(exitError, err)
 	}
 	if err := withinMaxSteps(g, o.maxSteps); err != nil {
-		return withCode(exitError, err)
+		return nil, withCode(exitError, err)
 	}
 	// diff takes no lock, but says when an apply of these tenants runs.
 	obs, err := s.Plan(g)
 	if err != nil {
-		return withCode(exitError, err)
+		return nil, withCode(exitError, err)
 	}
 	p := obs.Plan
 	p.Only = phases
 	p.Targets = targets
 	p.Prerequisites = g.Prerequisites()
 	p.Spec = spec
-	p.Options = planOptions(p, run)
+	p.Options = s.Run().Saved(p.Blocked)
 	if !o.quiet {
 		writeRequestNotes(cmd.ErrOrStderr(), g, p)
 	}
+	return p, nil
+}
+
+// showDiff writes the plan p in diff's format, saves it (--out) and
+// picks the exit code.
+func showDiff(cmd *cobra.Command, args []string, o diffOptions, p *plan.Plan, run *backends.Run) (err error) {
 	stdout := cmd.OutOrStdout()
-	planned = true
 	switch o.format {
 	case "json":
 		err = p.WriteJSON(stdout)

@@ -15,7 +15,6 @@ import (
 
 	"github.com/spf13/pflag"
 
-	"github.com/site-tools/site/backends"
 	"github.com/site-tools/site/compiler"
 	"github.com/site-tools/site/compiler/plan"
 )
@@ -39,24 +38,6 @@ func hashSpec(args []string) (*plan.Spec, error) {
 		return nil, nil
 	}
 	return plan.HashSpec(paths, files)
-}
-
-// planOptions are the options of run that a saved plan records: those
-// that change what is planned, and the acks that deferred a step shown.
-func planOptions(p *plan.Plan, run *backends.Run) *plan.Options {
-	update := run.UpdateManyPercent
-	o := &plan.Options{DeleteThreshold: run.DeleteManyPercent, UpdateThreshold: &update}
-	for r := range run.Restart {
-		o.Restart = append(o.Restart, r)
-	}
-	slices.Sort(o.Restart)
-	for _, b := range p.Blocked {
-		if b.Gate != "" && run.Acked[b.Gate] && !slices.Contains(o.Acks, b.Gate) {
-			o.Acks = append(o.Acks, b.Gate)
-		}
-	}
-	slices.Sort(o.Acks)
-	return o
 }
 
 // readSaved reads --plan and checks that what the command line adds
@@ -123,13 +104,11 @@ func (o applyOptions) readSaved(flags *pflag.FlagSet, args []string, phases []pl
 	return saved, nil
 }
 
-// fromSaved takes the options a saved plan was made with.
+// fromSaved takes the options a saved plan was made with as if they
+// were flags, so that they are checked and echoed as flags are.
 func (f *planFlags) fromSaved(o *plan.Options) {
-	f.restarts, f.deleteThreshold = o.Restart, o.DeleteThreshold
-	f.updateThreshold = backends.DefaultUpdateManyPercent
-	if o.UpdateThreshold != nil {
-		f.updateThreshold = *o.UpdateThreshold
-	}
+	s := o.Settings()
+	f.restarts, f.deleteThreshold, f.updateThreshold = o.Restart, s.DeleteManyPercent, s.UpdateManyPercent
 }
 
 // savedThresholds are the thresholds a saved plan was made with, in
