@@ -161,6 +161,17 @@ func waitingFor(as []backends.Awaited) string {
 	return strings.Join(parts, ", ")
 }
 
+// count says "1 zone" or "3 zones", "1 entry" or "2 entries".
+func count(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	if stem, ok := strings.CutSuffix(noun, "y"); ok && stem != "" && !strings.ContainsAny(stem[len(stem)-1:], "aeiou") {
+		return fmt.Sprintf("%d %sies", n, stem)
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
+}
+
 // them is "it" of one thing and "them" of several.
 func them(n int) string {
 	if n == 1 {

@@ -1,11 +1,8 @@
 package main
 
 import (
-	"bytes"
-	"cmp"
 	"errors"
 	"fmt"
-	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -16,7 +13,6 @@ import (
 	"github.com/site-tools/site/backends"
 	"github.com/site-tools/site/backends/engine"
 	"github.com/site-tools/site/backends/providers"
-	"github.com/site-tools/site/compiler/graph"
 	"github.com/site-tools/site/compiler/plan"
 )
 
@@ -129,14 +125,14 @@ func observeDiff(cmd *cobra.Command, args []string, o diffOptions, s *engine.Ses
 	load := budget(cmd)
 	load.Warn = warnTo(cmd.ErrOrStderr())
 	load.Early = s.ReadAhead(phases, targets, o.maxSteps)
-	g, err := o.scope(args, phases, targets, load, listWithinMaxSteps(s.Discover(), o.maxSteps, targets))
+	g, err := o.scope(args, phases, targets, load, s.DiscoverWithin(o.maxSteps, targets))
 	if err != nil {
 		return nil, withCode(exitError, err)
 	}
 	if err := s.Check(g); err != nil {
 		return nil, withCode(exitError, err)
 	}
-	if err := withinMaxSteps(g, o.maxSteps); err != nil {
+	if err := engine.WithinMaxSteps(g, o.maxSteps); err != nil {
 		return nil, withCode(exitError, err)
 	}
 	// diff takes no lock, but says when an apply of these tenants runs.
@@ -172,7 +168,7 @@ func showDiff(cmd *cobra.Command, args []string, o diffOptions, p *plan.Plan, ru
 		return withCode(exitError, err)
 	}
 	if o.out != "" {
-		if err := savePlan(o.out, p); err != nil {
+		if err := p.Save(o.out); err != nil {
 			return withCode(exitError, err)
 		}
 	}
@@ -266,31 +262,6 @@ func diffCommand(args []string, o diffOptions, gates []plan.Gate) string {
 	return strings.Join(words, " ")
 }
 
-// savePlan writes p as JSON to path through a temporary file, so an
-// interrupted write never leaves half a plan for apply --plan to read.
-func savePlan(path string, p *plan.Plan) error {
-	var b bytes.Buffer
-	if err := p.WriteJSON(&b); err != nil {
-		return err
-	}
-	tmp, err := os.CreateTemp(filepath.Dir(path), ".site-plan-*")
-	if err != nil {
-		return fmt.Errorf("saving the plan to %s: %w", path, err)
-	}
-	defer os.Remove(tmp.Name())
-	if _, err := tmp.Write(b.Bytes()); err != nil {
-		tmp.Close()
-		return fmt.Errorf("saving the plan to %s: %w", path, err)
-	}
-	if err := tmp.Close(); err != nil {
-		return fmt.Errorf("saving the plan to %s: %w", path, err)
-	}
-	if err := os.Rename(tmp.Name(), path); err != nil {
-		return fmt.Errorf("saving the plan to %s: %w", path, err)
-	}
-	return nil
-}
-
 // checkOutDir fails before anything is observed when --out cannot be
 // written, rather than after a long observation has been printed.
 func checkOutDir(path string) error {
@@ -306,50 +277,4 @@ func checkOutDir(path string) error {
 		return fmt.Errorf("--out %s: is a directory; name a file, e.g. %s", path, filepath.Join(path, "plan.json"))
 	}
 	return nil
-}
-
-// withinMaxSteps refuses a scope of more than max steps (--max-steps; 0
-// is no bound), naming how many each tenant brings, most first: each
-// step costs requests with the operator's credentials, and a pull
-// request's check runs before anyone has read it.
-func withinMaxSteps(g *graph.Graph, max int) error {
-	if max == 0 || len(g.Steps) <= max {
-		return nil
-	}
-	by := map[string]int{}
-	for _, s := range g.Steps {
-		owner := "the operator's"
-		if s.TenantSpec != nil {
-			owner = "tenant " + s.TenantSpec.Name
-		}
-		by[owner]++
-	}
-	owners := slices.SortedFunc(maps.Keys(by), func(a, b string) int {
-		return cmp.Or(by[b]-by[a], strings.Compare(a, b))
-	})
-	counts := make([]string, len(owners))
-	for i, o := range owners {
-		counts[i] = fmt.Sprintf("%s %d", o, by[o])
-	}
-	return fmt.Errorf("the scope holds %d steps, more than --max-steps %d allows (%s), so nothing was observed: narrow the scope (PATH, --only, --target) or raise --max-steps if these are expected",
-		len(g.Steps), max, strings.Join(counts, ", "))
-}
-
-// listWithinMaxSteps is discover for a diff bounded by --max-steps
-// (max; 0 is no bound): listing what the tenants no longer declare
-// reads every host the scope's VMs and networks name, so a scope past
-// the bound already is not listed, and withinMaxSteps then refuses it.
-// Without --target the scope holds every step the listing is given, and
-// only gains steps from it; a --target may narrow it below the bound,
-// so with one the listing is left to decide.
-func listWithinMaxSteps(discover discoverFunc, max int, targets []string) discoverFunc {
-	if max == 0 || len(targets) > 0 {
-		return discover
-	}
-	return func(g *graph.Graph) ([]*graph.Step, error) {
-		if len(g.Steps) > max {
-			return nil, nil
-		}
-		return discover(g)
-	}
 }

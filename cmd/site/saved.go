@@ -1,17 +1,14 @@
 package main
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
-	"syscall"
 
 	"github.com/spf13/pflag"
 
@@ -205,56 +202,11 @@ func savedPlanArg(args []string) string {
 		if filepath.Ext(a) == ".cue" || strings.HasSuffix(a, "...") {
 			continue
 		}
-		if isSavedPlan(a) {
+		if plan.IsSavedFile(a) {
 			return a
 		}
 	}
 	return ""
-}
-
-// savedPlanPeek is how much of a PATH isSavedPlan reads: a plan that
-// site diff --out writes starts with its format_version.
-const savedPlanPeek = 64 << 10
-
-// isSavedPlan reports whether the file at path is a saved plan: a JSON
-// object with a format_version among its first savedPlanPeek bytes.
-// A PATH may be one a pull request added (site apply tenants/*), so,
-// as for tenant files, only a regular file is read, never through a
-// symbolic link, and only its start: not a pipe that never ends, nor a
-// file of the runner's that a link points at, nor all of a huge one.
-func isSavedPlan(path string) bool {
-	if info, err := os.Lstat(path); err != nil || !info.Mode().IsRegular() {
-		return false
-	}
-	// O_NONBLOCK: a pipe put in the file's place meanwhile does not
-	// block the open; the checks below then refuse it.
-	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0)
-	if err != nil {
-		return false
-	}
-	defer f.Close()
-	if info, err := f.Stat(); err != nil || !info.Mode().IsRegular() {
-		return false
-	}
-	dec := json.NewDecoder(io.LimitReader(f, savedPlanPeek))
-	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
-		return false
-	}
-	for dec.More() {
-		key, err := dec.Token()
-		if err != nil {
-			return false
-		}
-		var v json.RawMessage
-		if err := dec.Decode(&v); err != nil {
-			return false
-		}
-		if key == "format_version" {
-			var n *int
-			return json.Unmarshal(v, &n) == nil && n != nil
-		}
-	}
-	return false
 }
 
 // readPlan loads a plan saved by site diff --out.
