@@ -129,31 +129,9 @@ func (o applyOptions) checkSavedConfig(paths []string) error {
 	if configFlag != "" {
 		return nil
 	}
-	if _, err := compiler.FindConfig("", nil); err == nil {
-		return nil // the current directory's or a parent's, whatever the paths
-	}
-	config, err := compiler.FindConfig("", paths)
-	if err != nil {
-		return nil // none found: loading says so, naming where it looked
-	}
-	wd, err := os.Getwd()
-	if err != nil {
+	shown, err := compiler.ConfigOutside(paths)
+	if err != nil || shown == "" {
 		return err
-	}
-	abs := config
-	if !filepath.IsAbs(abs) {
-		abs = filepath.Join(wd, config)
-	}
-	realWD, err1 := filepath.EvalSymlinks(wd)
-	real, err2 := filepath.EvalSymlinks(abs)
-	if err1 == nil && err2 == nil {
-		if rel, err := filepath.Rel(realWD, real); err == nil && filepath.IsLocal(rel) {
-			return nil
-		}
-	}
-	shown := config
-	if err2 == nil && real != abs {
-		shown += " (really " + real + ")"
 	}
 	return fmt.Errorf("the plan %s names %s, beside which site would read %s, outside the current directory's tree and its parents; a plan file is anyone's to write, so it does not choose the operator's file: name it with --config FILE, or run site apply --plan where site.cue is", o.planFile, strings.Join(paths, " "), shown)
 }
