@@ -31,13 +31,17 @@ import (
 // Interrupt is the first interrupt: observing stops, nothing new
 // starts, and an Interrupted event says what goes on.
 func (s *Session) Interrupt() {
+	// The run first: a step Apply starts from now on is skipped, so the
+	// steps in flight read next are all that will write.
 	s.run.Interrupt()
-	s.stopObserving()
 	e := Interrupted{Running: s.track.running(), Awaiting: s.run.Awaiting(), Within: s.o.ExitWithin}
 	if len(e.Running) == 0 {
 		e.Observing = s.track.observing()
 	}
+	// Said before observing stops, so that a view shows each step it
+	// stops as stopped, not as blocked by its backend.
 	s.notify(e)
+	s.stopObserving()
 }
 
 // InterruptAgain is the second interrupt: it says which steps may be
