@@ -10,6 +10,8 @@ import (
 	"github.com/site-tools/site/backends"
 	"github.com/site-tools/site/backends/engine"
 	"github.com/site-tools/site/backends/providers"
+	"github.com/site-tools/site/compiler/graph"
+	"github.com/site-tools/site/compiler/model"
 )
 
 // runBackends are the drivers one run uses (package providers builds
@@ -38,6 +40,15 @@ func configDir(args []string) string {
 	}
 	return ""
 }
+
+// scopeTenants are the tenants whose steps are in g, by name
+// (engine.ScopeTenants).
+func scopeTenants(g *graph.Graph) []*model.Tenant { return engine.ScopeTenants(g) }
+
+// specDirs are the directories a lock or journal directory must stay
+// out of: the operator's file's and those of g's tenants' specs
+// (engine.SpecDirs).
+func specDirs(args []string, g *graph.Graph) []string { return engine.SpecDirs(configDir(args), g) }
 
 // closeBackends closes the backends of a command without a session
 // (engine.CloseWithin). What fails to close changed nothing the run

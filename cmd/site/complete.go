@@ -8,7 +8,6 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
-	"github.com/site-tools/site/backends/engine"
 	"github.com/site-tools/site/compiler"
 	"github.com/site-tools/site/compiler/graph"
 	"github.com/site-tools/site/compiler/plan"
@@ -125,7 +124,7 @@ func completeUnlock(cmd *cobra.Command, args []string, toComplete string) ([]str
 		return nil, cobra.ShellCompDirectiveNoFileComp
 	}
 	var out []string
-	for _, t := range engine.ScopeTenants(g) {
+	for _, t := range scopeTenants(g) {
 		if strings.HasPrefix(t.Name, toComplete) {
 			out = append(out, t.Name)
 		}

@@ -8,7 +8,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/site-tools/site/backends"
-	"github.com/site-tools/site/backends/engine"
 	"github.com/site-tools/site/backends/lock"
 	"github.com/site-tools/site/backends/providers"
 	"github.com/site-tools/site/compiler/graph"
@@ -67,7 +66,7 @@ func runUnlock(cmd *cobra.Command, tenant string, paths []string, acked bool) er
 		return withCode(exitError, err)
 	}
 	var names []string
-	for _, t := range engine.ScopeTenants(g) {
+	for _, t := range scopeTenants(g) {
 		names = append(names, t.Name)
 		if t.Name != tenant {
 			continue
@@ -97,7 +96,7 @@ func unlockTenant(cmd *cobra.Command, t *model.Tenant, g *graph.Graph, paths []s
 	}
 	var held []entry
 	var where []string
-	s, err := bk.LockStore(ctx, t, run, engine.SpecDirs(configDir(paths), g))
+	s, err := bk.LockStore(ctx, t, run, specDirs(paths, g))
 	if err != nil {
 		return withCode(exitError, err)
 	}
