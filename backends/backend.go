@@ -1,8 +1,7 @@
 // Package backends is the contract between the executor and the systems
 // site converges: a Driver observes a step's scope and plans what would
 // change, then applies that plan; a Run carries what one site run shares
-// between steps (acknowledged gates, thresholds, the secrets read, the
-// environment). Beside the contract it holds what every provider shares:
+// between steps (its plan.Settings, the secrets read, the environment). Beside the contract it holds what every provider shares:
 // the DNS owner marker, the zone snapshot site export adopts, the
 // redactor that keeps credentials out of every message, and the bound on
 // the size of an HTTP answer (CapAnswers).
@@ -149,23 +148,12 @@ type GatedError struct {
 func (e *GatedError) Error() string { return e.Err.Error() }
 func (e *GatedError) Unwrap() error { return e.Err }
 
-// Run is what one site run shares between steps: options, acknowledged
-// gates, and the secrets that secret steps have read.
+// Run is what one site run shares between steps: the settings it was
+// given (acknowledged gates, thresholds, restarts: plan.Settings, the
+// one type the saved plan records), its environment, and the secrets
+// that secret steps have read.
 type Run struct {
-	Acked map[plan.Gate]bool
-	// DeleteManyPercent and DeleteManyMin set when deletes in one zone
-	// need GATE-DNS-DELETE-MANY: more than Percent of our RRsets in a zone
-	// holding at least Min of them (and in any zone, all of ours or more
-	// than half of 3 or more, unless Percent is 100; see dnsplan).
-	DeleteManyPercent int
-	DeleteManyMin     int
-	// UpdateManyPercent sets when updates of our RRsets in one zone need
-	// GATE-DNS-UPDATE-MANY: more than Percent of them in a zone holding
-	// at least DeleteManyMin (the same floor as deletes; see dnsplan).
-	UpdateManyPercent int
-	// Restart lists "tenant/vm" names the user asked to restart so that
-	// pending changes take effect.
-	Restart map[string]bool
+	plan.Settings
 	// Getenv reads credentials named by {env: NAME} and every setting a
 	// backend takes from the environment; os.Getenv by default.
 	Getenv func(string) string
@@ -208,19 +196,16 @@ func (r *Run) Say(line string) {
 }
 
 // The default GATE-DNS-DELETE-MANY and GATE-DNS-UPDATE-MANY thresholds
-// (see Run): site apply --delete-threshold and --update-threshold change
-// the percentages (30 %, octoDNS's own for updates).
+// (plan.Settings).
 const (
-	DefaultDeleteManyPercent = 30
-	DefaultDeleteManyMin     = 10
-	DefaultUpdateManyPercent = 30
+	DefaultDeleteManyPercent = plan.DefaultDeleteManyPercent
+	DefaultDeleteManyMin     = plan.DefaultDeleteManyMin
+	DefaultUpdateManyPercent = plan.DefaultUpdateManyPercent
 )
 
-// NewRun returns a Run with the default thresholds.
+// NewRun returns a Run with the default settings.
 func NewRun() *Run {
-	return &Run{Acked: map[plan.Gate]bool{}, DeleteManyPercent: DefaultDeleteManyPercent, DeleteManyMin: DefaultDeleteManyMin,
-		UpdateManyPercent: DefaultUpdateManyPercent,
-		Restart:           map[string]bool{}, Getenv: os.Getenv, secrets: map[string]string{}}
+	return &Run{Settings: plan.DefaultSettings(), Getenv: os.Getenv, secrets: map[string]string{}}
 }
 
 // SetSecret records a value read by a secret step.

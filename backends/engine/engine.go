@@ -29,6 +29,13 @@
 // dependents of a failed step, observes each applied step again and
 // reports what is still not converged in the Report.
 //
+// A Session (session.go) is one diff or apply around those walks: it
+// opens over a provider-blind Backends set (backends/providers.Set),
+// reads zones ahead while the specs load, takes each tenant's apply
+// lock before the first slow read, renews and releases it, handles the
+// first and second interrupt, and closes the backends. What a person
+// should hear comes out as Event values through its SessionHook.
+//
 // The engine writes nothing itself: words, colour and terminals are the
 // Hook's business, and the Report is data for the caller to render.
 package engine

@@ -2,9 +2,9 @@ package main
 
 import (
 	"cmp"
-	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"strings"
 	"time"
 
@@ -107,63 +107,38 @@ func runApply(cmd *cobra.Command, args []string, o applyOptions) error {
 		return withCode(exitError, err)
 	}
 	if saved != nil {
-		for _, g := range saved.Options.Acks {
-			run.Acked[g] = true
-		}
+		// The acks that deferred a step it shows (checked by readSaved).
+		maps.Copy(run.Acked, saved.Options.Settings().Acked)
 	}
 
 	bk := providers.Open(run)
-	defer closeBackends(bk, cmd.ErrOrStderr())
-	eng, prog := newEngine(bk, o.parallelism, cmd.ErrOrStderr())
-	prog.quiet = o.quiet
-	prog.watchSlow(run)
-	bk.LeaseTimeout, bk.LeaseProgress = o.leaseTimeout, func(s string) { prog.say("site: " + s) }
-	// An interrupt cancels observing, which only reads (what the tenants
-	// no longer declare, then the steps), and a wait for the lock; the
-	// walk that writes keeps cmd's context and stops through run
-	// (interrupt.go).
-	// It carries the run, so its requests keep to --request-timeout.
-	observing, stopObserving := context.WithCancel(backends.WithRun(cmd.Context(), run))
-	defer stopObserving()
-	locks := &tenantLocks{} // its scope once the graph is known
-	defer func() {
-		if err := locks.release(context.WithoutCancel(cmd.Context())); err != nil {
-			fmt.Fprintln(cmd.ErrOrStderr(), "site:", err)
-		}
-	}()
+	bk.LeaseTimeout, bk.LeaseProgress = o.leaseTimeout, run.Say
+	// The locks are held from before the first slow read to the end.
+	s, prog := openSession(cmd, args, bk, run, o.planFlags, engine.Options{Apply: true, Command: applyCommand(args, o), LockWait: o.lockTimeout})
+	defer s.Close()
 	// Watching from before the load (a hung host must not hang a Ctrl-C
 	// while the load lists what the tenants no longer declare) and the
-	// locks, and stopped before they are released (defers run last
-	// first): a second interrupt releases them itself.
-	defer watchInterrupts(prog, run, stopObserving, locks)()
+	// locks, and stopped before the session releases them (defers run
+	// last first): a second interrupt releases them itself.
+	defer watchInterrupts(prog, nil, nil, s)()
 	load := budget(cmd)
 	load.Warn = warnTo(cmd.ErrOrStderr())
-	// The locks are held from before the first slow read to the end.
-	al := applyLocking{ctx: backends.WithRun(cmd.Context(), run), interrupted: observing, args: args, bk: bk, run: run,
-		command: applyCommand(args, o), wait: o.lockTimeout, p: prog, locks: locks}
-	var lockErr error
-	g, err := o.scope(args, phases, targets, load, al.first(targets, bk.Discover(observing, prog.listing), &lockErr))
-	if err = cmp.Or(lockErr, err); err != nil {
+	g, err := o.scope(args, phases, targets, load, s.DiscoverLocked(targets))
+	if err = cmp.Or(s.LockErr(), err); err != nil {
 		return withCode(exitError, err)
 	}
 	if err := o.undoRewrite(g); err != nil {
 		return withCode(exitError, err)
 	}
-	if err := bk.Check(g); err != nil {
+	if err := s.Check(g); err != nil {
 		return withCode(exitError, err)
 	}
-	if observing.Err() != nil {
-		return withCode(exitError, errors.New("apply was interrupted before anything was observed: nothing was changed"))
-	}
-	// What the listing read may have been read before a tenant's lock
-	// (one whose only steps it found): the steps observe afresh.
-	bk.ForgetDiscovered()
-	if err := al.lock(g); err != nil {
+	if err := s.Lock(g); err != nil {
 		return withCode(exitError, err)
 	}
-	obs, err := eng.Plan(observing, g, run)
+	obs, err := s.Plan(g)
 	if err != nil {
-		return withCode(exitError, interruptedObserving(err, "nothing was changed"))
+		return withCode(exitError, err)
 	}
 	obs.Plan.Only = phases
 	obs.Plan.Targets = targets
@@ -177,12 +152,12 @@ func runApply(cmd *cobra.Command, args []string, o applyOptions) error {
 		return withCode(exitError, err)
 	}
 	o.journal = newApplyJournal(args, g, applyCommand(args, o), o.undo, bk, run)
-	return carryOut(cmd, args, o, eng, g, obs, run)
+	return carryOut(cmd, args, o, s, g, obs, run)
 }
 
 // carryOut prints the plan, checks the gates, asks on a terminal when
 // it is destructive, applies it and prints the report.
-func carryOut(cmd *cobra.Command, args []string, o applyOptions, eng *engine.Engine, g *graph.Graph, obs *engine.Observation, run *backends.Run) (err error) {
+func carryOut(cmd *cobra.Command, args []string, o applyOptions, s *engine.Session, g *graph.Graph, obs *engine.Observation, run *backends.Run) (err error) {
 	stdout := cmd.OutOrStdout()
 	color := useColor(stdout)
 	var rep *engine.Report
@@ -204,7 +179,7 @@ func carryOut(cmd *cobra.Command, args []string, o applyOptions, eng *engine.Eng
 		err = o.confirm(obs.Plan, run.Acked, applyCommand(args, o), cmd.InOrStdin(), cmd.ErrOrStderr())
 	}
 	if err == nil {
-		rep, err = eng.Apply(cmd.Context(), g, obs, run)
+		rep, err = s.Apply(g, obs)
 		o.journal.record(cmd.Context(), cmd.ErrOrStderr(), obs.Plan, rep)
 	}
 	var gm *engine.GatesMissingError

@@ -8,24 +8,14 @@ import (
 	"os"
 	"strings"
 
+	"github.com/site-tools/site/backends/engine"
 	"github.com/site-tools/site/compiler/plan"
 	"github.com/site-tools/site/compiler/visible"
 )
 
-// A destructive change (a delete, or an outage, lost data or foreign
-// data replaced) is done only when someone said yes to it, as
-// Terraform's apply does:
-//
-//   - --yes says yes to every change;
-//   - on a terminal, a saved plan (--plan: reviewed when it was saved)
-//     answers its changes, and so do the --ack flags for a change whose
-//     every gate they acknowledge; what is left is asked about, "Type
-//     yes", listing exactly those changes. An ack answers only the
-//     changes behind its own gate, never a delete no gate guards;
-//   - without a terminal nobody can answer, so only --yes does: acks
-//     and saved plans included, apply exits 3 having changed nothing,
-//     naming the changes and the command that adds --yes. An ack says
-//     "this gate's risk is known", not "go ahead unasked".
+// A destructive change is done only when someone said yes to it
+// (engine.Unanswered says which were not): --yes, or on a terminal a
+// saved plan, the --ack flags of its gates, or "yes" typed when asked.
 
 // stdin is what apply reads the answer from, and stdinIsTerminal says
 // whether a person may be typing it; tests replace both.
@@ -37,46 +27,11 @@ var (
 // errNotConfirmed is the answer that was not "yes".
 var errNotConfirmed = errors.New("apply cancelled: the answer was not \"yes\", so nothing was changed")
 
-// destructive returns the changes that cause an outage, lose data or
-// replace foreign data: what apply asks about. A delete of impact none
-// is of site's own leftovers (a seed image no definition uses, an
-// unfinished upload), which nobody sees go.
-func destructive(p *plan.Plan) []plan.Change {
-	var out []plan.Change
-	for _, c := range p.Changes {
-		switch {
-		case c.Action == plan.ActionDelete && c.Impact != plan.ImpactNone,
-			c.Impact == plan.ImpactRestart, c.Impact == plan.ImpactDestroy, c.Impact == plan.ImpactOverwrite:
-			out = append(out, c)
-		}
-	}
-	return out
-}
-
 // unanswered returns p's destructive changes that the command line has
-// not said yes to (see the rule above); tty says whether a person may
+// not said yes to (engine.Unanswered); tty says whether a person may
 // answer the rest.
 func (o applyOptions) unanswered(p *plan.Plan, acked map[plan.Gate]bool, tty bool) []plan.Change {
-	if o.yes || (tty && o.planFile != "") {
-		return nil
-	}
-	var out []plan.Change
-	for _, c := range destructive(p) {
-		if !tty || !ackedAll(c.Gates, acked) {
-			out = append(out, c)
-		}
-	}
-	return out
-}
-
-// ackedAll reports whether gates is not empty and acked holds each.
-func ackedAll(gates []plan.Gate, acked map[plan.Gate]bool) bool {
-	for _, g := range gates {
-		if !acked[g] {
-			return false
-		}
-	}
-	return len(gates) > 0
+	return engine.Unanswered(p, acked, engine.Answers{Yes: o.yes, SavedPlan: o.planFile != "", Terminal: tty})
 }
 
 // unconfirmedError means stdin is not a terminal and the plan has
@@ -116,7 +71,7 @@ func (o applyOptions) confirm(p *plan.Plan, acked map[plan.Gate]bool, command st
 		return &unconfirmedError{changes: risky, command: command}
 	}
 	fmt.Fprintf(w, "\n%s in the plan above can cause an outage, delete or replace data", count(len(risky), "change"))
-	if n := len(destructive(p)) - len(risky); n > 0 {
+	if n := len(engine.Destructive(p)) - len(risky); n > 0 {
 		fmt.Fprintf(w, " (besides %s that --ack answered)", count(n, "change"))
 	}
 	fmt.Fprintln(w, ":")

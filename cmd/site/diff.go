@@ -1,12 +1,8 @@
 package main
 
 import (
-	"bytes"
-	"cmp"
-	"context"
 	"errors"
 	"fmt"
-	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -15,8 +11,8 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/site-tools/site/backends"
+	"github.com/site-tools/site/backends/engine"
 	"github.com/site-tools/site/backends/providers"
-	"github.com/site-tools/site/compiler/graph"
 	"github.com/site-tools/site/compiler/plan"
 )
 
@@ -105,58 +101,61 @@ func runDiff(cmd *cobra.Command, args []string, o diffOptions) (err error) {
 			return withCode(exitError, err)
 		}
 	}
+	s, prog := openSession(cmd, args, providers.Open(run), run, o.planFlags, engine.Options{})
+	defer s.Close()
+	// Watching from before the load: listing what the tenants no longer
+	// declare reads the hosts, and a hung one must not hang a Ctrl-C.
+	defer watchInterrupts(prog, nil, nil, s)()
+	p, err := observeDiff(cmd, args, o, s, phases)
+	if err != nil {
+		return err
+	}
+	planned = true
+	return showDiff(cmd, args, o, p, run)
+}
+
+// observeDiff loads the specs and observes them in session s: the plan
+// diff shows, with what it records for a saved plan.
+func observeDiff(cmd *cobra.Command, args []string, o diffOptions, s *engine.Session, phases []plan.Phase) (*plan.Plan, error) {
 	targets := parseTargets(o.targets)
 	spec, err := hashSpec(args)
 	if err != nil {
-		return withCode(exitError, err)
+		return nil, withCode(exitError, err)
 	}
-	bk := providers.Open(run)
-	defer closeBackends(bk, cmd.ErrOrStderr())
-	// Reads ahead are observing too: the first Ctrl-C stops them.
-	// It carries the run, so its requests keep to --request-timeout.
-	observing, stopObserving := context.WithCancel(backends.WithRun(cmd.Context(), run))
-	defer stopObserving()
-	eng, prog := newEngine(bk, o.parallelism, cmd.ErrOrStderr())
-	prog.quiet = o.quiet
-	prog.watchSlow(run) // before the reads ahead, the first requests
 	load := budget(cmd)
 	load.Warn = warnTo(cmd.ErrOrStderr())
-	ahead := startPrefetch(observing, bk, run, phases, targets, o.parallelism, o.maxSteps)
-	defer ahead.stop()
-	if ahead != nil {
-		load.Early = ahead.zone
-	}
-	// Watching from before the load: listing what the tenants no longer
-	// declare reads the hosts, and a hung one must not hang a Ctrl-C.
-	defer watchInterrupts(prog, run, stopObserving, nil)()
-	g, err := o.scope(args, phases, targets, load, listWithinMaxSteps(bk.Discover(observing, prog.listing), o.maxSteps, targets))
+	load.Early = s.ReadAhead(phases, targets, o.maxSteps)
+	g, err := o.scope(args, phases, targets, load, s.DiscoverWithin(o.maxSteps, targets))
 	if err != nil {
-		return withCode(exitError, err)
+		return nil, withCode(exitError, err)
 	}
-	if err := bk.Check(g); err != nil {
-		return withCode(exitError, err)
+	if err := s.Check(g); err != nil {
+		return nil, withCode(exitError, err)
 	}
-	if err := withinMaxSteps(g, o.maxSteps); err != nil {
-		return withCode(exitError, err)
+	if err := engine.WithinMaxSteps(g, o.maxSteps); err != nil {
+		return nil, withCode(exitError, err)
 	}
 	// diff takes no lock, but says when an apply of these tenants runs.
-	noted := noteLocksMeanwhile(observing, cmd.ErrOrStderr(), g, specDirs(args, g), bk, run)
-	obs, err := eng.Plan(observing, g, run)
-	noted()
+	obs, err := s.Plan(g)
 	if err != nil {
-		return withCode(exitError, interruptedObserving(err, "nothing is planned"))
+		return nil, withCode(exitError, err)
 	}
 	p := obs.Plan
 	p.Only = phases
 	p.Targets = targets
 	p.Prerequisites = g.Prerequisites()
 	p.Spec = spec
-	p.Options = planOptions(p, run)
+	p.Options = s.Run().Saved(p.Blocked)
 	if !o.quiet {
 		writeRequestNotes(cmd.ErrOrStderr(), g, p)
 	}
+	return p, nil
+}
+
+// showDiff writes the plan p in diff's format, saves it (--out) and
+// picks the exit code.
+func showDiff(cmd *cobra.Command, args []string, o diffOptions, p *plan.Plan, run *backends.Run) (err error) {
 	stdout := cmd.OutOrStdout()
-	planned = true
 	switch o.format {
 	case "json":
 		err = p.WriteJSON(stdout)
@@ -169,7 +168,7 @@ func runDiff(cmd *cobra.Command, args []string, o diffOptions) (err error) {
 		return withCode(exitError, err)
 	}
 	if o.out != "" {
-		if err := savePlan(o.out, p); err != nil {
+		if err := p.Save(o.out); err != nil {
 			return withCode(exitError, err)
 		}
 	}
@@ -263,31 +262,6 @@ func diffCommand(args []string, o diffOptions, gates []plan.Gate) string {
 	return strings.Join(words, " ")
 }
 
-// savePlan writes p as JSON to path through a temporary file, so an
-// interrupted write never leaves half a plan for apply --plan to read.
-func savePlan(path string, p *plan.Plan) error {
-	var b bytes.Buffer
-	if err := p.WriteJSON(&b); err != nil {
-		return err
-	}
-	tmp, err := os.CreateTemp(filepath.Dir(path), ".site-plan-*")
-	if err != nil {
-		return fmt.Errorf("saving the plan to %s: %w", path, err)
-	}
-	defer os.Remove(tmp.Name())
-	if _, err := tmp.Write(b.Bytes()); err != nil {
-		tmp.Close()
-		return fmt.Errorf("saving the plan to %s: %w", path, err)
-	}
-	if err := tmp.Close(); err != nil {
-		return fmt.Errorf("saving the plan to %s: %w", path, err)
-	}
-	if err := os.Rename(tmp.Name(), path); err != nil {
-		return fmt.Errorf("saving the plan to %s: %w", path, err)
-	}
-	return nil
-}
-
 // checkOutDir fails before anything is observed when --out cannot be
 // written, rather than after a long observation has been printed.
 func checkOutDir(path string) error {
@@ -303,50 +277,4 @@ func checkOutDir(path string) error {
 		return fmt.Errorf("--out %s: is a directory; name a file, e.g. %s", path, filepath.Join(path, "plan.json"))
 	}
 	return nil
-}
-
-// withinMaxSteps refuses a scope of more than max steps (--max-steps; 0
-// is no bound), naming how many each tenant brings, most first: each
-// step costs requests with the operator's credentials, and a pull
-// request's check runs before anyone has read it.
-func withinMaxSteps(g *graph.Graph, max int) error {
-	if max == 0 || len(g.Steps) <= max {
-		return nil
-	}
-	by := map[string]int{}
-	for _, s := range g.Steps {
-		owner := "the operator's"
-		if s.TenantSpec != nil {
-			owner = "tenant " + s.TenantSpec.Name
-		}
-		by[owner]++
-	}
-	owners := slices.SortedFunc(maps.Keys(by), func(a, b string) int {
-		return cmp.Or(by[b]-by[a], strings.Compare(a, b))
-	})
-	counts := make([]string, len(owners))
-	for i, o := range owners {
-		counts[i] = fmt.Sprintf("%s %d", o, by[o])
-	}
-	return fmt.Errorf("the scope holds %d steps, more than --max-steps %d allows (%s), so nothing was observed: narrow the scope (PATH, --only, --target) or raise --max-steps if these are expected",
-		len(g.Steps), max, strings.Join(counts, ", "))
-}
-
-// listWithinMaxSteps is discover for a diff bounded by --max-steps
-// (max; 0 is no bound): listing what the tenants no longer declare
-// reads every host the scope's VMs and networks name, so a scope past
-// the bound already is not listed, and withinMaxSteps then refuses it.
-// Without --target the scope holds every step the listing is given, and
-// only gains steps from it; a --target may narrow it below the bound,
-// so with one the listing is left to decide.
-func listWithinMaxSteps(discover discoverFunc, max int, targets []string) discoverFunc {
-	if max == 0 || len(targets) > 0 {
-		return discover
-	}
-	return func(g *graph.Graph) ([]*graph.Step, error) {
-		if len(g.Steps) > max {
-			return nil, nil
-		}
-		return discover(g)
-	}
 }

@@ -446,3 +446,50 @@ func TestSecondInterruptNamesTheClaimOfAFailedRequest(t *testing.T) {
 		}
 	}
 }
+
+// TestSecondInterruptReleasesTheLockWithoutRetrying: after the second
+// Ctrl-C, releasing the apply lock sends its request once: a release
+// the server answers 503 is not tried again, for the user asked to stop
+// sending (issue #27: interrupts mean it). It retried the release like
+// any request, three tries and their waits inside the exit's bound.
+func TestSecondInterruptReleasesTheLockWithoutRetrying(t *testing.T) {
+	srv := pdnsEnv(t)
+	exitWithin(t, time.Minute) // room for every retry it would send
+	const zone = "release.example.test"
+	srv.CreateZone(t, zone+".")
+	file := lockedTenantFile(t, srv, zone, `www: A: ["192.0.2.7"]`)
+	var releases atomic.Int32
+	inPatch, release := holdRequest(t, srv, func(r *http.Request) bool {
+		return r.Method == http.MethodPatch && strings.Contains(r.URL.Path, "/zones/"+zone+".")
+	}, func(r *http.Request) (int, string, bool) {
+		if r.Method == http.MethodDelete && strings.Contains(r.URL.Path, "/metadata/X-SITE-LOCK-") {
+			releases.Add(1)
+			return http.StatusServiceUnavailable, `{"error": "busy"}`, true
+		}
+		return 0, "", false
+	})
+	s, done := startInterruptible(t, "apply", "--yes", file)
+	var atExit int32
+	s.atExit = func() { atExit = releases.Load() }
+	select {
+	case <-inPatch:
+	case <-done:
+		t.Fatalf("site ended before its PATCH (exit %d):\n%s", <-s.code, s.err)
+	}
+	s.sigs <- os.Interrupt
+	if !s.err.waitFor("site: interrupted: finishing", done) {
+		t.Fatalf("no message after the first interrupt:\n%s", s.err)
+	}
+	s.sigs <- os.Interrupt
+	if !s.err.waitFor("before releasing tenant office1's apply lock", done) {
+		t.Fatalf("no word of the wait for the PATCH:\n%s", s.err)
+	}
+	release()
+	if code := <-s.exits; code != exitInterrupted {
+		t.Errorf("exit %d, want %d", code, exitInterrupted)
+	}
+	<-done
+	if atExit != 1 {
+		t.Errorf("the release was sent %d times before the exit, want once (no retry after an interrupt)\nstderr:\n%s", atExit, s.err)
+	}
+}

@@ -204,22 +204,6 @@ func TestSecondInterruptExitsAtOnce(t *testing.T) {
 	<-done
 }
 
-// TestInterruptMessagesCountTheSteps: the first interrupt's message
-// says "it" of one step in flight and "them" of several.
-func TestInterruptMessagesCountTheSteps(t *testing.T) {
-	for _, c := range []struct {
-		running []string
-		want    string
-	}{
-		{[]string{"dns/a."}, "finishing dns/a. (in flight), starting nothing new; interrupt again to exit within 2s, which may leave it half-done"},
-		{[]string{"dns/a.", "dns/b."}, "finishing dns/a., dns/b. (in flight), starting nothing new; interrupt again to exit within 2s, which may leave them half-done"},
-	} {
-		if got := firstInterrupt(c.running, nil); !strings.HasSuffix(got, c.want) {
-			t.Errorf("firstInterrupt(%q) = %q, want it to end %q", c.running, got, c.want)
-		}
-	}
-}
-
 // exitWithin sets how long a second interrupt waits for requests in
 // flight and for the release of the locks, for one test: a long bound
 // keeps "within the bound" out of a test's outcome, a short one makes a

@@ -3,8 +3,6 @@ package main
 import (
 	"fmt"
 	"io"
-	"maps"
-	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -19,16 +17,10 @@ import (
 // does not scroll the plan away; lines about trouble (blocked, failed,
 // skipped) stay on screen. Elsewhere (CI logs, pipes) every line is
 // kept, without escape codes. The engine calls it one step at a time;
-// the lock is for the interrupt watcher, which asks what is in flight
-// and writes its own lines from another goroutine.
+// the lock is for the session's events, which come from other
+// goroutines (an interrupt, a slow server).
 type progress struct {
-	mu       sync.Mutex
-	inFlight map[string]bool // steps handed to a backend, not yet finished
-	// stepDone is closed, and replaced, whenever a step finishes: the
-	// exit of a second interrupt waits on it for the steps in flight.
-	stepDone chan struct{}
-	reading  map[string]bool // steps being observed
-
+	mu    sync.Mutex
 	w     io.Writer
 	live  bool
 	color bool
@@ -45,13 +37,6 @@ type progress struct {
 	quiet bool
 }
 
-// interrupted marks the run as interrupted, for the steps it stops.
-func (p *progress) interrupted() {
-	p.mu.Lock()
-	p.stopped = true
-	p.mu.Unlock()
-}
-
 // liveWidth keeps a live line within one terminal row: a wrapped line
 // cannot be rewritten with a carriage return.
 const liveWidth = 100
@@ -59,41 +44,15 @@ const liveWidth = 100
 // newProgress writes to w; live rewrites one line (for a terminal),
 // color paints the status words.
 func newProgress(w io.Writer, live, color bool) *progress {
-	return &progress{w: w, live: live, color: color, inFlight: map[string]bool{}, reading: map[string]bool{}, stepDone: make(chan struct{})}
+	return &progress{w: w, live: live, color: color}
 }
 
 // PlanStart, Observed and PlanDone show Engine.Plan's walk.
 func (p *progress) PlanStart(total int) { p.start("observe", total) }
 
-// Observing keeps the steps being observed, which an interrupt names.
-func (p *progress) Observing(id string) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	p.reading[id] = true
-}
-
-// listing names work that only reads outside any step (what the tenants
-// no longer declare), for an interrupt's message, until done is called.
-func (p *progress) listing(what string) (done func()) {
-	p.Observing(what)
-	return func() {
-		p.mu.Lock()
-		defer p.mu.Unlock()
-		delete(p.reading, what)
-	}
-}
-
-// observing lists, sorted, the steps being observed.
-func (p *progress) observing() []string {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	return slices.Sorted(maps.Keys(p.reading))
-}
-
 func (p *progress) Observed(id string, sp *backends.StepPlan, b *plan.Blocked) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	delete(p.reading, id)
 	switch {
 	case sp != nil:
 		p.step(id, statusObserved, describeChanges(len(sp.Changes)))
@@ -135,20 +94,12 @@ func observedLine(planned, blocked, changes int) string {
 // ApplyStart, Applied and ApplyDone show Engine.Apply's walk.
 func (p *progress) ApplyStart(total int) { p.start("apply", total) }
 
-// Started and Applied keep the set of steps in flight for the
-// interrupt watcher, which names them.
-func (p *progress) Started(id string) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	p.inFlight[id] = true
-}
+// Started shows nothing: the step's line comes when it finishes.
+func (p *progress) Started(string) {}
 
 func (p *progress) Applied(r engine.StepReport) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	delete(p.inFlight, r.Step)
-	close(p.stepDone)
-	p.stepDone = make(chan struct{})
 	// Why a step failed, or was skipped or deferred, is printed once,
 	// by the report that follows, not here too.
 	detail := ""
@@ -177,24 +128,21 @@ func (p *progress) start(verb string, total int) {
 	p.verb, p.total, p.n, p.open = verb, total, 0, false
 }
 
-// running returns the steps in flight, sorted.
-func (p *progress) running() []string {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	ids := make([]string, 0, len(p.inFlight))
-	for id := range p.inFlight {
-		ids = append(ids, id)
+// Notify shows one of the session's events as the line it says; the
+// first interrupt also marks the steps it stops as stopped, not
+// blocked by their backend.
+func (p *progress) Notify(e engine.Event) {
+	if _, ok := e.(engine.Interrupted); ok {
+		p.interrupted()
 	}
-	slices.Sort(ids)
-	return ids
+	p.say(e.String())
 }
 
-// inFlightNow returns the steps in flight, sorted, and a channel
-// closed when a step next finishes.
-func (p *progress) inFlightNow() ([]string, <-chan struct{}) {
+// interrupted marks the run as interrupted, for the steps it stops.
+func (p *progress) interrupted() {
 	p.mu.Lock()
-	defer p.mu.Unlock()
-	return slices.Sorted(maps.Keys(p.inFlight)), p.stepDone
+	p.stopped = true
+	p.mu.Unlock()
 }
 
 // say writes a line that stays, between progress lines.
@@ -269,28 +217,13 @@ var slowRequestAfter = backends.DefaultSlowAfter
 
 // watchSlow has run name, among the progress lines, each request a
 // server leaves unanswered for slowRequestAfter, and again each time
-// its wait doubles: a stopped server otherwise leaves diff and apply
-// silent for every try of a request. Call it before the run's first
+// its wait doubles, as an engine.Session does; for a command that
+// reads without one (site leftovers). Call it before the run's first
 // request.
 func (p *progress) watchSlow(run *backends.Run) {
 	run.SlowAfter = slowRequestAfter
 	run.Slow = func(a backends.Awaited, waited time.Duration) {
-		p.say(fmt.Sprintf("site: waiting for %s to answer %s (%s)...", a.Server, a.Request, waited.Round(time.Second)))
+		p.Notify(engine.SlowRequest{Awaited: a, Waited: waited})
 	}
-	run.Progress = func(line string) { p.say("site: " + line) }
-}
-
-// waitingFor names requests in flight for a message: "PowerDNS pdns
-// (URL) to answer GET zones/a.", at most three of them.
-func waitingFor(as []backends.Awaited) string {
-	const most = 3
-	var parts []string
-	for i, a := range as {
-		if i == most {
-			parts = append(parts, fmt.Sprintf("%d more", len(as)-most))
-			break
-		}
-		parts = append(parts, a.Server+" to answer "+a.Request)
-	}
-	return strings.Join(parts, ", ")
+	run.Progress = func(line string) { p.Notify(engine.Said{Line: line}) }
 }

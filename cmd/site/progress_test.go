@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 	"testing"
 
@@ -93,24 +92,6 @@ func TestProgressAfterInterrupt(t *testing.T) {
 		"[2/3] vm/test:///default/web not observed (interrupted)\n" +
 		"[3/3] dns/b.example. not observed (interrupted)\n"
 	if got := b.String(); got != want {
-		t.Errorf("got %q, want %q", got, want)
-	}
-}
-
-// TestProgressObserving: the steps being observed are known until each
-// is reported, so a first Ctrl-C can name what it stops.
-func TestProgressObserving(t *testing.T) {
-	var b bytes.Buffer
-	p := newProgress(&b, false, false)
-	p.PlanStart(2)
-	p.Observing("vm/test:///default/web")
-	p.Observing("dns/a.example.")
-	p.Observed("dns/a.example.", &backends.StepPlan{}, nil)
-	if got := p.observing(); !slices.Equal(got, []string{"vm/test:///default/web"}) {
-		t.Errorf("observing: got %q, want the VM alone", got)
-	}
-	want := "site: interrupted: stopping the observation of vm/test:///default/web (it only reads: nothing was changed); interrupt again to exit within 2s"
-	if got := interruptObserving(p.observing(), nil); got != want {
 		t.Errorf("got %q, want %q", got, want)
 	}
 }

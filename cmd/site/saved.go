@@ -1,21 +1,17 @@
 package main
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
-	"syscall"
 
 	"github.com/spf13/pflag"
 
-	"github.com/site-tools/site/backends"
 	"github.com/site-tools/site/compiler"
 	"github.com/site-tools/site/compiler/plan"
 )
@@ -39,24 +35,6 @@ func hashSpec(args []string) (*plan.Spec, error) {
 		return nil, nil
 	}
 	return plan.HashSpec(paths, files)
-}
-
-// planOptions are the options of run that a saved plan records: those
-// that change what is planned, and the acks that deferred a step shown.
-func planOptions(p *plan.Plan, run *backends.Run) *plan.Options {
-	update := run.UpdateManyPercent
-	o := &plan.Options{DeleteThreshold: run.DeleteManyPercent, UpdateThreshold: &update}
-	for r := range run.Restart {
-		o.Restart = append(o.Restart, r)
-	}
-	slices.Sort(o.Restart)
-	for _, b := range p.Blocked {
-		if b.Gate != "" && run.Acked[b.Gate] && !slices.Contains(o.Acks, b.Gate) {
-			o.Acks = append(o.Acks, b.Gate)
-		}
-	}
-	slices.Sort(o.Acks)
-	return o
 }
 
 // readSaved reads --plan and checks that what the command line adds
@@ -123,13 +101,11 @@ func (o applyOptions) readSaved(flags *pflag.FlagSet, args []string, phases []pl
 	return saved, nil
 }
 
-// fromSaved takes the options a saved plan was made with.
+// fromSaved takes the options a saved plan was made with as if they
+// were flags, so that they are checked and echoed as flags are.
 func (f *planFlags) fromSaved(o *plan.Options) {
-	f.restarts, f.deleteThreshold = o.Restart, o.DeleteThreshold
-	f.updateThreshold = backends.DefaultUpdateManyPercent
-	if o.UpdateThreshold != nil {
-		f.updateThreshold = *o.UpdateThreshold
-	}
+	s := o.Settings()
+	f.restarts, f.deleteThreshold, f.updateThreshold = o.Restart, s.DeleteManyPercent, s.UpdateManyPercent
 }
 
 // savedThresholds are the thresholds a saved plan was made with, in
@@ -153,31 +129,9 @@ func (o applyOptions) checkSavedConfig(paths []string) error {
 	if configFlag != "" {
 		return nil
 	}
-	if _, err := compiler.FindConfig("", nil); err == nil {
-		return nil // the current directory's or a parent's, whatever the paths
-	}
-	config, err := compiler.FindConfig("", paths)
-	if err != nil {
-		return nil // none found: loading says so, naming where it looked
-	}
-	wd, err := os.Getwd()
-	if err != nil {
+	shown, err := compiler.ConfigOutside(paths)
+	if err != nil || shown == "" {
 		return err
-	}
-	abs := config
-	if !filepath.IsAbs(abs) {
-		abs = filepath.Join(wd, config)
-	}
-	realWD, err1 := filepath.EvalSymlinks(wd)
-	real, err2 := filepath.EvalSymlinks(abs)
-	if err1 == nil && err2 == nil {
-		if rel, err := filepath.Rel(realWD, real); err == nil && filepath.IsLocal(rel) {
-			return nil
-		}
-	}
-	shown := config
-	if err2 == nil && real != abs {
-		shown += " (really " + real + ")"
 	}
 	return fmt.Errorf("the plan %s names %s, beside which site would read %s, outside the current directory's tree and its parents; a plan file is anyone's to write, so it does not choose the operator's file: name it with --config FILE, or run site apply --plan where site.cue is", o.planFile, strings.Join(paths, " "), shown)
 }
@@ -226,56 +180,11 @@ func savedPlanArg(args []string) string {
 		if filepath.Ext(a) == ".cue" || strings.HasSuffix(a, "...") {
 			continue
 		}
-		if isSavedPlan(a) {
+		if plan.IsSavedFile(a) {
 			return a
 		}
 	}
 	return ""
-}
-
-// savedPlanPeek is how much of a PATH isSavedPlan reads: a plan that
-// site diff --out writes starts with its format_version.
-const savedPlanPeek = 64 << 10
-
-// isSavedPlan reports whether the file at path is a saved plan: a JSON
-// object with a format_version among its first savedPlanPeek bytes.
-// A PATH may be one a pull request added (site apply tenants/*), so,
-// as for tenant files, only a regular file is read, never through a
-// symbolic link, and only its start: not a pipe that never ends, nor a
-// file of the runner's that a link points at, nor all of a huge one.
-func isSavedPlan(path string) bool {
-	if info, err := os.Lstat(path); err != nil || !info.Mode().IsRegular() {
-		return false
-	}
-	// O_NONBLOCK: a pipe put in the file's place meanwhile does not
-	// block the open; the checks below then refuse it.
-	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0)
-	if err != nil {
-		return false
-	}
-	defer f.Close()
-	if info, err := f.Stat(); err != nil || !info.Mode().IsRegular() {
-		return false
-	}
-	dec := json.NewDecoder(io.LimitReader(f, savedPlanPeek))
-	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
-		return false
-	}
-	for dec.More() {
-		key, err := dec.Token()
-		if err != nil {
-			return false
-		}
-		var v json.RawMessage
-		if err := dec.Decode(&v); err != nil {
-			return false
-		}
-		if key == "format_version" {
-			var n *int
-			return json.Unmarshal(v, &n) == nil && n != nil
-		}
-	}
-	return false
 }
 
 // readPlan loads a plan saved by site diff --out.

@@ -1,4 +1,4 @@
-package main
+package engine
 
 import (
 	"fmt"
@@ -14,7 +14,7 @@ import (
 // TestRequestNotes (issue 29): site diff says per provider how many
 // requests the apply will send (a batch per zone with changes) and,
 // past one window of its rate, how long the apply will take at least.
-func TestRequestNotes(t *testing.T) {
+func TestRequestNotes(t *testing.T) { // moved from cmd/site with RequestNotes
 	paced := model.Provider{Name: "paced", PowerDNS: &model.PowerDNS{URL: "http://127.0.0.1:8081"}, Rate: &model.Rate{Requests: 20, Per: 10 * time.Second}}
 	free := model.Provider{Name: "free", PowerDNS: &model.PowerDNS{URL: "http://127.0.0.1:8082"}}
 	for _, tc := range []struct {
@@ -53,7 +53,7 @@ func TestRequestNotes(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if got := requestNotes(g, p); strings.Join(got, "\n") != strings.Join(tc.want, "\n") {
+			if got := RequestNotes(g, p); strings.Join(got, "\n") != strings.Join(tc.want, "\n") {
 				t.Errorf("got\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(tc.want, "\n"))
 			}
 		})

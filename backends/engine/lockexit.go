@@ -1,4 +1,4 @@
-package main
+package engine
 
 import (
 	"context"
@@ -21,7 +21,7 @@ import (
 // PATCH sent and not answered, a Cloudflare batch, a libvirt call) may
 // land after the release has, since they travel to different servers or
 // down different connections, and then two runs write beside each
-// other, which the lock exists to prevent. So, within releaseOnExit in
+// other, which the lock exists to prevent. So, within Options.ExitWithin in
 // all:
 //
 //   - A tenant none of whose steps is in flight has its lock released
@@ -156,34 +156,38 @@ func (k *takingLock) removeTried(ctx context.Context, err error, redact func(str
 	}
 }
 
-// keptLock is a tenant's apply lock that outlives the exit, and why:
-// its steps in flight, a request taking it unanswered or failed (the
-// entry it may leave), or else a release that did not finish.
-type keptLock struct {
-	tenant string
-	until  time.Time     // when its lease runs out
-	within time.Duration // the time the exit had
-	// inFlight are the tenant's steps still in flight: the lock was
+// LockKept is a tenant's apply lock that outlives the exit of a second
+// interrupt, and why: its steps in flight, a request taking it
+// unanswered or failed (the entry it may leave), or else a release that
+// did not finish. Now is when it was said.
+type LockKept struct {
+	Tenant string
+	Until  time.Time     // when its lease runs out
+	Within time.Duration // the time the exit had
+	// InFlight are the tenant's steps still in flight: the lock was
 	// not released, since a write of them may still land.
-	inFlight []string
-	// taking is set when a request taking the lock was unanswered, or
+	InFlight []string
+	// Taking is set when a request taking the lock was unanswered, or
 	// failed: the entry it may have written.
-	taking *lock.Holder
-	// failed says why the Acquire failed, and removing why removing
+	Taking *lock.Holder
+	// Failed says why the Acquire failed, and Removing why removing
 	// the entry it may have written failed ("" once it was removed).
-	failed, removing string
+	Failed, Removing string
+	Now              time.Time
 }
 
 // stepsInFlight reads the walk: the steps in flight, and a channel
-// closed when one finishes (progress.inFlightNow).
+// closed when one finishes (tracker.inFlightNow).
 type stepsInFlight func() ([]string, <-chan struct{})
 
 // releaseForExit lets go of the locks for the exit of a second Ctrl-C,
 // within d in all, as the comment at the top of this file says, and
 // returns those that outlive it. It says through say what it waits
-// for. No lock is taken after.
-func (t *tenantLocks) releaseForExit(d time.Duration, steps stepsInFlight, say func(string)) []keptLock {
-	ctx, cancel := context.WithTimeout(context.Background(), d)
+// for. No lock is taken after. ctx carries the run, interrupted by now:
+// a release whose request failed is not tried again (a retry would
+// send what the user asked to stop sending, and eat the bound).
+func (t *tenantLocks) releaseForExit(ctx context.Context, d time.Duration, steps stepsInFlight, say func(Event)) []LockKept {
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), d)
 	defer cancel()
 	t.mu.Lock()
 	t.closed = true
@@ -195,7 +199,7 @@ func (t *tenantLocks) releaseForExit(d time.Duration, steps stepsInFlight, say f
 
 	var wg sync.WaitGroup
 	for _, k := range taking {
-		say(fmt.Sprintf("site: waiting up to %s for the requests taking tenant %s's apply lock to be answered, to remove the entries they wrote", d, k.tenant))
+		say(ExitWaits{Tenant: k.tenant, Within: d})
 		wg.Go(func() {
 			select {
 			case <-k.done:
@@ -222,7 +226,7 @@ func (t *tenantLocks) releaseForExit(d time.Duration, steps stepsInFlight, say f
 // tenant's steps is in flight, until ctx (which ends within d) ends,
 // and returns the steps still in flight then of each tenant it did not
 // release.
-func releaseWhenIdle(ctx context.Context, d time.Duration, held []tenantLock, steps stepsInFlight, tenantOf map[string]string, release func(tenantLock), say func(string)) map[string][]string {
+func releaseWhenIdle(ctx context.Context, d time.Duration, held []tenantLock, steps stepsInFlight, tenantOf map[string]string, release func(tenantLock), say func(Event)) map[string][]string {
 	waiting, told := held, map[string]bool{}
 	for {
 		ids, stepDone := steps()
@@ -241,8 +245,7 @@ func releaseWhenIdle(ctx context.Context, d time.Duration, held []tenantLock, st
 			still = append(still, h)
 			if !told[h.tenant] {
 				told[h.tenant] = true
-				say(fmt.Sprintf("site: waiting up to %s for %s to finish before releasing tenant %s's apply lock: a write of %s may still land",
-					d, strings.Join(busy[h.tenant], ", "), h.tenant, them(len(busy[h.tenant]))))
+				say(ExitWaits{Tenant: h.tenant, Steps: busy[h.tenant], Within: d})
 			}
 		}
 		waiting = still
@@ -264,14 +267,14 @@ func releaseWhenIdle(ctx context.Context, d time.Duration, held []tenantLock, st
 // keptAtExit lists the locks that outlive the exit: those held whose
 // tenant is busy (its steps in flight), or whose release did not
 // finish, and those an Acquire still unanswered may have taken.
-func keptAtExit(held []tenantLock, busy map[string][]string, taking []*takingLock, within time.Duration) []keptLock {
-	var kept []keptLock
+func keptAtExit(held []tenantLock, busy map[string][]string, taking []*takingLock, within time.Duration) []LockKept {
+	var kept []LockKept
 	for _, h := range held {
 		switch {
 		case len(busy[h.tenant]) > 0:
-			kept = append(kept, keptLock{tenant: h.tenant, until: h.l.Holder().Expires, inFlight: busy[h.tenant], within: within})
+			kept = append(kept, LockKept{Tenant: h.tenant, Until: h.l.Holder().Expires, InFlight: busy[h.tenant], Within: within})
 		case !h.l.Released():
-			kept = append(kept, keptLock{tenant: h.tenant, until: h.l.Holder().Expires, within: within})
+			kept = append(kept, LockKept{Tenant: h.tenant, Until: h.l.Holder().Expires, Within: within})
 		}
 	}
 	for _, k := range taking {
@@ -281,45 +284,38 @@ func keptAtExit(held []tenantLock, busy map[string][]string, taking []*takingLoc
 			l, failed, removing := k.took, k.failed, k.removing
 			k.mu.Unlock()
 			if l != nil && !l.Released() {
-				kept = append(kept, keptLock{tenant: k.tenant, until: l.Holder().Expires, within: within})
+				kept = append(kept, LockKept{Tenant: k.tenant, Until: l.Holder().Expires, Within: within})
 			}
 			if failed != "" {
 				h := k.holder()
-				kept = append(kept, keptLock{tenant: k.tenant, until: h.Expires, taking: &h, failed: failed, removing: removing, within: within})
+				kept = append(kept, LockKept{Tenant: k.tenant, Until: h.Expires, Taking: &h, Failed: failed, Removing: removing, Within: within})
 			}
 		default:
 			h := k.holder()
-			kept = append(kept, keptLock{tenant: k.tenant, until: h.Expires, taking: &h, within: within})
+			kept = append(kept, LockKept{Tenant: k.tenant, Until: h.Expires, Taking: &h, Within: within})
 		}
 	}
 	return kept
 }
 
-// say tells why k's lock outlives this run, until when, and how to end
-// it sooner.
-func (k keptLock) say(now time.Time) string {
-	until := fmt.Sprintf("%s (in %s)", k.until.UTC().Format(time.RFC3339), k.until.Sub(now).Round(time.Second))
+// String tells why k's lock outlives this run, until when, and how to
+// end it sooner.
+func (k LockKept) String() string {
+	until := fmt.Sprintf("%s (in %s)", k.Until.UTC().Format(time.RFC3339), k.Until.Sub(k.Now).Round(time.Second))
 	switch {
-	case len(k.inFlight) > 0:
+	case len(k.InFlight) > 0:
 		return fmt.Sprintf("site: the apply lock of tenant %s stays held: %s %s still in flight after %s, so a write of %s may still land; the next site apply of %s is refused until its lease runs out at %s, or, once no request of %s can land any more (its server answered, or was restarted), site unlock %s --ack GATE-LOCK-BREAK breaks it",
-			k.tenant, strings.Join(k.inFlight, ", "), wasWere(len(k.inFlight)), k.within, them(len(k.inFlight)), k.tenant, until, them(len(k.inFlight)), k.tenant)
-	case k.failed != "" && k.removing != "":
+			k.Tenant, strings.Join(k.InFlight, ", "), wasWere(len(k.InFlight)), k.Within, them(len(k.InFlight)), k.Tenant, until, them(len(k.InFlight)), k.Tenant)
+	case k.Failed != "" && k.Removing != "":
 		return fmt.Sprintf("site: a request taking tenant %s's apply lock failed (%s), and removing the entry it may have written failed too (%s): that entry, if it was written (this run's: %s), stays until its lease runs out at %s, and the next site apply of %s waits for it or is refused until then, or site unlock %s --ack GATE-LOCK-BREAK removes it",
-			k.tenant, k.failed, k.removing, k.taking, until, k.tenant, k.tenant)
-	case k.failed != "":
+			k.Tenant, k.Failed, k.Removing, k.Taking, until, k.Tenant, k.Tenant)
+	case k.Failed != "":
 		return fmt.Sprintf("site: a request taking tenant %s's apply lock failed (%s): site removed the entry it may have written (this run's: %s); should a request of it that timed out still reach its store after that, the entry stays until its lease runs out at %s, and the next site apply of %s waits for it or is refused until then, or site unlock %s --ack GATE-LOCK-BREAK removes it",
-			k.tenant, k.failed, k.taking, until, k.tenant, k.tenant)
-	case k.taking != nil:
+			k.Tenant, k.Failed, k.Taking, until, k.Tenant, k.Tenant)
+	case k.Taking != nil:
 		return fmt.Sprintf("site: a request taking tenant %s's apply lock was still unanswered after %s: the entry it wrote, if it was written (this run's: %s), stays until its lease runs out at %s, and the next site apply of %s waits for it or is refused until then, or site unlock %s --ack GATE-LOCK-BREAK removes it",
-			k.tenant, k.within, k.taking, until, k.tenant, k.tenant)
+			k.Tenant, k.Within, k.Taking, until, k.Tenant, k.Tenant)
 	}
 	return fmt.Sprintf("site: the apply lock of tenant %s stays held: releasing it did not finish within %s, so the next site apply of it is refused until its lease runs out at %s, or site unlock %s --ack GATE-LOCK-BREAK breaks it",
-		k.tenant, k.within, until, k.tenant)
-}
-
-func wasWere(n int) string {
-	if n == 1 {
-		return "was"
-	}
-	return "were"
+		k.Tenant, k.Within, until, k.Tenant)
 }

@@ -1,0 +1,43 @@
+package engine
+
+import (
+	"slices"
+	"testing"
+
+	"github.com/site-tools/site/compiler/plan"
+)
+
+// TestUnanswered: which destructive changes still need a yes. --yes
+// answers all; on a terminal a saved plan answers all and an ack only
+// the changes behind its gate (never an ungated delete); without a
+// terminal only --yes answers. A harmless change is never asked about.
+func TestUnanswered(t *testing.T) {
+	del := plan.Change{Step: "dns/a.", Key: "old", Action: plan.ActionDelete, Impact: plan.ImpactLive}
+	over := plan.Change{Step: "dns/a.", Key: "www", Action: plan.ActionUpdate, Impact: plan.ImpactOverwrite, Gates: []plan.Gate{plan.GateDNSOverwrite}}
+	leftover := plan.Change{Step: "pool/x", Key: "seed", Action: plan.ActionDelete, Impact: plan.ImpactNone}
+	p := plan.New()
+	p.Changes = []plan.Change{del, over, leftover}
+	acked := map[plan.Gate]bool{plan.GateDNSOverwrite: true}
+	for _, tc := range []struct {
+		name  string
+		acked map[plan.Gate]bool
+		a     Answers
+		want  []string
+	}{
+		{"--yes", nil, Answers{Yes: true}, nil},
+		{"terminal, saved plan", nil, Answers{SavedPlan: true, Terminal: true}, nil},
+		{"terminal, ack", acked, Answers{Terminal: true}, []string{"old"}},
+		{"terminal, nothing", nil, Answers{Terminal: true}, []string{"old", "www"}},
+		{"no terminal, ack and saved plan", acked, Answers{SavedPlan: true}, []string{"old", "www"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var got []string
+			for _, c := range Unanswered(p, tc.acked, tc.a) {
+				got = append(got, c.Key)
+			}
+			if !slices.Equal(got, tc.want) {
+				t.Errorf("got %q, want %q", got, tc.want)
+			}
+		})
+	}
+}
