@@ -25,6 +25,7 @@ func check(spec *model.Spec, src *sources, w *watchdog) Diagnostics {
 	c.claimVolumes(spec)
 	c.separateNetworks(spec)
 	c.uniqueMACs(spec)
+	c.handNames(spec, zones)
 	c.oneWriterPerName(spec, zones)
 	c.dsWithoutDelegation(spec, zones)
 	c.delegationsAcrossTenants(spec, zones)

@@ -13,12 +13,17 @@ import (
 // so that everything after evaluation runs without CUE.
 
 type rawTenant struct {
-	Domain string `json:"domain"`
-	DNS    *struct {
-		Zones map[string]*rawZone `json:"zones"`
-	} `json:"dns"`
+	Domain   string                 `json:"domain"`
+	DNS      *rawDNS                `json:"dns"`
 	Networks map[string]*rawNetwork `json:"networks"`
 	VMs      map[string]*rawVM      `json:"vms"`
+}
+
+// rawDNS is a tenant's dns: its zones, and the single names site.cue
+// grants it inside other tenants' zones (handover.go).
+type rawDNS struct {
+	Zones map[string]*rawZone `json:"zones"`
+	Names map[string]*rawName `json:"names"`
 }
 
 type rawZone struct {
@@ -53,7 +58,10 @@ type rawZone struct {
 // spec's size to read back on every cached run. omitzero keeps an
 // empty list apart from an absent one (A: [] is not A unset).
 type rawName struct {
-	TTL *int64 `json:"ttl,omitzero"`
+	// Provider is set only on a single name (dns: names), where no zone
+	// of the tenant's names it.
+	Provider string `json:"provider,omitzero"`
+	TTL      *int64 `json:"ttl,omitzero"`
 	// TTLs are the per-type TTLs (ttls: {MX: 3600}), by type as written.
 	TTLs    map[string]int64 `json:"ttls,omitzero"`
 	Proxied *bool            `json:"proxied,omitzero"`
