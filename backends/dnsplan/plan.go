@@ -249,6 +249,8 @@ func (p *planner) want(w *model.RRset, l *RRset) {
 		op.Kind = Update
 		ci = p.change(w.Name, w.Type, plan.ActionUpdate, plan.ImpactLive, "")
 		p.updates = append(p.updates, ci)
+	case l.Owner != "" && l.Owner == p.step.Zone.Within:
+		op.Kind, ci = p.handover(w, l, same())
 	case same():
 		op.Kind = Adopt
 		ci = p.change(w.Name, w.Type, plan.ActionAdopt, plan.ImpactNone,
@@ -336,7 +338,11 @@ func (p *planner) deletes(run *backends.Run) {
 	ours := 0
 	var gone []*RRset
 	var strays strays
+	var handing []string
 	for _, l := range p.obs.Sets {
+		if p.notThisSteps(l, &handing) {
+			continue
+		}
 		if l.ignored || !p.ownsPart(l, tenant) {
 			strays.add(l)
 			continue
@@ -352,7 +358,7 @@ func (p *planner) deletes(run *backends.Run) {
 	slices.SortFunc(gone, func(a, b *RRset) int {
 		return cmp.Or(strings.Compare(a.Name, b.Name), strings.Compare(a.Type, b.Type))
 	})
-	p.res.Notes = strays.notes(p.step.Zone.Name)
+	p.res.Notes = append(strays.notes(p.step.Zone.Name), handingNotes(handing)...)
 	var deletes []int
 	for _, l := range gone {
 		if l.Type == "NS" && l.Name == p.step.Zone.Name {

@@ -231,6 +231,10 @@ func (d *Driver) Plan(ctx context.Context, step *graph.Step, run *backends.Run) 
 	if err != nil {
 		return nil, err
 	}
+	if absent && step.Zone.Within != "" {
+		return nil, fmt.Errorf("zone %s is not on %s: tenant %s's single names are written into tenant %s's zone, which its apply creates; apply tenant %s first",
+			step.Zone.Name, c.base, step.Tenant, step.Zone.Within, step.Zone.Within)
+	}
 	if !absent && (live == nil || !strings.EqualFold(pdns.StringValue(live.Name), step.Zone.Name)) {
 		// A 200 that is not this zone (JSON null or {} from a proxy,
 		// another zone's data) would read as a zone without rrsets, and
