@@ -1,0 +1,208 @@
+package powerdns
+
+import (
+	"context"
+	"errors"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/miekg/dns"
+
+	"github.com/site-tools/site/backends"
+	"github.com/site-tools/site/backends/engine"
+	"github.com/site-tools/site/backends/powerdns/pdnstest"
+	"github.com/site-tools/site/compiler/graph"
+	"github.com/site-tools/site/compiler/model"
+	"github.com/site-tools/site/compiler/plan"
+)
+
+// handoverGraph is one apply of both tenants as the compiler builds it
+// for a name site.cue grants tenant b inside tenant a's zone: a's zone
+// step (its spec gave the name up, Handed) and b's step of single
+// names (Within a).
+func handoverGraph(t *testing.T, srv *pdnstest.Server, zone string, aWants []*model.RRset, name *model.RRset) (*engine.Engine, *graph.Graph) {
+	t.Helper()
+	az := zoneStep(srv, "a", zone, aWants...).Zone
+	az.Handed = map[string]string{name.Name: "b"}
+	bz := zoneStep(srv, "b", zone, name).Zone
+	bz.Within = "a"
+	g, err := graph.Build(&model.Spec{Tenants: []*model.Tenant{{Name: "a", Zones: []*model.Zone{az}}, {Name: "b", Names: []*model.Zone{bz}}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := testDriver()
+	return &engine.Engine{DriverFor: func(*graph.Step) (backends.Driver, error) { return d, nil }}, g
+}
+
+// asker queries the authority for name's A over and over, as a resolver
+// would, and counts the queries not answered with one of want.
+type asker struct {
+	asked, unanswered atomic.Int64
+	stop              chan struct{}
+	done              sync.WaitGroup
+}
+
+func startAsking(t *testing.T, addr, name string, want ...string) *asker {
+	a := &asker{stop: make(chan struct{})}
+	c := &dns.Client{Net: "udp", Timeout: time.Second}
+	a.done.Add(1)
+	go func() {
+		defer a.done.Done()
+		for {
+			select {
+			case <-a.stop:
+				return
+			default:
+			}
+			m := new(dns.Msg)
+			m.SetQuestion(name, dns.TypeA)
+			r, _, err := c.Exchange(m, addr)
+			a.asked.Add(1)
+			if err != nil || r.Rcode != dns.RcodeSuccess || !answers(r, want) {
+				a.unanswered.Add(1)
+			}
+			time.Sleep(2 * time.Millisecond)
+		}
+	}()
+	// A few answers before the apply, so the loop runs across it.
+	for a.asked.Load() < 3 {
+		time.Sleep(time.Millisecond)
+	}
+	return a
+}
+
+// finish lets a few more queries run after the apply, then stops.
+func (a *asker) finish() (asked, unanswered int64) {
+	for n := a.asked.Load(); a.asked.Load() < n+3; {
+		time.Sleep(time.Millisecond)
+	}
+	close(a.stop)
+	a.done.Wait()
+	return a.asked.Load(), a.unanswered.Load()
+}
+
+func answers(r *dns.Msg, want []string) bool {
+	for _, rr := range r.Answer {
+		if a, ok := rr.(*dns.A); ok {
+			for _, w := range want {
+				if a.A.String() == w {
+					return true
+				}
+			}
+		}
+	}
+	return false
+}
+
+// TestHandover_NoUnansweredQuery: tenant a's spec gives www up and
+// tenant b's writes it with the same data, in one apply. The authority
+// answers every query throughout, the apply writes the zone once (one
+// PATCH: the marker, no delete, no create), needs no gate, and the
+// marker names b after it; a second plan is converged.
+func TestHandover_NoUnansweredQuery(t *testing.T) {
+	srv := pdnstest.Shared(t)
+	const zone, www, api = "hand.test.", "www.hand.test.", "api.hand.test."
+	srv.CreateZone(t, zone,
+		pdnstest.RRset{Name: www, Type: "A", TTL: 300, Records: []string{"192.0.2.80"}, Comments: []pdnstest.Comment{marker("a")}},
+		pdnstest.RRset{Name: api, Type: "A", TTL: 300, Records: []string{"192.0.2.2"}, Comments: []pdnstest.Comment{marker("a")}})
+	e, g := handoverGraph(t, srv, zone, []*model.RRset{rr(api, "A", 300, "192.0.2.2")}, rr(www, "A", 300, "192.0.2.80"))
+	run := newRun(srv)
+	obs, err := e.Plan(context.Background(), g, run)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := summary(obs.Plan.Changes), []string{"adopt dns/hand.test./www.hand.test./A none"}; !equalStrings(got, want) {
+		t.Fatalf("plan = %q, want %q", got, want)
+	}
+	srv.ResetRequests(zone)
+	ask := startAsking(t, srv.DNSAddr, www, "192.0.2.80")
+	start := time.Now()
+	rep, err := e.Apply(context.Background(), g, obs, run) // no gate acknowledged, no --yes
+	took := time.Since(start)
+	asked, unanswered := ask.finish()
+	if err != nil || !rep.OK() {
+		t.Fatalf("apply: %v %+v", err, rep)
+	}
+	if unanswered != 0 {
+		t.Errorf("%d of %d queries for %s went unanswered during the handover, want 0", unanswered, asked, www)
+	}
+	t.Logf("handover: %d queries, %d unanswered, requests %+v, apply %v", asked, unanswered, srv.Requests(zone), took)
+	if got := srv.Requests(zone); got.PATCH != 1 || got.Writes() != 1 {
+		t.Errorf("zone %s got %+v, want exactly one PATCH", zone, got)
+	}
+	rs := srv.Get(t, zone).Find(www, "A")
+	if rs == nil || len(rs.Comments) != 1 || rs.Comments[0].Content != Marker("b") || !equalStrings(rs.Records, []string{"192.0.2.80"}) {
+		t.Fatalf("www after the handover = %+v, want 192.0.2.80 marked for tenant b", rs)
+	}
+	again, err := e.Plan(context.Background(), g, run)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(again.Plan.Changes) != 0 {
+		t.Errorf("second plan = %q, want converged", summary(again.Plan.Changes))
+	}
+}
+
+// TestHandover_NewDataIsAnUpdate: b's spec brings new data for the
+// name: an ordinary update (records and marker in one PATCH), answered
+// throughout with the old address or the new one.
+func TestHandover_NewDataIsAnUpdate(t *testing.T) {
+	srv := pdnstest.Shared(t)
+	const zone, www = "handnew.test.", "www.handnew.test."
+	srv.CreateZone(t, zone, pdnstest.RRset{Name: www, Type: "A", TTL: 300, Records: []string{"192.0.2.80"}, Comments: []pdnstest.Comment{marker("a")}})
+	e, g := handoverGraph(t, srv, zone, nil, rr(www, "A", 60, "192.0.2.81"))
+	run := newRun(srv)
+	obs, err := e.Plan(context.Background(), g, run)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := summary(obs.Plan.Changes), []string{"update dns/handnew.test./www.handnew.test./A live"}; !equalStrings(got, want) {
+		t.Fatalf("plan = %q, want %q", got, want)
+	}
+	srv.ResetRequests(zone)
+	ask := startAsking(t, srv.DNSAddr, www, "192.0.2.80", "192.0.2.81")
+	rep, err := e.Apply(context.Background(), g, obs, run)
+	asked, unanswered := ask.finish()
+	if err != nil || !rep.OK() {
+		t.Fatalf("apply: %v %+v", err, rep)
+	}
+	if unanswered != 0 {
+		t.Errorf("%d of %d queries went unanswered, want 0", unanswered, asked)
+	}
+	if got := srv.Requests(zone); got.PATCH != 1 || got.Writes() != 1 {
+		t.Errorf("zone %s got %+v, want exactly one PATCH", zone, got)
+	}
+	rs := srv.Get(t, zone).Find(www, "A")
+	if rs == nil || len(rs.Comments) != 1 || rs.Comments[0].Content != Marker("b") || !equalStrings(rs.Records, []string{"192.0.2.81"}) || rs.TTL != 60 {
+		t.Fatalf("www after the update = %+v, want 60 192.0.2.81 marked for tenant b", rs)
+	}
+}
+
+// TestHandover_ThirdOwnerRefused: the name carries tenant c's marker,
+// not a's: no handover; the apply stops at GATE-DNS-OVERWRITE and
+// writes nothing.
+func TestHandover_ThirdOwnerRefused(t *testing.T) {
+	srv := pdnstest.Shared(t)
+	const zone, www = "handthird.test.", "www.handthird.test."
+	srv.CreateZone(t, zone, pdnstest.RRset{Name: www, Type: "A", TTL: 300, Records: []string{"192.0.2.80"}, Comments: []pdnstest.Comment{marker("c")}})
+	e, g := handoverGraph(t, srv, zone, nil, rr(www, "A", 300, "192.0.2.80"))
+	run := newRun(srv)
+	obs, err := e.Plan(context.Background(), g, run)
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv.ResetRequests(zone)
+	_, err = e.Apply(context.Background(), g, obs, run)
+	var gm *engine.GatesMissingError
+	if !errors.As(err, &gm) || len(gm.Missing) != 1 || gm.Missing[0] != plan.GateDNSOverwrite {
+		t.Fatalf("got %v, want GATE-DNS-OVERWRITE missing", err)
+	}
+	if got := srv.Requests(zone); got.Writes() != 0 {
+		t.Errorf("zone %s got %+v, want no writes", zone, got)
+	}
+	if rs := srv.Get(t, zone).Find(www, "A"); rs == nil || rs.Comments[0].Content != Marker("c") {
+		t.Errorf("www = %+v, want tenant c's marker kept", rs)
+	}
+}
