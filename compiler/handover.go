@@ -24,7 +24,7 @@ const singleTTL = 300
 // singleNames builds tenant's dns: names, one Zone per name, whose Name
 // is provisional (the name's parent, so that a CNAME is not at an apex)
 // until handNames finds the zone that holds it.
-func (b *builder) singleNames(tenant string, g *grant, tp []string, raw map[string]*rawName) []*model.Zone {
+func (b *builder) singleNames(tenant string, g *grant, tp []string, raw map[string]*rawNamed) []*model.Zone {
 	var out []*model.Zone
 	for _, key := range b.inFileOrder(at(tp, "dns", "names"), slices.Collect(maps.Keys(raw))) {
 		np := at(tp, "dns", "names", key)
@@ -40,7 +40,7 @@ func (b *builder) singleNames(tenant string, g *grant, tp []string, raw map[stri
 		_, parent, _ := strings.Cut(fq, ".")
 		z := &model.Zone{Tenant: tenant, Name: parent, TTL: singleTTL, Pos: b.pos.pos(np...)}
 		z.Provider = b.provider(tenant, g, at(np, "provider"), rn.Provider)
-		z.RRsets = b.records(tenant, np, cuePath(np[2:]...), fq, z, rn)
+		z.RRsets = b.records(tenant, np, cuePath(np[2:]...), fq, z, &rn.rawName)
 		out = append(out, z)
 	}
 	return out

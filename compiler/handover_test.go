@@ -64,6 +64,9 @@ func TestHandoverVet(t *testing.T) {
 		want    string // in the diagnostics; "" for none
 	}{
 		{"granted name, given up", map[string]string{"a": handA, "b": handBName}, ""},
+		// An expression: CUE decodes the file, not the plain-data path.
+		{"granted name, evaluated", map[string]string{"a": handA, "b": `domain: "b.test"` + "\n" +
+			`dns: names: "www.hand.test": {provider: "pd" + "ns", A: ["192.0.2." + "80"]}`}, ""},
 		{"below a granted name is the zone's", map[string]string{"a": `domain: "hand.test"` + "\n" +
 			`dns: zones: "hand.test": {provider: "pdns", records: {"x.www": A: ["192.0.2.3"]}}`, "b": handBName}, ""},
 		{"two writers", map[string]string{"a": handAWWW, "b": handBName},

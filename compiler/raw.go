@@ -22,8 +22,15 @@ type rawTenant struct {
 // rawDNS is a tenant's dns: its zones, and the single names site.cue
 // grants it inside other tenants' zones (handover.go).
 type rawDNS struct {
-	Zones map[string]*rawZone `json:"zones"`
-	Names map[string]*rawName `json:"names"`
+	Zones map[string]*rawZone  `json:"zones"`
+	Names map[string]*rawNamed `json:"names"`
+}
+
+// rawNamed is a single name (dns: names): its records, and the
+// provider no zone of the tenant's names for it.
+type rawNamed struct {
+	Provider string `json:"provider"`
+	rawName
 }
 
 type rawZone struct {
@@ -58,10 +65,7 @@ type rawZone struct {
 // spec's size to read back on every cached run. omitzero keeps an
 // empty list apart from an absent one (A: [] is not A unset).
 type rawName struct {
-	// Provider is set only on a single name (dns: names), where no zone
-	// of the tenant's names it.
-	Provider string `json:"provider,omitzero"`
-	TTL      *int64 `json:"ttl,omitzero"`
+	TTL *int64 `json:"ttl,omitzero"`
 	// TTLs are the per-type TTLs (ttls: {MX: 3600}), by type as written.
 	TTLs    map[string]int64 `json:"ttls,omitzero"`
 	Proxied *bool            `json:"proxied,omitzero"`

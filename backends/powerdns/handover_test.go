@@ -3,12 +3,8 @@ package powerdns
 import (
 	"context"
 	"errors"
-	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
-
-	"github.com/miekg/dns"
 
 	"github.com/site-tools/site/backends"
 	"github.com/site-tools/site/backends/engine"
@@ -36,66 +32,6 @@ func handoverGraph(t *testing.T, srv *pdnstest.Server, zone string, aWants []*mo
 	return &engine.Engine{DriverFor: func(*graph.Step) (backends.Driver, error) { return d, nil }}, g
 }
 
-// asker queries the authority for name's A over and over, as a resolver
-// would, and counts the queries not answered with one of want.
-type asker struct {
-	asked, unanswered atomic.Int64
-	stop              chan struct{}
-	done              sync.WaitGroup
-}
-
-func startAsking(t *testing.T, addr, name string, want ...string) *asker {
-	a := &asker{stop: make(chan struct{})}
-	c := &dns.Client{Net: "udp", Timeout: time.Second}
-	a.done.Add(1)
-	go func() {
-		defer a.done.Done()
-		for {
-			select {
-			case <-a.stop:
-				return
-			default:
-			}
-			m := new(dns.Msg)
-			m.SetQuestion(name, dns.TypeA)
-			r, _, err := c.Exchange(m, addr)
-			a.asked.Add(1)
-			if err != nil || r.Rcode != dns.RcodeSuccess || !answers(r, want) {
-				a.unanswered.Add(1)
-			}
-			time.Sleep(2 * time.Millisecond)
-		}
-	}()
-	// A few answers before the apply, so the loop runs across it.
-	for a.asked.Load() < 3 {
-		time.Sleep(time.Millisecond)
-	}
-	return a
-}
-
-// finish lets a few more queries run after the apply, then stops.
-func (a *asker) finish() (asked, unanswered int64) {
-	for n := a.asked.Load(); a.asked.Load() < n+3; {
-		time.Sleep(time.Millisecond)
-	}
-	close(a.stop)
-	a.done.Wait()
-	return a.asked.Load(), a.unanswered.Load()
-}
-
-func answers(r *dns.Msg, want []string) bool {
-	for _, rr := range r.Answer {
-		if a, ok := rr.(*dns.A); ok {
-			for _, w := range want {
-				if a.A.String() == w {
-					return true
-				}
-			}
-		}
-	}
-	return false
-}
-
 // TestHandover_NoUnansweredQuery: tenant a's spec gives www up and
 // tenant b's writes it with the same data, in one apply. The authority
 // answers every query throughout, the apply writes the zone once (one
@@ -117,11 +53,11 @@ func TestHandover_NoUnansweredQuery(t *testing.T) {
 		t.Fatalf("plan = %q, want %q", got, want)
 	}
 	srv.ResetRequests(zone)
-	ask := startAsking(t, srv.DNSAddr, www, "192.0.2.80")
+	ask := pdnstest.StartAsking(t, srv.DNSAddr, www, 2*time.Millisecond, "192.0.2.80")
 	start := time.Now()
 	rep, err := e.Apply(context.Background(), g, obs, run) // no gate acknowledged, no --yes
 	took := time.Since(start)
-	asked, unanswered := ask.finish()
+	asked, unanswered := ask.Finish()
 	if err != nil || !rep.OK() {
 		t.Fatalf("apply: %v %+v", err, rep)
 	}
@@ -162,9 +98,9 @@ func TestHandover_NewDataIsAnUpdate(t *testing.T) {
 		t.Fatalf("plan = %q, want %q", got, want)
 	}
 	srv.ResetRequests(zone)
-	ask := startAsking(t, srv.DNSAddr, www, "192.0.2.80", "192.0.2.81")
+	ask := pdnstest.StartAsking(t, srv.DNSAddr, www, 2*time.Millisecond, "192.0.2.80", "192.0.2.81")
 	rep, err := e.Apply(context.Background(), g, obs, run)
-	asked, unanswered := ask.finish()
+	asked, unanswered := ask.Finish()
 	if err != nil || !rep.OK() {
 		t.Fatalf("apply: %v %+v", err, rep)
 	}
