@@ -2,6 +2,7 @@ package main
 
 import (
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -52,6 +53,10 @@ tenants: a: {
 	if code, out, errOut := siteRun(t, srv, append([]string{"vet"}, files...)...); code != 1 || !strings.Contains(out+errOut, "two writers") {
 		t.Fatalf("vet with a still writing www: exit %d, want 1 and two writers:\n%s%s", code, out, errOut)
 	}
+	// b alone reads a's file as a neighbour, and stops the same way.
+	if code, out, errOut := siteRun(t, srv, "apply", files[1]); code != 1 || !strings.Contains(out+errOut, "two writers") {
+		t.Fatalf("apply of b alone with a still writing www: exit %d, want 1 and two writers:\n%s%s", code, out, errOut)
+	}
 
 	dir = writeSpecs(t, granted, map[string]string{"a.cue": aSrc(""), "b.cue": bName})
 	files = []string{filepath.Join(dir, "a.cue"), filepath.Join(dir, "b.cue")}
@@ -84,5 +89,47 @@ tenants: a: {
 	}
 	if code, out, errOut := siteRun(t, srv, "diff", "--detailed-exitcode", files[1]); code != 0 {
 		t.Errorf("diff of b alone after the handover: exit %d, want 0 (converged)\n%s%s", code, out, errOut)
+	}
+}
+
+// TestHandover_OneTenantAtATime: after the change, b applied alone takes
+// the name over (vet read a's file, which gives it up), and a applied
+// alone, before or after, never deletes it: no order of the two applies
+// leaves the name unanswered.
+func TestHandover_OneTenantAtATime(t *testing.T) {
+	srv := pdnsEnv(t)
+	prov := pdnsProvider("pdns", srv.URL, "PDNS_API_KEY", srv.DNSAddr)
+	srv.CreateZone(t, "hand.test.",
+		pdnstest.RRset{Name: "www.hand.test.", Type: "A", TTL: 300, Records: []string{"192.0.2.80"},
+			Comments: []pdnstest.Comment{{Account: powerdns.MarkerAccount, Content: powerdns.Marker("a")}}})
+	site := siteSrc(prov+`tenants: b: {domains: ["b.test"], names: ["www.hand.test"], providers: ["pdns"]}`+"\n",
+		grant{tenant: "a", domains: []string{"hand.test"}, providers: []string{"pdns"}})
+	dir := writeSpecs(t, site, map[string]string{
+		"a.cue": "package tenants\n\ntenants: a: {\n\tdomain: \"hand.test\"\n\tdns: zones: \"hand.test\": {provider: \"pdns\", records: api: A: [\"192.0.2.2\"]}\n}\n",
+		"b.cue": "package tenants\n\ntenants: b: {\n\tdomain: \"b.test\"\n\tdns: names: \"www.hand.test\": {provider: \"pdns\", A: [\"192.0.2.80\"]}\n}\n",
+	})
+	a, b := filepath.Join(dir, "a.cue"), filepath.Join(dir, "b.cue")
+	owner := func() string {
+		rs := srv.Get(t, "hand.test.").Find("www.hand.test.", "A")
+		if rs == nil || len(rs.Comments) != 1 || !slices.Equal(rs.Records, []string{"192.0.2.80"}) {
+			t.Fatalf("www = %+v, want 192.0.2.80 with one marker", rs)
+		}
+		return rs.Comments[0].Content
+	}
+	// a first: its zone gets api, and www stays a's, served.
+	if code, out, errOut := siteRun(t, srv, "apply", a); code != 0 || !strings.Contains(out, "grants the name to tenant b") {
+		t.Fatalf("apply a: exit %d, want 0 and the note on www\n%s%s", code, out, errOut)
+	}
+	if got := owner(); got != powerdns.Marker("a") {
+		t.Fatalf("www after a's apply is marked %q, want a's marker left", got)
+	}
+	if code, out, errOut := siteRun(t, srv, "apply", b); code != 0 || !strings.Contains(out, "handed over from tenant a") {
+		t.Fatalf("apply b: exit %d, want 0 and the handover\n%s%s", code, out, errOut)
+	}
+	if got := owner(); got != powerdns.Marker("b") {
+		t.Fatalf("www after b's apply is marked %q, want b's", got)
+	}
+	if code, out, errOut := siteRun(t, srv, "diff", "--detailed-exitcode", a); code != 0 {
+		t.Errorf("diff of a after the handover: exit %d, want 0 (nothing to do with b's name)\n%s%s", code, out, errOut)
 	}
 }
