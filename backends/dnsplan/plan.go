@@ -386,20 +386,3 @@ func (p *planner) deletes(run *backends.Run) {
 		c.Reason = fmt.Sprintf("no longer in the spec; %d of the %d RRsets site owns in this zone go at once: %s", len(deletes), ours, why)
 	}
 }
-
-// lost counts the rrsets of gone, less the apex NS, at names the spec
-// no longer wants. Wanted names are collected only here, on the rare
-// path of a plan with deletes.
-func (p *planner) lost(gone []*RRset) int {
-	names := make(map[string]bool, len(p.step.Zone.RRsets))
-	for _, w := range p.step.Zone.RRsets {
-		names[w.Name] = true
-	}
-	n := 0
-	for _, l := range gone {
-		if !names[l.Name] && !(l.Type == "NS" && l.Name == p.step.Zone.Name) {
-			n++
-		}
-	}
-	return n
-}

@@ -3,6 +3,7 @@ package powerdns
 import (
 	"context"
 	"errors"
+	"strings"
 	"testing"
 	"time"
 
@@ -140,5 +141,22 @@ func TestHandover_ThirdOwnerRefused(t *testing.T) {
 	}
 	if rs := srv.Get(t, zone).Find(www, "A"); rs == nil || rs.Comments[0].Content != Marker("c") {
 		t.Errorf("www = %+v, want tenant c's marker kept", rs)
+	}
+}
+
+// TestHandover_ZoneMissing: a step of single names writes into its
+// zone and never creates it: with the zone not on the server its plan
+// fails and says whose apply comes first.
+func TestHandover_ZoneMissing(t *testing.T) {
+	srv := pdnstest.Shared(t)
+	const zone = "handmissing.test."
+	step := zoneStep(srv, "b", zone, rr("www."+zone, "A", 300, "192.0.2.80"))
+	step.ID, step.Zone.Within = graph.NamesStepID(zone, "b"), "a"
+	_, err := testDriver().Plan(context.Background(), step, newRun(srv))
+	if err == nil || !strings.Contains(err.Error(), "apply tenant a first") {
+		t.Fatalf("plan = %v, want the zone missing, tenant a's apply first", err)
+	}
+	if srv.Exists(t, zone) {
+		t.Error("the step of single names created the zone")
 	}
 }
