@@ -87,6 +87,9 @@ func (c *checker) handNames(spec *model.Spec, zones map[string]*model.Zone) {
 			if z == nil {
 				continue
 			}
+			if c.belowCut(z, fq, n.Pos, path) {
+				continue
+			}
 			if i := slices.IndexFunc(z.RRsets, func(rs *model.RRset) bool { return rs.Name == fq }); i >= 0 {
 				rs := z.RRsets[i]
 				c.two(rs.Writer.Pos, n.Pos, path, "%s is written by tenant %s (zone %s) and granted to tenant %s in site.cue (names:): two writers; tenant %s removes it from its spec in the change that grants it, and one apply of both tenants hands it over without a gap (site help handover)",
@@ -136,4 +139,17 @@ func (c *checker) holdingZone(t *model.Tenant, n *model.Zone, fq, path string, z
 		return z
 	}
 	return nil
+}
+
+// belowCut reports fq when zone z delegates a name above it (NS below
+// the apex): records written into z below its cut are never served,
+// as resolvers ask the delegated servers.
+func (c *checker) belowCut(z *model.Zone, fq string, at model.Pos, path string) bool {
+	for _, rs := range z.RRsets {
+		if rs.Type == "NS" && rs.Name != z.Name && rs.Name != fq && dnsname.IsSubdomain(fq, rs.Name) {
+			c.two(at, rs.Writer.Pos, path, "%s lies below %s, which zone %s of tenant %s delegates (NS): records written there are never served; ask the operator to grant a name outside the delegation", fq, rs.Name, z.Name, z.Tenant)
+			return true
+		}
+	}
+	return false
 }

@@ -16,7 +16,7 @@ providers: {
 }
 tenants: {
 	a: {domains: ["hand.test"], providers: ["pdns", "pdns2"]}
-	b: {domains: ["b.test"], names: ["www.hand.test"], providers: ["pdns", "pdns2"]}
+	b: {domains: ["b.test"], names: ["www.hand.test", "x.sub.hand.test"], providers: ["pdns", "pdns2"]}
 	c: {domains: ["c.test"], providers: ["pdns"]}
 }
 `
@@ -79,6 +79,10 @@ func TestHandoverVet(t *testing.T) {
 			"zone www.hand.test. is a single name site.cue grants tenant b (names:)"},
 		{"another provider", map[string]string{"a": handA, "b": `domain: "b.test"` + "\n" + `dns: names: "www.hand.test": {provider: "pdns2", A: ["192.0.2.80"]}`},
 			`www.hand.test. lies in zone hand.test., which is on provider pdns, not pdns2: write provider: "pdns"`},
+		{"below a delegation", map[string]string{"a": `domain: "hand.test"` + "\n" +
+			`dns: zones: "hand.test": {provider: "pdns", records: {"@": NS: ["ns1.example.net."], sub: NS: ["ns1.example.net."]}}`,
+			"b": `domain: "b.test"` + "\n" + `dns: names: "x.sub.hand.test": {provider: "pdns", A: ["192.0.2.80"]}`},
+			"x.sub.hand.test. lies below sub.hand.test., which zone hand.test. of tenant a delegates (NS): records written there are never served"},
 		{"no zone holds it", map[string]string{"b": handBName},
 			"no tenant declares a zone that holds www.hand.test."},
 	} {
