@@ -10,12 +10,13 @@ import (
 
 const handoverSite = `package site
 
+hosts: kvm1: uri: "qemu:///system"
 providers: {
 	pdns: powerdns: {url: "http://127.0.0.1:8081", api_key: env: "PDNS_API_KEY"}
 	pdns2: powerdns: {url: "http://127.0.0.1:8082", api_key: env: "PDNS_API_KEY"}
 }
 tenants: {
-	a: {domains: ["hand.test"], providers: ["pdns", "pdns2"]}
+	a: {domains: ["hand.test"], providers: ["pdns", "pdns2"], hosts: ["kvm1"]}
 	b: {domains: ["b.test"], names: ["www.hand.test", "x.sub.hand.test"], providers: ["pdns", "pdns2"]}
 	c: {domains: ["c.test"], providers: ["pdns"]}
 }
@@ -71,6 +72,9 @@ func TestHandoverVet(t *testing.T) {
 			`dns: zones: "hand.test": {provider: "pdns", records: {"x.www": A: ["192.0.2.3"]}}`, "b": handBName}, ""},
 		{"two writers", map[string]string{"a": handAWWW, "b": handBName},
 			"www.hand.test. is written by tenant a (zone hand.test.) and granted to tenant b in site.cue (names:): two writers"},
+		{"a VM of a publishes it", map[string]string{"a": handA + "\n" +
+			`vms: web: {host: "kvm1", autostart: true, publish: {zone: "hand.test", names: ["www"], address: "192.0.2.80"}}`, "b": handBName},
+			"www.hand.test. A is a single name site.cue grants tenant b (names:): one writer per name"},
 		{"not granted", map[string]string{"a": handA, "b": `domain: "b.test"` + "\n" + `dns: names: "api.hand.test": {provider: "pdns", A: ["192.0.2.80"]}`},
 			"name api.hand.test. is not a single name site.cue grants tenant b"},
 		{"granted to another", map[string]string{"a": handA, "b": handBName, "c": `domain: "c.test"` + "\n" + `dns: names: "www.hand.test": {provider: "pdns", A: ["192.0.2.80"]}`},
