@@ -66,8 +66,7 @@ func (b *builder) grantedSingle(tenant string, path []string, fq string) bool {
 // handNames puts each tenant's single names in the zone that holds them,
 // the most specific zone declared above the name by any tenant loaded
 // (zones: each zone's first declaration), merging the names of one zone
-// into one Zone, and records in that zone's Handed that the name is the
-// other tenant's. The zone's own records at the name are a second
+// into one Zone. The zone's own records at the name are a second
 // writer: one writer per name holds at every commit, so the zone's
 // tenant gives the name up in the same change that grants it.
 func (c *checker) handNames(spec *model.Spec, zones map[string]*model.Zone) {
@@ -96,10 +95,6 @@ func (c *checker) handNames(spec *model.Spec, zones map[string]*model.Zone) {
 					fq, z.Tenant, z.Name, t.Name, z.Tenant)
 				continue
 			}
-			if z.Handed == nil {
-				z.Handed = map[string]string{}
-			}
-			z.Handed[fq] = t.Name
 			if m := byZone[z.Name]; m != nil {
 				m.RRsets = append(m.RRsets, n.RRsets...)
 				continue
@@ -152,4 +147,22 @@ func (c *checker) belowCut(z *model.Zone, fq string, at model.Pos, path string) 
 		}
 	}
 	return false
+}
+
+// singlesIn returns the names inside zone that site.cue grants tenants
+// other than tenant on their own, each to its tenant (model.Zone.Handed);
+// nil when there are none. They come from site.cue alone, not from the
+// other tenant's file: a zone applied alone, its neighbours unread,
+// still never deletes them.
+func (o *operator) singlesIn(zone, tenant string) map[string]string {
+	var out map[string]string
+	for n, c := range o.claims {
+		if c.single && c.tenant != tenant && n != zone && dnsname.IsSubdomain(n, zone) {
+			if out == nil {
+				out = map[string]string{}
+			}
+			out[n] = c.tenant
+		}
+	}
+	return out
 }

@@ -141,3 +141,32 @@ func TestHandoverModel(t *testing.T) {
 		t.Errorf("zone hand.test. hands www.hand.test. to %q, want \"b\"", got)
 	}
 }
+
+// TestHandoverFromGrantAlone: the zone's Handed comes from site.cue's
+// grant, not from the other tenant's file: a zone applied while tenant
+// b's file is not read (or does not write the name yet) still never
+// deletes the name granted away.
+func TestHandoverFromGrantAlone(t *testing.T) {
+	dir := t.TempDir()
+	for name, data := range map[string]string{
+		"site.cue":      handoverSite,
+		"tenants/a.cue": "package tenants\n\ntenants: a: {\n" + handA + "\n}\n",
+		"tenants/b.cue": "package tenants\n\ntenants: b: domain: \"b.test\"\n",
+	} {
+		p := filepath.Join(dir, name)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(data), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	spec, err := Load(filepath.Join(dir, "site.cue"), []string{filepath.Join(dir, "tenants", "a.cue")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := spec.Tenants[0].Zones[0].Handed
+	if len(got) != 2 || got["www.hand.test."] != "b" || got["x.sub.hand.test."] != "b" {
+		t.Errorf("zone hand.test. Handed = %v, want www and x.sub to b", got)
+	}
+}
