@@ -101,6 +101,9 @@ func (b *builder) tenant(name string, raw *rawTenant) *model.Tenant {
 			zones[z.Name] = z
 			t.Zones = append(t.Zones, z)
 		}
+		if len(raw.DNS.Names) > 0 {
+			t.Names = b.singleNames(name, g, tp, raw.DNS.Names)
+		}
 	}
 	signedChildren(t.Zones, func(n string) bool {
 		c, ok := b.op.claims[n]

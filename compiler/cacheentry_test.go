@@ -47,9 +47,7 @@ func entryFixture() *fileResult {
 		return &rawZone{Provider: "pdns", TTL: 60, Records: records}
 	}
 	tenants := map[string]*rawTenant{
-		"t": {Domain: "t.example", DNS: &struct {
-			Zones map[string]*rawZone `json:"zones"`
-		}{Zones: map[string]*rawZone{
+		"t": {Domain: "t.example", DNS: &rawDNS{Zones: map[string]*rawZone{
 			"t.example": zone(map[string]*rawName{
 				// The first list read, empty: its reader starts with no slab.
 				"_first": {A: []string{}},

@@ -55,6 +55,7 @@ func newChecker(src *sources, w *watchdog) *checker {
 // recordChecks runs the checks that read the records of spec's zones;
 // zones are the first declarations of every zone loaded.
 func (c *checker) recordChecks(spec *model.Spec, zones map[string]*model.Zone) {
+	c.handNames(spec, zones)
 	c.oneWriterPerName(spec, zones)
 	c.dsWithoutDelegation(spec, zones)
 	c.delegationsAcrossTenants(spec, zones)

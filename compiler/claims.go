@@ -43,7 +43,9 @@ func (o *operator) overlaps() Diagnostics {
 func (o *operator) grantedBelow(name, tenant string) []string {
 	var out []string
 	for n, c := range o.claims {
-		if c.tenant != tenant && n != name && dnsname.IsSubdomain(n, name) {
+		// A single name is served by the zone it lies in, whose NS and
+		// delegations stay that zone's tenant's (handover.go).
+		if c.tenant != tenant && !c.single && n != name && dnsname.IsSubdomain(n, name) {
 			out = append(out, n)
 		}
 	}
@@ -52,10 +54,11 @@ func (o *operator) grantedBelow(name, tenant string) []string {
 }
 
 // holder returns the claim that covers name most specifically, and its
-// name; ok is false when no tenant holds name.
+// name; ok is false when no tenant holds name. A single name (names:)
+// covers only itself.
 func (o *operator) holder(name string) (string, claim, bool) {
 	for n := name; ; {
-		if c, ok := o.claims[n]; ok {
+		if c, ok := o.claims[n]; ok && (!c.single || n == name) {
 			return n, c, true
 		}
 		if n == "." {

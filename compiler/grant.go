@@ -39,6 +39,10 @@ func (b *builder) holds(tenant string, g *grant, path []string, what, name strin
 		b.related(path, []model.Pos{g.pos}, "%s %s is outside the domains site.cue grants tenant %s (%s); a tenant holds names at or below its domains only: %sask the operator to grant it",
 			what, name, tenant, strings.Join(b.op.domainsOf(tenant), ", "), dropZone(what, ", or "))
 		return false
+	case c.single:
+		b.related(path, []model.Pos{c.pos}, "%s %s is a single name site.cue grants tenant %s (names:): it is no zone and no domain; tenant %s writes its records with dns: names: %q: {provider: ..., ...}",
+			what, name, c.tenant, c.tenant, strings.TrimSuffix(name, "."))
+		return false
 	case c.tenant != tenant && held == name:
 		b.related(path, []model.Pos{c.pos}, "%s %s is granted to tenant %s in site.cue: a name has one holder, so a tenant never takes another's%s",
 			what, name, c.tenant, strings.TrimSuffix("; "+dropZone(what, "")+b.ownDomain(what, name, tenant, c.tenant), "; "))

@@ -245,7 +245,7 @@ func assembleCached(op *operator, results []*fileResult, scoped map[string]bool,
 		diags = append(diags, f.diags...)
 		built = append(built, f)
 	}
-	if whole := markAlone(built, decl); len(whole) > 0 {
+	if whole := markAlone(built, decl, op.claims); len(whole) > 0 {
 		return nil, whole, nil
 	}
 	all, records := &model.Spec{}, &model.Spec{}

@@ -71,7 +71,7 @@ func soleTenant(f *builtFile, d declarations) bool {
 // markAlone sets alone on each neighbour whose record checks are its
 // own (see above), and returns the paths of the neighbours read as
 // their index that must be read whole.
-func markAlone(files []*builtFile, d declarations) (whole []string) {
+func markAlone(files []*builtFile, d declarations, singles map[string]claim) (whole []string) {
 	if !slices.ContainsFunc(files, func(f *builtFile) bool { return f.r.neighbour }) {
 		return nil // every file is the run's: none is checked alone
 	}
@@ -104,6 +104,7 @@ func markAlone(files []*builtFile, d declarations) (whole []string) {
 			}
 		}
 	}
+	tieSingles(files, singles, tied)
 	for i, f := range files {
 		f.alone = !tied[i] && soleTenant(f, d)
 		if f.r.index != nil && !f.alone {
@@ -191,4 +192,31 @@ func rereadWhole(inputs []input, results []*fileResult, paths []string, w *watch
 		results[i] = reread[j]
 	}
 	return results, nil
+}
+
+// tieSingles ties, for every name site.cue grants on its own (names:,
+// handover.go), the files of its grantee and every file holding a zone
+// at or above it: the handover checks read the holding zone's records at
+// that name and the grantee's names, which no index carries.
+func tieSingles(files []*builtFile, claims map[string]claim, tied []bool) {
+	grantees, above := map[string]bool{}, map[string]bool{}
+	for name, c := range claims {
+		if !c.single {
+			continue
+		}
+		grantees[c.tenant] = true
+		for n := name; n != "." && n != ""; n = parentName(n) {
+			above[n] = true
+		}
+	}
+	if len(grantees) == 0 {
+		return
+	}
+	for i, f := range files {
+		for _, t := range f.tenants {
+			if grantees[t.Name] || slices.ContainsFunc(t.Zones, func(z *model.Zone) bool { return above[z.Name] }) {
+				tied[i] = true
+			}
+		}
+	}
 }

@@ -72,8 +72,12 @@ type grant struct {
 type claim struct {
 	tenant    string
 	delegated bool
-	pos       model.Pos
-	path      string // where in site.cue, as a diagnostic's Path
+	// single is a name granted on its own (names:), inside another
+	// tenant's zone: it covers that name only, never a name below it,
+	// and it is no zone (handover.go).
+	single bool
+	pos    model.Pos
+	path   string // where in site.cue, as a diagnostic's Path
 }
 
 // readOperator reads and checks the operator's file.
@@ -164,8 +168,9 @@ func buildOperator(path string, pos *positions, raw *rawSite) (*operator, Diagno
 			errorf(tp, "%v", err)
 		}
 		o.grants[tenant] = o.readGrant(tenant, rg, raw.Providers, pos, errorf)
-		o.claimNames(tenant, rg.Domains, "domains", false, rg, pos, errorf, report)
-		o.claimNames(tenant, rg.Delegate, "delegate", true, rg, pos, errorf, report)
+		o.claimNames(tenant, rg.Domains, "domains", claim{}, rg, pos, errorf, report)
+		o.claimNames(tenant, rg.Delegate, "delegate", claim{delegated: true}, rg, pos, errorf, report)
+		o.claimNames(tenant, rg.Names, "names", claim{delegated: true, single: true}, rg, pos, errorf, report)
 		if len(rg.Domains) == 0 && len(rg.Delegate) == 0 {
 			errorf(tp, "tenant %s is granted no names, and a tenant's domain and zones must be at or below one: add domains: [...] (domains of its own), or delegate: [...] (names carved out of another tenant's domain)", tenant)
 		}
@@ -301,10 +306,10 @@ func (o *operator) readGrant(tenant string, rg *rawGrant, providers map[string]*
 }
 
 // claimNames records the names in list, tenant's field (domains, or
-// delegate when delegated), as tenant's claims: each canonical, no
+// delegate or names, as kind says), as tenant's claims: each canonical, no
 // public suffix unless granted, and none held by another grant
 // already.
-func (o *operator) claimNames(tenant string, list []string, field string, delegated bool, rg *rawGrant, pos *positions,
+func (o *operator) claimNames(tenant string, list []string, field string, kind claim, rg *rawGrant, pos *positions,
 	errorf func([]string, string, ...any), report func(Diagnostic)) {
 	tp := []string{"tenants", tenant}
 	for i, d := range list {
@@ -320,7 +325,7 @@ func (o *operator) claimNames(tenant string, list []string, field string, delega
 		if prev, ok := o.claims[name]; ok {
 			// Reported at the grant later in the file, the one
 			// likelier to be new (site init appends its grant).
-			held, again := prev, claim{tenant: tenant, delegated: delegated, pos: pos.pos(dp...), path: cuePath(dp...)}
+			held, again := prev, claim{tenant: tenant, delegated: kind.delegated, single: kind.single, pos: pos.pos(dp...), path: cuePath(dp...)}
 			if again.pos.Line < held.pos.Line {
 				held, again = again, held
 				o.claims[name] = held
@@ -329,7 +334,7 @@ func (o *operator) claimNames(tenant string, list []string, field string, delega
 				Msg: fmt.Sprintf("%s is granted to tenant %s already; a name has one holder, so grant tenant %s another name, or remove one of the grants", name, held.tenant, again.tenant)})
 			continue
 		}
-		o.claims[name] = claim{tenant: tenant, delegated: delegated, pos: pos.pos(dp...), path: cuePath(dp...)}
+		o.claims[name] = claim{tenant: tenant, delegated: kind.delegated, single: kind.single, pos: pos.pos(dp...), path: cuePath(dp...)}
 	}
 }
 

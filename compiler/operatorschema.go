@@ -60,6 +60,7 @@ type rawProvider struct {
 type rawGrant struct {
 	Domains           []string  `json:"domains"`
 	Delegate          []string  `json:"delegate"`
+	Names             []string  `json:"names"`
 	Providers         []string  `json:"providers"`
 	Hosts             []string  `json:"hosts"`
 	Bridges           []string  `json:"bridges"`

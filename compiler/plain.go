@@ -74,9 +74,7 @@ func decodePlain(top map[string]any) (map[string]*rawTenant, bool) {
 			return nil, false // not a struct: the mirror refuses it
 		}
 		if t.DNS == nil {
-			t.DNS = &struct {
-				Zones map[string]*rawZone `json:"zones"`
-			}{}
+			t.DNS = &rawDNS{}
 		}
 		if t.DNS.Zones == nil {
 			t.DNS.Zones = map[string]*rawZone{}

@@ -19,7 +19,7 @@ package compiler
 
 // checkedSchemaSum is the hash (schemaSum) of the schema/*.cue the
 // mirror below was last checked against.
-const checkedSchemaSum = "ca473d95c59edc187cc89b783e0107e97dc262cc21defed1184141afb86e8754"
+const checkedSchemaSum = "ca8dc8b77da7a941585d7e0bf1f22419c3faddf47e3701be88db4f41d0860507"
 
 // The mirror of schema/*.cue, definition by definition.
 var (
@@ -33,7 +33,12 @@ var (
 	plainSVCB = closed(req("priority", plainU16), req("target", isString), opt("params", isString))
 
 	// #Name
-	plainName = closed(
+	plainName = closed(plainNameFields...)
+
+	// #Named: a #Name with its provider (dns: names).
+	plainNamed = closed(append([]field{req("provider", plainRef)}, plainNameFields...)...)
+
+	plainNameFields = []field{
 		opt("ttl", plainTTL),
 		opt("ttls", mapOf(plainTTL)),
 		opt("proxied", isBool),
@@ -63,7 +68,7 @@ var (
 		opt("SMIMEA", listOf(closed(req("usage", plainU8), req("selector", plainU8), req("matching_type", plainU8), req("certificate", isString)), 0)),
 		opt("HINFO", listOf(closed(req("cpu", isString), req("os", isString)), 0)),
 		opt("RP", listOf(closed(req("mbox", isString), req("txt", isString)), 0)),
-	)
+	}
 
 	// #Zone
 	plainZone = closed(
@@ -99,7 +104,7 @@ var (
 	plainTenant = closed(
 		req("domain", nonEmpty),
 		// A decodedZone is a zone plainZone accepted as takeTree read it.
-		opt("dns", closed(opt("zones", mapOf(either(isDecodedZone, plainZone))))),
+		opt("dns", closed(opt("zones", mapOf(either(isDecodedZone, plainZone))), opt("names", mapOf(plainNamed)))),
 		opt("networks", mapOf(plainNetwork)),
 		opt("vms", mapOf(plainVM)),
 	)

@@ -49,6 +49,7 @@ tenants: t: {
 			hi: {HINFO: [{cpu: "INTEL", os: "Linux"}], RP: [{mbox: "a.example.org.", txt: "."}], ttls: {HINFO: 60}}
 		}
 	}
+	dns: names: "www.hand.test": {provider: "pdns", ttl: 120, A: ["192.0.2.9"]}
 	networks: lan: {host: "kvm1", mode: "nat", cidr: "10.0.0.0/24", autostart: true}
 	networks: wan: {host: "kvm1", mode: "bridge", bridge: "br0", autostart: false}
 	networks: iso: {host: "kvm1", mode: "isolated", cidr: "10.9.0.0/24", autostart: false}
@@ -71,9 +72,14 @@ var nearMisses = []struct{ name, old, new string }{
 	{"unknown tenant field", `domain: "t.example.test"`, `domain: "t.example.test", owner: "x"`},
 	{"dns unknown field", `dns: zones:`, `dns: zone:`},
 	{"zones not a struct", `dns: zones: "t.example.test": {`, `dns: zones: [1], dns2: {`},
-	{"provider missing", `provider: "pdns"`, ``},
-	{"provider bad regexp", `provider: "pdns"`, `provider: "PDNS"`},
-	{"provider leading dash", `provider: "pdns"`, `provider: "-pdns"`},
+	{"provider missing", `provider: "pdns"` + "\n", ``},
+	{"names provider missing", `provider: "pdns", ttl: 120`, `ttl: 120`},
+	{"names provider bad", `provider: "pdns", ttl: 120`, `provider: "PDNS", ttl: 120`},
+	{"names unknown field", `ttl: 120, A:`, `ttl: 120, zone: "x", A:`},
+	{"names ttl zero", `ttl: 120`, `ttl: 0`},
+	{"names not a struct", `dns: names: "www.hand.test": {`, `dns: names: "www.hand.test": [1], x: {`},
+	{"provider bad regexp", `provider: "pdns"` + "\n", `provider: "PDNS"` + "\n"},
+	{"provider leading dash", `provider: "pdns"` + "\n", `provider: "-pdns"` + "\n"},
 	{"zone ttl zero", `ttl:      300`, `ttl: 0`},
 	{"zone ttl too big", `ttl:      300`, `ttl: 2147483648`},
 	{"zone ttl string", `ttl:      300`, `ttl: "300"`},

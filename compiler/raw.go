@@ -13,12 +13,24 @@ import (
 // so that everything after evaluation runs without CUE.
 
 type rawTenant struct {
-	Domain string `json:"domain"`
-	DNS    *struct {
-		Zones map[string]*rawZone `json:"zones"`
-	} `json:"dns"`
+	Domain   string                 `json:"domain"`
+	DNS      *rawDNS                `json:"dns"`
 	Networks map[string]*rawNetwork `json:"networks"`
 	VMs      map[string]*rawVM      `json:"vms"`
+}
+
+// rawDNS is a tenant's dns: its zones, and the single names site.cue
+// grants it inside other tenants' zones (handover.go).
+type rawDNS struct {
+	Zones map[string]*rawZone  `json:"zones"`
+	Names map[string]*rawNamed `json:"names"`
+}
+
+// rawNamed is a single name (dns: names): its records, and the
+// provider no zone of the tenant's names for it.
+type rawNamed struct {
+	Provider string `json:"provider"`
+	rawName
 }
 
 type rawZone struct {

@@ -239,6 +239,9 @@ func (b *builder) delegatedAway(path []string, z *model.Zone, rs *model.RRset, i
 	held, tenant, away := b.op.anotherTenants(rs, z, ix)
 	switch {
 	case !away:
+	case b.op.claims[held].single:
+		b.related(path, []model.Pos{b.op.claims[held].pos}, "%s %s is a single name site.cue grants tenant %s (names:): one writer per name, so zone %s no longer writes it; remove it here (tenant %s writes it with dns: names, and one apply of both tenants hands it over without a gap: site help handover)",
+			rs.Name, rs.Type, tenant, z.Name, tenant)
 	case dnsname.IsSubdomain(rs.Name, held):
 		b.related(path, []model.Pos{b.op.claims[held].pos}, "%s", delegatedAwayMsg(rs, z, held, tenant))
 	default:
@@ -269,7 +272,9 @@ func (b *builder) delegatedAway(path []string, z *model.Zone, rs *model.RRset, i
 func (o *operator) anotherTenants(rs *model.RRset, z *model.Zone, ix rrIndex) (held, tenant string, away bool) {
 	held, tenant, ok := o.grantHolder(rs.Name)
 	if ok && tenant != z.Tenant {
-		if rs.Name == held && (rs.Type == "NS" || rs.Type == "DS") || isGlue(rs, ix.get(z, held, "NS")) {
+		// A single name (names:) is no delegation: nothing of it is the
+		// zone's tenant's to write.
+		if !o.claims[held].single && (rs.Name == held && (rs.Type == "NS" || rs.Type == "DS") || isGlue(rs, ix.get(z, held, "NS"))) {
 			return "", "", false
 		}
 		return held, tenant, true

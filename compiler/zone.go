@@ -78,6 +78,7 @@ func (b *builder) zone(tenant string, g *grant, zp []string, key string, raw *ra
 		z.RRsets = append(z.RRsets, b.records(tenant, rp, elems+cuePath(key), fq, z, raw.Records[key])...)
 	}
 	b.zoneRules(zp, z, spelt, raw.Records)
+	z.Handed = b.op.singlesIn(z.Name, tenant)
 	return z
 }
 

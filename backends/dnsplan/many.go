@@ -78,3 +78,20 @@ func (p *planner) updateMany(wanted int, run *backends.Run) {
 		c.Reason = fmt.Sprintf("%d of the %d RRsets the spec has in this zone change at once: %s", n, wanted, why)
 	}
 }
+
+// lost counts the rrsets of gone, less the apex NS, at names the spec
+// no longer wants. Wanted names are collected only here, on the rare
+// path of a plan with deletes.
+func (p *planner) lost(gone []*RRset) int {
+	names := make(map[string]bool, len(p.step.Zone.RRsets))
+	for _, w := range p.step.Zone.RRsets {
+		names[w.Name] = true
+	}
+	n := 0
+	for _, l := range gone {
+		if !names[l.Name] && !(l.Type == "NS" && l.Name == p.step.Zone.Name) {
+			n++
+		}
+	}
+	return n
+}

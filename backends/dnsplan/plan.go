@@ -238,6 +238,8 @@ func (p *planner) want(w *model.RRset, l *RRset) {
 		op.Kind = Update
 		ci = p.change(w.Name, w.Type, plan.ActionUpdate, plan.ImpactLive, "")
 		p.updates = append(p.updates, ci)
+	case l.Owner != "" && l.Owner == p.step.Zone.Within:
+		op.Kind, ci = p.handover(w, l, same())
 	case same():
 		op.Kind = Adopt
 		ci = p.change(w.Name, w.Type, plan.ActionAdopt, plan.ImpactNone,
@@ -325,7 +327,11 @@ func (p *planner) deletes(run *backends.Run) {
 	ours := 0
 	var gone []*RRset
 	var strays strays
+	var handing []string
 	for _, l := range p.obs.Sets {
+		if p.notThisSteps(l, &handing) {
+			continue
+		}
 		if l.ignored || !p.ownsPart(l, tenant) {
 			strays.add(l)
 			continue
@@ -341,7 +347,7 @@ func (p *planner) deletes(run *backends.Run) {
 	slices.SortFunc(gone, func(a, b *RRset) int {
 		return cmp.Or(strings.Compare(a.Name, b.Name), strings.Compare(a.Type, b.Type))
 	})
-	p.res.Notes = strays.notes(p.step.Zone.Name)
+	p.res.Notes = append(strays.notes(p.step.Zone.Name), handingNotes(handing)...)
 	var deletes []int
 	for _, l := range gone {
 		if l.Type == "NS" && l.Name == p.step.Zone.Name {
@@ -368,21 +374,4 @@ func (p *planner) deletes(run *backends.Run) {
 		c.Gates = append(c.Gates, plan.GateDNSDeleteMany)
 		c.Reason = fmt.Sprintf("no longer in the spec; %d of the %d RRsets site owns in this zone go at once: %s", len(deletes), ours, why)
 	}
-}
-
-// lost counts the rrsets of gone, less the apex NS, at names the spec
-// no longer wants. Wanted names are collected only here, on the rare
-// path of a plan with deletes.
-func (p *planner) lost(gone []*RRset) int {
-	names := make(map[string]bool, len(p.step.Zone.RRsets))
-	for _, w := range p.step.Zone.RRsets {
-		names[w.Name] = true
-	}
-	n := 0
-	for _, l := range gone {
-		if !names[l.Name] && !(l.Type == "NS" && l.Name == p.step.Zone.Name) {
-			n++
-		}
-	}
-	return n
 }

@@ -28,6 +28,7 @@
 package powerdns
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -228,7 +229,7 @@ func (d *Driver) plan(ctx context.Context, step *graph.Step, run *backends.Run) 
 		return nil, nil, err
 	}
 	live, absent, err := d.observeZone(ctx, c, step.Zone, run)
-	if err != nil {
+	if err = cmp.Or(err, noZoneForNames(step, c.base, absent)); err != nil {
 		return nil, nil, err
 	}
 	if !absent && (live == nil || !strings.EqualFold(pdns.StringValue(live.Name), step.Zone.Name)) {
@@ -292,6 +293,17 @@ func (d *Driver) plan(ctx context.Context, step *graph.Step, run *backends.Run) 
 	}
 	return &backends.StepPlan{Step: step, Changes: b.changes, Fingerprint: obs.fingerprint(), Notes: slices.Concat(planNotes(step.Zone, b), b.notes, childNotes, authNotes), Problems: problems,
 		Reads: int(c.count.n.Load() - c.count.writes.Load()), Output: signerOutput(step.Zone, b)}, b, nil
+}
+
+// noZoneForNames is the error of a step of single names (Zone.Within)
+// whose zone is absent from the server, nil for any other: it writes
+// into the zone, never creates it.
+func noZoneForNames(step *graph.Step, base string, absent bool) error {
+	if !absent || step.Zone.Within == "" {
+		return nil
+	}
+	return fmt.Errorf("zone %s is not on %s: tenant %s's single names are written into tenant %s's zone, which its apply creates; apply tenant %s first",
+		step.Zone.Name, base, step.Tenant, step.Zone.Within, step.Zone.Within)
 }
 
 // apply sends the planned batch: one POST for a missing zone, else one

@@ -122,6 +122,9 @@ func Build(spec *model.Spec) (*Graph, error) {
 			}
 			l.steps = append(l.steps, s)
 		}
+		if err := l.names(spec, t); err != nil {
+			return nil, err
+		}
 	}
 	return order(l.steps)
 }

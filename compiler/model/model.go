@@ -27,9 +27,13 @@ type Spec struct {
 
 // Tenant is one customer site.
 type Tenant struct {
-	Name     string
-	Domain   string // canonical
-	Zones    []*Zone
+	Name   string
+	Domain string // canonical
+	Zones  []*Zone
+	// Names are the single names site.cue grants the tenant inside
+	// other tenants' zones (dns: names), one Zone per zone they lie in,
+	// each with Within set.
+	Names    []*Zone `json:",omitempty"`
 	Networks []*Network
 	VMs      []*VM
 	Pos      Pos
@@ -132,7 +136,16 @@ type Zone struct {
 	// publishes this zone's DS, so no note asks anyone to ("" when no
 	// zone of the tenant does).
 	DSParent string `json:"-"`
-	Pos      Pos
+	// Within is set on the zone of a tenant's single names (Tenant.Names):
+	// the tenant whose zone this is. Its step writes only those names,
+	// and a name whose live marker names Within is handed over: the
+	// marker is rewritten in place, no delete, no create.
+	Within string `json:",omitempty"`
+	// Handed are the names inside this zone that site.cue grants other
+	// tenants on their own (names:), each to its tenant: this zone's
+	// step never deletes them, whoever's marker they carry.
+	Handed map[string]string `json:",omitempty"`
+	Pos    Pos
 }
 
 // SOA is what a zone sets of its SOA record: each nil field stays as the

@@ -21,7 +21,10 @@ import (
 // name read from a live zone is whoever wrote it's.
 func displayKey(c Change) string {
 	zone, isDNS := strings.CutPrefix(c.Step, "dns/")
-	rest, inStep := strings.CutPrefix(c.Key, c.Step+"/")
+	// A tenant's single names in another tenant's zone are a step of
+	// their own, dns/ZONE@TENANT (graph.NamesStepID), keyed in ZONE.
+	zone, _, _ = strings.Cut(zone, "@")
+	rest, inStep := strings.CutPrefix(c.Key, "dns/"+zone+"/")
 	i := strings.LastIndexByte(rest, '/')
 	if !isDNS || !inStep || i <= 0 || i == len(rest)-1 {
 		return visible.String(c.Key)
