@@ -129,15 +129,20 @@ func (c *Cache) get(key, path string, meta func(*fileResult)) *fileResult {
 	return r
 }
 
-// put stores r under key: a temporary file beside the entry, renamed
-// over it once whole.
+// put stores r under key (writeEntry).
 func (c *Cache) put(key string, r *fileResult) error {
 	body, err := encodeEntry(r)
 	if err != nil {
 		return err
 	}
+	return c.writeEntry(c.entry(key), cacheFormat, body)
+}
+
+// writeEntry writes a cache file: a line of format and body's SHA-256,
+// then body, into a temporary file beside name, renamed over it once
+// whole, so a reader never sees a file cut short.
+func (c *Cache) writeEntry(name, format string, body []byte) error {
 	sum := sha256.Sum256(body)
-	name := c.entry(key)
 	if err := os.MkdirAll(filepath.Dir(name), 0o700); err != nil {
 		return err
 	}
@@ -145,7 +150,7 @@ func (c *Cache) put(key string, r *fileResult) error {
 	if err != nil {
 		return err
 	}
-	_, err = fmt.Fprintf(tmp, "%s %x\n", cacheFormat, sum)
+	_, err = fmt.Fprintf(tmp, "%s %x\n", format, sum)
 	if err == nil {
 		_, err = tmp.Write(body)
 	}

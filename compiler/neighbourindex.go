@@ -5,9 +5,6 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
-	"fmt"
-	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
@@ -74,29 +71,7 @@ func (c *Cache) putIndex(key string, r *fileResult, t *model.Tenant, diags Diagn
 	if err != nil {
 		return err
 	}
-	sum := sha256.Sum256(body)
-	name := c.entry(indexKey(key))
-	if err := os.MkdirAll(filepath.Dir(name), 0o700); err != nil {
-		return err
-	}
-	tmp, err := os.CreateTemp(filepath.Dir(name), ".tmp-*")
-	if err != nil {
-		return err
-	}
-	_, err = fmt.Fprintf(tmp, "%s %x\n", indexFormat, sum)
-	if err == nil {
-		_, err = tmp.Write(body)
-	}
-	if cerr := tmp.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(tmp.Name(), name)
-	}
-	if err != nil {
-		os.Remove(tmp.Name())
-	}
-	return err
+	return c.writeEntry(c.entry(indexKey(key)), indexFormat, body)
 }
 
 // neighbourPositions are the positions of r the checks between tenants
