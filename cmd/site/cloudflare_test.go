@@ -180,33 +180,3 @@ func TestCloudflareReadBack(t *testing.T) {
 		}
 	})
 }
-
-// TestExportCloudflareProxiedApexCNAME: Cloudflare lets the apex CNAME
-// it flattens be proxied. Exported it is the proxied ALIAS it reads as,
-// adopted, and the next diff is converged. (The export failed on it,
-// pointing at export.Check, and vet refused a proxied ALIAS.)
-func TestExportCloudflareProxiedApexCNAME(t *testing.T) {
-	cs := newColdStart(t, "flat.example.net")
-	t.Setenv("CF_TOKEN", cfToken)
-	for _, r := range []cftest.Record{
-		{Name: "flat.example.net", Type: "CNAME", Content: "lb.example.org", TTL: 1, Proxied: true},
-		{Name: "www.flat.example.net", Type: "A", Content: "192.0.2.1", TTL: 300},
-	} {
-		if _, err := cs.cf.AddRecord(cs.zoneID, r); err != nil {
-			t.Fatalf("AddRecord %+v: %v", r, err)
-		}
-	}
-	file := filepath.Join(t.TempDir(), "flat.cue")
-	code, out, errOut := cs.site(t, "export", "cloudflare", "--zone", "flat.example.net", "--tenant", "flat",
-		"--token-env", "CF_TOKEN", "--api-url", cs.cf.URL, "--out", file, "--adopt")
-	if code != exitOK || strings.Contains(errOut, "left out") {
-		t.Fatalf("export exit %d, want 0 and nothing left out\nstdout:\n%s\nstderr:\n%s", code, out, errOut)
-	}
-	src, err := os.ReadFile(file)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !strings.Contains(string(src), "proxied: true") || !strings.Contains(string(src), `ALIAS:   "lb.example.org."`) {
-		t.Errorf("the spec should hold the proxied apex ALIAS:\n%s", src)
-	}
-}

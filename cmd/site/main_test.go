@@ -73,7 +73,34 @@ func TestMain(m *testing.M) {
 // TestScripts runs every testdata/script/*.txtar: one file per CLI
 // behaviour (vet_*, init_*, diff_*, ...). Run with -update-scripts to
 // rewrite the cmp files in them from the current output.
+//
+// Beside testscript's own commands (and `exec site ...`) a script has
+// these, which start real or faithful test servers (script_cmds_test.go,
+// script_pdns_test.go). A script whose server is not on this machine
+// skips, or fails under CI=true, as the Go tests do.
+//
+//	pdns start FILE...                    a real PowerDNS, shared by the scripts of one
+//	                                      run (started by the first that asks); exports
+//	                                      PDNS_URL, PDNS_DNS, PDNS_API_KEY and writes
+//	                                      ${PDNS_URL} and ${PDNS_DNS} into each FILE
+//	pdns zone ZONE LABEL[@TENANT]...      create ZONE, an A rrset (192.0.2.9) per label,
+//	                                      marked as TENANT's, or foreign without @
+//	[!] pdns has ZONE NAME TYPE           ZONE holds the rrset NAME/TYPE
+//	pdns axfr ZONE FILE                   ZONE as transferred (no SOA), sorted, into FILE
+//	pdns put ZONE NAME TYPE TTL VALUE...  replace an rrset, as another client would
+//	vault start FILE...                   a real Vault dev server of the script's own;
+//	                                      exports VAULT_TOKEN and VAULT_URL, writes
+//	                                      ${VAULT_URL} into each FILE
+//	vault put PATH KEY=VALUE...           a secret in the KV v2 mount secret
+//	cloudflare start FILE...              the Cloudflare fake (cftest), the script's own;
+//	                                      exports CF_TOKEN and CF_URL, writes ${CF_URL}
+//	cloudflare zone ZONE                  add ZONE
+//	cloudflare record ZONE NAME TYPE TTL CONTENT [proxied]
+//	                                      add a record, as the dashboard would
+//
+// Scripts sharing the PowerDNS keep apart by their zone names.
 func TestScripts(t *testing.T) {
+	t.Cleanup(closeSharedPDNS)
 	testscript.Run(t, testscript.Params{
 		Dir:                 pkgFile("testdata/script"),
 		UpdateScripts:       *updateScripts,
@@ -84,6 +111,7 @@ func TestScripts(t *testing.T) {
 			env.Setenv("NO_COLOR", "1")
 			env.Setenv("SITE_CACHE_DIR", filepath.Join(env.WorkDir, ".site-cache"))
 			scriptStateDir(env)
+			scriptSetup(env)
 			return nil
 		},
 	})

@@ -2,44 +2,137 @@ package main
 
 import (
 	"os"
+	"strconv"
 	"strings"
+	"testing"
 
 	"github.com/rogpeppe/go-internal/testscript"
 
+	"github.com/site-tools/site/backends/cloudflare/cftest"
 	"github.com/site-tools/site/backends/powerdns/pdnstest"
+	"github.com/site-tools/site/backends/vault/vaulttest"
 )
 
 // scriptCmds are the commands the scripts in testdata/script have
-// beside testscript's own.
+// beside testscript's own; TestScripts's doc comment lists them.
 var scriptCmds = map[string]func(ts *testscript.TestScript, neg bool, args []string){
-	"pdns": cmdPDNS,
+	"pdns":       cmdPDNS,
+	"vault":      cmdVault,
+	"cloudflare": cmdCloudflare,
 }
 
-// cmdPDNS starts a real PowerDNS for the script, stopped when it ends:
-//
-//	pdns start FILE...
-//
-// It exports PDNS_API_KEY and writes the server's API URL and DNS
-// address into each FILE in place of ${PDNS_URL} and ${PDNS_DNS}, so a
-// script's site.cue names the server as an operator's would. Guard it
-// with [!exec:pdns_server] skip.
-func cmdPDNS(ts *testscript.TestScript, neg bool, args []string) {
-	if neg || len(args) < 1 || args[0] != "start" {
-		ts.Fatalf("usage: pdns start FILE...")
+// scriptKey finds a script's scriptState in its Values.
+type scriptKey struct{}
+
+// scriptState is what one script's commands started: its servers, and
+// the test that stops them when the script ends.
+type scriptState struct {
+	t     testing.TB
+	pdns  *pdnstest.Server
+	vault *vaulttest.Dev
+	cf    *cftest.Server
+	zones map[string]string // Cloudflare zone name -> id
+}
+
+// scriptSetup gives the script a scriptState (Setup calls it).
+func scriptSetup(env *testscript.Env) {
+	tb, _ := env.T().(testing.TB)
+	env.Values[scriptKey{}] = &scriptState{t: tb, zones: map[string]string{}}
+}
+
+func stateOf(ts *testscript.TestScript) *scriptState {
+	return ts.Value(scriptKey{}).(*scriptState)
+}
+
+// expandFiles writes each value of vars into FILEs in place of its
+// ${NAME}, so a script's site.cue names a server as an operator's would.
+// Only these names are replaced: CUE and regexps use $ of their own.
+func expandFiles(ts *testscript.TestScript, files []string, vars ...string) {
+	var pairs []string
+	for _, name := range vars {
+		pairs = append(pairs, "${"+name+"}", ts.Getenv(name))
 	}
-	dir, err := os.MkdirTemp("", "pdns-script-")
-	ts.Check(err)
-	srv, err := pdnstest.Start(dir, pdnstest.Options{})
-	ts.Check(err)
-	ts.Defer(func() {
-		srv.Close()
-		os.RemoveAll(dir)
-	})
-	ts.Setenv("PDNS_API_KEY", srv.APIKey)
-	for _, f := range args[1:] {
-		data, err := os.ReadFile(ts.MkAbs(f))
+	r := strings.NewReplacer(pairs...)
+	for _, f := range files {
+		ts.Check(os.WriteFile(ts.MkAbs(f), []byte(r.Replace(ts.ReadFile(f))), 0o644))
+	}
+}
+
+// scriptVaultToken is the root token of a script's Vault.
+const scriptVaultToken = "script-root-token"
+
+// cmdVault starts a real Vault dev server for the script and writes to it:
+//
+//	vault start FILE...          start it; export VAULT_TOKEN and VAULT_URL, and
+//	                             write ${VAULT_URL} into each FILE
+//	vault put PATH KEY=VALUE...  write a secret at PATH in the KV v2 mount secret
+func cmdVault(ts *testscript.TestScript, neg bool, args []string) {
+	st := stateOf(ts)
+	if neg || len(args) < 1 {
+		ts.Fatalf("usage: vault start FILE... | vault put PATH KEY=VALUE...")
+	}
+	switch args[0] {
+	case "start":
+		// Without the binary this skips the script, or fails it under
+		// CI=true, as it does a Go test.
+		st.vault = vaulttest.StartDev(st.t, scriptVaultToken)
+		ts.Setenv("VAULT_TOKEN", st.vault.RootToken)
+		ts.Setenv("VAULT_URL", st.vault.URL)
+		expandFiles(ts, args[1:], "VAULT_URL")
+	case "put":
+		if st.vault == nil || len(args) < 3 {
+			ts.Fatalf("usage: vault put PATH KEY=VALUE... (after vault start)")
+		}
+		data := map[string]any{}
+		for _, kv := range args[2:] {
+			k, v, _ := strings.Cut(kv, "=")
+			data[k] = v
+		}
+		st.vault.Put("secret", args[1], data)
+	default:
+		ts.Fatalf("unknown vault command %q: start or put", args[0])
+	}
+}
+
+// scriptCFToken is the token a script's Cloudflare fake accepts.
+const scriptCFToken = "script-cf-token"
+
+// cmdCloudflare starts the Cloudflare fake for the script and fills it:
+//
+//	cloudflare start FILE...       start it; export CF_TOKEN and CF_URL, and write
+//	                               ${CF_URL} into each FILE
+//	cloudflare zone ZONE           add ZONE
+//	cloudflare record ZONE NAME TYPE TTL CONTENT [proxied]
+//	                               add a record as the dashboard would
+func cmdCloudflare(ts *testscript.TestScript, neg bool, args []string) {
+	st := stateOf(ts)
+	if neg || len(args) < 1 {
+		ts.Fatalf("usage: cloudflare start|zone|record ...")
+	}
+	if args[0] != "start" && st.cf == nil {
+		ts.Fatalf("cloudflare %s before cloudflare start", args[0])
+	}
+	switch {
+	case args[0] == "start":
+		st.cf = cftest.New(scriptCFToken)
+		ts.Defer(st.cf.Close)
+		ts.Setenv("CF_TOKEN", scriptCFToken)
+		ts.Setenv("CF_URL", st.cf.URL)
+		expandFiles(ts, args[1:], "CF_URL")
+	case args[0] == "zone" && len(args) == 2:
+		st.zones[strings.TrimSuffix(args[1], ".")] = st.cf.AddZone(args[1])
+	case args[0] == "record" && (len(args) == 6 || len(args) == 7 && args[6] == "proxied"):
+		id, ok := st.zones[strings.TrimSuffix(args[1], ".")]
+		if !ok {
+			ts.Fatalf("cloudflare record: no zone %s (cloudflare zone first)", args[1])
+		}
+		ttl, err := strconv.Atoi(args[4])
 		ts.Check(err)
-		s := strings.NewReplacer("${PDNS_URL}", srv.URL, "${PDNS_DNS}", srv.DNSAddr).Replace(string(data))
-		ts.Check(os.WriteFile(ts.MkAbs(f), []byte(s), 0o644))
+		r := cftest.Record{Name: args[2], Type: args[3], TTL: ttl, Content: args[5], Proxied: len(args) == 7}
+		if _, err := st.cf.AddRecord(id, r); err != nil {
+			ts.Fatalf("cloudflare record %v: %v", args[1:], err)
+		}
+	default:
+		ts.Fatalf("usage: cloudflare start FILE... | cloudflare zone ZONE | cloudflare record ZONE NAME TYPE TTL CONTENT [proxied]")
 	}
 }
