@@ -2,8 +2,6 @@ package main
 
 import (
 	"fmt"
-	"io"
-	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -183,18 +181,18 @@ func disownZone(cmd *cobra.Command, zoneArg string, req disownRequest) error {
 	marks, unmarked := sel.Pick(all)
 	out := cmd.OutOrStdout()
 	if len(marks) == 0 {
-		fmt.Fprintf(out, "zone %s: no site owner markers%s; nothing to do.\n", zone, namesNote(unmarked))
+		fmt.Fprintf(out, "zone %s: no site owner markers%s; nothing to do.\n", zone, leftovers.NamesNote(unmarked))
 		return nil
 	}
-	printMarks(out, zone, marks, acked)
+	leftovers.WriteMarks(out, zone, marks, acked)
 	if req.byName != "" {
 		// Only a provider site.cue names can be matched to the tenants'
 		// zones, which name their provider so.
 		claims, err := claimsOf(zone, req.byName)
-		warnClaims(out, zone, req.byName, claims, err)
+		leftovers.WarnClaims(out, zone, req.byName, claims, err, relPos)
 	}
 	if len(unmarked) > 0 {
-		fmt.Fprintf(out, "zone %s: no site owner markers%s\n", zone, namesNote(unmarked))
+		fmt.Fprintf(out, "zone %s: no site owner markers%s\n", zone, leftovers.NamesNote(unmarked))
 	}
 	if !acked {
 		return withCode(exitGated, fmt.Errorf("GATE-DNS-DISOWN is not acknowledged, so nothing was changed: to remove these markers, run the same command with --ack %s", plan.GateDNSDisown))
@@ -205,22 +203,4 @@ func disownZone(cmd *cobra.Command, zoneArg string, req disownRequest) error {
 	}
 	fmt.Fprintf(out, "removed site's owner marker from %s of zone %s; records unchanged.\n", count(n, req.unit), zone)
 	return nil
-}
-
-func namesNote(names []string) string {
-	if len(names) == 0 {
-		return ""
-	}
-	return " at " + strings.Join(names, ", ")
-}
-
-func printMarks(w io.Writer, zone string, marks []backends.Mark, acked bool) {
-	verb := "would remove"
-	if acked {
-		verb = "removing"
-	}
-	fmt.Fprintf(w, "zone %s: %s %s:\n", zone, verb, count(len(marks), "owner marker"))
-	for _, m := range marks {
-		fmt.Fprintf(w, "  - %s %s (tenant %s)\n", m.Name, m.Type, m.Tenant)
-	}
 }
