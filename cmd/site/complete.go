@@ -1,7 +1,6 @@
 package main
 
 import (
-	"sort"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -59,22 +58,7 @@ func completeNoFiles(cmd *cobra.Command) {
 // (--config, else found from here), each with its kind; with no such
 // file, nothing.
 func completeProviders(_ *cobra.Command, _ []string, toComplete string) ([]string, cobra.ShellCompDirective) {
-	config, err := compiler.FindConfig(configFlag, nil)
-	if err != nil {
-		return nil, cobra.ShellCompDirectiveNoFileComp
-	}
-	op, err := compiler.ReadOperatorAt(config)
-	if err != nil {
-		return nil, cobra.ShellCompDirectiveNoFileComp
-	}
-	var out []string
-	for name, p := range op.Providers() {
-		if strings.HasPrefix(name, toComplete) {
-			out = append(out, name+"\t"+p.Kind())
-		}
-	}
-	sort.Strings(out)
-	return out, cobra.ShellCompDirectiveNoFileComp
+	return compiler.CompleteProviders(configFlag, toComplete), cobra.ShellCompDirectiveNoFileComp
 }
 
 // completeGates completes --ack of command (apply, diff, disown,
