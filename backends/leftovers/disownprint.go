@@ -1,6 +1,7 @@
 package leftovers
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"strings"
@@ -54,4 +55,58 @@ func WarnClaims(w io.Writer, zone, provider string, claims []*model.Zone, err er
 			"to leave them to no tenant, remove the zone from %s first\n",
 			z.Tenant, zone, provider, p.File, p.Line, p.Col, p.File)
 	}
+}
+
+// Unmarking is one site disown of a zone: the backend that reads and
+// removes its markers, which of them (Sel), and what tells the
+// operator which tenants still declare it.
+type Unmarking struct {
+	D    backends.Disowner
+	Zone *model.Zone
+	Sel  *Disown
+	Run  *backends.Run
+	// Unit is what D.Unmark counts: "record set" or "record".
+	Unit string
+	// Provider is --provider, the name site.cue gives the server; ""
+	// when the server was named by flags, and Claims is then not asked.
+	Provider string
+	// Claims are the tenants' zones that still declare Zone on Provider.
+	Claims func() ([]*model.Zone, error)
+	// Rel makes a spec's positions relative, as messages show them.
+	Rel func(model.Pos) model.Pos
+}
+
+// Unmark lists on w the markers u removes and, when acked, removes
+// them. It returns how many it listed: when it is not 0 and acked is
+// false nothing was changed, which the command says with its gate.
+func (u Unmarking) Unmark(ctx context.Context, w io.Writer, acked bool) (listed int, err error) {
+	zone := u.Zone.Name
+	all, err := u.D.Marks(ctx, u.Zone, u.Run)
+	if err != nil {
+		return 0, err
+	}
+	marks, unmarked := u.Sel.Pick(all)
+	if len(marks) == 0 {
+		fmt.Fprintf(w, "zone %s: no site owner markers%s; nothing to do.\n", zone, NamesNote(unmarked))
+		return 0, nil
+	}
+	WriteMarks(w, zone, marks, acked)
+	if u.Provider != "" {
+		// Only a provider site.cue names can be matched to the tenants'
+		// zones, which name their provider so.
+		claims, err := u.Claims()
+		WarnClaims(w, zone, u.Provider, claims, err, u.Rel)
+	}
+	if len(unmarked) > 0 {
+		fmt.Fprintf(w, "zone %s: no site owner markers%s\n", zone, NamesNote(unmarked))
+	}
+	if !acked {
+		return len(marks), nil
+	}
+	n, err := u.D.Unmark(ctx, u.Zone, marks, u.Run)
+	if err != nil {
+		return len(marks), err
+	}
+	fmt.Fprintf(w, "removed site's owner marker from %s of zone %s; records unchanged.\n", words.Count(n, u.Unit), zone)
+	return len(marks), nil
 }

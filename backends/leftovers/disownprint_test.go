@@ -2,7 +2,9 @@ package leftovers
 
 import (
 	"bytes"
+	"context"
 	"errors"
+	"strings"
 	"testing"
 
 	"github.com/site-tools/site/backends"
@@ -32,5 +34,49 @@ note: could not check whether a tenant still declares zone example.org. on provi
 `
 	if b.String() != want {
 		t.Errorf("got:\n%s\nwant:\n%s", b.String(), want)
+	}
+}
+
+// fakeDisowner holds marks and counts what Unmark removed.
+type fakeDisowner struct {
+	marks   []backends.Mark
+	removed int
+}
+
+func (f *fakeDisowner) Marks(context.Context, *model.Zone, *backends.Run) ([]backends.Mark, error) {
+	return f.marks, nil
+}
+
+func (f *fakeDisowner) Unmark(_ context.Context, _ *model.Zone, marks []backends.Mark, _ *backends.Run) (int, error) {
+	f.removed += len(marks)
+	return len(marks), nil
+}
+
+// TestUnmark: a dry run lists and changes nothing; acknowledged, it
+// removes the markers picked; a name without one is said; no marker at
+// all is nothing to do.
+func TestUnmark(t *testing.T) {
+	ctx := context.Background()
+	sel, err := SelectDisown("example.org", []string{"www", "old"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := &fakeDisowner{marks: []backends.Mark{{Name: "www.example.org.", Type: "A", Tenant: "office1"}, {Name: "mail.example.org.", Type: "MX", Tenant: "office1"}}}
+	asked := 0
+	u := Unmarking{D: f, Zone: &model.Zone{Name: sel.Zone}, Sel: sel, Unit: "record set", Provider: "pdns",
+		Claims: func() ([]*model.Zone, error) { asked++; return nil, nil }, Rel: func(p model.Pos) model.Pos { return p }}
+	var b bytes.Buffer
+	if n, err := u.Unmark(ctx, &b, false); err != nil || n != 1 || f.removed != 0 || asked != 1 ||
+		b.String() != "zone example.org.: would remove 1 owner marker:\n  - www.example.org. A (tenant office1)\nzone example.org.: no site owner markers at old.example.org.\n" {
+		t.Errorf("dry run: listed %d, err %v, removed %d, claims asked %d, output\n%s", n, err, f.removed, asked, b.String())
+	}
+	b.Reset()
+	if n, err := u.Unmark(ctx, &b, true); err != nil || n != 1 || f.removed != 1 || !strings.HasSuffix(b.String(), "removed site's owner marker from 1 record set of zone example.org.; records unchanged.\n") {
+		t.Errorf("acknowledged: listed %d, err %v, removed %d, output\n%s", n, err, f.removed, b.String())
+	}
+	b.Reset()
+	f.marks = nil
+	if n, err := u.Unmark(ctx, &b, true); err != nil || n != 0 || b.String() != "zone example.org.: no site owner markers at www.example.org., old.example.org.; nothing to do.\n" {
+		t.Errorf("no markers: listed %d, err %v, output %q", n, err, b.String())
 	}
 }

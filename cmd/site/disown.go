@@ -174,33 +174,14 @@ func disownZone(cmd *cobra.Command, zoneArg string, req disownRequest) error {
 	if err := readSecret(ctx, bk, run, req.provider, req.byName, req.secret); err != nil {
 		return withCode(exitError, err)
 	}
-	all, err := d.Marks(ctx, z, run)
+	u := leftovers.Unmarking{D: d, Zone: z, Sel: sel, Run: run, Unit: req.unit, Provider: req.byName, Rel: relPos,
+		Claims: func() ([]*model.Zone, error) { return claimsOf(zone, req.byName) }}
+	listed, err := u.Unmark(ctx, cmd.OutOrStdout(), acked)
 	if err != nil {
 		return withCode(exitError, err)
 	}
-	marks, unmarked := sel.Pick(all)
-	out := cmd.OutOrStdout()
-	if len(marks) == 0 {
-		fmt.Fprintf(out, "zone %s: no site owner markers%s; nothing to do.\n", zone, leftovers.NamesNote(unmarked))
-		return nil
-	}
-	leftovers.WriteMarks(out, zone, marks, acked)
-	if req.byName != "" {
-		// Only a provider site.cue names can be matched to the tenants'
-		// zones, which name their provider so.
-		claims, err := claimsOf(zone, req.byName)
-		leftovers.WarnClaims(out, zone, req.byName, claims, err, relPos)
-	}
-	if len(unmarked) > 0 {
-		fmt.Fprintf(out, "zone %s: no site owner markers%s\n", zone, leftovers.NamesNote(unmarked))
-	}
-	if !acked {
+	if listed > 0 && !acked {
 		return withCode(exitGated, fmt.Errorf("GATE-DNS-DISOWN is not acknowledged, so nothing was changed: to remove these markers, run the same command with --ack %s", plan.GateDNSDisown))
 	}
-	n, err := d.Unmark(ctx, z, marks, run)
-	if err != nil {
-		return withCode(exitError, err)
-	}
-	fmt.Fprintf(out, "removed site's owner marker from %s of zone %s; records unchanged.\n", count(n, req.unit), zone)
 	return nil
 }
