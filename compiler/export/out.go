@@ -54,3 +54,20 @@ func (a *Adoption) WriteNotes(w io.Writer, d Declared, tenant string, zoneFile b
 		fmt.Fprintln(w, "warning:", warning)
 	}
 }
+
+// CheckFlags refuses what site export's flags cannot mean together,
+// before anything is read: the format, --adopt of a zone file, and
+// --all beside a zone or without a directory.
+func CheckFlags(format string, adopt, all bool, zone, domain, out string) error {
+	switch {
+	case format != "cue" && format != "zone":
+		return fmt.Errorf("--format %q: give cue (the tenant spec) or zone (a BIND master file)", format)
+	case format == "zone" && adopt:
+		return fmt.Errorf("--adopt marks records for the tenant spec export writes; --format zone writes none: export the spec to adopt")
+	case all && (zone != "" || domain != ""):
+		return fmt.Errorf("--all exports every zone of the provider: give no --zone or --domain with it")
+	case all && out == "":
+		return fmt.Errorf("--all writes a file per zone: name their directory with --out DIR")
+	}
+	return nil
+}

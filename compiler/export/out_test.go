@@ -55,3 +55,27 @@ func TestWriteNotes(t *testing.T) {
 		}
 	}
 }
+
+// TestCheckFlags: export's flags that cannot go together are refused
+// before anything is read.
+func TestCheckFlags(t *testing.T) {
+	for _, tc := range []struct {
+		name              string
+		format            string
+		adopt, all        bool
+		zone, domain, out string
+		want              string
+	}{
+		{name: "spec", format: "cue", zone: "a.example"},
+		{name: "all", format: "zone", all: true, out: "dir"},
+		{name: "format", format: "yaml", want: `--format "yaml": give cue`},
+		{name: "adopt zone file", format: "zone", adopt: true, want: "--format zone writes none"},
+		{name: "all and zone", format: "cue", all: true, zone: "a.example", out: "dir", want: "give no --zone or --domain"},
+		{name: "all without out", format: "cue", all: true, want: "name their directory with --out DIR"},
+	} {
+		err := CheckFlags(tc.format, tc.adopt, tc.all, tc.zone, tc.domain, tc.out)
+		if (tc.want == "") != (err == nil) || (err != nil && !strings.Contains(err.Error(), tc.want)) {
+			t.Errorf("%s: %v, want %q", tc.name, err, tc.want)
+		}
+	}
+}
