@@ -1,7 +1,6 @@
 package main
 
 import (
-	"sort"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -59,22 +58,7 @@ func completeNoFiles(cmd *cobra.Command) {
 // (--config, else found from here), each with its kind; with no such
 // file, nothing.
 func completeProviders(_ *cobra.Command, _ []string, toComplete string) ([]string, cobra.ShellCompDirective) {
-	config, err := compiler.FindConfig(configFlag, nil)
-	if err != nil {
-		return nil, cobra.ShellCompDirectiveNoFileComp
-	}
-	op, err := compiler.ReadOperatorAt(config)
-	if err != nil {
-		return nil, cobra.ShellCompDirectiveNoFileComp
-	}
-	var out []string
-	for name, p := range op.Providers() {
-		if strings.HasPrefix(name, toComplete) {
-			out = append(out, name+"\t"+p.Kind())
-		}
-	}
-	sort.Strings(out)
-	return out, cobra.ShellCompDirectiveNoFileComp
+	return compiler.CompleteProviders(configFlag, toComplete), cobra.ShellCompDirectiveNoFileComp
 }
 
 // completeGates completes --ack of command (apply, diff, disown,
@@ -130,21 +114,7 @@ func completeUnlock(cmd *cobra.Command, args []string, toComplete string) ([]str
 // completePhases completes the last of a comma-separated list, leaving
 // out the phases already in it.
 func completePhases(_ *cobra.Command, _ []string, toComplete string) ([]string, cobra.ShellCompDirective) {
-	given, last := "", toComplete
-	if i := strings.LastIndexByte(toComplete, ','); i >= 0 {
-		given, last = toComplete[:i+1], toComplete[i+1:]
-	}
-	have := map[string]bool{}
-	for _, p := range strings.Split(given, ",") {
-		have[p] = true
-	}
-	var out []string
-	for _, p := range plan.Phases {
-		if !have[string(p)] && strings.HasPrefix(string(p), last) {
-			out = append(out, given+string(p))
-		}
-	}
-	return out, cobra.ShellCompDirectiveNoFileComp | cobra.ShellCompDirectiveNoSpace
+	return graph.CompletePhases(toComplete), cobra.ShellCompDirectiveNoFileComp | cobra.ShellCompDirectiveNoSpace
 }
 
 // completeTargets loads the specs in args (as the command would, with
@@ -155,14 +125,7 @@ func completeTargets(cmd *cobra.Command, args []string, toComplete string) ([]st
 	if !ok {
 		return nil, cobra.ShellCompDirectiveNoFileComp
 	}
-	var out []string
-	for _, s := range g.Steps {
-		if strings.HasPrefix(s.ID, toComplete) {
-			out = append(out, s.ID)
-		}
-	}
-	sort.Strings(out)
-	return out, cobra.ShellCompDirectiveNoFileComp
+	return g.CompleteSteps(toComplete), cobra.ShellCompDirectiveNoFileComp
 }
 
 // completeRestarts offers the VMs in scope as --restart names them,
@@ -172,16 +135,7 @@ func completeRestarts(cmd *cobra.Command, args []string, toComplete string) ([]s
 	if !ok {
 		return nil, cobra.ShellCompDirectiveNoFileComp
 	}
-	var out []string
-	for _, s := range g.Steps {
-		if s.VM != nil {
-			if name := s.VM.Tenant + "/" + s.VM.Name; strings.HasPrefix(name, toComplete) {
-				out = append(out, name)
-			}
-		}
-	}
-	sort.Strings(out)
-	return out, cobra.ShellCompDirectiveNoFileComp
+	return g.CompleteVMs(toComplete), cobra.ShellCompDirectiveNoFileComp
 }
 
 // completionGraph is the step graph of the specs in args under cmd's

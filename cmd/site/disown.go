@@ -2,8 +2,6 @@ package main
 
 import (
 	"fmt"
-	"io"
-	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -176,51 +174,14 @@ func disownZone(cmd *cobra.Command, zoneArg string, req disownRequest) error {
 	if err := readSecret(ctx, bk, run, req.provider, req.byName, req.secret); err != nil {
 		return withCode(exitError, err)
 	}
-	all, err := d.Marks(ctx, z, run)
+	u := leftovers.Unmarking{D: d, Zone: z, Sel: sel, Run: run, Unit: req.unit, Provider: req.byName, Rel: relPos,
+		Claims: func() ([]*model.Zone, error) { return claimsOf(zone, req.byName) }}
+	listed, err := u.Unmark(ctx, cmd.OutOrStdout(), acked)
 	if err != nil {
 		return withCode(exitError, err)
 	}
-	marks, unmarked := sel.Pick(all)
-	out := cmd.OutOrStdout()
-	if len(marks) == 0 {
-		fmt.Fprintf(out, "zone %s: no site owner markers%s; nothing to do.\n", zone, namesNote(unmarked))
-		return nil
-	}
-	printMarks(out, zone, marks, acked)
-	if req.byName != "" {
-		// Only a provider site.cue names can be matched to the tenants'
-		// zones, which name their provider so.
-		claims, err := claimsOf(zone, req.byName)
-		warnClaims(out, zone, req.byName, claims, err)
-	}
-	if len(unmarked) > 0 {
-		fmt.Fprintf(out, "zone %s: no site owner markers%s\n", zone, namesNote(unmarked))
-	}
-	if !acked {
+	if listed > 0 && !acked {
 		return withCode(exitGated, fmt.Errorf("GATE-DNS-DISOWN is not acknowledged, so nothing was changed: to remove these markers, run the same command with --ack %s", plan.GateDNSDisown))
 	}
-	n, err := d.Unmark(ctx, z, marks, run)
-	if err != nil {
-		return withCode(exitError, err)
-	}
-	fmt.Fprintf(out, "removed site's owner marker from %s of zone %s; records unchanged.\n", count(n, req.unit), zone)
 	return nil
-}
-
-func namesNote(names []string) string {
-	if len(names) == 0 {
-		return ""
-	}
-	return " at " + strings.Join(names, ", ")
-}
-
-func printMarks(w io.Writer, zone string, marks []backends.Mark, acked bool) {
-	verb := "would remove"
-	if acked {
-		verb = "removing"
-	}
-	fmt.Fprintf(w, "zone %s: %s %s:\n", zone, verb, count(len(marks), "owner marker"))
-	for _, m := range marks {
-		fmt.Fprintf(w, "  - %s %s (tenant %s)\n", m.Name, m.Type, m.Tenant)
-	}
 }

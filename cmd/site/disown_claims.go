@@ -3,7 +3,6 @@ package main
 import (
 	"errors"
 	"fmt"
-	"io"
 
 	"github.com/site-tools/site/compiler"
 	"github.com/site-tools/site/compiler/model"
@@ -28,23 +27,4 @@ func zoneClaims(config, zone, provider string) ([]*model.Zone, error) {
 		return nil, fmt.Errorf("the tenant files have errors (site vet lists them): %s", diags[0].Format(relPos))
 	}
 	return claims, err
-}
-
-// warnClaims tells, beside the markers disown lists, which tenants
-// still declare the zone on the provider and what their next apply does
-// with the unmarked records, or that this could not be checked. It
-// never refuses: an operator may mean to disown a zone for a while.
-func warnClaims(w io.Writer, zone, provider string, claims []*model.Zone, err error) {
-	if err != nil {
-		fmt.Fprintf(w, "note: could not check whether a tenant still declares zone %s on provider %s: %v\n", zone, provider, err)
-		return
-	}
-	for _, z := range claims {
-		p := relPos(z.Pos)
-		fmt.Fprintf(w, "warning: tenant %s still declares zone %s on provider %s, at %s:%d:%d: "+
-			"its next apply takes the unmarked records back, at the names it declares "+
-			"(adopting those that match its spec, overwriting the others with --ack GATE-DNS-OVERWRITE); "+
-			"to leave them to no tenant, remove the zone from %s first\n",
-			z.Tenant, zone, provider, p.File, p.Line, p.Col, p.File)
-	}
 }

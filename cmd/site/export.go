@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/site-tools/site/compiler"
+	"github.com/site-tools/site/compiler/export"
 	"github.com/site-tools/site/compiler/graph"
 	"github.com/site-tools/site/compiler/model"
 )
@@ -162,17 +163,7 @@ func (req exportRequest) check() error {
 			return fmt.Errorf("%s is required", f.name)
 		}
 	}
-	switch {
-	case req.format != "cue" && req.format != "zone":
-		return fmt.Errorf("--format %q: give cue (the tenant spec) or zone (a BIND master file)", req.format)
-	case req.format == "zone" && req.adopt:
-		return fmt.Errorf("--adopt marks records for the tenant spec export writes; --format zone writes none: export the spec to adopt")
-	case req.all && (req.zone != "" || req.domain != ""):
-		return fmt.Errorf("--all exports every zone of the provider: give no --zone or --domain with it")
-	case req.all && req.out == "":
-		return fmt.Errorf("--all writes a file per zone: name their directory with --out DIR")
-	}
-	return nil
+	return export.CheckFlags(req.format, req.adopt, req.all, req.zone, req.domain, req.out)
 }
 
 // exportZone reads the live zone, writes the tenant spec, and (with

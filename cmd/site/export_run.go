@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"strings"
 
@@ -79,21 +78,7 @@ func (s *exportSession) read(ctx context.Context, req exportRequest, zone, out s
 // then writes a.Source to out (stdout when "").
 func (s *exportSession) write(a *export.Adoption, out string) error {
 	req, stderr := s.req, s.stderr
-	switch {
-	case req.format == "zone":
-	case len(a.Site) == 0:
-		fmt.Fprintf(stderr, "%s grants tenant %s zone %s on provider %s already; it needs no lines\n", s.decl.In, req.tenant, a.Zone.Name, s.decl.Provider.Name)
-	case s.decl.In != "":
-		fmt.Fprintf(stderr, "%s declares this server as provider %s; it needs these lines to grant it:\n\n%s\n", s.decl.In, s.decl.Provider.Name, a.Site)
-	default:
-		fmt.Fprintf(stderr, "the operator's site.cue needs these lines for it:\n\n%s\n", a.Site)
-	}
-	for _, l := range a.Skipped {
-		fmt.Fprintln(stderr, "left out:", l)
-	}
-	for _, w := range a.Warnings {
-		fmt.Fprintln(stderr, "warning:", w)
-	}
+	a.WriteNotes(stderr, s.decl, req.tenant, req.format == "zone")
 	if out == "" {
 		_, err := s.stdout.Write(a.Source)
 		return err
@@ -147,7 +132,7 @@ func exportAll(cmd *cobra.Command, req exportRequest) error {
 		names[i] = z.Name
 	}
 	files := export.ZoneFileNames(req.out, names, req.format, req.tenant)
-	if err := checkAllOut(req, files); err != nil {
+	if err := export.CheckAllOut(req.out, files, req.force); err != nil {
 		return withCode(exitError, err)
 	}
 	var failed []string
@@ -167,26 +152,6 @@ func exportAll(cmd *cobra.Command, req exportRequest) error {
 	fmt.Fprintf(s.stderr, "exported %s of provider %s into %s\n", count(len(names)-len(failed), "zone"), s.decl.Provider.Name, req.out)
 	if len(failed) > 0 {
 		return withCode(exitError, fmt.Errorf("%d of %s could not be exported (%s; each said above); the others are written", len(failed), count(len(names), "zone"), strings.Join(failed, ", ")))
-	}
-	return nil
-}
-
-// checkAllOut makes --out's directory and refuses, before any zone is
-// read, when a file export --all would write is there already.
-func checkAllOut(req exportRequest, files []string) error {
-	var there []string
-	for _, f := range files {
-		if _, err := os.Lstat(f); err == nil {
-			there = append(there, f)
-		}
-	}
-	if len(there) > 0 && !req.force {
-		return fmt.Errorf("--out %s holds %s export --all would replace (%s); nothing was read or written: choose a new directory, or add --force to replace them", req.out, count(len(there), "file"), strings.Join(there, ", "))
-	}
-	for _, f := range files {
-		if err := os.MkdirAll(filepath.Dir(f), 0o755); err != nil {
-			return fmt.Errorf("--out %s: %w", req.out, err)
-		}
 	}
 	return nil
 }

@@ -2,11 +2,11 @@ package main
 
 import (
 	"fmt"
-	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/site-tools/site/compiler"
+	"github.com/site-tools/site/compiler/graph"
 	"github.com/site-tools/site/compiler/plan"
 )
 
@@ -66,22 +66,9 @@ Exit codes: 0 printed, 1 an invalid spec or flag. See site help plans.`,
 // onlyKeptNone says that --only phases kept no step of the specs at
 // paths, and which phases they do have steps in.
 func onlyKeptNone(phases []plan.Phase, paths []string, load compiler.Options) string {
-	msg := "--only " + joinPhases(phases) + " keeps no step of these specs, so the graph is empty"
 	all, err := loadGraph(paths, nil, nil, load, nil)
 	if err != nil {
-		return msg
+		all = nil
 	}
-	have := all.Phases()
-	if len(have) == 0 {
-		return msg + "; the specs have no steps at all"
-	}
-	return msg + "; the specs have steps in the phases " + joinPhases(have)
-}
-
-func joinPhases(phases []plan.Phase) string {
-	names := make([]string, len(phases))
-	for i, ph := range phases {
-		names[i] = string(ph)
-	}
-	return strings.Join(names, ",")
+	return graph.OnlyKeptNone(phases, all)
 }

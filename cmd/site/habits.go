@@ -14,30 +14,8 @@ import (
 )
 
 // Users arrive from Terraform and DNSControl and type those tools'
-// words first. An unknown command or flag says which of site's own it
-// most likely meant: the habit's, else the nearest spelling
-// (spelling.Nearest, the rule of every "did you mean" of site's).
-
-// habit is site's word for another tool's, and the tool's usage, to
-// say why it was suggested.
-type habit struct{ ours, theirs string }
-
-// commandHabits are other tools' commands, by name.
-var commandHabits = map[string]habit{
-	"plan":     {"diff", "terraform plan"},
-	"preview":  {"diff", "dnscontrol preview"},
-	"push":     {"apply", "dnscontrol push"},
-	"validate": {"vet", "terraform validate"},
-	"check":    {"vet", "dnscontrol check"},
-}
-
-// flagHabits are other tools' flags, by name without dashes; the
-// suggestion is made only to a command that has site's flag.
-var flagHabits = map[string]habit{
-	"auto-approve": {"yes", "terraform apply -auto-approve"},
-	"out":          {"out", "terraform plan -out"},
-	"target":       {"target", "terraform -target"},
-}
+// words first: an unknown command or flag says which of site's own it
+// most likely meant (spelling.Command and spelling.Flag choose).
 
 // unknownCommand matches cobra's error for a word that names no
 // command of the root (legacyArgs); its suggestions, on lines of their
@@ -59,16 +37,16 @@ func suggestCommand(root *cobra.Command, args []string, err error) error {
 		return err
 	}
 	see := fmt.Sprintf("see %s --help", root.CommandPath())
-	if h, ok := commandHabits[strings.ToLower(word)]; ok {
-		return fmt.Errorf("unknown command %q: did you mean %s %s? (what %s does; %s)", word, root.CommandPath(), h.ours, h.theirs, see)
-	}
 	var names []string
 	for _, c := range root.Commands() {
 		if c.IsAvailableCommand() {
 			names = append(names, c.Name())
 		}
 	}
-	if near := spelling.Nearest(word, names); near != "" {
+	switch near, theirs := spelling.Command(word, names); {
+	case theirs != "":
+		return fmt.Errorf("unknown command %q: did you mean %s %s? (what %s does; %s)", word, root.CommandPath(), near, theirs, see)
+	case near != "":
 		return fmt.Errorf("unknown command %q: did you mean %s %s? (%s)", word, root.CommandPath(), near, see)
 	}
 	return fmt.Errorf("unknown command %q (%s)", word, see)
@@ -104,23 +82,11 @@ func suggestFlag(c *cobra.Command, err error) (flag, note string) {
 		oneDash = true
 	}
 	has := func(name string) bool { return c.Flags().Lookup(name) != nil }
-	const dashes = "site's long flags take two dashes"
-	h, ok := flagHabits[strings.ToLower(word)]
-	switch {
-	case ok && has(h.ours) && oneDash && h.ours == word:
-		return h.ours, dashes
-	case ok && has(h.ours):
-		return h.ours, "what " + h.theirs + " does"
-	case oneDash && len(word) > 1 && has(word):
-		return word, dashes
-	case len(word) < 2:
-		return "", "" // a mistyped shorthand: nothing to go by
-	}
 	var names []string
 	c.Flags().VisitAll(func(f *pflag.Flag) {
 		if !f.Hidden {
 			names = append(names, f.Name)
 		}
 	})
-	return spelling.Nearest(word, names), ""
+	return spelling.Flag(word, oneDash, has, names)
 }

@@ -2,7 +2,6 @@ package main
 
 import (
 	"fmt"
-	"io"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -40,65 +39,25 @@ document, for a web site). site help COMMAND is site COMMAND --help.`,
 					if i > 0 {
 						fmt.Fprintln(w)
 					}
-					printTopic(w, t, md)
+					t.Write(w, md, useColor(w))
 				}
 				return nil
 			case len(args) == 0:
-				listTopics(w)
+				manual.WriteList(w)
 				return nil
 			}
 			if t, ok := manual.Lookup(args[0]); ok {
-				printTopic(w, t, md)
+				t.Write(w, md, useColor(w))
 				return nil
 			}
 			if c, _, err := cmd.Root().Find(args); err == nil && c != cmd.Root() && c.Name() == args[0] {
 				return c.Help()
 			}
 			return fmt.Errorf("no help topic %q; the topics are: %s (or name a command: site help apply)",
-				args[0], strings.Join(topicNames(), ", "))
+				args[0], strings.Join(manual.Names(), ", "))
 		},
 	}
 	cmd.Flags().BoolVar(&all, "all", false, "print every topic, in reading order")
 	cmd.Flags().StringVar(&format, "format", "text", "text (for a terminal) or markdown (as written)")
 	return cmd
-}
-
-func topicNames() []string {
-	var names []string
-	for _, t := range manual.Topics() {
-		names = append(names, t.Name)
-	}
-	return names
-}
-
-// listTopics prints the topics, each with its title: a title is one
-// short line, where a topic's first sentence would have to be cut.
-func listTopics(w io.Writer) {
-	topics := manual.Topics()
-	width := 0
-	for _, t := range topics {
-		width = max(width, len(t.Name))
-	}
-	fmt.Fprintln(w, "site help TOPIC prints one of these; site COMMAND --help a command's flags.")
-	fmt.Fprintln(w)
-	for _, t := range topics {
-		fmt.Fprintf(w, "  %-*s  %s\n", width, t.Name, oneLine(t.Title, 96-width))
-	}
-}
-
-// oneLine is s cut to n characters.
-func oneLine(s string, n int) string {
-	if len([]rune(s)) > n {
-		s = string([]rune(s)[:n-3]) + "..."
-	}
-	return s
-}
-
-// printTopic writes t as Markdown, or rendered for a terminal.
-func printTopic(w io.Writer, t manual.Topic, markdown bool) {
-	if markdown {
-		fmt.Fprint(w, strings.TrimRight(t.Body, "\n")+"\n")
-		return
-	}
-	fmt.Fprint(w, renderText(t.Body, useColor(w)))
 }

@@ -2,18 +2,12 @@ package main
 
 import (
 	"fmt"
-	"io"
-	"strings"
-	"text/tabwriter"
-	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/site-tools/site/backends"
 	"github.com/site-tools/site/backends/journal"
 	"github.com/site-tools/site/backends/providers"
-	"github.com/site-tools/site/compiler/plan"
-	"github.com/site-tools/site/compiler/visible"
 )
 
 func init() { register(newHistoryCmd) }
@@ -68,7 +62,7 @@ func runHistory(cmd *cobra.Command, args []string) error {
 			continue
 		}
 		fmt.Fprintf(out, "# tenant %s (journal in %s)\n", t.Name, s.Where())
-		writeHistory(out, es)
+		journal.WriteHistory(out, es)
 		for _, sk := range skipped {
 			fmt.Fprintln(cmd.ErrOrStderr(), "site: note:", sk)
 		}
@@ -78,46 +72,3 @@ func runHistory(cmd *cobra.Command, args []string) error {
 	}
 	return nil
 }
-
-// writeHistory writes es as a table, newest first.
-func writeHistory(w io.Writer, es []journal.Entry) {
-	if len(es) == 0 {
-		fmt.Fprintln(w, "no applies journalled")
-		return
-	}
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "ID\tWHEN\tWHO\tCOMMIT\tCHANGES")
-	for _, e := range es {
-		commit := e.Commit
-		if len(commit) > 12 {
-			commit = commit[:12]
-		}
-		if commit == "" {
-			commit = "-"
-		}
-		changes := countsText(e.Counts())
-		if e.Undoes != "" {
-			changes += " (undoes " + e.Undoes + ")"
-		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", e.ID, e.Time.UTC().Format(time.RFC3339), whoOf(&e), commit, changes)
-	}
-	tw.Flush()
-}
-
-// countsText is "2 create, 1 update, 1 delete".
-func countsText(n map[plan.Action]int) string {
-	var parts []string
-	for _, a := range []plan.Action{plan.ActionCreate, plan.ActionUpdate, plan.ActionDelete, plan.ActionAdopt} {
-		if n[a] > 0 {
-			parts = append(parts, fmt.Sprintf("%d %s", n[a], a))
-		}
-	}
-	if len(parts) == 0 {
-		return "nothing"
-	}
-	return strings.Join(parts, ", ")
-}
-
-// whoOf is who ran e, as a journal file says it: escaped, never
-// starting a line of its own.
-func whoOf(e *journal.Entry) string { return visible.Short(e.Who) }

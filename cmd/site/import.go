@@ -1,11 +1,7 @@
 package main
 
 import (
-	"errors"
 	"fmt"
-	"io"
-	"os"
-	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -58,18 +54,15 @@ cannot say: all listed, nothing written). See site help migration.`,
 					return withCode(exitError, fmt.Errorf("%s is required: %s", f.name, usage))
 				}
 			}
-			req.Format, req.File = args[0], args[1]
-			if !slices.Contains(importzone.Formats, req.Format) {
-				return withCode(exitError, fmt.Errorf("site import cannot read %q: name one of %s", req.Format, strings.Join(importzone.Formats, ", ")))
+			req.Format = args[0]
+			if err := importzone.CheckFormat(req.Format); err != nil {
+				return withCode(exitError, err)
 			}
-			src, err := readImported(req.File, cmd.InOrStdin())
+			src, name, err := importzone.ReadSource(args[1], cmd.InOrStdin())
 			if err != nil {
 				return withCode(exitError, err)
 			}
-			req.Src = src
-			if req.File == "-" {
-				req.File = "stdin"
-			}
+			req.Src, req.File = src, name
 			out, zones, err := importzone.Import(req)
 			if err != nil {
 				return withCode(exitError, err)
@@ -77,12 +70,7 @@ cannot say: all listed, nothing written). See site help migration.`,
 			if _, err := cmd.OutOrStdout().Write(out); err != nil {
 				return withCode(exitError, err)
 			}
-			quoted := make([]string, len(zones))
-			for i, z := range zones {
-				quoted[i] = fmt.Sprintf("%q", z)
-			}
-			fmt.Fprintf(cmd.ErrOrStderr(), "site.cue must declare provider %s and grant the tenant the zones and the provider:\n\ntenants: %s: {domains: [%s], providers: [%q]}\n",
-				req.Provider, req.Tenant, strings.Join(quoted, ", "), req.Provider)
+			importzone.WriteSiteNeeds(cmd.ErrOrStderr(), req, zones)
 			return nil
 		},
 	}
@@ -91,16 +79,4 @@ cannot say: all listed, nothing written). See site help migration.`,
 	f.StringVar(&req.Tenant, "tenant", "", "tenant the records belong to")
 	f.StringVar(&req.Provider, "provider", "", "the provider, by the name site.cue gives it, the zone will live on")
 	return cmd
-}
-
-// readImported reads the source, stdin for "-".
-func readImported(file string, stdin io.Reader) ([]byte, error) {
-	if file == "-" {
-		return io.ReadAll(stdin)
-	}
-	src, err := os.ReadFile(file)
-	if errors.Is(err, os.ErrNotExist) {
-		return nil, fmt.Errorf("%s does not exist; give the file the other tool keeps the zone in", file)
-	}
-	return src, err
 }

@@ -2,8 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
-	"fmt"
 	"io"
 	"path/filepath"
 	"time"
@@ -29,22 +27,10 @@ type applyJournal struct {
 	backendRun *backends.Run
 }
 
-// vaultJournaller is the secrets backend when it can keep a tenant's
-// journal in a KV v2 secret of one of the operator's stores.
-type vaultJournaller interface {
-	JournalStore(ctx context.Context, store *model.Vault, tenant string, run *backends.Run) (journal.Store, error)
-}
-
 // journalStore is tenant t's journal, where its lock lives (journal.For),
 // kept by this run's backends.
 func journalStore(ctx context.Context, t *model.Tenant, bk *runBackends, run *backends.Run, dirs []string) (journal.Store, error) {
-	var k journal.Keepers
-	if vj, ok := bk.Kinds[plan.PhaseSecrets].(vaultJournaller); ok {
-		k.Vault = func(ctx context.Context, store *model.Vault, tenant string) (journal.Store, error) {
-			return vj.JournalStore(ctx, store, tenant, run)
-		}
-	}
-	return journal.For(ctx, t, k, dirs)
+	return journal.For(ctx, t, journal.KeepersOf(bk.Kinds[plan.PhaseSecrets], run), dirs)
 }
 
 // newApplyJournal is the journal of an apply of args over g, run as
@@ -68,22 +54,14 @@ func (j *applyJournal) record(ctx context.Context, w io.Writer, p *plan.Plan, re
 	if j == nil || rep == nil {
 		return
 	}
-	for _, e := range journal.Entries(j.run, j.g, p, rep) {
-		t := tenantOf(j.g, e.Tenant)
+	journal.Record(ctx, w, j.run, j.g, p, rep, func(ctx context.Context, tenant string) (journal.Store, bool, error) {
+		t := tenantOf(j.g, tenant)
 		if t == nil {
-			continue
+			return nil, false, nil
 		}
 		s, err := journalStore(ctx, t, j.bk, j.backendRun, j.dirs)
-		if err == nil {
-			err = s.Append(ctx, e)
-		}
-		switch {
-		case errors.Is(err, journal.ErrAbsent):
-			fmt.Fprintf(w, "site: note: %v\n", err)
-		case err != nil:
-			fmt.Fprintf(w, "site: tenant %s's journal was not written, so site undo cannot undo this apply: %v\n", e.Tenant, err)
-		}
-	}
+		return s, true, err
+	})
 }
 
 // tenantOf is the tenant named name among g's, nil when none.

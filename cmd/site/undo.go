@@ -94,11 +94,9 @@ func runUndo(cmd *cobra.Command, args []string, o applyOptions, id string) error
 	if err != nil {
 		return withCode(exitError, err)
 	}
-	var e *journal.Entry
-	if id != "" {
-		e, err = store.Get(cmd.Context(), id)
-	} else {
-		e, err = newestEntry(cmd, store, t.Name)
+	e, notes, err := journal.Pick(cmd.Context(), store, t.Name, id)
+	for _, n := range notes {
+		fmt.Fprintln(cmd.ErrOrStderr(), "site: note:", n)
 	}
 	if err != nil {
 		return withCode(exitError, err)
@@ -110,24 +108,9 @@ func runUndo(cmd *cobra.Command, args []string, o applyOptions, id string) error
 	for _, s := range u.Skipped {
 		fmt.Fprintln(cmd.ErrOrStderr(), "site: note:", s)
 	}
-	fmt.Fprintf(cmd.ErrOrStderr(), "site: undoing journal entry %s of tenant %s (%s, %s)\n", e.ID, e.Tenant, e.Time.UTC().Format(time.RFC3339), whoOf(e))
+	fmt.Fprintf(cmd.ErrOrStderr(), "site: undoing journal entry %s of tenant %s (%s, %s)\n", e.ID, e.Tenant, e.Time.UTC().Format(time.RFC3339), e.ShortWho())
 	o.undo, o.only, o.targets = u, string(plan.PhaseDNS), u.Targets()
 	return runApply(cmd, args, o)
-}
-
-// newestEntry is the newest entry of tenant's journal in store.
-func newestEntry(cmd *cobra.Command, store journal.Store, tenant string) (*journal.Entry, error) {
-	es, skipped, err := store.List(cmd.Context())
-	if err != nil {
-		return nil, err
-	}
-	for _, s := range skipped {
-		fmt.Fprintln(cmd.ErrOrStderr(), "site: note:", s)
-	}
-	if len(es) == 0 {
-		return nil, fmt.Errorf("tenant %s's journal (%s) holds no apply to undo", tenant, store.Where())
-	}
-	return &es[0], nil
 }
 
 // undoRewrite sets, for site undo, the record sets of its entry back

@@ -88,71 +88,17 @@ func unlockTenant(cmd *cobra.Command, t *model.Tenant, g *graph.Graph, paths []s
 	run := backends.NewRun()
 	bk := providers.Open(run)
 	defer closeBackends(bk, cmd.ErrOrStderr())
-	ctx := cmd.Context()
-	out := cmd.OutOrStdout()
-	type entry struct {
-		s lock.Store
-		h lock.Holder
-	}
-	var held []entry
-	var where []string
-	s, err := bk.LockStore(ctx, t, run, specDirs(paths, g))
+	s, err := bk.LockStore(cmd.Context(), t, run, specDirs(paths, g))
 	if err != nil {
 		return withCode(exitError, err)
 	}
-	where = append(where, s.Where())
-	hs, err := s.Holders(ctx)
+	held, err := lock.Unlock(cmd.Context(), cmd.OutOrStdout(), t.Name, s, acked, time.Now())
 	if err != nil {
-		return withCode(exitError, fmt.Errorf("tenant %s: reading its lock in %s: %w", t.Name, s.Where(), err))
+		return withCode(exitError, err)
 	}
-	for _, h := range hs {
-		held = append(held, entry{s, h})
-	}
-	if len(held) == 0 {
-		fmt.Fprintf(out, "tenant %s is not locked: no lock entry in %s.\n", t.Name, somePlaces(where))
-		return nil
-	}
-	now := time.Now()
-	fmt.Fprintf(out, "tenant %s's apply lock:\n", t.Name)
-	// One line a holder, however many zones it holds the lock in (a
-	// tenant of 40 zones printed the same holder 40 times).
-	var order []string
-	places := map[string][]string{}
-	holders := map[string]lock.Holder{}
-	for _, e := range held {
-		key := e.h.ID + "\x00" + string(e.h.State)
-		if _, ok := places[key]; !ok {
-			order = append(order, key)
-			holders[key] = e.h
-		}
-		places[key] = append(places[key], e.s.Where())
-	}
-	for _, key := range order {
-		h := holders[key]
-		state := "lease expired: the holder is taken for dead"
-		if h.Live(now) {
-			state = "lease still running: the holder may be alive"
-		}
-		fmt.Fprintf(out, "  - %s in %s (%s)\n", h, somePlaces(places[key]), state)
-	}
-	if !acked {
+	if held > 0 && !acked {
 		words := commandWords("unlock", append([]string{t.Name}, paths...)...)
 		return withCode(exitGated, fmt.Errorf("GATE-LOCK-BREAK is not acknowledged, so nothing was changed: to break the lock, run: %s --ack %s", strings.Join(words, " "), plan.GateLockBreak))
 	}
-	for _, e := range held {
-		if err := e.s.Break(ctx, e.h); err != nil {
-			return withCode(exitError, fmt.Errorf("tenant %s: breaking its lock in %s: %w", t.Name, e.s.Where(), err))
-		}
-	}
-	fmt.Fprintf(out, "broke tenant %s's apply lock (%s).\n", t.Name, count(len(held), "entry"))
 	return nil
-}
-
-// somePlaces names where a lock lives: all of them when a few, else the
-// first three and how many more.
-func somePlaces(where []string) string {
-	if len(where) <= 3 {
-		return strings.Join(where, ", ")
-	}
-	return fmt.Sprintf("%s and %d more (%d places)", strings.Join(where[:3], ", "), len(where)-3, len(where))
 }

@@ -52,3 +52,20 @@ func TestIndentLines(t *testing.T) {
 		}
 	}
 }
+
+// TestShellQuote: a plain word as it is; anything else single-quoted,
+// with a single quote closed, escaped and reopened.
+func TestShellQuote(t *testing.T) {
+	for _, tc := range []struct{ in, want string }{
+		{"tenants/office1.cue", "tenants/office1.cue"},
+		{"GATE-DNS-OVERWRITE", "GATE-DNS-OVERWRITE"},
+		{"my file.cue", "'my file.cue'"},
+		{"it's", `'it'\''s'`},
+		{"$(rm -rf /)", "'$(rm -rf /)'"},
+		{"", "''"},
+	} {
+		if got := ShellQuote(tc.in); got != tc.want {
+			t.Errorf("ShellQuote(%q) = %s, want %s", tc.in, got, tc.want)
+		}
+	}
+}

@@ -1,0 +1,124 @@
+package journal
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/site-tools/site/backends"
+	"github.com/site-tools/site/backends/engine"
+	"github.com/site-tools/site/compiler/graph"
+	"github.com/site-tools/site/compiler/model"
+	"github.com/site-tools/site/compiler/plan"
+	"github.com/site-tools/site/compiler/visible"
+)
+
+// This file is what site history, site undo and site apply do with a
+// journal beyond keeping it: list it, pick the entry to undo, record an
+// apply. The commands keep their flags, the loading and the exit codes.
+
+// WriteHistory writes es as a table, newest first.
+func WriteHistory(w io.Writer, es []Entry) {
+	if len(es) == 0 {
+		fmt.Fprintln(w, "no applies journalled")
+		return
+	}
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "ID\tWHEN\tWHO\tCOMMIT\tCHANGES")
+	for _, e := range es {
+		commit := e.Commit
+		if len(commit) > 12 {
+			commit = commit[:12]
+		}
+		if commit == "" {
+			commit = "-"
+		}
+		changes := countsText(e.Counts())
+		if e.Undoes != "" {
+			changes += " (undoes " + e.Undoes + ")"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", e.ID, e.Time.UTC().Format(time.RFC3339), e.ShortWho(), commit, changes)
+	}
+	tw.Flush()
+}
+
+// countsText is "2 create, 1 update, 1 delete".
+func countsText(n map[plan.Action]int) string {
+	var parts []string
+	for _, a := range []plan.Action{plan.ActionCreate, plan.ActionUpdate, plan.ActionDelete, plan.ActionAdopt} {
+		if n[a] > 0 {
+			parts = append(parts, fmt.Sprintf("%d %s", n[a], a))
+		}
+	}
+	if len(parts) == 0 {
+		return "nothing"
+	}
+	return strings.Join(parts, ", ")
+}
+
+// ShortWho is who ran e, as a journal file says it: escaped, never
+// starting a line of its own.
+func (e *Entry) ShortWho() string { return visible.Short(e.Who) }
+
+// Pick is the entry of tenant's journal in s that site undo undoes:
+// id, else the newest. notes are the entries that could not be read
+// while looking for the newest.
+func Pick(ctx context.Context, s Store, tenant, id string) (e *Entry, notes []string, err error) {
+	if id != "" {
+		e, err = s.Get(ctx, id)
+		return e, nil, err
+	}
+	es, notes, err := s.List(ctx)
+	if err != nil {
+		return nil, nil, err
+	}
+	if len(es) == 0 {
+		return nil, notes, fmt.Errorf("tenant %s's journal (%s) holds no apply to undo", tenant, s.Where())
+	}
+	return &es[0], notes, nil
+}
+
+// vaultJournaller is the secrets backend when it can keep a tenant's
+// journal in a KV v2 secret of one of the operator's stores.
+type vaultJournaller interface {
+	JournalStore(ctx context.Context, store *model.Vault, tenant string, run *backends.Run) (Store, error)
+}
+
+// KeepersOf are the Keepers secrets (the run's secrets backend, nil
+// when none) offers, for run.
+func KeepersOf(secrets any, run *backends.Run) Keepers {
+	var k Keepers
+	if vj, ok := secrets.(vaultJournaller); ok {
+		k.Vault = func(ctx context.Context, store *model.Vault, tenant string) (Store, error) {
+			return vj.JournalStore(ctx, store, tenant, run)
+		}
+	}
+	return k
+}
+
+// Record writes an entry of r for each tenant whose steps rep says were
+// applied, in the journal open gives (ok false for a tenant that is not
+// the run's). A journal that cannot be written fails nothing (the apply
+// is done): it is said on w, with what it costs.
+func Record(ctx context.Context, w io.Writer, r Run, g *graph.Graph, p *plan.Plan, rep *engine.Report,
+	open func(ctx context.Context, tenant string) (s Store, ok bool, err error)) {
+	for _, e := range Entries(r, g, p, rep) {
+		s, ok, err := open(ctx, e.Tenant)
+		if !ok {
+			continue
+		}
+		if err == nil {
+			err = s.Append(ctx, e)
+		}
+		switch {
+		case errors.Is(err, ErrAbsent):
+			fmt.Fprintf(w, "site: note: %v\n", err)
+		case err != nil:
+			fmt.Fprintf(w, "site: tenant %s's journal was not written, so site undo cannot undo this apply: %v\n", e.Tenant, err)
+		}
+	}
+}
