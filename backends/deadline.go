@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"net/http"
 	"time"
+
+	"github.com/site-tools/site/compiler/hint"
 )
 
 // Every request has a deadline: a server that accepts connections and
@@ -45,15 +47,21 @@ func (e *NoAnswerError) Error() string {
 		server = "the server"
 	}
 	if e.Earlier {
-		return fmt.Sprintf("not sent: %s did not answer %s within %s (%s) earlier in this run, so site asks it nothing more: check that the server runs and that this host reaches it, or raise %s for a server that is only slow",
-			server, e.Request, e.Within, RequestTimeoutSetting, RequestTimeoutSetting)
+		return fmt.Sprintf("not sent: %s did not answer %s within %s (%s) earlier in this run, so site asks it nothing more: %s",
+			server, e.Request, e.Within, RequestTimeoutSetting, e.Hint().Render())
 	}
 	what := ""
 	if e.Request != "" {
 		what = " " + e.Request
 	}
-	return fmt.Sprintf("%s did not answer%s within %s, tries included (%s): check that the server runs and that this host reaches it, or raise %s for a server that is only slow",
-		server, what, e.Within, RequestTimeoutSetting, RequestTimeoutSetting)
+	return fmt.Sprintf("%s did not answer%s within %s, tries included (%s): %s",
+		server, what, e.Within, RequestTimeoutSetting, e.Hint().Render())
+}
+
+// Hint is the advice a request without an answer gives: check the
+// server, or raise the request timeout.
+func (e *NoAnswerError) Hint() hint.Hint {
+	return hint.Hint{Kind: hint.RaiseTimeout, Setting: RequestTimeoutSetting}
 }
 
 func (e *NoAnswerError) Unwrap() error { return e.Err }

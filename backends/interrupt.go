@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+
+	"github.com/site-tools/site/compiler/hint"
 )
 
 // An interrupted run (Ctrl-C) finishes what is in flight and starts
@@ -68,10 +70,13 @@ type PartialError struct {
 
 func (e *PartialError) Error() string {
 	if errors.Is(e.Err, ErrInterrupted) {
-		return fmt.Sprintf("%s; interrupted before part %d, which was not sent: run site apply again to converge", e.Progress(), e.Applied+1)
+		return fmt.Sprintf("%s; interrupted before part %d, which was not sent: %s to converge", e.Progress(), e.Applied+1, e.Hint().Render())
 	}
-	return fmt.Sprintf("%s; part %d failed: %v; run site apply again to converge", e.Progress(), e.Applied+1, e.Err)
+	return fmt.Sprintf("%s; part %d failed: %v; %s to converge", e.Progress(), e.Applied+1, e.Err, e.Hint().Render())
 }
+
+// Hint is a partial write's advice: a later run converges from there.
+func (e *PartialError) Hint() hint.Hint { return hint.Hint{Kind: hint.RunAgain} }
 
 func (e *PartialError) Unwrap() error { return e.Err }
 

@@ -19,6 +19,7 @@ import (
 
 	"github.com/site-tools/site/backends"
 	"github.com/site-tools/site/compiler/graph"
+	"github.com/site-tools/site/compiler/hint"
 	"github.com/site-tools/site/compiler/model"
 	"github.com/site-tools/site/compiler/plan"
 )
@@ -139,7 +140,8 @@ func CheckCompletion(zone string, pending []*model.Zone, changes []plan.Change, 
 	for _, c := range changes {
 		for _, g := range c.Gates {
 			if !run.Acked[g] {
-				return fmt.Errorf("zone %s: with the values known only at apply, %s %s needs %s, which this plan did not show: run site diff again and apply with --ack %s", zone, c.Action, c.Key, g, g)
+				h := hint.Hint{Kind: hint.ReviewThenAcknowledge, Gate: string(g)}
+				return hint.Errorf(h, "zone %s: with the values known only at apply, %s %s needs %s, which this plan did not show: %v", zone, c.Action, c.Key, g, h)
 			}
 		}
 	}

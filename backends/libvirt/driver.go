@@ -13,6 +13,7 @@ import (
 	"libvirt.org/go/libvirt"
 
 	"github.com/site-tools/site/backends"
+	"github.com/site-tools/site/compiler/hint"
 	"github.com/site-tools/site/compiler/plan"
 )
 
@@ -355,7 +356,8 @@ func (d *Driver) forget(host string) {
 func refuseUnacked[O interface{ gate() plan.Gate }](step string, ops []O, run *backends.Run) error {
 	for _, o := range ops {
 		if g := o.gate(); g != "" && !run.Acked[g] {
-			return fmt.Errorf("step %s needs %s, which was not acknowledged: nothing was changed (rerun with --ack %s)", step, g, g)
+			h := hint.Hint{Kind: hint.Acknowledge, Gate: string(g)}
+			return hint.Errorf(h, "step %s needs %s, which was not acknowledged: nothing was changed (%v)", step, g, h)
 		}
 	}
 	return nil

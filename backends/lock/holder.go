@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/site-tools/site/compiler/hint"
 	"github.com/site-tools/site/compiler/visible"
 )
 
@@ -82,12 +83,12 @@ func (e *HeldError) Error() string {
 	if e.Waited > 0 {
 		waited = fmt.Sprintf("waited %s (--lock-timeout)", e.Waited)
 	}
-	if e.Holder.State == Claim {
-		return fmt.Sprintf("%s; %s: run again in a moment, give --lock-timeout to wait, or, if that run is gone, break the claim with site unlock %s --ack GATE-LOCK-BREAK",
-			Busy(e.Tenant, e.Holder, e.Where), waited, e.Tenant)
-	}
-	return fmt.Sprintf("%s; %s: wait for it to finish and run again, give --lock-timeout to wait, or, if that run is dead, wait for its lease to run out or break the lock with site unlock %s --ack GATE-LOCK-BREAK",
-		Busy(e.Tenant, e.Holder, e.Where), waited, e.Tenant)
+	return fmt.Sprintf("%s; %s: %s", Busy(e.Tenant, e.Holder, e.Where), waited, e.Hint().Render())
+}
+
+// Hint is a held lock's advice: wait for its run, or break the lock.
+func (e *HeldError) Hint() hint.Hint {
+	return hint.Hint{Kind: hint.WaitOrUnlock, Tenant: e.Tenant, Claim: e.Holder.State == Claim}
 }
 
 // Busy says what keeps a run from tenant's lock: another run applying

@@ -27,6 +27,7 @@ import (
 	"github.com/site-tools/site/backends"
 	"github.com/site-tools/site/backends/dnsplan"
 	"github.com/site-tools/site/compiler/graph"
+	"github.com/site-tools/site/compiler/hint"
 	"github.com/site-tools/site/compiler/model"
 	"github.com/site-tools/site/compiler/plan"
 )
@@ -120,7 +121,8 @@ func (d *Driver) sign(ctx context.Context, c *client, zone string) ([]string, er
 		return nil, writeFailed(fmt.Sprintf("sign zone %s: add a key (the records are written)", zone), err)
 	}
 	if err != nil {
-		return nil, fmt.Errorf("sign zone %s: add a key: %w; the records are written, run site apply again to sign", zone, err)
+		h := hint.Hint{Kind: hint.RunAgain}
+		return nil, hint.Errorf(h, "sign zone %s: add a key: %w; the records are written, %v to sign", zone, err, h)
 	}
 	err = d.retry(ctx, func(ctx context.Context) error {
 		return c.raw.do(ctx, http.MethodPut, "zones/"+url.PathEscape(zone)+"/rectify", nil, nil)

@@ -8,6 +8,7 @@ import (
 
 	"github.com/site-tools/site/backends"
 	"github.com/site-tools/site/compiler/graph"
+	"github.com/site-tools/site/compiler/hint"
 )
 
 // soaAfterCreate writes the fields of step's soa into the SOA of the
@@ -30,7 +31,7 @@ func (d *Driver) soaAfterCreate(ctx context.Context, b *batch, step *graph.Step,
 		})
 	}
 	if err != nil {
-		return fmt.Errorf("zone %s: created, but reading its SOA to set the spec's soa fields failed (%w); run site apply again", zone, err)
+		return hint.Wrap(fmt.Errorf("zone %s: created, but reading its SOA to set the spec's soa fields failed (%w)", zone, err), hint.Hint{Kind: hint.RunAgain})
 	}
 	made := &pdns.Zone{Name: created.Name}
 	for _, rs := range created.RRsets {
@@ -48,7 +49,7 @@ func (d *Driver) soaAfterCreate(ctx context.Context, b *batch, step *graph.Step,
 		return nil
 	}
 	if err := d.write(ctx, soa, zone, run); err != nil {
-		return fmt.Errorf("zone %s: created, but setting the spec's soa fields failed (%w); run site apply again", zone, err)
+		return hint.Wrap(fmt.Errorf("zone %s: created, but setting the spec's soa fields failed (%w)", zone, err), hint.Hint{Kind: hint.RunAgain})
 	}
 	return nil
 }
