@@ -266,7 +266,7 @@
 // not a call: only the calls that poll it are named.
 //
 // A daemon that stopped answering altogether is given up on (see
-// connect.go): libvirt's keepalive (Options.KeepAlive, by default a
+// package conn): libvirt's keepalive (Options.KeepAlive, by default a
 // probe after 5 s of silence and two more 5 s apart) closes a
 // connection whose daemon said nothing for 20 s, failing the calls in
 // flight, and an open that has not finished within Options.OpenTimeout

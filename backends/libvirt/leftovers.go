@@ -7,6 +7,7 @@ import (
 	"sort"
 
 	"github.com/site-tools/site/backends"
+	"github.com/site-tools/site/backends/libvirt/conn"
 )
 
 var _ backends.OwnerLister = (*Driver)(nil)
@@ -24,7 +25,7 @@ func (d *Driver) ListOwned(ctx context.Context, host string) ([]backends.Owned, 
 	}
 	h, err := d.observe(host)
 	if err != nil {
-		return nil, explain(err)
+		return nil, conn.Explain(err)
 	}
 	// What another domain uses is said, so that no command printed to
 	// remove a leftover takes it from under that domain.

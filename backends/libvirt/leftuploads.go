@@ -16,6 +16,7 @@ import (
 	"libvirt.org/go/libvirtxml"
 
 	"github.com/site-tools/site/backends"
+	"github.com/site-tools/site/backends/libvirt/conn"
 	"github.com/site-tools/site/backends/libvirt/seed"
 	"github.com/site-tools/site/compiler/model"
 )
@@ -41,7 +42,7 @@ func (d *Driver) ListLeftUploads(ctx context.Context, host string) ([]backends.P
 	}
 	h, err := d.observe(host)
 	if err != nil {
-		return nil, explain(err)
+		return nil, conn.Explain(err)
 	}
 	pools, err := h.poolNames()
 	if err != nil {

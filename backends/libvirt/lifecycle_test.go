@@ -13,6 +13,7 @@ import (
 	"libvirt.org/go/libvirtxml"
 
 	"github.com/site-tools/site/backends"
+	"github.com/site-tools/site/backends/libvirt/conn"
 	"github.com/site-tools/site/backends/libvirt/libvirttest"
 	"github.com/site-tools/site/compiler/model"
 	"github.com/site-tools/site/compiler/plan"
@@ -42,7 +43,7 @@ func TestOrphanDomainNeedsDestroyGate(t *testing.T) {
 		t.Fatal("the orphan stopped without the gate")
 	}
 	r.apply(g, obs, run, plan.GateVMDestroy)
-	if _, err := r.conn().LookupDomainByName("b-old"); !isCode(err, libvirt.ERR_NO_DOMAIN) {
+	if _, err := r.conn().LookupDomainByName("b-old"); !conn.IsCode(err, libvirt.ERR_NO_DOMAIN) {
 		t.Errorf("b-old still defined: %v", err)
 	}
 	h, err := r.d.observe(r.host)

@@ -9,6 +9,7 @@ import (
 	"libvirt.org/go/libvirt"
 	"libvirt.org/go/libvirtxml"
 
+	"github.com/site-tools/site/backends/libvirt/conn"
 	"github.com/site-tools/site/compiler/model"
 )
 
@@ -82,7 +83,7 @@ func (h *hostObs) checkHostBridge(nw *model.Network) (note string, err error) {
 	case err == nil:
 		_ = ifc.Free()
 		return "", nil
-	case isCode(err, libvirt.ERR_NO_INTERFACE):
+	case conn.IsCode(err, libvirt.ERR_NO_INTERFACE):
 		return "", fmt.Errorf("network %s: host bridge %s does not exist on %s; site does not make host bridges: make it first (ip link add %s type bridge, or in the host's network configuration), then run site again",
 			nw.Name, nw.Bridge, nw.Host, nw.Bridge)
 	}

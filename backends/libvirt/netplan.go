@@ -12,6 +12,7 @@ import (
 	"libvirt.org/go/libvirtxml"
 
 	"github.com/site-tools/site/backends"
+	"github.com/site-tools/site/backends/libvirt/conn"
 	"github.com/site-tools/site/compiler/graph"
 	"github.com/site-tools/site/compiler/model"
 	"github.com/site-tools/site/compiler/plan"
@@ -94,11 +95,11 @@ func (n netDriver) typed() backends.Typed[*netDetail] {
 		Name: "libvirt network",
 		PlanD: func(ctx context.Context, step *graph.Step, run *backends.Run) (*backends.StepPlan, *netDetail, error) {
 			sp, det, err := n.plan(ctx, step, run)
-			return sp, det, explain(err)
+			return sp, det, conn.Explain(err)
 		},
 		ApplyD: func(ctx context.Context, sp *backends.StepPlan, det *netDetail, run *backends.Run) (*backends.StepResult, error) {
 			res, err := n.apply(ctx, sp, det, run)
-			return res, explain(err)
+			return res, conn.Explain(err)
 		},
 	}
 }

@@ -12,6 +12,8 @@ import (
 
 	"libvirt.org/go/libvirt"
 	"libvirt.org/go/libvirtxml"
+
+	"github.com/site-tools/site/backends/libvirt/conn"
 )
 
 // hostObs is one run's observation of one host. Domains and networks are
@@ -186,7 +188,7 @@ func observeDomains(d *Driver, c *libvirt.Connect, host string) (map[string]*dom
 		o, err := observeDomain(d, &doms[i])
 		done()
 		if err != nil {
-			if isCode(err, libvirt.ERR_NO_DOMAIN) {
+			if conn.IsCode(err, libvirt.ERR_NO_DOMAIN) {
 				continue // undefined while we looked: it is gone
 			}
 			return nil, fmt.Errorf("observe a domain on %s: %w", host, err)
@@ -219,7 +221,7 @@ func observeNetworks(d *Driver, c *libvirt.Connect, host string) (map[string]*ne
 		o, err := observeNetwork(d, &nets[i])
 		done()
 		if err != nil {
-			if isCode(err, libvirt.ERR_NO_NETWORK) {
+			if conn.IsCode(err, libvirt.ERR_NO_NETWORK) {
 				continue
 			}
 			return nil, fmt.Errorf("observe a network on %s: %w", host, err)
@@ -293,7 +295,7 @@ func observeNetwork(d *Driver, n *libvirt.Network) (*netObs, error) {
 	// test driver rejects the flag (unsupported flags 0x1); there the
 	// current definition is the only one.
 	d.call()
-	if o.XML, err = n.GetXMLDesc(libvirt.NETWORK_XML_INACTIVE); isCode(err, libvirt.ERR_INVALID_ARG) {
+	if o.XML, err = n.GetXMLDesc(libvirt.NETWORK_XML_INACTIVE); conn.IsCode(err, libvirt.ERR_INVALID_ARG) {
 		d.call()
 		o.XML, err = n.GetXMLDesc(0)
 	}

@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 
 	"libvirt.org/go/libvirt"
+
+	"github.com/site-tools/site/backends/libvirt/conn"
 )
 
 // poolReader reads the volumes of one pool through one handle; h.mu
@@ -43,7 +45,7 @@ func (r poolReader) note(name string) (markerNote, error) {
 	done := r.calling("LookupStorageVolByName " + what)
 	vol, err := r.p.LookupStorageVolByName(name)
 	done()
-	if isCode(err, libvirt.ERR_NO_STORAGE_VOL) {
+	if conn.IsCode(err, libvirt.ERR_NO_STORAGE_VOL) {
 		return markerNote{}, nil
 	}
 	if err != nil {
@@ -51,7 +53,7 @@ func (r poolReader) note(name string) (markerNote, error) {
 	}
 	defer vol.Free()
 	note, _, err := readNote(r.h.conn, vol, what, r.calling)
-	if isCode(err, libvirt.ERR_NO_STORAGE_VOL) {
+	if conn.IsCode(err, libvirt.ERR_NO_STORAGE_VOL) {
 		return markerNote{}, nil
 	}
 	if err != nil {
@@ -67,7 +69,7 @@ func (r poolReader) read(name string, limit uint64) ([]byte, error) {
 	done := r.calling("LookupStorageVolByName " + what)
 	vol, err := r.p.LookupStorageVolByName(name)
 	done()
-	if isCode(err, libvirt.ERR_NO_STORAGE_VOL) {
+	if conn.IsCode(err, libvirt.ERR_NO_STORAGE_VOL) {
 		return nil, nil
 	}
 	if err != nil {
@@ -78,13 +80,13 @@ func (r poolReader) read(name string, limit uint64) ([]byte, error) {
 	info, err := vol.GetInfo()
 	done()
 	if err != nil || info.Capacity > limit {
-		if isCode(err, libvirt.ERR_NO_STORAGE_VOL) {
+		if conn.IsCode(err, libvirt.ERR_NO_STORAGE_VOL) {
 			err = nil
 		}
 		return nil, err
 	}
 	b, err := download(r.h.conn, vol, what, info.Capacity, r.calling)
-	if isCode(err, libvirt.ERR_NO_STORAGE_VOL) {
+	if conn.IsCode(err, libvirt.ERR_NO_STORAGE_VOL) {
 		return nil, nil
 	}
 	if err != nil {
@@ -153,7 +155,7 @@ func (r poolReader) path(name string) (string, error) {
 	done := r.calling("LookupStorageVolByName " + what)
 	vol, err := r.p.LookupStorageVolByName(name)
 	done()
-	if isCode(err, libvirt.ERR_NO_STORAGE_VOL) {
+	if conn.IsCode(err, libvirt.ERR_NO_STORAGE_VOL) {
 		return "", nil
 	}
 	if err != nil {

@@ -12,6 +12,7 @@ import (
 	"libvirt.org/go/libvirt"
 	"libvirt.org/go/libvirtxml"
 
+	"github.com/site-tools/site/backends/libvirt/conn"
 	"github.com/site-tools/site/compiler/model"
 )
 
@@ -147,25 +148,25 @@ func (h *hostObs) downloadHead(pool, name string, n uint64) ([]byte, error) {
 	h.d.call()
 	vol, err := p.LookupStorageVolByName(name)
 	if err != nil {
-		return nil, plainError(err)
+		return nil, conn.Plain(err)
 	}
 	defer vol.Free()
 	h.d.call()
 	st, err := h.conn.NewStream(0)
 	if err != nil {
-		return nil, plainError(err)
+		return nil, conn.Plain(err)
 	}
 	defer st.Free()
 	h.d.call()
 	if err := vol.Download(st, 0, n, 0); err != nil {
 		_ = st.Abort()
-		if isCode(err, libvirt.ERR_NO_SUPPORT) {
+		if conn.IsCode(err, libvirt.ERR_NO_SUPPORT) {
 			// A driver or pool type that cannot download a volume
 			// (libvirt's test driver) is taken at what libvirt
 			// reports, as the README says.
 			return nil, nil
 		}
-		return nil, plainError(err)
+		return nil, conn.Plain(err)
 	}
 	return recvAll(st, n)
 }
@@ -182,12 +183,12 @@ func recvAll(st *libvirt.Stream, n uint64) ([]byte, error) {
 		}
 		if err != nil {
 			_ = st.Abort()
-			return nil, plainError(err)
+			return nil, conn.Plain(err)
 		}
 		out = append(out, buf[:max(k, 0)]...)
 	}
 	if err := st.Finish(); err != nil {
-		return nil, plainError(err)
+		return nil, conn.Plain(err)
 	}
 	return out, nil
 }
@@ -245,13 +246,13 @@ func (h *hostObs) physicalSize(pool, name string) (uint64, error) {
 	h.d.call()
 	vol, err := p.LookupStorageVolByName(name)
 	if err != nil {
-		return 0, fmt.Errorf("look up volume %s/%s on %s: %w", pool, name, h.host, plainError(err))
+		return 0, fmt.Errorf("look up volume %s/%s on %s: %w", pool, name, h.host, conn.Plain(err))
 	}
 	defer vol.Free()
 	h.d.call()
 	info, err := vol.GetInfoFlags(libvirt.STORAGE_VOL_GET_PHYSICAL)
 	if err != nil {
-		return 0, fmt.Errorf("read the file size of volume %s/%s on %s: %w", pool, name, h.host, plainError(err))
+		return 0, fmt.Errorf("read the file size of volume %s/%s on %s: %w", pool, name, h.host, conn.Plain(err))
 	}
 	return info.Allocation, nil
 }
@@ -268,7 +269,7 @@ func stillReadAs(vol *libvirt.StorageVol, format string) error {
 	}
 	x, err := vol.GetXMLDesc(0)
 	if err != nil {
-		return fmt.Errorf("read it again before growing it: %w", plainError(err))
+		return fmt.Errorf("read it again before growing it: %w", conn.Plain(err))
 	}
 	var def libvirtxml.StorageVolume
 	if err := def.Unmarshal(x); err != nil {

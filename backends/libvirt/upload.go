@@ -15,6 +15,7 @@ import (
 	"libvirt.org/go/libvirtxml"
 
 	"github.com/site-tools/site/backends"
+	"github.com/site-tools/site/backends/libvirt/conn"
 )
 
 // An upload (a base image, a cloud-init seed) fills a volume that
@@ -90,7 +91,7 @@ func (a *applier) createUploaded(pool string, def libvirtxml.StorageVolume, src 
 	done := a.calling("StorageVolCreateXML " + what)
 	vol, err := p.StorageVolCreateXML(x, 0)
 	done()
-	if isCode(err, libvirt.ERR_STORAGE_VOL_EXIST) && len(u.stale) == 0 {
+	if conn.IsCode(err, libvirt.ERR_STORAGE_VOL_EXIST) && len(u.stale) == 0 {
 		// Whole: its run deleted its marker between our two looks.
 		a.run.Say(what + " was uploaded by another run meanwhile: nothing to upload")
 		return u.unmark()
@@ -289,7 +290,7 @@ func (a *applier) deleteMarker(p *libvirt.StoragePool, pool, name string) error 
 	}
 	defer v.Free()
 	defer a.calling("Delete of volume " + pool + "/" + name)()
-	if err := v.Delete(0); err != nil && !isCode(err, libvirt.ERR_NO_STORAGE_VOL) {
+	if err := v.Delete(0); err != nil && !conn.IsCode(err, libvirt.ERR_NO_STORAGE_VOL) {
 		return fmt.Errorf("delete volume %s/%s on %s, the marker of an upload that did not finish: %w", pool, name, a.host, err)
 	}
 	return nil

@@ -11,6 +11,7 @@ import (
 
 	"libvirt.org/go/libvirt"
 
+	"github.com/site-tools/site/backends/libvirt/conn"
 	"github.com/site-tools/site/compiler/model"
 	"github.com/site-tools/site/compiler/plan"
 )
@@ -213,7 +214,7 @@ func (h *hostObs) markerNote(pool, name string) (note markerNote, found bool, er
 	done := calling("LookupStorageVolByName " + what)
 	vol, err := p.LookupStorageVolByName(name)
 	done()
-	if isCode(err, libvirt.ERR_NO_STORAGE_VOL) {
+	if conn.IsCode(err, libvirt.ERR_NO_STORAGE_VOL) {
 		return markerNote{}, false, nil
 	}
 	if err != nil {
@@ -221,7 +222,7 @@ func (h *hostObs) markerNote(pool, name string) (note markerNote, found bool, er
 	}
 	defer vol.Free()
 	note, _, err = readNote(h.conn, vol, what, calling)
-	if isCode(err, libvirt.ERR_NO_STORAGE_VOL) {
+	if conn.IsCode(err, libvirt.ERR_NO_STORAGE_VOL) {
 		return markerNote{}, false, nil
 	}
 	if err != nil {

@@ -20,6 +20,8 @@ import (
 
 	"libvirt.org/go/libvirt"
 	"libvirt.org/go/libvirtxml"
+
+	"github.com/site-tools/site/backends/libvirt/conn"
 )
 
 // An upload's marker is also its lock. Two applies can upload the same
@@ -215,7 +217,7 @@ func (a *applier) lookupVol(p *libvirt.StoragePool, pool, name string) (*libvirt
 	v, err := p.LookupStorageVolByName(name)
 	done()
 	switch {
-	case isCode(err, libvirt.ERR_NO_STORAGE_VOL):
+	case conn.IsCode(err, libvirt.ERR_NO_STORAGE_VOL):
 		return nil, nil
 	case err != nil:
 		return nil, fmt.Errorf("look up volume %s/%s on %s: %w", pool, name, a.host, err)
@@ -235,7 +237,7 @@ func (a *applier) createMarker(p *libvirt.StoragePool, pool string, m marker, wh
 	done := a.calling("StorageVolCreateXML " + pool + "/" + m.Name)
 	vol, err := p.StorageVolCreateXML(x, 0)
 	done()
-	if isCode(err, libvirt.ERR_STORAGE_VOL_EXIST) {
+	if conn.IsCode(err, libvirt.ERR_STORAGE_VOL_EXIST) {
 		return nil, nil
 	}
 	if err != nil {
@@ -317,7 +319,7 @@ func (a *applier) waitMarker(p *libvirt.StoragePool, pool string, m marker, what
 	defer vol.Free()
 	where := pool + "/" + m.Name
 	note, size, err := a.readNote(vol, where)
-	if isCode(err, libvirt.ERR_NO_STORAGE_VOL) {
+	if conn.IsCode(err, libvirt.ERR_NO_STORAGE_VOL) {
 		return markerGone, "", nil
 	}
 	if err != nil {
@@ -339,7 +341,7 @@ func (a *applier) waitMarker(p *libvirt.StoragePool, pool string, m marker, what
 		info, err := vol.GetInfo()
 		done()
 		switch {
-		case isCode(err, libvirt.ERR_NO_STORAGE_VOL):
+		case conn.IsCode(err, libvirt.ERR_NO_STORAGE_VOL):
 			return markerGone, "", nil
 		case err != nil:
 			return 0, "", fmt.Errorf("read the marker %s on %s of an upload into %s: %w", where, a.host, what, err)
@@ -385,7 +387,7 @@ func (a *applier) beat(mark *libvirt.StorageVol) (lost func() bool, stop func())
 			size++
 			err := mark.Resize(size, 0)
 			switch {
-			case isCode(err, libvirt.ERR_NO_STORAGE_VOL):
+			case conn.IsCode(err, libvirt.ERR_NO_STORAGE_VOL):
 				gone.Store(true)
 				return
 			case err != nil:

@@ -12,6 +12,7 @@ import (
 	"libvirt.org/go/libvirt"
 
 	"github.com/site-tools/site/backends"
+	"github.com/site-tools/site/backends/libvirt/conn"
 )
 
 // Apply carries out a VM step's plan in a fixed order (opKind's): the
@@ -218,7 +219,7 @@ func (a *applier) once(o op) error {
 		})
 	case opDeleteVolume, opDropVolume:
 		err := a.withVolume(o.Pool, o.Volume, "Delete", func(vol *libvirt.StorageVol) error { return vol.Delete(0) })
-		if isCode(err, libvirt.ERR_NO_STORAGE_VOL) {
+		if conn.IsCode(err, libvirt.ERR_NO_STORAGE_VOL) {
 			return nil // already gone
 		}
 		return err

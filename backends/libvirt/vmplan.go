@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/site-tools/site/backends"
+	"github.com/site-tools/site/backends/libvirt/conn"
 	"github.com/site-tools/site/compiler/graph"
 	"github.com/site-tools/site/compiler/model"
 	"github.com/site-tools/site/compiler/plan"
@@ -139,11 +140,11 @@ func (v vmDriver) typed() backends.Typed[*vmDetail] {
 		Name: "libvirt VM",
 		PlanD: func(ctx context.Context, step *graph.Step, run *backends.Run) (*backends.StepPlan, *vmDetail, error) {
 			sp, det, err := v.plan(ctx, step, run)
-			return sp, det, explain(err)
+			return sp, det, conn.Explain(err)
 		},
 		ApplyD: func(ctx context.Context, sp *backends.StepPlan, det *vmDetail, run *backends.Run) (*backends.StepResult, error) {
 			res, err := v.apply(ctx, sp, det, run)
-			return res, explain(err)
+			return res, conn.Explain(err)
 		},
 	}
 }

@@ -11,6 +11,7 @@ import (
 	"libvirt.org/go/libvirtxml"
 
 	"github.com/site-tools/site/backends"
+	"github.com/site-tools/site/backends/libvirt/conn"
 )
 
 // A VM step lists the volumes it makes for a domain in the domain's
@@ -41,7 +42,7 @@ func (e notMadeError) Unwrap() error { return e.err }
 // of site's own making was no call at all: both stay as they are, so
 // the claim stays and a later run sees what is there.
 func refusedCreate(err error) error {
-	switch Classify(err) {
+	switch conn.Classify(err) {
 	case "", backends.ClassTransient:
 		return err
 	}
@@ -77,7 +78,7 @@ func (a *applier) withdrawClaim(o op, cause error) error {
 	}
 	withdrawn := fmt.Sprintf("domain %s no longer lists it in its owner element nor has a disk on it, so a removal of the VM keeps it", o.Domain)
 	switch {
-	case isCode(cause, libvirt.ERR_STORAGE_VOL_EXIST):
+	case conn.IsCode(cause, libvirt.ERR_STORAGE_VOL_EXIST):
 		return fmt.Errorf("%w: volume %s appeared after this run's plan (another run, another tenant's run whose file was not loaded with this one, or by hand), and site did not make it: %s; "+
 			"find out whose it is (virsh -c %s vol-dumpxml --pool %s %s); run site diff again, which shows the VM taking it as its disk unless another domain has it, or name another volume in the spec",
 			cause, what, withdrawn, a.host, o.Pool, o.Volume)

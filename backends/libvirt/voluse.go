@@ -9,6 +9,7 @@ import (
 
 	"libvirt.org/go/libvirtxml"
 
+	"github.com/site-tools/site/backends/libvirt/conn"
 	"github.com/site-tools/site/compiler/graph"
 	"github.com/site-tools/site/compiler/model"
 	"github.com/site-tools/site/compiler/plan"
@@ -308,12 +309,12 @@ func (a *applier) undoDefine(o op, taken volumeTakenError) string {
 			_ = dom.Free()
 		}
 		if err != nil {
-			return fmt.Sprintf("undefining it again failed (%v): remove it with virsh -c %s undefine %s", plainError(err), a.host, o.Domain)
+			return fmt.Sprintf("undefining it again failed (%v): remove it with virsh -c %s undefine %s", conn.Plain(err), a.host, o.Domain)
 		}
 		return "site undefined it again"
 	}
 	if err := a.unclaim(o.Domain, taken.pool, taken.name); err != nil {
-		return fmt.Sprintf("taking its disk on %s/%s out again failed (%v): take it out with virsh -c %s edit %s", taken.pool, taken.name, plainError(err), a.host, o.Domain)
+		return fmt.Sprintf("taking its disk on %s/%s out again failed (%v): take it out with virsh -c %s edit %s", taken.pool, taken.name, conn.Plain(err), a.host, o.Domain)
 	}
 	return fmt.Sprintf("site took its disk on %s/%s out of the definition again", taken.pool, taken.name)
 }
