@@ -10,6 +10,7 @@ import (
 
 	"libvirt.org/go/libvirtxml"
 
+	"github.com/site-tools/site/backends/libvirt/ownership"
 	"github.com/site-tools/site/compiler/model"
 )
 
@@ -33,7 +34,7 @@ type wantDomain struct {
 	seedPool string   // "" without cloudinit
 	seedName string
 	seedIID  string // the seed's instance-id
-	owner    *owner
+	owner    *ownership.Owner
 }
 
 // newDomain is the skeleton a new domain starts from; apply then fills in
@@ -61,7 +62,7 @@ func (w *wantDomain) apply(def *libvirtxml.Domain, others string) {
 	def.Memory = &libvirtxml.DomainMemory{Value: kib, Unit: "KiB"}
 	def.CurrentMemory = &libvirtxml.DomainCurrentMemory{Value: kib, Unit: "KiB"}
 	def.VCPU = &libvirtxml.DomainVCPU{Placement: "static", Value: uint(w.vm.VCPUs)}
-	def.Metadata = &libvirtxml.DomainMetadata{XML: w.owner.metadataXML(others)}
+	def.Metadata = &libvirtxml.DomainMetadata{XML: w.owner.MetadataXML(others)}
 	if def.Devices == nil {
 		def.Devices = &libvirtxml.DomainDeviceList{}
 	}
@@ -154,7 +155,7 @@ type shape struct {
 	Balloon    bool
 }
 
-func shapeOf(def *libvirtxml.Domain, o *owner) shape {
+func shapeOf(def *libvirtxml.Domain, o *ownership.Owner) shape {
 	var s shape
 	if def.Memory != nil {
 		s.MemoryKiB = toKiB(def.Memory.Value, def.Memory.Unit)

@@ -7,6 +7,7 @@ import (
 
 	"libvirt.org/go/libvirtxml"
 
+	"github.com/site-tools/site/backends/libvirt/ownership"
 	"github.com/site-tools/site/compiler/model"
 )
 
@@ -48,7 +49,7 @@ func TestSeedOnVirtioSCSI(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			vm := &model.VM{Name: "v", VCPUs: 1, MemoryBytes: 64 << 20}
-			w := &wantDomain{vm: vm, seedPool: "default", seedName: tc.seed, owner: &owner{Tenant: "t"}}
+			w := &wantDomain{vm: vm, seedPool: "default", seedName: tc.seed, owner: &ownership.Owner{Tenant: "t"}}
 			def := newDomain("v", "qemu")
 			def.Devices.Controllers = tc.have
 			w.apply(def, "")

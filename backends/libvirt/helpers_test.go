@@ -16,6 +16,7 @@ import (
 	"github.com/site-tools/site/backends"
 	"github.com/site-tools/site/backends/engine"
 	"github.com/site-tools/site/backends/libvirt/libvirttest"
+	"github.com/site-tools/site/backends/libvirt/ownership"
 	"github.com/site-tools/site/compiler/graph"
 	"github.com/site-tools/site/compiler/model"
 	"github.com/site-tools/site/compiler/plan"
@@ -268,7 +269,7 @@ func convergedDomains(t testing.TB, n int) (*rig, []*model.VM) {
 	for i := range n {
 		vm := &model.VM{Tenant: tenant, Name: fmt.Sprintf("vm%03d", i), Autostart: false, Running: true, VCPUs: 1, MemoryBytes: 64 << 20}
 		def := newDomain(vm.Name, "test")
-		(&wantDomain{vm: vm, owner: &owner{Tenant: tenant}}).apply(def, "")
+		(&wantDomain{vm: vm, owner: &ownership.Owner{Tenant: tenant}}).apply(def, "")
 		x, err := def.Marshal()
 		if err != nil {
 			t.Fatal(err)

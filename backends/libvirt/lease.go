@@ -11,6 +11,7 @@ import (
 	"libvirt.org/go/libvirtxml"
 
 	"github.com/site-tools/site/backends/libvirt/conn"
+	"github.com/site-tools/site/backends/libvirt/ownership"
 	"github.com/site-tools/site/compiler/model"
 )
 
@@ -53,9 +54,9 @@ func (d *Driver) Lease(_ context.Context, ref model.LeaseRef) (string, error) {
 	// The spec names the domain only by name, and a domain of that
 	// name may be another tenant's, or one site does not manage: its
 	// address is not the VM's tenant's to publish.
-	var own *owner
+	var own *ownership.Owner
 	if def.Metadata != nil {
-		if own, _, err = parseOwner(def.Metadata.XML); err != nil {
+		if own, _, err = ownership.Parse(def.Metadata.XML); err != nil {
 			return "", fmt.Errorf("domain %s on %s: %w", ref.VM, ref.Host, err)
 		}
 	}

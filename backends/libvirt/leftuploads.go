@@ -17,6 +17,7 @@ import (
 
 	"github.com/site-tools/site/backends"
 	"github.com/site-tools/site/backends/libvirt/conn"
+	"github.com/site-tools/site/backends/libvirt/ownership"
 	"github.com/site-tools/site/backends/libvirt/seed"
 	"github.com/site-tools/site/compiler/model"
 )
@@ -164,7 +165,7 @@ func (r poolReader) leftUploads(ups []markedUpload, names []string) ([]backends.
 func (r poolReader) inUse(vols []string) (bool, error) {
 	listed := r.h.ownerListed()
 	for _, v := range vols {
-		if listed[ownedVolume{Pool: r.pool, Name: v}.key()] {
+		if listed[ownership.Volume{Pool: r.pool, Name: v}.Key()] {
 			return true, nil
 		}
 	}

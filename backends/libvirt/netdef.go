@@ -9,6 +9,7 @@ import (
 
 	"libvirt.org/go/libvirtxml"
 
+	"github.com/site-tools/site/backends/libvirt/ownership"
 	"github.com/site-tools/site/compiler/model"
 )
 
@@ -18,8 +19,8 @@ import (
 // network the host bridge it joins. A NAT or isolated network's bridge
 // name, MAC and UUID stay libvirt's (its bridge is libvirt's own; one a
 // bridge network named is dropped so libvirt makes its own again).
-func applyNetwork(def *libvirtxml.Network, nw *model.Network, own *owner, others string, hosts []libvirtxml.NetworkDHCPHost) error {
-	def.Metadata = &libvirtxml.NetworkMetadata{XML: own.metadataXML(others)}
+func applyNetwork(def *libvirtxml.Network, nw *model.Network, own *ownership.Owner, others string, hosts []libvirtxml.NetworkDHCPHost) error {
+	def.Metadata = &libvirtxml.NetworkMetadata{XML: own.MetadataXML(others)}
 	if nw.ModeOrNAT() == model.NetBridge {
 		// libvirt's forward mode "bridge": no address, no dnsmasq, the
 		// guests' taps join the host's bridge as they are.
@@ -59,7 +60,7 @@ func modeOf(def *libvirtxml.Network) model.NetMode {
 }
 
 // netShapeOf projects a network definition on what site manages.
-func netShapeOf(def *libvirtxml.Network, o *owner) string {
+func netShapeOf(def *libvirtxml.Network, o *ownership.Owner) string {
 	mode := string(modeOf(def))
 	if mode == string(model.NetBridge) && def.Bridge != nil {
 		// Only a bridge network's bridge is site's to say.

@@ -10,6 +10,7 @@ import (
 	"libvirt.org/go/libvirtxml"
 
 	"github.com/site-tools/site/backends/libvirt/libvirttest"
+	"github.com/site-tools/site/backends/libvirt/ownership"
 	"github.com/site-tools/site/compiler/golden"
 	"github.com/site-tools/site/compiler/model"
 )
@@ -43,7 +44,7 @@ func TestApplyNetworkModes(t *testing.T) {
 				def = mustNet(tt.old)
 			}
 			tt.nw.Tenant = "t1"
-			if err := applyNetwork(def, &tt.nw, &owner{Tenant: "t1"}, "", nil); err != nil {
+			if err := applyNetwork(def, &tt.nw, &ownership.Owner{Tenant: "t1"}, "", nil); err != nil {
 				t.Fatal(err)
 			}
 			x, err := def.Marshal()
@@ -53,7 +54,7 @@ func TestApplyNetworkModes(t *testing.T) {
 			if got := modeOf(def); got != tt.nw.ModeOrNAT() {
 				t.Errorf("modeOf = %q, want %q", got, tt.nw.ModeOrNAT())
 			}
-			shape := netShapeOf(def, &owner{Tenant: "t1"})
+			shape := netShapeOf(def, &ownership.Owner{Tenant: "t1"})
 			golden.Check(t, filepath.Join("testdata", "netdef", tt.name+".xml"), []byte(shape+"\n"+x+"\n"))
 			if strings.Contains(x, "br0") != (tt.nw.Mode == model.NetBridge) {
 				t.Errorf("host bridge br0 in a %s network's definition: %v", tt.nw.ModeOrNAT(), strings.Contains(x, "br0"))

@@ -13,6 +13,7 @@ import (
 
 	"github.com/site-tools/site/backends"
 	"github.com/site-tools/site/backends/libvirt/conn"
+	"github.com/site-tools/site/backends/libvirt/ownership"
 	"github.com/site-tools/site/compiler/graph"
 	"github.com/site-tools/site/compiler/model"
 	"github.com/site-tools/site/compiler/plan"
@@ -139,7 +140,7 @@ func (n netDriver) plan(ctx context.Context, step *graph.Step, run *backends.Run
 		err = p.planCreate(hosts)
 	case o.Owner == nil:
 		return nil, nil, fmt.Errorf("network %s on %s exists but carries no site owner element, so site will not change it; to adopt it for tenant %s add <%s:owner xmlns:%s=%q tenant=%q/> to its <metadata> (virsh -c %s net-edit %s)",
-			nw.Name, nw.Host, nw.Tenant, ownerPrefix, ownerPrefix, OwnerNS, nw.Tenant, nw.Host, nw.Name)
+			nw.Name, nw.Host, nw.Tenant, ownership.Prefix, ownership.Prefix, OwnerNS, nw.Tenant, nw.Host, nw.Name)
 	case o.Owner.Tenant != nw.Tenant && step.Removal != "":
 		return nil, nil, fmt.Errorf("network %s on %s belongs to tenant %q, not %q, and %s no longer declares it: its removal is step %s in a run of these PATHs; apply that first (those PATHs with --target %s --ack %s), or rename this network", nw.Name, nw.Host, o.Owner.Tenant, nw.Tenant, o.Owner.Tenant, step.Removal, "'"+step.Removal+"'", plan.GateNetDestroy)
 	case o.Owner.Tenant != nw.Tenant:
@@ -175,7 +176,7 @@ func (p *netPlanner) add(ops ...netOp) { p.det.ops = append(p.det.ops, ops...) }
 // planCreate defines and starts a network the host does not have.
 func (p *netPlanner) planCreate(hosts []libvirtxml.NetworkDHCPHost) error {
 	nw := p.nw
-	own := &owner{Tenant: nw.Tenant}
+	own := &ownership.Owner{Tenant: nw.Tenant}
 	def := &libvirtxml.Network{Name: nw.Name}
 	if err := applyNetwork(def, nw, own, "", hosts); err != nil {
 		return err
@@ -209,7 +210,7 @@ func (p *netPlanner) planUpdate(o *netObs, hosts []libvirtxml.NetworkDHCPHost) e
 	if err := def.Unmarshal(o.XML); err != nil {
 		return fmt.Errorf("network %s: %w", nw.Name, err)
 	}
-	own := &owner{Tenant: nw.Tenant}
+	own := &ownership.Owner{Tenant: nw.Tenant}
 	before, curHosts := netShapeOf(def, o.Owner), hostLines(hostsOf(def))
 	if err := applyNetwork(def, nw, own, o.Others, hosts); err != nil {
 		return err

@@ -14,6 +14,7 @@ import (
 	"libvirt.org/go/libvirtxml"
 
 	"github.com/site-tools/site/backends/libvirt/conn"
+	"github.com/site-tools/site/backends/libvirt/ownership"
 )
 
 // hostObs is one run's observation of one host. Domains and networks are
@@ -61,7 +62,7 @@ type domObs struct {
 	InactiveXML string
 	Live        *libvirtxml.Domain
 	Inactive    *libvirtxml.Domain // nil for a transient domain
-	Owner       *owner             // from the persistent definition, else the live one
+	Owner       *ownership.Owner   // from the persistent definition, else the live one
 	Others      string             // other applications' metadata, kept on redefine
 }
 
@@ -85,7 +86,7 @@ type netObs struct {
 	// serves until it is restarted; "" and nil when it is not active.
 	LiveXML string
 	Live    *libvirtxml.Network
-	Owner   *owner
+	Owner   *ownership.Owner
 	Others  string
 }
 
@@ -269,7 +270,7 @@ func observeDomain(d *Driver, dom *libvirt.Domain) (*domObs, error) {
 		meta = o.Inactive.Metadata
 	}
 	if meta != nil {
-		if o.Owner, o.Others, err = parseOwner(meta.XML); err != nil {
+		if o.Owner, o.Others, err = ownership.Parse(meta.XML); err != nil {
 			return nil, fmt.Errorf("domain %s: %w", o.Name, err)
 		}
 	}
@@ -321,7 +322,7 @@ func observeNetwork(d *Driver, n *libvirt.Network) (*netObs, error) {
 		}
 	}
 	if o.Def.Metadata != nil {
-		if o.Owner, o.Others, err = parseOwner(o.Def.Metadata.XML); err != nil {
+		if o.Owner, o.Others, err = ownership.Parse(o.Def.Metadata.XML); err != nil {
 			return nil, fmt.Errorf("network %s: %w", o.Name, err)
 		}
 	}

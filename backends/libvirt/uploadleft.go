@@ -12,6 +12,7 @@ import (
 	"libvirt.org/go/libvirt"
 
 	"github.com/site-tools/site/backends/libvirt/conn"
+	"github.com/site-tools/site/backends/libvirt/ownership"
 	"github.com/site-tools/site/compiler/model"
 	"github.com/site-tools/site/compiler/plan"
 )
@@ -77,7 +78,7 @@ func (p *vmPlanner) planLeftUploadsIn(pool string, wanted map[string]bool) error
 	listed := p.h.ownerListed()
 	marked := markedSeeds(names)
 	for _, name := range slices.Sorted(maps.Keys(marked)) {
-		key := ownedVolume{Pool: pool, Name: name}.key()
+		key := ownership.Volume{Pool: pool, Name: name}.Key()
 		if wanted[name] || len(used[key]) > 0 || listed[key] {
 			continue
 		}
@@ -183,7 +184,7 @@ func markedSeeds(names []string) map[string][]marker {
 	return out
 }
 
-// ownerListed is the set of volumes (ownedVolume.key) that an owner
+// ownerListed is the set of volumes (ownership.Volume.Key) that an owner
 // element of a domain on the host lists: that domain's step deletes
 // them when they are unwanted.
 func (h *hostObs) ownerListed() map[string]bool {
@@ -193,7 +194,7 @@ func (h *hostObs) ownerListed() map[string]bool {
 			continue
 		}
 		for _, v := range o.Owner.Volumes {
-			out[v.key()] = true
+			out[v.Key()] = true
 		}
 	}
 	return out

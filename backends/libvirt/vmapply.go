@@ -13,6 +13,7 @@ import (
 
 	"github.com/site-tools/site/backends"
 	"github.com/site-tools/site/backends/libvirt/conn"
+	"github.com/site-tools/site/backends/libvirt/ownership"
 )
 
 // Apply carries out a VM step's plan in a fixed order (opKind's): the
@@ -252,7 +253,7 @@ func (a *applier) onDomain(dom *libvirt.Domain, o op) error {
 			flags |= libvirt.DOMAIN_AFFECT_LIVE
 		}
 		done := a.calling("SetMetadata of domain " + o.Domain)
-		err := dom.SetMetadata(libvirt.DOMAIN_METADATA_ELEMENT, o.Owner.element(), ownerPrefix, OwnerNS, flags)
+		err := dom.SetMetadata(libvirt.DOMAIN_METADATA_ELEMENT, o.Owner.Element(), ownership.Prefix, OwnerNS, flags)
 		done()
 		if err != nil {
 			return fmt.Errorf("set owner metadata of %s on %s: %w", o.Domain, a.host, err)

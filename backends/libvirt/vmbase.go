@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/site-tools/site/backends/libvirt/ownership"
 	"github.com/site-tools/site/compiler/model"
 	"github.com/site-tools/site/compiler/plan"
 )
@@ -182,7 +183,7 @@ func (p *vmPlanner) planNewDisk(want *wantDomain, disk model.Disk, key string) e
 // made on, a copy's own volume does not, so site's owner element
 // records it. The old disk's data is lost, so it is gated, and it is
 // never done under a running guest.
-func (p *vmPlanner) planRebase(want *wantDomain, disk model.Disk, vol *volObs, prior ownedVolume, mine bool, key string) (bool, error) {
+func (p *vmPlanner) planRebase(want *wantDomain, disk model.Disk, vol *volObs, prior ownership.Volume, mine bool, key string) (bool, error) {
 	vm := p.vm
 	var b *baseImage
 	var err error

@@ -9,6 +9,7 @@ import (
 
 	"libvirt.org/go/libvirtxml"
 
+	"github.com/site-tools/site/backends/libvirt/ownership"
 	"github.com/site-tools/site/compiler/plan"
 )
 
@@ -66,7 +67,7 @@ func (p *vmPlanner) shapes(o *domObs, want *wantDomain) (*domainShapes, error) {
 	want.apply(ds.def, o.Others)
 	ds.next = shapeOf(ds.def, want.owner)
 	if o.Running {
-		liveOwner, _, _ := parseOwner(metadataOf(o.Live))
+		liveOwner, _, _ := ownership.Parse(metadataOf(o.Live))
 		ds.live = shapeOf(o.Live, liveOwner)
 	}
 	return ds, nil

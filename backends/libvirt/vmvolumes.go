@@ -11,6 +11,7 @@ import (
 
 	"libvirt.org/go/libvirtxml"
 
+	"github.com/site-tools/site/backends/libvirt/ownership"
 	"github.com/site-tools/site/backends/libvirt/seed"
 	"github.com/site-tools/site/compiler/model"
 	"github.com/site-tools/site/compiler/plan"
@@ -24,7 +25,7 @@ func volumeKey(host, pool, name string) string { return "volume/" + host + "/" +
 // planDisks creates the disks that are missing (blank, or from their
 // base image), makes a disk again behind a gate when the spec changed
 // its base, grows them behind a gate, and never shrinks one.
-func (p *vmPlanner) planDisks(want *wantDomain, owned map[string]ownedVolume) error {
+func (p *vmPlanner) planDisks(want *wantDomain, owned map[string]ownership.Volume) error {
 	for _, disk := range p.vm.Disks {
 		if err := p.planDisk(want, disk, owned); err != nil {
 			return err
@@ -36,7 +37,7 @@ func (p *vmPlanner) planDisks(want *wantDomain, owned map[string]ownedVolume) er
 // planDisk plans one disk: it refuses a volume the VM may not take,
 // and plans one that could not be read or is missing; planExistingDisk
 // plans the rest.
-func (p *vmPlanner) planDisk(want *wantDomain, disk model.Disk, owned map[string]ownedVolume) error {
+func (p *vmPlanner) planDisk(want *wantDomain, disk model.Disk, owned map[string]ownership.Volume) error {
 	vm := p.vm
 	vol, err := p.h.declaredVolume(disk.Pool, disk.Name, p.declared(disk.Pool))
 	if np := (noPoolError{}); errors.As(err, &np) && np.why == poolMissing {
@@ -59,8 +60,8 @@ func (p *vmPlanner) planDisk(want *wantDomain, disk model.Disk, owned map[string
 			return err
 		}
 	}
-	ov := ownedVolume{Pool: disk.Pool, Name: disk.Name, Role: "disk", Base: disk.Base}
-	prior, mine := owned[ov.key()]
+	ov := ownership.Volume{Pool: disk.Pool, Name: disk.Name, Role: "disk", Base: disk.Base}
+	prior, mine := owned[ov.Key()]
 	key := volumeKey(vm.Host, disk.Pool, disk.Name)
 	if vol.unread() {
 		if err := p.planUnreadDisk(want, disk, vol, key, attached); err != nil {
@@ -87,7 +88,7 @@ func (p *vmPlanner) planDisk(want *wantDomain, disk model.Disk, owned map[string
 // planExistingDisk plans a disk whose volume exists: made again on a
 // new base, or grown, never shrunk; ov is what the owner element
 // records of it, prior what it recorded (mine: it did).
-func (p *vmPlanner) planExistingDisk(want *wantDomain, disk model.Disk, vol *volObs, ov, prior ownedVolume, mine bool, key string) error {
+func (p *vmPlanner) planExistingDisk(want *wantDomain, disk model.Disk, vol *volObs, ov, prior ownership.Volume, mine bool, key string) error {
 	vm := p.vm
 	if err := p.refuseProbedOverlay(disk, vol, mine); err != nil {
 		return err
@@ -286,7 +287,7 @@ func (p *vmPlanner) planSeed(want *wantDomain) error {
 	}
 	p.seen = append(p.seen, s.Name, strconv.FormatBool(vol.Exists), strconv.FormatBool(vol.Partial), vol.NoPool)
 	p.notRead(want.seedPool, vol)
-	want.owner.Volumes = append(want.owner.Volumes, ownedVolume{Pool: want.seedPool, Name: s.Name, Role: "seed"})
+	want.owner.Volumes = append(want.owner.Volumes, ownership.Volume{Pool: want.seedPool, Name: s.Name, Role: "seed"})
 	if vol.unread() {
 		p.unreadVolume(volumeKey(vm.Host, want.seedPool, s.Name), want.seedPool, "cloud-init seed ("+s.InstanceID+")", vol)
 		return nil
@@ -321,11 +322,11 @@ func seedPool(vm *model.VM) string {
 // planUnwantedVolumes handles the volumes site made for the VM that the
 // spec no longer wants: they stay listed in the owner element while any
 // definition uses them, and are deleted otherwise.
-func (p *vmPlanner) planUnwantedVolumes(o *domObs, want *wantDomain, owned map[string]ownedVolume) {
+func (p *vmPlanner) planUnwantedVolumes(o *domObs, want *wantDomain, owned map[string]ownership.Volume) {
 	vm := p.vm
 	wanted := map[string]bool{}
 	for _, ov := range want.owner.Volumes {
-		wanted[ov.key()] = true
+		wanted[ov.Key()] = true
 	}
 	// A guest that this apply restarts or stops lets go of its live
 	// definition's volumes before the deletes run.

@@ -12,6 +12,7 @@ import (
 
 	"github.com/site-tools/site/backends"
 	"github.com/site-tools/site/backends/libvirt/conn"
+	"github.com/site-tools/site/backends/libvirt/ownership"
 )
 
 // A VM step lists the volumes it makes for a domain in the domain's
@@ -127,13 +128,13 @@ func (a *applier) unclaimDefined(dom *libvirt.Domain, domain, pool, name string)
 	if err != nil {
 		return err
 	}
-	own, others, err := parseOwner(metadataOf(def))
+	own, others, err := ownership.Parse(metadataOf(def))
 	if err != nil {
 		return fmt.Errorf("domain %s: %w", domain, err)
 	}
 	changed := dropDisksOn(def, pool, name)
-	if own != nil && own.drop(pool, name) {
-		def.Metadata = &libvirtxml.DomainMetadata{XML: own.metadataXML(others)}
+	if own != nil && own.Drop(pool, name) {
+		def.Metadata = &libvirtxml.DomainMetadata{XML: own.MetadataXML(others)}
 		changed = true
 	}
 	if !changed {
@@ -167,15 +168,15 @@ func (a *applier) unclaimLive(dom *libvirt.Domain, domain, pool, name string) er
 	if err != nil {
 		return err
 	}
-	own, _, err := parseOwner(metadataOf(def))
+	own, _, err := ownership.Parse(metadataOf(def))
 	if err != nil {
 		return fmt.Errorf("domain %s: %w", domain, err)
 	}
-	if own == nil || !own.drop(pool, name) {
+	if own == nil || !own.Drop(pool, name) {
 		return nil
 	}
 	done = a.calling("SetMetadata of domain " + domain)
-	err = dom.SetMetadata(libvirt.DOMAIN_METADATA_ELEMENT, own.element(), ownerPrefix, OwnerNS, libvirt.DOMAIN_AFFECT_LIVE)
+	err = dom.SetMetadata(libvirt.DOMAIN_METADATA_ELEMENT, own.Element(), ownership.Prefix, OwnerNS, libvirt.DOMAIN_AFFECT_LIVE)
 	done()
 	if err != nil {
 		return fmt.Errorf("set the live owner metadata of %s on %s: %w", domain, a.host, err)

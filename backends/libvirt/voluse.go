@@ -10,6 +10,7 @@ import (
 	"libvirt.org/go/libvirtxml"
 
 	"github.com/site-tools/site/backends/libvirt/conn"
+	"github.com/site-tools/site/backends/libvirt/ownership"
 	"github.com/site-tools/site/compiler/graph"
 	"github.com/site-tools/site/compiler/model"
 	"github.com/site-tools/site/compiler/plan"
@@ -204,8 +205,8 @@ func (u *volumeUser) freeing(host, pool, name string) string {
 	}
 	id := graph.VMStepID(host, o.Name)
 	volume := "that removal keeps the volume, which site did not make for domain " + o.Name
-	want := ownedVolume{Pool: pool, Name: name}.key()
-	if slices.ContainsFunc(o.Owner.Volumes, func(v ownedVolume) bool { return v.key() == want }) {
+	want := ownership.Volume{Pool: pool, Name: name}.Key()
+	if slices.ContainsFunc(o.Owner.Volumes, func(v ownership.Volume) bool { return v.Key() == want }) {
 		volume = "that removal deletes the volume too, which site made for domain " + o.Name
 	}
 	return fmt.Sprintf("free it: the step that removes domain %s is %s of tenant %s, planned once %s's spec no longer declares %s (site apply tenants/%s.cue --target '%s' --ack %s; %s), %s",
