@@ -3,13 +3,13 @@
 package libvirt
 
 import (
-	"crypto/sha256"
 	"fmt"
 	"slices"
 	"strings"
 
 	"libvirt.org/go/libvirtxml"
 
+	"github.com/site-tools/site/backends/libvirt/network"
 	"github.com/site-tools/site/backends/libvirt/ownership"
 	"github.com/site-tools/site/compiler/model"
 )
@@ -98,7 +98,7 @@ func (w *wantDomain) apply(def *libvirtxml.Domain, others string) {
 		}
 		cur.Source = &libvirtxml.DomainInterfaceSource{Network: &libvirtxml.DomainInterfaceSourceNetwork{Network: nic.Network}}
 		cur.Model = &libvirtxml.DomainInterfaceModel{Type: "virtio"}
-		if mac := nicMAC(w.vm, i); mac != "" {
+		if mac := network.MAC(w.vm, i); mac != "" {
 			cur.MAC = &libvirtxml.DomainInterfaceMAC{Address: mac}
 		}
 		ifaces = append(ifaces, cur)
@@ -311,20 +311,4 @@ func sizeString(b uint64) string {
 		}
 	}
 	return fmt.Sprintf("%dB", b)
-}
-
-// nicMAC is the MAC address site writes for a VM's NIC: the declared one,
-// else, when the NIC asks for a fixed address (which the network hands
-// out by MAC), one derived from tenant, VM and NIC position, so it is the
-// same on every run and every machine. Otherwise libvirt picks one.
-func nicMAC(vm *model.VM, i int) string {
-	nic := vm.NICs[i]
-	if nic.MAC != "" {
-		return strings.ToLower(nic.MAC)
-	}
-	if nic.Address == "" {
-		return ""
-	}
-	sum := sha256.Sum256([]byte(fmt.Sprintf("site-mac\x00%s\x00%s\x00%d", vm.Tenant, vm.Name, i)))
-	return fmt.Sprintf("52:54:00:%02x:%02x:%02x", sum[0], sum[1], sum[2])
 }

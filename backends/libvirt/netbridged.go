@@ -10,6 +10,7 @@ import (
 	"libvirt.org/go/libvirtxml"
 
 	"github.com/site-tools/site/backends/libvirt/conn"
+	"github.com/site-tools/site/backends/libvirt/network"
 	"github.com/site-tools/site/compiler/model"
 )
 
@@ -24,7 +25,7 @@ import (
 func (h *hostObs) namesBridgedNICs() {
 	byBridge := map[string][]string{} // host bridge -> bridge-mode networks on it
 	for name, n := range h.networks {
-		if n.Def != nil && modeOf(n.Def) == model.NetBridge && n.Def.Bridge != nil {
+		if n.Def != nil && network.ModeOf(n.Def) == model.NetBridge && n.Def.Bridge != nil {
 			byBridge[n.Def.Bridge.Name] = append(byBridge[n.Def.Bridge.Name], name)
 		}
 	}
