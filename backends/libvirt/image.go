@@ -12,6 +12,7 @@ import (
 	"libvirt.org/go/libvirtxml"
 
 	"github.com/site-tools/site/backends"
+	"github.com/site-tools/site/backends/libvirt/qcow2"
 	"github.com/site-tools/site/compiler/graph"
 	"github.com/site-tools/site/compiler/model"
 	"github.com/site-tools/site/compiler/plan"
@@ -41,9 +42,9 @@ func readImageFile(img *model.Image) (*imageFile, error) {
 		return nil, fmt.Errorf("base image %s: %w", img.Source, err)
 	}
 	out := &imageFile{Format: "raw", Capacity: uint64(st.Size()), Bytes: st.Size()}
-	head := make([]byte, qcow2SizeEnd)
+	head := make([]byte, qcow2.SizeEnd)
 	if n, _ := io.ReadFull(f, head); n == len(head) {
-		if h, ok := parseQcow2(head); ok {
+		if h, ok := qcow2.Parse(head); ok {
 			out.Format, out.Capacity = "qcow2", h.Size
 		}
 	}

@@ -13,6 +13,7 @@ import (
 	"libvirt.org/go/libvirtxml"
 
 	"github.com/site-tools/site/backends/libvirt/conn"
+	"github.com/site-tools/site/backends/libvirt/qcow2"
 	"github.com/site-tools/site/compiler/model"
 )
 
@@ -61,7 +62,7 @@ func (h *hostObs) probedFiles(pool, name string, vol *volObs) (string, error) {
 
 // headLen is how much of a volume's start site reads: a qcow2 header
 // to its feature bits, and every magic of otherFormats.
-const headLen = qcow2IncompatAt + 8
+const headLen = qcow2.IncompatAt + 8
 
 // copiedFiles is probedFiles for a base a disk is copied from. libvirt
 // copies a volume in the format it probes at the copy, which may not
@@ -90,7 +91,7 @@ func (h *hostObs) copiedFiles(pool, name string, vol *volObs) (string, error) {
 // naming a backing or an external data file, or a header of another
 // format libvirt probes.
 func headerNamesFiles(head []byte) string {
-	if h, ok := parseQcow2(head); ok && len(head) >= 16 {
+	if h, ok := qcow2.Parse(head); ok && len(head) >= 16 {
 		switch {
 		case h.DataFile:
 			return "a qcow2 header whose data is in an external data file it names"
@@ -111,7 +112,7 @@ func headerNamesFiles(head []byte) string {
 // data in an external file, "" when it does not.
 func qcow2DataFile(head []byte) string {
 	// A version 2 header has no feature bits, and no data file.
-	if h, ok := parseQcow2(head); !ok || !h.DataFile {
+	if h, ok := qcow2.Parse(head); !ok || !h.DataFile {
 		return ""
 	}
 	return "reads as a qcow2 image whose data is in an external data file its header names (QEMU and qemu-img read that file for it)"

@@ -14,6 +14,7 @@ import (
 	"unicode"
 
 	"github.com/site-tools/site/backends/engine"
+	"github.com/site-tools/site/backends/libvirt/qcow2"
 	"github.com/site-tools/site/backends/libvirt/seed"
 	"github.com/site-tools/site/compiler/model"
 	"github.com/site-tools/site/compiler/plan"
@@ -242,7 +243,7 @@ func TestMissingPoolDiffSaysWhatItCannotRead(t *testing.T) {
 // backing (none when "").
 func guestQcow2Header(size uint64, backing string) []byte {
 	b := make([]byte, 4096)
-	copy(b, qcow2Magic)
+	copy(b, qcow2.Magic)
 	binary.BigEndian.PutUint32(b[4:], 3)
 	if backing != "" {
 		binary.BigEndian.PutUint64(b[8:], 512)
