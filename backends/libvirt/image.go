@@ -12,6 +12,7 @@ import (
 	"libvirt.org/go/libvirtxml"
 
 	"github.com/site-tools/site/backends"
+	"github.com/site-tools/site/backends/libvirt/domain"
 	"github.com/site-tools/site/backends/libvirt/qcow2"
 	"github.com/site-tools/site/compiler/graph"
 	"github.com/site-tools/site/compiler/model"
@@ -102,7 +103,7 @@ func (pd poolDriver) planImage(step *graph.Step) (*backends.StepPlan, *imageDeta
 	}
 	sp.Changes = append(sp.Changes, plan.Change{Key: key, Step: step.ID, Phase: step.Phase,
 		Action: plan.ActionCreate, Impact: plan.ImpactNone, Reason: reason,
-		After: map[string]any{"format": f.Format, "size": sizeString(f.Capacity)}})
+		After: map[string]any{"format": f.Format, "size": domain.SizeString(f.Capacity)}})
 	return sp, &imageDetail{step: step, img: img, file: f, replan: vol.NoPool != ""}, nil
 }
 

@@ -14,6 +14,7 @@ import (
 
 	"github.com/site-tools/site/backends"
 	"github.com/site-tools/site/backends/libvirt/conn"
+	"github.com/site-tools/site/backends/libvirt/domain"
 	"github.com/site-tools/site/backends/libvirt/libvirttest"
 	"github.com/site-tools/site/backends/libvirt/ownership"
 	"github.com/site-tools/site/compiler/model"
@@ -206,7 +207,7 @@ func TestBalloonIsLive(t *testing.T) {
 	if after.ID != before.ID {
 		t.Errorf("domain ID %d -> %d", before.ID, after.ID)
 	}
-	if got := toKiB(after.Live.CurrentMemory.Value, after.Live.CurrentMemory.Unit); got != 131072 {
+	if got := domain.ToKiB(after.Live.CurrentMemory.Value, after.Live.CurrentMemory.Unit); got != 131072 {
 		t.Errorf("live current memory: got %d KiB, want 131072", got)
 	}
 	if again, _ := r.diff(g); again.Plan.HasChanges() {

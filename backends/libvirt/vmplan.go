@@ -12,6 +12,7 @@ import (
 
 	"github.com/site-tools/site/backends"
 	"github.com/site-tools/site/backends/libvirt/conn"
+	"github.com/site-tools/site/backends/libvirt/domain"
 	"github.com/site-tools/site/backends/libvirt/ownership"
 	"github.com/site-tools/site/compiler/graph"
 	"github.com/site-tools/site/compiler/model"
@@ -211,7 +212,7 @@ func (p *vmPlanner) plan() error {
 	if err := p.observeDomain(o); err != nil {
 		return err
 	}
-	want := &wantDomain{vm: p.vm, owner: &ownership.Owner{Tenant: p.vm.Tenant}}
+	want := &domain.Want{VM: p.vm, Owner: &ownership.Owner{Tenant: p.vm.Tenant}}
 	owned := map[string]ownership.Volume{} // what the observed owner lists
 	if o != nil {
 		for _, ov := range o.Owner.Volumes {
@@ -226,7 +227,7 @@ func (p *vmPlanner) plan() error {
 	}
 	p.planUnwantedVolumes(o, want, owned)
 	p.planLeftUploads()
-	want.owner.Normalize()
+	want.Owner.Normalize()
 
 	if o == nil {
 		p.planCreate(want)
@@ -259,16 +260,16 @@ func (p *vmPlanner) observeDomain(o *domObs) error {
 	return nil
 }
 
-func (p *vmPlanner) planCreate(want *wantDomain) {
+func (p *vmPlanner) planCreate(want *domain.Want) {
 	vm := p.vm
-	def := newDomain(vm.Name, p.h.domType)
-	want.apply(def, "")
+	def := domain.New(vm.Name, p.h.domType)
+	want.Apply(def, "")
 	x, err := def.Marshal()
 	if err != nil {
 		panic(fmt.Sprintf("marshal a domain built from the model: %v", err)) // our own struct: a bug
 	}
-	s := shapeOf(def, want.owner)
-	after := map[string]any{"memory": kibString(s.MemoryKiB), "vcpus": s.VCPUs, "autostart": vm.Autostart, "running": vm.Running}
+	s := domain.ShapeOf(def, want.Owner)
+	after := map[string]any{"memory": domain.KiBString(s.MemoryKiB), "vcpus": s.VCPUs, "autostart": vm.Autostart, "running": vm.Running}
 	for name, list := range map[string][]string{"disks": s.Disks, "cdroms": s.CDROMs, "nics": s.NICs} {
 		if len(list) > 0 {
 			after[name] = list
