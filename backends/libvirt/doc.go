@@ -343,4 +343,14 @@
 // entry outside the range a network serves is wrong there.
 // A bridged network has no fixed addresses: libvirt serves no DHCP there,
 // and site vet refuses an address on it.
+//
+// # Packages
+//
+// This package is the Driver: observing hosts, planning and applying
+// domains, networks, pools, volumes and uploads. What needs no Driver
+// sits below it: conn (opening with a time limit, keepalive, hosts
+// given up on, libvirt's errors as the user sees them), ownership
+// (site's owner element), domain (a domain's definition and shape),
+// network (a network's definition, DHCP hosts and MACs), qcow2 (the
+// header reader) and seed (cloud-init seed ISOs).
 package libvirt
