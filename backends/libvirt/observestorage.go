@@ -12,6 +12,7 @@ import (
 	"libvirt.org/go/libvirtxml"
 
 	"github.com/site-tools/site/backends/libvirt/conn"
+	"github.com/site-tools/site/backends/libvirt/uploadmark"
 	"github.com/site-tools/site/compiler/model"
 	"github.com/site-tools/site/compiler/spelling"
 )
@@ -155,14 +156,14 @@ func (h *hostObs) uploaded(pool, name string, declared *model.Pool) (*volObs, er
 
 // markers lists the upload markers of volume name in pool (see
 // uploadmark.go), from one listing of the pool per observation.
-func (h *hostObs) markers(pool, name string) ([]marker, error) {
+func (h *hostObs) markers(pool, name string) ([]uploadmark.Marker, error) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	names, err := h.volNames(pool)
 	if err != nil {
 		return nil, err
 	}
-	return markersIn(names, name), nil
+	return uploadmark.In(names, name), nil
 }
 
 // volNames lists the names of pool's volumes, once per observation;

@@ -9,6 +9,7 @@ import (
 	"libvirt.org/go/libvirt"
 
 	"github.com/site-tools/site/backends/libvirt/conn"
+	"github.com/site-tools/site/backends/libvirt/uploadmark"
 )
 
 // poolReader reads the volumes of one pool through one handle; h.mu
@@ -26,38 +27,38 @@ func (r poolReader) calling(call string) func() {
 // siteNote reads the notes of an upload's markers, newest first, until
 // one is site's: proved is false when none is (a marker site did not
 // write, or one a kill left before its note was written).
-func (r poolReader) siteNote(ms []marker) (note markerNote, proved bool, err error) {
+func (r poolReader) siteNote(ms []uploadmark.Marker) (note uploadmark.Note, proved bool, err error) {
 	for i := len(ms) - 1; i >= 0; i-- {
 		note, err := r.note(ms[i].Name)
 		if err != nil {
-			return markerNote{}, false, err
+			return uploadmark.Note{}, false, err
 		}
 		if note.Site {
 			return note, true, nil
 		}
 	}
-	return markerNote{}, false, nil
+	return uploadmark.Note{}, false, nil
 }
 
 // note reads marker name's note; an empty one when it went meanwhile.
-func (r poolReader) note(name string) (markerNote, error) {
+func (r poolReader) note(name string) (uploadmark.Note, error) {
 	what := r.pool + "/" + name
 	done := r.calling("LookupStorageVolByName " + what)
 	vol, err := r.p.LookupStorageVolByName(name)
 	done()
 	if conn.IsCode(err, libvirt.ERR_NO_STORAGE_VOL) {
-		return markerNote{}, nil
+		return uploadmark.Note{}, nil
 	}
 	if err != nil {
-		return markerNote{}, fmt.Errorf("look up the upload marker %s on %s: %w", what, r.h.host, err)
+		return uploadmark.Note{}, fmt.Errorf("look up the upload marker %s on %s: %w", what, r.h.host, err)
 	}
 	defer vol.Free()
-	note, _, err := readNote(r.h.conn, vol, what, r.calling)
+	note, _, err := uploadmark.ReadNote(r.h.conn, vol, what, r.calling)
 	if conn.IsCode(err, libvirt.ERR_NO_STORAGE_VOL) {
-		return markerNote{}, nil
+		return uploadmark.Note{}, nil
 	}
 	if err != nil {
-		return markerNote{}, fmt.Errorf("read the upload marker %s on %s: %w", what, r.h.host, err)
+		return uploadmark.Note{}, fmt.Errorf("read the upload marker %s on %s: %w", what, r.h.host, err)
 	}
 	return note, nil
 }
