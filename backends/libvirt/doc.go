@@ -352,5 +352,6 @@
 // given up on, libvirt's errors as the user sees them), ownership
 // (site's owner element), domain (a domain's definition and shape),
 // network (a network's definition, DHCP hosts and MACs), qcow2 (the
-// header reader) and seed (cloud-init seed ISOs).
+// header reader), uploadmark (the names and notes of upload markers)
+// and seed (cloud-init seed ISOs).
 package libvirt
