@@ -230,7 +230,7 @@ func (up uploadJudging) ownerListed(u backends.LeftUpload, uris []string) bool {
 
 // longImageIn reports whether site.cue declares on uri, in pool, an
 // image whose name is long enough for its upload's markers to be named
-// by its hash (longer than 236 bytes; backends/libvirt uploadingName).
+// by its hash (longer than 236 bytes; backends/libvirt/uploadmark.UploadingName).
 func (idx hostIndex) longImageIn(uri, pool string) bool {
 	for key := range idx.images[uri] {
 		if p, name, _ := strings.Cut(key, "/"); p == pool && len(name) > 236 {

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"sort"
 
+	"github.com/site-tools/site/backends/libvirt/conn"
 	"github.com/site-tools/site/compiler/graph"
 	"github.com/site-tools/site/compiler/model"
 	"github.com/site-tools/site/compiler/plan"
@@ -50,7 +51,7 @@ func (d *Driver) Discover(ctx context.Context, g *graph.Graph) ([]*graph.Step, e
 		// observe again under its lock.
 		h, err := d.observe(host)
 		if err != nil {
-			errs = append(errs, explain(err))
+			errs = append(errs, conn.Explain(err))
 			continue
 		}
 		out = append(out, undeclaredOn(h, host, sweeps)...)

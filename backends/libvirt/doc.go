@@ -266,7 +266,7 @@
 // not a call: only the calls that poll it are named.
 //
 // A daemon that stopped answering altogether is given up on (see
-// connect.go): libvirt's keepalive (Options.KeepAlive, by default a
+// package conn): libvirt's keepalive (Options.KeepAlive, by default a
 // probe after 5 s of silence and two more 5 s apart) closes a
 // connection whose daemon said nothing for 20 s, failing the calls in
 // flight, and an open that has not finished within Options.OpenTimeout
@@ -343,4 +343,15 @@
 // entry outside the range a network serves is wrong there.
 // A bridged network has no fixed addresses: libvirt serves no DHCP there,
 // and site vet refuses an address on it.
+//
+// # Packages
+//
+// This package is the Driver: observing hosts, planning and applying
+// domains, networks, pools, volumes and uploads. What needs no Driver
+// sits below it: conn (opening with a time limit, keepalive, hosts
+// given up on, libvirt's errors as the user sees them), ownership
+// (site's owner element), domain (a domain's definition and shape),
+// network (a network's definition, DHCP hosts and MACs), qcow2 (the
+// header reader), uploadmark (the names and notes of upload markers)
+// and seed (cloud-init seed ISOs).
 package libvirt

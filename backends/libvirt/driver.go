@@ -13,6 +13,7 @@ import (
 	"libvirt.org/go/libvirt"
 
 	"github.com/site-tools/site/backends"
+	"github.com/site-tools/site/backends/libvirt/conn"
 	"github.com/site-tools/site/compiler/hint"
 	"github.com/site-tools/site/compiler/plan"
 )
@@ -86,16 +87,9 @@ type shared struct {
 	// bridge interface virbr0: File exists").
 	defineNet sync.Mutex
 
-	// silentMu guards silent and inflight. A keepalive close reads
-	// inflight and writes silent from inside libvirt, maybe while
-	// Close holds mu, so they have a lock of their own.
-	silentMu sync.Mutex
-	// silent holds the hosts whose daemon stopped answering, given up
-	// on for the rest of the run (see connect.go).
-	silent map[string]*SilentHostError
-	// inflight holds the calls waiting for an answer, by server (see
-	// Driver.server), for what a keepalive close says it cut off.
-	inflight map[string]map[*inFlightCall]bool
+	// silence holds the hosts given up on for the run and the calls in
+	// flight (see package conn).
+	silence conn.Silence
 
 	calls atomic.Int64
 	// sleep waits between tries of a retried call; nil is time.Sleep.
@@ -112,7 +106,7 @@ type hostEntry struct {
 // New returns a Driver. Call Close when the run is over.
 func New(opts Options) *Driver {
 	return &Driver{shared: &shared{opts: opts, conns: map[string]*libvirt.Connect{}, opening: map[string]*sync.Mutex{},
-		observed: map[string]*hostEntry{}, silent: map[string]*SilentHostError{}, inflight: map[string]map[*inFlightCall]bool{}}}
+		observed: map[string]*hostEntry{}}}
 }
 
 // VMs returns the driver for plan.PhaseVM steps.
@@ -148,7 +142,7 @@ func (d *Driver) calling(server, call string) (done func()) {
 // so that a daemon given up on by keepalive is reported with the calls
 // it left unanswered.
 func (d *Driver) await(server, calls string) (done func()) {
-	untrack := d.track(server, calls)
+	untrack := d.silence.Track(server, calls)
 	if d.opts.Run == nil {
 		return untrack
 	}
@@ -199,7 +193,7 @@ func (d *Driver) Close() error {
 // stopped answering was given up on for the run: its error comes back
 // at once.
 func (d *Driver) conn(host string) (*libvirt.Connect, error) {
-	if err := d.givenUp(host); err != nil {
+	if err := d.silence.GivenUp(host); err != nil {
 		return nil, err
 	}
 	if c := d.aliveConn(host); c != nil {
@@ -210,7 +204,7 @@ func (d *Driver) conn(host string) (*libvirt.Connect, error) {
 	defer lock.Unlock()
 	// Another step may have opened the host, or given up on it, while
 	// this one waited for the lock.
-	if err := d.givenUp(host); err != nil {
+	if err := d.silence.GivenUp(host); err != nil {
 		return nil, err
 	}
 	if c := d.aliveConn(host); c != nil {
@@ -259,7 +253,7 @@ func (d *Driver) openLock(host string) *sync.Mutex {
 
 // open opens a connection to host within the open timeout, with
 // keepalive on. A daemon that does not answer the open is given up on
-// for the run (openWithin says why that is safe).
+// for the run (conn.OpenWithin says why that is safe).
 func (d *Driver) open(host string) (*libvirt.Connect, error) {
 	if d.optsErr != nil {
 		return nil, d.optsErr
@@ -267,7 +261,7 @@ func (d *Driver) open(host string) (*libvirt.Connect, error) {
 	if err := Available(); err != nil {
 		return nil, err
 	}
-	if err := startEventLoop(); err != nil {
+	if err := conn.StartEventLoop(); err != nil {
 		return nil, err
 	}
 	uri := host
@@ -276,26 +270,26 @@ func (d *Driver) open(host string) (*libvirt.Connect, error) {
 	}
 	timeout := d.openTimeout()
 	done := d.calling(d.server(host), "NewConnect")
-	o, ok := openWithin(uri, timeout)
+	o, ok := conn.OpenWithin(uri, timeout)
 	done()
 	if !ok {
-		return nil, d.giveUp(host, &SilentHostError{Server: d.server(host), URI: uri, Calls: "NewConnect", Waited: timeout})
+		return nil, d.silence.GiveUp(host, &conn.SilentHostError{Server: d.server(host), URI: uri, Calls: "NewConnect", Waited: timeout})
 	}
-	c, err := o.c, o.err
+	c, err := o.Conn, o.Err
 	if err != nil {
 		via := ""
 		if uri != host {
 			via = fmt.Sprintf(" (as %s, from %s)", uri, URIMapEnv)
 		}
-		return nil, fmt.Errorf("connect to libvirt host %s%s: %w; check that the daemon runs and that this user may use its socket", host, via, plainError(err))
+		return nil, fmt.Errorf("connect to libvirt host %s%s: %w; check that the daemon runs and that this user may use its socket", host, via, conn.Plain(err))
 	}
-	if err := setKeepAlive(c, d.keepAlive()); err != nil {
+	if err := conn.SetKeepAlive(c, d.keepAlive()); err != nil {
 		_, _ = c.Close()
-		return nil, fmt.Errorf("turn on keepalive for %s, without which a daemon that stops answering would hang the run: %w", d.server(host), plainError(err))
+		return nil, fmt.Errorf("turn on keepalive for %s, without which a daemon that stops answering would hang the run: %w", d.server(host), conn.Plain(err))
 	}
 	if err := d.watchKeepAlive(c, host, uri); err != nil {
 		_, _ = c.Close()
-		return nil, fmt.Errorf("watch the connection to %s for a keepalive close: %w", d.server(host), plainError(err))
+		return nil, fmt.Errorf("watch the connection to %s for a keepalive close: %w", d.server(host), conn.Plain(err))
 	}
 	return c, nil
 }

@@ -20,7 +20,7 @@ import (
 // TestConnectErrorSaysWhatLibvirtSaid points a host at a socket that is
 // not there: the error names the host, the mapping and libvirt's own
 // message, not the Go binding's virError(Code=..., Domain=...), and the
-// libvirt error stays in the chain for isCode.
+// libvirt error stays in the chain for conn.IsCode.
 func TestConnectErrorSaysWhatLibvirtSaid(t *testing.T) {
 	if err := Available(); err != nil {
 		t.Fatal(err)

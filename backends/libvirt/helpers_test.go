@@ -15,7 +15,9 @@ import (
 
 	"github.com/site-tools/site/backends"
 	"github.com/site-tools/site/backends/engine"
+	"github.com/site-tools/site/backends/libvirt/domain"
 	"github.com/site-tools/site/backends/libvirt/libvirttest"
+	"github.com/site-tools/site/backends/libvirt/ownership"
 	"github.com/site-tools/site/compiler/graph"
 	"github.com/site-tools/site/compiler/model"
 	"github.com/site-tools/site/compiler/plan"
@@ -211,7 +213,7 @@ func (r *rig) domain(name string) domainState {
 	return domainState{ID: o.ID(), Running: o.Running, Autostart: o.Autostart, Live: o.Live, Inactive: o.Inactive}
 }
 
-func memKiB(d *libvirtxml.Domain) uint { return toKiB(d.Memory.Value, d.Memory.Unit) }
+func memKiB(d *libvirtxml.Domain) uint { return domain.ToKiB(d.Memory.Value, d.Memory.Unit) }
 
 func wantGatesMissing(t testing.TB, err error, gate plan.Gate) {
 	t.Helper()
@@ -267,8 +269,8 @@ func convergedDomains(t testing.TB, n int) (*rig, []*model.VM) {
 	var vms []*model.VM
 	for i := range n {
 		vm := &model.VM{Tenant: tenant, Name: fmt.Sprintf("vm%03d", i), Autostart: false, Running: true, VCPUs: 1, MemoryBytes: 64 << 20}
-		def := newDomain(vm.Name, "test")
-		(&wantDomain{vm: vm, owner: &owner{Tenant: tenant}}).apply(def, "")
+		def := domain.New(vm.Name, "test")
+		(&domain.Want{VM: vm, Owner: &ownership.Owner{Tenant: tenant}}).Apply(def, "")
 		x, err := def.Marshal()
 		if err != nil {
 			t.Fatal(err)

@@ -12,6 +12,8 @@ import (
 	"libvirt.org/go/libvirtxml"
 
 	"github.com/site-tools/site/backends"
+	"github.com/site-tools/site/backends/libvirt/domain"
+	"github.com/site-tools/site/backends/libvirt/qcow2"
 	"github.com/site-tools/site/compiler/graph"
 	"github.com/site-tools/site/compiler/model"
 	"github.com/site-tools/site/compiler/plan"
@@ -41,9 +43,9 @@ func readImageFile(img *model.Image) (*imageFile, error) {
 		return nil, fmt.Errorf("base image %s: %w", img.Source, err)
 	}
 	out := &imageFile{Format: "raw", Capacity: uint64(st.Size()), Bytes: st.Size()}
-	head := make([]byte, qcow2SizeEnd)
+	head := make([]byte, qcow2.SizeEnd)
 	if n, _ := io.ReadFull(f, head); n == len(head) {
-		if h, ok := parseQcow2(head); ok {
+		if h, ok := qcow2.Parse(head); ok {
 			out.Format, out.Capacity = "qcow2", h.Size
 		}
 	}
@@ -101,7 +103,7 @@ func (pd poolDriver) planImage(step *graph.Step) (*backends.StepPlan, *imageDeta
 	}
 	sp.Changes = append(sp.Changes, plan.Change{Key: key, Step: step.ID, Phase: step.Phase,
 		Action: plan.ActionCreate, Impact: plan.ImpactNone, Reason: reason,
-		After: map[string]any{"format": f.Format, "size": sizeString(f.Capacity)}})
+		After: map[string]any{"format": f.Format, "size": domain.SizeString(f.Capacity)}})
 	return sp, &imageDetail{step: step, img: img, file: f, replan: vol.NoPool != ""}, nil
 }
 

@@ -3,15 +3,13 @@
 package libvirt
 
 import (
-	"fmt"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
 
-	"libvirt.org/go/libvirt"
-
 	"github.com/site-tools/site/backends"
+	"github.com/site-tools/site/backends/libvirt/conn"
 	"github.com/site-tools/site/backends/libvirt/libvirttest"
 )
 
@@ -80,8 +78,8 @@ func TestStoppedDaemonFailsTheOpen(t *testing.T) {
 		"libvirt host "+sessionHost+" (as "+s.URI+") did not answer NewConnect within 1s",
 		"virsh -c "+s.URI+" version",
 		"gave up on this host for the run")
-	if Classify(err) != "" {
-		t.Errorf("Classify = %q, want none: a host given up on is not retried", Classify(err))
+	if conn.Classify(err) != "" {
+		t.Errorf("conn.Classify = %q, want none: a host given up on is not retried", conn.Classify(err))
 	}
 
 	calls := d.Calls()
@@ -188,42 +186,5 @@ func TestAliveDaemonIsWaitedFor(t *testing.T) {
 	}
 	if alive, err := c.IsAlive(); err != nil || !alive {
 		t.Errorf("connection alive = %v (%v) after a slow call to a live daemon, want true", alive, err)
-	}
-}
-
-// TestKeepAliveCloseSaysWhatToCheck: a call that keepalive failed in
-// apply, which is not retried (it may have changed something), says
-// that the daemon stopped answering, what to check, and how to see
-// whether it changed anything; it said only to re-run when the daemon
-// answers.
-func TestKeepAliveCloseSaysWhatToCheck(t *testing.T) {
-	cause := libvirt.Error{Code: libvirt.ERR_INTERNAL_ERROR, Domain: libvirt.FROM_RPC, Message: "internal error: connection closed due to keepalive timeout"}
-	err := explain(fmt.Errorf("start domain web on qemu:///system: %w", cause))
-	wantAll(t, err,
-		"start domain web on qemu:///system: internal error: connection closed due to keepalive timeout",
-		"the libvirt daemon stopped answering site's keepalive probes",
-		"check that it runs and is not stopped or hung",
-		"site diff shows whether this call changed anything")
-}
-
-// TestKeepAliveEffective: zero fields take the defaults, and the
-// interval is whole seconds of at least one, as libvirt counts them (a
-// zero interval would turn keepalive off).
-func TestKeepAliveEffective(t *testing.T) {
-	for _, tc := range []struct {
-		in, want KeepAlive
-	}{
-		{KeepAlive{}, DefaultKeepAlive},
-		{KeepAlive{Interval: 2 * time.Second}, KeepAlive{Interval: 2 * time.Second, Count: DefaultKeepAlive.Count}},
-		{KeepAlive{Count: 1}, KeepAlive{Interval: DefaultKeepAlive.Interval, Count: 1}},
-		{KeepAlive{Interval: 300 * time.Millisecond, Count: 2}, KeepAlive{Interval: time.Second, Count: 2}},
-		{KeepAlive{Interval: 2600 * time.Millisecond, Count: 2}, KeepAlive{Interval: 3 * time.Second, Count: 2}},
-	} {
-		if got := tc.in.effective(); got != tc.want {
-			t.Errorf("%+v.effective() = %+v, want %+v", tc.in, got, tc.want)
-		}
-	}
-	if got := DefaultKeepAlive.silence(); got != 20*time.Second {
-		t.Errorf("the default keepalive gives a daemon up after %s of silence, want the 20s the README says", got)
 	}
 }

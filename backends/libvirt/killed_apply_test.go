@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/site-tools/site/backends"
+	"github.com/site-tools/site/backends/libvirt/ownership"
 	"github.com/site-tools/site/backends/libvirt/seed"
 	"github.com/site-tools/site/compiler/graph"
 	"github.com/site-tools/site/compiler/model"
@@ -66,7 +67,7 @@ func TestVolumesAreClaimedBeforeTheyAreMade(t *testing.T) {
 
 			obs, run := r.diff(g)
 			r.apply(g, obs, run) // no gate: the killed run's leftovers need none
-			o, _, err := parseOwner(r.domain(name).Inactive.Metadata.XML)
+			o, _, err := ownership.Parse(r.domain(name).Inactive.Metadata.XML)
 			if err != nil || o.String() != tt.want {
 				t.Errorf("owner element %q (%v), want %q", o.String(), err, tt.want)
 			}

@@ -10,6 +10,8 @@ import (
 	"libvirt.org/go/libvirt"
 	"libvirt.org/go/libvirtxml"
 
+	"github.com/site-tools/site/backends/libvirt/conn"
+	"github.com/site-tools/site/backends/libvirt/ownership"
 	"github.com/site-tools/site/compiler/model"
 )
 
@@ -29,21 +31,21 @@ func (d *Driver) Lease(_ context.Context, ref model.LeaseRef) (string, error) {
 	defer d.await(d.server(ref.Host), "LookupDomainByName, IsActive, GetXMLDesc of domain "+ref.VM+", GetDHCPLeases of its network")()
 	d.call()
 	dom, err := c.LookupDomainByName(ref.VM)
-	if isCode(err, libvirt.ERR_NO_DOMAIN) {
+	if conn.IsCode(err, libvirt.ERR_NO_DOMAIN) {
 		return "", nil
 	}
 	if err != nil {
-		return "", fmt.Errorf("look up domain %s on %s: %w", ref.VM, ref.Host, plainError(err))
+		return "", fmt.Errorf("look up domain %s on %s: %w", ref.VM, ref.Host, conn.Plain(err))
 	}
 	defer dom.Free()
 	d.call()
 	if active, err := dom.IsActive(); err != nil || !active {
-		return "", plainError(err) // nil when it just does not run
+		return "", conn.Plain(err) // nil when it just does not run
 	}
 	d.call()
 	x, err := dom.GetXMLDesc(0)
 	if err != nil {
-		return "", fmt.Errorf("read domain %s on %s: %w", ref.VM, ref.Host, plainError(err))
+		return "", fmt.Errorf("read domain %s on %s: %w", ref.VM, ref.Host, conn.Plain(err))
 	}
 	var def libvirtxml.Domain
 	if err := def.Unmarshal(x); err != nil {
@@ -52,9 +54,9 @@ func (d *Driver) Lease(_ context.Context, ref model.LeaseRef) (string, error) {
 	// The spec names the domain only by name, and a domain of that
 	// name may be another tenant's, or one site does not manage: its
 	// address is not the VM's tenant's to publish.
-	var own *owner
+	var own *ownership.Owner
 	if def.Metadata != nil {
-		if own, _, err = parseOwner(def.Metadata.XML); err != nil {
+		if own, _, err = ownership.Parse(def.Metadata.XML); err != nil {
 			return "", fmt.Errorf("domain %s on %s: %w", ref.VM, ref.Host, err)
 		}
 	}
@@ -75,13 +77,13 @@ func (d *Driver) Lease(_ context.Context, ref model.LeaseRef) (string, error) {
 	d.call()
 	n, err := c.LookupNetworkByName(network)
 	if err != nil {
-		return "", fmt.Errorf("look up network %s on %s: %w", network, ref.Host, plainError(err))
+		return "", fmt.Errorf("look up network %s on %s: %w", network, ref.Host, conn.Plain(err))
 	}
 	defer n.Free()
 	d.call()
 	leases, err := n.GetDHCPLeases()
 	if err != nil {
-		return "", fmt.Errorf("read the DHCP leases of network %s on %s: %w", network, ref.Host, plainError(err))
+		return "", fmt.Errorf("read the DHCP leases of network %s on %s: %w", network, ref.Host, conn.Plain(err))
 	}
 	// dnsmasq keeps one lease per client; should a stale one linger,
 	// the one that expires last is the guest's current address.

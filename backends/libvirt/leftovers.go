@@ -7,6 +7,8 @@ import (
 	"sort"
 
 	"github.com/site-tools/site/backends"
+	"github.com/site-tools/site/backends/libvirt/conn"
+	"github.com/site-tools/site/backends/libvirt/ownership"
 )
 
 var _ backends.OwnerLister = (*Driver)(nil)
@@ -24,7 +26,7 @@ func (d *Driver) ListOwned(ctx context.Context, host string) ([]backends.Owned, 
 	}
 	h, err := d.observe(host)
 	if err != nil {
-		return nil, explain(err)
+		return nil, conn.Explain(err)
 	}
 	// What another domain uses is said, so that no command printed to
 	// remove a leftover takes it from under that domain.
@@ -49,7 +51,7 @@ func (d *Driver) ListOwned(ctx context.Context, host string) ([]backends.Owned, 
 
 // volumesOf is the volumes an owner element lists, each with the
 // domains refs (volumeRefs, by pool "\x00" name) says use it.
-func volumesOf(o *owner, refs map[string][]string) []backends.Volume {
+func volumesOf(o *ownership.Owner, refs map[string][]string) []backends.Volume {
 	if len(o.Volumes) == 0 {
 		return nil
 	}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/site-tools/site/backends"
 	"github.com/site-tools/site/backends/libvirt/libvirttest"
+	"github.com/site-tools/site/backends/libvirt/uploadmark"
 	"github.com/site-tools/site/compiler/model"
 )
 
@@ -65,7 +66,7 @@ func TestListLeftUploadsListsOnlyWhatSitesMarkersProve(t *testing.T) {
 	r, pool := storageRig(t)
 	r.makePool(pool)
 	gone, bare, older, used, claimed, foreign := seedOf("#1"), seedOf("#2"), seedOf("#3"), seedOf("#4"), seedOf("#5"), seedOf("#6")
-	here := thisRun
+	here := uploadmark.ThisRun
 	here.PID, here.Tenant = 999999999, "gone" // no such process on this machine
 	r.leftUpload(pool.Name, gone, true, here)
 	r.leftUpload(pool.Name, bare, false, elsewhere("gone"))
@@ -73,10 +74,10 @@ func TestListLeftUploadsListsOnlyWhatSitesMarkersProve(t *testing.T) {
 	r.leftUpload(pool.Name, used, true, elsewhere("gone"))
 	r.leftUpload(pool.Name, claimed, true, elsewhere("gone"))
 	r.upload(pool.Name, "base.raw", pattern(4096))
-	r.upload(pool.Name, markerName("base.raw", 0), elsewhere("").bytes())
-	r.upload(pool.Name, markerName("base.raw", 1), elsewhere("").bytes())
+	r.upload(pool.Name, uploadmark.Name("base.raw", 0), elsewhere("").Bytes())
+	r.upload(pool.Name, uploadmark.Name("base.raw", 1), elsewhere("").Bytes())
 	r.upload(pool.Name, foreign.Name, foreign.ISO[:4096])
-	r.upload(pool.Name, markerName(foreign.Name, 0), make([]byte, noteSize)) // not site's note
+	r.upload(pool.Name, uploadmark.Name(foreign.Name, 0), make([]byte, uploadmark.NoteSize)) // not site's note
 	whole, attached := seedOf("#7"), seedOf("#8")
 	r.upload(pool.Name, whole.Name, whole.ISO)                      // its domain undefined by hand
 	r.upload(pool.Name, attached.Name, attached.ISO)                // a domain has it
@@ -128,14 +129,14 @@ func TestListLeftUploadsListsOnlyWhatSitesMarkersProve(t *testing.T) {
 	markers := func(name string, gens ...int) []string {
 		var out []string
 		for _, g := range gens {
-			out = append(out, markerName(name, g))
+			out = append(out, uploadmark.Name(name, g))
 		}
 		return out
 	}
-	far := elsewhere("").who()
+	far := elsewhere("").Who()
 	want := []backends.PoolUploads{
 		{Pool: pool.Name, Left: sortedUploads([]backends.LeftUpload{
-			{Pool: pool.Name, Volume: gone.Name, Partial: true, Markers: markers(gone.Name, 0), Tenant: "gone", Seed: true, Run: here.who(), RunGone: true},
+			{Pool: pool.Name, Volume: gone.Name, Partial: true, Markers: markers(gone.Name, 0), Tenant: "gone", Seed: true, Run: here.Who(), RunGone: true},
 			{Pool: pool.Name, Volume: bare.Name, Markers: markers(bare.Name, 0), Tenant: "gone", Seed: true, Run: far},
 			{Pool: pool.Name, Volume: older.Name, Partial: true, Markers: markers(older.Name, 0), Seed: true, Run: far},
 			{Pool: pool.Name, Volume: "base.raw", Partial: true, Markers: markers("base.raw", 0, 1), Run: far},
@@ -170,16 +171,16 @@ func sortedUploads(us []backends.LeftUpload) []backends.LeftUpload {
 func TestUploadsInGroupsMarkersByVolume(t *testing.T) {
 	long := strings.Repeat("l", 240)
 	gone := strings.Repeat("g", 240)
-	names := []string{"a.raw", markerName("a.raw", 2), markerName("a.raw", 0), long, markerName(long, 0), markerName(gone, 1),
-		".b.uploading.01", ".uploading", "..uploading", "c.uploading", markerName("d", 0) + ".x"}
+	names := []string{"a.raw", uploadmark.Name("a.raw", 2), uploadmark.Name("a.raw", 0), long, uploadmark.Name(long, 0), uploadmark.Name(gone, 1),
+		".b.uploading.01", ".uploading", "..uploading", "c.uploading", uploadmark.Name("d", 0) + ".x"}
 	var got []string
 	for _, u := range uploadsIn(names) {
 		got = append(got, fmt.Sprintf("%q %v", u.volume, u.markerNames()))
 	}
 	want := []string{
-		fmt.Sprintf("%q %v", "", []string{markerName(gone, 1)}),
-		fmt.Sprintf("%q %v", "a.raw", []string{markerName("a.raw", 0), markerName("a.raw", 2)}),
-		fmt.Sprintf("%q %v", long, []string{markerName(long, 0)}),
+		fmt.Sprintf("%q %v", "", []string{uploadmark.Name(gone, 1)}),
+		fmt.Sprintf("%q %v", "a.raw", []string{uploadmark.Name("a.raw", 0), uploadmark.Name("a.raw", 2)}),
+		fmt.Sprintf("%q %v", long, []string{uploadmark.Name(long, 0)}),
 	}
 	if fmt.Sprint(got) != fmt.Sprint(want) {
 		t.Errorf("uploadsIn =\n%v\nwant\n%v", strings.Join(got, "\n"), strings.Join(want, "\n"))

@@ -16,7 +16,10 @@ import (
 	"libvirt.org/go/libvirtxml"
 
 	"github.com/site-tools/site/backends"
+	"github.com/site-tools/site/backends/libvirt/conn"
+	"github.com/site-tools/site/backends/libvirt/ownership"
 	"github.com/site-tools/site/backends/libvirt/seed"
+	"github.com/site-tools/site/backends/libvirt/uploadmark"
 	"github.com/site-tools/site/compiler/model"
 )
 
@@ -25,7 +28,7 @@ import (
 // tenant declares nothing on the host any more, a base image site.cue
 // no longer declares, a seed upload whose marker an older site wrote
 // (it names no tenant). site leftovers lists them from the markers:
-// only those whose note site wrote (noteHeader) prove an upload site
+// only those whose note site wrote (uploadmark.NoteHeader) prove an upload site
 // began, so a volume is never listed for merely being unlisted. A
 // volume or marker a domain has a disk on, or an owner element lists,
 // is that domain's, and never listed.
@@ -41,7 +44,7 @@ func (d *Driver) ListLeftUploads(ctx context.Context, host string) ([]backends.P
 	}
 	h, err := d.observe(host)
 	if err != nil {
-		return nil, explain(err)
+		return nil, conn.Explain(err)
 	}
 	pools, err := h.poolNames()
 	if err != nil {
@@ -150,7 +153,7 @@ func (r poolReader) leftUploads(ups []markedUpload, names []string) ([]backends.
 		}
 		out = append(out, backends.LeftUpload{Pool: r.pool, Volume: u.volume, Partial: u.volume != "" && slices.Contains(names, u.volume),
 			Markers: u.markerNames(), Tenant: note.Tenant, Seed: model.SeedVolumeName.MatchString(u.volume),
-			Run: note.who(), RunGone: note.gone()})
+			Run: note.Who(), RunGone: note.Gone()})
 	}
 	return out, nil
 }
@@ -163,7 +166,7 @@ func (r poolReader) leftUploads(ups []markedUpload, names []string) ([]backends.
 func (r poolReader) inUse(vols []string) (bool, error) {
 	listed := r.h.ownerListed()
 	for _, v := range vols {
-		if listed[ownedVolume{Pool: r.pool, Name: v}.key()] {
+		if listed[ownership.Volume{Pool: r.pool, Name: v}.Key()] {
 			return true, nil
 		}
 	}
@@ -226,7 +229,7 @@ func (r poolReader) leftSeeds(vols []string) ([]backends.LeftSeed, error) {
 // pool has that name).
 type markedUpload struct {
 	volume  string
-	markers []marker
+	markers []uploadmark.Marker
 }
 
 func (u markedUpload) markerNames() []string {
@@ -248,7 +251,7 @@ func (u markedUpload) present(names []string) []string {
 }
 
 // hashedMarker is the first marker of an upload into a name too long
-// to carry the marker's dot and suffix (uploadingName).
+// to carry the marker's dot and suffix (uploadmark.UploadingName).
 var hashedMarker = regexp.MustCompile(`^\.uploading-[0-9a-f]{32}$`)
 
 // uploadsIn groups the upload markers among a pool's volume names by
@@ -264,12 +267,12 @@ func uploadsIn(names []string) []markedUpload {
 		if u.volume == "" {
 			u.volume = markedVolume(base, names)
 		}
-		u.markers = append(u.markers, marker{n, gen})
+		u.markers = append(u.markers, uploadmark.Marker{Name: n, Gen: gen})
 		byBase[base] = u
 	}
 	out := make([]markedUpload, 0, len(byBase))
 	for _, u := range byBase {
-		slices.SortFunc(u.markers, func(a, b marker) int { return a.Gen - b.Gen })
+		slices.SortFunc(u.markers, func(a, b uploadmark.Marker) int { return a.Gen - b.Gen })
 		out = append(out, u)
 	}
 	sort.Slice(out, func(i, j int) bool {
@@ -282,7 +285,7 @@ func uploadsIn(names []string) []markedUpload {
 }
 
 // markerBase reads name as a marker of generation gen whose first
-// marker is base (markerName): ok is false for any other volume.
+// marker is base (uploadmark.Name): ok is false for any other volume.
 func markerBase(name string) (base string, gen int, ok bool) {
 	base = name
 	if i := strings.LastIndexByte(name, '.'); i > 0 {
@@ -294,7 +297,7 @@ func markerBase(name string) (base string, gen int, ok bool) {
 		return base, gen, true
 	}
 	vol, ok := strings.CutSuffix(strings.TrimPrefix(base, "."), ".uploading")
-	if !ok || !strings.HasPrefix(base, ".") || vol == "" || uploadingName(vol) != base {
+	if !ok || !strings.HasPrefix(base, ".") || vol == "" || uploadmark.UploadingName(vol) != base {
 		return "", 0, false
 	}
 	return base, gen, true

@@ -13,7 +13,10 @@ import (
 	"libvirt.org/go/libvirtxml"
 
 	"github.com/site-tools/site/backends"
+	"github.com/site-tools/site/backends/libvirt/conn"
+	"github.com/site-tools/site/backends/libvirt/domain"
 	"github.com/site-tools/site/backends/libvirt/libvirttest"
+	"github.com/site-tools/site/backends/libvirt/ownership"
 	"github.com/site-tools/site/compiler/model"
 	"github.com/site-tools/site/compiler/plan"
 )
@@ -42,7 +45,7 @@ func TestOrphanDomainNeedsDestroyGate(t *testing.T) {
 		t.Fatal("the orphan stopped without the gate")
 	}
 	r.apply(g, obs, run, plan.GateVMDestroy)
-	if _, err := r.conn().LookupDomainByName("b-old"); !isCode(err, libvirt.ERR_NO_DOMAIN) {
+	if _, err := r.conn().LookupDomainByName("b-old"); !conn.IsCode(err, libvirt.ERR_NO_DOMAIN) {
 		t.Errorf("b-old still defined: %v", err)
 	}
 	h, err := r.d.observe(r.host)
@@ -179,39 +182,6 @@ func TestParseURIMap(t *testing.T) {
 	}
 }
 
-func TestParseOwner(t *testing.T) {
-	other := `<app:x xmlns:app="urn:example:app">keep me</app:x>`
-	o := &owner{Tenant: "t1", Volumes: []ownedVolume{{Pool: "p", Name: "b", Role: "disk"}, {Pool: "p", Name: "a", Role: "seed"}}}
-	o.normalize()
-	tests := []struct {
-		name       string
-		inner      string
-		want       string
-		wantOthers string
-	}{
-		{"none", "", "none", ""},
-		{"foreign only", other, "none", other},
-		{"ours and foreign", other + o.metadataXML(""), "tenant=t1 seed=p/a disk=p/b", other},
-		{"as libvirt writes it back", `<site:owner xmlns:site="` + OwnerNS + `" tenant="t1"><site:volume pool="p" name="a" role="seed"/></site:owner>`, "tenant=t1 seed=p/a", ""},
-		{"volume of another element is not ours", other + `<y:v xmlns:y="urn:y"><volume pool="p" name="z"/></y:v>` + `<site:owner xmlns:site="` + OwnerNS + `" tenant="t1"/>`,
-			"tenant=t1", other + `<y:v xmlns:y="urn:y"><volume pool="p" name="z"/></y:v>`},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			got, others, err := parseOwner(tt.inner)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if got.String() != tt.want {
-				t.Errorf("got %q, want %q", got.String(), tt.want)
-			}
-			if others != tt.wantOthers {
-				t.Errorf("got others %q, want %q", others, tt.wantOthers)
-			}
-		})
-	}
-}
-
 // TestBalloonIsLive: with a balloon and room under the running maximum,
 // current memory changes live and nothing stays pending.
 func TestBalloonIsLive(t *testing.T) {
@@ -237,7 +207,7 @@ func TestBalloonIsLive(t *testing.T) {
 	if after.ID != before.ID {
 		t.Errorf("domain ID %d -> %d", before.ID, after.ID)
 	}
-	if got := toKiB(after.Live.CurrentMemory.Value, after.Live.CurrentMemory.Unit); got != 131072 {
+	if got := domain.ToKiB(after.Live.CurrentMemory.Value, after.Live.CurrentMemory.Unit); got != 131072 {
 		t.Errorf("live current memory: got %d KiB, want 131072", got)
 	}
 	if again, _ := r.diff(g); again.Plan.HasChanges() {
@@ -258,7 +228,7 @@ func TestExistingVolumeKeepsItsFormat(t *testing.T) {
 	if got := st.Inactive.Devices.Disks[0].Driver.Type; got != "qcow2" {
 		t.Errorf("got driver type %q, want qcow2", got)
 	}
-	if o, _, _ := parseOwner(st.Inactive.Metadata.XML); o.String() != "tenant=t1" {
+	if o, _, _ := ownership.Parse(st.Inactive.Metadata.XML); o.String() != "tenant=t1" {
 		t.Errorf("got owner %q, want the user's volume not listed as ours", o.String())
 	}
 }

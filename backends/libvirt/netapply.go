@@ -10,6 +10,7 @@ import (
 	"libvirt.org/go/libvirt"
 
 	"github.com/site-tools/site/backends"
+	"github.com/site-tools/site/backends/libvirt/conn"
 )
 
 // Apply defines, starts, sets autostart, and destroys what Plan found.
@@ -195,7 +196,7 @@ func (n netDriver) undoDefine(c *libvirt.Connect, host string, o netOp) string {
 		nw, err := c.NetworkDefineXML(o.Prev)
 		done()
 		if err != nil {
-			return fmt.Sprintf("putting back the definition it replaced failed (%v): check it with virsh -c %s net-dumpxml --inactive %s", plainError(err), host, o.Name)
+			return fmt.Sprintf("putting back the definition it replaced failed (%v): check it with virsh -c %s net-dumpxml --inactive %s", conn.Plain(err), host, o.Name)
 		}
 		_ = nw.Free()
 		return "site put back the definition it replaced"
@@ -208,7 +209,7 @@ func (n netDriver) undoDefine(c *libvirt.Connect, host string, o netOp) string {
 		err = nw.Undefine()
 	}
 	if err != nil {
-		return fmt.Sprintf("undefining it again failed (%v): remove it with virsh -c %s net-undefine %s", plainError(err), host, o.Name)
+		return fmt.Sprintf("undefining it again failed (%v): remove it with virsh -c %s net-undefine %s", conn.Plain(err), host, o.Name)
 	}
 	return "site undefined it again"
 }

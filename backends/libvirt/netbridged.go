@@ -9,6 +9,8 @@ import (
 	"libvirt.org/go/libvirt"
 	"libvirt.org/go/libvirtxml"
 
+	"github.com/site-tools/site/backends/libvirt/conn"
+	"github.com/site-tools/site/backends/libvirt/network"
 	"github.com/site-tools/site/compiler/model"
 )
 
@@ -23,7 +25,7 @@ import (
 func (h *hostObs) namesBridgedNICs() {
 	byBridge := map[string][]string{} // host bridge -> bridge-mode networks on it
 	for name, n := range h.networks {
-		if n.Def != nil && modeOf(n.Def) == model.NetBridge && n.Def.Bridge != nil {
+		if n.Def != nil && network.ModeOf(n.Def) == model.NetBridge && n.Def.Bridge != nil {
 			byBridge[n.Def.Bridge.Name] = append(byBridge[n.Def.Bridge.Name], name)
 		}
 	}
@@ -82,7 +84,7 @@ func (h *hostObs) checkHostBridge(nw *model.Network) (note string, err error) {
 	case err == nil:
 		_ = ifc.Free()
 		return "", nil
-	case isCode(err, libvirt.ERR_NO_INTERFACE):
+	case conn.IsCode(err, libvirt.ERR_NO_INTERFACE):
 		return "", fmt.Errorf("network %s: host bridge %s does not exist on %s; site does not make host bridges: make it first (ip link add %s type bridge, or in the host's network configuration), then run site again",
 			nw.Name, nw.Bridge, nw.Host, nw.Bridge)
 	}

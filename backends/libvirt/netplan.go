@@ -12,6 +12,9 @@ import (
 	"libvirt.org/go/libvirtxml"
 
 	"github.com/site-tools/site/backends"
+	"github.com/site-tools/site/backends/libvirt/conn"
+	"github.com/site-tools/site/backends/libvirt/network"
+	"github.com/site-tools/site/backends/libvirt/ownership"
 	"github.com/site-tools/site/compiler/graph"
 	"github.com/site-tools/site/compiler/model"
 	"github.com/site-tools/site/compiler/plan"
@@ -94,11 +97,11 @@ func (n netDriver) typed() backends.Typed[*netDetail] {
 		Name: "libvirt network",
 		PlanD: func(ctx context.Context, step *graph.Step, run *backends.Run) (*backends.StepPlan, *netDetail, error) {
 			sp, det, err := n.plan(ctx, step, run)
-			return sp, det, explain(err)
+			return sp, det, conn.Explain(err)
 		},
 		ApplyD: func(ctx context.Context, sp *backends.StepPlan, det *netDetail, run *backends.Run) (*backends.StepResult, error) {
 			res, err := n.apply(ctx, sp, det, run)
-			return res, explain(err)
+			return res, conn.Explain(err)
 		},
 	}
 }
@@ -116,7 +119,7 @@ func (n netDriver) plan(ctx context.Context, step *graph.Step, run *backends.Run
 		return nil, nil, err
 	}
 	p := &netPlanner{n: n, h: h, nw: nw, step: step, sp: &backends.StepPlan{Step: step}, det: &netDetail{host: nw.Host}}
-	hosts, err := dhcpHosts(step.TenantSpec, nw)
+	hosts, err := network.DHCPHosts(step.TenantSpec, nw)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -138,7 +141,7 @@ func (n netDriver) plan(ctx context.Context, step *graph.Step, run *backends.Run
 		err = p.planCreate(hosts)
 	case o.Owner == nil:
 		return nil, nil, fmt.Errorf("network %s on %s exists but carries no site owner element, so site will not change it; to adopt it for tenant %s add <%s:owner xmlns:%s=%q tenant=%q/> to its <metadata> (virsh -c %s net-edit %s)",
-			nw.Name, nw.Host, nw.Tenant, ownerPrefix, ownerPrefix, OwnerNS, nw.Tenant, nw.Host, nw.Name)
+			nw.Name, nw.Host, nw.Tenant, ownership.Prefix, ownership.Prefix, OwnerNS, nw.Tenant, nw.Host, nw.Name)
 	case o.Owner.Tenant != nw.Tenant && step.Removal != "":
 		return nil, nil, fmt.Errorf("network %s on %s belongs to tenant %q, not %q, and %s no longer declares it: its removal is step %s in a run of these PATHs; apply that first (those PATHs with --target %s --ack %s), or rename this network", nw.Name, nw.Host, o.Owner.Tenant, nw.Tenant, o.Owner.Tenant, step.Removal, "'"+step.Removal+"'", plan.GateNetDestroy)
 	case o.Owner.Tenant != nw.Tenant:
@@ -174,18 +177,18 @@ func (p *netPlanner) add(ops ...netOp) { p.det.ops = append(p.det.ops, ops...) }
 // planCreate defines and starts a network the host does not have.
 func (p *netPlanner) planCreate(hosts []libvirtxml.NetworkDHCPHost) error {
 	nw := p.nw
-	own := &owner{Tenant: nw.Tenant}
+	own := &ownership.Owner{Tenant: nw.Tenant}
 	def := &libvirtxml.Network{Name: nw.Name}
-	if err := applyNetwork(def, nw, own, "", hosts); err != nil {
+	if err := network.Apply(def, nw, own, "", hosts); err != nil {
 		return err
 	}
 	x, err := def.Marshal()
 	if err != nil {
 		return fmt.Errorf("network %s: %w", nw.Name, err)
 	}
-	after := map[string]any{"network": netShapeOf(def, own), "autostart": nw.Autostart, "active": true}
+	after := map[string]any{"network": network.Shape(def, own), "autostart": nw.Autostart, "active": true}
 	if len(hosts) > 0 {
-		after["dhcp hosts"] = hostLines(hosts)
+		after["dhcp hosts"] = network.HostLines(hosts)
 	}
 	p.change(p.step.ID, plan.ActionCreate, plan.ImpactNone, "new "+modeWords[nw.ModeOrNAT()], nil, after)
 	p.add(netOp{Kind: netDefine, Name: nw.Name, XML: x, Net: nw}, netOp{Kind: netStart, Name: nw.Name})
@@ -208,20 +211,20 @@ func (p *netPlanner) planUpdate(o *netObs, hosts []libvirtxml.NetworkDHCPHost) e
 	if err := def.Unmarshal(o.XML); err != nil {
 		return fmt.Errorf("network %s: %w", nw.Name, err)
 	}
-	own := &owner{Tenant: nw.Tenant}
-	before, curHosts := netShapeOf(def, o.Owner), hostLines(hostsOf(def))
-	if err := applyNetwork(def, nw, own, o.Others, hosts); err != nil {
+	own := &ownership.Owner{Tenant: nw.Tenant}
+	before, curHosts := network.Shape(def, o.Owner), network.HostLines(network.HostsOf(def))
+	if err := network.Apply(def, nw, own, o.Others, hosts); err != nil {
 		return err
 	}
-	after, nextHosts := netShapeOf(def, own), hostLines(hosts)
-	if was := modeOf(mustNet(o.XML)); was != nw.ModeOrNAT() && o.Active {
+	after, nextHosts := network.Shape(def, own), network.HostLines(hosts)
+	if was := network.ModeOf(network.Must(o.XML)); was != nw.ModeOrNAT() && o.Active {
 		return p.planRecreate(o, def, was, before, after)
 	}
 	// The running network's shape, with the wanted owner: the owner
 	// element is not served, so it never keeps anything pending.
 	live := after
 	if o.Active && o.Live != nil {
-		live = netShapeOf(o.Live, own)
+		live = network.Shape(o.Live, own)
 	}
 	hostsDiffer := !slices.Equal(curHosts, nextHosts)
 	define := before != after || !o.Persistent || (hostsDiffer && !o.Active)
@@ -322,8 +325,8 @@ func (p *netPlanner) planRecreate(o *netObs, def *libvirtxml.Network, was model.
 // restart. def is the wanted definition; defined says a define writes
 // it.
 func (p *netPlanner) planLiveHosts(o *netObs, def *libvirtxml.Network, hosts []libvirtxml.NetworkDHCPHost, defined bool) {
-	cur, running := hostsOf(mustNet(o.XML)), hostsOf(o.Live)
-	curLines, liveLines, nextLines := hostLines(cur), hostLines(running), hostLines(hosts)
+	cur, running := network.HostsOf(network.Must(o.XML)), network.HostsOf(o.Live)
+	curLines, liveLines, nextLines := network.HostLines(cur), network.HostLines(running), network.HostLines(hosts)
 	if sameRange(o.Live, def) {
 		var config []libvirtxml.NetworkDHCPHost
 		if !defined {
@@ -345,7 +348,7 @@ func (p *netPlanner) planLiveHosts(o *netObs, def *libvirtxml.Network, hosts []l
 	}
 	where := "the running network"
 	if o.Live != nil && len(o.Live.IPs) > 0 {
-		where += " (" + ipPrefix(o.Live.IPs[0]) + ")"
+		where += " (" + network.IPPrefix(o.Live.IPs[0]) + ")"
 	}
 	switch {
 	case !slices.Equal(curLines, nextLines):

@@ -12,6 +12,7 @@ import (
 	"libvirt.org/go/libvirtxml"
 
 	"github.com/site-tools/site/backends"
+	"github.com/site-tools/site/backends/libvirt/network"
 	"github.com/site-tools/site/compiler/graph"
 	"github.com/site-tools/site/compiler/model"
 	"github.com/site-tools/site/compiler/plan"
@@ -23,7 +24,7 @@ func sameRange(a, b *libvirtxml.Network) bool {
 	if a == nil || b == nil || len(a.IPs) == 0 || len(b.IPs) == 0 {
 		return a != nil && b != nil && len(a.IPs) == len(b.IPs)
 	}
-	return ipPrefix(a.IPs[0]) == ipPrefix(b.IPs[0])
+	return network.IPPrefix(a.IPs[0]) == network.IPPrefix(b.IPs[0])
 }
 
 // hostOps plans the DHCP host updates that turn the running network's
@@ -57,16 +58,16 @@ func (p *netPlanner) hostOps(live []libvirtxml.NetworkDHCPHost, running bool, pe
 		}
 	}
 	if running {
-		put(netHostDelete, hostXMLs(live, want), true)
+		put(netHostDelete, network.HostXMLs(live, want), true)
 	}
 	if config {
-		put(netHostDelete, hostXMLs(persistent, want), false)
+		put(netHostDelete, network.HostXMLs(persistent, want), false)
 	}
 	if running {
-		put(netHostAdd, hostXMLs(want, live), true)
+		put(netHostAdd, network.HostXMLs(want, live), true)
 	}
 	if config {
-		put(netHostAdd, hostXMLs(want, persistent), false)
+		put(netHostAdd, network.HostXMLs(want, persistent), false)
 	}
 	for _, k := range order {
 		p.add(*ops[k])
@@ -158,7 +159,7 @@ func firstFew(items []string, n int) []string {
 // leases lists an active network's DHCP leases ("ip mac"). An inactive
 // network has none; a driver that cannot report them is an error.
 func (n netDriver) leases(h *hostObs, o *netObs) ([]string, error) {
-	if !o.Active || modeOf(mustNet(o.XML)) == model.NetBridge {
+	if !o.Active || network.ModeOf(network.Must(o.XML)) == model.NetBridge {
 		// A bridge-mode network has no dnsmasq of libvirt's (the host
 		// bridge's addresses are the LAN's), so no lease to hold it.
 		return nil, nil
@@ -237,7 +238,7 @@ func (h *hostObs) checkOverlap(nw *model.Network) error {
 				continue
 			}
 			for _, ip := range def.IPs {
-				have, err := netip.ParsePrefix(ipPrefix(ip))
+				have, err := netip.ParsePrefix(network.IPPrefix(ip))
 				if err != nil || !have.Overlaps(want) {
 					continue
 				}

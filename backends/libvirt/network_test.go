@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/site-tools/site/backends/libvirt/libvirttest"
+	"github.com/site-tools/site/backends/libvirt/network"
 	"github.com/site-tools/site/compiler/model"
 	"github.com/site-tools/site/compiler/plan"
 )
@@ -228,8 +229,8 @@ func TestFixedAddressIsADHCPHost(t *testing.T) {
 	g := r.graph([]*model.VM{vm}, []*model.Network{lan})
 	r.converge(g)
 	mac := r.domain("keys").Inactive.Devices.Interfaces[0].MAC.Address
-	if mac != nicMAC(vm, 0) || !strings.HasPrefix(mac, "52:54:00:") {
-		t.Fatalf("got MAC %q, want the derived %q", mac, nicMAC(vm, 0))
+	if mac != network.MAC(vm, 0) || !strings.HasPrefix(mac, "52:54:00:") {
+		t.Fatalf("got MAC %q, want the derived %q", mac, network.MAC(vm, 0))
 	}
 	hostsNow := func() []string {
 		n, err := r.conn().LookupNetworkByName("lan")
@@ -241,7 +242,7 @@ func TestFixedAddressIsADHCPHost(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		return hostLines(hostsOf(mustNet(x)))
+		return network.HostLines(network.HostsOf(network.Must(x)))
 	}
 	if got, want := hostsNow(), []string{"mac=" + mac + " ip=10.77.0.13 name=keys"}; !slices.Equal(got, want) {
 		t.Fatalf("got hosts %q, want %q", got, want)

@@ -12,6 +12,9 @@ import (
 
 	"libvirt.org/go/libvirt"
 	"libvirt.org/go/libvirtxml"
+
+	"github.com/site-tools/site/backends/libvirt/conn"
+	"github.com/site-tools/site/backends/libvirt/ownership"
 )
 
 // hostObs is one run's observation of one host. Domains and networks are
@@ -59,7 +62,7 @@ type domObs struct {
 	InactiveXML string
 	Live        *libvirtxml.Domain
 	Inactive    *libvirtxml.Domain // nil for a transient domain
-	Owner       *owner             // from the persistent definition, else the live one
+	Owner       *ownership.Owner   // from the persistent definition, else the live one
 	Others      string             // other applications' metadata, kept on redefine
 }
 
@@ -83,7 +86,7 @@ type netObs struct {
 	// serves until it is restarted; "" and nil when it is not active.
 	LiveXML string
 	Live    *libvirtxml.Network
-	Owner   *owner
+	Owner   *ownership.Owner
 	Others  string
 }
 
@@ -186,7 +189,7 @@ func observeDomains(d *Driver, c *libvirt.Connect, host string) (map[string]*dom
 		o, err := observeDomain(d, &doms[i])
 		done()
 		if err != nil {
-			if isCode(err, libvirt.ERR_NO_DOMAIN) {
+			if conn.IsCode(err, libvirt.ERR_NO_DOMAIN) {
 				continue // undefined while we looked: it is gone
 			}
 			return nil, fmt.Errorf("observe a domain on %s: %w", host, err)
@@ -219,7 +222,7 @@ func observeNetworks(d *Driver, c *libvirt.Connect, host string) (map[string]*ne
 		o, err := observeNetwork(d, &nets[i])
 		done()
 		if err != nil {
-			if isCode(err, libvirt.ERR_NO_NETWORK) {
+			if conn.IsCode(err, libvirt.ERR_NO_NETWORK) {
 				continue
 			}
 			return nil, fmt.Errorf("observe a network on %s: %w", host, err)
@@ -267,7 +270,7 @@ func observeDomain(d *Driver, dom *libvirt.Domain) (*domObs, error) {
 		meta = o.Inactive.Metadata
 	}
 	if meta != nil {
-		if o.Owner, o.Others, err = parseOwner(meta.XML); err != nil {
+		if o.Owner, o.Others, err = ownership.Parse(meta.XML); err != nil {
 			return nil, fmt.Errorf("domain %s: %w", o.Name, err)
 		}
 	}
@@ -293,7 +296,7 @@ func observeNetwork(d *Driver, n *libvirt.Network) (*netObs, error) {
 	// test driver rejects the flag (unsupported flags 0x1); there the
 	// current definition is the only one.
 	d.call()
-	if o.XML, err = n.GetXMLDesc(libvirt.NETWORK_XML_INACTIVE); isCode(err, libvirt.ERR_INVALID_ARG) {
+	if o.XML, err = n.GetXMLDesc(libvirt.NETWORK_XML_INACTIVE); conn.IsCode(err, libvirt.ERR_INVALID_ARG) {
 		d.call()
 		o.XML, err = n.GetXMLDesc(0)
 	}
@@ -319,7 +322,7 @@ func observeNetwork(d *Driver, n *libvirt.Network) (*netObs, error) {
 		}
 	}
 	if o.Def.Metadata != nil {
-		if o.Owner, o.Others, err = parseOwner(o.Def.Metadata.XML); err != nil {
+		if o.Owner, o.Others, err = ownership.Parse(o.Def.Metadata.XML); err != nil {
 			return nil, fmt.Errorf("network %s: %w", o.Name, err)
 		}
 	}

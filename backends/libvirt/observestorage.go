@@ -11,6 +11,8 @@ import (
 	"libvirt.org/go/libvirt"
 	"libvirt.org/go/libvirtxml"
 
+	"github.com/site-tools/site/backends/libvirt/conn"
+	"github.com/site-tools/site/backends/libvirt/uploadmark"
 	"github.com/site-tools/site/compiler/model"
 	"github.com/site-tools/site/compiler/spelling"
 )
@@ -34,7 +36,7 @@ func (h *hostObs) volume(pool, name string, declared *model.Pool) (*volObs, erro
 	h.d.call()
 	vol, err := p.LookupStorageVolByName(name)
 	switch {
-	case isCode(err, libvirt.ERR_NO_STORAGE_VOL):
+	case conn.IsCode(err, libvirt.ERR_NO_STORAGE_VOL):
 		if err := h.unlisted(p, pool, name, declared); err != nil {
 			return nil, err
 		}
@@ -81,7 +83,7 @@ func (h *hostObs) pool(name string) (*libvirt.StoragePool, error) {
 	h.d.call()
 	p, err := h.conn.LookupStoragePoolByName(name)
 	if err != nil {
-		if isCode(err, libvirt.ERR_NO_STORAGE_POOL) {
+		if conn.IsCode(err, libvirt.ERR_NO_STORAGE_POOL) {
 			err = noPoolError{poolMissing, fmt.Errorf("storage pool %q does not exist on %s: declare it in site.cue (hosts: NAME: pools: %s: {type: \"dir\", path: DIR}) so site creates it, or define it (virsh pool-define-as %s dir --target DIR; virsh pool-start %s)", name, h.host, name, name, name)}
 		} else {
 			err = fmt.Errorf("look up storage pool %s on %s: %w", name, h.host, err)
@@ -154,14 +156,14 @@ func (h *hostObs) uploaded(pool, name string, declared *model.Pool) (*volObs, er
 
 // markers lists the upload markers of volume name in pool (see
 // uploadmark.go), from one listing of the pool per observation.
-func (h *hostObs) markers(pool, name string) ([]marker, error) {
+func (h *hostObs) markers(pool, name string) ([]uploadmark.Marker, error) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	names, err := h.volNames(pool)
 	if err != nil {
 		return nil, err
 	}
-	return markersIn(names, name), nil
+	return uploadmark.In(names, name), nil
 }
 
 // volNames lists the names of pool's volumes, once per observation;

@@ -11,6 +11,7 @@ import (
 	"libvirt.org/go/libvirtxml"
 
 	"github.com/site-tools/site/backends"
+	"github.com/site-tools/site/backends/libvirt/conn"
 	"github.com/site-tools/site/compiler/graph"
 	"github.com/site-tools/site/compiler/model"
 	"github.com/site-tools/site/compiler/plan"
@@ -51,7 +52,7 @@ func (pd poolDriver) typed() backends.Typed[poolStep] {
 		Name: "libvirt storage",
 		PlanD: func(ctx context.Context, step *graph.Step, run *backends.Run) (*backends.StepPlan, poolStep, error) {
 			sp, det, err := pd.plan(step)
-			return sp, det, explain(err)
+			return sp, det, conn.Explain(err)
 		},
 		ApplyD: pd.apply,
 	}
@@ -125,7 +126,7 @@ func (pd poolDriver) plan(step *graph.Step) (*backends.StepPlan, poolStep, error
 func observePool(d *Driver, c *libvirt.Connect, p *model.Pool) (*poolObs, error) {
 	d.call()
 	pool, err := c.LookupStoragePoolByName(p.Name)
-	if isCode(err, libvirt.ERR_NO_STORAGE_POOL) {
+	if conn.IsCode(err, libvirt.ERR_NO_STORAGE_POOL) {
 		return &poolObs{}, nil
 	}
 	if err != nil {
@@ -177,7 +178,7 @@ func (pd poolDriver) apply(ctx context.Context, sp *backends.StepPlan, det poolS
 	default:
 		return nil, fmt.Errorf("step %s: its plan has nothing to apply (a bug in site: please report it)", sp.Step.ID)
 	}
-	return &backends.StepResult{Requests: t.requests()}, explain(err)
+	return &backends.StepResult{Requests: t.requests()}, conn.Explain(err)
 }
 
 func (pd poolDriver) applyPool(det *poolDetail) error {

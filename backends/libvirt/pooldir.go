@@ -13,6 +13,7 @@ import (
 	"strings"
 	"unicode"
 
+	"github.com/site-tools/site/backends/libvirt/qcow2"
 	"github.com/site-tools/site/compiler/model"
 	"github.com/site-tools/site/compiler/visible"
 )
@@ -216,11 +217,11 @@ func probeVolume(dir, name string) *volObs {
 		}
 		return b
 	}
-	head := at(0, qcow2IncompatAt+8) // to the feature bits, where there are some
+	head := at(0, qcow2.IncompatAt+8) // to the feature bits, where there are some
 	if head == nil {
-		head = at(0, qcow2SizeEnd)
+		head = at(0, qcow2.SizeEnd)
 	}
-	switch h, ok := parseQcow2(head); {
+	switch h, ok := qcow2.Parse(head); {
 	case ok:
 		return probeQcow2(v, at, h, dir, unknown)
 	case bytes.Equal(at(isoMagicAt, len(isoMagic)), isoMagic):
@@ -238,7 +239,7 @@ func probeVolume(dir, name string) *volObs {
 // probeQcow2 reads the size and backing store of a qcow2 file whose
 // header is head: a relative backing file name is relative to the
 // file's directory, as libvirt resolves it.
-func probeQcow2(v *volObs, at func(int64, int) []byte, h qcow2Header, dir string, unknown func(string) *volObs) *volObs {
+func probeQcow2(v *volObs, at func(int64, int) []byte, h qcow2.Header, dir string, unknown func(string) *volObs) *volObs {
 	if h.Version != 2 && h.Version != 3 {
 		return unknown(fmt.Sprintf("is a qcow image of version %d, which site does not read", h.Version))
 	}

@@ -7,6 +7,9 @@ import (
 	"path/filepath"
 
 	"libvirt.org/go/libvirt"
+
+	"github.com/site-tools/site/backends/libvirt/conn"
+	"github.com/site-tools/site/backends/libvirt/uploadmark"
 )
 
 // poolReader reads the volumes of one pool through one handle; h.mu
@@ -24,38 +27,38 @@ func (r poolReader) calling(call string) func() {
 // siteNote reads the notes of an upload's markers, newest first, until
 // one is site's: proved is false when none is (a marker site did not
 // write, or one a kill left before its note was written).
-func (r poolReader) siteNote(ms []marker) (note markerNote, proved bool, err error) {
+func (r poolReader) siteNote(ms []uploadmark.Marker) (note uploadmark.Note, proved bool, err error) {
 	for i := len(ms) - 1; i >= 0; i-- {
 		note, err := r.note(ms[i].Name)
 		if err != nil {
-			return markerNote{}, false, err
+			return uploadmark.Note{}, false, err
 		}
 		if note.Site {
 			return note, true, nil
 		}
 	}
-	return markerNote{}, false, nil
+	return uploadmark.Note{}, false, nil
 }
 
 // note reads marker name's note; an empty one when it went meanwhile.
-func (r poolReader) note(name string) (markerNote, error) {
+func (r poolReader) note(name string) (uploadmark.Note, error) {
 	what := r.pool + "/" + name
 	done := r.calling("LookupStorageVolByName " + what)
 	vol, err := r.p.LookupStorageVolByName(name)
 	done()
-	if isCode(err, libvirt.ERR_NO_STORAGE_VOL) {
-		return markerNote{}, nil
+	if conn.IsCode(err, libvirt.ERR_NO_STORAGE_VOL) {
+		return uploadmark.Note{}, nil
 	}
 	if err != nil {
-		return markerNote{}, fmt.Errorf("look up the upload marker %s on %s: %w", what, r.h.host, err)
+		return uploadmark.Note{}, fmt.Errorf("look up the upload marker %s on %s: %w", what, r.h.host, err)
 	}
 	defer vol.Free()
-	note, _, err := readNote(r.h.conn, vol, what, r.calling)
-	if isCode(err, libvirt.ERR_NO_STORAGE_VOL) {
-		return markerNote{}, nil
+	note, _, err := uploadmark.ReadNote(r.h.conn, vol, what, r.calling)
+	if conn.IsCode(err, libvirt.ERR_NO_STORAGE_VOL) {
+		return uploadmark.Note{}, nil
 	}
 	if err != nil {
-		return markerNote{}, fmt.Errorf("read the upload marker %s on %s: %w", what, r.h.host, err)
+		return uploadmark.Note{}, fmt.Errorf("read the upload marker %s on %s: %w", what, r.h.host, err)
 	}
 	return note, nil
 }
@@ -67,7 +70,7 @@ func (r poolReader) read(name string, limit uint64) ([]byte, error) {
 	done := r.calling("LookupStorageVolByName " + what)
 	vol, err := r.p.LookupStorageVolByName(name)
 	done()
-	if isCode(err, libvirt.ERR_NO_STORAGE_VOL) {
+	if conn.IsCode(err, libvirt.ERR_NO_STORAGE_VOL) {
 		return nil, nil
 	}
 	if err != nil {
@@ -78,13 +81,13 @@ func (r poolReader) read(name string, limit uint64) ([]byte, error) {
 	info, err := vol.GetInfo()
 	done()
 	if err != nil || info.Capacity > limit {
-		if isCode(err, libvirt.ERR_NO_STORAGE_VOL) {
+		if conn.IsCode(err, libvirt.ERR_NO_STORAGE_VOL) {
 			err = nil
 		}
 		return nil, err
 	}
 	b, err := download(r.h.conn, vol, what, info.Capacity, r.calling)
-	if isCode(err, libvirt.ERR_NO_STORAGE_VOL) {
+	if conn.IsCode(err, libvirt.ERR_NO_STORAGE_VOL) {
 		return nil, nil
 	}
 	if err != nil {
@@ -153,7 +156,7 @@ func (r poolReader) path(name string) (string, error) {
 	done := r.calling("LookupStorageVolByName " + what)
 	vol, err := r.p.LookupStorageVolByName(name)
 	done()
-	if isCode(err, libvirt.ERR_NO_STORAGE_VOL) {
+	if conn.IsCode(err, libvirt.ERR_NO_STORAGE_VOL) {
 		return "", nil
 	}
 	if err != nil {

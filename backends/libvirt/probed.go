@@ -12,6 +12,8 @@ import (
 	"libvirt.org/go/libvirt"
 	"libvirt.org/go/libvirtxml"
 
+	"github.com/site-tools/site/backends/libvirt/conn"
+	"github.com/site-tools/site/backends/libvirt/qcow2"
 	"github.com/site-tools/site/compiler/model"
 )
 
@@ -60,7 +62,7 @@ func (h *hostObs) probedFiles(pool, name string, vol *volObs) (string, error) {
 
 // headLen is how much of a volume's start site reads: a qcow2 header
 // to its feature bits, and every magic of otherFormats.
-const headLen = qcow2IncompatAt + 8
+const headLen = qcow2.IncompatAt + 8
 
 // copiedFiles is probedFiles for a base a disk is copied from. libvirt
 // copies a volume in the format it probes at the copy, which may not
@@ -89,7 +91,7 @@ func (h *hostObs) copiedFiles(pool, name string, vol *volObs) (string, error) {
 // naming a backing or an external data file, or a header of another
 // format libvirt probes.
 func headerNamesFiles(head []byte) string {
-	if h, ok := parseQcow2(head); ok && len(head) >= 16 {
+	if h, ok := qcow2.Parse(head); ok && len(head) >= 16 {
 		switch {
 		case h.DataFile:
 			return "a qcow2 header whose data is in an external data file it names"
@@ -110,7 +112,7 @@ func headerNamesFiles(head []byte) string {
 // data in an external file, "" when it does not.
 func qcow2DataFile(head []byte) string {
 	// A version 2 header has no feature bits, and no data file.
-	if h, ok := parseQcow2(head); !ok || !h.DataFile {
+	if h, ok := qcow2.Parse(head); !ok || !h.DataFile {
 		return ""
 	}
 	return "reads as a qcow2 image whose data is in an external data file its header names (QEMU and qemu-img read that file for it)"
@@ -147,25 +149,25 @@ func (h *hostObs) downloadHead(pool, name string, n uint64) ([]byte, error) {
 	h.d.call()
 	vol, err := p.LookupStorageVolByName(name)
 	if err != nil {
-		return nil, plainError(err)
+		return nil, conn.Plain(err)
 	}
 	defer vol.Free()
 	h.d.call()
 	st, err := h.conn.NewStream(0)
 	if err != nil {
-		return nil, plainError(err)
+		return nil, conn.Plain(err)
 	}
 	defer st.Free()
 	h.d.call()
 	if err := vol.Download(st, 0, n, 0); err != nil {
 		_ = st.Abort()
-		if isCode(err, libvirt.ERR_NO_SUPPORT) {
+		if conn.IsCode(err, libvirt.ERR_NO_SUPPORT) {
 			// A driver or pool type that cannot download a volume
 			// (libvirt's test driver) is taken at what libvirt
 			// reports, as the README says.
 			return nil, nil
 		}
-		return nil, plainError(err)
+		return nil, conn.Plain(err)
 	}
 	return recvAll(st, n)
 }
@@ -182,12 +184,12 @@ func recvAll(st *libvirt.Stream, n uint64) ([]byte, error) {
 		}
 		if err != nil {
 			_ = st.Abort()
-			return nil, plainError(err)
+			return nil, conn.Plain(err)
 		}
 		out = append(out, buf[:max(k, 0)]...)
 	}
 	if err := st.Finish(); err != nil {
-		return nil, plainError(err)
+		return nil, conn.Plain(err)
 	}
 	return out, nil
 }
@@ -245,13 +247,13 @@ func (h *hostObs) physicalSize(pool, name string) (uint64, error) {
 	h.d.call()
 	vol, err := p.LookupStorageVolByName(name)
 	if err != nil {
-		return 0, fmt.Errorf("look up volume %s/%s on %s: %w", pool, name, h.host, plainError(err))
+		return 0, fmt.Errorf("look up volume %s/%s on %s: %w", pool, name, h.host, conn.Plain(err))
 	}
 	defer vol.Free()
 	h.d.call()
 	info, err := vol.GetInfoFlags(libvirt.STORAGE_VOL_GET_PHYSICAL)
 	if err != nil {
-		return 0, fmt.Errorf("read the file size of volume %s/%s on %s: %w", pool, name, h.host, plainError(err))
+		return 0, fmt.Errorf("read the file size of volume %s/%s on %s: %w", pool, name, h.host, conn.Plain(err))
 	}
 	return info.Allocation, nil
 }
@@ -268,7 +270,7 @@ func stillReadAs(vol *libvirt.StorageVol, format string) error {
 	}
 	x, err := vol.GetXMLDesc(0)
 	if err != nil {
-		return fmt.Errorf("read it again before growing it: %w", plainError(err))
+		return fmt.Errorf("read it again before growing it: %w", conn.Plain(err))
 	}
 	var def libvirtxml.StorageVolume
 	if err := def.Unmarshal(x); err != nil {

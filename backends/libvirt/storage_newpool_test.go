@@ -14,7 +14,9 @@ import (
 	"unicode"
 
 	"github.com/site-tools/site/backends/engine"
+	"github.com/site-tools/site/backends/libvirt/qcow2"
 	"github.com/site-tools/site/backends/libvirt/seed"
+	"github.com/site-tools/site/backends/libvirt/uploadmark"
 	"github.com/site-tools/site/compiler/model"
 	"github.com/site-tools/site/compiler/plan"
 )
@@ -74,7 +76,7 @@ func TestMissingPoolDiffSaysWhatApplyDoes(t *testing.T) {
 		{name: "overlay on its base", base: true, files: []newPoolFiles{raw("base.raw", 1<<20), overlay("web-root", "base.raw", true)}},
 		{name: "overlay on its base, relative", base: true, files: []newPoolFiles{raw("base.raw", 1<<20), overlay("web-root", "base.raw", false)}},
 		{name: "overlay on another base", base: true, files: []newPoolFiles{raw("base.raw", 1<<20), raw("other.raw", 1<<20), overlay("web-root", "other.raw", true)}},
-		{name: "image upload not finished", base: true, files: []newPoolFiles{raw("base.raw", 1<<20), raw(uploadingName("base.raw"), 0)}},
+		{name: "image upload not finished", base: true, files: []newPoolFiles{raw("base.raw", 1<<20), raw(uploadmark.UploadingName("base.raw"), 0)}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			name := "p" + strings.NewReplacer(" ", "", ",", "").Replace(tc.name)
@@ -242,7 +244,7 @@ func TestMissingPoolDiffSaysWhatItCannotRead(t *testing.T) {
 // backing (none when "").
 func guestQcow2Header(size uint64, backing string) []byte {
 	b := make([]byte, 4096)
-	copy(b, qcow2Magic)
+	copy(b, qcow2.Magic)
 	binary.BigEndian.PutUint32(b[4:], 3)
 	if backing != "" {
 		binary.BigEndian.PutUint64(b[8:], 512)

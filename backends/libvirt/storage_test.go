@@ -16,6 +16,7 @@ import (
 	"github.com/site-tools/site/backends"
 	"github.com/site-tools/site/backends/engine"
 	"github.com/site-tools/site/backends/libvirt/libvirttest"
+	"github.com/site-tools/site/backends/libvirt/ownership"
 	"github.com/site-tools/site/compiler/model"
 	"github.com/site-tools/site/compiler/plan"
 )
@@ -209,7 +210,7 @@ func TestDiskFromBase(t *testing.T) {
 	if !slices.Equal(types, []string{"qcow2", "raw"}) {
 		t.Errorf("disk driver types %q, want qcow2 (overlay) and raw (copy of a raw base)", types)
 	}
-	o, _, _ := parseOwner(st.Inactive.Metadata.XML)
+	o, _, _ := ownership.Parse(st.Inactive.Metadata.XML)
 	if want := "tenant=t1 disk=images/web-copy@base.raw disk=images/web-root@base.raw"; o.String() != want {
 		t.Errorf("owner %q, want %q", o.String(), want)
 	}

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/site-tools/site/backends/libvirt/network"
 	"github.com/site-tools/site/compiler/model"
 	"github.com/site-tools/site/compiler/plan"
 )
@@ -17,12 +18,12 @@ import (
 // each lies inside the network's own address range.
 func hostsIn(t *testing.T, x string) (hosts []string, outside []string) {
 	t.Helper()
-	def := mustNet(x)
+	def := network.Must(x)
 	if len(def.IPs) == 0 {
 		t.Fatalf("network has no address:\n%s", x)
 	}
 	pfx := netip.MustParsePrefix(def.IPs[0].Address + "/" + strconv.Itoa(int(def.IPs[0].Prefix))).Masked()
-	for _, h := range hostsOf(def) {
+	for _, h := range network.HostsOf(def) {
 		hosts = append(hosts, h.IP)
 		if !pfx.Contains(netip.MustParseAddr(h.IP)) {
 			outside = append(outside, h.IP)

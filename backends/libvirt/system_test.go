@@ -15,6 +15,7 @@ import (
 	"github.com/site-tools/site/backends"
 	"github.com/site-tools/site/backends/engine"
 	"github.com/site-tools/site/backends/libvirt/libvirttest"
+	"github.com/site-tools/site/backends/libvirt/network"
 	"github.com/site-tools/site/compiler/model"
 	"github.com/site-tools/site/compiler/plan"
 )
@@ -69,7 +70,7 @@ func (r *rig) network(name string) (liveNet, error) {
 	if err != nil {
 		return ln, err
 	}
-	ln.Def = mustNet(x)
+	ln.Def = network.Must(x)
 	return ln, nil
 }
 

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/site-tools/site/backends/libvirt/libvirttest"
+	"github.com/site-tools/site/backends/libvirt/ownership"
 	"github.com/site-tools/site/compiler/graph"
 	"github.com/site-tools/site/compiler/model"
 )
@@ -45,8 +46,8 @@ func TestTrust_RenameKeepsOnlyItsOwn(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	o := &owner{Tenant: "victim", Volumes: []ownedVolume{{Pool: "default", Name: "db-data", Role: "disk"}}}
-	if err := dom.SetMetadata(2, o.element(), ownerPrefix, OwnerNS, 2); err != nil { // DOMAIN_METADATA_ELEMENT, AFFECT_CONFIG
+	o := &ownership.Owner{Tenant: "victim", Volumes: []ownership.Volume{{Pool: "default", Name: "db-data", Role: "disk"}}}
+	if err := dom.SetMetadata(2, o.Element(), ownership.Prefix, OwnerNS, 2); err != nil { // DOMAIN_METADATA_ELEMENT, AFFECT_CONFIG
 		t.Fatal(err)
 	}
 	_ = dom.Free()

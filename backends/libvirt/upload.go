@@ -15,6 +15,8 @@ import (
 	"libvirt.org/go/libvirtxml"
 
 	"github.com/site-tools/site/backends"
+	"github.com/site-tools/site/backends/libvirt/conn"
+	"github.com/site-tools/site/backends/libvirt/uploadmark"
 )
 
 // An upload (a base image, a cloud-init seed) fills a volume that
@@ -25,7 +27,7 @@ import (
 // the next run takes for the whole image and never replaces.
 //
 // site therefore marks an upload in the pool itself: before it creates
-// the volume NAME it creates an empty volume named uploadingName(NAME)
+// the volume NAME it creates an empty volume named uploadmark.UploadingName(NAME)
 // (".NAME.uploading"), and deletes it only once every byte was sent and
 // the stream finished. Observing a volume that has a marker beside it
 // reads it as missing (volObs.Partial), so the plan uploads it. The
@@ -90,7 +92,7 @@ func (a *applier) createUploaded(pool string, def libvirtxml.StorageVolume, src 
 	done := a.calling("StorageVolCreateXML " + what)
 	vol, err := p.StorageVolCreateXML(x, 0)
 	done()
-	if isCode(err, libvirt.ERR_STORAGE_VOL_EXIST) && len(u.stale) == 0 {
+	if conn.IsCode(err, libvirt.ERR_STORAGE_VOL_EXIST) && len(u.stale) == 0 {
 		// Whole: its run deleted its marker between our two looks.
 		a.run.Say(what + " was uploaded by another run meanwhile: nothing to upload")
 		return u.unmark()
@@ -132,8 +134,8 @@ type heldUpload struct {
 	p          *libvirt.StoragePool
 	pool, name string
 	mark       *libvirt.StorageVol
-	mine       marker
-	stale      []marker // taken over: deleted with what they marked
+	mine       uploadmark.Marker
+	stale      []uploadmark.Marker // taken over: deleted with what they marked
 	lost       func() bool
 	stopBeat   func()
 }
@@ -149,8 +151,8 @@ func (a *applier) holdUpload(p *libvirt.StoragePool, pool, name string, onlyLeft
 	what := pool + "/" + name
 	var (
 		mark  *libvirt.StorageVol
-		mine  marker
-		stale []marker
+		mine  uploadmark.Marker
+		stale []uploadmark.Marker
 	)
 	for mark == nil {
 		// The volume before its markers: a run creates its marker
@@ -167,7 +169,7 @@ func (a *applier) holdUpload(p *libvirt.StoragePool, pool, name string, onlyLeft
 		if err != nil {
 			return nil, false, err
 		}
-		mine, stale = marker{uploadingName(name), 0}, nil
+		mine, stale = uploadmark.Marker{Name: uploadmark.UploadingName(name)}, nil
 		if len(ms) == 0 && (old != nil || onlyLeft) {
 			return nil, old != nil, nil
 		}
@@ -180,8 +182,8 @@ func (a *applier) holdUpload(p *libvirt.StoragePool, pool, name string, onlyLeft
 			if state == markerGone {
 				continue
 			}
-			a.run.Say(fmt.Sprintf("the upload into %s on %s: %s; this run takes it over (marker %s)", what, a.d.server(a.host), why, markerName(name, top.Gen+1)))
-			mine, stale = marker{markerName(name, top.Gen+1), top.Gen + 1}, ms
+			a.run.Say(fmt.Sprintf("the upload into %s on %s: %s; this run takes it over (marker %s)", what, a.d.server(a.host), why, uploadmark.Name(name, top.Gen+1)))
+			mine, stale = uploadmark.Marker{Name: uploadmark.Name(name, top.Gen+1), Gen: top.Gen + 1}, ms
 		}
 		// nil: another run made this marker first; wait for it.
 		if mark, err = a.createMarker(p, pool, mine, what); err != nil {
@@ -191,7 +193,7 @@ func (a *applier) holdUpload(p *libvirt.StoragePool, pool, name string, onlyLeft
 	u = &heldUpload{a: a, p: p, pool: pool, name: name, mark: mark, mine: mine, stale: stale}
 	// The marker grows from now on, not only once the volume exists:
 	// deleting what a stale upload left and creating the volume (which
-	// libvirt allocates in full) can outlast staleAfter on a slow
+	// libvirt allocates in full) can outlast uploadmark.StaleAfter on a slow
 	// host, and another run would take the live upload over.
 	u.lost, u.stopBeat = a.beat(mark)
 	return u, false, nil
@@ -204,7 +206,7 @@ func (u *heldUpload) release() {
 }
 
 // stillMine fails once another run took the upload over (this run was
-// paused past staleAfter): the volume is that run's from then on, so
+// paused past uploadmark.StaleAfter): the volume is that run's from then on, so
 // nothing of it is deleted or created here.
 func (u *heldUpload) stillMine() error {
 	taken, err := u.a.takenOver(u.p, u.pool, u.name, u.mine, u.lost())
@@ -260,7 +262,7 @@ func (u *heldUpload) unmark() error {
 // takenOver says which run took the upload under marker mine over
 // ("" when none did): this run's marker is gone (lost) or a newer one
 // is beside it.
-func (a *applier) takenOver(p *libvirt.StoragePool, pool, name string, mine marker, lost bool) (string, error) {
+func (a *applier) takenOver(p *libvirt.StoragePool, pool, name string, mine uploadmark.Marker, lost bool) (string, error) {
 	ms, err := a.markers(p, pool, name)
 	if err != nil {
 		return "", err
@@ -273,7 +275,7 @@ func (a *applier) takenOver(p *libvirt.StoragePool, pool, name string, mine mark
 		if v, err := a.lookupVol(p, pool, ms[len(ms)-1].Name); err == nil && v != nil {
 			defer v.Free()
 			if note, _, err := a.readNote(v, pool+"/"+ms[len(ms)-1].Name); err == nil {
-				return note.who(), nil
+				return note.Who(), nil
 			}
 		}
 	}
@@ -289,7 +291,7 @@ func (a *applier) deleteMarker(p *libvirt.StoragePool, pool, name string) error 
 	}
 	defer v.Free()
 	defer a.calling("Delete of volume " + pool + "/" + name)()
-	if err := v.Delete(0); err != nil && !isCode(err, libvirt.ERR_NO_STORAGE_VOL) {
+	if err := v.Delete(0); err != nil && !conn.IsCode(err, libvirt.ERR_NO_STORAGE_VOL) {
 		return fmt.Errorf("delete volume %s/%s on %s, the marker of an upload that did not finish: %w", pool, name, a.host, err)
 	}
 	return nil

@@ -12,6 +12,7 @@ import (
 
 	"github.com/site-tools/site/backends"
 	"github.com/site-tools/site/backends/engine"
+	"github.com/site-tools/site/backends/libvirt/uploadmark"
 	"github.com/site-tools/site/compiler/graph"
 	"github.com/site-tools/site/compiler/model"
 )
@@ -75,7 +76,7 @@ func TestUploadSaysProgressAndStopsAtInterrupt(t *testing.T) {
 	if img == nil || img.Status == engine.StatusApplied || !strings.Contains(img.Reason, "stopped at the interrupt") || !strings.Contains(img.Reason, "the partial volume was deleted") {
 		t.Fatalf("image step after the interrupt: %+v; want it stopped, saying so and that the partial volume is gone", img)
 	}
-	for _, name := range []string{"big.raw", uploadingName("big.raw")} {
+	for _, name := range []string{"big.raw", uploadmark.UploadingName("big.raw")} {
 		if _, err := os.Stat(filepath.Join(pool.Path, name)); !os.IsNotExist(err) {
 			t.Errorf("%s is in the pool after the interrupted upload (stat: %v)", name, err)
 		}
@@ -95,36 +96,36 @@ func TestUploadingNameFitsAFileName(t *testing.T) {
 		{"big.raw", ".big.raw.uploading"},
 		{long, ".uploading-"},
 	} {
-		got := uploadingName(tt.name)
+		got := uploadmark.UploadingName(tt.name)
 		if !strings.HasPrefix(got, tt.want) || len(got) > 255 {
-			t.Errorf("uploadingName(%q) = %q, want %q… of at most 255 bytes", tt.name, got, tt.want)
+			t.Errorf("uploadmark.UploadingName(%q) = %q, want %q… of at most 255 bytes", tt.name, got, tt.want)
 		}
 	}
-	if uploadingName(long) == uploadingName(long[1:]) {
+	if uploadmark.UploadingName(long) == uploadmark.UploadingName(long[1:]) {
 		t.Error("two long names share a marker")
 	}
 }
 
 // TestStaleUploadIsTakenOver: markers whose runs ran elsewhere (so no
 // process can be asked) and that stop growing are stale: after
-// staleAfter the apply takes the upload over with a marker of the next
+// uploadmark.StaleAfter the apply takes the upload over with a marker of the next
 // generation, deletes the partial volume and every older marker, and
 // uploads the image whole; the plan before names the markers.
 func TestStaleUploadIsTakenOver(t *testing.T) {
 	r, pool := storageRig(t)
-	beat := uploadBeat
-	uploadBeat = 20 * time.Millisecond
-	t.Cleanup(func() { uploadBeat = beat })
+	beat := uploadmark.Beat
+	uploadmark.Beat = 20 * time.Millisecond
+	t.Cleanup(func() { uploadmark.Beat = beat })
 	img := pattern(4 << 20)
 	src := filepath.Join(t.TempDir(), "big.raw")
 	if err := os.WriteFile(src, img, 0o644); err != nil {
 		t.Fatal(err)
 	}
 	r.makePool(pool)
-	elsewhere := markerNote{Machine: "elsewhere", PID: 1, Boot: "another-kernel", PIDNS: "pid:[1]", Since: "2026-01-01T00:00:00Z"}
+	elsewhere := uploadmark.Note{Machine: "elsewhere", PID: 1, Boot: "another-kernel", PIDNS: "pid:[1]", Since: "2026-01-01T00:00:00Z"}
 	r.upload("images", "big.raw", img[:1<<20])
-	r.upload("images", markerName("big.raw", 0), elsewhere.bytes())
-	r.upload("images", markerName("big.raw", 1), elsewhere.bytes())
+	r.upload("images", uploadmark.Name("big.raw", 0), elsewhere.Bytes())
+	r.upload("images", uploadmark.Name("big.raw", 1), elsewhere.Bytes())
 	vm := r.stopped("web", pool, model.Disk{Pool: "images", Name: "web-root", SizeBytes: 8 << 20, Base: "big.raw"})
 	vm.Images = []*model.Image{{Pool: pool, Name: "big.raw", Source: src}}
 	g := r.graph([]*model.VM{vm}, nil)
@@ -157,16 +158,16 @@ func TestStaleUploadIsTakenOver(t *testing.T) {
 // the moment the run holds it, not only once the volume is created. On
 // a slow host, creating the volume (libvirt allocates a raw volume in
 // full when no allocation is given) or deleting what a stale upload
-// left can take longer than staleAfter; the marker did not grow
+// left can take longer than uploadmark.StaleAfter; the marker did not grow
 // meanwhile, and a second apply took the live upload over, so both
 // failed ("took the upload over while this run was paused") and the
 // image was uploaded again. The hook stands for that slow create: it
 // waits there until the marker grew.
 func TestUploadBeatsBeforeItCreatesTheVolume(t *testing.T) {
 	r, pool := storageRig(t)
-	beat := uploadBeat
-	uploadBeat = 20 * time.Millisecond
-	t.Cleanup(func() { uploadBeat = beat; uploadStage = func(string) {} })
+	beat := uploadmark.Beat
+	uploadmark.Beat = 20 * time.Millisecond
+	t.Cleanup(func() { uploadmark.Beat = beat; uploadStage = func(string) {} })
 	img := pattern(1 << 20)
 	src := filepath.Join(t.TempDir(), "big.raw")
 	if err := os.WriteFile(src, img, 0o644); err != nil {
@@ -180,9 +181,9 @@ func TestUploadBeatsBeforeItCreatesTheVolume(t *testing.T) {
 		}
 		// A bounded wait for an event, not a timing: the marker grows
 		// within a beat (20 ms) or never.
-		for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline) && !grew; time.Sleep(uploadBeat) {
-			info, err := os.Stat(filepath.Join(pool.Path, uploadingName("big.raw")))
-			grew = err == nil && info.Size() > noteSize
+		for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline) && !grew; time.Sleep(uploadmark.Beat) {
+			info, err := os.Stat(filepath.Join(pool.Path, uploadmark.UploadingName("big.raw")))
+			grew = err == nil && info.Size() > uploadmark.NoteSize
 		}
 	}
 	vm := r.stopped("web", pool, model.Disk{Pool: "images", Name: "web-root", SizeBytes: 8 << 20, Base: "big.raw"})
@@ -199,7 +200,7 @@ func TestUploadBeatsBeforeItCreatesTheVolume(t *testing.T) {
 }
 
 // TestTakenOverBeforeCleanupDeletesNothing: a run that took a stale
-// upload over (marker .1) and was then paused past staleAfter before it
+// upload over (marker .1) and was then paused past uploadmark.StaleAfter before it
 // deleted what the stale upload left has lost the upload to a newer
 // marker (.2): the volume is that run's now. It deleted it anyway (and
 // the older markers) and uploaded into a fresh one, under the new
@@ -207,23 +208,23 @@ func TestUploadBeatsBeforeItCreatesTheVolume(t *testing.T) {
 // and says to apply again.
 func TestTakenOverBeforeCleanupDeletesNothing(t *testing.T) {
 	r, pool := storageRig(t)
-	beat := uploadBeat
-	uploadBeat = 20 * time.Millisecond
-	t.Cleanup(func() { uploadBeat = beat; uploadStage = func(string) {} })
+	beat := uploadmark.Beat
+	uploadmark.Beat = 20 * time.Millisecond
+	t.Cleanup(func() { uploadmark.Beat = beat; uploadStage = func(string) {} })
 	img := pattern(4 << 20)
 	src := filepath.Join(t.TempDir(), "big.raw")
 	if err := os.WriteFile(src, img, 0o644); err != nil {
 		t.Fatal(err)
 	}
 	r.makePool(pool)
-	elsewhere := markerNote{Machine: "elsewhere", PID: 1, Boot: "another-kernel", PIDNS: "pid:[1]", Since: "2026-01-01T00:00:00Z"}
+	elsewhere := uploadmark.Note{Machine: "elsewhere", PID: 1, Boot: "another-kernel", PIDNS: "pid:[1]", Since: "2026-01-01T00:00:00Z"}
 	partial := img[:1<<20]
 	r.upload("images", "big.raw", partial)
-	r.upload("images", markerName("big.raw", 0), elsewhere.bytes())
-	newer := markerNote{Machine: "other", PID: 2, Boot: "a-third-kernel", PIDNS: "pid:[1]", Since: "2026-01-01T00:01:00Z"}
+	r.upload("images", uploadmark.Name("big.raw", 0), elsewhere.Bytes())
+	newer := uploadmark.Note{Machine: "other", PID: 2, Boot: "a-third-kernel", PIDNS: "pid:[1]", Since: "2026-01-01T00:01:00Z"}
 	uploadStage = func(stage string) {
 		if stage == "cleanup" {
-			r.upload("images", markerName("big.raw", 2), newer.bytes())
+			r.upload("images", uploadmark.Name("big.raw", 2), newer.Bytes())
 		}
 	}
 	vm := r.stopped("web", pool, model.Disk{Pool: "images", Name: "web-root", SizeBytes: 8 << 20, Base: "big.raw"})
@@ -243,7 +244,7 @@ func TestTakenOverBeforeCleanupDeletesNothing(t *testing.T) {
 	if got, err := os.ReadFile(filepath.Join(pool.Path, "big.raw")); err != nil || !bytes.Equal(got, partial) {
 		t.Errorf("big.raw, the newer holder's now, was changed (err %v)", err)
 	}
-	for _, m := range []string{markerName("big.raw", 0), markerName("big.raw", 2)} {
+	for _, m := range []string{uploadmark.Name("big.raw", 0), uploadmark.Name("big.raw", 2)} {
 		if _, err := os.Stat(filepath.Join(pool.Path, m)); err != nil {
 			t.Errorf("marker %s, which only the newer holder deletes, is gone: %v", m, err)
 		}
@@ -255,13 +256,13 @@ func TestTakenOverBeforeCleanupDeletesNothing(t *testing.T) {
 // file system (4 KiB), and libvirt refuses a capacity below a volume's
 // allocation ("can't shrink capacity below existing allocation"), so
 // every beat from 513 bytes on failed, unseen: no marker ever grew, and
-// every live upload longer than staleAfter was taken over by the next
+// every live upload longer than uploadmark.StaleAfter was taken over by the next
 // run that came to upload it.
 func TestMarkerBeatGrowsIt(t *testing.T) {
 	r, pool := storageRig(t)
-	beat := uploadBeat
-	uploadBeat = 20 * time.Millisecond
-	t.Cleanup(func() { uploadBeat = beat })
+	beat := uploadmark.Beat
+	uploadmark.Beat = 20 * time.Millisecond
+	t.Cleanup(func() { uploadmark.Beat = beat })
 	r.makePool(pool)
 	a := &applier{d: r.d, c: r.conn(), host: r.host, res: &backends.StepResult{}, run: backends.NewRun()}
 	p, err := r.conn().LookupStoragePoolByName(pool.Name)
@@ -269,7 +270,7 @@ func TestMarkerBeatGrowsIt(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer p.Free()
-	m := marker{uploadingName("big.raw"), 0}
+	m := uploadmark.Marker{Name: uploadmark.UploadingName("big.raw")}
 	mark, err := a.createMarker(p, pool.Name, m, "images/big.raw")
 	if err != nil || mark == nil {
 		t.Fatalf("createMarker: %v", err)
@@ -284,7 +285,7 @@ func TestMarkerBeatGrowsIt(t *testing.T) {
 	// A bounded wait for an event, not a timing: it grows within a
 	// beat or two, or never.
 	grown := info.Capacity
-	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline) && grown == info.Capacity; time.Sleep(uploadBeat) {
+	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline) && grown == info.Capacity; time.Sleep(uploadmark.Beat) {
 		now, err := mark.GetInfo()
 		if err != nil {
 			t.Fatal(err)

@@ -11,6 +11,9 @@ import (
 
 	"libvirt.org/go/libvirt"
 
+	"github.com/site-tools/site/backends/libvirt/conn"
+	"github.com/site-tools/site/backends/libvirt/ownership"
+	"github.com/site-tools/site/backends/libvirt/uploadmark"
 	"github.com/site-tools/site/compiler/model"
 	"github.com/site-tools/site/compiler/plan"
 )
@@ -76,7 +79,7 @@ func (p *vmPlanner) planLeftUploadsIn(pool string, wanted map[string]bool) error
 	listed := p.h.ownerListed()
 	marked := markedSeeds(names)
 	for _, name := range slices.Sorted(maps.Keys(marked)) {
-		key := ownedVolume{Pool: pool, Name: name}.key()
+		key := ownership.Volume{Pool: pool, Name: name}.Key()
 		if wanted[name] || len(used[key]) > 0 || listed[key] {
 			continue
 		}
@@ -96,7 +99,7 @@ func (p *vmPlanner) planLeftUploadsIn(pool string, wanted map[string]bool) error
 // planLeftUpload is the removal of the seed upload into pool/name that
 // a run of the tenant left: the volume, when partial is true, and its
 // markers ms, the newest of which says note.
-func (p *vmPlanner) planLeftUpload(pool, name string, ms []marker, partial bool, note markerNote) {
+func (p *vmPlanner) planLeftUpload(pool, name string, ms []uploadmark.Marker, partial bool, note uploadmark.Note) {
 	var markers []string
 	for _, m := range ms {
 		markers = append(markers, m.Name)
@@ -105,12 +108,12 @@ func (p *vmPlanner) planLeftUpload(pool, name string, ms []marker, partial bool,
 	if partial {
 		volume, what = "partial", "the partial volume and its marker"
 	}
-	when := fmt.Sprintf("apply does so once the marker has not grown for %s; if a run that still uploads the seed finishes first, it is kept", staleAfter())
-	if note.gone() {
+	when := fmt.Sprintf("apply does so once the marker has not grown for %s; if a run that still uploads the seed finishes first, it is kept", uploadmark.StaleAfter())
+	if note.Gone() {
 		when = "that process is gone"
 	}
 	reason := fmt.Sprintf("cloud-init seed whose upload did not finish, left by %s of tenant %s (%s beside it): no VM of the tenant on this host names this seed any more, so no run uploads it again; delete %s (%s)",
-		note.who(), p.vm.Tenant, strings.Join(markers, ", "), what, when)
+		note.Who(), p.vm.Tenant, strings.Join(markers, ", "), what, when)
 	p.change(volumeKey(p.vm.Host, pool, name), plan.ActionDelete, plan.ImpactNone, reason,
 		map[string]any{"volume": volume, "markers": markers}, nil)
 	p.add(op{Kind: opClearUpload, Pool: pool, Volume: name})
@@ -167,22 +170,22 @@ func vmPools(vm *model.VM) []string {
 // markedSeeds groups the upload markers among a pool's volume names by
 // the seed volume they mark, oldest first; markers of other volumes
 // are left out.
-func markedSeeds(names []string) map[string][]marker {
-	out := map[string][]marker{}
+func markedSeeds(names []string) map[string][]uploadmark.Marker {
+	out := map[string][]uploadmark.Marker{}
 	for _, n := range names {
 		rest, ok := strings.CutPrefix(n, ".")
 		seed, _, marks := strings.Cut(rest, ".uploading")
 		if !ok || !marks || !model.SeedVolumeName.MatchString(seed) || out[seed] != nil {
 			continue
 		}
-		if ms := markersIn(names, seed); len(ms) > 0 {
+		if ms := uploadmark.In(names, seed); len(ms) > 0 {
 			out[seed] = ms
 		}
 	}
 	return out
 }
 
-// ownerListed is the set of volumes (ownedVolume.key) that an owner
+// ownerListed is the set of volumes (ownership.Volume.Key) that an owner
 // element of a domain on the host lists: that domain's step deletes
 // them when they are unwanted.
 func (h *hostObs) ownerListed() map[string]bool {
@@ -192,7 +195,7 @@ func (h *hostObs) ownerListed() map[string]bool {
 			continue
 		}
 		for _, v := range o.Owner.Volumes {
-			out[v.key()] = true
+			out[v.Key()] = true
 		}
 	}
 	return out
@@ -200,12 +203,12 @@ func (h *hostObs) ownerListed() map[string]bool {
 
 // markerNote reads the note of marker volume name in pool; found is
 // false when the marker went meanwhile.
-func (h *hostObs) markerNote(pool, name string) (note markerNote, found bool, err error) {
+func (h *hostObs) markerNote(pool, name string) (note uploadmark.Note, found bool, err error) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	p, err := h.pool(pool)
 	if err != nil {
-		return markerNote{}, false, err
+		return uploadmark.Note{}, false, err
 	}
 	defer p.Free()
 	what := pool + "/" + name
@@ -213,19 +216,19 @@ func (h *hostObs) markerNote(pool, name string) (note markerNote, found bool, er
 	done := calling("LookupStorageVolByName " + what)
 	vol, err := p.LookupStorageVolByName(name)
 	done()
-	if isCode(err, libvirt.ERR_NO_STORAGE_VOL) {
-		return markerNote{}, false, nil
+	if conn.IsCode(err, libvirt.ERR_NO_STORAGE_VOL) {
+		return uploadmark.Note{}, false, nil
 	}
 	if err != nil {
-		return markerNote{}, false, fmt.Errorf("look up the upload marker %s on %s: %w", what, h.host, err)
+		return uploadmark.Note{}, false, fmt.Errorf("look up the upload marker %s on %s: %w", what, h.host, err)
 	}
 	defer vol.Free()
-	note, _, err = readNote(h.conn, vol, what, calling)
-	if isCode(err, libvirt.ERR_NO_STORAGE_VOL) {
-		return markerNote{}, false, nil
+	note, _, err = uploadmark.ReadNote(h.conn, vol, what, calling)
+	if conn.IsCode(err, libvirt.ERR_NO_STORAGE_VOL) {
+		return uploadmark.Note{}, false, nil
 	}
 	if err != nil {
-		return markerNote{}, false, fmt.Errorf("read the upload marker %s on %s: %w", what, h.host, err)
+		return uploadmark.Note{}, false, fmt.Errorf("read the upload marker %s on %s: %w", what, h.host, err)
 	}
 	return note, true, nil
 }

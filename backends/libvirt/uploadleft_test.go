@@ -13,6 +13,7 @@ import (
 
 	"github.com/site-tools/site/backends"
 	"github.com/site-tools/site/backends/libvirt/seed"
+	"github.com/site-tools/site/backends/libvirt/uploadmark"
 	"github.com/site-tools/site/compiler/model"
 )
 
@@ -32,18 +33,18 @@ func seedOf(userData string) *seed.Seed {
 // leftUpload puts into pool what an upload of s killed halfway leaves:
 // half the volume (none when half is false) and its marker, which names
 // the run by note.
-func (r *rig) leftUpload(pool string, s *seed.Seed, half bool, note markerNote) {
+func (r *rig) leftUpload(pool string, s *seed.Seed, half bool, note uploadmark.Note) {
 	r.t.Helper()
 	if half {
 		r.upload(pool, s.Name, s.ISO[:len(s.ISO)/2])
 	}
-	r.upload(pool, markerName(s.Name, 0), note.bytes())
+	r.upload(pool, uploadmark.Name(s.Name, 0), note.Bytes())
 }
 
 // elsewhere is the note of a run on another machine: only its beat
 // tells whether it still uploads.
-func elsewhere(tenant string) markerNote {
-	return markerNote{Machine: "elsewhere", PID: 1, Boot: "another-kernel", PIDNS: "pid:[1]", Since: "2026-01-01T00:00:00Z", Tenant: tenant}
+func elsewhere(tenant string) uploadmark.Note {
+	return uploadmark.Note{Machine: "elsewhere", PID: 1, Boot: "another-kernel", PIDNS: "pid:[1]", Since: "2026-01-01T00:00:00Z", Tenant: tenant}
 }
 
 // TestLeftSeedUploadIsRemoved: a seed upload that did not finish (a
@@ -56,9 +57,9 @@ func elsewhere(tenant string) markerNote {
 // marks, nor the seed the VM still names (that one is uploaded again).
 func TestLeftSeedUploadIsRemoved(t *testing.T) {
 	r, pool := storageRig(t)
-	beat := uploadBeat
-	uploadBeat = 20 * time.Millisecond
-	t.Cleanup(func() { uploadBeat = beat })
+	beat := uploadmark.Beat
+	uploadmark.Beat = 20 * time.Millisecond
+	t.Cleanup(func() { uploadmark.Beat = beat })
 	r.makePool(pool)
 	var (
 		own      = seedOf("#cloud-config\n# 1\n")
@@ -104,10 +105,10 @@ func TestLeftSeedUploadIsRemoved(t *testing.T) {
 		name string
 		want bool
 	}{
-		{own.Name, false}, {markerName(own.Name, 0), false}, {markerName(ownBare.Name, 0), false},
-		{victims.Name, true}, {markerName(victims.Name, 0), true},
-		{older.Name, true}, {markerName(older.Name, 0), true},
-		{current.Name, true}, {markerName(current.Name, 0), false},
+		{own.Name, false}, {uploadmark.Name(own.Name, 0), false}, {uploadmark.Name(ownBare.Name, 0), false},
+		{victims.Name, true}, {uploadmark.Name(victims.Name, 0), true},
+		{older.Name, true}, {uploadmark.Name(older.Name, 0), true},
+		{current.Name, true}, {uploadmark.Name(current.Name, 0), false},
 	} {
 		_, err := os.Stat(filepath.Join(pool.Path, tt.name))
 		if there := err == nil; there != tt.want {
@@ -125,11 +126,11 @@ func TestLeftSeedUploadIsRemoved(t *testing.T) {
 // whole and kept.
 func TestLeftSeedUploadOfALiveRunIsKept(t *testing.T) {
 	r, pool := storageRig(t)
-	beat := uploadBeat
+	beat := uploadmark.Beat
 	// Long enough that a loaded machine does not make the other run's
 	// marker look stale between two of its beats.
-	uploadBeat = 200 * time.Millisecond
-	t.Cleanup(func() { uploadBeat = beat })
+	uploadmark.Beat = 200 * time.Millisecond
+	t.Cleanup(func() { uploadmark.Beat = beat })
 	r.makePool(pool)
 	old := seedOf("#cloud-config\n# old\n")
 	r.leftUpload(pool.Name, old, true, elsewhere(tenant))
@@ -142,7 +143,7 @@ func TestLeftSeedUploadOfALiveRunIsKept(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer p.Free()
-	mark, err := p.LookupStorageVolByName(markerName(old.Name, 0))
+	mark, err := p.LookupStorageVolByName(uploadmark.Name(old.Name, 0))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -208,15 +209,15 @@ func TestSeedMarkerNamesItsTenant(t *testing.T) {
 	t.Cleanup(func() { uploadStage = func(string) {} })
 	r.makePool(pool)
 	s := seedOf("#cloud-config\n")
-	var note markerNote
+	var note uploadmark.Note
 	var read error
 	uploadStage = func(stage string) {
 		if stage != "create" {
 			return
 		}
 		var b []byte
-		if b, read = os.ReadFile(filepath.Join(pool.Path, markerName(s.Name, 0))); read == nil {
-			note = parseNote(b)
+		if b, read = os.ReadFile(filepath.Join(pool.Path, uploadmark.Name(s.Name, 0))); read == nil {
+			note = uploadmark.ParseNote(b)
 		}
 	}
 	g := r.graph([]*model.VM{r.seedVM(pool, "#cloud-config\n")}, nil)

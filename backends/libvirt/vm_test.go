@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/site-tools/site/backends/libvirt/libvirttest"
+	"github.com/site-tools/site/backends/libvirt/ownership"
 	"github.com/site-tools/site/compiler/model"
 )
 
@@ -39,7 +40,7 @@ func TestCreateThenNoChanges(t *testing.T) {
 	if got := memKiB(st.Inactive); got != 65536 {
 		t.Errorf("got memory %d KiB, want 65536", got)
 	}
-	o, _, err := parseOwner(st.Inactive.Metadata.XML)
+	o, _, err := ownership.Parse(st.Inactive.Metadata.XML)
 	if err != nil || o == nil || o.Tenant != tenant {
 		t.Fatalf("got owner %v (%v), want tenant %q", o, err, tenant)
 	}

@@ -12,6 +12,8 @@ import (
 	"libvirt.org/go/libvirt"
 
 	"github.com/site-tools/site/backends"
+	"github.com/site-tools/site/backends/libvirt/conn"
+	"github.com/site-tools/site/backends/libvirt/ownership"
 )
 
 // Apply carries out a VM step's plan in a fixed order (opKind's): the
@@ -218,7 +220,7 @@ func (a *applier) once(o op) error {
 		})
 	case opDeleteVolume, opDropVolume:
 		err := a.withVolume(o.Pool, o.Volume, "Delete", func(vol *libvirt.StorageVol) error { return vol.Delete(0) })
-		if isCode(err, libvirt.ERR_NO_STORAGE_VOL) {
+		if conn.IsCode(err, libvirt.ERR_NO_STORAGE_VOL) {
 			return nil // already gone
 		}
 		return err
@@ -251,7 +253,7 @@ func (a *applier) onDomain(dom *libvirt.Domain, o op) error {
 			flags |= libvirt.DOMAIN_AFFECT_LIVE
 		}
 		done := a.calling("SetMetadata of domain " + o.Domain)
-		err := dom.SetMetadata(libvirt.DOMAIN_METADATA_ELEMENT, o.Owner.element(), ownerPrefix, OwnerNS, flags)
+		err := dom.SetMetadata(libvirt.DOMAIN_METADATA_ELEMENT, o.Owner.Element(), ownership.Prefix, OwnerNS, flags)
 		done()
 		if err != nil {
 			return fmt.Errorf("set owner metadata of %s on %s: %w", o.Domain, a.host, err)

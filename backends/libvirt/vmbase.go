@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/site-tools/site/backends/libvirt/domain"
+	"github.com/site-tools/site/backends/libvirt/ownership"
 	"github.com/site-tools/site/compiler/model"
 	"github.com/site-tools/site/compiler/plan"
 )
@@ -67,7 +69,7 @@ func (p *vmPlanner) base(disk model.Disk) (*baseImage, error) {
 			at(disk.BasePos), vm.Name, disk.Name, disk.Pool, disk.Base, vm.Host, vol.Format, vol.Backing, vm.HostName)
 	case disk.SizeBytes < vol.Capacity:
 		return nil, fmt.Errorf("%sVM %s: disk %s is %s but its base %s/%s on %s holds %s: a disk is at least as large as its base; declare size: %q or more",
-			at(disk.Pos), vm.Name, disk.Name, sizeString(disk.SizeBytes), disk.Pool, disk.Base, vm.Host, sizeString(vol.Capacity), sizeString(vol.Capacity))
+			at(disk.Pos), vm.Name, disk.Name, domain.SizeString(disk.SizeBytes), disk.Pool, disk.Base, vm.Host, domain.SizeString(vol.Capacity), domain.SizeString(vol.Capacity))
 	}
 	if err := p.refuseBaseNamingFiles(disk, vol); err != nil {
 		return nil, err
@@ -151,9 +153,9 @@ func poolStepID(vm *model.VM, pool string) string { return "pool/" + vm.Host + "
 
 // planNewDisk creates a missing disk: blank, an overlay on its base, or
 // a copy of it.
-func (p *vmPlanner) planNewDisk(want *wantDomain, disk model.Disk, key string) error {
+func (p *vmPlanner) planNewDisk(want *domain.Want, disk model.Disk, key string) error {
 	o := op{Kind: opCreateVolume, Domain: p.vm.Name, Pool: disk.Pool, Volume: disk.Name, Bytes: disk.SizeBytes}
-	after := map[string]any{"size": sizeString(disk.SizeBytes)}
+	after := map[string]any{"size": domain.SizeString(disk.SizeBytes)}
 	reason := "new disk volume for " + p.vm.Name
 	format := ""
 	if disk.Base != "" {
@@ -171,7 +173,7 @@ func (p *vmPlanner) planNewDisk(want *wantDomain, disk model.Disk, key string) e
 			reason = "new disk volume for " + p.vm.Name + ": a full copy of base " + disk.Base
 		}
 	}
-	want.formats = append(want.formats, format)
+	want.Formats = append(want.Formats, format)
 	p.change(key, plan.ActionCreate, plan.ImpactNone, reason, nil, after)
 	p.add(o)
 	return nil
@@ -182,7 +184,7 @@ func (p *vmPlanner) planNewDisk(want *wantDomain, disk model.Disk, key string) e
 // made on, a copy's own volume does not, so site's owner element
 // records it. The old disk's data is lost, so it is gated, and it is
 // never done under a running guest.
-func (p *vmPlanner) planRebase(want *wantDomain, disk model.Disk, vol *volObs, prior ownedVolume, mine bool, key string) (bool, error) {
+func (p *vmPlanner) planRebase(want *domain.Want, disk model.Disk, vol *volObs, prior ownership.Volume, mine bool, key string) (bool, error) {
 	vm := p.vm
 	var b *baseImage
 	var err error
@@ -228,7 +230,7 @@ func (p *vmPlanner) planRebase(want *wantDomain, disk model.Disk, vol *volObs, p
 	if b != nil {
 		format = o.from(b, disk.Clone)
 	}
-	want.formats = append(want.formats, format)
+	want.Formats = append(want.Formats, format)
 	p.add(o)
 	return true, nil
 }

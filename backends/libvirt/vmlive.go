@@ -2,7 +2,10 @@
 
 package libvirt
 
-import "github.com/site-tools/site/compiler/plan"
+import (
+	"github.com/site-tools/site/backends/libvirt/domain"
+	"github.com/site-tools/site/compiler/plan"
+)
 
 // planLive plans the changes a running guest that stays running takes
 // live: memory balloons up to the running maximum, vCPUs hotplug up to
@@ -18,7 +21,7 @@ import "github.com/site-tools/site/compiler/plan"
 // has it, a live value that still differs is pending until the next
 // boot, like any next-boot change, rather than a live change that every
 // later apply asks for again and then finds not converged.
-func (p *vmPlanner) planLive(running bool, cur, next shape, live *shape) []plan.Change {
+func (p *vmPlanner) planLive(running bool, cur, next domain.Shape, live *domain.Shape) []plan.Change {
 	vm := p.vm
 	if !running || !vm.Running {
 		return nil
@@ -29,7 +32,7 @@ func (p *vmPlanner) planLive(running bool, cur, next shape, live *shape) []plan.
 			Action: plan.ActionUpdate, Impact: plan.ImpactLive, Reason: reason, Before: map[string]any{name: before}, After: map[string]any{name: after}})
 	}
 	if live.Balloon && cur.CurrentKiB != next.CurrentKiB && next.CurrentKiB <= live.MemoryKiB && live.CurrentKiB != next.CurrentKiB {
-		change("ask the guest's balloon driver for the new size (SetMemoryFlags live, up to the running maximum); a guest without one keeps its memory until the next boot", "current memory", kibString(live.CurrentKiB), kibString(next.CurrentKiB))
+		change("ask the guest's balloon driver for the new size (SetMemoryFlags live, up to the running maximum); a guest without one keeps its memory until the next boot", "current memory", domain.KiBString(live.CurrentKiB), domain.KiBString(next.CurrentKiB))
 		p.add(op{Kind: opMemoryLive, Domain: vm.Name, Bytes: uint64(next.CurrentKiB)})
 		live.CurrentKiB = next.CurrentKiB
 	}

@@ -11,6 +11,9 @@ import (
 	"strings"
 
 	"github.com/site-tools/site/backends"
+	"github.com/site-tools/site/backends/libvirt/conn"
+	"github.com/site-tools/site/backends/libvirt/domain"
+	"github.com/site-tools/site/backends/libvirt/ownership"
 	"github.com/site-tools/site/compiler/graph"
 	"github.com/site-tools/site/compiler/model"
 	"github.com/site-tools/site/compiler/plan"
@@ -69,7 +72,7 @@ type op struct {
 	BaseBytes                  uint64
 	Clone                      bool
 	XML                        string
-	Owner                      *owner
+	Owner                      *ownership.Owner
 	Bool                       bool
 	Live                       bool // SetMetadata: the domain runs, so change the live definition too
 	// Format, for opResizeVolume, is the format the plan read the
@@ -139,11 +142,11 @@ func (v vmDriver) typed() backends.Typed[*vmDetail] {
 		Name: "libvirt VM",
 		PlanD: func(ctx context.Context, step *graph.Step, run *backends.Run) (*backends.StepPlan, *vmDetail, error) {
 			sp, det, err := v.plan(ctx, step, run)
-			return sp, det, explain(err)
+			return sp, det, conn.Explain(err)
 		},
 		ApplyD: func(ctx context.Context, sp *backends.StepPlan, det *vmDetail, run *backends.Run) (*backends.StepResult, error) {
 			res, err := v.apply(ctx, sp, det, run)
-			return res, explain(err)
+			return res, conn.Explain(err)
 		},
 	}
 }
@@ -209,11 +212,11 @@ func (p *vmPlanner) plan() error {
 	if err := p.observeDomain(o); err != nil {
 		return err
 	}
-	want := &wantDomain{vm: p.vm, owner: &owner{Tenant: p.vm.Tenant}}
-	owned := map[string]ownedVolume{} // what the observed owner lists
+	want := &domain.Want{VM: p.vm, Owner: &ownership.Owner{Tenant: p.vm.Tenant}}
+	owned := map[string]ownership.Volume{} // what the observed owner lists
 	if o != nil {
 		for _, ov := range o.Owner.Volumes {
-			owned[ov.key()] = ov
+			owned[ov.Key()] = ov
 		}
 	}
 	if err := p.planDisks(want, owned); err != nil {
@@ -224,7 +227,7 @@ func (p *vmPlanner) plan() error {
 	}
 	p.planUnwantedVolumes(o, want, owned)
 	p.planLeftUploads()
-	want.owner.normalize()
+	want.Owner.Normalize()
 
 	if o == nil {
 		p.planCreate(want)
@@ -245,7 +248,7 @@ func (p *vmPlanner) observeDomain(o *domObs) error {
 	}
 	if o.Owner == nil {
 		return fmt.Errorf("domain %s on %s exists but carries no site owner element, so site will not change it; to adopt it for tenant %s run: virsh -c %s metadata %s %s --key %s --set '<owner tenant=\"%s\"/>' --live --config",
-			vm.Name, vm.Host, vm.Tenant, vm.Host, vm.Name, OwnerNS, ownerPrefix, vm.Tenant)
+			vm.Name, vm.Host, vm.Tenant, vm.Host, vm.Name, OwnerNS, ownership.Prefix, vm.Tenant)
 	}
 	if o.Owner.Tenant != vm.Tenant && p.step.Removal != "" {
 		return fmt.Errorf("domain %s on %s belongs to tenant %q, not %q, and %s no longer declares it: its removal is step %s in a run of these PATHs; apply that first (those PATHs with --target %s --ack %s), or rename this VM", vm.Name, vm.Host, o.Owner.Tenant, vm.Tenant, o.Owner.Tenant, p.step.Removal, "'"+p.step.Removal+"'", plan.GateVMDestroy)
@@ -257,16 +260,16 @@ func (p *vmPlanner) observeDomain(o *domObs) error {
 	return nil
 }
 
-func (p *vmPlanner) planCreate(want *wantDomain) {
+func (p *vmPlanner) planCreate(want *domain.Want) {
 	vm := p.vm
-	def := newDomain(vm.Name, p.h.domType)
-	want.apply(def, "")
+	def := domain.New(vm.Name, p.h.domType)
+	want.Apply(def, "")
 	x, err := def.Marshal()
 	if err != nil {
 		panic(fmt.Sprintf("marshal a domain built from the model: %v", err)) // our own struct: a bug
 	}
-	s := shapeOf(def, want.owner)
-	after := map[string]any{"memory": kibString(s.MemoryKiB), "vcpus": s.VCPUs, "autostart": vm.Autostart, "running": vm.Running}
+	s := domain.ShapeOf(def, want.Owner)
+	after := map[string]any{"memory": domain.KiBString(s.MemoryKiB), "vcpus": s.VCPUs, "autostart": vm.Autostart, "running": vm.Running}
 	for name, list := range map[string][]string{"disks": s.Disks, "cdroms": s.CDROMs, "nics": s.NICs} {
 		if len(list) > 0 {
 			after[name] = list
@@ -309,12 +312,12 @@ func (v vmDriver) planUndeclared(step *graph.Step) (*backends.StepPlan, *vmDetai
 	refs := h.volumeRefs(u.Name, true)
 	wanted := specVolumes(step.TenantSpec, u.Host)
 	var vols, kept []string
-	var delVols []ownedVolume
+	var delVols []ownership.Volume
 	for _, ov := range o.Owner.Volumes {
-		if len(refs[ov.key()]) > 0 {
+		if len(refs[ov.Key()]) > 0 {
 			continue // another domain uses it
 		}
-		if vm, ok := wanted[ov.key()]; ok {
+		if vm, ok := wanted[ov.Key()]; ok {
 			// A VM renamed in the spec names the disks of the domain it
 			// was: they are its data, not this removal's to delete.
 			kept = append(kept, ov.Pool+"/"+ov.Name+": the spec names it as a disk of VM "+vm)
@@ -352,7 +355,7 @@ func (v vmDriver) planUndeclared(step *graph.Step) (*backends.StepPlan, *vmDetai
 }
 
 // specVolumes maps each volume tenant t's spec names on host as a disk
-// or a base (pool and name, as ownedVolume.key) to the VM that names it.
+// or a base (pool and name, as ownership.Volume.Key) to the VM that names it.
 func specVolumes(t *model.Tenant, host string) map[string]string {
 	out := map[string]string{}
 	if t == nil {
@@ -363,9 +366,9 @@ func specVolumes(t *model.Tenant, host string) map[string]string {
 			continue
 		}
 		for _, d := range vm.Disks {
-			out[ownedVolume{Pool: d.Pool, Name: d.Name}.key()] = vm.Name
+			out[ownership.Volume{Pool: d.Pool, Name: d.Name}.Key()] = vm.Name
 			if d.Base != "" {
-				out[ownedVolume{Pool: d.Pool, Name: d.Base}.key()] = vm.Name
+				out[ownership.Volume{Pool: d.Pool, Name: d.Base}.Key()] = vm.Name
 			}
 		}
 	}

@@ -9,6 +9,8 @@ import (
 
 	"libvirt.org/go/libvirtxml"
 
+	"github.com/site-tools/site/backends/libvirt/domain"
+	"github.com/site-tools/site/backends/libvirt/ownership"
 	"github.com/site-tools/site/compiler/plan"
 )
 
@@ -18,7 +20,7 @@ import (
 // when it does not run).
 type domainShapes struct {
 	def             *libvirtxml.Domain
-	cur, next, live shape
+	cur, next, live domain.Shape
 	// seed and iid are the wanted seed's volume (pool/name, "" without
 	// cloudinit) and instance-id.
 	seed, iid string
@@ -27,7 +29,7 @@ type domainShapes struct {
 // planUpdate plans the changes to a domain site already owns: the
 // definition first, then the owner element, the live changes, autostart
 // and the running state.
-func (p *vmPlanner) planUpdate(o *domObs, want *wantDomain) error {
+func (p *vmPlanner) planUpdate(o *domObs, want *domain.Want) error {
 	ds, err := p.shapes(o, want)
 	if err != nil {
 		return err
@@ -50,24 +52,24 @@ func (p *vmPlanner) planUpdate(o *domObs, want *wantDomain) error {
 // shapes observes the domain's current definitions and applies the
 // spec to the persistent one (the live one when the domain is
 // transient).
-func (p *vmPlanner) shapes(o *domObs, want *wantDomain) (*domainShapes, error) {
+func (p *vmPlanner) shapes(o *domObs, want *domain.Want) (*domainShapes, error) {
 	base := o.InactiveXML
 	if base == "" {
 		base = o.LiveXML
 	}
-	ds := &domainShapes{def: &libvirtxml.Domain{}, iid: want.seedIID}
-	if want.seedName != "" {
-		ds.seed = want.seedPool + "/" + want.seedName
+	ds := &domainShapes{def: &libvirtxml.Domain{}, iid: want.SeedIID}
+	if want.SeedName != "" {
+		ds.seed = want.SeedPool + "/" + want.SeedName
 	}
 	if err := ds.def.Unmarshal(base); err != nil {
 		return nil, fmt.Errorf("domain %s: %w", p.vm.Name, err)
 	}
-	ds.cur = shapeOf(ds.def, o.Owner)
-	want.apply(ds.def, o.Others)
-	ds.next = shapeOf(ds.def, want.owner)
+	ds.cur = domain.ShapeOf(ds.def, o.Owner)
+	want.Apply(ds.def, o.Others)
+	ds.next = domain.ShapeOf(ds.def, want.Owner)
 	if o.Running {
-		liveOwner, _, _ := parseOwner(metadataOf(o.Live))
-		ds.live = shapeOf(o.Live, liveOwner)
+		liveOwner, _, _ := ownership.Parse(metadataOf(o.Live))
+		ds.live = domain.ShapeOf(o.Live, liveOwner)
 	}
 	return ds, nil
 }
@@ -85,7 +87,7 @@ func metadataOf(d *libvirtxml.Domain) string {
 func liveDiffers(o *domObs, ds *domainShapes) map[string]bool {
 	out := map[string]bool{}
 	if o.Running {
-		for _, f := range diffShapes(ds.live, ds.next) {
+		for _, f := range domain.Diff(ds.live, ds.next) {
 			if f.Name != "owner" {
 				out[f.Name] = true
 			}
@@ -110,7 +112,7 @@ func (p *vmPlanner) planDefinition(o *domObs, ds *domainShapes, pending map[stri
 	vm, key := p.vm, p.step.ID
 	define := !o.Persistent
 	written := map[string]bool{}
-	for _, f := range diffShapes(ds.cur, ds.next) {
+	for _, f := range domain.Diff(ds.cur, ds.next) {
 		if f.Name == "owner" {
 			continue
 		}
@@ -145,7 +147,7 @@ func (p *vmPlanner) planDefinition(o *domObs, ds *domainShapes, pending map[stri
 // is attached at its next boot (site does not hot-plug), and a new seed
 // carries a new instance-id, on which cloud-init runs its first-boot
 // modules again. "" for any other change.
-func (ds *domainShapes) effect(name string, before shape) string {
+func (ds *domainShapes) effect(name string, before domain.Shape) string {
 	switch name {
 	case "disks":
 		had := map[string]bool{}
@@ -176,7 +178,7 @@ func (p *vmPlanner) planWaiting(o *domObs, ds *domainShapes, written map[string]
 	if !o.Running {
 		return
 	}
-	for _, f := range diffShapes(ds.live, ds.next) {
+	for _, f := range domain.Diff(ds.live, ds.next) {
 		if f.Name != "owner" && !written[f.Name] {
 			p.change(p.step.ID, plan.ActionUpdate, plan.ImpactNextBoot, "already in the persistent definition; "+p.restartHint()+ds.effect(f.Name, ds.live),
 				map[string]any{f.Name: f.Before}, map[string]any{f.Name: f.After})
@@ -188,7 +190,7 @@ func (p *vmPlanner) planWaiting(o *domObs, ds *domainShapes, written map[string]
 // planOwner sets the owner element when the live or the persistent one
 // differs from what the spec wants. It is metadata: live and config
 // change in one call.
-func (p *vmPlanner) planOwner(o *domObs, ds *domainShapes, want *wantDomain) {
+func (p *vmPlanner) planOwner(o *domObs, ds *domainShapes, want *domain.Want) {
 	ownerNow := ds.cur.Owner
 	if o.Running && ds.live.Owner != ds.cur.Owner {
 		ownerNow = ds.live.Owner
@@ -196,7 +198,7 @@ func (p *vmPlanner) planOwner(o *domObs, ds *domainShapes, want *wantDomain) {
 	if ownerNow != ds.next.Owner || ds.cur.Owner != ds.next.Owner {
 		p.change(p.step.ID, plan.ActionUpdate, plan.ImpactLive, "owner element (SetMetadata, live and config)",
 			map[string]any{"owner": ownerNow}, map[string]any{"owner": ds.next.Owner})
-		p.add(op{Kind: opSetMetadata, Domain: p.vm.Name, Owner: want.owner, Live: o.Running})
+		p.add(op{Kind: opSetMetadata, Domain: p.vm.Name, Owner: want.Owner, Live: o.Running})
 	}
 }
 

@@ -11,6 +11,8 @@ import (
 
 	"libvirt.org/go/libvirtxml"
 
+	"github.com/site-tools/site/backends/libvirt/domain"
+	"github.com/site-tools/site/backends/libvirt/ownership"
 	"github.com/site-tools/site/backends/libvirt/seed"
 	"github.com/site-tools/site/compiler/model"
 	"github.com/site-tools/site/compiler/plan"
@@ -24,7 +26,7 @@ func volumeKey(host, pool, name string) string { return "volume/" + host + "/" +
 // planDisks creates the disks that are missing (blank, or from their
 // base image), makes a disk again behind a gate when the spec changed
 // its base, grows them behind a gate, and never shrinks one.
-func (p *vmPlanner) planDisks(want *wantDomain, owned map[string]ownedVolume) error {
+func (p *vmPlanner) planDisks(want *domain.Want, owned map[string]ownership.Volume) error {
 	for _, disk := range p.vm.Disks {
 		if err := p.planDisk(want, disk, owned); err != nil {
 			return err
@@ -36,7 +38,7 @@ func (p *vmPlanner) planDisks(want *wantDomain, owned map[string]ownedVolume) er
 // planDisk plans one disk: it refuses a volume the VM may not take,
 // and plans one that could not be read or is missing; planExistingDisk
 // plans the rest.
-func (p *vmPlanner) planDisk(want *wantDomain, disk model.Disk, owned map[string]ownedVolume) error {
+func (p *vmPlanner) planDisk(want *domain.Want, disk model.Disk, owned map[string]ownership.Volume) error {
 	vm := p.vm
 	vol, err := p.h.declaredVolume(disk.Pool, disk.Name, p.declared(disk.Pool))
 	if np := (noPoolError{}); errors.As(err, &np) && np.why == poolMissing {
@@ -59,8 +61,8 @@ func (p *vmPlanner) planDisk(want *wantDomain, disk model.Disk, owned map[string
 			return err
 		}
 	}
-	ov := ownedVolume{Pool: disk.Pool, Name: disk.Name, Role: "disk", Base: disk.Base}
-	prior, mine := owned[ov.key()]
+	ov := ownership.Volume{Pool: disk.Pool, Name: disk.Name, Role: "disk", Base: disk.Base}
+	prior, mine := owned[ov.Key()]
 	key := volumeKey(vm.Host, disk.Pool, disk.Name)
 	if vol.unread() {
 		if err := p.planUnreadDisk(want, disk, vol, key, attached); err != nil {
@@ -68,9 +70,9 @@ func (p *vmPlanner) planDisk(want *wantDomain, disk model.Disk, owned map[string
 		}
 		switch {
 		case mine:
-			want.owner.Volumes = append(want.owner.Volumes, prior) // as it is until it can be read
+			want.Owner.Volumes = append(want.Owner.Volumes, prior) // as it is until it can be read
 		case p.h.domains[vm.Name] == nil:
-			want.owner.Volumes = append(want.owner.Volumes, ov)
+			want.Owner.Volumes = append(want.Owner.Volumes, ov)
 		}
 		return nil
 	}
@@ -78,7 +80,7 @@ func (p *vmPlanner) planDisk(want *wantDomain, disk model.Disk, owned map[string
 		if err := p.planNewDisk(want, disk, key); err != nil {
 			return err
 		}
-		want.owner.Volumes = append(want.owner.Volumes, ov)
+		want.Owner.Volumes = append(want.Owner.Volumes, ov)
 		return nil
 	}
 	return p.planExistingDisk(want, disk, vol, ov, prior, mine, key)
@@ -87,7 +89,7 @@ func (p *vmPlanner) planDisk(want *wantDomain, disk model.Disk, owned map[string
 // planExistingDisk plans a disk whose volume exists: made again on a
 // new base, or grown, never shrunk; ov is what the owner element
 // records of it, prior what it recorded (mine: it did).
-func (p *vmPlanner) planExistingDisk(want *wantDomain, disk model.Disk, vol *volObs, ov, prior ownedVolume, mine bool, key string) error {
+func (p *vmPlanner) planExistingDisk(want *domain.Want, disk model.Disk, vol *volObs, ov, prior ownership.Volume, mine bool, key string) error {
 	vm := p.vm
 	if err := p.refuseProbedOverlay(disk, vol, mine); err != nil {
 		return err
@@ -97,14 +99,14 @@ func (p *vmPlanner) planExistingDisk(want *wantDomain, disk model.Disk, vol *vol
 		return err
 	}
 	if rebased {
-		want.owner.Volumes = append(want.owner.Volumes, ov)
+		want.Owner.Volumes = append(want.Owner.Volumes, ov)
 		return nil
 	}
 	format, err := p.diskFormat(disk, vol)
 	if err != nil {
 		return err
 	}
-	want.formats = append(want.formats, format)
+	want.Formats = append(want.Formats, format)
 	capacity, err := p.diskCapacity(disk, vol, format)
 	if err != nil {
 		return err
@@ -115,14 +117,14 @@ func (p *vmPlanner) planExistingDisk(want *wantDomain, disk model.Disk, vol *vol
 			return err
 		}
 		p.change(key, plan.ActionUpdate, plan.ImpactNextBoot, "grow the disk volume; the guest sees the new size after its next boot and must grow its file system itself",
-			map[string]any{"size": sizeString(capacity)}, map[string]any{"size": sizeString(disk.SizeBytes)}, plan.GateVMDiskResize)
+			map[string]any{"size": domain.SizeString(capacity)}, map[string]any{"size": domain.SizeString(disk.SizeBytes)}, plan.GateVMDiskResize)
 		p.add(op{Kind: opResizeVolume, Gate: plan.GateVMDiskResize, Pool: disk.Pool, Volume: disk.Name, Bytes: disk.SizeBytes, Format: vol.Format})
 	case capacity > disk.SizeBytes:
 		return fmt.Errorf("VM %s: volume %s/%s on %s holds %s but the spec declares %s: site never shrinks a volume (data would be lost); declare its real size, %q",
-			vm.Name, disk.Pool, disk.Name, vm.Host, sizeString(capacity), sizeString(disk.SizeBytes), sizeString(capacity))
+			vm.Name, disk.Pool, disk.Name, vm.Host, domain.SizeString(capacity), domain.SizeString(disk.SizeBytes), domain.SizeString(capacity))
 	}
 	if mine {
-		want.owner.Volumes = append(want.owner.Volumes, ov)
+		want.Owner.Volumes = append(want.Owner.Volumes, ov)
 	}
 	return nil
 }
@@ -135,7 +137,7 @@ func (p *vmPlanner) planExistingDisk(want *wantDomain, disk model.Disk, vol *vol
 // disk that cannot be made blocks the step before anything changes; and
 // unless the VM has the disk attached already, so is whether another
 // tenant's domain has that base.
-func (p *vmPlanner) planUnreadDisk(want *wantDomain, disk model.Disk, vol *volObs, key string, attached bool) error {
+func (p *vmPlanner) planUnreadDisk(want *domain.Want, disk model.Disk, vol *volObs, key string, attached bool) error {
 	format := p.definedFormat(disk.Pool, disk.Name)
 	if disk.Base != "" {
 		b, err := p.base(disk)
@@ -151,7 +153,7 @@ func (p *vmPlanner) planUnreadDisk(want *wantDomain, disk model.Disk, vol *volOb
 			format = (&op{}).from(b, disk.Clone)
 		}
 	}
-	want.formats = append(want.formats, format)
+	want.Formats = append(want.Formats, format)
 	p.unreadVolume(key, disk.Pool, "disk volume of "+p.vm.Name, vol)
 	return nil
 }
@@ -273,22 +275,22 @@ func (p *vmPlanner) declared(pool string) *model.Pool {
 
 // planSeed uploads the cloud-init seed when the pool lacks it. The seed
 // is content addressed: uploaded once, never replaced.
-func (p *vmPlanner) planSeed(want *wantDomain) error {
+func (p *vmPlanner) planSeed(want *domain.Want) error {
 	vm := p.vm
 	if vm.CloudInit == nil {
 		return nil
 	}
 	s := vmSeed(vm)
-	want.seedPool, want.seedName, want.seedIID = seedPool(vm), s.Name, s.InstanceID
-	vol, err := p.h.uploaded(want.seedPool, s.Name, p.declared(want.seedPool))
+	want.SeedPool, want.SeedName, want.SeedIID = seedPool(vm), s.Name, s.InstanceID
+	vol, err := p.h.uploaded(want.SeedPool, s.Name, p.declared(want.SeedPool))
 	if err != nil {
 		return err
 	}
 	p.seen = append(p.seen, s.Name, strconv.FormatBool(vol.Exists), strconv.FormatBool(vol.Partial), vol.NoPool)
-	p.notRead(want.seedPool, vol)
-	want.owner.Volumes = append(want.owner.Volumes, ownedVolume{Pool: want.seedPool, Name: s.Name, Role: "seed"})
+	p.notRead(want.SeedPool, vol)
+	want.Owner.Volumes = append(want.Owner.Volumes, ownership.Volume{Pool: want.SeedPool, Name: s.Name, Role: "seed"})
 	if vol.unread() {
-		p.unreadVolume(volumeKey(vm.Host, want.seedPool, s.Name), want.seedPool, "cloud-init seed ("+s.InstanceID+")", vol)
+		p.unreadVolume(volumeKey(vm.Host, want.SeedPool, s.Name), want.SeedPool, "cloud-init seed ("+s.InstanceID+")", vol)
 		return nil
 	}
 	if !vol.Exists {
@@ -296,9 +298,9 @@ func (p *vmPlanner) planSeed(want *wantDomain) error {
 		if vol.Partial {
 			reason += partialReason(vol.Markers)
 		}
-		p.change(volumeKey(vm.Host, want.seedPool, s.Name), plan.ActionCreate, plan.ImpactNone,
-			reason, nil, map[string]any{"size": sizeString(uint64(len(s.ISO)))})
-		p.add(op{Kind: opUploadSeed, Pool: want.seedPool, Volume: s.Name, ISO: s.ISO})
+		p.change(volumeKey(vm.Host, want.SeedPool, s.Name), plan.ActionCreate, plan.ImpactNone,
+			reason, nil, map[string]any{"size": domain.SizeString(uint64(len(s.ISO)))})
+		p.add(op{Kind: opUploadSeed, Pool: want.SeedPool, Volume: s.Name, ISO: s.ISO})
 	}
 	return nil
 }
@@ -321,11 +323,11 @@ func seedPool(vm *model.VM) string {
 // planUnwantedVolumes handles the volumes site made for the VM that the
 // spec no longer wants: they stay listed in the owner element while any
 // definition uses them, and are deleted otherwise.
-func (p *vmPlanner) planUnwantedVolumes(o *domObs, want *wantDomain, owned map[string]ownedVolume) {
+func (p *vmPlanner) planUnwantedVolumes(o *domObs, want *domain.Want, owned map[string]ownership.Volume) {
 	vm := p.vm
 	wanted := map[string]bool{}
-	for _, ov := range want.owner.Volumes {
-		wanted[ov.key()] = true
+	for _, ov := range want.Owner.Volumes {
+		wanted[ov.Key()] = true
 	}
 	// A guest that this apply restarts or stops lets go of its live
 	// definition's volumes before the deletes run.
@@ -337,7 +339,7 @@ func (p *vmPlanner) planUnwantedVolumes(o *domObs, want *wantDomain, owned map[s
 			continue
 		}
 		if by := refs[k]; len(by) > 0 {
-			want.owner.Volumes = append(want.owner.Volumes, ov)
+			want.Owner.Volumes = append(want.Owner.Volumes, ov)
 			continue // deleted by a later run, once nothing uses it
 		}
 		key := volumeKey(vm.Host, ov.Pool, ov.Name)

@@ -11,6 +11,8 @@ import (
 	"libvirt.org/go/libvirtxml"
 
 	"github.com/site-tools/site/backends"
+	"github.com/site-tools/site/backends/libvirt/conn"
+	"github.com/site-tools/site/backends/libvirt/ownership"
 )
 
 // A VM step lists the volumes it makes for a domain in the domain's
@@ -41,7 +43,7 @@ func (e notMadeError) Unwrap() error { return e.err }
 // of site's own making was no call at all: both stay as they are, so
 // the claim stays and a later run sees what is there.
 func refusedCreate(err error) error {
-	switch Classify(err) {
+	switch conn.Classify(err) {
 	case "", backends.ClassTransient:
 		return err
 	}
@@ -77,7 +79,7 @@ func (a *applier) withdrawClaim(o op, cause error) error {
 	}
 	withdrawn := fmt.Sprintf("domain %s no longer lists it in its owner element nor has a disk on it, so a removal of the VM keeps it", o.Domain)
 	switch {
-	case isCode(cause, libvirt.ERR_STORAGE_VOL_EXIST):
+	case conn.IsCode(cause, libvirt.ERR_STORAGE_VOL_EXIST):
 		return fmt.Errorf("%w: volume %s appeared after this run's plan (another run, another tenant's run whose file was not loaded with this one, or by hand), and site did not make it: %s; "+
 			"find out whose it is (virsh -c %s vol-dumpxml --pool %s %s); run site diff again, which shows the VM taking it as its disk unless another domain has it, or name another volume in the spec",
 			cause, what, withdrawn, a.host, o.Pool, o.Volume)
@@ -126,13 +128,13 @@ func (a *applier) unclaimDefined(dom *libvirt.Domain, domain, pool, name string)
 	if err != nil {
 		return err
 	}
-	own, others, err := parseOwner(metadataOf(def))
+	own, others, err := ownership.Parse(metadataOf(def))
 	if err != nil {
 		return fmt.Errorf("domain %s: %w", domain, err)
 	}
 	changed := dropDisksOn(def, pool, name)
-	if own != nil && own.drop(pool, name) {
-		def.Metadata = &libvirtxml.DomainMetadata{XML: own.metadataXML(others)}
+	if own != nil && own.Drop(pool, name) {
+		def.Metadata = &libvirtxml.DomainMetadata{XML: own.MetadataXML(others)}
 		changed = true
 	}
 	if !changed {
@@ -166,15 +168,15 @@ func (a *applier) unclaimLive(dom *libvirt.Domain, domain, pool, name string) er
 	if err != nil {
 		return err
 	}
-	own, _, err := parseOwner(metadataOf(def))
+	own, _, err := ownership.Parse(metadataOf(def))
 	if err != nil {
 		return fmt.Errorf("domain %s: %w", domain, err)
 	}
-	if own == nil || !own.drop(pool, name) {
+	if own == nil || !own.Drop(pool, name) {
 		return nil
 	}
 	done = a.calling("SetMetadata of domain " + domain)
-	err = dom.SetMetadata(libvirt.DOMAIN_METADATA_ELEMENT, own.element(), ownerPrefix, OwnerNS, libvirt.DOMAIN_AFFECT_LIVE)
+	err = dom.SetMetadata(libvirt.DOMAIN_METADATA_ELEMENT, own.Element(), ownership.Prefix, OwnerNS, libvirt.DOMAIN_AFFECT_LIVE)
 	done()
 	if err != nil {
 		return fmt.Errorf("set the live owner metadata of %s on %s: %w", domain, a.host, err)

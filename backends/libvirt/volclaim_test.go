@@ -10,6 +10,7 @@ import (
 	"libvirt.org/go/libvirtxml"
 
 	"github.com/site-tools/site/backends/engine"
+	"github.com/site-tools/site/backends/libvirt/ownership"
 	"github.com/site-tools/site/compiler/graph"
 	"github.com/site-tools/site/compiler/model"
 )
@@ -81,7 +82,7 @@ func TestVolumeMadeMeanwhileIsNotClaimed(t *testing.T) {
 				defs["live"] = d.Live
 			}
 			for which, def := range defs {
-				if o, _, err := parseOwner(def.Metadata.XML); err != nil || strings.Contains(o.String(), tt.theirs) {
+				if o, _, err := ownership.Parse(def.Metadata.XML); err != nil || strings.Contains(o.String(), tt.theirs) {
 					t.Errorf("the %s owner element %q (%v) claims %s, which site did not make", which, o.String(), err, tt.theirs)
 				}
 			}

@@ -7,6 +7,8 @@ import (
 
 	"libvirt.org/go/libvirt"
 	"libvirt.org/go/libvirtxml"
+
+	"github.com/site-tools/site/backends/libvirt/domain"
 )
 
 // createFromBase makes a disk from its base volume: a qcow2 overlay
@@ -81,7 +83,7 @@ func (a *applier) cloneBase(pool *libvirt.StoragePool, o op) error {
 		if derr := a.deletePartial(vol, o.Pool+"/"+o.Volume); derr != nil {
 			err = fmt.Errorf("%w (and deleting the copy failed: %v; delete %s/%s by hand)", err, derr, o.Pool, o.Volume)
 		}
-		return fmt.Errorf("grow the copy %s/%s on %s to %s: %w", o.Pool, o.Volume, a.host, sizeString(o.Bytes), err)
+		return fmt.Errorf("grow the copy %s/%s on %s to %s: %w", o.Pool, o.Volume, a.host, domain.SizeString(o.Bytes), err)
 	}
 	return nil
 }

@@ -9,6 +9,8 @@ import (
 
 	"libvirt.org/go/libvirtxml"
 
+	"github.com/site-tools/site/backends/libvirt/conn"
+	"github.com/site-tools/site/backends/libvirt/ownership"
 	"github.com/site-tools/site/compiler/graph"
 	"github.com/site-tools/site/compiler/model"
 	"github.com/site-tools/site/compiler/plan"
@@ -203,8 +205,8 @@ func (u *volumeUser) freeing(host, pool, name string) string {
 	}
 	id := graph.VMStepID(host, o.Name)
 	volume := "that removal keeps the volume, which site did not make for domain " + o.Name
-	want := ownedVolume{Pool: pool, Name: name}.key()
-	if slices.ContainsFunc(o.Owner.Volumes, func(v ownedVolume) bool { return v.key() == want }) {
+	want := ownership.Volume{Pool: pool, Name: name}.Key()
+	if slices.ContainsFunc(o.Owner.Volumes, func(v ownership.Volume) bool { return v.Key() == want }) {
 		volume = "that removal deletes the volume too, which site made for domain " + o.Name
 	}
 	return fmt.Sprintf("free it: the step that removes domain %s is %s of tenant %s, planned once %s's spec no longer declares %s (site apply tenants/%s.cue --target '%s' --ack %s; %s), %s",
@@ -308,12 +310,12 @@ func (a *applier) undoDefine(o op, taken volumeTakenError) string {
 			_ = dom.Free()
 		}
 		if err != nil {
-			return fmt.Sprintf("undefining it again failed (%v): remove it with virsh -c %s undefine %s", plainError(err), a.host, o.Domain)
+			return fmt.Sprintf("undefining it again failed (%v): remove it with virsh -c %s undefine %s", conn.Plain(err), a.host, o.Domain)
 		}
 		return "site undefined it again"
 	}
 	if err := a.unclaim(o.Domain, taken.pool, taken.name); err != nil {
-		return fmt.Sprintf("taking its disk on %s/%s out again failed (%v): take it out with virsh -c %s edit %s", taken.pool, taken.name, plainError(err), a.host, o.Domain)
+		return fmt.Sprintf("taking its disk on %s/%s out again failed (%v): take it out with virsh -c %s edit %s", taken.pool, taken.name, conn.Plain(err), a.host, o.Domain)
 	}
 	return fmt.Sprintf("site took its disk on %s/%s out of the definition again", taken.pool, taken.name)
 }

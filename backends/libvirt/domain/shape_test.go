@@ -1,6 +1,6 @@
 //go:build cgo && libvirt_dlopen
 
-package libvirt
+package domain
 
 import (
 	"slices"
@@ -15,18 +15,18 @@ func TestDiffShapesNICs(t *testing.T) {
 	for _, tc := range []struct {
 		name       string
 		have, want []string
-		diff       []field
+		diff       []Field
 	}{
 		{"MAC left to libvirt", []string{live}, []string{"network=lan model=virtio mac="}, nil},
 		{"NIC added", nil, []string{"network=lan model=virtio mac="},
-			[]field{{"nics", "(none)", "network=lan model=virtio mac=(libvirt's)"}}},
+			[]Field{{"nics", "(none)", "network=lan model=virtio mac=(libvirt's)"}}},
 		{"last NIC removed", []string{live}, nil,
-			[]field{{"nics", live, "(none)"}}},
+			[]Field{{"nics", live, "(none)"}}},
 		{"network changed", []string{live}, []string{"network=dmz model=virtio mac="},
-			[]field{{"nics", "network=lan model=virtio mac=(libvirt's)", "network=dmz model=virtio mac=(libvirt's)"}}},
+			[]Field{{"nics", "network=lan model=virtio mac=(libvirt's)", "network=dmz model=virtio mac=(libvirt's)"}}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			got := diffShapes(shape{NICs: tc.have}, shape{NICs: tc.want})
+			got := Diff(Shape{NICs: tc.have}, Shape{NICs: tc.want})
 			if !slices.Equal(got, tc.diff) {
 				t.Errorf("got %+v, want %+v", got, tc.diff)
 			}

@@ -1,12 +1,13 @@
 //go:build cgo && libvirt_dlopen
 
-package libvirt
+package domain
 
 import (
 	"testing"
 
 	"libvirt.org/go/libvirtxml"
 
+	"github.com/site-tools/site/backends/libvirt/ownership"
 	"github.com/site-tools/site/compiler/model"
 )
 
@@ -24,8 +25,8 @@ func TestSizeString(t *testing.T) {
 		{1000, "1000B"},
 		{0, "0B"},
 	} {
-		if got := sizeString(tc.in); got != tc.want {
-			t.Errorf("sizeString(%d): got %q, want %q", tc.in, got, tc.want)
+		if got := SizeString(tc.in); got != tc.want {
+			t.Errorf("SizeString(%d): got %q, want %q", tc.in, got, tc.want)
 		}
 	}
 }
@@ -48,10 +49,10 @@ func TestSeedOnVirtioSCSI(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			vm := &model.VM{Name: "v", VCPUs: 1, MemoryBytes: 64 << 20}
-			w := &wantDomain{vm: vm, seedPool: "default", seedName: tc.seed, owner: &owner{Tenant: "t"}}
-			def := newDomain("v", "qemu")
+			w := &Want{VM: vm, SeedPool: "default", SeedName: tc.seed, Owner: &ownership.Owner{Tenant: "t"}}
+			def := New("v", "qemu")
 			def.Devices.Controllers = tc.have
-			w.apply(def, "")
+			w.Apply(def, "")
 			got := ""
 			for _, c := range def.Devices.Controllers {
 				if c.Type == "scsi" {
@@ -61,7 +62,7 @@ func TestSeedOnVirtioSCSI(t *testing.T) {
 			if got != tc.wantModel {
 				t.Errorf("SCSI controller model %q, want %q", got, tc.wantModel)
 			}
-			if cd := shapeOf(def, w.owner).CDROMs; tc.seed != "" && (len(cd) != 1 || cd[0] != "sda scsi default/"+tc.seed) {
+			if cd := ShapeOf(def, w.Owner).CDROMs; tc.seed != "" && (len(cd) != 1 || cd[0] != "sda scsi default/"+tc.seed) {
 				t.Errorf("cdroms %q, want the seed on sda scsi", cd)
 			}
 		})

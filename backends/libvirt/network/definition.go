@@ -1,6 +1,6 @@
 //go:build cgo && libvirt_dlopen
 
-package libvirt
+package network
 
 import (
 	"fmt"
@@ -9,17 +9,18 @@ import (
 
 	"libvirt.org/go/libvirtxml"
 
+	"github.com/site-tools/site/backends/libvirt/ownership"
 	"github.com/site-tools/site/compiler/model"
 )
 
-// applyNetwork writes what site manages into def: the mode, and the
+// Apply writes what site manages into def: the mode, and the
 // owner element; for a NAT or isolated network the gateway address (the
 // CIDR's first host) and a DHCP range over the rest, for a bridge
 // network the host bridge it joins. A NAT or isolated network's bridge
 // name, MAC and UUID stay libvirt's (its bridge is libvirt's own; one a
 // bridge network named is dropped so libvirt makes its own again).
-func applyNetwork(def *libvirtxml.Network, nw *model.Network, own *owner, others string, hosts []libvirtxml.NetworkDHCPHost) error {
-	def.Metadata = &libvirtxml.NetworkMetadata{XML: own.metadataXML(others)}
+func Apply(def *libvirtxml.Network, nw *model.Network, own *ownership.Owner, others string, hosts []libvirtxml.NetworkDHCPHost) error {
+	def.Metadata = &libvirtxml.NetworkMetadata{XML: own.MetadataXML(others)}
 	if nw.ModeOrNAT() == model.NetBridge {
 		// libvirt's forward mode "bridge": no address, no dnsmasq, the
 		// guests' taps join the host's bridge as they are.
@@ -50,24 +51,24 @@ func applyNetwork(def *libvirtxml.Network, nw *model.Network, own *owner, others
 	return nil
 }
 
-// modeOf is the mode a network definition has, in the spec's words.
-func modeOf(def *libvirtxml.Network) model.NetMode {
+// ModeOf is the mode a network definition has, in the spec's words.
+func ModeOf(def *libvirtxml.Network) model.NetMode {
 	if def.Forward == nil {
 		return model.NetIsolated
 	}
 	return model.NetMode(def.Forward.Mode)
 }
 
-// netShapeOf projects a network definition on what site manages.
-func netShapeOf(def *libvirtxml.Network, o *owner) string {
-	mode := string(modeOf(def))
+// Shape projects a network definition on what site manages.
+func Shape(def *libvirtxml.Network, o *ownership.Owner) string {
+	mode := string(ModeOf(def))
 	if mode == string(model.NetBridge) && def.Bridge != nil {
 		// Only a bridge network's bridge is site's to say.
 		mode += " bridge=" + def.Bridge.Name
 	}
 	var ips []string
 	for _, ip := range def.IPs {
-		s := ipPrefix(ip)
+		s := IPPrefix(ip)
 		if ip.DHCP != nil {
 			for _, r := range ip.DHCP.Ranges {
 				s += " dhcp " + r.Start + "-" + r.End
@@ -78,9 +79,9 @@ func netShapeOf(def *libvirtxml.Network, o *owner) string {
 	return fmt.Sprintf("forward=%s ip=%s owner=%s", mode, strings.Join(ips, ";"), o.String())
 }
 
-// ipPrefix is a network address as ADDRESS/BITS, from a prefix or a
+// IPPrefix is a network address as ADDRESS/BITS, from a prefix or a
 // netmask.
-func ipPrefix(ip libvirtxml.NetworkIP) string {
+func IPPrefix(ip libvirtxml.NetworkIP) string {
 	bits := ip.Prefix
 	if ip.Netmask != "" {
 		if m, err := netip.ParseAddr(ip.Netmask); err == nil {
@@ -96,8 +97,8 @@ func ipPrefix(ip libvirtxml.NetworkIP) string {
 	return fmt.Sprintf("%s/%d", ip.Address, bits)
 }
 
-// mustNet parses network XML that observeNetwork already parsed once.
-func mustNet(x string) *libvirtxml.Network {
+// Must parses network XML that observation already parsed once.
+func Must(x string) *libvirtxml.Network {
 	var def libvirtxml.Network
 	if err := def.Unmarshal(x); err != nil {
 		panic(fmt.Sprintf("network XML parsed before fails now: %v", err))

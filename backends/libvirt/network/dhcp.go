@@ -1,6 +1,6 @@
 //go:build cgo && libvirt_dlopen
 
-package libvirt
+package network
 
 import (
 	"encoding/xml"
@@ -14,9 +14,9 @@ import (
 	"github.com/site-tools/site/compiler/model"
 )
 
-// dhcpHosts lists the DHCP host entries network nw needs: one per NIC of
+// DHCPHosts lists the DHCP host entries network nw needs: one per NIC of
 // the tenant's VMs on nw's host that asks for a fixed address on nw.
-func dhcpHosts(t *model.Tenant, nw *model.Network) ([]libvirtxml.NetworkDHCPHost, error) {
+func DHCPHosts(t *model.Tenant, nw *model.Network) ([]libvirtxml.NetworkDHCPHost, error) {
 	if t == nil || !nw.ServesDHCP() {
 		return nil, nil
 	}
@@ -43,7 +43,7 @@ func dhcpHosts(t *model.Tenant, nw *model.Network) ([]libvirtxml.NetworkDHCPHost
 				return nil, fmt.Errorf("VMs %s and %s both ask for %s on network %s", other, vm.Name, ip, nw.Name)
 			}
 			byIP[ip.String()] = vm.Name
-			out = append(out, libvirtxml.NetworkDHCPHost{MAC: nicMAC(vm, i), Name: vm.Name, IP: ip.String()})
+			out = append(out, libvirtxml.NetworkDHCPHost{MAC: MAC(vm, i), Name: vm.Name, IP: ip.String()})
 		}
 	}
 	sort.Slice(out, func(i, j int) bool {
@@ -54,8 +54,8 @@ func dhcpHosts(t *model.Tenant, nw *model.Network) ([]libvirtxml.NetworkDHCPHost
 	return out, nil
 }
 
-// hostsOf returns the DHCP host entries of a network's first address.
-func hostsOf(def *libvirtxml.Network) []libvirtxml.NetworkDHCPHost {
+// HostsOf returns the DHCP host entries of a network's first address.
+func HostsOf(def *libvirtxml.Network) []libvirtxml.NetworkDHCPHost {
 	if def == nil || len(def.IPs) == 0 || def.IPs[0].DHCP == nil {
 		return nil
 	}
@@ -66,7 +66,7 @@ func hostLine(h libvirtxml.NetworkDHCPHost) string {
 	return "mac=" + strings.ToLower(h.MAC) + " ip=" + h.IP + " name=" + h.Name
 }
 
-func hostLines(hs []libvirtxml.NetworkDHCPHost) []string {
+func HostLines(hs []libvirtxml.NetworkDHCPHost) []string {
 	out := []string{}
 	for _, h := range hs {
 		out = append(out, hostLine(h))
@@ -74,8 +74,8 @@ func hostLines(hs []libvirtxml.NetworkDHCPHost) []string {
 	return out
 }
 
-// hostXMLs renders the entries of a that b lacks, for virNetworkUpdate.
-func hostXMLs(a, b []libvirtxml.NetworkDHCPHost) []string {
+// HostXMLs renders the entries of a that b lacks, for virNetworkUpdate.
+func HostXMLs(a, b []libvirtxml.NetworkDHCPHost) []string {
 	in := map[string]bool{}
 	for _, h := range b {
 		in[hostLine(h)] = true

@@ -1,13 +1,11 @@
 //go:build cgo && libvirt_dlopen
 
-package libvirt
+package conn
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"strings"
-	"time"
 
 	"libvirt.org/go/libvirt"
 
@@ -156,7 +154,7 @@ func (e *HostError) Error() string {
 }
 
 // keepAliveAdvice is what to do about a call keepalive failed (see
-// connect.go). Observation reports the host given up on instead
+// keepalive.go). Observation reports the host given up on instead
 // (SilentHostError): its retry meets that.
 const keepAliveAdvice = "the libvirt daemon stopped answering site's keepalive probes, so site gave up on this host for the run; " +
 	"check that it runs and is not stopped or hung (virsh version answers at once from a daemon that is well), and the network or SSH tunnel to the host; " +
@@ -170,9 +168,9 @@ func keepAliveClosed(msg string) bool {
 
 func (e *HostError) Unwrap() error { return e.Err }
 
-// explain classifies err for the user; an error without a libvirt.Error,
+// Explain classifies err for the user; an error without a libvirt.Error,
 // or one already explained, is returned as it is.
-func explain(err error) error {
+func Explain(err error) error {
 	if err == nil {
 		return nil
 	}
@@ -187,33 +185,26 @@ func explain(err error) error {
 	return &HostError{Class: c, Err: err}
 }
 
-// Retry policy: a few tries, the wait doubling from retryBackoff.
-const (
-	retryTries   = 3
-	retryBackoff = 250 * time.Millisecond
-)
+// libvirtError shows a libvirt error as libvirt's own message; the Go
+// binding's virError(Code=38, Domain=7, Message='...') means nothing to
+// a user; escaped on one line (visible.Short). Unwrap keeps the code.
+type libvirtError struct{ e libvirt.Error }
 
-// retry runs op until it succeeds, fails with an error that is not
-// ClassTransient, or has been tried retryTries times (backends.Retry).
-// Use it ONLY for calls that are safe to repeat: observation, and
-// "ensure" calls whose repeat leaves the same result (DefineXML of the
-// same XML, SetAutostart to a value, SetMetadata). A failed start, stop,
-// create or upload may have happened; repeating it blindly is not safe.
-//
-// op must fetch its connection with d.conn on every try: conn reopens a
-// connection that died, which is what a transient error usually means.
-// Every libvirt call op makes is counted by op itself, so Calls stays
-// the true number of calls made, retries included.
-//
-// The run (Options.Run) goes with the tries: once it is interrupted, a
-// failed call is not tried again and a wait for the next try ends at
-// the interrupt (issue 27: nothing is sent after Ctrl-C that was not on
-// its way already).
-func (d *Driver) retry(op func() error) error {
-	sleep := backends.Sleep
-	if d.sleep != nil {
-		sleep = func(ctx context.Context, w time.Duration) error { d.sleep(w); return ctx.Err() }
+func (l libvirtError) Error() string { return visible.Short(l.e.Message) }
+
+func (l libvirtError) Unwrap() error { return l.e }
+
+// Plain turns a libvirt error into one that shows libvirt's own message
+// (libvirtError); others pass. Observation uses it for what it reports.
+func Plain(err error) error {
+	if lerr, ok := err.(libvirt.Error); ok && lerr.Message != "" {
+		return libvirtError{lerr}
 	}
-	r := backends.Retry{Tries: retryTries, Backoff: retryBackoff, Classify: Classify, Sleep: sleep}
-	return r.Do(backends.WithRun(context.Background(), d.opts.Run), func(context.Context) error { return op() })
+	return err
+}
+
+// IsCode reports whether err is a libvirt error with code.
+func IsCode(err error, code libvirt.ErrorNumber) bool {
+	var lerr libvirt.Error
+	return errors.As(err, &lerr) && lerr.Code == code
 }

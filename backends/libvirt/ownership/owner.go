@@ -1,6 +1,11 @@
 //go:build cgo && libvirt_dlopen
 
-package libvirt
+// Package ownership reads and writes site's owner element, the mark in a
+// libvirt domain's or network's <metadata> that says which tenant the
+// object belongs to and which volumes site created for a domain (the
+// only volumes it will ever delete). Domains, networks and volumes all
+// judge what is site's by it.
+package ownership
 
 import (
 	"encoding/xml"
@@ -11,22 +16,22 @@ import (
 	"strings"
 )
 
-// OwnerNS is the XML namespace of site's owner element in a domain's or
+// NS is the XML namespace of site's owner element in a domain's or
 // network's <metadata>.
-const OwnerNS = "https://github.com/site-tools/site/xmlns/libvirt/1"
+const NS = "https://github.com/site-tools/site/xmlns/libvirt/1"
 
-// ownerPrefix is the namespace prefix libvirt writes for OwnerNS.
-const ownerPrefix = "site"
+// Prefix is the namespace prefix libvirt writes for NS.
+const Prefix = "site"
 
-// owner is the owner element: the tenant, and the volumes site created
+// Owner is the owner element: the tenant, and the volumes site created
 // for a domain (the only volumes it will ever delete).
-type owner struct {
+type Owner struct {
 	Tenant  string
-	Volumes []ownedVolume
+	Volumes []Volume
 }
 
-// ownedVolume is one volume listed in an owner element.
-type ownedVolume struct {
+// Volume is one volume listed in an owner element.
+type Volume struct {
 	Pool, Name string
 	Role       string // "disk" or "seed"
 	// Base is the volume a disk was made from (overlay or clone), ""
@@ -34,19 +39,19 @@ type ownedVolume struct {
 	Base string
 }
 
-func (v ownedVolume) String() string {
+func (v Volume) String() string {
 	if v.Base != "" {
 		return v.Pool + "/" + v.Name + "@" + v.Base
 	}
 	return v.Pool + "/" + v.Name
 }
 
-// key identifies a volume on a host.
-func (v ownedVolume) key() string { return v.Pool + "\x00" + v.Name }
+// Key identifies a volume on a host.
+func (v Volume) Key() string { return v.Pool + "\x00" + v.Name }
 
-// normalize sorts and dedupes the volume list so equal owners compare
+// Normalize sorts and dedupes the volume list so equal owners compare
 // equal whatever order they were written in.
-func (o *owner) normalize() {
+func (o *Owner) Normalize() {
 	sort.Slice(o.Volumes, func(i, j int) bool {
 		if o.Volumes[i].Pool != o.Volumes[j].Pool {
 			return o.Volumes[i].Pool < o.Volumes[j].Pool
@@ -55,7 +60,7 @@ func (o *owner) normalize() {
 	})
 	out := o.Volumes[:0]
 	for i, v := range o.Volumes {
-		if i > 0 && v.key() == o.Volumes[i-1].key() {
+		if i > 0 && v.Key() == o.Volumes[i-1].Key() {
 			continue
 		}
 		out = append(out, v)
@@ -63,17 +68,17 @@ func (o *owner) normalize() {
 	o.Volumes = out
 }
 
-// drop takes volume pool/name out of the list, and reports whether the
+// Drop takes volume pool/name out of the list, and reports whether the
 // list had it.
-func (o *owner) drop(pool, name string) bool {
-	key := ownedVolume{Pool: pool, Name: name}.key()
+func (o *Owner) Drop(pool, name string) bool {
+	key := Volume{Pool: pool, Name: name}.Key()
 	n := len(o.Volumes)
-	o.Volumes = slices.DeleteFunc(o.Volumes, func(v ownedVolume) bool { return v.key() == key })
+	o.Volumes = slices.DeleteFunc(o.Volumes, func(v Volume) bool { return v.Key() == key })
 	return len(o.Volumes) != n
 }
 
 // String is a stable one-line form for plans.
-func (o *owner) String() string {
+func (o *Owner) String() string {
 	if o == nil {
 		return "none"
 	}
@@ -84,9 +89,9 @@ func (o *owner) String() string {
 	return strings.Join(parts, " ")
 }
 
-// element renders the owner element for SetMetadata: libvirt puts it in
-// OwnerNS itself, so it carries no namespace here.
-func (o *owner) element() string {
+// Element renders the owner element for SetMetadata: libvirt puts it in
+// NS itself, so it carries no namespace here.
+func (o *Owner) Element() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "<owner tenant=%q>", xmlEscape(o.Tenant))
 	for _, v := range o.Volumes {
@@ -100,13 +105,13 @@ func (o *owner) element() string {
 	return b.String()
 }
 
-// metadataXML renders the owner element for the inner XML of a
+// MetadataXML renders the owner element for the inner XML of a
 // <metadata> element, namespaced, keeping other applications' elements.
-func (o *owner) metadataXML(others string) string {
-	el := o.element()
-	el = strings.Replace(el, "<owner ", "<"+ownerPrefix+":owner xmlns:"+ownerPrefix+"=\""+OwnerNS+"\" ", 1)
-	el = strings.ReplaceAll(el, "<volume ", "<"+ownerPrefix+":volume ")
-	el = strings.Replace(el, "</owner>", "</"+ownerPrefix+":owner>", 1)
+func (o *Owner) MetadataXML(others string) string {
+	el := o.Element()
+	el = strings.Replace(el, "<owner ", "<"+Prefix+":owner xmlns:"+Prefix+"=\""+NS+"\" ", 1)
+	el = strings.ReplaceAll(el, "<volume ", "<"+Prefix+":volume ")
+	el = strings.Replace(el, "</owner>", "</"+Prefix+":owner>", 1)
 	return others + el
 }
 
@@ -116,15 +121,15 @@ func xmlEscape(s string) string {
 	return b.String()
 }
 
-// parseOwner finds site's owner element in the inner XML of a <metadata>
-// element. It returns nil when there is none, and the other
+// Parse finds site's owner element in the inner XML of a <metadata>
+// Element. It returns nil when there is none, and the other
 // applications' elements verbatim so a redefine keeps them.
-func parseOwner(inner string) (*owner, string, error) {
+func Parse(inner string) (*Owner, string, error) {
 	if strings.TrimSpace(inner) == "" {
 		return nil, "", nil
 	}
 	dec := xml.NewDecoder(strings.NewReader(inner))
-	var o *owner
+	var o *Owner
 	var others strings.Builder
 	depth := 0
 	start := int64(0)
@@ -144,15 +149,15 @@ func parseOwner(inner string) (*owner, string, error) {
 				start = off
 			}
 			depth++
-			if depth == 1 && t.Name.Space == OwnerNS && t.Name.Local == "owner" {
-				o, inside = &owner{}, true
+			if depth == 1 && t.Name.Space == NS && t.Name.Local == "owner" {
+				o, inside = &Owner{}, true
 				for _, a := range t.Attr {
 					if a.Name.Local == "tenant" {
 						o.Tenant = a.Value
 					}
 				}
 			} else if depth == 2 && inside && t.Name.Local == "volume" {
-				var v ownedVolume
+				var v Volume
 				for _, a := range t.Attr {
 					switch a.Name.Local {
 					case "pool":
@@ -178,7 +183,7 @@ func parseOwner(inner string) (*owner, string, error) {
 		}
 	}
 	if o != nil {
-		o.normalize()
+		o.Normalize()
 	}
 	return o, others.String(), nil
 }

@@ -1,6 +1,10 @@
 //go:build cgo && libvirt_dlopen
 
-package libvirt
+// Package qcow2 reads the header of a qcow2 image: its version, virtual
+// size, backing file and external data file. Site reads it from a base
+// image's file on this machine, from a file in the directory of a pool
+// not made yet, and from a volume's first bytes through the daemon.
+package qcow2
 
 import (
 	"bytes"
@@ -13,20 +17,20 @@ import (
 // incompatible feature bits at 72, whose bit 2 says the image's data is
 // in an external file, named by a header extension, that QEMU opens
 // unless told another. Site reads it in three places: a base image's
-// file on this machine (image.go), a file in the directory of a pool
+// file on this machine (package libvirt's image.go), a file in the directory of a pool
 // not made yet (pooldir.go) and a volume's first bytes through the
 // daemon (probed.go); all three read it here.
-var qcow2Magic = []byte{'Q', 'F', 'I', 0xfb}
+var Magic = []byte{'Q', 'F', 'I', 0xfb}
 
 const (
-	qcow2SizeEnd          = 32 // the fixed fields through the virtual size
-	qcow2IncompatAt       = 72
-	qcow2IncompatDataFile = 1 << 2
+	SizeEnd          = 32 // the fixed fields through the virtual size
+	IncompatAt       = 72
+	incompatDataFile = 1 << 2
 )
 
-// qcow2Header is what site reads of a qcow2 header. A field the bytes
+// Header is what site reads of a qcow2 header. A field the bytes
 // given did not reach is zero.
-type qcow2Header struct {
+type Header struct {
 	Version       uint32
 	BackingOffset uint64 // 0: no backing file
 	BackingLen    uint32
@@ -34,10 +38,10 @@ type qcow2Header struct {
 	DataFile      bool   // the data is in an external file (version 3)
 }
 
-// parseQcow2 reads the qcow2 header head begins with; ok is false when
+// Parse reads the qcow2 header head begins with; ok is false when
 // head begins with no qcow2 magic and version.
-func parseQcow2(head []byte) (h qcow2Header, ok bool) {
-	if len(head) < 8 || !bytes.HasPrefix(head, qcow2Magic) {
+func Parse(head []byte) (h Header, ok bool) {
+	if len(head) < 8 || !bytes.HasPrefix(head, Magic) {
 		return h, false
 	}
 	be := binary.BigEndian
@@ -48,11 +52,11 @@ func parseQcow2(head []byte) (h qcow2Header, ok bool) {
 	if len(head) >= 20 {
 		h.BackingLen = be.Uint32(head[16:20])
 	}
-	if len(head) >= qcow2SizeEnd {
+	if len(head) >= SizeEnd {
 		h.Size = be.Uint64(head[24:32])
 	}
-	if h.Version >= 3 && len(head) >= qcow2IncompatAt+8 {
-		h.DataFile = be.Uint64(head[qcow2IncompatAt:])&qcow2IncompatDataFile != 0
+	if h.Version >= 3 && len(head) >= IncompatAt+8 {
+		h.DataFile = be.Uint64(head[IncompatAt:])&incompatDataFile != 0
 	}
 	return h, true
 }
