@@ -34,9 +34,12 @@ func (n netDriver) apply(ctx context.Context, sp *backends.StepPlan, det *netDet
 	counted := netDriver{n.d.counting(t)}
 	defer func() { res.Requests = t.requests() }()
 	var done []netOp
-	for _, o := range det.ops {
+	for i, o := range det.ops {
 		if err := ctx.Err(); err != nil {
 			return res, err
+		}
+		if run.Interrupted() {
+			return res, withDone(interruptedBefore(i, len(det.ops)), done, det.host)
 		}
 		if c, err = counted.doRetrying(c, det.host, o, counted.do); err != nil {
 			return res, withDone(err, done, det.host)

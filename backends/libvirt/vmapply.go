@@ -47,17 +47,11 @@ func (v vmDriver) apply(ctx context.Context, sp *backends.StepPlan, det *vmDetai
 	}
 	a := &applier{d: counted.d, c: c, host: det.host, res: &backends.StepResult{}, run: run, tenant: sp.Step.Tenant}
 	ops := inApplyOrder(det.ops)
-	for _, o := range ops {
-		if err := ctx.Err(); err != nil {
-			return a.res, err
-		}
-		if err := a.do(o); err != nil {
-			a.res.Requests = t.requests()
-			return a.res, err
-		}
-		a.done = append(a.done, o)
-	}
+	err = a.runOps(ctx, ops)
 	a.res.Requests = t.requests()
+	if err != nil {
+		return a.res, err
+	}
 	// A restart or stop carries the pending changes out; otherwise they
 	// wait for the guest's next boot, and this apply did nothing for
 	// them.
@@ -65,6 +59,37 @@ func (v vmDriver) apply(ctx context.Context, sp *backends.StepPlan, det *vmDetai
 		a.res.Waiting = det.waiting
 	}
 	return a.res, nil
+}
+
+// runOps carries out ops in order. After an interrupt it starts no
+// further op (the one on the wire finishes): the step is partial, and
+// says what it did.
+func (a *applier) runOps(ctx context.Context, ops []op) error {
+	for i, o := range ops {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		if a.run.Interrupted() {
+			if i == 0 {
+				return interruptedBefore(0, len(ops))
+			}
+			return fmt.Errorf("%w; %s", interruptedBefore(i, len(ops)), a.changedBefore())
+		}
+		if err := a.do(o); err != nil {
+			return err
+		}
+		a.done = append(a.done, o)
+	}
+	return nil
+}
+
+// interruptedBefore is the error of a step an interrupt stopped after
+// done of its total ops: not started, or partial.
+func interruptedBefore(done, total int) error {
+	if done == 0 {
+		return fmt.Errorf("not started: %w", backends.ErrInterrupted)
+	}
+	return &backends.PartialError{Applied: done, Total: total, Err: backends.ErrInterrupted}
 }
 
 // inApplyOrder is ops in the order apply runs them: opKind's.
@@ -364,6 +389,11 @@ func (a *applier) stop(dom *libvirt.Domain, name string) error {
 			start := time.Now()
 			deadline, next := start.Add(t), start.Add(10*time.Second)
 			for time.Now().Before(deadline) {
+				if a.run.Interrupted() {
+					// Forcing it off or starting it again would be a
+					// new request after the interrupt.
+					return fmt.Errorf("guest %s on %s was asked to shut down, and after the interrupt it is neither forced off nor started again: %w; run site apply again to converge", name, a.host, backends.ErrInterrupted)
+				}
 				done := a.calling("IsActive of domain " + name)
 				active, err := dom.IsActive()
 				done()
