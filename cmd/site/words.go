@@ -13,9 +13,4 @@ var (
 )
 
 // them is "it" of one thing and "them" of several.
-func them(n int) string {
-	if n == 1 {
-		return "it"
-	}
-	return "them"
-}
+func them(n int) string { return words.Plural(n, "it", "them") }
