@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"regexp"
 	"slices"
 	"strings"
 
@@ -169,15 +168,4 @@ func commandWords(sub string, args ...string) []string {
 		words = append(words, shellQuote(a))
 	}
 	return words
-}
-
-var plainWord = regexp.MustCompile(`^[A-Za-z0-9_./:=@%+,-]+$`)
-
-// shellQuote quotes s for a POSIX shell when it needs it, so a command
-// line site prints can be pasted back as it is.
-func shellQuote(s string) string {
-	if plainWord.MatchString(s) {
-		return s
-	}
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }

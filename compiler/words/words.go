@@ -9,6 +9,7 @@ package words
 
 import (
 	"fmt"
+	"regexp"
 	"strings"
 )
 
@@ -38,4 +39,16 @@ func Plural(n int, one string, many ...string) string {
 // newlines are dropped.
 func IndentLines(s, indent string) string {
 	return strings.ReplaceAll(strings.TrimRight(s, "\n"), "\n", "\n"+indent)
+}
+
+var plainWord = regexp.MustCompile(`^[A-Za-z0-9_./:=@%+,-]+$`)
+
+// ShellQuote quotes s for a POSIX shell when it needs it, so that a
+// command line site prints (with a path, a target, a name read from a
+// server) can be pasted back as it is.
+func ShellQuote(s string) string {
+	if plainWord.MatchString(s) {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }

@@ -52,3 +52,18 @@ func TestIndentLines(t *testing.T) {
 		}
 	}
 }
+
+func TestShellQuote(t *testing.T) {
+	for _, tc := range []struct{ in, want string }{
+		{"tenants/a.cue", "tenants/a.cue"},
+		{"dns/example.com.", "dns/example.com."},
+		{"a b", "'a b'"},
+		{"it's", `'it'\''s'`},
+		{"", "''"},
+		{"$(rm -rf ~)", "'$(rm -rf ~)'"},
+	} {
+		if got := ShellQuote(tc.in); got != tc.want {
+			t.Errorf("ShellQuote(%q) = %s, want %s", tc.in, got, tc.want)
+		}
+	}
+}
