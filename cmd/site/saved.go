@@ -74,14 +74,14 @@ func (o applyOptions) readSaved(flags *pflag.FlagSet, args []string, phases []pl
 	case len(targets) > 0 && !slices.Equal(targets, saved.Targets):
 		return nil, differs(describeTargets(targets), describeTargets(saved.Targets))
 	case flags.Changed("restart") && !slices.Equal(sortedCopy(o.restarts), saved.Options.Restart):
-		return nil, differs(describeRestarts(o.restarts), describeRestarts(saved.Options.Restart))
+		return nil, differs(plan.DescribeRestarts(o.restarts), plan.DescribeRestarts(saved.Options.Restart))
 	}
-	for i, was := range savedThresholds(saved.Options) {
-		if t := o.thresholds()[i]; flags.Changed(t.flag) && *t.value != *was.value {
-			return nil, differs("--"+t.flag+" "+strconv.Itoa(*t.value), "--"+t.flag+" "+strconv.Itoa(*was.value))
+	for i, was := range saved.Options.Settings().Thresholds() {
+		if t := o.thresholds()[i]; flags.Changed(t.Flag) && t.Value != was.Value {
+			return nil, differs("--"+t.Flag+" "+strconv.Itoa(t.Value), "--"+t.Flag+" "+strconv.Itoa(was.Value))
 		}
 	}
-	if what, add := loosening(saved.Options, flags, o.acks); len(what) > 0 {
+	if what, add := saved.Options.Loosening(flags.Changed, o.acks); len(what) > 0 {
 		return nil, fmt.Errorf("the plan %s was saved with %s, and a plan file is anyone's to write (a pull request may add one), so apply takes what loosens its checks only from its own command line: add %s to apply's command line, or save the plan again without it", o.planFile, strings.Join(what, " and "), strings.Join(add, " "))
 	}
 	if err := o.checkSavedConfig(saved.Spec.Paths); err != nil {
@@ -108,14 +108,6 @@ func (f *planFlags) fromSaved(o *plan.Options) {
 	f.restarts, f.deleteThreshold, f.updateThreshold = o.Restart, s.DeleteManyPercent, s.UpdateManyPercent
 }
 
-// savedThresholds are the thresholds a saved plan was made with, in
-// the order of planFlags.thresholds.
-func savedThresholds(o *plan.Options) []threshold {
-	var f planFlags
-	f.fromSaved(o)
-	return f.thresholds()
-}
-
 // checkSavedConfig refuses a plan whose paths would choose the
 // operator's file. Without --config, site reads the site.cue of the
 // current directory or its parents, else the one beside the paths; a
@@ -134,41 +126,6 @@ func (o applyOptions) checkSavedConfig(paths []string) error {
 		return err
 	}
 	return fmt.Errorf("the plan %s names %s, beside which site would read %s, outside the current directory's tree and its parents; a plan file is anyone's to write, so it does not choose the operator's file: name it with --config FILE, or run site apply --plan where site.cue is", o.planFile, strings.Join(paths, " "), shown)
-}
-
-// loosening lists the options of a saved plan that let apply do what
-// it would not with its defaults, where apply's command line (flags,
-// acks) does not give the same: each as what it does, and the words
-// that give it. A --delete-threshold (--update-threshold) above the
-// default lets more deletes (updates) pass without GATE-DNS-DELETE-MANY
-// (GATE-DNS-UPDATE-MANY); a --restart makes a
-// pending change a restart, which a GATE-VM-RESTART acknowledged for
-// another guest would then allow; a deferring ack makes apply go on
-// without the steps it defers, where it would stop. The scope (PATH,
-// --only, --target) only narrows what is done, and a lower threshold
-// only gates more.
-func loosening(saved *plan.Options, flags *pflag.FlagSet, acks []string) (what, add []string) {
-	for _, t := range savedThresholds(saved) {
-		if *t.value > t.def && !flags.Changed(t.flag) {
-			what = append(what, fmt.Sprintf("--%s %d (more of a zone's records %s without %s than apply's %d)", t.flag, *t.value, t.verb, t.gate, t.def))
-			add = append(add, "--"+t.flag, strconv.Itoa(*t.value))
-		}
-	}
-	if len(saved.Restart) > 0 && !flags.Changed("restart") {
-		guests := "that guest"
-		if len(saved.Restart) > 1 {
-			guests = "those guests"
-		}
-		what = append(what, fmt.Sprintf("%s (restarts %s when %s is acknowledged)", describeRestarts(saved.Restart), guests, plan.GateVMRestart))
-		add = append(add, describeRestarts(saved.Restart))
-	}
-	for _, g := range saved.Acks {
-		if !slices.Contains(acks, string(g)) {
-			what = append(what, fmt.Sprintf("--ack %s (goes on without the steps it defers, where apply stops)", g))
-			add = append(add, "--ack", string(g))
-		}
-	}
-	return what, add
 }
 
 // savedPlanArg is the first of args that is a plan saved by site diff
@@ -228,17 +185,6 @@ func describeTargets(targets []string) string {
 	words := make([]string, len(targets))
 	for i, t := range targets {
 		words[i] = "--target " + shellQuote(t)
-	}
-	return strings.Join(words, " ")
-}
-
-func describeRestarts(restarts []string) string {
-	if len(restarts) == 0 {
-		return "no --restart"
-	}
-	words := make([]string, len(restarts))
-	for i, r := range restarts {
-		words[i] = "--restart " + shellQuote(r)
 	}
 	return strings.Join(words, " ")
 }
