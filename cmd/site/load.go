@@ -22,17 +22,10 @@ import (
 // output decides on colour.
 
 // loadGraph loads the specs at paths (./tenants/... when none), builds
-// the step graph and keeps the steps of the phases in only (all when
-// empty) whose IDs match targets (all when empty), with the secret steps
-// they need. An invalid spec is an error listing every problem at
-// file:line:col, as site vet prints them; so is a target that matches no
-// step in scope.
-//
-// discover, when not nil, adds the steps only observing finds (a domain
-// or network a tenant no longer declares, see backends.Discoverer)
-// before targets pick steps, unless every target names a declared step:
-// site diff and apply pass it, site graph and completion do not look at
-// live systems.
+// the step graph and scopes it (graph.Scope: the phases in only, the
+// steps targets match, with what discover finds). An invalid spec is an
+// error listing every problem at file:line:col, as site vet prints
+// them; so is a target that matches no step in scope.
 func loadGraph(paths []string, only []plan.Phase, targets []string, budget compiler.Options, discover discoverFunc) (*graph.Graph, error) {
 	spec, _, err := loadSpecs(paths, budget)
 	if err != nil {
@@ -42,29 +35,7 @@ func loadGraph(paths []string, only []plan.Phase, targets []string, budget compi
 	if err != nil {
 		return nil, fmt.Errorf("compiling the step graph: %w", err)
 	}
-	// --only first, so a --target naming a step that --only left out is
-	// an error (listing what is in scope) rather than an empty run.
-	g = g.Only(only)
-	looked := false
-	var unlisted error
-	if discover != nil && !g.NamesOnly(targets) {
-		var found []*graph.Step
-		found, unlisted = discover(g)
-		if g, err = g.With(found); err != nil {
-			return nil, fmt.Errorf("compiling the step graph: %w", err)
-		}
-		looked = true
-	}
-	scoped, err := g.Targets(targets)
-	switch {
-	case err == nil:
-		return scoped, nil
-	case unlisted != nil:
-		return nil, fmt.Errorf("--target: %w\n(and what the tenants no longer declare could not be listed, so it is not among them: %v)", err, unlisted)
-	case !looked && g.MayNameUndeclared(targets):
-		return nil, fmt.Errorf("--target: %w\n(a domain or network a tenant no longer declares is a step only site diff and site apply find, by observing the host)", err)
-	}
-	return nil, fmt.Errorf("--target: %w", err)
+	return g.Scope(only, targets, discover)
 }
 
 // loadSpecs loads the operator's file and the specs at paths
