@@ -39,3 +39,23 @@ func TestParseAck(t *testing.T) {
 		t.Errorf("GatesOf(unlock) = %v, want [GATE-LOCK-BREAK]", got)
 	}
 }
+
+// TestWaitingGates: the gates stuck steps wait for, once each and
+// sorted, or none when a step waits for no gate; named as a message
+// names them.
+func TestWaitingGates(t *testing.T) {
+	for _, tc := range []struct {
+		stuck []Blocked
+		want  string
+	}{
+		{[]Blocked{{Gate: GateVMStop}, {Gate: GateSecretUnreachable}, {Gate: GateVMStop}}, "GATE-SECRET-UNREACHABLE and GATE-VM-STOP"},
+		{[]Blocked{{Gate: GateSecretUnreachable}}, "GATE-SECRET-UNREACHABLE"},
+		{[]Blocked{{Gate: GateVMStop}, {Gate: GateVMDestroy}, {Gate: GateNetDestroy}}, "GATE-NET-DESTROY, GATE-VM-DESTROY and GATE-VM-STOP"},
+		{[]Blocked{{Gate: GateVMStop}, {}}, ""},
+	} {
+		gates := WaitingGates(tc.stuck)
+		if got := JoinGates(gates); (gates == nil) != (tc.want == "") || gates != nil && got != tc.want {
+			t.Errorf("WaitingGates(%v) = %v (%q), want %q", tc.stuck, gates, got, tc.want)
+		}
+	}
+}
