@@ -49,19 +49,10 @@ func (o applyOptions) readSaved(flags *pflag.FlagSet, args []string, phases []pl
 	if saved.Spec == nil || saved.Options == nil {
 		return nil, fmt.Errorf("--plan %s records no spec or options (not saved by site diff --out?): save it with site diff --out %s PATH ...", o.planFile, shellQuote(o.planFile))
 	}
-	// The plan's acks are added to the command line's: held to the
-	// same rules, so an edited plan cannot slip in an ack apply would
-	// refuse (another command's gate, a misspelt one), and only those
-	// that defer a step, as diff records no other: a plan file is
-	// anyone's to write (a pull request may add one), and a gate of the
-	// changes themselves is acknowledged on apply's command line.
-	for _, g := range saved.Options.Acks {
-		if _, err := parseAck("apply", string(g)); err != nil {
-			return nil, fmt.Errorf("--plan %s records an ack site apply cannot take (%v): save the plan again with site diff --out", o.planFile, err)
-		}
-		if !g.Defers() {
-			return nil, fmt.Errorf("--plan %s records the ack %s, which allows changes rather than deferring steps, and site diff --out never records one: a plan's changes are acknowledged on apply's command line (--ack %s); save the plan again with site diff --out", o.planFile, g, g)
-		}
+	// The plan's acks are added to the command line's, held to the
+	// same rules (plan.Options.CheckAcks).
+	if err := saved.Options.CheckAcks(o.planFile); err != nil {
+		return nil, err
 	}
 	differs := func(given, was string) error {
 		return fmt.Errorf("%s differs from what the plan %s was saved with (%s): drop it, or run site diff --out again with it", given, o.planFile, was)

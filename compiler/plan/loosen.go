@@ -63,6 +63,24 @@ func (o *Options) Loosening(given func(flag string) bool, acks []string) (what, 
 	return what, add
 }
 
+// CheckAcks holds the acks a saved plan (in file) records to the rules
+// of apply's --ack, so that an edited plan cannot slip in an ack apply
+// would refuse (another command's gate, a misspelt one), and takes only
+// those that defer a step, as diff records no other: a plan file is
+// anyone's to write (a pull request may add one), and a gate of the
+// changes themselves is acknowledged on apply's command line.
+func (o *Options) CheckAcks(file string) error {
+	for _, g := range o.Acks {
+		if _, err := ParseAck("apply", string(g)); err != nil {
+			return fmt.Errorf("--plan %s records an ack site apply cannot take (%v): save the plan again with site diff --out", file, err)
+		}
+		if !g.Defers() {
+			return fmt.Errorf("--plan %s records the ack %s, which allows changes rather than deferring steps, and site diff --out never records one: a plan's changes are acknowledged on apply's command line (--ack %s); save the plan again with site diff --out", file, g, g)
+		}
+	}
+	return nil
+}
+
 // DescribeRestarts says restarts as the flags that give them.
 func DescribeRestarts(restarts []string) string {
 	if len(restarts) == 0 {

@@ -41,3 +41,23 @@ func TestLoosening(t *testing.T) {
 		})
 	}
 }
+
+// TestCheckAcks: a saved plan may record only acks that apply takes and
+// that defer steps; a hand-edited one with another is refused.
+func TestCheckAcks(t *testing.T) {
+	for _, tc := range []struct {
+		acks []Gate
+		err  string
+	}{
+		{nil, ""},
+		{[]Gate{GateSecretUnreachable}, ""},
+		{[]Gate{GateLockBreak}, "records an ack site apply cannot take (--ack GATE-LOCK-BREAK: that gate is for site unlock"},
+		{[]Gate{"GATE-NOPE"}, "records an ack site apply cannot take"},
+		{[]Gate{GateSecretUnreachable, GateDNSOverwrite}, "records the ack GATE-DNS-OVERWRITE, which allows changes rather than deferring steps"},
+	} {
+		err := (&Options{Acks: tc.acks}).CheckAcks("plan.json")
+		if tc.err == "" && err != nil || tc.err != "" && (err == nil || !strings.HasPrefix(err.Error(), "--plan plan.json records ") || !strings.Contains(err.Error(), tc.err)) {
+			t.Errorf("CheckAcks(%v) = %v, want %q", tc.acks, err, tc.err)
+		}
+	}
+}
