@@ -12,6 +12,7 @@ import (
 	"github.com/site-tools/site/backends"
 	"github.com/site-tools/site/backends/engine"
 	"github.com/site-tools/site/backends/providers"
+	"github.com/site-tools/site/compiler"
 	"github.com/site-tools/site/compiler/plan"
 )
 
@@ -117,7 +118,7 @@ func runDiff(cmd *cobra.Command, args []string, o diffOptions) (err error) {
 // diff shows, with what it records for a saved plan.
 func observeDiff(cmd *cobra.Command, args []string, o diffOptions, s *engine.Session, phases []plan.Phase) (*plan.Plan, error) {
 	targets := parseTargets(o.targets)
-	spec, err := hashSpec(args)
+	spec, err := compiler.HashSpec(configFlag, args)
 	if err != nil {
 		return nil, withCode(exitError, err)
 	}

@@ -19,23 +19,9 @@ import (
 // This file makes a saved plan self-contained: site diff --out records
 // the spec paths, a hash of every spec file and the options that shaped
 // the plan; site apply --plan takes them from the plan and refuses it
-// when a spec file changed since.
-
-// hashSpec records what the specs at args are now; diff calls it before
-// loading them, so an edit made while diff runs makes the plan stale
-// rather than slipping in unseen.
-func hashSpec(args []string) (*plan.Spec, error) {
-	config, paths, err := specInput(args)
-	if err != nil {
-		return nil, err
-	}
-	files, err := compiler.Inputs(config, paths)
-	if err != nil {
-		// Loading reports the same problem with its position.
-		return nil, nil
-	}
-	return plan.HashSpec(paths, files)
-}
+// when a spec file changed since. diff records them with
+// compiler.HashSpec before it loads the specs, so an edit made while it
+// runs makes the plan stale rather than slipping in unseen.
 
 // readSaved reads --plan and checks that what the command line adds
 // (PATH, --only, --target, --restart, the thresholds) agrees with
