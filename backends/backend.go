@@ -172,11 +172,9 @@ type Run struct {
 	// (see deadline.go); 0 means DefaultRequestTimeout.
 	RequestTimeout time.Duration
 
-	await   awaiting // see Await
-	mu      sync.Mutex
-	secrets map[string]string // secret step ID -> value
-	memos   map[string]*memo  // see Once
-	left    map[string]any    // see Leave
+	await awaiting // see Await
+	state runState // what steps hand each other; see runstate.go
+	mu    sync.Mutex
 	// silent are the servers that let a request pass its deadline
 	// unanswered, by Awaited.Server (see deadline.go).
 	silent map[string]*NoAnswerError
@@ -205,14 +203,7 @@ const (
 
 // NewRun returns a Run with the default settings.
 func NewRun() *Run {
-	return &Run{Settings: plan.DefaultSettings(), Getenv: os.Getenv, secrets: map[string]string{}}
-}
-
-// SetSecret records a value read by a secret step.
-func (r *Run) SetSecret(stepID, value string) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	r.secrets[stepID] = value
+	return &Run{Settings: plan.DefaultSettings(), Getenv: os.Getenv}
 }
 
 // ErrSecretNotRead means a credential's secret step has not produced a
@@ -231,9 +222,7 @@ func (r *Run) Credential(c model.Credential) (string, error) {
 		return v, nil
 	case c.Vault != nil:
 		id := graph.SecretStepID(*c.Vault)
-		r.mu.Lock()
-		v, ok := r.secrets[id]
-		r.mu.Unlock()
+		v, ok := r.state.secret(id)
 		if !ok {
 			return "", fmt.Errorf("%w: %s (its secret step did not run or was deferred)", ErrSecretNotRead, id)
 		}

@@ -1,6 +1,7 @@
 package backends
 
 import (
+	"slices"
 	"strings"
 
 	"github.com/site-tools/site/compiler/graph"
@@ -66,12 +67,5 @@ func (r *Redactor) Redact(s string) string {
 }
 
 func (r *Redactor) values() []string {
-	r.run.mu.Lock()
-	defer r.run.mu.Unlock()
-	out := make([]string, 0, len(r.envs)+len(r.run.secrets))
-	out = append(out, r.envs...)
-	for _, v := range r.run.secrets {
-		out = append(out, v)
-	}
-	return out
+	return append(slices.Clip(r.envs), r.run.state.secretValues()...)
 }

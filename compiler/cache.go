@@ -43,6 +43,20 @@ type Cache struct {
 // OpenCache returns the cache kept in dir, created on first write.
 func OpenCache(dir string) *Cache { return &Cache{dir: dir} }
 
+// OpenDefaultCache is the cache of site's commands, in DefaultCacheDir,
+// pruned at most once a day (DefaultPrune; a prune that fails only
+// leaves more on disk). No cache directory (no $HOME, say) means no
+// cache, nil, not an error: the cache only saves time.
+func OpenDefaultCache(now time.Time) *Cache {
+	dir, err := DefaultCacheDir()
+	if err != nil {
+		return nil
+	}
+	c := OpenCache(dir)
+	c.Prune(now, DefaultPrune)
+	return c
+}
+
 // DefaultCacheDir is $SITE_CACHE_DIR when set, else "site" in the
 // user's cache directory (os.UserCacheDir: $XDG_CACHE_HOME or
 // ~/.cache on Linux, ~/Library/Caches on macOS).

@@ -27,12 +27,8 @@ type BatchError struct {
 }
 
 func (e *BatchError) Error() string {
-	were := "were"
-	if e.Applied == 1 {
-		were = "was"
-	}
 	return fmt.Sprintf("zone %s: batch %d of %d %s; %s in earlier batches %s applied: %v",
-		e.Zone, e.Index, e.Of, e.outcome(), words.Count(e.Applied, "operation", "operations"), were, e.Err)
+		e.Zone, e.Index, e.Of, e.outcome(), words.Count(e.Applied, "operation", "operations"), words.Plural(e.Applied, "was", "were"), e.Err)
 }
 
 // outcome says what is known of the batch's effect on the zone.

@@ -67,30 +67,7 @@ func (e *Engine) applyStep(ctx context.Context, s *graph.Step, deps map[string]S
 		r.Reason = "not started: the run was interrupted"
 		return r
 	}
-	var failed, deferred []string
-	for _, id := range s.Deps {
-		d, ok := deps[id]
-		if !ok {
-			continue
-		}
-		switch d.Status {
-		case StatusFailed, StatusPartial, StatusSkipped:
-			failed = append(failed, id)
-		case StatusDeferred:
-			deferred = append(deferred, id)
-		}
-	}
-	switch {
-	case len(failed) > 0:
-		r.Status = StatusSkipped
-		// "did not complete", not "did not apply": a failed step may
-		// have made some of its changes (a write whose answer was
-		// lost), a partial one made some.
-		r.Reason = fmt.Sprintf("it depends on %s, which did not complete", strings.Join(failed, ", "))
-		return r
-	case len(deferred) > 0:
-		r.Status = StatusDeferred
-		r.Reason = fmt.Sprintf("it depends on %s, which is deferred", strings.Join(deferred, ", "))
+	if held(s, deps, &r) {
 		return r
 	}
 	todo := 0
@@ -131,6 +108,48 @@ func (e *Engine) applyStep(ctx context.Context, s *graph.Step, deps map[string]S
 	}
 	ctx = backends.WithInputs(ctx, appliedInputs(deps))
 	res, err := guardedApply(ctx, d, sp, run)
+	if !applied(res, err, red, &r) {
+		return r
+	}
+	e.reobserve(ctx, d, s, run, red, &r)
+	return r
+}
+
+// held reports in r, and says so, that s waits on a dependency that did
+// not complete (skipped) or is deferred (deferred too).
+func held(s *graph.Step, deps map[string]StepReport, r *StepReport) bool {
+	var failed, deferred []string
+	for _, id := range s.Deps {
+		d, ok := deps[id]
+		if !ok {
+			continue
+		}
+		switch d.Status {
+		case StatusFailed, StatusPartial, StatusSkipped:
+			failed = append(failed, id)
+		case StatusDeferred:
+			deferred = append(deferred, id)
+		}
+	}
+	switch {
+	case len(failed) > 0:
+		r.Status = StatusSkipped
+		// "did not complete", not "did not apply": a failed step may
+		// have made some of its changes (a write whose answer was
+		// lost), a partial one made some.
+		r.Reason = fmt.Sprintf("it depends on %s, which did not complete", strings.Join(failed, ", "))
+		return true
+	case len(deferred) > 0:
+		r.Status = StatusDeferred
+		r.Reason = fmt.Sprintf("it depends on %s, which is deferred", strings.Join(deferred, ", "))
+		return true
+	}
+	return false
+}
+
+// applied records the backend's answer res, err in r and says whether
+// the step went through, so that it is to be observed again.
+func applied(res *backends.StepResult, err error, red *backends.Redactor, r *StepReport) bool {
 	if res != nil {
 		if !res.Output.Empty() {
 			r.output = res.Output
@@ -147,15 +166,15 @@ func (e *Engine) applyStep(ctx context.Context, s *graph.Step, deps map[string]S
 	switch {
 	case errors.As(err, &partial):
 		r.Status, r.Reason = StatusPartial, red.Redact(err.Error())
-		return r
-	case errors.Is(err, backends.ErrInterrupted) && wroteNothing(r):
+		return false
+	case errors.Is(err, backends.ErrInterrupted) && wroteNothing(*r):
 		// The step stopped before its first write (waiting its turn,
 		// or for a DHCP lease): not started, as the steps after it.
 		r.Status, r.Reason = StatusSkipped, red.Redact(err.Error())
-		return r
+		return false
 	case err != nil:
 		r.Status, r.Reason = StatusFailed, red.Redact(err.Error())
-		return r
+		return false
 	}
 	r.Status = StatusApplied
 	if res != nil && res.Waiting > 0 {
@@ -164,8 +183,7 @@ func (e *Engine) applyStep(ctx context.Context, s *graph.Step, deps map[string]S
 			r.Status = StatusPending
 		}
 	}
-	e.reobserve(ctx, d, s, run, red, &r)
-	return r
+	return true
 }
 
 // planOutput is what sp tells its dependents, nothing for a step not

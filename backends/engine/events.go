@@ -7,6 +7,7 @@ import (
 
 	"github.com/site-tools/site/backends"
 	"github.com/site-tools/site/backends/lock"
+	"github.com/site-tools/site/compiler/words"
 )
 
 // An Event is what a Session tells the person running it besides each
@@ -107,7 +108,7 @@ func (e Interrupted) String() string {
 		return "site: interrupted: starting nothing new (" + e.again() + ")"
 	}
 	return "site: interrupted: finishing " + strings.Join(e.Running, ", ") +
-		" (in flight), starting nothing new; " + e.again() + ", which may leave " + them(len(e.Running)) + " half-done"
+		" (in flight), starting nothing new; " + e.again() + ", which may leave " + words.Plural(len(e.Running), "it", "them") + " half-done"
 }
 
 // again says what a second interrupt does and how long it takes: up to
@@ -143,7 +144,7 @@ func (e ExitWaits) String() string {
 		return fmt.Sprintf("site: waiting up to %s for the requests taking tenant %s's apply lock to be answered, to remove the entries they wrote", e.Within, e.Tenant)
 	}
 	return fmt.Sprintf("site: waiting up to %s for %s to finish before releasing tenant %s's apply lock: a write of %s may still land",
-		e.Within, strings.Join(e.Steps, ", "), e.Tenant, them(len(e.Steps)))
+		e.Within, strings.Join(e.Steps, ", "), e.Tenant, words.Plural(len(e.Steps), "it", "them"))
 }
 
 // waitingFor names requests in flight for a message: "PowerDNS pdns
@@ -159,30 +160,4 @@ func waitingFor(as []backends.Awaited) string {
 		parts = append(parts, a.Server+" to answer "+a.Request)
 	}
 	return strings.Join(parts, ", ")
-}
-
-// count says "1 zone" or "3 zones", "1 entry" or "2 entries".
-func count(n int, noun string) string {
-	if n == 1 {
-		return "1 " + noun
-	}
-	if stem, ok := strings.CutSuffix(noun, "y"); ok && stem != "" && !strings.ContainsAny(stem[len(stem)-1:], "aeiou") {
-		return fmt.Sprintf("%d %sies", n, stem)
-	}
-	return fmt.Sprintf("%d %ss", n, noun)
-}
-
-// them is "it" of one thing and "them" of several.
-func them(n int) string {
-	if n == 1 {
-		return "it"
-	}
-	return "them"
-}
-
-func wasWere(n int) string {
-	if n == 1 {
-		return "was"
-	}
-	return "were"
 }

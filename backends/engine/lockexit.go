@@ -13,6 +13,7 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/site-tools/site/backends/lock"
+	"github.com/site-tools/site/compiler/words"
 )
 
 // What a second Ctrl-C does with apply's locks on its way out (README,
@@ -305,7 +306,7 @@ func (k LockKept) String() string {
 	switch {
 	case len(k.InFlight) > 0:
 		return fmt.Sprintf("site: the apply lock of tenant %s stays held: %s %s still in flight after %s, so a write of %s may still land; the next site apply of %s is refused until its lease runs out at %s, or, once no request of %s can land any more (its server answered, or was restarted), site unlock %s --ack GATE-LOCK-BREAK breaks it",
-			k.Tenant, strings.Join(k.InFlight, ", "), wasWere(len(k.InFlight)), k.Within, them(len(k.InFlight)), k.Tenant, until, them(len(k.InFlight)), k.Tenant)
+			k.Tenant, strings.Join(k.InFlight, ", "), words.Plural(len(k.InFlight), "was", "were"), k.Within, words.Plural(len(k.InFlight), "it", "them"), k.Tenant, until, words.Plural(len(k.InFlight), "it", "them"), k.Tenant)
 	case k.Failed != "" && k.Removing != "":
 		return fmt.Sprintf("site: a request taking tenant %s's apply lock failed (%s), and removing the entry it may have written failed too (%s): that entry, if it was written (this run's: %s), stays until its lease runs out at %s, and the next site apply of %s waits for it or is refused until then, or site unlock %s --ack GATE-LOCK-BREAK removes it",
 			k.Tenant, k.Failed, k.Removing, k.Taking, until, k.Tenant, k.Tenant)

@@ -8,6 +8,7 @@ import (
 	"github.com/site-tools/site/compiler/graph"
 	"github.com/site-tools/site/compiler/model"
 	"github.com/site-tools/site/compiler/plan"
+	"github.com/site-tools/site/compiler/words"
 )
 
 // A provider's rate (site.cue's rate, Cloudflare's documented limit by
@@ -59,7 +60,7 @@ func RequestNotes(g *graph.Graph, p *plan.Plan) []string {
 
 func (pr *providerRequests) String() string {
 	line := fmt.Sprintf("provider %s: site apply will send at least %s (a batch for each zone with changes)",
-		pr.name, count(pr.zones, "request"))
+		pr.name, words.Count(pr.zones, "request"))
 	switch {
 	case pr.rate == nil:
 		return line + "; it has no rate"

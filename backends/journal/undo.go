@@ -10,6 +10,7 @@ import (
 	"github.com/site-tools/site/compiler/model"
 	"github.com/site-tools/site/compiler/plan"
 	"github.com/site-tools/site/compiler/visible"
+	"github.com/site-tools/site/compiler/words"
 )
 
 // Undo is the inverse of one entry, planned as an ordinary apply: the
@@ -50,7 +51,7 @@ func NewUndo(e *Entry, dnsOnly bool) (*Undo, error) {
 	}
 	if len(other) > 0 && !dnsOnly {
 		return nil, fmt.Errorf("journal entry %s changed %s outside DNS (%s), and undoing VM, network and storage changes is not built: undo its DNS changes alone with --only dns, and put the rest back through the spec",
-			e.ID, count(len(other), "thing"), visible.Short(strings.Join(other, ", ")))
+			e.ID, words.Count(len(other), "thing"), visible.Short(strings.Join(other, ", ")))
 	}
 	u.Partial = len(other) > 0
 	for _, k := range other {
@@ -142,28 +143,17 @@ func (u *Undo) Check(p *plan.Plan) error {
 	var msg []string
 	if len(changed) > 0 {
 		msg = append(msg, fmt.Sprintf("%s changed by someone else since journal entry %s; site undo puts back only what that apply left as it wrote it:\n%s",
-			count(len(changed), "record set was", "record sets were"), u.Entry.ID, strings.Join(changed, "\n")))
+			words.Count(len(changed), "record set was", "record sets were"), u.Entry.ID, strings.Join(changed, "\n")))
 	}
 	if len(beyond) > 0 {
 		msg = append(msg, fmt.Sprintf("the undo would also change %s that journal entry %s did not (the spec and what is live differ there): converge the spec with site apply first, or revert it, then undo:\n%s",
-			count(len(beyond), "record set", "record sets"), u.Entry.ID, strings.Join(beyond, "\n")))
+			words.Count(len(beyond), "record set", "record sets"), u.Entry.ID, strings.Join(beyond, "\n")))
 	}
 	if len(msg) == 0 {
 		u.explain(p)
 		return nil
 	}
 	return fmt.Errorf("site undo refused, nothing was changed: %s", strings.Join(msg, "\n"))
-}
-
-// count is "1 thing", "2 things"; the plural may be given.
-func count(n int, one string, many ...string) string {
-	if n == 1 {
-		return "1 " + one
-	}
-	if len(many) > 0 {
-		return fmt.Sprintf("%d %s", n, many[0])
-	}
-	return fmt.Sprintf("%d %ss", n, one)
 }
 
 // explain gives the undo's changes their reason: the planner's "no

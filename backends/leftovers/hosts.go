@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/site-tools/site/backends"
+	"github.com/site-tools/site/compiler/words"
 )
 
 // hostIndex says which tenants declare VMs (networks) on each host URI,
@@ -258,9 +259,9 @@ func volumeNames(vs []backends.Volume) []string {
 // virshLine is the virsh command line on uri with args, each quoted for a
 // shell.
 func virshLine(uri string, args ...string) string {
-	words := []string{"virsh", "-c", shellQuote(uri)}
+	line := []string{"virsh", "-c", words.ShellQuote(uri)}
 	for _, a := range args {
-		words = append(words, shellQuote(a))
+		line = append(line, words.ShellQuote(a))
 	}
-	return strings.Join(words, " ")
+	return strings.Join(line, " ")
 }

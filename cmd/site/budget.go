@@ -43,14 +43,7 @@ func budget(cmd *cobra.Command) compiler.Options {
 		o.EvalMemory = uint64(*f.Value.(*byteSize))
 	}
 	if off, err := cmd.Flags().GetBool("no-cache"); err == nil && !off {
-		// No cache directory (no $HOME, say) means no cache, not an
-		// error: the cache only saves time.
-		if dir, err := compiler.DefaultCacheDir(); err == nil {
-			o.Cache = compiler.OpenCache(dir)
-			// At most once a day; a prune that fails only
-			// leaves more on disk.
-			o.Cache.Prune(time.Now(), compiler.DefaultPrune)
-		}
+		o.Cache = compiler.OpenDefaultCache(time.Now())
 	}
 	return o
 }

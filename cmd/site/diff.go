@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -13,6 +12,7 @@ import (
 	"github.com/site-tools/site/backends"
 	"github.com/site-tools/site/backends/engine"
 	"github.com/site-tools/site/backends/providers"
+	"github.com/site-tools/site/compiler"
 	"github.com/site-tools/site/compiler/plan"
 )
 
@@ -118,7 +118,7 @@ func runDiff(cmd *cobra.Command, args []string, o diffOptions) (err error) {
 // diff shows, with what it records for a saved plan.
 func observeDiff(cmd *cobra.Command, args []string, o diffOptions, s *engine.Session, phases []plan.Phase) (*plan.Plan, error) {
 	targets := parseTargets(o.targets)
-	spec, err := hashSpec(args)
+	spec, err := compiler.HashSpec(configFlag, args)
 	if err != nil {
 		return nil, withCode(exitError, err)
 	}
@@ -184,10 +184,10 @@ func showDiff(cmd *cobra.Command, args []string, o diffOptions, p *plan.Plan, ru
 		// acknowledged; steps that each wait for a gate not
 		// acknowledged are blocked by gates (exit 3), and the message
 		// ends with the command that shows them deferred.
-		if gates := waitingGates(stuck); gates != nil {
+		if gates := plan.WaitingGates(stuck); gates != nil {
 			n := len(stuck)
 			return withCode(exitGated, fmt.Errorf("%s could not be planned without %s acknowledged, so this plan is incomplete: %s; to show %s deferred, as site apply would defer %s, run: %s",
-				count(n, "step"), joinGates(gates), where, them(n), them(n), diffCommand(args, o, gates)))
+				count(n, "step"), plan.JoinGates(gates), where, them(n), them(n), diffCommand(args, o, gates)))
 		}
 		return withCode(exitError, fmt.Errorf("%s could not be planned, so this plan is incomplete: %s", count(len(stuck), "step"), where))
 	}
@@ -212,34 +212,6 @@ func problemsError(problems []plan.Note, json bool) error {
 		where = `see "problems" in the plan`
 	}
 	return fmt.Errorf("%s: what the live systems serve differs from the spec where no change of the plan can fix it (%s): fix the cause each names, then run site diff again", count(len(problems), "problem"), where)
-}
-
-// waitingGates returns the gates the stuck steps wait for, sorted, or
-// nil when one of them has none (no acknowledgement would plan it).
-func waitingGates(stuck []plan.Blocked) []plan.Gate {
-	var gates []plan.Gate
-	for _, b := range stuck {
-		if b.Gate == "" {
-			return nil
-		}
-		if !slices.Contains(gates, b.Gate) {
-			gates = append(gates, b.Gate)
-		}
-	}
-	slices.Sort(gates)
-	return gates
-}
-
-// joinGates names gates as a message does: "A", "A and B", "A, B and C".
-func joinGates(gates []plan.Gate) string {
-	s := make([]string, len(gates))
-	for i, g := range gates {
-		s[i] = string(g)
-	}
-	if len(s) == 1 {
-		return s[0]
-	}
-	return strings.Join(s[:len(s)-1], ", ") + " and " + s[len(s)-1]
 }
 
 // diffCommand is the diff that was run, with --ack for each of gates:

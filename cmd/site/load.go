@@ -15,7 +15,6 @@ import (
 	"github.com/site-tools/site/compiler/graph"
 	"github.com/site-tools/site/compiler/model"
 	"github.com/site-tools/site/compiler/plan"
-	"github.com/site-tools/site/compiler/words"
 )
 
 // This file holds what diff, apply and graph share: loading specs into a
@@ -136,7 +135,3 @@ func commandWords(sub string, args ...string) []string {
 	}
 	return words
 }
-
-// shellQuote is words.ShellQuote, under the name cmd/site's files call
-// it by.
-var shellQuote = words.ShellQuote

@@ -88,8 +88,8 @@ func (f *planFlags) newRun() (*backends.Run, error) {
 		run.Restart[r] = true
 	}
 	for _, t := range f.thresholds() {
-		if *t.value < 0 || *t.value > 100 {
-			return nil, fmt.Errorf("--%s %d: use a percentage from 0 to 100", t.flag, *t.value)
+		if t.Value < 0 || t.Value > 100 {
+			return nil, fmt.Errorf("--%s %d: use a percentage from 0 to 100", t.Flag, t.Value)
 		}
 	}
 	run.DeleteManyPercent, run.UpdateManyPercent = f.deleteThreshold, f.updateThreshold
@@ -97,22 +97,10 @@ func (f *planFlags) newRun() (*backends.Run, error) {
 	return run, nil
 }
 
-// threshold is one of the percentages that move a "many at once" gate.
-type threshold struct {
-	flag  string // delete-threshold, update-threshold
-	value *int
-	def   int // apply's default
-	gate  plan.Gate
-	verb  string // what the gate counts, for messages: "deleted"
-}
-
-// thresholds lists the flags of the "many at once" gates, so that each
-// is checked, echoed and held to a saved plan the same way.
-func (f *planFlags) thresholds() []threshold {
-	return []threshold{
-		{"delete-threshold", &f.deleteThreshold, backends.DefaultDeleteManyPercent, plan.GateDNSDeleteMany, "deleted"},
-		{"update-threshold", &f.updateThreshold, backends.DefaultUpdateManyPercent, plan.GateDNSUpdateMany, "updated"},
-	}
+// thresholds are the flags of the "many at once" gates as given
+// (plan.Settings.Thresholds).
+func (f *planFlags) thresholds() []plan.Threshold {
+	return plan.Settings{DeleteManyPercent: f.deleteThreshold, UpdateManyPercent: f.updateThreshold}.Thresholds()
 }
 
 // checkRestarts refuses a --restart that names no VM in g: like a
@@ -160,8 +148,8 @@ func (f *planFlags) words(extra ...string) []string {
 		words = append(words, "--parallelism", strconv.Itoa(f.parallelism))
 	}
 	for _, t := range f.thresholds() {
-		if *t.value != t.def {
-			words = append(words, "--"+t.flag, strconv.Itoa(*t.value))
+		if t.Value != t.Default {
+			words = append(words, "--"+t.Flag, strconv.Itoa(t.Value))
 		}
 	}
 	if f.requestTimeout != 0 && f.requestTimeout != backends.DefaultRequestTimeout {

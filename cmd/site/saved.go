@@ -19,23 +19,9 @@ import (
 // This file makes a saved plan self-contained: site diff --out records
 // the spec paths, a hash of every spec file and the options that shaped
 // the plan; site apply --plan takes them from the plan and refuses it
-// when a spec file changed since.
-
-// hashSpec records what the specs at args are now; diff calls it before
-// loading them, so an edit made while diff runs makes the plan stale
-// rather than slipping in unseen.
-func hashSpec(args []string) (*plan.Spec, error) {
-	config, paths, err := specInput(args)
-	if err != nil {
-		return nil, err
-	}
-	files, err := compiler.Inputs(config, paths)
-	if err != nil {
-		// Loading reports the same problem with its position.
-		return nil, nil
-	}
-	return plan.HashSpec(paths, files)
-}
+// when a spec file changed since. diff records them with
+// compiler.HashSpec before it loads the specs, so an edit made while it
+// runs makes the plan stale rather than slipping in unseen.
 
 // readSaved reads --plan and checks that what the command line adds
 // (PATH, --only, --target, --restart, the thresholds) agrees with
@@ -49,19 +35,10 @@ func (o applyOptions) readSaved(flags *pflag.FlagSet, args []string, phases []pl
 	if saved.Spec == nil || saved.Options == nil {
 		return nil, fmt.Errorf("--plan %s records no spec or options (not saved by site diff --out?): save it with site diff --out %s PATH ...", o.planFile, shellQuote(o.planFile))
 	}
-	// The plan's acks are added to the command line's: held to the
-	// same rules, so an edited plan cannot slip in an ack apply would
-	// refuse (another command's gate, a misspelt one), and only those
-	// that defer a step, as diff records no other: a plan file is
-	// anyone's to write (a pull request may add one), and a gate of the
-	// changes themselves is acknowledged on apply's command line.
-	for _, g := range saved.Options.Acks {
-		if _, err := parseAck("apply", string(g)); err != nil {
-			return nil, fmt.Errorf("--plan %s records an ack site apply cannot take (%v): save the plan again with site diff --out", o.planFile, err)
-		}
-		if !g.Defers() {
-			return nil, fmt.Errorf("--plan %s records the ack %s, which allows changes rather than deferring steps, and site diff --out never records one: a plan's changes are acknowledged on apply's command line (--ack %s); save the plan again with site diff --out", o.planFile, g, g)
-		}
+	// The plan's acks are added to the command line's, held to the
+	// same rules (plan.Options.CheckAcks).
+	if err := saved.Options.CheckAcks(o.planFile); err != nil {
+		return nil, err
 	}
 	differs := func(given, was string) error {
 		return fmt.Errorf("%s differs from what the plan %s was saved with (%s): drop it, or run site diff --out again with it", given, o.planFile, was)
@@ -74,14 +51,14 @@ func (o applyOptions) readSaved(flags *pflag.FlagSet, args []string, phases []pl
 	case len(targets) > 0 && !slices.Equal(targets, saved.Targets):
 		return nil, differs(describeTargets(targets), describeTargets(saved.Targets))
 	case flags.Changed("restart") && !slices.Equal(sortedCopy(o.restarts), saved.Options.Restart):
-		return nil, differs(describeRestarts(o.restarts), describeRestarts(saved.Options.Restart))
+		return nil, differs(plan.DescribeRestarts(o.restarts), plan.DescribeRestarts(saved.Options.Restart))
 	}
-	for i, was := range savedThresholds(saved.Options) {
-		if t := o.thresholds()[i]; flags.Changed(t.flag) && *t.value != *was.value {
-			return nil, differs("--"+t.flag+" "+strconv.Itoa(*t.value), "--"+t.flag+" "+strconv.Itoa(*was.value))
+	for i, was := range saved.Options.Settings().Thresholds() {
+		if t := o.thresholds()[i]; flags.Changed(t.Flag) && t.Value != was.Value {
+			return nil, differs("--"+t.Flag+" "+strconv.Itoa(t.Value), "--"+t.Flag+" "+strconv.Itoa(was.Value))
 		}
 	}
-	if what, add := loosening(saved.Options, flags, o.acks); len(what) > 0 {
+	if what, add := saved.Options.Loosening(flags.Changed, o.acks); len(what) > 0 {
 		return nil, fmt.Errorf("the plan %s was saved with %s, and a plan file is anyone's to write (a pull request may add one), so apply takes what loosens its checks only from its own command line: add %s to apply's command line, or save the plan again without it", o.planFile, strings.Join(what, " and "), strings.Join(add, " "))
 	}
 	if err := o.checkSavedConfig(saved.Spec.Paths); err != nil {
@@ -108,14 +85,6 @@ func (f *planFlags) fromSaved(o *plan.Options) {
 	f.restarts, f.deleteThreshold, f.updateThreshold = o.Restart, s.DeleteManyPercent, s.UpdateManyPercent
 }
 
-// savedThresholds are the thresholds a saved plan was made with, in
-// the order of planFlags.thresholds.
-func savedThresholds(o *plan.Options) []threshold {
-	var f planFlags
-	f.fromSaved(o)
-	return f.thresholds()
-}
-
 // checkSavedConfig refuses a plan whose paths would choose the
 // operator's file. Without --config, site reads the site.cue of the
 // current directory or its parents, else the one beside the paths; a
@@ -134,41 +103,6 @@ func (o applyOptions) checkSavedConfig(paths []string) error {
 		return err
 	}
 	return fmt.Errorf("the plan %s names %s, beside which site would read %s, outside the current directory's tree and its parents; a plan file is anyone's to write, so it does not choose the operator's file: name it with --config FILE, or run site apply --plan where site.cue is", o.planFile, strings.Join(paths, " "), shown)
-}
-
-// loosening lists the options of a saved plan that let apply do what
-// it would not with its defaults, where apply's command line (flags,
-// acks) does not give the same: each as what it does, and the words
-// that give it. A --delete-threshold (--update-threshold) above the
-// default lets more deletes (updates) pass without GATE-DNS-DELETE-MANY
-// (GATE-DNS-UPDATE-MANY); a --restart makes a
-// pending change a restart, which a GATE-VM-RESTART acknowledged for
-// another guest would then allow; a deferring ack makes apply go on
-// without the steps it defers, where it would stop. The scope (PATH,
-// --only, --target) only narrows what is done, and a lower threshold
-// only gates more.
-func loosening(saved *plan.Options, flags *pflag.FlagSet, acks []string) (what, add []string) {
-	for _, t := range savedThresholds(saved) {
-		if *t.value > t.def && !flags.Changed(t.flag) {
-			what = append(what, fmt.Sprintf("--%s %d (more of a zone's records %s without %s than apply's %d)", t.flag, *t.value, t.verb, t.gate, t.def))
-			add = append(add, "--"+t.flag, strconv.Itoa(*t.value))
-		}
-	}
-	if len(saved.Restart) > 0 && !flags.Changed("restart") {
-		guests := "that guest"
-		if len(saved.Restart) > 1 {
-			guests = "those guests"
-		}
-		what = append(what, fmt.Sprintf("%s (restarts %s when %s is acknowledged)", describeRestarts(saved.Restart), guests, plan.GateVMRestart))
-		add = append(add, describeRestarts(saved.Restart))
-	}
-	for _, g := range saved.Acks {
-		if !slices.Contains(acks, string(g)) {
-			what = append(what, fmt.Sprintf("--ack %s (goes on without the steps it defers, where apply stops)", g))
-			add = append(add, "--ack", string(g))
-		}
-	}
-	return what, add
 }
 
 // savedPlanArg is the first of args that is a plan saved by site diff
@@ -228,17 +162,6 @@ func describeTargets(targets []string) string {
 	words := make([]string, len(targets))
 	for i, t := range targets {
 		words[i] = "--target " + shellQuote(t)
-	}
-	return strings.Join(words, " ")
-}
-
-func describeRestarts(restarts []string) string {
-	if len(restarts) == 0 {
-		return "no --restart"
-	}
-	words := make([]string, len(restarts))
-	for i, r := range restarts {
-		words[i] = "--restart " + shellQuote(r)
 	}
 	return strings.Join(words, " ")
 }

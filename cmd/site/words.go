@@ -5,17 +5,13 @@ import "github.com/site-tools/site/compiler/words"
 // The words site's output shares between commands: counts of things and
 // indented multi-line reasons.
 
-// count and indentLines are words.Count and words.IndentLines, under
-// the names cmd/site's files call them by.
+// count, indentLines and shellQuote are words.Count, words.IndentLines
+// and words.ShellQuote, under the names cmd/site's files call them by.
 var (
 	count       = words.Count
 	indentLines = words.IndentLines
+	shellQuote  = words.ShellQuote
 )
 
 // them is "it" of one thing and "them" of several.
-func them(n int) string {
-	if n == 1 {
-		return "it"
-	}
-	return "them"
-}
+func them(n int) string { return words.Plural(n, "it", "them") }

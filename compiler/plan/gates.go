@@ -2,6 +2,7 @@ package plan
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 )
@@ -59,4 +60,33 @@ func ParseGate(s string) (Gate, error) {
 		names = append(names, string(k))
 	}
 	return "", fmt.Errorf("unknown gate %q: acknowledge one of %s", s, strings.Join(names, ", "))
+}
+
+// WaitingGates returns the gates the stuck steps wait for, sorted, or
+// nil when one of them has none (no acknowledgement would plan it).
+func WaitingGates(stuck []Blocked) []Gate {
+	var gates []Gate
+	for _, b := range stuck {
+		if b.Gate == "" {
+			return nil
+		}
+		if !slices.Contains(gates, b.Gate) {
+			gates = append(gates, b.Gate)
+		}
+	}
+	slices.Sort(gates)
+	return gates
+}
+
+// JoinGates names gates as a message does: "A", "A and B", "A, B and C";
+// none is "".
+func JoinGates(gates []Gate) string {
+	s := make([]string, len(gates))
+	for i, g := range gates {
+		s[i] = string(g)
+	}
+	if len(s) < 2 {
+		return strings.Join(s, "")
+	}
+	return strings.Join(s[:len(s)-1], ", ") + " and " + s[len(s)-1]
 }

@@ -1,0 +1,47 @@
+package backends
+
+import (
+	"errors"
+	"testing"
+
+	"github.com/site-tools/site/compiler/graph"
+	"github.com/site-tools/site/compiler/model"
+)
+
+// TestRunStateOfALiteral: what steps hand each other (a secret a secret
+// step read, a value computed once, a read left over) works in a Run
+// made as a literal, as tests and callers make them, and not only in
+// NewRun's; before, SetSecret on a literal wrote to a nil map.
+func TestRunStateOfALiteral(t *testing.T) {
+	ref := model.VaultRef{Vault: "main", Path: "dns/pdns", Key: "api-key"}
+	cred := model.Credential{Vault: &ref}
+	tests := []struct {
+		name string
+		run  func() *Run
+	}{
+		{"NewRun", NewRun},
+		{"literal", func() *Run { return &Run{} }},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := tt.run()
+			if _, err := r.Credential(cred); !errors.Is(err, ErrSecretNotRead) {
+				t.Fatalf("Credential before its secret step: %v, want ErrSecretNotRead", err)
+			}
+			r.SetSecret(graph.SecretStepID(ref), "s3cr3t-value")
+			if v, err := r.Credential(cred); v != "s3cr3t-value" || err != nil {
+				t.Errorf("Credential after SetSecret: %q, %v", v, err)
+			}
+			if got := NewRedactor(&graph.Graph{}, r).Redact("key s3cr3t-value sent"); got == "key s3cr3t-value sent" {
+				t.Errorf("Redact kept the secret: %q", got)
+			}
+			if v, err := r.Once("k", func() (any, error) { return 1, nil }); v != 1 || err != nil {
+				t.Errorf("Once: %v, %v", v, err)
+			}
+			r.Leave("read", "zone")
+			if v, ok := r.Take("read"); !ok || v != "zone" {
+				t.Errorf("Take: %v, %v", v, ok)
+			}
+		})
+	}
+}
