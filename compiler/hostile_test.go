@@ -205,6 +205,7 @@ func TestHostileChild(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, err = LoadWith(config, []string{copied}, hostileBudget)
+	printPeak()
 	if err == nil {
 		fmt.Println("VALID")
 		return
@@ -219,4 +220,25 @@ func TestHostileChild(t *testing.T) {
 	// The budget may have left an evaluation running: end the process
 	// now rather than let the test framework wait on nothing.
 	os.Stdout.Sync()
+}
+
+// printPeak prints "PEAK N", this process's peak resident memory in
+// bytes since it began: VmHWM, which is of this process's own memory.
+// (Rusage's Maxrss of a child is not: Linux carries the hiwater of the
+// parent's memory, which a vfork'd child shares until exec, into the
+// child, so a test process grown large reports its own peak as the
+// child's.)
+func printPeak() {
+	status, err := os.ReadFile("/proc/self/status")
+	if err != nil {
+		return
+	}
+	for _, line := range strings.Split(string(status), "\n") {
+		if kb, ok := strings.CutPrefix(line, "VmHWM:"); ok {
+			var n uint64
+			if _, err := fmt.Sscanf(strings.TrimSpace(kb), "%d kB", &n); err == nil {
+				fmt.Printf("PEAK %d\n", n<<10)
+			}
+		}
+	}
 }
