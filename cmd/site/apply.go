@@ -203,7 +203,7 @@ func carryOut(cmd *cobra.Command, args []string, o applyOptions, s *engine.Sessi
 	}
 	if o.format != "json" {
 		fmt.Fprintln(stdout)
-		if err := writeReport(stdout, reportShown(rep, o.quiet), color); err != nil {
+		if err := reportShown(rep, o.quiet).WriteText(stdout, color); err != nil {
 			return withCode(exitError, err)
 		}
 	}

@@ -48,7 +48,7 @@ type interruptible interface {
 //
 // A command that only reads outside a session (site leftovers) passes
 // s nil, with the run to interrupt and the reads to stop.
-func watchInterrupts(p *progress, run *backends.Run, stopReading context.CancelFunc, s *engine.Session) func() {
+func watchInterrupts(p notifier, run *backends.Run, stopReading context.CancelFunc, s *engine.Session) func() {
 	var target interruptible = s
 	if s == nil {
 		target = reads{p, run, stopReading}
@@ -78,10 +78,13 @@ func watchInterrupts(p *progress, run *backends.Run, stopReading context.CancelF
 	}
 }
 
+// notifier hears the session's events (engine.SessionHook's Notify).
+type notifier interface{ Notify(engine.Event) }
+
 // reads are the reads of a command without a session: an interrupt
 // stops them, and says so as a session would.
 type reads struct {
-	p    *progress
+	p    notifier
 	run  *backends.Run
 	stop context.CancelFunc
 }

@@ -10,7 +10,6 @@ import (
 
 	"golang.org/x/term"
 
-	"github.com/site-tools/site/backends/engine"
 	"github.com/site-tools/site/compiler"
 	"github.com/site-tools/site/compiler/graph"
 	"github.com/site-tools/site/compiler/model"
@@ -98,13 +97,6 @@ func parseTargets(ts []string) []string {
 	out := slices.Clone(ts)
 	slices.Sort(out)
 	return slices.Compact(out)
-}
-
-// newEngine wires the executor to this run's backends; progress goes
-// to stderr so stdout holds only the plan or the report.
-func newEngine(bk *runBackends, parallelism int, stderr io.Writer) (*engine.Engine, *progress) {
-	p := newProgress(stderr, isTerminal(stderr), useColor(stderr))
-	return &engine.Engine{DriverFor: bk.DriverFor, Parallelism: parallelism, Hook: p}, p
 }
 
 // useColor reports whether output to w may carry ANSI colours: only on
