@@ -140,9 +140,7 @@ func runApply(cmd *cobra.Command, args []string, o applyOptions) error {
 	if err != nil {
 		return withCode(exitError, err)
 	}
-	obs.Plan.Only = phases
-	obs.Plan.Targets = targets
-	obs.Plan.Prerequisites = g.Prerequisites()
+	obs.Scope(phases, targets, g)
 	if saved != nil {
 		if err := plan.CheckFresh(saved, obs.Plan); err != nil {
 			return withCode(exitError, err)

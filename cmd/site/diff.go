@@ -140,10 +140,8 @@ func observeDiff(cmd *cobra.Command, args []string, o diffOptions, s *engine.Ses
 	if err != nil {
 		return nil, withCode(exitError, err)
 	}
+	obs.Scope(phases, targets, g)
 	p := obs.Plan
-	p.Only = phases
-	p.Targets = targets
-	p.Prerequisites = g.Prerequisites()
 	p.Spec = spec
 	p.Options = s.Run().Saved(p.Blocked)
 	if !o.quiet {

@@ -88,8 +88,9 @@ func parseOnly(s string) ([]plan.Phase, error) {
 // targetFlagHelp is the --target flag's usage for diff, apply and graph.
 const targetFlagHelp = "keep the steps whose ID matches, e.g. 'vm/*/keys' (repeatable)"
 
-// parseTargets reads --target: sorted and without repeats, so a saved
-// plan's scope compares equal however the patterns were ordered.
+// parseTargets reads --target (and --restart's names): sorted and
+// without repeats, so a saved plan's scope compares equal however the
+// patterns were ordered.
 func parseTargets(ts []string) []string {
 	if len(ts) == 0 {
 		return nil

@@ -50,7 +50,7 @@ func (o applyOptions) readSaved(flags *pflag.FlagSet, args []string, phases []pl
 		return nil, differs("--only "+o.only, describeOnly(saved.Only))
 	case len(targets) > 0 && !slices.Equal(targets, saved.Targets):
 		return nil, differs(describeTargets(targets), describeTargets(saved.Targets))
-	case flags.Changed("restart") && !slices.Equal(sortedCopy(o.restarts), saved.Options.Restart):
+	case flags.Changed("restart") && !slices.Equal(parseTargets(o.restarts), saved.Options.Restart):
 		return nil, differs(plan.DescribeRestarts(o.restarts), plan.DescribeRestarts(saved.Options.Restart))
 	}
 	for i, was := range saved.Options.Settings().Thresholds() {
@@ -136,12 +136,6 @@ func readPlan(path string) (*plan.Plan, error) {
 		return nil, fmt.Errorf("--plan %s: %w", path, err)
 	}
 	return p, nil
-}
-
-func sortedCopy(s []string) []string {
-	out := slices.Clone(s)
-	slices.Sort(out)
-	return slices.Compact(out)
 }
 
 func describeOnly(phases []plan.Phase) string {
