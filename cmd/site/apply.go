@@ -182,7 +182,7 @@ func carryOut(cmd *cobra.Command, args []string, o applyOptions, s *engine.Sessi
 	}
 	var gm *engine.GatesMissingError
 	var be *engine.BlockedError
-	var ue *unconfirmedError
+	var ue *engine.UnconfirmedError
 	switch {
 	case errors.As(err, &be):
 		// The plan above lists each step and why, once.
