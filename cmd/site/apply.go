@@ -166,7 +166,7 @@ func carryOut(cmd *cobra.Command, args []string, o applyOptions, s *engine.Sessi
 		return withCode(exitError, err)
 	}
 	if !obs.Plan.HasChanges() && len(obs.Plan.Blocked) == 0 {
-		if err := problemsError(obs.Plan.Problems, false); err != nil {
+		if err := obs.Plan.ProblemsError(false); err != nil {
 			return withCode(exitError, err)
 		}
 		return nil
@@ -211,7 +211,7 @@ func carryOut(cmd *cobra.Command, args []string, o applyOptions, s *engine.Sessi
 	if !rep.OK() {
 		return withCode(exitError, errors.New("apply did not converge (see the report above): fix the cause and run site apply again; it converges from any partial state"))
 	}
-	if err := problemsError(obs.Plan.Problems, false); err != nil {
+	if err := obs.Plan.ProblemsError(false); err != nil {
 		return withCode(exitError, err)
 	}
 	return nil
