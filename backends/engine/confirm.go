@@ -1,6 +1,14 @@
 package engine
 
-import "github.com/site-tools/site/compiler/plan"
+import (
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/site-tools/site/compiler/plan"
+	"github.com/site-tools/site/compiler/visible"
+	"github.com/site-tools/site/compiler/words"
+)
 
 // A destructive change (a delete, or an outage, lost data or foreign
 // data replaced) is done only when someone said yes to it, as
@@ -64,4 +72,39 @@ func ackedAll(gates []plan.Gate, acked map[plan.Gate]bool) bool {
 		}
 	}
 	return len(gates) > 0
+}
+
+// UnconfirmedError means stdin is not a terminal and the plan has
+// destructive changes that --yes did not answer: apply returns it
+// before changing anything, and site exits 3.
+type UnconfirmedError struct {
+	Changes []plan.Change
+	Command string // the command line that was run
+}
+
+func (e *UnconfirmedError) Error() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s in the plan above would delete, overwrite, restart or destroy, and stdin is not a terminal, so site cannot ask: nothing was changed:\n", words.Count(len(e.Changes), "change"))
+	listChanges(&b, e.Changes)
+	fmt.Fprintf(&b, "--yes says yes to these changes without asking (an --ack never does without a terminal); to apply them, run: %s --yes", e.Command)
+	return b.String()
+}
+
+// WriteQuestion asks on w about risky, the changes of p left
+// unanswered, ending where the answer is typed.
+func WriteQuestion(w io.Writer, p *plan.Plan, risky []plan.Change) {
+	fmt.Fprintf(w, "\n%s in the plan above can cause an outage, delete or replace data", words.Count(len(risky), "change"))
+	if n := len(Destructive(p)) - len(risky); n > 0 {
+		fmt.Fprintf(w, " (besides %s that --ack answered)", words.Count(n, "change"))
+	}
+	fmt.Fprintln(w, ":")
+	listChanges(w, risky)
+	fmt.Fprint(w, "Apply these changes? Only \"yes\" goes on (site apply --yes skips this question).\nType yes: ")
+}
+
+// listChanges writes one indented line per change.
+func listChanges(w io.Writer, changes []plan.Change) {
+	for _, c := range changes {
+		fmt.Fprintf(w, "  %s %s [%s]\n", c.Action, visible.String(c.Key), c.Impact)
+	}
 }

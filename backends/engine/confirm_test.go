@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"bytes"
 	"slices"
 	"testing"
 
@@ -39,5 +40,30 @@ func TestUnanswered(t *testing.T) {
 				t.Errorf("got %q, want %q", got, tc.want)
 			}
 		})
+	}
+}
+
+// TestConfirmWords: the question names each change left to answer and
+// how many an ack answered; the error without a terminal names them and
+// the command that adds --yes.
+func TestConfirmWords(t *testing.T) {
+	del := plan.Change{Step: "dns/a.", Key: "old", Action: plan.ActionDelete, Impact: plan.ImpactLive}
+	over := plan.Change{Step: "dns/a.", Key: "www", Action: plan.ActionUpdate, Impact: plan.ImpactOverwrite, Gates: []plan.Gate{plan.GateDNSOverwrite}}
+	p := plan.New()
+	p.Changes = []plan.Change{del, over}
+	var b bytes.Buffer
+	WriteQuestion(&b, p, []plan.Change{del})
+	want := "\n1 change in the plan above can cause an outage, delete or replace data (besides 1 change that --ack answered):\n" +
+		"  delete old [live]\n" +
+		"Apply these changes? Only \"yes\" goes on (site apply --yes skips this question).\nType yes: "
+	if got := b.String(); got != want {
+		t.Errorf("question:\n got %q\nwant %q", got, want)
+	}
+	err := &UnconfirmedError{Changes: []plan.Change{del, over}, Command: "site apply t.cue"}
+	want = "2 changes in the plan above would delete, overwrite, restart or destroy, and stdin is not a terminal, so site cannot ask: nothing was changed:\n" +
+		"  delete old [live]\n  update www [overwrite]\n" +
+		"--yes says yes to these changes without asking (an --ack never does without a terminal); to apply them, run: site apply t.cue --yes"
+	if got := err.Error(); got != want {
+		t.Errorf("error:\n got %q\nwant %q", got, want)
 	}
 }

@@ -1,7 +1,10 @@
 package engine
 
 import (
+	"context"
 	"time"
+
+	"github.com/site-tools/site/backends"
 )
 
 // What an interrupt (Ctrl-C, SIGTERM) does to a Session; the caller
@@ -59,3 +62,23 @@ func (s *Session) InterruptAgain() {
 		s.notify(k)
 	}
 }
+
+// Reads are the reads of a command without a Session (site leftovers):
+// an interrupt stops them (Stop cancels their context) and says so to
+// Hook as a session would, giving Within as the bound of the exit.
+type Reads struct {
+	Run    *backends.Run
+	Stop   context.CancelFunc
+	Hook   interface{ Notify(Event) }
+	Within time.Duration
+}
+
+// Interrupt stops the reads and says what they were waiting on.
+func (r Reads) Interrupt() {
+	r.Run.Interrupt()
+	r.Stop()
+	r.Hook.Notify(Interrupted{Awaiting: r.Run.Awaiting(), Within: r.Within})
+}
+
+// InterruptAgain says the command exits.
+func (r Reads) InterruptAgain() { r.Hook.Notify(InterruptedAgain{}) }

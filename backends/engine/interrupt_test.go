@@ -155,3 +155,31 @@ func TestInterruptBeforeStartedStartsNothing(t *testing.T) {
 		t.Errorf("started %q, want only %s, which the interrupt overtook", hook.started, stepNet)
 	}
 }
+
+// TestReadsInterrupt: reads without a session stop at the first
+// interrupt (the run is interrupted, their context cancelled) and say
+// so through the hook; the second says the command exits.
+func TestReadsInterrupt(t *testing.T) {
+	run := backends.NewRun()
+	ctx, stop := context.WithCancel(context.Background())
+	var heard []Event
+	r := Reads{Run: run, Stop: stop, Hook: notifyFunc(func(e Event) { heard = append(heard, e) }), Within: 3 * time.Second}
+	r.Interrupt()
+	if !run.Interrupted() || ctx.Err() == nil {
+		t.Errorf("after Interrupt: run interrupted %v, reads' context %v; want both stopped", run.Interrupted(), ctx.Err())
+	}
+	r.InterruptAgain()
+	if len(heard) != 2 {
+		t.Fatalf("heard %d events, want 2: %v", len(heard), heard)
+	}
+	if e, ok := heard[0].(Interrupted); !ok || e.Within != 3*time.Second {
+		t.Errorf("first event %#v, want Interrupted within 3s", heard[0])
+	}
+	if _, ok := heard[1].(InterruptedAgain); !ok {
+		t.Errorf("second event %#v, want InterruptedAgain", heard[1])
+	}
+}
+
+type notifyFunc func(Event)
+
+func (f notifyFunc) Notify(e Event) { f(e) }

@@ -21,6 +21,13 @@ type Observation struct {
 	Steps map[string]*backends.StepPlan
 }
 
+// Scope records on the plan the scope it was observed in, for the text
+// and a saved plan to show: the --only phases, the --target patterns
+// and the steps g kept only because a chosen one needs them.
+func (o *Observation) Scope(only []plan.Phase, targets []string, g *graph.Graph) {
+	o.Plan.Only, o.Plan.Targets, o.Plan.Prerequisites = only, targets, g.Prerequisites()
+}
+
 // planned is one step's outcome during Engine.Plan.
 type planned struct {
 	sp      *backends.StepPlan

@@ -140,9 +140,7 @@ func runApply(cmd *cobra.Command, args []string, o applyOptions) error {
 	if err != nil {
 		return withCode(exitError, err)
 	}
-	obs.Plan.Only = phases
-	obs.Plan.Targets = targets
-	obs.Plan.Prerequisites = g.Prerequisites()
+	obs.Scope(phases, targets, g)
 	if saved != nil {
 		if err := plan.CheckFresh(saved, obs.Plan); err != nil {
 			return withCode(exitError, err)
@@ -168,7 +166,7 @@ func carryOut(cmd *cobra.Command, args []string, o applyOptions, s *engine.Sessi
 		return withCode(exitError, err)
 	}
 	if !obs.Plan.HasChanges() && len(obs.Plan.Blocked) == 0 {
-		if err := problemsError(obs.Plan.Problems, false); err != nil {
+		if err := obs.Plan.ProblemsError(false); err != nil {
 			return withCode(exitError, err)
 		}
 		return nil
@@ -184,7 +182,7 @@ func carryOut(cmd *cobra.Command, args []string, o applyOptions, s *engine.Sessi
 	}
 	var gm *engine.GatesMissingError
 	var be *engine.BlockedError
-	var ue *unconfirmedError
+	var ue *engine.UnconfirmedError
 	switch {
 	case errors.As(err, &be):
 		// The plan above lists each step and why, once.
@@ -203,7 +201,7 @@ func carryOut(cmd *cobra.Command, args []string, o applyOptions, s *engine.Sessi
 	}
 	if o.format != "json" {
 		fmt.Fprintln(stdout)
-		if err := writeReport(stdout, reportShown(rep, o.quiet), color); err != nil {
+		if err := reportShown(rep, o.quiet).WriteText(stdout, color); err != nil {
 			return withCode(exitError, err)
 		}
 	}
@@ -213,7 +211,7 @@ func carryOut(cmd *cobra.Command, args []string, o applyOptions, s *engine.Sessi
 	if !rep.OK() {
 		return withCode(exitError, errors.New("apply did not converge (see the report above): fix the cause and run site apply again; it converges from any partial state"))
 	}
-	if err := problemsError(obs.Plan.Problems, false); err != nil {
+	if err := obs.Plan.ProblemsError(false); err != nil {
 		return withCode(exitError, err)
 	}
 	return nil

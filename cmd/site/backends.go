@@ -23,10 +23,10 @@ var _ engine.Backends = (*runBackends)(nil)
 // openSession starts diff's or apply's engine session over bk, its
 // steps and events shown on stderr by the returned progress, so stdout
 // holds only the plan or the report. Close the session at the end.
-func openSession(cmd *cobra.Command, args []string, bk *runBackends, run *backends.Run, f planFlags, o engine.Options) (*engine.Session, *progress) {
+func openSession(cmd *cobra.Command, args []string, bk *runBackends, run *backends.Run, f planFlags, o engine.Options) (*engine.Session, *engine.TextProgress) {
 	stderr := cmd.ErrOrStderr()
-	p := newProgress(stderr, isTerminal(stderr), useColor(stderr))
-	p.quiet = f.quiet
+	p := engine.NewTextProgress(stderr, isTerminal(stderr), useColor(stderr))
+	p.Quiet = f.quiet
 	o.Hook, o.Parallelism, o.ExitWithin, o.SlowAfter = p, f.parallelism, releaseOnExit, slowRequestAfter
 	o.ConfigDir = configDir(args)
 	return engine.Open(cmd.Context(), bk, run, o), p

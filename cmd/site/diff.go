@@ -1,10 +1,7 @@
 package main
 
 import (
-	"errors"
 	"fmt"
-	"os"
-	"path/filepath"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -97,7 +94,7 @@ func runDiff(cmd *cobra.Command, args []string, o diffOptions) (err error) {
 		return withCode(exitError, err)
 	}
 	if o.out != "" {
-		if err := checkOutDir(o.out); err != nil {
+		if err := plan.CheckSavePath(o.out); err != nil {
 			return withCode(exitError, err)
 		}
 	}
@@ -140,10 +137,8 @@ func observeDiff(cmd *cobra.Command, args []string, o diffOptions, s *engine.Ses
 	if err != nil {
 		return nil, withCode(exitError, err)
 	}
+	obs.Scope(phases, targets, g)
 	p := obs.Plan
-	p.Only = phases
-	p.Targets = targets
-	p.Prerequisites = g.Prerequisites()
 	p.Spec = spec
 	p.Options = s.Run().Saved(p.Blocked)
 	if !o.quiet {
@@ -191,27 +186,13 @@ func showDiff(cmd *cobra.Command, args []string, o diffOptions, p *plan.Plan, ru
 		}
 		return withCode(exitError, fmt.Errorf("%s could not be planned, so this plan is incomplete: %s", count(len(stuck), "step"), where))
 	}
-	if err := problemsError(p.Problems, o.format == "json"); err != nil {
+	if err := p.ProblemsError(o.format == "json"); err != nil {
 		return withCode(exitError, err)
 	}
 	if o.detailed && p.HasChanges() {
 		return withCode(exitChanges, nil)
 	}
 	return nil
-}
-
-// problemsError is the error of a plan with problems (what the live
-// systems serve differs from the spec, and no change fixes it), nil
-// without: an exit 0 would forget what the check after an apply found.
-func problemsError(problems []plan.Note, json bool) error {
-	if len(problems) == 0 {
-		return nil
-	}
-	where := `see "Problems" above`
-	if json {
-		where = `see "problems" in the plan`
-	}
-	return fmt.Errorf("%s: what the live systems serve differs from the spec where no change of the plan can fix it (%s): fix the cause each names, then run site diff again", count(len(problems), "problem"), where)
 }
 
 // diffCommand is the diff that was run, with --ack for each of gates:
@@ -232,21 +213,4 @@ func diffCommand(args []string, o diffOptions, gates []plan.Gate) string {
 		words = append(words, "--ack", string(g))
 	}
 	return strings.Join(words, " ")
-}
-
-// checkOutDir fails before anything is observed when --out cannot be
-// written, rather than after a long observation has been printed.
-func checkOutDir(path string) error {
-	dir := filepath.Dir(path)
-	fi, err := os.Stat(dir)
-	switch {
-	case err != nil:
-		return fmt.Errorf("--out %s: directory %s does not exist or cannot be read (%v): create it or choose another path", path, dir, errors.Unwrap(err))
-	case !fi.IsDir():
-		return fmt.Errorf("--out %s: %s is not a directory", path, dir)
-	}
-	if fi, err := os.Stat(path); err == nil && fi.IsDir() {
-		return fmt.Errorf("--out %s: is a directory; name a file, e.g. %s", path, filepath.Join(path, "plan.json"))
-	}
-	return nil
 }

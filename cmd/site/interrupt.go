@@ -48,10 +48,10 @@ type interruptible interface {
 //
 // A command that only reads outside a session (site leftovers) passes
 // s nil, with the run to interrupt and the reads to stop.
-func watchInterrupts(p *progress, run *backends.Run, stopReading context.CancelFunc, s *engine.Session) func() {
+func watchInterrupts(p interface{ Notify(engine.Event) }, run *backends.Run, stopReading context.CancelFunc, s *engine.Session) func() {
 	var target interruptible = s
 	if s == nil {
-		target = reads{p, run, stopReading}
+		target = engine.Reads{Run: run, Stop: stopReading, Hook: p, Within: releaseOnExit}
 	}
 	sigs, unsubscribe := signalSource()
 	done, finished := make(chan struct{}), make(chan struct{})
@@ -77,19 +77,3 @@ func watchInterrupts(p *progress, run *backends.Run, stopReading context.CancelF
 		unsubscribe()
 	}
 }
-
-// reads are the reads of a command without a session: an interrupt
-// stops them, and says so as a session would.
-type reads struct {
-	p    *progress
-	run  *backends.Run
-	stop context.CancelFunc
-}
-
-func (r reads) Interrupt() {
-	r.run.Interrupt()
-	r.stop()
-	r.p.Notify(engine.Interrupted{Awaiting: r.run.Awaiting(), Within: releaseOnExit})
-}
-
-func (r reads) InterruptAgain() { r.p.Notify(engine.InterruptedAgain{}) }

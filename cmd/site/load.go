@@ -10,7 +10,6 @@ import (
 
 	"golang.org/x/term"
 
-	"github.com/site-tools/site/backends/engine"
 	"github.com/site-tools/site/compiler"
 	"github.com/site-tools/site/compiler/graph"
 	"github.com/site-tools/site/compiler/model"
@@ -89,8 +88,9 @@ func parseOnly(s string) ([]plan.Phase, error) {
 // targetFlagHelp is the --target flag's usage for diff, apply and graph.
 const targetFlagHelp = "keep the steps whose ID matches, e.g. 'vm/*/keys' (repeatable)"
 
-// parseTargets reads --target: sorted and without repeats, so a saved
-// plan's scope compares equal however the patterns were ordered.
+// parseTargets reads --target (and --restart's names): sorted and
+// without repeats, so a saved plan's scope compares equal however the
+// patterns were ordered.
 func parseTargets(ts []string) []string {
 	if len(ts) == 0 {
 		return nil
@@ -98,13 +98,6 @@ func parseTargets(ts []string) []string {
 	out := slices.Clone(ts)
 	slices.Sort(out)
 	return slices.Compact(out)
-}
-
-// newEngine wires the executor to this run's backends; progress goes
-// to stderr so stdout holds only the plan or the report.
-func newEngine(bk *runBackends, parallelism int, stderr io.Writer) (*engine.Engine, *progress) {
-	p := newProgress(stderr, isTerminal(stderr), useColor(stderr))
-	return &engine.Engine{DriverFor: bk.DriverFor, Parallelism: parallelism, Hook: p}, p
 }
 
 // useColor reports whether output to w may carry ANSI colours: only on

@@ -47,10 +47,10 @@ func (o applyOptions) readSaved(flags *pflag.FlagSet, args []string, phases []pl
 	case len(args) > 0 && !slices.Equal(args, saved.Spec.Paths):
 		return nil, differs("PATH "+strings.Join(args, " "), "PATH "+strings.Join(saved.Spec.Paths, " "))
 	case o.only != "" && !slices.Equal(phases, saved.Only):
-		return nil, differs("--only "+o.only, describeOnly(saved.Only))
+		return nil, differs("--only "+o.only, plan.DescribeOnly(saved.Only))
 	case len(targets) > 0 && !slices.Equal(targets, saved.Targets):
-		return nil, differs(describeTargets(targets), describeTargets(saved.Targets))
-	case flags.Changed("restart") && !slices.Equal(sortedCopy(o.restarts), saved.Options.Restart):
+		return nil, differs(plan.DescribeTargets(targets), plan.DescribeTargets(saved.Targets))
+	case flags.Changed("restart") && !slices.Equal(parseTargets(o.restarts), saved.Options.Restart):
 		return nil, differs(plan.DescribeRestarts(o.restarts), plan.DescribeRestarts(saved.Options.Restart))
 	}
 	for i, was := range saved.Options.Settings().Thresholds() {
@@ -136,32 +136,4 @@ func readPlan(path string) (*plan.Plan, error) {
 		return nil, fmt.Errorf("--plan %s: %w", path, err)
 	}
 	return p, nil
-}
-
-func sortedCopy(s []string) []string {
-	out := slices.Clone(s)
-	slices.Sort(out)
-	return slices.Compact(out)
-}
-
-func describeOnly(phases []plan.Phase) string {
-	if len(phases) == 0 {
-		return "every phase"
-	}
-	s := make([]string, len(phases))
-	for i, p := range phases {
-		s[i] = string(p)
-	}
-	return "--only " + strings.Join(s, ",")
-}
-
-func describeTargets(targets []string) string {
-	if len(targets) == 0 {
-		return "every step"
-	}
-	words := make([]string, len(targets))
-	for i, t := range targets {
-		words[i] = "--target " + shellQuote(t)
-	}
-	return strings.Join(words, " ")
 }

@@ -3,6 +3,7 @@ package plan
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -82,4 +83,22 @@ func IsSavedFile(path string) bool {
 		}
 	}
 	return false
+}
+
+// CheckSavePath fails when path cannot take a saved plan (site diff
+// --out), so diff can say so before anything is observed rather than
+// after a long observation has been printed.
+func CheckSavePath(path string) error {
+	dir := filepath.Dir(path)
+	fi, err := os.Stat(dir)
+	switch {
+	case err != nil:
+		return fmt.Errorf("--out %s: directory %s does not exist or cannot be read (%v): create it or choose another path", path, dir, errors.Unwrap(err))
+	case !fi.IsDir():
+		return fmt.Errorf("--out %s: %s is not a directory", path, dir)
+	}
+	if fi, err := os.Stat(path); err == nil && fi.IsDir() {
+		return fmt.Errorf("--out %s: is a directory; name a file, e.g. %s", path, filepath.Join(path, "plan.json"))
+	}
+	return nil
 }

@@ -83,12 +83,36 @@ func (o *Options) CheckAcks(file string) error {
 
 // DescribeRestarts says restarts as the flags that give them.
 func DescribeRestarts(restarts []string) string {
-	if len(restarts) == 0 {
-		return "no --restart"
+	return describeFlags("--restart", restarts, "no --restart")
+}
+
+// DescribeTargets says a plan's --target patterns as the flags that
+// give them.
+func DescribeTargets(targets []string) string {
+	return describeFlags("--target", targets, "every step")
+}
+
+// DescribeOnly says a plan's phases as the --only flag that gives them.
+func DescribeOnly(phases []Phase) string {
+	if len(phases) == 0 {
+		return "every phase"
 	}
-	flags := make([]string, len(restarts))
-	for i, r := range restarts {
-		flags[i] = "--restart " + words.ShellQuote(r)
+	s := make([]string, len(phases))
+	for i, p := range phases {
+		s[i] = string(p)
+	}
+	return "--only " + strings.Join(s, ",")
+}
+
+// describeFlags repeats flag before each value, shell-quoted; none
+// when there is no value.
+func describeFlags(flag string, values []string, none string) string {
+	if len(values) == 0 {
+		return none
+	}
+	flags := make([]string, len(values))
+	for i, v := range values {
+		flags[i] = flag + " " + words.ShellQuote(v)
 	}
 	return strings.Join(flags, " ")
 }

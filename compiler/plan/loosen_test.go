@@ -61,3 +61,21 @@ func TestCheckAcks(t *testing.T) {
 		}
 	}
 }
+
+// TestDescribeScope: a saved plan's scope and restarts read as the
+// flags that give them, so "differs from what the plan was saved with"
+// names what to type.
+func TestDescribeScope(t *testing.T) {
+	for _, tc := range []struct{ got, want string }{
+		{DescribeOnly(nil), "every phase"},
+		{DescribeOnly([]Phase{PhaseDNS, PhaseVM}), "--only dns,vm"},
+		{DescribeTargets(nil), "every step"},
+		{DescribeTargets([]string{"dns/a.example.", "vm/*/web 1"}), "--target dns/a.example. --target 'vm/*/web 1'"},
+		{DescribeRestarts(nil), "no --restart"},
+		{DescribeRestarts([]string{"a/vm 1"}), "--restart 'a/vm 1'"},
+	} {
+		if tc.got != tc.want {
+			t.Errorf("got %q, want %q", tc.got, tc.want)
+		}
+	}
+}

@@ -111,3 +111,18 @@ func (s Summary) String() string {
 	}
 	return line + "."
 }
+
+// ProblemsError is the error of a plan with problems (what the live
+// systems serve differs from the spec, and no change fixes it), nil
+// without: an exit 0 would forget what the check after an apply found.
+// json says where the problems were shown.
+func (p *Plan) ProblemsError(json bool) error {
+	if len(p.Problems) == 0 {
+		return nil
+	}
+	where := `see "Problems" above`
+	if json {
+		where = `see "problems" in the plan`
+	}
+	return fmt.Errorf("%s: what the live systems serve differs from the spec where no change of the plan can fix it (%s): fix the cause each names, then run site diff again", words.Count(len(p.Problems), "problem"), where)
+}

@@ -1,14 +1,11 @@
-package main
+package engine
 
 import (
 	"bytes"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/site-tools/site/backends"
-	"github.com/site-tools/site/backends/engine"
 	"github.com/site-tools/site/compiler/plan"
 )
 
@@ -44,11 +41,11 @@ func TestProgress(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var b bytes.Buffer
-			p := newProgress(&b, tc.live, tc.color)
+			p := NewTextProgress(&b, tc.live, tc.color)
 			p.ApplyStart(3)
-			p.step("dns/a.example.", engine.StatusApplied, "12 changes")
-			p.step("dns/b.example.", engine.StatusFailed, "HTTP 500")
-			p.step("vm/test:///default/web", engine.StatusUnchanged, "")
+			p.step("dns/a.example.", StatusApplied, "12 changes")
+			p.step("dns/b.example.", StatusFailed, "HTTP 500")
+			p.step("vm/test:///default/web", StatusUnchanged, "")
 			p.done("done")
 			if got := b.String(); got != tc.want {
 				t.Errorf("got %q, want %q", got, tc.want)
@@ -61,13 +58,13 @@ func TestProgress(t *testing.T) {
 // progress line: counts of changes and problems, or the reason.
 func TestProgressHook(t *testing.T) {
 	var b bytes.Buffer
-	p := newProgress(&b, false, false)
+	p := NewTextProgress(&b, false, false)
 	p.ApplyStart(3)
-	p.Applied(engine.StepReport{Step: "dns/a.example.", Status: engine.StatusApplied, Changes: 1,
+	p.Applied(StepReport{Step: "dns/a.example.", Status: StatusApplied, Changes: 1,
 		Problems: []string{"x", "y"}})
-	p.Applied(engine.StepReport{Step: "dns/b.example.", Status: engine.StatusFailed, Reason: "HTTP 500"})
-	p.Applied(engine.StepReport{Step: "vm/test:///default/web", Status: engine.StatusUnchanged})
-	p.ApplyDone(&engine.Report{Steps: []engine.StepReport{{Status: engine.StatusApplied, Requests: 1}}})
+	p.Applied(StepReport{Step: "dns/b.example.", Status: StatusFailed, Reason: "HTTP 500"})
+	p.Applied(StepReport{Step: "vm/test:///default/web", Status: StatusUnchanged})
+	p.ApplyDone(&Report{Steps: []StepReport{{Status: StatusApplied, Requests: 1}}})
 	want := "[1/3] dns/a.example. applied: 1 change (2 problems)\n" +
 		"[2/3] dns/b.example. failed\n" + // the report says why, once
 		"[3/3] vm/test:///default/web unchanged: no changes\n" +
@@ -82,7 +79,7 @@ func TestProgressHook(t *testing.T) {
 // that refused or a gate.
 func TestProgressAfterInterrupt(t *testing.T) {
 	var b bytes.Buffer
-	p := newProgress(&b, false, false)
+	p := NewTextProgress(&b, false, false)
 	p.PlanStart(3)
 	p.Observed("dns/a.example.", nil, &plan.Blocked{Step: "dns/a.example.", Reason: "connection refused"})
 	p.interrupted()
@@ -98,7 +95,7 @@ func TestProgressAfterInterrupt(t *testing.T) {
 
 func TestProgressLiveLineFitsOneRow(t *testing.T) {
 	var b bytes.Buffer
-	p := newProgress(&b, true, false)
+	p := NewTextProgress(&b, true, false)
 	p.PlanStart(1)
 	p.Observed("dns/"+strings.Repeat("x", 200)+".example.", &backends.StepPlan{}, nil)
 	line := strings.TrimPrefix(b.String(), "\r\x1b[K")
@@ -115,65 +112,23 @@ func TestProgressMultiLineDetail(t *testing.T) {
 	for _, tc := range []struct {
 		name string
 		live bool
-		st   engine.Status
+		st   Status
 		want string
 	}{
-		{name: "log", st: statusBlocked,
+		{name: "log", st: StatusBlocked,
 			want: "[1/1] secret/t/p#k blocked: no address answered:\n      tried http://a: refused\n    what to do: start it\n"},
-		{name: "terminal, trouble stays whole", live: true, st: statusBlocked,
+		{name: "terminal, trouble stays whole", live: true, st: StatusBlocked,
 			want: "\r\x1b[K[1/1] secret/t/p#k blocked: no address answered:\n      tried http://a: refused\n    what to do: start it\n"},
-		{name: "terminal, live line is one row", live: true, st: statusObserved,
+		{name: "terminal, live line is one row", live: true, st: StatusObserved,
 			want: "\r\x1b[K[1/1] secret/t/p#k observed: no address answered: …"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var b bytes.Buffer
-			p := newProgress(&b, tc.live, false)
+			p := NewTextProgress(&b, tc.live, false)
 			p.PlanStart(1)
 			p.step("secret/t/p#k", tc.st, detail)
 			if got := b.String(); got != tc.want {
 				t.Errorf("got %q, want %q", got, tc.want)
-			}
-		})
-	}
-}
-
-// TestIsTerminal: only a terminal counts. /dev/null is a character
-// device too, and it is the stdin of a systemd service or a cron job:
-// taking it for a terminal made apply ask "Type yes:" there, and fail.
-func TestIsTerminal(t *testing.T) {
-	open := func(name string, flag int) func(t *testing.T) any {
-		return func(t *testing.T) any {
-			f, err := os.OpenFile(name, flag, 0)
-			if err != nil {
-				t.Fatal(err)
-			}
-			t.Cleanup(func() { f.Close() })
-			return f
-		}
-	}
-	for _, tc := range []struct {
-		name string
-		w    func(t *testing.T) any
-		want bool
-	}{
-		{"buffer", func(*testing.T) any { return &bytes.Buffer{} }, false},
-		{"/dev/null", open(os.DevNull, os.O_RDWR), false},
-		{"regular file", func(t *testing.T) any { return open(filepath.Join(t.TempDir(), "f"), os.O_RDWR|os.O_CREATE)(t) }, false},
-		{"pipe", func(t *testing.T) any {
-			r, w, err := os.Pipe()
-			if err != nil {
-				t.Fatal(err)
-			}
-			t.Cleanup(func() { r.Close(); w.Close() })
-			return r
-		}, false},
-		// The master side of a new pseudo-terminal answers terminal
-		// requests as a terminal does.
-		{"pseudo-terminal", open("/dev/ptmx", os.O_RDWR), true},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			if got := isTerminal(tc.w(t)); got != tc.want {
-				t.Errorf("isTerminal = %v, want %v", got, tc.want)
 			}
 		})
 	}
