@@ -2,6 +2,7 @@ package journal
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -44,6 +45,45 @@ func WriteHistory(w io.Writer, es []Entry) {
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", e.ID, e.Time.UTC().Format(time.RFC3339), e.ShortWho(), commit, changes)
 	}
 	tw.Flush()
+}
+
+// HistoryItem is one entry as site history --format json lists it:
+// what the table says, uncut, with the changes counted per action.
+type HistoryItem struct {
+	Tenant  string         `json:"tenant"`
+	ID      string         `json:"id"`
+	Time    time.Time      `json:"time"`
+	Who     string         `json:"who"`
+	Command string         `json:"command"`
+	Commit  string         `json:"commit"`
+	Undoes  string         `json:"undoes"`
+	Changes map[string]int `json:"changes"`
+}
+
+// Item is e as site history --format json lists it.
+func (e *Entry) Item() HistoryItem {
+	n := map[string]int{}
+	for a, k := range e.Counts() {
+		if k > 0 {
+			n[string(a)] = k
+		}
+	}
+	return HistoryItem{Tenant: e.Tenant, ID: e.ID, Time: e.Time.UTC(), Who: e.Who, Command: e.Command,
+		Commit: e.Commit, Undoes: e.Undoes, Changes: n}
+}
+
+// WriteHistoryJSON writes items as one indented JSON array ([] when
+// none), so a script reads every tenant's history at once.
+func WriteHistoryJSON(w io.Writer, items []HistoryItem) error {
+	if items == nil {
+		items = []HistoryItem{}
+	}
+	b, err := json.MarshalIndent(items, "", "  ")
+	if err != nil {
+		return fmt.Errorf("history as JSON: %w", err)
+	}
+	_, err = w.Write(append(b, '\n'))
+	return err
 }
 
 // countsText is "2 create, 1 update, 1 delete".

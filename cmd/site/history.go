@@ -13,6 +13,7 @@ import (
 func init() { register(newHistoryCmd) }
 
 func newHistoryCmd() *cobra.Command {
+	var format string
 	cmd := &cobra.Command{
 		Use:   "history [PATH ...]",
 		Short: "List the applies each tenant's journal keeps",
@@ -21,19 +22,28 @@ none), the applies its journal keeps (the last %d), newest first: the
 entry's id (what site undo --id takes), when, who, the commit of the
 operator's repository, and the changes by action. The journal lives
 where the tenant's apply lock does (site help locking). Read-only.
+--format json writes one array of every tenant's entries instead.
 
 See site help undo.`, journal.Keep),
 		Example: `  site history
-  site history tenants/office1.cue`,
+  site history tenants/office1.cue
+  site history --format json`,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return runHistory(cmd, args)
+			return runHistory(cmd, args, format)
 		},
 	}
 	addBudgetFlags(cmd)
+	cmd.Flags().StringVar(&format, "format", "text", "output format: text or json")
+	_ = cmd.RegisterFlagCompletionFunc("format", completeWords("text\ta table per tenant", "json\tone array of every tenant's entries"))
 	return cmd
 }
 
-func runHistory(cmd *cobra.Command, args []string) error {
+func runHistory(cmd *cobra.Command, args []string, format string) error {
+	if format != "text" && format != "json" {
+		return withCode(exitError, fmt.Errorf("--format %q: use text or json", format))
+	}
+	asJSON := format == "json"
+	items := []journal.HistoryItem{}
 	g, err := loadGraph(args, nil, nil, budget(cmd), nil)
 	if err != nil {
 		return withCode(exitError, err)
@@ -45,12 +55,14 @@ func runHistory(cmd *cobra.Command, args []string) error {
 	defer closeBackends(bk, cmd.ErrOrStderr())
 	failed := false
 	for i, t := range scopeTenants(g) {
-		if i > 0 {
+		if i > 0 && !asJSON {
 			fmt.Fprintln(out)
 		}
 		s, err := journalStore(cmd.Context(), t, bk, run, dirs)
 		if err != nil {
-			fmt.Fprintf(out, "# tenant %s: no journal\n", t.Name)
+			if !asJSON {
+				fmt.Fprintf(out, "# tenant %s: no journal\n", t.Name)
+			}
 			fmt.Fprintln(cmd.ErrOrStderr(), "site:", err)
 			failed = true
 			continue
@@ -61,10 +73,21 @@ func runHistory(cmd *cobra.Command, args []string) error {
 			failed = true
 			continue
 		}
-		fmt.Fprintf(out, "# tenant %s (journal in %s)\n", t.Name, s.Where())
-		journal.WriteHistory(out, es)
+		if asJSON {
+			for i := range es {
+				items = append(items, es[i].Item())
+			}
+		} else {
+			fmt.Fprintf(out, "# tenant %s (journal in %s)\n", t.Name, s.Where())
+			journal.WriteHistory(out, es)
+		}
 		for _, sk := range skipped {
 			fmt.Fprintln(cmd.ErrOrStderr(), "site: note:", sk)
+		}
+	}
+	if asJSON {
+		if err := journal.WriteHistoryJSON(out, items); err != nil {
+			return withCode(exitError, err)
 		}
 	}
 	if failed {
