@@ -187,14 +187,14 @@ func exportZone(cmd *cobra.Command, req exportRequest) error {
 		return withCode(exitError, err)
 	}
 	defer s.close()
-	a, err := s.read(cmd.Context(), req, req.zone, req.out)
+	a, err := s.Read(cmd.Context(), req.zone, req.out)
 	if err != nil {
 		return withCode(exitError, err)
 	}
-	if err := s.write(a, req.out); err != nil {
+	if err := s.Write(a, req.out); err != nil {
 		return withCode(exitError, err)
 	}
-	if err := s.mark(cmd.Context(), a); err != nil {
+	if err := s.Mark(cmd.Context(), a); err != nil {
 		return withCode(exitError, err)
 	}
 	return nil
