@@ -122,6 +122,29 @@ func Pick(ctx context.Context, s Store, tenant, id string) (e *Entry, notes []st
 	return &es[0], notes, nil
 }
 
+// StartUndo picks the entry of tenant's journal s that site undo
+// undoes (id, else the newest: Pick) and plans its undo (NewUndo),
+// saying on w the notes the journal gave, what the undo leaves, and
+// which entry it undoes.
+func StartUndo(ctx context.Context, w io.Writer, s Store, tenant, id string, dnsOnly bool) (*Undo, error) {
+	e, notes, err := Pick(ctx, s, tenant, id)
+	for _, n := range notes {
+		fmt.Fprintln(w, "site: note:", n)
+	}
+	if err != nil {
+		return nil, err
+	}
+	u, err := NewUndo(e, dnsOnly)
+	if err != nil {
+		return nil, err
+	}
+	for _, s := range u.Skipped {
+		fmt.Fprintln(w, "site: note:", s)
+	}
+	fmt.Fprintf(w, "site: undoing journal entry %s of tenant %s (%s, %s)\n", e.ID, e.Tenant, e.Time.UTC().Format(time.RFC3339), e.ShortWho())
+	return u, nil
+}
+
 // vaultJournaller is the secrets backend when it can keep a tenant's
 // journal in a KV v2 secret of one of the operator's stores.
 type vaultJournaller interface {
