@@ -8,6 +8,7 @@ import (
 	"github.com/site-tools/site/backends"
 	"github.com/site-tools/site/backends/journal"
 	"github.com/site-tools/site/backends/providers"
+	"github.com/site-tools/site/compiler/model"
 )
 
 func init() { register(newHistoryCmd) }
@@ -42,55 +43,21 @@ func runHistory(cmd *cobra.Command, args []string, format string) error {
 	if format != "text" && format != "json" {
 		return withCode(exitError, fmt.Errorf("--format %q: use text or json", format))
 	}
-	asJSON := format == "json"
-	items := []journal.HistoryItem{}
 	g, err := loadGraph(args, nil, nil, budget(cmd), nil)
 	if err != nil {
 		return withCode(exitError, err)
 	}
-	out := cmd.OutOrStdout()
 	dirs := specDirs(args, g)
 	run := backends.NewRun()
 	bk := providers.Open(run)
 	defer closeBackends(bk, cmd.ErrOrStderr())
-	failed := false
-	for i, t := range scopeTenants(g) {
-		if i > 0 && !asJSON {
-			fmt.Fprintln(out)
-		}
-		s, err := journalStore(cmd.Context(), t, bk, run, dirs)
-		if err != nil {
-			if !asJSON {
-				fmt.Fprintf(out, "# tenant %s: no journal\n", t.Name)
-			}
-			fmt.Fprintln(cmd.ErrOrStderr(), "site:", err)
-			failed = true
-			continue
-		}
-		es, skipped, err := s.List(cmd.Context())
-		if err != nil {
-			fmt.Fprintln(cmd.ErrOrStderr(), "site:", err)
-			failed = true
-			continue
-		}
-		if asJSON {
-			for i := range es {
-				items = append(items, es[i].Item())
-			}
-		} else {
-			fmt.Fprintf(out, "# tenant %s (journal in %s)\n", t.Name, s.Where())
-			journal.WriteHistory(out, es)
-		}
-		for _, sk := range skipped {
-			fmt.Fprintln(cmd.ErrOrStderr(), "site: note:", sk)
-		}
-	}
-	if asJSON {
-		if err := journal.WriteHistoryJSON(out, items); err != nil {
-			return withCode(exitError, err)
-		}
-	}
-	if failed {
+	ok, err := journal.Histories(cmd.Context(), cmd.OutOrStdout(), cmd.ErrOrStderr(), scopeTenants(g), func(t *model.Tenant) (journal.Store, error) {
+		return journalStore(cmd.Context(), t, bk, run, dirs)
+	}, format == "json")
+	switch {
+	case err != nil:
+		return withCode(exitError, err)
+	case !ok:
 		return withCode(exitError, fmt.Errorf("some journals could not be read (see above)"))
 	}
 	return nil
