@@ -171,7 +171,7 @@ func disownZone(cmd *cobra.Command, zoneArg string, req disownRequest) error {
 	}
 	z := &model.Zone{Name: zone, Provider: req.where}
 	ctx := cmd.Context()
-	if err := readSecret(ctx, bk, run, req.provider, req.byName, req.secret); err != nil {
+	if err := bk.ReadCredential(ctx, run, req.provider, req.byName, req.secret); err != nil {
 		return withCode(exitError, err)
 	}
 	u := leftovers.Unmarking{D: d, Zone: z, Sel: sel, Run: run, Unit: req.unit, Provider: req.byName, Rel: relPos,

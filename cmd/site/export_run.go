@@ -31,7 +31,7 @@ func openExport(cmd *cobra.Command, req exportRequest, out string) (*exportSessi
 		s.close()
 		return nil, fmt.Errorf("this build of site has no %s backend that can export", req.provider)
 	}
-	if err := readSecret(cmd.Context(), bk, run, req.provider, req.byName, req.secret); err != nil {
+	if err := bk.ReadCredential(cmd.Context(), run, req.provider, req.byName, req.secret); err != nil {
 		s.close()
 		return nil, err
 	}
