@@ -44,20 +44,6 @@ func readOperator(config string) (*compiler.OperatorFile, error) {
 	return compiler.ReadOperatorAt(config)
 }
 
-// serverExample is the disown command for zone, naming the server as
-// the operator's file found from here would (its first provider of
-// kind), else as fallback does.
-func serverExample(kind, zone, fallback string) string {
-	if config, err := compiler.FindConfig(configFlag, nil); err == nil {
-		if read, err := readOperator(config); err == nil {
-			if names := read.ProvidersOf(kind); len(names) > 0 {
-				return fmt.Sprintf("site disown %s %s --provider %s", kind, zone, names[0])
-			}
-		}
-	}
-	return fmt.Sprintf("site disown %s %s %s", kind, zone, fallback)
-}
-
 // disownSuggest is the disown command for a provider of another kind.
 func disownSuggest(zone, name string) func(kind string) string {
 	return func(kind string) string { return fmt.Sprintf("site disown %s %s --provider %s", kind, zone, name) }
