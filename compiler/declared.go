@@ -104,3 +104,17 @@ func (o *OperatorFile) ProvidersOf(kind string) []string {
 	sort.Strings(names)
 	return names
 }
+
+// DisownExample is the site disown command for zone, naming the server
+// as the operator's file found from here (or configFlag) would: its
+// first provider of kind, else as fallback (the server flags) does.
+func DisownExample(configFlag, kind, zone, fallback string) string {
+	if config, err := FindConfig(configFlag, nil); err == nil {
+		if read, err := ReadOperatorAt(config); err == nil {
+			if names := read.ProvidersOf(kind); len(names) > 0 {
+				return fmt.Sprintf("site disown %s %s --provider %s", kind, zone, names[0])
+			}
+		}
+	}
+	return fmt.Sprintf("site disown %s %s %s", kind, zone, fallback)
+}

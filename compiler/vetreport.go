@@ -2,6 +2,7 @@ package compiler
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -74,6 +75,26 @@ type jsonVet struct {
 	Summary  vetSummary `json:"summary"`
 	Errors   []jsonDiag `json:"errors"`
 	Warnings []jsonDiag `json:"warnings"`
+}
+
+// WriteVetResult writes what site vet of spec says to w in format
+// (text, json or github): diags, the load's errors and warnings, and
+// err, the load's error (nil, Diagnostics, or one with no position).
+// valid is false when a spec is invalid or unreadable; shown is an
+// error for stderr, only when text has no report that carries it.
+func WriteVetResult(w io.Writer, format string, spec *model.Spec, diags Diagnostics, err error) (valid bool, shown error) {
+	if err != nil && !errors.As(err, &diags) {
+		if format == "text" {
+			return false, err
+		}
+		// A machine reading json or github output gets every error in
+		// that form, once, not on stderr beside it.
+		return false, WriteVetError(w, format, err)
+	}
+	if err := WriteVet(w, format, spec, diags); err != nil {
+		return false, err
+	}
+	return spec != nil, nil
 }
 
 // WriteVetError reports an error that has no position in a spec (no

@@ -2,6 +2,7 @@ package journal
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -46,6 +47,45 @@ func WriteHistory(w io.Writer, es []Entry) {
 	tw.Flush()
 }
 
+// HistoryItem is one entry as site history --format json lists it:
+// what the table says, uncut, with the changes counted per action.
+type HistoryItem struct {
+	Tenant  string         `json:"tenant"`
+	ID      string         `json:"id"`
+	Time    time.Time      `json:"time"`
+	Who     string         `json:"who"`
+	Command string         `json:"command"`
+	Commit  string         `json:"commit"`
+	Undoes  string         `json:"undoes"`
+	Changes map[string]int `json:"changes"`
+}
+
+// Item is e as site history --format json lists it.
+func (e *Entry) Item() HistoryItem {
+	n := map[string]int{}
+	for a, k := range e.Counts() {
+		if k > 0 {
+			n[string(a)] = k
+		}
+	}
+	return HistoryItem{Tenant: e.Tenant, ID: e.ID, Time: e.Time.UTC(), Who: e.Who, Command: e.Command,
+		Commit: e.Commit, Undoes: e.Undoes, Changes: n}
+}
+
+// WriteHistoryJSON writes items as one indented JSON array ([] when
+// none), so a script reads every tenant's history at once.
+func WriteHistoryJSON(w io.Writer, items []HistoryItem) error {
+	if items == nil {
+		items = []HistoryItem{}
+	}
+	b, err := json.MarshalIndent(items, "", "  ")
+	if err != nil {
+		return fmt.Errorf("history as JSON: %w", err)
+	}
+	_, err = w.Write(append(b, '\n'))
+	return err
+}
+
 // countsText is "2 create, 1 update, 1 delete".
 func countsText(n map[plan.Action]int) string {
 	var parts []string
@@ -82,6 +122,29 @@ func Pick(ctx context.Context, s Store, tenant, id string) (e *Entry, notes []st
 	return &es[0], notes, nil
 }
 
+// StartUndo picks the entry of tenant's journal s that site undo
+// undoes (id, else the newest: Pick) and plans its undo (NewUndo),
+// saying on w the notes the journal gave, what the undo leaves, and
+// which entry it undoes.
+func StartUndo(ctx context.Context, w io.Writer, s Store, tenant, id string, dnsOnly bool) (*Undo, error) {
+	e, notes, err := Pick(ctx, s, tenant, id)
+	for _, n := range notes {
+		fmt.Fprintln(w, "site: note:", n)
+	}
+	if err != nil {
+		return nil, err
+	}
+	u, err := NewUndo(e, dnsOnly)
+	if err != nil {
+		return nil, err
+	}
+	for _, s := range u.Skipped {
+		fmt.Fprintln(w, "site: note:", s)
+	}
+	fmt.Fprintf(w, "site: undoing journal entry %s of tenant %s (%s, %s)\n", e.ID, e.Tenant, e.Time.UTC().Format(time.RFC3339), e.ShortWho())
+	return u, nil
+}
+
 // vaultJournaller is the secrets backend when it can keep a tenant's
 // journal in a KV v2 secret of one of the operator's stores.
 type vaultJournaller interface {
@@ -100,17 +163,22 @@ func KeepersOf(secrets any, run *backends.Run) Keepers {
 	return k
 }
 
-// Record writes an entry of r for each tenant whose steps rep says were
-// applied, in the journal open gives (ok false for a tenant that is not
-// the run's). A journal that cannot be written fails nothing (the apply
-// is done): it is said on w, with what it costs.
+// Record writes an entry of r for each of tenants whose steps rep says
+// were applied, in the journal storeOf opens (a tenant that is not one
+// of tenants is passed over). A journal that cannot be written fails
+// nothing (the apply is done): it is said on w, with what it costs.
 func Record(ctx context.Context, w io.Writer, r Run, g *graph.Graph, p *plan.Plan, rep *engine.Report,
-	open func(ctx context.Context, tenant string) (s Store, ok bool, err error)) {
+	tenants []*model.Tenant, storeOf func(ctx context.Context, t *model.Tenant) (Store, error)) {
+	byName := map[string]*model.Tenant{}
+	for _, t := range tenants {
+		byName[t.Name] = t
+	}
 	for _, e := range Entries(r, g, p, rep) {
-		s, ok, err := open(ctx, e.Tenant)
-		if !ok {
+		t := byName[e.Tenant]
+		if t == nil {
 			continue
 		}
+		s, err := storeOf(ctx, t)
 		if err == nil {
 			err = s.Append(ctx, e)
 		}

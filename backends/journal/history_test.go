@@ -32,6 +32,31 @@ func TestWriteHistory(t *testing.T) {
 	}
 }
 
+// TestWriteHistoryJSON: site history --format json is one array of
+// entries, each with its id, time, who (unescaped, uncut: JSON quotes
+// it), command, commit (uncut), what it undoes, and its changes counted
+// per action; no entries is an empty array, not null.
+func TestWriteHistoryJSON(t *testing.T) {
+	a, b := entry(0), entry(1)
+	a.ID, b.ID = "20261207T180000.000Z-0000000A", "20261207T180100.000Z-0000000B"
+	a.Commit, a.Command = "0123456789abcdef0123", "site apply tenants/office1.cue"
+	b.Who = "evil\nID  WHEN"
+	b.Undoes = a.ID
+	b.Changes = append(b.Changes, Change{Action: plan.ActionDelete}, Change{Action: plan.ActionDelete}, Change{Action: plan.ActionUpdate})
+	var out bytes.Buffer
+	if err := WriteHistoryJSON(&out, []HistoryItem{b.Item(), a.Item()}); err != nil {
+		t.Fatal(err)
+	}
+	golden.Check(t, filepath.Join("testdata", "history.json.golden"), out.Bytes())
+	out.Reset()
+	if err := WriteHistoryJSON(&out, nil); err != nil {
+		t.Fatal(err)
+	}
+	if out.String() != "[]\n" {
+		t.Errorf("no entries: %q", out.String())
+	}
+}
+
 // TestPick: site undo undoes the entry named, else the newest; an empty
 // journal says so and where it is.
 func TestPick(t *testing.T) {

@@ -8,6 +8,7 @@ import (
 	"github.com/site-tools/site/backends"
 	"github.com/site-tools/site/backends/leftovers"
 	"github.com/site-tools/site/backends/providers"
+	"github.com/site-tools/site/compiler"
 	"github.com/site-tools/site/compiler/graph"
 	"github.com/site-tools/site/compiler/model"
 	"github.com/site-tools/site/compiler/plan"
@@ -72,7 +73,7 @@ but GATE-DNS-DISOWN not acknowledged (nothing changed). See site help export.`,
 				req.where, req.secret = d.p, d.secret
 			case url == "":
 				return withCode(exitError, fmt.Errorf("name the server: --provider NAME (a provider site.cue declares) or --url URL: %s",
-					serverExample("powerdns", args[0], "--url http://127.0.0.1:8081")))
+					compiler.DisownExample(configFlag, "powerdns", args[0], "--url http://127.0.0.1:8081")))
 			default:
 				req.where = model.Provider{PowerDNS: &model.PowerDNS{URL: model.PowerDNSBase(url), Server: server, APIKey: model.Credential{Env: keyEnv}}}
 			}
@@ -171,7 +172,7 @@ func disownZone(cmd *cobra.Command, zoneArg string, req disownRequest) error {
 	}
 	z := &model.Zone{Name: zone, Provider: req.where}
 	ctx := cmd.Context()
-	if err := readSecret(ctx, bk, run, req.provider, req.byName, req.secret); err != nil {
+	if err := bk.ReadCredential(ctx, run, req.provider, req.byName, req.secret); err != nil {
 		return withCode(exitError, err)
 	}
 	u := leftovers.Unmarking{D: d, Zone: z, Sel: sel, Run: run, Unit: req.unit, Provider: req.byName, Rel: relPos,

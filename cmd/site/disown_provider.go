@@ -1,16 +1,13 @@
 package main
 
 import (
-	"context"
 	"fmt"
 
 	"github.com/spf13/cobra"
 
-	"github.com/site-tools/site/backends"
 	"github.com/site-tools/site/compiler"
 	"github.com/site-tools/site/compiler/graph"
 	"github.com/site-tools/site/compiler/model"
-	"github.com/site-tools/site/compiler/plan"
 )
 
 // declaredProvider is a provider --provider NAME names, as the
@@ -47,40 +44,7 @@ func readOperator(config string) (*compiler.OperatorFile, error) {
 	return compiler.ReadOperatorAt(config)
 }
 
-// serverExample is the disown command for zone, naming the server as
-// the operator's file found from here would (its first provider of
-// kind), else as fallback does.
-func serverExample(kind, zone, fallback string) string {
-	if config, err := compiler.FindConfig(configFlag, nil); err == nil {
-		if read, err := readOperator(config); err == nil {
-			if names := read.ProvidersOf(kind); len(names) > 0 {
-				return fmt.Sprintf("site disown %s %s --provider %s", kind, zone, names[0])
-			}
-		}
-	}
-	return fmt.Sprintf("site disown %s %s %s", kind, zone, fallback)
-}
-
 // disownSuggest is the disown command for a provider of another kind.
 func disownSuggest(zone, name string) func(kind string) string {
 	return func(kind string) string { return fmt.Sprintf("site disown %s %s --provider %s", kind, zone, name) }
-}
-
-// readSecret reads a --provider's credential into run when it is in a
-// Vault store (secret not nil), as a secret step of diff would: the
-// value goes to run, where the provider's driver asks for it
-// (Run.Credential). These commands have no steps to defer, so a store
-// that does not answer must not advise --ack GATE-SECRET-UNREACHABLE:
-// with the gate counted as given, its message leaves that out, and the
-// read still fails.
-func readSecret(ctx context.Context, bk *runBackends, run *backends.Run, kind, name string, secret *graph.Step) error {
-	if secret == nil {
-		return nil
-	}
-	run.Acked[plan.GateSecretUnreachable] = true
-	if _, err := bk.Kinds[plan.PhaseSecrets].Plan(ctx, secret, run); err != nil {
-		what := map[string]string{"powerdns": "API key", "cloudflare": "token"}[kind]
-		return fmt.Errorf("--provider %s: its %s is in Vault store %s, which could not be read: %w", name, what, secret.Secret.Ref.Vault, err)
-	}
-	return nil
 }

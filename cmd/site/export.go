@@ -3,7 +3,6 @@ package main
 import (
 	"cmp"
 	"fmt"
-	"os"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -175,26 +174,22 @@ func exportZone(cmd *cobra.Command, req exportRequest) error {
 	if req.all {
 		return exportAll(cmd, req)
 	}
-	// Before any request: a file that is there is someone's spec (its
-	// VMs, networks, comments), and export would replace all of it.
-	if req.out != "" && !req.force {
-		if _, err := os.Lstat(req.out); err == nil {
-			return withCode(exitError, fmt.Errorf("--out %s exists; export writes a whole tenant file and would replace it: choose a new file, or add --force to replace it", req.out))
-		}
+	if err := export.CheckOut(req.out, req.force); err != nil {
+		return withCode(exitError, err)
 	}
 	s, err := openExport(cmd, req, req.out)
 	if err != nil {
 		return withCode(exitError, err)
 	}
 	defer s.close()
-	a, err := s.read(cmd.Context(), req, req.zone, req.out)
+	a, err := s.Read(cmd.Context(), req.zone, req.out)
 	if err != nil {
 		return withCode(exitError, err)
 	}
-	if err := s.write(a, req.out); err != nil {
+	if err := s.Write(a, req.out); err != nil {
 		return withCode(exitError, err)
 	}
-	if err := s.mark(cmd.Context(), a); err != nil {
+	if err := s.Mark(cmd.Context(), a); err != nil {
 		return withCode(exitError, err)
 	}
 	return nil

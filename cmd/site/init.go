@@ -2,12 +2,9 @@ package main
 
 import (
 	"cmp"
-	"fmt"
-	"path/filepath"
 
 	"github.com/spf13/cobra"
 
-	"github.com/site-tools/site/compiler"
 	"github.com/site-tools/site/compiler/scaffold"
 )
 
@@ -67,15 +64,9 @@ is taken, or the file exists. See site help operator.`,
 // runInit generates the scaffold for opts, written to out, and writes
 // it; a nil error is exit 0.
 func runInit(cmd *cobra.Command, opts scaffold.Options, out string) error {
-	if opts.Kind != "" && scaffold.DefaultName[opts.Kind] == "" {
-		return fmt.Errorf("--provider-kind %q: use %s or %s", opts.Kind, scaffold.PowerDNS, scaffold.Cloudflare)
-	}
-	if out == "" {
-		out = filepath.Join(tenantsDir(), opts.Name+".cue")
-	}
-	specDir, name := filepath.Dir(out), out
-	if out == "-" {
-		specDir, name = defaultDir, opts.Name+".cue"
+	out, specDir, name, err := scaffold.Target(configFlag, opts, out)
+	if err != nil {
+		return err
 	}
 	op, err := scaffold.FindOperator(configFlag, specDir)
 	if err != nil {
@@ -89,14 +80,4 @@ func runInit(cmd *cobra.Command, opts scaffold.Options, out string) error {
 		return err
 	}
 	return writeScaffold(cmd, out, op, g, opts)
-}
-
-// tenantsDir is where a tenant's file goes: the tenants directory beside
-// the operator's file found from here, so that init from anywhere in the
-// project writes where vet reads; tenants/ here when there is none yet.
-func tenantsDir() string {
-	if dir, ok := compiler.TenantsBesideConfig(configFlag); ok {
-		return dir
-	}
-	return defaultDir
 }

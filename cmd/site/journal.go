@@ -54,22 +54,7 @@ func (j *applyJournal) record(ctx context.Context, w io.Writer, p *plan.Plan, re
 	if j == nil || rep == nil {
 		return
 	}
-	journal.Record(ctx, w, j.run, j.g, p, rep, func(ctx context.Context, tenant string) (journal.Store, bool, error) {
-		t := tenantOf(j.g, tenant)
-		if t == nil {
-			return nil, false, nil
-		}
-		s, err := journalStore(ctx, t, j.bk, j.backendRun, j.dirs)
-		return s, true, err
+	journal.Record(ctx, w, j.run, j.g, p, rep, scopeTenants(j.g), func(ctx context.Context, t *model.Tenant) (journal.Store, error) {
+		return journalStore(ctx, t, j.bk, j.backendRun, j.dirs)
 	})
-}
-
-// tenantOf is the tenant named name among g's, nil when none.
-func tenantOf(g *graph.Graph, name string) *model.Tenant {
-	for _, t := range scopeTenants(g) {
-		if t.Name == name {
-			return t
-		}
-	}
-	return nil
 }

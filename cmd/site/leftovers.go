@@ -11,7 +11,6 @@ import (
 	"github.com/site-tools/site/backends/leftovers"
 	"github.com/site-tools/site/backends/providers"
 	"github.com/site-tools/site/compiler"
-	"github.com/site-tools/site/compiler/model"
 	"github.com/site-tools/site/compiler/plan"
 )
 
@@ -57,7 +56,7 @@ func runLeftovers(cmd *cobra.Command, args []string, format, provider string) er
 	// What no tenant declares is judged against every tenant's file,
 	// not only those named.
 	load.Neighbours = true
-	spec, config, alone, err := loadForLeftovers(args, load)
+	spec, config, alone, err := compiler.LoadForLeftovers(configFlag, args, load, loadSpecs)
 	if err != nil {
 		return withCode(exitError, err)
 	}
@@ -101,12 +100,6 @@ func runLeftovers(cmd *cobra.Command, args []string, format, provider string) er
 		return withCode(exitChanges, nil)
 	}
 	return nil
-}
-
-// loadForLeftovers loads the specs as diff does, or site.cue alone
-// (alone true) when no tenant file is left (compiler.LoadForLeftovers).
-func loadForLeftovers(args []string, load compiler.Options) (spec *model.Spec, config string, alone bool, err error) {
-	return compiler.LoadForLeftovers(configFlag, args, load, loadSpecs)
 }
 
 // pasteable prints the site commands the report advises. They name the

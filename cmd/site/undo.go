@@ -3,7 +3,6 @@ package main
 import (
 	"fmt"
 	"strings"
-	"time"
 
 	"github.com/spf13/cobra"
 
@@ -94,21 +93,10 @@ func runUndo(cmd *cobra.Command, args []string, o applyOptions, id string) error
 	if err != nil {
 		return withCode(exitError, err)
 	}
-	e, notes, err := journal.Pick(cmd.Context(), store, t.Name, id)
-	for _, n := range notes {
-		fmt.Fprintln(cmd.ErrOrStderr(), "site: note:", n)
-	}
+	u, err := journal.StartUndo(cmd.Context(), cmd.ErrOrStderr(), store, t.Name, id, o.only == string(plan.PhaseDNS))
 	if err != nil {
 		return withCode(exitError, err)
 	}
-	u, err := journal.NewUndo(e, o.only == string(plan.PhaseDNS))
-	if err != nil {
-		return withCode(exitError, err)
-	}
-	for _, s := range u.Skipped {
-		fmt.Fprintln(cmd.ErrOrStderr(), "site: note:", s)
-	}
-	fmt.Fprintf(cmd.ErrOrStderr(), "site: undoing journal entry %s of tenant %s (%s, %s)\n", e.ID, e.Tenant, e.Time.UTC().Format(time.RFC3339), e.ShortWho())
 	o.undo, o.only, o.targets = u, string(plan.PhaseDNS), u.Targets()
 	return runApply(cmd, args, o)
 }

@@ -7,6 +7,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/site-tools/site/backends/providers"
+	"github.com/site-tools/site/compiler/manual"
 )
 
 // version is set at build time with -ldflags "-X main.version=..."
@@ -41,40 +42,11 @@ or that this binary was built without it and how to get one with it.`,
 }
 
 // siteVersion is the version set at build time, else the one the
-// module's build info holds (see versionOf).
+// module's build info holds (see manual.Version).
 func siteVersion() string {
 	info, _ := debug.ReadBuildInfo()
 	return versionOf(version, info)
 }
 
-// versionOf is set when the build set one (-X main.version), else the
-// main module's version as go install of a version records it
-// (v1.2.3) and go build in a checkout stamps it (a pseudo-version with
-// the commit, +dirty for uncommitted changes), else, when the module
-// has none ("(devel)"), the commit the build records (devel-REV, with
-// +dirty), else "dev": a build that records nothing (-buildvcs=false
-// outside a module version).
-func versionOf(set string, info *debug.BuildInfo) string {
-	if set != "" {
-		return set
-	}
-	if info == nil {
-		return "dev"
-	}
-	if v := info.Main.Version; v != "" && v != "(devel)" {
-		return v
-	}
-	var rev, dirty string
-	for _, s := range info.Settings {
-		switch {
-		case s.Key == "vcs.revision":
-			rev = s.Value
-		case s.Key == "vcs.modified" && s.Value == "true":
-			dirty = "+dirty"
-		}
-	}
-	if rev == "" {
-		return "dev"
-	}
-	return "devel-" + rev[:min(len(rev), 12)] + dirty
-}
+// versionOf is manual.Version, under the name the tests call it by.
+var versionOf = manual.Version

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"errors"
 	"fmt"
 	"runtime/debug"
 
@@ -54,22 +53,8 @@ See site help language, records, operator, trust.`,
 				o.Warn = func(ws compiler.Diagnostics) { diags = ws }
 				spec, err = compiler.LoadWith(config, paths, o)
 			}
-			if err != nil && !errors.As(err, &diags) {
-				if format == "text" {
-					return withCode(exitError, err)
-				}
-				// A machine reading json or github output gets every
-				// error in that form, once, not on stderr beside it.
-				if err := compiler.WriteVetError(out, format, err); err != nil {
-					return withCode(exitError, err)
-				}
-				return withCode(exitError, nil)
-			}
-			if err := compiler.WriteVet(out, format, spec, diags); err != nil {
+			if valid, err := compiler.WriteVetResult(out, format, spec, diags, err); err != nil || !valid {
 				return withCode(exitError, err)
-			}
-			if spec == nil {
-				return withCode(exitError, nil)
 			}
 			return nil
 		},

@@ -13,6 +13,19 @@ import (
 // This file is what site export says beside the files it writes, and
 // the check before export --all reads anything.
 
+// CheckOut refuses, before any request, a file out that is there
+// when force is false: it is someone's spec (its VMs, networks,
+// comments), and export would replace all of it.
+func CheckOut(out string, force bool) error {
+	if out == "" || force {
+		return nil
+	}
+	if _, err := os.Lstat(out); err == nil {
+		return fmt.Errorf("--out %s exists; export writes a whole tenant file and would replace it: choose a new file, or add --force to replace it", out)
+	}
+	return nil
+}
+
 // CheckAllOut makes the directories of files (what export --all writes
 // in out) and refuses, before any zone is read, when one of files is
 // there already and force is false.

@@ -16,6 +16,30 @@ import (
 // checks that the tenant's file may go there, and writes that never
 // replace a file.
 
+// Target is where site init writes the tenant of opts when --out says
+// out: out itself, else tenants/NAME.cue beside the operator's file
+// found from here (or configFlag), so that init from anywhere in the
+// project writes where vet reads (tenants/ here when there is none
+// yet). specDir is the directory its spec is vetted in and name the
+// file named in messages; "-" (stdout) is vetted as tenants/NAME.cue.
+// A --provider-kind init cannot write is refused.
+func Target(configFlag string, opts Options, out string) (path, specDir, name string, err error) {
+	if opts.Kind != "" && DefaultName[opts.Kind] == "" {
+		return "", "", "", fmt.Errorf("--provider-kind %q: use %s or %s", opts.Kind, PowerDNS, Cloudflare)
+	}
+	if out == "" {
+		dir, ok := compiler.TenantsBesideConfig(configFlag)
+		if !ok {
+			dir = compiler.TenantsDir
+		}
+		out = filepath.Join(dir, opts.Name+".cue")
+	}
+	if out == "-" {
+		return out, compiler.TenantsDir, opts.Name + ".cue", nil
+	}
+	return out, filepath.Dir(out), out, nil
+}
+
 // FindOperator finds the operator's file for a tenant written into
 // dir, as vet would find it. With none, init makes one: here, or at
 // configFlag (--config). A --config that does not exist while vet would

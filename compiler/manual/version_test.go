@@ -1,11 +1,11 @@
-package main
+package manual
 
 import (
 	"runtime/debug"
 	"testing"
 )
 
-// TestVersionOf: the version set at build time wins; else go install's
+// TestVersionOf: Version: the version set at build time wins; else go install's
 // module version or go build's pseudo-version; else the commit the
 // build recorded; "dev" only when the build recorded nothing.
 func TestVersionOf(t *testing.T) {
@@ -30,7 +30,7 @@ func TestVersionOf(t *testing.T) {
 		{"no build info", "", nil, "dev"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			if got := versionOf(tc.set, tc.info); got != tc.want {
+			if got := Version(tc.set, tc.info); got != tc.want {
 				t.Errorf("got %q, want %q", got, tc.want)
 			}
 		})
