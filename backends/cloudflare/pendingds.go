@@ -100,19 +100,11 @@ func recordsAt(records []record, keys []dnsplan.NameType) []record {
 // withPendingDS returns det with the DS of its pending children among
 // its operations, or an error when a child is still not signed.
 func (d *Driver) withPendingDS(ctx context.Context, step *graph.Step, det *detail, run *backends.Run) (*detail, error) {
-	z := step.Zone
 	in := backends.InputsOf(ctx)
-	var still []*model.Zone
-	var ds []*model.RRset
-	for _, child := range det.pendingDS {
-		c := dnsplan.SignerChildDS(in, child)
-		if len(c.DS) == 0 {
-			still = append(still, child)
-			continue
-		}
-		ds = append(ds, dnsplan.DSRRset(step, child, c.DS))
-	}
-	if err := dnsplan.CheckCompletion(z.Name, still, nil, run); err != nil {
+	ds, err := dnsplan.PendingDSRRsets(step, det.pendingDS, run, func(child *model.Zone) (dnsplan.ChildDS, error) {
+		return dnsplan.SignerChildDS(in, child), nil
+	})
+	if err != nil {
 		return nil, err
 	}
 	out, err := complete(step, det, ds, run)

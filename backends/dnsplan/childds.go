@@ -107,6 +107,29 @@ func DSRRset(step *graph.Step, child *model.Zone, ds []string) *model.RRset {
 		Writer: model.Writer{Kind: model.WriterZoneRecords, Tenant: step.Tenant, Element: "dns.zones." + child.Name + ".dnssec", Pos: child.Pos}}
 }
 
+// PendingDSRRsets are the DS rrsets step's zone publishes, at apply
+// time, for its pending children, each child's DS read with dsOf; the
+// error is CheckCompletion's when a child is still not signed.
+func PendingDSRRsets(step *graph.Step, pending []*model.Zone, run *backends.Run, dsOf func(*model.Zone) (ChildDS, error)) ([]*model.RRset, error) {
+	var still []*model.Zone
+	var ds []*model.RRset
+	for _, child := range pending {
+		c, err := dsOf(child)
+		if err != nil {
+			return nil, err
+		}
+		if len(c.DS) == 0 {
+			still = append(still, child)
+			continue
+		}
+		ds = append(ds, DSRRset(step, child, c.DS))
+	}
+	if err := CheckCompletion(step.Zone.Name, still, nil, run); err != nil {
+		return nil, err
+	}
+	return ds, nil
+}
+
 // PendingDSChanges are the changes a parent plans for children signed in
 // this apply: their DS is written in the same apply, after their step.
 // Each replaces the DS the zone holds at the child (kept, which the plan

@@ -80,22 +80,11 @@ func (d *Driver) complete(step *graph.Step, b *batch, rrsets []*model.RRset, run
 // withPendingDS returns b with the DS of its pending children added, or
 // an error when a child is still not signed.
 func (d *Driver) withPendingDS(ctx context.Context, step *graph.Step, b *batch, run *backends.Run) (*batch, error) {
-	z := step.Zone
 	in := backends.InputsOf(ctx)
-	var still []*model.Zone
-	var ds []*model.RRset
-	for _, child := range b.pendingDS {
-		c, err := d.childDS(ctx, z, child, in, run)
-		if err != nil {
-			return nil, err
-		}
-		if len(c.DS) == 0 {
-			still = append(still, child)
-			continue
-		}
-		ds = append(ds, dnsplan.DSRRset(step, child, c.DS))
-	}
-	if err := dnsplan.CheckCompletion(z.Name, still, nil, run); err != nil {
+	ds, err := dnsplan.PendingDSRRsets(step, b.pendingDS, run, func(child *model.Zone) (dnsplan.ChildDS, error) {
+		return d.childDS(ctx, step.Zone, child, in, run)
+	})
+	if err != nil {
 		return nil, err
 	}
 	out, err := d.complete(step, b, ds, run)
