@@ -1,9 +1,10 @@
 package compiler
 
 import (
-	"os"
 	"os/exec"
 	"testing"
+
+	"github.com/site-tools/site/compiler/testneed"
 )
 
 // cueCLI is the path of the cue CLI (make test and make bench install
@@ -11,15 +12,7 @@ import (
 // fails: CI must run the real thing.
 func cueCLI(t *testing.T) string {
 	t.Helper()
-	cue, err := exec.LookPath("cue")
-	if err != nil {
-		msg := "the cue CLI is not on PATH: go install cuelang.org/go/cmd/cue@v0.17.1"
-		if os.Getenv("CI") == "true" {
-			t.Fatal("CI=true and " + msg)
-		}
-		t.Skip(msg)
-	}
-	return cue
+	return testneed.Tool(t, "cue", "go install cuelang.org/go/cmd/cue@v0.17.1")
 }
 
 // TestCueFmtClean keeps the schema, the example tenants and the

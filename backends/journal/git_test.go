@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/site-tools/site/compiler/testneed"
 )
 
 func git(t *testing.T, dir string, args ...string) string {
@@ -26,9 +28,7 @@ func git(t *testing.T, dir string, args ...string) string {
 // detached HEAD and a linked worktree give the commit; a HEAD that is
 // a link, huge, or names a ref outside refs/ gives none.
 func TestJournalCommitReadsTheRepositoryAsData(t *testing.T) {
-	if _, err := exec.LookPath("git"); err != nil {
-		t.Skip("no git here")
-	}
+	testneed.Tool(t, "git", "apt-get install git")
 	repo := t.TempDir()
 	git(t, repo, "init", "-q")
 	if err := os.WriteFile(filepath.Join(repo, "site.cue"), []byte("package site\n"), 0o644); err != nil {

@@ -5,6 +5,8 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/site-tools/site/compiler/testneed"
 )
 
 // TestMakeInstallsWhatEachTargetNeeds: make demo (DNS only) installs
@@ -13,9 +15,7 @@ import (
 // and test everything. Read from make -n, which prints the commands
 // without running them.
 func TestMakeInstallsWhatEachTargetNeeds(t *testing.T) {
-	if _, err := exec.LookPath("make"); err != nil {
-		t.Skip("no make here")
-	}
+	testneed.Tool(t, "make", "apt-get install make")
 	installs := regexp.MustCompile(`for p in ([^;]*); do dpkg -s`)
 	vm := []string{"libvirt-daemon", "libvirt0", "qemu-system-x86", "linux-image-cloud-amd64"}
 	for _, tc := range []struct {

@@ -10,6 +10,8 @@ import (
 	"runtime"
 	"strings"
 	"testing"
+
+	"github.com/site-tools/site/compiler/testneed"
 )
 
 // TestBuildWithoutCgo: CGO_ENABLED=0 go build ./cmd/site, with and
@@ -37,9 +39,7 @@ tenants: lab: {
 	for i, b := range []struct{ tags, cgo string }{{"", "0"}, {"libvirt_dlopen", "0"}, {"", "1"}} {
 		t.Run(fmt.Sprintf("tags=%s,CGO_ENABLED=%s", b.tags, b.cgo), func(t *testing.T) {
 			if b.cgo == "1" {
-				if _, err := exec.LookPath("gcc"); err != nil {
-					t.Skip("cgo needs a C compiler, and there is no gcc here")
-				}
+				testneed.Tool(t, "gcc", "cgo needs a C compiler: apt-get install gcc")
 			}
 			dnsSpec := tenantFile(t, srv, fmt.Sprintf("nocgo%d.example.test", i), `
 			www: A: ["192.0.2.10"]`)
