@@ -17,6 +17,7 @@ import (
 	"github.com/site-tools/site/backends/providers"
 	"github.com/site-tools/site/compiler/graph"
 	"github.com/site-tools/site/compiler/plan"
+	"github.com/site-tools/site/compiler/words"
 )
 
 func init() { register(newApplyCmd) }
@@ -90,7 +91,7 @@ func runApply(cmd *cobra.Command, args []string, o applyOptions) error {
 	}
 	targets := parseTargets(o.targets)
 	if p := savedPlanArg(args); p != "" && o.planFile == "" {
-		return withCode(exitError, fmt.Errorf("%s is a plan saved by site diff --out, not a spec: apply it with site apply --plan %s", p, shellQuote(p)))
+		return withCode(exitError, fmt.Errorf("%s is a plan saved by site diff --out, not a spec: apply it with site apply --plan %s", p, words.ShellQuote(p)))
 	}
 	var saved *plan.Plan
 	if o.planFile != "" {
@@ -186,7 +187,7 @@ func carryOut(cmd *cobra.Command, args []string, o applyOptions, s *engine.Sessi
 	switch {
 	case errors.As(err, &be):
 		// The plan above lists each step and why, once.
-		return withCode(exitError, fmt.Errorf("%s could not be planned, so nothing was changed: see \"Not planned\" above; fix what each reason names and run again, or leave those steps out with --only or --target", count(len(be.Blocked), "step")))
+		return withCode(exitError, fmt.Errorf("%s could not be planned, so nothing was changed: see \"Not planned\" above; fix what each reason names and run again, or leave those steps out with --only or --target", words.Count(len(be.Blocked), "step")))
 	case errors.As(err, &gm):
 		gm.Command = applyCommand(args, o)
 		if !stdinIsTerminal() && len(o.unanswered(obs.Plan, nil, false)) > 0 {
@@ -224,13 +225,13 @@ func applyCommand(args []string, o applyOptions) string {
 	if o.undo != nil {
 		return undoCommand(args, o)
 	}
-	words := commandWords("apply", args...)
+	argv := commandWords("apply", args...)
 	var planFlag []string
 	if o.planFile != "" {
-		planFlag = []string{"--plan", shellQuote(o.planFile)}
+		planFlag = []string{"--plan", words.ShellQuote(o.planFile)}
 	}
 	if o.format != "text" && o.format != "" {
 		planFlag = append(planFlag, "--format", o.format)
 	}
-	return strings.Join(append(words, o.words(planFlag...)...), " ")
+	return strings.Join(append(argv, o.words(planFlag...)...), " ")
 }

@@ -32,6 +32,10 @@ func openSession(cmd *cobra.Command, args []string, bk *runBackends, run *backen
 	return engine.Open(cmd.Context(), bk, run, o), p
 }
 
+// slowRequestAfter is how long a request goes unanswered before site
+// names it on stderr (backends.Run.Slow); tests shorten it.
+var slowRequestAfter = backends.DefaultSlowAfter
+
 // configDir is the directory of the operator's file that args load,
 // "" when none is found (loading says so).
 func configDir(args []string) string {

@@ -67,7 +67,7 @@ func completeProviders(_ *cobra.Command, _ []string, toComplete string) ([]strin
 func completeGates(command string) cobra.CompletionFunc {
 	return func(_ *cobra.Command, _ []string, toComplete string) ([]string, cobra.ShellCompDirective) {
 		var out []string
-		for _, g := range gatesOf(command) {
+		for _, g := range plan.GatesOf(command) {
 			if strings.HasPrefix(string(g), strings.ToUpper(toComplete)) {
 				out = append(out, string(g)+"\t"+g.Meaning())
 			}

@@ -11,6 +11,7 @@ import (
 	"github.com/site-tools/site/backends/providers"
 	"github.com/site-tools/site/compiler"
 	"github.com/site-tools/site/compiler/plan"
+	"github.com/site-tools/site/compiler/words"
 )
 
 func init() { register(newDiffCmd) }
@@ -182,9 +183,9 @@ func showDiff(cmd *cobra.Command, args []string, o diffOptions, p *plan.Plan, ru
 		if gates := plan.WaitingGates(stuck); gates != nil {
 			n := len(stuck)
 			return withCode(exitGated, fmt.Errorf("%s could not be planned without %s acknowledged, so this plan is incomplete: %s; to show %s deferred, as site apply would defer %s, run: %s",
-				count(n, "step"), plan.JoinGates(gates), where, them(n), them(n), diffCommand(args, o, gates)))
+				words.Count(n, "step"), plan.JoinGates(gates), where, words.Plural(n, "it", "them"), words.Plural(n, "it", "them"), diffCommand(args, o, gates)))
 		}
-		return withCode(exitError, fmt.Errorf("%s could not be planned, so this plan is incomplete: %s", count(len(stuck), "step"), where))
+		return withCode(exitError, fmt.Errorf("%s could not be planned, so this plan is incomplete: %s", words.Count(len(stuck), "step"), where))
 	}
 	if err := p.ProblemsError(o.format == "json"); err != nil {
 		return withCode(exitError, err)
@@ -203,14 +204,14 @@ func diffCommand(args []string, o diffOptions, gates []plan.Gate) string {
 		extra = append(extra, "--format", o.format)
 	}
 	if o.out != "" {
-		extra = append(extra, "--out", shellQuote(o.out))
+		extra = append(extra, "--out", words.ShellQuote(o.out))
 	}
 	if o.detailed {
 		extra = append(extra, "--detailed-exitcode")
 	}
-	words := append(commandWords("diff", args...), o.words(extra...)...)
+	argv := append(commandWords("diff", args...), o.words(extra...)...)
 	for _, g := range gates {
-		words = append(words, "--ack", string(g))
+		argv = append(argv, "--ack", string(g))
 	}
-	return strings.Join(words, " ")
+	return strings.Join(argv, " ")
 }

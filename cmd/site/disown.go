@@ -157,7 +157,7 @@ func disownZone(cmd *cobra.Command, zoneArg string, req disownRequest) error {
 	zone := sel.Zone
 	acked := false
 	for _, a := range req.acks {
-		g, err := parseAck("disown", a)
+		g, err := plan.ParseAck("disown", a)
 		if err != nil {
 			return withCode(exitError, err)
 		}

@@ -8,10 +8,12 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/site-tools/site/backends"
+	"github.com/site-tools/site/backends/engine"
 	"github.com/site-tools/site/backends/leftovers"
 	"github.com/site-tools/site/backends/providers"
 	"github.com/site-tools/site/compiler"
 	"github.com/site-tools/site/compiler/plan"
+	"github.com/site-tools/site/compiler/words"
 )
 
 func init() { register(newLeftoversCmd) }
@@ -76,8 +78,8 @@ func runLeftovers(cmd *cobra.Command, args []string, format, provider string) er
 	// As diff: a server slow to answer is named, and the first Ctrl-C
 	// stops the reading (it only reads), leaving the rest unread.
 	stderr := cmd.ErrOrStderr()
-	prog := newProgress(stderr, isTerminal(stderr), useColor(stderr))
-	prog.watchSlow(run)
+	prog := engine.NewTextProgress(stderr, isTerminal(stderr), useColor(stderr))
+	prog.WatchSlow(run, slowRequestAfter)
 	reading, stopReading := context.WithCancel(cmd.Context())
 	defer stopReading()
 	defer watchInterrupts(prog, run, stopReading, nil)()
@@ -108,10 +110,10 @@ func runLeftovers(cmd *cobra.Command, args []string, format, provider string) er
 // would not find it.
 func pasteable(config string) func(sub string, args ...string) string {
 	return func(sub string, args ...string) string {
-		words := commandWords(sub, args...)
+		argv := commandWords(sub, args...)
 		if here, err := compiler.FindConfig("", nil); configFlag == "" && (err != nil || here != config) {
-			words = append(words, "--config", shellQuote(config))
+			argv = append(argv, "--config", words.ShellQuote(config))
 		}
-		return strings.Join(words, " ")
+		return strings.Join(argv, " ")
 	}
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/site-tools/site/backends/libvirt"
 	"github.com/site-tools/site/backends/libvirt/libvirttest"
 	"github.com/site-tools/site/compiler/golden"
+	"github.com/site-tools/site/compiler/words"
 )
 
 // TestLeftoversOnALibvirtHost: on a real session daemon, site leftovers
@@ -69,7 +70,7 @@ func TestLeftoversOnALibvirtHost(t *testing.T) {
 	}
 	out := site(exitChanges, "leftovers")
 	// The daemon picks the UUIDs the commands name the leftovers by.
-	masked := uuidPattern.ReplaceAllString(strings.ReplaceAll(out, shellQuote(s.URI), "SESSION"), "UUID")
+	masked := uuidPattern.ReplaceAllString(strings.ReplaceAll(out, words.ShellQuote(s.URI), "SESSION"), "UUID")
 	golden.Check(t, filepath.Join(pkgDir, "testdata", "leftovers_libvirt.golden"), []byte(masked))
 	for _, line := range strings.Split(out, "\n") {
 		command := strings.TrimPrefix(line, "      ")

@@ -15,6 +15,7 @@ import (
 	"github.com/site-tools/site/backends/libvirt/libvirttest"
 	"github.com/site-tools/site/backends/libvirt/seed"
 	"github.com/site-tools/site/compiler/golden"
+	"github.com/site-tools/site/compiler/words"
 )
 
 // uploadNote is the note a run of site writes into an upload's marker
@@ -131,7 +132,7 @@ func TestLeftoversReportsUploadsNoRunTakesUp(t *testing.T) {
 		return stdout.String()
 	}
 	out := leftovers(exitChanges)
-	golden.Check(t, filepath.Join(pkgDir, "testdata", "leftovers_uploads.golden"), []byte(strings.ReplaceAll(out, shellQuote(s.URI), "SESSION")))
+	golden.Check(t, filepath.Join(pkgDir, "testdata", "leftovers_uploads.golden"), []byte(strings.ReplaceAll(out, words.ShellQuote(s.URI), "SESSION")))
 	for _, line := range strings.Split(out, "\n") {
 		command := strings.TrimSpace(line)
 		if !strings.HasPrefix(command, "virsh ") {

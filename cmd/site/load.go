@@ -14,6 +14,7 @@ import (
 	"github.com/site-tools/site/compiler/graph"
 	"github.com/site-tools/site/compiler/model"
 	"github.com/site-tools/site/compiler/plan"
+	"github.com/site-tools/site/compiler/words"
 )
 
 // This file holds what diff, apply and graph share: loading specs into a
@@ -119,12 +120,12 @@ func isTerminal(w any) bool {
 // the pasted command would read another operator's file, or none), and
 // args, each quoted for a shell.
 func commandWords(sub string, args ...string) []string {
-	words := []string{"site", sub}
+	argv := []string{"site", sub}
 	if configFlag != "" {
-		words = append(words, "--config", shellQuote(configFlag))
+		argv = append(argv, "--config", words.ShellQuote(configFlag))
 	}
 	for _, a := range args {
-		words = append(words, shellQuote(a))
+		argv = append(argv, words.ShellQuote(a))
 	}
-	return words
+	return argv
 }

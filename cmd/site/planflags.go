@@ -14,6 +14,7 @@ import (
 	"github.com/site-tools/site/compiler"
 	"github.com/site-tools/site/compiler/graph"
 	"github.com/site-tools/site/compiler/plan"
+	"github.com/site-tools/site/compiler/words"
 )
 
 // planFlags are the flags diff and apply share: the scope and what
@@ -74,7 +75,7 @@ func (f *planFlags) newRun() (*backends.Run, error) {
 	for _, a := range f.acks {
 		// An unknown gate, or another command's, is refused: a
 		// misspelt ack would otherwise be silently ignored.
-		g, err := parseAck(f.command, a)
+		g, err := plan.ParseAck(f.command, a)
 		if err != nil {
 			return nil, err
 		}
@@ -136,32 +137,32 @@ func (f *planFlags) checkRestarts(g *graph.Graph) error {
 // left out), for a command line site prints to be pasted back. The
 // command's own flags come between the scope and the rest, as extra.
 func (f *planFlags) words(extra ...string) []string {
-	var words []string
+	var argv []string
 	if f.only != "" {
-		words = append(words, "--only", shellQuote(f.only))
+		argv = append(argv, "--only", words.ShellQuote(f.only))
 	}
 	for _, t := range f.targets {
-		words = append(words, "--target", shellQuote(t))
+		argv = append(argv, "--target", words.ShellQuote(t))
 	}
-	words = append(words, extra...)
+	argv = append(argv, extra...)
 	if f.parallelism != engine.DefaultParallelism {
-		words = append(words, "--parallelism", strconv.Itoa(f.parallelism))
+		argv = append(argv, "--parallelism", strconv.Itoa(f.parallelism))
 	}
 	for _, t := range f.thresholds() {
 		if t.Value != t.Default {
-			words = append(words, "--"+t.Flag, strconv.Itoa(t.Value))
+			argv = append(argv, "--"+t.Flag, strconv.Itoa(t.Value))
 		}
 	}
 	if f.requestTimeout != 0 && f.requestTimeout != backends.DefaultRequestTimeout {
-		words = append(words, "--request-timeout", f.requestTimeout.String())
+		argv = append(argv, "--request-timeout", f.requestTimeout.String())
 	}
 	for _, r := range f.restarts {
-		words = append(words, "--restart", shellQuote(r))
+		argv = append(argv, "--restart", words.ShellQuote(r))
 	}
 	for _, a := range f.acks {
-		words = append(words, "--ack", a)
+		argv = append(argv, "--ack", a)
 	}
-	return words
+	return argv
 }
 
 // scope loads the specs at args into the graph of phases and targets,

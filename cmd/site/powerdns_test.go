@@ -11,6 +11,7 @@ import (
 
 	"github.com/site-tools/site/backends/powerdns"
 	"github.com/site-tools/site/backends/powerdns/pdnstest"
+	"github.com/site-tools/site/compiler/words"
 )
 
 // These tests run the site command against a real PowerDNS that
@@ -274,11 +275,11 @@ func TestPowerDNSApplyReportCountsReadsWritesQueries(t *testing.T) {
 	seen := srv.Requests(zone)
 	// Apply observes once before its plan; the rest are the step's own.
 	reads := seen.GET - 1
-	want := fmt.Sprintf("dns/%s: 30 changes, %s, %s, 1 DNS query\n", zone, count(reads, "read"), count(seen.Writes(), "write"))
+	want := fmt.Sprintf("dns/%s: 30 changes, %s, %s, 1 DNS query\n", zone, words.Count(reads, "read"), words.Count(seen.Writes(), "write"))
 	if !strings.Contains(stdout, want) || seen.Writes() != 1 {
 		t.Errorf("the report lacks %q (the server saw %+v):\n%s", want, seen, stdout)
 	}
-	if !strings.Contains(stdout, "Apply complete: 1 applied; "+count(reads, "read")+", 1 write, 1 DNS query.") {
+	if !strings.Contains(stdout, "Apply complete: 1 applied; "+words.Count(reads, "read")+", 1 write, 1 DNS query.") {
 		t.Errorf("the summary does not count what the server saw (%+v):\n%s", seen, stdout)
 	}
 }

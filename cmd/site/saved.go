@@ -14,6 +14,7 @@ import (
 
 	"github.com/site-tools/site/compiler"
 	"github.com/site-tools/site/compiler/plan"
+	"github.com/site-tools/site/compiler/words"
 )
 
 // This file makes a saved plan self-contained: site diff --out records
@@ -33,7 +34,7 @@ func (o applyOptions) readSaved(flags *pflag.FlagSet, args []string, phases []pl
 		return nil, err
 	}
 	if saved.Spec == nil || saved.Options == nil {
-		return nil, fmt.Errorf("--plan %s records no spec or options (not saved by site diff --out?): save it with site diff --out %s PATH ...", o.planFile, shellQuote(o.planFile))
+		return nil, fmt.Errorf("--plan %s records no spec or options (not saved by site diff --out?): save it with site diff --out %s PATH ...", o.planFile, words.ShellQuote(o.planFile))
 	}
 	// The plan's acks are added to the command line's, held to the
 	// same rules (plan.Options.CheckAcks).
@@ -125,7 +126,7 @@ func savedPlanArg(args []string) string {
 func readPlan(path string) (*plan.Plan, error) {
 	f, err := os.Open(path)
 	if errors.Is(err, fs.ErrNotExist) {
-		return nil, fmt.Errorf("--plan %s: no such file; save a plan first with: site diff --out %s PATH ...", path, shellQuote(path))
+		return nil, fmt.Errorf("--plan %s: no such file; save a plan first with: site diff --out %s PATH ...", path, words.ShellQuote(path))
 	}
 	if err != nil {
 		return nil, fmt.Errorf("--plan: %w", err)

@@ -44,7 +44,7 @@ GATE-LOCK-BREAK not acknowledged (nothing changed). See site help locking.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			acked := false
 			for _, a := range acks {
-				g, err := parseAck("unlock", a)
+				g, err := plan.ParseAck("unlock", a)
 				if err != nil {
 					return withCode(exitError, err)
 				}

@@ -18,6 +18,10 @@ func TestCount(t *testing.T) {
 		{1, "upload or seed was", []string{"uploads or seeds were"}, "1 upload or seed was"},
 		{2, "upload or seed was", []string{"uploads or seeds were"}, "2 uploads or seeds were"},
 		{2, "batch", []string{"batches"}, "2 batches"},
+		// TestCountPlurals's, from cmd/site's copy of Count.
+		{1, "entry", nil, "1 entry"},
+		{3, "key", nil, "3 keys"},
+		{1, "step", nil, "1 step"},
 	} {
 		if got := Count(tc.n, tc.one, tc.many...); got != tc.want {
 			t.Errorf("Count(%d, %q, %q) = %q, want %q", tc.n, tc.one, tc.many, got, tc.want)
