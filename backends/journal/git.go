@@ -3,14 +3,13 @@ package journal
 import (
 	"bufio"
 	"bytes"
-	"errors"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
-	"syscall"
+
+	"github.com/site-tools/site/compiler/hostilefile"
 )
 
 // The commit an entry names is read from the repository's files as
@@ -123,37 +122,12 @@ func packedRef(path, ref string) string {
 	return ""
 }
 
-// errNotRegular is a path that is a symbolic link, a device, a FIFO or
-// a directory: never read.
-var errNotRegular = errors.New("not a regular file")
-
-// readSmall reads the regular file at path, at most limit bytes: a
-// symbolic link at path, a FIFO or a device is refused, and a larger
-// file is an error, never read into memory whole. Its errors never
-// quote the file's bytes.
+// readSmall reads the file at path, at most limit bytes, as
+// hostilefile.Read does; its errors name the path.
 func readSmall(path string, limit int64) ([]byte, error) {
-	// O_NONBLOCK: opening a FIFO must not wait for a writer.
-	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0)
-	if errors.Is(err, syscall.ELOOP) {
-		return nil, fmt.Errorf("%s: a symbolic link: %w", path, errNotRegular)
+	b, err := hostilefile.Read(path, limit)
+	if hostilefile.Refused(err) {
+		return nil, fmt.Errorf("%s: %w", path, err)
 	}
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
-		return nil, err
-	}
-	if !fi.Mode().IsRegular() {
-		return nil, fmt.Errorf("%s: %w", path, errNotRegular)
-	}
-	b, err := io.ReadAll(io.LimitReader(f, limit+1))
-	if err != nil {
-		return nil, err
-	}
-	if int64(len(b)) > limit {
-		return nil, fmt.Errorf("%s: larger than %d bytes", path, limit)
-	}
-	return b, nil
+	return b, err
 }

@@ -5,11 +5,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"syscall"
 	"time"
+
+	"github.com/site-tools/site/compiler/hostilefile"
 )
 
 // File is a tenant's lock file in the operator's lock directory (see
@@ -133,28 +134,12 @@ func readHolder(path string) (*Holder, error) {
 	notLock := func(why string) error {
 		return fmt.Errorf("lock file %s is not a site lock (%s): if no site apply runs, remove it", path, why)
 	}
-	// O_NONBLOCK: opening a FIFO must not wait for a writer.
-	file, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0)
-	if errors.Is(err, syscall.ELOOP) {
-		return nil, notLock("a symbolic link")
+	b, err := hostilefile.Read(path, maxLockFile)
+	if hostilefile.Refused(err) {
+		return nil, notLock(err.Error())
 	}
 	if err != nil {
 		return nil, err
-	}
-	defer file.Close()
-	fi, err := file.Stat()
-	if err != nil {
-		return nil, err
-	}
-	if !fi.Mode().IsRegular() {
-		return nil, notLock("not a regular file")
-	}
-	b, err := io.ReadAll(io.LimitReader(file, maxLockFile+1))
-	if err != nil {
-		return nil, err
-	}
-	if len(b) > maxLockFile {
-		return nil, notLock(fmt.Sprintf("larger than %d bytes", maxLockFile))
 	}
 	var h Holder
 	if err := json.Unmarshal(b, &h); err != nil {

@@ -8,7 +8,8 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"syscall"
+
+	"github.com/site-tools/site/compiler/hostilefile"
 )
 
 // A saved plan's file: written whole or not at all, and recognised
@@ -54,16 +55,12 @@ func IsSavedFile(path string) bool {
 	if info, err := os.Lstat(path); err != nil || !info.Mode().IsRegular() {
 		return false
 	}
-	// O_NONBLOCK: a pipe put in the file's place meanwhile does not
-	// block the open; the checks below then refuse it.
-	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0)
+	// A pipe or a link put in the file's place meanwhile is refused.
+	f, err := hostilefile.Open(path)
 	if err != nil {
 		return false
 	}
 	defer f.Close()
-	if info, err := f.Stat(); err != nil || !info.Mode().IsRegular() {
-		return false
-	}
 	dec := json.NewDecoder(io.LimitReader(f, savedPlanPeek))
 	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
 		return false
