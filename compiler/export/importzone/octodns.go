@@ -187,6 +187,12 @@ func octoValue(typ string, v *yaml.Node) (string, error) {
 		return rdata.NAPTR(order, pref, flags, service, regexp, replacement)
 	case "SVCB", "HTTPS":
 		return octoSVCB(typ, v, f)
+	case "URI": // its target is quoted in presentation form
+		prio, weight, target := f.num("priority"), f.num("weight"), f.get("target")
+		if f.err != nil {
+			return "", f.err
+		}
+		return rdata.URI(prio, weight, target)
 	case "DS":
 		if f.opt("public_key") != "" || f.opt("flags") != "" { // octoDNS's legacy names
 			return strings.Join([]string{f.get("flags"), f.get("protocol"), f.get("algorithm"), f.get("public_key")}, " "), f.err
