@@ -15,7 +15,8 @@ import (
 // changes, so the TTLs and types round-trip through export too.
 func TestBreadthZoneRoundTrip(t *testing.T) {
 	srv := pdnsEnv(t)
-	rt := importRoundTrip(t, srv, repoFile("cmd/site/testdata/breadth.test.zone"), "breadth.test")
+	file := repoFile("cmd/site/testdata/breadth.test.zone")
+	rt := importRoundTrip(t, srv, "bind", file, "breadth.test", zoneFileRecords(t, file, "breadth.test."))
 	if !strings.Contains(rt.spec, "ttls: {") {
 		t.Errorf("the imported spec says no ttls:\n%s", rt.spec)
 	}
