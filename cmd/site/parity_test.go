@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/hex"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -25,10 +26,39 @@ type parityGroup struct {
 // parityStep is one tc() of a group: the whole zone it wants. refused,
 // when set, is what site vet says about a case site deliberately cannot
 // express: the step must be refused by vet, and changes nothing.
+// ignore are the zone's ignore rules (DNSControl's IGNORE), kept the
+// records they keep served beside the spec's, and noChanges says the
+// step is one of DNSControl's ExpectNoChanges(): diff must say No
+// changes before the apply too.
 type parityStep struct {
-	name    string
-	records []rec
-	refused string
+	name      string
+	records   []rec
+	refused   string
+	ignore    []ignoreRule
+	kept      []rec
+	noChanges bool
+}
+
+// ignoreRule is one entry of a zone's ignore list, as the spec writes it.
+type ignoreRule struct{ name, typ, value string }
+
+// ignore is DNSControl's IGNORE(label, types, target) as site's rules:
+// an empty label is any name, the apex included ("@" and "*", as site's
+// * does not match the apex itself); types, comma-separated, one rule
+// each ("" every type); target is the value glob (DNSControl's ** is
+// site's *, which crosses dots).
+func ignore(label, types, target string) []ignoreRule {
+	names := []string{label}
+	if label == "" {
+		names = []string{"@", "*"}
+	}
+	var out []ignoreRule
+	for _, n := range names {
+		for _, typ := range strings.Split(types, ",") {
+			out = append(out, ignoreRule{n, typ, strings.ReplaceAll(target, "**", "*")})
+		}
+	}
+	return out
 }
 
 // rec is one record: its name as the spec writes it ("@" or a label),
@@ -37,9 +67,15 @@ type parityStep struct {
 type rec struct{ name, typ, cue, rdata string }
 
 // single are the types whose value is one target, not a list.
-var single = map[string]bool{"DNAME": true, "ALIAS": true}
+var single = map[string]bool{"DNAME": true, "ALIAS": true, "CNAME": true}
 
-func a(name, ip string) rec { return rec{name, "A", strconv.Quote(ip), ip} }
+func a(name, ip string) rec       { return rec{name, "A", strconv.Quote(ip), ip} }
+func aaaa(name, ip string) rec    { return rec{name, "AAAA", strconv.Quote(ip), ip} }
+func cname(name, host string) rec { return rec{name, "CNAME", strconv.Quote(host), host} }
+func txt(name, text string) rec   { return rec{name, "TXT", strconv.Quote(text), strconv.Quote(text)} }
+func mx(name string, prio int, host string) rec {
+	return rec{name, "MX", fmt.Sprintf("{priority: %d, host: %q}", prio, host), fmt.Sprintf("%d %s", prio, host)}
+}
 func ptr(name, host string) rec {
 	return rec{name, "PTR", strconv.Quote(host), host}
 }
@@ -84,12 +120,15 @@ func ds(name string, tag, alg, dtype int, digest string) rec {
 }
 
 // TestDNSControlParity runs DNSControl's PowerDNS integration cases for
-// the types of issue 12 (parity_cases_test.go) through site against a
-// real PowerDNS: each step writes the zone's spec, applies it, and then
-// diff must say No changes and a zone transfer must serve exactly the
-// spec's records (an ALIAS also answers its target's address).
+// the types of issue 12 (parity_cases_test.go) and its IGNORE groups
+// (parity_ignore_cases_test.go) through site against a real PowerDNS:
+// each step writes the zone's spec, applies it, and then diff must say
+// No changes and a zone transfer must serve exactly the spec's records
+// and those its ignore rules keep (an ALIAS also answers its target's
+// address). It logs how many steps pass and how many vet refuses, why.
 func TestDNSControlParity(t *testing.T) {
-	for _, g := range parityGroups {
+	groups := slices.Concat(parityGroups, parityIgnoreGroups)
+	for _, g := range groups {
 		if why, ok := parityGroupsNotRun[g.name]; ok {
 			t.Fatalf("group %q is translated and also listed as not run against PowerDNS (%s): keep one", g.name, why)
 		}
@@ -98,30 +137,53 @@ func TestDNSControlParity(t *testing.T) {
 	for target, ip := range parityAliasTargets {
 		srv.CreateZone(t, target, pdnstest.RRset{Name: target, Type: "A", TTL: 300, Records: []string{ip}})
 	}
-	for _, g := range parityGroups {
+	var total, passed int
+	refused := map[string]int{}
+	for _, g := range groups {
 		t.Run(g.name, func(t *testing.T) {
 			zone := slug(g.name) + ".parity.example.test."
 			dir := t.TempDir()
 			for _, st := range g.steps {
 				// Like DNSControl, a failed step ends its group: the
 				// next one starts from a state nobody asked for.
-				if !t.Run(st.name, func(t *testing.T) { parityStepRun(t, srv, dir, zone, st) }) {
+				ran := false // -run may leave the step out
+				if !t.Run(st.name, func(t *testing.T) { ran = true; parityStepRun(t, srv, dir, zone, st) }) {
 					return
+				}
+				switch {
+				case ran && st.refused != "":
+					refused[st.refused]++
+				case ran:
+					passed++
 				}
 			}
 		})
+		total += len(g.steps)
 	}
+	var why []string
+	nRefused := 0
+	for _, r := range slices.Sorted(maps.Keys(refused)) {
+		why = append(why, fmt.Sprintf("%d %q", refused[r], r))
+		nRefused += refused[r]
+	}
+	t.Logf("DNSControl parity: %d groups, %d steps: %d written and passing, %d refused by vet as site means to (%s), %d not run",
+		len(groups), total, passed, nRefused, strings.Join(why, ", "), total-passed-nRefused)
 }
 
 // parityStepRun applies one step and checks what the server serves.
 func parityStepRun(t *testing.T, srv *pdnstest.Server, dir, zone string, st parityStep) {
 	recs := st.records
-	file := writeParitySpec(t, srv, dir, zone, recs)
+	file := writeParitySpec(t, srv, dir, zone, recs, st.ignore)
 	if st.refused != "" {
 		if code, out, errOut := siteRun(t, srv, "vet", file); code == exitOK || !strings.Contains(out+errOut, st.refused) {
 			t.Fatalf("vet exit %d, want it to refuse the case with %q\nstdout:\n%s\nstderr:\n%s", code, st.refused, out, errOut)
 		}
 		return
+	}
+	if st.noChanges {
+		if code, out, errOut := siteRun(t, srv, "diff", "--detailed-exitcode", file); code != exitOK || !strings.Contains(out, "No changes.") {
+			t.Fatalf("diff before apply: exit %d, want 0 and No changes (DNSControl's ExpectNoChanges)\nstdout:\n%s\nstderr:\n%s", code, out, errOut)
+		}
 	}
 	// Every step replaces the whole zone, as DNSControl's do; when that
 	// deletes all of ours, site asks for the delete-many gate.
@@ -132,7 +194,7 @@ func parityStepRun(t *testing.T, srv *pdnstest.Server, dir, zone string, st pari
 		t.Fatalf("diff exit %d, want 0 and No changes.\nstdout:\n%s\nstderr:\n%s", code, out, errOut)
 	}
 	var want []string
-	for _, r := range recs {
+	for _, r := range slices.Concat(recs, st.kept) {
 		want = append(want, wire(t, expectedRR(t, zone, r)))
 		if r.typ == "ALIAS" {
 			target := strings.ReplaceAll(r.rdata, "${zone}", strings.TrimSuffix(zone, "."))
@@ -153,12 +215,27 @@ func parityStepRun(t *testing.T, srv *pdnstest.Server, dir, zone string, st pari
 }
 
 // writeParitySpec writes site.cue and the tenant parity with one zone
-// holding recs.
-func writeParitySpec(t *testing.T, srv *pdnstest.Server, dir, zone string, recs []rec) string {
+// holding recs, and rules as its ignore list.
+func writeParitySpec(t *testing.T, srv *pdnstest.Server, dir, zone string, recs []rec, rules []ignoreRule) string {
 	t.Helper()
 	name := strings.TrimSuffix(zone, ".")
 	var b strings.Builder
-	fmt.Fprintf(&b, "package tenants\n\ntenants: parity: {\n\tdomain: \"parity.example.test\"\n\tdns: zones: %q: {\n\t\tprovider: \"pdns\"\n\t\tttl: 300\n\t\trecords: {\n", name)
+	fmt.Fprintf(&b, "package tenants\n\ntenants: parity: {\n\tdomain: \"parity.example.test\"\n\tdns: zones: %q: {\n\t\tprovider: \"pdns\"\n\t\tttl: 300\n", name)
+	if len(rules) > 0 {
+		var list []string
+		for _, r := range rules {
+			e := fmt.Sprintf("{name: %q", r.name)
+			if r.typ != "" {
+				e += fmt.Sprintf(", type: %q", r.typ)
+			}
+			if r.value != "" {
+				e += fmt.Sprintf(", value: %q", r.value)
+			}
+			list = append(list, e+"}")
+		}
+		fmt.Fprintf(&b, "\t\tignore: [%s]\n", strings.Join(list, ", "))
+	}
+	b.WriteString("\t\trecords: {\n")
 	type key struct{ name, typ string }
 	values := map[key][]string{}
 	var order []key
