@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/miekg/dns"
+	"golang.org/x/net/idna"
 
 	"github.com/site-tools/site/backends/powerdns/pdnstest"
 )
@@ -135,7 +136,7 @@ func ds(name string, tag, alg, dtype int, digest string) rec {
 // and those its ignore rules keep (an ALIAS also answers its target's
 // address). It logs how many steps pass and how many vet refuses, why.
 func TestDNSControlParity(t *testing.T) {
-	groups := slices.Concat(parityBasicGroups, parityGroups, parityIgnoreGroups)
+	groups := slices.Concat(parityBasicGroups, parityGroups, parityIgnoreGroups, parityMoreGroups)
 	for _, g := range groups {
 		if why, ok := parityGroupsNotRun[g.name]; ok {
 			t.Fatalf("group %q is translated and also listed as not run against PowerDNS (%s): keep one", g.name, why)
@@ -307,11 +308,21 @@ func expectedRR(t *testing.T, zone string, r rec) dns.RR {
 		}
 		return &dns.RFC3597{Hdr: dns.RR_Header{Name: owner(zone, r.name), Rrtype: 65401, Class: dns.ClassINET, Ttl: 300}, Rdata: hex.EncodeToString(buf[:n])}
 	}
-	rr, err := dns.NewRR(fmt.Sprintf("%s %d IN %s %s", strings.ToLower(owner(zone, r.name)), cmp.Or(r.ttl, 300), r.typ, rdata))
+	rr, err := dns.NewRR(fmt.Sprintf("%s %d IN %s %s", aLabels(owner(zone, r.name)), cmp.Or(r.ttl, 300), r.typ, rdata))
 	if err != nil {
 		t.Fatalf("expected record %+v: %v", r, err)
 	}
 	return rr
+}
+
+// aLabels is name as a server serves it: in lower case, a label in
+// Unicode as its IDNA A-label (xn--...).
+func aLabels(name string) string {
+	a, err := idna.Punycode.ToASCII(strings.ToLower(name))
+	if err != nil {
+		panic(fmt.Sprintf("%s: %v", name, err))
+	}
+	return a
 }
 
 // wire is rr in uncompressed wire format, hex: two records are the
