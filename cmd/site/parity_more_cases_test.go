@@ -6,8 +6,9 @@ import (
 	"strconv"
 )
 
-// The rest of DNSControl's groups its filters run on POWERDNS: IDNA,
-// OPENPGPKEY and the IGNORE groups not in parity_ignore_cases_test.go.
+// The rest of DNSControl's groups its filters run on POWERDNS: SOA,
+// IDNA, OPENPGPKEY, final and the IGNORE groups not in
+// parity_ignore_cases_test.go.
 
 // openpgpkey is DNSControl's openpgpkey(name, key), the key in hex or
 // base64; a spec writes it in base64 (RFC 7929's presentation form),
@@ -34,7 +35,24 @@ const (
 	pgpOwner2 = "6c9b19cb967b563d9d96b341ad4a89a74444c6f18e9530f4623817fe._openpgpkey"
 )
 
+// soaStep is a step of DNSControl's SOA group: no records, the zone's
+// SOA fields as soa() gives them (its serial, 2037190000 in every step,
+// is the server's in site: a spec cannot set it).
+func soaStep(name, ns, mbox string, refresh, retry, expire, minimum int) parityStep {
+	return parityStep{name: name, soa: &soaFields{ns, mbox, refresh, retry, expire, minimum}}
+}
+
 var parityMoreGroups = []parityGroup{
+	{name: "SOA", steps: []parityStep{
+		emptyZone(),
+		soaStep("Create SOA record", "kim.ns.cloudflare.com.", "dns.cloudflare.com.", 10000, 2400, 604800, 3600),
+		soaStep("Modify SOA ns    ", "mmm.ns.cloudflare.com.", "dns.cloudflare.com.", 10000, 2400, 604800, 3600),
+		soaStep("Modify SOA mbox  ", "mmm.ns.cloudflare.com.", "eee.cloudflare.com.", 10000, 2400, 604800, 3600),
+		soaStep("Modify SOA refres", "mmm.ns.cloudflare.com.", "eee.cloudflare.com.", 10001, 2400, 604800, 3600),
+		soaStep("Modify SOA retry ", "mmm.ns.cloudflare.com.", "eee.cloudflare.com.", 10001, 2401, 604800, 3600),
+		soaStep("Modify SOA expire", "mmm.ns.cloudflare.com.", "eee.cloudflare.com.", 10001, 2401, 604801, 3600),
+		soaStep("Modify SOA minttl", "mmm.ns.cloudflare.com.", "eee.cloudflare.com.", 10001, 2401, 604801, 3601),
+	}},
 	// Names in Unicode are served as IDNA A-labels (xn--...), as
 	// DNSControl writes them too.
 	{name: "IDNA", steps: []parityStep{
@@ -72,6 +90,9 @@ var parityMoreGroups = []parityGroup{
 		ignoreStep("ignore them all", nil, append(ignore("dyndns-city1", "A,AAAA", ""), ignore("dyndns-city2", "A,AAAA", "")...),
 			recs(a("dyndns-city1", "91.42.1.1"), a("dyndns-city2", "91.42.1.2"), aaaa("dyndns-city1", "2003:dd:d7ff::fe71:ce77"), aaaa("dyndns-city2", "2003:dd:d7ff::fe71:ce78")), true),
 	)},
+	// DNSControl's makeTests ends with this group twice.
+	{name: "final", steps: []parityStep{tc("final", txt("final", "TestDNSProviders was successful!"))}},
+	{name: "final (second)", steps: []parityStep{tc("final", txt("final", "TestDNSProviders was successful!"))}},
 	{name: "IGNORE w/change b3227", steps: steps(
 		create(recs(a("testignore", "8.8.8.8"), a("testdefined", "9.9.9.9"))),
 		ignoreStep("ignore", recs(a("testdefined", "9.9.9.9")), ignore("testignore", "", ""), recs(a("testignore", "8.8.8.8")), true),

@@ -39,6 +39,14 @@ type parityStep struct {
 	ignore    []ignoreRule
 	kept      []rec
 	noChanges bool
+	soa       *soaFields
+}
+
+// soaFields are the SOA fields a spec sets (soa:), DNSControl's soa()
+// less the serial, which is always the server's.
+type soaFields struct {
+	ns, mbox                        string
+	refresh, retry, expire, minimum int
 }
 
 // ignoreRule is one entry of a zone's ignore list, as the spec writes it.
@@ -182,7 +190,7 @@ func TestDNSControlParity(t *testing.T) {
 // parityStepRun applies one step and checks what the server serves.
 func parityStepRun(t *testing.T, srv *pdnstest.Server, dir, zone string, st parityStep) {
 	recs := st.records
-	file := writeParitySpec(t, srv, dir, zone, recs, st.ignore)
+	file := writeParitySpec(t, srv, dir, zone, st)
 	if st.refused != "" {
 		if code, out, errOut := siteRun(t, srv, "vet", file); code == exitOK || !strings.Contains(out+errOut, st.refused) {
 			t.Fatalf("vet exit %d, want it to refuse the case with %q\nstdout:\n%s\nstderr:\n%s", code, st.refused, out, errOut)
@@ -216,6 +224,17 @@ func parityStepRun(t *testing.T, srv *pdnstest.Server, dir, zone string, st pari
 			}
 		}
 	}
+	if o := st.soa; o != nil {
+		got := srv.Query(t, zone, "SOA")
+		if len(got) != 1 {
+			t.Fatalf("SOA of %s: %q, want one", zone, got)
+		}
+		f := strings.Fields(got[0]) // TTL, primary, mbox, serial, refresh, retry, expire, minimum
+		want := []string{o.ns, o.mbox, strconv.Itoa(o.refresh), strconv.Itoa(o.retry), strconv.Itoa(o.expire), strconv.Itoa(o.minimum)}
+		if served := append(f[1:3:3], f[4:]...); !slices.Equal(served, want) {
+			t.Errorf("SOA served (but its serial): %q, want %q", served, want)
+		}
+	}
 	got := transferred(t, srv.DNSAddr, zone)
 	slices.Sort(want)
 	if !slices.Equal(got, want) {
@@ -224,8 +243,9 @@ func parityStepRun(t *testing.T, srv *pdnstest.Server, dir, zone string, st pari
 }
 
 // writeParitySpec writes site.cue and the tenant parity with one zone
-// holding recs, and rules as its ignore list.
-func writeParitySpec(t *testing.T, srv *pdnstest.Server, dir, zone string, recs []rec, rules []ignoreRule) string {
+// holding st's records, its rules as the ignore list and its SOA fields.
+func writeParitySpec(t *testing.T, srv *pdnstest.Server, dir, zone string, st parityStep) string {
+	recs, rules := st.records, st.ignore
 	t.Helper()
 	name := strings.TrimSuffix(zone, ".")
 	var b strings.Builder
@@ -243,6 +263,10 @@ func writeParitySpec(t *testing.T, srv *pdnstest.Server, dir, zone string, recs 
 			list = append(list, e+"}")
 		}
 		fmt.Fprintf(&b, "\t\tignore: [%s]\n", strings.Join(list, ", "))
+	}
+	if o := st.soa; o != nil {
+		fmt.Fprintf(&b, "\t\tsoa: {primary: %q, mbox: %q, refresh: %d, retry: %d, expire: %d, minimum: %d}\n",
+			o.ns, o.mbox, o.refresh, o.retry, o.expire, o.minimum)
 	}
 	b.WriteString("\t\trecords: {\n")
 	type key struct{ name, typ string }
