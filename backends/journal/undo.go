@@ -42,8 +42,6 @@ func NewUndo(e *Entry, dnsOnly bool) (*Undo, error) {
 			other = append(other, c.Key)
 		case c.Zone == "":
 			u.Skipped = append(u.Skipped, fmt.Sprintf("%s: a change of the zone itself (%s), not of a record set: not undone (site undo never deletes a zone or unsigns one); left as it is", c.Key, c.Action))
-		case c.Type == "SOA":
-			u.Skipped = append(u.Skipped, fmt.Sprintf("%s: SOA fields are not undone (the spec's soa sets them); left as they are", c.Key))
 		default:
 			u.dns[c.Key] = c
 			u.zones[c.Step] = true
@@ -90,6 +88,9 @@ func (u *Undo) Rewrite(g *graph.Graph) error {
 		found[s.ID] = true
 		z := *s.Zone
 		z.RRsets = u.rrsets(&z)
+		if err := u.soa(&z); err != nil {
+			return err
+		}
 		s.Zone = &z
 	}
 	for _, id := range u.Targets() {
@@ -109,7 +110,7 @@ func (u *Undo) rrsets(z *model.Zone) []*model.RRset {
 		}
 	}
 	for _, c := range u.dns {
-		if c.Zone != z.Name || c.Before == nil {
+		if c.Zone != z.Name || c.Before == nil || c.Type == "SOA" {
 			continue
 		}
 		out = append(out, &model.RRset{Name: c.Name, Type: c.Type, TTL: c.Before.TTL, Values: slices.Clone(c.Before.Values),
@@ -118,6 +119,22 @@ func (u *Undo) rrsets(z *model.Zone) []*model.RRset {
 	}
 	slices.SortFunc(out, dnsplan.Compare)
 	return out
+}
+
+// soa sets z's soa to the before-image of the entry's SOA change of
+// z, when it has one: every field but the serial, the server's.
+func (u *Undo) soa(z *model.Zone) error {
+	for _, c := range u.dns {
+		if c.Zone != z.Name || c.Type != "SOA" {
+			continue
+		}
+		s, err := soaBack(c)
+		if err != nil {
+			return fmt.Errorf("%w: site undo cannot put it back", err)
+		}
+		z.SOA = s
+	}
+	return nil
 }
 
 // Check refuses the undo's plan p when someone changed since the apply
@@ -136,7 +153,7 @@ func (u *Undo) Check(p *plan.Plan) error {
 			beyond = append(beyond, fmt.Sprintf("  %s %s", c.Action, c.Key))
 			continue
 		}
-		if live := rrset(c.Before); !live.Same(j.After) {
+		if live := rrset(c.Before); !live.Same(j.After) && (j.Type != "SOA" || !sameSOA(live, j.After)) {
 			changed = append(changed, fmt.Sprintf("  %s: the apply wrote %s, live is %s", c.Key, j.After, live))
 		}
 	}

@@ -164,3 +164,34 @@ func TestUndoLeavesTheZoneItself(t *testing.T) {
 		t.Errorf("NewUndo: partial %v, skipped %q", u.Partial, u.Skipped)
 	}
 }
+
+// TestUndoSOA: an SOA change is put back as the zone's soa, every field
+// but the serial, and a live SOA differing from what the apply wrote
+// only in its serial (the server's) is not a change by someone else.
+func TestUndoSOA(t *testing.T) {
+	e := *swap
+	e.Changes = []Change{dnsChange("z.test.", "SOA", plan.ActionUpdate,
+		rr(3600, "ns1.z.test. hostmaster.z.test. 7 10800 3600 604800 3600"), rr(3600, "ns1.z.test. ops.z.test. 8 1234 3600 604800 60"))}
+	u, err := NewUndo(&e, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	step := &graph.Step{ID: "dns/z.test.", Phase: plan.PhaseDNS, Tenant: "office1", Zone: &model.Zone{Tenant: "office1", Name: "z.test."}}
+	if err := u.Rewrite(&graph.Graph{Steps: []*graph.Step{step}}); err != nil {
+		t.Fatal(err)
+	}
+	s := step.Zone.SOA
+	if s == nil || s.MName != "ns1.z.test." || s.Mbox != "hostmaster.z.test." || *s.Refresh != 10800 || *s.Minimum != 3600 || len(step.Zone.RRsets) != 0 {
+		t.Errorf("zone after Rewrite: soa %+v, rrsets %v", s, step.Zone.RRsets)
+	}
+	live := func(v string) *plan.Plan {
+		return &plan.Plan{Changes: []plan.Change{{Key: "dns/z.test./z.test./SOA", Step: "dns/z.test.", Phase: plan.PhaseDNS,
+			Action: plan.ActionUpdate, Before: map[string]any{"ttl": 3600, "values": []string{v}}}}}
+	}
+	if err := u.Check(live("ns1.z.test. ops.z.test. 9 1234 3600 604800 60")); err != nil {
+		t.Errorf("Check of an SOA whose serial alone moved on: %v", err)
+	}
+	if err := u.Check(live("ns1.z.test. ops.z.test. 9 4321 3600 604800 60")); err == nil || !strings.Contains(err.Error(), "dns/z.test./z.test./SOA: the apply wrote") {
+		t.Errorf("Check of an SOA changed since: %v", err)
+	}
+}
