@@ -26,7 +26,9 @@ import (
 	"time"
 	"unicode"
 
+	"github.com/site-tools/site/backends"
 	"github.com/site-tools/site/compiler/plan"
+	"github.com/site-tools/site/compiler/visible"
 )
 
 // Keep is how many entries a tenant's journal keeps: writing the next
@@ -52,6 +54,10 @@ type Entry struct {
 	// Undoes is the ID of the entry an undo reverted ("" for an apply).
 	Undoes  string   `json:"undoes,omitempty"`
 	Changes []Change `json:"changes"`
+	// Images are, by step, the fields of each VM and network the apply
+	// changed, before and after (site undo sets them back). An entry
+	// written before they were kept has none.
+	Images map[string]*backends.Image `json:"images,omitempty"`
 }
 
 // Change is one change an apply made.
@@ -152,6 +158,11 @@ func (e *Entry) check(tenant string) error {
 	for i, c := range e.Changes {
 		if err := c.check(); err != nil {
 			return fmt.Errorf("change %d %v", i+1, err)
+		}
+	}
+	for step, img := range e.Images {
+		if err := checkImage(step, img); err != nil {
+			return fmt.Errorf("the image of %s %v", visible.Short(step), err)
 		}
 	}
 	return nil

@@ -39,7 +39,7 @@ func TestJournalEntriesFromApply(t *testing.T) {
 		{Step: "dns/c.test.", Status: engine.StatusSkipped},
 	}}
 	r := Run{ID: NewID(t0), Time: t0, Who: "t@h"}
-	es := Entries(r, g, p, rep)
+	es := Entries(r, g, p, nil, rep)
 	if len(es) != 1 || es[0].Tenant != "a" || es[0].ID != r.ID || !es[0].Time.Equal(t0.Truncate(time.Millisecond)) {
 		t.Fatalf("Entries: %+v, want one of tenant a", es)
 	}
