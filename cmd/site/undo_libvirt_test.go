@@ -27,7 +27,8 @@ type undoLab struct {
 	withVM  bool
 }
 
-// undoSpec is what a version of lab's spec sets.
+// undoSpec is what a version of lab's spec sets (no VM without
+// Memory).
 type undoSpec struct {
 	Memory    string
 	VCPUs     int
@@ -61,7 +62,7 @@ tenants: lab: {
 	domain: "lab.example.test"
 	networks: %q: {host: "kvm", mode: %q, cidr: %q, autostart: %v}
 `, l.lan, v.Mode, v.CIDR, v.Autostart)
-	if l.withVM {
+	if l.withVM && v.Memory != "" {
 		src += fmt.Sprintf(`	vms: %q: {
 		host:      "kvm"
 		autostart: false
@@ -240,5 +241,41 @@ func TestUndo_RefusesVMChangedSince(t *testing.T) {
 	}
 	if got := l.networkFields(t); got != nw {
 		t.Errorf("a refused undo changed the network: %s, was %s", got, nw)
+	}
+}
+
+// TestUndo_VMCreatedIsRemovedBehindItsGate: the undo of an apply that
+// created a VM removes it, as the removal of a VM the spec no longer
+// declares: behind GATE-VM-DESTROY, with the volume site made for it.
+// That undo removed a VM, so undoing it in turn is refused: its disk's
+// data is gone.
+func TestUndo_VMCreatedIsRemovedBehindItsGate(t *testing.T) {
+	l := newUndoLab(t, true)
+	l.write(t, undoSpec{CIDR: l.cidrs[0], Mode: "nat"})
+	l.mustSite(t, "apply", "--yes", l.file)
+	l.write(t, undoSpec{Memory: "128MiB", VCPUs: 1, CIDR: l.cidrs[0], Mode: "nat"})
+	l.mustSite(t, "apply", "--yes", l.file)
+	if _, err := l.s.Virsh("dominfo", l.vm); err != nil {
+		t.Fatalf("apply v2 did not create the VM: %v", err)
+	}
+
+	code, out, errOut := l.site("undo", "--yes", l.file)
+	if code != exitGated || !strings.Contains(errOut, "GATE-VM-DESTROY") {
+		t.Fatalf("undo without the gate's --ack: exit %d, want %d naming GATE-VM-DESTROY\nstdout:\n%s\nstderr:\n%s", code, exitGated, out, errOut)
+	}
+	if _, err := l.s.Virsh("dominfo", l.vm); err != nil {
+		t.Fatalf("an undo stopped by its gate removed the VM: %v", err)
+	}
+	l.mustSite(t, "undo", "--yes", "--ack", "GATE-VM-DESTROY", l.file)
+	if _, err := l.s.Virsh("dominfo", l.vm); err == nil {
+		t.Errorf("the VM the undone apply created is still defined")
+	}
+	if vols, err := l.s.Virsh("vol-list", l.pool); err != nil || strings.Contains(vols, l.vm+"-root") {
+		t.Errorf("the volume site made for the VM is still in pool %s: %v\n%s", l.pool, err, vols)
+	}
+
+	code, out, errOut = l.site("undo", "--yes", "--ack", "GATE-VM-DESTROY", l.file)
+	if code != exitError || !strings.Contains(errOut, "the apply removed this VM") || !strings.Contains(errOut, "data is gone") {
+		t.Errorf("undo of the undo that removed the VM: exit %d, want 1 saying its data is gone\nstdout:\n%s\nstderr:\n%s", code, out, errOut)
 	}
 }
