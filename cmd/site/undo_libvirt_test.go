@@ -279,3 +279,49 @@ func TestUndo_VMCreatedIsRemovedBehindItsGate(t *testing.T) {
 		t.Errorf("undo of the undo that removed the VM: exit %d, want 1 saying its data is gone\nstdout:\n%s\nstderr:\n%s", code, out, errOut)
 	}
 }
+
+// TestUndo_NetworkCreatedWithItsVM: the undo of an apply that created a
+// network and a VM on it removes the VM; the network, in use by the VM
+// while the undo was planned, is refused for now, as any removal of a
+// network in use is, and the same undo run again removes it. A network
+// the apply did not touch stays.
+func TestUndo_NetworkCreatedWithItsVM(t *testing.T) {
+	l := newUndoLab(t, true)
+	keep := l.s.Name("keep")
+	keepSrc := fmt.Sprintf("\tnetworks: %q: {host: \"kvm\", mode: \"nat\", cidr: %q, autostart: false}\n", keep, l.cidrs[1])
+	withKeep := func(src string) string {
+		return strings.Replace(src, "tenants: lab: {\n", "tenants: lab: {\n"+keepSrc, 1)
+	}
+	v1 := withKeep("package tenants\n\ntenants: lab: {\n\tdomain: \"lab.example.test\"\n}\n")
+	if err := os.WriteFile(l.file, []byte(v1), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	l.mustSite(t, "apply", "--yes", l.file)
+	if err := os.WriteFile(l.file, []byte(withKeep(l.spec(undoSpec{Memory: "128MiB", VCPUs: 1, CIDR: l.cidrs[0], Mode: "nat"}))), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	l.mustSite(t, "apply", "--yes", l.file)
+	_, hist, _ := l.site("history", l.file)
+	ids := historyIDs(hist)
+	if len(ids) != 2 {
+		t.Fatalf("history lists %d entries, want 2:\n%s", len(ids), hist)
+	}
+	undo := []string{"undo", "--id", strings.TrimSpace(ids[0]), "--yes", "--ack", "GATE-VM-DESTROY", "--ack", "GATE-NET-DESTROY", l.file}
+	out := l.mustSite(t, undo...)
+	if !strings.Contains(out, "refused for now: in use") {
+		t.Errorf("the first undo does not say the network is in use:\n%s", out)
+	}
+	if _, err := l.s.Virsh("dominfo", l.vm); err == nil {
+		t.Errorf("the VM the undone apply created is still defined")
+	}
+	if _, err := l.s.Virsh("net-info", l.lan); err != nil {
+		t.Errorf("the network in use was removed by the first undo: %v", err)
+	}
+	l.mustSite(t, undo...)
+	if _, err := l.s.Virsh("net-info", l.lan); err == nil {
+		t.Errorf("the network the undone apply created is still defined after the second undo")
+	}
+	if _, err := l.s.Virsh("net-info", keep); err != nil {
+		t.Errorf("the network the apply did not touch is gone: %v", err)
+	}
+}
