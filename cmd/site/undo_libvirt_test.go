@@ -35,6 +35,7 @@ type undoSpec struct {
 	CIDR      string
 	Mode      string
 	Autostart bool
+	Running   bool
 }
 
 func newUndoLab(t *testing.T, withVM bool) *undoLab {
@@ -66,13 +67,13 @@ tenants: lab: {
 		src += fmt.Sprintf(`	vms: %q: {
 		host:      "kvm"
 		autostart: false
-		running:   false
+		running:   %v
 		vcpus:     %d
 		memory:    %q
 		disks: [{pool: %q, name: %q, size: "16MiB"}]
 		nics: [{network: %q}]
 	}
-`, l.vm, v.VCPUs, v.Memory, l.pool, l.vm+"-root", l.lan)
+`, l.vm, v.Running, v.VCPUs, v.Memory, l.pool, l.vm+"-root", l.lan)
 	}
 	return src + "}\n"
 }
@@ -106,7 +107,15 @@ func (l *undoLab) mustSite(t *testing.T, args ...string) string {
 // definition, as virsh shows it.
 func (l *undoLab) domainFields(t *testing.T) string {
 	t.Helper()
-	x, err := l.s.Virsh("dumpxml", "--inactive", l.vm)
+	return l.domainXMLFields(t, "--inactive")
+}
+
+// domainXMLFields are the memory and vCPU elements of the VM's
+// definition virsh dumpxml shows with flags (the running guest's
+// without).
+func (l *undoLab) domainXMLFields(t *testing.T, flags ...string) string {
+	t.Helper()
+	x, err := l.s.Virsh(append(append([]string{"dumpxml"}, flags...), l.vm)...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -323,5 +332,40 @@ func TestUndo_NetworkCreatedWithItsVM(t *testing.T) {
 	}
 	if _, err := l.s.Virsh("net-info", keep); err != nil {
 		t.Errorf("the network the apply did not touch is gone: %v", err)
+	}
+}
+
+// TestUndo_VMFieldsRestartGatedOnLibvirt: undoing a memory change of a
+// running guest is an ordinary plan for it: written to its persistent
+// definition, and with --restart the guest's restart waits for its own
+// GATE-VM-RESTART; acknowledged, the running guest has the memory it
+// had before the apply again. (The guest boots nothing: a blank disk
+// keeps its firmware running, which is all a restart needs.)
+func TestUndo_VMFieldsRestartGatedOnLibvirt(t *testing.T) {
+	l := newUndoLab(t, true)
+	t.Setenv(libvirt.ShutdownTimeoutEnv, "1s") // nothing in the guest honours a shutdown
+	l.write(t, undoSpec{Memory: "128MiB", VCPUs: 1, CIDR: l.cidrs[0], Mode: "nat", Running: true})
+	l.mustSite(t, "apply", "--yes", l.file)
+	dom, live := l.domainFields(t), l.domainXMLFields(t)
+	l.write(t, undoSpec{Memory: "256MiB", VCPUs: 1, CIDR: l.cidrs[0], Mode: "nat", Running: true})
+	l.mustSite(t, "apply", "--yes", "--restart", "lab/"+l.vm, "--ack", "GATE-VM-RESTART", l.file)
+	changed := l.domainXMLFields(t)
+	if changed == live {
+		t.Fatalf("apply v2 with --restart left the running guest as it was: %s", changed)
+	}
+
+	code, out, errOut := l.site("undo", "--yes", "--restart", "lab/"+l.vm, l.file)
+	if code != exitGated || !strings.Contains(errOut, "GATE-VM-RESTART") {
+		t.Fatalf("undo --restart without the gate's --ack: exit %d, want %d naming GATE-VM-RESTART\nstdout:\n%s\nstderr:\n%s", code, exitGated, out, errOut)
+	}
+	if got := l.domainXMLFields(t); got != changed {
+		t.Errorf("an undo stopped by its gate changed the running guest: %s, was %s", got, changed)
+	}
+	l.mustSite(t, "undo", "--yes", "--restart", "lab/"+l.vm, "--ack", "GATE-VM-RESTART", l.file)
+	if got := l.domainFields(t); got != dom {
+		t.Errorf("definition after the undo: %s\nwant as before the apply: %s", got, dom)
+	}
+	if got := l.domainXMLFields(t); got != live {
+		t.Errorf("running guest after the undo: %s\nwant as before the apply: %s", got, live)
 	}
 }
