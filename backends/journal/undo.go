@@ -173,7 +173,9 @@ func (u *Undo) Check(p *plan.Plan, steps map[string]*backends.StepPlan) error {
 		if !u.zones[c.Step] {
 			// A step the undo's steps need (a VM's network or pool):
 			// what it would change, the entry did not.
-			rbeyond = append(rbeyond, fmt.Sprintf("  %s %s", c.Action, c.Key))
+			if !onlyPending(c, steps[c.Step]) {
+				rbeyond = append(rbeyond, fmt.Sprintf("  %s %s", c.Action, c.Key))
+			}
 			continue
 		}
 		j, ok := u.dns[c.Key]

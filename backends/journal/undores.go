@@ -264,3 +264,12 @@ func resourceRefusals(id string, changed, beyond []string) []string {
 	}
 	return msg
 }
+
+// onlyPending reports whether c, a change of a step the undo needs but
+// does not undo, only shows what waits for a restart: a next-boot change
+// of a VM or network whose definition already has every field its spec
+// sets (so applying it writes nothing of the spec's).
+func onlyPending(c plan.Change, sp *backends.StepPlan) bool {
+	img := backends.ImageOf(sp)
+	return c.Impact == plan.ImpactNextBoot && img != nil && img.Before != nil && len(img.Changed()) == 0
+}

@@ -166,3 +166,41 @@ func TestUndoResourcesCheck(t *testing.T) {
 		})
 	}
 }
+
+// TestUndoPrerequisitePending: a step the undo's VM needs (its network)
+// that only shows what waits for its restart does not refuse the undo;
+// one that would change its definition does.
+func TestUndoPrerequisitePending(t *testing.T) {
+	const other = "network/qemu:///system/other"
+	fields := map[string]string{"mode": "nat", "cidr": "10.1.0.0/24", "autostart": "false"}
+	planned := func(after map[string]string) map[string]*backends.StepPlan {
+		return map[string]*backends.StepPlan{other: backends.WithDetail(&backends.StepPlan{},
+			backends.Imaged(imaged{&backends.Image{Kind: "network", Before: fields, After: after}}))}
+	}
+	change := func(imp plan.Impact) *plan.Plan {
+		return &plan.Plan{Changes: []plan.Change{{Key: other, Step: other, Phase: plan.PhaseNetwork, Action: plan.ActionUpdate, Impact: imp}}}
+	}
+	moved := map[string]string{"mode": "nat", "cidr": "10.3.0.0/24", "autostart": "false"}
+	tests := []struct {
+		name  string
+		p     *plan.Plan
+		steps map[string]*backends.StepPlan
+		ok    bool
+	}{
+		{"pending only", change(plan.ImpactNextBoot), planned(fields), true},
+		{"a definition to write", change(plan.ImpactNextBoot), planned(moved), false},
+		{"a live change", change(plan.ImpactLive), planned(fields), false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			u, err := NewUndo(resEntry(), false)
+			if err != nil {
+				t.Fatal(err)
+			}
+			err = u.Check(tt.p, tt.steps)
+			if tt.ok != (err == nil) || (err != nil && !strings.Contains(err.Error(), "  update "+other)) {
+				t.Errorf("Check: %v, want allowed %v", err, tt.ok)
+			}
+		})
+	}
+}
