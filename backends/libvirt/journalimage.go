@@ -88,11 +88,10 @@ func (p *netPlanner) journalImage() *backends.Image {
 	nw := p.nw
 	img := &backends.Image{Kind: "network", Host: nw.Host, Name: nw.Name, After: netWanted(nw)}
 	if o := p.h.networks[nw.Name]; o != nil {
-		def := o.Def
-		if def == nil {
-			def = network.Must(o.XML)
+		if o.Def == nil {
+			return nil // observe always parses it: nothing to journal otherwise
 		}
-		img.Before = netFields(def, o.Autostart)
+		img.Before = netFields(o.Def, o.Autostart)
 	}
 	return img
 }
