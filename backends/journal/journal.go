@@ -4,15 +4,17 @@
 // An Entry is one apply of one tenant: who ran it, when, at which commit
 // of the operator's repository, and every change it made with the
 // before-image of what it touched — DNS record sets first-class (TTL and
-// values, as observed before the apply), VM and network fields as the
-// plan showed them. Entries live in the store where the tenant's apply
+// values, as observed before the apply, the SOA included), and for each
+// VM and network the fields its spec sets, before and after
+// (backends.Image), beside the changes as the plan showed them. Entries
+// live in the store where the tenant's apply
 // lock lives (site.cue's locks; the user's state directory by default),
 // never in the checkout, and only the last Keep per tenant are kept.
 //
 // There is no state file: the journal is history, never the truth. An
 // undo plans against what is live now, through the ordinary planner and
-// gates (Undo), and refuses the record sets someone changed since the
-// apply it undoes.
+// gates (Undo), and refuses the record sets and fields someone changed
+// since the apply it undoes.
 package journal
 
 import (
