@@ -163,17 +163,17 @@ func KeepersOf(secrets any, run *backends.Run) Keepers {
 	return k
 }
 
-// Record writes an entry of r for each of tenants whose steps rep says
-// were applied, in the journal storeOf opens (a tenant that is not one
+// Record writes an entry of r for each of tenants whose steps of obs
+// rep says were applied, in the journal storeOf opens (a tenant that is not one
 // of tenants is passed over). A journal that cannot be written fails
 // nothing (the apply is done): it is said on w, with what it costs.
-func Record(ctx context.Context, w io.Writer, r Run, g *graph.Graph, p *plan.Plan, rep *engine.Report,
+func Record(ctx context.Context, w io.Writer, r Run, g *graph.Graph, obs *engine.Observation, rep *engine.Report,
 	tenants []*model.Tenant, storeOf func(ctx context.Context, t *model.Tenant) (Store, error)) {
 	byName := map[string]*model.Tenant{}
 	for _, t := range tenants {
 		byName[t.Name] = t
 	}
-	for _, e := range Entries(r, g, p, rep) {
+	for _, e := range Entries(r, g, obs.Plan, obs.Steps, rep) {
 		t := byName[e.Tenant]
 		if t == nil {
 			continue

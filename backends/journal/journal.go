@@ -4,15 +4,17 @@
 // An Entry is one apply of one tenant: who ran it, when, at which commit
 // of the operator's repository, and every change it made with the
 // before-image of what it touched — DNS record sets first-class (TTL and
-// values, as observed before the apply), VM and network fields as the
-// plan showed them. Entries live in the store where the tenant's apply
+// values, as observed before the apply, the SOA included), and for each
+// VM and network the fields its spec sets, before and after
+// (backends.Image), beside the changes as the plan showed them. Entries
+// live in the store where the tenant's apply
 // lock lives (site.cue's locks; the user's state directory by default),
 // never in the checkout, and only the last Keep per tenant are kept.
 //
 // There is no state file: the journal is history, never the truth. An
 // undo plans against what is live now, through the ordinary planner and
-// gates (Undo), and refuses the record sets someone changed since the
-// apply it undoes.
+// gates (Undo), and refuses the record sets and fields someone changed
+// since the apply it undoes.
 package journal
 
 import (
@@ -26,7 +28,9 @@ import (
 	"time"
 	"unicode"
 
+	"github.com/site-tools/site/backends"
 	"github.com/site-tools/site/compiler/plan"
+	"github.com/site-tools/site/compiler/visible"
 )
 
 // Keep is how many entries a tenant's journal keeps: writing the next
@@ -52,6 +56,10 @@ type Entry struct {
 	// Undoes is the ID of the entry an undo reverted ("" for an apply).
 	Undoes  string   `json:"undoes,omitempty"`
 	Changes []Change `json:"changes"`
+	// Images are, by step, the fields of each VM and network the apply
+	// changed, before and after (site undo sets them back). An entry
+	// written before they were kept has none.
+	Images map[string]*backends.Image `json:"images,omitempty"`
 }
 
 // Change is one change an apply made.
@@ -152,6 +160,11 @@ func (e *Entry) check(tenant string) error {
 	for i, c := range e.Changes {
 		if err := c.check(); err != nil {
 			return fmt.Errorf("change %d %v", i+1, err)
+		}
+	}
+	for step, img := range e.Images {
+		if err := checkImage(step, img); err != nil {
+			return fmt.Errorf("the image of %s %v", visible.Short(step), err)
 		}
 	}
 	return nil

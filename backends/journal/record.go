@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/site-tools/site/backends"
 	"github.com/site-tools/site/backends/engine"
 	"github.com/site-tools/site/compiler/graph"
 	"github.com/site-tools/site/compiler/plan"
@@ -44,8 +45,10 @@ func Who() string {
 
 // Entries are the entries of an apply, one per tenant that it changed:
 // the changes of p whose steps rep says were applied (in part or
-// whole), with their before-images. g names each DNS step's zone.
-func Entries(r Run, g *graph.Graph, p *plan.Plan, rep *engine.Report) []Entry {
+// whole), with their before-images. g names each DNS step's zone;
+// steps are the plan's steps, whose drivers may know the Image of the
+// VM or network they change.
+func Entries(r Run, g *graph.Graph, p *plan.Plan, steps map[string]*backends.StepPlan, rep *engine.Report) []Entry {
 	done := map[string]bool{}
 	for _, s := range rep.Steps {
 		if s.Status == engine.StatusApplied || s.Status == engine.StatusPartial {
@@ -59,16 +62,23 @@ func Entries(r Run, g *graph.Graph, p *plan.Plan, rep *engine.Report) []Entry {
 		}
 	}
 	byTenant := map[string][]Change{}
+	images := map[string]map[string]*backends.Image{}
 	for _, c := range p.Changes {
 		if !done[c.Step] || c.Impact == plan.ImpactRefused || c.Tenant == "" {
 			continue
 		}
 		byTenant[c.Tenant] = append(byTenant[c.Tenant], fromPlan(c, zoneOf[c.Step]))
+		if img := backends.ImageOf(steps[c.Step]); img != nil {
+			if images[c.Tenant] == nil {
+				images[c.Tenant] = map[string]*backends.Image{}
+			}
+			images[c.Tenant][c.Step] = img
+		}
 	}
 	var out []Entry
 	for tenant, cs := range byTenant {
 		out = append(out, Entry{Format: Format, ID: r.ID, Tenant: tenant, Time: r.Time, Who: r.Who, Commit: r.Commit,
-			Command: r.Command, Undoes: r.Undoes, Changes: cs})
+			Command: r.Command, Undoes: r.Undoes, Changes: cs, Images: images[tenant]})
 	}
 	slices.SortFunc(out, func(a, b Entry) int { return strings.Compare(a.Tenant, b.Tenant) })
 	return out

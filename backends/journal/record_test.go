@@ -1,9 +1,11 @@
 package journal
 
 import (
+	"strings"
 	"testing"
 	"time"
 
+	"github.com/site-tools/site/backends"
 	"github.com/site-tools/site/backends/engine"
 	"github.com/site-tools/site/compiler/graph"
 	"github.com/site-tools/site/compiler/model"
@@ -39,7 +41,9 @@ func TestJournalEntriesFromApply(t *testing.T) {
 		{Step: "dns/c.test.", Status: engine.StatusSkipped},
 	}}
 	r := Run{ID: NewID(t0), Time: t0, Who: "t@h"}
-	es := Entries(r, g, p, rep)
+	img := &backends.Image{Kind: "vm", Host: "qemu:///system", Name: "files", Before: map[string]string{"memory": "1073741824"}, After: map[string]string{"memory": "2147483648"}}
+	steps := map[string]*backends.StepPlan{"vm/qemu:///system/files": backends.WithDetail(&backends.StepPlan{}, backends.Imaged(imaged{img}))}
+	es := Entries(r, g, p, steps, rep)
 	if len(es) != 1 || es[0].Tenant != "a" || es[0].ID != r.ID || !es[0].Time.Equal(t0.Truncate(time.Millisecond)) {
 		t.Fatalf("Entries: %+v, want one of tenant a", es)
 	}
@@ -52,5 +56,49 @@ func TestJournalEntriesFromApply(t *testing.T) {
 	}
 	if c := cs[1]; c.Zone != "" || c.BeforeFields["memory"] != "1GiB" || c.AfterFields["memory"] != "2GiB" {
 		t.Errorf("the VM change: %+v", c)
+	}
+	if len(es[0].Images) != 1 || es[0].Images["vm/qemu:///system/files"] != img {
+		t.Errorf("the entry's images: %+v, want the VM step's", es[0].Images)
+	}
+}
+
+// TestEntryImagesChecked: an entry whose image a journal store gives
+// back is read only when it is the image site writes of the resource
+// of its step; an entry without images (an older site's) still reads.
+func TestEntryImagesChecked(t *testing.T) {
+	good := func() *backends.Image {
+		return &backends.Image{Kind: "vm", Host: "qemu:///system", Name: "files", Before: map[string]string{"memory": "1"}, After: map[string]string{"memory": "2"}}
+	}
+	tests := []struct {
+		name string
+		edit func(step *string, img *backends.Image)
+		want string // "" when read
+	}{
+		{"as written", func(*string, *backends.Image) {}, ""},
+		{"another resource's", func(step *string, _ *backends.Image) { *step = "vm/qemu:///system/other" }, "names another resource"},
+		{"an unknown kind", func(_ *string, img *backends.Image) { img.Kind = "pool" }, "of a kind site never journals"},
+		{"an unknown field", func(_ *string, img *backends.Image) { img.Before["cmdline"] = "x" }, "a field site never journals"},
+		{"a value of two lines", func(_ *string, img *backends.Image) { img.After["memory"] = "1\n2" }, "no line of text"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			step, img := "vm/qemu:///system/files", good()
+			tt.edit(&step, img)
+			e := Entry{Format: Format, ID: "20261207T180000.000Z-00000003", Tenant: "a", Images: map[string]*backends.Image{step: img}}
+			err := e.check("a")
+			if tt.want == "" {
+				if err != nil {
+					t.Errorf("check: %v", err)
+				}
+				return
+			}
+			if err == nil || !strings.Contains(err.Error(), tt.want) {
+				t.Errorf("check: %v, want %q", err, tt.want)
+			}
+		})
+	}
+	old := Entry{Format: Format, ID: "20261207T180000.000Z-00000003", Tenant: "a"}
+	if err := old.check("a"); err != nil {
+		t.Errorf("an entry without images: %v", err)
 	}
 }

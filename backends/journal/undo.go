@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/site-tools/site/backends"
 	"github.com/site-tools/site/backends/dnsplan"
 	"github.com/site-tools/site/compiler/graph"
 	"github.com/site-tools/site/compiler/model"
@@ -15,58 +16,76 @@ import (
 
 // Undo is the inverse of one entry, planned as an ordinary apply: the
 // spec's graph with each record set the entry touched set back to its
-// before-image (Rewrite), observed and planned by the ordinary planner
-// (so the order, CNAME↔A swaps included, and the gates are apply's),
-// then checked (Check): what someone changed since is refused.
+// before-image, and each VM and network field it changed (Rewrite),
+// observed and planned by the ordinary planner (so the order, CNAME↔A
+// swaps included, and the gates are apply's), then checked (Check):
+// what someone changed since is refused.
 type Undo struct {
 	Entry *Entry
 	// dns are the entry's DNS changes by key; their zones, by step.
 	dns   map[string]Change
 	zones map[string]bool
+	// res are the undos of the entry's VM and network steps, by step
+	// (undores.go).
+	res map[string]*resUndo
 	// Skipped are lines about what the undo leaves as it is.
 	Skipped []string
-	// Partial is true when the entry changed more than DNS, which the
-	// undo leaves (--only dns).
+	// Partial is true when the entry changed more than the undo puts
+	// back (--only dns).
 	Partial bool
 }
 
-// NewUndo plans to undo e. Undoing VM and network changes is not built:
-// an entry holding some is refused unless dnsOnly (--only dns), which
-// leaves them as they are.
+// NewUndo plans to undo e. Storage changes, and VM and network changes
+// journalled without their image, cannot be undone: an entry holding
+// some is refused unless dnsOnly (--only dns), which leaves everything
+// but DNS as it is.
 func NewUndo(e *Entry, dnsOnly bool) (*Undo, error) {
-	u := &Undo{Entry: e, dns: map[string]Change{}, zones: map[string]bool{}}
+	u := &Undo{Entry: e, dns: map[string]Change{}, zones: map[string]bool{}, res: map[string]*resUndo{}}
 	var other []string
+	var libvirt []Change
 	for _, c := range e.Changes {
 		switch {
+		case (c.Phase == plan.PhaseVM || c.Phase == plan.PhaseNetwork) && !dnsOnly:
+			libvirt = append(libvirt, c)
 		case c.Phase != plan.PhaseDNS:
 			other = append(other, c.Key)
 		case c.Zone == "":
 			u.Skipped = append(u.Skipped, fmt.Sprintf("%s: a change of the zone itself (%s), not of a record set: not undone (site undo never deletes a zone or unsigns one); left as it is", c.Key, c.Action))
-		case c.Type == "SOA":
-			u.Skipped = append(u.Skipped, fmt.Sprintf("%s: SOA fields are not undone (the spec's soa sets them); left as they are", c.Key))
 		default:
 			u.dns[c.Key] = c
 			u.zones[c.Step] = true
 		}
 	}
+	more, err := u.addResources(libvirt)
+	if err != nil {
+		return nil, err
+	}
+	other = append(other, more...)
 	if len(other) > 0 && !dnsOnly {
-		return nil, fmt.Errorf("journal entry %s changed %s outside DNS (%s), and undoing VM, network and storage changes is not built: undo its DNS changes alone with --only dns, and put the rest back through the spec",
+		return nil, fmt.Errorf("journal entry %s changed %s that site undo cannot put back (%s): storage changes, and VM or network changes journalled without their fields' before-image (by a site older than that), are not undone: undo its DNS changes alone with --only dns, and put the rest back through the spec",
 			e.ID, words.Count(len(other), "thing"), visible.Short(strings.Join(other, ", ")))
 	}
 	u.Partial = len(other) > 0
 	for _, k := range other {
-		u.Skipped = append(u.Skipped, visible.Short(k)+": not DNS; undoing it is not built, left as it is")
+		u.Skipped = append(u.Skipped, visible.Short(k)+": not undone (--only dns), left as it is")
 	}
-	if len(u.dns) == 0 {
-		return nil, fmt.Errorf("journal entry %s changed no DNS record set that site undo can put back", e.ID)
+	if len(u.dns) == 0 && len(u.res) == 0 {
+		return nil, fmt.Errorf("journal entry %s changed no DNS record set, VM or network field that site undo can put back", e.ID)
 	}
 	return u, nil
 }
 
-// Targets are the steps the undo needs: the zones the entry changed.
+// DNSOnly reports whether the undo changes DNS alone (--only dns).
+func (u *Undo) DNSOnly() bool { return len(u.res) == 0 }
+
+// Targets are the steps the undo needs: the zones, VMs and networks
+// the entry changed.
 func (u *Undo) Targets() []string {
-	out := make([]string, 0, len(u.zones))
+	out := make([]string, 0, len(u.zones)+len(u.res))
 	for s := range u.zones {
+		out = append(out, s)
+	}
+	for s := range u.res {
 		out = append(out, s)
 	}
 	slices.Sort(out)
@@ -90,14 +109,17 @@ func (u *Undo) Rewrite(g *graph.Graph) error {
 		found[s.ID] = true
 		z := *s.Zone
 		z.RRsets = u.rrsets(&z)
+		if err := u.soa(&z); err != nil {
+			return err
+		}
 		s.Zone = &z
 	}
-	for _, id := range u.Targets() {
+	for id := range u.zones {
 		if !found[id] {
 			return fmt.Errorf("journal entry %s changed %s, which is not in the scope of this run (the spec no longer declares the zone, or PATH leaves it out): site undo writes only zones the spec declares", u.Entry.ID, id)
 		}
 	}
-	return nil
+	return u.rewriteResources(g)
 }
 
 // rrsets are z's wanted record sets with the entry's set back.
@@ -109,7 +131,7 @@ func (u *Undo) rrsets(z *model.Zone) []*model.RRset {
 		}
 	}
 	for _, c := range u.dns {
-		if c.Zone != z.Name || c.Before == nil {
+		if c.Zone != z.Name || c.Before == nil || c.Type == "SOA" {
 			continue
 		}
 		out = append(out, &model.RRset{Name: c.Name, Type: c.Type, TTL: c.Before.TTL, Values: slices.Clone(c.Before.Values),
@@ -120,15 +142,40 @@ func (u *Undo) rrsets(z *model.Zone) []*model.RRset {
 	return out
 }
 
+// soa sets z's soa to the before-image of the entry's SOA change of
+// z, when it has one: every field but the serial, the server's.
+func (u *Undo) soa(z *model.Zone) error {
+	for _, c := range u.dns {
+		if c.Zone != z.Name || c.Type != "SOA" {
+			continue
+		}
+		s, err := soaBack(c)
+		if err != nil {
+			return fmt.Errorf("%w: site undo cannot put it back", err)
+		}
+		z.SOA = s
+	}
+	return nil
+}
+
 // Check refuses the undo's plan p when someone changed since the apply
 // a record set it would put back (what is live is not what the apply
 // wrote), or when p would change what the apply did not (the spec and
 // what is live differ there: that is an apply's to do, not an undo's).
 // Every refused key is named.
-func (u *Undo) Check(p *plan.Plan) error {
+func (u *Undo) Check(p *plan.Plan, steps map[string]*backends.StepPlan) error {
 	var changed, beyond []string
+	rchanged, rbeyond := u.checkResources(steps)
 	for _, c := range p.Changes {
+		if u.res[c.Step] != nil || c.Phase == plan.PhaseSecrets {
+			continue
+		}
 		if !u.zones[c.Step] {
+			// A step the undo's steps need (a VM's network or pool):
+			// what it would change, the entry did not.
+			if !onlyPending(c, steps[c.Step]) {
+				rbeyond = append(rbeyond, fmt.Sprintf("  %s %s", c.Action, c.Key))
+			}
 			continue
 		}
 		j, ok := u.dns[c.Key]
@@ -136,7 +183,7 @@ func (u *Undo) Check(p *plan.Plan) error {
 			beyond = append(beyond, fmt.Sprintf("  %s %s", c.Action, c.Key))
 			continue
 		}
-		if live := rrset(c.Before); !live.Same(j.After) {
+		if live := rrset(c.Before); !live.Same(j.After) && (j.Type != "SOA" || !sameSOA(live, j.After)) {
 			changed = append(changed, fmt.Sprintf("  %s: the apply wrote %s, live is %s", c.Key, j.After, live))
 		}
 	}
@@ -149,6 +196,7 @@ func (u *Undo) Check(p *plan.Plan) error {
 		msg = append(msg, fmt.Sprintf("the undo would also change %s that journal entry %s did not (the spec and what is live differ there): converge the spec with site apply first, or revert it, then undo:\n%s",
 			words.Count(len(beyond), "record set", "record sets"), u.Entry.ID, strings.Join(beyond, "\n")))
 	}
+	msg = append(msg, resourceRefusals(u.Entry.ID, rchanged, rbeyond)...)
 	if len(msg) == 0 {
 		u.explain(p)
 		return nil

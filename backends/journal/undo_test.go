@@ -110,7 +110,7 @@ func TestUndoCheck(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			err = u.Check(&plan.Plan{Changes: tt.changes})
+			err = u.Check(&plan.Plan{Changes: tt.changes}, nil)
 			if len(tt.want) == 0 {
 				if err != nil {
 					t.Errorf("Check: %v, want allowed", err)
@@ -134,18 +134,19 @@ func TestUndoCheck(t *testing.T) {
 	}
 }
 
-// TestUndoOfVMChangesIsNotBuilt: an entry holding VM or network changes
-// is refused, naming them, unless its DNS part alone is undone.
-func TestUndoOfVMChangesIsNotBuilt(t *testing.T) {
+// TestUndoWithoutImage: an entry holding VM or network changes but no
+// image of their fields (journalled by an older site) is refused,
+// naming them, unless its DNS part alone is undone.
+func TestUndoWithoutImage(t *testing.T) {
 	e := *swap
-	e.Changes = append(e.Changes[:1:1], Change{Key: "vm/qemu:///system/files/memory", Step: "vm/qemu:///system/files",
+	e.Changes = append(e.Changes[:1:1], Change{Key: "vm/qemu:///system/files", Step: "vm/qemu:///system/files",
 		Phase: plan.PhaseVM, Action: plan.ActionUpdate, BeforeFields: map[string]any{"memory": "1GiB"}})
-	if _, err := NewUndo(&e, false); err == nil || !strings.Contains(err.Error(), "undoing VM, network and storage changes is not built") ||
-		!strings.Contains(err.Error(), "vm/qemu:///system/files/memory") || !strings.Contains(err.Error(), "--only dns") {
+	if _, err := NewUndo(&e, false); err == nil || !strings.Contains(err.Error(), "without their fields' before-image") ||
+		!strings.Contains(err.Error(), "vm/qemu:///system/files") || !strings.Contains(err.Error(), "--only dns") {
 		t.Errorf("NewUndo: %v", err)
 	}
 	u, err := NewUndo(&e, true)
-	if err != nil || !u.Partial || len(u.Skipped) != 1 || !strings.Contains(u.Skipped[0], "not built") {
+	if err != nil || !u.Partial || len(u.Skipped) != 1 || !strings.Contains(u.Skipped[0], "not undone (--only dns)") {
 		t.Errorf("NewUndo --only dns: %v, %+v", err, u)
 	}
 }
@@ -162,5 +163,36 @@ func TestUndoLeavesTheZoneItself(t *testing.T) {
 	}
 	if u.Partial || len(u.Skipped) != 1 || !strings.Contains(u.Skipped[0], "dns/z.test.: a change of the zone itself (create)") {
 		t.Errorf("NewUndo: partial %v, skipped %q", u.Partial, u.Skipped)
+	}
+}
+
+// TestUndoSOA: an SOA change is put back as the zone's soa, every field
+// but the serial, and a live SOA differing from what the apply wrote
+// only in its serial (the server's) is not a change by someone else.
+func TestUndoSOA(t *testing.T) {
+	e := *swap
+	e.Changes = []Change{dnsChange("z.test.", "SOA", plan.ActionUpdate,
+		rr(3600, "ns1.z.test. hostmaster.z.test. 7 10800 3600 604800 3600"), rr(3600, "ns1.z.test. ops.z.test. 8 1234 3600 604800 60"))}
+	u, err := NewUndo(&e, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	step := &graph.Step{ID: "dns/z.test.", Phase: plan.PhaseDNS, Tenant: "office1", Zone: &model.Zone{Tenant: "office1", Name: "z.test."}}
+	if err := u.Rewrite(&graph.Graph{Steps: []*graph.Step{step}}); err != nil {
+		t.Fatal(err)
+	}
+	s := step.Zone.SOA
+	if s == nil || s.MName != "ns1.z.test." || s.Mbox != "hostmaster.z.test." || *s.Refresh != 10800 || *s.Minimum != 3600 || len(step.Zone.RRsets) != 0 {
+		t.Errorf("zone after Rewrite: soa %+v, rrsets %v", s, step.Zone.RRsets)
+	}
+	live := func(v string) *plan.Plan {
+		return &plan.Plan{Changes: []plan.Change{{Key: "dns/z.test./z.test./SOA", Step: "dns/z.test.", Phase: plan.PhaseDNS,
+			Action: plan.ActionUpdate, Before: map[string]any{"ttl": 3600, "values": []string{v}}}}}
+	}
+	if err := u.Check(live("ns1.z.test. ops.z.test. 9 1234 3600 604800 60"), nil); err != nil {
+		t.Errorf("Check of an SOA whose serial alone moved on: %v", err)
+	}
+	if err := u.Check(live("ns1.z.test. ops.z.test. 9 4321 3600 604800 60"), nil); err == nil || !strings.Contains(err.Error(), "dns/z.test./z.test./SOA: the apply wrote") {
+		t.Errorf("Check of an SOA changed since: %v", err)
 	}
 }

@@ -81,6 +81,7 @@ type netDetail struct {
 	// waiting counts the changes that are only pending: in the
 	// persistent definition already, waiting for the network's restart.
 	waiting int
+	image   *backends.Image // for the journal (journalimage.go)
 }
 
 // Plan observes the network's host (once per run) and plans define,
@@ -153,6 +154,7 @@ func (n netDriver) plan(ctx context.Context, step *graph.Step, run *backends.Run
 		return nil, nil, err
 	}
 	p.sp.Fingerprint = fingerprint(p.seen...)
+	p.det.image = p.journalImage()
 	return p.sp, p.det, nil
 }
 

@@ -127,6 +127,7 @@ type vmDetail struct {
 	// waiting counts the changes that are only pending: written to the
 	// persistent definition before, waiting for the guest's next boot.
 	waiting int
+	image   *backends.Image // for the journal (journalimage.go)
 }
 
 // Plan observes the VM's host (once per run) and classifies every
@@ -167,6 +168,7 @@ func (v vmDriver) plan(ctx context.Context, step *graph.Step, run *backends.Run)
 	if err := p.plan(); err != nil {
 		return nil, nil, err
 	}
+	p.det.image = p.journalImage()
 	return &backends.StepPlan{Step: step, Changes: p.changes, Notes: p.notes, Fingerprint: fingerprint(p.seen...)}, p.det, nil
 }
 

@@ -147,7 +147,7 @@ func runApply(cmd *cobra.Command, args []string, o applyOptions) error {
 			return withCode(exitError, err)
 		}
 	}
-	if err := o.undoCheck(obs.Plan); err != nil {
+	if err := o.undoCheck(obs); err != nil {
 		return withCode(exitError, err)
 	}
 	o.journal = newApplyJournal(args, g, applyCommand(args, o), o.undo, bk, run)
@@ -179,7 +179,7 @@ func carryOut(cmd *cobra.Command, args []string, o applyOptions, s *engine.Sessi
 	}
 	if err == nil {
 		rep, err = s.Apply(g, obs)
-		o.journal.record(cmd.Context(), cmd.ErrOrStderr(), obs.Plan, rep)
+		o.journal.record(cmd.Context(), cmd.ErrOrStderr(), obs, rep)
 	}
 	var gm *engine.GatesMissingError
 	var be *engine.BlockedError

@@ -47,14 +47,14 @@ func newApplyJournal(args []string, g *graph.Graph, command string, undo *journa
 	return &applyJournal{run: r, dirs: specDirs(args, g), g: g, undo: undo, bk: bk, backendRun: run}
 }
 
-// record writes an entry for each tenant whose steps rep says were
-// applied. A journal that cannot be written fails nothing (the apply
+// record writes an entry for each tenant whose steps of obs rep says
+// were applied. A journal that cannot be written fails nothing (the apply
 // is done): it is said on w, with what it costs.
-func (j *applyJournal) record(ctx context.Context, w io.Writer, p *plan.Plan, rep *engine.Report) {
+func (j *applyJournal) record(ctx context.Context, w io.Writer, obs *engine.Observation, rep *engine.Report) {
 	if j == nil || rep == nil {
 		return
 	}
-	journal.Record(ctx, w, j.run, j.g, p, rep, scopeTenants(j.g), func(ctx context.Context, t *model.Tenant) (journal.Store, error) {
+	journal.Record(ctx, w, j.run, j.g, obs, rep, scopeTenants(j.g), func(ctx context.Context, t *model.Tenant) (journal.Store, error) {
 		return journalStore(ctx, t, j.bk, j.backendRun, j.dirs)
 	})
 }

@@ -23,13 +23,15 @@ func newUndoCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "undo [--id ID] PATH",
 		Short: "Plan and apply the inverse of an apply from the journal",
-		Long: `undo puts back the DNS record sets that one apply of the tenant in PATH
-changed (the newest in its journal, or --id ID from site history) as
-they were before it, against what is live now: the plan is shown, and
-gates, --ack and --yes work as in site apply. Record sets changed by
-someone else since that apply are refused and named, as are changes
-the spec would make beyond the undo. Undoing VM, network and storage
-changes is not built: --only dns undoes the DNS part of such an apply.
+		Long: `undo puts back what one apply of the tenant in PATH changed (the newest
+in its journal, or --id ID from site history) as it was before: DNS
+record sets and SOA fields; a VM's memory, vcpus, autostart and running;
+a network's mode, cidr, bridge and autostart. A VM or network the apply
+created is removed behind its usual gate. It plans against what is live
+now: the plan is shown, and gates, --ack, --restart and --yes work as in
+site apply. Refused and named: what someone changed since that apply,
+changes the spec would make beyond the undo, and a VM or network the
+apply removed (its data is gone). --only dns undoes the DNS part alone.
 The spec is not changed: revert it too, or the next apply redoes it.
 
 Exit codes: as site apply's. See site help undo.`,
@@ -55,6 +57,7 @@ Exit codes: as site apply's. See site help undo.`,
 	fs.StringVar(&id, "id", "", "the journal entry to undo (default: the newest)")
 	fs.StringVar(&f.only, "only", "", "dns: undo only the DNS part of an apply")
 	fs.StringArrayVar(&f.acks, "ack", nil, "acknowledge a gate, e.g. GATE-DNS-DELETE-MANY (repeatable)")
+	fs.StringArrayVar(&f.restarts, "restart", nil, "restart TENANT/VM to take pending changes (GATE-VM-RESTART)")
 	fs.BoolVar(&o.yes, "yes", false, "say yes to destructive changes (required without a terminal)")
 	fs.IntVar(&f.parallelism, "parallelism", engine.DefaultParallelism, "how many steps run at once")
 	fs.IntVar(&f.deleteThreshold, "delete-threshold", backends.DefaultDeleteManyPercent, deleteThresholdHelp)
@@ -67,13 +70,14 @@ Exit codes: as site apply's. See site help undo.`,
 }
 
 // runUndo reads the entry to undo from the journal of PATH's tenant,
-// then runs site apply's run with the undo's zones as its scope (see
+// then runs site apply's run with the undo's zones, VMs and networks as
+// its scope (see
 // applyOptions.undo).
 func runUndo(cmd *cobra.Command, args []string, o applyOptions, id string) error {
 	if o.only != "" && o.only != string(plan.PhaseDNS) {
-		return withCode(exitError, fmt.Errorf("--only %s: site undo undoes DNS only (--only dns); undoing VM, network and storage changes is not built", o.only))
+		return withCode(exitError, fmt.Errorf("--only %s: site undo undoes a whole apply, or its DNS part alone (--only dns)", o.only))
 	}
-	g, err := loadGraph(args, []plan.Phase{plan.PhaseDNS}, nil, budget(cmd), nil)
+	g, err := loadGraph(args, nil, nil, budget(cmd), nil)
 	if err != nil {
 		return withCode(exitError, err)
 	}
@@ -83,7 +87,7 @@ func runUndo(cmd *cobra.Command, args []string, o applyOptions, id string) error
 		for _, t := range tenants {
 			names = append(names, t.Name)
 		}
-		return withCode(exitError, fmt.Errorf("site undo undoes one tenant's apply, and PATH holds the DNS of %d tenants (%s): name one tenant's spec file", len(tenants), strings.Join(names, ", ")))
+		return withCode(exitError, fmt.Errorf("site undo undoes one tenant's apply, and PATH holds %d tenants (%s): name one tenant's spec file", len(tenants), strings.Join(names, ", ")))
 	}
 	t := tenants[0]
 	run := backends.NewRun()
@@ -97,7 +101,10 @@ func runUndo(cmd *cobra.Command, args []string, o applyOptions, id string) error
 	if err != nil {
 		return withCode(exitError, err)
 	}
-	o.undo, o.only, o.targets = u, string(plan.PhaseDNS), u.Targets()
+	o.undo, o.only, o.targets = u, "", u.Targets()
+	if u.DNSOnly() {
+		o.only = string(plan.PhaseDNS)
+	}
 	return runApply(cmd, args, o)
 }
 
@@ -113,11 +120,11 @@ func (o applyOptions) undoRewrite(g *graph.Graph) error {
 // undoCheck refuses, for site undo, a plan that would put back what
 // someone changed since, or change more than the undo; nothing for an
 // apply.
-func (o applyOptions) undoCheck(p *plan.Plan) error {
+func (o applyOptions) undoCheck(obs *engine.Observation) error {
 	if o.undo == nil {
 		return nil
 	}
-	return o.undo.Check(p)
+	return o.undo.Check(obs.Plan, obs.Steps)
 }
 
 // undoCommand is the site undo command line that was run, for the
