@@ -115,8 +115,14 @@ type Zone struct {
 	Tenant   string
 	Name     string // canonical
 	Provider Provider
-	TTL      uint32 // zone default
-	RRsets   []*RRset
+	// Providers are every provider of a zone that names several
+	// (provider: ["pdns", "pdns2"]), in the spec's order; nil for one.
+	// Each serves the same records from a step of its own; in that
+	// step's copy of the zone (OnProvider), Provider is the one it
+	// serves, and the first everywhere else.
+	Providers []Provider `json:",omitempty"`
+	TTL       uint32     // zone default
+	RRsets    []*RRset
 	// Ignore lists the live RRsets site leaves alone (see IgnoreRule).
 	Ignore []IgnoreRule `json:",omitempty"`
 	// SOA sets fields of the zone's SOA record; nil leaves it alone.
@@ -146,6 +152,23 @@ type Zone struct {
 	// step never deletes them, whoever's marker they carry.
 	Handed map[string]string `json:",omitempty"`
 	Pos    Pos
+}
+
+// Served lists the providers that serve z: Providers when it names
+// several, else Provider alone.
+func (z *Zone) Served() []Provider {
+	if len(z.Providers) > 1 {
+		return z.Providers
+	}
+	return []Provider{z.Provider}
+}
+
+// OnProvider is z as the step that writes it to p sees it: the same
+// records, with p as its Provider.
+func (z *Zone) OnProvider(p Provider) *Zone {
+	c := *z
+	c.Provider = p
+	return &c
 }
 
 // SOA is what a zone sets of its SOA record: each nil field stays as the
