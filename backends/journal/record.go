@@ -52,10 +52,13 @@ func Entries(r Run, g *graph.Graph, p *plan.Plan, rep *engine.Report) []Entry {
 			done[s.Step] = true
 		}
 	}
-	zoneOf := map[string]string{}
+	zoneOf, providerOf := map[string]string{}, map[string]string{}
 	for _, s := range g.Steps {
 		if s.Zone != nil {
 			zoneOf[s.ID] = s.Zone.Name
+			if len(s.Zone.Providers) > 1 {
+				providerOf[s.ID] = s.Zone.Provider.Name
+			}
 		}
 	}
 	byTenant := map[string][]Change{}
@@ -63,7 +66,9 @@ func Entries(r Run, g *graph.Graph, p *plan.Plan, rep *engine.Report) []Entry {
 		if !done[c.Step] || c.Impact == plan.ImpactRefused || c.Tenant == "" {
 			continue
 		}
-		byTenant[c.Tenant] = append(byTenant[c.Tenant], fromPlan(c, zoneOf[c.Step]))
+		jc := fromPlan(c, zoneOf[c.Step])
+		jc.Provider = providerOf[c.Step]
+		byTenant[c.Tenant] = append(byTenant[c.Tenant], jc)
 	}
 	var out []Entry
 	for tenant, cs := range byTenant {

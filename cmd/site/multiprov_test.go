@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -105,6 +106,11 @@ func TestZoneOnTwoProviders_ApplyWritesBoth(t *testing.T) {
 	code, out, errOut := siteRun(t, a, "diff", "--detailed-exitcode", tenant)
 	if code != exitOK || !strings.Contains(out, "No changes.") {
 		t.Fatalf("diff after apply: exit %d, want 0 and No changes.\nstdout:\n%s\nstderr:\n%s", code, out, errOut)
+	}
+	// The zone is declared on both servers: neither copy is left over.
+	code, out, errOut = siteRun(t, a, "leftovers", filepath.Dir(tenant))
+	if code != exitOK || !strings.Contains(out, "Nothing left over on 2 providers") {
+		t.Errorf("leftovers after apply: exit %d, want 0 and nothing left over\nstdout:\n%s\nstderr:\n%s", code, out, errOut)
 	}
 }
 
