@@ -176,9 +176,69 @@ func TestZoneOnTwoProviders_OneServerDownPlansNothingForItAndSaysSo(t *testing.T
 // API, as someone other than site would.
 func removeRRset(t *testing.T, srv *pdnstest.Server, zone, name, typ string) {
 	t.Helper()
-	body, _ := json.Marshal(map[string]any{"rrsets": []map[string]any{{"name": name, "type": typ, "changetype": "DELETE"}}})
+	patchRRset(t, srv, zone, map[string]any{"name": name, "type": typ, "changetype": "DELETE"})
+}
+
+// patchRRset sends one rrset change to zone on srv, as written, by hand.
+func patchRRset(t *testing.T, srv *pdnstest.Server, zone string, rrset map[string]any) {
+	t.Helper()
+	body, _ := json.Marshal(map[string]any{"rrsets": []map[string]any{rrset}})
 	status, out, err := srv.Do(context.Background(), "PATCH", "/zones/"+zone, body)
 	if err != nil || status != 204 {
-		t.Fatalf("delete %s %s on %s: status %d, %v: %s", name, typ, srv.URL, status, err, out)
+		t.Fatalf("patch %v on %s: status %d, %v: %s", rrset, srv.URL, status, err, out)
+	}
+}
+
+// TestZoneOnTwoProviders_GatedPerProvider: foreign data at a wanted
+// name on one server gates the overwrite on that server's step alone;
+// apply without the gate changes nothing on either, and the refusal
+// says which provider the gate is for.
+func TestZoneOnTwoProviders_GatedPerProvider(t *testing.T) {
+	a, b, tenant := twoProviders(t)
+	applyTwo(t, a, tenant)
+	// Someone else's www on pdns2: no owner marker, other addresses.
+	patchRRset(t, b, twoZone, map[string]any{"name": "www." + twoZone, "type": "A", "ttl": 300, "changetype": "REPLACE",
+		"records": []map[string]any{{"content": "198.51.100.7", "disabled": false}}, "comments": []any{}})
+	removeRRset(t, a, twoZone, "mail."+twoZone, "A")
+
+	code, out, errOut := siteRun(t, a, "diff", "--format", "json", tenant)
+	if code != exitOK {
+		t.Fatalf("diff: exit %d\nstderr:\n%s", code, errOut)
+	}
+	var p struct {
+		Changes []struct {
+			Key, Step string
+			Gates     []string
+		}
+	}
+	if err := json.Unmarshal([]byte(out), &p); err != nil {
+		t.Fatal(err)
+	}
+	gated := map[string][]string{}
+	for _, c := range p.Changes {
+		gated[c.Step] = append(gated[c.Step], c.Gates...)
+	}
+	if len(p.Changes) != 2 || !slices.Equal(gated["dns/"+twoZone+"@pdns2"], []string{"GATE-DNS-OVERWRITE"}) || len(gated["dns/"+twoZone+"@pdns"]) != 0 {
+		t.Fatalf("diff plans %+v; want mail A back on pdns ungated and www A overwritten on pdns2 behind GATE-DNS-OVERWRITE", p.Changes)
+	}
+
+	code, out, errOut = siteRun(t, a, "apply", "--yes", tenant)
+	if code != exitGated {
+		t.Fatalf("apply without the gate: exit %d, want %d\nstdout:\n%s\nstderr:\n%s", code, exitGated, out, errOut)
+	}
+	if !strings.Contains(errOut, "GATE-DNS-OVERWRITE") || !strings.Contains(errOut, "/www."+twoZone+"/A on dns/"+twoZone+"@pdns2 [overwrite]") {
+		t.Errorf("the refusal does not name the gate, the record and its provider's step:\n%s", errOut)
+	}
+	if got := b.Query(t, "www."+twoZone, "A"); !slices.Equal(got, []string{"300 198.51.100.7"}) {
+		t.Errorf("pdns2 serves www A %q after a refused apply; want the foreign record untouched", got)
+	}
+	if code, out, errOut := siteRun(t, a, "apply", "--yes", "--ack", "GATE-DNS-OVERWRITE", tenant); code != exitOK {
+		t.Fatalf("apply with the gate: exit %d\nstdout:\n%s\nstderr:\n%s", code, out, errOut)
+	}
+	want := wantTwoWire(t)
+	for name, srv := range map[string]*pdnstest.Server{"pdns": a, "pdns2": b} {
+		if got := served(t, srv, twoZone); !slices.Equal(got, want) {
+			t.Errorf("AXFR from %s after the acknowledged apply:\n got %q\nwant %q", name, got, want)
+		}
 	}
 }
