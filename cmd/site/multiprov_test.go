@@ -170,6 +170,21 @@ func TestZoneOnTwoProviders_OneServerDownPlansNothingForItAndSaysSo(t *testing.T
 	if !strings.Contains(errOut, "1 step could not be planned") {
 		t.Errorf("stderr does not say a step was not planned:\n%s", errOut)
 	}
+	// apply changes nothing while a step in scope is not observed ...
+	if code, out, errOut := siteRun(t, a, "apply", tenant); code != exitError || !strings.Contains(errOut, "nothing was changed") {
+		t.Errorf("apply with pdns2 down: exit %d, want %d and nothing changed\nstdout:\n%s\nstderr:\n%s", code, exitError, out, errOut)
+	}
+	if got := a.Query(t, "mail."+twoZone, "A"); len(got) != 0 {
+		t.Errorf("pdns serves mail A %q after an apply that was to change nothing", got)
+	}
+	// ... and converges the provider that answers when told to leave
+	// the other out (site help providers).
+	if code, out, errOut := siteRun(t, a, "apply", "--target", "dns/"+twoZone+"@pdns", tenant); code != exitOK {
+		t.Fatalf("apply --target the pdns step: exit %d\nstdout:\n%s\nstderr:\n%s", code, out, errOut)
+	}
+	if got := served(t, a, twoZone); !slices.Equal(got, wantTwoWire(t)) {
+		t.Errorf("AXFR from pdns after apply --target its step:\n got %q\nwant %q", got, wantTwoWire(t))
+	}
 }
 
 // removeRRset deletes one rrset from zone on srv by hand, through the
