@@ -10,6 +10,8 @@ import (
 
 	"github.com/miekg/dns"
 
+	"github.com/site-tools/site/backends/cloudflare"
+	"github.com/site-tools/site/backends/cloudflare/cftest"
 	"github.com/site-tools/site/backends/powerdns/pdnstest"
 )
 
@@ -255,5 +257,51 @@ func TestZoneOnTwoProviders_GatedPerProvider(t *testing.T) {
 		if got := served(t, srv, twoZone); !slices.Equal(got, want) {
 			t.Errorf("AXFR from %s after the acknowledged apply:\n got %q\nwant %q", name, got, want)
 		}
+	}
+}
+
+// TestZoneOnTwoProviders_PowerDNSAndCloudflare: one zone on a real
+// PowerDNS and the Cloudflare fake (cftest) gets the same records on
+// each, and a second diff plans nothing on either.
+func TestZoneOnTwoProviders_PowerDNSAndCloudflare(t *testing.T) {
+	a := pdnsEnv(t)
+	cf := cftest.New(cfToken)
+	t.Cleanup(cf.Close)
+	zoneID := cf.AddZone("mixed.example.test")
+	t.Setenv("CF_TOKEN", cfToken)
+	t.Setenv(cloudflare.EnvAPIURL, "")
+	site := siteSrc(pdnsProvider("pdns", a.URL, "PDNS_API_KEY", a.DNSAddr)+cfProvider("cf", cf.URL, `{env: "CF_TOKEN"}`),
+		grant{tenant: "mixed", domains: []string{"mixed.example.test"}, providers: []string{"pdns", "cf"}})
+	tenant := writeSpec(t, site, "mixed.cue", `package tenants
+
+tenants: mixed: {
+	domain: "mixed.example.test"
+	dns: zones: "mixed.example.test": {
+		provider: ["pdns", "cf"]
+		ttl: 300
+		records: {
+			www: A: ["192.0.2.1"]
+			"@": TXT: ["v=spf1 -all"]
+		}
+	}
+}
+`)
+	if code, out, errOut := siteRun(t, a, "apply", tenant); code != exitOK {
+		t.Fatalf("apply: exit %d\nstdout:\n%s\nstderr:\n%s", code, out, errOut)
+	}
+	var got []string
+	for _, r := range cf.Records(zoneID) {
+		got = append(got, r.Name+" "+r.Type+" "+r.Content)
+	}
+	slices.Sort(got)
+	if want := []string{`mixed.example.test TXT "v=spf1 -all"`, "www.mixed.example.test A 192.0.2.1"}; !slices.Equal(got, want) {
+		t.Errorf("Cloudflare holds %q, want %q", got, want)
+	}
+	if got := a.Query(t, "www.mixed.example.test.", "A"); !slices.Equal(got, []string{"300 192.0.2.1"}) {
+		t.Errorf("PowerDNS serves www A %q, want 300 192.0.2.1", got)
+	}
+	code, out, errOut := siteRun(t, a, "diff", "--detailed-exitcode", tenant)
+	if code != exitOK || !strings.Contains(out, "No changes.") {
+		t.Errorf("diff after apply: exit %d, want 0 and No changes.\nstdout:\n%s\nstderr:\n%s", code, out, errOut)
 	}
 }
