@@ -235,17 +235,25 @@ func TestPublishPTRZoneWaitsForTheVM(t *testing.T) {
 	}
 }
 
+// twoProviders is coldStart with zone sjc.example.net. on PowerDNS
+// provider pdns and Cloudflare provider cf at once.
+func twoProviders() *model.Spec {
+	spec := coldStart()
+	z := spec.Tenants[1].Zones[0]
+	pdns := model.Provider{Name: "pdns", PowerDNS: &model.PowerDNS{URL: "http://127.0.0.1:8081", APIKey: model.Credential{Env: "PDNS_API_KEY"}}}
+	cf := z.Provider
+	cf.Name = "cf"
+	z.Provider, z.Providers = pdns, []model.Provider{pdns, cf}
+	return spec
+}
+
 // TestZoneOnTwoProviders_AStepPerProvider: a zone on several providers
 // is a step per provider, dns/ZONE@PROVIDER, each with its provider as
 // the zone's, its own secret read and the VMs that publish into the
 // zone; a zone on one provider keeps dns/ZONE.
 func TestZoneOnTwoProviders_AStepPerProvider(t *testing.T) {
-	spec := coldStart()
+	spec := twoProviders()
 	sjc := spec.Tenants[1]
-	pdns := model.Provider{Name: "pdns", PowerDNS: &model.PowerDNS{URL: "http://127.0.0.1:8081", APIKey: model.Credential{Env: "PDNS_API_KEY"}}}
-	cf := sjc.Zones[0].Provider
-	cf.Name = "cf"
-	sjc.Zones[0].Provider, sjc.Zones[0].Providers = pdns, []model.Provider{pdns, cf}
 	g, err := Build(spec)
 	if err != nil {
 		t.Fatal(err)
