@@ -44,7 +44,7 @@ func everyField() *rawName {
 // entry holds.
 func entryFixture() *fileResult {
 	zone := func(records map[string]*rawName) *rawZone {
-		return &rawZone{Provider: "pdns", TTL: 60, Records: records}
+		return &rawZone{Provider: providerNames{"pdns"}, TTL: 60, Records: records}
 	}
 	tenants := map[string]*rawTenant{
 		"t": {Domain: "t.example", DNS: &rawDNS{Zones: map[string]*rawZone{

@@ -128,6 +128,8 @@ func (c *checker) holdingZone(t *model.Tenant, n *model.Zone, fq, path string, z
 	case z.Tenant == t.Name:
 		c.diags = append(c.diags, Diagnostic{Pos: n.Pos, Related: []model.Pos{z.Pos}, Path: path, Msg: fq + " lies in zone " + z.Name +
 			" of tenant " + t.Name + " itself: write it in that zone's records and remove it from dns: names"})
+	case len(z.Providers) > 1:
+		c.two(n.Pos, z.Pos, path, "%s lies in zone %s, which is on several providers (%s): a single name granted on its own is written to one provider, and site does not write it to each; ask the operator to keep the zone on one provider, or the tenant of zone %s to write the name in its records", fq, z.Name, providerList(z.Providers), z.Name)
 	case n.Provider.Name != "" && z.Provider.Name != n.Provider.Name:
 		c.two(n.Pos, z.Pos, path, "%s lies in zone %s, which is on provider %s, not %s: write provider: %q", fq, z.Name, z.Provider.Name, n.Provider.Name, z.Provider.Name)
 	default:

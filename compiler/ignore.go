@@ -43,10 +43,10 @@ func (b *builder) ignoreRules(zp []string, z *model.Zone, raw *rawZone) {
 				b.errorf(at(ip, "value"), "ignore value %q is not a valid glob (%v); use * and ? and [...] only in pairs that close", r.Value, err)
 				continue
 			}
-			if z.Provider.Cloudflare != nil {
+			if cf := cloudflareIn(z); cf != nil {
 				// Cloudflare marks each record: adopting the records the
 				// spec wants would mark the kept ones too.
-				b.errorf(at(ip, "value"), "an ignore rule with a value is for PowerDNS zones; on Cloudflare it would mark the records it keeps as the tenant's: remove value, or ignore the whole %s", cmp.Or(typ, "name"))
+				b.errorf(at(ip, "value"), "%san ignore rule with a value is for PowerDNS zones; on Cloudflare it would mark the records it keeps as the tenant's: remove value, or ignore the whole %s", refusedBy(z, cf), cmp.Or(typ, "name"))
 				continue
 			}
 		}

@@ -22,7 +22,7 @@ func legacyFields(pos *positions) Diagnostics {
 		switch {
 		case len(p) == 3 && p[0] == "tenants" && p[2] == "secrets":
 			report(p, "a tenant file names no secret store: Vault addresses, mounts, tokens and paths live in the operator's site.cue (vaults: NAME: {addrs, token}, and credentials {vault: {vault: NAME, path, key}} on its providers); remove secrets")
-		case len(p) == 7 && p[0] == "tenants" && p[2] == "dns" && p[3] == "zones" && p[5] == "provider" && !seen[strings.Join(p[:6], pathSep)]:
+		case len(p) == 7 && p[0] == "tenants" && p[2] == "dns" && p[3] == "zones" && p[5] == "provider" && !isIndex(p[6]) && !seen[strings.Join(p[:6], pathSep)]:
 			seen[strings.Join(p[:6], pathSep)] = true
 			report(p[:6], "a zone names its provider, provider: \"NAME\": the %s URL and credential live in the operator's site.cue (providers: NAME: %s: {...}), which also grants the name to this tenant", p[6], p[6])
 		}

@@ -19,7 +19,7 @@ package compiler
 
 // checkedSchemaSum is the hash (schemaSum) of the schema/*.cue the
 // mirror below was last checked against.
-const checkedSchemaSum = "ca8dc8b77da7a941585d7e0bf1f22419c3faddf47e3701be88db4f41d0860507"
+const checkedSchemaSum = "11c49c9c434923387b6b1784016a821a1c9b84487728467aa70e2e422603256c"
 
 // The mirror of schema/*.cue, definition by definition.
 var (
@@ -72,7 +72,7 @@ var (
 
 	// #Zone
 	plainZone = closed(
-		req("provider", plainRef),
+		req("provider", either(plainRef, listOf(plainRef, 1))),
 		opt("ttl", plainTTL),
 		opt("records", mapOf(plainName)),
 		opt("ignore", listOf(closed(req("name", isString), opt("type", isString), opt("value", isString)), 0)),

@@ -34,7 +34,7 @@ type rawNamed struct {
 }
 
 type rawZone struct {
-	Provider string              `json:"provider"` // a name from site.cue
+	Provider providerNames       `json:"provider"` // names from site.cue
 	TTL      int64               `json:"ttl"`
 	Records  map[string]*rawName `json:"records"`
 	Ignore   []struct {
@@ -271,4 +271,29 @@ func (f markedFloat) MarshalJSON() ([]byte, error) {
 		b = append(b, ".0"...)
 	}
 	return b, nil
+}
+
+// providerNames is a zone's provider: one name ("pdns") or a list of
+// several (["pdns", "pdns2"]), read as a list either way. It is written
+// back as it was read (a single name as a string), so that a cached or
+// hashed spec of one provider reads as before lists existed.
+type providerNames []string
+
+func (p *providerNames) UnmarshalJSON(b []byte) error {
+	if bytes.HasPrefix(bytes.TrimSpace(b), []byte("[")) {
+		return json.Unmarshal(b, (*[]string)(p))
+	}
+	var one string
+	if err := json.Unmarshal(b, &one); err != nil {
+		return err
+	}
+	*p = providerNames{one}
+	return nil
+}
+
+func (p providerNames) MarshalJSON() ([]byte, error) {
+	if len(p) == 1 {
+		return json.Marshal(p[0])
+	}
+	return json.Marshal([]string(p))
 }

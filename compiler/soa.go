@@ -17,7 +17,7 @@ func (b *builder) soa(zp []string, z *model.Zone, raw *rawZone) {
 	s := &model.SOA{}
 	// Cloudflare's DNS settings apply below too (their ranges), so the
 	// provider is known before the fields are read.
-	cloudflare := z.Provider.Cloudflare != nil
+	cloudflare := cloudflareIn(z) != nil
 	if r.Primary != nil {
 		b.soaPrimary(at(sp, "primary"), s, *r.Primary, z.Name, cloudflare)
 	}

@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 
 	"github.com/site-tools/site/compiler/model"
 )
@@ -186,7 +187,7 @@ func ZoneClaims(config, zone, provider string) ([]*model.Zone, error) {
 	var claims []*model.Zone
 	for _, t := range spec.Tenants {
 		for _, z := range t.Zones {
-			if z.Name == zone && z.Provider.Name == provider {
+			if z.Name == zone && slices.ContainsFunc(z.Served(), func(p model.Provider) bool { return p.Name == provider }) {
 				claims = append(claims, z)
 			}
 		}

@@ -122,14 +122,15 @@ func (b *builder) zoneRules(zp []string, z *model.Zone, spelt map[string]string,
 			// PowerDNS refuses it at the apex (HTTP 422 at apply).
 			b.errorf(p, "a DS at the apex %s is not allowed: a zone's DS belongs in its parent, at the delegation; write it there (child: DS), or set dnssec: true here and publish the DS its note shows", rs.Name)
 		}
-		if z.Provider.Cloudflare == nil {
+		cf := cloudflareIn(z)
+		if cf == nil {
 			continue
 		}
-		switch {
+		switch by := refusedBy(z, cf); {
 		case !rdata.CloudflareServes(rs.Type):
-			b.errorf(p, "Cloudflare has no %s records; serve this zone from PowerDNS, or remove them", rs.Type)
+			b.errorf(p, "%sCloudflare has no %s records; serve this zone from PowerDNS, or remove them", by, rs.Type)
 		case rs.Type == "ALIAS" && rs.Name != z.Name:
-			b.errorf(p, "on Cloudflare an ALIAS is a flattened CNAME at the apex only; below the apex write CNAME: %q", rs.Values[0])
+			b.errorf(p, "%son Cloudflare an ALIAS is a flattened CNAME at the apex only; below the apex write CNAME: %q", by, rs.Values[0])
 		}
 	}
 }
@@ -191,10 +192,18 @@ func (b *builder) coversGranted(path []string, z *model.Zone, rs *model.RRset, i
 // at the first server site.cue does not list, or at the NS when it
 // lists none.
 func (b *builder) nsAboveGrants(zp []string, z *model.Zone, spelt map[string]string, records map[string]*rawName, below []string) {
-	if z.Provider.Name == "" {
-		return // a provider not granted: reported already
+	for _, p := range z.Served() {
+		if p.Name == "" {
+			return // a provider not granted: reported already
+		}
+		b.nsAboveGrantsOn(zp, z, p, spelt, records, below)
 	}
-	listed, declared := b.op.nameservers[z.Provider.Name]
+}
+
+// nsAboveGrantsOn is nsAboveGrants for one provider of z, whose name
+// servers site.cue lists.
+func (b *builder) nsAboveGrantsOn(zp []string, z *model.Zone, prov model.Provider, spelt map[string]string, records map[string]*rawName, below []string) {
+	listed, declared := b.op.nameservers[prov.Name]
 	for _, rs := range z.RRsets {
 		if rs.Type != "NS" {
 			continue
@@ -225,12 +234,12 @@ func (b *builder) nsAboveGrants(zp []string, z *model.Zone, spelt map[string]str
 			// The line to write, filled with this NS's servers: the
 			// tenant's choice, which only the operator can vouch for.
 			b.related(at(rp, "NS"), related, "%s NS %s, which site.cue grants to tenant %s, and site.cue lists no name servers for provider %s (providers: %s: nameservers: [...]): resolvers ask the name servers this NS names for every name below %s, tenant %s's included, so in a zone holding another tenant's name the NS above it name only the operator's name servers; the operator writes providers: %s: nameservers: [%s] in site.cue if those are the name servers that serve provider %s's zones (they are this NS's, not yet the operator's: check them), or remove this NS",
-				rs.Name, where, c.tenant, z.Provider.Name, z.Provider.Name, rs.Name, c.tenant, cueLabel(z.Provider.Name), quoteAll(rs.Values), z.Provider.Name)
+				rs.Name, where, c.tenant, prov.Name, prov.Name, rs.Name, c.tenant, cueLabel(prov.Name), quoteAll(rs.Values), prov.Name)
 			continue
 		}
 		label := cueLabel(spelt[rs.Name])
 		b.related(valuePath(rp, "NS", records[spelt[rs.Name]], extra), append([]model.Pos{listed.pos}, related...), "%s NS names %s, which site.cue does not list among provider %s's name servers (%s): this NS %s, which site.cue grants to tenant %s, and resolvers ask the name servers it names for every name below %s, tenant %s's included; write %s: NS: [%s] (or some of them), or have the operator add %s to providers: %s: nameservers in site.cue if they serve that provider's zones",
-			rs.Name, strings.Join(extra, ", "), z.Provider.Name, strings.Join(listed.hosts, ", "), where, c.tenant, rs.Name, c.tenant, label, quoteAll(listed.hosts), strings.Join(extra, ", "), z.Provider.Name)
+			rs.Name, strings.Join(extra, ", "), prov.Name, strings.Join(listed.hosts, ", "), where, c.tenant, rs.Name, c.tenant, label, quoteAll(listed.hosts), strings.Join(extra, ", "), prov.Name)
 	}
 }
 

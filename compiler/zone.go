@@ -2,6 +2,7 @@ package compiler
 
 import (
 	"errors"
+	"fmt"
 	"maps"
 	"slices"
 	"sort"
@@ -35,7 +36,7 @@ func (b *builder) zoneHead(tenant string, g *grant, zp []string, key string, raw
 	if !b.holds(tenant, g, zp, "zone", name) {
 		return nil
 	}
-	z.Provider = b.provider(tenant, g, at(zp, "provider"), raw.Provider)
+	b.zoneProviders(tenant, g, zp, z, raw.Provider)
 	if z.TTL != 0 {
 		if err := b.providerTTL(z, int64(z.TTL)); err != nil {
 			b.errorf(at(zp, "ttl"), "%v", err)
@@ -56,6 +57,13 @@ func (b *builder) zone(tenant string, g *grant, zp []string, key string, raw *ra
 	// On Cloudflare, dnssec: true has site report Cloudflare's DNSSEC
 	// status and DS; turning it on stays in the dashboard.
 	z.DNSSEC = raw.DNSSEC
+	if z.DNSSEC && len(z.Providers) > 1 {
+		// Each signer would sign with keys of its own, and the parent
+		// holds one DS set: site does not yet keep several signers'
+		// keys in step (RFC 8901's multi-signer model).
+		b.errorf(at(zp, "dnssec"), "dnssec: true is for a zone on one provider; zone %s is on %d (%s), each of which would sign with keys of its own: remove dnssec, or keep one provider", z.Name, len(z.Providers), providerList(z.Providers))
+		z.DNSSEC = false
+	}
 	spelt := make(map[string]string, len(raw.Records))
 	// Every name's element path starts the same: rendered once per zone.
 	elems := cuePath(at(zp[2:], "records")...) + "."
@@ -146,9 +154,9 @@ func (b *builder) rrset(rp []string, fq string, z *model.Zone, ttl uint32, write
 			b.errorf(elemPath(rp, typ, i), "%s", inZone(err, z.Name))
 			continue
 		}
-		if z.Provider.Cloudflare != nil {
+		if cf := cloudflareIn(z); cf != nil {
 			if err := rdata.CloudflareValue(typ, v); err != nil {
-				b.errorf(elemPath(rp, typ, i), "%v", err)
+				b.errorf(elemPath(rp, typ, i), "%s%v", refusedBy(z, cf), err)
 				continue
 			}
 		}
@@ -184,8 +192,13 @@ func elemPath(rp []string, typ string, i int) []string {
 // providerTTL checks a TTL against the zone's provider, where it takes
 // less than DNS does (Cloudflare: 1 or 60 to 86400).
 func (b *builder) providerTTL(z *model.Zone, ttl int64) error {
-	if z.Provider.Cloudflare != nil {
-		return rdata.CloudflareTTL(ttl)
+	if cf := cloudflareIn(z); cf != nil {
+		if err := rdata.CloudflareTTL(ttl); err != nil {
+			if by := refusedBy(z, cf); by != "" {
+				return fmt.Errorf("%s%w", by, err)
+			}
+			return err
+		}
 	}
 	return nil
 }
@@ -220,9 +233,11 @@ func (b *builder) proxied(rp []string, z *model.Zone, raw *rawName, out []*model
 	if raw.Proxied == nil {
 		return
 	}
-	if z.Provider.Kind() != "" && z.Provider.Cloudflare == nil {
-		b.errorf(at(rp, "proxied"), "proxied is Cloudflare's: zone %s is served by %s provider %q, which has no proxy; remove proxied", z.Name, z.Provider.Kind(), z.Provider.Name)
-		return
+	for _, p := range z.Served() {
+		if p.Kind() != "" && p.Cloudflare == nil {
+			b.errorf(at(rp, "proxied"), "proxied is Cloudflare's: zone %s is served by %s provider %q, which has no proxy; remove proxied", z.Name, p.Kind(), p.Name)
+			return
+		}
 	}
 	if !*raw.Proxied {
 		return

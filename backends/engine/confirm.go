@@ -105,6 +105,6 @@ func WriteQuestion(w io.Writer, p *plan.Plan, risky []plan.Change) {
 // listChanges writes one indented line per change.
 func listChanges(w io.Writer, changes []plan.Change) {
 	for _, c := range changes {
-		fmt.Fprintf(w, "  %s %s [%s]\n", c.Action, visible.String(c.Key), c.Impact)
+		fmt.Fprintf(w, "  %s %s [%s]\n", c.Action, visible.String(c.KeyOnStep()), c.Impact)
 	}
 }

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/site-tools/site/compiler/plan"
@@ -30,32 +31,26 @@ func (e *GatesMissingError) Error() string {
 	if p == nil {
 		p = plan.New()
 	}
-	gates := p.Gates()
-	blocked := map[string]plan.Blocked{}
-	for _, bl := range p.Blocked {
-		blocked[bl.Step] = bl
-	}
-	changes := map[string]plan.Change{}
-	for _, c := range p.Changes {
-		changes[c.Key] = c
-	}
 	for _, g := range e.Missing {
 		fmt.Fprintf(&b, "  %s", g)
 		if m := g.Meaning(); m != "" {
 			fmt.Fprintf(&b, " (%s)", m)
 		}
 		b.WriteString(":\n")
-		for _, key := range gates[g] {
-			if bl, ok := blocked[key]; ok {
-				fmt.Fprintf(&b, "    %s: not observed: %s\n", key, words.IndentLines(bl.Reason, "      "))
+		for _, c := range p.Changes {
+			if !slices.Contains(c.Gates, g) {
 				continue
 			}
-			c := changes[key]
-			fmt.Fprintf(&b, "    %s %s [%s]", c.Action, key, c.Impact)
+			fmt.Fprintf(&b, "    %s %s [%s]", c.Action, c.KeyOnStep(), c.Impact)
 			if c.Reason != "" {
 				fmt.Fprintf(&b, ": %s", c.Reason)
 			}
 			b.WriteString("\n")
+		}
+		for _, bl := range p.Blocked {
+			if bl.Gate == g && !bl.Skipped {
+				fmt.Fprintf(&b, "    %s: not observed: %s\n", bl.Step, words.IndentLines(bl.Reason, "      "))
+			}
 		}
 	}
 	var flags []string

@@ -72,7 +72,7 @@ func newReadAhead(ctx context.Context, of func(*model.Zone) backends.Prefetcher,
 // never waits for a read.
 func (p *readAhead) zone(z *model.Zone) {
 	pf := p.of(z)
-	if pf == nil || !p.wanted(graph.ZoneStepID(z.Name)) {
+	if pf == nil || !p.wanted(graph.ZoneStepIDs(z)[0]) {
 		return
 	}
 	if p.limit > 0 && p.started.Add(1) > int64(p.limit) {

@@ -70,11 +70,15 @@ type Change struct {
 	Action plan.Action `json:"action"`
 	// Zone, Name and Type name a DNS record set; Before is what was
 	// live before the apply, After what it wrote (nil: absent).
-	Zone   string `json:"zone,omitempty"`
-	Name   string `json:"name,omitempty"`
-	Type   string `json:"type,omitempty"`
-	Before *RRset `json:"before,omitempty"`
-	After  *RRset `json:"after,omitempty"`
+	Zone string `json:"zone,omitempty"`
+	// Provider is, for a zone on several providers, the one this
+	// change was written to (its step is dns/ZONE@PROVIDER); "" for a
+	// zone on one.
+	Provider string `json:"provider,omitempty"`
+	Name     string `json:"name,omitempty"`
+	Type     string `json:"type,omitempty"`
+	Before   *RRset `json:"before,omitempty"`
+	After    *RRset `json:"after,omitempty"`
 	// Fields are, for a change outside DNS, the attributes the plan
 	// compared, before and after.
 	BeforeFields map[string]any `json:"before_fields,omitempty"`

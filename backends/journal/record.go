@@ -55,10 +55,13 @@ func Entries(r Run, g *graph.Graph, p *plan.Plan, steps map[string]*backends.Ste
 			done[s.Step] = true
 		}
 	}
-	zoneOf := map[string]string{}
+	zoneOf, providerOf := map[string]string{}, map[string]string{}
 	for _, s := range g.Steps {
 		if s.Zone != nil {
 			zoneOf[s.ID] = s.Zone.Name
+			if len(s.Zone.Providers) > 1 {
+				providerOf[s.ID] = s.Zone.Provider.Name
+			}
 		}
 	}
 	byTenant := map[string][]Change{}
@@ -67,7 +70,9 @@ func Entries(r Run, g *graph.Graph, p *plan.Plan, steps map[string]*backends.Ste
 		if !done[c.Step] || c.Impact == plan.ImpactRefused || c.Tenant == "" {
 			continue
 		}
-		byTenant[c.Tenant] = append(byTenant[c.Tenant], fromPlan(c, zoneOf[c.Step]))
+		jc := fromPlan(c, zoneOf[c.Step])
+		jc.Provider = providerOf[c.Step]
+		byTenant[c.Tenant] = append(byTenant[c.Tenant], jc)
 		if img := backends.ImageOf(steps[c.Step]); img != nil {
 			if images[c.Tenant] == nil {
 				images[c.Tenant] = map[string]*backends.Image{}

@@ -102,3 +102,38 @@ func TestEntryImagesChecked(t *testing.T) {
 		t.Errorf("an entry without images: %v", err)
 	}
 }
+
+// TestZoneOnTwoProviders_JournalSaysTheProvider: a zone on several
+// providers has a step per provider, keyed alike; each change journals
+// the provider it was written to. A zone on one provider says none.
+func TestZoneOnTwoProviders_JournalSaysTheProvider(t *testing.T) {
+	a, b := model.Provider{Name: "pdns"}, model.Provider{Name: "pdns2"}
+	z := &model.Zone{Name: "m.test.", Providers: []model.Provider{a, b}}
+	g := &graph.Graph{Steps: []*graph.Step{
+		{ID: "dns/m.test.@pdns", Phase: plan.PhaseDNS, Tenant: "m", Zone: z.OnProvider(a)},
+		{ID: "dns/m.test.@pdns2", Phase: plan.PhaseDNS, Tenant: "m", Zone: z.OnProvider(b)},
+		{ID: "dns/one.test.", Phase: plan.PhaseDNS, Tenant: "m", Zone: &model.Zone{Name: "one.test.", Provider: a}},
+	}}
+	p := &plan.Plan{}
+	for _, s := range g.Steps {
+		p.Changes = append(p.Changes, plan.Change{Key: "dns/" + s.Zone.Name + "/x." + s.Zone.Name + "/A", Step: s.ID, Tenant: "m",
+			Phase: plan.PhaseDNS, Action: plan.ActionCreate, After: map[string]any{"ttl": uint32(300), "values": []string{"192.0.2.1"}}})
+	}
+	rep := &engine.Report{}
+	for _, s := range g.Steps {
+		rep.Steps = append(rep.Steps, engine.StepReport{Step: s.ID, Status: engine.StatusApplied})
+	}
+	es := Entries(Run{ID: NewID(t0), Time: t0, Who: "t@h"}, g, p, nil, rep)
+	if len(es) != 1 || len(es[0].Changes) != 3 {
+		t.Fatalf("Entries: %+v, want one of 3 changes", es)
+	}
+	for i, want := range []string{"pdns", "pdns2", ""} {
+		if c := es[0].Changes[i]; c.Provider != want || c.Type != "A" {
+			t.Errorf("change %d (%s): provider %q, want %q", i, c.Step, c.Provider, want)
+		}
+	}
+	if _, err := NewUndo(&es[0], false); err == nil || !strings.Contains(err.Error(), "undoing a zone on several providers is not built") ||
+		!strings.Contains(err.Error(), "pdns") {
+		t.Errorf("NewUndo of a zone on two providers: %v; want it refused, naming the provider", err)
+	}
+}

@@ -45,6 +45,11 @@ func NewUndo(e *Entry, dnsOnly bool) (*Undo, error) {
 	var libvirt []Change
 	for _, c := range e.Changes {
 		switch {
+		case c.Provider != "":
+			// The same record set was written to each provider: keyed
+			// alike, the undo would put back one provider's before-image
+			// on both.
+			return nil, fmt.Errorf("journal entry %s changed zone %s on provider %s, one of several providers of the zone, and undoing a zone on several providers is not built: put it back through the spec (edit it, then site apply)", e.ID, c.Zone, c.Provider)
 		case (c.Phase == plan.PhaseVM || c.Phase == plan.PhaseNetwork) && !dnsOnly:
 			libvirt = append(libvirt, c)
 		case c.Phase != plan.PhaseDNS:

@@ -26,12 +26,15 @@ func declaredZones(in Input) zoneIndex {
 	idx := zoneIndex{on: map[string]map[string]bool{}, where: map[string][]string{}, ids: map[string]bool{}}
 	for _, t := range in.Tenants {
 		for _, z := range t.Zones {
-			key := endpoint(z.Provider)
-			if idx.on[key] == nil {
-				idx.on[key] = map[string]bool{}
+			// A zone on several providers is declared on each.
+			for _, p := range z.Served() {
+				key := endpoint(p)
+				if idx.on[key] == nil {
+					idx.on[key] = map[string]bool{}
+				}
+				idx.on[key][z.Name] = true
+				idx.where[z.Name] = append(idx.where[z.Name], fmt.Sprintf("tenant %s on provider %s", t.Name, p.Name))
 			}
-			idx.on[key][z.Name] = true
-			idx.where[z.Name] = append(idx.where[z.Name], fmt.Sprintf("tenant %s on provider %s", t.Name, z.Provider.Name))
 		}
 	}
 	return idx

@@ -45,9 +45,11 @@ func unlistedProviders(lists []*providerList) map[string]bool {
 func declaredOnUnlisted(zone, here string, in Input, unlisted map[string]bool) (string, bool) {
 	for _, t := range in.Tenants {
 		for _, z := range t.Zones {
-			if z.Name == zone && z.Provider.Name != here && unlisted[z.Provider.Name] {
-				return fmt.Sprintf("tenant %s declares this zone on provider %s, whose zones could not be listed: if its token reaches this zone's account, this is that tenant's zone; run site leftovers again once provider %s can be listed",
-					t.Name, z.Provider.Name, z.Provider.Name), true
+			for _, p := range z.Served() {
+				if z.Name == zone && p.Name != here && unlisted[p.Name] {
+					return fmt.Sprintf("tenant %s declares this zone on provider %s, whose zones could not be listed: if its token reaches this zone's account, this is that tenant's zone; run site leftovers again once provider %s can be listed",
+						t.Name, p.Name, p.Name), true
+				}
 			}
 		}
 	}

@@ -106,27 +106,44 @@ func Build(spec *model.Spec) (*Graph, error) {
 			l.steps = append(l.steps, s)
 		}
 		for _, z := range t.Zones {
-			s := &Step{ID: ZoneStepID(z.Name), Phase: plan.PhaseDNS, Tenant: t.Name, TenantSpec: t, Zone: z}
-			id, err := l.needSecret(spec, z.Provider.Credential())
-			if err != nil {
+			if err := l.zone(spec, t, z, publishers[z.Name]); err != nil {
 				return nil, err
 			}
-			if id != "" {
-				s.Deps = append(s.Deps, id)
-			}
-			s.Deps = append(s.Deps, publishers[z.Name]...)
-			// A parent publishes its signed children's DS, read from
-			// their keys: a child's step signs it first.
-			for _, c := range z.SignedChildren {
-				s.Deps = append(s.Deps, ZoneStepID(c.Name))
-			}
-			l.steps = append(l.steps, s)
 		}
 		if err := l.names(spec, t); err != nil {
 			return nil, err
 		}
 	}
 	return order(l.steps)
+}
+
+// zone adds the steps of z, one per provider it is on (see
+// ZoneStepIDs): each observes, plans, gates, applies and verifies on
+// its own provider, so one provider down blocks its step alone.
+func (l *stepList) zone(spec *model.Spec, t *model.Tenant, z *model.Zone, publishers []string) error {
+	ids := ZoneStepIDs(z)
+	for i, p := range z.Served() {
+		s := &Step{ID: ids[i], Phase: plan.PhaseDNS, Tenant: t.Name, TenantSpec: t, Zone: z}
+		if len(ids) > 1 {
+			s.Zone = z.OnProvider(p)
+		}
+		id, err := l.needSecret(spec, p.Credential())
+		if err != nil {
+			return err
+		}
+		if id != "" {
+			s.Deps = append(s.Deps, id)
+		}
+		s.Deps = append(s.Deps, publishers...)
+		// A parent publishes its signed children's DS, read from
+		// their keys: a child's step signs it first. (A signed zone is
+		// on one provider: vet refuses dnssec on several.)
+		for _, c := range z.SignedChildren {
+			s.Deps = append(s.Deps, ZoneStepID(c.Name))
+		}
+		l.steps = append(l.steps, s)
+	}
+	return nil
 }
 
 // ZoneStep is the step that converges zone on its own, for calls outside
@@ -149,6 +166,27 @@ func VMStepID(host, name string) string { return "vm/" + host + "/" + name }
 
 // ZoneStepID names the step converging a DNS zone.
 func ZoneStepID(zone string) string { return "dns/" + zone }
+
+// ZoneStepIDs names the steps converging z, one per provider it is on,
+// in the order of z.Served(): ZoneStepID alone for a zone on one
+// provider, and dns/ZONE@PROVIDER for each of several, so the step ID
+// (and the plan's heading) says which provider a change is on.
+func ZoneStepIDs(z *model.Zone) []string {
+	served := z.Served()
+	if len(served) == 1 {
+		return []string{ZoneStepID(z.Name)}
+	}
+	ids := make([]string, len(served))
+	for i, p := range served {
+		ids[i] = ZoneProviderStepID(z.Name, p.Name)
+	}
+	return ids
+}
+
+// ZoneProviderStepID names the step converging zone on provider, for a
+// zone on several providers. Like NamesStepID it is keyed in the zone:
+// its changes' keys stay dns/ZONE/NAME/TYPE.
+func ZoneProviderStepID(zone, provider string) string { return ZoneStepID(zone) + "@" + provider }
 
 // order sorts steps topologically, breaking ties by phase then ID so the
 // order is the same on every run.

@@ -234,3 +234,51 @@ func TestPublishPTRZoneWaitsForTheVM(t *testing.T) {
 		t.Errorf("reverse zone deps: got %q, want %q", got, want)
 	}
 }
+
+// twoProviders is coldStart with zone sjc.example.net. on PowerDNS
+// provider pdns and Cloudflare provider cf at once.
+func twoProviders() *model.Spec {
+	spec := coldStart()
+	z := spec.Tenants[1].Zones[0]
+	pdns := model.Provider{Name: "pdns", PowerDNS: &model.PowerDNS{URL: "http://127.0.0.1:8081", APIKey: model.Credential{Env: "PDNS_API_KEY"}}}
+	cf := z.Provider
+	cf.Name = "cf"
+	z.Provider, z.Providers = pdns, []model.Provider{pdns, cf}
+	return spec
+}
+
+// TestZoneOnTwoProviders_AStepPerProvider: a zone on several providers
+// is a step per provider, dns/ZONE@PROVIDER, each with its provider as
+// the zone's, its own secret read and the VMs that publish into the
+// zone; a zone on one provider keeps dns/ZONE.
+func TestZoneOnTwoProviders_AStepPerProvider(t *testing.T) {
+	spec := twoProviders()
+	sjc := spec.Tenants[1]
+	g, err := Build(spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if g.Step("dns/sjc.example.net.") != nil {
+		t.Errorf("a zone on two providers kept the one-provider step ID")
+	}
+	for _, tc := range []struct {
+		id, provider string
+		deps         []string
+	}{
+		{"dns/sjc.example.net.@pdns", "pdns", []string{"vm/qemu:///system/keys"}},
+		{"dns/sjc.example.net.@cf", "cf", []string{"secret/bao/dns/cloudflare#token", "vm/qemu:///system/keys"}},
+		{"dns/sjc.example.org.", "", []string{"secret/bao/dns/cloudflare#token"}},
+	} {
+		s := g.Step(tc.id)
+		if s == nil {
+			t.Errorf("no step %s in %q", tc.id, ids(g))
+			continue
+		}
+		if s.Zone.Provider.Name != tc.provider || !reflect.DeepEqual(s.Deps, tc.deps) {
+			t.Errorf("%s: provider %q, deps %q; want %q, %q", tc.id, s.Zone.Provider.Name, s.Deps, tc.provider, tc.deps)
+		}
+	}
+	if sjc.Zones[0].Provider.Name != "pdns" {
+		t.Errorf("the tenant's zone now says provider %q: the steps must write copies", sjc.Zones[0].Provider.Name)
+	}
+}

@@ -133,6 +133,17 @@ func (g *Graph) meantStep(pattern string) string {
 	if g.byID[ZoneStepID(zone)] != nil {
 		return "--target takes step IDs: --target " + ZoneStepID(zone)
 	}
+	// A zone on several providers is a step per provider (ZoneStepIDs).
+	var onEach []string
+	for _, s := range g.Steps {
+		if s.Zone != nil && s.Zone.Name == zone && len(s.Zone.Providers) > 1 {
+			onEach = append(onEach, s.ID)
+		}
+	}
+	if len(onEach) > 0 {
+		sort.Strings(onEach)
+		return "--target takes step IDs, and zone " + zone + " is a step per provider: --target " + strings.Join(onEach, ", --target ") + ", or --target '" + ZoneStepID(zone) + "@*'"
+	}
 	tenant, name, isPair := strings.Cut(pattern, "/")
 	if !isPair {
 		name = pattern

@@ -123,6 +123,38 @@ func TestTargetsErrors(t *testing.T) {
 	}
 }
 
+// TestZoneOnTwoProviders_TargetNamesEachProvidersStep: a zone on several
+// providers is targeted by its steps' IDs, one or all; its name alone
+// is told them.
+func TestZoneOnTwoProviders_TargetNamesEachProvidersStep(t *testing.T) {
+	g, err := Build(twoProviders())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for pattern, want := range map[string][]string{
+		"dns/sjc.example.net.@cf": {"dns/sjc.example.net.@cf"},
+		"dns/sjc.example.net.@*":  {"dns/sjc.example.net.@cf", "dns/sjc.example.net.@pdns"},
+	} {
+		s, err := g.Targets([]string{pattern})
+		if err != nil {
+			t.Fatalf("--target %s: %v", pattern, err)
+		}
+		var got []string
+		for _, st := range s.Steps {
+			if st.Zone != nil {
+				got = append(got, st.ID)
+			}
+		}
+		if !reflect.DeepEqual(got, want) {
+			t.Errorf("--target %s keeps zone steps %q, want %q", pattern, got, want)
+		}
+	}
+	_, err = g.Targets([]string{"sjc.example.net"})
+	if want := "zone sjc.example.net. is a step per provider: --target dns/sjc.example.net.@cf, --target dns/sjc.example.net.@pdns, or --target 'dns/sjc.example.net.@*'"; err == nil || !strings.Contains(err.Error(), want) {
+		t.Errorf("--target sjc.example.net: %v; want it to say %q", err, want)
+	}
+}
+
 // TestTargetsSuggestsEveryVMOfThatName: VMs of one name on several
 // hosts are all offered, the asking tenant's before the others'.
 func TestTargetsSuggestsEveryVMOfThatName(t *testing.T) {

@@ -115,8 +115,14 @@ type Zone struct {
 	Tenant   string
 	Name     string // canonical
 	Provider Provider
-	TTL      uint32 // zone default
-	RRsets   []*RRset
+	// Providers are every provider of a zone that names several
+	// (provider: ["pdns", "pdns2"]), in the spec's order; nil for one.
+	// Each serves the same records from a step of its own; in that
+	// step's copy of the zone (OnProvider), Provider is the one it
+	// serves, and the first everywhere else.
+	Providers []Provider `json:",omitempty"`
+	TTL       uint32     // zone default
+	RRsets    []*RRset
 	// Ignore lists the live RRsets site leaves alone (see IgnoreRule).
 	Ignore []IgnoreRule `json:",omitempty"`
 	// SOA sets fields of the zone's SOA record; nil leaves it alone.
@@ -154,60 +160,6 @@ type SOA struct {
 	MName                           string // canonical primary name server, "" to keep
 	Mbox                            string // canonical RNAME, "" to keep
 	Refresh, Retry, Expire, Minimum *uint32
-}
-
-// Provider says which DNS service hosts a zone: the operator's provider
-// the zone names, resolved. Exactly one of PowerDNS and Cloudflare is set.
-type Provider struct {
-	Name       string // its name in site.cue
-	PowerDNS   *PowerDNS
-	Cloudflare *Cloudflare
-	// Rate is the provider's request budget (site.cue's rate, else the
-	// service's documented limit); nil: none.
-	Rate *Rate
-}
-
-// Credential is what site authenticates to the provider with: the
-// PowerDNS API key or the Cloudflare token.
-func (p Provider) Credential() Credential {
-	switch {
-	case p.PowerDNS != nil:
-		return p.PowerDNS.APIKey
-	case p.Cloudflare != nil:
-		return p.Cloudflare.Token
-	}
-	return Credential{}
-}
-
-// Kind names the provider ("powerdns" or "cloudflare").
-func (p Provider) Kind() string {
-	switch {
-	case p.PowerDNS != nil:
-		return "powerdns"
-	case p.Cloudflare != nil:
-		return "cloudflare"
-	}
-	return ""
-}
-
-// PowerDNS is a PowerDNS Authoritative server's HTTP API.
-type PowerDNS struct {
-	URL    string
-	Server string // server id, "localhost" by default
-	APIKey Credential
-	// DNSAddr is where apply verifies what the server serves (host:port,
-	// or "off"); empty: the environment, else the API host on port 53.
-	DNSAddr string
-	// the operator allows http:// to a non-loopback address (site.cue: plaintext: true)
-	Plaintext bool
-}
-
-// Cloudflare is the Cloudflare v4 API.
-type Cloudflare struct {
-	Token  Credential
-	APIURL string // empty: Cloudflare's public API
-	// the operator allows http:// to a non-loopback address (site.cue: plaintext: true)
-	Plaintext bool
 }
 
 // RRset is all records of one type at one name.

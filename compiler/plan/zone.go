@@ -154,3 +154,15 @@ func apexFirst(group []Change) []Change {
 	}
 	return slices.Concat(own, apex, rest)
 }
+
+// KeyOnStep is c's key for a line that stands without its step's
+// heading (a gate's refusal, apply's confirmation): the key, and for a
+// DNS change its step when the key does not name it, a zone on several
+// providers planning the same key on each (dns/ZONE@PROVIDER) and a
+// tenant's single names (dns/ZONE@TENANT), so the line says where.
+func (c Change) KeyOnStep() string {
+	if !strings.HasPrefix(c.Step, "dns/") || !strings.HasPrefix(c.Key, "dns/") || c.Key == c.Step || strings.HasPrefix(c.Key, c.Step+"/") {
+		return c.Key
+	}
+	return c.Key + " on " + c.Step
+}

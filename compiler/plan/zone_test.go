@@ -24,6 +24,8 @@ func TestDisplayKey(t *testing.T) {
 		// A zone's own creation, a VM's keys: as they are.
 		{"dns/acme.example.net.", "dns/acme.example.net.", "dns/acme.example.net."},
 		{"vm/qemu:///system/keys/memory", "vm/qemu:///system/keys", "vm/qemu:///system/keys/memory"},
+		// A zone on several providers: a step per provider, keyed in the zone.
+		{"dns/acme.example.net./www.acme.example.net./A", "dns/acme.example.net.@pdns2", "www A"},
 		// A name a live zone holds is shown escaped.
 		{"dns/acme.example.net./a\x1b[2Jb.acme.example.net./TXT", "dns/acme.example.net.", `a\x1b[2Jb TXT`},
 	} {
@@ -32,6 +34,23 @@ func TestDisplayKey(t *testing.T) {
 				t.Errorf("got %q, want %q", got, tc.want)
 			}
 		})
+	}
+}
+
+// TestKeyOnStep: a line without its step's heading names the step when
+// the key does not: a zone on several providers plans one key on each.
+func TestKeyOnStep(t *testing.T) {
+	const key = "dns/acme.example.net./www.acme.example.net./A"
+	for _, tc := range []struct{ key, step, want string }{
+		{key, "dns/acme.example.net.", key},
+		{key, "dns/acme.example.net.@pdns2", key + " on dns/acme.example.net.@pdns2"},
+		{"dns/acme.example.net.", "dns/acme.example.net.", "dns/acme.example.net."},
+		{"dns/acme.example.net.", "dns/acme.example.net.@pdns2", "dns/acme.example.net. on dns/acme.example.net.@pdns2"},
+		{"vm/qemu:///system/keys/memory", "vm/qemu:///system/keys", "vm/qemu:///system/keys/memory"},
+	} {
+		if got := (Change{Key: tc.key, Step: tc.step}).KeyOnStep(); got != tc.want {
+			t.Errorf("KeyOnStep(%q on %q): got %q, want %q", tc.key, tc.step, got, tc.want)
+		}
 	}
 }
 
