@@ -94,9 +94,14 @@ func Trim(text string, h Hint) string {
 	if h.Kind == None {
 		return text
 	}
-	r := h.Render()
+	return TrimText(text, h.Render())
+}
+
+// TrimText is Trim for advice known only as its rendered text (a
+// JSON's Text).
+func TrimText(text, advice string) string {
 	for _, sep := range []string{"; ", ": ", "\n"} {
-		if c, ok := strings.CutSuffix(text, sep+r); ok {
+		if c, ok := strings.CutSuffix(text, sep+advice); ok {
 			return c
 		}
 	}

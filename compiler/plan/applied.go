@@ -92,7 +92,10 @@ func (p *Plan) NotApplied(acked map[Gate]bool, why string) []Outcome {
 		out = append(out, o)
 	}
 	for _, bl := range p.Blocked {
-		o := Outcome{Step: bl.Step, Phase: bl.Phase, Tenant: bl.Tenant, Outcome: OutcomeBlocked, Error: bl.Reason}
+		o := Outcome{Step: bl.Step, Phase: bl.Phase, Tenant: bl.Tenant, Outcome: OutcomeBlocked, Error: bl.Reason, Hint: bl.Hint}
+		if bl.Hint != nil {
+			o.Error = hint.TrimText(bl.Reason, bl.Hint.Text)
+		}
 		if bl.Gate != "" && acked[bl.Gate] {
 			o.Outcome = "deferred"
 		}
