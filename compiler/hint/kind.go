@@ -53,8 +53,9 @@ const (
 	// OtherBase: a base volume is an overlay on another file: start
 	// from an image site.cue declares (Spec) or a plain volume.
 	OtherBase
-	// ByHand: site will not do this itself: do it on the host
-	// (Command), or change the spec (Spec, when set).
+	// ByHand: site will not do this itself: do it by hand (Command:
+	// on the host, or in the store), or change the spec (Spec, when
+	// set).
 	ByHand
 	// TrustCA: a Vault's certificate was not trusted: name its CA with
 	// VAULT_CACERT (after unsetting Setting, when set), or renew it.
@@ -62,6 +63,16 @@ const (
 	// NewSecretID: an AppRole login was refused: issue a secret_id
 	// (Command) into Setting, or check the role_id in Spec.
 	NewSecretID
+	// GrantToken: a Vault token lacks a policy: the token in Setting
+	// needs Spec (capabilities on paths); grant it, or use another.
+	GrantToken
+	// RenewToken: Vault does not accept the token in Setting (expired,
+	// revoked, another Vault's): export a current one; Setting "" for
+	// an AppRole login, which a run does afresh.
+	RenewToken
+	// WriteSecret: a secret (or its latest version) is not there: write
+	// it with Command, or fix the reference at Spec (when set).
+	WriteSecret
 	// CheckGuestDHCP: a VM took no DHCP lease in time: check the guest,
 	// then run again, or give it longer with Setting.
 	CheckGuestDHCP
@@ -85,7 +96,7 @@ const (
 // kindNames are the kinds as --format json writes them ("kind").
 var kindNames = [...]string{"none", "run_again", "acknowledge", "review_then_acknowledge", "wait_or_unlock",
 	"raise_timeout", "run_diff_again", "remove_other_first", "adopt", "start_pool", "provide_image",
-	"attach_as_raw", "other_base", "by_hand", "trust_ca", "new_secret_id", "check_guest_dhcp",
+	"attach_as_raw", "other_base", "by_hand", "trust_ca", "new_secret_id", "grant_token", "renew_token", "write_secret", "check_guest_dhcp",
 	"reach_store", "confirm_with_yes", "install_with_libvirt", "check_operator_file", "report_bug"}
 
 // String is the kind's name in site's JSON output, e.g. "run_again".

@@ -79,7 +79,7 @@ func (h Hint) renderHost() (string, bool) {
 	case OtherBase:
 		return "start from an image site.cue declares (" + h.Spec + "), or a raw or qcow2 volume that names no other file", true
 	case ByHand:
-		r := "do it yourself on the host: " + h.Command
+		r := "do it yourself: " + h.Command
 		if h.Spec != "" {
 			r = h.Spec + ", or " + r
 		}
@@ -101,6 +101,18 @@ func (h Hint) renderSetup() string {
 	case NewSecretID:
 		return "a secret_id that expired (secret_id_ttl) or was used up (secret_id_num_uses) is refused this way too: issue a new one (" +
 			h.Command + ") into " + h.Setting + ", or check " + h.Spec + " and the mount"
+	case GrantToken:
+		return "the token in " + h.Setting + " needs " + h.Spec + ": grant it, or use another token"
+	case RenewToken:
+		if h.Setting == "" {
+			return "run again to log in afresh"
+		}
+		return "export a current token in " + h.Setting
+	case WriteSecret:
+		if h.Spec != "" {
+			return "write it (" + h.Command + ") or fix the reference " + h.Spec
+		}
+		return "write a new version (" + h.Command + ")"
 	case InstallWithLibvirt:
 		return "install one that has it with: CGO_ENABLED=1 go install -tags libvirt_dlopen github.com/site-tools/site/cmd/site@latest (it needs a C compiler, not libvirt-dev: libvirt.so.0 is loaded at run time)"
 	case CheckOperatorFile:
