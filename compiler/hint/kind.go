@@ -34,6 +34,10 @@ const (
 	// first with Tenant's removal step Target (--ack Gate). InRun: the
 	// other tenant's file is in this run, so these PATHs plan it.
 	RemoveOtherFirst
+	// RemoveLeftFirst: a host object the tenant no longer declares (a
+	// domain renamed?) is in the way: remove it first with its step
+	// Target of Tenant's file (--ack Gate), then apply again.
+	RemoveLeftFirst
 	// Adopt: a host object carries no site owner mark, so site leaves
 	// it alone; Command marks it as Tenant's.
 	Adopt
@@ -95,7 +99,7 @@ const (
 
 // kindNames are the kinds as --format json writes them ("kind").
 var kindNames = [...]string{"none", "run_again", "acknowledge", "review_then_acknowledge", "wait_or_unlock",
-	"raise_timeout", "run_diff_again", "remove_other_first", "adopt", "start_pool", "provide_image",
+	"raise_timeout", "run_diff_again", "remove_other_first", "remove_left_first", "adopt", "start_pool", "provide_image",
 	"attach_as_raw", "other_base", "by_hand", "trust_ca", "new_secret_id", "grant_token", "renew_token", "write_secret", "check_guest_dhcp",
 	"reach_store", "confirm_with_yes", "install_with_libvirt", "check_operator_file", "report_bug"}
 

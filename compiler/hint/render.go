@@ -57,10 +57,12 @@ func (h Hint) renderHost() (string, bool) {
 	switch h.Kind {
 	case RemoveOtherFirst:
 		if h.InRun {
-			return "apply its removal first (those PATHs with --target '" + h.Target + "' --ack " + h.Gate + "), or rename this one", true
+			return "apply that first (those PATHs with --target '" + h.Target + "' --ack " + h.Gate + "), or rename this one", true
 		}
 		return "rename one of them, or, if " + h.Tenant + " no longer declares it, remove it first with a run of " + h.Tenant +
 			"'s file alone (site apply tenants/" + h.Tenant + ".cue --target '" + h.Target + "' --ack " + h.Gate + "), which then lists its removal", true
+	case RemoveLeftFirst:
+		return "remove it first (site apply tenants/" + h.Tenant + ".cue --target '" + h.Target + "' --ack " + h.Gate + "), then apply again", true
 	case Adopt:
 		return "to adopt it for tenant " + h.Tenant + ": " + h.Command, true
 	case StartPool:
