@@ -234,7 +234,7 @@ func (p *vmPlanner) refuseProbedResize(disk model.Disk, vol *volObs, format stri
 	}
 	h := hint.Hint{Kind: hint.ByHand, Spec: "declare its size as it is",
 		Command: fmt.Sprintf("grow the file as %s (qemu-img resize -f %s %s SIZE, then virsh -c %s pool-refresh %s)", format, format, vol.Path, p.vm.Host, disk.Pool)}
-	return hint.Errorf(h, "%sVM %s on %s: disk %s/%s is %s in its domain's definition, but libvirt reads the volume as %s (from its guest-written first bytes) and would grow it so, following files such a header names; nothing was changed",
+	return hint.Errorf(h, "%sVM %s on %s: disk %s/%s is %s in its domain's definition, but libvirt reads the volume as %s (from its guest-written header) and would grow it so; nothing was changed",
 		at(disk.Pos), p.vm.Name, p.vm.Host, disk.Pool, disk.Name, format, vol.Format)
 }
 

@@ -59,7 +59,7 @@ func (p *vmPlanner) base(disk model.Disk) (*baseImage, error) {
 	case vol.Partial:
 		h := hint.Hint{Kind: hint.ProvideImage, Spec: fmt.Sprintf("hosts: %s: images: %q: {pool: %q, source: FILE}", vm.HostName, disk.Base, disk.Pool),
 			Command: fmt.Sprintf("virsh -c %s vol-delete --pool %s %s; virsh -c %s vol-delete --pool %s %s; then upload it", vm.Host, disk.Pool, disk.Base, vm.Host, disk.Pool, vol.Markers[len(vol.Markers)-1])}
-		return nil, hint.Errorf(h, "%sVM %s: disk %s starts from base volume %s in pool %s on %s (host %s), but an upload into it has not finished (its marker %s is beside it), so it is not the image yet, unless another site run is uploading it now; nothing was changed",
+		return nil, hint.Errorf(h, "%sVM %s: disk %s starts from base volume %s in pool %s on %s (host %s), but an upload into it has not finished (marker %s), unless another site run is uploading it now; nothing was changed",
 			at(disk.BasePos), vm.Name, disk.Name, disk.Base, disk.Pool, vm.Host, vm.HostName, strings.Join(vol.Markers, ", "))
 	case !vol.Exists:
 		h := hint.Hint{Kind: hint.ProvideImage, Spec: fmt.Sprintf("hosts: %s: images: %q: {pool: %q, source: FILE}", vm.HostName, disk.Base, disk.Pool),
@@ -72,7 +72,7 @@ func (p *vmPlanner) base(disk model.Disk) (*baseImage, error) {
 		// overlay on it, or a copy in its format, reads the file the
 		// header names. site.cue's images are the operator's files.
 		return nil, hint.Errorf(hint.Hint{Kind: hint.OtherBase, Spec: "hosts: " + vm.HostName + ": images: ..."},
-			"%sVM %s: disk %s starts from base volume %s/%s on %s, which reads as a %s overlay on %q: a disk made from it would read that file too, and the header may be a guest's (a raw disk left in the pool); nothing was changed",
+			"%sVM %s: disk %s starts from base volume %s/%s on %s, which reads as a %s overlay on %q: a disk made from it would read that file too, and the header may be a guest's; nothing was changed",
 			at(disk.BasePos), vm.Name, disk.Name, disk.Pool, disk.Base, vm.Host, vol.Format, vol.Backing)
 	case disk.SizeBytes < vol.Capacity:
 		return nil, fmt.Errorf("%sVM %s: disk %s is %s but its base %s/%s on %s holds %s: a disk is at least as large as its base; declare size: %q or more",
@@ -105,7 +105,7 @@ func (p *vmPlanner) refuseCopyOfRawDisk(disk model.Disk) error {
 	vm := p.vm
 	h := hint.Hint{Kind: hint.ByHand, Spec: "drop clone to make the disk an overlay on it, which reads it as raw",
 		Command: "copy it with the guest shut off (qemu-img convert -f raw -O raw)"}
-	return hint.Errorf(h, "%sVM %s: disk %s would be a copy of volume %s/%s on %s, which domain %s has attached as raw: libvirt would copy it in the format its guest-written first bytes suggest, following files a header names; nothing was changed",
+	return hint.Errorf(h, "%sVM %s: disk %s would be a copy of volume %s/%s on %s, which domain %s has attached as raw: libvirt would copy it in the format its guest-written header says; nothing was changed",
 		at(disk.BasePos), vm.Name, disk.Name, disk.Pool, disk.Base, vm.Host, holder)
 }
 
