@@ -108,6 +108,19 @@ func TrimText(text, advice string) string {
 	return text
 }
 
+// Redone is the error of text, a rewrite of the text of an error
+// whose advice was h (its secrets redacted, say), keeping h: a rewrite
+// that flattened the error to a string would drop its advice's kind.
+func Redone(text string, h Hint) error {
+	if h.Kind == None {
+		return errors.New(text)
+	}
+	if c := Trim(text, h); c != text {
+		return Wrap(errors.New(c), h)
+	}
+	return &wrapped{err: errors.New(text), hint: h, text: text}
+}
+
 // JSON is a hint as site's JSON output writes it: its kind's name
 // (Kind.String) and its text (Render).
 type JSON struct {

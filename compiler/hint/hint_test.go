@@ -102,3 +102,15 @@ func TestToJSON(t *testing.T) {
 		}
 	}
 }
+
+// TestRedone: an error rewritten as text (redacted) keeps its advice.
+func TestRedone(t *testing.T) {
+	h := Hint{Kind: CheckOperatorFile, Spec: "locks: dir"}
+	err := Redone("lock: dir x is inside y; "+h.Render(), h)
+	if cause, got, apart := Split(fmt.Errorf("tenant a: %w", err)); cause != "tenant a: lock: dir x is inside y" || got != h || !apart {
+		t.Errorf("Split = %q, %+v, %v", cause, got, apart)
+	}
+	if err := Redone("boom", Hint{}); KindOf(err) != None || err.Error() != "boom" {
+		t.Errorf("Redone without advice = %v (%v)", err, KindOf(err))
+	}
+}
