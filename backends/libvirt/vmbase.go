@@ -221,8 +221,9 @@ func (p *vmPlanner) planRebase(want *domain.Want, disk model.Disk, vol *volObs, 
 			vm.Name, disk.Pool, disk.Name, vm.Host, disk.Base)
 	}
 	if o := p.h.domains[vm.Name]; o != nil && o.Running {
-		return false, fmt.Errorf("VM %s runs on %s, and its disk %s/%s would be made again from base %q (it was made from %q): site never replaces a disk under a running guest; set running: false and apply (%s), then apply again to remake the disk (%s), then set running: true",
-			vm.Name, vm.Host, disk.Pool, disk.Name, disk.Base, was, plan.GateVMStop, plan.GateVMDiskRebase)
+		h := hint.Hint{Kind: hint.StopFirst, Gate: string(plan.GateVMStop), Spec: string(plan.GateVMDiskRebase)}
+		return false, hint.Errorf(h, "VM %s runs on %s, and its disk %s/%s would be made again from base %q (it was made from %q): site never replaces a disk under a running guest",
+			vm.Name, vm.Host, disk.Pool, disk.Name, disk.Base, was)
 	}
 	if disk.Base != "" && b == nil {
 		if b, err = p.base(disk); err != nil {

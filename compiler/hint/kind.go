@@ -57,6 +57,10 @@ const (
 	// OtherBase: a base volume is an overlay on another file: start
 	// from an image site.cue declares (Spec) or a plain volume.
 	OtherBase
+	// StopFirst: site does not make this change under a running guest:
+	// set running: false and apply (--ack Gate), apply the change (its
+	// gate Spec), then set running: true.
+	StopFirst
 	// ByHand: site will not do this itself: do it by hand (Command:
 	// on the host, or in the store), or change the spec (Spec, when
 	// set).
@@ -100,7 +104,7 @@ const (
 // kindNames are the kinds as --format json writes them ("kind").
 var kindNames = [...]string{"none", "run_again", "acknowledge", "review_then_acknowledge", "wait_or_unlock",
 	"raise_timeout", "run_diff_again", "remove_other_first", "remove_left_first", "adopt", "start_pool", "provide_image",
-	"attach_as_raw", "other_base", "by_hand", "trust_ca", "new_secret_id", "grant_token", "renew_token", "write_secret", "check_guest_dhcp",
+	"attach_as_raw", "other_base", "stop_first", "by_hand", "trust_ca", "new_secret_id", "grant_token", "renew_token", "write_secret", "check_guest_dhcp",
 	"reach_store", "confirm_with_yes", "install_with_libvirt", "check_operator_file", "report_bug"}
 
 // String is the kind's name in site's JSON output, e.g. "run_again".

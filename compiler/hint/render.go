@@ -80,6 +80,8 @@ func (h Hint) renderHost() (string, bool) {
 		return r, true
 	case OtherBase:
 		return "start from an image site.cue declares (" + h.Spec + "), or a raw or qcow2 volume that names no other file", true
+	case StopFirst:
+		return "set running: false and apply (" + h.Gate + "), then apply again to make the change (" + h.Spec + "), then set running: true", true
 	case ByHand:
 		r := "do it yourself: " + h.Command
 		if h.Spec != "" {
