@@ -70,9 +70,9 @@ type PartialError struct {
 
 func (e *PartialError) Error() string {
 	if errors.Is(e.Err, ErrInterrupted) {
-		return fmt.Sprintf("%s; interrupted before part %d, which was not sent: %s to converge", e.Progress(), e.Applied+1, e.Hint().Render())
+		return fmt.Sprintf("%s; interrupted before part %d, which was not sent: %s", e.Progress(), e.Applied+1, e.Hint().Render())
 	}
-	return fmt.Sprintf("%s; part %d failed: %v; %s to converge", e.Progress(), e.Applied+1, e.Err, e.Hint().Render())
+	return fmt.Sprintf("%s; part %d failed: %v; %s", e.Progress(), e.Applied+1, e.Err, e.Hint().Render())
 }
 
 // Hint is a partial write's advice: a later run converges from there.

@@ -163,8 +163,8 @@ func CheckCompletion(zone string, pending []*model.Zone, changes []plan.Change, 
 	for _, c := range changes {
 		for _, g := range c.Gates {
 			if !run.Acked[g] {
-				h := hint.Hint{Kind: hint.ReviewThenAcknowledge, Gate: string(g)}
-				return hint.Errorf(h, "zone %s: with the values known only at apply, %s %s needs %s, which this plan did not show: %v", zone, c.Action, c.Key, g, h)
+				return hint.Errorf(hint.Hint{Kind: hint.ReviewThenAcknowledge, Gate: string(g)},
+					"zone %s: with the values known only at apply, %s %s needs %s, which this plan did not show", zone, c.Action, c.Key, g)
 			}
 		}
 	}

@@ -22,7 +22,7 @@ func TestCheckCompletionHint(t *testing.T) {
 			if got := hint.Of(err); got != want {
 				t.Fatalf("hint.Of(%v) = %+v, want %+v", err, got, want)
 			}
-			if !strings.HasSuffix(err.Error(), "did not show: "+want.Render()) {
+			if !strings.HasSuffix(err.Error(), "did not show; "+want.Render()) {
 				t.Errorf("text %q does not end with the hint", err)
 			}
 		})

@@ -3,6 +3,7 @@ package engine
 import (
 	"errors"
 
+	"github.com/site-tools/site/compiler/hint"
 	"github.com/site-tools/site/compiler/plan"
 )
 
@@ -14,7 +15,8 @@ import (
 func Applied(p *plan.Plan, acked map[plan.Gate]bool, rep *Report, err error, declined bool) *plan.Applied {
 	a := &plan.Applied{Result: result(p, rep, err, declined)}
 	if err != nil {
-		a.Error = err.Error()
+		cause, h, _ := hint.Split(err)
+		a.Error, a.Hint = cause, h.ToJSON()
 	}
 	switch {
 	case rep != nil:
@@ -71,7 +73,7 @@ func (r *Report) Outcomes() []plan.Outcome {
 		o := plan.Outcome{Step: s.Step, Phase: s.Phase, Tenant: s.Tenant, Outcome: string(s.Status),
 			Changes: s.Changes + len(s.Refused), Problems: s.Problems, Notes: s.Notes}
 		if s.Status != StatusApplied && s.Status != StatusUnchanged {
-			o.Error = s.Reason
+			o.Error, o.Hint = hint.Trim(s.Reason, s.Hint), s.Hint.ToJSON()
 		}
 		for _, c := range s.Refused {
 			o.Refused = append(o.Refused, c.Key)

@@ -11,6 +11,7 @@ import (
 
 	"github.com/site-tools/site/backends"
 	"github.com/site-tools/site/compiler/graph"
+	"github.com/site-tools/site/compiler/hint"
 	"github.com/site-tools/site/compiler/plan"
 )
 
@@ -163,6 +164,7 @@ func applied(res *backends.StepResult, err error, red *backends.Redactor, r *Ste
 		}
 	}
 	var partial *backends.PartialError
+	r.Hint = hint.Of(err)
 	switch {
 	case errors.As(err, &partial):
 		r.Status, r.Reason = StatusPartial, red.Redact(err.Error())

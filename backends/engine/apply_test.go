@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/site-tools/site/backends"
+	"github.com/site-tools/site/compiler/hint"
 	"github.com/site-tools/site/compiler/plan"
 )
 
@@ -155,6 +156,11 @@ func TestGatesMissingErrorText(t *testing.T) {
 to acknowledge, run: site apply tenants/b.cue --ack GATE-DNS-OVERWRITE --ack GATE-SECRET-UNREACHABLE`
 	if got := err.Error(); got != want {
 		t.Errorf("got:\n%s\nwant:\n%s", got, want)
+	}
+	wantHint := hint.Hint{Kind: hint.Acknowledge, Gate: string(plan.GateDNSOverwrite), Command: "site apply tenants/b.cue",
+		Spec: "--ack GATE-DNS-OVERWRITE --ack GATE-SECRET-UNREACHABLE"}
+	if h := hint.Of(err); h != wantHint {
+		t.Errorf("hint %+v, want %+v", h, wantHint)
 	}
 }
 

@@ -5,6 +5,7 @@ import (
 	"io"
 	"strings"
 
+	"github.com/site-tools/site/compiler/hint"
 	"github.com/site-tools/site/compiler/plan"
 	"github.com/site-tools/site/compiler/visible"
 	"github.com/site-tools/site/compiler/words"
@@ -86,8 +87,14 @@ func (e *UnconfirmedError) Error() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s in the plan above would delete, overwrite, restart or destroy, and stdin is not a terminal, so site cannot ask: nothing was changed:\n", words.Count(len(e.Changes), "change"))
 	listChanges(&b, e.Changes)
-	fmt.Fprintf(&b, "--yes says yes to these changes without asking (an --ack never does without a terminal); to apply them, run: %s --yes", e.Command)
+	b.WriteString(e.Hint().Render())
 	return b.String()
+}
+
+// Hint is the advice of changes nobody could be asked about: say yes
+// to them with --yes.
+func (e *UnconfirmedError) Hint() hint.Hint {
+	return hint.Hint{Kind: hint.ConfirmWithYes, Command: e.Command}
 }
 
 // WriteQuestion asks on w about risky, the changes of p left

@@ -2,9 +2,11 @@ package engine
 
 import (
 	"bytes"
+	"fmt"
 	"slices"
 	"testing"
 
+	"github.com/site-tools/site/compiler/hint"
 	"github.com/site-tools/site/compiler/plan"
 )
 
@@ -65,5 +67,8 @@ func TestConfirmWords(t *testing.T) {
 		"--yes says yes to these changes without asking (an --ack never does without a terminal); to apply them, run: site apply t.cue --yes"
 	if got := err.Error(); got != want {
 		t.Errorf("error:\n got %q\nwant %q", got, want)
+	}
+	if h := hint.Of(fmt.Errorf("apply: %w", err)); h != (hint.Hint{Kind: hint.ConfirmWithYes, Command: "site apply t.cue"}) {
+		t.Errorf("hint %+v, want ConfirmWithYes with the command", h)
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/site-tools/site/compiler/hint"
 	"github.com/site-tools/site/compiler/plan"
 	"github.com/site-tools/site/compiler/words"
 )
@@ -53,6 +54,13 @@ func (e *GatesMissingError) Error() string {
 			}
 		}
 	}
+	b.WriteString(e.Hint().Render())
+	return b.String()
+}
+
+// Hint is the advice of gates not acknowledged: the flags that
+// acknowledge them, in the command that was run when it is known.
+func (e *GatesMissingError) Hint() hint.Hint {
 	var flags []string
 	for _, g := range e.Missing {
 		flags = append(flags, "--ack "+string(g))
@@ -60,12 +68,11 @@ func (e *GatesMissingError) Error() string {
 	if e.Then != "" {
 		flags = append(flags, e.Then)
 	}
-	if e.Command != "" {
-		fmt.Fprintf(&b, "to acknowledge, run: %s %s", e.Command, strings.Join(flags, " "))
-	} else {
-		fmt.Fprintf(&b, "to acknowledge, add: %s", strings.Join(flags, " "))
+	h := hint.Hint{Kind: hint.Acknowledge, Spec: strings.Join(flags, " "), Command: e.Command}
+	if len(e.Missing) > 0 {
+		h.Gate = string(e.Missing[0])
 	}
-	return b.String()
+	return h
 }
 
 // BlockedError means some steps in scope were not planned (not

@@ -13,6 +13,7 @@ import (
 	"github.com/site-tools/site/backends"
 	"github.com/site-tools/site/backends/lock"
 	"github.com/site-tools/site/compiler/graph"
+	"github.com/site-tools/site/compiler/hint"
 	"github.com/site-tools/site/compiler/model"
 )
 
@@ -104,7 +105,7 @@ func (t *tenantLocks) release(ctx context.Context) error {
 		errs = append(errs, held[i].l.Release(ctx))
 	}
 	if err := errors.Join(errs...); err != nil {
-		return errors.New(t.redactErr(err))
+		return hint.Redone(t.redactErr(err), hint.Of(err))
 	}
 	return nil
 }
@@ -164,7 +165,7 @@ func (s *Session) lock(g *graph.Graph) error {
 			return fmt.Errorf("apply was interrupted while reading tenant %s's apply lock: nothing was changed", t.Name)
 		}
 		if err != nil {
-			return errors.New(s.locks.redactErr(err))
+			return hint.Redone(s.locks.redactErr(err), hint.Of(err))
 		}
 		if err := s.takeLock(t, store); err != nil {
 			return err
@@ -202,7 +203,7 @@ func (s *Session) takeLock(t *model.Tenant, store lock.Store) error {
 	case errors.As(err, &he):
 		return he
 	}
-	return errors.New(s.locks.redactErr(err))
+	return hint.Redone(s.locks.redactErr(err), hint.Of(err))
 }
 
 // sleepUnlessInterrupted waits d between tries to take a lock, or less

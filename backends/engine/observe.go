@@ -9,6 +9,7 @@ import (
 
 	"github.com/site-tools/site/backends"
 	"github.com/site-tools/site/compiler/graph"
+	"github.com/site-tools/site/compiler/hint"
 	"github.com/site-tools/site/compiler/plan"
 )
 
@@ -103,7 +104,10 @@ func (e *Engine) planStep(ctx context.Context, s *graph.Step, deps map[string]pl
 		return r
 	}
 	block := func(err error) planned {
-		b := &plan.Blocked{Step: s.ID, Phase: s.Phase, Tenant: s.Tenant, Reason: red.Redact(err.Error())}
+		b := &plan.Blocked{Step: s.ID, Phase: s.Phase, Tenant: s.Tenant, Reason: red.Redact(err.Error()), Hint: hint.Of(err).ToJSON()}
+		if b.Hint != nil {
+			b.Hint.Text = red.Redact(b.Hint.Text)
+		}
 		var ge *backends.GatedError
 		if errors.As(err, &ge) {
 			b.Gate = ge.Gate

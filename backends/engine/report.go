@@ -2,6 +2,7 @@ package engine
 
 import (
 	"github.com/site-tools/site/backends"
+	"github.com/site-tools/site/compiler/hint"
 	"github.com/site-tools/site/compiler/plan"
 )
 
@@ -30,8 +31,10 @@ type StepReport struct {
 	// Waiting counts those of them the backend found made already,
 	// waiting for a restart (StatusPending when it is all of them).
 	Waiting int
-	// Reason says why a step failed, was skipped or deferred.
+	// Reason says why a step failed, was skipped or deferred; when the
+	// error had advice, Reason ends with it, and Hint is that advice.
 	Reason string
+	Hint   hint.Hint
 	// Problems fail the run: post-apply checks from the backend and
 	// changes that re-observing still found.
 	Problems []string

@@ -31,6 +31,7 @@ import (
 	"github.com/site-tools/site/backends"
 	"github.com/site-tools/site/backends/dnsplan"
 	"github.com/site-tools/site/compiler/graph"
+	"github.com/site-tools/site/compiler/hint"
 	"github.com/site-tools/site/compiler/model"
 	"github.com/site-tools/site/compiler/plan"
 )
@@ -134,7 +135,7 @@ func (d *Driver) plan(ctx context.Context, step *graph.Step, run *backends.Run) 
 	if len(waiting) > 0 {
 		kr, err := backends.DetailOf[dnsplan.KeptReader](sp)
 		if err != nil {
-			return nil, nil, fmt.Errorf("zone %s: its DNS driver %T does not say what the zone holds at the names waiting for a DHCP lease, so their changes cannot be planned (%w); this is a bug in this build of site: please report it", step.Zone.Name, d.Inner, err)
+			return nil, nil, hint.Errorf(hint.Hint{Kind: hint.ReportBug}, "zone %s: its DNS driver %T does not say what the zone holds at the names waiting for a DHCP lease, so their changes cannot be planned (%w)", step.Zone.Name, d.Inner, err)
 		}
 		kept = kr.Kept()
 	}

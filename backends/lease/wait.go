@@ -9,6 +9,7 @@ import (
 
 	"github.com/site-tools/site/backends"
 	"github.com/site-tools/site/backends/dnsplan"
+	"github.com/site-tools/site/compiler/hint"
 	"github.com/site-tools/site/compiler/model"
 )
 
@@ -23,7 +24,7 @@ func (d *Driver) apply(ctx context.Context, sp *backends.StepPlan, dt *detail, r
 	}
 	comp, ok := d.Inner.(dnsplan.Completer)
 	if !ok {
-		return nil, fmt.Errorf("zone %s: its DNS driver %T cannot add the leased addresses to its plan; this is a bug in this build of site: please report it", sp.Step.Zone.Name, d.Inner)
+		return nil, hint.Errorf(hint.Hint{Kind: hint.ReportBug}, "zone %s: its DNS driver %T cannot add the leased addresses to its plan", sp.Step.Zone.Name, d.Inner)
 	}
 	addrs, err := d.wait(ctx, run, dt.waiting)
 	if err != nil {
@@ -60,7 +61,13 @@ func (d *Driver) apply(ctx context.Context, sp *backends.StepPlan, dt *detail, r
 // no lease, which the rest of the zone does not wait for.
 type noLeaseError struct{ msg string }
 
-func (e *noLeaseError) Error() string { return e.msg }
+func (e *noLeaseError) Error() string { return e.msg + "; " + e.Hint().Render() }
+
+// Hint is a lease not taken's advice: check the guest, run again, or
+// wait longer.
+func (e *noLeaseError) Hint() hint.Hint {
+	return hint.Hint{Kind: hint.CheckGuestDHCP, Setting: "--lease-timeout"}
+}
 
 // wait polls the leases of the waiting records' VMs until each has one,
 // ctx ends, the run is interrupted (Ctrl-C: nothing was written yet, so
@@ -109,8 +116,7 @@ func (d *Driver) wait(ctx context.Context, run *backends.Run, waiting []*model.R
 			select {
 			case <-ctx.Done():
 				if ctx.Err() == context.DeadlineExceeded {
-					return nil, &noLeaseError{fmt.Sprintf("VM %s took no DHCP lease within %s, so %s unwritten: check that the guest boots and asks DHCP on its first NIC, then run site apply again (or give it longer with --lease-timeout)",
-						ref.VM, timeout, stay(names[ref]))}
+					return nil, &noLeaseError{fmt.Sprintf("VM %s took no DHCP lease within %s, so %s unwritten", ref.VM, timeout, stay(names[ref]))}
 				}
 				return nil, fmt.Errorf("waiting for the DHCP lease of VM %s: %w", ref.VM, ctx.Err())
 			case <-time.After(poll):

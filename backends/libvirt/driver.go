@@ -350,8 +350,7 @@ func (d *Driver) forget(host string) {
 func refuseUnacked[O interface{ gate() plan.Gate }](step string, ops []O, run *backends.Run) error {
 	for _, o := range ops {
 		if g := o.gate(); g != "" && !run.Acked[g] {
-			h := hint.Hint{Kind: hint.Acknowledge, Gate: string(g)}
-			return hint.Errorf(h, "step %s needs %s, which was not acknowledged: nothing was changed (%v)", step, g, h)
+			return hint.Errorf(hint.Hint{Kind: hint.Acknowledge, Gate: string(g)}, "step %s needs %s, which was not acknowledged: nothing was changed", step, g)
 		}
 	}
 	return nil

@@ -21,7 +21,7 @@ func TestRefuseUnackedHint(t *testing.T) {
 			if got := hint.Of(err); got != want {
 				t.Fatalf("hint.Of(%v) = %+v, want %+v", err, got, want)
 			}
-			if !strings.HasSuffix(err.Error(), "nothing was changed ("+want.Render()+")") {
+			if !strings.HasSuffix(err.Error(), "nothing was changed; "+want.Render()) {
 				t.Errorf("text %q does not end with the hint", err)
 			}
 		})

@@ -15,6 +15,7 @@ import (
 	"github.com/site-tools/site/backends/libvirt/domain"
 	"github.com/site-tools/site/backends/libvirt/qcow2"
 	"github.com/site-tools/site/compiler/graph"
+	"github.com/site-tools/site/compiler/hint"
 	"github.com/site-tools/site/compiler/model"
 	"github.com/site-tools/site/compiler/plan"
 )
@@ -118,8 +119,9 @@ func (pd poolDriver) replanImage(det *imageDetail) (*imageDetail, error) {
 		return nil, fmt.Errorf("base image %s: planning it again once pool %s runs: %w", img.Name, img.Pool.Name, err)
 	}
 	if again != nil && again.replan {
-		return nil, fmt.Errorf("base image %s: storage pool %s on %s still does not run, so the image cannot be read or uploaded: nothing was changed; start it (virsh -c %s pool-start %s) or apply its step (site apply --target pool/%s/%s), then apply again",
-			img.Name, img.Pool.Name, img.Pool.Host, img.Pool.Host, img.Pool.Name, img.Pool.Host, img.Pool.Name)
+		h := hint.Hint{Kind: hint.StartPool, Command: fmt.Sprintf("virsh -c %s pool-start %s", img.Pool.Host, img.Pool.Name), Target: "pool/" + img.Pool.Host + "/" + img.Pool.Name}
+		return nil, hint.Errorf(h, "base image %s: storage pool %s on %s still does not run, so the image cannot be read or uploaded: nothing was changed",
+			img.Name, img.Pool.Name, img.Pool.Host)
 	}
 	return again, nil
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/site-tools/site/backends/libvirt/network"
 	"github.com/site-tools/site/backends/libvirt/ownership"
 	"github.com/site-tools/site/compiler/graph"
+	"github.com/site-tools/site/compiler/hint"
 	"github.com/site-tools/site/compiler/model"
 	"github.com/site-tools/site/compiler/plan"
 )
@@ -141,12 +142,15 @@ func (n netDriver) plan(ctx context.Context, step *graph.Step, run *backends.Run
 	case o == nil:
 		err = p.planCreate(hosts)
 	case o.Owner == nil:
-		return nil, nil, fmt.Errorf("network %s on %s exists but carries no site owner element, so site will not change it; to adopt it for tenant %s add <%s:owner xmlns:%s=%q tenant=%q/> to its <metadata> (virsh -c %s net-edit %s)",
-			nw.Name, nw.Host, nw.Tenant, ownership.Prefix, ownership.Prefix, OwnerNS, nw.Tenant, nw.Host, nw.Name)
+		h := hint.Hint{Kind: hint.Adopt, Tenant: nw.Tenant,
+			Command: fmt.Sprintf("add <%s:owner xmlns:%s=%q tenant=%q/> to its <metadata> (virsh -c %s net-edit %s)", ownership.Prefix, ownership.Prefix, OwnerNS, nw.Tenant, nw.Host, nw.Name)}
+		return nil, nil, hint.Errorf(h, "network %s on %s exists but carries no site owner element, so site will not change it", nw.Name, nw.Host)
 	case o.Owner.Tenant != nw.Tenant && step.Removal != "":
-		return nil, nil, fmt.Errorf("network %s on %s belongs to tenant %q, not %q, and %s no longer declares it: its removal is step %s in a run of these PATHs; apply that first (those PATHs with --target %s --ack %s), or rename this network", nw.Name, nw.Host, o.Owner.Tenant, nw.Tenant, o.Owner.Tenant, step.Removal, "'"+step.Removal+"'", plan.GateNetDestroy)
+		h := hint.Hint{Kind: hint.RemoveOtherFirst, Tenant: o.Owner.Tenant, InRun: true, Target: step.Removal, Gate: string(plan.GateNetDestroy)}
+		return nil, nil, hint.Errorf(h, "network %s on %s belongs to tenant %q, not %q, and %s no longer declares it: its removal is step %s in a run of these PATHs", nw.Name, nw.Host, o.Owner.Tenant, nw.Tenant, o.Owner.Tenant, step.Removal)
 	case o.Owner.Tenant != nw.Tenant:
-		return nil, nil, fmt.Errorf("network %s on %s belongs to tenant %q, not %q: rename one of them, or, if %s no longer declares it, remove it first with a run of %s's file alone (site apply tenants/%s.cue --target %s --ack %s), which then lists its removal", nw.Name, nw.Host, o.Owner.Tenant, nw.Tenant, o.Owner.Tenant, o.Owner.Tenant, o.Owner.Tenant, "'"+graph.NetworkStepID(nw.Host, nw.Name)+"'", plan.GateNetDestroy)
+		h := hint.Hint{Kind: hint.RemoveOtherFirst, Tenant: o.Owner.Tenant, Target: graph.NetworkStepID(nw.Host, nw.Name), Gate: string(plan.GateNetDestroy)}
+		return nil, nil, hint.Errorf(h, "network %s on %s belongs to tenant %q, not %q", nw.Name, nw.Host, o.Owner.Tenant, nw.Tenant)
 	default:
 		err = p.planUpdate(o, hosts)
 	}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/site-tools/site/backends/libvirt/libvirttest"
 	"github.com/site-tools/site/backends/libvirt/network"
+	"github.com/site-tools/site/compiler/hint"
 	"github.com/site-tools/site/compiler/model"
 	"github.com/site-tools/site/compiler/plan"
 )
@@ -159,23 +160,32 @@ func TestForeignResourcesRefused(t *testing.T) {
 	lan := &model.Network{Tenant: tenant, Name: "lan", Host: r.host, CIDR: "10.77.0.0/24"}
 	g := r.graph([]*model.VM{r.vm("web"), r.vm("db")}, []*model.Network{lan})
 	obs, _ := r.diff(g)
-	got := map[string]string{}
+	got := map[string]plan.Blocked{}
 	for _, b := range obs.Plan.Blocked {
-		got[b.Step] = b.Reason
+		got[b.Step] = b
 	}
-	tests := []struct{ step, want string }{
-		{"vm/" + r.host + "/web", "carries no site owner element"},
+	tests := []struct {
+		step, want string
+		hint       hint.Kind
+	}{
+		{"vm/" + r.host + "/web", "carries no site owner element", hint.Adopt},
 		// Its tenant may have dropped it, and a run of the whole site
 		// shows no removal (the ID is this tenant's step): say how.
-		{"vm/" + r.host + "/db", `belongs to tenant "other", not "t1": rename one of them, or, if other no longer declares it, remove it first with a run of other's file alone (site apply tenants/other.cue --target 'vm/` + r.host + `/db' --ack GATE-VM-DESTROY)`},
-		{"network/" + r.host + "/lan", "carries no site owner element"},
+		{"vm/" + r.host + "/db", `belongs to tenant "other", not "t1"`, hint.RemoveOtherFirst},
+		{"network/" + r.host + "/lan", "carries no site owner element", hint.Adopt},
 	}
 	for _, tt := range tests {
 		t.Run(tt.step, func(t *testing.T) {
-			if !strings.Contains(got[tt.step], tt.want) {
-				t.Errorf("got %q, want it to contain %q", got[tt.step], tt.want)
+			b := got[tt.step]
+			if !strings.Contains(b.Reason, tt.want) || b.Hint == nil || b.Hint.Kind != tt.hint.String() {
+				t.Errorf("got %q with hint %+v, want it to say %q with a %s hint", b.Reason, b.Hint, tt.want, tt.hint)
 			}
 		})
+	}
+	// The removal it names is other's step, in a run of other's file.
+	want := hint.Hint{Kind: hint.RemoveOtherFirst, Tenant: "other", Target: "vm/" + r.host + "/db", Gate: string(plan.GateVMDestroy)}.ToJSON()
+	if h := got["vm/"+r.host+"/db"].Hint; h == nil || *h != *want {
+		t.Errorf("db's hint %+v, want %+v", h, want)
 	}
 }
 

@@ -13,6 +13,7 @@ import (
 	"github.com/site-tools/site/backends"
 	"github.com/site-tools/site/backends/libvirt/conn"
 	"github.com/site-tools/site/compiler/graph"
+	"github.com/site-tools/site/compiler/hint"
 	"github.com/site-tools/site/compiler/model"
 	"github.com/site-tools/site/compiler/plan"
 )
@@ -97,7 +98,8 @@ func (pd poolDriver) plan(step *graph.Step) (*backends.StepPlan, poolStep, error
 		change(plan.ActionCreate, "new storage pool declared in site.cue: define, build (make its directory), start, autostart", nil,
 			map[string]any{"type": p.Type, "path": p.Path, "active": true, "autostart": true})
 	case o.Type != p.Type || o.Path != p.Path:
-		return nil, poolStep{}, fmt.Errorf("storage pool %s on %s (host %s) exists as a %s pool at %s, but site.cue declares a %s pool at %s: site never redefines a pool (its volumes are guests' data); change site.cue to match, or move the pool yourself",
+		return nil, poolStep{}, hint.Errorf(hint.Hint{Kind: hint.ByHand, Spec: "change site.cue to match", Command: "move the pool"},
+			"storage pool %s on %s (host %s) exists as a %s pool at %s, but site.cue declares a %s pool at %s: site never redefines a pool (its volumes are guests' data)",
 			p.Name, p.Host, p.HostName, o.Type, o.Path, p.Type, p.Path)
 	default:
 		before, after := map[string]any{}, map[string]any{}

@@ -14,6 +14,7 @@ import (
 
 	"github.com/site-tools/site/backends/libvirt/conn"
 	"github.com/site-tools/site/backends/libvirt/qcow2"
+	"github.com/site-tools/site/compiler/hint"
 	"github.com/site-tools/site/compiler/model"
 )
 
@@ -204,8 +205,9 @@ func (p *vmPlanner) refuseDiskNamingFiles(disk model.Disk, vol *volObs) error {
 	if err != nil || why == "" {
 		return err
 	}
-	return fmt.Errorf("%sVM %s on %s: volume %s/%s, which no domain has attached, %s: attached as libvirt reads it, QEMU would read that file for this VM, and the header that says so may be a guest's, written to the start of a raw disk, so site refuses it; if it is a raw disk, have the operator attach it to the VM as raw (virsh -c %s attach-disk %s %s vdX --driver qemu --subdriver raw --config), or name another volume; nothing was changed",
-		at(disk.Pos), p.vm.Name, p.vm.Host, disk.Pool, disk.Name, why, p.vm.Host, p.vm.Name, vol.Path)
+	h := hint.Hint{Kind: hint.AttachAsRaw, Command: fmt.Sprintf("virsh -c %s attach-disk %s %s vdX --driver qemu --subdriver raw --config", p.vm.Host, p.vm.Name, vol.Path)}
+	return hint.Errorf(h, "%sVM %s on %s: volume %s/%s, which no domain has attached, %s: QEMU would read that file for this VM, and the header may be a guest's (of a raw disk); nothing was changed",
+		at(disk.Pos), p.vm.Name, p.vm.Host, disk.Pool, disk.Name, why)
 }
 
 // diskCapacity is the size the guest sees of the VM's existing disk
@@ -230,8 +232,10 @@ func (p *vmPlanner) refuseProbedResize(disk model.Disk, vol *volObs, format stri
 	if format == "" || format == vol.Format {
 		return nil
 	}
-	return fmt.Errorf("%sVM %s on %s: disk %s/%s is %s in its domain's definition, but libvirt reads the volume as %s (from its first bytes, which its guest writes) and would grow it in that format, with qemu-img, which follows files such a header names; so site does not grow it: grow the file as %s on the host (qemu-img resize -f %s %s SIZE, then virsh -c %s pool-refresh %s), or declare its size as it is; nothing was changed",
-		at(disk.Pos), p.vm.Name, p.vm.Host, disk.Pool, disk.Name, format, vol.Format, format, format, vol.Path, p.vm.Host, disk.Pool)
+	h := hint.Hint{Kind: hint.ByHand, Spec: "declare its size as it is",
+		Command: fmt.Sprintf("grow the file as %s (qemu-img resize -f %s %s SIZE, then virsh -c %s pool-refresh %s)", format, format, vol.Path, p.vm.Host, disk.Pool)}
+	return hint.Errorf(h, "%sVM %s on %s: disk %s/%s is %s in its domain's definition, but libvirt reads the volume as %s (from its guest-written header) and would grow it so; nothing was changed",
+		at(disk.Pos), p.vm.Name, p.vm.Host, disk.Pool, disk.Name, format, vol.Format)
 }
 
 // physicalSize is the size of volume pool/name's file on the host
@@ -281,7 +285,7 @@ func stillReadAs(vol *libvirt.StorageVol, format string) error {
 		now = def.Target.Format.Type
 	}
 	if now != format {
-		return fmt.Errorf("the plan read it as %s, but libvirt now reads it as %s (its first bytes, which its guest writes, changed since) and would grow it in that format, following any file such a header names; nothing was grown: run site diff again", format, now)
+		return hint.Errorf(hint.Hint{Kind: hint.RunDiffAgain}, "the plan read it as %s, but libvirt now reads it as %s (its guest-written first bytes changed since) and would grow it so, following any file such a header names; nothing was grown", format, now)
 	}
 	return nil
 }

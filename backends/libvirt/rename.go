@@ -11,6 +11,7 @@ import (
 	"libvirt.org/go/libvirtxml"
 
 	"github.com/site-tools/site/compiler/graph"
+	"github.com/site-tools/site/compiler/hint"
 	"github.com/site-tools/site/compiler/model"
 	"github.com/site-tools/site/compiler/plan"
 )
@@ -150,7 +151,8 @@ func (a *applier) rename(dom *libvirt.Domain, o op) error {
 	}
 	if active {
 		if o.Gate == "" {
-			return fmt.Errorf("rename %s on %s to %s: the domain was shut off when planned and runs now; site does not stop it unasked: run site diff again, then apply with --ack %s", o.Domain, a.host, o.To, plan.GateVMDestroy)
+			return hint.Errorf(hint.Hint{Kind: hint.ReviewThenAcknowledge, Gate: string(plan.GateVMDestroy)},
+				"rename %s on %s to %s: the domain was shut off when planned and runs now; site does not stop it unasked", o.Domain, a.host, o.To)
 		}
 		if err := a.stop(dom, o.Domain); err != nil {
 			return err

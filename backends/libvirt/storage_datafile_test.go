@@ -15,6 +15,7 @@ import (
 	"testing"
 
 	"github.com/site-tools/site/backends/engine"
+	"github.com/site-tools/site/compiler/hint"
 	"github.com/site-tools/site/compiler/model"
 	"github.com/site-tools/site/compiler/plan"
 )
@@ -146,7 +147,7 @@ func TestGuestHeaderDoesNotSteerAResize(t *testing.T) {
 	obs, run := r.diff(g)
 	if len(obs.Plan.Blocked) == 0 {
 		r.apply(g, obs, run, plan.GateVMDiskResize)
-	} else if !strings.Contains(obs.Plan.Blocked[0].Reason, "qemu-img resize -f raw") {
+	} else if h := obs.Plan.Blocked[0].Hint; h == nil || h.Kind != hint.ByHand.String() || !strings.Contains(h.Text, "qemu-img resize -f raw") {
 		t.Errorf("blocked %+v, want the step refused saying how to grow the disk as raw", obs.Plan.Blocked)
 	}
 	if st, err := os.Stat(filepath.Join(pool.Path, "victim-root")); err != nil || st.Size() != int64(len(victim)) {

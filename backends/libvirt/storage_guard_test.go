@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/site-tools/site/compiler/hint"
 	"github.com/site-tools/site/compiler/model"
 )
 
@@ -31,10 +32,15 @@ func TestRebaseRefusedUnderRunningGuest(t *testing.T) {
 	if len(obs.Plan.Blocked) != 1 {
 		t.Fatalf("blocked: got %+v, want the VM step", obs.Plan.Blocked)
 	}
-	for _, w := range []string{"never replaces a disk under a running guest", "running: false", "GATE-VM-STOP", `made again from base "new.raw" (it was made from "old.raw")`} {
+	for _, w := range []string{"never replaces a disk under a running guest", `made again from base "new.raw" (it was made from "old.raw")`} {
 		if !strings.Contains(obs.Plan.Blocked[0].Reason, w) {
 			t.Errorf("reason %q does not contain %q", obs.Plan.Blocked[0].Reason, w)
 		}
+	}
+	// Stop it first (GATE-VM-STOP), rebase, start it again.
+	want := hint.Hint{Kind: hint.StopFirst, Gate: "GATE-VM-STOP", Spec: "GATE-VM-DISK-REBASE"}.ToJSON()
+	if h := obs.Plan.Blocked[0].Hint; h == nil || *h != *want {
+		t.Errorf("hint %+v, want %+v", h, want)
 	}
 }
 

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/site-tools/site/backends/engine"
+	"github.com/site-tools/site/compiler/hint"
 	"github.com/site-tools/site/compiler/model"
 	"github.com/site-tools/site/compiler/plan"
 )
@@ -177,8 +178,8 @@ func TestInactivePoolKeepsDiskGates(t *testing.T) {
 		}
 	}
 	t.Logf("VM step %s: %s", vmStep.Status, vmStep.Reason)
-	if vmStep.Status != engine.StatusFailed || !strings.Contains(vmStep.Reason, string(plan.GateVMDiskResize)) || !strings.Contains(vmStep.Reason, "site diff") {
-		t.Fatalf("VM step: %s %q, want it failed naming %s and site diff", vmStep.Status, vmStep.Reason, plan.GateVMDiskResize)
+	if want := (hint.Hint{Kind: hint.ReviewThenAcknowledge, Gate: string(plan.GateVMDiskResize)}); vmStep.Status != engine.StatusFailed || vmStep.Hint != want {
+		t.Fatalf("VM step: %s %q with hint %+v, want it failed with hint %+v (site diff, then %s)", vmStep.Status, vmStep.Reason, vmStep.Hint, want, plan.GateVMDiskResize)
 	}
 	if st, err := os.Stat(filepath.Join(pool.Path, "web-data")); err != nil || st.Size() != 1<<20 {
 		t.Errorf("web-data changed without its gate: %v, %d bytes", err, st.Size())

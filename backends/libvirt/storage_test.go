@@ -17,6 +17,7 @@ import (
 	"github.com/site-tools/site/backends/engine"
 	"github.com/site-tools/site/backends/libvirt/libvirttest"
 	"github.com/site-tools/site/backends/libvirt/ownership"
+	"github.com/site-tools/site/compiler/hint"
 	"github.com/site-tools/site/compiler/model"
 	"github.com/site-tools/site/compiler/plan"
 )
@@ -275,10 +276,14 @@ func TestMissingBaseNeverHalfApplies(t *testing.T) {
 		name string
 		prep func()
 		want []string
+		hint hint.Hint
 	}{
-		{"pool missing", func() {}, []string{"base volume debian-12.qcow2 in pool images on qemu:///session (host local), but that pool does not exist yet", "site apply --target pool/qemu:///session/images"}},
+		{"pool missing", func() {}, []string{"base volume debian-12.qcow2 in pool images on qemu:///session (host local), but that pool does not exist yet"},
+			hint.Hint{Kind: hint.StartPool, Target: "pool/qemu:///session/images"}},
 		{"base missing", func() { r.makePool(pool) },
-			[]string{"base volume debian-12.qcow2, which is not in pool images on qemu:///session (host local)", "vol-upload --pool images debian-12.qcow2"}},
+			[]string{"base volume debian-12.qcow2, which is not in pool images on qemu:///session (host local)"},
+			hint.Hint{Kind: hint.ProvideImage, Spec: `hosts: local: images: "debian-12.qcow2": {pool: "images", source: FILE}`,
+				Command: "virsh -c qemu:///session vol-create-as images debian-12.qcow2 SIZE --format qcow2 && virsh -c qemu:///session vol-upload --pool images debian-12.qcow2 FILE (or copy the file into the pool's directory and run virsh pool-refresh images)"}},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			tt.prep()
@@ -294,6 +299,9 @@ func TestMissingBaseNeverHalfApplies(t *testing.T) {
 				if !strings.Contains(obs.Plan.Blocked[0].Reason, w) {
 					t.Errorf("reason %q does not contain %q", obs.Plan.Blocked[0].Reason, w)
 				}
+			}
+			if h := obs.Plan.Blocked[0].Hint; h == nil || *h != *tt.hint.ToJSON() {
+				t.Errorf("hint %+v, want %+v", h, tt.hint.ToJSON())
 			}
 			_, err := r.tryApply(g, obs, run, plan.Catalogue()...)
 			var be *engine.BlockedError
@@ -321,7 +329,7 @@ func TestPoolConflictIsShown(t *testing.T) {
 		t.Fatalf("blocked: got %+v, want the pool step and the VM that needs it", obs.Plan.Blocked)
 	}
 	b := obs.Plan.Blocked[0]
-	if b.Step != "pool/qemu:///session/images" || !strings.Contains(b.Reason, pool.Path) || !strings.Contains(b.Reason, moved.Path) || !strings.Contains(b.Reason, "never redefines") {
+	if b.Step != "pool/qemu:///session/images" || !strings.Contains(b.Reason, pool.Path) || !strings.Contains(b.Reason, moved.Path) || !strings.Contains(b.Reason, "never redefines") || b.Hint == nil || b.Hint.Kind != hint.ByHand.String() {
 		t.Errorf("pool step blocked as %+v, want both paths and that site never redefines a pool", b)
 	}
 }
@@ -387,9 +395,9 @@ func TestMissingPoolOrBaseSaysWhereAndWhatExists(t *testing.T) {
 		{"pool near", model.Disk{Pool: "imagse", Name: "web-root", SizeBytes: 1 << 20, Pos: at},
 			[]string{"tenants/lab.cue:9:12: ", "pools there: images (did you mean images?)"}},
 		{"base", model.Disk{Pool: "images", Name: "web-root", SizeBytes: 2 << 20, Base: "bigg.raw", BasePos: at},
-			[]string{"tenants/lab.cue:9:12: ", "base volume bigg.raw, which is not in pool images", "which is not in pool images on qemu:///session (host local), which holds big.raw (did you mean big.raw?): declare it"}},
+			[]string{"tenants/lab.cue:9:12: ", "base volume bigg.raw, which is not in pool images", "which is not in pool images on qemu:///session (host local), which holds big.raw (did you mean big.raw?); nothing was changed"}},
 		{"base far", model.Disk{Pool: "images", Name: "web-root", SizeBytes: 2 << 20, Base: "debian.qcow2", BasePos: at},
-			[]string{"which holds big.raw: declare it"}},
+			[]string{"which holds big.raw; nothing was changed"}},
 		// A disk smaller than its base: the size to raise is the disk's.
 		{"smaller than its base", model.Disk{Pool: "images", Name: "web-root", SizeBytes: 512 << 10, Base: "big.raw", Pos: at},
 			[]string{"tenants/lab.cue:9:12: ", "a disk is at least as large as its base"}},

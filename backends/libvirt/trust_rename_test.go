@@ -9,7 +9,9 @@ import (
 	"github.com/site-tools/site/backends/libvirt/libvirttest"
 	"github.com/site-tools/site/backends/libvirt/ownership"
 	"github.com/site-tools/site/compiler/graph"
+	"github.com/site-tools/site/compiler/hint"
 	"github.com/site-tools/site/compiler/model"
+	"github.com/site-tools/site/compiler/plan"
 )
 
 // tenantsGraph compiles the tenants' VMs on the rig's host, with the
@@ -63,9 +65,10 @@ func TestTrust_RenameKeepsOnlyItsOwn(t *testing.T) {
 	// that removes it in the same run (which once it said to find in a
 	// run of victim's file alone, under another ID).
 	obs, _ := r.diff(r.tenantsGraph(map[string][]*model.VM{"victim": {app}, "evil": {squat}}))
-	want := `domain db on ` + r.host + ` belongs to tenant "victim", not "evil", and victim no longer declares it: its removal is step vm/` + r.host + `/db@victim in a run of these PATHs; apply that first (those PATHs with --target 'vm/` + r.host + `/db@victim' --ack GATE-VM-DESTROY), or rename this VM`
-	if len(obs.Plan.Blocked) != 1 || !strings.Contains(obs.Plan.Blocked[0].Reason, want) {
-		t.Errorf("evil's VM db: got blocked %+v, plan %q, want it refused with %q", obs.Plan.Blocked, lines(obs.Plan), want)
+	want := `domain db on ` + r.host + ` belongs to tenant "victim", not "evil", and victim no longer declares it: its removal is step vm/` + r.host + `/db@victim in a run of these PATHs`
+	wantHint := hint.Hint{Kind: hint.RemoveOtherFirst, Tenant: "victim", InRun: true, Target: "vm/" + r.host + "/db@victim", Gate: string(plan.GateVMDestroy)}.ToJSON()
+	if len(obs.Plan.Blocked) != 1 || !strings.Contains(obs.Plan.Blocked[0].Reason, want) || obs.Plan.Blocked[0].Hint == nil || *obs.Plan.Blocked[0].Hint != *wantHint {
+		t.Errorf("evil's VM db: got blocked %+v, plan %q, want it refused with %q and hint %+v", obs.Plan.Blocked, lines(obs.Plan), want, wantHint)
 	}
 
 	obs, _ = r.diff(r.tenantsGraph(map[string][]*model.VM{"victim": {app}, "evil": {thief}}))
@@ -107,13 +110,14 @@ func TestTrust_NetworkCollisionNamesTheRemoval(t *testing.T) {
 		{Name: "evil", Domain: "evil.example.net.", Networks: []*model.Network{{Tenant: "evil", Name: "lan", Host: r.host, CIDR: "10.93.0.0/24"}}},
 	}}
 	obs, _ := r.diff(r.discovered(spec))
-	blocked := map[string]string{}
+	blocked := map[string]plan.Blocked{}
 	for _, b := range obs.Plan.Blocked {
-		blocked[b.Step] = b.Reason
+		blocked[b.Step] = b
 	}
-	want := `network lan on ` + r.host + ` belongs to tenant "victim", not "evil", and victim no longer declares it: its removal is step network/` + r.host + `/lan@victim in a run of these PATHs; apply that first (those PATHs with --target 'network/` + r.host + `/lan@victim' --ack GATE-NET-DESTROY), or rename this network`
-	if got := blocked["network/"+r.host+"/lan"]; !strings.Contains(got, want) {
-		t.Errorf("evil's network lan: got %q, want it refused with %q; plan %q", got, want, lines(obs.Plan))
+	want := `network lan on ` + r.host + ` belongs to tenant "victim", not "evil", and victim no longer declares it: its removal is step network/` + r.host + `/lan@victim in a run of these PATHs`
+	wantHint := hint.Hint{Kind: hint.RemoveOtherFirst, Tenant: "victim", InRun: true, Target: "network/" + r.host + "/lan@victim", Gate: string(plan.GateNetDestroy)}.ToJSON()
+	if got := blocked["network/"+r.host+"/lan"]; !strings.Contains(got.Reason, want) || got.Hint == nil || *got.Hint != *wantHint {
+		t.Errorf("evil's network lan: got %q with hint %+v, want it refused with %q and hint %+v; plan %q", got.Reason, got.Hint, want, wantHint, lines(obs.Plan))
 	}
 }
 

@@ -13,6 +13,7 @@ import (
 	"github.com/site-tools/site/backends"
 	"github.com/site-tools/site/backends/libvirt/conn"
 	"github.com/site-tools/site/backends/libvirt/ownership"
+	"github.com/site-tools/site/compiler/hint"
 )
 
 // Apply carries out a VM step's plan in a fixed order (opKind's): the
@@ -115,14 +116,16 @@ func (v vmDriver) replan(ctx context.Context, sp *backends.StepPlan, det *vmDeta
 		return nil, fmt.Errorf("VM %s: planning its volumes again once pool %s runs: %w", vm.Name, strings.Join(det.unread, ", "), err)
 	}
 	if len(fresh.unread) > 0 {
-		return nil, fmt.Errorf("VM %s: storage pool %s on %s still does not run, so its volumes cannot be read: nothing in this step was changed; start it (virsh -c %s pool-start %s) or apply its step (site apply --target %s), then apply again",
-			vm.Name, fresh.unread[0], vm.Host, vm.Host, fresh.unread[0], poolStepID(vm, fresh.unread[0]))
+		h := hint.Hint{Kind: hint.StartPool, Command: fmt.Sprintf("virsh -c %s pool-start %s", vm.Host, fresh.unread[0]), Target: poolStepID(vm, fresh.unread[0])}
+		return nil, hint.Errorf(h, "VM %s: storage pool %s on %s still does not run, so its volumes cannot be read: nothing in this step was changed",
+			vm.Name, fresh.unread[0], vm.Host)
 	}
 	for _, c := range again.Changes {
 		for _, g := range c.Gates {
 			if !run.Acked[g] {
-				return nil, fmt.Errorf("VM %s: with pool %s running and its volumes read, %s %s needs %s (%s), which the plan shown could not ask for: nothing in this step was changed; run site diff again to see it, then apply with --ack %s",
-					vm.Name, strings.Join(det.unread, ", "), c.Action, c.Key, g, c.Reason, g)
+				return nil, hint.Errorf(hint.Hint{Kind: hint.ReviewThenAcknowledge, Gate: string(g)},
+					"VM %s: with pool %s running and its volumes read, %s %s needs %s (%s), which the plan shown could not ask for: nothing in this step was changed",
+					vm.Name, strings.Join(det.unread, ", "), c.Action, c.Key, g, c.Reason)
 			}
 		}
 	}

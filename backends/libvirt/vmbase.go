@@ -9,6 +9,7 @@ import (
 
 	"github.com/site-tools/site/backends/libvirt/domain"
 	"github.com/site-tools/site/backends/libvirt/ownership"
+	"github.com/site-tools/site/compiler/hint"
 	"github.com/site-tools/site/compiler/model"
 	"github.com/site-tools/site/compiler/plan"
 )
@@ -52,21 +53,27 @@ func (p *vmPlanner) base(disk model.Disk) (*baseImage, error) {
 		if vol.Unknown != "" {
 			why += ", and " + vol.Unknown
 		}
-		return nil, fmt.Errorf("%sVM %s: disk %s starts from base volume %s in pool %s on %s (host %s), but that pool %s, so the base cannot be checked: have site make and start it first (site apply --target %s), make sure the image is in it (copy the file into the pool's directory and run virsh pool-refresh %s, or virsh vol-upload), then apply again",
-			at(disk.BasePos), vm.Name, disk.Name, disk.Base, disk.Pool, vm.Host, vm.HostName, why, poolStepID(vm, disk.Pool), disk.Pool)
+		return nil, hint.Errorf(hint.Hint{Kind: hint.StartPool, Target: poolStepID(vm, disk.Pool)},
+			"%sVM %s: disk %s starts from base volume %s in pool %s on %s (host %s), but that pool %s, so the base cannot be checked",
+			at(disk.BasePos), vm.Name, disk.Name, disk.Base, disk.Pool, vm.Host, vm.HostName, why)
 	case vol.Partial:
-		return nil, fmt.Errorf("%sVM %s: disk %s starts from base volume %s in pool %s on %s (host %s), but an upload into it has not finished (its marker %s is beside it), so it is not the image yet: if no other site run is uploading it, declare it in site.cue (hosts: %s: images: %q: {pool: %q, source: FILE}) for site to upload it again, or delete the volume and its marker and upload it yourself (virsh -c %s vol-delete --pool %s %s; virsh -c %s vol-delete --pool %s %s); nothing was changed",
-			at(disk.BasePos), vm.Name, disk.Name, disk.Base, disk.Pool, vm.Host, vm.HostName, strings.Join(vol.Markers, ", "), vm.HostName, disk.Base, disk.Pool, vm.Host, disk.Pool, disk.Base, vm.Host, disk.Pool, vol.Markers[len(vol.Markers)-1])
+		h := hint.Hint{Kind: hint.ProvideImage, Spec: fmt.Sprintf("hosts: %s: images: %q: {pool: %q, source: FILE}", vm.HostName, disk.Base, disk.Pool),
+			Command: fmt.Sprintf("virsh -c %s vol-delete --pool %s %s; virsh -c %s vol-delete --pool %s %s; then upload it", vm.Host, disk.Pool, disk.Base, vm.Host, disk.Pool, vol.Markers[len(vol.Markers)-1])}
+		return nil, hint.Errorf(h, "%sVM %s: disk %s starts from base volume %s in pool %s on %s (host %s), but an upload into it has not finished (marker %s), unless another site run is uploading it now; nothing was changed",
+			at(disk.BasePos), vm.Name, disk.Name, disk.Base, disk.Pool, vm.Host, vm.HostName, strings.Join(vol.Markers, ", "))
 	case !vol.Exists:
-		return nil, fmt.Errorf("%sVM %s: disk %s starts from base volume %s, which is not in pool %s on %s (host %s)%s: declare it in site.cue (hosts: %s: images: %q: {pool: %q, source: FILE}) for site to upload, or provide it yourself: virsh -c %s vol-create-as %s %s SIZE --format qcow2 && virsh -c %s vol-upload --pool %s %s FILE (or copy the file into the pool's directory and run virsh pool-refresh %s); nothing was changed",
-			at(disk.BasePos), vm.Name, disk.Name, disk.Base, disk.Pool, vm.Host, vm.HostName, p.h.volumesThere(disk.Pool, disk.Base), vm.HostName, disk.Base, disk.Pool, vm.Host, disk.Pool, disk.Base, vm.Host, disk.Pool, disk.Base, disk.Pool)
+		h := hint.Hint{Kind: hint.ProvideImage, Spec: fmt.Sprintf("hosts: %s: images: %q: {pool: %q, source: FILE}", vm.HostName, disk.Base, disk.Pool),
+			Command: fmt.Sprintf("virsh -c %s vol-create-as %s %s SIZE --format qcow2 && virsh -c %s vol-upload --pool %s %s FILE (or copy the file into the pool's directory and run virsh pool-refresh %s)", vm.Host, disk.Pool, disk.Base, vm.Host, disk.Pool, disk.Base, disk.Pool)}
+		return nil, hint.Errorf(h, "%sVM %s: disk %s starts from base volume %s, which is not in pool %s on %s (host %s)%s; nothing was changed",
+			at(disk.BasePos), vm.Name, disk.Name, disk.Base, disk.Pool, vm.Host, vm.HostName, p.h.volumesThere(disk.Pool, disk.Base))
 	case vol.Backing != "" && p.image(disk) == nil:
 		// A volume no domain has attached is any tenant's base, and its
 		// header may be a guest's (a raw disk left in the pool): an
 		// overlay on it, or a copy in its format, reads the file the
 		// header names. site.cue's images are the operator's files.
-		return nil, fmt.Errorf("%sVM %s: disk %s starts from base volume %s/%s on %s, which reads as a %s overlay on %q: a disk made from it would read that file too, and the header that says so may be a guest's (a raw disk left in the pool), so site refuses it; start from an image site.cue declares (hosts: %s: images: ...), or a volume that is no overlay; nothing was changed",
-			at(disk.BasePos), vm.Name, disk.Name, disk.Pool, disk.Base, vm.Host, vol.Format, vol.Backing, vm.HostName)
+		return nil, hint.Errorf(hint.Hint{Kind: hint.OtherBase, Spec: "hosts: " + vm.HostName + ": images: ..."},
+			"%sVM %s: disk %s starts from base volume %s/%s on %s, which reads as a %s overlay on %q: a disk made from it would read that file too, and the header may be a guest's; nothing was changed",
+			at(disk.BasePos), vm.Name, disk.Name, disk.Pool, disk.Base, vm.Host, vol.Format, vol.Backing)
 	case disk.SizeBytes < vol.Capacity:
 		return nil, fmt.Errorf("%sVM %s: disk %s is %s but its base %s/%s on %s holds %s: a disk is at least as large as its base; declare size: %q or more",
 			at(disk.Pos), vm.Name, disk.Name, domain.SizeString(disk.SizeBytes), disk.Pool, disk.Base, vm.Host, domain.SizeString(vol.Capacity), domain.SizeString(vol.Capacity))
@@ -96,7 +103,9 @@ func (p *vmPlanner) refuseCopyOfRawDisk(disk model.Disk) error {
 		return nil // another's domain: refuseForeignBase refuses any disk made from it
 	}
 	vm := p.vm
-	return fmt.Errorf("%sVM %s: disk %s would be a copy of volume %s/%s on %s, which domain %s has attached as raw: its first bytes are its guest's, and libvirt copies a volume in the format it reads from them (with qemu-img, which follows files such a header names), so site does not copy it; drop clone to make the disk an overlay on it, which reads it as raw, or copy it yourself with the guest shut off (qemu-img convert -f raw -O raw); nothing was changed",
+	h := hint.Hint{Kind: hint.ByHand, Spec: "drop clone to make the disk an overlay on it, which reads it as raw",
+		Command: "copy it with the guest shut off (qemu-img convert -f raw -O raw)"}
+	return hint.Errorf(h, "%sVM %s: disk %s would be a copy of volume %s/%s on %s, which domain %s has attached as raw: libvirt would copy it in the format its guest-written header says; nothing was changed",
 		at(disk.BasePos), vm.Name, disk.Name, disk.Pool, disk.Base, vm.Host, holder)
 }
 
@@ -134,8 +143,9 @@ func (p *vmPlanner) refuseBaseNamingFiles(disk model.Disk, vol *volObs) error {
 		return err
 	}
 	vm := p.vm
-	return fmt.Errorf("%sVM %s: disk %s starts from base volume %s/%s on %s, which %s: a disk made from it would read that file too, and the header that says so may be a guest's (the start of a raw disk), so site refuses it; start from an image site.cue declares (hosts: %s: images: ...), or a raw or qcow2 volume that names no other file; nothing was changed",
-		at(disk.BasePos), vm.Name, disk.Name, disk.Pool, disk.Base, vm.Host, why, vm.HostName)
+	return hint.Errorf(hint.Hint{Kind: hint.OtherBase, Spec: "hosts: " + vm.HostName + ": images: ..."},
+		"%sVM %s: disk %s starts from base volume %s/%s on %s, which %s: a disk made from it would read that file too, and the header may be a guest's (the start of a raw disk); nothing was changed",
+		at(disk.BasePos), vm.Name, disk.Name, disk.Pool, disk.Base, vm.Host, why)
 }
 
 // image returns the base image site.cue declares for disk, or nil.
@@ -205,12 +215,15 @@ func (p *vmPlanner) planRebase(want *domain.Want, disk model.Disk, vol *volObs, 
 	case same || !mine && disk.Base == "":
 		return false, nil
 	case !mine:
-		return false, fmt.Errorf("VM %s: volume %s/%s on %s exists but site did not make it from base %s, and site replaces only volumes it made: delete it (virsh -c %s vol-delete --pool %s %s) to have it made from %s, or drop base to use it as it is",
-			vm.Name, disk.Pool, disk.Name, vm.Host, disk.Base, vm.Host, disk.Pool, disk.Name, disk.Base)
+		h := hint.Hint{Kind: hint.ByHand, Spec: "drop base to use it as it is",
+			Command: fmt.Sprintf("virsh -c %s vol-delete --pool %s %s, to have it made from %s", vm.Host, disk.Pool, disk.Name, disk.Base)}
+		return false, hint.Errorf(h, "VM %s: volume %s/%s on %s exists but site did not make it from base %s, and site replaces only volumes it made",
+			vm.Name, disk.Pool, disk.Name, vm.Host, disk.Base)
 	}
 	if o := p.h.domains[vm.Name]; o != nil && o.Running {
-		return false, fmt.Errorf("VM %s runs on %s, and its disk %s/%s would be made again from base %q (it was made from %q): site never replaces a disk under a running guest; set running: false and apply (%s), then apply again to remake the disk (%s), then set running: true",
-			vm.Name, vm.Host, disk.Pool, disk.Name, disk.Base, was, plan.GateVMStop, plan.GateVMDiskRebase)
+		h := hint.Hint{Kind: hint.StopFirst, Gate: string(plan.GateVMStop), Spec: string(plan.GateVMDiskRebase)}
+		return false, hint.Errorf(h, "VM %s runs on %s, and its disk %s/%s would be made again from base %q (it was made from %q): site never replaces a disk under a running guest",
+			vm.Name, vm.Host, disk.Pool, disk.Name, disk.Base, was)
 	}
 	if disk.Base != "" && b == nil {
 		if b, err = p.base(disk); err != nil {

@@ -7,6 +7,8 @@ import (
 	"slices"
 
 	"libvirt.org/go/libvirt"
+
+	"github.com/site-tools/site/compiler/hint"
 )
 
 // definitionAsObserved refuses the define of an existing domain whose
@@ -32,7 +34,7 @@ func (a *applier) definitionAsObserved(o op) error {
 		return fmt.Errorf("read the definition of domain %s on %s again before writing it: %w; %s", o.Domain, a.host, err, a.changedBefore())
 	}
 	if now != o.Was {
-		return fmt.Errorf("domain %s on %s: its definition changed since it was observed (edited meanwhile), and the one site would write was made from what it observed, so it would undo that edit unseen; %s: run site diff again, then apply",
+		return hint.Errorf(hint.Hint{Kind: hint.RunDiffAgain}, "domain %s on %s: its definition changed since it was observed (edited meanwhile), and writing what site planned would undo that edit unseen; %s",
 			o.Domain, a.host, a.changedBefore())
 	}
 	return nil

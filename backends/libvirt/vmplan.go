@@ -15,6 +15,7 @@ import (
 	"github.com/site-tools/site/backends/libvirt/domain"
 	"github.com/site-tools/site/backends/libvirt/ownership"
 	"github.com/site-tools/site/compiler/graph"
+	"github.com/site-tools/site/compiler/hint"
 	"github.com/site-tools/site/compiler/model"
 	"github.com/site-tools/site/compiler/plan"
 )
@@ -249,14 +250,17 @@ func (p *vmPlanner) observeDomain(o *domObs) error {
 		return nil
 	}
 	if o.Owner == nil {
-		return fmt.Errorf("domain %s on %s exists but carries no site owner element, so site will not change it; to adopt it for tenant %s run: virsh -c %s metadata %s %s --key %s --set '<owner tenant=\"%s\"/>' --live --config",
-			vm.Name, vm.Host, vm.Tenant, vm.Host, vm.Name, OwnerNS, ownership.Prefix, vm.Tenant)
+		h := hint.Hint{Kind: hint.Adopt, Tenant: vm.Tenant,
+			Command: fmt.Sprintf("virsh -c %s metadata %s %s --key %s --set '<owner tenant=\"%s\"/>' --live --config", vm.Host, vm.Name, OwnerNS, ownership.Prefix, vm.Tenant)}
+		return hint.Errorf(h, "domain %s on %s exists but carries no site owner element, so site will not change it", vm.Name, vm.Host)
 	}
 	if o.Owner.Tenant != vm.Tenant && p.step.Removal != "" {
-		return fmt.Errorf("domain %s on %s belongs to tenant %q, not %q, and %s no longer declares it: its removal is step %s in a run of these PATHs; apply that first (those PATHs with --target %s --ack %s), or rename this VM", vm.Name, vm.Host, o.Owner.Tenant, vm.Tenant, o.Owner.Tenant, p.step.Removal, "'"+p.step.Removal+"'", plan.GateVMDestroy)
+		h := hint.Hint{Kind: hint.RemoveOtherFirst, Tenant: o.Owner.Tenant, InRun: true, Target: p.step.Removal, Gate: string(plan.GateVMDestroy)}
+		return hint.Errorf(h, "domain %s on %s belongs to tenant %q, not %q, and %s no longer declares it: its removal is step %s in a run of these PATHs", vm.Name, vm.Host, o.Owner.Tenant, vm.Tenant, o.Owner.Tenant, p.step.Removal)
 	}
 	if o.Owner.Tenant != vm.Tenant {
-		return fmt.Errorf("domain %s on %s belongs to tenant %q, not %q: rename one of them, or, if %s no longer declares it, remove it first with a run of %s's file alone (site apply tenants/%s.cue --target %s --ack %s), which then lists its removal", vm.Name, vm.Host, o.Owner.Tenant, vm.Tenant, o.Owner.Tenant, o.Owner.Tenant, o.Owner.Tenant, "'"+graph.VMStepID(vm.Host, vm.Name)+"'", plan.GateVMDestroy)
+		h := hint.Hint{Kind: hint.RemoveOtherFirst, Tenant: o.Owner.Tenant, Target: graph.VMStepID(vm.Host, vm.Name), Gate: string(plan.GateVMDestroy)}
+		return hint.Errorf(h, "domain %s on %s belongs to tenant %q, not %q", vm.Name, vm.Host, o.Owner.Tenant, vm.Tenant)
 	}
 	p.seen = append(p.seen, vm.Name, strconv.Itoa(int(o.State)), strconv.FormatBool(o.Persistent), strconv.FormatBool(o.Autostart), o.LiveXML, o.InactiveXML)
 	return nil

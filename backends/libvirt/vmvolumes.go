@@ -14,6 +14,7 @@ import (
 	"github.com/site-tools/site/backends/libvirt/domain"
 	"github.com/site-tools/site/backends/libvirt/ownership"
 	"github.com/site-tools/site/backends/libvirt/seed"
+	"github.com/site-tools/site/compiler/hint"
 	"github.com/site-tools/site/compiler/model"
 	"github.com/site-tools/site/compiler/plan"
 )
@@ -257,9 +258,10 @@ func (p *vmPlanner) refuseProbedOverlay(disk model.Disk, vol *volObs, mine bool)
 	if mine || disk.Base != "" || vol.Backing == "" || p.definedFormat(disk.Pool, disk.Name) != "" {
 		return nil
 	}
-	return fmt.Errorf("%sVM %s on %s: volume %s/%s, which site did not make for this VM and no domain has attached, reads as a %s overlay on %q, but the disk declares no base: its header may be a guest's, written to the start of a raw disk, and attached as an overlay it would have QEMU read that file for this VM, so site refuses it; "+
-		"declare the base it was made on (base: a volume of pool %s), or, if it is a raw disk, have the operator attach it to the VM as raw (virsh -c %s attach-disk %s %s vdX --driver qemu --subdriver raw --config), or name another volume; nothing was changed",
-		at(disk.Pos), p.vm.Name, p.vm.Host, disk.Pool, disk.Name, vol.Format, vol.Backing, disk.Pool, p.vm.Host, p.vm.Name, vol.Path)
+	h := hint.Hint{Kind: hint.AttachAsRaw, Spec: "base: a volume of pool " + disk.Pool,
+		Command: fmt.Sprintf("virsh -c %s attach-disk %s %s vdX --driver qemu --subdriver raw --config", p.vm.Host, p.vm.Name, vol.Path)}
+	return hint.Errorf(h, "%sVM %s on %s: volume %s/%s (not site's, attached to no domain) reads as a %s overlay on %q, but the disk declares no base: QEMU would read that file, and the header may be a guest's; nothing was changed",
+		at(disk.Pos), p.vm.Name, p.vm.Host, disk.Pool, disk.Name, vol.Format, vol.Backing)
 }
 
 // declared is the pool of that name site.cue declares on the VM's host,

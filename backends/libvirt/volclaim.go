@@ -13,6 +13,7 @@ import (
 	"github.com/site-tools/site/backends"
 	"github.com/site-tools/site/backends/libvirt/conn"
 	"github.com/site-tools/site/backends/libvirt/ownership"
+	"github.com/site-tools/site/compiler/hint"
 )
 
 // A VM step lists the volumes it makes for a domain in the domain's
@@ -73,19 +74,19 @@ func (a *applier) createDisk(o op) error {
 func (a *applier) withdrawClaim(o op, cause error) error {
 	what := o.Pool + "/" + o.Volume
 	if err := a.unclaim(o.Domain, o.Pool, o.Volume); err != nil {
-		return fmt.Errorf("%w; site did not make %s, but taking it out of domain %s failed too (%v): its owner element may still list it, and a removal of the VM would delete it; "+
-			"take <site:volume pool=%q name=%q> out of the owner element and the disk on it out of the definition (virsh -c %s edit %s), then run site diff again",
-			cause, what, o.Domain, err, o.Pool, o.Volume, a.host, o.Domain)
+		h := hint.Hint{Kind: hint.RunDiffAgain,
+			Command: fmt.Sprintf("take <site:volume pool=%q name=%q> out of the owner element and the disk on it out of the definition (virsh -c %s edit %s)", o.Pool, o.Volume, a.host, o.Domain)}
+		return hint.Errorf(h, "%w; site did not make %s, but taking it out of domain %s failed too (%v): its owner element may still list it, and a removal of the VM would delete it",
+			cause, what, o.Domain, err)
 	}
 	withdrawn := fmt.Sprintf("domain %s no longer lists it in its owner element nor has a disk on it, so a removal of the VM keeps it", o.Domain)
 	switch {
 	case conn.IsCode(cause, libvirt.ERR_STORAGE_VOL_EXIST):
-		return fmt.Errorf("%w: volume %s appeared after this run's plan (another run, another tenant's run whose file was not loaded with this one, or by hand), and site did not make it: %s; "+
-			"find out whose it is (virsh -c %s vol-dumpxml --pool %s %s); run site diff again, which shows the VM taking it as its disk unless another domain has it, or name another volume in the spec",
-			cause, what, withdrawn, a.host, o.Pool, o.Volume)
+		h := hint.Hint{Kind: hint.RunDiffAgain, Command: fmt.Sprintf("find out whose it is (virsh -c %s vol-dumpxml --pool %s %s) or name another volume in the spec", a.host, o.Pool, o.Volume)}
+		return hint.Errorf(h, "%w: volume %s appeared after this run's plan (another run, one whose file was not loaded with this one, or by hand), and site did not make it: %s",
+			cause, what, withdrawn)
 	case fileInTheWay(cause):
-		return fmt.Errorf("%w: a file is at the path of volume %s in the pool's directory, though libvirt does not list it as a volume, and site did not make it: %s; "+
-			"run site diff again, which says what the file is and why libvirt does not list it",
+		return hint.Errorf(hint.Hint{Kind: hint.RunDiffAgain}, "%w: a file is at the path of volume %s in the pool's directory, though libvirt does not list it as a volume, and site did not make it (site diff says what it is): %s",
 			cause, what, withdrawn)
 	}
 	return fmt.Errorf("%w; site made no volume %s, so %s; the next run makes it again", cause, what, withdrawn)

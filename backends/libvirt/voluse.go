@@ -12,6 +12,7 @@ import (
 	"github.com/site-tools/site/backends/libvirt/conn"
 	"github.com/site-tools/site/backends/libvirt/ownership"
 	"github.com/site-tools/site/compiler/graph"
+	"github.com/site-tools/site/compiler/hint"
 	"github.com/site-tools/site/compiler/model"
 	"github.com/site-tools/site/compiler/plan"
 	"github.com/site-tools/site/compiler/visible"
@@ -151,9 +152,9 @@ func (p *vmPlanner) refuseLeftDisk(disk model.Disk, path string) error {
 	if u == nil {
 		return nil
 	}
-	return fmt.Errorf("%sVM %s on %s: volume %s/%s is attached to %s, which tenant %s no longer declares (renamed?): two domains on one disk corrupt it, so site refuses this VM while %s has it; "+
-		"remove %s first (its removal keeps the volumes the spec names as disks): site apply tenants/%s.cue --target %s --ack %s; then apply again; nothing was changed",
-		at(disk.Pos), p.vm.Name, p.vm.Host, disk.Pool, disk.Name, u.describe(), p.vm.Tenant, u.dom.Name, u.dom.Name, p.vm.Tenant, graph.VMStepID(p.vm.Host, u.dom.Name), plan.GateVMDestroy)
+	h := hint.Hint{Kind: hint.RemoveLeftFirst, Tenant: p.vm.Tenant, Target: graph.VMStepID(p.vm.Host, u.dom.Name), Gate: string(plan.GateVMDestroy)}
+	return hint.Errorf(h, "%sVM %s on %s: volume %s/%s is attached to %s, which tenant %s no longer declares (renamed?; its removal keeps the volumes the spec names as disks): two domains on one disk corrupt it; nothing was changed",
+		at(disk.Pos), p.vm.Name, p.vm.Host, disk.Pool, disk.Name, u.describe(), p.vm.Tenant)
 }
 
 // refuseForeignBase refuses to make the VM's disk from base volume

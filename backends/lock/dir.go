@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+
+	"github.com/site-tools/site/compiler/hint"
 )
 
 // A lock directory holds one file per tenant, NAME.lock. It is the
@@ -52,7 +54,8 @@ func DirFile(dir, tenant string, outside []string) (File, error) {
 			continue
 		}
 		if o := resolved(o); within(real, o) {
-			return File{}, fmt.Errorf("lock directory %s is inside %s, which holds the specs: a pull request could plant lock files there; name a directory outside the repository in site.cue (locks: dir), or leave locks out for the user's state directory", dir, o)
+			h := hint.Hint{Kind: hint.CheckOperatorFile, Spec: "locks: dir (name a directory outside the repository, or leave locks out for the user's state directory)"}
+			return File{}, hint.Errorf(h, "lock directory %s is inside %s, which holds the specs: a pull request could plant lock files there", dir, o)
 		}
 	}
 	if err := os.MkdirAll(dir, 0o700); err != nil {

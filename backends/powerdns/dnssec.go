@@ -121,8 +121,7 @@ func (d *Driver) sign(ctx context.Context, c *client, zone string) ([]string, er
 		return nil, writeFailed(fmt.Sprintf("sign zone %s: add a key (the records are written)", zone), err)
 	}
 	if err != nil {
-		h := hint.Hint{Kind: hint.RunAgain}
-		return nil, hint.Errorf(h, "sign zone %s: add a key: %w; the records are written, %v to sign", zone, err, h)
+		return nil, hint.Errorf(hint.Hint{Kind: hint.RunAgain}, "sign zone %s: add a key: %w; the records are written, not yet signed", zone, err)
 	}
 	err = d.retry(ctx, func(ctx context.Context) error {
 		return c.raw.do(ctx, http.MethodPut, "zones/"+url.PathEscape(zone)+"/rectify", nil, nil)

@@ -12,6 +12,7 @@ import (
 	"github.com/site-tools/site/backends"
 	"github.com/site-tools/site/backends/powerdns/pdnstest"
 	"github.com/site-tools/site/compiler/graph"
+	"github.com/site-tools/site/compiler/hint"
 	"github.com/site-tools/site/compiler/model"
 	"github.com/site-tools/site/compiler/plan"
 )
@@ -365,8 +366,7 @@ func TestNotFoundIsAZoneOnlyWhenTheServerSaysSo(t *testing.T) {
 		want   string // error substring; "" means a planned create
 	}{
 		{"missing zone", func(*model.PowerDNS) {}, ""},
-		{"wrong server id", func(p *model.PowerDNS) { p.Server = "no-such-server" },
-			`has no server "no-such-server": check the server id and url of the zone's provider in the operator's file`},
+		{"wrong server id", func(p *model.PowerDNS) { p.Server = "no-such-server" }, `has no server "no-such-server"`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -376,6 +376,10 @@ func TestNotFoundIsAZoneOnlyWhenTheServerSaysSo(t *testing.T) {
 			if tt.want != "" {
 				if err == nil || !strings.Contains(err.Error(), tt.want) {
 					t.Fatalf("got %v, want an error containing %q", err, tt.want)
+				}
+				// The operator's file names the server: check it there.
+				if k := hint.KindOf(err); k != hint.CheckOperatorFile {
+					t.Errorf("hint %v, want %v", k, hint.CheckOperatorFile)
 				}
 				// A read changes nothing: the advice for a write the
 				// live data refused would send the user the wrong way.

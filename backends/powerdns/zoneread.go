@@ -11,6 +11,7 @@ import (
 	pdns "github.com/joeig/go-powerdns/v3"
 
 	"github.com/site-tools/site/backends"
+	"github.com/site-tools/site/compiler/hint"
 	"github.com/site-tools/site/compiler/model"
 )
 
@@ -161,8 +162,9 @@ func (d *Driver) confirmAbsent(ctx context.Context, c *client, zone *model.Zone,
 	if errors.As(err, &ae) && ae.Status == http.StatusNotFound {
 		// Not a conflict of any change (nothing is changed yet): the
 		// server id, or the url's path, names no server.
-		return fmt.Errorf("observe zone %s: the PowerDNS API at %s has no server %q: check the server id and url of the zone's provider in the operator's file (providers: %s: powerdns: server, \"localhost\" unless set); both the zone and the list of all zones answered 404, so nothing is planned for this zone",
-			zone.Name, c.base, zone.Provider.PowerDNS.Server, zone.Provider.Name)
+		h := hint.Hint{Kind: hint.CheckOperatorFile, Spec: fmt.Sprintf("the url and server id of the zone's provider (providers: %s: powerdns: server, \"localhost\" unless set)", zone.Provider.Name)}
+		return hint.Errorf(h, "observe zone %s: the PowerDNS API at %s has no server %q: both the zone and the list of all zones answered 404, so nothing is planned for this zone",
+			zone.Name, c.base, zone.Provider.PowerDNS.Server)
 	}
 	if err != nil {
 		return fmt.Errorf("observe zone %s at %s: the zone read answered 404 and the zone list failed too (%w): check the provider's url and server id; nothing is planned for this zone",

@@ -9,13 +9,13 @@ import (
 	// Only its help topics are built here: site help libvirt and
 	// storage answer in every build, the manual of what this one lacks.
 	_ "github.com/site-tools/site/backends/libvirt"
+	"github.com/site-tools/site/compiler/hint"
 )
 
 // errNoLibvirt says what a build without libvirt lacks and how to get
 // one that has it, on one line.
-var errNoLibvirt = errors.New("this site was built without libvirt (CGO_ENABLED=0, or without -tags libvirt_dlopen); " +
-	"install one that has it with: CGO_ENABLED=1 go install -tags libvirt_dlopen github.com/site-tools/site/cmd/site@latest " +
-	"(it needs a C compiler, not libvirt-dev: libvirt.so.0 is loaded at run time)")
+var errNoLibvirt = hint.Wrap(errors.New("this site was built without libvirt (CGO_ENABLED=0, or without -tags libvirt_dlopen)"),
+	hint.Hint{Kind: hint.InstallWithLibvirt})
 
 // libvirtBackend is libvirt as a build without it lists it: site
 // version says so, and Set.Check refuses a graph that needs it.

@@ -12,6 +12,7 @@ import (
 	"github.com/site-tools/site/backends"
 	"github.com/site-tools/site/backends/vault/vaulttest"
 	"github.com/site-tools/site/compiler/graph"
+	"github.com/site-tools/site/compiler/hint"
 	"github.com/site-tools/site/compiler/model"
 	"github.com/site-tools/site/compiler/plan"
 )
@@ -209,28 +210,29 @@ func TestPlanErrors(t *testing.T) {
 		token string
 		key   string
 		want  string
+		hint  hint.Kind // what it says to do, when it says so as a hint
 	}{
-		{"sealed", func(s *vaulttest.Dev) { s.Seal(true) }, testToken, "token", "sealed"},
-		{"missing secret", func(s *vaulttest.Dev) { s.Put("secret", "elsewhere", map[string]any{"a": "b"}) }, testToken, "token", "does not exist"},
+		{"sealed", func(s *vaulttest.Dev) { s.Seal(true) }, testToken, "token", "sealed", hint.None},
+		{"missing secret", func(s *vaulttest.Dev) { s.Put("secret", "elsewhere", map[string]any{"a": "b"}) }, testToken, "token", "does not exist", hint.WriteSecret},
 		{"soft-deleted latest version", func(s *vaulttest.Dev) {
 			s.Put("secret", "dns/cloudflare", map[string]any{"token": testValue})
 			s.SoftDelete("secret", "dns/cloudflare")
-		}, testToken, "token", "latest version (1) is deleted"},
+		}, testToken, "token", "latest version (1) is deleted", hint.ByHand},
 		{"destroyed latest version", func(s *vaulttest.Dev) {
 			s.Put("secret", "dns/cloudflare", map[string]any{"token": testValue})
 			s.Destroy("secret", "dns/cloudflare")
-		}, testToken, "token", "latest version (1) is destroyed: write a new version"},
+		}, testToken, "token", "latest version (1) is destroyed", hint.WriteSecret},
 		// Vault answers a token it does not know (expired, revoked, of
 		// another Vault) with 403 "permission denied" and "invalid
 		// token": no policy would help it.
 		{"invalid token", func(s *vaulttest.Dev) { s.Put("secret", "dns/cloudflare", map[string]any{"token": testValue}) }, "hvs.wrong", "token",
-			`permission denied reading secret dns/cloudflare#token in mount secret at ` + "%s" + `: Vault does not accept the token in $VAULT_TOKEN ("invalid token": it expired, was revoked, or belongs to another Vault): export a current token`},
+			`permission denied reading secret dns/cloudflare#token in mount secret at ` + "%s" + `: Vault does not accept the token in $VAULT_TOKEN ("invalid token": it expired, was revoked, or belongs to another Vault)`, hint.RenewToken},
 		{"token without a policy for the path", func(s *vaulttest.Dev) {
 			s.Put("secret", "dns/cloudflare", map[string]any{"token": testValue})
 			s.AddToken("other-paths-only", "other", `path "secret/data/other/*" { capabilities = ["read"] }`)
-		}, "other-paths-only", "token", "has no policy that allows read on secret/data/dns/cloudflare"},
-		{"missing key", func(s *vaulttest.Dev) { s.Put("secret", "dns/cloudflare", map[string]any{"api": testValue}) }, testToken, "token", `has no key "token" (its keys: api)`},
-		{"not a string", func(s *vaulttest.Dev) { s.Put("secret", "dns/cloudflare", map[string]any{"token": 42}) }, testToken, "token", "not a non-empty string"},
+		}, "other-paths-only", "token", "has no policy that allows read on secret/data/dns/cloudflare", hint.GrantToken},
+		{"missing key", func(s *vaulttest.Dev) { s.Put("secret", "dns/cloudflare", map[string]any{"api": testValue}) }, testToken, "token", `has no key "token" (its keys: api)`, hint.None},
+		{"not a string", func(s *vaulttest.Dev) { s.Put("secret", "dns/cloudflare", map[string]any{"token": 42}) }, testToken, "token", "not a non-empty string", hint.None},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -253,6 +255,9 @@ func TestPlanErrors(t *testing.T) {
 			}
 			if !strings.Contains(err.Error(), want) {
 				t.Errorf("got %q, want it to contain %q", err, want)
+			}
+			if k := hint.KindOf(err); k != tt.hint {
+				t.Errorf("hint %v, want %v (%v)", k, tt.hint, err)
 			}
 			for _, secret := range []string{testValue, testToken, "hvs.wrong", "other-paths-only"} {
 				if strings.Contains(err.Error(), secret) {
@@ -298,9 +303,7 @@ func TestPlanAppRole(t *testing.T) {
 		// Vault cannot tell an expired or used-up secret_id from a wrong
 		// one ("invalid role or secret ID"), so the message names both,
 		// with the variables and the mount.
-		{"wrong secret id", "nope", "AppRole login at %s (mount approle) failed: HTTP 400: invalid role or secret ID: " +
-			"a secret_id that expired (secret_id_ttl) or was used up (secret_id_num_uses) is refused this way too: " +
-			"issue a new one (vault write -f auth/approle/role/ROLE/secret-id) into $SECRET_ID, or check $ROLE_ID and the mount"},
+		{"wrong secret id", "nope", "AppRole login at %s (mount approle) failed: HTTP 400: invalid role or secret ID"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -325,6 +328,10 @@ func TestPlanAppRole(t *testing.T) {
 			want := strings.Replace(tt.wantErr, "%s", srv.URL, 1)
 			if err == nil || !strings.Contains(err.Error(), want) {
 				t.Fatalf("got %v, want an error containing %q", err, want)
+			}
+			wantHint := hint.Hint{Kind: hint.NewSecretID, Command: "vault write -f auth/approle/role/ROLE/secret-id", Setting: "$SECRET_ID", Spec: "$ROLE_ID"}
+			if h := hint.Of(err); h != wantHint {
+				t.Errorf("hint %+v, want %+v", h, wantHint)
 			}
 			if strings.Contains(err.Error(), tt.secretID) {
 				t.Errorf("error %q contains the secret id", err)

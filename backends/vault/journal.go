@@ -11,6 +11,7 @@ import (
 
 	"github.com/site-tools/site/backends"
 	"github.com/site-tools/site/backends/journal"
+	"github.com/site-tools/site/compiler/hint"
 	"github.com/site-tools/site/compiler/model"
 )
 
@@ -54,8 +55,9 @@ func (s *JournalStore) wrap(doing string, err error) error {
 	reason, _ := describe(err, s.lock.r.timeout)
 	var re *api.ResponseError
 	if errors.As(err, &re) && re.StatusCode == http.StatusForbidden {
-		reason += fmt.Sprintf(": the token in %s needs read, create and update on %s/data/%s* and %s/metadata/%s*; grant them",
-			s.lock.r.tokenSource(), s.lock.r.mount(), JournalPrefix, s.lock.r.mount(), JournalPrefix)
+		h := hint.Hint{Kind: hint.GrantToken, Setting: s.lock.r.tokenSource(),
+			Spec: fmt.Sprintf("read, create and update on %s/data/%s* and %s/metadata/%s*", s.lock.r.mount(), JournalPrefix, s.lock.r.mount(), JournalPrefix)}
+		return hint.Errorf(h, "%s %s: %s", doing, s.Where(), s.lock.r.scrub(reason))
 	}
 	return fmt.Errorf("%s %s: %s", doing, s.Where(), s.lock.r.scrub(reason))
 }

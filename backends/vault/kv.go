@@ -10,6 +10,7 @@ import (
 
 	"github.com/hashicorp/vault/api"
 
+	"github.com/site-tools/site/compiler/hint"
 	"github.com/site-tools/site/compiler/model"
 )
 
@@ -50,9 +51,9 @@ func (r *reader) loginFailure(att *attempt, err error) error {
 		return nil
 	}
 	ar := r.sec.Store.AppRole
-	return fmt.Errorf("AppRole login at %s (mount %s) failed: %s: a secret_id that expired (secret_id_ttl) or was used up (secret_id_num_uses) "+
-		"is refused this way too: issue a new one (vault write -f auth/%s/role/ROLE/secret-id) into %s, or check %s and the mount",
-		att.addr, r.appRoleMount(), att.reason, r.appRoleMount(), credName(ar.SecretID), credName(ar.RoleID))
+	h := hint.Hint{Kind: hint.NewSecretID, Command: "vault write -f auth/" + r.appRoleMount() + "/role/ROLE/secret-id",
+		Setting: credName(ar.SecretID), Spec: credName(ar.RoleID)}
+	return hint.Errorf(h, "AppRole login at %s (mount %s) failed: %s", att.addr, r.appRoleMount(), att.reason)
 }
 
 // refAt says where site.cue writes the secret's reference: "at
@@ -102,17 +103,18 @@ func (r *reader) getFailure(att *attempt, err error, what string) error {
 	case !att.answered, isServerTrouble(err):
 		return nil
 	case errors.Is(err, api.ErrSecretNotFound):
-		return fmt.Errorf("secret %s does not exist at %s: write it (vault kv put -mount=%s %s %s=...) or fix the reference %s",
-			what, addr, r.mount(), r.sec.Ref.Path, r.sec.Ref.Key, r.refAt())
+		h := hint.Hint{Kind: hint.WriteSecret, Command: fmt.Sprintf("vault kv put -mount=%s %s %s=...", r.mount(), r.sec.Ref.Path, r.sec.Ref.Key), Spec: r.refAt()}
+		return hint.Errorf(h, "secret %s does not exist at %s", what, addr)
 	case errors.As(err, &re) && re.StatusCode == http.StatusForbidden && invalidToken(re):
-		advice := "export a current token"
+		h := hint.Hint{Kind: hint.RenewToken, Setting: r.tokenSource()}
 		if r.sec.Store.AppRole != nil {
-			advice = "run again to log in afresh"
+			h.Setting = ""
 		}
-		return fmt.Errorf("permission denied reading secret %s at %s: Vault does not accept the token in %s (\"invalid token\": it expired, was revoked, or belongs to another Vault): %s",
-			what, addr, r.tokenSource(), advice)
+		return hint.Errorf(h, "permission denied reading secret %s at %s: Vault does not accept the token in %s (\"invalid token\": it expired, was revoked, or belongs to another Vault)",
+			what, addr, r.tokenSource())
 	case errors.As(err, &re) && re.StatusCode == http.StatusForbidden:
-		return fmt.Errorf("permission denied reading secret %s at %s: the token in %s has no policy that allows read on %s/data/%s; grant it or use another token",
+		h := hint.Hint{Kind: hint.GrantToken, Setting: r.tokenSource(), Spec: "read on " + r.mount() + "/data/" + r.sec.Ref.Path}
+		return hint.Errorf(h, "permission denied reading secret %s at %s: the token in %s has no policy that allows read on %s/data/%s",
 			what, addr, r.tokenSource(), r.mount(), r.sec.Ref.Path)
 	default:
 		return fmt.Errorf("reading secret %s at %s: %s", what, addr, att.reason)
@@ -134,11 +136,11 @@ func (r *reader) value(kv *api.KVSecret, att attempt, what string) (*secret, att
 		if kv.VersionMetadata != nil && kv.VersionMetadata.Destroyed {
 			// Undelete cannot bring a destroyed version back.
 			att.reason = "latest version is destroyed"
-			return nil, att, fmt.Errorf("secret %s at %s: its latest version (%d) is destroyed: write a new version (vault kv put -mount=%s %s %s=...)",
-				what, addr, v, r.mount(), r.sec.Ref.Path, r.sec.Ref.Key)
+			h := hint.Hint{Kind: hint.WriteSecret, Command: fmt.Sprintf("vault kv put -mount=%s %s %s=...", r.mount(), r.sec.Ref.Path, r.sec.Ref.Key)}
+			return nil, att, hint.Errorf(h, "secret %s at %s: its latest version (%d) is destroyed", what, addr, v)
 		}
-		return nil, att, fmt.Errorf("secret %s at %s: its latest version (%d) is deleted: undelete it (vault kv undelete -mount=%s -versions=%d %s) or write a new version",
-			what, addr, v, r.mount(), v, r.sec.Ref.Path)
+		h := hint.Hint{Kind: hint.ByHand, Spec: "write a new version", Command: fmt.Sprintf("vault kv undelete -mount=%s -versions=%d %s", r.mount(), v, r.sec.Ref.Path)}
+		return nil, att, hint.Errorf(h, "secret %s at %s: its latest version (%d) is deleted", what, addr, v)
 	}
 	raw, ok := kv.Data[r.sec.Ref.Key]
 	if !ok {

@@ -14,6 +14,7 @@ import (
 	"github.com/site-tools/site/backends"
 	"github.com/site-tools/site/backends/lock"
 	"github.com/site-tools/site/compiler/graph"
+	"github.com/site-tools/site/compiler/hint"
 	"github.com/site-tools/site/compiler/model"
 )
 
@@ -200,8 +201,8 @@ func (s *LockStore) wrap(doing string, err error) error {
 	reason, _ := describe(err, s.r.timeout)
 	var re *api.ResponseError
 	if errors.As(err, &re) && re.StatusCode == http.StatusForbidden {
-		reason += fmt.Sprintf(": the token in %s needs read, create and update on %s/data/%s*; grant them",
-			s.r.tokenSource(), s.r.mount(), LockPrefix)
+		h := hint.Hint{Kind: hint.GrantToken, Setting: s.r.tokenSource(), Spec: fmt.Sprintf("read, create and update on %s/data/%s*", s.r.mount(), LockPrefix)}
+		return hint.Errorf(h, "%s %s: %s", doing, s.Where(), s.r.scrub(reason))
 	}
 	return fmt.Errorf("%s %s: %s", doing, s.Where(), s.r.scrub(reason))
 }

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/site-tools/site/backends/lock"
+	"github.com/site-tools/site/compiler/hint"
 	"github.com/site-tools/site/compiler/model"
 )
 
@@ -233,8 +234,9 @@ func TestVaultLockReadOnlyToken(t *testing.T) {
 		t.Fatalf("LockStore: %v", err)
 	}
 	_, err = s.Try(context.Background(), holder("A", time.Now().Add(time.Minute)))
-	if err == nil || !strings.Contains(err.Error(), "HTTP 403: permission denied: the token") || !strings.Contains(err.Error(), "needs read, create and update on secret/data/site-locks/*") {
-		t.Fatalf("Try with a read-only token: %v, want 403 naming the grant", err)
+	want := hint.Hint{Kind: hint.GrantToken, Setting: "$VAULT_TOKEN", Spec: "read, create and update on secret/data/site-locks/*"}
+	if err == nil || !strings.Contains(err.Error(), "HTTP 403: permission denied") || hint.Of(err) != want {
+		t.Fatalf("Try with a read-only token: %v (hint %+v), want 403 naming the grant %+v", err, hint.Of(err), want)
 	}
 	if strings.Contains(err.Error(), "\n") {
 		t.Errorf("the error spreads over lines: %q", err)

@@ -10,6 +10,7 @@ import (
 	"github.com/site-tools/site/backends"
 	"github.com/site-tools/site/backends/endpoint"
 	"github.com/site-tools/site/compiler/graph"
+	"github.com/site-tools/site/compiler/hint"
 	"github.com/site-tools/site/compiler/plan"
 )
 
@@ -198,15 +199,13 @@ func (r *reader) read(ctx context.Context) (*secret, error) {
 			return nil, fmt.Errorf("could not read secret %s of vault %s from any address:\n%s", what, r.sec.Store.Name, list(tried))
 		}
 	}
-	deferAdvice := fmt.Sprintf(", or pass --ack %s to defer the steps that need this secret and converge everything else first", plan.GateSecretUnreachable)
+	h := hint.Hint{Kind: hint.ReachStore, Gate: string(plan.GateSecretUnreachable)}
 	if r.run != nil && r.run.Acked[plan.GateSecretUnreachable] {
 		// Given already: this run defers them.
-		deferAdvice = ""
+		h.Gate = ""
 	}
-	return nil, &backends.GatedError{Gate: plan.GateSecretUnreachable, Err: fmt.Errorf(
-		"no address of vault %s answered, so secret %s cannot be read:\n%s\n"+
-			"what to do: make one of these addresses reachable, or export VAULT_ADDR with one that is "+
-			"(it is tried after site.cue's addresses)%s", r.sec.Store.Name, what, list(tried), deferAdvice)}
+	return nil, &backends.GatedError{Gate: plan.GateSecretUnreachable, Err: hint.Errorf(h,
+		"no address of vault %s answered, so secret %s cannot be read:\n%s", r.sec.Store.Name, what, list(tried))}
 }
 
 // movingOn tells the run that an address gave nothing and which address

@@ -14,6 +14,7 @@ import (
 
 	"github.com/site-tools/site/backends"
 	"github.com/site-tools/site/backends/endpoint"
+	"github.com/site-tools/site/compiler/hint"
 	"github.com/site-tools/site/compiler/visible"
 )
 
@@ -25,9 +26,8 @@ import (
 func (r *reader) httpClient() (*http.Client, error) {
 	if v := strings.TrimSpace(r.run.Getenv("VAULT_SKIP_VERIFY")); v != "" {
 		if off, err := strconv.ParseBool(v); err != nil || off {
-			return nil, fmt.Errorf("VAULT_SKIP_VERIFY is set (%q), and site never turns certificate verification off: "+
-				"unset it, and export VAULT_CACERT with the PEM file of the CA that signed the server's certificate "+
-				"(or VAULT_CAPATH with a directory of them)", v)
+			return nil, hint.Errorf(hint.Hint{Kind: hint.TrustCA, Setting: "VAULT_SKIP_VERIFY"},
+				"VAULT_SKIP_VERIFY is set (%q), and site never turns certificate verification off", v)
 		}
 	}
 	hc := endpoint.Client(endpoint.Transport())
@@ -105,10 +105,7 @@ func tlsFailure(att *attempt, err error) error {
 		return nil
 	}
 	att.answered, att.reason = true, "TLS failure: "+reason
-	return fmt.Errorf("TLS failure at %s: %s; site does not try the other addresses after a TLS failure: "+
-		"if the server's certificate comes from a private CA, export VAULT_CACERT with that CA's PEM file "+
-		"(or VAULT_CAPATH with a directory of them); if it has expired or names another host, renew it on the server",
-		att.addr, reason)
+	return hint.Errorf(hint.Hint{Kind: hint.TrustCA}, "TLS failure at %s: %s; site does not try the other addresses after a TLS failure", att.addr, reason)
 }
 
 // tlsReason is what went wrong in the handshake, "" if err is not a

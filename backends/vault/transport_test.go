@@ -19,6 +19,7 @@ import (
 	"github.com/site-tools/site/backends"
 	"github.com/site-tools/site/backends/endpoint"
 	"github.com/site-tools/site/backends/vault/vaulttest"
+	"github.com/site-tools/site/compiler/hint"
 	"github.com/site-tools/site/compiler/model"
 )
 
@@ -175,10 +176,13 @@ func TestTLSFailureIsFinal(t *testing.T) {
 			case errors.As(err, &ge):
 				t.Errorf("got %v gated as unreachable, want a plain error", err)
 			}
-			for _, want := range []string{"TLS failure at " + tt.first, tt.want, "VAULT_CACERT"} {
+			for _, want := range []string{"TLS failure at " + tt.first, tt.want} {
 				if !strings.Contains(err.Error(), want) {
 					t.Errorf("error %q does not say %q", err, want)
 				}
+			}
+			if h := hint.Of(err); h != (hint.Hint{Kind: hint.TrustCA}) {
+				t.Errorf("hint %+v, want TrustCA (VAULT_CACERT, or renew the certificate)", h)
 			}
 		})
 	}
@@ -208,8 +212,8 @@ func TestSkipVerifyRefused(t *testing.T) {
 				}
 				return
 			}
-			if err == nil || !strings.Contains(err.Error(), "VAULT_SKIP_VERIFY") || !strings.Contains(err.Error(), "VAULT_CACERT") {
-				t.Errorf("got %v, want a refusal naming VAULT_SKIP_VERIFY and VAULT_CACERT", err)
+			if err == nil || !strings.Contains(err.Error(), "VAULT_SKIP_VERIFY") || hint.Of(err) != (hint.Hint{Kind: hint.TrustCA, Setting: "VAULT_SKIP_VERIFY"}) {
+				t.Errorf("got %v, want a refusal naming VAULT_SKIP_VERIFY, with a TrustCA hint to unset it", err)
 			}
 			if n := requests(srv); n != 0 {
 				t.Errorf("the store got %d requests, want none", n)

@@ -291,7 +291,7 @@ func TestLockDirInsideTheRepositoryIsRefused(t *testing.T) {
 	inside := filepath.Join(repo, "tenants", ".locks")
 	dir := filepath.Join(lockSpecs(t, srv, repo, "newt", []string{"newt.test"}, fmt.Sprintf("locks: dir: %q", inside)), "tenants")
 	code, out, errOut := siteRun(t, srv, "apply", dir)
-	if code != exitError || !strings.Contains(errOut, "lock directory "+inside+" is inside "+repo) {
+	if code != exitError || !strings.Contains(errOut, "lock directory "+inside+" is inside "+repo) || !strings.Contains(errOut, "\n  hint: check locks: dir") {
 		t.Errorf("apply with the locks in the repository: exit %d, want 1 refusing it\nstdout:\n%s\nstderr:\n%s", code, out, errOut)
 	}
 	if _, err := os.Stat(inside); !os.IsNotExist(err) {

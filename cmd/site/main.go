@@ -14,6 +14,8 @@ import (
 	"os"
 
 	"github.com/spf13/cobra"
+
+	"github.com/site-tools/site/compiler/hint"
 )
 
 // Exit codes, the contract scripts rely on.
@@ -104,15 +106,26 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return exitOK
 	}
 	err = suggestCommand(root, args, err)
+	code := exitError
 	var ee *exitErr
 	if errors.As(err, &ee) {
-		if ee.err != nil {
-			fmt.Fprintln(stderr, "site:", ee.err)
-		}
-		return ee.code
+		code, err = ee.code, ee.err
 	}
-	fmt.Fprintln(stderr, "site:", err)
-	return exitError
+	if err != nil {
+		writeError(stderr, err)
+	}
+	return code
+}
+
+// writeError prints err on stderr: "site: " and its cause, then its
+// advice, when it has one, on an indented "hint:" line of its own
+// (site help exit-codes describes the form).
+func writeError(stderr io.Writer, err error) {
+	cause, h, apart := hint.Split(err)
+	fmt.Fprintln(stderr, "site:", cause)
+	if apart {
+		fmt.Fprintln(stderr, "  hint:", h.Render())
+	}
 }
 
 func main() { os.Exit(run(os.Args[1:], os.Stdout, os.Stderr)) }

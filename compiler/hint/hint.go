@@ -1,9 +1,11 @@
 // Package hint carries the advice an error gives its user as a typed
 // value: what kind of thing to do next (run again, acknowledge a gate,
-// wait or break a lock, raise a timeout) and the names it needs. The
-// error's text still ends with the advice, spelled by Render in one
-// place, but code and tests can ask what the advice is (Of(err).Kind)
-// instead of matching words that a rewording would break.
+// wait or break a lock, raise a timeout, fix a host by hand...) and the
+// names it needs. An error's text still ends with the advice, spelled
+// by Render in one place, so that any place printing the error keeps
+// it; site's commands print the cause and the advice apart (Split), and
+// code and tests ask what the advice is (Of(err).Kind) instead of
+// matching words that a rewording would break.
 //
 // It imports nothing of site's, so backends, which never depend on
 // CUE, use it as the compiler and the commands do.
@@ -12,70 +14,28 @@ package hint
 import (
 	"errors"
 	"fmt"
+	"strings"
 )
-
-// Kind is what the user is told to do.
-type Kind int
-
-const (
-	// None: no advice.
-	None Kind = iota
-	// RunAgain: nothing is wrong with the spec; a later run converges.
-	RunAgain
-	// Acknowledge: the step needs Gate acknowledged; rerun with --ack.
-	Acknowledge
-	// ReviewThenAcknowledge: apply found a change behind Gate that the
-	// plan shown did not hold: look at it with site diff, then ack it.
-	ReviewThenAcknowledge
-	// WaitOrUnlock: another run holds (or claims, when Claim) Tenant's
-	// apply lock: wait for it, or break it with site unlock.
-	WaitOrUnlock
-	// RaiseTimeout: a server did not answer within Setting; check that
-	// it runs and is reachable, or raise Setting for a slow one.
-	RaiseTimeout
-)
-
-var kindNames = [...]string{"None", "RunAgain", "Acknowledge", "ReviewThenAcknowledge", "WaitOrUnlock", "RaiseTimeout"}
-
-func (k Kind) String() string {
-	if k >= 0 && int(k) < len(kindNames) {
-		return kindNames[k]
-	}
-	return fmt.Sprintf("Kind(%d)", int(k))
-}
 
 // Hint is one piece of advice: its Kind and the names rendering it
-// needs (which fields a Kind uses is said beside the Kind).
+// needs (which fields a Kind uses is said beside the Kind). It stays
+// comparable (==), so that tests compare whole hints.
 type Hint struct {
 	Kind    Kind
-	Gate    string // Acknowledge, ReviewThenAcknowledge
-	Tenant  string // WaitOrUnlock
+	Gate    string // a gate id: Acknowledge, ReviewThenAcknowledge, RemoveOtherFirst, ReachStore
+	Tenant  string // a tenant: WaitOrUnlock, RemoveOtherFirst, Adopt
 	Claim   bool   // WaitOrUnlock: a claim being taken, not a hold
-	Setting string // RaiseTimeout: the flag, e.g. --request-timeout
-}
-
-// Render spells h the way site's messages end; "" for None.
-func (h Hint) Render() string {
-	switch h.Kind {
-	case RunAgain:
-		return "run site apply again"
-	case Acknowledge:
-		return "rerun with --ack " + h.Gate
-	case ReviewThenAcknowledge:
-		return "run site diff again and apply with --ack " + h.Gate
-	case WaitOrUnlock:
-		if h.Claim {
-			return "run again in a moment, give --lock-timeout to wait, or, if that run is gone, break the claim with site unlock " + h.Tenant + " --ack GATE-LOCK-BREAK"
-		}
-		return "wait for it to finish and run again, give --lock-timeout to wait, or, if that run is dead, wait for its lease to run out or break the lock with site unlock " + h.Tenant + " --ack GATE-LOCK-BREAK"
-	case RaiseTimeout:
-		return "check that the server runs and that this host reaches it, or raise " + h.Setting + " for a server that is only slow"
-	}
-	return ""
+	InRun   bool   // RemoveOtherFirst: the other tenant's file is in this run
+	Setting string // a flag or variable: RaiseTimeout, TrustCA, RenewToken, NewSecretID, CheckGuestDHCP
+	Target  string // a step id for --target: RemoveOtherFirst, StartPool
+	Command string // a command to run: see each Kind
+	Spec    string // what to write in a spec file (or another way out): see each Kind
 }
 
 // Hinter is an error that knows its advice: an error type whose text
-// ends with Render of its Hint implements it, as Wrap's errors do.
+// ends with "; " (or ": ", or a new line) and Render of its Hint
+// implements it, as
+// Wrap's errors do.
 type Hinter interface {
 	error
 	Hint() Hint
@@ -91,24 +51,90 @@ func Of(err error) Hint {
 	return Hint{}
 }
 
+// KindOf is Of(err).Kind.
+func KindOf(err error) Kind { return Of(err).Kind }
+
 // String is Render, so that a message can place h with %v or %s.
 func (h Hint) String() string { return h.Render() }
 
 // Wrap returns err with h attached; its text is err's, then "; " and
-// h rendered. A nil err stays nil.
+// h rendered. A nil err stays nil; a Hint of Kind None adds nothing.
 func Wrap(err error, h Hint) error {
 	if err == nil {
 		return nil
 	}
-	return &wrapped{err: err, hint: h, text: err.Error() + "; " + h.Render()}
+	text := err.Error()
+	if h.Kind != None {
+		text += "; " + h.Render()
+	}
+	return &wrapped{err: err, hint: h, text: text}
 }
 
-// Errorf is fmt.Errorf (%w included) with h attached, for a message
-// that places its advice elsewhere than at its end: it gives h among
-// args, e.g. Errorf(h, "... nothing was changed (%v)", h).
+// Errorf is Wrap(fmt.Errorf(format, args...), h): the message says
+// what is wrong (the cause, %w included), and h what to do.
 func Errorf(h Hint, format string, args ...any) error {
-	err := fmt.Errorf(format, args...)
-	return &wrapped{err: err, hint: h, text: err.Error()}
+	return Wrap(fmt.Errorf(format, args...), h)
+}
+
+// Split returns err's text with its advice taken off the end, and the
+// advice: what site prints as the error and as its hint line. When
+// something wrapping err wrote after the advice, the text is whole
+// (the advice stays in it) and apart is false: printing the hint again
+// would say it twice.
+func Split(err error) (cause string, h Hint, apart bool) {
+	text := err.Error()
+	h = Of(err)
+	cause = Trim(text, h)
+	return cause, h, cause != text
+}
+
+// Trim is Split of a text already made from an error whose advice
+// was h: the text without the advice at its end.
+func Trim(text string, h Hint) string {
+	if h.Kind == None {
+		return text
+	}
+	return TrimText(text, h.Render())
+}
+
+// TrimText is Trim for advice known only as its rendered text (a
+// JSON's Text).
+func TrimText(text, advice string) string {
+	for _, sep := range []string{"; ", ": ", "\n"} {
+		if c, ok := strings.CutSuffix(text, sep+advice); ok {
+			return c
+		}
+	}
+	return text
+}
+
+// Redone is the error of text, a rewrite of the text of an error
+// whose advice was h (its secrets redacted, say), keeping h: a rewrite
+// that flattened the error to a string would drop its advice's kind.
+func Redone(text string, h Hint) error {
+	if h.Kind == None {
+		return errors.New(text)
+	}
+	if c := Trim(text, h); c != text {
+		return Wrap(errors.New(c), h)
+	}
+	return &wrapped{err: errors.New(text), hint: h, text: text}
+}
+
+// JSON is a hint as site's JSON output writes it: its kind's name
+// (Kind.String) and its text (Render).
+type JSON struct {
+	Kind string `json:"kind"`
+	Text string `json:"text"`
+}
+
+// ToJSON returns h's JSON form; nil for Kind None, so that an
+// omitempty field leaves it out.
+func (h Hint) ToJSON() *JSON {
+	if h.Kind == None {
+		return nil
+	}
+	return &JSON{Kind: h.Kind.String(), Text: h.Render()}
 }
 
 type wrapped struct {

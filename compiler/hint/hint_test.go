@@ -16,7 +16,7 @@ func TestWrapAndOf(t *testing.T) {
 	if !errors.Is(err, cause) {
 		t.Error("Wrap hides its cause from errors.Is")
 	}
-	if want := "apply: " + cause.Error() + "; run site apply again"; err.Error() != want {
+	if want := "apply: " + cause.Error() + "; run site apply again to converge"; err.Error() != want {
 		t.Errorf("text = %q, want %q", err.Error(), want)
 	}
 	if Wrap(nil, h) != nil {
@@ -33,7 +33,7 @@ func TestRender(t *testing.T) {
 		want string
 	}{
 		{Hint{}, ""},
-		{Hint{Kind: RunAgain}, "run site apply again"},
+		{Hint{Kind: RunAgain}, "run site apply again to converge"},
 		{Hint{Kind: Acknowledge, Gate: "GATE-VM-DESTROY"}, "rerun with --ack GATE-VM-DESTROY"},
 		{Hint{Kind: ReviewThenAcknowledge, Gate: "GATE-DNS-DELETE"}, "run site diff again and apply with --ack GATE-DNS-DELETE"},
 		{Hint{Kind: RaiseTimeout, Setting: "--request-timeout"}, "check that the server runs and that this host reaches it, or raise --request-timeout for a server that is only slow"},
@@ -45,5 +45,72 @@ func TestRender(t *testing.T) {
 	}
 	if s := Kind(99).String(); s != "Kind(99)" {
 		t.Errorf("Kind(99) = %q", s)
+	}
+}
+
+// TestSplit: the cause is the text without the advice at its end,
+// whichever of the separators put it there; advice a wrapper wrote
+// past stays in the text (apart false).
+func TestSplit(t *testing.T) {
+	h := Hint{Kind: RaiseTimeout, Setting: "--request-timeout"}
+	for _, tc := range []struct {
+		name      string
+		err       error
+		cause     string
+		wantHint  Hint
+		wantApart bool
+	}{
+		{"plain", errors.New("boom"), "boom", Hint{}, false},
+		{"wrapped", fmt.Errorf("step x: %w", Errorf(h, "no answer")), "step x: no answer", h, true},
+		{"colon", hinted{"pdns did not answer: " + h.Render(), h}, "pdns did not answer", h, true},
+		{"new line", hinted{"2 changes:\n  delete a\n" + h.Render(), h}, "2 changes:\n  delete a", h, true},
+		{"advice mid-text", fmt.Errorf("%w, then more", Errorf(h, "no answer")), "no answer; " + h.Render() + ", then more", h, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			cause, got, apart := Split(tc.err)
+			if cause != tc.cause || got != tc.wantHint || apart != tc.wantApart {
+				t.Errorf("Split = %q, %+v, %v; want %q, %+v, %v", cause, got, apart, tc.cause, tc.wantHint, tc.wantApart)
+			}
+		})
+	}
+}
+
+type hinted struct {
+	text string
+	h    Hint
+}
+
+func (e hinted) Error() string { return e.text }
+func (e hinted) Hint() Hint    { return e.h }
+
+// TestToJSON: a hint's JSON names its kind as the help topic lists
+// it; no advice writes nothing.
+func TestToJSON(t *testing.T) {
+	if j := (Hint{}).ToJSON(); j != nil {
+		t.Errorf("None: %+v, want nil", j)
+	}
+	j := Hint{Kind: ReviewThenAcknowledge, Gate: "GATE-DNS-DELETE"}.ToJSON()
+	if j == nil || j.Kind != "review_then_acknowledge" || j.Text != "run site diff again and apply with --ack GATE-DNS-DELETE" {
+		t.Errorf("got %+v", j)
+	}
+	for _, k := range Kinds() {
+		if s := k.String(); s == "" || s[0] == 'K' {
+			t.Errorf("kind %d has no name", int(k))
+		}
+		if (Hint{Kind: k}).Render() == "" {
+			t.Errorf("kind %s renders nothing", k)
+		}
+	}
+}
+
+// TestRedone: an error rewritten as text (redacted) keeps its advice.
+func TestRedone(t *testing.T) {
+	h := Hint{Kind: CheckOperatorFile, Spec: "locks: dir"}
+	err := Redone("lock: dir x is inside y; "+h.Render(), h)
+	if cause, got, apart := Split(fmt.Errorf("tenant a: %w", err)); cause != "tenant a: lock: dir x is inside y" || got != h || !apart {
+		t.Errorf("Split = %q, %+v, %v", cause, got, apart)
+	}
+	if err := Redone("boom", Hint{}); KindOf(err) != None || err.Error() != "boom" {
+		t.Errorf("Redone without advice = %v (%v)", err, KindOf(err))
 	}
 }

@@ -4,6 +4,8 @@ import (
 	"slices"
 	"strings"
 	"unicode"
+
+	"github.com/site-tools/site/compiler/hint"
 )
 
 // Applied is what site apply did with a plan, for its JSON form
@@ -12,8 +14,10 @@ type Applied struct {
 	// Result is how the run ended; see the Result constants.
 	Result Result `json:"result"`
 	// Error is the message site printed on stderr when the run did not
-	// converge; absent when it did.
-	Error string `json:"error,omitempty"`
+	// converge; absent when it did. Its advice, when it has one, is
+	// Hint, not part of Error.
+	Error string     `json:"error,omitempty"`
+	Hint  *hint.JSON `json:"hint,omitempty"`
 	// Steps are the outcomes, in the order apply took the steps (or, when
 	// it changed nothing, in plan order); empty when there was nothing
 	// to do.
@@ -48,8 +52,10 @@ type Outcome struct {
 	Outcome string `json:"outcome"`
 	// Changes counts the step's planned changes.
 	Changes int `json:"changes"`
-	// Error says why a step failed, was skipped, deferred or blocked.
-	Error string `json:"error,omitempty"`
+	// Error says why a step failed, was skipped, deferred or blocked;
+	// Hint is what to do about it, when its error said.
+	Error string     `json:"error,omitempty"`
+	Hint  *hint.JSON `json:"hint,omitempty"`
 	// Problems are what re-observing after the apply still found.
 	Problems []string `json:"problems,omitempty"`
 	Notes    []string `json:"notes,omitempty"`
@@ -86,7 +92,10 @@ func (p *Plan) NotApplied(acked map[Gate]bool, why string) []Outcome {
 		out = append(out, o)
 	}
 	for _, bl := range p.Blocked {
-		o := Outcome{Step: bl.Step, Phase: bl.Phase, Tenant: bl.Tenant, Outcome: OutcomeBlocked, Error: bl.Reason}
+		o := Outcome{Step: bl.Step, Phase: bl.Phase, Tenant: bl.Tenant, Outcome: OutcomeBlocked, Error: bl.Reason, Hint: bl.Hint}
+		if bl.Hint != nil {
+			o.Error = hint.TrimText(bl.Reason, bl.Hint.Text)
+		}
 		if bl.Gate != "" && acked[bl.Gate] {
 			o.Outcome = "deferred"
 		}

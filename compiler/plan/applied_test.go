@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/site-tools/site/compiler/golden"
+	"github.com/site-tools/site/compiler/hint"
 )
 
 // TestWriteAppliedJSON: apply's JSON is the plan's, with its summary
@@ -20,8 +21,10 @@ func TestWriteAppliedJSON(t *testing.T) {
 	acked := map[Gate]bool{GateDNSOverwrite: true}
 	hostile := "HTTP 500: \x1b[2Jcleared\u202eevil\u0085next\x7f"
 	applied := &Applied{Result: ResultGated, Error: "1 gate is not acknowledged, so nothing was changed",
+		Hint:  hint.Hint{Kind: hint.Acknowledge, Gate: string(GateDNSDeleteMany)}.ToJSON(),
 		Steps: p.NotApplied(acked, "apply stopped before changing anything")}
 	applied.Steps[1].Error = hostile
+	applied.Steps[1].Hint = hint.Hint{Kind: hint.RunAgain}.ToJSON()
 	var b bytes.Buffer
 	if err := p.WriteAppliedJSON(&b, acked, applied); err != nil {
 		t.Fatal(err)
@@ -52,7 +55,8 @@ func TestWriteAppliedJSON(t *testing.T) {
 	want := []Outcome{
 		{Step: "dns/acme.example.net.", Phase: PhaseDNS, Tenant: "acme", Outcome: OutcomeBlocked, Changes: 5,
 			Error: "needs GATE-DNS-DELETE-MANY acknowledged (--ack); nothing was changed"},
-		{Step: "dns/shop.test.", Phase: PhaseDNS, Tenant: "shop", Outcome: OutcomeBlocked, Changes: 1, Error: hostile},
+		{Step: "dns/shop.test.", Phase: PhaseDNS, Tenant: "shop", Outcome: OutcomeBlocked, Changes: 1, Error: hostile,
+			Hint: &hint.JSON{Kind: "run_again", Text: "run site apply again to converge"}},
 	}
 	if got.Apply.Result != ResultGated || !reflect.DeepEqual(got.Apply.Steps, want) {
 		t.Errorf("apply %+v, want result gated and steps %+v", got.Apply, want)

@@ -15,6 +15,8 @@ package plan
 
 import (
 	"sort"
+
+	"github.com/site-tools/site/compiler/hint"
 )
 
 // FormatVersion is the version of the JSON plan schema. Bump it on any
@@ -125,7 +127,10 @@ type Blocked struct {
 	Step   string `json:"step"`
 	Phase  Phase  `json:"phase"`
 	Tenant string `json:"tenant,omitempty"`
-	Reason string `json:"reason"`
+	// Reason says why, its advice included; Hint is that advice typed
+	// (nil when the error gave none).
+	Reason string     `json:"reason"`
+	Hint   *hint.JSON `json:"hint,omitempty"`
 	// Gate, when set, lets the user defer this step and go on with the
 	// rest of the graph.
 	Gate Gate `json:"gate,omitempty"`
