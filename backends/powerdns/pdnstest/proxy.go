@@ -20,6 +20,32 @@ type Counts struct {
 	GET, POST, PATCH, PUT, DELETE int
 	// PatchBytes is the size of every PATCH body, in order.
 	PatchBytes []int
+	// AnswerBytes is the size of every answer's body, summed: what the
+	// zone's readers download.
+	AnswerBytes int
+}
+
+// countingWriter adds the bytes of an answer's body to its zone's
+// counts.
+type countingWriter struct {
+	http.ResponseWriter
+	s *Server
+	c *Counts
+}
+
+func (w countingWriter) Write(b []byte) (int, error) {
+	n, err := w.ResponseWriter.Write(b)
+	w.s.mu.Lock()
+	w.c.AnswerBytes += n
+	w.s.mu.Unlock()
+	return n, err
+}
+
+// Flush keeps the proxy's streaming of answers (httputil flushes).
+func (w countingWriter) Flush() {
+	if f, ok := w.ResponseWriter.(http.Flusher); ok {
+		f.Flush()
+	}
 }
 
 // Writes is the number of requests that could change the zone.
@@ -67,7 +93,7 @@ func (s *Server) startProxy() {
 		}
 		r.Body = io.NopCloser(bytes.NewReader(body))
 		r.ContentLength = int64(len(body))
-		rp.ServeHTTP(w, r)
+		rp.ServeHTTP(countingWriter{w, s, c}, r)
 	}))
 	s.URL = s.proxy.URL
 }
