@@ -163,6 +163,30 @@ func TestJournalRefusesHostileMetadata(t *testing.T) {
 	if _, err := s.Get(ctx, "../../"+mark); err == nil || strings.Contains(err.Error(), "metadata/") {
 		t.Errorf("get of a forged id: %v, want it refused as no id", err)
 	}
+	// An answer larger than site reads (a server with a larger body
+	// limit, or what stands in front of it) is read no further, and
+	// said so once, not retried.
+	big := good
+	big.Command = mark + strings.Repeat("x", maxJournalAnswer)
+	bigJSON, _ := json.Marshal(big)
+	huge, _ := json.Marshal(map[string]any{"kind": "X", "metadata": []string{string(bigJSON)}})
+	srv.FailWhen(t, func(r *http.Request) (int, string, bool) {
+		return http.StatusOK, string(huge), r.Method == "GET" && strings.HasSuffix(r.URL.Path, good.ID)
+	})
+	srv.ResetRequests(zone + pdnstest.MetadataSuffix)
+	es, skipped, err = s.List(ctx)
+	if err != nil || len(es) != 0 || len(skipped) != len(forged)+1 {
+		t.Errorf("list with a huge entry: %d entries, %d skipped, %v; want it skipped too", len(es), len(skipped), err)
+	}
+	if gets := srv.Requests(zone + pdnstest.MetadataSuffix).GET; gets != len(forged)+2 {
+		t.Errorf("list with a huge entry made %d GETs, want %d (the index and each entry once)", gets, len(forged)+2)
+	}
+	for _, sk := range skipped {
+		if strings.Contains(sk, mark) {
+			t.Errorf("note %q quotes the metadata", sk)
+		}
+	}
+	srv.FailWhen(t, nil)
 	// The next append rewrites the index with ids alone.
 	if err := s.Append(ctx, testEntry("office1", 9, 1)); err != nil {
 		t.Fatal(err)
