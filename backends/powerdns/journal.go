@@ -24,7 +24,7 @@ import (
 //
 // The journal never lives in the lock zone: every lock read lists all
 // of that zone's metadata (each run's lock has a kind of its own), so
-// 20 entries of 200 changes there would add about 1.9 MB to every lock
+// 20 entries of 200 changes there would add 1.8 MB to every lock
 // read of every tenant (measured: TestJournalSparesLockReads). Here
 // each kind is read by its exact name: listing a tenant's journal reads
 // its index and its entries, nothing of other tenants'.
@@ -34,7 +34,7 @@ const JournalKindPrefix = "X-SITE-JOURNAL-"
 // PowerDNS API refuses a request body over webserver-max-bodysize, 2 MiB
 // by default (the sqlite backend itself took a 2 MiB value, measured:
 // TestJournalEntrySizeBound). An entry's JSON grows by its escaping in
-// the body; an apply of more than about 4,000 changes is not journalled,
+// the body; an apply of more than about 4,500 changes is not journalled,
 // and says so.
 const maxJournalBody = 2<<20 - 4096
 
