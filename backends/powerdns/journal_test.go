@@ -103,6 +103,10 @@ func TestJournalStore(t *testing.T) {
 	if es, _, err := shop.List(ctx); err != nil || len(es) != 1 || es[0].Tenant != "shop" {
 		t.Errorf("shop's journal: %v %v, want its one entry", es, err)
 	}
+	missing := journalOf(t, srv, "no-journal.example.test.", "office1")
+	if err := missing.Append(ctx, testEntry("office1", 0, 1)); err == nil || !strings.Contains(err.Error(), "locks: powerdns: journal") {
+		t.Errorf("append to a zone that does not exist: %v, want it named with what to do", err)
+	}
 }
 
 // TestJournalRefusesHostileMetadata: anyone with API access can write
