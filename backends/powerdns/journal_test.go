@@ -262,14 +262,19 @@ func TestJournalSparesLockReads(t *testing.T) {
 	if other, err := ls.Try(ctx, lock.Holder{ID: "AAAAAAAAAAAAAAAA", Tenant: "office1", Host: "runner-a", Start: now, Expires: now.Add(time.Hour)}); err != nil || other != nil {
 		t.Fatalf("lock: %v %v", other, err)
 	}
-	read := func() pdnstest.Counts {
+	type cost struct{ GET, AnswerBytes int }
+	read := func() cost {
 		t.Helper()
 		key := lockZone + pdnstest.MetadataSuffix
 		srv.ResetRequests(key)
 		if _, err := ls.Holders(ctx); err != nil {
 			t.Fatal(err)
 		}
-		return srv.Requests(key)
+		c := srv.Requests(key)
+		if c.Writes() != 0 {
+			t.Fatalf("a lock read wrote: %+v", c)
+		}
+		return cost{c.GET, srv.AnswerBytes(key)}
 	}
 	fill := func(zone string) {
 		t.Helper()

@@ -20,23 +20,20 @@ type Counts struct {
 	GET, POST, PATCH, PUT, DELETE int
 	// PatchBytes is the size of every PATCH body, in order.
 	PatchBytes []int
-	// AnswerBytes is the size of every answer's body, summed: what the
-	// zone's readers download.
-	AnswerBytes int
 }
 
 // countingWriter adds the bytes of an answer's body to its zone's
-// counts.
+// AnswerBytes.
 type countingWriter struct {
 	http.ResponseWriter
-	s *Server
-	c *Counts
+	s    *Server
+	zone string
 }
 
 func (w countingWriter) Write(b []byte) (int, error) {
 	n, err := w.ResponseWriter.Write(b)
 	w.s.mu.Lock()
-	w.c.AnswerBytes += n
+	w.s.answered[w.zone] += n
 	w.s.mu.Unlock()
 	return n, err
 }
@@ -93,7 +90,7 @@ func (s *Server) startProxy() {
 		}
 		r.Body = io.NopCloser(bytes.NewReader(body))
 		r.ContentLength = int64(len(body))
-		rp.ServeHTTP(countingWriter{w, s, c}, r)
+		rp.ServeHTTP(countingWriter{w, s, zone}, r)
 	}))
 	s.URL = s.proxy.URL
 }
@@ -140,11 +137,20 @@ func (s *Server) Requests(zone string) Counts {
 	return cp
 }
 
+// AnswerBytes is the size of the bodies of every answer to requests
+// for zone (keyed as Requests), summed: what its readers downloaded.
+func (s *Server) AnswerBytes(zone string) int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.answered[zone]
+}
+
 // ResetRequests forgets the counts for zone.
 func (s *Server) ResetRequests(zone string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	delete(s.counts, zone)
+	delete(s.answered, zone)
 }
 
 // FailWhen makes the proxy answer requests for which f returns ok with
