@@ -14,6 +14,7 @@ type rawLocks struct {
 	PowerDNS *struct {
 		Provider string `json:"provider"`
 		Zone     string `json:"zone"`
+		Journal  string `json:"journal"`
 	} `json:"powerdns"`
 }
 
@@ -60,6 +61,15 @@ func readLocks(raw *rawLocks, o *operator, pos *positions, errorf func([]string,
 			errorf(at(pp, "zone"), "%v", err)
 		}
 		l.PowerDNS = &model.LockZone{Provider: prov, Zone: zone}
+		if r.Journal != "" {
+			l.PowerDNS.Journal, err = dnsname.Canonical(r.Journal, ".")
+			switch {
+			case err != nil:
+				errorf(at(pp, "journal"), "%v", err)
+			case l.PowerDNS.Journal == zone:
+				errorf(at(pp, "journal"), "the journal zone is the lock zone %s, whose metadata every lock read of every tenant downloads: name another existing zone of the server", zone)
+			}
+		}
 	}
 	if set != 1 {
 		errorf(p, "name one lock store: locks: dir: \"/ABS/PATH\", locks: vault: NAME or locks: powerdns: {provider: NAME, zone: ZONE}")

@@ -151,10 +151,24 @@ type vaultJournaller interface {
 	JournalStore(ctx context.Context, store *model.Vault, tenant string, run *backends.Run) (Store, error)
 }
 
+// zoneJournaller is the PowerDNS backend, which keeps a tenant's
+// journal in the metadata of the operator's journal zone.
+type zoneJournaller interface {
+	JournalStore(provider model.Provider, zone, tenant string, run *backends.Run) (Store, error)
+}
+
 // KeepersOf are the Keepers secrets (the run's secrets backend, nil
-// when none) offers, for run.
-func KeepersOf(secrets any, run *backends.Run) Keepers {
+// when none) and providers (the run's DNS backends by provider kind)
+// offer, for run.
+func KeepersOf(secrets any, providers map[string]backends.Driver, run *backends.Run) Keepers {
 	var k Keepers
+	k.PowerDNS = func(z *model.LockZone, tenant string) (Store, error) {
+		zj, ok := providers[z.Provider.Kind()].(zoneJournaller)
+		if !ok {
+			return nil, fmt.Errorf("provider %s keeps no journal: %w", z.Provider.Name, ErrAbsent)
+		}
+		return zj.JournalStore(z.Provider, z.Journal, tenant, run)
+	}
 	if vj, ok := secrets.(vaultJournaller); ok {
 		k.Vault = func(ctx context.Context, store *model.Vault, tenant string) (Store, error) {
 			return vj.JournalStore(ctx, store, tenant, run)

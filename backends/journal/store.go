@@ -32,12 +32,17 @@ var ErrAbsent = errors.New("not built")
 type Keepers struct {
 	// Vault is tenant's journal in store (a KV v2 secret).
 	Vault func(ctx context.Context, store *model.Vault, tenant string) (Store, error)
+	// PowerDNS is tenant's journal in the metadata of z.Journal, the
+	// journal zone beside the lock zone.
+	PowerDNS func(z *model.LockZone, tenant string) (Store, error)
 }
 
 // For is tenant t's journal: in the store of its apply lock, as
 // site.cue alone says (see lock.For). A lock directory's journal is a
 // directory beside the lock file; a Vault's, a KV v2 secret beside the
-// lock's. PowerDNS metadata holds no journal yet: For returns an error
+// lock's; a PowerDNS lock zone's, the metadata of the journal zone
+// site.cue names beside it (never the lock zone's own, which every lock
+// read downloads whole). Without a journal zone, For returns an error
 // wrapping ErrAbsent.
 func For(ctx context.Context, t *model.Tenant, k Keepers, specDirs []string) (Store, error) {
 	l := t.Locks
@@ -50,8 +55,16 @@ func For(ctx context.Context, t *model.Tenant, k Keepers, specDirs []string) (St
 			return nil, fmt.Errorf("tenant %s's journal lives in vault %s (site.cue locks), which cannot hold it now: %w", t.Name, l.Vault.Name, err)
 		}
 		return s, nil
+	case l != nil && l.PowerDNS != nil && l.PowerDNS.Journal == "":
+		return nil, fmt.Errorf("tenant %s's apply lock lives in PowerDNS zone %s (site.cue locks), and site.cue names no journal zone beside it (locks: powerdns: journal: ZONE), so a journal is %w: its applies are not journalled, and site undo cannot undo them", t.Name, l.PowerDNS.Zone, ErrAbsent)
+	case l != nil && l.PowerDNS != nil && k.PowerDNS == nil:
+		return nil, fmt.Errorf("tenant %s's journal lives in PowerDNS zone %s (site.cue locks), and this build of site has no PowerDNS backend for it: %w", t.Name, l.PowerDNS.Journal, ErrAbsent)
 	case l != nil && l.PowerDNS != nil:
-		return nil, fmt.Errorf("tenant %s's apply lock lives in PowerDNS metadata (site.cue locks), and a journal there is %w yet: its applies are not journalled, and site undo cannot undo them", t.Name, ErrAbsent)
+		s, err := k.PowerDNS(l.PowerDNS, t.Name)
+		if err != nil {
+			return nil, fmt.Errorf("tenant %s's journal lives in PowerDNS zone %s (site.cue locks), which cannot hold it now: %w", t.Name, l.PowerDNS.Journal, err)
+		}
+		return s, nil
 	}
 	var dir string
 	if l != nil {

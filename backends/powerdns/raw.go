@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -26,6 +27,16 @@ type rawAPI struct {
 // do sends body (JSON, or none when nil) to path under the server's
 // /api/v1/servers/{server}/ and decodes a JSON answer into out, if any.
 func (r rawAPI) do(ctx context.Context, method, path string, body, out any) error {
+	return r.send(ctx, method, path, body, out, 0)
+}
+
+// errAnswerTooLarge is an answer send read no further than its limit.
+var errAnswerTooLarge = errors.New("the answer is larger than site reads of it")
+
+// send is do, reading at most limit bytes of the answer when limit > 0
+// (errAnswerTooLarge past it): for answers anyone with API access may
+// have made large, like a journal's metadata.
+func (r rawAPI) send(ctx context.Context, method, path string, body, out any, limit int64) error {
 	var rd io.Reader
 	if body != nil {
 		b, err := json.Marshal(body)
@@ -51,9 +62,16 @@ func (r rawAPI) do(ctx context.Context, method, path string, body, out any) erro
 	defer resp.Body.Close()
 	// The client's transport bounds the answer (Driver.MaxAnswerBytes)
 	// and says so when it cuts it.
-	data, err := io.ReadAll(resp.Body)
+	var src io.Reader = resp.Body
+	if limit > 0 {
+		src = io.LimitReader(resp.Body, limit+1)
+	}
+	data, err := io.ReadAll(src)
 	if err != nil {
 		return err
+	}
+	if limit > 0 && int64(len(data)) > limit {
+		return errAnswerTooLarge
 	}
 	if resp.StatusCode >= 300 {
 		msg := http.StatusText(resp.StatusCode)

@@ -30,7 +30,7 @@ type applyJournal struct {
 // journalStore is tenant t's journal, where its lock lives (journal.For),
 // kept by this run's backends.
 func journalStore(ctx context.Context, t *model.Tenant, bk *runBackends, run *backends.Run, dirs []string) (journal.Store, error) {
-	return journal.For(ctx, t, journal.KeepersOf(bk.Kinds[plan.PhaseSecrets], run), dirs)
+	return journal.For(ctx, t, journal.KeepersOf(bk.Kinds[plan.PhaseSecrets], bk.Providers, run), dirs)
 }
 
 // newApplyJournal is the journal of an apply of args over g, run as

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"errors"
 	"flag"
 	"fmt"
 	"os"
@@ -99,22 +100,48 @@ func TestMain(m *testing.M) {
 //	                                      add a record, as the dashboard would
 //
 // Scripts sharing the PowerDNS keep apart by their zone names.
+//
+// A script may test [pdnslocks]: true when a Go test runs it again with
+// site.cue's locks in PowerDNS zone metadata (scriptParams).
 func TestScripts(t *testing.T) {
 	t.Cleanup(closeSharedPDNS)
-	testscript.Run(t, testscript.Params{
-		Dir:                 pkgFile("testdata/script"),
+	p := scriptParams("")
+	p.Dir = pkgFile("testdata/script")
+	testscript.Run(t, p)
+}
+
+// scriptParams are TestScripts' parameters. With locks set, site.cue
+// gets that line appended before the script starts (its files are
+// written by then), and the condition [pdnslocks] is true: the same
+// script then runs with its tenants' locks and journals elsewhere.
+func scriptParams(locks string) testscript.Params {
+	return testscript.Params{
 		UpdateScripts:       *updateScripts,
 		RequireExplicitExec: true,
 		Cmds:                scriptCmds,
+		Condition: func(cond string) (bool, error) {
+			if cond == "pdnslocks" {
+				return locks != "", nil
+			}
+			return false, fmt.Errorf("unknown condition %q", cond)
+		},
 		Setup: func(env *testscript.Env) error {
 			// Output must not depend on the terminal or the user's setup.
 			env.Setenv("NO_COLOR", "1")
 			env.Setenv("SITE_CACHE_DIR", filepath.Join(env.WorkDir, ".site-cache"))
 			scriptStateDir(env)
 			scriptSetup(env)
-			return nil
+			if locks == "" {
+				return nil
+			}
+			f, err := os.OpenFile(filepath.Join(env.WorkDir, "site.cue"), os.O_APPEND|os.O_WRONLY, 0)
+			if err != nil {
+				return err
+			}
+			_, err = fmt.Fprintln(f, locks)
+			return errors.Join(err, f.Close())
 		},
-	})
+	}
 }
 
 // scriptStateDir gives a script apply locks in a state directory of its

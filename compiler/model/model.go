@@ -55,6 +55,10 @@ type Locks struct {
 type LockZone struct {
 	Provider Provider
 	Zone     string // canonical
+	// Journal is the zone of the same server whose metadata keeps the
+	// tenants' journals (canonical), "" when site.cue names none: never
+	// Zone, whose metadata every lock read downloads.
+	Journal string
 }
 
 // Credential is a reference to a secret, never the secret itself.

@@ -22,6 +22,29 @@ type Counts struct {
 	PatchBytes []int
 }
 
+// countingWriter adds the bytes of an answer's body to its zone's
+// AnswerBytes.
+type countingWriter struct {
+	http.ResponseWriter
+	s    *Server
+	zone string
+}
+
+func (w countingWriter) Write(b []byte) (int, error) {
+	n, err := w.ResponseWriter.Write(b)
+	w.s.mu.Lock()
+	w.s.answered[w.zone] += n
+	w.s.mu.Unlock()
+	return n, err
+}
+
+// Flush keeps the proxy's streaming of answers (httputil flushes).
+func (w countingWriter) Flush() {
+	if f, ok := w.ResponseWriter.(http.Flusher); ok {
+		f.Flush()
+	}
+}
+
 // Writes is the number of requests that could change the zone.
 func (c Counts) Writes() int { return c.POST + c.PATCH + c.PUT + c.DELETE }
 
@@ -67,7 +90,7 @@ func (s *Server) startProxy() {
 		}
 		r.Body = io.NopCloser(bytes.NewReader(body))
 		r.ContentLength = int64(len(body))
-		rp.ServeHTTP(w, r)
+		rp.ServeHTTP(countingWriter{w, s, zone}, r)
 	}))
 	s.URL = s.proxy.URL
 }
@@ -114,11 +137,20 @@ func (s *Server) Requests(zone string) Counts {
 	return cp
 }
 
+// AnswerBytes is the size of the bodies of every answer to requests
+// for zone (keyed as Requests), summed: what its readers downloaded.
+func (s *Server) AnswerBytes(zone string) int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.answered[zone]
+}
+
 // ResetRequests forgets the counts for zone.
 func (s *Server) ResetRequests(zone string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	delete(s.counts, zone)
+	delete(s.answered, zone)
 }
 
 // FailWhen makes the proxy answer requests for which f returns ok with

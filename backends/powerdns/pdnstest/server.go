@@ -62,7 +62,10 @@ type Server struct {
 
 	mu     sync.Mutex
 	counts map[string]*Counts // zone name (canonical) or "" for the zone list
-	fail   func(*http.Request) (status int, body string, ok bool)
+	// answered is the size of every answer's body by zone, as counts is
+	// keyed (AnswerBytes).
+	answered map[string]int
+	fail     func(*http.Request) (status int, body string, ok bool)
 }
 
 // Options tune a server. The zero value is the defaults.
@@ -217,6 +220,7 @@ func startOnce(dir, db string, opts Options) (*Server, error) {
 		DirectURL: "http://" + net.JoinHostPort("127.0.0.1", strconv.Itoa(apiPort)),
 		Dir:       dir,
 		counts:    map[string]*Counts{},
+		answered:  map[string]int{},
 		done:      make(chan struct{}),
 	}
 	conf := config(db, dnsPort, apiPort, s.APIKey, dir, opts)
