@@ -129,7 +129,7 @@ func completeTargets(cmd *cobra.Command, args []string, toComplete string) ([]st
 }
 
 // completeRestarts offers the VMs in scope as --restart names them,
-// TENANT/VM (checkRestarts refuses any other).
+// TENANT/VM (graph.CheckRestarts refuses any other).
 func completeRestarts(cmd *cobra.Command, args []string, toComplete string) ([]string, cobra.ShellCompDirective) {
 	g, ok := completionGraph(cmd, args)
 	if !ok {
