@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/site-tools/site/backends/powerdns/pdnstest"
+	"github.com/site-tools/site/compiler/plan"
 )
 
 // twoZonesFile writes a tenant with two PowerDNS zones: good on srv, and
@@ -117,7 +118,7 @@ func TestTargetIsPartOfASavedPlan(t *testing.T) {
 	if code != exitOK {
 		t.Fatalf("targeted diff exit %d, want 0\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
 	}
-	saved, err := readPlan(planFile)
+	saved, err := plan.ReadSaved(planFile)
 	if err != nil {
 		t.Fatal(err)
 	}
