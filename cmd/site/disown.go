@@ -135,19 +135,14 @@ func disownZone(cmd *cobra.Command, zoneArg string, req disownRequest) error {
 		}
 		acked = acked || g == plan.GateDNSDisown
 	}
-	run := backends.NewRun()
-	bk := providers.Open(run)
-	defer closeBackends(bk, cmd.ErrOrStderr())
-	d, _ := bk.Providers[req.provider].(backends.Disowner)
-	if d == nil {
-		return withCode(exitError, fmt.Errorf("this build of site has no %s backend that can disown", req.provider))
-	}
-	z := &model.Zone{Name: zone, Provider: req.where}
-	ctx := cmd.Context()
-	if err := bk.ReadCredential(ctx, run, req.provider, req.byName, req.secret); err != nil {
+	one, err := providers.OpenOne[backends.Disowner](cmd.Context(), req.provider, "disown", req.byName, req.secret)
+	if err != nil {
 		return withCode(exitError, err)
 	}
-	u := leftovers.Unmarking{D: d, Zone: z, Sel: sel, Run: run, Unit: req.unit, Provider: req.byName, Rel: relPos,
+	defer closeBackends(one.Set, cmd.ErrOrStderr())
+	z := &model.Zone{Name: zone, Provider: req.where}
+	ctx := cmd.Context()
+	u := leftovers.Unmarking{D: one.B, Zone: z, Sel: sel, Run: one.Run, Unit: req.unit, Provider: req.byName, Rel: relPos,
 		Claims: func() ([]*model.Zone, error) { return claimsOf(zone, req.byName) }}
 	listed, err := u.Unmark(ctx, cmd.OutOrStdout(), acked)
 	if err != nil {

@@ -22,20 +22,12 @@ type exportSession struct {
 // openExport opens the backends and reads the credential; out is where
 // the (first) file goes, for finding the operator's file beside it.
 func openExport(cmd *cobra.Command, req exportRequest, out string) (*exportSession, error) {
-	run := backends.NewRun()
-	bk := providers.Open(run)
-	s := &exportSession{bk: bk, Session: export.Session{Tenant: req.tenant, Domain: req.domain, Format: req.format,
-		Adopt: req.adopt, Force: req.force, Stdout: cmd.OutOrStdout(), Stderr: cmd.ErrOrStderr()}}
-	x, _ := bk.Providers[req.provider].(backends.ZoneExporter)
-	if x == nil {
-		s.close()
-		return nil, fmt.Errorf("this build of site has no %s backend that can export", req.provider)
-	}
-	if err := bk.ReadCredential(cmd.Context(), run, req.provider, req.byName, req.secret); err != nil {
-		s.close()
+	one, err := providers.OpenOne[backends.ZoneExporter](cmd.Context(), req.provider, "export", req.byName, req.secret)
+	if err != nil {
 		return nil, err
 	}
-	s.live = backends.BoundExporter{X: x, Run: run}
+	s := &exportSession{bk: one.Set, live: backends.BoundExporter{X: one.B, Run: one.Run}, Session: export.Session{Tenant: req.tenant,
+		Domain: req.domain, Format: req.format, Adopt: req.adopt, Force: req.force, Stdout: cmd.OutOrStdout(), Stderr: cmd.ErrOrStderr()}}
 	s.Live = s.live
 	if req.byName != "" {
 		s.Decl = export.Declared{Provider: req.where, In: req.declaredIn, File: req.operator}
