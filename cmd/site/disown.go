@@ -127,13 +127,9 @@ func disownZone(cmd *cobra.Command, zoneArg string, req disownRequest) error {
 		return withCode(exitError, err)
 	}
 	zone := sel.Zone
-	acked := false
-	for _, a := range req.acks {
-		g, err := plan.ParseAck("disown", a)
-		if err != nil {
-			return withCode(exitError, err)
-		}
-		acked = acked || g == plan.GateDNSDisown
+	acked, err := plan.AcksGate("disown", req.acks, plan.GateDNSDisown)
+	if err != nil {
+		return withCode(exitError, err)
 	}
 	one, err := providers.OpenOne[backends.Disowner](cmd.Context(), req.provider, "disown", req.byName, req.secret)
 	if err != nil {

@@ -50,7 +50,7 @@ func runLeftovers(cmd *cobra.Command, args []string, format, provider string) er
 	if err != nil {
 		return withCode(exitError, err)
 	}
-	op, err := readOperator(config)
+	op, err := compiler.ReadOperatorAt(config)
 	if err != nil {
 		return withCode(exitError, err)
 	}

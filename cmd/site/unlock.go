@@ -31,13 +31,9 @@ func newUnlockCmd() *cobra.Command {
 			return nil
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
-			acked := false
-			for _, a := range acks {
-				g, err := plan.ParseAck("unlock", a)
-				if err != nil {
-					return withCode(exitError, err)
-				}
-				acked = acked || g == plan.GateLockBreak
+			acked, err := plan.AcksGate("unlock", acks, plan.GateLockBreak)
+			if err != nil {
+				return withCode(exitError, err)
 			}
 			return runUnlock(cmd, args[0], args[1:], acked)
 		},
