@@ -43,11 +43,7 @@ func openExport(cmd *cobra.Command, req exportRequest, out string) (*exportSessi
 func (s *exportSession) close() { closeBackends(s.bk, s.Stderr) }
 
 // exportAll is site export --all: every zone the provider lists, one
-// file each in --out (ZONE/TENANT.cue, or ZONE.zone with --format zone:
-// see export.ZoneFileNames). No
-// file there is replaced without --force, and none is written when one
-// would be; a zone that cannot be exported is said and the others are
-// still written.
+// file each in --out (export.Session.All).
 func exportAll(cmd *cobra.Command, req exportRequest) error {
 	ctx := cmd.Context()
 	s, err := openExport(cmd, req, filepath.Join(req.out, req.tenant+".cue"))
@@ -63,11 +59,7 @@ func exportAll(cmd *cobra.Command, req exportRequest) error {
 	for i, z := range zones {
 		names[i] = z.Name
 	}
-	files := export.ZoneFileNames(req.out, names, req.format, req.tenant)
-	if err := export.CheckAllOut(req.out, files, req.force); err != nil {
-		return withCode(exitError, err)
-	}
-	if err := s.All(ctx, names, files, req.out); err != nil {
+	if err := s.All(ctx, names, req.out); err != nil {
 		return withCode(exitError, err)
 	}
 	return nil
