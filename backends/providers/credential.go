@@ -13,7 +13,7 @@ import (
 // site export and site disown --provider into run when it is in a Vault
 // store (secret not nil), as a secret step of diff would: the value
 // goes to run, where the provider's driver asks for it
-// (Run.Credential). These commands have no steps to defer, so a store
+// (runstate.State.Credential). These commands have no steps to defer, so a store
 // that does not answer must not advise --ack GATE-SECRET-UNREACHABLE:
 // with the gate counted as given, its message leaves that out, and the
 // read still fails.
