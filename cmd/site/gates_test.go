@@ -75,6 +75,16 @@ func TestAckOfAnotherCommandsGate(t *testing.T) {
 	}
 }
 
+// quietSpec writes a tenant with nothing to converge (no zone, no VM),
+// and its site.cue, and returns the tenant file: apply and diff of it
+// need no server.
+func quietSpec(t *testing.T) string {
+	t.Helper()
+	site := siteSrc(pdnsProvider("pdns", "http://127.0.0.1:1", "PDNS_API_KEY", "off"),
+		grant{tenant: "quiet", domains: []string{"quiet.example.test"}, providers: []string{"pdns"}})
+	return writeSpec(t, site, "quiet.cue", "package tenants\n\ntenants: quiet: domain: \"quiet.example.test\"\n")
+}
+
 // checkRefusal runs site with args and wants exit code; a refusal (any
 // code but exitOK) must say want on stderr and print nothing on stdout:
 // refused at once, before anything is loaded or observed.
