@@ -195,36 +195,6 @@ func TestPowerDNSExportThenVetAndDiff(t *testing.T) {
 	}
 }
 
-func TestPowerDNSGateExitsThreeAndChangesNothing(t *testing.T) {
-	srv := pdnsEnv(t)
-	const zone = "gw.example.test."
-	srv.CreateZone(t, zone, pdnstest.RRset{Name: "v4.gw.example.test.", Type: "A", TTL: 60, Records: []string{"192.0.2.4"}})
-	file := tenantFile(t, srv, "gw.example.test", `
-			v4: CNAME: "gw.example.test."
-			www: A: ["192.0.2.80"]`)
-	srv.ResetRequests(zone)
-	code, stdout, stderr := siteRun(t, srv, "apply", file)
-	if code != exitGated {
-		t.Fatalf("apply exit %d, want %d\nstdout:\n%s\nstderr:\n%s", code, exitGated, stdout, stderr)
-	}
-	if !strings.Contains(stdout+stderr, "GATE-DNS-OVERWRITE") || !strings.Contains(stdout+stderr, "--ack GATE-DNS-OVERWRITE") {
-		t.Errorf("output does not name the gate and how to acknowledge it:\nstdout:\n%s\nstderr:\n%s", stdout, stderr)
-	}
-	if got := srv.Requests(zone).Writes(); got != 0 {
-		t.Errorf("got %d writes behind a missing gate, want none", got)
-	}
-	srv.ResetRequests(zone)
-	if code, stdout, stderr := siteRun(t, srv, "apply", "--yes", "--ack", "GATE-DNS-OVERWRITE", file); code != exitOK {
-		t.Fatalf("acked apply exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
-	}
-	if got := srv.Requests(zone); got.PATCH != 1 || got.Writes() != 1 {
-		t.Errorf("acked apply made %+v, want exactly one PATCH", got)
-	}
-	if got := srv.Query(t, "v4.gw.example.test.", "CNAME"); len(got) != 1 || got[0] != "300 gw.example.test." {
-		t.Errorf("got %q, want the CNAME served", got)
-	}
-}
-
 func TestPowerDNSFailedObservationExitsOne(t *testing.T) {
 	srv := pdnsEnv(t)
 	const zone = "flap.example.test."

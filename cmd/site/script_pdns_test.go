@@ -29,10 +29,15 @@ import (
 //	pdns axfr ZONE FILE                   write ZONE as transferred (AXFR, SOA left
 //	                                      out), sorted
 //	pdns put ZONE NAME TYPE TTL VALUE...  replace an rrset's records
+//	pdns requests ZONE                    forget the requests counted for ZONE
+//	                                      (- for the server's own, zone lists)
+//	pdns requests ZONE KEY=N...           the requests for ZONE since then: KEY is
+//	                                      GET, POST, PATCH, PUT, DELETE or writes,
+//	                                      N a count, or <=N at most N
 func cmdPDNS(ts *testscript.TestScript, neg bool, args []string) {
 	st := stateOf(ts)
 	if len(args) < 1 || neg && args[0] != "has" {
-		ts.Fatalf("usage: pdns start|zone|has|axfr|put ...")
+		ts.Fatalf("usage: pdns start|zone|has|axfr|put|requests ...")
 	}
 	if args[0] != "start" && st.pdns == nil {
 		ts.Fatalf("pdns %s before pdns start", args[0])
@@ -52,8 +57,10 @@ func cmdPDNS(ts *testscript.TestScript, neg bool, args []string) {
 		pdnsAXFR(ts, st.pdns, args[1:])
 	case "put":
 		pdnsPut(ts, st.pdns, args[1:])
+	case "requests":
+		pdnsRequests(ts, st.pdns, args[1:])
 	default:
-		ts.Fatalf("unknown pdns command %q: start, zone, has, axfr or put", args[0])
+		ts.Fatalf("unknown pdns command %q: start, zone, has, axfr, put or requests", args[0])
 	}
 }
 
@@ -194,5 +201,36 @@ func setupWrite(srv *pdnstest.Server, method, path string, body []byte) (int, []
 			return status, out, err
 		}
 		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+// pdnsRequests resets, or checks, the requests the server's proxy
+// counted for a zone (pdnstest.Server.Requests), as the Go tests count
+// them: how many reads and writes a site command made.
+func pdnsRequests(ts *testscript.TestScript, srv *pdnstest.Server, args []string) {
+	if len(args) < 1 {
+		ts.Fatalf("usage: pdns requests ZONE [KEY=N|KEY=<=N ...]")
+	}
+	zone := args[0]
+	if zone == "-" {
+		zone = ""
+	}
+	if len(args) == 1 {
+		srv.ResetRequests(zone)
+		return
+	}
+	c := srv.Requests(zone)
+	got := map[string]int{"GET": c.GET, "POST": c.POST, "PATCH": c.PATCH, "PUT": c.PUT, "DELETE": c.DELETE, "writes": c.Writes()}
+	for _, kv := range args[1:] {
+		key, want, _ := strings.Cut(kv, "=")
+		atMost := strings.HasPrefix(want, "<=")
+		n, err := strconv.Atoi(strings.TrimPrefix(want, "<="))
+		v, ok := got[key]
+		switch {
+		case err != nil || !ok:
+			ts.Fatalf("pdns requests: %q: want KEY=N or KEY=<=N, KEY one of GET, POST, PATCH, PUT, DELETE, writes", kv)
+		case atMost && v > n, !atMost && v != n:
+			ts.Fatalf("%s requests for %s: %d, want %s (all: %+v)", key, args[0], v, want, c)
+		}
 	}
 }
