@@ -29,6 +29,7 @@ import (
 //	pdns axfr ZONE FILE                   write ZONE as transferred (AXFR, SOA left
 //	                                      out), sorted
 //	pdns put ZONE NAME TYPE TTL VALUE...  replace an rrset's records
+//	pdns serial ZONE FILE                 write ZONE's SOA serial (the API's) to FILE
 //	pdns requests ZONE                    forget the requests counted for ZONE
 //	                                      (- for the server's own, zone lists)
 //	pdns requests ZONE KEY=N...           the requests for ZONE since then: KEY is
@@ -37,7 +38,7 @@ import (
 func cmdPDNS(ts *testscript.TestScript, neg bool, args []string) {
 	st := stateOf(ts)
 	if len(args) < 1 || neg && args[0] != "has" {
-		ts.Fatalf("usage: pdns start|zone|has|axfr|put|requests ...")
+		ts.Fatalf("usage: pdns start|zone|has|axfr|put|serial|requests ...")
 	}
 	if args[0] != "start" && st.pdns == nil {
 		ts.Fatalf("pdns %s before pdns start", args[0])
@@ -59,8 +60,10 @@ func cmdPDNS(ts *testscript.TestScript, neg bool, args []string) {
 		pdnsPut(ts, st.pdns, args[1:])
 	case "requests":
 		pdnsRequests(ts, st.pdns, args[1:])
+	case "serial":
+		pdnsSerial(ts, st.pdns, args[1:])
 	default:
-		ts.Fatalf("unknown pdns command %q: start, zone, has, axfr, put or requests", args[0])
+		ts.Fatalf("unknown pdns command %q: start, zone, has, axfr, put, serial or requests", args[0])
 	}
 }
 
@@ -233,4 +236,21 @@ func pdnsRequests(ts *testscript.TestScript, srv *pdnstest.Server, args []string
 			ts.Fatalf("%s requests for %s: %d, want %s (all: %+v)", key, args[0], v, want, c)
 		}
 	}
+}
+
+// pdnsSerial writes the zone's serial as the API reports it to a file,
+// so a script can compare it before and after a run (cmp).
+func pdnsSerial(ts *testscript.TestScript, srv *pdnstest.Server, args []string) {
+	if len(args) != 2 {
+		ts.Fatalf("usage: pdns serial ZONE FILE")
+	}
+	status, out, err := srv.Do(context.Background(), "GET", "/zones/"+args[0], nil)
+	if err != nil || status != 200 {
+		ts.Fatalf("get zone %s: status %d, %v: %s", args[0], status, err, out)
+	}
+	var z struct {
+		Serial int64 `json:"serial"`
+	}
+	ts.Check(json.Unmarshal(out, &z))
+	ts.Check(os.WriteFile(ts.MkAbs(args[1]), []byte(strconv.FormatInt(z.Serial, 10)+"\n"), 0o644))
 }
