@@ -28,7 +28,9 @@ import (
 //	[!] pdns has ZONE NAME TYPE           ZONE holds the rrset NAME/TYPE
 //	pdns axfr ZONE FILE                   write ZONE as transferred (AXFR, SOA left
 //	                                      out), sorted
-//	pdns put ZONE NAME TYPE TTL VALUE...  replace an rrset's records
+//	pdns put ZONE NAME[@TENANT] TYPE TTL VALUE...
+//	                                      replace an rrset's records, marked as
+//	                                      TENANT's with @
 //	pdns serial ZONE FILE                 write ZONE's SOA serial (the API's) to FILE
 //	pdns requests ZONE                    forget the requests counted for ZONE
 //	                                      (- for the server's own, zone lists)
@@ -176,7 +178,7 @@ func pdnsAXFR(ts *testscript.TestScript, srv *pdnstest.Server, args []string) {
 
 func pdnsPut(ts *testscript.TestScript, srv *pdnstest.Server, args []string) {
 	if len(args) < 5 {
-		ts.Fatalf("usage: pdns put ZONE NAME TYPE TTL VALUE...")
+		ts.Fatalf("usage: pdns put ZONE NAME[@TENANT] TYPE TTL VALUE...")
 	}
 	ttl, err := strconv.Atoi(args[3])
 	ts.Check(err)
@@ -184,8 +186,12 @@ func pdnsPut(ts *testscript.TestScript, srv *pdnstest.Server, args []string) {
 	for _, v := range args[4:] {
 		recs = append(recs, map[string]any{"content": v, "disabled": false})
 	}
-	body, _ := json.Marshal(map[string]any{"rrsets": []map[string]any{{"name": args[1], "type": args[2], "ttl": ttl,
-		"changetype": "REPLACE", "records": recs}}})
+	name, tenant, owned := strings.Cut(args[1], "@")
+	rr := map[string]any{"name": name, "type": args[2], "ttl": ttl, "changetype": "REPLACE", "records": recs}
+	if owned {
+		rr["comments"] = []map[string]string{{"account": powerdns.MarkerAccount, "content": powerdns.Marker(tenant)}}
+	}
+	body, _ := json.Marshal(map[string]any{"rrsets": []map[string]any{rr}})
 	status, out, err := setupWrite(srv, "PATCH", "/zones/"+args[0], body)
 	if err != nil || status != 204 {
 		ts.Fatalf("put %s %s: status %d, %v: %s", args[1], args[2], status, err, out)
