@@ -18,13 +18,11 @@ package backends
 
 import (
 	"context"
-	"errors"
-	"fmt"
 	"os"
 	"sync"
-	"sync/atomic"
 	"time"
 
+	"github.com/site-tools/site/backends/internal/runstate"
 	"github.com/site-tools/site/compiler/graph"
 	"github.com/site-tools/site/compiler/model"
 	"github.com/site-tools/site/compiler/plan"
@@ -150,8 +148,8 @@ func (e *GatedError) Unwrap() error { return e.Err }
 
 // Run is what one site run shares between steps: the settings it was
 // given (acknowledged gates, thresholds, restarts: plan.Settings, the
-// one type the saved plan records), its environment, and the secrets
-// that secret steps have read.
+// one type the saved plan records), its environment, and, out of
+// cmd/site's reach, what its steps hand each other (runstate.go).
 type Run struct {
 	plan.Settings
 	// Getenv reads credentials named by {env: NAME} and every setting a
@@ -172,8 +170,8 @@ type Run struct {
 	// (see deadline.go); 0 means DefaultRequestTimeout.
 	RequestTimeout time.Duration
 
-	await awaiting // see Await
-	state runState // what steps hand each other; see runstate.go
+	await awaiting       // see Await
+	state runstate.State // what steps hand each other; see runstate.go
 	mu    sync.Mutex
 	// silent are the servers that let a request pass its deadline
 	// unanswered, by Awaited.Server (see deadline.go).
@@ -181,9 +179,6 @@ type Run struct {
 	// budgets are the providers' request budgets, by provider name
 	// (see Budget).
 	budgets map[string]*Budget
-
-	interrupted atomic.Bool   // see Interrupt
-	interruptC  chan struct{} // closed by Interrupt; see interruptCh
 }
 
 // Say tells r.Progress line, if r and it are not nil.
@@ -204,29 +199,4 @@ const (
 // NewRun returns a Run with the default settings.
 func NewRun() *Run {
 	return &Run{Settings: plan.DefaultSettings(), Getenv: os.Getenv}
-}
-
-// ErrSecretNotRead means a credential's secret step has not produced a
-// value (it is blocked, deferred or out of scope).
-var ErrSecretNotRead = errors.New("secret not read")
-
-// Credential resolves a credential reference (from site.cue) to its
-// value. Values must never be printed, logged or written to a plan.
-func (r *Run) Credential(c model.Credential) (string, error) {
-	switch {
-	case c.Env != "":
-		v := r.Getenv(c.Env)
-		if v == "" {
-			return "", fmt.Errorf("environment variable %s is empty or unset: export it with the credential's value", c.Env)
-		}
-		return v, nil
-	case c.Vault != nil:
-		id := graph.SecretStepID(*c.Vault)
-		v, ok := r.state.secret(id)
-		if !ok {
-			return "", fmt.Errorf("%w: %s (its secret step did not run or was deferred)", ErrSecretNotRead, id)
-		}
-		return v, nil
-	}
-	return "", errors.New("credential names neither env nor vault")
 }

@@ -20,32 +20,13 @@ import (
 // start.
 var ErrInterrupted = errors.New("the run was interrupted")
 
-// Interrupt asks every step of the run to start nothing new. Steps in
-// flight finish; it may be called from any goroutine, more than once.
-func (r *Run) Interrupt() {
-	if !r.interrupted.Swap(true) {
-		close(r.interruptCh())
-	}
-}
-
-// interruptCh is closed by Interrupt; made on first use, since a Run
-// may be a literal.
-func (r *Run) interruptCh() chan struct{} {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if r.interruptC == nil {
-		r.interruptC = make(chan struct{})
-	}
-	return r.interruptC
-}
-
 // ReadContext returns a context that an interrupt cancels, with cause
 // ErrInterrupted, for work that only reads once a step's writes are
 // done (verifying them over DNS): stopping it leaves nothing half-made,
 // so the user who pressed Ctrl-C need not wait for it.
 func (r *Run) ReadContext(ctx context.Context) (context.Context, context.CancelFunc) {
 	ctx, cancel := context.WithCancelCause(ctx)
-	done := r.interruptCh()
+	done := r.state.Done()
 	go func() {
 		select {
 		case <-done:
@@ -56,8 +37,9 @@ func (r *Run) ReadContext(ctx context.Context) (context.Context, context.CancelF
 	return ctx, func() { cancel(context.Canceled) }
 }
 
-// Interrupted reports whether Interrupt was called; never for a nil r.
-func (r *Run) Interrupted() bool { return r != nil && r.interrupted.Load() }
+// Interrupted reports whether the engine interrupted the run
+// (runstate.State.Interrupt); never for a nil r.
+func (r *Run) Interrupted() bool { return r != nil && r.state.Interrupted() }
 
 // PartialError means a step's write went out in parts and only the
 // first Applied of Total were made: the live system holds part of the

@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"testing"
+
+	"github.com/site-tools/site/backends/internal/runstate"
 )
 
 // TestReadContext: an interrupt cancels a read context with cause
@@ -16,7 +18,7 @@ func TestReadContext(t *testing.T) {
 		wantCause error
 		wantRun   bool
 	}{
-		{"interrupt", func(run *Run, _, _ context.CancelFunc) { run.Interrupt(); run.Interrupt() }, ErrInterrupted, true},
+		{"interrupt", func(run *Run, _, _ context.CancelFunc) { runstate.Of(run).Interrupt(); runstate.Of(run).Interrupt() }, ErrInterrupted, true},
 		{"parent cancelled", func(_ *Run, parent, _ context.CancelFunc) { parent() }, context.Canceled, false},
 		{"stopped", func(_ *Run, _, stop context.CancelFunc) { stop() }, context.Canceled, false},
 	}
@@ -46,7 +48,7 @@ func TestReadContext(t *testing.T) {
 // interrupt starts cancelled.
 func TestReadContextAfterInterrupt(t *testing.T) {
 	run := NewRun()
-	run.Interrupt()
+	runstate.Of(run).Interrupt()
 	ctx, stop := run.ReadContext(context.Background())
 	defer stop()
 	<-ctx.Done()

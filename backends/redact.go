@@ -15,7 +15,7 @@ const redacted = "[redacted]"
 // Drivers should never put a credential into an error, but an HTTP
 // client's error can echo a URL or a header; the executor scrubs every
 // reason, problem and note so a slip cannot reach the screen or a saved
-// plan. It knows the secrets read in the run (Run.SetSecret) and the
+// plan. It knows the secrets read in the run (runstate.State.SetSecret) and the
 // values of the environment variables the graph's credentials name.
 // Text that does not pass through the executor's reports, such as an
 // export's errors, goes through one too: a backend may quote the header
@@ -67,5 +67,5 @@ func (r *Redactor) Redact(s string) string {
 }
 
 func (r *Redactor) values() []string {
-	return append(slices.Clip(r.envs), r.run.state.secretValues()...)
+	return append(slices.Clip(r.envs), r.run.state.Secrets()...)
 }

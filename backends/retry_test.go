@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/site-tools/site/backends/internal/runstate"
 )
 
 var errTransient, errConflict = errors.New("no answer"), errors.New("exists")
@@ -119,13 +121,13 @@ func TestRetryAfterAnInterrupt(t *testing.T) {
 		{"not interrupted", func(*Run, int) {}, false, 3},
 		{"interrupted during the first try", func(run *Run, try int) {
 			if try == 1 {
-				run.Interrupt()
+				runstate.Of(run).Interrupt()
 			}
 		}, false, 1},
-		{"interrupted while waiting to retry", func(run *Run, _ int) { run.Interrupt() }, true, 1},
+		{"interrupted while waiting to retry", func(run *Run, _ int) { runstate.Of(run).Interrupt() }, true, 1},
 		// A driver's own Sleep (libvirt's, in its tests) may not watch
 		// the context: the wait ends well, and still no try follows.
-		{"interrupted while a Sleep blind to it waits", func(run *Run, _ int) { run.Interrupt() }, true, 1},
+		{"interrupted while a Sleep blind to it waits", func(run *Run, _ int) { runstate.Of(run).Interrupt() }, true, 1},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

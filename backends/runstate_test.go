@@ -4,6 +4,7 @@ import (
 	"errors"
 	"testing"
 
+	"github.com/site-tools/site/backends/internal/runstate"
 	"github.com/site-tools/site/compiler/graph"
 	"github.com/site-tools/site/compiler/model"
 )
@@ -25,21 +26,21 @@ func TestRunStateOfALiteral(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			r := tt.run()
-			if _, err := r.Credential(cred); !errors.Is(err, ErrSecretNotRead) {
+			if _, err := runstate.Of(r).Credential(r.Getenv, cred); !errors.Is(err, ErrSecretNotRead) {
 				t.Fatalf("Credential before its secret step: %v, want ErrSecretNotRead", err)
 			}
-			r.SetSecret(graph.SecretStepID(ref), "s3cr3t-value")
-			if v, err := r.Credential(cred); v != "s3cr3t-value" || err != nil {
+			runstate.Of(r).SetSecret(graph.SecretStepID(ref), "s3cr3t-value")
+			if v, err := runstate.Of(r).Credential(r.Getenv, cred); v != "s3cr3t-value" || err != nil {
 				t.Errorf("Credential after SetSecret: %q, %v", v, err)
 			}
 			if got := NewRedactor(&graph.Graph{}, r).Redact("key s3cr3t-value sent"); got == "key s3cr3t-value sent" {
 				t.Errorf("Redact kept the secret: %q", got)
 			}
-			if v, err := r.Once("k", func() (any, error) { return 1, nil }); v != 1 || err != nil {
+			if v, err := runstate.Of(r).Once("k", func() (any, error) { return 1, nil }); v != 1 || err != nil {
 				t.Errorf("Once: %v, %v", v, err)
 			}
-			r.Leave("read", "zone")
-			if v, ok := r.Take("read"); !ok || v != "zone" {
+			runstate.Of(r).Leave("read", "zone")
+			if v, ok := runstate.Of(r).Take("read"); !ok || v != "zone" {
 				t.Errorf("Take: %v, %v", v, ok)
 			}
 		})

@@ -13,6 +13,7 @@ import (
 
 	"github.com/site-tools/site/backends"
 	"github.com/site-tools/site/backends/cloudflare/cftest"
+	"github.com/site-tools/site/backends/internal/runstate"
 	"github.com/site-tools/site/compiler/graph"
 	"github.com/site-tools/site/compiler/model"
 	"github.com/site-tools/site/compiler/plan"
@@ -752,7 +753,7 @@ func TestRefusedTokenNamesItsSource(t *testing.T) {
 				return ""
 			}
 			if tc.cred.Vault != nil {
-				f.run.SetSecret(graph.SecretStepID(*tc.cred.Vault), tc.token)
+				runstate.Of(f.run).SetSecret(graph.SecretStepID(*tc.cred.Vault), tc.token)
 			}
 			s := f.step(rr("keys."+zoneName, "A", 300, "192.0.2.1"))
 			s.Zone.Provider.Cloudflare.Token = tc.cred

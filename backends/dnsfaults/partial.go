@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/site-tools/site/backends"
+	"github.com/site-tools/site/backends/internal/runstate"
 	"github.com/site-tools/site/compiler/model"
 )
 
@@ -43,7 +44,7 @@ func partialWrite(t *testing.T, p Provider) {
 				}
 				n := writes.Add(1)
 				if tc.interrupted {
-					z.Run().Interrupt()
+					runstate.Of(z.Run()).Interrupt()
 				}
 				if tc.refused && n == 2 {
 					p.Refusal.write(w)

@@ -16,8 +16,8 @@
 //	if !rep.OK() { ... }                 // a step failed, was skipped, or did not converge
 //
 // Plan runs each step's Driver.Plan once its dependencies planned (so a
-// secret step has called Run.SetSecret before a DNS step asks
-// Run.Credential). A driver error blocks the step and, as skipped, its
+// secret step has called runstate.State.SetSecret before a DNS step asks
+// runstate.State.Credential). A driver error blocks the step and, as skipped, its
 // dependents; a *backends.GatedError blocks it with a gate that,
 // acknowledged, defers the step and its dependents while the rest goes
 // on.

@@ -24,7 +24,7 @@ type Hook interface {
 	// gate checks passed).
 	ApplyStart(total int)
 	// Started reports that Apply hands step to its backend: it is in
-	// flight until Applied reports it. Once Run.Interrupt has returned,
+	// flight until Applied reports it. Once the run is interrupted,
 	// every step that goes on to write was reported Started before it
 	// (Apply asks Run.Interrupted after Started, and skips the step
 	// then): a caller that sees no step of a tenant in flight after an

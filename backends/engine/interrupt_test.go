@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/site-tools/site/backends"
+	"github.com/site-tools/site/backends/internal/runstate"
 )
 
 // TestInterruptFinishesInFlightStartsNothing: a run interrupted while
@@ -126,7 +127,7 @@ type interruptingHook struct {
 }
 
 func (h *interruptingHook) Started(step string) {
-	h.run.Interrupt()
+	runstate.Of(h.run).Interrupt()
 	h.recorder.Started(step)
 }
 

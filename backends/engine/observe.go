@@ -45,7 +45,7 @@ type planned struct {
 // e.Parallelism at a time, and collects what would change.
 //
 // A step's driver plans only after all its dependencies planned, so a
-// secret step's value (set with run.SetSecret) is there when a DNS step
+// secret step's value (set with runstate.State.SetSecret) is there when a DNS step
 // needs it, and it is given what they told it (their plans' Outputs, as
 // backends.Inputs; Apply gives their results'). A driver error blocks the step: it plans nothing, deletes
 // least of all, and its dependents are blocked as skipped. A *backends.GatedError

@@ -61,7 +61,7 @@ type StepReport struct {
 // Report is what Apply did, one entry per step in graph order.
 type Report struct {
 	Steps []StepReport
-	// Interrupted is true when the run was interrupted (Run.Interrupt):
+	// Interrupted is true when the run was interrupted (Session.Interrupt):
 	// steps in flight finished, the rest were not started.
 	Interrupted bool
 }

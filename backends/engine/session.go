@@ -180,7 +180,7 @@ func (s *Session) Plan(g *graph.Graph) (*Observation, error) {
 }
 
 // Apply carries out obs with the context that writes (never the
-// interrupt's: Run.Interrupt stops the walk between steps).
+// interrupt's: an interrupted run stops the walk between steps).
 func (s *Session) Apply(g *graph.Graph, obs *Observation) (*Report, error) {
 	return s.eng.Apply(s.ctx, g, obs, s.run)
 }

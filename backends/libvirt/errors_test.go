@@ -13,6 +13,7 @@ import (
 	"libvirt.org/go/libvirt"
 
 	"github.com/site-tools/site/backends"
+	"github.com/site-tools/site/backends/internal/runstate"
 	"github.com/site-tools/site/backends/libvirt/conn"
 )
 
@@ -95,14 +96,14 @@ func TestRetryStopsAtInterrupt(t *testing.T) {
 			d.sleep = func(time.Duration) {
 				waits++
 				if !tc.inCall {
-					run.Interrupt()
+					runstate.Of(run).Interrupt()
 				}
 			}
 			tries := 0
 			err := d.retry(func() error {
 				tries++
 				if tc.inCall {
-					run.Interrupt()
+					runstate.Of(run).Interrupt()
 				}
 				return fmt.Errorf("list domains on h: %w", transient)
 			})

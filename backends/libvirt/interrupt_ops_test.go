@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/site-tools/site/backends"
+	"github.com/site-tools/site/backends/internal/runstate"
 )
 
 // TestOpsStopAtInterrupt: after an interrupt a VM step starts no
@@ -28,12 +29,12 @@ func TestOpsStopAtInterrupt(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			run := backends.NewRun()
 			if tc.interruptAt < 0 {
-				run.Interrupt()
+				runstate.Of(run).Interrupt()
 			}
 			tries := 0
 			a := &applier{d: New(Options{Run: run}), host: "h", res: &backends.StepResult{}, run: run, try: func(o op) error {
 				if tries == tc.interruptAt {
-					run.Interrupt()
+					runstate.Of(run).Interrupt()
 				}
 				tries++
 				return nil

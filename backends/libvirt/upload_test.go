@@ -12,6 +12,7 @@ import (
 
 	"github.com/site-tools/site/backends"
 	"github.com/site-tools/site/backends/engine"
+	"github.com/site-tools/site/backends/internal/runstate"
 	"github.com/site-tools/site/backends/libvirt/uploadmark"
 	"github.com/site-tools/site/compiler/graph"
 	"github.com/site-tools/site/compiler/model"
@@ -65,7 +66,7 @@ func TestUploadSaysProgressAndStopsAtInterrupt(t *testing.T) {
 			t.Fatalf("the apply ended (%v) without saying how far its upload got", res.err)
 		}
 	}
-	run.Interrupt()
+	runstate.Of(run).Interrupt()
 	res = <-done
 	var img *engine.StepReport
 	for i, s := range res.rep.Steps {
@@ -314,7 +315,7 @@ func TestInterruptedSeedUploadIsNotReportedNotStarted(t *testing.T) {
 	obs, run := r.diff(g)
 	uploadStage = func(stage string) {
 		if stage == "create" {
-			run.Interrupt() // Ctrl-C as the seed's upload begins
+			runstate.Of(run).Interrupt() // Ctrl-C as the seed's upload begins
 		}
 	}
 	rep, err := r.tryApply(g, obs, run)

@@ -10,6 +10,7 @@ import (
 	pdns "github.com/joeig/go-powerdns/v3"
 
 	"github.com/site-tools/site/backends"
+	"github.com/site-tools/site/backends/internal/runstate"
 	"github.com/site-tools/site/compiler/visible"
 )
 
@@ -33,7 +34,7 @@ import (
 // diff does not make.
 
 // noComments is what a run learnt about a server that stores no rrset
-// comments, kept once per server (backends.Run.Once).
+// comments, kept once per server (runstate.State.Once).
 type noComments struct {
 	zone   string // the zone whose write found it
 	launch string // the server's launch setting; "" when it could not be read
@@ -104,7 +105,7 @@ func hasMarker(comments []pdns.Comment) bool {
 // knownNoComments returns what an earlier write of this run found, when
 // one found that c's server stores no comments.
 func knownNoComments(c *client, run *backends.Run) (noComments, bool) {
-	v, _, ok := run.Known(noCommentsKey(c))
+	v, _, ok := runstate.Of(run).Known(noCommentsKey(c))
 	if !ok {
 		return noComments{}, false
 	}
@@ -115,7 +116,7 @@ func knownNoComments(c *client, run *backends.Run) (noComments, bool) {
 // comments. first is true for the first zone of the run that found it:
 // only its error explains, the others point to it.
 func (d *Driver) foundNoComments(ctx context.Context, c *client, zone string, run *backends.Run) (nc noComments, first bool) {
-	v, _ := run.Once(noCommentsKey(c), func() (any, error) {
+	v, _ := runstate.Of(run).Once(noCommentsKey(c), func() (any, error) {
 		first = true
 		return noComments{zone: zone, launch: d.launch(ctx, c)}, nil
 	})

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/site-tools/site/backends"
+	"github.com/site-tools/site/backends/internal/runstate"
 	"github.com/site-tools/site/backends/powerdns/pdnstest"
 	"github.com/site-tools/site/compiler/graph"
 	"github.com/site-tools/site/compiler/model"
@@ -43,7 +44,7 @@ func TestInterruptDuringAPatchSendsNothingMore(t *testing.T) {
 		once.Do(func() { close(held); <-release })
 		return http.StatusBadGateway, `{"error":"the proxy lost the answer"}`, true
 	})
-	go func() { <-held; run.Interrupt(); close(release) }()
+	go func() { <-held; runstate.Of(run).Interrupt(); close(release) }()
 	_, err := d.Apply(context.Background(), sp, run)
 	if got := srv.Requests(zone).PATCH; got != 1 {
 		t.Errorf("PowerDNS got %d PATCHes, want only the one on the wire at the interrupt", got)

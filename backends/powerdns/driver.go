@@ -43,6 +43,7 @@ import (
 	"github.com/site-tools/site/backends"
 	"github.com/site-tools/site/backends/dnsplan"
 	"github.com/site-tools/site/backends/endpoint"
+	"github.com/site-tools/site/backends/internal/runstate"
 	"github.com/site-tools/site/compiler/graph"
 	"github.com/site-tools/site/compiler/model"
 	"github.com/site-tools/site/compiler/plan"
@@ -180,7 +181,7 @@ func (d *Driver) providerClient(prov model.Provider, run *backends.Run) (*client
 	if _, err := endpoint.Check(p.URL, p.Plaintext); err != nil {
 		return nil, fmt.Errorf("powerdns url: %w", err)
 	}
-	key, err := run.Credential(p.APIKey)
+	key, err := runstate.Of(run).Credential(run.Getenv, p.APIKey)
 	if err != nil {
 		return nil, fmt.Errorf("read the PowerDNS API key: %w", err)
 	}

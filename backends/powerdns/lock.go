@@ -13,6 +13,7 @@ import (
 	pdns "github.com/joeig/go-powerdns/v3"
 
 	"github.com/site-tools/site/backends"
+	"github.com/site-tools/site/backends/internal/runstate"
 	"github.com/site-tools/site/backends/lock"
 	"github.com/site-tools/site/compiler/graph"
 	"github.com/site-tools/site/compiler/model"
@@ -249,7 +250,7 @@ func (s *LockStore) Holders(ctx context.Context) ([]lock.Holder, error) {
 // lists (the observation lists again, after the lock is held, for any
 // zone it finds missing).
 func (s *LockStore) unlisted() bool {
-	v, err, ok := s.run.Known(zoneListKey(s.zone, "lock"))
+	v, err, ok := runstate.Of(s.run).Known(zoneListKey(s.zone, "lock"))
 	names, _ := v.(map[string]bool)
 	return ok && err == nil && !names[listName(s.zone.Name)]
 }

@@ -2,7 +2,7 @@
 // from a tenant's Vault or OpenBao KV v2 store.
 //
 // A secret step reads one key of one KV v2 secret and hands the value to
-// the run (backends.Run.SetSecret); it never changes the store, so it
+// the run (runstate.State.SetSecret); it never changes the store, so it
 // plans no changes. The only thing site writes to a store is a tenant's
 // apply lock (lock.go), the secret site-locks/<tenant>. Its fingerprint is a hash of the secret's version
 // metadata, never of the value.
@@ -61,6 +61,7 @@ import (
 	"time"
 
 	"github.com/site-tools/site/backends"
+	"github.com/site-tools/site/backends/internal/runstate"
 	"github.com/site-tools/site/compiler/graph"
 )
 
@@ -118,7 +119,7 @@ func (d *Driver) plan(ctx context.Context, step *graph.Step, run *backends.Run) 
 	if err != nil {
 		return nil, detail{}, err // the executor names the step
 	}
-	run.SetSecret(step.ID, got.value)
+	runstate.Of(run).SetSecret(step.ID, got.value)
 	h := sha256.Sum256([]byte(fmt.Sprintf("%s/%s#%s v%d %s", r.mount(), step.Secret.Ref.Path,
 		step.Secret.Ref.Key, got.version, got.created.UTC().Format(time.RFC3339Nano))))
 	return &backends.StepPlan{Step: step, Fingerprint: hex.EncodeToString(h[:])},

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/site-tools/site/backends"
+	"github.com/site-tools/site/backends/internal/runstate"
 	"github.com/site-tools/site/backends/vault/vaulttest"
 	"github.com/site-tools/site/compiler/graph"
 	"github.com/site-tools/site/compiler/hint"
@@ -61,7 +62,7 @@ func newVault(t *testing.T) *vaulttest.Dev {
 // a DNS driver uses.
 func readSecret(t *testing.T, run *backends.Run, step *graph.Step) string {
 	t.Helper()
-	v, err := run.Credential(model.Credential{Vault: &step.Secret.Ref})
+	v, err := runstate.Of(run).Credential(run.Getenv, model.Credential{Vault: &step.Secret.Ref})
 	if err != nil {
 		t.Fatalf("Credential: %v", err)
 	}

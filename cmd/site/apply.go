@@ -39,22 +39,10 @@ type applyOptions struct {
 func newApplyCmd() *cobra.Command {
 	var o applyOptions
 	cmd := &cobra.Command{
-		Use:   "apply [PATH ...]",
-		Short: "Converge the live systems to the specs",
-		Long: `apply observes the live systems the specs in PATH describe (./tenants/...
-when none), prints the plan as site diff does, checks every gate in scope,
-then carries the plan out step by step and observes again to verify. A
-missing gate changes nothing: apply names it and the --ack to add (exit 3).
-A re-run converges from any partial state.
-
-Exit codes: 0 converged, 1 an error or a step not converged, 3 a gate not
-acknowledged or, without a terminal, --yes missing (nothing changed),
-130 a second interrupt.
-See site help running, gates, plans, confirmation, interrupts, locking.`,
-		Example: `  site apply tenants/sjc.cue
-  site apply --only dns tenants/sjc.cue --ack GATE-DNS-OVERWRITE
-  site diff --out plan.json tenants/sjc.cue && site apply --plan plan.json
-  site apply --restart office1/files --ack GATE-VM-RESTART tenants/office1.cue`,
+		Use:     "apply [PATH ...]",
+		Short:   "Converge the live systems to the specs",
+		Long:    longHelp("apply"),
+		Example: examples("apply"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return runApply(cmd, args, o)
 		},

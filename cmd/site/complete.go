@@ -129,7 +129,7 @@ func completeTargets(cmd *cobra.Command, args []string, toComplete string) ([]st
 }
 
 // completeRestarts offers the VMs in scope as --restart names them,
-// TENANT/VM (checkRestarts refuses any other).
+// TENANT/VM (graph.CheckRestarts refuses any other).
 func completeRestarts(cmd *cobra.Command, args []string, toComplete string) ([]string, cobra.ShellCompDirective) {
 	g, ok := completionGraph(cmd, args)
 	if !ok {
@@ -159,21 +159,6 @@ func teachCompletion(root *cobra.Command) {
 		if c.Name() != "completion" {
 			continue
 		}
-		c.Long = `completion prints a script for bash, zsh, fish or powershell that
-completes site's commands and flags: the gates each command takes for
---ack, the formats for --format, the phases for --only, from the specs
-named (else ./tenants/...) the step IDs for --target (those --only
-keeps, when it is given first) and their VMs for --restart (TENANT/VM),
-the tenants site unlock can unlock, and the providers site.cue declares
-for site init --provider and site disown --provider. File names are
-offered only where a file goes (--config, --out, --plan, the PATHs).
-
-  source <(site completion bash)        in this shell; bash's script needs
-                                        the bash-completion package
-  site completion bash > /etc/bash_completion.d/site
-  site completion zsh > "${fpath[1]}/_site"
-
-See each shell's --help (site completion bash --help) for where its
-script goes.`
+		c.Long = longHelp("completion")
 	}
 }

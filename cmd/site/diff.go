@@ -24,21 +24,10 @@ func newDiffCmd() *cobra.Command {
 		maxSteps    int
 	)
 	cmd := &cobra.Command{
-		Use:   "diff [PATH ...]",
-		Short: "Show what apply would change on the live systems, and how disruptive",
-		Long: `diff loads the specs in PATH (./tenants/... when none), observes every
-live system they describe and prints what site apply would change, each
-change with its impact and the gates apply will need. It never changes
-anything; a step it cannot observe plans nothing and is listed as not
-planned. Give diff the --restart and --delete-threshold apply will get.
-
-Exit codes: 0 no changes (or changes without --detailed-exitcode), 2 changes
-with --detailed-exitcode, 1 an error or a step not planned, 3 steps that
-wait for a gate (GATE-SECRET-UNREACHABLE). See site help plans, gates, ci.`,
-		Example: `  site diff tenants/sjc.cue
-  site diff --only dns --format markdown ./tenants/... > plan.md
-  site diff --out plan.json --detailed-exitcode tenants/sjc.cue
-  site diff --max-steps 500 ./tenants/...`,
+		Use:     "diff [PATH ...]",
+		Short:   "Show what apply would change on the live systems, and how disruptive",
+		Long:    longHelp("diff"),
+		Example: examples("diff"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return runDiff(cmd, args, diffOptions{pf, format, out, detailed, maxSteps})
 		},

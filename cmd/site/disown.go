@@ -22,21 +22,10 @@ func init() { register(newDisownCmd) }
 // be disowned on a server site.cue no longer declares.
 func newDisownCmd() *cobra.Command {
 	cmd := &cobra.Command{
-		Use:   "disown PROVIDER ZONE [--provider NAME] [--name NAME ...] [--ack GATE-DNS-DISOWN]",
-		Short: "Remove site's owner markers from a zone (dry run unless acknowledged)",
-		Long: `disown takes site's owner markers off a zone's records (PowerDNS rrset
-comments, Cloudflare record comments); the records stay as they are, and
-from then on no tenant updates or deletes them. It first lists every
-marker it would remove and changes nothing without --ack GATE-DNS-DISOWN.
---provider NAME names the server as site.cue declares it, and then warns
-when a tenant still declares the zone (its next apply takes it back).
-
-Exit codes: 0 nothing to remove or removed, 1 an error, 3 markers listed
-but GATE-DNS-DISOWN not acknowledged (nothing changed). See site help export.`,
-		Example: `  site disown powerdns example.org --provider pdns
-  site disown powerdns example.org --provider pdns --name www --ack GATE-DNS-DISOWN
-  site disown powerdns example.org --url http://127.0.0.1:8081
-  site disown cloudflare example.net --provider cf --name old.example.net.`,
+		Use:     "disown PROVIDER ZONE [--provider NAME] [--name NAME ...] [--ack GATE-DNS-DISOWN]",
+		Short:   "Remove site's owner markers from a zone (dry run unless acknowledged)",
+		Long:    longHelp("disown"),
+		Example: examples("disown"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return withCode(exitError, fmt.Errorf("name the provider to disown in: powerdns, cloudflare"))
 		},
@@ -49,20 +38,11 @@ func newDisownPowerDNSCmd() *cobra.Command {
 	var url, server, keyEnv string
 	req := disownRequest{provider: "powerdns", unit: "record set"}
 	cmd := &cobra.Command{
-		Use:   "powerdns ZONE (--provider NAME | --url URL) [--ack GATE-DNS-DISOWN]",
-		Short: "Remove site's owner markers (rrset comments) from a PowerDNS zone",
-		Long: `disown powerdns lists the rrsets of ZONE that carry site's owner marker
-(an rrset comment of account site) and, with --ack GATE-DNS-DISOWN,
-removes those markers in one PATCH. --provider NAME takes the server from
-site.cue; for one site.cue does not declare, give --url (and --server,
---api-key-env) instead.
-
-Exit codes: 0 nothing to remove or removed, 1 an error, 3 markers listed
-but GATE-DNS-DISOWN not acknowledged (nothing changed). See site help export.`,
-		Example: `  site disown powerdns example.org --provider pdns
-  site disown powerdns example.org --provider pdns --name www --ack GATE-DNS-DISOWN
-  site disown powerdns example.org --url http://127.0.0.1:8081`,
-		Args: oneArg("zone", "site disown powerdns example.org --provider pdns"),
+		Use:     "powerdns ZONE (--provider NAME | --url URL) [--ack GATE-DNS-DISOWN]",
+		Short:   "Remove site's owner markers (rrset comments) from a PowerDNS zone",
+		Long:    longHelp("disown-powerdns"),
+		Example: examples("disown-powerdns"),
+		Args:    oneArg("zone", "site disown powerdns example.org --provider pdns"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			switch {
 			case req.byName != "":
@@ -94,19 +74,11 @@ func newDisownCloudflareCmd() *cobra.Command {
 	var tokenEnv, apiURL string
 	req := disownRequest{provider: "cloudflare", unit: "record"}
 	cmd := &cobra.Command{
-		Use:   "cloudflare ZONE [--provider NAME] [--ack GATE-DNS-DISOWN]",
-		Short: "Remove site's owner markers (record comments) from a Cloudflare zone",
-		Long: `disown cloudflare lists the records of ZONE that carry site's owner
-marker (a record comment "managed by site tenant=...") and, with --ack
-GATE-DNS-DISOWN, removes those comments. --provider NAME takes the account
-from site.cue; without it the token is read from --token-env.
-
-Exit codes: 0 nothing to remove or removed, 1 an error, 3 markers listed
-but GATE-DNS-DISOWN not acknowledged (nothing changed). See site help export.`,
-		Example: `  site disown cloudflare example.net --provider cf
-  site disown cloudflare example.net
-  site disown cloudflare example.net --name old --ack GATE-DNS-DISOWN`,
-		Args: oneArg("zone", "site disown cloudflare example.net"),
+		Use:     "cloudflare ZONE [--provider NAME] [--ack GATE-DNS-DISOWN]",
+		Short:   "Remove site's owner markers (record comments) from a Cloudflare zone",
+		Long:    longHelp("disown-cloudflare"),
+		Example: examples("disown-cloudflare"),
+		Args:    oneArg("zone", "site disown cloudflare example.net"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if req.byName != "" {
 				d, err := byProvider(cmd, "cloudflare", req.byName, disownSuggest(args[0], req.byName), "token-env", "api-url")
@@ -155,27 +127,18 @@ func disownZone(cmd *cobra.Command, zoneArg string, req disownRequest) error {
 		return withCode(exitError, err)
 	}
 	zone := sel.Zone
-	acked := false
-	for _, a := range req.acks {
-		g, err := plan.ParseAck("disown", a)
-		if err != nil {
-			return withCode(exitError, err)
-		}
-		acked = acked || g == plan.GateDNSDisown
-	}
-	run := backends.NewRun()
-	bk := providers.Open(run)
-	defer closeBackends(bk, cmd.ErrOrStderr())
-	d, _ := bk.Providers[req.provider].(backends.Disowner)
-	if d == nil {
-		return withCode(exitError, fmt.Errorf("this build of site has no %s backend that can disown", req.provider))
-	}
-	z := &model.Zone{Name: zone, Provider: req.where}
-	ctx := cmd.Context()
-	if err := bk.ReadCredential(ctx, run, req.provider, req.byName, req.secret); err != nil {
+	acked, err := plan.AcksGate("disown", req.acks, plan.GateDNSDisown)
+	if err != nil {
 		return withCode(exitError, err)
 	}
-	u := leftovers.Unmarking{D: d, Zone: z, Sel: sel, Run: run, Unit: req.unit, Provider: req.byName, Rel: relPos,
+	one, err := providers.OpenOne[backends.Disowner](cmd.Context(), req.provider, "disown", req.byName, req.secret)
+	if err != nil {
+		return withCode(exitError, err)
+	}
+	defer closeBackends(one.Set, cmd.ErrOrStderr())
+	z := &model.Zone{Name: zone, Provider: req.where}
+	ctx := cmd.Context()
+	u := leftovers.Unmarking{D: one.B, Zone: z, Sel: sel, Run: one.Run, Unit: req.unit, Provider: req.byName, Rel: relPos,
 		Claims: func() ([]*model.Zone, error) { return claimsOf(zone, req.byName) }}
 	listed, err := u.Unmark(ctx, cmd.OutOrStdout(), acked)
 	if err != nil {

@@ -39,11 +39,6 @@ func byProvider(cmd *cobra.Command, kind, name string, suggest func(kind string)
 // providerFields says what --provider takes from site.cue, by kind.
 var providerFields = map[string]string{"powerdns": "url, server and api_key", "cloudflare": "token and api_url"}
 
-// readOperator reads the operator's file at config.
-func readOperator(config string) (*compiler.OperatorFile, error) {
-	return compiler.ReadOperatorAt(config)
-}
-
 // disownSuggest is the disown command for a provider of another kind.
 func disownSuggest(zone, name string) func(kind string) string {
 	return func(kind string) string { return fmt.Sprintf("site disown %s %s --provider %s", kind, zone, name) }

@@ -23,25 +23,10 @@ var exportSubcommands = []func() *cobra.Command{newExportPowerDNSCmd}
 func newExportCmd() *cobra.Command {
 	var req exportRequest
 	cmd := &cobra.Command{
-		Use:   "export (PROVIDER ... | --provider NAME ...)",
-		Short: "Write an existing zone as a tenant spec, to adopt it",
-		Long: `export reads a live zone and writes a tenant spec (CUE) that wants exactly
-what the zone serves, vetted as site vet would. It only reads unless
---adopt is given (then the tenant's owner marker goes on every exported
-record), and --out never replaces a file unless --force is. Records the
-language cannot say, or that site.cue leaves to another tenant, are left
-out and listed on stderr.
-
---format zone writes the same records as a BIND master file (site import
-bind reads it back), with the SOA and apex NS; it cannot --adopt. --all
-writes every zone of the provider into the directory --out names:
-ZONE.zone, or ZONE/TENANT.cue (a tenant file is named after its tenant).
-
-Exit codes: 0 written (and marked, with --adopt), 1 an error.
-See site help export.`,
-		Example: `  site export powerdns --url http://127.0.0.1:8081 --zone example.org --tenant office1
-  site export cloudflare --zone example.net --tenant web --out tenants/web.cue --adopt
-  site export --provider pdns --all --tenant office1 --format zone --out zones`,
+		Use:     "export (PROVIDER ... | --provider NAME ...)",
+		Short:   "Write an existing zone as a tenant spec, to adopt it",
+		Long:    longHelp("export"),
+		Example: examples("export"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if len(args) > 0 {
 				return withCode(exitError, fmt.Errorf("site export cannot read from %q: name one of %s", args[0], strings.Join(exportProviders(cmd), ", ")))
@@ -73,21 +58,11 @@ func newExportPowerDNSCmd() *cobra.Command {
 	var url, server, keyEnv string
 	req := exportRequest{provider: "powerdns"}
 	cmd := &cobra.Command{
-		Use:   "powerdns (--provider NAME | --url URL) --zone ZONE --tenant NAME",
-		Short: "Write a PowerDNS zone as a tenant spec (read-only unless --adopt)",
-		Long: `export powerdns reads ZONE from the PowerDNS HTTP API at URL with one GET
-and writes tenant NAME's spec for it (stdout without --out). With --adopt
-it then puts the owner marker on every exported rrset in one PATCH.
---provider NAME takes url, server and api_key from site.cue; --url may
-be written as PowerDNS writes it (/api/v1 or not). Left
-out: types the language cannot say, rrsets with disabled records or
-another tenant's marker, and the apex NS. The API key is read from the
-variable --api-key-env names; the spec names it, never its value.
-See site help export, powerdns.`,
-		Example: `  site export powerdns --url http://127.0.0.1:8081 --zone example.org --tenant office1
-  site export powerdns --provider pdns --zone example.org \
-      --tenant office1 --out tenants/office1.cue --adopt`,
-		Args: noArgs("give the zone with --zone and the server with --provider or --url"),
+		Use:     "powerdns (--provider NAME | --url URL) --zone ZONE --tenant NAME",
+		Short:   "Write a PowerDNS zone as a tenant spec (read-only unless --adopt)",
+		Long:    longHelp("export-powerdns"),
+		Example: examples("export-powerdns"),
+		Args:    noArgs("give the zone with --zone and the server with --provider or --url"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			req.required = []struct{ name, v string }{{"--zone", req.zone}, {"--tenant", req.tenant}}
 			if req.byName != "" {

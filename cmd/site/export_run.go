@@ -22,20 +22,12 @@ type exportSession struct {
 // openExport opens the backends and reads the credential; out is where
 // the (first) file goes, for finding the operator's file beside it.
 func openExport(cmd *cobra.Command, req exportRequest, out string) (*exportSession, error) {
-	run := backends.NewRun()
-	bk := providers.Open(run)
-	s := &exportSession{bk: bk, Session: export.Session{Tenant: req.tenant, Domain: req.domain, Format: req.format,
-		Adopt: req.adopt, Force: req.force, Stdout: cmd.OutOrStdout(), Stderr: cmd.ErrOrStderr()}}
-	x, _ := bk.Providers[req.provider].(backends.ZoneExporter)
-	if x == nil {
-		s.close()
-		return nil, fmt.Errorf("this build of site has no %s backend that can export", req.provider)
-	}
-	if err := bk.ReadCredential(cmd.Context(), run, req.provider, req.byName, req.secret); err != nil {
-		s.close()
+	one, err := providers.OpenOne[backends.ZoneExporter](cmd.Context(), req.provider, "export", req.byName, req.secret)
+	if err != nil {
 		return nil, err
 	}
-	s.live = backends.BoundExporter{X: x, Run: run}
+	s := &exportSession{bk: one.Set, live: backends.BoundExporter{X: one.B, Run: one.Run}, Session: export.Session{Tenant: req.tenant,
+		Domain: req.domain, Format: req.format, Adopt: req.adopt, Force: req.force, Stdout: cmd.OutOrStdout(), Stderr: cmd.ErrOrStderr()}}
 	s.Live = s.live
 	if req.byName != "" {
 		s.Decl = export.Declared{Provider: req.where, In: req.declaredIn, File: req.operator}
@@ -51,11 +43,7 @@ func openExport(cmd *cobra.Command, req exportRequest, out string) (*exportSessi
 func (s *exportSession) close() { closeBackends(s.bk, s.Stderr) }
 
 // exportAll is site export --all: every zone the provider lists, one
-// file each in --out (ZONE/TENANT.cue, or ZONE.zone with --format zone:
-// see export.ZoneFileNames). No
-// file there is replaced without --force, and none is written when one
-// would be; a zone that cannot be exported is said and the others are
-// still written.
+// file each in --out (export.Session.All).
 func exportAll(cmd *cobra.Command, req exportRequest) error {
 	ctx := cmd.Context()
 	s, err := openExport(cmd, req, filepath.Join(req.out, req.tenant+".cue"))
@@ -71,11 +59,7 @@ func exportAll(cmd *cobra.Command, req exportRequest) error {
 	for i, z := range zones {
 		names[i] = z.Name
 	}
-	files := export.ZoneFileNames(req.out, names, req.format, req.tenant)
-	if err := export.CheckAllOut(req.out, files, req.force); err != nil {
-		return withCode(exitError, err)
-	}
-	if err := s.All(ctx, names, files, req.out); err != nil {
+	if err := s.All(ctx, names, req.out); err != nil {
 		return withCode(exitError, err)
 	}
 	return nil

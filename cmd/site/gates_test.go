@@ -12,67 +12,14 @@ import (
 // applyGates is what site apply and site diff take with --ack.
 const applyGates = "GATE-DNS-DELETE-MANY, GATE-DNS-OVERWRITE, GATE-DNS-UPDATE-MANY, GATE-NET-DESTROY, GATE-SECRET-UNREACHABLE, GATE-VM-DESTROY, GATE-VM-DISK-REBASE, GATE-VM-DISK-RESIZE, GATE-VM-RESTART, GATE-VM-STOP"
 
-// TestAckOfAnotherCommandsGate: each command takes with --ack only the
-// gates it uses. A real gate of another command (apply --ack
-// GATE-LOCK-BREAK) is refused, exit 1, naming the command that uses it,
-// as a misspelt gate is, rather than acknowledging nothing silently and
-// being repeated in the command apply prints to acknowledge the rest.
-func TestAckOfAnotherCommandsGate(t *testing.T) {
-	t.Setenv("NO_COLOR", "1")
-	file := quietSpec(t)
-	for _, tc := range []struct {
-		args []string
-		code int
-		// stderr, when the code is not 0.
-		want string
-	}{
-		{[]string{"apply", "--ack", "GATE-LOCK-BREAK", file}, exitError,
-			"site: --ack GATE-LOCK-BREAK: that gate is for site unlock, and site apply never uses it: drop it (site apply takes one of " + applyGates + ")\n"},
-		{[]string{"apply", "--ack", "GATE-DNS-DISOWN", file}, exitError,
-			"site: --ack GATE-DNS-DISOWN: that gate is for site disown, and site apply never uses it: drop it"},
-		{[]string{"apply", "--ack", "gate-lock-break", file}, exitError,
-			"site: --ack gate-lock-break: that gate is for site unlock, and site apply never uses it"},
-		{[]string{"diff", "--ack", "GATE-LOCK-BREAK", file}, exitError,
-			"site: --ack GATE-LOCK-BREAK: that gate is for site unlock, and site diff never uses it: drop it (site diff takes one of " + applyGates + ")\n"},
-		{[]string{"unlock", "quiet", "--ack", "GATE-DNS-OVERWRITE", file}, exitError,
-			"site: --ack GATE-DNS-OVERWRITE: that gate is for site apply and site diff, and site unlock never uses it: drop it (site unlock takes GATE-LOCK-BREAK)\n"},
-		{[]string{"unlock", "quiet", "--ack", "GATE-DNS-DISOWN", file}, exitError,
-			"site: --ack GATE-DNS-DISOWN: that gate is for site disown, and site unlock never uses it"},
-		{[]string{"disown", "powerdns", "example.org", "--url", "http://127.0.0.1:1", "--ack", "GATE-LOCK-BREAK"}, exitError,
-			"site: --ack GATE-LOCK-BREAK: that gate is for site unlock, and site disown never uses it: drop it (site disown takes GATE-DNS-DISOWN)\n"},
-		{[]string{"disown", "cloudflare", "example.org", "--ack", "GATE-VM-STOP"}, exitError,
-			"site: --ack GATE-VM-STOP: that gate is for site apply and site diff, and site disown never uses it"},
-
-		// An unknown gate suggests the command's own gate it is close
-		// to, else lists only the command's own.
-		{[]string{"apply", "--ack", "GATE-DNS-OVERWRIT", file}, exitError,
-			"site: --ack: unknown gate \"GATE-DNS-OVERWRIT\": did you mean GATE-DNS-OVERWRITE? (site apply takes one of " + applyGates + ")\n"},
-		{[]string{"apply", "--ack", "GATE-NOPE", file}, exitError,
-			"site: --ack: unknown gate \"GATE-NOPE\": site apply takes one of " + applyGates + "\n"},
-		{[]string{"unlock", "quiet", "--ack", "GATE-LOCK-BRAEK", file}, exitError,
-			"site: --ack: unknown gate \"GATE-LOCK-BRAEK\": did you mean GATE-LOCK-BREAK? (site unlock takes GATE-LOCK-BREAK)\n"},
-		{[]string{"disown", "powerdns", "example.org", "--url", "http://127.0.0.1:1", "--ack", "GATE-DISOWN"}, exitError,
-			"site: --ack: unknown gate \"GATE-DISOWN\": did you mean GATE-DNS-DISOWN? (site disown takes GATE-DNS-DISOWN)\n"},
-		{[]string{"unlock", "quiet", "--ack", "OVERWRITE", file}, exitError,
-			"site: --ack: unknown gate \"OVERWRITE\": site unlock takes GATE-LOCK-BREAK\n"},
-		// A command's own gate in lower case gets its spelling.
-		{[]string{"apply", "--ack", "gate-dns-overwrite", file}, exitError,
-			"site: --ack gate-dns-overwrite: gate ids are upper case: --ack GATE-DNS-OVERWRITE\n"},
-		{[]string{"unlock", "quiet", "--ack", "gate-lock-break", file}, exitError,
-			"site: --ack gate-lock-break: gate ids are upper case: --ack GATE-LOCK-BREAK\n"},
-
-		// Each command's own gates are taken.
-		{[]string{"apply", "--yes", "--ack", "GATE-DNS-OVERWRITE", "--ack", "GATE-SECRET-UNREACHABLE", file}, exitOK, ""},
-		{[]string{"diff", "--ack", "GATE-SECRET-UNREACHABLE", file}, exitOK, ""},
-		// (The quiet tenant has nothing to lock: unlock gets past the
-		// --ack to say so.)
-		{[]string{"unlock", "quiet", "--ack", "GATE-LOCK-BREAK", file}, exitError,
-			"site: no tenant quiet with a zone, VM or network in the specs loaded (none), and only those are ever locked"},
-	} {
-		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
-			checkRefusal(t, tc.args, tc.code, tc.want)
-		})
-	}
+// quietSpec writes a tenant with nothing to converge (no zone, no VM),
+// and its site.cue, and returns the tenant file: apply and diff of it
+// need no server.
+func quietSpec(t *testing.T) string {
+	t.Helper()
+	site := siteSrc(pdnsProvider("pdns", "http://127.0.0.1:1", "PDNS_API_KEY", "off"),
+		grant{tenant: "quiet", domains: []string{"quiet.example.test"}, providers: []string{"pdns"}})
+	return writeSpec(t, site, "quiet.cue", "package tenants\n\ntenants: quiet: domain: \"quiet.example.test\"\n")
 }
 
 // checkRefusal runs site with args and wants exit code; a refusal (any

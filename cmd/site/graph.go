@@ -18,21 +18,10 @@ func newGraphCmd() *cobra.Command {
 		targets []string
 	)
 	cmd := &cobra.Command{
-		Use:   "graph [PATH ...]",
-		Short: "Print the step graph as Graphviz DOT",
-		Long: `graph loads the specs in PATH (./tenants/... when none) and prints the
-ensure-steps site would run, clustered by phase, with an edge from each
-step to the steps that wait for it. It observes nothing.
-
-
-The node names are the step IDs that --target takes in site graph, diff
-and apply. An --only that keeps no step prints the empty graph and says
-on stderr which phases the specs have steps in.
-
-Exit codes: 0 printed, 1 an invalid spec or flag. See site help plans.`,
-		Example: `  site graph tenants/office1.cue | dot -Tsvg > office1.svg
-  site graph --only dns ./tenants/...
-  site graph --target 'vm/*/keys' tenants/sjc.cue`,
+		Use:     "graph [PATH ...]",
+		Short:   "Print the step graph as Graphviz DOT",
+		Long:    longHelp("graph"),
+		Example: examples("graph"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			phases, err := parseOnly(only)
 			if err != nil {

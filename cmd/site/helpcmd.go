@@ -16,15 +16,11 @@ func newHelpCmd() *cobra.Command {
 	var all bool
 	var format string
 	cmd := &cobra.Command{
-		Use:   "help [TOPIC | COMMAND]",
-		Short: "Print a help topic, the list of topics, or a command's help",
-		Long: `Print the reference: site help lists the topics, site help TOPIC prints
-one, site help --all prints them all (--format markdown: one Markdown
-document, for a web site). site help COMMAND is site COMMAND --help.`,
-		Example: `  site help
-  site help records
-  site help --all --format markdown > site-manual.md`,
-		Args: cobra.MaximumNArgs(1),
+		Use:     "help [TOPIC | COMMAND]",
+		Short:   "Print a help topic, the list of topics, or a command's help",
+		Long:    longHelp("help"),
+		Example: examples("help"),
+		Args:    cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			w := cmd.OutOrStdout()
 			if format != "text" && format != "markdown" {

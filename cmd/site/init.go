@@ -14,32 +14,11 @@ func newInitCmd() *cobra.Command {
 	var opts scaffold.Options
 	var out string
 	cmd := &cobra.Command{
-		Use:   "init NAME --domain D",
-		Short: "Start a project, or add a tenant to one, that passes site vet",
-		Long: `init writes tenant NAME's spec, tenants/NAME.cue, with one DNS zone, D,
-on the provider site.cue calls --provider.
-
-Where no site.cue is found (here or in a parent), init starts a project:
-it also writes site.cue here, declaring a provider whose endpoint and
-credential are marked placeholders (PowerDNS on loopback, its key from
-$PDNS_API_KEY; with --provider-kind cloudflare, Cloudflare's API, its
-token from $CLOUDFLARE_API_TOKEN), and prints the next commands.
-
-With a site.cue, init says what it must add for the tenant (its grant,
-and the provider when site.cue lacks it); with --config FILE it adds
-them to FILE itself. When site.cue grants NAME already, init adds
-nothing. What init writes is vetted together first, so it passes
-site vet; a NAME or zone taken already is refused, and an existing
-file is never overwritten. "--out -" prints the tenant's file on stdout
-and site.cue's lines on stderr, and writes no file.
-
-
-Exit codes: 0 written, 1 a NAME or --domain vet would refuse or that
-is taken, or the file exists. See site help operator.`,
-		Example: `  site init acme --domain acme.example.net
-  site init shop --domain shop.example --provider-kind cloudflare
-  site init web --domain web.example --provider cf --config site.cue`,
-		Args: oneArg("tenant", "site init NAME --domain D, e.g. site init acme --domain acme.example.net"),
+		Use:     "init NAME --domain D",
+		Short:   "Start a project, or add a tenant to one, that passes site vet",
+		Long:    longHelp("init"),
+		Example: examples("init"),
+		Args:    oneArg("tenant", "site init NAME --domain D, e.g. site init acme --domain acme.example.net"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Name = args[0]
 			if !cmd.Flags().Changed("provider") {

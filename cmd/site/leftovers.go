@@ -21,22 +21,10 @@ func init() { register(newLeftoversCmd) }
 func newLeftoversCmd() *cobra.Command {
 	var format, provider string
 	cmd := &cobra.Command{
-		Use:   "leftovers [PATH ...]",
-		Short: "List what site marked that no spec declares any more (read-only)",
-		Long: `leftovers answers "what did site mark that no spec declares any more?",
-which no diff or apply looks at. Only reading, it lists the zones of each
-provider site.cue declares and reads those no tenant declares there, the
-domains and networks on each libvirt host that carry site's owner marker
-and no tenant declares, and uploads that did not finish. Each leftover is
-named with its owner tenant and the command that removes it.
-
-Exit codes: 0 nothing left over, 2 something is left over, 1 an error
-(a provider, zone or host not read is never reported as empty).
---provider NAME reads only that provider (and no libvirt host).
-See site help leftovers.`,
-		Example: `  site leftovers
-  site leftovers --provider pdns
-  site leftovers --format json ./tenants/...`,
+		Use:     "leftovers [PATH ...]",
+		Short:   "List what site marked that no spec declares any more (read-only)",
+		Long:    longHelp("leftovers"),
+		Example: examples("leftovers"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return runLeftovers(cmd, args, format, provider)
 		},
@@ -62,7 +50,7 @@ func runLeftovers(cmd *cobra.Command, args []string, format, provider string) er
 	if err != nil {
 		return withCode(exitError, err)
 	}
-	op, err := readOperator(config)
+	op, err := compiler.ReadOperatorAt(config)
 	if err != nil {
 		return withCode(exitError, err)
 	}

@@ -56,23 +56,9 @@ func register(newCmd func() *cobra.Command) { commands = append(commands, newCmd
 
 func newRootCmd(stdout, stderr io.Writer) *cobra.Command {
 	root := &cobra.Command{
-		Use:   "site",
-		Short: "Validate, diff and converge tenant specs: DNS, VMs, networks, secrets",
-		Long: `site compiles tenant specs written in CUE into an ordered graph of
-idempotent steps and converges PowerDNS, Cloudflare and libvirt to them,
-reading API tokens from Vault/OpenBao.
-
-  site init acme --domain acme.example.net  start a tenant: tenants/acme.cue
-  site vet ./tenants/...                    validate (for PR checks)
-  site diff tenants/sjc.cue                 what would change, how disruptive
-  site apply tenants/sjc.cue                do it; gates need --ack GATE-ID
-  site export powerdns ...                  adopt a live zone as a spec
-  site leftovers                            what site marked that no spec declares
-
-Exit codes: 0 ok or no changes, 1 error, 2 changes present (diff
---detailed-exitcode, leftovers), 3 a gate not acknowledged, 130 a second
-Ctrl-C. The reference is in site help: site help lists its topics, site
-help exit-codes details these codes.`,
+		Use:           "site",
+		Short:         "Validate, diff and converge tenant specs: DNS, VMs, networks, secrets",
+		Long:          longHelp("site"),
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}

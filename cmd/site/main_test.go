@@ -88,7 +88,13 @@ func TestMain(m *testing.M) {
 //	                                      marked as TENANT's, or foreign without @
 //	[!] pdns has ZONE NAME TYPE           ZONE holds the rrset NAME/TYPE
 //	pdns axfr ZONE FILE                   ZONE as transferred (no SOA), sorted, into FILE
-//	pdns put ZONE NAME TYPE TTL VALUE...  replace an rrset, as another client would
+//	pdns put ZONE NAME[@TENANT] TYPE TTL VALUE...
+//	                                      replace an rrset, as another client would
+//	                                      (marked as TENANT's with @)
+//	pdns serial ZONE FILE                 write ZONE's serial (the API's) to FILE
+//	pdns requests ZONE [KEY=N|KEY=<=N...] reset, or check, the requests counted for
+//	                                      ZONE (KEY: GET, POST, PATCH, PUT, DELETE,
+//	                                      writes; ZONE - for the server's own)
 //	vault start FILE...                   a real Vault dev server of the script's own;
 //	                                      exports VAULT_TOKEN and VAULT_URL, writes
 //	                                      ${VAULT_URL} into each FILE

@@ -2,9 +2,7 @@ package main
 
 import (
 	"fmt"
-	"sort"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -66,35 +64,18 @@ func (f *planFlags) add(cmd *cobra.Command, help planFlagHelp) {
 }
 
 // newRun checks the flags that need no spec and returns the run they
-// describe: acknowledged gates, restarts and the delete threshold.
+// describe: acknowledged gates, restarts and the thresholds
+// (plan.ParseSettings).
 func (f *planFlags) newRun() (*backends.Run, error) {
 	if f.parallelism < 1 {
 		return nil, fmt.Errorf("--parallelism %d: use 1 or more", f.parallelism)
 	}
+	s, err := plan.ParseSettings(f.command, f.acks, f.restarts, f.deleteThreshold, f.updateThreshold)
+	if err != nil {
+		return nil, err
+	}
 	run := backends.NewRun()
-	for _, a := range f.acks {
-		// An unknown gate, or another command's, is refused: a
-		// misspelt ack would otherwise be silently ignored.
-		g, err := plan.ParseAck(f.command, a)
-		if err != nil {
-			return nil, err
-		}
-		run.Acked[g] = true
-	}
-	for _, r := range f.restarts {
-		tenant, vm, ok := strings.Cut(r, "/")
-		if !ok || tenant == "" || vm == "" || strings.Contains(vm, "/") {
-			return nil, fmt.Errorf("--restart %q: name a VM as TENANT/VM, e.g. --restart office1/files", r)
-		}
-		run.Restart[r] = true
-	}
-	for _, t := range f.thresholds() {
-		if t.Value < 0 || t.Value > 100 {
-			return nil, fmt.Errorf("--%s %d: use a percentage from 0 to 100", t.Flag, t.Value)
-		}
-	}
-	run.DeleteManyPercent, run.UpdateManyPercent = f.deleteThreshold, f.updateThreshold
-	run.RequestTimeout = f.requestTimeout
+	run.Settings, run.RequestTimeout = s, f.requestTimeout
 	return run, nil
 }
 
@@ -102,35 +83,6 @@ func (f *planFlags) newRun() (*backends.Run, error) {
 // (plan.Settings.Thresholds).
 func (f *planFlags) thresholds() []plan.Threshold {
 	return plan.Settings{DeleteManyPercent: f.deleteThreshold, UpdateManyPercent: f.updateThreshold}.Thresholds()
-}
-
-// checkRestarts refuses a --restart that names no VM in g: like a
-// misspelt --ack, it would otherwise be silently ignored, and the guest
-// the user meant would keep running on its old definition.
-func (f *planFlags) checkRestarts(g *graph.Graph) error {
-	if len(f.restarts) == 0 {
-		return nil
-	}
-	var inScope []string
-	have := map[string]bool{}
-	for _, s := range g.Steps {
-		if s.VM != nil {
-			name := s.VM.Tenant + "/" + s.VM.Name
-			have[name] = true
-			inScope = append(inScope, name)
-		}
-	}
-	sort.Strings(inScope)
-	for _, r := range f.restarts {
-		if have[r] {
-			continue
-		}
-		if len(inScope) == 0 {
-			return fmt.Errorf("--restart %s: no VM is in scope (check the spec paths, --only and --target)", r)
-		}
-		return fmt.Errorf("--restart %s: no such VM in scope; the VMs in scope are %s", r, strings.Join(inScope, ", "))
-	}
-	return nil
 }
 
 // words rebuilds the flags as they were given (those at their defaults
@@ -172,7 +124,7 @@ func (f *planFlags) scope(args []string, phases []plan.Phase, targets []string, 
 	if err != nil {
 		return nil, err
 	}
-	if err := f.checkRestarts(g); err != nil {
+	if err := g.CheckRestarts(f.restarts); err != nil {
 		return nil, err
 	}
 	return g, nil

@@ -67,48 +67,6 @@ tenants: office1: {
 	return writeSpec(t, site, "office1.cue", src)
 }
 
-func TestPowerDNSApplyThenDiffSaysNoChanges(t *testing.T) {
-	srv := pdnsEnv(t)
-	const zone = "office1.example.test."
-	file := tenantFile(t, srv, "office1.example.test", `
-			"@": MX: [{priority: 10, host: "mx1.office1.example.test."}]
-			"@": TXT: ["v=spf1 mx -all"]
-			mx1: A: ["192.0.2.25"]
-			www: CNAME: "office1.example.test."
-			"_sip._tcp": SRV: [{priority: 10, weight: 5, port: 5060, target: "pbx.office1.example.test."}]
-			pbx: AAAA: ["2001:db8::30"]`)
-
-	code, out, errOut := siteRun(t, srv, "apply", file)
-	if code != exitOK {
-		t.Fatalf("apply exit %d, want 0\nstdout:\n%s\nstderr:\n%s", code, out, errOut)
-	}
-	serial := srv.Get(t, zone).Serial
-
-	srv.ResetRequests(zone)
-	srv.ResetRequests("")
-	code, out, errOut = siteRun(t, srv, "diff", "--detailed-exitcode", file)
-	if code != exitOK || !strings.Contains(out, "No changes.") {
-		t.Fatalf("diff exit %d, want 0 and No changes.\nstdout:\n%s\nstderr:\n%s", code, out, errOut)
-	}
-	if got := srv.Requests(zone); got.GET != 1 || got.Writes() != 0 {
-		t.Errorf("converged diff made %+v, want one GET", got)
-	}
-	if got := srv.Requests(""); got.GET > 1 {
-		t.Errorf("converged diff listed zones %d times, want at most once", got.GET)
-	}
-
-	srv.ResetRequests(zone)
-	if code, out, errOut := siteRun(t, srv, "apply", file); code != exitOK {
-		t.Fatalf("second apply exit %d\nstdout:\n%s\nstderr:\n%s", code, out, errOut)
-	}
-	if got := srv.Requests(zone).Writes(); got != 0 {
-		t.Errorf("second apply sent %d writes, want none", got)
-	}
-	if got := srv.Get(t, zone).Serial; got != serial {
-		t.Errorf("serial moved from %d to %d on a converged apply", serial, got)
-	}
-}
-
 func TestPowerDNSExportThenVetAndDiff(t *testing.T) {
 	srv := pdnsEnv(t)
 	// export reads no site.cue: its marking verifies over DNS where the
@@ -192,36 +150,6 @@ func TestPowerDNSExportThenVetAndDiff(t *testing.T) {
 	}
 	if r := srv.Get(t, zone).Find("mx.legacy.example.test.", "AFSDB"); r == nil || len(r.Comments) != 0 {
 		t.Errorf("got %+v, want the AFSDB left as it was", r)
-	}
-}
-
-func TestPowerDNSGateExitsThreeAndChangesNothing(t *testing.T) {
-	srv := pdnsEnv(t)
-	const zone = "gw.example.test."
-	srv.CreateZone(t, zone, pdnstest.RRset{Name: "v4.gw.example.test.", Type: "A", TTL: 60, Records: []string{"192.0.2.4"}})
-	file := tenantFile(t, srv, "gw.example.test", `
-			v4: CNAME: "gw.example.test."
-			www: A: ["192.0.2.80"]`)
-	srv.ResetRequests(zone)
-	code, stdout, stderr := siteRun(t, srv, "apply", file)
-	if code != exitGated {
-		t.Fatalf("apply exit %d, want %d\nstdout:\n%s\nstderr:\n%s", code, exitGated, stdout, stderr)
-	}
-	if !strings.Contains(stdout+stderr, "GATE-DNS-OVERWRITE") || !strings.Contains(stdout+stderr, "--ack GATE-DNS-OVERWRITE") {
-		t.Errorf("output does not name the gate and how to acknowledge it:\nstdout:\n%s\nstderr:\n%s", stdout, stderr)
-	}
-	if got := srv.Requests(zone).Writes(); got != 0 {
-		t.Errorf("got %d writes behind a missing gate, want none", got)
-	}
-	srv.ResetRequests(zone)
-	if code, stdout, stderr := siteRun(t, srv, "apply", "--yes", "--ack", "GATE-DNS-OVERWRITE", file); code != exitOK {
-		t.Fatalf("acked apply exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
-	}
-	if got := srv.Requests(zone); got.PATCH != 1 || got.Writes() != 1 {
-		t.Errorf("acked apply made %+v, want exactly one PATCH", got)
-	}
-	if got := srv.Query(t, "v4.gw.example.test.", "CNAME"); len(got) != 1 || got[0] != "300 gw.example.test." {
-		t.Errorf("got %q, want the CNAME served", got)
 	}
 }
 

@@ -1,20 +1,14 @@
 package main
 
 import (
-	"errors"
 	"fmt"
-	"io/fs"
-	"os"
 	"path/filepath"
-	"slices"
-	"strconv"
 	"strings"
 
 	"github.com/spf13/pflag"
 
 	"github.com/site-tools/site/compiler"
 	"github.com/site-tools/site/compiler/plan"
-	"github.com/site-tools/site/compiler/words"
 )
 
 // This file makes a saved plan self-contained: site diff --out records
@@ -24,43 +18,19 @@ import (
 // compiler.HashSpec before it loads the specs, so an edit made while it
 // runs makes the plan stale rather than slipping in unseen.
 
-// readSaved reads --plan and checks that what the command line adds
-// (PATH, --only, --target, --restart, the thresholds) agrees with
-// what the plan was saved with, and that its spec files are unchanged;
-// apply then takes the plan's.
+// readSaved reads --plan (plan.ReadSaved) and checks that what the
+// command line adds (PATH, --only, --target, --restart, the thresholds)
+// agrees with what the plan was saved with (plan.CheckGiven), and that
+// its spec files are unchanged; apply then takes the plan's.
 func (o applyOptions) readSaved(flags *pflag.FlagSet, args []string, phases []plan.Phase, targets []string) (*plan.Plan, error) {
-	saved, err := readPlan(o.planFile)
+	saved, err := plan.ReadSaved(o.planFile)
 	if err != nil {
 		return nil, err
 	}
-	if saved.Spec == nil || saved.Options == nil {
-		return nil, fmt.Errorf("--plan %s records no spec or options (not saved by site diff --out?): save it with site diff --out %s PATH ...", o.planFile, words.ShellQuote(o.planFile))
-	}
-	// The plan's acks are added to the command line's, held to the
-	// same rules (plan.Options.CheckAcks).
-	if err := saved.Options.CheckAcks(o.planFile); err != nil {
+	if err := saved.CheckGiven(plan.Given{File: o.planFile, Paths: args, Only: o.only, Phases: phases, Targets: targets,
+		Restarts: o.restarts, Changed: flags.Changed, Acks: o.acks,
+		Settings: plan.Settings{DeleteManyPercent: o.deleteThreshold, UpdateManyPercent: o.updateThreshold}}); err != nil {
 		return nil, err
-	}
-	differs := func(given, was string) error {
-		return fmt.Errorf("%s differs from what the plan %s was saved with (%s): drop it, or run site diff --out again with it", given, o.planFile, was)
-	}
-	switch {
-	case len(args) > 0 && !slices.Equal(args, saved.Spec.Paths):
-		return nil, differs("PATH "+strings.Join(args, " "), "PATH "+strings.Join(saved.Spec.Paths, " "))
-	case o.only != "" && !slices.Equal(phases, saved.Only):
-		return nil, differs("--only "+o.only, plan.DescribeOnly(saved.Only))
-	case len(targets) > 0 && !slices.Equal(targets, saved.Targets):
-		return nil, differs(plan.DescribeTargets(targets), plan.DescribeTargets(saved.Targets))
-	case flags.Changed("restart") && !slices.Equal(parseTargets(o.restarts), saved.Options.Restart):
-		return nil, differs(plan.DescribeRestarts(o.restarts), plan.DescribeRestarts(saved.Options.Restart))
-	}
-	for i, was := range saved.Options.Settings().Thresholds() {
-		if t := o.thresholds()[i]; flags.Changed(t.Flag) && t.Value != was.Value {
-			return nil, differs("--"+t.Flag+" "+strconv.Itoa(t.Value), "--"+t.Flag+" "+strconv.Itoa(was.Value))
-		}
-	}
-	if what, add := saved.Options.Loosening(flags.Changed, o.acks); len(what) > 0 {
-		return nil, fmt.Errorf("the plan %s was saved with %s, and a plan file is anyone's to write (a pull request may add one), so apply takes what loosens its checks only from its own command line: add %s to apply's command line, or save the plan again without it", o.planFile, strings.Join(what, " and "), strings.Join(add, " "))
 	}
 	if err := o.checkSavedConfig(saved.Spec.Paths); err != nil {
 		return nil, err
@@ -120,21 +90,4 @@ func savedPlanArg(args []string) string {
 		}
 	}
 	return ""
-}
-
-// readPlan loads a plan saved by site diff --out.
-func readPlan(path string) (*plan.Plan, error) {
-	f, err := os.Open(path)
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil, fmt.Errorf("--plan %s: no such file; save a plan first with: site diff --out %s PATH ...", path, words.ShellQuote(path))
-	}
-	if err != nil {
-		return nil, fmt.Errorf("--plan: %w", err)
-	}
-	defer f.Close()
-	p, err := plan.ReadJSON(f)
-	if err != nil {
-		return nil, fmt.Errorf("--plan %s: %w", path, err)
-	}
-	return p, nil
 }

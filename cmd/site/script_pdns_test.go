@@ -28,11 +28,19 @@ import (
 //	[!] pdns has ZONE NAME TYPE           ZONE holds the rrset NAME/TYPE
 //	pdns axfr ZONE FILE                   write ZONE as transferred (AXFR, SOA left
 //	                                      out), sorted
-//	pdns put ZONE NAME TYPE TTL VALUE...  replace an rrset's records
+//	pdns put ZONE NAME[@TENANT] TYPE TTL VALUE...
+//	                                      replace an rrset's records, marked as
+//	                                      TENANT's with @
+//	pdns serial ZONE FILE                 write ZONE's SOA serial (the API's) to FILE
+//	pdns requests ZONE                    forget the requests counted for ZONE
+//	                                      (- for the server's own, zone lists)
+//	pdns requests ZONE KEY=N...           the requests for ZONE since then: KEY is
+//	                                      GET, POST, PATCH, PUT, DELETE or writes,
+//	                                      N a count, or <=N at most N
 func cmdPDNS(ts *testscript.TestScript, neg bool, args []string) {
 	st := stateOf(ts)
 	if len(args) < 1 || neg && args[0] != "has" {
-		ts.Fatalf("usage: pdns start|zone|has|axfr|put ...")
+		ts.Fatalf("usage: pdns start|zone|has|axfr|put|serial|requests ...")
 	}
 	if args[0] != "start" && st.pdns == nil {
 		ts.Fatalf("pdns %s before pdns start", args[0])
@@ -52,8 +60,12 @@ func cmdPDNS(ts *testscript.TestScript, neg bool, args []string) {
 		pdnsAXFR(ts, st.pdns, args[1:])
 	case "put":
 		pdnsPut(ts, st.pdns, args[1:])
+	case "requests":
+		pdnsRequests(ts, st.pdns, args[1:])
+	case "serial":
+		pdnsSerial(ts, st.pdns, args[1:])
 	default:
-		ts.Fatalf("unknown pdns command %q: start, zone, has, axfr or put", args[0])
+		ts.Fatalf("unknown pdns command %q: start, zone, has, axfr, put, serial or requests", args[0])
 	}
 }
 
@@ -166,7 +178,7 @@ func pdnsAXFR(ts *testscript.TestScript, srv *pdnstest.Server, args []string) {
 
 func pdnsPut(ts *testscript.TestScript, srv *pdnstest.Server, args []string) {
 	if len(args) < 5 {
-		ts.Fatalf("usage: pdns put ZONE NAME TYPE TTL VALUE...")
+		ts.Fatalf("usage: pdns put ZONE NAME[@TENANT] TYPE TTL VALUE...")
 	}
 	ttl, err := strconv.Atoi(args[3])
 	ts.Check(err)
@@ -174,8 +186,12 @@ func pdnsPut(ts *testscript.TestScript, srv *pdnstest.Server, args []string) {
 	for _, v := range args[4:] {
 		recs = append(recs, map[string]any{"content": v, "disabled": false})
 	}
-	body, _ := json.Marshal(map[string]any{"rrsets": []map[string]any{{"name": args[1], "type": args[2], "ttl": ttl,
-		"changetype": "REPLACE", "records": recs}}})
+	name, tenant, owned := strings.Cut(args[1], "@")
+	rr := map[string]any{"name": name, "type": args[2], "ttl": ttl, "changetype": "REPLACE", "records": recs}
+	if owned {
+		rr["comments"] = []map[string]string{{"account": powerdns.MarkerAccount, "content": powerdns.Marker(tenant)}}
+	}
+	body, _ := json.Marshal(map[string]any{"rrsets": []map[string]any{rr}})
 	status, out, err := setupWrite(srv, "PATCH", "/zones/"+args[0], body)
 	if err != nil || status != 204 {
 		ts.Fatalf("put %s %s: status %d, %v: %s", args[1], args[2], status, err, out)
@@ -195,4 +211,52 @@ func setupWrite(srv *pdnstest.Server, method, path string, body []byte) (int, []
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
+}
+
+// pdnsRequests resets, or checks, the requests the server's proxy
+// counted for a zone (pdnstest.Server.Requests), as the Go tests count
+// them: how many reads and writes a site command made.
+func pdnsRequests(ts *testscript.TestScript, srv *pdnstest.Server, args []string) {
+	if len(args) < 1 {
+		ts.Fatalf("usage: pdns requests ZONE [KEY=N|KEY=<=N ...]")
+	}
+	zone := args[0]
+	if zone == "-" {
+		zone = ""
+	}
+	if len(args) == 1 {
+		srv.ResetRequests(zone)
+		return
+	}
+	c := srv.Requests(zone)
+	got := map[string]int{"GET": c.GET, "POST": c.POST, "PATCH": c.PATCH, "PUT": c.PUT, "DELETE": c.DELETE, "writes": c.Writes()}
+	for _, kv := range args[1:] {
+		key, want, _ := strings.Cut(kv, "=")
+		atMost := strings.HasPrefix(want, "<=")
+		n, err := strconv.Atoi(strings.TrimPrefix(want, "<="))
+		v, ok := got[key]
+		switch {
+		case err != nil || !ok:
+			ts.Fatalf("pdns requests: %q: want KEY=N or KEY=<=N, KEY one of GET, POST, PATCH, PUT, DELETE, writes", kv)
+		case atMost && v > n, !atMost && v != n:
+			ts.Fatalf("%s requests for %s: %d, want %s (all: %+v)", key, args[0], v, want, c)
+		}
+	}
+}
+
+// pdnsSerial writes the zone's serial as the API reports it to a file,
+// so a script can compare it before and after a run (cmp).
+func pdnsSerial(ts *testscript.TestScript, srv *pdnstest.Server, args []string) {
+	if len(args) != 2 {
+		ts.Fatalf("usage: pdns serial ZONE FILE")
+	}
+	status, out, err := srv.Do(context.Background(), "GET", "/zones/"+args[0], nil)
+	if err != nil || status != 200 {
+		ts.Fatalf("get zone %s: status %d, %v: %s", args[0], status, err, out)
+	}
+	var z struct {
+		Serial int64 `json:"serial"`
+	}
+	ts.Check(json.Unmarshal(out, &z))
+	ts.Check(os.WriteFile(ts.MkAbs(args[1]), []byte(strconv.FormatInt(z.Serial, 10)+"\n"), 0o644))
 }

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/site-tools/site/backends/powerdns/pdnstest"
+	"github.com/site-tools/site/compiler/plan"
 )
 
 // twoZonesFile writes a tenant with two PowerDNS zones: good on srv, and
@@ -117,7 +118,7 @@ func TestTargetIsPartOfASavedPlan(t *testing.T) {
 	if code != exitOK {
 		t.Fatalf("targeted diff exit %d, want 0\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
 	}
-	saved, err := readPlan(planFile)
+	saved, err := plan.ReadSaved(planFile)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -152,30 +153,5 @@ func TestTargetIsPartOfASavedPlan(t *testing.T) {
 	}
 	if code, stdout, stderr = siteRun(t, srv, "apply", "--plan", planFile, "--target", "dns/good.*", "--target", "dns/"+good, file); code != exitOK {
 		t.Errorf("apply --plan with the same targets reordered exit %d, want 0\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
-	}
-}
-
-// TestTargetIsInTheAckCommand: the command a gated apply prints keeps
-// its --target, so pasting it does not widen the run to the step that
-// cannot be observed.
-func TestTargetIsInTheAckCommand(t *testing.T) {
-	srv := pdnsEnv(t)
-	const good = "good.example.test."
-	srv.CreateZone(t, good, pdnstest.RRset{Name: "www.good.example.test.", Type: "A", TTL: 60, Records: []string{"198.51.100.7"}})
-	file := twoZonesFile(t, srv)
-	code, stdout, stderr := siteRun(t, srv, "apply", file, "--target", "dns/good.*")
-	if code != exitGated {
-		t.Fatalf("apply exit %d, want %d\nstdout:\n%s\nstderr:\n%s", code, exitGated, stdout, stderr)
-	}
-	want := "to acknowledge, run: site apply " + file + " --target 'dns/good.*' --ack GATE-DNS-OVERWRITE"
-	if !strings.Contains(stderr, want) {
-		t.Fatalf("stderr lacks %q:\n%s", want, stderr)
-	}
-	code, stdout, stderr = siteRun(t, srv, "apply", "--yes", file, "--target", "dns/good.*", "--ack", "GATE-DNS-OVERWRITE")
-	if code != exitOK {
-		t.Fatalf("the printed command exit %d, want 0\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
-	}
-	if got := srv.Query(t, "www.good.example.test.", "A"); len(got) != 1 || !strings.HasSuffix(got[0], "192.0.2.80") {
-		t.Errorf("got %q, want 192.0.2.80 served", got)
 	}
 }

@@ -20,21 +20,10 @@ func init() { register(newUnlockCmd) }
 func newUnlockCmd() *cobra.Command {
 	var acks []string
 	cmd := &cobra.Command{
-		Use:   "unlock TENANT [PATH ...] [--ack GATE-LOCK-BREAK]",
-		Short: "Break a tenant's apply lock (dry run unless acknowledged)",
-		Long: `unlock lists who holds TENANT's apply lock (host, pid, start time,
-command, and whether its lease still runs), in the one store site.cue's
-locks names (the user's state directory when it names none), for a
-tenant of the specs in PATH (./tenants/... when none), and with --ack
-GATE-LOCK-BREAK removes it. Use it when the holder is known to be dead
-and its lease (a minute) should not be waited out; breaking the lock
-of a run that still lives lets another apply run beside it.
-
-
-Exit codes: 0 not locked or broken, 1 an error, 3 held but
-GATE-LOCK-BREAK not acknowledged (nothing changed). See site help locking.`,
-		Example: `  site unlock office1
-  site unlock office1 tenants/office1.cue --ack GATE-LOCK-BREAK`,
+		Use:     "unlock TENANT [PATH ...] [--ack GATE-LOCK-BREAK]",
+		Short:   "Break a tenant's apply lock (dry run unless acknowledged)",
+		Long:    longHelp("unlock"),
+		Example: examples("unlock"),
 		Args: func(cmd *cobra.Command, args []string) error {
 			if len(args) == 0 {
 				return fmt.Errorf("name the tenant: site unlock office1 [PATH ...]")
@@ -42,13 +31,9 @@ GATE-LOCK-BREAK not acknowledged (nothing changed). See site help locking.`,
 			return nil
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
-			acked := false
-			for _, a := range acks {
-				g, err := plan.ParseAck("unlock", a)
-				if err != nil {
-					return withCode(exitError, err)
-				}
-				acked = acked || g == plan.GateLockBreak
+			acked, err := plan.AcksGate("unlock", acks, plan.GateLockBreak)
+			if err != nil {
+				return withCode(exitError, err)
 			}
 			return runUnlock(cmd, args[0], args[1:], acked)
 		},

@@ -19,20 +19,10 @@ const defaultDir = compiler.TenantsDir
 func newVetCmd() *cobra.Command {
 	var format string
 	cmd := &cobra.Command{
-		Use:   "vet [PATH ...]",
-		Short: "Validate tenant specs (for editors and pull-request checks)",
-		Long: `vet loads every spec in PATH together and reports every problem, each at
-file:line:col of the user's file. PATH is a .cue file, a directory, or
-dir/... (every .cue file below); with none, ./tenants/... . Specs are
-checked against each other and against their grants in site.cue; a
-warning is something valid that most likely does not do what was meant.
-
-Exit codes: 0 every spec is valid, 1 one is invalid or unreadable.
-See site help language, records, operator, trust.`,
-		Example: `  site vet
-  site vet tenants/sjc.cue tenants/lab.cue
-  site vet --format github ./tenants/...
-  site vet --format json ./tenants/... | jq '.errors[].message'`,
+		Use:     "vet [PATH ...]",
+		Short:   "Validate tenant specs (for editors and pull-request checks)",
+		Long:    longHelp("vet"),
+		Example: examples("vet"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			out := cmd.OutOrStdout()
 			switch format {

@@ -80,10 +80,15 @@ func (s *Session) Mark(ctx context.Context, a *Adoption) error {
 }
 
 // All is site export --all once the zones are listed: every zone of
-// names, one file each in out (files, see ZoneFileNames, checked by
-// CheckAllOut). A zone that cannot be exported is said and the others
-// are still written; the error names those not exported.
-func (s *Session) All(ctx context.Context, names, files []string, out string) error {
+// names, one file each in the directory out (ZoneFileNames). No file
+// there is replaced without Force, and none is written when one would
+// be (CheckAllOut). A zone that cannot be exported is said and the
+// others are still written; the error names those not exported.
+func (s *Session) All(ctx context.Context, names []string, out string) error {
+	files := ZoneFileNames(out, names, s.Format, s.Tenant)
+	if err := CheckAllOut(out, files, s.Force); err != nil {
+		return err
+	}
 	var failed []string
 	for i, zone := range names {
 		a, err := s.Read(ctx, zone, files[i])

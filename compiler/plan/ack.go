@@ -68,6 +68,21 @@ func ParseAck(command, s string) (Gate, error) {
 	return g, nil
 }
 
+// AcksGate checks every --ack value of command (ParseAck) and says
+// whether g is among them: for a command with one gate (site disown,
+// site unlock), which changes nothing without it.
+func AcksGate(command string, acks []string, g Gate) (bool, error) {
+	acked := false
+	for _, a := range acks {
+		got, err := ParseAck(command, a)
+		if err != nil {
+			return false, err
+		}
+		acked = acked || got == g
+	}
+	return acked, nil
+}
+
 // oneOf lists gates: "GATE-A", or "one of GATE-A, GATE-B".
 func oneOf(gates []Gate) string {
 	names := make([]string, len(gates))

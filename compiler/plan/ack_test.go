@@ -59,3 +59,23 @@ func TestWaitingGates(t *testing.T) {
 		}
 	}
 }
+
+// TestAcksGate: a one-gate command's acks are each checked, and only
+// its gate counts.
+func TestAcksGate(t *testing.T) {
+	for _, tc := range []struct {
+		acks      []string
+		want      bool
+		errSubstr string
+	}{
+		{nil, false, ""},
+		{[]string{"GATE-LOCK-BREAK"}, true, ""},
+		{[]string{"GATE-LOCK-BREAK", "GATE-DNS-OVERWRITE"}, false, "site unlock never uses it"},
+		{[]string{"gate-lock-brk"}, false, "did you mean GATE-LOCK-BREAK?"},
+	} {
+		got, err := AcksGate("unlock", tc.acks, GateLockBreak)
+		if tc.errSubstr == "" && (err != nil || got != tc.want) || tc.errSubstr != "" && (err == nil || !strings.Contains(err.Error(), tc.errSubstr)) {
+			t.Errorf("AcksGate(unlock, %v) = %v, %v; want %v, %q", tc.acks, got, err, tc.want, tc.errSubstr)
+		}
+	}
+}
