@@ -42,7 +42,7 @@ func main() {
 	cue := fl.String("cue", "cue", "the cue CLI to compare with (skipped when not found)")
 	runs := fl.Int("runs", 3, "runs of each command; the median is reported")
 	cases := fl.String("cases", "big,bigger,zones,vet,tenants", "the cases to run, comma-separated: big, bigger, zones, vet, tenants")
-	before := fl.String("before", "", "another site binary (a build of main, say) the tenants case measures one tenant's diffs with too")
+	before := fl.String("before", "", "another site binary (a build of main, say, that knows --request-timeout) the tenants case measures one tenant's diffs with too")
 	samples := fl.String("samples", "", "a file that gets every run of every command (workspace, command, wall s, CPU s, peak MB), tab-separated, appended")
 	pdnsRoot := fl.String("pdns-dir", "", "the directory that holds PowerDNS's database, e.g. /dev/shm for tmpfs (default: the bench's temporary directory)")
 	var sz sizes

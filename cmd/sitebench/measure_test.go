@@ -5,6 +5,8 @@ import (
 	"os/exec"
 	"strings"
 	"testing"
+
+	"github.com/site-tools/site/backends/powerdns/pdnstest"
 )
 
 // Every run of a command reaches --samples as one line naming the
@@ -33,6 +35,20 @@ func TestRunWritesEverySample(t *testing.T) {
 		f := strings.Split(l, "\t")
 		if len(f) != 5 || !strings.HasSuffix(dir, f[0]) || f[1] != "sh -c exit 3" {
 			t.Errorf("sample line %q: want workspace, command, wall, CPU, MB", l)
+		}
+	}
+}
+
+// Every site command the table runs waits for a slow server as long as
+// requestTimeout, so that a busy machine slows a row instead of failing
+// the table (site's own default is 30 s per request).
+func TestSiteRunsWaitForASlowServer(t *testing.T) {
+	b := &bench{srv: &pdnstest.Server{}, site: "site", cache: t.TempDir()}
+	w := workspace{dir: t.TempDir()}
+	for _, c := range []command{b.diff(w), b.diff(w, "--no-cache"), b.apply(w), b.diffOf(w, "t0001.cue")} {
+		args := strings.Join(c.args, " ")
+		if !strings.Contains(args, "--request-timeout "+requestTimeout) {
+			t.Errorf("site %s: no --request-timeout %s", args, requestTimeout)
 		}
 	}
 }
