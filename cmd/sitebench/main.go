@@ -4,7 +4,7 @@
 // CLI is installed, cue vet -c; each ratio with its target, marked met
 // or not. It never fails on a target it misses: it reports it.
 //
-//	sitebench table [--site bin/site] [--before BIN] [--cue cue] [--runs 3] [--pdns-dir DIR] [--cases LIST] [sizes]
+//	sitebench table [--site bin/site] [--before BIN] [--cue cue] [--runs 3] [--pdns-dir DIR] [--cases LIST] [--samples FILE] [sizes]
 //	sitebench vet   [--site bin/site] [--cue cue] [--tenants 1000] [--records 50]
 //
 // table starts a PowerDNS of its own on loopback (package pdnstest:
@@ -42,7 +42,8 @@ func main() {
 	cue := fl.String("cue", "cue", "the cue CLI to compare with (skipped when not found)")
 	runs := fl.Int("runs", 3, "runs of each command; the median is reported")
 	cases := fl.String("cases", "big,bigger,zones,vet,tenants", "the cases to run, comma-separated: big, bigger, zones, vet, tenants")
-	before := fl.String("before", "", "another site binary (a build of main, say) the tenants case measures one tenant's diffs with too")
+	before := fl.String("before", "", "another site binary (a build of main, say, that knows --request-timeout) the tenants case measures one tenant's diffs with too")
+	samples := fl.String("samples", "", "a file that gets every run of every command (workspace, command, wall s, CPU s, peak MB), tab-separated, appended")
 	pdnsRoot := fl.String("pdns-dir", "", "the directory that holds PowerDNS's database, e.g. /dev/shm for tmpfs (default: the bench's temporary directory)")
 	var sz sizes
 	fl.IntVar(&sz.big, "big", 10000, "records in the one-zone cases")
@@ -61,6 +62,14 @@ func main() {
 	}
 	if err != nil {
 		fail(fmt.Errorf("--site %s: %w (make build builds it)", *site, err))
+	}
+	if *samples != "" {
+		f, err := os.OpenFile(*samples, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
+		if err != nil {
+			fail(fmt.Errorf("--samples: %w", err))
+		}
+		defer f.Close()
+		samplesOut = f
 	}
 	cuePath, err := exec.LookPath(*cue)
 	if err != nil {

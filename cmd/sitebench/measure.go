@@ -4,12 +4,21 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"slices"
+	"strings"
 	"syscall"
 	"time"
 )
+
+// samplesOut, when set (--samples), receives every run of a command,
+// one tab-separated line each: the table shows medians only, and on
+// a shared machine the spread and the CPU time are what tell a slower
+// build from a busier minute.
+var samplesOut io.Writer
 
 // sample is one measured run: wall time, CPU time (user + system, of
 // the process and the children it waited for) and peak resident memory.
@@ -70,7 +79,17 @@ func (c command) run() (sample, error) {
 	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
 		s.rss = ru.Maxrss * 1024 // Linux reports KiB
 	}
+	if samplesOut != nil {
+		writeSample(samplesOut, c, s)
+	}
 	return s, nil
+}
+
+// writeSample writes s, the run of c, as one line: the workspace, the
+// command, wall and CPU seconds and peak memory in MB.
+func writeSample(w io.Writer, c command, s sample) {
+	fmt.Fprintf(w, "%s\t%s %s\t%.3f\t%.3f\t%.0f\n", filepath.Base(c.dir), filepath.Base(c.name),
+		strings.Join(c.args, " "), s.wall.Seconds(), s.cpu.Seconds(), float64(s.rss)/(1<<20))
 }
 
 // measure runs f runs times, prep before each outside the timing, and
