@@ -348,7 +348,9 @@
 //
 // This package is the Driver: observing hosts, planning and applying
 // domains, networks, pools, volumes and uploads. What needs no Driver
-// sits below it: conn (opening with a time limit, keepalive, hosts
+// sits below it: hosts (the run's connections, call counts, retries and
+// each host's observed domains and networks, which every kind shares),
+// conn (opening with a time limit, keepalive, hosts
 // given up on, libvirt's errors as the user sees them), ownership
 // (site's owner element), domain (a domain's definition and shape),
 // network (a network's definition, DHCP hosts and MACs), qcow2 (the

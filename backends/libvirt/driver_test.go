@@ -29,7 +29,7 @@ func TestConnectErrorSaysWhatLibvirtSaid(t *testing.T) {
 	uri := "qemu+unix:///session?socket=" + sock
 	d := New(Options{URIMap: map[string]string{"qemu:///session": uri}})
 	t.Cleanup(func() { _ = d.Close() })
-	_, err := d.conn("qemu:///session")
+	_, err := d.Conn("qemu:///session")
 	if err == nil {
 		t.Fatal("connected to a socket that does not exist")
 	}
@@ -107,9 +107,9 @@ func TestDomainTypeEnv(t *testing.T) {
 			}
 			return ""
 		}})
-		got, err := d.opts.DomainType, ""
-		if d.optsErr != nil {
-			err = d.optsErr.Error()
+		got, err := d.Opts.DomainType, ""
+		if d.OptsErr != nil {
+			err = d.OptsErr.Error()
 		}
 		if got != tc.want || (tc.err == "") != (err == "") || !strings.Contains(err, tc.err) {
 			t.Errorf("%s=%q: got type %q error %q, want %q error containing %q", DomainTypeEnv, tc.env, got, err, tc.want, tc.err)

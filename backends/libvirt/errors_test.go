@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/site-tools/site/backends/libvirt/hosts"
+
 	"libvirt.org/go/libvirt"
 
 	"github.com/site-tools/site/backends"
@@ -30,8 +32,8 @@ func TestRetry(t *testing.T) {
 		{"succeeds at once", 0, transient, 1, false},
 		{"one transient failure", 1, transient, 2, false},
 		{"two transient failures", 2, transient, 3, false},
-		{"transient until the bound", 3, transient, retryTries, true},
-		{"transient forever", 100, transient, retryTries, true},
+		{"transient until the bound", 3, transient, hosts.RetryTries, true},
+		{"transient forever", 100, transient, hosts.RetryTries, true},
 		{"conflict is not retried", 100, libvirt.Error{Code: libvirt.ERR_OPERATION_INVALID, Message: "domain is already running"}, 1, true},
 		{"auth is not retried", 100, libvirt.Error{Code: libvirt.ERR_AUTH_FAILED, Message: "authentication failed"}, 1, true},
 		{"invalid is not retried", 100, libvirt.Error{Code: libvirt.ERR_XML_ERROR, Message: "XML error"}, 1, true},
@@ -41,9 +43,9 @@ func TestRetry(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			d := New(Options{})
 			var waits []time.Duration
-			d.sleep = func(w time.Duration) { waits = append(waits, w) }
+			d.Sleep = func(w time.Duration) { waits = append(waits, w) }
 			tries := 0
-			err := d.retry(func() error {
+			err := d.Retry(func() error {
 				tries++
 				if tries <= tt.failures {
 					return fmt.Errorf("list domains on h: %w", tt.fail)
@@ -63,7 +65,7 @@ func TestRetry(t *testing.T) {
 				t.Fatalf("got %d waits, want one between each of %d tries", len(waits), tries)
 			}
 			// The wait doubles per try; up to half of it is jitter.
-			base := retryBackoff
+			base := hosts.RetryBackoff
 			for i, w := range waits {
 				if w < base/2 || w > base {
 					t.Errorf("wait %d: got %v, want between %v and %v", i, w, base/2, base)
@@ -92,14 +94,14 @@ func TestRetryStopsAtInterrupt(t *testing.T) {
 			run := &backends.Run{}
 			d := New(Options{Run: run})
 			waits := 0
-			d.sleep = func(time.Duration) {
+			d.Sleep = func(time.Duration) {
 				waits++
 				if !tc.inCall {
 					run.Interrupt()
 				}
 			}
 			tries := 0
-			err := d.retry(func() error {
+			err := d.Retry(func() error {
 				tries++
 				if tc.inCall {
 					run.Interrupt()
@@ -120,7 +122,7 @@ func TestRetryStopsAtInterrupt(t *testing.T) {
 }
 
 // TestApplyRetriesOnlyEnsureOps feeds every VM op kind a transient
-// failure on every try: the "ensure" ops are tried retryTries times, on
+// failure on every try: the "ensure" ops are tried hosts.RetryTries times, on
 // a connection checked (and reopened if dead) before each retry, and
 // every other op exactly once.
 func TestApplyRetriesOnlyEnsureOps(t *testing.T) {
@@ -131,9 +133,9 @@ func TestApplyRetriesOnlyEnsureOps(t *testing.T) {
 		name      string
 		wantTries int
 	}{
-		{opDefine, "define", retryTries},
-		{opSetMetadata, "set metadata", retryTries},
-		{opSetAutostart, "set autostart", retryTries},
+		{opDefine, "define", hosts.RetryTries},
+		{opSetMetadata, "set metadata", hosts.RetryTries},
+		{opSetAutostart, "set autostart", hosts.RetryTries},
 		{opCreateVolume, "create volume", 1},
 		{opUploadSeed, "upload seed", 1},
 		{opResizeVolume, "resize volume", 1},
@@ -148,7 +150,7 @@ func TestApplyRetriesOnlyEnsureOps(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			r.d.sleep = func(time.Duration) {}
+			r.d.Sleep = func(time.Duration) {}
 			tries := 0
 			a := &applier{d: r.d, c: c, host: r.host, res: &backends.StepResult{}, try: func(o op) error {
 				if o.Kind != tt.kind {
@@ -176,7 +178,7 @@ func TestApplyRetriesOnlyEnsureOps(t *testing.T) {
 
 // TestObserveRetriesUnreachableDaemon points a host at a socket nobody
 // listens on: libvirt's real connect error is transient, so observing
-// tries retryTries times (each try one counted connect call) and the
+// tries hosts.RetryTries times (each try one counted connect call) and the
 // step's error says what libvirt said, its class and what to do.
 func TestObserveRetriesUnreachableDaemon(t *testing.T) {
 	if err := Available(); err != nil {
@@ -186,7 +188,7 @@ func TestObserveRetriesUnreachableDaemon(t *testing.T) {
 	d := New(Options{URIMap: map[string]string{"qemu:///session": "qemu+unix:///session?socket=" + sock}})
 	t.Cleanup(func() { _ = d.Close() })
 	waits := 0
-	d.sleep = func(time.Duration) { waits++ }
+	d.Sleep = func(time.Duration) { waits++ }
 	_, err := d.observe("qemu:///session")
 	if err == nil {
 		t.Fatal("observed a host whose daemon is not there")
@@ -194,11 +196,11 @@ func TestObserveRetriesUnreachableDaemon(t *testing.T) {
 	if got := conn.Classify(err); got != backends.ClassTransient {
 		t.Errorf("got class %q for %v, want %q", got, err, backends.ClassTransient)
 	}
-	if got := d.Calls(); got != retryTries {
-		t.Errorf("got %d libvirt calls, want %d connect tries", got, retryTries)
+	if got := d.Calls(); got != hosts.RetryTries {
+		t.Errorf("got %d libvirt calls, want %d connect tries", got, hosts.RetryTries)
 	}
-	if waits != retryTries-1 {
-		t.Errorf("got %d waits, want %d", waits, retryTries-1)
+	if waits != hosts.RetryTries-1 {
+		t.Errorf("got %d waits, want %d", waits, hosts.RetryTries-1)
 	}
 	msg := conn.Explain(err).Error()
 	for _, want := range []string{sock, "libvirt transient error", "re-run when the daemon answers"} {
@@ -218,8 +220,8 @@ func TestNetworkApplyRetriesOnlyEnsureOps(t *testing.T) {
 		name      string
 		wantTries int
 	}{
-		{netDefine, "define", retryTries},
-		{netAutostart, "autostart", retryTries},
+		{netDefine, "define", hosts.RetryTries},
+		{netAutostart, "autostart", hosts.RetryTries},
 		{netStart, "start", 1},
 		{netHostAdd, "dhcp host add", 1},
 		{netHostDelete, "dhcp host delete", 1},
@@ -227,7 +229,7 @@ func TestNetworkApplyRetriesOnlyEnsureOps(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			r.d.sleep = func(time.Duration) {}
+			r.d.Sleep = func(time.Duration) {}
 			tries := 0
 			before := r.d.Calls()
 			got, err := netDriver{r.d}.doRetrying(c, r.host, netOp{Kind: tt.kind, Name: "lan"}, func(_ *libvirt.Connect, _ string, o netOp) error {

@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/site-tools/site/backends/libvirt/hosts"
+
 	"libvirt.org/go/libvirt"
 	"libvirt.org/go/libvirtxml"
 
@@ -63,7 +65,7 @@ func newRigWith(t testing.TB, host string, d *Driver) *rig {
 
 func (r *rig) conn() *libvirt.Connect {
 	r.t.Helper()
-	c, err := r.d.conn(r.host)
+	c, err := r.d.Conn(r.host)
 	if err != nil {
 		r.t.Fatal(err)
 	}
@@ -206,7 +208,7 @@ func (r *rig) domain(name string) domainState {
 		r.t.Fatal(err)
 	}
 	defer dom.Free()
-	o, err := observeDomain(r.d, dom)
+	o, err := hosts.ObserveDomain(r.d.Set, dom)
 	if err != nil {
 		r.t.Fatal(err)
 	}

@@ -9,6 +9,8 @@ import (
 	"path"
 	"strconv"
 
+	"github.com/site-tools/site/backends/libvirt/hosts"
+
 	"libvirt.org/go/libvirtxml"
 
 	"github.com/site-tools/site/backends"
@@ -78,7 +80,7 @@ func (pd poolDriver) planImage(step *graph.Step) (*backends.StepPlan, *imageDeta
 	if err != nil {
 		return nil, nil, err
 	}
-	sp := &backends.StepPlan{Step: step, Fingerprint: fingerprint(strconv.FormatBool(vol.Exists), strconv.FormatBool(vol.Partial), vol.NoPool)}
+	sp := &backends.StepPlan{Step: step, Fingerprint: hosts.Fingerprint(strconv.FormatBool(vol.Exists), strconv.FormatBool(vol.Partial), vol.NoPool)}
 	if vol.Exists {
 		return sp, nil, nil // uploaded once, never replaced
 	}
@@ -112,7 +114,7 @@ func (pd poolDriver) planImage(step *graph.Step) (*backends.StepPlan, *imageDeta
 // the volume is there by now.
 func (pd poolDriver) replanImage(det *imageDetail) (*imageDetail, error) {
 	img := det.img
-	pd.d.forget(img.Pool.Host) // observed before the pool's step ran
+	pd.d.Forget(img.Pool.Host) // observed before the pool's step ran
 	_, again, err := pd.planImage(det.step)
 	if err != nil {
 		return nil, fmt.Errorf("base image %s: planning it again once pool %s runs: %w", img.Name, img.Pool.Name, err)
@@ -129,7 +131,7 @@ func (pd poolDriver) replanImage(det *imageDetail) (*imageDetail, error) {
 // never taken for the image.
 func (pd poolDriver) applyImage(det *imageDetail, run *backends.Run) error {
 	img := det.img
-	defer pd.d.forget(img.Pool.Host)
+	defer pd.d.Forget(img.Pool.Host)
 	if det.replan {
 		again, err := pd.replanImage(det)
 		if err != nil || again == nil {
@@ -137,7 +139,7 @@ func (pd poolDriver) applyImage(det *imageDetail, run *backends.Run) error {
 		}
 		det = again
 	}
-	c, err := pd.d.conn(img.Pool.Host)
+	c, err := pd.d.Conn(img.Pool.Host)
 	if err != nil {
 		return err
 	}

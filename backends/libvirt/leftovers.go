@@ -18,8 +18,8 @@ var _ backends.OwnerLister = (*Driver)(nil)
 // site leftovers, which judges them against every tenant's spec. It
 // reads what a run's observation of the host reads, and nothing more.
 func (d *Driver) ListOwned(ctx context.Context, host string) ([]backends.Owned, error) {
-	if d.optsErr != nil {
-		return nil, d.optsErr
+	if d.OptsErr != nil {
+		return nil, d.OptsErr
 	}
 	if err := ctx.Err(); err != nil {
 		return nil, err
@@ -31,15 +31,15 @@ func (d *Driver) ListOwned(ctx context.Context, host string) ([]backends.Owned, 
 	// What another domain uses is said, so that no command printed to
 	// remove a leftover takes it from under that domain.
 	var doms, nets []backends.Owned
-	for name, o := range h.domains {
+	for name, o := range h.Domains {
 		if o.Owner != nil {
-			doms = append(doms, backends.Owned{Kind: backends.OwnedDomain, Name: name, UUID: o.uuid(), Tenant: o.Owner.Tenant, Active: o.Running,
+			doms = append(doms, backends.Owned{Kind: backends.OwnedDomain, Name: name, UUID: o.UUID(), Tenant: o.Owner.Tenant, Active: o.Running,
 				Volumes: volumesOf(o.Owner, h.volumeRefs(name, true))})
 		}
 	}
-	for name, o := range h.networks {
+	for name, o := range h.Networks {
 		if o.Owner != nil {
-			nets = append(nets, backends.Owned{Kind: backends.OwnedNetwork, Name: name, UUID: o.uuid(), Tenant: o.Owner.Tenant, Active: o.Active,
+			nets = append(nets, backends.Owned{Kind: backends.OwnedNetwork, Name: name, UUID: o.UUID(), Tenant: o.Owner.Tenant, Active: o.Active,
 				UsedBy: h.networkUsers(name)})
 		}
 	}
@@ -65,31 +65,8 @@ func volumesOf(o *ownership.Owner, refs map[string][]string) []backends.Volume {
 // Opens is the URI d connects to for host: URIMapEnv's mapping of it,
 // else host itself (backends.OwnerLister).
 func (d *Driver) Opens(host string) string {
-	if m, ok := d.opts.URIMap[host]; ok {
+	if m, ok := d.Opts.URIMap[host]; ok {
 		return m
 	}
 	return host
-}
-
-// uuid is the domain's UUID, from the definition its owner element was
-// read from.
-func (o *domObs) uuid() string {
-	if o.Inactive != nil {
-		return o.Inactive.UUID
-	}
-	if o.Live != nil {
-		return o.Live.UUID
-	}
-	return ""
-}
-
-// uuid is the network's UUID.
-func (o *netObs) uuid() string {
-	if o.Def != nil {
-		return o.Def.UUID
-	}
-	if o.Live != nil {
-		return o.Live.UUID
-	}
-	return ""
 }

@@ -39,8 +39,8 @@ import (
 // URIs of one daemon as one. A pool that is not active cannot list its
 // volumes: its PoolUploads says so.
 func (d *Driver) ListLeftUploads(ctx context.Context, host string) ([]backends.PoolUploads, error) {
-	if d.optsErr != nil {
-		return nil, d.optsErr
+	if d.OptsErr != nil {
+		return nil, d.OptsErr
 	}
 	h, err := d.observe(host)
 	if err != nil {
@@ -71,11 +71,11 @@ type namedPool struct{ name, uuid string }
 // poolNames lists the name and UUID of every storage pool on the host,
 // by name.
 func (h *hostObs) poolNames() ([]namedPool, error) {
-	done := h.d.calling(h.d.server(h.host), "ListAllStoragePools")
-	pools, err := h.conn.ListAllStoragePools(0)
+	done := h.d.Calling(h.d.Server(h.Host), "ListAllStoragePools")
+	pools, err := h.Conn.ListAllStoragePools(0)
 	done()
 	if err != nil {
-		return nil, fmt.Errorf("list the storage pools on %s: %w", h.host, err)
+		return nil, fmt.Errorf("list the storage pools on %s: %w", h.Host, err)
 	}
 	defer func() {
 		for _, p := range pools {
@@ -84,15 +84,15 @@ func (h *hostObs) poolNames() ([]namedPool, error) {
 	}()
 	var names []namedPool
 	for _, p := range pools {
-		h.d.call()
+		h.d.Call()
 		name, err := p.GetName()
 		if err != nil {
-			return nil, fmt.Errorf("read a storage pool's name on %s: %w", h.host, err)
+			return nil, fmt.Errorf("read a storage pool's name on %s: %w", h.Host, err)
 		}
-		h.d.call()
+		h.d.Call()
 		uuid, err := p.GetUUIDString()
 		if err != nil {
-			return nil, fmt.Errorf("read the UUID of storage pool %s on %s: %w", name, h.host, err)
+			return nil, fmt.Errorf("read the UUID of storage pool %s on %s: %w", name, h.Host, err)
 		}
 		names = append(names, namedPool{name, uuid})
 	}
@@ -327,8 +327,8 @@ func (h *hostObs) diskOnAny(pool string, vols, paths []string) bool {
 		if paths != nil {
 			path = paths[i]
 		}
-		for _, dom := range h.domainNames() {
-			o := h.domains[dom]
+		for _, dom := range h.DomainNames() {
+			o := h.Domains[dom]
 			for _, def := range []*libvirtxml.Domain{o.Inactive, o.Live} {
 				if _, on := diskOn(def, pool, name, path); on {
 					return true

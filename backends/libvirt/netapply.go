@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/site-tools/site/backends/libvirt/hosts"
+
 	"libvirt.org/go/libvirt"
 
 	"github.com/site-tools/site/backends"
@@ -22,17 +24,17 @@ func (n netDriver) apply(ctx context.Context, sp *backends.StepPlan, det *netDet
 	if err := refuseUnacked(sp.Step.ID, det.ops, run); err != nil {
 		return nil, err
 	}
-	defer n.d.forget(det.host)
-	c, err := n.d.conn(det.host)
+	defer n.d.Forget(det.host)
+	c, err := n.d.Conn(det.host)
 	if err != nil {
 		return nil, err
 	}
 	res := &backends.StepResult{Waiting: det.waiting}
 	// The step counts its ops' calls, not the check of the connection
 	// above.
-	t := newTally()
+	t := hosts.NewTally()
 	counted := netDriver{n.d.counting(t)}
-	defer func() { res.Requests = t.requests() }()
+	defer func() { res.Requests = t.Requests() }()
 	var done []netOp
 	for i, o := range det.ops {
 		if err := ctx.Err(); err != nil {
@@ -73,9 +75,9 @@ func (n netDriver) doRetrying(c *libvirt.Connect, host string, o netOp, try func
 		return c, try(c, host, o)
 	}
 	tried := false
-	err := n.d.retry(func() error {
+	err := n.d.Retry(func() error {
 		if tried {
-			fresh, err := n.d.conn(host)
+			fresh, err := n.d.Conn(host)
 			if err != nil {
 				return err
 			}
@@ -96,7 +98,7 @@ func netRetryable(k netOpKind) bool {
 }
 
 func (n netDriver) do(c *libvirt.Connect, host string, o netOp) error {
-	server := n.d.server(host)
+	server := n.d.Server(host)
 	if o.Kind == netDefine {
 		n.d.defineNet.Lock()
 		defer n.d.defineNet.Unlock()
@@ -108,7 +110,7 @@ func (n netDriver) do(c *libvirt.Connect, host string, o netOp) error {
 		if err := n.recheckOverlap(c, host, o); err != nil {
 			return fmt.Errorf("%w; that network was defined after this run's plan (another tenant's apply, which holds a lock of its own, or the operator), so site defined nothing", err)
 		}
-		done := n.d.calling(server, "NetworkDefineXML "+o.Name)
+		done := n.d.Calling(server, "NetworkDefineXML "+o.Name)
 		nw, err := c.NetworkDefineXML(o.XML)
 		done()
 		if err != nil {
@@ -124,7 +126,7 @@ func (n netDriver) do(c *libvirt.Connect, host string, o netOp) error {
 		}
 		return nil
 	}
-	done := n.d.calling(server, "LookupNetworkByName "+o.Name)
+	done := n.d.Calling(server, "LookupNetworkByName "+o.Name)
 	nw, err := c.LookupNetworkByName(o.Name)
 	done()
 	if err != nil {
@@ -133,7 +135,7 @@ func (n netDriver) do(c *libvirt.Connect, host string, o netOp) error {
 	defer nw.Free()
 	// call names a call on the network to the run while it waits.
 	call := func(name string, f func() error) error {
-		defer n.d.calling(server, name+" of network "+o.Name)()
+		defer n.d.Calling(server, name+" of network "+o.Name)()
 		return f()
 	}
 	isActive := func() (active bool, err error) {
@@ -182,20 +184,20 @@ func (n netDriver) recheckOverlap(c *libvirt.Connect, host string, o netOp) erro
 	if o.Net == nil || o.Net.CIDR == "" {
 		return nil
 	}
-	nets, err := observeNetworks(n.d, c, host)
+	nets, err := hosts.ObserveNetworks(n.d.Set, c, host)
 	if err != nil {
 		return fmt.Errorf("network %s on %s: check the host's networks again before defining it: %w", o.Name, host, err)
 	}
-	return (&hostObs{host: host, networks: nets}).checkOverlap(o.Net)
+	return (&hostObs{Obs: &hosts.Obs{Host: host, Networks: nets}}).checkOverlap(o.Net)
 }
 
 // undoDefine takes back a define whose network was found overlapping
 // another after it: it undefines a network the define made, or puts
 // back the definition it replaced, and says which it did.
 func (n netDriver) undoDefine(c *libvirt.Connect, host string, o netOp) string {
-	server := n.d.server(host)
+	server := n.d.Server(host)
 	if o.Prev != "" {
-		done := n.d.calling(server, "NetworkDefineXML "+o.Name)
+		done := n.d.Calling(server, "NetworkDefineXML "+o.Name)
 		nw, err := c.NetworkDefineXML(o.Prev)
 		done()
 		if err != nil {
@@ -204,7 +206,7 @@ func (n netDriver) undoDefine(c *libvirt.Connect, host string, o netOp) string {
 		_ = nw.Free()
 		return "site put back the definition it replaced"
 	}
-	done := n.d.calling(server, "Undefine of network "+o.Name)
+	done := n.d.Calling(server, "Undefine of network "+o.Name)
 	defer done()
 	nw, err := c.LookupNetworkByName(o.Name)
 	if err == nil {

@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/site-tools/site/backends/libvirt/hosts"
+
 	"libvirt.org/go/libvirtxml"
 
 	"github.com/site-tools/site/backends"
@@ -119,7 +121,7 @@ func (n netDriver) plan(ctx context.Context, step *graph.Step, run *backends.Run
 		return nil, nil, err
 	}
 	p := &netPlanner{n: n, h: h, nw: nw, step: step, sp: &backends.StepPlan{Step: step}, det: &netDetail{host: nw.Host}}
-	hosts, err := network.DHCPHosts(step.TenantSpec, nw)
+	dhcpHosts, err := network.DHCPHosts(step.TenantSpec, nw)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -135,10 +137,10 @@ func (n netDriver) plan(ctx context.Context, step *graph.Step, run *backends.Run
 	if err := h.checkOverlap(nw); err != nil {
 		return nil, nil, err
 	}
-	o := h.networks[nw.Name]
+	o := h.Networks[nw.Name]
 	switch {
 	case o == nil:
-		err = p.planCreate(hosts)
+		err = p.planCreate(dhcpHosts)
 	case o.Owner == nil:
 		return nil, nil, fmt.Errorf("network %s on %s exists but carries no site owner element, so site will not change it; to adopt it for tenant %s add <%s:owner xmlns:%s=%q tenant=%q/> to its <metadata> (virsh -c %s net-edit %s)",
 			nw.Name, nw.Host, nw.Tenant, ownership.Prefix, ownership.Prefix, OwnerNS, nw.Tenant, nw.Host, nw.Name)
@@ -147,12 +149,12 @@ func (n netDriver) plan(ctx context.Context, step *graph.Step, run *backends.Run
 	case o.Owner.Tenant != nw.Tenant:
 		return nil, nil, fmt.Errorf("network %s on %s belongs to tenant %q, not %q: rename one of them, or, if %s no longer declares it, remove it first with a run of %s's file alone (site apply tenants/%s.cue --target %s --ack %s), which then lists its removal", nw.Name, nw.Host, o.Owner.Tenant, nw.Tenant, o.Owner.Tenant, o.Owner.Tenant, o.Owner.Tenant, "'"+graph.NetworkStepID(nw.Host, nw.Name)+"'", plan.GateNetDestroy)
 	default:
-		err = p.planUpdate(o, hosts)
+		err = p.planUpdate(o, dhcpHosts)
 	}
 	if err != nil {
 		return nil, nil, err
 	}
-	p.sp.Fingerprint = fingerprint(p.seen...)
+	p.sp.Fingerprint = hosts.Fingerprint(p.seen...)
 	return p.sp, p.det, nil
 }
 

@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/site-tools/site/backends/libvirt/hosts"
+
 	"libvirt.org/go/libvirtxml"
 
 	"github.com/site-tools/site/backends"
@@ -86,9 +88,9 @@ func (n netDriver) planUndeclared(step *graph.Step) (*backends.StepPlan, *netDet
 	}
 	det := &netDetail{host: u.Host}
 	sp := &backends.StepPlan{Step: step}
-	o := h.networks[u.Name]
+	o := h.Networks[u.Name]
 	if o == nil || o.Owner == nil || o.Owner.Tenant != step.Tenant {
-		sp.Fingerprint = fingerprint("undeclared", u.Name, "gone")
+		sp.Fingerprint = hosts.Fingerprint("undeclared", u.Name, "gone")
 		return sp, det, nil
 	}
 	change := plan.Change{Key: step.ID, Step: step.ID, Phase: step.Phase, Tenant: step.Tenant, Action: plan.ActionDelete}
@@ -99,14 +101,14 @@ func (n netDriver) planUndeclared(step *graph.Step) (*backends.StepPlan, *netDet
 		change.Impact = plan.ImpactRefused
 		change.Reason = "refused for now: " + rf.why + "; " + rf.todo + "; the spec no longer declares this network, so a later run destroys it (with " + string(plan.GateNetDestroy) + ") once nothing uses it"
 		change.Before = map[string]any{"in use": rf.users}
-		sp.Fingerprint = fingerprint("undeclared", u.Name, o.XML, strconv.FormatBool(o.Active), "refused", strings.Join(rf.users, ","))
+		sp.Fingerprint = hosts.Fingerprint("undeclared", u.Name, o.XML, strconv.FormatBool(o.Active), "refused", strings.Join(rf.users, ","))
 	} else {
 		change.Impact = plan.ImpactDestroy
 		change.Reason = "the spec no longer declares this network; it has no attached interfaces and no DHCP leases"
 		change.Before = map[string]any{"active": o.Active}
 		change.Gates = []plan.Gate{plan.GateNetDestroy}
 		det.ops = append(det.ops, netOp{Kind: netDestroy, Gate: plan.GateNetDestroy, Name: u.Name})
-		sp.Fingerprint = fingerprint("undeclared", u.Name, o.XML, strconv.FormatBool(o.Active))
+		sp.Fingerprint = hosts.Fingerprint("undeclared", u.Name, o.XML, strconv.FormatBool(o.Active))
 	}
 	sp.Changes = append(sp.Changes, change)
 	return sp, det, nil
@@ -164,13 +166,13 @@ func (n netDriver) leases(h *hostObs, o *netObs) ([]string, error) {
 		// bridge's addresses are the LAN's), so no lease to hold it.
 		return nil, nil
 	}
-	n.d.call()
-	nw, err := h.conn.LookupNetworkByName(o.Name)
+	n.d.Call()
+	nw, err := h.Conn.LookupNetworkByName(o.Name)
 	if err != nil {
 		return nil, err
 	}
 	defer nw.Free()
-	n.d.call()
+	n.d.Call()
 	ls, err := nw.GetDHCPLeases()
 	if err != nil {
 		return nil, err
@@ -197,8 +199,8 @@ func (h *hostObs) networkUsers(network string) []string {
 		}
 		return false
 	}
-	for _, name := range h.domainNames() {
-		o := h.domains[name]
+	for _, name := range h.DomainNames() {
+		o := h.Domains[name]
 		if (o.Running && uses(o.Live)) || uses(o.Inactive) {
 			out = append(out, name)
 		}
@@ -223,13 +225,13 @@ func (h *hostObs) checkOverlap(nw *model.Network) error {
 	if err != nil {
 		return nil // vet refuses it; the plan says so where it builds the definition
 	}
-	names := make([]string, 0, len(h.networks))
-	for name := range h.networks {
+	names := make([]string, 0, len(h.Networks))
+	for name := range h.Networks {
 		names = append(names, name)
 	}
 	slices.Sort(names)
 	for _, name := range names {
-		o := h.networks[name]
+		o := h.Networks[name]
 		if name == nw.Name || o.Owner != nil && o.Owner.Tenant == nw.Tenant {
 			continue
 		}

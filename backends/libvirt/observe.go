@@ -3,31 +3,17 @@
 package libvirt
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
-	"errors"
-	"fmt"
-	"sort"
 	"sync"
 
-	"libvirt.org/go/libvirt"
-	"libvirt.org/go/libvirtxml"
-
-	"github.com/site-tools/site/backends/libvirt/conn"
-	"github.com/site-tools/site/backends/libvirt/ownership"
+	"github.com/site-tools/site/backends/libvirt/hosts"
 )
 
-// hostObs is one run's observation of one host. Domains and networks are
-// listed once; pools and volumes are looked up by name when a step needs
-// them and remembered.
+// hostObs is one run's observation of one host (hosts.Obs), with the
+// pools and volumes looked up by name when a step needs them and
+// remembered.
 type hostObs struct {
-	d    *Driver
-	conn *libvirt.Connect
-	host string
-
-	domType  string // wanted <domain type>: kvm, qemu, or the driver's own
-	domains  map[string]*domObs
-	networks map[string]*netObs
+	*hosts.Obs
+	d *Driver
 
 	// The volumes read while planning, shared by every view of the
 	// host (renamedAs).
@@ -50,45 +36,11 @@ type volCache struct {
 	heads map[string][]byte
 }
 
-// domObs is what was seen of one domain.
-type domObs struct {
-	Name       string
-	Running    bool // any state but shut off and crashed
-	State      libvirt.DomainState
-	Persistent bool
-	Autostart  bool
-	LiveXML    string
-	// InactiveXML is the persistent definition, "" for a transient domain.
-	InactiveXML string
-	Live        *libvirtxml.Domain
-	Inactive    *libvirtxml.Domain // nil for a transient domain
-	Owner       *ownership.Owner   // from the persistent definition, else the live one
-	Others      string             // other applications' metadata, kept on redefine
-}
-
-// ID is the running domain's ID, -1 when it is shut off.
-func (o *domObs) ID() int {
-	if o.Running && o.Live != nil && o.Live.ID != nil {
-		return *o.Live.ID
-	}
-	return -1
-}
-
-// netObs is what was seen of one network.
-type netObs struct {
-	Name       string
-	Active     bool
-	Autostart  bool
-	Persistent bool
-	XML        string // the persistent definition (the current one on the test driver)
-	Def        *libvirtxml.Network
-	// LiveXML and Live are the running network's definition, what it
-	// serves until it is restarted; "" and nil when it is not active.
-	LiveXML string
-	Live    *libvirtxml.Network
-	Owner   *ownership.Owner
-	Others  string
-}
+// domObs and netObs are what was seen of one domain and one network.
+type (
+	domObs = hosts.Domain
+	netObs = hosts.Network
+)
 
 // volObs is what was seen of one volume.
 type volObs struct {
@@ -136,245 +88,6 @@ const (
 // so whether v exists is unknown.
 func (v *volObs) unread() bool { return v.NoPool == poolInactive || v.Unknown != "" }
 
-// observeHost lists the host's domains and networks with everything site
-// compares. Any failure fails the whole observation: a partial view must
-// not plan deletes.
-func observeHost(d *Driver, c *libvirt.Connect, host string) (*hostObs, error) {
-	h := &hostObs{d: d, conn: c, host: host, domains: map[string]*domObs{}, networks: map[string]*netObs{},
-		volCache: &volCache{vols: map[string]*volObs{}, pools: map[string]error{}}}
-	server := d.server(host)
-	done := d.calling(server, "GetCapabilities")
-	capsXML, err := c.GetCapabilities()
-	done()
-	if err != nil {
-		return nil, fmt.Errorf("read capabilities of %s: %w", host, err)
-	}
-	if h.domType, err = domainType(capsXML); err != nil {
-		return nil, fmt.Errorf("%s: %w", host, err)
-	}
-	if d.opts.DomainType != "" {
-		h.domType = d.opts.DomainType
-	}
-	if h.domains, err = observeDomains(d, c, host); err != nil {
-		return nil, err
-	}
-	if h.networks, err = observeNetworks(d, c, host); err != nil {
-		return nil, err
-	}
-	h.namesBridgedNICs()
-	return h, nil
-}
-
-// observeDomains reads every domain on host, by name: for the host's
-// observation, and again right before a define relies on which volumes
-// the others have (voluse.go).
-func observeDomains(d *Driver, c *libvirt.Connect, host string) (map[string]*domObs, error) {
-	server := d.server(host)
-	done := d.calling(server, "ListAllDomains")
-	doms, err := c.ListAllDomains(0)
-	done()
-	if err != nil {
-		return nil, fmt.Errorf("list domains on %s: %w", host, err)
-	}
-	defer func() {
-		for i := range doms {
-			_ = doms[i].Free()
-		}
-	}()
-	m := map[string]*domObs{}
-	for i := range doms {
-		// The handle holds the name: asking for it calls no daemon.
-		name, _ := doms[i].GetName()
-		done := d.await(server, "GetState, IsPersistent, GetAutostart, GetXMLDesc of domain "+name)
-		o, err := observeDomain(d, &doms[i])
-		done()
-		if err != nil {
-			if conn.IsCode(err, libvirt.ERR_NO_DOMAIN) {
-				continue // undefined while we looked: it is gone
-			}
-			return nil, fmt.Errorf("observe a domain on %s: %w", host, err)
-		}
-		m[o.Name] = o
-	}
-	return m, nil
-}
-
-// observeNetworks reads every network on host, by name: for the host's
-// observation, and again right before a define relies on what the
-// others hold (netapply.go).
-func observeNetworks(d *Driver, c *libvirt.Connect, host string) (map[string]*netObs, error) {
-	server := d.server(host)
-	done := d.calling(server, "ListAllNetworks")
-	nets, err := c.ListAllNetworks(0)
-	done()
-	if err != nil {
-		return nil, fmt.Errorf("list networks on %s: %w", host, err)
-	}
-	defer func() {
-		for i := range nets {
-			_ = nets[i].Free()
-		}
-	}()
-	m := map[string]*netObs{}
-	for i := range nets {
-		name, _ := nets[i].GetName() // held by the handle, as a domain's
-		done := d.await(server, "IsActive, IsPersistent, GetAutostart, GetXMLDesc of network "+name)
-		o, err := observeNetwork(d, &nets[i])
-		done()
-		if err != nil {
-			if conn.IsCode(err, libvirt.ERR_NO_NETWORK) {
-				continue
-			}
-			return nil, fmt.Errorf("observe a network on %s: %w", host, err)
-		}
-		m[o.Name] = o
-	}
-	return m, nil
-}
-
-func observeDomain(d *Driver, dom *libvirt.Domain) (*domObs, error) {
-	o := &domObs{}
-	var err error
-	d.call()
-	if o.State, _, err = dom.GetState(); err != nil {
-		return nil, err
-	}
-	o.Running = o.State != libvirt.DOMAIN_SHUTOFF && o.State != libvirt.DOMAIN_CRASHED && o.State != libvirt.DOMAIN_NOSTATE
-	d.call()
-	if o.Persistent, err = dom.IsPersistent(); err != nil {
-		return nil, err
-	}
-	d.call()
-	if o.Autostart, err = dom.GetAutostart(); err != nil {
-		return nil, err
-	}
-	d.call()
-	if o.LiveXML, err = dom.GetXMLDesc(0); err != nil {
-		return nil, err
-	}
-	o.Live = &libvirtxml.Domain{}
-	if err := o.Live.Unmarshal(o.LiveXML); err != nil {
-		return nil, fmt.Errorf("parse domain XML: %w", err)
-	}
-	o.Name = o.Live.Name
-	meta := o.Live.Metadata
-	if o.Persistent {
-		d.call()
-		if o.InactiveXML, err = dom.GetXMLDesc(libvirt.DOMAIN_XML_INACTIVE); err != nil {
-			return nil, err
-		}
-		o.Inactive = &libvirtxml.Domain{}
-		if err := o.Inactive.Unmarshal(o.InactiveXML); err != nil {
-			return nil, fmt.Errorf("parse inactive XML of %s: %w", o.Name, err)
-		}
-		meta = o.Inactive.Metadata
-	}
-	if meta != nil {
-		if o.Owner, o.Others, err = ownership.Parse(meta.XML); err != nil {
-			return nil, fmt.Errorf("domain %s: %w", o.Name, err)
-		}
-	}
-	return o, nil
-}
-
-func observeNetwork(d *Driver, n *libvirt.Network) (*netObs, error) {
-	o := &netObs{}
-	var err error
-	d.call()
-	if o.Active, err = n.IsActive(); err != nil {
-		return nil, err
-	}
-	d.call()
-	if o.Persistent, err = n.IsPersistent(); err != nil {
-		return nil, err
-	}
-	d.call()
-	if o.Autostart, err = n.GetAutostart(); err != nil {
-		return nil, err
-	}
-	// The persistent definition is what site writes and compares. The
-	// test driver rejects the flag (unsupported flags 0x1); there the
-	// current definition is the only one.
-	d.call()
-	if o.XML, err = n.GetXMLDesc(libvirt.NETWORK_XML_INACTIVE); conn.IsCode(err, libvirt.ERR_INVALID_ARG) {
-		d.call()
-		o.XML, err = n.GetXMLDesc(0)
-	}
-	if err != nil {
-		return nil, err
-	}
-	o.Def = &libvirtxml.Network{}
-	if err := o.Def.Unmarshal(o.XML); err != nil {
-		return nil, fmt.Errorf("parse network XML: %w", err)
-	}
-	o.Name = o.Def.Name
-	if o.Active {
-		// A define on a running network changes only its persistent
-		// definition: the running one is compared too, so what waits
-		// for a restart shows as pending.
-		d.call()
-		if o.LiveXML, err = n.GetXMLDesc(0); err != nil {
-			return nil, err
-		}
-		o.Live = &libvirtxml.Network{}
-		if err := o.Live.Unmarshal(o.LiveXML); err != nil {
-			return nil, fmt.Errorf("parse the running definition of network %s: %w", o.Name, err)
-		}
-	}
-	if o.Def.Metadata != nil {
-		if o.Owner, o.Others, err = ownership.Parse(o.Def.Metadata.XML); err != nil {
-			return nil, fmt.Errorf("network %s: %w", o.Name, err)
-		}
-	}
-	return o, nil
-}
-
-// domainType picks the <domain type> for new domains from the host's
-// capabilities: kvm when offered for the host's architecture, else qemu
-// (TCG), else the first one offered (the test driver's "test").
-func domainType(capsXML string) (string, error) {
-	var caps libvirtxml.Caps
-	if err := caps.Unmarshal(capsXML); err != nil {
-		return "", fmt.Errorf("parse capabilities: %w", err)
-	}
-	arch := caps.Host.CPU.Arch
-	var offered []string
-	for _, g := range caps.Guests {
-		if g.OSType != "hvm" || (arch != "" && g.Arch.Name != arch) {
-			continue
-		}
-		for _, dt := range g.Arch.Domains {
-			offered = append(offered, dt.Type)
-		}
-	}
-	for _, want := range []string{"kvm", "qemu"} {
-		for _, t := range offered {
-			if t == want {
-				return t, nil
-			}
-		}
-	}
-	if len(offered) > 0 {
-		return offered[0], nil
-	}
-	return "", errors.New("the host offers no hvm guest for its architecture " + arch)
-}
-
-// fingerprint hashes what was observed, in a stable order.
-func fingerprint(parts ...string) string {
-	h := sha256.New()
-	for _, p := range parts {
-		fmt.Fprintf(h, "%d:%s\n", len(p), p)
-	}
-	return hex.EncodeToString(h.Sum(nil))
-}
-
-// domainNames returns the observed domain names in order.
-func (h *hostObs) domainNames() []string {
-	out := make([]string, 0, len(h.domains))
-	for n := range h.domains {
-		out = append(out, n)
-	}
-	sort.Strings(out)
-	return out
+func newVolCache() *volCache {
+	return &volCache{vols: map[string]*volObs{}, pools: map[string]error{}}
 }

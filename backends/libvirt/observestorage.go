@@ -33,7 +33,7 @@ func (h *hostObs) volume(pool, name string, declared *model.Pool) (*volObs, erro
 	}
 	defer p.Free()
 	v := &volObs{}
-	h.d.call()
+	h.d.Call()
 	vol, err := p.LookupStorageVolByName(name)
 	switch {
 	case conn.IsCode(err, libvirt.ERR_NO_STORAGE_VOL):
@@ -41,25 +41,25 @@ func (h *hostObs) volume(pool, name string, declared *model.Pool) (*volObs, erro
 			return nil, err
 		}
 	case err != nil:
-		return nil, fmt.Errorf("look up volume %s in pool %s on %s: %w", name, pool, h.host, err)
+		return nil, fmt.Errorf("look up volume %s in pool %s on %s: %w", name, pool, h.Host, err)
 	default:
 		defer vol.Free()
-		h.d.call()
+		h.d.Call()
 		info, err := vol.GetInfo()
 		if err != nil {
-			return nil, fmt.Errorf("read volume %s/%s on %s: %w", pool, name, h.host, err)
+			return nil, fmt.Errorf("read volume %s/%s on %s: %w", pool, name, h.Host, err)
 		}
 		v.Exists, v.Capacity, v.Format = true, info.Capacity, "raw"
 		// The disk's driver type must match the volume's format: a qcow2
 		// image attached as raw would show its header to the guest.
-		h.d.call()
+		h.d.Call()
 		x, err := vol.GetXMLDesc(0)
 		if err != nil {
-			return nil, fmt.Errorf("read volume %s/%s on %s: %w", pool, name, h.host, err)
+			return nil, fmt.Errorf("read volume %s/%s on %s: %w", pool, name, h.Host, err)
 		}
 		var def libvirtxml.StorageVolume
 		if err := def.Unmarshal(x); err != nil {
-			return nil, fmt.Errorf("parse volume %s/%s on %s: %w", pool, name, h.host, err)
+			return nil, fmt.Errorf("parse volume %s/%s on %s: %w", pool, name, h.Host, err)
 		}
 		if def.Target != nil && def.Target.Format != nil && def.Target.Format.Type != "" {
 			v.Format = def.Target.Format.Type
@@ -80,22 +80,22 @@ func (h *hostObs) pool(name string) (*libvirt.StoragePool, error) {
 	if err, ok := h.pools[name]; ok && err != nil {
 		return nil, err
 	}
-	h.d.call()
-	p, err := h.conn.LookupStoragePoolByName(name)
+	h.d.Call()
+	p, err := h.Conn.LookupStoragePoolByName(name)
 	if err != nil {
 		if conn.IsCode(err, libvirt.ERR_NO_STORAGE_POOL) {
-			err = noPoolError{poolMissing, fmt.Errorf("storage pool %q does not exist on %s: declare it in site.cue (hosts: NAME: pools: %s: {type: \"dir\", path: DIR}) so site creates it, or define it (virsh pool-define-as %s dir --target DIR; virsh pool-start %s)", name, h.host, name, name, name)}
+			err = noPoolError{poolMissing, fmt.Errorf("storage pool %q does not exist on %s: declare it in site.cue (hosts: NAME: pools: %s: {type: \"dir\", path: DIR}) so site creates it, or define it (virsh pool-define-as %s dir --target DIR; virsh pool-start %s)", name, h.Host, name, name, name)}
 		} else {
-			err = fmt.Errorf("look up storage pool %s on %s: %w", name, h.host, err)
+			err = fmt.Errorf("look up storage pool %s on %s: %w", name, h.Host, err)
 		}
 		h.pools[name] = err
 		return nil, err
 	}
 	if _, seen := h.pools[name]; !seen {
-		h.d.call()
+		h.d.Call()
 		active, err := p.IsActive()
 		if err == nil && !active {
-			err = noPoolError{poolInactive, fmt.Errorf("storage pool %q on %s is not active: start it (virsh pool-start %s)", name, h.host, name)}
+			err = noPoolError{poolInactive, fmt.Errorf("storage pool %q on %s is not active: start it (virsh pool-start %s)", name, h.Host, name)}
 		}
 		h.pools[name] = err
 		if err != nil {
@@ -177,10 +177,10 @@ func (h *hostObs) volNames(pool string) ([]string, error) {
 		return nil, err
 	}
 	defer p.Free()
-	h.d.call()
+	h.d.Call()
 	names, err := p.ListStorageVolumes()
 	if err != nil {
-		return nil, fmt.Errorf("list the volumes of pool %s on %s: %w", pool, h.host, err)
+		return nil, fmt.Errorf("list the volumes of pool %s on %s: %w", pool, h.Host, err)
 	}
 	if h.names == nil {
 		h.names = map[string][]string{}
@@ -216,8 +216,8 @@ func (h *hostObs) volumesThere(pool, missing string) string {
 // find pool missing ("; pools there: a, b", with " (did you mean a?)"
 // when one is near it), "" when they cannot be listed.
 func (h *hostObs) poolsThere(missing string) string {
-	h.d.call()
-	pools, err := h.conn.ListAllStoragePools(0)
+	h.d.Call()
+	pools, err := h.Conn.ListAllStoragePools(0)
 	if err != nil {
 		return ""
 	}

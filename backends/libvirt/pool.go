@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"strconv"
 
+	"github.com/site-tools/site/backends/libvirt/hosts"
+
 	"libvirt.org/go/libvirt"
 	"libvirt.org/go/libvirtxml"
 
@@ -73,8 +75,8 @@ func (pd poolDriver) plan(step *graph.Step) (*backends.StepPlan, poolStep, error
 		return nil, poolStep{}, fmt.Errorf("step %s: not a pool step", step.ID)
 	}
 	var o *poolObs
-	err := pd.d.retry(func() error {
-		c, err := pd.d.conn(p.Host)
+	err := pd.d.Retry(func() error {
+		c, err := pd.d.Conn(p.Host)
 		if err != nil {
 			return err
 		}
@@ -84,7 +86,7 @@ func (pd poolDriver) plan(step *graph.Step) (*backends.StepPlan, poolStep, error
 	if err != nil {
 		return nil, poolStep{}, err
 	}
-	sp := &backends.StepPlan{Step: step, Fingerprint: fingerprint(strconv.FormatBool(o.Exists), strconv.FormatBool(o.Active),
+	sp := &backends.StepPlan{Step: step, Fingerprint: hosts.Fingerprint(strconv.FormatBool(o.Exists), strconv.FormatBool(o.Active),
 		strconv.FormatBool(o.Autostart), o.Type, o.Path)}
 	det := &poolDetail{host: p.Host, pool: p}
 	change := func(a plan.Action, reason string, before, after map[string]any) {
@@ -124,7 +126,7 @@ func (pd poolDriver) plan(step *graph.Step) (*backends.StepPlan, poolStep, error
 // observePool looks up the pool p names, reading its type and target
 // path from its persistent definition.
 func observePool(d *Driver, c *libvirt.Connect, p *model.Pool) (*poolObs, error) {
-	d.call()
+	d.Call()
 	pool, err := c.LookupStoragePoolByName(p.Name)
 	if conn.IsCode(err, libvirt.ERR_NO_STORAGE_POOL) {
 		return &poolObs{}, nil
@@ -134,15 +136,15 @@ func observePool(d *Driver, c *libvirt.Connect, p *model.Pool) (*poolObs, error)
 	}
 	defer pool.Free()
 	o := &poolObs{Exists: true}
-	d.call()
+	d.Call()
 	if o.Active, err = pool.IsActive(); err != nil {
 		return nil, fmt.Errorf("storage pool %s on %s: %w", p.Name, p.Host, err)
 	}
-	d.call()
+	d.Call()
 	if o.Autostart, err = pool.GetAutostart(); err != nil {
 		return nil, fmt.Errorf("storage pool %s on %s: %w", p.Name, p.Host, err)
 	}
-	d.call()
+	d.Call()
 	x, err := pool.GetXMLDesc(libvirt.STORAGE_XML_INACTIVE)
 	if err != nil {
 		return nil, fmt.Errorf("storage pool %s on %s: %w", p.Name, p.Host, err)
@@ -166,28 +168,28 @@ func (pd poolDriver) Apply(ctx context.Context, sp *backends.StepPlan, run *back
 }
 
 func (pd poolDriver) apply(ctx context.Context, sp *backends.StepPlan, det poolStep, run *backends.Run) (*backends.StepResult, error) {
-	t := newTally()
+	t := hosts.NewTally()
 	counted := poolDriver{pd.d.counting(t)}
 	var err error
 	switch {
 	case det.image != nil:
 		err = counted.applyImage(det.image, run)
 	case det.pool != nil:
-		defer pd.d.forget(det.pool.host)
+		defer pd.d.Forget(det.pool.host)
 		err = counted.applyPool(det.pool)
 	default:
 		return nil, fmt.Errorf("step %s: its plan has nothing to apply (a bug in site: please report it)", sp.Step.ID)
 	}
-	return &backends.StepResult{Requests: t.requests()}, conn.Explain(err)
+	return &backends.StepResult{Requests: t.Requests()}, conn.Explain(err)
 }
 
 func (pd poolDriver) applyPool(det *poolDetail) error {
 	p := det.pool
-	c, err := pd.d.conn(det.host)
+	c, err := pd.d.Conn(det.host)
 	if err != nil {
 		return err
 	}
-	server := pd.d.server(det.host)
+	server := pd.d.Server(det.host)
 	var pool *libvirt.StoragePool
 	if det.define {
 		def := libvirtxml.StoragePool{Type: p.Type, Name: p.Name, Target: &libvirtxml.StoragePoolTarget{Path: p.Path}}
@@ -195,7 +197,7 @@ func (pd poolDriver) applyPool(det *poolDetail) error {
 		if err != nil {
 			return fmt.Errorf("storage pool %s: %w", p.Name, err)
 		}
-		done := pd.d.calling(server, "StoragePoolDefineXML "+p.Name)
+		done := pd.d.Calling(server, "StoragePoolDefineXML "+p.Name)
 		pool, err = c.StoragePoolDefineXML(x, 0)
 		done()
 		if err != nil {
@@ -203,7 +205,7 @@ func (pd poolDriver) applyPool(det *poolDetail) error {
 		}
 		// Build makes the directory; an existing one is kept (with
 		// whatever images the operator already put there).
-		done = pd.d.calling(server, "Build of storage pool "+p.Name)
+		done = pd.d.Calling(server, "Build of storage pool "+p.Name)
 		err = pool.Build(0)
 		done()
 		if err != nil {
@@ -211,7 +213,7 @@ func (pd poolDriver) applyPool(det *poolDetail) error {
 			return fmt.Errorf("build storage pool %s on %s (make %s): %w", p.Name, p.Host, p.Path, err)
 		}
 	} else {
-		done := pd.d.calling(server, "LookupStoragePoolByName "+p.Name)
+		done := pd.d.Calling(server, "LookupStoragePoolByName "+p.Name)
 		pool, err = c.LookupStoragePoolByName(p.Name)
 		done()
 		if err != nil {
@@ -220,7 +222,7 @@ func (pd poolDriver) applyPool(det *poolDetail) error {
 	}
 	defer pool.Free()
 	if det.start {
-		done := pd.d.calling(server, "Create of storage pool "+p.Name)
+		done := pd.d.Calling(server, "Create of storage pool "+p.Name)
 		err := pool.Create(0)
 		done()
 		if err != nil {
@@ -228,7 +230,7 @@ func (pd poolDriver) applyPool(det *poolDetail) error {
 		}
 	}
 	if det.auto {
-		done := pd.d.calling(server, "SetAutostart of storage pool "+p.Name)
+		done := pd.d.Calling(server, "SetAutostart of storage pool "+p.Name)
 		err := pool.SetAutostart(true)
 		done()
 		if err != nil {

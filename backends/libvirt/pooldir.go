@@ -13,6 +13,8 @@ import (
 	"strings"
 	"unicode"
 
+	"github.com/site-tools/site/backends/libvirt/hosts"
+
 	"github.com/site-tools/site/backends/libvirt/qcow2"
 	"github.com/site-tools/site/compiler/model"
 	"github.com/site-tools/site/compiler/visible"
@@ -98,13 +100,13 @@ const (
 	daemonTest  daemonPlace = "test"
 )
 
-// whereDaemonRuns says where the daemon site opens for h.host runs, by the
+// whereDaemonRuns says where the daemon site opens for h.Host runs, by the
 // URI it opens: on this machine when the URI names no server and goes
 // through a local socket (qemu:///system, qemu+unix:///session?...), so
 // a pool's directory there is one site can read; else why it cannot.
 func (h *hostObs) whereDaemonRuns() daemonPlace {
-	uri := h.host
-	if m, ok := h.d.opts.URIMap[h.host]; ok {
+	uri := h.Host
+	if m, ok := h.d.Opts.URIMap[h.Host]; ok {
 		uri = m
 	}
 	u, err := url.Parse(uri)
@@ -118,7 +120,7 @@ func (h *hostObs) whereDaemonRuns() daemonPlace {
 	case u.Host == "" && (transport == "" || transport == "unix"):
 		return daemonLocal
 	}
-	return daemonPlace("the daemon of " + redactURI(uri) + " runs on another machine")
+	return daemonPlace("the daemon of " + hosts.RedactURI(uri) + " runs on another machine")
 }
 
 // listPoolDir lists the names in dir that libvirt lists as volumes once

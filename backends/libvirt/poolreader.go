@@ -21,7 +21,7 @@ type poolReader struct {
 }
 
 func (r poolReader) calling(call string) func() {
-	return r.h.d.calling(r.h.d.server(r.h.host), call)
+	return r.h.d.Calling(r.h.d.Server(r.h.Host), call)
 }
 
 // siteNote reads the notes of an upload's markers, newest first, until
@@ -50,15 +50,15 @@ func (r poolReader) note(name string) (uploadmark.Note, error) {
 		return uploadmark.Note{}, nil
 	}
 	if err != nil {
-		return uploadmark.Note{}, fmt.Errorf("look up the upload marker %s on %s: %w", what, r.h.host, err)
+		return uploadmark.Note{}, fmt.Errorf("look up the upload marker %s on %s: %w", what, r.h.Host, err)
 	}
 	defer vol.Free()
-	note, _, err := uploadmark.ReadNote(r.h.conn, vol, what, r.calling)
+	note, _, err := uploadmark.ReadNote(r.h.Conn, vol, what, r.calling)
 	if conn.IsCode(err, libvirt.ERR_NO_STORAGE_VOL) {
 		return uploadmark.Note{}, nil
 	}
 	if err != nil {
-		return uploadmark.Note{}, fmt.Errorf("read the upload marker %s on %s: %w", what, r.h.host, err)
+		return uploadmark.Note{}, fmt.Errorf("read the upload marker %s on %s: %w", what, r.h.Host, err)
 	}
 	return note, nil
 }
@@ -74,7 +74,7 @@ func (r poolReader) read(name string, limit uint64) ([]byte, error) {
 		return nil, nil
 	}
 	if err != nil {
-		return nil, fmt.Errorf("look up volume %s on %s: %w", what, r.h.host, err)
+		return nil, fmt.Errorf("look up volume %s on %s: %w", what, r.h.Host, err)
 	}
 	defer vol.Free()
 	done = r.calling("GetInfo of volume " + what)
@@ -86,12 +86,12 @@ func (r poolReader) read(name string, limit uint64) ([]byte, error) {
 		}
 		return nil, err
 	}
-	b, err := download(r.h.conn, vol, what, info.Capacity, r.calling)
+	b, err := download(r.h.Conn, vol, what, info.Capacity, r.calling)
 	if conn.IsCode(err, libvirt.ERR_NO_STORAGE_VOL) {
 		return nil, nil
 	}
 	if err != nil {
-		return nil, fmt.Errorf("read volume %s on %s: %w", what, r.h.host, err)
+		return nil, fmt.Errorf("read volume %s on %s: %w", what, r.h.Host, err)
 	}
 	return b, nil
 }
@@ -160,14 +160,14 @@ func (r poolReader) path(name string) (string, error) {
 		return "", nil
 	}
 	if err != nil {
-		return "", fmt.Errorf("look up volume %s on %s: %w", what, r.h.host, err)
+		return "", fmt.Errorf("look up volume %s on %s: %w", what, r.h.Host, err)
 	}
 	defer vol.Free()
 	done = r.calling("GetPath of volume " + what)
 	path, err := vol.GetPath()
 	done()
 	if err != nil {
-		return "", fmt.Errorf("read the path of volume %s on %s: %w", what, r.h.host, err)
+		return "", fmt.Errorf("read the path of volume %s on %s: %w", what, r.h.Host, err)
 	}
 	return path, nil
 }

@@ -130,7 +130,7 @@ func (h *hostObs) volumeHead(pool, name string, n uint64) ([]byte, error) {
 	}
 	b, err := h.downloadHead(pool, name, n)
 	if err != nil {
-		return nil, fmt.Errorf("read the header of volume %s/%s on %s, to see which files it names: %w", pool, name, h.host, err)
+		return nil, fmt.Errorf("read the header of volume %s/%s on %s, to see which files it names: %w", pool, name, h.Host, err)
 	}
 	if h.heads == nil {
 		h.heads = map[string][]byte{}
@@ -146,19 +146,19 @@ func (h *hostObs) downloadHead(pool, name string, n uint64) ([]byte, error) {
 		return nil, err
 	}
 	defer p.Free()
-	h.d.call()
+	h.d.Call()
 	vol, err := p.LookupStorageVolByName(name)
 	if err != nil {
 		return nil, conn.Plain(err)
 	}
 	defer vol.Free()
-	h.d.call()
-	st, err := h.conn.NewStream(0)
+	h.d.Call()
+	st, err := h.Conn.NewStream(0)
 	if err != nil {
 		return nil, conn.Plain(err)
 	}
 	defer st.Free()
-	h.d.call()
+	h.d.Call()
 	if err := vol.Download(st, 0, n, 0); err != nil {
 		_ = st.Abort()
 		if conn.IsCode(err, libvirt.ERR_NO_SUPPORT) {
@@ -244,16 +244,16 @@ func (h *hostObs) physicalSize(pool, name string) (uint64, error) {
 		return 0, err
 	}
 	defer p.Free()
-	h.d.call()
+	h.d.Call()
 	vol, err := p.LookupStorageVolByName(name)
 	if err != nil {
-		return 0, fmt.Errorf("look up volume %s/%s on %s: %w", pool, name, h.host, conn.Plain(err))
+		return 0, fmt.Errorf("look up volume %s/%s on %s: %w", pool, name, h.Host, conn.Plain(err))
 	}
 	defer vol.Free()
-	h.d.call()
+	h.d.Call()
 	info, err := vol.GetInfoFlags(libvirt.STORAGE_VOL_GET_PHYSICAL)
 	if err != nil {
-		return 0, fmt.Errorf("read the file size of volume %s/%s on %s: %w", pool, name, h.host, conn.Plain(err))
+		return 0, fmt.Errorf("read the file size of volume %s/%s on %s: %w", pool, name, h.Host, conn.Plain(err))
 	}
 	return info.Allocation, nil
 }

@@ -52,7 +52,7 @@ func TestVolumeAttachedMeanwhileIsRefused(t *testing.T) {
 	if len(obs.Plan.Blocked) > 0 {
 		t.Fatalf("blocked: %+v", obs.Plan.Blocked)
 	}
-	other := newRigWith(t, r.host, New(r.d.opts))
+	other := newRigWith(t, r.host, New(r.d.Opts))
 	other.converge(other.othersGraph(other.stopped("wb", pool, shared))) // between the plan and the apply
 
 	rep, err := r.tryApply(g, obs, run)
@@ -104,7 +104,7 @@ func TestVolumeAttachedMeanwhileAfterARename(t *testing.T) {
 	if len(obs.Plan.Blocked) > 0 {
 		t.Fatalf("blocked: %+v", obs.Plan.Blocked)
 	}
-	other := newRigWith(t, r.host, New(r.d.opts))
+	other := newRigWith(t, r.host, New(r.d.Opts))
 	other.converge(other.othersGraph(other.stopped("wb", pool, shared))) // between the plan and the apply
 
 	rep, err := r.tryApply(g, obs, run)

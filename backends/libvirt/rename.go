@@ -43,13 +43,13 @@ func (h *hostObs) renames(t *model.Tenant, host string) map[string]string {
 			continue
 		}
 		declared[vm.Name] = true
-		if h.domains[vm.Name] == nil {
+		if h.Domains[vm.Name] == nil {
 			fresh = append(fresh, vm)
 		}
 	}
 	olds, news := map[string][]string{}, map[string][]string{} // new -> old, old -> new
-	for _, n := range h.domainNames() {
-		o := h.domains[n]
+	for _, n := range h.DomainNames() {
+		o := h.Domains[n]
 		if declared[n] || o.Owner == nil || o.Owner.Tenant != t.Name || !o.Persistent {
 			continue
 		}
@@ -85,15 +85,16 @@ func hasDiskOf(vm *model.VM, o *domObs) bool {
 // as it will be once renamed: shut off when it runs now, since the
 // rename shuts it down first. The volumes read are shared with h.
 func (h *hostObs) renamedAs(from, to string) *hostObs {
-	v := *h
-	v.domains = maps.Clone(h.domains)
-	o := *h.domains[from]
-	delete(v.domains, from)
+	v, obs := *h, *h.Obs
+	v.Obs = &obs
+	v.Domains = maps.Clone(h.Domains)
+	o := *h.Domains[from]
+	delete(v.Domains, from)
 	o.Name = to
 	if o.Running {
 		o.Running, o.State, o.Live, o.LiveXML = false, libvirt.DOMAIN_SHUTOFF, nil, ""
 	}
-	v.domains[to] = &o
+	v.Domains[to] = &o
 	return &v
 }
 
@@ -105,7 +106,7 @@ func (p *vmPlanner) planRename() {
 	if !ok {
 		return
 	}
-	o := p.h.domains[from]
+	o := p.h.Domains[from]
 	p.seen = append(p.seen, "rename", from, strconv.FormatBool(o.Running), o.LiveXML)
 	p.h = p.h.renamedAs(from, vm.Name)
 	reason := fmt.Sprintf("the spec renamed VM %s to %s, which names its disks: rename the shut-off domain (virDomainRename), so it keeps its disks and the owner element that lists what site made for it", from, vm.Name)

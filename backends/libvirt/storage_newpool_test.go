@@ -13,6 +13,8 @@ import (
 	"testing"
 	"unicode"
 
+	"github.com/site-tools/site/backends/libvirt/hosts"
+
 	"github.com/site-tools/site/backends/engine"
 	"github.com/site-tools/site/backends/libvirt/qcow2"
 	"github.com/site-tools/site/backends/libvirt/seed"
@@ -332,7 +334,7 @@ func TestWhereDaemonRuns(t *testing.T) {
 			if tc.mapped != "" {
 				opts.URIMap = map[string]string{tc.host: tc.mapped}
 			}
-			h := &hostObs{d: New(opts), host: tc.host}
+			h := &hostObs{Obs: &hosts.Obs{Host: tc.host}, d: New(opts)}
 			if got := h.whereDaemonRuns(); got != tc.want {
 				t.Errorf("got %q, want %q", got, tc.want)
 			}

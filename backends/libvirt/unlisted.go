@@ -62,7 +62,7 @@ func (h *hostObs) unlisted(p *libvirt.StoragePool, pool, name string, declared *
 	if why == "" {
 		return nil
 	}
-	return unlistedError{host: h.host, pool: pool, name: name, path: path, why: why}
+	return unlistedError{host: h.Host, pool: pool, name: name, path: path, why: why}
 }
 
 // poolDirPath is the directory of pool p, whose volumes are its files:
@@ -77,14 +77,14 @@ func (h *hostObs) poolDirPath(p *libvirt.StoragePool, pool string, declared *mod
 	if dir, ok := h.dirPaths[pool]; ok {
 		return dir, nil
 	}
-	h.d.call()
+	h.d.Call()
 	x, err := p.GetXMLDesc(0)
 	if err != nil {
-		return "", fmt.Errorf("read pool %s on %s: %w", pool, h.host, err)
+		return "", fmt.Errorf("read pool %s on %s: %w", pool, h.Host, err)
 	}
 	var def libvirtxml.StoragePool
 	if err := def.Unmarshal(x); err != nil {
-		return "", fmt.Errorf("parse pool %s on %s: %w", pool, h.host, err)
+		return "", fmt.Errorf("parse pool %s on %s: %w", pool, h.Host, err)
 	}
 	dir := ""
 	switch def.Type {

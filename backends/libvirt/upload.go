@@ -182,7 +182,7 @@ func (a *applier) holdUpload(p *libvirt.StoragePool, pool, name string, onlyLeft
 			if state == markerGone {
 				continue
 			}
-			a.run.Say(fmt.Sprintf("the upload into %s on %s: %s; this run takes it over (marker %s)", what, a.d.server(a.host), why, uploadmark.Name(name, top.Gen+1)))
+			a.run.Say(fmt.Sprintf("the upload into %s on %s: %s; this run takes it over (marker %s)", what, a.d.Server(a.host), why, uploadmark.Name(name, top.Gen+1)))
 			mine, stale = uploadmark.Marker{Name: uploadmark.Name(name, top.Gen+1), Gen: top.Gen + 1}, ms
 		}
 		// nil: another run made this marker first; wait for it.
@@ -339,7 +339,7 @@ func (a *applier) upload(vol *libvirt.StorageVol, what string, r io.Reader, size
 	var sent atomic.Int64
 	stop := a.sayProgress(what, size, &sent)
 	var stopped error
-	a.d.call()
+	a.d.Call()
 	err = st.SendAll(func(_ *libvirt.Stream, n int) ([]byte, error) {
 		if a.run.Interrupted() {
 			stopped = errUploadInterrupted

@@ -190,7 +190,7 @@ func markedSeeds(names []string) map[string][]uploadmark.Marker {
 // them when they are unwanted.
 func (h *hostObs) ownerListed() map[string]bool {
 	out := map[string]bool{}
-	for _, o := range h.domains {
+	for _, o := range h.Domains {
 		if o.Owner == nil {
 			continue
 		}
@@ -212,7 +212,7 @@ func (h *hostObs) markerNote(pool, name string) (note uploadmark.Note, found boo
 	}
 	defer p.Free()
 	what := pool + "/" + name
-	calling := func(call string) func() { return h.d.calling(h.d.server(h.host), call) }
+	calling := func(call string) func() { return h.d.Calling(h.d.Server(h.Host), call) }
 	done := calling("LookupStorageVolByName " + what)
 	vol, err := p.LookupStorageVolByName(name)
 	done()
@@ -220,15 +220,15 @@ func (h *hostObs) markerNote(pool, name string) (note uploadmark.Note, found boo
 		return uploadmark.Note{}, false, nil
 	}
 	if err != nil {
-		return uploadmark.Note{}, false, fmt.Errorf("look up the upload marker %s on %s: %w", what, h.host, err)
+		return uploadmark.Note{}, false, fmt.Errorf("look up the upload marker %s on %s: %w", what, h.Host, err)
 	}
 	defer vol.Free()
-	note, _, err = uploadmark.ReadNote(h.conn, vol, what, calling)
+	note, _, err = uploadmark.ReadNote(h.Conn, vol, what, calling)
 	if conn.IsCode(err, libvirt.ERR_NO_STORAGE_VOL) {
 		return uploadmark.Note{}, false, nil
 	}
 	if err != nil {
-		return uploadmark.Note{}, false, fmt.Errorf("read the upload marker %s on %s: %w", what, h.host, err)
+		return uploadmark.Note{}, false, fmt.Errorf("read the upload marker %s on %s: %w", what, h.Host, err)
 	}
 	return note, true, nil
 }

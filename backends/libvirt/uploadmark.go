@@ -104,7 +104,7 @@ func (a *applier) waitMarker(p *libvirt.StoragePool, pool string, m uploadmark.M
 	if note.Gone() {
 		return markerStale, fmt.Sprintf("%s left it unfinished: that process is gone", note.Who()), nil
 	}
-	a.run.Say(fmt.Sprintf("%s is uploading %s to %s (its marker %s is there); waiting for it to finish, or for the marker to stop growing for %s", note.Who(), what, a.d.server(a.host), m.Name, uploadmark.StaleAfter()))
+	a.run.Say(fmt.Sprintf("%s is uploading %s to %s (its marker %s is there); waiting for it to finish, or for the marker to stop growing for %s", note.Who(), what, a.d.Server(a.host), m.Name, uploadmark.StaleAfter()))
 	grew := time.Now()
 	poll := time.NewTicker(uploadmark.Beat / 5)
 	defer poll.Stop()

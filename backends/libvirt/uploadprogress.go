@@ -25,7 +25,7 @@ func (a *applier) sayProgress(what string, size int64, sent *atomic.Int64) (stop
 			case <-t.C:
 			}
 			n := sent.Load()
-			line := fmt.Sprintf("uploading %s to %s: %s of %s sent (%d%%, %s)", what, a.d.server(a.host),
+			line := fmt.Sprintf("uploading %s to %s: %s of %s sent (%d%%, %s)", what, a.d.Server(a.host),
 				byteString(n), byteString(size), percent(n, size), time.Since(start).Round(time.Second))
 			if n == last {
 				line += "; nothing more was taken since the last report"

@@ -8,6 +8,8 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/site-tools/site/backends/libvirt/hosts"
+
 	"libvirt.org/go/libvirt"
 
 	"github.com/site-tools/site/backends"
@@ -25,29 +27,29 @@ func (v vmDriver) Apply(ctx context.Context, sp *backends.StepPlan, run *backend
 }
 
 func (v vmDriver) apply(ctx context.Context, sp *backends.StepPlan, det *vmDetail, run *backends.Run) (*backends.StepResult, error) {
-	defer v.d.forget(det.host)
+	defer v.d.Forget(det.host)
 	// The step counts the calls made planning again and applying, not
 	// the check of the connection before it applies.
-	t := newTally()
+	t := hosts.NewTally()
 	counted := vmDriver{v.d.counting(t)}
 	if len(det.unread) > 0 {
 		again, err := counted.replan(ctx, sp, det, run)
 		if err != nil {
-			return &backends.StepResult{Requests: t.requests()}, err
+			return &backends.StepResult{Requests: t.Requests()}, err
 		}
 		det = again
 	}
 	if err := refuseUnacked(sp.Step.ID, det.ops, run); err != nil {
 		return nil, err
 	}
-	c, err := v.d.conn(det.host)
+	c, err := v.d.Conn(det.host)
 	if err != nil {
 		return nil, err
 	}
 	a := &applier{d: counted.d, c: c, host: det.host, res: &backends.StepResult{}, run: run, tenant: sp.Step.Tenant}
 	ops := inApplyOrder(det.ops)
 	err = a.runOps(ctx, ops)
-	a.res.Requests = t.requests()
+	a.res.Requests = t.Requests()
 	if err != nil {
 		return a.res, err
 	}
@@ -109,7 +111,7 @@ func inApplyOrder(ops []op) []op {
 // changed nothing.
 func (v vmDriver) replan(ctx context.Context, sp *backends.StepPlan, det *vmDetail, run *backends.Run) (*vmDetail, error) {
 	vm := sp.Step.VM
-	v.d.forget(det.host) // observed before the pool's step ran
+	v.d.Forget(det.host) // observed before the pool's step ran
 	again, fresh, err := v.plan(ctx, sp.Step, run)
 	if err != nil {
 		return nil, fmt.Errorf("VM %s: planning its volumes again once pool %s runs: %w", vm.Name, strings.Join(det.unread, ", "), err)
@@ -163,10 +165,10 @@ func (a *applier) changedBefore() string {
 }
 
 // calling counts a call to the applier's host and names it to the run
-// (Driver.calling), with what it acts on, until done is called: a
+// (hosts.Set.Calling), with what it acts on, until done is called: a
 // daemon that stops answering mid-apply then shows which call it holds.
 func (a *applier) calling(call string) (done func()) {
-	return a.d.calling(a.d.server(a.host), call)
+	return a.d.Calling(a.d.Server(a.host), call)
 }
 
 func (a *applier) domain(name string) (*libvirt.Domain, error) {
@@ -195,11 +197,11 @@ func (a *applier) do(o op) error {
 		return err
 	}
 	tried := false
-	return a.d.retry(func() error {
+	return a.d.Retry(func() error {
 		if tried {
 			// The last try failed transiently: take a live connection
 			// (conn reopens a dead one) for this and later ops.
-			c, err := a.d.conn(a.host)
+			c, err := a.d.Conn(a.host)
 			if err != nil {
 				return err
 			}

@@ -92,7 +92,7 @@ func (p *vmPlanner) refuseCopyOfRawDisk(disk model.Disk) error {
 		return nil
 	}
 	holder, format := p.attachedAs(disk.Pool, disk.Base)
-	if o := p.h.domains[holder]; format != "raw" || o == nil || o.Owner == nil || o.Owner.Tenant != p.vm.Tenant {
+	if o := p.h.Domains[holder]; format != "raw" || o == nil || o.Owner == nil || o.Owner.Tenant != p.vm.Tenant {
 		return nil // another's domain: refuseForeignBase refuses any disk made from it
 	}
 	vm := p.vm
@@ -208,7 +208,7 @@ func (p *vmPlanner) planRebase(want *domain.Want, disk model.Disk, vol *volObs, 
 		return false, fmt.Errorf("VM %s: volume %s/%s on %s exists but site did not make it from base %s, and site replaces only volumes it made: delete it (virsh -c %s vol-delete --pool %s %s) to have it made from %s, or drop base to use it as it is",
 			vm.Name, disk.Pool, disk.Name, vm.Host, disk.Base, vm.Host, disk.Pool, disk.Name, disk.Base)
 	}
-	if o := p.h.domains[vm.Name]; o != nil && o.Running {
+	if o := p.h.Domains[vm.Name]; o != nil && o.Running {
 		return false, fmt.Errorf("VM %s runs on %s, and its disk %s/%s would be made again from base %q (it was made from %q): site never replaces a disk under a running guest; set running: false and apply (%s), then apply again to remake the disk (%s), then set running: true",
 			vm.Name, vm.Host, disk.Pool, disk.Name, disk.Base, was, plan.GateVMStop, plan.GateVMDiskRebase)
 	}

@@ -10,6 +10,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/site-tools/site/backends/libvirt/hosts"
+
 	"github.com/site-tools/site/backends"
 	"github.com/site-tools/site/backends/libvirt/conn"
 	"github.com/site-tools/site/backends/libvirt/domain"
@@ -167,7 +169,7 @@ func (v vmDriver) plan(ctx context.Context, step *graph.Step, run *backends.Run)
 	if err := p.plan(); err != nil {
 		return nil, nil, err
 	}
-	return &backends.StepPlan{Step: step, Changes: p.changes, Notes: p.notes, Fingerprint: fingerprint(p.seen...)}, p.det, nil
+	return &backends.StepPlan{Step: step, Changes: p.changes, Notes: p.notes, Fingerprint: hosts.Fingerprint(p.seen...)}, p.det, nil
 }
 
 // vmPlanner holds one VM step's planning state.
@@ -208,7 +210,7 @@ func (p *vmPlanner) notRead(pool string, vol *volObs) {
 
 func (p *vmPlanner) plan() error {
 	p.planRename()
-	o := p.h.domains[p.vm.Name]
+	o := p.h.Domains[p.vm.Name]
 	if err := p.observeDomain(o); err != nil {
 		return err
 	}
@@ -262,7 +264,7 @@ func (p *vmPlanner) observeDomain(o *domObs) error {
 
 func (p *vmPlanner) planCreate(want *domain.Want) {
 	vm := p.vm
-	def := domain.New(vm.Name, p.h.domType)
+	def := domain.New(vm.Name, p.h.DomType)
 	want.Apply(def, "")
 	x, err := def.Marshal()
 	if err != nil {
@@ -275,7 +277,7 @@ func (p *vmPlanner) planCreate(want *domain.Want) {
 			after[name] = list
 		}
 	}
-	p.change(p.step.ID, plan.ActionCreate, plan.ImpactNone, "new domain ("+p.h.domType+")", nil, after)
+	p.change(p.step.ID, plan.ActionCreate, plan.ImpactNone, "new domain ("+p.h.DomType+")", nil, after)
 	p.add(op{Kind: opDefine, Domain: vm.Name, XML: x, New: true})
 	if vm.Autostart {
 		p.add(op{Kind: opSetAutostart, Domain: vm.Name, Bool: true})
@@ -299,12 +301,12 @@ func (v vmDriver) planUndeclared(step *graph.Step) (*backends.StepPlan, *vmDetai
 	}
 	det := &vmDetail{host: u.Host}
 	sp := &backends.StepPlan{Step: step}
-	o := h.domains[u.Name]
+	o := h.Domains[u.Name]
 	if o == nil || o.Owner == nil || o.Owner.Tenant != step.Tenant {
-		sp.Fingerprint = fingerprint("undeclared", u.Name, "gone")
+		sp.Fingerprint = hosts.Fingerprint("undeclared", u.Name, "gone")
 		return sp, det, nil
 	}
-	sp.Fingerprint = fingerprint("undeclared", u.Name, o.LiveXML, o.InactiveXML)
+	sp.Fingerprint = hosts.Fingerprint("undeclared", u.Name, o.LiveXML, o.InactiveXML)
 	if to := h.renamedTo(step.TenantSpec, u.Host, u.Name); to != "" {
 		sp.Notes = append(sp.Notes, renameNote(u.Host, u.Name, to))
 		return sp, det, nil

@@ -65,7 +65,7 @@ func (a *applier) undefine(dom *libvirt.Domain, name string) error {
 // stop asks the guest to shut down, waits up to the timeout, then forces
 // it off.
 func (a *applier) stop(dom *libvirt.Domain, name string) error {
-	if t := a.d.opts.ShutdownTimeout; t > 0 {
+	if t := a.d.Opts.ShutdownTimeout; t > 0 {
 		done := a.calling("Shutdown of domain " + name)
 		err := dom.Shutdown()
 		done()
@@ -74,7 +74,7 @@ func (a *applier) stop(dom *libvirt.Domain, name string) error {
 			// each IsActive it polls with is named, so a slow guest is
 			// never reported as a host that does not answer; the wait
 			// is said on its own, as it may last minutes.
-			say := a.d.opts.Run.Say
+			say := a.d.Opts.Run.Say
 			say(fmt.Sprintf("asked guest %s on %s to shut down; waiting up to %s (%s), then forcing it off", name, a.host, t, ShutdownTimeoutEnv))
 			start := time.Now()
 			deadline, next := start.Add(t), start.Add(10*time.Second)

@@ -71,7 +71,7 @@ func (p *vmPlanner) planDisk(want *domain.Want, disk model.Disk, owned map[strin
 		switch {
 		case mine:
 			want.Owner.Volumes = append(want.Owner.Volumes, prior) // as it is until it can be read
-		case p.h.domains[vm.Name] == nil:
+		case p.h.Domains[vm.Name] == nil:
 			want.Owner.Volumes = append(want.Owner.Volumes, ov)
 		}
 		return nil
@@ -204,8 +204,8 @@ func (p *vmPlanner) definedFormat(pool, name string) string {
 // disk (the VM's own first) and the driver type it gives it; "", ""
 // when none has.
 func (p *vmPlanner) attachedAs(pool, name string) (domain, format string) {
-	for _, n := range append([]string{p.vm.Name}, p.h.domainNames()...) {
-		o := p.h.domains[n]
+	for _, n := range append([]string{p.vm.Name}, p.h.DomainNames()...) {
+		o := p.h.Domains[n]
 		if o == nil {
 			continue
 		}
@@ -373,8 +373,8 @@ func (h *hostObs) volumeRefs(skip string, skipLive bool) map[string][]string {
 			}
 		}
 	}
-	for _, name := range h.domainNames() {
-		o := h.domains[name]
+	for _, name := range h.DomainNames() {
+		o := h.Domains[name]
 		if o.Running && !(skipLive && name == skip) {
 			add(o.Live, name)
 		}

@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"slices"
 
+	"github.com/site-tools/site/backends/libvirt/hosts"
+
 	"libvirt.org/go/libvirtxml"
 
 	"github.com/site-tools/site/backends/libvirt/conn"
@@ -39,8 +41,8 @@ type volumeUser struct {
 // volume pool/name, or on its file path (path, "" when unknown), and is
 // not the VM's tenant's; nil when there is none.
 func (p *vmPlanner) foreignUser(pool, name, path string) *volumeUser {
-	for _, n := range p.h.domainNames() {
-		o := p.h.domains[n]
+	for _, n := range p.h.DomainNames() {
+		o := p.h.Domains[n]
 		if n == p.vm.Name || o.Owner != nil && o.Owner.Tenant == p.vm.Tenant {
 			continue
 		}
@@ -68,8 +70,8 @@ func (p *vmPlanner) leftUser(pool, name, path string) *volumeUser {
 			}
 		}
 	}
-	for _, n := range p.h.domainNames() {
-		o := p.h.domains[n]
+	for _, n := range p.h.DomainNames() {
+		o := p.h.Domains[n]
 		if n == p.vm.Name || declared[n] || o.Owner == nil || o.Owner.Tenant != p.vm.Tenant {
 			continue
 		}
@@ -85,7 +87,7 @@ func (p *vmPlanner) leftUser(pool, name, path string) *volumeUser {
 // attachedHere reports whether the VM's own domain has a disk on volume
 // pool/name (or its path) in its live or persistent definition.
 func (p *vmPlanner) attachedHere(pool, name, path string) bool {
-	o := p.h.domains[p.vm.Name]
+	o := p.h.Domains[p.vm.Name]
 	if o == nil {
 		return false
 	}
@@ -247,11 +249,11 @@ func (a *applier) recheckUsers(o op) error {
 	if len(o.Guard) == 0 {
 		return nil
 	}
-	doms, err := observeDomains(a.d, a.c, a.host)
+	doms, err := hosts.ObserveDomains(a.d.Set, a.c, a.host)
 	if err != nil {
 		return fmt.Errorf("VM %s: check the host's domains again before defining it: %w", o.Domain, err)
 	}
-	p := &vmPlanner{h: &hostObs{host: a.host, domains: doms}, vm: &model.VM{Name: o.Domain, Tenant: a.tenant, Host: a.host}}
+	p := &vmPlanner{h: &hostObs{Obs: &hosts.Obs{Host: a.host, Domains: doms}}, vm: &model.VM{Name: o.Domain, Tenant: a.tenant, Host: a.host}}
 	for _, g := range o.Guard {
 		u := p.foreignUser(g.Pool, g.Name, g.Path)
 		if u == nil {
