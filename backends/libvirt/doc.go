@@ -207,9 +207,9 @@
 // would start anyway and fail only the guests on). A network whose
 // address range overlaps another network on the host that is not its
 // tenant's own (libvirt's default, the operator's, another tenant's) is
-// refused at plan time (netplan.go, checkOverlap), and again right
+// refused at plan time (netstep, checkOverlap), and again right
 // before and after its define, for a network another tenant's apply
-// defined meanwhile (netapply.go, recheckOverlap); the host's routes
+// defined meanwhile (netstep, recheckOverlap); the host's routes
 // that are not libvirt networks are not read. No routed or
 // open mode. libvirt cannot change an active network's mode, and a new
 // definition alone would switch it at the next restart, unannounced: a
@@ -217,7 +217,7 @@
 // it, behind GATE-NET-DESTROY, and is refused like a destroy while the
 // network is in use. libvirt shows a running guest's interface on a
 // bridged network as the host bridge (type='bridge'); observe reads it
-// back as the network (netbridged.go). Network tests run on a root
+// back as the network (hosts, namesBridgedNICs). Network tests run on a root
 // system libvirtd of their own (libvirttest.StartSystem): bridge,
 // gateway address, dnsmasq and iptables rules are checked on the host,
 // the refusals against a running QEMU guest's tap on the bridge and a

@@ -3,14 +3,12 @@
 package libvirt
 
 import (
-	"sync"
 	"time"
 
 	"github.com/site-tools/site/backends"
 	"github.com/site-tools/site/backends/libvirt/conn"
 	"github.com/site-tools/site/backends/libvirt/hosts"
-	"github.com/site-tools/site/compiler/hint"
-	"github.com/site-tools/site/compiler/plan"
+	"github.com/site-tools/site/backends/libvirt/netstep"
 )
 
 // URIMapEnv names the environment variable that rewrites host URIs.
@@ -36,22 +34,19 @@ type KeepAlive = conn.KeepAlive
 // (hosts.Set); make a new one for the next run.
 type Driver struct {
 	*hosts.Set
-	// defineNet serialises network definitions: libvirt picks the first
-	// free virbrN for a network that names no bridge, and two defines at
-	// once picked the same one (the second start then failed "creating
-	// bridge interface virbr0: File exists").
-	defineNet *sync.Mutex
+	nets netstep.Driver
 }
 
 // New returns a Driver. Call Close when the run is over.
 func New(opts Options) *Driver {
-	return &Driver{Set: hosts.New(opts), defineNet: &sync.Mutex{}}
+	s := hosts.New(opts)
+	return &Driver{Set: s, nets: netstep.New(s)}
 }
 
 // counting returns a view of d whose calls t counts too
 // (hosts.Set.Counting).
 func (d *Driver) counting(t *hosts.Tally) *Driver {
-	return &Driver{Set: d.Set.Counting(t), defineNet: d.defineNet}
+	return &Driver{Set: d.Set.Counting(t), nets: d.nets}
 }
 
 // VMs returns the driver for plan.PhaseVM steps.
@@ -61,7 +56,7 @@ func (d *Driver) VMs() backends.Driver { return vmDriver{d} }
 func (d *Driver) Pools() backends.Driver { return poolDriver{d} }
 
 // Networks returns the driver for plan.PhaseNetwork steps.
-func (d *Driver) Networks() backends.Driver { return netDriver{d} }
+func (d *Driver) Networks() backends.Driver { return d.nets }
 
 // observe returns the run's observation of host (hosts.Set.Observe),
 // with the storage read beside it.
@@ -71,19 +66,6 @@ func (d *Driver) observe(host string) (*hostObs, error) {
 		return nil, err
 	}
 	return &hostObs{Obs: o, d: d, volCache: hosts.Kept(o, "volumes", newVolCache)}, nil
-}
-
-// refuseUnacked fails a step whose plan holds an action behind a gate
-// that was not acknowledged. The executor checks every gate first; this
-// guards the one irreversible place, right before the first call.
-func refuseUnacked[O interface{ gate() plan.Gate }](step string, ops []O, run *backends.Run) error {
-	for _, o := range ops {
-		if g := o.gate(); g != "" && !run.Acked[g] {
-			h := hint.Hint{Kind: hint.Acknowledge, Gate: string(g)}
-			return hint.Errorf(h, "step %s needs %s, which was not acknowledged: nothing was changed (%v)", step, g, h)
-		}
-	}
-	return nil
 }
 
 // DefaultShutdownTimeout is how long NewFromEnv's driver waits for a

@@ -13,6 +13,7 @@ import (
 	"libvirt.org/go/libvirt"
 
 	"github.com/site-tools/site/backends"
+	"github.com/site-tools/site/backends/libvirt/netstep"
 	"github.com/site-tools/site/compiler/graph"
 	"github.com/site-tools/site/compiler/plan"
 )
@@ -74,7 +75,7 @@ func TestApplyRefusesUnackedGate(t *testing.T) {
 		}},
 		{name: "network", gate: plan.GateNetDestroy, apply: func(run *backends.Run) error {
 			_, err := d.Networks().Apply(context.Background(), backends.WithDetail(&backends.StepPlan{Step: step},
-				&netDetail{host: "test:///default", ops: []netOp{{Kind: netDestroy, Gate: plan.GateNetDestroy, Name: "lan"}}}), run)
+				&netstep.Detail{Host: "test:///default", Ops: []netstep.Op{{Kind: netstep.OpDestroy, Gate: plan.GateNetDestroy, Name: "lan"}}}), run)
 			return err
 		}},
 	} {

@@ -10,12 +10,11 @@ import (
 	"testing"
 	"time"
 
-	"github.com/site-tools/site/backends/libvirt/hosts"
-
 	"libvirt.org/go/libvirt"
 
 	"github.com/site-tools/site/backends"
 	"github.com/site-tools/site/backends/libvirt/conn"
+	"github.com/site-tools/site/backends/libvirt/hosts"
 )
 
 // TestRetry runs an injected operation that fails transiently N times,
@@ -207,50 +206,5 @@ func TestObserveRetriesUnreachableDaemon(t *testing.T) {
 		if !strings.Contains(msg, want) {
 			t.Errorf("got %q, want it to contain %q", msg, want)
 		}
-	}
-}
-
-// TestNetworkApplyRetriesOnlyEnsureOps is TestApplyRetriesOnlyEnsureOps
-// for network ops.
-func TestNetworkApplyRetriesOnlyEnsureOps(t *testing.T) {
-	r := newRig(t, "test:///default", Options{})
-	c := r.conn()
-	tests := []struct {
-		kind      netOpKind
-		name      string
-		wantTries int
-	}{
-		{netDefine, "define", hosts.RetryTries},
-		{netAutostart, "autostart", hosts.RetryTries},
-		{netStart, "start", 1},
-		{netHostAdd, "dhcp host add", 1},
-		{netHostDelete, "dhcp host delete", 1},
-		{netDestroy, "destroy", 1},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			r.d.Sleep = func(time.Duration) {}
-			tries := 0
-			before := r.d.Calls()
-			got, err := netDriver{r.d}.doRetrying(c, r.host, netOp{Kind: tt.kind, Name: "lan"}, func(_ *libvirt.Connect, _ string, o netOp) error {
-				if o.Kind != tt.kind {
-					t.Errorf("got op %d, want %d", o.Kind, tt.kind)
-				}
-				tries++
-				return libvirt.Error{Code: libvirt.ERR_SYSTEM_ERROR, Domain: libvirt.FROM_RPC, Message: "Cannot recv data: Connection reset by peer"}
-			})
-			if err == nil {
-				t.Fatal("got no error from an op that always fails")
-			}
-			if got == nil {
-				t.Error("got no connection back for later ops")
-			}
-			if tries != tt.wantTries {
-				t.Errorf("got %d tries, want %d", tries, tt.wantTries)
-			}
-			if calls, want := r.d.Calls()-before, int64(tt.wantTries-1); calls != want {
-				t.Errorf("got %d libvirt calls counted, want %d", calls, want)
-			}
-		})
 	}
 }

@@ -7,9 +7,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/site-tools/site/backends/libvirt/hosts"
-
 	"github.com/site-tools/site/backends"
+	"github.com/site-tools/site/backends/libvirt/hosts"
 )
 
 // ParseURIMap parses URIMapEnv's value: "from=to" entries separated by

@@ -9,12 +9,11 @@ import (
 	"path"
 	"strconv"
 
-	"github.com/site-tools/site/backends/libvirt/hosts"
-
 	"libvirt.org/go/libvirtxml"
 
 	"github.com/site-tools/site/backends"
 	"github.com/site-tools/site/backends/libvirt/domain"
+	"github.com/site-tools/site/backends/libvirt/hosts"
 	"github.com/site-tools/site/backends/libvirt/qcow2"
 	"github.com/site-tools/site/compiler/graph"
 	"github.com/site-tools/site/compiler/model"

@@ -8,6 +8,7 @@ import (
 
 	"github.com/site-tools/site/backends"
 	"github.com/site-tools/site/backends/libvirt/conn"
+	"github.com/site-tools/site/backends/libvirt/netstep"
 	"github.com/site-tools/site/backends/libvirt/ownership"
 )
 
@@ -40,7 +41,7 @@ func (d *Driver) ListOwned(ctx context.Context, host string) ([]backends.Owned, 
 	for name, o := range h.Networks {
 		if o.Owner != nil {
 			nets = append(nets, backends.Owned{Kind: backends.OwnedNetwork, Name: name, UUID: o.UUID(), Tenant: o.Owner.Tenant, Active: o.Active,
-				UsedBy: h.networkUsers(name)})
+				UsedBy: netstep.Users(h.Obs, name)})
 		}
 	}
 	byName := func(s []backends.Owned) { sort.Slice(s, func(i, j int) bool { return s[i].Name < s[j].Name }) }

@@ -36,11 +36,8 @@ type volCache struct {
 	heads map[string][]byte
 }
 
-// domObs and netObs are what was seen of one domain and one network.
-type (
-	domObs = hosts.Domain
-	netObs = hosts.Network
-)
+// domObs is what was seen of one domain.
+type domObs = hosts.Domain
 
 // volObs is what was seen of one volume.
 type volObs struct {

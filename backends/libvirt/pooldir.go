@@ -14,7 +14,6 @@ import (
 	"unicode"
 
 	"github.com/site-tools/site/backends/libvirt/hosts"
-
 	"github.com/site-tools/site/backends/libvirt/qcow2"
 	"github.com/site-tools/site/compiler/model"
 	"github.com/site-tools/site/compiler/visible"

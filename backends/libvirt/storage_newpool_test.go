@@ -13,9 +13,8 @@ import (
 	"testing"
 	"unicode"
 
-	"github.com/site-tools/site/backends/libvirt/hosts"
-
 	"github.com/site-tools/site/backends/engine"
+	"github.com/site-tools/site/backends/libvirt/hosts"
 	"github.com/site-tools/site/backends/libvirt/qcow2"
 	"github.com/site-tools/site/backends/libvirt/seed"
 	"github.com/site-tools/site/backends/libvirt/uploadmark"

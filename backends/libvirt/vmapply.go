@@ -8,12 +8,11 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/site-tools/site/backends/libvirt/hosts"
-
 	"libvirt.org/go/libvirt"
 
 	"github.com/site-tools/site/backends"
 	"github.com/site-tools/site/backends/libvirt/conn"
+	"github.com/site-tools/site/backends/libvirt/hosts"
 	"github.com/site-tools/site/backends/libvirt/ownership"
 )
 
@@ -39,7 +38,7 @@ func (v vmDriver) apply(ctx context.Context, sp *backends.StepPlan, det *vmDetai
 		}
 		det = again
 	}
-	if err := refuseUnacked(sp.Step.ID, det.ops, run); err != nil {
+	if err := hosts.RefuseUnacked(sp.Step.ID, det.ops, run); err != nil {
 		return nil, err
 	}
 	c, err := v.d.Conn(det.host)
@@ -72,9 +71,9 @@ func (a *applier) runOps(ctx context.Context, ops []op) error {
 		}
 		if a.run.Interrupted() {
 			if i == 0 {
-				return interruptedBefore(0, len(ops))
+				return hosts.InterruptedBefore(0, len(ops))
 			}
-			return fmt.Errorf("%w; %s", interruptedBefore(i, len(ops)), a.changedBefore())
+			return fmt.Errorf("%w; %s", hosts.InterruptedBefore(i, len(ops)), a.changedBefore())
 		}
 		if err := a.do(o); err != nil {
 			return err
@@ -82,15 +81,6 @@ func (a *applier) runOps(ctx context.Context, ops []op) error {
 		a.done = append(a.done, o)
 	}
 	return nil
-}
-
-// interruptedBefore is the error of a step an interrupt stopped after
-// done of its total ops: not started, or partial.
-func interruptedBefore(done, total int) error {
-	if done == 0 {
-		return fmt.Errorf("not started: %w", backends.ErrInterrupted)
-	}
-	return &backends.PartialError{Applied: done, Total: total, Err: backends.ErrInterrupted}
 }
 
 // inApplyOrder is ops in the order apply runs them: opKind's.

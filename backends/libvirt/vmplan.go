@@ -10,11 +10,10 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/site-tools/site/backends/libvirt/hosts"
-
 	"github.com/site-tools/site/backends"
 	"github.com/site-tools/site/backends/libvirt/conn"
 	"github.com/site-tools/site/backends/libvirt/domain"
+	"github.com/site-tools/site/backends/libvirt/hosts"
 	"github.com/site-tools/site/backends/libvirt/ownership"
 	"github.com/site-tools/site/compiler/graph"
 	"github.com/site-tools/site/compiler/model"
@@ -101,7 +100,7 @@ type guardedVolume struct {
 	Base                   bool
 }
 
-func (o op) gate() plan.Gate { return o.Gate }
+func (o op) Gated() plan.Gate { return o.Gate }
 
 // described says what o did, for an error of a later op of its step.
 func (o op) described() string {

@@ -7,11 +7,10 @@ import (
 	"fmt"
 	"slices"
 
-	"github.com/site-tools/site/backends/libvirt/hosts"
-
 	"libvirt.org/go/libvirtxml"
 
 	"github.com/site-tools/site/backends/libvirt/conn"
+	"github.com/site-tools/site/backends/libvirt/hosts"
 	"github.com/site-tools/site/backends/libvirt/ownership"
 	"github.com/site-tools/site/compiler/graph"
 	"github.com/site-tools/site/compiler/model"

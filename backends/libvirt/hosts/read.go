@@ -119,7 +119,7 @@ func ObserveDomains(s *Set, c *libvirt.Connect, host string) (map[string]*Domain
 
 // ObserveNetworks reads every network on host, by name: for the host's
 // observation, and again right before a define relies on what the
-// others hold (netapply.go).
+// others hold (netstep, before a define).
 func ObserveNetworks(s *Set, c *libvirt.Connect, host string) (map[string]*Network, error) {
 	server := s.Server(host)
 	done := s.Calling(server, "ListAllNetworks")

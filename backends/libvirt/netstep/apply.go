@@ -1,50 +1,49 @@
 //go:build cgo && libvirt_dlopen
 
-package libvirt
+package netstep
 
 import (
 	"context"
 	"fmt"
 	"strings"
 
-	"github.com/site-tools/site/backends/libvirt/hosts"
-
 	"libvirt.org/go/libvirt"
 
 	"github.com/site-tools/site/backends"
 	"github.com/site-tools/site/backends/libvirt/conn"
+	"github.com/site-tools/site/backends/libvirt/hosts"
 )
 
 // Apply defines, starts, sets autostart, and destroys what Plan found.
-func (n netDriver) Apply(ctx context.Context, sp *backends.StepPlan, run *backends.Run) (*backends.StepResult, error) {
+func (n Driver) Apply(ctx context.Context, sp *backends.StepPlan, run *backends.Run) (*backends.StepResult, error) {
 	return n.typed().Apply(ctx, sp, run)
 }
 
-func (n netDriver) apply(ctx context.Context, sp *backends.StepPlan, det *netDetail, run *backends.Run) (*backends.StepResult, error) {
-	if err := refuseUnacked(sp.Step.ID, det.ops, run); err != nil {
+func (n Driver) apply(ctx context.Context, sp *backends.StepPlan, det *Detail, run *backends.Run) (*backends.StepResult, error) {
+	if err := hosts.RefuseUnacked(sp.Step.ID, det.Ops, run); err != nil {
 		return nil, err
 	}
-	defer n.d.Forget(det.host)
-	c, err := n.d.Conn(det.host)
+	defer n.s.Forget(det.Host)
+	c, err := n.s.Conn(det.Host)
 	if err != nil {
 		return nil, err
 	}
-	res := &backends.StepResult{Waiting: det.waiting}
+	res := &backends.StepResult{Waiting: det.Waiting}
 	// The step counts its ops' calls, not the check of the connection
 	// above.
 	t := hosts.NewTally()
-	counted := netDriver{n.d.counting(t)}
+	counted := Driver{s: n.s.Counting(t), define: n.define}
 	defer func() { res.Requests = t.Requests() }()
-	var done []netOp
-	for i, o := range det.ops {
+	var done []Op
+	for i, o := range det.Ops {
 		if err := ctx.Err(); err != nil {
 			return res, err
 		}
 		if run.Interrupted() {
-			return res, withDone(interruptedBefore(i, len(det.ops)), done, det.host)
+			return res, withDone(hosts.InterruptedBefore(i, len(det.Ops)), done, det.Host)
 		}
-		if c, err = counted.doRetrying(c, det.host, o, counted.do); err != nil {
-			return res, withDone(err, done, det.host)
+		if c, err = counted.doRetrying(c, det.Host, o, counted.do); err != nil {
+			return res, withDone(err, done, det.Host)
 		}
 		done = append(done, o)
 	}
@@ -55,7 +54,7 @@ func (n netDriver) apply(ctx context.Context, sp *backends.StepPlan, det *netDet
 // ops before it did: an error that says the define "defined nothing"
 // after the step stopped the network (a mode change) would have the
 // operator take the network for untouched while it is down.
-func withDone(err error, done []netOp, host string) error {
+func withDone(err error, done []Op, host string) error {
 	var did []string
 	for _, o := range done {
 		did = append(did, o.described(host))
@@ -70,14 +69,14 @@ func withDone(err error, done []netOp, host string) error {
 // ops safe to repeat, retried on transient errors with a live connection
 // (conn reopens a dead one) before each retry. It returns the connection
 // later ops should use.
-func (n netDriver) doRetrying(c *libvirt.Connect, host string, o netOp, try func(*libvirt.Connect, string, netOp) error) (*libvirt.Connect, error) {
+func (n Driver) doRetrying(c *libvirt.Connect, host string, o Op, try func(*libvirt.Connect, string, Op) error) (*libvirt.Connect, error) {
 	if !netRetryable(o.Kind) {
 		return c, try(c, host, o)
 	}
 	tried := false
-	err := n.d.Retry(func() error {
+	err := n.s.Retry(func() error {
 		if tried {
-			fresh, err := n.d.Conn(host)
+			fresh, err := n.s.Conn(host)
 			if err != nil {
 				return err
 			}
@@ -93,15 +92,15 @@ func (n netDriver) doRetrying(c *libvirt.Connect, host string, o netOp, try func
 // leaves the same result as doing it once: defining the same XML and
 // setting autostart to a value do. Starting, destroying and DHCP host
 // updates (an add repeated is a duplicate entry) are tried once.
-func netRetryable(k netOpKind) bool {
-	return k == netDefine || k == netAutostart
+func netRetryable(k OpKind) bool {
+	return k == OpDefine || k == OpAutostart
 }
 
-func (n netDriver) do(c *libvirt.Connect, host string, o netOp) error {
-	server := n.d.Server(host)
-	if o.Kind == netDefine {
-		n.d.defineNet.Lock()
-		defer n.d.defineNet.Unlock()
+func (n Driver) do(c *libvirt.Connect, host string, o Op) error {
+	server := n.s.Server(host)
+	if o.Kind == OpDefine {
+		n.define.Lock()
+		defer n.define.Unlock()
 		// The plan's overlap check saw the host as it was then; another
 		// tenant's apply may have defined a network since. libvirt does
 		// not refuse an overlapping define, and its start refuses only a
@@ -110,7 +109,7 @@ func (n netDriver) do(c *libvirt.Connect, host string, o netOp) error {
 		if err := n.recheckOverlap(c, host, o); err != nil {
 			return fmt.Errorf("%w; that network was defined after this run's plan (another tenant's apply, which holds a lock of its own, or the operator), so site defined nothing", err)
 		}
-		done := n.d.Calling(server, "NetworkDefineXML "+o.Name)
+		done := n.s.Calling(server, "NetworkDefineXML "+o.Name)
 		nw, err := c.NetworkDefineXML(o.XML)
 		done()
 		if err != nil {
@@ -126,7 +125,7 @@ func (n netDriver) do(c *libvirt.Connect, host string, o netOp) error {
 		}
 		return nil
 	}
-	done := n.d.Calling(server, "LookupNetworkByName "+o.Name)
+	done := n.s.Calling(server, "LookupNetworkByName "+o.Name)
 	nw, err := c.LookupNetworkByName(o.Name)
 	done()
 	if err != nil {
@@ -135,7 +134,7 @@ func (n netDriver) do(c *libvirt.Connect, host string, o netOp) error {
 	defer nw.Free()
 	// call names a call on the network to the run while it waits.
 	call := func(name string, f func() error) error {
-		defer n.d.Calling(server, name+" of network "+o.Name)()
+		defer n.s.Calling(server, name+" of network "+o.Name)()
 		return f()
 	}
 	isActive := func() (active bool, err error) {
@@ -143,13 +142,13 @@ func (n netDriver) do(c *libvirt.Connect, host string, o netOp) error {
 		return active, err
 	}
 	switch o.Kind {
-	case netStart:
+	case OpStart:
 		err = call("Create", nw.Create)
-	case netAutostart:
+	case OpAutostart:
 		err = call("SetAutostart", func() error { return nw.SetAutostart(o.Bool) })
-	case netHostAdd, netHostDelete:
+	case OpHostAdd, OpHostDelete:
 		cmd := libvirt.NETWORK_UPDATE_COMMAND_ADD_LAST
-		if o.Kind == netHostDelete {
+		if o.Kind == OpHostDelete {
 			cmd = libvirt.NETWORK_UPDATE_COMMAND_DELETE
 		}
 		var flags libvirt.NetworkUpdateFlags
@@ -160,11 +159,11 @@ func (n netDriver) do(c *libvirt.Connect, host string, o netOp) error {
 			flags |= libvirt.NETWORK_UPDATE_AFFECT_CONFIG
 		}
 		err = call("Update", func() error { return nw.Update(cmd, libvirt.NETWORK_SECTION_IP_DHCP_HOST, -1, o.XML, flags) })
-	case netStop:
+	case OpStop:
 		if active, aerr := isActive(); aerr == nil && active {
 			err = call("Destroy", nw.Destroy)
 		}
-	case netDestroy:
+	case OpDestroy:
 		if active, aerr := isActive(); aerr == nil && active {
 			if err = call("Destroy", nw.Destroy); err != nil {
 				break
@@ -180,24 +179,24 @@ func (n netDriver) do(c *libvirt.Connect, host string, o netOp) error {
 
 // recheckOverlap reads host's networks now and checks o's network
 // against them as the plan did.
-func (n netDriver) recheckOverlap(c *libvirt.Connect, host string, o netOp) error {
+func (n Driver) recheckOverlap(c *libvirt.Connect, host string, o Op) error {
 	if o.Net == nil || o.Net.CIDR == "" {
 		return nil
 	}
-	nets, err := hosts.ObserveNetworks(n.d.Set, c, host)
+	nets, err := hosts.ObserveNetworks(n.s, c, host)
 	if err != nil {
 		return fmt.Errorf("network %s on %s: check the host's networks again before defining it: %w", o.Name, host, err)
 	}
-	return (&hostObs{Obs: &hosts.Obs{Host: host, Networks: nets}}).checkOverlap(o.Net)
+	return checkOverlap(&hosts.Obs{Host: host, Networks: nets}, o.Net)
 }
 
 // undoDefine takes back a define whose network was found overlapping
 // another after it: it undefines a network the define made, or puts
 // back the definition it replaced, and says which it did.
-func (n netDriver) undoDefine(c *libvirt.Connect, host string, o netOp) string {
-	server := n.d.Server(host)
+func (n Driver) undoDefine(c *libvirt.Connect, host string, o Op) string {
+	server := n.s.Server(host)
 	if o.Prev != "" {
-		done := n.d.Calling(server, "NetworkDefineXML "+o.Name)
+		done := n.s.Calling(server, "NetworkDefineXML "+o.Name)
 		nw, err := c.NetworkDefineXML(o.Prev)
 		done()
 		if err != nil {
@@ -206,7 +205,7 @@ func (n netDriver) undoDefine(c *libvirt.Connect, host string, o netOp) string {
 		_ = nw.Free()
 		return "site put back the definition it replaced"
 	}
-	done := n.d.Calling(server, "Undefine of network "+o.Name)
+	done := n.s.Calling(server, "Undefine of network "+o.Name)
 	defer done()
 	nw, err := c.LookupNetworkByName(o.Name)
 	if err == nil {

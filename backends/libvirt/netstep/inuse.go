@@ -1,19 +1,16 @@
 //go:build cgo && libvirt_dlopen
 
-package libvirt
+package netstep
 
 import (
 	"fmt"
-	"net/netip"
-	"slices"
 	"strconv"
 	"strings"
-
-	"github.com/site-tools/site/backends/libvirt/hosts"
 
 	"libvirt.org/go/libvirtxml"
 
 	"github.com/site-tools/site/backends"
+	"github.com/site-tools/site/backends/libvirt/hosts"
 	"github.com/site-tools/site/backends/libvirt/network"
 	"github.com/site-tools/site/compiler/graph"
 	"github.com/site-tools/site/compiler/model"
@@ -29,64 +26,17 @@ func sameRange(a, b *libvirtxml.Network) bool {
 	return network.IPPrefix(a.IPs[0]) == network.IPPrefix(b.IPs[0])
 }
 
-// hostOps plans the DHCP host updates that turn the running network's
-// entries live into want, and when config is set the persistent
-// definition's entries persistent too. An update both need is one call
-// (live and config): on a network whose running and persistent
-// definitions are still one (libvirt's test driver), a live update
-// changes both, and a second call for the config would fail. running
-// says whether to update the running network at all.
-func (p *netPlanner) hostOps(live []libvirtxml.NetworkDHCPHost, running bool, persistent, want []libvirtxml.NetworkDHCPHost, config bool) {
-	type key struct {
-		kind netOpKind
-		xml  string
-	}
-	var order []key
-	ops := map[key]*netOp{}
-	put := func(kind netOpKind, xmls []string, isLive bool) {
-		for _, x := range xmls {
-			k := key{kind, x}
-			o := ops[k]
-			if o == nil {
-				o = &netOp{Kind: kind, Name: p.nw.Name, XML: x}
-				ops[k] = o
-				order = append(order, k)
-			}
-			if isLive {
-				o.Live = true
-			} else {
-				o.Config = true
-			}
-		}
-	}
-	if running {
-		put(netHostDelete, network.HostXMLs(live, want), true)
-	}
-	if config {
-		put(netHostDelete, network.HostXMLs(persistent, want), false)
-	}
-	if running {
-		put(netHostAdd, network.HostXMLs(want, live), true)
-	}
-	if config {
-		put(netHostAdd, network.HostXMLs(want, persistent), false)
-	}
-	for _, k := range order {
-		p.add(*ops[k])
-	}
-}
-
 // planUndeclared plans the destroy of a network its tenant no longer
 // declares (found by Discover), behind GATE-NET-DESTROY, or shows it
 // refused while something uses it. A network gone meanwhile, or no
 // longer the tenant's, plans nothing.
-func (n netDriver) planUndeclared(step *graph.Step) (*backends.StepPlan, *netDetail, error) {
+func (n Driver) planUndeclared(step *graph.Step) (*backends.StepPlan, *Detail, error) {
 	u := step.Undeclared
-	h, err := n.d.observe(u.Host)
+	h, err := n.s.Observe(u.Host)
 	if err != nil {
 		return nil, nil, err
 	}
-	det := &netDetail{host: u.Host}
+	det := &Detail{Host: u.Host}
 	sp := &backends.StepPlan{Step: step}
 	o := h.Networks[u.Name]
 	if o == nil || o.Owner == nil || o.Owner.Tenant != step.Tenant {
@@ -107,7 +57,7 @@ func (n netDriver) planUndeclared(step *graph.Step) (*backends.StepPlan, *netDet
 		change.Reason = "the spec no longer declares this network; it has no attached interfaces and no DHCP leases"
 		change.Before = map[string]any{"active": o.Active}
 		change.Gates = []plan.Gate{plan.GateNetDestroy}
-		det.ops = append(det.ops, netOp{Kind: netDestroy, Gate: plan.GateNetDestroy, Name: u.Name})
+		det.Ops = append(det.Ops, Op{Kind: OpDestroy, Gate: plan.GateNetDestroy, Name: u.Name})
 		sp.Fingerprint = hosts.Fingerprint("undeclared", u.Name, o.XML, strconv.FormatBool(o.Active))
 	}
 	sp.Changes = append(sp.Changes, change)
@@ -124,8 +74,8 @@ type refusal struct {
 // inUse says why network o must not be destroyed, if it must not: a
 // domain has an interface on it, it has DHCP leases, or its leases
 // cannot be read.
-func (n netDriver) inUse(h *hostObs, o *netObs) (refusal, bool) {
-	if users := h.networkUsers(o.Name); len(users) > 0 {
+func (n Driver) inUse(h *hosts.Obs, o *hosts.Network) (refusal, bool) {
+	if users := Users(h, o.Name); len(users) > 0 {
 		why := "in use: 1 domain has an interface on it in its running or persistent definition"
 		if len(users) > 1 {
 			why = fmt.Sprintf("in use: %d domains have interfaces on it in their running or persistent definitions", len(users))
@@ -143,7 +93,7 @@ func (n netDriver) inUse(h *hostObs, o *netObs) (refusal, bool) {
 		if len(leases) > 1 {
 			why = fmt.Sprintf("in use: %d DHCP leases", len(leases))
 		}
-		named := firstFew(leases, maxLeasesNamed)
+		named := firstFew(leases, MaxLeasesNamed)
 		return refusal{why + " (" + strings.Join(named, ", ") + ")",
 			fmt.Sprintf("a lease ends when its client releases it or it expires (virsh net-dhcp-leases %s lists them)", o.Name), named}, true
 	}
@@ -160,19 +110,19 @@ func firstFew(items []string, n int) []string {
 
 // leases lists an active network's DHCP leases ("ip mac"). An inactive
 // network has none; a driver that cannot report them is an error.
-func (n netDriver) leases(h *hostObs, o *netObs) ([]string, error) {
+func (n Driver) leases(h *hosts.Obs, o *hosts.Network) ([]string, error) {
 	if !o.Active || network.ModeOf(network.Must(o.XML)) == model.NetBridge {
 		// A bridge-mode network has no dnsmasq of libvirt's (the host
 		// bridge's addresses are the LAN's), so no lease to hold it.
 		return nil, nil
 	}
-	n.d.Call()
+	n.s.Call()
 	nw, err := h.Conn.LookupNetworkByName(o.Name)
 	if err != nil {
 		return nil, err
 	}
 	defer nw.Free()
-	n.d.Call()
+	n.s.Call()
 	ls, err := nw.GetDHCPLeases()
 	if err != nil {
 		return nil, err
@@ -184,9 +134,9 @@ func (n netDriver) leases(h *hostObs, o *netObs) ([]string, error) {
 	return out, nil
 }
 
-// networkUsers lists the domains with an interface on network in their
+// Users lists the domains with an interface on network in their
 // live (while running) or persistent definition.
-func (h *hostObs) networkUsers(network string) []string {
+func Users(h *hosts.Obs, network string) []string {
 	var out []string
 	uses := func(def *libvirtxml.Domain) bool {
 		if def == nil || def.Devices == nil {
@@ -206,56 +156,4 @@ func (h *hostObs) networkUsers(network string) []string {
 		}
 	}
 	return out
-}
-
-// checkOverlap refuses a network whose cidr overlaps another network on
-// the host that is not the tenant's own: vet compares only the networks
-// the specs declare, and the host has others (libvirt's default,
-// virbr0 on 192.168.122.0/24; the operator's; another tenant's whose
-// file is not loaded, or that it dropped), whose addresses the tenant's
-// guests would take and whose routes they would then answer for. A
-// network of the tenant's own is its spec's (vet checks it, and one it
-// dropped is removed in the same run). Both the persistent and the
-// running definition count.
-func (h *hostObs) checkOverlap(nw *model.Network) error {
-	if nw.CIDR == "" {
-		return nil
-	}
-	want, err := netip.ParsePrefix(nw.CIDR)
-	if err != nil {
-		return nil // vet refuses it; the plan says so where it builds the definition
-	}
-	names := make([]string, 0, len(h.Networks))
-	for name := range h.Networks {
-		names = append(names, name)
-	}
-	slices.Sort(names)
-	for _, name := range names {
-		o := h.Networks[name]
-		if name == nw.Name || o.Owner != nil && o.Owner.Tenant == nw.Tenant {
-			continue
-		}
-		for _, def := range []*libvirtxml.Network{o.Live, o.Def} {
-			if def == nil {
-				continue
-			}
-			for _, ip := range def.IPs {
-				have, err := netip.ParsePrefix(network.IPPrefix(ip))
-				if err != nil || !have.Overlaps(want) {
-					continue
-				}
-				where := ""
-				if def.Bridge != nil && def.Bridge.Name != "" {
-					where = ", bridge " + def.Bridge.Name
-				}
-				whose := "which carries no site owner element (libvirt's default network, or the operator's own)"
-				if o.Owner != nil {
-					whose = fmt.Sprintf("which is tenant %q's", o.Owner.Tenant)
-				}
-				return fmt.Errorf("network %s on %s: cidr %s overlaps network %s on the host (%s%s), %s, so its guests would take addresses that network routes; pick a prefix no network on the host uses",
-					nw.Name, nw.Host, nw.CIDR, name, have, where, whose)
-			}
-		}
-	}
-	return nil
 }

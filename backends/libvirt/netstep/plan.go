@@ -1,6 +1,6 @@
 //go:build cgo && libvirt_dlopen
 
-package libvirt
+package netstep
 
 import (
 	"context"
@@ -9,12 +9,10 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/site-tools/site/backends/libvirt/hosts"
-
 	"libvirt.org/go/libvirtxml"
 
 	"github.com/site-tools/site/backends"
-	"github.com/site-tools/site/backends/libvirt/conn"
+	"github.com/site-tools/site/backends/libvirt/hosts"
 	"github.com/site-tools/site/backends/libvirt/network"
 	"github.com/site-tools/site/backends/libvirt/ownership"
 	"github.com/site-tools/site/compiler/graph"
@@ -22,93 +20,7 @@ import (
 	"github.com/site-tools/site/compiler/plan"
 )
 
-// netDriver converges plan.PhaseNetwork steps.
-type netDriver struct{ d *Driver }
-
-type netOpKind int
-
-const (
-	netDefine netOpKind = iota
-	netHostDelete
-	netHostAdd
-	netStart
-	netAutostart
-	netDestroy
-	netStop // destroy (stop) only: the definition stays
-)
-
-type netOp struct {
-	Kind netOpKind
-	Gate plan.Gate
-	Name string
-	XML  string
-	Bool bool
-	// Live and Config say where a DHCP host update goes: the running
-	// network, the persistent definition (not when a define writes it),
-	// or both.
-	Live, Config bool
-	// Net is the network a define writes, whose cidr the define checks
-	// against the host's other networks again as it acts: another
-	// tenant's apply (its lock is its own) may define one between this
-	// run's plan and its define. Prev is the persistent definition the
-	// define replaces, "" when it makes the network, to put back when
-	// that check fails after the define.
-	Net  *model.Network
-	Prev string
-}
-
-func (o netOp) gate() plan.Gate { return o.Gate }
-
-// described says what o did on host, for the error of a later op of its
-// step (withDone).
-func (o netOp) described(host string) string {
-	switch o.Kind {
-	case netStop:
-		return fmt.Sprintf("stopped network %s, which stays stopped until it is started (virsh -c %s net-start %s, or site apply once the error is fixed)", o.Name, host, o.Name)
-	case netDefine:
-		return "defined network " + o.Name
-	case netHostDelete, netHostAdd:
-		return "updated the DHCP host entries of network " + o.Name
-	case netStart:
-		return "started network " + o.Name
-	case netAutostart:
-		return "set the autostart of network " + o.Name
-	}
-	return "destroyed network " + o.Name // netDestroy
-}
-
-type netDetail struct {
-	host string
-	ops  []netOp
-	// waiting counts the changes that are only pending: in the
-	// persistent definition already, waiting for the network's restart.
-	waiting int
-}
-
-// Plan observes the network's host (once per run) and plans define,
-// start and autostart, or, for a network the tenant no longer declares,
-// its destroy.
-func (n netDriver) Plan(ctx context.Context, step *graph.Step, run *backends.Run) (*backends.StepPlan, error) {
-	return n.typed().Plan(ctx, step, run)
-}
-
-// typed is the network driver as a backends.Driver: its plans carry
-// the ops their Apply runs.
-func (n netDriver) typed() backends.Typed[*netDetail] {
-	return backends.Typed[*netDetail]{
-		Name: "libvirt network",
-		PlanD: func(ctx context.Context, step *graph.Step, run *backends.Run) (*backends.StepPlan, *netDetail, error) {
-			sp, det, err := n.plan(ctx, step, run)
-			return sp, det, conn.Explain(err)
-		},
-		ApplyD: func(ctx context.Context, sp *backends.StepPlan, det *netDetail, run *backends.Run) (*backends.StepResult, error) {
-			res, err := n.apply(ctx, sp, det, run)
-			return res, conn.Explain(err)
-		},
-	}
-}
-
-func (n netDriver) plan(ctx context.Context, step *graph.Step, run *backends.Run) (*backends.StepPlan, *netDetail, error) {
+func (n Driver) plan(ctx context.Context, step *graph.Step, run *backends.Run) (*backends.StepPlan, *Detail, error) {
 	if step.Undeclared != nil {
 		return n.planUndeclared(step)
 	}
@@ -116,17 +28,17 @@ func (n netDriver) plan(ctx context.Context, step *graph.Step, run *backends.Run
 	if nw == nil {
 		return nil, nil, fmt.Errorf("step %s: not a network step", step.ID)
 	}
-	h, err := n.d.observe(nw.Host)
+	h, err := n.s.Observe(nw.Host)
 	if err != nil {
 		return nil, nil, err
 	}
-	p := &netPlanner{n: n, h: h, nw: nw, step: step, sp: &backends.StepPlan{Step: step}, det: &netDetail{host: nw.Host}}
+	p := &planner{n: n, h: h, nw: nw, step: step, sp: &backends.StepPlan{Step: step}, det: &Detail{Host: nw.Host}}
 	dhcpHosts, err := network.DHCPHosts(step.TenantSpec, nw)
 	if err != nil {
 		return nil, nil, err
 	}
 	if nw.ModeOrNAT() == model.NetBridge {
-		note, err := h.checkHostBridge(nw)
+		note, err := checkHostBridge(h, nw)
 		if err != nil {
 			return nil, nil, err
 		}
@@ -134,7 +46,7 @@ func (n netDriver) plan(ctx context.Context, step *graph.Step, run *backends.Run
 			p.sp.Notes = append(p.sp.Notes, note)
 		}
 	}
-	if err := h.checkOverlap(nw); err != nil {
+	if err := checkOverlap(h, nw); err != nil {
 		return nil, nil, err
 	}
 	o := h.Networks[nw.Name]
@@ -143,7 +55,7 @@ func (n netDriver) plan(ctx context.Context, step *graph.Step, run *backends.Run
 		err = p.planCreate(dhcpHosts)
 	case o.Owner == nil:
 		return nil, nil, fmt.Errorf("network %s on %s exists but carries no site owner element, so site will not change it; to adopt it for tenant %s add <%s:owner xmlns:%s=%q tenant=%q/> to its <metadata> (virsh -c %s net-edit %s)",
-			nw.Name, nw.Host, nw.Tenant, ownership.Prefix, ownership.Prefix, OwnerNS, nw.Tenant, nw.Host, nw.Name)
+			nw.Name, nw.Host, nw.Tenant, ownership.Prefix, ownership.Prefix, ownership.NS, nw.Tenant, nw.Host, nw.Name)
 	case o.Owner.Tenant != nw.Tenant && step.Removal != "":
 		return nil, nil, fmt.Errorf("network %s on %s belongs to tenant %q, not %q, and %s no longer declares it: its removal is step %s in a run of these PATHs; apply that first (those PATHs with --target %s --ack %s), or rename this network", nw.Name, nw.Host, o.Owner.Tenant, nw.Tenant, o.Owner.Tenant, step.Removal, "'"+step.Removal+"'", plan.GateNetDestroy)
 	case o.Owner.Tenant != nw.Tenant:
@@ -158,26 +70,26 @@ func (n netDriver) plan(ctx context.Context, step *graph.Step, run *backends.Run
 	return p.sp, p.det, nil
 }
 
-// netPlanner holds one network step's planning state.
-type netPlanner struct {
-	n    netDriver
-	h    *hostObs
+// planner holds one network step's planning state.
+type planner struct {
+	n    Driver
+	h    *hosts.Obs
 	nw   *model.Network
 	step *graph.Step
 	sp   *backends.StepPlan
-	det  *netDetail
+	det  *Detail
 	seen []string // observed facts, for the fingerprint
 }
 
-func (p *netPlanner) change(key string, a plan.Action, imp plan.Impact, reason string, before, after map[string]any, gates ...plan.Gate) {
+func (p *planner) change(key string, a plan.Action, imp plan.Impact, reason string, before, after map[string]any, gates ...plan.Gate) {
 	p.sp.Changes = append(p.sp.Changes, plan.Change{Key: key, Step: p.step.ID, Phase: p.step.Phase, Tenant: p.nw.Tenant,
 		Action: a, Impact: imp, Gates: gates, Reason: reason, Before: before, After: after})
 }
 
-func (p *netPlanner) add(ops ...netOp) { p.det.ops = append(p.det.ops, ops...) }
+func (p *planner) add(ops ...Op) { p.det.Ops = append(p.det.Ops, ops...) }
 
 // planCreate defines and starts a network the host does not have.
-func (p *netPlanner) planCreate(hosts []libvirtxml.NetworkDHCPHost) error {
+func (p *planner) planCreate(hosts []libvirtxml.NetworkDHCPHost) error {
 	nw := p.nw
 	own := &ownership.Owner{Tenant: nw.Tenant}
 	def := &libvirtxml.Network{Name: nw.Name}
@@ -193,9 +105,9 @@ func (p *netPlanner) planCreate(hosts []libvirtxml.NetworkDHCPHost) error {
 		after["dhcp hosts"] = network.HostLines(hosts)
 	}
 	p.change(p.step.ID, plan.ActionCreate, plan.ImpactNone, "new "+modeWords[nw.ModeOrNAT()], nil, after)
-	p.add(netOp{Kind: netDefine, Name: nw.Name, XML: x, Net: nw}, netOp{Kind: netStart, Name: nw.Name})
+	p.add(Op{Kind: OpDefine, Name: nw.Name, XML: x, Net: nw}, Op{Kind: OpStart, Name: nw.Name})
 	if nw.Autostart {
-		p.add(netOp{Kind: netAutostart, Name: nw.Name, Bool: true})
+		p.add(Op{Kind: OpAutostart, Name: nw.Name, Bool: true})
 	}
 	p.seen = append(p.seen, nw.Name, "absent")
 	return nil
@@ -206,7 +118,7 @@ func (p *netPlanner) planCreate(hosts []libvirtxml.NetworkDHCPHost) error {
 // keeps the definition it was started with until it is restarted, which
 // site never does unasked: what the persistent definition has and the
 // running network lacks is shown as pending on every run until then.
-func (p *netPlanner) planUpdate(o *netObs, hosts []libvirtxml.NetworkDHCPHost) error {
+func (p *planner) planUpdate(o *hosts.Network, hosts []libvirtxml.NetworkDHCPHost) error {
 	nw := p.nw
 	p.seen = append(p.seen, nw.Name, o.XML, o.LiveXML, strconv.FormatBool(o.Active), strconv.FormatBool(o.Autostart))
 	def := &libvirtxml.Network{}
@@ -247,12 +159,12 @@ func (p *netPlanner) planUpdate(o *netObs, hosts []libvirtxml.NetworkDHCPHost) e
 			}
 			p.change(p.step.ID, plan.ActionUpdate, imp, reason, map[string]any{"network": before}, map[string]any{"network": after})
 		}
-		p.add(netOp{Kind: netDefine, Name: nw.Name, XML: x, Net: nw, Prev: o.XML})
+		p.add(Op{Kind: OpDefine, Name: nw.Name, XML: x, Net: nw, Prev: o.XML})
 	}
 	if o.Active && before == after && live != after {
 		p.change(p.step.ID, plan.ActionUpdate, plan.ImpactNextBoot, "already in the persistent definition; "+p.restartHint(),
 			map[string]any{"network": live}, map[string]any{"network": after})
-		p.det.waiting++
+		p.det.Waiting++
 	}
 	if o.Active {
 		p.planLiveHosts(o, def, hosts, define)
@@ -262,18 +174,18 @@ func (p *netPlanner) planUpdate(o *netObs, hosts []libvirtxml.NetworkDHCPHost) e
 	}
 	if !o.Active {
 		p.change(p.step.ID, plan.ActionUpdate, plan.ImpactLive, "start the network", map[string]any{"active": false}, map[string]any{"active": true})
-		p.add(netOp{Kind: netStart, Name: nw.Name})
+		p.add(Op{Kind: OpStart, Name: nw.Name})
 	}
 	if o.Autostart != nw.Autostart {
 		p.change(p.step.ID, plan.ActionUpdate, plan.ImpactLive, "autostart (host side only)", map[string]any{"autostart": o.Autostart}, map[string]any{"autostart": nw.Autostart})
-		p.add(netOp{Kind: netAutostart, Name: nw.Name, Bool: nw.Autostart})
+		p.add(Op{Kind: OpAutostart, Name: nw.Name, Bool: nw.Autostart})
 	}
 	return nil
 }
 
 // restartHint says when a change written to a running network's
 // persistent definition takes effect.
-func (p *netPlanner) restartHint() string {
+func (p *planner) restartHint() string {
 	return fmt.Sprintf("takes effect when the network is next restarted (site never restarts a network; virsh net-destroy %s then virsh net-start %s does, and its guests lose their connection meanwhile)", p.nw.Name, p.nw.Name)
 }
 
@@ -290,7 +202,7 @@ var modeWords = map[model.NetMode]string{
 // (a host reboot), unannounced; so the network is stopped, defined anew
 // and started: behind GATE-NET-DESTROY, and only while nothing uses it
 // (no interface on it in any domain's definition, no DHCP lease).
-func (p *netPlanner) planRecreate(o *netObs, def *libvirtxml.Network, was model.NetMode, before, after string) error {
+func (p *planner) planRecreate(o *hosts.Network, def *libvirtxml.Network, was model.NetMode, before, after string) error {
 	nw := p.nw
 	reason := fmt.Sprintf("mode %s → %s: libvirt cannot change a running network's mode", was, nw.ModeOrNAT())
 	if rf, busy := p.n.inUse(p.h, o); busy {
@@ -306,13 +218,13 @@ func (p *netPlanner) planRecreate(o *netObs, def *libvirtxml.Network, was model.
 		p.change(p.step.ID, plan.ActionUpdate, plan.ImpactDestroy,
 			reason+", so it is stopped, defined anew and started (nothing uses it: no attached interfaces, no DHCP leases)",
 			map[string]any{"network": before}, map[string]any{"network": after}, plan.GateNetDestroy)
-		p.add(netOp{Kind: netStop, Gate: plan.GateNetDestroy, Name: nw.Name}, netOp{Kind: netDefine, Name: nw.Name, XML: x, Net: nw, Prev: o.XML}, netOp{Kind: netStart, Name: nw.Name})
+		p.add(Op{Kind: OpStop, Gate: plan.GateNetDestroy, Name: nw.Name}, Op{Kind: OpDefine, Name: nw.Name, XML: x, Net: nw, Prev: o.XML}, Op{Kind: OpStart, Name: nw.Name})
 	}
 	// Autostart is host side only: it changes whether or not the mode
 	// can change yet.
 	if o.Autostart != nw.Autostart {
 		p.change(p.step.ID, plan.ActionUpdate, plan.ImpactLive, "autostart (host side only)", map[string]any{"autostart": o.Autostart}, map[string]any{"autostart": nw.Autostart})
-		p.add(netOp{Kind: netAutostart, Name: nw.Name, Bool: nw.Autostart})
+		p.add(Op{Kind: OpAutostart, Name: nw.Name, Bool: nw.Autostart})
 	}
 	return nil
 }
@@ -326,7 +238,7 @@ func (p *netPlanner) planRecreate(o *netObs, def *libvirtxml.Network, was model.
 // to the persistent definition only, and shown pending until the
 // restart. def is the wanted definition; defined says a define writes
 // it.
-func (p *netPlanner) planLiveHosts(o *netObs, def *libvirtxml.Network, hosts []libvirtxml.NetworkDHCPHost, defined bool) {
+func (p *planner) planLiveHosts(o *hosts.Network, def *libvirtxml.Network, hosts []libvirtxml.NetworkDHCPHost, defined bool) {
 	cur, running := network.HostsOf(network.Must(o.XML)), network.HostsOf(o.Live)
 	curLines, liveLines, nextLines := network.HostLines(cur), network.HostLines(running), network.HostLines(hosts)
 	if sameRange(o.Live, def) {
@@ -360,10 +272,10 @@ func (p *netPlanner) planLiveHosts(o *netObs, def *libvirtxml.Network, hosts []l
 	case !slices.Equal(liveLines, nextLines):
 		p.change(p.step.ID, plan.ActionUpdate, plan.ImpactNextBoot, "DHCP host entries already in the persistent definition; they take effect when the network is next restarted",
 			map[string]any{"dhcp hosts": liveLines}, map[string]any{"dhcp hosts": nextLines})
-		p.det.waiting++
+		p.det.Waiting++
 	}
 }
 
-// maxLeasesNamed is how many of a network's DHCP leases its refusal
+// MaxLeasesNamed is how many of a network's DHCP leases its refusal
 // names: how many there are is its guests' to choose.
-const maxLeasesNamed = 3
+const MaxLeasesNamed = 3
