@@ -109,7 +109,7 @@
 // volume rename, so before creating volume NAME site creates an empty
 // volume ".NAME.uploading" beside it, and deletes that marker only once
 // the last byte was sent and the stream finished. A volume with a
-// marker beside it reads as missing (volObs.Partial), and the plan
+// marker beside it reads as missing (storage.Volume.Partial), and the plan
 // uploads it (upload.go). Two applies can upload one volume at once
 // (locks are per tenant, and two tenants' VMs may start from one
 // image), so the marker is the upload's lock too (uploadmark.go): it
@@ -350,6 +350,8 @@
 // domains, networks, pools, volumes and uploads. What needs no Driver
 // sits below it: hosts (the run's connections, call counts, retries and
 // each host's observed domains and networks, which every kind shares),
+// netstep (the network steps' planner and applier), storage (a host's
+// pools and volumes as the plans read them),
 // conn (opening with a time limit, keepalive, hosts
 // given up on, libvirt's errors as the user sees them), ownership
 // (site's owner element), domain (a domain's definition and shape),

@@ -9,6 +9,7 @@ import (
 	"github.com/site-tools/site/backends/libvirt/conn"
 	"github.com/site-tools/site/backends/libvirt/hosts"
 	"github.com/site-tools/site/backends/libvirt/netstep"
+	"github.com/site-tools/site/backends/libvirt/storage"
 )
 
 // URIMapEnv names the environment variable that rewrites host URIs.
@@ -65,7 +66,7 @@ func (d *Driver) observe(host string) (*hostObs, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &hostObs{Obs: o, d: d, volCache: hosts.Kept(o, "volumes", newVolCache)}, nil
+	return &hostObs{View: storage.Of(o), d: d}, nil
 }
 
 // DefaultShutdownTimeout is how long NewFromEnv's driver waits for a

@@ -75,7 +75,7 @@ func (pd poolDriver) planImage(step *graph.Step) (*backends.StepPlan, *imageDeta
 	if err != nil {
 		return nil, nil, err
 	}
-	vol, err := h.uploaded(img.Pool.Name, img.Name, img.Pool)
+	vol, err := h.Uploaded(img.Pool.Name, img.Name, img.Pool)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -84,7 +84,7 @@ func (pd poolDriver) planImage(step *graph.Step) (*backends.StepPlan, *imageDeta
 		return sp, nil, nil // uploaded once, never replaced
 	}
 	key := volumeKey(img.Pool.Host, img.Pool.Name, img.Name)
-	if vol.unread() {
+	if vol.Unread() {
 		// The file is not read either: an image already in the pool
 		// needs none.
 		before, after := unreadValues(img.Pool.Name, vol)

@@ -105,9 +105,9 @@ func (h *hostObs) poolNames() ([]namedPool, error) {
 // domain has a volume (inUse), then a note or a seed's bytes (four
 // calls each).
 func (h *hostObs) leftUploadsIn(pool string) ([]backends.LeftUpload, []backends.LeftSeed, error) {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	names, err := h.volNames(pool)
+	h.Lock()
+	defer h.Unlock()
+	names, err := h.VolNames(pool)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -115,7 +115,7 @@ func (h *hostObs) leftUploadsIn(pool string) ([]backends.LeftUpload, []backends.
 	if len(ups) == 0 && len(seeds) == 0 {
 		return nil, nil, nil
 	}
-	p, err := h.pool(pool)
+	p, err := h.Pool(pool)
 	if err != nil {
 		return nil, nil, err
 	}

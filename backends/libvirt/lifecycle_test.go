@@ -52,7 +52,7 @@ func TestOrphanDomainNeedsDestroyGate(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if v, err := h.volume("default", "old-root", nil); err != nil || v.Exists {
+	if v, err := h.Volume("default", "old-root", nil); err != nil || v.Exists {
 		t.Errorf("old-root: exists=%v err=%v, want deleted", v != nil && v.Exists, err)
 	}
 	if st := r.domain("a-keep"); !st.Running {

@@ -133,7 +133,7 @@ func download(c *libvirt.Connect, vol *libvirt.StorageVol, what string, n uint64
 // else each volume's path as libvirt says it ("" for one that went
 // meanwhile).
 func (r poolReader) paths(vols []string) ([]string, error) {
-	dir, err := r.h.poolDirPath(r.p, r.pool, nil)
+	dir, err := r.h.PoolDirPath(r.p, r.pool, nil)
 	if err != nil {
 		return nil, err
 	}

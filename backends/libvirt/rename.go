@@ -85,8 +85,9 @@ func hasDiskOf(vm *model.VM, o *domObs) bool {
 // as it will be once renamed: shut off when it runs now, since the
 // rename shuts it down first. The volumes read are shared with h.
 func (h *hostObs) renamedAs(from, to string) *hostObs {
-	v, obs := *h, *h.Obs
-	v.Obs = &obs
+	v, view, obs := *h, *h.View, *h.Obs
+	view.Obs = &obs
+	v.View = &view
 	v.Domains = maps.Clone(h.Domains)
 	o := *h.Domains[from]
 	delete(v.Domains, from)

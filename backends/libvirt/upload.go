@@ -30,7 +30,7 @@ import (
 // the volume NAME it creates an empty volume named uploadmark.UploadingName(NAME)
 // (".NAME.uploading"), and deletes it only once every byte was sent and
 // the stream finished. Observing a volume that has a marker beside it
-// reads it as missing (volObs.Partial), so the plan uploads it. The
+// reads it as missing (storage.Volume.Partial), so the plan uploads it. The
 // marker's leading dot keeps it apart from every name a spec may give a
 // volume (site vet wants a letter or digit first). A run that dies after
 // the last byte but before deleting the marker costs one upload more,

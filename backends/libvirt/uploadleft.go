@@ -13,6 +13,7 @@ import (
 
 	"github.com/site-tools/site/backends/libvirt/conn"
 	"github.com/site-tools/site/backends/libvirt/ownership"
+	"github.com/site-tools/site/backends/libvirt/storage"
 	"github.com/site-tools/site/backends/libvirt/uploadmark"
 	"github.com/site-tools/site/compiler/model"
 	"github.com/site-tools/site/compiler/plan"
@@ -66,10 +67,10 @@ func (p *vmPlanner) planLeftUploads() {
 // a run of the VM's tenant left and that no VM of the tenant names
 // (wanted).
 func (p *vmPlanner) planLeftUploadsIn(pool string, wanted map[string]bool) error {
-	p.h.mu.Lock()
-	names, err := p.h.volNames(pool)
-	p.h.mu.Unlock()
-	if errors.As(err, &noPoolError{}) {
+	p.h.Lock()
+	names, err := p.h.VolNames(pool)
+	p.h.Unlock()
+	if errors.As(err, &storage.NoPoolError{}) {
 		return nil // not made or not started yet: nothing can be left in it
 	}
 	if err != nil {
@@ -204,9 +205,9 @@ func (h *hostObs) ownerListed() map[string]bool {
 // markerNote reads the note of marker volume name in pool; found is
 // false when the marker went meanwhile.
 func (h *hostObs) markerNote(pool, name string) (note uploadmark.Note, found bool, err error) {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	p, err := h.pool(pool)
+	h.Lock()
+	defer h.Unlock()
+	p, err := h.Pool(pool)
 	if err != nil {
 		return uploadmark.Note{}, false, err
 	}

@@ -14,6 +14,7 @@ import (
 	"github.com/site-tools/site/backends/libvirt/conn"
 	"github.com/site-tools/site/backends/libvirt/hosts"
 	"github.com/site-tools/site/backends/libvirt/ownership"
+	"github.com/site-tools/site/backends/libvirt/storage"
 )
 
 // Apply carries out a VM step's plan in a fixed order (opKind's): the
@@ -229,7 +230,7 @@ func (a *applier) once(o op) error {
 		return a.clearLeftUpload(o.Pool, o.Volume)
 	case opResizeVolume:
 		return a.withVolume(o.Pool, o.Volume, "Resize", func(vol *libvirt.StorageVol) error {
-			if err := stillReadAs(vol, o.Format); err != nil {
+			if err := storage.StillReadAs(vol, o.Format); err != nil {
 				return err
 			}
 			return vol.Resize(o.Bytes, 0)

@@ -9,6 +9,7 @@ import (
 
 	"github.com/site-tools/site/backends/libvirt/domain"
 	"github.com/site-tools/site/backends/libvirt/ownership"
+	"github.com/site-tools/site/backends/libvirt/storage"
 	"github.com/site-tools/site/compiler/model"
 	"github.com/site-tools/site/compiler/plan"
 )
@@ -29,7 +30,7 @@ type baseImage struct {
 // the apply changes nothing rather than make a blank disk.
 func (p *vmPlanner) base(disk model.Disk) (*baseImage, error) {
 	vm := p.vm
-	vol, err := p.h.uploaded(disk.Pool, disk.Base, p.declared(disk.Pool))
+	vol, err := p.h.Uploaded(disk.Pool, disk.Base, p.declared(disk.Pool))
 	if err != nil {
 		return nil, err
 	}
@@ -41,7 +42,7 @@ func (p *vmPlanner) base(disk model.Disk) (*baseImage, error) {
 		if err != nil {
 			return nil, err
 		}
-		vol = &volObs{Exists: true, Path: imagePath(img), Format: f.Format, Capacity: f.Capacity}
+		vol = &storage.Volume{Exists: true, Path: imagePath(img), Format: f.Format, Capacity: f.Capacity}
 	}
 	switch {
 	case vol.NoPool != "" && !vol.Exists:
@@ -59,7 +60,7 @@ func (p *vmPlanner) base(disk model.Disk) (*baseImage, error) {
 			at(disk.BasePos), vm.Name, disk.Name, disk.Base, disk.Pool, vm.Host, vm.HostName, strings.Join(vol.Markers, ", "), vm.HostName, disk.Base, disk.Pool, vm.Host, disk.Pool, disk.Base, vm.Host, disk.Pool, vol.Markers[len(vol.Markers)-1])
 	case !vol.Exists:
 		return nil, fmt.Errorf("%sVM %s: disk %s starts from base volume %s, which is not in pool %s on %s (host %s)%s: declare it in site.cue (hosts: %s: images: %q: {pool: %q, source: FILE}) for site to upload, or provide it yourself: virsh -c %s vol-create-as %s %s SIZE --format qcow2 && virsh -c %s vol-upload --pool %s %s FILE (or copy the file into the pool's directory and run virsh pool-refresh %s); nothing was changed",
-			at(disk.BasePos), vm.Name, disk.Name, disk.Base, disk.Pool, vm.Host, vm.HostName, p.h.volumesThere(disk.Pool, disk.Base), vm.HostName, disk.Base, disk.Pool, vm.Host, disk.Pool, disk.Base, vm.Host, disk.Pool, disk.Base, disk.Pool)
+			at(disk.BasePos), vm.Name, disk.Name, disk.Base, disk.Pool, vm.Host, vm.HostName, p.h.VolumesThere(disk.Pool, disk.Base), vm.HostName, disk.Base, disk.Pool, vm.Host, disk.Pool, disk.Base, vm.Host, disk.Pool, disk.Base, disk.Pool)
 	case vol.Backing != "" && p.image(disk) == nil:
 		// A volume no domain has attached is any tenant's base, and its
 		// header may be a guest's (a raw disk left in the pool): an
@@ -106,7 +107,7 @@ func (p *vmPlanner) refuseCopyOfRawDisk(disk model.Disk) error {
 // backing format it was made with in its header for good, and a raw
 // disk's first bytes are its guest's to rewrite: read as the qcow2
 // image they say today, they could name an external data file tomorrow.
-func (p *vmPlanner) baseFormat(disk model.Disk, vol *volObs) string {
+func (p *vmPlanner) baseFormat(disk model.Disk, vol *storage.Volume) string {
 	if f := p.definedFormat(disk.Pool, disk.Base); f != "" {
 		return f
 	}
@@ -121,13 +122,13 @@ func (p *vmPlanner) baseFormat(disk model.Disk, vol *volObs) string {
 // its guest's to write, so the header may be a guest's; site.cue's
 // images are the operator's files, and a base read from the directory
 // of a pool not made yet was checked there (pooldir.go).
-func (p *vmPlanner) refuseBaseNamingFiles(disk model.Disk, vol *volObs) error {
+func (p *vmPlanner) refuseBaseNamingFiles(disk model.Disk, vol *storage.Volume) error {
 	if p.image(disk) != nil {
 		return nil
 	}
-	read := p.h.probedFiles
+	read := p.h.ProbedFiles
 	if disk.Clone {
-		read = p.h.copiedFiles
+		read = p.h.CopiedFiles
 	}
 	why, err := read(disk.Pool, disk.Base, vol)
 	if err != nil || why == "" {
@@ -184,7 +185,7 @@ func (p *vmPlanner) planNewDisk(want *domain.Want, disk model.Disk, key string) 
 // made on, a copy's own volume does not, so site's owner element
 // records it. The old disk's data is lost, so it is gated, and it is
 // never done under a running guest.
-func (p *vmPlanner) planRebase(want *domain.Want, disk model.Disk, vol *volObs, prior ownership.Volume, mine bool, key string) (bool, error) {
+func (p *vmPlanner) planRebase(want *domain.Want, disk model.Disk, vol *storage.Volume, prior ownership.Volume, mine bool, key string) (bool, error) {
 	vm := p.vm
 	var b *baseImage
 	var err error

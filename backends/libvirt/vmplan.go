@@ -15,6 +15,7 @@ import (
 	"github.com/site-tools/site/backends/libvirt/domain"
 	"github.com/site-tools/site/backends/libvirt/hosts"
 	"github.com/site-tools/site/backends/libvirt/ownership"
+	"github.com/site-tools/site/backends/libvirt/storage"
 	"github.com/site-tools/site/compiler/graph"
 	"github.com/site-tools/site/compiler/model"
 	"github.com/site-tools/site/compiler/plan"
@@ -201,7 +202,7 @@ func (p *vmPlanner) add(o op) {
 
 // notRead records that a volume in pool could not be read because of
 // vol.NoPool, so Apply must plan the step again once the pool runs.
-func (p *vmPlanner) notRead(pool string, vol *volObs) {
+func (p *vmPlanner) notRead(pool string, vol *storage.Volume) {
 	if vol.NoPool != "" && !slices.Contains(p.det.unread, pool) {
 		p.det.unread = append(p.det.unread, pool)
 	}

@@ -14,6 +14,7 @@ import (
 	"github.com/site-tools/site/backends/libvirt/domain"
 	"github.com/site-tools/site/backends/libvirt/ownership"
 	"github.com/site-tools/site/backends/libvirt/seed"
+	"github.com/site-tools/site/backends/libvirt/storage"
 	"github.com/site-tools/site/compiler/model"
 	"github.com/site-tools/site/compiler/plan"
 )
@@ -40,11 +41,11 @@ func (p *vmPlanner) planDisks(want *domain.Want, owned map[string]ownership.Volu
 // plans the rest.
 func (p *vmPlanner) planDisk(want *domain.Want, disk model.Disk, owned map[string]ownership.Volume) error {
 	vm := p.vm
-	vol, err := p.h.declaredVolume(disk.Pool, disk.Name, p.declared(disk.Pool))
-	if np := (noPoolError{}); errors.As(err, &np) && np.why == poolMissing {
-		return fmt.Errorf("%sVM %s: disk %s: %w%s", at(disk.Pos), vm.Name, disk.Name, err, p.h.poolsThere(disk.Pool))
+	vol, err := p.h.DeclaredVolume(disk.Pool, disk.Name, p.declared(disk.Pool))
+	if np := (storage.NoPoolError{}); errors.As(err, &np) && np.Why == storage.PoolMissing {
+		return fmt.Errorf("%sVM %s: disk %s: %w%s", at(disk.Pos), vm.Name, disk.Name, err, p.h.PoolsThere(disk.Pool))
 	}
-	if errors.As(err, new(unlistedError)) {
+	if errors.As(err, new(storage.UnlistedError)) {
 		return fmt.Errorf("%sVM %s: disk %s: %w", at(disk.Pos), vm.Name, disk.Name, err)
 	}
 	if err != nil {
@@ -64,7 +65,7 @@ func (p *vmPlanner) planDisk(want *domain.Want, disk model.Disk, owned map[strin
 	ov := ownership.Volume{Pool: disk.Pool, Name: disk.Name, Role: "disk", Base: disk.Base}
 	prior, mine := owned[ov.Key()]
 	key := volumeKey(vm.Host, disk.Pool, disk.Name)
-	if vol.unread() {
+	if vol.Unread() {
 		if err := p.planUnreadDisk(want, disk, vol, key, attached); err != nil {
 			return err
 		}
@@ -89,7 +90,7 @@ func (p *vmPlanner) planDisk(want *domain.Want, disk model.Disk, owned map[strin
 // planExistingDisk plans a disk whose volume exists: made again on a
 // new base, or grown, never shrunk; ov is what the owner element
 // records of it, prior what it recorded (mine: it did).
-func (p *vmPlanner) planExistingDisk(want *domain.Want, disk model.Disk, vol *volObs, ov, prior ownership.Volume, mine bool, key string) error {
+func (p *vmPlanner) planExistingDisk(want *domain.Want, disk model.Disk, vol *storage.Volume, ov, prior ownership.Volume, mine bool, key string) error {
 	vm := p.vm
 	if err := p.refuseProbedOverlay(disk, vol, mine); err != nil {
 		return err
@@ -137,7 +138,7 @@ func (p *vmPlanner) planExistingDisk(want *domain.Want, disk model.Disk, vol *vo
 // disk that cannot be made blocks the step before anything changes; and
 // unless the VM has the disk attached already, so is whether another
 // tenant's domain has that base.
-func (p *vmPlanner) planUnreadDisk(want *domain.Want, disk model.Disk, vol *volObs, key string, attached bool) error {
+func (p *vmPlanner) planUnreadDisk(want *domain.Want, disk model.Disk, vol *storage.Volume, key string, attached bool) error {
 	format := p.definedFormat(disk.Pool, disk.Name)
 	if disk.Base != "" {
 		b, err := p.base(disk)
@@ -162,23 +163,23 @@ func (p *vmPlanner) planUnreadDisk(want *domain.Want, disk model.Disk, vol *volO
 // active, or does not exist yet and whose directory site could not
 // read: unknown now, read once the pool's step has started or made the
 // pool.
-func (p *vmPlanner) unreadVolume(key, pool, what string, vol *volObs) {
+func (p *vmPlanner) unreadVolume(key, pool, what string, vol *storage.Volume) {
 	before, after := unreadValues(pool, vol)
 	p.change(key, plan.ActionUpdate, plan.ImpactNone, unreadReason(pool, what, vol), before, after)
 }
 
 // unreadValues are the before and after of an unread volume's change.
-func unreadValues(pool string, vol *volObs) (before, after map[string]any) {
-	if vol.NoPool == poolMissing {
+func unreadValues(pool string, vol *storage.Volume) (before, after map[string]any) {
+	if vol.NoPool == storage.PoolMissing {
 		return map[string]any{"volume": "unknown: pool " + pool + " does not exist yet"}, map[string]any{"volume": "read after the pool is made"}
 	}
 	return map[string]any{"volume": "unknown: pool " + pool + " is not active"}, map[string]any{"volume": "read after the pool starts"}
 }
 
 // unreadReason says why a volume's plan waits for its pool.
-func unreadReason(pool, what string, vol *volObs) string {
+func unreadReason(pool, what string, vol *storage.Volume) string {
 	const then = "and made only if missing (an existing one is kept; a resize or a new base still needs its gate)"
-	if vol.NoPool == poolMissing {
+	if vol.NoPool == storage.PoolMissing {
 		return what + ": pool " + pool + " does not exist yet, and " + vol.Unknown + ", so whether the volume is there, and what it holds, is unknown (a diff makes no pool); " +
 			"it is read after the pool is made, in apply, " + then
 	}
@@ -235,7 +236,7 @@ func driverType(def *libvirtxml.Domain, pool, name string) string {
 // diskFormat is the driver type the VM's disk on the existing volume
 // vol gets: a definition's, else what libvirt probes, unless that
 // header names other files (probed.go).
-func (p *vmPlanner) diskFormat(disk model.Disk, vol *volObs) (string, error) {
+func (p *vmPlanner) diskFormat(disk model.Disk, vol *storage.Volume) (string, error) {
 	if f := p.definedFormat(disk.Pool, disk.Name); f != "" {
 		return f, nil
 	}
@@ -253,7 +254,7 @@ func (p *vmPlanner) diskFormat(disk model.Disk, vol *volObs) (string, error) {
 // (one whose domain was undefined by hand, or whose pool was remade
 // over its files), naming another tenant's disk or any file of the
 // host.
-func (p *vmPlanner) refuseProbedOverlay(disk model.Disk, vol *volObs, mine bool) error {
+func (p *vmPlanner) refuseProbedOverlay(disk model.Disk, vol *storage.Volume, mine bool) error {
 	if mine || disk.Base != "" || vol.Backing == "" || p.definedFormat(disk.Pool, disk.Name) != "" {
 		return nil
 	}
@@ -282,14 +283,14 @@ func (p *vmPlanner) planSeed(want *domain.Want) error {
 	}
 	s := vmSeed(vm)
 	want.SeedPool, want.SeedName, want.SeedIID = seedPool(vm), s.Name, s.InstanceID
-	vol, err := p.h.uploaded(want.SeedPool, s.Name, p.declared(want.SeedPool))
+	vol, err := p.h.Uploaded(want.SeedPool, s.Name, p.declared(want.SeedPool))
 	if err != nil {
 		return err
 	}
 	p.seen = append(p.seen, s.Name, strconv.FormatBool(vol.Exists), strconv.FormatBool(vol.Partial), vol.NoPool)
 	p.notRead(want.SeedPool, vol)
 	want.Owner.Volumes = append(want.Owner.Volumes, ownership.Volume{Pool: want.SeedPool, Name: s.Name, Role: "seed"})
-	if vol.unread() {
+	if vol.Unread() {
 		p.unreadVolume(volumeKey(vm.Host, want.SeedPool, s.Name), want.SeedPool, "cloud-init seed ("+s.InstanceID+")", vol)
 		return nil
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/site-tools/site/backends/libvirt/conn"
 	"github.com/site-tools/site/backends/libvirt/hosts"
 	"github.com/site-tools/site/backends/libvirt/ownership"
+	"github.com/site-tools/site/backends/libvirt/storage"
 	"github.com/site-tools/site/compiler/graph"
 	"github.com/site-tools/site/compiler/model"
 	"github.com/site-tools/site/compiler/plan"
@@ -230,14 +231,6 @@ func (u *volumeUser) detach(host string) string {
 	return fmt.Sprintf("virsh -c %s detach-disk %s %s%s", host, u.dom.Name, target, flags)
 }
 
-// at is "FILE:LINE:COL: " for a valid position, else "".
-func at(pos model.Pos) string {
-	if !pos.IsValid() {
-		return ""
-	}
-	return visible.Pos(pos.File, pos.Line, pos.Col) + ": "
-}
-
 // recheckUsers reads the host's domains now and checks that none but
 // the define's own and its tenant's has a volume in o.Guard, as the
 // plan found: another tenant's apply holds a lock of its own, and
@@ -252,7 +245,7 @@ func (a *applier) recheckUsers(o op) error {
 	if err != nil {
 		return fmt.Errorf("VM %s: check the host's domains again before defining it: %w", o.Domain, err)
 	}
-	p := &vmPlanner{h: &hostObs{Obs: &hosts.Obs{Host: a.host, Domains: doms}}, vm: &model.VM{Name: o.Domain, Tenant: a.tenant, Host: a.host}}
+	p := &vmPlanner{h: &hostObs{View: &storage.View{Obs: &hosts.Obs{Host: a.host, Domains: doms}}}, vm: &model.VM{Name: o.Domain, Tenant: a.tenant, Host: a.host}}
 	for _, g := range o.Guard {
 		u := p.foreignUser(g.Pool, g.Name, g.Path)
 		if u == nil {
@@ -319,4 +312,12 @@ func (a *applier) undoDefine(o op, taken volumeTakenError) string {
 		return fmt.Sprintf("taking its disk on %s/%s out again failed (%v): take it out with virsh -c %s edit %s", taken.pool, taken.name, conn.Plain(err), a.host, o.Domain)
 	}
 	return fmt.Sprintf("site took its disk on %s/%s out of the definition again", taken.pool, taken.name)
+}
+
+// at is "FILE:LINE:COL: " for a valid position, else "".
+func at(pos model.Pos) string {
+	if !pos.IsValid() {
+		return ""
+	}
+	return visible.Pos(pos.File, pos.Line, pos.Col) + ": "
 }

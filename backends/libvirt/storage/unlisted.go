@@ -1,6 +1,6 @@
 //go:build cgo && libvirt_dlopen
 
-package libvirt
+package storage
 
 import (
 	"errors"
@@ -30,15 +30,15 @@ import (
 // missing (it fakes the backing's format as raw): that one is a volume
 // like any other.
 
-// unlistedError says a volume libvirt does not list has a file in the
+// UnlistedError says a volume libvirt does not list has a file in the
 // pool's directory, and why libvirt does not list it.
-type unlistedError struct {
+type UnlistedError struct {
 	host, pool, name string
 	path             string
 	why              string
 }
 
-func (e unlistedError) Error() string {
+func (e UnlistedError) Error() string {
 	return fmt.Sprintf("volume %s/%s on %s: libvirt does not list it, but the pool's directory holds %s: %s; site takes no file libvirt does not list for a volume, nor makes one over it, so nothing was changed; "+
 		"to use it as the volume, make it a file libvirt lists (a regular file its daemon can open) and have libvirt read the pool again (virsh -c %s pool-refresh %s); else move it out of the directory, or name another volume",
 		e.pool, e.name, e.host, e.path, e.why, e.host, e.pool)
@@ -46,14 +46,14 @@ func (e unlistedError) Error() string {
 
 // unlisted looks for a file at the path of volume name, which libvirt
 // does not list in pool p (declared, when site.cue declares it): an
-// unlistedError when there is one, nil when there is none or site
+// UnlistedError when there is one, nil when there is none or site
 // cannot look (the daemon runs on another machine, the pool is not a
 // directory, the directory cannot be read here). h.mu is held.
-func (h *hostObs) unlisted(p *libvirt.StoragePool, pool, name string, declared *model.Pool) error {
-	if h.whereDaemonRuns() != daemonLocal {
+func (h *View) unlisted(p *libvirt.StoragePool, pool, name string, declared *model.Pool) error {
+	if h.WhereDaemonRuns() != DaemonLocal {
 		return nil
 	}
-	dir, err := h.poolDirPath(p, pool, declared)
+	dir, err := h.PoolDirPath(p, pool, declared)
 	if err != nil || dir == "" {
 		return err
 	}
@@ -62,22 +62,22 @@ func (h *hostObs) unlisted(p *libvirt.StoragePool, pool, name string, declared *
 	if why == "" {
 		return nil
 	}
-	return unlistedError{host: h.Host, pool: pool, name: name, path: path, why: why}
+	return UnlistedError{host: h.Host, pool: pool, name: name, path: path, why: why}
 }
 
-// poolDirPath is the directory of pool p, whose volumes are its files:
+// PoolDirPath is the directory of pool p, whose volumes are its files:
 // declared's path when site.cue declares the pool (its step blocks the
 // VMs that need a pool there with another type or path, so it costs no
 // request), else read from libvirt once per observation; "" for a pool
 // of another kind (logical, disk, iSCSI, …). h.mu is held.
-func (h *hostObs) poolDirPath(p *libvirt.StoragePool, pool string, declared *model.Pool) (string, error) {
+func (h *View) PoolDirPath(p *libvirt.StoragePool, pool string, declared *model.Pool) (string, error) {
 	if declared != nil && declared.Type == "dir" {
 		return declared.Path, nil
 	}
 	if dir, ok := h.dirPaths[pool]; ok {
 		return dir, nil
 	}
-	h.d.Call()
+	h.Set.Call()
 	x, err := p.GetXMLDesc(0)
 	if err != nil {
 		return "", fmt.Errorf("read pool %s on %s: %w", pool, h.Host, err)

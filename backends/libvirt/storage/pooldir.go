@@ -1,6 +1,6 @@
 //go:build cgo && libvirt_dlopen
 
-package libvirt
+package storage
 
 import (
 	"bytes"
@@ -39,21 +39,21 @@ type poolDir struct {
 	// unknown says why the directory could not be read here; "" when
 	// it was (a directory that does not exist holds nothing).
 	unknown string
-	vols    map[string]*volObs // by name, read on first use
+	vols    map[string]*Volume // by name, read on first use
 }
 
 // newPoolVolume reads volume name of the declared pool p, which does not
 // exist on the host yet, from p's directory: a volume whose NoPool says
 // so (its step plans again once the pool runs), and Unknown why it
 // could not be read.
-func (h *hostObs) newPoolVolume(p *model.Pool, name string) *volObs {
-	h.mu.Lock()
-	defer h.mu.Unlock()
+func (h *View) newPoolVolume(p *model.Pool, name string) *Volume {
+	h.Lock()
+	defer h.Unlock()
 	dir := h.newPoolDir(p)
 	if v, ok := dir.vols[name]; ok {
 		return v
 	}
-	v := &volObs{NoPool: poolMissing, Unknown: dir.unknown}
+	v := &Volume{NoPool: PoolMissing, Unknown: dir.unknown}
 	if dir.unknown == "" && dir.names != nil {
 		v = probeVolume(dir.path, name)
 	}
@@ -64,20 +64,20 @@ func (h *hostObs) newPoolVolume(p *model.Pool, name string) *volObs {
 // newPoolDir lists p's directory once per observation, and keeps the
 // names for the volume listings that find upload markers (volNames);
 // h.mu is held.
-func (h *hostObs) newPoolDir(p *model.Pool) *poolDir {
+func (h *View) newPoolDir(p *model.Pool) *poolDir {
 	if h.dirs == nil {
 		h.dirs = map[string]*poolDir{}
 	}
 	if dir, ok := h.dirs[p.Name]; ok {
 		return dir
 	}
-	dir := &poolDir{path: p.Path, vols: map[string]*volObs{}}
+	dir := &poolDir{path: p.Path, vols: map[string]*Volume{}}
 	h.dirs[p.Name] = dir
-	switch where := h.whereDaemonRuns(); where {
-	case daemonTest:
+	switch where := h.WhereDaemonRuns(); where {
+	case DaemonTest:
 		// The test driver keeps a pool's volumes in its own memory: a
 		// pool it makes holds none.
-	case daemonLocal:
+	case DaemonLocal:
 		dir.names, dir.unknown = listPoolDir(p.Path)
 	default:
 		dir.unknown = "its directory " + p.Path + " cannot be read from here (" + string(where) + ")"
@@ -91,35 +91,35 @@ func (h *hostObs) newPoolDir(p *model.Pool) *poolDir {
 	return dir
 }
 
-// daemonPlace says where a host's daemon keeps its pools' files.
-type daemonPlace string
+// DaemonPlace says where a host's daemon keeps its pools' files.
+type DaemonPlace string
 
 const (
-	daemonLocal daemonPlace = "local"
-	daemonTest  daemonPlace = "test"
+	DaemonLocal DaemonPlace = "local"
+	DaemonTest  DaemonPlace = "test"
 )
 
-// whereDaemonRuns says where the daemon site opens for h.Host runs, by the
+// WhereDaemonRuns says where the daemon site opens for h.Host runs, by the
 // URI it opens: on this machine when the URI names no server and goes
 // through a local socket (qemu:///system, qemu+unix:///session?...), so
 // a pool's directory there is one site can read; else why it cannot.
-func (h *hostObs) whereDaemonRuns() daemonPlace {
+func (h *View) WhereDaemonRuns() DaemonPlace {
 	uri := h.Host
-	if m, ok := h.d.Opts.URIMap[h.Host]; ok {
+	if m, ok := h.Set.Opts.URIMap[h.Host]; ok {
 		uri = m
 	}
 	u, err := url.Parse(uri)
 	if err != nil {
-		return daemonPlace("its URI does not parse: " + err.Error())
+		return DaemonPlace("its URI does not parse: " + err.Error())
 	}
 	driver, transport, _ := strings.Cut(u.Scheme, "+")
 	switch {
 	case driver == "test":
-		return daemonTest
+		return DaemonTest
 	case u.Host == "" && (transport == "" || transport == "unix"):
-		return daemonLocal
+		return DaemonLocal
 	}
-	return daemonPlace("the daemon of " + hosts.RedactURI(uri) + " runs on another machine")
+	return DaemonPlace("the daemon of " + hosts.RedactURI(uri) + " runs on another machine")
 }
 
 // listPoolDir lists the names in dir that libvirt lists as volumes once
@@ -176,14 +176,14 @@ var otherFormats = []struct {
 // pool's volume list (storageBackendProbeTarget): its format, the size
 // the guest sees and the backing store of an overlay. What site cannot
 // read as libvirt would is Unknown, with why.
-func probeVolume(dir, name string) *volObs {
+func probeVolume(dir, name string) *Volume {
 	p := path.Join(dir, name)
-	v := &volObs{NoPool: poolMissing}
+	v := &Volume{NoPool: PoolMissing}
 	// A volume site could not read claims nothing of what it holds. Why
 	// may quote the file's header, which a guest wrote (the start of its
 	// raw disk), so it reaches the plan escaped, on one line.
-	unknown := func(why string) *volObs {
-		return &volObs{NoPool: poolMissing, Unknown: visible.String(p + " " + why)}
+	unknown := func(why string) *Volume {
+		return &Volume{NoPool: PoolMissing, Unknown: visible.String(p + " " + why)}
 	}
 	if _, err := os.Lstat(p); errors.Is(err, fs.ErrNotExist) {
 		return v
@@ -240,7 +240,7 @@ func probeVolume(dir, name string) *volObs {
 // probeQcow2 reads the size and backing store of a qcow2 file whose
 // header is head: a relative backing file name is relative to the
 // file's directory, as libvirt resolves it.
-func probeQcow2(v *volObs, at func(int64, int) []byte, h qcow2.Header, dir string, unknown func(string) *volObs) *volObs {
+func probeQcow2(v *Volume, at func(int64, int) []byte, h qcow2.Header, dir string, unknown func(string) *Volume) *Volume {
 	if h.Version != 2 && h.Version != 3 {
 		return unknown(fmt.Sprintf("is a qcow image of version %d, which site does not read", h.Version))
 	}

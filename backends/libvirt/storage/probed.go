@@ -1,6 +1,6 @@
 //go:build cgo && libvirt_dlopen
 
-package libvirt
+package storage
 
 import (
 	"bytes"
@@ -14,7 +14,6 @@ import (
 
 	"github.com/site-tools/site/backends/libvirt/conn"
 	"github.com/site-tools/site/backends/libvirt/qcow2"
-	"github.com/site-tools/site/compiler/model"
 )
 
 // A volume's format, where no domain's definition gives it, is what
@@ -36,12 +35,12 @@ import (
 // nor reads, and some name files of their own.
 var probedFormatsTaken = []string{"raw", "iso", "qcow2"}
 
-// probedFiles says why volume pool/name, read as the format vol has by
+// ProbedFiles says why volume pool/name, read as the format vol has by
 // libvirt's probe, would have QEMU or qemu-img read another file than
 // its own for it ("" when it would not): a format site does not take
 // from a probe, or a qcow2 header naming an external data file. Its
 // backing store is the caller's to check, as libvirt reports it.
-func (h *hostObs) probedFiles(pool, name string, vol *volObs) (string, error) {
+func (h *View) ProbedFiles(pool, name string, vol *Volume) (string, error) {
 	if vol.NoPool != "" {
 		// Read from the directory of a pool not made yet, by site as
 		// libvirt will (pooldir.go), which checked the same.
@@ -53,7 +52,7 @@ func (h *hostObs) probedFiles(pool, name string, vol *volObs) (string, error) {
 	if vol.Format != "qcow2" {
 		return "", nil
 	}
-	head, err := h.volumeHead(pool, name, headLen)
+	head, err := h.VolumeHead(pool, name, headLen)
 	if err != nil {
 		return "", err
 	}
@@ -64,19 +63,19 @@ func (h *hostObs) probedFiles(pool, name string, vol *volObs) (string, error) {
 // to its feature bits, and every magic of otherFormats.
 const headLen = qcow2.IncompatAt + 8
 
-// copiedFiles is probedFiles for a base a disk is copied from. libvirt
+// CopiedFiles is probedFiles for a base a disk is copied from. libvirt
 // copies a volume in the format it probes at the copy, which may not
 // be the one it reported to the plan: it probes again whenever
 // anything is uploaded into the pool, so the first bytes of a volume
 // it last read otherwise (a disk of a domain undefined since its guest
 // wrote them) are read as they are now, and a header there that names
 // other files is refused as if libvirt had read it.
-func (h *hostObs) copiedFiles(pool, name string, vol *volObs) (string, error) {
-	why, err := h.probedFiles(pool, name, vol)
+func (h *View) CopiedFiles(pool, name string, vol *Volume) (string, error) {
+	why, err := h.ProbedFiles(pool, name, vol)
 	if why != "" || err != nil || vol.NoPool != "" {
 		return why, err
 	}
-	head, err := h.volumeHead(pool, name, headLen)
+	head, err := h.VolumeHead(pool, name, headLen)
 	if err != nil {
 		return "", err
 	}
@@ -118,12 +117,12 @@ func qcow2DataFile(head []byte) string {
 	return "reads as a qcow2 image whose data is in an external data file its header names (QEMU and qemu-img read that file for it)"
 }
 
-// volumeHead reads the first n bytes of volume pool/name through the
+// VolumeHead reads the first n bytes of volume pool/name through the
 // daemon (virStorageVolDownload), so that it works wherever the host
 // is; once per run. Fewer come back from a shorter volume.
-func (h *hostObs) volumeHead(pool, name string, n uint64) ([]byte, error) {
-	h.mu.Lock()
-	defer h.mu.Unlock()
+func (h *View) VolumeHead(pool, name string, n uint64) ([]byte, error) {
+	h.Lock()
+	defer h.Unlock()
 	key := pool + "\x00" + name
 	if b, ok := h.heads[key]; ok {
 		return b, nil
@@ -140,25 +139,25 @@ func (h *hostObs) volumeHead(pool, name string, n uint64) ([]byte, error) {
 }
 
 // downloadHead streams the first n bytes of pool/name; h.mu is held.
-func (h *hostObs) downloadHead(pool, name string, n uint64) ([]byte, error) {
-	p, err := h.pool(pool)
+func (h *View) downloadHead(pool, name string, n uint64) ([]byte, error) {
+	p, err := h.Pool(pool)
 	if err != nil {
 		return nil, err
 	}
 	defer p.Free()
-	h.d.Call()
+	h.Set.Call()
 	vol, err := p.LookupStorageVolByName(name)
 	if err != nil {
 		return nil, conn.Plain(err)
 	}
 	defer vol.Free()
-	h.d.Call()
+	h.Set.Call()
 	st, err := h.Conn.NewStream(0)
 	if err != nil {
 		return nil, conn.Plain(err)
 	}
 	defer st.Free()
-	h.d.Call()
+	h.Set.Call()
 	if err := vol.Download(st, 0, n, 0); err != nil {
 		_ = st.Abort()
 		if conn.IsCode(err, libvirt.ERR_NO_SUPPORT) {
@@ -194,63 +193,23 @@ func recvAll(st *libvirt.Stream, n uint64) ([]byte, error) {
 	return out, nil
 }
 
-// refuseDiskNamingFiles refuses a disk on a volume no domain has
-// attached whose header, read as libvirt probes it, names another file
-// than its own: attached in that format, QEMU would read that file for
-// this VM, and the header may be a guest's, written to the start of its
-// raw disk (one whose domain was undefined, or that a removal kept).
-func (p *vmPlanner) refuseDiskNamingFiles(disk model.Disk, vol *volObs) error {
-	why, err := p.h.probedFiles(disk.Pool, disk.Name, vol)
-	if err != nil || why == "" {
-		return err
-	}
-	return fmt.Errorf("%sVM %s on %s: volume %s/%s, which no domain has attached, %s: attached as libvirt reads it, QEMU would read that file for this VM, and the header that says so may be a guest's, written to the start of a raw disk, so site refuses it; if it is a raw disk, have the operator attach it to the VM as raw (virsh -c %s attach-disk %s %s vdX --driver qemu --subdriver raw --config), or name another volume; nothing was changed",
-		at(disk.Pos), p.vm.Name, p.vm.Host, disk.Pool, disk.Name, why, p.vm.Host, p.vm.Name, vol.Path)
-}
-
-// diskCapacity is the size the guest sees of the VM's existing disk
-// on vol, whose driver type is format. libvirt's capacity is that of
-// the format it probes: for a raw disk whose guest wrote another
-// format's header, the header's size, which the guest chose; the
-// file's own size is the raw disk's.
-func (p *vmPlanner) diskCapacity(disk model.Disk, vol *volObs, format string) (uint64, error) {
-	if format != "raw" || vol.Format == "raw" {
-		return vol.Capacity, nil
-	}
-	return p.h.physicalSize(disk.Pool, disk.Name)
-}
-
-// refuseProbedResize refuses to grow a disk that libvirt reads in
-// another format than its domain's: libvirt grows a volume in the
-// format it probes (qemu-img resize for all but raw), which for a raw
-// disk is its guest's header, and qemu-img follows the files such a
-// header names, growing an external data file (another tenant's disk,
-// any file of the host) to the new size.
-func (p *vmPlanner) refuseProbedResize(disk model.Disk, vol *volObs, format string) error {
-	if format == "" || format == vol.Format {
-		return nil
-	}
-	return fmt.Errorf("%sVM %s on %s: disk %s/%s is %s in its domain's definition, but libvirt reads the volume as %s (from its first bytes, which its guest writes) and would grow it in that format, with qemu-img, which follows files such a header names; so site does not grow it: grow the file as %s on the host (qemu-img resize -f %s %s SIZE, then virsh -c %s pool-refresh %s), or declare its size as it is; nothing was changed",
-		at(disk.Pos), p.vm.Name, p.vm.Host, disk.Pool, disk.Name, format, vol.Format, format, format, vol.Path, p.vm.Host, disk.Pool)
-}
-
-// physicalSize is the size of volume pool/name's file on the host
+// PhysicalSize is the size of volume pool/name's file on the host
 // (virStorageVolGetInfoFlags with VIR_STORAGE_VOL_GET_PHYSICAL).
-func (h *hostObs) physicalSize(pool, name string) (uint64, error) {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	p, err := h.pool(pool)
+func (h *View) PhysicalSize(pool, name string) (uint64, error) {
+	h.Lock()
+	defer h.Unlock()
+	p, err := h.Pool(pool)
 	if err != nil {
 		return 0, err
 	}
 	defer p.Free()
-	h.d.Call()
+	h.Set.Call()
 	vol, err := p.LookupStorageVolByName(name)
 	if err != nil {
 		return 0, fmt.Errorf("look up volume %s/%s on %s: %w", pool, name, h.Host, conn.Plain(err))
 	}
 	defer vol.Free()
-	h.d.Call()
+	h.Set.Call()
 	info, err := vol.GetInfoFlags(libvirt.STORAGE_VOL_GET_PHYSICAL)
 	if err != nil {
 		return 0, fmt.Errorf("read the file size of volume %s/%s on %s: %w", pool, name, h.Host, conn.Plain(err))
@@ -258,13 +217,13 @@ func (h *hostObs) physicalSize(pool, name string) (uint64, error) {
 	return info.Allocation, nil
 }
 
-// stillReadAs fails unless libvirt still reads vol in format, the one
+// StillReadAs fails unless libvirt still reads vol in format, the one
 // the plan grew it in: libvirt grows a volume in the format it probes,
 // and probes the pool again whenever anything is uploaded into it, so
 // a header a running guest wrote since the plan (and an external data
 // file it names) would be what qemu-img resize grows. format "" (a
 // plan that did not say) is not checked.
-func stillReadAs(vol *libvirt.StorageVol, format string) error {
+func StillReadAs(vol *libvirt.StorageVol, format string) error {
 	if format == "" {
 		return nil
 	}

@@ -1,6 +1,6 @@
 //go:build cgo && libvirt_dlopen
 
-package libvirt
+package storage
 
 import (
 	"errors"
@@ -17,23 +17,23 @@ import (
 	"github.com/site-tools/site/compiler/spelling"
 )
 
-// volume looks a volume up by pool and name, once per run. A missing
-// volume is not an error; a missing or inactive pool is, and so is a
+// Volume looks a volume up by pool and name, once per run. A missing
+// Volume is not an error; a missing or inactive pool is, and so is a
 // file in the pool's directory that libvirt does not list (unlisted).
 // declared is the pool as site.cue declares it, nil when it does not.
-func (h *hostObs) volume(pool, name string, declared *model.Pool) (*volObs, error) {
-	h.mu.Lock()
-	defer h.mu.Unlock()
+func (h *View) Volume(pool, name string, declared *model.Pool) (*Volume, error) {
+	h.Lock()
+	defer h.Unlock()
 	if v, ok := h.vols[pool+"\x00"+name]; ok {
 		return v, nil
 	}
-	p, err := h.pool(pool)
+	p, err := h.Pool(pool)
 	if err != nil {
 		return nil, err
 	}
 	defer p.Free()
-	v := &volObs{}
-	h.d.Call()
+	v := &Volume{}
+	h.Set.Call()
 	vol, err := p.LookupStorageVolByName(name)
 	switch {
 	case conn.IsCode(err, libvirt.ERR_NO_STORAGE_VOL):
@@ -44,7 +44,7 @@ func (h *hostObs) volume(pool, name string, declared *model.Pool) (*volObs, erro
 		return nil, fmt.Errorf("look up volume %s in pool %s on %s: %w", name, pool, h.Host, err)
 	default:
 		defer vol.Free()
-		h.d.Call()
+		h.Set.Call()
 		info, err := vol.GetInfo()
 		if err != nil {
 			return nil, fmt.Errorf("read volume %s/%s on %s: %w", pool, name, h.Host, err)
@@ -52,7 +52,7 @@ func (h *hostObs) volume(pool, name string, declared *model.Pool) (*volObs, erro
 		v.Exists, v.Capacity, v.Format = true, info.Capacity, "raw"
 		// The disk's driver type must match the volume's format: a qcow2
 		// image attached as raw would show its header to the guest.
-		h.d.Call()
+		h.Set.Call()
 		x, err := vol.GetXMLDesc(0)
 		if err != nil {
 			return nil, fmt.Errorf("read volume %s/%s on %s: %w", pool, name, h.Host, err)
@@ -75,16 +75,16 @@ func (h *hostObs) volume(pool, name string, declared *model.Pool) (*volObs, erro
 	return v, nil
 }
 
-// pool opens an active pool; the caller frees it. h.mu is held.
-func (h *hostObs) pool(name string) (*libvirt.StoragePool, error) {
+// Pool opens an active pool; the caller frees it. h.mu is held.
+func (h *View) Pool(name string) (*libvirt.StoragePool, error) {
 	if err, ok := h.pools[name]; ok && err != nil {
 		return nil, err
 	}
-	h.d.Call()
+	h.Set.Call()
 	p, err := h.Conn.LookupStoragePoolByName(name)
 	if err != nil {
 		if conn.IsCode(err, libvirt.ERR_NO_STORAGE_POOL) {
-			err = noPoolError{poolMissing, fmt.Errorf("storage pool %q does not exist on %s: declare it in site.cue (hosts: NAME: pools: %s: {type: \"dir\", path: DIR}) so site creates it, or define it (virsh pool-define-as %s dir --target DIR; virsh pool-start %s)", name, h.Host, name, name, name)}
+			err = NoPoolError{PoolMissing, fmt.Errorf("storage pool %q does not exist on %s: declare it in site.cue (hosts: NAME: pools: %s: {type: \"dir\", path: DIR}) so site creates it, or define it (virsh pool-define-as %s dir --target DIR; virsh pool-start %s)", name, h.Host, name, name, name)}
 		} else {
 			err = fmt.Errorf("look up storage pool %s on %s: %w", name, h.Host, err)
 		}
@@ -92,10 +92,10 @@ func (h *hostObs) pool(name string) (*libvirt.StoragePool, error) {
 		return nil, err
 	}
 	if _, seen := h.pools[name]; !seen {
-		h.d.Call()
+		h.Set.Call()
 		active, err := p.IsActive()
 		if err == nil && !active {
-			err = noPoolError{poolInactive, fmt.Errorf("storage pool %q on %s is not active: start it (virsh pool-start %s)", name, h.Host, name)}
+			err = NoPoolError{PoolInactive, fmt.Errorf("storage pool %q on %s is not active: start it (virsh pool-start %s)", name, h.Host, name)}
 		}
 		h.pools[name] = err
 		if err != nil {
@@ -106,43 +106,43 @@ func (h *hostObs) pool(name string) (*libvirt.StoragePool, error) {
 	return p, nil
 }
 
-// noPoolError says a pool does not exist on the host or is not active,
+// NoPoolError says a pool does not exist on the host or is not active,
 // so its volumes cannot be read.
-type noPoolError struct {
-	why string // poolMissing, poolInactive
+type NoPoolError struct {
+	Why string // PoolMissing, PoolInactive
 	error
 }
 
-func (e noPoolError) Unwrap() error { return e.error }
+func (e NoPoolError) Unwrap() error { return e.error }
 
-// declaredVolume is volume for a volume whose pool site.cue declares
+// DeclaredVolume is volume for a volume whose pool site.cue declares
 // (declared, nil for another pool): while the pool does not exist yet or
 // is not active (its step makes and starts it before this volume's
 // step), the volume is not an error but one whose NoPool says why
 // libvirt could not read it. One in a pool that does not exist yet is
 // read from the pool's directory where site can (newPoolVolume).
-func (h *hostObs) declaredVolume(pool, name string, declared *model.Pool) (*volObs, error) {
-	v, err := h.volume(pool, name, declared)
-	var np noPoolError
+func (h *View) DeclaredVolume(pool, name string, declared *model.Pool) (*Volume, error) {
+	v, err := h.Volume(pool, name, declared)
+	var np NoPoolError
 	if declared != nil && errors.As(err, &np) {
-		if np.why == poolMissing {
+		if np.Why == PoolMissing {
 			return h.newPoolVolume(declared, name), nil
 		}
-		return &volObs{NoPool: np.why}, nil
+		return &Volume{NoPool: np.Why}, nil
 	}
 	return v, err
 }
 
-// uploaded is declaredVolume for a volume site fills by uploading (a
+// Uploaded is declaredVolume for a volume site fills by uploading (a
 // base image, a cloud-init seed): one with an upload marker beside it
 // (see uploadmark.go) is one whose upload has not finished, and reads
 // as missing, with Partial set.
-func (h *hostObs) uploaded(pool, name string, declared *model.Pool) (*volObs, error) {
-	v, err := h.declaredVolume(pool, name, declared)
+func (h *View) Uploaded(pool, name string, declared *model.Pool) (*Volume, error) {
+	v, err := h.DeclaredVolume(pool, name, declared)
 	if err != nil || !v.Exists {
 		return v, err
 	}
-	ms, err := h.markers(pool, name)
+	ms, err := h.Markers(pool, name)
 	if err != nil || len(ms) == 0 {
 		return v, err
 	}
@@ -154,30 +154,30 @@ func (h *hostObs) uploaded(pool, name string, declared *model.Pool) (*volObs, er
 	return &partial, nil
 }
 
-// markers lists the upload markers of volume name in pool (see
+// Markers lists the upload markers of volume name in pool (see
 // uploadmark.go), from one listing of the pool per observation.
-func (h *hostObs) markers(pool, name string) ([]uploadmark.Marker, error) {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	names, err := h.volNames(pool)
+func (h *View) Markers(pool, name string) ([]uploadmark.Marker, error) {
+	h.Lock()
+	defer h.Unlock()
+	names, err := h.VolNames(pool)
 	if err != nil {
 		return nil, err
 	}
 	return uploadmark.In(names, name), nil
 }
 
-// volNames lists the names of pool's volumes, once per observation;
+// VolNames lists the names of pool's volumes, once per observation;
 // h.mu is held.
-func (h *hostObs) volNames(pool string) ([]string, error) {
+func (h *View) VolNames(pool string) ([]string, error) {
 	if names, ok := h.names[pool]; ok {
 		return names, nil
 	}
-	p, err := h.pool(pool)
+	p, err := h.Pool(pool)
 	if err != nil {
 		return nil, err
 	}
 	defer p.Free()
-	h.d.Call()
+	h.Set.Call()
 	names, err := p.ListStorageVolumes()
 	if err != nil {
 		return nil, fmt.Errorf("list the volumes of pool %s on %s: %w", pool, h.Host, err)
@@ -189,14 +189,14 @@ func (h *hostObs) volNames(pool string) ([]string, error) {
 	return names, nil
 }
 
-// volumesThere names the volumes of pool for a message that did not
+// VolumesThere names the volumes of pool for a message that did not
 // find volume missing (", which holds a, b"; upload markers left out),
 // with the one near it, if any (" (did you mean a?)"); "" when they
 // cannot be listed.
-func (h *hostObs) volumesThere(pool, missing string) string {
-	h.mu.Lock()
-	names, err := h.volNames(pool)
-	h.mu.Unlock()
+func (h *View) VolumesThere(pool, missing string) string {
+	h.Lock()
+	names, err := h.VolNames(pool)
+	h.Unlock()
 	if err != nil {
 		return ""
 	}
@@ -212,11 +212,11 @@ func (h *hostObs) volumesThere(pool, missing string) string {
 	return ", which holds " + someNames(out) + didYouMean(missing, out)
 }
 
-// poolsThere names the host's storage pools for a message that did not
+// PoolsThere names the host's storage pools for a message that did not
 // find pool missing ("; pools there: a, b", with " (did you mean a?)"
 // when one is near it), "" when they cannot be listed.
-func (h *hostObs) poolsThere(missing string) string {
-	h.d.Call()
+func (h *View) PoolsThere(missing string) string {
+	h.Set.Call()
 	pools, err := h.Conn.ListAllStoragePools(0)
 	if err != nil {
 		return ""
