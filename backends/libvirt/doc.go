@@ -68,7 +68,7 @@
 // step (site never redefines a pool). Only dir pools. While a declared
 // pool does not exist yet, the volumes a VM or image step plans in it
 // are read from its directory, as libvirt will list them once the pool
-// runs, where the daemon runs on this machine (pooldir.go); while it
+// runs, where the daemon runs on this machine (storage, pooldir.go); while it
 // exists but does not run, or its directory or a file there cannot be
 // read so, whether they exist is unknown, and the plan says so ("read
 // after the pool starts", "read after the pool is made") instead of
@@ -80,7 +80,7 @@
 // directory holds a file (put there after libvirt last read the pool,
 // one its daemon cannot open, a symbolic link to nothing, a named pipe,
 // a socket or a character device) blocks its step, naming the file and
-// why, where the daemon runs on this machine (unlisted.go): apply's
+// why, where the daemon runs on this machine (storage, unlisted.go): apply's
 // create would fail over it, or write through the link. libvirt 9.0
 // does list an overlay whose backing file is missing.
 // A disk with a base is a qcow2 overlay on the base volume of its pool
@@ -101,7 +101,7 @@
 // not declare), only raw, ISO and a qcow2 image whose data is its own
 // are taken: a qcow2 external data file or a vmdk descriptor's extents
 // would have QEMU, or qemu-img copying a base, read a file the header
-// names, and libvirt 9 reports neither (probed.go).
+// names, and libvirt 9 reports neither (storage, probed.go).
 //
 // An upload (a base image, a seed) is marked in its pool until it is
 // complete, so that one a run did not finish (killed, disconnected, a
@@ -110,9 +110,9 @@
 // volume ".NAME.uploading" beside it, and deletes that marker only once
 // the last byte was sent and the stream finished. A volume with a
 // marker beside it reads as missing (storage.Volume.Partial), and the plan
-// uploads it (upload.go). Two applies can upload one volume at once
+// uploads it (storage, upload.go). Two applies can upload one volume at once
 // (locks are per tenant, and two tenants' VMs may start from one
-// image), so the marker is the upload's lock too (uploadmark.go): it
+// image), so the marker is the upload's lock too (storage, marker.go): it
 // names its run, and grows by a byte every 5 s while the upload goes
 // on. A run that finds one waits while it grows and is done when the
 // other run's upload is; it deletes the partial volume and uploads

@@ -15,6 +15,7 @@ import (
 	"github.com/site-tools/site/backends/libvirt/domain"
 	"github.com/site-tools/site/backends/libvirt/hosts"
 	"github.com/site-tools/site/backends/libvirt/qcow2"
+	"github.com/site-tools/site/backends/libvirt/storage"
 	"github.com/site-tools/site/compiler/graph"
 	"github.com/site-tools/site/compiler/model"
 	"github.com/site-tools/site/compiler/plan"
@@ -100,7 +101,7 @@ func (pd poolDriver) planImage(step *graph.Step) (*backends.StepPlan, *imageDeta
 	}
 	reason := "base image declared in site.cue, uploaded once from " + img.Source
 	if vol.Partial {
-		reason += partialReason(vol.Markers)
+		reason += storage.PartialReason(vol.Markers)
 	}
 	sp.Changes = append(sp.Changes, plan.Change{Key: key, Step: step.ID, Phase: step.Phase,
 		Action: plan.ActionCreate, Impact: plan.ImpactNone, Reason: reason,
@@ -126,7 +127,7 @@ func (pd poolDriver) replanImage(det *imageDetail) (*imageDetail, error) {
 }
 
 // applyImage creates the volume and streams the file into it, under
-// its marker (createUploaded): a volume whose upload did not finish is
+// its marker (storage.Writer.CreateUploaded): a volume whose upload did not finish is
 // never taken for the image.
 func (pd poolDriver) applyImage(det *imageDetail, run *backends.Run) error {
 	img := det.img
@@ -142,7 +143,7 @@ func (pd poolDriver) applyImage(det *imageDetail, run *backends.Run) error {
 	if err != nil {
 		return err
 	}
-	a := &applier{d: pd.d, c: c, host: img.Pool.Host, res: &backends.StepResult{}, run: run}
+	a := &storage.Writer{Set: pd.d.Set, C: c, Host: img.Pool.Host, Run: run}
 	f, err := os.Open(img.Source)
 	if err != nil {
 		return fmt.Errorf("base image %s: %w", img.Name, err)
@@ -153,7 +154,7 @@ func (pd poolDriver) applyImage(det *imageDetail, run *backends.Run) error {
 		Capacity: &libvirtxml.StorageVolumeSize{Value: det.file.Capacity, Unit: "bytes"},
 		Target:   &libvirtxml.StorageVolumeTarget{Format: &libvirtxml.StorageVolumeTargetFormat{Type: det.file.Format}},
 	}
-	if err := a.createUploaded(img.Pool.Name, def, f, det.file.Bytes); err != nil {
+	if err := a.CreateUploaded(img.Pool.Name, def, f, det.file.Bytes); err != nil {
 		return fmt.Errorf("base image %s from %s: %w", img.Name, img.Source, err)
 	}
 	return nil

@@ -23,7 +23,7 @@ import (
 	"github.com/site-tools/site/compiler/model"
 )
 
-// What an upload that did not finish leaves (uploadmark.go) no diff or
+// What an upload that did not finish leaves (storage, marker.go) no diff or
 // apply looks at once no spec names its volume: a seed whose VM's
 // tenant declares nothing on the host any more, a base image site.cue
 // no longer declares, a seed upload whose marker an older site wrote

@@ -88,7 +88,7 @@ func (r *rig) makePool(p *model.Pool) {
 func (r *rig) upload(pool, name string, data []byte) {
 	r.t.Helper()
 	a := &applier{d: r.d, c: r.conn(), host: r.host, res: &backends.StepResult{}}
-	if err := a.createVolume(pool, name, uint64(len(data)), data); err != nil {
+	if err := a.w().CreateVolume(pool, name, uint64(len(data)), data); err != nil {
 		r.t.Fatal(err)
 	}
 }

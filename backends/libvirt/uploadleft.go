@@ -20,7 +20,7 @@ import (
 )
 
 // A seed upload that did not finish (a killed apply, a lost connection)
-// leaves its partial volume and its marker (uploadmark.go). While the
+// leaves its partial volume and its marker (storage, marker.go). While the
 // VM names that seed, its step uploads it again. Once the VM's
 // cloud-init or name changes, the seed's name changes with it, no step
 // names the old one, and the two would stay in the pool for good,
@@ -240,12 +240,12 @@ func (h *hostObs) markerNote(pool, name string) (note uploadmark.Note, found boo
 // volume and every marker. A run that finished the upload meanwhile
 // keeps its seed.
 func (a *applier) clearLeftUpload(pool, name string) error {
-	p, err := a.pool(pool)
+	p, err := a.w().Pool(pool)
 	if err != nil {
 		return err
 	}
 	defer p.Free()
-	u, whole, err := a.holdUpload(p, pool, name, true)
+	u, whole, err := a.w().HoldUpload(p, pool, name, true)
 	if err != nil {
 		return fmt.Errorf("clear the seed upload into %s/%s that did not finish: %w", pool, name, err)
 	}
@@ -255,9 +255,9 @@ func (a *applier) clearLeftUpload(pool, name string) error {
 		}
 		return nil
 	}
-	defer u.release()
-	if err := u.dropStale(); err != nil {
+	defer u.Release()
+	if err := u.DropStale(); err != nil {
 		return err
 	}
-	return u.unmark()
+	return u.Unmark()
 }

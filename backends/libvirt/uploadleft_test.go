@@ -13,6 +13,7 @@ import (
 
 	"github.com/site-tools/site/backends"
 	"github.com/site-tools/site/backends/libvirt/seed"
+	"github.com/site-tools/site/backends/libvirt/storage"
 	"github.com/site-tools/site/backends/libvirt/uploadmark"
 	"github.com/site-tools/site/compiler/model"
 )
@@ -149,7 +150,7 @@ func TestLeftSeedUploadOfALiveRunIsKept(t *testing.T) {
 	}
 	defer mark.Free()
 	other := &applier{d: r.d, c: r.conn(), host: r.host, res: &backends.StepResult{}, run: backends.NewRun()}
-	_, stopBeat := other.beat(mark)
+	_, stopBeat := other.w().Beat(mark)
 	defer stopBeat()
 
 	said := make(chan string, 100)
@@ -206,12 +207,12 @@ func TestLeftSeedUploadOfALiveRunIsKept(t *testing.T) {
 // upload it left from another tenant's.
 func TestSeedMarkerNamesItsTenant(t *testing.T) {
 	r, pool := storageRig(t)
-	t.Cleanup(func() { uploadStage = func(string) {} })
+	t.Cleanup(func() { storage.UploadStage = func(string) {} })
 	r.makePool(pool)
 	s := seedOf("#cloud-config\n")
 	var note uploadmark.Note
 	var read error
-	uploadStage = func(stage string) {
+	storage.UploadStage = func(stage string) {
 		if stage != "create" {
 			return
 		}

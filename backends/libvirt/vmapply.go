@@ -162,6 +162,12 @@ func (a *applier) calling(call string) (done func()) {
 	return a.d.Calling(a.d.Server(a.host), call)
 }
 
+// w writes into the host's storage on the step's behalf, on the
+// connection the applier holds now.
+func (a *applier) w() *storage.Writer {
+	return &storage.Writer{Set: a.d.Set, C: a.c, Host: a.host, Run: a.run, Tenant: a.tenant}
+}
+
 func (a *applier) domain(name string) (*libvirt.Domain, error) {
 	done := a.calling("LookupDomainByName " + name)
 	dom, err := a.c.LookupDomainByName(name)
@@ -225,18 +231,18 @@ func (a *applier) once(o op) error {
 	case opCreateVolume:
 		return a.createDisk(o)
 	case opUploadSeed:
-		return a.createVolume(o.Pool, o.Volume, uint64(len(o.ISO)), o.ISO)
+		return a.w().CreateVolume(o.Pool, o.Volume, uint64(len(o.ISO)), o.ISO)
 	case opClearUpload:
 		return a.clearLeftUpload(o.Pool, o.Volume)
 	case opResizeVolume:
-		return a.withVolume(o.Pool, o.Volume, "Resize", func(vol *libvirt.StorageVol) error {
+		return a.w().WithVolume(o.Pool, o.Volume, "Resize", func(vol *libvirt.StorageVol) error {
 			if err := storage.StillReadAs(vol, o.Format); err != nil {
 				return err
 			}
 			return vol.Resize(o.Bytes, 0)
 		})
 	case opDeleteVolume, opDropVolume:
-		err := a.withVolume(o.Pool, o.Volume, "Delete", func(vol *libvirt.StorageVol) error { return vol.Delete(0) })
+		err := a.w().WithVolume(o.Pool, o.Volume, "Delete", func(vol *libvirt.StorageVol) error { return vol.Delete(0) })
 		if conn.IsCode(err, libvirt.ERR_NO_STORAGE_VOL) {
 			return nil // already gone
 		}

@@ -121,7 +121,7 @@ func (p *vmPlanner) baseFormat(disk model.Disk, vol *storage.Volume) string {
 // has attached is any tenant's to start from, and one a domain has is
 // its guest's to write, so the header may be a guest's; site.cue's
 // images are the operator's files, and a base read from the directory
-// of a pool not made yet was checked there (pooldir.go).
+// of a pool not made yet was checked there (storage, pooldir.go).
 func (p *vmPlanner) refuseBaseNamingFiles(disk model.Disk, vol *storage.Volume) error {
 	if p.image(disk) != nil {
 		return nil

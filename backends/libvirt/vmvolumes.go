@@ -235,7 +235,7 @@ func driverType(def *libvirtxml.Domain, pool, name string) string {
 
 // diskFormat is the driver type the VM's disk on the existing volume
 // vol gets: a definition's, else what libvirt probes, unless that
-// header names other files (probed.go).
+// header names other files (storage, probed.go).
 func (p *vmPlanner) diskFormat(disk model.Disk, vol *storage.Volume) (string, error) {
 	if f := p.definedFormat(disk.Pool, disk.Name); f != "" {
 		return f, nil
@@ -297,7 +297,7 @@ func (p *vmPlanner) planSeed(want *domain.Want) error {
 	if !vol.Exists {
 		reason := "cloud-init seed (" + s.InstanceID + ") uploaded into the pool"
 		if vol.Partial {
-			reason += partialReason(vol.Markers)
+			reason += storage.PartialReason(vol.Markers)
 		}
 		p.change(volumeKey(vm.Host, want.SeedPool, s.Name), plan.ActionCreate, plan.ImpactNone,
 			reason, nil, map[string]any{"size": domain.SizeString(uint64(len(s.ISO)))})

@@ -10,9 +10,9 @@ import (
 	"libvirt.org/go/libvirt"
 	"libvirt.org/go/libvirtxml"
 
-	"github.com/site-tools/site/backends"
 	"github.com/site-tools/site/backends/libvirt/conn"
 	"github.com/site-tools/site/backends/libvirt/ownership"
+	"github.com/site-tools/site/backends/libvirt/storage"
 )
 
 // A VM step lists the volumes it makes for a domain in the domain's
@@ -29,27 +29,6 @@ import (
 // another domain's disk from it. So the failed create withdraws both
 // before the step returns its error.
 
-// notMadeError is the error of a call that creates a volume which the
-// daemon answered with a refusal: it made no volume, so whatever is at
-// that name is not site's.
-type notMadeError struct{ err error }
-
-func (e notMadeError) Error() string { return e.err.Error() }
-func (e notMadeError) Unwrap() error { return e.err }
-
-// refusedCreate marks err, from the call that creates a volume, as
-// notMadeError when the daemon answered it. A transient error (the
-// connection lost mid-call) may have left the volume made, and an error
-// of site's own making was no call at all: both stay as they are, so
-// the claim stays and a later run sees what is there.
-func refusedCreate(err error) error {
-	switch conn.Classify(err) {
-	case "", backends.ClassTransient:
-		return err
-	}
-	return notMadeError{err}
-}
-
 // createDisk makes a disk's volume (blank, an overlay on its base, or a
 // copy of it). When the daemon refuses, site made no volume: the
 // domain's owner element and definition no longer claim it before the
@@ -59,9 +38,9 @@ func (a *applier) createDisk(o op) error {
 	if o.Base != "" {
 		err = a.createFromBase(o)
 	} else {
-		err = a.createVolume(o.Pool, o.Volume, o.Bytes, nil)
+		err = a.w().CreateVolume(o.Pool, o.Volume, o.Bytes, nil)
 	}
-	if !errors.As(err, new(notMadeError)) {
+	if !errors.As(err, new(storage.NotMadeError)) {
 		return err
 	}
 	return a.withdrawClaim(o, err)

@@ -9,6 +9,7 @@ import (
 	"libvirt.org/go/libvirtxml"
 
 	"github.com/site-tools/site/backends/libvirt/domain"
+	"github.com/site-tools/site/backends/libvirt/storage"
 )
 
 // createFromBase makes a disk from its base volume: a qcow2 overlay
@@ -16,7 +17,7 @@ import (
 // <backingStore>), or with Clone a full copy (StorageVolCreateXMLFrom)
 // grown to the disk's size. libvirt runs qemu-img on the host for both.
 func (a *applier) createFromBase(o op) error {
-	pool, err := a.pool(o.Pool)
+	pool, err := a.w().Pool(o.Pool)
 	if err != nil {
 		return err
 	}
@@ -40,7 +41,7 @@ func (a *applier) createFromBase(o op) error {
 	vol, err := pool.StorageVolCreateXML(x, 0)
 	done()
 	if err != nil {
-		return fmt.Errorf("create volume %s/%s on %s as an overlay on %s: %w", o.Pool, o.Volume, a.host, o.Base, refusedCreate(err))
+		return fmt.Errorf("create volume %s/%s on %s as an overlay on %s: %w", o.Pool, o.Volume, a.host, o.Base, storage.RefusedCreate(err))
 	}
 	return vol.Free()
 }
@@ -70,7 +71,7 @@ func (a *applier) cloneBase(pool *libvirt.StoragePool, o op) error {
 	vol, err := pool.StorageVolCreateXMLFrom(x, base, 0)
 	done()
 	if err != nil {
-		return fmt.Errorf("copy base %s into volume %s/%s on %s: %w", o.Base, o.Pool, o.Volume, a.host, refusedCreate(err))
+		return fmt.Errorf("copy base %s into volume %s/%s on %s: %w", o.Base, o.Pool, o.Volume, a.host, storage.RefusedCreate(err))
 	}
 	defer vol.Free()
 	if o.Bytes <= o.BaseBytes {
@@ -80,7 +81,7 @@ func (a *applier) cloneBase(pool *libvirt.StoragePool, o op) error {
 	err = vol.Resize(o.Bytes, 0)
 	done()
 	if err != nil {
-		if derr := a.deletePartial(vol, o.Pool+"/"+o.Volume); derr != nil {
+		if derr := a.w().DeletePartial(vol, o.Pool+"/"+o.Volume); derr != nil {
 			err = fmt.Errorf("%w (and deleting the copy failed: %v; delete %s/%s by hand)", err, derr, o.Pool, o.Volume)
 		}
 		return fmt.Errorf("grow the copy %s/%s on %s to %s: %w", o.Pool, o.Volume, a.host, domain.SizeString(o.Bytes), err)

@@ -135,7 +135,7 @@ func (h *View) DeclaredVolume(pool, name string, declared *model.Pool) (*Volume,
 
 // Uploaded is declaredVolume for a volume site fills by uploading (a
 // base image, a cloud-init seed): one with an upload marker beside it
-// (see uploadmark.go) is one whose upload has not finished, and reads
+// (see marker.go) is one whose upload has not finished, and reads
 // as missing, with Partial set.
 func (h *View) Uploaded(pool, name string, declared *model.Pool) (*Volume, error) {
 	v, err := h.DeclaredVolume(pool, name, declared)
@@ -155,7 +155,7 @@ func (h *View) Uploaded(pool, name string, declared *model.Pool) (*Volume, error
 }
 
 // Markers lists the upload markers of volume name in pool (see
-// uploadmark.go), from one listing of the pool per observation.
+// marker.go), from one listing of the pool per observation.
 func (h *View) Markers(pool, name string) ([]uploadmark.Marker, error) {
 	h.Lock()
 	defer h.Unlock()

@@ -22,7 +22,7 @@ type Volume struct {
 	// it could, or the pool exists.
 	Unknown string
 	// Partial: the volume is there, but an upload into it has not
-	// finished (a marker is beside it, see uploadmark.go): another run
+	// finished (a marker is beside it, see marker.go): another run
 	// uploads it now, or one that did not finish left it. It reads as
 	// missing (Exists false), and its step uploads it, or waits for the
 	// run that does. Markers names the markers. Only hostObs.uploaded

@@ -1,6 +1,6 @@
 //go:build cgo && libvirt_dlopen
 
-package libvirt
+package storage
 
 import (
 	"errors"
@@ -35,57 +35,57 @@ import (
 // volume (site vet wants a letter or digit first). A run that dies after
 // the last byte but before deleting the marker costs one upload more,
 // never a broken base. The marker is the upload's lock too, since two
-// runs may upload one volume at once: see uploadmark.go.
+// runs may upload one volume at once: see marker.go.
 
-// partialReason says, after a plan's reason, why a volume that is there
+// PartialReason says, after a plan's reason, why a volume that is there
 // is uploaded, markers naming the markers beside it.
-func partialReason(markers []string) string {
+func PartialReason(markers []string) string {
 	return "; an upload into the volume in the pool has not finished (its marker " + strings.Join(markers, ", ") +
 		" is beside it): apply waits while another run's upload goes on, and deletes and uploads again what a run that is gone left"
 }
 
-// uploadStage is called as an upload reaches a stage: "cleanup" before
+// UploadStage is called as an upload reaches a stage: "cleanup" before
 // it deletes what a stale upload left, "create" before it creates the
 // volume. Tests use it to stand for a slow host or a pause there.
-var uploadStage = func(stage string) {}
+var UploadStage = func(stage string) {}
 
-// uploadProgressEvery is how often a long upload says how far it got;
+// UploadProgressEvery is how often a long upload says how far it got;
 // tests shorten it.
-var uploadProgressEvery = 5 * time.Second
+var UploadProgressEvery = 5 * time.Second
 
-// createUploaded creates the volume def in pool and streams size bytes
-// from src into it, under a marker of its own (see uploadmark.go). It
+// CreateUploaded creates the volume def in pool and streams size bytes
+// from src into it, under a marker of its own (see marker.go). It
 // waits while another run uploads it, and is done when that upload
 // finishes; it deletes a volume of that name only when it took the
 // upload over from a run proved gone. A failed upload deletes its
 // volume, and then its marker; whatever cannot be deleted stays marked,
 // so the next run uploads again.
-func (a *applier) createUploaded(pool string, def libvirtxml.StorageVolume, src io.Reader, size int64) error {
+func (a *Writer) CreateUploaded(pool string, def libvirtxml.StorageVolume, src io.Reader, size int64) error {
 	what := pool + "/" + def.Name
-	p, err := a.pool(pool)
+	p, err := a.Pool(pool)
 	if err != nil {
 		return err
 	}
 	defer p.Free()
-	u, whole, err := a.holdUpload(p, pool, def.Name, false)
+	u, whole, err := a.HoldUpload(p, pool, def.Name, false)
 	if err != nil {
 		return err
 	}
 	if u == nil {
 		if whole {
-			a.run.Say(what + " was uploaded by another run meanwhile: nothing to upload")
+			a.Run.Say(what + " was uploaded by another run meanwhile: nothing to upload")
 		}
 		return nil
 	}
-	defer u.release()
-	if err := u.dropStale(); err != nil {
+	defer u.Release()
+	if err := u.DropStale(); err != nil {
 		return err
 	}
 	x, err := def.Marshal()
 	if err != nil {
 		return fmt.Errorf("volume %s: %w", def.Name, err)
 	}
-	uploadStage("create")
+	UploadStage("create")
 	if err := u.stillMine(); err != nil {
 		return err
 	}
@@ -94,15 +94,15 @@ func (a *applier) createUploaded(pool string, def libvirtxml.StorageVolume, src 
 	done()
 	if conn.IsCode(err, libvirt.ERR_STORAGE_VOL_EXIST) && len(u.stale) == 0 {
 		// Whole: its run deleted its marker between our two looks.
-		a.run.Say(what + " was uploaded by another run meanwhile: nothing to upload")
-		return u.unmark()
+		a.Run.Say(what + " was uploaded by another run meanwhile: nothing to upload")
+		return u.Unmark()
 	}
 	if err != nil {
-		err = fmt.Errorf("create volume %s on %s: %w", what, a.host, err)
+		err = fmt.Errorf("create volume %s on %s: %w", what, a.Host, err)
 		if len(u.stale) == 0 {
 			// Nothing was uploaded; a volume that was there already
 			// is not this run's to mark.
-			if uerr := u.unmark(); uerr != nil {
+			if uerr := u.Unmark(); uerr != nil {
 				err = fmt.Errorf("%w (and %v)", err, uerr)
 			}
 		}
@@ -116,21 +116,21 @@ func (a *applier) createUploaded(pool string, def libvirtxml.StorageVolume, src 
 		return terr
 	}
 	if err != nil {
-		if derr := a.deletePartial(vol, what); derr != nil {
-			return fmt.Errorf("upload into %s on %s: %w (deleting the partial volume failed too: %v; it stays marked as partial, so the next run deletes it and uploads again)", what, a.host, err, derr)
+		if derr := a.DeletePartial(vol, what); derr != nil {
+			return fmt.Errorf("upload into %s on %s: %w (deleting the partial volume failed too: %v; it stays marked as partial, so the next run deletes it and uploads again)", what, a.Host, err, derr)
 		}
-		if uerr := u.unmark(); uerr != nil {
-			return fmt.Errorf("upload into %s on %s: %w; the partial volume was deleted (and %v)", what, a.host, err, uerr)
+		if uerr := u.Unmark(); uerr != nil {
+			return fmt.Errorf("upload into %s on %s: %w; the partial volume was deleted (and %v)", what, a.Host, err, uerr)
 		}
-		return fmt.Errorf("upload into %s on %s: %w; the partial volume was deleted", what, a.host, err)
+		return fmt.Errorf("upload into %s on %s: %w; the partial volume was deleted", what, a.Host, err)
 	}
-	return u.unmark()
+	return u.Unmark()
 }
 
-// heldUpload is an upload into pool/name that this run holds by its
-// marker mine (see uploadmark.go), which grows while it is held.
-type heldUpload struct {
-	a          *applier
+// HeldUpload is an upload into pool/name that this run holds by its
+// marker mine (see marker.go), which grows while it is held.
+type HeldUpload struct {
+	a          *Writer
 	p          *libvirt.StoragePool
 	pool, name string
 	mark       *libvirt.StorageVol
@@ -140,14 +140,14 @@ type heldUpload struct {
 	stopBeat   func()
 }
 
-// holdUpload takes the upload into pool/name for this run: it waits
+// HoldUpload takes the upload into pool/name for this run: it waits
 // while another run's marker grows, takes a stale one over with a
 // marker of the next generation, and otherwise creates the first
 // marker. It holds nothing (nil) when the volume is there with no
 // marker beside it (whole: its upload finished meanwhile), or, with
 // onlyLeft, when no marker is there at all: a run that only clears
 // what an upload left has nothing to clear then.
-func (a *applier) holdUpload(p *libvirt.StoragePool, pool, name string, onlyLeft bool) (u *heldUpload, whole bool, err error) {
+func (a *Writer) HoldUpload(p *libvirt.StoragePool, pool, name string, onlyLeft bool) (u *HeldUpload, whole bool, err error) {
 	what := pool + "/" + name
 	var (
 		mark  *libvirt.StorageVol
@@ -182,25 +182,25 @@ func (a *applier) holdUpload(p *libvirt.StoragePool, pool, name string, onlyLeft
 			if state == markerGone {
 				continue
 			}
-			a.run.Say(fmt.Sprintf("the upload into %s on %s: %s; this run takes it over (marker %s)", what, a.d.Server(a.host), why, uploadmark.Name(name, top.Gen+1)))
+			a.Run.Say(fmt.Sprintf("the upload into %s on %s: %s; this run takes it over (marker %s)", what, a.Set.Server(a.Host), why, uploadmark.Name(name, top.Gen+1)))
 			mine, stale = uploadmark.Marker{Name: uploadmark.Name(name, top.Gen+1), Gen: top.Gen + 1}, ms
 		}
 		// nil: another run made this marker first; wait for it.
-		if mark, err = a.createMarker(p, pool, mine, what); err != nil {
+		if mark, err = a.CreateMarker(p, pool, mine, what); err != nil {
 			return nil, false, err
 		}
 	}
-	u = &heldUpload{a: a, p: p, pool: pool, name: name, mark: mark, mine: mine, stale: stale}
+	u = &HeldUpload{a: a, p: p, pool: pool, name: name, mark: mark, mine: mine, stale: stale}
 	// The marker grows from now on, not only once the volume exists:
 	// deleting what a stale upload left and creating the volume (which
 	// libvirt allocates in full) can outlast uploadmark.StaleAfter on a slow
 	// host, and another run would take the live upload over.
-	u.lost, u.stopBeat = a.beat(mark)
+	u.lost, u.stopBeat = a.Beat(mark)
 	return u, false, nil
 }
 
-// release stops the marker's beat and frees it; the marker stays.
-func (u *heldUpload) release() {
+// Release stops the marker's beat and frees it; the marker stays.
+func (u *HeldUpload) Release() {
 	u.stopBeat()
 	u.mark.Free()
 }
@@ -208,7 +208,7 @@ func (u *heldUpload) release() {
 // stillMine fails once another run took the upload over (this run was
 // paused past uploadmark.StaleAfter): the volume is that run's from then on, so
 // nothing of it is deleted or created here.
-func (u *heldUpload) stillMine() error {
+func (u *HeldUpload) stillMine() error {
 	taken, err := u.a.takenOver(u.p, u.pool, u.name, u.mine, u.lost())
 	if err != nil || taken == "" {
 		return err
@@ -216,15 +216,15 @@ func (u *heldUpload) stillMine() error {
 	return fmt.Errorf("%s took the upload into %s/%s over while this run was paused (marker %s): it uploads it now; apply again once it has finished", taken, u.pool, u.name, u.mine.Name)
 }
 
-// dropStale deletes what the stale upload this run took over left: the
+// DropStale deletes what the stale upload this run took over left: the
 // partial volume, then the older markers. It does nothing for an
 // upload nobody held before.
-func (u *heldUpload) dropStale() error {
+func (u *HeldUpload) DropStale() error {
 	if len(u.stale) == 0 {
 		return nil
 	}
 	a, what := u.a, u.pool+"/"+u.name
-	uploadStage("cleanup")
+	UploadStage("cleanup")
 	if err := u.stillMine(); err != nil {
 		return err
 	}
@@ -233,10 +233,10 @@ func (u *heldUpload) dropStale() error {
 		return err
 	}
 	if old != nil {
-		err := a.deletePartial(old, what)
+		err := a.DeletePartial(old, what)
 		old.Free()
 		if err != nil {
-			return fmt.Errorf("delete volume %s on %s, which an upload that did not finish left: %w", what, a.host, err)
+			return fmt.Errorf("delete volume %s on %s, which an upload that did not finish left: %w", what, a.Host, err)
 		}
 	}
 	for _, m := range u.stale {
@@ -247,14 +247,14 @@ func (u *heldUpload) dropStale() error {
 	return nil
 }
 
-// unmark deletes this run's marker: the upload is over, whole or
+// Unmark deletes this run's marker: the upload is over, whole or
 // deleted.
-func (u *heldUpload) unmark() error {
+func (u *HeldUpload) Unmark() error {
 	a := u.a
 	defer a.calling("Delete of volume " + u.pool + "/" + u.mine.Name)()
 	if err := u.mark.Delete(0); err != nil {
 		return fmt.Errorf("delete volume %s/%s on %s, which marks the upload of %s/%s: %w; delete it by hand (virsh -c %s vol-delete --pool %s %s), else the next run uploads %s again",
-			u.pool, u.mine.Name, a.host, u.pool, u.name, err, a.host, u.pool, u.mine.Name, u.name)
+			u.pool, u.mine.Name, a.Host, u.pool, u.name, err, a.Host, u.pool, u.mine.Name, u.name)
 	}
 	return nil
 }
@@ -262,7 +262,7 @@ func (u *heldUpload) unmark() error {
 // takenOver says which run took the upload under marker mine over
 // ("" when none did): this run's marker is gone (lost) or a newer one
 // is beside it.
-func (a *applier) takenOver(p *libvirt.StoragePool, pool, name string, mine uploadmark.Marker, lost bool) (string, error) {
+func (a *Writer) takenOver(p *libvirt.StoragePool, pool, name string, mine uploadmark.Marker, lost bool) (string, error) {
 	ms, err := a.markers(p, pool, name)
 	if err != nil {
 		return "", err
@@ -284,7 +284,7 @@ func (a *applier) takenOver(p *libvirt.StoragePool, pool, name string, mine uplo
 
 // deleteMarker deletes marker volume name of pool p; one already gone
 // is no error.
-func (a *applier) deleteMarker(p *libvirt.StoragePool, pool, name string) error {
+func (a *Writer) deleteMarker(p *libvirt.StoragePool, pool, name string) error {
 	v, err := a.lookupVol(p, pool, name)
 	if err != nil || v == nil {
 		return err
@@ -292,14 +292,14 @@ func (a *applier) deleteMarker(p *libvirt.StoragePool, pool, name string) error 
 	defer v.Free()
 	defer a.calling("Delete of volume " + pool + "/" + name)()
 	if err := v.Delete(0); err != nil && !conn.IsCode(err, libvirt.ERR_NO_STORAGE_VOL) {
-		return fmt.Errorf("delete volume %s/%s on %s, the marker of an upload that did not finish: %w", pool, name, a.host, err)
+		return fmt.Errorf("delete volume %s/%s on %s, the marker of an upload that did not finish: %w", pool, name, a.Host, err)
 	}
 	return nil
 }
 
-// deletePartial deletes vol, named for a person by what ("pool/name"),
+// DeletePartial deletes vol, named for a person by what ("pool/name"),
 // after an upload or copy into it failed.
-func (a *applier) deletePartial(vol *libvirt.StorageVol, what string) error {
+func (a *Writer) DeletePartial(vol *libvirt.StorageVol, what string) error {
 	defer a.calling("Delete of volume " + what)()
 	return vol.Delete(0)
 }
@@ -316,14 +316,14 @@ var errUploadTakenOver = errors.New("stopped: another run took the upload over")
 // following the binding's own integration test: a seed from memory and
 // a base image from a file take the same path. Opening and finishing
 // the stream are named to the run as calls (what: "pool/name"); while
-// the bytes flow, an upload that takes longer than uploadProgressEvery
-// says how far it got, every uploadProgressEvery: a 3 GiB image takes
+// the bytes flow, an upload that takes longer than UploadProgressEvery
+// says how far it got, every UploadProgressEvery: a 3 GiB image takes
 // minutes, and a single "waiting to answer StorageVolUpload" read as a
 // host that hung. The run's first interrupt stops it between two
 // chunks, and so does lost (nil: never) reporting true.
-func (a *applier) upload(vol *libvirt.StorageVol, what string, r io.Reader, size int64, lost func() bool) error {
+func (a *Writer) upload(vol *libvirt.StorageVol, what string, r io.Reader, size int64, lost func() bool) error {
 	done := a.calling("NewStream for " + what)
-	st, err := a.c.NewStream(0)
+	st, err := a.C.NewStream(0)
 	done()
 	if err != nil {
 		return err
@@ -339,9 +339,9 @@ func (a *applier) upload(vol *libvirt.StorageVol, what string, r io.Reader, size
 	var sent atomic.Int64
 	stop := a.sayProgress(what, size, &sent)
 	var stopped error
-	a.d.Call()
+	a.Set.Call()
 	err = st.SendAll(func(_ *libvirt.Stream, n int) ([]byte, error) {
-		if a.run.Interrupted() {
+		if a.Run.Interrupted() {
 			stopped = errUploadInterrupted
 			return nil, stopped
 		}

@@ -1,6 +1,6 @@
 //go:build cgo && libvirt_dlopen
 
-package libvirt
+package storage
 
 import (
 	"fmt"
@@ -8,14 +8,14 @@ import (
 	"time"
 )
 
-// sayProgress says every uploadProgressEvery how much of an upload of
+// sayProgress says every UploadProgressEvery how much of an upload of
 // size bytes into what was sent, until stop is called.
-func (a *applier) sayProgress(what string, size int64, sent *atomic.Int64) (stop func()) {
+func (a *Writer) sayProgress(what string, size int64, sent *atomic.Int64) (stop func()) {
 	quit, over := make(chan struct{}), make(chan struct{})
 	start := time.Now()
 	go func() {
 		defer close(over)
-		t := time.NewTicker(uploadProgressEvery)
+		t := time.NewTicker(UploadProgressEvery)
 		defer t.Stop()
 		last := int64(-1)
 		for {
@@ -25,13 +25,13 @@ func (a *applier) sayProgress(what string, size int64, sent *atomic.Int64) (stop
 			case <-t.C:
 			}
 			n := sent.Load()
-			line := fmt.Sprintf("uploading %s to %s: %s of %s sent (%d%%, %s)", what, a.d.Server(a.host),
+			line := fmt.Sprintf("uploading %s to %s: %s of %s sent (%d%%, %s)", what, a.Set.Server(a.Host),
 				byteString(n), byteString(size), percent(n, size), time.Since(start).Round(time.Second))
 			if n == last {
 				line += "; nothing more was taken since the last report"
 			}
 			last = n
-			a.run.Say(line)
+			a.Run.Say(line)
 		}
 	}()
 	return func() { close(quit); <-over }

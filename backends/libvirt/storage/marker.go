@@ -1,6 +1,6 @@
 //go:build cgo && libvirt_dlopen
 
-package libvirt
+package storage
 
 import (
 	"bytes"
@@ -18,18 +18,18 @@ import (
 
 // markers lists the markers of an upload into name in pool p, as the
 // daemon has them now.
-func (a *applier) markers(p *libvirt.StoragePool, pool, name string) ([]uploadmark.Marker, error) {
+func (a *Writer) markers(p *libvirt.StoragePool, pool, name string) ([]uploadmark.Marker, error) {
 	done := a.calling("ListStorageVolumes " + pool)
 	vols, err := p.ListStorageVolumes()
 	done()
 	if err != nil {
-		return nil, fmt.Errorf("list the volumes of pool %s on %s: %w", pool, a.host, err)
+		return nil, fmt.Errorf("list the volumes of pool %s on %s: %w", pool, a.Host, err)
 	}
 	return uploadmark.In(vols, name), nil
 }
 
 // lookupVol looks up pool/name: nil without error when it is not there.
-func (a *applier) lookupVol(p *libvirt.StoragePool, pool, name string) (*libvirt.StorageVol, error) {
+func (a *Writer) lookupVol(p *libvirt.StoragePool, pool, name string) (*libvirt.StorageVol, error) {
 	done := a.calling("LookupStorageVolByName " + pool + "/" + name)
 	v, err := p.LookupStorageVolByName(name)
 	done()
@@ -37,14 +37,14 @@ func (a *applier) lookupVol(p *libvirt.StoragePool, pool, name string) (*libvirt
 	case conn.IsCode(err, libvirt.ERR_NO_STORAGE_VOL):
 		return nil, nil
 	case err != nil:
-		return nil, fmt.Errorf("look up volume %s/%s on %s: %w", pool, name, a.host, err)
+		return nil, fmt.Errorf("look up volume %s/%s on %s: %w", pool, name, a.Host, err)
 	}
 	return v, nil
 }
 
-// createMarker creates marker m in pool p with this run's note: nil
+// CreateMarker creates marker m in pool p with this run's note: nil
 // without error when another run created it first.
-func (a *applier) createMarker(p *libvirt.StoragePool, pool string, m uploadmark.Marker, what string) (*libvirt.StorageVol, error) {
+func (a *Writer) CreateMarker(p *libvirt.StoragePool, pool string, m uploadmark.Marker, what string) (*libvirt.StorageVol, error) {
 	def := libvirtxml.StorageVolume{Name: m.Name, Capacity: &libvirtxml.StorageVolumeSize{Value: uploadmark.NoteSize, Unit: "bytes"},
 		Target: &libvirtxml.StorageVolumeTarget{Format: &libvirtxml.StorageVolumeTargetFormat{Type: "raw"}}}
 	x, err := def.Marshal()
@@ -58,22 +58,22 @@ func (a *applier) createMarker(p *libvirt.StoragePool, pool string, m uploadmark
 		return nil, nil
 	}
 	if err != nil {
-		return nil, fmt.Errorf("create volume %s/%s on %s, which marks the upload of %s until it is complete: %w", pool, m.Name, a.host, what, err)
+		return nil, fmt.Errorf("create volume %s/%s on %s, which marks the upload of %s until it is complete: %w", pool, m.Name, a.Host, what, err)
 	}
 	note := uploadmark.ThisRun
 	note.Since = time.Now().UTC().Format(time.RFC3339)
-	note.Tenant = a.tenant
+	note.Tenant = a.Tenant
 	if err := a.upload(vol, pool+"/"+m.Name, bytes.NewReader(note.Bytes()), uploadmark.NoteSize, nil); err != nil {
 		// Unnamed, it is judged by its beat, which the upload's beat
 		// gives it from now on.
-		a.run.Say(fmt.Sprintf("could not write which run uploads %s into its marker %s/%s (%v): other runs wait %s for it to grow before taking it for stale", what, pool, m.Name, err, uploadmark.StaleAfter()))
+		a.Run.Say(fmt.Sprintf("could not write which run uploads %s into its marker %s/%s (%v): other runs wait %s for it to grow before taking it for stale", what, pool, m.Name, err, uploadmark.StaleAfter()))
 	}
 	return vol, nil
 }
 
 // readNote reads a marker's note and its size (its beat).
-func (a *applier) readNote(vol *libvirt.StorageVol, what string) (uploadmark.Note, uint64, error) {
-	return uploadmark.ReadNote(a.c, vol, what, a.calling)
+func (a *Writer) readNote(vol *libvirt.StorageVol, what string) (uploadmark.Note, uint64, error) {
+	return uploadmark.ReadNote(a.C, vol, what, a.calling)
 }
 
 // markerState is what waiting on another run's marker ended with.
@@ -87,7 +87,7 @@ const (
 // waitMarker waits while marker m of the upload into what ("pool/name")
 // grows, and says what it waits for. It returns once m is gone or
 // stale, or with an error at the run's first interrupt.
-func (a *applier) waitMarker(p *libvirt.StoragePool, pool string, m uploadmark.Marker, what string) (markerState, string, error) {
+func (a *Writer) waitMarker(p *libvirt.StoragePool, pool string, m uploadmark.Marker, what string) (markerState, string, error) {
 	vol, err := a.lookupVol(p, pool, m.Name)
 	if err != nil || vol == nil {
 		return markerGone, "", err
@@ -99,18 +99,18 @@ func (a *applier) waitMarker(p *libvirt.StoragePool, pool string, m uploadmark.M
 		return markerGone, "", nil
 	}
 	if err != nil {
-		return 0, "", fmt.Errorf("read the marker %s on %s of an upload into %s: %w", where, a.host, what, err)
+		return 0, "", fmt.Errorf("read the marker %s on %s of an upload into %s: %w", where, a.Host, what, err)
 	}
 	if note.Gone() {
 		return markerStale, fmt.Sprintf("%s left it unfinished: that process is gone", note.Who()), nil
 	}
-	a.run.Say(fmt.Sprintf("%s is uploading %s to %s (its marker %s is there); waiting for it to finish, or for the marker to stop growing for %s", note.Who(), what, a.d.Server(a.host), m.Name, uploadmark.StaleAfter()))
+	a.Run.Say(fmt.Sprintf("%s is uploading %s to %s (its marker %s is there); waiting for it to finish, or for the marker to stop growing for %s", note.Who(), what, a.Set.Server(a.Host), m.Name, uploadmark.StaleAfter()))
 	grew := time.Now()
 	poll := time.NewTicker(uploadmark.Beat / 5)
 	defer poll.Stop()
 	for {
 		<-poll.C
-		if a.run.Interrupted() {
+		if a.Run.Interrupted() {
 			return 0, "", fmt.Errorf("stopped waiting for %s to upload %s: %w", note.Who(), what, errUploadInterrupted)
 		}
 		done := a.calling("GetInfo of volume " + where)
@@ -120,7 +120,7 @@ func (a *applier) waitMarker(p *libvirt.StoragePool, pool string, m uploadmark.M
 		case conn.IsCode(err, libvirt.ERR_NO_STORAGE_VOL):
 			return markerGone, "", nil
 		case err != nil:
-			return 0, "", fmt.Errorf("read the marker %s on %s of an upload into %s: %w", where, a.host, what, err)
+			return 0, "", fmt.Errorf("read the marker %s on %s of an upload into %s: %w", where, a.Host, what, err)
 		case info.Capacity != size:
 			size, grew = info.Capacity, time.Now()
 		case time.Since(grew) >= uploadmark.StaleAfter():
@@ -129,10 +129,10 @@ func (a *applier) waitMarker(p *libvirt.StoragePool, pool string, m uploadmark.M
 	}
 }
 
-// beat grows marker mark every uploadmark.Beat until stop is called, so that
+// Beat grows marker mark every uploadmark.Beat until stop is called, so that
 // other runs see the upload is alive; lost says the marker was gone at
 // a beat (another run took the upload over while this one was paused).
-func (a *applier) beat(mark *libvirt.StorageVol) (lost func() bool, stop func()) {
+func (a *Writer) Beat(mark *libvirt.StorageVol) (lost func() bool, stop func()) {
 	quit, over := make(chan struct{}), make(chan struct{})
 	var gone atomic.Bool
 	go func() {
