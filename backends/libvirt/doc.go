@@ -62,7 +62,7 @@
 //
 // # Storage
 //
-// A pool site.cue declares is its own step (poolDriver): a missing one
+// A pool site.cue declares is its own step (storage.Driver): a missing one
 // is defined, built, started and autostarted; an existing one is only
 // started and autostarted, and one with another type or path blocks its
 // step (site never redefines a pool). Only dir pools. While a declared
@@ -75,7 +75,7 @@
 // claiming a create. Either way the image and VM steps plan again at apply time,
 // after the pool's step has made or started the pool, and carry out that
 // plan; a gate it needs that the run did not acknowledge stops the step
-// before any change (vmDriver.replan, poolDriver.replanImage).
+// before any change (vmDriver.replan, storage.Driver.replanImage).
 // A volume a running pool does not list whose path in the pool's
 // directory holds a file (put there after libvirt last read the pool,
 // one its daemon cannot open, a symbolic link to nothing, a named pipe,

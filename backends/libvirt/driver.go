@@ -54,7 +54,7 @@ func (d *Driver) counting(t *hosts.Tally) *Driver {
 func (d *Driver) VMs() backends.Driver { return vmDriver{d} }
 
 // Pools returns the driver for plan.PhaseStorage steps.
-func (d *Driver) Pools() backends.Driver { return poolDriver{d} }
+func (d *Driver) Pools() backends.Driver { return storage.NewDriver(d.Set) }
 
 // Networks returns the driver for plan.PhaseNetwork steps.
 func (d *Driver) Networks() backends.Driver { return d.nets }

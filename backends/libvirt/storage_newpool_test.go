@@ -16,6 +16,7 @@ import (
 	"github.com/site-tools/site/backends/engine"
 	"github.com/site-tools/site/backends/libvirt/qcow2"
 	"github.com/site-tools/site/backends/libvirt/seed"
+	"github.com/site-tools/site/backends/libvirt/storage"
 	"github.com/site-tools/site/backends/libvirt/uploadmark"
 	"github.com/site-tools/site/compiler/model"
 	"github.com/site-tools/site/compiler/plan"
@@ -207,7 +208,7 @@ func TestMissingPoolDiffSaysWhatItCannotRead(t *testing.T) {
 			tc.prep(t, pool.Path)
 			vm := r.stopped("web-"+name, pool, model.Disk{Pool: name, Name: "web-data", SizeBytes: 1 << 20})
 			obs, _ := r.diff(r.graph([]*model.VM{vm}, nil))
-			key := volumeKey(pool.Host, name, "web-data")
+			key := storage.VolumeKey(pool.Host, name, "web-data")
 			var got []plan.Change
 			for _, c := range obs.Plan.Changes {
 				if c.Key == key {

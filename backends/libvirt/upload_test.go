@@ -133,7 +133,7 @@ func TestStaleUploadIsTakenOver(t *testing.T) {
 	obs, run := r.diff(g)
 	var plan string
 	for _, c := range obs.Plan.Changes {
-		if c.Key == volumeKey(sessionHost, "images", "big.raw") {
+		if c.Key == storage.VolumeKey(sessionHost, "images", "big.raw") {
 			plan = c.Reason
 		}
 	}

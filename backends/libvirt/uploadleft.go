@@ -115,7 +115,7 @@ func (p *vmPlanner) planLeftUpload(pool, name string, ms []uploadmark.Marker, pa
 	}
 	reason := fmt.Sprintf("cloud-init seed whose upload did not finish, left by %s of tenant %s (%s beside it): no VM of the tenant on this host names this seed any more, so no run uploads it again; delete %s (%s)",
 		note.Who(), p.vm.Tenant, strings.Join(markers, ", "), what, when)
-	p.change(volumeKey(p.vm.Host, pool, name), plan.ActionDelete, plan.ImpactNone, reason,
+	p.change(storage.VolumeKey(p.vm.Host, pool, name), plan.ActionDelete, plan.ImpactNone, reason,
 		map[string]any{"volume": volume, "markers": markers}, nil)
 	p.add(op{Kind: opClearUpload, Pool: pool, Volume: name})
 	p.seen = append(p.seen, "left upload", pool, name, volume, strings.Join(markers, ","), note.Since, note.Machine)

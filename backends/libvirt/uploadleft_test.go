@@ -77,7 +77,7 @@ func TestLeftSeedUploadIsRemoved(t *testing.T) {
 	r.leftUpload(pool.Name, current, true, elsewhere(tenant))
 	g := r.graph([]*model.VM{r.seedVM(pool, "#cloud-config\n# now\n")}, nil)
 	obs, run := r.diff(g)
-	vol := func(s *seed.Seed) string { return volumeKey(sessionHost, pool.Name, s.Name) }
+	vol := func(s *seed.Seed) string { return storage.VolumeKey(sessionHost, pool.Name, s.Name) }
 	got := lines(obs.Plan)
 	for _, tt := range []struct {
 		what string

@@ -38,11 +38,11 @@ func (p *vmPlanner) base(disk model.Disk) (*baseImage, error) {
 	p.notRead(disk.Pool, vol)
 	if img := p.image(disk); img != nil && !vol.Exists {
 		// Its step uploads it first, in this run.
-		f, err := readImageFile(img)
+		f, err := storage.ReadImageFile(img)
 		if err != nil {
 			return nil, err
 		}
-		vol = &storage.Volume{Exists: true, Path: imagePath(img), Format: f.Format, Capacity: f.Capacity}
+		vol = &storage.Volume{Exists: true, Path: storage.ImagePath(img), Format: f.Format, Capacity: f.Capacity}
 	}
 	switch {
 	case vol.NoPool != "" && !vol.Exists:

@@ -22,8 +22,6 @@ import (
 // The volumes of a VM step: its disks, its cloud-init seed, and the
 // volumes site made for it that the spec no longer wants.
 
-func volumeKey(host, pool, name string) string { return "volume/" + host + "/" + pool + "/" + name }
-
 // planDisks creates the disks that are missing (blank, or from their
 // base image), makes a disk again behind a gate when the spec changed
 // its base, grows them behind a gate, and never shrinks one.
@@ -64,7 +62,7 @@ func (p *vmPlanner) planDisk(want *domain.Want, disk model.Disk, owned map[strin
 	}
 	ov := ownership.Volume{Pool: disk.Pool, Name: disk.Name, Role: "disk", Base: disk.Base}
 	prior, mine := owned[ov.Key()]
-	key := volumeKey(vm.Host, disk.Pool, disk.Name)
+	key := storage.VolumeKey(vm.Host, disk.Pool, disk.Name)
 	if vol.Unread() {
 		if err := p.planUnreadDisk(want, disk, vol, key, attached); err != nil {
 			return err
@@ -164,27 +162,8 @@ func (p *vmPlanner) planUnreadDisk(want *domain.Want, disk model.Disk, vol *stor
 // read: unknown now, read once the pool's step has started or made the
 // pool.
 func (p *vmPlanner) unreadVolume(key, pool, what string, vol *storage.Volume) {
-	before, after := unreadValues(pool, vol)
-	p.change(key, plan.ActionUpdate, plan.ImpactNone, unreadReason(pool, what, vol), before, after)
-}
-
-// unreadValues are the before and after of an unread volume's change.
-func unreadValues(pool string, vol *storage.Volume) (before, after map[string]any) {
-	if vol.NoPool == storage.PoolMissing {
-		return map[string]any{"volume": "unknown: pool " + pool + " does not exist yet"}, map[string]any{"volume": "read after the pool is made"}
-	}
-	return map[string]any{"volume": "unknown: pool " + pool + " is not active"}, map[string]any{"volume": "read after the pool starts"}
-}
-
-// unreadReason says why a volume's plan waits for its pool.
-func unreadReason(pool, what string, vol *storage.Volume) string {
-	const then = "and made only if missing (an existing one is kept; a resize or a new base still needs its gate)"
-	if vol.NoPool == storage.PoolMissing {
-		return what + ": pool " + pool + " does not exist yet, and " + vol.Unknown + ", so whether the volume is there, and what it holds, is unknown (a diff makes no pool); " +
-			"it is read after the pool is made, in apply, " + then
-	}
-	return what + ": pool " + pool + " is not active, so whether this volume exists is unknown (a diff does not start the pool); " +
-		"it is read after the pool starts, in apply, " + then
+	before, after := storage.UnreadValues(pool, vol)
+	p.change(key, plan.ActionUpdate, plan.ImpactNone, storage.UnreadReason(pool, what, vol), before, after)
 }
 
 // definedFormat is the driver type a domain's definition gives the
@@ -291,7 +270,7 @@ func (p *vmPlanner) planSeed(want *domain.Want) error {
 	p.notRead(want.SeedPool, vol)
 	want.Owner.Volumes = append(want.Owner.Volumes, ownership.Volume{Pool: want.SeedPool, Name: s.Name, Role: "seed"})
 	if vol.Unread() {
-		p.unreadVolume(volumeKey(vm.Host, want.SeedPool, s.Name), want.SeedPool, "cloud-init seed ("+s.InstanceID+")", vol)
+		p.unreadVolume(storage.VolumeKey(vm.Host, want.SeedPool, s.Name), want.SeedPool, "cloud-init seed ("+s.InstanceID+")", vol)
 		return nil
 	}
 	if !vol.Exists {
@@ -299,7 +278,7 @@ func (p *vmPlanner) planSeed(want *domain.Want) error {
 		if vol.Partial {
 			reason += storage.PartialReason(vol.Markers)
 		}
-		p.change(volumeKey(vm.Host, want.SeedPool, s.Name), plan.ActionCreate, plan.ImpactNone,
+		p.change(storage.VolumeKey(vm.Host, want.SeedPool, s.Name), plan.ActionCreate, plan.ImpactNone,
 			reason, nil, map[string]any{"size": domain.SizeString(uint64(len(s.ISO)))})
 		p.add(op{Kind: opUploadSeed, Pool: want.SeedPool, Volume: s.Name, ISO: s.ISO})
 	}
@@ -343,7 +322,7 @@ func (p *vmPlanner) planUnwantedVolumes(o *domObs, want *domain.Want, owned map[
 			want.Owner.Volumes = append(want.Owner.Volumes, ov)
 			continue // deleted by a later run, once nothing uses it
 		}
-		key := volumeKey(vm.Host, ov.Pool, ov.Name)
+		key := storage.VolumeKey(vm.Host, ov.Pool, ov.Name)
 		if ov.Role == "seed" {
 			p.change(key, plan.ActionDelete, plan.ImpactNone, "seed volume no definition references any more", map[string]any{"role": "seed"}, nil)
 			p.add(op{Kind: opDeleteVolume, Pool: ov.Pool, Volume: ov.Name})

@@ -22,7 +22,7 @@ import (
 // A declared pool that does not exist yet is made by its step on its
 // directory, which may hold files already: building a dir pool keeps
 // them, and once the pool runs libvirt lists each one as a volume, so
-// apply's fresh plan (vmDriver.replan, poolDriver.replanImage) takes a
+// apply's fresh plan (the VM driver's replan, Driver.replanImage) takes a
 // disk's, a seed's or an image's file for the volume it is: kept, grown
 // behind its gate, or refused. libvirt lists a directory only through a
 // running pool, and a diff makes no pool, so site reads the directory

@@ -1,6 +1,6 @@
 //go:build cgo && libvirt_dlopen
 
-package libvirt
+package storage
 
 import (
 	"context"
@@ -18,12 +18,25 @@ import (
 	"github.com/site-tools/site/compiler/plan"
 )
 
-// poolDriver converges plan.PhaseStorage steps: the storage pools
-// site.cue declares, and the base images it uploads into them (image.go). A missing pool is defined, built, started and
+// Driver converges plan.PhaseStorage steps: the storage pools
+// site.cue declares, and the base images it uploads into them
+// (image.go). A missing pool is defined, built, started and
 // autostarted; an existing one is only started and autostarted, never
 // redefined: one with another type or path is a conflict the operator
 // resolves, since its volumes are guests' data.
-type poolDriver struct{ d *Driver }
+type Driver struct{ s *hosts.Set }
+
+// NewDriver returns the storage steps' Driver on s.
+func NewDriver(s *hosts.Set) Driver { return Driver{s: s} }
+
+// observe returns the run's observation of host with its storage.
+func (pd Driver) observe(host string) (*View, error) {
+	o, err := pd.s.Observe(host)
+	if err != nil {
+		return nil, err
+	}
+	return Of(o), nil
+}
 
 // poolObs is what was seen of one pool.
 type poolObs struct {
@@ -48,7 +61,7 @@ type poolStep struct {
 }
 
 // typed is the pool driver as a backends.Driver.
-func (pd poolDriver) typed() backends.Typed[poolStep] {
+func (pd Driver) typed() backends.Typed[poolStep] {
 	return backends.Typed[poolStep]{
 		Name: "libvirt storage",
 		PlanD: func(ctx context.Context, step *graph.Step, run *backends.Run) (*backends.StepPlan, poolStep, error) {
@@ -60,11 +73,11 @@ func (pd poolDriver) typed() backends.Typed[poolStep] {
 }
 
 // Plan looks the pool up and plans what is missing.
-func (pd poolDriver) Plan(ctx context.Context, step *graph.Step, run *backends.Run) (*backends.StepPlan, error) {
+func (pd Driver) Plan(ctx context.Context, step *graph.Step, run *backends.Run) (*backends.StepPlan, error) {
 	return pd.typed().Plan(ctx, step, run)
 }
 
-func (pd poolDriver) plan(step *graph.Step) (*backends.StepPlan, poolStep, error) {
+func (pd Driver) plan(step *graph.Step) (*backends.StepPlan, poolStep, error) {
 	if step.Image != nil {
 		sp, det, err := pd.planImage(step)
 		return sp, poolStep{image: det}, err
@@ -74,12 +87,12 @@ func (pd poolDriver) plan(step *graph.Step) (*backends.StepPlan, poolStep, error
 		return nil, poolStep{}, fmt.Errorf("step %s: not a pool step", step.ID)
 	}
 	var o *poolObs
-	err := pd.d.Retry(func() error {
-		c, err := pd.d.Conn(p.Host)
+	err := pd.s.Retry(func() error {
+		c, err := pd.s.Conn(p.Host)
 		if err != nil {
 			return err
 		}
-		o, err = observePool(pd.d, c, p)
+		o, err = observePool(pd.s, c, p)
 		return err
 	})
 	if err != nil {
@@ -124,7 +137,7 @@ func (pd poolDriver) plan(step *graph.Step) (*backends.StepPlan, poolStep, error
 
 // observePool looks up the pool p names, reading its type and target
 // path from its persistent definition.
-func observePool(d *Driver, c *libvirt.Connect, p *model.Pool) (*poolObs, error) {
+func observePool(d *hosts.Set, c *libvirt.Connect, p *model.Pool) (*poolObs, error) {
 	d.Call()
 	pool, err := c.LookupStoragePoolByName(p.Name)
 	if conn.IsCode(err, libvirt.ERR_NO_STORAGE_POOL) {
@@ -162,19 +175,19 @@ func observePool(d *Driver, c *libvirt.Connect, p *model.Pool) (*poolObs, error)
 // Apply defines, builds, starts and autostarts the pool as planned. Each
 // call is an "ensure" on a pool that exists by then, so a failed run's
 // next plan picks up where this one stopped.
-func (pd poolDriver) Apply(ctx context.Context, sp *backends.StepPlan, run *backends.Run) (*backends.StepResult, error) {
+func (pd Driver) Apply(ctx context.Context, sp *backends.StepPlan, run *backends.Run) (*backends.StepResult, error) {
 	return pd.typed().Apply(ctx, sp, run)
 }
 
-func (pd poolDriver) apply(ctx context.Context, sp *backends.StepPlan, det poolStep, run *backends.Run) (*backends.StepResult, error) {
+func (pd Driver) apply(ctx context.Context, sp *backends.StepPlan, det poolStep, run *backends.Run) (*backends.StepResult, error) {
 	t := hosts.NewTally()
-	counted := poolDriver{pd.d.counting(t)}
+	counted := Driver{pd.s.Counting(t)}
 	var err error
 	switch {
 	case det.image != nil:
 		err = counted.applyImage(det.image, run)
 	case det.pool != nil:
-		defer pd.d.Forget(det.pool.host)
+		defer pd.s.Forget(det.pool.host)
 		err = counted.applyPool(det.pool)
 	default:
 		return nil, fmt.Errorf("step %s: its plan has nothing to apply (a bug in site: please report it)", sp.Step.ID)
@@ -182,13 +195,13 @@ func (pd poolDriver) apply(ctx context.Context, sp *backends.StepPlan, det poolS
 	return &backends.StepResult{Requests: t.Requests()}, conn.Explain(err)
 }
 
-func (pd poolDriver) applyPool(det *poolDetail) error {
+func (pd Driver) applyPool(det *poolDetail) error {
 	p := det.pool
-	c, err := pd.d.Conn(det.host)
+	c, err := pd.s.Conn(det.host)
 	if err != nil {
 		return err
 	}
-	server := pd.d.Server(det.host)
+	server := pd.s.Server(det.host)
 	var pool *libvirt.StoragePool
 	if det.define {
 		def := libvirtxml.StoragePool{Type: p.Type, Name: p.Name, Target: &libvirtxml.StoragePoolTarget{Path: p.Path}}
@@ -196,7 +209,7 @@ func (pd poolDriver) applyPool(det *poolDetail) error {
 		if err != nil {
 			return fmt.Errorf("storage pool %s: %w", p.Name, err)
 		}
-		done := pd.d.Calling(server, "StoragePoolDefineXML "+p.Name)
+		done := pd.s.Calling(server, "StoragePoolDefineXML "+p.Name)
 		pool, err = c.StoragePoolDefineXML(x, 0)
 		done()
 		if err != nil {
@@ -204,7 +217,7 @@ func (pd poolDriver) applyPool(det *poolDetail) error {
 		}
 		// Build makes the directory; an existing one is kept (with
 		// whatever images the operator already put there).
-		done = pd.d.Calling(server, "Build of storage pool "+p.Name)
+		done = pd.s.Calling(server, "Build of storage pool "+p.Name)
 		err = pool.Build(0)
 		done()
 		if err != nil {
@@ -212,7 +225,7 @@ func (pd poolDriver) applyPool(det *poolDetail) error {
 			return fmt.Errorf("build storage pool %s on %s (make %s): %w", p.Name, p.Host, p.Path, err)
 		}
 	} else {
-		done := pd.d.Calling(server, "LookupStoragePoolByName "+p.Name)
+		done := pd.s.Calling(server, "LookupStoragePoolByName "+p.Name)
 		pool, err = c.LookupStoragePoolByName(p.Name)
 		done()
 		if err != nil {
@@ -221,7 +234,7 @@ func (pd poolDriver) applyPool(det *poolDetail) error {
 	}
 	defer pool.Free()
 	if det.start {
-		done := pd.d.Calling(server, "Create of storage pool "+p.Name)
+		done := pd.s.Calling(server, "Create of storage pool "+p.Name)
 		err := pool.Create(0)
 		done()
 		if err != nil {
@@ -229,7 +242,7 @@ func (pd poolDriver) applyPool(det *poolDetail) error {
 		}
 	}
 	if det.auto {
-		done := pd.d.Calling(server, "SetAutostart of storage pool "+p.Name)
+		done := pd.s.Calling(server, "SetAutostart of storage pool "+p.Name)
 		err := pool.SetAutostart(true)
 		done()
 		if err != nil {

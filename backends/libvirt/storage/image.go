@@ -1,6 +1,6 @@
 //go:build cgo && libvirt_dlopen
 
-package libvirt
+package storage
 
 import (
 	"fmt"
@@ -15,7 +15,6 @@ import (
 	"github.com/site-tools/site/backends/libvirt/domain"
 	"github.com/site-tools/site/backends/libvirt/hosts"
 	"github.com/site-tools/site/backends/libvirt/qcow2"
-	"github.com/site-tools/site/backends/libvirt/storage"
 	"github.com/site-tools/site/compiler/graph"
 	"github.com/site-tools/site/compiler/model"
 	"github.com/site-tools/site/compiler/plan"
@@ -26,15 +25,15 @@ import (
 // created and the file streamed into it (virStorageVolUpload); an
 // existing one is never replaced, so a changed file needs a new name.
 
-// imageFile is what site reads of an image file before uploading it.
-type imageFile struct {
+// ImageFile is what site reads of an image file before uploading it.
+type ImageFile struct {
 	Format   string // "qcow2" or "raw"
 	Capacity uint64 // what the guest sees: qcow2's virtual size, else the file's
 	Bytes    int64  // the file's size, what is uploaded
 }
 
-// readImageFile reads the format and size of an image file.
-func readImageFile(img *model.Image) (*imageFile, error) {
+// ReadImageFile reads the format and size of an image file.
+func ReadImageFile(img *model.Image) (*ImageFile, error) {
 	f, err := os.Open(img.Source)
 	if err != nil {
 		return nil, fmt.Errorf("base image %s for pool %s on %s: %w; put the file there or fix its source in site.cue", img.Name, img.Pool.Name, img.Pool.Host, err)
@@ -44,7 +43,7 @@ func readImageFile(img *model.Image) (*imageFile, error) {
 	if err != nil {
 		return nil, fmt.Errorf("base image %s: %w", img.Source, err)
 	}
-	out := &imageFile{Format: "raw", Capacity: uint64(st.Size()), Bytes: st.Size()}
+	out := &ImageFile{Format: "raw", Capacity: uint64(st.Size()), Bytes: st.Size()}
 	head := make([]byte, qcow2.SizeEnd)
 	if n, _ := io.ReadFull(f, head); n == len(head) {
 		if h, ok := qcow2.Parse(head); ok {
@@ -54,14 +53,14 @@ func readImageFile(img *model.Image) (*imageFile, error) {
 	return out, nil
 }
 
-// imagePath is where a dir pool keeps a volume.
-func imagePath(img *model.Image) string { return path.Join(img.Pool.Path, img.Name) }
+// ImagePath is where a dir pool keeps a volume.
+func ImagePath(img *model.Image) string { return path.Join(img.Pool.Path, img.Name) }
 
 // imageDetail is an image step's plan for Apply.
 type imageDetail struct {
 	step *graph.Step
 	img  *model.Image
-	file *imageFile // nil while the volume could not be read
+	file *ImageFile // nil while the volume could not be read
 	// replan: the pool did not exist or did not run when this was
 	// planned, so Apply plans the step again once the pool's step has
 	// made or started it, and uploads only when the volume is missing.
@@ -70,9 +69,9 @@ type imageDetail struct {
 
 // planImage plans the upload of a declared base image that its pool
 // lacks.
-func (pd poolDriver) planImage(step *graph.Step) (*backends.StepPlan, *imageDetail, error) {
+func (pd Driver) planImage(step *graph.Step) (*backends.StepPlan, *imageDetail, error) {
 	img := step.Image
-	h, err := pd.d.observe(img.Pool.Host)
+	h, err := pd.observe(img.Pool.Host)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -84,24 +83,24 @@ func (pd poolDriver) planImage(step *graph.Step) (*backends.StepPlan, *imageDeta
 	if vol.Exists {
 		return sp, nil, nil // uploaded once, never replaced
 	}
-	key := volumeKey(img.Pool.Host, img.Pool.Name, img.Name)
+	key := VolumeKey(img.Pool.Host, img.Pool.Name, img.Name)
 	if vol.Unread() {
 		// The file is not read either: an image already in the pool
 		// needs none.
-		before, after := unreadValues(img.Pool.Name, vol)
+		before, after := UnreadValues(img.Pool.Name, vol)
 		sp.Changes = append(sp.Changes, plan.Change{Key: key, Step: step.ID, Phase: step.Phase,
 			Action: plan.ActionUpdate, Impact: plan.ImpactNone,
-			Reason: unreadReason(img.Pool.Name, "base image declared in site.cue, uploaded once from "+img.Source+" if the pool lacks it", vol),
+			Reason: UnreadReason(img.Pool.Name, "base image declared in site.cue, uploaded once from "+img.Source+" if the pool lacks it", vol),
 			Before: before, After: after})
 		return sp, &imageDetail{step: step, img: img, replan: true}, nil
 	}
-	f, err := readImageFile(img)
+	f, err := ReadImageFile(img)
 	if err != nil {
 		return nil, nil, err
 	}
 	reason := "base image declared in site.cue, uploaded once from " + img.Source
 	if vol.Partial {
-		reason += storage.PartialReason(vol.Markers)
+		reason += PartialReason(vol.Markers)
 	}
 	sp.Changes = append(sp.Changes, plan.Change{Key: key, Step: step.ID, Phase: step.Phase,
 		Action: plan.ActionCreate, Impact: plan.ImpactNone, Reason: reason,
@@ -112,9 +111,9 @@ func (pd poolDriver) planImage(step *graph.Step) (*backends.StepPlan, *imageDeta
 // replanImage plans an image step again at apply time, once its pool's
 // step has made or started the pool (see imageDetail.replan): nil when
 // the volume is there by now.
-func (pd poolDriver) replanImage(det *imageDetail) (*imageDetail, error) {
+func (pd Driver) replanImage(det *imageDetail) (*imageDetail, error) {
 	img := det.img
-	pd.d.Forget(img.Pool.Host) // observed before the pool's step ran
+	pd.s.Forget(img.Pool.Host) // observed before the pool's step ran
 	_, again, err := pd.planImage(det.step)
 	if err != nil {
 		return nil, fmt.Errorf("base image %s: planning it again once pool %s runs: %w", img.Name, img.Pool.Name, err)
@@ -127,11 +126,11 @@ func (pd poolDriver) replanImage(det *imageDetail) (*imageDetail, error) {
 }
 
 // applyImage creates the volume and streams the file into it, under
-// its marker (storage.Writer.CreateUploaded): a volume whose upload did not finish is
+// its marker (Writer.CreateUploaded): a volume whose upload did not finish is
 // never taken for the image.
-func (pd poolDriver) applyImage(det *imageDetail, run *backends.Run) error {
+func (pd Driver) applyImage(det *imageDetail, run *backends.Run) error {
 	img := det.img
-	defer pd.d.Forget(img.Pool.Host)
+	defer pd.s.Forget(img.Pool.Host)
 	if det.replan {
 		again, err := pd.replanImage(det)
 		if err != nil || again == nil {
@@ -139,11 +138,11 @@ func (pd poolDriver) applyImage(det *imageDetail, run *backends.Run) error {
 		}
 		det = again
 	}
-	c, err := pd.d.Conn(img.Pool.Host)
+	c, err := pd.s.Conn(img.Pool.Host)
 	if err != nil {
 		return err
 	}
-	a := &storage.Writer{Set: pd.d.Set, C: c, Host: img.Pool.Host, Run: run}
+	a := &Writer{Set: pd.s, C: c, Host: img.Pool.Host, Run: run}
 	f, err := os.Open(img.Source)
 	if err != nil {
 		return fmt.Errorf("base image %s: %w", img.Name, err)
