@@ -75,7 +75,7 @@
 // claiming a create. Either way the image and VM steps plan again at apply time,
 // after the pool's step has made or started the pool, and carry out that
 // plan; a gate it needs that the run did not acknowledge stops the step
-// before any change (vmDriver.replan, storage.Driver.replanImage).
+// before any change (vmstep.Driver.replan, storage.Driver.replanImage).
 // A volume a running pool does not list whose path in the pool's
 // directory holds a file (put there after libvirt last read the pool,
 // one its daemon cannot open, a symbolic link to nothing, a named pipe,
@@ -127,7 +127,7 @@
 // finish and whose seed no VM of the tenant on the host names any more
 // (its cloud-init changed) is removed, without a gate, by the plan of
 // the tenant's first VM that uses the pool, under the same rules of
-// staleness (uploadleft.go).
+// staleness (vmstep, uploadleft.go).
 //
 // site never undefines a domain to update it.
 //
@@ -150,7 +150,7 @@
 // appeared after the plan, or its file is in the pool's directory
 // unlisted, or the build failed. Before the step returns that error it
 // takes the volume out of the owner element (live and persistent) and
-// the disk on it out of the definition (volclaim.go), so a removal of
+// the disk on it out of the definition (vmstep, volclaim.go), so a removal of
 // the VM never deletes it, and the next run does not take it for a
 // disk the VM has attached already. A domain or network of the same
 // name without our owner element, or owned by another tenant, is foreign:
@@ -162,7 +162,7 @@
 // base, that a domain of another tenant or one without an owner element
 // has as a disk in its live or persistent definition (by pool and
 // volume, or by the volume's file path): that is the other domain's
-// data (voluse.go). The host's observation has every definition, so the
+// data (vmstep, voluse.go). The host's observation has every definition, so the
 // check makes no libvirt call, and a VM whose disks are attached to it
 // already does not run it. A base no domain attaches (an image) is
 // every tenant's; a disk's backing chain does not attach its base.
@@ -178,7 +178,7 @@
 // step that made it; vm/URI/NAME@TENANT where another tenant's spec in
 // the run declares that name, see graph.With), whose plan undefines it and deletes the volumes its
 // owner element lists (but not those the spec names as a VM's disk or
-// base), behind GATE-VM-DESTROY. A VM renamed in the spec (rename.go) is
+// base), behind GATE-VM-DESTROY. A VM renamed in the spec (vmstep, rename.go) is
 // not a removal: the new VM's step renames the domain (virDomainRename)
 // that is the one dropped domain with a disk the new VM names, when the
 // new VM is the one VM naming its disks, so the owner element, and what
@@ -346,16 +346,18 @@
 //
 // # Packages
 //
-// This package is the Driver: observing hosts, planning and applying
-// domains, networks, pools, volumes and uploads. What needs no Driver
-// sits below it: hosts (the run's connections, call counts, retries and
-// each host's observed domains and networks, which every kind shares),
-// netstep (the network steps' planner and applier), storage (a host's
-// pools and volumes as the plans read them),
-// conn (opening with a time limit, keepalive, hosts
-// given up on, libvirt's errors as the user sees them), ownership
-// (site's owner element), domain (a domain's definition and shape),
-// network (a network's definition, DHCP hosts and MACs), qcow2 (the
-// header reader), uploadmark (the names and notes of upload markers)
-// and seed (cloud-init seed ISOs).
+// This package is the Driver the engine calls: it opens the run's
+// hosts, discovers what a tenant dropped, lists what site owns and what
+// uploads left, and hands each step to the package of its kind. Below
+// it: vmstep (the VM steps' planner and applier: definitions, power,
+// renames, disks and seeds), netstep (the network steps'), storage (the
+// storage steps, and a host's pools and volumes as every step reads and
+// writes them, uploads under their markers), hosts (the run's
+// connections, call counts, retries and each host's observed domains
+// and networks, which every kind shares), conn (opening with a time
+// limit, keepalive, hosts given up on, libvirt's errors as the user
+// sees them), ownership (site's owner element), domain (a domain's
+// definition and shape), network (a network's definition, DHCP hosts
+// and MACs), qcow2 (the header reader), uploadmark (the names and notes
+// of upload markers) and seed (cloud-init seed ISOs).
 package libvirt

@@ -10,6 +10,7 @@ import (
 	"github.com/site-tools/site/backends/libvirt/hosts"
 	"github.com/site-tools/site/backends/libvirt/netstep"
 	"github.com/site-tools/site/backends/libvirt/storage"
+	"github.com/site-tools/site/backends/libvirt/vmstep"
 )
 
 // URIMapEnv names the environment variable that rewrites host URIs.
@@ -17,7 +18,7 @@ const URIMapEnv = hosts.URIMapEnv
 
 // ShutdownTimeoutEnv names the environment variable that overrides
 // DefaultShutdownTimeout for NewFromEnv's driver (a Go duration).
-const ShutdownTimeoutEnv = "SITE_LIBVIRT_SHUTDOWN_TIMEOUT"
+const ShutdownTimeoutEnv = hosts.ShutdownTimeoutEnv
 
 // DomainTypeEnv names the environment variable that sets
 // Options.DomainType for NewFromEnv's driver: "kvm" or "qemu".
@@ -44,14 +45,8 @@ func New(opts Options) *Driver {
 	return &Driver{Set: s, nets: netstep.New(s)}
 }
 
-// counting returns a view of d whose calls t counts too
-// (hosts.Set.Counting).
-func (d *Driver) counting(t *hosts.Tally) *Driver {
-	return &Driver{Set: d.Set.Counting(t), nets: d.nets}
-}
-
 // VMs returns the driver for plan.PhaseVM steps.
-func (d *Driver) VMs() backends.Driver { return vmDriver{d} }
+func (d *Driver) VMs() backends.Driver { return vmstep.New(d.Set) }
 
 // Pools returns the driver for plan.PhaseStorage steps.
 func (d *Driver) Pools() backends.Driver { return storage.NewDriver(d.Set) }

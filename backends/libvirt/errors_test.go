@@ -120,61 +120,6 @@ func TestRetryStopsAtInterrupt(t *testing.T) {
 	}
 }
 
-// TestApplyRetriesOnlyEnsureOps feeds every VM op kind a transient
-// failure on every try: the "ensure" ops are tried hosts.RetryTries times, on
-// a connection checked (and reopened if dead) before each retry, and
-// every other op exactly once.
-func TestApplyRetriesOnlyEnsureOps(t *testing.T) {
-	r := newRig(t, "test:///default", Options{})
-	c := r.conn()
-	tests := []struct {
-		kind      opKind
-		name      string
-		wantTries int
-	}{
-		{opDefine, "define", hosts.RetryTries},
-		{opSetMetadata, "set metadata", hosts.RetryTries},
-		{opSetAutostart, "set autostart", hosts.RetryTries},
-		{opCreateVolume, "create volume", 1},
-		{opUploadSeed, "upload seed", 1},
-		{opResizeVolume, "resize volume", 1},
-		{opDeleteVolume, "delete volume", 1},
-		{opClearUpload, "clear a left upload", 1},
-		{opMemoryLive, "live memory", 1},
-		{opVCPUsLive, "live vcpus", 1},
-		{opStart, "start", 1},
-		{opStop, "stop", 1},
-		{opRestart, "restart", 1},
-		{opUndefine, "undefine", 1},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			r.d.Sleep = func(time.Duration) {}
-			tries := 0
-			a := &applier{d: r.d, c: c, host: r.host, res: &backends.StepResult{}, try: func(o op) error {
-				if o.Kind != tt.kind {
-					t.Errorf("got op %d, want %d", o.Kind, tt.kind)
-				}
-				tries++
-				return libvirt.Error{Code: libvirt.ERR_RPC, Domain: libvirt.FROM_RPC, Message: "Cannot recv data: Connection reset by peer"}
-			}}
-			before := r.d.Calls()
-			err := a.do(op{Kind: tt.kind, Domain: "web"})
-			if err == nil {
-				t.Fatal("got no error from an op that always fails")
-			}
-			if tries != tt.wantTries {
-				t.Errorf("got %d tries, want %d", tries, tt.wantTries)
-			}
-			// The injected op makes no libvirt call; each retry's
-			// connection check (IsAlive) is one, and is counted.
-			if got, want := r.d.Calls()-before, int64(tt.wantTries-1); got != want {
-				t.Errorf("got %d libvirt calls counted, want %d", got, want)
-			}
-		})
-	}
-}
-
 // TestObserveRetriesUnreachableDaemon points a host at a socket nobody
 // listens on: libvirt's real connect error is transient, so observing
 // tries hosts.RetryTries times (each try one counted connect call) and the

@@ -35,7 +35,7 @@ func (d *Driver) ListOwned(ctx context.Context, host string) ([]backends.Owned, 
 	for name, o := range h.Domains {
 		if o.Owner != nil {
 			doms = append(doms, backends.Owned{Kind: backends.OwnedDomain, Name: name, UUID: o.UUID(), Tenant: o.Owner.Tenant, Active: o.Running,
-				Volumes: volumesOf(o.Owner, h.volumeRefs(name, true))})
+				Volumes: volumesOf(o.Owner, h.VolumeRefs(name, true))})
 		}
 	}
 	for name, o := range h.Networks {

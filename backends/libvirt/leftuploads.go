@@ -17,6 +17,7 @@ import (
 
 	"github.com/site-tools/site/backends"
 	"github.com/site-tools/site/backends/libvirt/conn"
+	"github.com/site-tools/site/backends/libvirt/domain"
 	"github.com/site-tools/site/backends/libvirt/ownership"
 	"github.com/site-tools/site/backends/libvirt/seed"
 	"github.com/site-tools/site/backends/libvirt/uploadmark"
@@ -164,7 +165,7 @@ func (r poolReader) leftUploads(ups []markedUpload, names []string) ([]backends.
 // of the volumes is read: in a directory pool it costs one read of the
 // pool's definition, whatever the number of volumes.
 func (r poolReader) inUse(vols []string) (bool, error) {
-	listed := r.h.ownerListed()
+	listed := r.h.OwnerListed()
 	for _, v := range vols {
 		if listed[ownership.Volume{Pool: r.pool, Name: v}.Key()] {
 			return true, nil
@@ -330,7 +331,7 @@ func (h *hostObs) diskOnAny(pool string, vols, paths []string) bool {
 		for _, dom := range h.DomainNames() {
 			o := h.Domains[dom]
 			for _, def := range []*libvirtxml.Domain{o.Inactive, o.Live} {
-				if _, on := diskOn(def, pool, name, path); on {
+				if _, on := domain.DiskOn(def, pool, name, path); on {
 					return true
 				}
 			}

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/site-tools/site/backends/engine"
+	"github.com/site-tools/site/backends/libvirt/domain"
 	"github.com/site-tools/site/backends/libvirt/libvirttest"
 	"github.com/site-tools/site/compiler/graph"
 	"github.com/site-tools/site/compiler/model"
@@ -30,7 +31,7 @@ func wantDomainGone(t *testing.T, r *rig, name, keep, pool, vol string) {
 		d.Free()
 		t.Errorf("domain %s is defined, sharing %s/%s with %s", name, pool, vol, keep)
 	}
-	if _, on := diskOn(r.domain(keep).Inactive, pool, vol, ""); !on {
+	if _, on := domain.DiskOn(r.domain(keep).Inactive, pool, vol, ""); !on {
 		t.Errorf("domain %s of tenant other lost its disk on %s/%s", keep, pool, vol)
 	}
 }

@@ -265,14 +265,14 @@ func TestMarkerBeatGrowsIt(t *testing.T) {
 	uploadmark.Beat = 20 * time.Millisecond
 	t.Cleanup(func() { uploadmark.Beat = beat })
 	r.makePool(pool)
-	a := &applier{d: r.d, c: r.conn(), host: r.host, res: &backends.StepResult{}, run: backends.NewRun()}
+	a := &storage.Writer{Set: r.d.Set, C: r.conn(), Host: r.host, Run: backends.NewRun()}
 	p, err := r.conn().LookupStoragePoolByName(pool.Name)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer p.Free()
 	m := uploadmark.Marker{Name: uploadmark.UploadingName("big.raw")}
-	mark, err := a.w().CreateMarker(p, pool.Name, m, "images/big.raw")
+	mark, err := a.CreateMarker(p, pool.Name, m, "images/big.raw")
 	if err != nil || mark == nil {
 		t.Fatalf("createMarker: %v", err)
 	}
@@ -281,7 +281,7 @@ func TestMarkerBeatGrowsIt(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	lost, stop := a.w().Beat(mark)
+	lost, stop := a.Beat(mark)
 	defer stop()
 	// A bounded wait for an event, not a timing: it grows within a
 	// beat or two, or never.

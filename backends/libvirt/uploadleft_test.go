@@ -149,8 +149,8 @@ func TestLeftSeedUploadOfALiveRunIsKept(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer mark.Free()
-	other := &applier{d: r.d, c: r.conn(), host: r.host, res: &backends.StepResult{}, run: backends.NewRun()}
-	_, stopBeat := other.w().Beat(mark)
+	other := &storage.Writer{Set: r.d.Set, C: r.conn(), Host: r.host, Run: backends.NewRun()}
+	_, stopBeat := other.Beat(mark)
 	defer stopBeat()
 
 	said := make(chan string, 100)

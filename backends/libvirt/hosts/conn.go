@@ -16,6 +16,11 @@ import (
 // (libvirt.URIMapEnv), named in the error of a mapped host's open.
 const URIMapEnv = "SITE_LIBVIRT_URI_MAP"
 
+// ShutdownTimeoutEnv names the environment variable that overrides
+// Options.ShutdownTimeout (libvirt.ShutdownTimeoutEnv), named in the
+// plans of the stops that wait for it.
+const ShutdownTimeoutEnv = "SITE_LIBVIRT_SHUTDOWN_TIMEOUT"
+
 // Conn returns the open connection to host, opening it on first use,
 // and again when the daemon dropped it (a restart). A host whose daemon
 // stopped answering was given up on for the run: its error comes back

@@ -85,7 +85,7 @@ func observeHost(s *Set, c *libvirt.Connect, host string) (*Obs, error) {
 
 // ObserveDomains reads every domain on host, by name: for the host's
 // observation, and again right before a define relies on which volumes
-// the others have (voluse.go).
+// the others have (vmstep, before a define).
 func ObserveDomains(s *Set, c *libvirt.Connect, host string) (map[string]*Domain, error) {
 	server := s.Server(host)
 	done := s.Calling(server, "ListAllDomains")

@@ -25,7 +25,7 @@ type Volume struct {
 	// finished (a marker is beside it, see marker.go): another run
 	// uploads it now, or one that did not finish left it. It reads as
 	// missing (Exists false), and its step uploads it, or waits for the
-	// run that does. Markers names the markers. Only hostObs.uploaded
+	// run that does. Markers names the markers. Only View.Uploaded
 	// sets them.
 	Partial bool
 	Markers []string

@@ -1,6 +1,6 @@
 //go:build cgo && libvirt_dlopen
 
-package libvirt
+package vmstep
 
 import (
 	"fmt"
@@ -10,6 +10,8 @@ import (
 	"libvirt.org/go/libvirt"
 	"libvirt.org/go/libvirtxml"
 
+	"github.com/site-tools/site/backends/libvirt/domain"
+	"github.com/site-tools/site/backends/libvirt/hosts"
 	"github.com/site-tools/site/compiler/graph"
 	"github.com/site-tools/site/compiler/model"
 	"github.com/site-tools/site/compiler/plan"
@@ -73,7 +75,7 @@ func (h *hostObs) renames(t *model.Tenant, host string) map[string]string {
 func hasDiskOf(vm *model.VM, o *domObs) bool {
 	for _, d := range vm.Disks {
 		for _, def := range []*libvirtxml.Domain{o.Inactive, o.Live} {
-			if _, ok := diskOn(def, d.Pool, d.Name, ""); ok {
+			if _, ok := domain.DiskOn(def, d.Pool, d.Name, ""); ok {
 				return true
 			}
 		}
@@ -113,14 +115,14 @@ func (p *vmPlanner) planRename() {
 	reason := fmt.Sprintf("the spec renamed VM %s to %s, which names its disks: rename the shut-off domain (virDomainRename), so it keeps its disks and the owner element that lists what site made for it", from, vm.Name)
 	if !o.Running {
 		p.change(p.step.ID, plan.ActionUpdate, plan.ImpactNone, reason, map[string]any{"name": from}, map[string]any{"name": vm.Name})
-		p.add(op{Kind: opRename, Domain: from, To: vm.Name})
+		p.add(op{Kind: OpRename, Domain: from, To: vm.Name})
 		return
 	}
 	reason = fmt.Sprintf("the spec renamed VM %s to %s, which names its disks: libvirt renames only a shut-off domain, so shut %s down (forced off after %s), then rename it (virDomainRename), so it keeps its disks and the owner element that lists what site made for it: an outage",
-		from, vm.Name, from, ShutdownTimeoutEnv)
+		from, vm.Name, from, hosts.ShutdownTimeoutEnv)
 	p.change(p.step.ID, plan.ActionUpdate, plan.ImpactRestart, reason,
 		map[string]any{"name": from, "running": true}, map[string]any{"name": vm.Name, "running": false}, plan.GateVMDestroy)
-	p.add(op{Kind: opRename, Gate: plan.GateVMDestroy, Domain: from, To: vm.Name})
+	p.add(op{Kind: OpRename, Gate: plan.GateVMDestroy, Domain: from, To: vm.Name})
 }
 
 // renamedTo is the VM a declared VM's step renames undeclared domain

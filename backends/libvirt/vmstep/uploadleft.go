@@ -1,6 +1,6 @@
 //go:build cgo && libvirt_dlopen
 
-package libvirt
+package vmstep
 
 import (
 	"errors"
@@ -76,8 +76,8 @@ func (p *vmPlanner) planLeftUploadsIn(pool string, wanted map[string]bool) error
 	if err != nil {
 		return err
 	}
-	used := p.h.volumeRefs("", false)
-	listed := p.h.ownerListed()
+	used := p.h.VolumeRefs("", false)
+	listed := p.h.OwnerListed()
 	marked := markedSeeds(names)
 	for _, name := range slices.Sorted(maps.Keys(marked)) {
 		key := ownership.Volume{Pool: pool, Name: name}.Key()
@@ -117,7 +117,7 @@ func (p *vmPlanner) planLeftUpload(pool, name string, ms []uploadmark.Marker, pa
 		note.Who(), p.vm.Tenant, strings.Join(markers, ", "), what, when)
 	p.change(storage.VolumeKey(p.vm.Host, pool, name), plan.ActionDelete, plan.ImpactNone, reason,
 		map[string]any{"volume": volume, "markers": markers}, nil)
-	p.add(op{Kind: opClearUpload, Pool: pool, Volume: name})
+	p.add(op{Kind: OpClearUpload, Pool: pool, Volume: name})
 	p.seen = append(p.seen, "left upload", pool, name, volume, strings.Join(markers, ","), note.Since, note.Machine)
 }
 
@@ -181,22 +181,6 @@ func markedSeeds(names []string) map[string][]uploadmark.Marker {
 		}
 		if ms := uploadmark.In(names, seed); len(ms) > 0 {
 			out[seed] = ms
-		}
-	}
-	return out
-}
-
-// ownerListed is the set of volumes (ownership.Volume.Key) that an owner
-// element of a domain on the host lists: that domain's step deletes
-// them when they are unwanted.
-func (h *hostObs) ownerListed() map[string]bool {
-	out := map[string]bool{}
-	for _, o := range h.Domains {
-		if o.Owner == nil {
-			continue
-		}
-		for _, v := range o.Owner.Volumes {
-			out[v.Key()] = true
 		}
 	}
 	return out

@@ -1,6 +1,6 @@
 //go:build cgo && libvirt_dlopen
 
-package libvirt
+package vmstep
 
 import (
 	"context"
@@ -8,13 +8,14 @@ import (
 	"testing"
 
 	"github.com/site-tools/site/backends"
+	"github.com/site-tools/site/backends/libvirt/hosts"
 )
 
 // TestOpsStopAtInterrupt: after an interrupt a VM step starts no
 // further op; the op on the wire finishes, and the step is partial (or
 // not started), saying so. No daemon: the ops are the test's.
 func TestOpsStopAtInterrupt(t *testing.T) {
-	ops := []op{{Kind: opCreateVolume, Domain: "web", Volume: "web-data"}, {Kind: opStart, Domain: "web"}, {Kind: opRestart, Domain: "db"}}
+	ops := []op{{Kind: OpCreateVolume, Domain: "web", Volume: "web-data"}, {Kind: OpStart, Domain: "web"}, {Kind: OpRestart, Domain: "db"}}
 	for _, tc := range []struct {
 		name        string
 		interruptAt int // the op during which the interrupt comes; -1 before the first
@@ -31,7 +32,7 @@ func TestOpsStopAtInterrupt(t *testing.T) {
 				run.Interrupt()
 			}
 			tries := 0
-			a := &applier{d: New(Options{Run: run}), host: "h", res: &backends.StepResult{}, run: run, try: func(o op) error {
+			a := &applier{d: &hostSet{hosts.New(hosts.Options{Run: run})}, host: "h", res: &backends.StepResult{}, run: run, try: func(o op) error {
 				if tries == tc.interruptAt {
 					run.Interrupt()
 				}

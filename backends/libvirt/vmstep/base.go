@@ -1,6 +1,6 @@
 //go:build cgo && libvirt_dlopen
 
-package libvirt
+package vmstep
 
 import (
 	"fmt"
@@ -155,7 +155,7 @@ func poolStepID(vm *model.VM, pool string) string { return "pool/" + vm.Host + "
 // planNewDisk creates a missing disk: blank, an overlay on its base, or
 // a copy of it.
 func (p *vmPlanner) planNewDisk(want *domain.Want, disk model.Disk, key string) error {
-	o := op{Kind: opCreateVolume, Domain: p.vm.Name, Pool: disk.Pool, Volume: disk.Name, Bytes: disk.SizeBytes}
+	o := op{Kind: OpCreateVolume, Domain: p.vm.Name, Pool: disk.Pool, Volume: disk.Name, Bytes: disk.SizeBytes}
 	after := map[string]any{"size": domain.SizeString(disk.SizeBytes)}
 	reason := "new disk volume for " + p.vm.Name
 	format := ""
@@ -225,8 +225,8 @@ func (p *vmPlanner) planRebase(want *domain.Want, disk model.Disk, vol *storage.
 	}
 	reason := fmt.Sprintf("destroy and recreate: the disk was made from base %q and the spec now says %q, so it is deleted and made again; everything the guest wrote to it is lost", was, disk.Base)
 	p.change(key, plan.ActionUpdate, plan.ImpactDestroy, reason, map[string]any{"base": was}, map[string]any{"base": disk.Base}, plan.GateVMDiskRebase)
-	p.add(op{Kind: opDropVolume, Gate: plan.GateVMDiskRebase, Pool: disk.Pool, Volume: disk.Name})
-	o := op{Kind: opCreateVolume, Gate: plan.GateVMDiskRebase, Domain: p.vm.Name, Pool: disk.Pool, Volume: disk.Name, Bytes: disk.SizeBytes}
+	p.add(op{Kind: OpDropVolume, Gate: plan.GateVMDiskRebase, Pool: disk.Pool, Volume: disk.Name})
+	o := op{Kind: OpCreateVolume, Gate: plan.GateVMDiskRebase, Domain: p.vm.Name, Pool: disk.Pool, Volume: disk.Name, Bytes: disk.SizeBytes}
 	format := ""
 	if b != nil {
 		format = o.from(b, disk.Clone)

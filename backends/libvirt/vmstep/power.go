@@ -1,6 +1,6 @@
 //go:build cgo && libvirt_dlopen
 
-package libvirt
+package vmstep
 
 import (
 	"fmt"
@@ -10,6 +10,7 @@ import (
 	"libvirt.org/go/libvirt"
 
 	"github.com/site-tools/site/backends"
+	"github.com/site-tools/site/backends/libvirt/hosts"
 )
 
 // This file holds a guest's power changes: restart, stop (shut down,
@@ -75,7 +76,7 @@ func (a *applier) stop(dom *libvirt.Domain, name string) error {
 			// never reported as a host that does not answer; the wait
 			// is said on its own, as it may last minutes.
 			say := a.d.Opts.Run.Say
-			say(fmt.Sprintf("asked guest %s on %s to shut down; waiting up to %s (%s), then forcing it off", name, a.host, t, ShutdownTimeoutEnv))
+			say(fmt.Sprintf("asked guest %s on %s to shut down; waiting up to %s (%s), then forcing it off", name, a.host, t, hosts.ShutdownTimeoutEnv))
 			start := time.Now()
 			deadline, next := start.Add(t), start.Add(10*time.Second)
 			for time.Now().Before(deadline) {

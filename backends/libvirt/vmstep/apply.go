@@ -1,6 +1,6 @@
 //go:build cgo && libvirt_dlopen
 
-package libvirt
+package vmstep
 
 import (
 	"context"
@@ -17,21 +17,21 @@ import (
 	"github.com/site-tools/site/backends/libvirt/storage"
 )
 
-// Apply carries out a VM step's plan in a fixed order (opKind's): the
+// Apply carries out a VM step's plan in a fixed order (OpKind's): the
 // definition and metadata, whose owner element claims the volumes about
 // to be made, then the volumes, autostart, live changes, the running
 // state, then deletes. It refuses up front when a gated action's gate was not
 // acknowledged, even though the executor checks gates first.
-func (v vmDriver) Apply(ctx context.Context, sp *backends.StepPlan, run *backends.Run) (*backends.StepResult, error) {
+func (v Driver) Apply(ctx context.Context, sp *backends.StepPlan, run *backends.Run) (*backends.StepResult, error) {
 	return v.typed().Apply(ctx, sp, run)
 }
 
-func (v vmDriver) apply(ctx context.Context, sp *backends.StepPlan, det *vmDetail, run *backends.Run) (*backends.StepResult, error) {
+func (v Driver) apply(ctx context.Context, sp *backends.StepPlan, det *vmDetail, run *backends.Run) (*backends.StepResult, error) {
 	defer v.d.Forget(det.host)
 	// The step counts the calls made planning again and applying, not
 	// the check of the connection before it applies.
 	t := hosts.NewTally()
-	counted := vmDriver{v.d.counting(t)}
+	counted := Driver{v.d.counting(t)}
 	if len(det.unread) > 0 {
 		again, err := counted.replan(ctx, sp, det, run)
 		if err != nil {
@@ -56,7 +56,7 @@ func (v vmDriver) apply(ctx context.Context, sp *backends.StepPlan, det *vmDetai
 	// A restart or stop carries the pending changes out; otherwise they
 	// wait for the guest's next boot, and this apply did nothing for
 	// them.
-	if !slices.ContainsFunc(ops, func(o op) bool { return o.Kind == opRestart || o.Kind == opStop }) {
+	if !slices.ContainsFunc(ops, func(o op) bool { return o.Kind == OpRestart || o.Kind == OpStop }) {
 		a.res.Waiting = det.waiting
 	}
 	return a.res, nil
@@ -76,7 +76,7 @@ func (a *applier) runOps(ctx context.Context, ops []op) error {
 			}
 			return fmt.Errorf("%w; %s", hosts.InterruptedBefore(i, len(ops)), a.changedBefore())
 		}
-		if err := a.do(o); err != nil {
+		if err := AfterOp(o.Kind, a.do(o)); err != nil {
 			return err
 		}
 		a.done = append(a.done, o)
@@ -84,7 +84,12 @@ func (a *applier) runOps(ctx context.Context, ops []op) error {
 	return nil
 }
 
-// inApplyOrder is ops in the order apply runs them: opKind's.
+// AfterOp is called as each op of a VM step's apply has run, with the
+// op's kind and error, and what it returns is taken for the op's error.
+// Tests use it to stand for the process dying right after an op.
+var AfterOp = func(_ OpKind, err error) error { return err }
+
+// inApplyOrder is ops in the order apply runs them: OpKind's.
 func inApplyOrder(ops []op) []op {
 	ops = slices.Clone(ops)
 	slices.SortStableFunc(ops, func(x, y op) int { return int(x.Kind) - int(y.Kind) })
@@ -100,7 +105,7 @@ func inApplyOrder(ops []op) []op {
 // smaller than the spec, or made from another base): the plan the user
 // was shown could not ask for it, so the step stops there, having
 // changed nothing.
-func (v vmDriver) replan(ctx context.Context, sp *backends.StepPlan, det *vmDetail, run *backends.Run) (*vmDetail, error) {
+func (v Driver) replan(ctx context.Context, sp *backends.StepPlan, det *vmDetail, run *backends.Run) (*vmDetail, error) {
 	vm := sp.Step.VM
 	v.d.Forget(det.host) // observed before the pool's step ran
 	again, fresh, err := v.plan(ctx, sp.Step, run)
@@ -124,7 +129,7 @@ func (v vmDriver) replan(ctx context.Context, sp *backends.StepPlan, det *vmDeta
 
 // applier runs ops against one host.
 type applier struct {
-	d    *Driver // the step's view (Driver.counting): it counts the step's calls
+	d    *hostSet // the step's view (hostSet.counting): it counts the step's calls
 	c    *libvirt.Connect
 	host string
 	res  *backends.StepResult
@@ -216,9 +221,9 @@ func (a *applier) do(o op) error {
 // not: a start that failed on the wire may have started the guest, a
 // create may have created the volume, and repeating them would fail or
 // act twice. Those fail the step, and the next run re-observes.
-func retryable(k opKind) bool {
+func retryable(k OpKind) bool {
 	switch k {
-	case opDefine, opSetMetadata, opSetAutostart:
+	case OpDefine, OpSetMetadata, OpSetAutostart:
 		return true
 	}
 	return false
@@ -228,26 +233,26 @@ func retryable(k opKind) bool {
 // ops on an existing domain in onDomain.
 func (a *applier) once(o op) error {
 	switch o.Kind {
-	case opCreateVolume:
+	case OpCreateVolume:
 		return a.createDisk(o)
-	case opUploadSeed:
+	case OpUploadSeed:
 		return a.w().CreateVolume(o.Pool, o.Volume, uint64(len(o.ISO)), o.ISO)
-	case opClearUpload:
+	case OpClearUpload:
 		return a.clearLeftUpload(o.Pool, o.Volume)
-	case opResizeVolume:
+	case OpResizeVolume:
 		return a.w().WithVolume(o.Pool, o.Volume, "Resize", func(vol *libvirt.StorageVol) error {
 			if err := storage.StillReadAs(vol, o.Format); err != nil {
 				return err
 			}
 			return vol.Resize(o.Bytes, 0)
 		})
-	case opDeleteVolume, opDropVolume:
+	case OpDeleteVolume, OpDropVolume:
 		err := a.w().WithVolume(o.Pool, o.Volume, "Delete", func(vol *libvirt.StorageVol) error { return vol.Delete(0) })
 		if conn.IsCode(err, libvirt.ERR_NO_STORAGE_VOL) {
 			return nil // already gone
 		}
 		return err
-	case opDefine:
+	case OpDefine:
 		return a.defineGuarded(o, func() error {
 			done := a.calling("DomainDefineXML " + o.Domain)
 			dom, err := a.c.DomainDefineXML(o.XML)
@@ -270,52 +275,52 @@ func (a *applier) once(o op) error {
 // onDomain runs one op on the domain it names, already looked up.
 func (a *applier) onDomain(dom *libvirt.Domain, o op) error {
 	switch o.Kind {
-	case opSetMetadata:
+	case OpSetMetadata:
 		flags := libvirt.DOMAIN_AFFECT_CONFIG
 		if o.Live {
 			flags |= libvirt.DOMAIN_AFFECT_LIVE
 		}
 		done := a.calling("SetMetadata of domain " + o.Domain)
-		err := dom.SetMetadata(libvirt.DOMAIN_METADATA_ELEMENT, o.Owner.Element(), ownership.Prefix, OwnerNS, flags)
+		err := dom.SetMetadata(libvirt.DOMAIN_METADATA_ELEMENT, o.Owner.Element(), ownership.Prefix, ownership.NS, flags)
 		done()
 		if err != nil {
 			return fmt.Errorf("set owner metadata of %s on %s: %w", o.Domain, a.host, err)
 		}
-	case opSetAutostart:
+	case OpSetAutostart:
 		done := a.calling("SetAutostart of domain " + o.Domain)
 		err := dom.SetAutostart(o.Bool)
 		done()
 		if err != nil {
 			return fmt.Errorf("set autostart of %s on %s: %w", o.Domain, a.host, err)
 		}
-	case opMemoryLive:
+	case OpMemoryLive:
 		done := a.calling("SetMemoryFlags of domain " + o.Domain)
 		err := dom.SetMemoryFlags(o.Bytes, libvirt.DOMAIN_MEM_LIVE)
 		done()
 		if err != nil {
 			a.res.Notes = append(a.res.Notes, fmt.Sprintf("%s: the live memory change failed (%v); the new size is pending until the next shutdown", o.Domain, err))
 		}
-	case opVCPUsLive:
+	case OpVCPUsLive:
 		done := a.calling("SetVcpusFlags of domain " + o.Domain)
 		err := dom.SetVcpusFlags(uint(o.Bytes), libvirt.DOMAIN_VCPU_LIVE)
 		done()
 		if err != nil {
 			a.res.Notes = append(a.res.Notes, fmt.Sprintf("%s: the live vCPU change failed (%v); the new count is pending until the next shutdown", o.Domain, err))
 		}
-	case opStart:
+	case OpStart:
 		done := a.calling("Create of domain " + o.Domain)
 		err := dom.Create()
 		done()
 		if err != nil {
 			return fmt.Errorf("start %s on %s: %w", o.Domain, a.host, err)
 		}
-	case opStop:
+	case OpStop:
 		return a.stop(dom, o.Domain)
-	case opRestart:
+	case OpRestart:
 		return a.restart(dom, o.Domain)
-	case opUndefine:
+	case OpUndefine:
 		return a.undefine(dom, o.Domain)
-	case opRename:
+	case OpRename:
 		return a.rename(dom, o)
 	default:
 		return fmt.Errorf("unknown op %d", o.Kind)

@@ -1,6 +1,6 @@
 //go:build cgo && libvirt_dlopen
 
-package libvirt
+package vmstep
 
 import (
 	"context"
@@ -21,54 +21,57 @@ import (
 	"github.com/site-tools/site/compiler/plan"
 )
 
-// vmDriver converges plan.PhaseVM steps.
-type vmDriver struct{ d *Driver }
+// Driver converges plan.PhaseVM steps on a run's hosts.
+type Driver struct{ d *hostSet }
 
-// opKind is one libvirt action of a VM step's apply, in the order apply
+// New returns the VM steps' Driver on s.
+func New(s *hosts.Set) Driver { return Driver{&hostSet{s}} }
+
+// OpKind is one libvirt action of a VM step's apply, in the order apply
 // runs them.
-type opKind int
+type OpKind int
 
 const (
-	// opRename renames the domain a VM was before the spec renamed it
+	// OpRename renames the domain a VM was before the spec renamed it
 	// (rename.go), before anything else acts on the VM by its new name.
-	opRename opKind = iota
-	// opDefine and opSetMetadata write the owner element, which lists
+	OpRename OpKind = iota
+	// OpDefine and OpSetMetadata write the owner element, which lists
 	// the volumes site makes for the domain, before the volume ops make
 	// them: a run killed between leaves a volume the next run knows for
 	// site's (and a removal deletes), never one listed nowhere. libvirt
 	// resolves a disk's volume when the guest starts, not at define.
-	opDefine
-	opSetMetadata
-	// opDropVolume deletes a disk that is made again from a new base,
-	// before opCreateVolume makes it.
-	opDropVolume
-	opCreateVolume
-	opUploadSeed
-	opResizeVolume
-	opSetAutostart
-	opMemoryLive
-	opVCPUsLive
-	opStop
-	opRestart
-	opStart
-	opUndefine
-	opDeleteVolume
-	// opClearUpload deletes what a seed upload that no spec names any
+	OpDefine
+	OpSetMetadata
+	// OpDropVolume deletes a disk that is made again from a new base,
+	// before OpCreateVolume makes it.
+	OpDropVolume
+	OpCreateVolume
+	OpUploadSeed
+	OpResizeVolume
+	OpSetAutostart
+	OpMemoryLive
+	OpVCPUsLive
+	OpStop
+	OpRestart
+	OpStart
+	OpUndefine
+	OpDeleteVolume
+	// OpClearUpload deletes what a seed upload that no spec names any
 	// more left (uploadleft.go).
-	opClearUpload
+	OpClearUpload
 )
 
 // op is one action; which fields matter depends on Kind.
 type op struct {
-	Kind   opKind
+	Kind   OpKind
 	Gate   plan.Gate // checked again right before the action
-	Domain string    // opCreateVolume too: the domain whose owner element claims the volume
-	To     string    // opRename: the new name
+	Domain string    // OpCreateVolume too: the domain whose owner element claims the volume
+	To     string    // OpRename: the new name
 	Pool   string
 	Volume string
 	Bytes  uint64
 	ISO    []byte
-	// Base, when set, is the volume opCreateVolume starts from: its
+	// Base, when set, is the volume OpCreateVolume starts from: its
 	// path, format and size; Clone copies it instead of an overlay.
 	Base, BasePath, BaseFormat string
 	BaseBytes                  uint64
@@ -77,17 +80,17 @@ type op struct {
 	Owner                      *ownership.Owner
 	Bool                       bool
 	Live                       bool // SetMetadata: the domain runs, so change the live definition too
-	// Format, for opResizeVolume, is the format the plan read the
+	// Format, for OpResizeVolume, is the format the plan read the
 	// volume in, which libvirt must still read it in to grow it.
 	Format string
-	// Guard, for opDefine, lists the volumes the plan found no other
+	// Guard, for OpDefine, lists the volumes the plan found no other
 	// tenant's domain has (a disk the VM attaches, a base it makes a
 	// disk from), which the define checks again as it acts: another
 	// tenant's apply (its lock is its own) may attach one meanwhile.
 	// New says the define makes the domain, which undoing it undefines.
 	Guard []guardedVolume
 	New   bool
-	// Was, for an opDefine of an existing persistent domain, is its
+	// Was, for an OpDefine of an existing persistent domain, is its
 	// definition as the plan read it, which the define was made from
 	// and checks is still there (definitionAsObserved).
 	Was string
@@ -106,7 +109,7 @@ func (o op) Gated() plan.Gate { return o.Gate }
 // described says what o did, for an error of a later op of its step.
 func (o op) described() string {
 	switch o.Kind {
-	case opRename:
+	case OpRename:
 		if o.Gate != "" {
 			return fmt.Sprintf("renamed domain %s to %s (shutting it down first if it ran)", o.Domain, o.To)
 		}
@@ -133,13 +136,13 @@ type vmDetail struct {
 
 // Plan observes the VM's host (once per run) and classifies every
 // difference by its impact on the guest.
-func (v vmDriver) Plan(ctx context.Context, step *graph.Step, run *backends.Run) (*backends.StepPlan, error) {
+func (v Driver) Plan(ctx context.Context, step *graph.Step, run *backends.Run) (*backends.StepPlan, error) {
 	return v.typed().Plan(ctx, step, run)
 }
 
 // typed is the VM driver as a backends.Driver: its plans carry the ops
 // their Apply runs.
-func (v vmDriver) typed() backends.Typed[*vmDetail] {
+func (v Driver) typed() backends.Typed[*vmDetail] {
 	return backends.Typed[*vmDetail]{
 		Name: "libvirt VM",
 		PlanD: func(ctx context.Context, step *graph.Step, run *backends.Run) (*backends.StepPlan, *vmDetail, error) {
@@ -153,7 +156,7 @@ func (v vmDriver) typed() backends.Typed[*vmDetail] {
 	}
 }
 
-func (v vmDriver) plan(ctx context.Context, step *graph.Step, run *backends.Run) (*backends.StepPlan, *vmDetail, error) {
+func (v Driver) plan(ctx context.Context, step *graph.Step, run *backends.Run) (*backends.StepPlan, *vmDetail, error) {
 	if step.Undeclared != nil {
 		return v.planUndeclared(step)
 	}
@@ -194,7 +197,7 @@ func (p *vmPlanner) change(key string, a plan.Action, imp plan.Impact, reason st
 }
 
 func (p *vmPlanner) add(o op) {
-	if o.Kind == opDefine {
+	if o.Kind == OpDefine {
 		o.Guard = slices.Clone(p.guard)
 	}
 	p.det.ops = append(p.det.ops, o)
@@ -250,7 +253,7 @@ func (p *vmPlanner) observeDomain(o *domObs) error {
 	}
 	if o.Owner == nil {
 		return fmt.Errorf("domain %s on %s exists but carries no site owner element, so site will not change it; to adopt it for tenant %s run: virsh -c %s metadata %s %s --key %s --set '<owner tenant=\"%s\"/>' --live --config",
-			vm.Name, vm.Host, vm.Tenant, vm.Host, vm.Name, OwnerNS, ownership.Prefix, vm.Tenant)
+			vm.Name, vm.Host, vm.Tenant, vm.Host, vm.Name, ownership.NS, ownership.Prefix, vm.Tenant)
 	}
 	if o.Owner.Tenant != vm.Tenant && p.step.Removal != "" {
 		return fmt.Errorf("domain %s on %s belongs to tenant %q, not %q, and %s no longer declares it: its removal is step %s in a run of these PATHs; apply that first (those PATHs with --target %s --ack %s), or rename this VM", vm.Name, vm.Host, o.Owner.Tenant, vm.Tenant, o.Owner.Tenant, p.step.Removal, "'"+p.step.Removal+"'", plan.GateVMDestroy)
@@ -278,12 +281,12 @@ func (p *vmPlanner) planCreate(want *domain.Want) {
 		}
 	}
 	p.change(p.step.ID, plan.ActionCreate, plan.ImpactNone, "new domain ("+p.h.DomType+")", nil, after)
-	p.add(op{Kind: opDefine, Domain: vm.Name, XML: x, New: true})
+	p.add(op{Kind: OpDefine, Domain: vm.Name, XML: x, New: true})
 	if vm.Autostart {
-		p.add(op{Kind: opSetAutostart, Domain: vm.Name, Bool: true})
+		p.add(op{Kind: OpSetAutostart, Domain: vm.Name, Bool: true})
 	}
 	if vm.Running {
-		p.add(op{Kind: opStart, Domain: vm.Name})
+		p.add(op{Kind: OpStart, Domain: vm.Name})
 	}
 }
 
@@ -293,7 +296,7 @@ func (p *vmPlanner) planCreate(want *domain.Want) {
 // not name as a VM's disk or base (a VM renamed in the spec keeps its
 // disks), behind GATE-VM-DESTROY.
 // A domain gone meanwhile, or no longer the tenant's, plans nothing.
-func (v vmDriver) planUndeclared(step *graph.Step) (*backends.StepPlan, *vmDetail, error) {
+func (v Driver) planUndeclared(step *graph.Step) (*backends.StepPlan, *vmDetail, error) {
 	u := step.Undeclared
 	h, err := v.d.observe(u.Host)
 	if err != nil {
@@ -311,7 +314,7 @@ func (v vmDriver) planUndeclared(step *graph.Step) (*backends.StepPlan, *vmDetai
 		sp.Notes = append(sp.Notes, renameNote(u.Host, u.Name, to))
 		return sp, det, nil
 	}
-	refs := h.volumeRefs(u.Name, true)
+	refs := h.VolumeRefs(u.Name, true)
 	wanted := specVolumes(step.TenantSpec, u.Host)
 	var vols, kept []string
 	var delVols []ownership.Volume
@@ -349,9 +352,9 @@ func (v vmDriver) planUndeclared(step *graph.Step) (*backends.StepPlan, *vmDetai
 	}
 	sp.Changes = append(sp.Changes, plan.Change{Key: step.ID, Step: step.ID, Phase: step.Phase, Tenant: step.Tenant,
 		Action: plan.ActionDelete, Impact: plan.ImpactDestroy, Gates: []plan.Gate{plan.GateVMDestroy}, Reason: reason, Before: before})
-	det.ops = append(det.ops, op{Kind: opUndefine, Gate: plan.GateVMDestroy, Domain: u.Name})
+	det.ops = append(det.ops, op{Kind: OpUndefine, Gate: plan.GateVMDestroy, Domain: u.Name})
 	for _, ov := range delVols {
-		det.ops = append(det.ops, op{Kind: opDeleteVolume, Gate: plan.GateVMDestroy, Pool: ov.Pool, Volume: ov.Name})
+		det.ops = append(det.ops, op{Kind: OpDeleteVolume, Gate: plan.GateVMDestroy, Pool: ov.Pool, Volume: ov.Name})
 	}
 	return sp, det, nil
 }

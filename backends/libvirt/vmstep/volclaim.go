@@ -1,6 +1,6 @@
 //go:build cgo && libvirt_dlopen
 
-package libvirt
+package vmstep
 
 import (
 	"errors"
@@ -17,7 +17,7 @@ import (
 
 // A VM step lists the volumes it makes for a domain in the domain's
 // owner element, and points a disk of its definition at each, before it
-// makes them (opDefine and opSetMetadata run before opCreateVolume), so
+// makes them (OpDefine and OpSetMetadata run before OpCreateVolume), so
 // that a run killed in between leaves a listed volume missing, never a
 // made one listed nowhere. But a create the daemon refuses made nothing:
 // the volume may have appeared since the plan (another run, another
@@ -155,7 +155,7 @@ func (a *applier) unclaimLive(dom *libvirt.Domain, domain, pool, name string) er
 		return nil
 	}
 	done = a.calling("SetMetadata of domain " + domain)
-	err = dom.SetMetadata(libvirt.DOMAIN_METADATA_ELEMENT, own.Element(), ownership.Prefix, OwnerNS, libvirt.DOMAIN_AFFECT_LIVE)
+	err = dom.SetMetadata(libvirt.DOMAIN_METADATA_ELEMENT, own.Element(), ownership.Prefix, ownership.NS, libvirt.DOMAIN_AFFECT_LIVE)
 	done()
 	if err != nil {
 		return fmt.Errorf("set the live owner metadata of %s on %s: %w", domain, a.host, err)

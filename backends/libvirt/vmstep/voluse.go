@@ -1,6 +1,6 @@
 //go:build cgo && libvirt_dlopen
 
-package libvirt
+package vmstep
 
 import (
 	"errors"
@@ -10,6 +10,7 @@ import (
 	"libvirt.org/go/libvirtxml"
 
 	"github.com/site-tools/site/backends/libvirt/conn"
+	"github.com/site-tools/site/backends/libvirt/domain"
 	"github.com/site-tools/site/backends/libvirt/hosts"
 	"github.com/site-tools/site/backends/libvirt/ownership"
 	"github.com/site-tools/site/backends/libvirt/storage"
@@ -47,7 +48,7 @@ func (p *vmPlanner) foreignUser(pool, name, path string) *volumeUser {
 			continue
 		}
 		for _, def := range []*libvirtxml.Domain{o.Inactive, o.Live} {
-			if dev, ok := diskOn(def, pool, name, path); ok {
+			if dev, ok := domain.DiskOn(def, pool, name, path); ok {
 				return &volumeUser{dom: o, dev: dev}
 			}
 		}
@@ -76,7 +77,7 @@ func (p *vmPlanner) leftUser(pool, name, path string) *volumeUser {
 			continue
 		}
 		for _, def := range []*libvirtxml.Domain{o.Inactive, o.Live} {
-			if dev, ok := diskOn(def, pool, name, path); ok {
+			if dev, ok := domain.DiskOn(def, pool, name, path); ok {
 				return &volumeUser{dom: o, dev: dev}
 			}
 		}
@@ -92,43 +93,11 @@ func (p *vmPlanner) attachedHere(pool, name, path string) bool {
 		return false
 	}
 	for _, def := range []*libvirtxml.Domain{o.Inactive, o.Live} {
-		if _, ok := diskOn(def, pool, name, path); ok {
+		if _, ok := domain.DiskOn(def, pool, name, path); ok {
 			return true
 		}
 	}
 	return false
-}
-
-// diskOn finds the disk of def on volume pool/name, or on the file or
-// block device path ("" matches no path), and returns its target
-// device. A disk's backing chain is not its source: an overlay on a
-// base does not attach the base.
-func diskOn(def *libvirtxml.Domain, pool, name, path string) (string, bool) {
-	if def == nil || def.Devices == nil {
-		return "", false
-	}
-	for _, d := range def.Devices.Disks {
-		s := d.Source
-		var on bool
-		switch {
-		case s == nil:
-		case s.Volume != nil:
-			on = s.Volume.Pool == pool && s.Volume.Volume == name
-		case path == "":
-		case s.File != nil:
-			on = s.File.File == path
-		case s.Block != nil:
-			on = s.Block.Dev == path
-		}
-		if on {
-			dev := ""
-			if d.Target != nil {
-				dev = d.Target.Dev
-			}
-			return dev, true
-		}
-	}
-	return "", false
 }
 
 // refuseForeignDisk refuses the VM's disk on volume pool/name (at path,

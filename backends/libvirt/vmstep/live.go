@@ -1,6 +1,6 @@
 //go:build cgo && libvirt_dlopen
 
-package libvirt
+package vmstep
 
 import (
 	"github.com/site-tools/site/backends/libvirt/domain"
@@ -33,12 +33,12 @@ func (p *vmPlanner) planLive(running bool, cur, next domain.Shape, live *domain.
 	}
 	if live.Balloon && cur.CurrentKiB != next.CurrentKiB && next.CurrentKiB <= live.MemoryKiB && live.CurrentKiB != next.CurrentKiB {
 		change("ask the guest's balloon driver for the new size (SetMemoryFlags live, up to the running maximum); a guest without one keeps its memory until the next boot", "current memory", domain.KiBString(live.CurrentKiB), domain.KiBString(next.CurrentKiB))
-		p.add(op{Kind: opMemoryLive, Domain: vm.Name, Bytes: uint64(next.CurrentKiB)})
+		p.add(op{Kind: OpMemoryLive, Domain: vm.Name, Bytes: uint64(next.CurrentKiB)})
 		live.CurrentKiB = next.CurrentKiB
 	}
 	if cur.VCPUs != next.VCPUs && live.VCPUs != next.VCPUs && next.VCPUs <= live.MaxVCPUs {
 		change("vCPU hotplug (SetVcpusFlags live, up to the running maximum)", "vcpus", live.VCPUs, next.VCPUs)
-		p.add(op{Kind: opVCPUsLive, Domain: vm.Name, Bytes: uint64(next.VCPUs)})
+		p.add(op{Kind: OpVCPUsLive, Domain: vm.Name, Bytes: uint64(next.VCPUs)})
 		live.VCPUs = next.VCPUs
 	}
 	return out

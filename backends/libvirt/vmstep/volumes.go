@@ -1,6 +1,6 @@
 //go:build cgo && libvirt_dlopen
 
-package libvirt
+package vmstep
 
 import (
 	"errors"
@@ -117,7 +117,7 @@ func (p *vmPlanner) planExistingDisk(want *domain.Want, disk model.Disk, vol *st
 		}
 		p.change(key, plan.ActionUpdate, plan.ImpactNextBoot, "grow the disk volume; the guest sees the new size after its next boot and must grow its file system itself",
 			map[string]any{"size": domain.SizeString(capacity)}, map[string]any{"size": domain.SizeString(disk.SizeBytes)}, plan.GateVMDiskResize)
-		p.add(op{Kind: opResizeVolume, Gate: plan.GateVMDiskResize, Pool: disk.Pool, Volume: disk.Name, Bytes: disk.SizeBytes, Format: vol.Format})
+		p.add(op{Kind: OpResizeVolume, Gate: plan.GateVMDiskResize, Pool: disk.Pool, Volume: disk.Name, Bytes: disk.SizeBytes, Format: vol.Format})
 	case capacity > disk.SizeBytes:
 		return fmt.Errorf("VM %s: volume %s/%s on %s holds %s but the spec declares %s: site never shrinks a volume (data would be lost); declare its real size, %q",
 			vm.Name, disk.Pool, disk.Name, vm.Host, domain.SizeString(capacity), domain.SizeString(disk.SizeBytes), domain.SizeString(capacity))
@@ -280,7 +280,7 @@ func (p *vmPlanner) planSeed(want *domain.Want) error {
 		}
 		p.change(storage.VolumeKey(vm.Host, want.SeedPool, s.Name), plan.ActionCreate, plan.ImpactNone,
 			reason, nil, map[string]any{"size": domain.SizeString(uint64(len(s.ISO)))})
-		p.add(op{Kind: opUploadSeed, Pool: want.SeedPool, Volume: s.Name, ISO: s.ISO})
+		p.add(op{Kind: OpUploadSeed, Pool: want.SeedPool, Volume: s.Name, ISO: s.ISO})
 	}
 	return nil
 }
@@ -312,7 +312,7 @@ func (p *vmPlanner) planUnwantedVolumes(o *domObs, want *domain.Want, owned map[
 	// A guest that this apply restarts or stops lets go of its live
 	// definition's volumes before the deletes run.
 	goesDown := o != nil && o.Running && (!vm.Running || p.run.Restart[vm.Tenant+"/"+vm.Name])
-	refs := p.h.volumeRefs(vm.Name, goesDown)
+	refs := p.h.VolumeRefs(vm.Name, goesDown)
 	for _, k := range slices.Sorted(maps.Keys(owned)) {
 		ov := owned[k]
 		if wanted[k] {
@@ -325,42 +325,10 @@ func (p *vmPlanner) planUnwantedVolumes(o *domObs, want *domain.Want, owned map[
 		key := storage.VolumeKey(vm.Host, ov.Pool, ov.Name)
 		if ov.Role == "seed" {
 			p.change(key, plan.ActionDelete, plan.ImpactNone, "seed volume no definition references any more", map[string]any{"role": "seed"}, nil)
-			p.add(op{Kind: opDeleteVolume, Pool: ov.Pool, Volume: ov.Name})
+			p.add(op{Kind: OpDeleteVolume, Pool: ov.Pool, Volume: ov.Name})
 			continue
 		}
 		p.change(key, plan.ActionDelete, plan.ImpactDestroy, "disk volume the spec no longer declares: its data is lost", map[string]any{"role": "disk"}, nil, plan.GateVMDestroy)
-		p.add(op{Kind: opDeleteVolume, Gate: plan.GateVMDestroy, Pool: ov.Pool, Volume: ov.Name})
+		p.add(op{Kind: OpDeleteVolume, Gate: plan.GateVMDestroy, Pool: ov.Pool, Volume: ov.Name})
 	}
-}
-
-// volumeRefs maps each volume ("pool\x00name") to the domains whose
-// definitions reference it: every domain's live definition while it
-// runs, and the persistent definition of every domain but skip (whose
-// persistent definition the caller is about to rewrite; with skipLive,
-// skip is going away altogether and its live definition does not count).
-func (h *hostObs) volumeRefs(skip string, skipLive bool) map[string][]string {
-	out := map[string][]string{}
-	add := func(def *libvirtxml.Domain, dom string) {
-		if def == nil || def.Devices == nil {
-			return
-		}
-		for _, d := range def.Devices.Disks {
-			if d.Source != nil && d.Source.Volume != nil {
-				k := d.Source.Volume.Pool + "\x00" + d.Source.Volume.Volume
-				if !slices.Contains(out[k], dom) {
-					out[k] = append(out[k], dom)
-				}
-			}
-		}
-	}
-	for _, name := range h.DomainNames() {
-		o := h.Domains[name]
-		if o.Running && !(skipLive && name == skip) {
-			add(o.Live, name)
-		}
-		if name != skip {
-			add(o.Inactive, name)
-		}
-	}
-	return out
 }

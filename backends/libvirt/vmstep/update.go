@@ -1,6 +1,6 @@
 //go:build cgo && libvirt_dlopen
 
-package libvirt
+package vmstep
 
 import (
 	"fmt"
@@ -134,7 +134,7 @@ func (p *vmPlanner) planDefinition(o *domObs, ds *domainShapes, pending map[stri
 	if err != nil {
 		return nil, fmt.Errorf("domain %s: marshal the new definition: %w", vm.Name, err)
 	}
-	p.add(op{Kind: opDefine, Domain: vm.Name, XML: x, Was: o.InactiveXML})
+	p.add(op{Kind: OpDefine, Domain: vm.Name, XML: x, Was: o.InactiveXML})
 	if !o.Persistent {
 		p.change(key, plan.ActionUpdate, plan.ImpactNone, "transient domain made persistent (DefineXML, the guest keeps running)",
 			map[string]any{"persistent": false}, map[string]any{"persistent": true})
@@ -198,7 +198,7 @@ func (p *vmPlanner) planOwner(o *domObs, ds *domainShapes, want *domain.Want) {
 	if ownerNow != ds.next.Owner || ds.cur.Owner != ds.next.Owner {
 		p.change(p.step.ID, plan.ActionUpdate, plan.ImpactLive, "owner element (SetMetadata, live and config)",
 			map[string]any{"owner": ownerNow}, map[string]any{"owner": ds.next.Owner})
-		p.add(op{Kind: opSetMetadata, Domain: p.vm.Name, Owner: want.Owner, Live: o.Running})
+		p.add(op{Kind: OpSetMetadata, Domain: p.vm.Name, Owner: want.Owner, Live: o.Running})
 	}
 }
 
@@ -207,7 +207,7 @@ func (p *vmPlanner) planAutostart(o *domObs) {
 	if o.Autostart != vm.Autostart {
 		p.change(p.step.ID, plan.ActionUpdate, plan.ImpactLive, "autostart (SetAutostart: host side only, the guest keeps running)",
 			map[string]any{"autostart": o.Autostart}, map[string]any{"autostart": vm.Autostart})
-		p.add(op{Kind: opSetAutostart, Domain: vm.Name, Bool: vm.Autostart})
+		p.add(op{Kind: OpSetAutostart, Domain: vm.Name, Bool: vm.Autostart})
 	}
 }
 
@@ -218,15 +218,15 @@ func (p *vmPlanner) planRunning(o *domObs, pending bool) {
 	switch {
 	case vm.Running && !o.Running:
 		p.change(key, plan.ActionUpdate, plan.ImpactLive, "start the shut-off guest", map[string]any{"running": false}, map[string]any{"running": true})
-		p.add(op{Kind: opStart, Domain: vm.Name})
+		p.add(op{Kind: OpStart, Domain: vm.Name})
 	case !vm.Running && o.Running:
 		p.change(key, plan.ActionUpdate, plan.ImpactRestart, "stop the running guest (shutdown, then forced off after the timeout): an outage",
 			map[string]any{"running": true}, map[string]any{"running": false}, plan.GateVMStop)
-		p.add(op{Kind: opStop, Gate: plan.GateVMStop, Domain: vm.Name})
+		p.add(op{Kind: OpStop, Gate: plan.GateVMStop, Domain: vm.Name})
 	case vm.Running && o.Running && pending && p.run.Restart[vm.Tenant+"/"+vm.Name]:
 		p.change(key, plan.ActionUpdate, plan.ImpactRestart, "restart the guest so pending changes take effect (asked with --restart): an outage",
 			map[string]any{"domain id": o.ID()}, map[string]any{"domain id": "new"}, plan.GateVMRestart)
-		p.add(op{Kind: opRestart, Gate: plan.GateVMRestart, Domain: vm.Name})
+		p.add(op{Kind: OpRestart, Gate: plan.GateVMRestart, Domain: vm.Name})
 	case vm.Running && o.Running && p.run.Restart[vm.Tenant+"/"+vm.Name]:
 		// Asked for, but a restart would change nothing: say so rather
 		// than leave the user to wonder why the guest kept running.

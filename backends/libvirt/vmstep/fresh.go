@@ -1,6 +1,6 @@
 //go:build cgo && libvirt_dlopen
 
-package libvirt
+package vmstep
 
 import (
 	"fmt"
@@ -17,7 +17,7 @@ import (
 // nothing to compare; nor has one this step renamed first, which
 // changed its definition itself.
 func (a *applier) definitionAsObserved(o op) error {
-	if o.Kind != opDefine || o.Was == "" || slices.ContainsFunc(a.done, func(d op) bool { return d.Kind == opRename }) {
+	if o.Kind != OpDefine || o.Was == "" || slices.ContainsFunc(a.done, func(d op) bool { return d.Kind == OpRename }) {
 		return nil
 	}
 	dom, err := a.domain(o.Domain)
