@@ -8,6 +8,7 @@ import (
 	"sort"
 
 	"github.com/site-tools/site/backends/libvirt/conn"
+	"github.com/site-tools/site/backends/libvirt/storage"
 	"github.com/site-tools/site/compiler/graph"
 	"github.com/site-tools/site/compiler/model"
 	"github.com/site-tools/site/compiler/plan"
@@ -109,7 +110,7 @@ func sweepsOf(g *graph.Graph) (map[string]*sweep, []string) {
 
 // undeclaredOn returns a step for every domain or network on host,
 // observed as h, that a sweep's tenant owns and does not declare.
-func undeclaredOn(h *hostObs, host string, sweeps map[string]*sweep) []*graph.Step {
+func undeclaredOn(h *storage.View, host string, sweeps map[string]*sweep) []*graph.Step {
 	doms, nets := map[string]string{}, map[string]string{} // name -> owning tenant
 	for name, o := range h.Domains {
 		if o.Owner != nil {

@@ -56,12 +56,12 @@ func (d *Driver) Networks() backends.Driver { return d.nets }
 
 // observe returns the run's observation of host (hosts.Set.Observe),
 // with the storage read beside it.
-func (d *Driver) observe(host string) (*hostObs, error) {
+func (d *Driver) observe(host string) (*storage.View, error) {
 	o, err := d.Observe(host)
 	if err != nil {
 		return nil, err
 	}
-	return &hostObs{View: storage.Of(o), d: d}, nil
+	return storage.Of(o), nil
 }
 
 // DefaultShutdownTimeout is how long NewFromEnv's driver waits for a

@@ -10,6 +10,7 @@ import (
 	"github.com/site-tools/site/backends/libvirt/conn"
 	"github.com/site-tools/site/backends/libvirt/netstep"
 	"github.com/site-tools/site/backends/libvirt/ownership"
+	"github.com/site-tools/site/backends/libvirt/storage"
 )
 
 var _ backends.OwnerLister = (*Driver)(nil)
@@ -70,4 +71,20 @@ func (d *Driver) Opens(host string) string {
 		return m
 	}
 	return host
+}
+
+// ListLeftUploads lists, for every pool on host in name order, with
+// its UUID, the uploads that did not finish there that site's markers
+// prove (backends.OwnerLister): the UUID knows a pool listed under two
+// URIs of one daemon as one. A pool that is not active cannot list its
+// volumes: its PoolUploads says so.
+func (d *Driver) ListLeftUploads(ctx context.Context, host string) ([]backends.PoolUploads, error) {
+	if d.OptsErr != nil {
+		return nil, d.OptsErr
+	}
+	h, err := d.observe(host)
+	if err != nil {
+		return nil, conn.Explain(err)
+	}
+	return storage.LeftUploads(ctx, h)
 }

@@ -9,4 +9,6 @@
 // it; files libvirt does not list; and what a volume's header names, as
 // libvirt probes it. It writes (Writer): volumes, and uploads under a
 // marker in the pool that is also their lock between runs (marker.go).
+// And it lists what uploads that did not finish left (LeftUploads), for
+// site leftovers.
 package storage

@@ -1,6 +1,6 @@
 //go:build cgo && libvirt_dlopen
 
-package libvirt
+package storage
 
 import (
 	"context"
@@ -16,7 +16,6 @@ import (
 	"libvirt.org/go/libvirtxml"
 
 	"github.com/site-tools/site/backends"
-	"github.com/site-tools/site/backends/libvirt/conn"
 	"github.com/site-tools/site/backends/libvirt/domain"
 	"github.com/site-tools/site/backends/libvirt/ownership"
 	"github.com/site-tools/site/backends/libvirt/seed"
@@ -34,20 +33,12 @@ import (
 // volume or marker a domain has a disk on, or an owner element lists,
 // is that domain's, and never listed.
 
-// ListLeftUploads lists, for every pool on host in name order, with
+// LeftUploads lists, for every pool on v's host in name order, with
 // its UUID, the uploads that did not finish there that site's markers
-// prove (backends.OwnerLister): the UUID knows a pool listed under two
-// URIs of one daemon as one. A pool that is not active cannot list its
-// volumes: its PoolUploads says so.
-func (d *Driver) ListLeftUploads(ctx context.Context, host string) ([]backends.PoolUploads, error) {
-	if d.OptsErr != nil {
-		return nil, d.OptsErr
-	}
-	h, err := d.observe(host)
-	if err != nil {
-		return nil, conn.Explain(err)
-	}
-	pools, err := h.poolNames()
+// prove (libvirt.Driver.ListLeftUploads). A pool that is not active
+// cannot list its volumes: its PoolUploads says so.
+func LeftUploads(ctx context.Context, v *View) ([]backends.PoolUploads, error) {
+	pools, err := v.poolNames()
 	if err != nil {
 		return nil, err
 	}
@@ -56,7 +47,7 @@ func (d *Driver) ListLeftUploads(ctx context.Context, host string) ([]backends.P
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		left, seeds, err := h.leftUploadsIn(pool.name)
+		left, seeds, err := v.leftUploadsIn(pool.name)
 		p := backends.PoolUploads{Pool: pool.name, UUID: pool.uuid, Left: left, Seeds: seeds}
 		if err != nil {
 			p.Error = err.Error()
@@ -71,8 +62,8 @@ type namedPool struct{ name, uuid string }
 
 // poolNames lists the name and UUID of every storage pool on the host,
 // by name.
-func (h *hostObs) poolNames() ([]namedPool, error) {
-	done := h.d.Calling(h.d.Server(h.Host), "ListAllStoragePools")
+func (h *View) poolNames() ([]namedPool, error) {
+	done := h.Set.Calling(h.Set.Server(h.Host), "ListAllStoragePools")
 	pools, err := h.Conn.ListAllStoragePools(0)
 	done()
 	if err != nil {
@@ -85,12 +76,12 @@ func (h *hostObs) poolNames() ([]namedPool, error) {
 	}()
 	var names []namedPool
 	for _, p := range pools {
-		h.d.Call()
+		h.Set.Call()
 		name, err := p.GetName()
 		if err != nil {
 			return nil, fmt.Errorf("read a storage pool's name on %s: %w", h.Host, err)
 		}
-		h.d.Call()
+		h.Set.Call()
 		uuid, err := p.GetUUIDString()
 		if err != nil {
 			return nil, fmt.Errorf("read the UUID of storage pool %s on %s: %w", name, h.Host, err)
@@ -105,7 +96,7 @@ func (h *hostObs) poolNames() ([]namedPool, error) {
 // domain has (see above). What is cheap is judged first: whether a
 // domain has a volume (inUse), then a note or a seed's bytes (four
 // calls each).
-func (h *hostObs) leftUploadsIn(pool string) ([]backends.LeftUpload, []backends.LeftSeed, error) {
+func (h *View) leftUploadsIn(pool string) ([]backends.LeftUpload, []backends.LeftSeed, error) {
 	h.Lock()
 	defer h.Unlock()
 	names, err := h.VolNames(pool)
@@ -322,7 +313,7 @@ func markedVolume(base string, names []string) string {
 // diskOnAny reports whether a domain on the host, site's or not,
 // running or not, has a disk on one of vols of pool, by pool and name,
 // or by file path when paths (vols' paths, "" for unknown) is given.
-func (h *hostObs) diskOnAny(pool string, vols, paths []string) bool {
+func (h *View) diskOnAny(pool string, vols, paths []string) bool {
 	for i, name := range vols {
 		path := ""
 		if paths != nil {

@@ -1,6 +1,6 @@
 //go:build cgo && libvirt_dlopen
 
-package libvirt
+package storage
 
 import (
 	"fmt"
@@ -15,13 +15,13 @@ import (
 // poolReader reads the volumes of one pool through one handle; h.mu
 // is held.
 type poolReader struct {
-	h    *hostObs
+	h    *View
 	p    *libvirt.StoragePool
 	pool string
 }
 
 func (r poolReader) calling(call string) func() {
-	return r.h.d.Calling(r.h.d.Server(r.h.Host), call)
+	return r.h.Set.Calling(r.h.Set.Server(r.h.Host), call)
 }
 
 // siteNote reads the notes of an upload's markers, newest first, until
