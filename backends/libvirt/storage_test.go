@@ -13,10 +13,10 @@ import (
 
 	"libvirt.org/go/libvirtxml"
 
-	"github.com/site-tools/site/backends"
 	"github.com/site-tools/site/backends/engine"
 	"github.com/site-tools/site/backends/libvirt/libvirttest"
 	"github.com/site-tools/site/backends/libvirt/ownership"
+	"github.com/site-tools/site/backends/libvirt/storage"
 	"github.com/site-tools/site/compiler/hint"
 	"github.com/site-tools/site/compiler/model"
 	"github.com/site-tools/site/compiler/plan"
@@ -88,8 +88,8 @@ func (r *rig) makePool(p *model.Pool) {
 // virsh vol-create-as and vol-upload.
 func (r *rig) upload(pool, name string, data []byte) {
 	r.t.Helper()
-	a := &applier{d: r.d, c: r.conn(), host: r.host, res: &backends.StepResult{}}
-	if err := a.createVolume(pool, name, uint64(len(data)), data); err != nil {
+	a := &storage.Writer{Set: r.d.Set, C: r.conn(), Host: r.host}
+	if err := a.CreateVolume(pool, name, uint64(len(data)), data); err != nil {
 		r.t.Fatal(err)
 	}
 }
