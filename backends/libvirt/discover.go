@@ -8,6 +8,7 @@ import (
 	"sort"
 
 	"github.com/site-tools/site/backends/libvirt/conn"
+	"github.com/site-tools/site/backends/libvirt/storage"
 	"github.com/site-tools/site/compiler/graph"
 	"github.com/site-tools/site/compiler/model"
 	"github.com/site-tools/site/compiler/plan"
@@ -37,8 +38,8 @@ func (d *Driver) Discover(ctx context.Context, g *graph.Graph) ([]*graph.Step, e
 	if len(sweeps) == 0 {
 		return nil, nil
 	}
-	if d.optsErr != nil {
-		return nil, d.optsErr
+	if d.OptsErr != nil {
+		return nil, d.OptsErr
 	}
 	var out []*graph.Step
 	var errs []error
@@ -109,14 +110,14 @@ func sweepsOf(g *graph.Graph) (map[string]*sweep, []string) {
 
 // undeclaredOn returns a step for every domain or network on host,
 // observed as h, that a sweep's tenant owns and does not declare.
-func undeclaredOn(h *hostObs, host string, sweeps map[string]*sweep) []*graph.Step {
+func undeclaredOn(h *storage.View, host string, sweeps map[string]*sweep) []*graph.Step {
 	doms, nets := map[string]string{}, map[string]string{} // name -> owning tenant
-	for name, o := range h.domains {
+	for name, o := range h.Domains {
 		if o.Owner != nil {
 			doms[name] = o.Owner.Tenant
 		}
 	}
-	for name, o := range h.networks {
+	for name, o := range h.Networks {
 		if o.Owner != nil {
 			nets[name] = o.Owner.Tenant
 		}
@@ -142,7 +143,5 @@ func undeclaredOn(h *hostObs, host string, sweeps map[string]*sweep) []*graph.St
 // ForgetObserved drops what Discover observed, so that the steps
 // observe every host afresh (apply, under the tenants' locks).
 func (d *Driver) ForgetObserved() {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	clear(d.observed)
+	d.ForgetAll()
 }

@@ -62,25 +62,25 @@
 //
 // # Storage
 //
-// A pool site.cue declares is its own step (poolDriver): a missing one
+// A pool site.cue declares is its own step (storage.Driver): a missing one
 // is defined, built, started and autostarted; an existing one is only
 // started and autostarted, and one with another type or path blocks its
 // step (site never redefines a pool). Only dir pools. While a declared
 // pool does not exist yet, the volumes a VM or image step plans in it
 // are read from its directory, as libvirt will list them once the pool
-// runs, where the daemon runs on this machine (pooldir.go); while it
+// runs, where the daemon runs on this machine (storage, pooldir.go); while it
 // exists but does not run, or its directory or a file there cannot be
 // read so, whether they exist is unknown, and the plan says so ("read
 // after the pool starts", "read after the pool is made") instead of
 // claiming a create. Either way the image and VM steps plan again at apply time,
 // after the pool's step has made or started the pool, and carry out that
 // plan; a gate it needs that the run did not acknowledge stops the step
-// before any change (vmDriver.replan, poolDriver.replanImage).
+// before any change (vmstep.Driver.replan, storage.Driver.replanImage).
 // A volume a running pool does not list whose path in the pool's
 // directory holds a file (put there after libvirt last read the pool,
 // one its daemon cannot open, a symbolic link to nothing, a named pipe,
 // a socket or a character device) blocks its step, naming the file and
-// why, where the daemon runs on this machine (unlisted.go): apply's
+// why, where the daemon runs on this machine (storage, unlisted.go): apply's
 // create would fail over it, or write through the link. libvirt 9.0
 // does list an overlay whose backing file is missing.
 // A disk with a base is a qcow2 overlay on the base volume of its pool
@@ -101,7 +101,7 @@
 // not declare), only raw, ISO and a qcow2 image whose data is its own
 // are taken: a qcow2 external data file or a vmdk descriptor's extents
 // would have QEMU, or qemu-img copying a base, read a file the header
-// names, and libvirt 9 reports neither (probed.go).
+// names, and libvirt 9 reports neither (storage, probed.go).
 //
 // An upload (a base image, a seed) is marked in its pool until it is
 // complete, so that one a run did not finish (killed, disconnected, a
@@ -109,10 +109,10 @@
 // volume rename, so before creating volume NAME site creates an empty
 // volume ".NAME.uploading" beside it, and deletes that marker only once
 // the last byte was sent and the stream finished. A volume with a
-// marker beside it reads as missing (volObs.Partial), and the plan
-// uploads it (upload.go). Two applies can upload one volume at once
+// marker beside it reads as missing (storage.Volume.Partial), and the plan
+// uploads it (storage, upload.go). Two applies can upload one volume at once
 // (locks are per tenant, and two tenants' VMs may start from one
-// image), so the marker is the upload's lock too (uploadmark.go): it
+// image), so the marker is the upload's lock too (storage, marker.go): it
 // names its run, and grows by a byte every 5 s while the upload goes
 // on. A run that finds one waits while it grows and is done when the
 // other run's upload is; it deletes the partial volume and uploads
@@ -127,7 +127,7 @@
 // finish and whose seed no VM of the tenant on the host names any more
 // (its cloud-init changed) is removed, without a gate, by the plan of
 // the tenant's first VM that uses the pool, under the same rules of
-// staleness (uploadleft.go).
+// staleness (vmstep, uploadleft.go).
 //
 // site never undefines a domain to update it.
 //
@@ -150,7 +150,7 @@
 // appeared after the plan, or its file is in the pool's directory
 // unlisted, or the build failed. Before the step returns that error it
 // takes the volume out of the owner element (live and persistent) and
-// the disk on it out of the definition (volclaim.go), so a removal of
+// the disk on it out of the definition (vmstep, volclaim.go), so a removal of
 // the VM never deletes it, and the next run does not take it for a
 // disk the VM has attached already. A domain or network of the same
 // name without our owner element, or owned by another tenant, is foreign:
@@ -162,7 +162,7 @@
 // base, that a domain of another tenant or one without an owner element
 // has as a disk in its live or persistent definition (by pool and
 // volume, or by the volume's file path): that is the other domain's
-// data (voluse.go). The host's observation has every definition, so the
+// data (vmstep, voluse.go). The host's observation has every definition, so the
 // check makes no libvirt call, and a VM whose disks are attached to it
 // already does not run it. A base no domain attaches (an image) is
 // every tenant's; a disk's backing chain does not attach its base.
@@ -178,7 +178,7 @@
 // step that made it; vm/URI/NAME@TENANT where another tenant's spec in
 // the run declares that name, see graph.With), whose plan undefines it and deletes the volumes its
 // owner element lists (but not those the spec names as a VM's disk or
-// base), behind GATE-VM-DESTROY. A VM renamed in the spec (rename.go) is
+// base), behind GATE-VM-DESTROY. A VM renamed in the spec (vmstep, rename.go) is
 // not a removal: the new VM's step renames the domain (virDomainRename)
 // that is the one dropped domain with a disk the new VM names, when the
 // new VM is the one VM naming its disks, so the owner element, and what
@@ -207,9 +207,9 @@
 // would start anyway and fail only the guests on). A network whose
 // address range overlaps another network on the host that is not its
 // tenant's own (libvirt's default, the operator's, another tenant's) is
-// refused at plan time (netplan.go, checkOverlap), and again right
+// refused at plan time (netstep, checkOverlap), and again right
 // before and after its define, for a network another tenant's apply
-// defined meanwhile (netapply.go, recheckOverlap); the host's routes
+// defined meanwhile (netstep, recheckOverlap); the host's routes
 // that are not libvirt networks are not read. No routed or
 // open mode. libvirt cannot change an active network's mode, and a new
 // definition alone would switch it at the next restart, unannounced: a
@@ -217,7 +217,7 @@
 // it, behind GATE-NET-DESTROY, and is refused like a destroy while the
 // network is in use. libvirt shows a running guest's interface on a
 // bridged network as the host bridge (type='bridge'); observe reads it
-// back as the network (netbridged.go). Network tests run on a root
+// back as the network (hosts, namesBridgedNICs). Network tests run on a root
 // system libvirtd of their own (libvirttest.StartSystem): bridge,
 // gateway address, dnsmasq and iptables rules are checked on the host,
 // the refusals against a running QEMU guest's tap on the bridge and a
@@ -346,12 +346,18 @@
 //
 // # Packages
 //
-// This package is the Driver: observing hosts, planning and applying
-// domains, networks, pools, volumes and uploads. What needs no Driver
-// sits below it: conn (opening with a time limit, keepalive, hosts
-// given up on, libvirt's errors as the user sees them), ownership
-// (site's owner element), domain (a domain's definition and shape),
-// network (a network's definition, DHCP hosts and MACs), qcow2 (the
-// header reader), uploadmark (the names and notes of upload markers)
-// and seed (cloud-init seed ISOs).
+// This package is the Driver the engine calls: it opens the run's
+// hosts, discovers what a tenant dropped, lists what site owns and what
+// uploads left, and hands each step to the package of its kind. Below
+// it: vmstep (the VM steps' planner and applier: definitions, power,
+// renames, disks and seeds), netstep (the network steps'), storage (the
+// storage steps, and a host's pools and volumes as every step reads and
+// writes them, uploads under their markers), hosts (the run's
+// connections, call counts, retries and each host's observed domains
+// and networks, which every kind shares), conn (opening with a time
+// limit, keepalive, hosts given up on, libvirt's errors as the user
+// sees them), ownership (site's owner element), domain (a domain's
+// definition and shape), network (a network's definition, DHCP hosts
+// and MACs), qcow2 (the header reader), uploadmark (the names and notes
+// of upload markers) and seed (cloud-init seed ISOs).
 package libvirt

@@ -3,9 +3,7 @@
 package libvirt
 
 import (
-	"context"
 	"errors"
-	"fmt"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -13,9 +11,6 @@ import (
 	"libvirt.org/go/libvirt"
 
 	"github.com/site-tools/site/backends"
-	"github.com/site-tools/site/compiler/graph"
-	"github.com/site-tools/site/compiler/hint"
-	"github.com/site-tools/site/compiler/plan"
 )
 
 // TestConnectErrorSaysWhatLibvirtSaid points a host at a socket that is
@@ -30,7 +25,7 @@ func TestConnectErrorSaysWhatLibvirtSaid(t *testing.T) {
 	uri := "qemu+unix:///session?socket=" + sock
 	d := New(Options{URIMap: map[string]string{"qemu:///session": uri}})
 	t.Cleanup(func() { _ = d.Close() })
-	_, err := d.conn("qemu:///session")
+	_, err := d.Conn("qemu:///session")
 	if err == nil {
 		t.Fatal("connected to a socket that does not exist")
 	}
@@ -53,46 +48,6 @@ func TestConnectErrorSaysWhatLibvirtSaid(t *testing.T) {
 	}
 }
 
-// TestApplyRefusesUnackedGate hands each driver a plan with a gated
-// action and a run that did not acknowledge the gate, as a caller that
-// skipped the executor's check would: nothing may reach libvirt.
-func TestApplyRefusesUnackedGate(t *testing.T) {
-	if err := Available(); err != nil {
-		t.Fatal(err)
-	}
-	d := New(Options{})
-	t.Cleanup(func() { _ = d.Close() })
-	step := &graph.Step{ID: "vm/test:///default/web"}
-	for _, tc := range []struct {
-		name  string
-		apply func(*backends.Run) error
-		gate  plan.Gate
-	}{
-		{name: "vm", gate: plan.GateVMStop, apply: func(run *backends.Run) error {
-			_, err := d.VMs().Apply(context.Background(), backends.WithDetail(&backends.StepPlan{Step: step},
-				&vmDetail{host: "test:///default", ops: []op{{Kind: opStop, Gate: plan.GateVMStop, Domain: "web"}}}), run)
-			return err
-		}},
-		{name: "network", gate: plan.GateNetDestroy, apply: func(run *backends.Run) error {
-			_, err := d.Networks().Apply(context.Background(), backends.WithDetail(&backends.StepPlan{Step: step},
-				&netDetail{host: "test:///default", ops: []netOp{{Kind: netDestroy, Gate: plan.GateNetDestroy, Name: "lan"}}}), run)
-			return err
-		}},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			before := d.Calls()
-			err := tc.apply(backends.NewRun())
-			want := fmt.Sprintf("step %s needs %s, which was not acknowledged: nothing was changed", step.ID, tc.gate)
-			if cause, h, _ := hint.Split(err); cause != want || h != (hint.Hint{Kind: hint.Acknowledge, Gate: string(tc.gate)}) {
-				t.Errorf("got %q with hint %+v, want %q with Acknowledge %s", cause, h, want, tc.gate)
-			}
-			if n := d.Calls() - before; n != 0 {
-				t.Errorf("got %d libvirt calls, want 0", n)
-			}
-		})
-	}
-}
-
 // TestDomainTypeEnv: SITE_LIBVIRT_DOMAIN_TYPE picks the type of new
 // domains, kvm or qemu; anything else is an error every step reports.
 func TestDomainTypeEnv(t *testing.T) {
@@ -108,9 +63,9 @@ func TestDomainTypeEnv(t *testing.T) {
 			}
 			return ""
 		}})
-		got, err := d.opts.DomainType, ""
-		if d.optsErr != nil {
-			err = d.optsErr.Error()
+		got, err := d.Opts.DomainType, ""
+		if d.OptsErr != nil {
+			err = d.OptsErr.Error()
 		}
 		if got != tc.want || (tc.err == "") != (err == "") || !strings.Contains(err, tc.err) {
 			t.Errorf("%s=%q: got type %q error %q, want %q error containing %q", DomainTypeEnv, tc.env, got, err, tc.want, tc.err)

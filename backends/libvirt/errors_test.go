@@ -15,6 +15,7 @@ import (
 	"github.com/site-tools/site/backends"
 	"github.com/site-tools/site/backends/internal/runstate"
 	"github.com/site-tools/site/backends/libvirt/conn"
+	"github.com/site-tools/site/backends/libvirt/hosts"
 )
 
 // TestRetry runs an injected operation that fails transiently N times,
@@ -31,8 +32,8 @@ func TestRetry(t *testing.T) {
 		{"succeeds at once", 0, transient, 1, false},
 		{"one transient failure", 1, transient, 2, false},
 		{"two transient failures", 2, transient, 3, false},
-		{"transient until the bound", 3, transient, retryTries, true},
-		{"transient forever", 100, transient, retryTries, true},
+		{"transient until the bound", 3, transient, hosts.RetryTries, true},
+		{"transient forever", 100, transient, hosts.RetryTries, true},
 		{"conflict is not retried", 100, libvirt.Error{Code: libvirt.ERR_OPERATION_INVALID, Message: "domain is already running"}, 1, true},
 		{"auth is not retried", 100, libvirt.Error{Code: libvirt.ERR_AUTH_FAILED, Message: "authentication failed"}, 1, true},
 		{"invalid is not retried", 100, libvirt.Error{Code: libvirt.ERR_XML_ERROR, Message: "XML error"}, 1, true},
@@ -42,9 +43,9 @@ func TestRetry(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			d := New(Options{})
 			var waits []time.Duration
-			d.sleep = func(w time.Duration) { waits = append(waits, w) }
+			d.Sleep = func(w time.Duration) { waits = append(waits, w) }
 			tries := 0
-			err := d.retry(func() error {
+			err := d.Retry(func() error {
 				tries++
 				if tries <= tt.failures {
 					return fmt.Errorf("list domains on h: %w", tt.fail)
@@ -64,7 +65,7 @@ func TestRetry(t *testing.T) {
 				t.Fatalf("got %d waits, want one between each of %d tries", len(waits), tries)
 			}
 			// The wait doubles per try; up to half of it is jitter.
-			base := retryBackoff
+			base := hosts.RetryBackoff
 			for i, w := range waits {
 				if w < base/2 || w > base {
 					t.Errorf("wait %d: got %v, want between %v and %v", i, w, base/2, base)
@@ -93,14 +94,14 @@ func TestRetryStopsAtInterrupt(t *testing.T) {
 			run := &backends.Run{}
 			d := New(Options{Run: run})
 			waits := 0
-			d.sleep = func(time.Duration) {
+			d.Sleep = func(time.Duration) {
 				waits++
 				if !tc.inCall {
 					runstate.Of(run).Interrupt()
 				}
 			}
 			tries := 0
-			err := d.retry(func() error {
+			err := d.Retry(func() error {
 				tries++
 				if tc.inCall {
 					runstate.Of(run).Interrupt()
@@ -120,64 +121,9 @@ func TestRetryStopsAtInterrupt(t *testing.T) {
 	}
 }
 
-// TestApplyRetriesOnlyEnsureOps feeds every VM op kind a transient
-// failure on every try: the "ensure" ops are tried retryTries times, on
-// a connection checked (and reopened if dead) before each retry, and
-// every other op exactly once.
-func TestApplyRetriesOnlyEnsureOps(t *testing.T) {
-	r := newRig(t, "test:///default", Options{})
-	c := r.conn()
-	tests := []struct {
-		kind      opKind
-		name      string
-		wantTries int
-	}{
-		{opDefine, "define", retryTries},
-		{opSetMetadata, "set metadata", retryTries},
-		{opSetAutostart, "set autostart", retryTries},
-		{opCreateVolume, "create volume", 1},
-		{opUploadSeed, "upload seed", 1},
-		{opResizeVolume, "resize volume", 1},
-		{opDeleteVolume, "delete volume", 1},
-		{opClearUpload, "clear a left upload", 1},
-		{opMemoryLive, "live memory", 1},
-		{opVCPUsLive, "live vcpus", 1},
-		{opStart, "start", 1},
-		{opStop, "stop", 1},
-		{opRestart, "restart", 1},
-		{opUndefine, "undefine", 1},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			r.d.sleep = func(time.Duration) {}
-			tries := 0
-			a := &applier{d: r.d, c: c, host: r.host, res: &backends.StepResult{}, try: func(o op) error {
-				if o.Kind != tt.kind {
-					t.Errorf("got op %d, want %d", o.Kind, tt.kind)
-				}
-				tries++
-				return libvirt.Error{Code: libvirt.ERR_RPC, Domain: libvirt.FROM_RPC, Message: "Cannot recv data: Connection reset by peer"}
-			}}
-			before := r.d.Calls()
-			err := a.do(op{Kind: tt.kind, Domain: "web"})
-			if err == nil {
-				t.Fatal("got no error from an op that always fails")
-			}
-			if tries != tt.wantTries {
-				t.Errorf("got %d tries, want %d", tries, tt.wantTries)
-			}
-			// The injected op makes no libvirt call; each retry's
-			// connection check (IsAlive) is one, and is counted.
-			if got, want := r.d.Calls()-before, int64(tt.wantTries-1); got != want {
-				t.Errorf("got %d libvirt calls counted, want %d", got, want)
-			}
-		})
-	}
-}
-
 // TestObserveRetriesUnreachableDaemon points a host at a socket nobody
 // listens on: libvirt's real connect error is transient, so observing
-// tries retryTries times (each try one counted connect call) and the
+// tries hosts.RetryTries times (each try one counted connect call) and the
 // step's error says what libvirt said, its class and what to do.
 func TestObserveRetriesUnreachableDaemon(t *testing.T) {
 	if err := Available(); err != nil {
@@ -187,7 +133,7 @@ func TestObserveRetriesUnreachableDaemon(t *testing.T) {
 	d := New(Options{URIMap: map[string]string{"qemu:///session": "qemu+unix:///session?socket=" + sock}})
 	t.Cleanup(func() { _ = d.Close() })
 	waits := 0
-	d.sleep = func(time.Duration) { waits++ }
+	d.Sleep = func(time.Duration) { waits++ }
 	_, err := d.observe("qemu:///session")
 	if err == nil {
 		t.Fatal("observed a host whose daemon is not there")
@@ -195,61 +141,16 @@ func TestObserveRetriesUnreachableDaemon(t *testing.T) {
 	if got := conn.Classify(err); got != backends.ClassTransient {
 		t.Errorf("got class %q for %v, want %q", got, err, backends.ClassTransient)
 	}
-	if got := d.Calls(); got != retryTries {
-		t.Errorf("got %d libvirt calls, want %d connect tries", got, retryTries)
+	if got := d.Calls(); got != hosts.RetryTries {
+		t.Errorf("got %d libvirt calls, want %d connect tries", got, hosts.RetryTries)
 	}
-	if waits != retryTries-1 {
-		t.Errorf("got %d waits, want %d", waits, retryTries-1)
+	if waits != hosts.RetryTries-1 {
+		t.Errorf("got %d waits, want %d", waits, hosts.RetryTries-1)
 	}
 	msg := conn.Explain(err).Error()
 	for _, want := range []string{sock, "libvirt transient error", "re-run when the daemon answers"} {
 		if !strings.Contains(msg, want) {
 			t.Errorf("got %q, want it to contain %q", msg, want)
 		}
-	}
-}
-
-// TestNetworkApplyRetriesOnlyEnsureOps is TestApplyRetriesOnlyEnsureOps
-// for network ops.
-func TestNetworkApplyRetriesOnlyEnsureOps(t *testing.T) {
-	r := newRig(t, "test:///default", Options{})
-	c := r.conn()
-	tests := []struct {
-		kind      netOpKind
-		name      string
-		wantTries int
-	}{
-		{netDefine, "define", retryTries},
-		{netAutostart, "autostart", retryTries},
-		{netStart, "start", 1},
-		{netHostAdd, "dhcp host add", 1},
-		{netHostDelete, "dhcp host delete", 1},
-		{netDestroy, "destroy", 1},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			r.d.sleep = func(time.Duration) {}
-			tries := 0
-			before := r.d.Calls()
-			got, err := netDriver{r.d}.doRetrying(c, r.host, netOp{Kind: tt.kind, Name: "lan"}, func(_ *libvirt.Connect, _ string, o netOp) error {
-				if o.Kind != tt.kind {
-					t.Errorf("got op %d, want %d", o.Kind, tt.kind)
-				}
-				tries++
-				return libvirt.Error{Code: libvirt.ERR_SYSTEM_ERROR, Domain: libvirt.FROM_RPC, Message: "Cannot recv data: Connection reset by peer"}
-			})
-			if err == nil {
-				t.Fatal("got no error from an op that always fails")
-			}
-			if got == nil {
-				t.Error("got no connection back for later ops")
-			}
-			if tries != tt.wantTries {
-				t.Errorf("got %d tries, want %d", tries, tt.wantTries)
-			}
-			if calls, want := r.d.Calls()-before, int64(tt.wantTries-1); calls != want {
-				t.Errorf("got %d libvirt calls counted, want %d", calls, want)
-			}
-		})
 	}
 }

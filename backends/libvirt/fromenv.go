@@ -7,9 +7,8 @@ import (
 	"strings"
 	"time"
 
-	"libvirt.org/go/libvirt"
-
 	"github.com/site-tools/site/backends"
+	"github.com/site-tools/site/backends/libvirt/hosts"
 )
 
 // ParseURIMap parses URIMapEnv's value: "from=to" entries separated by
@@ -35,20 +34,20 @@ func ParseURIMap(s string) (map[string]string, error) {
 func NewFromEnv(run *backends.Run) *Driver {
 	getenv := run.Getenv
 	d := New(Options{ShutdownTimeout: DefaultShutdownTimeout, Run: run})
-	d.opts.URIMap, d.optsErr = ParseURIMap(getenv(URIMapEnv))
-	if v := getenv(ShutdownTimeoutEnv); v != "" && d.optsErr == nil {
+	d.Opts.URIMap, d.OptsErr = ParseURIMap(getenv(URIMapEnv))
+	if v := getenv(ShutdownTimeoutEnv); v != "" && d.OptsErr == nil {
 		t, err := time.ParseDuration(v)
 		if err != nil || t < 0 {
-			d.optsErr = fmt.Errorf("%s=%q: want a duration such as 90s or 0s (force off at once)", ShutdownTimeoutEnv, v)
+			d.OptsErr = fmt.Errorf("%s=%q: want a duration such as 90s or 0s (force off at once)", ShutdownTimeoutEnv, v)
 		}
-		d.opts.ShutdownTimeout = t
+		d.Opts.ShutdownTimeout = t
 	}
 	switch v := getenv(DomainTypeEnv); v {
 	case "", "kvm", "qemu":
-		d.opts.DomainType = v
+		d.Opts.DomainType = v
 	default:
-		if d.optsErr == nil {
-			d.optsErr = fmt.Errorf("%s=%q: want kvm or qemu (or unset: kvm when the host offers it)", DomainTypeEnv, v)
+		if d.OptsErr == nil {
+			d.OptsErr = fmt.Errorf("%s=%q: want kvm or qemu (or unset: kvm when the host offers it)", DomainTypeEnv, v)
 		}
 	}
 	return d
@@ -56,11 +55,4 @@ func NewFromEnv(run *backends.Run) *Driver {
 
 // Available reports whether libvirt.so.0 can be loaded, and if not, why
 // and what to install.
-func Available() error {
-	availOnce.Do(func() {
-		if _, err := libvirt.GetVersion(); err != nil {
-			availErr = fmt.Errorf("libvirt library libvirt.so.0 could not be loaded (install the libvirt0 package): %w", err)
-		}
-	})
-	return availErr
-}
+func Available() error { return hosts.Available() }

@@ -16,6 +16,7 @@ import (
 	"github.com/site-tools/site/backends"
 	"github.com/site-tools/site/backends/engine"
 	"github.com/site-tools/site/backends/libvirt/domain"
+	"github.com/site-tools/site/backends/libvirt/hosts"
 	"github.com/site-tools/site/backends/libvirt/libvirttest"
 	"github.com/site-tools/site/backends/libvirt/ownership"
 	"github.com/site-tools/site/compiler/graph"
@@ -63,7 +64,7 @@ func newRigWith(t testing.TB, host string, d *Driver) *rig {
 
 func (r *rig) conn() *libvirt.Connect {
 	r.t.Helper()
-	c, err := r.d.conn(r.host)
+	c, err := r.d.Conn(r.host)
 	if err != nil {
 		r.t.Fatal(err)
 	}
@@ -206,7 +207,7 @@ func (r *rig) domain(name string) domainState {
 		r.t.Fatal(err)
 	}
 	defer dom.Free()
-	o, err := observeDomain(r.d, dom)
+	o, err := hosts.ObserveDomain(r.d.Set, dom)
 	if err != nil {
 		r.t.Fatal(err)
 	}

@@ -149,7 +149,7 @@ func TestIncident3_OutOfBandAutostartIsDrift(t *testing.T) {
 		t.Fatalf("virsh autostart: %v\n%s", err, out)
 	}
 	// A new site run (a new driver and connection: nothing remembered).
-	r2 := newRig(t, sessionHost, r.d.opts)
+	r2 := newRig(t, sessionHost, r.d.Opts)
 	obs, run := r2.diff(g)
 	want := []string{"live update vm/qemu:///session/tiny [autostart]"}
 	if got := lines(obs.Plan); !slices.Equal(got, want) {
@@ -210,7 +210,7 @@ func TestIncident3_SeedSurvivesTmpWipe(t *testing.T) {
 	wipe()
 
 	// A new run after the wipe, as after a host reboot.
-	r2 := newRig(t, sessionHost, r.d.opts)
+	r2 := newRig(t, sessionHost, r.d.Opts)
 	obs, _ := r2.diff(g)
 	if obs.Plan.HasChanges() || len(obs.Plan.Blocked) > 0 {
 		t.Fatalf("got %q %+v after wiping TMPDIR, want No changes", lines(obs.Plan), obs.Plan.Blocked)

@@ -83,7 +83,7 @@ func TestStoppedDaemonFailsTheOpen(t *testing.T) {
 	}
 
 	calls := d.Calls()
-	d.forget(sessionHost)
+	d.Forget(sessionHost)
 	again := observeEnds(t, d, sessionHost)
 	if again == nil || again.Error() != err.Error() {
 		t.Errorf("the next observation ended with %v, want the first error again", again)
@@ -146,7 +146,7 @@ func TestAliveDaemonIsWaitedFor(t *testing.T) {
 	}}
 	d := New(Options{URIMap: map[string]string{sessionHost: s.URI}, KeepAlive: ka, Run: run})
 	t.Cleanup(func() { _ = d.Close() })
-	c, err := d.conn(sessionHost)
+	c, err := d.Conn(sessionHost)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -170,7 +170,7 @@ func TestAliveDaemonIsWaitedFor(t *testing.T) {
 
 	done := make(chan error, 1)
 	go func() {
-		finished := d.calling(d.server(sessionHost), "Shutdown of domain alive")
+		finished := d.Calling(d.Server(sessionHost), "Shutdown of domain alive")
 		err := dom.Shutdown()
 		finished()
 		done <- err

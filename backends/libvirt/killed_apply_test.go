@@ -10,6 +10,7 @@ import (
 	"github.com/site-tools/site/backends"
 	"github.com/site-tools/site/backends/libvirt/ownership"
 	"github.com/site-tools/site/backends/libvirt/seed"
+	"github.com/site-tools/site/backends/libvirt/vmstep"
 	"github.com/site-tools/site/compiler/graph"
 	"github.com/site-tools/site/compiler/model"
 )
@@ -34,14 +35,14 @@ func TestVolumesAreClaimedBeforeTheyAreMade(t *testing.T) {
 		before   []model.Disk // the VM as a first, whole apply left it; nil: no domain yet
 		disks    []model.Disk
 		seed     bool
-		dieAfter opKind
+		dieAfter vmstep.OpKind
 		want     string // the owner element once the next run converged
 	}{
-		{name: "a new VM's disk", disks: []model.Disk{disk("new-root")}, dieAfter: opCreateVolume,
+		{name: "a new VM's disk", disks: []model.Disk{disk("new-root")}, dieAfter: vmstep.OpCreateVolume,
 			want: "tenant=t1 disk=images/new-root"},
-		{name: "a new VM's seed", disks: []model.Disk{disk("seeded-root")}, seed: true, dieAfter: opUploadSeed,
+		{name: "a new VM's seed", disks: []model.Disk{disk("seeded-root")}, seed: true, dieAfter: vmstep.OpUploadSeed,
 			want: "tenant=t1 seed=images/" + seedName("seeded") + " disk=images/seeded-root"},
-		{name: "a disk added to a VM", before: []model.Disk{disk("grown-root")}, disks: []model.Disk{disk("grown-root"), disk("grown-data")}, dieAfter: opCreateVolume,
+		{name: "a disk added to a VM", before: []model.Disk{disk("grown-root")}, disks: []model.Disk{disk("grown-root"), disk("grown-data")}, dieAfter: vmstep.OpCreateVolume,
 			want: "tenant=t1 disk=images/grown-data disk=images/grown-root"},
 	}
 	// Each case's VM stays declared, so that the next case's runs do
@@ -75,32 +76,29 @@ func TestVolumesAreClaimedBeforeTheyAreMade(t *testing.T) {
 	}
 }
 
-// applyDying plans step and applies it as apply does, in apply's order,
-// but dies right after the first op of kind die has run.
-func (r *rig) applyDying(step *graph.Step, die opKind) {
+// applyDying plans step and applies it as apply does, but dies right
+// after the first op of kind die has run: no op after it runs
+// (vmstep.AfterOp).
+func (r *rig) applyDying(step *graph.Step, die vmstep.OpKind) {
 	r.t.Helper()
 	r.d.ForgetObserved()
-	_, det, err := vmDriver{r.d}.plan(context.Background(), step, backends.NewRun())
+	run := backends.NewRun()
+	sp, err := r.d.VMs().Plan(context.Background(), step, run)
 	if err != nil {
 		r.t.Fatal(err)
 	}
-	a := &applier{d: r.d, c: r.conn(), host: r.host, res: &backends.StepResult{}, tenant: step.Tenant}
 	died := false
-	a.try = func(o op) error {
-		if died {
+	after := vmstep.AfterOp
+	vmstep.AfterOp = func(k vmstep.OpKind, err error) error {
+		if err == nil && k == die {
+			died = true
 			return errDied
 		}
-		err := a.once(o)
-		died = o.Kind == die
 		return err
 	}
-	for _, o := range inApplyOrder(det.ops) {
-		if err := a.do(o); err != nil {
-			if !errors.Is(err, errDied) {
-				r.t.Fatalf("op %d before the death: %v", o.Kind, err)
-			}
-			break
-		}
+	defer func() { vmstep.AfterOp = after }()
+	if _, err := r.d.VMs().Apply(context.Background(), sp, run); !errors.Is(err, errDied) {
+		r.t.Fatalf("apply before the death: %v", err)
 	}
 	if !died {
 		r.t.Fatalf("the plan has no op of kind %d to die after", die)

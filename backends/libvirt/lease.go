@@ -22,14 +22,14 @@ import (
 // chose is found too. It reads afresh on every call, past the run's
 // cached observation: apply polls it while a guest boots.
 func (d *Driver) Lease(_ context.Context, ref model.LeaseRef) (string, error) {
-	c, err := d.conn(ref.Host)
+	c, err := d.Conn(ref.Host)
 	if err != nil {
 		return "", err
 	}
 	// One read of a lease, not the wait for it: that wait is the
 	// guest's, and apply names it itself.
-	defer d.await(d.server(ref.Host), "LookupDomainByName, IsActive, GetXMLDesc of domain "+ref.VM+", GetDHCPLeases of its network")()
-	d.call()
+	defer d.Await(d.Server(ref.Host), "LookupDomainByName, IsActive, GetXMLDesc of domain "+ref.VM+", GetDHCPLeases of its network")()
+	d.Call()
 	dom, err := c.LookupDomainByName(ref.VM)
 	if conn.IsCode(err, libvirt.ERR_NO_DOMAIN) {
 		return "", nil
@@ -38,11 +38,11 @@ func (d *Driver) Lease(_ context.Context, ref model.LeaseRef) (string, error) {
 		return "", fmt.Errorf("look up domain %s on %s: %w", ref.VM, ref.Host, conn.Plain(err))
 	}
 	defer dom.Free()
-	d.call()
+	d.Call()
 	if active, err := dom.IsActive(); err != nil || !active {
 		return "", conn.Plain(err) // nil when it just does not run
 	}
-	d.call()
+	d.Call()
 	x, err := dom.GetXMLDesc(0)
 	if err != nil {
 		return "", fmt.Errorf("read domain %s on %s: %w", ref.VM, ref.Host, conn.Plain(err))
@@ -74,13 +74,13 @@ func (d *Driver) Lease(_ context.Context, ref model.LeaseRef) (string, error) {
 		return "", fmt.Errorf("NIC %d of domain %s on %s is not on a libvirt network, whose DHCP leases site reads", ref.NIC, ref.VM, ref.Host)
 	}
 	network := nic.Source.Network.Network
-	d.call()
+	d.Call()
 	n, err := c.LookupNetworkByName(network)
 	if err != nil {
 		return "", fmt.Errorf("look up network %s on %s: %w", network, ref.Host, conn.Plain(err))
 	}
 	defer n.Free()
-	d.call()
+	d.Call()
 	leases, err := n.GetDHCPLeases()
 	if err != nil {
 		return "", fmt.Errorf("read the DHCP leases of network %s on %s: %w", network, ref.Host, conn.Plain(err))

@@ -8,7 +8,9 @@ import (
 
 	"github.com/site-tools/site/backends"
 	"github.com/site-tools/site/backends/libvirt/conn"
+	"github.com/site-tools/site/backends/libvirt/netstep"
 	"github.com/site-tools/site/backends/libvirt/ownership"
+	"github.com/site-tools/site/backends/libvirt/storage"
 )
 
 var _ backends.OwnerLister = (*Driver)(nil)
@@ -18,8 +20,8 @@ var _ backends.OwnerLister = (*Driver)(nil)
 // site leftovers, which judges them against every tenant's spec. It
 // reads what a run's observation of the host reads, and nothing more.
 func (d *Driver) ListOwned(ctx context.Context, host string) ([]backends.Owned, error) {
-	if d.optsErr != nil {
-		return nil, d.optsErr
+	if d.OptsErr != nil {
+		return nil, d.OptsErr
 	}
 	if err := ctx.Err(); err != nil {
 		return nil, err
@@ -31,16 +33,16 @@ func (d *Driver) ListOwned(ctx context.Context, host string) ([]backends.Owned, 
 	// What another domain uses is said, so that no command printed to
 	// remove a leftover takes it from under that domain.
 	var doms, nets []backends.Owned
-	for name, o := range h.domains {
+	for name, o := range h.Domains {
 		if o.Owner != nil {
-			doms = append(doms, backends.Owned{Kind: backends.OwnedDomain, Name: name, UUID: o.uuid(), Tenant: o.Owner.Tenant, Active: o.Running,
-				Volumes: volumesOf(o.Owner, h.volumeRefs(name, true))})
+			doms = append(doms, backends.Owned{Kind: backends.OwnedDomain, Name: name, UUID: o.UUID(), Tenant: o.Owner.Tenant, Active: o.Running,
+				Volumes: volumesOf(o.Owner, h.VolumeRefs(name, true))})
 		}
 	}
-	for name, o := range h.networks {
+	for name, o := range h.Networks {
 		if o.Owner != nil {
-			nets = append(nets, backends.Owned{Kind: backends.OwnedNetwork, Name: name, UUID: o.uuid(), Tenant: o.Owner.Tenant, Active: o.Active,
-				UsedBy: h.networkUsers(name)})
+			nets = append(nets, backends.Owned{Kind: backends.OwnedNetwork, Name: name, UUID: o.UUID(), Tenant: o.Owner.Tenant, Active: o.Active,
+				UsedBy: netstep.Users(h.Obs, name)})
 		}
 	}
 	byName := func(s []backends.Owned) { sort.Slice(s, func(i, j int) bool { return s[i].Name < s[j].Name }) }
@@ -65,31 +67,24 @@ func volumesOf(o *ownership.Owner, refs map[string][]string) []backends.Volume {
 // Opens is the URI d connects to for host: URIMapEnv's mapping of it,
 // else host itself (backends.OwnerLister).
 func (d *Driver) Opens(host string) string {
-	if m, ok := d.opts.URIMap[host]; ok {
+	if m, ok := d.Opts.URIMap[host]; ok {
 		return m
 	}
 	return host
 }
 
-// uuid is the domain's UUID, from the definition its owner element was
-// read from.
-func (o *domObs) uuid() string {
-	if o.Inactive != nil {
-		return o.Inactive.UUID
+// ListLeftUploads lists, for every pool on host in name order, with
+// its UUID, the uploads that did not finish there that site's markers
+// prove (backends.OwnerLister): the UUID knows a pool listed under two
+// URIs of one daemon as one. A pool that is not active cannot list its
+// volumes: its PoolUploads says so.
+func (d *Driver) ListLeftUploads(ctx context.Context, host string) ([]backends.PoolUploads, error) {
+	if d.OptsErr != nil {
+		return nil, d.OptsErr
 	}
-	if o.Live != nil {
-		return o.Live.UUID
+	h, err := d.observe(host)
+	if err != nil {
+		return nil, conn.Explain(err)
 	}
-	return ""
-}
-
-// uuid is the network's UUID.
-func (o *netObs) uuid() string {
-	if o.Def != nil {
-		return o.Def.UUID
-	}
-	if o.Live != nil {
-		return o.Live.UUID
-	}
-	return ""
+	return storage.LeftUploads(ctx, h)
 }

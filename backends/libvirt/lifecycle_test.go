@@ -52,7 +52,7 @@ func TestOrphanDomainNeedsDestroyGate(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if v, err := h.volume("default", "old-root", nil); err != nil || v.Exists {
+	if v, err := h.Volume("default", "old-root", nil); err != nil || v.Exists {
 		t.Errorf("old-root: exists=%v err=%v, want deleted", v != nil && v.Exists, err)
 	}
 	if st := r.domain("a-keep"); !st.Running {
@@ -243,15 +243,15 @@ func TestNewFromEnvReadsThroughGetenv(t *testing.T) {
 	env := func(m map[string]string) func(string) string { return func(k string) string { return m[k] } }
 	d := NewFromEnv(&backends.Run{Getenv: env(map[string]string{URIMapEnv: "qemu:///remapped=test:///default", ShutdownTimeoutEnv: "7s"})})
 	defer d.Close()
-	if _, err := d.conn("qemu:///remapped"); err != nil {
+	if _, err := d.Conn("qemu:///remapped"); err != nil {
 		t.Fatalf("mapped URI: %v", err)
 	}
-	if d.opts.ShutdownTimeout != 7*time.Second {
-		t.Errorf("shutdown timeout: got %v, want 7s", d.opts.ShutdownTimeout)
+	if d.Opts.ShutdownTimeout != 7*time.Second {
+		t.Errorf("shutdown timeout: got %v, want 7s", d.Opts.ShutdownTimeout)
 	}
 	bad := NewFromEnv(&backends.Run{Getenv: env(map[string]string{ShutdownTimeoutEnv: "soon"})})
 	defer bad.Close()
-	if _, err := bad.conn("test:///default"); err == nil || !strings.Contains(err.Error(), ShutdownTimeoutEnv) {
+	if _, err := bad.Conn("test:///default"); err == nil || !strings.Contains(err.Error(), ShutdownTimeoutEnv) {
 		t.Fatalf("got %v, want an error naming %s", err, ShutdownTimeoutEnv)
 	}
 }

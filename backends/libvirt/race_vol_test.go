@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/site-tools/site/backends/engine"
+	"github.com/site-tools/site/backends/libvirt/domain"
 	"github.com/site-tools/site/backends/libvirt/libvirttest"
 	"github.com/site-tools/site/compiler/graph"
 	"github.com/site-tools/site/compiler/model"
@@ -30,7 +31,7 @@ func wantDomainGone(t *testing.T, r *rig, name, keep, pool, vol string) {
 		d.Free()
 		t.Errorf("domain %s is defined, sharing %s/%s with %s", name, pool, vol, keep)
 	}
-	if _, on := diskOn(r.domain(keep).Inactive, pool, vol, ""); !on {
+	if _, on := domain.DiskOn(r.domain(keep).Inactive, pool, vol, ""); !on {
 		t.Errorf("domain %s of tenant other lost its disk on %s/%s", keep, pool, vol)
 	}
 }
@@ -52,7 +53,7 @@ func TestVolumeAttachedMeanwhileIsRefused(t *testing.T) {
 	if len(obs.Plan.Blocked) > 0 {
 		t.Fatalf("blocked: %+v", obs.Plan.Blocked)
 	}
-	other := newRigWith(t, r.host, New(r.d.opts))
+	other := newRigWith(t, r.host, New(r.d.Opts))
 	other.converge(other.othersGraph(other.stopped("wb", pool, shared))) // between the plan and the apply
 
 	rep, err := r.tryApply(g, obs, run)
@@ -104,7 +105,7 @@ func TestVolumeAttachedMeanwhileAfterARename(t *testing.T) {
 	if len(obs.Plan.Blocked) > 0 {
 		t.Fatalf("blocked: %+v", obs.Plan.Blocked)
 	}
-	other := newRigWith(t, r.host, New(r.d.opts))
+	other := newRigWith(t, r.host, New(r.d.Opts))
 	other.converge(other.othersGraph(other.stopped("wb", pool, shared))) // between the plan and the apply
 
 	rep, err := r.tryApply(g, obs, run)

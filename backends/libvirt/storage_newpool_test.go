@@ -16,6 +16,7 @@ import (
 	"github.com/site-tools/site/backends/engine"
 	"github.com/site-tools/site/backends/libvirt/qcow2"
 	"github.com/site-tools/site/backends/libvirt/seed"
+	"github.com/site-tools/site/backends/libvirt/storage"
 	"github.com/site-tools/site/backends/libvirt/uploadmark"
 	"github.com/site-tools/site/compiler/model"
 	"github.com/site-tools/site/compiler/plan"
@@ -207,7 +208,7 @@ func TestMissingPoolDiffSaysWhatItCannotRead(t *testing.T) {
 			tc.prep(t, pool.Path)
 			vm := r.stopped("web-"+name, pool, model.Disk{Pool: name, Name: "web-data", SizeBytes: 1 << 20})
 			obs, _ := r.diff(r.graph([]*model.VM{vm}, nil))
-			key := volumeKey(pool.Host, name, "web-data")
+			key := storage.VolumeKey(pool.Host, name, "web-data")
 			var got []plan.Change
 			for _, c := range obs.Plan.Changes {
 				if c.Key == key {
@@ -309,34 +310,6 @@ func TestMissingPoolDiskGrowsBehindItsGate(t *testing.T) {
 	}
 	if again, _ := r.diff(g); again.Plan.HasChanges() || len(again.Plan.Blocked) > 0 {
 		t.Errorf("got %q %+v, want No changes", lines(again.Plan), again.Plan.Blocked)
-	}
-}
-
-// TestWhereDaemonRuns: site reads a missing pool's directory itself only
-// where the daemon it opens runs on this machine.
-func TestWhereDaemonRuns(t *testing.T) {
-	for _, tc := range []struct {
-		host, mapped string
-		want         daemonPlace
-	}{
-		{"qemu:///system", "", daemonLocal},
-		{"qemu:///session", "qemu+unix:///session?socket=/tmp/s/libvirt-sock", daemonLocal},
-		{"test:///default", "", daemonTest},
-		{"qemu:///system", "test:///tmp/node.xml", daemonTest},
-		{"qemu+ssh://kvm1/system", "", "the daemon of qemu+ssh://kvm1/system runs on another machine"},
-		{"qemu:///system", "qemu+tcp://localhost/system", "the daemon of qemu+tcp://localhost/system runs on another machine"},
-		{"qemu+ssh://ops:secret@kvm1/system", "", "the daemon of qemu+ssh://ops:xxxxx@kvm1/system runs on another machine"},
-	} {
-		t.Run(tc.host+" "+tc.mapped, func(t *testing.T) {
-			opts := Options{}
-			if tc.mapped != "" {
-				opts.URIMap = map[string]string{tc.host: tc.mapped}
-			}
-			h := &hostObs{d: New(opts), host: tc.host}
-			if got := h.whereDaemonRuns(); got != tc.want {
-				t.Errorf("got %q, want %q", got, tc.want)
-			}
-		})
 	}
 }
 

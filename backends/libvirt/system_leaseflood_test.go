@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/site-tools/site/backends/libvirt/libvirttest"
+	"github.com/site-tools/site/backends/libvirt/netstep"
 	"github.com/site-tools/site/compiler/model"
 )
 
@@ -48,10 +49,10 @@ func TestSystemLeaseFloodIsCounted(t *testing.T) {
 	if want := fmt.Sprintf("in use: %d DHCP leases (", n); !strings.Contains(c.Reason, want) {
 		t.Errorf("reason %q does not say %q", c.Reason, want)
 	}
-	if got := strings.Count(c.Reason, strings.TrimSuffix(cidr, "0/24")); got > maxLeasesNamed {
-		t.Errorf("reason %q names %d leases, want at most %d", c.Reason, got, maxLeasesNamed)
+	if got := strings.Count(c.Reason, strings.TrimSuffix(cidr, "0/24")); got > netstep.MaxLeasesNamed {
+		t.Errorf("reason %q names %d leases, want at most %d", c.Reason, got, netstep.MaxLeasesNamed)
 	}
-	if users, _ := c.Before["in use"].([]string); len(users) > maxLeasesNamed+1 {
-		t.Errorf("in use %q: %d entries, want at most %d leases and the count of the rest", users, len(users), maxLeasesNamed)
+	if users, _ := c.Before["in use"].([]string); len(users) > netstep.MaxLeasesNamed+1 {
+		t.Errorf("in use %q: %d entries, want at most %d leases and the count of the rest", users, len(users), netstep.MaxLeasesNamed)
 	}
 }

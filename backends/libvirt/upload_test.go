@@ -13,6 +13,7 @@ import (
 	"github.com/site-tools/site/backends"
 	"github.com/site-tools/site/backends/engine"
 	"github.com/site-tools/site/backends/internal/runstate"
+	"github.com/site-tools/site/backends/libvirt/storage"
 	"github.com/site-tools/site/backends/libvirt/uploadmark"
 	"github.com/site-tools/site/compiler/graph"
 	"github.com/site-tools/site/compiler/model"
@@ -27,9 +28,9 @@ import (
 // the image again.
 func TestUploadSaysProgressAndStopsAtInterrupt(t *testing.T) {
 	r, pool := storageRig(t)
-	every := uploadProgressEvery
-	uploadProgressEvery = 10 * time.Millisecond
-	t.Cleanup(func() { uploadProgressEvery = every })
+	every := storage.UploadProgressEvery
+	storage.UploadProgressEvery = 10 * time.Millisecond
+	t.Cleanup(func() { storage.UploadProgressEvery = every })
 	src := filepath.Join(t.TempDir(), "big.raw")
 	if err := os.WriteFile(src, pattern(256<<20), 0o644); err != nil {
 		t.Fatal(err)
@@ -133,7 +134,7 @@ func TestStaleUploadIsTakenOver(t *testing.T) {
 	obs, run := r.diff(g)
 	var plan string
 	for _, c := range obs.Plan.Changes {
-		if c.Key == volumeKey(sessionHost, "images", "big.raw") {
+		if c.Key == storage.VolumeKey(sessionHost, "images", "big.raw") {
 			plan = c.Reason
 		}
 	}
@@ -168,7 +169,7 @@ func TestUploadBeatsBeforeItCreatesTheVolume(t *testing.T) {
 	r, pool := storageRig(t)
 	beat := uploadmark.Beat
 	uploadmark.Beat = 20 * time.Millisecond
-	t.Cleanup(func() { uploadmark.Beat = beat; uploadStage = func(string) {} })
+	t.Cleanup(func() { uploadmark.Beat = beat; storage.UploadStage = func(string) {} })
 	img := pattern(1 << 20)
 	src := filepath.Join(t.TempDir(), "big.raw")
 	if err := os.WriteFile(src, img, 0o644); err != nil {
@@ -176,7 +177,7 @@ func TestUploadBeatsBeforeItCreatesTheVolume(t *testing.T) {
 	}
 	r.makePool(pool)
 	grew := false
-	uploadStage = func(stage string) {
+	storage.UploadStage = func(stage string) {
 		if stage != "create" || grew {
 			return
 		}
@@ -211,7 +212,7 @@ func TestTakenOverBeforeCleanupDeletesNothing(t *testing.T) {
 	r, pool := storageRig(t)
 	beat := uploadmark.Beat
 	uploadmark.Beat = 20 * time.Millisecond
-	t.Cleanup(func() { uploadmark.Beat = beat; uploadStage = func(string) {} })
+	t.Cleanup(func() { uploadmark.Beat = beat; storage.UploadStage = func(string) {} })
 	img := pattern(4 << 20)
 	src := filepath.Join(t.TempDir(), "big.raw")
 	if err := os.WriteFile(src, img, 0o644); err != nil {
@@ -223,7 +224,7 @@ func TestTakenOverBeforeCleanupDeletesNothing(t *testing.T) {
 	r.upload("images", "big.raw", partial)
 	r.upload("images", uploadmark.Name("big.raw", 0), elsewhere.Bytes())
 	newer := uploadmark.Note{Machine: "other", PID: 2, Boot: "a-third-kernel", PIDNS: "pid:[1]", Since: "2026-01-01T00:01:00Z"}
-	uploadStage = func(stage string) {
+	storage.UploadStage = func(stage string) {
 		if stage == "cleanup" {
 			r.upload("images", uploadmark.Name("big.raw", 2), newer.Bytes())
 		}
@@ -265,14 +266,14 @@ func TestMarkerBeatGrowsIt(t *testing.T) {
 	uploadmark.Beat = 20 * time.Millisecond
 	t.Cleanup(func() { uploadmark.Beat = beat })
 	r.makePool(pool)
-	a := &applier{d: r.d, c: r.conn(), host: r.host, res: &backends.StepResult{}, run: backends.NewRun()}
+	a := &storage.Writer{Set: r.d.Set, C: r.conn(), Host: r.host, Run: backends.NewRun()}
 	p, err := r.conn().LookupStoragePoolByName(pool.Name)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer p.Free()
 	m := uploadmark.Marker{Name: uploadmark.UploadingName("big.raw")}
-	mark, err := a.createMarker(p, pool.Name, m, "images/big.raw")
+	mark, err := a.CreateMarker(p, pool.Name, m, "images/big.raw")
 	if err != nil || mark == nil {
 		t.Fatalf("createMarker: %v", err)
 	}
@@ -281,7 +282,7 @@ func TestMarkerBeatGrowsIt(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	lost, stop := a.beat(mark)
+	lost, stop := a.Beat(mark)
 	defer stop()
 	// A bounded wait for an event, not a timing: it grows within a
 	// beat or two, or never.
@@ -307,13 +308,13 @@ func TestMarkerBeatGrowsIt(t *testing.T) {
 // "skipped" (not tried), as it does a step that wrote nothing.
 func TestInterruptedSeedUploadIsNotReportedNotStarted(t *testing.T) {
 	r, pool := storageRig(t)
-	t.Cleanup(func() { uploadStage = func(string) {} })
+	t.Cleanup(func() { storage.UploadStage = func(string) {} })
 	r.makePool(pool)
 	vm := r.stopped("web", pool, model.Disk{Pool: "images", Name: "web-root", SizeBytes: 8 << 20})
 	vm.CloudInit = &model.CloudInit{UserData: "#cloud-config\n"}
 	g := r.graph([]*model.VM{vm}, nil)
 	obs, run := r.diff(g)
-	uploadStage = func(stage string) {
+	storage.UploadStage = func(stage string) {
 		if stage == "create" {
 			runstate.Of(run).Interrupt() // Ctrl-C as the seed's upload begins
 		}

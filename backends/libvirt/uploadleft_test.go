@@ -13,6 +13,7 @@ import (
 
 	"github.com/site-tools/site/backends"
 	"github.com/site-tools/site/backends/libvirt/seed"
+	"github.com/site-tools/site/backends/libvirt/storage"
 	"github.com/site-tools/site/backends/libvirt/uploadmark"
 	"github.com/site-tools/site/compiler/model"
 )
@@ -76,7 +77,7 @@ func TestLeftSeedUploadIsRemoved(t *testing.T) {
 	r.leftUpload(pool.Name, current, true, elsewhere(tenant))
 	g := r.graph([]*model.VM{r.seedVM(pool, "#cloud-config\n# now\n")}, nil)
 	obs, run := r.diff(g)
-	vol := func(s *seed.Seed) string { return volumeKey(sessionHost, pool.Name, s.Name) }
+	vol := func(s *seed.Seed) string { return storage.VolumeKey(sessionHost, pool.Name, s.Name) }
 	got := lines(obs.Plan)
 	for _, tt := range []struct {
 		what string
@@ -148,8 +149,8 @@ func TestLeftSeedUploadOfALiveRunIsKept(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer mark.Free()
-	other := &applier{d: r.d, c: r.conn(), host: r.host, res: &backends.StepResult{}, run: backends.NewRun()}
-	_, stopBeat := other.beat(mark)
+	other := &storage.Writer{Set: r.d.Set, C: r.conn(), Host: r.host, Run: backends.NewRun()}
+	_, stopBeat := other.Beat(mark)
 	defer stopBeat()
 
 	said := make(chan string, 100)
@@ -206,12 +207,12 @@ func TestLeftSeedUploadOfALiveRunIsKept(t *testing.T) {
 // upload it left from another tenant's.
 func TestSeedMarkerNamesItsTenant(t *testing.T) {
 	r, pool := storageRig(t)
-	t.Cleanup(func() { uploadStage = func(string) {} })
+	t.Cleanup(func() { storage.UploadStage = func(string) {} })
 	r.makePool(pool)
 	s := seedOf("#cloud-config\n")
 	var note uploadmark.Note
 	var read error
-	uploadStage = func(stage string) {
+	storage.UploadStage = func(stage string) {
 		if stage != "create" {
 			return
 		}

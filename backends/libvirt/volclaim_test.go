@@ -10,6 +10,7 @@ import (
 	"libvirt.org/go/libvirtxml"
 
 	"github.com/site-tools/site/backends/engine"
+	"github.com/site-tools/site/backends/libvirt/domain"
 	"github.com/site-tools/site/backends/libvirt/ownership"
 	"github.com/site-tools/site/compiler/graph"
 	"github.com/site-tools/site/compiler/model"
@@ -86,7 +87,7 @@ func TestVolumeMadeMeanwhileIsNotClaimed(t *testing.T) {
 					t.Errorf("the %s owner element %q (%v) claims %s, which site did not make", which, o.String(), err, tt.theirs)
 				}
 			}
-			if _, on := diskOn(d.Inactive, pool.Name, tt.theirs, ""); on {
+			if _, on := domain.DiskOn(d.Inactive, pool.Name, tt.theirs, ""); on {
 				t.Errorf("the persistent definition still has a disk on %s: the next run would take it for one the VM has attached", tt.theirs)
 			}
 
