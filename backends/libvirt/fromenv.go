@@ -34,8 +34,8 @@ func ParseURIMap(s string) (map[string]string, error) {
 func NewFromEnv(run *backends.Run) *Driver {
 	getenv := run.Getenv
 	d := New(Options{ShutdownTimeout: DefaultShutdownTimeout, Run: run})
-	d.Opts.URIMap, d.OptsErr = ParseURIMap(getenv(URIMapEnv))
-	if v := getenv(ShutdownTimeoutEnv); v != "" && d.OptsErr == nil {
+	d.Opts.URIMap, d.OptsErr = ParseURIMap(getenv(hosts.URIMapEnv))
+	if v := getenv(hosts.ShutdownTimeoutEnv); v != "" && d.OptsErr == nil {
 		t, err := time.ParseDuration(v)
 		if err != nil || t < 0 {
 			d.OptsErr = fmt.Errorf("%s=%q: want a duration such as 90s or 0s (force off at once)", ShutdownTimeoutEnv, v)
