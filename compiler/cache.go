@@ -87,7 +87,9 @@ func (c *Cache) keyer(site []byte) (*cacheKeyer, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &cacheKeyer{base: cacheBase(build, schemaSum(), site), tag: buildTag(build)}, nil
+	// The providers' record rules (UseRules) decide what vet refuses,
+	// as the build and the schema do.
+	return &cacheKeyer{base: cacheBase(build+" rules:"+rulesSum(), schemaSum(), site), tag: buildTag(build)}, nil
 }
 
 // buildTag names the directory that holds one build's entries: pruning

@@ -43,13 +43,24 @@ func (b *builder) ignoreRules(zp []string, z *model.Zone, raw *rawZone) {
 				b.errorf(at(ip, "value"), "ignore value %q is not a valid glob (%v); use * and ? and [...] only in pairs that close", r.Value, err)
 				continue
 			}
-			if cf := cloudflareIn(z); cf != nil {
-				// Cloudflare marks each record: adopting the records the
-				// spec wants would mark the kept ones too.
-				b.errorf(at(ip, "value"), "%san ignore rule with a value is for PowerDNS zones; on Cloudflare it would mark the records it keeps as the tenant's: remove value, or ignore the whole %s", refusedBy(z, cf), cmp.Or(typ, "name"))
+			if by, err := b.ignoreValueRefused(z, typ); err != nil {
+				b.errorf(at(ip, "value"), "%s%v", by, err)
 				continue
 			}
 		}
 		z.Ignore = append(z.Ignore, model.IgnoreRule{Name: name, Type: typ, Value: r.Value, Pos: b.pos.pos(ip...)})
 	}
+}
+
+// ignoreValueRefused is the refusal of an ignore rule with a value by a
+// provider of z whose rules refuse one (Cloudflare marks each record:
+// adopting the records the spec wants would mark the kept ones too),
+// and who refuses it; nil when every provider takes it.
+func (b *builder) ignoreValueRefused(z *model.Zone, typ string) (string, error) {
+	for _, s := range servedRules(z) {
+		if err := s.r.IgnoreValueError(cmp.Or(typ, "name")); err != nil {
+			return refusedBy(z, &s.p), err
+		}
+	}
+	return "", nil
 }

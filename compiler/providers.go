@@ -50,17 +50,6 @@ func providerList(ps []model.Provider) string {
 	return strings.Join(names, ", ")
 }
 
-// cloudflareIn is the provider of z that is Cloudflare's, whose rules
-// (TTLs, types, values) then hold for every record of z; nil for none.
-func cloudflareIn(z *model.Zone) *model.Provider {
-	for _, p := range z.Served() {
-		if p.Cloudflare != nil {
-			return &p
-		}
-	}
-	return nil
-}
-
 // refusedBy is what a message about a rule of provider p starts with in
 // zone z: nothing when p is z's only provider, else who refuses, so
 // that on a zone of several providers the user knows which one cannot

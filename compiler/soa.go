@@ -15,11 +15,11 @@ func (b *builder) soa(zp []string, z *model.Zone, raw *rawZone) {
 	}
 	sp := at(zp, "soa")
 	s := &model.SOA{}
-	// Cloudflare's DNS settings apply below too (their ranges), so the
-	// provider is known before the fields are read.
-	cloudflare := cloudflareIn(z) != nil
+	// The providers' rules apply below too (their ranges), so they are
+	// known before the fields are read.
+	ruled := servedRules(z)
 	if r.Primary != nil {
-		b.soaPrimary(at(sp, "primary"), s, *r.Primary, z.Name, cloudflare)
+		b.soaPrimary(at(sp, "primary"), s, *r.Primary, z.Name, ruled)
 	}
 	if r.Mbox != nil {
 		m, err := rdata.Mbox(*r.Mbox)
@@ -28,25 +28,27 @@ func (b *builder) soa(zp []string, z *model.Zone, raw *rawZone) {
 		}
 		s.Mbox = m
 	}
-	// Cloudflare's DNS settings take narrower ranges than DNS does (its
-	// API reference for the zone's DNS settings).
+	// A provider may take narrower ranges than DNS does (rules.SOARules:
+	// Cloudflare's zone DNS settings).
+fields:
 	for _, f := range []struct {
-		name   string
-		v      *int64
-		dst    **uint32
-		lo, hi int64
+		name string
+		v    *int64
+		dst  **uint32
 	}{
-		{"refresh", r.Refresh, &s.Refresh, 600, 86400},
-		{"retry", r.Retry, &s.Retry, 600, 86400},
-		{"expire", r.Expire, &s.Expire, 86400, 2419200},
-		{"minimum", r.Minimum, &s.Minimum, 60, 86400},
+		{"refresh", r.Refresh, &s.Refresh},
+		{"retry", r.Retry, &s.Retry},
+		{"expire", r.Expire, &s.Expire},
+		{"minimum", r.Minimum, &s.Minimum},
 	} {
 		if f.v == nil {
 			continue
 		}
-		if cloudflare && (*f.v < f.lo || *f.v > f.hi) {
-			b.errorf(at(sp, f.name), "soa %s %d is outside what Cloudflare takes; use %d to %d", f.name, *f.v, f.lo, f.hi)
-			continue
+		for _, pr := range ruled {
+			if err := pr.r.SOAError(f.name, *f.v); err != nil {
+				b.errorf(at(sp, f.name), "%v", err)
+				continue fields
+			}
 		}
 		u := uint32(*f.v) // the schema holds it to 1..2^31-1
 		*f.dst = &u
@@ -54,15 +56,16 @@ func (b *builder) soa(zp []string, z *model.Zone, raw *rawZone) {
 	z.SOA = s
 }
 
-// soaPrimary reads soa.primary, the SOA MNAME. Cloudflare serves its
-// own name servers as the primary of a zone it hosts; the mname of its
-// DNS settings only names a server for outgoing zone transfers, which
-// is not what primary means, so it is refused there rather than
-// silently ignored.
-func (b *builder) soaPrimary(p []string, s *model.SOA, primary, zone string, cloudflare bool) {
-	if cloudflare {
-		b.errorf(p, "soa primary: Cloudflare names its own name servers as a zone's SOA primary; remove primary from this zone's soa")
-		return
+// soaPrimary reads soa.primary, the SOA MNAME. A provider that serves
+// its own name servers as the primary of a zone it hosts (Cloudflare,
+// whose mname setting only names a server for outgoing zone transfers)
+// refuses it in its rules, rather than have it silently ignored.
+func (b *builder) soaPrimary(p []string, s *model.SOA, primary, zone string, rs []ruled) {
+	for _, pr := range rs {
+		if err := pr.r.PrimaryError(); err != nil {
+			b.errorf(p, "%v", err)
+			return
+		}
 	}
 	m, err := rdata.Host(primary)
 	var rel *rdata.RelativeError

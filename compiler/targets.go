@@ -122,15 +122,14 @@ func (b *builder) zoneRules(zp []string, z *model.Zone, spelt map[string]string,
 			// PowerDNS refuses it at the apex (HTTP 422 at apply).
 			b.errorf(p, "a DS at the apex %s is not allowed: a zone's DS belongs in its parent, at the delegation; write it there (child: DS), or set dnssec: true here and publish the DS its note shows", rs.Name)
 		}
-		cf := cloudflareIn(z)
-		if cf == nil {
-			continue
-		}
-		switch by := refusedBy(z, cf); {
-		case !rdata.CloudflareServes(rs.Type):
-			b.errorf(p, "%sCloudflare has no %s records; serve this zone from PowerDNS, or remove them", by, rs.Type)
-		case rs.Type == "ALIAS" && rs.Name != z.Name:
-			b.errorf(p, "%son Cloudflare an ALIAS is a flattened CNAME at the apex only; below the apex write CNAME: %q", by, rs.Values[0])
+		for _, s := range servedRules(z) {
+			err := s.r.TypeError(rs.Type)
+			if err == nil {
+				err = s.r.ApexError(rs.Type, rs.Values, rs.Name == z.Name)
+			}
+			if err != nil {
+				b.errorf(p, "%s%v", refusedBy(z, &s.p), err)
+			}
 		}
 	}
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/site-tools/site/compiler/dnsname"
 	"github.com/site-tools/site/compiler/model"
 	"github.com/site-tools/site/compiler/rdata"
+	"github.com/site-tools/site/compiler/rules"
 )
 
 // zoneHead is a zone before its records: its canonical name, TTL and
@@ -37,6 +38,7 @@ func (b *builder) zoneHead(tenant string, g *grant, zp []string, key string, raw
 		return nil
 	}
 	b.zoneProviders(tenant, g, zp, z, raw.Provider)
+	b.checkRulesKnown(zp, z)
 	if z.TTL != 0 {
 		if err := b.providerTTL(z, int64(z.TTL)); err != nil {
 			b.errorf(at(zp, "ttl"), "%v", err)
@@ -148,16 +150,18 @@ func (b *builder) rrset(rp []string, fq string, z *model.Zone, ttl uint32, write
 	if n > 16 {
 		seen = make(map[string]int, n)
 	}
+	ruled := servedRules(z)
+values:
 	for i := 0; i < n; i++ {
 		v, err := value(i)
 		if err != nil {
 			b.errorf(elemPath(rp, typ, i), "%s", inZone(err, z.Name))
 			continue
 		}
-		if cf := cloudflareIn(z); cf != nil {
-			if err := rdata.CloudflareValue(typ, v); err != nil {
-				b.errorf(elemPath(rp, typ, i), "%s%v", refusedBy(z, cf), err)
-				continue
+		for _, s := range ruled {
+			if err := s.r.ValueError(typ, v); err != nil {
+				b.errorf(elemPath(rp, typ, i), "%s%v", refusedBy(z, &s.p), err)
+				continue values
 			}
 		}
 		if n, err := rdata.RdataLen(typ, v); err == nil && n > rdata.MaxRdata {
@@ -189,12 +193,12 @@ func elemPath(rp []string, typ string, i int) []string {
 	return at(rp, typ, strconv.Itoa(i))
 }
 
-// providerTTL checks a TTL against the zone's provider, where it takes
-// less than DNS does (Cloudflare: 1 or 60 to 86400).
+// providerTTL checks a TTL against the rules of the zone's providers,
+// where they take less than DNS does (rules.TTLRange).
 func (b *builder) providerTTL(z *model.Zone, ttl int64) error {
-	if cf := cloudflareIn(z); cf != nil {
-		if err := rdata.CloudflareTTL(ttl); err != nil {
-			if by := refusedBy(z, cf); by != "" {
+	for _, s := range servedRules(z) {
+		if err := s.r.TTLError(ttl); err != nil {
+			if by := refusedBy(z, &s.p); by != "" {
 				return fmt.Errorf("%s%w", by, err)
 			}
 			return err
@@ -225,38 +229,45 @@ func (b *builder) hasErrorsUnder(path []string) bool {
 }
 
 // proxied marks the RRsets at a name proxied: true as served through
-// Cloudflare's proxy, which holds only for A, AAAA and CNAME (an ALIAS
-// included: Cloudflare's apex CNAME) on a Cloudflare zone. Cloudflare answers for a proxied name with its own
-// TTL and reports 1 ("automatic"), so that is the TTL wanted and a ttl
-// beside it is refused rather than silently dropped.
+// the proxy of the zone's provider, whose rules (rules.Proxy) say which
+// types it proxies and the TTL it answers them with (Cloudflare: A,
+// AAAA, CNAME and ALIAS, its apex CNAME; 1, "automatic"). That TTL is
+// the one wanted, so a ttl beside proxied is refused rather than
+// silently dropped; a provider without a proxy refuses proxied.
 func (b *builder) proxied(rp []string, z *model.Zone, raw *rawName, out []*model.RRset) {
 	if raw.Proxied == nil {
 		return
 	}
+	var px *rules.Rules
+	set := ruleSet()
 	for _, p := range z.Served() {
-		if p.Kind() != "" && p.Cloudflare == nil {
-			b.errorf(at(rp, "proxied"), "proxied is Cloudflare's: zone %s is served by %s provider %q, which has no proxy; remove proxied", z.Name, p.Kind(), p.Name)
+		r := set[p.Kind()]
+		if r == nil {
+			continue // no kind, or none with rules: refused at the zone
+		}
+		if r.Proxy == nil {
+			b.errorf(at(rp, "proxied"), "proxied is %s: zone %s is served by %s provider %q, which has no proxy; remove proxied", set.ProxyOwners(), z.Name, p.Kind(), p.Name)
 			return
 		}
+		if px == nil {
+			px = r
+		}
 	}
-	if !*raw.Proxied {
+	if !*raw.Proxied || px == nil {
 		return
 	}
 	if raw.TTL != nil {
-		b.errorf(at(rp, "ttl"), "a proxied name is served with Cloudflare's own TTL (it reports 1, automatic); remove ttl, or proxied")
+		b.errorf(at(rp, "ttl"), "%v", px.ProxyTTLError(""))
 	}
 	for _, rs := range out {
-		switch rs.Type {
-		// An ALIAS is on Cloudflare the CNAME it flattens at the apex,
-		// which Cloudflare proxies as any CNAME.
-		case "A", "AAAA", "CNAME", "ALIAS":
-			if _, ok := raw.TTLs[rs.Type]; ok {
-				b.errorf(at(rp, "ttls", rs.Type), "a proxied %s is served with Cloudflare's own TTL (it reports 1, automatic); remove its ttls entry, or proxied", rs.Type)
-			}
-			rs.Proxied, rs.TTL = true, 1
-		default:
-			b.errorf(at(rp, rs.Type), "Cloudflare proxies only A, AAAA and CNAME (and ALIAS, its CNAME at the apex), not %s; move the %s records to a name without proxied: true", rs.Type, rs.Type)
+		if err := px.ProxyTypeError(rs.Type); err != nil {
+			b.errorf(at(rp, rs.Type), "%v", err)
+			continue
 		}
+		if _, ok := raw.TTLs[rs.Type]; ok {
+			b.errorf(at(rp, "ttls", rs.Type), "%v", px.ProxyTTLError(rs.Type))
+		}
+		rs.Proxied, rs.TTL = true, px.Proxy.TTL
 	}
 }
 

@@ -4,15 +4,14 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/site-tools/site/compiler/rdata"
 	"github.com/site-tools/site/compiler/words"
 )
 
 // checkLimits refuses, before anything is sent, an operation Cloudflare
-// would refuse for its values (a TTL outside 1 or 60..86400, an SRV
-// target that is not a hostname). vet catches these in the spec; this is
-// the last check, since a refusal in a later batch would leave the
-// earlier batches applied.
+// would refuse for its values (Rules: a TTL outside 1 or 60..86400, an
+// SRV target that is not a hostname). vet catches these in the spec;
+// this is the last check, since a refusal in a later batch would leave
+// the earlier batches applied.
 func checkLimits(zone string, ops []op) error {
 	var bad []string
 	for _, o := range ops {
@@ -23,13 +22,15 @@ func checkLimits(zone string, ops []op) error {
 		what := strings.TrimSpace(o.name + " " + b.Type)
 		// A patch that leaves the TTL alone does not send one (0).
 		if b.TTL != 0 {
-			if err := rdata.CloudflareTTL(int64(b.TTL)); err != nil {
+			if err := Rules.TTLError(int64(b.TTL)); err != nil {
 				bad = append(bad, fmt.Sprintf("%s: %v", what, err))
 			}
 		}
-		if b.Type == "SRV" {
-			if t, ok := b.Data["target"].(string); ok && (t == "." || t == "") {
-				bad = append(bad, fmt.Sprintf("%s: SRV target %q is refused by Cloudflare, whose API takes only a hostname there", what, t))
+		for _, v := range Rules.Values {
+			if t, ok := b.Data[v.Field].(string); ok && v.Type == b.Type {
+				if err := Rules.FieldError(b.Type, v.Field, t); err != nil {
+					bad = append(bad, fmt.Sprintf("%s: %v", what, err))
+				}
 			}
 		}
 	}

@@ -15,6 +15,7 @@ import (
 	"github.com/site-tools/site/backends/powerdns"
 	"github.com/site-tools/site/backends/vault"
 	"github.com/site-tools/site/compiler/plan"
+	"github.com/site-tools/site/compiler/rules"
 )
 
 // Backend is one entry of the table.
@@ -27,6 +28,10 @@ type Backend struct {
 	// Open builds the backend's drivers for run into s, reading the
 	// environment through run.Getenv.
 	Open func(s *Set, run *backends.Run)
+	// Rules is what a DNS provider serves where it takes less than DNS
+	// does, declared by the provider as data (nil for a backend that
+	// serves no zones); vet reads them through RecordRules.
+	Rules *rules.Rules
 }
 
 // Table lists every backend, in the order site version prints them.
@@ -39,7 +44,8 @@ var Table = []Backend{
 		About: func() string {
 			return "Cloudflare DNS (cloudflare-go v0.119.0); batch writes, comment owner marker; " + cloudflare.EnvAPIURL + " overrides the API URL"
 		},
-		Open: func(s *Set, _ *backends.Run) { s.Providers["cloudflare"] = cloudflare.New() },
+		Open:  func(s *Set, _ *backends.Run) { s.Providers["cloudflare"] = cloudflare.New() },
+		Rules: cloudflare.Rules,
 	},
 	libvirtBackend,
 	{
@@ -47,7 +53,8 @@ var Table = []Backend{
 		About: func() string {
 			return "PowerDNS Authoritative HTTP API (go-powerdns v3.17.0); verified over DNS at " + powerdns.EnvDNSAddr + " (host:port, or off), else the API host on port 53"
 		},
-		Open: func(s *Set, _ *backends.Run) { s.Providers["powerdns"] = &powerdns.Driver{} },
+		Open:  func(s *Set, _ *backends.Run) { s.Providers["powerdns"] = &powerdns.Driver{} },
+		Rules: powerdns.Rules,
 	},
 	{
 		Name: "vault",
@@ -65,4 +72,19 @@ func Open(run *backends.Run) *Set {
 		b.Open(s, run)
 	}
 	return s
+}
+
+// RecordRules gathers the record rules of the table's DNS providers, by
+// provider kind: what cmd/site gives the compiler (compiler.UseRules)
+// before any spec is loaded. They are Go data in this binary, so they
+// are the same for every run of it (the evaluation cache keys on them
+// all the same).
+func RecordRules() rules.Set {
+	var rs []*rules.Rules
+	for _, b := range Table {
+		if b.Rules != nil {
+			rs = append(rs, b.Rules)
+		}
+	}
+	return rules.NewSet(rs...)
 }
