@@ -12,6 +12,7 @@ import (
 
 	"github.com/site-tools/site/backends"
 	"github.com/site-tools/site/compiler/graph"
+	"github.com/site-tools/site/compiler/hint"
 	"github.com/site-tools/site/compiler/model"
 	"github.com/site-tools/site/compiler/plan"
 )
@@ -220,7 +221,7 @@ func TestRunTriesAnsweringAddressFirst(t *testing.T) {
 	}{
 		{"first step walks the list", "dns/cloudflare", "", 1},
 		{"second step asks the answering address first", "dns/cloudflare", "", 1},
-		{"a final answer from the answering address", "dns/missing", "does not exist at " + open.URL + ": write it", 1},
+		{"a final answer from the answering address", "dns/missing", "does not exist at " + open.URL, 1},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -228,6 +229,9 @@ func TestRunTriesAnsweringAddressFirst(t *testing.T) {
 			if tt.wantErr != "" {
 				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
 					t.Fatalf("got %v, want an error containing %q", err, tt.wantErr)
+				}
+				if k := hint.KindOf(err); k != hint.WriteSecret {
+					t.Errorf("hint %v, want write_secret", k)
 				}
 			} else {
 				if err != nil {
