@@ -289,9 +289,7 @@ func ask(ctx context.Context, n *atomic.Int64, addr, name, typ string) (*dns.Msg
 	if !ok {
 		return nil, 0, fmt.Errorf("cannot query type %s", typ)
 	}
-	m := new(dns.Msg)
-	m.SetQuestion(name, t)
-	m.RecursionDesired = false
+	m := question(name, t)
 	n.Add(1)
 	in, err := exchange(ctx, &dns.Client{Timeout: queryTimeout}, m, addr)
 	if err == nil && in.Truncated {
@@ -301,8 +299,8 @@ func ask(ctx context.Context, n *atomic.Int64, addr, name, typ string) (*dns.Msg
 	if err != nil {
 		return nil, 0, fmt.Errorf("query %s %s: %w", name, typ, err)
 	}
-	if in.Rcode != dns.RcodeSuccess && in.Rcode != dns.RcodeNameError {
-		return nil, 0, &rcodeError{name, typ, in.Rcode}
+	if err := answered(in, name, typ); err != nil {
+		return nil, 0, err
 	}
 	return in, t, nil
 }
