@@ -2,6 +2,7 @@ package powerdns
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net"
 	"strings"
@@ -12,8 +13,14 @@ import (
 )
 
 // askWindow bounds the questions askAll has in flight on its socket: a
-// burst the server's receive buffer holds many times over.
+// burst the server's receive buffer holds (256 in flight lost some to a
+// PowerDNS on loopback, measured).
 const askWindow = 64
+
+// askRetry is how long askAll waits for an answer before it sends the
+// question again: UDP may lose it, and one lost answer must not cost
+// the whole check (queryTimeout still bounds each question).
+const askRetry = 400 * time.Millisecond
 
 // askAll asks addr each of keys, as ask does, and calls got with every
 // answer (data or "no such name"; any other rcode is an *rcodeError and
@@ -22,8 +29,9 @@ const askWindow = 64
 // made a 10,000-rrset apply 2.6 times slower (dialling and closing a
 // socket cost more than the question). So the questions go over one UDP
 // socket, askWindow in flight, matched to their answers by ID and
-// question; an answer that is truncated is asked again over TCP. Each
-// question still waits at most queryTimeout for its answer.
+// question; an answer that is truncated is asked again over TCP. A
+// question unanswered after askRetry is sent again, and fails after
+// queryTimeout.
 func askAll(ctx context.Context, n *atomic.Int64, addr string, keys []rrKey, got func(i int, in *dns.Msg)) error {
 	if len(keys) == 0 {
 		return nil
@@ -78,8 +86,9 @@ type pipe struct {
 
 // inFlight is a question sent and not yet answered.
 type inFlight struct {
-	i    int
-	sent time.Time
+	i           int
+	first, last time.Time // when it was first and last sent
+	wire        []byte
 }
 
 // run sends every question, askWindow at a time, and reads the answers.
@@ -91,20 +100,30 @@ func (p *pipe) run() error {
 				return err
 			}
 		}
-		oldest := p.oldest()
-		if err := p.conn.SetReadDeadline(p.pending[oldest].sent.Add(queryTimeout)); err != nil {
+		if err := p.conn.SetReadDeadline(p.deadline()); err != nil {
 			return err
 		}
 		size, err := p.conn.Read(buf)
 		if err != nil {
-			k := p.keys[p.pending[oldest].i]
-			return fmt.Errorf("query %s %s: %w", k.name, k.typ, err)
+			if !isTimeout(err) {
+				return err
+			}
+			if err := p.resend(err); err != nil {
+				return err
+			}
+			continue
 		}
 		if err := p.receive(buf[:size]); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// isTimeout is whether err is a read's deadline passing.
+func isTimeout(err error) bool {
+	var ne net.Error
+	return errors.As(err, &ne) && ne.Timeout()
 }
 
 // send sends the next question under a message ID no other in flight has.
@@ -126,22 +145,49 @@ func (p *pipe) send() error {
 	if _, err := p.conn.Write(wire); err != nil {
 		return fmt.Errorf("query %s %s: %w", k.name, k.typ, err)
 	}
-	p.pending[p.id] = inFlight{i: p.next, sent: time.Now()}
+	now := time.Now()
+	p.pending[p.id] = inFlight{i: p.next, first: now, last: now, wire: wire}
 	p.id++
 	p.next++
 	return nil
 }
 
-// oldest is the ID of the question in flight the longest.
-func (p *pipe) oldest() uint16 {
-	var id uint16
+// deadline is when the next question in flight is due to be sent
+// again, or to fail.
+func (p *pipe) deadline() time.Time {
 	var at time.Time
-	for k, f := range p.pending {
-		if at.IsZero() || f.sent.Before(at) {
-			id, at = k, f.sent
+	for _, f := range p.pending {
+		due := f.last.Add(askRetry)
+		if end := f.first.Add(queryTimeout); end.Before(due) {
+			due = end
+		}
+		if at.IsZero() || due.Before(at) {
+			at = due
 		}
 	}
-	return id
+	return at
+}
+
+// resend sends again each question in flight whose answer is overdue,
+// and fails (with timeout, the read's error) on the first that has
+// waited queryTimeout.
+func (p *pipe) resend(timeout error) error {
+	now := time.Now()
+	for id, f := range p.pending {
+		k := p.keys[f.i]
+		switch {
+		case !now.Before(f.first.Add(queryTimeout)):
+			return fmt.Errorf("query %s %s: %w", k.name, k.typ, timeout)
+		case !now.Before(f.last.Add(askRetry)):
+			p.n.Add(1)
+			if _, err := p.conn.Write(f.wire); err != nil {
+				return fmt.Errorf("query %s %s: %w", k.name, k.typ, err)
+			}
+			f.last = now
+			p.pending[id] = f
+		}
+	}
+	return nil
 }
 
 // receive files one datagram: an answer to a question in flight, or

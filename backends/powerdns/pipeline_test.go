@@ -17,8 +17,12 @@ import (
 // (n<i>. gets 10.0.i/256.i%256), after two datagrams askAll must ignore:
 // one with the question's ID but another question, one with another ID.
 // Names starting "big" are truncated over UDP; "refused" is REFUSED;
-// "drop" is never answered.
-type fakeDNS struct{ udp, tcp atomic.Int64 }
+// "drop" is never answered, "lost" only when asked the second time.
+type fakeDNS struct {
+	udp, tcp atomic.Int64
+	mu       sync.Mutex
+	asked    map[string]int
+}
 
 func (f *fakeDNS) ServeDNS(w dns.ResponseWriter, r *dns.Msg) {
 	q := r.Question[0]
@@ -28,8 +32,12 @@ func (f *fakeDNS) ServeDNS(w dns.ResponseWriter, r *dns.Msg) {
 	} else {
 		f.udp.Add(1)
 	}
+	f.mu.Lock()
+	f.asked[q.Name]++
+	again := f.asked[q.Name] > 1
+	f.mu.Unlock()
 	switch {
-	case strings.HasPrefix(q.Name, "drop"):
+	case strings.HasPrefix(q.Name, "drop"), strings.HasPrefix(q.Name, "lost") && !again:
 		return
 	case strings.HasPrefix(q.Name, "refused"):
 		w.WriteMsg(new(dns.Msg).SetRcode(r, dns.RcodeRefused))
@@ -51,29 +59,32 @@ func (f *fakeDNS) ServeDNS(w dns.ResponseWriter, r *dns.Msg) {
 		return
 	}
 	var i int
-	fmt.Sscanf(strings.TrimLeft(q.Name, "bign"), "%d", &i)
+	fmt.Sscanf(strings.TrimLeft(q.Name, "bignlost"), "%d", &i)
 	m.Answer = []dns.RR{&dns.A{Hdr: dns.RR_Header{Name: q.Name, Rrtype: dns.TypeA, Class: dns.ClassINET, Ttl: 60}, A: net.IPv4(10, 0, byte(i/256), byte(i%256))}}
 	w.WriteMsg(m)
 }
 
 func startFakeDNS(t *testing.T) (*fakeDNS, string) {
 	t.Helper()
-	f := &fakeDNS{}
+	f := &fakeDNS{asked: map[string]int{}}
 	return f, serveDNS(t, f)
 }
 
 // TestAskAllMatchesAnswersToQuestions: with many questions in flight on
 // one socket, each answer reaches its own question, once; datagrams for
 // no question in flight, or for another question under its ID, are
-// ignored; a truncated answer is asked again over TCP; every exchange
-// is counted.
+// ignored; a truncated answer is asked again over TCP, a lost one again
+// over UDP; every exchange is counted.
 func TestAskAllMatchesAnswersToQuestions(t *testing.T) {
 	f, addr := startFakeDNS(t)
 	var keys []rrKey
 	for i := range 500 {
 		name := fmt.Sprintf("n%d.", i)
-		if i%50 == 0 {
+		switch i % 50 {
+		case 0:
 			name = fmt.Sprintf("big%d.", i)
+		case 1:
+			name = fmt.Sprintf("lost%d.", i)
 		}
 		keys = append(keys, rrKey{name, "A"})
 	}
@@ -97,8 +108,9 @@ func TestAskAllMatchesAnswersToQuestions(t *testing.T) {
 			t.Errorf("question %s answered %d times, want once", keys[i].name, seen[i])
 		}
 	}
-	if f.udp.Load() != 500 || f.tcp.Load() != 10 || n.Load() != 510 {
-		t.Errorf("%d UDP and %d TCP questions arrived, %d counted; want 500, 10 (the truncated) and 510", f.udp.Load(), f.tcp.Load(), n.Load())
+	// A slow answer may be asked for again too: at least 510 over UDP.
+	if f.udp.Load() < 510 || f.tcp.Load() != 10 || n.Load() != f.udp.Load()+f.tcp.Load() {
+		t.Errorf("%d UDP and %d TCP questions arrived, %d counted; want 510 or more (the lost asked twice), 10 (the truncated), all counted", f.udp.Load(), f.tcp.Load(), n.Load())
 	}
 }
 
