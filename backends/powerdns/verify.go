@@ -166,9 +166,15 @@ type served struct {
 	values []string // normalised
 }
 
+// servedOne is a served with room for its first value: a transfer's
+// rrsets (most hold one value) take one allocation each, not two.
+type servedOne struct {
+	served
+	first [1]string
+}
+
 // compare returns what differs between e and what the server serves, or "".
 func compare(e expectation, got *served) string {
-	label := e.name + " " + e.typ
 	if e.typ == "SOA" && got != nil {
 		// The server moves the serial on every change (SOA-EDIT-API).
 		e.values = withoutSerial(e.values)
@@ -176,18 +182,18 @@ func compare(e expectation, got *served) string {
 	}
 	if e.gone {
 		if got != nil && len(got.values) > 0 && !(e.wildcard != nil && sameValues(e.typ, got.values, sortedCopy(e.wildcard))) {
-			return fmt.Sprintf("%s: deleted, but the server still answers %s", label, strings.Join(got.values, ", "))
+			return fmt.Sprintf("%s %s: deleted, but the server still answers %s", e.name, e.typ, strings.Join(got.values, ", "))
 		}
 		return ""
 	}
 	if got == nil || len(got.values) == 0 {
-		return fmt.Sprintf("%s: written, but the server answers no such records (want %s)", label, strings.Join(e.values, ", "))
+		return fmt.Sprintf("%s %s: written, but the server answers no such records (want %s)", e.name, e.typ, strings.Join(e.values, ", "))
 	}
 	if !sameValues(e.typ, got.values, e.values) {
-		return fmt.Sprintf("%s: written %s, but the server answers %s", label, strings.Join(normAll(e.typ, e.values), ", "), strings.Join(got.values, ", "))
+		return fmt.Sprintf("%s %s: written %s, but the server answers %s", e.name, e.typ, strings.Join(normAll(e.typ, e.values), ", "), strings.Join(got.values, ", "))
 	}
 	if got.ttl != e.ttl {
-		return fmt.Sprintf("%s: written with TTL %d, but the server answers TTL %d", label, e.ttl, got.ttl)
+		return fmt.Sprintf("%s %s: written with TTL %d, but the server answers TTL %d", e.name, e.typ, e.ttl, got.ttl)
 	}
 	return ""
 }
@@ -332,7 +338,9 @@ func (out servedZone) add(rrs []dns.RR) {
 		k := rrKey{strings.ToLower(h.Name), dns.TypeToString[h.Rrtype]}
 		s := out[k]
 		if s == nil {
-			s = &served{ttl: h.Ttl}
+			one := &servedOne{served: served{ttl: h.Ttl}}
+			one.values = one.first[:0]
+			s = &one.served
 			out[k] = s
 		}
 		s.values = append(s.values, rdata(rr))
@@ -360,7 +368,7 @@ func (out servedZone) finish() {
 func (out servedZone) answer(zone, name, typ string) *served {
 	name = strings.ToLower(name)
 	apex := strings.ToLower(zone)
-	for cut := name; cut != apex && dns.IsSubDomain(apex, cut); {
+	for cut := name; cut != apex && below(apex, cut); {
 		if cut == name {
 			if typ != "NS" && typ != "DS" && out[rrKey{cut, "NS"}] != nil {
 				return nil
@@ -380,4 +388,29 @@ func (out servedZone) answer(zone, name, typ string) *served {
 		cut = cut[i:]
 	}
 	return out[rrKey{name, typ}]
+}
+
+// below is dns.IsSubDomain(apex, name) for lower-case names, without
+// its allocations (it splits both names; answer asks once per label of
+// every expected name): name ends in a label boundary followed by apex.
+func below(apex, name string) bool {
+	if apex == "." {
+		return true
+	}
+	if !strings.HasSuffix(name, apex) {
+		return false
+	}
+	i := len(name) - len(apex)
+	if i == 0 {
+		return true
+	}
+	if name[i-1] != '.' {
+		return false
+	}
+	// The dot ends a label unless a backslash escapes it (an odd run).
+	escapes := 0
+	for j := i - 2; j >= 0 && name[j] == '\\'; j-- {
+		escapes++
+	}
+	return escapes%2 == 0
 }
