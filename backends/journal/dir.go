@@ -63,7 +63,9 @@ func (d Dir) Append(ctx context.Context, e Entry) error {
 	if !ValidID(e.ID) || e.Tenant != d.Tenant {
 		return fmt.Errorf("journal %s: entry %q of tenant %q is not one site makes", d.Path, e.ID, e.Tenant)
 	}
-	b, err := json.MarshalIndent(e, "", " ")
+	// Compact: entries are read by site (history, undo), not people, and
+	// indenting a 10,000-change entry cost more than writing it.
+	b, err := json.Marshal(e)
 	if err != nil {
 		return err
 	}

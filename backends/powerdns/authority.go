@@ -75,13 +75,17 @@ func unchanged(zone *model.Zone, b *batch) []expectation {
 	for _, e := range b.expect {
 		changed[rrKey{e.name, e.typ}] = true
 	}
-	var out []expectation
+	out := make([]expectation, 0, len(zone.RRsets))
 	for _, w := range zone.RRsets {
-		if changed[rrKey{w.Name, w.Type}] || b.kept[dnsplan.NameType{Name: w.Name, Type: w.Type}] != nil {
+		nt := dnsplan.NameType{Name: w.Name, Type: w.Type}
+		if changed[rrKey{w.Name, w.Type}] || b.kept[nt] != nil {
 			continue
 		}
+		// Shared when sorted already, as every expectation's values are
+		// (nothing changes them); copied only with the records ignore
+		// rules keep beside them (WithAlso).
 		values := sortedCopy(w.Values)
-		if b.res != nil {
+		if b.res != nil && len(b.res.Also[nt]) > 0 {
 			values = b.res.WithAlso(w)
 		}
 		out = append(out, expectation{name: w.Name, typ: w.Type, ttl: w.TTL, values: values})

@@ -25,6 +25,13 @@ type dnsProxy struct {
 func newDNSProxy(t *testing.T, upstream string) *dnsProxy {
 	t.Helper()
 	p := &dnsProxy{upstream: upstream, seen: map[string]int{}}
+	p.addr = serveDNS(t, p)
+	return p
+}
+
+// serveDNS answers DNS with h on a loopback port, over UDP and TCP.
+func serveDNS(t *testing.T, h dns.Handler) string {
+	t.Helper()
 	// TCP on the same port as UDP, as a DNS server has it: a UDP port
 	// that is free may be taken for TCP, so another one is tried then.
 	var pc net.PacketConn
@@ -42,13 +49,12 @@ func newDNSProxy(t *testing.T, upstream string) *dnsProxy {
 			t.Fatalf("no port free for both UDP and TCP after %d tries: %v", try, err)
 		}
 	}
-	p.addr = pc.LocalAddr().String()
-	udp := &dns.Server{PacketConn: pc, Handler: p}
-	tcp := &dns.Server{Listener: l, Handler: p}
+	udp := &dns.Server{PacketConn: pc, Handler: h}
+	tcp := &dns.Server{Listener: l, Handler: h}
 	go udp.ActivateAndServe()
 	go tcp.ActivateAndServe()
 	t.Cleanup(func() { udp.Shutdown(); tcp.Shutdown() })
-	return p
+	return pc.LocalAddr().String()
 }
 
 func (p *dnsProxy) counts() map[string]int {

@@ -22,7 +22,7 @@ import (
 // the planner such a name is empty, so it planned a plain create over
 // foreign data, without GATE-DNS-OVERWRITE. So before creating an rrset
 // of an existing zone, site asks the zone's DNS address for that name
-// and type, one query each, verifyWorkers at a time; whatever the server
+// and type, one query each, many in flight (askAll); whatever the server
 // answers there that the API does not list is foreign data at a wanted
 // name, and the change needs the gate like any other overwrite.
 
@@ -51,12 +51,8 @@ func hidden(ctx context.Context, run *backends.Run, addr string, zone *model.Zon
 	defer stop()
 	var n atomic.Int64
 	found := make([]*hiddenFound, len(keys))
-	err := eachBounded(ctx, len(keys), func(ctx context.Context, i int) error {
-		in, _, err := ask(ctx, &n, addr, keys[i].name, keys[i].typ)
-		if err == nil {
-			found[i] = unlisted(keys[i], in, zone.Name, obs)
-		}
-		return err
+	err := askAll(ctx, &n, addr, keys, func(i int, in *dns.Msg) {
+		found[i] = unlisted(keys[i], in, zone.Name, obs)
 	})
 	if err == nil && ctx.Err() != nil {
 		err = context.Cause(ctx)

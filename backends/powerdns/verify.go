@@ -166,9 +166,15 @@ type served struct {
 	values []string // normalised
 }
 
+// servedOne is a served with room for its first value: a transfer's
+// rrsets (most hold one value) take one allocation each, not two.
+type servedOne struct {
+	served
+	first [1]string
+}
+
 // compare returns what differs between e and what the server serves, or "".
 func compare(e expectation, got *served) string {
-	label := e.name + " " + e.typ
 	if e.typ == "SOA" && got != nil {
 		// The server moves the serial on every change (SOA-EDIT-API).
 		e.values = withoutSerial(e.values)
@@ -176,18 +182,18 @@ func compare(e expectation, got *served) string {
 	}
 	if e.gone {
 		if got != nil && len(got.values) > 0 && !(e.wildcard != nil && sameValues(e.typ, got.values, sortedCopy(e.wildcard))) {
-			return fmt.Sprintf("%s: deleted, but the server still answers %s", label, strings.Join(got.values, ", "))
+			return fmt.Sprintf("%s %s: deleted, but the server still answers %s", e.name, e.typ, strings.Join(got.values, ", "))
 		}
 		return ""
 	}
 	if got == nil || len(got.values) == 0 {
-		return fmt.Sprintf("%s: written, but the server answers no such records (want %s)", label, strings.Join(e.values, ", "))
+		return fmt.Sprintf("%s %s: written, but the server answers no such records (want %s)", e.name, e.typ, strings.Join(e.values, ", "))
 	}
 	if !sameValues(e.typ, got.values, e.values) {
-		return fmt.Sprintf("%s: written %s, but the server answers %s", label, strings.Join(normAll(e.typ, e.values), ", "), strings.Join(got.values, ", "))
+		return fmt.Sprintf("%s %s: written %s, but the server answers %s", e.name, e.typ, strings.Join(normAll(e.typ, e.values), ", "), strings.Join(got.values, ", "))
 	}
 	if got.ttl != e.ttl {
-		return fmt.Sprintf("%s: written with TTL %d, but the server answers TTL %d", label, e.ttl, got.ttl)
+		return fmt.Sprintf("%s %s: written with TTL %d, but the server answers TTL %d", e.name, e.typ, e.ttl, got.ttl)
 	}
 	return ""
 }
@@ -289,9 +295,7 @@ func ask(ctx context.Context, n *atomic.Int64, addr, name, typ string) (*dns.Msg
 	if !ok {
 		return nil, 0, fmt.Errorf("cannot query type %s", typ)
 	}
-	m := new(dns.Msg)
-	m.SetQuestion(name, t)
-	m.RecursionDesired = false
+	m := question(name, t)
 	n.Add(1)
 	in, err := exchange(ctx, &dns.Client{Timeout: queryTimeout}, m, addr)
 	if err == nil && in.Truncated {
@@ -301,8 +305,8 @@ func ask(ctx context.Context, n *atomic.Int64, addr, name, typ string) (*dns.Msg
 	if err != nil {
 		return nil, 0, fmt.Errorf("query %s %s: %w", name, typ, err)
 	}
-	if in.Rcode != dns.RcodeSuccess && in.Rcode != dns.RcodeNameError {
-		return nil, 0, &rcodeError{name, typ, in.Rcode}
+	if err := answered(in, name, typ); err != nil {
+		return nil, 0, err
 	}
 	return in, t, nil
 }
@@ -316,70 +320,4 @@ type rcodeError struct {
 
 func (e *rcodeError) Error() string {
 	return fmt.Sprintf("query %s %s: server answered %s", e.name, e.typ, dns.RcodeToString[e.rcode])
-}
-
-// servedZone is what a zone transfer showed, by name and type.
-type servedZone map[rrKey]*served
-
-// add files one message's records of a transfer.
-func (out servedZone) add(rrs []dns.RR) {
-	for _, rr := range rrs {
-		h := rr.Header()
-		switch h.Rrtype {
-		case dns.TypeRRSIG, dns.TypeNSEC, dns.TypeNSEC3:
-			// Signatures and denial records move with every change;
-			// site never writes them, so no expectation asks for them.
-			continue
-		}
-		k := rrKey{strings.ToLower(h.Name), dns.TypeToString[h.Rrtype]}
-		s := out[k]
-		if s == nil {
-			s = &served{ttl: h.Ttl}
-			out[k] = s
-		}
-		s.values = append(s.values, rdata(rr))
-	}
-}
-
-// finish sorts every rrset's values once the transfer is complete.
-func (out servedZone) finish() {
-	for k, s := range out {
-		if k.typ == "SOA" {
-			// The SOA opens and closes an AXFR.
-			s.values = s.values[:1]
-		}
-		if len(s.values) > 1 {
-			slices.Sort(s.values)
-		}
-	}
-}
-
-// answer is what a query for name/type would answer, read from the
-// transfer: nothing for a name a delegation or a DNAME hides (the
-// server answers those with a referral or a rewrite, incident 2), save
-// the NS and DS records at the cut itself and the addresses of the name
-// servers the cut's NS name below it (glue, served in the referral).
-func (out servedZone) answer(zone, name, typ string) *served {
-	name = strings.ToLower(name)
-	apex := strings.ToLower(zone)
-	for cut := name; cut != apex && dns.IsSubDomain(apex, cut); {
-		if cut == name {
-			if typ != "NS" && typ != "DS" && out[rrKey{cut, "NS"}] != nil {
-				return nil
-			}
-		} else if ns := out[rrKey{cut, "NS"}]; ns != nil {
-			if (typ == "A" || typ == "AAAA") && slices.Contains(ns.values, name) {
-				return out[rrKey{name, typ}]
-			}
-			return nil
-		} else if out[rrKey{cut, "DNAME"}] != nil {
-			return nil
-		}
-		i, end := dns.NextLabel(cut, 0)
-		if end {
-			break
-		}
-		cut = cut[i:]
-	}
-	return out[rrKey{name, typ}]
 }
