@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/miekg/dns"
+	"golang.org/x/net/ipv4"
+	"golang.org/x/net/ipv6"
 )
 
 // askWindow bounds the questions askAll has in flight on its socket: a
@@ -92,18 +94,33 @@ type inFlight struct {
 }
 
 // run sends every question, askWindow at a time, and reads the answers.
+// Questions go out and answers come in a batch per system call
+// (sendmmsg, recvmmsg where the system has them): one call per datagram
+// was most of the check's own CPU, which the server shares on a small
+// machine.
 func (p *pipe) run() error {
-	buf := make([]byte, dns.MaxMsgSize)
+	bc := batchIO(p.conn)
+	in := make([]ipv4.Message, askWindow)
+	for i := range in {
+		in[i].Buffers = [][]byte{make([]byte, answerBuf)}
+	}
+	out := make([]ipv4.Message, 0, askWindow)
 	for p.next < len(p.keys) || len(p.pending) > 0 {
+		out = out[:0]
 		for p.next < len(p.keys) && len(p.pending) < askWindow {
-			if err := p.send(); err != nil {
+			wire, err := p.send()
+			if err != nil {
 				return err
 			}
+			out = append(out, ipv4.Message{Buffers: [][]byte{wire}})
+		}
+		if err := writeAll(bc, out, p.keys[p.next-len(out):]); err != nil {
+			return err
 		}
 		if err := p.conn.SetReadDeadline(p.deadline()); err != nil {
 			return err
 		}
-		size, err := p.conn.Read(buf)
+		got, err := bc.ReadBatch(in, 0)
 		if err != nil {
 			if !isTimeout(err) {
 				return err
@@ -113,9 +130,44 @@ func (p *pipe) run() error {
 			}
 			continue
 		}
-		if err := p.receive(buf[:size]); err != nil {
-			return err
+		for _, m := range in[:got] {
+			if err := p.receive(m.Buffers[0][:m.N]); err != nil {
+				return err
+			}
 		}
+	}
+	return nil
+}
+
+// answerBuf holds any answer to a question askAll sends: without EDNS
+// an answer over UDP is at most 512 bytes (RFC 1035), and a longer one
+// comes truncated and is asked again over TCP.
+const answerBuf = 4096
+
+// batchConn reads and writes datagrams a batch per system call.
+type batchConn interface {
+	ReadBatch(ms []ipv4.Message, flags int) (int, error)
+	WriteBatch(ms []ipv4.Message, flags int) (int, error)
+}
+
+// batchIO is conn's batch reader and writer, by its address family.
+func batchIO(conn net.Conn) batchConn {
+	pc := conn.(net.PacketConn)
+	if a, ok := conn.LocalAddr().(*net.UDPAddr); ok && a.IP.To4() == nil {
+		return ipv6.NewPacketConn(pc)
+	}
+	return ipv4.NewPacketConn(pc)
+}
+
+// writeAll writes every message of out (the questions of keys, in
+// order), however many calls it takes.
+func writeAll(bc batchConn, out []ipv4.Message, keys []rrKey) error {
+	for len(out) > 0 {
+		n, err := bc.WriteBatch(out, 0)
+		if err != nil {
+			return fmt.Errorf("query %s %s: %w", keys[0].name, keys[0].typ, err)
+		}
+		out, keys = out[n:], keys[n:]
 	}
 	return nil
 }
@@ -126,8 +178,9 @@ func isTimeout(err error) bool {
 	return errors.As(err, &ne) && ne.Timeout()
 }
 
-// send sends the next question under a message ID no other in flight has.
-func (p *pipe) send() error {
+// send files the next question under a message ID no other in flight
+// has, and returns its wire form for run to send.
+func (p *pipe) send() ([]byte, error) {
 	for {
 		if _, busy := p.pending[p.id]; !busy {
 			break
@@ -139,17 +192,14 @@ func (p *pipe) send() error {
 	m.Id = p.id
 	wire, err := m.Pack()
 	if err != nil {
-		return fmt.Errorf("query %s %s: %w", k.name, k.typ, err)
+		return nil, fmt.Errorf("query %s %s: %w", k.name, k.typ, err)
 	}
 	p.n.Add(1)
-	if _, err := p.conn.Write(wire); err != nil {
-		return fmt.Errorf("query %s %s: %w", k.name, k.typ, err)
-	}
 	now := time.Now()
 	p.pending[p.id] = inFlight{i: p.next, first: now, last: now, wire: wire}
 	p.id++
 	p.next++
-	return nil
+	return wire, nil
 }
 
 // deadline is when the next question in flight is due to be sent
