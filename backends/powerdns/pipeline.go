@@ -104,7 +104,7 @@ func (p *pipe) run() error {
 	for i := range in {
 		in[i].Buffers = [][]byte{make([]byte, answerBuf)}
 	}
-	out := make([]ipv4.Message, 0, askWindow)
+	out, wires := make([]ipv4.Message, 0, askWindow), make([][]byte, askWindow)
 	for p.next < len(p.keys) || len(p.pending) > 0 {
 		out = out[:0]
 		for p.next < len(p.keys) && len(p.pending) < askWindow {
@@ -112,7 +112,8 @@ func (p *pipe) run() error {
 			if err != nil {
 				return err
 			}
-			out = append(out, ipv4.Message{Buffers: [][]byte{wire}})
+			wires[len(out)] = wire // Buffers of its own would allocate per question
+			out = append(out, ipv4.Message{Buffers: wires[len(out) : len(out)+1]})
 		}
 		if err := writeAll(bc, out, p.keys[p.next-len(out):]); err != nil {
 			return err
