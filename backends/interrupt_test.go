@@ -18,7 +18,10 @@ func TestReadContext(t *testing.T) {
 		wantCause error
 		wantRun   bool
 	}{
-		{"interrupt", func(run *Run, _, _ context.CancelFunc) { runstate.Of(run).Interrupt(); runstate.Of(run).Interrupt() }, ErrInterrupted, true},
+		{"interrupt", func(run *Run, _, _ context.CancelFunc) {
+			runstate.Interrupts(run).Interrupt()
+			runstate.Interrupts(run).Interrupt()
+		}, ErrInterrupted, true},
 		{"parent cancelled", func(_ *Run, parent, _ context.CancelFunc) { parent() }, context.Canceled, false},
 		{"stopped", func(_ *Run, _, stop context.CancelFunc) { stop() }, context.Canceled, false},
 	}
@@ -48,7 +51,7 @@ func TestReadContext(t *testing.T) {
 // interrupt starts cancelled.
 func TestReadContextAfterInterrupt(t *testing.T) {
 	run := NewRun()
-	runstate.Of(run).Interrupt()
+	runstate.Interrupts(run).Interrupt()
 	ctx, stop := run.ReadContext(context.Background())
 	defer stop()
 	<-ctx.Done()

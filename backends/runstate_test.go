@@ -26,21 +26,21 @@ func TestRunStateOfALiteral(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			r := tt.run()
-			if _, err := runstate.Of(r).Credential(r.Getenv, cred); !errors.Is(err, ErrSecretNotRead) {
+			if _, err := runstate.Credentials(r).Credential(r.Getenv, cred); !errors.Is(err, ErrSecretNotRead) {
 				t.Fatalf("Credential before its secret step: %v, want ErrSecretNotRead", err)
 			}
-			runstate.Of(r).SetSecret(graph.SecretStepID(ref), "s3cr3t-value")
-			if v, err := runstate.Of(r).Credential(r.Getenv, cred); v != "s3cr3t-value" || err != nil {
+			runstate.Secrets(r).SetSecret(graph.SecretStepID(ref), "s3cr3t-value")
+			if v, err := runstate.Credentials(r).Credential(r.Getenv, cred); v != "s3cr3t-value" || err != nil {
 				t.Errorf("Credential after SetSecret: %q, %v", v, err)
 			}
 			if got := NewRedactor(&graph.Graph{}, r).Redact("key s3cr3t-value sent"); got == "key s3cr3t-value sent" {
 				t.Errorf("Redact kept the secret: %q", got)
 			}
-			if v, err := runstate.Of(r).Once("k", func() (any, error) { return 1, nil }); v != 1 || err != nil {
+			if v, err := runstate.Memos(r).Once("k", func() (any, error) { return 1, nil }); v != 1 || err != nil {
 				t.Errorf("Once: %v, %v", v, err)
 			}
-			runstate.Of(r).Leave("read", "zone")
-			if v, ok := runstate.Of(r).Take("read"); !ok || v != "zone" {
+			runstate.Memos(r).Leave("read", "zone")
+			if v, ok := runstate.Memos(r).Take("read"); !ok || v != "zone" {
 				t.Errorf("Take: %v, %v", v, ok)
 			}
 		})

@@ -753,7 +753,7 @@ func TestRefusedTokenNamesItsSource(t *testing.T) {
 				return ""
 			}
 			if tc.cred.Vault != nil {
-				runstate.Of(f.run).SetSecret(graph.SecretStepID(*tc.cred.Vault), tc.token)
+				runstate.Secrets(f.run).SetSecret(graph.SecretStepID(*tc.cred.Vault), tc.token)
 			}
 			s := f.step(rr("keys."+zoneName, "A", 300, "192.0.2.1"))
 			s.Zone.Provider.Cloudflare.Token = tc.cred

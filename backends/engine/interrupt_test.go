@@ -127,7 +127,7 @@ type interruptingHook struct {
 }
 
 func (h *interruptingHook) Started(step string) {
-	runstate.Of(h.run).Interrupt()
+	runstate.Interrupts(h.run).Interrupt()
 	h.recorder.Started(step)
 }
 

@@ -294,7 +294,7 @@ func TestLeaseWaitInterrupted(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	d.Progress = func(string) { runstate.Of(run).Interrupt() } // as the wait starts
+	d.Progress = func(string) { runstate.Interrupts(run).Interrupt() } // as the wait starts
 	_, err = d.Apply(context.Background(), sp, run)
 	if !errors.Is(err, backends.ErrInterrupted) || !strings.Contains(err.Error(), "www."+step.Zone.Name+" stays unwritten") {
 		t.Fatalf("got %v, want the wait stopped by the interrupt", err)

@@ -97,14 +97,14 @@ func TestRetryStopsAtInterrupt(t *testing.T) {
 			d.Sleep = func(time.Duration) {
 				waits++
 				if !tc.inCall {
-					runstate.Of(run).Interrupt()
+					runstate.Interrupts(run).Interrupt()
 				}
 			}
 			tries := 0
 			err := d.Retry(func() error {
 				tries++
 				if tc.inCall {
-					runstate.Of(run).Interrupt()
+					runstate.Interrupts(run).Interrupt()
 				}
 				return fmt.Errorf("list domains on h: %w", transient)
 			})

@@ -1,14 +1,17 @@
 // Package runstate holds what the steps of one run hand each other and
 // no one else reads: the secrets secret steps read, values computed once
 // (Once), reads left for the next step (Leave), and whether the run was
-// interrupted. Being internal to backends/, it is reachable from the
+// interrupted. Each capability has its own narrow interface and
+// accessor (Credentials, Secrets, Memos, Interrupts) so a DNS driver
+// can read a credential but neither record a secret nor interrupt the
+// run; TestDriversUseOnlyTheirRunState checks which package uses which.
+// Being internal to backends/, it is reachable from the
 // engine, which interrupts a run, and from the drivers, which read,
 // memoise and leave, but never from cmd/site: the command can neither
 // read a secret, plant a value for a step, nor interrupt a run other
 // than through the engine (engine.Session.Interrupt, engine.Reads).
 //
-// A backends.Run holds one State (its zero value is ready, so a Run made
-// as a literal has one as NewRun's does); Of finds it.
+// A backends.Run holds one State; the accessors find it.
 package runstate
 
 import (
@@ -34,14 +37,54 @@ type State struct {
 }
 
 // of finds a *backends.Run's State; package backends sets it (Register).
+// Its argument is untyped because this package cannot name
+// backends.Run: backends imports it (a Run holds its State), so the
+// import back would be a cycle. The narrow accessors below are what
+// the other packages call, each handing out one capability.
 var of func(run any) *State
 
 // Register is how package backends tells where a Run keeps its State;
 // it calls it once, in init.
 func Register(f func(run any) *State) { of = f }
 
-// Of returns the State of run, a *backends.Run.
-func Of(run any) *State { return of(run) }
+// CredentialReader resolves credentials: all a DNS driver (or the
+// vault driver's login) may do with the run's secrets. It cannot
+// record a secret, memoise, or interrupt the run.
+type CredentialReader interface {
+	Credential(getenv func(string) string, c model.Credential) (string, error)
+}
+
+// SecretWriter records what a secret step read: the vault driver's one
+// capability.
+type SecretWriter interface {
+	SetSecret(stepID, value string)
+}
+
+// Memo is what drivers that read once and share the answer use (Once,
+// Known, Leave, Take); it reads no secret and interrupts nothing.
+type Memo interface {
+	Once(key string, f func() (any, error)) (any, error)
+	Known(key string) (v any, err error, ok bool)
+	Leave(key string, v any)
+	Take(key string) (any, bool)
+}
+
+// Interrupter interrupts a run: the engine's alone (and tests').
+type Interrupter interface {
+	Interrupt()
+}
+
+// Credentials is run's (a *backends.Run) CredentialReader.
+func Credentials(run any) CredentialReader { return of(run) }
+
+// Secrets is run's SecretWriter.
+func Secrets(run any) SecretWriter { return of(run) }
+
+// Memos is run's Memo.
+func Memos(run any) Memo { return of(run) }
+
+// Interrupts is run's Interrupter.
+func Interrupts(run any) Interrupter { return of(run) }
 
 // memo is one value a run computes once and its steps share.
 type memo struct {
