@@ -27,7 +27,7 @@ func TestReadContext(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			run := &Run{} // a literal, as tests make them
+			run := runstate.Start(&Run{}) // a literal, as tests make them
 			parent, cancel := context.WithCancel(context.Background())
 			defer cancel()
 			ctx, stop := run.ReadContext(parent)
@@ -50,7 +50,7 @@ func TestReadContext(t *testing.T) {
 // TestReadContextAfterInterrupt: a read context made after the
 // interrupt starts cancelled.
 func TestReadContextAfterInterrupt(t *testing.T) {
-	run := NewRun()
+	run := runstate.Start(NewRun())
 	runstate.Interrupts(run).Interrupt()
 	ctx, stop := run.ReadContext(context.Background())
 	defer stop()

@@ -10,7 +10,7 @@ import (
 // TestMemo: Once computes a key once; Known tells what it computed
 // without computing; what Leave leaves is taken once.
 func TestMemo(t *testing.T) {
-	r := NewRun()
+	r := runstate.Start(NewRun())
 	if _, _, ok := runstate.Memos(r).Known("list"); ok {
 		t.Fatal("Known before any Once: ok, want not known")
 	}

@@ -131,7 +131,7 @@ func TestRetryAfterAnInterrupt(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			run := &Run{}
+			run := runstate.Start(&Run{})
 			tries := 0
 			r := Retry{Classify: classifyTest, Backoff: time.Millisecond}
 			if tc.inWait {

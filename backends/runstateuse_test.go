@@ -16,15 +16,16 @@ const runstatePath = "github.com/site-tools/site/backends/internal/runstate"
 
 // runstateUse is which of runstate's names each package's non-test code
 // may use: one narrow capability per job, so a DNS driver reads a
-// credential but can neither record a secret nor interrupt a run. A
-// package missing here may not import runstate at all.
+// credential but can neither record a secret nor interrupt a run, and
+// only the engine creates a run's state (Start). A package missing here
+// may not import runstate at all.
 var runstateUse = map[string][]string{
-	".":          {"Register", "State", "ErrSecretNotRead"}, // where a Run keeps its State
-	"engine":     {"Interrupts"},                            // Ctrl-C interrupts the run
-	"powerdns":   {"Credentials", "Memos"},                  // API key; zone lists read once
-	"cloudflare": {"Credentials"},                           // API token
-	"vault":      {"Credentials", "Secrets"},                // login; records what it read
-	"dnsfaults":  {"Interrupts"},                            // test faults: Ctrl-C mid-apply
+	".":          {"Register", "State", "ErrSecretNotRead", "ErrNoState"}, // where a Run keeps its State
+	"engine":     {"Start", "Interrupts"},                                 // alone creates a run's state; Ctrl-C interrupts it
+	"powerdns":   {"Credentials", "Memos"},                                // API key; zone lists read once
+	"cloudflare": {"Credentials"},                                         // API token
+	"vault":      {"Credentials", "Secrets"},                              // login; records what it read
+	"dnsfaults":  {"Interrupts"},                                          // test faults: Ctrl-C mid-apply
 }
 
 // TestDriversUseOnlyTheirRunState parses every non-test file under

@@ -52,7 +52,7 @@ func newFixture(t testing.TB) *fixture {
 	t.Helper()
 	fake := cftest.New(testToken)
 	t.Cleanup(fake.Close)
-	run := backends.NewRun()
+	run := runstate.Start(backends.NewRun())
 	run.Getenv = func(k string) string {
 		if k == "CLOUDFLARE_API_TOKEN" {
 			return testToken

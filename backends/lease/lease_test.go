@@ -59,7 +59,7 @@ func fixture(t *testing.T, lr Reader, running bool) (*Driver, *graph.Step, *back
 		}}
 	tenant := &model.Tenant{Name: "t1", VMs: []*model.VM{{Tenant: "t1", Name: "web", Host: ref.Host, Running: running}}}
 	step := &graph.Step{ID: graph.ZoneStepID(zone), Phase: plan.PhaseDNS, Tenant: "t1", TenantSpec: tenant, Zone: z}
-	run := backends.NewRun()
+	run := runstate.Start(backends.NewRun())
 	env := map[string]string{keyEnv: srv.APIKey, powerdns.EnvDNSAddr: srv.DNSAddr}
 	run.Getenv = func(k string) string { return env[k] }
 	d := &Driver{Inner: &powerdns.Driver{Backoff: time.Millisecond}, Leases: lr, Poll: time.Millisecond}

@@ -91,7 +91,7 @@ func TestRetryStopsAtInterrupt(t *testing.T) {
 		{"interrupted while waiting to retry", false, 1},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			run := &backends.Run{}
+			run := runstate.Start(&backends.Run{})
 			d := New(Options{Run: run})
 			waits := 0
 			d.Sleep = func(time.Duration) {

@@ -266,7 +266,7 @@ func TestMarkerBeatGrowsIt(t *testing.T) {
 	uploadmark.Beat = 20 * time.Millisecond
 	t.Cleanup(func() { uploadmark.Beat = beat })
 	r.makePool(pool)
-	a := &storage.Writer{Set: r.d.Set, C: r.conn(), Host: r.host, Run: backends.NewRun()}
+	a := &storage.Writer{Set: r.d.Set, C: r.conn(), Host: r.host, Run: runstate.Start(backends.NewRun())}
 	p, err := r.conn().LookupStoragePoolByName(pool.Name)
 	if err != nil {
 		t.Fatal(err)

@@ -37,7 +37,7 @@ func closedAddr(t *testing.T) string {
 }
 
 func newRun(env map[string]string) *backends.Run {
-	run := backends.NewRun()
+	run := runstate.Start(backends.NewRun())
 	run.Getenv = func(k string) string { return env[k] }
 	return run
 }

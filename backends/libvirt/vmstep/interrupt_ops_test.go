@@ -28,7 +28,7 @@ func TestOpsStopAtInterrupt(t *testing.T) {
 		{"during the second op", 1, 2, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			run := backends.NewRun()
+			run := runstate.Start(backends.NewRun())
 			if tc.interruptAt < 0 {
 				runstate.Interrupts(run).Interrupt()
 			}
