@@ -5,6 +5,8 @@ import (
 	"net/http/httptest"
 	"testing"
 	"time"
+
+	"github.com/site-tools/site/backends/internal/runstate"
 )
 
 // TestAwaitTransportNamesTheHeldRequest: a request the server holds is
@@ -15,12 +17,12 @@ func TestAwaitTransportNamesTheHeldRequest(t *testing.T) {
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { <-release }))
 	defer srv.Close()
 	slow := make(chan Awaited, 8)
-	run := &Run{SlowAfter: time.Nanosecond, Slow: func(a Awaited, _ time.Duration) {
+	run := runstate.Start(&Run{SlowAfter: time.Nanosecond, Slow: func(a Awaited, _ time.Duration) {
 		select {
 		case slow <- a:
 		default:
 		}
-	}}
+	}})
 	hc := &http.Client{Transport: AwaitTransport(http.DefaultTransport, run, "test server", nil)}
 	answered := make(chan error)
 	go func() {

@@ -170,8 +170,8 @@ type Run struct {
 	// (see deadline.go); 0 means DefaultRequestTimeout.
 	RequestTimeout time.Duration
 
-	await awaiting       // see Await
-	state runstate.State // what steps hand each other; see runstate.go
+	await awaiting        // see Await
+	state *runstate.State // what steps hand each other, nil until the engine starts the run; see runstate.go
 	mu    sync.Mutex
 	// silent are the servers that let a request pass its deadline
 	// unanswered, by Awaited.Server (see deadline.go).

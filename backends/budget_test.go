@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/site-tools/site/backends/internal/runstate"
 	"github.com/site-tools/site/compiler/model"
 )
 
@@ -89,7 +90,7 @@ func TestBudgetSlotsHeldWhileInFlight(t *testing.T) {
 // TestRunBudgetIsOnePerProvider: every client of a provider in a run
 // shares one budget; a provider without a rate has none.
 func TestRunBudgetIsOnePerProvider(t *testing.T) {
-	run := NewRun()
+	run := runstate.Start(NewRun())
 	r := &model.Rate{Requests: 5, Per: time.Second}
 	if run.Budget("a", r) != run.Budget("a", r) {
 		t.Error("two clients of provider a got different budgets")

@@ -18,13 +18,16 @@ func TestReadContext(t *testing.T) {
 		wantCause error
 		wantRun   bool
 	}{
-		{"interrupt", func(run *Run, _, _ context.CancelFunc) { runstate.Of(run).Interrupt(); runstate.Of(run).Interrupt() }, ErrInterrupted, true},
+		{"interrupt", func(run *Run, _, _ context.CancelFunc) {
+			runstate.Interrupts(run).Interrupt()
+			runstate.Interrupts(run).Interrupt()
+		}, ErrInterrupted, true},
 		{"parent cancelled", func(_ *Run, parent, _ context.CancelFunc) { parent() }, context.Canceled, false},
 		{"stopped", func(_ *Run, _, stop context.CancelFunc) { stop() }, context.Canceled, false},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			run := &Run{} // a literal, as tests make them
+			run := runstate.Start(&Run{}) // a literal, as tests make them
 			parent, cancel := context.WithCancel(context.Background())
 			defer cancel()
 			ctx, stop := run.ReadContext(parent)
@@ -47,8 +50,8 @@ func TestReadContext(t *testing.T) {
 // TestReadContextAfterInterrupt: a read context made after the
 // interrupt starts cancelled.
 func TestReadContextAfterInterrupt(t *testing.T) {
-	run := NewRun()
-	runstate.Of(run).Interrupt()
+	run := runstate.Start(NewRun())
+	runstate.Interrupts(run).Interrupt()
 	ctx, stop := run.ReadContext(context.Background())
 	defer stop()
 	<-ctx.Done()

@@ -121,17 +121,17 @@ func TestRetryAfterAnInterrupt(t *testing.T) {
 		{"not interrupted", func(*Run, int) {}, false, 3},
 		{"interrupted during the first try", func(run *Run, try int) {
 			if try == 1 {
-				runstate.Of(run).Interrupt()
+				runstate.Interrupts(run).Interrupt()
 			}
 		}, false, 1},
-		{"interrupted while waiting to retry", func(run *Run, _ int) { runstate.Of(run).Interrupt() }, true, 1},
+		{"interrupted while waiting to retry", func(run *Run, _ int) { runstate.Interrupts(run).Interrupt() }, true, 1},
 		// A driver's own Sleep (libvirt's, in its tests) may not watch
 		// the context: the wait ends well, and still no try follows.
-		{"interrupted while a Sleep blind to it waits", func(run *Run, _ int) { runstate.Of(run).Interrupt() }, true, 1},
+		{"interrupted while a Sleep blind to it waits", func(run *Run, _ int) { runstate.Interrupts(run).Interrupt() }, true, 1},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			run := &Run{}
+			run := runstate.Start(&Run{})
 			tries := 0
 			r := Retry{Classify: classifyTest, Backoff: time.Millisecond}
 			if tc.inWait {

@@ -11,7 +11,7 @@ import (
 // TestRunStateIsOutOfTheCommandsReach: what a run's steps hand each
 // other (the secrets read, values computed once, reads left over) and
 // the interrupt are reachable only from packages under backends/ (the
-// engine and the drivers, through runstate.Of), never from cmd/site: a
+// engine and the drivers, through runstate's narrow accessors), never from cmd/site: a
 // *Run, which the command builds and holds, offers no method that
 // reads a secret, plants a value for a step or interrupts the run, and
 // the state's package is internal to backends/, so the Go toolchain
@@ -25,18 +25,18 @@ func TestRunStateIsOutOfTheCommandsReach(t *testing.T) {
 		}
 	}
 	for i := range run.Elem().NumField() {
-		if f := run.Elem().Field(i); f.IsExported() && f.Type == reflect.TypeOf(runstate.State{}) {
+		if f := run.Elem().Field(i); f.IsExported() && (f.Type == reflect.TypeOf(runstate.State{}) || f.Type == reflect.TypeOf(&runstate.State{})) {
 			t.Errorf("backends.Run exports its state as field %s", f.Name)
 		}
 	}
 	if p := reflect.TypeOf(runstate.State{}).PkgPath(); !strings.Contains(p, "/backends/internal/") {
 		t.Errorf("the run state lives in %s, which packages outside backends/ may import; want it under backends/internal/", p)
 	}
-	// runstate.Of finds the state of a Run made as a literal, and an
+	// runstate.Interrupts finds the state of a Run made as a literal, and an
 	// interrupt made through it is what the run's readers see.
-	r := &Run{}
-	runstate.Of(r).Interrupt()
+	r := runstate.Start(&Run{})
+	runstate.Interrupts(r).Interrupt()
 	if !r.Interrupted() {
-		t.Error("runstate.Of(run).Interrupt() did not interrupt the run")
+		t.Error("runstate.Interrupts(run).Interrupt() did not interrupt the run")
 	}
 }

@@ -251,7 +251,7 @@ func (d *Driver) client(step *graph.Step, run *backends.Run) (*cf.API, *calls, e
 // one); what names what it is for in messages ("zone example.org.").
 func (d *Driver) providerAPI(prov model.Provider, what string, run *backends.Run) (*cf.API, *calls, error) {
 	cfp := prov.Cloudflare
-	token, err := runstate.Of(run).Credential(run.Getenv, cfp.Token)
+	token, err := runstate.Credentials(run).Credential(run.Getenv, cfp.Token)
 	if err != nil {
 		return nil, nil, fmt.Errorf("Cloudflare API token for %s: %w", what, err)
 	}

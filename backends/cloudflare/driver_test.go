@@ -52,7 +52,7 @@ func newFixture(t testing.TB) *fixture {
 	t.Helper()
 	fake := cftest.New(testToken)
 	t.Cleanup(fake.Close)
-	run := backends.NewRun()
+	run := runstate.Start(backends.NewRun())
 	run.Getenv = func(k string) string {
 		if k == "CLOUDFLARE_API_TOKEN" {
 			return testToken
@@ -753,7 +753,7 @@ func TestRefusedTokenNamesItsSource(t *testing.T) {
 				return ""
 			}
 			if tc.cred.Vault != nil {
-				runstate.Of(f.run).SetSecret(graph.SecretStepID(*tc.cred.Vault), tc.token)
+				runstate.Secrets(f.run).SetSecret(graph.SecretStepID(*tc.cred.Vault), tc.token)
 			}
 			s := f.step(rr("keys."+zoneName, "A", 300, "192.0.2.1"))
 			s.Zone.Provider.Cloudflare.Token = tc.cred

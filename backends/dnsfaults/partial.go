@@ -44,7 +44,7 @@ func partialWrite(t *testing.T, p Provider) {
 				}
 				n := writes.Add(1)
 				if tc.interrupted {
-					runstate.Of(z.Run()).Interrupt()
+					runstate.Interrupts(z.Run()).Interrupt()
 				}
 				if tc.refused && n == 2 {
 					p.Refusal.write(w)

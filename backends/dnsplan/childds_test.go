@@ -8,6 +8,7 @@ import (
 
 	"github.com/site-tools/site/backends"
 	"github.com/site-tools/site/backends/dnsplan"
+	"github.com/site-tools/site/backends/internal/runstate"
 	"github.com/site-tools/site/compiler/graph"
 	"github.com/site-tools/site/compiler/model"
 	"github.com/site-tools/site/compiler/plan"
@@ -104,7 +105,7 @@ func TestCheckCompletion(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			run := backends.NewRun()
+			run := runstate.Start(backends.NewRun())
 			run.Acked["GATE-DNS-OVERWRITE"] = tt.acked
 			err := dnsplan.CheckCompletion(zone, tt.pending, tt.changes, run)
 			if (err == nil) != (tt.err == "") || (err != nil && !strings.Contains(err.Error(), tt.err)) {

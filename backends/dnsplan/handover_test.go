@@ -6,6 +6,7 @@ import (
 
 	"github.com/site-tools/site/backends"
 	"github.com/site-tools/site/backends/dnsplan"
+	"github.com/site-tools/site/backends/internal/runstate"
 	"github.com/site-tools/site/compiler/graph"
 	"github.com/site-tools/site/compiler/model"
 )
@@ -48,7 +49,7 @@ func TestHandover(t *testing.T) {
 				h := p.hooks()
 				h.Before = nil
 				bz := &model.Zone{Tenant: "b", Name: zone, Within: "a", RRsets: []*model.RRset{want(www, "A", 300, "192.0.2.80")}}
-				res := dnsplan.Plan(&graph.Step{ID: graph.NamesStepID(zone, "b"), Tenant: "b", Zone: bz}, observed(tc.live), backends.NewRun(), h)
+				res := dnsplan.Plan(&graph.Step{ID: graph.NamesStepID(zone, "b"), Tenant: "b", Zone: bz}, observed(tc.live), runstate.Start(backends.NewRun()), h)
 				if got := summary(res); !slices.Equal(got, tc.b) {
 					t.Errorf("b's changes = %q, want %q", got, tc.b)
 				}
@@ -64,7 +65,7 @@ func TestHandover(t *testing.T) {
 				}
 				az := &model.Zone{Tenant: "a", Name: zone, Handed: map[string]string{www: "b"},
 					RRsets: []*model.RRset{want(api, "A", 300, "192.0.2.2")}}
-				ares := dnsplan.Plan(graph.ZoneStep(az), observed(tc.live), backends.NewRun(), h)
+				ares := dnsplan.Plan(graph.ZoneStep(az), observed(tc.live), runstate.Start(backends.NewRun()), h)
 				if got := summary(ares); len(got) > 0 {
 					t.Errorf("a's changes = %q, want none: the name is b's", got)
 				}
@@ -83,11 +84,11 @@ func TestHandoverWithoutGrant(t *testing.T) {
 	const www = "www.example.test."
 	l := []live{{name: www, typ: "A", ttl: 300, values: []string{"192.0.2.80"}, owner: "a"}}
 	az := &model.Zone{Tenant: "a", Name: zone}
-	if got := summary(dnsplan.Plan(graph.ZoneStep(az), observed(l), backends.NewRun(), dnsplan.Hooks{})); !slices.Equal(got, []string{"delete www.example.test./A live GATE-DNS-DELETE-MANY"}) {
+	if got := summary(dnsplan.Plan(graph.ZoneStep(az), observed(l), runstate.Start(backends.NewRun()), dnsplan.Hooks{})); !slices.Equal(got, []string{"delete www.example.test./A live GATE-DNS-DELETE-MANY"}) {
 		t.Errorf("a's changes = %q", got)
 	}
 	bz := &model.Zone{Tenant: "b", Name: zone, RRsets: []*model.RRset{want(www, "A", 300, "192.0.2.80")}}
-	if got := summary(dnsplan.Plan(graph.ZoneStep(bz), observed(l), backends.NewRun(), dnsplan.Hooks{})); !slices.Equal(got, []string{"adopt www.example.test./A overwrite GATE-DNS-OVERWRITE"}) {
+	if got := summary(dnsplan.Plan(graph.ZoneStep(bz), observed(l), runstate.Start(backends.NewRun()), dnsplan.Hooks{})); !slices.Equal(got, []string{"adopt www.example.test./A overwrite GATE-DNS-OVERWRITE"}) {
 		t.Errorf("b's changes = %q", got)
 	}
 }

@@ -6,6 +6,7 @@ import (
 
 	"github.com/site-tools/site/backends"
 	"github.com/site-tools/site/backends/dnsplan"
+	"github.com/site-tools/site/backends/internal/runstate"
 	"github.com/site-tools/site/compiler/hint"
 	"github.com/site-tools/site/compiler/plan"
 )
@@ -17,7 +18,7 @@ func TestCheckCompletionHint(t *testing.T) {
 	for _, g := range []plan.Gate{"GATE-DNS-OVERWRITE", "GATE-DNS-DELETE"} {
 		t.Run(string(g), func(t *testing.T) {
 			changes := []plan.Change{{Key: "dns/x", Action: plan.ActionUpdate, Gates: []plan.Gate{g}}}
-			err := dnsplan.CheckCompletion(zone, nil, changes, backends.NewRun())
+			err := dnsplan.CheckCompletion(zone, nil, changes, runstate.Start(backends.NewRun()))
 			want := hint.Hint{Kind: hint.ReviewThenAcknowledge, Gate: string(g)}
 			if got := hint.Of(err); got != want {
 				t.Fatalf("hint.Of(%v) = %+v, want %+v", err, got, want)

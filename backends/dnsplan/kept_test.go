@@ -6,6 +6,7 @@ import (
 
 	"github.com/site-tools/site/backends"
 	"github.com/site-tools/site/backends/dnsplan"
+	"github.com/site-tools/site/backends/internal/runstate"
 	"github.com/site-tools/site/compiler/graph"
 	"github.com/site-tools/site/compiler/model"
 )
@@ -36,7 +37,7 @@ func TestIgnoreValueKeepsRecords(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			live := []live{{name: zone, typ: "TXT", ttl: 300, values: slices.Sorted(slices.Values(tc.live)), owner: ours}}
 			step := graph.ZoneStep(&model.Zone{Tenant: ours, Name: zone, RRsets: tc.want, Ignore: rule})
-			res := dnsplan.Plan(step, observed(live), backends.NewRun(), providers[0].hooks())
+			res := dnsplan.Plan(step, observed(live), runstate.Start(backends.NewRun()), providers[0].hooks())
 			if got := summary(res); !slices.Equal(got, tc.changes) {
 				t.Errorf("changes %q, want %q", got, tc.changes)
 			}

@@ -6,6 +6,7 @@ import (
 
 	"github.com/site-tools/site/backends"
 	"github.com/site-tools/site/backends/dnsplan"
+	"github.com/site-tools/site/backends/internal/runstate"
 	"github.com/site-tools/site/compiler/graph"
 	"github.com/site-tools/site/compiler/model"
 	"github.com/site-tools/site/compiler/plan"
@@ -46,7 +47,7 @@ func TestUpdateMany(t *testing.T) {
 		{"creates are no updates", owned(ours, 10), append(owned(ours, 10).wanted(), owned(ours, 20)[10:].wanted()...), 30, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			run := backends.NewRun()
+			run := runstate.Start(backends.NewRun())
 			run.UpdateManyPercent = tc.pct
 			step := graph.ZoneStep(&model.Zone{Tenant: ours, Name: zone, RRsets: tc.want})
 			res := dnsplan.Plan(step, observed(tc.live), run, providers[0].hooks())

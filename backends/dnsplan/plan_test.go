@@ -10,6 +10,7 @@ import (
 	"github.com/site-tools/site/backends"
 	"github.com/site-tools/site/backends/cloudflare"
 	"github.com/site-tools/site/backends/dnsplan"
+	"github.com/site-tools/site/backends/internal/runstate"
 	"github.com/site-tools/site/backends/powerdns"
 	"github.com/site-tools/site/compiler/graph"
 	"github.com/site-tools/site/compiler/model"
@@ -231,7 +232,7 @@ func TestPlan(t *testing.T) {
 	for _, tt := range tests {
 		for _, p := range providers {
 			t.Run(tt.name+"/"+p.name, func(t *testing.T) {
-				run := backends.NewRun()
+				run := runstate.Start(backends.NewRun())
 				if tt.min > 0 {
 					run.DeleteManyMin, run.DeleteManyPercent = tt.min, tt.pct
 				}
@@ -277,7 +278,7 @@ func TestDeleteManySaysWhy(t *testing.T) {
 			"no longer in the spec; 2 of the 3 RRsets site owns in this zone go at once: more than half"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			run := backends.NewRun()
+			run := runstate.Start(backends.NewRun())
 			run.DeleteManyMin, run.DeleteManyPercent = tc.min, tc.pct
 			step := graph.ZoneStep(&model.Zone{Tenant: ours, Name: zone, RRsets: tc.want})
 			res := dnsplan.Plan(step, observed(tc.live), run, powerdns.PlanHooks())
@@ -367,7 +368,7 @@ func TestPlanSOA(t *testing.T) {
 				step := graph.ZoneStep(&model.Zone{Tenant: "office1", Name: zone, SOA: tt.soa})
 				h := p.hooks()
 				h.Before = nil
-				res := dnsplan.Plan(step, obs, backends.NewRun(), h)
+				res := dnsplan.Plan(step, obs, runstate.Start(backends.NewRun()), h)
 				if tt.want == nil {
 					if len(res.Ops) != 0 {
 						t.Fatalf("got %q, want no change", summary(res))
@@ -406,7 +407,7 @@ func TestPlanProxied(t *testing.T) {
 			w.Proxied = tt.want
 			h := cloudflare.PlanHooks()
 			h.Before = nil
-			res := dnsplan.Plan(graph.ZoneStep(&model.Zone{Tenant: "office1", Name: zone, RRsets: []*model.RRset{w}}), obs, backends.NewRun(), h)
+			res := dnsplan.Plan(graph.ZoneStep(&model.Zone{Tenant: "office1", Name: zone, RRsets: []*model.RRset{w}}), obs, runstate.Start(backends.NewRun()), h)
 			got := summary(res)
 			if tt.change == "" {
 				if len(got) != 0 {
@@ -441,7 +442,7 @@ func TestPlanKept(t *testing.T) {
 	})
 	z := &model.Zone{Tenant: "office1", Name: zone, RRsets: []*model.RRset{want(b, "TXT", 300, `"not covered"`)},
 		Ignore: []model.IgnoreRule{{Name: a}, {Name: b, Type: "A"}}}
-	res := dnsplan.Plan(graph.ZoneStep(z), obs, backends.NewRun(), powerdns.PlanHooks())
+	res := dnsplan.Plan(graph.ZoneStep(z), obs, runstate.Start(backends.NewRun()), powerdns.PlanHooks())
 	var got []string
 	for nt := range res.Kept {
 		got = append(got, nt.Name+"/"+nt.Type)
@@ -456,7 +457,7 @@ func TestPlanKept(t *testing.T) {
 	if len(res.Changes) != 0 {
 		t.Errorf("changes %q, want none", summary(res))
 	}
-	if kept := dnsplan.Plan(graph.ZoneStep(&model.Zone{Tenant: "office1", Name: zone}), observed(nil), backends.NewRun(), powerdns.PlanHooks()).Kept; kept != nil {
+	if kept := dnsplan.Plan(graph.ZoneStep(&model.Zone{Tenant: "office1", Name: zone}), observed(nil), runstate.Start(backends.NewRun()), powerdns.PlanHooks()).Kept; kept != nil {
 		t.Errorf("an empty zone kept %v, want nil", kept)
 	}
 }

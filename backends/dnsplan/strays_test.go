@@ -8,6 +8,7 @@ import (
 
 	"github.com/site-tools/site/backends"
 	"github.com/site-tools/site/backends/dnsplan"
+	"github.com/site-tools/site/backends/internal/runstate"
 	"github.com/site-tools/site/compiler/graph"
 	"github.com/site-tools/site/compiler/model"
 )
@@ -67,7 +68,7 @@ func TestPlanNotesStrays(t *testing.T) {
 				h := p.hooks()
 				h.Before = nil
 				step := graph.ZoneStep(&model.Zone{Tenant: ours, Name: zone, RRsets: tt.want, Ignore: tt.ignore})
-				res := dnsplan.Plan(step, observed(tt.live), backends.NewRun(), h)
+				res := dnsplan.Plan(step, observed(tt.live), runstate.Start(backends.NewRun()), h)
 				if !slices.Equal(res.Notes, tt.notes) {
 					t.Errorf("notes\n%s\nwant\n%s", strings.Join(res.Notes, "\n"), strings.Join(tt.notes, "\n"))
 				}
@@ -89,7 +90,7 @@ func TestStrayNotesAreBoundedByOwner(t *testing.T) {
 	step := graph.ZoneStep(&model.Zone{Tenant: "beta", Name: zone})
 	h := providers[0].hooks()
 	h.Before = nil
-	res := dnsplan.Plan(step, observed(forged), backends.NewRun(), h)
+	res := dnsplan.Plan(step, observed(forged), runstate.Start(backends.NewRun()), h)
 	if len(res.Notes) > 4 {
 		t.Fatalf("%d notes for 500 strays of 500 owners, want at most 4:\n%s", len(res.Notes), strings.Join(res.Notes[:6], "\n"))
 	}

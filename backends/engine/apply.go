@@ -9,6 +9,8 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/site-tools/site/backends/internal/runstate"
+
 	"github.com/site-tools/site/backends"
 	"github.com/site-tools/site/compiler/graph"
 	"github.com/site-tools/site/compiler/hint"
@@ -30,8 +32,9 @@ import (
 // the Report (see Report.OK).
 func (e *Engine) Apply(ctx context.Context, g *graph.Graph, obs *Observation, run *backends.Run) (*Report, error) {
 	if run == nil {
-		run = backends.NewRun()
+		run = NewRun()
 	}
+	runstate.Start(run)
 	if err := obs.Check(g, run.Acked); err != nil {
 		return nil, err
 	}

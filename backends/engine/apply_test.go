@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/site-tools/site/backends"
+	"github.com/site-tools/site/backends/internal/runstate"
 	"github.com/site-tools/site/compiler/hint"
 	"github.com/site-tools/site/compiler/plan"
 )
@@ -53,7 +54,7 @@ func TestApplySkipsDependentsOfFailure(t *testing.T) {
 			scripts[tc.failing].applyErr = errors.New("HTTP 500 from the server")
 			d := newTestDriver(scripts)
 			e := d.engine(2)
-			rep := planApply(t, e, g, backends.NewRun(), backends.NewRun())
+			rep := planApply(t, e, g, runstate.Start(backends.NewRun()), runstate.Start(backends.NewRun()))
 			slices.Sort(tc.wantApplied)
 			if got := d.applies(); !slices.Equal(got, tc.wantApplied) {
 				t.Errorf("Apply called for %q, want %q", got, tc.wantApplied)
@@ -101,7 +102,7 @@ func TestGateBlocksBeforeAnyChange(t *testing.T) {
 				stepZoneB: {changes: []plan.Change{change(stepZoneB, "old.b.example./A", plan.ActionDelete, plan.GateDNSDeleteMany)}},
 			})
 			e := d.engine(4)
-			run := backends.NewRun()
+			run := runstate.Start(backends.NewRun())
 			for _, a := range tc.acked {
 				run.Acked[a] = true
 			}
@@ -181,7 +182,7 @@ func TestGatedBlockedStepIsDeferred(t *testing.T) {
 				stepZoneA:  {changes: []plan.Change{change(stepZoneA, "www", plan.ActionCreate)}},
 			})
 			e := d.engine(4)
-			run := backends.NewRun()
+			run := runstate.Start(backends.NewRun())
 			run.Acked[plan.GateSecretUnreachable] = tc.ack
 			obs, err := e.Plan(context.Background(), g, run)
 			if err != nil {
@@ -220,11 +221,11 @@ func TestBlockedStepWithoutGateRefusesApply(t *testing.T) {
 		stepZoneA: {changes: []plan.Change{change(stepZoneA, "www", plan.ActionCreate)}},
 	})
 	e := d.engine(4)
-	obs, err := e.Plan(context.Background(), g, backends.NewRun())
+	obs, err := e.Plan(context.Background(), g, runstate.Start(backends.NewRun()))
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, err = e.Apply(context.Background(), g, obs, backends.NewRun())
+	_, err = e.Apply(context.Background(), g, obs, runstate.Start(backends.NewRun()))
 	var be *BlockedError
 	if !errors.As(err, &be) {
 		t.Fatalf("got %v, want *BlockedError", err)
@@ -272,7 +273,7 @@ func TestApplyReobserves(t *testing.T) {
 			sc.changes = []plan.Change{change(stepZoneA, "www", plan.ActionCreate)}
 			d := newTestDriver(map[string]*script{stepZoneA: &sc})
 			e := d.engine(4)
-			rep := planApply(t, e, g, backends.NewRun(), backends.NewRun())
+			rep := planApply(t, e, g, runstate.Start(backends.NewRun()), runstate.Start(backends.NewRun()))
 			var got StepReport
 			for _, s := range rep.Steps {
 				if s.Step == stepZoneA {
@@ -297,11 +298,11 @@ func TestApplyRefusesForeignObservation(t *testing.T) {
 	other := mustGraph(t, wideSpec(2))
 	d := newTestDriver(map[string]*script{})
 	e := d.engine(2)
-	obs, err := e.Plan(context.Background(), other, backends.NewRun())
+	obs, err := e.Plan(context.Background(), other, runstate.Start(backends.NewRun()))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := e.Apply(context.Background(), g, obs, backends.NewRun()); err == nil || !strings.Contains(err.Error(), "not observed in this plan") {
+	if _, err := e.Apply(context.Background(), g, obs, runstate.Start(backends.NewRun())); err == nil || !strings.Contains(err.Error(), "not observed in this plan") {
 		t.Errorf("got %v, want an error that the steps were not observed", err)
 	}
 }
@@ -322,7 +323,7 @@ func TestBackendPanicIsContained(t *testing.T) {
 			scripts[stepNet].panics = tc.panics
 			d := newTestDriver(scripts)
 			e := d.engine(4)
-			obs, err := e.Plan(context.Background(), g, backends.NewRun())
+			obs, err := e.Plan(context.Background(), g, runstate.Start(backends.NewRun()))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -333,7 +334,7 @@ func TestBackendPanicIsContained(t *testing.T) {
 				}
 				return
 			}
-			rep, err := e.Apply(context.Background(), g, obs, backends.NewRun())
+			rep, err := e.Apply(context.Background(), g, obs, runstate.Start(backends.NewRun()))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -365,7 +366,7 @@ func TestUngatedBlockedStepComesBeforeMissingGates(t *testing.T) {
 				stepZoneA:  {planErr: errors.New("GET zone a.example.: connection refused")},
 			})
 			e := d.engine(4)
-			run := backends.NewRun()
+			run := runstate.Start(backends.NewRun())
 			run.Acked[plan.GateSecretUnreachable] = tc.ack
 			obs, err := e.Plan(context.Background(), g, run)
 			if err != nil {
@@ -411,7 +412,7 @@ func TestApplyCountsReadsWritesAndQueries(t *testing.T) {
 	scripts[stepVM].requests = 11
 	d := newTestDriver(scripts)
 	e := d.engine(2)
-	rep := planApply(t, e, g, backends.NewRun(), backends.NewRun())
+	rep := planApply(t, e, g, runstate.Start(backends.NewRun()), runstate.Start(backends.NewRun()))
 	for _, s := range rep.Steps {
 		if s.Step == stepZoneA && (s.Reads != 2 || s.Writes != 1 || s.Queries != 1 || s.Requests != 3) {
 			t.Errorf("%s: got %+v, want 2 reads, 1 write, 1 query of 3 requests", s.Step, s)

@@ -34,7 +34,7 @@ type script struct {
 	// beside requests.
 	reads, writes, queries int
 	planReads              int    // what Plan says it read
-	secret                 string // Plan calls runstate.Of(run).SetSecret(step, secret) when set
+	secret                 string // Plan calls runstate.Secrets(run).SetSecret(step, secret) when set
 	needCred               bool   // Plan resolves the step's zone credential first
 	panics                 string // "plan" or "apply": that call panics
 	// interrupts makes Apply call run.Interrupt, as a Ctrl-C while the
@@ -113,10 +113,10 @@ func (d *testDriver) Plan(ctx context.Context, step *graph.Step, run *backends.R
 		panic("index out of range [3] with length 3")
 	}
 	if sc.secret != "" {
-		runstate.Of(run).SetSecret(step.ID, sc.secret)
+		runstate.Secrets(run).SetSecret(step.ID, sc.secret)
 	}
 	if sc.needCred {
-		v, err := runstate.Of(run).Credential(run.Getenv, step.Zone.Provider.Cloudflare.Token)
+		v, err := runstate.Credentials(run).Credential(run.Getenv, step.Zone.Provider.Cloudflare.Token)
 		if err != nil {
 			return nil, err
 		}
@@ -146,7 +146,7 @@ func (d *testDriver) Apply(ctx context.Context, sp *backends.StepPlan, run *back
 		panic("nil map")
 	}
 	if sc.interrupts {
-		runstate.Of(run).Interrupt()
+		runstate.Interrupts(run).Interrupt()
 	}
 	if sc.applyErr != nil {
 		return &backends.StepResult{Requests: sc.requests}, sc.applyErr

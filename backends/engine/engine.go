@@ -9,7 +9,7 @@
 // parallelism:
 //
 //	eng := &engine.Engine{DriverFor: pick, Parallelism: 4, Hook: view}
-//	run := backends.NewRun()
+//	run := engine.NewRun()
 //	run.Acked[plan.GateDNSOverwrite] = true
 //	obs, err := eng.Plan(ctx, g, run)   // observe every step; obs.Plan is what a user reads
 //	rep, err := eng.Apply(ctx, g, obs, run)

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/site-tools/site/backends"
+	"github.com/site-tools/site/backends/internal/runstate"
 	"github.com/site-tools/site/compiler/plan"
 )
 
@@ -55,7 +56,7 @@ func TestHookHearsEveryStep(t *testing.T) {
 	rec := &recorder{}
 	e := d.engine(4)
 	e.Hook = rec
-	run := backends.NewRun()
+	run := runstate.Start(backends.NewRun())
 	run.Acked[plan.GateSecretUnreachable] = true
 	planApply(t, e, g, run, run)
 	// Steps finish in any order between start and done: compare sorted.

@@ -37,7 +37,7 @@ import (
 func (s *Session) Interrupt() {
 	// The run first: a step Apply starts from now on is skipped, so the
 	// steps in flight read next are all that will write.
-	runstate.Of(s.run).Interrupt()
+	runstate.Interrupts(s.run).Interrupt()
 	e := Interrupted{Running: s.track.running(), Awaiting: s.run.Awaiting(), Within: s.o.ExitWithin}
 	if len(e.Running) == 0 {
 		e.Observing = s.track.observing()
@@ -53,7 +53,7 @@ func (s *Session) Interrupt() {
 // Options.ExitWithin, saying which outlive it (LockKept). No lock is
 // taken after it; the caller exits.
 func (s *Session) InterruptAgain() {
-	runstate.Of(s.run).Interrupt() // a second interrupt with no first one (a test) stops retries too
+	runstate.Interrupts(s.run).Interrupt() // a second interrupt with no first one (a test) stops retries too
 	s.notify(InterruptedAgain{Running: s.track.running()})
 	if !s.o.Apply {
 		return
@@ -76,7 +76,7 @@ type Reads struct {
 
 // Interrupt stops the reads and says what they were waiting on.
 func (r Reads) Interrupt() {
-	runstate.Of(r.Run).Interrupt()
+	runstate.Interrupts(r.Run).Interrupt()
 	r.Stop()
 	r.Hook.Notify(Interrupted{Awaiting: r.Run.Awaiting(), Within: r.Within})
 }

@@ -49,7 +49,7 @@ func TestInterruptFinishesInFlightStartsNothing(t *testing.T) {
 			scripts[stepNet].requests = tc.requests
 			d := newTestDriver(scripts)
 			e := d.engine(1)
-			run := backends.NewRun()
+			run := runstate.Start(backends.NewRun())
 			rep := planApply(t, e, g, run, run)
 			if got := d.applies(); len(got) != 1 || got[0] != stepNet {
 				t.Errorf("Apply called for %q, want only %s", got, stepNet)
@@ -92,7 +92,7 @@ func TestInterruptAbandonsAStuckObservation(t *testing.T) {
 	}
 	out := make(chan planned, 1)
 	go func() {
-		obs, err := e.Plan(ctx, g, backends.NewRun())
+		obs, err := e.Plan(ctx, g, runstate.Start(backends.NewRun()))
 		out <- planned{obs, err}
 	}()
 	d.waitPlanning(t, stepNet)
@@ -127,7 +127,7 @@ type interruptingHook struct {
 }
 
 func (h *interruptingHook) Started(step string) {
-	runstate.Of(h.run).Interrupt()
+	runstate.Interrupts(h.run).Interrupt()
 	h.recorder.Started(step)
 }
 
@@ -140,7 +140,7 @@ func TestInterruptBeforeStartedStartsNothing(t *testing.T) {
 	g := mustGraph(t, testSpec())
 	d := newTestDriver(creates(stepNet, stepVM, stepZoneA))
 	e := d.engine(1)
-	run := backends.NewRun()
+	run := runstate.Start(backends.NewRun())
 	hook := &interruptingHook{run: run}
 	e.Hook = hook
 	rep := planApply(t, e, g, run, run)
@@ -161,7 +161,7 @@ func TestInterruptBeforeStartedStartsNothing(t *testing.T) {
 // interrupt (the run is interrupted, their context cancelled) and say
 // so through the hook; the second says the command exits.
 func TestReadsInterrupt(t *testing.T) {
-	run := backends.NewRun()
+	run := runstate.Start(backends.NewRun())
 	ctx, stop := context.WithCancel(context.Background())
 	var heard []Event
 	r := Reads{Run: run, Stop: stop, Hook: notifyFunc(func(e Event) { heard = append(heard, e) }), Within: 3 * time.Second}

@@ -7,6 +7,8 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/site-tools/site/backends/internal/runstate"
+
 	"github.com/site-tools/site/backends"
 	"github.com/site-tools/site/compiler/graph"
 	"github.com/site-tools/site/compiler/hint"
@@ -56,8 +58,9 @@ type planned struct {
 // error of Plan, it is in the returned plan.
 func (e *Engine) Plan(ctx context.Context, g *graph.Graph, run *backends.Run) (*Observation, error) {
 	if run == nil {
-		run = backends.NewRun()
+		run = NewRun()
 	}
+	runstate.Start(run)
 	red := backends.NewRedactor(g, run)
 	hook := e.hooks()
 	hook.call(func(h Hook) { h.PlanStart(len(g.Steps)) })

@@ -11,6 +11,7 @@ import (
 	"testing/synctest"
 
 	"github.com/site-tools/site/backends"
+	"github.com/site-tools/site/backends/internal/runstate"
 	"github.com/site-tools/site/compiler/graph"
 	"github.com/site-tools/site/compiler/plan"
 )
@@ -20,7 +21,7 @@ func TestPlanDependencyOrder(t *testing.T) {
 		t.Run(fmt.Sprintf("parallelism=%d", par), func(t *testing.T) {
 			g := mustGraph(t, testSpec())
 			d := newTestDriver(map[string]*script{})
-			if _, err := d.engine(par).Plan(context.Background(), g, backends.NewRun()); err != nil {
+			if _, err := d.engine(par).Plan(context.Background(), g, runstate.Start(backends.NewRun())); err != nil {
 				t.Fatal(err)
 			}
 			started, finished := map[string]int{}, map[string]int{}
@@ -72,7 +73,7 @@ func TestParallelismBound(t *testing.T) {
 				d.hold = make(chan struct{})
 				done := make(chan error)
 				go func() {
-					_, err := d.engine(tc.parallelism).Plan(context.Background(), g, backends.NewRun())
+					_, err := d.engine(tc.parallelism).Plan(context.Background(), g, runstate.Start(backends.NewRun()))
 					done <- err
 				}()
 				synctest.Wait()
@@ -141,7 +142,7 @@ func TestPlanBlocksUnobservedSteps(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			g := mustGraph(t, testSpec())
-			obs, err := newTestDriver(tc.scripts).engine(4).Plan(context.Background(), g, backends.NewRun())
+			obs, err := newTestDriver(tc.scripts).engine(4).Plan(context.Background(), g, runstate.Start(backends.NewRun()))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -170,7 +171,7 @@ func TestPlanBlocksUnobservedSteps(t *testing.T) {
 func TestPlanFillsChangeStepPhaseTenant(t *testing.T) {
 	g := mustGraph(t, testSpec())
 	d := newTestDriver(map[string]*script{stepZoneA: {changes: []plan.Change{{Key: stepZoneA + "/www", Action: plan.ActionCreate}}}})
-	obs, err := d.engine(2).Plan(context.Background(), g, backends.NewRun())
+	obs, err := d.engine(2).Plan(context.Background(), g, runstate.Start(backends.NewRun()))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -191,7 +192,7 @@ func TestSecretReachesDependentAndIsRedacted(t *testing.T) {
 		// A careless backend echoes the token in its error.
 		stepZoneB: {needCred: true, planErr: fmt.Errorf("GET https://api.example/zones?token=%s: 403", token)},
 	})
-	obs, err := d.engine(4).Plan(context.Background(), g, backends.NewRun())
+	obs, err := d.engine(4).Plan(context.Background(), g, runstate.Start(backends.NewRun()))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -211,7 +212,7 @@ func TestPlanWithoutDriverBlocks(t *testing.T) {
 	e := &Engine{DriverFor: func(s *graph.Step) (backends.Driver, error) {
 		return nil, fmt.Errorf("step %s: this build of site has no backend for %s steps", s.ID, s.Phase)
 	}}
-	obs, err := e.Plan(context.Background(), g, backends.NewRun())
+	obs, err := e.Plan(context.Background(), g, runstate.Start(backends.NewRun()))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -234,7 +235,7 @@ func TestOnlyScopesTheWalk(t *testing.T) {
 			scripts := creates(stepNet, stepVM, stepZoneA, stepZoneB)
 			d := newTestDriver(scripts)
 			e := d.engine(4)
-			planApply(t, e, g, backends.NewRun(), backends.NewRun())
+			planApply(t, e, g, runstate.Start(backends.NewRun()), runstate.Start(backends.NewRun()))
 			var planned []string
 			for _, c := range d.calls {
 				if id, ok := strings.CutPrefix(c, "plan "); ok && !slices.Contains(planned, id) {
@@ -269,7 +270,7 @@ func TestEnvCredentialIsRedacted(t *testing.T) {
 		stepZoneA:  {changes: []plan.Change{change(stepZoneA, "www", plan.ActionCreate)}, applyErr: fmt.Errorf("PATCH with X-API-Key %s: 500", key)},
 		stepNet:    {changes: []plan.Change{change(stepNet, "lan", plan.ActionCreate)}, notes: []string{"used " + key}},
 	})
-	run := backends.NewRun()
+	run := runstate.Start(backends.NewRun())
 	env := map[string]string{"PDNS_API_KEY": key, "VAULT_TOKEN": token}
 	run.Getenv = func(name string) string { return env[name] }
 	run.Acked[plan.GateSecretUnreachable] = true
@@ -322,7 +323,7 @@ func BenchmarkEngine(b *testing.B) {
 			for b.Loop() {
 				d := newTestDriver(scripts)
 				e := d.engine(DefaultParallelism)
-				run := backends.NewRun()
+				run := runstate.Start(backends.NewRun())
 				obs, err := e.Plan(context.Background(), g, run)
 				if err != nil {
 					b.Fatal(err)

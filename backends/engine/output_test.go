@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/site-tools/site/backends"
+	"github.com/site-tools/site/backends/internal/runstate"
 	"github.com/site-tools/site/compiler/graph"
 	"github.com/site-tools/site/compiler/model"
 	"github.com/site-tools/site/compiler/plan"
@@ -75,7 +76,7 @@ func TestOutputsReachOnlyDependents(t *testing.T) {
 		t.Run(fmt.Sprint(parallelism), func(t *testing.T) {
 			d := &tellingDriver{planned: map[string]bool{}, seen: map[string]string{}}
 			e := &Engine{DriverFor: func(*graph.Step) (backends.Driver, error) { return d, nil }, Parallelism: parallelism}
-			rep := planApply(t, e, g, backends.NewRun(), backends.NewRun())
+			rep := planApply(t, e, g, runstate.Start(backends.NewRun()), runstate.Start(backends.NewRun()))
 			if !rep.OK() {
 				t.Fatalf("report not OK: %+v", rep.Steps)
 			}

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/site-tools/site/backends"
+	"github.com/site-tools/site/backends/internal/runstate"
 	"github.com/site-tools/site/compiler/graph"
 	"github.com/site-tools/site/compiler/model"
 )
@@ -53,7 +54,7 @@ func (h *heldReads) Prefetch(ctx context.Context, z *model.Zone, _ *backends.Run
 // end when the diff does.
 func TestReadsAheadHoldNoMoreThanParallelism(t *testing.T) {
 	h := &heldReads{startc: make(chan string, 8), taken: map[string]chan struct{}{}}
-	p := newReadAhead(context.Background(), func(*model.Zone) backends.Prefetcher { return h }, backends.NewRun(), nil, nil, 2, 0)
+	p := newReadAhead(context.Background(), func(*model.Zone) backends.Prefetcher { return h }, runstate.Start(backends.NewRun()), nil, nil, 2, 0)
 	zones := []string{"a.test.", "b.test.", "c.test.", "d.test."}
 	for _, name := range zones {
 		p.zone(&model.Zone{Name: name, Provider: model.Provider{PowerDNS: &model.PowerDNS{}}})

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/site-tools/site/backends/internal/runstate"
+
 	"github.com/site-tools/site/backends"
 	"github.com/site-tools/site/backends/lock"
 	"github.com/site-tools/site/compiler/graph"
@@ -98,9 +100,12 @@ type SessionHook interface {
 	Notify(Event)
 }
 
-// Open starts a session over bk for run: from now on requests of run
+// Open starts a session over bk for run, giving run its state (the
+// secrets its steps read, what they compute once) unless engine.NewRun
+// already did: from now on requests of run
 // that wait long are events, and so are a backend's waits.
 func Open(ctx context.Context, bk Backends, run *backends.Run, o Options) *Session {
+	runstate.Start(run) // a run the caller made with backends.NewRun gets its state here
 	s := &Session{o: o, bk: bk, run: run, ctx: backends.WithRun(ctx, run), locks: &tenantLocks{}}
 	s.track = newTracker(o.Hook)
 	s.eng = &Engine{DriverFor: bk.DriverFor, Parallelism: o.Parallelism, Hook: s.track}

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/site-tools/site/backends"
+	"github.com/site-tools/site/backends/internal/runstate"
 	"github.com/site-tools/site/backends/lock"
 	"github.com/site-tools/site/compiler/graph"
 	"github.com/site-tools/site/compiler/model"
@@ -84,7 +85,7 @@ func openTestSession(t *testing.T) (*Session, *testSet, *events, *graph.Graph) {
 	g := mustGraph(t, testSpec())
 	set := &testSet{d: newTestDriver(creates(stepNet, stepVM, stepZoneA, stepZoneB)), dir: t.TempDir()}
 	ev := &events{}
-	s := Open(context.Background(), set, backends.NewRun(), Options{Apply: true, Hook: ev, Command: "site apply", ExitWithin: time.Minute})
+	s := Open(context.Background(), set, runstate.Start(backends.NewRun()), Options{Apply: true, Hook: ev, Command: "site apply", ExitWithin: time.Minute})
 	return s, set, ev, g
 }
 

@@ -11,6 +11,7 @@ import (
 	"github.com/site-tools/site/backends"
 	"github.com/site-tools/site/backends/cloudflare"
 	"github.com/site-tools/site/backends/cloudflare/cftest"
+	"github.com/site-tools/site/backends/internal/runstate"
 	"github.com/site-tools/site/compiler/graph"
 	"github.com/site-tools/site/compiler/model"
 	"github.com/site-tools/site/compiler/plan"
@@ -51,7 +52,7 @@ func TestLeaseOnCloudflare(t *testing.T) {
 				RRsets:   []*model.RRset{{Name: "www." + zone, Type: "A", TTL: 300, Lease: ref}}}
 			tenant := &model.Tenant{Name: "t1", VMs: []*model.VM{{Tenant: "t1", Name: "web", Host: ref.Host, Running: true}}}
 			step := &graph.Step{ID: graph.ZoneStepID(zone), Phase: plan.PhaseDNS, Tenant: "t1", TenantSpec: tenant, Zone: z}
-			run := backends.NewRun()
+			run := runstate.Start(backends.NewRun())
 			run.Getenv = func(k string) string {
 				if k == "CF_TOKEN" {
 					return token

@@ -59,7 +59,7 @@ func fixture(t *testing.T, lr Reader, running bool) (*Driver, *graph.Step, *back
 		}}
 	tenant := &model.Tenant{Name: "t1", VMs: []*model.VM{{Tenant: "t1", Name: "web", Host: ref.Host, Running: running}}}
 	step := &graph.Step{ID: graph.ZoneStepID(zone), Phase: plan.PhaseDNS, Tenant: "t1", TenantSpec: tenant, Zone: z}
-	run := backends.NewRun()
+	run := runstate.Start(backends.NewRun())
 	env := map[string]string{keyEnv: srv.APIKey, powerdns.EnvDNSAddr: srv.DNSAddr}
 	run.Getenv = func(k string) string { return env[k] }
 	d := &Driver{Inner: &powerdns.Driver{Backoff: time.Millisecond}, Leases: lr, Poll: time.Millisecond}
@@ -294,7 +294,7 @@ func TestLeaseWaitInterrupted(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	d.Progress = func(string) { runstate.Of(run).Interrupt() } // as the wait starts
+	d.Progress = func(string) { runstate.Interrupts(run).Interrupt() } // as the wait starts
 	_, err = d.Apply(context.Background(), sp, run)
 	if !errors.Is(err, backends.ErrInterrupted) || !strings.Contains(err.Error(), "www."+step.Zone.Name+" stays unwritten") {
 		t.Fatalf("got %v, want the wait stopped by the interrupt", err)

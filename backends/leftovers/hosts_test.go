@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/site-tools/site/backends"
+	"github.com/site-tools/site/backends/internal/runstate"
 	"github.com/site-tools/site/backends/leftovers"
 	"github.com/site-tools/site/backends/libvirt"
 	"github.com/site-tools/site/backends/libvirt/libvirttest"
@@ -57,7 +58,7 @@ func TestLeftoverCommandsNameOnlyTheLeftover(t *testing.T) {
 	d := libvirt.New(libvirt.Options{})
 	t.Cleanup(func() { _ = d.Close() })
 	keep := &model.Tenant{Name: "keep", VMs: []*model.VM{{Name: "live", Host: uri}}, Networks: []*model.Network{{Name: "live-lan", Host: uri}}}
-	f := &leftovers.Finder{Hosts: d, Run: backends.NewRun()}
+	f := &leftovers.Finder{Hosts: d, Run: runstate.Start(backends.NewRun())}
 	r := f.Find(context.Background(), leftovers.Input{Tenants: []*model.Tenant{keep}, Hosts: map[string]string{"kvm": uri}})
 	if len(r.Hosts) != 1 || r.Hosts[0].Error != "" || len(r.Hosts[0].Leftovers) != 3 {
 		t.Fatalf("want 3 leftovers on one host, got %+v", r.Hosts)
@@ -127,7 +128,7 @@ func TestOneHostUnderTwoURIsHoldsNoLeftover(t *testing.T) {
 	d := libvirt.New(libvirt.Options{})
 	t.Cleanup(func() { _ = d.Close() })
 	keep := &model.Tenant{Name: "keep", VMs: []*model.VM{{Name: "web", Host: uri}}, Networks: []*model.Network{{Name: "lan", Host: uri}}}
-	f := &leftovers.Finder{Hosts: d, Run: backends.NewRun()}
+	f := &leftovers.Finder{Hosts: d, Run: runstate.Start(backends.NewRun())}
 	r := f.Find(context.Background(), leftovers.Input{Tenants: []*model.Tenant{keep}, Hosts: map[string]string{"kvm1": uri, "kvm1-again": alias}})
 	if len(r.Hosts) != 2 {
 		t.Fatalf("want 2 hosts, got %+v", r.Hosts)
@@ -157,7 +158,7 @@ func TestAGrantedTenantsDomainIsNotJudged(t *testing.T) {
 	}})
 	d := libvirt.New(libvirt.Options{})
 	t.Cleanup(func() { _ = d.Close() })
-	f := &leftovers.Finder{Hosts: d, Run: backends.NewRun()}
+	f := &leftovers.Finder{Hosts: d, Run: runstate.Start(backends.NewRun())}
 	r := f.Find(context.Background(), leftovers.Input{Hosts: map[string]string{"kvm": uri}, Granted: func(tenant string) bool { return tenant == "team" }})
 	if len(r.Hosts) != 1 || len(r.Hosts[0].Leftovers) != 2 {
 		t.Fatalf("want 2 domains on one host, got %+v", r.Hosts)
@@ -197,7 +198,7 @@ func TestLeftoversInUseAreNotRemoved(t *testing.T) {
 	d := libvirt.New(libvirt.Options{})
 	t.Cleanup(func() { _ = d.Close() })
 	keep := &model.Tenant{Name: "keep", VMs: []*model.VM{{Name: "web", Host: uri}}} // declares no network any more
-	f := &leftovers.Finder{Hosts: d, Run: backends.NewRun()}
+	f := &leftovers.Finder{Hosts: d, Run: runstate.Start(backends.NewRun())}
 	r := f.Find(context.Background(), leftovers.Input{Tenants: []*model.Tenant{keep}, Hosts: map[string]string{"kvm": uri}})
 	if len(r.Hosts) != 1 || r.Hosts[0].Error != "" || len(r.Hosts[0].Leftovers) != 2 {
 		t.Fatalf("want domain old and network old-lan left over, got %+v", r.Hosts)

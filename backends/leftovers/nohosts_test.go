@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/site-tools/site/backends"
+	"github.com/site-tools/site/backends/internal/runstate"
 )
 
 // TestHostsInABuildWithoutLibvirt: in a build without libvirt each host
@@ -21,7 +22,7 @@ func TestHostsInABuildWithoutLibvirt(t *testing.T) {
 		{"no reason", nil, "this build of site has no libvirt backend"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			f := &Finder{NoHosts: tc.noHosts, Run: backends.NewRun()}
+			f := &Finder{NoHosts: tc.noHosts, Run: runstate.Start(backends.NewRun())}
 			r := f.Find(context.Background(), Input{Hosts: map[string]string{"kvm": "qemu:///system"}})
 			if len(r.Hosts) != 1 || r.Hosts[0].Error != tc.want || !r.Unread() {
 				t.Errorf("got hosts %+v (unread %v), want one host unread with %q", r.Hosts, r.Unread(), tc.want)

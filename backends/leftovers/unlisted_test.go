@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/site-tools/site/backends"
+	"github.com/site-tools/site/backends/internal/runstate"
 	"github.com/site-tools/site/compiler/model"
 )
 
@@ -42,7 +43,7 @@ func TestAProviderNotListedHidesNoTenantsZone(t *testing.T) {
 	a, b := cf("a", "CF_A"), cf("b", "CF_B")
 	keep := &model.Tenant{Name: "keep", Zones: []*model.Zone{{Name: "keep.test.", Provider: a}}}
 	f := &Finder{DNS: map[string]backends.MarkReader{"cloudflare": marksOf{zones: map[string][]backends.ListedZone{"b": {{Name: "keep.test.", ID: "z1"}}}, owner: "keep"}},
-		Run: backends.NewRun(), Command: func(sub string, args ...string) string { return "site " + sub + " " + strings.Join(args, " ") }}
+		Run: runstate.Start(backends.NewRun()), Command: func(sub string, args ...string) string { return "site " + sub + " " + strings.Join(args, " ") }}
 	r := f.Find(context.Background(), Input{Tenants: []*model.Tenant{keep}, Providers: map[string]model.Provider{"a": a, "b": b}})
 	if len(r.Providers) != 2 || r.Providers[0].Error == "" || len(r.Providers[1].Zones) != 1 {
 		t.Fatalf("want a unlisted and keep.test. read on b, got %+v", r.Providers)

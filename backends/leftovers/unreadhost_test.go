@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/site-tools/site/backends"
+	"github.com/site-tools/site/backends/internal/runstate"
 	"github.com/site-tools/site/compiler/model"
 )
 
@@ -37,7 +38,7 @@ func (listerOf) Opens(host string) string { return host }
 func TestAHostNotReadHidesNoTenantsVM(t *testing.T) {
 	web := backends.Owned{Kind: backends.OwnedDomain, Name: "web", UUID: "11111111-1111-1111-1111-111111111111", Tenant: "keep", Active: true}
 	keep := &model.Tenant{Name: "keep", VMs: []*model.VM{{Name: "web", Host: "qemu:///system"}}}
-	f := &Finder{Hosts: listerOf{"qemu+unix:///system": {web}}, Run: backends.NewRun()}
+	f := &Finder{Hosts: listerOf{"qemu+unix:///system": {web}}, Run: runstate.Start(backends.NewRun())}
 	r := f.Find(context.Background(), Input{Tenants: []*model.Tenant{keep}, Hosts: map[string]string{"a": "qemu:///system", "b": "qemu+unix:///system"}})
 	if len(r.Hosts) != 2 || r.Hosts[0].Error == "" || len(r.Hosts[1].Leftovers) != 1 {
 		t.Fatalf("want host a unread and web listed on b, got %+v", r.Hosts)

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/site-tools/site/backends"
+	"github.com/site-tools/site/backends/internal/runstate"
 )
 
 // TestDiscoverSharesTheObservation: listing what a tenant no longer
@@ -20,7 +21,7 @@ func TestDiscoverSharesTheObservation(t *testing.T) {
 	r.d.ForgetObserved()
 
 	plan := func() {
-		if _, err := r.eng.Plan(context.Background(), g, backends.NewRun()); err != nil {
+		if _, err := r.eng.Plan(context.Background(), g, runstate.Start(backends.NewRun())); err != nil {
 			t.Fatal(err)
 		}
 	}

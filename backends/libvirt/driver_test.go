@@ -11,6 +11,7 @@ import (
 	"libvirt.org/go/libvirt"
 
 	"github.com/site-tools/site/backends"
+	"github.com/site-tools/site/backends/internal/runstate"
 )
 
 // TestConnectErrorSaysWhatLibvirtSaid points a host at a socket that is
@@ -57,12 +58,12 @@ func TestDomainTypeEnv(t *testing.T) {
 		{"kvm", "kvm", ""},
 		{"tcg", "", `SITE_LIBVIRT_DOMAIN_TYPE="tcg": want kvm or qemu`},
 	} {
-		d := NewFromEnv(&backends.Run{Getenv: func(k string) string {
+		d := NewFromEnv(runstate.Start(&backends.Run{Getenv: func(k string) string {
 			if k == DomainTypeEnv {
 				return tc.env
 			}
 			return ""
-		}})
+		}}))
 		got, err := d.Opts.DomainType, ""
 		if d.OptsErr != nil {
 			err = d.OptsErr.Error()

@@ -91,20 +91,20 @@ func TestRetryStopsAtInterrupt(t *testing.T) {
 		{"interrupted while waiting to retry", false, 1},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			run := &backends.Run{}
+			run := runstate.Start(&backends.Run{})
 			d := New(Options{Run: run})
 			waits := 0
 			d.Sleep = func(time.Duration) {
 				waits++
 				if !tc.inCall {
-					runstate.Of(run).Interrupt()
+					runstate.Interrupts(run).Interrupt()
 				}
 			}
 			tries := 0
 			err := d.Retry(func() error {
 				tries++
 				if tc.inCall {
-					runstate.Of(run).Interrupt()
+					runstate.Interrupts(run).Interrupt()
 				}
 				return fmt.Errorf("list domains on h: %w", transient)
 			})

@@ -15,6 +15,7 @@ import (
 
 	"github.com/site-tools/site/backends"
 	"github.com/site-tools/site/backends/engine"
+	"github.com/site-tools/site/backends/internal/runstate"
 	"github.com/site-tools/site/backends/libvirt/domain"
 	"github.com/site-tools/site/backends/libvirt/hosts"
 	"github.com/site-tools/site/backends/libvirt/libvirttest"
@@ -107,7 +108,7 @@ func (r *rig) discovered(spec *model.Spec) *graph.Graph {
 func (r *rig) diff(g *graph.Graph, restart ...string) (*engine.Observation, *backends.Run) {
 	r.t.Helper()
 	r.d.ForgetObserved()
-	run := backends.NewRun()
+	run := runstate.Start(backends.NewRun())
 	for _, vm := range restart {
 		run.Restart[vm] = true
 	}
@@ -230,7 +231,7 @@ func wantGatesMissing(t testing.TB, err error, gate plan.Gate) {
 	t.Fatalf("got missing gates %v, want %s among them", gm.Missing, gate)
 }
 
-func backendsRun() *backends.Run { return backends.NewRun() }
+func backendsRun() *backends.Run { return runstate.Start(backends.NewRun()) }
 
 // wantPoolRunning checks that p is active and starts with its host.
 func wantPoolRunning(t *testing.T, p *libvirt.StoragePool) {

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/site-tools/site/backends"
+	"github.com/site-tools/site/backends/internal/runstate"
 	"github.com/site-tools/site/backends/libvirt/conn"
 	"github.com/site-tools/site/backends/libvirt/libvirttest"
 )
@@ -135,7 +136,7 @@ func TestAliveDaemonIsWaitedFor(t *testing.T) {
 	s := libvirttest.StartSession(t)
 	ka := KeepAlive{Interval: time.Second, Count: 1} // the daemon must answer within 2s
 	outlived := make(chan struct{})
-	run := &backends.Run{SlowAfter: 3 * ka.Interval, Slow: func(a backends.Awaited, _ time.Duration) {
+	run := runstate.Start(&backends.Run{SlowAfter: 3 * ka.Interval, Slow: func(a backends.Awaited, _ time.Duration) {
 		if a.Request == "Shutdown of domain alive" {
 			select {
 			case <-outlived:
@@ -143,7 +144,7 @@ func TestAliveDaemonIsWaitedFor(t *testing.T) {
 				close(outlived)
 			}
 		}
-	}}
+	}})
 	d := New(Options{URIMap: map[string]string{sessionHost: s.URI}, KeepAlive: ka, Run: run})
 	t.Cleanup(func() { _ = d.Close() })
 	c, err := d.Conn(sessionHost)

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/site-tools/site/backends"
+	"github.com/site-tools/site/backends/internal/runstate"
 	"github.com/site-tools/site/backends/libvirt/ownership"
 	"github.com/site-tools/site/backends/libvirt/seed"
 	"github.com/site-tools/site/backends/libvirt/vmstep"
@@ -82,7 +83,7 @@ func TestVolumesAreClaimedBeforeTheyAreMade(t *testing.T) {
 func (r *rig) applyDying(step *graph.Step, die vmstep.OpKind) {
 	r.t.Helper()
 	r.d.ForgetObserved()
-	run := backends.NewRun()
+	run := runstate.Start(backends.NewRun())
 	sp, err := r.d.VMs().Plan(context.Background(), step, run)
 	if err != nil {
 		r.t.Fatal(err)

@@ -13,6 +13,7 @@ import (
 	"libvirt.org/go/libvirtxml"
 
 	"github.com/site-tools/site/backends"
+	"github.com/site-tools/site/backends/internal/runstate"
 	"github.com/site-tools/site/backends/libvirt/conn"
 	"github.com/site-tools/site/backends/libvirt/domain"
 	"github.com/site-tools/site/backends/libvirt/libvirttest"
@@ -241,7 +242,7 @@ func TestNewFromEnvReadsThroughGetenv(t *testing.T) {
 		libvirttest.Need(t, err.Error())
 	}
 	env := func(m map[string]string) func(string) string { return func(k string) string { return m[k] } }
-	d := NewFromEnv(&backends.Run{Getenv: env(map[string]string{URIMapEnv: "qemu:///remapped=test:///default", ShutdownTimeoutEnv: "7s"})})
+	d := NewFromEnv(runstate.Start(&backends.Run{Getenv: env(map[string]string{URIMapEnv: "qemu:///remapped=test:///default", ShutdownTimeoutEnv: "7s"})}))
 	defer d.Close()
 	if _, err := d.Conn("qemu:///remapped"); err != nil {
 		t.Fatalf("mapped URI: %v", err)
@@ -249,7 +250,7 @@ func TestNewFromEnvReadsThroughGetenv(t *testing.T) {
 	if d.Opts.ShutdownTimeout != 7*time.Second {
 		t.Errorf("shutdown timeout: got %v, want 7s", d.Opts.ShutdownTimeout)
 	}
-	bad := NewFromEnv(&backends.Run{Getenv: env(map[string]string{ShutdownTimeoutEnv: "soon"})})
+	bad := NewFromEnv(runstate.Start(&backends.Run{Getenv: env(map[string]string{ShutdownTimeoutEnv: "soon"})}))
 	defer bad.Close()
 	if _, err := bad.Conn("test:///default"); err == nil || !strings.Contains(err.Error(), ShutdownTimeoutEnv) {
 		t.Fatalf("got %v, want an error naming %s", err, ShutdownTimeoutEnv)

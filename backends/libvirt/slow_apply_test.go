@@ -17,6 +17,7 @@ import (
 
 	"github.com/site-tools/site/backends"
 	"github.com/site-tools/site/backends/engine"
+	"github.com/site-tools/site/backends/internal/runstate"
 	"github.com/site-tools/site/backends/libvirt/libvirttest"
 	"github.com/site-tools/site/compiler/graph"
 	"github.com/site-tools/site/compiler/model"
@@ -133,7 +134,7 @@ func TestApplyCallsAreNamed(t *testing.T) {
 		procDomainUndefine:   "Undefine of domain web",
 		procVolDelete:        "Delete of volume images/web-data",
 	}
-	run := backends.NewRun()
+	run := runstate.Start(backends.NewRun())
 	r := newRig(t, sessionHost, Options{URIMap: map[string]string{sessionHost: uri}, Run: run})
 	server := "libvirt host " + sessionHost + " (as " + uri + ")"
 	pool := &model.Pool{HostName: "local", Host: sessionHost, Name: "images", Type: "dir", Path: filepath.Join(s.Dir, "images")}
@@ -190,7 +191,7 @@ func TestApplyCallsAreNamed(t *testing.T) {
 func TestLeaseReadIsNamed(t *testing.T) {
 	s := libvirttest.StartSession(t)
 	uri, held := holdingProxy(t, strings.TrimPrefix(s.URI, "qemu+unix:///session?socket="), procDomainLookupByName)
-	run := backends.NewRun()
+	run := runstate.Start(backends.NewRun())
 	d := New(Options{URIMap: map[string]string{sessionHost: uri}, Run: run})
 	t.Cleanup(func() { _ = d.Close() })
 	done := make(chan error, 1)

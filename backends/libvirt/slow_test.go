@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/site-tools/site/backends"
+	"github.com/site-tools/site/backends/internal/runstate"
 )
 
 // hungSocket is a libvirt socket that accepts connections and never
@@ -61,12 +62,12 @@ func TestHungHostIsNamed(t *testing.T) {
 	}
 	uri, unhang := hungSocket(t)
 	slow := make(chan backends.Awaited, 16)
-	run := &backends.Run{SlowAfter: time.Nanosecond, Slow: func(a backends.Awaited, _ time.Duration) {
+	run := runstate.Start(&backends.Run{SlowAfter: time.Nanosecond, Slow: func(a backends.Awaited, _ time.Duration) {
 		select {
 		case slow <- a:
 		default:
 		}
-	}}
+	}})
 	d := New(Options{URIMap: map[string]string{"qemu:///system": uri}, Run: run})
 	done := make(chan error, 1)
 	go func() {

@@ -14,6 +14,7 @@ import (
 
 	"github.com/site-tools/site/backends"
 	"github.com/site-tools/site/backends/engine"
+	"github.com/site-tools/site/backends/internal/runstate"
 	"github.com/site-tools/site/backends/libvirt/libvirttest"
 	"github.com/site-tools/site/backends/libvirt/network"
 	"github.com/site-tools/site/compiler/model"
@@ -40,12 +41,12 @@ func systemRigWith(t *testing.T, env map[string]string) (*rig, *libvirttest.Syst
 		libvirttest.Need(t, err.Error())
 	}
 	s := libvirttest.StartSystem(t)
-	d := NewFromEnv(&backends.Run{Getenv: func(k string) string {
+	d := NewFromEnv(runstate.Start(&backends.Run{Getenv: func(k string) string {
 		if k == URIMapEnv {
 			return systemHost + "=" + s.URI
 		}
 		return env[k]
-	}})
+	}}))
 	return newRigWith(t, systemHost, d), s
 }
 

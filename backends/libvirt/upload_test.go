@@ -67,7 +67,7 @@ func TestUploadSaysProgressAndStopsAtInterrupt(t *testing.T) {
 			t.Fatalf("the apply ended (%v) without saying how far its upload got", res.err)
 		}
 	}
-	runstate.Of(run).Interrupt()
+	runstate.Interrupts(run).Interrupt()
 	res = <-done
 	var img *engine.StepReport
 	for i, s := range res.rep.Steps {
@@ -266,7 +266,7 @@ func TestMarkerBeatGrowsIt(t *testing.T) {
 	uploadmark.Beat = 20 * time.Millisecond
 	t.Cleanup(func() { uploadmark.Beat = beat })
 	r.makePool(pool)
-	a := &storage.Writer{Set: r.d.Set, C: r.conn(), Host: r.host, Run: backends.NewRun()}
+	a := &storage.Writer{Set: r.d.Set, C: r.conn(), Host: r.host, Run: runstate.Start(backends.NewRun())}
 	p, err := r.conn().LookupStoragePoolByName(pool.Name)
 	if err != nil {
 		t.Fatal(err)
@@ -316,7 +316,7 @@ func TestInterruptedSeedUploadIsNotReportedNotStarted(t *testing.T) {
 	obs, run := r.diff(g)
 	storage.UploadStage = func(stage string) {
 		if stage == "create" {
-			runstate.Of(run).Interrupt() // Ctrl-C as the seed's upload begins
+			runstate.Interrupts(run).Interrupt() // Ctrl-C as the seed's upload begins
 		}
 	}
 	rep, err := r.tryApply(g, obs, run)

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/site-tools/site/backends"
+	"github.com/site-tools/site/backends/internal/runstate"
 	"github.com/site-tools/site/backends/libvirt/seed"
 	"github.com/site-tools/site/backends/libvirt/storage"
 	"github.com/site-tools/site/backends/libvirt/uploadmark"
@@ -149,7 +150,7 @@ func TestLeftSeedUploadOfALiveRunIsKept(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer mark.Free()
-	other := &storage.Writer{Set: r.d.Set, C: r.conn(), Host: r.host, Run: backends.NewRun()}
+	other := &storage.Writer{Set: r.d.Set, C: r.conn(), Host: r.host, Run: runstate.Start(backends.NewRun())}
 	_, stopBeat := other.Beat(mark)
 	defer stopBeat()
 

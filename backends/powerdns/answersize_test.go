@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/site-tools/site/backends"
+	"github.com/site-tools/site/backends/internal/runstate"
 	"github.com/site-tools/site/compiler/model"
 )
 
@@ -30,7 +31,7 @@ func TestRawAnswerIsBoundOnlyByTheClient(t *testing.T) {
 	defer server.Close()
 	z := &model.Zone{Name: "raw.test.", Provider: model.Provider{Name: "pdns",
 		PowerDNS: &model.PowerDNS{URL: server.URL, Server: "localhost", APIKey: model.Credential{Env: keyEnv}}}}
-	run := backends.NewRun()
+	run := runstate.Start(backends.NewRun())
 	run.Getenv = func(k string) string { return map[string]string{keyEnv: "k"}[k] }
 	d := testDriver()
 	c, err := d.zoneClient(z, run)

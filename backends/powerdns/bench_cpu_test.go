@@ -10,6 +10,7 @@ import (
 	"github.com/miekg/dns"
 
 	"github.com/site-tools/site/backends"
+	"github.com/site-tools/site/backends/internal/runstate"
 	"github.com/site-tools/site/compiler/graph"
 	"github.com/site-tools/site/compiler/model"
 )
@@ -24,7 +25,7 @@ func BenchmarkPlanCPU(b *testing.B) {
 		wanted := benchWanted(zone, n)
 		body := zoneJSON(zone, wanted, "bench")
 		step := &model.Zone{Tenant: "bench", Name: zone, RRsets: wanted}
-		run := backends.NewRun()
+		run := runstate.Start(backends.NewRun())
 		b.Run(fmt.Sprintf("rrsets=%d", n), func(b *testing.B) {
 			b.SetBytes(int64(len(body)))
 			for b.Loop() {
@@ -72,7 +73,7 @@ func BenchmarkApplyCPU(b *testing.B) {
 		wanted := benchWanted(zone, n)
 		empty := zoneJSON(zone, nil, "bench")
 		step := &model.Zone{Tenant: "bench", Name: zone, RRsets: wanted}
-		run := backends.NewRun()
+		run := runstate.Start(backends.NewRun())
 		axfr := axfrMessages(zone, wanted)
 		b.Run(fmt.Sprintf("rrsets=%d", n), func(b *testing.B) {
 			for b.Loop() {

@@ -105,7 +105,7 @@ func hasMarker(comments []pdns.Comment) bool {
 // knownNoComments returns what an earlier write of this run found, when
 // one found that c's server stores no comments.
 func knownNoComments(c *client, run *backends.Run) (noComments, bool) {
-	v, _, ok := runstate.Of(run).Known(noCommentsKey(c))
+	v, _, ok := runstate.Memos(run).Known(noCommentsKey(c))
 	if !ok {
 		return noComments{}, false
 	}
@@ -116,7 +116,7 @@ func knownNoComments(c *client, run *backends.Run) (noComments, bool) {
 // comments. first is true for the first zone of the run that found it:
 // only its error explains, the others point to it.
 func (d *Driver) foundNoComments(ctx context.Context, c *client, zone string, run *backends.Run) (nc noComments, first bool) {
-	v, _ := runstate.Of(run).Once(noCommentsKey(c), func() (any, error) {
+	v, _ := runstate.Memos(run).Once(noCommentsKey(c), func() (any, error) {
 		first = true
 		return noComments{zone: zone, launch: d.launch(ctx, c)}, nil
 	})

@@ -44,7 +44,7 @@ func TestInterruptDuringAPatchSendsNothingMore(t *testing.T) {
 		once.Do(func() { close(held); <-release })
 		return http.StatusBadGateway, `{"error":"the proxy lost the answer"}`, true
 	})
-	go func() { <-held; runstate.Of(run).Interrupt(); close(release) }()
+	go func() { <-held; runstate.Interrupts(run).Interrupt(); close(release) }()
 	_, err := d.Apply(context.Background(), sp, run)
 	if got := srv.Requests(zone).PATCH; got != 1 {
 		t.Errorf("PowerDNS got %d PATCHes, want only the one on the wire at the interrupt", got)

@@ -181,7 +181,7 @@ func (d *Driver) providerClient(prov model.Provider, run *backends.Run) (*client
 	if _, err := endpoint.Check(p.URL, p.Plaintext); err != nil {
 		return nil, fmt.Errorf("powerdns url: %w", err)
 	}
-	key, err := runstate.Of(run).Credential(run.Getenv, p.APIKey)
+	key, err := runstate.Credentials(run).Credential(run.Getenv, p.APIKey)
 	if err != nil {
 		return nil, fmt.Errorf("read the PowerDNS API key: %w", err)
 	}

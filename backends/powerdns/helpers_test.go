@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/site-tools/site/backends"
+	"github.com/site-tools/site/backends/internal/runstate"
 	"github.com/site-tools/site/backends/powerdns/pdnstest"
 	"github.com/site-tools/site/compiler/graph"
 	"github.com/site-tools/site/compiler/model"
@@ -34,7 +35,7 @@ func zoneStep(srv *pdnstest.Server, tenant, zone string, rrsets ...*model.RRset)
 
 // newRun is a run whose environment holds srv's key and DNS address.
 func newRun(srv *pdnstest.Server) *backends.Run {
-	run := backends.NewRun()
+	run := runstate.Start(backends.NewRun())
 	env := map[string]string{keyEnv: srv.APIKey, EnvDNSAddr: srv.DNSAddr}
 	run.Getenv = func(k string) string { return env[k] }
 	return run

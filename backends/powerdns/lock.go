@@ -250,7 +250,7 @@ func (s *LockStore) Holders(ctx context.Context) ([]lock.Holder, error) {
 // lists (the observation lists again, after the lock is held, for any
 // zone it finds missing).
 func (s *LockStore) unlisted() bool {
-	v, err, ok := runstate.Of(s.run).Known(zoneListKey(s.zone, "lock"))
+	v, err, ok := runstate.Memos(s.run).Known(zoneListKey(s.zone, "lock"))
 	names, _ := v.(map[string]bool)
 	return ok && err == nil && !names[listName(s.zone.Name)]
 }

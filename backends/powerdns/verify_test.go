@@ -9,6 +9,7 @@ import (
 	"github.com/miekg/dns"
 
 	"github.com/site-tools/site/backends"
+	"github.com/site-tools/site/backends/internal/runstate"
 	"github.com/site-tools/site/backends/powerdns/pdnstest"
 	"github.com/site-tools/site/compiler/model"
 )
@@ -193,7 +194,7 @@ func TestVerifyAddrChoice(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			z.Provider.PowerDNS.DNSAddr = tc.dns
-			run := backends.NewRun()
+			run := runstate.Start(backends.NewRun())
 			run.Getenv = func(k string) string {
 				if k == EnvDNSAddr {
 					return tc.env

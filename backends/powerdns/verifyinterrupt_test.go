@@ -105,7 +105,7 @@ func TestVerifyInterrupted(t *testing.T) {
 		d, run := testDriver(), newRun(srv)
 		d.VerifyAddr = func(*model.Zone, *backends.Run) string { return p.addr }
 		sp := mustPlan(t, d, zoneStep(srv, "office1", zone, want...), run)
-		go func() { <-p.held; runstate.Of(run).Interrupt() }()
+		go func() { <-p.held; runstate.Interrupts(run).Interrupt() }()
 		res := mustApply(t, d, sp, run)
 		if len(res.Problems) != 0 {
 			t.Errorf("got problems %q, want none: an interrupted verification is no failure", res.Problems)
@@ -188,7 +188,7 @@ func TestInterruptedBeforeItsTurnWritesNothing(t *testing.T) {
 			}
 			srv.ResetRequests(zone)
 			srv.ResetRequests("")
-			runstate.Of(run).Interrupt()
+			runstate.Interrupts(run).Interrupt()
 			res, err := d.Apply(context.Background(), sp, run)
 			if !errors.Is(err, backends.ErrInterrupted) || !strings.Contains(err.Error(), "not started") {
 				t.Fatalf("got %v, want not started because of the interrupt", err)

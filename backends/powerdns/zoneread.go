@@ -46,8 +46,8 @@ func answerKey(zone *model.Zone) string {
 // no such zone. A 404 is a zone to create only when the server's zone
 // list lacks it too (see confirmAbsent).
 func (d *Driver) observeZone(ctx context.Context, c *client, zone *model.Zone, run *backends.Run) (live *pdns.Zone, absent bool, err error) {
-	left, wasLeft := runstate.Of(run).Take(answerKey(zone))
-	ahead, readAhead := runstate.Of(run).Take(prefetchKey(zone))
+	left, wasLeft := runstate.Memos(run).Take(answerKey(zone))
+	ahead, readAhead := runstate.Memos(run).Take(prefetchKey(zone))
 	switch {
 	case wasLeft && left.(zoneAnswer).zone != nil:
 		return left.(zoneAnswer).zone, false, nil
@@ -126,7 +126,7 @@ func (d *Driver) Prefetch(ctx context.Context, zone *model.Zone, run *backends.R
 	}
 	p := &prefetched{c: c, taken: make(chan struct{})}
 	p.get = func() { p.live, p.err = d.getZone(ctx, c, zone) }
-	runstate.Of(run).Leave(prefetchKey(zone), p)
+	runstate.Memos(run).Leave(prefetchKey(zone), p)
 	return func() {
 		p.once.Do(p.get)
 		select {
@@ -141,14 +141,14 @@ func (d *Driver) Prefetch(ctx context.Context, zone *model.Zone, run *backends.R
 // SOA fields afterwards has changed since, and is read again.
 func leaveCreated(b *batch, zone *model.Zone, run *backends.Run) {
 	if b.created != nil && !b.sign && zone.SOA == nil {
-		runstate.Of(run).Leave(answerKey(zone), zoneAnswer{zone: b.created})
+		runstate.Memos(run).Leave(answerKey(zone), zoneAnswer{zone: b.created})
 	}
 }
 
 // leaveNoZone tells the zone's next observation in this run that a read
 // of it answered "no such zone".
 func leaveNoZone(zone *model.Zone, run *backends.Run) {
-	runstate.Of(run).Leave(answerKey(zone), zoneAnswer{})
+	runstate.Memos(run).Leave(answerKey(zone), zoneAnswer{})
 }
 
 // confirmAbsent checks with a zone list that the server answering 404
@@ -182,7 +182,7 @@ func (d *Driver) confirmAbsent(ctx context.Context, c *client, zone *model.Zone,
 // before it, so that a run that waited for the lock never takes the
 // zones it saw absent before the wait for absent still.
 func (d *Driver) zoneList(ctx context.Context, c *client, zone *model.Zone, run *backends.Run, purpose string) (map[string]bool, error) {
-	listed, err := runstate.Of(run).Once(zoneListKey(zone, purpose), func() (any, error) {
+	listed, err := runstate.Memos(run).Once(zoneListKey(zone, purpose), func() (any, error) {
 		var zones []pdns.Zone
 		err := d.retry(ctx, func(ctx context.Context) error {
 			var err error

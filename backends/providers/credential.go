@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/site-tools/site/backends"
+	"github.com/site-tools/site/backends/engine"
 	"github.com/site-tools/site/compiler/graph"
 	"github.com/site-tools/site/compiler/plan"
 )
@@ -43,7 +44,7 @@ type One[B any] struct {
 // does, for the error), and reads its credential (readCredential: name
 // is --provider, secret its Vault read or nil).
 func OpenOne[B any](ctx context.Context, kind, can, name string, secret *graph.Step) (*One[B], error) {
-	run := backends.NewRun()
+	run := engine.NewRun()
 	o := &One[B]{Run: run, Set: Open(run)}
 	b, ok := o.Providers[kind].(B)
 	// On failure nothing has connected yet (drivers connect on first

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/site-tools/site/backends"
+	"github.com/site-tools/site/backends/internal/runstate"
 	"github.com/site-tools/site/compiler/graph"
 	"github.com/site-tools/site/compiler/model"
 	"github.com/site-tools/site/compiler/plan"
@@ -16,7 +17,7 @@ import (
 // Run.Getenv, not the process environment, so a bad value in the run's
 // environment shows up in the run. (Moved from cmd/site with the table.)
 func TestBackendsReadTheRunsEnvironment(t *testing.T) {
-	run := backends.NewRun()
+	run := runstate.Start(backends.NewRun())
 	run.Getenv = func(k string) string {
 		if k == "SITE_LIBVIRT_URI_MAP" {
 			return "not-a-mapping"
@@ -40,7 +41,7 @@ func TestBackendsReadTheRunsEnvironment(t *testing.T) {
 // TestLibvirtBuildChecksNothingAway: with libvirt built in, Check lets
 // every step through.
 func TestLibvirtBuildChecksNothingAway(t *testing.T) {
-	s := Open(backends.NewRun())
+	s := Open(runstate.Start(backends.NewRun()))
 	defer s.Close()
 	g := &graph.Graph{Steps: []*graph.Step{{ID: "vm/qemu:///system/web", Phase: plan.PhaseVM, Tenant: "t"}}}
 	if err := s.Check(g); err != nil || s.Absent() != nil {

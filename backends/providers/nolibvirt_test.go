@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/site-tools/site/backends"
+	"github.com/site-tools/site/backends/internal/runstate"
 	"github.com/site-tools/site/compiler/graph"
 	"github.com/site-tools/site/compiler/hint"
 	"github.com/site-tools/site/compiler/model"
@@ -44,7 +45,7 @@ func TestCheckWithoutLibvirt(t *testing.T) {
 		{"lease", []*graph.Step{dns(true)}, "step dns/a.test. of tenant t publishes a VM's DHCP lease address, which needs libvirt"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			s := Open(backends.NewRun())
+			s := Open(runstate.Start(backends.NewRun()))
 			defer s.Close()
 			err := s.Check(&graph.Graph{Steps: tc.steps})
 			switch {

@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/site-tools/site/backends"
+	"github.com/site-tools/site/backends/internal/runstate"
 	"github.com/site-tools/site/compiler/model"
 )
 
@@ -15,7 +16,7 @@ import (
 // compiler's code).
 func TestEveryProviderKindDeclaresRules(t *testing.T) {
 	set := RecordRules()
-	s := Open(backends.NewRun())
+	s := Open(runstate.Start(backends.NewRun()))
 	defer s.Close()
 	kinds := map[string]bool{}
 	for kind := range s.Providers {

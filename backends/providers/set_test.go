@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/site-tools/site/backends"
+	"github.com/site-tools/site/backends/internal/runstate"
 	"github.com/site-tools/site/compiler/plan"
 )
 
@@ -11,7 +12,7 @@ import (
 // run learned (a secret store's silent address, a host's observation)
 // reaches the next. (Moved from cmd/site with the table.)
 func TestBackendsArePerRun(t *testing.T) {
-	a, b := Open(backends.NewRun()), Open(backends.NewRun())
+	a, b := Open(runstate.Start(backends.NewRun())), Open(runstate.Start(backends.NewRun()))
 	defer a.Close()
 	defer b.Close()
 	kinds := []plan.Phase{plan.PhaseSecrets}

@@ -119,7 +119,9 @@ func (d *Driver) plan(ctx context.Context, step *graph.Step, run *backends.Run) 
 	if err != nil {
 		return nil, detail{}, err // the executor names the step
 	}
-	runstate.Of(run).SetSecret(step.ID, got.value)
+	if err := runstate.Secrets(run).SetSecret(step.ID, got.value); err != nil {
+		return nil, detail{}, err
+	}
 	h := sha256.Sum256([]byte(fmt.Sprintf("%s/%s#%s v%d %s", r.mount(), step.Secret.Ref.Path,
 		step.Secret.Ref.Key, got.version, got.created.UTC().Format(time.RFC3339Nano))))
 	return &backends.StepPlan{Step: step, Fingerprint: hex.EncodeToString(h[:])},

@@ -37,7 +37,7 @@ func closedAddr(t *testing.T) string {
 }
 
 func newRun(env map[string]string) *backends.Run {
-	run := backends.NewRun()
+	run := runstate.Start(backends.NewRun())
 	run.Getenv = func(k string) string { return env[k] }
 	return run
 }
@@ -62,7 +62,7 @@ func newVault(t *testing.T) *vaulttest.Dev {
 // a DNS driver uses.
 func readSecret(t *testing.T, run *backends.Run, step *graph.Step) string {
 	t.Helper()
-	v, err := runstate.Of(run).Credential(run.Getenv, model.Credential{Vault: &step.Secret.Ref})
+	v, err := runstate.Credentials(run).Credential(run.Getenv, model.Credential{Vault: &step.Secret.Ref})
 	if err != nil {
 		t.Fatalf("Credential: %v", err)
 	}

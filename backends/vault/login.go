@@ -57,15 +57,15 @@ func apiRequest(req *http.Request) string {
 func (r *reader) credentials() error {
 	var err error
 	if ar := r.sec.Store.AppRole; ar != nil {
-		if r.roleID, err = runstate.Of(r.run).Credential(r.run.Getenv, ar.RoleID); err != nil {
+		if r.roleID, err = runstate.Credentials(r.run).Credential(r.run.Getenv, ar.RoleID); err != nil {
 			return fmt.Errorf("AppRole role_id for vault %s: %w", r.sec.Store.Name, err)
 		}
-		if r.secretID, err = runstate.Of(r.run).Credential(r.run.Getenv, ar.SecretID); err != nil {
+		if r.secretID, err = runstate.Credentials(r.run).Credential(r.run.Getenv, ar.SecretID); err != nil {
 			return fmt.Errorf("AppRole secret_id for vault %s: %w", r.sec.Store.Name, err)
 		}
 		return nil
 	}
-	if r.token, err = runstate.Of(r.run).Credential(r.run.Getenv, r.tokenCred()); err != nil {
+	if r.token, err = runstate.Credentials(r.run).Credential(r.run.Getenv, r.tokenCred()); err != nil {
 		return fmt.Errorf("token for vault %s: %w", r.sec.Store.Name, err)
 	}
 	return nil

@@ -5,7 +5,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/site-tools/site/backends"
+	"github.com/site-tools/site/backends/engine"
 	"github.com/site-tools/site/backends/journal"
 	"github.com/site-tools/site/backends/providers"
 	"github.com/site-tools/site/compiler/model"
@@ -48,7 +48,7 @@ func runHistory(cmd *cobra.Command, args []string, format string) error {
 		return withCode(exitError, err)
 	}
 	dirs := specDirs(args, g)
-	run := backends.NewRun()
+	run := engine.NewRun()
 	bk := providers.Open(run)
 	defer closeBackends(bk, cmd.ErrOrStderr())
 	ok, err := journal.Histories(cmd.Context(), cmd.OutOrStdout(), cmd.ErrOrStderr(), scopeTenants(g), func(t *model.Tenant) (journal.Store, error) {

@@ -7,7 +7,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/site-tools/site/backends"
 	"github.com/site-tools/site/backends/engine"
 	"github.com/site-tools/site/backends/leftovers"
 	"github.com/site-tools/site/backends/providers"
@@ -60,7 +59,7 @@ func runLeftovers(cmd *cobra.Command, args []string, format, provider string) er
 			return withCode(exitError, err)
 		}
 	}
-	run := backends.NewRun()
+	run := engine.NewRun()
 	bk := providers.Open(run)
 	defer closeBackends(bk, cmd.ErrOrStderr())
 	// As diff: a server slow to answer is named, and the first Ctrl-C

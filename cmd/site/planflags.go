@@ -74,7 +74,7 @@ func (f *planFlags) newRun() (*backends.Run, error) {
 	if err != nil {
 		return nil, err
 	}
-	run := backends.NewRun()
+	run := engine.NewRun()
 	run.Settings, run.RequestTimeout = s, f.requestTimeout
 	return run, nil
 }

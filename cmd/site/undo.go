@@ -90,7 +90,7 @@ func runUndo(cmd *cobra.Command, args []string, o applyOptions, id string) error
 		return withCode(exitError, fmt.Errorf("site undo undoes one tenant's apply, and PATH holds %d tenants (%s): name one tenant's spec file", len(tenants), strings.Join(names, ", ")))
 	}
 	t := tenants[0]
-	run := backends.NewRun()
+	run := engine.NewRun()
 	bk := providers.Open(run)
 	defer closeBackends(bk, cmd.ErrOrStderr())
 	store, err := journalStore(cmd.Context(), t, bk, run, specDirs(args, g))

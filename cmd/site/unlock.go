@@ -7,7 +7,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/site-tools/site/backends"
+	"github.com/site-tools/site/backends/engine"
 	"github.com/site-tools/site/backends/lock"
 	"github.com/site-tools/site/backends/providers"
 	"github.com/site-tools/site/compiler/graph"
@@ -70,7 +70,7 @@ func runUnlock(cmd *cobra.Command, tenant string, paths []string, acked bool) er
 // unlockTenant lists who holds tenant t's apply lock and, acked,
 // breaks it.
 func unlockTenant(cmd *cobra.Command, t *model.Tenant, g *graph.Graph, paths []string, acked bool) error {
-	run := backends.NewRun()
+	run := engine.NewRun()
 	bk := providers.Open(run)
 	defer closeBackends(bk, cmd.ErrOrStderr())
 	s, err := bk.LockStore(cmd.Context(), t, run, specDirs(paths, g))

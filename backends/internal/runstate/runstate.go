@@ -1,14 +1,18 @@
 // Package runstate holds what the steps of one run hand each other and
 // no one else reads: the secrets secret steps read, values computed once
 // (Once), reads left for the next step (Leave), and whether the run was
-// interrupted. Being internal to backends/, it is reachable from the
+// interrupted. Each capability has its own narrow interface and
+// accessor (Credentials, Secrets, Memos, Interrupts) so a DNS driver
+// can read a credential but neither record a secret nor interrupt the
+// run; TestDriversUseOnlyTheirRunState checks which package uses which.
+// Being internal to backends/, it is reachable from the
 // engine, which interrupts a run, and from the drivers, which read,
 // memoise and leave, but never from cmd/site: the command can neither
 // read a secret, plant a value for a step, nor interrupt a run other
 // than through the engine (engine.Session.Interrupt, engine.Reads).
 //
-// A backends.Run holds one State (its zero value is ready, so a Run made
-// as a literal has one as NewRun's does); Of finds it.
+// A backends.Run holds one State once the engine starts it (Start);
+// the accessors find it.
 package runstate
 
 import (
@@ -33,15 +37,102 @@ type State struct {
 	interruptC  chan struct{} // closed by Interrupt; see Done
 }
 
-// of finds a *backends.Run's State; package backends sets it (Register).
-var of func(run any) *State
+// of finds a *backends.Run's State, nil if the run has none, and
+// attach gives it one; package backends sets both (Register). Their
+// argument is untyped because this package cannot name backends.Run:
+// backends imports it (a Run holds its State), so the import back would
+// be a cycle. The narrow accessors below are what the other packages
+// call, each handing out one capability.
+var (
+	of     func(run any) *State
+	attach func(run any, s *State)
+)
 
 // Register is how package backends tells where a Run keeps its State;
 // it calls it once, in init.
-func Register(f func(run any) *State) { of = f }
+func Register(get func(run any) *State, set func(run any, s *State)) { of, attach = get, set }
 
-// Of returns the State of run, a *backends.Run.
-func Of(run any) *State { return of(run) }
+// Start gives run (a *backends.Run) its State, unless it has one, and
+// returns run. Only the engine calls it (engine.NewRun, engine.Open),
+// and tests, through it or directly: a Run made anywhere else has no
+// state, and the accessors below fail clearly on it (ErrNoState).
+func Start[R any](run R) R {
+	if of(run) == nil {
+		attach(run, &State{})
+	}
+	return run
+}
+
+// ErrNoState means a driver was handed a Run the engine did not start.
+var ErrNoState = errors.New("the run has no state: it was not made by engine.NewRun or opened with engine.Open (tests: runstate.Start(run))")
+
+// state is run's State, or none if it has none.
+func state(run any) capabilities {
+	if s := of(run); s != nil {
+		return s
+	}
+	return none{}
+}
+
+// capabilities is every narrow interface, which *State and none both are.
+type capabilities interface {
+	CredentialReader
+	SecretWriter
+	Memo
+	Interrupter
+}
+
+// none is a Run's state when the engine did not start it: every
+// capability fails with ErrNoState, or, where it cannot return an error,
+// finds nothing.
+type none struct{}
+
+func (none) Credential(func(string) string, model.Credential) (string, error) { return "", ErrNoState }
+func (none) SetSecret(string, string) error                                   { return ErrNoState }
+func (none) Once(string, func() (any, error)) (any, error)                    { return nil, ErrNoState }
+func (none) Known(string) (any, error, bool)                                  { return nil, nil, false }
+func (none) Leave(string, any)                                                {}
+func (none) Take(string) (any, bool)                                          { return nil, false }
+func (none) Interrupt()                                                       { panic(ErrNoState) }
+
+// CredentialReader resolves credentials: all a DNS driver (or the
+// vault driver's login) may do with the run's secrets. It cannot
+// record a secret, memoise, or interrupt the run.
+type CredentialReader interface {
+	Credential(getenv func(string) string, c model.Credential) (string, error)
+}
+
+// SecretWriter records what a secret step read: the vault driver's one
+// capability.
+type SecretWriter interface {
+	SetSecret(stepID, value string) error
+}
+
+// Memo is what drivers that read once and share the answer use (Once,
+// Known, Leave, Take); it reads no secret and interrupts nothing.
+type Memo interface {
+	Once(key string, f func() (any, error)) (any, error)
+	Known(key string) (v any, err error, ok bool)
+	Leave(key string, v any)
+	Take(key string) (any, bool)
+}
+
+// Interrupter interrupts a run: the engine's alone (and tests').
+type Interrupter interface {
+	Interrupt()
+}
+
+// Credentials is run's (a *backends.Run) CredentialReader.
+func Credentials(run any) CredentialReader { return state(run) }
+
+// Secrets is run's SecretWriter.
+func Secrets(run any) SecretWriter { return state(run) }
+
+// Memos is run's Memo.
+func Memos(run any) Memo { return state(run) }
+
+// Interrupts is run's Interrupter.
+func Interrupts(run any) Interrupter { return state(run) }
 
 // memo is one value a run computes once and its steps share.
 type memo struct {
@@ -53,13 +144,14 @@ type memo struct {
 
 // SetSecret records a value read by a secret step, for
 // Credential.
-func (s *State) SetSecret(stepID, value string) {
+func (s *State) SetSecret(stepID, value string) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.secrets == nil {
 		s.secrets = map[string]string{}
 	}
 	s.secrets[stepID] = value
+	return nil
 }
 
 // Secret is the value the secret step id read.
@@ -70,8 +162,12 @@ func (s *State) Secret(id string) (string, bool) {
 	return v, ok
 }
 
-// Secrets are every secret read so far, for the Redactor.
+// Secrets are every secret read so far, for the Redactor; none for a
+// nil s (a run the engine did not start).
 func (s *State) Secrets() []string {
+	if s == nil {
+		return nil
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	out := make([]string, 0, len(s.secrets))
@@ -148,11 +244,15 @@ func (s *State) Interrupt() {
 }
 
 // Interrupted reports whether Interrupt was called.
-func (s *State) Interrupted() bool { return s.interrupted.Load() }
+// A nil s (a run the engine did not start) never is.
+func (s *State) Interrupted() bool { return s != nil && s.interrupted.Load() }
 
 // Done is closed by Interrupt; made on first use, since a State is
-// ready as its zero value.
+// ready as its zero value. A nil s's is nil: it never closes.
 func (s *State) Done() chan struct{} {
+	if s == nil {
+		return nil
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.interruptC == nil {

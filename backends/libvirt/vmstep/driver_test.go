@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/site-tools/site/backends"
+	"github.com/site-tools/site/backends/internal/runstate"
 	"github.com/site-tools/site/backends/libvirt/hosts"
 	"github.com/site-tools/site/backends/libvirt/netstep"
 	"github.com/site-tools/site/compiler/graph"
@@ -43,7 +44,7 @@ func TestApplyRefusesUnackedGate(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			before := d.Calls()
-			err := tc.apply(backends.NewRun())
+			err := tc.apply(runstate.Start(backends.NewRun()))
 			want := fmt.Sprintf("step %s needs %s, which was not acknowledged: nothing was changed", step.ID, tc.gate)
 			if cause, h, _ := hint.Split(err); cause != want || h != (hint.Hint{Kind: hint.Acknowledge, Gate: string(tc.gate)}) {
 				t.Errorf("got %q with hint %+v, want %q with Acknowledge %s", cause, h, want, tc.gate)

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/site-tools/site/backends"
+	"github.com/site-tools/site/backends/internal/runstate"
 	"github.com/site-tools/site/backends/libvirt/hosts"
 	"github.com/site-tools/site/compiler/hint"
 	"github.com/site-tools/site/compiler/plan"
@@ -17,7 +18,7 @@ import (
 func TestRefuseUnackedHint(t *testing.T) {
 	for _, g := range []plan.Gate{plan.GateVMDestroy, plan.GateVMRestart} {
 		t.Run(string(g), func(t *testing.T) {
-			err := hosts.RefuseUnacked("vm/h1/web", []op{{}, {Gate: g}}, backends.NewRun())
+			err := hosts.RefuseUnacked("vm/h1/web", []op{{}, {Gate: g}}, runstate.Start(backends.NewRun()))
 			want := hint.Hint{Kind: hint.Acknowledge, Gate: string(g)}
 			if got := hint.Of(err); got != want {
 				t.Fatalf("hint.Of(%v) = %+v, want %+v", err, got, want)

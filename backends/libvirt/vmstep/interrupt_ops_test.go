@@ -28,14 +28,14 @@ func TestOpsStopAtInterrupt(t *testing.T) {
 		{"during the second op", 1, 2, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			run := backends.NewRun()
+			run := runstate.Start(backends.NewRun())
 			if tc.interruptAt < 0 {
-				runstate.Of(run).Interrupt()
+				runstate.Interrupts(run).Interrupt()
 			}
 			tries := 0
 			a := &applier{d: &hostSet{hosts.New(hosts.Options{Run: run})}, host: "h", res: &backends.StepResult{}, run: run, try: func(o op) error {
 				if tries == tc.interruptAt {
-					runstate.Of(run).Interrupt()
+					runstate.Interrupts(run).Interrupt()
 				}
 				tries++
 				return nil
