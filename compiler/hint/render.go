@@ -121,6 +121,12 @@ func (h Hint) renderSetup() string {
 		return "install one that has it with: CGO_ENABLED=1 go install -tags libvirt_dlopen github.com/site-tools/site/cmd/site@latest (it needs a C compiler, not libvirt-dev: libvirt.so.0 is loaded at run time)"
 	case CheckOperatorFile:
 		return "check " + h.Spec + " in the operator's file (site.cue)"
+	case StoreComments:
+		r := "run this PowerDNS with a backend that stores comments (launch=gsqlite3, gmysql or gpgsql; pdnsutil b2b-migrate moves the zones over), then run site apply again"
+		if h.Spec != "" {
+			r += ", " + h.Spec
+		}
+		return r
 	case ReportBug:
 		return "this is a bug in this build of site: please report it"
 	}
