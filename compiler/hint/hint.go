@@ -76,6 +76,22 @@ func Errorf(h Hint, format string, args ...any) error {
 	return Wrap(fmt.Errorf(format, args...), h)
 }
 
+// Enclose puts before and after around the cause of err (its text
+// without its advice) and keeps the advice last, so that a wrapper that
+// adds words after the cause (a list of what exists, say) does not bury
+// the advice in the middle; err stays in the chain (errors.As).
+func Enclose(before string, err error, after string) error {
+	if err == nil {
+		return nil
+	}
+	cause, h, _ := Split(err)
+	text := before + cause + after
+	if h.Kind != None {
+		text += "; " + h.Render()
+	}
+	return &wrapped{err: err, hint: h, text: text}
+}
+
 // Split returns err's text with its advice taken off the end, and the
 // advice: what site prints as the error and as its hint line. When
 // something wrapping err wrote after the advice, the text is whole

@@ -114,3 +114,26 @@ func TestRedone(t *testing.T) {
 		t.Errorf("Redone without advice = %v (%v)", err, KindOf(err))
 	}
 }
+
+// TestEncloseKeepsTheAdviceLast: a wrapper that adds words after a
+// cause (what exists on the host) keeps the advice at the end, where
+// Split finds it, and the wrapped error in the chain.
+func TestEncloseKeepsTheAdviceLast(t *testing.T) {
+	type marker struct{ error }
+	h := Hint{Kind: ByHand, Command: "virsh pool-start images"}
+	inner := Wrap(marker{errors.New(`storage pool "images" does not exist`)}, h)
+	err := Enclose("VM web: disk root: ", inner, "; pools there: default")
+	cause, got, apart := Split(err)
+	if got != h || !apart {
+		t.Errorf("Split hint = %+v (apart %v), want %+v apart", got, apart, h)
+	}
+	if want := `VM web: disk root: storage pool "images" does not exist; pools there: default`; cause != want {
+		t.Errorf("cause = %q, want %q", cause, want)
+	}
+	if !errors.As(err, new(marker)) {
+		t.Error("Enclose hides the wrapped error from errors.As")
+	}
+	if Enclose("a", nil, "b") != nil {
+		t.Error("Enclose(nil) is not nil")
+	}
+}

@@ -42,7 +42,7 @@ func (p *vmPlanner) planDisk(want *domain.Want, disk model.Disk, owned map[strin
 	vm := p.vm
 	vol, err := p.h.DeclaredVolume(disk.Pool, disk.Name, p.declared(disk.Pool))
 	if np := (storage.NoPoolError{}); errors.As(err, &np) && np.Why == storage.PoolMissing {
-		return fmt.Errorf("%sVM %s: disk %s: %w%s", at(disk.Pos), vm.Name, disk.Name, err, p.h.PoolsThere(disk.Pool))
+		return hint.Enclose(fmt.Sprintf("%sVM %s: disk %s: ", at(disk.Pos), vm.Name, disk.Name), err, p.h.PoolsThere(disk.Pool))
 	}
 	if errors.As(err, new(storage.UnlistedError)) {
 		return fmt.Errorf("%sVM %s: disk %s: %w", at(disk.Pos), vm.Name, disk.Name, err)
