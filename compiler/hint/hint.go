@@ -23,9 +23,11 @@ import (
 type Hint struct {
 	Kind    Kind
 	Gate    string // a gate id: Acknowledge, ReviewThenAcknowledge, RemoveOtherFirst, ReachStore
-	Tenant  string // a tenant: WaitOrUnlock, RemoveOtherFirst, Adopt
+	Tenant  string // a tenant: WaitOrUnlock, RemoveOtherFirst, Adopt, FreeVolume
 	Claim   bool   // WaitOrUnlock: a claim being taken, not a hold
 	InRun   bool   // RemoveOtherFirst: the other tenant's file is in this run
+	Deletes bool   // FreeVolume: the removal deletes the volume too
+	Object  string // a host object's name: FreeVolume (the domain)
 	Setting string // a flag or variable: RaiseTimeout, TrustCA, RenewToken, NewSecretID, CheckGuestDHCP
 	Target  string // a step id for --target: RemoveOtherFirst, StartPool
 	Command string // a command to run: see each Kind

@@ -33,6 +33,10 @@ func TestRender(t *testing.T) {
 		want string
 	}{
 		{Hint{}, ""},
+		{Hint{Kind: FreeVolume, Spec: "another volume", Object: "legacy", Command: "virsh -c qemu:///system detach-disk legacy vda --config"},
+			"name another volume, or have the operator remove domain legacy, which no site step removes (it carries no site owner element), or detach the volume from it (virsh -c qemu:///system detach-disk legacy vda --config)"},
+		{Hint{Kind: FreeVolume, Spec: "another volume", Object: "db", Tenant: "victim", Target: "vm/qemu:///system/db", Gate: "GATE-VM-DESTROY", Deletes: true, Command: "virsh detach-disk db vda"},
+			"name another volume, or free it: the step that removes domain db is vm/qemu:///system/db of tenant victim, planned once victim's spec no longer declares db (site apply tenants/victim.cue --target 'vm/qemu:///system/db' --ack GATE-VM-DESTROY; that removal deletes the volume too, which site made for domain db), or detach the volume from it (virsh detach-disk db vda)"},
 		{Hint{Kind: RunAgain}, "run site apply again to converge"},
 		{Hint{Kind: Acknowledge, Gate: "GATE-VM-DESTROY"}, "rerun with --ack GATE-VM-DESTROY"},
 		{Hint{Kind: ReviewThenAcknowledge, Gate: "GATE-DNS-DELETE"}, "run site diff again and apply with --ack GATE-DNS-DELETE"},
