@@ -240,7 +240,7 @@ func (p *vmPlanner) refuseProbedOverlay(disk model.Disk, vol *storage.Volume, mi
 	}
 	h := hint.Hint{Kind: hint.AttachAsRaw, Spec: "base: a volume of pool " + disk.Pool,
 		Command: fmt.Sprintf("virsh -c %s attach-disk %s %s vdX --driver qemu --subdriver raw --config", p.vm.Host, p.vm.Name, vol.Path)}
-	return hint.Errorf(h, "%sVM %s on %s: volume %s/%s (not site's, attached to no domain) reads as a %s overlay on %q, but the disk declares no base: QEMU would read that file, and the header may be a guest's; nothing was changed",
+	return hint.Errorf(h, "%sVM %s on %s: volume %s/%s (not site's, attached to no domain) reads as a %s overlay on %q, with no base declared: QEMU would read that file, and the header may be a guest's; nothing was changed",
 		at(disk.Pos), p.vm.Name, p.vm.Host, disk.Pool, disk.Name, vol.Format, vol.Backing)
 }
 
