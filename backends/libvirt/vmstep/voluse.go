@@ -124,7 +124,7 @@ func (p *vmPlanner) refuseLeftDisk(disk model.Disk, path string) error {
 		return nil
 	}
 	h := hint.Hint{Kind: hint.RemoveLeftFirst, Tenant: p.vm.Tenant, Target: graph.VMStepID(p.vm.Host, u.dom.Name), Gate: string(plan.GateVMDestroy)}
-	return hint.Errorf(h, "%sVM %s on %s: volume %s/%s is attached to %s, which tenant %s no longer declares (renamed?; its removal keeps the volumes the spec names as disks): two domains on one disk corrupt it; nothing was changed",
+	return hint.Errorf(h, "%sVM %s on %s: volume %s/%s is attached to %s, which tenant %s no longer declares (renamed?; its removal keeps the disks the spec names): two domains on one disk corrupt it; nothing was changed",
 		at(disk.Pos), p.vm.Name, p.vm.Host, disk.Pool, disk.Name, u.describe(), p.vm.Tenant)
 }
 
