@@ -23,9 +23,6 @@ type Declared struct {
 	File     *OperatorFile
 }
 
-// providerKindWords names a provider kind in messages.
-var providerKindWords = map[string]string{"powerdns": "PowerDNS", "cloudflare": "Cloudflare"}
-
 // noProviderFlags says, by kind, how to name a server site.cue does not
 // declare.
 var noProviderFlags = map[string]string{"powerdns": "use --url", "cloudflare": "use --token-env and --api-url", "": "declare one in site.cue"}
@@ -58,7 +55,7 @@ func DeclaredProvider(configFlag, kind, name string, suggest func(kind string) s
 		return Declared{}, fmt.Errorf("%s (its %sproviders: %s)", msg, kindWord(kind), strings.Join(names, ", "))
 	case kind != "" && p.Kind() != kind:
 		return Declared{}, fmt.Errorf("--provider %s: provider %s in %s is a %s provider: %s",
-			name, name, config, providerKindWords[p.Kind()], suggest(p.Kind()))
+			name, name, config, kindName(p.Kind()), suggest(p.Kind()))
 	}
 	p.Name = name
 	d := Declared{Provider: p, Config: config, File: read}
@@ -81,7 +78,16 @@ func kindWord(kind string) string {
 	if kind == "" {
 		return ""
 	}
-	return providerKindWords[kind] + " "
+	return kindName(kind) + " "
+}
+
+// kindName names a provider kind in messages as its rules do (Name,
+// the provider's own data), else as site.cue spells it.
+func kindName(kind string) string {
+	if r := ruleSet()[kind]; r != nil && r.Name != "" {
+		return r.Name
+	}
+	return kind
 }
 
 // ReadOperatorAt reads the operator's file at config.

@@ -50,8 +50,8 @@ func TestCompilerImportsNoBackendsOrCmd(t *testing.T) {
 
 // providerRuleIdent matches the names provider rules had as compiler
 // code (cloudflareTypes, CloudflareServes, CloudflareTTL,
-// CloudflareValue, cloudflareIn) and any like them.
-var providerRuleIdent = regexp.MustCompile(`(?i)^(cloudflare|cf|powerdns|pdns)\w*(types|serves|value|values|ttl|limits|rules|proxy|proxies|proxied|soa|in)$`)
+// CloudflareValue, cloudflareIn, CloudflareRate) and any like them.
+var providerRuleIdent = regexp.MustCompile(`(?i)^(cloudflare|cf|powerdns|pdns)\w*(types|serves|value|values|ttl|limits|rules|proxy|proxies|proxied|soa|in|rate|rates)$`)
 
 // TestCompilerHoldsNoProviderRules (issue 25): a provider's record rules
 // (Cloudflare's TTL range, proxy, SRV target) are the provider's data,

@@ -1,11 +1,15 @@
 package compiler
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/site-tools/site/backends/cloudflare"
 	"github.com/site-tools/site/backends/powerdns"
+	"github.com/site-tools/site/compiler/model"
 	"github.com/site-tools/site/compiler/rules"
 )
 
@@ -80,5 +84,31 @@ func TestCacheKeyHoldsRules(t *testing.T) {
 	useRulesFor(t, rules.NewSet(&enterprise, powerdns.Rules))
 	if after := key(); after == before {
 		t.Errorf("other rules keep the cache key %s", after)
+	}
+}
+
+// TestProviderDefaultsAreRulesData (issue 25): a provider kind's
+// default rate and its name in messages are the data its rules declare:
+// with Cloudflare's rules renamed and given another rate, a provider
+// without rate: gets that rate, and --provider names its kind so.
+func TestProviderDefaultsAreRulesData(t *testing.T) {
+	other := *cloudflare.Rules
+	other.Name = "Cloudflare (test rules)"
+	other.Rate = &model.Rate{Requests: 7, Per: time.Minute}
+	useRulesFor(t, rules.NewSet(&other, powerdns.Rules))
+	op, diags := operatorSource("site.cue", []byte(rulesSite))
+	if len(diags) > 0 {
+		t.Fatal(diags)
+	}
+	if got := op.providers["cf"].Rate; got == nil || *got != *other.Rate {
+		t.Errorf("rate %v, want the rules' %v", got, other.Rate)
+	}
+	config := filepath.Join(t.TempDir(), "site.cue")
+	if err := os.WriteFile(config, []byte(rulesSite), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, err := DeclaredProvider(config, "powerdns", "cf", func(string) string { return "use site export cloudflare" })
+	if err == nil || !strings.Contains(err.Error(), "is a Cloudflare (test rules) provider") {
+		t.Errorf("got %v, want the kind named as its rules name it", err)
 	}
 }

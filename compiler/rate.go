@@ -13,11 +13,12 @@ type rawRate struct {
 }
 
 // readRate is the request budget of provider p: site.cue's rate, else
-// Cloudflare's documented limit for a Cloudflare provider, else none.
+// the default its kind's rules declare (the API's documented limit),
+// else none.
 func readRate(r *rawRate, p model.Provider, path []string, errorf func([]string, string, ...any)) *model.Rate {
 	if r == nil {
-		if p.Cloudflare != nil {
-			def := model.CloudflareRate
+		if k := ruleSet()[p.Kind()]; k != nil && k.Rate != nil {
+			def := *k.Rate
 			return &def
 		}
 		return nil

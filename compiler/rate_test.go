@@ -9,7 +9,7 @@ import (
 )
 
 // TestProviderRate: a provider's rate is read from site.cue; Cloudflare
-// without one has its documented limit, PowerDNS none; a per that is no
+// without one has its documented limit (its rules' Rate), PowerDNS none; a per that is no
 // duration is an error naming its place.
 func TestProviderRate(t *testing.T) {
 	for _, tc := range []struct {
@@ -17,7 +17,7 @@ func TestProviderRate(t *testing.T) {
 		want           *model.Rate
 		wantErr        string
 	}{
-		{"cloudflare default", `cloudflare: token: env: "T"`, &model.CloudflareRate, ""},
+		{"cloudflare default", `cloudflare: token: env: "T"`, &model.Rate{Requests: 1200, Per: 5 * time.Minute}, ""},
 		{"powerdns none", `powerdns: {url: "http://127.0.0.1:8081", api_key: env: "K"}`, nil, ""},
 		{"declared", `powerdns: {url: "http://127.0.0.1:8081", api_key: env: "K"}, rate: {requests: 20, per: "10s"}`,
 			&model.Rate{Requests: 20, Per: 10 * time.Second}, ""},

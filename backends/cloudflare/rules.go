@@ -1,6 +1,11 @@
 package cloudflare
 
-import "github.com/site-tools/site/compiler/rules"
+import (
+	"time"
+
+	"github.com/site-tools/site/compiler/model"
+	"github.com/site-tools/site/compiler/rules"
+)
 
 // Rules is where Cloudflare's API takes less than DNS does, from its
 // documentation and published OpenAPI schema (cloudflare/api-schemas).
@@ -37,6 +42,10 @@ var Rules = &rules.Rules{
 			"expire": {Min: 86400, Max: 2419200}, "minimum": {Min: 60, Max: 86400}},
 		Primary: "names its own name servers as a zone's SOA primary",
 	},
+	// Its documented limit, 1,200 requests per five minutes per token
+	// (its API limits page); past it every call is refused for five
+	// minutes. A provider whose site.cue entry sets no rate has it.
+	Rate: &model.Rate{Requests: 1200, Per: 5 * time.Minute},
 	// It marks each record: adopting the records the spec wants would
 	// mark the kept ones too.
 	IgnoreValue: "an ignore rule with a value is for PowerDNS zones; on Cloudflare it would mark the records it keeps as the tenant's",

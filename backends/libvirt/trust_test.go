@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/site-tools/site/backends/libvirt/libvirttest"
+	"github.com/site-tools/site/compiler/hint"
 	"github.com/site-tools/site/compiler/model"
 )
 
@@ -109,15 +110,21 @@ func TestTrust_LiveVolumeOfAnotherDomain(t *testing.T) {
 		vms = append(vms, tt.vm)
 	}
 	obs, _ := r.diff(r.graph(vms, nil))
-	got := map[string]string{}
+	got, kinds := map[string]string{}, map[string]string{}
 	for _, b := range obs.Plan.Blocked {
 		got[b.Step] = b.Reason
+		if b.Hint != nil {
+			kinds[b.Step] = b.Hint.Kind
+		}
 	}
 	for _, tt := range tests {
 		t.Run(tt.vm.Name, func(t *testing.T) {
 			reason, ok := got["vm/"+r.host+"/"+tt.vm.Name]
 			if !ok {
 				t.Fatalf("VM %s was not refused; plan %q", tt.vm.Name, lines(obs.Plan))
+			}
+			if k := kinds["vm/"+r.host+"/"+tt.vm.Name]; k != hint.FreeVolume.String() {
+				t.Errorf("hint kind %q, want %s", k, hint.FreeVolume)
 			}
 			for _, w := range tt.want {
 				if !strings.Contains(reason, w) {

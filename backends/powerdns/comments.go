@@ -11,6 +11,7 @@ import (
 
 	"github.com/site-tools/site/backends"
 	"github.com/site-tools/site/backends/internal/runstate"
+	"github.com/site-tools/site/compiler/hint"
 	"github.com/site-tools/site/compiler/visible"
 )
 
@@ -144,16 +145,16 @@ func (d *Driver) launch(ctx context.Context, c *client) string {
 	return ""
 }
 
-// cannotMark is the explanation, said once per server and run; after
-// names what the next apply does once the backend stores comments.
-func cannotMark(c *client, nc noComments, after string) string {
+// cannotMark is the explanation, said once per server and run, and its
+// advice; after names what the next apply does once the backend stores
+// comments.
+func cannotMark(c *client, nc noComments, after string) (string, hint.Hint) {
 	backend := "its backend"
 	if nc.launch != "" {
 		backend = "its backend (launch=" + visible.Short(nc.launch) + ")"
 	}
-	return fmt.Sprintf("PowerDNS at %s (server %s) cannot hold site's owner markers: %s does not store rrset comments, and site marks the records it manages with rrset comments, so it cannot manage zones on this server and writes nothing more to it in this run; "+
-		"run this PowerDNS with a backend that stores comments (launch=gsqlite3, gmysql or gpgsql; pdnsutil b2b-migrate moves the zones over), then run site apply again, %s",
-		c.base, c.raw.server, backend, after)
+	return fmt.Sprintf("PowerDNS at %s (server %s) cannot hold site's owner markers: %s does not store rrset comments, and site marks the records it manages with rrset comments, so it cannot manage zones on this server and writes nothing more to it in this run",
+		c.base, c.raw.server, backend), hint.Hint{Kind: hint.StoreComments, Spec: after}
 }
 
 // markersDropped is the error of a zone whose creation kept its records
@@ -163,9 +164,10 @@ func (d *Driver) markersDropped(ctx context.Context, c *client, zone string, run
 	if !first {
 		return fmt.Errorf("zone %s was created with its records, unmarked as well: its server stores no rrset comments, as the creation of zone %s found (see that zone's error); site will never delete these records", zone, nc.zone)
 	}
-	return fmt.Errorf("zone %s was created with its records, but the server kept none of the owner markers written with them: "+
+	why, h := cannotMark(c, nc, "which marks them")
+	return hint.Errorf(h, "zone %s was created with its records, but the server kept none of the owner markers written with them: "+
 		"those records are unmarked, so site takes them for foreign data and will never delete them, and every diff plans to adopt them; %s",
-		zone, cannotMark(c, nc, "which marks them"))
+		zone, why)
 }
 
 // markersRefused is the error of a PATCH the server refused for its
@@ -176,7 +178,8 @@ func (d *Driver) markersRefused(ctx context.Context, c *client, zone, msg, writt
 	if !first {
 		return notWritten(zone, written, nc)
 	}
-	return fmt.Errorf("zone %s: the server refused the owner markers (%q): %s; %s", zone, msg, written, cannotMark(c, nc, "which writes this zone's changes with their markers"))
+	why, h := cannotMark(c, nc, "which writes this zone's changes with their markers")
+	return hint.Errorf(h, "zone %s: the server refused the owner markers (%q): %s; %s", zone, msg, written, why)
 }
 
 // notWritten is the error of a zone not written (what written says)

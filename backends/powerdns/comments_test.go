@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/site-tools/site/backends/powerdns/pdnstest"
+	"github.com/site-tools/site/compiler/hint"
 )
 
 // A server that dropped the owner markers of one zone's creation gets no
@@ -21,6 +22,9 @@ func TestNoCommentsServerGetsNoMoreWritesInTheRun(t *testing.T) {
 	_, err := d.Apply(context.Background(), spA, run)
 	if err == nil || !strings.Contains(err.Error(), "zone a.lmdb.test. was created with its records, but the server kept none of the owner markers") {
 		t.Fatalf("got %v, want the markers of a.lmdb.test. reported dropped", err)
+	}
+	if h := hint.Of(err); h.Kind != hint.StoreComments || h.Spec != "which marks them" {
+		t.Errorf("hint %+v, want %v saying the next apply marks them", h, hint.StoreComments)
 	}
 	_, err = d.Apply(context.Background(), spB, run)
 	want := "zone b.lmdb.test.: nothing was written: its server stores no rrset comments, so no owner markers, as writing zone a.lmdb.test. found in this run (see that zone's error)"

@@ -23,9 +23,11 @@ import (
 type Hint struct {
 	Kind    Kind
 	Gate    string // a gate id: Acknowledge, ReviewThenAcknowledge, RemoveOtherFirst, ReachStore
-	Tenant  string // a tenant: WaitOrUnlock, RemoveOtherFirst, Adopt
+	Tenant  string // a tenant: WaitOrUnlock, RemoveOtherFirst, Adopt, FreeVolume
 	Claim   bool   // WaitOrUnlock: a claim being taken, not a hold
 	InRun   bool   // RemoveOtherFirst: the other tenant's file is in this run
+	Deletes bool   // FreeVolume: the removal deletes the volume too
+	Object  string // a host object's name: FreeVolume (the domain)
 	Setting string // a flag or variable: RaiseTimeout, TrustCA, RenewToken, NewSecretID, CheckGuestDHCP
 	Target  string // a step id for --target: RemoveOtherFirst, StartPool
 	Command string // a command to run: see each Kind
@@ -74,6 +76,22 @@ func Wrap(err error, h Hint) error {
 // what is wrong (the cause, %w included), and h what to do.
 func Errorf(h Hint, format string, args ...any) error {
 	return Wrap(fmt.Errorf(format, args...), h)
+}
+
+// Enclose puts before and after around the cause of err (its text
+// without its advice) and keeps the advice last, so that a wrapper that
+// adds words after the cause (a list of what exists, say) does not bury
+// the advice in the middle; err stays in the chain (errors.As).
+func Enclose(before string, err error, after string) error {
+	if err == nil {
+		return nil
+	}
+	cause, h, _ := Split(err)
+	text := before + cause + after
+	if h.Kind != None {
+		text += "; " + h.Render()
+	}
+	return &wrapped{err: err, hint: h, text: text}
 }
 
 // Split returns err's text with its advice taken off the end, and the

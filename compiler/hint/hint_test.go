@@ -33,6 +33,10 @@ func TestRender(t *testing.T) {
 		want string
 	}{
 		{Hint{}, ""},
+		{Hint{Kind: FreeVolume, Spec: "another volume", Object: "legacy", Command: "virsh -c qemu:///system detach-disk legacy vda --config"},
+			"name another volume, or have the operator remove domain legacy, which no site step removes (it carries no site owner element), or detach the volume from it (virsh -c qemu:///system detach-disk legacy vda --config)"},
+		{Hint{Kind: FreeVolume, Spec: "another volume", Object: "db", Tenant: "victim", Target: "vm/qemu:///system/db", Gate: "GATE-VM-DESTROY", Deletes: true, Command: "virsh detach-disk db vda"},
+			"name another volume, or free it: the step that removes domain db is vm/qemu:///system/db of tenant victim, planned once victim's spec no longer declares db (site apply tenants/victim.cue --target 'vm/qemu:///system/db' --ack GATE-VM-DESTROY; that removal deletes the volume too, which site made for domain db), or detach the volume from it (virsh detach-disk db vda)"},
 		{Hint{Kind: RunAgain}, "run site apply again to converge"},
 		{Hint{Kind: Acknowledge, Gate: "GATE-VM-DESTROY"}, "rerun with --ack GATE-VM-DESTROY"},
 		{Hint{Kind: ReviewThenAcknowledge, Gate: "GATE-DNS-DELETE"}, "run site diff again and apply with --ack GATE-DNS-DELETE"},
@@ -112,5 +116,28 @@ func TestRedone(t *testing.T) {
 	}
 	if err := Redone("boom", Hint{}); KindOf(err) != None || err.Error() != "boom" {
 		t.Errorf("Redone without advice = %v (%v)", err, KindOf(err))
+	}
+}
+
+// TestEncloseKeepsTheAdviceLast: a wrapper that adds words after a
+// cause (what exists on the host) keeps the advice at the end, where
+// Split finds it, and the wrapped error in the chain.
+func TestEncloseKeepsTheAdviceLast(t *testing.T) {
+	type marker struct{ error }
+	h := Hint{Kind: ByHand, Command: "virsh pool-start images"}
+	inner := Wrap(marker{errors.New(`storage pool "images" does not exist`)}, h)
+	err := Enclose("VM web: disk root: ", inner, "; pools there: default")
+	cause, got, apart := Split(err)
+	if got != h || !apart {
+		t.Errorf("Split hint = %+v (apart %v), want %+v apart", got, apart, h)
+	}
+	if want := `VM web: disk root: storage pool "images" does not exist; pools there: default`; cause != want {
+		t.Errorf("cause = %q, want %q", cause, want)
+	}
+	if !errors.As(err, new(marker)) {
+		t.Error("Enclose hides the wrapped error from errors.As")
+	}
+	if Enclose("a", nil, "b") != nil {
+		t.Error("Enclose(nil) is not nil")
 	}
 }

@@ -97,6 +97,16 @@ const (
 	// CheckOperatorFile: the operator's file points somewhere wrong:
 	// check Spec (the field) in it.
 	CheckOperatorFile
+	// FreeVolume: a volume the VM would take is attached to domain
+	// Object: name Spec (another volume, another base) instead, or free
+	// it: Tenant's removal step Target (--ack Gate), which deletes the
+	// volume when Deletes, or, with no Tenant, the operator's removal of
+	// the domain; or detach it (Command).
+	FreeVolume
+	// StoreComments: a PowerDNS stores no rrset comments, so site
+	// cannot mark its records: run it with a backend that does, then
+	// apply again (Spec, when set, says what that apply does).
+	StoreComments
 	// ReportBug: site cannot go on, and nothing the user did caused it.
 	ReportBug
 )
@@ -105,7 +115,7 @@ const (
 var kindNames = [...]string{"none", "run_again", "acknowledge", "review_then_acknowledge", "wait_or_unlock",
 	"raise_timeout", "run_diff_again", "remove_other_first", "remove_left_first", "adopt", "start_pool", "provide_image",
 	"attach_as_raw", "other_base", "stop_first", "by_hand", "trust_ca", "new_secret_id", "grant_token", "renew_token", "write_secret", "check_guest_dhcp",
-	"reach_store", "confirm_with_yes", "install_with_libvirt", "check_operator_file", "report_bug"}
+	"reach_store", "confirm_with_yes", "install_with_libvirt", "check_operator_file", "free_volume", "store_comments", "report_bug"}
 
 // String is the kind's name in site's JSON output, e.g. "run_again".
 func (k Kind) String() string {

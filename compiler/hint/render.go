@@ -82,6 +82,8 @@ func (h Hint) renderHost() (string, bool) {
 		return "start from an image site.cue declares (" + h.Spec + "), or a raw or qcow2 volume that names no other file", true
 	case StopFirst:
 		return "set running: false and apply (" + h.Gate + "), then apply again to make the change (" + h.Spec + "), then set running: true", true
+	case FreeVolume:
+		return "name " + h.Spec + ", or " + h.freeVolume(), true
 	case ByHand:
 		r := "do it yourself: " + h.Command
 		if h.Spec != "" {
@@ -121,8 +123,28 @@ func (h Hint) renderSetup() string {
 		return "install one that has it with: CGO_ENABLED=1 go install -tags libvirt_dlopen github.com/site-tools/site/cmd/site@latest (it needs a C compiler, not libvirt-dev: libvirt.so.0 is loaded at run time)"
 	case CheckOperatorFile:
 		return "check " + h.Spec + " in the operator's file (site.cue)"
+	case StoreComments:
+		r := "run this PowerDNS with a backend that stores comments (launch=gsqlite3, gmysql or gpgsql; pdnsutil b2b-migrate moves the zones over), then run site apply again"
+		if h.Spec != "" {
+			r += ", " + h.Spec
+		}
+		return r
 	case ReportBug:
 		return "this is a bug in this build of site: please report it"
 	}
 	return ""
+}
+
+// freeVolume spells how the volume of a FreeVolume hint is freed.
+func (h Hint) freeVolume() string {
+	detach := "or detach the volume from it (" + h.Command + ")"
+	if h.Tenant == "" {
+		return "have the operator remove domain " + h.Object + ", which no site step removes (it carries no site owner element), " + detach
+	}
+	volume := "that removal keeps the volume, which site did not make for domain " + h.Object
+	if h.Deletes {
+		volume = "that removal deletes the volume too, which site made for domain " + h.Object
+	}
+	return "free it: the step that removes domain " + h.Object + " is " + h.Target + " of tenant " + h.Tenant + ", planned once " + h.Tenant +
+		"'s spec no longer declares " + h.Object + " (site apply tenants/" + h.Tenant + ".cue --target '" + h.Target + "' --ack " + h.Gate + "; " + volume + "), " + detach
 }

@@ -8,7 +8,8 @@
 // a backend reads its own before it writes.
 //
 // The package is a leaf both sides import: it knows DNS values
-// (compiler/rdata) and nothing of CUE or of any backend.
+// (compiler/rdata), the model's plain types (a Rate), and nothing of
+// CUE or of any backend.
 package rules
 
 import (
@@ -16,6 +17,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/site-tools/site/compiler/model"
 	"github.com/site-tools/site/compiler/rdata"
 )
 
@@ -44,6 +46,10 @@ type Rules struct {
 	Proxy *Proxy
 	// SOA says what it takes of a zone's SOA fields; nil: all DNS does.
 	SOA *SOARules
+	// Rate is the request budget of a provider of this kind whose
+	// site.cue entry sets no rate (the API's documented limit); nil:
+	// none.
+	Rate *model.Rate
 	// IgnoreValue, when not empty, refuses an ignore rule with a value
 	// on its zones, and says why.
 	IgnoreValue string

@@ -13,6 +13,7 @@ import (
 
 	"github.com/site-tools/site/backends/libvirt/conn"
 	"github.com/site-tools/site/backends/libvirt/uploadmark"
+	"github.com/site-tools/site/compiler/hint"
 	"github.com/site-tools/site/compiler/model"
 	"github.com/site-tools/site/compiler/spelling"
 )
@@ -84,7 +85,9 @@ func (h *View) Pool(name string) (*libvirt.StoragePool, error) {
 	p, err := h.Conn.LookupStoragePoolByName(name)
 	if err != nil {
 		if conn.IsCode(err, libvirt.ERR_NO_STORAGE_POOL) {
-			err = NoPoolError{PoolMissing, fmt.Errorf("storage pool %q does not exist on %s: declare it in site.cue (hosts: NAME: pools: %s: {type: \"dir\", path: DIR}) so site creates it, or define it (virsh pool-define-as %s dir --target DIR; virsh pool-start %s)", name, h.Host, name, name, name)}
+			advice := hint.Hint{Kind: hint.ByHand, Spec: fmt.Sprintf("declare it in site.cue (hosts: NAME: pools: %s: {type: \"dir\", path: DIR}) so site creates it", name),
+				Command: fmt.Sprintf("virsh pool-define-as %s dir --target DIR; virsh pool-start %s", name, name)}
+			err = NoPoolError{PoolMissing, hint.Errorf(advice, "storage pool %q does not exist on %s", name, h.Host)}
 		} else {
 			err = fmt.Errorf("look up storage pool %s on %s: %w", name, h.Host, err)
 		}

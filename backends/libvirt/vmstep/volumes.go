@@ -42,7 +42,7 @@ func (p *vmPlanner) planDisk(want *domain.Want, disk model.Disk, owned map[strin
 	vm := p.vm
 	vol, err := p.h.DeclaredVolume(disk.Pool, disk.Name, p.declared(disk.Pool))
 	if np := (storage.NoPoolError{}); errors.As(err, &np) && np.Why == storage.PoolMissing {
-		return fmt.Errorf("%sVM %s: disk %s: %w%s", at(disk.Pos), vm.Name, disk.Name, err, p.h.PoolsThere(disk.Pool))
+		return hint.Enclose(fmt.Sprintf("%sVM %s: disk %s: ", at(disk.Pos), vm.Name, disk.Name), err, p.h.PoolsThere(disk.Pool))
 	}
 	if errors.As(err, new(storage.UnlistedError)) {
 		return fmt.Errorf("%sVM %s: disk %s: %w", at(disk.Pos), vm.Name, disk.Name, err)
@@ -240,7 +240,7 @@ func (p *vmPlanner) refuseProbedOverlay(disk model.Disk, vol *storage.Volume, mi
 	}
 	h := hint.Hint{Kind: hint.AttachAsRaw, Spec: "base: a volume of pool " + disk.Pool,
 		Command: fmt.Sprintf("virsh -c %s attach-disk %s %s vdX --driver qemu --subdriver raw --config", p.vm.Host, p.vm.Name, vol.Path)}
-	return hint.Errorf(h, "%sVM %s on %s: volume %s/%s (not site's, attached to no domain) reads as a %s overlay on %q, but the disk declares no base: QEMU would read that file, and the header may be a guest's; nothing was changed",
+	return hint.Errorf(h, "%sVM %s on %s: volume %s/%s (not site's, attached to no domain) reads as a %s overlay on %q, with no base declared: QEMU would read that file, and the header may be a guest's; nothing was changed",
 		at(disk.Pos), p.vm.Name, p.vm.Host, disk.Pool, disk.Name, vol.Format, vol.Backing)
 }
 

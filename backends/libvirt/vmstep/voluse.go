@@ -109,9 +109,9 @@ func (p *vmPlanner) refuseForeignDisk(disk model.Disk, path string) error {
 		p.guard = append(p.guard, guardedVolume{Pool: disk.Pool, Name: disk.Name, Path: path, Disk: disk.Name})
 		return nil
 	}
-	return fmt.Errorf("%sVM %s on %s: volume %s/%s is attached to %s: as this VM's disk it would give the VM that domain's data, so site refuses it; "+
-		"name another volume, or %s; nothing was changed",
-		at(disk.Pos), p.vm.Name, p.vm.Host, disk.Pool, disk.Name, u.describe(), u.freeing(p.vm.Host, disk.Pool, disk.Name))
+	h := u.freeing(p.vm.Host, disk.Pool, disk.Name, "another volume")
+	return hint.Errorf(h, "%sVM %s on %s: volume %s/%s is attached to %s: as this VM's disk it would give the VM that domain's data, so site refuses it; nothing was changed",
+		at(disk.Pos), p.vm.Name, p.vm.Host, disk.Pool, disk.Name, u.describe())
 }
 
 // refuseLeftDisk refuses the VM's disk on volume pool/name while a
@@ -124,7 +124,7 @@ func (p *vmPlanner) refuseLeftDisk(disk model.Disk, path string) error {
 		return nil
 	}
 	h := hint.Hint{Kind: hint.RemoveLeftFirst, Tenant: p.vm.Tenant, Target: graph.VMStepID(p.vm.Host, u.dom.Name), Gate: string(plan.GateVMDestroy)}
-	return hint.Errorf(h, "%sVM %s on %s: volume %s/%s is attached to %s, which tenant %s no longer declares (renamed?; its removal keeps the volumes the spec names as disks): two domains on one disk corrupt it; nothing was changed",
+	return hint.Errorf(h, "%sVM %s on %s: volume %s/%s is attached to %s, which tenant %s no longer declares (renamed?; its removal keeps the disks the spec names): two domains on one disk corrupt it; nothing was changed",
 		at(disk.Pos), p.vm.Name, p.vm.Host, disk.Pool, disk.Name, u.describe(), p.vm.Tenant)
 }
 
@@ -140,9 +140,9 @@ func (p *vmPlanner) refuseForeignBase(disk model.Disk, path string) error {
 	if disk.Clone {
 		how = "a copy of it would copy that domain's data"
 	}
-	return fmt.Errorf("%sVM %s on %s: disk %s starts from base volume %s/%s, which is attached to %s: %s, so site refuses it; "+
-		"name another base (an image site.cue declares, or a volume no domain has attached), or %s; nothing was changed",
-		at(disk.BasePos), p.vm.Name, p.vm.Host, disk.Name, disk.Pool, disk.Base, u.describe(), how, u.freeing(p.vm.Host, disk.Pool, disk.Base))
+	h := u.freeing(p.vm.Host, disk.Pool, disk.Base, "another base (an image site.cue declares, or a volume no domain has attached)")
+	return hint.Errorf(h, "%sVM %s on %s: disk %s starts from base volume %s/%s, which is attached to %s: %s, so site refuses it; nothing was changed",
+		at(disk.BasePos), p.vm.Name, p.vm.Host, disk.Name, disk.Pool, disk.Base, u.describe(), how)
 }
 
 // describe names the domain, its owner and its state.
@@ -162,27 +162,24 @@ func (u *volumeUser) describe() string {
 	return s
 }
 
-// freeing says what frees volume pool/name of the domain: for a
+// freeing is the advice for a VM that would take volume pool/name of
+// the domain: name instead, or free it: for a
 // domain of another tenant, the step that removes it, once that tenant
 // no longer declares it, with the command that applies it (in a run of
 // that tenant's file alone the step has no "@TENANT" suffix) and
 // whether it deletes the volume; for a domain without an owner element,
 // which no site step removes, the operator. Either way detaching the
 // disk frees it too.
-func (u *volumeUser) freeing(host, pool, name string) string {
-	detach := "or detach the volume from it (" + u.detach(host) + ")"
+func (u *volumeUser) freeing(host, pool, name, instead string) hint.Hint {
 	o := u.dom
+	h := hint.Hint{Kind: hint.FreeVolume, Spec: instead, Object: o.Name, Command: u.detach(host)}
 	if o.Owner == nil {
-		return fmt.Sprintf("have the operator remove domain %s, which no site step removes (it carries no site owner element), %s", o.Name, detach)
+		return h
 	}
-	id := graph.VMStepID(host, o.Name)
-	volume := "that removal keeps the volume, which site did not make for domain " + o.Name
+	h.Tenant, h.Target, h.Gate = o.Owner.Tenant, graph.VMStepID(host, o.Name), string(plan.GateVMDestroy)
 	want := ownership.Volume{Pool: pool, Name: name}.Key()
-	if slices.ContainsFunc(o.Owner.Volumes, func(v ownership.Volume) bool { return v.Key() == want }) {
-		volume = "that removal deletes the volume too, which site made for domain " + o.Name
-	}
-	return fmt.Sprintf("free it: the step that removes domain %s is %s of tenant %s, planned once %s's spec no longer declares %s (site apply tenants/%s.cue --target '%s' --ack %s; %s), %s",
-		o.Name, id, o.Owner.Tenant, o.Owner.Tenant, o.Name, o.Owner.Tenant, id, plan.GateVMDestroy, volume, detach)
+	h.Deletes = slices.ContainsFunc(o.Owner.Volumes, func(v ownership.Volume) bool { return v.Key() == want })
+	return h
 }
 
 // detach is the virsh command that takes the disk from the domain.
@@ -225,8 +222,8 @@ func (a *applier) recheckUsers(o op) error {
 		if g.Base {
 			what = fmt.Sprintf("disk %s would be made from it and read that domain's data", g.Disk)
 		}
-		return volumeTakenError{pool: g.Pool, name: g.Name, msg: fmt.Sprintf("VM %s on %s: volume %s/%s is attached to %s: %s, so site refuses it; name another volume, or %s",
-			o.Domain, a.host, g.Pool, g.Name, u.describe(), what, u.freeing(a.host, g.Pool, g.Name))}
+		return volumeTakenError{pool: g.Pool, name: g.Name, msg: fmt.Sprintf("VM %s on %s: volume %s/%s is attached to %s: %s, so site refuses it; %s",
+			o.Domain, a.host, g.Pool, g.Name, u.describe(), what, u.freeing(a.host, g.Pool, g.Name, "another volume"))}
 	}
 	return nil
 }
