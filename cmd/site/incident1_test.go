@@ -145,27 +145,6 @@ var sjcRecords = []string{
 	"www.sjc.example.net CNAME forge.sjc.example.net",
 }
 
-func TestIncident1_ColdStartUsesFallbackAddress(t *testing.T) {
-	cs := newColdStart(t, "sjc.example.net")
-	closed := closedPort(t)
-	file := sjcFile(t, sjcLike(), []string{closed, cs.vault.URL}, cs.cf.URL)
-
-	code, out, errOut := cs.site(t, "apply", file)
-	if code != exitOK {
-		t.Fatalf("apply exit %d, want 0\nstdout:\n%s\nstderr:\n%s", code, out, errOut)
-	}
-	if got := cs.records(); strings.Join(got, "\n") != strings.Join(sjcRecords, "\n") {
-		t.Errorf("zone after one apply:\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(sjcRecords, "\n"))
-	}
-	if n := cs.cf.Count(cftest.EpCreate); n != 0 {
-		t.Errorf("got %d single creates, want 0: writes go through the batch endpoint", n)
-	}
-	code, out, errOut = cs.site(t, "diff", "--detailed-exitcode", file)
-	if code != exitOK || !strings.Contains(out, "No changes.") {
-		t.Errorf("second diff: exit %d, want 0 and No changes.\nstdout:\n%s\nstderr:\n%s", code, out, errOut)
-	}
-}
-
 func TestIncident1_UnreachableSecretBlocksWithGate(t *testing.T) {
 	cs := newColdStart(t, "sjc.example.net")
 	libvirtTestHost(t)
