@@ -222,26 +222,6 @@ tenants: office1: {
 	}
 }
 
-// TestVetTextIsEscaped: a spec's value quoted by vet, in each format.
-func TestVetTextIsEscaped(t *testing.T) {
-	dir := writeSpecs(t, siteSrc("", grant{tenant: "office1", domains: []string{"vet.example.test"}}), map[string]string{})
-	writeTenants(t, dir, map[string]string{"office1.cue": `package tenants
-
-tenants: office1: {
-	domain: "vet.example.test"
-	dns: zones: "vet.example.test": {provider: "pdns", ttl: 300, records: www: A: ["x\n::error::forged"]}
-}
-`})
-	t.Chdir(dir)
-	for _, format := range []string{"text", "github", "json"} {
-		t.Run(format, func(t *testing.T) {
-			var stdout, stderr strings.Builder
-			run([]string{"vet", "--format", format, "tenants/office1.cue"}, &stdout, &stderr)
-			checkEscaped(t, stdout.String()+stderr.String(), format == "github")
-		})
-	}
-}
-
 func readFile(t *testing.T, path string) string {
 	t.Helper()
 	b, err := os.ReadFile(path)

@@ -10,9 +10,6 @@ import (
 
 	"github.com/miekg/dns"
 
-	"github.com/site-tools/site/backends"
-	"github.com/site-tools/site/backends/cloudflare"
-	"github.com/site-tools/site/backends/cloudflare/cftest"
 	"github.com/site-tools/site/backends/powerdns/pdnstest"
 	"github.com/site-tools/site/compiler"
 )
@@ -68,54 +65,6 @@ func TestExportAllPowerDNS(t *testing.T) {
 		if code, _, stderr := siteRun(t, srv, a...); code != exitError || !strings.Contains(stderr, "--all") {
 			t.Errorf("site %s: exit %d, want 1 naming --all\nstderr:\n%s", strings.Join(a, " "), code, stderr)
 		}
-	}
-}
-
-// TestExportAllCloudflare: the same against the Cloudflare fake, the
-// account named by --provider as site.cue declares it.
-func TestExportAllCloudflare(t *testing.T) {
-	cf := cftest.New(cfToken)
-	t.Cleanup(cf.Close)
-	t.Setenv("CF_TOKEN", cfToken)
-	t.Setenv(cloudflare.EnvAPIURL, "")
-	useBackend(t, "cloudflare", func(bk *runBackends, _ *backends.Run) {
-		bk.Providers["cloudflare"] = &cloudflare.Driver{RPS: 1000}
-	})
-	for zone, r := range map[string]cftest.Record{
-		"web.example.net":  {Name: "www.web.example.net", Type: "A", Content: "192.0.2.7", TTL: 300},
-		"shop.example.net": {Name: "shop.example.net", Type: "TXT", Content: `"v=spf1 -all"`, TTL: 300},
-	} {
-		if _, err := cf.AddRecord(cf.AddZone(zone), r); err != nil {
-			t.Fatal(err)
-		}
-	}
-	t.Chdir(writeSpecs(t, siteSrc(cfProvider("cf", cf.URL, `{env: "CF_TOKEN"}`)), map[string]string{}))
-	out := filepath.Join(t.TempDir(), "zones")
-	var stdout, stderr strings.Builder
-	code := run([]string{"export", "--provider", "cf", "--all", "--tenant", "web", "--out", out}, &stdout, &stderr)
-	if code != exitOK || !strings.Contains(stderr.String(), "exported 2 zones of provider cf") {
-		t.Fatalf("export --all: exit %d\nstderr:\n%s", code, stderr.String())
-	}
-	for zone, want := range map[string]string{"web.example.net": `"192.0.2.7"`, "shop.example.net": "v=spf1 -all"} {
-		src, err := os.ReadFile(filepath.Join(out, zone, "web.cue"))
-		if err != nil || !strings.Contains(string(src), want) || !strings.Contains(string(src), `provider: "cf"`) {
-			t.Errorf("%s/web.cue: %v, want it holding %s\n%s", zone, err, want, src)
-		}
-	}
-	if strings.Contains(stdout.String()+stderr.String(), cfToken) {
-		t.Errorf("the token appears in the output")
-	}
-	// The zone file starts with the SOA Cloudflare keeps in the zone's
-	// DNS settings (it shows no serial: 0).
-	zones := filepath.Join(t.TempDir(), "bind")
-	stderr.Reset()
-	if code := run([]string{"export", "--provider", "cf", "--all", "--tenant", "web", "--format", "zone", "--out", zones}, &stdout, &stderr); code != exitOK {
-		t.Fatalf("export --all --format zone: exit %d\nstderr:\n%s", code, stderr.String())
-	}
-	src, err := os.ReadFile(filepath.Join(zones, "web.example.net.zone"))
-	soa := "@\t3600\tIN\tSOA\tns1.cftest.invalid. dns.cloudflare.com. 0 10000 2400 604800 1800\n"
-	if err != nil || !strings.Contains(string(src), soa) || !strings.Contains(string(src), "www\t300\tIN\tA\t192.0.2.7") {
-		t.Errorf("web.example.net.zone: %v, want it holding %q\n%s", err, soa, src)
 	}
 }
 

@@ -78,30 +78,6 @@ func TestLockVault(t *testing.T) {
 	}
 }
 
-// TestLockVaultUnreachableSaysWhereTheLockIs: when the vault site.cue
-// keeps the locks in does not answer, apply stops at once, saying so,
-// and writes nothing: the lock lives in that one store, chosen by the
-// operator (it fell back to a lock file beside the spec, which covered
-// only that checkout, and a pull request could plant).
-func TestLockVaultUnreachableSaysWhereTheLockIs(t *testing.T) {
-	cs := newColdStart(t, "sjc.example.net")
-	file := vaultLockedSjc(t, []string{closedPort(t)}, cs.cf.URL)
-	code, out, errOut := cs.site(t, "apply", file, "--ack", "GATE-SECRET-UNREACHABLE")
-	want := "site: tenant sjc's apply lock lives in vault bao (site.cue locks), which cannot hold it now: no address of vault bao answered for the apply lock:"
-	if code != exitError || !strings.Contains(errOut, want) {
-		t.Errorf("apply with the vault down: exit %d, want 1 and %q\nstdout:\n%s\nstderr:\n%s", code, want, out, errOut)
-	}
-	if n := len(cs.records()); n != 0 {
-		t.Errorf("the apply without its lock wrote %d records", n)
-	}
-	entries, _ := os.ReadDir(filepath.Dir(file))
-	for _, e := range entries {
-		if strings.HasSuffix(e.Name(), ".lock") {
-			t.Errorf("a lock file %s was written beside the spec", e.Name())
-		}
-	}
-}
-
 // TestLockVaultForgedHolderStaysOnOneLine: a holder in the vault whose
 // host carries a newline and ::error:: is shown escaped by apply, diff
 // and unlock; no line they print starts a workflow command.

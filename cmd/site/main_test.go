@@ -104,6 +104,10 @@ func TestMain(m *testing.M) {
 //	cloudflare zone ZONE                  add ZONE
 //	cloudflare record ZONE NAME TYPE TTL CONTENT [proxied]
 //	                                      add a record, as the dashboard would
+//	cloudflare records ZONE FILE          ZONE's records into FILE, NAME TYPE CONTENT
+//	                                      a line, sorted (for cmp)
+//	cloudflare requests [EP=N...]         reset, or check, the fake's requests per
+//	                                      endpoint (cftest.Ep*: zones, list, batch...)
 //
 // Scripts sharing the PowerDNS keep apart by their zone names.
 //

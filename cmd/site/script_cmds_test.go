@@ -2,6 +2,7 @@ package main
 
 import (
 	"os"
+	"sort"
 	"strconv"
 	"strings"
 	"testing"
@@ -104,6 +105,10 @@ const scriptCFToken = "script-cf-token"
 //	cloudflare zone ZONE           add ZONE
 //	cloudflare record ZONE NAME TYPE TTL CONTENT [proxied]
 //	                               add a record as the dashboard would
+//	cloudflare records ZONE FILE   write ZONE's records to FILE, one NAME TYPE CONTENT
+//	                               a line, sorted (for cmp)
+//	cloudflare requests [EP=N...]  reset, or check, the requests counted per
+//	                               endpoint (cftest's Ep*: zones, list, batch...)
 func cmdCloudflare(ts *testscript.TestScript, neg bool, args []string) {
 	st := stateOf(ts)
 	if neg || len(args) < 1 {
@@ -132,7 +137,39 @@ func cmdCloudflare(ts *testscript.TestScript, neg bool, args []string) {
 		if _, err := st.cf.AddRecord(id, r); err != nil {
 			ts.Fatalf("cloudflare record %v: %v", args[1:], err)
 		}
+	case args[0] == "records" && len(args) == 3:
+		id, ok := st.zones[strings.TrimSuffix(args[1], ".")]
+		if !ok {
+			ts.Fatalf("cloudflare records: no zone %s (cloudflare zone first)", args[1])
+		}
+		var lines []string
+		for _, r := range st.cf.Records(id) {
+			lines = append(lines, r.Name+" "+r.Type+" "+r.Content+"\n")
+		}
+		sort.Strings(lines)
+		ts.Check(os.WriteFile(ts.MkAbs(args[2]), []byte(strings.Join(lines, "")), 0o644))
+	case args[0] == "requests":
+		cfRequests(ts, st.cf, args[1:])
 	default:
-		ts.Fatalf("usage: cloudflare start FILE... | cloudflare zone ZONE | cloudflare record ZONE NAME TYPE TTL CONTENT [proxied]")
+		ts.Fatalf("usage: cloudflare start FILE... | zone ZONE | record ZONE NAME TYPE TTL CONTENT [proxied] | records ZONE FILE | requests [EP=N...]")
+	}
+}
+
+// cfRequests resets the fake's request counts (no args), or checks
+// each EP=N against them.
+func cfRequests(ts *testscript.TestScript, cf *cftest.Server, args []string) {
+	if len(args) == 0 {
+		cf.ResetCounts()
+		return
+	}
+	for _, kv := range args {
+		ep, want, ok := strings.Cut(kv, "=")
+		n, err := strconv.Atoi(want)
+		if !ok || err != nil {
+			ts.Fatalf("cloudflare requests: %q: want ENDPOINT=N", kv)
+		}
+		if got := cf.Count(ep); got != n {
+			ts.Fatalf("%s requests: %d, want %d (all: %v)", ep, got, n, cf.Counts())
+		}
 	}
 }
