@@ -102,15 +102,5 @@ func (n Driver) Plan(ctx context.Context, step *graph.Step, run *backends.Run) (
 // typed is the network driver as a backends.Driver: its plans carry
 // the ops their Apply runs.
 func (n Driver) typed() backends.Typed[*Detail] {
-	return backends.Typed[*Detail]{
-		Name: "libvirt network",
-		PlanD: func(ctx context.Context, step *graph.Step, run *backends.Run) (*backends.StepPlan, *Detail, error) {
-			sp, det, err := n.plan(ctx, step, run)
-			return sp, det, conn.Explain(err)
-		},
-		ApplyD: func(ctx context.Context, sp *backends.StepPlan, det *Detail, run *backends.Run) (*backends.StepResult, error) {
-			res, err := n.apply(ctx, sp, det, run)
-			return res, conn.Explain(err)
-		},
-	}
+	return conn.Typed("libvirt network", n.plan, n.apply)
 }

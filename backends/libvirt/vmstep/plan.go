@@ -145,17 +145,7 @@ func (v Driver) Plan(ctx context.Context, step *graph.Step, run *backends.Run) (
 // typed is the VM driver as a backends.Driver: its plans carry the ops
 // their Apply runs.
 func (v Driver) typed() backends.Typed[*vmDetail] {
-	return backends.Typed[*vmDetail]{
-		Name: "libvirt VM",
-		PlanD: func(ctx context.Context, step *graph.Step, run *backends.Run) (*backends.StepPlan, *vmDetail, error) {
-			sp, det, err := v.plan(ctx, step, run)
-			return sp, det, conn.Explain(err)
-		},
-		ApplyD: func(ctx context.Context, sp *backends.StepPlan, det *vmDetail, run *backends.Run) (*backends.StepResult, error) {
-			res, err := v.apply(ctx, sp, det, run)
-			return res, conn.Explain(err)
-		},
-	}
+	return conn.Typed("libvirt VM", v.plan, v.apply)
 }
 
 func (v Driver) plan(ctx context.Context, step *graph.Step, run *backends.Run) (*backends.StepPlan, *vmDetail, error) {
