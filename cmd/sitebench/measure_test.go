@@ -2,21 +2,18 @@ package main
 
 import (
 	"bytes"
-	"os/exec"
 	"strings"
 	"testing"
 
 	"github.com/site-tools/site/backends/powerdns/pdnstest"
+	"github.com/site-tools/site/compiler/testneed"
 )
 
 // Every run of a command reaches --samples as one line naming the
 // workspace and the command, with its wall and CPU time, so that the
 // spread behind a median can be read.
 func TestRunWritesEverySample(t *testing.T) {
-	sh, err := exec.LookPath("sh")
-	if err != nil {
-		t.Skip("no sh")
-	}
+	sh := testneed.Tool(t, "sh", "apt-get install dash")
 	var out bytes.Buffer
 	samplesOut = &out
 	defer func() { samplesOut = nil }()
